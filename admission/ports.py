@@ -1,0 +1,123 @@
+"""Ports (STYLE.md rule 6): small Protocols that db/ and hardware/ implement.
+
+Every port has a fake beside its real adapter. Methods raise
+:class:`admission.errors.AdmissionError` subclasses, never library exceptions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date, datetime
+from typing import Protocol
+
+from admission.identity import IdentityKey
+from admission.records import (
+    AdmissionEntry,
+    AuditCheck,
+    Ban,
+    CardRecord,
+    Observation,
+    PurgeReport,
+    RecordedAdmission,
+    StaffMember,
+    Visitor,
+    VisitRecord,
+)
+from admission.registry import InterdictionRegistry
+
+__all__ = [
+    "AuditTrail",
+    "BanList",
+    "CardBook",
+    "Clock",
+    "InterdictionRegistry",
+    "Retention",
+    "StaffList",
+    "VisitorFile",
+]
+
+
+class Clock(Protocol):
+    """Injected clock: returns an aware UTC datetime. Tests never patch time."""
+
+    def now(self) -> datetime: ...
+
+
+class VisitorFile(Protocol):
+    """The visitor file (art. 20.3, R2)."""
+
+    def find_visitor(self, identity: IdentityKey) -> Visitor | None: ...
+
+    def visitor(self, file_number: int) -> Visitor | None: ...
+
+    def search_visitors(self, text: str, limit: int = 50) -> Sequence[Visitor]:
+        """Accent- and case-insensitive search on names, prefix match per word."""
+        ...
+
+    def visits(self, file_number: int) -> Sequence[VisitRecord]: ...
+
+    def observations(self, file_number: int) -> Sequence[Observation]: ...
+
+    def add_observation(self, file_number: int, text: str, author: str, at: datetime) -> None: ...
+
+    def record_admission(self, entry: AdmissionEntry) -> RecordedAdmission:
+        """Upsert the visitor, insert the visit and, when given, the card with the next
+        gapless number — all in ONE transaction (art. 22.1)."""
+        ...
+
+
+class CardBook(Protocol):
+    """Entry cards (tarjetas de entrada, art. 22)."""
+
+    def card(self, number: int) -> CardRecord | None: ...
+
+    def mark_printed(self, number: int, at: datetime) -> None: ...
+
+    def void_card(self, number: int, reason: str, actor: str, at: datetime) -> None: ...
+
+    def record_reprint(self, number: int, reason: str, actor: str, at: datetime) -> None: ...
+
+
+class BanList(Protocol):
+    """Internal bans (art. 21.2-3, R5)."""
+
+    def active_bans(self, identity: IdentityKey, at: datetime) -> Sequence[Ban]: ...
+
+    def add_ban(
+        self, identity: IdentityKey, reason: str, decided_by: str, at: datetime,
+        expires_at: datetime | None = None,
+    ) -> Ban: ...
+
+    def lift_ban(self, ban_id: int, reason: str, actor: str, at: datetime) -> None: ...
+
+
+class StaffList(Protocol):
+    """Casino staff and game directors (art. 18, R15)."""
+
+    def staff_member(self, identity: IdentityKey) -> StaffMember | None: ...
+
+    def add_staff(self, member: StaffMember, actor: str, at: datetime) -> None: ...
+
+
+class AuditTrail(Protocol):
+    """Append-only, hash-chained audit trail."""
+
+    def append(
+        self, actor: str, action: str, subject: str, at: datetime,
+        details: dict[str, str] | None = None,
+    ) -> int: ...
+
+    def verify(self) -> AuditCheck: ...
+
+
+class Retention(Protocol):
+    """Six-month retention (art. 20.4, R3)."""
+
+    def purge(self, cutoff: datetime) -> PurgeReport: ...
+
+
+def madrid_date(at: datetime) -> date:
+    """The Madrid calendar date of an aware datetime (ages, validity, closing hours)."""
+    from zoneinfo import ZoneInfo  # stdlib; tzdata package on Windows
+
+    return at.astimezone(ZoneInfo("Europe/Madrid")).date()

@@ -1,0 +1,188 @@
+"""Records of the visitor file (fichero de visitantes, art. 20.3) as plain values.
+
+All datetimes are timezone-aware UTC; dates are Madrid calendar dates.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from enum import StrEnum
+
+from admission.identity import IdentityKey
+
+
+class CardStatus(StrEnum):
+    ISSUED = "ISSUED"  # numbered and recorded, not (yet) printed
+    PRINTED = "PRINTED"
+    VOIDED = "VOIDED"  # kept with its reason, never deleted
+
+
+class StaffRole(StrEnum):
+    """Casino staff may not play (art. 18, R15); directors authorise exceptions."""
+
+    STAFF = "STAFF"
+    DIRECTOR = "DIRECTOR"
+
+
+@dataclass(frozen=True, slots=True)
+class Visitor:
+    """A person in the visitor file; ``file_number`` is the ficha personal (art. 22.3)."""
+
+    file_number: int
+    identity: IdentityKey
+    surname: str
+    given_names: str
+    birth_date: date | None
+    nationality: str
+    first_seen: datetime
+    last_seen: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class RegistryCheck:
+    """What the RIAJ check used, recorded on the visit (not the register's contents)."""
+
+    status: str  # LISTED / NOT_LISTED / UNVERIFIABLE
+    source: str  # ONLINE / REPLICA / NONE
+    version: str  # snapshot version or online transaction id, "" when none
+    age_seconds: int | None  # replica age at the time of the check
+
+
+@dataclass(frozen=True, slots=True)
+class NewCard:
+    """A card about to be issued: the number is assigned by the store."""
+
+    card_type: str
+    price_cents: int
+    valid_from: date
+    valid_until: date
+    exceptional: bool = False  # art. 23.5 / R12, needs ``authorised_by``
+    private_rooms: bool = False  # invitation to private rooms (R16)
+    authorised_by: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class AdmissionEntry:
+    """Everything recorded for one attempt at the desk, in one transaction."""
+
+    identity: IdentityKey
+    surname: str
+    given_names: str
+    birth_date: date | None
+    nationality: str
+    document_type: str
+    document_number: str  # number of the document presented (R2)
+    at: datetime
+    desk_id: str
+    operator: str
+    verdict: str
+    reasons: tuple[str, ...]
+    registry: RegistryCheck
+    card: NewCard | None = None  # None when refused, or for officials (R13)
+    official_capacity: str = ""  # R13: capacity of an official on duty; no card, no charge
+
+
+@dataclass(frozen=True, slots=True)
+class RecordedAdmission:
+    file_number: int
+    visit_id: int
+    card_number: int | None
+    new_visitor: bool
+
+
+@dataclass(frozen=True, slots=True)
+class VisitRecord:
+    visit_id: int
+    file_number: int
+    at: datetime
+    desk_id: str
+    operator: str
+    verdict: str
+    reasons: tuple[str, ...]
+    document_type: str
+    document_number: str
+    registry: RegistryCheck
+    card_number: int | None
+    official_capacity: str
+
+
+@dataclass(frozen=True, slots=True)
+class CardRecord:
+    number: int
+    file_number: int
+    visit_id: int
+    card_type: str
+    price_cents: int
+    issued_at: datetime
+    valid_from: date
+    valid_until: date
+    status: CardStatus
+    exceptional: bool
+    private_rooms: bool
+    authorised_by: str
+    print_count: int
+    void_reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Ban:
+    """Internal ban (art. 21.2-3, R5): dated, reasoned, optional expiry."""
+
+    ban_id: int
+    identity: IdentityKey
+    reason: str
+    decided_by: str
+    created_at: datetime
+    expires_at: datetime | None
+    lifted_at: datetime | None = None
+    lift_reason: str = ""
+
+    def active_at(self, at: datetime) -> bool:
+        if self.lifted_at is not None and self.lifted_at <= at:
+            return False
+        return self.created_at <= at and (self.expires_at is None or at < self.expires_at)
+
+
+@dataclass(frozen=True, slots=True)
+class StaffMember:
+    identity: IdentityKey
+    name: str
+    role: StaffRole
+    active: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    file_number: int
+    at: datetime
+    author: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class PurgeReport:
+    cutoff: datetime
+    visits: int
+    visitors: int
+    observations: int
+    cards: int
+
+
+@dataclass(frozen=True, slots=True)
+class AuditEntry:
+    seq: int
+    at: datetime
+    actor: str
+    action: str  # e.g. ADMISSION, INSPECTOR_QUERY, CARD_VOID, OVERRIDE, PURGE
+    subject: str  # file number / card number / query — never a name in clear outside the DB
+    details: dict[str, str] = field(default_factory=dict)
+    digest: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class AuditCheck:
+    ok: bool
+    entries: int
+    first_bad_seq: int | None
+    problem: str  # "" or a code: DIGEST_MISMATCH, SEQUENCE_GAP, CHAIN_BROKEN
