@@ -55,7 +55,7 @@ class IdentityKey:
     @classmethod
     def of(cls, kind: IdKind | str, country: str, number: str) -> IdentityKey:
         """Build a key from untrusted text, normalising every part."""
-        return cls(IdKind(kind), normalise_number(country).replace("<", ""), normalise_number(number))
+        return cls(IdKind(kind), normalise_number(country), normalise_number(number))
 
     @property
     def text(self) -> str:
