@@ -1,0 +1,227 @@
+"""Check digits and look-alike correction for machine readable zones.
+
+Check digits follow ICAO Doc 9303 part 3, 4.9: characters valued ``0-9`` for
+digits, ``A``=10 ... ``Z``=35, ``<``=0, weighted 7, 3, 1 repeating, sum mod 10.
+
+Correction policy (why it is this strict: a corrected MRZ must never name a
+different person than the one on the document):
+
+* A look-alike is replaced only where the field type forbids the character
+  read: a letter in a date or check digit becomes its digit
+  (O/D/Q->0, I/L->1, Z->2, S->5, G->6, B->8); a digit in a name, country or
+  document code becomes its letter (0->O, 1->I, 2->Z, 5->S, 6->G, 8->B).
+  If such a position is covered by a check digit, the change is kept only when
+  the narrowest check digit covering it then passes.
+* Alphanumeric fields (document number, optional data, personal number) are
+  corrected only when the zone fails its check digits and EXACTLY ONE reading
+  that differs by a single look-alike substitution satisfies every check digit
+  of the zone. Substitutions are limited to pairs that a check digit can tell
+  apart: {0, O, D, Q}, {1, I}, {2, Z}, {5, S}, {8, B}. Pairs whose values
+  differ by a multiple of 10 (G/6, L/1, K/<, A/0 ...) give the same check
+  digit in every position, so they are never corrected in those fields.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from admission.mrz_layout import CheckSpec, Kind, Layout, MrzFormat
+
+MRZ_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789<")
+_WEIGHTS = (7, 3, 1)
+
+LETTER_TO_DIGIT = {"O": "0", "D": "0", "Q": "0", "I": "1", "L": "1", "Z": "2", "S": "5",
+                   "G": "6", "B": "8"}
+DIGIT_TO_LETTER = {"0": "O", "1": "I", "2": "Z", "5": "S", "6": "G", "8": "B"}
+_ALNUM_CLASSES = ("0ODQ", "1I", "2Z", "5S", "8B")
+ALNUM_ALTERNATIVES: dict[str, str] = {
+    ch: cls.replace(ch, "") for cls in _ALNUM_CLASSES for ch in cls
+}
+
+Grid = list[list[str]]
+
+
+def char_value(ch: str) -> int | None:
+    if "0" <= ch <= "9":
+        return ord(ch) - 48
+    if "A" <= ch <= "Z":
+        return ord(ch) - 55
+    if ch == "<":
+        return 0
+    return None
+
+
+def check_digit(data: str) -> int | None:
+    """ICAO 7-3-1 check digit of ``data``; None if it holds a non-MRZ character."""
+    total = 0
+    for i, ch in enumerate(data):
+        value = char_value(ch)
+        if value is None:
+            return None
+        total += value * _WEIGHTS[i % 3]
+    return total % 10
+
+
+@dataclass(frozen=True, slots=True)
+class Correction:
+    """One character changed by the parser (0-based line and column)."""
+
+    line: int
+    column: int
+    found: str
+    corrected: str
+    field: str
+
+    def to_json(self) -> dict[str, object]:
+        return {"line": self.line, "column": self.column, "found": self.found,
+                "corrected": self.corrected, "field": self.field}
+
+
+def effective_checks(layout: Layout, grid: Grid) -> tuple[CheckSpec, ...]:
+    """The layout's checks, with the document-number check moved on overflow.
+
+    TD1/TD2: a document number longer than 9 characters has a filler in the
+    check-digit position; its remaining characters and then its check digit
+    continue in the optional data, ended by a filler (Doc 9303 part 5, 4.2.2).
+    """
+    if layout.format not in (MrzFormat.TD1, MrzFormat.TD2):
+        return layout.checks
+    line, col, opt_start, opt_end = (0, 14, 15, 30) if layout.format is MrzFormat.TD1 \
+        else (1, 9, 28, 35)
+    if grid[line][col] != "<":
+        return layout.checks
+    row = grid[line]
+    end = opt_start
+    while end < opt_end and row[end] != "<":
+        end += 1
+    if end - opt_start < 2:  # no extra character + check digit: malformed
+        return layout.checks
+    doc = CheckSpec("CHECK_DOCUMENT_NUMBER", (line, end - 1),
+                    ((line, col - 9, col), (line, opt_start, end - 1)))
+    return (doc, *(c for c in layout.checks if c.error != "CHECK_DOCUMENT_NUMBER"))
+
+
+def check_passes(spec: CheckSpec, grid: Grid) -> bool:
+    data = "".join("".join(grid[ln][s:e]) for ln, s, e in spec.ranges)
+    target = grid[spec.target[0]][spec.target[1]]
+    if target == "<":
+        return spec.filler_ok and set(data) <= {"<"}
+    if not target.isdigit():
+        return False
+    return check_digit(data) == int(target)
+
+
+def failing_checks(layout: Layout, grid: Grid) -> list[str]:
+    return [c.error for c in effective_checks(layout, grid) if not check_passes(c, grid)]
+
+
+def _positions(layout: Layout, kinds: set[Kind]) -> Iterator[tuple[int, int, str, Kind]]:
+    for spec in layout.fields:
+        if spec.kind in kinds:
+            for col in range(spec.start, spec.end):
+                yield spec.line, col, spec.name, spec.kind
+
+
+def _covering(layout: Layout, grid: Grid, line: int, col: int) -> list[CheckSpec]:
+    """Checks whose data or target include (line, col), narrowest first."""
+    found = [c for c in effective_checks(layout, grid)
+             if c.target == (line, col) or any(ln == line and s <= col < e for ln, s, e in c.ranges)]
+    return sorted(found, key=lambda c: sum(e - s for _, s, e in c.ranges))
+
+
+_NAME_FILLER_K = re.compile(r"K{3,}$")
+
+
+def _name_filler_fixes(text: str) -> str:
+    """Undo '<' read as 'K' where the position can only be filler.
+
+    After the given names, the first '<<' (or a leading '<') starts the
+    filler; a filler region made only of '<' and 'K' becomes all '<'. A run of
+    three or more K's ending the field is filler too.
+    """
+    sep = text.find("<<")
+    if sep >= 0:
+        rest_start = sep + 2
+        rest = text[rest_start:]
+        stop = 0 if rest.startswith("<") else rest.find("<<")
+        if stop >= 0:
+            filler = rest[stop:]
+            if set(filler) <= {"<", "K"}:
+                text = text[: rest_start + stop] + "<" * len(filler)
+    match = _NAME_FILLER_K.search(text)
+    if match:
+        text = text[: match.start()] + "<" * len(match.group())
+    return text
+
+
+def _forced(ch: str, kind: Kind) -> str | None:
+    if kind in (Kind.DATE, Kind.CHECK):
+        return LETTER_TO_DIGIT.get(ch)
+    if kind in (Kind.NAME, Kind.COUNTRY, Kind.CODE):
+        return DIGIT_TO_LETTER.get(ch)
+    return None
+
+
+def correct(layout: Layout, lines: list[str]) -> tuple[list[str], list[Correction]]:
+    """Apply the correction policy of this module; returns the lines and changes."""
+    grid: Grid = [list(line) for line in lines]
+    original = [list(line) for line in lines]
+    field_at: dict[tuple[int, int], str] = {}
+    for ln, col, name, _ in _positions(layout, set(Kind)):
+        field_at[ln, col] = name
+
+    for spec in layout.fields:  # name fillers read as K: never check-digit protected
+        if spec.kind is Kind.NAME:
+            fixed = _name_filler_fixes("".join(grid[spec.line][spec.start:spec.end]))
+            grid[spec.line][spec.start:spec.end] = list(fixed)
+    for ln, col, _, kind in _positions(layout, {Kind.DATE, Kind.CHECK, Kind.NAME, Kind.CODE}):
+        new = _forced(grid[ln][col], kind)
+        if new is not None:
+            grid[ln][col] = new
+    for spec in layout.fields:  # a country code is corrected only as a whole
+        if spec.kind is Kind.COUNTRY:
+            text = "".join(grid[spec.line][spec.start:spec.end])
+            fixed = "".join(DIGIT_TO_LETTER.get(ch, ch) for ch in text)
+            if all(ch.isalpha() or ch == "<" for ch in fixed):
+                grid[spec.line][spec.start:spec.end] = list(fixed)
+
+    if failing_checks(layout, grid):
+        candidate = _single_substitution(layout, grid)
+        if candidate is not None:
+            grid = candidate
+        else:
+            _revert_unconfirmed(layout, grid, original)
+
+    corrections = [
+        Correction(ln, col, original[ln][col], grid[ln][col], field_at.get((ln, col), ""))
+        for ln in range(len(grid)) for col in range(len(grid[ln]))
+        if grid[ln][col] != original[ln][col]
+    ]
+    return ["".join(row) for row in grid], corrections
+
+
+def _single_substitution(layout: Layout, grid: Grid) -> Grid | None:
+    """The only one-look-alike change in alphanumeric fields passing every check."""
+    found: list[Grid] = []
+    for ln, col, _, _ in _positions(layout, {Kind.ALNUM}):
+        for alt in ALNUM_ALTERNATIVES.get(grid[ln][col], ""):
+            trial = [row[:] for row in grid]
+            trial[ln][col] = alt
+            if not failing_checks(layout, trial):
+                found.append(trial)
+                if len(found) > 1:
+                    return None
+    return found[0] if found else None
+
+
+def _revert_unconfirmed(layout: Layout, grid: Grid, original: Grid) -> None:
+    """Undo forced changes whose narrowest covering check digit still fails."""
+    for ln in range(len(grid)):
+        for col in range(len(grid[ln])):
+            if grid[ln][col] == original[ln][col]:
+                continue
+            covering = _covering(layout, grid, ln, col)
+            if covering and not check_passes(covering[0], grid):
+                grid[ln][col] = original[ln][col]

@@ -1,0 +1,144 @@
+"""Admission verdicts: pure rules returning ADMIT, DENY or SUPERVISOR with reason codes.
+
+Sources: art. 21.1 (persons under art. 24.1-2 of Ley 6/2001: minors, persons in
+the RIAJ), art. 21.2-3 (internal bans), art. 18 (staff may not play), art. 23.1
+(accepted documents), art. 21.4 / 27 (last hour before closing). The most
+severe outcome wins; every reason that applies is reported, in a stable order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from enum import StrEnum
+from typing import Protocol
+
+from admission.hours import SessionState
+from admission.records import Ban, StaffMember, StaffRole
+from admission.registry import RegistryAnswer, RegistryStatus
+
+ADULT_AGE = 18
+
+
+class Outcome(StrEnum):
+    ADMIT = "ADMIT"
+    SUPERVISOR = "SUPERVISOR"  # the game director decides (amber)
+    DENY = "DENY"
+
+
+class Reason(StrEnum):
+    MINOR = "MINOR"
+    BIRTH_DATE_UNKNOWN = "BIRTH_DATE_UNKNOWN"
+    REGISTRY_LISTED = "REGISTRY_LISTED"
+    REGISTRY_UNVERIFIABLE = "REGISTRY_UNVERIFIABLE"
+    INTERNAL_BAN = "INTERNAL_BAN"
+    CASINO_STAFF = "CASINO_STAFF"
+    GAME_DIRECTOR = "GAME_DIRECTOR"
+    DOCUMENT_EXPIRED = "DOCUMENT_EXPIRED"
+    DOCUMENT_INVALID = "DOCUMENT_INVALID"
+    DOCUMENT_NOT_ACCEPTED = "DOCUMENT_NOT_ACCEPTED"
+    LAST_HOUR = "LAST_HOUR"
+    CLOSED = "CLOSED"
+
+
+class DocumentFacts(Protocol):
+    """What the rules need from an identity document (see admission.documents)."""
+
+    @property
+    def doc_type(self) -> str: ...
+    @property
+    def valid(self) -> bool: ...
+    @property
+    def birth_date(self) -> date | None: ...
+    @property
+    def expiry_date(self) -> date | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class AdmissionPolicy:
+    accepted_types: frozenset[str] = frozenset(
+        {"ID_CARD", "PASSPORT", "DRIVING_LICENCE", "RESIDENCE_CARD"}  # art. 23.1, R9
+    )
+    unverifiable_outcome: Outcome = Outcome.DENY  # fail closed; SUPERVISOR if configured
+    stop_last_hour: bool = False  # art. 21.4: the casino may stop admissions in the last hour
+    staff_outcome: Outcome = Outcome.SUPERVISOR  # off-duty staff need the director's leave
+    director_outcome: Outcome = Outcome.DENY
+
+    def __post_init__(self) -> None:
+        if self.unverifiable_outcome is Outcome.ADMIT:
+            raise ValueError("an unverifiable registry check can never admit")
+
+
+@dataclass(frozen=True, slots=True)
+class AdmissionFacts:
+    document: DocumentFacts
+    registry: RegistryAnswer
+    bans: Sequence[Ban] = ()
+    staff: StaffMember | None = None
+    session: SessionState = SessionState.OPEN
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    outcome: Outcome
+    reasons: tuple[Reason, ...] = field(default=())
+
+    @property
+    def codes(self) -> tuple[str, ...]:
+        return tuple(r.value for r in self.reasons)
+
+
+def age_on(birth: date, day: date) -> int:
+    """Completed years on ``day``. A 29 February birthday is reached on 1 March in
+    common years (the later reading, so nobody is admitted a day early)."""
+    years = day.year - birth.year
+    if (day.month, day.day) < (birth.month, birth.day):
+        years -= 1
+    return years
+
+
+def decide(facts: AdmissionFacts, policy: AdmissionPolicy, at: datetime, today: date) -> Verdict:
+    """The verdict at instant ``at`` whose Madrid calendar date is ``today``."""
+    found: list[tuple[Outcome, Reason]] = []
+    doc = facts.document
+
+    if facts.session is SessionState.CLOSED:
+        found.append((Outcome.DENY, Reason.CLOSED))
+    elif facts.session is SessionState.LAST_HOUR and policy.stop_last_hour:
+        found.append((Outcome.DENY, Reason.LAST_HOUR))
+
+    if doc.doc_type not in policy.accepted_types:
+        found.append((Outcome.DENY, Reason.DOCUMENT_NOT_ACCEPTED))
+    if not doc.valid:
+        found.append((Outcome.DENY, Reason.DOCUMENT_INVALID))
+    if doc.expiry_date is not None and doc.expiry_date < today:
+        found.append((Outcome.DENY, Reason.DOCUMENT_EXPIRED))
+
+    if doc.birth_date is None:
+        found.append((Outcome.SUPERVISOR, Reason.BIRTH_DATE_UNKNOWN))
+    elif age_on(doc.birth_date, today) < ADULT_AGE:
+        found.append((Outcome.DENY, Reason.MINOR))
+
+    status = facts.registry.status
+    if status is RegistryStatus.LISTED:
+        found.append((Outcome.DENY, Reason.REGISTRY_LISTED))
+    elif status is not RegistryStatus.NOT_LISTED:
+        found.append((policy.unverifiable_outcome, Reason.REGISTRY_UNVERIFIABLE))
+
+    if any(ban.active_at(at) for ban in facts.bans):
+        found.append((Outcome.DENY, Reason.INTERNAL_BAN))
+
+    if facts.staff is not None and facts.staff.active:
+        if facts.staff.role is StaffRole.DIRECTOR:
+            found.append((policy.director_outcome, Reason.GAME_DIRECTOR))
+        else:
+            found.append((policy.staff_outcome, Reason.CASINO_STAFF))
+
+    if not found:
+        return Verdict(Outcome.ADMIT)
+    severity = {Outcome.ADMIT: 0, Outcome.SUPERVISOR: 1, Outcome.DENY: 2}
+    outcome = max((o for o, _ in found), key=severity.__getitem__)
+    order = list(Reason)
+    reasons = tuple(sorted({r for _, r in found}, key=order.index))
+    return Verdict(outcome, reasons)
