@@ -77,6 +77,9 @@ class AdmissionFacts:
     bans: Sequence[Ban] = ()
     staff: StaffMember | None = None
     session: SessionState = SessionState.OPEN
+    # art. 23.5: exceptional card without the documents, under the game director's
+    # named responsibility — document rules are waived, every other rule applies.
+    exceptional: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,12 +111,13 @@ def decide(facts: AdmissionFacts, policy: AdmissionPolicy, at: datetime, today: 
     elif facts.session is SessionState.LAST_HOUR and policy.stop_last_hour:
         found.append((Outcome.DENY, Reason.LAST_HOUR))
 
-    if doc.doc_type not in policy.accepted_types:
-        found.append((Outcome.DENY, Reason.DOCUMENT_NOT_ACCEPTED))
-    if not doc.valid:
-        found.append((Outcome.DENY, Reason.DOCUMENT_INVALID))
-    if doc.expiry_date is not None and doc.expiry_date < today:
-        found.append((Outcome.DENY, Reason.DOCUMENT_EXPIRED))
+    if not facts.exceptional:
+        if doc.doc_type not in policy.accepted_types:
+            found.append((Outcome.DENY, Reason.DOCUMENT_NOT_ACCEPTED))
+        if not doc.valid:
+            found.append((Outcome.DENY, Reason.DOCUMENT_INVALID))
+        if doc.expiry_date is not None and doc.expiry_date < today:
+            found.append((Outcome.DENY, Reason.DOCUMENT_EXPIRED))
 
     if doc.birth_date is None:
         found.append((Outcome.SUPERVISOR, Reason.BIRTH_DATE_UNKNOWN))

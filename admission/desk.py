@@ -1,0 +1,258 @@
+"""The AdmissionDesk service: the one flow that the GUI, the CLI and the readers drive.
+
+identify -> check (RIAJ, internal bans, staff, age, document, hours) -> verdict
+-> record the visit and, when admitted, the numbered card in one transaction.
+Every attempt is recorded with the registry check it used (R1); refusals get
+no card. The clock is injected; nothing here touches Qt, SQL or devices.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import date, datetime
+from typing import Protocol
+
+from admission.cards import CardCatalogue
+from admission.errors import InvalidStateError, NotFoundError
+from admission.hours import ALWAYS_OPEN, OpeningHours
+from admission.identity import IdentityKey
+from admission.ports import (
+    AuditTrail,
+    BanList,
+    CardBook,
+    Clock,
+    Retention,
+    StaffList,
+    VisitorFile,
+    madrid_date,
+)
+from admission.records import (
+    AdmissionEntry,
+    Ban,
+    CardRecord,
+    NewCard,
+    PurgeReport,
+    RecordedAdmission,
+    StaffMember,
+    StaffRole,
+    Visitor,
+)
+from admission.registry import InterdictionRegistry, RegistryAnswer
+from admission.retention import RETENTION_MONTHS, retention_cutoff
+from admission.verdict import AdmissionFacts, AdmissionPolicy, Outcome, Reason, Verdict, decide
+
+# Reasons a director may take responsibility for (art. 23.5 exceptional card, staff
+# with the director's leave, a registry that cannot answer when so configured).
+# Minors, RIAJ listings and internal bans can never be overridden.
+OVERRIDABLE = frozenset({
+    Reason.BIRTH_DATE_UNKNOWN, Reason.CASINO_STAFF, Reason.REGISTRY_UNVERIFIABLE,
+})
+OFFICIAL = "OFFICIAL"  # verdict recorded for officials on duty (art. 24, R13)
+
+
+class DeskDocument(Protocol):
+    """What the desk needs from an identity document (admission.documents.IdentityDocument)."""
+
+    @property
+    def doc_type(self) -> str: ...
+    @property
+    def valid(self) -> bool: ...
+    @property
+    def birth_date(self) -> date | None: ...
+    @property
+    def expiry_date(self) -> date | None: ...
+    @property
+    def identity(self) -> IdentityKey: ...
+    @property
+    def surname(self) -> str: ...
+    @property
+    def given_names(self) -> str: ...
+    @property
+    def nationality(self) -> str: ...
+    @property
+    def document_number(self) -> str: ...
+
+
+class DeskStore(VisitorFile, CardBook, BanList, StaffList, AuditTrail, Retention, Protocol):
+    """Everything the desk needs from the visitor file."""
+
+
+@dataclass(frozen=True, slots=True)
+class DeskConfig:
+    casino_id: str
+    desk_id: str
+    catalogue: CardCatalogue
+    policy: AdmissionPolicy = field(default_factory=AdmissionPolicy)
+    hours: OpeningHours = ALWAYS_OPEN
+    retention_months: int = RETENTION_MONTHS
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluation:
+    """The verdict before anything is recorded (shown on screen)."""
+
+    document: DeskDocument
+    verdict: Verdict
+    registry: RegistryAnswer
+    visitor: Visitor | None
+    bans: Sequence[Ban]
+    staff: StaffMember | None
+    at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class AdmissionResult:
+    evaluation: Evaluation
+    verdict: Verdict  # final: an authorised SUPERVISOR case is recorded as ADMIT
+    recorded: RecordedAdmission
+    card: CardRecord | None
+    authorised_by: str = ""
+
+    @property
+    def admitted(self) -> bool:
+        return self.card is not None
+
+
+class AdmissionDesk:
+    def __init__(self, *, store: DeskStore, registry: InterdictionRegistry, clock: Clock,
+                 config: DeskConfig) -> None:
+        self._store = store
+        self._registry = registry
+        self._clock = clock
+        self.config = config
+
+    # -- the flow -------------------------------------------------------------------
+    def evaluate(self, document: DeskDocument, *, exceptional: bool = False) -> Evaluation:
+        at = self._clock.now()
+        identity = document.identity
+        registry = self._registry.check(identity)  # every visitor, every time (R1)
+        bans = tuple(self._store.active_bans(identity, at))
+        staff = self._store.staff_member(identity)
+        facts = AdmissionFacts(
+            document=document,
+            registry=registry,
+            bans=bans,
+            staff=staff,
+            session=self.config.hours.state_at(at),
+            exceptional=exceptional,
+        )
+        verdict = decide(facts, self.config.policy, at, madrid_date(at))
+        return Evaluation(document, verdict, registry, self._store.find_visitor(identity),
+                          bans, staff, at)
+
+    def admit(self, document: DeskDocument, *, operator: str, card_type: str | None = None,
+              authorised_by: str = "", exceptional: bool = False) -> AdmissionResult:
+        """Evaluate and record. ADMIT issues a card; SUPERVISOR issues one only when a
+        director named in ``authorised_by`` takes responsibility for overridable reasons."""
+        if exceptional and not authorised_by:
+            raise InvalidStateError("an exceptional card needs the director's name",
+                                    code="EXCEPTIONAL_NEEDS_DIRECTOR")
+        evaluation = self.evaluate(document, exceptional=exceptional)
+        verdict = evaluation.verdict
+        catalogue_type = self.config.catalogue.get(card_type)
+        issue = verdict.outcome is Outcome.ADMIT
+        overridden = False
+        if verdict.outcome is Outcome.SUPERVISOR and authorised_by:
+            self._require_director(authorised_by)
+            if all(r in OVERRIDABLE for r in verdict.reasons):
+                issue = overridden = True
+        card = None
+        if issue:
+            card = catalogue_type.new_card(
+                madrid_date(evaluation.at), exceptional=exceptional,
+                authorised_by=authorised_by if (exceptional or overridden) else "",
+            )
+        final = Verdict(Outcome.ADMIT, verdict.reasons) if overridden else verdict
+        recorded = self._store.record_admission(self._entry(evaluation, final, operator, card))
+        if overridden or exceptional:
+            self._store.append(
+                authorised_by, "OVERRIDE" if overridden else "EXCEPTIONAL_CARD",
+                f"file:{recorded.file_number}", evaluation.at,
+                {"reasons": ",".join(verdict.codes), "card": str(recorded.card_number or "")},
+            )
+        issued = None if recorded.card_number is None else self._store.card(recorded.card_number)
+        return AdmissionResult(evaluation, final, recorded, issued,
+                               authorised_by if card else "")
+
+    def register_official(self, document: DeskDocument, *, capacity: str,
+                          operator: str) -> RecordedAdmission:
+        """Officials on duty (art. 24, R13): identity and capacity recorded, no card, no
+        charge, never admitted to play."""
+        capacity = capacity.strip()
+        if not capacity or len(capacity) > 120:
+            raise InvalidStateError("capacity of the official is required",
+                                    code="OFFICIAL_NEEDS_CAPACITY")
+        evaluation = self.evaluate(document)
+        entry = replace(self._entry(evaluation, evaluation.verdict, operator, None),
+                        verdict=OFFICIAL, official_capacity=capacity)
+        return self._store.record_admission(entry)
+
+    # -- cards ----------------------------------------------------------------------
+    def void_card(self, number: int, reason: str, actor: str) -> CardRecord:
+        self._store.void_card(number, _reason(reason), actor, self._clock.now())
+        return self._card(number)
+
+    def reprint_card(self, number: int, reason: str, actor: str) -> CardRecord:
+        self._store.record_reprint(number, _reason(reason), actor, self._clock.now())
+        return self._card(number)
+
+    def card_printed(self, number: int) -> None:
+        self._store.mark_printed(number, self._clock.now())
+
+    # -- bans, staff, retention -----------------------------------------------------
+    def add_ban(self, identity: IdentityKey, reason: str, decided_by: str,
+                expires_at: datetime | None = None) -> Ban:
+        return self._store.add_ban(identity, _reason(reason), decided_by, self._clock.now(),
+                                   expires_at)
+
+    def lift_ban(self, ban_id: int, reason: str, actor: str) -> None:
+        self._store.lift_ban(ban_id, _reason(reason), actor, self._clock.now())
+
+    def purge(self) -> PurgeReport:
+        return self._store.purge(retention_cutoff(self._clock.now(),
+                                                  self.config.retention_months))
+
+    # -- helpers --------------------------------------------------------------------
+    def _card(self, number: int) -> CardRecord:
+        card = self._store.card(number)
+        if card is None:
+            raise NotFoundError("no such card", code="CARD_NOT_FOUND")
+        return card
+
+    def _require_director(self, name: str) -> None:
+        if not name.strip():
+            raise InvalidStateError("director required", code="DIRECTOR_REQUIRED")
+
+    def _entry(self, evaluation: Evaluation, verdict: Verdict, operator: str,
+               card: NewCard | None) -> AdmissionEntry:
+        doc = evaluation.document
+        return AdmissionEntry(
+            identity=doc.identity,
+            surname=doc.surname,
+            given_names=doc.given_names,
+            birth_date=doc.birth_date,
+            nationality=doc.nationality,
+            document_type=str(doc.doc_type),
+            document_number=doc.document_number,
+            at=evaluation.at,
+            desk_id=self.config.desk_id,
+            operator=operator,
+            verdict=verdict.outcome.value,
+            reasons=verdict.codes,
+            registry=evaluation.registry.as_check(),
+            card=card,
+        )
+
+
+def _reason(text: str) -> str:
+    cleaned = " ".join(text.split())
+    if not cleaned:
+        raise InvalidStateError("a reason is required", code="REASON_REQUIRED")
+    if len(cleaned) > 500:
+        raise InvalidStateError("reason too long", code="REASON_TOO_LONG")
+    return cleaned
+
+
+__all__ = ["AdmissionDesk", "AdmissionResult", "DeskConfig", "DeskStore", "Evaluation",
+           "StaffRole"]
