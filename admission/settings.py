@@ -1,0 +1,124 @@
+"""Declared, typed settings (STYLE.md rule 16): key, default, type, description.
+
+Secrets are never settings: the database key, registry credentials and the card
+code MAC key live in the OS keyring or inside the encrypted file. The settings
+file is JSON; a file written by an older version is upgraded step by step
+(``UPGRADES``) and unknown or ill-typed values are refused with a code.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from admission.cards import DEFAULT_CARD_TYPES
+from admission.errors import ConfigError
+
+SETTINGS_VERSION = 2
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    key: str
+    default: Any
+    type: type | tuple[type, ...]
+    description: str
+    choices: tuple[str, ...] = ()
+
+
+DECLARED: tuple[Setting, ...] = (
+    Setting("casino.id", "CAS01", str, "Short casino id, printed in card codes"),
+    Setting("casino.name", "Casino de demostración", str, "Name on cards and leaflets"),
+    Setting("casino.address", "", str, "Address on the leaflet"),
+    Setting("desk.id", "DESK1", str, "This admission desk (several desks share one file, R17)"),
+    Setting("admission.unverifiable", "DENY", str,
+            "Outcome when the RIAJ cannot be checked (fail closed)", ("DENY", "SUPERVISOR")),
+    Setting("admission.stop_last_hour", False, bool,
+            "Stop new admissions in the last hour before closing (art. 21.4)"),
+    Setting("hours", {"mon": "20:00-04:00", "tue": "20:00-04:00", "wed": "20:00-04:00",
+                      "thu": "20:00-04:00", "fri": "20:00-05:00", "sat": "20:00-05:00",
+                      "sun": "20:00-04:00", "eve": "20:00-05:00"}, dict,
+            "Opening hours per day type (art. 27)"),
+    Setting("holidays", [], list, "Public holidays (YYYY-MM-DD)"),
+    Setting("cards.types", [dict(t) for t in DEFAULT_CARD_TYPES], list,
+            "Card types and prices in cents (art. 23.2-3)"),
+    Setting("cards.default", "DAY", str, "Card type offered by default"),
+    Setting("registry.max_replica_age_hours", 24, int,
+            "A replica older than this is not used (UNVERIFIABLE)"),
+    Setting("registry.online_url", "", str, "RIAJ verification endpoint; empty = replica only"),
+    Setting("registry.timeout_seconds", 5, int, "Online check timeout"),
+    Setting("registry.sync_minutes", 15, int, "Change-feed pull period"),
+    Setting("registry.public_key", "", str, "Snapshot signature public key (hex); empty = none"),
+    Setting("printer.backend", "pdf-folder", str, "How cards are printed",
+            ("cups", "qt", "pdf-folder")),
+    Setting("printer.card", "", str, "Card printer queue"),
+    Setting("printer.receipt", "", str, "Receipt / voucher printer queue"),
+    Setting("card.logo", "", str, "Path of the casino logo image"),
+    Setting("card.signature", "", str, "Path of the director's signature or seal image"),
+    Setting("card.colour", "#1F3A5F", str, "Card accent colour"),
+    Setting("camera.device", "0", str, "Camera index or device path"),
+    Setting("scanner.serial_port", "", str, "Serial port of the document reader"),
+    Setting("barcode.decoder", "zxing", str, "Barcode decoder", ("zxing", "zbar")),
+)
+BY_KEY: dict[str, Setting] = {s.key: s for s in DECLARED}
+
+# Numbered upgrades: UPGRADES[n] turns a version-n file into version n+1.
+UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    # v1 stored the unit price in euros as "card.price"; v2 uses card types in cents.
+    1: lambda d: {k: v for k, v in d.items() if k != "card.price"},
+}
+
+
+class Settings:
+    def __init__(self, values: Mapping[str, Any] | None = None) -> None:
+        self._values: dict[str, Any] = {}
+        for key, value in (values or {}).items():
+            self.set(key, value)
+
+    def __getitem__(self, key: str) -> Any:
+        if key not in BY_KEY:
+            raise ConfigError(f"unknown setting {key}", code="UNKNOWN_SETTING")
+        return self._values.get(key, BY_KEY[key].default)
+
+    def set(self, key: str, value: Any) -> None:
+        setting = BY_KEY.get(key)
+        if setting is None:
+            raise ConfigError(f"unknown setting {key}", code="UNKNOWN_SETTING")
+        if not isinstance(value, setting.type) or (
+            setting.type is int and isinstance(value, bool)
+        ):
+            raise ConfigError(f"setting {key} has the wrong type", code="SETTING_BAD_TYPE")
+        if setting.choices and value not in setting.choices:
+            raise ConfigError(f"setting {key} must be one of {setting.choices}",
+                              code="SETTING_BAD_CHOICE")
+        self._values[key] = value
+
+    def to_json(self) -> dict[str, Any]:
+        return {"version": SETTINGS_VERSION, **self._values}
+
+    @classmethod
+    def load(cls, path: Path) -> Settings:
+        if not path.exists():
+            return cls()
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            raise ConfigError(f"settings file unreadable: {exc.__class__.__name__}",
+                              code="SETTINGS_UNREADABLE") from None
+        if not isinstance(data, dict):
+            raise ConfigError("settings file must hold an object", code="SETTINGS_UNREADABLE")
+        version = data.pop("version", 1)
+        if not isinstance(version, int) or not 1 <= version <= SETTINGS_VERSION:
+            raise ConfigError("settings file from an unknown version", code="SETTINGS_VERSION")
+        for step in range(version, SETTINGS_VERSION):
+            data = UPGRADES[step](data)
+        return cls(data)
+
+    def save(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_suffix(".tmp")
+        tmp.write_text(json.dumps(self.to_json(), indent=2, ensure_ascii=False), "utf-8")
+        tmp.replace(path)  # atomic: never a half-written settings file
