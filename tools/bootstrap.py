@@ -1,0 +1,108 @@
+#!/usr/bin/env python3
+"""One entry point that sets everything up, then starts the app or runs the tests.
+
+    python3 tools/bootstrap.py start [ARGS...]   # set up, then `main.py ARGS` (demo by default)
+    python3 tools/bootstrap.py test  [PYTEST ARGS...]   # set up, start CUPS, lint, type-check, pytest
+    python3 tools/bootstrap.py bench             # set up, run every benchmark in tests/bench/
+
+Standard library only: it runs on a fresh Debian 12 with nothing but python3.
+Idempotent: system packages come from scripts/system-packages.sh (skips what is
+installed); the virtual environment in .venv/ is reinstalled only when the
+requirements files change.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+VENV = ROOT / ".venv"
+STAMP = VENV / ".requirements.sha256"
+# Wheels only for the packages with native code: sqlcipher3 must never be
+# built from source (its 0.6.x wheels bundle SQLCipher 4).
+BINARY_ONLY = "sqlcipher3,PySide6-Essentials,opencv-python-headless,numpy,onnxruntime,zxing-cpp"
+
+
+def venv_python() -> Path:
+    if os.name == "nt":
+        return VENV / "Scripts" / "python.exe"
+    return VENV / "bin" / "python"
+
+
+def run(cmd: list[str], **kwargs: object) -> None:
+    result = subprocess.run(cmd, cwd=ROOT, check=False, **kwargs)  # type: ignore[call-overload]
+    if result.returncode != 0:
+        sys.exit(result.returncode)
+
+
+def system_packages() -> None:
+    script = ROOT / "scripts" / "system-packages.sh"
+    if sys.platform.startswith("linux") and shutil.which("dpkg-query"):
+        run(["sh", str(script)])
+
+
+def ensure_venv(requirement_files: list[str]) -> None:
+    digest = hashlib.sha256()
+    for name in requirement_files:
+        digest.update((ROOT / name).read_bytes())
+    wanted = digest.hexdigest()
+    if venv_python().exists() and STAMP.exists() and STAMP.read_text().strip() == wanted:
+        return
+    if not venv_python().exists():
+        print("bootstrap: creating .venv", flush=True)
+        run([sys.executable, "-m", "venv", str(VENV)])
+    print("bootstrap: installing Python packages into .venv", flush=True)
+    pip = [str(venv_python()), "-m", "pip", "install", "--disable-pip-version-check", "-q"]
+    run([*pip, "--upgrade", "pip"])
+    args = [*pip, "--prefer-binary", "--only-binary", BINARY_ONLY]
+    for name in requirement_files:
+        args += ["-r", name]
+    run(args)
+    STAMP.write_text(wanted + "\n")
+
+
+def start(args: list[str]) -> None:
+    system_packages()
+    ensure_venv(["requirements.txt"])
+    os.execv(str(venv_python()), [str(venv_python()), str(ROOT / "main.py"), *(args or ["demo"])])
+
+
+def test(args: list[str]) -> None:
+    system_packages()
+    ensure_venv(["requirements.txt", "requirements-dev.txt"])
+    cups = ROOT / "scripts" / "start-cups.sh"
+    if cups.exists() and sys.platform.startswith("linux"):
+        # The real print path is tested on a cups-pdf queue; tests skip it with a
+        # reason if the scheduler could not be started (not root, no CUPS).
+        subprocess.run(["sh", str(cups)], cwd=ROOT, check=False)
+    py = str(venv_python())
+    run([py, "-m", "ruff", "check", "."])
+    run([py, "-m", "mypy"])
+    env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
+    run([py, "-m", "pytest", *args], env=env)
+
+
+def bench(args: list[str]) -> None:
+    system_packages()
+    ensure_venv(["requirements.txt", "requirements-dev.txt"])
+    py = str(venv_python())
+    for script in sorted((ROOT / "tests" / "bench").glob("bench_*.py")):
+        print(f"\n## {script.name}", flush=True)
+        subprocess.run([py, str(script), *args], cwd=ROOT, check=False)
+
+
+def main() -> None:
+    if len(sys.argv) < 2 or sys.argv[1] not in {"start", "test", "bench"}:
+        print(__doc__)
+        sys.exit(2)
+    command, rest = sys.argv[1], sys.argv[2:]
+    {"start": start, "test": test, "bench": bench}[command](rest)
+
+
+if __name__ == "__main__":
+    main()

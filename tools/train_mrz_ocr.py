@@ -1,0 +1,192 @@
+"""Train the MRZ glyph classifier from scratch, deterministically.
+
+    nice .venv/bin/python tools/train_mrz_ocr.py [--frames 3000] [--epochs 14] [--seed 20261129]
+
+What it does (see docs/mrz-reader.md):
+
+1. renders ``--frames`` synthetic documents in the vendored OCR-B font
+   (``resources/fonts/OCRB.otf``) with ``hardware.mrz.synthetic``: 70 % of them carry
+   lines of uniformly random MRZ characters (so every glyph is well represented), 30 %
+   real-looking identities; strokes are randomly thickened or thinned;
+2. projects each into a camera-like 1280x720 frame and degrades it (perspective, four
+   orientations, skew, blur, noise, glare, JPEG, low light);
+3. runs the *production* locator and segmenter on the frame (``hardware.mrz.locate``,
+   ``hardware.mrz.segment``), so the classifier learns exactly the cells it will see; the
+   known placement tells which band is the MRZ and which way up it is;
+4. trains a 384-256-128-37 MLP (ReLU, softmax) with Adam in numpy, fixed seeds, single
+   thread, and writes ``resources/models/mrz_ocrb_mlp.npz`` (float16, ~280 kB).
+
+No real image is used for training: ``../shared/testdata/mrz-real`` is evaluation only.
+The same seed, frame count and library versions give the same weights.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from hardware.mrz import synthetic  # noqa: E402
+from hardware.mrz.layout import ALPHABET  # noqa: E402
+from hardware.mrz.locate import find_bands  # noqa: E402
+from hardware.mrz.segment import CELL_H, CELL_W, segment  # noqa: E402
+
+OUT = ROOT / "resources" / "models" / "mrz_ocrb_mlp.npz"
+_GEOM = {"TD1": (3, 30), "TD2": (2, 36), "TD3": (2, 44)}
+
+
+def random_lines(rng: np.random.Generator, fmt: str) -> list[str]:
+    count, length = _GEOM[fmt]
+    out = []
+    for _ in range(count):
+        chars = [ALPHABET[int(rng.integers(len(ALPHABET)))] for _ in range(length)]
+        if rng.random() < 0.5:  # filler runs, as in real names lines
+            start = int(rng.integers(length // 3, length))
+            chars[start:] = "<" * (length - start)
+        out.append("".join(chars))
+    return out
+
+
+def frame_cells(seed: int, index: int) -> tuple[np.ndarray, np.ndarray] | None:
+    rng = np.random.default_rng([seed, index])
+    fmt = str(rng.choice(["TD1", "TD2", "TD3"], p=[0.4, 0.2, 0.4]))
+    if rng.random() < 0.7:
+        lines = random_lines(rng, fmt)
+    else:
+        lines = synthetic.build_lines(synthetic.random_identity(rng, fmt))
+    doc, quad = synthetic.render_document(lines, fmt, rng)
+    weight = rng.random()
+    if weight < 0.2:
+        doc = cv2.erode(doc, np.ones((2, 2), np.uint8))
+    elif weight < 0.3:
+        doc = cv2.dilate(doc, np.ones((2, 2), np.uint8))
+    matrix = synthetic.placement(doc.shape, rng, pitch_px=rng.uniform(6.0, 18.0))
+    frame = synthetic.degrade(synthetic.place_on_frame(doc, rng, matrix=matrix), rng)
+    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    truth = cv2.perspectiveTransform(quad[None], matrix)[0]
+    size = float(np.linalg.norm(truth[1] - truth[0]))
+    for band in find_bands(grey):
+        if band.lines != len(lines):
+            continue
+        image = band.image
+        if np.linalg.norm(band.quad[0] - truth[0]) < 0.15 * size:
+            pass
+        elif np.linalg.norm(band.quad[0] - truth[2]) < 0.15 * size:
+            image = cv2.rotate(image, cv2.ROTATE_180)
+        else:
+            continue
+        seg = segment(image, len(lines))
+        if seg is None or seg.line_length != len(lines[0]):
+            continue
+        labels = np.array([ALPHABET.index(c) for line in lines for c in line], np.int64)
+        return seg.cells.reshape(-1, CELL_H * CELL_W), labels
+    return None
+
+
+def build_dataset(seed: int, frames: int) -> tuple[np.ndarray, np.ndarray]:
+    xs, ys, used = [], [], 0
+    t0 = time.time()
+    for i in range(frames):
+        got = frame_cells(seed, i)
+        if got is not None:
+            xs.append(got[0])
+            ys.append(got[1])
+            used += 1
+        if (i + 1) % 250 == 0:
+            print(f"  {i + 1}/{frames} frames, {used} usable, {time.time() - t0:.0f}s", flush=True)
+    return np.concatenate(xs).astype(np.float32), np.concatenate(ys)
+
+
+def train(x: np.ndarray, y: np.ndarray, seed: int, epochs: int) -> dict[str, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    sizes = [x.shape[1], 256, 128, len(ALPHABET)]
+    params: dict[str, np.ndarray] = {}
+    for i in range(3):
+        params[f"w{i}"] = (rng.standard_normal((sizes[i], sizes[i + 1])) *
+                           np.sqrt(2.0 / sizes[i])).astype(np.float32)
+        params[f"b{i}"] = np.zeros(sizes[i + 1], np.float32)
+    mean = x.mean(0)
+    xs = x - mean
+    m = {k: np.zeros_like(v) for k, v in params.items()}
+    v = {k: np.zeros_like(p) for k, p in params.items()}
+    step, batch = 0, 256
+    for epoch in range(epochs):
+        lr = 2e-3 * (0.5 ** (epoch // 4))
+        order = rng.permutation(len(xs))
+        loss_sum, correct = 0.0, 0
+        for s in range(0, len(order), batch):
+            idx = order[s:s + batch]
+            xb = xs[idx] + rng.normal(0, 0.05, size=(len(idx), xs.shape[1])).astype(np.float32)
+            yb = y[idx]
+            h0 = np.maximum(xb @ params["w0"] + params["b0"], 0)
+            h1 = np.maximum(h0 @ params["w1"] + params["b1"], 0)
+            logits = h1 @ params["w2"] + params["b2"]
+            logits -= logits.max(1, keepdims=True)
+            p = np.exp(logits)
+            p /= p.sum(1, keepdims=True)
+            loss_sum += float(-np.log(p[np.arange(len(idx)), yb] + 1e-9).sum())
+            correct += int((p.argmax(1) == yb).sum())
+            g = p
+            g[np.arange(len(idx)), yb] -= 1
+            g /= len(idx)
+            grads = {"w2": h1.T @ g, "b2": g.sum(0)}
+            g1 = (g @ params["w2"].T) * (h1 > 0)
+            grads["w1"], grads["b1"] = h0.T @ g1, g1.sum(0)
+            g0 = (g1 @ params["w1"].T) * (h0 > 0)
+            grads["w0"], grads["b0"] = xb.T @ g0, g0.sum(0)
+            step += 1
+            for k in params:
+                gk = grads[k] + (1e-5 * params[k] if k.startswith("w") else 0)
+                m[k] = 0.9 * m[k] + 0.1 * gk
+                v[k] = 0.999 * v[k] + 0.001 * gk * gk
+                mh = m[k] / (1 - 0.9 ** step)
+                vh = v[k] / (1 - 0.999 ** step)
+                params[k] -= (lr * mh / (np.sqrt(vh) + 1e-8)).astype(np.float32)
+        print(f"  epoch {epoch + 1}/{epochs}: loss {loss_sum / len(xs):.4f} "
+              f"acc {correct / len(xs):.4f}", flush=True)
+    params["mean"] = mean.astype(np.float32)
+    return params
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--frames", type=int, default=3000)
+    parser.add_argument("--epochs", type=int, default=14)
+    parser.add_argument("--seed", type=int, default=20261129)
+    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--cache", type=Path, default=None,
+                        help="optional .npz to keep/reuse the rendered cells between runs")
+    args = parser.parse_args(argv)
+    cv2.setNumThreads(1)
+    cv2.setRNGSeed(args.seed)
+    if args.cache is not None and args.cache.exists():
+        data = np.load(args.cache)
+        x, y = data["x"], data["y"]
+    else:
+        print(f"rendering {args.frames} synthetic frames...", flush=True)
+        x, y = build_dataset(args.seed, args.frames)
+        if args.cache is not None:
+            np.savez_compressed(args.cache, x=x, y=y)
+    print(f"{len(y)} cells; class counts min {np.bincount(y, minlength=37).min()}", flush=True)
+    params = train(x, y, args.seed, args.epochs)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(args.out, **{k: val.astype(np.float16) for k, val in params.items()},
+                        alphabet=np.array(list(ALPHABET)),
+                        cell=np.array([CELL_H, CELL_W]))
+    print(f"wrote {args.out} ({args.out.stat().st_size // 1024} kB)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
