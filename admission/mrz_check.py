@@ -24,7 +24,7 @@ different person than the one on the document):
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from admission.mrz_layout import CheckSpec, Kind, Layout, MrzFormat
@@ -41,6 +41,7 @@ ALNUM_ALTERNATIVES: dict[str, str] = {
 }
 
 Grid = list[list[str]]
+GridView = Sequence[Sequence[str]]  # a Grid or the lines themselves
 
 
 def char_value(ch: str) -> int | None:
@@ -79,7 +80,7 @@ class Correction:
                 "corrected": self.corrected, "field": self.field}
 
 
-def effective_checks(layout: Layout, grid: Grid) -> tuple[CheckSpec, ...]:
+def effective_checks(layout: Layout, grid: GridView) -> tuple[CheckSpec, ...]:
     """The layout's checks, with the document-number check moved on overflow.
 
     TD1/TD2: a document number longer than 9 characters has a filler in the
@@ -103,7 +104,7 @@ def effective_checks(layout: Layout, grid: Grid) -> tuple[CheckSpec, ...]:
     return (doc, *(c for c in layout.checks if c.error != "CHECK_DOCUMENT_NUMBER"))
 
 
-def check_passes(spec: CheckSpec, grid: Grid) -> bool:
+def check_passes(spec: CheckSpec, grid: GridView) -> bool:
     data = "".join("".join(grid[ln][s:e]) for ln, s, e in spec.ranges)
     target = grid[spec.target[0]][spec.target[1]]
     if target == "<":
@@ -113,7 +114,7 @@ def check_passes(spec: CheckSpec, grid: Grid) -> bool:
     return check_digit(data) == int(target)
 
 
-def failing_checks(layout: Layout, grid: Grid) -> list[str]:
+def failing_checks(layout: Layout, grid: GridView) -> list[str]:
     return [c.error for c in effective_checks(layout, grid) if not check_passes(c, grid)]
 
 
@@ -126,8 +127,10 @@ def _positions(layout: Layout, kinds: set[Kind]) -> Iterator[tuple[int, int, str
 
 def _covering(layout: Layout, grid: Grid, line: int, col: int) -> list[CheckSpec]:
     """Checks whose data or target include (line, col), narrowest first."""
-    found = [c for c in effective_checks(layout, grid)
-             if c.target == (line, col) or any(ln == line and s <= col < e for ln, s, e in c.ranges)]
+    found = [
+        c for c in effective_checks(layout, grid)
+        if c.target == (line, col) or any(ln == line and s <= col < e for ln, s, e in c.ranges)
+    ]
     return sorted(found, key=lambda c: sum(e - s for _, s, e in c.ranges))
 
 
@@ -177,6 +180,8 @@ def correct(layout: Layout, lines: list[str]) -> tuple[list[str], list[Correctio
             fixed = _name_filler_fixes("".join(grid[spec.line][spec.start:spec.end]))
             grid[spec.line][spec.start:spec.end] = list(fixed)
     for ln, col, _, kind in _positions(layout, {Kind.DATE, Kind.CHECK, Kind.NAME, Kind.CODE}):
+        if kind is Kind.CODE and col != 0:
+            continue  # the second code character is the issuer's choice ("C1" in the USA)
         new = _forced(grid[ln][col], kind)
         if new is not None:
             grid[ln][col] = new

@@ -1,0 +1,300 @@
+"""Machine readable zone parsing (ICAO Doc 9303 parts 3-7) with Spanish DNI/NIE rules.
+
+``parse_mrz`` never raises: every problem is reported as a stable code in
+``MrzResult.errors`` and ``valid`` is true only when there is none.
+
+Error codes
+-----------
+Input shape (no fields are extracted):
+  MRZ_EMPTY             nothing but whitespace
+  MRZ_INPUT_TOO_LONG    more than 400 characters of raw input
+  MRZ_TOO_MANY_LINES    more than 3 non-empty lines
+  MRZ_LINE_TOO_LONG     a line longer than 60 characters
+  MRZ_BAD_CHARACTER     a character outside A-Z, 0-9 and '<' (after upper-casing)
+  MRZ_UNKNOWN_FORMAT    not 2 or 3 lines
+  MRZ_BAD_LENGTH        2 or 3 lines, but not 3x30, 2x36 or 2x44
+Check digits (7-3-1, part 3 section 4.9):
+  CHECK_DOCUMENT_NUMBER, CHECK_BIRTH_DATE, CHECK_EXPIRY_DATE,
+  CHECK_PERSONAL_NUMBER (TD3), CHECK_COMPOSITE (TD1, TD2, TD3, French CNI)
+Field content:
+  INVALID_DOCUMENT_CODE first character not A, C, I, P or V (V only for visas)
+  INVALID_ISSUER        issuing state is not 1-3 letters
+  INVALID_BIRTH_DATE    not a calendar date (also fillers for an unknown date)
+  INVALID_EXPIRY_DATE   not a calendar date
+  INVALID_SEX           not M, F, X or '<'
+  INVALID_NAME          empty name field or a digit left in it
+  DNI_CHECK_LETTER      Spanish DNI or NIE with a wrong check letter
+
+Two-digit years (``today`` is injected, never read from the clock):
+  birth date: the latest century that does not put it after ``today``;
+  expiry date: the year within 50 years of ``today`` (2000+yy for years up to
+  today+50, so a 2-digit year more than 50 years ahead means last century).
+
+Look-alike corrections are described in :mod:`admission.mrz_check`. Whatever
+is corrected is listed in ``corrections`` and reflected in ``lines``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+
+from admission.identity import IdentityKey, IdKind
+from admission.mrz_check import MRZ_CHARS, Correction, correct, failing_checks
+from admission.mrz_layout import LAYOUTS, Layout, MrzFormat, detect_format
+from admission.spanish_ids import is_valid_dni, is_valid_nie, looks_like_dni, looks_like_nie
+
+__all__ = ["Correction", "MrzFormat", "MrzResult", "parse_mrz"]
+
+MAX_INPUT_CHARS = 400
+MAX_LINES = 3
+MAX_LINE_CHARS = 60
+RESIDENCE_CODES = frozenset({"IR", "AR", "CR", "C1"})
+_WHITESPACE = re.compile(r"[ \t\f\v\u00a0\u2000-\u200b\u3000]+")
+
+
+@dataclass(frozen=True)
+class MrzResult:
+    valid: bool
+    format: MrzFormat | None
+    lines: tuple[str, ...]  # after corrections
+    document_code: str = ""
+    issuer: str = ""
+    document_number: str = ""
+    personal_number: str = ""
+    id_number: str = ""
+    surname: str = ""
+    given_names: str = ""
+    nationality: str = ""
+    birth_date: date | None = None
+    expiry_date: date | None = None
+    sex: str = "X"
+    corrections: tuple[Correction, ...] = ()
+    errors: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "valid": self.valid,
+            "format": self.format.value if self.format else None,
+            "document_code": self.document_code,
+            "issuer": self.issuer,
+            "document_number": self.document_number,
+            "personal_number": self.personal_number,
+            "id_number": self.id_number,
+            "surname": self.surname,
+            "given_names": self.given_names,
+            "nationality": self.nationality,
+            "birth_date": self.birth_date.isoformat() if self.birth_date else None,
+            "expiry_date": self.expiry_date.isoformat() if self.expiry_date else None,
+            "sex": self.sex,
+            "corrections": [c.to_json() for c in self.corrections],
+            "errors": list(self.errors),
+        }
+
+    @property
+    def name_truncated(self) -> bool:
+        """The name field is full to its last column, so the name may be cut."""
+        if self.format is None:
+            return False
+        layout = LAYOUTS[self.format]
+        names = [f for f in layout.fields if f.kind.value == "name"]
+        return any(self.lines[f.line][f.end - 1] != "<" for f in names)
+
+    def identity_key(self) -> IdentityKey | None:
+        """The visitor's canonical identity; None unless the zone is valid."""
+        if not self.valid or not self.id_number:
+            return None
+        if self.issuer == "ESP" and is_valid_dni(self.id_number):
+            kind = IdKind.DNI
+        elif self.issuer == "ESP" and is_valid_nie(self.id_number):
+            kind = IdKind.NIE
+        elif self.format in (MrzFormat.MRVA, MrzFormat.MRVB):
+            kind = IdKind.OTHER
+        elif self.document_code.startswith("P"):
+            kind = IdKind.PASSPORT
+        elif self.document_code in RESIDENCE_CODES:
+            kind = IdKind.RESIDENCE
+        else:
+            kind = IdKind.ID_CARD
+        try:
+            return IdentityKey.of(kind, self.issuer, self.id_number)
+        except ValueError:
+            return None
+
+
+def _normalise(raw: Sequence[str] | str) -> tuple[list[str], str | None]:
+    parts = [raw] if isinstance(raw, str) else list(raw[: MAX_LINES * 4])
+    if not isinstance(raw, str) and len(raw) > MAX_LINES * 4:
+        return [], "MRZ_TOO_MANY_LINES"
+    if not all(isinstance(p, str) for p in parts):
+        return [], "MRZ_BAD_CHARACTER"
+    if sum(len(p) for p in parts) > MAX_INPUT_CHARS:
+        return [], "MRZ_INPUT_TOO_LONG"
+    text = "\n".join(parts)
+    lines = [_WHITESPACE.sub("", line).upper() for line in text.splitlines()]
+    lines = [line for line in lines if line]
+    if not lines:
+        return [], "MRZ_EMPTY"
+    if len(lines) > MAX_LINES:
+        return [], "MRZ_TOO_MANY_LINES"
+    if any(len(line) > MAX_LINE_CHARS for line in lines):
+        return [], "MRZ_LINE_TOO_LONG"
+    if any(ch not in MRZ_CHARS for line in lines for ch in line):
+        return lines, "MRZ_BAD_CHARACTER"
+    return lines, None
+
+
+def _parse_date(text: str, *, today: date, birth: bool) -> date | None:
+    if not re.fullmatch(r"[0-9]{6}", text):
+        return None
+    yy, month, day = int(text[:2]), int(text[2:4]), int(text[4:6])
+    year = today.year // 100 * 100 + yy
+    if not birth:
+        if year > today.year + 50:
+            year -= 100
+        elif year < today.year - 50:
+            year += 100
+    try:
+        value = date(year, month, day)
+        if birth and value > today:
+            value = date(year - 100, month, day)
+    except ValueError:
+        return None
+    return value
+
+
+def _words(text: str) -> str:
+    return " ".join(part for part in text.split("<") if part)
+
+
+def _field(layout: Layout, lines: Sequence[str], name: str) -> str:
+    spec = layout.field(name)
+    return lines[spec.line][spec.start:spec.end]
+
+
+def _names(layout: Layout, lines: Sequence[str]) -> tuple[str, str, bool]:
+    if layout.format is MrzFormat.FR_CNI:
+        raw = _field(layout, lines, "surname") + _field(layout, lines, "given_names")
+        return _words(_field(layout, lines, "surname")), \
+            _words(_field(layout, lines, "given_names")), _name_ok(raw)
+    raw = _field(layout, lines, "names")
+    surname, _, given = raw.partition("<<")
+    return _words(surname), _words(given), _name_ok(raw)
+
+
+def _name_ok(raw: str) -> bool:
+    return any(ch.isalpha() for ch in raw) and not any(ch.isdigit() for ch in raw)
+
+
+def _document_number(layout: Layout, lines: Sequence[str]) -> tuple[str, str]:
+    """(document number, remaining optional data) with TD1/TD2 overflow joined."""
+    number = _field(layout, lines, "document_number")
+    check = _field(layout, lines, "document_number_check")
+    optional_name = "optional_data_1" if layout.format is MrzFormat.TD1 else "optional_data_2"
+    optional = _field(layout, lines, optional_name) if optional_name in {
+        f.name for f in layout.fields} else ""
+    if layout.format in (MrzFormat.TD1, MrzFormat.TD2) and check == "<":
+        extra, _, rest = optional.partition("<")
+        if len(extra) >= 2:
+            return number.replace("<", "") + extra[:-1], rest
+    return number.replace("<", ""), optional
+
+
+def _spanish_id(layout: Layout, document_number: str, personal: str) -> str | None:
+    """The DNI or NIE a Spanish document carries, if any (checked later)."""
+    for text in (personal, document_number):
+        candidate = text.strip("<")[:9]
+        if looks_like_dni(candidate) or looks_like_nie(candidate):
+            return candidate
+    return None
+
+
+def _content_errors(layout: Layout, lines: Sequence[str], sex_raw: str) -> list[str]:
+    errors: list[str] = []
+    code = _field(layout, lines, "document_code")
+    visa = layout.format in (MrzFormat.MRVA, MrzFormat.MRVB)
+    if (code[0] != "V") if visa else (code[0] not in "ACIP"):
+        errors.append("INVALID_DOCUMENT_CODE")
+    if not re.fullmatch(r"[A-Z]{1,3}<{0,2}", _field(layout, lines, "issuer")):
+        errors.append("INVALID_ISSUER")
+    if sex_raw not in ("M", "F", "X", "<"):
+        errors.append("INVALID_SEX")
+    return errors
+
+
+def parse_mrz(lines: Sequence[str] | str, *, today: date) -> MrzResult:
+    """Parse a machine readable zone read by OCR, a scanner or typed in.
+
+    ``lines`` may be a sequence of lines or one string with newlines; spaces
+    and lower case are tolerated. Never raises.
+    """
+    clean, error = _normalise(lines)
+    if error is not None:
+        return MrzResult(valid=False, format=None, lines=tuple(clean), errors=(error,))
+    fmt = detect_format(clean)
+    if fmt is None:
+        code = "MRZ_UNKNOWN_FORMAT" if len(clean) not in (2, 3) else "MRZ_BAD_LENGTH"
+        return MrzResult(valid=False, format=None, lines=tuple(clean), errors=(code,))
+    layout = LAYOUTS[fmt]
+    fixed, corrections = correct(layout, clean)
+    return _build_result(layout, fixed, corrections, today)
+
+
+def _build_result(
+    layout: Layout, fixed: list[str], corrections: list[Correction], today: date
+) -> MrzResult:
+    errors = failing_checks(layout, fixed)
+    sex_raw = _field(layout, fixed, "sex")
+    errors += _content_errors(layout, fixed, sex_raw)
+    birth = _parse_date(_field(layout, fixed, "birth_date"), today=today, birth=True)
+    if birth is None:
+        errors.append("INVALID_BIRTH_DATE")
+    expiry: date | None = None
+    if layout.format is not MrzFormat.FR_CNI:  # the French CNI has no expiry field
+        expiry = _parse_date(_field(layout, fixed, "expiry_date"), today=today, birth=False)
+        if expiry is None:
+            errors.append("INVALID_EXPIRY_DATE")
+    surname, given, name_ok = _names(layout, fixed)
+    if not name_ok:
+        errors.append("INVALID_NAME")
+    number, optional = _document_number(layout, fixed)
+    if layout.format is MrzFormat.TD3:
+        personal = _field(layout, fixed, "personal_number")
+    elif layout.format is MrzFormat.TD1 and not optional.strip("<"):
+        personal = _field(layout, fixed, "optional_data_2")
+    else:
+        personal = optional
+    issuer = _field(layout, fixed, "issuer").replace("<", "")
+    id_number = number
+    if issuer == "ESP":
+        spanish = _spanish_id(layout, number, personal)
+        if spanish is not None:
+            id_number = spanish
+            if not (is_valid_dni(spanish) or is_valid_nie(spanish)):
+                errors.append("DNI_CHECK_LETTER")
+    return MrzResult(
+        valid=not errors,
+        format=layout.format,
+        lines=tuple(fixed),
+        document_code=_field(layout, fixed, "document_code").replace("<", ""),
+        issuer=issuer,
+        document_number=number,
+        personal_number=personal.strip("<"),
+        id_number=id_number,
+        surname=surname,
+        given_names=given,
+        nationality=_nationality(layout, fixed),
+        birth_date=birth,
+        expiry_date=expiry,
+        sex="X" if sex_raw in ("<", "X") else sex_raw,
+        corrections=tuple(corrections),
+        errors=tuple(dict.fromkeys(errors)),
+    )
+
+
+def _nationality(layout: Layout, lines: Sequence[str]) -> str:
+    if layout.format is MrzFormat.FR_CNI:
+        return "FRA"
+    return _field(layout, lines, "nationality").replace("<", "")

@@ -1,0 +1,175 @@
+"""parse_mrz on ICAO specimens, Spanish documents and the real-image truth table."""
+
+from __future__ import annotations
+
+import csv
+from datetime import date
+from pathlib import Path
+
+import pytest
+
+from admission.identity import IdentityKey, IdKind
+from admission.mrz import MrzFormat, parse_mrz
+from admission.mrz_build import build_td1, build_td3
+
+TODAY = date(2026, 11, 29)
+TRUTH = Path(__file__).resolve().parents[2] / ".." / "shared" / "testdata" / "mrz-real" / "truth.tsv"
+
+TD1_UTO = [
+    "I<UTOD231458907<<<<<<<<<<<<<<<",
+    "7408122F1204159UTO<<<<<<<<<<<6",
+    "ERIKSSON<<ANNA<MARIA<<<<<<<<<<",
+]
+TD2_UTO = ["I<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<", "D231458907UTO7408122F1204159<<<<<<<6"]
+TD3_UTO = [
+    "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+    "L898902C36UTO7408122F1204159ZE184226B<<<<<10",
+]
+MRVA_UTO = [
+    "V<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+    "L8988901C4XXX4009078F96121096ZE184226B<<<<<<",
+]
+MRVB_UTO = ["V<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<", "L8988901C4XXX4009078F9612109<<<<<<<<"]
+DNI_30 = [
+    "IDESPBAA000589599999999R<<<<<<",
+    "8001014F2501017ESP<<<<<<<<<<<7",
+    "ESPANOLA<ESPANOLA<<CARMEN<<<<<",
+]
+
+
+def test_td1_specimen() -> None:
+    r = parse_mrz(TD1_UTO, today=TODAY)
+    assert r.valid and r.errors == () and r.corrections == ()
+    assert r.format is MrzFormat.TD1
+    assert (r.document_code, r.issuer, r.document_number) == ("I", "UTO", "D23145890")
+    assert (r.surname, r.given_names, r.sex, r.nationality) == ("ERIKSSON", "ANNA MARIA", "F", "UTO")
+    assert r.birth_date == date(1974, 8, 12) and r.expiry_date == date(2012, 4, 15)
+    assert r.identity_key() == IdentityKey(IdKind.ID_CARD, "UTO", "D23145890")
+
+
+def test_td2_specimen() -> None:
+    r = parse_mrz(TD2_UTO, today=TODAY)
+    assert r.valid and r.format is MrzFormat.TD2
+    assert r.document_number == "D23145890" and r.given_names == "ANNA MARIA"
+
+
+def test_td3_specimen() -> None:
+    r = parse_mrz(TD3_UTO, today=TODAY)
+    assert r.valid and r.format is MrzFormat.TD3
+    assert r.document_number == "L898902C3" and r.personal_number == "ZE184226B"
+    assert r.id_number == "L898902C3"
+    assert r.identity_key() == IdentityKey(IdKind.PASSPORT, "UTO", "L898902C3")
+
+
+def test_visas() -> None:
+    a = parse_mrz(MRVA_UTO, today=TODAY)
+    b = parse_mrz(MRVB_UTO, today=TODAY)
+    assert a.valid and a.format is MrzFormat.MRVA
+    assert b.valid and b.format is MrzFormat.MRVB
+    assert a.document_number == b.document_number == "L8988901C"
+    assert a.expiry_date == date(1996, 12, 10)  # 2096 is more than 50 years ahead
+    key = a.identity_key()
+    assert key is not None and key.kind is IdKind.OTHER
+
+
+def test_to_json_exact_keys() -> None:
+    data = parse_mrz(TD1_UTO, today=TODAY).to_json()
+    assert list(data) == [
+        "valid", "format", "document_code", "issuer", "document_number", "personal_number",
+        "id_number", "surname", "given_names", "nationality", "birth_date", "expiry_date",
+        "sex", "corrections", "errors",
+    ]
+    assert data["birth_date"] == "1974-08-12" and data["format"] == "TD1"
+    empty = parse_mrz("", today=TODAY).to_json()
+    assert empty["birth_date"] is None and empty["errors"] == ["MRZ_EMPTY"]
+
+
+def test_one_string_lower_case_and_stray_spaces() -> None:
+    text = "\n  " + "\n".join(line.lower() for line in TD3_UTO).replace("<<<<", "<< <<") + "\n\n"
+    r = parse_mrz(text, today=TODAY)
+    assert r.valid and r.lines == tuple(TD3_UTO)
+
+
+def test_spanish_dni_3_support_number_and_dni_in_optional_data() -> None:
+    r = parse_mrz(DNI_30, today=TODAY)
+    assert r.valid
+    assert r.document_number == "BAA000589" and r.id_number == "99999999R"
+    assert (r.surname, r.given_names) == ("ESPANOLA ESPANOLA", "CARMEN")
+    assert r.identity_key() == IdentityKey(IdKind.DNI, "ESP", "99999999R")
+
+
+def test_spanish_dni_wrong_letter() -> None:
+    lines = build_td1(document_code="ID", issuer="ESP", document_number="BAA000589",
+                      optional_data_1="99999999A", nationality="ESP")
+    r = parse_mrz(lines, today=TODAY)
+    assert not r.valid and r.errors == ("DNI_CHECK_LETTER",)
+    assert r.identity_key() is None
+
+
+def test_spanish_dni_older_layout_number_in_document_field() -> None:
+    lines = build_td1(document_code="ID", issuer="ESP", document_number="12345678Z",
+                      nationality="ESP", surname="GARCIA LOPEZ", given_names="JUAN")
+    r = parse_mrz(lines, today=TODAY)
+    assert r.valid and r.id_number == "12345678Z"
+    assert r.identity_key() == IdentityKey(IdKind.DNI, "ESP", "12345678Z")
+
+
+def test_spanish_nie_residence_card() -> None:
+    lines = build_td1(document_code="IR", issuer="ESP", document_number="E00000000",
+                      optional_data_1="X1234567L", nationality="MAR")
+    r = parse_mrz(lines, today=TODAY)
+    assert r.valid and r.id_number == "X1234567L"
+    assert r.identity_key() == IdentityKey(IdKind.NIE, "ESP", "X1234567L")
+
+
+def test_spanish_passport_carries_dni_in_personal_number() -> None:
+    lines = build_td3(issuer="ESP", nationality="ESP", document_number="PAA123456",
+                      personal_number="12345678Z", surname="GARCIA", given_names="ANA")
+    r = parse_mrz(lines, today=TODAY)
+    assert r.valid and r.document_number == "PAA123456" and r.id_number == "12345678Z"
+    assert r.identity_key() == IdentityKey(IdKind.DNI, "ESP", "12345678Z")
+
+
+def test_german_card_d_filler() -> None:
+    lines = build_td1(document_code="ID", issuer="D", nationality="D",
+                      document_number="T22000129", surname="MUSTERMANN", given_names="ERIKA")
+    assert lines[0].startswith("IDD<<")
+    r = parse_mrz(lines, today=TODAY)
+    assert r.valid and r.issuer == "D" and r.nationality == "D"
+    assert r.identity_key() == IdentityKey(IdKind.ID_CARD, "D", "T22000129")
+
+
+def test_td3_empty_personal_number_check_may_be_filler_or_zero() -> None:
+    filler = build_td3(personal_number="", filler_check_when_empty=True)
+    zero = build_td3(personal_number="", filler_check_when_empty=False)
+    assert filler[1][42] == "<" and zero[1][42] == "0"
+    assert parse_mrz(filler, today=TODAY).valid and parse_mrz(zero, today=TODAY).valid
+
+
+def test_td1_document_number_overflow() -> None:
+    lines = build_td1(document_number="D23145890123", optional_data_1="XYZ")
+    assert lines[0][14] == "<"
+    r = parse_mrz(lines, today=TODAY)
+    assert r.valid and r.document_number == "D23145890123" and r.personal_number == "XYZ"
+
+
+def truth_rows() -> list[dict[str, str]]:
+    if not TRUTH.exists():
+        return []
+    with TRUTH.open(encoding="utf-8") as fh:
+        return [row for row in csv.DictReader(fh, delimiter="\t") if row["mrz"]]
+
+
+@pytest.mark.skipif(not TRUTH.exists(), reason="shared test data not present")
+@pytest.mark.parametrize("row", truth_rows(), ids=lambda row: row["file"])
+def test_real_truth_rows(row: dict[str, str]) -> None:
+    lines = row["mrz"].split("|")
+    r = parse_mrz(lines, today=TODAY)
+    if "expected-fail" in row["notes"]:
+        assert not r.valid
+        assert any(e.startswith("CHECK_") for e in r.errors)
+        assert r.lines == tuple(lines) and r.corrections == ()
+    else:
+        assert r.valid, r.errors
+        assert r.lines == tuple(lines) and r.corrections == ()
+        assert r.identity_key() is not None
