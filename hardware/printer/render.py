@@ -1,0 +1,395 @@
+"""Render entry cards (CR80 85.6×54 mm, art. 22.3 / R7) to PDF with reportlab.
+
+Also the provisional voucher (art. 23.4, R11), the A5 desk leaflet and plain text
+documents such as the regulation (art. 25, R14): see ``documents.py``. PNG previews
+for the GUI come from pypdfium2.
+
+Everything is drawn in memory; the caller decides where the bytes go (a print queue,
+the demo PDF folder, a preview). Never a crash on a bad logo: the card is printed
+without it and a warning code is returned (issue 6, bad input).
+"""
+
+from __future__ import annotations
+
+import io
+import logging
+import threading
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from reportlab.graphics import renderPDF
+from reportlab.graphics.barcode.qr import QrCodeWidget
+from reportlab.graphics.shapes import Drawing
+from reportlab.lib.colors import Color, HexColor, white
+from reportlab.lib.units import mm
+from reportlab.lib.utils import ImageReader
+from reportlab.pdfbase import pdfmetrics
+from reportlab.pdfbase.ttfonts import TTFont
+from reportlab.pdfgen.canvas import Canvas
+
+from admission.card_view import CardView
+from hardware.printer import CR80
+
+__all__ = [
+    "FONT_DIR",
+    "CardStyle",
+    "Rendered",
+    "fit_lines",
+    "preview_png",
+    "register_fonts",
+    "render_card",
+]
+
+log = logging.getLogger(__name__)
+
+RESOURCES = Path(__file__).resolve().parents[2] / "resources"
+FONT_DIR = RESOURCES / "fonts"
+DEMO_DIR = RESOURCES / "demo"
+
+MAX_IMAGE_BYTES = 20 * 1024 * 1024  # larger logo files are refused, not decoded
+MAX_IMAGE_PIXELS = 40_000_000  # decompression-bomb guard, checked before decoding
+MAX_EMBED_PX = 600  # 600 px over ~20 mm is > 700 dpi: plenty for a 300 dpi card printer
+
+WARN_LOGO_MISSING = "LOGO_MISSING"
+WARN_LOGO_TOO_LARGE = "LOGO_TOO_LARGE"
+WARN_LOGO_UNREADABLE = "LOGO_UNREADABLE"
+WARN_SIGNATURE_MISSING = "SIGNATURE_MISSING"
+WARN_SIGNATURE_TOO_LARGE = "SIGNATURE_TOO_LARGE"
+WARN_SIGNATURE_UNREADABLE = "SIGNATURE_UNREADABLE"
+WARN_NAME_TRUNCATED = "NAME_TRUNCATED"
+WARN_NO_SEAL = "NO_SIGNATURE_OR_LOGO"  # R7 needs the director's signature or the seal/logo
+
+
+@dataclass(frozen=True, slots=True)
+class CardStyle:
+    """Colours, fonts and images, all from settings (``printer.card.*`` keys)."""
+
+    primary: str = "#0B3D2E"  # header band
+    on_primary: str = "#FFFFFF"
+    text: str = "#111111"
+    muted: str = "#555555"  # field labels
+    accent: str = "#B00020"  # exceptional / special marks
+    font_regular: str = str(FONT_DIR / "DejaVuSans.ttf")
+    font_bold: str = str(FONT_DIR / "DejaVuSans-Bold.ttf")
+    logo: str | None = str(DEMO_DIR / "logo.png")
+    signature: str | None = str(DEMO_DIR / "signature.png")
+    signature_caption: str = "El director de juegos"
+
+
+@dataclass(frozen=True, slots=True)
+class Rendered:
+    """A rendered document: the PDF bytes and warning codes (never personal data)."""
+
+    pdf: bytes
+    warnings: tuple[str, ...] = field(default=())
+
+    def __repr__(self) -> str:
+        return f"Rendered({len(self.pdf)} bytes, warnings={self.warnings})"
+
+
+# ---------------------------------------------------------------- fonts and colours
+
+_font_lock = threading.Lock()
+_fonts: dict[tuple[str, str], tuple[str, str]] = {}
+
+
+def register_fonts(regular: str, bold: str) -> tuple[str, str]:
+    """Register two TTF files with reportlab once; falls back to the vendored DejaVu
+    when a configured font cannot be loaded (Helvetica has no ñ-safe metrics for all
+    accents and is not embedded)."""
+    key = (regular, bold)
+    with _font_lock:
+        if key in _fonts:
+            return _fonts[key]
+        names: list[str] = []
+        for path, fallback in ((regular, "DejaVuSans.ttf"), (bold, "DejaVuSans-Bold.ttf")):
+            name = "F_" + Path(path).stem.replace(" ", "_")
+            try:
+                if name not in pdfmetrics.getRegisteredFontNames():
+                    pdfmetrics.registerFont(TTFont(name, path))
+            except Exception:  # reportlab raises TTFError, OSError, ...
+                log.warning("font %s unusable, using vendored DejaVu", Path(path).name)
+                name = "F_" + Path(fallback).stem
+                if name not in pdfmetrics.getRegisteredFontNames():
+                    pdfmetrics.registerFont(TTFont(name, str(FONT_DIR / fallback)))
+            names.append(name)
+        result = (names[0], names[1])
+        _fonts[key] = result
+        return result
+
+
+def _colour(value: str, default: str) -> Color:
+    try:
+        return HexColor(value)
+    except (ValueError, TypeError):
+        log.warning("bad colour setting, using default")
+        return HexColor(default)
+
+
+# ---------------------------------------------------------------- images
+
+_image_lock = threading.Lock()
+_images: dict[tuple[str, int, int], tuple[ImageReader | None, str]] = {}
+
+
+def load_image(path: str | None, kind: str) -> tuple[ImageReader | None, str]:
+    """A reportlab image ready to draw, or ``(None, WARNING_CODE)``.
+
+    Huge files and pixel counts are refused before decoding; anything Pillow cannot
+    decode is reported, never raised. Results are cached per (path, mtime, size).
+    """
+    if not path:
+        return None, f"{kind}_MISSING"
+    try:
+        st = Path(path).stat()
+    except OSError:
+        return None, f"{kind}_MISSING"
+    key = (path, st.st_mtime_ns, st.st_size)
+    with _image_lock:
+        cached = _images.get(key)
+    if cached is not None:
+        return cached
+    result = _decode_image(Path(path), st.st_size, kind)
+    with _image_lock:
+        if len(_images) > 32:
+            _images.clear()
+        _images[key] = result
+    return result
+
+
+def _decode_image(path: Path, size: int, kind: str) -> tuple[ImageReader | None, str]:
+    from PIL import Image  # reportlab's own dependency
+
+    if size > MAX_IMAGE_BYTES:
+        return None, f"{kind}_TOO_LARGE"
+    try:
+        with Image.open(path) as probe:
+            width, height = probe.size
+            if width * height > MAX_IMAGE_PIXELS or width <= 0 or height <= 0:
+                return None, f"{kind}_TOO_LARGE"
+            probe.load()
+            img = probe.convert("RGBA")
+    except Image.DecompressionBombError:
+        return None, f"{kind}_TOO_LARGE"
+    except Exception:  # corrupt, truncated, not an image at all
+        return None, f"{kind}_UNREADABLE"
+    img.thumbnail((MAX_EMBED_PX, MAX_EMBED_PX))
+    buf = io.BytesIO()
+    img.save(buf, format="PNG")
+    buf.seek(0)
+    return ImageReader(buf), ""
+
+
+def _draw_image_in_box(c: Canvas, image: ImageReader, x: float, y: float,
+                       w: float, h: float) -> None:
+    iw, ih = image.getSize()
+    scale = min(w / iw, h / ih)
+    dw, dh = iw * scale, ih * scale
+    c.drawImage(image, x + (w - dw) / 2, y + (h - dh) / 2, dw, dh, mask="auto")
+
+
+# ---------------------------------------------------------------- text fitting
+
+def fit_lines(text: str, font: str, max_width: float, sizes: Sequence[float],
+              max_lines: int, one_line_min: float = 6.0) -> tuple[float, list[str], bool]:
+    """Shrink first, then wrap, never overflow.
+
+    The largest size in ``sizes`` (not below ``one_line_min``) at which ``text`` fits on
+    one line; else the largest size at which it fits in ``max_lines`` wrapped lines of
+    ``max_width`` points; else the smallest size, cut with an ellipsis.
+    Returns ``(size, lines, truncated)``.
+    """
+    for size in sizes:
+        if size >= one_line_min and pdfmetrics.stringWidth(text, font, size) <= max_width:
+            return size, [text], False
+    for size in sizes:
+        lines = _wrap(text, font, size, max_width)
+        if len(lines) <= max_lines:
+            return size, lines, False
+    size = sizes[-1]
+    lines = _wrap(text, font, size, max_width)[:max_lines]
+    lines[-1] = _ellipsize(lines[-1] + " …", font, size, max_width)
+    return size, lines, True
+
+
+def _wrap(text: str, font: str, size: float, max_width: float) -> list[str]:
+    lines: list[str] = []
+    current = ""
+    for word in text.split():
+        candidate = f"{current} {word}" if current else word
+        if pdfmetrics.stringWidth(candidate, font, size) <= max_width or not current:
+            current = candidate
+        else:
+            lines.append(current)
+            current = word
+    if current:
+        lines.append(current)
+    # a single word longer than the line is split by characters
+    out: list[str] = []
+    for line in lines or [""]:
+        while pdfmetrics.stringWidth(line, font, size) > max_width and len(line) > 1:
+            cut = len(line)
+            while cut > 1 and pdfmetrics.stringWidth(line[:cut], font, size) > max_width:
+                cut -= 1
+            out.append(line[:cut])
+            line = line[cut:]
+        out.append(line)
+    return out
+
+
+def _ellipsize(text: str, font: str, size: float, max_width: float) -> str:
+    if pdfmetrics.stringWidth(text, font, size) <= max_width:
+        return text
+    while text and pdfmetrics.stringWidth(text + "…", font, size) > max_width:
+        text = text[:-1]
+    return text.rstrip() + "…"
+
+
+def draw_fitted(c: Canvas, text: str, font: str, x: float, y: float, max_width: float,
+                size: float, min_size: float, *, right: bool = False,
+                centre: bool = False) -> None:
+    """One line, shrunk down to ``min_size`` and then ellipsized: never overflows."""
+    while size > min_size and pdfmetrics.stringWidth(text, font, size) > max_width:
+        size -= 0.25
+    text = _ellipsize(text, font, size, max_width)
+    c.setFont(font, size)
+    if right:
+        c.drawRightString(x, y, text)
+    elif centre:
+        c.drawCentredString(x, y, text)
+    else:
+        c.drawString(x, y, text)
+
+
+# ---------------------------------------------------------------- the card
+
+def _qr(c: Canvas, text: str, x: float, y: float, size: float) -> None:
+    widget = QrCodeWidget(text, barLevel="M", barBorder=1)
+    bx0, by0, bx1, by1 = widget.getBounds()
+    bw, bh = bx1 - bx0, by1 - by0
+    drawing = Drawing(size, size, transform=[size / bw, 0, 0, size / bh, 0, 0])
+    drawing.add(widget)
+    renderPDF.draw(drawing, c, x, y)
+
+
+def render_card(view: CardView, style: CardStyle | None = None) -> Rendered:
+    """The CR80 card PDF (one page, 85.6×54 mm) with every R7 field and the QR code."""
+    style = style or CardStyle()
+    regular, bold = register_fonts(style.font_regular, style.font_bold)
+    warnings: list[str] = []
+    logo, warn = load_image(style.logo, "LOGO")
+    if warn:
+        warnings.append(warn)
+    signature, warn = load_image(style.signature, "SIGNATURE")
+    if warn and style.signature:
+        warnings.append(warn)
+    if logo is None and signature is None:
+        warnings.append(WARN_NO_SEAL)
+
+    buf = io.BytesIO()
+    page_w, page_h = CR80.points
+    c = Canvas(buf, pagesize=(page_w, page_h), pageCompression=1, invariant=True)
+    c.setTitle(f"Tarjeta {view.number}")  # metadata: number only, no name
+    c.setCreator("admission-desk")
+
+    primary = _colour(style.primary, CardStyle.primary)
+    on_primary = _colour(style.on_primary, CardStyle.on_primary)
+    text_colour = _colour(style.text, CardStyle.text)
+    muted = _colour(style.muted, CardStyle.muted)
+    accent = _colour(style.accent, CardStyle.accent)
+
+    # header band: logo (seal), casino name, title, number
+    band = 11 * mm
+    c.setFillColor(primary)
+    c.rect(0, page_h - band, page_w, band, stroke=0, fill=1)
+    text_x = 3 * mm
+    if logo is not None:
+        c.setFillColor(white)
+        _draw_image_in_box(c, logo, 2 * mm, page_h - band + 1.2 * mm, 8.6 * mm, 8.6 * mm)
+        text_x = 12 * mm
+    c.setFillColor(on_primary)
+    number_w = 24 * mm
+    draw_fitted(c, view.casino_name, bold, text_x, page_h - 5 * mm,
+                page_w - text_x - number_w - 2 * mm, 8, 5)
+    draw_fitted(c, view.title, regular, text_x, page_h - 8.6 * mm,
+                page_w - text_x - number_w - 2 * mm, 5.5, 4)
+    draw_fitted(c, view.number_text, bold, page_w - 3 * mm, page_h - 7 * mm,
+                number_w, 10, 6, right=True)
+
+    # holder name: shrink, then wrap, never overflow (issue 6, bad input)
+    left = 4 * mm
+    col_w = 56 * mm
+    c.setFillColor(muted)
+    c.setFont(regular, 4.5)
+    c.drawString(left, page_h - band - 3.2 * mm, view.fields[0].label)
+    size, lines, truncated = fit_lines(view.holder_name, bold, col_w,
+                                       (9, 8, 7, 6.5, 6, 5.5, 5, 4.5), 3)
+    if truncated:
+        warnings.append(WARN_NAME_TRUNCATED)
+    c.setFillColor(text_colour)
+    c.setFont(bold, size)
+    y = page_h - band - 3.4 * mm - size
+    for line in lines:
+        c.drawString(left, y, line)
+        y -= size * 1.12
+
+    # the other R7 fields, two columns, three rows
+    grid_top = 26.5 * mm
+    cell_w = col_w / 2
+    for index, item in enumerate(view.fields[1:]):
+        row, col = divmod(index, 2)
+        x = left + col * cell_w
+        fy = grid_top - row * 6.2 * mm
+        c.setFillColor(muted)
+        c.setFont(regular, 4.5)
+        c.drawString(x, fy, item.label)
+        c.setFillColor(text_colour)
+        draw_fitted(c, item.value, bold, x, fy - 2.9 * mm, cell_w - 1.5 * mm, 7, 4.5)
+
+    # visible marks: exceptional (R12), special type (R10), private rooms (R16)
+    c.setFillColor(accent)
+    my = 7.8 * mm
+    for mark in view.marks[:3]:
+        draw_fitted(c, mark, bold, left, my, col_w, 5.5, 3.8)
+        my -= 2.5 * mm
+
+    # machine-readable code (R8) and its text
+    qr_size = 17 * mm
+    qx = page_w - qr_size - 3.5 * mm
+    qy = 18.5 * mm
+    _qr(c, view.code, qx, qy, qr_size)
+    c.setFillColor(text_colour)
+    draw_fitted(c, view.code, regular, qx + qr_size / 2, qy - 1.8 * mm, 22 * mm, 4.2, 3,
+                centre=True)
+
+    # director's signature (or the logo again as the seal), art. 22.3
+    sx, sy, sw, sh = page_w - 25 * mm, 4.2 * mm, 22 * mm, 9 * mm
+    seal = signature if signature is not None else logo
+    if seal is not None:
+        _draw_image_in_box(c, seal, sx, sy, sw, sh)
+    c.setFillColor(muted)
+    caption = style.signature_caption if signature is not None else "Sello del casino"
+    draw_fitted(c, caption, regular, sx + sw / 2, 2.3 * mm, sw, 4, 3, centre=True)
+
+    c.showPage()
+    c.save()
+    return Rendered(buf.getvalue(), tuple(warnings))
+
+
+# ---------------------------------------------------------------- preview
+
+def preview_png(pdf: bytes, *, dpi: float = 200, page_index: int = 0) -> bytes:
+    """PNG bytes of one page, for the GUI preview (pypdfium2, no Qt needed)."""
+    import pypdfium2 as pdfium
+
+    doc = pdfium.PdfDocument(pdf)
+    try:
+        page = doc[page_index]
+        bitmap = page.render(scale=dpi / 72)
+        image = bitmap.to_pil()
+        out = io.BytesIO()
+        image.save(out, format="PNG")
+        return out.getvalue()
+    finally:
+        doc.close()
