@@ -39,6 +39,7 @@ class RegistryAnswer:
     as_of: datetime | None = None  # when the data used was current
     age_seconds: int | None = None  # age of the replica at check time
     error: str = ""  # code when UNVERIFIABLE (REGISTRY_TIMEOUT, REPLICA_STALE, ...)
+    fallback_error: str = ""  # why the online service was not used (answer came from the replica)
 
     def as_check(self) -> RegistryCheck:
         return RegistryCheck(self.status.value, self.source.value, self.version, self.age_seconds)

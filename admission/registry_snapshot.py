@@ -1,0 +1,439 @@
+"""Parsing and validation of RIAJ snapshot files and change-feed entries (pure, stdlib only).
+
+Nothing here touches the store: a file is read completely and validated before
+anything is swapped in (issue 5, point 2). Every problem raises
+:class:`SnapshotError` with a stable code; no partial result escapes.
+
+Two snapshot formats are accepted.
+
+*Plain list* (the simplest form): UTF-8 text, one identity number per line,
+``#`` starts a comment. Numbers are normalised with
+:func:`admission.identity.normalise_number`. A plain list carries no date, no
+checksum and no signature: its version is derived from its content and its
+``as_of`` is the moment of import. It cannot detect its own truncation, which
+is why the regulator's files use the structured form::
+
+    #RIAJ-SNAPSHOT 1
+    #scheme: sha256-salted-v1      (or: clear)
+    #salt: <hex, 16-64 bytes>      (required for hashed schemes)
+    #version: 2026-11-29.1
+    #as-of: 2026-11-29T06:00:00Z
+    #scope: CASINOS
+    #count: 1000000
+    <one identifier per line>
+    #end sha256:<hex>              sha256 of every byte before this line
+    #signature ed25519:<base64>    optional; see :func:`signed_message`
+
+In ``sha256-salted-v1`` each identifier line is
+``hex(sha256(salt || utf8(normalised number)))``. Comment lines (``# text``,
+with a space) may appear anywhere before ``#end``.
+
+Identifiers are kept as 16-byte digests (``sha256(salt || number)[:16]``), also
+for clear lists (with a random local salt), so the store never holds the
+register in clear. Matching is on the normalised number alone, whatever the
+document kind or country: the register is keyed by document number, and
+a conservative match only ever errs towards DENY (art. 21.1).
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import re
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from enum import StrEnum
+from typing import Protocol
+
+from admission.errors import AdmissionError
+from admission.identity import normalise_number
+from admission.registry import CASINO_SCOPE
+
+MAGIC = b"#RIAJ-SNAPSHOT 1"
+SCHEME_CLEAR = "clear"
+SCHEME_SHA256_SALTED = "sha256-salted-v1"
+KNOWN_SCHEMES = frozenset({SCHEME_CLEAR, SCHEME_SHA256_SALTED})
+DIGEST_BYTES = 16
+SIGNATURE_DOMAIN = b"RIAJ-SNAPSHOT-SIG-1\x00"
+MAX_LINE_BYTES = 256
+
+_NUMBER = re.compile(r"^[A-Z0-9]{1,20}$")
+_HEX64 = re.compile(rb"^[0-9a-fA-F]{64}$")
+_HEADER = re.compile(rb"^#([a-z][a-z0-9-]*):[ \t]*(.*?)[ \t]*$")
+_END = re.compile(rb"^#end sha256:([0-9a-f]{64})$")
+_SIGNATURE = re.compile(rb"^#signature ed25519:([A-Za-z0-9+/=]{1,200})$")
+_VERSION = re.compile(r"^[A-Za-z0-9._:+-]{1,64}$")
+
+
+class SnapshotError(AdmissionError):
+    """A snapshot or feed was rejected; ``line`` is 1-based (0 when not line-specific)."""
+
+    code = "SNAPSHOT_INVALID"
+
+    def __init__(self, code: str, detail: str = "", line: int = 0) -> None:
+        super().__init__(f"{detail} (line {line})" if line else detail, code=code)
+        self.line = line
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A fully validated snapshot, ready to be swapped in."""
+
+    version: str
+    scheme: str
+    salt: bytes
+    scope: str
+    as_of: datetime | None  # None for a plain list: the importer uses its clock
+    digests: Sequence[bytes]  # sorted, unique, DIGEST_BYTES each
+    content_sha256: bytes  # of every byte before ``#end`` (whole file for plain lists)
+    signature: bytes | None
+    structured: bool
+
+    @property
+    def count(self) -> int:
+        return len(self.digests)
+
+
+def identity_digest(salt: bytes, number: str) -> bytes:
+    """The stored form of a normalised identity number."""
+    return hashlib.sha256(salt + number.encode("ascii")).digest()[:DIGEST_BYTES]
+
+
+def signed_message(content_sha256: bytes) -> bytes:
+    """What the Ed25519 signature covers: a domain tag and the ``#end`` checksum."""
+    return SIGNATURE_DOMAIN + content_sha256
+
+
+def clean_number(raw: str) -> str | None:
+    """Normalise an untrusted identity number; ``None`` when it is not one."""
+    if not raw.isascii() or not raw.isalnum() or not raw.isupper():
+        raw = normalise_number(raw)
+    return raw if _NUMBER.match(raw) else None
+
+
+def _decode(raw: bytes, lineno: int) -> str:
+    if len(raw) > MAX_LINE_BYTES:
+        raise SnapshotError("SNAPSHOT_MALFORMED_LINE", "line too long", lineno)
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise SnapshotError("SNAPSHOT_ENCODING", "not UTF-8", lineno) from None
+    if any(ord(c) < 32 and c != "\t" for c in text):
+        raise SnapshotError("SNAPSHOT_MALFORMED_LINE", "control character", lineno)
+    return text
+
+
+def _strip_eol(line: bytes) -> bytes:
+    return line.rstrip(b"\r\n")
+
+
+def parse_snapshot(lines: Iterable[bytes], local_salt: bytes) -> Snapshot:
+    """Parse a snapshot from binary lines (a file opened ``"rb"`` iterates that way).
+
+    ``local_salt`` hashes clear identifiers (pass ``secrets.token_bytes(16)``).
+    Raises :class:`SnapshotError`; returns only a complete, checked snapshot.
+    """
+    it = iter(lines)
+    first = next(it, None)
+    if first is None:
+        raise SnapshotError("SNAPSHOT_EMPTY", "empty file")
+    if first.startswith(b"\xef\xbb\xbf"):
+        first = first[3:]
+    if _strip_eol(first).rstrip() == MAGIC:
+        return _parse_structured(first, it, local_salt)
+    if first.startswith(b"#RIAJ-SNAPSHOT"):
+        raise SnapshotError("SNAPSHOT_UNKNOWN_FORMAT", "unsupported format version", 1)
+    return _parse_plain(first, it, local_salt)
+
+
+def _parse_plain(first: bytes, rest: Iterable[bytes], salt: bytes) -> Snapshot:
+    sha = hashlib.sha256()
+    digests: list[bytes] = []
+    lineno = 0
+    for lineno, raw in enumerate(_chain(first, rest), start=1):
+        sha.update(raw)
+        text = _decode(_strip_eol(raw), lineno).split("#", 1)[0].strip()
+        if not text:
+            continue
+        number = clean_number(text)
+        if number is None:
+            raise SnapshotError("SNAPSHOT_MALFORMED_LINE", "not an identity number", lineno)
+        digests.append(identity_digest(salt, number))
+    content = sha.digest()
+    return Snapshot(
+        version="plain-" + content.hex()[:16],
+        scheme=SCHEME_CLEAR,
+        salt=salt,
+        scope=CASINO_SCOPE,
+        as_of=None,
+        digests=_sorted_unique(digests),
+        content_sha256=content,
+        signature=None,
+        structured=False,
+    )
+
+
+def _chain(first: bytes, rest: Iterable[bytes]) -> Iterable[bytes]:
+    yield first
+    yield from rest
+
+
+@dataclass(slots=True)
+class _Header:
+    scheme: str = ""
+    salt: bytes = b""
+    version: str = ""
+    as_of: datetime | None = None
+    scope: str = CASINO_SCOPE
+    count: int = -1
+
+
+def _parse_structured(first: bytes, rest: Iterable[bytes], local_salt: bytes) -> Snapshot:
+    sha = hashlib.sha256(first)
+    header = _Header()
+    fields: dict[str, str] = {}
+    digests: list[bytes] = []
+    end: bytes | None = None
+    signature: bytes | None = None
+    in_header = True
+    lineno = 1
+    for lineno, raw in enumerate(rest, start=2):
+        line = _strip_eol(raw)
+        if signature is not None:
+            raise SnapshotError("SNAPSHOT_TRAILING_DATA", "data after the signature", lineno)
+        if end is not None:
+            signature = _signature_line(line, lineno)
+            continue
+        if line.startswith(b"#end"):
+            m = _END.match(line)
+            if m is None:
+                raise SnapshotError("SNAPSHOT_MALFORMED_LINE", "bad #end line", lineno)
+            end = bytes.fromhex(m.group(1).decode("ascii"))
+            continue
+        sha.update(raw)
+        if line.startswith(b"#"):
+            if in_header and (m := _HEADER.match(line)) is not None:
+                key = m.group(1).decode("ascii")
+                if key in fields:
+                    raise SnapshotError("SNAPSHOT_BAD_HEADER", f"duplicate {key}", lineno)
+                fields[key] = _decode(m.group(2), lineno)
+            elif not line.startswith(b"# ") and line != b"#":
+                raise SnapshotError("SNAPSHOT_MALFORMED_LINE", "bad comment", lineno)
+            continue
+        if in_header:
+            header = _check_header(fields, local_salt)
+            in_header = False
+        digests.append(_entry(line, header, lineno))
+    if in_header:
+        header = _check_header(fields, local_salt)
+    if end is None:
+        raise SnapshotError("SNAPSHOT_TRUNCATED", "no #end line", lineno)
+    content = sha.digest()
+    if content != end:
+        raise SnapshotError("SNAPSHOT_CHECKSUM_MISMATCH", "sha256 does not match #end")
+    if len(digests) != header.count:
+        raise SnapshotError("SNAPSHOT_COUNT_MISMATCH", f"{len(digests)} != {header.count}")
+    assert header.as_of is not None
+    return Snapshot(
+        version=header.version,
+        scheme=header.scheme,
+        salt=header.salt,
+        scope=header.scope,
+        as_of=header.as_of,
+        digests=_sorted_unique(digests),
+        content_sha256=content,
+        signature=signature,
+        structured=True,
+    )
+
+
+def _signature_line(line: bytes, lineno: int) -> bytes:
+    m = _SIGNATURE.match(line)
+    if m is None:
+        raise SnapshotError("SNAPSHOT_TRAILING_DATA", "data after #end", lineno)
+    try:
+        sig = base64.b64decode(m.group(1), validate=True)
+    except ValueError:
+        raise SnapshotError("SNAPSHOT_BAD_SIGNATURE", "signature not base64", lineno) from None
+    if len(sig) != 64:
+        raise SnapshotError("SNAPSHOT_BAD_SIGNATURE", "ed25519 signature is 64 bytes", lineno)
+    return sig
+
+
+def _entry(line: bytes, header: _Header, lineno: int) -> bytes:
+    if header.scheme == SCHEME_CLEAR:
+        number = clean_number(_decode(line, lineno).strip())
+        if number is None:
+            raise SnapshotError("SNAPSHOT_MALFORMED_LINE", "not an identity number", lineno)
+        return identity_digest(header.salt, number)
+    if not _HEX64.match(line):
+        raise SnapshotError("SNAPSHOT_MALFORMED_LINE", "not a sha256 hex digest", lineno)
+    return bytes.fromhex(line[: 2 * DIGEST_BYTES].decode("ascii"))
+
+
+def _check_header(fields: dict[str, str], local_salt: bytes) -> _Header:
+    for key in ("scheme", "version", "as-of", "count"):
+        if key not in fields:
+            raise SnapshotError("SNAPSHOT_HEADER_MISSING", key)
+    unknown = set(fields) - {"scheme", "salt", "version", "as-of", "scope", "count"}
+    if unknown:
+        raise SnapshotError("SNAPSHOT_BAD_HEADER", "unknown header " + sorted(unknown)[0])
+    h = _Header()
+    h.scheme = fields["scheme"]
+    if h.scheme not in KNOWN_SCHEMES:
+        raise SnapshotError("SNAPSHOT_UNKNOWN_SCHEME", h.scheme[:40])
+    if h.scheme == SCHEME_CLEAR:
+        h.salt = local_salt  # clear lists are hashed with our own salt before storage
+    else:
+        try:
+            h.salt = bytes.fromhex(fields.get("salt", ""))
+        except ValueError:
+            raise SnapshotError("SNAPSHOT_BAD_SALT", "salt not hex") from None
+        if not 16 <= len(h.salt) <= 64:
+            raise SnapshotError("SNAPSHOT_BAD_SALT", "salt must be 16-64 bytes")
+    if not _VERSION.match(fields["version"]):
+        raise SnapshotError("SNAPSHOT_BAD_HEADER", "bad version")
+    h.version = fields["version"]
+    h.as_of = parse_instant(fields["as-of"], "SNAPSHOT_BAD_HEADER")
+    h.scope = fields.get("scope", CASINO_SCOPE)
+    if h.scope != CASINO_SCOPE:  # exclusions are per game type; only this one binds us
+        raise SnapshotError("SNAPSHOT_WRONG_SCOPE", h.scope[:40])
+    if not fields["count"].isdigit():
+        raise SnapshotError("SNAPSHOT_BAD_HEADER", "bad count")
+    h.count = int(fields["count"])
+    return h
+
+
+def _sorted_unique(digests: list[bytes]) -> list[bytes]:
+    if not digests:
+        raise SnapshotError("SNAPSHOT_EMPTY", "no identifiers")
+    digests.sort()
+    prev = b""
+    for d in digests:
+        if d == prev:
+            raise SnapshotError("SNAPSHOT_DUPLICATE", "an identifier appears twice")
+        prev = d
+    return digests
+
+
+def parse_instant(text: str, code: str = "FEED_BAD_DATE") -> datetime:
+    """``YYYY-MM-DD`` (midnight UTC) or an ISO-8601 instant with an offset -> aware UTC."""
+    text = text.strip()
+    try:
+        if len(text) == 10:
+            return datetime.combine(date.fromisoformat(text), datetime.min.time(), UTC)
+        at = datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        raise SnapshotError(code, "bad date") from None
+    if at.tzinfo is None:
+        raise SnapshotError(code, "date without offset")
+    return at.astimezone(UTC)
+
+
+# --- change feed (verificarCambiosRGIAJ) -------------------------------------------------
+
+
+class FeedAction(StrEnum):
+    ADDED = "A"  # alta: the person was added to the register
+    REMOVED = "B"  # baja: the person was removed
+
+
+@dataclass(frozen=True, slots=True)
+class FeedEntry:
+    action: FeedAction
+    number: str  # normalised identity number
+    at: datetime  # aware UTC
+
+
+@dataclass(frozen=True, slots=True)
+class FeedPage:
+    """Changes since ``since``; the feed is complete up to ``as_of`` (server time)."""
+
+    since: datetime | None
+    as_of: datetime
+    entries: tuple[FeedEntry, ...]
+
+
+def feed_entry(action: str, number: str, at: str | datetime, lineno: int = 0) -> FeedEntry:
+    """Build one entry from untrusted parts."""
+    try:
+        act = FeedAction(action.strip().upper())
+    except ValueError:
+        raise SnapshotError("FEED_BAD_ACTION", "action must be A or B", lineno) from None
+    clean = clean_number(number)
+    if clean is None:
+        raise SnapshotError("FEED_BAD_IDENTITY", "not an identity number", lineno)
+    when = at if isinstance(at, datetime) else parse_instant(at)
+    if when.tzinfo is None:
+        raise SnapshotError("FEED_BAD_DATE", "date without offset", lineno)
+    return FeedEntry(act, clean, when.astimezone(UTC))
+
+
+def validate_feed(page: FeedPage) -> FeedPage:
+    """Reject out-of-order dates, entries before ``since`` or after ``as_of``."""
+    prev = page.since
+    for i, entry in enumerate(page.entries, start=1):
+        if prev is not None and entry.at < prev:
+            raise SnapshotError("FEED_OUT_OF_ORDER", "date goes backwards", i)
+        if entry.at > page.as_of:
+            raise SnapshotError("FEED_OUT_OF_ORDER", "date after the feed's as-of", i)
+        prev = entry.at
+    if page.since is not None and page.as_of < page.since:
+        raise SnapshotError("FEED_OUT_OF_ORDER", "as-of before since")
+    return page
+
+
+def parse_feed_lines(lines: Iterable[str], since: datetime | None, as_of: datetime) -> FeedPage:
+    """A change feed as text: ``A|B <number> <date>`` per line, ``#`` comments."""
+    entries: list[FeedEntry] = []
+    for lineno, raw in enumerate(lines, start=1):
+        text = raw.split("#", 1)[0].strip()
+        if not text:
+            continue
+        parts = text.replace(";", " ").split()
+        if len(parts) != 3:
+            raise SnapshotError("FEED_MALFORMED_LINE", "expected: action number date", lineno)
+        entries.append(feed_entry(parts[0], parts[1], parts[2], lineno))
+    return validate_feed(FeedPage(since, as_of, tuple(entries)))
+
+
+def render_snapshot(
+    numbers: Iterable[str],
+    *,
+    version: str,
+    as_of: datetime,
+    scheme: str = SCHEME_SHA256_SALTED,
+    salt: bytes = b"",
+    sign: Callable[[bytes], bytes] | None = None,
+) -> bytes:
+    """Write a structured snapshot (the regulator's side; used by tests, fakes and benches)."""
+    body: list[bytes] = []
+    for number in numbers:
+        if scheme == SCHEME_CLEAR:
+            body.append(number.encode("ascii") + b"\n")
+        else:
+            body.append(hashlib.sha256(salt + number.encode("ascii")).hexdigest().encode() + b"\n")
+    stamp = as_of.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    head = [MAGIC + b"\n", f"#scheme: {scheme}\n".encode()]
+    if scheme != SCHEME_CLEAR:
+        head.append(f"#salt: {salt.hex()}\n".encode())
+    head += [
+        f"#version: {version}\n".encode(),
+        f"#as-of: {stamp}\n".encode(),
+        f"#scope: {CASINO_SCOPE}\n".encode(),
+        f"#count: {len(body)}\n".encode(),
+    ]
+    content = b"".join(head) + b"".join(body)
+    digest = hashlib.sha256(content).digest()
+    out = content + b"#end sha256:" + digest.hex().encode() + b"\n"
+    if sign is not None:
+        sig = sign(signed_message(digest))
+        out += b"#signature ed25519:" + base64.b64encode(sig) + b"\n"
+    return out
+
+
+class SignatureVerifier(Protocol):
+    """Checks a snapshot signature over :func:`signed_message` (adapter: Ed25519)."""
+
+    def verify(self, message: bytes, signature: bytes) -> bool: ...
