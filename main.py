@@ -1,0 +1,238 @@
+#!/usr/bin/env python3
+"""Admission desk — composition root (STYLE.md rule 1).
+
+Reads settings, opens the encrypted visitor file, builds the real or demo
+adapters and hands them to the AdmissionDesk service and the command handlers.
+Nothing else constructs adapters. Every command prints JSON on stdout.
+
+Exit codes: 0 success / admitted; 1 refused or invalid input; 2 usage error;
+3 the visitor file or a device could not be used (wrong key, corrupt file...).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import os
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from admission.cards import CardCatalogue
+from admission.clock import SystemClock
+from admission.desk import AdmissionDesk, DeskConfig
+from admission.errors import AdmissionError
+from admission.hours import parse_hours
+from admission.ports import Clock
+from admission.registry import InterdictionRegistry
+from admission.settings import Settings
+from admission.verdict import AdmissionPolicy, Outcome
+
+APP_NAME = "admission-desk"
+DB_FILE = "visitors.db"
+SETTINGS_FILE = "settings.json"
+# The demo file holds invented people only; its passphrase is public on purpose so
+# that a newcomer reaches a working app without a keyring. Never used for real data.
+DEMO_PASSPHRASE = "demo-only-not-for-real-visitors"
+
+log = logging.getLogger("admission")
+
+
+def default_data_dir() -> Path:
+    from platformdirs import user_data_path
+
+    return user_data_path(APP_NAME, appauthor=False)
+
+
+@dataclass
+class App:
+    """Everything a command or the window needs, wired once."""
+
+    data_dir: Path
+    settings: Settings
+    clock: Clock
+    store: Any  # db.store.SqlCipherStore
+    registry: InterdictionRegistry
+    desk: AdmissionDesk
+    demo: bool = False
+    closers: list[Callable[[], None]] = field(default_factory=list)
+
+    def close(self) -> None:
+        for closer in reversed(self.closers):
+            closer()
+        self.closers.clear()
+
+
+def parse_instant(text: str | None) -> datetime | None:
+    if text is None:
+        return None
+    at = datetime.fromisoformat(text)
+    if at.tzinfo is None:  # a bare local time at the desk is Madrid time
+        from zoneinfo import ZoneInfo
+
+        at = at.replace(tzinfo=ZoneInfo("Europe/Madrid"))
+    return at.astimezone(UTC)
+
+
+def desk_config(settings: Settings) -> DeskConfig:
+    from datetime import date
+
+    holidays = frozenset(date.fromisoformat(d) for d in settings["holidays"])
+    return DeskConfig(
+        casino_id=settings["casino.id"],
+        desk_id=settings["desk.id"],
+        catalogue=CardCatalogue.from_config(settings["cards.types"], settings["cards.default"]),
+        policy=AdmissionPolicy(
+            unverifiable_outcome=Outcome(settings["admission.unverifiable"]),
+            stop_last_hour=settings["admission.stop_last_hour"],
+        ),
+        hours=parse_hours(settings["hours"], holidays),
+    )
+
+
+def open_store(data_dir: Path, *, demo: bool, create: bool = True) -> Any:
+    from db.keys import DbKey, resolve_key
+    from db.store import SqlCipherStore
+
+    path = data_dir / DB_FILE
+    if demo and not os.environ.get("ADMISSION_DB_KEY"):
+        key = DbKey.from_passphrase(DEMO_PASSPHRASE, source="demo")
+    else:
+        key = resolve_key(database_exists=path.exists() and path.stat().st_size > 0,
+                          ask_passphrase=_ask_passphrase if sys.stdin.isatty() else None)
+    data_dir.mkdir(parents=True, exist_ok=True)
+    return SqlCipherStore.open(path, key, create=create)
+
+
+def _ask_passphrase() -> str:
+    import getpass
+
+    return getpass.getpass("Clave del fichero de visitantes / visitor-file passphrase: ")
+
+
+def build_registry(store: Any, settings: Settings, clock: Clock) -> InterdictionRegistry:
+    from admission.registry_policy import RegistryPolicy
+    from db.registry_replica import ReplicaRegistry
+
+    replica = ReplicaRegistry(store, clock)
+    online = None
+    if settings["registry.online_url"]:
+        from hardware.registry.soap_client import client_from_settings
+
+        online = client_from_settings(settings)
+    return RegistryPolicy(
+        clock=clock,
+        replica=replica,
+        online=online,
+        max_replica_age_seconds=settings["registry.max_replica_age_hours"] * 3600,
+    )
+
+
+def build_app(data_dir: Path, *, clock: Clock | None = None, demo: bool = False) -> App:
+    settings = Settings.load(data_dir / SETTINGS_FILE)
+    clock = clock or SystemClock()
+    store = open_store(data_dir, demo=demo)
+    try:
+        registry = build_registry(store, settings, clock)
+        desk = AdmissionDesk(store=store, registry=registry, clock=clock,
+                             config=desk_config(settings))
+    except BaseException:
+        store.close()
+        raise
+    app = App(data_dir, settings, clock, store, registry, desk, demo)
+    app.closers.append(store.close)
+    return app
+
+
+# -- argument parsing ------------------------------------------------------------------
+def build_parser() -> argparse.ArgumentParser:
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--data-dir", type=Path, default=argparse.SUPPRESS,
+                        help="folder of the visitor file (default: the user data folder)")
+    common.add_argument("--demo", action="store_true", default=argparse.SUPPRESS,
+                        help="demo mode: invented data, fake devices, DEMO banner")
+    parser = argparse.ArgumentParser(prog="main.py", parents=[common],
+                                     description="Casino admission desk (Decreto 58/2006)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("parse-mrz", parents=[common], help="parse MRZ lines, print JSON")
+    p.add_argument("lines", nargs="+")
+    p.add_argument("--today", help="reference date for two-digit years (YYYY-MM-DD)")
+
+    p = sub.add_parser("admit", parents=[common], help="admit a visitor")
+    p.add_argument("--mrz", nargs="+", metavar="LINE")
+    p.add_argument("--manual", action="store_true", help="document without MRZ (art. 23.1)")
+    p.add_argument("--doc-type", default="DRIVING_LICENCE")
+    p.add_argument("--issuer", default="ESP")
+    p.add_argument("--number")
+    p.add_argument("--surname")
+    p.add_argument("--given-names", default="")
+    p.add_argument("--birth-date")
+    p.add_argument("--expiry-date")
+    p.add_argument("--nationality", default="")
+    p.add_argument("--sex", default="X")
+    p.add_argument("--card-type")
+    p.add_argument("--at", help="ISO-8601 instant (default: now)")
+    p.add_argument("--operator", default="cli")
+    p.add_argument("--authorised-by", default="", help="director taking responsibility")
+    p.add_argument("--no-pdf", action="store_true", help="do not render the card PDF")
+
+    reg = sub.add_parser("registry", parents=[common], help="RIAJ register")
+    rsub = reg.add_subparsers(dest="registry_command", required=True)
+    p = rsub.add_parser("import", parents=[common])
+    p.add_argument("file", type=Path)
+    rsub.add_parser("sync", parents=[common])
+    rsub.add_parser("status", parents=[common])
+    p = rsub.add_parser("check", parents=[common])
+    p.add_argument("--id", required=True)
+    p.add_argument("--kind", default="DNI")
+    p.add_argument("--country", default="ESP")
+
+    p = sub.add_parser("purge", parents=[common], help="erase what is past retention (R3)")
+    p.add_argument("--at", help="ISO-8601 instant (default: now)")
+
+    audit = sub.add_parser("audit", parents=[common], help="audit trail")
+    asub = audit.add_subparsers(dest="audit_command", required=True)
+    asub.add_parser("verify", parents=[common])
+
+    vis = sub.add_parser("visitor", parents=[common], help="visitor file")
+    vsub = vis.add_subparsers(dest="visitor_command", required=True)
+    p = vsub.add_parser("show", parents=[common])
+    p.add_argument("id", help="file number, identity number or KIND:COUNTRY:NUMBER")
+    p.add_argument("--actor", default="cli")
+
+    p = sub.add_parser("read-document", parents=[common], help="read the MRZ of images")
+    p.add_argument("--json", action="store_true", default=True)
+    p.add_argument("images", nargs="+")
+
+    p = sub.add_parser("verify-card", parents=[common], help="verify an entry-card code (R8)")
+    p.add_argument("code")
+
+    sub.add_parser("demo", parents=[common], help="demo: invented visitors, fake devices")
+    return parser
+
+
+def emit(payload: object) -> None:
+    print(json.dumps(payload, ensure_ascii=False, indent=2, default=str))
+
+
+def run(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    from ui.cli import core
+
+    try:
+        code, payload = core.dispatch(args, build_app)
+    except AdmissionError as exc:
+        code, payload = 3, {"error": exc.code, "message": str(exc)}
+    if payload is not None:
+        emit(payload)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(run())

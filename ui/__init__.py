@@ -1,0 +1,1 @@
+"""User interfaces: the Qt desk window and the command line."""

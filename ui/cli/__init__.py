@@ -1,0 +1,1 @@
+"""Command-line handlers: plain functions returning (exit code, JSON payload)."""
