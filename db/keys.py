@@ -1,0 +1,168 @@
+"""Keys of the visitor file: never written to disk in clear, never shown by ``repr``.
+
+Sources, in the order :func:`resolve_key` tries them:
+
+1. ``ADMISSION_DB_KEY`` (services): 64 hex characters = a raw 256-bit key, used as is;
+   anything else = a passphrase, stretched by SQLCipher's own KDF (PBKDF2-HMAC-SHA512).
+2. The OS keyring (service ``admission-desk``): a random raw key generated on first use
+   when the database does not exist yet and a real (not plaintext-file) backend exists.
+3. An operator passphrase, asked through a callback supplied by the UI/CLI.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import secrets
+from collections.abc import Callable, Mapping
+from typing import Any, Protocol
+
+from admission.errors import ConfigError
+
+ENV_VAR = "ADMISSION_DB_KEY"
+KEYRING_SERVICE = "admission-desk"
+KEYRING_USERNAME = "visitor-file-key"
+_HEX_KEY = re.compile(r"^[0-9a-fA-F]{64}$")
+
+
+class DbKey:
+    """A raw 32-byte key or a passphrase for SQLCipher. Opaque: no repr, no equality leak."""
+
+    __slots__ = ("_passphrase", "_raw", "source")
+
+    def __init__(self, *, raw: bytes | None = None, passphrase: str | None = None,
+                 source: str = "") -> None:
+        if (raw is None) == (passphrase is None):
+            raise ValueError("give exactly one of raw or passphrase")
+        if raw is not None and len(raw) != 32:
+            raise ValueError("a raw key is 32 bytes")
+        if passphrase is not None and (not passphrase or "\x00" in passphrase):
+            raise ValueError("empty passphrase or NUL character")
+        self._raw = raw
+        self._passphrase = passphrase
+        self.source = source  # "env", "keyring", "passphrase"... (never the key)
+
+    @classmethod
+    def from_raw(cls, raw: bytes, source: str = "raw") -> DbKey:
+        return cls(raw=raw, source=source)
+
+    @classmethod
+    def from_passphrase(cls, passphrase: str, source: str = "passphrase") -> DbKey:
+        return cls(passphrase=passphrase, source=source)
+
+    @classmethod
+    def from_text(cls, text: str, source: str = "text") -> DbKey:
+        """64 hex characters → raw key; anything else → passphrase."""
+        if _HEX_KEY.match(text.strip()):
+            return cls(raw=bytes.fromhex(text.strip()), source=source)
+        return cls(passphrase=text, source=source)
+
+    @classmethod
+    def generate(cls, source: str = "generated") -> DbKey:
+        return cls(raw=secrets.token_bytes(32), source=source)
+
+    @property
+    def is_raw(self) -> bool:
+        return self._raw is not None
+
+    def pragma_value(self) -> str:
+        """The right-hand side of ``PRAGMA key = ...`` (pragmas take no bound parameters)."""
+        if self._raw is not None:
+            return "\"x'" + self._raw.hex() + "'\""
+        assert self._passphrase is not None
+        return "'" + self._passphrase.replace("'", "''") + "'"
+
+    def hex(self) -> str:
+        """The raw key as hex, for storing it in the keyring. Passphrases have none."""
+        if self._raw is None:
+            raise ValueError("a passphrase key has no raw form")
+        return self._raw.hex()
+
+    def __repr__(self) -> str:
+        kind = "raw" if self._raw is not None else "passphrase"
+        return f"DbKey(<{kind} hidden>, source={self.source!r})"
+
+    __str__ = __repr__
+
+    def __reduce__(self) -> Any:
+        raise TypeError("DbKey cannot be pickled")
+
+
+def key_from_env(environ: Mapping[str, str] | None = None) -> DbKey | None:
+    value = (os.environ if environ is None else environ).get(ENV_VAR, "")
+    return DbKey.from_text(value, source="env") if value else None
+
+
+class KeyringBackend(Protocol):
+    def get_password(self, service: str, username: str) -> str | None: ...
+
+    def set_password(self, service: str, username: str, password: str) -> None: ...
+
+
+def system_keyring() -> KeyringBackend | None:
+    """The OS keyring, or None when only the fail or a plaintext-file backend exists."""
+    try:
+        import keyring
+        from keyring.backends import fail
+    except ImportError:
+        return None
+    backend = keyring.get_keyring()
+    if isinstance(backend, fail.Keyring):
+        return None
+    # keyrings.alt plaintext/"encrypted"-file backends would put the key on disk.
+    if type(backend).__module__.startswith("keyrings.alt"):
+        return None
+    return backend  # type: ignore[no-any-return,unused-ignore]
+
+
+def key_from_keyring(backend: KeyringBackend | None, *, create: bool) -> DbKey | None:
+    """The key stored in the keyring; with ``create``, generate and store one if absent."""
+    if backend is None:
+        return None
+    try:
+        stored = backend.get_password(KEYRING_SERVICE, KEYRING_USERNAME)
+        if stored:
+            return DbKey.from_text(stored, source="keyring")
+        if not create:
+            return None
+        key = DbKey.generate(source="keyring")
+        backend.set_password(KEYRING_SERVICE, KEYRING_USERNAME, key.hex())
+        # Read back: a backend that silently drops the secret would lose the file.
+        if backend.get_password(KEYRING_SERVICE, KEYRING_USERNAME) != key.hex():
+            raise ConfigError("the keyring did not keep the key", code="KEYRING_FAILED")
+        return key
+    except ConfigError:
+        raise
+    except Exception as exc:  # keyring backends raise their own error types
+        raise ConfigError(f"keyring error: {type(exc).__name__}", code="KEYRING_FAILED") from exc
+
+
+def resolve_key(
+    *,
+    database_exists: bool,
+    environ: Mapping[str, str] | None = None,
+    keyring_backend: KeyringBackend | None = None,
+    use_system_keyring: bool = True,
+    ask_passphrase: Callable[[], str] | None = None,
+) -> DbKey:
+    """Find the key: environment, then keyring (created only for a new file), then operator.
+
+    Raises ``ConfigError(code="NO_KEY")`` when no source gives one.
+    """
+    key = key_from_env(environ)
+    if key is not None:
+        return key
+    backend = keyring_backend
+    if backend is None and use_system_keyring:
+        backend = system_keyring()
+    key = key_from_keyring(backend, create=not database_exists)
+    if key is not None:
+        return key
+    if ask_passphrase is not None:
+        passphrase = ask_passphrase()
+        if passphrase:
+            return DbKey.from_passphrase(passphrase, source="passphrase")
+    raise ConfigError(
+        f"no database key: set {ENV_VAR}, configure an OS keyring or give a passphrase",
+        code="NO_KEY",
+    )

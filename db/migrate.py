@@ -1,0 +1,130 @@
+"""Numbered schema migrations (STYLE.md rule 17).
+
+``db/migrations/NNNN_name.sql`` files are applied in numeric order, each in its own
+transaction together with its ``schema_migrations`` row and ``PRAGMA user_version``
+(= the highest version applied). Numbers 0002-0009 are reserved for the RIAJ replica;
+because they may be added after 0010 shipped, a file is applied when it is missing
+from ``schema_migrations`` — not merely when its number exceeds ``user_version``.
+
+Regenerate the expected schema used by the tests with::
+
+    .venv/bin/python -m db.migrate --dump-schema > tests/db/expected_schema.sql
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import sqlite3
+import sys
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+from admission.errors import StoreError
+
+MIGRATIONS_DIR = Path(__file__).with_name("migrations")
+_NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    version: int
+    name: str
+    sql: str
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.sql.encode("utf-8")).hexdigest()
+
+
+def available(directory: Path = MIGRATIONS_DIR) -> list[Migration]:
+    """Every migration file, in numeric order."""
+    found: list[Migration] = []
+    for path in sorted(directory.iterdir()):
+        match = _NAME.match(path.name)
+        if match:
+            found.append(Migration(int(match[1]), match[2], path.read_text("utf-8")))
+    versions = [m.version for m in found]
+    if len(set(versions)) != len(versions):
+        raise StoreError("two migration files share a number", code="MIGRATION_CONFLICT")
+    return found
+
+
+def applied_versions(conn: sqlite3.Connection) -> set[int]:
+    has_table = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+    ).fetchone()
+    if not has_table:
+        return set()
+    return {row[0] for row in conn.execute("SELECT version FROM schema_migrations")}
+
+
+def migrate(
+    conn: sqlite3.Connection,
+    *,
+    target: int | None = None,
+    directory: Path = MIGRATIONS_DIR,
+) -> list[int]:
+    """Apply the pending migrations up to ``target`` (all by default); return their numbers.
+
+    ``conn`` must be in autocommit mode (``isolation_level=None``).
+    """
+    done = applied_versions(conn)
+    newly: list[int] = []
+    for migration in available(directory):
+        if migration.version in done or (target is not None and migration.version > target):
+            continue
+        _apply(conn, migration)
+        newly.append(migration.version)
+    return newly
+
+
+def _apply(conn: sqlite3.Connection, migration: Migration) -> None:
+    user_version = max(conn.execute("PRAGMA user_version").fetchone()[0], migration.version)
+    stamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    record = (
+        "INSERT INTO schema_migrations (version, name, sha256, applied_at) VALUES "
+        f"({migration.version}, '{migration.name}', '{migration.sha256}', '{stamp}');"
+    )
+    # executescript() commits any open transaction first, so BEGIN goes inside the script.
+    script = (
+        f"BEGIN IMMEDIATE;\n{migration.sql}\n;\n{record}\n"
+        f"PRAGMA user_version = {user_version};\nCOMMIT;"
+    )
+    try:
+        conn.executescript(script)
+    except Exception as exc:  # both sqlite3 and sqlcipher3 error classes
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise StoreError(
+            f"migration {migration.version:04d} failed: {exc}", code="MIGRATION_FAILED"
+        ) from exc
+
+
+def schema_dump(conn: sqlite3.Connection) -> str:
+    """The schema as sorted, whitespace-normalised statements (order of creation ignored)."""
+    rows = conn.execute(
+        "SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL "
+        "AND name NOT LIKE 'sqlite_%' ORDER BY type, name"
+    ).fetchall()
+    statements = [" ".join(_strip_comments(sql).split()) + ";" for _, _, sql in rows]
+    return "\n".join(statements) + "\n"
+
+
+def _strip_comments(sql: str) -> str:
+    return "\n".join(line.split("--", 1)[0] for line in sql.splitlines())
+
+
+def main(argv: list[str]) -> int:
+    if argv != ["--dump-schema"]:
+        print("usage: python -m db.migrate --dump-schema", file=sys.stderr)
+        return 2
+    conn = sqlite3.connect(":memory:", isolation_level=None)
+    migrate(conn)
+    sys.stdout.write(schema_dump(conn))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

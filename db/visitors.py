@@ -1,0 +1,207 @@
+"""The visitor file (art. 20.3, R2): visitors, visits, observations, name search, and
+the admission transaction that also takes the card number (art. 22.1)."""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from admission.errors import InvalidStateError, NotFoundError
+from admission.identity import IdentityKey
+from admission.records import (
+    AdmissionEntry,
+    NewCard,
+    Observation,
+    RecordedAdmission,
+    RegistryCheck,
+    Visitor,
+    VisitRecord,
+)
+from db import codec, names
+from db.audit import AuditMixin
+
+VISITOR_COLUMNS = ("file_number, identity, surname, given_names, birth_date, nationality, "
+                   "first_seen, last_seen")
+VISIT_COLUMNS = (
+    "v.visit_id, v.file_number, v.at, v.desk_id, v.operator, v.verdict, v.reasons, "
+    "v.document_type, v.document_number, v.registry_status, v.registry_source, "
+    "v.registry_version, v.registry_age_s, c.number, v.official_capacity")
+MAX_SEARCH_LIMIT = 500
+
+
+def visitor_from_row(row: Any) -> Visitor:
+    fn, identity, surname, given, birth, nationality, first, last = row
+    return Visitor(int(fn), IdentityKey.parse(str(identity)), str(surname), str(given),
+                   codec.parse_day(birth if birth is None else str(birth)), str(nationality),
+                   codec.parse_ts(str(first)), codec.parse_ts(str(last)))
+
+
+def visit_from_row(row: Any) -> VisitRecord:
+    (vid, fn, at, desk, operator, verdict, reasons, doc_type, doc_number,
+     r_status, r_source, r_version, r_age, card, capacity) = row
+    return VisitRecord(
+        int(vid), int(fn), codec.parse_ts(str(at)), str(desk), str(operator), str(verdict),
+        codec.parse_codes(str(reasons)), str(doc_type), str(doc_number),
+        RegistryCheck(str(r_status), str(r_source), str(r_version),
+                      None if r_age is None else int(str(r_age))),
+        None if card is None else int(str(card)), str(capacity))
+
+
+def check_entry(entry: AdmissionEntry) -> None:
+    """Refuse entries the domain should never produce (defence in depth)."""
+    card = entry.card
+    if card is None:
+        return
+    if entry.official_capacity:
+        raise InvalidStateError("officials on duty get no card (art. 24)",
+                                code="OFFICIAL_NO_CARD")
+    if entry.verdict == "DENY":
+        raise InvalidStateError("a refused visitor gets no card", code="CARD_ON_DENY")
+    if card.exceptional and not card.authorised_by:
+        raise InvalidStateError("an exceptional card needs the director's name (art. 23.5)",
+                                code="AUTHORISATION_REQUIRED")
+    if card.valid_until < card.valid_from:
+        raise InvalidStateError("card validity ends before it starts", code="BAD_VALIDITY")
+
+
+class VisitorsMixin(AuditMixin):
+    def find_visitor(self, identity: IdentityKey) -> Visitor | None:
+        with self._read() as conn:
+            row = conn.execute(f"SELECT {VISITOR_COLUMNS} FROM visitors WHERE identity = ?",
+                               (identity.text,)).fetchone()
+        return None if row is None else visitor_from_row(row)
+
+    def visitor(self, file_number: int) -> Visitor | None:
+        with self._read() as conn:
+            row = conn.execute(f"SELECT {VISITOR_COLUMNS} FROM visitors WHERE file_number = ?",
+                               (file_number,)).fetchone()
+        return None if row is None else visitor_from_row(row)
+
+    def search_visitors(self, text: str, limit: int = 50) -> Sequence[Visitor]:
+        """Every query word must be a prefix of a word of the name, accents and case
+        ignored. The longest word drives the index range scan; the others are checked
+        per candidate through the (file_number, token) index."""
+        query = sorted(names.words(text), key=len, reverse=True)
+        limit = max(0, min(limit, MAX_SEARCH_LIMIT))
+        if not query or limit == 0:
+            return []
+        sql = ["SELECT DISTINCT t0.file_number FROM visitor_tokens AS t0 "
+               "WHERE t0.token >= ? AND t0.token < ?"]
+        params: list[object] = list(names.prefix_range(query[0]))
+        for i, word in enumerate(query[1:], start=1):
+            sql.append(f" AND EXISTS (SELECT 1 FROM visitor_tokens AS t{i} "
+                       f"WHERE t{i}.file_number = t0.file_number "
+                       f"AND t{i}.token >= ? AND t{i}.token < ?)")
+            params.extend(names.prefix_range(word))
+        sql.append(" LIMIT ?")
+        params.append(limit)
+        with self._read() as conn:
+            numbers = [row[0] for row in conn.execute("".join(sql), params)]
+            if not numbers:
+                return []
+            marks = ",".join("?" * len(numbers))
+            rows = conn.execute(
+                f"SELECT {VISITOR_COLUMNS} FROM visitors WHERE file_number IN ({marks}) "
+                "ORDER BY search_name, file_number", numbers).fetchall()
+        return [visitor_from_row(row) for row in rows]
+
+    def visits(self, file_number: int) -> Sequence[VisitRecord]:
+        with self._read() as conn:
+            rows = conn.execute(
+                f"SELECT {VISIT_COLUMNS} FROM visits AS v LEFT JOIN cards AS c "
+                "ON c.visit_id = v.visit_id WHERE v.file_number = ? ORDER BY v.at, v.visit_id",
+                (file_number,)).fetchall()
+        return [visit_from_row(row) for row in rows]
+
+    def observations(self, file_number: int) -> Sequence[Observation]:
+        with self._read() as conn:
+            rows = conn.execute(
+                "SELECT file_number, at, author, text FROM observations "
+                "WHERE file_number = ? ORDER BY at, observation_id", (file_number,)).fetchall()
+        return [Observation(int(fn), codec.parse_ts(at), author, text)
+                for fn, at, author, text in rows]
+
+    def add_observation(self, file_number: int, text: str, author: str, at: datetime) -> None:
+        with self._tx() as conn:
+            if conn.execute("SELECT 1 FROM visitors WHERE file_number = ?",
+                            (file_number,)).fetchone() is None:
+                raise NotFoundError("no such file number")
+            conn.execute("INSERT INTO observations (file_number, at, author, text) "
+                         "VALUES (?, ?, ?, ?)", (file_number, codec.ts(at), author, text))
+
+    def record_admission(self, entry: AdmissionEntry) -> RecordedAdmission:
+        """Upsert the visitor, insert the visit and, when given, the card with the next
+        gapless number — all in ONE ``BEGIN IMMEDIATE`` transaction (art. 22.1)."""
+        check_entry(entry)
+        at = codec.ts(entry.at)
+        with self._tx() as conn:
+            file_number, new = self._upsert_visitor(conn, entry, at)
+            r = entry.registry
+            visit_id = conn.execute(
+                "INSERT INTO visits (file_number, at, desk_id, operator, verdict, reasons, "
+                "document_type, document_number, registry_status, registry_source, "
+                "registry_version, registry_age_s, official_capacity) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (file_number, at, entry.desk_id, entry.operator, entry.verdict,
+                 codec.codes(entry.reasons), entry.document_type, entry.document_number,
+                 r.status, r.source, r.version, r.age_seconds, entry.official_capacity),
+            ).lastrowid
+            assert visit_id is not None
+            number = None
+            if entry.card is not None:
+                number = self._insert_card(conn, file_number, visit_id, entry.card, entry.at)
+        return RecordedAdmission(file_number, visit_id, number, new)
+
+    def _upsert_visitor(self, conn: sqlite3.Connection, entry: AdmissionEntry,
+                        at: str) -> tuple[int, bool]:
+        row = conn.execute(
+            "SELECT file_number, surname, given_names, first_seen, last_seen "
+            "FROM visitors WHERE identity = ?", (entry.identity.text,)).fetchone()
+        search = names.search_name(entry.surname, entry.given_names)
+        birth = None if entry.birth_date is None else codec.day(entry.birth_date)
+        if row is None:
+            file_number = conn.execute(
+                "INSERT INTO visitors (identity, surname, given_names, search_name, "
+                "birth_date, nationality, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (entry.identity.text, entry.surname, entry.given_names, search, birth,
+                 entry.nationality, at, at)).lastrowid
+            assert file_number is not None
+            self._write_tokens(conn, file_number, entry.surname, entry.given_names)
+            return file_number, True
+        file_number, surname, given, first, last = row
+        # The name as on the latest document presented (R2: full name).
+        conn.execute(
+            "UPDATE visitors SET surname = ?, given_names = ?, search_name = ?, "
+            "birth_date = coalesce(?, birth_date), nationality = ?, first_seen = ?, "
+            "last_seen = ? WHERE file_number = ?",
+            (entry.surname, entry.given_names, search, birth, entry.nationality,
+             min(first, at), max(last, at), file_number))
+        if (surname, given) != (entry.surname, entry.given_names):
+            conn.execute("DELETE FROM visitor_tokens WHERE file_number = ?", (file_number,))
+            self._write_tokens(conn, file_number, entry.surname, entry.given_names)
+        return int(file_number), False
+
+    @staticmethod
+    def _write_tokens(conn: sqlite3.Connection, file_number: int, surname: str,
+                      given_names: str) -> None:
+        conn.executemany("INSERT INTO visitor_tokens (token, file_number) VALUES (?, ?)",
+                         [(w, file_number) for w in names.words(surname, given_names)])
+
+    def _insert_card(self, conn: sqlite3.Connection, file_number: int, visit_id: int,
+                     card: NewCard, issued: datetime) -> int:
+        number = int(conn.execute(
+            "UPDATE counters SET next = next + 1 WHERE name = 'card' RETURNING next - 1"
+        ).fetchall()[0][0])
+        conn.execute(
+            "INSERT INTO cards (number, file_number, visit_id, card_type, price_cents, "
+            "issued_at, valid_from, valid_until, status, exceptional, private_rooms, "
+            "authorised_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'ISSUED', ?, ?, ?)",
+            (number, file_number, visit_id, card.card_type, card.price_cents,
+             codec.ts(issued), codec.day(card.valid_from), codec.day(card.valid_until),
+             int(card.exceptional), int(card.private_rooms), card.authorised_by))
+        if card.exceptional:  # art. 23.5: under the director's named responsibility
+            self._audit(conn, card.authorised_by, "EXCEPTIONAL_CARD", f"card:{number}", issued,
+                        {"file": str(file_number), "card_type": card.card_type})
+        return number
