@@ -16,9 +16,9 @@ from typing import Protocol
 from admission.errors import DeviceError
 
 __all__ = [
-    "CR80",
     "A4",
     "A5",
+    "CR80",
     "RECEIPT_80",
     "CardPrinter",
     "DeviceError",

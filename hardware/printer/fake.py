@@ -106,4 +106,5 @@ class FakePrinter:
         if outcome is None:
             raise DeviceError("unknown job", code="PRINT_UNKNOWN_JOB")
         state = _JOB.get(outcome, JobState.COMPLETED)
-        return JobResult(job_id, state, "" if state is JobState.COMPLETED else f"scripted {outcome}")
+        detail = "" if state is JobState.COMPLETED else f"scripted {outcome}"
+        return JobResult(job_id, state, detail)

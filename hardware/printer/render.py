@@ -77,6 +77,9 @@ class CardStyle:
     signature_caption: str = "El director de juegos"
 
 
+_DEFAULT_STYLE = CardStyle()
+
+
 @dataclass(frozen=True, slots=True)
 class Rendered:
     """A rendered document: the PDF bytes and warning codes (never personal data)."""
@@ -293,11 +296,11 @@ def render_card(view: CardView, style: CardStyle | None = None) -> Rendered:
     c.setTitle(f"Tarjeta {view.number}")  # metadata: number only, no name
     c.setCreator("admission-desk")
 
-    primary = _colour(style.primary, CardStyle.primary)
-    on_primary = _colour(style.on_primary, CardStyle.on_primary)
-    text_colour = _colour(style.text, CardStyle.text)
-    muted = _colour(style.muted, CardStyle.muted)
-    accent = _colour(style.accent, CardStyle.accent)
+    primary = _colour(style.primary, _DEFAULT_STYLE.primary)
+    on_primary = _colour(style.on_primary, _DEFAULT_STYLE.on_primary)
+    text_colour = _colour(style.text, _DEFAULT_STYLE.text)
+    muted = _colour(style.muted, _DEFAULT_STYLE.muted)
+    accent = _colour(style.accent, _DEFAULT_STYLE.accent)
 
     # header band: logo (seal), casino name, title, number
     band = 11 * mm
