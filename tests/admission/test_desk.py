@@ -1,0 +1,144 @@
+from datetime import date, timedelta
+
+import pytest
+
+from admission.errors import InvalidStateError
+from admission.records import CardStatus, StaffMember, StaffRole
+from admission.verdict import Outcome
+from db.fake import FakeStore
+from tests.factories import dni, dni_document, make_desk, passport_document
+
+
+def test_admitting_records_visitor_visit_and_a_numbered_card() -> None:
+    store = FakeStore()
+    desk, _, registry = make_desk(store)
+    result = desk.admit(dni_document(), operator="clerk1", card_type="WEEK")
+    assert result.verdict.outcome is Outcome.ADMIT and result.admitted
+    assert result.recorded.file_number == 1 and result.recorded.card_number == 1
+    card = store.card(1)
+    assert card is not None and card.card_type == "WEEK" and card.price_cents == 2000
+    assert card.status is CardStatus.ISSUED
+    assert (card.valid_from, card.valid_until) == (date(2026, 11, 28), date(2026, 12, 4))
+    visit = store.visits(1)[0]
+    assert visit.registry.source == "REPLICA" and visit.registry.version == "test-1"
+    assert registry.asked == [result.evaluation.document.identity]
+
+
+def test_the_file_number_is_kept_and_card_numbers_follow_on() -> None:
+    store = FakeStore()
+    desk, clock, _ = make_desk(store)
+    first = desk.admit(dni_document(1), operator="c")
+    desk.admit(passport_document(), operator="c")
+    clock.advance(timedelta(days=1))
+    again = desk.admit(dni_document(1), operator="c")
+    assert again.recorded.file_number == first.recorded.file_number
+    assert not again.recorded.new_visitor
+    assert again.recorded.card_number == 3
+    assert len(store.visits(first.recorded.file_number)) == 2  # successive visits (R2)
+
+
+def test_a_refusal_is_recorded_without_a_card() -> None:
+    store = FakeStore()
+    desk, _, registry = make_desk(store)
+    registry.listed.add(dni(7))
+    result = desk.admit(dni_document(7), operator="c")
+    assert result.verdict.outcome is Outcome.DENY and not result.admitted
+    assert result.verdict.codes == ("REGISTRY_LISTED",)
+    assert result.recorded.card_number is None
+    assert store.visits(result.recorded.file_number)[0].verdict == "DENY"
+    nxt = desk.admit(dni_document(8), operator="c")
+    assert nxt.recorded.card_number == 1  # a refusal burns no number
+
+
+def test_registry_down_fails_closed() -> None:
+    store = FakeStore()
+    desk, _, registry = make_desk(store)
+    registry.down = True
+    result = desk.admit(dni_document(), operator="c")
+    assert result.verdict.outcome is Outcome.DENY
+    assert store.visits(1)[0].registry.status == "UNVERIFIABLE"
+
+
+def test_director_can_take_responsibility_for_supervisor_cases_only() -> None:
+    store = FakeStore()
+    desk, _, registry = make_desk(store, unverifiable_outcome=Outcome.SUPERVISOR)
+    registry.down = True
+    pending = desk.admit(dni_document(), operator="c")
+    assert pending.verdict.outcome is Outcome.SUPERVISOR and not pending.admitted
+    authorised = desk.admit(dni_document(), operator="c", authorised_by="Directora Ruiz")
+    assert authorised.admitted and authorised.verdict.outcome is Outcome.ADMIT
+    assert authorised.verdict.codes == ("REGISTRY_UNVERIFIABLE",)  # the reason stays on record
+    assert any(e.action == "OVERRIDE" for e in store.audit_entries())
+    registry.down = False
+    minor = dni_document(9, birth=date(2010, 1, 1))
+    refused = desk.admit(minor, operator="c", authorised_by="Directora Ruiz")
+    assert refused.verdict.outcome is Outcome.DENY and not refused.admitted
+
+
+def test_staff_member_goes_to_the_supervisor() -> None:
+    store = FakeStore()
+    desk, clock, _ = make_desk(store)
+    doc = dni_document(5)
+    store.add_staff(StaffMember(doc.identity, "Crupier", StaffRole.STAFF), "dir", clock.now())
+    assert desk.admit(doc, operator="c").verdict.codes == ("CASINO_STAFF",)
+
+
+def test_internal_ban_with_expiry() -> None:
+    store = FakeStore()
+    desk, clock, _ = make_desk(store)
+    doc = dni_document(6)
+    desk.add_ban(doc.identity, "Conducta violenta en sala", "Director",
+                 expires_at=clock.now() + timedelta(days=30))
+    assert desk.admit(doc, operator="c").verdict.codes == ("INTERNAL_BAN",)
+    clock.advance(timedelta(days=31))
+    assert desk.admit(doc, operator="c").admitted
+
+
+def test_exceptional_card_needs_a_director_and_is_flagged() -> None:
+    store = FakeStore()
+    desk, _, _ = make_desk(store)
+    expired = dni_document(4, expiry=date(2026, 1, 1))
+    assert desk.admit(expired, operator="c").verdict.codes == ("DOCUMENT_EXPIRED",)
+    with pytest.raises(InvalidStateError):
+        desk.admit(expired, operator="c", exceptional=True)
+    result = desk.admit(expired, operator="c", exceptional=True, authorised_by="Director Gil")
+    assert result.card is not None and result.card.exceptional
+    assert result.card.authorised_by == "Director Gil"
+
+
+def test_officials_on_duty_get_no_card_and_no_charge() -> None:
+    store = FakeStore()
+    desk, _, _ = make_desk(store)
+    recorded = desk.register_official(dni_document(3), capacity="Inspector de juego",
+                                      operator="c")
+    assert recorded.card_number is None
+    visit = store.visits(recorded.file_number)[0]
+    assert visit.verdict == "OFFICIAL" and visit.official_capacity == "Inspector de juego"
+    with pytest.raises(InvalidStateError):
+        desk.register_official(dni_document(3), capacity=" ", operator="c")
+
+
+def test_void_and_reprint_keep_the_number_and_need_a_reason() -> None:
+    store = FakeStore()
+    desk, _, _ = make_desk(store)
+    number = desk.admit(dni_document(), operator="c").recorded.card_number
+    assert number is not None
+    reprinted = desk.reprint_card(number, "atasco de la impresora", "c")
+    assert reprinted.number == number and reprinted.print_count >= 0
+    voided = desk.void_card(number, "error de tipo de tarjeta", "supervisor")
+    assert voided.status is CardStatus.VOIDED and voided.number == number
+    with pytest.raises(InvalidStateError):
+        desk.void_card(number, "   ", "supervisor")
+
+
+def test_purge_uses_six_calendar_months() -> None:
+    store = FakeStore()
+    desk, clock, _ = make_desk(store)
+    desk.admit(dni_document(1), operator="c")
+    clock.advance(timedelta(days=150))
+    desk.admit(dni_document(2), operator="c")
+    clock.advance(timedelta(days=40))  # first visit now ~190 days old, second ~40
+    report = desk.purge()
+    assert report.visits == 1 and report.visitors == 1
+    assert store.find_visitor(dni_document(1).identity) is None
+    assert store.find_visitor(dni_document(2).identity) is not None
