@@ -13,20 +13,17 @@ Calls are serialised by a lock; the app drives the store from one worker thread.
 from __future__ import annotations
 
 import sqlite3
-from datetime import UTC, datetime
+import threading
+from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 
+from admission.clock import SystemClock
 from admission.errors import StoreError
 from admission.ports import Clock
 from db.connection import DB_ERRORS, configure, connect_encrypted, connect_plain
 from db.keys import DbKey
 from db.retention import RetentionMixin
-
-
-class SystemClock:
-    def now(self) -> datetime:
-        return datetime.now(UTC)
 
 
 class SqlCipherStore(RetentionMixin):
@@ -63,6 +60,17 @@ class SqlCipherStore(RetentionMixin):
             conn.close()
             raise
         return cls(conn, Path(path), encrypted=False, clock=clock)
+
+    @property
+    def connection(self) -> sqlite3.Connection:
+        """The one open connection, for adapters stored in the same file (the RIAJ
+        replica). Hold :attr:`lock` around every use; never change its pragmas."""
+        self._check_open()
+        return self._conn
+
+    @property
+    def lock(self) -> threading.RLock:
+        return self._lock
 
     def _now(self) -> datetime:
         return self._clock.now()

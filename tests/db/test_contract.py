@@ -1,0 +1,183 @@
+"""The storage ports' contract, run against SqlCipherStore and FakeStore alike."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import timedelta
+from typing import Any
+
+import pytest
+
+from admission.errors import InvalidStateError, NotFoundError
+from admission.records import CardStatus, StaffMember, StaffRole
+from tests.db.factories import T0, card_for, dni, entry
+
+DAY = timedelta(days=1)
+
+
+def test_first_visit_assigns_file_number_and_card_number(any_store: Any) -> None:
+    first = any_store.record_admission(entry(1))
+    again = any_store.record_admission(entry(1, T0 + DAY))
+    other = any_store.record_admission(entry(2, surname="Smith", given_names="John"))
+    assert (first.file_number, first.card_number, first.new_visitor) == (1, 1, True)
+    assert (again.file_number, again.card_number, again.new_visitor) == (1, 2, False)
+    assert (other.file_number, other.card_number, other.new_visitor) == (2, 3, True)
+    visitor = any_store.find_visitor(dni(1))
+    assert visitor.file_number == 1 and visitor.surname == "Peña Núñez"
+    assert (visitor.first_seen, visitor.last_seen) == (T0, T0 + DAY)
+    assert any_store.visitor(2).identity == dni(2)
+    assert any_store.find_visitor(dni(99)) is None and any_store.visitor(99) is None
+
+
+def test_visits_keep_every_field_in_date_order(any_store: Any) -> None:
+    any_store.record_admission(entry(1, T0 + DAY, reasons=("LATE",)))
+    any_store.record_admission(entry(1, T0, card=False, verdict="DENY", reasons=("BANNED",)))
+    visits = any_store.visits(1)
+    assert [v.at for v in visits] == [T0, T0 + DAY]
+    denied, admitted = visits
+    assert denied.verdict == "DENY" and denied.reasons == ("BANNED",)
+    assert denied.card_number is None and admitted.card_number == 1
+    assert admitted.registry == entry().registry and admitted.document_number == "SUP000001"
+    assert admitted.desk_id == "desk-1" and admitted.operator == "op-7"
+
+
+def test_official_on_duty_is_recorded_without_card(any_store: Any) -> None:
+    rec = any_store.record_admission(entry(3, card=False, official_capacity="INSPECTOR"))
+    assert rec.card_number is None
+    assert any_store.visits(rec.file_number)[0].official_capacity == "INSPECTOR"
+    with pytest.raises(InvalidStateError) as err:
+        any_store.record_admission(entry(3, official_capacity="INSPECTOR"))
+    assert err.value.code == "OFFICIAL_NO_CARD"
+
+
+def test_refused_entries_never_take_a_number(any_store: Any) -> None:
+    with pytest.raises(InvalidStateError):
+        any_store.record_admission(entry(1, verdict="DENY"))
+    with pytest.raises(InvalidStateError):
+        any_store.record_admission(entry(1, card=card_for(T0, exceptional=True)))
+    assert any_store.record_admission(entry(1)).card_number == 1
+
+
+def test_exceptional_card_is_audited(any_store: Any) -> None:
+    card = card_for(T0, exceptional=True, authorised_by="director-1")
+    number = any_store.record_admission(entry(1, card=card)).card_number
+    [audit] = any_store.audit_entries()
+    assert (audit.action, audit.subject, audit.actor) == (
+        "EXCEPTIONAL_CARD", f"card:{number}", "director-1")
+    assert any_store.card(number).exceptional
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ("pena", [1]), ("PEÑA", [1]), ("núñez jose", [1]), ("jos mar", [2, 1]),
+    ("maria", [2, 1]), ("garcia", [2]), ("Garcia Maria", [2]), ("pena garcia", []), ("jose garcia", [2]),
+    ("zzz", []), ("", []), ("  - ", []),
+])
+def test_search_is_accent_and_case_insensitive_prefix_per_word(  # sorted by name
+        any_store: Any, query: str, expected: list[int]) -> None:
+    any_store.record_admission(entry(1))
+    any_store.record_admission(entry(2, surname="García", given_names="María José"))
+    any_store.record_admission(entry(3, surname="O'Brien", given_names="Seán"))
+    assert [v.file_number for v in any_store.search_visitors(query)] == expected
+
+
+def test_search_follows_a_name_change_and_honours_limit(any_store: Any) -> None:
+    any_store.record_admission(entry(1))
+    any_store.record_admission(entry(1, T0 + DAY, surname="Pérez"))
+    assert any_store.search_visitors("pena") == []
+    assert [v.surname for v in any_store.search_visitors("perez")] == ["Pérez"]
+    for n in range(2, 8):
+        any_store.record_admission(entry(n, surname="Pérez"))
+    assert len(any_store.search_visitors("perez", limit=3)) == 3
+    assert any_store.search_visitors("brien seán") == []
+
+
+def test_observations(any_store: Any) -> None:
+    any_store.record_admission(entry(1))
+    any_store.add_observation(1, "Pidió hoja de reclamaciones", "op-7", T0 + DAY)
+    any_store.add_observation(1, "Primera nota", "op-7", T0)
+    assert [o.text for o in any_store.observations(1)] == ["Primera nota",
+                                                           "Pidió hoja de reclamaciones"]
+    with pytest.raises(NotFoundError):
+        any_store.add_observation(42, "x", "op", T0)
+
+
+def test_print_reprint_void_keep_the_number(any_store: Any) -> None:
+    number = any_store.record_admission(entry(1)).card_number
+    assert any_store.card(number).status is CardStatus.ISSUED
+    any_store.mark_printed(number, T0)
+    any_store.record_reprint(number, "printer jam", "op-7", T0)
+    any_store.mark_printed(number, T0)
+    card = any_store.card(number)
+    assert (card.status, card.print_count) == (CardStatus.PRINTED, 2)
+    any_store.void_card(number, "wrong card type", "sup-1", T0)
+    card = any_store.card(number)
+    assert (card.status, card.void_reason, card.number) == (CardStatus.VOIDED,
+                                                            "wrong card type", number)
+    assert [e[1] for e in any_store.card_events(number)] == ["PRINTED", "REPRINT", "PRINTED",
+                                                             "VOIDED"]
+    assert [(a.action, a.subject) for a in any_store.audit_entries()] == [
+        ("CARD_REPRINT", f"card:{number}"), ("CARD_VOID", f"card:{number}")]
+    for call in (lambda: any_store.mark_printed(number, T0),
+                 lambda: any_store.void_card(number, "again", "sup", T0),
+                 lambda: any_store.record_reprint(number, "again", "sup", T0)):
+        with pytest.raises(InvalidStateError):
+            call()
+    with pytest.raises(NotFoundError):
+        any_store.void_card(999, "x", "sup", T0)
+    with pytest.raises(InvalidStateError) as err:
+        any_store.record_reprint(any_store.record_admission(entry(2)).card_number, " ", "s", T0)
+    assert err.value.code == "REASON_REQUIRED"
+    assert any_store.record_admission(entry(3)).card_number == number + 2  # nothing burnt
+
+
+def test_bans_active_expire_and_lift(any_store: Any) -> None:
+    permanent = any_store.add_ban(dni(1), "disturbance", "director-1", T0)
+    timed = any_store.add_ban(dni(1), "symbols", "director-1", T0, T0 + 10 * DAY)
+    assert {b.ban_id for b in any_store.active_bans(dni(1), T0 + DAY)} == {permanent.ban_id,
+                                                                          timed.ban_id}
+    assert [b.ban_id for b in any_store.active_bans(dni(1), T0 + 11 * DAY)] == [permanent.ban_id]
+    assert any_store.active_bans(dni(1), T0 - DAY) == []
+    assert any_store.active_bans(dni(2), T0) == []
+    any_store.lift_ban(permanent.ban_id, "appeal upheld", "director-2", T0 + 2 * DAY)
+    assert [b.ban_id for b in any_store.active_bans(dni(1), T0 + 3 * DAY)] == [timed.ban_id]
+    with pytest.raises(InvalidStateError):
+        any_store.lift_ban(permanent.ban_id, "again", "director-2", T0 + 3 * DAY)
+    with pytest.raises(NotFoundError):
+        any_store.lift_ban(999, "x", "d", T0)
+    with pytest.raises(InvalidStateError):
+        any_store.add_ban(dni(1), "", "d", T0)
+    actions = [(a.action, a.subject) for a in any_store.audit_entries()]
+    assert actions == [("BAN_ADD", f"ban:{permanent.ban_id}"), ("BAN_ADD", f"ban:{timed.ban_id}"),
+                       ("BAN_LIFT", f"ban:{permanent.ban_id}")]
+    assert "1" not in any_store.audit_entries()[0].details["identity"][:5]  # a keyed hash
+
+
+def test_staff(any_store: Any) -> None:
+    member = StaffMember(dni(5), "Ana Croupier", StaffRole.STAFF)
+    any_store.add_staff(member, "director-1", T0)
+    assert any_store.staff_member(dni(5)) == member
+    any_store.add_staff(replace(member, active=False), "director-1", T0)
+    assert any_store.staff_member(dni(5)).active is False
+    assert any_store.staff_member(dni(6)) is None
+    for audit in any_store.audit_entries():
+        assert audit.subject.startswith("hmac:") and dni(5).number not in audit.subject
+
+
+def test_audit_append_and_verify(any_store: Any) -> None:
+    assert any_store.verify().ok and any_store.verify().entries == 0
+    seqs = [any_store.append("inspector-3", "INSPECTOR_QUERY", "file:1", T0,
+                             {"query": any_store.keyed_hash("garcia")}) for _ in range(3)]
+    assert seqs == [1, 2, 3]
+    check = any_store.verify()
+    assert (check.ok, check.entries, check.problem) == (True, 3, "")
+    assert any_store.keyed_hash("garcia") == any_store.keyed_hash("garcia")
+    assert any_store.keyed_hash("garcia") != any_store.keyed_hash("garcib")
+
+
+def test_secret_is_created_once(any_store: Any) -> None:
+    first = any_store.secret("card_code")
+    assert len(first) == 32 and any_store.secret("card_code") == first
+    assert any_store.secret("other") != first
+    any_store.set_setting("casino_id", "MAD01")
+    assert any_store.get_setting("casino_id") == "MAD01"
+    assert any_store.get_setting("missing") is None
