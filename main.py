@@ -26,7 +26,7 @@ from admission.cards import CardCatalogue
 from admission.clock import SystemClock
 from admission.desk import AdmissionDesk, DeskConfig
 from admission.errors import AdmissionError
-from admission.hours import parse_hours
+from admission.hours import ALWAYS_OPEN, parse_hours
 from admission.ports import Clock
 from admission.registry import InterdictionRegistry
 from admission.settings import Settings
@@ -61,6 +61,52 @@ class App:
     demo: bool = False
     closers: list[Callable[[], None]] = field(default_factory=list)
 
+    @property
+    def cards_dir(self) -> Path:
+        """Card PDFs of the PDF-folder printer and the CLI; swept by :meth:`purge`."""
+        return self.data_dir / "cards"
+
+    def card_code(self, number: int) -> str:
+        from admission.card_code import encode_card_code
+
+        return encode_card_code(self.settings["casino.id"], number,
+                                self.store.secret("card_code"))
+
+    def render_card(self, number: int) -> Path:
+        """Render card ``number`` to ``cards/card-NNNNNNNN.pdf`` (written atomically)."""
+        from admission.card_view import build_card_view
+        from hardware.printer.render import render_card
+
+        card = self.store.card(number)
+        visitor = self.store.visitor(card.file_number)
+        visit = next(v for v in self.store.visits(card.file_number)
+                     if v.visit_id == card.visit_id)
+        card_type = self.desk.config.catalogue.types.get(card.card_type)
+        view = build_card_view(
+            card, visitor, document_number=visit.document_number,
+            casino_name=self.settings["casino.name"],
+            card_type_label=card_type.label_es if card_type else card.card_type,
+            code=self.card_code(number),
+            special=bool(card_type and card_type.kind.special),
+        )
+        rendered = render_card(view)
+        self.cards_dir.mkdir(parents=True, exist_ok=True)
+        path = self.cards_dir / f"card-{number:08d}.pdf"
+        tmp = path.with_suffix(".tmp")
+        tmp.write_bytes(rendered.pdf)
+        tmp.replace(path)
+        return path
+
+    def purge(self) -> Any:
+        """Retention (R3): erase the file's old rows, then the PDFs of erased cards."""
+        report = self.desk.purge()
+        if self.cards_dir.is_dir():
+            for pdf in self.cards_dir.glob("card-*.pdf"):
+                number = pdf.stem.removeprefix("card-")
+                if not number.isdigit() or self.store.card(int(number)) is None:
+                    pdf.unlink(missing_ok=True)
+        return report
+
     def close(self) -> None:
         for closer in reversed(self.closers):
             closer()
@@ -90,11 +136,11 @@ def desk_config(settings: Settings) -> DeskConfig:
             unverifiable_outcome=Outcome(settings["admission.unverifiable"]),
             stop_last_hour=settings["admission.stop_last_hour"],
         ),
-        hours=parse_hours(settings["hours"], holidays),
+        hours=parse_hours(settings["hours"], holidays) if settings["hours"] else ALWAYS_OPEN,
     )
 
 
-def open_store(data_dir: Path, *, demo: bool, create: bool = True) -> Any:
+def open_store(data_dir: Path, *, demo: bool, clock: Clock, create: bool = True) -> Any:
     from db.keys import DbKey, resolve_key
     from db.store import SqlCipherStore
 
@@ -105,7 +151,7 @@ def open_store(data_dir: Path, *, demo: bool, create: bool = True) -> Any:
         key = resolve_key(database_exists=path.exists() and path.stat().st_size > 0,
                           ask_passphrase=_ask_passphrase if sys.stdin.isatty() else None)
     data_dir.mkdir(parents=True, exist_ok=True)
-    return SqlCipherStore.open(path, key, create=create)
+    return SqlCipherStore.open(path, key, create=create, clock=clock)
 
 
 def _ask_passphrase() -> str:
@@ -115,27 +161,26 @@ def _ask_passphrase() -> str:
 
 
 def build_registry(store: Any, settings: Settings, clock: Clock) -> InterdictionRegistry:
-    from admission.registry_policy import RegistryPolicy
+    from datetime import timedelta
+
+    from admission.registry_policy import RegistryPolicy, RegistryPolicySettings
     from db.registry_replica import ReplicaRegistry
 
-    replica = ReplicaRegistry(store, clock)
+    replica = ReplicaRegistry(store.connection, clock, lock=store.lock)
     online = None
     if settings["registry.online_url"]:
         from hardware.registry.soap_client import client_from_settings
 
         online = client_from_settings(settings)
-    return RegistryPolicy(
-        clock=clock,
-        replica=replica,
-        online=online,
-        max_replica_age_seconds=settings["registry.max_replica_age_hours"] * 3600,
-    )
+    policy = RegistryPolicySettings(
+        max_replica_age=timedelta(hours=settings["registry.max_replica_age_hours"]))
+    return RegistryPolicy(clock, online=online, replica=replica, settings=policy)
 
 
 def build_app(data_dir: Path, *, clock: Clock | None = None, demo: bool = False) -> App:
     settings = Settings.load(data_dir / SETTINGS_FILE)
     clock = clock or SystemClock()
-    store = open_store(data_dir, demo=demo)
+    store = open_store(data_dir, demo=demo, clock=clock)
     try:
         registry = build_registry(store, settings, clock)
         desk = AdmissionDesk(store=store, registry=registry, clock=clock,

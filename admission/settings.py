@@ -38,10 +38,9 @@ DECLARED: tuple[Setting, ...] = (
             "Outcome when the RIAJ cannot be checked (fail closed)", ("DENY", "SUPERVISOR")),
     Setting("admission.stop_last_hour", False, bool,
             "Stop new admissions in the last hour before closing (art. 21.4)"),
-    Setting("hours", {"mon": "20:00-04:00", "tue": "20:00-04:00", "wed": "20:00-04:00",
-                      "thu": "20:00-04:00", "fri": "20:00-05:00", "sat": "20:00-05:00",
-                      "sun": "20:00-04:00", "eve": "20:00-05:00"}, dict,
-            "Opening hours per day type (art. 27)"),
+    Setting("hours", {}, dict,
+            "Opening hours per day type (art. 27), e.g. {\"sat\": \"20:00-05:00\", "
+            "\"mon\": \"closed\"}; empty = no hour limits until the director sets them"),
     Setting("holidays", [], list, "Public holidays (YYYY-MM-DD)"),
     Setting("cards.types", [dict(t) for t in DEFAULT_CARD_TYPES], list,
             "Card types and prices in cents (art. 23.2-3)"),

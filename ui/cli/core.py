@@ -137,6 +137,7 @@ def admit_command(args: argparse.Namespace, app: Any) -> Result:
             "source": result.evaluation.registry.source.value,
             "version": result.evaluation.registry.version,
             "age_seconds": result.evaluation.registry.age_seconds,
+            "error": result.evaluation.registry.error,
         },
     }
     return (0 if result.admitted else 1), payload
