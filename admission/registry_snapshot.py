@@ -199,6 +199,8 @@ def _parse_structured(first: bytes, rest: Iterable[bytes], local_salt: bytes) ->
     in_header = True
     lineno = 1
     for lineno, raw in enumerate(rest, start=2):
+        if not raw.endswith(b"\n"):  # every structured line ends with a newline
+            raise SnapshotError("SNAPSHOT_TRUNCATED", "last line incomplete", lineno)
         line = _strip_eol(raw)
         if signature is not None:
             raise SnapshotError("SNAPSHOT_TRAILING_DATA", "data after the signature", lineno)

@@ -1,0 +1,380 @@
+"""Local replica of the RIAJ in the encrypted store (issue 5, point 2; art. 20.2, R1).
+
+:class:`ReplicaRegistry` implements :class:`admission.registry.InterdictionRegistry`
+with source REPLICA. Snapshots are parsed and validated completely (checksum,
+signature when a verifier is configured, duplicates, format) *before* the store
+is touched, then swapped in inside one transaction: a bad file leaves the
+previous snapshot in force and raises :class:`SnapshotError` with the reason.
+
+The change feed (verificarCambiosRGIAJ) is applied on top of the active snapshot:
+additions are ``INSERT OR IGNORE`` and removals ``DELETE``, so applying a page
+twice is harmless (idempotent); the feed position (``feed_as_of``) moves in the
+same transaction as the changes, so an interrupted pull resumes from the last
+committed position (resumable).
+
+Threading: every method takes ``lock`` (pass the store's lock when the
+connection is shared with other threads). Schema: ``db/migrations/0002_registry.sql``.
+"""
+
+from __future__ import annotations
+
+import secrets
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from admission.identity import IdentityKey
+from admission.ports import Clock
+from admission.registry import CASINO_SCOPE, RegistryAnswer, RegistrySource, RegistryStatus
+from admission.registry_snapshot import (
+    FeedAction,
+    FeedPage,
+    SignatureVerifier,
+    Snapshot,
+    SnapshotError,
+    identity_digest,
+    parse_snapshot,
+    signed_message,
+    validate_feed,
+)
+
+try:
+    from sqlcipher3 import dbapi2 as _cipher_api
+
+    DB_ERRORS: tuple[type[Exception], ...] = (sqlite3.Error, _cipher_api.Error)
+except ImportError:  # pragma: no cover
+    DB_ERRORS = (sqlite3.Error,)
+
+_BATCH = 50_000
+_FUTURE_SLACK = timedelta(hours=1)  # clock skew tolerated on a snapshot's as-of
+
+
+@dataclass(frozen=True, slots=True)
+class ReplicaState:
+    """What ``registry status`` and the status bar show."""
+
+    version: str
+    scheme: str
+    entries: int
+    snapshot_as_of: datetime
+    feed_as_of: datetime | None
+    feed_applied: int
+    imported_at: datetime
+    signed: bool
+
+    @property
+    def as_of(self) -> datetime:
+        """When the replica was last known complete (snapshot or change feed)."""
+        if self.feed_as_of is not None and self.feed_as_of > self.snapshot_as_of:
+            return self.feed_as_of
+        return self.snapshot_as_of
+
+    @property
+    def label(self) -> str:
+        """Recorded on the visit: the snapshot version plus the feed position."""
+        if self.feed_as_of is None:
+            return self.version
+        return f"{self.version}@{_iso(self.feed_as_of)}"
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResult:
+    version: str
+    entries: int
+    as_of: datetime
+    signed: bool
+    replaced: str  # version of the snapshot it replaced, "" when none
+    unchanged: bool  # the same content was already active
+
+
+@dataclass(frozen=True, slots=True)
+class FeedResult:
+    added: int
+    removed: int
+    unchanged: int
+    feed_as_of: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class _Active:
+    snapshot_id: int
+    salt: bytes
+    state: ReplicaState
+
+
+def _iso(at: datetime) -> str:
+    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _parse_iso(text: str) -> datetime:
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC)
+
+
+class ReplicaRegistry:
+    """The RIAJ replica in the visitor file; an ``InterdictionRegistry`` (source REPLICA)."""
+
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        clock: Clock,
+        *,
+        verifier: SignatureVerifier | None = None,
+        lock: threading.RLock | None = None,
+    ) -> None:
+        self._conn = conn
+        self._clock = clock
+        self._verifier = verifier
+        self._lock = lock or threading.RLock()
+        self._active: _Active | None = None
+        self._data_version = -1
+
+    # --- checks --------------------------------------------------------------------------
+
+    def check(self, identity: IdentityKey) -> RegistryAnswer:
+        with self._lock:
+            try:
+                active = self._current()
+                if active is None:
+                    return RegistryAnswer(
+                        RegistryStatus.UNVERIFIABLE, RegistrySource.REPLICA, error="REPLICA_EMPTY"
+                    )
+                digest = identity_digest(active.salt, identity.number)
+                row = self._conn.execute(
+                    "SELECT 1 FROM registry_entry WHERE snapshot_id = ? AND digest = ?",
+                    (active.snapshot_id, digest),
+                ).fetchone()
+            except DB_ERRORS:
+                return RegistryAnswer(
+                    RegistryStatus.UNVERIFIABLE, RegistrySource.REPLICA, error="REPLICA_READ_FAILED"
+                )
+        state = active.state
+        age = self._clock.now() - state.as_of
+        return RegistryAnswer(
+            RegistryStatus.LISTED if row else RegistryStatus.NOT_LISTED,
+            RegistrySource.REPLICA,
+            scope=CASINO_SCOPE,
+            version=state.label,
+            as_of=state.as_of,
+            age_seconds=max(0, int(age.total_seconds())),
+        )
+
+    def state(self) -> ReplicaState | None:
+        with self._lock:
+            active = self._current()
+        return None if active is None else active.state
+
+    def _current(self) -> _Active | None:
+        data_version = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
+        if data_version != self._data_version or self._active is None:
+            self._active = self._load_active()
+            self._data_version = data_version
+        return self._active
+
+    def _load_active(self) -> _Active | None:
+        row = self._conn.execute(
+            "SELECT snapshot_id, salt, version, scheme, entry_count, as_of, feed_as_of,"
+            " feed_applied, imported_at, signed FROM registry_snapshot WHERE active = 1"
+        ).fetchone()
+        if row is None:
+            return None
+        state = ReplicaState(
+            version=row[2],
+            scheme=row[3],
+            entries=row[4],
+            snapshot_as_of=_parse_iso(row[5]),
+            feed_as_of=_parse_iso(row[6]) if row[6] else None,
+            feed_applied=row[7],
+            imported_at=_parse_iso(row[8]),
+            signed=bool(row[9]),
+        )
+        return _Active(row[0], bytes(row[1]), state)
+
+    # --- snapshot import -----------------------------------------------------------------
+
+    def import_file(self, path: Path) -> ImportResult:
+        """Validate ``path`` completely, then swap it in; raise SnapshotError on any problem."""
+        try:
+            with path.open("rb") as handle:
+                snapshot = parse_snapshot(handle, secrets.token_bytes(16))
+        except OSError as exc:
+            self._log_rejection("SNAPSHOT_UNREADABLE")
+            raise SnapshotError("SNAPSHOT_UNREADABLE", type(exc).__name__) from None
+        except SnapshotError as exc:
+            self._log_rejection(exc.code)
+            raise
+        return self.import_snapshot(snapshot)
+
+    def import_lines(self, lines: Iterable[bytes]) -> ImportResult:
+        try:
+            snapshot = parse_snapshot(lines, secrets.token_bytes(16))
+        except SnapshotError as exc:
+            self._log_rejection(exc.code)
+            raise
+        return self.import_snapshot(snapshot)
+
+    def import_snapshot(self, snapshot: Snapshot) -> ImportResult:
+        try:
+            self._verify_signature(snapshot)
+            with self._lock:
+                return self._swap(snapshot)
+        except SnapshotError as exc:
+            self._log_rejection(exc.code, snapshot.version)
+            raise
+
+    def _verify_signature(self, snapshot: Snapshot) -> None:
+        if self._verifier is None:
+            return
+        if snapshot.signature is None:
+            raise SnapshotError("SNAPSHOT_UNSIGNED", "a public key is configured")
+        if not self._verifier.verify(signed_message(snapshot.content_sha256), snapshot.signature):
+            raise SnapshotError("SNAPSHOT_BAD_SIGNATURE", "signature does not verify")
+
+    def _swap(self, snapshot: Snapshot) -> ImportResult:
+        now = self._clock.now()
+        as_of = snapshot.as_of or now
+        if as_of > now + _FUTURE_SLACK:
+            raise SnapshotError("SNAPSHOT_FROM_THE_FUTURE", "as-of is later than now")
+        previous = self._current()
+        if previous is not None:
+            old = previous.state
+            same = self._conn.execute(
+                "SELECT content_sha256 FROM registry_snapshot WHERE snapshot_id = ?",
+                (previous.snapshot_id,),
+            ).fetchone()[0] == snapshot.content_sha256.hex()
+            if same:
+                return ImportResult(old.version, old.entries, old.snapshot_as_of,
+                                    old.signed, old.version, unchanged=True)
+            if old.snapshot_as_of > as_of:
+                raise SnapshotError("SNAPSHOT_OLDER_THAN_ACTIVE", "an older snapshot")
+            if old.version == snapshot.version and snapshot.structured:
+                raise SnapshotError("SNAPSHOT_VERSION_CONFLICT", "same version, other content")
+        signed = snapshot.signature is not None and self._verifier is not None
+        with self._tx() as conn:
+            cur = conn.execute(
+                "INSERT INTO registry_snapshot (version, scheme, salt, scope, as_of, imported_at,"
+                " entry_count, content_sha256, signed, active) VALUES (?,?,?,?,?,?,?,?,?,0)",
+                (snapshot.version, snapshot.scheme, snapshot.salt, snapshot.scope, _iso(as_of),
+                 _iso(now), snapshot.count, snapshot.content_sha256.hex(), int(signed)),
+            )
+            new_id = cur.lastrowid
+            for chunk in _chunks(snapshot.digests, _BATCH):
+                conn.executemany(
+                    "INSERT INTO registry_entry (snapshot_id, digest) VALUES (?, ?)",
+                    [(new_id, d) for d in chunk],
+                )
+            conn.execute("DELETE FROM registry_entry WHERE snapshot_id <> ?", (new_id,))
+            conn.execute("DELETE FROM registry_snapshot WHERE snapshot_id <> ?", (new_id,))
+            conn.execute("UPDATE registry_snapshot SET active = 1 WHERE snapshot_id = ?",
+                         (new_id,))
+            self._event(conn, "IMPORT", "OK", snapshot.version)
+        self._active = None
+        return ImportResult(snapshot.version, snapshot.count, as_of, signed,
+                            previous.state.version if previous else "", unchanged=False)
+
+    # --- change feed ---------------------------------------------------------------------
+
+    def feed_since(self) -> datetime | None:
+        """Where the next change-feed pull starts (``None``: no snapshot yet)."""
+        state = self.state()
+        if state is None:
+            return None
+        return state.feed_as_of or state.snapshot_as_of
+
+    def apply_feed(self, page: FeedPage) -> FeedResult:
+        """Apply additions and removals in order; idempotent; position moves atomically."""
+        try:
+            validate_feed(page)
+            with self._lock:
+                return self._apply(page)
+        except SnapshotError as exc:
+            self._log_rejection(exc.code, kind="FEED_REJECTED")
+            raise
+
+    def _apply(self, page: FeedPage) -> FeedResult:
+        active = self._current()
+        if active is None:
+            raise SnapshotError("FEED_WITHOUT_SNAPSHOT", "import a snapshot first")
+        since = active.state.feed_as_of or active.state.snapshot_as_of
+        if page.since is not None and page.since > since:
+            raise SnapshotError("FEED_GAP", "the page starts after the replica's position")
+        if page.as_of < since and page.entries:  # replaying it could undo newer changes
+            raise SnapshotError("FEED_OUT_OF_ORDER", "the page is older than the replica")
+        added = removed = unchanged = 0
+        sid = active.snapshot_id
+        with self._tx() as conn:
+            for entry in page.entries:
+                digest = identity_digest(active.salt, entry.number)
+                if entry.action is FeedAction.ADDED:
+                    n = conn.execute(
+                        "INSERT OR IGNORE INTO registry_entry (snapshot_id, digest) VALUES (?, ?)",
+                        (sid, digest)).rowcount
+                    added += n
+                else:
+                    n = conn.execute(
+                        "DELETE FROM registry_entry WHERE snapshot_id = ? AND digest = ?",
+                        (sid, digest)).rowcount
+                    removed += n
+                unchanged += 1 - n
+            position = max(page.as_of, since)
+            conn.execute(
+                "UPDATE registry_snapshot SET feed_as_of = ?, feed_applied = feed_applied + ?,"
+                " entry_count = entry_count + ? WHERE snapshot_id = ?",
+                (_iso(position), added + removed, added - removed, sid),
+            )
+            self._event(conn, "FEED", "OK", active.state.version)
+        self._active = None
+        return FeedResult(added, removed, unchanged, position)
+
+    # --- events and transactions ---------------------------------------------------------
+
+    def last_events(self, limit: int = 5) -> list[tuple[datetime, str, str, str]]:
+        with self._lock:
+            rows = self._conn.execute(
+                "SELECT at, kind, code, version FROM registry_event"
+                " ORDER BY event_id DESC LIMIT ?", (limit,)).fetchall()
+        return [(_parse_iso(r[0]), r[1], r[2], r[3]) for r in rows]
+
+    def _log_rejection(self, code: str, version: str = "", kind: str = "IMPORT_REJECTED") -> None:
+        try:
+            with self._lock, self._tx() as conn:
+                self._event(conn, kind, code, version)
+        except Exception:  # logging the rejection must never hide the rejection itself
+            pass
+
+    def _event(self, conn: sqlite3.Connection, kind: str, code: str, version: str) -> None:
+        conn.execute(
+            "INSERT INTO registry_event (at, kind, code, version) VALUES (?, ?, ?, ?)",
+            (_iso(self._clock.now()), kind, code, version[:64]),
+        )
+        conn.execute(
+            "DELETE FROM registry_event WHERE event_id <= (SELECT max(event_id) FROM"
+            " registry_event) - 1000"
+        )
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        conn = self._conn
+        if conn.in_transaction:
+            raise SnapshotError("REPLICA_BUSY", "a transaction is already open")
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except DB_ERRORS as exc:
+            raise SnapshotError("REPLICA_BUSY", type(exc).__name__) from None
+        try:
+            yield conn
+            conn.execute("COMMIT")
+        except BaseException as exc:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            if isinstance(exc, DB_ERRORS):
+                raise SnapshotError("REPLICA_WRITE_FAILED", type(exc).__name__) from None
+            raise
+
+
+def _chunks(items: Sequence[bytes], size: int) -> Iterator[Sequence[bytes]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]

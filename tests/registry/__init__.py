@@ -1,0 +1,1 @@
+"""Tests for the RIAJ register: snapshots, replica, policy, online client, sync, CLI."""
