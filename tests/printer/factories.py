@@ -8,7 +8,16 @@ from datetime import UTC, date, datetime
 from admission.card_code import encode_card_code
 from admission.card_view import CardView, build_card_view
 from admission.identity import IdentityKey, IdKind
-from admission.records import CardRecord, CardStatus, Visitor
+from admission.ports import madrid_date
+from admission.records import (
+    AdmissionEntry,
+    CardRecord,
+    CardStatus,
+    NewCard,
+    RegistryCheck,
+    Visitor,
+)
+from hardware.printer.service import CardPresentation
 
 CASINO_ID = "MAD01"
 CODE_KEY = b"k" * 32
@@ -59,3 +68,28 @@ def view(number: int = 1234, *, card_changes: dict[str, object] | None = None,
         card_type_label=type_label, code=encode_card_code(CASINO_ID, number, CODE_KEY),
         special=special,
     )
+
+
+def admission_entry(n: int = 1, at: datetime = ISSUED_AT, *, card_type: str = "DAY",
+                    exceptional: bool = False, authorised_by: str = "",
+                    surname: str = "Muñoz-Ibáñez de la Peña",
+                    given_names: str = "José Ángel") -> AdmissionEntry:
+    """Visitor ``n`` admitted with a one-day card, for a FakeStore or SqlCipherStore."""
+    day = madrid_date(at)
+    letters = "TRWAGMYFPDXBNJZSQVHLCKE"
+    dni = f"{n:08d}" + letters[n % 23]
+    return AdmissionEntry(
+        identity=IdentityKey(IdKind.DNI, "ESP", dni), surname=surname,
+        given_names=given_names, birth_date=date(1980, 5, 17), nationality="ESP",
+        document_type="DNI", document_number=dni, at=at, desk_id="DESK1", operator="op-1",
+        verdict="ADMIT", reasons=(), registry=RegistryCheck("NOT_LISTED", "REPLICA", "v1", 60),
+        card=NewCard(card_type, 1000, day, day, exceptional=exceptional,
+                     authorised_by=authorised_by),
+    )
+
+
+def presentation() -> CardPresentation:
+    return CardPresentation(
+        casino_name="Casino Gran Madrid Demo", casino_id=CASINO_ID, code_key=CODE_KEY,
+        type_labels={"DAY": "Entrada de un día", "GROUP": "Viaje de grupo"},
+        special_types=frozenset({"GROUP"}))

@@ -1,0 +1,169 @@
+"""The reprint queue (cards issued but not printed) and the provisional vouchers
+(volantes provisionales, art. 23.4, R11), stored in the encrypted visitor file.
+
+Uses the store's one connection (``SqlCipherStore.connection``) under its lock
+(``SqlCipherStore.lock``), so it is as thread-safe as the store itself. Tables come
+from ``db/migrations/0020_vouchers.sql``.
+
+Retention (R3): vouchers hold a name and a document number, so they are erased with
+the visits: :func:`purge_vouchers` is called with the same cutoff.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import datetime
+from typing import Any, Protocol
+
+from admission.errors import NotFoundError, StoreError
+from admission.records import CardRecord
+from admission.vouchers import NewVoucher, Voucher, VoucherStatus, cancel, exchange
+from db import codec
+from db.cards import CARD_COLUMNS, card_from_row
+from db.connection import DB_ERRORS
+
+__all__ = ["SqlPrintQueue", "purge_vouchers"]
+
+_DB_ERRORS = DB_ERRORS
+
+_VOUCHER_COLUMNS = ("number, issued_at, desk_id, operator, holder_name, document_type, "
+                    "document_number, card_type, price_cents, status, card_number, closed_at, "
+                    "close_reason")
+
+
+class _Store(Protocol):
+    @property
+    def connection(self) -> Any: ...
+
+    @property
+    def lock(self) -> threading.RLock: ...
+
+
+class SqlPrintQueue:
+    """Reprint queue and voucher book over an open ``SqlCipherStore``."""
+
+    def __init__(self, store: _Store) -> None:
+        self._store = store
+
+    @contextmanager
+    def _tx(self) -> Iterator[Any]:
+        with self._store.lock:
+            conn = self._store.connection
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+            except _DB_ERRORS as exc:
+                raise StoreError(f"visitor file busy: {exc}", code="STORE_BUSY") from exc
+            try:
+                yield conn
+                conn.execute("COMMIT")
+            except BaseException as exc:
+                if conn.in_transaction:
+                    conn.execute("ROLLBACK")
+                if isinstance(exc, _DB_ERRORS):
+                    raise StoreError(f"write failed: {exc}", code="WRITE_FAILED") from exc
+                raise
+
+    @contextmanager
+    def _read(self) -> Iterator[Any]:
+        with self._store.lock:
+            try:
+                yield self._store.connection
+            except _DB_ERRORS as exc:
+                raise StoreError(f"read failed: {exc}", code="READ_FAILED") from exc
+
+    # -- reprint queue ------------------------------------------------------------------
+
+    def unprinted_cards(self, limit: int = 200) -> Sequence[CardRecord]:
+        """Cards issued and never printed ("issued, not printed"), newest first."""
+        with self._read() as conn:
+            rows = conn.execute(
+                f"SELECT {CARD_COLUMNS} FROM cards WHERE status = 'ISSUED' "
+                "ORDER BY number DESC LIMIT ?", (limit,)).fetchall()
+        return [card_from_row(row) for row in rows]
+
+    # -- vouchers (art. 23.4) -------------------------------------------------------------
+
+    def issue_voucher(self, new: NewVoucher) -> Voucher:
+        """Record a voucher with the next gapless voucher number (own sequence)."""
+        with self._tx() as conn:
+            number = int(conn.execute(
+                "SELECT COALESCE(MAX(number), 0) + 1 FROM vouchers").fetchone()[0])
+            voucher = new.numbered(number)
+            conn.execute(
+                f"INSERT INTO vouchers ({_VOUCHER_COLUMNS}) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, '')",
+                (number, codec.ts(voucher.issued_at), voucher.desk_id, voucher.operator,
+                 voucher.holder_name, voucher.document_type, voucher.document_number,
+                 voucher.card_type, voucher.price_cents, voucher.status.value))
+        return voucher
+
+    def voucher(self, number: int) -> Voucher | None:
+        with self._read() as conn:
+            row = conn.execute(f"SELECT {_VOUCHER_COLUMNS} FROM vouchers WHERE number = ?",
+                               (number,)).fetchone()
+        return None if row is None else _voucher(row)
+
+    def exchange_voucher(self, number: int, card_number: int, at: datetime) -> Voucher:
+        """The formal card was issued: the voucher is closed and points at the card."""
+        with self._tx() as conn:
+            row = conn.execute(f"SELECT {_VOUCHER_COLUMNS} FROM vouchers WHERE number = ?",
+                               (number,)).fetchone()
+            if row is None:
+                raise NotFoundError("no such voucher")
+            done = exchange(_voucher(row), card_number, at)
+            conn.execute("UPDATE vouchers SET status = ?, card_number = ?, closed_at = ? "
+                         "WHERE number = ?",
+                         (done.status.value, card_number, codec.ts(at), number))
+        return done
+
+    def cancel_voucher(self, number: int, reason: str, at: datetime) -> Voucher:
+        """Document and money returned without a card (e.g. refused at formalisation)."""
+        with self._tx() as conn:
+            row = conn.execute(f"SELECT {_VOUCHER_COLUMNS} FROM vouchers WHERE number = ?",
+                               (number,)).fetchone()
+            if row is None:
+                raise NotFoundError("no such voucher")
+            done = cancel(_voucher(row), reason, at)
+            conn.execute("UPDATE vouchers SET status = ?, closed_at = ?, close_reason = ? "
+                         "WHERE number = ?",
+                         (done.status.value, codec.ts(at), done.close_reason, number))
+        return done
+
+    def open_vouchers(self, issued_before: datetime | None = None) -> Sequence[Voucher]:
+        """Vouchers not exchanged yet (oldest first); with ``issued_before``, those issued
+        before that instant (the closing-time list)."""
+        sql = f"SELECT {_VOUCHER_COLUMNS} FROM vouchers WHERE status = 'OPEN'"
+        args: tuple[object, ...] = ()
+        if issued_before is not None:
+            sql += " AND issued_at < ?"
+            args = (codec.ts(issued_before),)
+        with self._read() as conn:
+            rows = conn.execute(sql + " ORDER BY number", args).fetchall()
+        return [_voucher(row) for row in rows]
+
+    def purge_vouchers(self, cutoff: datetime) -> int:
+        with self._tx() as conn:
+            return purge_vouchers(conn, cutoff)
+
+
+def purge_vouchers(conn: Any, cutoff: datetime) -> int:
+    """Erase closed vouchers issued before ``cutoff`` (R3); open ones are kept: a
+    deposited document is still at the desk. Runs inside the caller's transaction."""
+    cur = conn.execute("DELETE FROM vouchers WHERE status != 'OPEN' AND issued_at < ?",
+                       (codec.ts(cutoff),))
+    return int(cur.rowcount)
+
+
+def _voucher(row: Sequence[Any]) -> Voucher:
+    (number, issued, desk, operator, holder, doc_type, doc_number, card_type, price, status,
+     card_number, closed, reason) = row
+    return Voucher(
+        number=int(number), issued_at=codec.parse_ts(str(issued)), desk_id=str(desk),
+        operator=str(operator), holder_name=str(holder), document_type=str(doc_type),
+        document_number=str(doc_number), card_type=str(card_type), price_cents=int(price),
+        status=VoucherStatus(str(status)),
+        card_number=None if card_number is None else int(card_number),
+        closed_at=None if closed is None else codec.parse_ts(str(closed)),
+        close_reason=str(reason))

@@ -1,0 +1,175 @@
+"""Print an entry card: render → preflight → spool → follow → ``mark_printed``.
+
+The one code path the GUI, the command line and the end-to-end tests use. On any
+failure the card keeps its number with status ISSUED ("issued, not printed") and shows
+in the reprint queue; nothing is lost and no number is burnt (art. 22.3: numbers are
+correlative). A reprint records its reason with ``CardBook.record_reprint`` first, so
+the request is on file even if that print fails again.
+
+Never raises for device trouble: the outcome carries a reason code for the UI.
+Store errors (``StoreError``) do propagate: the desk must know the file is unwell.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from admission.card_code import encode_card_code
+from admission.card_view import CardView, build_card_view
+from admission.errors import DeviceError, InvalidStateError, NotFoundError
+from admission.ports import CardBook, Clock, VisitorFile
+from admission.records import CardStatus
+from hardware.printer import CR80, CardPrinter, JobState, PageSize, PrinterStatus
+from hardware.printer.render import CardStyle, Rendered, render_card
+
+__all__ = [
+    "CardPresentation",
+    "CardPrintService",
+    "PrintOutcome",
+    "spool",
+]
+
+log = logging.getLogger(__name__)
+
+# Reason codes of a failed print (the UI turns them into sentences, STYLE.md rule 13).
+OK = ""
+RENDER_FAILED = "RENDER_FAILED"
+PRINT_FAILED = "PRINT_FAILED"
+PRINTER_VANISHED = "PRINTER_VANISHED"
+PRINT_TIMEOUT = "PRINT_TIMEOUT"
+_JOB_CODES = {
+    JobState.FAILED: PRINT_FAILED,
+    JobState.VANISHED: PRINTER_VANISHED,
+    JobState.TIMEOUT: PRINT_TIMEOUT,
+}
+
+
+@dataclass(frozen=True, slots=True)
+class PrintOutcome:
+    """What happened to one print request. ``code`` is "" when printed."""
+
+    number: int
+    printed: bool
+    code: str = OK
+    job_id: str = ""
+    warnings: tuple[str, ...] = ()  # render warnings, e.g. LOGO_UNREADABLE
+
+
+def spool(printer: CardPrinter, pdf: bytes, *, title: str, page: PageSize,
+          timeout: float) -> tuple[str, str]:
+    """Preflight, submit and follow one document: returns ``(code, job_id)``,
+    code "" on success. Device errors become codes, never exceptions."""
+    try:
+        state = printer.preflight()
+        if not state.status.usable:
+            log.warning("printer %s not ready: %s", printer.name, state.status)
+            return f"PRINTER_{state.status}", ""
+        job_id = printer.submit(pdf, title=title, page=page)
+    except DeviceError as exc:
+        log.warning("printer %s: %s", printer.name, exc.code)
+        return exc.code, ""
+    try:
+        result = printer.follow(job_id, timeout=timeout)
+    except DeviceError as exc:
+        log.warning("printer %s job %s: %s", printer.name, job_id, exc.code)
+        return exc.code, job_id
+    if not result.ok:
+        log.warning("printer %s job %s: %s", printer.name, job_id, result.state)
+        return _JOB_CODES.get(result.state, PRINT_FAILED), job_id
+    return OK, job_id
+
+
+@dataclass(frozen=True, slots=True)
+class CardPresentation:
+    """How this casino's cards look in words: from settings and the card-type config."""
+
+    casino_name: str
+    casino_id: str
+    code_key: bytes = field(repr=False)  # store.secret("card_code"); never a setting
+    type_labels: Mapping[str, str] = field(default_factory=dict)  # card_type → label_es
+    special_types: frozenset[str] = frozenset()  # card types that are art. 23.3 specials
+
+    def code(self, number: int) -> str:
+        return encode_card_code(self.casino_id, number, self.code_key)
+
+
+class CardPrintService:
+    """Prints cards on one card printer and keeps the CardBook in step.
+
+    Call from a worker thread (STYLE.md rule 10): following a job can take seconds.
+    """
+
+    def __init__(self, cards: CardBook, printer: CardPrinter, clock: Clock, *,
+                 style: CardStyle | None = None, job_timeout: float = 60.0,
+                 renderer: Callable[[CardView, CardStyle | None], Rendered] = render_card,
+                 visitors: VisitorFile | None = None,
+                 presentation: CardPresentation | None = None) -> None:
+        self._cards = cards
+        self.printer = printer
+        self._clock = clock
+        self.style = style or CardStyle()
+        self._timeout = job_timeout
+        self._render = renderer
+        self._visitors = visitors
+        self._presentation = presentation
+
+    def render(self, view: CardView) -> Rendered:
+        return self._render(view, self.style)
+
+    def view_for(self, number: int) -> CardView:
+        """Rebuild a card's view from the store (for the reprint queue)."""
+        if self._visitors is None or self._presentation is None:
+            raise InvalidStateError("no visitor file wired", code="PRINT_NOT_CONFIGURED")
+        card = self._cards.card(number)
+        if card is None:
+            raise NotFoundError("no such card number")
+        visitor = self._visitors.visitor(card.file_number)
+        if visitor is None:
+            raise NotFoundError("the card's visitor was erased")
+        document = next((v.document_number for v in self._visitors.visits(card.file_number)
+                         if v.visit_id == card.visit_id), "")
+        p = self._presentation
+        return build_card_view(
+            card, visitor, document_number=document, casino_name=p.casino_name,
+            card_type_label=p.type_labels.get(card.card_type, card.card_type),
+            code=p.code(number), special=card.card_type in p.special_types)
+
+    def print_card(self, view: CardView, *, actor: str, reprint_reason: str = "") -> PrintOutcome:
+        """Print ``view`` (built with ``admission.card_view.build_card_view``).
+
+        A card already printed needs ``reprint_reason`` (recorded before spooling).
+        A voided or unknown card raises InvalidStateError / NotFoundError.
+        """
+        number = view.number
+        card = self._cards.card(number)
+        if card is None:
+            raise NotFoundError("no such card number")
+        if card.status is CardStatus.VOIDED:
+            raise InvalidStateError("the card is voided", code="CARD_VOIDED")
+        if card.status is CardStatus.PRINTED and not reprint_reason.strip():
+            raise InvalidStateError("a reprint needs a reason", code="REPRINT_NEEDS_REASON")
+        if reprint_reason.strip():
+            self._cards.record_reprint(number, reprint_reason, actor, self._clock.now())
+
+        try:
+            rendered = self.render(view)
+        except Exception:  # a renderer bug must not lose the card: it stays ISSUED
+            log.exception("card %d: rendering failed", number)
+            return PrintOutcome(number, False, RENDER_FAILED)
+
+        code, job_id = spool(self.printer, rendered.pdf, title=f"card-{number}", page=CR80,
+                             timeout=self._timeout)
+        if code:
+            log.warning("card %d not printed (%s): stays in the reprint queue", number, code)
+            return PrintOutcome(number, False, code, job_id, rendered.warnings)
+        self._cards.mark_printed(number, self._clock.now())
+        log.info("card %d printed as job %s", number, job_id)
+        return PrintOutcome(number, True, OK, job_id, rendered.warnings)
+
+    def preflight_status(self) -> PrinterStatus:
+        try:
+            return self.printer.preflight().status
+        except DeviceError:
+            return PrinterStatus.ERROR
