@@ -72,6 +72,8 @@ class DeskDocument(Protocol):
     def nationality(self) -> str: ...
     @property
     def document_number(self) -> str: ...
+    @property
+    def id_number(self) -> str: ...
 
 
 class DeskStore(VisitorFile, CardBook, BanList, StaffList, AuditTrail, Retention, Protocol):
@@ -234,7 +236,9 @@ class AdmissionDesk:
             birth_date=doc.birth_date,
             nationality=doc.nationality,
             document_type=str(doc.doc_type),
-            document_number=doc.document_number,
+            # The number the casino records (R2, R7): the DNI/NIE for Spanish documents
+            # (not the support number of a DNI card), otherwise the document number.
+            document_number=doc.id_number or doc.document_number,
             at=evaluation.at,
             desk_id=self.config.desk_id,
             operator=operator,

@@ -1,0 +1,75 @@
+"""``main.py demo``: the whole flow on invented people, for a first look at the product.
+
+Seeds a demo visitor file (its own folder, public demo passphrase): a RIAJ
+snapshot listing some invented people, an internal ban and a staff member; then
+admits a queue of invented visitors through the real AdmissionDesk, the real
+encrypted file and the real card renderer. Nothing here is a real person.
+"""
+
+from __future__ import annotations
+
+import sys
+from datetime import timedelta
+from typing import Any
+
+from admission.demo_people import DemoPerson, demo_people
+from admission.documents import document_from_mrz
+from admission.mrz import parse_mrz
+from admission.ports import madrid_date
+from admission.records import StaffMember, StaffRole
+
+BANNER = "*** DEMO — datos inventados / invented data — no usar con visitantes reales ***"
+SEED = 2026
+
+
+def _seed(app: Any, people: list[DemoPerson]) -> None:
+    from db.registry_replica import ReplicaRegistry
+
+    now = app.clock.now()
+    replica = ReplicaRegistry(app.store.connection, app.clock, lock=app.store.lock)
+    listed = [p.dni for p in people[3:4] if p.dni]
+    replica.import_lines([b"# demo RIAJ snapshot (invented)\n",
+                          *(f"{n}\n".encode() for n in listed)])
+    doc = document_from_mrz(parse_mrz(people[5].mrz(madrid_date(now)), today=madrid_date(now)))
+    if not app.store.active_bans(doc.identity, now):
+        app.desk.add_ban(doc.identity, "Demo: conducta inadecuada en sala", "Director (demo)",
+                         expires_at=now + timedelta(days=90))
+    staff = document_from_mrz(parse_mrz(people[7].mrz(madrid_date(now)),
+                                        today=madrid_date(now)))
+    if app.store.staff_member(staff.identity) is None:
+        app.store.add_staff(StaffMember(staff.identity, "Crupier (demo)", StaffRole.STAFF),
+                            "Director (demo)", now)
+
+
+def run_demo(app: Any) -> tuple[int, dict[str, Any]]:
+    print(BANNER, file=sys.stderr)
+    today = madrid_date(app.clock.now())
+    people = demo_people(12, seed=SEED, today=today, minors=0.0)
+    minor = demo_people(1, seed=SEED + 1, today=today, minors=1.0)
+    queue = [*people, *minor]
+    _seed(app, people)
+    rows = []
+    for person in queue:
+        result = parse_mrz(person.mrz(today), today=today)
+        outcome = app.desk.admit(document_from_mrz(result), operator="demo")
+        pdf = app.render_card(outcome.card.number) if outcome.card else None
+        rows.append({
+            "visitor": f"{person.given_names} {person.surname}",
+            "verdict": outcome.verdict.outcome.value,
+            "reasons": list(outcome.verdict.codes),
+            "file_number": outcome.recorded.file_number,
+            "card_number": outcome.recorded.card_number,
+            "card_pdf": str(pdf) if pdf else None,
+        })
+    return 0, {
+        "demo": True,
+        "banner": BANNER,
+        "data_dir": str(app.data_dir),
+        "admissions": rows,
+        "next": [
+            "python main.py --demo visitor show 1",
+            "python main.py --demo audit verify",
+            "python main.py --demo registry status",
+            f"python main.py --demo verify-card {app.card_code(1)}",
+        ],
+    }
