@@ -69,7 +69,8 @@ def test_exceptional_card_is_audited(any_store: Any) -> None:
 
 @pytest.mark.parametrize(("query", "expected"), [
     ("pena", [1]), ("PEÑA", [1]), ("núñez jose", [1]), ("jos mar", [2, 1]),
-    ("maria", [2, 1]), ("garcia", [2]), ("Garcia Maria", [2]), ("pena garcia", []), ("jose garcia", [2]),
+    ("maria", [2, 1]), ("garcia", [2]), ("Garcia Maria", [2]), ("pena garcia", []),
+    ("jose garcia", [2]),
     ("zzz", []), ("", []), ("  - ", []),
 ])
 def test_search_is_accent_and_case_insensitive_prefix_per_word(  # sorted by name

@@ -1,0 +1,161 @@
+"""Six-month retention (art. 20.4, R3): what is erased, what is kept, and that erased
+names leave no bytes behind (secure_delete, proven on the unencrypted variant)."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+from admission.clock import FixedClock
+from admission.retention import retention_cutoff
+from db.keys import DbKey
+from db.store import SqlCipherStore
+from tests.db.factories import T0, card_for, dni, entry
+
+DAY = timedelta(days=1)
+CUT = T0 + 30 * DAY  # purges below use this cutoff
+
+
+def test_old_visits_go_and_visitors_with_nothing_left_go_with_them(any_store: Any) -> None:
+    any_store.record_admission(entry(1, T0))                      # only old visits: erased
+    any_store.record_admission(entry(1, T0 + DAY))
+    any_store.add_observation(1, "old note", "op", T0)
+    any_store.record_admission(entry(2, T0))                      # old + recent visit: kept
+    any_store.record_admission(entry(2, CUT + DAY))
+    any_store.add_observation(2, "old", "op", T0)
+    any_store.add_observation(2, "new", "op", CUT + DAY)
+    report = any_store.purge(CUT)
+    assert (report.visits, report.visitors, report.observations, report.cards) == (3, 1, 2, 3)
+    assert any_store.find_visitor(dni(1)) is None and any_store.search_visitors("pena") != []
+    kept = any_store.find_visitor(dni(2))
+    assert [v.at for v in any_store.visits(kept.file_number)] == [CUT + DAY]
+    assert kept.first_seen == CUT + DAY  # no date of an erased visit survives
+    assert [o.text for o in any_store.observations(kept.file_number)] == ["new"]
+    assert any_store.card(1) is None and any_store.card(4).visit_id != 0
+    # The sequence goes on: numbers are never reused after an erasure.
+    assert any_store.record_admission(entry(3, CUT + 2 * DAY)).card_number == 5
+    last = any_store.audit_entries()[-1]
+    assert (last.action, last.details["visits"], last.details["visitors"]) == ("PURGE", "3", "1")
+
+
+def test_an_active_ban_or_an_open_card_keeps_the_visitor(any_store: Any) -> None:
+    any_store.record_admission(entry(1, T0))
+    any_store.add_ban(dni(1), "disturbance", "director-1", T0)
+    long_card = card_for(T0, days=90)                             # multi-day card (R10)
+    long = any_store.record_admission(entry(2, T0, card=long_card)).card_number
+    voided = any_store.record_admission(entry(3, T0, card=card_for(T0, days=90))).card_number
+    any_store.void_card(voided, "lost", "sup", T0)
+    report = any_store.purge(CUT)
+    assert (report.visits, report.visitors, report.cards) == (3, 1, 2)
+    assert any_store.find_visitor(dni(1)) is not None             # banned: kept
+    assert any_store.visits(1) == []
+    card = any_store.card(long)
+    assert card is not None and card.visit_id == 0                # still valid, visit erased
+    assert any_store.find_visitor(dni(2)) is not None
+    assert any_store.find_visitor(dni(3)) is None                 # voided card opens nothing
+    # Later: the ban is lifted and the card's validity ends -> both visitors go.
+    any_store.lift_ban(1, "appeal", "director-1", CUT + DAY)
+    report = any_store.purge(T0 + 120 * DAY)
+    assert (report.visits, report.visitors, report.cards) == (0, 2, 1)
+    assert any_store.find_visitor(dni(1)) is None and any_store.card(long) is None
+
+
+def test_expired_ban_no_longer_keeps_the_visitor(any_store: Any) -> None:
+    any_store.record_admission(entry(1, T0))
+    any_store.add_ban(dni(1), "symbols", "director-1", T0, expires_at=T0 + 40 * DAY)
+    assert any_store.purge(CUT).visitors == 0
+    assert any_store.purge(T0 + 41 * DAY).visitors == 1
+
+
+def _file_bytes(path: Path) -> bytes:
+    """The database file and any sidecar left beside it."""
+    data = path.read_bytes()
+    for suffix in ("-wal", "-journal"):
+        sidecar = path.with_name(path.name + suffix)
+        if sidecar.exists():
+            data += sidecar.read_bytes()
+    return data
+
+
+def _fill_and_purge(store: SqlCipherStore, name: str) -> None:
+    for n in range(1, 400):  # enough rows for several pages and an index split
+        store.record_admission(entry(n, T0, surname=f"{name}{n:03d}", given_names="Zoë"))
+    store.record_admission(entry(1000, CUT + DAY, surname="Keeper", given_names="Ana"))
+    store.add_observation(1, f"nota sobre {name}", "op", T0)
+    store.checkpoint()
+    report = store.purge(CUT)
+    assert report.visitors == 399
+
+
+def test_purged_names_leave_no_bytes_on_plain_sqlite(tmp_path: Path) -> None:
+    """Without encryption every byte is readable: this proves secure_delete wipes the
+    rows, their index entries and free pages, not only that encryption hides them."""
+    path = tmp_path / "plain.db"
+    name = "Wipeme"
+    with SqlCipherStore.open_plain(path) as store:
+        for n in range(1, 400):
+            store.record_admission(entry(n, T0, surname=f"{name}{n:03d}", given_names="Zoë"))
+        store.checkpoint()
+    assert name.encode() in path.read_bytes()  # the test can see a name when it is there
+    with SqlCipherStore.open_plain(path) as store:
+        store.record_admission(entry(1000, CUT + DAY, surname="Keeper", given_names="Ana"))
+        store.add_observation(1, f"nota sobre {name}", "op", T0)
+        store.purge(CUT)
+    raw = _file_bytes(path)
+    assert b"Keeper" in raw
+    for needle in (name, name.upper(), "SUP000001", dni(1).number, "Zoë", "ZOE"):
+        assert needle.encode("utf-8") not in raw, needle
+
+
+def test_without_secure_delete_the_names_would_linger(tmp_path: Path) -> None:
+    """Control for the test above: the same deletes with secure_delete off leave names."""
+    path = tmp_path / "control.db"
+    with SqlCipherStore.open_plain(path) as store:
+        for n in range(1, 400):
+            store.record_admission(entry(n, T0, surname=f"Wipeme{n:03d}", card=False))
+    conn = sqlite3.connect(path, isolation_level=None)
+    conn.execute("PRAGMA secure_delete = OFF")
+    conn.execute("PRAGMA foreign_keys = ON")
+    conn.execute("DELETE FROM visits")
+    conn.execute("DELETE FROM visitors")
+    conn.close()
+    assert b"Wipeme" in path.read_bytes()
+
+
+def test_purged_names_absent_from_encrypted_file(tmp_path: Path, key: DbKey) -> None:
+    path = tmp_path / "visitors.db"
+    with SqlCipherStore.open(path, key, clock=FixedClock(CUT + DAY)) as store:
+        _fill_and_purge(store, "Wipeme")
+    raw = _file_bytes(path)
+    assert b"Wipeme" not in raw and b"Keeper" not in raw  # encrypted: nothing in clear
+    with SqlCipherStore.open(path, key) as store:
+        assert store.search_visitors("wipeme") == []
+        assert [v.surname for v in store.search_visitors("keeper")] == ["Keeper"]
+
+
+def test_nothing_older_than_the_cutoff_survives_seven_months(store: SqlCipherStore) -> None:
+    at = T0
+    n = 0
+    while at < T0 + 210 * DAY:
+        n += 1
+        store.record_admission(entry(n % 150, at, surname=f"S{n % 150}"))
+        if n % 7 == 0:
+            store.add_observation(n % 150, "note", "op", at)
+        at += timedelta(hours=9)
+    now = at
+    cutoff = retention_cutoff(now)
+    store.purge(cutoff)
+    conn = store.connection
+    assert conn.execute("SELECT count(*) FROM visits WHERE at < ?",
+                        (cutoff.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),)).fetchone()[0] == 0
+    assert conn.execute("SELECT min(at) FROM visits").fetchone()[0] >= cutoff.strftime(
+        "%Y-%m-%dT%H:%M:%S.%fZ")
+    assert conn.execute("SELECT min(at) FROM observations").fetchone()[0] >= cutoff.strftime(
+        "%Y-%m-%dT%H:%M:%S.%fZ")
+    assert conn.execute("SELECT count(*) FROM visitors v WHERE first_seen < ?",
+                        (cutoff.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),)).fetchone()[0] == 0
+    numbers = [r[0] for r in conn.execute("SELECT number FROM cards ORDER BY number")]
+    assert numbers == list(range(numbers[0], numbers[0] + len(numbers)))  # contiguous tail
+    assert store.verify().ok
