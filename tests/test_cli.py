@@ -1,0 +1,186 @@
+"""The command line is a stable contract (issue 2, point 6): run it as operators do."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from admission.mrz_build import build_td1, build_td3
+from tests.factories import dni
+
+ROOT = Path(__file__).resolve().parents[1]
+KEY = "correct horse battery staple"
+PARSE_KEYS = {"valid", "format", "document_code", "issuer", "document_number",
+              "personal_number", "id_number", "surname", "given_names", "nationality",
+              "birth_date", "expiry_date", "sex", "corrections", "errors"}
+ICAO_TD3 = ["P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+            "L898902C36UTO7408122F1204159ZE184226B<<<<<10"]
+
+
+def cli(*args: str, data_dir: Path | None = None, key: str | None = KEY) -> tuple[int, object]:
+    env = {k: v for k, v in os.environ.items() if k != "ADMISSION_DB_KEY"}
+    if key is not None:
+        env["ADMISSION_DB_KEY"] = key
+    argv = [sys.executable, str(ROOT / "main.py"), *args]
+    if data_dir is not None:
+        argv += ["--data-dir", str(data_dir)]
+    proc = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=ROOT,
+                          timeout=120, stdin=subprocess.DEVNULL)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc.returncode, json.loads(proc.stdout) if proc.stdout.strip() else None
+
+
+def spanish_dni_mrz(number: int, birth: str = "800517", surname: str = "GARCIA LOPEZ",
+                    expiry: str = "350101") -> list[str]:
+    return build_td1(document_code="ID", issuer="ESP", document_number="BAA000589",
+                     optional_data_1=dni(number), birth_date=birth, expiry_date=expiry,
+                     nationality="ESP", sex="F", surname=surname, given_names="ANA")
+
+
+def test_parse_mrz_prints_the_contract_fields() -> None:
+    code, out = cli("parse-mrz", *ICAO_TD3, "--today", "2010-01-01")
+    assert code == 0 and isinstance(out, dict)
+    assert set(out) == PARSE_KEYS
+    assert out["format"] == "TD3" and out["document_number"] == "L898902C3"
+    assert out["birth_date"] == "1974-08-12" and out["expiry_date"] == "2012-04-15"
+    assert out["surname"] == "ERIKSSON" and out["given_names"] == "ANNA MARIA"
+    assert out["id_number"] == "L898902C3" and out["errors"] == []
+
+
+def test_parse_mrz_spanish_dni_reports_the_dni_as_id_number() -> None:
+    code, out = cli("parse-mrz", *spanish_dni_mrz(12345678), "--today", "2026-11-29")
+    assert code == 0 and isinstance(out, dict)
+    assert out["document_number"] == "BAA000589" and out["id_number"] == "12345678Z"
+
+
+def test_parse_mrz_refuses_a_garbled_mrz_with_codes() -> None:
+    bad = [ICAO_TD3[0], ICAO_TD3[1][:9] + "7" + ICAO_TD3[1][10:]]  # wrong check digit
+    code, out = cli("parse-mrz", *bad)
+    assert code == 1 and isinstance(out, dict)
+    assert out["valid"] is False and "CHECK_DOCUMENT_NUMBER" in out["errors"]
+    code, out = cli("parse-mrz", "hello")
+    assert code == 1 and isinstance(out, dict) and out["errors"]
+
+
+def test_admission_cycle_on_the_encrypted_file(tmp_path: Path) -> None:
+    snapshot = tmp_path / "riaj.txt"
+    snapshot.write_text(f"# RIAJ casino scope\n{dni(11111111)}\n", encoding="utf-8")
+    code, out = cli("registry", "import", str(snapshot), data_dir=tmp_path)
+    assert code == 0, out
+
+    at = "2026-11-28T22:00:00+01:00"
+    code, out = cli("admit", "--mrz", *spanish_dni_mrz(12345678), "--at", at,
+                    "--card-type", "WEEK", data_dir=tmp_path)
+    assert code == 0 and isinstance(out, dict), out
+    assert out["verdict"] == "ADMIT" and out["reasons"] == []
+    assert out["file_number"] == 1 and out["card_number"] == 1
+    pdf = Path(out["card_pdf"])
+    assert pdf.read_bytes().startswith(b"%PDF")
+
+    code, out = cli("admit", "--mrz", *spanish_dni_mrz(11111111), "--at", at,
+                    data_dir=tmp_path)
+    assert code == 1 and isinstance(out, dict)
+    assert out["verdict"] == "DENY" and out["reasons"] == ["REGISTRY_LISTED"]
+    assert out["card_number"] is None
+
+    code, out = cli("admit", "--mrz", *spanish_dni_mrz(22222222, birth="100101"), "--at", at,
+                    data_dir=tmp_path)
+    assert (code, out["reasons"]) == (1, ["MINOR"])  # type: ignore[index]
+
+    code, out = cli("admit", "--manual", "--doc-type", "DRIVING_LICENCE", "--issuer", "ESP",
+                    "--number", dni(33333333), "--surname", "MUÑOZ PEÑA",
+                    "--given-names", "JOSÉ", "--birth-date", "1970-03-04", "--at", at,
+                    data_dir=tmp_path)
+    assert code == 0 and out["card_number"] == 2  # type: ignore[index]
+
+    code, out = cli("admit", "--manual", "--number", "12345678A", "--surname", "X",
+                    "--birth-date", "1970-03-04", data_dir=tmp_path)
+    assert code == 1 and "DNI_CHECK_LETTER" in out["errors"]  # type: ignore[index]
+
+    code, out = cli("visitor", "show", dni(12345678), data_dir=tmp_path)
+    assert code == 0 and isinstance(out, dict)
+    assert out["surname"] == "GARCIA LOPEZ" and len(out["visits"]) == 1
+    assert out["cards"][0]["number"] == 1
+
+    code, out = cli("audit", "verify", data_dir=tmp_path)
+    assert code == 0 and out["ok"] is True  # type: ignore[index]
+
+    # Seven months later everything of that night is gone, PDFs included.
+    code, out = cli("purge", "--at", "2027-06-30T12:00:00+02:00", data_dir=tmp_path)
+    assert code == 0 and out["visits"] == 4 and out["visitors"] == 4  # type: ignore[index]
+    assert not pdf.exists()
+    code, out = cli("visitor", "show", dni(12345678), data_dir=tmp_path)
+    assert code == 1 and out["error"] == "NOT_FOUND"  # type: ignore[index]
+
+
+def test_wrong_key_is_refused_and_the_file_is_untouched(tmp_path: Path) -> None:
+    cli("admit", "--mrz", *ICAO_TD3, "--no-pdf", data_dir=tmp_path)
+    db = tmp_path / "visitors.db"
+    before = hashlib.sha256(db.read_bytes()).hexdigest()
+    code, out = cli("audit", "verify", data_dir=tmp_path, key="not the key")
+    assert code == 3 and out["error"] == "WRONG_KEY"  # type: ignore[index]
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == before
+
+
+def test_no_key_at_all_gives_a_clear_error(tmp_path: Path) -> None:
+    code, out = cli("audit", "verify", data_dir=tmp_path, key=None)
+    assert code == 3 and out["error"] in {"NO_KEY", "KEYRING_FAILED"}  # type: ignore[index]
+
+
+def test_bad_arguments_get_codes_not_tracebacks(tmp_path: Path) -> None:
+    code, out = cli("admit", "--mrz", *ICAO_TD3, "--at", "yesterday", data_dir=tmp_path)
+    assert code == 2 and out["error"] == "BAD_INSTANT"  # type: ignore[index]
+    code, out = cli("admit", data_dir=tmp_path)
+    assert code == 2 and out["error"] == "USAGE"  # type: ignore[index]
+    code, out = cli("admit", "--mrz", *ICAO_TD3, "--card-type", "NOPE", data_dir=tmp_path)
+    assert code == 3 and out["error"] == "UNKNOWN_CARD_TYPE"  # type: ignore[index]
+
+
+@pytest.mark.slow
+def test_killing_admissions_midway_leaves_no_gap_and_no_half_visit(tmp_path: Path) -> None:
+    """SIGKILL ``admit`` processes at random moments, then check the file is whole."""
+    rng = random.Random(5)
+    snapshot = tmp_path / "riaj.txt"
+    snapshot.write_text("00000000T\n")
+    assert cli("registry", "import", str(snapshot), data_dir=tmp_path)[0] == 0
+    env = dict(os.environ, ADMISSION_DB_KEY=KEY)
+    completed = killed = 0
+    for index in range(16):
+        lines = build_td3(document_number=f"K{index:07d}", issuer="GBR", nationality="GBR",
+                          birth_date="700101", expiry_date="350101", personal_number="")
+        proc = subprocess.Popen(
+            [sys.executable, str(ROOT / "main.py"), "admit", "--mrz", *lines,
+             "--data-dir", str(tmp_path)], env=env, cwd=ROOT,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        time.sleep(rng.uniform(0.3, 1.2))
+        if proc.poll() is None:
+            proc.kill()
+            killed += 1
+        else:
+            completed += 1
+        proc.wait()
+    from db.keys import DbKey
+    from db.store import SqlCipherStore
+
+    store = SqlCipherStore.open(tmp_path / "visitors.db", DbKey.from_text(KEY), create=False)
+    conn = store.connection
+    numbers = [r[0] for r in conn.execute("SELECT number FROM cards ORDER BY number")]
+    orphans = conn.execute(
+        "SELECT count(*) FROM cards c LEFT JOIN visits v ON v.visit_id = c.visit_id "
+        "WHERE v.visit_id IS NULL").fetchone()[0]
+    admitted_without_card = conn.execute(
+        "SELECT count(*) FROM visits WHERE verdict = 'ADMIT' AND card_number IS NULL"
+    ).fetchone()[0]
+    assert store.verify().ok
+    store.close()
+    assert numbers == list(range(1, len(numbers) + 1))
+    assert orphans == 0 and admitted_without_card == 0
+    assert killed > 0 or completed == 16
