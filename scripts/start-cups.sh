@@ -69,6 +69,11 @@ ensure_queue() {
     if ! lpstat -p "$name" >/dev/null 2>&1; then
         lpadmin -p "$name" -E -v cups-pdf:/ -m "$PPD" "$@"
     fi
+    # cups-pdf goes PDF -> PostScript -> PDF. The default PostScript renderers drop the
+    # ToUnicode maps of embedded TrueType subsets (accented names come back as garbage
+    # when the PDF is read back); pdftocairo keeps them. Real card printers use their
+    # own raster drivers and are not affected.
+    lpadmin -p "$name" -o pdftops-renderer-default=pdftocairo
     # A queue left paused or rejecting by an earlier test is put back in service.
     cupsenable "$name" 2>/dev/null || true
     cupsaccept "$name" 2>/dev/null || true

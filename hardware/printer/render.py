@@ -133,14 +133,17 @@ def _colour(value: str, default: str) -> Color:
 # ---------------------------------------------------------------- images
 
 _image_lock = threading.Lock()
-_images: dict[tuple[str, int, int], tuple[ImageReader | None, str]] = {}
+_images: dict[tuple[str, int, int, str], tuple[ImageReader | None, str]] = {}
 
 
-def load_image(path: str | None, kind: str) -> tuple[ImageReader | None, str]:
+def load_image(path: str | None, kind: str,
+               background: str = "#FFFFFF") -> tuple[ImageReader | None, str]:
     """A reportlab image ready to draw, or ``(None, WARNING_CODE)``.
 
     Huge files and pixel counts are refused before decoding; anything Pillow cannot
-    decode is reported, never raised. Results are cached per (path, mtime, size).
+    decode is reported, never raised. Transparency is flattened onto ``background``:
+    a soft mask makes the CUPS filters rasterise the whole page (text lost, barcode
+    blurred). Results are cached per (path, mtime, size, background).
     """
     if not path:
         return None, f"{kind}_MISSING"
@@ -148,12 +151,12 @@ def load_image(path: str | None, kind: str) -> tuple[ImageReader | None, str]:
         st = Path(path).stat()
     except OSError:
         return None, f"{kind}_MISSING"
-    key = (path, st.st_mtime_ns, st.st_size)
+    key = (path, st.st_mtime_ns, st.st_size, background)
     with _image_lock:
         cached = _images.get(key)
     if cached is not None:
         return cached
-    result = _decode_image(Path(path), st.st_size, kind)
+    result = _decode_image(Path(path), st.st_size, kind, background)
     with _image_lock:
         if len(_images) > 32:
             _images.clear()
@@ -161,7 +164,8 @@ def load_image(path: str | None, kind: str) -> tuple[ImageReader | None, str]:
     return result
 
 
-def _decode_image(path: Path, size: int, kind: str) -> tuple[ImageReader | None, str]:
+def _decode_image(path: Path, size: int, kind: str,
+                  background: str) -> tuple[ImageReader | None, str]:
     from PIL import Image  # reportlab's own dependency
 
     if size > MAX_IMAGE_BYTES:
@@ -178,6 +182,11 @@ def _decode_image(path: Path, size: int, kind: str) -> tuple[ImageReader | None,
     except Exception:  # corrupt, truncated, not an image at all
         return None, f"{kind}_UNREADABLE"
     img.thumbnail((MAX_EMBED_PX, MAX_EMBED_PX))
+    try:
+        fill = Image.new("RGBA", img.size, background)
+    except ValueError:
+        fill = Image.new("RGBA", img.size, "#FFFFFF")
+    img = Image.alpha_composite(fill, img).convert("RGB")
     buf = io.BytesIO()
     img.save(buf, format="PNG")
     buf.seek(0)
@@ -189,7 +198,7 @@ def _draw_image_in_box(c: Canvas, image: ImageReader, x: float, y: float,
     iw, ih = image.getSize()
     scale = min(w / iw, h / ih)
     dw, dh = iw * scale, ih * scale
-    c.drawImage(image, x + (w - dw) / 2, y + (h - dh) / 2, dw, dh, mask="auto")
+    c.drawImage(image, x + (w - dw) / 2, y + (h - dh) / 2, dw, dh)
 
 
 # ---------------------------------------------------------------- text fitting
@@ -281,7 +290,7 @@ def render_card(view: CardView, style: CardStyle | None = None) -> Rendered:
     style = style or CardStyle()
     regular, bold = register_fonts(style.font_regular, style.font_bold)
     warnings: list[str] = []
-    logo, warn = load_image(style.logo, "LOGO")
+    logo, warn = load_image(style.logo, "LOGO", style.primary)
     if warn:
         warnings.append(warn)
     signature, warn = load_image(style.signature, "SIGNATURE")
@@ -368,7 +377,7 @@ def render_card(view: CardView, style: CardStyle | None = None) -> Rendered:
 
     # director's signature (or the logo again as the seal), art. 22.3
     sx, sy, sw, sh = page_w - 25 * mm, 4.2 * mm, 22 * mm, 9 * mm
-    seal = signature if signature is not None else logo
+    seal = signature if signature is not None else load_image(style.logo, "LOGO")[0]
     if seal is not None:
         _draw_image_in_box(c, seal, sx, sy, sw, sh)
     c.setFillColor(muted)

@@ -105,7 +105,7 @@ class CardPrintService:
                  style: CardStyle | None = None, job_timeout: float = 60.0,
                  renderer: Callable[[CardView, CardStyle | None], Rendered] = render_card,
                  visitors: VisitorFile | None = None,
-                 presentation: CardPresentation | None = None) -> None:
+                 presentation: CardPresentation | None = None, job_tag: str = "") -> None:
         self._cards = cards
         self.printer = printer
         self._clock = clock
@@ -114,6 +114,8 @@ class CardPrintService:
         self._render = renderer
         self._visitors = visitors
         self._presentation = presentation
+        # CUPS job titles are "card-<number>[-<tag>]": a number, never a name
+        self._job_suffix = f"-{job_tag}" if job_tag else ""
 
     def render(self, view: CardView) -> Rendered:
         return self._render(view, self.style)
@@ -159,7 +161,8 @@ class CardPrintService:
             log.exception("card %d: rendering failed", number)
             return PrintOutcome(number, False, RENDER_FAILED)
 
-        code, job_id = spool(self.printer, rendered.pdf, title=f"card-{number}", page=CR80,
+        title = f"card-{number}{self._job_suffix}"
+        code, job_id = spool(self.printer, rendered.pdf, title=title, page=CR80,
                              timeout=self._timeout)
         if code:
             log.warning("card %d not printed (%s): stays in the reprint queue", number, code)
