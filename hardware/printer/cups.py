@@ -37,7 +37,7 @@ __all__ = ["CupsPrinter", "list_printers", "scheduler_running"]
 log = logging.getLogger(__name__)
 
 COMMAND_TIMEOUT = 15.0
-_ENV = {**os.environ, "LC_ALL": "C", "LANG": "C", "LANGUAGE": "C"}
+_C_LOCALE = {"LC_ALL": "C", "LANG": "C", "LANGUAGE": "C"}  # parseable, English output
 _REQUEST_ID = re.compile(r"request id is (\S+)-(\d+)")
 _JOB_STATE_TEST = Path(__file__).with_name("job-state.test")
 _MEDIA_EMPTY = ("media-empty", "media-needed", "input-tray-missing")
@@ -50,7 +50,8 @@ def _run(args: Sequence[str], *, data: bytes | None = None,
          timeout: float = COMMAND_TIMEOUT) -> subprocess.CompletedProcess[bytes]:
     try:
         return subprocess.run(  # fixed tool names, no shell
-            list(args), input=data, capture_output=True, env=_ENV, timeout=timeout,
+            list(args), input=data, capture_output=True, env={**os.environ, **_C_LOCALE},
+            timeout=timeout,
             check=False,
         )
     except FileNotFoundError:
@@ -177,6 +178,8 @@ class CupsPrinter:
             if state == "completed":
                 return JobResult(job_id, JobState.COMPLETED)
             if state in ("canceled", "aborted"):
+                if self.preflight().status is PrinterStatus.NOT_FOUND:
+                    return JobResult(job_id, JobState.VANISHED, "queue disappeared")
                 return JobResult(job_id, JobState.FAILED, f"job {state}")
             if state == "missing":
                 if self.preflight().status is PrinterStatus.NOT_FOUND:
