@@ -29,6 +29,7 @@ VISIT_COLUMNS = (
     "v.document_type, v.document_number, v.registry_status, v.registry_source, "
     "v.registry_version, v.registry_age_s, c.number, v.official_capacity")
 MAX_SEARCH_LIMIT = 500
+RANGE_BOUND = 20_000  # words counted to pick the rarest query word
 
 
 def visitor_from_row(row: Any) -> Visitor:
@@ -81,23 +82,25 @@ class VisitorsMixin(AuditMixin):
 
     def search_visitors(self, text: str, limit: int = 50) -> Sequence[Visitor]:
         """Every query word must be a prefix of a word of the name, accents and case
-        ignored. The longest word drives the index range scan; the others are checked
-        per candidate through the (file_number, token) index."""
-        query = sorted(names.words(text), key=len, reverse=True)
+        ignored. The rarest word drives an index range scan; the others are checked per
+        candidate through the (file_number, token) index, rarest first."""
+        query = names.words(text)
         limit = max(0, min(limit, MAX_SEARCH_LIMIT))
         if not query or limit == 0:
             return []
-        sql = ["SELECT DISTINCT t0.file_number FROM visitor_tokens AS t0 "
-               "WHERE t0.token >= ? AND t0.token < ?"]
-        params: list[object] = list(names.prefix_range(query[0]))
-        for i, word in enumerate(query[1:], start=1):
-            sql.append(f" AND EXISTS (SELECT 1 FROM visitor_tokens AS t{i} "
-                       f"WHERE t{i}.file_number = t0.file_number "
-                       f"AND t{i}.token >= ? AND t{i}.token < ?)")
-            params.extend(names.prefix_range(word))
-        sql.append(" LIMIT ?")
-        params.append(limit)
         with self._read() as conn:
+            if len(query) > 1:
+                query.sort(key=lambda word: self._range_size(conn, word))
+            sql = ["SELECT DISTINCT t0.file_number FROM visitor_tokens AS t0 "
+                   "WHERE t0.token >= ? AND t0.token < ?"]
+            params: list[object] = list(names.prefix_range(query[0]))
+            for i, word in enumerate(query[1:], start=1):
+                sql.append(f" AND EXISTS (SELECT 1 FROM visitor_tokens AS t{i} "
+                           f"WHERE t{i}.file_number = t0.file_number "
+                           f"AND t{i}.token >= ? AND t{i}.token < ?)")
+                params.extend(names.prefix_range(word))
+            sql.append(" LIMIT ?")
+            params.append(limit)
             numbers = [row[0] for row in conn.execute("".join(sql), params)]
             if not numbers:
                 return []
@@ -106,6 +109,13 @@ class VisitorsMixin(AuditMixin):
                 f"SELECT {VISITOR_COLUMNS} FROM visitors WHERE file_number IN ({marks}) "
                 "ORDER BY search_name, file_number", numbers).fetchall()
         return [visitor_from_row(row) for row in rows]
+
+    @staticmethod
+    def _range_size(conn: sqlite3.Connection, word: str) -> int:
+        """How many name words start with ``word``, counted up to a bound (cheap)."""
+        return int(conn.execute(
+            "SELECT count(*) FROM (SELECT 1 FROM visitor_tokens WHERE token >= ? AND token < ? "
+            f"LIMIT {RANGE_BOUND})", names.prefix_range(word)).fetchone()[0])
 
     def visits(self, file_number: int) -> Sequence[VisitRecord]:
         with self._read() as conn:
