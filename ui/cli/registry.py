@@ -1,0 +1,158 @@
+"""``registry`` command handlers (issue 5, point 6; issue 2, point 6).
+
+Plain functions: they take already-opened objects and parsed arguments and return
+``(exit_code, payload)``; ``main.py`` prints the payload as JSON. Field names are a
+stable contract. No identity number is ever echoed back.
+
+``import_command(replica: ReplicaRegistry, path: Path) -> (int, dict)``
+    ``registry import FILE``. Validates the whole file (plain list or structured
+    snapshot, checksum, signature when ``registry.public_key`` is set) and swaps it
+    in atomically. 0 imported (or already active): ``{"imported": true, "version",
+    "entries", "as_of", "signed", "replaced", "unchanged"}``. 1 rejected, the
+    previous snapshot stays in force: ``{"imported": false, "error": CODE,
+    "message", "line", "active_version"}``.
+
+``sync_command(source: FeedSource | None, replica: ReplicaRegistry, clock: Clock)``
+    ``registry sync``: one change-feed pull. 0 ok, 1 failed or not configured:
+    ``{"synced", "error", "last_success", "replica_version", "replica_as_of",
+    "age_seconds", "added", "removed"}``.
+
+``status_command(replica, clock, max_age: timedelta, online_configured: bool)``
+    ``registry status``: ``{"usable", "online_configured", "replica": {...} | null,
+    "max_age_seconds", "events": [...]}``. 0 when checks can be answered (online
+    configured, or a replica younger than ``max_age``), 1 otherwise.
+
+``check_command(registry: InterdictionRegistry, number: str, kind="DNI", country="ESP")``
+    ``registry check --id NUMBER [--kind K]`` through the same policy the desk uses.
+    ``{"status", "source", "scope", "version", "as_of", "age_seconds", "error",
+    "fallback_error"}``. 0 answered (LISTED or NOT_LISTED), 1 UNVERIFIABLE,
+    2 bad ``--id`` / ``--kind``.
+
+``dispatch(args, app)`` wires them for ``main.py`` (``args.registry_command``).
+"""
+
+from __future__ import annotations
+
+import argparse
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+from admission.identity import IdentityKey, IdKind
+from admission.ports import Clock
+from admission.registry import InterdictionRegistry, RegistryStatus
+from admission.registry_snapshot import SnapshotError
+
+Result = tuple[int, dict[str, Any]]
+
+
+def _iso(at: datetime | None) -> str | None:
+    return at.isoformat() if at is not None else None
+
+
+def import_command(replica: Any, path: Path) -> Result:
+    try:
+        result = replica.import_file(Path(path))
+    except SnapshotError as exc:
+        state = replica.state()
+        return 1, {"imported": False, "error": exc.code, "message": str(exc),
+                   "line": exc.line or None,
+                   "active_version": state.version if state is not None else None}
+    return 0, {"imported": True, "version": result.version, "entries": result.entries,
+               "as_of": _iso(result.as_of), "signed": result.signed,
+               "replaced": result.replaced or None, "unchanged": result.unchanged}
+
+
+def sync_command(source: Any, replica: Any, clock: Clock) -> Result:
+    if source is None:
+        return 1, {"synced": False, "error": "REGISTRY_NOT_CONFIGURED"}
+    from hardware.registry.sync import RegistrySync
+
+    status = RegistrySync(source, replica, clock).sync_once()
+    return (1 if status.last_error else 0), {
+        "synced": not status.last_error, "error": status.last_error or None,
+        "last_success": _iso(status.last_success), "replica_version": status.replica_version,
+        "replica_as_of": _iso(status.replica_as_of), "age_seconds": status.age_seconds,
+        "added": status.added, "removed": status.removed,
+    }
+
+
+def status_command(replica: Any, clock: Clock, max_age: timedelta,
+                   online_configured: bool) -> Result:
+    state = replica.state()
+    replica_json = None
+    fresh = False
+    if state is not None:
+        age = max(0, int((clock.now() - state.as_of).total_seconds()))
+        fresh = age <= max_age.total_seconds()
+        replica_json = {
+            "version": state.label, "entries": state.entries, "scheme": state.scheme,
+            "snapshot_as_of": _iso(state.snapshot_as_of), "feed_as_of": _iso(state.feed_as_of),
+            "feed_applied": state.feed_applied, "as_of": _iso(state.as_of),
+            "age_seconds": age, "fresh": fresh, "signed": state.signed,
+            "imported_at": _iso(state.imported_at),
+        }
+    events = [{"at": _iso(at), "kind": kind, "code": code, "version": version or None}
+              for at, kind, code, version in replica.last_events(5)]
+    usable = online_configured or fresh
+    return (0 if usable else 1), {
+        "usable": usable, "online_configured": online_configured, "replica": replica_json,
+        "max_age_seconds": int(max_age.total_seconds()), "events": events,
+    }
+
+
+def check_command(registry: InterdictionRegistry, number: str, kind: str = "DNI",
+                  country: str = "ESP") -> Result:
+    try:
+        identity = IdentityKey.of(IdKind(kind.upper()), country, number)
+    except ValueError:
+        return 2, {"error": "BAD_IDENTITY",
+                   "message": "--id must be a document number; --kind one of "
+                              + ", ".join(k.value for k in IdKind)}
+    answer = registry.check(identity)
+    return (1 if answer.status is RegistryStatus.UNVERIFIABLE else 0), {
+        "status": answer.status.value, "source": answer.source.value, "scope": answer.scope,
+        "version": answer.version or None, "as_of": _iso(answer.as_of),
+        "age_seconds": answer.age_seconds, "error": answer.error or None,
+        "fallback_error": answer.fallback_error or None,
+    }
+
+
+# --- wiring for main.py -------------------------------------------------------------------
+
+
+def replica_of(app: Any) -> Any:
+    from db.registry_replica import ReplicaRegistry
+
+    key = app.settings["registry.public_key"]
+    verifier = None
+    if key:
+        from hardware.registry.signature import Ed25519Verifier
+
+        verifier = Ed25519Verifier.from_text(key)
+    return ReplicaRegistry(app.store.connection, app.clock, verifier=verifier,
+                           lock=app.store.lock)
+
+
+def feed_source_of(app: Any) -> Any:
+    if not app.settings["registry.online_url"]:
+        return None
+    from hardware.registry.soap_client import client_from_settings
+
+    return client_from_settings(app.settings, app.clock)
+
+
+def dispatch(args: argparse.Namespace, app: Any) -> Result:
+    command = args.registry_command
+    if command == "check":
+        return check_command(app.registry, args.id, args.kind, getattr(args, "country", "ESP"))
+    replica = replica_of(app)
+    if command == "import":
+        return import_command(replica, args.file)
+    if command == "sync":
+        return sync_command(feed_source_of(app), replica, app.clock)
+    if command == "status":
+        max_age = timedelta(hours=app.settings["registry.max_replica_age_hours"])
+        return status_command(replica, app.clock, max_age,
+                              bool(app.settings["registry.online_url"]))
+    return 2, {"error": "USAGE", "message": f"unknown registry command {command}"}
