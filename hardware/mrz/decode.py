@@ -1,0 +1,151 @@
+"""From per-character probabilities to MRZ lines: class masks and check-digit search.
+
+A character that the check digits can settle is settled there, not guessed: when a
+check group fails on the most likely reading, the cheapest combination of plausible
+alternatives (by log-probability) that satisfies the check digit is searched exactly
+(dynamic programming over the weighted sum modulo 10). A fix is taken only when it is
+cheap (the alternatives were really in doubt) and clearly better than the next one;
+otherwise the characters stay as read - a document whose check digits are wrong as
+printed is reported as printed, with the failing groups.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from hardware.mrz.layout import ALPHABET, CheckGroup, Layout, char_value, layouts_for
+
+MAX_FIX_COST = 6.0  # nats: the alternative may be ~400 times less likely than the top
+MIN_FIX_MARGIN = 1.0  # nats between the best and the second-best valid fix
+_TOP_K = 4
+_WEIGHTS = (7, 3, 1)
+_INDEX = {c: i for i, c in enumerate(ALPHABET)}
+
+
+@dataclass
+class Decoded:
+    lines: list[str]
+    layout: Layout
+    char_prob: np.ndarray  # (lines, length) probability of each chosen character
+    failed: list[str] = field(default_factory=list)  # check groups failing after search
+    fixed: int = 0  # characters changed by the check-digit search
+    mask_violations: int = 0  # positions whose unmasked top guess was of the wrong class
+    log_prob: float = 0.0
+
+
+def _mask(layout: Layout) -> np.ndarray:
+    m = np.zeros((layout.line_count, layout.line_length, len(ALPHABET)), bool)
+    for r in range(layout.line_count):
+        for c in range(layout.line_length):
+            for ch in layout.allowed(r, c):
+                m[r, c, _INDEX[ch]] = True
+    return m
+
+
+def _choose_layout(probs: np.ndarray) -> Layout | None:
+    options = layouts_for(probs.shape[0], probs.shape[1])
+    if len(options) <= 1:
+        return options[0] if options else None
+    first = "".join(ALPHABET[i] for i in probs[0, :5].argmax(axis=1))
+    if first.startswith("V"):
+        return options[1]
+    if len(options) == 3 and first.startswith("IDFRA"):
+        return options[2]
+    return options[0]
+
+
+def _positions(group: CheckGroup) -> list[tuple[int, int]]:
+    return [(ln, c) for ln, a, b in group.spans for c in range(a, b)]
+
+
+def _search(group: CheckGroup, cost: np.ndarray, chosen: np.ndarray, locked: set[tuple[int, int]]
+            ) -> tuple[float, float, dict[tuple[int, int], int]] | None:
+    """Cheapest reassignment that satisfies ``group``: (cost, runner-up cost, changes)."""
+    # states: weighted sum mod 10 -> list of (cost, changes) keeping the two best
+    states: dict[int, list[tuple[float, dict[tuple[int, int], int]]]] = {0: [(0.0, {})]}
+    for i, pos in enumerate(_positions(group)):
+        weight = _WEIGHTS[i % 3]
+        if pos in locked:
+            options = [(int(chosen[pos]), 0.0)]
+        else:
+            order = np.argsort(cost[pos])[:_TOP_K]
+            options = [(int(k), float(cost[pos][k])) for k in order if cost[pos][k] < MAX_FIX_COST]
+        nxt: dict[int, list[tuple[float, dict[tuple[int, int], int]]]] = {}
+        for s, entries in states.items():
+            for k, c in options:
+                ns = (s + char_value(ALPHABET[k]) * weight) % 10
+                for base, changes in entries:
+                    total = base + c
+                    if total >= MAX_FIX_COST:
+                        continue
+                    new = changes if k == chosen[pos] else {**changes, pos: k}
+                    bucket = nxt.setdefault(ns, [])
+                    bucket.append((total, new))
+                    bucket.sort(key=lambda e: e[0])
+                    del bucket[2:]
+        states = nxt
+    check = group.check
+    finals: list[tuple[float, dict[tuple[int, int], int]]] = []
+    for s, entries in states.items():
+        digit = _INDEX[str(s)]
+        dc = 0.0 if check in locked and chosen[check] == digit else float(cost[check][digit])
+        if check in locked and chosen[check] != digit:
+            continue
+        for base, changes in entries:
+            new = changes if digit == chosen[check] else {**changes, check: digit}
+            finals.append((base + dc, new))
+    finals.sort(key=lambda e: e[0])
+    if not finals or finals[0][0] >= MAX_FIX_COST:
+        return None
+    runner = finals[1][0] if len(finals) > 1 else math.inf
+    return finals[0][0], runner, finals[0][1]
+
+
+def _group_ok(group: CheckGroup, lines: list[str]) -> bool:
+    text = "".join(lines[ln][a:b] for ln, a, b in group.spans)
+    got = lines[group.check[0]][group.check[1]]
+    if group.may_be_filler and got == "<" and set(text) <= {"<"}:
+        return True
+    total = sum(char_value(c) * _WEIGHTS[i % 3] for i, c in enumerate(text)) % 10
+    return got == str(total)
+
+
+def decode(probs: np.ndarray) -> Decoded | None:
+    """``probs``: (lines, length, 37) -> the most likely MRZ consistent with its checks."""
+    layout = _choose_layout(probs)
+    if layout is None:
+        return None
+    raw_top = probs.argmax(axis=2)
+    mask = _mask(layout)
+    masked = np.where(mask, probs, 0.0) + 1e-9
+    masked /= masked.sum(axis=2, keepdims=True)
+    violations = int((~mask[np.arange(probs.shape[0])[:, None], np.arange(probs.shape[1]),
+                            raw_top]).sum())
+    chosen = masked.argmax(axis=2)
+    best = masked.max(axis=2, keepdims=True)
+    cost = -np.log(masked) + np.log(best)  # 0 for the top choice
+    lines = ["".join(ALPHABET[k] for k in row) for row in chosen]
+    locked: set[tuple[int, int]] = set()
+    fixed = 0
+    failed = []
+    for group in layout.groups:
+        if not _group_ok(group, lines):
+            found = _search(group, cost, chosen, locked)
+            if found is not None and found[1] - found[0] >= MIN_FIX_MARGIN:
+                for pos, k in found[2].items():
+                    chosen[pos] = k
+                    fixed += 1
+                lines = ["".join(ALPHABET[k] for k in row) for row in chosen]
+        if _group_ok(group, lines):
+            locked.update(_positions(group))
+            locked.add(group.check)
+        else:
+            failed.append(group.name)
+    rows = np.arange(chosen.shape[0])[:, None]
+    cols = np.arange(chosen.shape[1])[None, :]
+    char_prob = masked[rows, cols, chosen]
+    return Decoded(lines, layout, char_prob, failed, fixed, violations,
+                   float(np.log(char_prob).sum()))

@@ -1,0 +1,256 @@
+"""Find MRZ bands in a grey frame and rectify them.
+
+Classical and cheap (a few ms on a 1280x720 frame):
+
+1. downscale to a working size; a black-hat filter keeps thin dark strokes (text);
+2. the skew modulo 90 degrees is the peak of the stroke-gradient orientation histogram
+   (text is made of strokes along and across its lines); rotate it away;
+3. close along the rows and along the columns (the text may run either way: four
+   orientations), keep long thin blobs as text lines;
+4. group 2-3 parallel lines of equal length and regular spacing into a band;
+5. map the band's quad back to the full-resolution frame and warp it upright.
+
+A band is returned in both readings (as found and turned 180 degrees) because the
+recogniser, not the geometry, decides which way up the characters are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+WORK_SIZE = 1280  # long side of the working image, px
+BAND_CHAR_HEIGHT = 28  # character height in the rectified band, px
+
+
+@dataclass(frozen=True)
+class Band:
+    """A candidate MRZ, warped upright from the frame."""
+
+    image: np.ndarray  # grey, uint8, text horizontal
+    lines: int  # number of text lines grouped (2 or 3)
+    score: float
+    quad: np.ndarray  # 4x2 corners in frame coordinates (tl, tr, br, bl)
+
+
+@dataclass(frozen=True)
+class _Line:
+    """A text line in working coordinates: centre, direction and extent."""
+
+    cx: float
+    cy: float
+    length: float
+    thickness: float
+    angle: float  # radians, direction of the text (small: the skew is rotated away)
+
+    def project(self, x: float, y: float) -> tuple[float, float]:
+        """(along, across) coordinates of a point, relative to this line's frame."""
+        c, s = np.cos(self.angle), np.sin(self.angle)
+        dx, dy = x - self.cx, y - self.cy
+        return dx * c + dy * s, -dx * s + dy * c
+
+
+def _skew_angle(blackhat: np.ndarray) -> list[float]:
+    """Candidate skews in degrees (-45..45], strongest first.
+
+    Characters of a text line have their nearest neighbour along the line (the pitch is
+    shorter than the line spacing), so the histogram of nearest-neighbour directions
+    between character-sized blobs peaks at the text direction.
+    """
+    otsu, _ = cv2.threshold(blackhat, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+    binary = cv2.threshold(blackhat, max(12.0, otsu * 0.8), 255, cv2.THRESH_BINARY)[1]
+    n, _l, stats, cents = cv2.connectedComponentsWithStats(binary, connectivity=8)
+    if n < 12:
+        return [0.0]
+    size = np.maximum(stats[1:, 2], stats[1:, 3]).astype(np.float32)
+    ok = (size >= 3) & (size <= 40) & (stats[1:, 4] >= 4)
+    pts, size = cents[1:][ok].astype(np.float32), size[ok]
+    if len(pts) < 10:
+        return [0.0]
+    if len(pts) > 2500:
+        keep = np.argsort(-size)[:2500]
+        pts, size = pts[keep], size[keep]
+    d = pts[:, None, :] - pts[None, :, :]
+    dist = np.hypot(d[..., 0], d[..., 1])
+    ratio = size[:, None] / size[None, :]
+    dist[(ratio < 0.5) | (ratio > 2.0) | (dist < 3.5)] = np.inf
+    np.fill_diagonal(dist, np.inf)
+    two = np.argsort(dist, axis=1)[:, :2]
+    rows = np.arange(len(pts))
+    d1, d2 = dist[rows, two[:, 0]], dist[rows, two[:, 1]]
+    v1, v2 = pts[two[:, 0]] - pts, pts[two[:, 1]] - pts
+    cos = (v1 * v2).sum(1) / np.maximum(d1 * d2, 1e-6)
+    # a character inside a line has its two nearest neighbours on opposite sides
+    good = (d2 < 2.2 * size) & (cos < -0.9) & (d2 < 1.6 * d1)
+    if good.sum() < 8:
+        return [0.0]
+    vec = v1[good] - v2[good]
+    ang = np.degrees(np.arctan2(vec[:, 1], vec[:, 0])) % 90.0
+    hist, _ = np.histogram(ang, bins=90, range=(0, 90))
+    hist = np.convolve(np.concatenate([hist[-2:], hist, hist[:2]]), np.ones(5), "valid")
+    out: list[float] = []
+    for b in np.argsort(hist)[::-1][:12]:
+        a = float(b) + 0.5
+        a = a - 90 if a > 45 else a
+        if all(min(abs(a - o), 90 - abs(a - o)) > 6 for o in out):
+            out.append(a)
+        if len(out) == 2:
+            break
+    return out
+
+
+def _runs(profile: np.ndarray, frac: float) -> list[tuple[int, int]]:
+    on = profile > frac * profile.max()
+    edges = np.flatnonzero(np.diff(np.concatenate([[0], on.astype(np.int8), [0]])))
+    return [(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2], strict=True)]
+
+
+def _text_lines(closed: np.ndarray, text: np.ndarray) -> list[_Line]:
+    """Long thin blobs of the closed text mask, split into single lines.
+
+    At small scale neighbouring MRZ lines touch; the profile of the text pixels across
+    the blob's own direction separates them again.
+    """
+    n, labels, stats, _cent = cv2.connectedComponentsWithStats(closed, connectivity=8)
+    out = []
+    for i in range(1, n):
+        x, y, w, h, area = stats[i]
+        if max(w, h) < 40 or area < 120:
+            continue
+        sub = labels[y:y + h, x:x + w] == i
+        ys, xs = np.nonzero(sub & (text[y:y + h, x:x + w] > 0))
+        if len(xs) < 60:
+            continue
+        xs_f, ys_f = xs.astype(np.float32) + x, ys.astype(np.float32) + y
+        mx, my = float(xs_f.mean()), float(ys_f.mean())
+        cov = np.cov(np.vstack([xs_f - mx, ys_f - my]))
+        evals, evecs = np.linalg.eigh(cov)
+        d = evecs[:, 1]
+        if d[0] < 0:
+            d = -d
+        angle = float(np.arctan2(d[1], d[0]))
+        if abs(angle) > 0.35:
+            continue
+        along = (xs_f - mx) * d[0] + (ys_f - my) * d[1]
+        across = -(xs_f - mx) * d[1] + (ys_f - my) * d[0]
+        lo = float(across.min())
+        prof = np.bincount((across - lo).astype(np.int32)).astype(np.float32)
+        prof = np.convolve(prof, np.ones(2) / 2, "same")
+        for ra, rb in _runs(prof, 0.3):
+            thick = float(rb - ra)
+            sel = (across - lo >= ra) & (across - lo < rb)
+            if thick < 2.5 or sel.sum() < 40:
+                continue
+            u0, u1 = np.percentile(along[sel], [0.5, 99.5])
+            length = float(u1 - u0)
+            if length < 40 or length < 8 * thick:
+                continue
+            uc, vc = (u0 + u1) / 2, lo + (ra + rb) / 2
+            cx, cy = mx + uc * d[0] - vc * d[1], my + uc * d[1] + vc * d[0]
+            out.append(_Line(float(cx), float(cy), length, thick, angle))
+    return out
+
+
+def _group_bands(lines: list[_Line]) -> list[tuple[list[_Line], float]]:
+    """Groups of 2-3 lines: equal length, aligned, parallel, regularly spaced."""
+    lines = sorted(lines, key=lambda ln: ln.cy)
+    groups: list[tuple[list[_Line], float]] = []
+    for i, first in enumerate(lines):
+        chain = [first]
+        offsets = [0.0]
+        for cand in lines[i + 1:]:
+            along, across = first.project(cand.cx, cand.cy)
+            if abs(cand.angle - first.angle) > 0.06 or abs(along) > 0.12 * first.length:
+                continue
+            if abs(cand.length - first.length) > 0.2 * first.length:
+                continue
+            gap = across - offsets[-1]
+            t = max(chain[-1].thickness, cand.thickness)
+            if gap < 1.05 * t or gap > 3.2 * min(chain[-1].thickness, cand.thickness) + 6:
+                continue
+            if len(chain) >= 2 and abs(gap - (offsets[-1] - offsets[-2])) > 0.35 * offsets[-1] / 1:
+                continue
+            chain.append(cand)
+            offsets.append(across)
+            if len(chain) == 3:
+                break
+        if len(chain) >= 2:
+            groups.append((chain, float(np.mean([c.length for c in chain])) * len(chain)))
+    return groups
+
+
+def _band_quad(chain: list[_Line]) -> np.ndarray:
+    first = chain[0]
+    angle = float(np.mean([c.angle for c in chain]))
+    c, s = np.cos(angle), np.sin(angle)
+    t = float(np.median([ln.thickness for ln in chain]))
+    half = max(ln.length for ln in chain) / 2 + 0.8 * t
+    mid_x = float(np.mean([ln.cx for ln in chain]))
+    mid_y = float(np.mean([ln.cy for ln in chain]))
+    _, top = first.project(chain[0].cx, chain[0].cy)
+    _, bottom = first.project(chain[-1].cx, chain[-1].cy)
+    _, mid = first.project(mid_x, mid_y)
+    top, bottom = top - mid - chain[0].thickness / 2 - 0.6 * t, bottom - mid + chain[-1].thickness / 2 + 0.6 * t
+    corners = [(-half, top), (half, top), (half, bottom), (-half, bottom)]
+    return np.array([[mid_x + u * c - v * s, mid_y + u * s + v * c] for u, v in corners], np.float32)
+
+
+def _warp_band(grey: np.ndarray, quad: np.ndarray, chain_count: int, line_px: float) -> np.ndarray:
+    width = float(np.linalg.norm(quad[1] - quad[0]))
+    height = float(np.linalg.norm(quad[3] - quad[0]))
+    scale = BAND_CHAR_HEIGHT / max(line_px, 1.0)
+    out_w = int(np.clip(width * scale, 64, 2400))
+    out_h = int(np.clip(height * scale, 16, 400))
+    dst = np.array([[0, 0], [out_w, 0], [out_w, out_h], [0, out_h]], np.float32)
+    matrix = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
+    interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC
+    return cv2.warpPerspective(grey, matrix, (out_w, out_h), flags=interp,
+                               borderMode=cv2.BORDER_REPLICATE)
+
+
+def find_bands(grey: np.ndarray, max_bands: int = 4, work_size: int = WORK_SIZE) -> list[Band]:
+    """MRZ band candidates in a grey uint8 frame, best first."""
+    h, w = grey.shape[:2]
+    scale = work_size / max(h, w)
+    small = cv2.resize(grey, (max(1, round(w * scale)), max(1, round(h * scale))),
+                       interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+    sq = cv2.getStructuringElement(cv2.MORPH_RECT, (9, 9))
+    blackhat = cv2.morphologyEx(small, cv2.MORPH_BLACKHAT, sq)
+    bands: list[Band] = []
+    sh, sw = small.shape[:2]
+    centre = (sw / 2.0, sh / 2.0)
+    for angle in _skew_angle(blackhat):
+        rot = cv2.getRotationMatrix2D(centre, angle, 1.0)
+        cos, sin = abs(rot[0, 0]), abs(rot[0, 1])
+        nw, nh = int(sh * sin + sw * cos), int(sh * cos + sw * sin)
+        rot[0, 2] += nw / 2 - centre[0]
+        rot[1, 2] += nh / 2 - centre[1]
+        bh = cv2.warpAffine(blackhat, rot, (nw, nh))
+        otsu, _ = cv2.threshold(bh, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+        text = cv2.threshold(bh, max(12.0, otsu * 0.8), 255, cv2.THRESH_BINARY)[1]
+        inv = cv2.invertAffineTransform(rot)
+        for transpose in (False, True):
+            mask = text.T.copy() if transpose else text
+            closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE,
+                                      cv2.getStructuringElement(cv2.MORPH_RECT, (15, 1)))
+            closed = cv2.morphologyEx(closed, cv2.MORPH_OPEN,
+                                      cv2.getStructuringElement(cv2.MORPH_RECT, (9, 1)))
+            for chain, score in _group_bands(_text_lines(closed, mask)):
+                quad = _band_quad(chain)
+                if transpose:  # swap x/y back, reorder so the warp is a rotation, not a mirror
+                    quad = quad[:, ::-1][[1, 0, 3, 2]]
+                pts = cv2.transform(quad[None], inv)[0] / scale
+                line_px = float(np.median([c.thickness for c in chain])) / scale
+                image = _warp_band(grey, pts, len(chain), line_px)
+                bands.append(Band(image, len(chain), score, pts))
+    bands.sort(key=lambda b: -b.score)
+    unique: list[Band] = []
+    for band in bands:
+        c = band.quad.mean(0)
+        if all(np.linalg.norm(c - u.quad.mean(0)) > 10 for u in unique):
+            unique.append(band)
+        if len(unique) == max_bands:
+            break
+    return unique

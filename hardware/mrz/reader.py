@@ -1,0 +1,142 @@
+"""Read the MRZ of one frame: locate, rectify, recognise, decode - and refuse when unsure.
+
+A wrong identity must be rarer than a refusal. A reading is returned when every check
+digit passes (after the check-digit search of ``decode.py``); a reading whose check
+digits fail is returned only when every character was read with high confidence and the
+zone has the structure of a real MRZ (a few specimens carry wrong check digits as
+printed, and must be reported as printed); anything else is refused with a reason code.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import cv2
+import numpy as np
+
+from admission.frames import Frame
+from hardware.mrz.decode import Decoded, decode
+from hardware.mrz.locate import BAND_CHAR_HEIGHT, Band, find_bands
+from hardware.mrz.ocr import GlyphClassifier, default_classifier
+from hardware.mrz.segment import segment
+
+# reason codes (the UI translates them; STYLE.md rule 13)
+NO_MRZ = "NO_MRZ"  # nothing that looks like an MRZ in the frame
+MRZ_UNREADABLE = "MRZ_UNREADABLE"  # MRZ-like text found but not read with confidence
+
+NAME_MIN_PROB = 0.5  # a name character below this is too doubtful to register
+PRINTED_MIN_PROB = 0.85  # every character, when the check digits fail as printed
+WORK_SIZES = (1280, 640)  # the second, coarser pass finds large print
+
+
+@dataclass(frozen=True)
+class MrzRead:
+    """Outcome of reading one frame. ``lines`` is empty when refused (see ``reason``)."""
+
+    lines: tuple[str, ...] = ()
+    verified: bool = False  # every check digit passes
+    failed_checks: tuple[str, ...] = ()
+    confidence: float = 0.0  # lowest character probability
+    reason: str | None = None
+    quad: np.ndarray | None = field(default=None, repr=False, compare=False)
+    char_height_px: float = 0.0  # MRZ character height in the frame
+    sharpness: float = 0.0
+    candidates: int = 0  # MRZ-like bands seen
+
+
+def frame_to_array(frame: Frame) -> np.ndarray:
+    """A Frame (plain bytes) as a numpy view, without copying when possible."""
+    buf = np.frombuffer(frame.data, np.uint8)
+    rows = buf[: frame.stride * frame.height].reshape(frame.height, frame.stride)
+    img = rows[:, : frame.width * frame.channels]
+    return img.reshape(frame.height, frame.width, frame.channels)
+
+
+def _name_positions(dec: Decoded) -> list[tuple[int, int]]:
+    if dec.layout.name == "TD1":
+        return [(2, c) for c in range(30)]
+    if dec.layout.name == "FRA":
+        return [(0, c) for c in range(5, 30)] + [(1, c) for c in range(13, 27)]
+    return [(0, c) for c in range(5, dec.layout.line_length)]
+
+
+def _acceptable(dec: Decoded) -> bool:
+    names = _name_positions(dec)
+    name_min = float(min(dec.char_prob[p] for p in names))
+    if not dec.failed:
+        return name_min >= NAME_MIN_PROB
+    # check digits fail: accept "as printed" only for a crisp, well-formed zone
+    groups = len(dec.layout.groups)
+    passed = groups - len(dec.failed)
+    return (dec.mask_violations == 0 and passed >= 1 and dec.fixed == 0
+            and float(dec.char_prob.min()) >= PRINTED_MIN_PROB)
+
+
+def _rank(dec: Decoded) -> tuple[int, float]:
+    return (-len(dec.failed), dec.log_prob)
+
+
+class MrzReader:
+    """Stateless single-frame reader (thread-confined: one per worker thread)."""
+
+    def __init__(self, classifier: GlyphClassifier | None = None, max_bands: int = 4) -> None:
+        self._classifier = classifier or default_classifier()
+        self._max_bands = max_bands
+
+    def read_frame(self, frame: Frame) -> MrzRead:
+        return self.read_array(frame_to_array(frame))
+
+    def read_array(self, image: np.ndarray) -> MrzRead:
+        """Read a BGR or grey uint8 image."""
+        grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        if image.ndim == 3 and image.shape[2] == 1:
+            grey = image[:, :, 0]
+        if grey.size == 0 or float(grey.std()) < 2.0:
+            return MrzRead(reason=NO_MRZ)
+        best: tuple[Decoded, Band, float] | None = None
+        seen = 0
+        for size in WORK_SIZES:
+            for band in find_bands(grey, self._max_bands, work_size=size):
+                seen += 1
+                got = self._read_band(band)
+                if got is None:
+                    continue
+                dec, sharp = got
+                if best is None or _rank(dec) > _rank(best[0]):
+                    best = (dec, band, sharp)
+                if not dec.failed and _acceptable(dec):
+                    return self._result(dec, band, sharp, seen)
+        if best is None:
+            return MrzRead(reason=NO_MRZ if seen == 0 else MRZ_UNREADABLE, candidates=seen)
+        dec, band, sharp = best
+        if _acceptable(dec):
+            return self._result(dec, band, sharp, seen)
+        return MrzRead(reason=MRZ_UNREADABLE, candidates=seen, quad=band.quad,
+                       char_height_px=self._char_height(band), sharpness=sharp,
+                       confidence=float(dec.char_prob.min()))
+
+    def _read_band(self, band: Band) -> tuple[Decoded, float] | None:
+        best: tuple[Decoded, float] | None = None
+        for image in (band.image, cv2.rotate(band.image, cv2.ROTATE_180)):
+            seg = segment(image, band.lines)
+            if seg is None:
+                continue
+            dec = decode(self._classifier.probabilities(seg.cells))
+            if dec is None:
+                continue
+            if best is None or _rank(dec) > _rank(best[0]):
+                best = (dec, seg.sharpness)
+            if not dec.failed:
+                break
+        return best
+
+    @staticmethod
+    def _char_height(band: Band) -> float:
+        height = float(np.linalg.norm(band.quad[3] - band.quad[0]))
+        rows = band.image.shape[0]
+        return BAND_CHAR_HEIGHT * height / max(rows, 1)
+
+    def _result(self, dec: Decoded, band: Band, sharp: float, seen: int) -> MrzRead:
+        return MrzRead(tuple(dec.lines), not dec.failed, tuple(dec.failed),
+                       float(dec.char_prob.min()), None, band.quad, self._char_height(band),
+                       sharp, seen)

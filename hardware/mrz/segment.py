@@ -1,0 +1,233 @@
+"""Cut a rectified MRZ band into character cells.
+
+MRZ text is fixed pitch with a known number of characters per line (30, 36 or 44),
+so a line is cut on a regular grid fitted to the ink blobs, not blob by blob: touching
+or broken characters and faint fillers do not shift the cells that follow.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import cv2
+import numpy as np
+
+CELL_W, CELL_H = 16, 24  # classifier input size
+_LENGTHS = (30, 36, 44)
+
+
+@dataclass(frozen=True)
+class Segmented:
+    cells: np.ndarray  # (lines, length, CELL_H, CELL_W) float32, ink = 1
+    line_length: int
+    contrast: float  # ink/paper contrast of the band, 0..255
+    sharpness: float  # mean gradient magnitude on ink edges, relative to contrast
+
+
+def _ink(band: np.ndarray, char_h: float) -> np.ndarray:
+    k = max(5, int(char_h * 1.4) | 1)
+    return cv2.morphologyEx(band, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+
+
+def _line_rows(binary: np.ndarray, expected: int) -> list[tuple[int, int]]:
+    profile = binary.mean(axis=1) / 255.0
+    profile = np.convolve(profile, np.ones(3) / 3, "same")
+    best: list[tuple[int, int]] = []
+    for frac in (0.35, 0.25, 0.45, 0.15, 0.55):
+        on = profile > frac * profile.max()
+        runs, start = [], None
+        for i, v in enumerate(on):
+            if v and start is None:
+                start = i
+            elif not v and start is not None:
+                runs.append((start, i))
+                start = None
+        if start is not None:
+            runs.append((start, len(on)))
+        runs = [r for r in runs if r[1] - r[0] >= 4]
+        if len(runs) > expected:  # keep the strongest, most text-like rows
+            runs = sorted(runs, key=lambda r: -float(profile[r[0]:r[1]].sum()))[:expected]
+            runs.sort()
+        if len(runs) == expected:
+            return runs
+        if len(runs) > len(best):
+            best = runs
+    return best
+
+
+def _clean_blobs(xs: np.ndarray, ws: np.ndarray) -> np.ndarray:
+    """Blob centres with broken characters joined and touching characters split."""
+    if len(xs) < 3:
+        return xs
+    pitch = float(np.median(np.diff(xs)))
+    width = float(np.median(ws))
+    out: list[float] = []
+    out_w: list[float] = []
+    for x, w in zip(xs, ws, strict=True):
+        if out and x - out[-1] < 0.45 * pitch:  # two pieces of one character
+            left = min(out[-1] - out_w[-1] / 2, x - w / 2)
+            right = max(out[-1] + out_w[-1] / 2, x + w / 2)
+            out[-1], out_w[-1] = (left + right) / 2, right - left
+            continue
+        out.append(float(x))
+        out_w.append(float(w))
+    final: list[float] = []
+    for x, w in zip(out, out_w, strict=True):
+        k = round((w - width) / pitch) + 1 if w > width + 0.6 * pitch else 1
+        final.extend(x + (j - (k - 1) / 2) * (w - width) / max(k - 1, 1) for j in range(k))
+    return np.array(final)
+
+
+def _fit(xs: np.ndarray, idx: np.ndarray, total: int, pitch: float) -> np.ndarray | None:
+    keep = np.ones(len(xs), bool)
+    coef = None
+    for _ in range(2):
+        if keep.sum() < 8:
+            return None
+        coef = np.polyfit(idx[keep], xs[keep], 2 if keep.sum() > 20 else 1)
+        keep = np.abs(np.polyval(coef, idx) - xs) < 0.3 * pitch
+    if coef is None or keep.sum() < 8:
+        return None
+    return np.polyval(coef, np.arange(total))
+
+
+def _grid(xs: np.ndarray, char_h: float, length_options: tuple[int, ...]
+          ) -> tuple[int, np.ndarray] | None:
+    """(length, cell centres) of the fixed-pitch grid through blob centres ``xs`` (sorted).
+
+    Walks the blobs left to right counting cells by the local pitch (the pitch drifts
+    slowly along a line seen in perspective), so the count is exact even when blobs
+    are missing; then fits a smooth grid through them.
+    """
+    if len(xs) < 8:
+        return None
+    gaps = np.diff(xs)
+    pitch = float(np.median(gaps))
+    if not 0.55 * char_h < pitch < 1.6 * char_h:
+        return None
+    idx = [0]
+    for k, gap in enumerate(gaps):
+        window = gaps[max(0, k - 6):k + 7]
+        local = window[(window > 0.6 * pitch) & (window < 1.4 * pitch)]
+        p_local = float(np.median(local)) if len(local) else pitch
+        idx.append(idx[-1] + max(1, int(gap / p_local + 0.5)))
+    total = idx[-1] + 1
+    if total not in length_options:
+        return None
+    centres = _fit(xs, np.array(idx), total, pitch)
+    return None if centres is None else (total, centres)
+
+
+def _grid_like(xs: np.ndarray, reference: np.ndarray) -> np.ndarray | None:
+    """Cell centres for a line whose blobs are incomplete, using a sibling line's grid:
+    MRZ lines share their left edge and pitch."""
+    pitch = float(np.median(np.diff(reference)))
+    idx = np.clip(np.round(np.interp(xs, reference, np.arange(len(reference)))), 0,
+                  len(reference) - 1).astype(int)
+    near = np.abs(reference[idx] - xs) < 0.35 * pitch
+    if near.sum() < 0.6 * len(reference):
+        return None
+    return _fit(xs[near], idx[near], len(reference), pitch)
+
+
+def _line_blobs(strip_bin: np.ndarray, char_h: float
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    n, _l, stats, cents = cv2.connectedComponentsWithStats(strip_bin, connectivity=8)
+    keep = []
+    for i in range(1, n):
+        x, y, w, h, area = stats[i]
+        if h < 0.3 * char_h or h > 1.6 * char_h or w > 2.5 * char_h or area < 0.02 * char_h * char_h:
+            continue
+        keep.append(i)
+    if not keep:
+        return np.empty(0), np.empty(0), np.empty(0), np.empty(0)
+    xs = stats[keep, 0] + stats[keep, 2] / 2.0
+    order = np.argsort(xs)
+    keep_arr = np.array(keep)[order]
+    return (xs[order], stats[keep_arr, 2].astype(float), cents[keep_arr, 1],
+            stats[keep_arr, 3].astype(float))
+
+
+def _trim_outliers(xs: np.ndarray, ws: np.ndarray, ys: np.ndarray, char_h: float
+                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Drop stray blobs beyond a big gap at either end (a photo edge, a border)."""
+    if len(xs) < 3:
+        return xs, ws, ys
+    gaps = np.diff(xs)
+    typical = float(np.median(gaps))
+    big = np.where(gaps > max(2.6 * typical, 2.2 * char_h))[0]
+    if len(big):
+        # keep the longest run between big gaps
+        cuts = [-1, *big.tolist(), len(xs) - 1]
+        spans = [(cuts[i] + 1, cuts[i + 1]) for i in range(len(cuts) - 1)]
+        a, b = max(spans, key=lambda s: s[1] - s[0])
+        return xs[a:b + 1], ws[a:b + 1], ys[a:b + 1]
+    return xs, ws, ys
+
+
+def segment(band: np.ndarray, line_count: int, char_h: float = 28.0) -> Segmented | None:
+    """Cells of a band with ``line_count`` lines, or None when no fixed-pitch grid fits."""
+    ink = _ink(band, char_h)
+    otsu, binary = cv2.threshold(ink, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+    if otsu < 8:
+        return None
+    rows = _line_rows(binary, line_count)
+    if len(rows) != line_count:
+        return None
+    options = (30,) if line_count == 3 else (36, 44)
+    lines_blobs = []
+    for top, bottom in rows:
+        h = bottom - top
+        pad = int(h * 0.35) + 2
+        a, b = max(0, top - pad), min(band.shape[0], bottom + pad)
+        xs, ws, ys, hs = _line_blobs(binary[a:b], float(h))
+        if len(hs) >= 8:  # the row run may include a border or a picture edge
+            h = float(np.percentile(hs, 75))
+            keep = (hs > 0.3 * h) & (hs < 1.4 * h)
+            xs, ws, ys = xs[keep], ws[keep], ys[keep]
+        xs, ws, ys = _trim_outliers(xs, ws, ys, float(h))
+        yfit = np.polyfit(xs, ys + a, 1) if len(xs) >= 5 else None
+        centres = _clean_blobs(xs, ws)
+        lines_blobs.append((centres, float(h), yfit))
+    grids = []
+    for centres, h, yfit in lines_blobs:
+        if yfit is None:
+            return None
+        grids.append((_grid(centres, h, options), h, yfit))
+    good = [g for g in grids if g[0] is not None]
+    if not good:
+        return None
+    ref = good[0][0]
+    for k, (grid, h, yfit) in enumerate(grids):
+        if grid is None:
+            fixed = _grid_like(lines_blobs[k][0], ref[1])
+            if fixed is None:
+                return None
+            grids[k] = ((ref[0], fixed), h, yfit)
+    lengths = [g[0][0] for g in grids]
+    length = max(set(lengths), key=lengths.count)
+    if lengths.count(length) != len(lengths):
+        return None
+    cells = np.empty((line_count, length, CELL_H, CELL_W), np.float32)
+    paper = float(np.percentile(band, 90))
+    inkv = float(np.percentile(band[binary > 0], 30)) if (binary > 0).any() else 0.0
+    contrast = max(paper - inkv, 1.0)
+    for r, ((_, centres), h, yfit) in enumerate(grids):
+        pitch = float(np.median(np.diff(centres)))
+        for i, cx in enumerate(centres):
+            cy = float(np.polyval(yfit, cx))
+            cells[r, i] = _cell(band, cx, cy, pitch, float(h), paper, contrast)
+    gx = cv2.Sobel(band, cv2.CV_32F, 1, 0)
+    sharp = float(np.percentile(np.abs(gx), 98)) / contrast
+    return Segmented(cells, length, contrast, sharp)
+
+
+def _cell(band: np.ndarray, cx: float, cy: float, pitch: float, h: float, paper: float,
+          contrast: float) -> np.ndarray:
+    """A CELL_W x CELL_H crop centred on (cx, cy): one pitch wide, 1.3 line heights tall."""
+    w_src, h_src = pitch * 1.0, h * 1.3
+    sx, sy = w_src / CELL_W, h_src / CELL_H
+    m = np.array([[sx, 0, cx - w_src / 2], [0, sy, cy - h_src / 2]], np.float32)
+    crop = cv2.warpAffine(band, m, (CELL_W, CELL_H), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
+                          borderMode=cv2.BORDER_REPLICATE)
+    return np.clip((paper - crop.astype(np.float32)) / contrast, 0.0, 1.0)

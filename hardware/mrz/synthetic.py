@@ -1,0 +1,299 @@
+"""Seeded synthetic identity documents in OCR-B, degraded as a camera would see them.
+
+For training the glyph classifier and for tests and the benchmark - never the only
+evaluation (the real images of ``../shared/testdata/mrz-real`` are). Every sample is a
+pure function of ``(seed, index)``, so a failing case can be regenerated exactly.
+
+Degradations: perspective, rotation (four orientations plus skew), blur, noise, glare,
+JPEG, low light, partial occlusion of the card, busy backgrounds.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from pathlib import Path
+
+import cv2
+import numpy as np
+from PIL import Image, ImageDraw, ImageFont
+
+from hardware.mrz.layout import check_digit
+
+FONT_PATH = Path(__file__).resolve().parents[2] / "resources" / "fonts" / "OCRB.otf"
+_PITCH_MM = 2.54
+_SIZES_MM = {"TD1": (85.6, 54.0), "TD2": (105.0, 74.0), "TD3": (125.0, 88.0)}
+_GEOMETRY = {"TD1": (3, 30), "TD2": (2, 36), "TD3": (2, 44)}
+_SURNAMES = ("GARCIA", "FERNANDEZ", "LOPEZ", "MARTIN", "SANCHEZ", "PEREZ", "GOMEZ", "RUIZ",
+             "HERNANDEZ", "JIMENEZ", "DIAZ", "MORENO", "ALVAREZ", "MUNOZ", "ROMERO", "NAVARRO",
+             "SMITH", "JOHNSON", "MUELLER", "SCHMIDT", "ROSSI", "BIANCHI", "DUBOIS", "LEROY",
+             "KOWALSKI", "NOVAK", "OBRIEN", "VAN<DER<BERG", "DE<LA<CRUZ", "IVANOVA", "POPESCU",
+             "SILVA", "SANTOS", "OLIVEIRA", "NGUYEN", "WANG", "KIM", "OKAFOR", "XU", "QUINTERO")
+_GIVEN = ("MARIA", "JOSE", "ANTONIO", "CARMEN", "JUAN", "ANA", "LUIS", "LAURA", "JAVIER",
+          "ELENA", "PABLO", "LUCIA", "JOHN", "EMMA", "OLIVER", "SOPHIE", "LUKAS", "GIULIA",
+          "PIERRE", "ZOE", "YVES", "KAZIMIERZ", "QUENTIN", "WOJCIECH", "XAVIER", "BEATRIZ")
+_COUNTRIES = ("ESP", "FRA", "D<<", "ITA", "PRT", "GBR", "USA", "NLD", "POL", "ROU", "UTO", "CHN",
+              "MAR", "COL", "VEN", "UKR", "BEL", "CHE", "SWE", "AUT")
+
+
+@functools.cache
+def _font(size: int) -> ImageFont.FreeTypeFont:
+    return ImageFont.truetype(str(FONT_PATH), size)
+
+
+@dataclass(frozen=True)
+class Identity:
+    doc_format: str  # TD1, TD2, TD3
+    document_code: str
+    issuer: str
+    document_number: str
+    surname: str
+    given_names: str
+    nationality: str
+    birth_date: date
+    sex: str
+    expiry_date: date
+    optional: str = ""
+
+
+@dataclass
+class Sample:
+    image: np.ndarray  # BGR uint8
+    lines: list[str] = field(default_factory=list)  # empty for negatives
+    identity: Identity | None = None
+
+
+def random_identity(rng: np.random.Generator, doc_format: str | None = None) -> Identity:
+    fmt = doc_format or str(rng.choice(["TD1", "TD2", "TD3"], p=[0.4, 0.2, 0.4]))
+    letters = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+    alnum = "0123456789" + letters
+
+    def pick(seq: tuple[str, ...]) -> str:
+        return seq[int(rng.integers(len(seq)))]
+
+    num_len = int(rng.integers(6, 10))
+    number = "".join(alnum[int(rng.integers(len(alnum)))] if rng.random() < 0.3 else
+                     str(int(rng.integers(10))) for _ in range(num_len))
+    birth = date(1935, 1, 1) + timedelta(days=int(rng.integers(0, 365 * 70)))
+    expiry = date(2020, 1, 1) + timedelta(days=int(rng.integers(0, 365 * 15)))
+    given = " ".join(pick(_GIVEN) for _ in range(int(rng.integers(1, 3))))
+    if fmt == "TD3":
+        code = pick(("P<", "P<", "P<", "PA", "PO"))
+    else:
+        code = pick(("ID", "I<", "IR", "AC"))
+    optional = ""
+    if rng.random() < 0.5:
+        optional = "".join(alnum[int(rng.integers(len(alnum)))] for _ in range(int(rng.integers(3, 12))))
+    return Identity(fmt, code, pick(_COUNTRIES), number, pick(_SURNAMES), given, pick(_COUNTRIES),
+                    birth, str(rng.choice(["M", "F", "<"], p=[0.48, 0.48, 0.04])), expiry, optional)
+
+
+def _field(text: str, width: int) -> str:
+    text = text.replace(" ", "<")
+    return (text + "<" * width)[:width]
+
+
+def _names(identity: Identity, width: int) -> str:
+    given = identity.given_names.replace(" ", "<")
+    return _field(f"{identity.surname}<<{given}", width)
+
+
+def build_lines(identity: Identity) -> list[str]:
+    """Valid MRZ lines for an identity (own builder: ICAO 9303 check digits)."""
+    d6 = "%y%m%d"
+    birth, expiry = identity.birth_date.strftime(d6), identity.expiry_date.strftime(d6)
+    code, issuer = _field(identity.document_code, 2), _field(identity.issuer, 3)
+    nat, sex = _field(identity.nationality, 3), identity.sex
+    number = identity.document_number
+    if identity.doc_format == "TD1":
+        doc = _field(number, 9)
+        opt1 = _field(identity.optional, 15)
+        line1 = f"{code}{issuer}{doc}{check_digit(doc)}{opt1}"
+        opt2 = _field("", 11)
+        body = f"{birth}{check_digit(birth)}{sex}{expiry}{check_digit(expiry)}{nat}{opt2}"
+        composite = check_digit(line1[5:30] + body[0:7] + body[8:15] + body[18:29])
+        return [line1, body + composite, _names(identity, 30)]
+    width = 36 if identity.doc_format == "TD2" else 44
+    doc = _field(number, 9)
+    head = f"{doc}{check_digit(doc)}{nat}{birth}{check_digit(birth)}{sex}{expiry}{check_digit(expiry)}"
+    if width == 44:
+        opt = _field(identity.optional, 14)
+        opt_check = "<" if set(opt) == {"<"} else check_digit(opt)
+        body = head + opt + opt_check
+    else:
+        body = head + _field(identity.optional, 7)
+    composite = check_digit(body[0:10] + body[13:20] + body[21:])
+    return [f"{code}{issuer}{_names(identity, width - 5)}", body + composite]
+
+
+def render_document(lines: list[str] | None, doc_format: str, rng: np.random.Generator,
+                    px_per_mm: float = 8.0) -> tuple[np.ndarray, np.ndarray | None]:
+    """A flat card/page (BGR) and the quad of its MRZ (4x2, px) or None without an MRZ."""
+    w_mm, h_mm = _SIZES_MM[doc_format]
+    w, h = round(w_mm * px_per_mm), round(h_mm * px_per_mm)
+    base = rng.integers(175, 250, size=3)
+    img = np.empty((h, w, 3), np.uint8)
+    img[:] = base
+    yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+    for _ in range(int(rng.integers(1, 4))):  # guilloche-like security print
+        fx, fy, ph = rng.uniform(0.01, 0.08), rng.uniform(0.01, 0.08), rng.uniform(0, 6.3)
+        wave = (np.sin(xx * fx + np.sin(yy * fy) * 3 + ph) > 0.97).astype(np.float32)
+        img -= (wave[..., None] * rng.integers(8, 30, size=3)).astype(np.uint8)
+    pil = Image.fromarray(img)
+    draw = ImageDraw.Draw(pil)
+    ph_w = int(w * 0.28)
+    draw.rectangle([int(w * 0.05), int(h * 0.12), int(w * 0.05) + ph_w, int(h * 0.12 + ph_w * 1.25)],
+                   fill=tuple(int(v) for v in rng.integers(60, 200, size=3)))
+    viz = _font(max(8, round(px_per_mm * 2.6)))
+    for i in range(int(rng.integers(3, 7))):  # visual inspection zone: labels and data
+        y = int(h * 0.12 + i * px_per_mm * 4.5)
+        if lines is not None and y > h - px_per_mm * 16:
+            break
+        word = "".join(chr(65 + int(rng.integers(26))) for _ in range(int(rng.integers(3, 14))))
+        draw.text((int(w * 0.38), y), word, font=viz, fill=(20, 20, 40))
+    quad = None
+    if lines is not None:
+        count, length = len(lines), len(lines[0])
+        pitch = _PITCH_MM * px_per_mm * rng.uniform(0.96, 1.04)
+        size = max(6, round(pitch / 0.723))
+        font = _font(size)
+        spacing = pitch * rng.uniform(1.55, 1.8)
+        x0 = (w - length * pitch) / 2 + rng.uniform(-1, 1) * px_per_mm
+        bottom = h - px_per_mm * rng.uniform(3.5, 6.0)
+        top = bottom - (count - 1) * spacing - size
+        ink = tuple(int(v) for v in rng.integers(0, 60, size=3))
+        for r, line in enumerate(lines):
+            y = top + r * spacing
+            for i, ch in enumerate(line):
+                draw.text((x0 + i * pitch, y), ch, font=font, fill=ink)
+        quad = np.array([[x0, top], [x0 + length * pitch, top],
+                         [x0 + length * pitch, bottom + size * 0.3], [x0, bottom + size * 0.3]],
+                        np.float32)
+    return cv2.cvtColor(np.asarray(pil), cv2.COLOR_RGB2BGR), quad
+
+
+def busy_background(rng: np.random.Generator, width: int, height: int) -> np.ndarray:
+    bg = np.empty((height, width, 3), np.uint8)
+    bg[:] = rng.integers(20, 230, size=3)
+    for _ in range(int(rng.integers(3, 25))):
+        color = tuple(int(v) for v in rng.integers(0, 256, size=3))
+        p1 = (int(rng.integers(-100, width)), int(rng.integers(-100, height)))
+        p2 = (p1[0] + int(rng.integers(20, 600)), p1[1] + int(rng.integers(20, 400)))
+        if rng.random() < 0.5:
+            cv2.rectangle(bg, p1, p2, color, -1)
+        else:
+            cv2.line(bg, p1, p2, color, int(rng.integers(1, 12)))
+    noise = rng.normal(0, rng.uniform(2, 18), size=(height // 8 + 1, width // 8 + 1, 1))
+    noise = cv2.resize(noise.astype(np.float32), (width, height))[..., None]
+    return np.clip(bg + noise, 0, 255).astype(np.uint8)
+
+
+def text_page(rng: np.random.Generator, width: int = 1280, height: int = 720,
+              mrz_like: bool = False) -> np.ndarray:
+    """A frame full of text that is not an MRZ (hard negative). With ``mrz_like``, lines of
+    OCR-B capitals, digits and fillers of MRZ length - but with no valid check digits."""
+    img = np.full((height, width, 3), int(rng.integers(180, 255)), np.uint8)
+    pil = Image.fromarray(img)
+    draw = ImageDraw.Draw(pil)
+    size = int(rng.integers(14, 30))
+    font = _font(size)
+    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789<" if mrz_like else \
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZ abcdefghijklmnopqrstuvwxyz 0123456789.,"
+    y = int(rng.integers(5, 40))
+    length = int(rng.choice([30, 36, 44])) if mrz_like else 0
+    while y < height - size:
+        n = length or int(rng.integers(20, 90))
+        text = "".join(alphabet[int(rng.integers(len(alphabet)))] for _ in range(n))
+        draw.text((int(rng.integers(5, 60)), y), text, font=font, fill=(0, 0, 0))
+        y += int(size * rng.uniform(1.3, 1.9))
+    return np.asarray(pil)[..., ::-1].copy()
+
+
+def placement(doc_shape: tuple[int, ...], rng: np.random.Generator, width: int = 1280,
+              height: int = 720, pitch_px: float | None = None, max_skew: float = 20.0
+              ) -> np.ndarray:
+    """A homography putting a flat document into a frame: scale, any of four orientations
+    plus skew, hand-held perspective."""
+    dh, dw = doc_shape[:2]
+    target_pitch = pitch_px if pitch_px is not None else rng.uniform(7.5, 15.0)
+    scale = target_pitch / (_PITCH_MM * 8.0)
+    angle = 90.0 * int(rng.integers(4)) + rng.uniform(-max_skew, max_skew)
+    src = np.array([[0, 0], [dw, 0], [dw, dh], [0, dh]], np.float32)
+    jitter = rng.uniform(-0.06, 0.06, size=(4, 2)) * np.array([dw, dh])
+    pts = (src + jitter - [dw / 2, dh / 2]) * scale
+    rad = np.deg2rad(angle)
+    rot = np.array([[np.cos(rad), -np.sin(rad)], [np.sin(rad), np.cos(rad)]])
+    pts = pts @ rot.T
+    span = pts.max(0) - pts.min(0)
+    shrink = min(1.0, (width - 10) / span[0], (height - 10) / span[1])
+    pts *= shrink
+    lo, hi = pts.min(0), pts.max(0)
+    offset = [rng.uniform(-lo[0] + 4, max(-lo[0] + 4, width - hi[0] - 4)),
+              rng.uniform(-lo[1] + 4, max(-lo[1] + 4, height - hi[1] - 4))]
+    dst = (pts + offset).astype(np.float32)
+    return cv2.getPerspectiveTransform(src, dst)
+
+
+def place_on_frame(doc: np.ndarray, rng: np.random.Generator, width: int = 1280,
+                   height: int = 720, pitch_px: float | None = None,
+                   max_skew: float = 20.0, matrix: np.ndarray | None = None) -> np.ndarray:
+    """Project a flat document into a camera frame over a busy background."""
+    dh, dw = doc.shape[:2]
+    if matrix is None:
+        matrix = placement(doc.shape, rng, width, height, pitch_px, max_skew)
+    frame = busy_background(rng, width, height)
+    warped = cv2.warpPerspective(doc, matrix, (width, height), flags=cv2.INTER_AREA)
+    mask = cv2.warpPerspective(np.full((dh, dw), 255, np.uint8), matrix, (width, height))
+    frame[mask > 128] = warped[mask > 128]
+    return frame
+
+
+def degrade(frame: np.ndarray, rng: np.random.Generator, strength: float = 1.0) -> np.ndarray:
+    """Camera-like degradations: blur, glare, low light, noise, occlusion, JPEG."""
+    img = frame.astype(np.float32)
+    h, w = img.shape[:2]
+    if rng.random() < 0.3 * strength:  # glare: a soft specular blob
+        cx, cy, r = rng.uniform(0, w), rng.uniform(0, h), rng.uniform(40, 250)
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        blob = np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * r * r))
+        img += blob[..., None] * rng.uniform(60, 160) * strength
+    if rng.random() < 0.2 * strength:  # a finger or another object over part of the frame
+        color = tuple(float(v) for v in rng.integers(90, 220, size=3))
+        centre = (int(rng.uniform(0, w)), int(rng.choice([rng.uniform(0, 60), rng.uniform(h - 60, h)])))
+        cv2.ellipse(img, centre, (int(rng.uniform(30, 70)), int(rng.uniform(60, 140))),
+                    float(rng.uniform(0, 180)), 0, 360, color, -1)
+    if rng.random() < 0.4 * strength:  # low light
+        img = img * rng.uniform(0.35, 0.8) + rng.uniform(0, 20)
+    sigma = rng.uniform(0, 1.1 * strength)
+    if sigma > 0.3:
+        img = cv2.GaussianBlur(img, (0, 0), sigma)
+    if rng.random() < 0.15 * strength:  # motion blur, a few pixels
+        k = int(rng.integers(3, 5))
+        kernel = np.zeros((k, k), np.float32)
+        kernel[k // 2, :] = 1.0 / k
+        img = cv2.filter2D(img, -1, kernel)
+    img += rng.normal(0, rng.uniform(0, 7 * strength), size=img.shape).astype(np.float32)
+    out = np.clip(img, 0, 255).astype(np.uint8)
+    quality = int(rng.integers(max(30, int(95 - 60 * strength)), 96))
+    ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, quality])
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else out
+
+
+def sample(seed: int, index: int, *, width: int = 1280, height: int = 720,
+           negative: bool = False) -> Sample:
+    """Sample ``index`` of the seeded synthetic set (a camera-like frame)."""
+    rng = np.random.default_rng([seed, index])
+    if negative:
+        kind = index % 4
+        if kind == 0:
+            return Sample(degrade(busy_background(rng, width, height), rng))
+        if kind in (1, 2):
+            return Sample(degrade(text_page(rng, width, height, mrz_like=kind == 2), rng, 0.5))
+        doc, _ = render_document(None, str(rng.choice(["TD1", "TD3"])), rng)
+        return Sample(degrade(place_on_frame(doc, rng, width, height), rng))
+    identity = random_identity(rng)
+    lines = build_lines(identity)
+    doc, _ = render_document(lines, identity.doc_format, rng)
+    frame = place_on_frame(doc, rng, width, height)
+    return Sample(degrade(frame, rng), lines, identity)
