@@ -50,7 +50,6 @@ class FakeStore:
         self._by_identity: dict[str, int] = {}
         self._next_file = 1
         self._visits: dict[int, VisitRecord] = {}
-        self._next_visit = 1
         self._observations: list[Observation] = []
         self._cards: dict[int, CardRecord] = {}
         self._card_events: dict[int, list[tuple[datetime, str, str, str]]] = {}
@@ -138,8 +137,8 @@ class FakeStore:
             entry.birth_date if entry.birth_date or previous is None else previous.birth_date,
             entry.nationality, first, last)
         self._by_identity[entry.identity.text] = number
-        visit_id = self._next_visit
-        self._next_visit += 1
+        # SQLite rowid semantics: max + 1 (only an empty table starts again at 1).
+        visit_id = max(self._visits, default=0) + 1
         card_number = None
         if entry.card is not None:
             card_number = self._next_card
