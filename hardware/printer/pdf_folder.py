@@ -1,0 +1,65 @@
+"""The demo mode's "PDF folder" printer: every job becomes a PDF file in one folder.
+
+Privacy: unlike a real queue, these files PERSIST (they hold names and document
+numbers). The demo uses invented people; the folder is shown on the DEMO banner and
+is never the default in production (``printer.backend`` = ``pdf-folder`` is refused
+outside demo mode by the composition root).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from pathlib import Path
+
+from admission.errors import DeviceError
+from hardware.printer import JobResult, JobState, PageSize, PrinterState, PrinterStatus
+
+__all__ = ["PdfFolderPrinter"]
+
+_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+class PdfFolderPrinter:
+    def __init__(self, folder: Path | str, name: str = "PDF folder") -> None:
+        self.folder = Path(folder)
+        self._name = name
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    def preflight(self) -> PrinterState:
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        except OSError:
+            return PrinterState(PrinterStatus.NOT_FOUND, "folder cannot be created")
+        if not os.access(self.folder, os.W_OK):
+            return PrinterState(PrinterStatus.ERROR, "folder is not writable")
+        return PrinterState(PrinterStatus.READY)
+
+    def submit(self, pdf: bytes, *, title: str, page: PageSize) -> str:
+        """Write ``<title>.pdf`` atomically (never a half-written file); the page size is
+        already the PDF's own."""
+        stem = _SAFE.sub("_", title)[:80] or "document"
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".pdf", dir=self.folder)
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(pdf)
+            target = self.folder / f"{stem}.pdf"
+            counter = 2
+            while target.exists():
+                target = self.folder / f"{stem}-{counter}.pdf"
+                counter += 1
+            os.replace(tmp, target)
+        except OSError as exc:
+            raise DeviceError(f"cannot write to the PDF folder: {exc.strerror}",
+                              code="PRINT_SUBMIT_FAILED") from None
+        return target.name
+
+    def follow(self, job_id: str, *, timeout: float = 60.0) -> JobResult:
+        if (self.folder / job_id).is_file():
+            return JobResult(job_id, JobState.COMPLETED)
+        return JobResult(job_id, JobState.VANISHED, "file disappeared")
