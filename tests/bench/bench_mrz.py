@@ -1,0 +1,320 @@
+"""MRZ reading benchmark: our reader vs PassportEye and RapidOCR, same images, one table.
+
+    nice .venv/bin/python tests/bench/bench_mrz.py [--synthetic 1000] [--negatives 200]
+                                                   [--peer-synthetic 100] [--no-peers]
+
+Sets (all in memory; nothing is written to disk):
+
+* real      - ``../shared/testdata/mrz-real`` (relative to the repository): the documents
+              not marked expected-fail give the all-six-fields rate; every document with
+              an MRZ gives the exact-line rate; the negative (NONE) counts for false reads.
+* synthetic - seeded camera-like 1280x720 frames from ``hardware.mrz.synthetic``.
+* negatives - seeded frames with no MRZ: busy backgrounds, pages of text, pages of
+              MRZ-like OCR-B text with no valid check digits, cards without an MRZ.
+
+Metrics: exact lines (every line equal to the truth, ``<`` included), all six fields
+(document number, birth date, sex, expiry, surname, given names, each from
+``admission.mrz.parse_mrz`` of the engine's lines vs of the true lines), false reads
+(MRZ lines returned for an image without one), ms per image p50/p95 on one core
+(thread pools pinned to 1; the image is already decoded for every engine).
+
+Peers run in the benchmark-only virtualenv ``.venv-bench`` (``requirements-bench.txt``,
+``scripts/bench-packages.sh``) as a subprocess fed the same decoded pixels; when it is
+missing they are reported "not installed". PassportEye needs seconds per image, so the
+peers see the first ``--peer-synthetic`` synthetic frames and negatives (our reader is
+reported on that same subset too, and on the whole set).
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_THREAD_LIMIT"):
+    os.environ[_var] = "1"
+
+import argparse  # noqa: E402
+import base64  # noqa: E402
+import json  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Callable, Iterator  # noqa: E402
+from dataclasses import dataclass, field  # noqa: E402
+from datetime import date  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+import cv2  # noqa: E402
+import numpy as np  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+REAL = ROOT / ".." / "shared" / "testdata" / "mrz-real"
+BENCH_PY = ROOT / ".venv-bench" / "bin" / "python"
+TODAY = date(2026, 11, 29)
+SIX = ("document_number", "birth_date", "sex", "expiry_date", "surname", "given_names")
+
+
+@dataclass
+class Item:
+    name: str
+    image: np.ndarray  # BGR, upright
+    lines: list[str]  # truth; empty for a negative
+    expected_fail: bool = False
+
+
+@dataclass
+class Score:
+    n_pos: int = 0
+    exact: int = 0
+    n_six: int = 0
+    six: int = 0
+    n_neg: int = 0
+    false_reads: int = 0
+    ms: list[float] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------- data sets
+
+def real_items() -> list[Item]:
+    sys.path.insert(0, str(ROOT))
+    from hardware.mrz.images import load_image
+
+    out = []
+    rows = (REAL / "truth.tsv").read_text(encoding="utf-8").splitlines()[1:]
+    for row in rows:
+        name, doc_type, mrz, notes = (row.split("\t") + ["", "", "", ""])[:4]
+        lines = [] if doc_type == "NONE" else mrz.split("|")
+        out.append(Item(name, load_image(REAL / name), lines, "expected-fail" in notes))
+    return out
+
+
+def synthetic_items(seed: int, count: int, negatives: bool) -> Iterator[Item]:
+    from hardware.mrz import synthetic
+
+    for i in range(count):
+        s = synthetic.sample(seed, i, negative=negatives)
+        yield Item(f"{'neg' if negatives else 'syn'}-{i}", s.image, list(s.lines))
+
+
+# ---------------------------------------------------------------- engines
+
+def ours() -> Callable[[np.ndarray], list[str]]:
+    cv2.setNumThreads(1)
+    from hardware.mrz.reader import MrzReader
+
+    reader = MrzReader()
+    return lambda image: list(reader.read_array(image).lines)
+
+
+_PEER_WORKER = r'''
+import base64, json, os, sys, time
+for v in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "OMP_THREAD_LIMIT"):
+    os.environ[v] = "1"
+import io
+import cv2, numpy as np
+cv2.setNumThreads(1)
+name = sys.argv[1]
+CONFUSABLE = str.maketrans({"«": "<", "‹": "<", "〈": "<", "＜": "<", "Α": "A", "Β": "B",
+    "Ε": "E", "Ζ": "Z", "Η": "H", "Ι": "I", "Κ": "K", "Μ": "M", "Ν": "N", "Ο": "O", "Ρ": "P",
+    "Τ": "T", "Υ": "Y", "Χ": "X", "А": "A", "В": "B", "Е": "E", "К": "K", "М": "M", "Н": "H",
+    "О": "O", "Р": "P", "С": "C", "Т": "T", "Х": "X", "У": "Y"})
+
+def mrz_lines_from_text(texts):
+    """Generic post-processing of a general OCR's lines: normalise, keep MRZ-like ones."""
+    cand = []
+    for t in texts:
+        t = t.translate(CONFUSABLE).upper().replace(" ", "")
+        if len(t) >= 26 and all(c.isalnum() or c == "<" for c in t) and t.isascii():
+            cand.append(t)
+    for count, length in ((2, 44), (3, 30), (2, 36)):
+        fit = [c for c in cand if abs(len(c) - length) <= 2]
+        if len(fit) >= count:
+            picked = fit[-count:]
+            return [(c + "<" * length)[:length] for c in picked]
+    return []
+
+if name == "passporteye":
+    from passporteye import read_mrz
+    from passporteye.mrz.text import MRZOCRCleaner
+    def run(img):
+        ok, png = cv2.imencode(".png", img)
+        mrz = read_mrz(io.BytesIO(png.tobytes()))
+        if mrz is None:
+            return []
+        return [str(x) for x in MRZOCRCleaner.apply(mrz.aux.get("raw_text", ""))]
+else:
+    from rapidocr import RapidOCR
+    engine = RapidOCR(params={"EngineConfig.onnxruntime.intra_op_num_threads": 1,
+                              "EngineConfig.onnxruntime.inter_op_num_threads": 1,
+                              "Global.log_level": "error"})
+    def run(img):
+        out = engine(img)
+        return mrz_lines_from_text(list(out.txts or ()))
+
+print(json.dumps({"ready": True}), flush=True)
+for line in sys.stdin:
+    job = json.loads(line)
+    img = cv2.imdecode(np.frombuffer(base64.b64decode(job["png"]), np.uint8), cv2.IMREAD_COLOR)
+    t = time.perf_counter()
+    try:
+        lines = run(img)
+    except Exception as e:  # a peer crash counts as no read
+        lines = []
+    ms = (time.perf_counter() - t) * 1000
+    print(json.dumps({"lines": lines, "ms": ms}), flush=True)
+'''
+
+
+class Peer:
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.proc = subprocess.Popen(
+            ["nice", "-n", "5", str(BENCH_PY), "-c", _PEER_WORKER, name],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+        assert self.proc.stdout is not None
+        ready = self.proc.stdout.readline()
+        if not ready.strip():
+            raise RuntimeError(f"{name} worker failed to start")
+
+    def __call__(self, image: np.ndarray) -> tuple[list[str], float]:
+        assert self.proc.stdin is not None and self.proc.stdout is not None
+        ok, png = cv2.imencode(".png", image)
+        self.proc.stdin.write(json.dumps({"png": base64.b64encode(png.tobytes()).decode()}) + "\n")
+        self.proc.stdin.flush()
+        answer = json.loads(self.proc.stdout.readline())
+        return list(answer["lines"]), float(answer["ms"])
+
+    def close(self) -> None:
+        if self.proc.stdin:
+            self.proc.stdin.close()
+        self.proc.wait(timeout=30)
+
+
+def peer_available(name: str) -> bool:
+    if not BENCH_PY.exists():
+        return False
+    module = "passporteye" if name == "passporteye" else "rapidocr"
+    probe = subprocess.run([str(BENCH_PY), "-c", f"import {module}"], capture_output=True)
+    if probe.returncode != 0:
+        return False
+    if name == "passporteye":
+        return subprocess.run(["sh", "-c", "command -v tesseract"], capture_output=True).returncode == 0
+    return True
+
+
+# ---------------------------------------------------------------- scoring
+
+def _six(lines: list[str]) -> dict[str, object] | None:
+    from admission.mrz import parse_mrz
+
+    if not lines:
+        return None
+    parsed = parse_mrz(lines, today=TODAY).to_json()
+    if parsed["format"] is None:
+        return None
+    return {k: parsed[k] for k in SIX}
+
+
+def score(items: list[Item], engine: Callable[[np.ndarray], tuple[list[str], float]],
+          into: Score) -> Score:
+    for item in items:
+        got, ms = engine(item.image)
+        into.ms.append(ms)
+        if not item.lines:
+            into.n_neg += 1
+            if got:
+                into.false_reads += 1
+                into.failures.append(f"{item.name}: false read")
+            continue
+        into.n_pos += 1
+        exact = got == item.lines
+        into.exact += exact
+        if not item.expected_fail:
+            into.n_six += 1
+            truth = _six(item.lines)
+            ok = truth is not None and _six(got) == truth
+            into.six += ok
+            if not ok:
+                into.failures.append(f"{item.name}: {'|'.join(got) or '-'}")
+    return into
+
+
+def timed(fn: Callable[[np.ndarray], list[str]]) -> Callable[[np.ndarray], tuple[list[str], float]]:
+    def run(image: np.ndarray) -> tuple[list[str], float]:
+        t = time.perf_counter()
+        lines = fn(image)
+        return lines, (time.perf_counter() - t) * 1000
+
+    return run
+
+
+def _pct(a: int, n: int) -> str:
+    return f"{a}/{n} {100.0 * a / n:5.1f}%" if n else "-"
+
+
+def row(label: str, engine: str, s: Score | None, note: str = "") -> str:
+    if s is None:
+        return f"| {label:<28} | {engine:<11} | {note:^70} |"
+    p50 = f"{np.percentile(s.ms, 50):7.0f}" if s.ms else "-"
+    p95 = f"{np.percentile(s.ms, 95):7.0f}" if s.ms else "-"
+    return (f"| {label:<28} | {engine:<11} | {_pct(s.exact, s.n_pos):>14} | {_pct(s.six, s.n_six):>14} | "
+            f"{(str(s.false_reads) + '/' + str(s.n_neg)) if s.n_neg else '-':>7} | {p50:>7} | {p95:>7} |")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seed", type=int, default=20261130)  # not the training seed
+    ap.add_argument("--synthetic", type=int, default=1000)
+    ap.add_argument("--negatives", type=int, default=200)
+    ap.add_argument("--peer-synthetic", type=int, default=100)
+    ap.add_argument("--no-peers", action="store_true")
+    ap.add_argument("--verbose", action="store_true")
+    args = ap.parse_args(argv)
+    sys.path.insert(0, str(ROOT))
+
+    real = real_items() if (REAL / "truth.tsv").exists() else []
+    syn = list(synthetic_items(args.seed, args.synthetic, False))
+    neg = list(synthetic_items(args.seed, args.negatives, True))
+    k = min(args.peer_synthetic, len(syn))
+    kn = min(args.peer_synthetic, len(neg))
+    subsets = {
+        "real": real,
+        f"synthetic peer subset n={k}": syn[:k],
+        f"negatives peer subset n={kn}": neg[:kn],
+    }
+    results: dict[tuple[str, str], Score | str] = {}
+    mine = timed(ours())
+    for label, items in subsets.items():
+        results[(label, "ours")] = score(items, mine, Score())
+    results[(f"synthetic all n={len(syn)}", "ours")] = score(syn, mine, Score())
+    results[(f"negatives all n={len(neg)}", "ours")] = score(neg, mine, Score())
+    for peer in ("passporteye", "rapidocr"):
+        if args.no_peers or not peer_available(peer):
+            for label in subsets:
+                results[(label, peer)] = "skipped" if args.no_peers else "not installed"
+            continue
+        engine = Peer(peer)
+        try:
+            for label, items in subsets.items():
+                results[(label, peer)] = score(items, engine, Score())
+        finally:
+            engine.close()
+
+    head = (f"| {'set':<28} | {'engine':<11} | {'exact lines':>14} | {'all six fields':>14} | "
+            f"{'false':>7} | {'p50 ms':>7} | {'p95 ms':>7} |")
+    print(head)
+    print("|" + "|".join("-" * (len(c)) for c in head.split("|")[1:-1]) + "|")
+    for (label, engine), s in results.items():
+        print(row(label, engine, s if isinstance(s, Score) else None,
+                  s if isinstance(s, str) else ""))
+    if args.verbose:
+        for (label, engine), s in results.items():
+            if isinstance(s, Score) and s.failures:
+                print(f"\n{label} / {engine}:")
+                for f in s.failures[:40]:
+                    print("   ", f)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
