@@ -1,0 +1,71 @@
+"""Check-digit-constrained decoding: settle what the check digits can settle, nothing else."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from hardware.mrz.decode import decode
+from hardware.mrz.layout import ALPHABET, TD3, check_digit, checks_pass
+
+TD3_LINES = ["P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+             "L898902C36UTO7408122F1204159ZE184226B<<<<<10"]
+
+
+def _probs(lines: list[str], confident: float = 0.97) -> np.ndarray:
+    p = np.full((len(lines), len(lines[0]), len(ALPHABET)), (1 - confident) / 36, np.float64)
+    for r, line in enumerate(lines):
+        for c, ch in enumerate(line):
+            p[r, c, ALPHABET.index(ch)] = confident
+    return p
+
+
+def _confuse(p: np.ndarray, pos: tuple[int, int], wrong: str, right: str, p_wrong: float,
+             p_right: float) -> None:
+    p[pos][:] = 1e-4
+    p[pos][ALPHABET.index(wrong)] = p_wrong
+    p[pos][ALPHABET.index(right)] = p_right
+
+
+def test_check_digit_known_values() -> None:
+    assert check_digit("L898902C3") == "6"
+    assert check_digit("740812") == "2"
+    assert check_digit("120415") == "9"
+    assert checks_pass(TD3_LINES, TD3) == []
+
+
+def test_clean_reading_passes_through() -> None:
+    dec = decode(_probs(TD3_LINES))
+    assert dec is not None and dec.lines == TD3_LINES and not dec.failed and dec.fixed == 0
+
+
+def test_ambiguous_digit_is_settled_by_its_check_digit() -> None:
+    p = _probs(TD3_LINES)
+    _confuse(p, (1, 16), wrong="3", right="8", p_wrong=0.55, p_right=0.40)  # birth 740812
+    dec = decode(p)
+    assert dec is not None
+    assert dec.lines == TD3_LINES and dec.fixed == 1 and not dec.failed
+
+
+def test_digit_class_mask_turns_letter_o_into_zero() -> None:
+    p = _probs(TD3_LINES)
+    _confuse(p, (1, 15), wrong="O", right="0", p_wrong=0.8, p_right=0.15)
+    dec = decode(p)
+    assert dec is not None and dec.lines[1][15] == "0" and not dec.failed
+
+
+def test_wrong_check_digit_as_printed_is_kept_and_flagged() -> None:
+    printed = [TD3_LINES[0], TD3_LINES[1][:19] + "7" + TD3_LINES[1][20:]]  # birth check 2 -> 7
+    dec = decode(_probs(printed, confident=0.999))
+    assert dec is not None
+    assert dec.lines == printed  # no confident alternative: never "repaired" by guessing
+    assert "birth_date" in dec.failed
+
+
+def test_two_equally_good_fixes_are_not_guessed() -> None:
+    p = _probs(TD3_LINES)
+    # two positions both in doubt: several repairs satisfy the check digit equally well
+    _confuse(p, (1, 13), wrong="1", right="7", p_wrong=0.5, p_right=0.5)
+    _confuse(p, (1, 14), wrong="4", right="9", p_wrong=0.5, p_right=0.5)
+    dec = decode(p)
+    assert dec is not None
+    assert dec.lines[1][13:15] != "19" or "birth_date" in dec.failed or dec.fixed == 0
