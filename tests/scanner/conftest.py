@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import pytest
 
 BURSTS = Path(__file__).parent / "bursts"
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # the wedge filter test needs no display
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Tests marked ``hardware`` need a physical reader: run them with ADMISSION_HARDWARE=1."""
-    import os
-
     if os.environ.get("ADMISSION_HARDWARE") == "1":
         return
     skip = pytest.mark.skip(reason="needs a physical reader (set ADMISSION_HARDWARE=1)")
