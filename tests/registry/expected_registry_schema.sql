@@ -1,0 +1,4 @@
+CREATE UNIQUE INDEX registry_snapshot_one_active ON registry_snapshot (active) WHERE active = 1;
+CREATE TABLE registry_entry ( snapshot_id INTEGER NOT NULL, digest BLOB NOT NULL, PRIMARY KEY (snapshot_id, digest) ) WITHOUT ROWID;
+CREATE TABLE registry_event ( event_id INTEGER PRIMARY KEY, at TEXT NOT NULL, kind TEXT NOT NULL, code TEXT NOT NULL, version TEXT NOT NULL DEFAULT '' );
+CREATE TABLE registry_snapshot ( snapshot_id INTEGER PRIMARY KEY, version TEXT NOT NULL, scheme TEXT NOT NULL, salt BLOB NOT NULL, scope TEXT NOT NULL, as_of TEXT NOT NULL, imported_at TEXT NOT NULL, entry_count INTEGER NOT NULL, content_sha256 TEXT NOT NULL, signed INTEGER NOT NULL CHECK (signed IN (0, 1)), feed_as_of TEXT, feed_applied INTEGER NOT NULL DEFAULT 0, active INTEGER NOT NULL DEFAULT 0 CHECK (active IN (0, 1)) );
