@@ -89,7 +89,8 @@ def decode_image(data: bytes) -> np.ndarray:
     flags = cv2.IMREAD_UNCHANGED | cv2.IMREAD_IGNORE_ORIENTATION
     long_side = max(width, height)
     if fmt == "JPEG" and long_side > TARGET_LONG_SIDE:
-        factor = 2 if long_side <= 2 * TARGET_LONG_SIDE else 4 if long_side <= 4 * TARGET_LONG_SIDE else 8
+        ratio = long_side / TARGET_LONG_SIDE
+        factor = 2 if ratio <= 2 else 4 if ratio <= 4 else 8
         flags = {2: cv2.IMREAD_REDUCED_COLOR_2, 4: cv2.IMREAD_REDUCED_COLOR_4,
                  8: cv2.IMREAD_REDUCED_COLOR_8}[factor] | cv2.IMREAD_IGNORE_ORIENTATION
     img = cv2.imdecode(np.frombuffer(data, np.uint8), flags)

@@ -57,7 +57,8 @@ class Layout:
         return self.classes[line][col]
 
 
-def _classes(length: int, runs: list[tuple[int, int, frozenset[str]]]) -> tuple[frozenset[str], ...]:
+def _classes(length: int, runs: list[tuple[int, int, frozenset[str]]]
+             ) -> tuple[frozenset[str], ...]:
     out = [ANY] * length
     for start, end, cls in runs:
         for i in range(start, end):

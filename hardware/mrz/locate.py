@@ -126,7 +126,7 @@ def _text_lines(closed: np.ndarray, text: np.ndarray) -> list[_Line]:
         xs_f, ys_f = xs.astype(np.float32) + x, ys.astype(np.float32) + y
         mx, my = float(xs_f.mean()), float(ys_f.mean())
         cov = np.cov(np.vstack([xs_f - mx, ys_f - my]))
-        evals, evecs = np.linalg.eigh(cov)
+        _evals, evecs = np.linalg.eigh(cov)
         d = evecs[:, 1]
         if d[0] < 0:
             d = -d
@@ -192,9 +192,11 @@ def _band_quad(chain: list[_Line]) -> np.ndarray:
     _, top = first.project(chain[0].cx, chain[0].cy)
     _, bottom = first.project(chain[-1].cx, chain[-1].cy)
     _, mid = first.project(mid_x, mid_y)
-    top, bottom = top - mid - chain[0].thickness / 2 - 0.6 * t, bottom - mid + chain[-1].thickness / 2 + 0.6 * t
+    top = top - mid - chain[0].thickness / 2 - 0.6 * t
+    bottom = bottom - mid + chain[-1].thickness / 2 + 0.6 * t
     corners = [(-half, top), (half, top), (half, bottom), (-half, bottom)]
-    return np.array([[mid_x + u * c - v * s, mid_y + u * s + v * c] for u, v in corners], np.float32)
+    return np.array([[mid_x + u * c - v * s, mid_y + u * s + v * c] for u, v in corners],
+                    np.float32)
 
 
 def _warp_band(grey: np.ndarray, quad: np.ndarray, chain_count: int, line_px: float) -> np.ndarray:

@@ -26,7 +26,8 @@ MRZ_UNREADABLE = "MRZ_UNREADABLE"  # MRZ-like text found but not read with confi
 
 NAME_MIN_PROB = 0.5  # a name character below this is too doubtful to register
 PRINTED_MIN_PROB = 0.85  # every character, when the check digits fail as printed
-WORK_SIZES = (1280, 640)  # the second, coarser pass finds large print
+WORK_SIZES = (640, 1280)  # coarse pass for large print, fine pass for small print
+FINE_PASS_MIN_SIDE = 1000  # below this the fine pass would only upscale
 
 
 @dataclass(frozen=True)
@@ -95,7 +96,9 @@ class MrzReader:
             return MrzRead(reason=NO_MRZ)
         best: tuple[Decoded, Band, float] | None = None
         seen = 0
-        for size in WORK_SIZES:
+        big = max(grey.shape) >= FINE_PASS_MIN_SIDE
+        sizes = [s for s in WORK_SIZES if s == WORK_SIZES[0] or big]
+        for size in sizes:
             for band in find_bands(grey, self._max_bands, work_size=size):
                 seen += 1
                 got = self._read_band(band)

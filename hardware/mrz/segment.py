@@ -26,7 +26,8 @@ class Segmented:
 
 def _ink(band: np.ndarray, char_h: float) -> np.ndarray:
     k = max(5, int(char_h * 1.4) | 1)
-    return cv2.morphologyEx(band, cv2.MORPH_BLACKHAT, cv2.getStructuringElement(cv2.MORPH_RECT, (k, k)))
+    kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
+    return cv2.morphologyEx(band, cv2.MORPH_BLACKHAT, kernel)
 
 
 def _line_rows(binary: np.ndarray, expected: int) -> list[tuple[int, int]]:
@@ -135,8 +136,8 @@ def _line_blobs(strip_bin: np.ndarray, char_h: float
     n, _l, stats, cents = cv2.connectedComponentsWithStats(strip_bin, connectivity=8)
     keep = []
     for i in range(1, n):
-        x, y, w, h, area = stats[i]
-        if h < 0.3 * char_h or h > 1.6 * char_h or w > 2.5 * char_h or area < 0.02 * char_h * char_h:
+        _x, _y, w, h, area = stats[i]
+        if not 0.3 * char_h <= h <= 1.6 * char_h or w > 2.5 * char_h or area < 0.02 * char_h**2:
             continue
         keep.append(i)
     if not keep:

@@ -78,13 +78,11 @@ def random_identity(rng: np.random.Generator, doc_format: str | None = None) -> 
     birth = date(1935, 1, 1) + timedelta(days=int(rng.integers(0, 365 * 70)))
     expiry = date(2020, 1, 1) + timedelta(days=int(rng.integers(0, 365 * 15)))
     given = " ".join(pick(_GIVEN) for _ in range(int(rng.integers(1, 3))))
-    if fmt == "TD3":
-        code = pick(("P<", "P<", "P<", "PA", "PO"))
-    else:
-        code = pick(("ID", "I<", "IR", "AC"))
+    code = pick(("P<", "P<", "P<", "PA", "PO")) if fmt == "TD3" else pick(("ID", "I<", "IR", "AC"))
     optional = ""
     if rng.random() < 0.5:
-        optional = "".join(alnum[int(rng.integers(len(alnum)))] for _ in range(int(rng.integers(3, 12))))
+        size = int(rng.integers(3, 12))
+        optional = "".join(alnum[int(rng.integers(len(alnum)))] for _ in range(size))
     return Identity(fmt, code, pick(_COUNTRIES), number, pick(_SURNAMES), given, pick(_COUNTRIES),
                     birth, str(rng.choice(["M", "F", "<"], p=[0.48, 0.48, 0.04])), expiry, optional)
 
@@ -116,7 +114,8 @@ def build_lines(identity: Identity) -> list[str]:
         return [line1, body + composite, _names(identity, 30)]
     width = 36 if identity.doc_format == "TD2" else 44
     doc = _field(number, 9)
-    head = f"{doc}{check_digit(doc)}{nat}{birth}{check_digit(birth)}{sex}{expiry}{check_digit(expiry)}"
+    head = (f"{doc}{check_digit(doc)}{nat}{birth}{check_digit(birth)}{sex}"
+            f"{expiry}{check_digit(expiry)}")
     if width == 44:
         opt = _field(identity.optional, 14)
         opt_check = "<" if set(opt) == {"<"} else check_digit(opt)
@@ -143,7 +142,8 @@ def render_document(lines: list[str] | None, doc_format: str, rng: np.random.Gen
     pil = Image.fromarray(img)
     draw = ImageDraw.Draw(pil)
     ph_w = int(w * 0.28)
-    draw.rectangle([int(w * 0.05), int(h * 0.12), int(w * 0.05) + ph_w, int(h * 0.12 + ph_w * 1.25)],
+    x0, y0 = int(w * 0.05), int(h * 0.12)
+    draw.rectangle([x0, y0, x0 + ph_w, int(y0 + ph_w * 1.25)],
                    fill=tuple(int(v) for v in rng.integers(60, 200, size=3)))
     viz = _font(max(8, round(px_per_mm * 2.6)))
     for i in range(int(rng.integers(3, 7))):  # visual inspection zone: labels and data
@@ -260,7 +260,8 @@ def degrade(frame: np.ndarray, rng: np.random.Generator, strength: float = 1.0) 
         img += blob[..., None] * rng.uniform(60, 160) * strength
     if rng.random() < 0.2 * strength:  # a finger or another object over part of the frame
         color = tuple(float(v) for v in rng.integers(90, 220, size=3))
-        centre = (int(rng.uniform(0, w)), int(rng.choice([rng.uniform(0, 60), rng.uniform(h - 60, h)])))
+        cx = int(rng.uniform(0, w))  # draw order kept: samples stay reproducible
+        centre = (cx, int(rng.choice([rng.uniform(0, 60), rng.uniform(h - 60, h)])))
         cv2.ellipse(img, centre, (int(rng.uniform(30, 70)), int(rng.uniform(60, 140))),
                     float(rng.uniform(0, 180)), 0, 360, color, -1)
     if rng.random() < 0.4 * strength:  # low light

@@ -82,7 +82,7 @@ def real_items() -> list[Item]:
     out = []
     rows = (REAL / "truth.tsv").read_text(encoding="utf-8").splitlines()[1:]
     for row in rows:
-        name, doc_type, mrz, notes = (row.split("\t") + ["", "", "", ""])[:4]
+        name, doc_type, mrz, notes = ([*row.split("\t"), "", "", "", ""])[:4]
         lines = [] if doc_type == "NONE" else mrz.split("|")
         out.append(Item(name, load_image(REAL / name), lines, "expected-fail" in notes))
     return out
@@ -178,7 +178,7 @@ class Peer:
 
     def __call__(self, image: np.ndarray) -> tuple[list[str], float]:
         assert self.proc.stdin is not None and self.proc.stdout is not None
-        ok, png = cv2.imencode(".png", image)
+        _ok, png = cv2.imencode(".png", image)
         self.proc.stdin.write(json.dumps({"png": base64.b64encode(png.tobytes()).decode()}) + "\n")
         self.proc.stdin.flush()
         answer = json.loads(self.proc.stdout.readline())
@@ -198,7 +198,8 @@ def peer_available(name: str) -> bool:
     if probe.returncode != 0:
         return False
     if name == "passporteye":
-        return subprocess.run(["sh", "-c", "command -v tesseract"], capture_output=True).returncode == 0
+        found = subprocess.run(["sh", "-c", "command -v tesseract"], capture_output=True)
+        return found.returncode == 0
     return True
 
 
@@ -257,8 +258,10 @@ def row(label: str, engine: str, s: Score | None, note: str = "") -> str:
         return f"| {label:<28} | {engine:<11} | {note:^70} |"
     p50 = f"{np.percentile(s.ms, 50):7.0f}" if s.ms else "-"
     p95 = f"{np.percentile(s.ms, 95):7.0f}" if s.ms else "-"
-    return (f"| {label:<28} | {engine:<11} | {_pct(s.exact, s.n_pos):>14} | {_pct(s.six, s.n_six):>14} | "
-            f"{(str(s.false_reads) + '/' + str(s.n_neg)) if s.n_neg else '-':>7} | {p50:>7} | {p95:>7} |")
+    false = f"{s.false_reads}/{s.n_neg}" if s.n_neg else "-"
+    return (f"| {label:<28} | {engine:<11} | {_pct(s.exact, s.n_pos):>14} | "
+            f"{_pct(s.six, s.n_six):>14} | "
+            f"{false:>7} | {p50:>7} | {p95:>7} |")
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -30,7 +30,7 @@ class ScriptedCapture:
         self.settings: dict[int, float] = {}
         self.released = False
 
-    def isOpened(self) -> bool:  # noqa: N802
+    def isOpened(self) -> bool:
         return self.opened
 
     def read(self) -> tuple[bool, np.ndarray | None]:
@@ -93,7 +93,8 @@ def test_opencv_camera_errors_are_domain_errors() -> None:
         cam.read()
     assert err.value.code == CAMERA_NOT_FOUND
 
-    caps = [ScriptedCapture(True, [(True, _image(1))])] + [ScriptedCapture(True, []) for _ in range(3)]
+    caps = [ScriptedCapture(True, [(True, _image(1))])]
+    caps += [ScriptedCapture(True, []) for _ in range(3)]
     cam = OpenCvCamera(0, open_capture=lambda s: caps.pop(0), sleep=lambda s: None,
                        reconnect_attempts=2)
     cam.read()

@@ -1,0 +1,180 @@
+"""The real OpenCV pipeline on real and synthetic images, bad input, live mode, CLI."""
+
+from __future__ import annotations
+
+import io
+import json
+import time
+from datetime import date
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from PIL import Image
+
+from hardware.camera import array_to_frame
+from hardware.mrz import synthetic
+from hardware.mrz.cli import read_document_command
+from hardware.mrz.images import (
+    IMAGE_TOO_LARGE,
+    NOT_AN_IMAGE,
+    TRUNCATED_IMAGE,
+    ImageError,
+    decode_image,
+)
+from hardware.mrz.live import LiveMrzReader, Quality
+from hardware.mrz.reader import MRZ_UNREADABLE, NO_MRZ, MrzReader
+
+REAL = Path(__file__).resolve().parents[2] / ".." / "shared" / "testdata" / "mrz-real"
+TODAY = date(2026, 11, 29)
+needs_real = pytest.mark.skipif(not (REAL / "truth.tsv").exists(), reason="mrz-real absent")
+
+
+@pytest.fixture(scope="module")
+def reader() -> MrzReader:
+    return MrzReader()
+
+
+def _truth() -> dict[str, tuple[list[str], str]]:
+    rows = (REAL / "truth.tsv").read_text(encoding="utf-8").splitlines()[1:]
+    out = {}
+    for row in rows:
+        name, kind, mrz, notes = ([*row.split("\t"), "", "", "", ""])[:4]
+        out[name] = ([] if kind == "NONE" else mrz.split("|"), notes)
+    return out
+
+
+@needs_real
+@pytest.mark.parametrize("name", ["fastmrz-td3.jpg", "fastmrz-td1.jpg", "yushulx-2.png",
+                                  "passporteye-100_pass-bdr.jpg", "passporteye-33_id-usa.jpg"])
+def test_real_documents_read_exactly(name: str) -> None:
+    lines, notes = _truth()[name]
+    code, text = read_document_command([str(REAL / name)], as_json=True, today=TODAY)
+    out = json.loads(text)
+    assert out["mrz_lines"] == lines
+    assert out["reason"] is None and out["ms"] > 0
+    if "expected-fail" in notes:  # printed with wrong check digits: reported as printed
+        assert out["valid"] is False and out["failed_checks"]
+    else:
+        assert out["valid"] is True and code == 0
+
+
+@needs_real
+def test_real_negative_gives_a_reason() -> None:
+    code, text = read_document_command([str(REAL / "fastmrz-nomrz.jpg")], as_json=True, today=TODAY)
+    out = json.loads(text)
+    assert code == 1 and out["mrz_lines"] == [] and out["reason"] in (NO_MRZ, MRZ_UNREADABLE)
+    assert out["valid"] is False and "surname" in out
+
+
+@needs_real
+def test_several_images_give_a_list_and_exif_is_honoured(tmp_path: Path) -> None:
+    # rotate the pixels and say so in EXIF: decoding must turn the image back upright
+    src = Image.open(REAL / "fastmrz-td3.jpg")
+    rotated = src.transpose(Image.Transpose.ROTATE_90)
+    exif = Image.Exif()
+    exif[0x0112] = 6  # "rotate 90 CW to view"
+    path = tmp_path / "exif.jpg"
+    rotated.save(path, exif=exif, quality=95)
+    upright = decode_image(path.read_bytes())
+    assert upright.shape[:2] == (src.height, src.width)
+    code, text = read_document_command([str(REAL / "fastmrz-td3.jpg"), str(path)],
+                                       as_json=True, today=TODAY)
+    out = json.loads(text)
+    assert isinstance(out, list) and len(out) == 2
+    assert out[0]["mrz_lines"] == out[1]["mrz_lines"] == _truth()["fastmrz-td3.jpg"][0]
+    assert code == 0
+
+
+def test_synthetic_frames_read_correctly(reader: MrzReader) -> None:
+    good = wrong = 0
+    for i in range(8):
+        s = synthetic.sample(424242, i)
+        got = list(reader.read_array(s.image).lines)
+        good += got == s.lines
+        wrong += bool(got) and got != s.lines
+    assert good >= 7 and wrong == 0
+
+
+def test_every_orientation(reader: MrzReader) -> None:
+    s = synthetic.sample(99, 1)
+    for rot in (None, cv2.ROTATE_90_CLOCKWISE, cv2.ROTATE_180, cv2.ROTATE_90_COUNTERCLOCKWISE):
+        image = s.image if rot is None else cv2.rotate(s.image, rot)
+        assert list(reader.read_array(image).lines) == s.lines
+
+
+def test_blank_and_text_pages_are_refused_with_a_reason(reader: MrzReader) -> None:
+    blank = np.full((720, 1280, 3), 200, np.uint8)
+    assert reader.read_array(blank).reason == NO_MRZ
+    rng = np.random.default_rng(3)
+    for mrz_like in (False, True):
+        page = synthetic.text_page(rng, mrz_like=mrz_like)
+        read = reader.read_array(page)
+        assert read.lines == () and read.reason in (NO_MRZ, MRZ_UNREADABLE)
+
+
+def test_bad_files(tmp_path: Path) -> None:
+    with pytest.raises(ImageError) as err:
+        decode_image(b"this is not an image at all")
+    assert err.value.code == NOT_AN_IMAGE
+    _ok, jpg = cv2.imencode(".jpg", synthetic.sample(1, 0).image)
+    with pytest.raises(ImageError) as err:
+        decode_image(jpg.tobytes()[: len(jpg) // 2])
+    assert err.value.code == TRUNCATED_IMAGE
+    # a PNG header claiming 100000 x 100000 pixels: refused before any allocation
+    buf = io.BytesIO()
+    Image.new("L", (1, 1)).save(buf, format="PNG")
+    data = bytearray(buf.getvalue())
+    data[16:24] = (100000).to_bytes(4, "big") * 2
+    with pytest.raises(ImageError) as err:
+        decode_image(bytes(data))
+    assert err.value.code in (IMAGE_TOO_LARGE, NOT_AN_IMAGE)
+    paths = [tmp_path / "a.txt", tmp_path / "missing.jpg"]
+    paths[0].write_text("hello")
+    code, text = read_document_command([str(p) for p in paths], as_json=True, today=TODAY)
+    out = json.loads(text)
+    assert code == 1 and [o["reason"] for o in out] == [NOT_AN_IMAGE, "FILE_NOT_FOUND"]
+    assert read_document_command([], as_json=True, today=TODAY)[0] == 2
+
+
+def test_fifty_megapixel_photo_is_bounded(tmp_path: Path) -> None:
+    big = np.full((5800, 8700, 3), 180, np.uint8)  # 50.5 MP
+    cv2.putText(big, "NOT AN MRZ", (500, 3000), cv2.FONT_HERSHEY_SIMPLEX, 20, (0, 0, 0), 40)
+    path = tmp_path / "big.jpg"
+    _ok, jpg = cv2.imencode(".jpg", big, [cv2.IMWRITE_JPEG_QUALITY, 60])
+    path.write_bytes(jpg.tobytes())
+    del big
+    start = time.perf_counter()
+    _code, text = read_document_command([str(path)], as_json=True, today=TODAY)
+    assert time.perf_counter() - start < 15
+    out = json.loads(text)
+    assert out["mrz_lines"] == [] and out["reason"] in (NO_MRZ, MRZ_UNREADABLE)
+
+
+def test_live_reader_agrees_on_consecutive_frames_and_hints() -> None:
+    live = LiveMrzReader(agree=2)
+    blank = array_to_frame(np.full((720, 1280, 3), 128, np.uint8), 0.0)
+    assert live.feed(blank).quality is Quality.NO_DOCUMENT
+    s = synthetic.sample(99, 1)
+    first = live.feed(array_to_frame(s.image, 0.1))
+    assert first.quality is Quality.READING and first.read is None
+    second = live.feed(array_to_frame(s.image, 0.2))
+    assert second.quality is Quality.OK and second.read is not None
+    assert list(second.read.lines) == s.lines
+    # an interruption resets the agreement
+    live.feed(array_to_frame(s.image, 0.3))
+    live.feed(blank)
+    assert live.feed(array_to_frame(s.image, 0.4)).quality is Quality.READING
+
+
+def test_live_hints_for_a_far_or_blurred_document() -> None:
+    live = LiveMrzReader()
+    s = synthetic.sample(99, 1)
+    small = cv2.resize(s.image, (320, 180), interpolation=cv2.INTER_AREA)
+    far = np.full((720, 1280, 3), 90, np.uint8)
+    far[270:450, 480:800] = small
+    assert live.feed(array_to_frame(far, 0.0)).quality in (Quality.TOO_FAR, Quality.NO_DOCUMENT)
+    blurred = cv2.GaussianBlur(s.image, (0, 0), 4)
+    assert live.feed(array_to_frame(blurred, 0.1)).quality in (
+        Quality.BLURRED, Quality.NO_DOCUMENT, Quality.TOO_FAR)
