@@ -1,0 +1,46 @@
+"""The demo PDF-folder printer and the scripted fake printer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from admission.errors import DeviceError
+from hardware.printer import CR80, JobState, PrinterStatus
+from hardware.printer.fake import FakePrinter
+from hardware.printer.pdf_folder import PdfFolderPrinter
+
+
+def test_pdf_folder_writes_whole_files(tmp_path: Path) -> None:
+    printer = PdfFolderPrinter(tmp_path / "out")
+    assert printer.preflight().status is PrinterStatus.READY
+    first = printer.submit(b"%PDF-1.4 one", title="card-1", page=CR80)
+    second = printer.submit(b"%PDF-1.4 two", title="card-1", page=CR80)  # reprint
+    assert first != second
+    assert printer.follow(first).state is JobState.COMPLETED
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["card-1-2.pdf",
+                                                                    "card-1.pdf"]
+    (tmp_path / "out" / second).unlink()
+    assert printer.follow(second).state is JobState.VANISHED
+
+
+def test_pdf_folder_not_writable(tmp_path: Path) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("x", encoding="utf-8")
+    printer = PdfFolderPrinter(blocker / "sub")
+    assert printer.preflight().status is PrinterStatus.NOT_FOUND
+    with pytest.raises(DeviceError):
+        printer.submit(b"%PDF", title="card-1", page=CR80)
+
+
+def test_fake_script_replays_and_records() -> None:
+    printer = FakePrinter(script=["PAUSED", "VANISHED_MID_JOB", "OK"])
+    assert printer.preflight().status is PrinterStatus.PAUSED
+    job = printer.submit(b"%PDF", title="card-1", page=CR80)
+    assert printer.follow(job).state is JobState.VANISHED
+    job = printer.submit(b"%PDF", title="card-1", page=CR80)
+    assert printer.follow(job).ok
+    assert [j.outcome for j in printer.jobs] == ["VANISHED_MID_JOB", "OK"]
+    with pytest.raises(ValueError):
+        FakePrinter(script=["EXPLODE"])
