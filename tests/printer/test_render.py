@@ -58,7 +58,7 @@ def test_long_names_shrink_wrap_never_overflow(given: str, surname: str) -> None
     width, height, _, boxes = _page(rendered)
     for left, right, bottom, top in boxes:
         if right > left:  # skip zero-size (space) boxes
-            assert 0 <= left and right <= width and 0 <= bottom and top <= height
+            assert left >= 0 and right <= width and bottom >= 0 and top <= height
     # the name column ends before the QR code column (x < 60 mm)
     name_limit = 60.5 * 72 / 25.4
     name_boxes = [b for b in boxes if b[3] > 30 * 72 / 25.4 and b[2] < 42 * 72 / 25.4]

@@ -105,7 +105,7 @@ def test_printed_voucher(page: object) -> None:
     doc = pdfium.PdfDocument(rendered.pdf)
     try:
         text = " ".join(doc[0].get_textpage().get_text_bounded().split())
-        width, height = doc[0].get_size()
+        width, _height = doc[0].get_size()
     finally:
         doc.close()
     assert abs(width * 25.4 / 72 - page.width_mm) < 0.01  # type: ignore[attr-defined]
