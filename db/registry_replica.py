@@ -21,10 +21,11 @@ from __future__ import annotations
 import secrets
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from itertools import repeat
 from pathlib import Path
 
 from admission.identity import IdentityKey
@@ -49,7 +50,6 @@ try:
 except ImportError:  # pragma: no cover
     DB_ERRORS = (sqlite3.Error,)
 
-_BATCH = 50_000
 _FUTURE_SLACK = timedelta(hours=1)  # clock skew tolerated on a snapshot's as-of
 
 
@@ -261,11 +261,10 @@ class ReplicaRegistry:
                  _iso(now), snapshot.count, snapshot.content_sha256.hex(), int(signed)),
             )
             new_id = cur.lastrowid
-            for chunk in _chunks(snapshot.digests, _BATCH):
-                conn.executemany(
-                    "INSERT INTO registry_entry (snapshot_id, digest) VALUES (?, ?)",
-                    [(new_id, d) for d in chunk],
-                )
+            conn.executemany(  # digests are sorted: appends to the B-tree
+                "INSERT INTO registry_entry (snapshot_id, digest) VALUES (?, ?)",
+                zip(repeat(new_id), snapshot.digests),
+            )
             conn.execute("DELETE FROM registry_entry WHERE snapshot_id <> ?", (new_id,))
             conn.execute("DELETE FROM registry_snapshot WHERE snapshot_id <> ?", (new_id,))
             conn.execute("UPDATE registry_snapshot SET active = 1 WHERE snapshot_id = ?",
@@ -374,7 +373,3 @@ class ReplicaRegistry:
                 raise SnapshotError("REPLICA_WRITE_FAILED", type(exc).__name__) from None
             raise
 
-
-def _chunks(items: Sequence[bytes], size: int) -> Iterator[Sequence[bytes]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
