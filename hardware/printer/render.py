@@ -15,7 +15,7 @@ import io
 import itertools
 import logging
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -38,6 +38,7 @@ __all__ = [
     "preview_png",
     "register_fonts",
     "render_card",
+    "style_from_settings",
 ]
 
 log = logging.getLogger(__name__)
@@ -77,6 +78,31 @@ class CardStyle:
 
 
 _DEFAULT_STYLE = CardStyle()
+
+
+def style_from_settings(values: Mapping[str, object], *, demo: bool = False) -> CardStyle:
+    """The card style from settings values. Declared keys today: ``card.logo``,
+    ``card.signature`` (paths; "" = none), ``card.colour`` (header band). Optional keys
+    read when present: ``card.text_colour``, ``card.accent_colour``, ``card.font``,
+    ``card.font_bold``, ``card.signature_caption``. In demo mode empty image paths
+    fall back to the drawn demo logo and signature in ``resources/demo/``."""
+
+    def text(key: str, default: str) -> str:
+        value = values.get(key)
+        return value if isinstance(value, str) and value else default
+
+    logo = text("card.logo", str(DEMO_DIR / "logo.png") if demo else "")
+    signature = text("card.signature", str(DEMO_DIR / "signature.png") if demo else "")
+    return CardStyle(
+        primary=text("card.colour", _DEFAULT_STYLE.primary),
+        text=text("card.text_colour", _DEFAULT_STYLE.text),
+        accent=text("card.accent_colour", _DEFAULT_STYLE.accent),
+        font_regular=text("card.font", _DEFAULT_STYLE.font_regular),
+        font_bold=text("card.font_bold", _DEFAULT_STYLE.font_bold),
+        logo=logo or None,
+        signature=signature or None,
+        signature_caption=text("card.signature_caption", _DEFAULT_STYLE.signature_caption),
+    )
 
 
 @dataclass(frozen=True, slots=True)

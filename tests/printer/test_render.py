@@ -133,3 +133,14 @@ def test_preview_png_size() -> None:
     image = Image.open(io.BytesIO(png))
     assert abs(image.size[0] - 85.6 / 25.4 * 100) <= 1
     assert abs(image.size[1] - 54 / 25.4 * 100) <= 1
+
+
+def test_style_from_settings() -> None:
+    from hardware.printer.render import style_from_settings
+
+    style = style_from_settings({"card.colour": "#1F3A5F", "card.logo": "",
+                                 "card.signature": ""})
+    assert style.primary == "#1F3A5F" and style.logo is None and style.signature is None
+    demo = style_from_settings({"card.logo": ""}, demo=True)
+    assert demo.logo is not None and demo.logo.endswith("logo.png")
+    assert render_card(view(), demo).warnings == ()
