@@ -224,11 +224,15 @@ def _content_errors(layout: Layout, lines: Sequence[str], sex_raw: str) -> list[
     return errors
 
 
-def parse_mrz(lines: Sequence[str] | str, *, today: date) -> MrzResult:
+def parse_mrz(
+    lines: Sequence[str] | str, *, today: date, correct_alnum: bool = False
+) -> MrzResult:
     """Parse a machine readable zone read by OCR, a scanner or typed in.
 
     ``lines`` may be a sequence of lines or one string with newlines; spaces
-    and lower case are tolerated. Never raises.
+    and lower case are tolerated. Never raises. ``correct_alnum`` enables
+    look-alike correction of document and personal numbers (see
+    :mod:`admission.mrz_check` for why it is off by default).
     """
     clean, error = _normalise(lines)
     if error is not None:
@@ -238,7 +242,7 @@ def parse_mrz(lines: Sequence[str] | str, *, today: date) -> MrzResult:
         code = "MRZ_UNKNOWN_FORMAT" if len(clean) not in (2, 3) else "MRZ_BAD_LENGTH"
         return MrzResult(valid=False, format=None, lines=tuple(clean), errors=(code,))
     layout = LAYOUTS[fmt]
-    fixed, corrections = correct(layout, clean)
+    fixed, corrections = correct(layout, clean, alnum=correct_alnum)
     return _build_result(layout, fixed, corrections, today)
 
 

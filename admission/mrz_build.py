@@ -60,8 +60,8 @@ def _sex(value: str) -> str:
 
 
 def _names(surname: str, given_names: str, width: int) -> str:
-    text = mrz_text(surname).strip("<")
-    given = mrz_text(given_names).strip("<")
+    text = "<".join(part for part in mrz_text(surname).split("<") if part)
+    given = "<".join(part for part in mrz_text(given_names).split("<") if part)
     if given:
         text += "<<" + given
     return text[:width].ljust(width, "<")

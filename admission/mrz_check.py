@@ -12,13 +12,24 @@ different person than the one on the document):
   document code becomes its letter (0->O, 1->I, 2->Z, 5->S, 6->G, 8->B).
   If such a position is covered by a check digit, the change is kept only when
   the narrowest check digit covering it then passes.
-* Alphanumeric fields (document number, optional data, personal number) are
-  corrected only when the zone fails its check digits and EXACTLY ONE reading
-  that differs by a single look-alike substitution satisfies every check digit
-  of the zone. Substitutions are limited to pairs that a check digit can tell
-  apart: {0, O, D, Q}, {1, I}, {2, Z}, {5, S}, {8, B}. Pairs whose values
-  differ by a multiple of 10 (G/6, L/1, K/<, A/0 ...) give the same check
-  digit in every position, so they are never corrected in those fields.
+* Alphanumeric fields (document number, personal number) are corrected only
+  on request (``alnum=True``), only in formats with a composite check digit
+  (so a misread check digit cannot be "explained" by changing the number),
+  and only when the zone fails its check digits and EXACTLY ONE reading that
+  differs by a single look-alike substitution in those fields satisfies every
+  check digit of the zone. Substitutions are limited to pairs a check digit
+  tells apart: {0, O, D, Q}, {1, I}, {2, Z}, {5, S}, {8, B}. Pairs whose
+  values differ by a multiple of 10 (G/6, L/1, K/<, A/0 ...) give the same
+  check digit in every position, so they are never corrected in those fields.
+  Off by default: if the OCR misread a character for a non-look-alike one
+  (3 for 4), a look-alike change elsewhere in the same number can satisfy the
+  same check digit, e.g. L898902C3 misread as L898902C4 would be "corrected"
+  to LB98902C4 - a different person. One mod-10 check digit cannot rule that
+  out, so by default only type-forced corrections are made: in check-digit
+  protected fields those can never turn one misread character into a
+  different valid reading. Names, country codes and document codes have no
+  check digit: a digit there is replaced by its letter as the only reading
+  the field type allows.
 """
 
 from __future__ import annotations
@@ -134,6 +145,7 @@ def _covering(layout: Layout, grid: Grid, line: int, col: int) -> list[CheckSpec
     return sorted(found, key=lambda c: sum(e - s for _, s, e in c.ranges))
 
 
+_DOUBLY_CHECKED = frozenset({"document_number", "personal_number"})
 _NAME_FILLER_K = re.compile(r"K{3,}$")
 
 
@@ -167,7 +179,9 @@ def _forced(ch: str, kind: Kind) -> str | None:
     return None
 
 
-def correct(layout: Layout, lines: list[str]) -> tuple[list[str], list[Correction]]:
+def correct(
+    layout: Layout, lines: list[str], *, alnum: bool = False
+) -> tuple[list[str], list[Correction]]:
     """Apply the correction policy of this module; returns the lines and changes."""
     grid: Grid = [list(line) for line in lines]
     original = [list(line) for line in lines]
@@ -193,7 +207,7 @@ def correct(layout: Layout, lines: list[str]) -> tuple[list[str], list[Correctio
                 grid[spec.line][spec.start:spec.end] = list(fixed)
 
     if failing_checks(layout, grid):
-        candidate = _single_substitution(layout, grid)
+        candidate = _single_substitution(layout, grid) if alnum else None
         if candidate is not None:
             grid = candidate
         else:
@@ -209,8 +223,12 @@ def correct(layout: Layout, lines: list[str]) -> tuple[list[str], list[Correctio
 
 def _single_substitution(layout: Layout, grid: Grid) -> Grid | None:
     """The only one-look-alike change in alphanumeric fields passing every check."""
+    if not any(c.error == "CHECK_COMPOSITE" for c in layout.checks):
+        return None
     found: list[Grid] = []
-    for ln, col, _, _ in _positions(layout, {Kind.ALNUM}):
+    for ln, col, name, _ in _positions(layout, {Kind.ALNUM}):
+        if name not in _DOUBLY_CHECKED:
+            continue  # optional data is covered by the composite alone
         for alt in ALNUM_ALTERNATIVES.get(grid[ln][col], ""):
             trial = [row[:] for row in grid]
             trial[ln][col] = alt
