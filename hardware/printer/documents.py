@@ -17,13 +17,13 @@ from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer
 from admission.leaflet import Leaflet
 from admission.vouchers import VoucherView
 from hardware.printer import A4, A5, RECEIPT_80, PageSize
+from hardware.printer.images import load_image
 from hardware.printer.render import (
     CardStyle,
     Rendered,
     _colour,
     draw_fitted,
     fit_lines,
-    load_image,
     register_fonts,
 )
 

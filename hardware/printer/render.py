@@ -22,13 +22,14 @@ from pathlib import Path
 from reportlab.graphics.barcode import qrencoder
 from reportlab.lib.colors import Color, HexColor, white
 from reportlab.lib.units import mm
-from reportlab.lib.utils import ImageReader
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 
 from admission.card_view import CardView
 from hardware.printer import CR80
+from hardware.printer.images import draw_image_in_box as _draw_image_in_box
+from hardware.printer.images import load_image
 
 __all__ = [
     "FONT_DIR",
@@ -47,9 +48,6 @@ RESOURCES = Path(__file__).resolve().parents[2] / "resources"
 FONT_DIR = RESOURCES / "fonts"
 DEMO_DIR = RESOURCES / "demo"
 
-MAX_IMAGE_BYTES = 20 * 1024 * 1024  # larger logo files are refused, not decoded
-MAX_IMAGE_PIXELS = 40_000_000  # decompression-bomb guard, checked before decoding
-MAX_EMBED_PX = 400  # 400 px over 22 mm is > 450 dpi: plenty for a 300 dpi card printer
 
 WARN_LOGO_MISSING = "LOGO_MISSING"
 WARN_LOGO_TOO_LARGE = "LOGO_TOO_LARGE"
@@ -153,77 +151,6 @@ def _colour(value: str, default: str) -> Color:
     except (ValueError, TypeError):
         log.warning("bad colour setting, using default")
         return HexColor(default)
-
-
-# ---------------------------------------------------------------- images
-
-_image_lock = threading.Lock()
-_images: dict[tuple[str, int, int, str], tuple[ImageReader | None, str]] = {}
-
-
-def load_image(path: str | None, kind: str,
-               background: str = "#FFFFFF") -> tuple[ImageReader | None, str]:
-    """A reportlab image ready to draw, or ``(None, WARNING_CODE)``.
-
-    Huge files and pixel counts are refused before decoding; anything Pillow cannot
-    decode is reported, never raised. Transparency is flattened onto ``background``:
-    a soft mask makes the CUPS filters rasterise the whole page (text lost, barcode
-    blurred). Results are cached per (path, mtime, size, background).
-    """
-    if not path:
-        return None, f"{kind}_MISSING"
-    try:
-        st = Path(path).stat()
-    except OSError:
-        return None, f"{kind}_MISSING"
-    key = (path, st.st_mtime_ns, st.st_size, background)
-    with _image_lock:
-        cached = _images.get(key)
-    if cached is not None:
-        return cached
-    result = _decode_image(Path(path), st.st_size, kind, background)
-    with _image_lock:
-        if len(_images) > 32:
-            _images.clear()
-        _images[key] = result
-    return result
-
-
-def _decode_image(path: Path, size: int, kind: str,
-                  background: str) -> tuple[ImageReader | None, str]:
-    from PIL import Image  # reportlab's own dependency
-
-    if size > MAX_IMAGE_BYTES:
-        return None, f"{kind}_TOO_LARGE"
-    try:
-        with Image.open(path) as probe:
-            width, height = probe.size
-            if width * height > MAX_IMAGE_PIXELS or width <= 0 or height <= 0:
-                return None, f"{kind}_TOO_LARGE"
-            probe.load()
-            img = probe.convert("RGBA")
-    except Image.DecompressionBombError:
-        return None, f"{kind}_TOO_LARGE"
-    except Exception:  # corrupt, truncated, not an image at all
-        return None, f"{kind}_UNREADABLE"
-    img.thumbnail((MAX_EMBED_PX, MAX_EMBED_PX))
-    try:
-        fill = Image.new("RGBA", img.size, background)
-    except ValueError:
-        fill = Image.new("RGBA", img.size, "#FFFFFF")
-    img = Image.alpha_composite(fill, img).convert("RGB")
-    buf = io.BytesIO()
-    img.save(buf, format="PNG")
-    buf.seek(0)
-    return ImageReader(buf), ""
-
-
-def _draw_image_in_box(c: Canvas, image: ImageReader, x: float, y: float,
-                       w: float, h: float) -> None:
-    iw, ih = image.getSize()
-    scale = min(w / iw, h / ih)
-    dw, dh = iw * scale, ih * scale
-    c.drawImage(image, x + (w - dw) / 2, y + (h - dh) / 2, dw, dh)
 
 
 # ---------------------------------------------------------------- text fitting

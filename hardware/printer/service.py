@@ -19,15 +19,19 @@ from dataclasses import dataclass, field
 from admission.card_code import encode_card_code
 from admission.card_view import CardView, build_card_view
 from admission.errors import DeviceError, InvalidStateError, NotFoundError
+from admission.leaflet import Leaflet
 from admission.ports import CardBook, Clock, VisitorFile
 from admission.records import CardStatus
-from hardware.printer import CR80, CardPrinter, JobState, PageSize, PrinterStatus
+from admission.vouchers import VoucherView
+from hardware.printer import A5, CR80, RECEIPT_80, CardPrinter, JobState, PageSize, PrinterStatus
 from hardware.printer.render import CardStyle, Rendered, render_card
 
 __all__ = [
     "CardPresentation",
     "CardPrintService",
     "PrintOutcome",
+    "print_leaflet",
+    "print_voucher",
     "spool",
 ]
 
@@ -176,3 +180,31 @@ class CardPrintService:
             return self.printer.preflight().status
         except DeviceError:
             return PrinterStatus.ERROR
+
+
+def print_voucher(printer: CardPrinter, view: VoucherView, *, style: CardStyle | None = None,
+                  page: PageSize = RECEIPT_80, timeout: float = 60.0) -> tuple[str, str]:
+    """Print a provisional voucher (art. 23.4) on the receipt or card printer:
+    ``(code, job_id)``, code "" when printed. The voucher is already recorded
+    (``SqlPrintQueue.issue_voucher``), so a failed print can simply be repeated."""
+    from hardware.printer.documents import render_voucher
+
+    try:
+        pdf = render_voucher(view, style, page).pdf
+    except Exception:
+        log.exception("voucher %d: rendering failed", view.number)
+        return RENDER_FAILED, ""
+    return spool(printer, pdf, title=f"voucher-{view.number}", page=page, timeout=timeout)
+
+
+def print_leaflet(printer: CardPrinter, leaflet: Leaflet, *, style: CardStyle | None = None,
+                  page: PageSize = A5, timeout: float = 120.0) -> tuple[str, str]:
+    """Print the desk information leaflet (art. 25.1) on demand."""
+    from hardware.printer.documents import render_leaflet
+
+    try:
+        pdf = render_leaflet(leaflet, style, page).pdf
+    except Exception:
+        log.exception("leaflet: rendering failed")
+        return RENDER_FAILED, ""
+    return spool(printer, pdf, title="leaflet", page=page, timeout=timeout)

@@ -44,3 +44,23 @@ def test_fake_script_replays_and_records() -> None:
     assert [j.outcome for j in printer.jobs] == ["VANISHED_MID_JOB", "OK"]
     with pytest.raises(ValueError):
         FakePrinter(script=["EXPLODE"])
+
+
+def test_print_voucher_and_leaflet_through_spool() -> None:
+    from datetime import UTC, datetime
+
+    from admission.leaflet import LeafletConfig, build_leaflet
+    from admission.vouchers import NewVoucher, voucher_view
+    from hardware.printer import A5, RECEIPT_80
+    from hardware.printer.service import print_leaflet, print_voucher
+
+    printer = FakePrinter(script=["OK", "NO_MEDIA"])
+    voucher = NewVoucher(datetime(2026, 11, 28, 22, tzinfo=UTC), "DESK1", "op", "Ana",
+                         "DNI", "12345678Z", "DAY", 500).numbered(3)
+    view = voucher_view(voucher, casino_name="Casino", card_type_label="Día")
+    assert print_voucher(printer, view)[0] == ""
+    assert printer.jobs[0].title == "voucher-3" and printer.jobs[0].page == RECEIPT_80
+    leaflet = build_leaflet(LeafletConfig(casino_name="Casino"))
+    assert print_leaflet(printer, leaflet) == ("PRINTER_NO_MEDIA", "")
+    assert print_leaflet(printer, leaflet)[0] == ""
+    assert printer.jobs[-1].page == A5
