@@ -64,3 +64,33 @@ def test_card_printed_on_cups_pdf_reads_back(tmp_path: Path) -> None:
     assert [r.text for r in zxingcpp.read_barcodes(image)] == [view.code]
     assert [r.data.decode() for r in pyzbar.decode(image)] == [view.code]
     produced.unlink()
+
+
+@pytest.mark.skipif(bool(skip_reason("LeafletPDF")), reason=skip_reason("LeafletPDF") or "ok")
+def test_leaflet_printed_on_a5(tmp_path: Path) -> None:
+    import pypdfium2 as pdfium
+
+    from admission.leaflet import LeafletConfig, build_leaflet
+    from hardware.printer.service import print_leaflet
+
+    class Tagged(CupsPrinter):  # same adapter, unique job title for this test
+        def submit(self, pdf: bytes, *, title: str, page: object) -> str:
+            return super().submit(pdf, title=f"{title}-{tag}", page=page)  # type: ignore[arg-type]
+
+    tag = uuid.uuid4().hex[:12]
+    leaflet = build_leaflet(LeafletConfig(casino_name="Casino Gran Madrid Demo",
+                                          games=("Ruleta francesa", "Póquer")))
+    code, _ = print_leaflet(Tagged("LeafletPDF"), leaflet, timeout=60)
+    assert code == ""
+    out_dir = cups_pdf_out()
+    assert out_dir is not None
+    produced = collect_output(out_dir, f"leaflet-{tag}", tmp_path)
+    doc = pdfium.PdfDocument(str(produced))
+    try:
+        width, height = doc[0].get_size()
+        text = doc[0].get_textpage().get_text_bounded()
+    finally:
+        doc.close()
+    # the cups-pdf PPD defines A5 in whole points (421 x 595): 148.5 mm wide
+    assert abs(_mm(width) - 148) <= 1.0 and abs(_mm(height) - 210) <= 1.0
+    assert "Ruleta francesa" in text and "Póquer" in text
