@@ -10,7 +10,8 @@ Input shape (no fields are extracted):
   MRZ_INPUT_TOO_LONG    more than 400 characters of raw input
   MRZ_TOO_MANY_LINES    more than 3 non-empty lines
   MRZ_LINE_TOO_LONG     a line longer than 60 characters
-  MRZ_BAD_CHARACTER     a character outside A-Z, 0-9 and '<' (after upper-casing)
+  MRZ_BAD_CHARACTER     a character outside A-Z, 0-9 and '<' (after NFKC folding,
+                        upper-casing, and reading OCR guillemets as fillers)
   MRZ_UNKNOWN_FORMAT    not 2 or 3 lines
   MRZ_BAD_LENGTH        2 or 3 lines, but not 3x30, 2x36 or 2x44
 Check digits (7-3-1, part 3 section 4.9):
@@ -37,13 +38,14 @@ is corrected is listed in ``corrections`` and reflected in ``lines``.
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
 
 from admission.identity import IdentityKey, IdKind
 from admission.mrz_check import MRZ_CHARS, Correction, correct, failing_checks
-from admission.mrz_layout import LAYOUTS, Layout, MrzFormat, detect_format
+from admission.mrz_layout import LAYOUTS, Kind, Layout, MrzFormat, detect_format
 from admission.spanish_ids import is_valid_dni, is_valid_nie, looks_like_dni, looks_like_nie
 
 __all__ = ["Correction", "MrzFormat", "MrzResult", "parse_mrz"]
@@ -52,7 +54,8 @@ MAX_INPUT_CHARS = 400
 MAX_LINES = 3
 MAX_LINE_CHARS = 60
 RESIDENCE_CODES = frozenset({"IR", "AR", "CR", "C1"})
-_WHITESPACE = re.compile(r"[ \t\f\v\u00a0\u2000-\u200b\u3000]+")
+# OCR engines print filler runs as guillemets; full-width forms fold under NFKC.
+_OCR_FILLERS = str.maketrans({"«": "<<", "‹": "<"})
 
 
 @dataclass(frozen=True)
@@ -99,7 +102,7 @@ class MrzResult:
         if self.format is None:
             return False
         layout = LAYOUTS[self.format]
-        names = [f for f in layout.fields if f.kind.value == "name"]
+        names = [f for f in layout.fields if f.kind is Kind.NAME]
         return any(self.lines[f.line][f.end - 1] != "<" for f in names)
 
     def identity_key(self) -> IdentityKey | None:
@@ -132,8 +135,9 @@ def _normalise(raw: Sequence[str] | str) -> tuple[list[str], str | None]:
         return [], "MRZ_BAD_CHARACTER"
     if sum(len(p) for p in parts) > MAX_INPUT_CHARS:
         return [], "MRZ_INPUT_TOO_LONG"
-    text = "\n".join(parts)
-    lines = [_WHITESPACE.sub("", line).upper() for line in text.splitlines()]
+    text = unicodedata.normalize("NFKC", "\n".join(parts)).translate(_OCR_FILLERS)
+    lines = ["".join(ch for ch in line if not ch.isspace()).upper()
+             for line in text.splitlines()]
     lines = [line for line in lines if line]
     if not lines:
         return [], "MRZ_EMPTY"
