@@ -64,6 +64,23 @@ if ! scheduler_running; then
     done
 fi
 
+# Privacy: CUPS 2.4 keeps the document of a finished job for a day by default
+# (PreserveJobFiles 86400) - for us a card PDF with a name and a document number.
+# Job history (titles are "card-<number>", never names) may stay.
+if ! grep -qi "^PreserveJobFiles No" /etc/cups/cupsd.conf; then
+    cupsctl PreserveJobFiles=No   # rewrites cupsd.conf and restarts the scheduler
+    i=0
+    sleep 0.5
+    until scheduler_running; do
+        i=$((i + 1))
+        if [ "$i" -gt 100 ]; then
+            echo "start-cups: cupsd did not come back after cupsctl" >&2
+            exit 1
+        fi
+        sleep 0.1
+    done
+fi
+
 ensure_queue() {
     name="$1"; shift
     if ! lpstat -p "$name" >/dev/null 2>&1; then
