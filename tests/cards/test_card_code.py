@@ -171,3 +171,130 @@ def test_both_decoders_read_the_printed_code(symbology: str) -> None:
     zbar = pyzbar.decode((img.tobytes(), img.shape[1], img.shape[0]))
     assert [d.data.decode("ascii") for d in zbar] == [text]
     assert parse_card_code(zbar[0].data.decode("ascii"), KEY).number == 1234567
+
+
+# --- verification (R8, art. 22.4) and the verify-card CLI handler ----------------------
+
+from datetime import UTC, datetime, timedelta  # noqa: E402
+
+from admission.card_verification import CardCheckStatus, mask_number, verify_card  # noqa: E402
+from admission.clock import FixedClock  # noqa: E402
+from admission.errors import StoreError  # noqa: E402
+
+T0 = datetime(2026, 1, 10, 21, 30, tzinfo=UTC)
+
+
+def _store_with_cards(clock: FixedClock):  # type: ignore[no-untyped-def]
+    from db.fake import FakeStore
+    from tests.db.factories import card_for, entry
+
+    store = FakeStore(clock)
+    one_day = store.record_admission(entry(1, T0))
+    three_days = store.record_admission(entry(2, T0, card=card_for(T0, days=3)))
+    voided = store.record_admission(entry(3, T0))
+    store.void_card(voided.card_number, "lost", "director-1", T0)
+    return store, one_day.card_number, three_days.card_number, voided.card_number
+
+
+def _check(store, clock, text: str, casino: str = "MAD01"):  # type: ignore[no-untyped-def]
+    return verify_card(text, key=store.secret("card_code"), casino_id=casino, store=store,
+                       clock=clock, actor="inspector-3", channel="scanner")
+
+
+def test_verification_statuses_and_audit() -> None:
+    clock = FixedClock(T0)
+    store, one, three, voided = _store_with_cards(clock)
+    key = store.secret("card_code")
+    ok = _check(store, clock, encode_card_code("MAD01", one, key))
+    assert ok.status is CardCheckStatus.VALID and ok.ok
+    assert (ok.surname, ok.given_names, ok.file_number) == ("Peña Núñez", "José María", 1)
+    assert ok.identity_hint.endswith("001R") and ok.identity_hint.startswith("*****")
+    assert _check(store, clock, encode_card_code("MAD01", voided, key)).status \
+        is CardCheckStatus.VOIDED
+    clock.advance(timedelta(days=1))
+    assert _check(store, clock, encode_card_code("MAD01", one, key)).status \
+        is CardCheckStatus.EXPIRED
+    assert _check(store, clock, encode_card_code("MAD01", three, key)).status \
+        is CardCheckStatus.VALID
+    assert _check(store, clock, encode_card_code("MAD01", 999, key)).status \
+        is CardCheckStatus.UNKNOWN_NUMBER
+    assert _check(store, clock, encode_card_code("MAD01", one, OTHER_KEY)).status \
+        is CardCheckStatus.CODE_TAMPERED
+    assert _check(store, clock, encode_card_code("BCN02", one, key)).status \
+        is CardCheckStatus.OTHER_CASINO
+    bad = _check(store, clock, "<script>" * 2000)
+    assert bad.status is CardCheckStatus.CODE_MALFORMED and bad.file_number is None
+    entries = [e for e in store.audit_entries() if e.action == "CARD_CHECK"]
+    assert [e.details["result"] for e in entries] == [
+        "VALID", "VOIDED", "EXPIRED", "VALID", "UNKNOWN_NUMBER", "CODE_TAMPERED",
+        "OTHER_CASINO", "CODE_MALFORMED"]
+    assert all(e.actor == "inspector-3" and e.details["channel"] == "scanner" for e in entries)
+    assert entries[-1].subject == "card:-"
+    assert not any("Peña" in str(e) or "00000001" in str(e) for e in entries)
+    assert store.verify().ok
+
+
+def test_not_yet_valid() -> None:
+    from db.fake import FakeStore
+    from tests.db.factories import card_for, entry
+
+    clock = FixedClock(T0)
+    store = FakeStore(clock)
+    later = card_for(T0 + timedelta(days=2))
+    number = store.record_admission(entry(1, T0, card=later)).card_number
+    result = _check(store, clock, encode_card_code("MAD01", number, store.secret("card_code")))
+    assert result.status is CardCheckStatus.NOT_YET_VALID
+
+
+def test_cli_handler_payload_and_exit_codes() -> None:
+    from ui.cli.verify_card import verify_card_command
+
+    clock = FixedClock(T0)
+    store, one, _three, voided = _store_with_cards(clock)
+    key = store.secret("card_code")
+    code, payload = verify_card_command(store, clock, "MAD01", encode_card_code("MAD01", one, key))
+    assert code == 0
+    assert payload["status"] == "VALID" and payload["valid"] is True
+    assert payload["holder"]["surname"] == "Peña Núñez"
+    assert payload["valid_until"] == "2026-01-10"
+    import json
+
+    json.dumps(payload)  # printable as JSON
+    code, payload = verify_card_command(store, clock, "MAD01",
+                                        encode_card_code("MAD01", voided, key))
+    assert (code, payload["status"]) == (1, "VOIDED")
+    code, payload = verify_card_command(store, clock, "MAD01", "nonsense")
+    assert (code, payload["status"], payload["holder"]) == (1, "CODE_MALFORMED", None)
+
+
+def test_cli_handler_store_failure_is_exit_2() -> None:
+    from db.fake import FakeStore
+    from ui.cli.verify_card import verify_card_command
+
+    clock = FixedClock(T0)
+    store = FakeStore(clock)
+    store.fail_next("append", StoreError("disk full"))
+    code, payload = verify_card_command(store, clock, "MAD01", "ADM1-MAD01-1-ABCDEFGH")
+    assert (code, payload["error"]) == (2, "STORE_ERROR")
+
+
+def test_verification_on_the_encrypted_store(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    pytest.importorskip("sqlcipher3")
+    from db.keys import DbKey
+    from db.store import SqlCipherStore
+    from tests.db.factories import entry
+    from ui.cli.verify_card import verify_card_command
+
+    clock = FixedClock(T0)
+    with SqlCipherStore.open(tmp_path / "v.db", DbKey.from_raw(bytes(32), source="test"),
+                             clock=clock) as store:
+        number = store.record_admission(entry(1, T0)).card_number
+        text = encode_card_code("MAD01", number, store.secret("card_code"))
+        code, payload = verify_card_command(store, clock, "MAD01", text)
+        assert (code, payload["status"], payload["card_number"]) == (0, "VALID", number)
+        assert store.audit_entries()[-1].action == "CARD_CHECK"
+
+
+def test_mask_number() -> None:
+    assert mask_number("12345678Z") == "*****678Z"
+    assert mask_number("AB") == "AB"
