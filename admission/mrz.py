@@ -128,6 +128,10 @@ class MrzResult:
 
 
 def _normalise(raw: Sequence[str] | str) -> tuple[list[str], str | None]:
+    if raw is None:  # untyped callers: still no exception
+        return [], "MRZ_EMPTY"
+    if not isinstance(raw, Sequence):
+        return [], "MRZ_BAD_CHARACTER"
     parts = [raw] if isinstance(raw, str) else list(raw[: MAX_LINES * 4])
     if not isinstance(raw, str) and len(raw) > MAX_LINES * 4:
         return [], "MRZ_TOO_MANY_LINES"

@@ -183,13 +183,28 @@ def correct(
     layout: Layout, lines: list[str], *, alnum: bool = False
 ) -> tuple[list[str], list[Correction]]:
     """Apply the correction policy of this module; returns the lines and changes."""
-    grid: Grid = [list(line) for line in lines]
-    original = [list(line) for line in lines]
-    field_at: dict[tuple[int, int], str] = {}
-    for ln, col, name, _ in _positions(layout, set(Kind)):
-        field_at[ln, col] = name
+    original: Grid = [list(line) for line in lines]
+    grid = [row[:] for row in original]
+    _apply_type_forced(layout, grid)
+    if failing_checks(layout, grid):
+        candidate = _single_substitution(layout, grid) if alnum else None
+        if candidate is not None:
+            grid = candidate
+        else:
+            _revert_unconfirmed(layout, grid, original)
 
-    for spec in layout.fields:  # name fillers read as K: never check-digit protected
+    field_at = {(ln, col): name for ln, col, name, _ in _positions(layout, set(Kind))}
+    corrections = [
+        Correction(ln, col, original[ln][col], grid[ln][col], field_at.get((ln, col), ""))
+        for ln in range(len(grid)) for col in range(len(grid[ln]))
+        if grid[ln][col] != original[ln][col]
+    ]
+    return ["".join(row) for row in grid], corrections
+
+
+def _apply_type_forced(layout: Layout, grid: Grid) -> None:
+    """Changes the field type alone dictates (confirmed or undone by the caller)."""
+    for spec in layout.fields:  # name fillers read as K
         if spec.kind is Kind.NAME:
             fixed = _name_filler_fixes("".join(grid[spec.line][spec.start:spec.end]))
             grid[spec.line][spec.start:spec.end] = list(fixed)
@@ -205,20 +220,6 @@ def correct(
             fixed = "".join(DIGIT_TO_LETTER.get(ch, ch) for ch in text)
             if all(ch.isalpha() or ch == "<" for ch in fixed):
                 grid[spec.line][spec.start:spec.end] = list(fixed)
-
-    if failing_checks(layout, grid):
-        candidate = _single_substitution(layout, grid) if alnum else None
-        if candidate is not None:
-            grid = candidate
-        else:
-            _revert_unconfirmed(layout, grid, original)
-
-    corrections = [
-        Correction(ln, col, original[ln][col], grid[ln][col], field_at.get((ln, col), ""))
-        for ln in range(len(grid)) for col in range(len(grid[ln]))
-        if grid[ln][col] != original[ln][col]
-    ]
-    return ["".join(row) for row in grid], corrections
 
 
 def _single_substitution(layout: Layout, grid: Grid) -> Grid | None:

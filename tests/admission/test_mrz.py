@@ -249,3 +249,9 @@ def test_real_truth_rows(row: dict[str, str]) -> None:
         assert r.valid, r.errors
         assert r.lines == tuple(lines) and r.corrections == ()
         assert r.identity_key() is not None
+
+
+@pytest.mark.parametrize("raw", [None, 5, b"P<UTO", [None], ["A" * 30, 3], {"a": 1}])
+def test_wrongly_typed_input_gives_a_code(raw: object) -> None:
+    r = parse_mrz(raw, today=TODAY)  # type: ignore[arg-type]
+    assert not r.valid and r.errors in (("MRZ_EMPTY",), ("MRZ_BAD_CHARACTER",))
