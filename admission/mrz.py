@@ -251,7 +251,15 @@ def parse_mrz(
         return MrzResult(valid=False, format=None, lines=tuple(clean), errors=(code,))
     layout = LAYOUTS[fmt]
     fixed, corrections = correct(layout, clean, alnum=correct_alnum)
-    return _build_result(layout, fixed, corrections, today)
+    result = _build_result(layout, fixed, corrections, today)
+    if fmt is MrzFormat.FR_CNI and not result.valid:
+        # An "IDFRA" 2 x 36 zone that only checks out under the ICAO TD2 layout.
+        td2 = LAYOUTS[MrzFormat.TD2]
+        fixed, corrections = correct(td2, clean, alnum=correct_alnum)
+        other = _build_result(td2, fixed, corrections, today)
+        if other.valid:
+            return other
+    return result
 
 
 def _build_result(

@@ -1,6 +1,8 @@
 """Build machine readable zones from field values, with correct check digits.
 
-Used by tests, fakes and the synthetic-document generator. The output is what
+``build_td1``, ``build_td2``, ``build_td3``, ``build_mrva``, ``build_mrvb`` and
+``build_fr_cni`` take keyword fields (defaults: the ICAO "UTO ERIKSSON ANNA
+MARIA" specimens). Used by tests, fakes and the synthetic-document generator. The output is what
 a conforming issuer prints (ICAO Doc 9303 parts 4-7): names transliterated to
 A-Z (accents dropped, spaces and hyphens as '<', apostrophes omitted) and cut
 to the field width; sex "X" written as '<'. Every function returns the lines
@@ -198,3 +200,25 @@ def build_mrvb(
     line2 = _line2_common(document_number, nationality, birth_date, sex, expiry_date)
     return [_head(document_code, issuer) + _names(surname, given_names, 31),
             line2 + _pad(optional_data, 8, "optional data")]
+
+
+def build_fr_cni(
+    *,
+    surname: str = "BERTHIER",
+    given_names: str = "CORINNE",
+    administrative_code: str = "",
+    document_number: str = "940992310285",
+    birth_date: DateLike = "651206",
+    sex: str = "F",
+) -> list[str]:
+    """French national ID card 1995-2021 (2 x 36, national layout, no expiry).
+
+    Given names are separated by '<<' as on the cards.
+    """
+    name = "<".join(part for part in mrz_text(surname).split("<") if part)[:25]
+    line1 = "IDFRA" + name.ljust(25, "<") + _pad(administrative_code, 6, "administrative code")
+    number = _pad(document_number, 12, "document number")
+    given = "<<".join(part for part in mrz_text(given_names).split("<") if part)[:14]
+    birth = _date(birth_date)
+    line2 = number + _cd(number) + given.ljust(14, "<") + birth + _cd(birth) + _sex(sex)
+    return [line1, line2 + _cd(line1 + line2)]

@@ -10,7 +10,7 @@ import pytest
 
 from admission.identity import IdentityKey, IdKind
 from admission.mrz import MrzFormat, parse_mrz
-from admission.mrz_build import build_td1, build_td3
+from admission.mrz_build import build_fr_cni, build_td1, build_td2, build_td3
 
 TODAY = date(2026, 11, 29)
 REPO = Path(__file__).resolve().parents[2]
@@ -255,3 +255,21 @@ def test_real_truth_rows(row: dict[str, str]) -> None:
 def test_wrongly_typed_input_gives_a_code(raw: object) -> None:
     r = parse_mrz(raw, today=TODAY)  # type: ignore[arg-type]
     assert not r.valid and r.errors in (("MRZ_EMPTY",), ("MRZ_BAD_CHARACTER",))
+
+
+def test_french_cni_national_layout() -> None:
+    lines = build_fr_cni(given_names="JEAN PIERRE", sex="M", administrative_code="750123")
+    r = parse_mrz(lines, today=TODAY)
+    assert r.valid and r.format is MrzFormat.FR_CNI
+    assert (r.surname, r.given_names, r.document_number) == (
+        "BERTHIER", "JEAN PIERRE", "940992310285")
+    assert r.expiry_date is None and r.nationality == "FRA"
+    assert r.identity_key() == IdentityKey(IdKind.ID_CARD, "FRA", "940992310285")
+    bad = [lines[0], lines[1][:-1] + str((int(lines[1][-1]) + 1) % 10)]
+    assert parse_mrz(bad, today=TODAY).errors == ("CHECK_COMPOSITE",)
+
+
+def test_idfra_zone_in_icao_td2_layout_falls_back() -> None:
+    lines = build_td2(document_code="ID", issuer="FRA", nationality="FRA")
+    r = parse_mrz(lines, today=TODAY)
+    assert r.valid and r.format is MrzFormat.TD2 and r.document_number == "D23145890"

@@ -14,11 +14,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from admission.mrz import MrzFormat, MrzResult, parse_mrz
-from admission.mrz_build import build_mrva, build_mrvb, build_td1, build_td2, build_td3
+from admission.mrz_build import (
+    build_fr_cni,
+    build_mrva,
+    build_mrvb,
+    build_td1,
+    build_td2,
+    build_td3,
+)
 from admission.mrz_check import char_value, effective_checks
 from admission.mrz_layout import LAYOUTS
 
@@ -144,6 +151,22 @@ def test_td1_overflow_round_trip(number: str, optional: str, birth: date) -> Non
     r = parse_mrz(build_td1(document_number=number, optional_data_1=optional,
                             birth_date=birth), today=TODAY)
     assert r.valid and r.document_number == number and r.personal_number == optional
+
+
+@FAST
+@given(st.lists(words, min_size=1, max_size=2), st.lists(words, max_size=2),
+       st.text(ALNUM, min_size=1, max_size=12), births, st.sampled_from("MFX"))
+def test_fr_cni_round_trip(
+    surname: list[str], given_names: list[str], number: str, birth: date, sex: str
+) -> None:
+    given_text = " ".join(given_names)
+    assume(len(" ".join(surname)) < 25 and len(given_text) + len(given_names) < 14)
+    lines = build_fr_cni(surname=" ".join(surname), given_names=given_text,
+                         document_number=number, birth_date=birth, sex=sex)
+    r = parse_mrz(lines, today=TODAY)
+    assert r.valid and r.format is MrzFormat.FR_CNI, r.errors
+    assert (r.surname, r.given_names, r.document_number, r.birth_date, r.sex) == (
+        " ".join(surname), given_text, number, birth, sex)
 
 
 def _protected(s: Sample) -> list[tuple[int, int]]:
