@@ -177,7 +177,8 @@ def test_killing_admissions_midway_leaves_no_gap_and_no_half_visit(tmp_path: Pat
         "SELECT count(*) FROM cards c LEFT JOIN visits v ON v.visit_id = c.visit_id "
         "WHERE v.visit_id IS NULL").fetchone()[0]
     admitted_without_card = conn.execute(
-        "SELECT count(*) FROM visits WHERE verdict = 'ADMIT' AND card_number IS NULL"
+        "SELECT count(*) FROM visits v WHERE v.verdict = 'ADMIT' AND NOT EXISTS "
+        "(SELECT 1 FROM cards c WHERE c.visit_id = v.visit_id)"
     ).fetchone()[0]
     assert store.verify().ok
     store.close()
