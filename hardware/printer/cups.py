@@ -123,13 +123,16 @@ class CupsPrinter:
     """One CUPS queue (``CupsCardPrinter`` in the style guide's naming)."""
 
     def __init__(self, name: str, *, poll: float = 0.05,
-                 sleep: Callable[[float], None] = time.sleep) -> None:
+                 sleep: Callable[[float], None] = time.sleep,
+                 use_ipptool: bool = True) -> None:
         if not name or not re.fullmatch(r"[^\s/#]{1,127}", name):
             raise DeviceError("bad printer name", code="PRINTER_BAD_NAME")
         self._name = name
         self._poll = poll
         self._sleep = sleep
-        self._ipptool = shutil.which("ipptool")
+        # ipptool (package cups-ipp-utils) tells completed from cancelled/aborted jobs;
+        # without it lpstat is used and a cancelled job cannot be told from a printed one
+        self._ipptool = shutil.which("ipptool") if use_ipptool else None
 
     @property
     def name(self) -> str:

@@ -133,3 +133,16 @@ def test_missing_queue() -> None:
     with pytest.raises(DeviceError) as err:
         printer.submit(b"%PDF-1.4", title="card-4", page=CR80)
     assert err.value.code == "PRINTER_NOT_FOUND"
+
+
+@pytest.mark.skipif(bool(skip_reason()), reason=skip_reason() or "ready")
+def test_follow_without_ipptool_uses_lpstat(tmp_path: Path) -> None:
+    from tests.printer.cups_env import CARD_QUEUE, collect_output, cups_pdf_out
+
+    title = f"card-9-lpstat{uuid.uuid4().hex[:10]}"
+    printer = CupsPrinter(CARD_QUEUE, use_ipptool=False)
+    job = printer.submit(_pdf(), title=title, page=CR80)
+    assert printer.follow(job, timeout=60).state is JobState.COMPLETED
+    out = cups_pdf_out()
+    assert out is not None
+    collect_output(out, title, tmp_path).unlink()

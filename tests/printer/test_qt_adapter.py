@@ -51,3 +51,4 @@ def test_qt_prints_card_at_exact_size(qapp: object, tmp_path: Path) -> None:
     finally:
         doc.close()
     assert [r.text for r in zxingcpp.read_barcodes(image)] == [card.code]
+    produced.unlink()
