@@ -8,7 +8,8 @@ different person than the one on the document):
 
 * A look-alike is replaced only where the field type forbids the character
   read: a letter in a date or check digit becomes its digit
-  (O/D/Q->0, I/L->1, Z->2, S->5, G->6, B->8); a digit in a name, country or
+  (O/D/Q->0, I/L->1, Z->2, S->5, G->6, B->8; K->'<' in the TD3 personal-number
+  check digit, which may be a filler); a digit in a name, country or
   document code becomes its letter (0->O, 1->I, 2->Z, 5->S, 6->G, 8->B).
   If such a position is covered by a check digit, the change is kept only when
   the narrowest check digit covering it then passes.
@@ -208,10 +209,12 @@ def _apply_type_forced(layout: Layout, grid: Grid) -> None:
         if spec.kind is Kind.NAME:
             fixed = _name_filler_fixes("".join(grid[spec.line][spec.start:spec.end]))
             grid[spec.line][spec.start:spec.end] = list(fixed)
-    for ln, col, _, kind in _positions(layout, {Kind.DATE, Kind.CHECK, Kind.NAME, Kind.CODE}):
+    for ln, col, name, kind in _positions(layout, {Kind.DATE, Kind.CHECK, Kind.NAME, Kind.CODE}):
         if kind is Kind.CODE and col != 0:
             continue  # the second code character is the issuer's choice ("C1" in the USA)
         new = _forced(grid[ln][col], kind)
+        if name == "personal_number_check" and grid[ln][col] == "K":
+            new = "<"  # the only non-digit this check digit may be (empty number)
         if new is not None:
             grid[ln][col] = new
     for spec in layout.fields:  # a country code is corrected only as a whole

@@ -154,3 +154,15 @@ def test_visa_document_number_never_corrected() -> None:
     truth = build_mrva()
     r = parse_mrz(_put(truth, 1, 4, "O"), today=TODAY, correct_alnum=True)
     assert not r.valid and r.corrections == ()
+
+
+def test_filler_personal_number_check_read_as_k() -> None:
+    truth = build_td3(personal_number="")
+    assert truth[1][42] == "<"
+    r = parse_mrz(_put(truth, 1, 42, "K"), today=TODAY)
+    assert r.valid and r.lines == tuple(truth)
+    assert r.corrections == (Correction(1, 42, "K", "<", "personal_number_check"),)
+    filled = build_td3()  # a real personal number: 'K' cannot be its check digit
+    read = _put(filled, 1, 42, "K")
+    r = parse_mrz(read, today=TODAY)
+    assert not r.valid and r.lines == tuple(read) and "CHECK_PERSONAL_NUMBER" in r.errors
