@@ -141,7 +141,7 @@ def test_zxing_on_real_photos(truth: list[Truth]) -> None:
 
 def test_zbar_on_real_photos(truth: list[Truth]) -> None:
     exact, misreads = read_rate("zbar", truth)
-    assert exact >= 25, exact  # measured 28/48: no PDF417, Data Matrix, Aztec
+    assert exact >= 26, exact  # measured 29/48: no PDF417, Data Matrix, Aztec
     assert set(misreads) <= {"zxing-qrcode-2-19.png"}  # Shift-JIS QR read as another charset
 
 
