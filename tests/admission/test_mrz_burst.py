@@ -244,3 +244,20 @@ def test_passthrough_preserves_everything_a_person_types() -> None:
     text = "García López, 12345678Z <>&\"'\r"
     out = run(typed(text, 0.09))
     assert "".join(e.text for e in out if isinstance(e, Passthrough)) == text
+
+
+@pytest.mark.parametrize("name", ["td3_crlf", "td1_cr_only", "td2_lf_stx_etx"])
+def test_scanned_lines_take_the_camera_path(name: str) -> None:
+    """A reader's MRZ goes through the same parser and document model as the camera's."""
+    from datetime import date
+
+    from admission.documents import DocumentSource, document_from_mrz
+    from admission.mrz import parse_mrz
+
+    event = only(run(load(name)))
+    assert isinstance(event, MrzScanned)
+    result = parse_mrz(list(event.lines), today=date(2026, 11, 29))
+    assert result.valid, result.errors
+    document = document_from_mrz(result)
+    assert document.source is DocumentSource.MRZ
+    assert document.surname == "ERIKSSON" and document.issuer == "UTO"
