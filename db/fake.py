@@ -86,18 +86,27 @@ class FakeStore:
     def find_visitor(self, identity: IdentityKey) -> Visitor | None:
         self._call("find_visitor", identity)
         number = self._by_identity.get(identity.text)
-        return None if number is None else self._visitors[number]
+        return None if number is None else self._view(number)
 
     def visitor(self, file_number: int) -> Visitor | None:
         self._call("visitor", file_number)
-        return self._visitors.get(file_number)
+        return self._view(file_number) if file_number in self._visitors else None
+
+    def _view(self, number: int) -> Visitor:
+        """Visit dates derived like the real store: visits, else open card, else ban."""
+        visitor = self._visitors[number]
+        dates = ([v.at for v in self._visits.values() if v.file_number == number]
+                 or [c.issued_at for c in self._cards.values() if c.file_number == number]
+                 or [b.created_at for b in self.bans(visitor.identity)]
+                 or [datetime(1970, 1, 1, tzinfo=UTC)])
+        return replace(visitor, first_seen=min(dates), last_seen=max(dates))
 
     def search_visitors(self, text: str, limit: int = 50) -> Sequence[Visitor]:
         self._call("search_visitors", text, limit)
         query = names.words(text)
         if not query or limit <= 0:
             return []
-        found = [v for v in self._visitors.values()
+        found = [self._view(v.file_number) for v in self._visitors.values()
                  if names.matches(query, names.words(v.surname, v.given_names))]
         found.sort(key=lambda v: (names.search_name(v.surname, v.given_names), v.file_number))
         return found[:limit]
@@ -127,15 +136,11 @@ class FakeStore:
         if number is None:
             number = self._next_file
             self._next_file += 1
-            first = last = at
-        else:
-            old = self._visitors[number]
-            first, last = min(old.first_seen, at), max(old.last_seen, at)
         previous = self._visitors.get(number)
         self._visitors[number] = Visitor(
             number, entry.identity, entry.surname, entry.given_names,
             entry.birth_date if entry.birth_date or previous is None else previous.birth_date,
-            entry.nationality, first, last)
+            entry.nationality, at, at)  # dates derived on read (_view)
         self._by_identity[entry.identity.text] = number
         # SQLite rowid semantics: max + 1 (only an empty table starts again at 1).
         visit_id = max(self._visits, default=0) + 1
@@ -311,10 +316,7 @@ class FakeStore:
         self._observations = kept_obs
         visitors = 0
         for number, visitor in list(self._visitors.items()):
-            mine = sorted(v.at for v in self._visits.values() if v.file_number == number)
-            if mine:
-                if visitor.first_seen < mine[0]:
-                    self._visitors[number] = replace(visitor, first_seen=mine[0])
+            if any(v.file_number == number for v in self._visits.values()):
                 continue
             if any(c.file_number == number and not ended(c) for c in self._cards.values()):
                 continue

@@ -99,11 +99,6 @@ class RetentionMixin(PeopleMixin):
             "(status = 'VOIDED' OR valid_until < ?)", (ids, cut_day)).rowcount
         conn.execute(f"UPDATE cards SET visit_id = NULL WHERE visit_id IN {_IDS}", (ids,))
         visits = conn.execute(f"DELETE FROM visits WHERE visit_id IN {_IDS}", (ids,)).rowcount
-        conn.execute(  # first_seen must not keep the date of an erased visit
-            "UPDATE visitors SET first_seen = (SELECT min(at) FROM visits "
-            "WHERE visits.file_number = visitors.file_number) "
-            f"WHERE file_number IN {_IDS} AND first_seen < ? AND EXISTS (SELECT 1 FROM visits "
-            "WHERE visits.file_number = visitors.file_number)", (_ids(files), cut))
         found = self._erase_orphans(conn, files, cut, cut_day)
         found["visits"] = visits
         found["cards"] += cards

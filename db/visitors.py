@@ -22,8 +22,14 @@ from admission.records import (
 from db import codec, names
 from db.audit import AuditMixin
 
-VISITOR_COLUMNS = ("file_number, identity, surname, given_names, birth_date, nationality, "
-                   "first_seen, last_seen")
+# first/last seen are derived (migration 0011): the visits, else what keeps a visitor
+# without visits (open card, ban). COALESCE stops at the first non-NULL argument.
+_SEEN = ("coalesce((SELECT {f}(s.at) FROM visits AS s WHERE s.file_number = v.file_number), "
+         "(SELECT {f}(c.issued_at) FROM cards AS c WHERE c.file_number = v.file_number), "
+         "(SELECT {f}(b.created_at) FROM bans AS b WHERE b.identity = v.identity), "
+         "'1970-01-01T00:00:00.000000Z')")
+VISITOR_COLUMNS = ("v.file_number, v.identity, v.surname, v.given_names, v.birth_date, "
+                   "v.nationality, " + _SEEN.format(f="min") + ", " + _SEEN.format(f="max"))
 VISIT_COLUMNS = (
     "v.visit_id, v.file_number, v.at, v.desk_id, v.operator, v.verdict, v.reasons, "
     "v.document_type, v.document_number, v.registry_status, v.registry_source, "
@@ -70,13 +76,13 @@ def check_entry(entry: AdmissionEntry) -> None:
 class VisitorsMixin(AuditMixin):
     def find_visitor(self, identity: IdentityKey) -> Visitor | None:
         with self._read() as conn:
-            row = conn.execute(f"SELECT {VISITOR_COLUMNS} FROM visitors WHERE identity = ?",
+            row = conn.execute(f"SELECT {VISITOR_COLUMNS} FROM visitors AS v WHERE identity = ?",
                                (identity.text,)).fetchone()
         return None if row is None else visitor_from_row(row)
 
     def visitor(self, file_number: int) -> Visitor | None:
         with self._read() as conn:
-            row = conn.execute(f"SELECT {VISITOR_COLUMNS} FROM visitors WHERE file_number = ?",
+            row = conn.execute(f"SELECT {VISITOR_COLUMNS} FROM visitors AS v WHERE file_number = ?",
                                (file_number,)).fetchone()
         return None if row is None else visitor_from_row(row)
 
@@ -106,7 +112,7 @@ class VisitorsMixin(AuditMixin):
                 return []
             marks = ",".join("?" * len(numbers))
             rows = conn.execute(
-                f"SELECT {VISITOR_COLUMNS} FROM visitors WHERE file_number IN ({marks}) "
+                f"SELECT {VISITOR_COLUMNS} FROM visitors AS v WHERE file_number IN ({marks}) "
                 "ORDER BY search_name, file_number", numbers).fetchall()
         return [visitor_from_row(row) for row in rows]
 
@@ -167,27 +173,29 @@ class VisitorsMixin(AuditMixin):
     def _upsert_visitor(self, conn: sqlite3.Connection, entry: AdmissionEntry,
                         at: str) -> tuple[int, bool]:
         row = conn.execute(
-            "SELECT file_number, surname, given_names, first_seen, last_seen "
+            "SELECT file_number, surname, given_names, birth_date, nationality "
             "FROM visitors WHERE identity = ?", (entry.identity.text,)).fetchone()
         search = names.search_name(entry.surname, entry.given_names)
         birth = None if entry.birth_date is None else codec.day(entry.birth_date)
         if row is None:
             file_number = conn.execute(
                 "INSERT INTO visitors (identity, surname, given_names, search_name, "
-                "birth_date, nationality, first_seen, last_seen) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "birth_date, nationality) VALUES (?, ?, ?, ?, ?, ?)",
                 (entry.identity.text, entry.surname, entry.given_names, search, birth,
-                 entry.nationality, at, at)).lastrowid
+                 entry.nationality)).lastrowid
             assert file_number is not None
             self._write_tokens(conn, file_number, entry.surname, entry.given_names)
             return file_number, True
-        file_number, surname, given, first, last = row
-        # The name as on the latest document presented (R2: full name).
-        conn.execute(
-            "UPDATE visitors SET surname = ?, given_names = ?, search_name = ?, "
-            "birth_date = coalesce(?, birth_date), nationality = ?, first_seen = ?, "
-            "last_seen = ? WHERE file_number = ?",
-            (entry.surname, entry.given_names, search, birth, entry.nationality,
-             min(first, at), max(last, at), file_number))
+        file_number, surname, given, old_birth, nationality = row
+        birth = birth or old_birth
+        if (surname, given, old_birth, nationality) != (entry.surname, entry.given_names, birth,
+                                                        entry.nationality):
+            # The name as on the latest document presented (R2: full name).
+            conn.execute(
+                "UPDATE visitors SET surname = ?, given_names = ?, search_name = ?, "
+                "birth_date = ?, nationality = ? WHERE file_number = ?",
+                (entry.surname, entry.given_names, search, birth, entry.nationality,
+                 file_number))
         if (surname, given) != (entry.surname, entry.given_names):
             conn.execute("DELETE FROM visitor_tokens WHERE file_number = ?", (file_number,))
             self._write_tokens(conn, file_number, entry.surname, entry.given_names)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import shutil
 import sqlite3
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -67,6 +68,7 @@ def test_upgrade_keeps_old_data(tmp_path: Path) -> None:
         assert schema_dump(store.connection, OTHER_OWNERS) == EXPECTED.read_text("utf-8")
         visitor = store.find_visitor(dni(1))
         assert visitor is not None and visitor.given_names == "Íñigo"
+        assert visitor.first_seen == visitor.last_seen == datetime(2026, 1, 1, 20, tzinfo=UTC)
         assert [v.file_number for v in store.search_visitors("munoz inigo")] == [1]
         assert store.visits(1)[0].card_number == 1
         assert store.card(1).print_count == 1  # type: ignore[union-attr]
