@@ -15,7 +15,7 @@ def grey_array(frame: Frame) -> Any:
     strides: tuple[int, ...] = (frame.stride, 1)
     if frame.channels == 3:
         shape, strides = (*shape, 3), (frame.stride, 3, 1)
-    view = np.ndarray(shape=shape, dtype=np.uint8, buffer=frame.data, strides=strides)
+    view: Any = np.ndarray(shape=shape, dtype=np.uint8, buffer=frame.data, strides=strides)
     if frame.channels == 3:
         import cv2
 
