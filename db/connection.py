@@ -13,6 +13,7 @@ checkpointed and truncated so erased rows do not linger in it.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 from collections.abc import Iterator
@@ -70,6 +71,9 @@ def connect_encrypted(path: Path, key: DbKey, *, create: bool) -> sqlite3.Connec
     exists = check_file(path)
     if not exists and not create:
         raise NotFoundError("no visitor file at the given path")
+    if not exists and create and not path.exists():
+        # Owner-only from the first byte; SQLite gives -wal/-shm the same mode.
+        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
     target = str(path) if create else path.resolve().as_uri() + "?mode=rw"
     try:
         conn = cast(sqlite3.Connection, sqlcipher3.connect(

@@ -100,6 +100,14 @@ def test_file_is_encrypted_and_pragmas_are_set(tmp_path: Path) -> None:
         sqlite3.connect(path).execute("SELECT * FROM sqlite_master").fetchall()
 
 
+def test_new_file_and_sidecars_are_owner_only(tmp_path: Path) -> None:
+    path = tmp_path / "visitors.db"
+    with SqlCipherStore.open(path, DbKey.generate()) as store:
+        store.record_admission(entry(1))
+        for file in tmp_path.iterdir():  # the file, -wal and -shm
+            assert file.stat().st_mode & 0o077 == 0, file.name
+
+
 def test_closed_store_refuses_calls(tmp_path: Path) -> None:
     store = SqlCipherStore.open(tmp_path / "v.db", DbKey.generate())
     store.close()
