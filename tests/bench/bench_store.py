@@ -185,20 +185,31 @@ def export_encrypted(plain: Path, encrypted: Path) -> None:
 
 
 def cached_files(cache: Path, visitors: int, extra_days: int) -> tuple[Path, Path]:
+    """The cached (plain, encrypted) pair for this size and schema, built once. Other
+    benchmarks reuse it: a lock file serialises builders, temp names are per process."""
+    import fcntl
+
     cache.mkdir(parents=True, exist_ok=True)
     tag = f"v{visitors}-d{DAYS + extra_days}-s{schema_tag()}"
     plain, enc = cache / f"plain-{tag}.db", cache / f"enc-{tag}.db"
-    if not (plain.exists() and enc.exists()):
-        for path in (plain, enc):
-            path.unlink(missing_ok=True)
-        t = time.perf_counter()
-        build_plain(plain.with_suffix(".tmp"), visitors, extra_days)
-        plain.with_suffix(".tmp").rename(plain)
-        print(f"built plain data set in {time.perf_counter() - t:.0f} s", file=sys.stderr)
-        t = time.perf_counter()
-        export_encrypted(plain, enc.with_suffix(".tmp"))
-        enc.with_suffix(".tmp").rename(enc)
-        print(f"exported to SQLCipher in {time.perf_counter() - t:.0f} s", file=sys.stderr)
+    with (cache / f".build-{tag}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if plain.exists() and enc.exists():
+            return plain, enc
+        tmp_plain = cache / f"plain-{tag}.{os.getpid()}.tmp"
+        tmp_enc = cache / f"enc-{tag}.{os.getpid()}.tmp"
+        try:
+            t = time.perf_counter()
+            build_plain(tmp_plain, visitors, extra_days)
+            print(f"built plain data set in {time.perf_counter() - t:.0f} s", file=sys.stderr)
+            t = time.perf_counter()
+            export_encrypted(tmp_plain, tmp_enc)
+            print(f"exported to SQLCipher in {time.perf_counter() - t:.0f} s", file=sys.stderr)
+            tmp_plain.rename(plain)
+            tmp_enc.rename(enc)
+        finally:
+            tmp_plain.unlink(missing_ok=True)
+            tmp_enc.unlink(missing_ok=True)
     return plain, enc
 
 
