@@ -210,7 +210,7 @@ def _document_number(layout: Layout, lines: Sequence[str]) -> tuple[str, str]:
     return number.replace("<", ""), optional
 
 
-def _spanish_id(layout: Layout, document_number: str, personal: str) -> str | None:
+def _spanish_id(document_number: str, personal: str) -> str | None:
     """The DNI or NIE a Spanish document carries, if any (checked later)."""
     for text in (personal, document_number):
         candidate = text.strip("<")[:9]
@@ -289,7 +289,7 @@ def _build_result(
     issuer = _field(layout, fixed, "issuer").replace("<", "")
     id_number = number
     if issuer == "ESP":
-        spanish = _spanish_id(layout, number, personal)
+        spanish = _spanish_id(number, personal)
         if spanish is not None:
             id_number = spanish
             if not (is_valid_dni(spanish) or is_valid_nie(spanish)):
