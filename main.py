@@ -15,6 +15,7 @@ import argparse
 import json
 import logging
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -72,24 +73,28 @@ class App:
         return encode_card_code(self.settings["casino.id"], number,
                                 self.store.secret("card_code"))
 
+    def card_printing(self) -> Any:
+        """The CardPrintService on the configured card printer (the GUI uses the same)."""
+        from hardware.printer.render import style_from_settings
+        from hardware.printer.service import CardPresentation, CardPrintService
+
+        catalogue = self.desk.config.catalogue
+        presentation = CardPresentation(
+            casino_name=self.settings["casino.name"], casino_id=self.settings["casino.id"],
+            code_key=self.store.secret("card_code"),
+            type_labels={code: t.label_es for code, t in catalogue.types.items()},
+            special_types=frozenset(c for c, t in catalogue.types.items() if t.kind.special),
+        )
+        return CardPrintService(
+            self.store, build_card_printer(self.settings, self.data_dir, demo=self.demo),
+            self.clock, style=style_from_settings(self.settings.as_dict(), demo=self.demo),
+            job_timeout=self.settings["printer.job_timeout_seconds"], visitors=self.store,
+            presentation=presentation)
+
     def render_card(self, number: int) -> Path:
         """Render card ``number`` to ``cards/card-NNNNNNNN.pdf`` (written atomically)."""
-        from admission.card_view import build_card_view
-        from hardware.printer.render import render_card
-
-        card = self.store.card(number)
-        visitor = self.store.visitor(card.file_number)
-        visit = next(v for v in self.store.visits(card.file_number)
-                     if v.visit_id == card.visit_id)
-        card_type = self.desk.config.catalogue.types.get(card.card_type)
-        view = build_card_view(
-            card, visitor, document_number=visit.document_number,
-            casino_name=self.settings["casino.name"],
-            card_type_label=card_type.label_es if card_type else card.card_type,
-            code=self.card_code(number),
-            special=bool(card_type and card_type.kind.special),
-        )
-        rendered = render_card(view)
+        service = self.card_printing()
+        rendered = service.render(service.view_for(number))
         self.cards_dir.mkdir(parents=True, exist_ok=True)
         path = self.cards_dir / f"card-{number:08d}.pdf"
         tmp = path.with_suffix(".tmp")
@@ -99,11 +104,15 @@ class App:
 
     def purge(self) -> Any:
         """Retention (R3): erase the file's old rows, then the PDFs of erased cards."""
+        from db.print_queue import SqlPrintQueue
+
         report = self.desk.purge()
+        # Closed provisional vouchers carry a name and a document number (art. 23.4).
+        SqlPrintQueue(self.store).purge_vouchers(report.cutoff)
         if self.cards_dir.is_dir():
             for pdf in self.cards_dir.glob("card-*.pdf"):
-                number = pdf.stem.removeprefix("card-")
-                if not number.isdigit() or self.store.card(int(number)) is None:
+                match = re.match(r"card-(\d+)", pdf.name)
+                if match is None or self.store.card(int(match.group(1))) is None:
                     pdf.unlink(missing_ok=True)
         return report
 
@@ -158,6 +167,23 @@ def _ask_passphrase() -> str:
     import getpass
 
     return getpass.getpass("Clave del fichero de visitantes / visitor-file passphrase: ")
+
+
+def build_card_printer(settings: Settings, data_dir: Path, *, demo: bool) -> Any:
+    """The configured card printer; the demo always prints to a PDF folder."""
+    backend = "pdf-folder" if demo else settings["printer.backend"]
+    if backend == "cups":
+        from hardware.printer.cups import CupsPrinter
+
+        return CupsPrinter(settings["printer.card"])
+    if backend == "qt":
+        from hardware.printer.qt import QtPrinter
+
+        return QtPrinter(settings["printer.card"])
+    from hardware.printer.pdf_folder import PdfFolderPrinter
+
+    folder = settings["printer.pdf_folder"]
+    return PdfFolderPrinter(Path(folder) if folder else data_dir / "cards")
 
 
 def build_registry(store: Any, settings: Settings, clock: Clock) -> InterdictionRegistry:
@@ -256,6 +282,26 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("verify-card", parents=[common], help="verify an entry-card code (R8)")
     p.add_argument("code")
+
+    p = sub.add_parser("print-card", parents=[common],
+                       help="print (or reprint, with --reason) a card on the card printer")
+    p.add_argument("number", type=int)
+    p.add_argument("--reason", default="", help="required to reprint a printed card")
+    p.add_argument("--actor", default="cli")
+
+    p = sub.add_parser("void-card", parents=[common], help="void a card (number kept)")
+    p.add_argument("number", type=int)
+    p.add_argument("--reason", required=True)
+    p.add_argument("--actor", default="cli")
+
+    sub.add_parser("reprint-queue", parents=[common], help="cards issued but not printed")
+
+    p = sub.add_parser("leaflet", parents=[common], help="desk information leaflet (art. 25)")
+    p.add_argument("--out", type=Path, help="write the A5 PDF here instead of printing")
+
+    p = sub.add_parser("regulation", parents=[common],
+                       help="the text of the regulation for the desk (art. 25.1)")
+    p.add_argument("--out", type=Path, required=True, help="write the PDF here")
 
     sub.add_parser("demo", parents=[common], help="demo: invented visitors, fake devices")
     return parser

@@ -14,6 +14,7 @@ import unicodedata
 from dataclasses import dataclass
 from datetime import date
 
+from admission.errors import InvalidStateError
 from admission.ports import madrid_date
 from admission.records import CardRecord, CardStatus, Visitor
 
@@ -142,9 +143,9 @@ def build_card_view(
     A voided card cannot be printed.
     """
     if card.status is CardStatus.VOIDED:
-        raise ValueError("a voided card is never printed")
+        raise InvalidStateError("a voided card is never printed", code="CARD_VOIDED")
     if card.file_number != visitor.file_number:
-        raise ValueError("card and visitor do not match")
+        raise InvalidStateError("card and visitor do not match", code="CARD_VISITOR_MISMATCH")
     holder = clean_text(f"{visitor.given_names} {visitor.surname}", MAX_NAME)
     document = clean_text(document_number, MAX_FIELD) or "—"
     label = clean_text(card_type_label, MAX_FIELD)

@@ -185,3 +185,49 @@ def test_killing_admissions_midway_leaves_no_gap_and_no_half_visit(tmp_path: Pat
     assert numbers == list(range(1, len(numbers) + 1))
     assert orphans == 0 and admitted_without_card == 0
     assert killed > 0 or completed == 16
+
+
+def test_printing_voiding_and_the_reprint_queue(tmp_path: Path) -> None:
+    snapshot = tmp_path / "riaj.txt"
+    snapshot.write_text("00000000T\n")
+    assert cli("registry", "import", str(snapshot), data_dir=tmp_path)[0] == 0
+    code, out = cli("admit", "--mrz", *spanish_dni_mrz(44444444), "--no-pdf",
+                    data_dir=tmp_path)
+    assert code == 0 and out["card_number"] == 1  # type: ignore[index]
+    code, out = cli("reprint-queue", data_dir=tmp_path)
+    assert [c["card_number"] for c in out["cards"]] == [1]  # type: ignore[index]
+
+    code, out = cli("print-card", "1", data_dir=tmp_path)  # default: the PDF-folder printer
+    assert code == 0 and out["printed"] is True  # type: ignore[index]
+    assert (tmp_path / "cards" / out["job_id"]).read_bytes().startswith(b"%PDF")  # type: ignore[index]
+    assert cli("reprint-queue", data_dir=tmp_path)[1] == {"cards": []}
+
+    code, out = cli("print-card", "1", data_dir=tmp_path)
+    assert code == 3 and out["error"] == "REPRINT_NEEDS_REASON"  # type: ignore[index]
+    code, out = cli("print-card", "1", "--reason", "tarjeta dañada", data_dir=tmp_path)
+    assert code == 0 and out["printed"] is True  # type: ignore[index]
+
+    code, out = cli("void-card", "1", "--reason", "error de tipo", data_dir=tmp_path)
+    assert (code, out["status"]) == (0, "VOIDED")  # type: ignore[index]
+    code, out = cli("print-card", "1", "--reason", "otra vez", data_dir=tmp_path)
+    assert code == 3 and out["error"] == "CARD_VOIDED"  # type: ignore[index]
+    code, out = cli("visitor", "show", "1", data_dir=tmp_path)
+    assert out["cards"][0]["status"] == "VOIDED"  # type: ignore[index]
+    assert out["cards"][0]["void_reason"] == "error de tipo"  # type: ignore[index]
+
+
+def test_desk_information_leaflet_and_regulation(tmp_path: Path) -> None:
+    import pypdfium2
+
+    code, out = cli("leaflet", "--out", str(tmp_path / "leaflet.pdf"), data_dir=tmp_path)
+    assert code == 0
+    pdf = pypdfium2.PdfDocument(str(tmp_path / "leaflet.pdf"))
+    width, height = pdf[0].get_size()
+    assert abs(width / 72 * 25.4 - 148) < 1.5 and abs(height / 72 * 25.4 - 210) < 1.5  # A5
+    text = pdf[0].get_textpage().get_text_bounded()
+    assert "Precio de las tarjetas" in text and "5,00 €" in text
+    code, out = cli("regulation", "--out", str(tmp_path / "reg.pdf"), data_dir=tmp_path)
+    assert code == 0
+    reg = pypdfium2.PdfDocument(str(tmp_path / "reg.pdf"))
+    body = "".join(reg[i].get_textpage().get_text_bounded() for i in range(len(reg)))
+    assert "Artículo 25" in body and "Tarjetas de acceso" in body

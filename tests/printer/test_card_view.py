@@ -11,6 +11,7 @@ from admission.card_view import (
     clean_text,
     format_euros,
 )
+from admission.errors import InvalidStateError
 from admission.records import CardStatus
 from tests.printer.factories import view
 
@@ -67,8 +68,9 @@ def test_untrusted_text_cleaned_and_bounded() -> None:
 
 
 def test_voided_card_has_no_view() -> None:
-    with pytest.raises(ValueError):
+    with pytest.raises(InvalidStateError) as err:
         view(card_changes={"status": CardStatus.VOIDED})
+    assert err.value.code == "CARD_VOIDED"
 
 
 def test_repr_has_no_personal_data() -> None:

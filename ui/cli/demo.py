@@ -48,11 +48,16 @@ def run_demo(app: Any) -> tuple[int, dict[str, Any]]:
     minor = demo_people(1, seed=SEED + 1, today=today, minors=1.0)
     queue = [*people, *minor]
     _seed(app, people)
+    printing = app.card_printing()  # the demo's card printer is a PDF folder
     rows = []
     for person in queue:
         result = parse_mrz(person.mrz(today), today=today)
         outcome = app.desk.admit(document_from_mrz(result), operator="demo")
-        pdf = app.render_card(outcome.card.number) if outcome.card else None
+        pdf = None
+        if outcome.card is not None:
+            printed = printing.print_card(printing.view_for(outcome.card.number),
+                                          actor="demo")
+            pdf = printing.printer.folder / printed.job_id if printed.printed else None
         rows.append({
             "visitor": f"{person.given_names} {person.surname}",
             "verdict": outcome.verdict.outcome.value,
