@@ -64,7 +64,25 @@ DECLARED: tuple[Setting, ...] = (
     Setting("printer.receipt", "", str, "Receipt / voucher printer queue"),
     Setting("card.logo", "", str, "Path of the casino logo image"),
     Setting("card.signature", "", str, "Path of the director's signature or seal image"),
-    Setting("card.colour", "#1F3A5F", str, "Card accent colour"),
+    Setting("card.colour", "#0B3D2E", str, "Card header band colour"),
+    Setting("card.text_colour", "", str, "Card text colour; empty = default"),
+    Setting("card.accent_colour", "", str, "Colour of exceptional/special marks"),
+    Setting("card.font", "", str, "TrueType font for card text; empty = bundled DejaVu Sans"),
+    Setting("card.font_bold", "", str, "Bold TrueType font; empty = bundled DejaVu Sans Bold"),
+    Setting("card.signature_caption", "El director de juegos", str,
+            "Caption under the director's signature or seal"),
+    Setting("printer.leaflet", "", str, "Printer queue for the A5 desk leaflet (art. 25)"),
+    Setting("printer.pdf_folder", "", str,
+            "Folder of the PDF-folder printer; empty = the data folder's cards/"),
+    Setting("printer.job_timeout_seconds", 60, int, "How long a print job is followed"),
+    Setting("leaflet.games", ["Ruleta francesa", "Ruleta americana", "Black Jack",
+                              "Punto y Banca", "Póker"], list, "Games offered (art. 25)"),
+    Setting("leaflet.bet_limits", [], list,
+            "Bet limits per game: [{game, min_cents, max_cents}] (art. 25)"),
+    Setting("leaflet.exchange", "Cambio de moneda disponible en caja.", str,
+            "Currency exchange information (art. 25)"),
+    Setting("leaflet.regulation_path", "", str,
+            "Text of the regulation at the desk; empty = the bundled Decreto 58/2006"),
     Setting("camera.device", "0", str, "Camera index or device path"),
     Setting("scanner.serial_port", "", str, "Serial port of the document reader"),
     Setting("barcode.decoder", "zxing", str, "Barcode decoder", ("zxing", "zbar")),
@@ -101,6 +119,10 @@ class Settings:
             raise ConfigError(f"setting {key} must be one of {setting.choices}",
                               code="SETTING_BAD_CHOICE")
         self._values[key] = value
+
+    def as_dict(self) -> dict[str, Any]:
+        """Every declared setting with its current value (defaults included)."""
+        return {s.key: self[s.key] for s in DECLARED}
 
     def to_json(self) -> dict[str, Any]:
         return {"version": SETTINGS_VERSION, **self._values}

@@ -2,7 +2,7 @@
 """One entry point that sets everything up, then starts the app or runs the tests.
 
     python3 tools/bootstrap.py start [ARGS...]   # set up, then `main.py ARGS` (demo by default)
-    python3 tools/bootstrap.py test  [PYTEST ARGS...]   # set up, start CUPS, lint, type-check, pytest
+    python3 tools/bootstrap.py test  [PYTEST ARGS...]  # set up, CUPS, lint, types, pytest
     python3 tools/bootstrap.py bench             # set up, run every benchmark in tests/bench/
 
 Standard library only: it runs on a fresh Debian 12 with nothing but python3.
