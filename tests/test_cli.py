@@ -219,14 +219,14 @@ def test_printing_voiding_and_the_reprint_queue(tmp_path: Path) -> None:
 def test_desk_information_leaflet_and_regulation(tmp_path: Path) -> None:
     import pypdfium2
 
-    code, out = cli("leaflet", "--out", str(tmp_path / "leaflet.pdf"), data_dir=tmp_path)
+    code, _ = cli("leaflet", "--out", str(tmp_path / "leaflet.pdf"), data_dir=tmp_path)
     assert code == 0
     pdf = pypdfium2.PdfDocument(str(tmp_path / "leaflet.pdf"))
     width, height = pdf[0].get_size()
     assert abs(width / 72 * 25.4 - 148) < 1.5 and abs(height / 72 * 25.4 - 210) < 1.5  # A5
     text = pdf[0].get_textpage().get_text_bounded()
     assert "Precio de las tarjetas" in text and "5,00 €" in text
-    code, out = cli("regulation", "--out", str(tmp_path / "reg.pdf"), data_dir=tmp_path)
+    code, _ = cli("regulation", "--out", str(tmp_path / "reg.pdf"), data_dir=tmp_path)
     assert code == 0
     reg = pypdfium2.PdfDocument(str(tmp_path / "reg.pdf"))
     body = "".join(reg[i].get_textpage().get_text_bounded() for i in range(len(reg)))
