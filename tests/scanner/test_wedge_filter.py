@@ -107,3 +107,33 @@ def test_chords_pass_while_idle(qtbot, rig) -> None:  # type: ignore[no-untyped-
         edit, QKeyEvent(QEvent.Type.KeyPress, Qt.Key.Key_Backspace, Qt.KeyboardModifier.NoModifier)
     )
     assert edit.text() == ""
+
+
+def test_keys_through_the_window_like_real_input(qtbot, rig) -> None:  # type: ignore[no-untyped-def]
+    """Real key presses reach the app filter twice (window, then widget): still one key."""
+    filt, clock, edit = rig
+    edit.show()
+    qtbot.waitExposed(edit)
+    edit.activateWindow()
+    edit.setFocus()
+    window = edit.window().windowHandle()
+    assert window is not None
+    for i, char in enumerate("hola"):
+        clock.t = 1.0 + i * 0.2  # a person
+        QApplication.sendEvent(window, QKeyEvent(QEvent.Type.KeyPress, Qt.Key(ord(char.upper())),
+                                                 Qt.KeyboardModifier.NoModifier, char))
+    clock.t += 1.0
+    filt.poll_now()
+    assert edit.text() == "hola"
+    seen: list[object] = []
+    filt.mrz_scanned.connect(seen.append)
+    for i, char in enumerate("\r".join(("I<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<",
+                                        "D231458907UTO7408122F1204159<<<<<<<6")) + "\r"):
+        clock.t = 10.0 + i * 0.004  # a reader
+        key = Qt.Key.Key_Return if char == "\r" else Qt.Key.Key_unknown
+        QApplication.sendEvent(window, QKeyEvent(QEvent.Type.KeyPress, key,
+                                                 Qt.KeyboardModifier.NoModifier, char))
+    clock.t += 1.0
+    filt.poll_now()
+    assert edit.text() == "hola"
+    assert len(seen) == 1
