@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 from pathlib import Path
@@ -13,12 +14,17 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")  # the wedge filter test n
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Tests marked ``hardware`` need a physical reader: run them with ADMISSION_HARDWARE=1."""
-    if os.environ.get("ADMISSION_HARDWARE") == "1":
+    """Tests here marked ``hardware`` need a physical reader: they run only with
+    ADMISSION_HARDWARE=1 (or ``--hardware`` where a root conftest defines that option)."""
+    wanted = os.environ.get("ADMISSION_HARDWARE") == "1"
+    with contextlib.suppress(ValueError):  # unless a root conftest defines --hardware
+        wanted = wanted or bool(config.getoption("--hardware"))
+    if wanted:
         return
     skip = pytest.mark.skip(reason="needs a physical reader (set ADMISSION_HARDWARE=1)")
+    here = Path(__file__).parent
     for item in items:
-        if "hardware" in item.keywords:
+        if "hardware" in item.keywords and here in Path(str(item.fspath)).parents:
             item.add_marker(skip)
 
 
