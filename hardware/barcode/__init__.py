@@ -3,8 +3,10 @@
 Port :class:`BarcodeDecoder` takes the plain :class:`admission.frames.Frame` value and
 returns :class:`DecodedBarcode` values; no library type crosses it (STYLE.md rule 7).
 Adapters: ``zxing.ZxingDecoder`` (zxing-cpp, the default: it wins the benchmark in
-``tests/bench/bench_barcodes.py`` and is the only one that reads PDF417 -- driving
-licences -- Data Matrix and Aztec), ``zbar.ZbarDecoder`` (pyzbar, selectable),
+``tests/bench/bench_barcodes.py`` -- 44/48 symbols of the shared real photos against 29/48,
+no misread against one, 10/10 PDF417 against 0/10, so it is the only one that reads
+driving licences, plus Data Matrix and Aztec), ``zbar.ZbarDecoder`` (pyzbar, selectable;
+it reads one blurred EAN-13 and one QR that zxing-cpp 2.3 misses),
 ``FallbackDecoder`` (one, then the other when the first finds nothing) and
 ``fake.FakeDecoder``. :func:`make_decoder` builds one by name; ``main.py`` calls it.
 
