@@ -9,6 +9,7 @@ file is JSON; a file written by an older version is upgraded step by step
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,10 +28,12 @@ class Setting:
     type: type | tuple[type, ...]
     description: str
     choices: tuple[str, ...] = ()
+    pattern: str = ""  # full-match regular expression for text settings
 
 
 DECLARED: tuple[Setting, ...] = (
-    Setting("casino.id", "CAS01", str, "Short casino id, printed in card codes"),
+    Setting("casino.id", "CAS01", str, "Short casino id (1-8 A-Z/0-9), printed in card codes",
+            pattern=r"[A-Z0-9]{1,8}"),
     Setting("casino.name", "Casino de demostración", str, "Name on cards and leaflets"),
     Setting("casino.address", "", str, "Address on the leaflet"),
     Setting("desk.id", "DESK1", str, "This admission desk (several desks share one file, R17)"),
@@ -118,6 +121,8 @@ class Settings:
         if setting.choices and value not in setting.choices:
             raise ConfigError(f"setting {key} must be one of {setting.choices}",
                               code="SETTING_BAD_CHOICE")
+        if setting.pattern and not re.fullmatch(setting.pattern, value):
+            raise ConfigError(f"setting {key} has a bad format", code="SETTING_BAD_FORMAT")
         self._values[key] = value
 
     def as_dict(self) -> dict[str, Any]:

@@ -38,6 +38,7 @@ def test_old_files_are_upgraded(tmp_path: Path) -> None:
         ('{"version": 2, "nope": 1}', "UNKNOWN_SETTING"),
         ('{"version": 2, "registry.timeout_seconds": "5"}', "SETTING_BAD_TYPE"),
         ('{"version": 2, "admission.unverifiable": "ADMIT"}', "SETTING_BAD_CHOICE"),
+        ('{"version": 2, "casino.id": "casino-1"}', "SETTING_BAD_FORMAT"),
     ],
 )
 def test_bad_settings_files_are_refused(tmp_path: Path, content: str, code: str) -> None:
