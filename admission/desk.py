@@ -48,6 +48,7 @@ from admission.verdict import AdmissionFacts, AdmissionPolicy, Outcome, Reason, 
 OVERRIDABLE = frozenset({
     Reason.BIRTH_DATE_UNKNOWN, Reason.CASINO_STAFF, Reason.REGISTRY_UNVERIFIABLE,
 })
+EVALUATION_MAX_AGE_SECONDS = 120  # a verdict older than this is evaluated again
 OFFICIAL = "OFFICIAL"  # verdict recorded for officials on duty (art. 24, R13)
 
 
@@ -101,6 +102,7 @@ class Evaluation:
     bans: Sequence[Ban]
     staff: StaffMember | None
     at: datetime
+    exceptional: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,7 +143,7 @@ class AdmissionDesk:
         )
         verdict = decide(facts, self.config.policy, at, madrid_date(at))
         return Evaluation(document, verdict, registry, self._store.find_visitor(identity),
-                          bans, staff, at)
+                          bans, staff, at, exceptional)
 
     def admit(self, document: DeskDocument, *, operator: str, card_type: str | None = None,
               authorised_by: str = "", exceptional: bool = False) -> AdmissionResult:
@@ -151,6 +153,21 @@ class AdmissionDesk:
             raise InvalidStateError("an exceptional card needs the director's name",
                                     code="EXCEPTIONAL_NEEDS_DIRECTOR")
         evaluation = self.evaluate(document, exceptional=exceptional)
+        return self.record(evaluation, operator=operator, card_type=card_type,
+                           authorised_by=authorised_by)
+
+    def record(self, evaluation: Evaluation, *, operator: str, card_type: str | None = None,
+               authorised_by: str = "") -> AdmissionResult:
+        """Record an evaluation shown on screen (the clerk's key press), without asking
+        the registry again. A stale evaluation is refused: the verdict must be current."""
+        exceptional = evaluation.exceptional
+        if exceptional and not authorised_by:
+            raise InvalidStateError("an exceptional card needs the director's name",
+                                    code="EXCEPTIONAL_NEEDS_DIRECTOR")
+        age = (self._clock.now() - evaluation.at).total_seconds()
+        if not 0 <= age <= EVALUATION_MAX_AGE_SECONDS:
+            raise InvalidStateError("the verdict on screen is too old; read the document "
+                                    "again", code="EVALUATION_STALE")
         verdict = evaluation.verdict
         catalogue_type = self.config.catalogue.get(card_type)
         issue = verdict.outcome is Outcome.ADMIT

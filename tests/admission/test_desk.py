@@ -142,3 +142,18 @@ def test_purge_uses_six_calendar_months() -> None:
     assert report.visits == 1 and report.visitors == 1
     assert store.find_visitor(dni_document(1).identity) is None
     assert store.find_visitor(dni_document(2).identity) is not None
+
+
+def test_recording_an_evaluation_reuses_its_registry_check_while_fresh() -> None:
+    store = FakeStore()
+    desk, clock, registry = make_desk(store)
+    evaluation = desk.evaluate(dni_document(2))
+    clock.advance(timedelta(seconds=30))
+    result = desk.record(evaluation, operator="c")
+    assert result.admitted and len(registry.asked) == 1  # asked once, not twice
+    stale = desk.evaluate(dni_document(3))
+    clock.advance(timedelta(minutes=3))
+    with pytest.raises(InvalidStateError) as err:
+        desk.record(stale, operator="c")
+    assert err.value.code == "EVALUATION_STALE"
+    assert store.find_visitor(dni_document(3).identity) is None  # nothing recorded
