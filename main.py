@@ -299,6 +299,17 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("leaflet", parents=[common], help="desk information leaflet (art. 25)")
     p.add_argument("--out", type=Path, help="write the A5 PDF here instead of printing")
 
+    p = sub.add_parser("scan", parents=[common],
+                       help="listen to a document reader; one JSON line per scan")
+    source = p.add_mutually_exclusive_group(required=True)
+    source.add_argument("--serial", metavar="PORT", help="serial / USB-CDC port (COM3...)")
+    source.add_argument("--replay", nargs="+", type=Path, metavar="RECORDING",
+                        help="fake reader: replay recorded bursts ([[char, t], ...] JSON)")
+    p.add_argument("--baud", type=int, default=9600)
+    p.add_argument("--admit", action="store_true",
+                   help="record admissions (default: show the verdict only)")
+    p.add_argument("--operator", default="cli")
+
     p = sub.add_parser("regulation", parents=[common],
                        help="the text of the regulation for the desk (art. 25.1)")
     p.add_argument("--out", type=Path, required=True, help="write the PDF here")

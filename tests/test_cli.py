@@ -231,3 +231,22 @@ def test_desk_information_leaflet_and_regulation(tmp_path: Path) -> None:
     reg = pypdfium2.PdfDocument(str(tmp_path / "reg.pdf"))
     body = "".join(reg[i].get_textpage().get_text_bounded() for i in range(len(reg)))
     assert "Artículo 25" in body and "Tarjetas de acceso" in body
+
+
+def test_scan_replays_a_reader_into_the_admission_flow(tmp_path: Path) -> None:
+    bursts = ROOT / "tests" / "scanner" / "bursts"
+    snapshot = tmp_path / "riaj.txt"
+    snapshot.write_text("00000000T\n")
+    assert cli("registry", "import", str(snapshot), data_dir=tmp_path)[0] == 0
+    env = dict(os.environ, ADMISSION_DB_KEY=KEY)
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "main.py"), "scan", "--admit", "--data-dir", str(tmp_path),
+         "--replay", *(str(bursts / f"{n}.json") for n in (
+             "td1_cr_only", "td3_cut_in_half", "hostile_control_chars", "markup_burst"))],
+        capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+    assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
+    lines = [json.loads(x) for x in proc.stdout.splitlines()]
+    assert [x["event"] for x in lines] == ["DOCUMENT", "HINT", "HINT", "UNREADABLE"]
+    assert lines[1]["code"] == "BURST_PARTIAL" and lines[2]["code"] == "BURST_CONTROL_CHARS"
+    assert "<b>" not in proc.stdout and "onerror" not in proc.stdout  # nothing echoed back
+    assert lines[0]["file_number"] == 1
