@@ -34,6 +34,8 @@ class Decoded:
     fixed: int = 0  # characters changed by the check-digit search
     mask_violations: int = 0  # positions whose unmasked top guess was of the wrong class
     log_prob: float = 0.0
+    raw_lines: list[str] = field(default_factory=list)  # unmasked top guesses
+    raw_min_prob: float = 0.0
 
 
 def _mask(layout: Layout) -> np.ndarray:
@@ -147,5 +149,6 @@ def decode(probs: np.ndarray) -> Decoded | None:
     rows = np.arange(chosen.shape[0])[:, None]
     cols = np.arange(chosen.shape[1])[None, :]
     char_prob = masked[rows, cols, chosen]
+    raw_lines = ["".join(ALPHABET[k] for k in row) for row in raw_top]
     return Decoded(lines, layout, char_prob, failed, fixed, violations,
-                   float(np.log(char_prob).sum()))
+                   float(np.log(char_prob).sum()), raw_lines, float(probs.max(axis=2).min()))

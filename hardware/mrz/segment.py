@@ -62,6 +62,8 @@ def _clean_blobs(xs: np.ndarray, ws: np.ndarray) -> np.ndarray:
         return xs
     pitch = float(np.median(np.diff(xs)))
     width = float(np.median(ws))
+    if pitch < 2.0:
+        return xs
     out: list[float] = []
     out_w: list[float] = []
     for x, w in zip(xs, ws, strict=True):
@@ -172,6 +174,17 @@ def segment(band: np.ndarray, line_count: int, char_h: float = 28.0) -> Segmente
     otsu, binary = cv2.threshold(ink, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
     if otsu < 8:
         return None
+    # drop rules and box edges (long straight runs): no MRZ glyph has one; they are
+    # painted out of the band too, so no cell sees them
+    flat = cv2.getStructuringElement(cv2.MORPH_RECT, (int(char_h * 2.5), 1))
+    tall = cv2.getStructuringElement(cv2.MORPH_RECT, (1, int(char_h * 1.7)))
+    rules = cv2.morphologyEx(binary, cv2.MORPH_OPEN, flat) | cv2.morphologyEx(
+        binary, cv2.MORPH_OPEN, tall)
+    if rules.any():
+        binary = cv2.subtract(binary, rules)
+        band = band.copy()
+        band[cv2.dilate(rules, np.ones((3, 3), np.uint8)) > 0] = int(np.percentile(band, 90))
+        ink = _ink(band, char_h)
     rows = _line_rows(binary, line_count)
     if len(rows) != line_count:
         return None
@@ -183,28 +196,31 @@ def segment(band: np.ndarray, line_count: int, char_h: float = 28.0) -> Segmente
         a, b = max(0, top - pad), min(band.shape[0], bottom + pad)
         xs, ws, ys, hs = _line_blobs(binary[a:b], float(h))
         if len(hs) >= 8:  # the row run may include a border or a picture edge
-            h = float(np.percentile(hs, 75))
+            # capital height: the tall blobs ('<' is shorter, and may be most of a line)
+            h = float(np.median(hs[hs >= 0.8 * np.percentile(hs, 95)]))
             keep = (hs > 0.3 * h) & (hs < 1.4 * h)
             xs, ws, ys = xs[keep], ws[keep], ys[keep]
         xs, ws, ys = _trim_outliers(xs, ws, ys, float(h))
         yfit = np.polyfit(xs, ys + a, 1) if len(xs) >= 5 else None
         centres = _clean_blobs(xs, ws)
-        lines_blobs.append((centres, float(h), yfit))
+        strokes = ink[a:b][binary[a:b] > 0]
+        level = float(np.percentile(strokes, 90)) if strokes.size else 1.0
+        lines_blobs.append((centres, float(h), yfit, max(level, 8.0)))
     grids = []
-    for centres, h, yfit in lines_blobs:
+    for centres, h, yfit, level in lines_blobs:
         if yfit is None:
             return None
-        grids.append((_grid(centres, h, options), h, yfit))
+        grids.append((_grid(centres, h, options), h, yfit, level))
     good = [g for g in grids if g[0] is not None]
     if not good:
         return None
     ref = good[0][0]
-    for k, (grid, h, yfit) in enumerate(grids):
+    for k, (grid, h, yfit, level) in enumerate(grids):
         if grid is None:
             fixed = _grid_like(lines_blobs[k][0], ref[1])
             if fixed is None:
                 return None
-            grids[k] = ((ref[0], fixed), h, yfit)
+            grids[k] = ((ref[0], fixed), h, yfit, level)
     lengths = [g[0][0] for g in grids]
     length = max(set(lengths), key=lengths.count)
     if lengths.count(length) != len(lengths):
@@ -213,22 +229,23 @@ def segment(band: np.ndarray, line_count: int, char_h: float = 28.0) -> Segmente
     paper = float(np.percentile(band, 90))
     inkv = float(np.percentile(band[binary > 0], 30)) if (binary > 0).any() else 0.0
     contrast = max(paper - inkv, 1.0)
-    for r, ((_, centres), h, yfit) in enumerate(grids):
+    flat_ink = ink.astype(np.float32)  # black-hat: ink against the local paper (shading-free)
+    for r, ((_, centres), h, yfit, level) in enumerate(grids):
         pitch = float(np.median(np.diff(centres)))
         for i, cx in enumerate(centres):
             cy = float(np.polyval(yfit, cx))
-            cells[r, i] = _cell(band, cx, cy, pitch, float(h), paper, contrast)
+            cells[r, i] = _cell(flat_ink, cx, cy, pitch, float(h), level)
     gx = cv2.Sobel(band, cv2.CV_32F, 1, 0)
     sharp = float(np.percentile(np.abs(gx), 98)) / contrast
     return Segmented(cells, length, contrast, sharp)
 
 
-def _cell(band: np.ndarray, cx: float, cy: float, pitch: float, h: float, paper: float,
-          contrast: float) -> np.ndarray:
+def _cell(ink: np.ndarray, cx: float, cy: float, pitch: float, h: float, level: float
+          ) -> np.ndarray:
     """A CELL_W x CELL_H crop centred on (cx, cy): one pitch wide, 1.3 line heights tall."""
     w_src, h_src = pitch * 1.0, h * 1.3
     sx, sy = w_src / CELL_W, h_src / CELL_H
     m = np.array([[sx, 0, cx - w_src / 2], [0, sy, cy - h_src / 2]], np.float32)
-    crop = cv2.warpAffine(band, m, (CELL_W, CELL_H), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
-                          borderMode=cv2.BORDER_REPLICATE)
-    return np.clip((paper - crop.astype(np.float32)) / contrast, 0.0, 1.0)
+    crop = cv2.warpAffine(ink, m, (CELL_W, CELL_H), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
+                          borderMode=cv2.BORDER_CONSTANT, borderValue=0.0)
+    return np.clip(crop / level, 0.0, 1.0)

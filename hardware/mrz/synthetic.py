@@ -264,6 +264,12 @@ def degrade(frame: np.ndarray, rng: np.random.Generator, strength: float = 1.0) 
         centre = (cx, int(rng.choice([rng.uniform(0, 60), rng.uniform(h - 60, h)])))
         cv2.ellipse(img, centre, (int(rng.uniform(30, 70)), int(rng.uniform(60, 140))),
                     float(rng.uniform(0, 180)), 0, 360, color, -1)
+    if rng.random() < 0.5 * strength:  # uneven light: a shading ramp across the frame
+        angle = rng.uniform(0, 2 * np.pi)
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        ramp = (np.cos(angle) * xx / w + np.sin(angle) * yy / h)
+        ramp = (ramp - ramp.min()) / max(float(ramp.max() - ramp.min()), 1e-6)
+        img *= (1.0 - rng.uniform(0.2, 0.5) * ramp)[..., None]
     if rng.random() < 0.4 * strength:  # low light
         img = img * rng.uniform(0.35, 0.8) + rng.uniform(0, 20)
     sigma = rng.uniform(0, 1.1 * strength)

@@ -69,6 +69,7 @@ class Score:
     six: int = 0
     n_neg: int = 0
     false_reads: int = 0
+    wrong_ids: int = 0  # a valid-looking reading (check digits pass) with wrong fields
     ms: list[float] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
 
@@ -129,8 +130,18 @@ def mrz_lines_from_text(texts):
     for count, length in ((2, 44), (3, 30), (2, 36)):
         fit = [c for c in cand if abs(len(c) - length) <= 2]
         if len(fit) >= count:
-            picked = fit[-count:]
-            return [(c + "<" * length)[:length] for c in picked]
+            picked = [(c + "<" * length)[:length] for c in fit[-count:]]
+            # an upside-down document comes out bottom line first: put the line that
+            # starts like a first MRZ line (document code + issuer) first
+            def head(x):
+                return x[0] in "PIACV" and all(ch.isalpha() or ch == "<" for ch in x[2:5])
+            def digits(x):
+                return any(ch.isdigit() for ch in x)
+            if count == 2 and head(picked[1]) and not head(picked[0]):
+                picked.reverse()
+            elif count == 3 and digits(picked[2]) and not digits(picked[0]):
+                picked.reverse()
+            return picked
     return []
 
 if name == "passporteye":
@@ -216,6 +227,12 @@ def _six(lines: list[str]) -> dict[str, object] | None:
     return {k: parsed[k] for k in SIX}
 
 
+def _valid(lines: list[str]) -> bool:
+    from admission.mrz import parse_mrz
+
+    return bool(parse_mrz(lines, today=TODAY).valid)
+
+
 def score(items: list[Item], engine: Callable[[np.ndarray], tuple[list[str], float]],
           into: Score) -> Score:
     for item in items:
@@ -235,6 +252,7 @@ def score(items: list[Item], engine: Callable[[np.ndarray], tuple[list[str], flo
             truth = _six(item.lines)
             ok = truth is not None and _six(got) == truth
             into.six += ok
+            into.wrong_ids += bool(got) and not ok and _valid(got)
             if not ok:
                 into.failures.append(f"{item.name}: {'|'.join(got) or '-'}")
     return into
@@ -255,12 +273,13 @@ def _pct(a: int, n: int) -> str:
 
 def row(label: str, engine: str, s: Score | None, note: str = "") -> str:
     if s is None:
-        return f"| {label:<28} | {engine:<11} | {note:^70} |"
+        return f"| {label:<28} | {engine:<11} | {note:^79} |"
     p50 = f"{np.percentile(s.ms, 50):7.0f}" if s.ms else "-"
     p95 = f"{np.percentile(s.ms, 95):7.0f}" if s.ms else "-"
     false = f"{s.false_reads}/{s.n_neg}" if s.n_neg else "-"
+    wrong = f"{s.wrong_ids}" if s.n_six else "-"
     return (f"| {label:<28} | {engine:<11} | {_pct(s.exact, s.n_pos):>14} | "
-            f"{_pct(s.six, s.n_six):>14} | "
+            f"{_pct(s.six, s.n_six):>14} | {wrong:>6} | "
             f"{false:>7} | {p50:>7} | {p95:>7} |")
 
 
@@ -304,6 +323,7 @@ def main(argv: list[str] | None = None) -> int:
             engine.close()
 
     head = (f"| {'set':<28} | {'engine':<11} | {'exact lines':>14} | {'all six fields':>14} | "
+            f"{'wrong':>6} | "
             f"{'false':>7} | {'p50 ms':>7} | {'p95 ms':>7} |")
     print(head)
     print("|" + "|".join("-" * (len(c)) for c in head.split("|")[1:-1]) + "|")
