@@ -244,69 +244,80 @@ def search_queries(rng: random.Random, count: int) -> list[str]:
     return queries
 
 
-def run(store: SqlCipherStore, visitors: int, extra_days: int,
-        results: dict[str, dict[str, list[float]]], variant: str, seed: int = 11) -> None:
+Results = dict[str, dict[str, list[float]]]
+
+
+def run(stores: dict[str, SqlCipherStore], visitors: int, extra_days: int, results: Results,
+        seed: int = 11) -> None:
+    """Every sample runs on both variants back to back (order alternating), so drifting
+    load from other processes on the machine hits both sides of the ratio alike."""
     rng = random.Random(seed)
-
-    def sample(name: str) -> list[float]:
-        return results.setdefault(name, {}).setdefault(variant, [])
-
-    conn, lock = store.connection, store.lock
+    turn = [0]
     probe = "SELECT 1 FROM bench_registry WHERE digest = ?"
+
+    def both(name: str, fn: Callable[[SqlCipherStore, str], object]) -> None:
+        turn[0] += 1
+        order = list(stores.items()) if turn[0] % 2 else list(stores.items())[::-1]
+        for variant, store in order:
+            timed(results.setdefault(name, {}).setdefault(variant, []),
+                  lambda s=store, v=variant: fn(s, v))
+
+    def probe_registry(store: SqlCipherStore, digest: bytes) -> None:
+        with store.lock:
+            store.connection.execute(probe, (digest,)).fetchone()
+
     for _ in range(200):  # warm up like a desk that has been open a while
-        store.find_visitor(dni(rng.randint(1, visitors)))
+        ident = dni(rng.randint(1, visitors))
+        for store in stores.values():
+            store.find_visitor(ident)
     for _ in range(2000):
         ident = dni(rng.randint(1, visitors))
-        timed(sample("lookup by identity (find_visitor)"), lambda i=ident: store.find_visitor(i))
+        both("lookup by identity (find_visitor)", lambda s, _v, i=ident: s.find_visitor(i))
     for _ in range(2000):
         digest = registry_digest(dni(rng.randint(1, visitors * 10)))
-
-        def check(d: bytes = digest) -> None:
-            with lock:
-                conn.execute(probe, (d,)).fetchone()
-
-        timed(sample(f"ban register probe ({visitors:,} digests)"), check)
+        both(f"ban register probe ({visitors:,} digests)",
+             lambda s, _v, d=digest: probe_registry(s, d))
     for query in search_queries(random.Random(seed + 1), 100):  # warm the page cache
-        store.search_visitors(query)
+        for store in stores.values():
+            store.search_visitors(query)
     for query in search_queries(rng, 300):
-        timed(sample("name search, accent-insensitive (≤50 hits)"),
-              lambda q=query: store.search_visitors(q))
+        both("name search, accent-insensitive (≤50 hits)",
+             lambda s, _v, q=query: s.search_visitors(q))
     at = END
     for k in range(300):
         at += timedelta(seconds=7)
         i = rng.randint(1, visitors) if k % 3 else visitors + 1 + k  # 1/3 new visitors
-        ident = dni(i)
         day = at.date()
         entry = AdmissionEntry(
-            ident, "Bench Núñez", "Visitante", date(1980, 1, 1), "ESP", "DNI", "CAA0000000",
+            dni(i), "Bench Núñez", "Visitante", date(1980, 1, 1), "ESP", "DNI", "CAA0000000",
             at, "desk-1", "op-1", "ADMIT", (), RegistryCheck("NOT_LISTED", "REPLICA", "v", 60),
             NewCard("STANDARD", 500, day, day))
 
-        def admit(e: AdmissionEntry = entry) -> None:
-            with lock:
-                conn.execute(probe, (registry_digest(e.identity),)).fetchone()
+        def admit(store: SqlCipherStore, variant: str, e: AdmissionEntry = entry) -> None:
+            probe_registry(store, registry_digest(e.identity))
             store.active_bans(e.identity, e.at)
             store.staff_member(e.identity)
             store.find_visitor(e.identity)
             t = time.perf_counter()
             store.record_admission(e)
-            sample("record_admission + card number (1 txn, fsync)").append(
-                time.perf_counter() - t)
+            results.setdefault("record_admission + card number (1 txn, fsync)", {}) \
+                .setdefault(variant, []).append(time.perf_counter() - t)
 
-        timed(sample("admission: checks + record + card number"), admit)
+        both("admission: checks + record + card number", admit)
     first_day = END - timedelta(days=DAYS + extra_days)
     for k in range(1, extra_days + 1):
         cutoff = first_day + timedelta(days=k)
-        timed(sample("purge one expired day (~5N/187 visits)"), lambda c=cutoff: store.purge(c))
-    path = store.path
-    assert path is not None
-    for _ in range(3):
+        both("purge one expired day (~5N/187 visits)", lambda s, _v, c=cutoff: s.purge(c))
+
+    def reopen(store: SqlCipherStore, variant: str) -> None:
+        assert store.path is not None
         if variant == "sqlcipher":
-            timed(sample("open (raw key) + first read"),
-                  lambda: SqlCipherStore.open(path, BENCH_KEY, create=False).close())
+            SqlCipherStore.open(store.path, BENCH_KEY, create=False).close()
         else:
-            timed(sample("open (raw key) + first read"),
-                  lambda: SqlCipherStore.open_plain(path).close())
+            SqlCipherStore.open_plain(store.path).close()
+
+    for _ in range(3):
+        both("open (raw key) + first read", reopen)
 
 
 def pct(values: list[float], q: float) -> float:
@@ -323,7 +334,7 @@ TARGETS = {
 }
 
 
-def table(results: dict[str, dict[str, list[float]]], visitors: int) -> str:
+def table(results: Results, visitors: int) -> str:
     lines = [
         f"Visitor file benchmark: {visitors:,} visitors, {5 * visitors:,} visits, "
         f"{visitors:,}-identity ban register; SQLCipher {sqlcipher_version()}, "
@@ -364,18 +375,16 @@ def main() -> int:
     parser.add_argument("--cache-dir", type=Path, default=Path("/tmp/admission-bench"))
     args = parser.parse_args()
     plain_cache, enc_cache = cached_files(args.cache_dir, args.visitors, args.extra_days)
-    results: dict[str, dict[str, list[float]]] = {}
+    results: Results = {}
     work = args.cache_dir / f"work-{os.getpid()}"
     work.mkdir()
     try:
-        for variant, source in (("sqlcipher", enc_cache), ("plain", plain_cache)):
-            target = work / source.name
-            shutil.copyfile(source, target)
-            opener = (lambda p: SqlCipherStore.open(p, BENCH_KEY, create=False)) \
-                if variant == "sqlcipher" else SqlCipherStore.open_plain
-            with opener(target) as store:
-                run(store, args.visitors, args.extra_days, results, variant)
-            target.unlink()
+        enc_work, plain_work = work / enc_cache.name, work / plain_cache.name
+        shutil.copyfile(enc_cache, enc_work)
+        shutil.copyfile(plain_cache, plain_work)
+        with SqlCipherStore.open(enc_work, BENCH_KEY, create=False) as enc, \
+                SqlCipherStore.open_plain(plain_work) as plain:
+            run({"sqlcipher": enc, "plain": plain}, args.visitors, args.extra_days, results)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     print(table(results, args.visitors))
