@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from datetime import date, datetime
+from datetime import datetime
 from typing import Protocol
 
 from admission.cards import CardCatalogue
@@ -40,7 +40,15 @@ from admission.records import (
 )
 from admission.registry import InterdictionRegistry, RegistryAnswer
 from admission.retention import RETENTION_MONTHS, retention_cutoff
-from admission.verdict import AdmissionFacts, AdmissionPolicy, Outcome, Reason, Verdict, decide
+from admission.verdict import (
+    AdmissionFacts,
+    AdmissionPolicy,
+    DocumentFacts,
+    Outcome,
+    Reason,
+    Verdict,
+    decide,
+)
 
 # Reasons a director may take responsibility for (art. 23.5 exceptional card, staff
 # with the director's leave, a registry that cannot answer when so configured).
@@ -52,17 +60,10 @@ EVALUATION_MAX_AGE_SECONDS = 120  # a verdict older than this is evaluated again
 OFFICIAL = "OFFICIAL"  # verdict recorded for officials on duty (art. 24, R13)
 
 
-class DeskDocument(Protocol):
-    """What the desk needs from an identity document (admission.documents.IdentityDocument)."""
+class DeskDocument(DocumentFacts, Protocol):
+    """What the desk needs from an identity document (admission.documents.IdentityDocument):
+    the facts the rules read, plus what the visitor file records."""
 
-    @property
-    def doc_type(self) -> str: ...
-    @property
-    def valid(self) -> bool: ...
-    @property
-    def birth_date(self) -> date | None: ...
-    @property
-    def expiry_date(self) -> date | None: ...
     @property
     def identity(self) -> IdentityKey: ...
     @property
