@@ -221,7 +221,7 @@ class FakeStore:
             raise InvalidStateError("a ban needs a reason (art. 21.3)", code="REASON_REQUIRED")
         if expires_at is not None and expires_at <= at:
             raise InvalidStateError("a ban must expire after it starts", code="BAD_EXPIRY")
-        ban = Ban(len(self._bans) + 1, identity, reason, decided_by, _utc(at),
+        ban = Ban(max(self._bans, default=0) + 1, identity, reason, decided_by, _utc(at),
                   None if expires_at is None else _utc(expires_at))
         self._bans[ban.ban_id] = ban
         self._audit(decided_by, "BAN_ADD", f"ban:{ban.ban_id}", at,
@@ -331,10 +331,14 @@ class FakeStore:
             del self._visitors[number]
             del self._by_identity[visitor.identity.text]
             visitors += 1
+        ended_bans = [i for i, b in self._bans.items() if not _in_force(b, cut)]
+        for ban_id in ended_bans:
+            del self._bans[ban_id]
         report = PurgeReport(cutoff, len(old), visitors, observations, cards)
         now = self._clock.now() if self._clock else datetime.now(UTC)
         self._audit("retention", "PURGE", "visitor-file", now,
-                    {"cutoff": codec.ts(cutoff), "visits": str(report.visits),
+                    {"cutoff": codec.ts(cutoff), "bans": str(len(ended_bans)),
+                     "visits": str(report.visits),
                      "visitors": str(visitors), "observations": str(observations),
                      "cards": str(cards)})
         return report

@@ -76,10 +76,15 @@ class RetentionMixin(PeopleMixin):
                 "SELECT v.file_number FROM bans AS b JOIN visitors AS v ON v.identity = b.identity "
                 "WHERE b.lifted_at < ? OR b.expires_at < ?", (cut, cut))]
             add(self._erase_orphans(conn, set(files), cut, cut_day))
+            # 5. bans that ended before the cutoff: a dated, reasoned ban (R5) is personal
+            # data too, kept six months after it stops applying, like a visit.
+            bans = conn.execute("DELETE FROM bans WHERE lifted_at < ? OR expires_at < ?",
+                                (cut, cut)).rowcount
             report = PurgeReport(cutoff, counts["visits"], counts["visitors"],
                                  counts["observations"], counts["cards"])
             self._audit(conn, "retention", "PURGE", "visitor-file", self._now(),
-                        {"cutoff": cut, **{k: str(v) for k, v in counts.items()}})
+                        {"cutoff": cut, "bans": str(bans),
+                         **{k: str(v) for k, v in counts.items()}})
         self.checkpoint()
         return report
 

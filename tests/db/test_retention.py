@@ -160,3 +160,16 @@ def test_nothing_older_than_the_cutoff_survives_seven_months(store: SqlCipherSto
     numbers = [r[0] for r in conn.execute("SELECT number FROM cards ORDER BY number")]
     assert numbers == list(range(numbers[0], numbers[0] + len(numbers)))  # contiguous tail
     assert store.verify().ok
+
+
+def test_bans_that_ended_more_than_six_months_ago_are_erased(any_store: Any) -> None:
+    ended, live = dni(1), dni(2)
+    any_store.add_ban(ended, "conducta", "director", T0, T0 + timedelta(days=10))
+    any_store.add_ban(live, "conducta", "director", T0)
+    lifted = any_store.add_ban(dni(3), "conducta", "director", T0)
+    any_store.lift_ban(lifted.ban_id, "revisado", "director", T0 + timedelta(days=1))
+    any_store.purge(T0 + timedelta(days=5))  # the cutoff (now - 6 months) is before the end
+    assert len(any_store.bans(ended)) == 1
+    any_store.purge(T0 + timedelta(days=20))
+    assert list(any_store.bans(ended)) == [] and list(any_store.bans(dni(3))) == []
+    assert len(any_store.bans(live)) == 1
