@@ -185,10 +185,9 @@ class AdmissionDesk:
             )
         final = Verdict(Outcome.ADMIT, verdict.reasons) if overridden else verdict
         recorded = self._store.record_admission(self._entry(evaluation, final, operator, card))
-        if overridden or exceptional:
+        if overridden:  # (the store audits exceptional cards itself, in the same txn)
             self._store.append(
-                authorised_by, "OVERRIDE" if overridden else "EXCEPTIONAL_CARD",
-                f"file:{recorded.file_number}", evaluation.at,
+                authorised_by, "OVERRIDE", f"file:{recorded.file_number}", evaluation.at,
                 {"reasons": ",".join(verdict.codes), "card": str(recorded.card_number or "")},
             )
         issued = None if recorded.card_number is None else self._store.card(recorded.card_number)

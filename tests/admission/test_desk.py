@@ -104,6 +104,8 @@ def test_exceptional_card_needs_a_director_and_is_flagged() -> None:
     result = desk.admit(expired, operator="c", exceptional=True, authorised_by="Director Gil")
     assert result.card is not None and result.card.exceptional
     assert result.card.authorised_by == "Director Gil"
+    audited = [e.action for e in store.audit_entries()]
+    assert audited.count("EXCEPTIONAL_CARD") == 1  # recorded once, with the card
 
 
 def test_officials_on_duty_get_no_card_and_no_charge() -> None:
