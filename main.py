@@ -234,18 +234,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("lines", nargs="+")
     p.add_argument("--today", help="reference date for two-digit years (YYYY-MM-DD)")
 
-    p = sub.add_parser("admit", parents=[common], help="admit a visitor")
-    p.add_argument("--mrz", nargs="+", metavar="LINE")
-    p.add_argument("--manual", action="store_true", help="document without MRZ (art. 23.1)")
-    p.add_argument("--doc-type", default="DRIVING_LICENCE")
-    p.add_argument("--issuer", default="ESP")
-    p.add_argument("--number")
-    p.add_argument("--surname")
-    p.add_argument("--given-names", default="")
-    p.add_argument("--birth-date")
-    p.add_argument("--expiry-date")
-    p.add_argument("--nationality", default="")
-    p.add_argument("--sex", default="X")
+    document = argparse.ArgumentParser(add_help=False)
+    document.add_argument("--mrz", nargs="+", metavar="LINE")
+    document.add_argument("--manual", action="store_true",
+                          help="document without MRZ (art. 23.1)")
+    document.add_argument("--doc-type", default="DRIVING_LICENCE")
+    document.add_argument("--issuer", default="ESP")
+    document.add_argument("--number")
+    document.add_argument("--surname")
+    document.add_argument("--given-names", default="")
+    document.add_argument("--birth-date")
+    document.add_argument("--expiry-date")
+    document.add_argument("--nationality", default="")
+    document.add_argument("--sex", default="X")
+
+    p = sub.add_parser("admit", parents=[common, document], help="admit a visitor")
     p.add_argument("--card-type")
     p.add_argument("--at", help="ISO-8601 instant (default: now)")
     p.add_argument("--operator", default="cli")
@@ -309,6 +312,24 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--admit", action="store_true",
                    help="record admissions (default: show the verdict only)")
     p.add_argument("--operator", default="cli")
+
+    vou = sub.add_parser("voucher", parents=[common],
+                         help="provisional vouchers at a crowded desk (art. 23.4)")
+    vsub = vou.add_subparsers(dest="voucher_command", required=True)
+    p = vsub.add_parser("issue", parents=[common, document])
+    p.add_argument("--card-type")
+    p.add_argument("--operator", default="cli")
+    p.add_argument("--out", type=Path, help="write the voucher PDF here instead of printing")
+    p = vsub.add_parser("exchange", parents=[common, document])
+    p.add_argument("number", type=int)
+    p.add_argument("--operator", default="cli")
+    p.add_argument("--no-pdf", action="store_true")
+    p = vsub.add_parser("cancel", parents=[common])
+    p.add_argument("number", type=int)
+    p.add_argument("--reason", required=True)
+    p = vsub.add_parser("open", parents=[common])
+    p.add_argument("--closing", action="store_true",
+                   help="only those issued before the closing of the current session")
 
     p = sub.add_parser("regulation", parents=[common],
                        help="the text of the regulation for the desk (art. 25.1)")

@@ -250,3 +250,31 @@ def test_scan_replays_a_reader_into_the_admission_flow(tmp_path: Path) -> None:
     assert lines[1]["code"] == "BURST_PARTIAL" and lines[2]["code"] == "BURST_CONTROL_CHARS"
     assert "<b>" not in proc.stdout and "onerror" not in proc.stdout  # nothing echoed back
     assert lines[0]["file_number"] == 1
+
+
+def test_provisional_voucher_then_the_formal_card(tmp_path: Path) -> None:
+    snapshot = tmp_path / "riaj.txt"
+    snapshot.write_text(f"{dni(11111111)}\n")
+    assert cli("registry", "import", str(snapshot), data_dir=tmp_path)[0] == 0
+    code, out = cli("voucher", "issue", "--mrz", *spanish_dni_mrz(55555555), "--card-type",
+                    "WEEK", "--out", str(tmp_path / "v.pdf"), data_dir=tmp_path)
+    assert code == 0 and out["voucher"]["number"] == 1  # type: ignore[index]
+    assert out["voucher"]["document_number"] == dni(55555555)  # type: ignore[index]
+    assert out["voucher"]["price_cents"] == 2000  # type: ignore[index]
+    assert (tmp_path / "v.pdf").read_bytes().startswith(b"%PDF")
+    code, out = cli("voucher", "issue", "--mrz", *spanish_dni_mrz(11111111), data_dir=tmp_path)
+    assert code == 1 and out["reasons"] == ["REGISTRY_LISTED"]  # type: ignore[index]
+    assert out["voucher"] is None  # type: ignore[index]
+
+    code, out = cli("voucher", "open", data_dir=tmp_path)
+    assert [v["number"] for v in out["vouchers"]] == [1]  # type: ignore[index]
+    code, out = cli("voucher", "exchange", "1", "--mrz", *spanish_dni_mrz(66666666),
+                    data_dir=tmp_path)
+    assert code == 3 and out["error"] == "VOUCHER_DOCUMENT_MISMATCH"  # type: ignore[index]
+    code, out = cli("voucher", "exchange", "1", "--mrz", *spanish_dni_mrz(55555555),
+                    "--no-pdf", data_dir=tmp_path)
+    assert code == 0 and out["card_number"] == 1  # type: ignore[index]
+    code, out = cli("voucher", "open", data_dir=tmp_path)
+    assert out["vouchers"] == []  # type: ignore[index]
+    code, out = cli("voucher", "cancel", "1", "--reason", "x", data_dir=tmp_path)
+    assert code == 3 and out["error"] == "VOUCHER_CLOSED"  # type: ignore[index]

@@ -282,6 +282,12 @@ def leaflet_command(args: argparse.Namespace, app: Any) -> Result:
     return (0 if not code else 3), {"printed": not code, "error": code or None, "job_id": job}
 
 
+def voucher_command(args: argparse.Namespace, app: Any) -> Result:
+    from ui.cli import vouchers
+
+    return vouchers.dispatch(args, app)
+
+
 def scan_command(args: argparse.Namespace, app: Any) -> Result:
     """Stream reader events through the scan intake; Ctrl+C stops listening."""
     import json
@@ -375,4 +381,5 @@ HANDLERS: dict[str, Callable[[argparse.Namespace, Any], Result]] = {
     "leaflet": leaflet_command,
     "regulation": regulation_command,
     "scan": scan_command,
+    "voucher": voucher_command,
 }

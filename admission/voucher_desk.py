@@ -1,0 +1,63 @@
+"""Provisional vouchers at a crowded desk (volante provisional, art. 23.4; R11).
+
+The visitor is checked like anyone else (R1: RIAJ, bans, age, staff, hours) before
+a voucher is handed out: a voucher only defers the formal card, never the checks.
+A refusal is recorded as a visit, as at the normal desk. At formalisation the
+deposited document is read again, the admission is recorded with its numbered
+card and the voucher closed against it; the same document must come back.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from admission.desk import AdmissionDesk, AdmissionResult, DeskDocument, Evaluation
+from admission.errors import InvalidStateError, NotFoundError
+from admission.ports import Clock
+from admission.verdict import Outcome
+from admission.vouchers import NewVoucher, Voucher, VoucherBook, VoucherStatus
+
+
+@dataclass(frozen=True, slots=True)
+class VoucherIssue:
+    evaluation: Evaluation
+    voucher: Voucher | None  # None when the visitor was not admitted
+    refusal: AdmissionResult | None = None
+
+
+def issue_voucher(desk: AdmissionDesk, book: VoucherBook, clock: Clock,
+                  document: DeskDocument, *, operator: str,
+                  card_type: str | None = None) -> VoucherIssue:
+    evaluation = desk.evaluate(document)
+    if evaluation.verdict.outcome is not Outcome.ADMIT:
+        refusal = desk.record(evaluation, operator=operator)
+        return VoucherIssue(evaluation, None, refusal)
+    kind = desk.config.catalogue.get(card_type)
+    voucher = book.issue_voucher(NewVoucher(
+        issued_at=clock.now(), desk_id=desk.config.desk_id, operator=operator,
+        holder_name=f"{document.given_names} {document.surname}".strip(),
+        document_type=str(document.doc_type),
+        document_number=document.id_number or document.document_number,
+        card_type=kind.code, price_cents=kind.price_cents))
+    return VoucherIssue(evaluation, voucher)
+
+
+def exchange_voucher(desk: AdmissionDesk, book: VoucherBook, clock: Clock, number: int,
+                     document: DeskDocument, *, operator: str) -> AdmissionResult:
+    """Formalise the card for voucher ``number`` with the deposited ``document``."""
+    voucher = next((v for v in book.open_vouchers() if v.number == number), None)
+    if voucher is None:
+        raise NotFoundError("no open voucher with that number", code="VOUCHER_NOT_OPEN")
+    if (document.id_number or document.document_number) != voucher.document_number:
+        raise InvalidStateError("this is not the deposited document",
+                                code="VOUCHER_DOCUMENT_MISMATCH")
+    result = desk.admit(document, operator=operator, card_type=voucher.card_type)
+    if result.card is None:
+        # The checks changed since the voucher (e.g. listed meanwhile): no card; the
+        # clerk returns the document and the money and cancels the voucher with a reason.
+        return result
+    book.exchange_voucher(number, result.card.number, clock.now())
+    return result
+
+
+__all__ = ["VoucherIssue", "VoucherStatus", "exchange_voucher", "issue_voucher"]
