@@ -35,6 +35,7 @@ from admission.verdict import AdmissionPolicy, Outcome
 
 APP_NAME = "admission-desk"
 DB_FILE = "visitors.db"
+LAST_PURGE = "retention.last_purge"
 SETTINGS_FILE = "settings.json"
 # The demo file holds invented people only; its passphrase is public on purpose so
 # that a newcomer reaches a working app without a keyring. Never used for real data.
@@ -107,6 +108,7 @@ class App:
         from db.print_queue import SqlPrintQueue
 
         report = self.desk.purge()
+        self.store.set_setting(LAST_PURGE, self.clock.now().isoformat())
         # Closed provisional vouchers carry a name and a document number (art. 23.4).
         SqlPrintQueue(self.store).purge_vouchers(report.cutoff)
         if self.cards_dir.is_dir():
@@ -115,6 +117,15 @@ class App:
                 if match is None or self.store.card(int(match.group(1))) is None:
                     pdf.unlink(missing_ok=True)
         return report
+
+    def purge_if_due(self) -> None:
+        """Retention at start-up and daily: any command that opens the file calls this."""
+        from admission.retention import purge_due
+
+        stamp = self.store.get_setting(LAST_PURGE)
+        last = datetime.fromisoformat(stamp) if stamp else None
+        if purge_due(last, self.clock.now()):
+            self.purge()
 
     def close(self) -> None:
         for closer in reversed(self.closers):

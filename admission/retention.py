@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import calendar
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from admission.hours import MADRID
 
@@ -24,3 +24,12 @@ def months_before(at: datetime, months: int) -> datetime:
 def retention_cutoff(now: datetime, months: int = RETENTION_MONTHS) -> datetime:
     """Visits strictly older than this instant are erased."""
     return months_before(now, months)
+
+
+PURGE_EVERY = timedelta(days=1)
+
+
+def purge_due(last: datetime | None, now: datetime) -> bool:
+    """At start-up and daily (art. 20.4): due when never run, a day has passed, or the
+    clock went back (a restored machine) — erasing too often is harmless, too late is not."""
+    return last is None or now < last or now - last >= PURGE_EVERY

@@ -278,3 +278,15 @@ def test_provisional_voucher_then_the_formal_card(tmp_path: Path) -> None:
     assert out["vouchers"] == []  # type: ignore[index]
     code, out = cli("voucher", "cancel", "1", "--reason", "x", data_dir=tmp_path)
     assert code == 3 and out["error"] == "VOUCHER_CLOSED"  # type: ignore[index]
+
+
+def test_retention_runs_at_start_up(tmp_path: Path) -> None:
+    snapshot = tmp_path / "riaj.txt"
+    snapshot.write_text("00000000T\n")
+    cli("registry", "import", str(snapshot), data_dir=tmp_path)
+    code, out = cli("admit", "--mrz", *spanish_dni_mrz(77777777), "--no-pdf",
+                    "--at", "2025-01-10T22:00:00+01:00", data_dir=tmp_path)
+    assert out["file_number"] == 1  # type: ignore[index]
+    # Any later command opens the file on today's date: the old visit is erased first.
+    code, out = cli("visitor", "show", dni(77777777), data_dir=tmp_path)
+    assert code == 1 and out["error"] == "NOT_FOUND"  # type: ignore[index]

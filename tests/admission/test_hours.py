@@ -3,7 +3,7 @@ from datetime import UTC, date, datetime
 import pytest
 
 from admission.hours import SessionState, parse_hours
-from admission.retention import months_before, retention_cutoff
+from admission.retention import months_before, purge_due, retention_cutoff
 
 HOURS = parse_hours({"mon": "closed", "tue": "20:00-04:00", "sat": "20:00-05:00",
                      "fri": "20:00-05:00", "sun": "18:00-23:00", "holiday": "12:00-02:00"},
@@ -51,3 +51,11 @@ def test_six_months_are_calendar_months_in_madrid() -> None:
     # the Madrid wall-clock time is kept across the DST change
     cutoff = retention_cutoff(datetime(2026, 11, 29, 12, tzinfo=UTC))
     assert cutoff == madrid(2026, 5, 29, 13, 0)
+
+
+def test_purge_is_due_at_start_up_daily_and_after_the_clock_goes_back() -> None:
+    now = datetime(2026, 11, 29, 12, tzinfo=UTC)
+    assert purge_due(None, now)
+    assert not purge_due(now.replace(hour=1), now)
+    assert purge_due(datetime(2026, 11, 28, 12, tzinfo=UTC), now)
+    assert purge_due(datetime(2026, 11, 30, 12, tzinfo=UTC), now)

@@ -57,6 +57,8 @@ def dispatch(args: argparse.Namespace, build_app: AppFactory) -> Result:
     demo = command == "demo" or bool(getattr(args, "demo", False))
     app = build_app(data_dir_of(args), clock=clock, demo=demo)
     try:
+        if command != "purge":
+            app.purge_if_due()
         handler = HANDLERS[command]
         return handler(args, app)
     finally:
@@ -321,6 +323,7 @@ def scan_command(args: argparse.Namespace, app: Any) -> Result:
             else:
                 line = _intake_json(intake.handle(event), app, args)
             print(json.dumps(line, ensure_ascii=False), flush=True)
+            app.purge_if_due()  # a reader left listening overnight still purges daily
     except KeyboardInterrupt:
         stop.set()
     return 0, None
