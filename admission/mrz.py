@@ -56,6 +56,7 @@ MAX_LINE_CHARS = 60
 RESIDENCE_CODES = frozenset({"IR", "AR", "CR", "C1"})
 # OCR engines print filler runs as guillemets; full-width forms fold under NFKC.
 _OCR_FILLERS = str.maketrans({"«": "<<", "‹": "<"})
+_JOINED = {90: 30, 72: 36, 88: 44}  # 3x30 (TD1), 2x36 (TD2, MRV-B), 2x44 (TD3, MRV-A)
 
 
 @dataclass(frozen=True)
@@ -145,6 +146,11 @@ def _normalise(raw: Sequence[str] | str) -> tuple[list[str], str | None]:
     lines = [line for line in lines if line]
     if not lines:
         return [], "MRZ_EMPTY"
+    if len(lines) == 1 and len(lines[0]) in _JOINED:
+        # A whole zone on one line (a reader without line terminators, or the lines
+        # pasted with spaces between them): the total length fixes the layout.
+        width = _JOINED[len(lines[0])]
+        lines = [lines[0][i:i + width] for i in range(0, len(lines[0]), width)]
     if len(lines) > MAX_LINES:
         return [], "MRZ_TOO_MANY_LINES"
     if any(len(line) > MAX_LINE_CHARS for line in lines):

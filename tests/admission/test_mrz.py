@@ -273,3 +273,14 @@ def test_idfra_zone_in_icao_td2_layout_falls_back() -> None:
     lines = build_td2(document_code="ID", issuer="FRA", nationality="FRA")
     r = parse_mrz(lines, today=TODAY)
     assert r.valid and r.format is MrzFormat.TD2 and r.document_number == "D23145890"
+
+
+def test_a_whole_zone_on_one_line_is_split_by_its_length() -> None:
+    from admission.mrz_build import build_td1, build_td3
+
+    today = date(2010, 1, 1)
+    for lines in (build_td3(), build_td1()):
+        joined = parse_mrz(" ".join(lines), today=today)
+        assert joined.valid and joined.lines == tuple(lines)
+        assert parse_mrz("".join(lines), today=today).lines == tuple(lines)
+    assert "MRZ_LINE_TOO_LONG" in parse_mrz("A" * 61, today=today).errors
