@@ -67,7 +67,8 @@ def _classes(length: int, runs: list[tuple[int, int, frozenset[str]]]
 
 
 def _names_line(length: int) -> tuple[frozenset[str], ...]:
-    return _classes(length, [(0, 1, LETTERS), (2, 5, LETTERS), (5, length, LETTERS)])
+    # document code (P<, PO, ID, V<...), issuer and names: letters and fillers only
+    return _classes(length, [(0, length, LETTERS)])
 
 
 def _td3(visa: bool) -> Layout:

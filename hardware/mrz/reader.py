@@ -24,7 +24,7 @@ from hardware.mrz.segment import segment
 NO_MRZ = "NO_MRZ"  # nothing that looks like an MRZ in the frame
 MRZ_UNREADABLE = "MRZ_UNREADABLE"  # MRZ-like text found but not read with confidence
 
-NAME_MIN_PROB = 0.5  # a name character below this is too doubtful to register
+NAME_MIN_PROB = 0.65  # a name character below this is too doubtful to register
 PRINTED_MIN_PROB = 0.85  # every character, when the check digits fail as printed
 WORK_SIZES = (640, 1280)  # coarse pass for large print, fine pass for small print
 FINE_PASS_MIN_SIDE = 600  # below this the fine pass would only upscale
@@ -92,11 +92,24 @@ def _printed_structure(dec: Decoded) -> bool:
     return lines[0][0].isalpha()
 
 
+def _names_well_formed(dec: Decoded) -> bool:
+    """ICAO names: SURNAME<<GIVEN<NAMES<<<...: once a second '<<' appears, only fillers
+    may follow (a stray letter among the fillers is a misread, not a name)."""
+    if dec.layout.name == "FRA":
+        return True
+    text = dec.lines[2] if dec.layout.name == "TD1" else dec.lines[0][5:]
+    first = text.find("<<")
+    if first < 0:
+        return True  # the name fills the field (truncated)
+    second = text.find("<<", first + 2)
+    return second < 0 or set(text[second:]) <= {"<"}
+
+
 def _acceptable(dec: Decoded) -> bool:
     names = _name_positions(dec)
     name_min = float(min(dec.char_prob[p] for p in names))
     if not dec.failed:
-        return name_min >= NAME_MIN_PROB
+        return name_min >= NAME_MIN_PROB and _names_well_formed(dec)
     # check digits fail: report the characters as printed, only for a crisp, well-formed zone
     return dec.raw_min_prob >= PRINTED_MIN_PROB and _printed_structure(dec)
 

@@ -139,7 +139,9 @@ def _line_blobs(strip_bin: np.ndarray, char_h: float
     keep = []
     for i in range(1, n):
         _x, _y, w, h, area = stats[i]
-        if not 0.3 * char_h <= h <= 1.6 * char_h or w > 2.5 * char_h or area < 0.02 * char_h**2:
+        if not 0.3 * char_h <= h <= 1.6 * char_h or area < 0.02 * char_h**2:
+            continue
+        if w > 2.5 * char_h and h > 1.25 * char_h:  # wide and tall: not a run of glyphs
             continue
         keep.append(i)
     if not keep:
@@ -159,13 +161,14 @@ def _trim_outliers(xs: np.ndarray, ws: np.ndarray, ys: np.ndarray, char_h: float
     gaps = np.diff(xs)
     typical = float(np.median(gaps))
     big = np.where(gaps > max(2.6 * typical, 2.2 * char_h))[0]
-    if len(big):
-        # keep the longest run between big gaps
-        cuts = [-1, *big.tolist(), len(xs) - 1]
-        spans = [(cuts[i] + 1, cuts[i + 1]) for i in range(len(cuts) - 1)]
-        a, b = max(spans, key=lambda s: s[1] - s[0])
-        return xs[a:b + 1], ws[a:b + 1], ys[a:b + 1]
-    return xs, ws, ys
+    a, b = 0, len(xs)
+    for gap_at in big.tolist():  # a small group cut off at either end is not MRZ text
+        if gap_at + 1 - a <= 3:
+            a = gap_at + 1
+    for gap_at in reversed(big.tolist()):
+        if b - (gap_at + 1) <= 3 and gap_at + 1 > a:
+            b = gap_at + 1
+    return xs[a:b], ws[a:b], ys[a:b]
 
 
 def segment(band: np.ndarray, line_count: int, char_h: float = 28.0) -> Segmented | None:
@@ -194,7 +197,12 @@ def segment(band: np.ndarray, line_count: int, char_h: float = 28.0) -> Segmente
         h = bottom - top
         pad = int(h * 0.35) + 2
         a, b = max(0, top - pad), min(band.shape[0], bottom + pad)
-        xs, ws, ys, hs = _line_blobs(binary[a:b], float(h))
+        strip = ink[a:b]
+        level, strip_bin = cv2.threshold(strip, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+        if level < 8:
+            strip_bin = binary[a:b]
+        strip_bin = cv2.subtract(strip_bin, rules[a:b])
+        xs, ws, ys, hs = _line_blobs(strip_bin, float(h))
         if len(hs) >= 8:  # the row run may include a border or a picture edge
             # capital height: the tall blobs ('<' is shorter, and may be most of a line)
             h = float(np.median(hs[hs >= 0.8 * np.percentile(hs, 95)]))
@@ -203,7 +211,7 @@ def segment(band: np.ndarray, line_count: int, char_h: float = 28.0) -> Segmente
         xs, ws, ys = _trim_outliers(xs, ws, ys, float(h))
         yfit = np.polyfit(xs, ys + a, 1) if len(xs) >= 5 else None
         centres = _clean_blobs(xs, ws)
-        strokes = ink[a:b][binary[a:b] > 0]
+        strokes = strip[strip_bin > 0]
         level = float(np.percentile(strokes, 90)) if strokes.size else 1.0
         lines_blobs.append((centres, float(h), yfit, max(level, 8.0)))
     grids = []
