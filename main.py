@@ -289,6 +289,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = vsub.add_parser("show", parents=[common])
     p.add_argument("id", help="file number, identity number or KIND:COUNTRY:NUMBER")
     p.add_argument("--actor", default="cli")
+    p = vsub.add_parser("search", parents=[common],
+                        help="accent-insensitive name search (recorded in the audit trail)")
+    p.add_argument("text")
+    p.add_argument("--limit", type=int, default=50)
+    p.add_argument("--actor", default="cli")
 
     p = sub.add_parser("read-document", parents=[common], help="read the MRZ of images")
     p.add_argument("--json", action="store_true", default=True)

@@ -110,8 +110,21 @@ def test_admission_cycle_on_the_encrypted_file(tmp_path: Path) -> None:
     assert out["surname"] == "GARCIA LOPEZ" and len(out["visits"]) == 1
     assert out["cards"][0]["number"] == 1
 
+    code, out = cli("visitor", "search", "garcía", data_dir=tmp_path)
+    assert sorted(v["file_number"] for v in out["visitors"]) == [1, 2, 3]  # type: ignore[index]
+    code, out = cli("visitor", "search", "munoz pena", data_dir=tmp_path)
+    assert [v["surname"] for v in out["visitors"]] == ["MUÑOZ PEÑA"]  # type: ignore[index]
+
     code, out = cli("audit", "verify", data_dir=tmp_path)
     assert code == 0 and out["ok"] is True  # type: ignore[index]
+    from db.keys import DbKey
+    from db.store import SqlCipherStore
+
+    with SqlCipherStore.open(tmp_path / "visitors.db", DbKey.from_text(KEY)) as store:
+        actions = [e.action for e in store.audit_entries()]
+        raw_details = repr([e.details for e in store.audit_entries()])
+    assert actions.count("VISITOR_QUERY") == 1 and actions.count("VISITOR_SEARCH") == 2
+    assert "garc" not in raw_details.lower() and "munoz" not in raw_details.lower()
 
     # Seven months later everything of that night is gone, PDFs included.
     code, out = cli("purge", "--at", "2027-06-30T12:00:00+02:00", data_dir=tmp_path)

@@ -180,6 +180,8 @@ def identity_from_text(text: str) -> IdentityKey | int:
 
 
 def visitor_command(args: argparse.Namespace, app: Any) -> Result:
+    if args.visitor_command == "search":
+        return visitor_search(args, app)
     try:
         target = identity_from_text(args.id)
     except ValueError:
@@ -207,6 +209,19 @@ def visitor_command(args: argparse.Namespace, app: Any) -> Result:
         "observations": [_jsonable(asdict(o)) for o in store.observations(visitor.file_number)],
         "bans": [_jsonable(asdict(b)) for b in store.active_bans(visitor.identity, now)],
     }
+
+
+def visitor_search(args: argparse.Namespace, app: Any) -> Result:
+    text = " ".join(args.text.split())
+    if not 2 <= len(text) <= 100 or not 1 <= args.limit <= 500:
+        return 2, {"error": "BAD_QUERY", "message": "2-100 characters, limit 1-500"}
+    found = app.store.search_visitors(text, args.limit)
+    # The query itself may be a name: the trail keeps a keyed hash of it, not the text.
+    app.store.append(args.actor, "VISITOR_SEARCH", f"results:{len(found)}", app.clock.now(),
+                     {"query": app.store.keyed_hash(text.lower())})
+    return 0, {"visitors": [{"file_number": v.file_number, "identity": v.identity.text,
+                             "surname": v.surname, "given_names": v.given_names,
+                             "last_seen": v.last_seen.isoformat()} for v in found]}
 
 
 def _visit_json(v: Any) -> dict[str, Any]:
