@@ -69,15 +69,17 @@ def _skew_angle(blackhat: np.ndarray) -> list[float]:
     pts, size = cents[1:][ok].astype(np.float32), size[ok]
     if len(pts) < 10:
         return [0.0]
-    if len(pts) > 2500:
-        keep = np.argsort(-size)[:2500]
+    if len(pts) > 900:  # a page of text: its biggest blobs tell the direction as well
+        keep = np.argsort(-size)[:900]
         pts, size = pts[keep], size[keep]
     d = pts[:, None, :] - pts[None, :, :]
     dist = np.hypot(d[..., 0], d[..., 1])
     ratio = size[:, None] / size[None, :]
     dist[(ratio < 0.5) | (ratio > 2.0) | (dist < 3.5)] = np.inf
     np.fill_diagonal(dist, np.inf)
-    two = np.argsort(dist, axis=1)[:, :2]
+    two = np.argpartition(dist, 1, axis=1)[:, :2]
+    swap = dist[np.arange(len(pts)), two[:, 0]] > dist[np.arange(len(pts)), two[:, 1]]
+    two[swap] = two[swap][:, ::-1]
     rows = np.arange(len(pts))
     d1, d2 = dist[rows, two[:, 0]], dist[rows, two[:, 1]]
     v1, v2 = pts[two[:, 0]] - pts, pts[two[:, 1]] - pts
@@ -91,7 +93,10 @@ def _skew_angle(blackhat: np.ndarray) -> list[float]:
     hist, _ = np.histogram(ang, bins=90, range=(0, 90))
     hist = np.convolve(np.concatenate([hist[-2:], hist, hist[:2]]), np.ones(5), "valid")
     out: list[float] = []
+    top = float(hist.max())
     for b in np.argsort(hist)[::-1][:12]:
+        if hist[b] < 0.35 * top:  # a weak second direction is not worth a pass
+            break
         a = float(b) + 0.5
         a = a - 90 if a > 45 else a
         if all(min(abs(a - o), 90 - abs(a - o)) > 6 for o in out):
@@ -143,7 +148,7 @@ def _text_lines(closed: np.ndarray, text: np.ndarray) -> list[_Line]:
             sel = (across - lo >= ra) & (across - lo < rb)
             if thick < 2.5 or sel.sum() < 40:
                 continue
-            u0, u1 = np.percentile(along[sel], [0.5, 99.5])
+            u0, u1 = float(along[sel].min()), float(along[sel].max())
             length = float(u1 - u0)
             if length < 40 or length < 8 * thick:
                 continue
@@ -162,9 +167,15 @@ def _group_bands(lines: list[_Line]) -> list[tuple[list[_Line], float]]:
         offsets = [0.0]
         for cand in lines[i + 1:]:
             along, across = first.project(cand.cx, cand.cy)
-            if abs(cand.angle - first.angle) > 0.06 or abs(along) > 0.12 * first.length:
+            if abs(cand.angle - first.angle) > 0.06:
                 continue
-            if abs(cand.length - first.length) > 0.2 * first.length:
+            longest = max(first.length, cand.length)
+            same = abs(along) < 0.12 * longest and abs(cand.length - first.length) < 0.2 * longest
+            # a line whose faint fillers were lost is shorter but flush with one end
+            left = abs((along - cand.length / 2) + first.length / 2) < 0.06 * longest
+            right = abs((along + cand.length / 2) - first.length / 2) < 0.06 * longest
+            if not same and not (min(cand.length, first.length) > 0.35 * longest
+                                 and (left or right)):
                 continue
             gap = across - offsets[-1]
             t = max(chain[-1].thickness, cand.thickness)
@@ -182,20 +193,22 @@ def _group_bands(lines: list[_Line]) -> list[tuple[list[_Line], float]]:
 
 
 def _band_quad(chain: list[_Line]) -> np.ndarray:
+    """The band's corners (tl, tr, br, bl), in the frame of its first line."""
     first = chain[0]
-    angle = float(np.mean([c.angle for c in chain]))
+    angle = float(np.mean([ln.angle for ln in chain]))
     c, s = np.cos(angle), np.sin(angle)
     t = float(np.median([ln.thickness for ln in chain]))
-    half = max(ln.length for ln in chain) / 2 + 0.8 * t
-    mid_x = float(np.mean([ln.cx for ln in chain]))
-    mid_y = float(np.mean([ln.cy for ln in chain]))
-    _, top = first.project(chain[0].cx, chain[0].cy)
-    _, bottom = first.project(chain[-1].cx, chain[-1].cy)
-    _, mid = first.project(mid_x, mid_y)
-    top = top - mid - chain[0].thickness / 2 - 0.6 * t
-    bottom = bottom - mid + chain[-1].thickness / 2 + 0.6 * t
-    corners = [(-half, top), (half, top), (half, bottom), (-half, bottom)]
-    return np.array([[mid_x + u * c - v * s, mid_y + u * s + v * c] for u, v in corners],
+    spans = []
+    for ln in chain:
+        along = (ln.cx - first.cx) * c + (ln.cy - first.cy) * s
+        spans.append((along - ln.length / 2, along + ln.length / 2))
+    u0 = min(a for a, _ in spans) - 0.8 * t
+    u1 = max(b for _, b in spans) + 0.8 * t
+    last = -(chain[-1].cx - first.cx) * s + (chain[-1].cy - first.cy) * c
+    v0 = -chain[0].thickness / 2 - 0.6 * t
+    v1 = last + chain[-1].thickness / 2 + 0.6 * t
+    corners = [(u0, v0), (u1, v0), (u1, v1), (u0, v1)]
+    return np.array([[first.cx + u * c - v * s, first.cy + u * s + v * c] for u, v in corners],
                     np.float32)
 
 
@@ -220,7 +233,7 @@ def find_bands(grey: np.ndarray, max_bands: int = 4, work_size: int = WORK_SIZE)
                        interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
     sq = cv2.getStructuringElement(cv2.MORPH_RECT, (9, 9))
     blackhat = cv2.morphologyEx(small, cv2.MORPH_BLACKHAT, sq)
-    bands: list[Band] = []
+    found: list[tuple[float, int, np.ndarray, float]] = []
     sh, sw = small.shape[:2]
     centre = (sw / 2.0, sh / 2.0)
     for angle in _skew_angle(blackhat):
@@ -245,14 +258,13 @@ def find_bands(grey: np.ndarray, max_bands: int = 4, work_size: int = WORK_SIZE)
                     quad = quad[:, ::-1][[1, 0, 3, 2]]
                 pts = cv2.transform(quad[None], inv)[0] / scale
                 line_px = float(np.median([c.thickness for c in chain])) / scale
-                image = _warp_band(grey, pts, len(chain), line_px)
-                bands.append(Band(image, len(chain), score, pts))
-    bands.sort(key=lambda b: -b.score)
+                found.append((score, len(chain), pts, line_px))
+    found.sort(key=lambda f: -f[0])
     unique: list[Band] = []
-    for band in bands:
-        c = band.quad.mean(0)
+    for score, count, pts, line_px in found:  # warp only the few best, distinct candidates
+        c = pts.mean(0)
         if all(np.linalg.norm(c - u.quad.mean(0)) > 10 for u in unique):
-            unique.append(band)
+            unique.append(Band(_warp_band(grey, pts, count, line_px), count, score, pts))
         if len(unique) == max_bands:
             break
     return unique

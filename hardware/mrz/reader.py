@@ -25,7 +25,7 @@ NO_MRZ = "NO_MRZ"  # nothing that looks like an MRZ in the frame
 MRZ_UNREADABLE = "MRZ_UNREADABLE"  # MRZ-like text found but not read with confidence
 
 NAME_MIN_PROB = 0.65  # a name character below this is too doubtful to register
-PRINTED_MIN_PROB = 0.85  # every character, when the check digits fail as printed
+PRINTED_MIN_PROB = 0.7  # every character, when the check digits fail as printed
 WORK_SIZES = (640, 1280)  # coarse pass for large print, fine pass for small print
 FINE_PASS_MIN_SIDE = 600  # below this the fine pass would only upscale
 
@@ -139,12 +139,19 @@ class MrzReader:
         seen = 0
         big = max(grey.shape) >= FINE_PASS_MIN_SIDE
         sizes = [s for s in WORK_SIZES if s == WORK_SIZES[0] or big]
+        segmented = 0
         for size in sizes:
+            if segmented >= 2:
+                # the coarse pass already cut several MRZ-like bands into cells (a page of
+                # text): bands are warped from the full-resolution frame, so the fine pass
+                # would mostly find the same ones again
+                break
             for band in find_bands(grey, self._max_bands, work_size=size):
                 seen += 1
                 got = self._read_band(band)
                 if got is None:
                     continue
+                segmented += 1
                 dec, sharp = got
                 if best is None or _rank(dec) > _rank(best[0]):
                     best = (dec, band, sharp)

@@ -7,6 +7,7 @@ or broken characters and faint fillers do not shift the cells that follow.
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass
 
 import cv2
@@ -108,12 +109,15 @@ def _grid(xs: np.ndarray, char_h: float, length_options: tuple[int, ...]
     pitch = float(np.median(gaps))
     if not 0.55 * char_h < pitch < 1.6 * char_h:
         return None
-    idx = [0]
-    for k, gap in enumerate(gaps):
-        window = gaps[max(0, k - 6):k + 7]
-        local = window[(window > 0.6 * pitch) & (window < 1.4 * pitch)]
-        p_local = float(np.median(local)) if len(local) else pitch
-        idx.append(idx[-1] + max(1, int(gap / p_local + 0.5)))
+    regular = np.where((gaps > 0.6 * pitch) & (gaps < 1.4 * pitch), gaps, np.nan)
+    windows = np.lib.stride_tricks.sliding_window_view(
+        np.pad(regular, 6, constant_values=np.nan), 13)
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN windows
+        local = np.nanmedian(windows, axis=1)
+    local = np.where(np.isnan(local), pitch, local)
+    steps = np.maximum(1, (gaps / local + 0.5).astype(int))
+    idx = [0, *np.cumsum(steps).tolist()]
     total = idx[-1] + 1
     if total not in length_options:
         return None
