@@ -26,7 +26,11 @@ from db import codec
 from db.connection import DB_ERRORS
 from db.people import PeopleMixin
 
-BATCH = 5000
+# Visits erased per transaction. Measured on the 1,000,000-visitor file: a day of
+# ~26,700 visits took 1.8-2.4 s in batches of 5,000 (six commits, pages re-encrypted
+# each time) and 1.5-1.9 s in batches of 20,000; one batch holds the writer ~0.5 s,
+# acceptable because the purge runs at start-up and once a day, not in the queue.
+BATCH = 20000
 _IDS = "(SELECT value FROM json_each(?))"
 
 
