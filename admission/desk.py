@@ -38,7 +38,7 @@ from admission.records import (
     StaffRole,
     Visitor,
 )
-from admission.registry import InterdictionRegistry, RegistryAnswer
+from admission.registry import InterdictionRegistry, PersonDetails, RegistryAnswer
 from admission.retention import RETENTION_MONTHS, retention_cutoff
 from admission.verdict import (
     AdmissionFacts,
@@ -131,7 +131,9 @@ class AdmissionDesk:
     def evaluate(self, document: DeskDocument, *, exceptional: bool = False) -> Evaluation:
         at = self._clock.now()
         identity = document.identity
-        registry = self._registry.check(identity)  # every visitor, every time (R1)
+        person = PersonDetails(document.given_names, document.surname, document.birth_date,
+                               support_number=_support_number(document))
+        registry = self._registry.check(identity, person)  # every visitor, every time (R1)
         bans = tuple(self._store.active_bans(identity, at))
         staff = self._store.staff_member(identity)
         facts = AdmissionFacts(
@@ -264,6 +266,14 @@ class AdmissionDesk:
             registry=evaluation.registry.as_check(),
             card=card,
         )
+
+
+def _support_number(document: DeskDocument) -> str:
+    """A Spanish DNI card's support number: its document number when the DNI itself
+    travels in the optional data (DNI 3.0/4.0)."""
+    if document.id_number and document.id_number != document.document_number:
+        return document.document_number
+    return ""
 
 
 def _reason(text: str) -> str:

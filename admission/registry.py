@@ -7,7 +7,7 @@ encrypted store, online SOAP client) implement :class:`InterdictionRegistry`.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
 from enum import StrEnum
 from typing import Protocol
 
@@ -45,5 +45,22 @@ class RegistryAnswer:
         return RegistryCheck(self.status.value, self.source.value, self.version, self.age_seconds)
 
 
+@dataclass(frozen=True, slots=True)
+class PersonDetails:
+    """What an online register may verify besides the number (the RGIAJ service takes
+    nombre, apellido1, apellido2, fechaNacimiento and numSoporte): it helps a match where
+    the number alone failed, e.g. typed foreign numbers. Adapters that cannot use it
+    (the replica) ignore it."""
+
+    given_names: str = ""
+    surname: str = ""
+    birth_date: date | None = None
+    support_number: str = ""  # the DNI card's support number (número de soporte)
+
+    def __repr__(self) -> str:  # never a name in a log or traceback
+        return "PersonDetails(...)"
+
+
 class InterdictionRegistry(Protocol):
-    def check(self, identity: IdentityKey) -> RegistryAnswer: ...
+    def check(self, identity: IdentityKey, person: PersonDetails | None = None) -> (
+        RegistryAnswer): ...

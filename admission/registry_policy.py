@@ -26,6 +26,7 @@ from admission.identity import IdentityKey
 from admission.ports import Clock
 from admission.registry import (
     InterdictionRegistry,
+    PersonDetails,
     RegistryAnswer,
     RegistrySource,
     RegistryStatus,
@@ -58,10 +59,11 @@ class RegistryPolicy:
         self._replica = replica
         self._settings = settings or RegistryPolicySettings()
 
-    def check(self, identity: IdentityKey) -> RegistryAnswer:
+    def check(self, identity: IdentityKey, person: PersonDetails | None = None) -> (
+            RegistryAnswer):
         fallback_error = ""
         if self._online is not None:
-            online = self._guard(self._online, identity, RegistrySource.ONLINE)
+            online = self._guard(self._online, identity, RegistrySource.ONLINE, person)
             if online.status is not RegistryStatus.UNVERIFIABLE:
                 return online
             if online.error in PERSON_LEVEL_ERRORS:
@@ -99,11 +101,12 @@ class RegistryPolicy:
 
     @staticmethod
     def _guard(
-        registry: InterdictionRegistry, identity: IdentityKey, source: RegistrySource
+        registry: InterdictionRegistry, identity: IdentityKey, source: RegistrySource,
+        person: PersonDetails | None = None,
     ) -> RegistryAnswer:
         """An adapter that raises must not turn into an ADMIT: it becomes UNVERIFIABLE."""
         try:
-            answer = registry.check(identity)
+            answer = registry.check(identity, person)
         except Exception as exc:  # fail closed on any adapter bug
             code = getattr(exc, "code", "") or "REGISTRY_ADAPTER_ERROR"
             return RegistryAnswer(RegistryStatus.UNVERIFIABLE, source, error=str(code))

@@ -30,7 +30,13 @@ from pathlib import Path
 
 from admission.identity import IdentityKey
 from admission.ports import Clock
-from admission.registry import CASINO_SCOPE, RegistryAnswer, RegistrySource, RegistryStatus
+from admission.registry import (
+    CASINO_SCOPE,
+    PersonDetails,
+    RegistryAnswer,
+    RegistrySource,
+    RegistryStatus,
+)
 from admission.registry_snapshot import (
     FeedAction,
     FeedPage,
@@ -134,7 +140,9 @@ class ReplicaRegistry:
 
     # --- checks --------------------------------------------------------------------------
 
-    def check(self, identity: IdentityKey) -> RegistryAnswer:
+    def check(self, identity: IdentityKey, person: PersonDetails | None = None) -> (
+            RegistryAnswer):
+        del person  # the replica holds numbers only
         with self._lock:
             try:
                 active = self._current()

@@ -13,7 +13,7 @@ from admission.documents import IdentityDocument, document_from_mrz
 from admission.identity import IdentityKey
 from admission.mrz import parse_mrz
 from admission.mrz_build import build_td1, build_td3
-from admission.registry import RegistryAnswer, RegistrySource, RegistryStatus
+from admission.registry import PersonDetails, RegistryAnswer, RegistrySource, RegistryStatus
 from admission.spanish_ids import dni_check_letter
 from admission.verdict import AdmissionPolicy
 
@@ -55,9 +55,12 @@ class ScriptedRegistry:
     listed: set[str] = field(default_factory=set)
     down: bool = False
     asked: list[IdentityKey] = field(default_factory=list)
+    people: list[PersonDetails | None] = field(default_factory=list)
 
-    def check(self, identity: IdentityKey) -> RegistryAnswer:
+    def check(self, identity: IdentityKey, person: PersonDetails | None = None) -> (
+            RegistryAnswer):
         self.asked.append(identity)
+        self.people.append(person)
         if self.down:
             return RegistryAnswer(RegistryStatus.UNVERIFIABLE, RegistrySource.NONE,
                                   error="REGISTRY_TIMEOUT")

@@ -14,7 +14,7 @@ from datetime import datetime
 
 from admission.identity import IdentityKey
 from admission.ports import Clock
-from admission.registry import RegistryAnswer, RegistrySource, RegistryStatus
+from admission.registry import PersonDetails, RegistryAnswer, RegistrySource, RegistryStatus
 from admission.registry_snapshot import FeedAction, FeedEntry, FeedPage, clean_number
 from hardware.registry.soap_messages import RegistryClientError
 
@@ -29,6 +29,7 @@ class FakeRegistry:
         self.script: deque[Outcome] = deque(script)
         self.changes: list[FeedEntry] = []
         self.asked: list[IdentityKey] = []
+        self.people: list[PersonDetails | None] = []  # what the desk sent besides numbers
         self.feed_requests: list[datetime | None] = []
         self._transaction = 0
 
@@ -49,8 +50,10 @@ class FakeRegistry:
 
     # --- the port and the feed source -----------------------------------------------------
 
-    def check(self, identity: IdentityKey) -> RegistryAnswer:
+    def check(self, identity: IdentityKey, person: PersonDetails | None = None) -> (
+            RegistryAnswer):
         self.asked.append(identity)
+        self.people.append(person)
         self._transaction += 1
         now = self._clock.now()
         version = f"FAKE-{self._transaction}"

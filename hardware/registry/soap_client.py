@@ -34,7 +34,7 @@ from urllib.parse import urlsplit
 from admission.errors import ConfigError
 from admission.identity import IdentityKey
 from admission.ports import Clock
-from admission.registry import RegistryAnswer, RegistrySource, RegistryStatus
+from admission.registry import PersonDetails, RegistryAnswer, RegistrySource, RegistryStatus
 from admission.registry_snapshot import FeedEntry, FeedPage, clean_number, validate_feed
 from hardware.registry.soap_messages import (
     MAX_PERSONS,
@@ -133,9 +133,10 @@ class RgiajSoapClient:
 
     # --- the port ---------------------------------------------------------------------
 
-    def check(self, identity: IdentityKey) -> RegistryAnswer:
+    def check(self, identity: IdentityKey, person: PersonDetails | None = None) -> (
+            RegistryAnswer):
         try:
-            results, transaction = self._verify_batch([PersonQuery(identity.number)])
+            results, transaction = self._verify_batch([person_query(identity, person)])
         except RegistryClientError as exc:
             return RegistryAnswer(RegistryStatus.UNVERIFIABLE, RegistrySource.ONLINE,
                                   error=exc.code)
@@ -290,3 +291,14 @@ def client_from_settings(
     if credentials is None:
         credentials = credentials_from_keyring()
     return RgiajSoapClient(config, clock or SystemClock(), credentials)
+
+
+def person_query(identity: IdentityKey, person: PersonDetails | None) -> PersonQuery:
+    """The RGIAJ person element. Two surname words are apellido1 and apellido2; any other
+    surname goes whole into apellido1 (compound surnames cannot be split reliably)."""
+    if person is None:
+        return PersonQuery(identity.number)
+    words = person.surname.split()
+    first, second = (words[0], words[1]) if len(words) == 2 else (" ".join(words), "")
+    return PersonQuery(identity.number, person.given_names, first, second,
+                       person.birth_date, person.support_number)

@@ -159,3 +159,15 @@ def test_recording_an_evaluation_reuses_its_registry_check_while_fresh() -> None
         desk.record(stale, operator="c")
     assert err.value.code == "EVALUATION_STALE"
     assert store.find_visitor(dni_document(3).identity) is None  # nothing recorded
+
+
+def test_the_registry_is_asked_with_the_person_details_of_the_document() -> None:
+    store = FakeStore()
+    desk, _, registry = make_desk(store)
+    desk.evaluate(dni_document(2, surname="GARCÍA LÓPEZ", given_names="ANA"))
+    person = registry.people[-1]
+    assert person is not None
+    assert (person.surname, person.given_names) == ("GARCIA LOPEZ", "ANA")
+    assert person.birth_date == date(1980, 5, 17) and person.support_number == "BAA000589"
+    desk.evaluate(passport_document())
+    assert registry.people[-1] is not None and registry.people[-1].support_number == ""

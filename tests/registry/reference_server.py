@@ -50,6 +50,7 @@ class RegisterState:
         self.faults: deque[str] = deque()
         self.requests: list[str] = []  # operation names, in order
         self.batch_sizes: list[int] = []
+        self.persons: list[dict[str, str]] = []  # every <persona> received, field by field
         self.page_size = 1000
         self.credentials: tuple[str, str] | None = None
         self.lock = threading.Lock()
@@ -119,6 +120,8 @@ class _Handler(BaseHTTPRequestHandler):
                 for p in op if _local(p.tag) == "persona"]
         with state.lock:
             state.batch_sizes.append(len(dnis))
+            state.persons.extend({_local(c.tag): (c.text or "") for c in p}
+                                 for p in op if _local(p.tag) == "persona")
             if extra:
                 dnis.append("00000001R")
             parts = [f"<g:idTransaccion>TX-{len(state.requests)}</g:idTransaccion>"]

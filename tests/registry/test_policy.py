@@ -22,7 +22,7 @@ class Scripted:
     answer: RegistryAnswer | Exception
     asked: list[IdentityKey] = field(default_factory=list)
 
-    def check(self, identity: IdentityKey) -> RegistryAnswer:
+    def check(self, identity: IdentityKey, person: object = None) -> RegistryAnswer:
         self.asked.append(identity)
         if isinstance(self.answer, Exception):
             raise self.answer

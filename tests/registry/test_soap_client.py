@@ -197,3 +197,21 @@ def test_connection_refused_is_unverifiable(pki: Pki, clock: FixedClock, tmp_pat
     assert (answer.status, answer.error, c.attempts) == (U, "REGISTRY_CONNECTION", 2)
     with pytest.raises(RegistryClientError):
         c.changes_since(None)
+
+
+def test_the_desk_s_person_details_travel_with_the_number(register: ReferenceRegister,
+                                                            pki: Pki, clock: FixedClock) -> None:
+    from datetime import date
+
+    from admission.registry import PersonDetails
+
+    c = client(register, pki, clock)
+    person = PersonDetails("ANA MARIA", "GARCIA LOPEZ", date(1980, 5, 17), "BAA000589")
+    assert c.check(dni("99999999R"), person).status is N
+    sent = register.state.persons[-1]
+    assert sent["dni"] == "99999999R" and sent["nombre"] == "ANA MARIA"
+    assert (sent["apellido1"], sent["apellido2"]) == ("GARCIA", "LOPEZ")
+    assert sent["fechaNacimiento"].startswith("1980-05-17") and sent["numSoporte"] == "BAA000589"
+    c.check(dni("99999999R"), PersonDetails("JOSE", "DE LA FUENTE GIL"))
+    assert register.state.persons[-1]["apellido1"] == "DE LA FUENTE GIL"
+    assert repr(person) == "PersonDetails(...)"
