@@ -52,6 +52,33 @@ class _Line:
         return dx * c + dy * s, -dx * s + dy * c
 
 
+def _blob_angles(binary: np.ndarray) -> list[float]:
+    """Skews (mod 90) of elongated blobs once neighbouring glyphs are merged: text lines
+    when the glyphs are too small or too merged for the neighbour statistics."""
+    merged = cv2.morphologyEx(binary, cv2.MORPH_CLOSE,
+                              cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+    _n, labels, stats, _c = cv2.connectedComponentsWithStats(merged, connectivity=8)
+    hist = np.zeros(90)
+    for i in np.flatnonzero(stats[1:, 4] > 150) + 1:
+        x, y, w, h, area = stats[i]
+        if max(w, h) < 60:
+            continue
+        m = cv2.moments((labels[y:y + h, x:x + w] == i).astype(np.uint8), binaryImage=True)
+        mu20, mu02, mu11 = m["mu20"], m["mu02"], m["mu11"]
+        spread = np.hypot(mu20 - mu02, 2 * mu11)
+        major, minor = mu20 + mu02 + spread, mu20 + mu02 - spread
+        if minor <= 0 or major / minor < 25:  # elongation > 5
+            continue
+        angle = 0.5 * np.degrees(np.arctan2(2 * mu11, mu20 - mu02)) % 90.0
+        hist[int(angle) % 90] += area
+    if hist.max() <= 0:
+        return []
+    b = int(np.argmax(np.convolve(np.concatenate([hist[-2:], hist, hist[:2]]), np.ones(5),
+                                  "valid")))
+    a = float(b) + 0.5
+    return [a - 90 if a > 45 else a]
+
+
 def _skew_angle(blackhat: np.ndarray) -> list[float]:
     """Candidate skews in degrees (-45..45], strongest first.
 
@@ -87,7 +114,7 @@ def _skew_angle(blackhat: np.ndarray) -> list[float]:
     # a character inside a line has its two nearest neighbours on opposite sides
     good = (d2 < 2.2 * size) & (cos < -0.9) & (d2 < 1.6 * d1)
     if good.sum() < 8:
-        return [0.0]
+        return _blob_angles(binary) or [0.0]
     vec = v1[good] - v2[good]
     ang = np.degrees(np.arctan2(vec[:, 1], vec[:, 0])) % 90.0
     hist, _ = np.histogram(ang, bins=90, range=(0, 90))
@@ -103,6 +130,10 @@ def _skew_angle(blackhat: np.ndarray) -> list[float]:
             out.append(a)
         if len(out) == 2:
             break
+    if int(good.sum()) < 40:  # few glyph triples: the line blobs may know better
+        for extra in _blob_angles(binary):
+            if all(min(abs(extra - o), 90 - abs(extra - o)) > 6 for o in out):
+                out.append(extra)
     return out
 
 

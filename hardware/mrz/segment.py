@@ -213,7 +213,8 @@ def segment(band: np.ndarray, line_count: int, char_h: float = 28.0) -> Segmente
             keep = (hs > 0.3 * h) & (hs < 1.4 * h)
             xs, ws, ys = xs[keep], ws[keep], ys[keep]
         xs, ws, ys = _trim_outliers(xs, ws, ys, float(h))
-        yfit = np.polyfit(xs, ys + a, 1) if len(xs) >= 5 else None
+        yfit = (np.polyfit(xs, ys + a, 2 if len(xs) >= 20 else 1)  # curved pages: quadratic
+                if len(xs) >= 5 else None)
         centres = _clean_blobs(xs, ws)
         strokes = strip[strip_bin > 0]
         level = float(np.percentile(strokes, 90)) if strokes.size else 1.0
