@@ -1,0 +1,1 @@
+"""Device adapters (cameras, MRZ reading, scanners, printers) and their fakes."""

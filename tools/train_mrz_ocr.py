@@ -1,7 +1,7 @@
 """Train the MRZ glyph classifier from scratch, deterministically.
 
     nice .venv/bin/python tools/train_mrz_ocr.py [--frames 6000] [--epochs 16] [--seed 20261129]
-                                                 [--workers 2] [--cache cells.npz]
+                                                 [--workers 2] [--members 2] [--cache cells.npz]
 
 What it does (see docs/mrz-reader.md):
 
@@ -15,9 +15,10 @@ What it does (see docs/mrz-reader.md):
 3. runs the *production* locator and segmenter on the frame (``hardware.mrz.locate``,
    ``hardware.mrz.segment``), so the classifier learns exactly the cells it will see; the
    known placement tells which band is the MRZ and which way up it is;
-4. trains a 384-256-128-37 MLP (ReLU, softmax) with Adam in numpy, fixed seeds, with
+4. trains ``--members`` (2) 384-256-128-37 MLPs (ReLU, softmax; seeds ``seed``,
+   ``seed + 1``...; their probabilities are averaged at run time) with Adam in numpy, with
    per-cell augmentation (stroke weight, gamma/contrast, one-pixel shifts, noise), and
-   writes ``resources/models/mrz_ocrb_mlp.npz`` (float16, ~250 kB).
+   writes ``resources/models/mrz_ocrb_mlp.npz`` (float16, ~500 kB).
 
 No real image is used for training: ``../shared/testdata/mrz-real`` is evaluation only.
 The same seed, frame count and library versions give the same weights (rendering runs in
@@ -234,6 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=20261129)
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--workers", type=int, default=2, help="rendering processes")
+    parser.add_argument("--members", type=int, default=2, help="ensemble size")
     parser.add_argument("--cache", type=Path, default=None,
                         help="optional .npz to keep/reuse the rendered cells between runs")
     args = parser.parse_args(argv)
@@ -248,9 +250,13 @@ def main(argv: list[str] | None = None) -> int:
         if args.cache is not None:
             np.savez_compressed(args.cache, x=x, y=y)
     print(f"{len(y)} cells; class counts min {np.bincount(y, minlength=37).min()}", flush=True)
-    params = train(x, y, args.seed, args.epochs)
+    weights: dict[str, np.ndarray] = {}
+    for member in range(args.members):  # an ensemble: averaged, better calibrated
+        print(f"member {member + 1}/{args.members}", flush=True)
+        params = train(x, y, args.seed + member, args.epochs)
+        weights.update({f"m{member}_{k}": val.astype(np.float16) for k, val in params.items()})
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(args.out, **{k: val.astype(np.float16) for k, val in params.items()},
+    np.savez_compressed(args.out, **weights, members=np.array(args.members),
                         alphabet=np.array(list(ALPHABET)),
                         cell=np.array([CELL_H, CELL_W]))
     print(f"wrote {args.out} ({args.out.stat().st_size // 1024} kB)")

@@ -4,7 +4,8 @@ Per image, one JSON object: ``file``, ``mrz_lines`` (exactly as printed, ``<`` i
 even when a check digit is wrong on the document itself), every ``parse-mrz`` field,
 ``verified`` (all check digits pass), ``reason`` (a code when there is no MRZ or the file
 is not a readable image, else null) and ``ms``. One image -> one object; several -> a
-list. Exit code 0 when every image gave MRZ lines, 1 otherwise, 2 on a usage error.
+list. Exit code 0 when every image gave a valid MRZ, 1 otherwise (no MRZ, unreadable
+file, or check digits failing as printed), 2 on a usage error.
 """
 
 from __future__ import annotations
@@ -59,7 +60,7 @@ def read_document_command(paths: list[str], *, as_json: bool, today: date) -> tu
         return 2, json.dumps({"error": USAGE_ERROR})
     reader = MrzReader()
     results = [read_one(reader, p, today) for p in paths]
-    code = 0 if all(r["mrz_lines"] for r in results) else 1
+    code = 0 if all(r["mrz_lines"] and r["valid"] for r in results) else 1
     payload: object = results[0] if len(results) == 1 else results
     if as_json:
         return code, json.dumps(payload, ensure_ascii=False, indent=2)

@@ -1,4 +1,4 @@
-"""The glyph classifier: a small MLP over 16x24 character cells, run in numpy.
+"""The glyph classifier: small MLPs (an ensemble of two) over 16x24 cells, run in numpy.
 
 Trained from scratch on rendered OCR-B by ``tools/train_mrz_ocr.py``; the weights ship as
 ``resources/models/mrz_ocrb_mlp.npz`` (float16, a few hundred kB). Inference is three
@@ -25,9 +25,14 @@ class GlyphClassifier:
         with np.load(path, allow_pickle=False) as data:
             if "".join(str(c) for c in data["alphabet"]) != ALPHABET:
                 raise ValueError("model alphabet does not match the MRZ alphabet")
-            self._w = [data[f"w{i}"].astype(np.float32) for i in range(3)]
-            self._b = [data[f"b{i}"].astype(np.float32) for i in range(3)]
-            self._mean = data["mean"].astype(np.float32)
+            count = int(data["members"]) if "members" in data.files else 0
+            prefixes = [f"m{k}_" for k in range(count)] or [""]
+            self._members = [
+                ([data[f"{p}w{i}"].astype(np.float32) for i in range(3)],
+                 [data[f"{p}b{i}"].astype(np.float32) for i in range(3)],
+                 data[f"{p}mean"].astype(np.float32))
+                for p in prefixes
+            ]
 
     def probabilities(self, cells: np.ndarray, *, shifts: bool = True) -> np.ndarray:
         """``cells``: (..., H, W) float32 in [0, 1], ink = 1 -> (..., 37) probabilities.
@@ -47,14 +52,16 @@ class GlyphClassifier:
 
     def _forward(self, cells: np.ndarray) -> np.ndarray:
         shape = cells.shape[:-2]
-        x = cells.reshape(-1, cells.shape[-2] * cells.shape[-1]) - self._mean
-        h = np.maximum(x @ self._w[0] + self._b[0], 0)
-        h = np.maximum(h @ self._w[1] + self._b[1], 0)
-        logits = h @ self._w[2] + self._b[2]
-        logits -= logits.max(axis=1, keepdims=True)
-        p = np.exp(logits)
-        p /= p.sum(axis=1, keepdims=True)
-        return p.reshape(*shape, len(ALPHABET))
+        flat = cells.reshape(-1, cells.shape[-2] * cells.shape[-1])
+        total = np.zeros((flat.shape[0], len(ALPHABET)), np.float32)
+        for w, b, mean in self._members:  # ensemble members: average the probabilities
+            h = np.maximum((flat - mean) @ w[0] + b[0], 0)
+            h = np.maximum(h @ w[1] + b[1], 0)
+            logits = h @ w[2] + b[2]
+            logits -= logits.max(axis=1, keepdims=True)
+            p = np.exp(logits)
+            total += p / p.sum(axis=1, keepdims=True)
+        return (total / len(self._members)).reshape(*shape, len(ALPHABET))
 
 
 @functools.cache
