@@ -19,7 +19,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from hardware.mrz.layout import check_digit
+from admission.mrz_build import build_td1, build_td2, build_td3
 
 FONT_PATH = Path(__file__).resolve().parents[2] / "resources" / "fonts" / "OCRB.otf"
 _PITCH_MM = 2.54
@@ -87,43 +87,24 @@ def random_identity(rng: np.random.Generator, doc_format: str | None = None) -> 
                     birth, str(rng.choice(["M", "F", "<"], p=[0.48, 0.48, 0.04])), expiry, optional)
 
 
-def _field(text: str, width: int) -> str:
-    text = text.replace(" ", "<")
-    return (text + "<" * width)[:width]
-
-
-def _names(identity: Identity, width: int) -> str:
-    given = identity.given_names.replace(" ", "<")
-    return _field(f"{identity.surname}<<{given}", width)
-
-
 def build_lines(identity: Identity) -> list[str]:
-    """Valid MRZ lines for an identity (own builder: ICAO 9303 check digits)."""
-    d6 = "%y%m%d"
-    birth, expiry = identity.birth_date.strftime(d6), identity.expiry_date.strftime(d6)
-    code, issuer = _field(identity.document_code, 2), _field(identity.issuer, 3)
-    nat, sex = _field(identity.nationality, 3), identity.sex
-    number = identity.document_number
+    """Valid MRZ lines for an identity, built by the domain's ``admission.mrz_build``."""
+    fields = {
+        "document_code": identity.document_code.replace("<", ""),
+        "issuer": identity.issuer,
+        "document_number": identity.document_number,
+        "surname": identity.surname.replace("<", " "),
+        "given_names": identity.given_names,
+        "nationality": identity.nationality,
+        "birth_date": identity.birth_date,
+        "sex": identity.sex,
+        "expiry_date": identity.expiry_date,
+    }
     if identity.doc_format == "TD1":
-        doc = _field(number, 9)
-        opt1 = _field(identity.optional, 15)
-        line1 = f"{code}{issuer}{doc}{check_digit(doc)}{opt1}"
-        opt2 = _field("", 11)
-        body = f"{birth}{check_digit(birth)}{sex}{expiry}{check_digit(expiry)}{nat}{opt2}"
-        composite = check_digit(line1[5:30] + body[0:7] + body[8:15] + body[18:29])
-        return [line1, body + composite, _names(identity, 30)]
-    width = 36 if identity.doc_format == "TD2" else 44
-    doc = _field(number, 9)
-    head = (f"{doc}{check_digit(doc)}{nat}{birth}{check_digit(birth)}{sex}"
-            f"{expiry}{check_digit(expiry)}")
-    if width == 44:
-        opt = _field(identity.optional, 14)
-        opt_check = "<" if set(opt) == {"<"} else check_digit(opt)
-        body = head + opt + opt_check
-    else:
-        body = head + _field(identity.optional, 7)
-    composite = check_digit(body[0:10] + body[13:20] + body[21:])
-    return [f"{code}{issuer}{_names(identity, width - 5)}", body + composite]
+        return build_td1(optional_data_1=identity.optional, **fields)
+    if identity.doc_format == "TD2":  # 7 characters of optional data fit after the dates
+        return build_td2(optional_data=identity.optional[:7], **fields)
+    return build_td3(personal_number=identity.optional, **fields)
 
 
 def render_document(lines: list[str] | None, doc_format: str, rng: np.random.Generator,
