@@ -16,8 +16,8 @@ from __future__ import annotations
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import cast
@@ -123,6 +123,28 @@ def configure(conn: sqlite3.Connection) -> None:
         raise StoreError(f"cannot prepare the visitor file: {exc}", code="OPEN_FAILED") from exc
 
 
+@contextmanager
+def immediate_transaction(
+    conn: sqlite3.Connection, *, busy: Callable[[BaseException], Exception],
+    failed: Callable[[BaseException], Exception],
+) -> Iterator[sqlite3.Connection]:
+    """``BEGIN IMMEDIATE`` ... ``COMMIT``, rolled back on any exception; database errors
+    become ``busy(exc)`` (cannot begin) or ``failed(exc)`` (during or at commit)."""
+    try:
+        conn.execute("BEGIN IMMEDIATE")
+    except DB_ERRORS as exc:
+        raise busy(exc) from exc
+    try:
+        yield conn
+        conn.execute("COMMIT")
+    except BaseException as exc:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        if isinstance(exc, DB_ERRORS):
+            raise failed(exc) from exc
+        raise
+
+
 class StoreBase:
     """The one connection, its lock and the transaction helpers shared by the mixins."""
 
@@ -142,19 +164,21 @@ class StoreBase:
         desks never both read the same next card number."""
         with self._lock:
             self._check_open()
-            try:
-                self._conn.execute("BEGIN IMMEDIATE")
-            except DB_ERRORS as exc:
-                raise StoreError(f"visitor file busy: {exc}", code="STORE_BUSY") from exc
-            try:
-                yield self._conn
-                self._conn.execute("COMMIT")
-            except BaseException as exc:
-                if self._conn.in_transaction:
-                    self._conn.execute("ROLLBACK")
-                if isinstance(exc, DB_ERRORS):
-                    raise StoreError(f"write failed: {exc}", code="WRITE_FAILED") from exc
-                raise
+            with immediate_transaction(
+                self._conn,
+                busy=lambda exc: StoreError(f"visitor file busy: {exc}", code="STORE_BUSY"),
+                failed=lambda exc: StoreError(f"write failed: {exc}", code="WRITE_FAILED"),
+            ) as conn:
+                yield conn
+
+    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
+        """A write transaction on the one connection, for adapters stored in the same
+        file (reprint queue, vouchers): same lock, same error codes as the store's own."""
+        return self._tx()
+
+    def reading(self) -> AbstractContextManager[sqlite3.Connection]:
+        """Reads under the store's lock, errors mapped to READ_FAILED."""
+        return self._read()
 
     @contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:

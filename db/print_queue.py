@@ -11,22 +11,18 @@ the visits: :func:`purge_vouchers` is called with the same cutoff.
 
 from __future__ import annotations
 
-import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
+from contextlib import AbstractContextManager
 from datetime import datetime
 from typing import Any, Protocol
 
-from admission.errors import NotFoundError, StoreError
+from admission.errors import NotFoundError
 from admission.records import CardRecord
 from admission.vouchers import NewVoucher, Voucher, VoucherStatus, cancel, exchange
 from db import codec
 from db.cards import CARD_COLUMNS, card_from_row
-from db.connection import DB_ERRORS
 
 __all__ = ["SqlPrintQueue", "purge_vouchers"]
-
-_DB_ERRORS = DB_ERRORS
 
 _VOUCHER_COLUMNS = ("number, issued_at, desk_id, operator, holder_name, document_type, "
                     "document_number, card_type, price_cents, status, card_number, closed_at, "
@@ -34,11 +30,9 @@ _VOUCHER_COLUMNS = ("number, issued_at, desk_id, operator, holder_name, document
 
 
 class _Store(Protocol):
-    @property
-    def connection(self) -> Any: ...
+    def transaction(self) -> AbstractContextManager[Any]: ...
 
-    @property
-    def lock(self) -> threading.RLock: ...
+    def reading(self) -> AbstractContextManager[Any]: ...
 
 
 class SqlPrintQueue:
@@ -47,31 +41,11 @@ class SqlPrintQueue:
     def __init__(self, store: _Store) -> None:
         self._store = store
 
-    @contextmanager
-    def _tx(self) -> Iterator[Any]:
-        with self._store.lock:
-            conn = self._store.connection
-            try:
-                conn.execute("BEGIN IMMEDIATE")
-            except _DB_ERRORS as exc:
-                raise StoreError(f"visitor file busy: {exc}", code="STORE_BUSY") from exc
-            try:
-                yield conn
-                conn.execute("COMMIT")
-            except BaseException as exc:
-                if conn.in_transaction:
-                    conn.execute("ROLLBACK")
-                if isinstance(exc, _DB_ERRORS):
-                    raise StoreError(f"write failed: {exc}", code="WRITE_FAILED") from exc
-                raise
+    def _tx(self) -> AbstractContextManager[Any]:
+        return self._store.transaction()
 
-    @contextmanager
-    def _read(self) -> Iterator[Any]:
-        with self._store.lock:
-            try:
-                yield self._store.connection
-            except _DB_ERRORS as exc:
-                raise StoreError(f"read failed: {exc}", code="READ_FAILED") from exc
+    def _read(self) -> AbstractContextManager[Any]:
+        return self._store.reading()
 
     # -- reprint queue ------------------------------------------------------------------
 

@@ -48,13 +48,7 @@ from admission.registry_snapshot import (
     signed_message,
     validate_feed,
 )
-
-try:
-    from sqlcipher3 import dbapi2 as _cipher_api
-
-    DB_ERRORS: tuple[type[Exception], ...] = (sqlite3.Error, _cipher_api.Error)
-except ImportError:  # pragma: no cover
-    DB_ERRORS = (sqlite3.Error,)
+from db.connection import DB_ERRORS, immediate_transaction
 
 _FUTURE_SLACK = timedelta(hours=1)  # clock skew tolerated on a snapshot's as-of
 
@@ -367,17 +361,10 @@ class ReplicaRegistry:
         conn = self._conn
         if conn.in_transaction:
             raise SnapshotError("REPLICA_BUSY", "a transaction is already open")
-        try:
-            conn.execute("BEGIN IMMEDIATE")
-        except DB_ERRORS as exc:
-            raise SnapshotError("REPLICA_BUSY", type(exc).__name__) from None
-        try:
+        with immediate_transaction(
+            conn,
+            busy=lambda exc: SnapshotError("REPLICA_BUSY", type(exc).__name__),
+            failed=lambda exc: SnapshotError("REPLICA_WRITE_FAILED", type(exc).__name__),
+        ):
             yield conn
-            conn.execute("COMMIT")
-        except BaseException as exc:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            if isinstance(exc, DB_ERRORS):
-                raise SnapshotError("REPLICA_WRITE_FAILED", type(exc).__name__) from None
-            raise
 
