@@ -303,3 +303,19 @@ def test_retention_runs_at_start_up(tmp_path: Path) -> None:
     # Any later command opens the file on today's date: the old visit is erased first.
     code, out = cli("visitor", "show", dni(77777777), data_dir=tmp_path)
     assert code == 1 and out["error"] == "NOT_FOUND"  # type: ignore[index]
+
+
+def test_the_demo_lives_in_its_own_folder_and_never_in_the_real_one(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "ADMISSION_DB_KEY"}
+    env.update(XDG_DATA_HOME=str(tmp_path), HOME=str(tmp_path))
+    proc = subprocess.run([sys.executable, str(ROOT / "main.py"), "demo"], capture_output=True,
+                          text=True, env=env, cwd=ROOT, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert "DEMO" in proc.stderr and out["demo"] is True
+    assert Path(out["data_dir"]).name == "demo"
+    verdicts = [row["verdict"] for row in out["admissions"]]
+    assert verdicts.count("ADMIT") >= 8 and "DENY" in verdicts and "SUPERVISOR" in verdicts
+    assert all(Path(r["card_pdf"]).is_file() for r in out["admissions"] if r["card_pdf"])
+    real = Path(out["data_dir"]).parent / "visitors.db"
+    assert not real.exists()  # nothing was written where real visitors live

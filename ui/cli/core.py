@@ -23,14 +23,16 @@ Result = tuple[int, Payload | None]
 AppFactory = Callable[..., Any]
 
 
-def data_dir_of(args: argparse.Namespace) -> Path:
+def data_dir_of(args: argparse.Namespace, *, demo: bool) -> Path:
+    """``--data-dir``, else the user data folder; the demo always has its own folder so
+    invented visitors never share a file (or a key) with real ones."""
     explicit = getattr(args, "data_dir", None)
     if explicit is not None:
         return Path(explicit)
     from main import default_data_dir
 
     base = default_data_dir()
-    return base / "demo" if getattr(args, "demo", False) else base
+    return base / "demo" if demo else base
 
 
 def dispatch(args: argparse.Namespace, build_app: AppFactory) -> Result:
@@ -55,7 +57,7 @@ def dispatch(args: argparse.Namespace, build_app: AppFactory) -> Result:
         except ValueError:
             return 2, {"error": "BAD_INSTANT", "message": "--at must be ISO-8601"}
     demo = command == "demo" or bool(getattr(args, "demo", False))
-    app = build_app(data_dir_of(args), clock=clock, demo=demo)
+    app = build_app(data_dir_of(args, demo=demo), clock=clock, demo=demo)
     try:
         if command != "purge":
             app.purge_if_due()
