@@ -17,6 +17,7 @@ from admission.clock import FixedClock, SystemClock
 from admission.errors import AdmissionError
 from admission.identity import IdentityKey, IdKind, normalise_number
 from admission.ports import madrid_date
+from ui.cli import printing, scan
 
 Payload = dict[str, Any] | list[Any]
 Result = tuple[int, Payload | None]
@@ -256,129 +257,10 @@ def verify_card_command(args: argparse.Namespace, app: Any) -> Result:
     return verify_card(app.store, app.clock, app.settings["casino.id"], args.code)  # type: ignore[no-any-return]
 
 
-def print_card_command(args: argparse.Namespace, app: Any) -> Result:
-    service = app.card_printing()
-    outcome = service.print_card(service.view_for(args.number), actor=args.actor,
-                                 reprint_reason=args.reason)
-    return (0 if outcome.printed else 3), {
-        "card_number": outcome.number, "printed": outcome.printed,
-        "error": outcome.code or None, "job_id": outcome.job_id,
-        "warnings": list(outcome.warnings), "printer": service.printer.name,
-    }
-
-
-def void_card_command(args: argparse.Namespace, app: Any) -> Result:
-    card = app.desk.void_card(args.number, args.reason, args.actor)
-    return 0, {"card_number": card.number, "status": card.status.value}
-
-
-def reprint_queue_command(args: argparse.Namespace, app: Any) -> Result:
-    from db.print_queue import SqlPrintQueue
-
-    cards = SqlPrintQueue(app.store).unprinted_cards()
-    return 0, {"cards": [{"card_number": c.number, "file_number": c.file_number,
-                          "issued_at": c.issued_at.isoformat(), "card_type": c.card_type}
-                         for c in cards]}
-
-
-def leaflet_command(args: argparse.Namespace, app: Any) -> Result:
-    from admission.leaflet import build_leaflet, leaflet_config_from_settings
-    from hardware.printer.documents import render_leaflet
-    from hardware.printer.service import print_leaflet
-
-    leaflet = build_leaflet(leaflet_config_from_settings(app.settings.as_dict()))
-    if args.out is not None:
-        args.out.write_bytes(render_leaflet(leaflet).pdf)
-        return 0, {"leaflet_pdf": str(args.out)}
-    from main import build_card_printer
-
-    printer = build_card_printer(app.settings, app.data_dir, demo=app.demo)
-    if not app.demo and app.settings["printer.leaflet"]:
-        from hardware.printer.cups import CupsPrinter
-
-        printer = CupsPrinter(app.settings["printer.leaflet"])
-    code, job = print_leaflet(printer, leaflet)
-    return (0 if not code else 3), {"printed": not code, "error": code or None, "job_id": job}
-
-
 def voucher_command(args: argparse.Namespace, app: Any) -> Result:
     from ui.cli import vouchers
 
     return vouchers.dispatch(args, app)
-
-
-def scan_command(args: argparse.Namespace, app: Any) -> Result:
-    """Stream reader events through the scan intake; Ctrl+C stops listening."""
-    import json
-    import threading
-
-    from admission.intake import ScanIntake
-    from hardware.scanner import ReaderStatusChanged
-    from hardware.scanner.fake import FakeDocumentReader, Pause, load_recording
-    from hardware.scanner.serial_reader import SerialDocumentReader
-
-    if args.replay:
-        try:
-            script = [step for path in args.replay
-                      for step in (load_recording(path), Pause(0.0))]
-        except (OSError, ValueError):
-            return 2, {"error": "BAD_RECORDING", "message": "not a [[char, t], ...] file"}
-        reader: Any = FakeDocumentReader(script, sleep=lambda _s: None)
-    else:
-        reader = SerialDocumentReader(args.serial, baudrate=args.baud)
-    intake = ScanIntake(app.desk, store=app.store, clock=app.clock,
-                        card_key=app.store.secret("card_code"),
-                        casino_id=app.settings["casino.id"], actor=args.operator)
-    stop = threading.Event()
-    try:
-        for event in reader.listen(stop):
-            if isinstance(event, ReaderStatusChanged):
-                line: dict[str, Any] = {"event": "READER", "status": event.status.value,
-                                        "reconnected": event.reconnected}
-            elif type(event).__name__ == "Passthrough":
-                continue
-            else:
-                line = _intake_json(intake.handle(event), app, args)
-            print(json.dumps(line, ensure_ascii=False), flush=True)
-            app.purge_if_due()  # a reader left listening overnight still purges daily
-    except KeyboardInterrupt:
-        stop.set()
-    return 0, None
-
-
-def _intake_json(result: Any, app: Any, args: argparse.Namespace) -> dict[str, Any]:
-    line: dict[str, Any] = {"event": result.kind.value, "code": result.code}
-    if result.errors:
-        line["errors"] = list(result.errors)
-    if result.card is not None:
-        line.update(result.card.to_json())
-        line["code"] = result.code
-    if result.evaluation is not None:
-        evaluation = result.evaluation
-        line["reasons"] = list(evaluation.verdict.codes)
-        line["registry"] = evaluation.registry.status.value
-        if args.admit:
-            admitted = app.desk.record(evaluation, operator=args.operator)
-            line["file_number"] = admitted.recorded.file_number
-            line["card_number"] = admitted.recorded.card_number
-    return line
-
-
-REGULATION = Path(__file__).resolve().parents[2] / "resources" / "regulation" / (
-    "decreto-58-2006-madrid.txt")
-
-
-def regulation_command(args: argparse.Namespace, app: Any) -> Result:
-    from hardware.printer.documents import render_text_document
-
-    source = Path(app.settings["leaflet.regulation_path"] or REGULATION)
-    try:
-        text = source.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return 3, {"error": "REGULATION_UNREADABLE", "message": "regulation text not found"}
-    title = "Reglamento de Casinos de Juego de la Comunidad de Madrid (Decreto 58/2006)"
-    args.out.write_bytes(render_text_document(title, text).pdf)
-    return 0, {"regulation_pdf": str(args.out)}
 
 
 def demo_command(args: argparse.Namespace, app: Any) -> Result:
@@ -395,11 +277,11 @@ HANDLERS: dict[str, Callable[[argparse.Namespace, Any], Result]] = {
     "registry": registry_command,
     "verify-card": verify_card_command,
     "demo": demo_command,
-    "print-card": print_card_command,
-    "void-card": void_card_command,
-    "reprint-queue": reprint_queue_command,
-    "leaflet": leaflet_command,
-    "regulation": regulation_command,
-    "scan": scan_command,
+    "print-card": printing.print_card_command,
+    "void-card": printing.void_card_command,
+    "reprint-queue": printing.reprint_queue_command,
+    "leaflet": printing.leaflet_command,
+    "regulation": printing.regulation_command,
+    "scan": scan.scan_command,
     "voucher": voucher_command,
 }
