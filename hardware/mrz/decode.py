@@ -116,10 +116,23 @@ def _group_ok(group: CheckGroup, lines: list[str]) -> bool:
 
 
 def decode(probs: np.ndarray) -> Decoded | None:
-    """``probs``: (lines, length, 37) -> the most likely MRZ consistent with its checks."""
+    """``probs``: (lines, length, 37) -> the most likely MRZ consistent with its checks.
+
+    An "IDFRA" 2 x 36 zone is read as a French national ID card first and, when its
+    checks fail there, as an ICAO TD2 (as the domain parser does).
+    """
     layout = _choose_layout(probs)
     if layout is None:
         return None
+    found = _decode(probs, layout)
+    if found.failed and layout.name == "FRA":
+        td2 = _decode(probs, layouts_for(probs.shape[0], probs.shape[1])[0])
+        if not td2.failed:
+            return td2
+    return found
+
+
+def _decode(probs: np.ndarray, layout: Layout) -> Decoded:
     raw_top = probs.argmax(axis=2)
     mask = _mask(layout)
     masked = np.where(mask, probs, 0.0) + 1e-9

@@ -18,7 +18,7 @@ from admission.frames import Frame
 from hardware.mrz.decode import Decoded, decode
 from hardware.mrz.locate import BAND_CHAR_HEIGHT, Band, find_bands
 from hardware.mrz.ocr import GlyphClassifier, default_classifier
-from hardware.mrz.segment import segment
+from hardware.mrz.segment import Segmented, segment
 
 # reason codes (the UI translates them; STYLE.md rule 13)
 NO_MRZ = "NO_MRZ"  # nothing that looks like an MRZ in the frame
@@ -114,6 +114,13 @@ def _acceptable(dec: Decoded) -> bool:
     return dec.raw_min_prob >= PRINTED_MIN_PROB and _printed_structure(dec)
 
 
+def _segment(image: np.ndarray, lines: int) -> Segmented | None:
+    try:  # trim_ends: a line that does not count to an MRZ length may shed stray end blobs
+        return segment(image, lines, trim_ends=True)
+    except (ValueError, ZeroDivisionError, np.linalg.LinAlgError, cv2.error):
+        return None  # a degenerate band (all blobs stacked, singular fit): skip it
+
+
 def _rank(dec: Decoded) -> tuple[int, float]:
     return (-len(dec.failed), dec.log_prob)
 
@@ -169,10 +176,7 @@ class MrzReader:
     def _read_band(self, band: Band) -> tuple[Decoded, float] | None:
         best: tuple[Decoded, float] | None = None
         for image in (band.image, cv2.rotate(band.image, cv2.ROTATE_180)):
-            try:
-                seg = segment(image, band.lines)
-            except (ValueError, ZeroDivisionError, np.linalg.LinAlgError, cv2.error):
-                seg = None  # a degenerate band (all blobs stacked, singular fit): skip it
+            seg = _segment(image, band.lines)
             if seg is None:
                 continue
             dec = decode(self._classifier.probabilities(seg.cells))

@@ -95,14 +95,38 @@ def _fit(xs: np.ndarray, idx: np.ndarray, total: int, pitch: float) -> np.ndarra
     return np.polyval(coef, np.arange(total))
 
 
-def _grid(xs: np.ndarray, char_h: float, length_options: tuple[int, ...]
-          ) -> tuple[int, np.ndarray] | None:
+def _grid(xs: np.ndarray, char_h: float, length_options: tuple[int, ...],
+          trim_ends: bool = False) -> tuple[int, np.ndarray] | None:
     """(length, cell centres) of the fixed-pitch grid through blob centres ``xs`` (sorted).
 
     Walks the blobs left to right counting cells by the local pitch (the pitch drifts
     slowly along a line seen in perspective), so the count is exact even when blobs
     are missing; then fits a smooth grid through them.
+
+    With ``trim_ends``, a line whose count is not an MRZ length may shed up to three
+    blobs at either end when they sit beyond a gap of 1.4 pitches or more (a card edge,
+    a photo corner, a stray mark next to the text): the fewest dropped that give an MRZ
+    length win. The check digits still judge the reading.
     """
+    found = _grid_once(xs, char_h, length_options)
+    if found is not None or not trim_ends or len(xs) < 10:
+        return found
+    gaps = np.diff(xs)
+    pitch = float(np.median(gaps))
+    cuts = [(a, b) for a in range(4) for b in range(4) if a + b > 0]
+    for a, b in sorted(cuts, key=lambda ab: (ab[0] + ab[1], ab)):
+        if a and gaps[a - 1] < 1.4 * pitch:
+            continue
+        if b and gaps[len(gaps) - b] < 1.4 * pitch:
+            continue
+        found = _grid_once(xs[a:len(xs) - b], char_h, length_options)
+        if found is not None:
+            return found
+    return None
+
+
+def _grid_once(xs: np.ndarray, char_h: float, length_options: tuple[int, ...]
+               ) -> tuple[int, np.ndarray] | None:
     if len(xs) < 8:
         return None
     gaps = np.diff(xs)
@@ -175,8 +199,13 @@ def _trim_outliers(xs: np.ndarray, ws: np.ndarray, ys: np.ndarray, char_h: float
     return xs[a:b], ws[a:b], ys[a:b]
 
 
-def segment(band: np.ndarray, line_count: int, char_h: float = 28.0) -> Segmented | None:
-    """Cells of a band with ``line_count`` lines, or None when no fixed-pitch grid fits."""
+def segment(band: np.ndarray, line_count: int, char_h: float = 28.0, *,
+            trim_ends: bool = False) -> Segmented | None:
+    """Cells of a band with ``line_count`` lines, or None when no fixed-pitch grid fits.
+
+    ``trim_ends``: the reader's second attempt on a band whose lines do not count to an
+    MRZ length (see :func:`_grid`); the training script uses the default.
+    """
     ink = _ink(band, char_h)
     otsu, binary = cv2.threshold(ink, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
     if otsu < 8:
@@ -223,7 +252,7 @@ def segment(band: np.ndarray, line_count: int, char_h: float = 28.0) -> Segmente
     for centres, h, yfit, level in lines_blobs:
         if yfit is None:
             return None
-        grids.append((_grid(centres, h, options), h, yfit, level))
+        grids.append((_grid(centres, h, options, trim_ends), h, yfit, level))
     good = [g for g in grids if g[0] is not None]
     if not good:
         return None

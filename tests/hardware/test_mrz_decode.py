@@ -69,3 +69,13 @@ def test_two_equally_good_fixes_are_not_guessed() -> None:
     dec = decode(p)
     assert dec is not None
     assert dec.lines[1][13:15] != "19" or "birth_date" in dec.failed or dec.fixed == 0
+
+
+def test_idfra_zone_that_only_checks_out_as_td2_is_read_as_td2() -> None:
+    # an ICAO TD2 issued by FRA starts "IDFRA" like the old French ID card: the
+    # French layout fails its checks, the TD2 layout passes them (as in admission.mrz)
+    lines = ["IDFRAMARTIN<<ELENA<<<<<<<<<<<<<<<<<<",
+             "X4RTBPFW46FRA8502016F3103049<<<<<<<2"]
+    dec = decode(_probs(lines))
+    assert dec is not None and dec.layout.name == "TD2"
+    assert dec.lines == lines and not dec.failed
