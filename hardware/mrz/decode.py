@@ -59,7 +59,7 @@ def _choose_layout(probs: np.ndarray) -> Layout | None:
     return options[0]
 
 
-def _positions(group: CheckGroup) -> list[tuple[int, int]]:
+def group_positions(group: CheckGroup) -> list[tuple[int, int]]:
     return [(ln, c) for ln, a, b in group.spans for c in range(a, b)]
 
 
@@ -68,7 +68,7 @@ def _search(group: CheckGroup, cost: np.ndarray, chosen: np.ndarray, locked: set
     """Cheapest reassignment that satisfies ``group``: (cost, runner-up cost, changes)."""
     # states: weighted sum mod 10 -> list of (cost, changes) keeping the two best
     states: dict[int, list[tuple[float, dict[tuple[int, int], int]]]] = {0: [(0.0, {})]}
-    for i, pos in enumerate(_positions(group)):
+    for i, pos in enumerate(group_positions(group)):
         weight = _WEIGHTS[i % 3]
         if pos in locked:
             options = [(int(chosen[pos]), 0.0)]
@@ -155,7 +155,7 @@ def _decode(probs: np.ndarray, layout: Layout) -> Decoded:
                     fixed += 1
                 lines = ["".join(ALPHABET[k] for k in row) for row in chosen]
         if _group_ok(group, lines):
-            locked.update(_positions(group))
+            locked.update(group_positions(group))
             locked.add(group.check)
         else:
             failed.append(group.name)

@@ -256,8 +256,15 @@ def _warp_band(grey: np.ndarray, quad: np.ndarray, chain_count: int, line_px: fl
                                borderMode=cv2.BORDER_REPLICATE)
 
 
-def find_bands(grey: np.ndarray, max_bands: int = 4, work_size: int = WORK_SIZE) -> list[Band]:
-    """MRZ band candidates in a grey uint8 frame, best first."""
+def find_bands(grey: np.ndarray, max_bands: int = 4, work_size: int = WORK_SIZE, *,
+               frame_threshold: bool = False) -> list[Band]:
+    """MRZ band candidates in a grey uint8 frame, best first.
+
+    ``frame_threshold``: when the rotated copy's Otsu level is under 0.8 of the frame's own
+    (its empty corners, all zeros, can drag Otsu down into the noise of a grainy frame and
+    the whole card turns to "text"), the frame's level is used instead (the reader sets
+    it; the training script keeps the default).
+    """
     h, w = grey.shape[:2]
     scale = work_size / max(h, w)
     small = cv2.resize(grey, (max(1, round(w * scale)), max(1, round(h * scale))),
@@ -267,6 +274,9 @@ def find_bands(grey: np.ndarray, max_bands: int = 4, work_size: int = WORK_SIZE)
     found: list[tuple[float, int, np.ndarray, float]] = []
     sh, sw = small.shape[:2]
     centre = (sw / 2.0, sh / 2.0)
+    frame_otsu = None
+    if frame_threshold:
+        frame_otsu, _ = cv2.threshold(blackhat, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
     for angle in _skew_angle(blackhat):
         rot = cv2.getRotationMatrix2D(centre, angle, 1.0)
         cos, sin = abs(rot[0, 0]), abs(rot[0, 1])
@@ -275,6 +285,8 @@ def find_bands(grey: np.ndarray, max_bands: int = 4, work_size: int = WORK_SIZE)
         rot[1, 2] += nh / 2 - centre[1]
         bh = cv2.warpAffine(blackhat, rot, (nw, nh))
         otsu, _ = cv2.threshold(bh, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
+        if frame_otsu is not None and otsu < 0.8 * frame_otsu:
+            otsu = frame_otsu  # the rotated copy's empty corners dragged Otsu into the noise
         text = cv2.threshold(bh, max(12.0, otsu * 0.8), 255, cv2.THRESH_BINARY)[1]
         inv = cv2.invertAffineTransform(rot)
         for transpose in (False, True):

@@ -15,7 +15,7 @@ import cv2
 import numpy as np
 
 from admission.frames import Frame
-from hardware.mrz.decode import Decoded, decode
+from hardware.mrz.decode import Decoded, decode, group_positions
 from hardware.mrz.locate import BAND_CHAR_HEIGHT, Band, find_bands
 from hardware.mrz.ocr import GlyphClassifier, default_classifier
 from hardware.mrz.segment import Segmented, segment
@@ -25,6 +25,7 @@ NO_MRZ = "NO_MRZ"  # nothing that looks like an MRZ in the frame
 MRZ_UNREADABLE = "MRZ_UNREADABLE"  # MRZ-like text found but not read with confidence
 
 NAME_MIN_PROB = 0.65  # a name character below this is too doubtful to register
+GROUP_MAX_DOUBT = 6.0  # nats: a check digit is one chance in ten; it cannot vouch for more
 PRINTED_MIN_PROB = 0.7  # every character, when the check digits fail as printed
 WORK_SIZES = (640, 1280)  # coarse pass for large print, fine pass for small print
 FINE_PASS_MIN_SIDE = 600  # below this the fine pass would only upscale
@@ -105,11 +106,23 @@ def _names_well_formed(dec: Decoded) -> bool:
     return second < 0 or set(text[second:]) <= {"<"}
 
 
+def _group_doubt(dec: Decoded) -> float:
+    """The largest doubt (sum of -log p of the chosen characters, check digit included)
+    of any check group. A check digit passes by chance one time in ten: it settles one
+    or two doubtful characters, not a field read as noise (glare, a finger)."""
+    worst = 0.0
+    for group in dec.layout.groups:
+        probs = [dec.char_prob[p] for p in [*group_positions(group), group.check]]
+        worst = max(worst, float(-np.log(np.maximum(probs, 1e-9)).sum()))
+    return worst
+
+
 def _acceptable(dec: Decoded) -> bool:
     names = _name_positions(dec)
     name_min = float(min(dec.char_prob[p] for p in names))
     if not dec.failed:
-        return name_min >= NAME_MIN_PROB and _names_well_formed(dec)
+        return (name_min >= NAME_MIN_PROB and _names_well_formed(dec)
+                and _group_doubt(dec) <= GROUP_MAX_DOUBT)
     # check digits fail: report the characters as printed, only for a crisp, well-formed zone
     return dec.raw_min_prob >= PRINTED_MIN_PROB and _printed_structure(dec)
 
@@ -153,7 +166,7 @@ class MrzReader:
                 # text): bands are warped from the full-resolution frame, so the fine pass
                 # would mostly find the same ones again
                 break
-            for band in find_bands(grey, self._max_bands, work_size=size):
+            for band in find_bands(grey, self._max_bands, work_size=size, frame_threshold=True):
                 seen += 1
                 got = self._read_band(band)
                 if got is None:
