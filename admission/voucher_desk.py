@@ -45,8 +45,8 @@ def issue_voucher(desk: AdmissionDesk, book: VoucherBook, clock: Clock,
 def exchange_voucher(desk: AdmissionDesk, book: VoucherBook, clock: Clock, number: int,
                      document: DeskDocument, *, operator: str) -> AdmissionResult:
     """Formalise the card for voucher ``number`` with the deposited ``document``."""
-    voucher = next((v for v in book.open_vouchers() if v.number == number), None)
-    if voucher is None:
+    voucher = book.voucher(number)
+    if voucher is None or voucher.status is not VoucherStatus.OPEN:
         raise NotFoundError("no open voucher with that number", code="VOUCHER_NOT_OPEN")
     if (document.id_number or document.document_number) != voucher.document_number:
         raise InvalidStateError("this is not the deposited document",

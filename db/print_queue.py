@@ -75,18 +75,15 @@ class SqlPrintQueue:
 
     def voucher(self, number: int) -> Voucher | None:
         with self._read() as conn:
-            row = conn.execute(f"SELECT {_VOUCHER_COLUMNS} FROM vouchers WHERE number = ?",
-                               (number,)).fetchone()
-        return None if row is None else _voucher(row)
+            return _fetch_voucher(conn, number)
 
     def exchange_voucher(self, number: int, card_number: int, at: datetime) -> Voucher:
         """The formal card was issued: the voucher is closed and points at the card."""
         with self._tx() as conn:
-            row = conn.execute(f"SELECT {_VOUCHER_COLUMNS} FROM vouchers WHERE number = ?",
-                               (number,)).fetchone()
-            if row is None:
+            found = _fetch_voucher(conn, number)
+            if found is None:
                 raise NotFoundError("no such voucher")
-            done = exchange(_voucher(row), card_number, at)
+            done = exchange(found, card_number, at)
             conn.execute("UPDATE vouchers SET status = ?, card_number = ?, closed_at = ? "
                          "WHERE number = ?",
                          (done.status.value, card_number, codec.ts(at), number))
@@ -95,11 +92,10 @@ class SqlPrintQueue:
     def cancel_voucher(self, number: int, reason: str, at: datetime) -> Voucher:
         """Document and money returned without a card (e.g. refused at formalisation)."""
         with self._tx() as conn:
-            row = conn.execute(f"SELECT {_VOUCHER_COLUMNS} FROM vouchers WHERE number = ?",
-                               (number,)).fetchone()
-            if row is None:
+            found = _fetch_voucher(conn, number)
+            if found is None:
                 raise NotFoundError("no such voucher")
-            done = cancel(_voucher(row), reason, at)
+            done = cancel(found, reason, at)
             conn.execute("UPDATE vouchers SET status = ?, closed_at = ?, close_reason = ? "
                          "WHERE number = ?",
                          (done.status.value, codec.ts(at), done.close_reason, number))
@@ -120,6 +116,12 @@ class SqlPrintQueue:
     def purge_vouchers(self, cutoff: datetime) -> int:
         with self._tx() as conn:
             return purge_vouchers(conn, cutoff)
+
+
+def _fetch_voucher(conn: Any, number: int) -> Voucher | None:
+    row = conn.execute(f"SELECT {_VOUCHER_COLUMNS} FROM vouchers WHERE number = ?",
+                       (number,)).fetchone()
+    return None if row is None else _voucher(row)
 
 
 def purge_vouchers(conn: Any, cutoff: datetime) -> int:
