@@ -164,6 +164,18 @@ def build_td3(
             line2 + _cd(composite)]
 
 
+def _visa(
+    width: int, document_code: str, issuer: str, surname: str, given_names: str,
+    document_number: str, nationality: str, birth_date: DateLike, sex: str,
+    expiry_date: DateLike, optional_data: str,
+) -> list[str]:
+    """Both visa formats: names fill line 1 after the 5-character head, optional data
+    fills line 2 after its 28 fixed characters."""
+    line2 = _line2_common(document_number, nationality, birth_date, sex, expiry_date)
+    return [_head(document_code, issuer) + _names(surname, given_names, width - 5),
+            line2 + _pad(optional_data, width - 28, "optional data")]
+
+
 def build_mrva(
     *,
     document_code: str = "V",
@@ -178,9 +190,8 @@ def build_mrva(
     optional_data: str = "6ZE184226B",
 ) -> list[str]:
     """MRV-A visa, 2 x 44, no composite check digit."""
-    line2 = _line2_common(document_number, nationality, birth_date, sex, expiry_date)
-    return [_head(document_code, issuer) + _names(surname, given_names, 39),
-            line2 + _pad(optional_data, 16, "optional data")]
+    return _visa(44, document_code, issuer, surname, given_names, document_number,
+                 nationality, birth_date, sex, expiry_date, optional_data)
 
 
 def build_mrvb(
@@ -197,9 +208,8 @@ def build_mrvb(
     optional_data: str = "",
 ) -> list[str]:
     """MRV-B visa, 2 x 36, no composite check digit."""
-    line2 = _line2_common(document_number, nationality, birth_date, sex, expiry_date)
-    return [_head(document_code, issuer) + _names(surname, given_names, 31),
-            line2 + _pad(optional_data, 8, "optional data")]
+    return _visa(36, document_code, issuer, surname, given_names, document_number,
+                 nationality, birth_date, sex, expiry_date, optional_data)
 
 
 def build_fr_cni(
