@@ -14,7 +14,9 @@ What it does (see docs/mrz-reader.md):
    orientations, skew, blur, noise, glare, JPEG, low light);
 3. runs the *production* locator and segmenter on the frame (``hardware.mrz.locate``,
    ``hardware.mrz.segment``), so the classifier learns exactly the cells it will see; the
-   known placement tells which band is the MRZ and which way up it is;
+   known placement tells which band is the MRZ and which way up it is, and where every
+   line's first and last character must be: a frame whose grid is off is left out (its
+   cells would carry the wrong labels);
 4. trains ``--members`` (2) 384-256-128-37 MLPs (ReLU, softmax; seeds ``seed``,
    ``seed + 1``...; their probabilities are averaged at run time) with Adam in numpy, with
    per-cell augmentation (stroke weight, gamma/contrast, one-pixel shifts, noise), and
@@ -46,8 +48,8 @@ sys.path.insert(0, str(ROOT))
 
 from hardware.mrz import synthetic  # noqa: E402
 from hardware.mrz.layout import ALPHABET  # noqa: E402
-from hardware.mrz.locate import find_bands  # noqa: E402
-from hardware.mrz.segment import CELL_H, CELL_W, segment  # noqa: E402
+from hardware.mrz.locate import Band, find_bands  # noqa: E402
+from hardware.mrz.segment import CELL_H, CELL_W, Segmented, segment  # noqa: E402
 
 OUT = ROOT / "resources" / "models" / "mrz_ocrb_mlp.npz"
 _GEOM = {"TD1": (3, 30), "TD2": (2, 36), "TD3": (2, 44)}
@@ -115,14 +117,39 @@ def frame_cells(seed: int, index: int) -> tuple[np.ndarray, np.ndarray] | None:
         else:
             continue
         try:
-            seg = segment(image, len(lines))
+            seg = segment(image, len(lines), profile_fallback=True)
         except (ValueError, ZeroDivisionError, np.linalg.LinAlgError):
             seg = None
         if seg is None or seg.line_length != len(lines[0]):
             continue
+        if not _grid_matches_truth(seg, band, truth, image is not band.image):
+            continue  # the cells would carry the wrong labels
         labels = np.array([ALPHABET.index(c) for line in lines for c in line], np.int64)
         return seg.cells.reshape(-1, CELL_H * CELL_W), labels
     return None
+
+
+def _grid_matches_truth(seg: Segmented, band: Band, truth: np.ndarray, turned: bool) -> bool:
+    """Every line's first and last cell centre within a third of a pitch of where the known
+    placement puts them (a grid off by a character would teach wrong labels)."""
+    if seg.centres is None:
+        return False
+    h, w = band.image.shape[:2]
+    rect = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    to_band = cv2.getPerspectiveTransform(band.quad.astype(np.float32), rect)
+    q = cv2.perspectiveTransform(truth[None].astype(np.float32), to_band)[0]
+    if turned:  # the text's corners in the band turned 180 degrees
+        q = np.array([w, h], np.float32) - q
+    count, length = seg.centres.shape
+    for r in range(count):
+        f = (r + 0.5) / count
+        left = q[0, 0] + (q[3, 0] - q[0, 0]) * f
+        right = q[1, 0] + (q[2, 0] - q[1, 0]) * f
+        pitch = (right - left) / length
+        if (abs(seg.centres[r, 0] - (left + pitch / 2)) > pitch / 3
+                or abs(seg.centres[r, -1] - (right - pitch / 2)) > pitch / 3):
+            return False
+    return True
 
 
 def _job(args: tuple[int, int]) -> tuple[np.ndarray, np.ndarray] | None:
@@ -177,7 +204,8 @@ def _jitter(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return cells.reshape(n, -1)
 
 
-def train(x: np.ndarray, y: np.ndarray, seed: int, epochs: int) -> dict[str, np.ndarray]:
+def train(x: np.ndarray, y: np.ndarray, seed: int, epochs: int, smoothing: float = 0.0
+          ) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(seed)
     sizes = [x.shape[1], 256, 128, len(ALPHABET)]
     params: dict[str, np.ndarray] = {}
@@ -206,8 +234,9 @@ def train(x: np.ndarray, y: np.ndarray, seed: int, epochs: int) -> dict[str, np.
             p /= p.sum(1, keepdims=True)
             loss_sum += float(-np.log(p[np.arange(len(idx)), yb] + 1e-9).sum())
             correct += int((p.argmax(1) == yb).sum())
-            g = p
-            g[np.arange(len(idx)), yb] -= 1
+            g = p  # softmax cross-entropy gradient against (smoothed) one-hot targets
+            g[np.arange(len(idx)), yb] -= 1 - smoothing
+            g -= smoothing / g.shape[1]
             g /= len(idx)
             grads = {"w2": h1.T @ g, "b2": g.sum(0)}
             g1 = (g @ params["w2"].T) * (h1 > 0)
@@ -236,6 +265,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--workers", type=int, default=2, help="rendering processes")
     parser.add_argument("--members", type=int, default=2, help="ensemble size")
+    parser.add_argument("--label-smoothing", type=float, default=0.0,
+                        help="target mass spread over all classes (calibration)")
     parser.add_argument("--cache", type=Path, default=None,
                         help="optional .npz to keep/reuse the rendered cells between runs")
     args = parser.parse_args(argv)
@@ -253,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
     weights: dict[str, np.ndarray] = {}
     for member in range(args.members):  # an ensemble: averaged, better calibrated
         print(f"member {member + 1}/{args.members}", flush=True)
-        params = train(x, y, args.seed + member, args.epochs)
+        params = train(x, y, args.seed + member, args.epochs, args.label_smoothing)
         weights.update({f"m{member}_{k}": val.astype(np.float16) for k, val in params.items()})
     args.out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(args.out, **weights, members=np.array(args.members),

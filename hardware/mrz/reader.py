@@ -9,7 +9,7 @@ printed, and must be reported as printed); anything else is refused with a reaso
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -18,17 +18,22 @@ from admission.frames import Frame
 from hardware.mrz.decode import Decoded, decode, group_positions
 from hardware.mrz.locate import BAND_CHAR_HEIGHT, Band, find_bands
 from hardware.mrz.ocr import GlyphClassifier, default_classifier
-from hardware.mrz.segment import Segmented, segment
+from hardware.mrz.segment import Segmented, segment_both
 
 # reason codes (the UI translates them; STYLE.md rule 13)
 NO_MRZ = "NO_MRZ"  # nothing that looks like an MRZ in the frame
 MRZ_UNREADABLE = "MRZ_UNREADABLE"  # MRZ-like text found but not read with confidence
 
-NAME_MIN_PROB = 0.65  # a name character below this is too doubtful to register
+# a character no check digit covers (names, issuer, nationality, sex) below this is too
+# doubtful to register
+UNCHECKED_MIN_PROB = 0.65
+UNCHECKED_LOW_PROB = 0.75  # ...and at most one of them under this: two doubts are a guess
 GROUP_MAX_DOUBT = 6.0  # nats: a check digit is one chance in ten; it cannot vouch for more
+GROUP_LOW_PROB = 0.5  # at most one character of a checked field may be this doubtful
 PRINTED_MIN_PROB = 0.7  # every character, when the check digits fail as printed
 WORK_SIZES = (640, 1280)  # coarse pass for large print, fine pass for small print
 FINE_PASS_MIN_SIDE = 600  # below this the fine pass would only upscale
+FALLBACK_BANDS = 2  # uncountable bands cut on a profile grid when nothing else was read
 
 
 @dataclass(frozen=True)
@@ -52,14 +57,6 @@ def frame_to_array(frame: Frame) -> np.ndarray:
     rows = buf[: frame.stride * frame.height].reshape(frame.height, frame.stride)
     img = rows[:, : frame.width * frame.channels]
     return img.reshape(frame.height, frame.width, frame.channels)
-
-
-def _name_positions(dec: Decoded) -> list[tuple[int, int]]:
-    if dec.layout.name == "TD1":
-        return [(2, c) for c in range(30)]
-    if dec.layout.name == "FRA":
-        return [(0, c) for c in range(5, 30)] + [(1, c) for c in range(13, 27)]
-    return [(0, c) for c in range(5, dec.layout.line_length)]
 
 
 # (birth, sex, expiry) positions: (line, start) of YYMMDD, (line, col) of the sex
@@ -117,21 +114,56 @@ def _group_doubt(dec: Decoded) -> float:
     return worst
 
 
+def _groups_vouched(dec: Decoded) -> bool:
+    """A check digit vouches for one doubtful character of its field, not two: with a
+    second character under GROUP_LOW_PROB the field is refused even when the digit passes
+    (it does so by chance one time in ten). One doubtful character may be settled however
+    unlikely the model found it: that is what the digit is for."""
+    for group in dec.layout.groups:
+        probs = np.array([dec.char_prob[p] for p in [*group_positions(group), group.check]])
+        if (probs < GROUP_LOW_PROB).sum() > 1:
+            return False
+    return True
+
+
+def _span(line: int, start: int, stop: int) -> list[tuple[int, int]]:
+    return [(line, c) for c in range(start, stop)]
+
+
+# identity characters that no field check digit covers: document code, issuer, names,
+# nationality, sex (optional data is left to the composite digit and to the document's
+# own checks, e.g. the DNI letter)
+_UNCHECKED = {
+    "TD1": (*_span(0, 0, 5), (1, 7), *_span(1, 15, 18), *_span(2, 0, 30)),
+    "TD2": (*_span(0, 0, 36), *_span(1, 10, 13), (1, 20)),
+    "MRVB": (*_span(0, 0, 36), *_span(1, 10, 13), (1, 20)),
+    "TD3": (*_span(0, 0, 44), *_span(1, 10, 13), (1, 20)),
+    "MRVA": (*_span(0, 0, 44), *_span(1, 10, 13), (1, 20)),
+    "FRA": (*_span(0, 0, 30), *_span(1, 13, 27), (1, 34)),
+}
+
+
 def _acceptable(dec: Decoded) -> bool:
-    names = _name_positions(dec)
-    name_min = float(min(dec.char_prob[p] for p in names))
     if not dec.failed:
-        return (name_min >= NAME_MIN_PROB and _names_well_formed(dec)
-                and _group_doubt(dec) <= GROUP_MAX_DOUBT)
+        unchecked = np.array([dec.char_prob[p] for p in _UNCHECKED[dec.layout.name]])
+        return (float(unchecked.min()) >= UNCHECKED_MIN_PROB
+                and int((unchecked < UNCHECKED_LOW_PROB).sum()) <= 1
+                and _names_well_formed(dec)
+                and _group_doubt(dec) <= GROUP_MAX_DOUBT and _groups_vouched(dec))
     # check digits fail: report the characters as printed, only for a crisp, well-formed zone
     return dec.raw_min_prob >= PRINTED_MIN_PROB and _printed_structure(dec)
 
 
-def _segment(image: np.ndarray, lines: int) -> Segmented | None:
+Cut = tuple[Segmented | None, Segmented | None]
+
+
+def _segment(image: np.ndarray, lines: int) -> Cut:
+    """The band's cells as found and turned 180 degrees (one grid serves both). Lines
+    that cannot be counted blob by blob get a column-profile grid (``profile_grid``)."""
     try:  # trim_ends: a line that does not count to an MRZ length may shed stray end blobs
-        return segment(image, lines, trim_ends=True)
+        return segment_both(image, lines, trim_ends=True, profile_fallback=True)
     except (ValueError, ZeroDivisionError, np.linalg.LinAlgError, cv2.error):
-        return None  # a degenerate band (all blobs stacked, singular fit): skip it
+        return None, None  # a degenerate band (all blobs stacked, singular fit): skip it
 
 
 def _rank(dec: Decoded) -> tuple[int, float]:
@@ -160,6 +192,7 @@ class MrzReader:
         big = max(grey.shape) >= FINE_PASS_MIN_SIDE
         sizes = [s for s in WORK_SIZES if s == WORK_SIZES[0] or big]
         segmented = 0
+        later: list[tuple[Band, Cut]] = []  # cut on a column-profile grid: tried last
         for size in sizes:
             if segmented >= 2:
                 # the coarse pass already cut several MRZ-like bands into cells (a page of
@@ -168,15 +201,37 @@ class MrzReader:
                 break
             for band in find_bands(grey, self._max_bands, work_size=size, frame_threshold=True):
                 seen += 1
-                got = self._read_band(band)
-                if got is None:
+                cut = _segment(band.image, band.lines)
+                if cut[0] is None or cut[0].profile_grid:
+                    later.append((band, cut))
                     continue
                 segmented += 1
+                got = self._decode_cut(cut)
+                if got is None:
+                    continue
                 dec, sharp = got
                 if best is None or _rank(dec) > _rank(best[0]):
                     best = (dec, band, sharp)
                 if not dec.failed and _acceptable(dec):
                     return self._result(dec, band, sharp, seen)
+        later.sort(key=lambda item: -item[0].score)
+        for band, cut in later[:FALLBACK_BANDS]:
+            # characters that could not be counted blob by blob (blur merges them): cut
+            # on a grid fitted to the column profile; the check digits still judge. A
+            # 2-line band may be a TD1 whose third line the locator did not chain.
+            tries = [(band, cut)]
+            if band.lines == 2:
+                three = replace(band, lines=3)
+                tries.append((three, _segment(three.image, 3)))
+            for tried, attempt in tries:
+                got = self._decode_cut(attempt)
+                if got is None:
+                    continue
+                dec, sharp = got
+                if best is None or _rank(dec) > _rank(best[0]):
+                    best = (dec, tried, sharp)
+                if not dec.failed and _acceptable(dec):
+                    return self._result(dec, tried, sharp, seen)
         if best is None:
             return MrzRead(reason=NO_MRZ if seen == 0 else MRZ_UNREADABLE, candidates=seen)
         dec, band, sharp = best
@@ -186,10 +241,10 @@ class MrzReader:
                        char_height_px=self._char_height(band), sharpness=sharp,
                        confidence=float(dec.char_prob.min()))
 
-    def _read_band(self, band: Band) -> tuple[Decoded, float] | None:
+    def _decode_cut(self, cut: Cut) -> tuple[Decoded, float] | None:
+        """The better reading of a band's cells as found and turned 180 degrees."""
         best: tuple[Decoded, float] | None = None
-        for image in (band.image, cv2.rotate(band.image, cv2.ROTATE_180)):
-            seg = _segment(image, band.lines)
+        for seg in cut:
             if seg is None:
                 continue
             dec = decode(self._classifier.probabilities(seg.cells))

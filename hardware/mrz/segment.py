@@ -23,6 +23,8 @@ class Segmented:
     line_length: int
     contrast: float  # ink/paper contrast of the band, 0..255
     sharpness: float  # mean gradient magnitude on ink edges, relative to contrast
+    centres: np.ndarray | None = None  # (lines, length) x of every cell centre in the band
+    profile_grid: bool = False  # cut on a column-profile grid (blobs could not be counted)
 
 
 def _ink(band: np.ndarray, char_h: float) -> np.ndarray:
@@ -199,23 +201,131 @@ def _trim_outliers(xs: np.ndarray, ws: np.ndarray, ys: np.ndarray, char_h: float
     return xs[a:b], ws[a:b], ys[a:b]
 
 
+def _text_span(profile: np.ndarray, char_h: float) -> tuple[float, float] | None:
+    """First and last inked column of a line's text: one run of inked columns (fillers
+    have ink too); a card edge or a photo corner beyond a character-wide gap is not part
+    of it."""
+    on = np.flatnonzero(profile > 0.2 * float(np.percentile(profile, 95)))
+    if len(on) < 2:
+        return None
+    breaks = np.flatnonzero(np.diff(on) > 0.8 * char_h)
+    runs = np.split(on, breaks + 1)
+    text = max(runs, key=lambda r: float(profile[r].sum()))
+    return float(text[0]), float(text[-1] + 1)
+
+
+def _profile_grid(profile: np.ndarray, span: tuple[float, float], char_h: float, length: int
+                  ) -> tuple[float, np.ndarray] | None:
+    """(score, cell centres) of the best ``length``-cell grid over a line's column ink
+    profile, when its characters cannot be counted blob by blob (motion blur or defocus
+    merges neighbours into one blob, glare breaks them up).
+
+    Every MRZ position carries ink (a filler ``<`` too), so the line's inked span is the
+    whole grid: its boundaries are searched around the span's ends, with a pitch that may
+    drift linearly (perspective), for the grid whose cell centres are inkiest against its
+    cell boundaries - the gaps between characters.
+    """
+    start, end = span
+    pitch = (end - start) / (length - 0.3)
+    if not 0.55 * char_h < pitch < 1.6 * char_h:
+        return None
+    xs = np.arange(len(profile), dtype=np.float64)
+    t = np.arange(length + 1) / length
+
+    def best_of(a: np.ndarray, e: np.ndarray, bend: np.ndarray) -> tuple[float, np.ndarray]:
+        a, e, bend = (v.reshape(-1, 1) for v in np.meshgrid(a, e, bend, indexing="ij"))
+        bounds = a + (e - a) * (t + bend * t * (t - 1))  # (candidates, length + 1)
+        centres = (bounds[:, 1:] + bounds[:, :-1]) / 2
+        score = (np.interp(centres, xs, profile).mean(axis=1)
+                 - np.interp(bounds, xs, profile).mean(axis=1))
+        k = int(np.argmax(score))
+        return float(score[k]), bounds[k]
+
+    # the ends: from just outside the span to a character and a half inside it (a box
+    # edge or a smudge next to the text widens the span), coarse then fine
+    step = pitch * 0.25
+    bends = np.array([-0.08, -0.04, 0.0, 0.04, 0.08])
+    _s, bounds = best_of(start + step * np.arange(-2, 7), end - step * np.arange(-2, 7), bends)
+    fine = step * np.linspace(-0.5, 0.5, 5)
+    score, bounds = best_of(bounds[0] + fine, bounds[-1] + fine, bends)
+    return score, (bounds[1:] + bounds[:-1]) / 2
+
+
+def _profile_grids(ink: np.ndarray, rows: list[tuple[int, int]], char_h: float,
+                   options: tuple[int, ...]) -> list[np.ndarray] | None:
+    """One grid per line from the column profiles (see :func:`_profile_grid`), every line
+    with the same length: the one whose grids fit best."""
+    profiles = []
+    for top, bottom in rows:
+        strip = ink[top:bottom].astype(np.float64)
+        profiles.append(np.convolve(strip.sum(axis=0), np.ones(3) / 3, "same"))
+    spans = [_text_span(p, char_h) for p in profiles]
+    if any(sp is None for sp in spans):
+        return None
+    starts = [sp[0] for sp in spans if sp is not None]
+    ends = [sp[1] for sp in spans if sp is not None]
+    if max(starts) - min(starts) > 1.5 * char_h or max(ends) - min(ends) > 1.5 * char_h:
+        return None  # MRZ lines start and end together; lines of ordinary text do not
+    best: tuple[float, list[np.ndarray]] | None = None
+    for length in options:
+        fits = [_profile_grid(p, sp, char_h, length)
+                for p, sp in zip(profiles, spans, strict=True) if sp is not None]
+        if any(f is None for f in fits):
+            continue
+        score = sum(f[0] / max(float(p.max()), 1e-6) for f, p in zip(fits, profiles, strict=True)
+                    if f is not None)
+        if best is None or score > best[0]:
+            best = (score, [f[1] for f in fits if f is not None])
+    return None if best is None else best[1]
+
+
+def _thin(runs: np.ndarray, thickness: float, axis: int) -> np.ndarray:
+    """The long runs that are rules: thin across their length (``axis`` 0: horizontal
+    runs, mean height under ``thickness``). A blurred line of glyphs merged into one long
+    run is as thick as the characters, and is text."""
+    n, labels, stats, _c = cv2.connectedComponentsWithStats(runs, connectivity=8)
+    if n <= 1:
+        return runs
+    length = stats[:, cv2.CC_STAT_WIDTH if axis == 0 else cv2.CC_STAT_HEIGHT]
+    mean = stats[:, cv2.CC_STAT_AREA] / np.maximum(length, 1)
+    keep = mean < thickness
+    keep[0] = False
+    return np.where(keep[labels], np.uint8(255), np.uint8(0))
+
+
 def segment(band: np.ndarray, line_count: int, char_h: float = 28.0, *,
-            trim_ends: bool = False) -> Segmented | None:
+            trim_ends: bool = False, profile_fallback: bool = False) -> Segmented | None:
     """Cells of a band with ``line_count`` lines, or None when no fixed-pitch grid fits.
 
     ``trim_ends``: the reader's second attempt on a band whose lines do not count to an
-    MRZ length (see :func:`_grid`); the training script uses the default.
+    MRZ length (see :func:`_grid`); ``profile_fallback``: when the blobs cannot be
+    counted at all, grids from the lines' column profiles (see :func:`_profile_grid`).
+    The training script uses the defaults.
     """
+    return _segment(band, line_count, char_h, trim_ends, profile_fallback, False)[0]
+
+
+def segment_both(band: np.ndarray, line_count: int, char_h: float = 28.0, *,
+                 trim_ends: bool = False, profile_fallback: bool = False
+                 ) -> tuple[Segmented | None, Segmented | None]:
+    """:func:`segment` of the band as found and turned 180 degrees, from one grid: the
+    grid is symmetric, so only the cells are cut twice."""
+    return _segment(band, line_count, char_h, trim_ends, profile_fallback, True)
+
+
+def _segment(band: np.ndarray, line_count: int, char_h: float, trim_ends: bool,
+             profile_fallback: bool, turned: bool
+             ) -> tuple[Segmented | None, Segmented | None]:
     ink = _ink(band, char_h)
     otsu, binary = cv2.threshold(ink, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
     if otsu < 8:
-        return None
+        return None, None
     # drop rules and box edges (long straight runs): no MRZ glyph has one; they are
     # painted out of the band too, so no cell sees them
     flat = cv2.getStructuringElement(cv2.MORPH_RECT, (int(char_h * 2.5), 1))
     tall = cv2.getStructuringElement(cv2.MORPH_RECT, (1, int(char_h * 1.7)))
-    rules = cv2.morphologyEx(binary, cv2.MORPH_OPEN, flat) | cv2.morphologyEx(
-        binary, cv2.MORPH_OPEN, tall)
+    rules = _thin(cv2.morphologyEx(binary, cv2.MORPH_OPEN, flat), 0.25 * char_h, axis=0)
+    rules |= _thin(cv2.morphologyEx(binary, cv2.MORPH_OPEN, tall), 0.25 * char_h, axis=1)
     if rules.any():
         binary = cv2.subtract(binary, rules)
         band = band.copy()
@@ -223,7 +333,7 @@ def segment(band: np.ndarray, line_count: int, char_h: float = 28.0, *,
         ink = _ink(band, char_h)
     rows = _line_rows(binary, line_count)
     if len(rows) != line_count:
-        return None
+        return None, None
     options = (30,) if line_count == 3 else (36, 44)
     lines_blobs = []
     for top, bottom in rows:
@@ -248,38 +358,89 @@ def segment(band: np.ndarray, line_count: int, char_h: float = 28.0, *,
         strokes = strip[strip_bin > 0]
         level = float(np.percentile(strokes, 90)) if strokes.size else 1.0
         lines_blobs.append((centres, float(h), yfit, max(level, 8.0)))
-    grids = []
+    grids = _blob_grids(lines_blobs, options, trim_ends)
+    from_profile = grids is None and profile_fallback
+    if from_profile:
+        fallback = _profile_grids(ink, rows, char_h, options)
+        if fallback is not None:
+            grids = []
+            for (top, bottom), centres, (_c, h, yfit, level) in zip(
+                    rows, fallback, lines_blobs, strict=True):
+                line_y = yfit if yfit is not None else np.array([(top + bottom) / 2.0])
+                grids.append(((len(centres), centres), h, line_y, level))
+    if grids is None:
+        return None, None
+    length = grids[0][0][0]
+    paper = float(np.percentile(band, 90))
+    inkv = float(np.percentile(band[binary > 0], 30)) if (binary > 0).any() else 0.0
+    contrast = max(paper - inkv, 1.0)
+    flat_ink = ink.astype(np.float32)  # black-hat: ink against the local paper (shading-free)
+    lines = [(centres, np.polyval(yfit, centres), h, level)
+             for (_, centres), h, yfit, level in grids]
+    gx = cv2.Sobel(band, cv2.CV_32F, 1, 0)
+    sharp = float(np.percentile(np.abs(gx), 98)) / contrast
+    upright = Segmented(_cut(flat_ink, lines), length, contrast, sharp,
+                        np.array([line[0] for line in lines]), from_profile)
+    if not turned:
+        return upright, None
+    # the same grid seen with the band turned 180 degrees: lines and cells in reverse order
+    height, width = flat_ink.shape
+    back = [(width - 1 - xs[::-1], height - 1 - ys[::-1], h, level)
+            for xs, ys, h, level in reversed(lines)]
+    return upright, Segmented(_cut(np.ascontiguousarray(flat_ink[::-1, ::-1]), back), length,
+                              contrast, sharp, np.array([line[0] for line in back]), from_profile)
+
+
+def _cut(flat_ink: np.ndarray, lines: list[tuple[np.ndarray, np.ndarray, float, float]]
+         ) -> np.ndarray:
+    cells = np.empty((len(lines), len(lines[0][0]), CELL_H, CELL_W), np.float32)
+    for r, (xs, ys, h, level) in enumerate(lines):
+        pitch = float(np.median(np.diff(xs)))
+        for i, (cx, cy) in enumerate(zip(xs, ys, strict=True)):
+            cells[r, i] = _cell(flat_ink, float(cx), float(cy), pitch, float(h), level)
+    return cells
+
+
+_Grid = tuple[tuple[int, np.ndarray], float, np.ndarray, float]
+
+
+def _blob_grids(lines_blobs: list[tuple[np.ndarray, float, np.ndarray | None, float]],
+                options: tuple[int, ...], trim_ends: bool) -> list[_Grid] | None:
+    """Per line ((length, centres), height, y fit, stroke level) from the counted blobs; a
+    line that cannot be counted borrows a sibling's grid; None unless all agree."""
+    grids: list[tuple[tuple[int, np.ndarray] | None, float, np.ndarray, float]] = []
     for centres, h, yfit, level in lines_blobs:
         if yfit is None:
             return None
         grids.append((_grid(centres, h, options, trim_ends), h, yfit, level))
-    good = [g for g in grids if g[0] is not None]
+    good = [g[0] for g in grids if g[0] is not None]
     if not good:
         return None
-    ref = good[0][0]
+    ref = good[0]
+    out: list[_Grid] = []
     for k, (grid, h, yfit, level) in enumerate(grids):
         if grid is None:
             fixed = _grid_like(lines_blobs[k][0], ref[1])
             if fixed is None:
                 return None
-            grids[k] = ((ref[0], fixed), h, yfit, level)
-    lengths = [g[0][0] for g in grids]
-    length = max(set(lengths), key=lengths.count)
-    if lengths.count(length) != len(lengths):
+            grid = (ref[0], fixed)
+        out.append((grid, h, yfit, level))
+    lengths = [g[0][0] for g in out]
+    if lengths.count(lengths[0]) != len(lengths):
         return None
-    cells = np.empty((line_count, length, CELL_H, CELL_W), np.float32)
-    paper = float(np.percentile(band, 90))
-    inkv = float(np.percentile(band[binary > 0], 30)) if (binary > 0).any() else 0.0
-    contrast = max(paper - inkv, 1.0)
-    flat_ink = ink.astype(np.float32)  # black-hat: ink against the local paper (shading-free)
-    for r, ((_, centres), h, yfit, level) in enumerate(grids):
-        pitch = float(np.median(np.diff(centres)))
-        for i, cx in enumerate(centres):
-            cy = float(np.polyval(yfit, cx))
-            cells[r, i] = _cell(flat_ink, cx, cy, pitch, float(h), level)
-    gx = cv2.Sobel(band, cv2.CV_32F, 1, 0)
-    sharp = float(np.percentile(np.abs(gx), 98)) / contrast
-    return Segmented(cells, length, contrast, sharp)
+    return out if _aligned([g[0][1] for g in out]) else None
+
+
+def _aligned(grids: list[np.ndarray]) -> bool:
+    """MRZ lines start and end together: a grid whose ends stray from its siblings' by
+    more than a character and a half (perspective slants them less) was fitted to the
+    wrong blobs."""
+    pitch = float(np.median(np.diff(grids[0])))
+    for end in (0, -1):
+        xs = [g[end] for g in grids]
+        if max(xs) - min(xs) > 1.5 * pitch:
+            return False
+    return True
 
 
 def _cell(ink: np.ndarray, cx: float, cy: float, pitch: float, h: float, level: float

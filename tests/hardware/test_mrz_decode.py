@@ -79,3 +79,50 @@ def test_idfra_zone_that_only_checks_out_as_td2_is_read_as_td2() -> None:
     dec = decode(_probs(lines))
     assert dec is not None and dec.layout.name == "TD2"
     assert dec.lines == lines and not dec.failed
+
+
+def _accepted(p: np.ndarray) -> bool:
+    from hardware.mrz.reader import _acceptable
+
+    dec = decode(p)
+    assert dec is not None and not dec.failed
+    return _acceptable(dec)
+
+
+def _doubt(p: np.ndarray, pos: tuple[int, int], right: str, others: str, p_right: float) -> None:
+    """``right`` on top at ``p_right``, the rest of the mass shared by ``others``."""
+    p[pos][:] = 1e-5
+    p[pos][ALPHABET.index(right)] = p_right
+    for ch in others:
+        p[pos][ALPHABET.index(ch)] = (1 - p_right) / len(others)
+
+
+def test_a_check_digit_vouches_for_one_doubtful_character_not_two() -> None:
+    one = _probs(TD3_LINES)
+    _doubt(one, (1, 1), right="8", others="36", p_right=0.40)  # document number L898902C3
+    assert _accepted(one)
+    two = one.copy()
+    _doubt(two, (1, 4), right="9", others="57", p_right=0.40)
+    assert not _accepted(two)  # the digit passes one time in ten: it cannot vouch for both
+
+
+def test_unchecked_identity_characters_must_be_confident() -> None:
+    """Issuer, nationality, sex and names carry no check digit of their own."""
+    assert _accepted(_probs(TD3_LINES))
+    for pos, wrong, right in (((0, 3), "V", "T"), ((1, 11), "V", "T"), ((1, 20), "M", "F"),
+                              ((0, 6), "F", "R")):
+        p = _probs(TD3_LINES)
+        _confuse(p, pos, wrong=wrong, right=right, p_wrong=0.35, p_right=0.60)
+        assert not _accepted(p), pos
+    optional = _probs(TD3_LINES)  # personal number: its own check digit settles it
+    _confuse(optional, (1, 30), wrong="7", right="1", p_wrong=0.35, p_right=0.60)
+    assert _accepted(optional)
+
+
+def test_two_doubtful_name_letters_are_one_too_many() -> None:
+    one = _probs(TD3_LINES)
+    _doubt(one, (0, 6), right="R", others="BP", p_right=0.68)  # ERIKSSON
+    assert _accepted(one)
+    two = one.copy()
+    _doubt(two, (0, 18), right="A", others="R", p_right=0.68)  # MARIA
+    assert not _accepted(two)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import cv2
 import numpy as np
 from PIL import Image, ImageDraw
 
@@ -32,3 +33,28 @@ def test_stray_blobs_at_the_line_ends_are_trimmed_only_on_request() -> None:
     assert segment(_band(True), 3) is None  # the training default: plain count
     trimmed = segment(_band(True), 3, trim_ends=True)
     assert trimmed is not None and trimmed.line_length == 30
+
+
+def test_blurred_characters_that_merge_are_cut_on_the_column_profile_grid() -> None:
+    """Motion blur joins neighbouring glyphs into one blob: they cannot be counted, but
+    the line's inked span and the dips between characters still give the grid."""
+    sharp = segment(_band(False), 3)
+    assert sharp is not None and sharp.centres is not None and not sharp.profile_grid
+    kernel = np.full((1, 19), 1 / 19, np.float32)  # 19 px of horizontal motion, 0.76 pitch
+    blurred = cv2.filter2D(_band(False).astype(np.float32), -1, kernel).astype(np.uint8)
+    assert segment(blurred, 3) is None  # the blobs alone: no countable line
+    cut = segment(blurred, 3, profile_fallback=True)
+    assert cut is not None and cut.profile_grid and cut.line_length == 30
+    assert cut.centres is not None
+    assert np.abs(cut.centres - sharp.centres).max() < 0.25 * 25  # within a quarter pitch
+
+
+def test_the_profile_grid_ignores_a_card_edge_beyond_the_text() -> None:
+    band = _band(False).copy()
+    band[:, -10:] = 20  # dark beyond the card edge, 1.8 pitches right of the text
+    kernel = np.full((1, 19), 1 / 19, np.float32)
+    blurred = cv2.filter2D(band.astype(np.float32), -1, kernel).astype(np.uint8)
+    cut = segment(blurred, 3, profile_fallback=True)
+    sharp = segment(_band(False), 3)
+    assert cut is not None and sharp is not None and sharp.centres is not None
+    assert cut.centres is not None and np.abs(cut.centres - sharp.centres).max() < 0.25 * 25

@@ -1,0 +1,64 @@
+"""The training script keeps only cells whose grid lines up with the known placement."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import cv2
+import numpy as np
+
+from hardware.mrz import synthetic
+from hardware.mrz.locate import find_bands
+from hardware.mrz.segment import segment
+
+SCRIPT = Path(__file__).resolve().parents[2] / "tools" / "train_mrz_ocr.py"
+
+
+def _script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("train_mrz_ocr", SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault("train_mrz_ocr", module)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _placed(turn: bool) -> tuple[np.ndarray, np.ndarray, list[str]]:
+    """A clean TD3 passport page, upright or upside down, and its MRZ quad in the frame."""
+    rng = np.random.default_rng(5)
+    lines = synthetic.build_lines(synthetic.random_identity(rng, "TD3"))
+    doc, quad = synthetic.render_document(lines, "TD3", rng)
+    assert quad is not None
+    h, w = doc.shape[:2]
+    angle = np.pi if turn else 0.0
+    src = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    scale = 0.9
+    centre = np.array([640, 360], np.float32)
+    rot = np.array([[np.cos(angle), -np.sin(angle)], [np.sin(angle), np.cos(angle)]], np.float32)
+    dst = ((src - [w / 2, h / 2]) * scale) @ rot.T + centre
+    matrix = cv2.getPerspectiveTransform(src, dst.astype(np.float32))
+    frame = cv2.warpPerspective(doc, matrix, (1280, 720), borderValue=(90, 90, 90))
+    truth = cv2.perspectiveTransform(quad[None], matrix)[0]
+    return cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY), truth, lines
+
+
+def test_a_grid_on_the_text_is_kept_and_one_off_by_a_character_is_not() -> None:
+    script = _script()
+    for turn in (False, True):
+        grey, truth, _lines = _placed(turn)
+        band = next(b for b in find_bands(grey) if b.lines == 2)
+        found_upright = np.linalg.norm(band.quad[0] - truth[0]) < np.linalg.norm(
+            band.quad[0] - truth[2])
+        image = band.image if found_upright else cv2.rotate(band.image, cv2.ROTATE_180)
+        seg = segment(image, 2)
+        assert seg is not None and seg.line_length == 44 and seg.centres is not None
+        assert script._grid_matches_truth(seg, band, truth, not found_upright)
+        pitch = float(np.median(np.diff(seg.centres[0])))
+        shifted = dataclasses.replace(seg, centres=seg.centres + pitch)
+        assert not script._grid_matches_truth(shifted, band, truth, not found_upright)
+        # the same grid judged the wrong way up is off by the whole band
+        assert not script._grid_matches_truth(seg, band, truth, found_upright)
