@@ -2,6 +2,7 @@
 
     nice .venv/bin/python tools/train_mrz_ocr.py [--frames 6000] [--epochs 16] [--seed 20261129]
                                                  [--workers 2] [--members 2] [--cache cells.npz]
+                                                 [--hidden 256 128] [--label-smoothing 0]
 
 What it does (see docs/mrz-reader.md):
 
@@ -25,7 +26,7 @@ What it does (see docs/mrz-reader.md):
 No real image is used for training: ``../shared/testdata/mrz-real`` is evaluation only.
 The same seed, frame count and library versions give the same weights (rendering runs in
 ``--workers`` processes but results are gathered in frame order, so the worker count does
-not change them). About 6 minutes on two cores.
+not change them). About 12 minutes on two cores.
 """
 
 from __future__ import annotations
@@ -204,10 +205,10 @@ def _jitter(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     return cells.reshape(n, -1)
 
 
-def train(x: np.ndarray, y: np.ndarray, seed: int, epochs: int, smoothing: float = 0.0
-          ) -> dict[str, np.ndarray]:
+def train(x: np.ndarray, y: np.ndarray, seed: int, epochs: int, smoothing: float = 0.0,
+          hidden: tuple[int, int] = (256, 128)) -> dict[str, np.ndarray]:
     rng = np.random.default_rng(seed)
-    sizes = [x.shape[1], 256, 128, len(ALPHABET)]
+    sizes = [x.shape[1], *hidden, len(ALPHABET)]
     params: dict[str, np.ndarray] = {}
     for i in range(3):
         params[f"w{i}"] = (rng.standard_normal((sizes[i], sizes[i + 1])) *
@@ -265,6 +266,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=OUT)
     parser.add_argument("--workers", type=int, default=2, help="rendering processes")
     parser.add_argument("--members", type=int, default=2, help="ensemble size")
+    parser.add_argument("--hidden", type=int, nargs=2, default=[256, 128],
+                        help="hidden layer widths")
     parser.add_argument("--label-smoothing", type=float, default=0.0,
                         help="target mass spread over all classes (calibration)")
     parser.add_argument("--cache", type=Path, default=None,
@@ -284,7 +287,8 @@ def main(argv: list[str] | None = None) -> int:
     weights: dict[str, np.ndarray] = {}
     for member in range(args.members):  # an ensemble: averaged, better calibrated
         print(f"member {member + 1}/{args.members}", flush=True)
-        params = train(x, y, args.seed + member, args.epochs, args.label_smoothing)
+        params = train(x, y, args.seed + member, args.epochs, args.label_smoothing,
+                       tuple(args.hidden))
         weights.update({f"m{member}_{k}": val.astype(np.float16) for k, val in params.items()})
     args.out.parent.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(args.out, **weights, members=np.array(args.members),
