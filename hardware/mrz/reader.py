@@ -9,6 +9,7 @@ printed, and must be reported as printed); anything else is refused with a reaso
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
 import cv2
@@ -189,11 +190,33 @@ class MrzReader:
             return MrzRead(reason=NO_MRZ)
         best: tuple[Decoded, Band, float] | None = None
         seen = 0
+        for band, cut, seen in self._cuts(grey):
+            got = self._decode_cut(cut)
+            if got is None:
+                continue
+            dec, sharp = got
+            if best is None or _rank(dec) > _rank(best[0]):
+                best = (dec, band, sharp)
+            if not dec.failed and _acceptable(dec):
+                return self._result(dec, band, sharp, seen)
+        if best is None:
+            return MrzRead(reason=NO_MRZ if seen == 0 else MRZ_UNREADABLE, candidates=seen)
+        dec, band, sharp = best
+        if _acceptable(dec):
+            return self._result(dec, band, sharp, seen)
+        return MrzRead(reason=MRZ_UNREADABLE, candidates=seen, quad=band.quad,
+                       char_height_px=self._char_height(band), sharpness=sharp,
+                       confidence=float(dec.char_prob.min()))
+
+    def _cuts(self, grey: np.ndarray) -> Iterator[tuple[Band, Cut, int]]:
+        """(band, its cells, bands seen so far) in reading order: the bands whose lines
+        could be counted blob by blob, coarse pass then fine pass; then the best few cut
+        on a column-profile grid (blur merged their characters), a 2-line one also as a
+        TD1 whose third line the locator did not chain."""
+        seen = segmented = 0
+        later: list[tuple[Band, Cut]] = []
         big = max(grey.shape) >= FINE_PASS_MIN_SIDE
-        sizes = [s for s in WORK_SIZES if s == WORK_SIZES[0] or big]
-        segmented = 0
-        later: list[tuple[Band, Cut]] = []  # cut on a column-profile grid: tried last
-        for size in sizes:
+        for size in [s for s in WORK_SIZES if s == WORK_SIZES[0] or big]:
             if segmented >= 2:
                 # the coarse pass already cut several MRZ-like bands into cells (a page of
                 # text): bands are warped from the full-resolution frame, so the fine pass
@@ -206,40 +229,13 @@ class MrzReader:
                     later.append((band, cut))
                     continue
                 segmented += 1
-                got = self._decode_cut(cut)
-                if got is None:
-                    continue
-                dec, sharp = got
-                if best is None or _rank(dec) > _rank(best[0]):
-                    best = (dec, band, sharp)
-                if not dec.failed and _acceptable(dec):
-                    return self._result(dec, band, sharp, seen)
+                yield band, cut, seen
         later.sort(key=lambda item: -item[0].score)
         for band, cut in later[:FALLBACK_BANDS]:
-            # characters that could not be counted blob by blob (blur merges them): cut
-            # on a grid fitted to the column profile; the check digits still judge. A
-            # 2-line band may be a TD1 whose third line the locator did not chain.
-            tries = [(band, cut)]
+            yield band, cut, seen
             if band.lines == 2:
                 three = replace(band, lines=3)
-                tries.append((three, _segment(three.image, 3)))
-            for tried, attempt in tries:
-                got = self._decode_cut(attempt)
-                if got is None:
-                    continue
-                dec, sharp = got
-                if best is None or _rank(dec) > _rank(best[0]):
-                    best = (dec, tried, sharp)
-                if not dec.failed and _acceptable(dec):
-                    return self._result(dec, tried, sharp, seen)
-        if best is None:
-            return MrzRead(reason=NO_MRZ if seen == 0 else MRZ_UNREADABLE, candidates=seen)
-        dec, band, sharp = best
-        if _acceptable(dec):
-            return self._result(dec, band, sharp, seen)
-        return MrzRead(reason=MRZ_UNREADABLE, candidates=seen, quad=band.quad,
-                       char_height_px=self._char_height(band), sharpness=sharp,
-                       confidence=float(dec.char_prob.min()))
+                yield three, _segment(three.image, 3), seen
 
     def _decode_cut(self, cut: Cut) -> tuple[Decoded, float] | None:
         """The better reading of a band's cells as found and turned 180 degrees."""
