@@ -102,7 +102,9 @@ def frame_cells(seed: int, index: int) -> tuple[np.ndarray, np.ndarray] | None:
         lines = synthetic.build_lines(synthetic.random_identity(rng, fmt))
     doc, quad = synthetic.render_document(lines, fmt, rng)
     doc, quad = _augment(doc, quad, rng)
-    matrix = synthetic.placement(doc.shape, rng, pitch_px=rng.uniform(6.0, 18.0))
+    # half the frames small print (6-10 px pitch: where the reader still misreads), half large
+    pitch = rng.uniform(6.0, 10.0) if rng.random() < 0.5 else rng.uniform(10.0, 18.0)
+    matrix = synthetic.placement(doc.shape, rng, pitch_px=pitch)
     frame = synthetic.degrade(synthetic.place_on_frame(doc, rng, matrix=matrix), rng)
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     truth = cv2.perspectiveTransform(quad[None], matrix)[0]
