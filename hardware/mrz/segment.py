@@ -259,23 +259,20 @@ def _profile_grids(ink: np.ndarray, rows: list[tuple[int, int]], char_h: float,
     for top, bottom in rows:
         strip = ink[top:bottom].astype(np.float64)
         profiles.append(np.convolve(strip.sum(axis=0), np.ones(3) / 3, "same"))
-    spans = [_text_span(p, char_h) for p in profiles]
-    if any(sp is None for sp in spans):
+    spans = [sp for sp in (_text_span(p, char_h) for p in profiles) if sp is not None]
+    if len(spans) != len(profiles):
         return None
-    starts = [sp[0] for sp in spans if sp is not None]
-    ends = [sp[1] for sp in spans if sp is not None]
-    if max(starts) - min(starts) > 1.5 * char_h or max(ends) - min(ends) > 1.5 * char_h:
-        return None  # MRZ lines start and end together; lines of ordinary text do not
+    if not _ends_agree([sp[0] for sp in spans], [sp[1] for sp in spans], 1.5 * char_h):
+        return None  # lines of ordinary text do not start and end together
     best: tuple[float, list[np.ndarray]] | None = None
     for length in options:
-        fits = [_profile_grid(p, sp, char_h, length)
-                for p, sp in zip(profiles, spans, strict=True) if sp is not None]
-        if any(f is None for f in fits):
+        fits = [f for f in (_profile_grid(p, sp, char_h, length)
+                            for p, sp in zip(profiles, spans, strict=True)) if f is not None]
+        if len(fits) != len(profiles):
             continue
-        score = sum(f[0] / max(float(p.max()), 1e-6) for f, p in zip(fits, profiles, strict=True)
-                    if f is not None)
+        score = sum(f[0] / max(float(p.max()), 1e-6) for f, p in zip(fits, profiles, strict=True))
         if best is None or score > best[0]:
-            best = (score, [f[1] for f in fits if f is not None])
+            best = (score, [f[1] for f in fits])
     return None if best is None else best[1]
 
 
@@ -432,15 +429,15 @@ def _blob_grids(lines_blobs: list[tuple[np.ndarray, float, np.ndarray | None, fl
 
 
 def _aligned(grids: list[np.ndarray]) -> bool:
-    """MRZ lines start and end together: a grid whose ends stray from its siblings' by
-    more than a character and a half (perspective slants them less) was fitted to the
-    wrong blobs."""
+    """A grid whose ends stray from its siblings' by more than a character and a half
+    (perspective slants them less) was fitted to the wrong blobs."""
     pitch = float(np.median(np.diff(grids[0])))
-    for end in (0, -1):
-        xs = [g[end] for g in grids]
-        if max(xs) - min(xs) > 1.5 * pitch:
-            return False
-    return True
+    return _ends_agree([float(g[0]) for g in grids], [float(g[-1]) for g in grids], 1.5 * pitch)
+
+
+def _ends_agree(starts: list[float], ends: list[float], tolerance: float) -> bool:
+    """MRZ lines start and end together, give or take ``tolerance`` px."""
+    return max(starts) - min(starts) <= tolerance and max(ends) - min(ends) <= tolerance
 
 
 def _cell(ink: np.ndarray, cx: float, cy: float, pitch: float, h: float, level: float

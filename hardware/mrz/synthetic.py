@@ -37,6 +37,10 @@ _COUNTRIES = ("ESP", "FRA", "D<<", "ITA", "PRT", "GBR", "USA", "NLD", "POL", "RO
               "MAR", "COL", "VEN", "UKR", "BEL", "CHE", "SWE", "AUT")
 
 
+# the frames without an MRZ that ``sample(negative=True)`` cycles through (index order)
+NEGATIVE_KINDS = ("backgrounds", "text pages", "MRZ-like text pages", "cards without MRZ")
+
+
 @functools.cache
 def _font(size: int) -> ImageFont.FreeTypeFont:
     return ImageFont.truetype(str(FONT_PATH), size)
@@ -273,7 +277,7 @@ def sample(seed: int, index: int, *, width: int = 1280, height: int = 720,
     """Sample ``index`` of the seeded synthetic set (a camera-like frame)."""
     rng = np.random.default_rng([seed, index])
     if negative:
-        kind = index % 4
+        kind = index % len(NEGATIVE_KINDS)
         if kind == 0:
             return Sample(degrade(busy_background(rng, width, height), rng))
         if kind in (1, 2):

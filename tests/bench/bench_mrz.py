@@ -50,8 +50,6 @@ ROOT = Path(__file__).resolve().parents[2]
 REAL = ROOT / ".." / "shared" / "testdata" / "mrz-real"
 BENCH_PY = ROOT / ".venv-bench" / "bin" / "python"
 TODAY = date(2026, 11, 29)
-# hardware.mrz.synthetic.sample(negative=True) cycles through these kinds (index % 4)
-NEGATIVE_KINDS = ("backgrounds", "text pages", "MRZ-like text pages", "cards without MRZ")
 SIX = ("document_number", "birth_date", "sex", "expiry_date", "surname", "given_names")
 
 
@@ -312,7 +310,9 @@ def main(argv: list[str] | None = None) -> int:
         results[(label, "ours")] = score(items, mine, Score())
     results[(f"synthetic all n={len(syn)}", "ours")] = score(syn, mine, Score())
     results[(f"negatives all n={len(neg)}", "ours")] = score(neg, mine, Score())
-    for kind, label in enumerate(NEGATIVE_KINDS):  # timing by kind (sample(negative=True))
+    from hardware.mrz.synthetic import NEGATIVE_KINDS
+
+    for kind, label in enumerate(NEGATIVE_KINDS):  # timing by kind
         part = neg[kind::len(NEGATIVE_KINDS)]
         results[(f"  {label} n={len(part)}", "ours")] = score(part, mine, Score())
     for peer in ("passporteye", "rapidocr"):
