@@ -99,7 +99,7 @@ def _td2(visa: bool) -> Layout:
 
 
 def _td1() -> Layout:
-    line1 = _classes(30, [(2, 5, LETTERS), (14, 15, NUMERIC)])
+    line1 = _classes(30, [(0, 5, LETTERS), (14, 15, NUMERIC)])  # document code, issuer
     line2 = _classes(30, [(0, 7, NUMERIC), (7, 8, SEX), (8, 15, NUMERIC), (29, 30, NUMERIC)])
     line3 = _classes(30, [(0, 30, LETTERS)])
     groups = (

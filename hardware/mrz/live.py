@@ -16,7 +16,7 @@ import numpy as np
 from admission.frames import Frame
 from hardware.mrz.reader import MrzRead, MrzReader, frame_to_array
 
-MIN_CHAR_HEIGHT_PX = 7.0  # below this the glyphs are too small to read reliably
+MIN_CHAR_HEIGHT_PX = 11.0  # an unread MRZ smaller than this: ask for the document closer
 GLARE_FRACTION = 0.02  # share of saturated pixels in the MRZ area that means glare
 _GLARE_LEVEL = 250
 

@@ -66,6 +66,17 @@ class Sample:
     image: np.ndarray  # BGR uint8
     lines: list[str] = field(default_factory=list)  # empty for negatives
     identity: Identity | None = None
+    mrz_quad: np.ndarray | None = None  # the MRZ's corners in the frame (tl, tr, br, bl)
+    mrz_covered: float = 0.0  # share of the MRZ under the simulated finger/object
+    mrz_glare: float = 0.0  # strongest glare over the MRZ, grey levels added
+
+
+@dataclass(frozen=True)
+class Damage:
+    """What ``degrade`` drew over the frame, for telling what a reader could not see."""
+
+    occluder: tuple[tuple[int, int], tuple[int, int], float] | None = None  # cv2.ellipse
+    glare: tuple[float, float, float, float] | None = None  # centre x, y, radius, gain
 
 
 def random_identity(rng: np.random.Generator, doc_format: str | None = None) -> Identity:
@@ -236,19 +247,29 @@ def place_on_frame(doc: np.ndarray, rng: np.random.Generator, width: int = 1280,
 
 def degrade(frame: np.ndarray, rng: np.random.Generator, strength: float = 1.0) -> np.ndarray:
     """Camera-like degradations: blur, glare, low light, noise, occlusion, JPEG."""
+    return _degrade(frame, rng, strength)[0]
+
+
+def _degrade(frame: np.ndarray, rng: np.random.Generator, strength: float
+             ) -> tuple[np.ndarray, Damage]:
     img = frame.astype(np.float32)
     h, w = img.shape[:2]
+    glare = occluder = None
     if rng.random() < 0.3 * strength:  # glare: a soft specular blob
         cx, cy, r = rng.uniform(0, w), rng.uniform(0, h), rng.uniform(40, 250)
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
         blob = np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * r * r))
-        img += blob[..., None] * rng.uniform(60, 160) * strength
+        gain = rng.uniform(60, 160) * strength
+        img += blob[..., None] * gain
+        glare = (float(cx), float(cy), float(r), float(gain))
     if rng.random() < 0.2 * strength:  # a finger or another object over part of the frame
         color = tuple(float(v) for v in rng.integers(90, 220, size=3))
         cx = int(rng.uniform(0, w))  # draw order kept: samples stay reproducible
         centre = (cx, int(rng.choice([rng.uniform(0, 60), rng.uniform(h - 60, h)])))
-        cv2.ellipse(img, centre, (int(rng.uniform(30, 70)), int(rng.uniform(60, 140))),
-                    float(rng.uniform(0, 180)), 0, 360, color, -1)
+        axes = (int(rng.uniform(30, 70)), int(rng.uniform(60, 140)))
+        angle = float(rng.uniform(0, 180))
+        cv2.ellipse(img, centre, axes, angle, 0, 360, color, -1)
+        occluder = (centre, axes, angle)
     if rng.random() < 0.5 * strength:  # uneven light: a shading ramp across the frame
         angle = rng.uniform(0, 2 * np.pi)
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
@@ -269,7 +290,40 @@ def degrade(frame: np.ndarray, rng: np.random.Generator, strength: float = 1.0) 
     out = np.clip(img, 0, 255).astype(np.uint8)
     quality = int(rng.integers(max(30, int(95 - 60 * strength)), 96))
     ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, quality])
-    return cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else out
+    return (cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else out), Damage(occluder, glare)
+
+
+def _damage_over(quad: np.ndarray, damage: Damage, width: int, height: int
+                 ) -> tuple[float, float]:
+    """(share of the quad under the occluder, strongest glare over it in grey levels)."""
+    mask = np.zeros((height, width), np.uint8)
+    cv2.fillConvexPoly(mask, np.round(quad).astype(np.int32), 255)
+    area = max(int(np.count_nonzero(mask)), 1)
+    covered = 0.0
+    if damage.occluder is not None:
+        over = np.zeros_like(mask)
+        centre, axes, angle = damage.occluder
+        cv2.ellipse(over, centre, axes, angle, 0, 360, 255, -1)
+        covered = np.count_nonzero(mask & over) / area
+    glare = 0.0
+    if damage.glare is not None:
+        cx, cy, r, gain = damage.glare
+        d2 = ((quad - [cx, cy]) ** 2).sum(1)
+        # nearest point of the quad to the blob's centre: a corner, or the centre inside
+        inside = mask[int(np.clip(cy, 0, height - 1)), int(np.clip(cx, 0, width - 1))] > 0
+        nearest = 0.0 if inside else float(np.sqrt(_dist2_to_polygon(quad, cx, cy, d2)))
+        glare = gain * float(np.exp(-nearest ** 2 / (2 * r * r)))
+    return covered, glare
+
+
+def _dist2_to_polygon(quad: np.ndarray, cx: float, cy: float, corner_d2: np.ndarray) -> float:
+    best = float(corner_d2.min())
+    p = np.array([cx, cy], np.float64)
+    for a, b in zip(quad, np.roll(quad, -1, axis=0), strict=True):
+        ab = (b - a).astype(np.float64)
+        t = float(np.clip(np.dot(p - a, ab) / max(float(np.dot(ab, ab)), 1e-9), 0.0, 1.0))
+        best = min(best, float(((a + t * ab - p) ** 2).sum()))
+    return best
 
 
 def sample(seed: int, index: int, *, width: int = 1280, height: int = 720,
@@ -286,6 +340,11 @@ def sample(seed: int, index: int, *, width: int = 1280, height: int = 720,
         return Sample(degrade(place_on_frame(doc, rng, width, height), rng))
     identity = random_identity(rng)
     lines = build_lines(identity)
-    doc, _ = render_document(lines, identity.doc_format, rng)
-    frame = place_on_frame(doc, rng, width, height)
-    return Sample(degrade(frame, rng), lines, identity)
+    doc, quad = render_document(lines, identity.doc_format, rng)
+    matrix = placement(doc.shape, rng, width, height)  # the draw place_on_frame would make
+    frame = place_on_frame(doc, rng, width, height, matrix=matrix)
+    image, damage = _degrade(frame, rng, 1.0)
+    assert quad is not None
+    mrz = cv2.perspectiveTransform(quad[None], matrix)[0]
+    covered, glare = _damage_over(mrz, damage, width, height)
+    return Sample(image, lines, identity, mrz, covered, glare)

@@ -23,8 +23,8 @@ from hardware.mrz.images import (
     ImageError,
     decode_image,
 )
-from hardware.mrz.live import LiveMrzReader, Quality
-from hardware.mrz.reader import MRZ_UNREADABLE, NO_MRZ, MrzReader
+from hardware.mrz.live import MIN_CHAR_HEIGHT_PX, LiveMrzReader, Quality, quality_of
+from hardware.mrz.reader import MRZ_UNREADABLE, NO_MRZ, MrzRead, MrzReader
 
 REAL = Path(__file__).resolve().parents[2] / ".." / "shared" / "testdata" / "mrz-real"
 TODAY = date(2026, 11, 29)
@@ -178,3 +178,17 @@ def test_live_hints_for_a_far_or_blurred_document() -> None:
     blurred = cv2.GaussianBlur(s.image, (0, 0), 4)
     assert live.feed(array_to_frame(blurred, 0.1)).quality in (
         Quality.BLURRED, Quality.NO_DOCUMENT, Quality.TOO_FAR)
+
+
+def test_an_unread_small_mrz_asks_for_the_document_closer() -> None:
+    # measured: MRZ characters under ~11 px high read at 80-92 %, above at 98-99 %
+    grey = np.full((720, 1280), 120, np.uint8)
+    quad = np.array([[100, 100], [500, 100], [500, 160], [100, 160]], np.float32)
+
+    def unread(height: float) -> MrzRead:
+        return MrzRead(reason=MRZ_UNREADABLE, quad=quad, char_height_px=height, candidates=1)
+
+    assert quality_of(unread(MIN_CHAR_HEIGHT_PX - 1.5), grey) is Quality.TOO_FAR
+    assert quality_of(unread(MIN_CHAR_HEIGHT_PX + 3.0), grey) is Quality.BLURRED
+    grey[100:160, 100:500] = 255  # the same MRZ under glare: glare is what to fix first
+    assert quality_of(unread(MIN_CHAR_HEIGHT_PX - 1.5), grey) is Quality.GLARE

@@ -40,3 +40,29 @@ def test_negatives_have_no_lines() -> None:
     for i in range(4):
         s = synthetic.sample(5, i, negative=True)
         assert s.lines == [] and s.image.shape == (720, 1280, 3)
+
+
+def test_a_sample_knows_where_its_mrz_is_and_what_covers_it() -> None:
+    s = synthetic.sample(20261130, 323)  # the benchmark's frame with a finger over the MRZ
+    assert s.mrz_quad is not None and s.mrz_quad.shape == (4, 2)
+    assert (s.mrz_quad >= 0).all() and (s.mrz_quad[:, 0] <= 1280).all()
+    assert (s.mrz_quad[:, 1] <= 720).all()
+    assert 0.1 < s.mrz_covered < 0.5
+    plain = synthetic.sample(20261130, 0)
+    assert plain.mrz_covered == 0.0
+    # the very frame the benchmark saw before the damage was recorded (the draw order is
+    # part of the set's definition: numbers measured on different days must compare)
+    assert hashlib.sha256(s.image.tobytes()).hexdigest().startswith("9faa874251358b0b")
+
+
+def test_damage_over_the_mrz_is_measured_where_it_falls() -> None:
+    quad = np.array([[100, 100], [500, 100], [500, 160], [100, 160]], np.float32)
+    on = synthetic.Damage(occluder=((300, 130), (50, 50), 0.0), glare=(300.0, 130.0, 80.0, 100.0))
+    covered, glare = synthetic._damage_over(quad, on, 1280, 720)
+    assert 0.2 < covered < 0.4  # a 100 px wide disc over a 400 x 60 band
+    assert glare == 100.0
+    off = synthetic.Damage(occluder=((900, 600), (40, 40), 0.0), glare=(900.0, 600.0, 50.0, 100.0))
+    covered, glare = synthetic._damage_over(quad, off, 1280, 720)
+    assert covered == 0.0 and glare < 1e-6
+    near = synthetic.Damage(glare=(300.0, 210.0, 50.0, 100.0))  # 50 px below the band
+    assert abs(synthetic._damage_over(quad, near, 1280, 720)[1] - 100 * np.exp(-0.5)) < 1.0
