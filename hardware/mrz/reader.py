@@ -35,6 +35,9 @@ PRINTED_MIN_PROB = 0.7  # every character, when the check digits fail as printed
 WORK_SIZES = (640, 1280)  # coarse pass for large print, fine pass for small print
 FINE_PASS_MIN_SIDE = 600  # below this the fine pass would only upscale
 FALLBACK_BANDS = 2  # uncountable bands cut on a profile grid when nothing else was read
+SMALL_PRINT_PX = 11.0  # a band with characters under this high (frame px) is small print
+SMALL_PRINT_SIZE = 1920  # ...and when nothing was read, the frame is searched again at this
+SMALL_PRINT_MIN_CHARS = 20  # ...if its lines are at least this many character heights long
 
 
 @dataclass(frozen=True)
@@ -214,6 +217,7 @@ class MrzReader:
         on a column-profile grid (blur merged their characters), a 2-line one also as a
         TD1 whose third line the locator did not chain."""
         seen = segmented = 0
+        small = False
         later: list[tuple[Band, Cut]] = []
         big = max(grey.shape) >= FINE_PASS_MIN_SIDE
         for size in [s for s in WORK_SIZES if s == WORK_SIZES[0] or big]:
@@ -224,6 +228,7 @@ class MrzReader:
                 break
             for band in find_bands(grey, self._max_bands, work_size=size, frame_threshold=True):
                 seen += 1
+                small = small or self._small_print(band)
                 cut = _segment(band.image, band.lines)
                 if cut[0] is None or cut[0].profile_grid:
                     later.append((band, cut))
@@ -236,6 +241,15 @@ class MrzReader:
             if band.lines == 2:
                 three = replace(band, lines=3)
                 yield three, _segment(three.image, 3), seen
+        if not (big and small):
+            return
+        # MRZ-like bands in small print were seen but not read: look again at a larger scale
+        for band in find_bands(grey, self._max_bands, work_size=SMALL_PRINT_SIZE,
+                               frame_threshold=True):
+            seen += 1
+            cut = _segment(band.image, band.lines)
+            if cut[0] is not None:
+                yield band, cut, seen
 
     def _decode_cut(self, cut: Cut) -> tuple[Decoded, float] | None:
         """The better reading of a band's cells as found and turned 180 degrees."""
@@ -251,6 +265,14 @@ class MrzReader:
             if not dec.failed:
                 break
         return best
+
+    @classmethod
+    def _small_print(cls, band: Band) -> bool:
+        """Small characters in lines long enough for an MRZ (visual-zone words and the
+        short lines of a card's front are not)."""
+        height = cls._char_height(band)
+        width = float(np.linalg.norm(band.quad[1] - band.quad[0]))
+        return 0 < height < SMALL_PRINT_PX and width >= SMALL_PRINT_MIN_CHARS * height
 
     @staticmethod
     def _char_height(band: Band) -> float:

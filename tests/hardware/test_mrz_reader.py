@@ -192,3 +192,15 @@ def test_an_unread_small_mrz_asks_for_the_document_closer() -> None:
     assert quality_of(unread(MIN_CHAR_HEIGHT_PX + 3.0), grey) is Quality.BLURRED
     grey[100:160, 100:500] = 255  # the same MRZ under glare: glare is what to fix first
     assert quality_of(unread(MIN_CHAR_HEIGHT_PX - 1.5), grey) is Quality.GLARE
+
+
+def test_small_print_is_looked_at_again_at_a_larger_scale(
+        reader: MrzReader, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a TD1 card held far from the camera (9.5 px per character): neither the coarse
+    # nor the fine pass reads its MRZ, the small-print pass at 1920 px does
+    s = synthetic.sample(20261130, 788)
+    assert list(reader.read_array(s.image).lines) == s.lines
+    from hardware.mrz import reader as reader_module
+
+    monkeypatch.setattr(reader_module, "SMALL_PRINT_PX", 0.0)  # the pass switched off
+    assert reader.read_array(s.image).reason == MRZ_UNREADABLE
