@@ -286,12 +286,12 @@ def _pct(a: int, n: int) -> str:
 
 def row(label: str, engine: str, s: Score | None, note: str = "") -> str:
     if s is None:
-        return f"| {label:<28} | {engine:<11} | {note:^79} |"
+        return f"| {label:<36} | {engine:<11} | {note:^79} |"
     p50 = f"{np.percentile(s.ms, 50):7.0f}" if s.ms else "-"
     p95 = f"{np.percentile(s.ms, 95):7.0f}" if s.ms else "-"
     false = f"{s.false_reads}/{s.n_neg}" if s.n_neg else "-"
     wrong = f"{s.wrong_ids}" if s.n_six else "-"
-    return (f"| {label:<28} | {engine:<11} | {_pct(s.exact, s.n_pos):>14} | "
+    return (f"| {label:<36} | {engine:<11} | {_pct(s.exact, s.n_pos):>14} | "
             f"{_pct(s.six, s.n_six):>14} | {wrong:>6} | "
             f"{false:>7} | {p50:>7} | {p95:>7} |")
 
@@ -350,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             engine.close()
 
-    head = (f"| {'set':<28} | {'engine':<11} | {'exact lines':>14} | {'all six fields':>14} | "
+    head = (f"| {'set':<36} | {'engine':<11} | {'exact lines':>14} | {'all six fields':>14} | "
             f"{'wrong':>6} | "
             f"{'false':>7} | {'p50 ms':>7} | {'p95 ms':>7} |")
     print(head)
