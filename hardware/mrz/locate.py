@@ -196,27 +196,37 @@ def _text_lines(closed: np.ndarray, text: np.ndarray) -> list[_Line]:
 def _group_bands(lines: list[_Line]) -> list[tuple[list[_Line], float]]:
     """Groups of 2-3 lines: equal length, aligned, parallel, regularly spaced."""
     lines = sorted(lines, key=lambda ln: ln.cy)
+    if not lines:
+        return []
+    cx = np.array([ln.cx for ln in lines])
+    cy = np.array([ln.cy for ln in lines])
+    length = np.array([ln.length for ln in lines])
+    angle = np.array([ln.angle for ln in lines])
     groups: list[tuple[list[_Line], float]] = []
     for i, first in enumerate(lines):
+        # the pairwise tests that do not depend on the chain, for all later lines at once
+        c, s = np.cos(first.angle), np.sin(first.angle)
+        dx, dy = cx[i + 1:] - first.cx, cy[i + 1:] - first.cy
+        along_all, across_all = dx * c + dy * s, -dx * s + dy * c
+        cand_len = length[i + 1:]
+        longest = np.maximum(first.length, cand_len)
+        same = (np.abs(along_all) < 0.12 * longest) & (
+            np.abs(cand_len - first.length) < 0.2 * longest)
+        # a line whose faint fillers were lost is shorter but flush with one end
+        left = np.abs((along_all - cand_len / 2) + first.length / 2) < 0.06 * longest
+        right = np.abs((along_all + cand_len / 2) - first.length / 2) < 0.06 * longest
+        flush = (np.minimum(cand_len, first.length) > 0.35 * longest) & (left | right)
+        ok = (np.abs(angle[i + 1:] - first.angle) <= 0.06) & (same | flush)
         chain = [first]
         offsets = [0.0]
-        for cand in lines[i + 1:]:
-            along, across = first.project(cand.cx, cand.cy)
-            if abs(cand.angle - first.angle) > 0.06:
-                continue
-            longest = max(first.length, cand.length)
-            same = abs(along) < 0.12 * longest and abs(cand.length - first.length) < 0.2 * longest
-            # a line whose faint fillers were lost is shorter but flush with one end
-            left = abs((along - cand.length / 2) + first.length / 2) < 0.06 * longest
-            right = abs((along + cand.length / 2) - first.length / 2) < 0.06 * longest
-            if not same and not (min(cand.length, first.length) > 0.35 * longest
-                                 and (left or right)):
-                continue
+        for k in np.flatnonzero(ok):
+            cand = lines[i + 1 + k]
+            across = float(across_all[k])
             gap = across - offsets[-1]
             t = max(chain[-1].thickness, cand.thickness)
             if gap < 1.05 * t or gap > 3.2 * min(chain[-1].thickness, cand.thickness) + 6:
                 continue
-            if len(chain) >= 2 and abs(gap - (offsets[-1] - offsets[-2])) > 0.35 * offsets[-1] / 1:
+            if len(chain) >= 2 and abs(gap - (offsets[-1] - offsets[-2])) > 0.35 * offsets[-1]:
                 continue
             chain.append(cand)
             offsets.append(across)
