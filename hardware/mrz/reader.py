@@ -215,7 +215,8 @@ class MrzReader:
         """(band, its cells, bands seen so far) in reading order: the bands whose lines
         could be counted blob by blob, coarse pass then fine pass; then the best few cut
         on a column-profile grid (blur merged their characters), a 2-line one also as a
-        TD1 whose third line the locator did not chain."""
+        TD1 whose third line the locator did not chain; last, when small print in lines
+        long enough for an MRZ was seen, the bands of the frame searched at 1920 px."""
         seen = segmented = 0
         small = False
         later: list[tuple[Band, Cut]] = []
