@@ -308,22 +308,11 @@ def _damage_over(quad: np.ndarray, damage: Damage, width: int, height: int
     glare = 0.0
     if damage.glare is not None:
         cx, cy, r, gain = damage.glare
-        d2 = ((quad - [cx, cy]) ** 2).sum(1)
-        # nearest point of the quad to the blob's centre: a corner, or the centre inside
-        inside = mask[int(np.clip(cy, 0, height - 1)), int(np.clip(cx, 0, width - 1))] > 0
-        nearest = 0.0 if inside else float(np.sqrt(_dist2_to_polygon(quad, cx, cy, d2)))
+        # distance from the blob's centre to the quad (0 inside it)
+        signed = cv2.pointPolygonTest(quad.astype(np.float32), (cx, cy), True)
+        nearest = max(0.0, -float(signed))
         glare = gain * float(np.exp(-nearest ** 2 / (2 * r * r)))
     return covered, glare
-
-
-def _dist2_to_polygon(quad: np.ndarray, cx: float, cy: float, corner_d2: np.ndarray) -> float:
-    best = float(corner_d2.min())
-    p = np.array([cx, cy], np.float64)
-    for a, b in zip(quad, np.roll(quad, -1, axis=0), strict=True):
-        ab = (b - a).astype(np.float64)
-        t = float(np.clip(np.dot(p - a, ab) / max(float(np.dot(ab, ab)), 1e-9), 0.0, 1.0))
-        best = min(best, float(((a + t * ab - p) ** 2).sum()))
-    return best
 
 
 def sample(seed: int, index: int, *, width: int = 1280, height: int = 720,
