@@ -36,6 +36,7 @@ class Decoded:
     log_prob: float = 0.0
     raw_lines: list[str] = field(default_factory=list)  # unmasked top guesses
     raw_min_prob: float = 0.0
+    probs: np.ndarray | None = None  # the classifier's (lines, length, 37) it was decoded from
 
 
 def _mask(layout: Layout) -> np.ndarray:
@@ -164,4 +165,5 @@ def _decode(probs: np.ndarray, layout: Layout) -> Decoded:
     char_prob = masked[rows, cols, chosen]
     raw_lines = ["".join(ALPHABET[k] for k in row) for row in raw_top]
     return Decoded(lines, layout, char_prob, failed, fixed, violations,
-                   float(np.log(char_prob).sum()), raw_lines, float(probs.max(axis=2).min()))
+                   float(np.log(char_prob).sum()), raw_lines, float(probs.max(axis=2).min()),
+                   probs)

@@ -1,24 +1,42 @@
 """Live MRZ reading from a camera stream, with quality hints for the GUI.
 
-The reader answers as soon as ``agree`` consecutive frames give the same lines with every
-check digit passing; until then each frame yields a hint the GUI shows to the clerk:
-NO_DOCUMENT, TOO_FAR, BLURRED, GLARE (or READING while frames disagree).
+Frames of one document are fused: the classifier's probabilities of the last few frames
+(``FUSE_WINDOW``) are combined character by character (a geometric mean) and decoded
+and judged by the single-frame rules. The reader answers as soon as at least ``agree``
+frames are fused and the fused reading passes every check digit and the acceptance
+rules. Two frames that read the same are answered at once, as before; a character that
+every frame finds doubtful stays doubtful (a geometric mean does not sharpen a glyph
+the blur made ambiguous), while one that each frame doubts for its own reason - noise,
+where the grid fell - is settled by the frames together. Two frames that disagree on a
+character weaken it, even when each is sure (``FRAME_DOUBT``), so a misread in one frame
+is not taken. Until then each frame
+yields a hint the GUI shows to the clerk: NO_DOCUMENT, TOO_FAR, BLURRED, GLARE (or
+READING while a good read waits for the next frame).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 
 import cv2
 import numpy as np
 
 from admission.frames import Frame
-from hardware.mrz.reader import MrzRead, MrzReader, frame_to_array
+from hardware.mrz.decode import decode
+from hardware.mrz.reader import MrzRead, MrzReader, frame_to_array, judged
 
 MIN_CHAR_HEIGHT_PX = 11.0  # an unread MRZ smaller than this: ask for the document closer
 GLARE_FRACTION = 0.02  # share of saturated pixels in the MRZ area that means glare
 _GLARE_LEVEL = 250
+FUSE_WINDOW = 6  # frames of one document whose probabilities are fused
+# a frame whose top reading differs from the fused one in more than this share of its
+# characters shows another document (or another band): the history starts again
+NEW_DOCUMENT_SHARE = 0.25
+# each frame's probabilities are mixed with this much of a uniform guess before fusing:
+# no single frame may be more than ~99 % sure, so a frame that is sure of a misread cannot
+# outvote another that is sure of the right character (the two then stay in doubt)
+FRAME_DOUBT = 0.01
 
 
 class Quality(StrEnum):
@@ -62,19 +80,58 @@ def quality_of(read: MrzRead, grey: np.ndarray) -> Quality:
 class LiveMrzReader:
     """Feed frames; get an agreed reading or a hint. Not thread-safe: one per worker."""
 
-    def __init__(self, reader: MrzReader | None = None, *, agree: int = 2) -> None:
+    def __init__(self, reader: MrzReader | None = None, *, agree: int = 2,
+                 fuse: bool = True) -> None:
         self._reader = reader or MrzReader()
         self._agree = max(1, agree)
-        self._last: tuple[str, ...] | None = None
+        self._window = FUSE_WINDOW if fuse else 1
+        self._history: list[np.ndarray] = []  # log-probabilities, oldest first
+        self._last: tuple[str, ...] | None = None  # without fusion: the agreeing lines
         self._count = 0
 
     def reset(self) -> None:
+        self._history.clear()
         self._last, self._count = None, 0
 
     def feed(self, frame: Frame) -> LiveUpdate:
         image = frame_to_array(frame)
         grey = image[:, :, 0] if image.shape[2] == 1 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
         read = self._reader.read_array(grey)
+        if self._window == 1:
+            return self._agreed(read, grey)
+        if read.probs is None:  # no zone decoded in this frame
+            if read.candidates == 0:
+                self.reset()  # the document left the camera
+            return LiveUpdate(quality_of(read, grey))
+        self._remember(read.probs)
+        dec = decode(self._fused()) if len(self._history) >= self._agree else None
+        if dec is not None:
+            fused = judged(dec)
+            if fused.lines and fused.verified:
+                self.reset()
+                return LiveUpdate(Quality.OK, replace(
+                    fused, quad=read.quad, char_height_px=read.char_height_px,
+                    sharpness=read.sharpness, candidates=read.candidates))
+        return LiveUpdate(quality_of(read, grey))
+
+    def _remember(self, probs: np.ndarray) -> None:
+        doubted = (1.0 - FRAME_DOUBT) * probs + FRAME_DOUBT / probs.shape[-1]
+        logs = np.log(doubted).astype(np.float32)
+        if self._history and (self._history[-1].shape != logs.shape or
+                              float((self._fused().argmax(axis=2) != logs.argmax(axis=2)).mean())
+                              > NEW_DOCUMENT_SHARE):
+            self._history.clear()
+        self._history.append(logs)
+        del self._history[:-self._window]
+
+    def _fused(self) -> np.ndarray:
+        mean = np.mean(self._history, axis=0)
+        probs = np.exp(mean - mean.max(axis=2, keepdims=True))
+        fused: np.ndarray = probs / probs.sum(axis=2, keepdims=True)
+        return fused
+
+    def _agreed(self, read: MrzRead, grey: np.ndarray) -> LiveUpdate:
+        """Without fusion: ``agree`` consecutive frames must read the same lines."""
         if not (read.lines and read.verified):
             self.reset()
             return LiveUpdate(quality_of(read, grey))

@@ -53,6 +53,9 @@ class MrzRead:
     char_height_px: float = 0.0  # MRZ character height in the frame
     sharpness: float = 0.0
     candidates: int = 0  # MRZ-like bands seen
+    # the classifier's (lines, length, 37) probabilities of the best reading, refused or
+    # not, in reading order: what live mode fuses across frames
+    probs: np.ndarray | None = field(default=None, repr=False, compare=False)
 
 
 def frame_to_array(frame: Frame) -> np.ndarray:
@@ -209,7 +212,7 @@ class MrzReader:
             return self._result(dec, band, sharp, seen)
         return MrzRead(reason=MRZ_UNREADABLE, candidates=seen, quad=band.quad,
                        char_height_px=self._char_height(band), sharpness=sharp,
-                       confidence=float(dec.char_prob.min()))
+                       confidence=float(dec.char_prob.min()), probs=dec.probs)
 
     def _cuts(self, grey: np.ndarray) -> Iterator[tuple[Band, Cut, int]]:
         """(band, its cells, bands seen so far) in reading order: the bands whose lines
@@ -282,7 +285,16 @@ class MrzReader:
         return BAND_CHAR_HEIGHT * height / max(rows, 1)
 
     def _result(self, dec: Decoded, band: Band, sharp: float, seen: int) -> MrzRead:
-        lines = dec.lines if not dec.failed else dec.raw_lines  # as printed
-        return MrzRead(tuple(lines), not dec.failed, tuple(dec.failed),
-                       float(dec.char_prob.min()), None, band.quad, self._char_height(band),
-                       sharp, seen)
+        return replace(judged(dec), quad=band.quad, char_height_px=self._char_height(band),
+                       sharpness=sharp, candidates=seen)
+
+
+def judged(dec: Decoded) -> MrzRead:
+    """A decoded zone as a reading, or refused (MRZ_UNREADABLE) when the acceptance rules
+    say it is unsure; without the frame's geometry."""
+    if not _acceptable(dec):
+        return MrzRead(reason=MRZ_UNREADABLE, confidence=float(dec.char_prob.min()),
+                       probs=dec.probs)
+    lines = dec.lines if not dec.failed else dec.raw_lines  # as printed
+    return MrzRead(tuple(lines), not dec.failed, tuple(dec.failed), float(dec.char_prob.min()),
+                   probs=dec.probs)

@@ -250,34 +250,38 @@ def degrade(frame: np.ndarray, rng: np.random.Generator, strength: float = 1.0) 
     return _degrade(frame, rng, strength)[0]
 
 
-def _degrade(frame: np.ndarray, rng: np.random.Generator, strength: float
-             ) -> tuple[np.ndarray, Damage]:
+def _degrade(frame: np.ndarray, rng: np.random.Generator, strength: float,
+             steady: np.random.Generator | None = None) -> tuple[np.ndarray, Damage]:
+    """``steady`` (default ``rng``) draws what stays put while a document is held under
+    the camera - glare, a finger, the light; ``rng`` draws what changes from frame to
+    frame - focus, motion, sensor noise, JPEG."""
     img = frame.astype(np.float32)
     h, w = img.shape[:2]
+    scene = rng if steady is None else steady
     glare = occluder = None
-    if rng.random() < 0.3 * strength:  # glare: a soft specular blob
-        cx, cy, r = rng.uniform(0, w), rng.uniform(0, h), rng.uniform(40, 250)
+    if scene.random() < 0.3 * strength:  # glare: a soft specular blob
+        cx, cy, r = scene.uniform(0, w), scene.uniform(0, h), scene.uniform(40, 250)
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
         blob = np.exp(-((xx - cx) ** 2 + (yy - cy) ** 2) / (2 * r * r))
-        gain = rng.uniform(60, 160) * strength
+        gain = scene.uniform(60, 160) * strength
         img += blob[..., None] * gain
         glare = (float(cx), float(cy), float(r), float(gain))
-    if rng.random() < 0.2 * strength:  # a finger or another object over part of the frame
-        color = tuple(float(v) for v in rng.integers(90, 220, size=3))
-        cx = int(rng.uniform(0, w))  # draw order kept: samples stay reproducible
-        centre = (cx, int(rng.choice([rng.uniform(0, 60), rng.uniform(h - 60, h)])))
-        axes = (int(rng.uniform(30, 70)), int(rng.uniform(60, 140)))
-        angle = float(rng.uniform(0, 180))
+    if scene.random() < 0.2 * strength:  # a finger or another object over part of the frame
+        color = tuple(float(v) for v in scene.integers(90, 220, size=3))
+        cx = int(scene.uniform(0, w))  # draw order kept: samples stay reproducible
+        centre = (cx, int(scene.choice([scene.uniform(0, 60), scene.uniform(h - 60, h)])))
+        axes = (int(scene.uniform(30, 70)), int(scene.uniform(60, 140)))
+        angle = float(scene.uniform(0, 180))
         cv2.ellipse(img, centre, axes, angle, 0, 360, color, -1)
         occluder = (centre, axes, angle)
-    if rng.random() < 0.5 * strength:  # uneven light: a shading ramp across the frame
-        angle = rng.uniform(0, 2 * np.pi)
+    if scene.random() < 0.5 * strength:  # uneven light: a shading ramp across the frame
+        angle = scene.uniform(0, 2 * np.pi)
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
         ramp = (np.cos(angle) * xx / w + np.sin(angle) * yy / h)
         ramp = (ramp - ramp.min()) / max(float(ramp.max() - ramp.min()), 1e-6)
-        img *= (1.0 - rng.uniform(0.2, 0.5) * ramp)[..., None]
-    if rng.random() < 0.4 * strength:  # low light
-        img = img * rng.uniform(0.35, 0.8) + rng.uniform(0, 20)
+        img *= (1.0 - scene.uniform(0.2, 0.5) * ramp)[..., None]
+    if scene.random() < 0.4 * strength:  # low light
+        img = img * scene.uniform(0.35, 0.8) + scene.uniform(0, 20)
     sigma = rng.uniform(0, 1.1 * strength)
     if sigma > 0.3:
         img = cv2.GaussianBlur(img, (0, 0), sigma)
@@ -337,3 +341,41 @@ def sample(seed: int, index: int, *, width: int = 1280, height: int = 720,
     mrz = cv2.perspectiveTransform(quad[None], matrix)[0]
     covered, glare = _damage_over(mrz, damage, width, height)
     return Sample(image, lines, identity, mrz, covered, glare)
+
+
+def sequence(seed: int, index: int, frames: int = 8, *, pitch_px: float | None = None,
+             width: int = 1280, height: int = 720) -> list[Sample]:
+    """A document held under the camera for ``frames`` consecutive frames, for live mode.
+
+    One document on one desk; the hand drifts a little from frame to frame (up to 1.5 px
+    and 0.3 degrees, 0.4 % in scale, accumulating); glare, a finger and the light stay as
+    they are (drawn once per sequence), while focus, motion blur, sensor noise and JPEG
+    are drawn afresh for every frame. ``pitch_px`` fixes the character pitch (the
+    distance to the camera). A pure function of ``(seed, index)``, separate from
+    :func:`sample` (the same pair gives a different document).
+    """
+    rng = np.random.default_rng([seed, index, 1])
+    identity = random_identity(rng)
+    lines = build_lines(identity)
+    doc, quad = render_document(lines, identity.doc_format, rng)
+    assert quad is not None
+    matrix = placement(doc.shape, rng, width, height, pitch_px)
+    desk = busy_background(rng, width, height)
+    scene_seed = [seed, index, 2]
+    card = np.full(doc.shape[:2], 255, np.uint8)
+    centre = (width / 2, height / 2)
+    out = []
+    for _ in range(frames):
+        move = cv2.getRotationMatrix2D(centre, float(rng.uniform(-0.3, 0.3)),
+                                       float(rng.uniform(0.996, 1.004)))
+        move[:, 2] += rng.uniform(-1.5, 1.5, size=2)
+        matrix = np.vstack([move, [0.0, 0.0, 1.0]]) @ matrix
+        frame = desk.copy()
+        warped = cv2.warpPerspective(doc, matrix, (width, height), flags=cv2.INTER_AREA)
+        mask = cv2.warpPerspective(card, matrix, (width, height))
+        frame[mask > 128] = warped[mask > 128]
+        image, damage = _degrade(frame, rng, 1.0, np.random.default_rng(scene_seed))
+        mrz = cv2.perspectiveTransform(quad[None], matrix)[0]
+        covered, glare = _damage_over(mrz, damage, width, height)
+        out.append(Sample(image, lines, identity, mrz, covered, glare))
+    return out

@@ -168,6 +168,74 @@ def test_live_reader_agrees_on_consecutive_frames_and_hints() -> None:
     assert live.feed(array_to_frame(s.image, 0.4)).quality is Quality.READING
 
 
+def test_live_fusion_reads_small_print_that_no_single_frame_reads(reader: MrzReader) -> None:
+    # an ID card held far from the camera (9.4 px per character), two frames: each alone
+    # is refused; their fused probabilities pass every check digit, and read right
+    frames = synthetic.sequence(20261201, 147, 2, pitch_px=9.44)
+    assert [reader.read_array(f.image).reason for f in frames] == [MRZ_UNREADABLE] * 2
+    live = LiveMrzReader(reader)
+    assert live.feed(array_to_frame(frames[0].image, 0.0)).quality is not Quality.OK
+    got = live.feed(array_to_frame(frames[1].image, 0.1))
+    assert got.quality is Quality.OK and got.read is not None and got.read.verified
+    assert list(got.read.lines) == frames[0].lines
+    # the rule before fusion (two frames that each read the same) answers nothing here
+    plain = LiveMrzReader(reader, fuse=False)
+    assert [plain.feed(array_to_frame(f.image, k)).quality is Quality.OK
+            for k, f in enumerate(frames)] == [False, False]
+
+
+def test_live_fusion_never_mixes_two_documents(reader: MrzReader) -> None:
+    first, second = synthetic.sample(99, 4), synthetic.sample(99, 5)  # two passports
+    assert first.identity and second.identity
+    assert first.identity.doc_format == second.identity.doc_format == "TD3"
+    live = LiveMrzReader(reader)
+    assert live.feed(array_to_frame(first.image, 0.0)).quality is Quality.READING
+    # the next passport: its first frame starts a new history instead of being fused
+    assert live.feed(array_to_frame(second.image, 0.1)).quality is Quality.READING
+    got = live.feed(array_to_frame(second.image, 0.2))
+    assert got.quality is Quality.OK and got.read is not None
+    assert list(got.read.lines) == second.lines
+
+
+def test_live_fusion_does_not_take_a_misread_that_another_frame_contradicts() -> None:
+    # two frames of one zone, each sure of a different character in the same place: the
+    # fused character is doubtful, so nothing is answered (one frame's misread is not
+    # taken), and the zone is read once a third frame agrees with one of them
+    s = synthetic.sample(99, 1)
+
+    class Scripted(MrzReader):
+        def __init__(self) -> None:
+            super().__init__()
+            self.script: list[np.ndarray] = []
+
+        def read_array(self, image: np.ndarray) -> MrzRead:
+            read = super().read_array(image)
+            assert read.probs is not None
+            probs = read.probs.copy()
+            if self.script:
+                probs = self.script.pop(0)
+            return MrzRead(read.lines, read.verified, confidence=read.confidence,
+                           quad=read.quad, char_height_px=read.char_height_px,
+                           candidates=read.candidates, probs=probs)
+
+    scripted = Scripted()
+    clean = scripted.read_array(s.image).probs
+    assert clean is not None
+    letter = 5 + s.lines[0][5:].index(next(c for c in s.lines[0][5:] if c.isalpha()))
+    wrong = clean.copy()
+    k = int(wrong[0, letter].argmax())
+    wrong[0, letter] = 0.0
+    wrong[0, letter, (k + 1) % 26 + 10] = 1.0  # another letter, with full confidence
+    scripted.script = [clean.copy(), wrong, clean.copy()]
+    live = LiveMrzReader(scripted)
+    frame = array_to_frame(s.image, 0.0)
+    assert live.feed(frame).quality is Quality.READING
+    assert live.feed(frame).quality is not Quality.OK  # clean and wrong disagree
+    got = live.feed(frame)
+    assert got.quality is Quality.OK and got.read is not None
+    assert list(got.read.lines) == s.lines
+
+
 def test_live_hints_for_a_far_or_blurred_document() -> None:
     live = LiveMrzReader()
     s = synthetic.sample(99, 1)
