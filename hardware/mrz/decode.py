@@ -21,6 +21,7 @@ from hardware.mrz.layout import ALPHABET, CheckGroup, Layout, char_value, layout
 MAX_FIX_COST = 6.0  # nats: the alternative may be ~400 times less likely than the top
 MIN_FIX_MARGIN = 1.0  # nats between the best and the second-best valid fix
 _TOP_K = 4
+ALIAS_CAP = 4.0  # nats: alias margins beyond this are not computed exactly
 _WEIGHTS = (7, 3, 1)
 _INDEX = {c: i for i, c in enumerate(ALPHABET)}
 
@@ -37,6 +38,10 @@ class Decoded:
     raw_lines: list[str] = field(default_factory=list)  # unmasked top guesses
     raw_min_prob: float = 0.0
     probs: np.ndarray | None = None  # the classifier's (lines, length, 37) it was decoded from
+    # nats by which the chosen reading of each passing check group beats the most likely
+    # other reading that passes the same check digit (the smallest over the groups; capped
+    # at ALIAS_CAP): small when the digit cannot tell two readings apart (0/O twice)
+    alias_margin: float = math.inf
 
 
 def _mask(layout: Layout) -> np.ndarray:
@@ -164,6 +169,28 @@ def _decode(probs: np.ndarray, layout: Layout) -> Decoded:
     cols = np.arange(chosen.shape[1])[None, :]
     char_prob = masked[rows, cols, chosen]
     raw_lines = ["".join(ALPHABET[k] for k in row) for row in raw_top]
+    margin = min((_alias_margin(g, cost, chosen) for g in layout.groups if g.name not in failed),
+                 default=math.inf)
     return Decoded(lines, layout, char_prob, failed, fixed, violations,
                    float(np.log(char_prob).sum()), raw_lines, float(probs.max(axis=2).min()),
-                   probs)
+                   probs, margin)
+
+
+def _alias_margin(group: CheckGroup, cost: np.ndarray, chosen: np.ndarray) -> float:
+    """Nats between the chosen reading of a passing group and the most likely *other*
+    reading that passes its check digit too. A check digit is a sum modulo 10: some
+    changes leave it as it is (0 for O in two places weighted 7 and 3; G for 6), and then
+    it cannot tell the two readings apart - only the classifier can, by this margin."""
+    positions = [*group_positions(group), group.check]
+    own = np.array([cost[p][chosen[p]] for p in positions])
+    alt = np.array([np.partition(cost[p], 1)[:2] for p in positions])  # two cheapest
+    change = np.where(alt[:, 0] == own, alt[:, 1], alt[:, 0]) - own
+    if float(change.min()) >= ALIAS_CAP:  # any other reading changes one of these at least
+        return ALIAS_CAP
+    found = _search(group, cost, chosen, set())
+    if found is None:
+        return ALIAS_CAP
+    best, runner, changes = found
+    if changes:  # the chosen reading is not the likeliest that passes (a locked neighbour)
+        return 0.0
+    return min(runner - best, ALIAS_CAP)

@@ -160,14 +160,12 @@ def _text_lines(closed: np.ndarray, text: np.ndarray) -> list[_Line]:
             continue
         xs_f, ys_f = xs.astype(np.float32) + x, ys.astype(np.float32) + y
         mx, my = float(xs_f.mean()), float(ys_f.mean())
-        cov = np.cov(np.vstack([xs_f - mx, ys_f - my]))
-        _evals, evecs = np.linalg.eigh(cov)
-        d = evecs[:, 1]
-        if d[0] < 0:
-            d = -d
-        angle = float(np.arctan2(d[1], d[0]))
+        dx, dy = (xs_f - mx).astype(np.float64), (ys_f - my).astype(np.float64)
+        # the blob's principal axis: the closed form of the 2x2 covariance eigenproblem
+        angle = 0.5 * float(np.arctan2(2.0 * float(dx @ dy), float(dx @ dx) - float(dy @ dy)))
         if abs(angle) > 0.35:
             continue
+        d = (np.cos(angle), np.sin(angle))
         along = (xs_f - mx) * d[0] + (ys_f - my) * d[1]
         across = -(xs_f - mx) * d[1] + (ys_f - my) * d[0]
         lo = float(across.min())

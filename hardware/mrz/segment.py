@@ -280,6 +280,8 @@ def _thin(runs: np.ndarray, thickness: float, axis: int) -> np.ndarray:
     """The long runs that are rules: thin across their length (``axis`` 0: horizontal
     runs, mean height under ``thickness``). A blurred line of glyphs merged into one long
     run is as thick as the characters, and is text."""
+    if not cv2.countNonZero(runs):  # most bands have no rule: skip the labelling
+        return runs
     n, labels, stats, _c = cv2.connectedComponentsWithStats(runs, connectivity=8)
     if n <= 1:
         return runs

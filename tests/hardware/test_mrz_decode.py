@@ -126,3 +126,35 @@ def test_two_doubtful_name_letters_are_one_too_many() -> None:
     two = one.copy()
     _doubt(two, (0, 18), right="A", others="R", p_right=0.68)  # MARIA
     assert not _accepted(two)
+
+
+def test_a_reading_the_check_digit_cannot_tell_from_another_is_refused() -> None:
+    from hardware.mrz.reader import ALIAS_MIN_MARGIN, MRZ_UNREADABLE, judged
+
+    # C (12) and 2 weigh the same modulo 10: the document number's check digit passes
+    # with either, so it vouches for neither - only the classifier's margin can
+    p = _probs(TD3_LINES)
+    _confuse(p, (1, 7), wrong="2", right="C", p_wrong=0.35, p_right=0.6)
+    dec = decode(p)
+    assert dec is not None and dec.lines == TD3_LINES and not dec.failed
+    assert dec.alias_margin < ALIAS_MIN_MARGIN
+    refused = judged(dec)
+    assert refused.lines == () and refused.reason == MRZ_UNREADABLE
+    # the same doubt, but the classifier clearly prefers C: read
+    _confuse(p, (1, 7), wrong="2", right="C", p_wrong=0.08, p_right=0.9)
+    dec = decode(p)
+    assert dec is not None and dec.alias_margin >= ALIAS_MIN_MARGIN
+    assert list(judged(dec).lines) == TD3_LINES
+
+
+def test_two_swaps_that_cancel_in_the_check_sum_are_seen() -> None:
+    # 0 -> O at two places weighted 7 and 3 adds 24 * 10 = 240: the sum modulo 10 stays
+    lines = ["P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+             "00T1669<<3UTO7408122F1204159ZE184226B<<<<<16"]
+    assert checks_pass(lines, TD3) == []
+    p = _probs(lines)
+    for col in (0, 1):
+        _confuse(p, (1, col), wrong="O", right="0", p_wrong=0.55, p_right=0.4)
+    dec = decode(p)
+    assert dec is not None and dec.lines[1].startswith("OOT1669") and not dec.failed
+    assert dec.alias_margin < 1.0  # 00T1669 passes too, and is nearly as likely
