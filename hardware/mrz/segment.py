@@ -135,6 +135,9 @@ def _grid_once(xs: np.ndarray, char_h: float, length_options: tuple[int, ...]
     pitch = float(np.median(gaps))
     if not 0.55 * char_h < pitch < 1.6 * char_h:
         return None
+    rough = (xs[-1] - xs[0]) / pitch + 1  # the count by the median pitch
+    if all(abs(rough - n) > 0.3 * n for n in length_options):
+        return None  # far from every MRZ length (a line of page text): skip the local pitch
     regular = np.where((gaps > 0.6 * pitch) & (gaps < 1.4 * pitch), gaps, np.nan)
     windows = np.lib.stride_tricks.sliding_window_view(
         np.pad(regular, 6, constant_values=np.nan), 13)
