@@ -2,10 +2,11 @@
 
 * :class:`hardware.mrz.reader.MrzReader` - one frame or still: locate, rectify, recognise,
   decode with the check digits, refuse when unsure (reason codes).
-* :class:`hardware.mrz.live.LiveMrzReader` - a stream: answers when consecutive frames
-  agree; quality hints for the GUI.
+* :class:`hardware.mrz.live.LiveMrzReader` - a stream: fuses the frames of one document
+  and answers when the fused reading passes; quality hints for the GUI.
 * :func:`hardware.mrz.cli.read_document_command` - ``main.py read-document``.
-* :mod:`hardware.mrz.synthetic` - seeded synthetic documents for training and tests.
+* :mod:`hardware.mrz.synthetic` - seeded synthetic documents (and documents held
+  under the camera for several frames) for training, tests and benchmarks.
 
 See docs/mrz-reader.md.
 """

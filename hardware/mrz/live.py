@@ -1,17 +1,20 @@
 """Live MRZ reading from a camera stream, with quality hints for the GUI.
 
 Frames of one document are fused: the classifier's probabilities of the last few frames
-(``FUSE_WINDOW``) are combined character by character (a geometric mean) and decoded
-and judged by the single-frame rules. The reader answers as soon as at least ``agree``
-frames are fused and the fused reading passes every check digit and the acceptance
-rules. Two frames that read the same are answered at once, as before; a character that
-every frame finds doubtful stays doubtful (a geometric mean does not sharpen a glyph
-the blur made ambiguous), while one that each frame doubts for its own reason - noise,
-where the grid fell - is settled by the frames together. Two frames that disagree on a
-character weaken it, even when each is sure (``FRAME_DOUBT``), so a misread in one frame
-is not taken. Until then each frame
-yields a hint the GUI shows to the clerk: NO_DOCUMENT, TOO_FAR, BLURRED, GLARE (or
-READING while a good read waits for the next frame).
+(``FUSE_WINDOW``) are combined character by character (a geometric mean) and decoded and
+judged by the single-frame rules. The reader answers as soon as at least ``agree`` frames
+are fused and the fused reading passes every check digit and the acceptance rules.
+
+* Two frames that each read the same lines are, in practice, answered at once, as with
+  the rule before fusion (``fuse=False``: ``agree`` identical readings in a row).
+* A character that every frame finds doubtful stays doubtful (a geometric mean does not
+  sharpen a glyph the blur made ambiguous); one that each frame doubts for its own
+  reason - noise, where the grid fell - is settled by the frames together.
+* Two frames that disagree on a character weaken it, even when each is sure
+  (``FRAME_DOUBT``), so a misread in one frame is not taken.
+
+Until then each frame yields a hint the GUI shows to the clerk: NO_DOCUMENT, TOO_FAR,
+BLURRED, GLARE (or READING while a good read waits for the next frame).
 """
 
 from __future__ import annotations
