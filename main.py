@@ -299,6 +299,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", default=True)
     p.add_argument("images", nargs="+")
 
+    p = sub.add_parser("watch-document", parents=[common],
+                       help="read the MRZ from a camera, a folder of images or a video (live)")
+    p.add_argument("source", help="camera index (0), folder of images, video file or URL")
+    p.add_argument("--max-frames", type=int, default=300)
+
     p = sub.add_parser("verify-card", parents=[common], help="verify an entry-card code (R8)")
     p.add_argument("code")
 

@@ -319,3 +319,18 @@ def test_the_demo_lives_in_its_own_folder_and_never_in_the_real_one(tmp_path: Pa
     assert all(Path(r["card_pdf"]).is_file() for r in out["admissions"] if r["card_pdf"])
     real = Path(out["data_dir"]).parent / "visitors.db"
     assert not real.exists()  # nothing was written where real visitors live
+
+
+def test_watch_document_command_on_a_folder(tmp_path: Path) -> None:
+    import cv2
+    import numpy as np
+
+    frames = tmp_path / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "01.png"), np.full((360, 640, 3), 128, np.uint8))
+    code, out = cli("watch-document", str(frames), "--max-frames", "5")
+    assert code == 1 and isinstance(out, dict)
+    assert out["reason"] == "NO_READING" and out["mrz_lines"] == [] and out["frames"] == 1
+    assert out["hints"] == [[1, "NO_DOCUMENT"]] and PARSE_KEYS <= set(out)
+    code, out = cli("watch-document", str(tmp_path / "absent"))
+    assert code == 1 and isinstance(out, dict) and out["reason"] == "CAMERA_NOT_FOUND"

@@ -1,4 +1,7 @@
-"""``main.py read-document --json IMAGE [IMAGE...]``: read the MRZ of still images.
+"""``main.py read-document``: the MRZ of still images; ``main.py watch-document``: of a
+camera stream, in live mode.
+
+``read-document --json IMAGE [IMAGE...]``:
 
 Per image, one JSON object: ``file``, ``mrz_lines`` (exactly as printed, ``<`` included,
 even when a check digit is wrong on the document itself), every ``parse-mrz`` field,
@@ -6,6 +9,16 @@ even when a check digit is wrong on the document itself), every ``parse-mrz`` fi
 is not a readable image, else null) and ``ms``. One image -> one object; several -> a
 list. Exit code 0 when every image gave a valid MRZ, 1 otherwise (no MRZ, unreadable
 file, or check digits failing as printed), 2 on a usage error.
+
+``watch-document SOURCE [--max-frames N]``: SOURCE is a camera index (``0``), a folder of
+images or a video file (replayed once, in order), or a URL OpenCV can open. Frames go
+through the live reader (fused across frames) until it answers, the stream ends or N
+frames were read. One JSON object: ``source``, the same reading fields as above,
+``frames`` read, ``hints`` (the frame numbers where the quality hint changed, with the
+hint: NO_DOCUMENT, TOO_FAR, BLURRED, GLARE, READING, OK), ``reason`` (null, or
+``NO_READING``, or the camera's code: ``CAMERA_NOT_FOUND``, ``CAMERA_NO_MEDIA``,
+``CAMERA_BUSY``, ``CAMERA_ERROR``, ``CAMERA_LOST``) and ``ms``.
+Exit code 0 for a valid reading, 1 otherwise. Frames are never written to disk.
 """
 
 from __future__ import annotations
@@ -14,12 +27,18 @@ import json
 import time
 from collections.abc import Sequence
 from datetime import date
+from pathlib import Path
 
+from admission.errors import DeviceError
 from admission.mrz import MrzResult, parse_mrz
+from hardware.camera import Camera, CameraStatus
+from hardware.camera.fake import END_OF_STREAM
 from hardware.mrz.images import ImageError, load_image
+from hardware.mrz.live import LiveMrzReader
 from hardware.mrz.reader import MrzRead, MrzReader
 
 USAGE_ERROR = "USAGE_NO_IMAGES"
+NO_READING = "NO_READING"  # the stream ended, or the frame budget ran out, unread
 
 
 def _empty_fields() -> dict[str, object]:
@@ -37,21 +56,70 @@ def read_one(reader: MrzReader, path: str, today: date) -> dict[str, object]:
     else:
         read = reader.read_array(image)
         reason = read.reason
-    out: dict[str, object] = {"file": path}
-    if read is not None and read.lines:
-        lines = list(read.lines)
-        out["mrz_lines"] = lines
-        out.update(parse_mrz(lines, today=today).to_json())
-        out["verified"] = read.verified
-        out["failed_checks"] = list(read.failed_checks)
-    else:
-        out["mrz_lines"] = []
-        out.update(_empty_fields())
-        out["verified"] = False
-        out["failed_checks"] = []
-    out["reason"] = reason
+    out: dict[str, object] = {"file": path, **_reading(read, today), "reason": reason}
     out["ms"] = round((time.perf_counter() - start) * 1000.0, 1)
     return out
+
+
+def _reading(read: MrzRead | None, today: date) -> dict[str, object]:
+    """``mrz_lines``, every ``parse-mrz`` field, ``verified`` and ``failed_checks``."""
+    if read is None or not read.lines:
+        return {"mrz_lines": [], **_empty_fields(), "verified": False, "failed_checks": []}
+    lines = list(read.lines)
+    return {"mrz_lines": lines, **parse_mrz(lines, today=today).to_json(),
+            "verified": read.verified, "failed_checks": list(read.failed_checks)}
+
+
+def camera_for(source: str) -> Camera:
+    """A camera index, a folder of images, a video file (both replayed once), or a URL."""
+    from hardware.camera.fake import ImageFolderCamera, VideoFileCamera
+    from hardware.camera.opencv import OpenCvCamera
+
+    if source.isdigit():
+        return OpenCvCamera(int(source))
+    path = Path(source)
+    if path.is_dir():
+        return ImageFolderCamera(path, loop=False)
+    if path.is_file():
+        return VideoFileCamera(path, loop=False)
+    return OpenCvCamera(source)
+
+
+def watch_document_command(source: str, *, max_frames: int, today: date,
+                           camera: Camera | None = None,
+                           live: LiveMrzReader | None = None) -> tuple[int, str]:
+    """Feed ``source``'s frames to the live reader until it answers; (exit code, JSON)."""
+    start = time.perf_counter()
+    cam = camera if camera is not None else camera_for(source)
+    live = live if live is not None else LiveMrzReader()
+    read: MrzRead | None = None
+    reason: str | None = NO_READING
+    hints: list[list[object]] = []
+    frames = 0
+    try:
+        status = cam.preflight()
+        if status is not CameraStatus.READY:
+            reason = f"CAMERA_{status.value}"
+        while status is CameraStatus.READY and frames < max_frames:
+            try:
+                frame = cam.read()
+            except DeviceError as err:  # the end of a folder or video is simply unread
+                reason = NO_READING if err.code == END_OF_STREAM else err.code
+                break
+            frames += 1
+            update = live.feed(frame)
+            if not hints or hints[-1][1] != update.quality.value:
+                hints.append([frames, update.quality.value])
+            if update.read is not None:
+                read, reason = update.read, None
+                break
+    finally:
+        cam.close()
+    out: dict[str, object] = {"source": source, **_reading(read, today), "reason": reason,
+                              "frames": frames, "hints": hints,
+                              "ms": round((time.perf_counter() - start) * 1000.0, 1)}
+    code = 0 if read is not None and out["valid"] else 1
+    return code, json.dumps(out, ensure_ascii=False, indent=2)
 
 
 def read_document_command(paths: list[str], *, as_json: bool, today: date) -> tuple[int, str]:

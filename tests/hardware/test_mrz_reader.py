@@ -15,7 +15,10 @@ from PIL import Image
 
 from hardware.camera import array_to_frame
 from hardware.mrz import synthetic
-from hardware.mrz.cli import read_document_command
+from hardware.camera import CameraStatus
+from hardware.camera.fake import FakeCamera, ImageFolderCamera, VideoFileCamera
+from hardware.camera.opencv import OpenCvCamera
+from hardware.mrz.cli import NO_READING, camera_for, read_document_command, watch_document_command
 from hardware.mrz.images import (
     IMAGE_TOO_LARGE,
     NOT_AN_IMAGE,
@@ -234,6 +237,47 @@ def test_live_fusion_does_not_take_a_misread_that_another_frame_contradicts() ->
     got = live.feed(frame)
     assert got.quality is Quality.OK and got.read is not None
     assert list(got.read.lines) == s.lines
+
+
+def test_watch_document_reads_a_folder_of_frames_in_live_mode(tmp_path: Path) -> None:
+    # an empty desk, then an ID card held far away for two frames (each refused alone)
+    frames = synthetic.sequence(20261201, 147, 2, pitch_px=9.44)
+    cv2.imwrite(str(tmp_path / "00.png"), np.full((720, 1280, 3), 128, np.uint8))
+    for k, f in enumerate(frames, 1):
+        cv2.imwrite(str(tmp_path / f"{k:02d}.png"), f.image)
+    code, text = watch_document_command(str(tmp_path), max_frames=50, today=TODAY)
+    out = json.loads(text)
+    assert code == 0 and out["reason"] is None and out["valid"] is True
+    assert out["mrz_lines"] == frames[0].lines and out["frames"] == 3
+    assert out["hints"][0] == [1, "NO_DOCUMENT"] and out["hints"][-1] == [3, "OK"]
+    assert out["document_number"] and out["birth_date"] and out["ms"] > 0
+
+
+def test_watch_document_says_why_nothing_was_read() -> None:
+    blank = array_to_frame(np.full((720, 1280, 3), 128, np.uint8), 0.0)
+    camera = FakeCamera([blank, blank])
+    code, text = watch_document_command("fake", max_frames=10, today=TODAY, camera=camera)
+    out = json.loads(text)
+    assert code == 1 and out["reason"] == NO_READING and out["mrz_lines"] == []
+    assert out["frames"] == 2 and out["hints"] == [[1, "NO_DOCUMENT"]] and camera.closed
+    # the frame budget ends the watch too
+    code, text = watch_document_command("fake", max_frames=3, today=TODAY,
+                                        camera=FakeCamera([blank], loop=True))
+    assert code == 1 and json.loads(text)["frames"] == 3
+    # a camera that is not there is named, and never read
+    absent = FakeCamera([blank], status=CameraStatus.NOT_FOUND)
+    code, text = watch_document_command("1", max_frames=3, today=TODAY, camera=absent)
+    out = json.loads(text)
+    assert code == 1 and out["reason"] == "CAMERA_NOT_FOUND" and out["frames"] == 0
+    assert absent.reads == 0 and absent.closed
+
+
+def test_watch_document_sources(tmp_path: Path) -> None:
+    video = tmp_path / "desk.avi"
+    video.write_bytes(b"")
+    assert isinstance(camera_for("0"), OpenCvCamera)
+    assert isinstance(camera_for(str(tmp_path)), ImageFolderCamera)
+    assert isinstance(camera_for(str(video)), VideoFileCamera)
 
 
 def test_live_hints_for_a_far_or_blurred_document() -> None:

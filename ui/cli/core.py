@@ -47,6 +47,14 @@ def dispatch(args: argparse.Namespace, build_app: AppFactory) -> Result:
         code, text = read_document_command(list(args.images), as_json=True, today=today)
         print(text)
         return code, None
+    if command == "watch-document":
+        from hardware.mrz.cli import watch_document_command
+
+        today = madrid_date(SystemClock().now())
+        code, text = watch_document_command(args.source, max_frames=max(1, args.max_frames),
+                                            today=today)
+        print(text)
+        return code, None
 
     clock = None
     at = getattr(args, "at", None)
