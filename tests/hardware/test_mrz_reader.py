@@ -13,11 +13,10 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from hardware.camera import array_to_frame
-from hardware.mrz import synthetic
-from hardware.camera import CameraStatus
+from hardware.camera import CameraStatus, array_to_frame
 from hardware.camera.fake import FakeCamera, ImageFolderCamera, VideoFileCamera
 from hardware.camera.opencv import OpenCvCamera
+from hardware.mrz import synthetic
 from hardware.mrz.cli import NO_READING, camera_for, read_document_command, watch_document_command
 from hardware.mrz.images import (
     IMAGE_TOO_LARGE,
