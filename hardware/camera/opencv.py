@@ -74,6 +74,10 @@ class OpenCvCamera:
         self._ever_opened = True
         cap.set(cv2.CAP_PROP_FRAME_WIDTH, float(self._size[0]))
         cap.set(cv2.CAP_PROP_FRAME_HEIGHT, float(self._size[1]))
+        # a queue of one: reading an MRZ takes longer than a frame interval, and the live
+        # reader wants the document as it is now, not as the driver queued it (V4L2 and
+        # DirectShow honour it; where ignored, nothing changes)
+        cap.set(cv2.CAP_PROP_BUFFERSIZE, 1.0)
         return cap
 
     def preflight(self) -> CameraStatus:

@@ -66,6 +66,7 @@ def test_opencv_camera_reads_requested_size_and_timestamps() -> None:
     frame = cam.read()
     assert frame.timestamp == 42.0 and frame.width == 64
     assert caps[0].settings[cv2.CAP_PROP_FRAME_WIDTH] == 1280
+    assert caps[0].settings[cv2.CAP_PROP_BUFFERSIZE] == 1  # always the newest frame
     cam.close()
     assert caps[0].released
 
