@@ -169,25 +169,43 @@ def _decode(probs: np.ndarray, layout: Layout) -> Decoded:
     cols = np.arange(chosen.shape[1])[None, :]
     char_prob = masked[rows, cols, chosen]
     raw_lines = ["".join(ALPHABET[k] for k in row) for row in raw_top]
-    margin = min((_alias_margin(g, cost, chosen) for g in layout.groups if g.name not in failed),
+    passing = [g for g in layout.groups if g.name not in failed]
+    margin = min((_alias_margin(g, cost, chosen, _others(g, passing)) for g in passing),
                  default=math.inf)
     return Decoded(lines, layout, char_prob, failed, fixed, violations,
                    float(np.log(char_prob).sum()), raw_lines, float(probs.max(axis=2).min()),
                    probs, margin)
 
 
-def _alias_margin(group: CheckGroup, cost: np.ndarray, chosen: np.ndarray) -> float:
+def _others(group: CheckGroup, passing: list[CheckGroup]) -> set[tuple[int, int]]:
+    """The positions an alternative to ``group``'s reading may not change: those of the
+    other passing groups, except a group that contains this one (the composite contains
+    the document number: an alias there is the document number's to find)."""
+    mine = {*group_positions(group), group.check}
+    locked: set[tuple[int, int]] = set()
+    for other in passing:
+        theirs = {*group_positions(other), other.check}
+        if other is not group and not mine <= theirs:
+            locked |= theirs
+    return locked
+
+
+def _alias_margin(group: CheckGroup, cost: np.ndarray, chosen: np.ndarray,
+                  locked: set[tuple[int, int]]) -> float:
     """Nats between the chosen reading of a passing group and the most likely *other*
-    reading that passes its check digit too. A check digit is a sum modulo 10: some
-    changes leave it as it is (0 for O in two places weighted 7 and 3; G for 6), and then
-    it cannot tell the two readings apart - only the classifier can, by this margin."""
-    positions = [*group_positions(group), group.check]
+    reading that passes its check digit too (leaving ``locked`` as they are). A check
+    digit is a sum modulo 10: some changes leave it as it is (0 for O in two places
+    weighted 7 and 3; G for 6), and then it cannot tell the two readings apart - only the
+    classifier can, by this margin."""
+    positions = [p for p in [*group_positions(group), group.check] if p not in locked]
+    if not positions:
+        return ALIAS_CAP
     own = np.array([cost[p][chosen[p]] for p in positions])
     alt = np.array([np.partition(cost[p], 1)[:2] for p in positions])  # two cheapest
     change = np.where(alt[:, 0] == own, alt[:, 1], alt[:, 0]) - own
     if float(change.min()) >= ALIAS_CAP:  # any other reading changes one of these at least
         return ALIAS_CAP
-    found = _search(group, cost, chosen, set())
+    found = _search(group, cost, chosen, locked)
     if found is None:
         return ALIAS_CAP
     best, runner, changes = found

@@ -235,14 +235,18 @@ def place_on_frame(doc: np.ndarray, rng: np.random.Generator, width: int = 1280,
                    height: int = 720, pitch_px: float | None = None,
                    max_skew: float = 20.0, matrix: np.ndarray | None = None) -> np.ndarray:
     """Project a flat document into a camera frame over a busy background."""
-    dh, dw = doc.shape[:2]
     if matrix is None:
         matrix = placement(doc.shape, rng, width, height, pitch_px, max_skew)
-    frame = busy_background(rng, width, height)
+    return _lay(doc, matrix, busy_background(rng, width, height))
+
+
+def _lay(doc: np.ndarray, matrix: np.ndarray, desk: np.ndarray) -> np.ndarray:
+    """``desk`` with ``doc`` projected onto it by ``matrix`` (in place; returned)."""
+    height, width = desk.shape[:2]
     warped = cv2.warpPerspective(doc, matrix, (width, height), flags=cv2.INTER_AREA)
-    mask = cv2.warpPerspective(np.full((dh, dw), 255, np.uint8), matrix, (width, height))
-    frame[mask > 128] = warped[mask > 128]
-    return frame
+    mask = cv2.warpPerspective(np.full(doc.shape[:2], 255, np.uint8), matrix, (width, height))
+    desk[mask > 128] = warped[mask > 128]
+    return desk
 
 
 def degrade(frame: np.ndarray, rng: np.random.Generator, strength: float = 1.0) -> np.ndarray:
@@ -347,8 +351,9 @@ def sequence(seed: int, index: int, frames: int = 8, *, pitch_px: float | None =
              width: int = 1280, height: int = 720) -> list[Sample]:
     """A document held under the camera for ``frames`` consecutive frames, for live mode.
 
-    One document on one desk; the hand drifts a little from frame to frame (up to 1.5 px
-    and 0.3 degrees, 0.4 % in scale, accumulating); glare, a finger and the light stay as
+    One document on one desk; the hand drifts a little from frame to frame (each frame
+    moves it by up to 1.5 px, turns it by up to 0.3 degrees and scales it by up to 0.4 %
+    about the frame's centre, accumulating); glare, a finger and the light stay as
     they are (drawn once per sequence), while focus, motion blur, sensor noise and JPEG
     are drawn afresh for every frame. ``pitch_px`` fixes the character pitch (the
     distance to the camera). A pure function of ``(seed, index)``, separate from
@@ -362,7 +367,6 @@ def sequence(seed: int, index: int, frames: int = 8, *, pitch_px: float | None =
     matrix = placement(doc.shape, rng, width, height, pitch_px)
     desk = busy_background(rng, width, height)
     scene_seed = [seed, index, 2]
-    card = np.full(doc.shape[:2], 255, np.uint8)
     centre = (width / 2, height / 2)
     out = []
     for _ in range(frames):
@@ -370,10 +374,7 @@ def sequence(seed: int, index: int, frames: int = 8, *, pitch_px: float | None =
                                        float(rng.uniform(0.996, 1.004)))
         move[:, 2] += rng.uniform(-1.5, 1.5, size=2)
         matrix = np.vstack([move, [0.0, 0.0, 1.0]]) @ matrix
-        frame = desk.copy()
-        warped = cv2.warpPerspective(doc, matrix, (width, height), flags=cv2.INTER_AREA)
-        mask = cv2.warpPerspective(card, matrix, (width, height))
-        frame[mask > 128] = warped[mask > 128]
+        frame = _lay(doc, matrix, desk.copy())
         image, damage = _degrade(frame, rng, 1.0, np.random.default_rng(scene_seed))
         mrz = cv2.perspectiveTransform(quad[None], matrix)[0]
         covered, glare = _damage_over(mrz, damage, width, height)

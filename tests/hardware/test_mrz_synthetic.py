@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
 from datetime import date
 
 import numpy as np
@@ -66,3 +67,19 @@ def test_damage_over_the_mrz_is_measured_where_it_falls() -> None:
     assert covered == 0.0 and glare < 1e-6
     near = synthetic.Damage(glare=(300.0, 210.0, 50.0, 100.0))  # 50 px below the band
     assert abs(synthetic._damage_over(quad, near, 1280, 720)[1] - 100 * np.exp(-0.5)) < 1.0
+
+
+def test_a_sequence_is_one_document_held_still_with_fresh_camera_noise() -> None:
+    frames = synthetic.sequence(20261201, 147, 3, pitch_px=9.44)
+    again = synthetic.sequence(20261201, 147, 3, pitch_px=9.44)
+    assert all(np.array_equal(a.image, b.image) for a, b in zip(frames, again, strict=True))
+    assert hashlib.sha256(frames[1].image.tobytes()).hexdigest().startswith("c694a5dfae3e3d59")
+    assert len({tuple(f.lines) for f in frames}) == 1 and frames[0].identity is not None
+    assert not np.array_equal(frames[0].image, frames[1].image)
+    for a, b in itertools.pairwise(frames):  # the hand drifts a few pixels, not more
+        assert a.mrz_quad is not None and b.mrz_quad is not None
+        assert 0 < float(np.abs(a.mrz_quad - b.mrz_quad).max()) < 8
+    # the character pitch asked for: 30 characters over the zone's width
+    quad = frames[0].mrz_quad
+    assert quad is not None
+    assert abs(float(np.linalg.norm(quad[1] - quad[0])) / 30 - 9.44) < 0.8
