@@ -348,7 +348,8 @@ def sample(seed: int, index: int, *, width: int = 1280, height: int = 720,
 
 
 def sequence(seed: int, index: int, frames: int = 8, *, pitch_px: float | None = None,
-             width: int = 1280, height: int = 720) -> list[Sample]:
+             doc_format: str | None = None, width: int = 1280, height: int = 720
+             ) -> list[Sample]:
     """A document held under the camera for ``frames`` consecutive frames, for live mode.
 
     One document on one desk; the hand drifts a little from frame to frame (each frame
@@ -356,11 +357,12 @@ def sequence(seed: int, index: int, frames: int = 8, *, pitch_px: float | None =
     about the frame's centre, accumulating); glare, a finger and the light stay as
     they are (drawn once per sequence), while focus, motion blur, sensor noise and JPEG
     are drawn afresh for every frame. ``pitch_px`` fixes the character pitch (the
-    distance to the camera). A pure function of ``(seed, index)``, separate from
+    distance to the camera), ``doc_format`` the format (TD1, TD2, TD3; random by default).
+    A pure function of its arguments, separate from
     :func:`sample` (the same pair gives a different document).
     """
     rng = np.random.default_rng([seed, index, 1])
-    identity = random_identity(rng)
+    identity = random_identity(rng, doc_format)
     lines = build_lines(identity)
     doc, quad = render_document(lines, identity.doc_format, rng)
     assert quad is not None
