@@ -1,7 +1,9 @@
 """Live-mode MRZ benchmark: a document held under the camera, frame after frame.
 
     nice .venv/bin/python tests/bench/bench_mrz_live.py [--small 150] [--large 100]
-                                                        [--frames 10] [--workers 2]
+                                                        [--swap 100] [--frames 10]
+                                                        [--seed 20261201] [--workers 2]
+                                                        [--verbose]
 
 The single-frame benchmark (``bench_mrz.py``) shows that small print - a document held
 far from the camera, under 10 px per character - is where one frame is not enough. At
