@@ -317,6 +317,9 @@ def test_the_demo_lives_in_its_own_folder_and_never_in_the_real_one(tmp_path: Pa
     verdicts = [row["verdict"] for row in out["admissions"]]
     assert verdicts.count("ADMIT") >= 8 and "DENY" in verdicts and "SUPERVISOR" in verdicts
     assert all(Path(r["card_pdf"]).is_file() for r in out["admissions"] if r["card_pdf"])
+    # the first visitors' documents went under the fake camera and the live MRZ reader
+    assert [r["read_by"].startswith("camera, live") for r in out["admissions"][:4]] == [
+        True, True, True, False]
     real = Path(out["data_dir"]).parent / "visitors.db"
     assert not real.exists()  # nothing was written where real visitors live
 
@@ -334,3 +337,16 @@ def test_watch_document_command_on_a_folder(tmp_path: Path) -> None:
     assert out["hints"] == [[1, "NO_DOCUMENT"]] and set(out) >= PARSE_KEYS
     code, out = cli("watch-document", str(tmp_path / "absent"))
     assert code == 1 and isinstance(out, dict) and out["reason"] == "CAMERA_NOT_FOUND"
+
+
+def test_the_demo_camera_reads_the_document_it_was_shown() -> None:
+    from datetime import date
+
+    from admission.demo_people import demo_people
+    from ui.cli.demo import SEED, _through_camera
+
+    people = demo_people(3, seed=SEED, today=date(2026, 12, 1), minors=0.0)
+    for k, person in enumerate(people):
+        lines = person.mrz(date(2026, 12, 1))
+        got, read_by = _through_camera(lines, k)
+        assert got == lines and read_by.startswith("camera, live")  # never a guess

@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 
@@ -85,40 +86,54 @@ def camera_for(source: str) -> Camera:
     return OpenCvCamera(source)
 
 
+@dataclass
+class Watched:
+    """What the live reader made of a camera: the reading (or None), why not, how many
+    frames it took and the hints shown on the way ([frame, hint] at every change)."""
+
+    read: MrzRead | None = None
+    reason: str | None = NO_READING
+    frames: int = 0
+    hints: list[list[object]] = field(default_factory=list)
+
+
+def watch(cam: Camera, live: LiveMrzReader, max_frames: int) -> Watched:
+    """Feed ``cam``'s frames to ``live`` until it answers, the stream ends or
+    ``max_frames`` were read; the camera is closed in every case."""
+    out = Watched()
+    try:
+        status = cam.preflight()
+        if status is not CameraStatus.READY:
+            out.reason = f"CAMERA_{status.value}"
+        while status is CameraStatus.READY and out.frames < max_frames:
+            try:
+                frame = cam.read()
+            except DeviceError as err:  # the end of a folder or video is simply unread
+                out.reason = NO_READING if err.code == END_OF_STREAM else err.code
+                break
+            out.frames += 1
+            update = live.feed(frame)
+            if not out.hints or out.hints[-1][1] != update.quality.value:
+                out.hints.append([out.frames, update.quality.value])
+            if update.read is not None:
+                out.read, out.reason = update.read, None
+                break
+    finally:
+        cam.close()
+    return out
+
+
 def watch_document_command(source: str, *, max_frames: int, today: date,
                            camera: Camera | None = None,
                            live: LiveMrzReader | None = None) -> tuple[int, str]:
     """Feed ``source``'s frames to the live reader until it answers; (exit code, JSON)."""
     start = time.perf_counter()
     cam = camera if camera is not None else camera_for(source)
-    live = live if live is not None else LiveMrzReader()
-    read: MrzRead | None = None
-    reason: str | None = NO_READING
-    hints: list[list[object]] = []
-    frames = 0
-    try:
-        status = cam.preflight()
-        if status is not CameraStatus.READY:
-            reason = f"CAMERA_{status.value}"
-        while status is CameraStatus.READY and frames < max_frames:
-            try:
-                frame = cam.read()
-            except DeviceError as err:  # the end of a folder or video is simply unread
-                reason = NO_READING if err.code == END_OF_STREAM else err.code
-                break
-            frames += 1
-            update = live.feed(frame)
-            if not hints or hints[-1][1] != update.quality.value:
-                hints.append([frames, update.quality.value])
-            if update.read is not None:
-                read, reason = update.read, None
-                break
-    finally:
-        cam.close()
-    out: dict[str, object] = {"source": source, **_reading(read, today), "reason": reason,
-                              "frames": frames, "hints": hints,
+    got = watch(cam, live if live is not None else LiveMrzReader(), max_frames)
+    out: dict[str, object] = {"source": source, **_reading(got.read, today),
+                              "reason": got.reason, "frames": got.frames, "hints": got.hints,
                               "ms": round((time.perf_counter() - start) * 1000.0, 1)}
-    code = 0 if read is not None and out["valid"] else 1
+    code = 0 if got.read is not None and out["valid"] else 1
     return code, json.dumps(out, ensure_ascii=False, indent=2)
 
 

@@ -348,8 +348,8 @@ def sample(seed: int, index: int, *, width: int = 1280, height: int = 720,
 
 
 def sequence(seed: int, index: int, frames: int = 8, *, pitch_px: float | None = None,
-             doc_format: str | None = None, width: int = 1280, height: int = 720
-             ) -> list[Sample]:
+             doc_format: str | None = None, lines: list[str] | None = None,
+             width: int = 1280, height: int = 720) -> list[Sample]:
     """A document held under the camera for ``frames`` consecutive frames, for live mode.
 
     One document on one desk; the hand drifts a little from frame to frame (each frame
@@ -357,14 +357,20 @@ def sequence(seed: int, index: int, frames: int = 8, *, pitch_px: float | None =
     about the frame's centre, accumulating); glare, a finger and the light stay as
     they are (drawn once per sequence), while focus, motion blur, sensor noise and JPEG
     are drawn afresh for every frame. ``pitch_px`` fixes the character pitch (the
-    distance to the camera), ``doc_format`` the format (TD1, TD2, TD3; random by default).
+    distance to the camera), ``doc_format`` the format (TD1, TD2, TD3; random by default);
+    ``lines`` renders those MRZ lines instead of a random identity (the demo's visitors).
     A pure function of its arguments, separate from
     :func:`sample` (the same pair gives a different document).
     """
     rng = np.random.default_rng([seed, index, 1])
-    identity = random_identity(rng, doc_format)
-    lines = build_lines(identity)
-    doc, quad = render_document(lines, identity.doc_format, rng)
+    identity: Identity | None = None
+    if lines is None:
+        identity = random_identity(rng, doc_format)
+        lines, doc_format = build_lines(identity), identity.doc_format
+    else:
+        doc_format = next(f for f, shape in _GEOMETRY.items()
+                          if shape == (len(lines), len(lines[0])))
+    doc, quad = render_document(lines, doc_format, rng)
     assert quad is not None
     matrix = placement(doc.shape, rng, width, height, pitch_px)
     desk = busy_background(rng, width, height)

@@ -3,7 +3,11 @@
 Seeds a demo visitor file (its own folder, public demo passphrase): a RIAJ
 snapshot listing some invented people, an internal ban and a staff member; then
 admits a queue of invented visitors through the real AdmissionDesk, the real
-encrypted file and the real card renderer. Nothing here is a real person.
+encrypted file and the real card renderer. The first visitors' documents are laid
+under a fake camera: rendered in OCR-B and degraded as a webcam would see them
+(``hardware.mrz.synthetic``), frame after frame, and read by the real live MRZ reader;
+the others hand their MRZ over as a document reader would. Nothing here is a real
+person, and no frame is written to disk.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ from admission.mrz import parse_mrz
 from admission.ports import madrid_date
 from admission.records import StaffMember, StaffRole
 
+CAMERA_VISITORS = 3  # the first visitors of the queue are read by the (fake) camera
+CAMERA_FRAMES = 8  # frames each of them is held under it, at most
 BANNER = "*** DEMO — datos inventados / invented data — no usar con visitantes reales ***"
 SEED = 2026
 
@@ -41,6 +47,23 @@ def _seed(app: Any, people: list[DemoPerson]) -> None:
                             "Director (demo)", now)
 
 
+def _through_camera(lines: list[str], index: int) -> tuple[list[str], str]:
+    """The document held under a fake camera and read live; when the reader gives up,
+    the clerk types the MRZ (as at a real desk)."""
+    from hardware.camera import array_to_frame
+    from hardware.camera.fake import FakeCamera
+    from hardware.mrz import synthetic
+    from hardware.mrz.cli import watch
+    from hardware.mrz.live import LiveMrzReader
+
+    held = synthetic.sequence(SEED, index, CAMERA_FRAMES, lines=lines, pitch_px=12.0)
+    camera = FakeCamera([array_to_frame(f.image, k / 15) for k, f in enumerate(held)])
+    got = watch(camera, LiveMrzReader(), CAMERA_FRAMES)
+    if got.read is None:
+        return lines, f"typed by the clerk (camera: {got.reason})"
+    return list(got.read.lines), f"camera, live ({got.frames} frames)"
+
+
 def run_demo(app: Any) -> tuple[int, dict[str, Any]]:
     print(BANNER, file=sys.stderr)
     today = madrid_date(app.clock.now())
@@ -50,8 +73,11 @@ def run_demo(app: Any) -> tuple[int, dict[str, Any]]:
     _seed(app, people)
     printing = app.card_printing()  # the demo's card printer is a PDF folder
     rows = []
-    for person in queue:
-        result = parse_mrz(person.mrz(today), today=today)
+    for k, person in enumerate(queue):
+        lines, read_by = person.mrz(today), "document reader"
+        if k < CAMERA_VISITORS:
+            lines, read_by = _through_camera(lines, k)
+        result = parse_mrz(lines, today=today)
         outcome = app.desk.admit(document_from_mrz(result), operator="demo")
         pdf = None
         if outcome.card is not None:
@@ -60,6 +86,7 @@ def run_demo(app: Any) -> tuple[int, dict[str, Any]]:
             pdf = printing.printer.folder / printed.job_id if printed.printed else None
         rows.append({
             "visitor": f"{person.given_names} {person.surname}",
+            "read_by": read_by,
             "verdict": outcome.verdict.outcome.value,
             "reasons": list(outcome.verdict.codes),
             "file_number": outcome.recorded.file_number,
