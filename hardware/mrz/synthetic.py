@@ -368,8 +368,10 @@ def sequence(seed: int, index: int, frames: int = 8, *, pitch_px: float | None =
         identity = random_identity(rng, doc_format)
         lines, doc_format = build_lines(identity), identity.doc_format
     else:
-        doc_format = next(f for f, shape in _GEOMETRY.items()
-                          if shape == (len(lines), len(lines[0])))
+        shapes = {shape: f for f, shape in _GEOMETRY.items()}
+        doc_format = shapes.get((len(lines), len(lines[0]) if lines else 0))
+        if doc_format is None:
+            raise ValueError("lines of no TD1/TD2/TD3 shape")
     doc, quad = render_document(lines, doc_format, rng)
     assert quad is not None
     matrix = placement(doc.shape, rng, width, height, pitch_px)
