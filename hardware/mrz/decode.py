@@ -11,6 +11,7 @@ printed is reported as printed, with the failing groups.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass, field
 
@@ -38,10 +39,21 @@ class Decoded:
     raw_lines: list[str] = field(default_factory=list)  # unmasked top guesses
     raw_min_prob: float = 0.0
     probs: np.ndarray | None = None  # the classifier's (lines, length, 37) it was decoded from
-    # nats by which the chosen reading of each passing check group beats the most likely
-    # other reading that passes the same check digit (the smallest over the groups; capped
-    # at ALIAS_CAP): small when the digit cannot tell two readings apart (0/O twice)
-    alias_margin: float = math.inf
+    cost: np.ndarray | None = None  # -log p of each class against the position's top (masked)
+    chosen: np.ndarray | None = None  # (lines, length) class index of each chosen character
+
+    @functools.cached_property
+    def alias_margin(self) -> float:
+        """Nats by which the chosen reading of each passing check group beats the most
+        likely other reading that passes the same check digit (the smallest over the
+        groups; capped at ALIAS_CAP): small when the digit cannot tell two readings apart
+        (0/O twice). Computed when first asked - the acceptance rules ask last, so a
+        reading refused for another reason never pays for the search."""
+        if self.cost is None or self.chosen is None:
+            return math.inf
+        passing = [g for g in self.layout.groups if g.name not in self.failed]
+        return min((_alias_margin(g, self.cost, self.chosen, _others(g, passing))
+                    for g in passing), default=math.inf)
 
 
 def _mask(layout: Layout) -> np.ndarray:
@@ -169,12 +181,9 @@ def _decode(probs: np.ndarray, layout: Layout) -> Decoded:
     cols = np.arange(chosen.shape[1])[None, :]
     char_prob = masked[rows, cols, chosen]
     raw_lines = ["".join(ALPHABET[k] for k in row) for row in raw_top]
-    passing = [g for g in layout.groups if g.name not in failed]
-    margin = min((_alias_margin(g, cost, chosen, _others(g, passing)) for g in passing),
-                 default=math.inf)
     return Decoded(lines, layout, char_prob, failed, fixed, violations,
                    float(np.log(char_prob).sum()), raw_lines, float(probs.max(axis=2).min()),
-                   probs, margin)
+                   probs, cost, chosen)
 
 
 def _others(group: CheckGroup, passing: list[CheckGroup]) -> set[tuple[int, int]]:

@@ -120,9 +120,9 @@ class LiveMrzReader:
     def _remember(self, probs: np.ndarray) -> None:
         doubted = (1.0 - FRAME_DOUBT) * probs + FRAME_DOUBT / probs.shape[-1]
         logs = np.log(doubted).astype(np.float32)
-        if self._history and (self._history[-1].shape != logs.shape or
-                              float((self._fused().argmax(axis=2) != logs.argmax(axis=2)).mean())
-                              > NEW_DOCUMENT_SHARE):
+        if self._history and (self._history[-1].shape != logs.shape or float((
+                np.mean(self._history, axis=0).argmax(axis=2) != logs.argmax(axis=2)).mean())
+                > NEW_DOCUMENT_SHARE):  # the fused top choices: the mean log's argmax
             self._history.clear()
         self._history.append(logs)
         del self._history[:-self._window]
