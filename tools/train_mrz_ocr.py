@@ -1,32 +1,41 @@
 """Train the MRZ glyph classifier from scratch, deterministically.
 
-    nice .venv/bin/python tools/train_mrz_ocr.py [--frames 6000] [--epochs 16] [--seed 20261129]
-                                                 [--workers 2] [--members 2] [--cache cells.npz]
-                                                 [--hidden 256 128] [--label-smoothing 0]
+    .venv-train/bin/python tools/train_mrz_ocr.py [--frames 24000] [--epochs 5]
+        [--seed 20261129] [--workers 2] [--threads 2] [--cache DIR] [--out FILE]
+
+Set up once (PyTorch and onnx are needed for training only, never by the product):
+
+    python3.11 -m venv .venv-train
+    .venv-train/bin/pip install -r requirements-train.txt
+    # elsewhere than this machine: --extra-index-url https://download.pytorch.org/whl/cpu
 
 What it does (see docs/mrz-reader.md):
 
 1. renders ``--frames`` synthetic documents in the vendored OCR-B font
    (``resources/fonts/OCRB.otf``) with ``hardware.mrz.synthetic``: 70 % of them carry
-   lines of uniformly random MRZ characters (so every glyph is well represented), 30 %
+   lines of uniformly random MRZ characters (so every glyph is frequent), 30 %
    real-looking identities; strokes are randomly thickened or thinned, the page may be
    sheared (italic-like) and get an annotation box around the MRZ;
-2. projects each into a camera-like 1280x720 frame and degrades it (perspective, four
-   orientations, skew, blur, noise, glare, JPEG, low light);
+2. projects each into a camera-like 1280x720 frame (60 % in small print, 6-10 px per
+   character; 40 % at 10-18 px) and degrades it (perspective, four orientations, skew,
+   blur, noise, glare, JPEG, low light);
 3. runs the *production* locator and segmenter on the frame (``hardware.mrz.locate``,
-   ``hardware.mrz.segment``), so the classifier learns exactly the cells it will see; the
-   known placement tells which band is the MRZ and which way up it is, and where every
-   line's first and last character must be: a frame whose grid is off is left out (its
-   cells would carry the wrong labels);
-4. trains ``--members`` (2) 384-256-128-37 MLPs (ReLU, softmax; seeds ``seed``,
-   ``seed + 1``...; their probabilities are averaged at run time) with Adam in numpy, with
-   per-cell augmentation (stroke weight, gamma/contrast, one-pixel shifts, noise), and
-   writes ``resources/models/mrz_ocrb_mlp.npz`` (float16, ~500 kB).
+   ``hardware.mrz.segment``, as the reader calls them: 640 px then 1280 px), so the
+   classifier learns exactly the cells it will see; the known placement tells which band
+   is the MRZ and which way up it is, and where every line's first and last character
+   must be: a frame whose grid is off is left out (its cells would carry wrong labels);
+4. trains a small convolutional network (three 3x3 convolutions of 16/32/64 channels
+   with batch norm and 2x2 pooling, a 128-wide dense layer, 37 classes) with PyTorch on
+   the CPU, with per-cell augmentation (stroke weight, gamma/contrast, shifts, noise);
+5. writes it as ONNX with a softmax output (``resources/models/mrz_ocrb_cnn.onnx``,
+   2.4 MB) for ``onnxruntime``; the alphabet and the cell geometry are stored in
+   the model's metadata and checked when it is loaded (``hardware.mrz.ocr``).
 
-No real image is used for training: ``../shared/testdata/mrz-real`` is evaluation only.
-The same seed, frame count and library versions give the same weights (rendering runs in
-``--workers`` processes but results are gathered in frame order, so the worker count does
-not change them). About 12 minutes on two cores.
+No real image is used for training: ``../shared/testdata/mrz-real`` is evaluation only,
+and the benchmark (``tests/bench/bench_mrz.py``) uses other seeds. Deterministic: the
+same seed, frame count, epoch and thread counts and library versions give the same
+model, byte for byte (rendering runs in ``--workers`` processes, gathered in frame
+order; training uses PyTorch's deterministic algorithms and seeded generators).
 """
 
 from __future__ import annotations
@@ -37,6 +46,7 @@ import os
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
@@ -50,10 +60,15 @@ sys.path.insert(0, str(ROOT))
 from hardware.mrz import synthetic  # noqa: E402
 from hardware.mrz.layout import ALPHABET  # noqa: E402
 from hardware.mrz.locate import Band, find_bands  # noqa: E402
-from hardware.mrz.segment import CELL_H, CELL_W, Segmented, segment  # noqa: E402
+from hardware.mrz.ocr import MODEL_PATH  # noqa: E402
+from hardware.mrz.reader import WORK_SIZES  # noqa: E402
+from hardware.mrz.segment import CELL_H, CELL_PITCHES, CELL_W, Segmented, segment  # noqa: E402
 
-OUT = ROOT / "resources" / "models" / "mrz_ocrb_mlp.npz"
 _GEOM = {"TD1": (3, 30), "TD2": (2, 36), "TD3": (2, 44)}
+CHANNELS = (16, 32, 64)
+DENSE = 128
+BATCH = 512
+CHUNK = 1000  # frames per cache file
 
 
 def random_lines(rng: np.random.Generator, fmt: str) -> list[str]:
@@ -94,6 +109,8 @@ def _augment(doc: np.ndarray, quad: np.ndarray, rng: np.random.Generator
 
 
 def frame_cells(seed: int, index: int) -> tuple[np.ndarray, np.ndarray] | None:
+    """The cells (uint8, ink = 255) and labels of one training frame, or None when the
+    production locator and segmenter did not cut its MRZ on the right grid."""
     rng = np.random.default_rng([seed, index])
     fmt = str(rng.choice(["TD1", "TD2", "TD3"], p=[0.4, 0.2, 0.4]))
     if rng.random() < 0.7:
@@ -102,33 +119,35 @@ def frame_cells(seed: int, index: int) -> tuple[np.ndarray, np.ndarray] | None:
         lines = synthetic.build_lines(synthetic.random_identity(rng, fmt))
     doc, quad = synthetic.render_document(lines, fmt, rng)
     doc, quad = _augment(doc, quad, rng)
-    # half the frames small print (6-10 px pitch: where the reader still misreads), half large
-    pitch = rng.uniform(6.0, 10.0) if rng.random() < 0.5 else rng.uniform(10.0, 18.0)
+    # small print (6-10 px per character) is where reading is hard: 60 % of the frames
+    pitch = rng.uniform(6.0, 10.0) if rng.random() < 0.6 else rng.uniform(10.0, 18.0)
     matrix = synthetic.placement(doc.shape, rng, pitch_px=pitch)
     frame = synthetic.degrade(synthetic.place_on_frame(doc, rng, matrix=matrix), rng)
     grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
     truth = cv2.perspectiveTransform(quad[None], matrix)[0]
     size = float(np.linalg.norm(truth[1] - truth[0]))
-    for band in find_bands(grey):
-        if band.lines != len(lines):
-            continue
-        image = band.image
-        if np.linalg.norm(band.quad[0] - truth[0]) < 0.15 * size:
-            pass
-        elif np.linalg.norm(band.quad[0] - truth[2]) < 0.15 * size:
-            image = cv2.rotate(image, cv2.ROTATE_180)
-        else:
-            continue
-        try:
-            seg = segment(image, len(lines), profile_fallback=True)
-        except (ValueError, ZeroDivisionError, np.linalg.LinAlgError):
-            seg = None
-        if seg is None or seg.line_length != len(lines[0]):
-            continue
-        if not _grid_matches_truth(seg, band, truth, image is not band.image):
-            continue  # the cells would carry the wrong labels
-        labels = np.array([ALPHABET.index(c) for line in lines for c in line], np.int64)
-        return seg.cells.reshape(-1, CELL_H * CELL_W), labels
+    labels = np.array([ALPHABET.index(c) for line in lines for c in line], np.int8)
+    for work_size in WORK_SIZES:
+        for band in find_bands(grey, work_size=work_size, frame_threshold=True):
+            if band.lines != len(lines):
+                continue
+            image = band.image
+            if np.linalg.norm(band.quad[0] - truth[0]) < 0.15 * size:
+                turned = False
+            elif np.linalg.norm(band.quad[0] - truth[2]) < 0.15 * size:
+                image, turned = cv2.rotate(image, cv2.ROTATE_180), True
+            else:
+                continue
+            try:  # as the reader cuts a band
+                seg = segment(image, len(lines), trim_ends=True, profile_fallback=True)
+            except (ValueError, ZeroDivisionError, np.linalg.LinAlgError, cv2.error):
+                seg = None
+            if seg is None or seg.line_length != len(lines[0]):
+                continue
+            if not _grid_matches_truth(seg, band, truth, turned):
+                continue  # the cells would carry the wrong labels
+            cells = np.round(seg.cells.reshape(-1, CELL_H, CELL_W) * 255).astype(np.uint8)
+            return cells, labels
     return None
 
 
@@ -160,142 +179,158 @@ def _job(args: tuple[int, int]) -> tuple[np.ndarray, np.ndarray] | None:
     return frame_cells(*args)
 
 
-def build_dataset(seed: int, frames: int, workers: int) -> tuple[np.ndarray, np.ndarray]:
-    xs, ys, used = [], [], 0
+def _render(seed: int, start: int, stop: int, pool: Any) -> tuple[np.ndarray, np.ndarray]:
+    jobs = [(seed, i) for i in range(start, stop)]
+    results = pool.imap(_job, jobs, chunksize=8) if pool is not None else map(_job, jobs)
+    got = [r for r in results if r is not None]  # in frame order, whatever the workers
+    if not got:
+        return np.empty((0, CELL_H, CELL_W), np.uint8), np.empty(0, np.int8)
+    return np.concatenate([g[0] for g in got]), np.concatenate([g[1] for g in got])
+
+
+def build_dataset(seed: int, frames: int, workers: int, cache: Path | None
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """Cells and labels of ``frames`` frames; with ``cache``, kept per CHUNK frames (a run
+    that was stopped carries on where it was)."""
+    xs, ys = [], []
     t0 = time.time()
-    jobs = [(seed, i) for i in range(frames)]
-    if workers > 1:  # results come back in order: the data set does not depend on workers
-        pool = multiprocessing.get_context("fork").Pool(workers)
-        results = pool.imap(_job, jobs, chunksize=8)
-    else:
-        pool, results = None, map(_job, jobs)
-    for i, got in enumerate(results):
-        if got is not None:
-            xs.append(got[0])
-            ys.append(got[1])
-            used += 1
-        if (i + 1) % 250 == 0:
-            print(f"  {i + 1}/{frames} frames, {used} usable, {time.time() - t0:.0f}s", flush=True)
-    if pool is not None:
-        pool.close()
-    return np.concatenate(xs).astype(np.float32), np.concatenate(ys)
+    pool = multiprocessing.get_context("fork").Pool(workers) if workers > 1 else None
+    try:
+        for start in range(0, frames, CHUNK):
+            stop = min(frames, start + CHUNK)
+            path = None if cache is None else cache / f"cells-{seed}-{start}-{stop}.npz"
+            if path is not None and path.exists():
+                with np.load(path) as data:
+                    x, y = data["x"], data["y"]
+            else:
+                x, y = _render(seed, start, stop, pool)
+                if path is not None:
+                    path.parent.mkdir(parents=True, exist_ok=True)
+                    np.savez(path, x=x, y=y)
+            xs.append(x)
+            ys.append(y)
+            print(f"  {stop}/{frames} frames, {sum(len(v) for v in ys)} cells, "
+                  f"{time.time() - t0:.0f}s", flush=True)
+    finally:
+        if pool is not None:
+            pool.close()
+    return np.concatenate(xs), np.concatenate(ys).astype(np.int64)
 
 
-def _jitter(batch: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """Per-sample cell augmentation: stroke weight, contrast/gamma, a one-pixel shift, noise.
-    Real prints are bolder, thinner, crisper or softer than any rendering."""
-    n = len(batch)
-    cells = batch.reshape(n, CELL_H, CELL_W).copy()
-    op = rng.random(n)
-    grow = op < 0.2
-    if grow.any():  # bolder: 3x3 grey dilation along x or y
-        c = cells[grow]
-        c = np.maximum(c, np.roll(c, 1, axis=2) * 0.8)
-        cells[grow] = np.maximum(c, np.roll(c, 1, axis=1) * 0.6)
-    thin = (op >= 0.2) & (op < 0.35)
-    if thin.any():  # thinner
-        c = cells[thin]
-        cells[thin] = np.minimum(c, np.roll(c, 1, axis=2))
-    gamma = np.exp(rng.uniform(-0.7, 0.7, size=(n, 1, 1))).astype(np.float32)
-    gain = rng.uniform(0.7, 1.6, size=(n, 1, 1)).astype(np.float32)
-    cells = np.clip(cells ** gamma * gain, 0.0, 1.0)
-    shift = rng.random(n) < 0.3
-    if shift.any():
-        dy, dx = int(rng.integers(-1, 2)), int(rng.integers(-1, 2))
-        cells[shift] = np.roll(cells[shift], (dy, dx), axis=(1, 2))
-    cells += rng.normal(0, 0.05, size=cells.shape).astype(np.float32)
-    return cells.reshape(n, -1)
+def _network(torch: Any) -> Any:
+    nn = torch.nn
+    c1, c2, c3 = CHANNELS
+    return nn.Sequential(
+        nn.Conv2d(1, c1, 3, padding=1), nn.BatchNorm2d(c1), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(c1, c2, 3, padding=1), nn.BatchNorm2d(c2), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(c2, c3, 3, padding=1), nn.BatchNorm2d(c3), nn.ReLU(),
+        nn.Flatten(), nn.Linear(c3 * (CELL_H // 4) * (CELL_W // 4), DENSE), nn.ReLU(),
+        nn.Linear(DENSE, len(ALPHABET)))
 
 
-def train(x: np.ndarray, y: np.ndarray, seed: int, epochs: int, smoothing: float = 0.0,
-          hidden: tuple[int, int] = (256, 128)) -> dict[str, np.ndarray]:
-    rng = np.random.default_rng(seed)
-    sizes = [x.shape[1], *hidden, len(ALPHABET)]
-    params: dict[str, np.ndarray] = {}
-    for i in range(3):
-        params[f"w{i}"] = (rng.standard_normal((sizes[i], sizes[i + 1])) *
-                           np.sqrt(2.0 / sizes[i])).astype(np.float32)
-        params[f"b{i}"] = np.zeros(sizes[i + 1], np.float32)
-    mean = x.mean(0)
-    xs = x - mean
-    m = {k: np.zeros_like(v) for k, v in params.items()}
-    v = {k: np.zeros_like(p) for k, p in params.items()}
-    step, batch = 0, 256
+def _jitter(torch: Any, x: Any, gen: Any) -> Any:
+    """Per-cell augmentation: stroke weight, contrast/gamma, shifts of up to 2 px across
+    and 1 px along the line (where the grid fell), noise. Real prints are bolder, thinner,
+    crisper or softer than any rendering."""
+    n = x.shape[0]
+
+    def rand(*shape: int) -> Any:
+        return torch.rand(*shape, generator=gen)
+
+    op = rand(n, 1, 1, 1)
+    grow = (op < 0.2).float()
+    thin = ((op >= 0.2) & (op < 0.35)).float()
+    bold = torch.maximum(x, torch.roll(x, 1, 3) * 0.8)
+    bold = torch.maximum(bold, torch.roll(bold, 1, 2) * 0.6)
+    slim = torch.minimum(x, torch.roll(x, 1, 3))
+    x = grow * bold + thin * slim + (1 - grow - thin) * x
+    gamma = torch.exp(rand(n, 1, 1, 1) * 1.4 - 0.7)
+    gain = rand(n, 1, 1, 1) * 0.9 + 0.7
+    x = torch.clamp(x ** gamma * gain, 0.0, 1.0)
+    for dx in (-2, -1, 1, 2):
+        sel = rand(n) < 0.12
+        x[sel] = torch.roll(x[sel], dx, 3)
+    for dy in (-1, 1):
+        sel = rand(n) < 0.15
+        x[sel] = torch.roll(x[sel], dy, 2)
+    return x + torch.randn(x.shape, generator=gen) * 0.05
+
+
+def train(cells: np.ndarray, labels: np.ndarray, seed: int, epochs: int, threads: int) -> Any:
+    import torch
+
+    torch.manual_seed(seed)
+    torch.use_deterministic_algorithms(True)
+    torch.set_num_threads(threads)
+    gen = torch.Generator().manual_seed(seed)
+    net = _network(torch)
+    xs, ys = torch.from_numpy(cells), torch.from_numpy(labels)
+    opt = torch.optim.Adam(net.parameters(), 2e-3)
+    steps = epochs * ((len(ys) + BATCH - 1) // BATCH)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, 3e-3, total_steps=steps)
+    net.train()
+    t0 = time.time()
     for epoch in range(epochs):
-        lr = 2e-3 * (0.5 ** (epoch // 4))
-        order = rng.permutation(len(xs))
+        order = torch.randperm(len(ys), generator=gen)
         loss_sum, correct = 0.0, 0
-        for s in range(0, len(order), batch):
-            idx = order[s:s + batch]
-            xb = _jitter(x[idx], rng) - mean
-            yb = y[idx]
-            h0 = np.maximum(xb @ params["w0"] + params["b0"], 0)
-            h1 = np.maximum(h0 @ params["w1"] + params["b1"], 0)
-            logits = h1 @ params["w2"] + params["b2"]
-            logits -= logits.max(1, keepdims=True)
-            p = np.exp(logits)
-            p /= p.sum(1, keepdims=True)
-            loss_sum += float(-np.log(p[np.arange(len(idx)), yb] + 1e-9).sum())
-            correct += int((p.argmax(1) == yb).sum())
-            g = p  # softmax cross-entropy gradient against (smoothed) one-hot targets
-            g[np.arange(len(idx)), yb] -= 1 - smoothing
-            g -= smoothing / g.shape[1]
-            g /= len(idx)
-            grads = {"w2": h1.T @ g, "b2": g.sum(0)}
-            g1 = (g @ params["w2"].T) * (h1 > 0)
-            grads["w1"], grads["b1"] = h0.T @ g1, g1.sum(0)
-            g0 = (g1 @ params["w1"].T) * (h0 > 0)
-            grads["w0"], grads["b0"] = xb.T @ g0, g0.sum(0)
-            step += 1
-            for k in params:
-                gk = grads[k] + (1e-5 * params[k] if k.startswith("w") else 0)
-                m[k] = 0.9 * m[k] + 0.1 * gk
-                v[k] = 0.999 * v[k] + 0.001 * gk * gk
-                mh = m[k] / (1 - 0.9 ** step)
-                vh = v[k] / (1 - 0.999 ** step)
-                params[k] -= (lr * mh / (np.sqrt(vh) + 1e-8)).astype(np.float32)
-        print(f"  epoch {epoch + 1}/{epochs}: loss {loss_sum / len(xs):.4f} "
-              f"acc {correct / len(xs):.4f}", flush=True)
-    params["mean"] = mean.astype(np.float32)
-    return params
+        for s in range(0, len(ys), BATCH):
+            idx = order[s:s + BATCH]
+            xb = _jitter(torch, xs[idx].float().div(255).unsqueeze(1), gen)
+            logits = net(xb)
+            loss = torch.nn.functional.cross_entropy(logits, ys[idx])
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+            sched.step()
+            loss_sum += float(loss.detach()) * len(idx)
+            correct += int((logits.detach().argmax(1) == ys[idx]).sum())
+        print(f"  epoch {epoch + 1}/{epochs}: loss {loss_sum / len(ys):.4f} "
+              f"acc {correct / len(ys):.4f} ({time.time() - t0:.0f}s)", flush=True)
+    return net.eval()
+
+
+def export(net: Any, out: Path, args: argparse.Namespace) -> None:
+    """ONNX with a softmax output and the cell geometry in its metadata."""
+    import io
+
+    import onnx
+    import torch
+
+    model = torch.nn.Sequential(net, torch.nn.Softmax(dim=1)).eval()
+    buf = io.BytesIO()
+    torch.onnx.export(model, (torch.zeros(1, 1, CELL_H, CELL_W),), buf, input_names=["cells"],
+                      output_names=["probs"], dynamic_axes={"cells": {0: "n"}, "probs": {0: "n"}},
+                      opset_version=13, dynamo=False)
+    proto = onnx.load_from_string(buf.getvalue())
+    meta = {"alphabet": ALPHABET, "cell_w": str(CELL_W), "cell_h": str(CELL_H),
+            "cell_pitches": str(CELL_PITCHES),
+            "trained_by": (f"tools/train_mrz_ocr.py --frames {args.frames} --epochs {args.epochs}"
+                           f" --seed {args.seed} --threads {args.threads}")}
+    for key, value in meta.items():
+        entry = proto.metadata_props.add()
+        entry.key, entry.value = key, value
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_bytes(proto.SerializeToString())
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--frames", type=int, default=6000)
-    parser.add_argument("--epochs", type=int, default=16)
+    parser.add_argument("--frames", type=int, default=24000)
+    parser.add_argument("--epochs", type=int, default=5)
     parser.add_argument("--seed", type=int, default=20261129)
-    parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--out", type=Path, default=MODEL_PATH)
     parser.add_argument("--workers", type=int, default=2, help="rendering processes")
-    parser.add_argument("--members", type=int, default=2, help="ensemble size")
-    parser.add_argument("--hidden", type=int, nargs=2, default=[256, 128],
-                        help="hidden layer widths")
-    parser.add_argument("--label-smoothing", type=float, default=0.0,
-                        help="target mass spread over all classes (calibration)")
+    parser.add_argument("--threads", type=int, default=2, help="PyTorch threads")
     parser.add_argument("--cache", type=Path, default=None,
-                        help="optional .npz to keep/reuse the rendered cells between runs")
+                        help="folder to keep the rendered cells in between runs")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
-    cv2.setRNGSeed(args.seed)
-    if args.cache is not None and args.cache.exists():
-        data = np.load(args.cache)
-        x, y = data["x"], data["y"]
-    else:
-        print(f"rendering {args.frames} synthetic frames...", flush=True)
-        x, y = build_dataset(args.seed, args.frames, args.workers)
-        if args.cache is not None:
-            np.savez_compressed(args.cache, x=x, y=y)
-    print(f"{len(y)} cells; class counts min {np.bincount(y, minlength=37).min()}", flush=True)
-    weights: dict[str, np.ndarray] = {}
-    for member in range(args.members):  # an ensemble: averaged, better calibrated
-        print(f"member {member + 1}/{args.members}", flush=True)
-        params = train(x, y, args.seed + member, args.epochs, args.label_smoothing,
-                       tuple(args.hidden))
-        weights.update({f"m{member}_{k}": val.astype(np.float16) for k, val in params.items()})
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    np.savez_compressed(args.out, **weights, members=np.array(args.members),
-                        alphabet=np.array(list(ALPHABET)),
-                        cell=np.array([CELL_H, CELL_W]))
+    print(f"rendering {args.frames} synthetic frames...", flush=True)
+    cells, labels = build_dataset(args.seed, args.frames, args.workers, args.cache)
+    counts = np.bincount(labels, minlength=len(ALPHABET))
+    print(f"{len(labels)} cells; class counts min {counts.min()}", flush=True)
+    net = train(cells, labels, args.seed, args.epochs, args.threads)
+    export(net, args.out, args)
     print(f"wrote {args.out} ({args.out.stat().st_size // 1024} kB)")
     return 0
 

@@ -1,9 +1,11 @@
-"""The glyph classifier: small MLPs (an ensemble of two) over 16x24 cells, run in numpy.
+"""The glyph classifier: a small convolutional network over character cells, run with
+onnxruntime on one thread.
 
-Trained from scratch on rendered OCR-B by ``tools/train_mrz_ocr.py``; the weights ship as
-``resources/models/mrz_ocrb_mlp.npz`` (float16, a few hundred kB). Inference is three
-matrix products, well under a millisecond per MRZ on one core, so no runtime beyond
-numpy is needed.
+Trained from scratch on rendered OCR-B by ``tools/train_mrz_ocr.py``; the model ships as
+``resources/models/mrz_ocrb_cnn.onnx`` (2.4 MB, float32). Its input is the cells the segmenter
+cuts (``segment.CELL_H`` x ``segment.CELL_W``: the character with its neighbour on either
+side); the alphabet and that geometry are stored in the model's metadata and checked
+here, so a model trained for other cells is refused rather than misread.
 """
 
 from __future__ import annotations
@@ -14,54 +16,39 @@ from pathlib import Path
 import numpy as np
 
 from hardware.mrz.layout import ALPHABET
+from hardware.mrz.segment import CELL_H, CELL_PITCHES, CELL_W
 
-MODEL_PATH = Path(__file__).resolve().parents[2] / "resources" / "models" / "mrz_ocrb_mlp.npz"
+MODEL_PATH = Path(__file__).resolve().parents[2] / "resources" / "models" / "mrz_ocrb_cnn.onnx"
 
 
 class GlyphClassifier:
     """Maps character cells to probabilities over :data:`ALPHABET`."""
 
     def __init__(self, path: Path = MODEL_PATH) -> None:
-        with np.load(path, allow_pickle=False) as data:
-            if "".join(str(c) for c in data["alphabet"]) != ALPHABET:
-                raise ValueError("model alphabet does not match the MRZ alphabet")
-            count = int(data["members"]) if "members" in data.files else 0
-            prefixes = [f"m{k}_" for k in range(count)] or [""]
-            self._members = [
-                ([data[f"{p}w{i}"].astype(np.float32) for i in range(3)],
-                 [data[f"{p}b{i}"].astype(np.float32) for i in range(3)],
-                 data[f"{p}mean"].astype(np.float32))
-                for p in prefixes
-            ]
+        import onnxruntime as ort  # the reader's only use of it: imported when needed
 
-    def probabilities(self, cells: np.ndarray, *, shifts: bool = True) -> np.ndarray:
-        """``cells``: (..., H, W) float32 in [0, 1], ink = 1 -> (..., 37) probabilities.
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = 1  # the desk PC's other core stays with the GUI
+        options.inter_op_num_threads = 1
+        options.log_severity_level = 3
+        self._session = ort.InferenceSession(str(path), options,
+                                             providers=["CPUExecutionProvider"])
+        meta = self._session.get_modelmeta().custom_metadata_map
+        if meta.get("alphabet") != ALPHABET:
+            raise ValueError("model alphabet does not match the MRZ alphabet")
+        geometry = (meta.get("cell_w"), meta.get("cell_h"), meta.get("cell_pitches"))
+        if geometry != (str(CELL_W), str(CELL_H), str(CELL_PITCHES)):
+            raise ValueError(f"model cells {geometry} do not match the segmenter's")
+        self._input = self._session.get_inputs()[0].name
 
-        With ``shifts`` the cells are also classified moved by one pixel left and right and
-        the probabilities averaged: a glyph the grid cut slightly off-centre then keeps its
-        confidence, and a doubtful one does not gain any.
-        """
-        if not shifts:
-            return self._forward(cells)
-        left = np.roll(cells, -1, axis=-1)
-        right = np.roll(cells, 1, axis=-1)
-        left[..., -1] = 0.0
-        right[..., 0] = 0.0
-        both = np.stack([cells, left, right])
-        return self._forward(both).mean(axis=0)
-
-    def _forward(self, cells: np.ndarray) -> np.ndarray:
+    def probabilities(self, cells: np.ndarray) -> np.ndarray:
+        """``cells``: (..., CELL_H, CELL_W) float32 in [0, 1], ink = 1 -> (..., 37)."""
         shape = cells.shape[:-2]
-        flat = cells.reshape(-1, cells.shape[-2] * cells.shape[-1])
-        total = np.zeros((flat.shape[0], len(ALPHABET)), np.float32)
-        for w, b, mean in self._members:  # ensemble members: average the probabilities
-            h = np.maximum((flat - mean) @ w[0] + b[0], 0)
-            h = np.maximum(h @ w[1] + b[1], 0)
-            logits = h @ w[2] + b[2]
-            logits -= logits.max(axis=1, keepdims=True)
-            p = np.exp(logits)
-            total += p / p.sum(axis=1, keepdims=True)
-        return (total / len(self._members)).reshape(*shape, len(ALPHABET))
+        flat = np.ascontiguousarray(cells.reshape(-1, 1, CELL_H, CELL_W), np.float32)
+        if not len(flat):
+            return np.zeros((*shape, len(ALPHABET)), np.float32)
+        probs = np.asarray(self._session.run(None, {self._input: flat})[0], np.float32)
+        return probs.reshape(*shape, len(ALPHABET))
 
 
 @functools.cache

@@ -13,7 +13,11 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-CELL_W, CELL_H = 16, 24  # classifier input size
+# classifier input: a cell is three pitches wide - the character and its neighbour on
+# either side, so the classifier sees what blur and JPEG carry over from them - and 1.3
+# line heights tall, at 16 px per pitch
+CELL_PITCHES = 3.0
+CELL_W, CELL_H = 48, 24
 _LENGTHS = (30, 36, 44)
 
 
@@ -28,9 +32,15 @@ class Segmented:
 
 
 def _ink(band: np.ndarray, char_h: float) -> np.ndarray:
+    """Dark strokes against the local paper (black-hat). The band is first extended by
+    repeating its edges: a dark region the band's edge cuts through (the bottom of a
+    photo just above the zone, a dark desk beside it) would otherwise be a thin dark
+    strip to the black-hat - ink - and, joined to the glyphs under it, be taken for a
+    rule and painted out with them."""
     k = max(5, int(char_h * 1.4) | 1)
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
-    return cv2.morphologyEx(band, cv2.MORPH_BLACKHAT, kernel)
+    padded = cv2.copyMakeBorder(band, k, k, k, k, cv2.BORDER_REPLICATE)
+    return cv2.morphologyEx(padded, cv2.MORPH_BLACKHAT, kernel)[k:-k, k:-k]
 
 
 def _line_rows(binary: np.ndarray, expected: int) -> list[tuple[int, int]]:
@@ -447,8 +457,9 @@ def _ends_agree(starts: list[float], ends: list[float], tolerance: float) -> boo
 
 def _cell(ink: np.ndarray, cx: float, cy: float, pitch: float, h: float, level: float
           ) -> np.ndarray:
-    """A CELL_W x CELL_H crop centred on (cx, cy): one pitch wide, 1.3 line heights tall."""
-    w_src, h_src = pitch * 1.0, h * 1.3
+    """A CELL_W x CELL_H crop centred on (cx, cy): CELL_PITCHES wide, 1.3 line heights
+    tall."""
+    w_src, h_src = pitch * CELL_PITCHES, h * 1.3
     sx, sy = w_src / CELL_W, h_src / CELL_H
     m = np.array([[sx, 0, cx - w_src / 2], [0, sy, cy - h_src / 2]], np.float32)
     crop = cv2.warpAffine(ink, m, (CELL_W, CELL_H), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,

@@ -1,4 +1,4 @@
-"""The fixed-pitch segmenter: stray blobs at the ends of the lines."""
+"""The fixed-pitch segmenter: stray blobs at the ends of the lines, blur, dark edges."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def _band(stray: bool) -> np.ndarray:
 def test_stray_blobs_at_the_line_ends_are_trimmed_only_on_request() -> None:
     clean = segment(_band(False), 3)
     assert clean is not None and clean.line_length == 30
-    assert segment(_band(True), 3) is None  # the training default: plain count
+    assert segment(_band(True), 3) is None  # the default: the plain count
     trimmed = segment(_band(True), 3, trim_ends=True)
     assert trimmed is not None and trimmed.line_length == 30
 
@@ -58,3 +58,22 @@ def test_the_profile_grid_ignores_a_card_edge_beyond_the_text() -> None:
     sharp = segment(_band(False), 3)
     assert cut is not None and sharp is not None and sharp.centres is not None
     assert cut.centres is not None and np.abs(cut.centres - sharp.centres).max() < 0.25 * 25
+
+
+def test_a_dark_region_cut_by_the_band_edge_is_not_ink() -> None:
+    """The bottom of a photo just above the zone, cut by the band's top edge and blurred
+    into the first line's capitals: to a black-hat of the band alone it is a thin dark
+    strip - ink across the tops of the first cells (or, joined to the glyphs, a "rule"
+    painted out with them). The band is extended by its edges first: the cells under it
+    are the cells of the same band without the photo."""
+    plain = cv2.GaussianBlur(_band(False), (0, 0), 2.0)
+    photo = _band(False).copy()
+    photo[:18, 40:330] = 70  # the photo's lower edge, 1 px above the capitals' tops
+    photo = cv2.GaussianBlur(photo, (0, 0), 2.0)
+    ref, cut = segment(plain, 3), segment(photo, 3)
+    assert ref is not None and cut is not None and cut.line_length == 30
+    assert ref.centres is not None and cut.centres is not None
+    assert np.abs(cut.centres - ref.centres).max() < 0.25 * 25
+    under, seen = cut.cells[0, :10], ref.cells[0, :10]  # 'I<UTOD2314', under the photo
+    assert 0.9 < under.sum() / seen.sum() < 1.1
+    assert float(np.abs(under - seen).mean()) < 0.05

@@ -10,10 +10,11 @@ from types import ModuleType
 
 import cv2
 import numpy as np
+import pytest
 
 from hardware.mrz import synthetic
 from hardware.mrz.locate import find_bands
-from hardware.mrz.segment import segment
+from hardware.mrz.segment import CELL_H, CELL_W, segment
 
 SCRIPT = Path(__file__).resolve().parents[2] / "tools" / "train_mrz_ocr.py"
 
@@ -62,3 +63,23 @@ def test_a_grid_on_the_text_is_kept_and_one_off_by_a_character_is_not() -> None:
         assert not script._grid_matches_truth(shifted, band, truth, not found_upright)
         # the same grid judged the wrong way up is off by the whole band
         assert not script._grid_matches_truth(seg, band, truth, found_upright)
+
+
+def test_training_frames_give_production_cells_with_one_label_each() -> None:
+    script = _script()
+    got = [script.frame_cells(20261129, i) for i in range(6)]
+    usable = [g for g in got if g is not None]
+    assert usable  # most frames are; those whose grid is off are left out
+    for cells, labels in usable:
+        assert cells.dtype == np.uint8 and cells.shape[1:] == (CELL_H, CELL_W)
+        assert len(cells) == len(labels) and len(labels) in (72, 88, 90)
+        assert cells.max() > 200  # ink, scaled to 0-255
+
+
+def test_training_is_deterministic(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")  # training only: in .venv-train, not in .venv
+    script = _script()
+    cells, labels = script.build_dataset(20261129, 12, 1, None)
+    first = script.train(cells, labels, 7, 1, 1).state_dict()
+    second = script.train(cells, labels, 7, 1, 1).state_dict()
+    assert all(torch.equal(first[k], second[k]) for k in first)
