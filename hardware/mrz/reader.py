@@ -88,8 +88,7 @@ _COMPOSITE = {"TD1": (1, 29), "TD2": (1, 35), "TD3": (1, 43)}
 
 
 def _valid_yymmdd(text: str) -> bool:
-    """YYMMDD and its check digit."""
-    if len(text) != 7 or not text.isdigit():
+    if not text.isdigit():
         return False
     month, day = int(text[2:4]), int(text[4:6])
     return 1 <= month <= 12 and 1 <= day <= 31
@@ -97,15 +96,16 @@ def _valid_yymmdd(text: str) -> bool:
 
 def _printed_structure(dec: Decoded) -> bool:
     """A real MRZ, even with wrong check digits: valid dates and sex where they belong, and
-    a digit wherever a date or the composite has its check digit (a TD3 whose right end
-    is lost under glare counts as a TD2, but its filler is where a digit must be)."""
+    a digit where the composite check digit is (a TD3 whose right end is lost under glare
+    counts as a TD2, but has a filler there). A date's check digit may be missing: a real
+    specimen (the Austrian ID of the real set) is printed without one."""
     birth, sex, expiry = _STRUCTURE[dec.layout.name]
     lines = dec.raw_lines
-    if not _valid_yymmdd(lines[birth[0]][birth[1]:birth[1] + 7]):
+    if not _valid_yymmdd(lines[birth[0]][birth[1]:birth[1] + 6]):
         return False
     if lines[sex[0]][sex[1]] not in "MFX<":
         return False
-    if expiry is not None and not _valid_yymmdd(lines[expiry[0]][expiry[1]:expiry[1] + 7]):
+    if expiry is not None and not _valid_yymmdd(lines[expiry[0]][expiry[1]:expiry[1] + 6]):
         return False
     composite = _COMPOSITE.get(dec.layout.name)
     if composite is not None and not lines[composite[0]][composite[1]].isdigit():
