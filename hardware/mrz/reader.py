@@ -217,10 +217,10 @@ class MrzReader:
             got = self._decode_cut(cut)
             if got is None:
                 continue
-            dec, sharp = got
+            dec, sharp, accepted = got
             if best is None or _rank(dec) > _rank(best[0]):
                 best = (dec, band, sharp)
-            if not dec.failed and _acceptable(dec):
+            if accepted:
                 return self._result(dec, band, sharp, seen)
         if best is None:
             return MrzRead(reason=NO_MRZ if seen == 0 else MRZ_UNREADABLE, candidates=seen)
@@ -260,21 +260,23 @@ class MrzReader:
                 three = replace(band, lines=3)
                 yield three, _segment(three.image, 3), seen
 
-    def _decode_cut(self, cut: Cut) -> tuple[Decoded, float] | None:
-        """The better reading of a band's cells as found and turned 180 degrees. The
-        turned reading is skipped only when the first one is acceptable: a zone read
-        upside down can pass its check digits too (the check-digit search finds cheap
-        fixes among glyphs that are all doubtful), and is then far less likely."""
-        best: tuple[Decoded, float] | None = None
+    def _decode_cut(self, cut: Cut) -> tuple[Decoded, float, bool] | None:
+        """The better reading of a band's cells as found and turned 180 degrees, its
+        sharpness, and whether it passes every check digit and is acceptable. The turned
+        reading is skipped only when the first one is: a zone read upside down can pass
+        its check digits too (the check-digit search finds cheap fixes among glyphs that
+        are all doubtful), and is then far less likely."""
+        best: tuple[Decoded, float, bool] | None = None
         for seg in cut:
             if seg is None:
                 continue
             dec = decode(self._classifier.probabilities(seg.cells))
             if dec is None:
                 continue
+            accepted = not dec.failed and _acceptable(dec)
             if best is None or _rank(dec) > _rank(best[0]):
-                best = (dec, seg.sharpness)
-            if not dec.failed and _acceptable(dec):
+                best = (dec, seg.sharpness, accepted)
+            if accepted:
                 break
         return best
 
