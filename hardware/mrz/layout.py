@@ -52,6 +52,7 @@ class Layout:
     line_count: int
     classes: tuple[tuple[frozenset[str], ...], ...]  # allowed characters per position
     groups: tuple[CheckGroup, ...]  # field groups first, composite last
+    countries: tuple[Span, ...] = ()  # issuer and nationality: listed country codes
 
     def allowed(self, line: int, col: int) -> frozenset[str]:
         return self.classes[line][col]
@@ -82,7 +83,8 @@ def _td3(visa: bool) -> Layout:
     if not visa:
         groups.append(CheckGroup("personal_number", ((1, 28, 42),), (1, 42), may_be_filler=True))
         groups.append(CheckGroup("composite", ((1, 0, 10), (1, 13, 20), (1, 21, 43)), (1, 43)))
-    return Layout("MRVA" if visa else "TD3", 44, 2, (_names_line(44), line2), tuple(groups))
+    return Layout("MRVA" if visa else "TD3", 44, 2, (_names_line(44), line2), tuple(groups),
+                  ((0, 2, 5), (1, 10, 13)))
 
 
 def _td2(visa: bool) -> Layout:
@@ -95,7 +97,8 @@ def _td2(visa: bool) -> Layout:
     ]
     if not visa:
         groups.append(CheckGroup("composite", ((1, 0, 10), (1, 13, 20), (1, 21, 35)), (1, 35)))
-    return Layout("MRVB" if visa else "TD2", 36, 2, (_names_line(36), line2), tuple(groups))
+    return Layout("MRVB" if visa else "TD2", 36, 2, (_names_line(36), line2), tuple(groups),
+                  ((0, 2, 5), (1, 10, 13)))
 
 
 def _td1() -> Layout:
@@ -108,7 +111,7 @@ def _td1() -> Layout:
         CheckGroup("expiry_date", ((1, 8, 14),), (1, 14)),
         CheckGroup("composite", ((0, 5, 30), (1, 0, 7), (1, 8, 15), (1, 18, 29)), (1, 29)),
     )
-    return Layout("TD1", 30, 3, (line1, line2, line3), groups)
+    return Layout("TD1", 30, 3, (line1, line2, line3), groups, ((0, 2, 5), (1, 15, 18)))
 
 
 def _fra() -> Layout:

@@ -8,7 +8,7 @@ or broken characters and faint fillers do not shift the cells that follow.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import cv2
 import numpy as np
@@ -19,6 +19,7 @@ import numpy as np
 CELL_PITCHES = 3.0
 CELL_W, CELL_H = 48, 24
 _LENGTHS = (30, 36, 44)
+_Line = tuple[np.ndarray, np.ndarray, float, float]  # cell xs, ys, line height, stroke level
 
 
 @dataclass(frozen=True)
@@ -29,6 +30,17 @@ class Segmented:
     sharpness: float  # mean gradient magnitude on ink edges, relative to contrast
     centres: np.ndarray | None = None  # (lines, length) x of every cell centre in the band
     profile_grid: bool = False  # cut on a column-profile grid (blobs could not be counted)
+    # what the cells were cut from, to cut them again a little shifted (see ``recut``)
+    source: tuple[np.ndarray, list[_Line]] | None = field(default=None, repr=False,
+                                                          compare=False)
+
+    def recut(self, dx: float = 0.0, dy: float = 0.0, scale: float = 1.0) -> np.ndarray:
+        """The cells cut again with every centre moved by ``dx`` pitches and ``dy``
+        line heights, and the cell ``scale`` times as large."""
+        if self.source is None:
+            return self.cells
+        flat_ink, lines = self.source
+        return _cut(flat_ink, lines, dx, dy, scale)
 
 
 def _ink(band: np.ndarray, char_h: float) -> np.ndarray:
@@ -392,24 +404,26 @@ def _segment(band: np.ndarray, line_count: int, char_h: float, trim_ends: bool,
     gx = cv2.Sobel(band, cv2.CV_32F, 1, 0)
     sharp = float(np.percentile(np.abs(gx), 98)) / contrast
     upright = Segmented(_cut(flat_ink, lines), length, contrast, sharp,
-                        np.array([line[0] for line in lines]), from_profile)
+                        np.array([line[0] for line in lines]), from_profile, (flat_ink, lines))
     if not turned:
         return upright, None
     # the same grid seen with the band turned 180 degrees: lines and cells in reverse order
     height, width = flat_ink.shape
     back = [(width - 1 - xs[::-1], height - 1 - ys[::-1], h, level)
             for xs, ys, h, level in reversed(lines)]
-    return upright, Segmented(_cut(np.ascontiguousarray(flat_ink[::-1, ::-1]), back), length,
-                              contrast, sharp, np.array([line[0] for line in back]), from_profile)
+    flipped = np.ascontiguousarray(flat_ink[::-1, ::-1])
+    return upright, Segmented(_cut(flipped, back), length, contrast, sharp,
+                              np.array([line[0] for line in back]), from_profile, (flipped, back))
 
 
-def _cut(flat_ink: np.ndarray, lines: list[tuple[np.ndarray, np.ndarray, float, float]]
-         ) -> np.ndarray:
+def _cut(flat_ink: np.ndarray, lines: list[_Line], dx: float = 0.0, dy: float = 0.0,
+         scale: float = 1.0) -> np.ndarray:
     cells = np.empty((len(lines), len(lines[0][0]), CELL_H, CELL_W), np.float32)
     for r, (xs, ys, h, level) in enumerate(lines):
         pitch = float(np.median(np.diff(xs)))
         for i, (cx, cy) in enumerate(zip(xs, ys, strict=True)):
-            cells[r, i] = _cell(flat_ink, float(cx), float(cy), pitch, float(h), level)
+            cells[r, i] = _cell(flat_ink, float(cx) + dx * pitch, float(cy) + dy * h,
+                                pitch * scale, float(h) * scale, level)
     return cells
 
 

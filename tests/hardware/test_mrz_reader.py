@@ -16,6 +16,7 @@ from PIL import Image
 from hardware.camera import CameraStatus, array_to_frame
 from hardware.camera.fake import FakeCamera, ImageFolderCamera, VideoFileCamera
 from hardware.camera.opencv import OpenCvCamera
+from hardware.mrz import reader as reader_module
 from hardware.mrz import synthetic
 from hardware.mrz.cli import NO_READING, camera_for, read_document_command, watch_document_command
 from hardware.mrz.images import (
@@ -27,7 +28,7 @@ from hardware.mrz.images import (
 )
 from hardware.mrz.layout import ALPHABET
 from hardware.mrz.live import MIN_CHAR_HEIGHT_PX, LiveMrzReader, Quality, quality_of
-from hardware.mrz.reader import MRZ_UNREADABLE, NO_MRZ, MrzRead, MrzReader
+from hardware.mrz.reader import MRZ_UNREADABLE, NO_MRZ, SMALL_PRINT_SIZE, MrzRead, MrzReader
 from hardware.mrz.segment import CELL_H, CELL_W, Segmented
 
 REAL = Path(__file__).resolve().parents[2] / ".." / "shared" / "testdata" / "mrz-real"
@@ -52,7 +53,7 @@ def _truth() -> dict[str, tuple[list[str], str]]:
 @needs_real
 @pytest.mark.parametrize("name", ["fastmrz-td3.jpg", "fastmrz-td1.jpg", "yushulx-2.png",
                                   "passporteye-100_pass-bdr.jpg", "passporteye-33_id-usa.jpg",
-                                  "imagejs-id_fail.png"])
+                                  "imagejs-id_fail.png", "passporteye-98_pass-nld.jpg"])
 def test_real_documents_read_exactly(name: str) -> None:
     lines, notes = _truth()[name]
     code, text = read_document_command([str(REAL / name)], as_json=True, today=TODAY)
@@ -100,6 +101,50 @@ def test_synthetic_frames_read_correctly(reader: MrzReader) -> None:
         good += got == s.lines
         wrong += bool(got) and got != s.lines
     assert good >= 7 and wrong == 0
+
+
+def _work_sizes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The locator's working sizes, in the order the reader asks for them."""
+    sizes: list[int] = []
+    real = reader_module.find_bands
+
+    def spy(grey: np.ndarray, max_bands: int, work_size: int, **kw: bool) -> list:
+        sizes.append(work_size)
+        return real(grey, max_bands, work_size=work_size, **kw)
+
+    monkeypatch.setattr(reader_module, "find_bands", spy)
+    return sizes
+
+
+def test_print_too_small_for_the_fine_pass_is_found_at_1920(monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    # a passport page at about 8.7 px per character: at 640 and 1280 px the locator sees
+    # no band at all
+    s = synthetic.sample(777, 653)
+    sizes = _work_sizes(monkeypatch)
+    assert MrzReader().read_array(s.image).lines == tuple(s.lines)
+    assert sizes == [640, 1280, SMALL_PRINT_SIZE]
+    monkeypatch.setattr(reader_module, "SMALL_PRINT_PX", 0.0)  # no band is small enough
+    assert MrzReader().read_array(s.image).lines == ()
+
+
+def test_a_page_of_large_text_skips_the_small_print_pass(monkeypatch: pytest.MonkeyPatch
+                                                         ) -> None:
+    page = synthetic.sample(777, 1, negative=True)  # a page of 15-16 px text, no MRZ
+    sizes = _work_sizes(monkeypatch)
+    assert MrzReader().read_array(page.image).lines == ()
+    assert sizes == [640, 1280]
+
+
+def test_a_doubtful_reading_is_cut_again_and_the_cuts_decide(monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    # an ID card at 7 px per character: an expiry digit read at p=0.45 leaves the reading
+    # refused; averaged over the band cut again a little shifted, it is sure enough
+    s = synthetic.sample(777, 535)
+    assert MrzReader().read_array(s.image).lines == tuple(s.lines)
+    monkeypatch.setattr(reader_module, "RECUTS", ())
+    refused = MrzReader().read_array(s.image)
+    assert refused.lines == () and refused.reason == MRZ_UNREADABLE
 
 
 def test_a_passing_but_doubtful_reading_does_not_hide_the_band_turned_over() -> None:

@@ -77,3 +77,17 @@ def test_a_dark_region_cut_by_the_band_edge_is_not_ink() -> None:
     under, seen = cut.cells[0, :10], ref.cells[0, :10]  # 'I<UTOD2314', under the photo
     assert 0.9 < under.sum() / seen.sum() < 1.1
     assert float(np.abs(under - seen).mean()) < 0.05
+
+
+def test_cells_can_be_cut_again_shifted_and_scaled() -> None:
+    seg = segment(_band(False), 3)
+    assert seg is not None
+    assert np.array_equal(seg.recut(), seg.cells)  # no shift: the same cells
+    right = seg.recut(dx=0.5)  # half a pitch right: the cell sees less of the left neighbour
+    assert right.shape == seg.cells.shape and not np.allclose(right, seg.cells)
+    # half a pitch right of cell k overlaps half a pitch left of cell k + 1
+    left_of_next = seg.recut(dx=-0.5)
+    assert np.abs(right[:, :-1] - left_of_next[:, 1:]).mean() < 0.05
+    assert np.abs(right[:, :-1] - seg.cells[:, :-1]).mean() > 0.05
+    smaller = seg.recut(scale=0.8)  # a tighter crop: the ink fills more of the cell
+    assert smaller.mean() > seg.cells.mean()
