@@ -42,8 +42,6 @@ _INDEX = {c: i for i, c in enumerate(ALPHABET)}
 UNLISTED_COUNTRY_PRIOR = 0.1
 _CODES = sorted(MRZ_COUNTRY_CODES)
 _CODE_INDEX = np.array([[_INDEX[c] for c in code] for code in _CODES])
-_LETTER_INDEX = np.array(sorted(_INDEX[c] for c in LETTERS))  # letters and the filler
-_CODE_LETTERS = np.searchsorted(_LETTER_INDEX, _CODE_INDEX)  # codes as letter indices
 
 
 @dataclass
@@ -210,32 +208,30 @@ def _decode(probs: np.ndarray, layout: Layout) -> Decoded:
 
 def _settle_country(span: Span, masked: np.ndarray, chosen: np.ndarray,
                     char_prob: np.ndarray) -> None:
-    """Read a country field (issuer, nationality) as the most probable string of letters
-    and fillers given the classifier and the prior that it is a listed code
-    (``admission.country_codes``): a doubtful ``PHT`` becomes ``PRT``, an unlisted code
-    read crisply stays as printed. Its three characters get the probability of the chosen
-    code among all such strings, not their own - the acceptance rules then judge the
-    field as one. No check digit covers these fields."""
+    """Read a country field (issuer, nationality) as the most probable string given the
+    classifier and the prior that it is a listed code (``admission.country_codes``): a
+    doubtful ``PHT`` becomes ``PRT``, an unlisted code read crisply stays as printed (the
+    Romanian ID specimen of the real set prints ``132`` as its nationality). Its three
+    characters get the probability of the chosen string, not their own - the acceptance
+    rules then judge the field as one. No check digit covers these fields. An unlisted
+    string gets the prior of one string of letters and fillers among all the others."""
     line, start, end = span
     width = end - start
-    probs = masked[line, start:end][:, _LETTER_INDEX]  # (3, 27)
-    logs = np.log(np.maximum(probs, 1e-300))
-    listed = logs[np.arange(width)[:, None], _CODE_LETTERS.T].sum(axis=0)  # (codes,)
-    top = probs.argmax(axis=1)
+    logs = np.log(masked[line, start:end])  # (3, 37), each row sums to 1 over the mask
+    listed = logs[np.arange(width)[:, None], _CODE_INDEX.T].sum(axis=0)  # (codes,)
+    top = chosen[line, start:end].copy()
     top_log = float(logs[np.arange(width), top].sum())
     log_listed = math.log((1 - UNLISTED_COUNTRY_PRIOR) / len(_CODES))
-    log_unlisted = math.log(UNLISTED_COUNTRY_PRIOR / (len(_LETTER_INDEX) ** width - len(_CODES)))
+    log_unlisted = math.log(UNLISTED_COUNTRY_PRIOR / (len(LETTERS) ** width - len(_CODES)))
     listed_mass = float(np.exp(listed).sum())
-    letters_mass = float(np.prod(probs.sum(axis=1)))
     evidence = (math.exp(log_listed) * listed_mass
-                + math.exp(log_unlisted) * max(letters_mass - listed_mass, 0.0))
+                + math.exp(log_unlisted) * max(1.0 - listed_mass, 0.0))
     best = int(np.argmax(listed))
-    top_code = "".join(ALPHABET[_LETTER_INDEX[k]] for k in top)
+    top_code = "".join(ALPHABET[k] for k in top)
     if top_code in MRZ_COUNTRY_CODES or log_listed + listed[best] >= log_unlisted + top_log:
         chosen[line, start:end] = _CODE_INDEX[best]
         joint = log_listed + float(listed[best])
     else:
-        chosen[line, start:end] = _LETTER_INDEX[top]
         joint = log_unlisted + top_log
     char_prob[line, start:end] = min(math.exp(joint) / max(evidence, 1e-300), 1.0)
 

@@ -202,3 +202,11 @@ def test_two_swaps_that_cancel_in_the_check_sum_are_seen() -> None:
     dec = decode(p)
     assert dec is not None and dec.lines[1].startswith("OOT1669") and not dec.failed
     assert dec.alias_margin < 1.0  # 00T1669 passes too, and is nearly as likely
+
+
+def test_digits_printed_as_a_nationality_stay_as_printed() -> None:
+    # the Romanian ID specimen of the real set prints 132 where its nationality is: the
+    # listed codes are a prior, not a mask - mrz_lines are the characters as printed
+    lines = [TD3_LINES[0], TD3_LINES[1][:10] + "132" + TD3_LINES[1][13:]]
+    dec = decode(_probs(lines, confident=0.999))
+    assert dec is not None and dec.lines == lines

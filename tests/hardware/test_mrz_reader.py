@@ -53,7 +53,8 @@ def _truth() -> dict[str, tuple[list[str], str]]:
 @needs_real
 @pytest.mark.parametrize("name", ["fastmrz-td3.jpg", "fastmrz-td1.jpg", "yushulx-2.png",
                                   "passporteye-100_pass-bdr.jpg", "passporteye-33_id-usa.jpg",
-                                  "imagejs-id_fail.png", "passporteye-98_pass-nld.jpg"])
+                                  "imagejs-id_fail.png", "passporteye-98_pass-nld.jpg",
+                                  "passporteye-100_id-rou.jpg"])
 def test_real_documents_read_exactly(name: str) -> None:
     lines, notes = _truth()[name]
     code, text = read_document_command([str(REAL / name)], as_json=True, today=TODAY)
