@@ -209,9 +209,14 @@ def _rank(dec: Decoded) -> tuple[int, float]:
 class MrzReader:
     """Stateless single-frame reader (thread-confined: one per worker thread)."""
 
-    def __init__(self, classifier: GlyphClassifier | None = None, max_bands: int = 4) -> None:
+    def __init__(self, classifier: GlyphClassifier | None = None, max_bands: int = 4, *,
+                 small_print: bool = True) -> None:
+        """``small_print``: search a frame not read otherwise at SMALL_PRINT_SIZE too (a
+        still has one chance; live mode fuses frames and asks for the document closer
+        instead, and keeps the ~60 ms the pass costs on a frame without an MRZ)."""
         self._classifier = classifier or default_classifier()
         self._max_bands = max_bands
+        self._small_print = small_print
 
     def read_frame(self, frame: Frame) -> MrzRead:
         return self.read_array(frame_to_array(frame))
@@ -282,7 +287,8 @@ class MrzReader:
             for band in find_bands(grey, self._max_bands, work_size=size, frame_threshold=True):
                 heights.append(self._char_height(band))
                 yield band
-        if not big or segmented() >= 2 or (heights and min(heights) >= SMALL_PRINT_PX):
+        if (not self._small_print or not big or segmented() >= 2
+                or (heights and min(heights) >= SMALL_PRINT_PX)):
             return
         for band in find_bands(grey, self._max_bands, work_size=SMALL_PRINT_SIZE,
                                frame_threshold=True):

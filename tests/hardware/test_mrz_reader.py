@@ -137,6 +137,15 @@ def test_a_page_of_large_text_skips_the_small_print_pass(monkeypatch: pytest.Mon
     assert sizes == [640, 1280]
 
 
+def test_live_mode_leaves_small_print_to_fusion(monkeypatch: pytest.MonkeyPatch) -> None:
+    # every frame of a camera stream pays for the small-print pass when nothing is read;
+    # live mode fuses frames instead (and asks for the document closer)
+    s = synthetic.sample(777, 653)
+    sizes = _work_sizes(monkeypatch)
+    LiveMrzReader().feed(array_to_frame(s.image, 0.0))
+    assert sizes and SMALL_PRINT_SIZE not in sizes
+
+
 def test_a_doubtful_reading_is_cut_again_and_the_cuts_decide(monkeypatch: pytest.MonkeyPatch
                                                             ) -> None:
     # an ID card at 7 px per character: an expiry digit read at p=0.45 leaves the reading
