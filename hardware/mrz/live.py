@@ -85,9 +85,9 @@ class LiveMrzReader:
 
     def __init__(self, reader: MrzReader | None = None, *, agree: int = 2,
                  fuse: bool = True) -> None:
-        # small print is read by fusing frames (and the clerk asked to bring it closer),
-        # not by the stills' costly small-print pass on every frame of an empty desk
-        self._reader = reader or MrzReader(small_print=False)
+        # small print and doubtful glyphs are settled by fusing frames (and the clerk asked
+        # to bring the document closer), not by the stills' small-print pass and recuts
+        self._reader = reader or MrzReader(still=False)
         self._agree = max(1, agree)
         self._window = FUSE_WINDOW if fuse else 1
         self._history: list[np.ndarray] = []  # log-probabilities, oldest first

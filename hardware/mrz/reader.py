@@ -210,13 +210,15 @@ class MrzReader:
     """Stateless single-frame reader (thread-confined: one per worker thread)."""
 
     def __init__(self, classifier: GlyphClassifier | None = None, max_bands: int = 4, *,
-                 small_print: bool = True) -> None:
-        """``small_print``: search a frame not read otherwise at SMALL_PRINT_SIZE too (a
-        still has one chance; live mode fuses frames and asks for the document closer
-        instead, and keeps the ~60 ms the pass costs on a frame without an MRZ)."""
+                 still: bool = True) -> None:
+        """``still``: the frame is the only chance (``read-document``, the benchmark), so a
+        frame not read otherwise is searched at SMALL_PRINT_SIZE too and a doubtful
+        reading is cut again (RECUTS). Live mode reads with ``still=False``: it fuses
+        frames and asks for the document closer instead, and keeps the time both cost on
+        every frame the camera sends (~60 ms on an empty desk for the small-print pass)."""
         self._classifier = classifier or default_classifier()
         self._max_bands = max_bands
-        self._small_print = small_print
+        self._still = still
 
     def read_frame(self, frame: Frame) -> MrzRead:
         return self.read_array(frame_to_array(frame))
@@ -287,7 +289,7 @@ class MrzReader:
             for band in find_bands(grey, self._max_bands, work_size=size, frame_threshold=True):
                 heights.append(self._char_height(band))
                 yield band
-        if (not self._small_print or not big or segmented() >= 2
+        if (not self._still or not big or segmented() >= 2
                 or (heights and min(heights) >= SMALL_PRINT_PX)):
             return
         for band in find_bands(grey, self._max_bands, work_size=SMALL_PRINT_SIZE,
@@ -314,7 +316,7 @@ class MrzReader:
                 best, best_seg = (dec, seg.sharpness, accepted), seg
             if accepted:
                 return best
-        if best is None or best_seg is None or best[0].failed or not RECUTS:
+        if best is None or best_seg is None or best[0].failed or not self._still:
             return best  # recut only a reading that passes its checks but was doubtful
         probs = best[0].probs
         assert probs is not None

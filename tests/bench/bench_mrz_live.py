@@ -71,7 +71,7 @@ class _OnceReader(MrzReader):
     """Reads each distinct frame once; both live modes get the same reading and time."""
 
     def __init__(self) -> None:
-        super().__init__(small_print=False)  # as LiveMrzReader's own reader
+        super().__init__(still=False)  # as LiveMrzReader's own reader
         self.seen: dict[bytes, tuple[MrzRead, float]] = {}
         self.last_ms = 0.0
 

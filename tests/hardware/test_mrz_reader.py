@@ -137,13 +137,26 @@ def test_a_page_of_large_text_skips_the_small_print_pass(monkeypatch: pytest.Mon
     assert sizes == [640, 1280]
 
 
-def test_live_mode_leaves_small_print_to_fusion(monkeypatch: pytest.MonkeyPatch) -> None:
-    # every frame of a camera stream pays for the small-print pass when nothing is read;
+def test_live_mode_leaves_small_print_and_doubts_to_fusion(monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    # every frame of a camera stream would pay for the small-print pass and the recuts;
     # live mode fuses frames instead (and asks for the document closer)
-    s = synthetic.sample(777, 653)
     sizes = _work_sizes(monkeypatch)
-    LiveMrzReader().feed(array_to_frame(s.image, 0.0))
-    assert sizes and SMALL_PRINT_SIZE not in sizes
+    recuts: list[float] = []
+    real_recut = Segmented.recut
+
+    def recut(self: Segmented, dx: float = 0.0, dy: float = 0.0, scale: float = 1.0
+              ) -> np.ndarray:
+        recuts.append(dx)
+        return real_recut(self, dx, dy, scale)
+
+    monkeypatch.setattr(Segmented, "recut", recut)
+    small, doubtful = synthetic.sample(777, 653), synthetic.sample(777, 535)
+    for s in (small, doubtful):
+        LiveMrzReader().feed(array_to_frame(s.image, 0.0))
+    assert sizes and SMALL_PRINT_SIZE not in sizes and not recuts
+    MrzReader().read_array(doubtful.image)  # a still: the doubtful reading is cut again
+    assert len(recuts) == len(reader_module.RECUTS)
 
 
 def test_a_doubtful_reading_is_cut_again_and_the_cuts_decide(monkeypatch: pytest.MonkeyPatch
