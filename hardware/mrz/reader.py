@@ -27,9 +27,10 @@ MRZ_UNREADABLE = "MRZ_UNREADABLE"  # MRZ-like text found but not read with confi
 
 # a character no check digit covers (names, issuer, nationality, sex) below this is too
 # doubtful to register
-# (retuned for the CNN on dev seeds 777-779, 3000 frames: 0.65 / one under 0.75 gave 2930
-# right and 6 wrong - names with O read Q, E read I, G read Q -, 0.7 / two under 0.9 gave
-# 2927 right and 3 wrong)
+# (retuned with the country prior, the recut and the small-print pass on dev seeds
+# 777-779, 3000 frames: 0.7 / two under 0.9 gave 2937 right and 4 wrong - a name letter I
+# for E at 0.71, a document code IO for I< at 0.72 -, 0.75 / one under 0.9 gives 2936
+# right and 1 wrong; the issuer and nationality no longer spend the doubt budget)
 UNCHECKED_MIN_PROB = 0.75
 UNCHECKED_LOW_PROB = 0.9  # ...and at most UNCHECKED_MAX_LOW of them under this
 UNCHECKED_MAX_LOW = 1  # two doubts are a guess
@@ -46,7 +47,7 @@ FINE_PASS_MIN_SIDE = 600  # below this the fine pass would only upscale
 # ...and a third pass at 1920 px for print under SMALL_PRINT_PX high in the frame (a
 # pitch under ~8 px), which the locator's kernels miss at 1280: it runs when no band was
 # read and the bands seen so far were not all larger print (a page of text); it keeps
-# only the small bands. Dev seeds 777-778: +13 reads in 2000 frames
+# only the small bands. Dev seeds 777-778: +11 reads in 2000 frames
 SMALL_PRINT_SIZE = 1920
 SMALL_PRINT_PX = 12.0
 FALLBACK_BANDS = 2  # uncountable bands cut on a profile grid when nothing else was read
@@ -253,9 +254,8 @@ class MrzReader:
     def _cuts(self, grey: np.ndarray) -> Iterator[tuple[Band, Cut, int]]:
         """(band, its cells, bands seen so far) in reading order: the bands whose lines
         could be counted blob by blob, coarse, fine and small-print pass (``_bands``);
-        then the best few cut
-        on a column-profile grid (blur merged their characters), a 2-line one also as a
-        TD1 whose third line the locator did not chain."""
+        then the best few cut on a column-profile grid (blur merged their characters), a
+        2-line one also as a TD1 whose third line the locator did not chain."""
         seen = 0
         segmented = [0]  # bands cut into cells: the passes ask as they go
         later: list[tuple[Band, Cut]] = []
