@@ -295,13 +295,18 @@ def _warp_band(grey: np.ndarray, quad: np.ndarray, chain_count: int, line_px: fl
 
 
 def find_bands(grey: np.ndarray, max_bands: int = 4, work_size: int = WORK_SIZE, *,
-               frame_threshold: bool = False) -> list[Band]:
+               frame_threshold: bool = False, max_line_px: float | None = None
+               ) -> list[Band]:
     """MRZ band candidates in a grey uint8 frame, best first.
 
     ``frame_threshold``: when the rotated copy's Otsu level is under 0.8 of the frame's own
     (its empty corners, all zeros, can drag Otsu down into the noise of a grainy frame and
     the whole card turns to "text"), the frame's level is used instead (the reader sets
     it; the training script keeps the default).
+
+    ``max_line_px``: only bands whose lines are thinner than this in the frame (the
+    reader's small-print pass, where larger print was already looked at): the others
+    are dropped before they are warped or count towards ``max_bands``.
     """
     h, w = grey.shape[:2]
     scale = work_size / max(h, w)
@@ -346,6 +351,8 @@ def find_bands(grey: np.ndarray, max_bands: int = 4, work_size: int = WORK_SIZE,
         in_lines = float(np.linalg.norm(pts[1] - pts[0])) / max(line_px, 1e-6)
         if not MRZ_LINE_HEIGHTS[0] <= in_lines <= MRZ_LINE_HEIGHTS[1]:
             continue  # lines too short or too long for 30-44 characters: not worth a warp
+        if max_line_px is not None and line_px >= max_line_px:
+            continue
         c = pts.mean(0)
         if all(np.linalg.norm(c - u.quad.mean(0)) > 10 for u in unique):
             unique.append(Band(_warp_band(grey, pts, count, line_px), count, score, pts))

@@ -292,10 +292,8 @@ class MrzReader:
         if (not self._still or not big or segmented() >= 2
                 or (heights and min(heights) >= SMALL_PRINT_PX)):
             return
-        for band in find_bands(grey, self._max_bands, work_size=SMALL_PRINT_SIZE,
-                               frame_threshold=True):
-            if self._char_height(band) < SMALL_PRINT_PX:
-                yield band
+        yield from find_bands(grey, self._max_bands, work_size=SMALL_PRINT_SIZE,
+                              frame_threshold=True, max_line_px=SMALL_PRINT_PX)
 
     def _decode_cut(self, cut: Cut) -> tuple[Decoded, float, bool] | None:
         """The better reading of a band's cells as found and turned 180 degrees, its
