@@ -19,10 +19,6 @@ import numpy as np
 CELL_PITCHES = 3.0
 CELL_W, CELL_H = 48, 24
 _LENGTHS = (30, 36, 44)
-# a line's grid whose blobs sit this far (RMS, in pitches) from its cells, and this many
-# times farther than on its best sibling, was miscounted and is cut like the sibling
-MAX_MISFIT = 0.12
-MISFIT_RATIO = 2.5
 _Line = tuple[np.ndarray, np.ndarray, float, float]  # cell xs, ys, line height, stroke level
 
 
@@ -443,16 +439,10 @@ def _blob_grids(lines_blobs: list[tuple[np.ndarray, float, np.ndarray | None, fl
         if yfit is None:
             return None
         grids.append((_grid(centres, h, options, trim_ends), h, yfit, level))
-    misfits = [_misfit(lines_blobs[k][0], g[0][1]) if g[0] is not None else np.inf
-               for k, g in enumerate(grids)]
-    best = int(np.argmin(misfits))
-    if not np.isfinite(misfits[best]):
+    good = [g[0] for g in grids if g[0] is not None]
+    if not good:
         return None
-    ref = grids[best][0]
-    assert ref is not None
-    for k, miss in enumerate(misfits):  # bent to absorb a miscount: cut it like its sibling
-        if np.isfinite(miss) and miss > MAX_MISFIT and miss > MISFIT_RATIO * misfits[best]:
-            grids[k] = (None, *grids[k][1:])
+    ref = good[0]
     out: list[_Grid] = []
     for k, (grid, h, yfit, level) in enumerate(grids):
         if grid is None:
@@ -465,18 +455,6 @@ def _blob_grids(lines_blobs: list[tuple[np.ndarray, float, np.ndarray | None, fl
     if lengths.count(lengths[0]) != len(lengths):
         return None
     return out if _aligned([g[0][1] for g in out]) else None
-
-
-def _misfit(xs: np.ndarray, centres: np.ndarray) -> float:
-    """RMS distance, in pitches, from the blobs inside a grid to their nearest cell
-    centre. A grid walked with a miscounted gap bends its fit to reach the blobs beyond
-    it and leaves them between cells; a straight line of characters sits on its cells."""
-    pitch = float(np.median(np.diff(centres)))
-    inside = xs[(xs > centres[0] - pitch / 2) & (xs < centres[-1] + pitch / 2)]
-    if len(inside) < 2 or pitch <= 0:
-        return float("inf")
-    nearest = np.abs(inside[:, None] - centres[None, :]).min(axis=1)
-    return float(np.sqrt(np.mean(nearest**2))) / pitch
 
 
 def _aligned(grids: list[np.ndarray]) -> bool:

@@ -7,7 +7,7 @@ import numpy as np
 from PIL import Image, ImageDraw
 
 from hardware.mrz import synthetic
-from hardware.mrz.segment import _misfit, segment
+from hardware.mrz.segment import segment
 
 
 def _band(stray: bool) -> np.ndarray:
@@ -91,13 +91,3 @@ def test_cells_can_be_cut_again_shifted_and_scaled() -> None:
     assert np.abs(right[:, :-1] - seg.cells[:, :-1]).mean() > 0.05
     smaller = seg.recut(scale=0.8)  # a tighter crop: the ink fills more of the cell
     assert smaller.mean() > seg.cells.mean()
-
-
-def test_the_misfit_of_a_grid_is_how_far_its_blobs_sit_from_their_cells() -> None:
-    cells = 40.0 + 25.0 * np.arange(30)
-    assert _misfit(cells + 1.0, cells) < 0.05  # blobs on their cells
-    bent = cells.copy()
-    bent[15:] += 12.5  # from the middle on, every blob half a pitch off its cell
-    assert 0.3 < _misfit(bent, cells) < 0.4
-    beyond = np.concatenate([cells, [cells[-1] + 60.0]])  # a mark past the line's end
-    assert _misfit(beyond, cells) < 0.05
