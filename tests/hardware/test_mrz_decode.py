@@ -118,6 +118,27 @@ def test_unchecked_identity_characters_must_be_confident() -> None:
     assert _accepted(optional)
 
 
+def test_fillers_after_the_names_end_are_settled_by_the_structure() -> None:
+    """ANNA<MARIA<< ends the names at column 25: every cell after it must be a filler, so
+    a finger over the line's end (the last filler in doubt) does not refuse the read."""
+    covered = _probs(TD3_LINES)
+    _doubt(covered, (0, 43), right="<", others="KXAE", p_right=0.3)
+    _doubt(covered, (0, 42), right="<", others="K", p_right=0.8)
+    assert _accepted(covered)
+    # not when the end of the names is itself in doubt: MARIA<P (an initial) read as <<
+    initial = _probs(TD3_LINES)
+    _doubt(initial, (0, 26), right="<", others="P", p_right=0.6)
+    _doubt(initial, (0, 43), right="<", others="KXAE", p_right=0.3)
+    assert not _accepted(initial)
+    # nor a letter among the fillers, however it is read
+    letter = ["P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<K", TD3_LINES[1]]
+    assert not _accepted(_probs(letter))
+    # nor a doubtful letter of the names themselves
+    name = _probs(TD3_LINES)
+    _doubt(name, (0, 20), right="M", others="N", p_right=0.6)
+    assert not _accepted(name)
+
+
 def _with_country(lines: list[str], code: str) -> list[str]:
     """``lines`` issued by and of nationality ``code`` (no check digit covers either)."""
     return [lines[0][:2] + code + lines[0][5:], lines[1][:10] + code + lines[1][13:]]
