@@ -132,17 +132,21 @@ def _name_field(dec: Decoded) -> tuple[int, int, str]:
     return line, start, dec.lines[line][start:]
 
 
+def _names_end(text: str) -> int:
+    """Where SURNAME<<GIVEN<NAMES<<<... ends: the second '<<', or -1 when the name fills
+    the field (truncated)."""
+    first = text.find("<<")
+    return -1 if first < 0 else text.find("<<", first + 2)
+
+
 def _names_well_formed(dec: Decoded) -> bool:
-    """ICAO names: SURNAME<<GIVEN<NAMES<<<...: once a second '<<' appears, only fillers
-    may follow (a stray letter among the fillers is a misread, not a name)."""
+    """ICAO names: once the names end, only fillers may follow (a stray letter among the
+    fillers is a misread, not a name)."""
     if dec.layout.name == "FRA":
         return True
     _, _, text = _name_field(dec)
-    first = text.find("<<")
-    if first < 0:
-        return True  # the name fills the field (truncated)
-    second = text.find("<<", first + 2)
-    return second < 0 or set(text[second:]) <= {"<"}
+    end = _names_end(text)
+    return end < 0 or set(text[end:]) <= {"<"}
 
 
 def _settled_fillers(dec: Decoded) -> set[tuple[int, int]]:
@@ -154,13 +158,12 @@ def _settled_fillers(dec: Decoded) -> set[tuple[int, int]]:
     if dec.layout.name == "FRA":
         return set()
     line, start, text = _name_field(dec)
-    first = text.find("<<")
-    second = -1 if first < 0 else text.find("<<", first + 2)
-    if second < 0:
+    end = _names_end(text)
+    if end < 0:
         return set()
-    if float(dec.char_prob[line, start + second:start + second + 2].min()) < UNCHECKED_LOW_PROB:
+    if float(dec.char_prob[line, start + end:start + end + 2].min()) < UNCHECKED_LOW_PROB:
         return set()
-    return {(line, start + c) for c in range(second + 2, len(text)) if text[c] == "<"}
+    return {(line, start + c) for c in range(end + 2, len(text)) if text[c] == "<"}
 
 
 def _group_doubt(dec: Decoded) -> float:
