@@ -8,7 +8,7 @@ or broken characters and faint fillers do not shift the cells that follow.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import cv2
 import numpy as np
@@ -41,6 +41,44 @@ class Segmented:
             return self.cells
         flat_ink, lines = self.source
         return _cut(flat_ink, lines, dx, dy, scale)
+
+    def line_offsets(self) -> np.ndarray:
+        """Per line, how far its grid lies from its siblings' (pitches, + = to the right):
+        the mean of its first and last cell centre's offsets from the other lines' mean,
+        or 0 where the two ends disagree in direction (a grid stretched or squeezed, not
+        moved). MRZ lines start and end together, so a line off by about one pitch at both
+        ends was counted from a stray blob at one end and lost a character at the other."""
+        if self.centres is None or len(self.centres) < 2:
+            return np.zeros(len(self.cells))
+        c = self.centres
+        pitch = float(np.median(np.diff(c, axis=1)))
+        out = np.zeros(len(c))
+        for r in range(len(c)):
+            others = np.delete(c, r, axis=0)
+            start = (c[r, 0] - others[:, 0].mean()) / pitch
+            end = (c[r, -1] - others[:, -1].mean()) / pitch
+            if start * end > 0:
+                out[r] = (start + end) / 2
+        return out
+
+    def moved_line(self, line: int, cells_by: int) -> Segmented:
+        """The same cut with one line's grid moved by ``cells_by`` whole cells (the grid's
+        own local pitch at each cell; the new end cell extrapolated) and that line's cells
+        cut again."""
+        if self.source is None or self.centres is None:
+            return self
+        flat_ink, lines = self.source
+        xs, ys, h, level = lines[line]
+        steps = np.diff(xs)
+        local = np.concatenate([steps[:1], (steps[1:] + steps[:-1]) / 2, steps[-1:]])
+        moved_xs = xs + cells_by * local
+        moved = (moved_xs, np.polyval(np.polyfit(xs, ys, 2), moved_xs), h, level)
+        new_lines = [moved if r == line else grid for r, grid in enumerate(lines)]
+        cells = self.cells.copy()
+        cells[line] = _cut(flat_ink, [moved])[0]
+        centres = self.centres.copy()
+        centres[line] = moved_xs
+        return replace(self, cells=cells, centres=centres, source=(flat_ink, new_lines))
 
 
 def _ink(band: np.ndarray, char_h: float) -> np.ndarray:

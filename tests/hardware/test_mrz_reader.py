@@ -170,6 +170,18 @@ def test_a_doubtful_reading_is_cut_again_and_the_cuts_decide(monkeypatch: pytest
     assert refused.lines == () and refused.reason == MRZ_UNREADABLE
 
 
+def test_a_line_counted_from_a_stray_blob_is_moved_back_into_line(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # an ID card upside down at 9 px per character: a speck left of the name line is
+    # counted as its first character, so the line's grid lies a pitch left of its
+    # siblings' and reads <DIAZ<<GIULI...; moved one cell into line it reads DIAZ<<GIULIA
+    s = synthetic.sample(779, 371)
+    assert MrzReader().read_array(s.image).lines == tuple(s.lines)
+    monkeypatch.setattr(reader_module, "ALIGN_MIN_OFFSET", 99.0)
+    refused = MrzReader().read_array(s.image)
+    assert refused.lines == () and refused.reason == MRZ_UNREADABLE
+
+
 def test_a_passing_but_doubtful_reading_does_not_hide_the_band_turned_over() -> None:
     # a band's cells as found read as a zone that passes every check digit, but on
     # doubtful name letters (what a zone read upside down can give: the check-digit search

@@ -91,3 +91,20 @@ def test_cells_can_be_cut_again_shifted_and_scaled() -> None:
     assert np.abs(right[:, :-1] - seg.cells[:, :-1]).mean() > 0.05
     smaller = seg.recut(scale=0.8)  # a tighter crop: the ink fills more of the cell
     assert smaller.mean() > seg.cells.mean()
+
+
+def test_a_line_can_be_moved_by_a_cell_and_its_offset_is_measured() -> None:
+    seg = segment(_band(False), 3)
+    assert seg is not None
+    assert np.abs(seg.line_offsets()).max() < 0.3  # the lines start and end together
+    moved = seg.moved_line(2, 1)  # the name line's grid one cell to the right
+    offsets = moved.line_offsets()
+    assert 0.9 < offsets[2] < 1.1 and np.abs(offsets[:2]).max() < 0.6
+    # each of its cells is now the next character's; the other lines are untouched
+    assert np.abs(moved.cells[2, :-1] - seg.cells[2, 1:]).mean() < 0.02
+    assert np.abs(moved.cells[2] - seg.cells[2]).mean() > 0.05
+    assert np.array_equal(moved.cells[:2], seg.cells[:2])
+    # and the move can be undone (to within the local pitch's rounding), recuts included
+    back = moved.moved_line(2, -1)
+    assert np.abs(back.cells - seg.cells).mean() < 0.005
+    assert np.abs(back.recut(dx=0.1) - seg.recut(dx=0.1)).mean() < 0.005
