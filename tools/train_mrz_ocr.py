@@ -64,6 +64,13 @@ from hardware.mrz.ocr import MODEL_PATH  # noqa: E402
 from hardware.mrz.reader import WORK_SIZES  # noqa: E402
 from hardware.mrz.segment import CELL_H, CELL_PITCHES, CELL_W, Segmented, segment  # noqa: E402
 
+# the shortest vertical rule painted out of the training cells: the value the shipped
+# model's cells were cut with, so that the script still writes the shipped model. The
+# reader has since raised it to segment.RULE_MIN_TALL (2.6; it stops erasing small-print
+# stems stacked in neighbouring lines), which changes the cells of a few training frames:
+# use that at the next retrain.
+SHIPPED_TALL_RULE = 1.7
+
 _GEOM = {"TD1": (3, 30), "TD2": (2, 36), "TD3": (2, 44)}
 CHANNELS = (16, 32, 64)
 DENSE = 128
@@ -139,7 +146,8 @@ def frame_cells(seed: int, index: int) -> tuple[np.ndarray, np.ndarray] | None:
             else:
                 continue
             try:  # as the reader cuts a band
-                seg = segment(image, len(lines), trim_ends=True, profile_fallback=True)
+                seg = segment(image, len(lines), trim_ends=True, profile_fallback=True,
+                              tall_rule=SHIPPED_TALL_RULE)
             except (ValueError, ZeroDivisionError, np.linalg.LinAlgError, cv2.error):
                 seg = None
             if seg is None or seg.line_length != len(lines[0]):

@@ -19,6 +19,14 @@ import numpy as np
 CELL_PITCHES = 3.0
 CELL_W, CELL_H = 48, 24
 _LENGTHS = (30, 36, 44)
+# rules and box edges are runs at least this many character heights long (and thin, see
+# ``_thin``). A vertical one must cross more than two lines' worth: in small print, blur
+# joins the stems of glyphs stacked in neighbouring lines into runs of about 2.1-2.3
+# character heights, and painting those out erased the glyphs (dev seeds 777-779, 3000
+# frames: 1.7 -> 2.6 gave 2938 -> 2940 right, none lost, wrong unchanged at 2). Box
+# edges span the band (about 3.9 character heights for two lines).
+RULE_MIN_FLAT = 2.5
+RULE_MIN_TALL = 2.6
 _Line = tuple[np.ndarray, np.ndarray, float, float]  # cell xs, ys, line height, stroke level
 
 
@@ -356,15 +364,17 @@ def _thin(runs: np.ndarray, thickness: float, axis: int) -> np.ndarray:
 
 
 def segment(band: np.ndarray, line_count: int, char_h: float = 28.0, *,
-            trim_ends: bool = False, profile_fallback: bool = False) -> Segmented | None:
+            trim_ends: bool = False, profile_fallback: bool = False,
+            tall_rule: float = RULE_MIN_TALL) -> Segmented | None:
     """Cells of a band with ``line_count`` lines, or None when no fixed-pitch grid fits.
 
     ``trim_ends``: the reader's second attempt on a band whose lines do not count to an
     MRZ length (see :func:`_grid`); ``profile_fallback``: when the blobs cannot be
     counted at all, grids from the lines' column profiles (see :func:`_profile_grid`).
-    The training script uses the defaults.
+    ``tall_rule``: the shortest vertical rule, in character heights (``RULE_MIN_TALL``).
     """
-    return _segment(band, line_count, char_h, trim_ends, profile_fallback, False)[0]
+    return _segment(band, line_count, char_h, trim_ends, profile_fallback, False,
+                    tall_rule)[0]
 
 
 def segment_both(band: np.ndarray, line_count: int, char_h: float = 28.0, *,
@@ -376,7 +386,7 @@ def segment_both(band: np.ndarray, line_count: int, char_h: float = 28.0, *,
 
 
 def _segment(band: np.ndarray, line_count: int, char_h: float, trim_ends: bool,
-             profile_fallback: bool, turned: bool
+             profile_fallback: bool, turned: bool, tall_rule: float = RULE_MIN_TALL
              ) -> tuple[Segmented | None, Segmented | None]:
     ink = _ink(band, char_h)
     otsu, binary = cv2.threshold(ink, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
@@ -384,8 +394,8 @@ def _segment(band: np.ndarray, line_count: int, char_h: float, trim_ends: bool,
         return None, None
     # drop rules and box edges (long straight runs): no MRZ glyph has one; they are
     # painted out of the band too, so no cell sees them
-    flat = cv2.getStructuringElement(cv2.MORPH_RECT, (int(char_h * 2.5), 1))
-    tall = cv2.getStructuringElement(cv2.MORPH_RECT, (1, int(char_h * 1.7)))
+    flat = cv2.getStructuringElement(cv2.MORPH_RECT, (int(char_h * RULE_MIN_FLAT), 1))
+    tall = cv2.getStructuringElement(cv2.MORPH_RECT, (1, int(char_h * tall_rule)))
     rules = _thin(cv2.morphologyEx(binary, cv2.MORPH_OPEN, flat), 0.25 * char_h, axis=0)
     rules |= _thin(cv2.morphologyEx(binary, cv2.MORPH_OPEN, tall), 0.25 * char_h, axis=1)
     if rules.any():

@@ -108,3 +108,42 @@ def test_a_line_can_be_moved_by_a_cell_and_its_offset_is_measured() -> None:
     back = moved.moved_line(2, -1)
     assert np.abs(back.cells - seg.cells).mean() < 0.005
     assert np.abs(back.recut(dx=0.1) - seg.recut(dx=0.1)).mean() < 0.005
+
+
+def _stacked_band(box: bool) -> np.ndarray:
+    """Two OCR-B lines (28 px capitals, 25 px pitch) set close, with an I at the same
+    place in both whose stems blur has joined across the gap - a thin vertical run about
+    2.2 character heights long; optionally a box edge down nearly the band's full height."""
+    img = Image.new("L", (44 * 25 + 140, 110), 220)
+    draw = ImageDraw.Draw(img)
+    font = synthetic._font(38)
+    lines = ["P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+             "L898902I36UTO7408122F1204159ZE184226B<<<<<10"]  # I at column 7 in both
+    for r, line in enumerate(lines):
+        for i, ch in enumerate(line):
+            draw.text((70 + i * 25, 14 + r * 36), ch, font=font, fill=20)
+    ink = np.asarray(img).copy()
+    x0 = 70 + 7 * 25
+    column = ink[:, x0:x0 + 25] < 100
+    rows = np.where(column.any(axis=1))[0]  # from the top of one I to the foot of the other
+    stem = np.where(column[rows[0] + 10:rows[0] + 20].any(axis=0))[0]  # the upper I's stem
+    ink[rows[0]:rows[-1] + 1, x0 + stem[0]:x0 + stem[-1] + 1] = 20
+    if box:
+        ink[4:106, 57:60] = 20  # 10 px left of the first glyphs: inside the first cells
+    return ink
+
+
+def test_stems_joined_across_lines_are_not_taken_for_a_rule() -> None:
+    kept = segment(_stacked_band(False), 2)
+    erased = segment(_stacked_band(False), 2, tall_rule=1.7)  # the earlier threshold
+    assert kept is not None and erased is not None
+    # the joined Is (column 7 of both lines) keep their ink; at 1.7 they were painted out
+    own = slice(16, 32)  # the middle pitch of the cell: the character itself
+    assert kept.cells[:, 7, :, own].mean() > 2 * erased.cells[:, 7, :, own].mean()
+    assert np.abs(kept.cells[:, 10:] - erased.cells[:, 10:]).mean() < 0.01
+    # a box edge down the whole band is still a rule: painted out, no cell sees it
+    boxed = segment(_stacked_band(True), 2)
+    seen = segment(_stacked_band(True), 2, tall_rule=99.0)  # no vertical rule removed
+    assert boxed is not None and seen is not None
+    assert np.abs(boxed.cells[:, 0] - kept.cells[:, 0]).mean() < 0.01
+    assert np.abs(seen.cells[:, 0] - kept.cells[:, 0]).mean() > 0.02
