@@ -70,6 +70,10 @@ from hardware.mrz.segment import CELL_H, CELL_PITCHES, CELL_W, Segmented, segmen
 # stems stacked in neighbouring lines), which changes the cells of a few training frames:
 # use that at the next retrain.
 SHIPPED_TALL_RULE = 1.7
+# ...and the locator's bands without the first two lines of a 3-line chain as a band of
+# their own (``find_bands(first_pairs=...)``, added to the reader on 2026-12-02): a few
+# training frames may gain a band with them. Also for the next retrain
+SHIPPED_FIRST_PAIRS = False
 
 _GEOM = {"TD1": (3, 30), "TD2": (2, 36), "TD3": (2, 44)}
 CHANNELS = (16, 32, 64)
@@ -135,7 +139,8 @@ def frame_cells(seed: int, index: int) -> tuple[np.ndarray, np.ndarray] | None:
     size = float(np.linalg.norm(truth[1] - truth[0]))
     labels = np.array([ALPHABET.index(c) for line in lines for c in line], np.int8)
     for work_size in WORK_SIZES:
-        for band in find_bands(grey, work_size=work_size, frame_threshold=True):
+        for band in find_bands(grey, work_size=work_size, frame_threshold=True,
+                               first_pairs=SHIPPED_FIRST_PAIRS):
             if band.lines != len(lines):
                 continue
             image = band.image

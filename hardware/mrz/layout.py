@@ -15,6 +15,13 @@ LETTERS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ<")
 ANY = frozenset(ALPHABET)
 NUMERIC = frozenset("0123456789<")
 SEX = frozenset("MFX<")
+# the document code's first character (ICAO 9303 parts 4-7): P for a passport (TD3), V
+# for a visa, A, C or I for a TD1/TD2 card. P is allowed on a TD2 as well: the rules are
+# not older than every passport still in a drawer
+CODE_TD3 = frozenset("P")
+CODE_VISA = frozenset("V")
+CODE_CARD = frozenset("ACI")
+CODE_TD2 = frozenset("ACIP")
 _WEIGHTS = (7, 3, 1)
 
 
@@ -67,9 +74,9 @@ def _classes(length: int, runs: list[tuple[int, int, frozenset[str]]]
     return tuple(out)
 
 
-def _names_line(length: int) -> tuple[frozenset[str], ...]:
+def _names_line(length: int, code: frozenset[str]) -> tuple[frozenset[str], ...]:
     # document code (P<, PO, ID, V<...), issuer and names: letters and fillers only
-    return _classes(length, [(0, length, LETTERS)])
+    return _classes(length, [(0, length, LETTERS), (0, 1, code)])
 
 
 def _td3(visa: bool) -> Layout:
@@ -83,7 +90,8 @@ def _td3(visa: bool) -> Layout:
     if not visa:
         groups.append(CheckGroup("personal_number", ((1, 28, 42),), (1, 42), may_be_filler=True))
         groups.append(CheckGroup("composite", ((1, 0, 10), (1, 13, 20), (1, 21, 43)), (1, 43)))
-    return Layout("MRVA" if visa else "TD3", 44, 2, (_names_line(44), line2), tuple(groups),
+    line1 = _names_line(44, CODE_VISA if visa else CODE_TD3)
+    return Layout("MRVA" if visa else "TD3", 44, 2, (line1, line2), tuple(groups),
                   ((0, 2, 5), (1, 10, 13)))
 
 
@@ -97,12 +105,13 @@ def _td2(visa: bool) -> Layout:
     ]
     if not visa:
         groups.append(CheckGroup("composite", ((1, 0, 10), (1, 13, 20), (1, 21, 35)), (1, 35)))
-    return Layout("MRVB" if visa else "TD2", 36, 2, (_names_line(36), line2), tuple(groups),
+    line1 = _names_line(36, CODE_VISA if visa else CODE_TD2)
+    return Layout("MRVB" if visa else "TD2", 36, 2, (line1, line2), tuple(groups),
                   ((0, 2, 5), (1, 10, 13)))
 
 
 def _td1() -> Layout:
-    line1 = _classes(30, [(0, 5, LETTERS), (14, 15, NUMERIC)])  # document code, issuer
+    line1 = _classes(30, [(0, 5, LETTERS), (0, 1, CODE_CARD), (14, 15, NUMERIC)])  # code, issuer
     line2 = _classes(30, [(0, 7, NUMERIC), (7, 8, SEX), (8, 15, NUMERIC), (29, 30, NUMERIC)])
     line3 = _classes(30, [(0, 30, LETTERS)])
     groups = (
@@ -116,7 +125,7 @@ def _td1() -> Layout:
 
 def _fra() -> Layout:
     """Pre-2021 French national ID card: 2x36, its own fields and checks."""
-    line1 = _classes(36, [(0, 30, LETTERS)])
+    line1 = _classes(36, [(0, 30, LETTERS), (0, 1, frozenset("I"))])
     line2 = _classes(36, [(12, 13, NUMERIC), (13, 27, LETTERS), (27, 34, NUMERIC), (34, 35, SEX),
                           (35, 36, NUMERIC)])
     groups = (

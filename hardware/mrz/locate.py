@@ -217,8 +217,13 @@ def _text_lines(closed: np.ndarray, text: np.ndarray) -> list[_Line]:
     return out
 
 
-def _group_bands(lines: list[_Line]) -> list[tuple[list[_Line], float]]:
-    """Groups of 2-3 lines: equal length, aligned, parallel, regularly spaced."""
+def _group_bands(lines: list[_Line], first_pairs: bool = True
+                 ) -> list[tuple[list[_Line], float]]:
+    """Groups of 2-3 lines: equal length, aligned, parallel, regularly spaced; with
+    ``first_pairs``, a chain of three also gives its first two lines as a group: a 2-line
+    zone chained with a line of print after it (the real US visa upside down) is not
+    found otherwise - the chain from its second line holds the zone's second line and
+    the print."""
     lines = sorted(lines, key=lambda ln: ln.cy)
     if not lines:
         return []
@@ -258,6 +263,8 @@ def _group_bands(lines: list[_Line]) -> list[tuple[list[_Line], float]]:
                 break
         if len(chain) >= 2:
             groups.append((chain, float(np.mean([c.length for c in chain])) * len(chain)))
+        if len(chain) == 3 and first_pairs:
+            groups.append((chain[:2], float(np.mean([c.length for c in chain[:2]])) * 2))
     return groups
 
 
@@ -295,8 +302,8 @@ def _warp_band(grey: np.ndarray, quad: np.ndarray, chain_count: int, line_px: fl
 
 
 def find_bands(grey: np.ndarray, max_bands: int = 4, work_size: int = WORK_SIZE, *,
-               frame_threshold: bool = False, max_line_px: float | None = None
-               ) -> list[Band]:
+               frame_threshold: bool = False, max_line_px: float | None = None,
+               first_pairs: bool = True) -> list[Band]:
     """MRZ band candidates in a grey uint8 frame, best first.
 
     ``frame_threshold``: when the rotated copy's Otsu level is under 0.8 of the frame's own
@@ -307,6 +314,9 @@ def find_bands(grey: np.ndarray, max_bands: int = 4, work_size: int = WORK_SIZE,
     ``max_line_px``: only bands whose lines are thinner than this in the frame (the
     reader's small-print pass, where larger print was already looked at): the others
     are dropped before they are warped or count towards ``max_bands``.
+
+    ``first_pairs``: see ``_group_bands`` (the training script keeps the bands the
+    shipped model's cells were cut from, without them).
     """
     h, w = grey.shape[:2]
     scale = work_size / max(h, w)
@@ -338,7 +348,7 @@ def find_bands(grey: np.ndarray, max_bands: int = 4, work_size: int = WORK_SIZE,
                                       cv2.getStructuringElement(cv2.MORPH_RECT, (15, 1)))
             closed = cv2.morphologyEx(closed, cv2.MORPH_OPEN,
                                       cv2.getStructuringElement(cv2.MORPH_RECT, (9, 1)))
-            for chain, score in _group_bands(_text_lines(closed, mask)):
+            for chain, score in _group_bands(_text_lines(closed, mask), first_pairs):
                 quad = _band_quad(chain)
                 if transpose:  # swap x/y back, reorder so the warp is a rotation, not a mirror
                     quad = quad[:, ::-1][[1, 0, 3, 2]]

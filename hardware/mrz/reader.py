@@ -43,7 +43,11 @@ GROUP_LOW_PROB = 0.5  # at most one character of a checked field may be this dou
 ALIAS_MIN_MARGIN = 1.5
 PRINTED_MIN_PROB = 0.7  # every character, when the check digits fail as printed
 WORK_SIZES = (640, 1280)  # coarse pass for large print, fine pass for small print
-FINE_PASS_MIN_SIDE = 600  # below this the fine pass would only upscale
+# the fine pass runs on small images too: it upscales them, and the locator's kernels,
+# sized for the working image, then no longer close two MRZ lines of a small scan into
+# one blob (the real Dutch specimen, 455x330 px, turned 18 degrees: unread at 640, read
+# at 1280). The small-print pass would only upscale further below this side
+SMALL_PRINT_MIN_SIDE = 600
 # ...and a third pass at 1920 px for print under SMALL_PRINT_PX high in the frame (a
 # pitch under ~8 px), which the locator's kernels miss at 1280: it runs when no band was
 # read and the bands seen so far were not all larger print (a page of text); it keeps
@@ -253,6 +257,14 @@ def _rank(dec: Decoded) -> tuple[int, float]:
     return (-len(dec.failed), dec.log_prob)
 
 
+def _best_rank(dec: Decoded) -> tuple[bool, int, float]:
+    """Across bands, a reading that may be returned (as printed, its check digits failing
+    on the document itself) comes before one that would be refused, however few checks
+    that one fails: a finer pass's band of noise that fails fewer checks must not hide a
+    crisp specimen read in the coarse pass (the real US residence card, in perspective)."""
+    return (_acceptable(dec), *_rank(dec))
+
+
 class MrzReader:
     """Stateless single-frame reader (thread-confined: one per worker thread)."""
 
@@ -284,7 +296,7 @@ class MrzReader:
             if got is None:
                 continue
             dec, sharp, accepted = got
-            if best is None or _rank(dec) > _rank(best[0]):
+            if best is None or _best_rank(dec) > _best_rank(best[0]):
                 best = (dec, band, sharp)
             if accepted:
                 return self._result(dec, band, sharp, seen)
@@ -326,16 +338,15 @@ class MrzReader:
         bands of the previous ones could be cut into cells (a page of text: bands are
         warped from the full-resolution frame, so a finer pass would mostly find the same
         ones again)."""
-        big = max(grey.shape) >= FINE_PASS_MIN_SIDE
         heights: list[float] = []
-        for size in [s for s in WORK_SIZES if s == WORK_SIZES[0] or big]:
+        for size in WORK_SIZES:
             if segmented() >= 2:
                 return
             heights = []
             for band in find_bands(grey, self._max_bands, work_size=size, frame_threshold=True):
                 heights.append(self._char_height(band))
                 yield band
-        if (not self._still or not big or segmented() >= 2
+        if (not self._still or max(grey.shape) < SMALL_PRINT_MIN_SIDE or segmented() >= 2
                 or (heights and min(heights) >= SMALL_PRINT_PX)):
             return
         yield from find_bands(grey, self._max_bands, work_size=SMALL_PRINT_SIZE,

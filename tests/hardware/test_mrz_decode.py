@@ -53,6 +53,25 @@ def test_digit_class_mask_turns_letter_o_into_zero() -> None:
     assert dec is not None and dec.lines[1][15] == "0" and not dec.failed
 
 
+def test_the_document_code_starts_as_icao_allows() -> None:
+    # ICAO 9303: a passport's code starts with P, a card's (TD1) with A, C or I - a Z or a
+    # 1 there is a misread, and the mask settles it however doubtful the glyph was
+    td1 = ["I<UTOD231458907<<<<<<<<<<<<<<<", "7408122F1204159UTO<<<<<<<<<<<6",
+           "ERIKSSON<<ANNA<MARIA<<<<<<<<<<"]
+    p = _probs(td1)
+    _confuse(p, (0, 0), wrong="Z", right="I", p_wrong=0.7, p_right=0.25)
+    dec = decode(p)
+    assert dec is not None and dec.lines[0][0] == "I" and dec.layout.name == "TD1"
+    assert dec.char_prob[0, 0] > 0.95
+    p = _probs(TD3_LINES)
+    _confuse(p, (0, 0), wrong="R", right="P", p_wrong=0.6, p_right=0.3)
+    dec = decode(p)
+    assert dec is not None and dec.lines[0][0] == "P" and dec.layout.name == "TD3"
+    visa = _probs(["V" + TD3_LINES[0][1:], TD3_LINES[1]])
+    dec = decode(visa)
+    assert dec is not None and dec.lines[0][0] == "V" and dec.layout.name == "MRVA"
+
+
 def test_wrong_check_digit_as_printed_is_kept_and_flagged() -> None:
     printed = [TD3_LINES[0], TD3_LINES[1][:19] + "7" + TD3_LINES[1][20:]]  # birth check 2 -> 7
     dec = decode(_probs(printed, confident=0.999))

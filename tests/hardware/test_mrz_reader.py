@@ -25,6 +25,7 @@ from hardware.mrz.images import (
     TRUNCATED_IMAGE,
     ImageError,
     decode_image,
+    load_image,
 )
 from hardware.mrz.layout import ALPHABET
 from hardware.mrz.live import MIN_CHAR_HEIGHT_PX, LiveMrzReader, Quality, quality_of
@@ -65,6 +66,57 @@ def test_real_documents_read_exactly(name: str) -> None:
         assert out["valid"] is False and out["failed_checks"]
     else:
         assert out["valid"] is True and code == 0
+
+
+def _turned(image: np.ndarray, degrees: float) -> np.ndarray:
+    """The whole image turned (counter-clockwise), grown to keep its corners, on grey."""
+    h, w = image.shape[:2]
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), degrees, 1.0)
+    cos, sin = abs(m[0, 0]), abs(m[0, 1])
+    size = (int(h * sin + w * cos), int(h * cos + w * sin))
+    m[0, 2] += size[0] / 2 - w / 2
+    m[1, 2] += size[1] / 2 - h / 2
+    return cv2.warpAffine(image, m, size, borderValue=(128, 128, 128))
+
+
+@needs_real
+def test_a_zone_chained_with_the_print_beside_it_is_still_read(reader: MrzReader) -> None:
+    # the US visa upside down: the zone's two lines and the line of small print beside
+    # them ("UPON ENDORSEMENT...") chain into one 3-line band, first the zone; its first
+    # two lines are a band of their own
+    lines, _ = _truth()["passporteye-100_visa-usa.jpg"]
+    image = load_image(REAL / "passporteye-100_visa-usa.jpg")
+    assert reader.read_array(np.ascontiguousarray(np.rot90(image, 2))).lines == tuple(lines)
+
+
+@needs_real
+def test_a_small_scan_is_searched_upscaled_too(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the Dutch specimen (455x330 px) turned 18 degrees: at the 640 px working size its
+    # two zone lines close into one blob with the print above them; at 1280 they do not
+    lines, _ = _truth()["passporteye-98_pass-nld.jpg"]
+    image = _turned(load_image(REAL / "passporteye-98_pass-nld.jpg"), -18)
+    assert MrzReader().read_array(image).lines == tuple(lines)
+    monkeypatch.setattr(reader_module, "WORK_SIZES", (640,))
+    assert MrzReader().read_array(image).lines == ()
+
+
+@needs_real
+def test_a_specimen_read_as_printed_is_not_hidden_by_a_band_of_noise(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # the US residence card in perspective: read as printed (its check digits are wrong
+    # on the card) in the coarse pass; the fine pass then finds a band of noise that
+    # fails fewer checks - it must not win and turn the reading into a refusal
+    lines, _ = _truth()["passporteye-33_id-usa.jpg"]
+    image = load_image(REAL / "passporteye-33_id-usa.jpg")
+    h, w = image.shape[:2]
+    corners = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    moved = np.float32([[w * 0.08, h * 0.05], [w * 0.95, 0], [w, h], [0, h * 0.93]])
+    image = cv2.warpPerspective(image, cv2.getPerspectiveTransform(corners, moved), (w, h),
+                                borderValue=(128, 128, 128))
+    read = MrzReader().read_array(image)
+    assert read.lines == tuple(lines) and not read.verified and read.failed_checks
+    monkeypatch.setattr(reader_module, "_best_rank", reader_module._rank)
+    assert MrzReader().read_array(image).lines == ()
 
 
 @needs_real
