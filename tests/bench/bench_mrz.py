@@ -13,6 +13,11 @@ Sets (all in memory; nothing is written to disk):
               part of the MRZ (no reader can see those characters), and the others split
               at ``SMALL_PITCH`` (10 px per character: small print, a document held far
               from the camera, is where the reader still misses).
+* real, handled - the same real images turned, skewed, in perspective, shadowed, darkened,
+              noisy, compressed, blurred, shrunk and enlarged (``HANDLED``: what a
+              camera or a clerk does to a document; ours only, in three groups), each
+              image made from its source as it is read: a proxy for real documents
+              that are not in the set.
 * negatives - seeded frames with no MRZ: busy backgrounds, pages of text, pages of
               MRZ-like OCR-B text with no valid check digits, cards without an MRZ.
 
@@ -42,7 +47,7 @@ import json  # noqa: E402
 import subprocess  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
-from collections.abc import Callable, Iterator  # noqa: E402
+from collections.abc import Callable, Iterable, Iterator  # noqa: E402
 from dataclasses import dataclass, field  # noqa: E402
 from datetime import date  # noqa: E402
 from pathlib import Path  # noqa: E402
@@ -108,6 +113,82 @@ def synthetic_items(seed: int, count: int, negatives: bool) -> Iterator[Item]:
             pitch = float(width / len(s.lines[0]))
         yield Item(f"{'neg' if negatives else 'syn'}-{i}", s.image, list(s.lines),
                    covered=s.mrz_covered, pitch=pitch)
+
+
+def _fit(image: np.ndarray, side: int) -> np.ndarray:
+    f = side / max(image.shape[:2])
+    return cv2.resize(image, None, fx=f, fy=f, interpolation=cv2.INTER_AREA) if f < 1 else image
+
+
+def _turn(image: np.ndarray, degrees: float) -> np.ndarray:
+    h, w = image.shape[:2]
+    m = cv2.getRotationMatrix2D((w / 2, h / 2), degrees, 1.0)
+    size = (int(h * abs(m[0, 1]) + w * abs(m[0, 0])), int(h * abs(m[0, 0]) + w * abs(m[0, 1])))
+    m[0, 2] += size[0] / 2 - w / 2
+    m[1, 2] += size[1] / 2 - h / 2
+    return cv2.warpAffine(image, m, size, borderValue=(128, 128, 128))
+
+
+def _tilt(image: np.ndarray) -> np.ndarray:
+    h, w = image.shape[:2]
+    corners = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
+    moved = np.float32([[w * 0.08, h * 0.05], [w * 0.95, 0], [w, h], [0, h * 0.93]])
+    return cv2.warpPerspective(image, cv2.getPerspectiveTransform(corners, moved), (w, h),
+                               borderValue=(128, 128, 128))
+
+
+def _shade(image: np.ndarray, ramp: tuple[float, float], gain: float = 1.0) -> np.ndarray:
+    img = _fit(image, 1280).astype(np.float32)
+    img *= gain * np.linspace(*ramp, img.shape[1], dtype=np.float32)[None, :, None]
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def _noisy(image: np.ndarray) -> np.ndarray:
+    img = _fit(image, 1280).astype(np.float32)
+    img += np.random.default_rng(1).normal(0, 12, img.shape).astype(np.float32)
+    return np.clip(img, 0, 255).astype(np.uint8)
+
+
+def _jpeg(image: np.ndarray, quality: int) -> np.ndarray:
+    _ok, buf = cv2.imencode(".jpg", _fit(image, 1280), [cv2.IMWRITE_JPEG_QUALITY, quality])
+    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
+
+
+def _rot(image: np.ndarray, k: int) -> np.ndarray:
+    return np.ascontiguousarray(np.rot90(image, k))
+
+
+# what a camera or a clerk does to a document: (group, name, transform)
+HANDLED: tuple[tuple[str, str, Callable[[np.ndarray], np.ndarray]], ...] = (
+    ("turned", "90", lambda i: _rot(i, 1)),
+    ("turned", "180", lambda i: _rot(i, 2)),
+    ("turned", "270", lambda i: _rot(i, 3)),
+    ("turned", "+12 deg", lambda i: _turn(i, 12)),
+    ("turned", "-18 deg", lambda i: _turn(i, -18)),
+    ("turned", "90 and +10 deg", lambda i: _turn(_rot(i, 1), 10)),
+    ("camera", "perspective", _tilt),
+    ("camera", "perspective upside down", lambda i: _tilt(_rot(i, 2))),
+    ("camera", "shadow to 30 %", lambda i: _shade(i, (1.0, 0.3))),
+    ("camera", "dark (35 %)", lambda i: _shade(i, (1.0, 1.0), 0.35)),
+    ("camera", "sensor noise 12", _noisy),
+    ("camera", "JPEG 35", lambda i: _jpeg(i, 35)),
+    ("camera", "blur 1.2 px", lambda i: cv2.GaussianBlur(_fit(i, 1280), (0, 0), 1.2)),
+    ("size", "500 px", lambda i: _fit(i, 500)),
+    ("size", "800 px", lambda i: _fit(i, 800)),
+    ("size", "twice as large", lambda i: cv2.resize(i, None, fx=2, fy=2,
+                                                     interpolation=cv2.INTER_CUBIC)
+     if max(i.shape[:2]) < 1500 else i),
+    ("size", "grey", lambda i: cv2.cvtColor(cv2.cvtColor(i, cv2.COLOR_BGR2GRAY),
+                                            cv2.COLOR_GRAY2BGR)),
+)
+
+
+def handled_items(real: list[Item], group: str) -> Iterator[Item]:
+    """The real items as ``HANDLED`` in ``group``, each image made when it is read (all
+    of them at once would not fit in memory)."""
+    for name, fn in [(n, f) for g, n, f in HANDLED if g == group]:
+        for it in real:
+            yield Item(f"{it.name} [{name}]", fn(it.image), it.lines, it.expected_fail)
 
 
 # ---------------------------------------------------------------- engines
@@ -246,7 +327,7 @@ def _valid(lines: list[str]) -> bool:
     return bool(parse_mrz(lines, today=TODAY).valid)
 
 
-def score(items: list[Item], engine: Callable[[np.ndarray], tuple[list[str], float]],
+def score(items: Iterable[Item], engine: Callable[[np.ndarray], tuple[list[str], float]],
           into: Score) -> Score:
     for item in items:
         got, ms = engine(item.image)
@@ -347,6 +428,12 @@ def main(argv: list[str] | None = None) -> int:
     }
     for label, part in parts.items():
         results[(f"  {label} n={len(part)}", "ours")] = score(part, mine, Score())
+    groups = list(dict.fromkeys(g for g, _n, _f in HANDLED))
+    plain = timed(ours())  # not ``once``: these images die as soon as they are read
+    for group in groups:
+        n = sum(g == group for g, _n, _f in HANDLED)
+        results[(f"real, handled: {group} ({n} ways)", "ours")] = score(
+            handled_items(real, group), plain, Score())
     results[(f"negatives all n={len(neg)}", "ours")] = score(neg, mine, Score())
     from hardware.mrz.synthetic import NEGATIVE_KINDS
 
