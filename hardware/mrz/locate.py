@@ -28,6 +28,12 @@ MAX_SKEW_BLOBS = 450  # the skew is voted by at most this many blobs (the bigges
 # and the 26 real ones, with a margin each side; page text lines are often longer and
 # visual-zone words shorter
 MRZ_LINE_HEIGHTS = (16.0, 64.0)
+# two candidates are the same band when their centres lie within this many frame pixels,
+# or within half a line height for small print: a 2-line zone and the 3-line chain of the
+# zone and the line of print above it lie about one line height apart - in a 500 px
+# photo (the real US visa) under 10 px, and the zone itself was dropped as a duplicate
+DISTINCT_PX = 10.0
+DISTINCT_LINES = 0.5
 
 
 @dataclass(frozen=True)
@@ -301,6 +307,30 @@ def _warp_band(grey: np.ndarray, quad: np.ndarray, chain_count: int, line_px: fl
                                borderMode=cv2.BORDER_REPLICATE)
 
 
+def band_shading(band: Band) -> float:
+    """How much darker the paper is at one end of the band than at the other (1 = even):
+    a shadow across the zone (a hand, the lamp's edge) leaves one end too faint for the
+    frame's text threshold, and the band is found cut short there."""
+    img = band.image
+    end = max(1, img.shape[1] // 8)
+    light = [float(np.percentile(img[:, :end], 90)), float(np.percentile(img[:, -end:], 90))]
+    return max(light) / max(min(light), 1.0)
+
+
+def flatten_light(grey: np.ndarray) -> np.ndarray:
+    """The frame with its lighting evened out: divided by the paper's brightness around
+    each point (the brightest nearby, on a 64 px thumbnail), scaled back to the frame's
+    median paper level. Text keeps its contrast against its own paper, shadow or not."""
+    h, w = grey.shape[:2]
+    f = 64 / max(h, w)
+    tiny = cv2.resize(grey, (max(1, round(w * f)), max(1, round(h * f))),
+                      interpolation=cv2.INTER_AREA)
+    light = cv2.GaussianBlur(cv2.dilate(tiny, np.ones((5, 5), np.uint8)), (0, 0), 1.5)
+    paper = cv2.resize(light, (w, h), interpolation=cv2.INTER_LINEAR).astype(np.float32)
+    gain = float(np.median(paper)) / np.maximum(paper, 8.0)
+    return np.clip(grey.astype(np.float32) * gain, 0, 255).astype(np.uint8)
+
+
 def find_bands(grey: np.ndarray, max_bands: int = 4, work_size: int = WORK_SIZE, *,
                frame_threshold: bool = False, max_line_px: float | None = None,
                first_pairs: bool = True) -> list[Band]:
@@ -364,7 +394,8 @@ def find_bands(grey: np.ndarray, max_bands: int = 4, work_size: int = WORK_SIZE,
         if max_line_px is not None and line_px >= max_line_px:
             continue
         c = pts.mean(0)
-        if all(np.linalg.norm(c - u.quad.mean(0)) > 10 for u in unique):
+        near = min(DISTINCT_PX, DISTINCT_LINES * line_px)
+        if all(np.linalg.norm(c - u.quad.mean(0)) > near for u in unique):
             unique.append(Band(_warp_band(grey, pts, count, line_px), count, score, pts))
         if len(unique) == max_bands:
             break

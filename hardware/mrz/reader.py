@@ -17,7 +17,7 @@ import numpy as np
 
 from admission.frames import Frame
 from hardware.mrz.decode import Decoded, decode, group_positions
-from hardware.mrz.locate import BAND_CHAR_HEIGHT, Band, find_bands
+from hardware.mrz.locate import BAND_CHAR_HEIGHT, Band, band_shading, find_bands, flatten_light
 from hardware.mrz.ocr import GlyphClassifier, default_classifier
 from hardware.mrz.segment import Segmented, segment_both
 
@@ -53,6 +53,7 @@ SMALL_PRINT_MIN_SIDE = 600
 # read and the bands seen so far were not all larger print (a page of text); it keeps
 # only the small bands. Dev seeds 777-778: +11 reads in 2000 frames
 SMALL_PRINT_SIZE = 1920
+SHADED_RATIO = 1.8
 SMALL_PRINT_PX = 12.0
 # a line whose grid lies this many pitches off its siblings' at both ends is read again
 # on its grid moved by one cell towards them (``_realigned``)
@@ -326,11 +327,12 @@ class MrzReader:
         seen = 0
         segmented = [0]  # bands cut into cells: the passes ask as they go
         later: list[tuple[Band, Cut]] = []
-        for band in self._bands(grey, lambda: segmented[0]):
+        for band, evened in self._bands(grey, lambda: segmented[0]):
             seen += 1
             cut = _segment(band.image, band.lines)
             if cut[0] is None or cut[0].profile_grid:
-                later.append((band, cut))
+                if not evened:  # the same band found again in the light evened out
+                    later.append((band, cut))
                 continue
             segmented[0] += 1
             yield band, cut, seen
@@ -341,25 +343,34 @@ class MrzReader:
                 three = replace(band, lines=3)
                 yield three, _segment(three.image, 3), seen
 
-    def _bands(self, grey: np.ndarray, segmented: Callable[[], int]) -> Iterator[Band]:
+    def _bands(self, grey: np.ndarray, segmented: Callable[[], int]
+               ) -> Iterator[tuple[Band, bool]]:
         """The candidate bands of the coarse, fine and small-print passes, lazily: a pass
         runs only while nothing was read (the caller stops asking) and fewer than two
         bands of the previous ones could be cut into cells (a page of text: bands are
         warped from the full-resolution frame, so a finer pass would mostly find the same
         ones again)."""
         heights: list[float] = []
+        seen: list[Band] = []
         for size in WORK_SIZES:
             if segmented() >= 2:
                 return
             heights = []
             for band in find_bands(grey, self._max_bands, work_size=size, frame_threshold=True):
                 heights.append(self._char_height(band))
-                yield band
+                seen.append(band)
+                yield band, False
+        if (self._still and segmented() < 2
+                and any(band_shading(b) >= SHADED_RATIO for b in seen)):
+            for band in find_bands(flatten_light(grey), self._max_bands,
+                                   work_size=WORK_SIZES[-1], frame_threshold=True):
+                yield band, True
         if (not self._still or max(grey.shape) < SMALL_PRINT_MIN_SIDE or segmented() >= 2
                 or (heights and min(heights) >= SMALL_PRINT_PX)):
             return
-        yield from find_bands(grey, self._max_bands, work_size=SMALL_PRINT_SIZE,
-                              frame_threshold=True, max_line_px=SMALL_PRINT_PX)
+        for band in find_bands(grey, self._max_bands, work_size=SMALL_PRINT_SIZE,
+                               frame_threshold=True, max_line_px=SMALL_PRINT_PX):
+            yield band, False
 
     def _decode_cut(self, cut: Cut) -> tuple[Decoded, float, bool] | None:
         """The better reading of a band's cells as found and turned 180 degrees, its
