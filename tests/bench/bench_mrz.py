@@ -154,6 +154,20 @@ def _jpeg(image: np.ndarray, quality: int) -> np.ndarray:
     return cv2.imdecode(buf, cv2.IMREAD_COLOR)
 
 
+def _on_desk(image: np.ndarray, side: int) -> np.ndarray:
+    """The image shrunk to ``side`` px (long side) in the middle of a 1280x720 frame of
+    busy desk: a real document held far from the camera, its print 7-10 px a character."""
+    from hardware.mrz import synthetic
+
+    rng = np.random.default_rng([side, *image.shape])
+    desk = synthetic.busy_background(rng, 1280, 720)
+    small = _fit(image, side)
+    h, w = small.shape[:2]
+    y, x = (720 - h) // 2, (1280 - w) // 2
+    desk[y:y + h, x:x + w] = small
+    return desk
+
+
 def _rot(image: np.ndarray, k: int) -> np.ndarray:
     return np.ascontiguousarray(np.rot90(image, k))
 
@@ -178,6 +192,8 @@ HANDLED: tuple[tuple[str, str, Callable[[np.ndarray], np.ndarray]], ...] = (
     ("size", "twice as large", lambda i: cv2.resize(i, None, fx=2, fy=2,
                                                      interpolation=cv2.INTER_CUBIC)
      if max(i.shape[:2]) < 1500 else i),
+    ("size", "far: 480 px on a desk", lambda i: _on_desk(i, 480)),
+    ("size", "far: 400 px on a desk", lambda i: _on_desk(i, 400)),
     ("size", "grey", lambda i: cv2.cvtColor(cv2.cvtColor(i, cv2.COLOR_BGR2GRAY),
                                             cv2.COLOR_GRAY2BGR)),
 )
