@@ -16,6 +16,7 @@ from PIL import Image
 from hardware.camera import CameraStatus, array_to_frame
 from hardware.camera.fake import FakeCamera, ImageFolderCamera, VideoFileCamera
 from hardware.camera.opencv import OpenCvCamera
+from hardware.mrz import locate as locate_module
 from hardware.mrz import reader as reader_module
 from hardware.mrz import synthetic
 from hardware.mrz.cli import NO_READING, camera_for, read_document_command, watch_document_command
@@ -28,9 +29,8 @@ from hardware.mrz.images import (
     load_image,
 )
 from hardware.mrz.layout import ALPHABET
-from hardware.mrz import locate as locate_module
-from hardware.mrz.locate import flatten_light
 from hardware.mrz.live import MIN_CHAR_HEIGHT_PX, LiveMrzReader, Quality, quality_of
+from hardware.mrz.locate import flatten_light
 from hardware.mrz.reader import MRZ_UNREADABLE, NO_MRZ, SMALL_PRINT_SIZE, MrzRead, MrzReader
 from hardware.mrz.segment import CELL_H, CELL_W, Segmented
 
