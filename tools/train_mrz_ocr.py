@@ -74,6 +74,9 @@ SHIPPED_TALL_RULE = 1.7
 # their own (``find_bands(first_pairs=...)``, added to the reader on 2026-12-02): a few
 # training frames may gain a band with them. Also for the next retrain
 SHIPPED_FIRST_PAIRS = False
+# ...and candidates within 10 px are one band, however small the print (the reader's
+# half-line-height test, ``find_bands(distinct_lines=...)``, added on 2026-12-02)
+SHIPPED_DISTINCT_LINES = float("inf")
 
 _GEOM = {"TD1": (3, 30), "TD2": (2, 36), "TD3": (2, 44)}
 CHANNELS = (16, 32, 64)
@@ -140,7 +143,8 @@ def frame_cells(seed: int, index: int) -> tuple[np.ndarray, np.ndarray] | None:
     labels = np.array([ALPHABET.index(c) for line in lines for c in line], np.int8)
     for work_size in WORK_SIZES:
         for band in find_bands(grey, work_size=work_size, frame_threshold=True,
-                               first_pairs=SHIPPED_FIRST_PAIRS):
+                               first_pairs=SHIPPED_FIRST_PAIRS,
+                               distinct_lines=SHIPPED_DISTINCT_LINES):
             if band.lines != len(lines):
                 continue
             image = band.image

@@ -333,7 +333,7 @@ def flatten_light(grey: np.ndarray) -> np.ndarray:
 
 def find_bands(grey: np.ndarray, max_bands: int = 4, work_size: int = WORK_SIZE, *,
                frame_threshold: bool = False, max_line_px: float | None = None,
-               first_pairs: bool = True) -> list[Band]:
+               first_pairs: bool = True, distinct_lines: float | None = None) -> list[Band]:
     """MRZ band candidates in a grey uint8 frame, best first.
 
     ``frame_threshold``: when the rotated copy's Otsu level is under 0.8 of the frame's own
@@ -347,6 +347,9 @@ def find_bands(grey: np.ndarray, max_bands: int = 4, work_size: int = WORK_SIZE,
 
     ``first_pairs``: see ``_group_bands`` (the training script keeps the bands the
     shipped model's cells were cut from, without them).
+
+    ``distinct_lines``: ``DISTINCT_LINES`` when None (the training script keeps the
+    shipped model's plain 10 px with ``inf``).
     """
     h, w = grey.shape[:2]
     scale = work_size / max(h, w)
@@ -394,7 +397,8 @@ def find_bands(grey: np.ndarray, max_bands: int = 4, work_size: int = WORK_SIZE,
         if max_line_px is not None and line_px >= max_line_px:
             continue
         c = pts.mean(0)
-        near = min(DISTINCT_PX, DISTINCT_LINES * line_px)
+        near = min(DISTINCT_PX, line_px * (DISTINCT_LINES if distinct_lines is None
+                                           else distinct_lines))
         if all(np.linalg.norm(c - u.quad.mean(0)) > near for u in unique):
             unique.append(Band(_warp_band(grey, pts, count, line_px), count, score, pts))
         if len(unique) == max_bands:
