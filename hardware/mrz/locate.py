@@ -21,6 +21,8 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+from hardware.mrz.blobs import components
+
 WORK_SIZE = 1280  # long side of the working image, px
 BAND_CHAR_HEIGHT = 28  # character height in the rectified band, px
 MAX_SKEW_BLOBS = 450  # the skew is voted by at most this many blobs (the biggest)
@@ -62,7 +64,7 @@ def _blob_angles(binary: np.ndarray) -> list[float]:
     when the glyphs are too small or too merged for the neighbour statistics."""
     merged = cv2.morphologyEx(binary, cv2.MORPH_CLOSE,
                               cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
-    _n, labels, stats, _c = cv2.connectedComponentsWithStats(merged, connectivity=8)
+    _n, labels, stats, _c = components(merged)
     hist = np.zeros(90)
     for i in np.flatnonzero(stats[1:, 4] > 150) + 1:
         x, y, w, h, area = stats[i]
@@ -93,7 +95,7 @@ def _skew_angle(blackhat: np.ndarray) -> list[float]:
     """
     otsu, _ = cv2.threshold(blackhat, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
     binary = cv2.threshold(blackhat, max(12.0, otsu * 0.8), 255, cv2.THRESH_BINARY)[1]
-    n, _l, stats, cents = cv2.connectedComponentsWithStats(binary, connectivity=8)
+    n, _l, stats, cents = components(binary)
     if n < 12:
         return [0.0]
     size = np.maximum(stats[1:, 2], stats[1:, 3]).astype(np.float32)
@@ -185,7 +187,7 @@ def _text_lines(closed: np.ndarray, text: np.ndarray) -> list[_Line]:
     At small scale neighbouring MRZ lines touch; the profile of the text pixels across
     the blob's own direction separates them again.
     """
-    n, labels, stats, _cent = cv2.connectedComponentsWithStats(closed, connectivity=8)
+    n, labels, stats, _cent = components(closed)
     out = []
     for i in range(1, n):
         x, y, w, h, area = stats[i]

@@ -13,6 +13,8 @@ from dataclasses import dataclass, field, replace
 import cv2
 import numpy as np
 
+from hardware.mrz.blobs import components
+
 # classifier input: a cell is three pitches wide - the character and its neighbour on
 # either side, so the classifier sees what blur and JPEG carry over from them - and 1.3
 # line heights tall, at 16 px per pitch
@@ -236,7 +238,7 @@ def _grid_like(xs: np.ndarray, reference: np.ndarray) -> np.ndarray | None:
 
 def _line_blobs(strip_bin: np.ndarray, char_h: float
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-    n, _l, stats, cents = cv2.connectedComponentsWithStats(strip_bin, connectivity=8)
+    n, _l, stats, cents = components(strip_bin)
     keep = []
     for i in range(1, n):
         _x, _y, w, h, area = stats[i]
@@ -353,7 +355,7 @@ def _thin(runs: np.ndarray, thickness: float, axis: int) -> np.ndarray:
     run is as thick as the characters, and is text."""
     if not cv2.countNonZero(runs):  # most bands have no rule: skip the labelling
         return runs
-    n, labels, stats, _c = cv2.connectedComponentsWithStats(runs, connectivity=8)
+    n, labels, stats, _c = components(runs)
     if n <= 1:
         return runs
     length = stats[:, cv2.CC_STAT_WIDTH if axis == 0 else cv2.CC_STAT_HEIGHT]

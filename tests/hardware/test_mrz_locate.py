@@ -28,3 +28,23 @@ def test_touching_lines_are_cut_again_where_their_gaps_show() -> None:
     # a thick blob with no regular inner gaps is not cut into made-up lines
     blob = np.concatenate([np.ones(25), [0.5] * 3, np.ones(6)]).astype(np.float32)
     assert _line_runs(blob, 200.0) == [(0, 34)]
+
+
+def test_the_fast_labelling_finds_the_same_components_as_opencvs_default() -> None:
+    import cv2
+
+    from hardware.mrz import synthetic
+    from hardware.mrz.blobs import components
+
+    for index, negative in ((0, False), (1, True), (2, True)):
+        grey = cv2.cvtColor(synthetic.sample(5, index, negative=negative).image,
+                            cv2.COLOR_BGR2GRAY)
+        big = cv2.resize(grey, (1920, 1080))
+        ink = cv2.morphologyEx(big, cv2.MORPH_BLACKHAT, np.ones((9, 9), np.uint8))
+        mask = cv2.threshold(ink, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)[1]
+        n, labels, stats, centroids = components(mask)
+        ref = cv2.connectedComponentsWithStats(mask, connectivity=8)
+        assert n == ref[0] > 10
+        assert np.array_equal(labels, ref[1])
+        assert np.array_equal(stats, ref[2])
+        assert np.allclose(centroids, ref[3])
