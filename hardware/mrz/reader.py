@@ -53,8 +53,12 @@ SMALL_PRINT_MIN_SIDE = 600
 # read and the bands seen so far were not all larger print (a page of text); it keeps
 # only the small bands. Dev seeds 777-778: +11 reads in 2000 frames
 SMALL_PRINT_SIZE = 1920
-SHADED_RATIO = 1.8
 SMALL_PRINT_PX = 12.0
+# a band whose paper is this many times brighter at one end than at the other lies under
+# a shadow: for a still, the frame is searched again at 1280 px with its light evened out
+# (``locate.flatten_light``; the real Czech passport shadowed to 30 %. Negatives seed
+# 777: the pass runs on 10 of 200 frames, +7 ms a frame on average)
+SHADED_RATIO = 1.8
 # a line whose grid lies this many pitches off its siblings' at both ends is read again
 # on its grid moved by one cell towards them (``_realigned``)
 ALIGN_MIN_OFFSET = 0.5
@@ -331,7 +335,7 @@ class MrzReader:
             seen += 1
             cut = _segment(band.image, band.lines)
             if cut[0] is None or cut[0].profile_grid:
-                if not evened:  # the same band found again in the light evened out
+                if not evened:  # found uncountable already, in the light as it is
                     later.append((band, cut))
                 continue
             segmented[0] += 1
@@ -345,23 +349,24 @@ class MrzReader:
 
     def _bands(self, grey: np.ndarray, segmented: Callable[[], int]
                ) -> Iterator[tuple[Band, bool]]:
-        """The candidate bands of the coarse, fine and small-print passes, lazily: a pass
-        runs only while nothing was read (the caller stops asking) and fewer than two
-        bands of the previous ones could be cut into cells (a page of text: bands are
-        warped from the full-resolution frame, so a finer pass would mostly find the same
-        ones again)."""
+        """The candidate bands of the coarse, fine, evened-light and small-print passes,
+        each with whether it was found in the light evened out, lazily: a pass runs only
+        while nothing was read (the caller stops asking) and fewer than two bands of the
+        previous ones could be cut into cells (a page of text: bands are warped from the
+        full-resolution frame, so a finer pass would mostly find the same ones again); the
+        evened-light pass only for a still with a band under a shadow (``SHADED_RATIO``)."""
         heights: list[float] = []
-        seen: list[Band] = []
+        found: list[Band] = []
         for size in WORK_SIZES:
             if segmented() >= 2:
                 return
             heights = []
             for band in find_bands(grey, self._max_bands, work_size=size, frame_threshold=True):
                 heights.append(self._char_height(band))
-                seen.append(band)
+                found.append(band)
                 yield band, False
         if (self._still and segmented() < 2
-                and any(band_shading(b) >= SHADED_RATIO for b in seen)):
+                and any(band_shading(b) >= SHADED_RATIO for b in found)):
             for band in find_bands(flatten_light(grey), self._max_bands,
                                    work_size=WORK_SIZES[-1], frame_threshold=True):
                 yield band, True
