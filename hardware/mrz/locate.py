@@ -335,7 +335,8 @@ def flatten_light(grey: np.ndarray) -> np.ndarray:
 
 def find_bands(grey: np.ndarray, max_bands: int = 4, work_size: int = WORK_SIZE, *,
                frame_threshold: bool = False, max_line_px: float | None = None,
-               first_pairs: bool = True, distinct_lines: float | None = None) -> list[Band]:
+               first_pairs: bool = True, distinct_lines: float | None = None,
+               max_skews: int | None = None) -> list[Band]:
     """MRZ band candidates in a grey uint8 frame, best first.
 
     ``frame_threshold``: when the rotated copy's Otsu level is under 0.8 of the frame's own
@@ -352,6 +353,8 @@ def find_bands(grey: np.ndarray, max_bands: int = 4, work_size: int = WORK_SIZE,
 
     ``distinct_lines``: ``DISTINCT_LINES`` when None (the training script keeps the
     shipped model's plain 10 px with ``inf``).
+
+    ``max_skews``: search at most this many of the skew candidates (strongest first).
     """
     h, w = grey.shape[:2]
     scale = work_size / max(h, w)
@@ -365,7 +368,7 @@ def find_bands(grey: np.ndarray, max_bands: int = 4, work_size: int = WORK_SIZE,
     frame_otsu = None
     if frame_threshold:
         frame_otsu, _ = cv2.threshold(blackhat, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
-    for angle in _skew_angle(blackhat):
+    for angle in _skew_angle(blackhat)[:max_skews]:
         rot = cv2.getRotationMatrix2D(centre, angle, 1.0)
         cos, sin = abs(rot[0, 0]), abs(rot[0, 1])
         nw, nh = int(sh * sin + sw * cos), int(sh * cos + sw * sin)
