@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from hardware.mrz.locate import _line_runs
 
@@ -48,3 +49,21 @@ def test_the_fast_labelling_finds_the_same_components_as_opencvs_default() -> No
         assert np.array_equal(labels, ref[1])
         assert np.array_equal(stats, ref[2])
         assert np.allclose(centroids, ref[3])
+
+
+def test_the_search_can_be_held_to_the_strongest_text_directions(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    import cv2
+
+    from hardware.mrz import locate, synthetic
+
+    grey = cv2.cvtColor(synthetic.sample(5, 0).image, cv2.COLOR_BGR2GRAY)
+    found = locate.find_bands(grey, frame_threshold=True)
+    assert found  # the zone, at the frame's own skew
+    true_skew = locate._skew_angle(cv2.morphologyEx(
+        cv2.resize(grey, (1280, 720)), cv2.MORPH_BLACKHAT,
+        cv2.getStructuringElement(cv2.MORPH_RECT, (9, 9))))[0]
+    wrong = true_skew + 30 if true_skew < 0 else true_skew - 30
+    monkeypatch.setattr(locate, "_skew_angle", lambda _bh: [wrong, true_skew])
+    assert len(locate.find_bands(grey, frame_threshold=True)) == len(found)
+    assert locate.find_bands(grey, frame_threshold=True, max_skews=1) == []
