@@ -77,6 +77,12 @@ SHIPPED_FIRST_PAIRS = False
 # ...and candidates within 10 px are one band, however small the print (the reader's
 # half-line-height test, ``find_bands(distinct_lines=...)``, added on 2026-12-02)
 SHIPPED_DISTINCT_LINES = float("inf")
+# ...and the candidates ranked by length alone, those inside a run of four or more lines
+# (a page of text) not put last (``find_bands(paragraphs_last=...)``, added on 2026-12-03)
+SHIPPED_PARAGRAPHS_LAST = False
+# ...and without the chains of equal lines alone where a shorter line joined a chain
+# (``find_bands(same_lengths=...)``, added on 2026-12-03)
+SHIPPED_SAME_LENGTHS = False
 
 _GEOM = {"TD1": (3, 30), "TD2": (2, 36), "TD3": (2, 44)}
 CHANNELS = (16, 32, 64)
@@ -144,7 +150,9 @@ def frame_cells(seed: int, index: int) -> tuple[np.ndarray, np.ndarray] | None:
     for work_size in WORK_SIZES:
         for band in find_bands(grey, work_size=work_size, frame_threshold=True,
                                first_pairs=SHIPPED_FIRST_PAIRS,
-                               distinct_lines=SHIPPED_DISTINCT_LINES):
+                               distinct_lines=SHIPPED_DISTINCT_LINES,
+                               paragraphs_last=SHIPPED_PARAGRAPHS_LAST,
+                               same_lengths=SHIPPED_SAME_LENGTHS):
             if band.lines != len(lines):
                 continue
             image = band.image

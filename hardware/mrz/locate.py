@@ -46,6 +46,7 @@ class Band:
     lines: int  # number of text lines grouped (2 or 3)
     score: float
     quad: np.ndarray  # 4x2 corners in frame coordinates (tl, tr, br, bl)
+    paragraph: bool = False  # its lines lie in a run of four or more (``_group_bands``)
 
 
 @dataclass(frozen=True)
@@ -225,13 +226,44 @@ def _text_lines(closed: np.ndarray, text: np.ndarray) -> list[_Line]:
     return out
 
 
-def _group_bands(lines: list[_Line], first_pairs: bool = True
-                 ) -> list[tuple[list[_Line], float]]:
+def _walk(lines: list[_Line], i: int, allowed: np.ndarray, across: np.ndarray) -> list[int]:
+    """The chain of up to three lines from line ``i`` through the later lines ``allowed``
+    (indexed from ``i + 1``; ``across``: their offsets across line ``i``): each next line
+    one to about three line heights beyond the last, at a regular spacing."""
+    chain = [i]
+    offsets = [0.0]
+    for k in np.flatnonzero(allowed):
+        cand, last = lines[i + 1 + k], lines[chain[-1]]
+        gap = float(across[k]) - offsets[-1]
+        if (gap < 1.05 * max(last.thickness, cand.thickness)
+                or gap > 3.2 * min(last.thickness, cand.thickness) + 6):
+            continue
+        if len(chain) >= 2 and abs(gap - (offsets[-1] - offsets[-2])) > 0.35 * offsets[-1]:
+            continue
+        chain.append(i + 1 + k)
+        offsets.append(float(across[k]))
+        if len(chain) == 3:
+            break
+    return chain
+
+
+def _group_bands(lines: list[_Line], first_pairs: bool = True, same_lengths: bool = True
+                 ) -> list[tuple[list[_Line], float, bool]]:
     """Groups of 2-3 lines: equal length, aligned, parallel, regularly spaced; with
     ``first_pairs``, a chain of three also gives its first two lines as a group: a 2-line
     zone chained with a line of print after it (the real US visa upside down) is not
     found otherwise - the chain from its second line holds the zone's second line and
-    the print."""
+    the print.
+
+    A line shorter than the first but flush with one of its ends may join its chain (the
+    second zone line whose faint fillers were lost); with ``same_lengths``, where one did,
+    the chain of the lines of equal length alone is a group too: a German passport's line
+    of microprint between its two zone lines would otherwise take the second line's place.
+
+    Each group says whether it lies inside a *paragraph*: a run of four or more such
+    lines (a chain of three that the chain from its second line continues), which an MRZ
+    of two or three lines is not - a page of text, whose many 3-line chains would
+    otherwise outrank the zone."""
     lines = sorted(lines, key=lambda ln: ln.cy)
     if not lines:
         return []
@@ -239,7 +271,8 @@ def _group_bands(lines: list[_Line], first_pairs: bool = True
     cy = np.array([ln.cy for ln in lines])
     length = np.array([ln.length for ln in lines])
     angle = np.array([ln.angle for ln in lines])
-    groups: list[tuple[list[_Line], float]] = []
+    chains: list[list[int]] = []  # line indices of each line's chain
+    extra: list[list[int]] = []  # ...and of the chains of equal lines alone, where they differ
     for i, first in enumerate(lines):
         # the pairwise tests that do not depend on the chain, for all later lines at once
         c, s = np.cos(first.angle), np.sin(first.angle)
@@ -254,25 +287,26 @@ def _group_bands(lines: list[_Line], first_pairs: bool = True
         right = np.abs((along_all + cand_len / 2) - first.length / 2) < 0.06 * longest
         flush = (np.minimum(cand_len, first.length) > 0.35 * longest) & (left | right)
         ok = (np.abs(angle[i + 1:] - first.angle) <= 0.06) & (same | flush)
-        chain = [first]
-        offsets = [0.0]
-        for k in np.flatnonzero(ok):
-            cand = lines[i + 1 + k]
-            across = float(across_all[k])
-            gap = across - offsets[-1]
-            t = max(chain[-1].thickness, cand.thickness)
-            if gap < 1.05 * t or gap > 3.2 * min(chain[-1].thickness, cand.thickness) + 6:
-                continue
-            if len(chain) >= 2 and abs(gap - (offsets[-1] - offsets[-2])) > 0.35 * offsets[-1]:
-                continue
-            chain.append(cand)
-            offsets.append(across)
-            if len(chain) == 3:
-                break
-        if len(chain) >= 2:
-            groups.append((chain, float(np.mean([c.length for c in chain])) * len(chain)))
+        chain = _walk(lines, i, ok, across_all)
+        chains.append(chain)
+        if same_lengths and not all(same[k - i - 1] for k in chain[1:]):
+            alone = _walk(lines, i, ok & same, across_all)  # without the shorter lines
+            if len(alone) >= 2:
+                extra.append(alone)
+    in_paragraph = [False] * len(lines)
+    for chain in chains:  # (a, b, c) continued by the chain from b, (b, c, d)
+        if len(chain) == 3 and len(chains[chain[1]]) == 3 and chains[chain[1]][:2] == chain[1:]:
+            for k in (*chain, chains[chain[1]][2]):
+                in_paragraph[k] = True
+    groups: list[tuple[list[_Line], float, bool]] = []
+    for chain in chains + extra:
+        parts = [chain] if len(chain) >= 2 else []
         if len(chain) == 3 and first_pairs:
-            groups.append((chain[:2], float(np.mean([c.length for c in chain[:2]])) * 2))
+            parts.append(chain[:2])
+        for part in parts:
+            members = [lines[k] for k in part]
+            score = float(np.mean([c.length for c in members])) * len(members)
+            groups.append((members, score, all(in_paragraph[k] for k in part)))
     return groups
 
 
@@ -336,7 +370,8 @@ def flatten_light(grey: np.ndarray) -> np.ndarray:
 def find_bands(grey: np.ndarray, max_bands: int = 4, work_size: int = WORK_SIZE, *,
                frame_threshold: bool = False, max_line_px: float | None = None,
                first_pairs: bool = True, distinct_lines: float | None = None,
-               max_skews: int | None = None) -> list[Band]:
+               max_skews: int | None = None, paragraphs_last: bool = True,
+               same_lengths: bool = True) -> list[Band]:
     """MRZ band candidates in a grey uint8 frame, best first.
 
     ``frame_threshold``: when the rotated copy's Otsu level is under 0.8 of the frame's own
@@ -355,6 +390,11 @@ def find_bands(grey: np.ndarray, max_bands: int = 4, work_size: int = WORK_SIZE,
     shipped model's plain 10 px with ``inf``).
 
     ``max_skews``: search at most this many of the skew candidates (strongest first).
+
+    ``paragraphs_last``: candidates inside a run of four or more lines (``_group_bands``)
+    come after all the others, however long (the training script keeps the plain order).
+
+    ``same_lengths``: see ``_group_bands`` (the training script keeps the plain chains).
     """
     h, w = grey.shape[:2]
     scale = work_size / max(h, w)
@@ -362,7 +402,7 @@ def find_bands(grey: np.ndarray, max_bands: int = 4, work_size: int = WORK_SIZE,
                        interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
     sq = cv2.getStructuringElement(cv2.MORPH_RECT, (9, 9))
     blackhat = cv2.morphologyEx(small, cv2.MORPH_BLACKHAT, sq)
-    found: list[tuple[float, int, np.ndarray, float]] = []
+    found: list[tuple[float, int, np.ndarray, float, bool]] = []
     sh, sw = small.shape[:2]
     centre = (sw / 2.0, sh / 2.0)
     frame_otsu = None
@@ -386,16 +426,17 @@ def find_bands(grey: np.ndarray, max_bands: int = 4, work_size: int = WORK_SIZE,
                                       cv2.getStructuringElement(cv2.MORPH_RECT, (15, 1)))
             closed = cv2.morphologyEx(closed, cv2.MORPH_OPEN,
                                       cv2.getStructuringElement(cv2.MORPH_RECT, (9, 1)))
-            for chain, score in _group_bands(_text_lines(closed, mask), first_pairs):
+            lines = _text_lines(closed, mask)
+            for chain, score, paragraph in _group_bands(lines, first_pairs, same_lengths):
                 quad = _band_quad(chain)
                 if transpose:  # swap x/y back, reorder so the warp is a rotation, not a mirror
                     quad = quad[:, ::-1][[1, 0, 3, 2]]
                 pts = cv2.transform(quad[None], inv)[0] / scale
                 line_px = float(np.median([c.thickness for c in chain])) / scale
-                found.append((score, len(chain), pts, line_px))
-    found.sort(key=lambda f: -f[0])
+                found.append((score, len(chain), pts, line_px, paragraph))
+    found.sort(key=lambda f: (f[4] and paragraphs_last, -f[0]))
     unique: list[Band] = []
-    for score, count, pts, line_px in found:  # warp only the few best, distinct candidates
+    for score, count, pts, line_px, paragraph in found:  # warp the few best distinct ones
         in_lines = float(np.linalg.norm(pts[1] - pts[0])) / max(line_px, 1e-6)
         if not MRZ_LINE_HEIGHTS[0] <= in_lines <= MRZ_LINE_HEIGHTS[1]:
             continue  # lines too short or too long for 30-44 characters: not worth a warp
@@ -405,7 +446,8 @@ def find_bands(grey: np.ndarray, max_bands: int = 4, work_size: int = WORK_SIZE,
         near = min(DISTINCT_PX, line_px * (DISTINCT_LINES if distinct_lines is None
                                            else distinct_lines))
         if all(np.linalg.norm(c - u.quad.mean(0)) > near for u in unique):
-            unique.append(Band(_warp_band(grey, pts, count, line_px), count, score, pts))
+            unique.append(Band(_warp_band(grey, pts, count, line_px), count, score, pts,
+                               paragraph))
         if len(unique) == max_bands:
             break
     return unique

@@ -363,12 +363,14 @@ class MrzReader:
         evened-light pass only for a still with a band under a shadow (``SHADED_RATIO``)."""
         heights: list[float] = []
         found: list[Band] = []
+        page = False  # a paragraph of larger print seen: a page of text
         for size in WORK_SIZES:
             if segmented() >= 2:
                 return
             heights = []
             for band in find_bands(grey, self._max_bands, work_size=size, frame_threshold=True):
                 heights.append(self._char_height(band))
+                page = page or (band.paragraph and heights[-1] >= SMALL_PRINT_PX)
                 found.append(band)
                 yield band, False
         if (self._still and segmented() < 2
@@ -377,7 +379,7 @@ class MrzReader:
                                    work_size=WORK_SIZES[-1], frame_threshold=True):
                 yield band, True
         if (not self._still or max(grey.shape) < SMALL_PRINT_MIN_SIDE or segmented() >= 2
-                or (heights and min(heights) >= SMALL_PRINT_PX)):
+                or (heights and min(heights) >= SMALL_PRINT_PX) or page):
             return
         for band in find_bands(grey, self._max_bands, work_size=SMALL_PRINT_SIZE,
                                frame_threshold=True, max_line_px=SMALL_PRINT_PX,

@@ -56,6 +56,10 @@ import cv2  # noqa: E402
 import numpy as np  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+
+from tests.mrz_handling import HANDLED  # noqa: E402
+
 REAL = ROOT / ".." / "shared" / "testdata" / "mrz-real"
 BENCH_PY = ROOT / ".venv-bench" / "bin" / "python"
 TODAY = date(2026, 11, 29)
@@ -89,7 +93,6 @@ class Score:
 # ---------------------------------------------------------------- data sets
 
 def real_items() -> list[Item]:
-    sys.path.insert(0, str(ROOT))
     from hardware.mrz.images import load_image
 
     out = []
@@ -113,90 +116,6 @@ def synthetic_items(seed: int, count: int, negatives: bool) -> Iterator[Item]:
             pitch = float(width / len(s.lines[0]))
         yield Item(f"{'neg' if negatives else 'syn'}-{i}", s.image, list(s.lines),
                    covered=s.mrz_covered, pitch=pitch)
-
-
-def _fit(image: np.ndarray, side: int) -> np.ndarray:
-    f = side / max(image.shape[:2])
-    return cv2.resize(image, None, fx=f, fy=f, interpolation=cv2.INTER_AREA) if f < 1 else image
-
-
-def _turn(image: np.ndarray, degrees: float) -> np.ndarray:
-    h, w = image.shape[:2]
-    m = cv2.getRotationMatrix2D((w / 2, h / 2), degrees, 1.0)
-    size = (int(h * abs(m[0, 1]) + w * abs(m[0, 0])), int(h * abs(m[0, 0]) + w * abs(m[0, 1])))
-    m[0, 2] += size[0] / 2 - w / 2
-    m[1, 2] += size[1] / 2 - h / 2
-    return cv2.warpAffine(image, m, size, borderValue=(128, 128, 128))
-
-
-def _tilt(image: np.ndarray) -> np.ndarray:
-    h, w = image.shape[:2]
-    corners = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
-    moved = np.float32([[w * 0.08, h * 0.05], [w * 0.95, 0], [w, h], [0, h * 0.93]])
-    return cv2.warpPerspective(image, cv2.getPerspectiveTransform(corners, moved), (w, h),
-                               borderValue=(128, 128, 128))
-
-
-def _shade(image: np.ndarray, ramp: tuple[float, float], gain: float = 1.0) -> np.ndarray:
-    img = _fit(image, 1280).astype(np.float32)
-    img *= gain * np.linspace(*ramp, img.shape[1], dtype=np.float32)[None, :, None]
-    return np.clip(img, 0, 255).astype(np.uint8)
-
-
-def _noisy(image: np.ndarray) -> np.ndarray:
-    img = _fit(image, 1280).astype(np.float32)
-    img += np.random.default_rng(1).normal(0, 12, img.shape).astype(np.float32)
-    return np.clip(img, 0, 255).astype(np.uint8)
-
-
-def _jpeg(image: np.ndarray, quality: int) -> np.ndarray:
-    _ok, buf = cv2.imencode(".jpg", _fit(image, 1280), [cv2.IMWRITE_JPEG_QUALITY, quality])
-    return cv2.imdecode(buf, cv2.IMREAD_COLOR)
-
-
-def _on_desk(image: np.ndarray, side: int) -> np.ndarray:
-    """The image shrunk to ``side`` px (long side) in the middle of a 1280x720 frame of
-    busy desk: a real document held far from the camera, its print 7-10 px a character."""
-    from hardware.mrz import synthetic
-
-    rng = np.random.default_rng([side, *image.shape])
-    desk = synthetic.busy_background(rng, 1280, 720)
-    small = _fit(image, side)
-    h, w = small.shape[:2]
-    y, x = (720 - h) // 2, (1280 - w) // 2
-    desk[y:y + h, x:x + w] = small
-    return desk
-
-
-def _rot(image: np.ndarray, k: int) -> np.ndarray:
-    return np.ascontiguousarray(np.rot90(image, k))
-
-
-# what a camera or a clerk does to a document: (group, name, transform)
-HANDLED: tuple[tuple[str, str, Callable[[np.ndarray], np.ndarray]], ...] = (
-    ("turned", "90", lambda i: _rot(i, 1)),
-    ("turned", "180", lambda i: _rot(i, 2)),
-    ("turned", "270", lambda i: _rot(i, 3)),
-    ("turned", "+12 deg", lambda i: _turn(i, 12)),
-    ("turned", "-18 deg", lambda i: _turn(i, -18)),
-    ("turned", "90 and +10 deg", lambda i: _turn(_rot(i, 1), 10)),
-    ("camera", "perspective", _tilt),
-    ("camera", "perspective upside down", lambda i: _tilt(_rot(i, 2))),
-    ("camera", "shadow to 30 %", lambda i: _shade(i, (1.0, 0.3))),
-    ("camera", "dark (35 %)", lambda i: _shade(i, (1.0, 1.0), 0.35)),
-    ("camera", "sensor noise 12", _noisy),
-    ("camera", "JPEG 35", lambda i: _jpeg(i, 35)),
-    ("camera", "blur 1.2 px", lambda i: cv2.GaussianBlur(_fit(i, 1280), (0, 0), 1.2)),
-    ("size", "500 px", lambda i: _fit(i, 500)),
-    ("size", "800 px", lambda i: _fit(i, 800)),
-    ("size", "twice as large", lambda i: cv2.resize(i, None, fx=2, fy=2,
-                                                     interpolation=cv2.INTER_CUBIC)
-     if max(i.shape[:2]) < 1500 else i),
-    ("size", "far: 480 px on a desk", lambda i: _on_desk(i, 480)),
-    ("size", "far: 400 px on a desk", lambda i: _on_desk(i, 400)),
-    ("size", "grey", lambda i: cv2.cvtColor(cv2.cvtColor(i, cv2.COLOR_BGR2GRAY),
-                                            cv2.COLOR_GRAY2BGR)),
-)
 
 
 def handled_items(real: list[Item], group: str) -> Iterator[Item]:

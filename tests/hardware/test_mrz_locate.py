@@ -1,11 +1,11 @@
-"""The MRZ locator: splitting touching lines."""
+"""The MRZ locator: splitting touching lines, labelling blobs, grouping lines into bands."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from hardware.mrz.locate import _line_runs
+from hardware.mrz.locate import _group_bands, _Line, _line_runs
 
 
 def _profile(dip: float, lines: int = 3, thick: int = 10, gap: int = 4) -> np.ndarray:
@@ -67,3 +67,38 @@ def test_the_search_can_be_held_to_the_strongest_text_directions(
     monkeypatch.setattr(locate, "_skew_angle", lambda _bh: [wrong, true_skew])
     assert len(locate.find_bands(grey, frame_threshold=True)) == len(found)
     assert locate.find_bands(grey, frame_threshold=True, max_skews=1) == []
+
+
+def _lines(count: int, x: float, y: float) -> list[_Line]:
+    """``count`` parallel text lines 300 px long and 10 px thick, 22 px apart."""
+    return [_Line(x, y + 22.0 * k, 300.0, 10.0, 0.0) for k in range(count)]
+
+
+def test_the_chains_of_a_paragraph_are_told_from_a_zone() -> None:
+    # a paragraph of five lines on the left; on the right, a zone of two lines with one
+    # line of print above it, as on a visa: three lines in a run, not four
+    groups = _group_bands(_lines(5, 200.0, 100.0) + _lines(3, 900.0, 100.0))
+    left = [(len(chain), paragraph) for chain, _s, paragraph in groups if chain[0].cx < 500]
+    right = [(len(chain), paragraph) for chain, _s, paragraph in groups if chain[0].cx > 500]
+    assert left and all(paragraph for _n, paragraph in left)
+    assert (3, False) in right and (2, False) in right
+    assert not any(paragraph for _n, paragraph in right)
+    # three lines alone, or two, are never a paragraph
+    assert not any(p for _c, _s, p in _group_bands(_lines(3, 200.0, 100.0)))
+    assert not any(p for _c, _s, p in _group_bands(_lines(2, 200.0, 100.0)))
+
+
+def test_a_shorter_line_between_the_zone_lines_does_not_take_the_seconds_place() -> None:
+    # a German passport: a line of microprint, flush with the zone's left end, runs
+    # between its two lines, nearer the first; it joins the first line's chain and the
+    # second line, out of step with it, does not
+    first, second = _Line(200.0, 100.0, 300.0, 10.0, 0.0), _Line(200.0, 135.0, 300.0, 10.0, 0.0)
+    micro = _Line(120.0, 114.0, 140.0, 10.0, 0.0)
+
+    def pairs(**kw: bool) -> list[list[float]]:
+        return [[ln.cy for ln in chain] for chain, _s, _p in
+                _group_bands([first, micro, second], **kw)]
+
+    assert [100.0, 114.0] in pairs(same_lengths=False)
+    assert [100.0, 135.0] not in pairs(same_lengths=False)
+    assert [100.0, 135.0] in pairs()  # the equal lines alone are a band too
