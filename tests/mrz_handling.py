@@ -61,6 +61,13 @@ def jpeg(image: np.ndarray, quality: int) -> np.ndarray:
     return cv2.imdecode(buf, cv2.IMREAD_COLOR)
 
 
+def smeared(image: np.ndarray, px: int) -> np.ndarray:
+    """Moved sideways by ``px`` pixels while the shutter was open (horizontal motion blur)."""
+    kernel = np.zeros((px, px), np.float32)
+    kernel[px // 2, :] = 1.0 / px
+    return cv2.filter2D(image, -1, kernel)
+
+
 def on_desk(image: np.ndarray, side: int) -> np.ndarray:
     """The image shrunk to ``side`` px (long side) in the middle of a 1280x720 frame of
     busy desk: a real document held far from the camera, its print 7-10 px a character."""
@@ -90,6 +97,10 @@ HANDLED: tuple[tuple[str, str, Callable[[np.ndarray], np.ndarray]], ...] = (
     ("camera", "sensor noise 12", lambda i: noisy(fit(i, 1280))),
     ("camera", "JPEG 35", lambda i: jpeg(fit(i, 1280), 35)),
     ("camera", "blur 1.2 px", lambda i: cv2.GaussianBlur(fit(i, 1280), (0, 0), 1.2)),
+    ("camera", "motion blur 3 px", lambda i: smeared(fit(i, 1280), 3)),
+    # a webcam's frame: the document at 700 px on a desk, sensor noise, its JPEG stream
+    ("camera", "webcam: 700 px on a desk, noise 4, JPEG 70",
+     lambda i: jpeg(noisy(on_desk(i, 700), 4.0), 70)),
     ("size", "500 px", lambda i: fit(i, 500)),
     ("size", "800 px", lambda i: fit(i, 800)),
     ("size", "twice as large", lambda i: cv2.resize(i, None, fx=2, fy=2,

@@ -426,8 +426,8 @@ def find_bands(grey: np.ndarray, max_bands: int = 4, work_size: int = WORK_SIZE,
                                       cv2.getStructuringElement(cv2.MORPH_RECT, (15, 1)))
             closed = cv2.morphologyEx(closed, cv2.MORPH_OPEN,
                                       cv2.getStructuringElement(cv2.MORPH_RECT, (9, 1)))
-            lines = _text_lines(closed, mask)
-            for chain, score, paragraph in _group_bands(lines, first_pairs, same_lengths):
+            for chain, score, paragraph in _group_bands(_text_lines(closed, mask),
+                                                        first_pairs, same_lengths):
                 quad = _band_quad(chain)
                 if transpose:  # swap x/y back, reorder so the warp is a rotation, not a mirror
                     quad = quad[:, ::-1][[1, 0, 3, 2]]

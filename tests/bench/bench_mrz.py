@@ -14,7 +14,8 @@ Sets (all in memory; nothing is written to disk):
               at ``SMALL_PITCH`` (10 px per character: small print, a document held far
               from the camera, is where the reader still misses).
 * real, handled - the same real images turned, skewed, in perspective, shadowed, darkened,
-              noisy, compressed, blurred, shrunk and enlarged (``HANDLED``: what a
+              noisy, compressed, blurred, smeared by motion, seen through a webcam, shrunk
+              and enlarged (``HANDLED`` in ``tests/mrz_handling.py``: what a
               camera or a clerk does to a document; ours only, in three groups), each
               image made from its source as it is read: a proxy for real documents
               that are not in the set.
