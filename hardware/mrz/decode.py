@@ -25,6 +25,7 @@ from hardware.mrz.layout import (
     Layout,
     Span,
     char_value,
+    check_digit,
     layouts_for,
 )
 
@@ -33,6 +34,7 @@ MIN_FIX_MARGIN = 1.0  # nats between the best and the second-best valid fix
 _TOP_K = 4
 ALIAS_CAP = 4.0  # nats: alias margins beyond this are not computed exactly
 _WEIGHTS = (7, 3, 1)
+_VALUES = tuple(char_value(c) for c in ALPHABET)  # by class index
 _INDEX = {c: i for i, c in enumerate(ALPHABET)}
 # the prior that a document's issuer or nationality is not a listed code (a new state, a
 # national specimen: the German passport specimen of the real set is issued by "BDR").
@@ -113,7 +115,7 @@ def _search(group: CheckGroup, cost: np.ndarray, chosen: np.ndarray, locked: set
         nxt: dict[int, list[tuple[float, dict[tuple[int, int], int]]]] = {}
         for s, entries in states.items():
             for k, c in options:
-                ns = (s + char_value(ALPHABET[k]) * weight) % 10
+                ns = (s + _VALUES[k] * weight) % 10
                 for base, changes in entries:
                     total = base + c
                     if total >= MAX_FIX_COST:
@@ -146,8 +148,7 @@ def _group_ok(group: CheckGroup, lines: list[str]) -> bool:
     got = lines[group.check[0]][group.check[1]]
     if group.may_be_filler and got == "<" and set(text) <= {"<"}:
         return True
-    total = sum(char_value(c) * _WEIGHTS[i % 3] for i, c in enumerate(text)) % 10
-    return got == str(total)
+    return got == check_digit(text)
 
 
 def decode(probs: np.ndarray) -> Decoded | None:

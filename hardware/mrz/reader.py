@@ -104,21 +104,6 @@ def frame_to_array(frame: Frame) -> np.ndarray:
     return img.reshape(frame.height, frame.width, frame.channels)
 
 
-# (birth, sex, expiry) positions: (line, start) of YYMMDD, (line, col) of the sex
-_STRUCTURE = {
-    "TD1": ((1, 0), (1, 7), (1, 8)),
-    "TD2": ((1, 13), (1, 20), (1, 21)),
-    "MRVB": ((1, 13), (1, 20), (1, 21)),
-    "TD3": ((1, 13), (1, 20), (1, 21)),
-    "MRVA": ((1, 13), (1, 20), (1, 21)),
-    "FRA": ((1, 27), (1, 34), None),
-}
-
-
-# (line, col) of the composite check digit; visas and the French ID card have none
-_COMPOSITE = {"TD1": (1, 29), "TD2": (1, 35), "TD3": (1, 43)}
-
-
 def _valid_yymmdd(text: str) -> bool:
     if not text.isdigit():
         return False
@@ -131,23 +116,26 @@ def _printed_structure(dec: Decoded) -> bool:
     a digit where the composite check digit is (a TD3 whose right end is lost under glare
     counts as a TD2, but has a filler there). A date's check digit may be missing: a real
     specimen (the Austrian ID of the real set) is printed without one."""
-    birth, sex, expiry = _STRUCTURE[dec.layout.name]
+    fields = dec.layout.fields
     lines = dec.raw_lines
-    if not _valid_yymmdd(lines[birth[0]][birth[1]:birth[1] + 6]):
+    for name in ("birth_date", "expiry_date"):
+        if name in fields:
+            line, start, end = fields[name]
+            if not _valid_yymmdd(lines[line][start:end]):
+                return False
+    line, col, _ = fields["sex"]
+    if lines[line][col] not in "MFX<":
         return False
-    if lines[sex[0]][sex[1]] not in "MFX<":
-        return False
-    if expiry is not None and not _valid_yymmdd(lines[expiry[0]][expiry[1]:expiry[1] + 6]):
-        return False
-    composite = _COMPOSITE.get(dec.layout.name)
-    if composite is not None and not lines[composite[0]][composite[1]].isdigit():
-        return False
+    if "composite_check" in fields:
+        line, col, _ = fields["composite_check"]
+        if not lines[line][col].isdigit():
+            return False
     return lines[0][0].isalpha()
 
 
 def _name_field(dec: Decoded) -> tuple[int, int, str]:
-    """(line, first column, text) of the name field."""
-    line, start = (2, 0) if dec.layout.name == "TD1" else (0, 5)
+    """(line, first column, text) of the name field (not the French ID card's two)."""
+    line, start, _ = dec.layout.fields["names"]
     return line, start, dec.lines[line][start:]
 
 
@@ -217,27 +205,10 @@ def _groups_vouched(dec: Decoded) -> bool:
     return True
 
 
-def _span(line: int, start: int, stop: int) -> list[tuple[int, int]]:
-    return [(line, c) for c in range(start, stop)]
-
-
-# identity characters that no field check digit covers: document code, issuer, names,
-# nationality, sex (optional data is left to the composite digit and to the document's
-# own checks, e.g. the DNI letter)
-_UNCHECKED = {
-    "TD1": (*_span(0, 0, 5), (1, 7), *_span(1, 15, 18), *_span(2, 0, 30)),
-    "TD2": (*_span(0, 0, 36), *_span(1, 10, 13), (1, 20)),
-    "MRVB": (*_span(0, 0, 36), *_span(1, 10, 13), (1, 20)),
-    "TD3": (*_span(0, 0, 44), *_span(1, 10, 13), (1, 20)),
-    "MRVA": (*_span(0, 0, 44), *_span(1, 10, 13), (1, 20)),
-    "FRA": (*_span(0, 0, 30), *_span(1, 13, 27), (1, 34)),
-}
-
-
 def _acceptable(dec: Decoded) -> bool:
     if not dec.failed:
         skip = _settled_fillers(dec) | _country_tails(dec)
-        unchecked = np.array([dec.char_prob[p] for p in _UNCHECKED[dec.layout.name]
+        unchecked = np.array([dec.char_prob[p] for p in dec.layout.unchecked
                               if p not in skip])
         return (float(unchecked.min()) >= UNCHECKED_MIN_PROB
                 and int((unchecked < UNCHECKED_LOW_PROB).sum()) <= UNCHECKED_MAX_LOW
