@@ -84,7 +84,6 @@ SHIPPED_PARAGRAPHS_LAST = False
 # (``find_bands(same_lengths=...)``, added on 2026-12-03)
 SHIPPED_SAME_LENGTHS = False
 
-_GEOM = {"TD1": (3, 30), "TD2": (2, 36), "TD3": (2, 44)}
 CHANNELS = (16, 32, 64)
 DENSE = 128
 BATCH = 512
@@ -92,7 +91,7 @@ CHUNK = 1000  # frames per cache file
 
 
 def random_lines(rng: np.random.Generator, fmt: str) -> list[str]:
-    count, length = _GEOM[fmt]
+    count, length = synthetic.GEOMETRY[fmt]
     out = []
     for _ in range(count):
         chars = [ALPHABET[int(rng.integers(len(ALPHABET)))] for _ in range(length)]

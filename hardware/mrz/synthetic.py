@@ -20,11 +20,14 @@ import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
 from admission.mrz_build import build_td1, build_td2, build_td3
+from admission.mrz_layout import LAYOUTS, MrzFormat
 
 FONT_PATH = Path(__file__).resolve().parents[2] / "resources" / "fonts" / "OCRB.otf"
 _PITCH_MM = 2.54
 _SIZES_MM = {"TD1": (85.6, 54.0), "TD2": (105.0, 74.0), "TD3": (125.0, 88.0)}
-_GEOMETRY = {"TD1": (3, 30), "TD2": (2, 36), "TD3": (2, 44)}
+# (lines, characters per line) of each format the generator renders
+GEOMETRY = {fmt: (LAYOUTS[MrzFormat(fmt)].line_count, LAYOUTS[MrzFormat(fmt)].line_length)
+            for fmt in ("TD1", "TD2", "TD3")}
 _SURNAMES = ("GARCIA", "FERNANDEZ", "LOPEZ", "MARTIN", "SANCHEZ", "PEREZ", "GOMEZ", "RUIZ",
              "HERNANDEZ", "JIMENEZ", "DIAZ", "MORENO", "ALVAREZ", "MUNOZ", "ROMERO", "NAVARRO",
              "SMITH", "JOHNSON", "MUELLER", "SCHMIDT", "ROSSI", "BIANCHI", "DUBOIS", "LEROY",
@@ -368,7 +371,7 @@ def sequence(seed: int, index: int, frames: int = 8, *, pitch_px: float | None =
         identity = random_identity(rng, doc_format)
         lines, doc_format = build_lines(identity), identity.doc_format
     else:
-        shapes = {shape: f for f, shape in _GEOMETRY.items()}
+        shapes = {shape: f for f, shape in GEOMETRY.items()}
         doc_format = shapes.get((len(lines), len(lines[0]) if lines else 0))
         if doc_format is None:
             raise ValueError("lines of no TD1/TD2/TD3 shape")
