@@ -25,7 +25,7 @@ from hardware.mrz.layout import (
     Layout,
     Span,
     char_value,
-    check_digit,
+    group_ok,
     layouts_for,
 )
 
@@ -143,14 +143,6 @@ def _search(group: CheckGroup, cost: np.ndarray, chosen: np.ndarray, locked: set
     return finals[0][0], runner, finals[0][1]
 
 
-def _group_ok(group: CheckGroup, lines: list[str]) -> bool:
-    text = "".join(lines[ln][a:b] for ln, a, b in group.spans)
-    got = lines[group.check[0]][group.check[1]]
-    if group.may_be_filler and got == "<" and set(text) <= {"<"}:
-        return True
-    return got == check_digit(text)
-
-
 def decode(probs: np.ndarray) -> Decoded | None:
     """``probs``: (lines, length, 37) -> the most likely MRZ consistent with its checks.
 
@@ -183,14 +175,14 @@ def _decode(probs: np.ndarray, layout: Layout) -> Decoded:
     fixed = 0
     failed = []
     for group in layout.groups:
-        if not _group_ok(group, lines):
+        if not group_ok(group, lines):
             found = _search(group, cost, chosen, locked)
             if found is not None and found[1] - found[0] >= MIN_FIX_MARGIN:
                 for pos, k in found[2].items():
                     chosen[pos] = k
                     fixed += 1
                 lines = ["".join(ALPHABET[k] for k in row) for row in chosen]
-        if _group_ok(group, lines):
+        if group_ok(group, lines):
             locked.update(group_positions(group))
             locked.add(group.check)
         else:

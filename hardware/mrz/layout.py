@@ -133,14 +133,15 @@ def layout_for_lines(lines: list[str]) -> Layout | None:
     return None if fmt is None else _BY_FORMAT[fmt]
 
 
+def group_ok(group: CheckGroup, lines: list[str]) -> bool:
+    """Whether ``group``'s check digit passes on ``lines``."""
+    text = "".join(lines[ln][a:b] for ln, a, b in group.spans)
+    got = lines[group.check[0]][group.check[1]]
+    if group.may_be_filler and got == "<" and set(text) <= {"<"}:
+        return True
+    return got == check_digit(text)
+
+
 def checks_pass(lines: list[str], layout: Layout) -> list[str]:
     """Names of the check groups that fail on ``lines``."""
-    failed = []
-    for group in layout.groups:
-        text = "".join(lines[ln][a:b] for ln, a, b in group.spans)
-        got = lines[group.check[0]][group.check[1]]
-        if group.may_be_filler and got == "<" and set(text) <= {"<"}:
-            continue
-        if got != check_digit(text):
-            failed.append(group.name)
-    return failed
+    return [group.name for group in layout.groups if not group_ok(group, lines)]
