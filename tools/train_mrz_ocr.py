@@ -2,6 +2,7 @@
 
     .venv-train/bin/python tools/train_mrz_ocr.py [--frames 24000] [--epochs 5]
         [--seed 20261129] [--workers 2] [--threads 2] [--cache DIR] [--out FILE]
+        [--cuts shipped|reader]
 
 Set up once (PyTorch and onnx are needed for training only, never by the product):
 
@@ -62,27 +63,30 @@ from hardware.mrz.layout import ALPHABET  # noqa: E402
 from hardware.mrz.locate import Band, find_bands  # noqa: E402
 from hardware.mrz.ocr import MODEL_PATH  # noqa: E402
 from hardware.mrz.reader import WORK_SIZES  # noqa: E402
-from hardware.mrz.segment import CELL_H, CELL_PITCHES, CELL_W, Segmented, segment  # noqa: E402
+from hardware.mrz.segment import (  # noqa: E402
+    CELL_H,
+    CELL_PITCHES,
+    CELL_W,
+    RULE_MIN_TALL,
+    Segmented,
+    segment,
+)
 
-# the shortest vertical rule painted out of the training cells: the value the shipped
-# model's cells were cut with, so that the script still writes the shipped model. The
-# reader has since raised it to segment.RULE_MIN_TALL (2.6; it stops erasing small-print
-# stems stacked in neighbouring lines), which changes the cells of a few training frames:
-# use that at the next retrain.
-SHIPPED_TALL_RULE = 1.7
-# ...and the locator's bands without the first two lines of a 3-line chain as a band of
-# their own (``find_bands(first_pairs=...)``, added to the reader on 2026-12-02): a few
-# training frames may gain a band with them. Also for the next retrain
-SHIPPED_FIRST_PAIRS = False
-# ...and candidates within 10 px are one band, however small the print (the reader's
-# half-line-height test, ``find_bands(distinct_lines=...)``, added on 2026-12-02)
-SHIPPED_DISTINCT_LINES = float("inf")
-# ...and the candidates ranked by length alone, those inside a run of four or more lines
-# (a page of text) not put last (``find_bands(paragraphs_last=...)``, added on 2026-12-03)
-SHIPPED_PARAGRAPHS_LAST = False
-# ...and without the chains of equal lines alone where a shorter line joined a chain
-# (``find_bands(same_lengths=...)``, added on 2026-12-03)
-SHIPPED_SAME_LENGTHS = False
+# How the training cells are cut. ``shipped`` (the default): with the locator's and
+# segmenter's rules of 2026-12-01, which cut the cells of the shipped model; it paints out
+# vertical rules from 1.7 character heights (the reader now: ``segment.RULE_MIN_TALL``,
+# 2.6) and its locator has none of ``find_bands``' switches of 2026-12-02/03 (first-pair
+# bands, the half-line distinct test, paragraphs last, equal-length chains). ``reader``:
+# as the reader cuts them now. Measured on 2026-12-03: a model trained on ``reader`` cuts
+# (1,832,212 cells against 1,784,830) read dev seeds 777/778 at 984/976 against the
+# shipped model's 987/976, and averaged with the shipped model at 985/975; 12 of the
+# shipped model's 13 misses on seed 777 were missed by both, so it was not shipped.
+CUTS: dict[str, dict[str, Any]] = {
+    "reader": {"tall_rule": RULE_MIN_TALL, "first_pairs": True, "distinct_lines": None,
+               "paragraphs_last": True, "same_lengths": True},
+    "shipped": {"tall_rule": 1.7, "first_pairs": False, "distinct_lines": float("inf"),
+                "paragraphs_last": False, "same_lengths": False},
+}
 
 CHANNELS = (16, 32, 64)
 DENSE = 128
@@ -127,7 +131,8 @@ def _augment(doc: np.ndarray, quad: np.ndarray, rng: np.random.Generator
     return doc, quad
 
 
-def frame_cells(seed: int, index: int) -> tuple[np.ndarray, np.ndarray] | None:
+def frame_cells(seed: int, index: int, cuts: str = "shipped"
+                ) -> tuple[np.ndarray, np.ndarray] | None:
     """The cells (uint8, ink = 255) and labels of one training frame, or None when the
     production locator and segmenter did not cut its MRZ on the right grid."""
     rng = np.random.default_rng([seed, index])
@@ -146,12 +151,13 @@ def frame_cells(seed: int, index: int) -> tuple[np.ndarray, np.ndarray] | None:
     truth = cv2.perspectiveTransform(quad[None], matrix)[0]
     size = float(np.linalg.norm(truth[1] - truth[0]))
     labels = np.array([ALPHABET.index(c) for line in lines for c in line], np.int8)
+    rules = CUTS[cuts]
     for work_size in WORK_SIZES:
         for band in find_bands(grey, work_size=work_size, frame_threshold=True,
-                               first_pairs=SHIPPED_FIRST_PAIRS,
-                               distinct_lines=SHIPPED_DISTINCT_LINES,
-                               paragraphs_last=SHIPPED_PARAGRAPHS_LAST,
-                               same_lengths=SHIPPED_SAME_LENGTHS):
+                               first_pairs=rules["first_pairs"],
+                               distinct_lines=rules["distinct_lines"],
+                               paragraphs_last=rules["paragraphs_last"],
+                               same_lengths=rules["same_lengths"]):
             if band.lines != len(lines):
                 continue
             image = band.image
@@ -163,7 +169,7 @@ def frame_cells(seed: int, index: int) -> tuple[np.ndarray, np.ndarray] | None:
                 continue
             try:  # as the reader cuts a band
                 seg = segment(image, len(lines), trim_ends=True, profile_fallback=True,
-                              tall_rule=SHIPPED_TALL_RULE)
+                              tall_rule=rules["tall_rule"])
             except (ValueError, ZeroDivisionError, np.linalg.LinAlgError, cv2.error):
                 seg = None
             if seg is None or seg.line_length != len(lines[0]):
@@ -198,13 +204,14 @@ def _grid_matches_truth(seg: Segmented, band: Band, truth: np.ndarray, turned: b
     return True
 
 
-def _job(args: tuple[int, int]) -> tuple[np.ndarray, np.ndarray] | None:
+def _job(args: tuple[int, int, str]) -> tuple[np.ndarray, np.ndarray] | None:
     cv2.setNumThreads(1)
     return frame_cells(*args)
 
 
-def _render(seed: int, start: int, stop: int, pool: Any) -> tuple[np.ndarray, np.ndarray]:
-    jobs = [(seed, i) for i in range(start, stop)]
+def _render(seed: int, start: int, stop: int, pool: Any, cuts: str
+            ) -> tuple[np.ndarray, np.ndarray]:
+    jobs = [(seed, i, cuts) for i in range(start, stop)]
     results = pool.imap(_job, jobs, chunksize=8) if pool is not None else map(_job, jobs)
     got = [r for r in results if r is not None]  # in frame order, whatever the workers
     if not got:
@@ -212,8 +219,8 @@ def _render(seed: int, start: int, stop: int, pool: Any) -> tuple[np.ndarray, np
     return np.concatenate([g[0] for g in got]), np.concatenate([g[1] for g in got])
 
 
-def build_dataset(seed: int, frames: int, workers: int, cache: Path | None
-                  ) -> tuple[np.ndarray, np.ndarray]:
+def build_dataset(seed: int, frames: int, workers: int, cache: Path | None,
+                  cuts: str = "shipped") -> tuple[np.ndarray, np.ndarray]:
     """Cells and labels of ``frames`` frames; with ``cache``, kept per CHUNK frames (a run
     that was stopped carries on where it was)."""
     xs, ys = [], []
@@ -222,12 +229,12 @@ def build_dataset(seed: int, frames: int, workers: int, cache: Path | None
     try:
         for start in range(0, frames, CHUNK):
             stop = min(frames, start + CHUNK)
-            path = None if cache is None else cache / f"cells-{seed}-{start}-{stop}.npz"
+            path = None if cache is None else cache / f"cells-{cuts}-{seed}-{start}-{stop}.npz"
             if path is not None and path.exists():
                 with np.load(path) as data:
                     x, y = data["x"], data["y"]
             else:
-                x, y = _render(seed, start, stop, pool)
+                x, y = _render(seed, start, stop, pool, cuts)
                 if path is not None:
                     path.parent.mkdir(parents=True, exist_ok=True)
                     np.savez(path, x=x, y=y)
@@ -329,7 +336,8 @@ def export(net: Any, out: Path, args: argparse.Namespace) -> None:
     meta = {"alphabet": ALPHABET, "cell_w": str(CELL_W), "cell_h": str(CELL_H),
             "cell_pitches": str(CELL_PITCHES),
             "trained_by": (f"tools/train_mrz_ocr.py --frames {args.frames} --epochs {args.epochs}"
-                           f" --seed {args.seed} --threads {args.threads}")}
+                           f" --seed {args.seed} --threads {args.threads}"
+                           + ("" if args.cuts == "shipped" else f" --cuts {args.cuts}"))}
     for key, value in meta.items():
         entry = proto.metadata_props.add()
         entry.key, entry.value = key, value
@@ -347,10 +355,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=2, help="PyTorch threads")
     parser.add_argument("--cache", type=Path, default=None,
                         help="folder to keep the rendered cells in between runs")
+    parser.add_argument("--cuts", choices=sorted(CUTS), default="shipped",
+                        help="how the training cells are cut (shipped: the shipped model's)")
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     print(f"rendering {args.frames} synthetic frames...", flush=True)
-    cells, labels = build_dataset(args.seed, args.frames, args.workers, args.cache)
+    cells, labels = build_dataset(args.seed, args.frames, args.workers, args.cache,
+                                  args.cuts)
     counts = np.bincount(labels, minlength=len(ALPHABET))
     print(f"{len(labels)} cells; class counts min {counts.min()}", flush=True)
     net = train(cells, labels, args.seed, args.epochs, args.threads)

@@ -83,3 +83,20 @@ def test_training_is_deterministic(tmp_path: Path) -> None:
     first = script.train(cells, labels, 7, 1, 1).state_dict()
     second = script.train(cells, labels, 7, 1, 1).state_dict()
     assert all(torch.equal(first[k], second[k]) for k in first)
+
+
+def test_reader_cuts_are_the_readers_defaults_and_shipped_cuts_differ() -> None:
+    import inspect
+
+    script = _script()
+    defaults = {name: p.default for name, p in inspect.signature(find_bands).parameters.items()}
+    reader = script.CUTS["reader"]
+    assert reader["tall_rule"] == inspect.signature(segment).parameters["tall_rule"].default
+    for key in ("first_pairs", "distinct_lines", "paragraphs_last", "same_lengths"):
+        assert reader[key] == defaults[key], key
+    shipped = script.CUTS["shipped"]
+    assert set(shipped) == set(reader)
+    assert all(shipped[k] != reader[k] for k in reader)
+    for cuts in ("reader", "shipped"):
+        got = [script.frame_cells(20261129, i, cuts) for i in range(4)]
+        assert any(g is not None for g in got), cuts
