@@ -44,9 +44,39 @@ _COUNTRIES = ("ESP", "FRA", "D<<", "ITA", "PRT", "GBR", "USA", "NLD", "POL", "RO
 NEGATIVE_KINDS = ("backgrounds", "text pages", "MRZ-like text pages", "cards without MRZ")
 
 
+# OCR-B is monospaced: every glyph advances 723 units of its 1000-unit em (the font's
+# ``hmtx`` and ``head`` tables). Text is laid out here, not by Pillow: Pillow's layout
+# engine is raqm (fractional advances) where the system has libfribidi and its basic
+# engine (advances hinted to whole pixels) where it does not, so the same string would
+# land on different pixels on different machines - and so would the benchmark and the
+# classifier's training data made from these frames.
+_ADVANCE_UNITS, _UNITS_PER_EM = 723, 1000
+
+
 @functools.cache
 def _font(size: int) -> ImageFont.FreeTypeFont:
-    return ImageFont.truetype(str(FONT_PATH), size)
+    # One glyph at a time (see :func:`_draw_text`) renders the same with either engine;
+    # the basic one is asked for so that nothing depends on the system's libraries.
+    return ImageFont.truetype(str(FONT_PATH), size, layout_engine=ImageFont.Layout.BASIC)
+
+
+def _advance(size: int) -> float:
+    """OCR-B's unhinted advance at ``size`` px, rounded as raqm gets it from FreeType:
+    the size's 16.16 scale (``FT_DivFix``), the advance in 16.16 pixels
+    (``FT_Get_Advance``, ``FT_MulFix``), then rounded to 26.6 pixels (HarfBuzz)."""
+    scale = (size * 64 * 65536 + _UNITS_PER_EM // 2) // _UNITS_PER_EM
+    fixed = (_ADVANCE_UNITS * 1024 * scale + 0x8000) >> 16
+    return ((fixed + 512) >> 10) / 64
+
+
+def _draw_text(draw: ImageDraw.ImageDraw, xy: tuple[float, float], text: str,
+               font: ImageFont.FreeTypeFont, fill: tuple[int, ...]) -> None:
+    """Draw ``text`` glyph by glyph at unhinted pen positions: the same pixels on every
+    machine, and the pixels raqm gives the whole string."""
+    step = _advance(int(font.size))
+    for i, ch in enumerate(text):
+        if not ch.isspace():
+            draw.text((xy[0] + i * step, xy[1]), ch, font=font, fill=fill)
 
 
 @dataclass(frozen=True)
@@ -150,7 +180,7 @@ def render_document(lines: list[str] | None, doc_format: str, rng: np.random.Gen
         if lines is not None and y > h - px_per_mm * 16:
             break
         word = "".join(chr(65 + int(rng.integers(26))) for _ in range(int(rng.integers(3, 14))))
-        draw.text((int(w * 0.38), y), word, font=viz, fill=(20, 20, 40))
+        _draw_text(draw, (int(w * 0.38), y), word, viz, (20, 20, 40))
     quad = None
     if lines is not None:
         count, length = len(lines), len(lines[0])
@@ -204,7 +234,7 @@ def text_page(rng: np.random.Generator, width: int = 1280, height: int = 720,
     while y < height - size:
         n = length or int(rng.integers(20, 90))
         text = "".join(alphabet[int(rng.integers(len(alphabet)))] for _ in range(n))
-        draw.text((int(rng.integers(5, 60)), y), text, font=font, fill=(0, 0, 0))
+        _draw_text(draw, (int(rng.integers(5, 60)), y), text, font, (0, 0, 0))
         y += int(size * rng.uniform(1.3, 1.9))
     return np.asarray(pil)[..., ::-1].copy()
 

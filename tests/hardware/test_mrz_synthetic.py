@@ -83,3 +83,28 @@ def test_a_sequence_is_one_document_held_still_with_fresh_camera_noise() -> None
     quad = frames[0].mrz_quad
     assert quad is not None
     assert abs(float(np.linalg.norm(quad[1] - quad[0])) / 30 - 9.44) < 0.8
+
+
+def test_text_lands_on_the_same_pixels_whatever_pillows_layout_engine() -> None:
+    # Pillow lays a string out with raqm (fractional advances) where libfribidi is
+    # installed and with whole-pixel advances where it is not; the generator lays text
+    # out itself so that frames, the benchmark and the training data match everywhere.
+    from PIL import Image, ImageDraw, ImageFont, features
+
+    from hardware.mrz.synthetic import FONT_PATH, _advance, _draw_text, _font
+
+    assert _advance(20) == 925 / 64 and _advance(68) == 3147 / 64  # FreeType's rounding
+    text = "Quintero 1980, VAN DER BERG <<"
+    for size in (9, 14, 23, 30, 68):
+        ours = Image.new("L", (40 * size, 3 * size), 255)
+        _draw_text(ImageDraw.Draw(ours), (7, 5), text, _font(size), (0,))
+        basic = Image.new("L", ours.size, 255)
+        ImageDraw.Draw(basic).text((7, 5), text, font=_font(size), fill=0)
+        assert np.asarray(ours).min() == 0
+        if not features.check_feature("raqm"):
+            continue
+        raqm = Image.new("L", ours.size, 255)
+        font = ImageFont.truetype(str(FONT_PATH), size, layout_engine=ImageFont.Layout.RAQM)
+        ImageDraw.Draw(raqm).text((7, 5), text, font=font, fill=0)
+        assert np.array_equal(np.asarray(ours), np.asarray(raqm)), size
+        assert not np.array_equal(np.asarray(basic), np.asarray(raqm)), size
