@@ -71,8 +71,7 @@ class App:
     def card_code(self, number: int) -> str:
         from admission.card_code import encode_card_code
 
-        return encode_card_code(self.settings["casino.id"], number,
-                                self.store.secret("card_code"))
+        return encode_card_code(self.settings["casino.id"], number, self.store.secret("card_code"))
 
     def card_printing(self) -> Any:
         """The CardPrintService on the configured card printer (the GUI uses the same)."""
@@ -81,16 +80,21 @@ class App:
 
         catalogue = self.desk.config.catalogue
         presentation = CardPresentation(
-            casino_name=self.settings["casino.name"], casino_id=self.settings["casino.id"],
+            casino_name=self.settings["casino.name"],
+            casino_id=self.settings["casino.id"],
             code_key=self.store.secret("card_code"),
             type_labels={code: t.label_es for code, t in catalogue.types.items()},
             special_types=frozenset(c for c, t in catalogue.types.items() if t.kind.special),
         )
         return CardPrintService(
-            self.store, build_card_printer(self.settings, self.data_dir, demo=self.demo),
-            self.clock, style=style_from_settings(self.settings.as_dict(), demo=self.demo),
-            job_timeout=self.settings["printer.job_timeout_seconds"], visitors=self.store,
-            presentation=presentation)
+            self.store,
+            build_card_printer(self.settings, self.data_dir, demo=self.demo),
+            self.clock,
+            style=style_from_settings(self.settings.as_dict(), demo=self.demo),
+            job_timeout=self.settings["printer.job_timeout_seconds"],
+            visitors=self.store,
+            presentation=presentation,
+        )
 
     def render_card(self, number: int) -> Path:
         """Render card ``number`` to ``cards/card-NNNNNNNN.pdf`` (written atomically)."""
@@ -168,8 +172,10 @@ def open_store(data_dir: Path, *, demo: bool, clock: Clock, create: bool = True)
     if demo and not os.environ.get("ADMISSION_DB_KEY"):
         key = DbKey.from_passphrase(DEMO_PASSPHRASE, source="demo")
     else:
-        key = resolve_key(database_exists=path.exists() and path.stat().st_size > 0,
-                          ask_passphrase=_ask_passphrase if sys.stdin.isatty() else None)
+        key = resolve_key(
+            database_exists=path.exists() and path.stat().st_size > 0,
+            ask_passphrase=_ask_passphrase if sys.stdin.isatty() else None,
+        )
     data_dir.mkdir(parents=True, exist_ok=True)
     return SqlCipherStore.open(path, key, create=create, clock=clock)
 
@@ -210,7 +216,8 @@ def build_registry(store: Any, settings: Settings, clock: Clock) -> Interdiction
 
         online = client_from_settings(settings)
     policy = RegistryPolicySettings(
-        max_replica_age=timedelta(hours=settings["registry.max_replica_age_hours"]))
+        max_replica_age=timedelta(hours=settings["registry.max_replica_age_hours"])
+    )
     return RegistryPolicy(clock, online=online, replica=replica, settings=policy)
 
 
@@ -220,8 +227,9 @@ def build_app(data_dir: Path, *, clock: Clock | None = None, demo: bool = False)
     store = open_store(data_dir, demo=demo, clock=clock)
     try:
         registry = build_registry(store, settings, clock)
-        desk = AdmissionDesk(store=store, registry=registry, clock=clock,
-                             config=desk_config(settings))
+        desk = AdmissionDesk(
+            store=store, registry=registry, clock=clock, config=desk_config(settings)
+        )
     except BaseException:
         store.close()
         raise
@@ -233,12 +241,21 @@ def build_app(data_dir: Path, *, clock: Clock | None = None, demo: bool = False)
 # -- argument parsing ------------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--data-dir", type=Path, default=argparse.SUPPRESS,
-                        help="folder of the visitor file (default: the user data folder)")
-    common.add_argument("--demo", action="store_true", default=argparse.SUPPRESS,
-                        help="demo mode: invented data, fake devices, DEMO banner")
-    parser = argparse.ArgumentParser(prog="main.py", parents=[common],
-                                     description="Casino admission desk (Decreto 58/2006)")
+    common.add_argument(
+        "--data-dir",
+        type=Path,
+        default=argparse.SUPPRESS,
+        help="folder of the visitor file (default: the user data folder)",
+    )
+    common.add_argument(
+        "--demo",
+        action="store_true",
+        default=argparse.SUPPRESS,
+        help="demo mode: invented data, fake devices, DEMO banner",
+    )
+    parser = argparse.ArgumentParser(
+        prog="main.py", parents=[common], description="Casino admission desk (Decreto 58/2006)"
+    )
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("parse-mrz", parents=[common], help="parse MRZ lines, print JSON")
@@ -247,8 +264,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     document = argparse.ArgumentParser(add_help=False)
     document.add_argument("--mrz", nargs="+", metavar="LINE")
-    document.add_argument("--manual", action="store_true",
-                          help="document without MRZ (art. 23.1)")
+    document.add_argument("--manual", action="store_true", help="document without MRZ (art. 23.1)")
     document.add_argument("--doc-type", default="DRIVING_LICENCE")
     document.add_argument("--issuer", default="ESP")
     document.add_argument("--number")
@@ -289,8 +305,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = vsub.add_parser("show", parents=[common])
     p.add_argument("id", help="file number, identity number or KIND:COUNTRY:NUMBER")
     p.add_argument("--actor", default="cli")
-    p = vsub.add_parser("search", parents=[common],
-                        help="accent-insensitive name search (recorded in the audit trail)")
+    p = vsub.add_parser(
+        "search",
+        parents=[common],
+        help="accent-insensitive name search (recorded in the audit trail)",
+    )
     p.add_argument("text")
     p.add_argument("--limit", type=int, default=50)
     p.add_argument("--actor", default="cli")
@@ -299,16 +318,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", default=True)
     p.add_argument("images", nargs="+")
 
-    p = sub.add_parser("watch-document", parents=[common],
-                       help="read the MRZ from a camera, a folder of images or a video (live)")
+    p = sub.add_parser(
+        "watch-document",
+        parents=[common],
+        help="read the MRZ from a camera, a folder of images or a video (live)",
+    )
     p.add_argument("source", help="camera index (0), folder of images, video file or URL")
     p.add_argument("--max-frames", type=int, default=300)
 
     p = sub.add_parser("verify-card", parents=[common], help="verify an entry-card code (R8)")
     p.add_argument("code")
 
-    p = sub.add_parser("print-card", parents=[common],
-                       help="print (or reprint, with --reason) a card on the card printer")
+    p = sub.add_parser(
+        "print-card",
+        parents=[common],
+        help="print (or reprint, with --reason) a card on the card printer",
+    )
     p.add_argument("number", type=int)
     p.add_argument("--reason", default="", help="required to reprint a printed card")
     p.add_argument("--actor", default="cli")
@@ -323,19 +348,27 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("leaflet", parents=[common], help="desk information leaflet (art. 25)")
     p.add_argument("--out", type=Path, help="write the A5 PDF here instead of printing")
 
-    p = sub.add_parser("scan", parents=[common],
-                       help="listen to a document reader; one JSON line per scan")
+    p = sub.add_parser(
+        "scan", parents=[common], help="listen to a document reader; one JSON line per scan"
+    )
     source = p.add_mutually_exclusive_group(required=True)
     source.add_argument("--serial", metavar="PORT", help="serial / USB-CDC port (COM3...)")
-    source.add_argument("--replay", nargs="+", type=Path, metavar="RECORDING",
-                        help="fake reader: replay recorded bursts ([[char, t], ...] JSON)")
+    source.add_argument(
+        "--replay",
+        nargs="+",
+        type=Path,
+        metavar="RECORDING",
+        help="fake reader: replay recorded bursts ([[char, t], ...] JSON)",
+    )
     p.add_argument("--baud", type=int, default=9600)
-    p.add_argument("--admit", action="store_true",
-                   help="record admissions (default: show the verdict only)")
+    p.add_argument(
+        "--admit", action="store_true", help="record admissions (default: show the verdict only)"
+    )
     p.add_argument("--operator", default="cli")
 
-    vou = sub.add_parser("voucher", parents=[common],
-                         help="provisional vouchers at a crowded desk (art. 23.4)")
+    vou = sub.add_parser(
+        "voucher", parents=[common], help="provisional vouchers at a crowded desk (art. 23.4)"
+    )
     vsub = vou.add_subparsers(dest="voucher_command", required=True)
     p = vsub.add_parser("issue", parents=[common, document])
     p.add_argument("--card-type")
@@ -349,11 +382,15 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("number", type=int)
     p.add_argument("--reason", required=True)
     p = vsub.add_parser("open", parents=[common])
-    p.add_argument("--closing", action="store_true",
-                   help="only those issued before the closing of the current session")
+    p.add_argument(
+        "--closing",
+        action="store_true",
+        help="only those issued before the closing of the current session",
+    )
 
-    p = sub.add_parser("regulation", parents=[common],
-                       help="the text of the regulation for the desk (art. 25.1)")
+    p = sub.add_parser(
+        "regulation", parents=[common], help="the text of the regulation for the desk (art. 25.1)"
+    )
     p.add_argument("--out", type=Path, required=True, help="write the PDF here")
 
     sub.add_parser("demo", parents=[common], help="demo: invented visitors, fake devices")

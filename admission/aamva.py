@@ -57,15 +57,83 @@ _START = re.compile(r"@(.)(.)(.)(ANSI |AAMVA)", re.DOTALL)
 _ELEMENT_ID = re.compile(r"^[A-Z]{3}$")
 _NAME_OK = re.compile(r"^[A-Z][A-Z '\-.]*$")
 
-US_JURISDICTIONS = frozenset({  # 50 states, DC and the territories
-    "AL", "AK", "AZ", "AR", "CA", "CO", "CT", "DE", "DC", "FL", "GA", "HI", "ID", "IL", "IN",
-    "IA", "KS", "KY", "LA", "ME", "MD", "MA", "MI", "MN", "MS", "MO", "MT", "NE", "NV", "NH",
-    "NJ", "NM", "NY", "NC", "ND", "OH", "OK", "OR", "PA", "RI", "SC", "SD", "TN", "TX", "UT",
-    "VT", "VA", "WA", "WV", "WI", "WY", "AS", "GU", "MP", "PR", "VI",
-})
-CA_JURISDICTIONS = frozenset({  # provinces and territories
-    "AB", "BC", "MB", "NB", "NL", "NS", "NT", "NU", "ON", "PE", "QC", "SK", "YT",
-})
+US_JURISDICTIONS = frozenset(
+    {  # 50 states, DC and the territories
+        "AL",
+        "AK",
+        "AZ",
+        "AR",
+        "CA",
+        "CO",
+        "CT",
+        "DE",
+        "DC",
+        "FL",
+        "GA",
+        "HI",
+        "ID",
+        "IL",
+        "IN",
+        "IA",
+        "KS",
+        "KY",
+        "LA",
+        "ME",
+        "MD",
+        "MA",
+        "MI",
+        "MN",
+        "MS",
+        "MO",
+        "MT",
+        "NE",
+        "NV",
+        "NH",
+        "NJ",
+        "NM",
+        "NY",
+        "NC",
+        "ND",
+        "OH",
+        "OK",
+        "OR",
+        "PA",
+        "RI",
+        "SC",
+        "SD",
+        "TN",
+        "TX",
+        "UT",
+        "VT",
+        "VA",
+        "WA",
+        "WV",
+        "WI",
+        "WY",
+        "AS",
+        "GU",
+        "MP",
+        "PR",
+        "VI",
+    }
+)
+CA_JURISDICTIONS = frozenset(
+    {  # provinces and territories
+        "AB",
+        "BC",
+        "MB",
+        "NB",
+        "NL",
+        "NS",
+        "NT",
+        "NU",
+        "ON",
+        "PE",
+        "QC",
+        "SK",
+        "YT",
+    }
+)
 _REQUIRED = ("DAQ", "DBB", "DBA", "DAJ")
 _TRUNCATION_VALUES = frozenset({"NONE", "UNAVL", "UNAVAILABLE"})
 
@@ -134,12 +202,16 @@ def read_file(text: str) -> AamvaFile:
     kind, content = chosen
     elements = _elements(content, sep, seg, errors)
     types = (kind, *(d[0] for d in designators if d[0] != kind))
-    return AamvaFile(iin, version, jurisdiction_version, types, elements,
-                     tuple(dict.fromkeys(errors)))
+    return AamvaFile(
+        iin, version, jurisdiction_version, types, elements, tuple(dict.fromkeys(errors))
+    )
 
 
 def _choose_subfile(
-    text: str, base: int, body_from: int, designators: list[tuple[str, int, int]],
+    text: str,
+    base: int,
+    body_from: int,
+    designators: list[tuple[str, int, int]],
     errors: list[str],
 ) -> tuple[str, str] | None:
     """The DL subfile (else ID) as ``(type, content up to the end of the text)``.

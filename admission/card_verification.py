@@ -74,7 +74,11 @@ class VerificationStore(Protocol):
     def visitor(self, file_number: int) -> Visitor | None: ...
 
     def append(
-        self, actor: str, action: str, subject: str, at: datetime,
+        self,
+        actor: str,
+        action: str,
+        subject: str,
+        at: datetime,
         details: dict[str, str] | None = None,
     ) -> int: ...
 
@@ -167,24 +171,36 @@ def verify_card(
         code = parse_card_code(text, key, casino_id=casino_id)
     except CardCodeError as err:
         status = _FROM_CODE_ERROR.get(err.code, CardCheckStatus.CODE_MALFORMED)
-        seq = trail.append(actor, AUDIT_ACTION, "card:-", now,
-                           {"result": status.value, "channel": channel[:20]})
+        seq = trail.append(
+            actor, AUDIT_ACTION, "card:-", now, {"result": status.value, "channel": channel[:20]}
+        )
         return CardVerification(status, now, seq)
 
     card = store.card(code.number)
     if card is None:
         status = CardCheckStatus.UNKNOWN_NUMBER
-        seq = trail.append(actor, AUDIT_ACTION, f"card:{code.number}", now,
-                           {"result": status.value, "channel": channel[:20]})
+        seq = trail.append(
+            actor,
+            AUDIT_ACTION,
+            f"card:{code.number}",
+            now,
+            {"result": status.value, "channel": channel[:20]},
+        )
         return CardVerification(status, now, seq, card_number=code.number, code=code.text)
 
     status = _status_of(card, madrid_date(now))
     visitor = store.visitor(card.file_number)
-    seq = trail.append(actor, AUDIT_ACTION, f"card:{code.number}", now,
-                       {"result": status.value, "channel": channel[:20],
-                        "file": str(card.file_number)})
+    seq = trail.append(
+        actor,
+        AUDIT_ACTION,
+        f"card:{code.number}",
+        now,
+        {"result": status.value, "channel": channel[:20], "file": str(card.file_number)},
+    )
     return CardVerification(
-        status, now, seq,
+        status,
+        now,
+        seq,
         card_number=card.number,
         code=code.text,
         card_type=card.card_type,

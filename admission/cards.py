@@ -52,8 +52,9 @@ class CardType:
         (a one-day card covers the session that starts that day)."""
         return issued_on, issued_on + timedelta(days=self.validity_days - 1)
 
-    def new_card(self, issued_on: date, *, exceptional: bool = False,
-                 authorised_by: str = "") -> NewCard:
+    def new_card(
+        self, issued_on: date, *, exceptional: bool = False, authorised_by: str = ""
+    ) -> NewCard:
         start, end = self.validity(issued_on)
         return NewCard(
             card_type=self.code,
@@ -109,17 +110,48 @@ def _int(value: object) -> int:
 
 
 DEFAULT_CARD_TYPES: tuple[Mapping[str, object], ...] = (
-    {"code": "DAY", "label_es": "Entrada de un día", "label_en": "One-day entry",
-     "kind": "STANDARD", "price_cents": 500},
-    {"code": "WEEK", "label_es": "Abono 7 días", "label_en": "Seven-day pass",
-     "kind": "MULTI_DAY", "price_cents": 2000, "validity_days": 7},
-    {"code": "CONVENTION", "label_es": "Congresos y convenciones",
-     "label_en": "Conventions", "kind": "CONVENTION", "price_cents": 300},
-    {"code": "GROUP", "label_es": "Viaje de grupo", "label_en": "Group trip",
-     "kind": "GROUP_TRIP", "price_cents": 300},
-    {"code": "DINNER", "label_es": "Cliente de restaurante", "label_en": "Restaurant guest",
-     "kind": "COMPLEMENTARY", "price_cents": 0},
-    {"code": "PRIVATE", "label_es": "Invitación salas privadas",
-     "label_en": "Private-room invitation", "kind": "INVITATION", "price_cents": 0,
-     "private_rooms": True},
+    {
+        "code": "DAY",
+        "label_es": "Entrada de un día",
+        "label_en": "One-day entry",
+        "kind": "STANDARD",
+        "price_cents": 500,
+    },
+    {
+        "code": "WEEK",
+        "label_es": "Abono 7 días",
+        "label_en": "Seven-day pass",
+        "kind": "MULTI_DAY",
+        "price_cents": 2000,
+        "validity_days": 7,
+    },
+    {
+        "code": "CONVENTION",
+        "label_es": "Congresos y convenciones",
+        "label_en": "Conventions",
+        "kind": "CONVENTION",
+        "price_cents": 300,
+    },
+    {
+        "code": "GROUP",
+        "label_es": "Viaje de grupo",
+        "label_en": "Group trip",
+        "kind": "GROUP_TRIP",
+        "price_cents": 300,
+    },
+    {
+        "code": "DINNER",
+        "label_es": "Cliente de restaurante",
+        "label_en": "Restaurant guest",
+        "kind": "COMPLEMENTARY",
+        "price_cents": 0,
+    },
+    {
+        "code": "PRIVATE",
+        "label_es": "Invitación salas privadas",
+        "label_en": "Private-room invitation",
+        "kind": "INVITATION",
+        "price_cents": 0,
+        "private_rooms": True,
+    },
 )

@@ -53,9 +53,13 @@ from admission.verdict import (
 # Reasons a director may take responsibility for (art. 23.5 exceptional card, staff
 # with the director's leave, a registry that cannot answer when so configured).
 # Minors, RIAJ listings and internal bans can never be overridden.
-OVERRIDABLE = frozenset({
-    Reason.BIRTH_DATE_UNKNOWN, Reason.CASINO_STAFF, Reason.REGISTRY_UNVERIFIABLE,
-})
+OVERRIDABLE = frozenset(
+    {
+        Reason.BIRTH_DATE_UNKNOWN,
+        Reason.CASINO_STAFF,
+        Reason.REGISTRY_UNVERIFIABLE,
+    }
+)
 EVALUATION_MAX_AGE_SECONDS = 120  # a verdict older than this is evaluated again
 OFFICIAL = "OFFICIAL"  # verdict recorded for officials on duty (art. 24, R13)
 
@@ -120,8 +124,9 @@ class AdmissionResult:
 
 
 class AdmissionDesk:
-    def __init__(self, *, store: DeskStore, registry: InterdictionRegistry, clock: Clock,
-                 config: DeskConfig) -> None:
+    def __init__(
+        self, *, store: DeskStore, registry: InterdictionRegistry, clock: Clock, config: DeskConfig
+    ) -> None:
         self._store = store
         self._registry = registry
         self._clock = clock
@@ -131,8 +136,12 @@ class AdmissionDesk:
     def evaluate(self, document: DeskDocument, *, exceptional: bool = False) -> Evaluation:
         at = self._clock.now()
         identity = document.identity
-        person = PersonDetails(document.given_names, document.surname, document.birth_date,
-                               support_number=_support_number(document))
+        person = PersonDetails(
+            document.given_names,
+            document.surname,
+            document.birth_date,
+            support_number=_support_number(document),
+        )
         registry = self._registry.check(identity, person)  # every visitor, every time (R1)
         bans = tuple(self._store.active_bans(identity, at))
         staff = self._store.staff_member(identity)
@@ -145,32 +154,57 @@ class AdmissionDesk:
             exceptional=exceptional,
         )
         verdict = decide(facts, self.config.policy, at, madrid_date(at))
-        return Evaluation(document, verdict, registry, self._store.find_visitor(identity),
-                          bans, staff, at, exceptional)
+        return Evaluation(
+            document,
+            verdict,
+            registry,
+            self._store.find_visitor(identity),
+            bans,
+            staff,
+            at,
+            exceptional,
+        )
 
-    def admit(self, document: DeskDocument, *, operator: str, card_type: str | None = None,
-              authorised_by: str = "", exceptional: bool = False) -> AdmissionResult:
+    def admit(
+        self,
+        document: DeskDocument,
+        *,
+        operator: str,
+        card_type: str | None = None,
+        authorised_by: str = "",
+        exceptional: bool = False,
+    ) -> AdmissionResult:
         """Evaluate and record. ADMIT issues a card; SUPERVISOR issues one only when a
         director named in ``authorised_by`` takes responsibility for overridable reasons."""
         if exceptional and not authorised_by:
-            raise InvalidStateError("an exceptional card needs the director's name",
-                                    code="EXCEPTIONAL_NEEDS_DIRECTOR")
+            raise InvalidStateError(
+                "an exceptional card needs the director's name", code="EXCEPTIONAL_NEEDS_DIRECTOR"
+            )
         evaluation = self.evaluate(document, exceptional=exceptional)
-        return self.record(evaluation, operator=operator, card_type=card_type,
-                           authorised_by=authorised_by)
+        return self.record(
+            evaluation, operator=operator, card_type=card_type, authorised_by=authorised_by
+        )
 
-    def record(self, evaluation: Evaluation, *, operator: str, card_type: str | None = None,
-               authorised_by: str = "") -> AdmissionResult:
+    def record(
+        self,
+        evaluation: Evaluation,
+        *,
+        operator: str,
+        card_type: str | None = None,
+        authorised_by: str = "",
+    ) -> AdmissionResult:
         """Record an evaluation shown on screen (the clerk's key press), without asking
         the registry again. A stale evaluation is refused: the verdict must be current."""
         exceptional = evaluation.exceptional
         if exceptional and not authorised_by:
-            raise InvalidStateError("an exceptional card needs the director's name",
-                                    code="EXCEPTIONAL_NEEDS_DIRECTOR")
+            raise InvalidStateError(
+                "an exceptional card needs the director's name", code="EXCEPTIONAL_NEEDS_DIRECTOR"
+            )
         age = (self._clock.now() - evaluation.at).total_seconds()
         if not 0 <= age <= EVALUATION_MAX_AGE_SECONDS:
-            raise InvalidStateError("the verdict on screen is too old; read the document "
-                                    "again", code="EVALUATION_STALE")
+            raise InvalidStateError(
+                "the verdict on screen is too old; read the document again", code="EVALUATION_STALE"
+            )
         verdict = evaluation.verdict
         catalogue_type = self.config.catalogue.get(card_type)
         issue = verdict.outcome is Outcome.ADMIT
@@ -182,31 +216,39 @@ class AdmissionDesk:
         card = None
         if issue:
             card = catalogue_type.new_card(
-                madrid_date(evaluation.at), exceptional=exceptional,
+                madrid_date(evaluation.at),
+                exceptional=exceptional,
                 authorised_by=authorised_by if (exceptional or overridden) else "",
             )
         final = Verdict(Outcome.ADMIT, verdict.reasons) if overridden else verdict
         recorded = self._store.record_admission(self._entry(evaluation, final, operator, card))
         if overridden:  # (the store audits exceptional cards itself, in the same txn)
             self._store.append(
-                authorised_by, "OVERRIDE", f"file:{recorded.file_number}", evaluation.at,
+                authorised_by,
+                "OVERRIDE",
+                f"file:{recorded.file_number}",
+                evaluation.at,
                 {"reasons": ",".join(verdict.codes), "card": str(recorded.card_number or "")},
             )
         issued = None if recorded.card_number is None else self._store.card(recorded.card_number)
-        return AdmissionResult(evaluation, final, recorded, issued,
-                               authorised_by if card else "")
+        return AdmissionResult(evaluation, final, recorded, issued, authorised_by if card else "")
 
-    def register_official(self, document: DeskDocument, *, capacity: str,
-                          operator: str) -> RecordedAdmission:
+    def register_official(
+        self, document: DeskDocument, *, capacity: str, operator: str
+    ) -> RecordedAdmission:
         """Officials on duty (art. 24, R13): identity and capacity recorded, no card, no
         charge, never admitted to play."""
         capacity = capacity.strip()
         if not capacity or len(capacity) > 120:
-            raise InvalidStateError("capacity of the official is required",
-                                    code="OFFICIAL_NEEDS_CAPACITY")
+            raise InvalidStateError(
+                "capacity of the official is required", code="OFFICIAL_NEEDS_CAPACITY"
+            )
         evaluation = self.evaluate(document)
-        entry = replace(self._entry(evaluation, evaluation.verdict, operator, None),
-                        verdict=OFFICIAL, official_capacity=capacity)
+        entry = replace(
+            self._entry(evaluation, evaluation.verdict, operator, None),
+            verdict=OFFICIAL,
+            official_capacity=capacity,
+        )
         return self._store.record_admission(entry)
 
     # -- cards ----------------------------------------------------------------------
@@ -222,17 +264,22 @@ class AdmissionDesk:
         self._store.mark_printed(number, self._clock.now())
 
     # -- bans, staff, retention -----------------------------------------------------
-    def add_ban(self, identity: IdentityKey, reason: str, decided_by: str,
-                expires_at: datetime | None = None) -> Ban:
-        return self._store.add_ban(identity, _reason(reason), decided_by, self._clock.now(),
-                                   expires_at)
+    def add_ban(
+        self,
+        identity: IdentityKey,
+        reason: str,
+        decided_by: str,
+        expires_at: datetime | None = None,
+    ) -> Ban:
+        return self._store.add_ban(
+            identity, _reason(reason), decided_by, self._clock.now(), expires_at
+        )
 
     def lift_ban(self, ban_id: int, reason: str, actor: str) -> None:
         self._store.lift_ban(ban_id, _reason(reason), actor, self._clock.now())
 
     def purge(self) -> PurgeReport:
-        return self._store.purge(retention_cutoff(self._clock.now(),
-                                                  self.config.retention_months))
+        return self._store.purge(retention_cutoff(self._clock.now(), self.config.retention_months))
 
     # -- helpers --------------------------------------------------------------------
     def _card(self, number: int) -> CardRecord:
@@ -245,8 +292,9 @@ class AdmissionDesk:
         if not name.strip():
             raise InvalidStateError("director required", code="DIRECTOR_REQUIRED")
 
-    def _entry(self, evaluation: Evaluation, verdict: Verdict, operator: str,
-               card: NewCard | None) -> AdmissionEntry:
+    def _entry(
+        self, evaluation: Evaluation, verdict: Verdict, operator: str, card: NewCard | None
+    ) -> AdmissionEntry:
         doc = evaluation.document
         return AdmissionEntry(
             identity=doc.identity,
@@ -285,5 +333,4 @@ def _reason(text: str) -> str:
     return cleaned
 
 
-__all__ = ["AdmissionDesk", "AdmissionResult", "DeskConfig", "DeskStore", "Evaluation",
-           "StaffRole"]
+__all__ = ["AdmissionDesk", "AdmissionResult", "DeskConfig", "DeskStore", "Evaluation", "StaffRole"]

@@ -49,10 +49,14 @@ class DocumentType(StrEnum):
 
 
 # art. 23.1 (R9): DNI, passport, driving licence or residence card.
-ACCEPTED_TYPES: frozenset[DocumentType] = frozenset({
-    DocumentType.ID_CARD, DocumentType.PASSPORT, DocumentType.DRIVING_LICENCE,
-    DocumentType.RESIDENCE_CARD,
-})
+ACCEPTED_TYPES: frozenset[DocumentType] = frozenset(
+    {
+        DocumentType.ID_CARD,
+        DocumentType.PASSPORT,
+        DocumentType.DRIVING_LICENCE,
+        DocumentType.RESIDENCE_CARD,
+    }
+)
 
 
 class DocumentSource(StrEnum):
@@ -233,16 +237,20 @@ def manual_document(
     except ValueError:
         raise DocumentError("MANUAL_BAD_TYPE", "doc_type", "unknown document type") from None
     issuer_code = _country(issuer, "issuer", "MANUAL_BAD_ISSUER")
-    if len(number) > MAX_RAW_NUMBER or not re.fullmatch(r"[A-Z0-9]{1,20}",
-                                                        normalised := normalise_number(number)):
+    if len(number) > MAX_RAW_NUMBER or not re.fullmatch(
+        r"[A-Z0-9]{1,20}", normalised := normalise_number(number)
+    ):
         raise DocumentError("MANUAL_BAD_NUMBER", "number", "number must be 1-20 letters/digits")
     surname_text = _name(surname, "surname", required=True)
     given_text = _name(given_names, "given_names", required=False)
     birth = _as_date(birth_date)
     expiry = _as_date(expiry_date) if expiry_date is not None else None
     _check_dates(birth, expiry, _as_date(today))
-    nationality_code = _country(nationality, "nationality", "MANUAL_BAD_NATIONALITY") \
-        if nationality.strip() else ""
+    nationality_code = (
+        _country(nationality, "nationality", "MANUAL_BAD_NATIONALITY")
+        if nationality.strip()
+        else ""
+    )
     sex_code = sex.strip().upper()
     if sex_code not in ("M", "F", "X"):
         raise DocumentError("MANUAL_BAD_SEX", "sex", "sex must be M, F or X")

@@ -75,9 +75,9 @@ class OpeningHours:
         return None
 
 
-def parse_hours(config: Mapping[str, str | None], holidays: frozenset[date] = frozenset()) -> (
-    OpeningHours
-):
+def parse_hours(
+    config: Mapping[str, str | None], holidays: frozenset[date] = frozenset()
+) -> OpeningHours:
     """Build hours from ``{"mon": "20:00-05:00", "sun": None, ...}``; raises ValueError."""
     by_day: dict[str, Session | None] = {}
     for key, value in config.items():

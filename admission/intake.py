@@ -43,8 +43,16 @@ class IntakeResult:
 
 
 class ScanIntake:
-    def __init__(self, desk: AdmissionDesk, *, store: VerificationStore, clock: Clock,
-                 card_key: bytes, casino_id: str, actor: str) -> None:
+    def __init__(
+        self,
+        desk: AdmissionDesk,
+        *,
+        store: VerificationStore,
+        clock: Clock,
+        card_key: bytes,
+        casino_id: str,
+        actor: str,
+    ) -> None:
         self._desk = desk
         self._store = store
         self._clock = clock
@@ -52,8 +60,9 @@ class ScanIntake:
         self._casino_id = casino_id
         self._actor = actor
 
-    def handle(self, event: MrzScanned | CodeScanned | BurstDiscarded,
-               channel: str = "scanner") -> IntakeResult:
+    def handle(
+        self, event: MrzScanned | CodeScanned | BurstDiscarded, channel: str = "scanner"
+    ) -> IntakeResult:
         if isinstance(event, BurstDiscarded):
             return IntakeResult(IntakeKind.HINT, event.code)
         if isinstance(event, MrzScanned):
@@ -70,9 +79,15 @@ class ScanIntake:
 
     def code(self, text: str, channel: str = "scanner") -> IntakeResult:
         if looks_like_card_code(text):
-            check = verify_card(text, key=self._key, casino_id=self._casino_id,
-                                store=self._store, clock=self._clock, actor=self._actor,
-                                channel=channel)
+            check = verify_card(
+                text,
+                key=self._key,
+                casino_id=self._casino_id,
+                store=self._store,
+                clock=self._clock,
+                actor=self._actor,
+                channel=channel,
+            )
             return IntakeResult(IntakeKind.CARD, check.status.value, card=check)
         if looks_like_aamva(text):
             try:
@@ -84,5 +99,9 @@ class ScanIntake:
 
     def _evaluate(self, document: DeskDocument) -> IntakeResult:
         evaluation = self._desk.evaluate(document)
-        return IntakeResult(IntakeKind.DOCUMENT, evaluation.verdict.outcome.value,
-                            document=document, evaluation=evaluation)
+        return IntakeResult(
+            IntakeKind.DOCUMENT,
+            evaluation.verdict.outcome.value,
+            document=document,
+            evaluation=evaluation,
+        )

@@ -26,8 +26,14 @@ __all__ = [
 ]
 
 DAY_LABELS = {
-    "mon": "Lunes", "tue": "Martes", "wed": "Miércoles", "thu": "Jueves", "fri": "Viernes",
-    "sat": "Sábado", "sun": "Domingo", "eve": "Vísperas de festivo",
+    "mon": "Lunes",
+    "tue": "Martes",
+    "wed": "Miércoles",
+    "thu": "Jueves",
+    "fri": "Viernes",
+    "sat": "Sábado",
+    "sun": "Domingo",
+    "eve": "Vísperas de festivo",
 }
 
 DEFAULT_CONDITIONS: tuple[str, ...] = (
@@ -41,15 +47,21 @@ DEFAULT_CONDITIONS: tuple[str, ...] = (
     "El casino puede denegar la entrada o expulsar a quien perturbe el orden o el "
     "desarrollo de los juegos (art. 21.2-3).",
 )
-LAST_HOUR_CONDITION = ("No se admiten nuevas entradas durante la última hora antes del "
-                       "cierre de las salas (art. 21.4).")
-DEFAULT_CASH_ONLY = ("En las salas de juego solo se juega con dinero en efectivo o con "
-                     "fichas adquiridas en el casino, excepto en las máquinas de tipo C "
-                     "(art. 25.1).")
+LAST_HOUR_CONDITION = (
+    "No se admiten nuevas entradas durante la última hora antes del "
+    "cierre de las salas (art. 21.4)."
+)
+DEFAULT_CASH_ONLY = (
+    "En las salas de juego solo se juega con dinero en efectivo o con "
+    "fichas adquiridas en el casino, excepto en las máquinas de tipo C "
+    "(art. 25.1)."
+)
 DEFAULT_EXCHANGE = "Consulte en caja el cambio de moneda extranjera del día."
-REGULATION_NOTICE = ("Este servicio de admisión dispone de una copia del Reglamento de "
-                     "Casinos de Juego de la Comunidad de Madrid (Decreto 58/2006), a "
-                     "disposición de quien la solicite (art. 25.1).")
+REGULATION_NOTICE = (
+    "Este servicio de admisión dispone de una copia del Reglamento de "
+    "Casinos de Juego de la Comunidad de Madrid (Decreto 58/2006), a "
+    "disposición de quien la solicite (art. 25.1)."
+)
 MAX_ITEMS = 40
 
 
@@ -61,8 +73,9 @@ class BetLimit:
 
     def __post_init__(self) -> None:
         if self.min_cents < 0 or self.max_cents < self.min_cents:
-            raise ConfigError("bet limits must satisfy 0 <= min <= max",
-                              code="LEAFLET_BAD_BET_LIMIT")
+            raise ConfigError(
+                "bet limits must satisfy 0 <= min <= max", code="LEAFLET_BAD_BET_LIMIT"
+            )
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,14 +114,19 @@ def build_leaflet(config: LeafletConfig) -> Leaflet:
     """Every section art. 25.1 names, in a fixed order; an empty one says so rather
     than disappearing, so a missing configuration is visible on the proof."""
     missing = ("(sin configurar)",)
-    hours = tuple(f"{clean_text(day, 40)}: {clean_text(span, 40)}"
-                  for day, span in list(config.hours)[:MAX_ITEMS])
-    prices = tuple(f"{clean_text(label, 80)}: {format_euros(cents)}"
-                   for label, cents in list(config.card_prices)[:MAX_ITEMS])
+    hours = tuple(
+        f"{clean_text(day, 40)}: {clean_text(span, 40)}"
+        for day, span in list(config.hours)[:MAX_ITEMS]
+    )
+    prices = tuple(
+        f"{clean_text(label, 80)}: {format_euros(cents)}"
+        for label, cents in list(config.card_prices)[:MAX_ITEMS]
+    )
     limits = tuple(
         f"{clean_text(b.game, 80)}: mínima {format_euros(b.min_cents)}, "
         f"máxima {format_euros(b.max_cents)}"
-        for b in list(config.bet_limits)[:MAX_ITEMS])
+        for b in list(config.bet_limits)[:MAX_ITEMS]
+    )
     conditions = _items(config.conditions)
     if config.stop_last_hour:
         conditions += (LAST_HOUR_CONDITION,)
@@ -119,8 +137,9 @@ def build_leaflet(config: LeafletConfig) -> Leaflet:
         LeafletSection("Juegos que se practican", _items(config.games) or missing),
         LeafletSection("Apuestas mínimas y máximas", limits or missing),
         LeafletSection("Juego con dinero en efectivo", _items([config.cash_only]) or missing),
-        LeafletSection("Cambio de moneda extranjera",
-                       _items([config.currency_exchange]) or missing),
+        LeafletSection(
+            "Cambio de moneda extranjera", _items([config.currency_exchange]) or missing
+        ),
     )
     return Leaflet(
         title=clean_text(config.casino_name, 80),
@@ -135,20 +154,24 @@ def leaflet_config_from_settings(values: Mapping[str, object]) -> LeafletConfig:
     optional ``leaflet.games`` (list of names), ``leaflet.bet_limits`` (list of
     {game, min_cents, max_cents}), ``leaflet.exchange`` (text)."""
     hours_raw = values.get("hours", {})
-    hours = [(DAY_LABELS.get(str(day), str(day)), str(span))
-             for day, span in (hours_raw.items() if isinstance(hours_raw, Mapping) else ())]
+    hours = [
+        (DAY_LABELS.get(str(day), str(day)), str(span))
+        for day, span in (hours_raw.items() if isinstance(hours_raw, Mapping) else ())
+    ]
     prices: list[tuple[str, int]] = []
     for item in _list(values.get("cards.types")):
         if isinstance(item, Mapping) and isinstance(item.get("price_cents"), int):
-            prices.append((str(item.get("label_es", item.get("code", ""))),
-                           int(item["price_cents"])))
+            prices.append(
+                (str(item.get("label_es", item.get("code", ""))), int(item["price_cents"]))
+            )
     limits: list[BetLimit] = []
     for item in _list(values.get("leaflet.bet_limits")):
         if not isinstance(item, Mapping):
             raise ConfigError("bet limit must be an object", code="LEAFLET_BAD_BET_LIMIT")
         try:
-            limits.append(BetLimit(str(item["game"]), int(item["min_cents"]),
-                                   int(item["max_cents"])))
+            limits.append(
+                BetLimit(str(item["game"]), int(item["min_cents"]), int(item["max_cents"]))
+            )
         except (KeyError, TypeError, ValueError):
             raise ConfigError("bad bet limit", code="LEAFLET_BAD_BET_LIMIT") from None
     exchange = values.get("leaflet.exchange")

@@ -141,8 +141,7 @@ def _normalise(raw: Sequence[str] | str) -> tuple[list[str], str | None]:
     if sum(len(p) for p in parts) > MAX_INPUT_CHARS:
         return [], "MRZ_INPUT_TOO_LONG"
     text = unicodedata.normalize("NFKC", "\n".join(parts)).translate(_OCR_FILLERS)
-    lines = ["".join(ch for ch in line if not ch.isspace()).upper()
-             for line in text.splitlines()]
+    lines = ["".join(ch for ch in line if not ch.isspace()).upper() for line in text.splitlines()]
     lines = [line for line in lines if line]
     if not lines:
         return [], "MRZ_EMPTY"
@@ -150,7 +149,7 @@ def _normalise(raw: Sequence[str] | str) -> tuple[list[str], str | None]:
         # A whole zone on one line (a reader without line terminators, or the lines
         # pasted with spaces between them): the total length fixes the layout.
         width = _JOINED[len(lines[0])]
-        lines = [lines[0][i:i + width] for i in range(0, len(lines[0]), width)]
+        lines = [lines[0][i : i + width] for i in range(0, len(lines[0]), width)]
     if len(lines) > MAX_LINES:
         return [], "MRZ_TOO_MANY_LINES"
     if any(len(line) > MAX_LINE_CHARS for line in lines):
@@ -185,14 +184,17 @@ def _words(text: str) -> str:
 
 def _field(layout: Layout, lines: Sequence[str], name: str) -> str:
     spec = layout.field(name)
-    return lines[spec.line][spec.start:spec.end]
+    return lines[spec.line][spec.start : spec.end]
 
 
 def _names(layout: Layout, lines: Sequence[str]) -> tuple[str, str, bool]:
     if layout.format is MrzFormat.FR_CNI:
         raw = _field(layout, lines, "surname") + _field(layout, lines, "given_names")
-        return _words(_field(layout, lines, "surname")), \
-            _words(_field(layout, lines, "given_names")), _name_ok(raw)
+        return (
+            _words(_field(layout, lines, "surname")),
+            _words(_field(layout, lines, "given_names")),
+            _name_ok(raw),
+        )
     raw = _field(layout, lines, "names")
     surname, _, given = raw.partition("<<")
     return _words(surname), _words(given), _name_ok(raw)
@@ -207,8 +209,11 @@ def _document_number(layout: Layout, lines: Sequence[str]) -> tuple[str, str]:
     number = _field(layout, lines, "document_number")
     check = _field(layout, lines, "document_number_check")
     optional_name = "optional_data_1" if layout.format is MrzFormat.TD1 else "optional_data_2"
-    optional = _field(layout, lines, optional_name) if optional_name in {
-        f.name for f in layout.fields} else ""
+    optional = (
+        _field(layout, lines, optional_name)
+        if optional_name in {f.name for f in layout.fields}
+        else ""
+    )
     if layout.format in (MrzFormat.TD1, MrzFormat.TD2) and check == "<":
         extra, _, rest = optional.partition("<")
         if len(extra) >= 2:
@@ -238,9 +243,7 @@ def _content_errors(layout: Layout, lines: Sequence[str], sex_raw: str) -> list[
     return errors
 
 
-def parse_mrz(
-    lines: Sequence[str] | str, *, today: date, correct_alnum: bool = False
-) -> MrzResult:
+def parse_mrz(lines: Sequence[str] | str, *, today: date, correct_alnum: bool = False) -> MrzResult:
     """Parse a machine readable zone read by OCR, a scanner or typed in.
 
     ``lines`` may be a sequence of lines or one string with newlines; spaces

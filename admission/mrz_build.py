@@ -101,20 +101,38 @@ def build_td1(
     number, optional = _number_and_optional(document_number, optional_data_1, 15)
     line1 = _head(document_code, issuer) + number + optional
     birth, expiry = _date(birth_date), _date(expiry_date)
-    line2 = (birth + _cd(birth) + _sex(sex) + expiry + _cd(expiry)
-             + _pad(nationality, 3, "nationality") + _pad(optional_data_2, 11, "optional data"))
+    line2 = (
+        birth
+        + _cd(birth)
+        + _sex(sex)
+        + expiry
+        + _cd(expiry)
+        + _pad(nationality, 3, "nationality")
+        + _pad(optional_data_2, 11, "optional data")
+    )
     composite = line1[5:30] + line2[0:7] + line2[8:15] + line2[18:29]
     return [line1, line2 + _cd(composite), _names(surname, given_names, 30)]
 
 
 def _line2_common(
-    document_number: str, nationality: str, birth_date: DateLike, sex: str,
+    document_number: str,
+    nationality: str,
+    birth_date: DateLike,
+    sex: str,
     expiry_date: DateLike,
 ) -> str:
     number = _pad(document_number, 9, "document number")
     birth, expiry = _date(birth_date), _date(expiry_date)
-    return (number + _cd(number) + _pad(nationality, 3, "nationality") + birth + _cd(birth)
-            + _sex(sex) + expiry + _cd(expiry))
+    return (
+        number
+        + _cd(number)
+        + _pad(nationality, 3, "nationality")
+        + birth
+        + _cd(birth)
+        + _sex(sex)
+        + expiry
+        + _cd(expiry)
+    )
 
 
 def build_td2(
@@ -135,8 +153,7 @@ def build_td2(
     line2 = _line2_common("", nationality, birth_date, sex, expiry_date)
     line2 = number + line2[10:] + optional
     composite = line2[0:10] + line2[13:20] + line2[21:35]
-    return [_head(document_code, issuer) + _names(surname, given_names, 31),
-            line2 + _cd(composite)]
+    return [_head(document_code, issuer) + _names(surname, given_names, 31), line2 + _cd(composite)]
 
 
 def build_td3(
@@ -160,20 +177,29 @@ def build_td3(
     line2 = _line2_common(document_number, nationality, birth_date, sex, expiry_date)
     line2 += personal + personal_cd
     composite = line2[0:10] + line2[13:20] + line2[21:43]
-    return [_head(document_code, issuer) + _names(surname, given_names, 39),
-            line2 + _cd(composite)]
+    return [_head(document_code, issuer) + _names(surname, given_names, 39), line2 + _cd(composite)]
 
 
 def _visa(
-    width: int, document_code: str, issuer: str, surname: str, given_names: str,
-    document_number: str, nationality: str, birth_date: DateLike, sex: str,
-    expiry_date: DateLike, optional_data: str,
+    width: int,
+    document_code: str,
+    issuer: str,
+    surname: str,
+    given_names: str,
+    document_number: str,
+    nationality: str,
+    birth_date: DateLike,
+    sex: str,
+    expiry_date: DateLike,
+    optional_data: str,
 ) -> list[str]:
     """Both visa formats: names fill line 1 after the 5-character head, optional data
     fills line 2 after its 28 fixed characters."""
     line2 = _line2_common(document_number, nationality, birth_date, sex, expiry_date)
-    return [_head(document_code, issuer) + _names(surname, given_names, width - 5),
-            line2 + _pad(optional_data, width - 28, "optional data")]
+    return [
+        _head(document_code, issuer) + _names(surname, given_names, width - 5),
+        line2 + _pad(optional_data, width - 28, "optional data"),
+    ]
 
 
 def build_mrva(
@@ -190,8 +216,19 @@ def build_mrva(
     optional_data: str = "6ZE184226B",
 ) -> list[str]:
     """MRV-A visa, 2 x 44, no composite check digit."""
-    return _visa(44, document_code, issuer, surname, given_names, document_number,
-                 nationality, birth_date, sex, expiry_date, optional_data)
+    return _visa(
+        44,
+        document_code,
+        issuer,
+        surname,
+        given_names,
+        document_number,
+        nationality,
+        birth_date,
+        sex,
+        expiry_date,
+        optional_data,
+    )
 
 
 def build_mrvb(
@@ -208,8 +245,19 @@ def build_mrvb(
     optional_data: str = "",
 ) -> list[str]:
     """MRV-B visa, 2 x 36, no composite check digit."""
-    return _visa(36, document_code, issuer, surname, given_names, document_number,
-                 nationality, birth_date, sex, expiry_date, optional_data)
+    return _visa(
+        36,
+        document_code,
+        issuer,
+        surname,
+        given_names,
+        document_number,
+        nationality,
+        birth_date,
+        sex,
+        expiry_date,
+        optional_data,
+    )
 
 
 def build_fr_cni(

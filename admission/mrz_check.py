@@ -44,8 +44,17 @@ from admission.mrz_layout import CheckSpec, Kind, Layout, MrzFormat
 MRZ_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789<")
 _WEIGHTS = (7, 3, 1)
 
-LETTER_TO_DIGIT = {"O": "0", "D": "0", "Q": "0", "I": "1", "L": "1", "Z": "2", "S": "5",
-                   "G": "6", "B": "8"}
+LETTER_TO_DIGIT = {
+    "O": "0",
+    "D": "0",
+    "Q": "0",
+    "I": "1",
+    "L": "1",
+    "Z": "2",
+    "S": "5",
+    "G": "6",
+    "B": "8",
+}
 DIGIT_TO_LETTER = {"0": "O", "1": "I", "2": "Z", "5": "S", "6": "G", "8": "B"}
 _ALNUM_CLASSES = ("0ODQ", "1I", "2Z", "5S", "8B")
 ALNUM_ALTERNATIVES: dict[str, str] = {
@@ -88,8 +97,13 @@ class Correction:
     field: str
 
     def to_json(self) -> dict[str, object]:
-        return {"line": self.line, "column": self.column, "found": self.found,
-                "corrected": self.corrected, "field": self.field}
+        return {
+            "line": self.line,
+            "column": self.column,
+            "found": self.found,
+            "corrected": self.corrected,
+            "field": self.field,
+        }
 
 
 def effective_checks(layout: Layout, grid: GridView) -> tuple[CheckSpec, ...]:
@@ -101,8 +115,9 @@ def effective_checks(layout: Layout, grid: GridView) -> tuple[CheckSpec, ...]:
     """
     if layout.format not in (MrzFormat.TD1, MrzFormat.TD2):
         return layout.checks
-    line, col, opt_start, opt_end = (0, 14, 15, 30) if layout.format is MrzFormat.TD1 \
-        else (1, 9, 28, 35)
+    line, col, opt_start, opt_end = (
+        (0, 14, 15, 30) if layout.format is MrzFormat.TD1 else (1, 9, 28, 35)
+    )
     if grid[line][col] != "<":
         return layout.checks
     row = grid[line]
@@ -111,8 +126,9 @@ def effective_checks(layout: Layout, grid: GridView) -> tuple[CheckSpec, ...]:
         end += 1
     if end - opt_start < 2:  # no extra character + check digit: malformed
         return layout.checks
-    doc = CheckSpec("CHECK_DOCUMENT_NUMBER", (line, end - 1),
-                    ((line, col - 9, col), (line, opt_start, end - 1)))
+    doc = CheckSpec(
+        "CHECK_DOCUMENT_NUMBER", (line, end - 1), ((line, col - 9, col), (line, opt_start, end - 1))
+    )
     return (doc, *(c for c in layout.checks if c.error != "CHECK_DOCUMENT_NUMBER"))
 
 
@@ -140,7 +156,8 @@ def _positions(layout: Layout, kinds: set[Kind]) -> Iterator[tuple[int, int, str
 def _covering(layout: Layout, grid: Grid, line: int, col: int) -> list[CheckSpec]:
     """Checks whose data or target include (line, col), narrowest first."""
     found = [
-        c for c in effective_checks(layout, grid)
+        c
+        for c in effective_checks(layout, grid)
         if c.target == (line, col) or any(ln == line and s <= col < e for ln, s, e in c.ranges)
     ]
     return sorted(found, key=lambda c: sum(e - s for _, s, e in c.ranges))
@@ -197,7 +214,8 @@ def correct(
     field_at = {(ln, col): name for ln, col, name, _ in _positions(layout, set(Kind))}
     corrections = [
         Correction(ln, col, original[ln][col], grid[ln][col], field_at.get((ln, col), ""))
-        for ln in range(len(grid)) for col in range(len(grid[ln]))
+        for ln in range(len(grid))
+        for col in range(len(grid[ln]))
         if grid[ln][col] != original[ln][col]
     ]
     return ["".join(row) for row in grid], corrections
@@ -207,8 +225,8 @@ def _apply_type_forced(layout: Layout, grid: Grid) -> None:
     """Changes the field type alone dictates (confirmed or undone by the caller)."""
     for spec in layout.fields:  # name fillers read as K
         if spec.kind is Kind.NAME:
-            fixed = _name_filler_fixes("".join(grid[spec.line][spec.start:spec.end]))
-            grid[spec.line][spec.start:spec.end] = list(fixed)
+            fixed = _name_filler_fixes("".join(grid[spec.line][spec.start : spec.end]))
+            grid[spec.line][spec.start : spec.end] = list(fixed)
     for ln, col, name, kind in _positions(layout, {Kind.DATE, Kind.CHECK, Kind.NAME, Kind.CODE}):
         if kind is Kind.CODE and col != 0:
             continue  # the second code character is the issuer's choice ("C1" in the USA)
@@ -219,10 +237,10 @@ def _apply_type_forced(layout: Layout, grid: Grid) -> None:
             grid[ln][col] = new
     for spec in layout.fields:  # a country code is corrected only as a whole
         if spec.kind is Kind.COUNTRY:
-            text = "".join(grid[spec.line][spec.start:spec.end])
+            text = "".join(grid[spec.line][spec.start : spec.end])
             fixed = "".join(DIGIT_TO_LETTER.get(ch, ch) for ch in text)
             if all(ch.isalpha() or ch == "<" for ch in fixed):
-                grid[spec.line][spec.start:spec.end] = list(fixed)
+                grid[spec.line][spec.start : spec.end] = list(fixed)
 
 
 def _single_substitution(layout: Layout, grid: Grid) -> Grid | None:

@@ -140,9 +140,7 @@ def _two_line(fmt: MrzFormat, length: int) -> Layout:
             F("optional_data_2", 1, 28, 35, K.ALNUM),
             F("composite_check", 1, 35, 36, K.CHECK),
         ]
-        checks.append(
-            CheckSpec("CHECK_COMPOSITE", (1, 35), ((1, 0, 10), (1, 13, 20), (1, 21, 35)))
-        )
+        checks.append(CheckSpec("CHECK_COMPOSITE", (1, 35), ((1, 0, 10), (1, 13, 20), (1, 21, 35))))
     return Layout(fmt, 2, length, tuple(fields), tuple(checks))
 
 

@@ -84,7 +84,11 @@ class BanList(Protocol):
     def active_bans(self, identity: IdentityKey, at: datetime) -> Sequence[Ban]: ...
 
     def add_ban(
-        self, identity: IdentityKey, reason: str, decided_by: str, at: datetime,
+        self,
+        identity: IdentityKey,
+        reason: str,
+        decided_by: str,
+        at: datetime,
         expires_at: datetime | None = None,
     ) -> Ban: ...
 
@@ -103,7 +107,11 @@ class AuditTrail(Protocol):
     """Append-only, hash-chained audit trail."""
 
     def append(
-        self, actor: str, action: str, subject: str, at: datetime,
+        self,
+        actor: str,
+        action: str,
+        subject: str,
+        at: datetime,
         details: dict[str, str] | None = None,
     ) -> int: ...
 

@@ -62,5 +62,6 @@ class PersonDetails:
 
 
 class InterdictionRegistry(Protocol):
-    def check(self, identity: IdentityKey, person: PersonDetails | None = None) -> (
-        RegistryAnswer): ...
+    def check(
+        self, identity: IdentityKey, person: PersonDetails | None = None
+    ) -> RegistryAnswer: ...

@@ -59,8 +59,7 @@ class RegistryPolicy:
         self._replica = replica
         self._settings = settings or RegistryPolicySettings()
 
-    def check(self, identity: IdentityKey, person: PersonDetails | None = None) -> (
-            RegistryAnswer):
+    def check(self, identity: IdentityKey, person: PersonDetails | None = None) -> RegistryAnswer:
         fallback_error = ""
         if self._online is not None:
             online = self._guard(self._online, identity, RegistrySource.ONLINE, person)
@@ -101,7 +100,9 @@ class RegistryPolicy:
 
     @staticmethod
     def _guard(
-        registry: InterdictionRegistry, identity: IdentityKey, source: RegistrySource,
+        registry: InterdictionRegistry,
+        identity: IdentityKey,
+        source: RegistrySource,
         person: PersonDetails | None = None,
     ) -> RegistryAnswer:
         """An adapter that raises must not turn into an ADMIT: it becomes UNVERIFIABLE."""

@@ -211,8 +211,9 @@ def _parse_structured(first: bytes, rest: Iterable[bytes], local_salt: bytes) ->
             try:  # the hot path of a 1,000,000-line file: hex digest + newline
                 append(unhex(raw[:64])[:DIGEST_BYTES])
             except binascii.Error:
-                raise SnapshotError("SNAPSHOT_MALFORMED_LINE", "not a sha256 hex digest",
-                                    lineno) from None
+                raise SnapshotError(
+                    "SNAPSHOT_MALFORMED_LINE", "not a sha256 hex digest", lineno
+                ) from None
             update(raw)
             continue
         if not raw.endswith(b"\n"):  # every structured line ends with a newline

@@ -32,37 +32,72 @@ class Setting:
 
 
 DECLARED: tuple[Setting, ...] = (
-    Setting("casino.id", "CAS01", str, "Short casino id (1-8 A-Z/0-9), printed in card codes",
-            pattern=r"[A-Z0-9]{1,8}"),
+    Setting(
+        "casino.id",
+        "CAS01",
+        str,
+        "Short casino id (1-8 A-Z/0-9), printed in card codes",
+        pattern=r"[A-Z0-9]{1,8}",
+    ),
     Setting("casino.name", "Casino de demostración", str, "Name on cards and leaflets"),
     Setting("casino.address", "", str, "Address on the leaflet"),
     Setting("desk.id", "DESK1", str, "This admission desk (several desks share one file, R17)"),
-    Setting("admission.unverifiable", "DENY", str,
-            "Outcome when the RIAJ cannot be checked (fail closed)", ("DENY", "SUPERVISOR")),
-    Setting("admission.stop_last_hour", False, bool,
-            "Stop new admissions in the last hour before closing (art. 21.4)"),
-    Setting("hours", {}, dict,
-            "Opening hours per day type (art. 27), e.g. {\"sat\": \"20:00-05:00\", "
-            "\"mon\": \"closed\"}; empty = no hour limits until the director sets them"),
+    Setting(
+        "admission.unverifiable",
+        "DENY",
+        str,
+        "Outcome when the RIAJ cannot be checked (fail closed)",
+        ("DENY", "SUPERVISOR"),
+    ),
+    Setting(
+        "admission.stop_last_hour",
+        False,
+        bool,
+        "Stop new admissions in the last hour before closing (art. 21.4)",
+    ),
+    Setting(
+        "hours",
+        {},
+        dict,
+        'Opening hours per day type (art. 27), e.g. {"sat": "20:00-05:00", '
+        '"mon": "closed"}; empty = no hour limits until the director sets them',
+    ),
     Setting("holidays", [], list, "Public holidays (YYYY-MM-DD)"),
-    Setting("cards.types", [dict(t) for t in DEFAULT_CARD_TYPES], list,
-            "Card types and prices in cents (art. 23.2-3)"),
+    Setting(
+        "cards.types",
+        [dict(t) for t in DEFAULT_CARD_TYPES],
+        list,
+        "Card types and prices in cents (art. 23.2-3)",
+    ),
     Setting("cards.default", "DAY", str, "Card type offered by default"),
-    Setting("registry.max_replica_age_hours", 24, int,
-            "A replica older than this is not used (UNVERIFIABLE)"),
+    Setting(
+        "registry.max_replica_age_hours",
+        24,
+        int,
+        "A replica older than this is not used (UNVERIFIABLE)",
+    ),
     Setting("registry.online_url", "", str, "RIAJ verification endpoint; empty = replica only"),
     Setting("registry.timeout_seconds", 5, int, "Online check timeout"),
     Setting("registry.sync_minutes", 15, int, "Change-feed pull period"),
-    Setting("registry.public_key", "", str,
-            "Snapshot signature Ed25519 public key (hex, base64 or PEM); empty = none"),
+    Setting(
+        "registry.public_key",
+        "",
+        str,
+        "Snapshot signature Ed25519 public key (hex, base64 or PEM); empty = none",
+    ),
     Setting("registry.ca_file", "", str, "CA bundle of the RIAJ endpoint; empty = system"),
     Setting("registry.client_cert", "", str, "Client certificate (PEM) granted by the regulator"),
-    Setting("registry.client_key", "", str,
-            "Client private key (PEM, passphrase-protected; passphrase in the OS keyring)"),
+    Setting(
+        "registry.client_key",
+        "",
+        str,
+        "Client private key (PEM, passphrase-protected; passphrase in the OS keyring)",
+    ),
     Setting("registry.username", "", str, "RIAJ user name (its password is in the OS keyring)"),
     Setting("registry.max_attempts", 3, int, "Attempts per online check (bounded retries)"),
-    Setting("printer.backend", "pdf-folder", str, "How cards are printed",
-            ("cups", "qt", "pdf-folder")),
+    Setting(
+        "printer.backend", "pdf-folder", str, "How cards are printed", ("cups", "qt", "pdf-folder")
+    ),
     Setting("printer.card", "", str, "Card printer queue"),
     Setting("printer.receipt", "", str, "Receipt / voucher printer queue"),
     Setting("card.logo", "", str, "Path of the casino logo image"),
@@ -72,20 +107,44 @@ DECLARED: tuple[Setting, ...] = (
     Setting("card.accent_colour", "", str, "Colour of exceptional/special marks"),
     Setting("card.font", "", str, "TrueType font for card text; empty = bundled DejaVu Sans"),
     Setting("card.font_bold", "", str, "Bold TrueType font; empty = bundled DejaVu Sans Bold"),
-    Setting("card.signature_caption", "El director de juegos", str,
-            "Caption under the director's signature or seal"),
+    Setting(
+        "card.signature_caption",
+        "El director de juegos",
+        str,
+        "Caption under the director's signature or seal",
+    ),
     Setting("printer.leaflet", "", str, "Printer queue for the A5 desk leaflet (art. 25)"),
-    Setting("printer.pdf_folder", "", str,
-            "Folder of the PDF-folder printer; empty = the data folder's cards/"),
+    Setting(
+        "printer.pdf_folder",
+        "",
+        str,
+        "Folder of the PDF-folder printer; empty = the data folder's cards/",
+    ),
     Setting("printer.job_timeout_seconds", 60, int, "How long a print job is followed"),
-    Setting("leaflet.games", ["Ruleta francesa", "Ruleta americana", "Black Jack",
-                              "Punto y Banca", "Póker"], list, "Games offered (art. 25)"),
-    Setting("leaflet.bet_limits", [], list,
-            "Bet limits per game: [{game, min_cents, max_cents}] (art. 25)"),
-    Setting("leaflet.exchange", "Cambio de moneda disponible en caja.", str,
-            "Currency exchange information (art. 25)"),
-    Setting("leaflet.regulation_path", "", str,
-            "Text of the regulation at the desk; empty = the bundled Decreto 58/2006"),
+    Setting(
+        "leaflet.games",
+        ["Ruleta francesa", "Ruleta americana", "Black Jack", "Punto y Banca", "Póker"],
+        list,
+        "Games offered (art. 25)",
+    ),
+    Setting(
+        "leaflet.bet_limits",
+        [],
+        list,
+        "Bet limits per game: [{game, min_cents, max_cents}] (art. 25)",
+    ),
+    Setting(
+        "leaflet.exchange",
+        "Cambio de moneda disponible en caja.",
+        str,
+        "Currency exchange information (art. 25)",
+    ),
+    Setting(
+        "leaflet.regulation_path",
+        "",
+        str,
+        "Text of the regulation at the desk; empty = the bundled Decreto 58/2006",
+    ),
     Setting("camera.device", "0", str, "Camera index or device path"),
     Setting("scanner.serial_port", "", str, "Serial port of the document reader"),
     Setting("barcode.decoder", "zxing", str, "Barcode decoder", ("zxing", "zbar")),
@@ -114,13 +173,12 @@ class Settings:
         setting = BY_KEY.get(key)
         if setting is None:
             raise ConfigError(f"unknown setting {key}", code="UNKNOWN_SETTING")
-        if not isinstance(value, setting.type) or (
-            setting.type is int and isinstance(value, bool)
-        ):
+        if not isinstance(value, setting.type) or (setting.type is int and isinstance(value, bool)):
             raise ConfigError(f"setting {key} has the wrong type", code="SETTING_BAD_TYPE")
         if setting.choices and value not in setting.choices:
-            raise ConfigError(f"setting {key} must be one of {setting.choices}",
-                              code="SETTING_BAD_CHOICE")
+            raise ConfigError(
+                f"setting {key} must be one of {setting.choices}", code="SETTING_BAD_CHOICE"
+            )
         if setting.pattern and not re.fullmatch(setting.pattern, value):
             raise ConfigError(f"setting {key} has a bad format", code="SETTING_BAD_FORMAT")
         self._values[key] = value
@@ -139,8 +197,9 @@ class Settings:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-            raise ConfigError(f"settings file unreadable: {exc.__class__.__name__}",
-                              code="SETTINGS_UNREADABLE") from None
+            raise ConfigError(
+                f"settings file unreadable: {exc.__class__.__name__}", code="SETTINGS_UNREADABLE"
+            ) from None
         if not isinstance(data, dict):
             raise ConfigError("settings file must hold an object", code="SETTINGS_UNREADABLE")
         version = data.pop("version", 1)

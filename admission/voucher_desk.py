@@ -25,32 +25,52 @@ class VoucherIssue:
     refusal: AdmissionResult | None = None
 
 
-def issue_voucher(desk: AdmissionDesk, book: VoucherBook, clock: Clock,
-                  document: DeskDocument, *, operator: str,
-                  card_type: str | None = None) -> VoucherIssue:
+def issue_voucher(
+    desk: AdmissionDesk,
+    book: VoucherBook,
+    clock: Clock,
+    document: DeskDocument,
+    *,
+    operator: str,
+    card_type: str | None = None,
+) -> VoucherIssue:
     evaluation = desk.evaluate(document)
     if evaluation.verdict.outcome is not Outcome.ADMIT:
         refusal = desk.record(evaluation, operator=operator)
         return VoucherIssue(evaluation, None, refusal)
     kind = desk.config.catalogue.get(card_type)
-    voucher = book.issue_voucher(NewVoucher(
-        issued_at=clock.now(), desk_id=desk.config.desk_id, operator=operator,
-        holder_name=f"{document.given_names} {document.surname}".strip(),
-        document_type=str(document.doc_type),
-        document_number=document.id_number or document.document_number,
-        card_type=kind.code, price_cents=kind.price_cents))
+    voucher = book.issue_voucher(
+        NewVoucher(
+            issued_at=clock.now(),
+            desk_id=desk.config.desk_id,
+            operator=operator,
+            holder_name=f"{document.given_names} {document.surname}".strip(),
+            document_type=str(document.doc_type),
+            document_number=document.id_number or document.document_number,
+            card_type=kind.code,
+            price_cents=kind.price_cents,
+        )
+    )
     return VoucherIssue(evaluation, voucher)
 
 
-def exchange_voucher(desk: AdmissionDesk, book: VoucherBook, clock: Clock, number: int,
-                     document: DeskDocument, *, operator: str) -> AdmissionResult:
+def exchange_voucher(
+    desk: AdmissionDesk,
+    book: VoucherBook,
+    clock: Clock,
+    number: int,
+    document: DeskDocument,
+    *,
+    operator: str,
+) -> AdmissionResult:
     """Formalise the card for voucher ``number`` with the deposited ``document``."""
     voucher = book.voucher(number)
     if voucher is None or voucher.status is not VoucherStatus.OPEN:
         raise NotFoundError("no open voucher with that number", code="VOUCHER_NOT_OPEN")
     if (document.id_number or document.document_number) != voucher.document_number:
-        raise InvalidStateError("this is not the deposited document",
-                                code="VOUCHER_DOCUMENT_MISMATCH")
+        raise InvalidStateError(
+            "this is not the deposited document", code="VOUCHER_DOCUMENT_MISMATCH"
+        )
     result = desk.admit(document, operator=operator, card_type=voucher.card_type)
     if result.card is None:
         # The checks changed since the voucher (e.g. listed meanwhile): no card; the

@@ -63,17 +63,23 @@ class NewVoucher:
         if isinstance(self.price_cents, bool) or self.price_cents < 0:
             raise InvalidStateError("price cannot be negative", code="VOUCHER_BAD_PRICE")
         if not clean_text(self.document_number, MAX_DOCUMENT):
-            raise InvalidStateError("the deposited document is required",
-                                    code="VOUCHER_NO_DOCUMENT")
+            raise InvalidStateError(
+                "the deposited document is required", code="VOUCHER_NO_DOCUMENT"
+            )
 
     def numbered(self, number: int) -> Voucher:
         return Voucher(
-            number=number, issued_at=self.issued_at, desk_id=self.desk_id,
-            operator=self.operator, holder_name=clean_text(self.holder_name, MAX_NAME),
+            number=number,
+            issued_at=self.issued_at,
+            desk_id=self.desk_id,
+            operator=self.operator,
+            holder_name=clean_text(self.holder_name, MAX_NAME),
             document_type=clean_text(self.document_type, 24),
             document_number=clean_text(self.document_number, MAX_DOCUMENT),
-            card_type=self.card_type, price_cents=self.price_cents,
-            status=VoucherStatus.OPEN)
+            card_type=self.card_type,
+            price_cents=self.price_cents,
+            status=VoucherStatus.OPEN,
+        )
 
     def __repr__(self) -> str:
         return f"NewVoucher(desk={self.desk_id!r}, price_cents={self.price_cents})"
@@ -105,8 +111,7 @@ def exchange(voucher: Voucher, card_number: int, at: datetime) -> Voucher:
         raise InvalidStateError("voucher already closed", code="VOUCHER_CLOSED")
     if card_number < 1:
         raise InvalidStateError("bad card number", code="VOUCHER_BAD_CARD")
-    return replace(voucher, status=VoucherStatus.EXCHANGED, card_number=card_number,
-                   closed_at=at)
+    return replace(voucher, status=VoucherStatus.EXCHANGED, card_number=card_number, closed_at=at)
 
 
 def cancel(voucher: Voucher, reason: str, at: datetime) -> Voucher:
@@ -122,9 +127,10 @@ def cancel(voucher: Voucher, reason: str, at: datetime) -> Voucher:
 def open_at_closing(vouchers: Iterable[Voucher], closing: datetime) -> list[Voucher]:
     """Vouchers issued before ``closing`` and still not exchanged, oldest first: the
     list the desk reviews at closing time (documents still held, money still owed a card)."""
-    return sorted((v for v in vouchers
-                   if v.status is VoucherStatus.OPEN and v.issued_at < closing),
-                  key=lambda v: v.number)
+    return sorted(
+        (v for v in vouchers if v.status is VoucherStatus.OPEN and v.issued_at < closing),
+        key=lambda v: v.number,
+    )
 
 
 class VoucherBook(Protocol):
@@ -178,5 +184,6 @@ def voucher_view(voucher: Voucher, *, casino_name: str, card_type_label: str) ->
         ("Tarjeta", clean_text(card_type_label, 64)),
         ("Puesto", clean_text(voucher.desk_id, 16)),
     )
-    return VoucherView(voucher.number, clean_text(casino_name, 64), VOUCHER_TITLE, lines,
-                       VOUCHER_NOTICE)
+    return VoucherView(
+        voucher.number, clean_text(casino_name, 64), VOUCHER_TITLE, lines, VOUCHER_NOTICE
+    )

@@ -15,8 +15,12 @@ if TYPE_CHECKING:
 
 __all__ = ["DbKey", "FakeStore", "SqlCipherStore", "resolve_key"]
 
-_HOMES = {"DbKey": "db.keys", "resolve_key": "db.keys", "FakeStore": "db.fake",
-          "SqlCipherStore": "db.store"}
+_HOMES = {
+    "DbKey": "db.keys",
+    "resolve_key": "db.keys",
+    "FakeStore": "db.fake",
+    "SqlCipherStore": "db.store",
+}
 
 
 def __getattr__(name: str) -> Any:

@@ -24,7 +24,11 @@ SUBJECT_SECRET = "audit_subject"
 
 class AuditMixin(StoreBase):
     def append(
-        self, actor: str, action: str, subject: str, at: datetime,
+        self,
+        actor: str,
+        action: str,
+        subject: str,
+        at: datetime,
         details: dict[str, str] | None = None,
     ) -> int:
         """Append one entry in its own transaction; returns its ``seq``."""
@@ -32,8 +36,13 @@ class AuditMixin(StoreBase):
             return self._audit(conn, actor, action, subject, at, details)
 
     def _audit(
-        self, conn: sqlite3.Connection, actor: str, action: str, subject: str,
-        at: datetime, details: dict[str, str] | None = None,
+        self,
+        conn: sqlite3.Connection,
+        actor: str,
+        action: str,
+        subject: str,
+        at: datetime,
+        details: dict[str, str] | None = None,
     ) -> int:
         """Append inside the caller's transaction (so the entry and the act commit together)."""
         seq = conn.execute(
@@ -46,23 +55,33 @@ class AuditMixin(StoreBase):
         conn.execute(
             "INSERT INTO audit (seq, at, actor, action, subject, details, prev_digest, digest) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (seq, stamp, actor, action, subject, text, prev,
-             digest(prev, seq, stamp, actor, action, subject, text)),
+            (
+                seq,
+                stamp,
+                actor,
+                action,
+                subject,
+                text,
+                prev,
+                digest(prev, seq, stamp, actor, action, subject, text),
+            ),
         )
         return int(seq)
 
     def verify(self) -> AuditCheck:
         """Walk the whole chain (streamed) and compare its length with the counter."""
         with self._read() as conn:
-            expected = conn.execute("SELECT next - 1 FROM counters WHERE name = 'audit'"
-                                    ).fetchone()[0]
+            expected = conn.execute(
+                "SELECT next - 1 FROM counters WHERE name = 'audit'"
+            ).fetchone()[0]
             return verify_chain(self._chain_rows(conn), expected_count=int(expected))
 
     @staticmethod
     def _chain_rows(conn: sqlite3.Connection) -> Iterator[ChainRow]:
         cursor = conn.execute(
             "SELECT seq, at, actor, action, subject, details, prev_digest, digest "
-            "FROM audit ORDER BY seq")
+            "FROM audit ORDER BY seq"
+        )
         for row in cursor:
             yield ChainRow(*row)
 
@@ -71,7 +90,9 @@ class AuditMixin(StoreBase):
         with self._read() as conn:
             rows = conn.execute(
                 "SELECT seq, at, actor, action, subject, details, digest FROM audit "
-                "WHERE seq > ? ORDER BY seq LIMIT ?", (since_seq, limit)).fetchall()
+                "WHERE seq > ? ORDER BY seq LIMIT ?",
+                (since_seq, limit),
+            ).fetchall()
         return [
             AuditEntry(seq, codec.parse_ts(at), actor, action, subject, json.loads(details), dig)
             for seq, at, actor, action, subject, details, dig in rows
@@ -88,8 +109,9 @@ class AuditMixin(StoreBase):
     def _secret_in(conn: sqlite3.Connection, name: str) -> bytes:
         """Inside the caller's transaction: read the secret, creating it if absent."""
         key = f"secret:{name}"
-        conn.execute("INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)",
-                     (key, os.urandom(32)))
+        conn.execute(
+            "INSERT OR IGNORE INTO settings (key, value) VALUES (?, ?)", (key, os.urandom(32))
+        )
         value = conn.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
         return bytes(value[0])
 
@@ -104,8 +126,11 @@ class AuditMixin(StoreBase):
         if key.startswith("secret:"):
             raise ValueError("secrets are created by secret()")
         with self._tx() as conn:
-            conn.execute("INSERT INTO settings (key, value) VALUES (?, ?) "
-                         "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (key, value))
+            conn.execute(
+                "INSERT INTO settings (key, value) VALUES (?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (key, value),
+            )
 
     def keyed_hash(self, text: str) -> str:
         """``hmac:`` + 16 hex of HMAC-SHA256 under a per-file secret: lets the audit name a
@@ -114,6 +139,5 @@ class AuditMixin(StoreBase):
             return self._keyed_hash_in(conn, text)
 
     def _keyed_hash_in(self, conn: sqlite3.Connection, text: str) -> str:
-        mac = hmac.new(self._secret_in(conn, SUBJECT_SECRET), text.encode("utf-8"),
-                       hashlib.sha256)
+        mac = hmac.new(self._secret_in(conn, SUBJECT_SECRET), text.encode("utf-8"), hashlib.sha256)
         return "hmac:" + mac.hexdigest()[:16]

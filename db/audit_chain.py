@@ -35,10 +35,12 @@ def canonical_details(details: dict[str, str] | None) -> str:
     return json.dumps(clean, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
-def digest(prev: str, seq: int, at: str, actor: str, action: str, subject: str,
-           details: str) -> str:
-    content = json.dumps([prev, seq, at, actor, action, subject, details],
-                         ensure_ascii=False, separators=(",", ":"))
+def digest(
+    prev: str, seq: int, at: str, actor: str, action: str, subject: str, details: str
+) -> str:
+    content = json.dumps(
+        [prev, seq, at, actor, action, subject, details], ensure_ascii=False, separators=(",", ":")
+    )
     return hashlib.sha256(content.encode("utf-8")).hexdigest()
 
 
@@ -52,8 +54,7 @@ def verify_chain(rows: Iterable[ChainRow], expected_count: int | None = None) ->
             return AuditCheck(False, count - 1, row.seq, "SEQUENCE_GAP")
         if row.prev_digest != prev:
             return AuditCheck(False, count - 1, row.seq, "CHAIN_BROKEN")
-        expected = digest(prev, row.seq, row.at, row.actor, row.action, row.subject,
-                          row.details)
+        expected = digest(prev, row.seq, row.at, row.actor, row.action, row.subject, row.details)
         if row.digest != expected:
             return AuditCheck(False, count - 1, row.seq, "DIGEST_MISMATCH")
         prev = row.digest

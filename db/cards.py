@@ -12,26 +12,50 @@ from admission.records import CardRecord, CardStatus
 from db import codec
 from db.visitors import VisitorsMixin
 
-CARD_COLUMNS = ("number, file_number, visit_id, card_type, price_cents, issued_at, valid_from, "
-                "valid_until, status, exceptional, private_rooms, authorised_by, print_count, "
-                "void_reason")
+CARD_COLUMNS = (
+    "number, file_number, visit_id, card_type, price_cents, issued_at, valid_from, "
+    "valid_until, status, exceptional, private_rooms, authorised_by, print_count, "
+    "void_reason"
+)
 
 
 def card_from_row(row: Any) -> CardRecord:
-    (number, fn, visit_id, card_type, price, issued, v_from, v_until, status, exceptional,
-     private, authorised, prints, void_reason) = row
+    (
+        number,
+        fn,
+        visit_id,
+        card_type,
+        price,
+        issued,
+        v_from,
+        v_until,
+        status,
+        exceptional,
+        private,
+        authorised,
+        prints,
+        void_reason,
+    ) = row
     valid_from = codec.parse_day(str(v_from))
     valid_until = codec.parse_day(str(v_until))
     assert valid_from is not None and valid_until is not None
     return CardRecord(
-        number=int(str(number)), file_number=int(str(fn)),
+        number=int(str(number)),
+        file_number=int(str(fn)),
         # 0 once retention erased the visit of a card that is still valid
         visit_id=0 if visit_id is None else int(str(visit_id)),
-        card_type=str(card_type), price_cents=int(str(price)),
-        issued_at=codec.parse_ts(str(issued)), valid_from=valid_from, valid_until=valid_until,
-        status=CardStatus(str(status)), exceptional=bool(exceptional),
-        private_rooms=bool(private), authorised_by=str(authorised),
-        print_count=int(str(prints)), void_reason=str(void_reason))
+        card_type=str(card_type),
+        price_cents=int(str(price)),
+        issued_at=codec.parse_ts(str(issued)),
+        valid_from=valid_from,
+        valid_until=valid_until,
+        status=CardStatus(str(status)),
+        exceptional=bool(exceptional),
+        private_rooms=bool(private),
+        authorised_by=str(authorised),
+        print_count=int(str(prints)),
+        void_reason=str(void_reason),
+    )
 
 
 def _require_reason(reason: str) -> None:
@@ -42,40 +66,56 @@ def _require_reason(reason: str) -> None:
 class CardsMixin(VisitorsMixin):
     def card(self, number: int) -> CardRecord | None:
         with self._read() as conn:
-            row = conn.execute(f"SELECT {CARD_COLUMNS} FROM cards WHERE number = ?",
-                               (number,)).fetchone()
+            row = conn.execute(
+                f"SELECT {CARD_COLUMNS} FROM cards WHERE number = ?", (number,)
+            ).fetchone()
         return None if row is None else card_from_row(row)
 
     def card_events(self, number: int) -> list[tuple[datetime, str, str, str]]:
         """(at, kind, reason, actor) of one card, oldest first."""
         with self._read() as conn:
-            rows = conn.execute("SELECT at, kind, reason, actor FROM card_events "
-                                "WHERE card_number = ? ORDER BY event_id", (number,)).fetchall()
+            rows = conn.execute(
+                "SELECT at, kind, reason, actor FROM card_events "
+                "WHERE card_number = ? ORDER BY event_id",
+                (number,),
+            ).fetchall()
         return [(codec.parse_ts(at), kind, reason, actor) for at, kind, reason, actor in rows]
 
     def last_card_number(self) -> int:
         """The highest number ever issued (0 when none), even if retention erased it."""
         with self._read() as conn:
-            return int(conn.execute("SELECT next - 1 FROM counters WHERE name = 'card'"
-                                    ).fetchone()[0])
+            return int(
+                conn.execute("SELECT next - 1 FROM counters WHERE name = 'card'").fetchone()[0]
+            )
 
     def mark_printed(self, number: int, at: datetime) -> None:
         """A successful print: ISSUED/PRINTED → PRINTED, print_count + 1."""
         with self._tx() as conn:
             self._status(conn, number)
-            conn.execute("UPDATE cards SET status = 'PRINTED', print_count = print_count + 1 "
-                         "WHERE number = ?", (number,))
-            conn.execute("INSERT INTO card_events (card_number, at, kind, reason, actor) "
-                         "VALUES (?, ?, 'PRINTED', '', '')", (number, codec.ts(at)))
+            conn.execute(
+                "UPDATE cards SET status = 'PRINTED', print_count = print_count + 1 "
+                "WHERE number = ?",
+                (number,),
+            )
+            conn.execute(
+                "INSERT INTO card_events (card_number, at, kind, reason, actor) "
+                "VALUES (?, ?, 'PRINTED', '', '')",
+                (number, codec.ts(at)),
+            )
 
     def void_card(self, number: int, reason: str, actor: str, at: datetime) -> None:
         _require_reason(reason)
         with self._tx() as conn:
             self._status(conn, number)
-            conn.execute("UPDATE cards SET status = 'VOIDED', void_reason = ? WHERE number = ?",
-                         (reason, number))
-            conn.execute("INSERT INTO card_events (card_number, at, kind, reason, actor) "
-                         "VALUES (?, ?, 'VOIDED', ?, ?)", (number, codec.ts(at), reason, actor))
+            conn.execute(
+                "UPDATE cards SET status = 'VOIDED', void_reason = ? WHERE number = ?",
+                (reason, number),
+            )
+            conn.execute(
+                "INSERT INTO card_events (card_number, at, kind, reason, actor) "
+                "VALUES (?, ?, 'VOIDED', ?, ?)",
+                (number, codec.ts(at), reason, actor),
+            )
             self._audit(conn, actor, "CARD_VOID", f"card:{number}", at)
 
     def record_reprint(self, number: int, reason: str, actor: str, at: datetime) -> None:
@@ -83,8 +123,11 @@ class CardsMixin(VisitorsMixin):
         _require_reason(reason)
         with self._tx() as conn:
             self._status(conn, number)
-            conn.execute("INSERT INTO card_events (card_number, at, kind, reason, actor) "
-                         "VALUES (?, ?, 'REPRINT', ?, ?)", (number, codec.ts(at), reason, actor))
+            conn.execute(
+                "INSERT INTO card_events (card_number, at, kind, reason, actor) "
+                "VALUES (?, ?, 'REPRINT', ?, ?)",
+                (number, codec.ts(at), reason, actor),
+            )
             self._audit(conn, actor, "CARD_REPRINT", f"card:{number}", at)
 
     @staticmethod

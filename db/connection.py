@@ -76,8 +76,12 @@ def connect_encrypted(path: Path, key: DbKey, *, create: bool) -> sqlite3.Connec
         os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
     target = str(path) if create else path.resolve().as_uri() + "?mode=rw"
     try:
-        conn = cast(sqlite3.Connection, sqlcipher3.connect(
-            target, uri=not create, isolation_level=None, check_same_thread=False))
+        conn = cast(
+            sqlite3.Connection,
+            sqlcipher3.connect(
+                target, uri=not create, isolation_level=None, check_same_thread=False
+            ),
+        )
     except DB_ERRORS as exc:
         raise StoreError(f"cannot open the visitor file: {exc}", code="OPEN_FAILED") from exc
     try:
@@ -125,7 +129,9 @@ def configure(conn: sqlite3.Connection) -> None:
 
 @contextmanager
 def immediate_transaction(
-    conn: sqlite3.Connection, *, busy: Callable[[BaseException], Exception],
+    conn: sqlite3.Connection,
+    *,
+    busy: Callable[[BaseException], Exception],
     failed: Callable[[BaseException], Exception],
 ) -> Iterator[sqlite3.Connection]:
     """``BEGIN IMMEDIATE`` ... ``COMMIT``, rolled back on any exception; database errors

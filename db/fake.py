@@ -95,10 +95,12 @@ class FakeStore:
     def _view(self, number: int) -> Visitor:
         """Visit dates derived like the real store: visits, else open card, else ban."""
         visitor = self._visitors[number]
-        dates = ([v.at for v in self._visits.values() if v.file_number == number]
-                 or [c.issued_at for c in self._cards.values() if c.file_number == number]
-                 or [b.created_at for b in self.bans(visitor.identity)]
-                 or [datetime(1970, 1, 1, tzinfo=UTC)])
+        dates = (
+            [v.at for v in self._visits.values() if v.file_number == number]
+            or [c.issued_at for c in self._cards.values() if c.file_number == number]
+            or [b.created_at for b in self.bans(visitor.identity)]
+            or [datetime(1970, 1, 1, tzinfo=UTC)]
+        )
         return replace(visitor, first_seen=min(dates), last_seen=max(dates))
 
     def search_visitors(self, text: str, limit: int = 50) -> Sequence[Visitor]:
@@ -106,20 +108,26 @@ class FakeStore:
         query = names.words(text)
         if not query or limit <= 0:
             return []
-        found = [self._view(v.file_number) for v in self._visitors.values()
-                 if names.matches(query, names.words(v.surname, v.given_names))]
+        found = [
+            self._view(v.file_number)
+            for v in self._visitors.values()
+            if names.matches(query, names.words(v.surname, v.given_names))
+        ]
         found.sort(key=lambda v: (names.search_name(v.surname, v.given_names), v.file_number))
         return found[:limit]
 
     def visits(self, file_number: int) -> Sequence[VisitRecord]:
         self._call("visits", file_number)
-        return sorted((v for v in self._visits.values() if v.file_number == file_number),
-                      key=lambda v: (v.at, v.visit_id))
+        return sorted(
+            (v for v in self._visits.values() if v.file_number == file_number),
+            key=lambda v: (v.at, v.visit_id),
+        )
 
     def observations(self, file_number: int) -> Sequence[Observation]:
         self._call("observations", file_number)
-        return sorted((o for o in self._observations if o.file_number == file_number),
-                      key=lambda o: o.at)
+        return sorted(
+            (o for o in self._observations if o.file_number == file_number), key=lambda o: o.at
+        )
 
     def add_observation(self, file_number: int, text: str, author: str, at: datetime) -> None:
         self._call("add_observation", file_number, text, author, at)
@@ -138,9 +146,15 @@ class FakeStore:
             self._next_file += 1
         previous = self._visitors.get(number)
         self._visitors[number] = Visitor(
-            number, entry.identity, entry.surname, entry.given_names,
+            number,
+            entry.identity,
+            entry.surname,
+            entry.given_names,
             entry.birth_date if entry.birth_date or previous is None else previous.birth_date,
-            entry.nationality, at, at)  # dates derived on read (_view)
+            entry.nationality,
+            at,
+            at,
+        )  # dates derived on read (_view)
         self._by_identity[entry.identity.text] = number
         # SQLite rowid semantics: max + 1 (only an empty table starts again at 1).
         visit_id = max(self._visits, default=0) + 1
@@ -150,17 +164,44 @@ class FakeStore:
             self._next_card += 1
             c = entry.card
             self._cards[card_number] = CardRecord(
-                card_number, number, visit_id, c.card_type, c.price_cents, at, c.valid_from,
-                c.valid_until, CardStatus.ISSUED, c.exceptional, c.private_rooms,
-                c.authorised_by, 0, "")
+                card_number,
+                number,
+                visit_id,
+                c.card_type,
+                c.price_cents,
+                at,
+                c.valid_from,
+                c.valid_until,
+                CardStatus.ISSUED,
+                c.exceptional,
+                c.private_rooms,
+                c.authorised_by,
+                0,
+                "",
+            )
             self._card_events[card_number] = []
             if c.exceptional:
-                self._audit(c.authorised_by, "EXCEPTIONAL_CARD", f"card:{card_number}", at,
-                            {"file": str(number), "card_type": c.card_type})
+                self._audit(
+                    c.authorised_by,
+                    "EXCEPTIONAL_CARD",
+                    f"card:{card_number}",
+                    at,
+                    {"file": str(number), "card_type": c.card_type},
+                )
         self._visits[visit_id] = VisitRecord(
-            visit_id, number, at, entry.desk_id, entry.operator, entry.verdict,
-            tuple(entry.reasons), entry.document_type, entry.document_number, entry.registry,
-            card_number, entry.official_capacity)
+            visit_id,
+            number,
+            at,
+            entry.desk_id,
+            entry.operator,
+            entry.verdict,
+            tuple(entry.reasons),
+            entry.document_type,
+            entry.document_number,
+            entry.registry,
+            card_number,
+            entry.official_capacity,
+        )
         return RecordedAdmission(number, visit_id, card_number, new)
 
     # -- CardBook -----------------------------------------------------------------------
@@ -186,8 +227,9 @@ class FakeStore:
     def mark_printed(self, number: int, at: datetime) -> None:
         self._call("mark_printed", number, at)
         card = self._live_card(number)
-        self._cards[number] = replace(card, status=CardStatus.PRINTED,
-                                      print_count=card.print_count + 1)
+        self._cards[number] = replace(
+            card, status=CardStatus.PRINTED, print_count=card.print_count + 1
+        )
         self._card_events[number].append((_utc(at), "PRINTED", "", ""))
 
     def void_card(self, number: int, reason: str, actor: str, at: datetime) -> None:
@@ -214,18 +256,35 @@ class FakeStore:
         self._call("active_bans", identity, at)
         return [b for b in self.bans(identity) if b.active_at(at)]
 
-    def add_ban(self, identity: IdentityKey, reason: str, decided_by: str, at: datetime,
-                expires_at: datetime | None = None) -> Ban:
+    def add_ban(
+        self,
+        identity: IdentityKey,
+        reason: str,
+        decided_by: str,
+        at: datetime,
+        expires_at: datetime | None = None,
+    ) -> Ban:
         self._call("add_ban", identity, reason, decided_by, at, expires_at)
         if not reason.strip():
             raise InvalidStateError("a ban needs a reason (art. 21.3)", code="REASON_REQUIRED")
         if expires_at is not None and expires_at <= at:
             raise InvalidStateError("a ban must expire after it starts", code="BAD_EXPIRY")
-        ban = Ban(max(self._bans, default=0) + 1, identity, reason, decided_by, _utc(at),
-                  None if expires_at is None else _utc(expires_at))
+        ban = Ban(
+            max(self._bans, default=0) + 1,
+            identity,
+            reason,
+            decided_by,
+            _utc(at),
+            None if expires_at is None else _utc(expires_at),
+        )
         self._bans[ban.ban_id] = ban
-        self._audit(decided_by, "BAN_ADD", f"ban:{ban.ban_id}", at,
-                    {"identity": self.keyed_hash(identity.text)})
+        self._audit(
+            decided_by,
+            "BAN_ADD",
+            f"ban:{ban.ban_id}",
+            at,
+            {"identity": self.keyed_hash(identity.text)},
+        )
         return ban
 
     def lift_ban(self, ban_id: int, reason: str, actor: str, at: datetime) -> None:
@@ -247,23 +306,50 @@ class FakeStore:
     def add_staff(self, member: StaffMember, actor: str, at: datetime) -> None:
         self._call("add_staff", member, actor, at)
         self._staff[member.identity.text] = member
-        self._audit(actor, "STAFF_SET", self.keyed_hash(member.identity.text), at,
-                    {"role": member.role.value, "active": str(int(member.active))})
+        self._audit(
+            actor,
+            "STAFF_SET",
+            self.keyed_hash(member.identity.text),
+            at,
+            {"role": member.role.value, "active": str(int(member.active))},
+        )
 
     # -- AuditTrail, settings ---------------------------------------------------------------
 
-    def append(self, actor: str, action: str, subject: str, at: datetime,
-               details: dict[str, str] | None = None) -> int:
+    def append(
+        self,
+        actor: str,
+        action: str,
+        subject: str,
+        at: datetime,
+        details: dict[str, str] | None = None,
+    ) -> int:
         self._call("append", actor, action, subject, at, details)
         return self._audit(actor, action, subject, at, details)
 
-    def _audit(self, actor: str, action: str, subject: str, at: datetime,
-               details: dict[str, str] | None = None) -> int:
+    def _audit(
+        self,
+        actor: str,
+        action: str,
+        subject: str,
+        at: datetime,
+        details: dict[str, str] | None = None,
+    ) -> int:
         seq = len(self.audit_rows) + 1
         prev = self.audit_rows[-1].digest if self.audit_rows else GENESIS
         stamp, text = codec.ts(at), canonical_details(details)
-        self.audit_rows.append(ChainRow(seq, stamp, actor, action, subject, text, prev,
-                                        digest(prev, seq, stamp, actor, action, subject, text)))
+        self.audit_rows.append(
+            ChainRow(
+                seq,
+                stamp,
+                actor,
+                action,
+                subject,
+                text,
+                prev,
+                digest(prev, seq, stamp, actor, action, subject, text),
+            )
+        )
         return seq
 
     def verify(self) -> AuditCheck:
@@ -273,9 +359,19 @@ class FakeStore:
     def audit_entries(self, since_seq: int = 0, limit: int = 1000) -> list[AuditEntry]:
         import json
 
-        return [AuditEntry(r.seq, codec.parse_ts(r.at), r.actor, r.action, r.subject,
-                           json.loads(r.details), r.digest)
-                for r in self.audit_rows if r.seq > since_seq][:limit]
+        return [
+            AuditEntry(
+                r.seq,
+                codec.parse_ts(r.at),
+                r.actor,
+                r.action,
+                r.subject,
+                json.loads(r.details),
+                r.digest,
+            )
+            for r in self.audit_rows
+            if r.seq > since_seq
+        ][:limit]
 
     def secret(self, name: str) -> bytes:
         return self._secrets.setdefault(name, os.urandom(32))
@@ -336,17 +432,27 @@ class FakeStore:
             del self._bans[ban_id]
         report = PurgeReport(cutoff, len(old), visitors, observations, cards)
         now = self._clock.now() if self._clock else datetime.now(UTC)
-        self._audit("retention", "PURGE", "visitor-file", now,
-                    {"cutoff": codec.ts(cutoff), "bans": str(len(ended_bans)),
-                     "visits": str(report.visits),
-                     "visitors": str(visitors), "observations": str(observations),
-                     "cards": str(cards)})
+        self._audit(
+            "retention",
+            "PURGE",
+            "visitor-file",
+            now,
+            {
+                "cutoff": codec.ts(cutoff),
+                "bans": str(len(ended_bans)),
+                "visits": str(report.visits),
+                "visitors": str(visitors),
+                "observations": str(observations),
+                "cards": str(cards),
+            },
+        )
         return report
 
 
 def _in_force(ban: Ban, cut: datetime) -> bool:
-    return ((ban.lifted_at is None or ban.lifted_at >= cut)
-            and (ban.expires_at is None or ban.expires_at >= cut))
+    return (ban.lifted_at is None or ban.lifted_at >= cut) and (
+        ban.expires_at is None or ban.expires_at >= cut
+    )
 
 
 def _require_reason(reason: str) -> None:

@@ -30,8 +30,9 @@ class DbKey:
 
     __slots__ = ("_passphrase", "_raw", "source")
 
-    def __init__(self, *, raw: bytes | None = None, passphrase: str | None = None,
-                 source: str = "") -> None:
+    def __init__(
+        self, *, raw: bytes | None = None, passphrase: str | None = None, source: str = ""
+    ) -> None:
         if (raw is None) == (passphrase is None):
             raise ValueError("give exactly one of raw or passphrase")
         if raw is not None and len(raw) != 32:

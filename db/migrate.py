@@ -113,8 +113,11 @@ def schema_dump(conn: sqlite3.Connection, exclude: tuple[str, ...] = ()) -> str:
         "SELECT type, name, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL "
         "AND name NOT LIKE 'sqlite_%' ORDER BY type, name"
     ).fetchall()
-    statements = [" ".join(_strip_comments(sql).split()) + ";" for _, name, table, sql in rows
-                  if not (name.startswith(exclude) or table.startswith(exclude))]
+    statements = [
+        " ".join(_strip_comments(sql).split()) + ";"
+        for _, name, table, sql in rows
+        if not (name.startswith(exclude) or table.startswith(exclude))
+    ]
     return "\n".join(statements) + "\n"
 
 

@@ -12,16 +12,21 @@ from admission.records import Ban, StaffMember, StaffRole
 from db import codec
 from db.cards import CardsMixin
 
-BAN_COLUMNS = ("ban_id, identity, reason, decided_by, created_at, expires_at, lifted_at, "
-               "lift_reason")
+BAN_COLUMNS = "ban_id, identity, reason, decided_by, created_at, expires_at, lifted_at, lift_reason"
 
 
 def ban_from_row(row: Any) -> Ban:
     ban_id, identity, reason, decided_by, created, expires, lifted, lift_reason = row
-    return Ban(int(str(ban_id)), IdentityKey.parse(str(identity)), str(reason), str(decided_by),
-               codec.parse_ts(str(created)),
-               None if expires is None else codec.parse_ts(str(expires)),
-               None if lifted is None else codec.parse_ts(str(lifted)), str(lift_reason))
+    return Ban(
+        int(str(ban_id)),
+        IdentityKey.parse(str(identity)),
+        str(reason),
+        str(decided_by),
+        codec.parse_ts(str(created)),
+        None if expires is None else codec.parse_ts(str(expires)),
+        None if lifted is None else codec.parse_ts(str(lifted)),
+        str(lift_reason),
+    )
 
 
 class PeopleMixin(CardsMixin):
@@ -31,12 +36,18 @@ class PeopleMixin(CardsMixin):
     def bans(self, identity: IdentityKey) -> Sequence[Ban]:
         """Every ban of this identity, lifted and expired ones included."""
         with self._read() as conn:
-            rows = conn.execute(f"SELECT {BAN_COLUMNS} FROM bans WHERE identity = ? "
-                                "ORDER BY ban_id", (identity.text,)).fetchall()
+            rows = conn.execute(
+                f"SELECT {BAN_COLUMNS} FROM bans WHERE identity = ? ORDER BY ban_id",
+                (identity.text,),
+            ).fetchall()
         return [ban_from_row(row) for row in rows]
 
     def add_ban(
-        self, identity: IdentityKey, reason: str, decided_by: str, at: datetime,
+        self,
+        identity: IdentityKey,
+        reason: str,
+        decided_by: str,
+        at: datetime,
         expires_at: datetime | None = None,
     ) -> Ban:
         if not reason.strip():
@@ -47,32 +58,53 @@ class PeopleMixin(CardsMixin):
             ban_id = conn.execute(
                 "INSERT INTO bans (identity, reason, decided_by, created_at, expires_at) "
                 "VALUES (?, ?, ?, ?, ?)",
-                (identity.text, reason, decided_by, codec.ts(at),
-                 None if expires_at is None else codec.ts(expires_at))).lastrowid
+                (
+                    identity.text,
+                    reason,
+                    decided_by,
+                    codec.ts(at),
+                    None if expires_at is None else codec.ts(expires_at),
+                ),
+            ).lastrowid
             assert ban_id is not None
-            self._audit(conn, decided_by, "BAN_ADD", f"ban:{ban_id}", at,
-                        {"identity": self._keyed_hash_in(conn, identity.text)})
-        return Ban(ban_id, identity, reason, decided_by, codec.parse_ts(codec.ts(at)),
-                   None if expires_at is None else codec.parse_ts(codec.ts(expires_at)))
+            self._audit(
+                conn,
+                decided_by,
+                "BAN_ADD",
+                f"ban:{ban_id}",
+                at,
+                {"identity": self._keyed_hash_in(conn, identity.text)},
+            )
+        return Ban(
+            ban_id,
+            identity,
+            reason,
+            decided_by,
+            codec.parse_ts(codec.ts(at)),
+            None if expires_at is None else codec.parse_ts(codec.ts(expires_at)),
+        )
 
     def lift_ban(self, ban_id: int, reason: str, actor: str, at: datetime) -> None:
         if not reason.strip():
             raise InvalidStateError("lifting a ban needs a reason", code="REASON_REQUIRED")
         with self._tx() as conn:
-            row = conn.execute("SELECT lifted_at FROM bans WHERE ban_id = ?",
-                               (ban_id,)).fetchone()
+            row = conn.execute("SELECT lifted_at FROM bans WHERE ban_id = ?", (ban_id,)).fetchone()
             if row is None:
                 raise NotFoundError("no such ban")
             if row[0] is not None:
                 raise InvalidStateError("the ban is already lifted", code="BAN_LIFTED")
-            conn.execute("UPDATE bans SET lifted_at = ?, lift_reason = ? WHERE ban_id = ?",
-                         (codec.ts(at), reason, ban_id))
+            conn.execute(
+                "UPDATE bans SET lifted_at = ?, lift_reason = ? WHERE ban_id = ?",
+                (codec.ts(at), reason, ban_id),
+            )
             self._audit(conn, actor, "BAN_LIFT", f"ban:{ban_id}", at)
 
     def staff_member(self, identity: IdentityKey) -> StaffMember | None:
         with self._read() as conn:
-            row = conn.execute("SELECT identity, name, role, active FROM staff "
-                               "WHERE identity = ?", (identity.text,)).fetchone()
+            row = conn.execute(
+                "SELECT identity, name, role, active FROM staff WHERE identity = ?",
+                (identity.text,),
+            ).fetchone()
         if row is None:
             return None
         return StaffMember(IdentityKey.parse(row[0]), row[1], StaffRole(row[2]), bool(row[3]))
@@ -84,6 +116,13 @@ class PeopleMixin(CardsMixin):
                 "INSERT INTO staff (identity, name, role, active) VALUES (?, ?, ?, ?) "
                 "ON CONFLICT (identity) DO UPDATE SET name = excluded.name, "
                 "role = excluded.role, active = excluded.active",
-                (member.identity.text, member.name, member.role.value, int(member.active)))
-            self._audit(conn, actor, "STAFF_SET", self._keyed_hash_in(conn, member.identity.text),
-                        at, {"role": member.role.value, "active": str(int(member.active))})
+                (member.identity.text, member.name, member.role.value, int(member.active)),
+            )
+            self._audit(
+                conn,
+                actor,
+                "STAFF_SET",
+                self._keyed_hash_in(conn, member.identity.text),
+                at,
+                {"role": member.role.value, "active": str(int(member.active))},
+            )

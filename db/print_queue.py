@@ -24,9 +24,11 @@ from db.cards import CARD_COLUMNS, card_from_row
 
 __all__ = ["SqlPrintQueue", "purge_vouchers"]
 
-_VOUCHER_COLUMNS = ("number, issued_at, desk_id, operator, holder_name, document_type, "
-                    "document_number, card_type, price_cents, status, card_number, closed_at, "
-                    "close_reason")
+_VOUCHER_COLUMNS = (
+    "number, issued_at, desk_id, operator, holder_name, document_type, "
+    "document_number, card_type, price_cents, status, card_number, closed_at, "
+    "close_reason"
+)
 
 
 class _Store(Protocol):
@@ -54,7 +56,9 @@ class SqlPrintQueue:
         with self._read() as conn:
             rows = conn.execute(
                 f"SELECT {CARD_COLUMNS} FROM cards WHERE status = 'ISSUED' "
-                "ORDER BY number DESC LIMIT ?", (limit,)).fetchall()
+                "ORDER BY number DESC LIMIT ?",
+                (limit,),
+            ).fetchall()
         return [card_from_row(row) for row in rows]
 
     # -- vouchers (art. 23.4) -------------------------------------------------------------
@@ -62,15 +66,26 @@ class SqlPrintQueue:
     def issue_voucher(self, new: NewVoucher) -> Voucher:
         """Record a voucher with the next gapless voucher number (own sequence)."""
         with self._tx() as conn:
-            number = int(conn.execute(
-                "SELECT COALESCE(MAX(number), 0) + 1 FROM vouchers").fetchone()[0])
+            number = int(
+                conn.execute("SELECT COALESCE(MAX(number), 0) + 1 FROM vouchers").fetchone()[0]
+            )
             voucher = new.numbered(number)
             conn.execute(
                 f"INSERT INTO vouchers ({_VOUCHER_COLUMNS}) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, '')",
-                (number, codec.ts(voucher.issued_at), voucher.desk_id, voucher.operator,
-                 voucher.holder_name, voucher.document_type, voucher.document_number,
-                 voucher.card_type, voucher.price_cents, voucher.status.value))
+                (
+                    number,
+                    codec.ts(voucher.issued_at),
+                    voucher.desk_id,
+                    voucher.operator,
+                    voucher.holder_name,
+                    voucher.document_type,
+                    voucher.document_number,
+                    voucher.card_type,
+                    voucher.price_cents,
+                    voucher.status.value,
+                ),
+            )
         return voucher
 
     def voucher(self, number: int) -> Voucher | None:
@@ -84,9 +99,10 @@ class SqlPrintQueue:
             if found is None:
                 raise NotFoundError("no such voucher")
             done = exchange(found, card_number, at)
-            conn.execute("UPDATE vouchers SET status = ?, card_number = ?, closed_at = ? "
-                         "WHERE number = ?",
-                         (done.status.value, card_number, codec.ts(at), number))
+            conn.execute(
+                "UPDATE vouchers SET status = ?, card_number = ?, closed_at = ? WHERE number = ?",
+                (done.status.value, card_number, codec.ts(at), number),
+            )
         return done
 
     def cancel_voucher(self, number: int, reason: str, at: datetime) -> Voucher:
@@ -96,9 +112,10 @@ class SqlPrintQueue:
             if found is None:
                 raise NotFoundError("no such voucher")
             done = cancel(found, reason, at)
-            conn.execute("UPDATE vouchers SET status = ?, closed_at = ?, close_reason = ? "
-                         "WHERE number = ?",
-                         (done.status.value, codec.ts(at), done.close_reason, number))
+            conn.execute(
+                "UPDATE vouchers SET status = ?, closed_at = ?, close_reason = ? WHERE number = ?",
+                (done.status.value, codec.ts(at), done.close_reason, number),
+            )
         return done
 
     def open_vouchers(self, issued_before: datetime | None = None) -> Sequence[Voucher]:
@@ -119,27 +136,49 @@ class SqlPrintQueue:
 
 
 def _fetch_voucher(conn: Any, number: int) -> Voucher | None:
-    row = conn.execute(f"SELECT {_VOUCHER_COLUMNS} FROM vouchers WHERE number = ?",
-                       (number,)).fetchone()
+    row = conn.execute(
+        f"SELECT {_VOUCHER_COLUMNS} FROM vouchers WHERE number = ?", (number,)
+    ).fetchone()
     return None if row is None else _voucher(row)
 
 
 def purge_vouchers(conn: Any, cutoff: datetime) -> int:
     """Erase closed vouchers issued before ``cutoff`` (R3); open ones are kept: a
     deposited document is still at the desk. Runs inside the caller's transaction."""
-    cur = conn.execute("DELETE FROM vouchers WHERE status != 'OPEN' AND issued_at < ?",
-                       (codec.ts(cutoff),))
+    cur = conn.execute(
+        "DELETE FROM vouchers WHERE status != 'OPEN' AND issued_at < ?", (codec.ts(cutoff),)
+    )
     return int(cur.rowcount)
 
 
 def _voucher(row: Sequence[Any]) -> Voucher:
-    (number, issued, desk, operator, holder, doc_type, doc_number, card_type, price, status,
-     card_number, closed, reason) = row
+    (
+        number,
+        issued,
+        desk,
+        operator,
+        holder,
+        doc_type,
+        doc_number,
+        card_type,
+        price,
+        status,
+        card_number,
+        closed,
+        reason,
+    ) = row
     return Voucher(
-        number=int(number), issued_at=codec.parse_ts(str(issued)), desk_id=str(desk),
-        operator=str(operator), holder_name=str(holder), document_type=str(doc_type),
-        document_number=str(doc_number), card_type=str(card_type), price_cents=int(price),
+        number=int(number),
+        issued_at=codec.parse_ts(str(issued)),
+        desk_id=str(desk),
+        operator=str(operator),
+        holder_name=str(holder),
+        document_type=str(doc_type),
+        document_number=str(doc_number),
+        card_type=str(card_type),
+        price_cents=int(price),
         status=VoucherStatus(str(status)),
         card_number=None if card_number is None else int(card_number),
         closed_at=None if closed is None else codec.parse_ts(str(closed)),
-        close_reason=str(reason))
+        close_reason=str(reason),
+    )

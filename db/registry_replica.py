@@ -134,8 +134,7 @@ class ReplicaRegistry:
 
     # --- checks --------------------------------------------------------------------------
 
-    def check(self, identity: IdentityKey, person: PersonDetails | None = None) -> (
-            RegistryAnswer):
+    def check(self, identity: IdentityKey, person: PersonDetails | None = None) -> RegistryAnswer:
         del person  # the replica holds numbers only
         with self._lock:
             try:
@@ -243,13 +242,22 @@ class ReplicaRegistry:
         previous = self._current()
         if previous is not None:
             old = previous.state
-            same = self._conn.execute(
-                "SELECT content_sha256 FROM registry_snapshot WHERE snapshot_id = ?",
-                (previous.snapshot_id,),
-            ).fetchone()[0] == snapshot.content_sha256.hex()
+            same = (
+                self._conn.execute(
+                    "SELECT content_sha256 FROM registry_snapshot WHERE snapshot_id = ?",
+                    (previous.snapshot_id,),
+                ).fetchone()[0]
+                == snapshot.content_sha256.hex()
+            )
             if same:
-                return ImportResult(old.version, old.entries, old.snapshot_as_of,
-                                    old.signed, old.version, unchanged=True)
+                return ImportResult(
+                    old.version,
+                    old.entries,
+                    old.snapshot_as_of,
+                    old.signed,
+                    old.version,
+                    unchanged=True,
+                )
             if old.snapshot_as_of > as_of:
                 raise SnapshotError("SNAPSHOT_OLDER_THAN_ACTIVE", "an older snapshot")
             if old.version == snapshot.version and snapshot.structured:
@@ -259,8 +267,17 @@ class ReplicaRegistry:
             cur = conn.execute(
                 "INSERT INTO registry_snapshot (version, scheme, salt, scope, as_of, imported_at,"
                 " entry_count, content_sha256, signed, active) VALUES (?,?,?,?,?,?,?,?,?,0)",
-                (snapshot.version, snapshot.scheme, snapshot.salt, snapshot.scope, _iso(as_of),
-                 _iso(now), snapshot.count, snapshot.content_sha256.hex(), int(signed)),
+                (
+                    snapshot.version,
+                    snapshot.scheme,
+                    snapshot.salt,
+                    snapshot.scope,
+                    _iso(as_of),
+                    _iso(now),
+                    snapshot.count,
+                    snapshot.content_sha256.hex(),
+                    int(signed),
+                ),
             )
             new_id = cur.lastrowid
             conn.executemany(  # digests are sorted: appends to the B-tree
@@ -269,12 +286,17 @@ class ReplicaRegistry:
             )
             conn.execute("DELETE FROM registry_entry WHERE snapshot_id <> ?", (new_id,))
             conn.execute("DELETE FROM registry_snapshot WHERE snapshot_id <> ?", (new_id,))
-            conn.execute("UPDATE registry_snapshot SET active = 1 WHERE snapshot_id = ?",
-                         (new_id,))
+            conn.execute("UPDATE registry_snapshot SET active = 1 WHERE snapshot_id = ?", (new_id,))
             self._event(conn, "IMPORT", "OK", snapshot.version)
         self._active = None
-        return ImportResult(snapshot.version, snapshot.count, as_of, signed,
-                            previous.state.version if previous else "", unchanged=False)
+        return ImportResult(
+            snapshot.version,
+            snapshot.count,
+            as_of,
+            signed,
+            previous.state.version if previous else "",
+            unchanged=False,
+        )
 
     # --- change feed ---------------------------------------------------------------------
 
@@ -312,12 +334,14 @@ class ReplicaRegistry:
                 if entry.action is FeedAction.ADDED:
                     n = conn.execute(
                         "INSERT OR IGNORE INTO registry_entry (snapshot_id, digest) VALUES (?, ?)",
-                        (sid, digest)).rowcount
+                        (sid, digest),
+                    ).rowcount
                     added += n
                 else:
                     n = conn.execute(
                         "DELETE FROM registry_entry WHERE snapshot_id = ? AND digest = ?",
-                        (sid, digest)).rowcount
+                        (sid, digest),
+                    ).rowcount
                     removed += n
                 unchanged += 1 - n
             position = max(page.as_of, since)
@@ -335,8 +359,9 @@ class ReplicaRegistry:
     def last_events(self, limit: int = 5) -> list[tuple[datetime, str, str, str]]:
         with self._lock:
             rows = self._conn.execute(
-                "SELECT at, kind, code, version FROM registry_event"
-                " ORDER BY event_id DESC LIMIT ?", (limit,)).fetchall()
+                "SELECT at, kind, code, version FROM registry_event ORDER BY event_id DESC LIMIT ?",
+                (limit,),
+            ).fetchall()
         return [(_parse_iso(r[0]), r[1], r[2], r[3]) for r in rows]
 
     def _log_rejection(self, code: str, version: str = "", kind: str = "IMPORT_REJECTED") -> None:
@@ -367,4 +392,3 @@ class ReplicaRegistry:
             failed=lambda exc: SnapshotError("REPLICA_WRITE_FAILED", type(exc).__name__),
         ):
             yield conn
-

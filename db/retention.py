@@ -50,17 +50,24 @@ class RetentionMixin(PeopleMixin):
 
         while True:  # 1. visits before the cutoff, oldest first
             with self._tx() as conn:
-                rows = conn.execute("SELECT visit_id, file_number FROM visits WHERE at < ? "
-                                    "ORDER BY at LIMIT ?", (cut, batch)).fetchall()
+                rows = conn.execute(
+                    "SELECT visit_id, file_number FROM visits WHERE at < ? ORDER BY at LIMIT ?",
+                    (cut, batch),
+                ).fetchall()
                 if not rows:
                     break
-                add(self._erase_visits(conn, [r[0] for r in rows], {r[1] for r in rows},
-                                       cut, cut_day))
+                add(
+                    self._erase_visits(
+                        conn, [r[0] for r in rows], {r[1] for r in rows}, cut, cut_day
+                    )
+                )
         while True:  # 2. cards that outlived their visit and have now ended
             with self._tx() as conn:
                 rows = conn.execute(
                     "SELECT number, file_number FROM cards WHERE visit_id IS NULL AND "
-                    "(status = 'VOIDED' OR valid_until < ?) LIMIT ?", (cut_day, batch)).fetchall()
+                    "(status = 'VOIDED' OR valid_until < ?) LIMIT ?",
+                    (cut_day, batch),
+                ).fetchall()
                 if not rows:
                     break
                 counts["cards"] += conn.execute(
@@ -71,24 +78,43 @@ class RetentionMixin(PeopleMixin):
             with self._tx() as conn:
                 deleted = conn.execute(
                     "DELETE FROM observations WHERE observation_id IN (SELECT observation_id "
-                    "FROM observations WHERE at < ? LIMIT ?)", (cut, batch)).rowcount
+                    "FROM observations WHERE at < ? LIMIT ?)",
+                    (cut, batch),
+                ).rowcount
                 counts["observations"] += deleted
             if deleted < batch:
                 break
         with self._tx() as conn:  # 4. visitors kept only by a ban that has ended since
-            files = [row[0] for row in conn.execute(
-                "SELECT v.file_number FROM bans AS b JOIN visitors AS v ON v.identity = b.identity "
-                "WHERE b.lifted_at < ? OR b.expires_at < ?", (cut, cut))]
+            files = [
+                row[0]
+                for row in conn.execute(
+                    "SELECT v.file_number FROM bans AS b "
+                    "JOIN visitors AS v ON v.identity = b.identity "
+                    "WHERE b.lifted_at < ? OR b.expires_at < ?",
+                    (cut, cut),
+                )
+            ]
             add(self._erase_orphans(conn, set(files), cut, cut_day))
             # 5. bans that ended before the cutoff: a dated, reasoned ban (R5) is personal
             # data too, kept six months after it stops applying, like a visit.
-            bans = conn.execute("DELETE FROM bans WHERE lifted_at < ? OR expires_at < ?",
-                                (cut, cut)).rowcount
-            report = PurgeReport(cutoff, counts["visits"], counts["visitors"],
-                                 counts["observations"], counts["cards"])
-            self._audit(conn, "retention", "PURGE", "visitor-file", self._now(),
-                        {"cutoff": cut, "bans": str(bans),
-                         **{k: str(v) for k, v in counts.items()}})
+            bans = conn.execute(
+                "DELETE FROM bans WHERE lifted_at < ? OR expires_at < ?", (cut, cut)
+            ).rowcount
+            report = PurgeReport(
+                cutoff,
+                counts["visits"],
+                counts["visitors"],
+                counts["observations"],
+                counts["cards"],
+            )
+            self._audit(
+                conn,
+                "retention",
+                "PURGE",
+                "visitor-file",
+                self._now(),
+                {"cutoff": cut, "bans": str(bans), **{k: str(v) for k, v in counts.items()}},
+            )
         self.checkpoint()
         return report
 
@@ -100,12 +126,20 @@ class RetentionMixin(PeopleMixin):
             with contextlib.suppress(*DB_ERRORS):
                 self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
 
-    def _erase_visits(self, conn: sqlite3.Connection, visit_ids: list[int], files: set[int],
-                      cut: str, cut_day: str) -> dict[str, int]:
+    def _erase_visits(
+        self,
+        conn: sqlite3.Connection,
+        visit_ids: list[int],
+        files: set[int],
+        cut: str,
+        cut_day: str,
+    ) -> dict[str, int]:
         ids = _ids(visit_ids)
         cards = conn.execute(
             f"DELETE FROM cards WHERE visit_id IN {_IDS} AND "
-            "(status = 'VOIDED' OR valid_until < ?)", (ids, cut_day)).rowcount
+            "(status = 'VOIDED' OR valid_until < ?)",
+            (ids, cut_day),
+        ).rowcount
         conn.execute(f"UPDATE cards SET visit_id = NULL WHERE visit_id IN {_IDS}", (ids,))
         visits = conn.execute(f"DELETE FROM visits WHERE visit_id IN {_IDS}", (ids,)).rowcount
         found = self._erase_orphans(conn, files, cut, cut_day)
@@ -114,26 +148,34 @@ class RetentionMixin(PeopleMixin):
         return found
 
     @staticmethod
-    def _erase_orphans(conn: sqlite3.Connection, files: set[int], cut: str,
-                       cut_day: str) -> dict[str, int]:
+    def _erase_orphans(
+        conn: sqlite3.Connection, files: set[int], cut: str, cut_day: str
+    ) -> dict[str, int]:
         """Erase those of ``files`` with no visit, no ban in force at/after the cutoff and
         no open card."""
         if not files:
             return {"visitors": 0, "cards": 0, "observations": 0}
-        doomed = _ids(row[0] for row in conn.execute(
-            f"SELECT v.file_number FROM visitors AS v WHERE v.file_number IN {_IDS} "
-            "AND NOT EXISTS (SELECT 1 FROM visits AS s WHERE s.file_number = v.file_number) "
-            "AND NOT EXISTS (SELECT 1 FROM cards AS c WHERE c.file_number = v.file_number "
-            "    AND c.status <> 'VOIDED' AND c.valid_until >= ?) "
-            "AND NOT EXISTS (SELECT 1 FROM bans AS b WHERE b.identity = v.identity "
-            "    AND (b.lifted_at IS NULL OR b.lifted_at >= ?) "
-            "    AND (b.expires_at IS NULL OR b.expires_at >= ?))",
-            (_ids(files), cut_day, cut, cut)))
+        doomed = _ids(
+            row[0]
+            for row in conn.execute(
+                f"SELECT v.file_number FROM visitors AS v WHERE v.file_number IN {_IDS} "
+                "AND NOT EXISTS (SELECT 1 FROM visits AS s WHERE s.file_number = v.file_number) "
+                "AND NOT EXISTS (SELECT 1 FROM cards AS c WHERE c.file_number = v.file_number "
+                "    AND c.status <> 'VOIDED' AND c.valid_until >= ?) "
+                "AND NOT EXISTS (SELECT 1 FROM bans AS b WHERE b.identity = v.identity "
+                "    AND (b.lifted_at IS NULL OR b.lifted_at >= ?) "
+                "    AND (b.expires_at IS NULL OR b.expires_at >= ?))",
+                (_ids(files), cut_day, cut, cut),
+            )
+        )
         return {
-            "cards": conn.execute(f"DELETE FROM cards WHERE file_number IN {_IDS}",
-                                  (doomed,)).rowcount,
+            "cards": conn.execute(
+                f"DELETE FROM cards WHERE file_number IN {_IDS}", (doomed,)
+            ).rowcount,
             "observations": conn.execute(
-                f"DELETE FROM observations WHERE file_number IN {_IDS}", (doomed,)).rowcount,
-            "visitors": conn.execute(f"DELETE FROM visitors WHERE file_number IN {_IDS}",
-                                     (doomed,)).rowcount,
+                f"DELETE FROM observations WHERE file_number IN {_IDS}", (doomed,)
+            ).rowcount,
+            "visitors": conn.execute(
+                f"DELETE FROM visitors WHERE file_number IN {_IDS}", (doomed,)
+            ).rowcount,
         }

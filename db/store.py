@@ -27,14 +27,21 @@ from db.retention import RetentionMixin
 
 
 class SqlCipherStore(RetentionMixin):
-    def __init__(self, conn: sqlite3.Connection, path: Path | None, *, encrypted: bool,
-                 clock: Clock | None = None) -> None:
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        path: Path | None,
+        *,
+        encrypted: bool,
+        clock: Clock | None = None,
+    ) -> None:
         super().__init__(conn, path, encrypted=encrypted)
         self._clock: Clock = clock or SystemClock()
 
     @classmethod
-    def open(cls, path: Path, key: DbKey, *, create: bool = True,
-             clock: Clock | None = None) -> SqlCipherStore:
+    def open(
+        cls, path: Path, key: DbKey, *, create: bool = True, clock: Clock | None = None
+    ) -> SqlCipherStore:
         """Open (or with ``create``, create) the encrypted file and apply migrations.
 
         Raises WrongKeyError (file untouched), StoreError(code="CORRUPT_FILE") for a file
@@ -89,8 +96,12 @@ class SqlCipherStore(RetentionMixin):
     def __enter__(self) -> SqlCipherStore:
         return self
 
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
         self.close()
 
     def __repr__(self) -> str:

@@ -24,36 +24,73 @@ from db.audit import AuditMixin
 
 # first/last seen are derived (migration 0011): the visits, else what keeps a visitor
 # without visits (open card, ban). COALESCE stops at the first non-NULL argument.
-_SEEN = ("coalesce((SELECT {f}(s.at) FROM visits AS s WHERE s.file_number = v.file_number), "
-         "(SELECT {f}(c.issued_at) FROM cards AS c WHERE c.file_number = v.file_number), "
-         "(SELECT {f}(b.created_at) FROM bans AS b WHERE b.identity = v.identity), "
-         "'1970-01-01T00:00:00.000000Z')")
-VISITOR_COLUMNS = ("v.file_number, v.identity, v.surname, v.given_names, v.birth_date, "
-                   "v.nationality, " + _SEEN.format(f="min") + ", " + _SEEN.format(f="max"))
+_SEEN = (
+    "coalesce((SELECT {f}(s.at) FROM visits AS s WHERE s.file_number = v.file_number), "
+    "(SELECT {f}(c.issued_at) FROM cards AS c WHERE c.file_number = v.file_number), "
+    "(SELECT {f}(b.created_at) FROM bans AS b WHERE b.identity = v.identity), "
+    "'1970-01-01T00:00:00.000000Z')"
+)
+VISITOR_COLUMNS = (
+    "v.file_number, v.identity, v.surname, v.given_names, v.birth_date, "
+    "v.nationality, " + _SEEN.format(f="min") + ", " + _SEEN.format(f="max")
+)
 VISIT_COLUMNS = (
     "v.visit_id, v.file_number, v.at, v.desk_id, v.operator, v.verdict, v.reasons, "
     "v.document_type, v.document_number, v.registry_status, v.registry_source, "
-    "v.registry_version, v.registry_age_s, c.number, v.official_capacity")
+    "v.registry_version, v.registry_age_s, c.number, v.official_capacity"
+)
 MAX_SEARCH_LIMIT = 500
 RANGE_BOUND = 20_000  # words counted to pick the rarest query word
 
 
 def visitor_from_row(row: Any) -> Visitor:
     fn, identity, surname, given, birth, nationality, first, last = row
-    return Visitor(int(fn), IdentityKey.parse(str(identity)), str(surname), str(given),
-                   codec.parse_day(birth if birth is None else str(birth)), str(nationality),
-                   codec.parse_ts(str(first)), codec.parse_ts(str(last)))
+    return Visitor(
+        int(fn),
+        IdentityKey.parse(str(identity)),
+        str(surname),
+        str(given),
+        codec.parse_day(birth if birth is None else str(birth)),
+        str(nationality),
+        codec.parse_ts(str(first)),
+        codec.parse_ts(str(last)),
+    )
 
 
 def visit_from_row(row: Any) -> VisitRecord:
-    (vid, fn, at, desk, operator, verdict, reasons, doc_type, doc_number,
-     r_status, r_source, r_version, r_age, card, capacity) = row
+    (
+        vid,
+        fn,
+        at,
+        desk,
+        operator,
+        verdict,
+        reasons,
+        doc_type,
+        doc_number,
+        r_status,
+        r_source,
+        r_version,
+        r_age,
+        card,
+        capacity,
+    ) = row
     return VisitRecord(
-        int(vid), int(fn), codec.parse_ts(str(at)), str(desk), str(operator), str(verdict),
-        codec.parse_codes(str(reasons)), str(doc_type), str(doc_number),
-        RegistryCheck(str(r_status), str(r_source), str(r_version),
-                      None if r_age is None else int(str(r_age))),
-        None if card is None else int(str(card)), str(capacity))
+        int(vid),
+        int(fn),
+        codec.parse_ts(str(at)),
+        str(desk),
+        str(operator),
+        str(verdict),
+        codec.parse_codes(str(reasons)),
+        str(doc_type),
+        str(doc_number),
+        RegistryCheck(
+            str(r_status), str(r_source), str(r_version), None if r_age is None else int(str(r_age))
+        ),
+        None if card is None else int(str(card)),
+        str(capacity),
+    )
 
 
 def check_entry(entry: AdmissionEntry) -> None:
@@ -62,13 +99,14 @@ def check_entry(entry: AdmissionEntry) -> None:
     if card is None:
         return
     if entry.official_capacity:
-        raise InvalidStateError("officials on duty get no card (art. 24)",
-                                code="OFFICIAL_NO_CARD")
+        raise InvalidStateError("officials on duty get no card (art. 24)", code="OFFICIAL_NO_CARD")
     if entry.verdict == "DENY":
         raise InvalidStateError("a refused visitor gets no card", code="CARD_ON_DENY")
     if card.exceptional and not card.authorised_by:
-        raise InvalidStateError("an exceptional card needs the director's name (art. 23.5)",
-                                code="AUTHORISATION_REQUIRED")
+        raise InvalidStateError(
+            "an exceptional card needs the director's name (art. 23.5)",
+            code="AUTHORISATION_REQUIRED",
+        )
     if card.valid_until < card.valid_from:
         raise InvalidStateError("card validity ends before it starts", code="BAD_VALIDITY")
 
@@ -76,14 +114,16 @@ def check_entry(entry: AdmissionEntry) -> None:
 class VisitorsMixin(AuditMixin):
     def find_visitor(self, identity: IdentityKey) -> Visitor | None:
         with self._read() as conn:
-            row = conn.execute(f"SELECT {VISITOR_COLUMNS} FROM visitors AS v WHERE identity = ?",
-                               (identity.text,)).fetchone()
+            row = conn.execute(
+                f"SELECT {VISITOR_COLUMNS} FROM visitors AS v WHERE identity = ?", (identity.text,)
+            ).fetchone()
         return None if row is None else visitor_from_row(row)
 
     def visitor(self, file_number: int) -> Visitor | None:
         with self._read() as conn:
-            row = conn.execute(f"SELECT {VISITOR_COLUMNS} FROM visitors AS v WHERE file_number = ?",
-                               (file_number,)).fetchone()
+            row = conn.execute(
+                f"SELECT {VISITOR_COLUMNS} FROM visitors AS v WHERE file_number = ?", (file_number,)
+            ).fetchone()
         return None if row is None else visitor_from_row(row)
 
     def search_visitors(self, text: str, limit: int = 50) -> Sequence[Visitor]:
@@ -97,13 +137,17 @@ class VisitorsMixin(AuditMixin):
         with self._read() as conn:
             if len(query) > 1:
                 query.sort(key=lambda word: self._range_size(conn, word))
-            sql = ["SELECT DISTINCT t0.file_number FROM visitor_tokens AS t0 "
-                   "WHERE t0.token >= ? AND t0.token < ?"]
+            sql = [
+                "SELECT DISTINCT t0.file_number FROM visitor_tokens AS t0 "
+                "WHERE t0.token >= ? AND t0.token < ?"
+            ]
             params: list[object] = list(names.prefix_range(query[0]))
             for i, word in enumerate(query[1:], start=1):
-                sql.append(f" AND EXISTS (SELECT 1 FROM visitor_tokens AS t{i} "
-                           f"WHERE t{i}.file_number = t0.file_number "
-                           f"AND t{i}.token >= ? AND t{i}.token < ?)")
+                sql.append(
+                    f" AND EXISTS (SELECT 1 FROM visitor_tokens AS t{i} "
+                    f"WHERE t{i}.file_number = t0.file_number "
+                    f"AND t{i}.token >= ? AND t{i}.token < ?)"
+                )
                 params.extend(names.prefix_range(word))
             sql.append(" LIMIT ?")
             params.append(limit)
@@ -113,39 +157,55 @@ class VisitorsMixin(AuditMixin):
             marks = ",".join("?" * len(numbers))
             rows = conn.execute(
                 f"SELECT {VISITOR_COLUMNS} FROM visitors AS v WHERE file_number IN ({marks}) "
-                "ORDER BY search_name, file_number", numbers).fetchall()
+                "ORDER BY search_name, file_number",
+                numbers,
+            ).fetchall()
         return [visitor_from_row(row) for row in rows]
 
     @staticmethod
     def _range_size(conn: sqlite3.Connection, word: str) -> int:
         """How many name words start with ``word``, counted up to a bound (cheap)."""
-        return int(conn.execute(
-            "SELECT count(*) FROM (SELECT 1 FROM visitor_tokens WHERE token >= ? AND token < ? "
-            f"LIMIT {RANGE_BOUND})", names.prefix_range(word)).fetchone()[0])
+        return int(
+            conn.execute(
+                "SELECT count(*) FROM (SELECT 1 FROM visitor_tokens WHERE token >= ? AND token < ? "
+                f"LIMIT {RANGE_BOUND})",
+                names.prefix_range(word),
+            ).fetchone()[0]
+        )
 
     def visits(self, file_number: int) -> Sequence[VisitRecord]:
         with self._read() as conn:
             rows = conn.execute(
                 f"SELECT {VISIT_COLUMNS} FROM visits AS v LEFT JOIN cards AS c "
                 "ON c.visit_id = v.visit_id WHERE v.file_number = ? ORDER BY v.at, v.visit_id",
-                (file_number,)).fetchall()
+                (file_number,),
+            ).fetchall()
         return [visit_from_row(row) for row in rows]
 
     def observations(self, file_number: int) -> Sequence[Observation]:
         with self._read() as conn:
             rows = conn.execute(
                 "SELECT file_number, at, author, text FROM observations "
-                "WHERE file_number = ? ORDER BY at, observation_id", (file_number,)).fetchall()
-        return [Observation(int(fn), codec.parse_ts(at), author, text)
-                for fn, at, author, text in rows]
+                "WHERE file_number = ? ORDER BY at, observation_id",
+                (file_number,),
+            ).fetchall()
+        return [
+            Observation(int(fn), codec.parse_ts(at), author, text) for fn, at, author, text in rows
+        ]
 
     def add_observation(self, file_number: int, text: str, author: str, at: datetime) -> None:
         with self._tx() as conn:
-            if conn.execute("SELECT 1 FROM visitors WHERE file_number = ?",
-                            (file_number,)).fetchone() is None:
+            if (
+                conn.execute(
+                    "SELECT 1 FROM visitors WHERE file_number = ?", (file_number,)
+                ).fetchone()
+                is None
+            ):
                 raise NotFoundError("no such file number")
-            conn.execute("INSERT INTO observations (file_number, at, author, text) "
-                         "VALUES (?, ?, ?, ?)", (file_number, codec.ts(at), author, text))
+            conn.execute(
+                "INSERT INTO observations (file_number, at, author, text) VALUES (?, ?, ?, ?)",
+                (file_number, codec.ts(at), author, text),
+            )
 
     def record_admission(self, entry: AdmissionEntry) -> RecordedAdmission:
         """Upsert the visitor, insert the visit and, when given, the card with the next
@@ -160,9 +220,21 @@ class VisitorsMixin(AuditMixin):
                 "document_type, document_number, registry_status, registry_source, "
                 "registry_version, registry_age_s, official_capacity) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (file_number, at, entry.desk_id, entry.operator, entry.verdict,
-                 codec.codes(entry.reasons), entry.document_type, entry.document_number,
-                 r.status, r.source, r.version, r.age_seconds, entry.official_capacity),
+                (
+                    file_number,
+                    at,
+                    entry.desk_id,
+                    entry.operator,
+                    entry.verdict,
+                    codec.codes(entry.reasons),
+                    entry.document_type,
+                    entry.document_number,
+                    r.status,
+                    r.source,
+                    r.version,
+                    r.age_seconds,
+                    entry.official_capacity,
+                ),
             ).lastrowid
             assert visit_id is not None
             number = None
@@ -170,56 +242,98 @@ class VisitorsMixin(AuditMixin):
                 number = self._insert_card(conn, file_number, visit_id, entry.card, entry.at)
         return RecordedAdmission(file_number, visit_id, number, new)
 
-    def _upsert_visitor(self, conn: sqlite3.Connection, entry: AdmissionEntry,
-                        at: str) -> tuple[int, bool]:
+    def _upsert_visitor(
+        self, conn: sqlite3.Connection, entry: AdmissionEntry, at: str
+    ) -> tuple[int, bool]:
         row = conn.execute(
             "SELECT file_number, surname, given_names, birth_date, nationality "
-            "FROM visitors WHERE identity = ?", (entry.identity.text,)).fetchone()
+            "FROM visitors WHERE identity = ?",
+            (entry.identity.text,),
+        ).fetchone()
         search = names.search_name(entry.surname, entry.given_names)
         birth = None if entry.birth_date is None else codec.day(entry.birth_date)
         if row is None:
             file_number = conn.execute(
                 "INSERT INTO visitors (identity, surname, given_names, search_name, "
                 "birth_date, nationality) VALUES (?, ?, ?, ?, ?, ?)",
-                (entry.identity.text, entry.surname, entry.given_names, search, birth,
-                 entry.nationality)).lastrowid
+                (
+                    entry.identity.text,
+                    entry.surname,
+                    entry.given_names,
+                    search,
+                    birth,
+                    entry.nationality,
+                ),
+            ).lastrowid
             assert file_number is not None
             self._write_tokens(conn, file_number, entry.surname, entry.given_names)
             return file_number, True
         file_number, surname, given, old_birth, nationality = row
         birth = birth or old_birth
-        if (surname, given, old_birth, nationality) != (entry.surname, entry.given_names, birth,
-                                                        entry.nationality):
+        if (surname, given, old_birth, nationality) != (
+            entry.surname,
+            entry.given_names,
+            birth,
+            entry.nationality,
+        ):
             # The name as on the latest document presented (R2: full name).
             conn.execute(
                 "UPDATE visitors SET surname = ?, given_names = ?, search_name = ?, "
                 "birth_date = ?, nationality = ? WHERE file_number = ?",
-                (entry.surname, entry.given_names, search, birth, entry.nationality,
-                 file_number))
+                (entry.surname, entry.given_names, search, birth, entry.nationality, file_number),
+            )
         if (surname, given) != (entry.surname, entry.given_names):
             conn.execute("DELETE FROM visitor_tokens WHERE file_number = ?", (file_number,))
             self._write_tokens(conn, file_number, entry.surname, entry.given_names)
         return int(file_number), False
 
     @staticmethod
-    def _write_tokens(conn: sqlite3.Connection, file_number: int, surname: str,
-                      given_names: str) -> None:
-        conn.executemany("INSERT INTO visitor_tokens (token, file_number) VALUES (?, ?)",
-                         [(w, file_number) for w in names.words(surname, given_names)])
+    def _write_tokens(
+        conn: sqlite3.Connection, file_number: int, surname: str, given_names: str
+    ) -> None:
+        conn.executemany(
+            "INSERT INTO visitor_tokens (token, file_number) VALUES (?, ?)",
+            [(w, file_number) for w in names.words(surname, given_names)],
+        )
 
-    def _insert_card(self, conn: sqlite3.Connection, file_number: int, visit_id: int,
-                     card: NewCard, issued: datetime) -> int:
-        number = int(conn.execute(
-            "UPDATE counters SET next = next + 1 WHERE name = 'card' RETURNING next - 1"
-        ).fetchall()[0][0])
+    def _insert_card(
+        self,
+        conn: sqlite3.Connection,
+        file_number: int,
+        visit_id: int,
+        card: NewCard,
+        issued: datetime,
+    ) -> int:
+        number = int(
+            conn.execute(
+                "UPDATE counters SET next = next + 1 WHERE name = 'card' RETURNING next - 1"
+            ).fetchall()[0][0]
+        )
         conn.execute(
             "INSERT INTO cards (number, file_number, visit_id, card_type, price_cents, "
             "issued_at, valid_from, valid_until, status, exceptional, private_rooms, "
             "authorised_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'ISSUED', ?, ?, ?)",
-            (number, file_number, visit_id, card.card_type, card.price_cents,
-             codec.ts(issued), codec.day(card.valid_from), codec.day(card.valid_until),
-             int(card.exceptional), int(card.private_rooms), card.authorised_by))
+            (
+                number,
+                file_number,
+                visit_id,
+                card.card_type,
+                card.price_cents,
+                codec.ts(issued),
+                codec.day(card.valid_from),
+                codec.day(card.valid_until),
+                int(card.exceptional),
+                int(card.private_rooms),
+                card.authorised_by,
+            ),
+        )
         if card.exceptional:  # art. 23.5: under the director's named responsibility
-            self._audit(conn, card.authorised_by, "EXCEPTIONAL_CARD", f"card:{number}", issued,
-                        {"file": str(file_number), "card_type": card.card_type})
+            self._audit(
+                conn,
+                card.authorised_by,
+                "EXCEPTIONAL_CARD",
+                f"card:{number}",
+                issued,
+                {"file": str(file_number), "card_type": card.card_type},
+            )
         return number

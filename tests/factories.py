@@ -24,25 +24,54 @@ def dni(number: int) -> str:
     return f"{number:08d}{dni_check_letter(number)}"
 
 
-def dni_document(number: int = 12345678, *, surname: str = "GARCÍA LÓPEZ",
-                 given_names: str = "ANA", birth: date = date(1980, 5, 17),
-                 expiry: date = date(2030, 1, 1), today: date = date(2026, 11, 28),
-                 support: str = "BAA000589") -> IdentityDocument:
-    lines = build_td1(document_code="ID", issuer="ESP", document_number=support,
-                      optional_data_1=dni(number), birth_date=birth, expiry_date=expiry,
-                      nationality="ESP", sex="F", surname=surname, given_names=given_names)
+def dni_document(
+    number: int = 12345678,
+    *,
+    surname: str = "GARCÍA LÓPEZ",
+    given_names: str = "ANA",
+    birth: date = date(1980, 5, 17),
+    expiry: date = date(2030, 1, 1),
+    today: date = date(2026, 11, 28),
+    support: str = "BAA000589",
+) -> IdentityDocument:
+    lines = build_td1(
+        document_code="ID",
+        issuer="ESP",
+        document_number=support,
+        optional_data_1=dni(number),
+        birth_date=birth,
+        expiry_date=expiry,
+        nationality="ESP",
+        sex="F",
+        surname=surname,
+        given_names=given_names,
+    )
     result = parse_mrz(lines, today=today)
     assert result.valid, result.errors
     return document_from_mrz(result)
 
 
-def passport_document(number: str = "L898902C3", *, country: str = "GBR",
-                      surname: str = "SMITH", given_names: str = "JOHN",
-                      birth: date = date(1975, 1, 2), expiry: date = date(2031, 1, 1),
-                      today: date = date(2026, 11, 28)) -> IdentityDocument:
-    lines = build_td3(issuer=country, nationality=country, document_number=number,
-                      surname=surname, given_names=given_names, birth_date=birth,
-                      expiry_date=expiry, sex="M", personal_number="")
+def passport_document(
+    number: str = "L898902C3",
+    *,
+    country: str = "GBR",
+    surname: str = "SMITH",
+    given_names: str = "JOHN",
+    birth: date = date(1975, 1, 2),
+    expiry: date = date(2031, 1, 1),
+    today: date = date(2026, 11, 28),
+) -> IdentityDocument:
+    lines = build_td3(
+        issuer=country,
+        nationality=country,
+        document_number=number,
+        surname=surname,
+        given_names=given_names,
+        birth_date=birth,
+        expiry_date=expiry,
+        sex="M",
+        personal_number="",
+    )
     result = parse_mrz(lines, today=today)
     assert result.valid, result.errors
     return document_from_mrz(result)
@@ -57,31 +86,39 @@ class ScriptedRegistry:
     asked: list[IdentityKey] = field(default_factory=list)
     people: list[PersonDetails | None] = field(default_factory=list)
 
-    def check(self, identity: IdentityKey, person: PersonDetails | None = None) -> (
-            RegistryAnswer):
+    def check(self, identity: IdentityKey, person: PersonDetails | None = None) -> RegistryAnswer:
         self.asked.append(identity)
         self.people.append(person)
         if self.down:
-            return RegistryAnswer(RegistryStatus.UNVERIFIABLE, RegistrySource.NONE,
-                                  error="REGISTRY_TIMEOUT")
-        status = RegistryStatus.LISTED if identity.number in self.listed else (
-            RegistryStatus.NOT_LISTED)
+            return RegistryAnswer(
+                RegistryStatus.UNVERIFIABLE, RegistrySource.NONE, error="REGISTRY_TIMEOUT"
+            )
+        status = (
+            RegistryStatus.LISTED if identity.number in self.listed else (RegistryStatus.NOT_LISTED)
+        )
         return RegistryAnswer(status, RegistrySource.REPLICA, version="test-1", age_seconds=60)
 
 
 def desk_config(**policy: object) -> DeskConfig:
-    return DeskConfig(casino_id="CAS01", desk_id="DESK1",
-                      catalogue=CardCatalogue.from_config(DEFAULT_CARD_TYPES, "DAY"),
-                      policy=AdmissionPolicy(**policy))  # type: ignore[arg-type]
+    return DeskConfig(
+        casino_id="CAS01",
+        desk_id="DESK1",
+        catalogue=CardCatalogue.from_config(DEFAULT_CARD_TYPES, "DAY"),
+        policy=AdmissionPolicy(**policy),
+    )  # type: ignore[arg-type]
 
 
-def make_desk(store: object, registry: object | None = None,
-              clock: FixedClock | None = None, **policy: object) -> tuple[
-                  AdmissionDesk, FixedClock, ScriptedRegistry]:
+def make_desk(
+    store: object, registry: object | None = None, clock: FixedClock | None = None, **policy: object
+) -> tuple[AdmissionDesk, FixedClock, ScriptedRegistry]:
     clock = clock or FixedClock(SATURDAY_NIGHT)
     reg = registry if registry is not None else ScriptedRegistry()
-    desk = AdmissionDesk(store=store, registry=reg, clock=clock,  # type: ignore[arg-type]
-                         config=desk_config(**policy))
+    desk = AdmissionDesk(
+        store=store,
+        registry=reg,
+        clock=clock,  # type: ignore[arg-type]
+        config=desk_config(**policy),
+    )
     return desk, clock, reg  # type: ignore[return-value]
 
 

@@ -36,8 +36,9 @@ def tilt(image: np.ndarray) -> np.ndarray:
     h, w = image.shape[:2]
     corners = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
     moved = np.float32([[w * 0.08, h * 0.05], [w * 0.95, 0], [w, h], [0, h * 0.93]])
-    return cv2.warpPerspective(image, cv2.getPerspectiveTransform(corners, moved), (w, h),
-                               borderValue=(128, 128, 128))
+    return cv2.warpPerspective(
+        image, cv2.getPerspectiveTransform(corners, moved), (w, h), borderValue=(128, 128, 128)
+    )
 
 
 def shade(image: np.ndarray, far: float = 1.0, gain: float = 1.0) -> np.ndarray:
@@ -78,7 +79,7 @@ def on_desk(image: np.ndarray, side: int) -> np.ndarray:
     small = fit(image, side)
     h, w = small.shape[:2]
     y, x = (720 - h) // 2, (1280 - w) // 2
-    desk[y:y + h, x:x + w] = small
+    desk[y : y + h, x : x + w] = small
     return desk
 
 
@@ -99,15 +100,25 @@ HANDLED: tuple[tuple[str, str, Callable[[np.ndarray], np.ndarray]], ...] = (
     ("camera", "blur 1.2 px", lambda i: cv2.GaussianBlur(fit(i, 1280), (0, 0), 1.2)),
     ("camera", "motion blur 3 px", lambda i: smeared(fit(i, 1280), 3)),
     # a webcam's frame: the document at 700 px on a desk, sensor noise, its JPEG stream
-    ("camera", "webcam: 700 px on a desk, noise 4, JPEG 70",
-     lambda i: jpeg(noisy(on_desk(i, 700), 4.0), 70)),
+    (
+        "camera",
+        "webcam: 700 px on a desk, noise 4, JPEG 70",
+        lambda i: jpeg(noisy(on_desk(i, 700), 4.0), 70),
+    ),
     ("size", "500 px", lambda i: fit(i, 500)),
     ("size", "800 px", lambda i: fit(i, 800)),
-    ("size", "twice as large", lambda i: cv2.resize(i, None, fx=2, fy=2,
-                                                     interpolation=cv2.INTER_CUBIC)
-     if max(i.shape[:2]) < 1500 else i),
+    (
+        "size",
+        "twice as large",
+        lambda i: cv2.resize(i, None, fx=2, fy=2, interpolation=cv2.INTER_CUBIC)
+        if max(i.shape[:2]) < 1500
+        else i,
+    ),
     ("size", "far: 480 px on a desk", lambda i: on_desk(i, 480)),
     ("size", "far: 400 px on a desk", lambda i: on_desk(i, 400)),
-    ("size", "grey", lambda i: cv2.cvtColor(cv2.cvtColor(i, cv2.COLOR_BGR2GRAY),
-                                            cv2.COLOR_GRAY2BGR)),
+    (
+        "size",
+        "grey",
+        lambda i: cv2.cvtColor(cv2.cvtColor(i, cv2.COLOR_BGR2GRAY), cv2.COLOR_GRAY2BGR),
+    ),
 )

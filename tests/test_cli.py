@@ -18,11 +18,27 @@ from tests.factories import dni
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "correct horse battery staple"
-PARSE_KEYS = {"valid", "format", "document_code", "issuer", "document_number",
-              "personal_number", "id_number", "surname", "given_names", "nationality",
-              "birth_date", "expiry_date", "sex", "corrections", "errors"}
-ICAO_TD3 = ["P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
-            "L898902C36UTO7408122F1204159ZE184226B<<<<<10"]
+PARSE_KEYS = {
+    "valid",
+    "format",
+    "document_code",
+    "issuer",
+    "document_number",
+    "personal_number",
+    "id_number",
+    "surname",
+    "given_names",
+    "nationality",
+    "birth_date",
+    "expiry_date",
+    "sex",
+    "corrections",
+    "errors",
+}
+ICAO_TD3 = [
+    "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+    "L898902C36UTO7408122F1204159ZE184226B<<<<<10",
+]
 
 
 def cli(*args: str, data_dir: Path | None = None, key: str | None = KEY) -> tuple[int, object]:
@@ -32,17 +48,34 @@ def cli(*args: str, data_dir: Path | None = None, key: str | None = KEY) -> tupl
     argv = [sys.executable, str(ROOT / "main.py"), *args]
     if data_dir is not None:
         argv += ["--data-dir", str(data_dir)]
-    proc = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=ROOT,
-                          timeout=120, stdin=subprocess.DEVNULL)
+    proc = subprocess.run(
+        argv,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
     assert "Traceback" not in proc.stderr, proc.stderr
     return proc.returncode, json.loads(proc.stdout) if proc.stdout.strip() else None
 
 
-def spanish_dni_mrz(number: int, birth: str = "800517", surname: str = "GARCIA LOPEZ",
-                    expiry: str = "350101") -> list[str]:
-    return build_td1(document_code="ID", issuer="ESP", document_number="BAA000589",
-                     optional_data_1=dni(number), birth_date=birth, expiry_date=expiry,
-                     nationality="ESP", sex="F", surname=surname, given_names="ANA")
+def spanish_dni_mrz(
+    number: int, birth: str = "800517", surname: str = "GARCIA LOPEZ", expiry: str = "350101"
+) -> list[str]:
+    return build_td1(
+        document_code="ID",
+        issuer="ESP",
+        document_number="BAA000589",
+        optional_data_1=dni(number),
+        birth_date=birth,
+        expiry_date=expiry,
+        nationality="ESP",
+        sex="F",
+        surname=surname,
+        given_names="ANA",
+    )
 
 
 def test_parse_mrz_prints_the_contract_fields() -> None:
@@ -77,32 +110,64 @@ def test_admission_cycle_on_the_encrypted_file(tmp_path: Path) -> None:
     assert code == 0, out
 
     at = "2026-11-28T22:00:00+01:00"
-    code, out = cli("admit", "--mrz", *spanish_dni_mrz(12345678), "--at", at,
-                    "--card-type", "WEEK", data_dir=tmp_path)
+    code, out = cli(
+        "admit",
+        "--mrz",
+        *spanish_dni_mrz(12345678),
+        "--at",
+        at,
+        "--card-type",
+        "WEEK",
+        data_dir=tmp_path,
+    )
     assert code == 0 and isinstance(out, dict), out
     assert out["verdict"] == "ADMIT" and out["reasons"] == []
     assert out["file_number"] == 1 and out["card_number"] == 1
     pdf = Path(out["card_pdf"])
     assert pdf.read_bytes().startswith(b"%PDF")
 
-    code, out = cli("admit", "--mrz", *spanish_dni_mrz(11111111), "--at", at,
-                    data_dir=tmp_path)
+    code, out = cli("admit", "--mrz", *spanish_dni_mrz(11111111), "--at", at, data_dir=tmp_path)
     assert code == 1 and isinstance(out, dict)
     assert out["verdict"] == "DENY" and out["reasons"] == ["REGISTRY_LISTED"]
     assert out["card_number"] is None
 
-    code, out = cli("admit", "--mrz", *spanish_dni_mrz(22222222, birth="100101"), "--at", at,
-                    data_dir=tmp_path)
+    code, out = cli(
+        "admit", "--mrz", *spanish_dni_mrz(22222222, birth="100101"), "--at", at, data_dir=tmp_path
+    )
     assert (code, out["reasons"]) == (1, ["MINOR"])  # type: ignore[index]
 
-    code, out = cli("admit", "--manual", "--doc-type", "DRIVING_LICENCE", "--issuer", "ESP",
-                    "--number", dni(33333333), "--surname", "MUÑOZ PEÑA",
-                    "--given-names", "JOSÉ", "--birth-date", "1970-03-04", "--at", at,
-                    data_dir=tmp_path)
+    code, out = cli(
+        "admit",
+        "--manual",
+        "--doc-type",
+        "DRIVING_LICENCE",
+        "--issuer",
+        "ESP",
+        "--number",
+        dni(33333333),
+        "--surname",
+        "MUÑOZ PEÑA",
+        "--given-names",
+        "JOSÉ",
+        "--birth-date",
+        "1970-03-04",
+        "--at",
+        at,
+        data_dir=tmp_path,
+    )
     assert code == 0 and out["card_number"] == 2  # type: ignore[index]
 
-    code, out = cli("admit", "--manual", "--number", "12345678A", "--surname", "X",
-                    "--birth-date", "1970-03-04", data_dir=tmp_path)
+    code, out = cli(
+        "admit",
+        "--manual",
+        "--number",
+        "12345678A",
+        "--surname",
+        "X",
+        "--birth-date",
+        "1970-03-04",
+        data_dir=tmp_path,
+    )
     assert code == 1 and "DNI_CHECK_LETTER" in out["errors"]  # type: ignore[index]
 
     code, out = cli("visitor", "show", dni(12345678), data_dir=tmp_path)
@@ -167,12 +232,29 @@ def test_killing_admissions_midway_leaves_no_gap_and_no_half_visit(tmp_path: Pat
     env = dict(os.environ, ADMISSION_DB_KEY=KEY)
     completed = killed = 0
     for index in range(16):
-        lines = build_td3(document_number=f"K{index:07d}", issuer="GBR", nationality="GBR",
-                          birth_date="700101", expiry_date="350101", personal_number="")
+        lines = build_td3(
+            document_number=f"K{index:07d}",
+            issuer="GBR",
+            nationality="GBR",
+            birth_date="700101",
+            expiry_date="350101",
+            personal_number="",
+        )
         proc = subprocess.Popen(
-            [sys.executable, str(ROOT / "main.py"), "admit", "--mrz", *lines,
-             "--data-dir", str(tmp_path)], env=env, cwd=ROOT,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [
+                sys.executable,
+                str(ROOT / "main.py"),
+                "admit",
+                "--mrz",
+                *lines,
+                "--data-dir",
+                str(tmp_path),
+            ],
+            env=env,
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         time.sleep(rng.uniform(0.3, 1.2))
         if proc.poll() is None:
             proc.kill()
@@ -188,7 +270,8 @@ def test_killing_admissions_midway_leaves_no_gap_and_no_half_visit(tmp_path: Pat
     numbers = [r[0] for r in conn.execute("SELECT number FROM cards ORDER BY number")]
     orphans = conn.execute(
         "SELECT count(*) FROM cards c LEFT JOIN visits v ON v.visit_id = c.visit_id "
-        "WHERE v.visit_id IS NULL").fetchone()[0]
+        "WHERE v.visit_id IS NULL"
+    ).fetchone()[0]
     admitted_without_card = conn.execute(
         "SELECT count(*) FROM visits v WHERE v.verdict = 'ADMIT' AND NOT EXISTS "
         "(SELECT 1 FROM cards c WHERE c.visit_id = v.visit_id)"
@@ -204,8 +287,7 @@ def test_printing_voiding_and_the_reprint_queue(tmp_path: Path) -> None:
     snapshot = tmp_path / "riaj.txt"
     snapshot.write_text("00000000T\n")
     assert cli("registry", "import", str(snapshot), data_dir=tmp_path)[0] == 0
-    code, out = cli("admit", "--mrz", *spanish_dni_mrz(44444444), "--no-pdf",
-                    data_dir=tmp_path)
+    code, out = cli("admit", "--mrz", *spanish_dni_mrz(44444444), "--no-pdf", data_dir=tmp_path)
     assert code == 0 and out["card_number"] == 1  # type: ignore[index]
     code, out = cli("reprint-queue", data_dir=tmp_path)
     assert [c["card_number"] for c in out["cards"]] == [1]  # type: ignore[index]
@@ -253,10 +335,25 @@ def test_scan_replays_a_reader_into_the_admission_flow(tmp_path: Path) -> None:
     assert cli("registry", "import", str(snapshot), data_dir=tmp_path)[0] == 0
     env = dict(os.environ, ADMISSION_DB_KEY=KEY)
     proc = subprocess.run(
-        [sys.executable, str(ROOT / "main.py"), "scan", "--admit", "--data-dir", str(tmp_path),
-         "--replay", *(str(bursts / f"{n}.json") for n in (
-             "td1_cr_only", "td3_cut_in_half", "hostile_control_chars", "markup_burst"))],
-        capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
+        [
+            sys.executable,
+            str(ROOT / "main.py"),
+            "scan",
+            "--admit",
+            "--data-dir",
+            str(tmp_path),
+            "--replay",
+            *(
+                str(bursts / f"{n}.json")
+                for n in ("td1_cr_only", "td3_cut_in_half", "hostile_control_chars", "markup_burst")
+            ),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert proc.returncode == 0 and "Traceback" not in proc.stderr, proc.stderr
     lines = [json.loads(x) for x in proc.stdout.splitlines()]
     assert [x["event"] for x in lines] == ["DOCUMENT", "HINT", "HINT", "UNREADABLE"]
@@ -269,8 +366,17 @@ def test_provisional_voucher_then_the_formal_card(tmp_path: Path) -> None:
     snapshot = tmp_path / "riaj.txt"
     snapshot.write_text(f"{dni(11111111)}\n")
     assert cli("registry", "import", str(snapshot), data_dir=tmp_path)[0] == 0
-    code, out = cli("voucher", "issue", "--mrz", *spanish_dni_mrz(55555555), "--card-type",
-                    "WEEK", "--out", str(tmp_path / "v.pdf"), data_dir=tmp_path)
+    code, out = cli(
+        "voucher",
+        "issue",
+        "--mrz",
+        *spanish_dni_mrz(55555555),
+        "--card-type",
+        "WEEK",
+        "--out",
+        str(tmp_path / "v.pdf"),
+        data_dir=tmp_path,
+    )
     assert code == 0 and out["voucher"]["number"] == 1  # type: ignore[index]
     assert out["voucher"]["document_number"] == dni(55555555)  # type: ignore[index]
     assert out["voucher"]["price_cents"] == 2000  # type: ignore[index]
@@ -281,11 +387,19 @@ def test_provisional_voucher_then_the_formal_card(tmp_path: Path) -> None:
 
     code, out = cli("voucher", "open", data_dir=tmp_path)
     assert [v["number"] for v in out["vouchers"]] == [1]  # type: ignore[index]
-    code, out = cli("voucher", "exchange", "1", "--mrz", *spanish_dni_mrz(66666666),
-                    data_dir=tmp_path)
+    code, out = cli(
+        "voucher", "exchange", "1", "--mrz", *spanish_dni_mrz(66666666), data_dir=tmp_path
+    )
     assert code == 3 and out["error"] == "VOUCHER_DOCUMENT_MISMATCH"  # type: ignore[index]
-    code, out = cli("voucher", "exchange", "1", "--mrz", *spanish_dni_mrz(55555555),
-                    "--no-pdf", data_dir=tmp_path)
+    code, out = cli(
+        "voucher",
+        "exchange",
+        "1",
+        "--mrz",
+        *spanish_dni_mrz(55555555),
+        "--no-pdf",
+        data_dir=tmp_path,
+    )
     assert code == 0 and out["card_number"] == 1  # type: ignore[index]
     code, out = cli("voucher", "open", data_dir=tmp_path)
     assert out["vouchers"] == []  # type: ignore[index]
@@ -297,8 +411,15 @@ def test_retention_runs_at_start_up(tmp_path: Path) -> None:
     snapshot = tmp_path / "riaj.txt"
     snapshot.write_text("00000000T\n")
     cli("registry", "import", str(snapshot), data_dir=tmp_path)
-    code, out = cli("admit", "--mrz", *spanish_dni_mrz(77777777), "--no-pdf",
-                    "--at", "2025-01-10T22:00:00+01:00", data_dir=tmp_path)
+    code, out = cli(
+        "admit",
+        "--mrz",
+        *spanish_dni_mrz(77777777),
+        "--no-pdf",
+        "--at",
+        "2025-01-10T22:00:00+01:00",
+        data_dir=tmp_path,
+    )
     assert out["file_number"] == 1  # type: ignore[index]
     # Any later command opens the file on today's date: the old visit is erased first.
     code, out = cli("visitor", "show", dni(77777777), data_dir=tmp_path)
@@ -308,8 +429,14 @@ def test_retention_runs_at_start_up(tmp_path: Path) -> None:
 def test_the_demo_lives_in_its_own_folder_and_never_in_the_real_one(tmp_path: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "ADMISSION_DB_KEY"}
     env.update(XDG_DATA_HOME=str(tmp_path), HOME=str(tmp_path))
-    proc = subprocess.run([sys.executable, str(ROOT / "main.py"), "demo"], capture_output=True,
-                          text=True, env=env, cwd=ROOT, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, str(ROOT / "main.py"), "demo"],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=ROOT,
+        timeout=120,
+    )
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert "DEMO" in proc.stderr and out["demo"] is True
@@ -319,7 +446,11 @@ def test_the_demo_lives_in_its_own_folder_and_never_in_the_real_one(tmp_path: Pa
     assert all(Path(r["card_pdf"]).is_file() for r in out["admissions"] if r["card_pdf"])
     # the first visitors' documents went under the fake camera and the live MRZ reader
     assert [r["read_by"].startswith("camera, live") for r in out["admissions"][:4]] == [
-        True, True, True, False]
+        True,
+        True,
+        True,
+        False,
+    ]
     real = Path(out["data_dir"]).parent / "visitors.db"
     assert not real.exists()  # nothing was written where real visitors live
 

@@ -82,6 +82,7 @@ def test(args: list[str]) -> None:
         subprocess.run(["sh", str(cups)], cwd=ROOT, check=False)
     py = str(venv_python())
     run([py, "-m", "ruff", "check", "."])
+    run([py, "-m", "ruff", "format", "--check", "."])
     run([py, "-m", "mypy"])
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     run([py, "-m", "pytest", *args], env=env)

@@ -82,10 +82,20 @@ from hardware.mrz.segment import (  # noqa: E402
 # shipped model's 987/976, and averaged with the shipped model at 985/975; 12 of the
 # shipped model's 13 misses on seed 777 were missed by both, so it was not shipped.
 CUTS: dict[str, dict[str, Any]] = {
-    "reader": {"tall_rule": RULE_MIN_TALL, "first_pairs": True, "distinct_lines": None,
-               "paragraphs_last": True, "same_lengths": True},
-    "shipped": {"tall_rule": 1.7, "first_pairs": False, "distinct_lines": float("inf"),
-                "paragraphs_last": False, "same_lengths": False},
+    "reader": {
+        "tall_rule": RULE_MIN_TALL,
+        "first_pairs": True,
+        "distinct_lines": None,
+        "paragraphs_last": True,
+        "same_lengths": True,
+    },
+    "shipped": {
+        "tall_rule": 1.7,
+        "first_pairs": False,
+        "distinct_lines": float("inf"),
+        "paragraphs_last": False,
+        "same_lengths": False,
+    },
 }
 
 CHANNELS = (16, 32, 64)
@@ -106,8 +116,9 @@ def random_lines(rng: np.random.Generator, fmt: str) -> list[str]:
     return out
 
 
-def _augment(doc: np.ndarray, quad: np.ndarray, rng: np.random.Generator
-             ) -> tuple[np.ndarray, np.ndarray]:
+def _augment(
+    doc: np.ndarray, quad: np.ndarray, rng: np.random.Generator
+) -> tuple[np.ndarray, np.ndarray]:
     """Training-only variety: stroke weight, italic-like shear (oblique photos, some
     printers), annotation boxes and rules drawn around the MRZ (specimen images)."""
     weight = rng.random()
@@ -131,8 +142,9 @@ def _augment(doc: np.ndarray, quad: np.ndarray, rng: np.random.Generator
     return doc, quad
 
 
-def frame_cells(seed: int, index: int, cuts: str = "shipped"
-                ) -> tuple[np.ndarray, np.ndarray] | None:
+def frame_cells(
+    seed: int, index: int, cuts: str = "shipped"
+) -> tuple[np.ndarray, np.ndarray] | None:
     """The cells (uint8, ink = 255) and labels of one training frame, or None when the
     production locator and segmenter did not cut its MRZ on the right grid."""
     rng = np.random.default_rng([seed, index])
@@ -153,11 +165,15 @@ def frame_cells(seed: int, index: int, cuts: str = "shipped"
     labels = np.array([ALPHABET.index(c) for line in lines for c in line], np.int8)
     rules = CUTS[cuts]
     for work_size in WORK_SIZES:
-        for band in find_bands(grey, work_size=work_size, frame_threshold=True,
-                               first_pairs=rules["first_pairs"],
-                               distinct_lines=rules["distinct_lines"],
-                               paragraphs_last=rules["paragraphs_last"],
-                               same_lengths=rules["same_lengths"]):
+        for band in find_bands(
+            grey,
+            work_size=work_size,
+            frame_threshold=True,
+            first_pairs=rules["first_pairs"],
+            distinct_lines=rules["distinct_lines"],
+            paragraphs_last=rules["paragraphs_last"],
+            same_lengths=rules["same_lengths"],
+        ):
             if band.lines != len(lines):
                 continue
             image = band.image
@@ -168,8 +184,13 @@ def frame_cells(seed: int, index: int, cuts: str = "shipped"
             else:
                 continue
             try:  # as the reader cuts a band
-                seg = segment(image, len(lines), trim_ends=True, profile_fallback=True,
-                              tall_rule=rules["tall_rule"])
+                seg = segment(
+                    image,
+                    len(lines),
+                    trim_ends=True,
+                    profile_fallback=True,
+                    tall_rule=rules["tall_rule"],
+                )
             except (ValueError, ZeroDivisionError, np.linalg.LinAlgError, cv2.error):
                 seg = None
             if seg is None or seg.line_length != len(lines[0]):
@@ -198,8 +219,10 @@ def _grid_matches_truth(seg: Segmented, band: Band, truth: np.ndarray, turned: b
         left = q[0, 0] + (q[3, 0] - q[0, 0]) * f
         right = q[1, 0] + (q[2, 0] - q[1, 0]) * f
         pitch = (right - left) / length
-        if (abs(seg.centres[r, 0] - (left + pitch / 2)) > pitch / 3
-                or abs(seg.centres[r, -1] - (right - pitch / 2)) > pitch / 3):
+        if (
+            abs(seg.centres[r, 0] - (left + pitch / 2)) > pitch / 3
+            or abs(seg.centres[r, -1] - (right - pitch / 2)) > pitch / 3
+        ):
             return False
     return True
 
@@ -209,8 +232,9 @@ def _job(args: tuple[int, int, str]) -> tuple[np.ndarray, np.ndarray] | None:
     return frame_cells(*args)
 
 
-def _render(seed: int, start: int, stop: int, pool: Any, cuts: str
-            ) -> tuple[np.ndarray, np.ndarray]:
+def _render(
+    seed: int, start: int, stop: int, pool: Any, cuts: str
+) -> tuple[np.ndarray, np.ndarray]:
     jobs = [(seed, i, cuts) for i in range(start, stop)]
     results = pool.imap(_job, jobs, chunksize=8) if pool is not None else map(_job, jobs)
     got = [r for r in results if r is not None]  # in frame order, whatever the workers
@@ -219,8 +243,9 @@ def _render(seed: int, start: int, stop: int, pool: Any, cuts: str
     return np.concatenate([g[0] for g in got]), np.concatenate([g[1] for g in got])
 
 
-def build_dataset(seed: int, frames: int, workers: int, cache: Path | None,
-                  cuts: str = "shipped") -> tuple[np.ndarray, np.ndarray]:
+def build_dataset(
+    seed: int, frames: int, workers: int, cache: Path | None, cuts: str = "shipped"
+) -> tuple[np.ndarray, np.ndarray]:
     """Cells and labels of ``frames`` frames; with ``cache``, kept per CHUNK frames (a run
     that was stopped carries on where it was)."""
     xs, ys = [], []
@@ -240,8 +265,11 @@ def build_dataset(seed: int, frames: int, workers: int, cache: Path | None,
                     np.savez(path, x=x, y=y)
             xs.append(x)
             ys.append(y)
-            print(f"  {stop}/{frames} frames, {sum(len(v) for v in ys)} cells, "
-                  f"{time.time() - t0:.0f}s", flush=True)
+            print(
+                f"  {stop}/{frames} frames, {sum(len(v) for v in ys)} cells, "
+                f"{time.time() - t0:.0f}s",
+                flush=True,
+            )
     finally:
         if pool is not None:
             pool.close()
@@ -252,11 +280,22 @@ def _network(torch: Any) -> Any:
     nn = torch.nn
     c1, c2, c3 = CHANNELS
     return nn.Sequential(
-        nn.Conv2d(1, c1, 3, padding=1), nn.BatchNorm2d(c1), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Conv2d(c1, c2, 3, padding=1), nn.BatchNorm2d(c2), nn.ReLU(), nn.MaxPool2d(2),
-        nn.Conv2d(c2, c3, 3, padding=1), nn.BatchNorm2d(c3), nn.ReLU(),
-        nn.Flatten(), nn.Linear(c3 * (CELL_H // 4) * (CELL_W // 4), DENSE), nn.ReLU(),
-        nn.Linear(DENSE, len(ALPHABET)))
+        nn.Conv2d(1, c1, 3, padding=1),
+        nn.BatchNorm2d(c1),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Conv2d(c1, c2, 3, padding=1),
+        nn.BatchNorm2d(c2),
+        nn.ReLU(),
+        nn.MaxPool2d(2),
+        nn.Conv2d(c2, c3, 3, padding=1),
+        nn.BatchNorm2d(c3),
+        nn.ReLU(),
+        nn.Flatten(),
+        nn.Linear(c3 * (CELL_H // 4) * (CELL_W // 4), DENSE),
+        nn.ReLU(),
+        nn.Linear(DENSE, len(ALPHABET)),
+    )
 
 
 def _jitter(torch: Any, x: Any, gen: Any) -> Any:
@@ -277,7 +316,7 @@ def _jitter(torch: Any, x: Any, gen: Any) -> Any:
     x = grow * bold + thin * slim + (1 - grow - thin) * x
     gamma = torch.exp(rand(n, 1, 1, 1) * 1.4 - 0.7)
     gain = rand(n, 1, 1, 1) * 0.9 + 0.7
-    x = torch.clamp(x ** gamma * gain, 0.0, 1.0)
+    x = torch.clamp(x**gamma * gain, 0.0, 1.0)
     for dx in (-2, -1, 1, 2):
         sel = rand(n) < 0.12
         x[sel] = torch.roll(x[sel], dx, 3)
@@ -305,7 +344,7 @@ def train(cells: np.ndarray, labels: np.ndarray, seed: int, epochs: int, threads
         order = torch.randperm(len(ys), generator=gen)
         loss_sum, correct = 0.0, 0
         for s in range(0, len(ys), BATCH):
-            idx = order[s:s + BATCH]
+            idx = order[s : s + BATCH]
             xb = _jitter(torch, xs[idx].float().div(255).unsqueeze(1), gen)
             logits = net(xb)
             loss = torch.nn.functional.cross_entropy(logits, ys[idx])
@@ -315,8 +354,11 @@ def train(cells: np.ndarray, labels: np.ndarray, seed: int, epochs: int, threads
             sched.step()
             loss_sum += float(loss.detach()) * len(idx)
             correct += int((logits.detach().argmax(1) == ys[idx]).sum())
-        print(f"  epoch {epoch + 1}/{epochs}: loss {loss_sum / len(ys):.4f} "
-              f"acc {correct / len(ys):.4f} ({time.time() - t0:.0f}s)", flush=True)
+        print(
+            f"  epoch {epoch + 1}/{epochs}: loss {loss_sum / len(ys):.4f} "
+            f"acc {correct / len(ys):.4f} ({time.time() - t0:.0f}s)",
+            flush=True,
+        )
     return net.eval()
 
 
@@ -329,15 +371,28 @@ def export(net: Any, out: Path, args: argparse.Namespace) -> None:
 
     model = torch.nn.Sequential(net, torch.nn.Softmax(dim=1)).eval()
     buf = io.BytesIO()
-    torch.onnx.export(model, (torch.zeros(1, 1, CELL_H, CELL_W),), buf, input_names=["cells"],
-                      output_names=["probs"], dynamic_axes={"cells": {0: "n"}, "probs": {0: "n"}},
-                      opset_version=13, dynamo=False)
+    torch.onnx.export(
+        model,
+        (torch.zeros(1, 1, CELL_H, CELL_W),),
+        buf,
+        input_names=["cells"],
+        output_names=["probs"],
+        dynamic_axes={"cells": {0: "n"}, "probs": {0: "n"}},
+        opset_version=13,
+        dynamo=False,
+    )
     proto = onnx.load_from_string(buf.getvalue())
-    meta = {"alphabet": ALPHABET, "cell_w": str(CELL_W), "cell_h": str(CELL_H),
-            "cell_pitches": str(CELL_PITCHES),
-            "trained_by": (f"tools/train_mrz_ocr.py --frames {args.frames} --epochs {args.epochs}"
-                           f" --seed {args.seed} --threads {args.threads}"
-                           + ("" if args.cuts == "shipped" else f" --cuts {args.cuts}"))}
+    meta = {
+        "alphabet": ALPHABET,
+        "cell_w": str(CELL_W),
+        "cell_h": str(CELL_H),
+        "cell_pitches": str(CELL_PITCHES),
+        "trained_by": (
+            f"tools/train_mrz_ocr.py --frames {args.frames} --epochs {args.epochs}"
+            f" --seed {args.seed} --threads {args.threads}"
+            + ("" if args.cuts == "shipped" else f" --cuts {args.cuts}")
+        ),
+    }
     for key, value in meta.items():
         entry = proto.metadata_props.add()
         entry.key, entry.value = key, value
@@ -353,15 +408,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=MODEL_PATH)
     parser.add_argument("--workers", type=int, default=2, help="rendering processes")
     parser.add_argument("--threads", type=int, default=2, help="PyTorch threads")
-    parser.add_argument("--cache", type=Path, default=None,
-                        help="folder to keep the rendered cells in between runs")
-    parser.add_argument("--cuts", choices=sorted(CUTS), default="shipped",
-                        help="how the training cells are cut (shipped: the shipped model's)")
+    parser.add_argument(
+        "--cache", type=Path, default=None, help="folder to keep the rendered cells in between runs"
+    )
+    parser.add_argument(
+        "--cuts",
+        choices=sorted(CUTS),
+        default="shipped",
+        help="how the training cells are cut (shipped: the shipped model's)",
+    )
     args = parser.parse_args(argv)
     cv2.setNumThreads(1)
     print(f"rendering {args.frames} synthetic frames...", flush=True)
-    cells, labels = build_dataset(args.seed, args.frames, args.workers, args.cache,
-                                  args.cuts)
+    cells, labels = build_dataset(args.seed, args.frames, args.workers, args.cache, args.cuts)
     counts = np.bincount(labels, minlength=len(ALPHABET))
     print(f"{len(labels)} cells; class counts min {counts.min()}", flush=True)
     net = train(cells, labels, args.seed, args.epochs, args.threads)

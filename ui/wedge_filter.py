@@ -49,9 +49,15 @@ class HeldKey:
 
 def _copy(event: QKeyEvent) -> QKeyEvent:
     return QKeyEvent(
-        event.type(), event.key(), event.modifiers(), event.nativeScanCode(),
-        event.nativeVirtualKey(), event.nativeModifiers(), event.text(),
-        event.isAutoRepeat(), event.count(),
+        event.type(),
+        event.key(),
+        event.modifiers(),
+        event.nativeScanCode(),
+        event.nativeVirtualKey(),
+        event.nativeModifiers(),
+        event.text(),
+        event.isAutoRepeat(),
+        event.count(),
     )
 
 

@@ -12,10 +12,18 @@ from hardware.barcode._image import grey_array, text_of
 __all__ = ["ZbarDecoder"]
 
 _TYPES = {
-    "QRCODE": Symbology.QR_CODE, "PDF417": Symbology.PDF417, "CODE128": Symbology.CODE128,
-    "EAN13": Symbology.EAN13, "EAN8": Symbology.EAN8, "UPCA": Symbology.UPC_A,
-    "UPCE": Symbology.UPC_E, "CODE39": Symbology.CODE39, "CODE93": Symbology.CODE93,
-    "I25": Symbology.ITF, "CODABAR": Symbology.CODABAR, "ISBN13": Symbology.EAN13,
+    "QRCODE": Symbology.QR_CODE,
+    "PDF417": Symbology.PDF417,
+    "CODE128": Symbology.CODE128,
+    "EAN13": Symbology.EAN13,
+    "EAN8": Symbology.EAN8,
+    "UPCA": Symbology.UPC_A,
+    "UPCE": Symbology.UPC_E,
+    "CODE39": Symbology.CODE39,
+    "CODE93": Symbology.CODE93,
+    "I25": Symbology.ITF,
+    "CODABAR": Symbology.CODABAR,
+    "ISBN13": Symbology.EAN13,
 }
 
 
@@ -54,6 +62,7 @@ class ZbarDecoder:
             if len(text) > MAX_TEXT:
                 continue
             corners = tuple((int(p.x), int(p.y)) for p in result.polygon)
-            out.append(DecodedBarcode(_TYPES.get(result.type, Symbology.OTHER), text, data,
-                                      corners))
+            out.append(
+                DecodedBarcode(_TYPES.get(result.type, Symbology.OTHER), text, data, corners)
+            )
         return tuple(out)

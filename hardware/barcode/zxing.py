@@ -13,12 +13,20 @@ from hardware.barcode._image import grey_array
 __all__ = ["ZxingDecoder"]
 
 _FORMATS = {
-    "QRCode": Symbology.QR_CODE, "MicroQRCode": Symbology.QR_CODE,
-    "PDF417": Symbology.PDF417, "Code128": Symbology.CODE128,
-    "DataMatrix": Symbology.DATA_MATRIX, "Aztec": Symbology.AZTEC,
-    "EAN13": Symbology.EAN13, "EAN8": Symbology.EAN8, "UPCA": Symbology.UPC_A,
-    "UPCE": Symbology.UPC_E, "Code39": Symbology.CODE39, "Code93": Symbology.CODE93,
-    "ITF": Symbology.ITF, "Codabar": Symbology.CODABAR,
+    "QRCode": Symbology.QR_CODE,
+    "MicroQRCode": Symbology.QR_CODE,
+    "PDF417": Symbology.PDF417,
+    "Code128": Symbology.CODE128,
+    "DataMatrix": Symbology.DATA_MATRIX,
+    "Aztec": Symbology.AZTEC,
+    "EAN13": Symbology.EAN13,
+    "EAN8": Symbology.EAN8,
+    "UPCA": Symbology.UPC_A,
+    "UPCE": Symbology.UPC_E,
+    "Code39": Symbology.CODE39,
+    "Code93": Symbology.CODE93,
+    "ITF": Symbology.ITF,
+    "Codabar": Symbology.CODABAR,
 }
 
 
@@ -37,8 +45,12 @@ def _symbology(fmt: Any) -> Symbology:
 
 def _corners(position: Any) -> tuple[tuple[int, int], ...]:
     try:
-        points = (position.top_left, position.top_right, position.bottom_right,
-                  position.bottom_left)
+        points = (
+            position.top_left,
+            position.top_right,
+            position.bottom_right,
+            position.bottom_left,
+        )
         return tuple((int(p.x), int(p.y)) for p in points)
     except AttributeError:
         return ()
@@ -48,7 +60,10 @@ class ZxingDecoder:
     """zxing-cpp: QR, PDF417, Code 128, Data Matrix, Aztec, EAN/UPC and more."""
 
     def __init__(
-        self, *, formats: str = DEFAULT_FORMATS, try_rotate: bool = True,
+        self,
+        *,
+        formats: str = DEFAULT_FORMATS,
+        try_rotate: bool = True,
         try_downscale: bool = True,
     ) -> None:
         self.formats = formats
@@ -72,20 +87,26 @@ class ZxingDecoder:
 
             image = grey_array(frame)
             results = zxingcpp.read_barcodes(
-                image, formats=zxingcpp.barcode_formats_from_str(self.formats),
-                try_rotate=self.try_rotate, try_downscale=self.try_downscale,
+                image,
+                formats=zxingcpp.barcode_formats_from_str(self.formats),
+                try_rotate=self.try_rotate,
+                try_downscale=self.try_downscale,
                 text_mode=zxingcpp.TextMode.Plain,
             )
         except ImportError as exc:
             raise DeviceError("zxing-cpp not installed", code="DECODER_NOT_FOUND") from exc
         except Exception as exc:  # the binding raises plain RuntimeError/ValueError
-            raise DeviceError(f"zxing-cpp failed: {type(exc).__name__}",
-                              code="DECODER_ERROR") from exc
+            raise DeviceError(
+                f"zxing-cpp failed: {type(exc).__name__}", code="DECODER_ERROR"
+            ) from exc
         out = []
         for result in results:
             text = str(result.text)
             if len(text) > MAX_TEXT:
                 continue
-            out.append(DecodedBarcode(_symbology(result.format), text, bytes(result.bytes),
-                                      _corners(result.position)))
+            out.append(
+                DecodedBarcode(
+                    _symbology(result.format), text, bytes(result.bytes), _corners(result.position)
+                )
+            )
         return tuple(out)

@@ -27,8 +27,13 @@ IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".
 class FakeCamera:
     """Replays ``script`` (frames, or exceptions to raise) in order; ``loop`` restarts it."""
 
-    def __init__(self, script: Sequence[Frame | Exception], *, loop: bool = False,
-                 status: CameraStatus = CameraStatus.READY) -> None:
+    def __init__(
+        self,
+        script: Sequence[Frame | Exception],
+        *,
+        loop: bool = False,
+        status: CameraStatus = CameraStatus.READY,
+    ) -> None:
         self._script = list(script)
         self._loop = loop
         self._status = status
@@ -60,8 +65,9 @@ class FakeCamera:
 class ImageFolderCamera:
     """Replays the images of a folder as frames, in name order."""
 
-    def __init__(self, folder: str | Path, *, loop: bool = True,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, folder: str | Path, *, loop: bool = True, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self._folder = Path(folder)
         self._loop = loop
         self._clock = clock
@@ -71,8 +77,11 @@ class ImageFolderCamera:
     def _list(self) -> list[Path]:
         if self._files is None:
             try:
-                self._files = sorted(p for p in self._folder.iterdir()
-                                     if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file())
+                self._files = sorted(
+                    p
+                    for p in self._folder.iterdir()
+                    if p.suffix.lower() in IMAGE_SUFFIXES and p.is_file()
+                )
             except OSError:
                 self._files = []
         return self._files
@@ -107,8 +116,9 @@ class ImageFolderCamera:
 class VideoFileCamera:
     """Replays a video file through OpenCV; ``loop`` rewinds at the end."""
 
-    def __init__(self, path: str | Path, *, loop: bool = True,
-                 clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, path: str | Path, *, loop: bool = True, clock: Callable[[], float] = time.monotonic
+    ) -> None:
         self._path = Path(path)
         self._loop = loop
         self._clock = clock

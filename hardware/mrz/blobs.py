@@ -14,5 +14,6 @@ def components(mask: np.ndarray) -> tuple[int, np.ndarray, np.ndarray, np.ndarra
     development machine), which the fine and small-print passes label several times a
     frame."""
     n, labels, stats, centroids = cv2.connectedComponentsWithStatsWithAlgorithm(
-        mask, 8, cv2.CV_32S, cv2.CCL_BBDT)
+        mask, 8, cv2.CV_32S, cv2.CCL_BBDT
+    )
     return int(n), labels, stats, centroids

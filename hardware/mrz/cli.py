@@ -67,8 +67,12 @@ def _reading(read: MrzRead | None, today: date) -> dict[str, object]:
     if read is None or not read.lines:
         return {"mrz_lines": [], **_empty_fields(), "verified": False, "failed_checks": []}
     lines = list(read.lines)
-    return {"mrz_lines": lines, **parse_mrz(lines, today=today).to_json(),
-            "verified": read.verified, "failed_checks": list(read.failed_checks)}
+    return {
+        "mrz_lines": lines,
+        **parse_mrz(lines, today=today).to_json(),
+        "verified": read.verified,
+        "failed_checks": list(read.failed_checks),
+    }
 
 
 def camera_for(source: str) -> Camera:
@@ -123,16 +127,26 @@ def watch(cam: Camera, live: LiveMrzReader, max_frames: int) -> Watched:
     return out
 
 
-def watch_document_command(source: str, *, max_frames: int, today: date,
-                           camera: Camera | None = None,
-                           live: LiveMrzReader | None = None) -> tuple[int, str]:
+def watch_document_command(
+    source: str,
+    *,
+    max_frames: int,
+    today: date,
+    camera: Camera | None = None,
+    live: LiveMrzReader | None = None,
+) -> tuple[int, str]:
     """Feed ``source``'s frames to the live reader until it answers; (exit code, JSON)."""
     start = time.perf_counter()
     cam = camera if camera is not None else camera_for(source)
     got = watch(cam, live if live is not None else LiveMrzReader(), max_frames)
-    out: dict[str, object] = {"source": source, **_reading(got.read, today),
-                              "reason": got.reason, "frames": got.frames, "hints": got.hints,
-                              "ms": round((time.perf_counter() - start) * 1000.0, 1)}
+    out: dict[str, object] = {
+        "source": source,
+        **_reading(got.read, today),
+        "reason": got.reason,
+        "frames": got.frames,
+        "hints": got.hints,
+        "ms": round((time.perf_counter() - start) * 1000.0, 1),
+    }
     code = 0 if got.read is not None and out["valid"] else 1
     return code, json.dumps(out, ensure_ascii=False, indent=2)
 
@@ -155,8 +169,11 @@ def _text(results: Sequence[dict[str, object]]) -> str:
     for r in results:
         lines = r["mrz_lines"]
         if isinstance(lines, list) and lines:
-            out.append(f"{r['file']}: " + " / ".join(str(x) for x in lines) +
-                       ("" if r["valid"] else f"  (invalid: {', '.join(map(str, r['errors']))})"))  # type: ignore[arg-type]
+            out.append(
+                f"{r['file']}: "
+                + " / ".join(str(x) for x in lines)
+                + ("" if r["valid"] else f"  (invalid: {', '.join(map(str, r['errors']))})")
+            )  # type: ignore[arg-type]
         else:
             out.append(f"{r['file']}: no MRZ ({r['reason']})")
     return "\n".join(out)

@@ -71,8 +71,10 @@ class Decoded:
         if self.cost is None or self.chosen is None:
             return math.inf
         passing = [g for g in self.layout.groups if g.name not in self.failed]
-        return min((_alias_margin(g, self.cost, self.chosen, _others(g, passing))
-                    for g in passing), default=math.inf)
+        return min(
+            (_alias_margin(g, self.cost, self.chosen, _others(g, passing)) for g in passing),
+            default=math.inf,
+        )
 
 
 def _mask(layout: Layout) -> np.ndarray:
@@ -100,8 +102,9 @@ def group_positions(group: CheckGroup) -> list[tuple[int, int]]:
     return [(ln, c) for ln, a, b in group.spans for c in range(a, b)]
 
 
-def _search(group: CheckGroup, cost: np.ndarray, chosen: np.ndarray, locked: set[tuple[int, int]]
-            ) -> tuple[float, float, dict[tuple[int, int], int]] | None:
+def _search(
+    group: CheckGroup, cost: np.ndarray, chosen: np.ndarray, locked: set[tuple[int, int]]
+) -> tuple[float, float, dict[tuple[int, int], int]] | None:
     """Cheapest reassignment that satisfies ``group``: (cost, runner-up cost, changes)."""
     # states: weighted sum mod 10 -> list of (cost, changes) keeping the two best
     states: dict[int, list[tuple[float, dict[tuple[int, int], int]]]] = {0: [(0.0, {})]}
@@ -165,8 +168,9 @@ def _decode(probs: np.ndarray, layout: Layout) -> Decoded:
     mask = _mask(layout)
     masked = np.where(mask, probs, 0.0) + 1e-9
     masked /= masked.sum(axis=2, keepdims=True)
-    violations = int((~mask[np.arange(probs.shape[0])[:, None], np.arange(probs.shape[1]),
-                            raw_top]).sum())
+    violations = int(
+        (~mask[np.arange(probs.shape[0])[:, None], np.arange(probs.shape[1]), raw_top]).sum()
+    )
     chosen = masked.argmax(axis=2)
     best = masked.max(axis=2, keepdims=True)
     cost = -np.log(masked) + np.log(best)  # 0 for the top choice
@@ -194,13 +198,25 @@ def _decode(probs: np.ndarray, layout: Layout) -> Decoded:
         _settle_country(span, masked, chosen, char_prob)
     lines = ["".join(ALPHABET[k] for k in row) for row in chosen]
     raw_lines = ["".join(ALPHABET[k] for k in row) for row in raw_top]
-    return Decoded(lines, layout, char_prob, failed, fixed, violations,
-                   float(np.log(char_prob).sum()), raw_lines, float(probs.max(axis=2).min()),
-                   probs, cost, chosen)
+    return Decoded(
+        lines,
+        layout,
+        char_prob,
+        failed,
+        fixed,
+        violations,
+        float(np.log(char_prob).sum()),
+        raw_lines,
+        float(probs.max(axis=2).min()),
+        probs,
+        cost,
+        chosen,
+    )
 
 
-def _settle_country(span: Span, masked: np.ndarray, chosen: np.ndarray,
-                    char_prob: np.ndarray) -> None:
+def _settle_country(
+    span: Span, masked: np.ndarray, chosen: np.ndarray, char_prob: np.ndarray
+) -> None:
     """Read a country field (issuer, nationality) as the most probable string given the
     classifier and the prior that it is a listed code (``admission.country_codes``): a
     doubtful ``PHT`` becomes ``PRT``, an unlisted code read crisply stays as printed (the
@@ -217,8 +233,9 @@ def _settle_country(span: Span, masked: np.ndarray, chosen: np.ndarray,
     log_listed = math.log((1 - UNLISTED_COUNTRY_PRIOR) / len(_CODES))
     log_unlisted = math.log(UNLISTED_COUNTRY_PRIOR / (len(LETTERS) ** width - len(_CODES)))
     listed_mass = float(np.exp(listed).sum())
-    evidence = (math.exp(log_listed) * listed_mass
-                + math.exp(log_unlisted) * max(1.0 - listed_mass, 0.0))
+    evidence = math.exp(log_listed) * listed_mass + math.exp(log_unlisted) * max(
+        1.0 - listed_mass, 0.0
+    )
     best = int(np.argmax(listed))
     top_code = "".join(ALPHABET[k] for k in top)
     if top_code in MRZ_COUNTRY_CODES or log_listed + listed[best] >= log_unlisted + top_log:
@@ -242,8 +259,9 @@ def _others(group: CheckGroup, passing: list[CheckGroup]) -> set[tuple[int, int]
     return locked
 
 
-def _alias_margin(group: CheckGroup, cost: np.ndarray, chosen: np.ndarray,
-                  locked: set[tuple[int, int]]) -> float:
+def _alias_margin(
+    group: CheckGroup, cost: np.ndarray, chosen: np.ndarray, locked: set[tuple[int, int]]
+) -> float:
     """Nats between the chosen reading of a passing group and the most likely *other*
     reading that passes its check digit too (leaving ``locked`` as they are). A check
     digit is a sum modulo 10: some changes leave it as it is (0 for O in two places

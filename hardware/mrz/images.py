@@ -91,16 +91,22 @@ def decode_image(data: bytes) -> np.ndarray:
     if fmt == "JPEG" and long_side > TARGET_LONG_SIDE:
         ratio = long_side / TARGET_LONG_SIDE
         factor = 2 if ratio <= 2 else 4 if ratio <= 4 else 8
-        flags = {2: cv2.IMREAD_REDUCED_COLOR_2, 4: cv2.IMREAD_REDUCED_COLOR_4,
-                 8: cv2.IMREAD_REDUCED_COLOR_8}[factor] | cv2.IMREAD_IGNORE_ORIENTATION
+        flags = {
+            2: cv2.IMREAD_REDUCED_COLOR_2,
+            4: cv2.IMREAD_REDUCED_COLOR_4,
+            8: cv2.IMREAD_REDUCED_COLOR_8,
+        }[factor] | cv2.IMREAD_IGNORE_ORIENTATION
     img = cv2.imdecode(np.frombuffer(data, np.uint8), flags)
     if img is None or img.size == 0:
         raise ImageError(NOT_AN_IMAGE)
     img = _to_bgr(img)
     if max(img.shape[:2]) > TARGET_LONG_SIDE:
         scale = TARGET_LONG_SIDE / max(img.shape[:2])
-        img = cv2.resize(img, (round(img.shape[1] * scale), round(img.shape[0] * scale)),
-                         interpolation=cv2.INTER_AREA)
+        img = cv2.resize(
+            img,
+            (round(img.shape[1] * scale), round(img.shape[0] * scale)),
+            interpolation=cv2.INTER_AREA,
+        )
     if orientation in _EXIF_ROTATIONS:
         img = cv2.rotate(img, _EXIF_ROTATIONS[orientation])
     elif orientation in (2, 4, 5, 7):  # mirrored variants: flip, then rotate

@@ -76,17 +76,35 @@ class Layout:
 # what each kind of field may hold. The nationality is left open: a national specimen
 # prints digits there (the Romanian specimen of the real set reads 132), and the reader
 # reports what is printed
-_KIND_CLASSES = {Kind.CODE: LETTERS, Kind.COUNTRY: LETTERS, Kind.NAME: LETTERS,
-                 Kind.ALNUM: ANY, Kind.DATE: NUMERIC, Kind.CHECK: NUMERIC, Kind.SEX: SEX}
+_KIND_CLASSES = {
+    Kind.CODE: LETTERS,
+    Kind.COUNTRY: LETTERS,
+    Kind.NAME: LETTERS,
+    Kind.ALNUM: ANY,
+    Kind.DATE: NUMERIC,
+    Kind.CHECK: NUMERIC,
+    Kind.SEX: SEX,
+}
 _OPEN_FIELDS = frozenset({"nationality"})
 # identity characters: document code, issuer, names, nationality, sex (optional data is
 # left to the composite digit and to the document's own checks, e.g. the DNI letter)
 _IDENTITY_KINDS = frozenset({Kind.CODE, Kind.COUNTRY, Kind.NAME, Kind.SEX})
-_NAMES = {MrzFormat.TD1: "TD1", MrzFormat.TD2: "TD2", MrzFormat.TD3: "TD3",
-          MrzFormat.MRVA: "MRVA", MrzFormat.MRVB: "MRVB", MrzFormat.FR_CNI: "FRA"}
-_FIRST_CODE = {MrzFormat.TD1: CODE_CARD, MrzFormat.TD2: CODE_TD2, MrzFormat.TD3: CODE_TD3,
-               MrzFormat.MRVA: CODE_VISA, MrzFormat.MRVB: CODE_VISA,
-               MrzFormat.FR_CNI: frozenset("I")}
+_NAMES = {
+    MrzFormat.TD1: "TD1",
+    MrzFormat.TD2: "TD2",
+    MrzFormat.TD3: "TD3",
+    MrzFormat.MRVA: "MRVA",
+    MrzFormat.MRVB: "MRVB",
+    MrzFormat.FR_CNI: "FRA",
+}
+_FIRST_CODE = {
+    MrzFormat.TD1: CODE_CARD,
+    MrzFormat.TD2: CODE_TD2,
+    MrzFormat.TD3: CODE_TD3,
+    MrzFormat.MRVA: CODE_VISA,
+    MrzFormat.MRVB: CODE_VISA,
+    MrzFormat.FR_CNI: frozenset("I"),
+}
 
 
 def _derived(fmt: MrzFormat) -> Layout:
@@ -94,17 +112,27 @@ def _derived(fmt: MrzFormat) -> Layout:
     classes = [[ANY] * spec.line_length for _ in range(spec.line_count)]
     for f in spec.fields:
         cls = ANY if f.name in _OPEN_FIELDS else _KIND_CLASSES[f.kind]
-        classes[f.line][f.start:f.end] = [cls] * (f.end - f.start)
+        classes[f.line][f.start : f.end] = [cls] * (f.end - f.start)
     classes[0][0] = _FIRST_CODE[fmt]
-    groups = tuple(CheckGroup(c.error.removeprefix("CHECK_").lower(), c.ranges, c.target,
-                              c.filler_ok) for c in spec.checks)
+    groups = tuple(
+        CheckGroup(c.error.removeprefix("CHECK_").lower(), c.ranges, c.target, c.filler_ok)
+        for c in spec.checks
+    )
     return Layout(
-        name=_NAMES[fmt], line_length=spec.line_length, line_count=spec.line_count,
-        classes=tuple(tuple(row) for row in classes), groups=groups,
+        name=_NAMES[fmt],
+        line_length=spec.line_length,
+        line_count=spec.line_count,
+        classes=tuple(tuple(row) for row in classes),
+        groups=groups,
         countries=tuple((f.line, f.start, f.end) for f in spec.fields if f.kind is Kind.COUNTRY),
         fields={f.name: (f.line, f.start, f.end) for f in spec.fields},
-        unchecked=tuple((f.line, c) for f in spec.fields if f.kind in _IDENTITY_KINDS
-                        for c in range(f.start, f.end)))
+        unchecked=tuple(
+            (f.line, c)
+            for f in spec.fields
+            if f.kind in _IDENTITY_KINDS
+            for c in range(f.start, f.end)
+        ),
+    )
 
 
 _BY_FORMAT = {fmt: _derived(fmt) for fmt in MrzFormat}

@@ -83,8 +83,9 @@ def quality_of(read: MrzRead, grey: np.ndarray) -> Quality:
 class LiveMrzReader:
     """Feed frames; get an agreed reading or a hint. Not thread-safe: one per worker."""
 
-    def __init__(self, reader: MrzReader | None = None, *, agree: int = 2,
-                 fuse: bool = True) -> None:
+    def __init__(
+        self, reader: MrzReader | None = None, *, agree: int = 2, fuse: bool = True
+    ) -> None:
         # small print and doubtful glyphs are settled by fusing frames (and the clerk asked
         # to bring the document closer), not by the stills' small-print pass and recuts
         self._reader = reader or MrzReader(still=False)
@@ -114,20 +115,29 @@ class LiveMrzReader:
             fused = judged(dec)
             if fused.lines and fused.verified:
                 self.reset()
-                return LiveUpdate(Quality.OK, replace(
-                    fused, quad=read.quad, char_height_px=read.char_height_px,
-                    sharpness=read.sharpness, candidates=read.candidates))
+                return LiveUpdate(
+                    Quality.OK,
+                    replace(
+                        fused,
+                        quad=read.quad,
+                        char_height_px=read.char_height_px,
+                        sharpness=read.sharpness,
+                        candidates=read.candidates,
+                    ),
+                )
         return LiveUpdate(quality_of(read, grey))
 
     def _remember(self, probs: np.ndarray) -> None:
         doubted = (1.0 - FRAME_DOUBT) * probs + FRAME_DOUBT / probs.shape[-1]
         logs = np.log(doubted).astype(np.float32)
-        if self._history and (self._history[-1].shape != logs.shape or float((
-                np.mean(self._history, axis=0).argmax(axis=2) != logs.argmax(axis=2)).mean())
-                > NEW_DOCUMENT_SHARE):  # the fused top choices: the mean log's argmax
+        if self._history and (
+            self._history[-1].shape != logs.shape
+            or float((np.mean(self._history, axis=0).argmax(axis=2) != logs.argmax(axis=2)).mean())
+            > NEW_DOCUMENT_SHARE
+        ):  # the fused top choices: the mean log's argmax
             self._history.clear()
         self._history.append(logs)
-        del self._history[:-self._window]
+        del self._history[: -self._window]
 
     def _fused(self) -> np.ndarray:
         mean = np.mean(self._history, axis=0)

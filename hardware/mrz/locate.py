@@ -63,15 +63,16 @@ class _Line:
 def _blob_angles(binary: np.ndarray) -> list[float]:
     """Skews (mod 90) of elongated blobs once neighbouring glyphs are merged: text lines
     when the glyphs are too small or too merged for the neighbour statistics."""
-    merged = cv2.morphologyEx(binary, cv2.MORPH_CLOSE,
-                              cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5)))
+    merged = cv2.morphologyEx(
+        binary, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (5, 5))
+    )
     _n, labels, stats, _c = components(merged)
     hist = np.zeros(90)
     for i in np.flatnonzero(stats[1:, 4] > 150) + 1:
         x, y, w, h, area = stats[i]
         if max(w, h) < 60:
             continue
-        m = cv2.moments((labels[y:y + h, x:x + w] == i).astype(np.uint8), binaryImage=True)
+        m = cv2.moments((labels[y : y + h, x : x + w] == i).astype(np.uint8), binaryImage=True)
         mu20, mu02, mu11 = m["mu20"], m["mu02"], m["mu11"]
         spread = np.hypot(mu20 - mu02, 2 * mu11)
         major, minor = mu20 + mu02 + spread, mu20 + mu02 - spread
@@ -81,8 +82,9 @@ def _blob_angles(binary: np.ndarray) -> list[float]:
         hist[int(angle) % 90] += area
     if hist.max() <= 0:
         return []
-    b = int(np.argmax(np.convolve(np.concatenate([hist[-2:], hist, hist[:2]]), np.ones(5),
-                                  "valid")))
+    b = int(
+        np.argmax(np.convolve(np.concatenate([hist[-2:], hist, hist[:2]]), np.ones(5), "valid"))
+    )
     a = float(b) + 0.5
     return [a - 90 if a > 45 else a]
 
@@ -194,8 +196,8 @@ def _text_lines(closed: np.ndarray, text: np.ndarray) -> list[_Line]:
         x, y, w, h, area = stats[i]
         if max(w, h) < 40 or area < 120:
             continue
-        sub = labels[y:y + h, x:x + w] == i
-        ys, xs = np.nonzero(sub & (text[y:y + h, x:x + w] > 0))
+        sub = labels[y : y + h, x : x + w] == i
+        ys, xs = np.nonzero(sub & (text[y : y + h, x : x + w] > 0))
         if len(xs) < 60:
             continue
         xs_f, ys_f = xs.astype(np.float32) + x, ys.astype(np.float32) + y
@@ -235,8 +237,10 @@ def _walk(lines: list[_Line], i: int, allowed: np.ndarray, across: np.ndarray) -
     for k in np.flatnonzero(allowed):
         cand, last = lines[i + 1 + k], lines[chain[-1]]
         gap = float(across[k]) - offsets[-1]
-        if (gap < 1.05 * max(last.thickness, cand.thickness)
-                or gap > 3.2 * min(last.thickness, cand.thickness) + 6):
+        if (
+            gap < 1.05 * max(last.thickness, cand.thickness)
+            or gap > 3.2 * min(last.thickness, cand.thickness) + 6
+        ):
             continue
         if len(chain) >= 2 and abs(gap - (offsets[-1] - offsets[-2])) > 0.35 * offsets[-1]:
             continue
@@ -247,8 +251,9 @@ def _walk(lines: list[_Line], i: int, allowed: np.ndarray, across: np.ndarray) -
     return chain
 
 
-def _group_bands(lines: list[_Line], first_pairs: bool = True, same_lengths: bool = True
-                 ) -> list[tuple[list[_Line], float, bool]]:
+def _group_bands(
+    lines: list[_Line], first_pairs: bool = True, same_lengths: bool = True
+) -> list[tuple[list[_Line], float, bool]]:
     """Groups of 2-3 lines: equal length, aligned, parallel, regularly spaced; with
     ``first_pairs``, a chain of three also gives its first two lines as a group: a 2-line
     zone chained with a line of print after it (the real US visa upside down) is not
@@ -276,17 +281,18 @@ def _group_bands(lines: list[_Line], first_pairs: bool = True, same_lengths: boo
     for i, first in enumerate(lines):
         # the pairwise tests that do not depend on the chain, for all later lines at once
         c, s = np.cos(first.angle), np.sin(first.angle)
-        dx, dy = cx[i + 1:] - first.cx, cy[i + 1:] - first.cy
+        dx, dy = cx[i + 1 :] - first.cx, cy[i + 1 :] - first.cy
         along_all, across_all = dx * c + dy * s, -dx * s + dy * c
-        cand_len = length[i + 1:]
+        cand_len = length[i + 1 :]
         longest = np.maximum(first.length, cand_len)
         same = (np.abs(along_all) < 0.12 * longest) & (
-            np.abs(cand_len - first.length) < 0.2 * longest)
+            np.abs(cand_len - first.length) < 0.2 * longest
+        )
         # a line whose faint fillers were lost is shorter but flush with one end
         left = np.abs((along_all - cand_len / 2) + first.length / 2) < 0.06 * longest
         right = np.abs((along_all + cand_len / 2) - first.length / 2) < 0.06 * longest
         flush = (np.minimum(cand_len, first.length) > 0.35 * longest) & (left | right)
-        ok = (np.abs(angle[i + 1:] - first.angle) <= 0.06) & (same | flush)
+        ok = (np.abs(angle[i + 1 :] - first.angle) <= 0.06) & (same | flush)
         chain = _walk(lines, i, ok, across_all)
         chains.append(chain)
         if same_lengths and not all(same[k - i - 1] for k in chain[1:]):
@@ -326,8 +332,9 @@ def _band_quad(chain: list[_Line]) -> np.ndarray:
     v0 = -chain[0].thickness / 2 - 0.6 * t
     v1 = last + chain[-1].thickness / 2 + 0.6 * t
     corners = [(u0, v0), (u1, v0), (u1, v1), (u0, v1)]
-    return np.array([[first.cx + u * c - v * s, first.cy + u * s + v * c] for u, v in corners],
-                    np.float32)
+    return np.array(
+        [[first.cx + u * c - v * s, first.cy + u * s + v * c] for u, v in corners], np.float32
+    )
 
 
 def _warp_band(grey: np.ndarray, quad: np.ndarray, chain_count: int, line_px: float) -> np.ndarray:
@@ -339,8 +346,9 @@ def _warp_band(grey: np.ndarray, quad: np.ndarray, chain_count: int, line_px: fl
     dst = np.array([[0, 0], [out_w, 0], [out_w, out_h], [0, out_h]], np.float32)
     matrix = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
     interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC
-    return cv2.warpPerspective(grey, matrix, (out_w, out_h), flags=interp,
-                               borderMode=cv2.BORDER_REPLICATE)
+    return cv2.warpPerspective(
+        grey, matrix, (out_w, out_h), flags=interp, borderMode=cv2.BORDER_REPLICATE
+    )
 
 
 def band_shading(band: Band) -> float:
@@ -359,19 +367,28 @@ def flatten_light(grey: np.ndarray) -> np.ndarray:
     median paper level. Text keeps its contrast against its own paper, shadow or not."""
     h, w = grey.shape[:2]
     f = 64 / max(h, w)
-    tiny = cv2.resize(grey, (max(1, round(w * f)), max(1, round(h * f))),
-                      interpolation=cv2.INTER_AREA)
+    tiny = cv2.resize(
+        grey, (max(1, round(w * f)), max(1, round(h * f))), interpolation=cv2.INTER_AREA
+    )
     light = cv2.GaussianBlur(cv2.dilate(tiny, np.ones((5, 5), np.uint8)), (0, 0), 1.5)
     paper = cv2.resize(light, (w, h), interpolation=cv2.INTER_LINEAR).astype(np.float32)
     gain = float(np.median(paper)) / np.maximum(paper, 8.0)
     return np.clip(grey.astype(np.float32) * gain, 0, 255).astype(np.uint8)
 
 
-def find_bands(grey: np.ndarray, max_bands: int = 4, work_size: int = WORK_SIZE, *,
-               frame_threshold: bool = False, max_line_px: float | None = None,
-               first_pairs: bool = True, distinct_lines: float | None = None,
-               max_skews: int | None = None, paragraphs_last: bool = True,
-               same_lengths: bool = True) -> list[Band]:
+def find_bands(
+    grey: np.ndarray,
+    max_bands: int = 4,
+    work_size: int = WORK_SIZE,
+    *,
+    frame_threshold: bool = False,
+    max_line_px: float | None = None,
+    first_pairs: bool = True,
+    distinct_lines: float | None = None,
+    max_skews: int | None = None,
+    paragraphs_last: bool = True,
+    same_lengths: bool = True,
+) -> list[Band]:
     """MRZ band candidates in a grey uint8 frame, best first.
 
     ``frame_threshold``: when the rotated copy's Otsu level is under 0.8 of the frame's own
@@ -398,8 +415,11 @@ def find_bands(grey: np.ndarray, max_bands: int = 4, work_size: int = WORK_SIZE,
     """
     h, w = grey.shape[:2]
     scale = work_size / max(h, w)
-    small = cv2.resize(grey, (max(1, round(w * scale)), max(1, round(h * scale))),
-                       interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR)
+    small = cv2.resize(
+        grey,
+        (max(1, round(w * scale)), max(1, round(h * scale))),
+        interpolation=cv2.INTER_AREA if scale < 1 else cv2.INTER_LINEAR,
+    )
     sq = cv2.getStructuringElement(cv2.MORPH_RECT, (9, 9))
     blackhat = cv2.morphologyEx(small, cv2.MORPH_BLACKHAT, sq)
     found: list[tuple[float, int, np.ndarray, float, bool]] = []
@@ -422,12 +442,15 @@ def find_bands(grey: np.ndarray, max_bands: int = 4, work_size: int = WORK_SIZE,
         inv = cv2.invertAffineTransform(rot)
         for transpose in (False, True):
             mask = text.T.copy() if transpose else text
-            closed = cv2.morphologyEx(mask, cv2.MORPH_CLOSE,
-                                      cv2.getStructuringElement(cv2.MORPH_RECT, (15, 1)))
-            closed = cv2.morphologyEx(closed, cv2.MORPH_OPEN,
-                                      cv2.getStructuringElement(cv2.MORPH_RECT, (9, 1)))
-            for chain, score, paragraph in _group_bands(_text_lines(closed, mask),
-                                                        first_pairs, same_lengths):
+            closed = cv2.morphologyEx(
+                mask, cv2.MORPH_CLOSE, cv2.getStructuringElement(cv2.MORPH_RECT, (15, 1))
+            )
+            closed = cv2.morphologyEx(
+                closed, cv2.MORPH_OPEN, cv2.getStructuringElement(cv2.MORPH_RECT, (9, 1))
+            )
+            for chain, score, paragraph in _group_bands(
+                _text_lines(closed, mask), first_pairs, same_lengths
+            ):
                 quad = _band_quad(chain)
                 if transpose:  # swap x/y back, reorder so the warp is a rotation, not a mirror
                     quad = quad[:, ::-1][[1, 0, 3, 2]]
@@ -443,11 +466,11 @@ def find_bands(grey: np.ndarray, max_bands: int = 4, work_size: int = WORK_SIZE,
         if max_line_px is not None and line_px >= max_line_px:
             continue
         c = pts.mean(0)
-        near = min(DISTINCT_PX, line_px * (DISTINCT_LINES if distinct_lines is None
-                                           else distinct_lines))
+        near = min(
+            DISTINCT_PX, line_px * (DISTINCT_LINES if distinct_lines is None else distinct_lines)
+        )
         if all(np.linalg.norm(c - u.quad.mean(0)) > near for u in unique):
-            unique.append(Band(_warp_band(grey, pts, count, line_px), count, score, pts,
-                               paragraph))
+            unique.append(Band(_warp_band(grey, pts, count, line_px), count, score, pts, paragraph))
         if len(unique) == max_bands:
             break
     return unique

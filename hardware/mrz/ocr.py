@@ -31,8 +31,7 @@ class GlyphClassifier:
         options.intra_op_num_threads = 1  # the desk PC's other core stays with the GUI
         options.inter_op_num_threads = 1
         options.log_severity_level = 3
-        self._session = ort.InferenceSession(str(path), options,
-                                             providers=["CPUExecutionProvider"])
+        self._session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
         meta = self._session.get_modelmeta().custom_metadata_map
         if meta.get("alphabet") != ALPHABET:
             raise ValueError("model alphabet does not match the MRZ alphabet")

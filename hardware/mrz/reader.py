@@ -75,7 +75,11 @@ FALLBACK_BANDS = 2  # uncountable bands cut on a profile grid when nothing else 
 # probabilities averaged over the five cuts: a glyph misread on one grid is often read
 # on the others (dev seeds 777-779: +3 reads in 3000 frames, none wrong)
 RECUTS: tuple[tuple[float, float, float], ...] = (
-    (-0.1, 0.0, 1.0), (0.1, 0.0, 1.0), (0.0, -0.06, 1.0), (0.0, 0.06, 1.0))
+    (-0.1, 0.0, 1.0),
+    (0.1, 0.0, 1.0),
+    (0.0, -0.06, 1.0),
+    (0.0, 0.06, 1.0),
+)
 
 
 @dataclass(frozen=True)
@@ -168,7 +172,7 @@ def _settled_fillers(dec: Decoded) -> set[tuple[int, int]]:
     end = _names_end(text)
     if end < 0:
         return set()
-    if float(dec.char_prob[line, start + end:start + end + 2].min()) < UNCHECKED_LOW_PROB:
+    if float(dec.char_prob[line, start + end : start + end + 2].min()) < UNCHECKED_LOW_PROB:
         return set()
     return {(line, start + c) for c in range(end + 2, len(text)) if text[c] == "<"}
 
@@ -178,8 +182,7 @@ def _country_tails(dec: Decoded) -> set[tuple[int, int]]:
     carry the one probability of its code (``decode``), so it is one doubt, not three -
     counted three times, a code at 0.88 spent the whole doubt budget (the real German
     specimen's unlisted BDR under sensor noise)."""
-    return {(line, c) for line, start, end in dec.layout.countries
-            for c in range(start + 1, end)}
+    return {(line, c) for line, start, end in dec.layout.countries for c in range(start + 1, end)}
 
 
 def _group_doubt(dec: Decoded) -> float:
@@ -208,13 +211,15 @@ def _groups_vouched(dec: Decoded) -> bool:
 def _acceptable(dec: Decoded) -> bool:
     if not dec.failed:
         skip = _settled_fillers(dec) | _country_tails(dec)
-        unchecked = np.array([dec.char_prob[p] for p in dec.layout.unchecked
-                              if p not in skip])
-        return (float(unchecked.min()) >= UNCHECKED_MIN_PROB
-                and int((unchecked < UNCHECKED_LOW_PROB).sum()) <= UNCHECKED_MAX_LOW
-                and _names_well_formed(dec)
-                and _group_doubt(dec) <= GROUP_MAX_DOUBT and _groups_vouched(dec)
-                and dec.alias_margin >= ALIAS_MIN_MARGIN)
+        unchecked = np.array([dec.char_prob[p] for p in dec.layout.unchecked if p not in skip])
+        return (
+            float(unchecked.min()) >= UNCHECKED_MIN_PROB
+            and int((unchecked < UNCHECKED_LOW_PROB).sum()) <= UNCHECKED_MAX_LOW
+            and _names_well_formed(dec)
+            and _group_doubt(dec) <= GROUP_MAX_DOUBT
+            and _groups_vouched(dec)
+            and dec.alias_margin >= ALIAS_MIN_MARGIN
+        )
     # check digits fail: report the characters as printed, only for a crisp, well-formed zone
     return dec.raw_min_prob >= PRINTED_MIN_PROB and _printed_structure(dec)
 
@@ -239,9 +244,11 @@ def _realigned(seg: Segmented) -> list[tuple[int, Segmented]]:
     777-779, 3000 frames: 2937 -> 2938 right, wrong unchanged at 2; 7 of the 62 misses
     had such a line, and most of them other doubts too. Negatives: +3.6 ms a frame on
     average, p95 unchanged.)"""
-    return [(line, seg.moved_line(line, -1 if offset > 0 else 1))
-            for line, offset in enumerate(seg.line_offsets())
-            if ALIGN_MIN_OFFSET <= abs(offset) <= ALIGN_MAX_OFFSET]
+    return [
+        (line, seg.moved_line(line, -1 if offset > 0 else 1))
+        for line, offset in enumerate(seg.line_offsets())
+        if ALIGN_MIN_OFFSET <= abs(offset) <= ALIGN_MAX_OFFSET
+    ]
 
 
 def _rank(dec: Decoded) -> tuple[int, float]:
@@ -259,8 +266,9 @@ def _best_rank(dec: Decoded) -> tuple[bool, int, float]:
 class MrzReader:
     """Stateless single-frame reader (thread-confined: one per worker thread)."""
 
-    def __init__(self, classifier: GlyphClassifier | None = None, max_bands: int = 4, *,
-                 still: bool = True) -> None:
+    def __init__(
+        self, classifier: GlyphClassifier | None = None, max_bands: int = 4, *, still: bool = True
+    ) -> None:
         """``still``: the frame is the only chance (``read-document``, the benchmark), so a
         frame not read otherwise is searched at SMALL_PRINT_SIZE too and a doubtful
         reading is cut again (RECUTS). Live mode reads with ``still=False``: it fuses
@@ -296,9 +304,15 @@ class MrzReader:
         dec, band, sharp = best
         if _acceptable(dec):
             return self._result(dec, band, sharp, seen)
-        return MrzRead(reason=MRZ_UNREADABLE, candidates=seen, quad=band.quad,
-                       char_height_px=self._char_height(band), sharpness=sharp,
-                       confidence=float(dec.char_prob.min()), probs=dec.probs)
+        return MrzRead(
+            reason=MRZ_UNREADABLE,
+            candidates=seen,
+            quad=band.quad,
+            char_height_px=self._char_height(band),
+            sharpness=sharp,
+            confidence=float(dec.char_prob.min()),
+            probs=dec.probs,
+        )
 
     def _cuts(self, grey: np.ndarray) -> Iterator[tuple[Band, Cut, int]]:
         """(band, its cells, bands seen so far) in reading order: the bands whose lines
@@ -324,8 +338,7 @@ class MrzReader:
                 three = replace(band, lines=3)
                 yield three, _segment(three.image, 3), seen
 
-    def _bands(self, grey: np.ndarray, segmented: Callable[[], int]
-               ) -> Iterator[tuple[Band, bool]]:
+    def _bands(self, grey: np.ndarray, segmented: Callable[[], int]) -> Iterator[tuple[Band, bool]]:
         """The candidate bands of the coarse, fine, evened-light and small-print passes,
         each with whether it was found in the light evened out, lazily: a pass runs only
         while nothing was read (the caller stops asking) and fewer than two bands of the
@@ -344,17 +357,27 @@ class MrzReader:
                 page = page or (band.paragraph and heights[-1] >= SMALL_PRINT_PX)
                 found.append(band)
                 yield band, False
-        if (self._still and segmented() < 2
-                and any(band_shading(b) >= SHADED_RATIO for b in found)):
-            for band in find_bands(flatten_light(grey), self._max_bands,
-                                   work_size=WORK_SIZES[-1], frame_threshold=True):
+        if self._still and segmented() < 2 and any(band_shading(b) >= SHADED_RATIO for b in found):
+            for band in find_bands(
+                flatten_light(grey), self._max_bands, work_size=WORK_SIZES[-1], frame_threshold=True
+            ):
                 yield band, True
-        if (not self._still or max(grey.shape) < SMALL_PRINT_MIN_SIDE or segmented() >= 2
-                or (heights and min(heights) >= SMALL_PRINT_PX) or page):
+        if (
+            not self._still
+            or max(grey.shape) < SMALL_PRINT_MIN_SIDE
+            or segmented() >= 2
+            or (heights and min(heights) >= SMALL_PRINT_PX)
+            or page
+        ):
             return
-        for band in find_bands(grey, self._max_bands, work_size=SMALL_PRINT_SIZE,
-                               frame_threshold=True, max_line_px=SMALL_PRINT_PX,
-                               max_skews=SMALL_PRINT_SKEWS):
+        for band in find_bands(
+            grey,
+            self._max_bands,
+            work_size=SMALL_PRINT_SIZE,
+            frame_threshold=True,
+            max_line_px=SMALL_PRINT_PX,
+            max_skews=SMALL_PRINT_SKEWS,
+        ):
             yield band, False
 
     def _decode_cut(self, cut: Cut) -> tuple[Decoded, float, bool] | None:
@@ -408,16 +431,23 @@ class MrzReader:
         return BAND_CHAR_HEIGHT * height / max(rows, 1)
 
     def _result(self, dec: Decoded, band: Band, sharp: float, seen: int) -> MrzRead:
-        return replace(judged(dec), quad=band.quad, char_height_px=self._char_height(band),
-                       sharpness=sharp, candidates=seen)
+        return replace(
+            judged(dec),
+            quad=band.quad,
+            char_height_px=self._char_height(band),
+            sharpness=sharp,
+            candidates=seen,
+        )
 
 
 def judged(dec: Decoded) -> MrzRead:
     """A decoded zone as a reading, or refused (MRZ_UNREADABLE) when the acceptance rules
     say it is unsure; without the frame's geometry."""
     if not _acceptable(dec):
-        return MrzRead(reason=MRZ_UNREADABLE, confidence=float(dec.char_prob.min()),
-                       probs=dec.probs)
+        return MrzRead(
+            reason=MRZ_UNREADABLE, confidence=float(dec.char_prob.min()), probs=dec.probs
+        )
     lines = dec.lines if not dec.failed else dec.raw_lines  # as printed
-    return MrzRead(tuple(lines), not dec.failed, tuple(dec.failed), float(dec.char_prob.min()),
-                   probs=dec.probs)
+    return MrzRead(
+        tuple(lines), not dec.failed, tuple(dec.failed), float(dec.char_prob.min()), probs=dec.probs
+    )

@@ -41,8 +41,7 @@ class Segmented:
     centres: np.ndarray | None = None  # (lines, length) x of every cell centre in the band
     profile_grid: bool = False  # cut on a column-profile grid (blobs could not be counted)
     # what the cells were cut from, to cut them again a little shifted (see ``recut``)
-    source: tuple[np.ndarray, list[_Line]] | None = field(default=None, repr=False,
-                                                          compare=False)
+    source: tuple[np.ndarray, list[_Line]] | None = field(default=None, repr=False, compare=False)
 
     def recut(self, dx: float = 0.0, dy: float = 0.0, scale: float = 1.0) -> np.ndarray:
         """The cells cut again with every centre moved by ``dx`` pitches and ``dy``
@@ -120,7 +119,7 @@ def _line_rows(binary: np.ndarray, expected: int) -> list[tuple[int, int]]:
             runs.append((start, len(on)))
         runs = [r for r in runs if r[1] - r[0] >= 4]
         if len(runs) > expected:  # keep the strongest, most text-like rows
-            runs = sorted(runs, key=lambda r: -float(profile[r[0]:r[1]].sum()))[:expected]
+            runs = sorted(runs, key=lambda r: -float(profile[r[0] : r[1]].sum()))[:expected]
             runs.sort()
         if len(runs) == expected:
             return runs
@@ -167,8 +166,9 @@ def _fit(xs: np.ndarray, idx: np.ndarray, total: int, pitch: float) -> np.ndarra
     return np.polyval(coef, np.arange(total))
 
 
-def _grid(xs: np.ndarray, char_h: float, length_options: tuple[int, ...],
-          trim_ends: bool = False) -> tuple[int, np.ndarray] | None:
+def _grid(
+    xs: np.ndarray, char_h: float, length_options: tuple[int, ...], trim_ends: bool = False
+) -> tuple[int, np.ndarray] | None:
     """(length, cell centres) of the fixed-pitch grid through blob centres ``xs`` (sorted).
 
     Walks the blobs left to right counting cells by the local pitch (the pitch drifts
@@ -191,14 +191,15 @@ def _grid(xs: np.ndarray, char_h: float, length_options: tuple[int, ...],
             continue
         if b and gaps[len(gaps) - b] < 1.4 * pitch:
             continue
-        found = _grid_once(xs[a:len(xs) - b], char_h, length_options)
+        found = _grid_once(xs[a : len(xs) - b], char_h, length_options)
         if found is not None:
             return found
     return None
 
 
-def _grid_once(xs: np.ndarray, char_h: float, length_options: tuple[int, ...]
-               ) -> tuple[int, np.ndarray] | None:
+def _grid_once(
+    xs: np.ndarray, char_h: float, length_options: tuple[int, ...]
+) -> tuple[int, np.ndarray] | None:
     if len(xs) < 8:
         return None
     gaps = np.diff(xs)
@@ -210,7 +211,8 @@ def _grid_once(xs: np.ndarray, char_h: float, length_options: tuple[int, ...]
         return None  # far from every MRZ length (a line of page text): skip the local pitch
     regular = np.where((gaps > 0.6 * pitch) & (gaps < 1.4 * pitch), gaps, np.nan)
     windows = np.lib.stride_tricks.sliding_window_view(
-        np.pad(regular, 6, constant_values=np.nan), 13)
+        np.pad(regular, 6, constant_values=np.nan), 13
+    )
     with np.errstate(all="ignore"), warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN windows
         local = np.nanmedian(windows, axis=1)
@@ -228,16 +230,18 @@ def _grid_like(xs: np.ndarray, reference: np.ndarray) -> np.ndarray | None:
     """Cell centres for a line whose blobs are incomplete, using a sibling line's grid:
     MRZ lines share their left edge and pitch."""
     pitch = float(np.median(np.diff(reference)))
-    idx = np.clip(np.round(np.interp(xs, reference, np.arange(len(reference)))), 0,
-                  len(reference) - 1).astype(int)
+    idx = np.clip(
+        np.round(np.interp(xs, reference, np.arange(len(reference)))), 0, len(reference) - 1
+    ).astype(int)
     near = np.abs(reference[idx] - xs) < 0.35 * pitch
     if near.sum() < 0.6 * len(reference):
         return None
     return _fit(xs[near], idx[near], len(reference), pitch)
 
 
-def _line_blobs(strip_bin: np.ndarray, char_h: float
-                ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+def _line_blobs(
+    strip_bin: np.ndarray, char_h: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     n, _l, stats, cents = components(strip_bin)
     keep = []
     for i in range(1, n):
@@ -252,12 +256,17 @@ def _line_blobs(strip_bin: np.ndarray, char_h: float
     xs = stats[keep, 0] + stats[keep, 2] / 2.0
     order = np.argsort(xs)
     keep_arr = np.array(keep)[order]
-    return (xs[order], stats[keep_arr, 2].astype(float), cents[keep_arr, 1],
-            stats[keep_arr, 3].astype(float))
+    return (
+        xs[order],
+        stats[keep_arr, 2].astype(float),
+        cents[keep_arr, 1],
+        stats[keep_arr, 3].astype(float),
+    )
 
 
-def _trim_outliers(xs: np.ndarray, ws: np.ndarray, ys: np.ndarray, char_h: float
-                   ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _trim_outliers(
+    xs: np.ndarray, ws: np.ndarray, ys: np.ndarray, char_h: float
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Drop stray blobs beyond a big gap at either end (a photo edge, a border)."""
     if len(xs) < 3:
         return xs, ws, ys
@@ -287,8 +296,9 @@ def _text_span(profile: np.ndarray, char_h: float) -> tuple[float, float] | None
     return float(text[0]), float(text[-1] + 1)
 
 
-def _profile_grid(profile: np.ndarray, span: tuple[float, float], char_h: float, length: int
-                  ) -> tuple[float, np.ndarray] | None:
+def _profile_grid(
+    profile: np.ndarray, span: tuple[float, float], char_h: float, length: int
+) -> tuple[float, np.ndarray] | None:
     """(score, cell centres) of the best ``length``-cell grid over a line's column ink
     profile, when its characters cannot be counted blob by blob (motion blur or defocus
     merges neighbours into one blob, glare breaks them up).
@@ -309,8 +319,9 @@ def _profile_grid(profile: np.ndarray, span: tuple[float, float], char_h: float,
         a, e, bend = (v.reshape(-1, 1) for v in np.meshgrid(a, e, bend, indexing="ij"))
         bounds = a + (e - a) * (t + bend * t * (t - 1))  # (candidates, length + 1)
         centres = (bounds[:, 1:] + bounds[:, :-1]) / 2
-        score = (np.interp(centres, xs, profile).mean(axis=1)
-                 - np.interp(bounds, xs, profile).mean(axis=1))
+        score = np.interp(centres, xs, profile).mean(axis=1) - np.interp(bounds, xs, profile).mean(
+            axis=1
+        )
         k = int(np.argmax(score))
         return float(score[k]), bounds[k]
 
@@ -324,8 +335,9 @@ def _profile_grid(profile: np.ndarray, span: tuple[float, float], char_h: float,
     return score, (bounds[1:] + bounds[:-1]) / 2
 
 
-def _profile_grids(ink: np.ndarray, rows: list[tuple[int, int]], char_h: float,
-                   options: tuple[int, ...]) -> list[np.ndarray] | None:
+def _profile_grids(
+    ink: np.ndarray, rows: list[tuple[int, int]], char_h: float, options: tuple[int, ...]
+) -> list[np.ndarray] | None:
     """One grid per line from the column profiles (see :func:`_profile_grid`), every line
     with the same length: the one whose grids fit best."""
     profiles = []
@@ -339,8 +351,13 @@ def _profile_grids(ink: np.ndarray, rows: list[tuple[int, int]], char_h: float,
         return None  # lines of ordinary text do not start and end together
     best: tuple[float, list[np.ndarray]] | None = None
     for length in options:
-        fits = [f for f in (_profile_grid(p, sp, char_h, length)
-                            for p, sp in zip(profiles, spans, strict=True)) if f is not None]
+        fits = [
+            f
+            for f in (
+                _profile_grid(p, sp, char_h, length) for p, sp in zip(profiles, spans, strict=True)
+            )
+            if f is not None
+        ]
         if len(fits) != len(profiles):
             continue
         score = sum(f[0] / max(float(p.max()), 1e-6) for f, p in zip(fits, profiles, strict=True))
@@ -365,9 +382,15 @@ def _thin(runs: np.ndarray, thickness: float, axis: int) -> np.ndarray:
     return np.where(keep[labels], np.uint8(255), np.uint8(0))
 
 
-def segment(band: np.ndarray, line_count: int, char_h: float = 28.0, *,
-            trim_ends: bool = False, profile_fallback: bool = False,
-            tall_rule: float = RULE_MIN_TALL) -> Segmented | None:
+def segment(
+    band: np.ndarray,
+    line_count: int,
+    char_h: float = 28.0,
+    *,
+    trim_ends: bool = False,
+    profile_fallback: bool = False,
+    tall_rule: float = RULE_MIN_TALL,
+) -> Segmented | None:
     """Cells of a band with ``line_count`` lines, or None when no fixed-pitch grid fits.
 
     ``trim_ends``: the reader's second attempt on a band whose lines do not count to an
@@ -375,21 +398,31 @@ def segment(band: np.ndarray, line_count: int, char_h: float = 28.0, *,
     counted at all, grids from the lines' column profiles (see :func:`_profile_grid`).
     ``tall_rule``: the shortest vertical rule, in character heights (``RULE_MIN_TALL``).
     """
-    return _segment(band, line_count, char_h, trim_ends, profile_fallback, False,
-                    tall_rule)[0]
+    return _segment(band, line_count, char_h, trim_ends, profile_fallback, False, tall_rule)[0]
 
 
-def segment_both(band: np.ndarray, line_count: int, char_h: float = 28.0, *,
-                 trim_ends: bool = False, profile_fallback: bool = False
-                 ) -> tuple[Segmented | None, Segmented | None]:
+def segment_both(
+    band: np.ndarray,
+    line_count: int,
+    char_h: float = 28.0,
+    *,
+    trim_ends: bool = False,
+    profile_fallback: bool = False,
+) -> tuple[Segmented | None, Segmented | None]:
     """:func:`segment` of the band as found and turned 180 degrees, from one grid: the
     grid is symmetric, so only the cells are cut twice."""
     return _segment(band, line_count, char_h, trim_ends, profile_fallback, True)
 
 
-def _segment(band: np.ndarray, line_count: int, char_h: float, trim_ends: bool,
-             profile_fallback: bool, turned: bool, tall_rule: float = RULE_MIN_TALL
-             ) -> tuple[Segmented | None, Segmented | None]:
+def _segment(
+    band: np.ndarray,
+    line_count: int,
+    char_h: float,
+    trim_ends: bool,
+    profile_fallback: bool,
+    turned: bool,
+    tall_rule: float = RULE_MIN_TALL,
+) -> tuple[Segmented | None, Segmented | None]:
     ink = _ink(band, char_h)
     otsu, binary = cv2.threshold(ink, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)
     if otsu < 8:
@@ -426,8 +459,11 @@ def _segment(band: np.ndarray, line_count: int, char_h: float, trim_ends: bool,
             keep = (hs > 0.3 * h) & (hs < 1.4 * h)
             xs, ws, ys = xs[keep], ws[keep], ys[keep]
         xs, ws, ys = _trim_outliers(xs, ws, ys, float(h))
-        yfit = (np.polyfit(xs, ys + a, 2 if len(xs) >= 20 else 1)  # curved pages: quadratic
-                if len(xs) >= 5 else None)
+        yfit = (
+            np.polyfit(xs, ys + a, 2 if len(xs) >= 20 else 1)  # curved pages: quadratic
+            if len(xs) >= 5
+            else None
+        )
         centres = _clean_blobs(xs, ws)
         strokes = strip[strip_bin > 0]
         level = float(np.percentile(strokes, 90)) if strokes.size else 1.0
@@ -439,7 +475,8 @@ def _segment(band: np.ndarray, line_count: int, char_h: float, trim_ends: bool,
         if fallback is not None:
             grids = []
             for (top, bottom), centres, (_c, h, yfit, level) in zip(
-                    rows, fallback, lines_blobs, strict=True):
+                rows, fallback, lines_blobs, strict=True
+            ):
                 line_y = yfit if yfit is not None else np.array([(top + bottom) / 2.0])
                 grids.append(((len(centres), centres), h, line_y, level))
     if grids is None:
@@ -449,39 +486,66 @@ def _segment(band: np.ndarray, line_count: int, char_h: float, trim_ends: bool,
     inkv = float(np.percentile(band[binary > 0], 30)) if (binary > 0).any() else 0.0
     contrast = max(paper - inkv, 1.0)
     flat_ink = ink.astype(np.float32)  # black-hat: ink against the local paper (shading-free)
-    lines = [(centres, np.polyval(yfit, centres), h, level)
-             for (_, centres), h, yfit, level in grids]
+    lines = [
+        (centres, np.polyval(yfit, centres), h, level) for (_, centres), h, yfit, level in grids
+    ]
     gx = cv2.Sobel(band, cv2.CV_32F, 1, 0)
     sharp = float(np.percentile(np.abs(gx), 98)) / contrast
-    upright = Segmented(_cut(flat_ink, lines), length, contrast, sharp,
-                        np.array([line[0] for line in lines]), from_profile, (flat_ink, lines))
+    upright = Segmented(
+        _cut(flat_ink, lines),
+        length,
+        contrast,
+        sharp,
+        np.array([line[0] for line in lines]),
+        from_profile,
+        (flat_ink, lines),
+    )
     if not turned:
         return upright, None
     # the same grid seen with the band turned 180 degrees: lines and cells in reverse order
     height, width = flat_ink.shape
-    back = [(width - 1 - xs[::-1], height - 1 - ys[::-1], h, level)
-            for xs, ys, h, level in reversed(lines)]
+    back = [
+        (width - 1 - xs[::-1], height - 1 - ys[::-1], h, level)
+        for xs, ys, h, level in reversed(lines)
+    ]
     flipped = np.ascontiguousarray(flat_ink[::-1, ::-1])
-    return upright, Segmented(_cut(flipped, back), length, contrast, sharp,
-                              np.array([line[0] for line in back]), from_profile, (flipped, back))
+    return upright, Segmented(
+        _cut(flipped, back),
+        length,
+        contrast,
+        sharp,
+        np.array([line[0] for line in back]),
+        from_profile,
+        (flipped, back),
+    )
 
 
-def _cut(flat_ink: np.ndarray, lines: list[_Line], dx: float = 0.0, dy: float = 0.0,
-         scale: float = 1.0) -> np.ndarray:
+def _cut(
+    flat_ink: np.ndarray, lines: list[_Line], dx: float = 0.0, dy: float = 0.0, scale: float = 1.0
+) -> np.ndarray:
     cells = np.empty((len(lines), len(lines[0][0]), CELL_H, CELL_W), np.float32)
     for r, (xs, ys, h, level) in enumerate(lines):
         pitch = float(np.median(np.diff(xs)))
         for i, (cx, cy) in enumerate(zip(xs, ys, strict=True)):
-            cells[r, i] = _cell(flat_ink, float(cx) + dx * pitch, float(cy) + dy * h,
-                                pitch * scale, float(h) * scale, level)
+            cells[r, i] = _cell(
+                flat_ink,
+                float(cx) + dx * pitch,
+                float(cy) + dy * h,
+                pitch * scale,
+                float(h) * scale,
+                level,
+            )
     return cells
 
 
 _Grid = tuple[tuple[int, np.ndarray], float, np.ndarray, float]
 
 
-def _blob_grids(lines_blobs: list[tuple[np.ndarray, float, np.ndarray | None, float]],
-                options: tuple[int, ...], trim_ends: bool) -> list[_Grid] | None:
+def _blob_grids(
+    lines_blobs: list[tuple[np.ndarray, float, np.ndarray | None, float]],
+    options: tuple[int, ...],
+    trim_ends: bool,
+) -> list[_Grid] | None:
     """Per line ((length, centres), height, y fit, stroke level) from the counted blobs; a
     line that cannot be counted borrows a sibling's grid; None unless all agree."""
     grids: list[tuple[tuple[int, np.ndarray] | None, float, np.ndarray, float]] = []
@@ -519,13 +583,20 @@ def _ends_agree(starts: list[float], ends: list[float], tolerance: float) -> boo
     return max(starts) - min(starts) <= tolerance and max(ends) - min(ends) <= tolerance
 
 
-def _cell(ink: np.ndarray, cx: float, cy: float, pitch: float, h: float, level: float
-          ) -> np.ndarray:
+def _cell(
+    ink: np.ndarray, cx: float, cy: float, pitch: float, h: float, level: float
+) -> np.ndarray:
     """A CELL_W x CELL_H crop centred on (cx, cy): CELL_PITCHES wide, 1.3 line heights
     tall."""
     w_src, h_src = pitch * CELL_PITCHES, h * 1.3
     sx, sy = w_src / CELL_W, h_src / CELL_H
     m = np.array([[sx, 0, cx - w_src / 2], [0, sy, cy - h_src / 2]], np.float32)
-    crop = cv2.warpAffine(ink, m, (CELL_W, CELL_H), flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
-                          borderMode=cv2.BORDER_CONSTANT, borderValue=0.0)
+    crop = cv2.warpAffine(
+        ink,
+        m,
+        (CELL_W, CELL_H),
+        flags=cv2.INTER_AREA | cv2.WARP_INVERSE_MAP,
+        borderMode=cv2.BORDER_CONSTANT,
+        borderValue=0.0,
+    )
     return np.clip(crop / level, 0.0, 1.0)

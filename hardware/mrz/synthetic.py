@@ -26,18 +26,102 @@ FONT_PATH = Path(__file__).resolve().parents[2] / "resources" / "fonts" / "OCRB.
 _PITCH_MM = 2.54
 _SIZES_MM = {"TD1": (85.6, 54.0), "TD2": (105.0, 74.0), "TD3": (125.0, 88.0)}
 # (lines, characters per line) of each format the generator renders
-GEOMETRY = {fmt: (LAYOUTS[MrzFormat(fmt)].line_count, LAYOUTS[MrzFormat(fmt)].line_length)
-            for fmt in ("TD1", "TD2", "TD3")}
-_SURNAMES = ("GARCIA", "FERNANDEZ", "LOPEZ", "MARTIN", "SANCHEZ", "PEREZ", "GOMEZ", "RUIZ",
-             "HERNANDEZ", "JIMENEZ", "DIAZ", "MORENO", "ALVAREZ", "MUNOZ", "ROMERO", "NAVARRO",
-             "SMITH", "JOHNSON", "MUELLER", "SCHMIDT", "ROSSI", "BIANCHI", "DUBOIS", "LEROY",
-             "KOWALSKI", "NOVAK", "OBRIEN", "VAN<DER<BERG", "DE<LA<CRUZ", "IVANOVA", "POPESCU",
-             "SILVA", "SANTOS", "OLIVEIRA", "NGUYEN", "WANG", "KIM", "OKAFOR", "XU", "QUINTERO")
-_GIVEN = ("MARIA", "JOSE", "ANTONIO", "CARMEN", "JUAN", "ANA", "LUIS", "LAURA", "JAVIER",
-          "ELENA", "PABLO", "LUCIA", "JOHN", "EMMA", "OLIVER", "SOPHIE", "LUKAS", "GIULIA",
-          "PIERRE", "ZOE", "YVES", "KAZIMIERZ", "QUENTIN", "WOJCIECH", "XAVIER", "BEATRIZ")
-_COUNTRIES = ("ESP", "FRA", "D<<", "ITA", "PRT", "GBR", "USA", "NLD", "POL", "ROU", "UTO", "CHN",
-              "MAR", "COL", "VEN", "UKR", "BEL", "CHE", "SWE", "AUT")
+GEOMETRY = {
+    fmt: (LAYOUTS[MrzFormat(fmt)].line_count, LAYOUTS[MrzFormat(fmt)].line_length)
+    for fmt in ("TD1", "TD2", "TD3")
+}
+_SURNAMES = (
+    "GARCIA",
+    "FERNANDEZ",
+    "LOPEZ",
+    "MARTIN",
+    "SANCHEZ",
+    "PEREZ",
+    "GOMEZ",
+    "RUIZ",
+    "HERNANDEZ",
+    "JIMENEZ",
+    "DIAZ",
+    "MORENO",
+    "ALVAREZ",
+    "MUNOZ",
+    "ROMERO",
+    "NAVARRO",
+    "SMITH",
+    "JOHNSON",
+    "MUELLER",
+    "SCHMIDT",
+    "ROSSI",
+    "BIANCHI",
+    "DUBOIS",
+    "LEROY",
+    "KOWALSKI",
+    "NOVAK",
+    "OBRIEN",
+    "VAN<DER<BERG",
+    "DE<LA<CRUZ",
+    "IVANOVA",
+    "POPESCU",
+    "SILVA",
+    "SANTOS",
+    "OLIVEIRA",
+    "NGUYEN",
+    "WANG",
+    "KIM",
+    "OKAFOR",
+    "XU",
+    "QUINTERO",
+)
+_GIVEN = (
+    "MARIA",
+    "JOSE",
+    "ANTONIO",
+    "CARMEN",
+    "JUAN",
+    "ANA",
+    "LUIS",
+    "LAURA",
+    "JAVIER",
+    "ELENA",
+    "PABLO",
+    "LUCIA",
+    "JOHN",
+    "EMMA",
+    "OLIVER",
+    "SOPHIE",
+    "LUKAS",
+    "GIULIA",
+    "PIERRE",
+    "ZOE",
+    "YVES",
+    "KAZIMIERZ",
+    "QUENTIN",
+    "WOJCIECH",
+    "XAVIER",
+    "BEATRIZ",
+)
+_COUNTRIES = (
+    "ESP",
+    "FRA",
+    "D<<",
+    "ITA",
+    "PRT",
+    "GBR",
+    "USA",
+    "NLD",
+    "POL",
+    "ROU",
+    "UTO",
+    "CHN",
+    "MAR",
+    "COL",
+    "VEN",
+    "UKR",
+    "BEL",
+    "CHE",
+    "SWE",
+    "AUT",
+)
 
 
 # the frames without an MRZ that ``sample(negative=True)`` cycles through (index order)
@@ -69,8 +153,13 @@ def _advance(size: int) -> float:
     return ((fixed + 512) >> 10) / 64
 
 
-def _draw_text(draw: ImageDraw.ImageDraw, xy: tuple[float, float], text: str,
-               font: ImageFont.FreeTypeFont, fill: tuple[int, ...]) -> None:
+def _draw_text(
+    draw: ImageDraw.ImageDraw,
+    xy: tuple[float, float],
+    text: str,
+    font: ImageFont.FreeTypeFont,
+    fill: tuple[int, ...],
+) -> None:
     """Draw ``text`` glyph by glyph at unhinted pen positions: the same pixels on every
     machine, and the pixels raqm gives the whole string."""
     step = _advance(int(font.size))
@@ -121,8 +210,10 @@ def random_identity(rng: np.random.Generator, doc_format: str | None = None) -> 
         return seq[int(rng.integers(len(seq)))]
 
     num_len = int(rng.integers(6, 10))
-    number = "".join(alnum[int(rng.integers(len(alnum)))] if rng.random() < 0.3 else
-                     str(int(rng.integers(10))) for _ in range(num_len))
+    number = "".join(
+        alnum[int(rng.integers(len(alnum)))] if rng.random() < 0.3 else str(int(rng.integers(10)))
+        for _ in range(num_len)
+    )
     birth = date(1935, 1, 1) + timedelta(days=int(rng.integers(0, 365 * 70)))
     expiry = date(2020, 1, 1) + timedelta(days=int(rng.integers(0, 365 * 15)))
     given = " ".join(pick(_GIVEN) for _ in range(int(rng.integers(1, 3))))
@@ -131,8 +222,19 @@ def random_identity(rng: np.random.Generator, doc_format: str | None = None) -> 
     if rng.random() < 0.5:
         size = int(rng.integers(3, 12))
         optional = "".join(alnum[int(rng.integers(len(alnum)))] for _ in range(size))
-    return Identity(fmt, code, pick(_COUNTRIES), number, pick(_SURNAMES), given, pick(_COUNTRIES),
-                    birth, str(rng.choice(["M", "F", "<"], p=[0.48, 0.48, 0.04])), expiry, optional)
+    return Identity(
+        fmt,
+        code,
+        pick(_COUNTRIES),
+        number,
+        pick(_SURNAMES),
+        given,
+        pick(_COUNTRIES),
+        birth,
+        str(rng.choice(["M", "F", "<"], p=[0.48, 0.48, 0.04])),
+        expiry,
+        optional,
+    )
 
 
 def build_lines(identity: Identity) -> list[str]:
@@ -155,8 +257,9 @@ def build_lines(identity: Identity) -> list[str]:
     return build_td3(personal_number=identity.optional, **fields)
 
 
-def render_document(lines: list[str] | None, doc_format: str, rng: np.random.Generator,
-                    px_per_mm: float = 8.0) -> tuple[np.ndarray, np.ndarray | None]:
+def render_document(
+    lines: list[str] | None, doc_format: str, rng: np.random.Generator, px_per_mm: float = 8.0
+) -> tuple[np.ndarray, np.ndarray | None]:
     """A flat card/page (BGR) and the quad of its MRZ (4x2, px) or None without an MRZ."""
     w_mm, h_mm = _SIZES_MM[doc_format]
     w, h = round(w_mm * px_per_mm), round(h_mm * px_per_mm)
@@ -172,8 +275,10 @@ def render_document(lines: list[str] | None, doc_format: str, rng: np.random.Gen
     draw = ImageDraw.Draw(pil)
     ph_w = int(w * 0.28)
     x0, y0 = int(w * 0.05), int(h * 0.12)
-    draw.rectangle([x0, y0, x0 + ph_w, int(y0 + ph_w * 1.25)],
-                   fill=tuple(int(v) for v in rng.integers(60, 200, size=3)))
+    draw.rectangle(
+        [x0, y0, x0 + ph_w, int(y0 + ph_w * 1.25)],
+        fill=tuple(int(v) for v in rng.integers(60, 200, size=3)),
+    )
     viz = _font(max(8, round(px_per_mm * 2.6)))
     for i in range(int(rng.integers(3, 7))):  # visual inspection zone: labels and data
         y = int(h * 0.12 + i * px_per_mm * 4.5)
@@ -196,9 +301,15 @@ def render_document(lines: list[str] | None, doc_format: str, rng: np.random.Gen
             y = top + r * spacing
             for i, ch in enumerate(line):
                 draw.text((x0 + i * pitch, y), ch, font=font, fill=ink)
-        quad = np.array([[x0, top], [x0 + length * pitch, top],
-                         [x0 + length * pitch, bottom + size * 0.3], [x0, bottom + size * 0.3]],
-                        np.float32)
+        quad = np.array(
+            [
+                [x0, top],
+                [x0 + length * pitch, top],
+                [x0 + length * pitch, bottom + size * 0.3],
+                [x0, bottom + size * 0.3],
+            ],
+            np.float32,
+        )
     return cv2.cvtColor(np.asarray(pil), cv2.COLOR_RGB2BGR), quad
 
 
@@ -218,8 +329,9 @@ def busy_background(rng: np.random.Generator, width: int, height: int) -> np.nda
     return np.clip(bg + noise, 0, 255).astype(np.uint8)
 
 
-def text_page(rng: np.random.Generator, width: int = 1280, height: int = 720,
-              mrz_like: bool = False) -> np.ndarray:
+def text_page(
+    rng: np.random.Generator, width: int = 1280, height: int = 720, mrz_like: bool = False
+) -> np.ndarray:
     """A frame full of text that is not an MRZ (hard negative). With ``mrz_like``, lines of
     OCR-B capitals, digits and fillers of MRZ length - but with no valid check digits."""
     img = np.full((height, width, 3), int(rng.integers(180, 255)), np.uint8)
@@ -227,8 +339,11 @@ def text_page(rng: np.random.Generator, width: int = 1280, height: int = 720,
     draw = ImageDraw.Draw(pil)
     size = int(rng.integers(14, 30))
     font = _font(size)
-    alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789<" if mrz_like else \
-        "ABCDEFGHIJKLMNOPQRSTUVWXYZ abcdefghijklmnopqrstuvwxyz 0123456789.,"
+    alphabet = (
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789<"
+        if mrz_like
+        else "ABCDEFGHIJKLMNOPQRSTUVWXYZ abcdefghijklmnopqrstuvwxyz 0123456789.,"
+    )
     y = int(rng.integers(5, 40))
     length = int(rng.choice([30, 36, 44])) if mrz_like else 0
     while y < height - size:
@@ -239,9 +354,14 @@ def text_page(rng: np.random.Generator, width: int = 1280, height: int = 720,
     return np.asarray(pil)[..., ::-1].copy()
 
 
-def placement(doc_shape: tuple[int, ...], rng: np.random.Generator, width: int = 1280,
-              height: int = 720, pitch_px: float | None = None, max_skew: float = 20.0
-              ) -> np.ndarray:
+def placement(
+    doc_shape: tuple[int, ...],
+    rng: np.random.Generator,
+    width: int = 1280,
+    height: int = 720,
+    pitch_px: float | None = None,
+    max_skew: float = 20.0,
+) -> np.ndarray:
     """A homography putting a flat document into a frame: scale, any of four orientations
     plus skew, hand-held perspective."""
     dh, dw = doc_shape[:2]
@@ -258,15 +378,23 @@ def placement(doc_shape: tuple[int, ...], rng: np.random.Generator, width: int =
     shrink = min(1.0, (width - 10) / span[0], (height - 10) / span[1])
     pts *= shrink
     lo, hi = pts.min(0), pts.max(0)
-    offset = [rng.uniform(-lo[0] + 4, max(-lo[0] + 4, width - hi[0] - 4)),
-              rng.uniform(-lo[1] + 4, max(-lo[1] + 4, height - hi[1] - 4))]
+    offset = [
+        rng.uniform(-lo[0] + 4, max(-lo[0] + 4, width - hi[0] - 4)),
+        rng.uniform(-lo[1] + 4, max(-lo[1] + 4, height - hi[1] - 4)),
+    ]
     dst = (pts + offset).astype(np.float32)
     return cv2.getPerspectiveTransform(src, dst)
 
 
-def place_on_frame(doc: np.ndarray, rng: np.random.Generator, width: int = 1280,
-                   height: int = 720, pitch_px: float | None = None,
-                   max_skew: float = 20.0, matrix: np.ndarray | None = None) -> np.ndarray:
+def place_on_frame(
+    doc: np.ndarray,
+    rng: np.random.Generator,
+    width: int = 1280,
+    height: int = 720,
+    pitch_px: float | None = None,
+    max_skew: float = 20.0,
+    matrix: np.ndarray | None = None,
+) -> np.ndarray:
     """Project a flat document into a camera frame over a busy background."""
     if matrix is None:
         matrix = placement(doc.shape, rng, width, height, pitch_px, max_skew)
@@ -287,8 +415,12 @@ def degrade(frame: np.ndarray, rng: np.random.Generator, strength: float = 1.0) 
     return _degrade(frame, rng, strength)[0]
 
 
-def _degrade(frame: np.ndarray, rng: np.random.Generator, strength: float,
-             steady: np.random.Generator | None = None) -> tuple[np.ndarray, Damage]:
+def _degrade(
+    frame: np.ndarray,
+    rng: np.random.Generator,
+    strength: float,
+    steady: np.random.Generator | None = None,
+) -> tuple[np.ndarray, Damage]:
     """``steady`` (default ``rng``) draws what stays put while a document is held under
     the camera - glare, a finger, the light; ``rng`` draws what changes from frame to
     frame - focus, motion, sensor noise, JPEG."""
@@ -314,7 +446,7 @@ def _degrade(frame: np.ndarray, rng: np.random.Generator, strength: float,
     if scene.random() < 0.5 * strength:  # uneven light: a shading ramp across the frame
         angle = scene.uniform(0, 2 * np.pi)
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-        ramp = (np.cos(angle) * xx / w + np.sin(angle) * yy / h)
+        ramp = np.cos(angle) * xx / w + np.sin(angle) * yy / h
         ramp = (ramp - ramp.min()) / max(float(ramp.max() - ramp.min()), 1e-6)
         img *= (1.0 - scene.uniform(0.2, 0.5) * ramp)[..., None]
     if scene.random() < 0.4 * strength:  # low light
@@ -334,8 +466,7 @@ def _degrade(frame: np.ndarray, rng: np.random.Generator, strength: float,
     return (cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else out), Damage(occluder, glare)
 
 
-def _damage_over(quad: np.ndarray, damage: Damage, width: int, height: int
-                 ) -> tuple[float, float]:
+def _damage_over(quad: np.ndarray, damage: Damage, width: int, height: int) -> tuple[float, float]:
     """(share of the quad under the occluder, strongest glare over it in grey levels)."""
     mask = np.zeros((height, width), np.uint8)
     cv2.fillConvexPoly(mask, np.round(quad).astype(np.int32), 255)
@@ -352,12 +483,13 @@ def _damage_over(quad: np.ndarray, damage: Damage, width: int, height: int
         # distance from the blob's centre to the quad (0 inside it)
         signed = cv2.pointPolygonTest(quad.astype(np.float32), (cx, cy), True)
         nearest = max(0.0, -float(signed))
-        glare = gain * float(np.exp(-nearest ** 2 / (2 * r * r)))
+        glare = gain * float(np.exp(-(nearest**2) / (2 * r * r)))
     return covered, glare
 
 
-def sample(seed: int, index: int, *, width: int = 1280, height: int = 720,
-           negative: bool = False) -> Sample:
+def sample(
+    seed: int, index: int, *, width: int = 1280, height: int = 720, negative: bool = False
+) -> Sample:
     """Sample ``index`` of the seeded synthetic set (a camera-like frame)."""
     rng = np.random.default_rng([seed, index])
     if negative:
@@ -380,9 +512,17 @@ def sample(seed: int, index: int, *, width: int = 1280, height: int = 720,
     return Sample(image, lines, identity, mrz, covered, glare)
 
 
-def sequence(seed: int, index: int, frames: int = 8, *, pitch_px: float | None = None,
-             doc_format: str | None = None, lines: list[str] | None = None,
-             width: int = 1280, height: int = 720) -> list[Sample]:
+def sequence(
+    seed: int,
+    index: int,
+    frames: int = 8,
+    *,
+    pitch_px: float | None = None,
+    doc_format: str | None = None,
+    lines: list[str] | None = None,
+    width: int = 1280,
+    height: int = 720,
+) -> list[Sample]:
     """A document held under the camera for ``frames`` consecutive frames, for live mode.
 
     One document on one desk; the hand drifts a little from frame to frame (each frame
@@ -413,8 +553,9 @@ def sequence(seed: int, index: int, frames: int = 8, *, pitch_px: float | None =
     centre = (width / 2, height / 2)
     out = []
     for _ in range(frames):
-        move = cv2.getRotationMatrix2D(centre, float(rng.uniform(-0.3, 0.3)),
-                                       float(rng.uniform(0.996, 1.004)))
+        move = cv2.getRotationMatrix2D(
+            centre, float(rng.uniform(-0.3, 0.3)), float(rng.uniform(0.996, 1.004))
+        )
         move[:, 2] += rng.uniform(-1.5, 1.5, size=2)
         matrix = np.vstack([move, [0.0, 0.0, 1.0]]) @ matrix
         frame = _lay(doc, matrix, desk.copy())

@@ -41,16 +41,26 @@ _C_LOCALE = {"LC_ALL": "C", "LANG": "C", "LANGUAGE": "C"}  # parseable, English 
 _REQUEST_ID = re.compile(r"request id is (\S+)-(\d+)")
 _JOB_STATE_TEST = Path(__file__).with_name("job-state.test")
 _MEDIA_EMPTY = ("media-empty", "media-needed", "input-tray-missing")
-_MEDIA_ERROR = ("media-jam", "door-open", "cover-open", "toner-empty", "marker-supply-empty",
-                "offline")
+_MEDIA_ERROR = (
+    "media-jam",
+    "door-open",
+    "cover-open",
+    "toner-empty",
+    "marker-supply-empty",
+    "offline",
+)
 _TITLE_OK = re.compile(r"[^A-Za-z0-9._-]+")
 
 
-def _run(args: Sequence[str], *, data: bytes | None = None,
-         timeout: float = COMMAND_TIMEOUT) -> subprocess.CompletedProcess[bytes]:
+def _run(
+    args: Sequence[str], *, data: bytes | None = None, timeout: float = COMMAND_TIMEOUT
+) -> subprocess.CompletedProcess[bytes]:
     try:
         return subprocess.run(  # fixed tool names, no shell
-            list(args), input=data, capture_output=True, env={**os.environ, **_C_LOCALE},
+            list(args),
+            input=data,
+            capture_output=True,
+            env={**os.environ, **_C_LOCALE},
             timeout=timeout,
             check=False,
         )
@@ -111,8 +121,10 @@ def parse_printer_status(printer_text: str, accepting_text: str) -> PrinterState
         return PrinterState(PrinterStatus.PAUSED, "queue is paused")
     if any(reason in alerts for reason in _MEDIA_EMPTY):
         return PrinterState(PrinterStatus.NO_MEDIA, alerts)
-    if any(f"{reason}-error" in alerts or f"{reason}-report" in alerts
-           or reason == alerts for reason in _MEDIA_ERROR):
+    if any(
+        f"{reason}-error" in alerts or f"{reason}-report" in alerts or reason == alerts
+        for reason in _MEDIA_ERROR
+    ):
         return PrinterState(PrinterStatus.ERROR, alerts)
     if "now printing" in first:
         return PrinterState(PrinterStatus.BUSY, "printing another job")
@@ -122,9 +134,14 @@ def parse_printer_status(printer_text: str, accepting_text: str) -> PrinterState
 class CupsPrinter:
     """One CUPS queue (``CupsCardPrinter`` in the style guide's naming)."""
 
-    def __init__(self, name: str, *, poll: float = 0.05,
-                 sleep: Callable[[float], None] = time.sleep,
-                 use_ipptool: bool = True) -> None:
+    def __init__(
+        self,
+        name: str,
+        *,
+        poll: float = 0.05,
+        sleep: Callable[[float], None] = time.sleep,
+        use_ipptool: bool = True,
+    ) -> None:
         if not name or not re.fullmatch(r"[^\s/#]{1,127}", name):
             raise DeviceError("bad printer name", code="PRINTER_BAD_NAME")
         self._name = name
@@ -153,10 +170,22 @@ class CupsPrinter:
         ``title`` goes into the CUPS job history: callers pass a card number, never a name.
         """
         safe_title = _TITLE_OK.sub("_", title)[:60] or "document"
-        result = _run([
-            "lp", "-d", self._name, "-t", safe_title, "-n", "1",
-            "-o", f"PageSize={page.cups_name}", "-o", "print-scaling=none",
-        ], data=pdf)
+        result = _run(
+            [
+                "lp",
+                "-d",
+                self._name,
+                "-t",
+                safe_title,
+                "-n",
+                "1",
+                "-o",
+                f"PageSize={page.cups_name}",
+                "-o",
+                "print-scaling=none",
+            ],
+            data=pdf,
+        )
         text = _text(result)
         match = _REQUEST_ID.search(text)
         if result.returncode != 0 or match is None:
@@ -216,8 +245,16 @@ class CupsPrinter:
         "processing-stopped" / "pending-held" when the queue is stopped, or "missing"."""
         number = job_id.rsplit("-", 1)[-1]
         if self._ipptool and _JOB_STATE_TEST.exists():
-            result = _run([self._ipptool, "-c", "-d", f"job_id={number}",
-                           "ipp://localhost/", str(_JOB_STATE_TEST)])
+            result = _run(
+                [
+                    self._ipptool,
+                    "-c",
+                    "-d",
+                    f"job_id={number}",
+                    "ipp://localhost/",
+                    str(_JOB_STATE_TEST),
+                ]
+            )
             lines = result.stdout.decode("utf-8", "replace").splitlines()
             if result.returncode == 0 and len(lines) >= 2:
                 state, _, reasons = lines[1].partition(",")
@@ -246,5 +283,7 @@ class CupsPrinter:
 
 
 def _has_job(output: bytes, job_id: str) -> bool:
-    return any(line.split(maxsplit=1)[:1] == [job_id]
-               for line in output.decode("utf-8", "replace").splitlines())
+    return any(
+        line.split(maxsplit=1)[:1] == [job_id]
+        for line in output.decode("utf-8", "replace").splitlines()
+    )

@@ -30,8 +30,9 @@ from hardware.printer.render import (
 __all__ = ["render_leaflet", "render_text_document", "render_voucher"]
 
 
-def render_voucher(view: VoucherView, style: CardStyle | None = None,
-                   page: PageSize = RECEIPT_80) -> Rendered:
+def render_voucher(
+    view: VoucherView, style: CardStyle | None = None, page: PageSize = RECEIPT_80
+) -> Rendered:
     """One voucher on a receipt (80 mm wide) or on a CR80 card."""
     style = style or CardStyle()
     regular, bold = register_fonts(style.font_regular, style.font_bold)
@@ -58,8 +59,9 @@ def render_voucher(view: VoucherView, style: CardStyle | None = None,
     c.setFillColor(text)
     draw_fitted(c, view.casino_name, bold, margin, y, inner, 9 if not small else 7, 5)
     y -= 12 if not small else 9
-    draw_fitted(c, f"{view.title} Nº {view.number}", bold, margin, y, inner,
-                11 if not small else 8, 6)
+    draw_fitted(
+        c, f"{view.title} Nº {view.number}", bold, margin, y, inner, 11 if not small else 8, 6
+    )
     y -= 14 if not small else 10.5
     if small:  # CR80: "label: value" on one line each
         for label, value in view.lines[1:]:
@@ -93,32 +95,57 @@ def render_voucher(view: VoucherView, style: CardStyle | None = None,
     return Rendered(buf.getvalue(), tuple(warnings))
 
 
-def _styles(style: CardStyle) -> tuple[ParagraphStyle, ParagraphStyle, ParagraphStyle,
-                                       ParagraphStyle]:
+def _styles(
+    style: CardStyle,
+) -> tuple[ParagraphStyle, ParagraphStyle, ParagraphStyle, ParagraphStyle]:
     regular, bold = register_fonts(style.font_regular, style.font_bold)
     primary = _colour(style.primary, "#0B3D2E")
-    title = ParagraphStyle("title", fontName=bold, fontSize=15, leading=18,
-                           textColor=primary, spaceAfter=2)
-    subtitle = ParagraphStyle("subtitle", fontName=regular, fontSize=8.5, leading=11,
-                              spaceAfter=6)
-    heading = ParagraphStyle("heading", fontName=bold, fontSize=9.5, leading=12,
-                             textColor=primary, spaceBefore=4, spaceAfter=1)
-    body = ParagraphStyle("body", fontName=regular, fontSize=7.8, leading=9.8,
-                          leftIndent=8, bulletIndent=0, spaceAfter=1)
+    title = ParagraphStyle(
+        "title", fontName=bold, fontSize=15, leading=18, textColor=primary, spaceAfter=2
+    )
+    subtitle = ParagraphStyle("subtitle", fontName=regular, fontSize=8.5, leading=11, spaceAfter=6)
+    heading = ParagraphStyle(
+        "heading",
+        fontName=bold,
+        fontSize=9.5,
+        leading=12,
+        textColor=primary,
+        spaceBefore=4,
+        spaceAfter=1,
+    )
+    body = ParagraphStyle(
+        "body",
+        fontName=regular,
+        fontSize=7.8,
+        leading=9.8,
+        leftIndent=8,
+        bulletIndent=0,
+        spaceAfter=1,
+    )
     return title, subtitle, heading, body
 
 
-def render_leaflet(leaflet: Leaflet, style: CardStyle | None = None,
-                   page: PageSize = A5) -> Rendered:
+def render_leaflet(
+    leaflet: Leaflet, style: CardStyle | None = None, page: PageSize = A5
+) -> Rendered:
     """The information leaflet on A5 (more pages when the configuration is long)."""
     style = style or CardStyle()
     title, subtitle, heading, body = _styles(style)
     buf = io.BytesIO()
-    doc = SimpleDocTemplate(buf, pagesize=page.points, leftMargin=12 * mm,
-                            rightMargin=12 * mm, topMargin=12 * mm, bottomMargin=12 * mm,
-                            title="Información al visitante", invariant=True)
-    story: list[object] = [Paragraph(escape(leaflet.title), title),
-                           Paragraph(escape(leaflet.subtitle), subtitle)]
+    doc = SimpleDocTemplate(
+        buf,
+        pagesize=page.points,
+        leftMargin=12 * mm,
+        rightMargin=12 * mm,
+        topMargin=12 * mm,
+        bottomMargin=12 * mm,
+        title="Información al visitante",
+        invariant=True,
+    )
+    story: list[object] = [
+        Paragraph(escape(leaflet.title), title),
+        Paragraph(escape(leaflet.subtitle), subtitle),
+    ]
     for section in leaflet.sections:
         story.append(Paragraph(escape(section.heading), heading))
         for line in section.lines:
@@ -129,17 +156,26 @@ def render_leaflet(leaflet: Leaflet, style: CardStyle | None = None,
     return Rendered(buf.getvalue())
 
 
-def render_text_document(title_text: str, text: str, style: CardStyle | None = None,
-                         page: PageSize = A4) -> Rendered:
+def render_text_document(
+    title_text: str, text: str, style: CardStyle | None = None, page: PageSize = A4
+) -> Rendered:
     """A plain text (e.g. the regulation, art. 25.1) as a printable PDF."""
     style = style or CardStyle()
     title, _, _, body = _styles(style)
-    plain = ParagraphStyle("plain", parent=body, leftIndent=0, fontSize=9, leading=11.5,
-                           spaceAfter=4)
+    plain = ParagraphStyle(
+        "plain", parent=body, leftIndent=0, fontSize=9, leading=11.5, spaceAfter=4
+    )
     buf = io.BytesIO()
-    doc = SimpleDocTemplate(buf, pagesize=page.points, leftMargin=18 * mm,
-                            rightMargin=18 * mm, topMargin=15 * mm, bottomMargin=15 * mm,
-                            title=title_text[:80], invariant=True)
+    doc = SimpleDocTemplate(
+        buf,
+        pagesize=page.points,
+        leftMargin=18 * mm,
+        rightMargin=18 * mm,
+        topMargin=15 * mm,
+        bottomMargin=15 * mm,
+        title=title_text[:80],
+        invariant=True,
+    )
     story: list[object] = [Paragraph(escape(title_text), title)]
     paragraph: list[str] = []
     for line in [*text.splitlines(), ""]:

@@ -28,8 +28,17 @@ from hardware.printer import JobResult, JobState, PageSize, PrinterState, Printe
 __all__ = ["OUTCOMES", "FakeJob", "FakePrinter"]
 
 OUTCOMES = frozenset(
-    {"OK", "NOT_FOUND", "PAUSED", "REJECTING", "NO_MEDIA", "SUBMIT_ERROR",
-     "VANISHED_MID_JOB", "FAILED", "TIMEOUT"}
+    {
+        "OK",
+        "NOT_FOUND",
+        "PAUSED",
+        "REJECTING",
+        "NO_MEDIA",
+        "SUBMIT_ERROR",
+        "VANISHED_MID_JOB",
+        "FAILED",
+        "TIMEOUT",
+    }
 )
 _PREFLIGHT = {
     "NOT_FOUND": PrinterStatus.NOT_FOUND,

@@ -24,8 +24,9 @@ _image_lock = threading.Lock()
 _images: dict[tuple[str, int, int, str], tuple[ImageReader | None, str]] = {}
 
 
-def load_image(path: str | None, kind: str,
-               background: str = "#FFFFFF") -> tuple[ImageReader | None, str]:
+def load_image(
+    path: str | None, kind: str, background: str = "#FFFFFF"
+) -> tuple[ImageReader | None, str]:
     """A reportlab image ready to draw, or ``(None, WARNING_CODE)``.
 
     Huge files and pixel counts are refused before decoding; anything Pillow cannot
@@ -52,8 +53,9 @@ def load_image(path: str | None, kind: str,
     return result
 
 
-def _decode_image(path: Path, size: int, kind: str,
-                  background: str) -> tuple[ImageReader | None, str]:
+def _decode_image(
+    path: Path, size: int, kind: str, background: str
+) -> tuple[ImageReader | None, str]:
     from PIL import Image  # reportlab's own dependency
 
     if size > MAX_IMAGE_BYTES:
@@ -81,8 +83,9 @@ def _decode_image(path: Path, size: int, kind: str,
     return ImageReader(buf), ""
 
 
-def draw_image_in_box(c: Canvas, image: ImageReader, x: float, y: float,
-                       w: float, h: float) -> None:
+def draw_image_in_box(
+    c: Canvas, image: ImageReader, x: float, y: float, w: float, h: float
+) -> None:
     iw, ih = image.getSize()
     scale = min(w / iw, h / ih)
     dw, dh = iw * scale, ih * scale

@@ -55,8 +55,9 @@ class PdfFolderPrinter:
                 counter += 1
             os.replace(tmp, target)
         except OSError as exc:
-            raise DeviceError(f"cannot write to the PDF folder: {exc.strerror}",
-                              code="PRINT_SUBMIT_FAILED") from None
+            raise DeviceError(
+                f"cannot write to the PDF folder: {exc.strerror}", code="PRINT_SUBMIT_FAILED"
+            ) from None
         return target.name
 
     def follow(self, job_id: str, *, timeout: float = 60.0) -> JobResult:

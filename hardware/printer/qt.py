@@ -38,9 +38,10 @@ def list_qt_printers() -> list[PrinterInfo]:
     from PySide6.QtPrintSupport import QPrinterInfo
 
     default = QPrinterInfo.defaultPrinterName()
-    return [PrinterInfo(info.printerName(), info.description(),
-                        info.printerName() == default)
-            for info in QPrinterInfo.availablePrinters()]
+    return [
+        PrinterInfo(info.printerName(), info.description(), info.printerName() == default)
+        for info in QPrinterInfo.availablePrinters()
+    ]
 
 
 class QtPrinter:
@@ -85,11 +86,16 @@ class QtPrinter:
             raise DeviceError("printer not found", code="PRINTER_NOT_FOUND")
         printer = QPrinter(info, QPrinter.PrinterMode.HighResolution)
         printer.setDocName(title)  # a card number, never a name
-        size = QPageSize(QSizeF(page.width_mm, page.height_mm), QPageSize.Unit.Millimeter,
-                         page.cups_name, QPageSize.SizeMatchPolicy.ExactMatch)
+        size = QPageSize(
+            QSizeF(page.width_mm, page.height_mm),
+            QPageSize.Unit.Millimeter,
+            page.cups_name,
+            QPageSize.SizeMatchPolicy.ExactMatch,
+        )
         # the size is given as printed (85.6 wide, 54 high): no orientation swap
-        printer.setPageLayout(QPageLayout(size, QPageLayout.Orientation.Portrait,
-                                          QMarginsF(0, 0, 0, 0)))
+        printer.setPageLayout(
+            QPageLayout(size, QPageLayout.Orientation.Portrait, QMarginsF(0, 0, 0, 0))
+        )
         printer.setFullPage(True)
         dpi = min(printer.resolution(), MAX_DPI)
         doc = pdfium.PdfDocument(pdf)
@@ -103,8 +109,9 @@ class QtPrinter:
                 bitmap = doc[index].render(scale=dpi / 72)
                 pil = bitmap.to_pil().convert("RGB")
                 data = pil.tobytes("raw", "RGB")
-                image = QImage(data, pil.width, pil.height, pil.width * 3,
-                               QImage.Format.Format_RGB888)
+                image = QImage(
+                    data, pil.width, pil.height, pil.width * 3, QImage.Format.Format_RGB888
+                )
                 target = printer.pageRect(QPrinter.Unit.DevicePixel)
                 log.debug("qt page %sx%s px", target.width(), target.height())
                 painter.drawImage(QRectF(0, 0, target.width(), target.height()), image)

@@ -155,8 +155,15 @@ def _colour(value: str, default: str) -> Color:
 
 # ---------------------------------------------------------------- text fitting
 
-def fit_lines(text: str, font: str, max_width: float, sizes: Sequence[float],
-              max_lines: int, one_line_min: float = 6.0) -> tuple[float, list[str], bool]:
+
+def fit_lines(
+    text: str,
+    font: str,
+    max_width: float,
+    sizes: Sequence[float],
+    max_lines: int,
+    one_line_min: float = 6.0,
+) -> tuple[float, list[str], bool]:
     """Shrink first, then wrap, never overflow.
 
     The largest size in ``sizes`` (not below ``one_line_min``) at which ``text`` fits on
@@ -210,9 +217,19 @@ def _ellipsize(text: str, font: str, size: float, max_width: float) -> str:
     return text.rstrip() + "…"
 
 
-def draw_fitted(c: Canvas, text: str, font: str, x: float, y: float, max_width: float,
-                size: float, min_size: float, *, right: bool = False,
-                centre: bool = False) -> None:
+def draw_fitted(
+    c: Canvas,
+    text: str,
+    font: str,
+    x: float,
+    y: float,
+    max_width: float,
+    size: float,
+    min_size: float,
+    *,
+    right: bool = False,
+    centre: bool = False,
+) -> None:
     """One line, shrunk down to ``min_size`` and then ellipsized: never overflows."""
     while size > min_size and pdfmetrics.stringWidth(text, font, size) > max_width:
         size -= 0.25
@@ -227,6 +244,7 @@ def draw_fitted(c: Canvas, text: str, font: str, x: float, y: float, max_width: 
 
 
 # ---------------------------------------------------------------- the card
+
 
 def qr_modules(text: str) -> list[list[bool]]:
     """The QR symbol's dark modules (error correction M, smallest version that fits).
@@ -296,12 +314,29 @@ def render_card(view: CardView, style: CardStyle | None = None) -> Rendered:
         text_x = 12 * mm
     c.setFillColor(on_primary)
     number_w = 24 * mm
-    draw_fitted(c, view.casino_name, bold, text_x, page_h - 5 * mm,
-                page_w - text_x - number_w - 2 * mm, 8, 5)
-    draw_fitted(c, view.title, regular, text_x, page_h - 8.6 * mm,
-                page_w - text_x - number_w - 2 * mm, 5.5, 4)
-    draw_fitted(c, view.number_text, bold, page_w - 3 * mm, page_h - 7 * mm,
-                number_w, 10, 6, right=True)
+    draw_fitted(
+        c,
+        view.casino_name,
+        bold,
+        text_x,
+        page_h - 5 * mm,
+        page_w - text_x - number_w - 2 * mm,
+        8,
+        5,
+    )
+    draw_fitted(
+        c,
+        view.title,
+        regular,
+        text_x,
+        page_h - 8.6 * mm,
+        page_w - text_x - number_w - 2 * mm,
+        5.5,
+        4,
+    )
+    draw_fitted(
+        c, view.number_text, bold, page_w - 3 * mm, page_h - 7 * mm, number_w, 10, 6, right=True
+    )
 
     # holder name: shrink, then wrap, never overflow (issue 6, bad input)
     left = 4 * mm
@@ -309,8 +344,9 @@ def render_card(view: CardView, style: CardStyle | None = None) -> Rendered:
     c.setFillColor(muted)
     c.setFont(regular, 4.5)
     c.drawString(left, page_h - band - 3.2 * mm, view.fields[0].label)
-    size, lines, truncated = fit_lines(view.holder_name, bold, col_w,
-                                       (9, 8, 7, 6.5, 6, 5.5, 5, 4.5), 3)
+    size, lines, truncated = fit_lines(
+        view.holder_name, bold, col_w, (9, 8, 7, 6.5, 6, 5.5, 5, 4.5), 3
+    )
     if truncated:
         warnings.append(WARN_NAME_TRUNCATED)
     c.setFillColor(text_colour)
@@ -346,8 +382,9 @@ def render_card(view: CardView, style: CardStyle | None = None) -> Rendered:
     qy = 18.5 * mm
     _qr(c, view.code, qx, qy, qr_size)
     c.setFillColor(text_colour)
-    draw_fitted(c, view.code, regular, qx + qr_size / 2, qy - 1.8 * mm, 22 * mm, 4.2, 3,
-                centre=True)
+    draw_fitted(
+        c, view.code, regular, qx + qr_size / 2, qy - 1.8 * mm, 22 * mm, 4.2, 3, centre=True
+    )
 
     # director's signature (or the logo again as the seal), art. 22.3
     sx, sy, sw, sh = page_w - 25 * mm, 4.2 * mm, 22 * mm, 9 * mm
@@ -364,6 +401,7 @@ def render_card(view: CardView, style: CardStyle | None = None) -> Rendered:
 
 
 # ---------------------------------------------------------------- preview
+
 
 def preview_png(pdf: bytes, *, dpi: float = 200, page_index: int = 0) -> bytes:
     """PNG bytes of one page, for the GUI preview (pypdfium2, no Qt needed)."""

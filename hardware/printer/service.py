@@ -61,8 +61,9 @@ class PrintOutcome:
     warnings: tuple[str, ...] = ()  # render warnings, e.g. LOGO_UNREADABLE
 
 
-def spool(printer: CardPrinter, pdf: bytes, *, title: str, page: PageSize,
-          timeout: float) -> tuple[str, str]:
+def spool(
+    printer: CardPrinter, pdf: bytes, *, title: str, page: PageSize, timeout: float
+) -> tuple[str, str]:
     """Preflight, submit and follow one document: returns ``(code, job_id)``,
     code "" on success. Device errors become codes, never exceptions."""
     try:
@@ -105,11 +106,19 @@ class CardPrintService:
     Call from a worker thread (STYLE.md rule 10): following a job can take seconds.
     """
 
-    def __init__(self, cards: CardBook, printer: CardPrinter, clock: Clock, *,
-                 style: CardStyle | None = None, job_timeout: float = 60.0,
-                 renderer: Callable[[CardView, CardStyle | None], Rendered] = render_card,
-                 visitors: VisitorFile | None = None,
-                 presentation: CardPresentation | None = None, job_tag: str = "") -> None:
+    def __init__(
+        self,
+        cards: CardBook,
+        printer: CardPrinter,
+        clock: Clock,
+        *,
+        style: CardStyle | None = None,
+        job_timeout: float = 60.0,
+        renderer: Callable[[CardView, CardStyle | None], Rendered] = render_card,
+        visitors: VisitorFile | None = None,
+        presentation: CardPresentation | None = None,
+        job_tag: str = "",
+    ) -> None:
         self._cards = cards
         self.printer = printer
         self._clock = clock
@@ -134,13 +143,24 @@ class CardPrintService:
         visitor = self._visitors.visitor(card.file_number)
         if visitor is None:
             raise NotFoundError("the card's visitor was erased")
-        document = next((v.document_number for v in self._visitors.visits(card.file_number)
-                         if v.visit_id == card.visit_id), "")
+        document = next(
+            (
+                v.document_number
+                for v in self._visitors.visits(card.file_number)
+                if v.visit_id == card.visit_id
+            ),
+            "",
+        )
         p = self._presentation
         return build_card_view(
-            card, visitor, document_number=document, casino_name=p.casino_name,
+            card,
+            visitor,
+            document_number=document,
+            casino_name=p.casino_name,
             card_type_label=p.type_labels.get(card.card_type, card.card_type),
-            code=p.code(number), special=card.card_type in p.special_types)
+            code=p.code(number),
+            special=card.card_type in p.special_types,
+        )
 
     def print_card(self, view: CardView, *, actor: str, reprint_reason: str = "") -> PrintOutcome:
         """Print ``view`` (built with ``admission.card_view.build_card_view``).
@@ -166,8 +186,9 @@ class CardPrintService:
             return PrintOutcome(number, False, RENDER_FAILED)
 
         title = f"card-{number}{self._job_suffix}"
-        code, job_id = spool(self.printer, rendered.pdf, title=title, page=CR80,
-                             timeout=self._timeout)
+        code, job_id = spool(
+            self.printer, rendered.pdf, title=title, page=CR80, timeout=self._timeout
+        )
         if code:
             log.warning("card %d not printed (%s): stays in the reprint queue", number, code)
             return PrintOutcome(number, False, code, job_id, rendered.warnings)
@@ -182,8 +203,14 @@ class CardPrintService:
             return PrinterStatus.ERROR
 
 
-def print_voucher(printer: CardPrinter, view: VoucherView, *, style: CardStyle | None = None,
-                  page: PageSize = RECEIPT_80, timeout: float = 60.0) -> tuple[str, str]:
+def print_voucher(
+    printer: CardPrinter,
+    view: VoucherView,
+    *,
+    style: CardStyle | None = None,
+    page: PageSize = RECEIPT_80,
+    timeout: float = 60.0,
+) -> tuple[str, str]:
     """Print a provisional voucher (art. 23.4) on the receipt or card printer:
     ``(code, job_id)``, code "" when printed. The voucher is already recorded
     (``SqlPrintQueue.issue_voucher``), so a failed print can simply be repeated."""
@@ -197,8 +224,14 @@ def print_voucher(printer: CardPrinter, view: VoucherView, *, style: CardStyle |
     return spool(printer, pdf, title=f"voucher-{view.number}", page=page, timeout=timeout)
 
 
-def print_leaflet(printer: CardPrinter, leaflet: Leaflet, *, style: CardStyle | None = None,
-                  page: PageSize = A5, timeout: float = 120.0) -> tuple[str, str]:
+def print_leaflet(
+    printer: CardPrinter,
+    leaflet: Leaflet,
+    *,
+    style: CardStyle | None = None,
+    page: PageSize = A5,
+    timeout: float = 120.0,
+) -> tuple[str, str]:
     """Print the desk information leaflet (art. 25.1) on demand."""
     from hardware.printer.documents import render_leaflet
 

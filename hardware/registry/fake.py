@@ -22,8 +22,9 @@ Outcome = str | Exception
 
 
 class FakeRegistry:
-    def __init__(self, clock: Clock, listed: Iterable[str] = (),
-                 script: Iterable[Outcome] = ()) -> None:
+    def __init__(
+        self, clock: Clock, listed: Iterable[str] = (), script: Iterable[Outcome] = ()
+    ) -> None:
         self._clock = clock
         self.listed = {n for n in (clean_number(x) for x in listed) if n}
         self.script: deque[Outcome] = deque(script)
@@ -50,8 +51,7 @@ class FakeRegistry:
 
     # --- the port and the feed source -----------------------------------------------------
 
-    def check(self, identity: IdentityKey, person: PersonDetails | None = None) -> (
-            RegistryAnswer):
+    def check(self, identity: IdentityKey, person: PersonDetails | None = None) -> RegistryAnswer:
         self.asked.append(identity)
         self.people.append(person)
         self._transaction += 1
@@ -62,12 +62,19 @@ class FakeRegistry:
             if isinstance(outcome, Exception):
                 raise outcome
             status, _, error = outcome.partition(":")
-            return RegistryAnswer(RegistryStatus(status), RegistrySource.ONLINE, version=version,
-                                  as_of=now, age_seconds=0, error=error)
+            return RegistryAnswer(
+                RegistryStatus(status),
+                RegistrySource.ONLINE,
+                version=version,
+                as_of=now,
+                age_seconds=0,
+                error=error,
+            )
         listed = identity.number in self.listed
         status_ = RegistryStatus.LISTED if listed else RegistryStatus.NOT_LISTED
-        return RegistryAnswer(status_, RegistrySource.ONLINE, version=version, as_of=now,
-                              age_seconds=0)
+        return RegistryAnswer(
+            status_, RegistrySource.ONLINE, version=version, as_of=now, age_seconds=0
+        )
 
     def changes_since(self, since: datetime | None) -> FeedPage:
         self.feed_requests.append(since)

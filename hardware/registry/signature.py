@@ -39,8 +39,9 @@ class Ed25519Verifier:
             raw = bytes.fromhex(text) if len(text) == 64 else base64.b64decode(text, validate=True)
             return cls(Ed25519PublicKey.from_public_bytes(raw))
         except ValueError as exc:
-            raise ConfigError("registry.public_key is not an Ed25519 public key",
-                              code="REGISTRY_PUBLIC_KEY") from exc
+            raise ConfigError(
+                "registry.public_key is not an Ed25519 public key", code="REGISTRY_PUBLIC_KEY"
+            ) from exc
 
     def verify(self, message: bytes, signature: bytes) -> bool:
         try:

@@ -50,8 +50,9 @@ from hardware.registry.soap_messages import (
 KEYRING_SERVICE = "admission-desk"
 KEYRING_PASSWORD = "registry.online.password"
 KEYRING_KEY_PASSPHRASE = "registry.online.client_key_passphrase"
-_RETRYABLE = frozenset({"REGISTRY_TIMEOUT", "REGISTRY_CONNECTION", "REGISTRY_HTTP_5XX",
-                        "REGISTRY_FAULT"})
+_RETRYABLE = frozenset(
+    {"REGISTRY_TIMEOUT", "REGISTRY_CONNECTION", "REGISTRY_HTTP_5XX", "REGISTRY_FAULT"}
+)
 _MAX_FEED_PAGES = 50
 
 
@@ -96,8 +97,11 @@ def tls_context(settings: SoapClientSettings, credentials: Credentials) -> ssl.S
     ctx.minimum_version = ssl.TLSVersion.TLSv1_2
     if settings.client_cert:
         try:
-            ctx.load_cert_chain(settings.client_cert, settings.client_key or None,
-                                password=credentials.key_passphrase or None)
+            ctx.load_cert_chain(
+                settings.client_cert,
+                settings.client_key or None,
+                password=credentials.key_passphrase or None,
+            )
         except (OSError, ssl.SSLError) as exc:
             raise ConfigError("client certificate unusable", code="REGISTRY_CLIENT_CERT") from exc
     return ctx
@@ -133,24 +137,35 @@ class RgiajSoapClient:
 
     # --- the port ---------------------------------------------------------------------
 
-    def check(self, identity: IdentityKey, person: PersonDetails | None = None) -> (
-            RegistryAnswer):
+    def check(self, identity: IdentityKey, person: PersonDetails | None = None) -> RegistryAnswer:
         try:
             results, transaction = self._verify_batch([person_query(identity, person)])
         except RegistryClientError as exc:
-            return RegistryAnswer(RegistryStatus.UNVERIFIABLE, RegistrySource.ONLINE,
-                                  error=exc.code)
+            return RegistryAnswer(
+                RegistryStatus.UNVERIFIABLE, RegistrySource.ONLINE, error=exc.code
+            )
         return self._answer(results.get(identity.number), transaction)
 
     def _answer(self, result: PersonResult | None, transaction: str) -> RegistryAnswer:
         now = self._clock.now()
         if result is None:
-            return RegistryAnswer(RegistryStatus.UNVERIFIABLE, RegistrySource.ONLINE,
-                                  version=transaction, as_of=now, age_seconds=0,
-                                  error="REGISTRY_NO_ANSWER")
+            return RegistryAnswer(
+                RegistryStatus.UNVERIFIABLE,
+                RegistrySource.ONLINE,
+                version=transaction,
+                as_of=now,
+                age_seconds=0,
+                error="REGISTRY_NO_ANSWER",
+            )
         error = "REGISTRY_CANNOT_VERIFY" if result.status is RegistryStatus.UNVERIFIABLE else ""
-        return RegistryAnswer(result.status, RegistrySource.ONLINE, version=transaction,
-                              as_of=now, age_seconds=0, error=error)
+        return RegistryAnswer(
+            result.status,
+            RegistrySource.ONLINE,
+            version=transaction,
+            as_of=now,
+            age_seconds=0,
+            error=error,
+        )
 
     # --- batches --------------------------------------------------------------------------
 
@@ -161,8 +176,11 @@ class RgiajSoapClient:
             dni = clean_number(p.dni)
             if dni is None:
                 raise ValueError("not an identity number")
-            clean.append(PersonQuery(dni, p.nombre, p.apellido1, p.apellido2,
-                                     p.fecha_nacimiento, p.num_soporte))
+            clean.append(
+                PersonQuery(
+                    dni, p.nombre, p.apellido1, p.apellido2, p.fecha_nacimiento, p.num_soporte
+                )
+            )
         answers: dict[str, RegistryAnswer] = {}
         size = self._settings.batch_size
         for start in range(0, len(clean), size):
@@ -171,8 +189,9 @@ class RgiajSoapClient:
                 results, transaction = self._verify_batch(batch)
             except RegistryClientError as exc:
                 for p in batch:
-                    answers[p.dni] = RegistryAnswer(RegistryStatus.UNVERIFIABLE,
-                                                    RegistrySource.ONLINE, error=exc.code)
+                    answers[p.dni] = RegistryAnswer(
+                        RegistryStatus.UNVERIFIABLE, RegistrySource.ONLINE, error=exc.code
+                    )
                 continue
             for p in batch:
                 answers[p.dni] = self._answer(results.get(p.dni), transaction)
@@ -192,9 +211,10 @@ class RgiajSoapClient:
         entries: list[FeedEntry] = []
         cursor = since
         for _ in range(_MAX_FEED_PAGES):
-            body = self._call("verificarCambiosRGIAJ",
-                              changes_request(cursor, self._settings.username,
-                                              self._creds.password))
+            body = self._call(
+                "verificarCambiosRGIAJ",
+                changes_request(cursor, self._settings.username, self._creds.password),
+            )
             page = parse_changes_response(body)
             entries.extend(page.entries)
             if not page.more:
@@ -229,15 +249,21 @@ class RgiajSoapClient:
         url = self._url
         conn: http.client.HTTPConnection
         if self._ctx is not None:
-            conn = http.client.HTTPSConnection(url.hostname or "", url.port or 443,
-                                               timeout=timeout, context=self._ctx)
+            conn = http.client.HTTPSConnection(
+                url.hostname or "", url.port or 443, timeout=timeout, context=self._ctx
+            )
         else:
             conn = http.client.HTTPConnection(url.hostname or "", url.port or 80, timeout=timeout)
         try:
-            conn.request("POST", url.path or "/", body=payload, headers={
-                "Content-Type": "text/xml; charset=utf-8",
-                "SOAPAction": f'"{action}"',
-            })
+            conn.request(
+                "POST",
+                url.path or "/",
+                body=payload,
+                headers={
+                    "Content-Type": "text/xml; charset=utf-8",
+                    "SOAPAction": f'"{action}"',
+                },
+            )
             response = conn.getresponse()
             body = response.read(self._settings.max_response_bytes + 1)
         except ssl.SSLError as exc:
@@ -255,7 +281,6 @@ class RgiajSoapClient:
         if response.status != 200:
             raise RegistryClientError(f"HTTP {response.status}", code="REGISTRY_HTTP_ERROR")
         return body
-
 
 
 def _setting(settings: Any, key: str, default: Any) -> Any:
@@ -300,5 +325,6 @@ def person_query(identity: IdentityKey, person: PersonDetails | None) -> PersonQ
         return PersonQuery(identity.number)
     words = person.surname.split()
     first, second = (words[0], words[1]) if len(words) == 2 else (" ".join(words), "")
-    return PersonQuery(identity.number, person.given_names, first, second,
-                       person.birth_date, person.support_number)
+    return PersonQuery(
+        identity.number, person.given_names, first, second, person.birth_date, person.support_number
+    )

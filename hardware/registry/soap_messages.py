@@ -117,8 +117,10 @@ def verify_request(
 
 def changes_request(since: datetime | None, username: str = "", password: str = "") -> bytes:
     since_text = _iso(since) if since is not None else ""
-    body = (f"<r:verificarCambiosRGIAJ><r:fechaDesde>{since_text}</r:fechaDesde>"
-            "</r:verificarCambiosRGIAJ>")
+    body = (
+        f"<r:verificarCambiosRGIAJ><r:fechaDesde>{since_text}</r:fechaDesde>"
+        "</r:verificarCambiosRGIAJ>"
+    )
     return _envelope(body, username, password)
 
 
@@ -137,8 +139,9 @@ def _text(elem: ET.Element, name: str, limit: int = 64) -> str:
     c = _child(elem, name)
     text = (c.text or "").strip() if c is not None else ""
     if len(text) > limit or any(ord(ch) < 32 for ch in text):
-        raise RegistryClientError("field too long or with control characters",
-                                  code="REGISTRY_MALFORMED")
+        raise RegistryClientError(
+            "field too long or with control characters", code="REGISTRY_MALFORMED"
+        )
     return text
 
 
@@ -170,8 +173,9 @@ def parse_verify_response(payload: bytes, asked: Sequence[str]) -> VerificationA
             continue
         dni = clean_number(_text(elem, "dni"))
         if dni is None or dni not in wanted:
-            raise RegistryClientError("answer for a person not asked about",
-                                      code="REGISTRY_UNEXPECTED_PERSON")
+            raise RegistryClientError(
+                "answer for a person not asked about", code="REGISTRY_UNEXPECTED_PERSON"
+            )
         code = _text(elem, "codigo")
         if code not in CODE_STATUS:
             raise RegistryClientError("unknown result code", code="REGISTRY_MALFORMED")
@@ -195,7 +199,8 @@ def parse_changes_response(payload: bytes) -> ChangesAnswer:
             if len(entries) >= MAX_CHANGES_PER_PAGE:
                 raise RegistryClientError("too many changes", code="REGISTRY_MALFORMED")
             entries.append(
-                feed_entry(_text(elem, "tipo"), _text(elem, "dni"), _text(elem, "fecha")))
+                feed_entry(_text(elem, "tipo"), _text(elem, "dni"), _text(elem, "fecha"))
+            )
     except SnapshotError as exc:
         raise RegistryClientError(str(exc), code=exc.code) from None
     except ValueError:

@@ -98,9 +98,13 @@ class RegistrySync:
         else:
             with self._lock:
                 self._status = replace(
-                    self._status, last_attempt=now, last_success=now, last_error="",
+                    self._status,
+                    last_attempt=now,
+                    last_success=now,
+                    last_error="",
                     added=self._status.added + result.added,
-                    removed=self._status.removed + result.removed)
+                    removed=self._status.removed + result.removed,
+                )
         self._refresh_replica()
         status = self.status()
         if self._on_status is not None:
@@ -122,7 +126,8 @@ class RegistrySync:
             self._status = replace(
                 self._status,
                 replica_as_of=state.as_of if state is not None else None,
-                replica_version=state.label if state is not None else "")
+                replica_version=state.label if state is not None else "",
+            )
 
     def status(self) -> SyncStatus:
         with self._lock:

@@ -44,8 +44,11 @@ def load_recording(path: Path | str) -> Recording:
     events: list[tuple[str, float]] = []
     for item in raw:
         if (
-            not isinstance(item, list) or len(item) != 2 or not isinstance(item[0], str)
-            or len(item[0]) != 1 or not isinstance(item[1], int | float)
+            not isinstance(item, list)
+            or len(item) != 2
+            or not isinstance(item[0], str)
+            or len(item[0]) != 1
+            or not isinstance(item[1], int | float)
         ):
             raise ValueError("each event must be [one character, seconds]")
         events.append((item[0], float(item[1])))
@@ -92,7 +95,10 @@ class FakeDocumentReader:
         yield from assembler.interrupt()
 
     def _play(
-        self, recording: Recording, assembler: MrzBurstAssembler, now: float,
+        self,
+        recording: Recording,
+        assembler: MrzBurstAssembler,
+        now: float,
         stop: threading.Event,
     ) -> Generator[ScannerEvent, None, float]:
         if not recording.events:

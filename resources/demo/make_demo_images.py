@@ -16,8 +16,9 @@ HERE = Path(__file__).resolve().parent
 def logo(size: int = 256) -> Image.Image:
     img = Image.new("RGBA", (size, size), (0, 0, 0, 0))
     d = ImageDraw.Draw(img)
-    d.ellipse((8, 8, size - 8, size - 8), fill=(201, 162, 39, 255), outline=(255, 255, 255, 255),
-              width=10)
+    d.ellipse(
+        (8, 8, size - 8, size - 8), fill=(201, 162, 39, 255), outline=(255, 255, 255, 255), width=10
+    )
     c = size / 2
     r = size * 0.30
     # a spade-like five-pointed star for the demo casino

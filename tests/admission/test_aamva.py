@@ -45,15 +45,37 @@ def build(
 
 
 US = [
-    ("DAQ", "T64235789"), ("DCS", "SAMPLE"), ("DDE", "N"), ("DAC", "MICHAEL"), ("DDF", "N"),
-    ("DAD", "JOHN"), ("DDG", "N"), ("DCA", "D"), ("DBD", "06062016"), ("DBB", "06061986"),
-    ("DBA", "12102030"), ("DBC", "1"), ("DAU", "068 in"), ("DAY", "BRO"),
-    ("DAG", "2300 WEST BROAD STREET"), ("DAI", "RICHMOND"), ("DAJ", "VA"),
-    ("DAK", "232690000  "), ("DCF", "2424244747474786102204"), ("DCG", "USA"),
+    ("DAQ", "T64235789"),
+    ("DCS", "SAMPLE"),
+    ("DDE", "N"),
+    ("DAC", "MICHAEL"),
+    ("DDF", "N"),
+    ("DAD", "JOHN"),
+    ("DDG", "N"),
+    ("DCA", "D"),
+    ("DBD", "06062016"),
+    ("DBB", "06061986"),
+    ("DBA", "12102030"),
+    ("DBC", "1"),
+    ("DAU", "068 in"),
+    ("DAY", "BRO"),
+    ("DAG", "2300 WEST BROAD STREET"),
+    ("DAI", "RICHMOND"),
+    ("DAJ", "VA"),
+    ("DAK", "232690000  "),
+    ("DCF", "2424244747474786102204"),
+    ("DCG", "USA"),
 ]
 CANADA = [
-    ("DAQ", "P1234-56789-01234"), ("DCS", "TREMBLAY"), ("DAC", "MARIE"), ("DAD", "ÉLODIE"[1:]),
-    ("DBB", "19900215"), ("DBA", "20310215"), ("DBC", "2"), ("DAJ", "ON"), ("DCG", "CAN"),
+    ("DAQ", "P1234-56789-01234"),
+    ("DCS", "TREMBLAY"),
+    ("DAC", "MARIE"),
+    ("DAD", "ÉLODIE"[1:]),
+    ("DBB", "19900215"),
+    ("DBA", "20310215"),
+    ("DBC", "2"),
+    ("DAJ", "ON"),
+    ("DCG", "CAN"),
 ]
 
 
@@ -61,7 +83,10 @@ def test_us_licence_version_9() -> None:
     doc = parse_aamva(build(US), today=TODAY)
     assert doc.valid, doc.errors
     assert (doc.doc_type, doc.source, doc.issuer) == (
-        DocumentType.DRIVING_LICENCE, DocumentSource.BARCODE, "USA")
+        DocumentType.DRIVING_LICENCE,
+        DocumentSource.BARCODE,
+        "USA",
+    )
     assert doc.identity == IdentityKey(IdKind.DRIVING_LICENCE, "USA", "VAT64235789")
     assert (doc.surname, doc.given_names, doc.sex) == ("SAMPLE", "MICHAEL JOHN", "M")
     assert (doc.birth_date, doc.expiry_date) == (date(1986, 6, 6), date(2030, 12, 10))
@@ -74,8 +99,7 @@ def test_canadian_dates_are_ccyymmdd() -> None:
     doc = parse_aamva(build(CANADA, iin="636012", jurisdiction_subfile=None), today=TODAY)
     assert doc.valid, doc.errors
     assert doc.identity.text == "DRIVING_LICENCE:CAN:ONP12345678901234"
-    assert (doc.birth_date, doc.expiry_date, doc.sex) == (
-        date(1990, 2, 15), date(2031, 2, 15), "F")
+    assert (doc.birth_date, doc.expiry_date, doc.sex) == (date(1990, 2, 15), date(2031, 2, 15), "F")
 
 
 def test_canada_without_dcg_follows_the_province() -> None:
@@ -92,8 +116,14 @@ def test_us_date_in_canadian_format_is_an_error() -> None:
 
 
 def test_version_1_names_in_daa() -> None:
-    elements = [("DAQ", "123456789"), ("DAA", "PUBLIC,JOHN,Q"), ("DBB", "01311970"),
-                ("DBA", "01312029"), ("DBC", "M"), ("DAJ", "NY")]
+    elements = [
+        ("DAQ", "123456789"),
+        ("DAA", "PUBLIC,JOHN,Q"),
+        ("DBB", "01311970"),
+        ("DBA", "01312029"),
+        ("DBC", "M"),
+        ("DAJ", "NY"),
+    ]
     doc = parse_aamva(build(elements, version=1, jurisdiction_subfile=None), today=TODAY)
     assert doc.valid, doc.errors
     assert (doc.surname, doc.given_names, doc.sex) == ("PUBLIC", "JOHN Q", "M")
@@ -101,8 +131,15 @@ def test_version_1_names_in_daa() -> None:
 
 
 def test_version_2_dct_given_names() -> None:
-    elements = [("DAQ", "D1234567"), ("DCS", "DOE"), ("DCT", "JANE,ANN"), ("DBB", "12311999"),
-                ("DBA", "12312028"), ("DBC", "2"), ("DAJ", "CA")]
+    elements = [
+        ("DAQ", "D1234567"),
+        ("DCS", "DOE"),
+        ("DCT", "JANE,ANN"),
+        ("DBB", "12311999"),
+        ("DBA", "12312028"),
+        ("DBC", "2"),
+        ("DAJ", "CA"),
+    ]
     doc = parse_aamva(build(elements, version=2), today=TODAY)
     assert doc.valid, doc.errors
     assert doc.given_names == "JANE ANN"
@@ -162,8 +199,15 @@ def test_province_with_usa_country_is_flagged() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["", "hello", "ADM1-MAD01-5-ABCDEFGH", "@\n\x1e\rANSI ", "@\n\x1e\rANSI 636000090001DL",
-     build([("DCS", "NONUMBER")]), "@\n\x1e\rANSI " + "9" * 5000],
+    [
+        "",
+        "hello",
+        "ADM1-MAD01-5-ABCDEFGH",
+        "@\n\x1e\rANSI ",
+        "@\n\x1e\rANSI 636000090001DL",
+        build([("DCS", "NONUMBER")]),
+        "@\n\x1e\rANSI " + "9" * 5000,
+    ],
 )
 def test_unusable(text: str) -> None:
     with pytest.raises(DocumentError) as err:
@@ -190,7 +234,8 @@ def test_through_a_real_pdf417_symbol() -> None:
     decoded = zxingcpp.read_barcodes(img, text_mode=zxingcpp.TextMode.Plain)
     assert [r.text for r in decoded] == [text]
     assert parse_aamva(decoded[0].text, today=TODAY).identity.text == (
-        "DRIVING_LICENCE:USA:VAT64235789")
+        "DRIVING_LICENCE:USA:VAT64235789"
+    )
 
 
 @settings(max_examples=200, deadline=None)
@@ -205,8 +250,14 @@ def test_arbitrary_text_never_crashes(tail: str) -> None:
 
 
 @settings(max_examples=100, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["DAQ", "DCS", "DAC", "DBB", "DBA", "DAJ", "DCG"]),
-                          st.text(max_size=30)), max_size=12))
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["DAQ", "DCS", "DAC", "DBB", "DBA", "DAJ", "DCG"]), st.text(max_size=30)
+        ),
+        max_size=12,
+    )
+)
 def test_arbitrary_elements_never_crash(elements: list[tuple[str, str]]) -> None:
     with contextlib.suppress(DocumentError):
         parse_aamva(build(elements), today=TODAY)

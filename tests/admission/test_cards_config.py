@@ -10,8 +10,9 @@ def test_default_catalogue_has_a_unit_price_and_cheaper_specials() -> None:
     cat = CardCatalogue.from_config(DEFAULT_CARD_TYPES, "DAY")
     unit = cat.get(None)
     assert unit.kind is CardKind.STANDARD
-    specials = [t for t in cat.types.values()
-                if t.kind.special and t.kind is not CardKind.MULTI_DAY]
+    specials = [
+        t for t in cat.types.values() if t.kind.special and t.kind is not CardKind.MULTI_DAY
+    ]
     assert specials and all(t.price_cents < unit.price_cents for t in specials)  # art. 23.3
     assert cat.get("PRIVATE").private_rooms  # R16
 
@@ -35,8 +36,9 @@ def test_validity_spans_calendar_days() -> None:
         ([{"code": "DAY", "label_es": "x", "price_cents": 1, "kind": "VIP"}], "CARD_TYPE_BAD"),
     ],
 )
-def test_bad_card_configuration_is_refused_with_a_code(items: list[dict[str, object]],
-                                                       code: str) -> None:
+def test_bad_card_configuration_is_refused_with_a_code(
+    items: list[dict[str, object]], code: str
+) -> None:
     with pytest.raises(ConfigError) as err:
         CardCatalogue.from_config(items, "DAY")
     assert err.value.code == code

@@ -87,8 +87,12 @@ def test_internal_ban_with_expiry() -> None:
     store = FakeStore()
     desk, clock, _ = make_desk(store)
     doc = dni_document(6)
-    desk.add_ban(doc.identity, "Conducta violenta en sala", "Director",
-                 expires_at=clock.now() + timedelta(days=30))
+    desk.add_ban(
+        doc.identity,
+        "Conducta violenta en sala",
+        "Director",
+        expires_at=clock.now() + timedelta(days=30),
+    )
     assert desk.admit(doc, operator="c").verdict.codes == ("INTERNAL_BAN",)
     clock.advance(timedelta(days=31))
     assert desk.admit(doc, operator="c").admitted
@@ -111,8 +115,7 @@ def test_exceptional_card_needs_a_director_and_is_flagged() -> None:
 def test_officials_on_duty_get_no_card_and_no_charge() -> None:
     store = FakeStore()
     desk, _, _ = make_desk(store)
-    recorded = desk.register_official(dni_document(3), capacity="Inspector de juego",
-                                      operator="c")
+    recorded = desk.register_official(dni_document(3), capacity="Inspector de juego", operator="c")
     assert recorded.card_number is None
     visit = store.visits(recorded.file_number)[0]
     assert visit.verdict == "OFFICIAL" and visit.official_capacity == "Inspector de juego"

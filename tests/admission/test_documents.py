@@ -25,7 +25,9 @@ TODAY = date(2026, 11, 29)
 
 def test_accepted_types_art_23_1() -> None:
     expected = {
-        DocumentType.ID_CARD, DocumentType.PASSPORT, DocumentType.DRIVING_LICENCE,
+        DocumentType.ID_CARD,
+        DocumentType.PASSPORT,
+        DocumentType.DRIVING_LICENCE,
         DocumentType.RESIDENCE_CARD,
     }
     assert expected == ACCEPTED_TYPES
@@ -37,16 +39,36 @@ def test_accepted_types_art_23_1() -> None:
         (build_td1(), DocumentType.ID_CARD, IdentityKey(IdKind.ID_CARD, "UTO", "D23145890")),
         (build_td3(), DocumentType.PASSPORT, IdentityKey(IdKind.PASSPORT, "UTO", "L898902C3")),
         (build_mrva(), DocumentType.VISA, IdentityKey(IdKind.OTHER, "UTO", "L8988901C")),
-        (build_td1(document_code="IR", issuer="GBR", document_number="ZU1234567"),
-         DocumentType.RESIDENCE_CARD, IdentityKey(IdKind.RESIDENCE, "GBR", "ZU1234567")),
-        (build_td1(document_code="ID", issuer="ESP", document_number="BAA000589",
-                   optional_data_1="99999999R"),
-         DocumentType.ID_CARD, IdentityKey(IdKind.DNI, "ESP", "99999999R")),
-        (build_td1(document_code="ID", issuer="ESP", document_number="E01234567",
-                   optional_data_1="Y1234567X"),
-         DocumentType.RESIDENCE_CARD, IdentityKey(IdKind.NIE, "ESP", "Y1234567X")),
-        (build_td3(issuer="ESP", document_number="PAA123456", personal_number="12345678Z"),
-         DocumentType.PASSPORT, IdentityKey(IdKind.DNI, "ESP", "12345678Z")),
+        (
+            build_td1(document_code="IR", issuer="GBR", document_number="ZU1234567"),
+            DocumentType.RESIDENCE_CARD,
+            IdentityKey(IdKind.RESIDENCE, "GBR", "ZU1234567"),
+        ),
+        (
+            build_td1(
+                document_code="ID",
+                issuer="ESP",
+                document_number="BAA000589",
+                optional_data_1="99999999R",
+            ),
+            DocumentType.ID_CARD,
+            IdentityKey(IdKind.DNI, "ESP", "99999999R"),
+        ),
+        (
+            build_td1(
+                document_code="ID",
+                issuer="ESP",
+                document_number="E01234567",
+                optional_data_1="Y1234567X",
+            ),
+            DocumentType.RESIDENCE_CARD,
+            IdentityKey(IdKind.NIE, "ESP", "Y1234567X"),
+        ),
+        (
+            build_td3(issuer="ESP", document_number="PAA123456", personal_number="12345678Z"),
+            DocumentType.PASSPORT,
+            IdentityKey(IdKind.DNI, "ESP", "12345678Z"),
+        ),
     ],
 )
 def test_document_from_mrz(lines: list[str], doc_type: DocumentType, key: IdentityKey) -> None:
@@ -71,9 +93,14 @@ def test_document_from_unusable_mrz() -> None:
 
 def _manual(**overrides: Any) -> IdentityDocument:
     fields: dict[str, Any] = {
-        "doc_type": DocumentType.DRIVING_LICENCE, "issuer": "ESP", "number": "12345678-z",
-        "surname": "Núñez O'Connor-Peña", "given_names": "María  José",
-        "birth_date": date(1980, 2, 29), "expiry_date": date(2030, 1, 1), "today": TODAY,
+        "doc_type": DocumentType.DRIVING_LICENCE,
+        "issuer": "ESP",
+        "number": "12345678-z",
+        "surname": "Núñez O'Connor-Peña",
+        "given_names": "María  José",
+        "birth_date": date(1980, 2, 29),
+        "expiry_date": date(2030, 1, 1),
+        "today": TODAY,
     }
     fields.update(overrides)
     return manual_document(**fields)
@@ -92,9 +119,15 @@ def test_spanish_nie_residence_card_manual() -> None:
 
 
 def test_foreign_documents_manual() -> None:
-    doc = _manual(doc_type=DocumentType.PASSPORT, issuer="deu", number="C01X00T47",
-                  nationality="DEU", sex="f", source=DocumentSource.BARCODE,
-                  birth_date=datetime(1964, 8, 12, 10, 0))
+    doc = _manual(
+        doc_type=DocumentType.PASSPORT,
+        issuer="deu",
+        number="C01X00T47",
+        nationality="DEU",
+        sex="f",
+        source=DocumentSource.BARCODE,
+        birth_date=datetime(1964, 8, 12, 10, 0),
+    )
     assert doc.identity == IdentityKey(IdKind.PASSPORT, "D", "C01X00T47")
     assert doc.source is DocumentSource.BARCODE
     assert doc.birth_date == date(1964, 8, 12)

@@ -5,9 +5,17 @@ import pytest
 from admission.hours import SessionState, parse_hours
 from admission.retention import months_before, purge_due, retention_cutoff
 
-HOURS = parse_hours({"mon": "closed", "tue": "20:00-04:00", "sat": "20:00-05:00",
-                     "fri": "20:00-05:00", "sun": "18:00-23:00", "holiday": "12:00-02:00"},
-                    holidays=frozenset({date(2026, 12, 8)}))
+HOURS = parse_hours(
+    {
+        "mon": "closed",
+        "tue": "20:00-04:00",
+        "sat": "20:00-05:00",
+        "fri": "20:00-05:00",
+        "sun": "18:00-23:00",
+        "holiday": "12:00-02:00",
+    },
+    holidays=frozenset({date(2026, 12, 8)}),
+)
 
 
 def madrid(y: int, mo: int, d: int, h: int, mi: int = 0) -> datetime:

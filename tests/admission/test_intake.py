@@ -18,8 +18,14 @@ BURSTS = Path(__file__).resolve().parents[1] / "scanner" / "bursts"
 def intake_on_fake_store() -> tuple[ScanIntake, FakeStore]:
     store = FakeStore()
     desk, clock, _ = make_desk(store)
-    intake = ScanIntake(desk, store=store, clock=clock, card_key=store.secret("card_code"),
-                        casino_id="CAS01", actor="clerk")
+    intake = ScanIntake(
+        desk,
+        store=store,
+        clock=clock,
+        card_key=store.secret("card_code"),
+        casino_id="CAS01",
+        actor="clerk",
+    )
     return intake, store
 
 
@@ -32,8 +38,11 @@ def events_of(name: str) -> list[object]:
 
 def test_a_scanned_mrz_is_evaluated_and_nothing_is_recorded_until_the_clerk_admits() -> None:
     intake, store = intake_on_fake_store()
-    results = [intake.handle(e) for e in events_of("td3_crlf")  # type: ignore[arg-type]
-               if type(e).__name__ != "Passthrough"]
+    results = [
+        intake.handle(e)
+        for e in events_of("td3_crlf")  # type: ignore[arg-type]
+        if type(e).__name__ != "Passthrough"
+    ]
     assert [r.kind for r in results] == [IntakeKind.DOCUMENT]
     result = results[0]
     assert result.evaluation is not None and result.document is not None
@@ -44,8 +53,11 @@ def test_a_scanned_mrz_is_evaluated_and_nothing_is_recorded_until_the_clerk_admi
 
 def test_a_burst_cut_in_half_becomes_a_hint_not_a_document() -> None:
     intake, _ = intake_on_fake_store()
-    results = [intake.handle(e) for e in events_of("td3_cut_in_half")  # type: ignore[arg-type]
-               if type(e).__name__ != "Passthrough"]
+    results = [
+        intake.handle(e)
+        for e in events_of("td3_cut_in_half")  # type: ignore[arg-type]
+        if type(e).__name__ != "Passthrough"
+    ]
     assert results and all(r.kind is IntakeKind.HINT for r in results)
     assert all(r.code.startswith("BURST_") for r in results)
 
@@ -74,6 +86,10 @@ def test_an_aamva_licence_is_evaluated_like_any_document() -> None:
 def test_unknown_codes_and_bad_zones_are_unreadable() -> None:
     intake, _ = intake_on_fake_store()
     assert intake.code("4006381333931").kind is IntakeKind.UNREADABLE
-    bad = intake.document_lines(("P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
-                                 "L898902C36UTO7408122F1204159ZE184226B<<<<<11"))
+    bad = intake.document_lines(
+        (
+            "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+            "L898902C36UTO7408122F1204159ZE184226B<<<<<11",
+        )
+    )
     assert bad.kind is IntakeKind.UNREADABLE and "CHECK_COMPOSITE" in bad.errors

@@ -77,9 +77,21 @@ def test_visas() -> None:
 def test_to_json_exact_keys() -> None:
     data = parse_mrz(TD1_UTO, today=TODAY).to_json()
     assert list(data) == [
-        "valid", "format", "document_code", "issuer", "document_number", "personal_number",
-        "id_number", "surname", "given_names", "nationality", "birth_date", "expiry_date",
-        "sex", "corrections", "errors",
+        "valid",
+        "format",
+        "document_code",
+        "issuer",
+        "document_number",
+        "personal_number",
+        "id_number",
+        "surname",
+        "given_names",
+        "nationality",
+        "birth_date",
+        "expiry_date",
+        "sex",
+        "corrections",
+        "errors",
     ]
     assert data["birth_date"] == "1974-08-12" and data["format"] == "TD1"
     empty = parse_mrz("", today=TODAY).to_json()
@@ -150,8 +162,9 @@ def test_two_digit_years() -> None:
 
 
 def test_name_truncated_flag() -> None:
-    long = parse_mrz(build_td1(surname="WOLFESCHLEGELSTEINHAUSEN", given_names="HUBERT BLAINE"),
-                     today=TODAY)
+    long = parse_mrz(
+        build_td1(surname="WOLFESCHLEGELSTEINHAUSEN", given_names="HUBERT BLAINE"), today=TODAY
+    )
     assert long.valid and long.name_truncated and long.errors == ()
     assert long.given_names == "HUBE"  # 30 columns: reported as printed
     assert not parse_mrz(TD1_UTO, today=TODAY).name_truncated
@@ -166,40 +179,68 @@ def test_spanish_dni_3_support_number_and_dni_in_optional_data() -> None:
 
 
 def test_spanish_dni_wrong_letter() -> None:
-    lines = build_td1(document_code="ID", issuer="ESP", document_number="BAA000589",
-                      optional_data_1="99999999A", nationality="ESP")
+    lines = build_td1(
+        document_code="ID",
+        issuer="ESP",
+        document_number="BAA000589",
+        optional_data_1="99999999A",
+        nationality="ESP",
+    )
     r = parse_mrz(lines, today=TODAY)
     assert not r.valid and r.errors == ("DNI_CHECK_LETTER",)
     assert r.identity_key() is None
 
 
 def test_spanish_dni_older_layout_number_in_document_field() -> None:
-    lines = build_td1(document_code="ID", issuer="ESP", document_number="12345678Z",
-                      nationality="ESP", surname="GARCIA LOPEZ", given_names="JUAN")
+    lines = build_td1(
+        document_code="ID",
+        issuer="ESP",
+        document_number="12345678Z",
+        nationality="ESP",
+        surname="GARCIA LOPEZ",
+        given_names="JUAN",
+    )
     r = parse_mrz(lines, today=TODAY)
     assert r.valid and r.id_number == "12345678Z"
     assert r.identity_key() == IdentityKey(IdKind.DNI, "ESP", "12345678Z")
 
 
 def test_spanish_nie_residence_card() -> None:
-    lines = build_td1(document_code="IR", issuer="ESP", document_number="E00000000",
-                      optional_data_1="X1234567L", nationality="MAR")
+    lines = build_td1(
+        document_code="IR",
+        issuer="ESP",
+        document_number="E00000000",
+        optional_data_1="X1234567L",
+        nationality="MAR",
+    )
     r = parse_mrz(lines, today=TODAY)
     assert r.valid and r.id_number == "X1234567L"
     assert r.identity_key() == IdentityKey(IdKind.NIE, "ESP", "X1234567L")
 
 
 def test_spanish_passport_carries_dni_in_personal_number() -> None:
-    lines = build_td3(issuer="ESP", nationality="ESP", document_number="PAA123456",
-                      personal_number="12345678Z", surname="GARCIA", given_names="ANA")
+    lines = build_td3(
+        issuer="ESP",
+        nationality="ESP",
+        document_number="PAA123456",
+        personal_number="12345678Z",
+        surname="GARCIA",
+        given_names="ANA",
+    )
     r = parse_mrz(lines, today=TODAY)
     assert r.valid and r.document_number == "PAA123456" and r.id_number == "12345678Z"
     assert r.identity_key() == IdentityKey(IdKind.DNI, "ESP", "12345678Z")
 
 
 def test_german_card_d_filler() -> None:
-    lines = build_td1(document_code="ID", issuer="D", nationality="D",
-                      document_number="T22000129", surname="MUSTERMANN", given_names="ERIKA")
+    lines = build_td1(
+        document_code="ID",
+        issuer="D",
+        nationality="D",
+        document_number="T22000129",
+        surname="MUSTERMANN",
+        given_names="ERIKA",
+    )
     assert lines[0].startswith("IDD<<")
     r = parse_mrz(lines, today=TODAY)
     assert r.valid and r.issuer == "D" and r.nationality == "D"
@@ -262,7 +303,10 @@ def test_french_cni_national_layout() -> None:
     r = parse_mrz(lines, today=TODAY)
     assert r.valid and r.format is MrzFormat.FR_CNI
     assert (r.surname, r.given_names, r.document_number) == (
-        "BERTHIER", "JEAN PIERRE", "940992310285")
+        "BERTHIER",
+        "JEAN PIERRE",
+        "940992310285",
+    )
     assert r.expiry_date is None and r.nationality == "FRA"
     assert r.identity_key() == IdentityKey(IdKind.ID_CARD, "FRA", "940992310285")
     bad = [lines[0], lines[1][:-1] + str((int(lines[1][-1]) + 1) % 10)]

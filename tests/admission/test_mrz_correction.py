@@ -12,7 +12,7 @@ TODAY = date(2026, 11, 29)
 
 def _put(lines: list[str], line: int, col: int, ch: str) -> list[str]:
     out = list(lines)
-    out[line] = out[line][:col] + ch + out[line][col + 1:]
+    out[line] = out[line][:col] + ch + out[line][col + 1 :]
     return out
 
 
@@ -25,7 +25,12 @@ def test_letter_in_date_is_corrected_when_check_digit_confirms() -> None:
     assert r.valid and r.lines == tuple(truth)
     assert r.corrections == (Correction(1, 2, "O", "0", "birth_date"),)
     assert r.corrections[0].to_json() == {
-        "line": 1, "column": 2, "found": "O", "corrected": "0", "field": "birth_date"}
+        "line": 1,
+        "column": 2,
+        "found": "O",
+        "corrected": "0",
+        "field": "birth_date",
+    }
 
 
 def test_letter_in_check_digit_and_both_dates() -> None:
@@ -34,7 +39,10 @@ def test_letter_in_check_digit_and_both_dates() -> None:
     r = parse_mrz(read, today=TODAY)
     assert r.valid and r.lines == tuple(truth)
     assert [(c.column, c.field) for c in r.corrections] == [
-        (19, "birth_date_check"), (21, "expiry_date"), (23, "expiry_date")]
+        (19, "birth_date_check"),
+        (21, "expiry_date"),
+        (23, "expiry_date"),
+    ]
 
 
 def test_forced_correction_not_confirmed_is_reverted() -> None:

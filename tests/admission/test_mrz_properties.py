@@ -53,8 +53,11 @@ class Sample:
 
 @st.composite
 def samples(draw: st.DrawFn) -> Sample:
-    fmt = draw(st.sampled_from(list(MrzFormat.__members__.values())).filter(
-        lambda f: f is not MrzFormat.FR_CNI))
+    fmt = draw(
+        st.sampled_from(list(MrzFormat.__members__.values())).filter(
+            lambda f: f is not MrzFormat.FR_CNI
+        )
+    )
     surname = " ".join(draw(st.lists(words, min_size=1, max_size=2)))
     given_names = " ".join(draw(st.lists(words, min_size=0, max_size=2)))
     common: dict[str, object] = {
@@ -91,8 +94,9 @@ def samples(draw: st.DrawFn) -> Sample:
         common["optional_data"] = draw(st.text(ALNUM, max_size=8))
         lines = build_mrvb(**common)  # type: ignore[arg-type]
     name_width = 30 if fmt is MrzFormat.TD1 else len(lines[0]) - 5
-    full_name = surname.replace(" ", "<") + ("<<" + given_names.replace(" ", "<")
-                                             if given_names else "")
+    full_name = surname.replace(" ", "<") + (
+        "<<" + given_names.replace(" ", "<") if given_names else ""
+    )
     if len(full_name) >= name_width:  # keep names whole: truncation is tested apart
         common["given_names"] = given_names = ""
         common["surname"] = surname = surname[: name_width - 1]
@@ -101,27 +105,43 @@ def samples(draw: st.DrawFn) -> Sample:
 
 
 def _rebuild(fmt: MrzFormat, fields: dict[str, object]) -> list[str]:
-    builder = {MrzFormat.TD1: build_td1, MrzFormat.TD2: build_td2, MrzFormat.TD3: build_td3,
-               MrzFormat.MRVA: build_mrva, MrzFormat.MRVB: build_mrvb}[fmt]
+    builder = {
+        MrzFormat.TD1: build_td1,
+        MrzFormat.TD2: build_td2,
+        MrzFormat.TD3: build_td3,
+        MrzFormat.MRVA: build_mrva,
+        MrzFormat.MRVB: build_mrvb,
+    }[fmt]
     return builder(**fields)  # type: ignore[operator]
 
 
 def _fields_of(r: MrzResult) -> dict[str, object]:
     return {
-        "format": r.format, "document_number": r.document_number, "issuer": r.issuer,
-        "nationality": r.nationality, "birth_date": r.birth_date,
-        "expiry_date": r.expiry_date, "sex": r.sex, "surname": r.surname,
-        "given_names": r.given_names, "document_code": r.document_code,
+        "format": r.format,
+        "document_number": r.document_number,
+        "issuer": r.issuer,
+        "nationality": r.nationality,
+        "birth_date": r.birth_date,
+        "expiry_date": r.expiry_date,
+        "sex": r.sex,
+        "surname": r.surname,
+        "given_names": r.given_names,
+        "document_code": r.document_code,
     }
 
 
 def _expected(s: Sample) -> dict[str, object]:
     f = s.fields
     return {
-        "format": s.fmt, "document_number": f["document_number"], "issuer": f["issuer"],
-        "nationality": f["nationality"], "birth_date": f["birth_date"],
-        "expiry_date": f["expiry_date"], "sex": f["sex"],
-        "surname": " ".join(str(f["surname"]).split()), "given_names": f["given_names"],
+        "format": s.fmt,
+        "document_number": f["document_number"],
+        "issuer": f["issuer"],
+        "nationality": f["nationality"],
+        "birth_date": f["birth_date"],
+        "expiry_date": f["expiry_date"],
+        "sex": f["sex"],
+        "surname": " ".join(str(f["surname"]).split()),
+        "given_names": f["given_names"],
         "document_code": str(f["document_code"]).replace("<", ""),
     }
 
@@ -148,25 +168,41 @@ def test_round_trip(s: Sample) -> None:
 @FAST
 @given(st.text(ALNUM, min_size=10, max_size=13), st.text(ALNUM, max_size=1), births)
 def test_td1_overflow_round_trip(number: str, optional: str, birth: date) -> None:
-    r = parse_mrz(build_td1(document_number=number, optional_data_1=optional,
-                            birth_date=birth), today=TODAY)
+    r = parse_mrz(
+        build_td1(document_number=number, optional_data_1=optional, birth_date=birth), today=TODAY
+    )
     assert r.valid and r.document_number == number and r.personal_number == optional
 
 
 @FAST
-@given(st.lists(words, min_size=1, max_size=2), st.lists(words, max_size=2),
-       st.text(ALNUM, min_size=1, max_size=12), births, st.sampled_from("MFX"))
+@given(
+    st.lists(words, min_size=1, max_size=2),
+    st.lists(words, max_size=2),
+    st.text(ALNUM, min_size=1, max_size=12),
+    births,
+    st.sampled_from("MFX"),
+)
 def test_fr_cni_round_trip(
     surname: list[str], given_names: list[str], number: str, birth: date, sex: str
 ) -> None:
     given_text = " ".join(given_names)
     assume(len(" ".join(surname)) < 25 and len(given_text) + len(given_names) < 14)
-    lines = build_fr_cni(surname=" ".join(surname), given_names=given_text,
-                         document_number=number, birth_date=birth, sex=sex)
+    lines = build_fr_cni(
+        surname=" ".join(surname),
+        given_names=given_text,
+        document_number=number,
+        birth_date=birth,
+        sex=sex,
+    )
     r = parse_mrz(lines, today=TODAY)
     assert r.valid and r.format is MrzFormat.FR_CNI, r.errors
     assert (r.surname, r.given_names, r.document_number, r.birth_date, r.sex) == (
-        " ".join(surname), given_text, number, birth, sex)
+        " ".join(surname),
+        given_text,
+        number,
+        birth,
+        sex,
+    )
 
 
 def _protected(s: Sample) -> list[tuple[int, int]]:
@@ -184,12 +220,13 @@ def _undetectable(old: str, new: str) -> bool:
 
 def _corrupt(lines: list[str], line: int, col: int, ch: str) -> list[str]:
     out = list(lines)
-    out[line] = out[line][:col] + ch + out[line][col + 1:]
+    out[line] = out[line][:col] + ch + out[line][col + 1 :]
     return out
 
 
-def _assert_detected_or_restored(r: MrzResult, s: Sample, read: list[str], old: str,
-                                 new: str) -> None:
+def _assert_detected_or_restored(
+    r: MrzResult, s: Sample, read: list[str], old: str, new: str
+) -> None:
     if r.valid and r.lines == tuple(read):
         # accepted as read: only possible when the check digits cannot see it
         assert r.corrections == () and _undetectable(old, new), (old, new, r.lines)
@@ -218,8 +255,11 @@ def test_any_single_character_corruption_is_detected_or_restored(
 @given(samples(), st.data())
 def test_lookalike_corruption_with_alnum_correction(s: Sample, data: st.DataObject) -> None:
     """With alnum correction on, a look-alike misread never yields another identity."""
-    cells = [(ln, col) for ln, col in _protected(s)
-             if any(s.lines[ln][col] in c for c in CLASSES) or s.lines[ln][col] in DIGIT_LOOKALIKES]
+    cells = [
+        (ln, col)
+        for ln, col in _protected(s)
+        if any(s.lines[ln][col] in c for c in CLASSES) or s.lines[ln][col] in DIGIT_LOOKALIKES
+    ]
     if not cells:
         return
     line, col = data.draw(st.sampled_from(cells))
@@ -242,9 +282,11 @@ def test_fuzz_text_never_raises(text: str) -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.lists(st.text(MRZ_ALPHABET + " \n", min_size=28, max_size=46), min_size=1,
-                max_size=4), st.booleans(),
-       st.dates(min_value=date(1950, 1, 1), max_value=date(2090, 1, 1)))
+@given(
+    st.lists(st.text(MRZ_ALPHABET + " \n", min_size=28, max_size=46), min_size=1, max_size=4),
+    st.booleans(),
+    st.dates(min_value=date(1950, 1, 1), max_value=date(2090, 1, 1)),
+)
 def test_fuzz_mrz_shaped_never_raises(lines: list[str], alnum: bool, today: date) -> None:
     r = parse_mrz(lines, today=today, correct_alnum=alnum)
     r.to_json()

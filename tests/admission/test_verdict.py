@@ -62,8 +62,10 @@ def test_leap_day_birthday_is_reached_on_first_of_march() -> None:
     assert age_on(date(2008, 2, 29), date(2026, 3, 1)) == 18
 
 
-@given(st.dates(min_value=date(1900, 1, 1), max_value=date(2026, 1, 1)),
-       st.dates(min_value=date(1900, 1, 1), max_value=date(2100, 1, 1)))
+@given(
+    st.dates(min_value=date(1900, 1, 1), max_value=date(2026, 1, 1)),
+    st.dates(min_value=date(1900, 1, 1), max_value=date(2100, 1, 1)),
+)
 def test_age_matches_a_calendar_count(birth: date, day: date) -> None:
     expected = day.year - birth.year - ((day.month, day.day) < (birth.month, birth.day))
     assert age_on(birth, day) == expected
@@ -143,9 +145,16 @@ def test_hours_closed_and_last_hour() -> None:
 
 def test_every_reason_is_reported_and_the_most_severe_outcome_wins() -> None:
     staff = StaffMember(WHO, "croupier", StaffRole.STAFF)
-    v = verdict(Doc(birth_date=date(2010, 1, 1), expiry_date=date(2020, 1, 1)), staff=staff,
-                registry=RegistryAnswer(RegistryStatus.LISTED, RegistrySource.REPLICA))
+    v = verdict(
+        Doc(birth_date=date(2010, 1, 1), expiry_date=date(2020, 1, 1)),
+        staff=staff,
+        registry=RegistryAnswer(RegistryStatus.LISTED, RegistrySource.REPLICA),
+    )
     assert v.outcome is Outcome.DENY
-    assert v.reasons == (Reason.MINOR, Reason.REGISTRY_LISTED, Reason.CASINO_STAFF,
-                         Reason.DOCUMENT_EXPIRED)
+    assert v.reasons == (
+        Reason.MINOR,
+        Reason.REGISTRY_LISTED,
+        Reason.CASINO_STAFF,
+        Reason.DOCUMENT_EXPIRED,
+    )
     assert all(code.isupper() for code in v.codes)  # codes, never sentences

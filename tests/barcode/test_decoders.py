@@ -44,8 +44,9 @@ def generated(text: str, fmt: str, size: int = 400) -> object:
 
 
 @pytest.mark.parametrize("name", DECODERS)
-@pytest.mark.parametrize(("fmt", "symbology"), [("QRCode", Symbology.QR_CODE),
-                                                ("Code128", Symbology.CODE128)])
+@pytest.mark.parametrize(
+    ("fmt", "symbology"), [("QRCode", Symbology.QR_CODE), ("Code128", Symbology.CODE128)]
+)
 def test_card_code_read_back(name: str, fmt: str, symbology: Symbology) -> None:
     text = encode_card_code("MAD01", 1234567, KEY)
     found = make_decoder(name).decode(frame_of(generated(text, fmt)))
@@ -106,6 +107,7 @@ def test_fallback_and_fake() -> None:
 
 
 # --- the shared set of real photos ------------------------------------------------------
+
 
 def decode_file(name: str, file: str) -> Sequence[DecodedBarcode]:
     image = cv2.imread(str(REAL / file), cv2.IMREAD_GRAYSCALE)

@@ -47,24 +47,37 @@ def pct(values: list[float], q: int) -> float:
 
 def mrz_for(i: int, today: date) -> list[str]:
     number = dni(i).number
-    return build_td1(document_code="ID", issuer="ESP", document_number=f"BAA{i % 1000000:06d}",
-                     optional_data_1=number, birth_date="800101", expiry_date="301231",
-                     nationality="ESP", sex="F", surname="NUÑEZ GARCÍA", given_names="ANA")
+    return build_td1(
+        document_code="ID",
+        issuer="ESP",
+        document_number=f"BAA{i % 1000000:06d}",
+        optional_data_1=number,
+        birth_date="800101",
+        expiry_date="301231",
+        nationality="ESP",
+        sex="F",
+        surname="NUÑEZ GARCÍA",
+        given_names="ANA",
+    )
 
 
 def run(store: SqlCipherStore, visitors: int, label: str) -> dict[str, list[float]]:
     clock = FixedClock(END + timedelta(hours=21))
     replica = ReplicaRegistry(store.connection, clock, lock=store.lock)
     # The ban list: 1,000,000 identities (every 7th visitor of the file is listed).
-    listed = (f"{dni(i * 7 if i * 7 <= visitors else visitors + i).number}\n".encode()
-              for i in range(1, visitors + 1))
+    listed = (
+        f"{dni(i * 7 if i * 7 <= visitors else visitors + i).number}\n".encode()
+        for i in range(1, visitors + 1)
+    )
     t = time.perf_counter()
     replica.import_lines(listed)
     imported = time.perf_counter() - t
     desk = AdmissionDesk(
-        store=store, registry=RegistryPolicy(clock, replica=replica), clock=clock,
-        config=DeskConfig("CAS01", "DESK1",
-                          CardCatalogue.from_config(DEFAULT_CARD_TYPES, "DAY")))
+        store=store,
+        registry=RegistryPolicy(clock, replica=replica),
+        clock=clock,
+        config=DeskConfig("CAS01", "DESK1", CardCatalogue.from_config(DEFAULT_CARD_TYPES, "DAY")),
+    )
     today = END.date()
     samples: dict[str, list[float]] = {"import": [imported]}
 
@@ -82,8 +95,10 @@ def run(store: SqlCipherStore, visitors: int, label: str) -> dict[str, list[floa
         result = parse_mrz(lines, today=today)
         doc = document_from_mrz(result)
         samples.setdefault("read: parse_mrz + document", []).append(time.perf_counter() - t)
-        out = timed("admission decision + card number (desk.admit)",
-                    lambda d=doc: desk.admit(d, operator="bench"))
+        out = timed(
+            "admission decision + card number (desk.admit)",
+            lambda d=doc: desk.admit(d, operator="bench"),
+        )
         total = time.perf_counter() - t
         samples.setdefault("MRZ text -> verdict -> numbered card", []).append(total)
         assert out.verdict.outcome.value in ("ADMIT", "DENY")  # type: ignore[attr-defined]
@@ -107,27 +122,37 @@ def main() -> int:
         for label, cache in (("sqlcipher", enc_cache), ("plain", plain_cache)):
             copy = work / cache.name
             shutil.copyfile(cache, copy)
-            opener = (lambda p: SqlCipherStore.open(p, BENCH_KEY, create=False)) if (
-                label == "sqlcipher") else SqlCipherStore.open_plain
+            opener = (
+                (lambda p: SqlCipherStore.open(p, BENCH_KEY, create=False))
+                if (label == "sqlcipher")
+                else SqlCipherStore.open_plain
+            )
             with opener(copy) as store:
                 results[label] = run(store, args.visitors, label)
             copy.unlink()
     finally:
         shutil.rmtree(work, ignore_errors=True)
     enc, plain = results["sqlcipher"], results["plain"]
-    print(f"Admission decision, end to end: {args.visitors:,} visitors, {5 * args.visitors:,} "
-          f"visits, RIAJ replica of {args.visitors:,} identities; {os.cpu_count()} CPUs\n")
-    print("| step | n | SQLCipher p50 | SQLCipher p95 | plain p50 | plain p95 | ratio p95 "
-          "| target |")
+    print(
+        f"Admission decision, end to end: {args.visitors:,} visitors, {5 * args.visitors:,} "
+        f"visits, RIAJ replica of {args.visitors:,} identities; {os.cpu_count()} CPUs\n"
+    )
+    print(
+        "| step | n | SQLCipher p50 | SQLCipher p95 | plain p50 | plain p95 | ratio p95 | target |"
+    )
     print("|---|---:|---:|---:|---:|---:|---:|---|")
     targets = {"admission decision + card number (desk.admit)": "p95 < 20 ms"}
     for name in [n for n in enc if n != "import"]:
         e, p = enc[name], plain[name]
-        print(f"| {name} | {len(e)} | {pct(e, 50):.2f} ms | {pct(e, 95):.2f} ms | "
-              f"{pct(p, 50):.2f} ms | {pct(p, 95):.2f} ms | {pct(e, 95) / pct(p, 95):.2f} | "
-              f"{targets.get(name, '')} |")
-    print(f"| import of the {args.visitors:,}-identity replica | 1 | {enc['import'][0]:.1f} s | "
-          f"| {plain['import'][0]:.1f} s | | {enc['import'][0] / plain['import'][0]:.2f} | |")
+        print(
+            f"| {name} | {len(e)} | {pct(e, 50):.2f} ms | {pct(e, 95):.2f} ms | "
+            f"{pct(p, 50):.2f} ms | {pct(p, 95):.2f} ms | {pct(e, 95) / pct(p, 95):.2f} | "
+            f"{targets.get(name, '')} |"
+        )
+    print(
+        f"| import of the {args.visitors:,}-identity replica | 1 | {enc['import'][0]:.1f} s | "
+        f"| {plain['import'][0]:.1f} s | | {enc['import'][0] / plain['import'][0]:.2f} | |"
+    )
     return 0
 
 

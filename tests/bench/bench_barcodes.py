@@ -49,6 +49,7 @@ CASINO = "MAD01"
 
 # -- helpers ----------------------------------------------------------------------------
 
+
 def frame_of(grey: np.ndarray) -> Frame:
     grey = np.ascontiguousarray(grey, dtype=np.uint8)
     h, w = grey.shape
@@ -88,13 +89,17 @@ def timed_decode(decoder: BarcodeDecoder, frame: Frame, repeat: int) -> tuple[li
 
 # -- 1. the shared set --------------------------------------------------------------------
 
+
 def shared_set(repeat: int) -> dict[str, dict[str, object]]:
     with (SHARED / "truth.tsv").open(encoding="utf-8", newline="") as f:
-        rows = [(r["file"], r["format"], unescape(r["expected_text"]))
-                for r in csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE)]
+        rows = [
+            (r["file"], r["format"], unescape(r["expected_text"]))
+            for r in csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE)
+        ]
     files = sorted({r[0] for r in rows})
-    frames = {name: frame_of(cv2.imread(str(SHARED / name), cv2.IMREAD_GRAYSCALE))
-              for name in files}
+    frames = {
+        name: frame_of(cv2.imread(str(SHARED / name), cv2.IMREAD_GRAYSCALE)) for name in files
+    }
     results: dict[str, dict[str, object]] = {}
     for label, name in DECODERS.items():
         decoder = make_decoder(name)
@@ -120,6 +125,7 @@ def shared_set(repeat: int) -> dict[str, dict[str, object]]:
 
 # -- 2. our card code on synthetic photos -------------------------------------------------
 
+
 def card_photos(count: int, key: bytes, numbers: list[int]) -> list[tuple[str, np.ndarray]]:
     import zxingcpp
 
@@ -133,8 +139,13 @@ def card_photos(count: int, key: bytes, numbers: list[int]) -> list[tuple[str, n
         # Code 128 needs >= ~2 px per module (27 characters = 332 modules)
         side = int(rng.integers(220, 480) if i % 2 == 0 else rng.integers(700, 1000))
         scale = side / max(symbol.shape)
-        symbol = cv2.resize(symbol, None, fx=scale, fy=max(scale, 80 / symbol.shape[0]),
-                            interpolation=cv2.INTER_AREA)
+        symbol = cv2.resize(
+            symbol,
+            None,
+            fx=scale,
+            fy=max(scale, 80 / symbol.shape[0]),
+            interpolation=cv2.INTER_AREA,
+        )
         canvas = np.full((720, 1280), 235, dtype=np.uint8)
         h, w = symbol.shape
         y, x = (720 - h) // 2, (1280 - w) // 2
@@ -150,6 +161,7 @@ def card_photos(count: int, key: bytes, numbers: list[int]) -> list[tuple[str, n
 
 
 # -- 3. verification on the big visitor file ----------------------------------------------
+
 
 def open_big_store(visitors: int, cache: Path, work: Path) -> tuple[object, Path]:
     """A fresh copy of the store benchmark's encrypted data set of ``visitors``.
@@ -169,16 +181,26 @@ def open_big_store(visitors: int, cache: Path, work: Path) -> tuple[object, Path
     return store, target
 
 
-def verification(store: object, samples: int, photos: list[tuple[str, np.ndarray]],
-                 ) -> dict[str, list[float]]:
+def verification(
+    store: object,
+    samples: int,
+    photos: list[tuple[str, np.ndarray]],
+) -> dict[str, list[float]]:
     key = store.secret("card_code")  # type: ignore[attr-defined]
     last = store.last_card_number()  # type: ignore[attr-defined]
     clock = FixedClock(datetime(2026, 11, 28, 21, 0, tzinfo=UTC))
     rng = random.Random(5)
 
     def check(text: str) -> object:
-        return verify_card(text, key=key, casino_id=CASINO, store=store,  # type: ignore[arg-type]
-                           clock=clock, actor="bench", channel="bench")
+        return verify_card(
+            text,
+            key=key,
+            casino_id=CASINO,
+            store=store,  # type: ignore[arg-type]
+            clock=clock,
+            actor="bench",
+            channel="bench",
+        )
 
     texts = [encode_card_code(CASINO, rng.randint(1, last), key) for _ in range(samples)]
     texts[::10] = [t[:-1] + ("A" if t[-1] != "A" else "B") for t in texts[::10]]  # tampered
@@ -204,43 +226,60 @@ def verification(store: object, samples: int, photos: list[tuple[str, np.ndarray
 
 # -- table ----------------------------------------------------------------------------------
 
+
 def ms(seconds: float) -> str:
     return f"{seconds * 1000:.1f}"
 
 
-def table(shared: dict[str, dict[str, object]], photos: list[tuple[str, np.ndarray]],
-          photo_reads: dict[str, tuple[int, list[float]]], verify: dict[str, list[float]],
-          visitors: int, cards: int) -> str:
+def table(
+    shared: dict[str, dict[str, object]],
+    photos: list[tuple[str, np.ndarray]],
+    photo_reads: dict[str, tuple[int, list[float]]],
+    verify: dict[str, list[float]],
+    visitors: int,
+    cards: int,
+) -> str:
     labels = list(DECODERS)
     totals: dict[str, int] = shared["_totals"]["totals"]  # type: ignore[assignment]
     images = shared["_totals"]["images"]
-    lines = ["| measure | " + " | ".join(labels) + " |",
-             "|---|" + "---:|" * len(labels)]
+    lines = ["| measure | " + " | ".join(labels) + " |", "|---|" + "---:|" * len(labels)]
 
     def row(name: str, cell: Callable[[str], str]) -> None:
         lines.append(f"| {name} | " + " | ".join(cell(label) for label in labels) + " |")
 
     for fmt in sorted(totals):
-        row(f"shared set: {fmt} read (n={totals[fmt]})",
-            lambda lb, f=fmt: f"{shared[lb]['hits'].get(f, 0)}/{totals[f]}")  # type: ignore[union-attr]
+        row(
+            f"shared set: {fmt} read (n={totals[fmt]})",
+            lambda lb, f=fmt: f"{shared[lb]['hits'].get(f, 0)}/{totals[f]}",
+        )  # type: ignore[union-attr]
     all_rows = sum(totals.values())
-    row(f"shared set: all symbols (n={all_rows})",
-        lambda lb: f"**{sum(shared[lb]['hits'].values())}/{all_rows}**")  # type: ignore[union-attr]
+    row(
+        f"shared set: all symbols (n={all_rows})",
+        lambda lb: f"**{sum(shared[lb]['hits'].values())}/{all_rows}**",
+    )  # type: ignore[union-attr]
     row("shared set: misreads (wrong text)", lambda lb: str(shared[lb]["misreads"]))
-    row(f"shared set: ms/image, median of {images} images",
-        lambda lb: ms(statistics.median(shared[lb]["times"])))  # type: ignore[arg-type]
+    row(
+        f"shared set: ms/image, median of {images} images",
+        lambda lb: ms(statistics.median(shared[lb]["times"])),
+    )  # type: ignore[arg-type]
     row("shared set: ms/image, mean", lambda lb: ms(statistics.mean(shared[lb]["times"])))  # type: ignore[arg-type]
     row("shared set: ms/image, p95", lambda lb: ms(pct(shared[lb]["times"], 0.95)))  # type: ignore[arg-type]
     n = len(photos)
-    row(f"card code photos (QR+Code128, 1280x720, n={n}) read",
-        lambda lb: f"{photo_reads[lb][0]}/{n}")
+    row(
+        f"card code photos (QR+Code128, 1280x720, n={n}) read",
+        lambda lb: f"{photo_reads[lb][0]}/{n}",
+    )
     row("card code photos: ms/image, p95", lambda lb: ms(pct(photo_reads[lb][1], 0.95)))
     base = f"{visitors:,} visitors, {cards:,} cards, SQLCipher"
     v = verify["verify"]
-    row(f"card check, code text → answer + audit ({base}): p50 / p95 / max (ms), n={len(v)}",
-        lambda _lb: f"{ms(pct(v, 0.5))} / **{ms(pct(v, 0.95))}** / {ms(max(v))}")
-    row("card check, photo → decode → answer + audit: p50 / p95 (ms)",
-        lambda lb: f"{ms(pct(verify[lb], 0.5))} / **{ms(pct(verify[lb], 0.95))}**")
+    row(
+        f"card check, code text → answer + audit ({base}): p50 / p95 / max (ms), n={len(v)}",
+        lambda _lb: f"{ms(pct(v, 0.5))} / **{ms(pct(v, 0.95))}** / {ms(max(v))}",
+    )
+    row(
+        "card check, photo → decode → answer + audit: p50 / p95 (ms)",
+        lambda lb: f"{ms(pct(verify[lb], 0.5))} / **{ms(pct(verify[lb], 0.95))}**",
+    )
     return "\n".join(lines)
 
 

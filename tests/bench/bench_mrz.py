@@ -93,6 +93,7 @@ class Score:
 
 # ---------------------------------------------------------------- data sets
 
+
 def real_items() -> list[Item]:
     from hardware.mrz.images import load_image
 
@@ -115,8 +116,13 @@ def synthetic_items(seed: int, count: int, negatives: bool) -> Iterator[Item]:
             q = s.mrz_quad
             width = (np.linalg.norm(q[1] - q[0]) + np.linalg.norm(q[2] - q[3])) / 2
             pitch = float(width / len(s.lines[0]))
-        yield Item(f"{'neg' if negatives else 'syn'}-{i}", s.image, list(s.lines),
-                   covered=s.mrz_covered, pitch=pitch)
+        yield Item(
+            f"{'neg' if negatives else 'syn'}-{i}",
+            s.image,
+            list(s.lines),
+            covered=s.mrz_covered,
+            pitch=pitch,
+        )
 
 
 def handled_items(real: list[Item], group: str) -> Iterator[Item]:
@@ -128,6 +134,7 @@ def handled_items(real: list[Item], group: str) -> Iterator[Item]:
 
 
 # ---------------------------------------------------------------- engines
+
 
 def ours() -> Callable[[np.ndarray], list[str]]:
     cv2.setNumThreads(1)
@@ -211,7 +218,11 @@ class Peer:
         self.name = name
         self.proc = subprocess.Popen(
             ["nice", "-n", "5", str(BENCH_PY), "-c", _PEER_WORKER, name],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
         assert self.proc.stdout is not None
         ready = self.proc.stdout.readline()
         if not ready.strip():
@@ -246,6 +257,7 @@ def peer_available(name: str) -> bool:
 
 # ---------------------------------------------------------------- scoring
 
+
 def _six(lines: list[str]) -> dict[str, object] | None:
     from admission.mrz import parse_mrz
 
@@ -263,8 +275,9 @@ def _valid(lines: list[str]) -> bool:
     return bool(parse_mrz(lines, today=TODAY).valid)
 
 
-def score(items: Iterable[Item], engine: Callable[[np.ndarray], tuple[list[str], float]],
-          into: Score) -> Score:
+def score(
+    items: Iterable[Item], engine: Callable[[np.ndarray], tuple[list[str], float]], into: Score
+) -> Score:
     for item in items:
         got, ms = engine(item.image)
         into.ms.append(ms)
@@ -297,8 +310,9 @@ def timed(fn: Callable[[np.ndarray], list[str]]) -> Callable[[np.ndarray], tuple
     return run
 
 
-def once(engine: Callable[[np.ndarray], tuple[list[str], float]]
-         ) -> Callable[[np.ndarray], tuple[list[str], float]]:
+def once(
+    engine: Callable[[np.ndarray], tuple[list[str], float]],
+) -> Callable[[np.ndarray], tuple[list[str], float]]:
     """Each image read (and timed) once: the subsets and the parts of a set are scored
     from the same readings as the whole set."""
     seen: dict[int, tuple[list[str], float]] = {}
@@ -323,9 +337,11 @@ def row(label: str, engine: str, s: Score | None, note: str = "") -> str:
     p95 = f"{np.percentile(s.ms, 95):7.0f}" if s.ms else "-"
     false = f"{s.false_reads}/{s.n_neg}" if s.n_neg else "-"
     wrong = f"{s.wrong_ids}" if s.n_six else "-"
-    return (f"| {label:<36} | {engine:<11} | {_pct(s.exact, s.n_pos):>14} | "
-            f"{_pct(s.six, s.n_six):>14} | {wrong:>6} | "
-            f"{false:>7} | {p50:>7} | {p95:>7} |")
+    return (
+        f"| {label:<36} | {engine:<11} | {_pct(s.exact, s.n_pos):>14} | "
+        f"{_pct(s.six, s.n_six):>14} | {wrong:>6} | "
+        f"{false:>7} | {p50:>7} | {p95:>7} |"
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -358,9 +374,11 @@ def main(argv: list[str] | None = None) -> int:
     parts = {
         "MRZ partly covered": [it for it in syn if it.covered > 0],
         f"uncovered, pitch < {SMALL_PITCH:g} px": [
-            it for it in syn if it.covered == 0 and it.pitch < SMALL_PITCH],
+            it for it in syn if it.covered == 0 and it.pitch < SMALL_PITCH
+        ],
         f"uncovered, pitch >= {SMALL_PITCH:g} px": [
-            it for it in syn if it.covered == 0 and it.pitch >= SMALL_PITCH],
+            it for it in syn if it.covered == 0 and it.pitch >= SMALL_PITCH
+        ],
     }
     for label, part in parts.items():
         results[(f"  {label} n={len(part)}", "ours")] = score(part, mine, Score())
@@ -369,12 +387,13 @@ def main(argv: list[str] | None = None) -> int:
     for group in groups:
         n = sum(g == group for g, _n, _f in HANDLED)
         results[(f"real, handled: {group} ({n} ways)", "ours")] = score(
-            handled_items(real, group), plain, Score())
+            handled_items(real, group), plain, Score()
+        )
     results[(f"negatives all n={len(neg)}", "ours")] = score(neg, mine, Score())
     from hardware.mrz.synthetic import NEGATIVE_KINDS
 
     for kind, label in enumerate(NEGATIVE_KINDS):  # timing by kind
-        part = neg[kind::len(NEGATIVE_KINDS)]
+        part = neg[kind :: len(NEGATIVE_KINDS)]
         results[(f"  {label} n={len(part)}", "ours")] = score(part, mine, Score())
     for peer in ("passporteye", "rapidocr"):
         if args.no_peers or not peer_available(peer):
@@ -388,14 +407,17 @@ def main(argv: list[str] | None = None) -> int:
         finally:
             engine.close()
 
-    head = (f"| {'set':<36} | {'engine':<11} | {'exact lines':>14} | {'all six fields':>14} | "
-            f"{'wrong':>6} | "
-            f"{'false':>7} | {'p50 ms':>7} | {'p95 ms':>7} |")
+    head = (
+        f"| {'set':<36} | {'engine':<11} | {'exact lines':>14} | {'all six fields':>14} | "
+        f"{'wrong':>6} | "
+        f"{'false':>7} | {'p50 ms':>7} | {'p95 ms':>7} |"
+    )
     print(head)
     print("|" + "|".join("-" * (len(c)) for c in head.split("|")[1:-1]) + "|")
     for (label, engine), s in results.items():
-        print(row(label, engine, s if isinstance(s, Score) else None,
-                  s if isinstance(s, str) else ""))
+        print(
+            row(label, engine, s if isinstance(s, Score) else None, s if isinstance(s, str) else "")
+        )
     if args.verbose:
         for (label, engine), s in results.items():
             if isinstance(s, Score) and s.failures:

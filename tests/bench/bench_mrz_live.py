@@ -61,9 +61,11 @@ from hardware.mrz.reader import MrzRead, MrzReader  # noqa: E402
 
 MODES = ("fusion", "agreement")
 # label: (pitch range, frames of another document of the same format before this one)
-SETS = {"small print, pitch 7.5-10 px": (7.5, 10.0, 0),
-        "large print, pitch 10-15 px": (10.0, 15.0, 0),
-        "after another document, 7.5-15": (7.5, 15.0, 1)}
+SETS = {
+    "small print, pitch 7.5-10 px": (7.5, 10.0, 0),
+    "large print, pitch 10-15 px": (10.0, 15.0, 0),
+    "after another document, 7.5-15": (7.5, 15.0, 1),
+}
 SWAP_OFFSET = 1_000_000  # index offset of the document shown first in the swap set
 
 
@@ -112,14 +114,22 @@ def run_sequence(args: tuple[int, int, float, float, int, int]) -> Result:
     truth = _six(samples[0].lines)
     reader = _OnceReader()
     first = reader.read_array(cv2.cvtColor(samples[0].image, cv2.COLOR_BGR2GRAY))
-    result = Result(index, pitch, samples[0].mrz_covered > 0,
-                    bool(first.lines) and _six(list(first.lines)) == truth)
+    result = Result(
+        index,
+        pitch,
+        samples[0].mrz_covered > 0,
+        bool(first.lines) and _six(list(first.lines)) == truth,
+    )
     before: list[synthetic.Sample] = []
     if swap:  # another document of the same format first, as at a busy counter
         fmt = samples[0].identity.doc_format if samples[0].identity else None
-        before = synthetic.sequence(seed, index + SWAP_OFFSET, swap, doc_format=fmt,
-                                    pitch_px=float(np.random.default_rng(
-                                        [seed, index, 10]).uniform(low, high)))
+        before = synthetic.sequence(
+            seed,
+            index + SWAP_OFFSET,
+            swap,
+            doc_format=fmt,
+            pitch_px=float(np.random.default_rng([seed, index, 10]).uniform(low, high)),
+        )
     for mode in MODES:
         live = LiveMrzReader(reader, fuse=mode == "fusion")
         out = Outcome()
@@ -150,9 +160,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--verbose", action="store_true", help="list the sequences not read")
     args = ap.parse_args(argv)
     started = time.perf_counter()
-    header = (f"| {'set':<30} | {'mode':<9} | {'answered right':>15} | {'wrong':>5} | "
-              f"{'none':>4} | {'frames p50':>10} | {'p95':>3} | {'read ms p50':>11} | "
-              f"{'p95':>5} |")
+    header = (
+        f"| {'set':<30} | {'mode':<9} | {'answered right':>15} | {'wrong':>5} | "
+        f"{'none':>4} | {'frames p50':>10} | {'p95':>3} | {'read ms p50':>11} | "
+        f"{'p95':>5} |"
+    )
     print(header)
     print("|" + "|".join("-" * len(c) for c in header.split("|")[1:-1]) + "|")
     offset = 0
@@ -166,8 +178,10 @@ def main(argv: list[str] | None = None) -> int:
             results = pool.map(run_sequence, jobs, chunksize=2)
         n = len(results)
         first = sum(r.first_frame_right for r in results)
-        print(f"| {label:<30} | {'one frame':<9} | {_pct(first, n):>15} | {'-':>5} | "
-              f"{'-':>4} | {'1':>10} | {'1':>3} | {'-':>11} | {'-':>5} |")
+        print(
+            f"| {label:<30} | {'one frame':<9} | {_pct(first, n):>15} | {'-':>5} | "
+            f"{'-':>4} | {'1':>10} | {'1':>3} | {'-':>11} | {'-':>5} |"
+        )
         for mode in MODES:
             outs = [r.modes[mode] for r in results]
             done = [o for o in outs if o.right or o.wrong]
@@ -175,19 +189,26 @@ def main(argv: list[str] | None = None) -> int:
             wrong = sum(o.wrong for o in outs)
             frames = [float(o.frames) for o in done]
             ms = [o.ms for o in done]
-            print(f"| {label:<30} | {mode:<9} | {_pct(right, n):>15} | {wrong:>5} | "
-                  f"{n - len(done):>4} | {_p(frames, 50):>10} | {_p(frames, 95):>3} | "
-                  f"{_p(ms, 50):>11} | {_p(ms, 95):>5} |")
-            misses += [f"{label} / {mode}: sequence {r.index} (pitch {r.pitch:.1f} px"
-                      f"{', MRZ partly under the finger' if r.covered else ''}) "
-                      f"{'read wrong' if r.modes[mode].wrong else 'not read'}"
-                      for r in results if not r.modes[mode].right]
+            print(
+                f"| {label:<30} | {mode:<9} | {_pct(right, n):>15} | {wrong:>5} | "
+                f"{n - len(done):>4} | {_p(frames, 50):>10} | {_p(frames, 95):>3} | "
+                f"{_p(ms, 50):>11} | {_p(ms, 95):>5} |"
+            )
+            misses += [
+                f"{label} / {mode}: sequence {r.index} (pitch {r.pitch:.1f} px"
+                f"{', MRZ partly under the finger' if r.covered else ''}) "
+                f"{'read wrong' if r.modes[mode].wrong else 'not read'}"
+                for r in results
+                if not r.modes[mode].right
+            ]
         covered = sum(r.covered for r in results)
         notes.append(f"{label}: {covered} of {n} sequences have part of the MRZ under the finger")
     print()
     print("\n".join(notes + (misses if args.verbose else [])))
-    print(f"{args.frames} frames per sequence at most; seed {args.seed}; "
-          f"{time.perf_counter() - started:.0f} s on {args.workers} workers")
+    print(
+        f"{args.frames} frames per sequence at most; seed {args.seed}; "
+        f"{time.perf_counter() - started:.0f} s on {args.workers} workers"
+    )
     return 0
 
 

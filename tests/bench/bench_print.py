@@ -57,8 +57,20 @@ def pct(values: list[float], q: float) -> float:
 def make_printer() -> tuple[CardPrinter, str, Callable[[], None], Callable[[], None]]:
     if scheduler_running() and os.geteuid() == 0:
         name = f"ZBench{uuid.uuid4().hex[:8]}"
-        subprocess.run(["lpadmin", "-p", name, "-E", "-v", "cups-pdf:/", "-m",
-                        "lsb/usr/cups-pdf/CUPS-PDF_opt.ppd"], check=True, capture_output=True)
+        subprocess.run(
+            [
+                "lpadmin",
+                "-p",
+                name,
+                "-E",
+                "-v",
+                "cups-pdf:/",
+                "-m",
+                "lsb/usr/cups-pdf/CUPS-PDF_opt.ppd",
+            ],
+            check=True,
+            capture_output=True,
+        )
         subprocess.run(["cupsdisable", name], check=True)
 
         def purge() -> None:  # CUPS refuses jobs beyond MaxJobs (500 by default)
@@ -70,8 +82,12 @@ def make_printer() -> tuple[CardPrinter, str, Callable[[], None], Callable[[], N
 
         return CupsPrinter(name), f"CUPS `lp` to paused queue {name}", purge, cleanup
     tmp = tempfile.TemporaryDirectory()
-    return (PdfFolderPrinter(tmp.name), "PDF folder (CUPS not available)", lambda: None,
-            tmp.cleanup)
+    return (
+        PdfFolderPrinter(tmp.name),
+        "PDF folder (CUPS not available)",
+        lambda: None,
+        tmp.cleanup,
+    )
 
 
 def main() -> None:
@@ -119,20 +135,31 @@ def main() -> None:
     rows = [
         ("Spool target", target),
         ("Render one card, CPU time of this process (ms)", f"{render_cpu_ms:.1f}"),
-        ("Render one card, p50 / p95 wall (ms)",
-         f"{statistics.median(renders):.1f} / {pct(renders, 0.95):.1f}"),
-        ("Spool one card (`submit`), p50 / p95 (ms)",
-         f"{statistics.median(spools):.1f} / {pct(spools, 0.95):.1f}"),
-        (f"Render + spool one card, p50 / p95 / max (ms), n={SINGLE_RUNS}",
-         f"{statistics.median(totals):.1f} / {p95:.1f} / {max(totals):.1f}"),
+        (
+            "Render one card, p50 / p95 wall (ms)",
+            f"{statistics.median(renders):.1f} / {pct(renders, 0.95):.1f}",
+        ),
+        (
+            "Spool one card (`submit`), p50 / p95 (ms)",
+            f"{statistics.median(spools):.1f} / {pct(spools, 0.95):.1f}",
+        ),
+        (
+            f"Render + spool one card, p50 / p95 / max (ms), n={SINGLE_RUNS}",
+            f"{statistics.median(totals):.1f} / {p95:.1f} / {max(totals):.1f}",
+        ),
         ("Target render + spool < 100 ms (p95)", "MET" if p95 < 100 else "NOT MET"),
-        (f"Batch of {BATCH} cards: render + spool total (s) / p50 / p95 per card (ms)",
-         f"{batch_s:.1f} / {statistics.median(batch) * 1000:.1f} / "
-         f"{pct(batch, 0.95) * 1000:.1f}"),
+        (
+            f"Batch of {BATCH} cards: render + spool total (s) / p50 / p95 per card (ms)",
+            f"{batch_s:.1f} / {statistics.median(batch) * 1000:.1f} / "
+            f"{pct(batch, 0.95) * 1000:.1f}",
+        ),
         ("RSS start / middle / end (MB)", f"{rss[0]:.1f} / {rss[1]:.1f} / {rss[2]:.1f}"),
         ("RSS growth over the batch (MB)", f"{rss[2] - rss[0]:+.1f}"),
-        ("Machine", f"{os.cpu_count()} CPU(s) shared, load average {load_before:.1f} at "
-                    f"start, Python {sys.version.split()[0]}"),
+        (
+            "Machine",
+            f"{os.cpu_count()} CPU(s) shared, load average {load_before:.1f} at "
+            f"start, Python {sys.version.split()[0]}",
+        ),
     ]
     print("| measure | value |")
     print("|---|---|")

@@ -97,14 +97,17 @@ def child(argv: list[str]) -> int:
         listed += answer.status is RegistryStatus.LISTED
     assert listed == len(keys) // 2, listed
     rss, hwm = rss_mib()
-    print(f"{pct(samples, 0.5):.4f} {pct(samples, 0.95):.4f} {pct(samples, 0.99):.4f} "
-          f"{rss:.0f} {hwm:.0f}")
+    print(
+        f"{pct(samples, 0.5):.4f} {pct(samples, 0.95):.4f} {pct(samples, 0.99):.4f} "
+        f"{rss:.0f} {hwm:.0f}"
+    )
     return 0
 
 
 def run_child(*args: str) -> list[float]:
-    out = subprocess.run([sys.executable, __file__, "--child", *args], check=True,
-                         capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [sys.executable, __file__, "--child", *args], check=True, capture_output=True, text=True
+    ).stdout
     return [float(x) for x in out.split()]
 
 
@@ -124,17 +127,31 @@ def main() -> int:
     first = [dni(n) for n in numbers[:size]]
     second = [dni(n) for n in numbers[size:]]
     key = Ed25519PrivateKey.generate()
-    public = key.public_key().public_bytes(serialization.Encoding.Raw,
-                                           serialization.PublicFormat.Raw).hex()
+    public = (
+        key.public_key()
+        .public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+        .hex()
+    )
     with tempfile.TemporaryDirectory() as tmp:
         tmpdir = Path(tmp)
         db = str(tmpdir / "visitors.db")
         snap1 = tmpdir / "riaj-1.txt"
-        snap1.write_bytes(render_snapshot(first, version="v1", as_of=T0, salt=b"a" * 16,
-                                          scheme=SCHEME_SHA256_SALTED, sign=key.sign))
+        snap1.write_bytes(
+            render_snapshot(
+                first,
+                version="v1",
+                as_of=T0,
+                salt=b"a" * 16,
+                scheme=SCHEME_SHA256_SALTED,
+                sign=key.sign,
+            )
+        )
         snap2 = tmpdir / "riaj-2.txt"
-        snap2.write_bytes(render_snapshot(second, version="v2", as_of=T0 + timedelta(hours=1),
-                                          salt=b"b" * 16, sign=key.sign))
+        snap2.write_bytes(
+            render_snapshot(
+                second, version="v2", as_of=T0 + timedelta(hours=1), salt=b"b" * 16, sign=key.sign
+            )
+        )
         plain = tmpdir / "riaj-plain.txt"
         plain.write_text("# plain list\n" + "\n".join(first) + "\n", encoding="utf-8")
         sample = tmpdir / "sample.txt"
@@ -144,23 +161,48 @@ def main() -> int:
         del numbers
 
         t_import, peak = run_child("import", db, str(snap1), public)
-        rows.append((f"import {size:,} ids: signed sha256-salted snapshot (parse, checksum, "
-                     "Ed25519, atomic swap)", f"{t_import:.2f} s (peak RSS {peak:.0f} MiB)",
-                     "< 15 s"))
+        rows.append(
+            (
+                f"import {size:,} ids: signed sha256-salted snapshot (parse, checksum, "
+                "Ed25519, atomic swap)",
+                f"{t_import:.2f} s (peak RSS {peak:.0f} MiB)",
+                "< 15 s",
+            )
+        )
         t_swap, peak = run_child("import", db, str(snap2), public)
-        rows.append((f"swap a 2nd {size:,} snapshot over the 1st (old rows erased)",
-                     f"{t_swap:.2f} s (peak RSS {peak:.0f} MiB)", "< 15 s"))
+        rows.append(
+            (
+                f"swap a 2nd {size:,} snapshot over the 1st (old rows erased)",
+                f"{t_swap:.2f} s (peak RSS {peak:.0f} MiB)",
+                "< 15 s",
+            )
+        )
         db_size = sum(p.stat().st_size for p in tmpdir.glob("visitors.db*")) / 2**20
         rows.append(("encrypted file with the replica (db + wal)", f"{db_size:.0f} MiB", "-"))
         p50, p95, p99, rss, hwm = run_child("check", db, str(sample))
-        rows.append((f"replica check through the policy, {args.checks:,} checks "
-                     "(half listed): p50 / p95 / p99",
-                     f"{p50:.3f} / {p95:.3f} / {p99:.3f} ms", "p95 < 0.2 ms"))
-        rows.append((f"RSS of a process with the store open and the {size:,} replica in use",
-                     f"{rss:.0f} MiB (peak {hwm:.0f} MiB)", "-"))
+        rows.append(
+            (
+                f"replica check through the policy, {args.checks:,} checks "
+                "(half listed): p50 / p95 / p99",
+                f"{p50:.3f} / {p95:.3f} / {p99:.3f} ms",
+                "p95 < 0.2 ms",
+            )
+        )
+        rows.append(
+            (
+                f"RSS of a process with the store open and the {size:,} replica in use",
+                f"{rss:.0f} MiB (peak {hwm:.0f} MiB)",
+                "-",
+            )
+        )
         t_plain, peak = run_child("import", db, str(plain))
-        rows.append((f"import {size:,} ids: plain list in clear (issue 2 format)",
-                     f"{t_plain:.2f} s (peak RSS {peak:.0f} MiB)", "< 15 s"))
+        rows.append(
+            (
+                f"import {size:,} ids: plain list in clear (issue 2 format)",
+                f"{t_plain:.2f} s (peak RSS {peak:.0f} MiB)",
+                "< 15 s",
+            )
+        )
     del first, second
     rows.append(online_round_trip(args.online))
     print("| measure | result | target |")
@@ -177,22 +219,31 @@ def online_round_trip(count: int) -> tuple[str, str, str]:
     clock = FixedClock(T0)
     with tempfile.TemporaryDirectory() as tmp:
         pki = make_pki(Path(tmp))
-        with ReferenceRegister(clock.now, cert=str(pki.server_cert), key=str(pki.server_key),
-                               client_ca=str(pki.ca)) as register:
+        with ReferenceRegister(
+            clock.now, cert=str(pki.server_cert), key=str(pki.server_key), client_ca=str(pki.ca)
+        ) as register:
             register.state.listed.add("12345678Z")
             client = RgiajSoapClient(
-                SoapClientSettings(register.url, ca_file=str(pki.ca),
-                                   client_cert=str(pki.client_cert),
-                                   client_key=str(pki.client_key)),
-                clock, Credentials(key_passphrase=pki.client_key_passphrase))
+                SoapClientSettings(
+                    register.url,
+                    ca_file=str(pki.ca),
+                    client_cert=str(pki.client_cert),
+                    client_key=str(pki.client_key),
+                ),
+                clock,
+                Credentials(key_passphrase=pki.client_key_passphrase),
+            )
             samples = []
             who = IdentityKey(IdKind.DNI, "ESP", "12345678Z")
             for _ in range(count):
                 t = time.perf_counter()
                 assert client.check(who).status is RegistryStatus.LISTED
                 samples.append((time.perf_counter() - t) * 1000)
-    return (f"online check, TLS + client cert on loopback, {count} checks: p50 / p95",
-            f"{pct(samples, 0.5):.1f} / {pct(samples, 0.95):.1f} ms", "-")
+    return (
+        f"online check, TLS + client cert on loopback, {count} checks: p50 / p95",
+        f"{pct(samples, 0.5):.1f} / {pct(samples, 0.95):.1f} ms",
+        "-",
+    )
 
 
 if __name__ == "__main__":

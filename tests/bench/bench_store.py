@@ -56,13 +56,15 @@ _SURNAMES = (
     "Aguilar Pascual Santana Herrero Lorenzo Montero Hidalgo Giménez Ibáñez Ferrer Durán "
     "Santiago Benítez Mora Vicente Vargas Arias Carmona Crespo Román Pastor Soto Sáez "
     "Velasco Moya Soler Parra Esteban Bravo Gallardo Rojas Smith Müller Rossi Dubois "
-    "Nowak Kowalski Ivanov Chen Wang Silva Santos Costa Öztürk O'Brien")
+    "Nowak Kowalski Ivanov Chen Wang Silva Santos Costa Öztürk O'Brien"
+)
 _GIVEN = (
     "María José Antonio Manuel Francisco Carmen David Juan Javier Ana Daniel Laura Carlos "
     "Isabel Jesús Alejandro Miguel Pilar Rafael Pedro Lucía Pablo Elena Ángel Sergio "
     "Fernando Dolores Jorge Luis Cristina Alberto Marta Álvaro Adrián Sara Raquel Diego "
     "Rosa Paula Mercedes Iñigo Ramón Enrique Andrea Beatriz Julia Teresa Víctor Sofía "
-    "Nuria Rocío Irene Óscar Emilio Jaime Ignacio Agustín Inés Ainhoa Begoña")
+    "Nuria Rocío Irene Óscar Emilio Jaime Ignacio Agustín Inés Ainhoa Begoña"
+)
 SURNAMES = _SURNAMES.split()
 GIVEN = _GIVEN.split()
 
@@ -102,19 +104,29 @@ def build_plain(path: Path, visitors: int, extra_days: int, seed: int = 7) -> No
     conn.execute("PRAGMA synchronous = OFF")
     conn.execute("PRAGMA cache_size = -524288")
     conn.execute("CREATE TABLE bench_registry (digest BLOB PRIMARY KEY) WITHOUT ROWID")
-    indexes = [r[0] for r in conn.execute(
-        "SELECT sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL")]
+    indexes = [
+        r[0]
+        for r in conn.execute(
+            "SELECT sql FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
+        )
+    ]
     for (name,) in conn.execute(
-            "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL").fetchall():
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL"
+    ).fetchall():
         conn.execute(f"DROP INDEX {name}")
     days = DAYS + extra_days
     start = int((END - timedelta(days=days)).timestamp())
     n_visits = 5 * visitors
     # Every visitor once, the rest at random; 16:00-21:59 UTC keeps the Madrid date.
-    who = np.concatenate([np.arange(1, visitors + 1),
-                          rng.integers(1, visitors + 1, n_visits - visitors)])
-    when = (start + rng.integers(0, days, n_visits) * 86400 + 16 * 3600
-            + rng.integers(0, 6 * 3600, n_visits))
+    who = np.concatenate(
+        [np.arange(1, visitors + 1), rng.integers(1, visitors + 1, n_visits - visitors)]
+    )
+    when = (
+        start
+        + rng.integers(0, days, n_visits) * 86400
+        + 16 * 3600
+        + rng.integers(0, 6 * 3600, n_visits)
+    )
     order = np.argsort(when, kind="stable")
     who, when = who[order], when[order]
     carded = rng.random(n_visits) < 0.97
@@ -128,42 +140,87 @@ def build_plain(path: Path, visitors: int, extra_days: int, seed: int = 7) -> No
         for i in range(1, visitors + 1):
             surname = f"{SURNAMES[sur1[i]]} {SURNAMES[sur2[i]]}"
             given = GIVEN[giv1[i]] + ("" if giv2[i] < 0 else f" {GIVEN[giv2[i]]}")
-            yield (i, dni(i).text, surname, given, names.search_name(surname, given),
-                   "1980-01-01", "ESP")
+            yield (
+                i,
+                dni(i).text,
+                surname,
+                given,
+                names.search_name(surname, given),
+                "1980-01-01",
+                "ESP",
+            )
 
     conn.executemany("INSERT INTO visitors VALUES (?, ?, ?, ?, ?, ?, ?)", visitor_rows())
     conn.executemany(
         "INSERT INTO visitor_tokens (token, file_number) VALUES (?, ?)",
-        ((w, fn) for fn, s, g in conn.execute(
-            "SELECT file_number, surname, given_names FROM visitors").fetchall()
-         for w in names.words(s, g)))
+        (
+            (w, fn)
+            for fn, s, g in conn.execute(
+                "SELECT file_number, surname, given_names FROM visitors"
+            ).fetchall()
+            for w in names.words(s, g)
+        ),
+    )
 
     def visit_rows() -> Iterator[tuple[object, ...]]:
         for v in range(n_visits):
-            yield (v + 1, int(who[v]), stamp(int(when[v])), f"desk-{v % 3}", "op-1",
-                   "ADMIT" if carded[v] else "DENY", "[]" if carded[v] else '["RIAJ_LISTED"]',
-                   "DNI", f"CAA{v:07d}", "NOT_LISTED", "REPLICA", "2026-11-28.1", 3600, "")
+            yield (
+                v + 1,
+                int(who[v]),
+                stamp(int(when[v])),
+                f"desk-{v % 3}",
+                "op-1",
+                "ADMIT" if carded[v] else "DENY",
+                "[]" if carded[v] else '["RIAJ_LISTED"]',
+                "DNI",
+                f"CAA{v:07d}",
+                "NOT_LISTED",
+                "REPLICA",
+                "2026-11-28.1",
+                3600,
+                "",
+            )
 
-    conn.executemany("INSERT INTO visits VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                     visit_rows())
+    conn.executemany(
+        "INSERT INTO visits VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", visit_rows()
+    )
 
     def card_rows() -> Iterator[tuple[object, ...]]:
         for number, v in enumerate(np.flatnonzero(carded), start=1):
             at = stamp(int(when[v]))
-            yield (number, int(who[v]), int(v) + 1, "STANDARD", 500, at, at[:10], at[:10],
-                   "PRINTED", 0, 0, "", 1, "")
+            yield (
+                number,
+                int(who[v]),
+                int(v) + 1,
+                "STANDARD",
+                500,
+                at,
+                at[:10],
+                at[:10],
+                "PRINTED",
+                0,
+                0,
+                "",
+                1,
+                "",
+            )
 
-    conn.executemany("INSERT INTO cards VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                     card_rows())
-    conn.execute("UPDATE counters SET next = (SELECT count(*) + 1 FROM cards) "
-                 "WHERE name = 'card'")
+    conn.executemany(
+        "INSERT INTO cards VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", card_rows()
+    )
+    conn.execute("UPDATE counters SET next = (SELECT count(*) + 1 FROM cards) WHERE name = 'card'")
     listed = rng.choice(visitors * 10, size=visitors, replace=False) + 1  # ~10 % are visitors
-    conn.executemany("INSERT INTO bench_registry VALUES (?)",
-                     ((d,) for d in sorted(registry_digest(dni(int(i))) for i in listed)))
+    conn.executemany(
+        "INSERT INTO bench_registry VALUES (?)",
+        ((d,) for d in sorted(registry_digest(dni(int(i))) for i in listed)),
+    )
     conn.executemany(
         "INSERT INTO bans (identity, reason, decided_by, created_at) VALUES (?, ?, ?, ?)",
-        ((dni(int(i)).text, "behaviour", "director-1", stamp(start))
-         for i in rng.integers(1, visitors + 1, 2000)))
+        (
+            (dni(int(i)).text, "behaviour", "director-1", stamp(start))
+            for i in rng.integers(1, visitors + 1, 2000)
+        ),
+    )
     for sql in indexes:
         conn.execute(sql)
     conn.execute("COMMIT")
@@ -247,8 +304,13 @@ def search_queries(rng: random.Random, count: int) -> list[str]:
 Results = dict[str, dict[str, list[float]]]
 
 
-def run(stores: dict[str, SqlCipherStore], visitors: int, extra_days: int, results: Results,
-        seed: int = 11) -> None:
+def run(
+    stores: dict[str, SqlCipherStore],
+    visitors: int,
+    extra_days: int,
+    results: Results,
+    seed: int = 11,
+) -> None:
     """Every sample runs on both variants back to back (order alternating), so drifting
     load from other processes on the machine hits both sides of the ratio alike."""
     rng = random.Random(seed)
@@ -259,8 +321,10 @@ def run(stores: dict[str, SqlCipherStore], visitors: int, extra_days: int, resul
         turn[0] += 1
         order = list(stores.items()) if turn[0] % 2 else list(stores.items())[::-1]
         for variant, store in order:
-            timed(results.setdefault(name, {}).setdefault(variant, []),
-                  lambda s=store, v=variant: fn(s, v))
+            timed(
+                results.setdefault(name, {}).setdefault(variant, []),
+                lambda s=store, v=variant: fn(s, v),
+            )
 
     def probe_registry(store: SqlCipherStore, digest: bytes) -> None:
         with store.lock:
@@ -275,23 +339,39 @@ def run(stores: dict[str, SqlCipherStore], visitors: int, extra_days: int, resul
         both("lookup by identity (find_visitor)", lambda s, _v, i=ident: s.find_visitor(i))
     for _ in range(2000):
         digest = registry_digest(dni(rng.randint(1, visitors * 10)))
-        both(f"ban register probe ({visitors:,} digests)",
-             lambda s, _v, d=digest: probe_registry(s, d))
+        both(
+            f"ban register probe ({visitors:,} digests)",
+            lambda s, _v, d=digest: probe_registry(s, d),
+        )
     for query in search_queries(random.Random(seed + 1), 100):  # warm the page cache
         for store in stores.values():
             store.search_visitors(query)
     for query in search_queries(rng, 300):
-        both("name search, accent-insensitive (≤50 hits)",
-             lambda s, _v, q=query: s.search_visitors(q))
+        both(
+            "name search, accent-insensitive (≤50 hits)",
+            lambda s, _v, q=query: s.search_visitors(q),
+        )
     at = END
     for k in range(300):
         at += timedelta(seconds=7)
         i = rng.randint(1, visitors) if k % 3 else visitors + 1 + k  # 1/3 new visitors
         day = at.date()
         entry = AdmissionEntry(
-            dni(i), "Bench Núñez", "Visitante", date(1980, 1, 1), "ESP", "DNI", "CAA0000000",
-            at, "desk-1", "op-1", "ADMIT", (), RegistryCheck("NOT_LISTED", "REPLICA", "v", 60),
-            NewCard("STANDARD", 500, day, day))
+            dni(i),
+            "Bench Núñez",
+            "Visitante",
+            date(1980, 1, 1),
+            "ESP",
+            "DNI",
+            "CAA0000000",
+            at,
+            "desk-1",
+            "op-1",
+            "ADMIT",
+            (),
+            RegistryCheck("NOT_LISTED", "REPLICA", "v", 60),
+            NewCard("STANDARD", 500, day, day),
+        )
 
         def admit(store: SqlCipherStore, variant: str, e: AdmissionEntry = entry) -> None:
             probe_registry(store, registry_digest(e.identity))
@@ -300,8 +380,9 @@ def run(stores: dict[str, SqlCipherStore], visitors: int, extra_days: int, resul
             store.find_visitor(e.identity)
             t = time.perf_counter()
             store.record_admission(e)
-            results.setdefault("record_admission + card number (1 txn, fsync)", {}) \
-                .setdefault(variant, []).append(time.perf_counter() - t)
+            results.setdefault("record_admission + card number (1 txn, fsync)", {}).setdefault(
+                variant, []
+            ).append(time.perf_counter() - t)
 
         both("admission: checks + record + card number", admit)
     first_day = END - timedelta(days=DAYS + extra_days)
@@ -349,8 +430,10 @@ def table(results: Results, visitors: int) -> str:
         if not enc or not plain:
             continue
         e50, e95, p50, p95 = pct(enc, 50), pct(enc, 95), pct(plain, 50), pct(plain, 95)
-        lines.append(f"| {name} | {len(enc)} | {ms(e50)} | {ms(e95)} | {ms(p50)} | {ms(p95)} "
-                     f"| {e50 / p50:.2f} | {TARGETS.get(name, '')} |")
+        lines.append(
+            f"| {name} | {len(enc)} | {ms(e50)} | {ms(e95)} | {ms(p50)} | {ms(p95)} "
+            f"| {e50 / p50:.2f} | {TARGETS.get(name, '')} |"
+        )
     return "\n".join(lines)
 
 
@@ -370,8 +453,12 @@ def sqlcipher_version() -> str:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--visitors", type=int, default=1_000_000)
-    parser.add_argument("--extra-days", type=int, default=5,
-                        help="expired days before the six months (one purge sample each)")
+    parser.add_argument(
+        "--extra-days",
+        type=int,
+        default=5,
+        help="expired days before the six months (one purge sample each)",
+    )
     parser.add_argument("--cache-dir", type=Path, default=Path("/tmp/admission-bench"))
     args = parser.parse_args()
     plain_cache, enc_cache = cached_files(args.cache_dir, args.visitors, args.extra_days)
@@ -382,8 +469,10 @@ def main() -> int:
         enc_work, plain_work = work / enc_cache.name, work / plain_cache.name
         shutil.copyfile(enc_cache, enc_work)
         shutil.copyfile(plain_cache, plain_work)
-        with SqlCipherStore.open(enc_work, BENCH_KEY, create=False) as enc, \
-                SqlCipherStore.open_plain(plain_work) as plain:
+        with (
+            SqlCipherStore.open(enc_work, BENCH_KEY, create=False) as enc,
+            SqlCipherStore.open_plain(plain_work) as plain,
+        ):
             run({"sqlcipher": enc, "plain": plain}, args.visitors, args.extra_days, results)
     finally:
         shutil.rmtree(work, ignore_errors=True)

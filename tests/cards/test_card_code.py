@@ -197,8 +197,15 @@ def _store_with_cards(clock: FixedClock):  # type: ignore[no-untyped-def]
 
 
 def _check(store, clock, text: str, casino: str = "MAD01"):  # type: ignore[no-untyped-def]
-    return verify_card(text, key=store.secret("card_code"), casino_id=casino, store=store,
-                       clock=clock, actor="inspector-3", channel="scanner")
+    return verify_card(
+        text,
+        key=store.secret("card_code"),
+        casino_id=casino,
+        store=store,
+        clock=clock,
+        actor="inspector-3",
+        channel="scanner",
+    )
 
 
 def test_verification_statuses_and_audit() -> None:
@@ -209,25 +216,42 @@ def test_verification_statuses_and_audit() -> None:
     assert ok.status is CardCheckStatus.VALID and ok.ok
     assert (ok.surname, ok.given_names, ok.file_number) == ("Peña Núñez", "José María", 1)
     assert ok.identity_hint.endswith("001R") and ok.identity_hint.startswith("*****")
-    assert _check(store, clock, encode_card_code("MAD01", voided, key)).status \
+    assert (
+        _check(store, clock, encode_card_code("MAD01", voided, key)).status
         is CardCheckStatus.VOIDED
+    )
     clock.advance(timedelta(days=1))
-    assert _check(store, clock, encode_card_code("MAD01", one, key)).status \
-        is CardCheckStatus.EXPIRED
-    assert _check(store, clock, encode_card_code("MAD01", three, key)).status \
-        is CardCheckStatus.VALID
-    assert _check(store, clock, encode_card_code("MAD01", 999, key)).status \
+    assert (
+        _check(store, clock, encode_card_code("MAD01", one, key)).status is CardCheckStatus.EXPIRED
+    )
+    assert (
+        _check(store, clock, encode_card_code("MAD01", three, key)).status is CardCheckStatus.VALID
+    )
+    assert (
+        _check(store, clock, encode_card_code("MAD01", 999, key)).status
         is CardCheckStatus.UNKNOWN_NUMBER
-    assert _check(store, clock, encode_card_code("MAD01", one, OTHER_KEY)).status \
+    )
+    assert (
+        _check(store, clock, encode_card_code("MAD01", one, OTHER_KEY)).status
         is CardCheckStatus.CODE_TAMPERED
-    assert _check(store, clock, encode_card_code("BCN02", one, key)).status \
+    )
+    assert (
+        _check(store, clock, encode_card_code("BCN02", one, key)).status
         is CardCheckStatus.OTHER_CASINO
+    )
     bad = _check(store, clock, "<script>" * 2000)
     assert bad.status is CardCheckStatus.CODE_MALFORMED and bad.file_number is None
     entries = [e for e in store.audit_entries() if e.action == "CARD_CHECK"]
     assert [e.details["result"] for e in entries] == [
-        "VALID", "VOIDED", "EXPIRED", "VALID", "UNKNOWN_NUMBER", "CODE_TAMPERED",
-        "OTHER_CASINO", "CODE_MALFORMED"]
+        "VALID",
+        "VOIDED",
+        "EXPIRED",
+        "VALID",
+        "UNKNOWN_NUMBER",
+        "CODE_TAMPERED",
+        "OTHER_CASINO",
+        "CODE_MALFORMED",
+    ]
     assert all(e.actor == "inspector-3" and e.details["channel"] == "scanner" for e in entries)
     assert entries[-1].subject == "card:-"
     assert not any("Peña" in str(e) or "00000001" in str(e) for e in entries)
@@ -260,8 +284,9 @@ def test_cli_handler_payload_and_exit_codes() -> None:
     import json
 
     json.dumps(payload)  # printable as JSON
-    code, payload = verify_card_command(store, clock, "MAD01",
-                                        encode_card_code("MAD01", voided, key))
+    code, payload = verify_card_command(
+        store, clock, "MAD01", encode_card_code("MAD01", voided, key)
+    )
     assert (code, payload["status"]) == (1, "VOIDED")
     code, payload = verify_card_command(store, clock, "MAD01", "nonsense")
     assert (code, payload["status"], payload["holder"]) == (1, "CODE_MALFORMED", None)
@@ -286,8 +311,9 @@ def test_verification_on_the_encrypted_store(tmp_path) -> None:  # type: ignore[
     from ui.cli.verify_card import verify_card_command
 
     clock = FixedClock(T0)
-    with SqlCipherStore.open(tmp_path / "v.db", DbKey.from_raw(bytes(32), source="test"),
-                             clock=clock) as store:
+    with SqlCipherStore.open(
+        tmp_path / "v.db", DbKey.from_raw(bytes(32), source="test"), clock=clock
+    ) as store:
         number = store.record_admission(entry(1, T0)).card_number
         text = encode_card_code("MAD01", number, store.secret("card_code"))
         code, payload = verify_card_command(store, clock, "MAD01", text)

@@ -32,8 +32,9 @@ def store(tmp_path: Path, key: DbKey, clock: FixedClock) -> Iterator[SqlCipherSt
 
 
 @pytest.fixture(params=["sqlcipher", "fake"])
-def any_store(request: pytest.FixtureRequest, tmp_path: Path, key: DbKey,
-              clock: FixedClock) -> Iterator[Any]:
+def any_store(
+    request: pytest.FixtureRequest, tmp_path: Path, key: DbKey, clock: FixedClock
+) -> Iterator[Any]:
     """The real store and the fake: the same contract must hold for both."""
     if request.param == "fake":
         yield FakeStore(clock)

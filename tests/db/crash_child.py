@@ -25,8 +25,9 @@ def main(path: str, seed: int) -> None:
             at = T0 + timedelta(seconds=seed * 100_000 + i)
             n = rng.randrange(1, 3000)
             days = rng.choice((1, 1, 1, 3))
-            rec = store.record_admission(entry(n, at, surname=f"Crash{n}",
-                                               card=card_for(at, days=days)))
+            rec = store.record_admission(
+                entry(n, at, surname=f"Crash{n}", card=card_for(at, days=days))
+            )
             assert rec.card_number is not None
             if i % 5 == 0:
                 store.mark_printed(rec.card_number, at)

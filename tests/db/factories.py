@@ -37,9 +37,19 @@ def entry(
     """Visitor ``n`` admitted at ``at`` with a one-day card (``card=False`` for none)."""
     new_card = card_for(at) if card is True else (None if card is False else card)
     base = AdmissionEntry(
-        identity=dni(n), surname=surname, given_names=given_names,
-        birth_date=date(1980, 5, 17), nationality="ESP", document_type="DNI",
-        document_number=f"SUP{n:06d}", at=at, desk_id="desk-1", operator="op-7",
-        verdict="ADMIT", reasons=(), registry=NOT_LISTED, card=new_card,
+        identity=dni(n),
+        surname=surname,
+        given_names=given_names,
+        birth_date=date(1980, 5, 17),
+        nationality="ESP",
+        document_type="DNI",
+        document_number=f"SUP{n:06d}",
+        at=at,
+        desk_id="desk-1",
+        operator="op-7",
+        verdict="ADMIT",
+        reasons=(),
+        registry=NOT_LISTED,
+        card=new_card,
     )
     return replace(base, **changes)  # type: ignore[arg-type]

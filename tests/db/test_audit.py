@@ -44,10 +44,18 @@ def test_recomputed_row_breaks_the_next_link(store: SqlCipherStore) -> None:
     fill(store)
     drop_triggers(store)
     prev = store.connection.execute("SELECT digest FROM audit WHERE seq = 2").fetchone()[0]
-    forged = digest(prev, 3, "2026-01-10T21:30:00.000000Z", "inspector-1", "INSPECTOR_QUERY",
-                    "file:99", '{"n":"2"}')
-    store.connection.execute("UPDATE audit SET subject = 'file:99', digest = ? WHERE seq = 3",
-                             (forged,))
+    forged = digest(
+        prev,
+        3,
+        "2026-01-10T21:30:00.000000Z",
+        "inspector-1",
+        "INSPECTOR_QUERY",
+        "file:99",
+        '{"n":"2"}',
+    )
+    store.connection.execute(
+        "UPDATE audit SET subject = 'file:99', digest = ? WHERE seq = 3", (forged,)
+    )
     check = store.verify()
     assert (check.ok, check.first_bad_seq, check.problem) == (False, 4, "CHAIN_BROKEN")
 

@@ -63,18 +63,33 @@ def test_exceptional_card_is_audited(any_store: Any) -> None:
     number = any_store.record_admission(entry(1, card=card)).card_number
     [audit] = any_store.audit_entries()
     assert (audit.action, audit.subject, audit.actor) == (
-        "EXCEPTIONAL_CARD", f"card:{number}", "director-1")
+        "EXCEPTIONAL_CARD",
+        f"card:{number}",
+        "director-1",
+    )
     assert any_store.card(number).exceptional
 
 
-@pytest.mark.parametrize(("query", "expected"), [
-    ("pena", [1]), ("PEÑA", [1]), ("núñez jose", [1]), ("jos mar", [2, 1]),
-    ("maria", [2, 1]), ("garcia", [2]), ("Garcia Maria", [2]), ("pena garcia", []),
-    ("jose garcia", [2]),
-    ("zzz", []), ("", []), ("  - ", []),
-])
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("pena", [1]),
+        ("PEÑA", [1]),
+        ("núñez jose", [1]),
+        ("jos mar", [2, 1]),
+        ("maria", [2, 1]),
+        ("garcia", [2]),
+        ("Garcia Maria", [2]),
+        ("pena garcia", []),
+        ("jose garcia", [2]),
+        ("zzz", []),
+        ("", []),
+        ("  - ", []),
+    ],
+)
 def test_search_is_accent_and_case_insensitive_prefix_per_word(  # sorted by name
-        any_store: Any, query: str, expected: list[int]) -> None:
+    any_store: Any, query: str, expected: list[int]
+) -> None:
     any_store.record_admission(entry(1))
     any_store.record_admission(entry(2, surname="García", given_names="María José"))
     any_store.record_admission(entry(3, surname="O'Brien", given_names="Seán"))
@@ -96,8 +111,10 @@ def test_observations(any_store: Any) -> None:
     any_store.record_admission(entry(1))
     any_store.add_observation(1, "Pidió hoja de reclamaciones", "op-7", T0 + DAY)
     any_store.add_observation(1, "Primera nota", "op-7", T0)
-    assert [o.text for o in any_store.observations(1)] == ["Primera nota",
-                                                           "Pidió hoja de reclamaciones"]
+    assert [o.text for o in any_store.observations(1)] == [
+        "Primera nota",
+        "Pidió hoja de reclamaciones",
+    ]
     with pytest.raises(NotFoundError):
         any_store.add_observation(42, "x", "op", T0)
 
@@ -112,15 +129,26 @@ def test_print_reprint_void_keep_the_number(any_store: Any) -> None:
     assert (card.status, card.print_count) == (CardStatus.PRINTED, 2)
     any_store.void_card(number, "wrong card type", "sup-1", T0)
     card = any_store.card(number)
-    assert (card.status, card.void_reason, card.number) == (CardStatus.VOIDED,
-                                                            "wrong card type", number)
-    assert [e[1] for e in any_store.card_events(number)] == ["PRINTED", "REPRINT", "PRINTED",
-                                                             "VOIDED"]
+    assert (card.status, card.void_reason, card.number) == (
+        CardStatus.VOIDED,
+        "wrong card type",
+        number,
+    )
+    assert [e[1] for e in any_store.card_events(number)] == [
+        "PRINTED",
+        "REPRINT",
+        "PRINTED",
+        "VOIDED",
+    ]
     assert [(a.action, a.subject) for a in any_store.audit_entries()] == [
-        ("CARD_REPRINT", f"card:{number}"), ("CARD_VOID", f"card:{number}")]
-    for call in (lambda: any_store.mark_printed(number, T0),
-                 lambda: any_store.void_card(number, "again", "sup", T0),
-                 lambda: any_store.record_reprint(number, "again", "sup", T0)):
+        ("CARD_REPRINT", f"card:{number}"),
+        ("CARD_VOID", f"card:{number}"),
+    ]
+    for call in (
+        lambda: any_store.mark_printed(number, T0),
+        lambda: any_store.void_card(number, "again", "sup", T0),
+        lambda: any_store.record_reprint(number, "again", "sup", T0),
+    ):
         with pytest.raises(InvalidStateError):
             call()
     with pytest.raises(NotFoundError):
@@ -134,8 +162,10 @@ def test_print_reprint_void_keep_the_number(any_store: Any) -> None:
 def test_bans_active_expire_and_lift(any_store: Any) -> None:
     permanent = any_store.add_ban(dni(1), "disturbance", "director-1", T0)
     timed = any_store.add_ban(dni(1), "symbols", "director-1", T0, T0 + 10 * DAY)
-    assert {b.ban_id for b in any_store.active_bans(dni(1), T0 + DAY)} == {permanent.ban_id,
-                                                                          timed.ban_id}
+    assert {b.ban_id for b in any_store.active_bans(dni(1), T0 + DAY)} == {
+        permanent.ban_id,
+        timed.ban_id,
+    }
     assert [b.ban_id for b in any_store.active_bans(dni(1), T0 + 11 * DAY)] == [permanent.ban_id]
     assert any_store.active_bans(dni(1), T0 - DAY) == []
     assert any_store.active_bans(dni(2), T0) == []
@@ -148,8 +178,11 @@ def test_bans_active_expire_and_lift(any_store: Any) -> None:
     with pytest.raises(InvalidStateError):
         any_store.add_ban(dni(1), "", "d", T0)
     actions = [(a.action, a.subject) for a in any_store.audit_entries()]
-    assert actions == [("BAN_ADD", f"ban:{permanent.ban_id}"), ("BAN_ADD", f"ban:{timed.ban_id}"),
-                       ("BAN_LIFT", f"ban:{permanent.ban_id}")]
+    assert actions == [
+        ("BAN_ADD", f"ban:{permanent.ban_id}"),
+        ("BAN_ADD", f"ban:{timed.ban_id}"),
+        ("BAN_LIFT", f"ban:{permanent.ban_id}"),
+    ]
     assert "1" not in any_store.audit_entries()[0].details["identity"][:5]  # a keyed hash
 
 
@@ -166,8 +199,16 @@ def test_staff(any_store: Any) -> None:
 
 def test_audit_append_and_verify(any_store: Any) -> None:
     assert any_store.verify().ok and any_store.verify().entries == 0
-    seqs = [any_store.append("inspector-3", "INSPECTOR_QUERY", "file:1", T0,
-                             {"query": any_store.keyed_hash("garcia")}) for _ in range(3)]
+    seqs = [
+        any_store.append(
+            "inspector-3",
+            "INSPECTOR_QUERY",
+            "file:1",
+            T0,
+            {"query": any_store.keyed_hash("garcia")},
+        )
+        for _ in range(3)
+    ]
     assert seqs == [1, 2, 3]
     check = any_store.verify()
     assert (check.ok, check.entries, check.problem) == (True, 3, "")

@@ -26,18 +26,21 @@ def check_invariants(store: SqlCipherStore) -> int:
     assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
     numbers = [r[0] for r in conn.execute("SELECT number FROM cards ORDER BY number")]
     assert numbers == list(range(1, len(numbers) + 1))  # gapless, no duplicate
-    assert store.last_card_number() == len(numbers)      # counter never ran ahead
+    assert store.last_card_number() == len(numbers)  # counter never ran ahead
     orphans = conn.execute(
         "SELECT count(*) FROM visits v WHERE NOT EXISTS "
-        "(SELECT 1 FROM cards c WHERE c.visit_id = v.visit_id)").fetchone()[0]
-    assert orphans == 0                                   # every visit has its card
+        "(SELECT 1 FROM cards c WHERE c.visit_id = v.visit_id)"
+    ).fetchone()[0]
+    assert orphans == 0  # every visit has its card
     mismatched = conn.execute(
         "SELECT count(*) FROM cards c LEFT JOIN visits v ON v.visit_id = c.visit_id "
-        "WHERE v.visit_id IS NULL OR v.file_number <> c.file_number").fetchone()[0]
-    assert mismatched == 0                                # every card has its visit
+        "WHERE v.visit_id IS NULL OR v.file_number <> c.file_number"
+    ).fetchone()[0]
+    assert mismatched == 0  # every card has its visit
     voided_without_event = conn.execute(
         "SELECT count(*) FROM cards c WHERE status = 'VOIDED' AND NOT EXISTS (SELECT 1 FROM "
-        "card_events e WHERE e.card_number = c.number AND e.kind = 'VOIDED')").fetchone()[0]
+        "card_events e WHERE e.card_number = c.number AND e.kind = 'VOIDED')"
+    ).fetchone()[0]
     assert voided_without_event == 0
     assert store.verify().ok
     return len(numbers)
@@ -53,7 +56,11 @@ def test_sigkill_during_admissions_leaves_a_consistent_file(tmp_path: Path) -> N
     for round_no in range(ROUNDS):
         child = subprocess.Popen(
             [sys.executable, "-m", "tests.db.crash_child", str(path), str(round_no)],
-            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
         assert child.stdout is not None and child.stderr is not None
         assert child.stdout.readline().strip() == b"ready", child.stderr.read()
         time.sleep(rng.uniform(0.02, 0.35))

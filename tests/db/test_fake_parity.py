@@ -54,17 +54,23 @@ def apply(store: Any, op: tuple[str, int, int, int]) -> object:
 def state(store: Any) -> object:
     visitors = [store.find_visitor(dni(n)) for n in range(1, 7)]
     files = [v.file_number for v in visitors if v is not None]
-    return (visitors, [store.visits(f) for f in files], [store.observations(f) for f in files],
-            [store.card(c) for c in range(1, 40)], store.last_card_number(),
-            [(e.action, e.subject, e.details) for e in store.audit_entries()
-             if e.action != "BAN_ADD"])  # BAN_ADD details: keyed hash, per-store secret
+    return (
+        visitors,
+        [store.visits(f) for f in files],
+        [store.observations(f) for f in files],
+        [store.card(c) for c in range(1, 40)],
+        store.last_card_number(),
+        [(e.action, e.subject, e.details) for e in store.audit_entries() if e.action != "BAN_ADD"],
+    )  # BAN_ADD details: keyed hash, per-store secret
 
 
-@settings(max_examples=40, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.lists(operation, max_size=25))
-def test_fake_matches_sqlcipher(tmp_path_factory: Any, ops: list[tuple[str, int, int, int]]
-                                ) -> None:
+def test_fake_matches_sqlcipher(
+    tmp_path_factory: Any, ops: list[tuple[str, int, int, int]]
+) -> None:
     path: Path = tmp_path_factory.mktemp("parity") / "v.db"
     clock = FixedClock(T0 + timedelta(days=100))
     fake = FakeStore(clock)

@@ -31,7 +31,8 @@ def test_migrating_from_empty_gives_the_declared_schema(tmp_path: Path) -> None:
     with SqlCipherStore.open(tmp_path / "v.db", DbKey.generate()) as store:
         dumped = schema_dump(store.connection, OTHER_OWNERS)
         assert store.connection.execute("PRAGMA user_version").fetchone()[0] == max(
-            m.version for m in available())
+            m.version for m in available()
+        )
     assert dumped == EXPECTED.read_text("utf-8"), f"schema changed: regenerate with {REGENERATE}"
 
 
@@ -72,8 +73,12 @@ def test_upgrade_keeps_old_data(tmp_path: Path) -> None:
         assert [v.file_number for v in store.search_visitors("munoz inigo")] == [1]
         assert store.visits(1)[0].card_number == 1
         assert store.card(1).print_count == 1  # type: ignore[union-attr]
-        applied = [r[0] for r in store.connection.execute(
-            "SELECT version FROM schema_migrations ORDER BY version")]
+        applied = [
+            r[0]
+            for r in store.connection.execute(
+                "SELECT version FROM schema_migrations ORDER BY version"
+            )
+        ]
         assert applied == [m.version for m in available()]
 
 
@@ -94,13 +99,16 @@ def test_reserved_number_added_later_is_still_applied(tmp_path: Path) -> None:
     assert conn.execute("PRAGMA user_version").fetchone()[0] == top
 
 
-def test_failed_migration_rolls_back_whole(tmp_path: Path, ) -> None:
+def test_failed_migration_rolls_back_whole(
+    tmp_path: Path,
+) -> None:
     directory = _copy_migrations(tmp_path)
     path = tmp_path / "v.db"
     key = DbKey.generate()
     SqlCipherStore.open(path, key).close()
     (directory / "0099_broken.sql").write_text(
-        "CREATE TABLE half_done (x INTEGER);\nINSERT INTO no_such_table VALUES (1);")
+        "CREATE TABLE half_done (x INTEGER);\nINSERT INTO no_such_table VALUES (1);"
+    )
     conn = connect_encrypted(path, key, create=False)
     before = conn.execute("PRAGMA user_version").fetchone()[0]
     with pytest.raises(StoreError) as err:

@@ -18,8 +18,7 @@ from tests.db.factories import entry
 
 def snapshot(directory: Path) -> dict[str, str]:
     """Name → SHA-256 of every file in the directory (sidecars included)."""
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(directory.iterdir())}
+    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(directory.iterdir())}
 
 
 def make_file(path: Path, key: DbKey) -> None:
@@ -46,11 +45,14 @@ def test_wrong_key_is_a_clear_error_and_touches_nothing(tmp_path: Path, wrong: D
     assert snapshot(tmp_path) == before  # no byte changed, no -wal/-shm created
 
 
-@pytest.mark.parametrize("content", [
-    b"name,dni\nJose,12345678Z\n" * 300,                  # a text file
-    bytes(8192),                                           # zeros
-    b"\x8f" * 100,                                         # short garbage
-])
+@pytest.mark.parametrize(
+    "content",
+    [
+        b"name,dni\nJose,12345678Z\n" * 300,  # a text file
+        bytes(8192),  # zeros
+        b"\x8f" * 100,  # short garbage
+    ],
+)
 def test_foreign_file_is_corrupt_and_untouched(tmp_path: Path, content: bytes) -> None:
     path = tmp_path / "visitors.db"
     path.write_bytes(content)
@@ -172,9 +174,14 @@ def test_keyring_key_is_generated_on_first_use_only(tmp_path: Path) -> None:
 
 
 def test_operator_passphrase_is_the_last_resort() -> None:
-    key = resolve_key(database_exists=True, environ={}, use_system_keyring=False,
-                      ask_passphrase=lambda: "operator phrase")
+    key = resolve_key(
+        database_exists=True,
+        environ={},
+        use_system_keyring=False,
+        ask_passphrase=lambda: "operator phrase",
+    )
     assert key.source == "passphrase" and not key.is_raw
     with pytest.raises(ConfigError):
-        resolve_key(database_exists=True, environ={}, use_system_keyring=False,
-                    ask_passphrase=lambda: "")
+        resolve_key(
+            database_exists=True, environ={}, use_system_keyring=False, ask_passphrase=lambda: ""
+        )

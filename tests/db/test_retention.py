@@ -19,10 +19,10 @@ CUT = T0 + 30 * DAY  # purges below use this cutoff
 
 
 def test_old_visits_go_and_visitors_with_nothing_left_go_with_them(any_store: Any) -> None:
-    any_store.record_admission(entry(1, T0))                      # only old visits: erased
+    any_store.record_admission(entry(1, T0))  # only old visits: erased
     any_store.record_admission(entry(1, T0 + DAY))
     any_store.add_observation(1, "old note", "op", T0)
-    any_store.record_admission(entry(2, T0))                      # old + recent visit: kept
+    any_store.record_admission(entry(2, T0))  # old + recent visit: kept
     any_store.record_admission(entry(2, CUT + DAY))
     any_store.add_observation(2, "old", "op", T0)
     any_store.add_observation(2, "new", "op", CUT + DAY)
@@ -43,18 +43,18 @@ def test_old_visits_go_and_visitors_with_nothing_left_go_with_them(any_store: An
 def test_an_active_ban_or_an_open_card_keeps_the_visitor(any_store: Any) -> None:
     any_store.record_admission(entry(1, T0))
     any_store.add_ban(dni(1), "disturbance", "director-1", T0)
-    long_card = card_for(T0, days=90)                             # multi-day card (R10)
+    long_card = card_for(T0, days=90)  # multi-day card (R10)
     long = any_store.record_admission(entry(2, T0, card=long_card)).card_number
     voided = any_store.record_admission(entry(3, T0, card=card_for(T0, days=90))).card_number
     any_store.void_card(voided, "lost", "sup", T0)
     report = any_store.purge(CUT)
     assert (report.visits, report.visitors, report.cards) == (3, 1, 2)
-    assert any_store.find_visitor(dni(1)) is not None             # banned: kept
+    assert any_store.find_visitor(dni(1)) is not None  # banned: kept
     assert any_store.visits(1) == []
     card = any_store.card(long)
-    assert card is not None and card.visit_id == 0                # still valid, visit erased
+    assert card is not None and card.visit_id == 0  # still valid, visit erased
     assert any_store.find_visitor(dni(2)) is not None
-    assert any_store.find_visitor(dni(3)) is None                 # voided card opens nothing
+    assert any_store.find_visitor(dni(3)) is None  # voided card opens nothing
     # Later: the ban is lifted and the card's validity ends -> both visitors go.
     any_store.lift_ban(1, "appeal", "director-1", CUT + DAY)
     report = any_store.purge(T0 + 120 * DAY)
@@ -148,12 +148,18 @@ def test_nothing_older_than_the_cutoff_survives_seven_months(store: SqlCipherSto
     cutoff = retention_cutoff(now)
     store.purge(cutoff)
     conn = store.connection
-    assert conn.execute("SELECT count(*) FROM visits WHERE at < ?",
-                        (cutoff.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),)).fetchone()[0] == 0
+    assert (
+        conn.execute(
+            "SELECT count(*) FROM visits WHERE at < ?", (cutoff.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),)
+        ).fetchone()[0]
+        == 0
+    )
     assert conn.execute("SELECT min(at) FROM visits").fetchone()[0] >= cutoff.strftime(
-        "%Y-%m-%dT%H:%M:%S.%fZ")
+        "%Y-%m-%dT%H:%M:%S.%fZ"
+    )
     assert conn.execute("SELECT min(at) FROM observations").fetchone()[0] >= cutoff.strftime(
-        "%Y-%m-%dT%H:%M:%S.%fZ")
+        "%Y-%m-%dT%H:%M:%S.%fZ"
+    )
     for (file_number,) in conn.execute("SELECT file_number FROM visitors").fetchall():
         visitor = store.visitor(file_number)
         assert visitor is not None and visitor.first_seen >= cutoff

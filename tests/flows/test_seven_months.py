@@ -53,8 +53,7 @@ def test_seven_months_of_admissions(tmp_path: Path) -> None:
         for _ in range(rng.randint(8, 20)):
             person = rng.choice(people)
             clock.advance(timedelta(seconds=rng.randint(20, 300)))
-            result = parse_mrz(person.mrz(madrid_date(clock.now())), today=madrid_date(
-                clock.now()))
+            result = parse_mrz(person.mrz(madrid_date(clock.now())), today=madrid_date(clock.now()))
             assert result.valid, result.errors
             outcome = desk.admit(document_from_mrz(result), operator="clerk")
             for reason in outcome.verdict.codes:
@@ -88,7 +87,8 @@ def test_seven_months_of_admissions(tmp_path: Path) -> None:
     store.close()
 
     raw = path.read_bytes() + b"".join(
-        p.read_bytes() for p in tmp_path.glob("visitors.db-*") if p.is_file())
+        p.read_bytes() for p in tmp_path.glob("visitors.db-*") if p.is_file()
+    )
     for person in people[:200]:
         for needle in (person.surname, person.surname.split()[0], person.dni or person.passport):
             if len(needle) >= 5:
@@ -106,8 +106,7 @@ def test_a_restart_keeps_the_sequence(tmp_path: Path) -> None:
         replica.import_lines([b"00000000T\n"])
         desk, _, _ = make_desk(store, registry=replica, clock=clock)
         for person in people:
-            doc = document_from_mrz(parse_mrz(person.mrz(date(2026, 1, 2)),
-                                              today=date(2026, 1, 2)))
+            doc = document_from_mrz(parse_mrz(person.mrz(date(2026, 1, 2)), today=date(2026, 1, 2)))
             numbers.append(desk.admit(doc, operator="c").recorded.card_number)
         store.close()
         clock.advance(timedelta(hours=1))

@@ -78,8 +78,13 @@ def test_opencv_camera_reconnects_after_a_lost_device() -> None:
         ScriptedCapture(True, [(True, _image(3))]),  # back
     ]
     sleeps: list[float] = []
-    cam = OpenCvCamera(1, open_capture=lambda s: script.pop(0), sleep=sleeps.append,
-                       reconnect_attempts=3, reconnect_delay=0.2)
+    cam = OpenCvCamera(
+        1,
+        open_capture=lambda s: script.pop(0),
+        sleep=sleeps.append,
+        reconnect_attempts=3,
+        reconnect_delay=0.2,
+    )
     assert cam.read().data[:3] == bytes(_image(1)[0, 0])
     frame = cam.read()
     assert frame.data[:3] == bytes(_image(3)[0, 0])
@@ -87,8 +92,12 @@ def test_opencv_camera_reconnects_after_a_lost_device() -> None:
 
 
 def test_opencv_camera_errors_are_domain_errors() -> None:
-    cam = OpenCvCamera("/nonexistent", open_capture=lambda s: ScriptedCapture(False, []),
-                       sleep=lambda s: None, reconnect_attempts=1)
+    cam = OpenCvCamera(
+        "/nonexistent",
+        open_capture=lambda s: ScriptedCapture(False, []),
+        sleep=lambda s: None,
+        reconnect_attempts=1,
+    )
     assert cam.preflight() is CameraStatus.NOT_FOUND
     with pytest.raises(DeviceError) as err:
         cam.read()
@@ -96,8 +105,9 @@ def test_opencv_camera_errors_are_domain_errors() -> None:
 
     caps = [ScriptedCapture(True, [(True, _image(1))])]
     caps += [ScriptedCapture(True, []) for _ in range(3)]
-    cam = OpenCvCamera(0, open_capture=lambda s: caps.pop(0), sleep=lambda s: None,
-                       reconnect_attempts=2)
+    cam = OpenCvCamera(
+        0, open_capture=lambda s: caps.pop(0), sleep=lambda s: None, reconnect_attempts=2
+    )
     cam.read()
     with pytest.raises(DeviceError) as err:
         cam.read()

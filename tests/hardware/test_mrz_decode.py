@@ -7,8 +7,10 @@ import numpy as np
 from hardware.mrz.decode import decode
 from hardware.mrz.layout import ALPHABET, TD3, check_digit, checks_pass
 
-TD3_LINES = ["P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
-             "L898902C36UTO7408122F1204159ZE184226B<<<<<10"]
+TD3_LINES = [
+    "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+    "L898902C36UTO7408122F1204159ZE184226B<<<<<10",
+]
 
 
 def _probs(lines: list[str], confident: float = 0.97) -> np.ndarray:
@@ -19,8 +21,9 @@ def _probs(lines: list[str], confident: float = 0.97) -> np.ndarray:
     return p
 
 
-def _confuse(p: np.ndarray, pos: tuple[int, int], wrong: str, right: str, p_wrong: float,
-             p_right: float) -> None:
+def _confuse(
+    p: np.ndarray, pos: tuple[int, int], wrong: str, right: str, p_wrong: float, p_right: float
+) -> None:
     p[pos][:] = 1e-4
     p[pos][ALPHABET.index(wrong)] = p_wrong
     p[pos][ALPHABET.index(right)] = p_right
@@ -56,8 +59,11 @@ def test_digit_class_mask_turns_letter_o_into_zero() -> None:
 def test_the_document_code_starts_as_icao_allows() -> None:
     # ICAO 9303: a passport's code starts with P, a card's (TD1) with A, C or I - a Z or a
     # 1 there is a misread, and the mask settles it however doubtful the glyph was
-    td1 = ["I<UTOD231458907<<<<<<<<<<<<<<<", "7408122F1204159UTO<<<<<<<<<<<6",
-           "ERIKSSON<<ANNA<MARIA<<<<<<<<<<"]
+    td1 = [
+        "I<UTOD231458907<<<<<<<<<<<<<<<",
+        "7408122F1204159UTO<<<<<<<<<<<6",
+        "ERIKSSON<<ANNA<MARIA<<<<<<<<<<",
+    ]
     p = _probs(td1)
     _confuse(p, (0, 0), wrong="Z", right="I", p_wrong=0.7, p_right=0.25)
     dec = decode(p)
@@ -93,8 +99,7 @@ def test_two_equally_good_fixes_are_not_guessed() -> None:
 def test_idfra_zone_that_only_checks_out_as_td2_is_read_as_td2() -> None:
     # an ICAO TD2 issued by FRA starts "IDFRA" like the old French ID card: the
     # French layout fails its checks, the TD2 layout passes them (as in admission.mrz)
-    lines = ["IDFRAMARTIN<<ELENA<<<<<<<<<<<<<<<<<<",
-             "X4RTBPFW46FRA8502016F3103049<<<<<<<2"]
+    lines = ["IDFRAMARTIN<<ELENA<<<<<<<<<<<<<<<<<<", "X4RTBPFW46FRA8502016F3103049<<<<<<<2"]
     dec = decode(_probs(lines))
     assert dec is not None and dec.layout.name == "TD2"
     assert dec.lines == lines and not dec.failed
@@ -233,8 +238,10 @@ def test_a_reading_the_check_digit_cannot_tell_from_another_is_refused() -> None
 
 def test_two_swaps_that_cancel_in_the_check_sum_are_seen() -> None:
     # 0 -> O at two places weighted 7 and 3 adds 24 * 10 = 240: the sum modulo 10 stays
-    lines = ["P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
-             "00T1669<<3UTO7408122F1204159ZE184226B<<<<<16"]
+    lines = [
+        "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+        "00T1669<<3UTO7408122F1204159ZE184226B<<<<<16",
+    ]
     assert checks_pass(lines, TD3) == []
     p = _probs(lines)
     for col in (0, 1):

@@ -38,8 +38,7 @@ def test_the_fast_labelling_finds_the_same_components_as_opencvs_default() -> No
     from hardware.mrz.blobs import components
 
     for index, negative in ((0, False), (1, True), (2, True)):
-        grey = cv2.cvtColor(synthetic.sample(5, index, negative=negative).image,
-                            cv2.COLOR_BGR2GRAY)
+        grey = cv2.cvtColor(synthetic.sample(5, index, negative=negative).image, cv2.COLOR_BGR2GRAY)
         big = cv2.resize(grey, (1920, 1080))
         ink = cv2.morphologyEx(big, cv2.MORPH_BLACKHAT, np.ones((9, 9), np.uint8))
         mask = cv2.threshold(ink, 0, 255, cv2.THRESH_BINARY | cv2.THRESH_OTSU)[1]
@@ -52,7 +51,8 @@ def test_the_fast_labelling_finds_the_same_components_as_opencvs_default() -> No
 
 
 def test_the_search_can_be_held_to_the_strongest_text_directions(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     import cv2
 
     from hardware.mrz import locate, synthetic
@@ -60,9 +60,13 @@ def test_the_search_can_be_held_to_the_strongest_text_directions(
     grey = cv2.cvtColor(synthetic.sample(5, 0).image, cv2.COLOR_BGR2GRAY)
     found = locate.find_bands(grey, frame_threshold=True)
     assert found  # the zone, at the frame's own skew
-    true_skew = locate._skew_angle(cv2.morphologyEx(
-        cv2.resize(grey, (1280, 720)), cv2.MORPH_BLACKHAT,
-        cv2.getStructuringElement(cv2.MORPH_RECT, (9, 9))))[0]
+    true_skew = locate._skew_angle(
+        cv2.morphologyEx(
+            cv2.resize(grey, (1280, 720)),
+            cv2.MORPH_BLACKHAT,
+            cv2.getStructuringElement(cv2.MORPH_RECT, (9, 9)),
+        )
+    )[0]
     wrong = true_skew + 30 if true_skew < 0 else true_skew - 30
     monkeypatch.setattr(locate, "_skew_angle", lambda _bh: [wrong, true_skew])
     assert len(locate.find_bands(grey, frame_threshold=True)) == len(found)
@@ -96,8 +100,9 @@ def test_a_shorter_line_between_the_zone_lines_does_not_take_the_seconds_place()
     micro = _Line(120.0, 114.0, 140.0, 10.0, 0.0)
 
     def pairs(**kw: bool) -> list[list[float]]:
-        return [[ln.cy for ln in chain] for chain, _s, _p in
-                _group_bands([first, micro, second], **kw)]
+        return [
+            [ln.cy for ln in chain] for chain, _s, _p in _group_bands([first, micro, second], **kw)
+        ]
 
     assert [100.0, 114.0] in pairs(same_lengths=False)
     assert [100.0, 135.0] not in pairs(same_lengths=False)

@@ -16,8 +16,9 @@ def test_the_shipped_model_reads_the_cells_of_a_clean_passport() -> None:
     rng = np.random.default_rng(5)
     lines = synthetic.build_lines(synthetic.random_identity(rng, "TD3"))
     doc, _quad = synthetic.render_document(lines, "TD3", rng)
-    frame = cv2.warpAffine(doc, np.float32([[0.9, 0, 80], [0, 0.9, 40]]), (1280, 720),
-                           borderValue=(90, 90, 90))
+    frame = cv2.warpAffine(
+        doc, np.float32([[0.9, 0, 80], [0, 0.9, 40]]), (1280, 720), borderValue=(90, 90, 90)
+    )
     band = next(b for b in find_bands(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)) if b.lines == 2)
     seg = segment(band.image, 2)
     assert seg is not None and seg.cells.shape == (2, 44, CELL_H, CELL_W)

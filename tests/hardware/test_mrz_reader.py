@@ -57,10 +57,19 @@ def _truth() -> dict[str, tuple[list[str], str]]:
 
 
 @needs_real
-@pytest.mark.parametrize("name", ["fastmrz-td3.jpg", "fastmrz-td1.jpg", "yushulx-2.png",
-                                  "passporteye-100_pass-bdr.jpg", "passporteye-33_id-usa.jpg",
-                                  "imagejs-id_fail.png", "passporteye-98_pass-nld.jpg",
-                                  "passporteye-100_id-rou.jpg"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "fastmrz-td3.jpg",
+        "fastmrz-td1.jpg",
+        "yushulx-2.png",
+        "passporteye-100_pass-bdr.jpg",
+        "passporteye-33_id-usa.jpg",
+        "imagejs-id_fail.png",
+        "passporteye-98_pass-nld.jpg",
+        "passporteye-100_id-rou.jpg",
+    ],
+)
 def test_real_documents_read_exactly(name: str) -> None:
     lines, notes = _truth()[name]
     code, text = read_document_command([str(REAL / name)], as_json=True, today=TODAY)
@@ -98,26 +107,36 @@ _LOCATOR_CASES = [
 @needs_real
 @pytest.mark.parametrize(("name", "handle", "option"), _LOCATOR_CASES)
 def test_the_locator_finds_zones_that_page_text_and_microprint_hid(
-        name: str, handle: Callable[[np.ndarray], np.ndarray], option: str,
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    name: str,
+    handle: Callable[[np.ndarray], np.ndarray],
+    option: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     lines, _ = _truth()[name]
     image = handle(load_image(REAL / name))
     assert MrzReader().read_array(image).lines == tuple(lines)
-    monkeypatch.setattr(reader_module, "find_bands",
-                        functools.partial(locate_module.find_bands, **{option: False}))
+    monkeypatch.setattr(
+        reader_module, "find_bands", functools.partial(locate_module.find_bands, **{option: False})
+    )
     assert MrzReader().read_array(image).lines == ()
 
 
 @needs_real
 def test_a_zone_a_line_below_a_chain_of_three_is_a_band_of_its_own(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # the US visa shrunk to 500 px: its zone (2 lines) and the chain of the line of print
     # above it with the zone (3 lines) lie one line height - under 10 px - apart; both
     # are candidates, not one a duplicate of the other
     lines, _ = _truth()["passporteye-100_visa-usa.jpg"]
     image = load_image(REAL / "passporteye-100_visa-usa.jpg")
-    small = cv2.resize(image, None, fx=500 / max(image.shape[:2]),
-                       fy=500 / max(image.shape[:2]), interpolation=cv2.INTER_AREA)
+    small = cv2.resize(
+        image,
+        None,
+        fx=500 / max(image.shape[:2]),
+        fy=500 / max(image.shape[:2]),
+        interpolation=cv2.INTER_AREA,
+    )
     assert MrzReader().read_array(small).lines == tuple(lines)
     monkeypatch.setattr(locate_module, "DISTINCT_LINES", float("inf"))
     assert MrzReader().read_array(small).lines == ()
@@ -137,7 +156,8 @@ def test_a_scan_is_searched_upscaled_too(monkeypatch: pytest.MonkeyPatch) -> Non
 
 @needs_real
 def test_a_zone_half_in_shadow_is_read_in_the_light_evened_out(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # the Czech passport under a shadow to 30 %: the frame's text threshold loses the
     # zone's dark end, so the band is found cut short and cannot be counted; its paper
     # darkens along it, so the frame is searched again with the light evened out
@@ -163,7 +183,8 @@ def test_evening_out_the_light_keeps_the_text_against_its_own_paper() -> None:
 
 @needs_real
 def test_a_specimen_read_as_printed_is_not_hidden_by_a_band_of_noise(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # the US residence card in perspective: read as printed (its check digits are wrong
     # on the card) in the coarse pass; the fine pass then finds a band of noise that
     # fails fewer checks - it must not win and turn the reading into a refusal
@@ -172,8 +193,9 @@ def test_a_specimen_read_as_printed_is_not_hidden_by_a_band_of_noise(
     h, w = image.shape[:2]
     corners = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
     moved = np.float32([[w * 0.08, h * 0.05], [w * 0.95, 0], [w, h], [0, h * 0.93]])
-    image = cv2.warpPerspective(image, cv2.getPerspectiveTransform(corners, moved), (w, h),
-                                borderValue=(128, 128, 128))
+    image = cv2.warpPerspective(
+        image, cv2.getPerspectiveTransform(corners, moved), (w, h), borderValue=(128, 128, 128)
+    )
     read = MrzReader().read_array(image)
     assert read.lines == tuple(lines) and not read.verified and read.failed_checks
     monkeypatch.setattr(reader_module, "_best_rank", reader_module._rank)
@@ -181,8 +203,7 @@ def test_a_specimen_read_as_printed_is_not_hidden_by_a_band_of_noise(
 
 
 @needs_real
-def test_a_doubtful_country_code_is_one_doubt_not_three(monkeypatch: pytest.MonkeyPatch
-                                                       ) -> None:
+def test_a_doubtful_country_code_is_one_doubt_not_three(monkeypatch: pytest.MonkeyPatch) -> None:
     # the German specimen under sensor noise: its unlisted issuer BDR is read at 0.88 -
     # one doubt about one field, which its three characters used to count three times
     lines, _ = _truth()["passporteye-100_pass-bdr.jpg"]
@@ -213,8 +234,9 @@ def test_several_images_give_a_list_and_exif_is_honoured(tmp_path: Path) -> None
     rotated.save(path, exif=exif, quality=95)
     upright = decode_image(path.read_bytes())
     assert upright.shape[:2] == (src.height, src.width)
-    code, text = read_document_command([str(REAL / "fastmrz-td3.jpg"), str(path)],
-                                       as_json=True, today=TODAY)
+    code, text = read_document_command(
+        [str(REAL / "fastmrz-td3.jpg"), str(path)], as_json=True, today=TODAY
+    )
     out = json.loads(text)
     assert isinstance(out, list) and len(out) == 2
     assert out[0]["mrz_lines"] == out[1]["mrz_lines"] == _truth()["fastmrz-td3.jpg"][0]
@@ -244,8 +266,9 @@ def _work_sizes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return sizes
 
 
-def test_print_too_small_for_the_fine_pass_is_found_at_1920(monkeypatch: pytest.MonkeyPatch
-                                                            ) -> None:
+def test_print_too_small_for_the_fine_pass_is_found_at_1920(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # a passport page at about 8.7 px per character: at 640 and 1280 px the locator sees
     # no band at all
     s = synthetic.sample(777, 653)
@@ -256,24 +279,21 @@ def test_print_too_small_for_the_fine_pass_is_found_at_1920(monkeypatch: pytest.
     assert MrzReader().read_array(s.image).lines == ()
 
 
-def test_a_page_of_large_text_skips_the_small_print_pass(monkeypatch: pytest.MonkeyPatch
-                                                         ) -> None:
+def test_a_page_of_large_text_skips_the_small_print_pass(monkeypatch: pytest.MonkeyPatch) -> None:
     page = synthetic.sample(777, 1, negative=True)  # a page of 15-16 px text, no MRZ
     sizes = _work_sizes(monkeypatch)
     assert MrzReader().read_array(page.image).lines == ()
     assert sizes == [640, 1280]
 
 
-def test_live_mode_leaves_small_print_and_doubts_to_fusion(monkeypatch: pytest.MonkeyPatch
-                                                           ) -> None:
+def test_live_mode_leaves_small_print_and_doubts_to_fusion(monkeypatch: pytest.MonkeyPatch) -> None:
     # every frame of a camera stream would pay for the small-print pass and the recuts;
     # live mode fuses frames instead (and asks for the document closer)
     sizes = _work_sizes(monkeypatch)
     recuts: list[float] = []
     real_recut = Segmented.recut
 
-    def recut(self: Segmented, dx: float = 0.0, dy: float = 0.0, scale: float = 1.0
-              ) -> np.ndarray:
+    def recut(self: Segmented, dx: float = 0.0, dy: float = 0.0, scale: float = 1.0) -> np.ndarray:
         recuts.append(dx)
         return real_recut(self, dx, dy, scale)
 
@@ -286,8 +306,9 @@ def test_live_mode_leaves_small_print_and_doubts_to_fusion(monkeypatch: pytest.M
     assert len(recuts) == len(reader_module.RECUTS)
 
 
-def test_a_doubtful_reading_is_cut_again_and_the_cuts_decide(monkeypatch: pytest.MonkeyPatch
-                                                            ) -> None:
+def test_a_doubtful_reading_is_cut_again_and_the_cuts_decide(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # an ID card at 7 px per character: an expiry digit read at p=0.45 leaves the reading
     # refused; averaged over the band cut again a little shifted, it is sure enough
     s = synthetic.sample(777, 535)
@@ -298,7 +319,8 @@ def test_a_doubtful_reading_is_cut_again_and_the_cuts_decide(monkeypatch: pytest
 
 
 def test_a_line_counted_from_a_stray_blob_is_moved_back_into_line(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     # an ID card upside down at 9 px per character: a speck left of the name line is
     # counted as its first character, so the line's grid lies a pitch left of its
     # siblings' and reads <DIAZ<<GIULI...; moved one cell into line it reads DIAZ<<GIULIA
@@ -319,8 +341,9 @@ def test_a_passing_but_doubtful_reading_does_not_hide_the_band_turned_over() -> 
         for r, line in enumerate(lines):
             for c, ch in enumerate(line):
                 p[r, c, ALPHABET.index(ch)] = 0.97
-        p[0, 5:5 + doubtful] = 0.5 / 37 + np.where(  # the first name letters: 50/50
-            np.arange(len(ALPHABET)) == ALPHABET.index("A"), 0.5, 0.0)
+        p[0, 5 : 5 + doubtful] = 0.5 / 37 + np.where(  # the first name letters: 50/50
+            np.arange(len(ALPHABET)) == ALPHABET.index("A"), 0.5, 0.0
+        )
         return p
 
     rng = np.random.default_rng(11)
@@ -465,8 +488,9 @@ def test_live_fusion_reads_small_print_that_no_single_frame_reads(reader: MrzRea
     assert list(got.read.lines) == frames[0].lines
     # the rule before fusion (two frames that each read the same) answers nothing here
     plain = LiveMrzReader(reader, fuse=False)
-    assert [plain.feed(array_to_frame(f.image, k)).quality is Quality.OK
-            for k, f in enumerate(frames)] == [False, False]
+    assert [
+        plain.feed(array_to_frame(f.image, k)).quality is Quality.OK for k, f in enumerate(frames)
+    ] == [False, False]
 
 
 def test_live_fusion_never_mixes_two_documents(reader: MrzReader) -> None:
@@ -499,9 +523,15 @@ def test_live_fusion_does_not_take_a_misread_that_another_frame_contradicts() ->
             probs = read.probs.copy()
             if self.script:
                 probs = self.script.pop(0)
-            return MrzRead(read.lines, read.verified, confidence=read.confidence,
-                           quad=read.quad, char_height_px=read.char_height_px,
-                           candidates=read.candidates, probs=probs)
+            return MrzRead(
+                read.lines,
+                read.verified,
+                confidence=read.confidence,
+                quad=read.quad,
+                char_height_px=read.char_height_px,
+                candidates=read.candidates,
+                probs=probs,
+            )
 
     scripted = Scripted()
     clean = scripted.read_array(s.image).probs
@@ -543,8 +573,9 @@ def test_watch_document_says_why_nothing_was_read() -> None:
     assert code == 1 and out["reason"] == NO_READING and out["mrz_lines"] == []
     assert out["frames"] == 2 and out["hints"] == [[1, "NO_DOCUMENT"]] and camera.closed
     # the frame budget ends the watch too
-    code, text = watch_document_command("fake", max_frames=3, today=TODAY,
-                                        camera=FakeCamera([blank], loop=True))
+    code, text = watch_document_command(
+        "fake", max_frames=3, today=TODAY, camera=FakeCamera([blank], loop=True)
+    )
     assert code == 1 and json.loads(text)["frames"] == 3
     # a camera that is not there is named, and never read
     absent = FakeCamera([blank], status=CameraStatus.NOT_FOUND)
@@ -571,7 +602,10 @@ def test_live_hints_for_a_far_or_blurred_document() -> None:
     assert live.feed(array_to_frame(far, 0.0)).quality in (Quality.TOO_FAR, Quality.NO_DOCUMENT)
     blurred = cv2.GaussianBlur(s.image, (0, 0), 4)
     assert live.feed(array_to_frame(blurred, 0.1)).quality in (
-        Quality.BLURRED, Quality.NO_DOCUMENT, Quality.TOO_FAR)
+        Quality.BLURRED,
+        Quality.NO_DOCUMENT,
+        Quality.TOO_FAR,
+    )
 
 
 def test_an_unread_small_mrz_asks_for_the_document_closer() -> None:

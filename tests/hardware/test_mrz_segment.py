@@ -16,9 +16,13 @@ def _band(stray: bool) -> np.ndarray:
     img = Image.new("L", (30 * 25 + 120, 150), 220)
     draw = ImageDraw.Draw(img)
     font = synthetic._font(38)
-    for r, line in enumerate(["I<UTOD231458907<<<<<<<<<<<<<<<",
-                              "7408122F1204159UTO<<<<<<<<<<<6",
-                              "ERIKSSON<<ANNA<MARIA<<<<<<<<<<"]):
+    for r, line in enumerate(
+        [
+            "I<UTOD231458907<<<<<<<<<<<<<<<",
+            "7408122F1204159UTO<<<<<<<<<<<6",
+            "ERIKSSON<<ANNA<MARIA<<<<<<<<<<",
+        ]
+    ):
         y = 12 + r * 45
         for i, ch in enumerate(line):
             draw.text((70 + i * 25, y), ch, font=font, fill=20)
@@ -117,17 +121,19 @@ def _stacked_band(box: bool) -> np.ndarray:
     img = Image.new("L", (44 * 25 + 140, 110), 220)
     draw = ImageDraw.Draw(img)
     font = synthetic._font(38)
-    lines = ["P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
-             "L898902I36UTO7408122F1204159ZE184226B<<<<<10"]  # I at column 7 in both
+    lines = [
+        "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
+        "L898902I36UTO7408122F1204159ZE184226B<<<<<10",
+    ]  # I at column 7 in both
     for r, line in enumerate(lines):
         for i, ch in enumerate(line):
             draw.text((70 + i * 25, 14 + r * 36), ch, font=font, fill=20)
     ink = np.asarray(img).copy()
     x0 = 70 + 7 * 25
-    column = ink[:, x0:x0 + 25] < 100
+    column = ink[:, x0 : x0 + 25] < 100
     rows = np.where(column.any(axis=1))[0]  # from the top of one I to the foot of the other
-    stem = np.where(column[rows[0] + 10:rows[0] + 20].any(axis=0))[0]  # the upper I's stem
-    ink[rows[0]:rows[-1] + 1, x0 + stem[0]:x0 + stem[-1] + 1] = 20
+    stem = np.where(column[rows[0] + 10 : rows[0] + 20].any(axis=0))[0]  # the upper I's stem
+    ink[rows[0] : rows[-1] + 1, x0 + stem[0] : x0 + stem[-1] + 1] = 20
     if box:
         ink[4:106, 57:60] = 20  # 10 px left of the first glyphs: inside the first cells
     return ink

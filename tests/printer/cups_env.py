@@ -30,7 +30,7 @@ def cups_pdf_out() -> Path | None:
 
 
 def skip_reason(queue: str = CARD_QUEUE) -> str:
-    """"" when the real print path can be tested, else why not."""
+    """ "" when the real print path can be tested, else why not."""
     if shutil.which("lp") is None or shutil.which("lpstat") is None:
         return "CUPS client tools (lp, lpstat) are not installed"
     if not scheduler_running():

@@ -16,10 +16,17 @@ from admission.records import CardStatus
 from tests.printer.factories import view
 
 
-@pytest.mark.parametrize("cents, text", [
-    (1000, "10,00 €"), (5, "0,05 €"), (0, "0,00 €"), (123456, "1.234,56 €"),
-    (100000000, "1.000.000,00 €"), (-250, "-2,50 €"),
-])
+@pytest.mark.parametrize(
+    "cents, text",
+    [
+        (1000, "10,00 €"),
+        (5, "0,05 €"),
+        (0, "0,00 €"),
+        (123456, "1.234,56 €"),
+        (100000000, "1.000.000,00 €"),
+        (-250, "-2,50 €"),
+    ],
+)
 def test_euros_spanish_style(cents: int, text: str) -> None:
     assert format_euros(cents) == text
 
@@ -50,9 +57,16 @@ def test_issue_date_is_madrid_calendar_date() -> None:
 def test_marks_exceptional_special_private_rooms() -> None:
     from datetime import date
 
-    v = view(card_changes={"exceptional": True, "authorised_by": "Dña. Directora",
-                           "private_rooms": True, "valid_until": date(2026, 11, 30)},
-             special=True, type_label="Viaje de grupo")
+    v = view(
+        card_changes={
+            "exceptional": True,
+            "authorised_by": "Dña. Directora",
+            "private_rooms": True,
+            "valid_until": date(2026, 11, 30),
+        },
+        special=True,
+        type_label="Viaje de grupo",
+    )
     assert v.flags == (FLAG_EXCEPTIONAL, FLAG_SPECIAL, FLAG_PRIVATE_ROOMS)
     assert v.marks[0] == "EXCEPCIONAL — autorizada por Dña. Directora"
     assert v.marks[1] == "TARJETA ESPECIAL: Viaje de grupo"

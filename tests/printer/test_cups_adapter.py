@@ -26,23 +26,43 @@ IDLE = "printer Cards is idle.  enabled since Sun Nov 29 17:49:06 2026\n\tAlerts
 ACCEPTING = "Cards accepting requests since Sun Nov 29 17:49:06 2026\n"
 
 
-@pytest.mark.parametrize("printer_text, accepting, status", [
-    (IDLE, ACCEPTING, PrinterStatus.READY),
-    ("printer Cards disabled since Sun Nov 29 2026 -\n\tribbon change\n\tAlerts: paused\n",
-     ACCEPTING, PrinterStatus.PAUSED),
-    (IDLE, "Cards not accepting requests since Sun Nov 29 2026 -\n\tno\n",
-     PrinterStatus.REJECTING),
-    ("printer Cards is idle.  enabled since x\n\tAlerts: media-empty-error\n", ACCEPTING,
-     PrinterStatus.NO_MEDIA),
-    ("printer Cards is idle.  enabled since x\n\tAlerts: media-needed-warning\n", ACCEPTING,
-     PrinterStatus.NO_MEDIA),
-    ("printer Cards is idle.  enabled since x\n\tAlerts: media-jam-error\n", ACCEPTING,
-     PrinterStatus.ERROR),
-    ("printer Cards now printing Cards-12.  enabled since x\n\tAlerts: none\n", ACCEPTING,
-     PrinterStatus.BUSY),
-])
-def test_parse_printer_status(printer_text: str, accepting: str,
-                              status: PrinterStatus) -> None:
+@pytest.mark.parametrize(
+    "printer_text, accepting, status",
+    [
+        (IDLE, ACCEPTING, PrinterStatus.READY),
+        (
+            "printer Cards disabled since Sun Nov 29 2026 -\n\tribbon change\n\tAlerts: paused\n",
+            ACCEPTING,
+            PrinterStatus.PAUSED,
+        ),
+        (
+            IDLE,
+            "Cards not accepting requests since Sun Nov 29 2026 -\n\tno\n",
+            PrinterStatus.REJECTING,
+        ),
+        (
+            "printer Cards is idle.  enabled since x\n\tAlerts: media-empty-error\n",
+            ACCEPTING,
+            PrinterStatus.NO_MEDIA,
+        ),
+        (
+            "printer Cards is idle.  enabled since x\n\tAlerts: media-needed-warning\n",
+            ACCEPTING,
+            PrinterStatus.NO_MEDIA,
+        ),
+        (
+            "printer Cards is idle.  enabled since x\n\tAlerts: media-jam-error\n",
+            ACCEPTING,
+            PrinterStatus.ERROR,
+        ),
+        (
+            "printer Cards now printing Cards-12.  enabled since x\n\tAlerts: none\n",
+            ACCEPTING,
+            PrinterStatus.BUSY,
+        ),
+    ],
+)
+def test_parse_printer_status(printer_text: str, accepting: str, status: PrinterStatus) -> None:
     assert parse_printer_status(printer_text, accepting).status is status
 
 
@@ -52,8 +72,9 @@ def _fake_tool(bin_dir: Path, name: str, script: str) -> None:
     path.chmod(path.stat().st_mode | stat.S_IEXEC)
 
 
-def test_scheduler_down_although_lpstat_exits_0(tmp_path: Path,
-                                                monkeypatch: pytest.MonkeyPatch) -> None:
+def test_scheduler_down_although_lpstat_exits_0(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # lpstat -r prints "scheduler is not running" and exits 0: the text decides
     _fake_tool(tmp_path, "lpstat", 'echo "scheduler is not running"; exit 0')
     monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
@@ -72,14 +93,27 @@ def test_cups_not_installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
 
 needs_root_cups = pytest.mark.skipif(
     bool(skip_reason()) or os.geteuid() != 0,
-    reason=skip_reason() or "needs root to create a throw-away CUPS queue")
+    reason=skip_reason() or "needs root to create a throw-away CUPS queue",
+)
 
 
 @pytest.fixture
 def scratch_queue() -> Iterator[str]:
     name = f"ZTest{uuid.uuid4().hex[:10]}"
-    subprocess.run(["lpadmin", "-p", name, "-E", "-v", "cups-pdf:/", "-m",
-                    "lsb/usr/cups-pdf/CUPS-PDF_opt.ppd"], check=True, capture_output=True)
+    subprocess.run(
+        [
+            "lpadmin",
+            "-p",
+            name,
+            "-E",
+            "-v",
+            "cups-pdf:/",
+            "-m",
+            "lsb/usr/cups-pdf/CUPS-PDF_opt.ppd",
+        ],
+        check=True,
+        capture_output=True,
+    )
     try:
         yield name
     finally:
@@ -104,8 +138,9 @@ def test_scratch_queue_states(scratch_queue: str) -> None:
     job = printer.submit(_pdf(), title="card-1-scratch", page=CR80)
     result = printer.follow(job, timeout=5)
     assert result.state is JobState.FAILED
-    pending = subprocess.run(["lpstat", "-W", "not-completed", "-o", scratch_queue],
-                             capture_output=True, text=True).stdout
+    pending = subprocess.run(
+        ["lpstat", "-W", "not-completed", "-o", scratch_queue], capture_output=True, text=True
+    ).stdout
     assert job not in pending
     subprocess.run(["cupsenable", scratch_queue], check=True)
     subprocess.run(["cupsreject", scratch_queue], check=True)

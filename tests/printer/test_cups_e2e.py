@@ -33,13 +33,21 @@ def test_card_printed_on_cups_pdf_reads_back(tmp_path: Path) -> None:
 
     clock = FixedClock(ISSUED_AT)
     tag = uuid.uuid4().hex[:12]
-    with SqlCipherStore.open(tmp_path / "visitors.db", DbKey.generate(source="test"),
-                             clock=clock) as store:
+    with SqlCipherStore.open(
+        tmp_path / "visitors.db", DbKey.generate(source="test"), clock=clock
+    ) as store:
         recorded = store.record_admission(admission_entry(7, surname="Ñúñez Peña"))
         number = recorded.card_number
         assert number is not None
-        service = CardPrintService(store, CupsPrinter(CARD_QUEUE), clock, visitors=store,
-                                   presentation=presentation(), job_tag=tag, job_timeout=60)
+        service = CardPrintService(
+            store,
+            CupsPrinter(CARD_QUEUE),
+            clock,
+            visitors=store,
+            presentation=presentation(),
+            job_tag=tag,
+            job_timeout=60,
+        )
         view = service.view_for(number)
         outcome = service.print_card(view, actor="op-1")
         assert outcome.printed, outcome.code
@@ -78,8 +86,9 @@ def test_leaflet_printed_on_a5(tmp_path: Path) -> None:
             return super().submit(pdf, title=f"{title}-{tag}", page=page)  # type: ignore[arg-type]
 
     tag = uuid.uuid4().hex[:12]
-    leaflet = build_leaflet(LeafletConfig(casino_name="Casino Gran Madrid Demo",
-                                          games=("Ruleta francesa", "Póquer")))
+    leaflet = build_leaflet(
+        LeafletConfig(casino_name="Casino Gran Madrid Demo", games=("Ruleta francesa", "Póquer"))
+    )
     code, _ = print_leaflet(Tagged("LeafletPDF"), leaflet, timeout=60)
     assert code == ""
     out_dir = cups_pdf_out()

@@ -19,8 +19,7 @@ def test_pdf_folder_writes_whole_files(tmp_path: Path) -> None:
     second = printer.submit(b"%PDF-1.4 two", title="card-1", page=CR80)  # reprint
     assert first != second
     assert printer.follow(first).state is JobState.COMPLETED
-    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["card-1-2.pdf",
-                                                                    "card-1.pdf"]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["card-1-2.pdf", "card-1.pdf"]
     (tmp_path / "out" / second).unlink()
     assert printer.follow(second).state is JobState.VANISHED
 
@@ -55,8 +54,9 @@ def test_print_voucher_and_leaflet_through_spool() -> None:
     from hardware.printer.service import print_leaflet, print_voucher
 
     printer = FakePrinter(script=["OK", "NO_MEDIA"])
-    voucher = NewVoucher(datetime(2026, 11, 28, 22, tzinfo=UTC), "DESK1", "op", "Ana",
-                         "DNI", "12345678Z", "DAY", 500).numbered(3)
+    voucher = NewVoucher(
+        datetime(2026, 11, 28, 22, tzinfo=UTC), "DESK1", "op", "Ana", "DNI", "12345678Z", "DAY", 500
+    ).numbered(3)
     view = voucher_view(voucher, casino_name="Casino", card_type_label="Día")
     assert print_voucher(printer, view)[0] == ""
     assert printer.jobs[0].title == "voucher-3" and printer.jobs[0].page == RECEIPT_80

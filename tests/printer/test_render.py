@@ -40,8 +40,16 @@ def test_cr80_size_text_and_code() -> None:
     width, height, text, _ = _page(rendered)
     assert abs(width * 25.4 / 72 - 85.6) < 0.01 and abs(height * 25.4 / 72 - 54) < 0.01
     flat = " ".join(text.split())
-    for expected in ("José Ángel Muñoz-Ibáñez de la Peña", "12345678Z", "4711", "28/11/2026",
-                     "10,00 €", "Nº 98765", card.code, "El director de juegos"):
+    for expected in (
+        "José Ángel Muñoz-Ibáñez de la Peña",
+        "12345678Z",
+        "4711",
+        "28/11/2026",
+        "10,00 €",
+        "Nº 98765",
+        card.code,
+        "El director de juegos",
+    ):
         assert expected in flat
     image = Image.open(io.BytesIO(preview_png(rendered.pdf, dpi=300)))
     assert [r.text for r in zxingcpp.read_barcodes(image)] == [card.code]
@@ -49,10 +57,13 @@ def test_cr80_size_text_and_code() -> None:
     assert rendered.warnings == ()
 
 
-@pytest.mark.parametrize("given, surname", [
-    (LONG_GIVEN, LONG_SURNAME),  # 120+ characters, realistic words
-    ("Ñ" * 60, "Ü" * 60),  # 120 characters without a single space
-])
+@pytest.mark.parametrize(
+    "given, surname",
+    [
+        (LONG_GIVEN, LONG_SURNAME),  # 120+ characters, realistic words
+        ("Ñ" * 60, "Ü" * 60),  # 120 characters without a single space
+    ],
+)
 def test_long_names_shrink_wrap_never_overflow(given: str, surname: str) -> None:
     rendered = render_card(view(given_names=given, surname=surname))
     width, height, _, boxes = _page(rendered)
@@ -66,8 +77,10 @@ def test_long_names_shrink_wrap_never_overflow(given: str, surname: str) -> None
 
 
 def test_marks_are_printed() -> None:
-    card = view(card_changes={"exceptional": True, "authorised_by": "D. Director",
-                              "private_rooms": True}, special=True)
+    card = view(
+        card_changes={"exceptional": True, "authorised_by": "D. Director", "private_rooms": True},
+        special=True,
+    )
     _, _, text, _ = _page(render_card(card))
     flat = " ".join(text.split())
     assert "EXCEPCIONAL — autorizada por D. Director" in flat
@@ -76,25 +89,33 @@ def test_marks_are_printed() -> None:
 
 def _png_header_only(path: Path, width: int, height: int) -> None:
     """A PNG whose header claims width x height: a decompression bomb by its size."""
+
     def chunk(kind: bytes, body: bytes) -> bytes:
-        return (struct.pack(">I", len(body)) + kind + body
-                + struct.pack(">I", zlib.crc32(kind + body)))
+        return (
+            struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+        )
 
     ihdr = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
-    path.write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr)
-                     + chunk(b"IDAT", zlib.compress(b"\x00" * 64)) + chunk(b"IEND", b""))
+    path.write_bytes(
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", ihdr)
+        + chunk(b"IDAT", zlib.compress(b"\x00" * 64))
+        + chunk(b"IEND", b"")
+    )
 
 
-@pytest.mark.parametrize("kind, expected", [
-    ("corrupt", "LOGO_UNREADABLE"),
-    ("text", "LOGO_UNREADABLE"),
-    ("truncated", "LOGO_UNREADABLE"),
-    ("huge_pixels", "LOGO_TOO_LARGE"),
-    ("huge_file", "LOGO_TOO_LARGE"),
-    ("missing", "LOGO_MISSING"),
-])
-def test_bad_logo_warns_and_card_still_renders(tmp_path: Path, kind: str,
-                                               expected: str) -> None:
+@pytest.mark.parametrize(
+    "kind, expected",
+    [
+        ("corrupt", "LOGO_UNREADABLE"),
+        ("text", "LOGO_UNREADABLE"),
+        ("truncated", "LOGO_UNREADABLE"),
+        ("huge_pixels", "LOGO_TOO_LARGE"),
+        ("huge_file", "LOGO_TOO_LARGE"),
+        ("missing", "LOGO_MISSING"),
+    ],
+)
+def test_bad_logo_warns_and_card_still_renders(tmp_path: Path, kind: str, expected: str) -> None:
     logo = tmp_path / f"logo-{kind}.png"
     if kind == "corrupt":
         logo.write_bytes(b"\x89PNG\r\n\x1a\n" + b"\x00garbage" * 50)
@@ -121,9 +142,12 @@ def test_no_logo_no_signature_is_reported(tmp_path: Path) -> None:
 
 
 def test_bad_colours_and_fonts_fall_back(tmp_path: Path) -> None:
-    style = CardStyle(primary="not-a-colour", text="#zzzzzz",
-                      font_regular=str(tmp_path / "missing.ttf"),
-                      font_bold=str(tmp_path / "missing-bold.ttf"))
+    style = CardStyle(
+        primary="not-a-colour",
+        text="#zzzzzz",
+        font_regular=str(tmp_path / "missing.ttf"),
+        font_bold=str(tmp_path / "missing-bold.ttf"),
+    )
     _, _, text, _ = _page(render_card(view(), style))
     assert "Muñoz-Ibáñez" in text
 
@@ -138,8 +162,7 @@ def test_preview_png_size() -> None:
 def test_style_from_settings() -> None:
     from hardware.printer.render import style_from_settings
 
-    style = style_from_settings({"card.colour": "#1F3A5F", "card.logo": "",
-                                 "card.signature": ""})
+    style = style_from_settings({"card.colour": "#1F3A5F", "card.logo": "", "card.signature": ""})
     assert style.primary == "#1F3A5F" and style.logo is None and style.signature is None
     demo = style_from_settings({"card.logo": ""}, demo=True)
     assert demo.logo is not None and demo.logo.endswith("logo.png")

@@ -49,18 +49,22 @@ def test_print_ok_marks_printed_and_spools_cr80(store: FakeStore, clock: FixedCl
     assert job.title == f"card-{number}"  # the job title carries no name
 
 
-@pytest.mark.parametrize("outcome, code", [
-    ("NOT_FOUND", "PRINTER_NOT_FOUND"),
-    ("PAUSED", "PRINTER_PAUSED"),
-    ("REJECTING", "PRINTER_REJECTING"),
-    ("NO_MEDIA", "PRINTER_NO_MEDIA"),
-    ("SUBMIT_ERROR", "PRINT_SUBMIT_FAILED"),
-    ("VANISHED_MID_JOB", "PRINTER_VANISHED"),
-    ("FAILED", "PRINT_FAILED"),
-    ("TIMEOUT", "PRINT_TIMEOUT"),
-])
-def test_failure_keeps_number_issued_then_reprint(store: FakeStore, clock: FixedClock,
-                                                  outcome: str, code: str) -> None:
+@pytest.mark.parametrize(
+    "outcome, code",
+    [
+        ("NOT_FOUND", "PRINTER_NOT_FOUND"),
+        ("PAUSED", "PRINTER_PAUSED"),
+        ("REJECTING", "PRINTER_REJECTING"),
+        ("NO_MEDIA", "PRINTER_NO_MEDIA"),
+        ("SUBMIT_ERROR", "PRINT_SUBMIT_FAILED"),
+        ("VANISHED_MID_JOB", "PRINTER_VANISHED"),
+        ("FAILED", "PRINT_FAILED"),
+        ("TIMEOUT", "PRINT_TIMEOUT"),
+    ],
+)
+def test_failure_keeps_number_issued_then_reprint(
+    store: FakeStore, clock: FixedClock, outcome: str, code: str
+) -> None:
     printer = FakePrinter(script=[outcome])
     service = _service(store, printer, clock)
     number = _issue(store)
@@ -70,8 +74,9 @@ def test_failure_keeps_number_issued_then_reprint(store: FakeStore, clock: Fixed
     assert card is not None and card.status is CardStatus.ISSUED and card.print_count == 0
     # the next admission still gets the next number: nothing burnt, nothing reused
     assert _issue(store, 2) == number + 1
-    again = service.print_card(service.view_for(number), actor="op-1",
-                               reprint_reason="printer fixed")
+    again = service.print_card(
+        service.view_for(number), actor="op-1", reprint_reason="printer fixed"
+    )
     assert again.printed
     card = store.card(number)
     assert card is not None and card.status is CardStatus.PRINTED
@@ -102,14 +107,21 @@ def test_voided_card_is_never_printed(store: FakeStore, clock: FixedClock) -> No
     assert printer.jobs == []
 
 
-def test_bad_logo_still_prints_with_warning(store: FakeStore, clock: FixedClock,
-                                            tmp_path: object) -> None:
+def test_bad_logo_still_prints_with_warning(
+    store: FakeStore, clock: FixedClock, tmp_path: object
+) -> None:
     from pathlib import Path
 
     bad = Path(str(tmp_path)) / "logo.png"
     bad.write_bytes(b"this is not a PNG at all")
-    service = CardPrintService(store, FakePrinter(), clock, visitors=store,
-                               presentation=presentation(), style=CardStyle(logo=str(bad)))
+    service = CardPrintService(
+        store,
+        FakePrinter(),
+        clock,
+        visitors=store,
+        presentation=presentation(),
+        style=CardStyle(logo=str(bad)),
+    )
     number = _issue(store)
     outcome = service.print_card(service.view_for(number), actor="op-1")
     assert outcome.printed and "LOGO_UNREADABLE" in outcome.warnings
@@ -119,8 +131,9 @@ def test_renderer_crash_keeps_card_issued(store: FakeStore, clock: FixedClock) -
     def broken(*_: object) -> object:
         raise RuntimeError("boom")
 
-    service = CardPrintService(store, FakePrinter(), clock, visitors=store,
-                               presentation=presentation(), renderer=broken)  # type: ignore[arg-type]
+    service = CardPrintService(
+        store, FakePrinter(), clock, visitors=store, presentation=presentation(), renderer=broken
+    )  # type: ignore[arg-type]
     number = _issue(store)
     outcome = service.print_card(service.view_for(number), actor="op-1")
     assert outcome.code == "RENDER_FAILED"

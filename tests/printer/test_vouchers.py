@@ -31,9 +31,16 @@ T0 = datetime(2026, 11, 28, 22, 0, tzinfo=UTC)
 
 
 def new_voucher(minutes: int = 0, document: str = "12345678Z") -> NewVoucher:
-    return NewVoucher(issued_at=T0 + timedelta(minutes=minutes), desk_id="DESK1",
-                      operator="op-1", holder_name="José Ángel Muñoz", document_type="DNI",
-                      document_number=document, card_type="DAY", price_cents=1000)
+    return NewVoucher(
+        issued_at=T0 + timedelta(minutes=minutes),
+        desk_id="DESK1",
+        operator="op-1",
+        holder_name="José Ángel Muñoz",
+        document_type="DNI",
+        document_number=document,
+        card_type="DAY",
+        price_cents=1000,
+    )
 
 
 def test_rules_exchange_cancel_and_closing_list() -> None:
@@ -62,8 +69,9 @@ def test_voucher_needs_document_and_price() -> None:
 
 @pytest.fixture
 def store(tmp_path: Path) -> Iterator[SqlCipherStore]:
-    with SqlCipherStore.open(tmp_path / "v.db", DbKey.generate(source="test"),
-                             clock=FixedClock(T0)) as opened:
+    with SqlCipherStore.open(
+        tmp_path / "v.db", DbKey.generate(source="test"), clock=FixedClock(T0)
+    ) as opened:
         yield opened
 
 
@@ -99,8 +107,9 @@ def test_reprint_queue_lists_issued_not_printed(store: SqlCipherStore) -> None:
 
 @pytest.mark.parametrize("page", [RECEIPT_80, CR80])
 def test_printed_voucher(page: object) -> None:
-    view = voucher_view(new_voucher().numbered(17), casino_name="Casino Demo",
-                        card_type_label="Entrada de un día")
+    view = voucher_view(
+        new_voucher().numbered(17), casino_name="Casino Demo", card_type_label="Entrada de un día"
+    )
     rendered = render_voucher(view, page=page)  # type: ignore[arg-type]
     doc = pdfium.PdfDocument(rendered.pdf)
     try:
@@ -109,6 +118,12 @@ def test_printed_voucher(page: object) -> None:
     finally:
         doc.close()
     assert abs(width * 25.4 / 72 - page.width_mm) < 0.01  # type: ignore[attr-defined]
-    for expected in ("VOLANTE PROVISIONAL Nº 17", "DNI 12345678Z", "10,00 €",
-                     "José Ángel Muñoz", "28/11/2026 23:00", "23.4"):
+    for expected in (
+        "VOLANTE PROVISIONAL Nº 17",
+        "DNI 12345678Z",
+        "10,00 €",
+        "José Ángel Muñoz",
+        "28/11/2026 23:00",
+        "23.4",
+    ):
         assert expected in text

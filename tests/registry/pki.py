@@ -27,32 +27,56 @@ def _name(cn: str) -> x509.Name:
     return x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, cn)])
 
 
-def _cert(subject: str, key: ec.EllipticCurvePrivateKey, issuer: str,
-          issuer_key: ec.EllipticCurvePrivateKey, *, ca: bool, server: bool) -> x509.Certificate:
+def _cert(
+    subject: str,
+    key: ec.EllipticCurvePrivateKey,
+    issuer: str,
+    issuer_key: ec.EllipticCurvePrivateKey,
+    *,
+    ca: bool,
+    server: bool,
+) -> x509.Certificate:
     now = datetime.now(UTC)
     builder = (
         x509.CertificateBuilder()
-        .subject_name(_name(subject)).issuer_name(_name(issuer))
-        .public_key(key.public_key()).serial_number(x509.random_serial_number())
-        .not_valid_before(now - timedelta(hours=1)).not_valid_after(now + timedelta(days=2))
+        .subject_name(_name(subject))
+        .issuer_name(_name(issuer))
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - timedelta(hours=1))
+        .not_valid_after(now + timedelta(days=2))
         .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
     )
     if ca:
         builder = builder.add_extension(
-            x509.KeyUsage(digital_signature=True, key_cert_sign=True, crl_sign=True,
-                          content_commitment=False, key_encipherment=False,
-                          data_encipherment=False, key_agreement=False,
-                          encipher_only=False, decipher_only=False), critical=True)
+            x509.KeyUsage(
+                digital_signature=True,
+                key_cert_sign=True,
+                crl_sign=True,
+                content_commitment=False,
+                key_encipherment=False,
+                data_encipherment=False,
+                key_agreement=False,
+                encipher_only=False,
+                decipher_only=False,
+            ),
+            critical=True,
+        )
         builder = builder.add_extension(
-            x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
+            x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False
+        )
     else:
         builder = builder.add_extension(
             x509.AuthorityKeyIdentifier.from_issuer_public_key(issuer_key.public_key()),
-            critical=False)
+            critical=False,
+        )
     if server:
-        builder = builder.add_extension(x509.SubjectAlternativeName(
-            [x509.IPAddress(ipaddress.ip_address("127.0.0.1")), x509.DNSName("localhost")]),
-            critical=False)
+        builder = builder.add_extension(
+            x509.SubjectAlternativeName(
+                [x509.IPAddress(ipaddress.ip_address("127.0.0.1")), x509.DNSName("localhost")]
+            ),
+            critical=False,
+        )
     return builder.sign(issuer_key, hashes.SHA256())
 
 
@@ -74,11 +98,20 @@ def make_pki(directory: Path, label: str = "rgiaj") -> Pki:
     return Pki(
         ca=_pem(directory / "ca.pem", ca.public_bytes(enc)),
         server_cert=_pem(directory / "server.pem", server.public_bytes(enc)),
-        server_key=_pem(directory / "server.key", server_key.private_bytes(
-            enc, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())),
+        server_key=_pem(
+            directory / "server.key",
+            server_key.private_bytes(
+                enc, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+            ),
+        ),
         client_cert=_pem(directory / "client.pem", client.public_bytes(enc)),
-        client_key=_pem(directory / "client.key", client_key.private_bytes(
-            enc, serialization.PrivateFormat.PKCS8,
-            serialization.BestAvailableEncryption(passphrase.encode()))),
+        client_key=_pem(
+            directory / "client.key",
+            client_key.private_bytes(
+                enc,
+                serialization.PrivateFormat.PKCS8,
+                serialization.BestAvailableEncryption(passphrase.encode()),
+            ),
+        ),
         client_key_passphrase=passphrase,
     )

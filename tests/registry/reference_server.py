@@ -36,9 +36,10 @@ def _iso(at: datetime) -> str:
 
 
 def _envelope(body: str) -> bytes:
-    return (f'<?xml version="1.0" encoding="UTF-8"?><s:Envelope xmlns:s="{ENV}" '
-            f'xmlns:g="urn:es:rgiaj:verificacion:v1"><s:Body>{body}</s:Body></s:Envelope>'
-            ).encode()
+    return (
+        f'<?xml version="1.0" encoding="UTF-8"?><s:Envelope xmlns:s="{ENV}" '
+        f'xmlns:g="urn:es:rgiaj:verificacion:v1"><s:Body>{body}</s:Body></s:Envelope>'
+    ).encode()
 
 
 class RegisterState:
@@ -89,8 +90,12 @@ class _Handler(BaseHTTPRequestHandler):
         if fault == "500":
             return self._send(500, b"<html>Internal Server Error</html>", "text/html")
         if fault == "fault":
-            return self._send(500, _envelope(
-                "<s:Fault><faultcode>s:Server</faultcode><faultstring>busy</faultstring></s:Fault>"))
+            return self._send(
+                500,
+                _envelope(
+                    "<s:Fault><faultcode>s:Server</faultcode><faultstring>busy</faultstring></s:Fault>"
+                ),
+            )
         if fault == "malformed":
             return self._send(200, b"<s:Envelope><s:Body><unclosed></s:Body>")
         if fault == "doctype":
@@ -116,40 +121,63 @@ class _Handler(BaseHTTPRequestHandler):
 
     def _verify(self, op: ET.Element, *, extra: bool) -> bytes:
         state = self.server.state
-        dnis = [(next(c for c in p if _local(c.tag) == "dni").text or "").strip().upper()
-                for p in op if _local(p.tag) == "persona"]
+        dnis = [
+            (next(c for c in p if _local(c.tag) == "dni").text or "").strip().upper()
+            for p in op
+            if _local(p.tag) == "persona"
+        ]
         with state.lock:
             state.batch_sizes.append(len(dnis))
-            state.persons.extend({_local(c.tag): (c.text or "") for c in p}
-                                 for p in op if _local(p.tag) == "persona")
+            state.persons.extend(
+                {_local(c.tag): (c.text or "") for c in p} for p in op if _local(p.tag) == "persona"
+            )
             if extra:
                 dnis.append("00000001R")
             parts = [f"<g:idTransaccion>TX-{len(state.requests)}</g:idTransaccion>"]
             for dni in dnis:
-                code = ("COD006" if dni in state.cannot_verify
-                        else "COD001" if dni in state.listed else "COD002")
-                parts.append(f"<g:resultado><g:dni>{escape(dni)}</g:dni>"
-                             f"<g:codigo>{code}</g:codigo></g:resultado>")
-        return _envelope("<g:verificarRGIAJResponse>" + "".join(parts)
-                         + "</g:verificarRGIAJResponse>")
+                code = (
+                    "COD006"
+                    if dni in state.cannot_verify
+                    else "COD001"
+                    if dni in state.listed
+                    else "COD002"
+                )
+                parts.append(
+                    f"<g:resultado><g:dni>{escape(dni)}</g:dni>"
+                    f"<g:codigo>{code}</g:codigo></g:resultado>"
+                )
+        return _envelope(
+            "<g:verificarRGIAJResponse>" + "".join(parts) + "</g:verificarRGIAJResponse>"
+        )
 
     def _changes(self, op: ET.Element) -> bytes:
         state = self.server.state
         since_text = next((c.text or "" for c in op if _local(c.tag) == "fechaDesde"), "")
-        since = (datetime.fromisoformat(since_text.replace("Z", "+00:00"))
-                 if since_text.strip() else None)
+        since = (
+            datetime.fromisoformat(since_text.replace("Z", "+00:00"))
+            if since_text.strip()
+            else None
+        )
         with state.lock:
             now = state.now()
             selected = [c for c in state.changes if since is None or c[2] >= since]
             page = selected[: state.page_size]
             more = len(selected) > len(page)
             until = page[-1][2] if more else now
-            parts = [f"<g:fechaHasta>{_iso(until)}</g:fechaHasta>",
-                     f"<g:hayMas>{'true' if more else 'false'}</g:hayMas>"]
-            parts += [f"<g:cambio><g:dni>{dni}</g:dni><g:tipo>{kind}</g:tipo>"
-                      f"<g:fecha>{_iso(at)}</g:fecha></g:cambio>" for kind, dni, at in page]
-        return _envelope("<g:verificarCambiosRGIAJResponse>" + "".join(parts)
-                         + "</g:verificarCambiosRGIAJResponse>")
+            parts = [
+                f"<g:fechaHasta>{_iso(until)}</g:fechaHasta>",
+                f"<g:hayMas>{'true' if more else 'false'}</g:hayMas>",
+            ]
+            parts += [
+                f"<g:cambio><g:dni>{dni}</g:dni><g:tipo>{kind}</g:tipo>"
+                f"<g:fecha>{_iso(at)}</g:fecha></g:cambio>"
+                for kind, dni, at in page
+            ]
+        return _envelope(
+            "<g:verificarCambiosRGIAJResponse>"
+            + "".join(parts)
+            + "</g:verificarCambiosRGIAJResponse>"
+        )
 
     def _send(self, status: int, body: bytes, ctype: str = "text/xml; charset=utf-8") -> None:
         self.send_response(status)
@@ -177,8 +205,9 @@ class _Server(ThreadingHTTPServer):
 class ReferenceRegister:
     """Start with ``with ReferenceRegister(...) as reg:``; ``reg.url`` is the endpoint."""
 
-    def __init__(self, now: Callable[[], datetime], *, cert: str = "", key: str = "",
-                 client_ca: str = "") -> None:
+    def __init__(
+        self, now: Callable[[], datetime], *, cert: str = "", key: str = "", client_ca: str = ""
+    ) -> None:
         self.state = RegisterState(now)
         self._server = _Server(("127.0.0.1", 0), _Handler)
         self._server.state = self.state
@@ -189,8 +218,9 @@ class ReferenceRegister:
                 ctx.verify_mode = ssl.CERT_REQUIRED
                 ctx.load_verify_locations(client_ca)
             self._server.tls = ctx
-        self._thread = threading.Thread(target=self._server.serve_forever, args=(0.05,),
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=self._server.serve_forever, args=(0.05,), daemon=True
+        )
         scheme = "https" if cert else "http"
         self.url = f"{scheme}://127.0.0.1:{self._server.server_address[1]}/rgiaj/verificacion"
 

@@ -45,8 +45,9 @@ def test_import_status_check(replica: ReplicaRegistry, clock: FixedClock, tmp_pa
     assert code == 1 and payload["error"] == "REPLICA_STALE"
 
 
-def test_rejected_import_keeps_the_previous_version(replica: ReplicaRegistry,
-                                                    tmp_path: Path) -> None:
+def test_rejected_import_keeps_the_previous_version(
+    replica: ReplicaRegistry, tmp_path: Path
+) -> None:
     good = tmp_path / "good.txt"
     good.write_text("12345678Z\n")
     import_command(replica, good)
@@ -72,12 +73,13 @@ def test_sync_command(replica: ReplicaRegistry, clock: FixedClock, tmp_path: Pat
     code, payload = sync_command(fake, replica, clock)
     assert code == 0 and payload["added"] == 1 and payload["age_seconds"] == 0
     assert check_command(RegistryPolicy(clock, replica=replica), "99999999R")[1]["status"] == (
-        "LISTED")
+        "LISTED"
+    )
 
 
-def test_main_registry_commands_on_the_real_store(tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch,
-                                                  capsys: pytest.CaptureFixture[str]) -> None:
+def test_main_registry_commands_on_the_real_store(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     main = pytest.importorskip("main")
     monkeypatch.setenv("ADMISSION_DB_KEY", "registry-cli-test-key-0123456789")
     data = tmp_path / "data"

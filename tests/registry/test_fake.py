@@ -16,8 +16,11 @@ WHO = IdentityKey.of(IdKind.DNI, "ESP", "12345678Z")
 
 
 def test_script_then_listed_set(clock: FixedClock) -> None:
-    fake = FakeRegistry(clock, listed=["12345678-z"],
-                        script=["UNVERIFIABLE:REGISTRY_TIMEOUT", "NOT_LISTED", RuntimeError("x")])
+    fake = FakeRegistry(
+        clock,
+        listed=["12345678-z"],
+        script=["UNVERIFIABLE:REGISTRY_TIMEOUT", "NOT_LISTED", RuntimeError("x")],
+    )
     first = fake.check(WHO)
     assert (first.status, first.error) == (RegistryStatus.UNVERIFIABLE, "REGISTRY_TIMEOUT")
     assert fake.check(WHO).status is RegistryStatus.NOT_LISTED

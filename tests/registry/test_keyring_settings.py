@@ -54,8 +54,9 @@ def test_secrets_come_from_the_keyring(memory_keyring: MemoryKeyring) -> None:
 
 
 def test_client_from_settings(memory_keyring: MemoryKeyring, clock: FixedClock) -> None:
-    settings = Settings({"registry.online_url": "https://127.0.0.1:8443/rgiaj",
-                         "registry.timeout_seconds": 4})
+    settings = Settings(
+        {"registry.online_url": "https://127.0.0.1:8443/rgiaj", "registry.timeout_seconds": 4}
+    )
     client = client_from_settings(settings, clock)
     assert client.check  # built without touching the network
 

@@ -30,8 +30,11 @@ class Scripted:
 
 
 def online(status: RegistryStatus, error: str = "") -> Scripted:
-    return Scripted(RegistryAnswer(status, RegistrySource.ONLINE, version="T1", as_of=T0,
-                                   age_seconds=0, error=error))
+    return Scripted(
+        RegistryAnswer(
+            status, RegistrySource.ONLINE, version="T1", as_of=T0, age_seconds=0, error=error
+        )
+    )
 
 
 def replica(status: RegistryStatus, age: timedelta = timedelta(hours=1)) -> Scripted:
@@ -86,4 +89,8 @@ def test_nothing_configured_or_everything_broken_is_unverifiable() -> None:
 def test_the_answer_converts_to_the_visit_record() -> None:
     check = policy(online(U, "REGISTRY_TIMEOUT"), replica(N)).check(WHO).as_check()
     assert (check.status, check.source, check.version, check.age_seconds) == (
-        "NOT_LISTED", "REPLICA", "v1", 3600)
+        "NOT_LISTED",
+        "REPLICA",
+        "v1",
+        3600,
+    )

@@ -38,8 +38,9 @@ def test_empty_replica_is_unverifiable(replica: ReplicaRegistry) -> None:
     assert answer.source is RegistrySource.REPLICA
 
 
-def test_plain_list_import_and_check(replica: ReplicaRegistry, clock: FixedClock,
-                                     tmp_path: Path) -> None:
+def test_plain_list_import_and_check(
+    replica: ReplicaRegistry, clock: FixedClock, tmp_path: Path
+) -> None:
     path = write(tmp_path, "riaj.txt", b"# lista\n12345678Z\nX-1234567-L\n")
     result = replica.import_file(path)
     assert result.entries == 2 and result.as_of == T0 and not result.unchanged
@@ -51,9 +52,9 @@ def test_plain_list_import_and_check(replica: ReplicaRegistry, clock: FixedClock
     assert replica.check(dni("00000000T")).status is RegistryStatus.NOT_LISTED
 
 
-def test_a_bad_file_leaves_the_previous_snapshot_in_force(replica: ReplicaRegistry,
-                                                          clock: FixedClock,
-                                                          tmp_path: Path) -> None:
+def test_a_bad_file_leaves_the_previous_snapshot_in_force(
+    replica: ReplicaRegistry, clock: FixedClock, tmp_path: Path
+) -> None:
     clock.advance(timedelta(hours=1))
     replica.import_file(write(tmp_path, "a", snapshot(["12345678Z"])))
     bad = snapshot(["99999999R", "11111111H"], "v2", hours=1)
@@ -72,8 +73,8 @@ def test_a_bad_file_leaves_the_previous_snapshot_in_force(replica: ReplicaRegist
 
 
 def test_swap_replaces_everything_and_rejects_older_or_conflicting(
-        replica: ReplicaRegistry, conn: sqlite3.Connection, clock: FixedClock,
-        tmp_path: Path) -> None:
+    replica: ReplicaRegistry, conn: sqlite3.Connection, clock: FixedClock, tmp_path: Path
+) -> None:
     clock.advance(timedelta(hours=3))
     replica.import_file(write(tmp_path, "a", snapshot(["12345678Z"], "v1")))
     result = replica.import_file(write(tmp_path, "b", snapshot(["99999999R"], "v2", hours=2)))
@@ -84,19 +85,24 @@ def test_swap_replaces_everything_and_rejects_older_or_conflicting(
     assert conn.execute("SELECT count(*) FROM registry_snapshot").fetchone()[0] == 1
     again = replica.import_file(write(tmp_path, "b2", snapshot(["99999999R"], "v2", hours=2)))
     assert again.unchanged
-    for data, code in [(snapshot(["11111111H"], "v0", hours=1), "SNAPSHOT_OLDER_THAN_ACTIVE"),
-                       (snapshot(["11111111H"], "v2", hours=3), "SNAPSHOT_VERSION_CONFLICT"),
-                       (snapshot(["11111111H"], "v9", hours=48), "SNAPSHOT_FROM_THE_FUTURE")]:
+    for data, code in [
+        (snapshot(["11111111H"], "v0", hours=1), "SNAPSHOT_OLDER_THAN_ACTIVE"),
+        (snapshot(["11111111H"], "v2", hours=3), "SNAPSHOT_VERSION_CONFLICT"),
+        (snapshot(["11111111H"], "v9", hours=48), "SNAPSHOT_FROM_THE_FUTURE"),
+    ]:
         with pytest.raises(SnapshotError) as err:
             replica.import_file(write(tmp_path, "c", data))
         assert err.value.code == code
 
 
 def test_failure_inside_the_swap_transaction_rolls_back(
-        replica: ReplicaRegistry, conn: sqlite3.Connection, tmp_path: Path) -> None:
+    replica: ReplicaRegistry, conn: sqlite3.Connection, tmp_path: Path
+) -> None:
     replica.import_file(write(tmp_path, "a", snapshot(["12345678Z"], "v1")))
-    conn.execute("CREATE TRIGGER boom BEFORE UPDATE OF active ON registry_snapshot "
-                 "BEGIN SELECT RAISE(ABORT, 'disk full'); END")
+    conn.execute(
+        "CREATE TRIGGER boom BEFORE UPDATE OF active ON registry_snapshot "
+        "BEGIN SELECT RAISE(ABORT, 'disk full'); END"
+    )
     with pytest.raises(SnapshotError) as err:
         replica.import_file(write(tmp_path, "b", snapshot(["99999999R"], "v2", hours=1)))
     assert err.value.code == "REPLICA_WRITE_FAILED"
@@ -105,17 +111,22 @@ def test_failure_inside_the_swap_transaction_rolls_back(
     assert replica.check(dni("99999999R")).status is RegistryStatus.NOT_LISTED
 
 
-def test_change_feed_is_idempotent_and_moves_the_age(replica: ReplicaRegistry,
-                                                     clock: FixedClock, tmp_path: Path) -> None:
+def test_change_feed_is_idempotent_and_moves_the_age(
+    replica: ReplicaRegistry, clock: FixedClock, tmp_path: Path
+) -> None:
     replica.import_file(write(tmp_path, "a", snapshot(["12345678Z", "11111111H"])))
     since = replica.feed_since()
     assert since == T0
-    page = FeedPage(since, T0 + timedelta(hours=4), (
-        feed_entry("A", "99999999R", T0 + timedelta(hours=1)),
-        feed_entry("B", "11111111H", T0 + timedelta(hours=2)),
-        feed_entry("A", "22222222J", T0 + timedelta(hours=3)),
-        feed_entry("B", "22222222J", T0 + timedelta(hours=3)),
-    ))
+    page = FeedPage(
+        since,
+        T0 + timedelta(hours=4),
+        (
+            feed_entry("A", "99999999R", T0 + timedelta(hours=1)),
+            feed_entry("B", "11111111H", T0 + timedelta(hours=2)),
+            feed_entry("A", "22222222J", T0 + timedelta(hours=3)),
+            feed_entry("B", "22222222J", T0 + timedelta(hours=3)),
+        ),
+    )
     first = replica.apply_feed(page)
     assert (first.added, first.removed) == (2, 2)
     second = replica.apply_feed(page)  # the same page again: same final state
@@ -141,21 +152,33 @@ def test_feed_gaps_and_stale_pages_are_rejected(replica: ReplicaRegistry, tmp_pa
     assert err.value.code == "FEED_GAP"
     replica.apply_feed(FeedPage(T0, later, ()))
     with pytest.raises(SnapshotError) as err:
-        replica.apply_feed(FeedPage(T0, T0 + timedelta(hours=1),
-                                    (feed_entry("B", "12345678Z", T0 + timedelta(hours=1)),)))
+        replica.apply_feed(
+            FeedPage(
+                T0,
+                T0 + timedelta(hours=1),
+                (feed_entry("B", "12345678Z", T0 + timedelta(hours=1)),),
+            )
+        )
     assert err.value.code == "FEED_OUT_OF_ORDER"
     assert replica.check(dni("12345678Z")).status is RegistryStatus.LISTED
 
 
 def test_feed_resumes_after_an_interrupted_apply(
-        replica: ReplicaRegistry, conn: sqlite3.Connection, tmp_path: Path) -> None:
+    replica: ReplicaRegistry, conn: sqlite3.Connection, tmp_path: Path
+) -> None:
     replica.import_file(write(tmp_path, "a", snapshot(["12345678Z"])))
-    page = FeedPage(T0, T0 + timedelta(hours=2), (
-        feed_entry("A", "99999999R", T0 + timedelta(hours=1)),
-        feed_entry("A", "11111111H", T0 + timedelta(hours=1)),
-    ))
-    conn.execute("CREATE TRIGGER boom BEFORE UPDATE OF feed_as_of ON registry_snapshot "
-                 "BEGIN SELECT RAISE(ABORT, 'killed'); END")
+    page = FeedPage(
+        T0,
+        T0 + timedelta(hours=2),
+        (
+            feed_entry("A", "99999999R", T0 + timedelta(hours=1)),
+            feed_entry("A", "11111111H", T0 + timedelta(hours=1)),
+        ),
+    )
+    conn.execute(
+        "CREATE TRIGGER boom BEFORE UPDATE OF feed_as_of ON registry_snapshot "
+        "BEGIN SELECT RAISE(ABORT, 'killed'); END"
+    )
     with pytest.raises(SnapshotError):
         replica.apply_feed(page)
     assert replica.check(dni("99999999R")).status is RegistryStatus.NOT_LISTED  # all or nothing

@@ -26,23 +26,28 @@ def key() -> Ed25519PrivateKey:
 
 
 def public_hex(key: Ed25519PrivateKey) -> str:
-    return key.public_key().public_bytes(serialization.Encoding.Raw,
-                                         serialization.PublicFormat.Raw).hex()
+    return (
+        key.public_key()
+        .public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+        .hex()
+    )
 
 
-def test_signed_snapshot_imports(key: Ed25519PrivateKey, conn: sqlite3.Connection,
-                                 clock: FixedClock, tmp_path: Path) -> None:
+def test_signed_snapshot_imports(
+    key: Ed25519PrivateKey, conn: sqlite3.Connection, clock: FixedClock, tmp_path: Path
+) -> None:
     replica = ReplicaRegistry(conn, clock, verifier=Ed25519Verifier.from_text(public_hex(key)))
     path = tmp_path / "s"
-    path.write_bytes(render_snapshot(["12345678Z"], version="v1", as_of=T0, salt=SALT,
-                                     sign=key.sign))
+    path.write_bytes(
+        render_snapshot(["12345678Z"], version="v1", as_of=T0, salt=SALT, sign=key.sign)
+    )
     assert replica.import_file(path).signed
 
 
 @pytest.mark.parametrize("case", ["unsigned", "other-key", "plain-list", "tampered"])
-def test_bad_or_missing_signatures_are_refused(key: Ed25519PrivateKey, conn: sqlite3.Connection,
-                                               clock: FixedClock, tmp_path: Path,
-                                               case: str) -> None:
+def test_bad_or_missing_signatures_are_refused(
+    key: Ed25519PrivateKey, conn: sqlite3.Connection, clock: FixedClock, tmp_path: Path, case: str
+) -> None:
     replica = ReplicaRegistry(conn, clock, verifier=Ed25519Verifier.from_text(public_hex(key)))
     sign = {"unsigned": None, "other-key": Ed25519PrivateKey.generate().sign}.get(case, key.sign)
     data = render_snapshot(["12345678Z"], version="v1", as_of=T0, salt=SALT, sign=sign)
@@ -62,8 +67,11 @@ def test_bad_or_missing_signatures_are_refused(key: Ed25519PrivateKey, conn: sql
 
 def test_public_key_formats(key: Ed25519PrivateKey) -> None:
     raw = bytes.fromhex(public_hex(key))
-    pem = key.public_key().public_bytes(serialization.Encoding.PEM,
-                                        serialization.PublicFormat.SubjectPublicKeyInfo).decode()
+    pem = (
+        key.public_key()
+        .public_bytes(serialization.Encoding.PEM, serialization.PublicFormat.SubjectPublicKeyInfo)
+        .decode()
+    )
     for text in (raw.hex(), base64.b64encode(raw).decode(), pem):
         assert Ed25519Verifier.from_text(text).verify(b"m", key.sign(b"m"))
     with pytest.raises(ConfigError):

@@ -88,9 +88,15 @@ def test_truncated_file_is_rejected_wherever_it_is_cut() -> None:
         with pytest.raises(SnapshotError) as err:
             parse_snapshot(lines(data[:cut]), LOCAL)
         assert err.value.code in {
-            "SNAPSHOT_TRUNCATED", "SNAPSHOT_MALFORMED_LINE", "SNAPSHOT_HEADER_MISSING",
-            "SNAPSHOT_BAD_HEADER", "SNAPSHOT_UNKNOWN_FORMAT", "SNAPSHOT_UNKNOWN_SCHEME",
-            "SNAPSHOT_BAD_SALT", "SNAPSHOT_CHECKSUM_MISMATCH", "SNAPSHOT_EMPTY",
+            "SNAPSHOT_TRUNCATED",
+            "SNAPSHOT_MALFORMED_LINE",
+            "SNAPSHOT_HEADER_MISSING",
+            "SNAPSHOT_BAD_HEADER",
+            "SNAPSHOT_UNKNOWN_FORMAT",
+            "SNAPSHOT_UNKNOWN_SCHEME",
+            "SNAPSHOT_BAD_SALT",
+            "SNAPSHOT_CHECKSUM_MISMATCH",
+            "SNAPSHOT_EMPTY",
         }, cut
 
 
@@ -143,10 +149,13 @@ def test_any_set_of_numbers_round_trips(numbers: set[str]) -> None:
 def test_feed_lines_parse_and_normalise() -> None:
     page = parse_feed_lines(
         ["# cambios", "A 12345678-z 2026-11-29T10:00:00Z", "B;X1234567L;2026-11-29T11:00:00+01:00"],
-        since=T0, as_of=T0 + timedelta(hours=12),
+        since=T0,
+        as_of=T0 + timedelta(hours=12),
     )
     assert [(e.action, e.number) for e in page.entries] == [
-        (FeedAction.ADDED, "12345678Z"), (FeedAction.REMOVED, "X1234567L")]
+        (FeedAction.ADDED, "12345678Z"),
+        (FeedAction.REMOVED, "X1234567L"),
+    ]
     assert page.entries[1].at == datetime(2026, 11, 29, 10, 0, tzinfo=UTC)
 
 

@@ -38,8 +38,9 @@ def other_pki(tmp_path_factory: pytest.TempPathFactory) -> Pki:
 
 @pytest.fixture
 def register(pki: Pki, clock: FixedClock) -> Iterator[ReferenceRegister]:
-    with ReferenceRegister(clock.now, cert=str(pki.server_cert), key=str(pki.server_key),
-                           client_ca=str(pki.ca)) as reg:
+    with ReferenceRegister(
+        clock.now, cert=str(pki.server_cert), key=str(pki.server_key), client_ca=str(pki.ca)
+    ) as reg:
         reg.state.listed.add("12345678Z")
         reg.state.cannot_verify.add("X1234567L")
         reg.state.credentials = ("casino01", "s3cret")
@@ -55,19 +56,33 @@ class Sleeps:
 
 
 def settings_for(url: str, pki: Pki, **kw: object) -> SoapClientSettings:
-    base = SoapClientSettings(endpoint=url, ca_file=str(pki.ca), client_cert=str(pki.client_cert),
-                              client_key=str(pki.client_key), username="casino01",
-                              timeout_s=1.0, deadline_s=3.0, max_attempts=3, backoff_s=0.01)
+    base = SoapClientSettings(
+        endpoint=url,
+        ca_file=str(pki.ca),
+        client_cert=str(pki.client_cert),
+        client_key=str(pki.client_key),
+        username="casino01",
+        timeout_s=1.0,
+        deadline_s=3.0,
+        max_attempts=3,
+        backoff_s=0.01,
+    )
     return replace(base, **kw)  # type: ignore[arg-type]
 
 
 CREDS = Credentials(password="s3cret", key_passphrase="key-passphrase")
 
 
-def client(register: ReferenceRegister, pki: Pki, clock: FixedClock,
-           sleep: Sleeps | None = None, **kw: object) -> RgiajSoapClient:
-    return RgiajSoapClient(settings_for(register.url, pki, **kw), clock, CREDS,
-                           sleep=sleep or Sleeps())
+def client(
+    register: ReferenceRegister,
+    pki: Pki,
+    clock: FixedClock,
+    sleep: Sleeps | None = None,
+    **kw: object,
+) -> RgiajSoapClient:
+    return RgiajSoapClient(
+        settings_for(register.url, pki, **kw), clock, CREDS, sleep=sleep or Sleeps()
+    )
 
 
 def test_codes_map_to_statuses(register: ReferenceRegister, pki: Pki, clock: FixedClock) -> None:
@@ -80,8 +95,9 @@ def test_codes_map_to_statuses(register: ReferenceRegister, pki: Pki, clock: Fix
     assert cannot.status is U and cannot.error == "REGISTRY_CANNOT_VERIFY"
 
 
-def test_batches_of_at_most_the_configured_size(register: ReferenceRegister, pki: Pki,
-                                                clock: FixedClock) -> None:
+def test_batches_of_at_most_the_configured_size(
+    register: ReferenceRegister, pki: Pki, clock: FixedClock
+) -> None:
     c = client(register, pki, clock, batch_size=100)
     persons = [PersonQuery(f"{n:08d}X", nombre="Ana", apellido1="Pérez") for n in range(250)]
     persons.append(PersonQuery("12345678Z"))
@@ -91,18 +107,21 @@ def test_batches_of_at_most_the_configured_size(register: ReferenceRegister, pki
     assert answers["00000007X"].status is N
 
 
-def test_wrong_password_is_not_retried(register: ReferenceRegister, pki: Pki,
-                                       clock: FixedClock) -> None:
+def test_wrong_password_is_not_retried(
+    register: ReferenceRegister, pki: Pki, clock: FixedClock
+) -> None:
     sleeps = Sleeps()
-    c = RgiajSoapClient(settings_for(register.url, pki), clock,
-                        replace(CREDS, password="wrong"), sleep=sleeps)
+    c = RgiajSoapClient(
+        settings_for(register.url, pki), clock, replace(CREDS, password="wrong"), sleep=sleeps
+    )
     answer = c.check(dni("12345678Z"))
     assert answer.error == "REGISTRY_HTTP_ERROR" and c.attempts == 1 and sleeps.calls == []
 
 
 @pytest.mark.parametrize("fault", ["500", "fault", "drop"])
-def test_transient_faults_are_retried_with_backoff(register: ReferenceRegister, pki: Pki,
-                                                   clock: FixedClock, fault: str) -> None:
+def test_transient_faults_are_retried_with_backoff(
+    register: ReferenceRegister, pki: Pki, clock: FixedClock, fault: str
+) -> None:
     sleeps = Sleeps()
     register.state.faults.extend([fault, fault])
     c = client(register, pki, clock, sleeps)
@@ -117,12 +136,17 @@ def test_retries_are_bounded(register: ReferenceRegister, pki: Pki, clock: Fixed
     assert (answer.status, answer.error, c.attempts) == (U, "REGISTRY_HTTP_5XX", 3)
 
 
-@pytest.mark.parametrize(("fault", "code"), [("malformed", "REGISTRY_MALFORMED"),
-                                             ("doctype", "REGISTRY_MALFORMED"),
-                                             ("extra_person", "REGISTRY_UNEXPECTED_PERSON")])
-def test_bad_answers_are_rejected_and_not_retried(register: ReferenceRegister, pki: Pki,
-                                                  clock: FixedClock, fault: str,
-                                                  code: str) -> None:
+@pytest.mark.parametrize(
+    ("fault", "code"),
+    [
+        ("malformed", "REGISTRY_MALFORMED"),
+        ("doctype", "REGISTRY_MALFORMED"),
+        ("extra_person", "REGISTRY_UNEXPECTED_PERSON"),
+    ],
+)
+def test_bad_answers_are_rejected_and_not_retried(
+    register: ReferenceRegister, pki: Pki, clock: FixedClock, fault: str, code: str
+) -> None:
     register.state.faults.append(fault)
     c = client(register, pki, clock)
     answer = c.check(dni("12345678Z"))
@@ -130,15 +154,18 @@ def test_bad_answers_are_rejected_and_not_retried(register: ReferenceRegister, p
 
 
 def test_an_answer_for_someone_not_asked_rejects_the_whole_batch(
-        register: ReferenceRegister, pki: Pki, clock: FixedClock) -> None:
+    register: ReferenceRegister, pki: Pki, clock: FixedClock
+) -> None:
     register.state.faults.append("extra_person")
-    answers = client(register, pki, clock).verify([PersonQuery("12345678Z"),
-                                                   PersonQuery("99999999R")])
+    answers = client(register, pki, clock).verify(
+        [PersonQuery("12345678Z"), PersonQuery("99999999R")]
+    )
     assert {a.error for a in answers.values()} == {"REGISTRY_UNEXPECTED_PERSON"}
 
 
-def test_slow_answer_times_out_within_the_deadline(register: ReferenceRegister, pki: Pki,
-                                                   clock: FixedClock) -> None:
+def test_slow_answer_times_out_within_the_deadline(
+    register: ReferenceRegister, pki: Pki, clock: FixedClock
+) -> None:
     import time
 
     register.state.faults.extend(["slow:1.5", "slow:1.5", "slow:1.5"])
@@ -149,10 +176,10 @@ def test_slow_answer_times_out_within_the_deadline(register: ReferenceRegister, 
     assert c.attempts <= 3
 
 
-def test_a_wrong_server_certificate_is_refused(pki: Pki, other_pki: Pki,
-                                               clock: FixedClock) -> None:
-    with ReferenceRegister(clock.now, cert=str(other_pki.server_cert),
-                           key=str(other_pki.server_key)) as impostor:
+def test_a_wrong_server_certificate_is_refused(pki: Pki, other_pki: Pki, clock: FixedClock) -> None:
+    with ReferenceRegister(
+        clock.now, cert=str(other_pki.server_cert), key=str(other_pki.server_key)
+    ) as impostor:
         impostor.state.listed.add("12345678Z")
         c = RgiajSoapClient(settings_for(impostor.url, pki), clock, CREDS, sleep=Sleeps())
         answer = c.check(dni("12345678Z"))
@@ -160,10 +187,12 @@ def test_a_wrong_server_certificate_is_refused(pki: Pki, other_pki: Pki,
     assert impostor.state.requests == []
 
 
-def test_without_the_client_certificate_the_server_refuses(register: ReferenceRegister,
-                                                           pki: Pki, clock: FixedClock) -> None:
-    c = RgiajSoapClient(settings_for(register.url, pki, client_cert="", client_key=""), clock,
-                        CREDS, sleep=Sleeps())
+def test_without_the_client_certificate_the_server_refuses(
+    register: ReferenceRegister, pki: Pki, clock: FixedClock
+) -> None:
+    c = RgiajSoapClient(
+        settings_for(register.url, pki, client_cert="", client_key=""), clock, CREDS, sleep=Sleeps()
+    )
     answer = c.check(dni("12345678Z"))
     assert answer.status is U and answer.error in {"REGISTRY_TLS", "REGISTRY_CONNECTION"}
     assert register.state.requests == []
@@ -185,22 +214,25 @@ def test_configuration_errors(pki: Pki, clock: FixedClock) -> None:
         RgiajSoapClient(SoapClientSettings("http://example.org/x"), clock)
     assert err.value.code == "REGISTRY_ENDPOINT"
     with pytest.raises(ConfigError) as err:
-        RgiajSoapClient(settings_for("https://127.0.0.1:1/x", pki), clock,
-                        Credentials(key_passphrase="wrong"))
+        RgiajSoapClient(
+            settings_for("https://127.0.0.1:1/x", pki), clock, Credentials(key_passphrase="wrong")
+        )
     assert err.value.code == "REGISTRY_CLIENT_CERT"
 
 
 def test_connection_refused_is_unverifiable(pki: Pki, clock: FixedClock, tmp_path: Path) -> None:
-    c = RgiajSoapClient(settings_for("https://127.0.0.1:9/x", pki, max_attempts=2), clock, CREDS,
-                        sleep=Sleeps())
+    c = RgiajSoapClient(
+        settings_for("https://127.0.0.1:9/x", pki, max_attempts=2), clock, CREDS, sleep=Sleeps()
+    )
     answer = c.check(dni("12345678Z"))
     assert (answer.status, answer.error, c.attempts) == (U, "REGISTRY_CONNECTION", 2)
     with pytest.raises(RegistryClientError):
         c.changes_since(None)
 
 
-def test_the_desk_s_person_details_travel_with_the_number(register: ReferenceRegister,
-                                                            pki: Pki, clock: FixedClock) -> None:
+def test_the_desk_s_person_details_travel_with_the_number(
+    register: ReferenceRegister, pki: Pki, clock: FixedClock
+) -> None:
     from datetime import date
 
     from admission.registry import PersonDetails

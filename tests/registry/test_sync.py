@@ -30,13 +30,13 @@ BOB = IdentityKey.of(IdKind.DNI, "ESP", "99999999R")
 
 def seed(replica: ReplicaRegistry, tmp_path: Path) -> None:
     path = tmp_path / "snap"
-    path.write_bytes(render_snapshot(["12345678Z"], version="2026-11-29", as_of=T0,
-                                     salt=b"s" * 16))
+    path.write_bytes(render_snapshot(["12345678Z"], version="2026-11-29", as_of=T0, salt=b"s" * 16))
     replica.import_file(path)
 
 
-def test_sync_once_reports_success_and_failure(replica: ReplicaRegistry, clock: FixedClock,
-                                               tmp_path: Path) -> None:
+def test_sync_once_reports_success_and_failure(
+    replica: ReplicaRegistry, clock: FixedClock, tmp_path: Path
+) -> None:
     seed(replica, tmp_path)
     fake = FakeRegistry(clock)
     seen: list[SyncStatus] = []
@@ -56,13 +56,13 @@ def test_sync_once_reports_success_and_failure(replica: ReplicaRegistry, clock: 
     assert [s.last_error for s in seen] == ["", "REGISTRY_TIMEOUT"]
 
 
-def test_thread_starts_pulls_and_stops_promptly(replica: ReplicaRegistry, clock: FixedClock,
-                                                tmp_path: Path) -> None:
+def test_thread_starts_pulls_and_stops_promptly(
+    replica: ReplicaRegistry, clock: FixedClock, tmp_path: Path
+) -> None:
     seed(replica, tmp_path)
     fake = FakeRegistry(clock)
     pulled = threading.Event()
-    sync = RegistrySync(fake, replica, clock, interval_s=3600,
-                        on_status=lambda s: pulled.set())
+    sync = RegistrySync(fake, replica, clock, interval_s=3600, on_status=lambda s: pulled.set())
     sync.start()
     assert pulled.wait(5) and sync.status().running
     pulled.clear()
@@ -80,23 +80,35 @@ def pki(tmp_path_factory: pytest.TempPathFactory) -> Pki:
 
 @pytest.fixture
 def register(pki: Pki, clock: FixedClock) -> Iterator[ReferenceRegister]:
-    with ReferenceRegister(clock.now, cert=str(pki.server_cert), key=str(pki.server_key),
-                           client_ca=str(pki.ca)) as reg:
+    with ReferenceRegister(
+        clock.now, cert=str(pki.server_cert), key=str(pki.server_key), client_ca=str(pki.ca)
+    ) as reg:
         reg.state.listed.add("12345678Z")
         yield reg
 
 
 def soap(register: ReferenceRegister, pki: Pki, clock: FixedClock) -> RgiajSoapClient:
-    settings = SoapClientSettings(register.url, ca_file=str(pki.ca),
-                                  client_cert=str(pki.client_cert), client_key=str(pki.client_key),
-                                  timeout_s=0.5, deadline_s=1.0, backoff_s=0.01)
-    return RgiajSoapClient(settings, clock, Credentials(key_passphrase="key-passphrase"),
-                           sleep=lambda s: None)
+    settings = SoapClientSettings(
+        register.url,
+        ca_file=str(pki.ca),
+        client_cert=str(pki.client_cert),
+        client_key=str(pki.client_key),
+        timeout_s=0.5,
+        deadline_s=1.0,
+        backoff_s=0.01,
+    )
+    return RgiajSoapClient(
+        settings, clock, Credentials(key_passphrase="key-passphrase"), sleep=lambda s: None
+    )
 
 
 def test_listed_person_added_mid_day_reaches_the_replica(
-        register: ReferenceRegister, pki: Pki, replica: ReplicaRegistry, clock: FixedClock,
-        tmp_path: Path) -> None:
+    register: ReferenceRegister,
+    pki: Pki,
+    replica: ReplicaRegistry,
+    clock: FixedClock,
+    tmp_path: Path,
+) -> None:
     seed(replica, tmp_path)  # this morning's snapshot: Bob is not in it
     client = soap(register, pki, clock)
     sync = RegistrySync(client, replica, clock)
@@ -122,8 +134,12 @@ def test_listed_person_added_mid_day_reaches_the_replica(
 
 
 def test_dropped_connection_during_the_feed_changes_nothing(
-        register: ReferenceRegister, pki: Pki, replica: ReplicaRegistry, clock: FixedClock,
-        tmp_path: Path) -> None:
+    register: ReferenceRegister,
+    pki: Pki,
+    replica: ReplicaRegistry,
+    clock: FixedClock,
+    tmp_path: Path,
+) -> None:
     seed(replica, tmp_path)
     register.state.add("99999999R", T0 + timedelta(hours=1))
     clock.advance(timedelta(hours=2))

@@ -30,9 +30,14 @@ TD1 = (
 )
 
 
-def reader(chunks: list[str], rng: random.Random, *, t0: float = 10.0,
-           key: tuple[float, float] = (0.002, 0.008),
-           pause: tuple[float, float] = (0.04, 0.12)) -> list[list[object]]:
+def reader(
+    chunks: list[str],
+    rng: random.Random,
+    *,
+    t0: float = 10.0,
+    key: tuple[float, float] = (0.002, 0.008),
+    pause: tuple[float, float] = (0.04, 0.12),
+) -> list[list[object]]:
     """Each chunk typed at reader speed, a pause after each chunk but the last."""
     out: list[list[object]] = []
     t = t0
@@ -62,20 +67,26 @@ def bursts() -> dict[str, list[list[object]]]:
         "td3_crlf": reader([TD3[0] + "\r\n", TD3[1] + "\r\n"], rng),
         "td1_cr_only": reader([TD1[0] + "\r", TD1[1] + "\r", TD1[2] + "\r"], rng),
         "td2_lf_stx_etx": reader(["\x02" + TD2[0] + "\n", TD2[1] + "\n\x03"], rng),
-        "td3_aim_and_reader_codes": reader(["]Q0OCR\r" + TD3[0] + "\r",
-                                            TD3[1] + "\r", "OK\r"], rng),
-        "td3_split_lines": reader([TD3[0][:20] + "\r", TD3[0][20:] + "\r",
-                                   TD3[1][:30] + "\r", TD3[1][30:] + "\r"], rng,
-                                  pause=(0.15, 0.2)),
+        "td3_aim_and_reader_codes": reader(
+            ["]Q0OCR\r" + TD3[0] + "\r", TD3[1] + "\r", "OK\r"], rng
+        ),
+        "td3_split_lines": reader(
+            [TD3[0][:20] + "\r", TD3[0][20:] + "\r", TD3[1][:30] + "\r", TD3[1][30:] + "\r"],
+            rng,
+            pause=(0.15, 0.2),
+        ),
         "td1_no_terminators": reader(["".join(TD1)], rng, key=(0.0005, 0.001)),
-        "serial_chunks_td3": [[c, 3.0 + 0.02 * (i // 16)]
-                              for i, c in enumerate("\r\n".join(TD3) + "\r\n")],
+        "serial_chunks_td3": [
+            [c, 3.0 + 0.02 * (i // 16)] for i, c in enumerate("\r\n".join(TD3) + "\r\n")
+        ],
         "human_typing_fast": person(TD3[0], rng),
         "td3_cut_in_half": reader([td3_cut], rng),
-        "hostile_control_chars": reader([TD3[0][:10] + "\x1b[2J\x00" + TD3[0][10:] + "\r",
-                                         TD3[1] + "\r"], rng),
-        "hostile_10000": [["<" if i % 3 else "A", round(10.0 + i * 0.001, 4)]
-                          for i in range(10_000)],
+        "hostile_control_chars": reader(
+            [TD3[0][:10] + "\x1b[2J\x00" + TD3[0][10:] + "\r", TD3[1] + "\r"], rng
+        ),
+        "hostile_10000": [
+            ["<" if i % 3 else "A", round(10.0 + i * 0.001, 4)] for i in range(10_000)
+        ],
         "card_code_wedge": reader(["ADM1-MAD01-1234567-7QX2KD9M\r"], rng),
         "markup_burst": reader(["<b>ADMIT</b><img src=x onerror=alert(1)>\r"], rng),
     }

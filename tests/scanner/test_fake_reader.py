@@ -35,8 +35,12 @@ def test_replay_script_with_loss_and_reconnect() -> None:
     )
     events = list(reader.listen(threading.Event()))
     kinds = [type(e).__name__ for e in events]
-    assert kinds[:4] == ["MrzScanned", "ReaderStatusChanged", "ReaderStatusChanged",
-                         "BurstDiscarded"]
+    assert kinds[:4] == [
+        "MrzScanned",
+        "ReaderStatusChanged",
+        "ReaderStatusChanged",
+        "BurstDiscarded",
+    ]
     assert isinstance(events[3], BurstDiscarded) and events[3].code == BURST_PARTIAL
     typed = "".join(e.text for e in events if isinstance(e, Passthrough))
     assert typed == "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<"
@@ -66,7 +70,7 @@ def test_preflight_reports_scripted_status() -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ['{"a": 1}', '[["ab", 1.0]]', '[["a"]]', '[[1, 2]]', '[["a", "x"]]']
+    "text", ['{"a": 1}', '[["ab", 1.0]]', '[["a"]]', "[[1, 2]]", '[["a", "x"]]']
 )
 def test_bad_recordings_are_refused(tmp_path: Path, text: str) -> None:
     path = tmp_path / "bad.json"

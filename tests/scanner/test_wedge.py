@@ -10,9 +10,9 @@ from hardware.scanner.wedge import WedgeFeeder, WedgeResult
 Loader = Callable[[str], list[tuple[str, float]]]
 
 
-def drive(feeder: WedgeFeeder[int], events: list[tuple[str, float]]) -> tuple[
-    list[int], list[int], list[object]
-]:
+def drive(
+    feeder: WedgeFeeder[int], events: list[tuple[str, float]]
+) -> tuple[list[int], list[int], list[object]]:
     """Returns (swallowed key ids, released key ids in order, burst events)."""
     swallowed: list[int] = []
     released: list[int] = []

@@ -120,19 +120,29 @@ def test_keys_through_the_window_like_real_input(qtbot, rig) -> None:  # type: i
     assert window is not None
     for i, char in enumerate("hola"):
         clock.t = 1.0 + i * 0.2  # a person
-        QApplication.sendEvent(window, QKeyEvent(QEvent.Type.KeyPress, Qt.Key(ord(char.upper())),
-                                                 Qt.KeyboardModifier.NoModifier, char))
+        QApplication.sendEvent(
+            window,
+            QKeyEvent(
+                QEvent.Type.KeyPress,
+                Qt.Key(ord(char.upper())),
+                Qt.KeyboardModifier.NoModifier,
+                char,
+            ),
+        )
     clock.t += 1.0
     filt.poll_now()
     assert edit.text() == "hola"
     seen: list[object] = []
     filt.mrz_scanned.connect(seen.append)
-    for i, char in enumerate("\r".join(("I<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<",
-                                        "D231458907UTO7408122F1204159<<<<<<<6")) + "\r"):
+    for i, char in enumerate(
+        "\r".join(("I<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<", "D231458907UTO7408122F1204159<<<<<<<6"))
+        + "\r"
+    ):
         clock.t = 10.0 + i * 0.004  # a reader
         key = Qt.Key.Key_Return if char == "\r" else Qt.Key.Key_unknown
-        QApplication.sendEvent(window, QKeyEvent(QEvent.Type.KeyPress, key,
-                                                 Qt.KeyboardModifier.NoModifier, char))
+        QApplication.sendEvent(
+            window, QKeyEvent(QEvent.Type.KeyPress, key, Qt.KeyboardModifier.NoModifier, char)
+        )
     clock.t += 1.0
     filt.poll_now()
     assert edit.text() == "hola"

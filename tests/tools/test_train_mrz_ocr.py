@@ -53,7 +53,8 @@ def test_a_grid_on_the_text_is_kept_and_one_off_by_a_character_is_not() -> None:
         grey, truth, _lines = _placed(turn)
         band = next(b for b in find_bands(grey) if b.lines == 2)
         found_upright = np.linalg.norm(band.quad[0] - truth[0]) < np.linalg.norm(
-            band.quad[0] - truth[2])
+            band.quad[0] - truth[2]
+        )
         image = band.image if found_upright else cv2.rotate(band.image, cv2.ROTATE_180)
         seg = segment(image, 2)
         assert seg is not None and seg.line_length == 44 and seg.centres is not None

@@ -51,8 +51,9 @@ def dispatch(args: argparse.Namespace, build_app: AppFactory) -> Result:
         from hardware.mrz.cli import watch_document_command
 
         today = madrid_date(SystemClock().now())
-        code, text = watch_document_command(args.source, max_frames=max(1, args.max_frames),
-                                            today=today)
+        code, text = watch_document_command(
+            args.source, max_frames=max(1, args.max_frames), today=today
+        )
         print(text)
         return code, None
 
@@ -81,8 +82,7 @@ def parse_mrz_command(args: argparse.Namespace) -> Result:
     from admission.mrz import parse_mrz
 
     try:
-        today = date.fromisoformat(args.today) if args.today else madrid_date(
-            SystemClock().now())
+        today = date.fromisoformat(args.today) if args.today else madrid_date(SystemClock().now())
     except ValueError:
         return 2, {"error": "BAD_DATE", "message": "--today must be YYYY-MM-DD"}
     result = parse_mrz(list(args.lines), today=today)
@@ -111,10 +111,16 @@ def document_from_args(args: argparse.Namespace, today: date) -> tuple[Any, Payl
             return None, refused(["DOCUMENT_INVALID"], errors=["MANUAL_BAD_DATE"])
         try:
             doc = manual_document(
-                doc_type=DocumentType(args.doc_type), issuer=args.issuer,
-                number=args.number or "", surname=args.surname or "",
-                given_names=args.given_names, birth_date=birth, expiry_date=expiry,
-                nationality=args.nationality, sex=args.sex, today=today,
+                doc_type=DocumentType(args.doc_type),
+                issuer=args.issuer,
+                number=args.number or "",
+                surname=args.surname or "",
+                given_names=args.given_names,
+                birth_date=birth,
+                expiry_date=expiry,
+                nationality=args.nationality,
+                sex=args.sex,
+                today=today,
             )
         except DocumentError as exc:
             return None, refused(["DOCUMENT_INVALID"], errors=[exc.code], field=exc.field)
@@ -125,8 +131,14 @@ def document_from_args(args: argparse.Namespace, today: date) -> tuple[Any, Payl
 
 
 def refused(reasons: list[str], **extra: Any) -> dict[str, Any]:
-    return {"verdict": "DENY", "reasons": reasons, "file_number": None, "card_number": None,
-            "card_pdf": None, **extra}
+    return {
+        "verdict": "DENY",
+        "reasons": reasons,
+        "file_number": None,
+        "card_number": None,
+        "card_pdf": None,
+        **extra,
+    }
 
 
 def admit_command(args: argparse.Namespace, app: Any) -> Result:
@@ -134,8 +146,9 @@ def admit_command(args: argparse.Namespace, app: Any) -> Result:
     document, problem = document_from_args(args, today)
     if problem is not None:
         return (2 if problem.get("error") == "USAGE" else 1), problem
-    result = app.desk.admit(document, operator=args.operator, card_type=args.card_type,
-                            authorised_by=args.authorised_by)
+    result = app.desk.admit(
+        document, operator=args.operator, card_type=args.card_type, authorised_by=args.authorised_by
+    )
     card_pdf = None
     if result.card is not None and not args.no_pdf:
         card_pdf = str(app.render_card(result.card.number))
@@ -159,16 +172,23 @@ def admit_command(args: argparse.Namespace, app: Any) -> Result:
 # -- purge, audit, visitor show --------------------------------------------------------
 def purge_command(args: argparse.Namespace, app: Any) -> Result:
     report = app.purge()
-    return 0, {"cutoff": report.cutoff.isoformat(), "visits": report.visits,
-               "visitors": report.visitors, "observations": report.observations,
-               "cards": report.cards}
+    return 0, {
+        "cutoff": report.cutoff.isoformat(),
+        "visits": report.visits,
+        "visitors": report.visitors,
+        "observations": report.observations,
+        "cards": report.cards,
+    }
 
 
 def audit_command(args: argparse.Namespace, app: Any) -> Result:
     check = app.store.verify()
-    return (0 if check.ok else 1), {"ok": check.ok, "entries": check.entries,
-                                    "first_bad_seq": check.first_bad_seq,
-                                    "problem": check.problem}
+    return (0 if check.ok else 1), {
+        "ok": check.ok,
+        "entries": check.entries,
+        "first_bad_seq": check.first_bad_seq,
+        "problem": check.problem,
+    }
 
 
 def identity_from_text(text: str) -> IdentityKey | int:
@@ -186,8 +206,9 @@ def identity_from_text(text: str) -> IdentityKey | int:
         return IdentityKey(IdKind.DNI, "ESP", number)
     if is_valid_nie(number):
         return IdentityKey(IdKind.NIE, "ESP", number)
-    raise AdmissionError("give a file number, a DNI/NIE or KIND:COUNTRY:NUMBER",
-                         code="BAD_VISITOR_ID")
+    raise AdmissionError(
+        "give a file number, a DNI/NIE or KIND:COUNTRY:NUMBER", code="BAD_VISITOR_ID"
+    )
 
 
 def visitor_command(args: argparse.Namespace, app: Any) -> Result:
@@ -228,11 +249,25 @@ def visitor_search(args: argparse.Namespace, app: Any) -> Result:
         return 2, {"error": "BAD_QUERY", "message": "2-100 characters, limit 1-500"}
     found = app.store.search_visitors(text, args.limit)
     # The query itself may be a name: the trail keeps a keyed hash of it, not the text.
-    app.store.append(args.actor, "VISITOR_SEARCH", f"results:{len(found)}", app.clock.now(),
-                     {"query": app.store.keyed_hash(text.lower())})
-    return 0, {"visitors": [{"file_number": v.file_number, "identity": v.identity.text,
-                             "surname": v.surname, "given_names": v.given_names,
-                             "last_seen": v.last_seen.isoformat()} for v in found]}
+    app.store.append(
+        args.actor,
+        "VISITOR_SEARCH",
+        f"results:{len(found)}",
+        app.clock.now(),
+        {"query": app.store.keyed_hash(text.lower())},
+    )
+    return 0, {
+        "visitors": [
+            {
+                "file_number": v.file_number,
+                "identity": v.identity.text,
+                "surname": v.surname,
+                "given_names": v.given_names,
+                "last_seen": v.last_seen.isoformat(),
+            }
+            for v in found
+        ]
+    }
 
 
 def _visit_json(v: Any) -> dict[str, Any]:

@@ -34,17 +34,22 @@ def _seed(app: Any, people: list[DemoPerson]) -> None:
     now = app.clock.now()
     replica = ReplicaRegistry(app.store.connection, app.clock, lock=app.store.lock)
     listed = [p.dni for p in people[3:4] if p.dni]
-    replica.import_lines([b"# demo RIAJ snapshot (invented)\n",
-                          *(f"{n}\n".encode() for n in listed)])
+    replica.import_lines(
+        [b"# demo RIAJ snapshot (invented)\n", *(f"{n}\n".encode() for n in listed)]
+    )
     doc = document_from_mrz(parse_mrz(people[5].mrz(madrid_date(now)), today=madrid_date(now)))
     if not app.store.active_bans(doc.identity, now):
-        app.desk.add_ban(doc.identity, "Demo: conducta inadecuada en sala", "Director (demo)",
-                         expires_at=now + timedelta(days=90))
-    staff = document_from_mrz(parse_mrz(people[7].mrz(madrid_date(now)),
-                                        today=madrid_date(now)))
+        app.desk.add_ban(
+            doc.identity,
+            "Demo: conducta inadecuada en sala",
+            "Director (demo)",
+            expires_at=now + timedelta(days=90),
+        )
+    staff = document_from_mrz(parse_mrz(people[7].mrz(madrid_date(now)), today=madrid_date(now)))
     if app.store.staff_member(staff.identity) is None:
-        app.store.add_staff(StaffMember(staff.identity, "Crupier (demo)", StaffRole.STAFF),
-                            "Director (demo)", now)
+        app.store.add_staff(
+            StaffMember(staff.identity, "Crupier (demo)", StaffRole.STAFF), "Director (demo)", now
+        )
 
 
 def _through_camera(lines: list[str], index: int) -> tuple[list[str], str]:
@@ -81,18 +86,19 @@ def run_demo(app: Any) -> tuple[int, dict[str, Any]]:
         outcome = app.desk.admit(document_from_mrz(result), operator="demo")
         pdf = None
         if outcome.card is not None:
-            printed = printing.print_card(printing.view_for(outcome.card.number),
-                                          actor="demo")
+            printed = printing.print_card(printing.view_for(outcome.card.number), actor="demo")
             pdf = printing.printer.folder / printed.job_id if printed.printed else None
-        rows.append({
-            "visitor": f"{person.given_names} {person.surname}",
-            "read_by": read_by,
-            "verdict": outcome.verdict.outcome.value,
-            "reasons": list(outcome.verdict.codes),
-            "file_number": outcome.recorded.file_number,
-            "card_number": outcome.recorded.card_number,
-            "card_pdf": str(pdf) if pdf else None,
-        })
+        rows.append(
+            {
+                "visitor": f"{person.given_names} {person.surname}",
+                "read_by": read_by,
+                "verdict": outcome.verdict.outcome.value,
+                "reasons": list(outcome.verdict.codes),
+                "file_number": outcome.recorded.file_number,
+                "card_number": outcome.recorded.card_number,
+                "card_pdf": str(pdf) if pdf else None,
+            }
+        )
     return 0, {
         "demo": True,
         "banner": BANNER,

@@ -12,12 +12,16 @@ Result = tuple[int, dict[str, Any] | None]
 
 def print_card_command(args: argparse.Namespace, app: Any) -> Result:
     service = app.card_printing()
-    outcome = service.print_card(service.view_for(args.number), actor=args.actor,
-                                 reprint_reason=args.reason)
+    outcome = service.print_card(
+        service.view_for(args.number), actor=args.actor, reprint_reason=args.reason
+    )
     return (0 if outcome.printed else 3), {
-        "card_number": outcome.number, "printed": outcome.printed,
-        "error": outcome.code or None, "job_id": outcome.job_id,
-        "warnings": list(outcome.warnings), "printer": service.printer.name,
+        "card_number": outcome.number,
+        "printed": outcome.printed,
+        "error": outcome.code or None,
+        "job_id": outcome.job_id,
+        "warnings": list(outcome.warnings),
+        "printer": service.printer.name,
     }
 
 
@@ -30,9 +34,17 @@ def reprint_queue_command(args: argparse.Namespace, app: Any) -> Result:
     from db.print_queue import SqlPrintQueue
 
     cards = SqlPrintQueue(app.store).unprinted_cards()
-    return 0, {"cards": [{"card_number": c.number, "file_number": c.file_number,
-                          "issued_at": c.issued_at.isoformat(), "card_type": c.card_type}
-                         for c in cards]}
+    return 0, {
+        "cards": [
+            {
+                "card_number": c.number,
+                "file_number": c.file_number,
+                "issued_at": c.issued_at.isoformat(),
+                "card_type": c.card_type,
+            }
+            for c in cards
+        ]
+    }
 
 
 def leaflet_command(args: argparse.Namespace, app: Any) -> Result:
@@ -55,8 +67,12 @@ def leaflet_command(args: argparse.Namespace, app: Any) -> Result:
     return (0 if not code else 3), {"printed": not code, "error": code or None, "job_id": job}
 
 
-REGULATION = Path(__file__).resolve().parents[2] / "resources" / "regulation" / (
-    "decreto-58-2006-madrid.txt")
+REGULATION = (
+    Path(__file__).resolve().parents[2]
+    / "resources"
+    / "regulation"
+    / ("decreto-58-2006-madrid.txt")
+)
 
 
 def regulation_command(args: argparse.Namespace, app: Any) -> Result:

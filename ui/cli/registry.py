@@ -55,12 +55,22 @@ def import_command(replica: Any, path: Path) -> Result:
         result = replica.import_file(Path(path))
     except SnapshotError as exc:
         state = replica.state()
-        return 1, {"imported": False, "error": exc.code, "message": str(exc),
-                   "line": exc.line or None,
-                   "active_version": state.version if state is not None else None}
-    return 0, {"imported": True, "version": result.version, "entries": result.entries,
-               "as_of": _iso(result.as_of), "signed": result.signed,
-               "replaced": result.replaced or None, "unchanged": result.unchanged}
+        return 1, {
+            "imported": False,
+            "error": exc.code,
+            "message": str(exc),
+            "line": exc.line or None,
+            "active_version": state.version if state is not None else None,
+        }
+    return 0, {
+        "imported": True,
+        "version": result.version,
+        "entries": result.entries,
+        "as_of": _iso(result.as_of),
+        "signed": result.signed,
+        "replaced": result.replaced or None,
+        "unchanged": result.unchanged,
+    }
 
 
 def sync_command(source: Any, replica: Any, clock: Clock) -> Result:
@@ -70,15 +80,20 @@ def sync_command(source: Any, replica: Any, clock: Clock) -> Result:
 
     status = RegistrySync(source, replica, clock).sync_once()
     return (1 if status.last_error else 0), {
-        "synced": not status.last_error, "error": status.last_error or None,
-        "last_success": _iso(status.last_success), "replica_version": status.replica_version,
-        "replica_as_of": _iso(status.replica_as_of), "age_seconds": status.age_seconds,
-        "added": status.added, "removed": status.removed,
+        "synced": not status.last_error,
+        "error": status.last_error or None,
+        "last_success": _iso(status.last_success),
+        "replica_version": status.replica_version,
+        "replica_as_of": _iso(status.replica_as_of),
+        "age_seconds": status.age_seconds,
+        "added": status.added,
+        "removed": status.removed,
     }
 
 
-def status_command(replica: Any, clock: Clock, max_age: timedelta,
-                   online_configured: bool) -> Result:
+def status_command(
+    replica: Any, clock: Clock, max_age: timedelta, online_configured: bool
+) -> Result:
     state = replica.state()
     replica_json = None
     fresh = False
@@ -86,34 +101,52 @@ def status_command(replica: Any, clock: Clock, max_age: timedelta,
         age = max(0, int((clock.now() - state.as_of).total_seconds()))
         fresh = age <= max_age.total_seconds()
         replica_json = {
-            "version": state.label, "entries": state.entries, "scheme": state.scheme,
-            "snapshot_as_of": _iso(state.snapshot_as_of), "feed_as_of": _iso(state.feed_as_of),
-            "feed_applied": state.feed_applied, "as_of": _iso(state.as_of),
-            "age_seconds": age, "fresh": fresh, "signed": state.signed,
+            "version": state.label,
+            "entries": state.entries,
+            "scheme": state.scheme,
+            "snapshot_as_of": _iso(state.snapshot_as_of),
+            "feed_as_of": _iso(state.feed_as_of),
+            "feed_applied": state.feed_applied,
+            "as_of": _iso(state.as_of),
+            "age_seconds": age,
+            "fresh": fresh,
+            "signed": state.signed,
             "imported_at": _iso(state.imported_at),
         }
-    events = [{"at": _iso(at), "kind": kind, "code": code, "version": version or None}
-              for at, kind, code, version in replica.last_events(5)]
+    events = [
+        {"at": _iso(at), "kind": kind, "code": code, "version": version or None}
+        for at, kind, code, version in replica.last_events(5)
+    ]
     usable = online_configured or fresh
     return (0 if usable else 1), {
-        "usable": usable, "online_configured": online_configured, "replica": replica_json,
-        "max_age_seconds": int(max_age.total_seconds()), "events": events,
+        "usable": usable,
+        "online_configured": online_configured,
+        "replica": replica_json,
+        "max_age_seconds": int(max_age.total_seconds()),
+        "events": events,
     }
 
 
-def check_command(registry: InterdictionRegistry, number: str, kind: str = "DNI",
-                  country: str = "ESP") -> Result:
+def check_command(
+    registry: InterdictionRegistry, number: str, kind: str = "DNI", country: str = "ESP"
+) -> Result:
     try:
         identity = IdentityKey.of(IdKind(kind.upper()), country, number)
     except ValueError:
-        return 2, {"error": "BAD_IDENTITY",
-                   "message": "--id must be a document number; --kind one of "
-                              + ", ".join(k.value for k in IdKind)}
+        return 2, {
+            "error": "BAD_IDENTITY",
+            "message": "--id must be a document number; --kind one of "
+            + ", ".join(k.value for k in IdKind),
+        }
     answer = registry.check(identity)
     return (1 if answer.status is RegistryStatus.UNVERIFIABLE else 0), {
-        "status": answer.status.value, "source": answer.source.value, "scope": answer.scope,
-        "version": answer.version or None, "as_of": _iso(answer.as_of),
-        "age_seconds": answer.age_seconds, "error": answer.error or None,
+        "status": answer.status.value,
+        "source": answer.source.value,
+        "scope": answer.scope,
+        "version": answer.version or None,
+        "as_of": _iso(answer.as_of),
+        "age_seconds": answer.age_seconds,
+        "error": answer.error or None,
         "fallback_error": answer.fallback_error or None,
     }
 
@@ -130,8 +163,7 @@ def replica_of(app: Any) -> Any:
         from hardware.registry.signature import Ed25519Verifier
 
         verifier = Ed25519Verifier.from_text(key)
-    return ReplicaRegistry(app.store.connection, app.clock, verifier=verifier,
-                           lock=app.store.lock)
+    return ReplicaRegistry(app.store.connection, app.clock, verifier=verifier, lock=app.store.lock)
 
 
 def feed_source_of(app: Any) -> Any:
@@ -153,6 +185,7 @@ def dispatch(args: argparse.Namespace, app: Any) -> Result:
         return sync_command(feed_source_of(app), replica, app.clock)
     if command == "status":
         max_age = timedelta(hours=app.settings["registry.max_replica_age_hours"])
-        return status_command(replica, app.clock, max_age,
-                              bool(app.settings["registry.online_url"]))
+        return status_command(
+            replica, app.clock, max_age, bool(app.settings["registry.online_url"])
+        )
     return 2, {"error": "USAGE", "message": f"unknown registry command {command}"}

@@ -21,22 +21,29 @@ def scan_command(args: argparse.Namespace, app: Any) -> Result:
 
     if args.replay:
         try:
-            script = [step for path in args.replay
-                      for step in (load_recording(path), Pause(0.0))]
+            script = [step for path in args.replay for step in (load_recording(path), Pause(0.0))]
         except (OSError, ValueError):
             return 2, {"error": "BAD_RECORDING", "message": "not a [[char, t], ...] file"}
         reader: Any = FakeDocumentReader(script, sleep=lambda _s: None)
     else:
         reader = SerialDocumentReader(args.serial, baudrate=args.baud)
-    intake = ScanIntake(app.desk, store=app.store, clock=app.clock,
-                        card_key=app.store.secret("card_code"),
-                        casino_id=app.settings["casino.id"], actor=args.operator)
+    intake = ScanIntake(
+        app.desk,
+        store=app.store,
+        clock=app.clock,
+        card_key=app.store.secret("card_code"),
+        casino_id=app.settings["casino.id"],
+        actor=args.operator,
+    )
     stop = threading.Event()
     try:
         for event in reader.listen(stop):
             if isinstance(event, ReaderStatusChanged):
-                line: dict[str, Any] = {"event": "READER", "status": event.status.value,
-                                        "reconnected": event.reconnected}
+                line: dict[str, Any] = {
+                    "event": "READER",
+                    "status": event.status.value,
+                    "reconnected": event.reconnected,
+                }
             elif type(event).__name__ == "Passthrough":
                 continue
             else:

@@ -36,8 +36,9 @@ def verify_card(
     """Verify ``code`` against ``store`` and record the check; ``(exit_code, payload)``."""
     try:
         key = store.secret(CARD_CODE_SECRET)
-        result = check_card(code, key=key, casino_id=casino_id, store=store, clock=clock,
-                            actor=actor, channel="cli")
+        result = check_card(
+            code, key=key, casino_id=casino_id, store=store, clock=clock, actor=actor, channel="cli"
+        )
     except AdmissionError as err:
         return EXIT_ERROR, {"error": err.code, "message": "the card check could not be made"}
     return (EXIT_VALID if result.ok else EXIT_NOT_VALID), result.to_json()
