@@ -23,13 +23,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from admission.cards import CardCatalogue
+from admission.cards.catalogue import CardCatalogue
 from admission.clock import SystemClock
 from admission.desk import AdmissionDesk, DeskConfig
 from admission.errors import AdmissionError
 from admission.hours import ALWAYS_OPEN, parse_hours
 from admission.ports import Clock
-from admission.registry import InterdictionRegistry
+from admission.registry.port import InterdictionRegistry
 from admission.settings import Settings
 from admission.verdict import AdmissionPolicy, Outcome
 
@@ -69,7 +69,7 @@ class App:
         return self.data_dir / "cards"
 
     def card_code(self, number: int) -> str:
-        from admission.card_code import encode_card_code
+        from admission.cards.code import encode_card_code
 
         return encode_card_code(self.settings["casino.id"], number, self.store.secret("card_code"))
 
@@ -206,7 +206,7 @@ def build_card_printer(settings: Settings, data_dir: Path, *, demo: bool) -> Any
 def build_registry(store: Any, settings: Settings, clock: Clock) -> InterdictionRegistry:
     from datetime import timedelta
 
-    from admission.registry_policy import RegistryPolicy, RegistryPolicySettings
+    from admission.registry.policy import RegistryPolicy, RegistryPolicySettings
     from db.registry_replica import ReplicaRegistry
 
     replica = ReplicaRegistry(store.connection, clock, lock=store.lock)

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from datetime import datetime
 from typing import Protocol
 
-from admission.cards import CardCatalogue
+from admission.cards.catalogue import CardCatalogue
 from admission.errors import InvalidStateError, NotFoundError
 from admission.hours import ALWAYS_OPEN, OpeningHours
 from admission.identity import IdentityKey
@@ -38,7 +38,7 @@ from admission.records import (
     StaffRole,
     Visitor,
 )
-from admission.registry import InterdictionRegistry, PersonDetails, RegistryAnswer
+from admission.registry.port import InterdictionRegistry, PersonDetails, RegistryAnswer
 from admission.retention import RETENTION_MONTHS, retention_cutoff
 from admission.verdict import (
     AdmissionFacts,

@@ -29,7 +29,7 @@ from datetime import date, datetime
 from enum import StrEnum
 
 from admission.identity import IdentityKey, IdKind, normalise_number
-from admission.mrz import RESIDENCE_CODES, MrzFormat, MrzResult
+from admission.mrz.parse import RESIDENCE_CODES, MrzFormat, MrzResult
 from admission.spanish_ids import (
     is_valid_dni,
     is_valid_nie,

@@ -16,12 +16,12 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from admission.aamva import looks_like_aamva, parse_aamva
-from admission.card_code import looks_like_card_code
-from admission.card_verification import CardVerification, VerificationStore, verify_card
+from admission.cards.code import looks_like_card_code
+from admission.cards.verification import CardVerification, VerificationStore, verify_card
 from admission.desk import AdmissionDesk, DeskDocument, Evaluation
 from admission.documents import DocumentError, document_from_mrz
-from admission.mrz import parse_mrz
-from admission.mrz_burst import BurstDiscarded, CodeScanned, MrzScanned
+from admission.mrz.burst import BurstDiscarded, CodeScanned, MrzScanned
+from admission.mrz.parse import parse_mrz
 from admission.ports import Clock, madrid_date
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from admission.card_view import clean_text, format_euros
+from admission.cards.view import clean_text, format_euros
 from admission.errors import ConfigError
 
 __all__ = [

@@ -23,7 +23,7 @@ from admission.records import (
     Visitor,
     VisitRecord,
 )
-from admission.registry import InterdictionRegistry
+from admission.registry.port import InterdictionRegistry
 
 __all__ = [
     "AuditTrail",

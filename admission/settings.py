@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from admission.cards import DEFAULT_CARD_TYPES
+from admission.cards.catalogue import DEFAULT_CARD_TYPES
 from admission.errors import ConfigError
 
 SETTINGS_VERSION = 2

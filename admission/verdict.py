@@ -16,7 +16,7 @@ from typing import Protocol
 
 from admission.hours import SessionState
 from admission.records import Ban, StaffMember, StaffRole
-from admission.registry import RegistryAnswer, RegistryStatus
+from admission.registry.port import RegistryAnswer, RegistryStatus
 
 ADULT_AGE = 18
 

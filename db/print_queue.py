@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 from admission.errors import NotFoundError
 from admission.records import CardRecord
-from admission.vouchers import NewVoucher, Voucher, VoucherStatus, cancel, exchange
+from admission.vouchers.model import NewVoucher, Voucher, VoucherStatus, cancel, exchange
 from db import codec
 from db.cards import CARD_COLUMNS, card_from_row
 

@@ -1,6 +1,6 @@
 """Local replica of the RIAJ in the encrypted store (issue 5, point 2; art. 20.2, R1).
 
-:class:`ReplicaRegistry` implements :class:`admission.registry.InterdictionRegistry`
+:class:`ReplicaRegistry` implements :class:`admission.registry.port.InterdictionRegistry`
 with source REPLICA. Snapshots are parsed and validated completely (checksum,
 signature when a verifier is configured, duplicates, format) *before* the store
 is touched, then swapped in inside one transaction: a bad file leaves the
@@ -30,14 +30,14 @@ from pathlib import Path
 
 from admission.identity import IdentityKey
 from admission.ports import Clock
-from admission.registry import (
+from admission.registry.port import (
     CASINO_SCOPE,
     PersonDetails,
     RegistryAnswer,
     RegistrySource,
     RegistryStatus,
 )
-from admission.registry_snapshot import (
+from admission.registry.snapshot import (
     FeedAction,
     FeedPage,
     SignatureVerifier,

@@ -6,14 +6,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 
-from admission.cards import DEFAULT_CARD_TYPES, CardCatalogue
+from admission.cards.catalogue import DEFAULT_CARD_TYPES, CardCatalogue
 from admission.clock import FixedClock
 from admission.desk import AdmissionDesk, DeskConfig
 from admission.documents import IdentityDocument, document_from_mrz
+from admission.generators.mrz_build import build_td1, build_td3
 from admission.identity import IdentityKey
-from admission.mrz import parse_mrz
-from admission.mrz_build import build_td1, build_td3
-from admission.registry import PersonDetails, RegistryAnswer, RegistrySource, RegistryStatus
+from admission.mrz.parse import parse_mrz
+from admission.registry.port import PersonDetails, RegistryAnswer, RegistrySource, RegistryStatus
 from admission.spanish_ids import dni_check_letter
 from admission.verdict import AdmissionPolicy
 

@@ -72,7 +72,7 @@ def smeared(image: np.ndarray, px: int) -> np.ndarray:
 def on_desk(image: np.ndarray, side: int) -> np.ndarray:
     """The image shrunk to ``side`` px (long side) in the middle of a 1280x720 frame of
     busy desk: a real document held far from the camera, its print 7-10 px a character."""
-    from hardware.mrz import synthetic
+    from hardware.generators import synthetic
 
     rng = np.random.default_rng([side, *image.shape])
     desk = synthetic.busy_background(rng, 1280, 720)

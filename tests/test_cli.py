@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from admission.mrz_build import build_td1, build_td3
+from admission.generators.mrz_build import build_td1, build_td3
 from tests.factories import dni
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -473,7 +473,7 @@ def test_watch_document_command_on_a_folder(tmp_path: Path) -> None:
 def test_the_demo_camera_reads_the_document_it_was_shown() -> None:
     from datetime import date
 
-    from admission.demo_people import demo_people
+    from admission.generators.demo_people import demo_people
     from ui.cli.demo import SEED, _through_camera
 
     people = demo_people(3, seed=SEED, today=date(2026, 12, 1), minors=0.0)

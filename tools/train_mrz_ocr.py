@@ -13,7 +13,7 @@ Set up once (PyTorch and onnx are needed for training only, never by the product
 What it does (see docs/mrz-reader.md):
 
 1. renders ``--frames`` synthetic documents in the vendored OCR-B font
-   (``resources/fonts/OCRB.otf``) with ``hardware.mrz.synthetic``: 70 % of them carry
+   (``resources/fonts/OCRB.otf``) with ``hardware.generators.synthetic``: 70 % of them carry
    lines of uniformly random MRZ characters (so every glyph is frequent), 30 %
    real-looking identities; strokes are randomly thickened or thinned, the page may be
    sheared (italic-like) and get an annotation box around the MRZ;
@@ -58,7 +58,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from hardware.mrz import synthetic  # noqa: E402
+from hardware.generators import synthetic  # noqa: E402
 from hardware.mrz.layout import ALPHABET  # noqa: E402
 from hardware.mrz.locate import Band, find_bands  # noqa: E402
 from hardware.mrz.ocr import MODEL_PATH  # noqa: E402

@@ -26,7 +26,7 @@ import shiboken6
 from PySide6.QtCore import QCoreApplication, QEvent, QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QKeyEvent
 
-from admission.mrz_burst import BurstDiscarded, CodeScanned, MrzScanned
+from admission.mrz.burst import BurstDiscarded, CodeScanned, MrzScanned
 from hardware.scanner.wedge import WedgeFeeder, WedgeResult
 
 __all__ = ["HeldKey", "WedgeFilter"]

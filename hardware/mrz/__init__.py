@@ -5,7 +5,7 @@
 * :class:`hardware.mrz.live.LiveMrzReader` - a stream: fuses the frames of one document
   and answers when the fused reading passes; quality hints for the GUI.
 * :func:`hardware.mrz.cli.read_document_command` - ``main.py read-document``.
-* :mod:`hardware.mrz.synthetic` - seeded synthetic documents (and documents held
+* :mod:`hardware.generators.synthetic` - seeded synthetic documents (and documents held
   under the camera for several frames) for training, tests and benchmarks.
 
 See docs/mrz-reader.md.

@@ -31,7 +31,7 @@ from datetime import date
 from pathlib import Path
 
 from admission.errors import DeviceError
-from admission.mrz import MrzResult, parse_mrz
+from admission.mrz.parse import MrzResult, parse_mrz
 from hardware.camera import Camera, CameraStatus
 from hardware.camera.fake import END_OF_STREAM
 from hardware.mrz.images import ImageError, load_image

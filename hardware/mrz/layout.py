@@ -1,6 +1,6 @@
 """MRZ geometry and check-digit groups (ICAO 9303 parts 4-7), for the recogniser only.
 
-The domain (``admission.mrz_layout``) owns the formats: where every field and check digit
+The domain (``admission.mrz.layout``) owns the formats: where every field and check digit
 is. This module derives from it what the decoder needs - the characters each position may
 hold, the check groups, the country fields - so the decoder can let the check digits
 settle ambiguous characters (``decode.py``) before the lines are handed to the parser.
@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from admission import mrz_check
-from admission.mrz_layout import LAYOUTS, Kind, MrzFormat, detect_format
+from admission.mrz import check as mrz_check
+from admission.mrz.layout import LAYOUTS, Kind, MrzFormat, detect_format
 
 ALPHABET = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ<"
 DIGITS = frozenset("0123456789")

@@ -15,7 +15,7 @@ from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer
 
 from admission.leaflet import Leaflet
-from admission.vouchers import VoucherView
+from admission.vouchers.model import VoucherView
 from hardware.printer import A4, A5, RECEIPT_80, PageSize
 from hardware.printer.images import load_image
 from hardware.printer.render import (

@@ -26,7 +26,7 @@ from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 
-from admission.card_view import CardView
+from admission.cards.view import CardView
 from hardware.printer import CR80
 from hardware.printer.images import draw_image_in_box as _draw_image_in_box
 from hardware.printer.images import load_image

@@ -16,13 +16,13 @@ import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from admission.card_code import encode_card_code
-from admission.card_view import CardView, build_card_view
+from admission.cards.code import encode_card_code
+from admission.cards.view import CardView, build_card_view
 from admission.errors import DeviceError, InvalidStateError, NotFoundError
 from admission.leaflet import Leaflet
 from admission.ports import CardBook, Clock, VisitorFile
 from admission.records import CardStatus
-from admission.vouchers import VoucherView
+from admission.vouchers.model import VoucherView
 from hardware.printer import A5, CR80, RECEIPT_80, CardPrinter, JobState, PageSize, PrinterStatus
 from hardware.printer.render import CardStyle, Rendered, render_card
 
@@ -163,7 +163,7 @@ class CardPrintService:
         )
 
     def print_card(self, view: CardView, *, actor: str, reprint_reason: str = "") -> PrintOutcome:
-        """Print ``view`` (built with ``admission.card_view.build_card_view``).
+        """Print ``view`` (built with ``admission.cards.view.build_card_view``).
 
         A card already printed needs ``reprint_reason`` (recorded before spooling).
         A voided or unknown card raises InvalidStateError / NotFoundError.

@@ -3,5 +3,5 @@
 Modelled on the national register's verification service (``verificarRGIAJ``,
 ``verificarCambiosRGIAJ``); the Madrid endpoint is configuration. The local
 replica lives in ``db/registry_replica.py``; the policy that combines them in
-``admission/registry_policy.py``.
+``admission/registry/policy.py``.
 """

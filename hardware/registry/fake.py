@@ -14,8 +14,8 @@ from datetime import datetime
 
 from admission.identity import IdentityKey
 from admission.ports import Clock
-from admission.registry import PersonDetails, RegistryAnswer, RegistrySource, RegistryStatus
-from admission.registry_snapshot import FeedAction, FeedEntry, FeedPage, clean_number
+from admission.registry.port import PersonDetails, RegistryAnswer, RegistrySource, RegistryStatus
+from admission.registry.snapshot import FeedAction, FeedEntry, FeedPage, clean_number
 from hardware.registry.soap_messages import RegistryClientError
 
 Outcome = str | Exception

@@ -4,7 +4,7 @@ Why Ed25519 rather than an HMAC with a shared secret: the desk only needs the
 regulator's *public* key, so a stolen desk cannot forge a register; an HMAC key
 on every desk could. Uses the ``cryptography`` package (Apache-2.0 / BSD).
 
-The signature covers :func:`admission.registry_snapshot.signed_message` (a domain
+The signature covers :func:`admission.registry.snapshot.signed_message` (a domain
 tag and the file's ``#end`` SHA-256), so a 1,000,000-line file is hashed once,
 while streaming, and never held in memory for the signature.
 """
@@ -21,7 +21,7 @@ from admission.errors import ConfigError
 
 
 class Ed25519Verifier:
-    """An ``admission.registry_snapshot.SignatureVerifier``."""
+    """An ``admission.registry.snapshot.SignatureVerifier``."""
 
     def __init__(self, public_key: Ed25519PublicKey) -> None:
         self._key = public_key

@@ -1,6 +1,6 @@
 """Online client for the RGIAJ-style SOAP verification service (issue 5, point 3; art. 20.2).
 
-:class:`RgiajSoapClient` implements :class:`admission.registry.InterdictionRegistry`
+:class:`RgiajSoapClient` implements :class:`admission.registry.port.InterdictionRegistry`
 (source ONLINE) and is the change-feed source of the background sync.
 
 * Batches: ``verify()`` splits any number of persons into requests of at most
@@ -34,8 +34,8 @@ from urllib.parse import urlsplit
 from admission.errors import ConfigError
 from admission.identity import IdentityKey
 from admission.ports import Clock
-from admission.registry import PersonDetails, RegistryAnswer, RegistrySource, RegistryStatus
-from admission.registry_snapshot import FeedEntry, FeedPage, clean_number, validate_feed
+from admission.registry.port import PersonDetails, RegistryAnswer, RegistrySource, RegistryStatus
+from admission.registry.snapshot import FeedEntry, FeedPage, clean_number, validate_feed
 from hardware.registry.soap_messages import (
     MAX_PERSONS,
     PersonQuery,

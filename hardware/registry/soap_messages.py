@@ -21,8 +21,8 @@ from datetime import UTC, date, datetime
 from xml.sax.saxutils import escape
 
 from admission.errors import AdmissionError
-from admission.registry import RegistryStatus
-from admission.registry_snapshot import FeedEntry, SnapshotError, clean_number, feed_entry
+from admission.registry.port import RegistryStatus
+from admission.registry.snapshot import FeedEntry, SnapshotError, clean_number, feed_entry
 
 SOAP_NS = "http://schemas.xmlsoap.org/soap/envelope/"
 NS = "urn:es:rgiaj:verificacion:v1"

@@ -23,7 +23,7 @@ from datetime import datetime
 from typing import Protocol
 
 from admission.ports import Clock
-from admission.registry_snapshot import FeedPage
+from admission.registry.snapshot import FeedPage
 
 log = logging.getLogger(__name__)
 

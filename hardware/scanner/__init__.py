@@ -1,6 +1,6 @@
 """Document and barcode readers that type or send what they read (issue 4).
 
-Two ways in, one assembler (:mod:`admission.mrz_burst`):
+Two ways in, one assembler (:mod:`admission.mrz.burst`):
 
 * ``wedge.WedgeFeeder`` -- USB readers that emulate a keyboard. The GUI's application-wide
   event filter (``ui/wedge_filter.py``) hands it every key; it answers which keys to hold
@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
-from admission.mrz_burst import (
+from admission.mrz.burst import (
     BurstDiscarded,
     BurstEvent,
     CodeScanned,

@@ -15,7 +15,7 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from admission.mrz_burst import BurstConfig, MrzBurstAssembler
+from admission.mrz.burst import BurstConfig, MrzBurstAssembler
 from hardware.scanner import ReaderStatus, ReaderStatusChanged, ScannerEvent
 
 __all__ = ["FakeDocumentReader", "Pause", "Recording", "load_recording"]

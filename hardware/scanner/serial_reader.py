@@ -3,7 +3,7 @@
 The reader sends the MRZ (or a barcode) as bytes, usually with CR/LF and sometimes STX/ETX
 framing. Every byte becomes one character (latin-1, so a stray high byte is still one
 character and is rejected by the assembler, never decoded into something else) fed to
-:class:`admission.mrz_burst.MrzBurstAssembler` in scanner mode: nobody types on this
+:class:`admission.mrz.burst.MrzBurstAssembler` in scanner mode: nobody types on this
 line, so timing only tells where a burst ends.
 
 Unplugging the reader, a driver error or a port held by another program is reported as
@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any, Protocol
 
-from admission.mrz_burst import BurstConfig, MrzBurstAssembler
+from admission.mrz.burst import BurstConfig, MrzBurstAssembler
 from hardware.scanner import ReaderStatus, ReaderStatusChanged, ScannerEvent
 
 __all__ = ["SerialDocumentReader", "SerialPortLike", "classify_open_error"]

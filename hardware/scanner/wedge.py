@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from admission.mrz_burst import BurstConfig, BurstEvent, MrzBurstAssembler, Passthrough
+from admission.mrz.burst import BurstConfig, BurstEvent, MrzBurstAssembler, Passthrough
 
 __all__ = ["CONTROL_MARK", "WedgeFeeder", "WedgeResult"]
 

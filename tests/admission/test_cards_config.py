@@ -2,7 +2,7 @@ from datetime import date
 
 import pytest
 
-from admission.cards import DEFAULT_CARD_TYPES, CardCatalogue, CardKind
+from admission.cards.catalogue import DEFAULT_CARD_TYPES, CardCatalogue, CardKind
 from admission.errors import ConfigError
 
 

@@ -16,9 +16,9 @@ from admission.documents import (
     document_from_mrz,
     manual_document,
 )
+from admission.generators.mrz_build import build_mrva, build_td1, build_td3
 from admission.identity import IdentityKey, IdKind
-from admission.mrz import parse_mrz
-from admission.mrz_build import build_mrva, build_td1, build_td3
+from admission.mrz.parse import parse_mrz
 
 TODAY = date(2026, 11, 29)
 

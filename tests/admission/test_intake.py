@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from admission.card_code import encode_card_code
+from admission.cards.code import encode_card_code
 from admission.intake import IntakeKind, ScanIntake
-from admission.mrz_burst import BurstConfig, MrzBurstAssembler
+from admission.mrz.burst import BurstConfig, MrzBurstAssembler
 from db.fake import FakeStore
 from tests.admission.test_aamva import US, build
 from tests.factories import dni_document, make_desk

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
+from admission.generators.mrz_build import build_fr_cni, build_td1, build_td2, build_td3
 from admission.identity import IdentityKey, IdKind
-from admission.mrz import MrzFormat, parse_mrz
-from admission.mrz_build import build_fr_cni, build_td1, build_td2, build_td3
+from admission.mrz.parse import MrzFormat, parse_mrz
 
 TODAY = date(2026, 11, 29)
 REPO = Path(__file__).resolve().parents[2]
@@ -320,7 +320,7 @@ def test_idfra_zone_in_icao_td2_layout_falls_back() -> None:
 
 
 def test_a_whole_zone_on_one_line_is_split_by_its_length() -> None:
-    from admission.mrz_build import build_td1, build_td3
+    from admission.generators.mrz_build import build_td1, build_td3
 
     today = date(2010, 1, 1)
     for lines in (build_td3(), build_td1()):

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from admission.mrz_burst import (
+from admission.mrz.burst import (
     BURST_BAD_CHARS,
     BURST_CONTROL_CHARS,
     BURST_PARTIAL,
@@ -252,7 +252,7 @@ def test_scanned_lines_take_the_camera_path(name: str) -> None:
     from datetime import date
 
     from admission.documents import DocumentSource, document_from_mrz
-    from admission.mrz import parse_mrz
+    from admission.mrz.parse import parse_mrz
 
     event = only(run(load(name)))
     assert isinstance(event, MrzScanned)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import date
 
-from admission.mrz import Correction, parse_mrz
-from admission.mrz_build import build_mrva, build_td1, build_td3
+from admission.generators.mrz_build import build_mrva, build_td1, build_td3
+from admission.mrz.parse import Correction, parse_mrz
 
 TODAY = date(2026, 11, 29)
 

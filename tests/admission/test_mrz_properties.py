@@ -17,8 +17,7 @@ from datetime import date, timedelta
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from admission.mrz import MrzFormat, MrzResult, parse_mrz
-from admission.mrz_build import (
+from admission.generators.mrz_build import (
     build_fr_cni,
     build_mrva,
     build_mrvb,
@@ -26,8 +25,9 @@ from admission.mrz_build import (
     build_td2,
     build_td3,
 )
-from admission.mrz_check import char_value, effective_checks
-from admission.mrz_layout import LAYOUTS
+from admission.mrz.check import char_value, effective_checks
+from admission.mrz.layout import LAYOUTS
+from admission.mrz.parse import MrzFormat, MrzResult, parse_mrz
 
 TODAY = date(2026, 11, 29)
 UPPER = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from admission.hours import SessionState
 from admission.identity import IdentityKey, IdKind
 from admission.records import Ban, StaffMember, StaffRole
-from admission.registry import RegistryAnswer, RegistrySource, RegistryStatus
+from admission.registry.port import RegistryAnswer, RegistrySource, RegistryStatus
 from admission.verdict import (
     AdmissionFacts,
     AdmissionPolicy,

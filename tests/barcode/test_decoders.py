@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from admission.card_code import encode_card_code
+from admission.cards.code import encode_card_code
 from admission.errors import ConfigError, DeviceError
 from admission.frames import Frame
 from hardware.barcode import (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from admission.card_code import parse_card_code
+from admission.cards.code import parse_card_code
 from admission.frames import Frame
 from hardware.barcode import make_decoder
 

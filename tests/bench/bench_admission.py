@@ -28,13 +28,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from bench_store import BENCH_KEY, END, cached_files, dni  # type: ignore[import-not-found]
 
-from admission.cards import DEFAULT_CARD_TYPES, CardCatalogue
+from admission.cards.catalogue import DEFAULT_CARD_TYPES, CardCatalogue
 from admission.clock import FixedClock
 from admission.desk import AdmissionDesk, DeskConfig
 from admission.documents import document_from_mrz
-from admission.mrz import parse_mrz
-from admission.mrz_build import build_td1
-from admission.registry_policy import RegistryPolicy
+from admission.generators.mrz_build import build_td1
+from admission.mrz.parse import parse_mrz
+from admission.registry.policy import RegistryPolicy
 from db.registry_replica import ReplicaRegistry
 from db.store import SqlCipherStore
 

@@ -36,8 +36,8 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from admission.card_code import encode_card_code  # noqa: E402
-from admission.card_verification import verify_card  # noqa: E402
+from admission.cards.code import encode_card_code  # noqa: E402
+from admission.cards.verification import verify_card  # noqa: E402
 from admission.clock import FixedClock  # noqa: E402
 from admission.frames import Frame  # noqa: E402
 from hardware.barcode import BarcodeDecoder, make_decoder  # noqa: E402

@@ -8,7 +8,7 @@ Sets (all in memory; nothing is written to disk):
 * real      - ``../shared/testdata/mrz-real`` (relative to the repository): the documents
               not marked expected-fail give the all-six-fields rate; every document with
               an MRZ gives the exact-line rate; the negative (NONE) counts for false reads.
-* synthetic - seeded camera-like 1280x720 frames from ``hardware.mrz.synthetic``; also
+* synthetic - seeded camera-like 1280x720 frames from ``hardware.generators.synthetic``; also
               reported in three parts: frames where the simulated finger/object covers
               part of the MRZ (no reader can see those characters), and the others split
               at ``SMALL_PITCH`` (10 px per character: small print, a document held far
@@ -24,7 +24,7 @@ Sets (all in memory; nothing is written to disk):
 
 Metrics: exact lines (every line equal to the truth, ``<`` included), all six fields
 (document number, birth date, sex, expiry, surname, given names, each from
-``admission.mrz.parse_mrz`` of the engine's lines vs of the true lines), false reads
+``admission.mrz.parse.parse_mrz`` of the engine's lines vs of the true lines), false reads
 (MRZ lines returned for an image without one), ms per image p50/p95 on one core
 (thread pools pinned to 1; the image is already decoded for every engine).
 
@@ -107,7 +107,7 @@ def real_items() -> list[Item]:
 
 
 def synthetic_items(seed: int, count: int, negatives: bool) -> Iterator[Item]:
-    from hardware.mrz import synthetic
+    from hardware.generators import synthetic
 
     for i in range(count):
         s = synthetic.sample(seed, i, negative=negatives)
@@ -259,7 +259,7 @@ def peer_available(name: str) -> bool:
 
 
 def _six(lines: list[str]) -> dict[str, object] | None:
-    from admission.mrz import parse_mrz
+    from admission.mrz.parse import parse_mrz
 
     if not lines:
         return None
@@ -270,7 +270,7 @@ def _six(lines: list[str]) -> dict[str, object] | None:
 
 
 def _valid(lines: list[str]) -> bool:
-    from admission.mrz import parse_mrz
+    from admission.mrz.parse import parse_mrz
 
     return bool(parse_mrz(lines, today=TODAY).valid)
 
@@ -390,7 +390,7 @@ def main(argv: list[str] | None = None) -> int:
             handled_items(real, group), plain, Score()
         )
     results[(f"negatives all n={len(neg)}", "ours")] = score(neg, mine, Score())
-    from hardware.mrz.synthetic import NEGATIVE_KINDS
+    from hardware.generators.synthetic import NEGATIVE_KINDS
 
     for kind, label in enumerate(NEGATIVE_KINDS):  # timing by kind
         part = neg[kind :: len(NEGATIVE_KINDS)]

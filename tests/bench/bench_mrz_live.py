@@ -8,7 +8,7 @@
 The single-frame benchmark (``bench_mrz.py``) shows that small print - a document held
 far from the camera, under 10 px per character - is where one frame is not enough. At
 the counter the reader sees a stream: this benchmark feeds seeded sequences from
-``hardware.mrz.synthetic.sequence`` (one document, the hand drifting a little, glare, a
+``hardware.generators.synthetic.sequence`` (one document, the hand drifting a little, glare, a
 finger and the light steady, focus, noise and JPEG new in every frame) to the live reader
 in its two modes, on the same frames:
 
@@ -55,7 +55,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_mrz import _pct, _six  # noqa: E402
 
 from hardware.camera import array_to_frame  # noqa: E402
-from hardware.mrz import synthetic  # noqa: E402
+from hardware.generators import synthetic  # noqa: E402
 from hardware.mrz.live import LiveMrzReader, Quality  # noqa: E402
 from hardware.mrz.reader import MrzRead, MrzReader  # noqa: E402
 

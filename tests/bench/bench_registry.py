@@ -38,9 +38,9 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey 
 
 from admission.clock import FixedClock  # noqa: E402
 from admission.identity import IdentityKey, IdKind  # noqa: E402
-from admission.registry import RegistryStatus  # noqa: E402
-from admission.registry_policy import RegistryPolicy  # noqa: E402
-from admission.registry_snapshot import SCHEME_SHA256_SALTED, render_snapshot  # noqa: E402
+from admission.registry.policy import RegistryPolicy  # noqa: E402
+from admission.registry.port import RegistryStatus  # noqa: E402
+from admission.registry.snapshot import SCHEME_SHA256_SALTED, render_snapshot  # noqa: E402
 from db.keys import DbKey  # noqa: E402
 from db.registry_replica import ReplicaRegistry  # noqa: E402
 from db.store import SqlCipherStore  # noqa: E402

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from admission.card_code import (
+from admission.cards.code import (
     CODE_MALFORMED,
     CODE_OTHER_CASINO,
     CODE_TAMPERED,
@@ -177,7 +177,7 @@ def test_both_decoders_read_the_printed_code(symbology: str) -> None:
 
 from datetime import UTC, datetime, timedelta  # noqa: E402
 
-from admission.card_verification import CardCheckStatus, mask_number, verify_card  # noqa: E402
+from admission.cards.verification import CardCheckStatus, mask_number, verify_card  # noqa: E402
 from admission.clock import FixedClock  # noqa: E402
 from admission.errors import StoreError  # noqa: E402
 

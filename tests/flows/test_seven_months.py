@@ -16,9 +16,9 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from admission.clock import FixedClock
-from admission.demo_people import demo_people
 from admission.documents import document_from_mrz
-from admission.mrz import parse_mrz
+from admission.generators.demo_people import demo_people
+from admission.mrz.parse import parse_mrz
 from admission.ports import madrid_date
 from admission.retention import retention_cutoff
 from admission.verdict import age_on

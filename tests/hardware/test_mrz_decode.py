@@ -98,7 +98,7 @@ def test_two_equally_good_fixes_are_not_guessed() -> None:
 
 def test_idfra_zone_that_only_checks_out_as_td2_is_read_as_td2() -> None:
     # an ICAO TD2 issued by FRA starts "IDFRA" like the old French ID card: the
-    # French layout fails its checks, the TD2 layout passes them (as in admission.mrz)
+    # French layout fails its checks, the TD2 layout passes them (as in admission.mrz.parse)
     lines = ["IDFRAMARTIN<<ELENA<<<<<<<<<<<<<<<<<<", "X4RTBPFW46FRA8502016F3103049<<<<<<<2"]
     dec = decode(_probs(lines))
     assert dec is not None and dec.layout.name == "TD2"

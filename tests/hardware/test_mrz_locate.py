@@ -34,7 +34,7 @@ def test_touching_lines_are_cut_again_where_their_gaps_show() -> None:
 def test_the_fast_labelling_finds_the_same_components_as_opencvs_default() -> None:
     import cv2
 
-    from hardware.mrz import synthetic
+    from hardware.generators import synthetic
     from hardware.mrz.blobs import components
 
     for index, negative in ((0, False), (1, True), (2, True)):
@@ -55,7 +55,8 @@ def test_the_search_can_be_held_to_the_strongest_text_directions(
 ) -> None:
     import cv2
 
-    from hardware.mrz import locate, synthetic
+    from hardware.generators import synthetic
+    from hardware.mrz import locate
 
     grey = cv2.cvtColor(synthetic.sample(5, 0).image, cv2.COLOR_BGR2GRAY)
     found = locate.find_bands(grey, frame_threshold=True)

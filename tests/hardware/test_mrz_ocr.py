@@ -6,7 +6,8 @@ import cv2
 import numpy as np
 import pytest
 
-from hardware.mrz import ocr, synthetic
+from hardware.generators import synthetic
+from hardware.mrz import ocr
 from hardware.mrz.layout import ALPHABET
 from hardware.mrz.locate import find_bands
 from hardware.mrz.segment import CELL_H, CELL_W, segment

@@ -18,9 +18,9 @@ from PIL import Image
 from hardware.camera import CameraStatus, array_to_frame
 from hardware.camera.fake import FakeCamera, ImageFolderCamera, VideoFileCamera
 from hardware.camera.opencv import OpenCvCamera
+from hardware.generators import synthetic
 from hardware.mrz import locate as locate_module
 from hardware.mrz import reader as reader_module
-from hardware.mrz import synthetic
 from hardware.mrz.cli import NO_READING, camera_for, read_document_command, watch_document_command
 from hardware.mrz.images import (
     IMAGE_TOO_LARGE,

@@ -6,7 +6,7 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw
 
-from hardware.mrz import synthetic
+from hardware.generators import synthetic
 from hardware.mrz.segment import segment
 
 

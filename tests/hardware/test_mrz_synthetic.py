@@ -8,8 +8,8 @@ from datetime import date
 
 import numpy as np
 
-from admission.mrz import parse_mrz
-from hardware.mrz import synthetic
+from admission.mrz.parse import parse_mrz
+from hardware.generators import synthetic
 from hardware.mrz.layout import checks_pass, layout_for_lines
 
 
@@ -91,7 +91,7 @@ def test_text_lands_on_the_same_pixels_whatever_pillows_layout_engine() -> None:
     # out itself so that frames, the benchmark and the training data match everywhere.
     from PIL import Image, ImageDraw, ImageFont, features
 
-    from hardware.mrz.synthetic import FONT_PATH, _advance, _draw_text, _font
+    from hardware.generators.synthetic import FONT_PATH, _advance, _draw_text, _font
 
     assert _advance(20) == 925 / 64 and _advance(68) == 3147 / 64  # FreeType's rounding
     text = "Quintero 1980, VAN DER BERG <<"

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 from datetime import UTC, date, datetime
 
-from admission.card_code import encode_card_code
-from admission.card_view import CardView, build_card_view
+from admission.cards.code import encode_card_code
+from admission.cards.view import CardView, build_card_view
 from admission.identity import IdentityKey, IdKind
 from admission.ports import madrid_date
 from admission.records import (

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from admission.card_view import (
+from admission.cards.view import (
     FLAG_EXCEPTIONAL,
     FLAG_PRIVATE_ROOMS,
     FLAG_SPECIAL,

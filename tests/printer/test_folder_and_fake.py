@@ -49,7 +49,7 @@ def test_print_voucher_and_leaflet_through_spool() -> None:
     from datetime import UTC, datetime
 
     from admission.leaflet import LeafletConfig, build_leaflet
-    from admission.vouchers import NewVoucher, voucher_view
+    from admission.vouchers.model import NewVoucher, voucher_view
     from hardware.printer import A5, RECEIPT_80
     from hardware.printer.service import print_leaflet, print_voucher
 

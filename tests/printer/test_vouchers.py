@@ -12,7 +12,7 @@ import pytest
 
 from admission.clock import FixedClock
 from admission.errors import InvalidStateError
-from admission.vouchers import (
+from admission.vouchers.model import (
     NewVoucher,
     VoucherStatus,
     cancel,

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 
 from admission.clock import FixedClock
-from admission.registry_policy import RegistryPolicy
-from admission.registry_snapshot import render_snapshot
+from admission.registry.policy import RegistryPolicy
+from admission.registry.snapshot import render_snapshot
 from db.registry_replica import ReplicaRegistry
 from hardware.registry.fake import FakeRegistry
 from tests.registry.conftest import T0

@@ -8,7 +8,7 @@ import pytest
 
 from admission.clock import FixedClock
 from admission.identity import IdentityKey, IdKind
-from admission.registry import RegistryStatus
+from admission.registry.port import RegistryStatus
 from hardware.registry.fake import FakeRegistry
 from tests.registry.conftest import T0
 

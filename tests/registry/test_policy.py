@@ -9,8 +9,8 @@ import pytest
 
 from admission.clock import FixedClock
 from admission.identity import IdentityKey, IdKind
-from admission.registry import RegistryAnswer, RegistrySource, RegistryStatus
-from admission.registry_policy import RegistryPolicy, RegistryPolicySettings
+from admission.registry.policy import RegistryPolicy, RegistryPolicySettings
+from admission.registry.port import RegistryAnswer, RegistrySource, RegistryStatus
 from tests.registry.conftest import T0
 
 WHO = IdentityKey.of(IdKind.DNI, "ESP", "12345678Z")

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from admission.clock import FixedClock
 from admission.identity import IdentityKey, IdKind
-from admission.registry import RegistryStatus
+from admission.registry.port import RegistryStatus
 from db.migrate import migrate, schema_dump
 from db.registry_replica import ReplicaRegistry
 from tests.registry.conftest import T0

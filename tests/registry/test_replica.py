@@ -10,8 +10,8 @@ import pytest
 
 from admission.clock import FixedClock
 from admission.identity import IdentityKey, IdKind
-from admission.registry import RegistrySource, RegistryStatus
-from admission.registry_snapshot import FeedPage, SnapshotError, feed_entry, render_snapshot
+from admission.registry.port import RegistrySource, RegistryStatus
+from admission.registry.snapshot import FeedPage, SnapshotError, feed_entry, render_snapshot
 from db.registry_replica import ReplicaRegistry
 from tests.registry.conftest import T0, open_encrypted
 

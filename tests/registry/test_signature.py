@@ -12,7 +12,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from admission.clock import FixedClock
 from admission.errors import ConfigError
-from admission.registry_snapshot import SnapshotError, render_snapshot
+from admission.registry.snapshot import SnapshotError, render_snapshot
 from db.registry_replica import ReplicaRegistry
 from hardware.registry.signature import Ed25519Verifier
 from tests.registry.conftest import T0

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from admission.registry_snapshot import (
+from admission.registry.snapshot import (
     SCHEME_CLEAR,
     SCHEME_SHA256_SALTED,
     FeedAction,

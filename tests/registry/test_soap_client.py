@@ -12,7 +12,7 @@ import pytest
 from admission.clock import FixedClock
 from admission.errors import ConfigError
 from admission.identity import IdentityKey, IdKind
-from admission.registry import RegistrySource, RegistryStatus
+from admission.registry.port import RegistrySource, RegistryStatus
 from hardware.registry.soap_client import Credentials, RgiajSoapClient, SoapClientSettings
 from hardware.registry.soap_messages import PersonQuery, RegistryClientError
 from tests.registry.conftest import T0
@@ -235,7 +235,7 @@ def test_the_desk_s_person_details_travel_with_the_number(
 ) -> None:
     from datetime import date
 
-    from admission.registry import PersonDetails
+    from admission.registry.port import PersonDetails
 
     c = client(register, pki, clock)
     person = PersonDetails("ANA MARIA", "GARCIA LOPEZ", date(1980, 5, 17), "BAA000589")

@@ -11,9 +11,9 @@ import pytest
 
 from admission.clock import FixedClock
 from admission.identity import IdentityKey, IdKind
-from admission.registry import RegistrySource, RegistryStatus
-from admission.registry_policy import RegistryPolicy
-from admission.registry_snapshot import render_snapshot
+from admission.registry.policy import RegistryPolicy
+from admission.registry.port import RegistrySource, RegistryStatus
+from admission.registry.snapshot import render_snapshot
 from db.registry_replica import ReplicaRegistry
 from hardware.registry.fake import FakeRegistry
 from hardware.registry.soap_client import Credentials, RgiajSoapClient, SoapClientSettings

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from admission.mrz_burst import BURST_PARTIAL, BurstDiscarded, MrzScanned, Passthrough
+from admission.mrz.burst import BURST_PARTIAL, BurstDiscarded, MrzScanned, Passthrough
 from hardware.scanner import ReaderStatus, ReaderStatusChanged
 from hardware.scanner.fake import FakeDocumentReader, Pause, load_recording
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from admission.mrz_burst import BURST_PARTIAL, BurstDiscarded, MrzScanned
+from admission.mrz.burst import BURST_PARTIAL, BurstDiscarded, MrzScanned
 from hardware.scanner import ReaderStatus, ReaderStatusChanged, ScannerEvent
 from hardware.scanner.serial_reader import SerialDocumentReader, classify_open_error
 

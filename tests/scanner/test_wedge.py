@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from admission.mrz_burst import BURST_CONTROL_CHARS, BurstDiscarded, CodeScanned, MrzScanned
+from admission.mrz.burst import BURST_CONTROL_CHARS, BurstDiscarded, CodeScanned, MrzScanned
 from hardware.scanner.wedge import WedgeFeeder, WedgeResult
 
 Loader = Callable[[str], list[tuple[str, float]]]

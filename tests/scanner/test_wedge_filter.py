@@ -13,7 +13,7 @@ from PySide6.QtCore import QEvent, Qt
 from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QApplication, QLineEdit
 
-from admission.mrz_burst import BURST_PARTIAL, MrzScanned
+from admission.mrz.burst import BURST_PARTIAL, MrzScanned
 from ui.wedge_filter import WedgeFilter
 
 BURSTS = Path(__file__).parent / "bursts"

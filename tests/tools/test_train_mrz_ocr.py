@@ -12,7 +12,7 @@ import cv2
 import numpy as np
 import pytest
 
-from hardware.mrz import synthetic
+from hardware.generators import synthetic
 from hardware.mrz.locate import find_bands
 from hardware.mrz.segment import CELL_H, CELL_W, segment
 

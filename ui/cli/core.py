@@ -79,7 +79,7 @@ def dispatch(args: argparse.Namespace, build_app: AppFactory) -> Result:
 
 # -- parse-mrz -------------------------------------------------------------------------
 def parse_mrz_command(args: argparse.Namespace) -> Result:
-    from admission.mrz import parse_mrz
+    from admission.mrz.parse import parse_mrz
 
     try:
         today = date.fromisoformat(args.today) if args.today else madrid_date(SystemClock().now())
@@ -93,7 +93,7 @@ def parse_mrz_command(args: argparse.Namespace) -> Result:
 def document_from_args(args: argparse.Namespace, today: date) -> tuple[Any, Payload | None]:
     """The identity document of an ``admit`` command, or an error payload."""
     from admission.documents import DocumentError, DocumentType, document_from_mrz, manual_document
-    from admission.mrz import parse_mrz
+    from admission.mrz.parse import parse_mrz
 
     if args.mrz and args.manual:
         return None, {"error": "USAGE", "message": "give --mrz or --manual, not both"}

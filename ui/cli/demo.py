@@ -5,7 +5,7 @@ snapshot listing some invented people, an internal ban and a staff member; then
 admits a queue of invented visitors through the real AdmissionDesk, the real
 encrypted file and the real card renderer. The first visitors' documents are laid
 under a fake camera: rendered in OCR-B and degraded as a webcam would see them
-(``hardware.mrz.synthetic``), frame after frame, and read by the real live MRZ reader;
+(``hardware.generators.synthetic``), frame after frame, and read by the real live MRZ reader;
 the others hand their MRZ over as a document reader would. Nothing here is a real
 person, and no frame is written to disk.
 """
@@ -16,9 +16,9 @@ import sys
 from datetime import timedelta
 from typing import Any
 
-from admission.demo_people import DemoPerson, demo_people
 from admission.documents import document_from_mrz
-from admission.mrz import parse_mrz
+from admission.generators.demo_people import DemoPerson, demo_people
+from admission.mrz.parse import parse_mrz
 from admission.ports import madrid_date
 from admission.records import StaffMember, StaffRole
 
@@ -57,7 +57,7 @@ def _through_camera(lines: list[str], index: int) -> tuple[list[str], str]:
     the clerk types the MRZ (as at a real desk)."""
     from hardware.camera import array_to_frame
     from hardware.camera.fake import FakeCamera
-    from hardware.mrz import synthetic
+    from hardware.generators import synthetic
     from hardware.mrz.cli import watch
     from hardware.mrz.live import LiveMrzReader
 

@@ -40,8 +40,8 @@ from typing import Any
 
 from admission.identity import IdentityKey, IdKind
 from admission.ports import Clock
-from admission.registry import InterdictionRegistry, RegistryStatus
-from admission.registry_snapshot import SnapshotError
+from admission.registry.port import InterdictionRegistry, RegistryStatus
+from admission.registry.snapshot import SnapshotError
 
 Result = tuple[int, dict[str, Any]]
 

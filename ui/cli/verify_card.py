@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from typing import Any, Protocol
 
-from admission.card_verification import VerificationStore
-from admission.card_verification import verify_card as check_card
+from admission.cards.verification import VerificationStore
+from admission.cards.verification import verify_card as check_card
 from admission.errors import AdmissionError
 from admission.ports import Clock
 

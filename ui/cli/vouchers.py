@@ -6,8 +6,8 @@ import argparse
 from typing import Any
 
 from admission.ports import madrid_date
-from admission.voucher_desk import exchange_voucher, issue_voucher
-from admission.vouchers import Voucher, voucher_view
+from admission.vouchers.desk import exchange_voucher, issue_voucher
+from admission.vouchers.model import Voucher, voucher_view
 
 Result = tuple[int, dict[str, Any] | None]
 

@@ -10,7 +10,7 @@ import random
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from admission.mrz_build import build_td1, build_td3
+from admission.generators.mrz_build import build_td1, build_td3
 from admission.spanish_ids import dni_check_letter
 
 SURNAMES = (

@@ -14,7 +14,7 @@ from __future__ import annotations
 import unicodedata
 from datetime import date
 
-from admission.mrz_check import check_digit
+from admission.mrz.check import check_digit
 
 DateLike = date | str
 

@@ -39,7 +39,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from admission.mrz_layout import CheckSpec, Kind, Layout, MrzFormat
+from admission.mrz.layout import CheckSpec, Kind, Layout, MrzFormat
 
 MRZ_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789<")
 _WEIGHTS = (7, 3, 1)

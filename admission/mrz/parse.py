@@ -31,7 +31,7 @@ Two-digit years (``today`` is injected, never read from the clock):
   expiry date: the year within 50 years of ``today`` (2000+yy for years up to
   today+50, so a 2-digit year more than 50 years ahead means last century).
 
-Look-alike corrections are described in :mod:`admission.mrz_check`. Whatever
+Look-alike corrections are described in :mod:`admission.mrz.check`. Whatever
 is corrected is listed in ``corrections`` and reflected in ``lines``.
 """
 
@@ -44,8 +44,8 @@ from dataclasses import dataclass
 from datetime import date
 
 from admission.identity import IdentityKey, IdKind
-from admission.mrz_check import MRZ_CHARS, Correction, correct, failing_checks
-from admission.mrz_layout import LAYOUTS, Kind, Layout, MrzFormat, detect_format
+from admission.mrz.check import MRZ_CHARS, Correction, correct, failing_checks
+from admission.mrz.layout import LAYOUTS, Kind, Layout, MrzFormat, detect_format
 from admission.spanish_ids import is_valid_dni, is_valid_nie, looks_like_dni, looks_like_nie
 
 __all__ = ["Correction", "MrzFormat", "MrzResult", "parse_mrz"]
@@ -249,7 +249,7 @@ def parse_mrz(lines: Sequence[str] | str, *, today: date, correct_alnum: bool = 
     ``lines`` may be a sequence of lines or one string with newlines; spaces
     and lower case are tolerated. Never raises. ``correct_alnum`` enables
     look-alike correction of document and personal numbers (see
-    :mod:`admission.mrz_check` for why it is off by default).
+    :mod:`admission.mrz.check` for why it is off by default).
     """
     clean, error = _normalise(lines)
     if error is not None:

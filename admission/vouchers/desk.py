@@ -15,7 +15,7 @@ from admission.desk import AdmissionDesk, AdmissionResult, DeskDocument, Evaluat
 from admission.errors import InvalidStateError, NotFoundError
 from admission.ports import Clock
 from admission.verdict import Outcome
-from admission.vouchers import NewVoucher, Voucher, VoucherBook, VoucherStatus
+from admission.vouchers.model import NewVoucher, Voucher, VoucherBook, VoucherStatus
 
 
 @dataclass(frozen=True, slots=True)

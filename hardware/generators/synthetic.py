@@ -19,8 +19,8 @@ import cv2
 import numpy as np
 from PIL import Image, ImageDraw, ImageFont
 
-from admission.mrz_build import build_td1, build_td2, build_td3
-from admission.mrz_layout import LAYOUTS, MrzFormat
+from admission.generators.mrz_build import build_td1, build_td2, build_td3
+from admission.mrz.layout import LAYOUTS, MrzFormat
 
 FONT_PATH = Path(__file__).resolve().parents[2] / "resources" / "fonts" / "OCRB.otf"
 _PITCH_MM = 2.54
@@ -238,7 +238,7 @@ def random_identity(rng: np.random.Generator, doc_format: str | None = None) -> 
 
 
 def build_lines(identity: Identity) -> list[str]:
-    """Valid MRZ lines for an identity, built by the domain's ``admission.mrz_build``."""
+    """Valid MRZ lines for an identity, built by the domain's ``admission.generators.mrz_build``."""
     fields = {
         "document_code": identity.document_code.replace("<", ""),
         "issuer": identity.issuer,

@@ -18,7 +18,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Protocol
 
-from admission.card_view import clean_text, format_euros
+from admission.cards.view import clean_text, format_euros
 from admission.errors import InvalidStateError
 from admission.ports import madrid_date
 

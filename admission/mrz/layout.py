@@ -2,7 +2,7 @@
 
 All positions are 0-based ``(line, start, end)`` with ``end`` exclusive. The
 layouts are plain data so the parser, the corrector and the builder
-(:mod:`admission.mrz_build`) share one description of every format.
+(:mod:`admission.generators.mrz_build`) share one description of every format.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Card verification (R8, art. 22.4): a scanned or typed card code -> holder and status.
 
 Staff and inspectors may ask any visitor for the entry card at any time. The code printed
-on it (:mod:`admission.card_code`) is read by a handheld reader, the camera or typed, and
+on it (:mod:`admission.cards.code`) is read by a handheld reader, the camera or typed, and
 :func:`verify_card` answers with the holder, card type, validity and one status:
 
   VALID           the card is ours, not voided, and today (Madrid) is within its validity
@@ -26,7 +26,7 @@ from datetime import date, datetime
 from enum import StrEnum
 from typing import Protocol
 
-from admission.card_code import (
+from admission.cards.code import (
     CODE_MALFORMED,
     CODE_OTHER_CASINO,
     CODE_TAMPERED,

@@ -49,7 +49,7 @@ from typing import Protocol
 
 from admission.errors import AdmissionError
 from admission.identity import normalise_number
-from admission.registry import CASINO_SCOPE
+from admission.registry.port import CASINO_SCOPE
 
 MAGIC = b"#RIAJ-SNAPSHOT 1"
 SCHEME_CLEAR = "clear"

@@ -24,7 +24,7 @@ from datetime import timedelta
 
 from admission.identity import IdentityKey
 from admission.ports import Clock
-from admission.registry import (
+from admission.registry.port import (
     InterdictionRegistry,
     PersonDetails,
     RegistryAnswer,

@@ -5,7 +5,7 @@ send it either as keystrokes (USB keyboard emulation, "wedge") or over a serial 
 This module turns a stream of ``(character, timestamp)`` events into:
 
 * :class:`MrzScanned` -- a complete MRZ (3x30 TD1, 2x36 TD2, 2x44 TD3) to hand to
-  ``admission.mrz.parse_mrz`` exactly like the camera's lines;
+  ``admission.mrz.parse.parse_mrz`` exactly like the camera's lines;
 * :class:`CodeScanned` -- a fast burst that is not an MRZ (a card code or a barcode read
   by a handheld wedge reader); the text is bounded and free of control characters;
 * :class:`BurstDiscarded` -- a burst that cannot be trusted, with a hint code for the
