@@ -21,7 +21,8 @@ from admission.vouchers.model import (
     voucher_view,
 )
 from db.keys import DbKey
-from db.print_queue import SqlPrintQueue
+from db.reprint_queue import SqlReprintQueue
+from db.voucher_book import SqlVoucherBook
 from db.store import SqlCipherStore
 from hardware.printer import CR80, RECEIPT_80
 from hardware.printer.documents import render_voucher
@@ -76,7 +77,7 @@ def store(tmp_path: Path) -> Iterator[SqlCipherStore]:
 
 
 def test_voucher_book_in_encrypted_store(store: SqlCipherStore) -> None:
-    book = SqlPrintQueue(store)
+    book = SqlVoucherBook(store)
     first = book.issue_voucher(new_voucher(0))
     second = book.issue_voucher(new_voucher(3, "X1234567L"))
     assert (first.number, second.number) == (1, 2)
@@ -96,7 +97,7 @@ def test_voucher_book_in_encrypted_store(store: SqlCipherStore) -> None:
 
 
 def test_reprint_queue_lists_issued_not_printed(store: SqlCipherStore) -> None:
-    queue = SqlPrintQueue(store)
+    queue = SqlReprintQueue(store)
     numbers = [store.record_admission(admission_entry(n)).card_number for n in (1, 2, 3)]
     assert [c.number for c in queue.unprinted_cards()] == [3, 2, 1]
     store.mark_printed(2, T0)

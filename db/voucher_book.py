@@ -1,12 +1,11 @@
-"""The reprint queue (cards issued but not printed) and the provisional vouchers
-(volantes provisionales, art. 23.4, R11), stored in the encrypted visitor file.
+"""The voucher book: provisional vouchers (volantes provisionales, art. 23.4, R11),
+stored in the encrypted visitor file.
 
-Uses the store's one connection (``SqlCipherStore.connection``) under its lock
-(``SqlCipherStore.lock``), so it is as thread-safe as the store itself. Tables come
-from ``db/migrations/0020_vouchers.sql``.
+Uses the store's one connection under its lock, so it is as thread-safe as the store
+itself. Tables come from ``db/migrations/0020_vouchers.sql``.
 
 Retention (R3): vouchers hold a name and a document number, so they are erased with
-the visits: :func:`purge_vouchers` is called with the same cutoff.
+the visits: :meth:`SqlVoucherBook.purge_vouchers` is called with the same cutoff.
 """
 
 from __future__ import annotations
@@ -14,15 +13,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any
 
 from admission.errors import NotFoundError
-from admission.records import CardRecord
 from admission.vouchers.model import NewVoucher, Voucher, VoucherStatus, cancel, exchange
 from db import codec
-from db.cards import CARD_COLUMNS, card_from_row
+from db.reprint_queue import StoreAccess
 
-__all__ = ["SqlPrintQueue", "purge_vouchers"]
+__all__ = ["SqlVoucherBook", "purge_vouchers"]
 
 _VOUCHER_COLUMNS = (
     "number, issued_at, desk_id, operator, holder_name, document_type, "
@@ -31,16 +29,10 @@ _VOUCHER_COLUMNS = (
 )
 
 
-class _Store(Protocol):
-    def transaction(self) -> AbstractContextManager[Any]: ...
+class SqlVoucherBook:
+    """The ``VoucherBook`` port over an open ``SqlCipherStore``."""
 
-    def reading(self) -> AbstractContextManager[Any]: ...
-
-
-class SqlPrintQueue:
-    """Reprint queue and voucher book over an open ``SqlCipherStore``."""
-
-    def __init__(self, store: _Store) -> None:
+    def __init__(self, store: StoreAccess) -> None:
         self._store = store
 
     def _tx(self) -> AbstractContextManager[Any]:
@@ -48,20 +40,6 @@ class SqlPrintQueue:
 
     def _read(self) -> AbstractContextManager[Any]:
         return self._store.reading()
-
-    # -- reprint queue ------------------------------------------------------------------
-
-    def unprinted_cards(self, limit: int = 200) -> Sequence[CardRecord]:
-        """Cards issued and never printed ("issued, not printed"), newest first."""
-        with self._read() as conn:
-            rows = conn.execute(
-                f"SELECT {CARD_COLUMNS} FROM cards WHERE status = 'ISSUED' "
-                "ORDER BY number DESC LIMIT ?",
-                (limit,),
-            ).fetchall()
-        return [card_from_row(row) for row in rows]
-
-    # -- vouchers (art. 23.4) -------------------------------------------------------------
 
     def issue_voucher(self, new: NewVoucher) -> Voucher:
         """Record a voucher with the next gapless voucher number (own sequence)."""
