@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from admission.devices import DecodedBarcode, DeviceStatus
 from admission.errors import DeviceError
 from admission.frames import Frame
-from hardware.barcode import DecodedBarcode, DecoderStatus
 
 __all__ = ["FakeDecoder"]
 
@@ -19,14 +19,14 @@ class FakeDecoder:
     """Each :meth:`decode` returns (or raises) the next scripted answer; then nothing."""
 
     script: list[Answer] = field(default_factory=list)
-    status: DecoderStatus = DecoderStatus.READY
+    status: DeviceStatus = DeviceStatus.READY
     frames: list[Frame] = field(default_factory=list)
 
     @property
     def name(self) -> str:
         return "fake"
 
-    def preflight(self) -> DecoderStatus:
+    def preflight(self) -> DeviceStatus:
         return self.status
 
     def decode(self, frame: Frame) -> Sequence[DecodedBarcode]:

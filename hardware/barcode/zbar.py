@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from admission.devices import DecodedBarcode, DeviceErrorCode, DeviceStatus, Symbology
 from admission.errors import DeviceError
 from admission.frames import Frame
-from hardware.barcode import MAX_TEXT, DecodedBarcode, DecoderStatus, Symbology
-from hardware.barcode._image import grey_array, text_of
+from hardware.barcode._image import MAX_TEXT, grey_array, text_of
 
 __all__ = ["ZbarDecoder"]
 
@@ -34,14 +34,15 @@ class ZbarDecoder:
     def name(self) -> str:
         return "zbar"
 
-    def preflight(self) -> DecoderStatus:
+    def preflight(self) -> DeviceStatus:
         try:
-            from pyzbar import pyzbar  # noqa: F401  (loads libzbar: ImportError if missing)
+            # loads libzbar: ImportError if missing; pyzbar ships no type hints
+            from pyzbar import pyzbar  # type: ignore[import-untyped]  # noqa: F401
         except ImportError:
-            return DecoderStatus.NOT_FOUND
+            return DeviceStatus.NOT_FOUND
         except OSError:
-            return DecoderStatus.ERROR
-        return DecoderStatus.READY
+            return DeviceStatus.ERROR
+        return DeviceStatus.READY
 
     def decode(self, frame: Frame) -> Sequence[DecodedBarcode]:
         try:
@@ -50,9 +51,13 @@ class ZbarDecoder:
             image = grey_array(frame)
             results = pyzbar.decode((image.tobytes(), frame.width, frame.height))
         except ImportError as exc:
-            raise DeviceError("pyzbar/libzbar not installed", code="DECODER_NOT_FOUND") from exc
+            raise DeviceError(
+                "pyzbar/libzbar not installed", code=DeviceErrorCode.DECODER_NOT_FOUND
+            ) from exc
         except Exception as exc:  # PyZbarError, OSError from the shared library
-            raise DeviceError(f"zbar failed: {type(exc).__name__}", code="DECODER_ERROR") from exc
+            raise DeviceError(
+                f"zbar failed: {type(exc).__name__}", code=DeviceErrorCode.DECODER_ERROR
+            ) from exc
         out = []
         for result in results:
             data = bytes(result.data)

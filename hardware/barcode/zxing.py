@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from admission.devices import DecodedBarcode, DeviceErrorCode, DeviceStatus, Symbology
 from admission.errors import DeviceError
 from admission.frames import Frame
-from hardware.barcode import MAX_TEXT, DecodedBarcode, DecoderStatus, Symbology
-from hardware.barcode._image import grey_array
+from hardware.barcode._image import MAX_TEXT, grey_array
 
 __all__ = ["ZxingDecoder"]
 
@@ -74,12 +74,12 @@ class ZxingDecoder:
     def name(self) -> str:
         return "zxing"
 
-    def preflight(self) -> DecoderStatus:
+    def preflight(self) -> DeviceStatus:
         try:
-            import zxingcpp  # noqa: F401
+            import zxingcpp  # type: ignore[import-not-found]  # noqa: F401  (a binary module, no hints)
         except ImportError:
-            return DecoderStatus.NOT_FOUND
-        return DecoderStatus.READY
+            return DeviceStatus.NOT_FOUND
+        return DeviceStatus.READY
 
     def decode(self, frame: Frame) -> Sequence[DecodedBarcode]:
         try:
@@ -94,10 +94,12 @@ class ZxingDecoder:
                 text_mode=zxingcpp.TextMode.Plain,
             )
         except ImportError as exc:
-            raise DeviceError("zxing-cpp not installed", code="DECODER_NOT_FOUND") from exc
+            raise DeviceError(
+                "zxing-cpp not installed", code=DeviceErrorCode.DECODER_NOT_FOUND
+            ) from exc
         except Exception as exc:  # the binding raises plain RuntimeError/ValueError
             raise DeviceError(
-                f"zxing-cpp failed: {type(exc).__name__}", code="DECODER_ERROR"
+                f"zxing-cpp failed: {type(exc).__name__}", code=DeviceErrorCode.DECODER_ERROR
             ) from exc
         out = []
         for result in results:

@@ -1,45 +1,32 @@
-"""Cameras: the ``Camera`` port, its status values and frame conversion helpers.
+"""Cameras: frame conversion for the adapters of the ``Camera`` port.
 
-Adapters: :class:`hardware.camera.opencv.OpenCvCamera` (a device index or a path/URL,
-through OpenCV), and the fakes of :mod:`hardware.camera.fake` (a scripted camera, a
-folder of images, a video file). Frames cross the port as
-:class:`admission.frames.Frame` plain values and are never written to disk.
+The port, :class:`admission.devices.Camera`, and its preflight answer,
+:class:`admission.devices.DeviceStatus`, live in the domain. Adapters:
+:class:`hardware.camera.opencv.OpenCvCamera` (a device index or a path/URL, through
+OpenCV), and the fakes of :mod:`hardware.camera.fake` (a scripted camera, a folder of
+images, a video file). Frames cross the port as :class:`admission.frames.Frame` plain
+values and are never written to disk.
 """
 
 from __future__ import annotations
 
-from enum import StrEnum
-from typing import Protocol
-
 import numpy as np
+from numpy.typing import NDArray
 
+from admission.devices import Camera, DeviceStatus
 from admission.frames import Frame
 
 __all__ = ["Camera", "CameraStatus", "array_to_frame"]
 
-
-class CameraStatus(StrEnum):
-    """Preflight answer (STYLE.md rule 8)."""
-
-    READY = "READY"
-    NOT_FOUND = "NOT_FOUND"  # no such device / file
-    NO_MEDIA = "NO_MEDIA"  # opened, but it delivers no frames (empty video, no images)
-    BUSY = "BUSY"  # held by another program
-    ERROR = "ERROR"
+# alias until ui/ and hardware/mrz/cli.py move to DeviceStatus
+CameraStatus = DeviceStatus
 
 
-class Camera(Protocol):
-    """A source of frames. ``read`` raises :class:`admission.errors.DeviceError`."""
+def array_to_frame(image: NDArray[np.generic], timestamp: float) -> Frame:
+    """A BGR or grey 8-bit array as a plain Frame (copies the pixels).
 
-    def preflight(self) -> CameraStatus: ...
-
-    def read(self) -> Frame: ...
-
-    def close(self) -> None: ...
-
-
-def array_to_frame(image: np.ndarray, timestamp: float) -> Frame:
-    """A BGR or grey uint8 array as a plain Frame (copies the pixels)."""
+    Any dtype is accepted, as OpenCV types its images; anything but uint8 raises ValueError.
+    """
     if image.dtype != np.uint8:
         raise ValueError("frames are 8-bit")
     if image.ndim == 3 and image.shape[2] == 4:

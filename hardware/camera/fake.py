@@ -16,11 +16,14 @@ from pathlib import Path
 import cv2
 import numpy as np
 
+from admission.devices import DeviceErrorCode, DeviceStatus
 from admission.errors import DeviceError
 from admission.frames import Frame
-from hardware.camera import CameraStatus, array_to_frame
+from hardware.camera import array_to_frame
 
-END_OF_STREAM = "CAMERA_END_OF_STREAM"
+# alias until ui/ and hardware/mrz/cli.py move to DeviceStatus
+# (here: to DeviceErrorCode.CAMERA_END_OF_STREAM)
+END_OF_STREAM = DeviceErrorCode.CAMERA_END_OF_STREAM
 IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"})
 
 
@@ -32,7 +35,7 @@ class FakeCamera:
         script: Sequence[Frame | Exception],
         *,
         loop: bool = False,
-        status: CameraStatus = CameraStatus.READY,
+        status: DeviceStatus = DeviceStatus.READY,
     ) -> None:
         self._script = list(script)
         self._loop = loop
@@ -42,7 +45,7 @@ class FakeCamera:
         self.preflights = 0
         self.closed = False
 
-    def preflight(self) -> CameraStatus:
+    def preflight(self) -> DeviceStatus:
         self.preflights += 1
         return self._status
 
@@ -50,7 +53,7 @@ class FakeCamera:
         self.reads += 1
         if self._pos >= len(self._script):
             if not self._loop or not self._script:
-                raise DeviceError("script exhausted", code=END_OF_STREAM)
+                raise DeviceError("script exhausted", code=DeviceErrorCode.CAMERA_END_OF_STREAM)
             self._pos = 0
         item = self._script[self._pos]
         self._pos += 1
@@ -86,10 +89,10 @@ class ImageFolderCamera:
                 self._files = []
         return self._files
 
-    def preflight(self) -> CameraStatus:
+    def preflight(self) -> DeviceStatus:
         if not self._folder.is_dir():
-            return CameraStatus.NOT_FOUND
-        return CameraStatus.READY if self._list() else CameraStatus.NO_MEDIA
+            return DeviceStatus.NOT_FOUND
+        return DeviceStatus.READY if self._list() else DeviceStatus.NO_MEDIA
 
     def read(self) -> Frame:
         files = self._list()
@@ -107,7 +110,7 @@ class ImageFolderCamera:
             image = cv2.imdecode(data, cv2.IMREAD_COLOR)
             if image is not None:
                 return array_to_frame(image, self._clock())
-        raise DeviceError("no more images", code=END_OF_STREAM)
+        raise DeviceError("no more images", code=DeviceErrorCode.CAMERA_END_OF_STREAM)
 
     def close(self) -> None:
         self._pos = 0
@@ -133,21 +136,21 @@ class VideoFileCamera:
                 cap.release()
         return self._cap
 
-    def preflight(self) -> CameraStatus:
+    def preflight(self) -> DeviceStatus:
         if not self._path.is_file():
-            return CameraStatus.NOT_FOUND
-        return CameraStatus.READY if self._open() is not None else CameraStatus.NO_MEDIA
+            return DeviceStatus.NOT_FOUND
+        return DeviceStatus.READY if self._open() is not None else DeviceStatus.NO_MEDIA
 
     def read(self) -> Frame:
         cap = self._open()
         if cap is None:
-            raise DeviceError("video not readable", code=END_OF_STREAM)
+            raise DeviceError("video not readable", code=DeviceErrorCode.CAMERA_END_OF_STREAM)
         ok, image = cap.read()
         if not ok and self._loop:
             cap.set(cv2.CAP_PROP_POS_FRAMES, 0)
             ok, image = cap.read()
         if not ok or image is None:
-            raise DeviceError("end of video", code=END_OF_STREAM)
+            raise DeviceError("end of video", code=DeviceErrorCode.CAMERA_END_OF_STREAM)
         return array_to_frame(image, self._clock())
 
     def close(self) -> None:

@@ -13,12 +13,10 @@ from typing import Any, Protocol
 
 import cv2
 
+from admission.devices import DeviceErrorCode, DeviceStatus
 from admission.errors import DeviceError
 from admission.frames import Frame
-from hardware.camera import CameraStatus, array_to_frame
-
-CAMERA_NOT_FOUND = "CAMERA_NOT_FOUND"
-CAMERA_LOST = "CAMERA_LOST"
+from hardware.camera import array_to_frame
 
 
 class Capture(Protocol):
@@ -80,10 +78,10 @@ class OpenCvCamera:
         cap.set(cv2.CAP_PROP_BUFFERSIZE, 1.0)
         return cap
 
-    def preflight(self) -> CameraStatus:
+    def preflight(self) -> DeviceStatus:
         cap = self._cap or self._open()
         if cap is None:
-            return CameraStatus.NOT_FOUND
+            return DeviceStatus.NOT_FOUND
         try:
             ok, image = cap.read()
         except cv2.error:
@@ -91,8 +89,8 @@ class OpenCvCamera:
         if self._cap is None:
             self._cap = cap
         if not ok or image is None:
-            return CameraStatus.BUSY
-        return CameraStatus.READY
+            return DeviceStatus.BUSY
+        return DeviceStatus.READY
 
     def read(self) -> Frame:
         for attempt in range(self._attempts + 1):
@@ -111,8 +109,8 @@ class OpenCvCamera:
                 self.reconnects += 1
                 self._sleep(self._delay)
         if not self._ever_opened:
-            raise DeviceError("camera not found", code=CAMERA_NOT_FOUND)
-        raise DeviceError("camera delivers no frames", code=CAMERA_LOST)
+            raise DeviceError("camera not found", code=DeviceErrorCode.CAMERA_NOT_FOUND)
+        raise DeviceError("camera delivers no frames", code=DeviceErrorCode.CAMERA_LOST)
 
     def close(self) -> None:
         if self._cap is not None:

@@ -22,15 +22,16 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from admission.errors import DeviceError
-from hardware.printer import (
+from admission.devices import (
+    DeviceErrorCode,
+    DeviceStatus,
     JobResult,
     JobState,
     PageSize,
     PrinterInfo,
     PrinterState,
-    PrinterStatus,
 )
+from admission.errors import DeviceError
 
 __all__ = ["CupsPrinter", "list_printers", "scheduler_running"]
 
@@ -65,9 +66,9 @@ def _run(
             check=False,
         )
     except FileNotFoundError:
-        raise DeviceError(f"{args[0]} not found", code="CUPS_NOT_INSTALLED") from None
+        raise DeviceError(f"{args[0]} not found", code=DeviceErrorCode.CUPS_NOT_INSTALLED) from None
     except subprocess.TimeoutExpired:
-        raise DeviceError(f"{args[0]} timed out", code="CUPS_TIMEOUT") from None
+        raise DeviceError(f"{args[0]} timed out", code=DeviceErrorCode.CUPS_TIMEOUT) from None
 
 
 def _text(result: subprocess.CompletedProcess[bytes]) -> str:
@@ -116,19 +117,19 @@ def parse_printer_status(printer_text: str, accepting_text: str) -> PrinterState
         if line.strip().startswith("Alerts:"):
             alerts = line.split(":", 1)[1].strip()
     if "not accepting" in accepting_text:
-        return PrinterState(PrinterStatus.REJECTING, "queue is rejecting jobs")
+        return PrinterState(DeviceStatus.REJECTING, "queue is rejecting jobs")
     if " disabled " in f" {first} " or "paused" in alerts.split():
-        return PrinterState(PrinterStatus.PAUSED, "queue is paused")
+        return PrinterState(DeviceStatus.PAUSED, "queue is paused")
     if any(reason in alerts for reason in _MEDIA_EMPTY):
-        return PrinterState(PrinterStatus.NO_MEDIA, alerts)
+        return PrinterState(DeviceStatus.NO_MEDIA, alerts)
     if any(
         f"{reason}-error" in alerts or f"{reason}-report" in alerts or reason == alerts
         for reason in _MEDIA_ERROR
     ):
-        return PrinterState(PrinterStatus.ERROR, alerts)
+        return PrinterState(DeviceStatus.ERROR, alerts)
     if "now printing" in first:
-        return PrinterState(PrinterStatus.BUSY, "printing another job")
-    return PrinterState(PrinterStatus.READY)
+        return PrinterState(DeviceStatus.BUSY, "printing another job")
+    return PrinterState(DeviceStatus.READY)
 
 
 class CupsPrinter:
@@ -143,7 +144,7 @@ class CupsPrinter:
         use_ipptool: bool = True,
     ) -> None:
         if not name or not re.fullmatch(r"[^\s/#]{1,127}", name):
-            raise DeviceError("bad printer name", code="PRINTER_BAD_NAME")
+            raise DeviceError("bad printer name", code=DeviceErrorCode.PRINTER_BAD_NAME)
         self._name = name
         self._poll = poll
         self._sleep = sleep
@@ -157,10 +158,10 @@ class CupsPrinter:
 
     def preflight(self) -> PrinterState:
         if not scheduler_running():
-            return PrinterState(PrinterStatus.NOT_FOUND, "CUPS scheduler is not running")
+            return PrinterState(DeviceStatus.NOT_FOUND, "CUPS scheduler is not running")
         printer = _run(["lpstat", "-l", "-p", self._name])
         if printer.returncode != 0 or not printer.stdout.startswith(b"printer "):
-            return PrinterState(PrinterStatus.NOT_FOUND, "no such queue")
+            return PrinterState(DeviceStatus.NOT_FOUND, "no such queue")
         accepting = _run(["lpstat", "-a", self._name])
         return parse_printer_status(_text(printer), _text(accepting))
 
@@ -189,9 +190,11 @@ class CupsPrinter:
         text = _text(result)
         match = _REQUEST_ID.search(text)
         if result.returncode != 0 or match is None:
-            code = "PRINTER_REJECTING" if "not accepting" in text else "PRINT_SUBMIT_FAILED"
+            code = DeviceErrorCode.PRINT_SUBMIT_FAILED
+            if "not accepting" in text:
+                code = DeviceErrorCode.PRINTER_REJECTING
             if "does not exist" in text or "nvalid destination" in text:
-                code = "PRINTER_NOT_FOUND"
+                code = DeviceErrorCode.PRINTER_NOT_FOUND
             raise DeviceError(f"lp refused the job (rc={result.returncode})", code=code)
         return f"{match.group(1)}-{match.group(2)}"
 
@@ -210,16 +213,16 @@ class CupsPrinter:
             if state == "completed":
                 return JobResult(job_id, JobState.COMPLETED)
             if state in ("canceled", "aborted"):
-                if self.preflight().status is PrinterStatus.NOT_FOUND:
+                if self.preflight().status is DeviceStatus.NOT_FOUND:
                     return JobResult(job_id, JobState.VANISHED, "queue disappeared")
                 return JobResult(job_id, JobState.FAILED, f"job {state}")
             if state == "missing":
-                if self.preflight().status is PrinterStatus.NOT_FOUND:
+                if self.preflight().status is DeviceStatus.NOT_FOUND:
                     return JobResult(job_id, JobState.VANISHED, "queue disappeared")
                 return JobResult(job_id, JobState.FAILED, "job no longer known to CUPS")
             if state == "processing-stopped" or state == "pending-held":
                 status = self.preflight().status
-                if status is PrinterStatus.NOT_FOUND:
+                if status is DeviceStatus.NOT_FOUND:
                     return JobResult(job_id, JobState.VANISHED, "queue disappeared")
                 self.cancel(job_id)
                 return JobResult(job_id, JobState.FAILED, f"queue stopped ({status})")
@@ -227,13 +230,13 @@ class CupsPrinter:
                 # a paused queue leaves the job "pending, none": ask the queue itself
                 next_check = time.monotonic() + 1.0
                 status = self.preflight().status
-                if status is PrinterStatus.NOT_FOUND:
+                if status is DeviceStatus.NOT_FOUND:
                     return JobResult(job_id, JobState.VANISHED, "queue disappeared")
-                if status is PrinterStatus.PAUSED:
+                if status is DeviceStatus.PAUSED:
                     self.cancel(job_id)
                     return JobResult(job_id, JobState.FAILED, "queue paused")
             if time.monotonic() >= deadline:
-                if self.preflight().status is PrinterStatus.NOT_FOUND:
+                if self.preflight().status is DeviceStatus.NOT_FOUND:
                     return JobResult(job_id, JobState.VANISHED, "queue disappeared")
                 self.cancel(job_id)
                 return JobResult(job_id, JobState.TIMEOUT, "cancelled after timeout")
@@ -275,7 +278,7 @@ class CupsPrinter:
         if pending.returncode != 0:
             return "missing"
         if _has_job(pending.stdout, job_id):
-            if self.preflight().status is PrinterStatus.PAUSED:
+            if self.preflight().status is DeviceStatus.PAUSED:
                 return "processing-stopped"
             return "pending"
         done = _run(["lpstat", "-W", "completed", "-o", self._name])

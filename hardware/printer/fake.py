@@ -22,8 +22,16 @@ from collections import deque
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from admission.devices import (
+    DeviceErrorCode,
+    DeviceStatus,
+    JobResult,
+    JobState,
+    PageSize,
+    PrinterState,
+)
 from admission.errors import DeviceError
-from hardware.printer import JobResult, JobState, PageSize, PrinterState, PrinterStatus
+from hardware.printer import refusal_code
 
 __all__ = ["OUTCOMES", "FakeJob", "FakePrinter"]
 
@@ -41,10 +49,10 @@ OUTCOMES = frozenset(
     }
 )
 _PREFLIGHT = {
-    "NOT_FOUND": PrinterStatus.NOT_FOUND,
-    "PAUSED": PrinterStatus.PAUSED,
-    "REJECTING": PrinterStatus.REJECTING,
-    "NO_MEDIA": PrinterStatus.NO_MEDIA,
+    "NOT_FOUND": DeviceStatus.NOT_FOUND,
+    "PAUSED": DeviceStatus.PAUSED,
+    "REJECTING": DeviceStatus.REJECTING,
+    "NO_MEDIA": DeviceStatus.NO_MEDIA,
 }
 _JOB = {
     "VANISHED_MID_JOB": JobState.VANISHED,
@@ -97,14 +105,14 @@ class FakePrinter:
         if outcome in _PREFLIGHT:
             self._script.popleft()  # a failed preflight consumes its outcome
             return PrinterState(_PREFLIGHT[outcome], f"scripted {outcome}")
-        return PrinterState(PrinterStatus.READY)
+        return PrinterState(DeviceStatus.READY)
 
     def submit(self, pdf: bytes, *, title: str, page: PageSize) -> str:
         outcome = self._script.popleft() if self._script else "OK"
         if outcome == "SUBMIT_ERROR":
-            raise DeviceError("scripted spooler refusal", code="PRINT_SUBMIT_FAILED")
+            raise DeviceError("scripted spooler refusal", code=DeviceErrorCode.PRINT_SUBMIT_FAILED)
         if outcome in _PREFLIGHT:  # preflight was skipped: the spooler refuses
-            raise DeviceError(f"scripted {outcome}", code=f"PRINTER_{outcome}")
+            raise DeviceError(f"scripted {outcome}", code=refusal_code(_PREFLIGHT[outcome]))
         job_id = f"{self._name}-{next(self._ids)}"
         self.jobs.append(FakeJob(job_id, title, page, pdf, outcome))
         self._pending[job_id] = outcome
@@ -113,7 +121,7 @@ class FakePrinter:
     def follow(self, job_id: str, *, timeout: float = 60.0) -> JobResult:
         outcome = self._pending.pop(job_id, None)
         if outcome is None:
-            raise DeviceError("unknown job", code="PRINT_UNKNOWN_JOB")
+            raise DeviceError("unknown job", code=DeviceErrorCode.PRINT_UNKNOWN_JOB)
         state = _JOB.get(outcome, JobState.COMPLETED)
         detail = "" if state is JobState.COMPLETED else f"scripted {outcome}"
         return JobResult(job_id, state, detail)

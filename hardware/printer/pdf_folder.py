@@ -13,8 +13,15 @@ import re
 import tempfile
 from pathlib import Path
 
+from admission.devices import (
+    DeviceErrorCode,
+    DeviceStatus,
+    JobResult,
+    JobState,
+    PageSize,
+    PrinterState,
+)
 from admission.errors import DeviceError
-from hardware.printer import JobResult, JobState, PageSize, PrinterState, PrinterStatus
 
 __all__ = ["PdfFolderPrinter"]
 
@@ -34,10 +41,10 @@ class PdfFolderPrinter:
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
         except OSError:
-            return PrinterState(PrinterStatus.NOT_FOUND, "folder cannot be created")
+            return PrinterState(DeviceStatus.NOT_FOUND, "folder cannot be created")
         if not os.access(self.folder, os.W_OK):
-            return PrinterState(PrinterStatus.ERROR, "folder is not writable")
-        return PrinterState(PrinterStatus.READY)
+            return PrinterState(DeviceStatus.ERROR, "folder is not writable")
+        return PrinterState(DeviceStatus.READY)
 
     def submit(self, pdf: bytes, *, title: str, page: PageSize) -> str:
         """Write ``<title>.pdf`` atomically (never a half-written file); the page size is
@@ -56,7 +63,8 @@ class PdfFolderPrinter:
             os.replace(tmp, target)
         except OSError as exc:
             raise DeviceError(
-                f"cannot write to the PDF folder: {exc.strerror}", code="PRINT_SUBMIT_FAILED"
+                f"cannot write to the PDF folder: {exc.strerror}",
+                code=DeviceErrorCode.PRINT_SUBMIT_FAILED,
             ) from None
         return target.name
 

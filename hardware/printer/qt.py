@@ -17,15 +17,16 @@ import itertools
 import logging
 from typing import Any
 
-from admission.errors import DeviceError
-from hardware.printer import (
+from admission.devices import (
+    DeviceErrorCode,
+    DeviceStatus,
     JobResult,
     JobState,
     PageSize,
     PrinterInfo,
     PrinterState,
-    PrinterStatus,
 )
+from admission.errors import DeviceError
 
 __all__ = ["QtPrinter", "list_qt_printers"]
 
@@ -65,25 +66,25 @@ class QtPrinter:
 
         info = self._info()
         if info is None:
-            return PrinterState(PrinterStatus.NOT_FOUND, "no such printer")
+            return PrinterState(DeviceStatus.NOT_FOUND, "no such printer")
         state = info.state()
         if state == QPrinter.PrinterState.Error:
-            return PrinterState(PrinterStatus.ERROR, "printer reports an error")
+            return PrinterState(DeviceStatus.ERROR, "printer reports an error")
         if state == QPrinter.PrinterState.Aborted:
-            return PrinterState(PrinterStatus.PAUSED, "printer aborted/paused")
+            return PrinterState(DeviceStatus.PAUSED, "printer aborted/paused")
         if state == QPrinter.PrinterState.Active:
-            return PrinterState(PrinterStatus.BUSY, "printing another job")
-        return PrinterState(PrinterStatus.READY)
+            return PrinterState(DeviceStatus.BUSY, "printing another job")
+        return PrinterState(DeviceStatus.READY)
 
     def submit(self, pdf: bytes, *, title: str, page: PageSize) -> str:
-        import pypdfium2 as pdfium
+        import pypdfium2 as pdfium  # type: ignore[import-untyped]
         from PySide6.QtCore import QMarginsF, QRectF, QSizeF
         from PySide6.QtGui import QImage, QPageLayout, QPageSize, QPainter
         from PySide6.QtPrintSupport import QPrinter
 
         info = self._info()
         if info is None:
-            raise DeviceError("printer not found", code="PRINTER_NOT_FOUND")
+            raise DeviceError("printer not found", code=DeviceErrorCode.PRINTER_NOT_FOUND)
         printer = QPrinter(info, QPrinter.PrinterMode.HighResolution)
         printer.setDocName(title)  # a card number, never a name
         size = QPageSize(
@@ -102,7 +103,9 @@ class QtPrinter:
         painter = QPainter()
         try:
             if not painter.begin(printer):
-                raise DeviceError("the printer refused the job", code="PRINT_SUBMIT_FAILED")
+                raise DeviceError(
+                    "the printer refused the job", code=DeviceErrorCode.PRINT_SUBMIT_FAILED
+                )
             for index in range(len(doc)):
                 if index:
                     printer.newPage()
@@ -119,7 +122,9 @@ class QtPrinter:
             ended = painter.end() if painter.isActive() else False
             doc.close()
         if not ended:
-            raise DeviceError("the spooler did not accept the job", code="PRINT_SUBMIT_FAILED")
+            raise DeviceError(
+                "the spooler did not accept the job", code=DeviceErrorCode.PRINT_SUBMIT_FAILED
+            )
         job_id = f"{self._name}-qt-{next(self._ids)}"
         self._done[job_id] = JobResult(job_id, JobState.COMPLETED)
         return job_id
@@ -127,7 +132,7 @@ class QtPrinter:
     def follow(self, job_id: str, *, timeout: float = 60.0) -> JobResult:
         result = self._done.pop(job_id, None)
         if result is None:
-            raise DeviceError("unknown job", code="PRINT_UNKNOWN_JOB")
+            raise DeviceError("unknown job", code=DeviceErrorCode.PRINT_UNKNOWN_JOB)
         if self._info() is None:
             return JobResult(job_id, JobState.VANISHED, "printer disappeared")
         return result

@@ -18,12 +18,22 @@ from dataclasses import dataclass, field
 
 from admission.cards.code import encode_card_code
 from admission.cards.view import CardView, build_card_view
+from admission.devices import (
+    A5,
+    CR80,
+    RECEIPT_80,
+    CardPrinter,
+    DeviceErrorCode,
+    DeviceStatus,
+    JobState,
+    PageSize,
+)
 from admission.errors import DeviceError, InvalidStateError, NotFoundError
 from admission.leaflet import Leaflet
 from admission.ports import CardBook, Clock, VisitorFile
 from admission.records import CardStatus
 from admission.vouchers.model import VoucherView
-from hardware.printer import A5, CR80, RECEIPT_80, CardPrinter, JobState, PageSize, PrinterStatus
+from hardware.printer import refusal_code
 from hardware.printer.render import CardStyle, Rendered, render_card
 
 __all__ = [
@@ -37,16 +47,13 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-# Reason codes of a failed print (the UI turns them into sentences, STYLE.md rule 13).
+# A print's code is "" when printed, else a DeviceErrorCode (the UI turns it into a
+# sentence, STYLE.md rule 13).
 OK = ""
-RENDER_FAILED = "RENDER_FAILED"
-PRINT_FAILED = "PRINT_FAILED"
-PRINTER_VANISHED = "PRINTER_VANISHED"
-PRINT_TIMEOUT = "PRINT_TIMEOUT"
 _JOB_CODES = {
-    JobState.FAILED: PRINT_FAILED,
-    JobState.VANISHED: PRINTER_VANISHED,
-    JobState.TIMEOUT: PRINT_TIMEOUT,
+    JobState.FAILED: DeviceErrorCode.PRINT_FAILED,
+    JobState.VANISHED: DeviceErrorCode.PRINTER_VANISHED,
+    JobState.TIMEOUT: DeviceErrorCode.PRINT_TIMEOUT,
 }
 
 
@@ -70,7 +77,7 @@ def spool(
         state = printer.preflight()
         if not state.status.usable:
             log.warning("printer %s not ready: %s", printer.name, state.status)
-            return f"PRINTER_{state.status}", ""
+            return refusal_code(state.status), ""
         job_id = printer.submit(pdf, title=title, page=page)
     except DeviceError as exc:
         log.warning("printer %s: %s", printer.name, exc.code)
@@ -82,7 +89,7 @@ def spool(
         return exc.code, job_id
     if not result.ok:
         log.warning("printer %s job %s: %s", printer.name, job_id, result.state)
-        return _JOB_CODES.get(result.state, PRINT_FAILED), job_id
+        return _JOB_CODES.get(result.state, DeviceErrorCode.PRINT_FAILED), job_id
     return OK, job_id
 
 
@@ -183,7 +190,7 @@ class CardPrintService:
             rendered = self.render(view)
         except Exception:  # a renderer bug must not lose the card: it stays ISSUED
             log.exception("card %d: rendering failed", number)
-            return PrintOutcome(number, False, RENDER_FAILED)
+            return PrintOutcome(number, False, DeviceErrorCode.RENDER_FAILED)
 
         title = f"card-{number}{self._job_suffix}"
         code, job_id = spool(
@@ -196,11 +203,11 @@ class CardPrintService:
         log.info("card %d printed as job %s", number, job_id)
         return PrintOutcome(number, True, OK, job_id, rendered.warnings)
 
-    def preflight_status(self) -> PrinterStatus:
+    def preflight_status(self) -> DeviceStatus:
         try:
             return self.printer.preflight().status
         except DeviceError:
-            return PrinterStatus.ERROR
+            return DeviceStatus.ERROR
 
 
 def print_voucher(
@@ -220,7 +227,7 @@ def print_voucher(
         pdf = render_voucher(view, style, page).pdf
     except Exception:
         log.exception("voucher %d: rendering failed", view.number)
-        return RENDER_FAILED, ""
+        return DeviceErrorCode.RENDER_FAILED, ""
     return spool(printer, pdf, title=f"voucher-{view.number}", page=page, timeout=timeout)
 
 
@@ -239,5 +246,5 @@ def print_leaflet(
         pdf = render_leaflet(leaflet, style, page).pdf
     except Exception:
         log.exception("leaflet: rendering failed")
-        return RENDER_FAILED, ""
+        return DeviceErrorCode.RENDER_FAILED, ""
     return spool(printer, pdf, title="leaflet", page=page, timeout=timeout)

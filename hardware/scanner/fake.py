@@ -15,8 +15,8 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from admission.devices import DeviceStatus, ReaderStatusChanged, ScannerEvent
 from admission.mrz.burst import BurstConfig, MrzBurstAssembler
-from hardware.scanner import ReaderStatus, ReaderStatusChanged, ScannerEvent
 
 __all__ = ["FakeDocumentReader", "Pause", "Recording", "load_recording"]
 
@@ -61,7 +61,7 @@ class FakeDocumentReader:
 
     script: Sequence[Step]
     config: BurstConfig = field(default_factory=BurstConfig)
-    status: ReaderStatus = ReaderStatus.READY
+    status: DeviceStatus = DeviceStatus.READY
     sleep: Callable[[float], None] = time.sleep
     preflights: int = 0
     listens: int = 0
@@ -70,7 +70,7 @@ class FakeDocumentReader:
     def name(self) -> str:
         return "fake"
 
-    def preflight(self) -> ReaderStatus:
+    def preflight(self) -> DeviceStatus:
         self.preflights += 1
         return self.status
 

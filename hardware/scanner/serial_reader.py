@@ -23,8 +23,8 @@ from collections.abc import Callable, Iterator
 from dataclasses import replace
 from typing import Any, Protocol
 
+from admission.devices import DeviceStatus, ReaderStatusChanged, ScannerEvent
 from admission.mrz.burst import BurstConfig, MrzBurstAssembler
-from hardware.scanner import ReaderStatus, ReaderStatusChanged, ScannerEvent
 
 __all__ = ["SerialDocumentReader", "SerialPortLike", "classify_open_error"]
 
@@ -44,30 +44,31 @@ class SerialPortLike(Protocol):
 
 
 def _default_factory(port: str, baudrate: int) -> SerialPortLike:
-    import serial  # pyserial; imported here so the module loads without it
+    # pyserial, imported here so the module loads without it; it ships no type hints
+    import serial  # type: ignore[import-untyped]
 
     port_obj: SerialPortLike = serial.Serial(port, baudrate=baudrate, timeout=READ_TIMEOUT)
     return port_obj
 
 
-def classify_open_error(exc: BaseException) -> ReaderStatus:
+def classify_open_error(exc: BaseException) -> DeviceStatus:
     """Which status an exception raised while opening the port means."""
     err: Any = exc
     while err is not None:
         number = getattr(err, "errno", None)
         if number in (errno.ENOENT, errno.ENODEV, errno.ENXIO):
-            return ReaderStatus.NOT_FOUND
+            return DeviceStatus.NOT_FOUND
         if number == errno.EBUSY:
-            return ReaderStatus.BUSY
+            return DeviceStatus.BUSY
         if number in (errno.EACCES, errno.EPERM):
-            return ReaderStatus.ERROR
+            return DeviceStatus.ERROR
         err = err.__cause__ or err.__context__
     text = str(exc).lower()
     if "could not open port" in text and ("no such file" in text or "not found" in text):
-        return ReaderStatus.NOT_FOUND
+        return DeviceStatus.NOT_FOUND
     if "busy" in text or "access is denied" in text:  # Windows: port open elsewhere
-        return ReaderStatus.BUSY
-    return ReaderStatus.ERROR
+        return DeviceStatus.BUSY
+    return DeviceStatus.ERROR
 
 
 class SerialDocumentReader:
@@ -94,38 +95,38 @@ class SerialDocumentReader:
     def name(self) -> str:
         return f"serial:{self.port}"
 
-    def preflight(self) -> ReaderStatus:
+    def preflight(self) -> DeviceStatus:
         """Open and close the port once (not while :meth:`listen` holds it)."""
         try:
             self._factory(self.port, self.baudrate).close()
         except Exception as exc:  # pyserial raises SerialException/OSError/ValueError
             return classify_open_error(exc)
-        return ReaderStatus.READY
+        return DeviceStatus.READY
 
     def listen(self, stop: threading.Event) -> Iterator[ScannerEvent]:
         assembler = MrzBurstAssembler(self.config)
         was_ready = False
-        last_status: ReaderStatus | None = None
+        last_status: DeviceStatus | None = None
         while not stop.is_set():
             try:
                 port = self._factory(self.port, self.baudrate)
             except Exception as exc:
                 status = classify_open_error(exc)
-                if was_ready and status is ReaderStatus.NOT_FOUND:
-                    status = ReaderStatus.LOST
+                if was_ready and status is DeviceStatus.NOT_FOUND:
+                    status = DeviceStatus.LOST
                 if status is not last_status:
                     last_status = status
                     yield ReaderStatusChanged(status, type(exc).__name__)
                 stop.wait(self.retry_interval)
                 continue
-            yield ReaderStatusChanged(ReaderStatus.READY, "", reconnected=was_ready)
-            was_ready, last_status = True, ReaderStatus.READY
+            yield ReaderStatusChanged(DeviceStatus.READY, "", reconnected=was_ready)
+            was_ready, last_status = True, DeviceStatus.READY
             try:
                 yield from self._pump(port, assembler, stop)
             except Exception as exc:  # unplugged mid-read: SerialException / OSError
                 yield from assembler.interrupt()  # a burst cut by the loss is partial
-                last_status = ReaderStatus.LOST
-                yield ReaderStatusChanged(ReaderStatus.LOST, type(exc).__name__)
+                last_status = DeviceStatus.LOST
+                yield ReaderStatusChanged(DeviceStatus.LOST, type(exc).__name__)
                 stop.wait(self.retry_interval)
             finally:
                 with contextlib.suppress(Exception):  # closing a vanished port may fail too

@@ -7,15 +7,10 @@ from collections.abc import Sequence
 import pytest
 
 from admission.cards.code import encode_card_code
+from admission.devices import DecodedBarcode, DeviceStatus, Symbology
 from admission.errors import ConfigError, DeviceError
 from admission.frames import Frame
-from hardware.barcode import (
-    DecodedBarcode,
-    DecoderStatus,
-    FallbackDecoder,
-    Symbology,
-    make_decoder,
-)
+from hardware.barcode import FallbackDecoder, make_decoder
 from hardware.barcode.fake import FakeDecoder
 from tests.barcode.conftest import REAL, Truth
 
@@ -69,7 +64,7 @@ def test_bgr_and_padded_stride_frames(name: str) -> None:
 def test_noise_and_blank_frames_decode_to_nothing(name: str) -> None:
     rng = np.random.default_rng(1)
     decoder = make_decoder(name)
-    assert decoder.preflight() is DecoderStatus.READY
+    assert decoder.preflight() is DeviceStatus.READY
     assert decoder.decode(frame_of(rng.integers(0, 256, (240, 320), dtype=np.uint8))) == ()
     assert decoder.decode(frame_of(np.zeros((1, 1), dtype=np.uint8))) == ()
 

@@ -7,15 +7,17 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 
+from admission.devices import DeviceErrorCode, DeviceStatus
 from admission.errors import DeviceError
 from admission.frames import Frame
-from hardware.camera import CameraStatus, array_to_frame
-from hardware.camera.fake import END_OF_STREAM, FakeCamera, ImageFolderCamera, VideoFileCamera
-from hardware.camera.opencv import CAMERA_LOST, CAMERA_NOT_FOUND, OpenCvCamera
+from hardware.camera import array_to_frame
+from hardware.camera.fake import FakeCamera, ImageFolderCamera, VideoFileCamera
+from hardware.camera.opencv import OpenCvCamera
 
 
-def _image(value: int, w: int = 64, h: int = 48) -> np.ndarray:
+def _image(value: int, w: int = 64, h: int = 48) -> NDArray[np.uint8]:
     img = np.full((h, w, 3), value, np.uint8)
     img[:, : w // 2, 2] = 255 - value
     return img
@@ -24,7 +26,7 @@ def _image(value: int, w: int = 64, h: int = 48) -> np.ndarray:
 class ScriptedCapture:
     """Stands in for cv2.VideoCapture: replays (ok, image) answers, records calls."""
 
-    def __init__(self, opened: bool, answers: list[tuple[bool, np.ndarray | None]]) -> None:
+    def __init__(self, opened: bool, answers: list[tuple[bool, NDArray[np.uint8] | None]]) -> None:
         self.opened = opened
         self.answers = answers
         self.settings: dict[int, float] = {}
@@ -33,7 +35,7 @@ class ScriptedCapture:
     def isOpened(self) -> bool:
         return self.opened
 
-    def read(self) -> tuple[bool, np.ndarray | None]:
+    def read(self) -> tuple[bool, NDArray[np.uint8] | None]:
         return self.answers.pop(0) if self.answers else (False, None)
 
     def set(self, prop: int, value: float) -> bool:
@@ -62,7 +64,7 @@ def test_opencv_camera_reads_requested_size_and_timestamps() -> None:
         return caps[-1]
 
     cam = OpenCvCamera(0, width=1280, height=720, open_capture=opener, clock=lambda: 42.0)
-    assert cam.preflight() is CameraStatus.READY
+    assert cam.preflight() is DeviceStatus.READY
     frame = cam.read()
     assert frame.timestamp == 42.0 and frame.width == 64
     assert caps[0].settings[cv2.CAP_PROP_FRAME_WIDTH] == 1280
@@ -98,10 +100,10 @@ def test_opencv_camera_errors_are_domain_errors() -> None:
         sleep=lambda s: None,
         reconnect_attempts=1,
     )
-    assert cam.preflight() is CameraStatus.NOT_FOUND
+    assert cam.preflight() is DeviceStatus.NOT_FOUND
     with pytest.raises(DeviceError) as err:
         cam.read()
-    assert err.value.code == CAMERA_NOT_FOUND
+    assert err.value.code == DeviceErrorCode.CAMERA_NOT_FOUND
 
     caps = [ScriptedCapture(True, [(True, _image(1))])]
     caps += [ScriptedCapture(True, []) for _ in range(3)]
@@ -111,30 +113,30 @@ def test_opencv_camera_errors_are_domain_errors() -> None:
     cam.read()
     with pytest.raises(DeviceError) as err:
         cam.read()
-    assert err.value.code == CAMERA_LOST
+    assert err.value.code == DeviceErrorCode.CAMERA_LOST
 
 
 def test_opencv_camera_busy_when_opened_without_frames() -> None:
     cam = OpenCvCamera(0, open_capture=lambda s: ScriptedCapture(True, []))
-    assert cam.preflight() is CameraStatus.BUSY
+    assert cam.preflight() is DeviceStatus.BUSY
 
 
 def test_real_opencv_on_a_missing_file_is_not_found() -> None:
     cam = OpenCvCamera("/nonexistent/video.avi", reconnect_attempts=0, sleep=lambda s: None)
-    assert cam.preflight() is CameraStatus.NOT_FOUND
+    assert cam.preflight() is DeviceStatus.NOT_FOUND
 
 
 def test_fake_camera_replays_a_script_and_records() -> None:
     frames = [array_to_frame(_image(v), float(v)) for v in (1, 2)]
-    cam = FakeCamera([frames[0], DeviceError("x", code=CAMERA_LOST), frames[1]])
-    assert cam.preflight() is CameraStatus.READY
+    cam = FakeCamera([frames[0], DeviceError("x", code=DeviceErrorCode.CAMERA_LOST), frames[1]])
+    assert cam.preflight() is DeviceStatus.READY
     assert cam.read() is frames[0]
     with pytest.raises(DeviceError):
         cam.read()
     assert cam.read() is frames[1]
     with pytest.raises(DeviceError) as err:
         cam.read()
-    assert err.value.code == END_OF_STREAM
+    assert err.value.code == DeviceErrorCode.CAMERA_END_OF_STREAM
     assert cam.reads == 4 and cam.preflights == 1
     looping = FakeCamera(frames, loop=True)
     assert [looping.read().timestamp for _ in range(5)] == [1.0, 2.0, 1.0, 2.0, 1.0]
@@ -143,14 +145,14 @@ def test_fake_camera_replays_a_script_and_records() -> None:
 
 
 def test_image_folder_camera(tmp_path: Path) -> None:
-    assert ImageFolderCamera(tmp_path / "missing").preflight() is CameraStatus.NOT_FOUND
-    assert ImageFolderCamera(tmp_path).preflight() is CameraStatus.NO_MEDIA
+    assert ImageFolderCamera(tmp_path / "missing").preflight() is DeviceStatus.NOT_FOUND
+    assert ImageFolderCamera(tmp_path).preflight() is DeviceStatus.NO_MEDIA
     for i, v in enumerate((10, 200)):
         cv2.imwrite(str(tmp_path / f"{i}.png"), _image(v))
     (tmp_path / "notes.txt").write_text("not an image")
     (tmp_path / "2.png").write_bytes(b"broken")
     cam = ImageFolderCamera(tmp_path, loop=False, clock=lambda: 7.0)
-    assert cam.preflight() is CameraStatus.READY
+    assert cam.preflight() is DeviceStatus.READY
     values = [cam.read().data[0] for _ in range(2)]
     assert values == [10, 200]
     with pytest.raises(DeviceError):
@@ -159,13 +161,13 @@ def test_image_folder_camera(tmp_path: Path) -> None:
 
 def test_video_file_camera(tmp_path: Path) -> None:
     path = tmp_path / "clip.avi"
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"MJPG"), 10, (64, 48))
+    writer = cv2.VideoWriter(str(path), cv2.VideoWriter.fourcc(*"MJPG"), 10, (64, 48))
     for v in (20, 120, 220):
         writer.write(_image(v))
     writer.release()
-    assert VideoFileCamera(tmp_path / "none.avi").preflight() is CameraStatus.NOT_FOUND
+    assert VideoFileCamera(tmp_path / "none.avi").preflight() is DeviceStatus.NOT_FOUND
     cam = VideoFileCamera(path, loop=True)
-    assert cam.preflight() is CameraStatus.READY
+    assert cam.preflight() is DeviceStatus.READY
     seen = [cam.read() for _ in range(4)]  # the fourth wraps around
     assert all(f.width == 64 and f.height == 48 for f in seen)
     assert abs(seen[3].data[100] - seen[0].data[100]) < 12

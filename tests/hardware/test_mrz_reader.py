@@ -2,20 +2,22 @@
 
 from __future__ import annotations
 
-import functools
 import io
 import json
 import time
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
+from typing import Any
 
 import cv2
 import numpy as np
 import pytest
+from numpy.typing import NDArray
 from PIL import Image
 
-from hardware.camera import CameraStatus, array_to_frame
+from admission.devices import DeviceStatus
+from hardware.camera import array_to_frame
 from hardware.camera.fake import FakeCamera, ImageFolderCamera, VideoFileCamera
 from hardware.camera.opencv import OpenCvCamera
 from hardware.generators import synthetic
@@ -32,7 +34,7 @@ from hardware.mrz.images import (
 )
 from hardware.mrz.layout import ALPHABET
 from hardware.mrz.live import MIN_CHAR_HEIGHT_PX, LiveMrzReader, Quality, quality_of
-from hardware.mrz.locate import flatten_light
+from hardware.mrz.locate import Band, flatten_light
 from hardware.mrz.reader import MRZ_UNREADABLE, NO_MRZ, SMALL_PRINT_SIZE, MrzRead, MrzReader
 from hardware.mrz.segment import CELL_H, CELL_W, Segmented
 from tests.mrz_handling import fit, rot, shade, tilt, turn
@@ -108,16 +110,19 @@ _LOCATOR_CASES = [
 @pytest.mark.parametrize(("name", "handle", "option"), _LOCATOR_CASES)
 def test_the_locator_finds_zones_that_page_text_and_microprint_hid(
     name: str,
-    handle: Callable[[np.ndarray], np.ndarray],
+    handle: Callable[[NDArray[Any]], NDArray[Any]],
     option: str,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     lines, _ = _truth()[name]
     image = handle(load_image(REAL / name))
     assert MrzReader().read_array(image).lines == tuple(lines)
-    monkeypatch.setattr(
-        reader_module, "find_bands", functools.partial(locate_module.find_bands, **{option: False})
-    )
+    real = locate_module.find_bands
+
+    def without_option(grey: NDArray[np.uint8], *args: Any, **kw: Any) -> list[Band]:
+        return real(grey, *args, **{**kw, option: False})
+
+    monkeypatch.setattr(reader_module, "find_bands", without_option)
     assert MrzReader().read_array(image).lines == ()
 
 
@@ -130,12 +135,15 @@ def test_a_zone_a_line_below_a_chain_of_three_is_a_band_of_its_own(
     # are candidates, not one a duplicate of the other
     lines, _ = _truth()["passporteye-100_visa-usa.jpg"]
     image = load_image(REAL / "passporteye-100_visa-usa.jpg")
-    small = cv2.resize(
-        image,
-        None,
-        fx=500 / max(image.shape[:2]),
-        fy=500 / max(image.shape[:2]),
-        interpolation=cv2.INTER_AREA,
+    small = np.asarray(
+        cv2.resize(
+            image,
+            None,
+            fx=500 / max(image.shape[:2]),
+            fy=500 / max(image.shape[:2]),
+            interpolation=cv2.INTER_AREA,
+        ),
+        np.uint8,
     )
     assert MrzReader().read_array(small).lines == tuple(lines)
     monkeypatch.setattr(locate_module, "DISTINCT_LINES", float("inf"))
@@ -191,15 +199,18 @@ def test_a_specimen_read_as_printed_is_not_hidden_by_a_band_of_noise(
     lines, _ = _truth()["passporteye-33_id-usa.jpg"]
     image = load_image(REAL / "passporteye-33_id-usa.jpg")
     h, w = image.shape[:2]
-    corners = np.float32([[0, 0], [w, 0], [w, h], [0, h]])
-    moved = np.float32([[w * 0.08, h * 0.05], [w * 0.95, 0], [w, h], [0, h * 0.93]])
-    image = cv2.warpPerspective(
-        image, cv2.getPerspectiveTransform(corners, moved), (w, h), borderValue=(128, 128, 128)
+    corners = np.array([[0, 0], [w, 0], [w, h], [0, h]], np.float32)
+    moved = np.array([[w * 0.08, h * 0.05], [w * 0.95, 0], [w, h], [0, h * 0.93]], np.float32)
+    warped = np.asarray(
+        cv2.warpPerspective(
+            image, cv2.getPerspectiveTransform(corners, moved), (w, h), borderValue=(128, 128, 128)
+        ),
+        np.uint8,
     )
-    read = MrzReader().read_array(image)
+    read = MrzReader().read_array(warped)
     assert read.lines == tuple(lines) and not read.verified and read.failed_checks
     monkeypatch.setattr(reader_module, "_best_rank", reader_module._rank)
-    assert MrzReader().read_array(image).lines == ()
+    assert MrzReader().read_array(warped).lines == ()
 
 
 @needs_real
@@ -207,9 +218,9 @@ def test_a_doubtful_country_code_is_one_doubt_not_three(monkeypatch: pytest.Monk
     # the German specimen under sensor noise: its unlisted issuer BDR is read at 0.88 -
     # one doubt about one field, which its three characters used to count three times
     lines, _ = _truth()["passporteye-100_pass-bdr.jpg"]
-    image = load_image(REAL / "passporteye-100_pass-bdr.jpg").astype(np.float32)
-    image += np.random.default_rng(1).normal(0, 12, image.shape).astype(np.float32)
-    image = np.clip(image, 0, 255).astype(np.uint8)
+    noisy = load_image(REAL / "passporteye-100_pass-bdr.jpg").astype(np.float32)
+    noisy += np.random.default_rng(1).normal(0, 12, noisy.shape).astype(np.float32)
+    image = np.clip(noisy, 0, 255).astype(np.uint8)
     assert MrzReader().read_array(image).lines == tuple(lines)
     monkeypatch.setattr(reader_module, "_country_tails", lambda dec: set())
     assert MrzReader().read_array(image).lines == ()
@@ -256,9 +267,9 @@ def test_synthetic_frames_read_correctly(reader: MrzReader) -> None:
 def _work_sizes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The locator's working sizes, in the order the reader asks for them."""
     sizes: list[int] = []
-    real = reader_module.find_bands
+    real = locate_module.find_bands  # what the reader calls
 
-    def spy(grey: np.ndarray, max_bands: int, work_size: int, **kw: bool) -> list:
+    def spy(grey: NDArray[np.uint8], max_bands: int, work_size: int, **kw: bool) -> list[Band]:
         sizes.append(work_size)
         return real(grey, max_bands, work_size=work_size, **kw)
 
@@ -293,7 +304,9 @@ def test_live_mode_leaves_small_print_and_doubts_to_fusion(monkeypatch: pytest.M
     recuts: list[float] = []
     real_recut = Segmented.recut
 
-    def recut(self: Segmented, dx: float = 0.0, dy: float = 0.0, scale: float = 1.0) -> np.ndarray:
+    def recut(
+        self: Segmented, dx: float = 0.0, dy: float = 0.0, scale: float = 1.0
+    ) -> NDArray[np.float32]:
         recuts.append(dx)
         return real_recut(self, dx, dy, scale)
 
@@ -336,7 +349,7 @@ def test_a_passing_but_doubtful_reading_does_not_hide_the_band_turned_over() -> 
     # doubtful name letters (what a zone read upside down can give: the check-digit search
     # finds cheap fixes among glyphs that are all in doubt); the same band turned 180
     # degrees reads clean - that reading must be looked at, and win
-    def probs(lines: list[str], doubtful: int) -> np.ndarray:
+    def probs(lines: list[str], doubtful: int) -> NDArray[np.float32]:
         p = np.full((len(lines), len(lines[0]), len(ALPHABET)), 0.03 / 36, np.float32)
         for r, line in enumerate(lines):
             for c, ch in enumerate(line):
@@ -351,7 +364,7 @@ def test_a_passing_but_doubtful_reading_does_not_hide_the_band_turned_over() -> 
     upright = synthetic.build_lines(synthetic.random_identity(rng, "TD3"))
 
     class Scripted:
-        def probabilities(self, cells: np.ndarray) -> np.ndarray:
+        def probabilities(self, cells: NDArray[np.float32]) -> NDArray[np.float32]:
             return probs(upside, 3) if cells.flat[0] == 0 else probs(upright, 0)
 
     reader = MrzReader(classifier=Scripted())  # type: ignore[arg-type]
@@ -375,7 +388,7 @@ def test_a_passport_zone_cut_short_is_not_reported_as_printed() -> None:
         full = synthetic.build_lines(synthetic.random_identity(rng, "TD3"))
     short = [line[:36] for line in full]
 
-    def crisp(lines: list[str]) -> np.ndarray:
+    def crisp(lines: list[str]) -> NDArray[np.float32]:
         p = np.full((len(lines), len(lines[0]), len(ALPHABET)), 0.01 / 36, np.float32)
         for r, line in enumerate(lines):
             for c, ch in enumerate(line):
@@ -386,7 +399,7 @@ def test_a_passport_zone_cut_short_is_not_reported_as_printed() -> None:
         def __init__(self, lines: list[str]) -> None:
             self.lines = lines
 
-        def probabilities(self, cells: np.ndarray) -> np.ndarray:
+        def probabilities(self, cells: NDArray[np.float32]) -> NDArray[np.float32]:
             return crisp(self.lines)
 
     def judged(lines: list[str]) -> tuple[list[str], list[str], bool]:
@@ -408,7 +421,7 @@ def test_a_passport_zone_cut_short_is_not_reported_as_printed() -> None:
 def test_every_orientation(reader: MrzReader) -> None:
     s = synthetic.sample(99, 1)
     for turning in (None, cv2.ROTATE_90_CLOCKWISE, cv2.ROTATE_180, cv2.ROTATE_90_COUNTERCLOCKWISE):
-        image = s.image if turning is None else cv2.rotate(s.image, turning)
+        image = s.image if turning is None else np.asarray(cv2.rotate(s.image, turning), np.uint8)
         assert list(reader.read_array(image).lines) == s.lines
 
 
@@ -515,9 +528,9 @@ def test_live_fusion_does_not_take_a_misread_that_another_frame_contradicts() ->
     class Scripted(MrzReader):
         def __init__(self) -> None:
             super().__init__()
-            self.script: list[np.ndarray] = []
+            self.script: list[NDArray[np.float32]] = []
 
-        def read_array(self, image: np.ndarray) -> MrzRead:
+        def read_array(self, image: NDArray[Any]) -> MrzRead:
             read = super().read_array(image)
             assert read.probs is not None
             probs = read.probs.copy()
@@ -578,7 +591,7 @@ def test_watch_document_says_why_nothing_was_read() -> None:
     )
     assert code == 1 and json.loads(text)["frames"] == 3
     # a camera that is not there is named, and never read
-    absent = FakeCamera([blank], status=CameraStatus.NOT_FOUND)
+    absent = FakeCamera([blank], status=DeviceStatus.NOT_FOUND)
     code, text = watch_document_command("1", max_frames=3, today=TODAY, camera=absent)
     out = json.loads(text)
     assert code == 1 and out["reason"] == "CAMERA_NOT_FOUND" and out["frames"] == 0

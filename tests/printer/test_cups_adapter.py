@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from admission.devices import CR80, DeviceStatus, JobState
 from admission.errors import DeviceError
-from hardware.printer import CR80, JobState, PrinterStatus
 from hardware.printer.cups import (
     CupsPrinter,
     list_printers,
@@ -29,40 +29,40 @@ ACCEPTING = "Cards accepting requests since Sun Nov 29 17:49:06 2026\n"
 @pytest.mark.parametrize(
     "printer_text, accepting, status",
     [
-        (IDLE, ACCEPTING, PrinterStatus.READY),
+        (IDLE, ACCEPTING, DeviceStatus.READY),
         (
             "printer Cards disabled since Sun Nov 29 2026 -\n\tribbon change\n\tAlerts: paused\n",
             ACCEPTING,
-            PrinterStatus.PAUSED,
+            DeviceStatus.PAUSED,
         ),
         (
             IDLE,
             "Cards not accepting requests since Sun Nov 29 2026 -\n\tno\n",
-            PrinterStatus.REJECTING,
+            DeviceStatus.REJECTING,
         ),
         (
             "printer Cards is idle.  enabled since x\n\tAlerts: media-empty-error\n",
             ACCEPTING,
-            PrinterStatus.NO_MEDIA,
+            DeviceStatus.NO_MEDIA,
         ),
         (
             "printer Cards is idle.  enabled since x\n\tAlerts: media-needed-warning\n",
             ACCEPTING,
-            PrinterStatus.NO_MEDIA,
+            DeviceStatus.NO_MEDIA,
         ),
         (
             "printer Cards is idle.  enabled since x\n\tAlerts: media-jam-error\n",
             ACCEPTING,
-            PrinterStatus.ERROR,
+            DeviceStatus.ERROR,
         ),
         (
             "printer Cards now printing Cards-12.  enabled since x\n\tAlerts: none\n",
             ACCEPTING,
-            PrinterStatus.BUSY,
+            DeviceStatus.BUSY,
         ),
     ],
 )
-def test_parse_printer_status(printer_text: str, accepting: str, status: PrinterStatus) -> None:
+def test_parse_printer_status(printer_text: str, accepting: str, status: DeviceStatus) -> None:
     assert parse_printer_status(printer_text, accepting).status is status
 
 
@@ -81,7 +81,7 @@ def test_scheduler_down_although_lpstat_exits_0(
     assert not scheduler_running()
     assert list_printers() == []
     state = CupsPrinter("CardPDF").preflight()
-    assert state.status is PrinterStatus.NOT_FOUND
+    assert state.status is DeviceStatus.NOT_FOUND
 
 
 def test_cups_not_installed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -131,9 +131,9 @@ def _pdf() -> bytes:
 def test_scratch_queue_states(scratch_queue: str) -> None:
     printer = CupsPrinter(scratch_queue)
     assert scratch_queue in {p.name for p in list_printers()}
-    assert printer.preflight().status is PrinterStatus.READY
+    assert printer.preflight().status is DeviceStatus.READY
     subprocess.run(["cupsdisable", scratch_queue], check=True)
-    assert printer.preflight().status is PrinterStatus.PAUSED
+    assert printer.preflight().status is DeviceStatus.PAUSED
     # a job on a paused queue is cancelled, not left to print later as a duplicate
     job = printer.submit(_pdf(), title="card-1-scratch", page=CR80)
     result = printer.follow(job, timeout=5)
@@ -144,7 +144,7 @@ def test_scratch_queue_states(scratch_queue: str) -> None:
     assert job not in pending
     subprocess.run(["cupsenable", scratch_queue], check=True)
     subprocess.run(["cupsreject", scratch_queue], check=True)
-    assert printer.preflight().status is PrinterStatus.REJECTING
+    assert printer.preflight().status is DeviceStatus.REJECTING
     with pytest.raises(DeviceError) as err:
         printer.submit(_pdf(), title="card-2-scratch", page=CR80)
     assert err.value.code == "PRINTER_REJECTING"
@@ -157,14 +157,14 @@ def test_queue_vanishes_mid_job(scratch_queue: str) -> None:
     job = printer.submit(_pdf(), title="card-3-scratch", page=CR80)
     subprocess.run(["lpadmin", "-x", scratch_queue], check=True)
     assert printer.follow(job, timeout=5).state is JobState.VANISHED
-    assert printer.preflight().status is PrinterStatus.NOT_FOUND
+    assert printer.preflight().status is DeviceStatus.NOT_FOUND
 
 
 def test_missing_queue() -> None:
     if not scheduler_running():
         pytest.skip("cupsd is not running")
     printer = CupsPrinter(f"Missing{uuid.uuid4().hex[:8]}")
-    assert printer.preflight().status is PrinterStatus.NOT_FOUND
+    assert printer.preflight().status is DeviceStatus.NOT_FOUND
     with pytest.raises(DeviceError) as err:
         printer.submit(b"%PDF-1.4", title="card-4", page=CR80)
     assert err.value.code == "PRINTER_NOT_FOUND"

@@ -1,4 +1,4 @@
-"""The real print path (issue 6.4): a card printed through the same service the GUI uses,
+"""The real print path: a card printed through the same service the GUI uses,
 on the CardPDF cups-pdf queue, read back from the PDF cups-pdf produced."""
 
 from __future__ import annotations
@@ -27,9 +27,9 @@ def _mm(points: float) -> float:
 
 
 def test_card_printed_on_cups_pdf_reads_back(tmp_path: Path) -> None:
-    import pypdfium2 as pdfium
-    import zxingcpp
-    from pyzbar import pyzbar
+    import pypdfium2 as pdfium  # type: ignore[import-untyped]
+    import zxingcpp  # type: ignore[import-not-found]
+    from pyzbar import pyzbar  # type: ignore[import-untyped]
 
     clock = FixedClock(ISSUED_AT)
     tag = uuid.uuid4().hex[:12]

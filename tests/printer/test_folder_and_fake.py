@@ -6,15 +6,15 @@ from pathlib import Path
 
 import pytest
 
+from admission.devices import CR80, DeviceStatus, JobState
 from admission.errors import DeviceError
-from hardware.printer import CR80, JobState, PrinterStatus
 from hardware.printer.fake import FakePrinter
 from hardware.printer.pdf_folder import PdfFolderPrinter
 
 
 def test_pdf_folder_writes_whole_files(tmp_path: Path) -> None:
     printer = PdfFolderPrinter(tmp_path / "out")
-    assert printer.preflight().status is PrinterStatus.READY
+    assert printer.preflight().status is DeviceStatus.READY
     first = printer.submit(b"%PDF-1.4 one", title="card-1", page=CR80)
     second = printer.submit(b"%PDF-1.4 two", title="card-1", page=CR80)  # reprint
     assert first != second
@@ -28,14 +28,14 @@ def test_pdf_folder_not_writable(tmp_path: Path) -> None:
     blocker = tmp_path / "file"
     blocker.write_text("x", encoding="utf-8")
     printer = PdfFolderPrinter(blocker / "sub")
-    assert printer.preflight().status is PrinterStatus.NOT_FOUND
+    assert printer.preflight().status is DeviceStatus.NOT_FOUND
     with pytest.raises(DeviceError):
         printer.submit(b"%PDF", title="card-1", page=CR80)
 
 
 def test_fake_script_replays_and_records() -> None:
     printer = FakePrinter(script=["PAUSED", "VANISHED_MID_JOB", "OK"])
-    assert printer.preflight().status is PrinterStatus.PAUSED
+    assert printer.preflight().status is DeviceStatus.PAUSED
     job = printer.submit(b"%PDF", title="card-1", page=CR80)
     assert printer.follow(job).state is JobState.VANISHED
     job = printer.submit(b"%PDF", title="card-1", page=CR80)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from hardware.printer import CR80, JobState, PrinterStatus
+from admission.devices import CR80, DeviceStatus, JobState
 from tests.printer.cups_env import CARD_QUEUE, collect_output, cups_pdf_out, skip_reason
 from tests.printer.factories import view
 
@@ -21,7 +21,7 @@ def test_lists_and_preflights(qapp: object) -> None:
     printers = list_qt_printers()
     assert all(p.name for p in printers)
     missing = QtPrinter(f"Missing{uuid.uuid4().hex[:8]}")
-    assert missing.preflight().status is PrinterStatus.NOT_FOUND
+    assert missing.preflight().status is DeviceStatus.NOT_FOUND
     if not skip_reason():
         assert CARD_QUEUE in {p.name for p in printers}
         assert QtPrinter(CARD_QUEUE).preflight().status.usable
@@ -29,8 +29,8 @@ def test_lists_and_preflights(qapp: object) -> None:
 
 @pytest.mark.skipif(bool(skip_reason()), reason=skip_reason() or "ready")
 def test_qt_prints_card_at_exact_size(qapp: object, tmp_path: Path) -> None:
-    import pypdfium2 as pdfium
-    import zxingcpp
+    import pypdfium2 as pdfium  # type: ignore[import-untyped]
+    import zxingcpp  # type: ignore[import-not-found]
 
     from hardware.printer.qt import QtPrinter
     from hardware.printer.render import render_card

@@ -1,17 +1,19 @@
 """Printing a card through the service on the scripted fake printer: on every failure the
-card keeps its number, stays ISSUED and can be reprinted; nothing is lost (issue 6.3)."""
+card keeps its number, stays ISSUED and can be reprinted; nothing is lost and no number is
+burnt (art. 22.3: card numbers are correlative)."""
 
 from __future__ import annotations
 
 import pytest
 
+from admission.cards.view import CardView
 from admission.clock import FixedClock
 from admission.errors import InvalidStateError
 from admission.records import CardStatus
 from db.fake import FakeStore
 from hardware.printer import CR80
 from hardware.printer.fake import FakePrinter
-from hardware.printer.render import CardStyle
+from hardware.printer.render import CardStyle, Rendered
 from hardware.printer.service import CardPrintService
 from tests.printer.factories import ISSUED_AT, admission_entry, presentation
 
@@ -128,12 +130,12 @@ def test_bad_logo_still_prints_with_warning(
 
 
 def test_renderer_crash_keeps_card_issued(store: FakeStore, clock: FixedClock) -> None:
-    def broken(*_: object) -> object:
+    def broken(view: CardView, style: CardStyle | None) -> Rendered:
         raise RuntimeError("boom")
 
     service = CardPrintService(
         store, FakePrinter(), clock, visitors=store, presentation=presentation(), renderer=broken
-    )  # type: ignore[arg-type]
+    )
     number = _issue(store)
     outcome = service.print_card(service.view_for(number), actor="op-1")
     assert outcome.code == "RENDER_FAILED"

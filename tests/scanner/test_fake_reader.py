@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from admission.devices import DeviceStatus, ReaderStatusChanged
 from admission.mrz.burst import BURST_PARTIAL, BurstDiscarded, MrzScanned, Passthrough
-from hardware.scanner import ReaderStatus, ReaderStatusChanged
 from hardware.scanner.fake import FakeDocumentReader, Pause, load_recording
 
 BURSTS = Path(__file__).parent / "bursts"
@@ -24,9 +24,9 @@ def test_replay_script_with_loss_and_reconnect() -> None:
     reader = FakeDocumentReader(
         [
             rec("td3_crlf"),
-            ReaderStatusChanged(ReaderStatus.LOST, "unplugged"),
+            ReaderStatusChanged(DeviceStatus.LOST, "unplugged"),
             Pause(3.0),
-            ReaderStatusChanged(ReaderStatus.READY, reconnected=True),
+            ReaderStatusChanged(DeviceStatus.READY, reconnected=True),
             rec("td3_cut_in_half"),
             rec("human_typing_fast"),
             rec("td1_cr_only"),
@@ -45,7 +45,7 @@ def test_replay_script_with_loss_and_reconnect() -> None:
     typed = "".join(e.text for e in events if isinstance(e, Passthrough))
     assert typed == "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<"
     assert isinstance(events[-1], MrzScanned) and events[-1].format == "TD1"
-    assert reader.status is ReaderStatus.READY and reader.listens == 1
+    assert reader.status is DeviceStatus.READY and reader.listens == 1
     assert 3.0 in slept and sum(slept) > 3.5  # timing replayed, not just dumped
 
 
@@ -64,8 +64,8 @@ def test_stop_ends_replay() -> None:
 
 
 def test_preflight_reports_scripted_status() -> None:
-    reader = FakeDocumentReader([], status=ReaderStatus.NOT_FOUND)
-    assert reader.preflight() is ReaderStatus.NOT_FOUND
+    reader = FakeDocumentReader([], status=DeviceStatus.NOT_FOUND)
+    assert reader.preflight() is DeviceStatus.NOT_FOUND
     assert reader.preflights == 1
 
 

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from admission.devices import DeviceStatus, ReaderStatusChanged, ScannerEvent
 from admission.mrz.burst import BURST_PARTIAL, BurstDiscarded, MrzScanned
-from hardware.scanner import ReaderStatus, ReaderStatusChanged, ScannerEvent
 from hardware.scanner.serial_reader import SerialDocumentReader, classify_open_error
 
 pytestmark = pytest.mark.timeout(20)
@@ -97,7 +97,7 @@ def test_mrz_in_chunks() -> None:
     chunks: list[bytes | BaseException] = [data[i : i + 7] for i in range(0, len(data), 7)]
     factory = ScriptedFactory([ScriptedPort(chunks)])
     events = collect(make(factory), 2)
-    assert events[0] == ReaderStatusChanged(ReaderStatus.READY)
+    assert events[0] == ReaderStatusChanged(DeviceStatus.READY)
     assert isinstance(events[1], MrzScanned)
     assert events[1].lines == TD3
     assert factory.asked == [("/dev/ttyFAKE", 9600)]
@@ -109,11 +109,11 @@ def test_loss_mid_burst_then_reconnect() -> None:
     second = ScriptedPort([data])
     factory = ScriptedFactory([first, OSError(errno.ENOENT, "no such file"), second])
     events = collect(make(factory), 5)
-    assert events[0] == ReaderStatusChanged(ReaderStatus.READY)
+    assert events[0] == ReaderStatusChanged(DeviceStatus.READY)
     assert isinstance(events[1], BurstDiscarded) and events[1].code == BURST_PARTIAL
-    assert isinstance(events[2], ReaderStatusChanged) and events[2].status is ReaderStatus.LOST
+    assert isinstance(events[2], ReaderStatusChanged) and events[2].status is DeviceStatus.LOST
     assert first.closed  # still away at the next attempt: LOST is not repeated
-    assert events[3] == ReaderStatusChanged(ReaderStatus.READY, reconnected=True)
+    assert events[3] == ReaderStatusChanged(DeviceStatus.READY, reconnected=True)
     assert isinstance(events[4], MrzScanned)
     assert len(factory.asked) == 3
 
@@ -129,7 +129,7 @@ def test_not_found_at_start_reported_once() -> None:
 
     reader = SerialDocumentReader("/dev/ttyFAKE", retry_interval=0.0, serial_factory=opener)
     seen = list(reader.listen(stop))
-    assert seen == [ReaderStatusChanged(ReaderStatus.NOT_FOUND, "FileNotFoundError")]
+    assert seen == [ReaderStatusChanged(DeviceStatus.NOT_FOUND, "FileNotFoundError")]
     assert len(factory.asked) == 5
 
 
@@ -142,13 +142,13 @@ def test_hostile_bytes_never_raise() -> None:
 @pytest.mark.parametrize(
     ("exc", "status"),
     [
-        (OSError(errno.ENOENT, "x"), ReaderStatus.NOT_FOUND),
-        (OSError(errno.EBUSY, "x"), ReaderStatus.BUSY),
-        (PermissionError(errno.EACCES, "x"), ReaderStatus.ERROR),
-        (ValueError("bad baudrate"), ReaderStatus.ERROR),
+        (OSError(errno.ENOENT, "x"), DeviceStatus.NOT_FOUND),
+        (OSError(errno.EBUSY, "x"), DeviceStatus.BUSY),
+        (PermissionError(errno.EACCES, "x"), DeviceStatus.ERROR),
+        (ValueError("bad baudrate"), DeviceStatus.ERROR),
     ],
 )
-def test_classify_open_error(exc: BaseException, status: ReaderStatus) -> None:
+def test_classify_open_error(exc: BaseException, status: DeviceStatus) -> None:
     assert classify_open_error(exc) is status
 
 
@@ -157,9 +157,9 @@ def test_classify_wrapped_pyserial_error() -> None:
     try:
         serial.Serial("/dev/definitely-not-a-reader-xyz")
     except serial.SerialException as exc:
-        assert classify_open_error(exc) is ReaderStatus.NOT_FOUND
+        assert classify_open_error(exc) is DeviceStatus.NOT_FOUND
     reader = SerialDocumentReader("/dev/definitely-not-a-reader-xyz")
-    assert reader.preflight() is ReaderStatus.NOT_FOUND
+    assert reader.preflight() is DeviceStatus.NOT_FOUND
 
 
 def test_loopback_port_with_real_pyserial() -> None:
@@ -175,7 +175,7 @@ def test_loopback_port_with_real_pyserial() -> None:
 def test_real_reader_scans_an_mrz() -> None:
     """Set ADMISSION_SERIAL_PORT, put a passport on the reader within 20 s."""
     reader = SerialDocumentReader(os.environ.get("ADMISSION_SERIAL_PORT", "/dev/ttyACM0"))
-    assert reader.preflight() is ReaderStatus.READY
+    assert reader.preflight() is DeviceStatus.READY
     stop = threading.Event()
     timer = threading.Timer(20.0, stop.set)
     timer.start()
