@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""Admission desk — composition root (STYLE.md rule 1).
+"""Admission desk - the composition root (STYLE.md rule 1).
 
-Reads settings, opens the encrypted visitor file, builds the real or demo
-adapters and hands them to the AdmissionDesk service and the command handlers.
-Nothing else constructs adapters. Every command prints JSON on stdout.
+It parses the command line, reads the settings, opens the encrypted visitor file,
+builds the real or demo adapters and the services over them once
+(:func:`build_context`), hands the typed context to the command's handler and maps
+the answer to an exit code. Nothing else constructs an adapter. Every command prints
+JSON on stdout.
 
-Exit codes: 0 success / admitted; 1 refused or invalid input; 2 usage error;
-3 the visitor file or a device could not be used (wrong key, corrupt file...).
+Exit codes (:class:`ui.cli.result.ExitCode`): 0 success / admitted; 1 refused or
+invalid input; 2 usage error; 3 the visitor file or a device could not be used (wrong
+key, damaged file, printer not found...).
 """
 
 from __future__ import annotations
@@ -15,27 +18,45 @@ import argparse
 import json
 import logging
 import os
-import re
 import sys
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from collections.abc import Sequence
+from datetime import date, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from admission.cards.catalogue import CardCatalogue
-from admission.clock import SystemClock
+from admission.clock import FixedClock, SystemClock
 from admission.desk import AdmissionDesk, DeskConfig
-from admission.errors import AdmissionError
+from admission.devices import Camera, CardPrinter, DeviceErrorCode, DocumentReader
+from admission.errors import AdmissionError, DeviceError, StoreError, StoreErrorCode
 from admission.hours import ALWAYS_OPEN, parse_hours
+from admission.leaflet import build_leaflet, leaflet_config_from_settings
 from admission.ports import Clock
-from admission.registry.port import InterdictionRegistry
+from admission.registry.policy import RegistryPolicy, RegistryPolicySettings
+from admission.retention_sweep import RetentionSweep
 from admission.settings import Settings
 from admission.verdict import AdmissionPolicy, Outcome
+from db.keys import DbKey, resolve_key
+from db.registry_replica import ReplicaRegistry
+from db.reprint_queue import SqlReprintQueue
+from db.store import SqlCipherStore
+from db.voucher_book import SqlVoucherBook
+from hardware.printer.card_files import CardFiles
+from hardware.printer.desk_documents import REGULATION, DeskDocuments
+from hardware.printer.render import style_from_settings
+from hardware.printer.service import CardPresentation, CardPrintService
+from ui.cli.args import parse_instant
+from ui.cli.commands import FILE_COMMANDS, TOOL_COMMANDS
+from ui.cli.demo import CAMERA_FRAMES, SEED
+from ui.cli.result import CliError, CommandResult, ExitCode, Payload
+from ui.context import AppContext, Devices, Tools
+
+if TYPE_CHECKING:
+    from hardware.mrz.live import LiveMrzReader
+    from hardware.mrz.reader import MrzReader
 
 APP_NAME = "admission-desk"
 DB_FILE = "visitors.db"
-LAST_PURGE = "retention.last_purge"
 SETTINGS_FILE = "settings.json"
 # The demo file holds invented people only; its passphrase is public on purpose so
 # that a newcomer reaches a working app without a keyring. Never used for real data.
@@ -44,113 +65,80 @@ DEMO_PASSPHRASE = "demo-only-not-for-real-visitors"
 log = logging.getLogger("admission")
 
 
+# -- the composition root -----------------------------------------------------------
 def default_data_dir() -> Path:
     from platformdirs import user_data_path
 
     return user_data_path(APP_NAME, appauthor=False)
 
 
-@dataclass
-class App:
-    """Everything a command or the window needs, wired once."""
-
-    data_dir: Path
-    settings: Settings
-    clock: Clock
-    store: Any  # db.store.SqlCipherStore
-    registry: InterdictionRegistry
-    desk: AdmissionDesk
-    demo: bool = False
-    closers: list[Callable[[], None]] = field(default_factory=list)
-
-    @property
-    def cards_dir(self) -> Path:
-        """Card PDFs of the PDF-folder printer and the CLI; swept by :meth:`purge`."""
-        return self.data_dir / "cards"
-
-    def card_code(self, number: int) -> str:
-        from admission.cards.code import encode_card_code
-
-        return encode_card_code(self.settings["casino.id"], number, self.store.secret("card_code"))
-
-    def card_printing(self) -> Any:
-        """The CardPrintService on the configured card printer (the GUI uses the same)."""
-        from hardware.printer.render import style_from_settings
-        from hardware.printer.service import CardPresentation, CardPrintService
-
-        catalogue = self.desk.config.catalogue
-        presentation = CardPresentation(
-            casino_name=self.settings["casino.name"],
-            casino_id=self.settings["casino.id"],
-            code_key=self.store.secret("card_code"),
-            type_labels={code: t.label_es for code, t in catalogue.types.items()},
-            special_types=frozenset(c for c, t in catalogue.types.items() if t.kind.special),
-        )
-        return CardPrintService(
-            self.store,
-            build_card_printer(self.settings, self.data_dir, demo=self.demo),
-            self.clock,
-            style=style_from_settings(self.settings.as_dict(), demo=self.demo),
-            job_timeout=self.settings["printer.job_timeout_seconds"],
-            visitors=self.store,
-            presentation=presentation,
-        )
-
-    def render_card(self, number: int) -> Path:
-        """Render card ``number`` to ``cards/card-NNNNNNNN.pdf`` (written atomically)."""
-        service = self.card_printing()
-        rendered = service.render(service.view_for(number))
-        self.cards_dir.mkdir(parents=True, exist_ok=True)
-        path = self.cards_dir / f"card-{number:08d}.pdf"
-        tmp = path.with_suffix(".tmp")
-        tmp.write_bytes(rendered.pdf)
-        tmp.replace(path)
-        return path
-
-    def purge(self) -> Any:
-        """Retention (R3): erase the file's old rows, then the PDFs of erased cards."""
-        from db.print_queue import SqlPrintQueue
-
-        report = self.desk.purge()
-        self.store.set_setting(LAST_PURGE, self.clock.now().isoformat())
-        # Closed provisional vouchers carry a name and a document number (art. 23.4).
-        SqlPrintQueue(self.store).purge_vouchers(report.cutoff)
-        if self.cards_dir.is_dir():
-            for pdf in self.cards_dir.glob("card-*.pdf"):
-                match = re.match(r"card-(\d+)", pdf.name)
-                if match is None or self.store.card(int(match.group(1))) is None:
-                    pdf.unlink(missing_ok=True)
-        return report
-
-    def purge_if_due(self) -> None:
-        """Retention at start-up and daily: any command that opens the file calls this."""
-        from admission.retention import purge_due
-
-        stamp = self.store.get_setting(LAST_PURGE)
-        last = datetime.fromisoformat(stamp) if stamp else None
-        if purge_due(last, self.clock.now()):
-            self.purge()
-
-    def close(self) -> None:
-        for closer in reversed(self.closers):
-            closer()
-        self.closers.clear()
+def build_tools(data_dir: Path, *, clock: Clock | None = None, demo: bool = False) -> Tools:
+    """Settings, clock and device factories: what every command needs."""
+    settings = Settings.load(data_dir / SETTINGS_FILE)
+    return Tools(
+        data_dir, settings, clock or SystemClock(), _devices(settings, data_dir, demo), demo
+    )
 
 
-def parse_instant(text: str | None) -> datetime | None:
-    if text is None:
-        return None
-    at = datetime.fromisoformat(text)
-    if at.tzinfo is None:  # a bare local time at the desk is Madrid time
-        from zoneinfo import ZoneInfo
+def build_context(tools: Tools) -> AppContext:
+    """Open the visitor file and build every service over it, once."""
+    store = open_store(tools.data_dir, demo=tools.demo, clock=tools.clock)
+    try:
+        return _wire(tools, store)
+    except BaseException:
+        store.close()
+        raise
 
-        at = at.replace(tzinfo=ZoneInfo("Europe/Madrid"))
-    return at.astimezone(UTC)
+
+def _wire(tools: Tools, store: SqlCipherStore) -> AppContext:
+    settings, clock = tools.settings, tools.clock
+    verifier = None
+    if settings["registry.public_key"]:
+        from hardware.registry.signature import Ed25519Verifier
+
+        verifier = Ed25519Verifier.from_text(settings["registry.public_key"])
+    replica = ReplicaRegistry(store.connection, clock, verifier=verifier, lock=store.lock)
+    online = None
+    sync = None
+    if settings["registry.online_url"]:
+        from hardware.registry.soap_client import client_from_settings
+        from hardware.registry.sync import RegistrySync
+
+        online = client_from_settings(settings, clock)
+        sync = RegistrySync(online, replica, clock)
+    registry = RegistryPolicy(
+        clock,
+        online=online,
+        replica=replica,
+        settings=RegistryPolicySettings(
+            max_replica_age=timedelta(hours=settings["registry.max_replica_age_hours"])
+        ),
+    )
+    desk = AdmissionDesk(store=store, registry=registry, clock=clock, config=desk_config(settings))
+    printing = _card_printing(tools, store, desk)
+    card_files = CardFiles(
+        tools.data_dir / "cards", lambda n: printing.render(printing.view_for(n)).pdf
+    )
+    vouchers = SqlVoucherBook(store)
+    ctx = AppContext(
+        tools=tools,
+        store=store,
+        desk=desk,
+        registry=registry,
+        replica=replica,
+        registry_sync=sync,
+        card_printing=printing,
+        card_files=card_files,
+        documents=_desk_documents(tools),
+        retention=RetentionSweep(desk.purge, store, vouchers, card_files, clock),
+        reprints=SqlReprintQueue(store),
+        vouchers=vouchers,
+    )
+    ctx.closers.append(store.close)
+    return ctx
 
 
 def desk_config(settings: Settings) -> DeskConfig:
-    from datetime import date
-
     holidays = frozenset(date.fromisoformat(d) for d in settings["holidays"])
     return DeskConfig(
         casino_id=settings["casino.id"],
@@ -164,10 +152,7 @@ def desk_config(settings: Settings) -> DeskConfig:
     )
 
 
-def open_store(data_dir: Path, *, demo: bool, clock: Clock, create: bool = True) -> Any:
-    from db.keys import DbKey, resolve_key
-    from db.store import SqlCipherStore
-
+def open_store(data_dir: Path, *, demo: bool, clock: Clock, create: bool = True) -> SqlCipherStore:
     path = data_dir / DB_FILE
     if demo and not os.environ.get("ADMISSION_DB_KEY"):
         key = DbKey.from_passphrase(DEMO_PASSPHRASE, source="demo")
@@ -186,59 +171,125 @@ def _ask_passphrase() -> str:
     return getpass.getpass("Clave del fichero de visitantes / visitor-file passphrase: ")
 
 
-def build_card_printer(settings: Settings, data_dir: Path, *, demo: bool) -> Any:
-    """The configured card printer; the demo always prints to a PDF folder."""
-    backend = "pdf-folder" if demo else settings["printer.backend"]
-    if backend == "cups":
-        from hardware.printer.cups import CupsPrinter
-
-        return CupsPrinter(settings["printer.card"])
-    if backend == "qt":
-        from hardware.printer.qt import QtPrinter
-
-        return QtPrinter(settings["printer.card"])
-    from hardware.printer.pdf_folder import PdfFolderPrinter
-
-    folder = settings["printer.pdf_folder"]
-    return PdfFolderPrinter(Path(folder) if folder else data_dir / "cards")
-
-
-def build_registry(store: Any, settings: Settings, clock: Clock) -> InterdictionRegistry:
-    from datetime import timedelta
-
-    from admission.registry.policy import RegistryPolicy, RegistryPolicySettings
-    from db.registry_replica import ReplicaRegistry
-
-    replica = ReplicaRegistry(store.connection, clock, lock=store.lock)
-    online = None
-    if settings["registry.online_url"]:
-        from hardware.registry.soap_client import client_from_settings
-
-        online = client_from_settings(settings)
-    policy = RegistryPolicySettings(
-        max_replica_age=timedelta(hours=settings["registry.max_replica_age_hours"])
+def _card_printing(tools: Tools, store: SqlCipherStore, desk: AdmissionDesk) -> CardPrintService:
+    settings = tools.settings
+    catalogue = desk.config.catalogue
+    presentation = CardPresentation(
+        casino_name=settings["casino.name"],
+        casino_id=settings["casino.id"],
+        code_key=store.secret("card_code"),
+        type_labels={code: t.label_es for code, t in catalogue.types.items()},
+        special_types=frozenset(c for c, t in catalogue.types.items() if t.kind.special),
     )
-    return RegistryPolicy(clock, online=online, replica=replica, settings=policy)
+    return CardPrintService(
+        store,
+        tools.devices.card_printer(),
+        tools.clock,
+        style=style_from_settings(settings.as_dict(), demo=tools.demo),
+        job_timeout=settings["printer.job_timeout_seconds"],
+        visitors=store,
+        presentation=presentation,
+    )
 
 
-def build_app(data_dir: Path, *, clock: Clock | None = None, demo: bool = False) -> App:
-    settings = Settings.load(data_dir / SETTINGS_FILE)
-    clock = clock or SystemClock()
-    store = open_store(data_dir, demo=demo, clock=clock)
-    try:
-        registry = build_registry(store, settings, clock)
-        desk = AdmissionDesk(
-            store=store, registry=registry, clock=clock, config=desk_config(settings)
-        )
-    except BaseException:
-        store.close()
-        raise
-    app = App(data_dir, settings, clock, store, registry, desk, demo)
-    app.closers.append(store.close)
-    return app
+def _desk_documents(tools: Tools) -> DeskDocuments:
+    settings, demo = tools.settings, tools.demo
+
+    def queue_or_card_printer(setting: str) -> CardPrinter:
+        if not demo and settings[setting]:
+            from hardware.printer.cups import CupsPrinter
+
+            return CupsPrinter(settings[setting])
+        return tools.devices.card_printer()
+
+    return DeskDocuments(
+        leaflet=lambda: build_leaflet(leaflet_config_from_settings(settings.as_dict())),
+        leaflet_printer=lambda: queue_or_card_printer("printer.leaflet"),
+        voucher_printer=lambda: queue_or_card_printer("printer.receipt"),
+        regulation_path=Path(settings["leaflet.regulation_path"] or REGULATION),
+    )
 
 
-# -- argument parsing ------------------------------------------------------------------
+def _devices(settings: Settings, data_dir: Path, demo: bool) -> Devices:
+    def card_printer() -> CardPrinter:
+        """The configured card printer; the demo always prints to a PDF folder."""
+        backend = "pdf-folder" if demo else settings["printer.backend"]
+        if backend == "cups":
+            from hardware.printer.cups import CupsPrinter
+
+            return CupsPrinter(settings["printer.card"])
+        if backend == "qt":
+            from hardware.printer.qt import QtPrinter
+
+            return QtPrinter(settings["printer.card"])
+        from hardware.printer.pdf_folder import PdfFolderPrinter
+
+        folder = settings["printer.pdf_folder"]
+        return PdfFolderPrinter(Path(folder) if folder else data_dir / "cards")
+
+    return Devices(
+        camera=_camera,
+        still_reader=_still_reader,
+        live_reader=_live_reader,
+        serial_reader=_serial_reader,
+        replay_reader=_replay_reader,
+        card_printer=card_printer,
+        demo_camera=_demo_camera,
+    )
+
+
+def _camera(source: str) -> Camera:
+    """A camera index, a folder of images, a video file (both replayed once), or a URL."""
+    from hardware.camera.fake import ImageFolderCamera, VideoFileCamera
+    from hardware.camera.opencv import OpenCvCamera
+
+    if source.isdigit():
+        return OpenCvCamera(int(source))
+    path = Path(source)
+    if path.is_dir():
+        return ImageFolderCamera(path, loop=False)
+    if path.is_file():
+        return VideoFileCamera(path, loop=False)
+    return OpenCvCamera(source)
+
+
+def _still_reader() -> MrzReader:
+    from hardware.mrz.reader import MrzReader
+
+    return MrzReader()
+
+
+def _live_reader() -> LiveMrzReader:
+    from hardware.mrz.live import LiveMrzReader
+
+    return LiveMrzReader()
+
+
+def _serial_reader(port: str, baud: int) -> DocumentReader:
+    from hardware.scanner.serial_reader import SerialDocumentReader
+
+    return SerialDocumentReader(port, baudrate=baud)
+
+
+def _replay_reader(recordings: Sequence[Path]) -> DocumentReader:
+    """Replays recorded bursts at once (raises OSError/ValueError for a bad file)."""
+    from hardware.scanner.fake import FakeDocumentReader, Pause, load_recording
+
+    script = [step for path in recordings for step in (load_recording(path), Pause(0.0))]
+    return FakeDocumentReader(script, sleep=lambda _s: None)
+
+
+def _demo_camera(lines: Sequence[str], index: int) -> Camera:
+    """A fake camera showing ``lines`` printed on an invented document, held still."""
+    from hardware.camera import array_to_frame
+    from hardware.camera.fake import FakeCamera
+    from hardware.generators import synthetic
+
+    held = synthetic.sequence(SEED, index, CAMERA_FRAMES, lines=list(lines), pitch_px=12.0)
+    return FakeCamera([array_to_frame(f.image, k / 15) for k, f in enumerate(held)])
+
+
+# -- the command line ---------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument(
@@ -257,162 +308,71 @@ def build_parser() -> argparse.ArgumentParser:
         prog="main.py", parents=[common], description="Casino admission desk (Decreto 58/2006)"
     )
     sub = parser.add_subparsers(dest="command", required=True)
-
-    p = sub.add_parser("parse-mrz", parents=[common], help="parse MRZ lines, print JSON")
-    p.add_argument("lines", nargs="+")
-    p.add_argument("--today", help="reference date for two-digit years (YYYY-MM-DD)")
-
-    document = argparse.ArgumentParser(add_help=False)
-    document.add_argument("--mrz", nargs="+", metavar="LINE")
-    document.add_argument("--manual", action="store_true", help="document without MRZ (art. 23.1)")
-    document.add_argument("--doc-type", default="DRIVING_LICENCE")
-    document.add_argument("--issuer", default="ESP")
-    document.add_argument("--number")
-    document.add_argument("--surname")
-    document.add_argument("--given-names", default="")
-    document.add_argument("--birth-date")
-    document.add_argument("--expiry-date")
-    document.add_argument("--nationality", default="")
-    document.add_argument("--sex", default="X")
-
-    p = sub.add_parser("admit", parents=[common, document], help="admit a visitor")
-    p.add_argument("--card-type")
-    p.add_argument("--at", help="ISO-8601 instant (default: now)")
-    p.add_argument("--operator", default="cli")
-    p.add_argument("--authorised-by", default="", help="director taking responsibility")
-    p.add_argument("--no-pdf", action="store_true", help="do not render the card PDF")
-
-    reg = sub.add_parser("registry", parents=[common], help="RIAJ register")
-    rsub = reg.add_subparsers(dest="registry_command", required=True)
-    p = rsub.add_parser("import", parents=[common])
-    p.add_argument("file", type=Path)
-    rsub.add_parser("sync", parents=[common])
-    rsub.add_parser("status", parents=[common])
-    p = rsub.add_parser("check", parents=[common])
-    p.add_argument("--id", required=True)
-    p.add_argument("--kind", default="DNI")
-    p.add_argument("--country", default="ESP")
-
-    p = sub.add_parser("purge", parents=[common], help="erase what is past retention (R3)")
-    p.add_argument("--at", help="ISO-8601 instant (default: now)")
-
-    audit = sub.add_parser("audit", parents=[common], help="audit trail")
-    asub = audit.add_subparsers(dest="audit_command", required=True)
-    asub.add_parser("verify", parents=[common])
-
-    vis = sub.add_parser("visitor", parents=[common], help="visitor file")
-    vsub = vis.add_subparsers(dest="visitor_command", required=True)
-    p = vsub.add_parser("show", parents=[common])
-    p.add_argument("id", help="file number, identity number or KIND:COUNTRY:NUMBER")
-    p.add_argument("--actor", default="cli")
-    p = vsub.add_parser(
-        "search",
-        parents=[common],
-        help="accent-insensitive name search (recorded in the audit trail)",
-    )
-    p.add_argument("text")
-    p.add_argument("--limit", type=int, default=50)
-    p.add_argument("--actor", default="cli")
-
-    p = sub.add_parser("read-document", parents=[common], help="read the MRZ of images")
-    p.add_argument("--json", action="store_true", default=True)
-    p.add_argument("images", nargs="+")
-
-    p = sub.add_parser(
-        "watch-document",
-        parents=[common],
-        help="read the MRZ from a camera, a folder of images or a video (live)",
-    )
-    p.add_argument("source", help="camera index (0), folder of images, video file or URL")
-    p.add_argument("--max-frames", type=int, default=300)
-
-    p = sub.add_parser("verify-card", parents=[common], help="verify an entry-card code (R8)")
-    p.add_argument("code")
-
-    p = sub.add_parser(
-        "print-card",
-        parents=[common],
-        help="print (or reprint, with --reason) a card on the card printer",
-    )
-    p.add_argument("number", type=int)
-    p.add_argument("--reason", default="", help="required to reprint a printed card")
-    p.add_argument("--actor", default="cli")
-
-    p = sub.add_parser("void-card", parents=[common], help="void a card (number kept)")
-    p.add_argument("number", type=int)
-    p.add_argument("--reason", required=True)
-    p.add_argument("--actor", default="cli")
-
-    sub.add_parser("reprint-queue", parents=[common], help="cards issued but not printed")
-
-    p = sub.add_parser("leaflet", parents=[common], help="desk information leaflet (art. 25)")
-    p.add_argument("--out", type=Path, help="write the A5 PDF here instead of printing")
-
-    p = sub.add_parser(
-        "scan", parents=[common], help="listen to a document reader; one JSON line per scan"
-    )
-    source = p.add_mutually_exclusive_group(required=True)
-    source.add_argument("--serial", metavar="PORT", help="serial / USB-CDC port (COM3...)")
-    source.add_argument(
-        "--replay",
-        nargs="+",
-        type=Path,
-        metavar="RECORDING",
-        help="fake reader: replay recorded bursts ([[char, t], ...] JSON)",
-    )
-    p.add_argument("--baud", type=int, default=9600)
-    p.add_argument(
-        "--admit", action="store_true", help="record admissions (default: show the verdict only)"
-    )
-    p.add_argument("--operator", default="cli")
-
-    vou = sub.add_parser(
-        "voucher", parents=[common], help="provisional vouchers at a crowded desk (art. 23.4)"
-    )
-    vsub = vou.add_subparsers(dest="voucher_command", required=True)
-    p = vsub.add_parser("issue", parents=[common, document])
-    p.add_argument("--card-type")
-    p.add_argument("--operator", default="cli")
-    p.add_argument("--out", type=Path, help="write the voucher PDF here instead of printing")
-    p = vsub.add_parser("exchange", parents=[common, document])
-    p.add_argument("number", type=int)
-    p.add_argument("--operator", default="cli")
-    p.add_argument("--no-pdf", action="store_true")
-    p = vsub.add_parser("cancel", parents=[common])
-    p.add_argument("number", type=int)
-    p.add_argument("--reason", required=True)
-    p = vsub.add_parser("open", parents=[common])
-    p.add_argument(
-        "--closing",
-        action="store_true",
-        help="only those issued before the closing of the current session",
-    )
-
-    p = sub.add_parser(
-        "regulation", parents=[common], help="the text of the regulation for the desk (art. 25.1)"
-    )
-    p.add_argument("--out", type=Path, required=True, help="write the PDF here")
-
-    sub.add_parser("demo", parents=[common], help="demo: invented visitors, fake devices")
+    for tool in TOOL_COMMANDS.values():
+        tool.arguments(sub.add_parser(tool.name, parents=[common], help=tool.help), common)
+    for command in FILE_COMMANDS.values():
+        command.arguments(sub.add_parser(command.name, parents=[common], help=command.help), common)
     return parser
 
 
-def emit(payload: object) -> None:
+def data_dir_of(args: argparse.Namespace, *, demo: bool) -> Path:
+    """``--data-dir``, else the user data folder; the demo always has its own folder so
+    invented visitors never share a file (or a key) with real ones."""
+    explicit = getattr(args, "data_dir", None)
+    if explicit is not None:
+        return Path(explicit)
+    base = default_data_dir()
+    return base / "demo" if demo else base
+
+
+def dispatch(args: argparse.Namespace) -> CommandResult:
+    """Build what the command needs, run it, close what was opened."""
+    clock: Clock | None = None
+    if getattr(args, "at", None) is not None:
+        try:
+            clock = FixedClock(parse_instant(args.at))
+        except (ValueError, OverflowError):
+            return ExitCode.USAGE, {
+                "error": CliError.BAD_INSTANT,
+                "message": "--at must be ISO-8601",
+            }
+    demo = args.command == "demo" or bool(getattr(args, "demo", False))
+    tools = build_tools(data_dir_of(args, demo=demo), clock=clock, demo=demo)
+    if args.command in TOOL_COMMANDS:
+        return TOOL_COMMANDS[args.command].run(args, tools)
+    ctx = build_context(tools)
+    try:
+        if args.command != "purge":
+            ctx.retention.purge_if_due()
+        return FILE_COMMANDS[args.command].run(args, ctx)
+    finally:
+        ctx.close()
+
+
+def exit_code_of(error: AdmissionError) -> ExitCode:
+    """The visitor file (its key included) or a device failed: 3; anything else the
+    domain refused (an unknown card type, no such card, a card already voided...): 1."""
+    if isinstance(error, StoreError | DeviceError) or isinstance(
+        error.code, StoreErrorCode | DeviceErrorCode
+    ):
+        return ExitCode.UNAVAILABLE
+    return ExitCode.REFUSED
+
+
+def emit(payload: Payload) -> None:
     print(json.dumps(payload, ensure_ascii=False, indent=2, default=str))
 
 
 def run(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    from ui.cli import core
-
     try:
-        code, payload = core.dispatch(args, build_app)
+        code, payload = dispatch(args)
     except AdmissionError as exc:
-        code, payload = 3, {"error": exc.code, "message": str(exc)}
+        code, payload = exit_code_of(exc), {"error": exc.code, "message": str(exc)}
     if payload is not None:
         emit(payload)
-    return code
+    return int(code)
 
 
 if __name__ == "__main__":

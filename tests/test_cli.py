@@ -1,4 +1,8 @@
-"""The command line is a stable contract (issue 2, point 6): run it as operators do."""
+"""The command line is a stable contract: run it as operators do.
+
+Most tests run it in this process (``main.run``: parse, build the context, dispatch);
+the contract tests - exit codes, JSON on stdout, no traceback, a killed process, the
+demo's own folder - run real processes."""
 
 from __future__ import annotations
 
@@ -42,6 +46,37 @@ ICAO_TD3 = [
 
 
 def cli(*args: str, data_dir: Path | None = None, key: str | None = KEY) -> tuple[int, object]:
+    """Run the command line in this process, as ``main.py`` does: parse, build the
+    context, dispatch, print JSON. Returns (exit code, parsed JSON or None)."""
+    import contextlib
+    import io
+
+    import main
+
+    argv = [*args, *(["--data-dir", str(data_dir)] if data_dir is not None else [])]
+    saved = os.environ.pop("ADMISSION_DB_KEY", None)
+    if key is not None:
+        os.environ["ADMISSION_DB_KEY"] = key
+    out = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out):
+            try:
+                code = main.run(argv)
+            except SystemExit as exit_:  # argparse's usage errors
+                code = int(exit_.code or 0)
+    finally:
+        os.environ.pop("ADMISSION_DB_KEY", None)
+        if saved is not None:
+            os.environ["ADMISSION_DB_KEY"] = saved
+    text = out.getvalue()
+    return code, json.loads(text) if text.strip() else None
+
+
+def cli_process(
+    *args: str, data_dir: Path | None = None, key: str | None = KEY
+) -> tuple[int, object]:
+    """The same as a real process, for the contract: exit code, JSON on stdout, no
+    traceback on stderr."""
     env = {k: v for k, v in os.environ.items() if k != "ADMISSION_DB_KEY"}
     if key is not None:
         env["ADMISSION_DB_KEY"] = key
@@ -200,26 +235,26 @@ def test_admission_cycle_on_the_encrypted_file(tmp_path: Path) -> None:
 
 
 def test_wrong_key_is_refused_and_the_file_is_untouched(tmp_path: Path) -> None:
-    cli("admit", "--mrz", *ICAO_TD3, "--no-pdf", data_dir=tmp_path)
+    cli_process("admit", "--mrz", *ICAO_TD3, "--no-pdf", data_dir=tmp_path)
     db = tmp_path / "visitors.db"
     before = hashlib.sha256(db.read_bytes()).hexdigest()
-    code, out = cli("audit", "verify", data_dir=tmp_path, key="not the key")
+    code, out = cli_process("audit", "verify", data_dir=tmp_path, key="not the key")
     assert code == 3 and out["error"] == "WRONG_KEY"  # type: ignore[index]
     assert hashlib.sha256(db.read_bytes()).hexdigest() == before
 
 
 def test_no_key_at_all_gives_a_clear_error(tmp_path: Path) -> None:
-    code, out = cli("audit", "verify", data_dir=tmp_path, key=None)
+    code, out = cli_process("audit", "verify", data_dir=tmp_path, key=None)
     assert code == 3 and out["error"] in {"NO_KEY", "KEYRING_FAILED"}  # type: ignore[index]
 
 
 def test_bad_arguments_get_codes_not_tracebacks(tmp_path: Path) -> None:
-    code, out = cli("admit", "--mrz", *ICAO_TD3, "--at", "yesterday", data_dir=tmp_path)
+    code, out = cli_process("admit", "--mrz", *ICAO_TD3, "--at", "yesterday", data_dir=tmp_path)
     assert code == 2 and out["error"] == "BAD_INSTANT"  # type: ignore[index]
-    code, out = cli("admit", data_dir=tmp_path)
+    code, out = cli_process("admit", data_dir=tmp_path)
     assert code == 2 and out["error"] == "USAGE"  # type: ignore[index]
-    code, out = cli("admit", "--mrz", *ICAO_TD3, "--card-type", "NOPE", data_dir=tmp_path)
-    assert code == 3 and out["error"] == "UNKNOWN_CARD_TYPE"  # type: ignore[index]
+    code, out = cli_process("admit", "--mrz", *ICAO_TD3, "--card-type", "NOPE", data_dir=tmp_path)
+    assert code == 1 and out["error"] == "UNKNOWN_CARD_TYPE"  # type: ignore[index]
 
 
 @pytest.mark.slow
@@ -298,14 +333,14 @@ def test_printing_voiding_and_the_reprint_queue(tmp_path: Path) -> None:
     assert cli("reprint-queue", data_dir=tmp_path)[1] == {"cards": []}
 
     code, out = cli("print-card", "1", data_dir=tmp_path)
-    assert code == 3 and out["error"] == "REPRINT_NEEDS_REASON"  # type: ignore[index]
+    assert code == 1 and out["error"] == "REPRINT_NEEDS_REASON"  # type: ignore[index]
     code, out = cli("print-card", "1", "--reason", "tarjeta dañada", data_dir=tmp_path)
     assert code == 0 and out["printed"] is True  # type: ignore[index]
 
     code, out = cli("void-card", "1", "--reason", "error de tipo", data_dir=tmp_path)
     assert (code, out["status"]) == (0, "VOIDED")  # type: ignore[index]
     code, out = cli("print-card", "1", "--reason", "otra vez", data_dir=tmp_path)
-    assert code == 3 and out["error"] == "CARD_VOIDED"  # type: ignore[index]
+    assert code == 1 and out["error"] == "CARD_VOIDED"  # type: ignore[index]
     code, out = cli("visitor", "show", "1", data_dir=tmp_path)
     assert out["cards"][0]["status"] == "VOIDED"  # type: ignore[index]
     assert out["cards"][0]["void_reason"] == "error de tipo"  # type: ignore[index]
@@ -390,7 +425,7 @@ def test_provisional_voucher_then_the_formal_card(tmp_path: Path) -> None:
     code, out = cli(
         "voucher", "exchange", "1", "--mrz", *spanish_dni_mrz(66666666), data_dir=tmp_path
     )
-    assert code == 3 and out["error"] == "VOUCHER_DOCUMENT_MISMATCH"  # type: ignore[index]
+    assert code == 1 and out["error"] == "VOUCHER_DOCUMENT_MISMATCH"  # type: ignore[index]
     code, out = cli(
         "voucher",
         "exchange",
@@ -404,7 +439,7 @@ def test_provisional_voucher_then_the_formal_card(tmp_path: Path) -> None:
     code, out = cli("voucher", "open", data_dir=tmp_path)
     assert out["vouchers"] == []  # type: ignore[index]
     code, out = cli("voucher", "cancel", "1", "--reason", "x", data_dir=tmp_path)
-    assert code == 3 and out["error"] == "VOUCHER_CLOSED"  # type: ignore[index]
+    assert code == 1 and out["error"] == "VOUCHER_CLOSED"  # type: ignore[index]
 
 
 def test_retention_runs_at_start_up(tmp_path: Path) -> None:
@@ -470,14 +505,16 @@ def test_watch_document_command_on_a_folder(tmp_path: Path) -> None:
     assert code == 1 and isinstance(out, dict) and out["reason"] == "CAMERA_NOT_FOUND"
 
 
-def test_the_demo_camera_reads_the_document_it_was_shown() -> None:
+def test_the_demo_camera_reads_the_document_it_was_shown(tmp_path: Path) -> None:
     from datetime import date
 
     from admission.generators.demo_people import demo_people
-    from ui.cli.demo import SEED, _through_camera
+    from main import build_tools
+    from ui.cli.demo import SEED, through_camera
 
+    devices = build_tools(tmp_path, demo=True).devices
     people = demo_people(3, seed=SEED, today=date(2026, 12, 1), minors=0.0)
     for k, person in enumerate(people):
         lines = person.mrz(date(2026, 12, 1))
-        got, read_by = _through_camera(lines, k)
+        got, read_by = through_camera(devices, lines, k)
         assert got == lines and read_by.startswith("camera, live")  # never a guess

@@ -142,16 +142,6 @@ def test_the_status_values_are_the_printed_ones() -> None:
     assert {s for s in DeviceStatus if s.usable} == {DeviceStatus.READY, DeviceStatus.BUSY}
 
 
-def test_the_old_status_names_are_the_one_vocabulary() -> None:
-    # aliases kept for ui/ and hardware/mrz/cli.py: the same enum, so ``is`` still holds
-    import hardware.camera
-    import hardware.scanner
-
-    assert hardware.camera.CameraStatus is DeviceStatus
-    assert hardware.scanner.ReaderStatus is DeviceStatus
-    assert hardware.scanner.ReaderStatusChanged is ReaderStatusChanged
-
-
 def test_device_error_codes_are_unique_stable_codes() -> None:
     members = DeviceErrorCode.__members__  # aliases included: a duplicate value shows here
     values = [member.value for member in members.values()]

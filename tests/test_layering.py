@@ -48,3 +48,144 @@ def test_the_checker_sees_a_forbidden_import(tmp_path: Path) -> None:
     tree = ast.parse("import numpy\nfrom PySide6 import QtCore\n")
     names = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     assert "numpy" in names and "numpy" not in STDLIB
+
+
+# -- the import graph ------------------------------------------------------------------
+PACKAGES = ("admission", "db", "hardware", "ui")
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(ROOT).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def project_modules() -> dict[str, Path]:
+    found = {_module_name(p): p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py")}
+    found["main"] = ROOT / "main.py"
+    return found
+
+
+def runtime_imports(path: Path, name: str, modules: dict[str, Path]) -> set[str]:
+    """The project modules ``path`` imports when it runs, function-level imports
+    included, ``if TYPE_CHECKING:`` blocks excluded (they never run)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            typing_only.update(id(n) for sub in node.body for n in ast.walk(sub))
+    package = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
+
+    def resolve(dotted: str) -> str | None:
+        while dotted and dotted not in modules:
+            dotted = dotted.rpartition(".")[0]
+        return dotted or None
+
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
+        targets: list[str] = []
+        if isinstance(node, ast.Import):
+            targets = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                prefix = package[: len(package) - (node.level - 1)]
+                base = ".".join([*prefix, base] if base else prefix)
+            # ``from pkg import mod`` depends on pkg.mod; ``from mod import name`` on mod
+            targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base
+                       for a in node.names]
+        for target in targets:
+            module = resolve(target)
+            if module is not None and module != name:
+                found.add(module)
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    modules = project_modules()
+    return {name: runtime_imports(path, name, modules) for name, path in modules.items()}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_the_import_graph_has_no_cycle() -> None:
+    graph = import_graph()
+    assert len(graph) > 150 and "ui.cli.admit" in graph["main"] or "ui.cli.commands" in graph["main"]
+    assert cycles(graph) == []
+
+
+def test_the_cycle_finder_sees_a_cycle() -> None:
+    # guard against a vacuous pass: a two-module loop and a three-module loop
+    graph = {"a": {"b"}, "b": {"a"}, "c": {"d"}, "d": {"e"}, "e": {"c"}, "f": {"a"}}
+    assert cycles(graph) == [["a", "b"], ["c", "d", "e"]]
+
+
+def test_nothing_in_ui_imports_the_composition_root() -> None:
+    graph = import_graph()
+    offenders = [m for m, deps in graph.items() if m.startswith("ui") and "main" in deps]
+    assert offenders == []
+
+
+# ui/ receives adapters from main.py (STYLE.md rule 3); at run time it may import from
+# db/ and hardware/ only these helpers, which build nothing: the MRZ reading loops over
+# the ports, and the Qt-free half of the keyboard-wedge reader (the Qt half is ui's).
+UI_MAY_IMPORT = {"hardware.mrz.watch", "hardware.scanner.wedge"}
+
+
+def test_ui_builds_no_adapter() -> None:
+    graph = import_graph()
+    for module, deps in graph.items():
+        if module.startswith("ui"):
+            foreign = {d for d in deps if d.split(".")[0] in {"db", "hardware"}}
+            assert foreign <= UI_MAY_IMPORT, f"{module} imports {sorted(foreign - UI_MAY_IMPORT)}"
+
+
+# The generators of invented documents and people: never on the product's runtime path.
+# Only the demo's wiring imports them (the tests, benchmarks and tools are outside it).
+GENERATOR_USERS = {"main", "ui.cli.demo"}
+
+
+def test_the_generators_stay_off_the_runtime_path() -> None:
+    graph = import_graph()
+    for module, deps in graph.items():
+        if ".generators" in module or module in GENERATOR_USERS:
+            continue
+        generated = {d for d in deps if ".generators" in d}
+        assert not generated, f"{module} imports {sorted(generated)}"

@@ -13,13 +13,10 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from admission.devices import Camera, DeviceStatus
+from admission.devices import Camera
 from admission.frames import Frame
 
-__all__ = ["Camera", "CameraStatus", "array_to_frame"]
-
-# alias until ui/ and hardware/mrz/cli.py move to DeviceStatus
-CameraStatus = DeviceStatus
+__all__ = ["Camera", "array_to_frame"]
 
 
 def array_to_frame(image: NDArray[np.generic], timestamp: float) -> Frame:

@@ -21,9 +21,6 @@ from admission.errors import DeviceError
 from admission.frames import Frame
 from hardware.camera import array_to_frame
 
-# alias until ui/ and hardware/mrz/cli.py move to DeviceStatus
-# (here: to DeviceErrorCode.CAMERA_END_OF_STREAM)
-END_OF_STREAM = DeviceErrorCode.CAMERA_END_OF_STREAM
 IMAGE_SUFFIXES = frozenset({".jpg", ".jpeg", ".png", ".bmp", ".tif", ".tiff", ".webp"})
 
 

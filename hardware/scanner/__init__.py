@@ -18,8 +18,7 @@ when a device goes away or comes back. Device loss is an event, never an excepti
 
 from __future__ import annotations
 
-from admission.devices import DeviceStatus, DocumentReader, ScannerEvent
-from admission.devices import ReaderStatusChanged as _ReaderStatusChanged
+from admission.devices import DocumentReader, ReaderStatusChanged, ScannerEvent
 from admission.mrz.burst import (
     BurstDiscarded,
     CodeScanned,
@@ -33,13 +32,6 @@ __all__ = [
     "DocumentReader",
     "MrzScanned",
     "Passthrough",
-    "ReaderStatus",
     "ReaderStatusChanged",
     "ScannerEvent",
 ]
-
-# alias until ui/ and hardware/mrz/cli.py move to DeviceStatus
-ReaderStatus = DeviceStatus
-# alias until ui/ and hardware/mrz/cli.py move to DeviceStatus
-# (here: import admission.devices.ReaderStatusChanged)
-ReaderStatusChanged = _ReaderStatusChanged

@@ -23,7 +23,6 @@ from hardware.camera.opencv import OpenCvCamera
 from hardware.generators import synthetic
 from hardware.mrz import locate as locate_module
 from hardware.mrz import reader as reader_module
-from hardware.mrz.cli import NO_READING, camera_for, read_document_command, watch_document_command
 from hardware.mrz.images import (
     IMAGE_TOO_LARGE,
     NOT_AN_IMAGE,
@@ -37,10 +36,63 @@ from hardware.mrz.live import MIN_CHAR_HEIGHT_PX, LiveMrzReader, Quality, qualit
 from hardware.mrz.locate import Band, flatten_light
 from hardware.mrz.reader import MRZ_UNREADABLE, NO_MRZ, SMALL_PRINT_SIZE, MrzRead, MrzReader
 from hardware.mrz.segment import CELL_H, CELL_W, Segmented
+from hardware.mrz.watch import NO_READING
 from tests.mrz_handling import fit, rot, shade, tilt, turn
 
 REAL = Path(__file__).resolve().parents[2] / ".." / "shared" / "testdata" / "mrz-real"
 TODAY = date(2026, 11, 29)
+
+
+def _tools(camera: Any = None) -> Any:
+    """The command line's tools on a clock at noon of TODAY; ``camera`` replaces the
+    camera the composition root would open."""
+    import dataclasses
+    from datetime import datetime
+    from zoneinfo import ZoneInfo
+
+    from admission.clock import FixedClock
+    from main import build_tools
+
+    at = datetime(TODAY.year, TODAY.month, TODAY.day, 12, tzinfo=ZoneInfo("Europe/Madrid"))
+    tools = build_tools(Path("/nonexistent-data-dir"), clock=FixedClock(at))
+    if camera is not None:
+        tools = dataclasses.replace(
+            tools, devices=dataclasses.replace(tools.devices, camera=lambda _source: camera)
+        )
+    return tools
+
+
+def read_document_command(paths: list[str], *, as_json: bool, today: date) -> tuple[int, str]:
+    """``read-document --json PATHS`` run in this process: (exit code, printed JSON)."""
+    import argparse
+
+    from ui.cli.read_document import read_document
+
+    assert as_json and today == TODAY
+    code, payload = read_document(argparse.Namespace(images=paths, json=True), _tools())
+    return int(code), json.dumps(payload)
+
+
+def watch_document_command(
+    source: str, *, max_frames: int, today: date, camera: Any = None
+) -> tuple[int, str]:
+    """``watch-document SOURCE --max-frames N`` run in this process."""
+    import argparse
+
+    from ui.cli.read_document import watch_document
+
+    assert today == TODAY
+    args = argparse.Namespace(source=source, max_frames=max_frames)
+    code, payload = watch_document(args, _tools(camera))
+    return int(code), json.dumps(payload)
+
+
+def camera_for(source: str) -> Any:
+    from main import _camera
+
+    return _camera(source)
+
+
 needs_real = pytest.mark.skipif(not (REAL / "truth.tsv").exists(), reason="mrz-real absent")
 
 

@@ -1,8 +1,8 @@
-"""``registry`` command handlers (issue 5, point 6; issue 2, point 6).
+"""``registry import | sync | status | check``: the RIAJ replica and checks (art. 20.2, R1).
 
-Plain functions: they take already-opened objects and parsed arguments and return
-``(exit_code, payload)``; ``main.py`` prints the payload as JSON. Field names are a
-stable contract. No identity number is ever echoed back.
+Plain functions over already-built objects, returning ``(exit_code, payload)``;
+``main.py`` prints the payload as JSON. Field names are a stable contract. No identity
+number is ever echoed back.
 
 ``import_command(replica: ReplicaRegistry, path: Path) -> (int, dict)``
     ``registry import FILE``. Validates the whole file (plain list or structured
@@ -12,7 +12,7 @@ stable contract. No identity number is ever echoed back.
     previous snapshot stays in force: ``{"imported": false, "error": CODE,
     "message", "line", "active_version"}``.
 
-``sync_command(source: FeedSource | None, replica: ReplicaRegistry, clock: Clock)``
+``sync_command(sync: RegistrySync | None)``
     ``registry sync``: one change-feed pull. 0 ok, 1 failed or not configured:
     ``{"synced", "error", "last_success", "replica_version", "replica_as_of",
     "age_seconds", "added", "removed"}``.
@@ -28,7 +28,7 @@ stable contract. No identity number is ever echoed back.
     "fallback_error"}``. 0 answered (LISTED or NOT_LISTED), 1 UNVERIFIABLE,
     2 bad ``--id`` / ``--kind``.
 
-``dispatch(args, app)`` wires them for ``main.py`` (``args.registry_command``).
+``run(args, ctx)`` dispatches ``args.registry_command`` over the context.
 """
 
 from __future__ import annotations
@@ -36,12 +36,18 @@ from __future__ import annotations
 import argparse
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from admission.identity import IdentityKey, IdKind
 from admission.ports import Clock
 from admission.registry.port import InterdictionRegistry, RegistryStatus
 from admission.registry.snapshot import SnapshotError
+from ui.cli.result import CliError, Command, CommandResult, ExitCode
+from ui.context import AppContext
+
+if TYPE_CHECKING:
+    from db.registry_replica import ReplicaRegistry
+    from hardware.registry.sync import RegistrySync
 
 Result = tuple[int, dict[str, Any]]
 
@@ -50,7 +56,7 @@ def _iso(at: datetime | None) -> str | None:
     return at.isoformat() if at is not None else None
 
 
-def import_command(replica: Any, path: Path) -> Result:
+def import_command(replica: ReplicaRegistry, path: Path) -> Result:
     try:
         result = replica.import_file(Path(path))
     except SnapshotError as exc:
@@ -73,12 +79,10 @@ def import_command(replica: Any, path: Path) -> Result:
     }
 
 
-def sync_command(source: Any, replica: Any, clock: Clock) -> Result:
-    if source is None:
+def sync_command(sync: RegistrySync | None) -> Result:
+    if sync is None:
         return 1, {"synced": False, "error": "REGISTRY_NOT_CONFIGURED"}
-    from hardware.registry.sync import RegistrySync
-
-    status = RegistrySync(source, replica, clock).sync_once()
+    status = sync.sync_once()
     return (1 if status.last_error else 0), {
         "synced": not status.last_error,
         "error": status.last_error or None,
@@ -92,7 +96,7 @@ def sync_command(source: Any, replica: Any, clock: Clock) -> Result:
 
 
 def status_command(
-    replica: Any, clock: Clock, max_age: timedelta, online_configured: bool
+    replica: ReplicaRegistry, clock: Clock, max_age: timedelta, online_configured: bool
 ) -> Result:
     state = replica.state()
     replica_json = None
@@ -134,7 +138,7 @@ def check_command(
         identity = IdentityKey.of(IdKind(kind.upper()), country, number)
     except ValueError:
         return 2, {
-            "error": "BAD_IDENTITY",
+            "error": CliError.BAD_IDENTITY,
             "message": "--id must be a document number; --kind one of "
             + ", ".join(k.value for k in IdKind),
         }
@@ -151,41 +155,31 @@ def check_command(
     }
 
 
-# --- wiring for main.py -------------------------------------------------------------------
+def _arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="registry_command", required=True)
+    p = sub.add_parser("import", parents=[common])
+    p.add_argument("file", type=Path)
+    sub.add_parser("sync", parents=[common])
+    sub.add_parser("status", parents=[common])
+    p = sub.add_parser("check", parents=[common])
+    p.add_argument("--id", required=True)
+    p.add_argument("--kind", default="DNI")
+    p.add_argument("--country", default="ESP")
 
 
-def replica_of(app: Any) -> Any:
-    from db.registry_replica import ReplicaRegistry
-
-    key = app.settings["registry.public_key"]
-    verifier = None
-    if key:
-        from hardware.registry.signature import Ed25519Verifier
-
-        verifier = Ed25519Verifier.from_text(key)
-    return ReplicaRegistry(app.store.connection, app.clock, verifier=verifier, lock=app.store.lock)
-
-
-def feed_source_of(app: Any) -> Any:
-    if not app.settings["registry.online_url"]:
-        return None
-    from hardware.registry.soap_client import client_from_settings
-
-    return client_from_settings(app.settings, app.clock)
-
-
-def dispatch(args: argparse.Namespace, app: Any) -> Result:
+def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
     command = args.registry_command
     if command == "check":
-        return check_command(app.registry, args.id, args.kind, getattr(args, "country", "ESP"))
-    replica = replica_of(app)
-    if command == "import":
-        return import_command(replica, args.file)
-    if command == "sync":
-        return sync_command(feed_source_of(app), replica, app.clock)
-    if command == "status":
-        max_age = timedelta(hours=app.settings["registry.max_replica_age_hours"])
-        return status_command(
-            replica, app.clock, max_age, bool(app.settings["registry.online_url"])
-        )
-    return 2, {"error": "USAGE", "message": f"unknown registry command {command}"}
+        code, payload = check_command(ctx.registry, args.id, args.kind, args.country)
+    elif command == "import":
+        code, payload = import_command(ctx.replica, args.file)
+    elif command == "sync":
+        code, payload = sync_command(ctx.registry_sync)
+    else:
+        max_age = timedelta(hours=ctx.settings["registry.max_replica_age_hours"])
+        online = bool(ctx.settings["registry.online_url"])
+        code, payload = status_command(ctx.replica, ctx.clock, max_age, online)
+    return ExitCode(code), payload
+
+
+COMMAND = Command[AppContext]("registry", "RIAJ register", _arguments, run)

@@ -1,61 +1,76 @@
-"""``main.py scan``: a document reader (serial, or a replayed recording) through the
-scan intake, one JSON line per scan (issue 4)."""
+"""``scan --serial PORT | --replay RECORDING...``: a document reader through the scan
+intake, one JSON line per scan; ``--admit`` records admissions (default: verdict only)."""
 
 from __future__ import annotations
 
 import argparse
+import json
+import threading
+from pathlib import Path
 from typing import Any
 
-Result = tuple[int, dict[str, Any] | None]
+from admission.devices import ReaderStatusChanged
+from admission.intake import IntakeResult, ScanIntake
+from admission.mrz.burst import Passthrough
+from ui.cli.result import CliError, Command, CommandResult, ExitCode, error
+from ui.context import AppContext
 
 
-def scan_command(args: argparse.Namespace, app: Any) -> Result:
+def _arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) -> None:
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--serial", metavar="PORT", help="serial / USB-CDC port (COM3...)")
+    source.add_argument(
+        "--replay",
+        nargs="+",
+        type=Path,
+        metavar="RECORDING",
+        help="fake reader: replay recorded bursts ([[char, t], ...] JSON)",
+    )
+    parser.add_argument("--baud", type=int, default=9600)
+    parser.add_argument(
+        "--admit", action="store_true", help="record admissions (default: show the verdict only)"
+    )
+    parser.add_argument("--operator", default="cli")
+
+
+def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
     """Stream reader events through the scan intake; Ctrl+C stops listening."""
-    import json
-    import threading
-
-    from admission.intake import ScanIntake
-    from hardware.scanner import ReaderStatusChanged
-    from hardware.scanner.fake import FakeDocumentReader, Pause, load_recording
-    from hardware.scanner.serial_reader import SerialDocumentReader
-
     if args.replay:
         try:
-            script = [step for path in args.replay for step in (load_recording(path), Pause(0.0))]
+            reader = ctx.devices.replay_reader(list(args.replay))
         except (OSError, ValueError):
-            return 2, {"error": "BAD_RECORDING", "message": "not a [[char, t], ...] file"}
-        reader: Any = FakeDocumentReader(script, sleep=lambda _s: None)
+            return error(ExitCode.USAGE, CliError.BAD_RECORDING, "not a [[char, t], ...] file")
     else:
-        reader = SerialDocumentReader(args.serial, baudrate=args.baud)
+        reader = ctx.devices.serial_reader(args.serial, args.baud)
     intake = ScanIntake(
-        app.desk,
-        store=app.store,
-        clock=app.clock,
-        card_key=app.store.secret("card_code"),
-        casino_id=app.settings["casino.id"],
+        ctx.desk,
+        store=ctx.store,
+        clock=ctx.clock,
+        card_key=ctx.store.secret("card_code"),
+        casino_id=ctx.settings["casino.id"],
         actor=args.operator,
     )
     stop = threading.Event()
     try:
         for event in reader.listen(stop):
+            if isinstance(event, Passthrough):
+                continue
             if isinstance(event, ReaderStatusChanged):
                 line: dict[str, Any] = {
                     "event": "READER",
                     "status": event.status.value,
                     "reconnected": event.reconnected,
                 }
-            elif type(event).__name__ == "Passthrough":
-                continue
             else:
-                line = _intake_json(intake.handle(event), app, args)
+                line = _intake_json(intake.handle(event), ctx, args)
             print(json.dumps(line, ensure_ascii=False), flush=True)
-            app.purge_if_due()  # a reader left listening overnight still purges daily
+            ctx.retention.purge_if_due()  # a reader left listening overnight purges daily
     except KeyboardInterrupt:
         stop.set()
-    return 0, None
+    return ExitCode.OK, None
 
 
-def _intake_json(result: Any, app: Any, args: argparse.Namespace) -> dict[str, Any]:
+def _intake_json(result: IntakeResult, ctx: AppContext, args: argparse.Namespace) -> dict[str, Any]:
     line: dict[str, Any] = {"event": result.kind.value, "code": result.code}
     if result.errors:
         line["errors"] = list(result.errors)
@@ -67,7 +82,12 @@ def _intake_json(result: Any, app: Any, args: argparse.Namespace) -> dict[str, A
         line["reasons"] = list(evaluation.verdict.codes)
         line["registry"] = evaluation.registry.status.value
         if args.admit:
-            admitted = app.desk.record(evaluation, operator=args.operator)
+            admitted = ctx.desk.record(evaluation, operator=args.operator)
             line["file_number"] = admitted.recorded.file_number
             line["card_number"] = admitted.recorded.card_number
     return line
+
+
+COMMAND = Command[AppContext](
+    "scan", "listen to a document reader; one JSON line per scan", _arguments, run
+)

@@ -1,0 +1,57 @@
+"""``admit --mrz LINE... | --manual ...``: check and record one admission (arts. 20-23).
+
+0 admitted (a numbered card is issued, its PDF rendered unless ``--no-pdf``); 1 refused
+or invalid document; 2 usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+
+from ui.cli.args import add_document_arguments, document_from_args
+from ui.cli.result import CliError, Command, CommandResult, ExitCode
+from ui.context import AppContext
+
+
+def _arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) -> None:
+    add_document_arguments(parser)
+    parser.add_argument("--card-type")
+    parser.add_argument("--at", help="ISO-8601 instant (default: now)")
+    parser.add_argument("--operator", default="cli")
+    parser.add_argument("--authorised-by", default="", help="director taking responsibility")
+    parser.add_argument("--no-pdf", action="store_true", help="do not render the card PDF")
+
+
+def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
+    document, problem = document_from_args(args, ctx.tools.today())
+    if problem is not None or document is None:
+        usage = isinstance(problem, dict) and problem.get("error") == CliError.USAGE
+        return (ExitCode.USAGE if usage else ExitCode.REFUSED), problem
+    result = ctx.desk.admit(
+        document,
+        operator=args.operator,
+        card_type=args.card_type,
+        authorised_by=args.authorised_by,
+    )
+    card_pdf = None
+    if result.card is not None and not args.no_pdf:
+        card_pdf = str(ctx.card_files.write(result.card.number))
+    registry = result.evaluation.registry
+    payload = {
+        "verdict": result.verdict.outcome.value,
+        "reasons": list(result.verdict.codes),
+        "file_number": result.recorded.file_number,
+        "card_number": result.recorded.card_number,
+        "card_pdf": card_pdf,
+        "registry": {
+            "status": registry.status.value,
+            "source": registry.source.value,
+            "version": registry.version,
+            "age_seconds": registry.age_seconds,
+            "error": registry.error,
+        },
+    }
+    return (ExitCode.OK if result.admitted else ExitCode.REFUSED), payload
+
+
+COMMAND = Command[AppContext]("admit", "admit a visitor", _arguments, run)

@@ -1,0 +1,52 @@
+"""Every command of the command line, in the order ``--help`` lists them.
+
+Commands over the visitor file receive the :class:`~ui.context.AppContext`; the others
+(parsing and reading documents) receive only the :class:`~ui.context.Tools` and open no
+file.
+"""
+
+from __future__ import annotations
+
+from ui.cli import (
+    admit,
+    audit,
+    demo,
+    desk_papers,
+    parse_mrz,
+    print_card,
+    purge,
+    read_document,
+    registry,
+    scan,
+    verify_card,
+    visitor,
+    voucher,
+)
+from ui.cli.result import Command
+from ui.context import AppContext, Tools
+
+__all__ = ["FILE_COMMANDS", "TOOL_COMMANDS"]
+
+TOOL_COMMANDS: dict[str, Command[Tools]] = {
+    c.name: c
+    for c in (parse_mrz.COMMAND, read_document.READ_DOCUMENT, read_document.WATCH_DOCUMENT)
+}
+FILE_COMMANDS: dict[str, Command[AppContext]] = {
+    c.name: c
+    for c in (
+        admit.COMMAND,
+        registry.COMMAND,
+        purge.COMMAND,
+        audit.COMMAND,
+        visitor.COMMAND,
+        verify_card.COMMAND,
+        print_card.PRINT_CARD,
+        print_card.VOID_CARD,
+        print_card.REPRINT_QUEUE,
+        desk_papers.LEAFLET,
+        desk_papers.REGULATION,
+        scan.COMMAND,
+        voucher.COMMAND,
+        demo.COMMAND,
+    )
+}

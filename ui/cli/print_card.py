@@ -1,0 +1,75 @@
+"""``print-card N [--reason R]``: print a card on the card printer, or reprint a printed
+one with a reason (art. 22); ``void-card N --reason R``: void it, its number kept;
+``reprint-queue``: the cards issued and not printed."""
+
+from __future__ import annotations
+
+import argparse
+
+from ui.cli.result import Command, CommandResult, ExitCode
+from ui.context import AppContext
+
+
+def _print_arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) -> None:
+    parser.add_argument("number", type=int)
+    parser.add_argument("--reason", default="", help="required to reprint a printed card")
+    parser.add_argument("--actor", default="cli")
+
+
+def print_card(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
+    service = ctx.card_printing
+    outcome = service.print_card(
+        service.view_for(args.number), actor=args.actor, reprint_reason=args.reason
+    )
+    return (ExitCode.OK if outcome.printed else ExitCode.UNAVAILABLE), {
+        "card_number": outcome.number,
+        "printed": outcome.printed,
+        "error": outcome.code or None,
+        "job_id": outcome.job_id,
+        "warnings": list(outcome.warnings),
+        "printer": service.printer.name,
+    }
+
+
+def _void_arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) -> None:
+    parser.add_argument("number", type=int)
+    parser.add_argument("--reason", required=True)
+    parser.add_argument("--actor", default="cli")
+
+
+def void_card(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
+    card = ctx.desk.void_card(args.number, args.reason, args.actor)
+    return ExitCode.OK, {"card_number": card.number, "status": card.status.value}
+
+
+def _no_arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) -> None:
+    return None
+
+
+def reprint_queue(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
+    cards = ctx.reprints.unprinted_cards()
+    return ExitCode.OK, {
+        "cards": [
+            {
+                "card_number": c.number,
+                "file_number": c.file_number,
+                "issued_at": c.issued_at.isoformat(),
+                "card_type": c.card_type,
+            }
+            for c in cards
+        ]
+    }
+
+
+PRINT_CARD = Command[AppContext](
+    "print-card",
+    "print (or reprint, with --reason) a card on the card printer",
+    _print_arguments,
+    print_card,
+)
+VOID_CARD = Command[AppContext](
+    "void-card", "void a card (number kept)", _void_arguments, void_card
+)
+REPRINT_QUEUE = Command[AppContext](
+    "reprint-queue", "cards issued but not printed", _no_arguments, reprint_queue
+)

@@ -1,0 +1,70 @@
+"""Exit codes and results of the command line (the README's contract).
+
+0 success or admitted; 1 refused or invalid input; 2 usage error; 3 the visitor file
+or a device could not be used (wrong key, damaged file, printer not found...).
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Any, Generic, TypeVar
+
+from admission.codes import Code
+
+__all__ = [
+    "CliError",
+    "Command",
+    "CommandResult",
+    "ExitCode",
+    "Payload",
+    "error",
+]
+
+Payload = dict[str, Any] | list[Any]
+
+
+class ExitCode(IntEnum):
+    OK = 0  # success, admitted, valid
+    REFUSED = 1  # refused, not valid, or invalid input
+    USAGE = 2  # the command line itself is wrong
+    UNAVAILABLE = 3  # the visitor file or a device could not be used
+
+
+CommandResult = tuple[ExitCode, Payload | None]
+
+
+class CliError(Code):
+    """Errors of the command line itself (its arguments and files)."""
+
+    USAGE = "USAGE"
+    BAD_INSTANT = "BAD_INSTANT"
+    BAD_DATE = "BAD_DATE"
+    BAD_QUERY = "BAD_QUERY"
+    BAD_VISITOR_ID = "BAD_VISITOR_ID"
+    BAD_IDENTITY = "BAD_IDENTITY"
+    BAD_RECORDING = "BAD_RECORDING"
+    USAGE_NO_IMAGES = "USAGE_NO_IMAGES"
+    NOT_FOUND = "NOT_FOUND"
+    OUTPUT_UNWRITABLE = "OUTPUT_UNWRITABLE"
+
+
+def error(code: ExitCode, error_code: str, message: str, **extra: Any) -> CommandResult:
+    """An error answer: ``{"error": CODE, "message": ...}`` with ``code``."""
+    return code, {"error": str(error_code), "message": message, **extra}
+
+
+C = TypeVar("C")
+
+
+@dataclass(frozen=True)
+class Command(Generic[C]):
+    """One command: its name, help, arguments and handler over context ``C``."""
+
+    name: str
+    help: str
+    # (the command's parser, the parent holding --data-dir/--demo for nested parsers)
+    arguments: Callable[[argparse.ArgumentParser, argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace, C], CommandResult]

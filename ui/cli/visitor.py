@@ -1,0 +1,98 @@
+"""``visitor show ID`` and ``visitor search TEXT``: the visitor file (art. 20.3); every
+query is recorded in the audit trail (art. 20.4: the file is confidential)."""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from admission.errors import AdmissionError
+from admission.records import VisitRecord
+from ui.cli.args import identity_from_text, record_json
+from ui.cli.result import CliError, Command, CommandResult, ExitCode, error
+from ui.context import AppContext
+
+
+def _arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) -> None:
+    sub = parser.add_subparsers(dest="visitor_command", required=True)
+    show = sub.add_parser("show", parents=[common])
+    show.add_argument("id", help="file number, identity number or KIND:COUNTRY:NUMBER")
+    show.add_argument("--actor", default="cli")
+    search = sub.add_parser(
+        "search", parents=[common], help="accent-insensitive name search (audited)"
+    )
+    search.add_argument("text")
+    search.add_argument("--limit", type=int, default=50)
+    search.add_argument("--actor", default="cli")
+
+
+def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
+    if args.visitor_command == "search":
+        return search(args, ctx)
+    return show(args, ctx)
+
+
+def show(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
+    try:
+        target = identity_from_text(args.id)
+    except (AdmissionError, ValueError):
+        return error(ExitCode.REFUSED, CliError.BAD_VISITOR_ID, "malformed identity")
+    store = ctx.store
+    visitor = store.visitor(target) if isinstance(target, int) else store.find_visitor(target)
+    now = ctx.clock.now()
+    subject = f"file:{visitor.file_number}" if visitor else "file:none"
+    store.append(args.actor, "VISITOR_QUERY", subject, now)  # every read is recorded
+    if visitor is None:
+        return error(ExitCode.REFUSED, CliError.NOT_FOUND, "no such visitor")
+    visits = store.visits(visitor.file_number)
+    cards = [store.card(v.card_number) for v in visits if v.card_number is not None]
+    return ExitCode.OK, {
+        "file_number": visitor.file_number,
+        "identity": visitor.identity.text,
+        "surname": visitor.surname,
+        "given_names": visitor.given_names,
+        "birth_date": visitor.birth_date.isoformat() if visitor.birth_date else None,
+        "nationality": visitor.nationality,
+        "first_seen": visitor.first_seen.isoformat(),
+        "last_seen": visitor.last_seen.isoformat(),
+        "visits": [_visit_json(v) for v in visits],
+        "cards": [record_json(c) for c in cards if c is not None],
+        "observations": [record_json(o) for o in store.observations(visitor.file_number)],
+        "bans": [record_json(b) for b in store.active_bans(visitor.identity, now)],
+    }
+
+
+def search(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
+    text = " ".join(args.text.split())
+    if not 2 <= len(text) <= 100 or not 1 <= args.limit <= 500:
+        return error(ExitCode.USAGE, CliError.BAD_QUERY, "2-100 characters, limit 1-500")
+    found = ctx.store.search_visitors(text, args.limit)
+    # The query itself may be a name: the trail keeps a keyed hash of it, not the text.
+    ctx.store.append(
+        args.actor,
+        "VISITOR_SEARCH",
+        f"results:{len(found)}",
+        ctx.clock.now(),
+        {"query": ctx.store.keyed_hash(text.lower())},
+    )
+    return ExitCode.OK, {
+        "visitors": [
+            {
+                "file_number": v.file_number,
+                "identity": v.identity.text,
+                "surname": v.surname,
+                "given_names": v.given_names,
+                "last_seen": v.last_seen.isoformat(),
+            }
+            for v in found
+        ]
+    }
+
+
+def _visit_json(visit: VisitRecord) -> dict[str, Any]:
+    data: dict[str, Any] = record_json(visit)
+    data["reasons"] = list(visit.reasons)
+    return data
+
+
+COMMAND = Command[AppContext]("visitor", "visitor file", _arguments, run)

@@ -1,0 +1,121 @@
+"""What every command and the window receive: one typed context, built by ``main.py``.
+
+``main.build_context`` (the composition root, STYLE.md rule 1) opens the visitor file
+and builds every adapter and service once; the command handlers (``ui/cli``) and the
+window receive the result and never construct an adapter themselves. Two levels:
+
+* :class:`Tools` - what needs no visitor file: settings, clock and the device
+  factories (``parse-mrz``, ``read-document``, ``watch-document``).
+* :class:`AppContext` - the tools plus the open file and the services over it.
+
+The concrete types are named here, so handlers are type-checked against the real
+adapters; only ``main.py`` imports and constructs them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from admission.ports import Clock, madrid_date
+from admission.settings import Settings
+
+if TYPE_CHECKING:
+    from admission.desk import AdmissionDesk
+    from admission.devices import Camera, CardPrinter, DocumentReader
+    from admission.registry.policy import RegistryPolicy
+    from admission.retention_sweep import RetentionSweep
+    from db.registry_replica import ReplicaRegistry
+    from db.reprint_queue import SqlReprintQueue
+    from db.store import SqlCipherStore
+    from db.voucher_book import SqlVoucherBook
+    from hardware.mrz.live import LiveMrzReader
+    from hardware.mrz.reader import MrzReader
+    from hardware.printer.card_files import CardFiles
+    from hardware.printer.desk_documents import DeskDocuments
+    from hardware.printer.service import CardPrintService
+    from hardware.registry.sync import RegistrySync
+
+__all__ = ["AppContext", "Devices", "Tools"]
+
+
+@dataclass(frozen=True)
+class Devices:
+    """Factories of the device adapters, made by the composition root: a handler asks
+    for a device when it needs one and gets the real one, or a fake in demo mode."""
+
+    camera: Callable[[str], Camera]  # a camera index, a folder of images, a video, a URL
+    still_reader: Callable[[], MrzReader]  # the MRZ of photos and scans
+    live_reader: Callable[[], LiveMrzReader]  # the MRZ of a camera stream, fused
+    serial_reader: Callable[[str, int], DocumentReader]  # port, baud
+    replay_reader: Callable[[Sequence[Path]], DocumentReader]  # recorded bursts
+    card_printer: Callable[[], CardPrinter]
+    demo_camera: Callable[[Sequence[str], int], Camera]  # a document held still (demo)
+
+
+@dataclass(frozen=True)
+class Tools:
+    """Settings, clock and devices: enough for the commands that open no visitor file."""
+
+    data_dir: Path
+    settings: Settings
+    clock: Clock
+    devices: Devices
+    demo: bool = False
+
+    def today(self) -> date:
+        """The Madrid date (ages, validity, two-digit years)."""
+        return madrid_date(self.clock.now())
+
+
+@dataclass
+class AppContext:
+    """The open visitor file and everything built over it, wired once."""
+
+    tools: Tools
+    store: SqlCipherStore
+    desk: AdmissionDesk
+    registry: RegistryPolicy  # online service and replica, fail closed (R1)
+    replica: ReplicaRegistry  # with the snapshot signature verifier when configured
+    registry_sync: RegistrySync | None  # pulls the change feed; None = replica only
+    card_printing: CardPrintService
+    card_files: CardFiles  # card PDFs of the CLI and the PDF-folder printer
+    documents: DeskDocuments  # leaflet, regulation, voucher (art. 23.4, 25)
+    retention: RetentionSweep  # six months (art. 20.4, R3)
+    reprints: SqlReprintQueue
+    vouchers: SqlVoucherBook
+    closers: list[Callable[[], None]] = field(default_factory=list)
+
+    @property
+    def settings(self) -> Settings:
+        return self.tools.settings
+
+    @property
+    def clock(self) -> Clock:
+        return self.tools.clock
+
+    @property
+    def devices(self) -> Devices:
+        return self.tools.devices
+
+    @property
+    def demo(self) -> bool:
+        return self.tools.demo
+
+    @property
+    def data_dir(self) -> Path:
+        return self.tools.data_dir
+
+    def card_code(self, number: int) -> str:
+        """The signed code printed on card ``number`` (art. 22.4)."""
+        from admission.cards.code import encode_card_code
+
+        return encode_card_code(self.settings["casino.id"], number, self.store.secret("card_code"))
+
+    def close(self) -> None:
+        for closer in reversed(self.closers):
+            closer()
+        self.closers.clear()
