@@ -47,13 +47,14 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 import cv2
 import numpy as np
+from numpy.typing import NDArray
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -117,34 +118,36 @@ def random_lines(rng: np.random.Generator, fmt: str) -> list[str]:
 
 
 def _augment(
-    doc: np.ndarray, quad: np.ndarray, rng: np.random.Generator
-) -> tuple[np.ndarray, np.ndarray]:
+    doc: NDArray[np.uint8], quad: NDArray[np.float32], rng: np.random.Generator
+) -> tuple[NDArray[np.uint8], NDArray[np.float32]]:
     """Training-only variety: stroke weight, italic-like shear (oblique photos, some
     printers), annotation boxes and rules drawn around the MRZ (specimen images)."""
     weight = rng.random()
     if weight < 0.2:
-        doc = cv2.erode(doc, np.ones((2, 2), np.uint8))
+        doc = cast(NDArray[np.uint8], cv2.erode(doc, np.ones((2, 2), np.uint8)))
     elif weight < 0.3:
-        doc = cv2.dilate(doc, np.ones((2, 2), np.uint8))
+        doc = cast(NDArray[np.uint8], cv2.dilate(doc, np.ones((2, 2), np.uint8)))
     line_h = float(quad[3, 1] - quad[0, 1]) / 4.0
     if rng.random() < 0.25:
-        m = rng.uniform(0.25, 1.0) * line_h
+        margin = rng.uniform(0.25, 1.0) * line_h
         color = tuple(int(v) for v in rng.integers(0, 200, size=3))
-        p0 = (int(quad[0, 0] - m), int(quad[0, 1] - m))
-        p1 = (int(quad[2, 0] + m), int(quad[2, 1] + m))
+        p0 = (int(quad[0, 0] - margin), int(quad[0, 1] - margin))
+        p1 = (int(quad[2, 0] + margin), int(quad[2, 1] + margin))
         cv2.rectangle(doc, p0, p1, color, int(rng.integers(1, 4)))
     if rng.random() < 0.35:
         shear = rng.uniform(-0.25, 0.25)
         h, w = doc.shape[:2]
         m = np.array([[1.0, shear, -shear * h / 2], [0.0, 1.0, 0.0]], np.float32)
-        doc = cv2.warpAffine(doc, m, (w, h), borderMode=cv2.BORDER_REPLICATE)
-        quad = cv2.transform(quad[None], m)[0]
+        doc = cast(
+            NDArray[np.uint8], cv2.warpAffine(doc, m, (w, h), borderMode=cv2.BORDER_REPLICATE)
+        )
+        quad = cast(NDArray[np.float32], cv2.transform(quad[None], m)[0])
     return doc, quad
 
 
 def frame_cells(
     seed: int, index: int, cuts: str = "shipped"
-) -> tuple[np.ndarray, np.ndarray] | None:
+) -> tuple[NDArray[np.uint8], NDArray[np.int8]] | None:
     """The cells (uint8, ink = 255) and labels of one training frame, or None when the
     production locator and segmenter did not cut its MRZ on the right grid."""
     rng = np.random.default_rng([seed, index])
@@ -154,12 +157,13 @@ def frame_cells(
     else:
         lines = synthetic.build_lines(synthetic.random_identity(rng, fmt))
     doc, quad = synthetic.render_document(lines, fmt, rng)
+    assert quad is not None  # a document with lines has an MRZ quad
     doc, quad = _augment(doc, quad, rng)
     # small print (6-10 px per character) is where reading is hard: 60 % of the frames
     pitch = rng.uniform(6.0, 10.0) if rng.random() < 0.6 else rng.uniform(10.0, 18.0)
     matrix = synthetic.placement(doc.shape, rng, pitch_px=pitch)
     frame = synthetic.degrade(synthetic.place_on_frame(doc, rng, matrix=matrix), rng)
-    grey = cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY)
+    grey = cast(NDArray[np.uint8], cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
     truth = cv2.perspectiveTransform(quad[None], matrix)[0]
     size = float(np.linalg.norm(truth[1] - truth[0]))
     labels = np.array([ALPHABET.index(c) for line in lines for c in line], np.int8)
@@ -180,7 +184,7 @@ def frame_cells(
             if np.linalg.norm(band.quad[0] - truth[0]) < 0.15 * size:
                 turned = False
             elif np.linalg.norm(band.quad[0] - truth[2]) < 0.15 * size:
-                image, turned = cv2.rotate(image, cv2.ROTATE_180), True
+                image, turned = cast(NDArray[np.uint8], cv2.rotate(image, cv2.ROTATE_180)), True
             else:
                 continue
             try:  # as the reader cuts a band
@@ -202,7 +206,9 @@ def frame_cells(
     return None
 
 
-def _grid_matches_truth(seg: Segmented, band: Band, truth: np.ndarray, turned: bool) -> bool:
+def _grid_matches_truth(
+    seg: Segmented, band: Band, truth: NDArray[np.float32], turned: bool
+) -> bool:
     """Every line's first and last cell centre within a third of a pitch of where the known
     placement puts them (a grid off by a character would teach wrong labels)."""
     if seg.centres is None:
@@ -227,14 +233,14 @@ def _grid_matches_truth(seg: Segmented, band: Band, truth: np.ndarray, turned: b
     return True
 
 
-def _job(args: tuple[int, int, str]) -> tuple[np.ndarray, np.ndarray] | None:
+def _job(args: tuple[int, int, str]) -> tuple[NDArray[np.uint8], NDArray[np.int8]] | None:
     cv2.setNumThreads(1)
     return frame_cells(*args)
 
 
 def _render(
     seed: int, start: int, stop: int, pool: Any, cuts: str
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[NDArray[np.uint8], NDArray[np.int8]]:
     jobs = [(seed, i, cuts) for i in range(start, stop)]
     results = pool.imap(_job, jobs, chunksize=8) if pool is not None else map(_job, jobs)
     got = [r for r in results if r is not None]  # in frame order, whatever the workers
@@ -245,7 +251,7 @@ def _render(
 
 def build_dataset(
     seed: int, frames: int, workers: int, cache: Path | None, cuts: str = "shipped"
-) -> tuple[np.ndarray, np.ndarray]:
+) -> tuple[NDArray[np.uint8], NDArray[np.int64]]:
     """Cells and labels of ``frames`` frames; with ``cache``, kept per CHUNK frames (a run
     that was stopped carries on where it was)."""
     xs, ys = [], []
@@ -326,7 +332,9 @@ def _jitter(torch: Any, x: Any, gen: Any) -> Any:
     return x + torch.randn(x.shape, generator=gen) * 0.05
 
 
-def train(cells: np.ndarray, labels: np.ndarray, seed: int, epochs: int, threads: int) -> Any:
+def train(
+    cells: NDArray[np.uint8], labels: NDArray[np.int64], seed: int, epochs: int, threads: int
+) -> Any:
     import torch
 
     torch.manual_seed(seed)

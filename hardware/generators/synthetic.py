@@ -14,9 +14,11 @@ import functools
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from pathlib import Path
+from typing import Any, TypedDict, cast
 
 import cv2
 import numpy as np
+from numpy.typing import NDArray
 from PIL import Image, ImageDraw, ImageFont
 
 from admission.generators.mrz_build import build_td1, build_td2, build_td3
@@ -185,10 +187,10 @@ class Identity:
 
 @dataclass
 class Sample:
-    image: np.ndarray  # BGR uint8
+    image: NDArray[np.uint8]  # BGR
     lines: list[str] = field(default_factory=list)  # empty for negatives
     identity: Identity | None = None
-    mrz_quad: np.ndarray | None = None  # the MRZ's corners in the frame (tl, tr, br, bl)
+    mrz_quad: NDArray[np.float32] | None = None  # the MRZ's corners in the frame (tl, tr, br, bl)
     mrz_covered: float = 0.0  # share of the MRZ under the simulated finger/object
     mrz_glare: float = 0.0  # strongest glare over the MRZ, grey levels added
 
@@ -237,9 +239,23 @@ def random_identity(rng: np.random.Generator, doc_format: str | None = None) -> 
     )
 
 
+class _MrzFields(TypedDict):
+    """The keyword arguments every ``build_td*`` takes."""
+
+    document_code: str
+    issuer: str
+    document_number: str
+    surname: str
+    given_names: str
+    nationality: str
+    birth_date: date
+    sex: str
+    expiry_date: date
+
+
 def build_lines(identity: Identity) -> list[str]:
     """Valid MRZ lines for an identity, built by the domain's ``admission.generators.mrz_build``."""
-    fields = {
+    fields: _MrzFields = {
         "document_code": identity.document_code.replace("<", ""),
         "issuer": identity.issuer,
         "document_number": identity.document_number,
@@ -259,7 +275,7 @@ def build_lines(identity: Identity) -> list[str]:
 
 def render_document(
     lines: list[str] | None, doc_format: str, rng: np.random.Generator, px_per_mm: float = 8.0
-) -> tuple[np.ndarray, np.ndarray | None]:
+) -> tuple[NDArray[np.uint8], NDArray[np.float32] | None]:
     """A flat card/page (BGR) and the quad of its MRZ (4x2, px) or None without an MRZ."""
     w_mm, h_mm = _SIZES_MM[doc_format]
     w, h = round(w_mm * px_per_mm), round(h_mm * px_per_mm)
@@ -274,12 +290,14 @@ def render_document(
     pil = Image.fromarray(img)
     draw = ImageDraw.Draw(pil)
     ph_w = int(w * 0.28)
+    x0: float  # the photo's left edge here, the MRZ's (sub-pixel) below
     x0, y0 = int(w * 0.05), int(h * 0.12)
     draw.rectangle(
         [x0, y0, x0 + ph_w, int(y0 + ph_w * 1.25)],
         fill=tuple(int(v) for v in rng.integers(60, 200, size=3)),
     )
     viz = _font(max(8, round(px_per_mm * 2.6)))
+    y: float  # a whole pixel row here, an MRZ line's (sub-pixel) top below
     for i in range(int(rng.integers(3, 7))):  # visual inspection zone: labels and data
         y = int(h * 0.12 + i * px_per_mm * 4.5)
         if lines is not None and y > h - px_per_mm * 16:
@@ -310,10 +328,10 @@ def render_document(
             ],
             np.float32,
         )
-    return cv2.cvtColor(np.asarray(pil), cv2.COLOR_RGB2BGR), quad
+    return cast(NDArray[np.uint8], cv2.cvtColor(np.asarray(pil), cv2.COLOR_RGB2BGR)), quad
 
 
-def busy_background(rng: np.random.Generator, width: int, height: int) -> np.ndarray:
+def busy_background(rng: np.random.Generator, width: int, height: int) -> NDArray[np.uint8]:
     bg = np.empty((height, width, 3), np.uint8)
     bg[:] = rng.integers(20, 230, size=3)
     for _ in range(int(rng.integers(3, 25))):
@@ -324,14 +342,17 @@ def busy_background(rng: np.random.Generator, width: int, height: int) -> np.nda
             cv2.rectangle(bg, p1, p2, color, -1)
         else:
             cv2.line(bg, p1, p2, color, int(rng.integers(1, 12)))
+    noise: NDArray[np.floating[Any]]  # float64 draws, resized in float32
     noise = rng.normal(0, rng.uniform(2, 18), size=(height // 8 + 1, width // 8 + 1, 1))
-    noise = cv2.resize(noise.astype(np.float32), (width, height))[..., None]
+    noise = cast(
+        NDArray[np.float32], cv2.resize(noise.astype(np.float32), (width, height))[..., None]
+    )
     return np.clip(bg + noise, 0, 255).astype(np.uint8)
 
 
 def text_page(
     rng: np.random.Generator, width: int = 1280, height: int = 720, mrz_like: bool = False
-) -> np.ndarray:
+) -> NDArray[np.uint8]:
     """A frame full of text that is not an MRZ (hard negative). With ``mrz_like``, lines of
     OCR-B capitals, digits and fillers of MRZ length - but with no valid check digits."""
     img = np.full((height, width, 3), int(rng.integers(180, 255)), np.uint8)
@@ -361,7 +382,7 @@ def placement(
     height: int = 720,
     pitch_px: float | None = None,
     max_skew: float = 20.0,
-) -> np.ndarray:
+) -> NDArray[np.float64]:
     """A homography putting a flat document into a frame: scale, any of four orientations
     plus skew, hand-held perspective."""
     dh, dw = doc_shape[:2]
@@ -383,25 +404,27 @@ def placement(
         rng.uniform(-lo[1] + 4, max(-lo[1] + 4, height - hi[1] - 4)),
     ]
     dst = (pts + offset).astype(np.float32)
-    return cv2.getPerspectiveTransform(src, dst)
+    return cast(NDArray[np.float64], cv2.getPerspectiveTransform(src, dst))  # 3x3, CV_64F
 
 
 def place_on_frame(
-    doc: np.ndarray,
+    doc: NDArray[np.uint8],
     rng: np.random.Generator,
     width: int = 1280,
     height: int = 720,
     pitch_px: float | None = None,
     max_skew: float = 20.0,
-    matrix: np.ndarray | None = None,
-) -> np.ndarray:
+    matrix: NDArray[np.float64] | None = None,
+) -> NDArray[np.uint8]:
     """Project a flat document into a camera frame over a busy background."""
     if matrix is None:
         matrix = placement(doc.shape, rng, width, height, pitch_px, max_skew)
     return _lay(doc, matrix, busy_background(rng, width, height))
 
 
-def _lay(doc: np.ndarray, matrix: np.ndarray, desk: np.ndarray) -> np.ndarray:
+def _lay(
+    doc: NDArray[np.uint8], matrix: NDArray[np.float64], desk: NDArray[np.uint8]
+) -> NDArray[np.uint8]:
     """``desk`` with ``doc`` projected onto it by ``matrix`` (in place; returned)."""
     height, width = desk.shape[:2]
     warped = cv2.warpPerspective(doc, matrix, (width, height), flags=cv2.INTER_AREA)
@@ -410,17 +433,19 @@ def _lay(doc: np.ndarray, matrix: np.ndarray, desk: np.ndarray) -> np.ndarray:
     return desk
 
 
-def degrade(frame: np.ndarray, rng: np.random.Generator, strength: float = 1.0) -> np.ndarray:
+def degrade(
+    frame: NDArray[np.uint8], rng: np.random.Generator, strength: float = 1.0
+) -> NDArray[np.uint8]:
     """Camera-like degradations: blur, glare, low light, noise, occlusion, JPEG."""
     return _degrade(frame, rng, strength)[0]
 
 
 def _degrade(
-    frame: np.ndarray,
+    frame: NDArray[np.uint8],
     rng: np.random.Generator,
     strength: float,
     steady: np.random.Generator | None = None,
-) -> tuple[np.ndarray, Damage]:
+) -> tuple[NDArray[np.uint8], Damage]:
     """``steady`` (default ``rng``) draws what stays put while a document is held under
     the camera - glare, a finger, the light; ``rng`` draws what changes from frame to
     frame - focus, motion, sensor noise, JPEG."""
@@ -453,20 +478,23 @@ def _degrade(
         img = img * scene.uniform(0.35, 0.8) + scene.uniform(0, 20)
     sigma = rng.uniform(0, 1.1 * strength)
     if sigma > 0.3:
-        img = cv2.GaussianBlur(img, (0, 0), sigma)
+        img = cast(NDArray[np.float32], cv2.GaussianBlur(img, (0, 0), sigma))
     if rng.random() < 0.15 * strength:  # motion blur, a few pixels
         k = int(rng.integers(3, 5))
         kernel = np.zeros((k, k), np.float32)
         kernel[k // 2, :] = 1.0 / k
-        img = cv2.filter2D(img, -1, kernel)
+        img = cast(NDArray[np.float32], cv2.filter2D(img, -1, kernel))  # ddepth -1: float32
     img += rng.normal(0, rng.uniform(0, 7 * strength), size=img.shape).astype(np.float32)
     out = np.clip(img, 0, 255).astype(np.uint8)
     quality = int(rng.integers(max(30, int(95 - 60 * strength)), 96))
     ok, buf = cv2.imencode(".jpg", out, [cv2.IMWRITE_JPEG_QUALITY, quality])
-    return (cv2.imdecode(buf, cv2.IMREAD_COLOR) if ok else out), Damage(occluder, glare)
+    jpeg = cast(NDArray[np.uint8], cv2.imdecode(buf, cv2.IMREAD_COLOR)) if ok else out
+    return jpeg, Damage(occluder, glare)
 
 
-def _damage_over(quad: np.ndarray, damage: Damage, width: int, height: int) -> tuple[float, float]:
+def _damage_over(
+    quad: NDArray[np.float32], damage: Damage, width: int, height: int
+) -> tuple[float, float]:
     """(share of the quad under the occluder, strongest glare over it in grey levels)."""
     mask = np.zeros((height, width), np.uint8)
     cv2.fillConvexPoly(mask, np.round(quad).astype(np.int32), 255)
@@ -553,8 +581,11 @@ def sequence(
     centre = (width / 2, height / 2)
     out = []
     for _ in range(frames):
-        move = cv2.getRotationMatrix2D(
-            centre, float(rng.uniform(-0.3, 0.3)), float(rng.uniform(0.996, 1.004))
+        move = cast(
+            NDArray[np.float64],  # 2x3, CV_64F
+            cv2.getRotationMatrix2D(
+                centre, float(rng.uniform(-0.3, 0.3)), float(rng.uniform(0.996, 1.004))
+            ),
         )
         move[:, 2] += rng.uniform(-1.5, 1.5, size=2)
         matrix = np.vstack([move, [0.0, 0.0, 1.0]]) @ matrix

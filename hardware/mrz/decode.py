@@ -14,8 +14,10 @@ from __future__ import annotations
 import functools
 import math
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
+from numpy.typing import NDArray
 
 from admission.country_codes import MRZ_COUNTRY_CODES
 from hardware.mrz.layout import (
@@ -50,16 +52,18 @@ _CODE_INDEX = np.array([[_INDEX[c] for c in code] for code in _CODES])
 class Decoded:
     lines: list[str]
     layout: Layout
-    char_prob: np.ndarray  # (lines, length) probability of each chosen character
+    char_prob: NDArray[np.float32]  # (lines, length) probability of each chosen character
     failed: list[str] = field(default_factory=list)  # check groups failing after search
     fixed: int = 0  # characters changed by the check-digit search
     mask_violations: int = 0  # positions whose unmasked top guess was of the wrong class
     log_prob: float = 0.0
     raw_lines: list[str] = field(default_factory=list)  # unmasked top guesses
     raw_min_prob: float = 0.0
-    probs: np.ndarray | None = None  # the classifier's (lines, length, 37) it was decoded from
-    cost: np.ndarray | None = None  # -log p of each class against the position's top (masked)
-    chosen: np.ndarray | None = None  # (lines, length) class index of each chosen character
+    # the classifier's (lines, length, 37) it was decoded from
+    probs: NDArray[np.float32] | None = None
+    # -log p of each class against the position's top (masked)
+    cost: NDArray[np.float32] | None = None
+    chosen: NDArray[np.intp] | None = None  # (lines, length) class index of each chosen character
 
     @functools.cached_property
     def alias_margin(self) -> float:
@@ -77,7 +81,7 @@ class Decoded:
         )
 
 
-def _mask(layout: Layout) -> np.ndarray:
+def _mask(layout: Layout) -> NDArray[np.bool_]:
     m = np.zeros((layout.line_count, layout.line_length, len(ALPHABET)), bool)
     for r in range(layout.line_count):
         for c in range(layout.line_length):
@@ -86,7 +90,7 @@ def _mask(layout: Layout) -> np.ndarray:
     return m
 
 
-def _choose_layout(probs: np.ndarray) -> Layout | None:
+def _choose_layout(probs: NDArray[np.float32]) -> Layout | None:
     options = layouts_for(probs.shape[0], probs.shape[1])
     if len(options) <= 1:
         return options[0] if options else None
@@ -103,7 +107,10 @@ def group_positions(group: CheckGroup) -> list[tuple[int, int]]:
 
 
 def _search(
-    group: CheckGroup, cost: np.ndarray, chosen: np.ndarray, locked: set[tuple[int, int]]
+    group: CheckGroup,
+    cost: NDArray[np.float32],
+    chosen: NDArray[np.intp],
+    locked: set[tuple[int, int]],
 ) -> tuple[float, float, dict[tuple[int, int], int]] | None:
     """Cheapest reassignment that satisfies ``group``: (cost, runner-up cost, changes)."""
     # states: weighted sum mod 10 -> list of (cost, changes) keeping the two best
@@ -146,7 +153,7 @@ def _search(
     return finals[0][0], runner, finals[0][1]
 
 
-def decode(probs: np.ndarray) -> Decoded | None:
+def decode(probs: NDArray[np.float32]) -> Decoded | None:
     """``probs``: (lines, length, 37) -> the most likely MRZ consistent with its checks.
 
     An "IDFRA" 2 x 36 zone is read as a French national ID card first and, when its
@@ -163,7 +170,7 @@ def decode(probs: np.ndarray) -> Decoded | None:
     return found
 
 
-def _decode(probs: np.ndarray, layout: Layout) -> Decoded:
+def _decode(probs: NDArray[np.float32], layout: Layout) -> Decoded:
     raw_top = probs.argmax(axis=2)
     mask = _mask(layout)
     masked = np.where(mask, probs, 0.0) + 1e-9
@@ -215,7 +222,10 @@ def _decode(probs: np.ndarray, layout: Layout) -> Decoded:
 
 
 def _settle_country(
-    span: Span, masked: np.ndarray, chosen: np.ndarray, char_prob: np.ndarray
+    span: Span,
+    masked: NDArray[np.floating[Any]],
+    chosen: NDArray[np.intp],
+    char_prob: NDArray[np.floating[Any]],
 ) -> None:
     """Read a country field (issuer, nationality) as the most probable string given the
     classifier and the prior that it is a listed code (``admission.country_codes``): a
@@ -260,7 +270,10 @@ def _others(group: CheckGroup, passing: list[CheckGroup]) -> set[tuple[int, int]
 
 
 def _alias_margin(
-    group: CheckGroup, cost: np.ndarray, chosen: np.ndarray, locked: set[tuple[int, int]]
+    group: CheckGroup,
+    cost: NDArray[np.float32],
+    chosen: NDArray[np.intp],
+    locked: set[tuple[int, int]],
 ) -> float:
     """Nats between the chosen reading of a passing group and the most likely *other*
     reading that passes its check digit too (leaving ``locked`` as they are). A check

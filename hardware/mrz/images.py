@@ -10,9 +10,12 @@ from __future__ import annotations
 
 import io
 from pathlib import Path
+from typing import cast
 
 import cv2
 import numpy as np
+from cv2.typing import MatLike
+from numpy.typing import NDArray
 
 MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_PIXELS = 120_000_000  # refuse beyond this (e.g. crafted PNG headers)
@@ -63,7 +66,7 @@ def _truncated(fmt: str, data: bytes) -> bool:
     return False
 
 
-def _to_bgr(img: np.ndarray) -> np.ndarray:
+def _to_bgr(img: MatLike) -> MatLike:
     if img.dtype != np.uint8:
         img = (img / 257).astype(np.uint8) if img.dtype == np.uint16 else img.astype(np.uint8)
     if img.ndim == 2:
@@ -71,13 +74,14 @@ def _to_bgr(img: np.ndarray) -> np.ndarray:
     if img.shape[2] == 4:  # composite transparency over white paper, not black
         alpha = img[:, :, 3:4].astype(np.float32) / 255.0
         rgb = img[:, :, :3].astype(np.float32)
-        return (rgb * alpha + 255.0 * (1 - alpha)).astype(np.uint8)
+        # numpy's stubs give this mixed float arithmetic as Any
+        return cast(MatLike, (rgb * alpha + 255.0 * (1 - alpha)).astype(np.uint8))
     if img.shape[2] == 1:
         return cv2.cvtColor(img, cv2.COLOR_GRAY2BGR)
     return img[:, :, :3]
 
 
-def decode_image(data: bytes) -> np.ndarray:
+def decode_image(data: bytes) -> NDArray[np.uint8]:
     """Decode image bytes to BGR uint8, upright per EXIF. Raises ImageError."""
     if len(data) > MAX_FILE_BYTES:
         raise ImageError(IMAGE_TOO_LARGE)
@@ -117,10 +121,11 @@ def decode_image(data: bytes) -> np.ndarray:
             img = cv2.rotate(img, cv2.ROTATE_90_COUNTERCLOCKWISE)
         elif orientation == 7:
             img = cv2.rotate(img, cv2.ROTATE_90_CLOCKWISE)
-    return np.ascontiguousarray(img)
+    # uint8 by construction: _to_bgr converts, and resize, rotate and flip keep the depth
+    return cast(NDArray[np.uint8], np.ascontiguousarray(img))
 
 
-def load_image(path: str | Path) -> np.ndarray:
+def load_image(path: str | Path) -> NDArray[np.uint8]:
     """Read and decode an image file. Raises ImageError with a reason code."""
     p = Path(path)
     try:

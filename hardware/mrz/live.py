@@ -21,9 +21,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from typing import cast
 
 import cv2
 import numpy as np
+from numpy.typing import NDArray
 
 from admission.frames import Frame
 from hardware.mrz.decode import decode
@@ -57,7 +59,7 @@ class LiveUpdate:
     read: MrzRead | None = None  # set only when frames agreed (quality OK)
 
 
-def _glare(grey: np.ndarray, quad: np.ndarray | None) -> float:
+def _glare(grey: NDArray[np.uint8], quad: NDArray[np.float32] | None) -> float:
     if quad is not None:
         mask = np.zeros(grey.shape, np.uint8)
         cv2.fillConvexPoly(mask, quad.astype(np.int32), 255)
@@ -67,7 +69,7 @@ def _glare(grey: np.ndarray, quad: np.ndarray | None) -> float:
     return float((grey >= _GLARE_LEVEL).mean())
 
 
-def quality_of(read: MrzRead, grey: np.ndarray) -> Quality:
+def quality_of(read: MrzRead, grey: NDArray[np.uint8]) -> Quality:
     """Why a frame was not read (or READING when it was)."""
     if read.lines and read.verified:
         return Quality.READING
@@ -91,7 +93,7 @@ class LiveMrzReader:
         self._reader = reader or MrzReader(still=False)
         self._agree = max(1, agree)
         self._window = FUSE_WINDOW if fuse else 1
-        self._history: list[np.ndarray] = []  # log-probabilities, oldest first
+        self._history: list[NDArray[np.float32]] = []  # log-probabilities, oldest first
         self._last: tuple[str, ...] | None = None  # without fusion: the agreeing lines
         self._count = 0
 
@@ -101,7 +103,11 @@ class LiveMrzReader:
 
     def feed(self, frame: Frame) -> LiveUpdate:
         image = frame_to_array(frame)
-        grey = image[:, :, 0] if image.shape[2] == 1 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        grey = (
+            image[:, :, 0]
+            if image.shape[2] == 1
+            else cast(NDArray[np.uint8], cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
+        )
         read = self._reader.read_array(grey)
         if self._window == 1:
             return self._agreed(read, grey)
@@ -127,7 +133,7 @@ class LiveMrzReader:
                 )
         return LiveUpdate(quality_of(read, grey))
 
-    def _remember(self, probs: np.ndarray) -> None:
+    def _remember(self, probs: NDArray[np.float32]) -> None:
         doubted = (1.0 - FRAME_DOUBT) * probs + FRAME_DOUBT / probs.shape[-1]
         logs = np.log(doubted).astype(np.float32)
         if self._history and (
@@ -139,13 +145,13 @@ class LiveMrzReader:
         self._history.append(logs)
         del self._history[: -self._window]
 
-    def _fused(self) -> np.ndarray:
+    def _fused(self) -> NDArray[np.float32]:
         mean = np.mean(self._history, axis=0)
         probs = np.exp(mean - mean.max(axis=2, keepdims=True))
-        fused: np.ndarray = probs / probs.sum(axis=2, keepdims=True)
+        fused: NDArray[np.float32] = probs / probs.sum(axis=2, keepdims=True)
         return fused
 
-    def _agreed(self, read: MrzRead, grey: np.ndarray) -> LiveUpdate:
+    def _agreed(self, read: MrzRead, grey: NDArray[np.uint8]) -> LiveUpdate:
         """Without fusion: ``agree`` consecutive frames must read the same lines."""
         if not (read.lines and read.verified):
             self.reset()

@@ -17,9 +17,12 @@ recogniser, not the geometry, decides which way up the characters are.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, cast
 
 import cv2
 import numpy as np
+from cv2.typing import MatLike
+from numpy.typing import NDArray
 
 from hardware.mrz.blobs import components
 
@@ -42,10 +45,10 @@ DISTINCT_LINES = 0.5
 class Band:
     """A candidate MRZ, warped upright from the frame."""
 
-    image: np.ndarray  # grey, uint8, text horizontal
+    image: NDArray[np.uint8]  # grey, text horizontal
     lines: int  # number of text lines grouped (2 or 3)
     score: float
-    quad: np.ndarray  # 4x2 corners in frame coordinates (tl, tr, br, bl)
+    quad: NDArray[np.float32]  # 4x2 corners in frame coordinates (tl, tr, br, bl)
     paragraph: bool = False  # its lines lie in a run of four or more (``_group_bands``)
 
 
@@ -60,7 +63,7 @@ class _Line:
     angle: float  # radians, direction of the text (small: the skew is rotated away)
 
 
-def _blob_angles(binary: np.ndarray) -> list[float]:
+def _blob_angles(binary: MatLike) -> list[float]:
     """Skews (mod 90) of elongated blobs once neighbouring glyphs are merged: text lines
     when the glyphs are too small or too merged for the neighbour statistics."""
     merged = cv2.morphologyEx(
@@ -89,7 +92,7 @@ def _blob_angles(binary: np.ndarray) -> list[float]:
     return [a - 90 if a > 45 else a]
 
 
-def _skew_angle(blackhat: np.ndarray) -> list[float]:
+def _skew_angle(blackhat: MatLike) -> list[float]:
     """Candidate skews in degrees (-45..45], strongest first.
 
     Characters of a text line have their nearest neighbour along the line (the pitch is
@@ -147,13 +150,13 @@ def _skew_angle(blackhat: np.ndarray) -> list[float]:
     return out
 
 
-def _runs(profile: np.ndarray, frac: float) -> list[tuple[int, int]]:
+def _runs(profile: NDArray[np.floating[Any]], frac: float) -> list[tuple[int, int]]:
     on = profile > frac * profile.max()
     edges = np.flatnonzero(np.diff(np.concatenate([[0], on.astype(np.int8), [0]])))
     return [(int(a), int(b)) for a, b in zip(edges[::2], edges[1::2], strict=True)]
 
 
-def _line_runs(prof: np.ndarray, length: float) -> list[tuple[int, int]]:
+def _line_runs(prof: NDArray[np.floating[Any]], length: float) -> list[tuple[int, int]]:
     """The single lines of a blob's cross profile: its runs above 0.3 of the peak; a run
     too thick for the blob's length (touching lines whose gaps noise has filled) is cut
     again at a higher level, where the gaps between its lines show."""
@@ -184,7 +187,7 @@ def _like_mrz_lines(parts: list[tuple[int, int]]) -> bool:
     return bool(steps.max() <= 1.3 * steps.min() and steps.min() >= 1.2 * min(thick))
 
 
-def _text_lines(closed: np.ndarray, text: np.ndarray) -> list[_Line]:
+def _text_lines(closed: MatLike, text: MatLike) -> list[_Line]:
     """Long thin blobs of the closed text mask, split into single lines.
 
     At small scale neighbouring MRZ lines touch; the profile of the text pixels across
@@ -211,6 +214,7 @@ def _text_lines(closed: np.ndarray, text: np.ndarray) -> list[_Line]:
         along = (xs_f - mx) * d[0] + (ys_f - my) * d[1]
         across = -(xs_f - mx) * d[1] + (ys_f - my) * d[0]
         lo = float(across.min())
+        prof: NDArray[np.floating[Any]]  # float32 counts, then smoothed in float64
         prof = np.bincount((across - lo).astype(np.int32)).astype(np.float32)
         prof = np.convolve(prof, np.ones(2) / 2, "same")
         for ra, rb in _line_runs(prof, float(along.max() - along.min())):
@@ -228,7 +232,9 @@ def _text_lines(closed: np.ndarray, text: np.ndarray) -> list[_Line]:
     return out
 
 
-def _walk(lines: list[_Line], i: int, allowed: np.ndarray, across: np.ndarray) -> list[int]:
+def _walk(
+    lines: list[_Line], i: int, allowed: NDArray[np.bool_], across: NDArray[np.float64]
+) -> list[int]:
     """The chain of up to three lines from line ``i`` through the later lines ``allowed``
     (indexed from ``i + 1``; ``across``: their offsets across line ``i``): each next line
     one to about three line heights beyond the last, at a regular spacing."""
@@ -316,7 +322,7 @@ def _group_bands(
     return groups
 
 
-def _band_quad(chain: list[_Line]) -> np.ndarray:
+def _band_quad(chain: list[_Line]) -> NDArray[np.float32]:
     """The band's corners (tl, tr, br, bl), in the frame of its first line."""
     first = chain[0]
     angle = float(np.mean([ln.angle for ln in chain]))
@@ -337,7 +343,9 @@ def _band_quad(chain: list[_Line]) -> np.ndarray:
     )
 
 
-def _warp_band(grey: np.ndarray, quad: np.ndarray, chain_count: int, line_px: float) -> np.ndarray:
+def _warp_band(
+    grey: NDArray[np.uint8], quad: NDArray[np.float32], chain_count: int, line_px: float
+) -> NDArray[np.uint8]:
     width = float(np.linalg.norm(quad[1] - quad[0]))
     height = float(np.linalg.norm(quad[3] - quad[0]))
     scale = BAND_CHAR_HEIGHT / max(line_px, 1.0)
@@ -346,9 +354,10 @@ def _warp_band(grey: np.ndarray, quad: np.ndarray, chain_count: int, line_px: fl
     dst = np.array([[0, 0], [out_w, 0], [out_w, out_h], [0, out_h]], np.float32)
     matrix = cv2.getPerspectiveTransform(quad.astype(np.float32), dst)
     interp = cv2.INTER_AREA if scale < 1 else cv2.INTER_CUBIC
-    return cv2.warpPerspective(
+    band = cv2.warpPerspective(
         grey, matrix, (out_w, out_h), flags=interp, borderMode=cv2.BORDER_REPLICATE
     )
+    return cast(NDArray[np.uint8], band)  # a warp keeps the frame's depth
 
 
 def band_shading(band: Band) -> float:
@@ -361,7 +370,7 @@ def band_shading(band: Band) -> float:
     return max(light) / max(min(light), 1.0)
 
 
-def flatten_light(grey: np.ndarray) -> np.ndarray:
+def flatten_light(grey: NDArray[np.uint8]) -> NDArray[np.uint8]:
     """The frame with its lighting evened out: divided by the paper's brightness around
     each point (the brightest nearby, on a 64 px thumbnail), scaled back to the frame's
     median paper level. Text keeps its contrast against its own paper, shadow or not."""
@@ -377,7 +386,7 @@ def flatten_light(grey: np.ndarray) -> np.ndarray:
 
 
 def find_bands(
-    grey: np.ndarray,
+    grey: NDArray[np.uint8],
     max_bands: int = 4,
     work_size: int = WORK_SIZE,
     *,
@@ -422,7 +431,7 @@ def find_bands(
     )
     sq = cv2.getStructuringElement(cv2.MORPH_RECT, (9, 9))
     blackhat = cv2.morphologyEx(small, cv2.MORPH_BLACKHAT, sq)
-    found: list[tuple[float, int, np.ndarray, float, bool]] = []
+    found: list[tuple[float, int, NDArray[np.float32], float, bool]] = []
     sh, sw = small.shape[:2]
     centre = (sw / 2.0, sh / 2.0)
     frame_otsu = None

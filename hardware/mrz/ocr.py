@@ -14,6 +14,7 @@ import functools
 from pathlib import Path
 
 import numpy as np
+from numpy.typing import NDArray
 
 from hardware.mrz.layout import ALPHABET
 from hardware.mrz.segment import CELL_H, CELL_PITCHES, CELL_W
@@ -40,7 +41,7 @@ class GlyphClassifier:
             raise ValueError(f"model cells {geometry} do not match the segmenter's")
         self._input = self._session.get_inputs()[0].name
 
-    def probabilities(self, cells: np.ndarray) -> np.ndarray:
+    def probabilities(self, cells: NDArray[np.float32]) -> NDArray[np.float32]:
         """``cells``: (..., CELL_H, CELL_W) float32 in [0, 1], ink = 1 -> (..., 37)."""
         shape = cells.shape[:-2]
         flat = np.ascontiguousarray(cells.reshape(-1, 1, CELL_H, CELL_W), np.float32)

@@ -11,9 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
+from typing import cast
 
 import cv2
 import numpy as np
+from numpy.typing import NDArray
 
 from admission.frames import Frame
 from hardware.mrz.decode import Decoded, decode, group_positions
@@ -91,16 +93,16 @@ class MrzRead:
     failed_checks: tuple[str, ...] = ()
     confidence: float = 0.0  # lowest character probability
     reason: str | None = None
-    quad: np.ndarray | None = field(default=None, repr=False, compare=False)
+    quad: NDArray[np.float32] | None = field(default=None, repr=False, compare=False)
     char_height_px: float = 0.0  # MRZ character height in the frame
     sharpness: float = 0.0
     candidates: int = 0  # MRZ-like bands seen
     # the classifier's (lines, length, 37) probabilities of the best reading, refused or
     # not, in reading order: what live mode fuses across frames
-    probs: np.ndarray | None = field(default=None, repr=False, compare=False)
+    probs: NDArray[np.float32] | None = field(default=None, repr=False, compare=False)
 
 
-def frame_to_array(frame: Frame) -> np.ndarray:
+def frame_to_array(frame: Frame) -> NDArray[np.uint8]:
     """A Frame (plain bytes) as a numpy view, without copying when possible."""
     buf = np.frombuffer(frame.data, np.uint8)
     rows = buf[: frame.stride * frame.height].reshape(frame.height, frame.stride)
@@ -227,7 +229,7 @@ def _acceptable(dec: Decoded) -> bool:
 Cut = tuple[Segmented | None, Segmented | None]
 
 
-def _segment(image: np.ndarray, lines: int) -> Cut:
+def _segment(image: NDArray[np.uint8], lines: int) -> Cut:
     """The band's cells as found and turned 180 degrees (one grid serves both). Lines
     that cannot be counted blob by blob get a column-profile grid (``profile_grid``)."""
     try:  # trim_ends: a line that does not count to an MRZ length may shed stray end blobs
@@ -281,9 +283,13 @@ class MrzReader:
     def read_frame(self, frame: Frame) -> MrzRead:
         return self.read_array(frame_to_array(frame))
 
-    def read_array(self, image: np.ndarray) -> MrzRead:
+    def read_array(self, image: NDArray[np.uint8]) -> MrzRead:
         """Read a BGR or grey uint8 image."""
-        grey = image if image.ndim == 2 else cv2.cvtColor(image, cv2.COLOR_BGR2GRAY)
+        grey = (
+            image
+            if image.ndim == 2
+            else cast(NDArray[np.uint8], cv2.cvtColor(image, cv2.COLOR_BGR2GRAY))
+        )
         if image.ndim == 3 and image.shape[2] == 1:
             grey = image[:, :, 0]
         if grey.size == 0 or float(grey.std()) < 2.0:
@@ -314,7 +320,7 @@ class MrzReader:
             probs=dec.probs,
         )
 
-    def _cuts(self, grey: np.ndarray) -> Iterator[tuple[Band, Cut, int]]:
+    def _cuts(self, grey: NDArray[np.uint8]) -> Iterator[tuple[Band, Cut, int]]:
         """(band, its cells, bands seen so far) in reading order: the bands whose lines
         could be counted blob by blob, coarse, fine and small-print pass (``_bands``);
         then the best few cut on a column-profile grid (blur merged their characters), a
@@ -338,7 +344,9 @@ class MrzReader:
                 three = replace(band, lines=3)
                 yield three, _segment(three.image, 3), seen
 
-    def _bands(self, grey: np.ndarray, segmented: Callable[[], int]) -> Iterator[tuple[Band, bool]]:
+    def _bands(
+        self, grey: NDArray[np.uint8], segmented: Callable[[], int]
+    ) -> Iterator[tuple[Band, bool]]:
         """The candidate bands of the coarse, fine, evened-light and small-print passes,
         each with whether it was found in the light evened out, lazily: a pass runs only
         while nothing was read (the caller stops asking) and fewer than two bands of the
@@ -410,10 +418,10 @@ class MrzReader:
             return dec, best_seg.sharpness, True
         return best
 
-    def _readings(self, cut: Cut) -> Iterator[tuple[Segmented, np.ndarray]]:
+    def _readings(self, cut: Cut) -> Iterator[tuple[Segmented, NDArray[np.float32]]]:
         """The band's cells as found and turned with their probabilities; then each of them
         with one line realigned (``_realigned``), only that line classified again."""
-        read: list[tuple[Segmented, np.ndarray]] = []
+        read: list[tuple[Segmented, NDArray[np.float32]]] = []
         for seg in cut:  # lazily: the turned cells are classified only if still needed
             if seg is not None:
                 read.append((seg, self._classifier.probabilities(seg.cells)))

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field, replace
+from typing import Any, cast
 
 import cv2
 import numpy as np
+from cv2.typing import MatLike
+from numpy.typing import NDArray
 
 from hardware.mrz.blobs import components
 
@@ -29,21 +32,25 @@ _LENGTHS = (30, 36, 44)
 # edges span the band (about 3.9 character heights for two lines).
 RULE_MIN_FLAT = 2.5
 RULE_MIN_TALL = 2.6
-_Line = tuple[np.ndarray, np.ndarray, float, float]  # cell xs, ys, line height, stroke level
+# cell xs, ys (a polynomial's values: float64, typed as numpy's polyval gives them), line
+# height, stroke level
+_Line = tuple[NDArray[np.float64], NDArray[np.floating[Any]], float, float]
 
 
 @dataclass(frozen=True)
 class Segmented:
-    cells: np.ndarray  # (lines, length, CELL_H, CELL_W) float32, ink = 1
+    cells: NDArray[np.float32]  # (lines, length, CELL_H, CELL_W) float32, ink = 1
     line_length: int
     contrast: float  # ink/paper contrast of the band, 0..255
     sharpness: float  # mean gradient magnitude on ink edges, relative to contrast
-    centres: np.ndarray | None = None  # (lines, length) x of every cell centre in the band
+    centres: NDArray[np.float64] | None = None  # (lines, length) x of every cell centre in the band
     profile_grid: bool = False  # cut on a column-profile grid (blobs could not be counted)
     # what the cells were cut from, to cut them again a little shifted (see ``recut``)
-    source: tuple[np.ndarray, list[_Line]] | None = field(default=None, repr=False, compare=False)
+    source: tuple[NDArray[np.float32], list[_Line]] | None = field(
+        default=None, repr=False, compare=False
+    )
 
-    def recut(self, dx: float = 0.0, dy: float = 0.0, scale: float = 1.0) -> np.ndarray:
+    def recut(self, dx: float = 0.0, dy: float = 0.0, scale: float = 1.0) -> NDArray[np.float32]:
         """The cells cut again with every centre moved by ``dx`` pitches and ``dy``
         line heights, and the cell ``scale`` times as large."""
         if self.source is None:
@@ -51,7 +58,7 @@ class Segmented:
         flat_ink, lines = self.source
         return _cut(flat_ink, lines, dx, dy, scale)
 
-    def line_offsets(self) -> np.ndarray:
+    def line_offsets(self) -> NDArray[np.float64]:
         """Per line, how far its grid lies from its siblings' (pitches, + = to the right):
         the mean of its first and last cell centre's offsets from the other lines' mean,
         or 0 where the two ends disagree in direction (a grid stretched or squeezed, not
@@ -90,7 +97,7 @@ class Segmented:
         return replace(self, cells=cells, centres=centres, source=(flat_ink, new_lines))
 
 
-def _ink(band: np.ndarray, char_h: float) -> np.ndarray:
+def _ink(band: NDArray[np.uint8], char_h: float) -> NDArray[np.uint8]:
     """Dark strokes against the local paper (black-hat). The band is first extended by
     repeating its edges: a dark region the band's edge cuts through (the bottom of a
     photo just above the zone, a dark desk beside it) would otherwise be a thin dark
@@ -99,10 +106,11 @@ def _ink(band: np.ndarray, char_h: float) -> np.ndarray:
     k = max(5, int(char_h * 1.4) | 1)
     kernel = cv2.getStructuringElement(cv2.MORPH_RECT, (k, k))
     padded = cv2.copyMakeBorder(band, k, k, k, k, cv2.BORDER_REPLICATE)
-    return cv2.morphologyEx(padded, cv2.MORPH_BLACKHAT, kernel)[k:-k, k:-k]
+    out = cv2.morphologyEx(padded, cv2.MORPH_BLACKHAT, kernel)[k:-k, k:-k]
+    return cast(NDArray[np.uint8], out)  # a morphological filter keeps the band's depth
 
 
-def _line_rows(binary: np.ndarray, expected: int) -> list[tuple[int, int]]:
+def _line_rows(binary: MatLike, expected: int) -> list[tuple[int, int]]:
     profile = binary.mean(axis=1) / 255.0
     profile = np.convolve(profile, np.ones(3) / 3, "same")
     best: list[tuple[int, int]] = []
@@ -128,7 +136,7 @@ def _line_rows(binary: np.ndarray, expected: int) -> list[tuple[int, int]]:
     return best
 
 
-def _clean_blobs(xs: np.ndarray, ws: np.ndarray) -> np.ndarray:
+def _clean_blobs(xs: NDArray[np.float64], ws: NDArray[np.float64]) -> NDArray[np.float64]:
     """Blob centres with broken characters joined and touching characters split."""
     if len(xs) < 3:
         return xs
@@ -153,8 +161,10 @@ def _clean_blobs(xs: np.ndarray, ws: np.ndarray) -> np.ndarray:
     return np.array(final)
 
 
-def _fit(xs: np.ndarray, idx: np.ndarray, total: int, pitch: float) -> np.ndarray | None:
-    keep = np.ones(len(xs), bool)
+def _fit(
+    xs: NDArray[np.float64], idx: NDArray[np.int_], total: int, pitch: float
+) -> NDArray[np.float64] | None:
+    keep: NDArray[np.bool_] = np.ones(len(xs), bool)
     coef = None
     for _ in range(2):
         if keep.sum() < 8:
@@ -167,8 +177,8 @@ def _fit(xs: np.ndarray, idx: np.ndarray, total: int, pitch: float) -> np.ndarra
 
 
 def _grid(
-    xs: np.ndarray, char_h: float, length_options: tuple[int, ...], trim_ends: bool = False
-) -> tuple[int, np.ndarray] | None:
+    xs: NDArray[np.float64], char_h: float, length_options: tuple[int, ...], trim_ends: bool = False
+) -> tuple[int, NDArray[np.float64]] | None:
     """(length, cell centres) of the fixed-pitch grid through blob centres ``xs`` (sorted).
 
     Walks the blobs left to right counting cells by the local pitch (the pitch drifts
@@ -198,8 +208,8 @@ def _grid(
 
 
 def _grid_once(
-    xs: np.ndarray, char_h: float, length_options: tuple[int, ...]
-) -> tuple[int, np.ndarray] | None:
+    xs: NDArray[np.float64], char_h: float, length_options: tuple[int, ...]
+) -> tuple[int, NDArray[np.float64]] | None:
     if len(xs) < 8:
         return None
     gaps = np.diff(xs)
@@ -226,7 +236,9 @@ def _grid_once(
     return None if centres is None else (total, centres)
 
 
-def _grid_like(xs: np.ndarray, reference: np.ndarray) -> np.ndarray | None:
+def _grid_like(
+    xs: NDArray[np.float64], reference: NDArray[np.float64]
+) -> NDArray[np.float64] | None:
     """Cell centres for a line whose blobs are incomplete, using a sibling line's grid:
     MRZ lines share their left edge and pitch."""
     pitch = float(np.median(np.diff(reference)))
@@ -240,8 +252,8 @@ def _grid_like(xs: np.ndarray, reference: np.ndarray) -> np.ndarray | None:
 
 
 def _line_blobs(
-    strip_bin: np.ndarray, char_h: float
-) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    strip_bin: MatLike, char_h: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     n, _l, stats, cents = components(strip_bin)
     keep = []
     for i in range(1, n):
@@ -265,8 +277,8 @@ def _line_blobs(
 
 
 def _trim_outliers(
-    xs: np.ndarray, ws: np.ndarray, ys: np.ndarray, char_h: float
-) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    xs: NDArray[np.float64], ws: NDArray[np.float64], ys: NDArray[np.float64], char_h: float
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
     """Drop stray blobs beyond a big gap at either end (a photo edge, a border)."""
     if len(xs) < 3:
         return xs, ws, ys
@@ -283,7 +295,7 @@ def _trim_outliers(
     return xs[a:b], ws[a:b], ys[a:b]
 
 
-def _text_span(profile: np.ndarray, char_h: float) -> tuple[float, float] | None:
+def _text_span(profile: NDArray[np.float64], char_h: float) -> tuple[float, float] | None:
     """First and last inked column of a line's text: one run of inked columns (fillers
     have ink too); a card edge or a photo corner beyond a character-wide gap is not part
     of it."""
@@ -297,8 +309,8 @@ def _text_span(profile: np.ndarray, char_h: float) -> tuple[float, float] | None
 
 
 def _profile_grid(
-    profile: np.ndarray, span: tuple[float, float], char_h: float, length: int
-) -> tuple[float, np.ndarray] | None:
+    profile: NDArray[np.float64], span: tuple[float, float], char_h: float, length: int
+) -> tuple[float, NDArray[np.float64]] | None:
     """(score, cell centres) of the best ``length``-cell grid over a line's column ink
     profile, when its characters cannot be counted blob by blob (motion blur or defocus
     merges neighbours into one blob, glare breaks them up).
@@ -315,7 +327,9 @@ def _profile_grid(
     xs = np.arange(len(profile), dtype=np.float64)
     t = np.arange(length + 1) / length
 
-    def best_of(a: np.ndarray, e: np.ndarray, bend: np.ndarray) -> tuple[float, np.ndarray]:
+    def best_of(
+        a: NDArray[np.floating[Any]], e: NDArray[np.floating[Any]], bend: NDArray[np.float64]
+    ) -> tuple[float, NDArray[np.float64]]:
         a, e, bend = (v.reshape(-1, 1) for v in np.meshgrid(a, e, bend, indexing="ij"))
         bounds = a + (e - a) * (t + bend * t * (t - 1))  # (candidates, length + 1)
         centres = (bounds[:, 1:] + bounds[:, :-1]) / 2
@@ -336,8 +350,8 @@ def _profile_grid(
 
 
 def _profile_grids(
-    ink: np.ndarray, rows: list[tuple[int, int]], char_h: float, options: tuple[int, ...]
-) -> list[np.ndarray] | None:
+    ink: NDArray[np.uint8], rows: list[tuple[int, int]], char_h: float, options: tuple[int, ...]
+) -> list[NDArray[np.float64]] | None:
     """One grid per line from the column profiles (see :func:`_profile_grid`), every line
     with the same length: the one whose grids fit best."""
     profiles = []
@@ -349,7 +363,7 @@ def _profile_grids(
         return None
     if not _ends_agree([sp[0] for sp in spans], [sp[1] for sp in spans], 1.5 * char_h):
         return None  # lines of ordinary text do not start and end together
-    best: tuple[float, list[np.ndarray]] | None = None
+    best: tuple[float, list[NDArray[np.float64]]] | None = None
     for length in options:
         fits = [
             f
@@ -366,15 +380,15 @@ def _profile_grids(
     return None if best is None else best[1]
 
 
-def _thin(runs: np.ndarray, thickness: float, axis: int) -> np.ndarray:
+def _thin(runs: MatLike, thickness: float, axis: int) -> NDArray[np.uint8]:
     """The long runs that are rules: thin across their length (``axis`` 0: horizontal
     runs, mean height under ``thickness``). A blurred line of glyphs merged into one long
     run is as thick as the characters, and is text."""
     if not cv2.countNonZero(runs):  # most bands have no rule: skip the labelling
-        return runs
+        return cast(NDArray[np.uint8], runs)  # a binary mask from morphologyEx, uint8
     n, labels, stats, _c = components(runs)
     if n <= 1:
-        return runs
+        return cast(NDArray[np.uint8], runs)
     length = stats[:, cv2.CC_STAT_WIDTH if axis == 0 else cv2.CC_STAT_HEIGHT]
     mean = stats[:, cv2.CC_STAT_AREA] / np.maximum(length, 1)
     keep = mean < thickness
@@ -383,7 +397,7 @@ def _thin(runs: np.ndarray, thickness: float, axis: int) -> np.ndarray:
 
 
 def segment(
-    band: np.ndarray,
+    band: NDArray[np.uint8],
     line_count: int,
     char_h: float = 28.0,
     *,
@@ -402,7 +416,7 @@ def segment(
 
 
 def segment_both(
-    band: np.ndarray,
+    band: NDArray[np.uint8],
     line_count: int,
     char_h: float = 28.0,
     *,
@@ -415,7 +429,7 @@ def segment_both(
 
 
 def _segment(
-    band: np.ndarray,
+    band: NDArray[np.uint8],
     line_count: int,
     char_h: float,
     trim_ends: bool,
@@ -444,7 +458,7 @@ def _segment(
     options = (30,) if line_count == 3 else (36, 44)
     lines_blobs = []
     for top, bottom in rows:
-        h = bottom - top
+        h: float = bottom - top
         pad = int(h * 0.35) + 2
         a, b = max(0, top - pad), min(band.shape[0], bottom + pad)
         strip = ink[a:b]
@@ -521,8 +535,12 @@ def _segment(
 
 
 def _cut(
-    flat_ink: np.ndarray, lines: list[_Line], dx: float = 0.0, dy: float = 0.0, scale: float = 1.0
-) -> np.ndarray:
+    flat_ink: NDArray[np.float32],
+    lines: list[_Line],
+    dx: float = 0.0,
+    dy: float = 0.0,
+    scale: float = 1.0,
+) -> NDArray[np.float32]:
     cells = np.empty((len(lines), len(lines[0][0]), CELL_H, CELL_W), np.float32)
     for r, (xs, ys, h, level) in enumerate(lines):
         pitch = float(np.median(np.diff(xs)))
@@ -538,17 +556,19 @@ def _cut(
     return cells
 
 
-_Grid = tuple[tuple[int, np.ndarray], float, np.ndarray, float]
+_Grid = tuple[tuple[int, NDArray[np.float64]], float, NDArray[np.float64], float]
 
 
 def _blob_grids(
-    lines_blobs: list[tuple[np.ndarray, float, np.ndarray | None, float]],
+    lines_blobs: list[tuple[NDArray[np.float64], float, NDArray[np.float64] | None, float]],
     options: tuple[int, ...],
     trim_ends: bool,
 ) -> list[_Grid] | None:
     """Per line ((length, centres), height, y fit, stroke level) from the counted blobs; a
     line that cannot be counted borrows a sibling's grid; None unless all agree."""
-    grids: list[tuple[tuple[int, np.ndarray] | None, float, np.ndarray, float]] = []
+    grids: list[
+        tuple[tuple[int, NDArray[np.float64]] | None, float, NDArray[np.float64], float]
+    ] = []
     for centres, h, yfit, level in lines_blobs:
         if yfit is None:
             return None
@@ -571,7 +591,7 @@ def _blob_grids(
     return out if _aligned([g[0][1] for g in out]) else None
 
 
-def _aligned(grids: list[np.ndarray]) -> bool:
+def _aligned(grids: list[NDArray[np.float64]]) -> bool:
     """A grid whose ends stray from its siblings' by more than a character and a half
     (perspective slants them less) was fitted to the wrong blobs."""
     pitch = float(np.median(np.diff(grids[0])))
@@ -584,8 +604,8 @@ def _ends_agree(starts: list[float], ends: list[float], tolerance: float) -> boo
 
 
 def _cell(
-    ink: np.ndarray, cx: float, cy: float, pitch: float, h: float, level: float
-) -> np.ndarray:
+    ink: NDArray[np.float32], cx: float, cy: float, pitch: float, h: float, level: float
+) -> NDArray[np.float32]:
     """A CELL_W x CELL_H crop centred on (cx, cy): CELL_PITCHES wide, 1.3 line heights
     tall."""
     w_src, h_src = pitch * CELL_PITCHES, h * 1.3

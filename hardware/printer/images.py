@@ -1,8 +1,8 @@
 """Logo and signature images for printed documents: loaded defensively and cached.
 
 A huge, corrupt or non-image file gives a warning code and no image, never an
-exception (issue 6, bad input). Transparency is flattened: a soft mask makes the CUPS
-PDF→PostScript filters rasterise the whole page (text lost, barcode blurred).
+exception. Transparency is flattened: a soft mask makes the CUPS PDF→PostScript
+filters rasterise the whole page (text lost, barcode blurred).
 """
 
 from __future__ import annotations

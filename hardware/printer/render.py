@@ -6,7 +6,7 @@ for the GUI come from pypdfium2.
 
 Everything is drawn in memory; the caller decides where the bytes go (a print queue,
 the demo PDF folder, a preview). Never a crash on a bad logo: the card is printed
-without it and a warning code is returned (issue 6, bad input).
+without it and a warning code is returned.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from pathlib import Path
 from reportlab.graphics.barcode import qrencoder
 from reportlab.lib.colors import Color, HexColor, white
 from reportlab.lib.units import mm
+from reportlab.lib.utils import ImageReader
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
@@ -277,10 +278,62 @@ def _qr(c: Canvas, text: str, x: float, y: float, size: float, quiet: int = 1) -
     c.restoreState()
 
 
+# the CR80 face, in points: the header band's height, the left column's edge and width
+_PAGE_W, _PAGE_H = CR80.points
+_BAND = 11 * mm
+_LEFT = 4 * mm
+_COL_W = 56 * mm
+
+
+@dataclass(frozen=True, slots=True)
+class _Ink:
+    """The card's registered fonts and its colours, bad settings already replaced."""
+
+    regular: str
+    bold: str
+    primary: Color
+    on_primary: Color
+    text: Color
+    muted: Color
+    accent: Color
+
+
 def render_card(view: CardView, style: CardStyle | None = None) -> Rendered:
     """The CR80 card PDF (one page, 85.6×54 mm) with every R7 field and the QR code."""
     style = style or CardStyle()
     regular, bold = register_fonts(style.font_regular, style.font_bold)
+    logo, signature, warnings = _card_images(style)
+
+    buf = io.BytesIO()
+    c = Canvas(buf, pagesize=(_PAGE_W, _PAGE_H), pageCompression=1, invariant=True)
+    c.setTitle(f"Tarjeta {view.number}")  # metadata: number only, no name
+    c.setCreator("admission-desk")
+
+    ink = _Ink(
+        regular=regular,
+        bold=bold,
+        primary=_colour(style.primary, _DEFAULT_STYLE.primary),
+        on_primary=_colour(style.on_primary, _DEFAULT_STYLE.on_primary),
+        text=_colour(style.text, _DEFAULT_STYLE.text),
+        muted=_colour(style.muted, _DEFAULT_STYLE.muted),
+        accent=_colour(style.accent, _DEFAULT_STYLE.accent),
+    )
+    _draw_header(c, view, ink, logo)
+    if _draw_holder_name(c, view, ink):
+        warnings.append(WARN_NAME_TRUNCATED)
+    _draw_fields(c, view, ink)
+    _draw_marks(c, view, ink)
+    _draw_code(c, view, ink)
+    _draw_seal(c, style, ink, signature)
+
+    c.showPage()
+    c.save()
+    return Rendered(buf.getvalue(), tuple(warnings))
+
+
+def _card_images(style: CardStyle) -> tuple[ImageReader | None, ImageReader | None, list[str]]:
+    """The logo (flattened onto the header colour), the signature, and their warnings:
+    R7 needs the director's signature or the seal, so having neither is one too."""
     warnings: list[str] = []
     logo, warn = load_image(style.logo, "LOGO", style.primary)
     if warn:
@@ -290,114 +343,116 @@ def render_card(view: CardView, style: CardStyle | None = None) -> Rendered:
         warnings.append(warn)
     if logo is None and signature is None:
         warnings.append(WARN_NO_SEAL)
+    return logo, signature, warnings
 
-    buf = io.BytesIO()
-    page_w, page_h = CR80.points
-    c = Canvas(buf, pagesize=(page_w, page_h), pageCompression=1, invariant=True)
-    c.setTitle(f"Tarjeta {view.number}")  # metadata: number only, no name
-    c.setCreator("admission-desk")
 
-    primary = _colour(style.primary, _DEFAULT_STYLE.primary)
-    on_primary = _colour(style.on_primary, _DEFAULT_STYLE.on_primary)
-    text_colour = _colour(style.text, _DEFAULT_STYLE.text)
-    muted = _colour(style.muted, _DEFAULT_STYLE.muted)
-    accent = _colour(style.accent, _DEFAULT_STYLE.accent)
-
-    # header band: logo (seal), casino name, title, number
-    band = 11 * mm
-    c.setFillColor(primary)
-    c.rect(0, page_h - band, page_w, band, stroke=0, fill=1)
+def _draw_header(c: Canvas, view: CardView, ink: _Ink, logo: ImageReader | None) -> None:
+    """The header band: logo (seal), casino name, title, number."""
+    c.setFillColor(ink.primary)
+    c.rect(0, _PAGE_H - _BAND, _PAGE_W, _BAND, stroke=0, fill=1)
     text_x = 3 * mm
     if logo is not None:
         c.setFillColor(white)
-        _draw_image_in_box(c, logo, 2 * mm, page_h - band + 1.2 * mm, 8.6 * mm, 8.6 * mm)
+        _draw_image_in_box(c, logo, 2 * mm, _PAGE_H - _BAND + 1.2 * mm, 8.6 * mm, 8.6 * mm)
         text_x = 12 * mm
-    c.setFillColor(on_primary)
+    c.setFillColor(ink.on_primary)
     number_w = 24 * mm
     draw_fitted(
         c,
         view.casino_name,
-        bold,
+        ink.bold,
         text_x,
-        page_h - 5 * mm,
-        page_w - text_x - number_w - 2 * mm,
+        _PAGE_H - 5 * mm,
+        _PAGE_W - text_x - number_w - 2 * mm,
         8,
         5,
     )
     draw_fitted(
         c,
         view.title,
-        regular,
+        ink.regular,
         text_x,
-        page_h - 8.6 * mm,
-        page_w - text_x - number_w - 2 * mm,
+        _PAGE_H - 8.6 * mm,
+        _PAGE_W - text_x - number_w - 2 * mm,
         5.5,
         4,
     )
     draw_fitted(
-        c, view.number_text, bold, page_w - 3 * mm, page_h - 7 * mm, number_w, 10, 6, right=True
+        c,
+        view.number_text,
+        ink.bold,
+        _PAGE_W - 3 * mm,
+        _PAGE_H - 7 * mm,
+        number_w,
+        10,
+        6,
+        right=True,
     )
 
-    # holder name: shrink, then wrap, never overflow (issue 6, bad input)
-    left = 4 * mm
-    col_w = 56 * mm
-    c.setFillColor(muted)
-    c.setFont(regular, 4.5)
-    c.drawString(left, page_h - band - 3.2 * mm, view.fields[0].label)
+
+def _draw_holder_name(c: Canvas, view: CardView, ink: _Ink) -> bool:
+    """The holder's name under its label: shrink, then wrap, never overflow, however long
+    a name the document carries. True when it had to be cut."""
+    c.setFillColor(ink.muted)
+    c.setFont(ink.regular, 4.5)
+    c.drawString(_LEFT, _PAGE_H - _BAND - 3.2 * mm, view.fields[0].label)
     size, lines, truncated = fit_lines(
-        view.holder_name, bold, col_w, (9, 8, 7, 6.5, 6, 5.5, 5, 4.5), 3
+        view.holder_name, ink.bold, _COL_W, (9, 8, 7, 6.5, 6, 5.5, 5, 4.5), 3
     )
-    if truncated:
-        warnings.append(WARN_NAME_TRUNCATED)
-    c.setFillColor(text_colour)
-    c.setFont(bold, size)
-    y = page_h - band - 3.4 * mm - size
+    c.setFillColor(ink.text)
+    c.setFont(ink.bold, size)
+    y = _PAGE_H - _BAND - 3.4 * mm - size
     for line in lines:
-        c.drawString(left, y, line)
+        c.drawString(_LEFT, y, line)
         y -= size * 1.12
+    return truncated
 
-    # the other R7 fields, two columns, three rows
+
+def _draw_fields(c: Canvas, view: CardView, ink: _Ink) -> None:
+    """The other R7 fields, two columns, three rows."""
     grid_top = 26.5 * mm
-    cell_w = col_w / 2
+    cell_w = _COL_W / 2
     for index, item in enumerate(view.fields[1:]):
         row, col = divmod(index, 2)
-        x = left + col * cell_w
+        x = _LEFT + col * cell_w
         fy = grid_top - row * 6.2 * mm
-        c.setFillColor(muted)
-        c.setFont(regular, 4.5)
+        c.setFillColor(ink.muted)
+        c.setFont(ink.regular, 4.5)
         c.drawString(x, fy, item.label)
-        c.setFillColor(text_colour)
-        draw_fitted(c, item.value, bold, x, fy - 2.9 * mm, cell_w - 1.5 * mm, 7, 4.5)
+        c.setFillColor(ink.text)
+        draw_fitted(c, item.value, ink.bold, x, fy - 2.9 * mm, cell_w - 1.5 * mm, 7, 4.5)
 
-    # visible marks: exceptional (R12), special type (R10), private rooms (R16)
-    c.setFillColor(accent)
+
+def _draw_marks(c: Canvas, view: CardView, ink: _Ink) -> None:
+    """Visible marks: exceptional (R12), special type (R10), private rooms (R16)."""
+    c.setFillColor(ink.accent)
     my = 7.8 * mm
     for mark in view.marks[:3]:
-        draw_fitted(c, mark, bold, left, my, col_w, 5.5, 3.8)
+        draw_fitted(c, mark, ink.bold, _LEFT, my, _COL_W, 5.5, 3.8)
         my -= 2.5 * mm
 
-    # machine-readable code (R8) and its text
+
+def _draw_code(c: Canvas, view: CardView, ink: _Ink) -> None:
+    """The machine-readable code (R8) and its text."""
     qr_size = 17 * mm
-    qx = page_w - qr_size - 3.5 * mm
+    qx = _PAGE_W - qr_size - 3.5 * mm
     qy = 18.5 * mm
     _qr(c, view.code, qx, qy, qr_size)
-    c.setFillColor(text_colour)
+    c.setFillColor(ink.text)
     draw_fitted(
-        c, view.code, regular, qx + qr_size / 2, qy - 1.8 * mm, 22 * mm, 4.2, 3, centre=True
+        c, view.code, ink.regular, qx + qr_size / 2, qy - 1.8 * mm, 22 * mm, 4.2, 3, centre=True
     )
 
-    # director's signature (or the logo again as the seal), art. 22.3
-    sx, sy, sw, sh = page_w - 25 * mm, 4.2 * mm, 22 * mm, 9 * mm
+
+def _draw_seal(c: Canvas, style: CardStyle, ink: _Ink, signature: ImageReader | None) -> None:
+    """The director's signature (or the logo again as the seal), art. 22.3."""
+    sx, sy, sw, sh = _PAGE_W - 25 * mm, 4.2 * mm, 22 * mm, 9 * mm
     seal = signature if signature is not None else load_image(style.logo, "LOGO")[0]
     if seal is not None:
         _draw_image_in_box(c, seal, sx, sy, sw, sh)
-    c.setFillColor(muted)
+    c.setFillColor(ink.muted)
     caption = style.signature_caption if signature is not None else "Sello del casino"
-    draw_fitted(c, caption, regular, sx + sw / 2, 2.3 * mm, sw, 4, 3, centre=True)
-
-    c.showPage()
-    c.save()
-    return Rendered(buf.getvalue(), tuple(warnings))
+    draw_fitted(c, caption, ink.regular, sx + sw / 2, 2.3 * mm, sw, 4, 3, centre=True)
 
 
 # ---------------------------------------------------------------- preview
@@ -405,7 +460,7 @@ def render_card(view: CardView, style: CardStyle | None = None) -> Rendered:
 
 def preview_png(pdf: bytes, *, dpi: float = 200, page_index: int = 0) -> bytes:
     """PNG bytes of one page, for the GUI preview (pypdfium2, no Qt needed)."""
-    import pypdfium2 as pdfium
+    import pypdfium2 as pdfium  # type: ignore[import-untyped]
 
     doc = pdfium.PdfDocument(pdf)
     try:
