@@ -1,5 +1,5 @@
 #!/bin/sh
-# Start CUPS without systemd and create the demo/test PDF queues (issue 6, point 4).
+# Start CUPS without systemd and create the demo/test PDF queues.
 #
 # Idempotent: safe to run before every test run. Needs root for cupsd and lpadmin;
 # as another user it only reports the state and exits 0 so the printer tests skip.

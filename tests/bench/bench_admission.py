@@ -1,4 +1,4 @@
-"""The whole admission decision on a full-size file (issue 2, point 8), end to end.
+"""The whole admission decision on a full-size file, end to end.
 
     .venv/bin/python tests/bench/bench_admission.py                  # 1,000,000 visitors
     .venv/bin/python tests/bench/bench_admission.py --visitors 20000 # quick run

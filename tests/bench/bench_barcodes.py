@@ -1,4 +1,4 @@
-"""Benchmark (issue 4, point 5): barcode decoders side by side, and card verification.
+"""Benchmark: barcode decoders side by side, and card verification.
 
     nice .venv/bin/python tests/bench/bench_barcodes.py                    # 1,000,000 visitors
     nice .venv/bin/python tests/bench/bench_barcodes.py --visitors 20000   # quick run

@@ -1,5 +1,5 @@
 """Benchmark: render + spool of one entry card (target < 100 ms) and a batch of 500
-cards with flat memory (issue 6.6).
+cards with flat memory.
 
 Run directly (not part of the test run), nicely on a shared machine:
 

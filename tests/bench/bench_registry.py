@@ -1,4 +1,4 @@
-"""RIAJ register benchmark (issue 5, point 8).
+"""RIAJ register benchmark (art. 20.2, R1).
 
 Run: ``nice .venv/bin/python tests/bench/bench_registry.py``.
 
@@ -198,7 +198,7 @@ def main() -> int:
         t_plain, peak = run_child("import", db, str(plain))
         rows.append(
             (
-                f"import {size:,} ids: plain list in clear (issue 2 format)",
+                f"import {size:,} ids: plain list in clear (one number per line)",
                 f"{t_plain:.2f} s (peak RSS {peak:.0f} MiB)",
                 "< 15 s",
             )

@@ -1,4 +1,4 @@
-"""Benchmark of the visitor file (issue 2, point 8): SQLCipher vs plain SQLite.
+"""Benchmark of the visitor file: SQLCipher vs plain SQLite.
 
     .venv/bin/python tests/bench/bench_store.py                  # 1,000,000 visitors
     .venv/bin/python tests/bench/bench_store.py --visitors 20000 # quick smoke run
