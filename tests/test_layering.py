@@ -95,8 +95,9 @@ def runtime_imports(path: Path, name: str, modules: dict[str, Path]) -> set[str]
                 prefix = package[: len(package) - (node.level - 1)]
                 base = ".".join([*prefix, base] if base else prefix)
             # ``from pkg import mod`` depends on pkg.mod; ``from mod import name`` on mod
-            targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base
-                       for a in node.names]
+            targets = [
+                f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names
+            ]
         for target in targets:
             module = resolve(target)
             if module is not None and module != name:
@@ -147,7 +148,9 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 
 def test_the_import_graph_has_no_cycle() -> None:
     graph = import_graph()
-    assert len(graph) > 150 and "ui.cli.admit" in graph["main"] or "ui.cli.commands" in graph["main"]
+    assert (len(graph) > 150 and "ui.cli.admit" in graph["main"]) or "ui.cli.commands" in graph[
+        "main"
+    ]
     assert cycles(graph) == []
 
 

@@ -1,4 +1,4 @@
-"""The typing ratchet: ``mypy --strict`` covers admission, db, hardware and tools
+"""The typing ratchet: ``mypy --strict`` covers admission, db, hardware, ui, main.py and tools
 (STYLE.md rule 23), and the first-party modules allowed to relax a strict flag can
 only get fewer.
 
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
-CHECKED = {"admission", "db", "hardware", "tools"}
+CHECKED = {"admission", "db", "hardware", "ui", "main.py", "tools"}
 FIRST_PARTY = {"admission", "db", "hardware", "tools", "ui", "main", "tests"}
 MAX_RELAXED = 0
 # what --strict turns on (mypy 1.18): none may be switched off for the whole run

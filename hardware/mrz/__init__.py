@@ -4,7 +4,8 @@
   decode with the check digits, refuse when unsure (reason codes).
 * :class:`hardware.mrz.live.LiveMrzReader` - a stream: fuses the frames of one document
   and answers when the fused reading passes; quality hints for the GUI.
-* :func:`hardware.mrz.cli.read_document_command` - ``main.py read-document``.
+* :mod:`hardware.mrz.watch` - a still image or a camera stream read to JSON-ready fields
+  (``read-document`` and ``watch-document``, the demo's camera).
 * :mod:`hardware.generators.synthetic` - seeded synthetic documents (and documents held
   under the camera for several frames) for training, tests and benchmarks.
 

@@ -22,8 +22,8 @@ from admission.vouchers.model import (
 )
 from db.keys import DbKey
 from db.reprint_queue import SqlReprintQueue
-from db.voucher_book import SqlVoucherBook
 from db.store import SqlCipherStore
+from db.voucher_book import SqlVoucherBook
 from hardware.printer import CR80, RECEIPT_80
 from hardware.printer.documents import render_voucher
 from tests.printer.factories import admission_entry
