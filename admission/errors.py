@@ -1,13 +1,66 @@
-"""Domain errors: each carries a stable code; the UI turns codes into text (STYLE.md rule 13)."""
+"""Domain errors: each carries a stable code; the UI turns codes into text (STYLE.md rule 13).
+
+The codes of the error classes themselves are :class:`ErrorCode`; the visitor file's
+(``db/``, and any other store behind the same ports) are :class:`StoreErrorCode`. Other
+features declare their own :class:`admission.codes.Code` enums beside their rules.
+"""
 
 from __future__ import annotations
 
+from enum import unique
+
+from admission.codes import Code
+
+__all__ = [
+    "AdmissionError",
+    "ConfigError",
+    "DeviceError",
+    "ErrorCode",
+    "InvalidStateError",
+    "NotFoundError",
+    "StoreError",
+    "StoreErrorCode",
+    "WrongKeyError",
+]
+
+
+@unique
+class ErrorCode(Code):
+    """The code an error class carries when it is raised without a more precise one."""
+
+    ADMISSION_ERROR = "ADMISSION_ERROR"
+    NOT_FOUND = "NOT_FOUND"
+    INVALID_STATE = "INVALID_STATE"
+    DEVICE_ERROR = "DEVICE_ERROR"
+    CONFIG_ERROR = "CONFIG_ERROR"
+
+
+@unique
+class StoreErrorCode(Code):
+    """Why the visitor file (fichero de visitantes, art. 20.3-4) cannot be used."""
+
+    STORE_ERROR = "STORE_ERROR"
+    WRONG_KEY = "WRONG_KEY"  # the file is left untouched
+    CORRUPT_FILE = "CORRUPT_FILE"  # not an encrypted visitor file (left untouched)
+    NO_SQLCIPHER = "NO_SQLCIPHER"  # the encryption library is not installed
+    OPEN_FAILED = "OPEN_FAILED"
+    READ_FAILED = "READ_FAILED"
+    WRITE_FAILED = "WRITE_FAILED"  # the transaction was rolled back
+    STORE_BUSY = "STORE_BUSY"  # another desk or program holds the file
+    STORE_CLOSED = "STORE_CLOSED"
+    CLOSE_FAILED = "CLOSE_FAILED"
+    MIGRATION_CONFLICT = "MIGRATION_CONFLICT"  # two schema migrations share a number
+    MIGRATION_FAILED = "MIGRATION_FAILED"  # rolled back: the file keeps its old schema
+    NO_KEY = "NO_KEY"  # no environment variable, keyring entry or passphrase
+    KEYRING_FAILED = "KEYRING_FAILED"  # the OS keyring failed or did not keep the key
+
 
 class AdmissionError(Exception):
-    """Base class. ``code`` is stable UPPER_SNAKE; ``str(err)`` is an English detail for logs
-    (never a name or document number)."""
+    """Base class. ``code`` is a member of a :class:`~admission.codes.Code` enum (stable
+    UPPER_SNAKE); ``str(err)`` is an English detail for logs (never a name or document
+    number). ``code`` is typed ``str`` so that an adapter's code passes through unchanged."""
 
-    code = "ADMISSION_ERROR"
+    code: str = ErrorCode.ADMISSION_ERROR
 
     def __init__(self, detail: str = "", *, code: str | None = None) -> None:
         super().__init__(detail or self.code)
@@ -16,26 +69,26 @@ class AdmissionError(Exception):
 
 
 class StoreError(AdmissionError):
-    code = "STORE_ERROR"
+    code: str = StoreErrorCode.STORE_ERROR
 
 
 class WrongKeyError(StoreError):
     """The visitor file cannot be opened with this key; the file is left untouched."""
 
-    code = "WRONG_KEY"
+    code: str = StoreErrorCode.WRONG_KEY
 
 
 class NotFoundError(AdmissionError):
-    code = "NOT_FOUND"
+    code: str = ErrorCode.NOT_FOUND
 
 
 class InvalidStateError(AdmissionError):
-    code = "INVALID_STATE"
+    code: str = ErrorCode.INVALID_STATE
 
 
 class DeviceError(AdmissionError):
-    code = "DEVICE_ERROR"
+    code: str = ErrorCode.DEVICE_ERROR
 
 
 class ConfigError(AdmissionError):
-    code = "CONFIG_ERROR"
+    code: str = ErrorCode.CONFIG_ERROR

@@ -7,9 +7,27 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from enum import StrEnum
+from enum import StrEnum, unique
 
+from admission.codes import Code
 from admission.identity import IdentityKey
+
+
+@unique
+class RecordErrorCode(Code):
+    """What the visitor file refuses to record (both stores enforce these rules)."""
+
+    # Voids, reprints, bans, lifted bans and cancelled vouchers keep a written reason.
+    REASON_REQUIRED = "REASON_REQUIRED"
+    REASON_TOO_LONG = "REASON_TOO_LONG"  # over 500 characters
+    CARD_VOIDED = "CARD_VOIDED"  # a voided card is never printed or changed again
+    CARD_VISITOR_MISMATCH = "CARD_VISITOR_MISMATCH"  # the card belongs to another file
+    CARD_ON_DENY = "CARD_ON_DENY"  # a refused visitor gets no card
+    OFFICIAL_NO_CARD = "OFFICIAL_NO_CARD"  # officials on duty get no card (art. 24, R13)
+    AUTHORISATION_REQUIRED = "AUTHORISATION_REQUIRED"  # exceptional card (art. 23.5, R12)
+    BAD_VALIDITY = "BAD_VALIDITY"  # the card's validity ends before it starts
+    BAN_LIFTED = "BAN_LIFTED"  # the internal ban was already lifted (art. 21.2-3)
+    BAD_EXPIRY = "BAD_EXPIRY"  # a ban that expires before it starts
 
 
 class CardStatus(StrEnum):
@@ -185,4 +203,4 @@ class AuditCheck:
     ok: bool
     entries: int
     first_bad_seq: int | None
-    problem: str  # "" or a code: DIGEST_MISMATCH, SEQUENCE_GAP, CHAIN_BROKEN
+    problem: str  # "" or a db.audit_chain.AuditChainCode: DIGEST_MISMATCH, CHAIN_BROKEN, ...

@@ -12,10 +12,22 @@ import hashlib
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
+from enum import unique
 
+from admission.codes import Code
 from admission.records import AuditCheck
 
 GENESIS = "0" * 64
+
+
+@unique
+class AuditChainCode(Code):
+    """Why the audit trail does not verify: the first problem found, walking in order."""
+
+    SEQUENCE_GAP = "SEQUENCE_GAP"  # a row is missing or out of order
+    CHAIN_BROKEN = "CHAIN_BROKEN"  # a row does not follow from the one before it
+    DIGEST_MISMATCH = "DIGEST_MISMATCH"  # a row was changed after it was written
+    TAIL_MISSING = "TAIL_MISSING"  # the newest rows were removed (the counter says more)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,13 +63,13 @@ def verify_chain(rows: Iterable[ChainRow], expected_count: int | None = None) ->
     for row in rows:
         count += 1
         if row.seq != count:
-            return AuditCheck(False, count - 1, row.seq, "SEQUENCE_GAP")
+            return AuditCheck(False, count - 1, row.seq, AuditChainCode.SEQUENCE_GAP)
         if row.prev_digest != prev:
-            return AuditCheck(False, count - 1, row.seq, "CHAIN_BROKEN")
+            return AuditCheck(False, count - 1, row.seq, AuditChainCode.CHAIN_BROKEN)
         expected = digest(prev, row.seq, row.at, row.actor, row.action, row.subject, row.details)
         if row.digest != expected:
-            return AuditCheck(False, count - 1, row.seq, "DIGEST_MISMATCH")
+            return AuditCheck(False, count - 1, row.seq, AuditChainCode.DIGEST_MISMATCH)
         prev = row.digest
     if expected_count is not None and count != expected_count:
-        return AuditCheck(False, count, count + 1, "TAIL_MISSING")
+        return AuditCheck(False, count, count + 1, AuditChainCode.TAIL_MISSING)
     return AuditCheck(True, count, None, "")

@@ -8,7 +8,7 @@ from datetime import datetime
 from typing import Any
 
 from admission.errors import InvalidStateError, NotFoundError
-from admission.records import CardRecord, CardStatus
+from admission.records import CardRecord, CardStatus, RecordErrorCode
 from db import codec
 from db.visitors import VisitorsMixin
 
@@ -60,7 +60,7 @@ def card_from_row(row: Any) -> CardRecord:
 
 def _require_reason(reason: str) -> None:
     if not reason.strip():
-        raise InvalidStateError("a reason is required", code="REASON_REQUIRED")
+        raise InvalidStateError("a reason is required", code=RecordErrorCode.REASON_REQUIRED)
 
 
 class CardsMixin(VisitorsMixin):
@@ -138,5 +138,5 @@ class CardsMixin(VisitorsMixin):
             raise NotFoundError("no such card number")
         status = CardStatus(row[0])
         if status is CardStatus.VOIDED:
-            raise InvalidStateError("the card is voided", code="CARD_VOIDED")
+            raise InvalidStateError("the card is voided", code=RecordErrorCode.CARD_VOIDED)
         return status

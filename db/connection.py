@@ -22,7 +22,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import cast
 
-from admission.errors import NotFoundError, StoreError, WrongKeyError
+from admission.errors import NotFoundError, StoreError, StoreErrorCode, WrongKeyError
 from db.keys import DbKey
 from db.migrate import migrate
 
@@ -51,23 +51,29 @@ def check_file(path: Path) -> bool:
     if not path.exists():
         return False
     if not path.is_file():
-        raise StoreError("the visitor file path is not a regular file", code="CORRUPT_FILE")
+        raise StoreError(
+            "the visitor file path is not a regular file", code=StoreErrorCode.CORRUPT_FILE
+        )
     size = path.stat().st_size
     if size == 0:
         return False  # created but never written (e.g. killed before the first commit)
     with path.open("rb") as handle:
         head = handle.read(PAGE_SIZE)
     if head.startswith(_PLAIN_HEADER):
-        raise StoreError("the file is an unencrypted SQLite database", code="CORRUPT_FILE")
+        raise StoreError(
+            "the file is an unencrypted SQLite database", code=StoreErrorCode.CORRUPT_FILE
+        )
     if size % PAGE_SIZE or len(set(head)) < 160:
         # 4096 random bytes show ~255 distinct values; text or zeros far fewer.
-        raise StoreError("the file is not an encrypted visitor file", code="CORRUPT_FILE")
+        raise StoreError(
+            "the file is not an encrypted visitor file", code=StoreErrorCode.CORRUPT_FILE
+        )
     return True
 
 
 def connect_encrypted(path: Path, key: DbKey, *, create: bool) -> sqlite3.Connection:
     if sqlcipher3 is None:  # pragma: no cover
-        raise StoreError("sqlcipher3 is not installed", code="NO_SQLCIPHER")
+        raise StoreError("sqlcipher3 is not installed", code=StoreErrorCode.NO_SQLCIPHER)
     exists = check_file(path)
     if not exists and not create:
         raise NotFoundError("no visitor file at the given path")
@@ -83,7 +89,9 @@ def connect_encrypted(path: Path, key: DbKey, *, create: bool) -> sqlite3.Connec
             ),
         )
     except DB_ERRORS as exc:
-        raise StoreError(f"cannot open the visitor file: {exc}", code="OPEN_FAILED") from exc
+        raise StoreError(
+            f"cannot open the visitor file: {exc}", code=StoreErrorCode.OPEN_FAILED
+        ) from exc
     try:
         # SQLCipher would print "hmac check failed" to stderr on a wrong key; the
         # WrongKeyError below says it once, without noise in the CLI's output.
@@ -98,7 +106,9 @@ def connect_encrypted(path: Path, key: DbKey, *, create: bool) -> sqlite3.Connec
                 "the visitor file cannot be decrypted with this key "
                 f"(key source: {key.source or 'unknown'}); the file was not modified"
             ) from exc
-        raise StoreError(f"cannot read the visitor file: {exc}", code="CORRUPT_FILE") from exc
+        raise StoreError(
+            f"cannot read the visitor file: {exc}", code=StoreErrorCode.CORRUPT_FILE
+        ) from exc
     return conn
 
 
@@ -115,7 +125,9 @@ def configure(conn: sqlite3.Connection) -> None:
         conn.execute("PRAGMA foreign_keys = ON")
         mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
         if str(mode).lower() != "wal":
-            raise StoreError("cannot switch the visitor file to WAL", code="OPEN_FAILED")
+            raise StoreError(
+                "cannot switch the visitor file to WAL", code=StoreErrorCode.OPEN_FAILED
+            )
         conn.execute("PRAGMA synchronous = FULL")
         # 128 MiB of decrypted pages: the name-word index and the hot visit/card index
         # pages stay in memory; measured on 1M visitors, name search p95 110 -> 25 ms
@@ -124,7 +136,9 @@ def configure(conn: sqlite3.Connection) -> None:
         conn.execute("PRAGMA temp_store = MEMORY")  # sort/DISTINCT scratch never on disk
         migrate(conn)
     except DB_ERRORS as exc:
-        raise StoreError(f"cannot prepare the visitor file: {exc}", code="OPEN_FAILED") from exc
+        raise StoreError(
+            f"cannot prepare the visitor file: {exc}", code=StoreErrorCode.OPEN_FAILED
+        ) from exc
 
 
 @contextmanager
@@ -172,8 +186,12 @@ class StoreBase:
             self._check_open()
             with immediate_transaction(
                 self._conn,
-                busy=lambda exc: StoreError(f"visitor file busy: {exc}", code="STORE_BUSY"),
-                failed=lambda exc: StoreError(f"write failed: {exc}", code="WRITE_FAILED"),
+                busy=lambda exc: StoreError(
+                    f"visitor file busy: {exc}", code=StoreErrorCode.STORE_BUSY
+                ),
+                failed=lambda exc: StoreError(
+                    f"write failed: {exc}", code=StoreErrorCode.WRITE_FAILED
+                ),
             ) as conn:
                 yield conn
 
@@ -193,11 +211,11 @@ class StoreBase:
             try:
                 yield self._conn
             except DB_ERRORS as exc:
-                raise StoreError(f"read failed: {exc}", code="READ_FAILED") from exc
+                raise StoreError(f"read failed: {exc}", code=StoreErrorCode.READ_FAILED) from exc
 
     def _check_open(self) -> None:
         if self._closed:
-            raise StoreError("the visitor file is closed", code="STORE_CLOSED")
+            raise StoreError("the visitor file is closed", code=StoreErrorCode.STORE_CLOSED)
 
     def _now(self) -> datetime:
         """Stamp of the store's own audit entries; the store class injects a clock."""

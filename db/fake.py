@@ -28,6 +28,7 @@ from admission.records import (
     Observation,
     PurgeReport,
     RecordedAdmission,
+    RecordErrorCode,
     StaffMember,
     Visitor,
     VisitRecord,
@@ -221,7 +222,7 @@ class FakeStore:
         if card is None:
             raise NotFoundError("no such card number")
         if card.status is CardStatus.VOIDED:
-            raise InvalidStateError("the card is voided", code="CARD_VOIDED")
+            raise InvalidStateError("the card is voided", code=RecordErrorCode.CARD_VOIDED)
         return card
 
     def mark_printed(self, number: int, at: datetime) -> None:
@@ -266,9 +267,13 @@ class FakeStore:
     ) -> Ban:
         self._call("add_ban", identity, reason, decided_by, at, expires_at)
         if not reason.strip():
-            raise InvalidStateError("a ban needs a reason (art. 21.3)", code="REASON_REQUIRED")
+            raise InvalidStateError(
+                "a ban needs a reason (art. 21.3)", code=RecordErrorCode.REASON_REQUIRED
+            )
         if expires_at is not None and expires_at <= at:
-            raise InvalidStateError("a ban must expire after it starts", code="BAD_EXPIRY")
+            raise InvalidStateError(
+                "a ban must expire after it starts", code=RecordErrorCode.BAD_EXPIRY
+            )
         ban = Ban(
             max(self._bans, default=0) + 1,
             identity,
@@ -290,12 +295,14 @@ class FakeStore:
     def lift_ban(self, ban_id: int, reason: str, actor: str, at: datetime) -> None:
         self._call("lift_ban", ban_id, reason, actor, at)
         if not reason.strip():
-            raise InvalidStateError("lifting a ban needs a reason", code="REASON_REQUIRED")
+            raise InvalidStateError(
+                "lifting a ban needs a reason", code=RecordErrorCode.REASON_REQUIRED
+            )
         ban = self._bans.get(ban_id)
         if ban is None:
             raise NotFoundError("no such ban")
         if ban.lifted_at is not None:
-            raise InvalidStateError("the ban is already lifted", code="BAN_LIFTED")
+            raise InvalidStateError("the ban is already lifted", code=RecordErrorCode.BAN_LIFTED)
         self._bans[ban_id] = replace(ban, lifted_at=_utc(at), lift_reason=reason)
         self._audit(actor, "BAN_LIFT", f"ban:{ban_id}", at)
 
@@ -457,4 +464,4 @@ def _in_force(ban: Ban, cut: datetime) -> bool:
 
 def _require_reason(reason: str) -> None:
     if not reason.strip():
-        raise InvalidStateError("a reason is required", code="REASON_REQUIRED")
+        raise InvalidStateError("a reason is required", code=RecordErrorCode.REASON_REQUIRED)

@@ -17,7 +17,7 @@ import secrets
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-from admission.errors import ConfigError
+from admission.errors import ConfigError, StoreErrorCode
 
 ENV_VAR = "ADMISSION_DB_KEY"
 KEYRING_SERVICE = "admission-desk"
@@ -130,12 +130,16 @@ def key_from_keyring(backend: KeyringBackend | None, *, create: bool) -> DbKey |
         backend.set_password(KEYRING_SERVICE, KEYRING_USERNAME, key.hex())
         # Read back: a backend that silently drops the secret would lose the file.
         if backend.get_password(KEYRING_SERVICE, KEYRING_USERNAME) != key.hex():
-            raise ConfigError("the keyring did not keep the key", code="KEYRING_FAILED")
+            raise ConfigError(
+                "the keyring did not keep the key", code=StoreErrorCode.KEYRING_FAILED
+            )
         return key
     except ConfigError:
         raise
     except Exception as exc:  # keyring backends raise their own error types
-        raise ConfigError(f"keyring error: {type(exc).__name__}", code="KEYRING_FAILED") from exc
+        raise ConfigError(
+            f"keyring error: {type(exc).__name__}", code=StoreErrorCode.KEYRING_FAILED
+        ) from exc
 
 
 def resolve_key(
@@ -148,7 +152,7 @@ def resolve_key(
 ) -> DbKey:
     """Find the key: environment, then keyring (created only for a new file), then operator.
 
-    Raises ``ConfigError(code="NO_KEY")`` when no source gives one.
+    Raises ``ConfigError(code=StoreErrorCode.NO_KEY)`` when no source gives one.
     """
     key = key_from_env(environ)
     if key is not None:
@@ -165,5 +169,5 @@ def resolve_key(
             return DbKey.from_passphrase(passphrase, source="passphrase")
     raise ConfigError(
         f"no database key: set {ENV_VAR}, configure an OS keyring or give a passphrase",
-        code="NO_KEY",
+        code=StoreErrorCode.NO_KEY,
     )

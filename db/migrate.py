@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from admission.errors import StoreError
+from admission.errors import StoreError, StoreErrorCode
 
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 _NAME = re.compile(r"^(\d{4})_([a-z0-9_]+)\.sql$")
@@ -47,7 +47,9 @@ def available(directory: Path = MIGRATIONS_DIR) -> list[Migration]:
             found.append(Migration(int(match[1]), match[2], path.read_text("utf-8")))
     versions = [m.version for m in found]
     if len(set(versions)) != len(versions):
-        raise StoreError("two migration files share a number", code="MIGRATION_CONFLICT")
+        raise StoreError(
+            "two migration files share a number", code=StoreErrorCode.MIGRATION_CONFLICT
+        )
     return found
 
 
@@ -98,7 +100,7 @@ def _apply(conn: sqlite3.Connection, migration: Migration) -> None:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise StoreError(
-            f"migration {migration.version:04d} failed: {exc}", code="MIGRATION_FAILED"
+            f"migration {migration.version:04d} failed: {exc}", code=StoreErrorCode.MIGRATION_FAILED
         ) from exc
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from admission.errors import InvalidStateError, NotFoundError
 from admission.identity import IdentityKey
-from admission.records import Ban, StaffMember, StaffRole
+from admission.records import Ban, RecordErrorCode, StaffMember, StaffRole
 from db import codec
 from db.cards import CardsMixin
 
@@ -51,9 +51,13 @@ class PeopleMixin(CardsMixin):
         expires_at: datetime | None = None,
     ) -> Ban:
         if not reason.strip():
-            raise InvalidStateError("a ban needs a reason (art. 21.3)", code="REASON_REQUIRED")
+            raise InvalidStateError(
+                "a ban needs a reason (art. 21.3)", code=RecordErrorCode.REASON_REQUIRED
+            )
         if expires_at is not None and expires_at <= at:
-            raise InvalidStateError("a ban must expire after it starts", code="BAD_EXPIRY")
+            raise InvalidStateError(
+                "a ban must expire after it starts", code=RecordErrorCode.BAD_EXPIRY
+            )
         with self._tx() as conn:
             ban_id = conn.execute(
                 "INSERT INTO bans (identity, reason, decided_by, created_at, expires_at) "
@@ -86,13 +90,17 @@ class PeopleMixin(CardsMixin):
 
     def lift_ban(self, ban_id: int, reason: str, actor: str, at: datetime) -> None:
         if not reason.strip():
-            raise InvalidStateError("lifting a ban needs a reason", code="REASON_REQUIRED")
+            raise InvalidStateError(
+                "lifting a ban needs a reason", code=RecordErrorCode.REASON_REQUIRED
+            )
         with self._tx() as conn:
             row = conn.execute("SELECT lifted_at FROM bans WHERE ban_id = ?", (ban_id,)).fetchone()
             if row is None:
                 raise NotFoundError("no such ban")
             if row[0] is not None:
-                raise InvalidStateError("the ban is already lifted", code="BAN_LIFTED")
+                raise InvalidStateError(
+                    "the ban is already lifted", code=RecordErrorCode.BAN_LIFTED
+                )
             conn.execute(
                 "UPDATE bans SET lifted_at = ?, lift_reason = ? WHERE ban_id = ?",
                 (codec.ts(at), reason, ban_id),

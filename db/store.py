@@ -19,7 +19,7 @@ from pathlib import Path
 from types import TracebackType
 
 from admission.clock import SystemClock
-from admission.errors import StoreError
+from admission.errors import StoreError, StoreErrorCode
 from admission.ports import Clock
 from db.connection import DB_ERRORS, configure, connect_encrypted, connect_plain
 from db.keys import DbKey
@@ -44,7 +44,7 @@ class SqlCipherStore(RetentionMixin):
     ) -> SqlCipherStore:
         """Open (or with ``create``, create) the encrypted file and apply migrations.
 
-        Raises WrongKeyError (file untouched), StoreError(code="CORRUPT_FILE") for a file
+        Raises WrongKeyError (file untouched), StoreError (``CORRUPT_FILE``) for a file
         that is not an encrypted visitor file (untouched), NotFoundError when the file is
         missing and ``create`` is false. ``clock`` stamps the store's own audit entries.
         """
@@ -91,7 +91,7 @@ class SqlCipherStore(RetentionMixin):
             try:
                 self._conn.close()
             except DB_ERRORS as exc:
-                raise StoreError(f"close failed: {exc}", code="CLOSE_FAILED") from exc
+                raise StoreError(f"close failed: {exc}", code=StoreErrorCode.CLOSE_FAILED) from exc
 
     def __enter__(self) -> SqlCipherStore:
         return self

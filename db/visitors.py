@@ -15,10 +15,12 @@ from admission.records import (
     NewCard,
     Observation,
     RecordedAdmission,
+    RecordErrorCode,
     RegistryCheck,
     Visitor,
     VisitRecord,
 )
+from admission.verdict import Outcome
 from db import codec, names
 from db.audit import AuditMixin
 
@@ -99,16 +101,20 @@ def check_entry(entry: AdmissionEntry) -> None:
     if card is None:
         return
     if entry.official_capacity:
-        raise InvalidStateError("officials on duty get no card (art. 24)", code="OFFICIAL_NO_CARD")
-    if entry.verdict == "DENY":
-        raise InvalidStateError("a refused visitor gets no card", code="CARD_ON_DENY")
+        raise InvalidStateError(
+            "officials on duty get no card (art. 24)", code=RecordErrorCode.OFFICIAL_NO_CARD
+        )
+    if entry.verdict == Outcome.DENY:
+        raise InvalidStateError("a refused visitor gets no card", code=RecordErrorCode.CARD_ON_DENY)
     if card.exceptional and not card.authorised_by:
         raise InvalidStateError(
             "an exceptional card needs the director's name (art. 23.5)",
-            code="AUTHORISATION_REQUIRED",
+            code=RecordErrorCode.AUTHORISATION_REQUIRED,
         )
     if card.valid_until < card.valid_from:
-        raise InvalidStateError("card validity ends before it starts", code="BAD_VALIDITY")
+        raise InvalidStateError(
+            "card validity ends before it starts", code=RecordErrorCode.BAD_VALIDITY
+        )
 
 
 class VisitorsMixin(AuditMixin):
