@@ -11,9 +11,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from enum import unique
 from typing import Protocol
 
 from admission.cards.catalogue import CardCatalogue
+from admission.codes import Code
 from admission.errors import InvalidStateError, NotFoundError
 from admission.hours import ALWAYS_OPEN, OpeningHours
 from admission.identity import IdentityKey
@@ -34,6 +36,7 @@ from admission.records import (
     NewCard,
     PurgeReport,
     RecordedAdmission,
+    RecordErrorCode,
     StaffMember,
     StaffRole,
     Visitor,
@@ -62,6 +65,18 @@ OVERRIDABLE = frozenset(
 )
 EVALUATION_MAX_AGE_SECONDS = 120  # a verdict older than this is evaluated again
 OFFICIAL = "OFFICIAL"  # verdict recorded for officials on duty (art. 24, R13)
+
+
+@unique
+class DeskErrorCode(Code):
+    """What the desk refuses to record (the verdict's reasons are :class:`Reason`)."""
+
+    # art. 23.5: an exceptional card is issued under the game director's named responsibility
+    EXCEPTIONAL_NEEDS_DIRECTOR = "EXCEPTIONAL_NEEDS_DIRECTOR"
+    DIRECTOR_REQUIRED = "DIRECTOR_REQUIRED"  # an override names the director who decides
+    EVALUATION_STALE = "EVALUATION_STALE"  # older than EVALUATION_MAX_AGE_SECONDS: read again
+    OFFICIAL_NEEDS_CAPACITY = "OFFICIAL_NEEDS_CAPACITY"  # art. 24.2: identity and capacity
+    CARD_NOT_FOUND = "CARD_NOT_FOUND"
 
 
 class DeskDocument(DocumentFacts, Protocol):
@@ -178,7 +193,8 @@ class AdmissionDesk:
         director named in ``authorised_by`` takes responsibility for overridable reasons."""
         if exceptional and not authorised_by:
             raise InvalidStateError(
-                "an exceptional card needs the director's name", code="EXCEPTIONAL_NEEDS_DIRECTOR"
+                "an exceptional card needs the director's name",
+                code=DeskErrorCode.EXCEPTIONAL_NEEDS_DIRECTOR,
             )
         evaluation = self.evaluate(document, exceptional=exceptional)
         return self.record(
@@ -198,12 +214,14 @@ class AdmissionDesk:
         exceptional = evaluation.exceptional
         if exceptional and not authorised_by:
             raise InvalidStateError(
-                "an exceptional card needs the director's name", code="EXCEPTIONAL_NEEDS_DIRECTOR"
+                "an exceptional card needs the director's name",
+                code=DeskErrorCode.EXCEPTIONAL_NEEDS_DIRECTOR,
             )
         age = (self._clock.now() - evaluation.at).total_seconds()
         if not 0 <= age <= EVALUATION_MAX_AGE_SECONDS:
             raise InvalidStateError(
-                "the verdict on screen is too old; read the document again", code="EVALUATION_STALE"
+                "the verdict on screen is too old; read the document again",
+                code=DeskErrorCode.EVALUATION_STALE,
             )
         verdict = evaluation.verdict
         catalogue_type = self.config.catalogue.get(card_type)
@@ -241,7 +259,7 @@ class AdmissionDesk:
         capacity = capacity.strip()
         if not capacity or len(capacity) > 120:
             raise InvalidStateError(
-                "capacity of the official is required", code="OFFICIAL_NEEDS_CAPACITY"
+                "capacity of the official is required", code=DeskErrorCode.OFFICIAL_NEEDS_CAPACITY
             )
         evaluation = self.evaluate(document)
         entry = replace(
@@ -285,12 +303,12 @@ class AdmissionDesk:
     def _card(self, number: int) -> CardRecord:
         card = self._store.card(number)
         if card is None:
-            raise NotFoundError("no such card", code="CARD_NOT_FOUND")
+            raise NotFoundError("no such card", code=DeskErrorCode.CARD_NOT_FOUND)
         return card
 
     def _require_director(self, name: str) -> None:
         if not name.strip():
-            raise InvalidStateError("director required", code="DIRECTOR_REQUIRED")
+            raise InvalidStateError("director required", code=DeskErrorCode.DIRECTOR_REQUIRED)
 
     def _entry(
         self, evaluation: Evaluation, verdict: Verdict, operator: str, card: NewCard | None
@@ -327,10 +345,18 @@ def _support_number(document: DeskDocument) -> str:
 def _reason(text: str) -> str:
     cleaned = " ".join(text.split())
     if not cleaned:
-        raise InvalidStateError("a reason is required", code="REASON_REQUIRED")
+        raise InvalidStateError("a reason is required", code=RecordErrorCode.REASON_REQUIRED)
     if len(cleaned) > 500:
-        raise InvalidStateError("reason too long", code="REASON_TOO_LONG")
+        raise InvalidStateError("reason too long", code=RecordErrorCode.REASON_TOO_LONG)
     return cleaned
 
 
-__all__ = ["AdmissionDesk", "AdmissionResult", "DeskConfig", "DeskStore", "Evaluation", "StaffRole"]
+__all__ = [
+    "AdmissionDesk",
+    "AdmissionResult",
+    "DeskConfig",
+    "DeskErrorCode",
+    "DeskStore",
+    "Evaluation",
+    "StaffRole",
+]

@@ -12,14 +12,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import unique
 
 from admission.cards.view import clean_text, format_euros
+from admission.codes import Code
 from admission.errors import ConfigError
 
 __all__ = [
     "BetLimit",
     "Leaflet",
     "LeafletConfig",
+    "LeafletErrorCode",
     "LeafletSection",
     "build_leaflet",
     "leaflet_config_from_settings",
@@ -65,6 +68,13 @@ REGULATION_NOTICE = (
 MAX_ITEMS = 40
 
 
+@unique
+class LeafletErrorCode(Code):
+    """Why the leaflet's configuration is refused (art. 25.1: minimum and maximum bets)."""
+
+    LEAFLET_BAD_BET_LIMIT = "LEAFLET_BAD_BET_LIMIT"  # not an object, or not 0 <= min <= max
+
+
 @dataclass(frozen=True, slots=True)
 class BetLimit:
     game: str
@@ -74,7 +84,8 @@ class BetLimit:
     def __post_init__(self) -> None:
         if self.min_cents < 0 or self.max_cents < self.min_cents:
             raise ConfigError(
-                "bet limits must satisfy 0 <= min <= max", code="LEAFLET_BAD_BET_LIMIT"
+                "bet limits must satisfy 0 <= min <= max",
+                code=LeafletErrorCode.LEAFLET_BAD_BET_LIMIT,
             )
 
 
@@ -167,13 +178,17 @@ def leaflet_config_from_settings(values: Mapping[str, object]) -> LeafletConfig:
     limits: list[BetLimit] = []
     for item in _list(values.get("leaflet.bet_limits")):
         if not isinstance(item, Mapping):
-            raise ConfigError("bet limit must be an object", code="LEAFLET_BAD_BET_LIMIT")
+            raise ConfigError(
+                "bet limit must be an object", code=LeafletErrorCode.LEAFLET_BAD_BET_LIMIT
+            )
         try:
             limits.append(
                 BetLimit(str(item["game"]), int(item["min_cents"]), int(item["max_cents"]))
             )
         except (KeyError, TypeError, ValueError):
-            raise ConfigError("bad bet limit", code="LEAFLET_BAD_BET_LIMIT") from None
+            raise ConfigError(
+                "bad bet limit", code=LeafletErrorCode.LEAFLET_BAD_BET_LIMIT
+            ) from None
     exchange = values.get("leaflet.exchange")
     return LeafletConfig(
         casino_name=str(values.get("casino.name", "")),

@@ -12,13 +12,27 @@ import json
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from enum import unique
 from pathlib import Path
 from typing import Any
 
 from admission.cards.catalogue import DEFAULT_CARD_TYPES
+from admission.codes import Code
 from admission.errors import ConfigError
 
 SETTINGS_VERSION = 2
+
+
+@unique
+class SettingsErrorCode(Code):
+    """Why a setting or the settings file is refused."""
+
+    UNKNOWN_SETTING = "UNKNOWN_SETTING"  # not a declared key
+    SETTING_BAD_TYPE = "SETTING_BAD_TYPE"
+    SETTING_BAD_CHOICE = "SETTING_BAD_CHOICE"  # not one of the declared choices
+    SETTING_BAD_FORMAT = "SETTING_BAD_FORMAT"  # does not match the declared pattern
+    SETTINGS_UNREADABLE = "SETTINGS_UNREADABLE"  # not readable, not JSON or not an object
+    SETTINGS_VERSION = "SETTINGS_VERSION"  # written by a newer (or unknown) version
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,21 +180,26 @@ class Settings:
 
     def __getitem__(self, key: str) -> Any:
         if key not in BY_KEY:
-            raise ConfigError(f"unknown setting {key}", code="UNKNOWN_SETTING")
+            raise ConfigError(f"unknown setting {key}", code=SettingsErrorCode.UNKNOWN_SETTING)
         return self._values.get(key, BY_KEY[key].default)
 
     def set(self, key: str, value: Any) -> None:
         setting = BY_KEY.get(key)
         if setting is None:
-            raise ConfigError(f"unknown setting {key}", code="UNKNOWN_SETTING")
+            raise ConfigError(f"unknown setting {key}", code=SettingsErrorCode.UNKNOWN_SETTING)
         if not isinstance(value, setting.type) or (setting.type is int and isinstance(value, bool)):
-            raise ConfigError(f"setting {key} has the wrong type", code="SETTING_BAD_TYPE")
+            raise ConfigError(
+                f"setting {key} has the wrong type", code=SettingsErrorCode.SETTING_BAD_TYPE
+            )
         if setting.choices and value not in setting.choices:
             raise ConfigError(
-                f"setting {key} must be one of {setting.choices}", code="SETTING_BAD_CHOICE"
+                f"setting {key} must be one of {setting.choices}",
+                code=SettingsErrorCode.SETTING_BAD_CHOICE,
             )
         if setting.pattern and not re.fullmatch(setting.pattern, value):
-            raise ConfigError(f"setting {key} has a bad format", code="SETTING_BAD_FORMAT")
+            raise ConfigError(
+                f"setting {key} has a bad format", code=SettingsErrorCode.SETTING_BAD_FORMAT
+            )
         self._values[key] = value
 
     def as_dict(self) -> dict[str, Any]:
@@ -198,13 +217,18 @@ class Settings:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
             raise ConfigError(
-                f"settings file unreadable: {exc.__class__.__name__}", code="SETTINGS_UNREADABLE"
+                f"settings file unreadable: {exc.__class__.__name__}",
+                code=SettingsErrorCode.SETTINGS_UNREADABLE,
             ) from None
         if not isinstance(data, dict):
-            raise ConfigError("settings file must hold an object", code="SETTINGS_UNREADABLE")
+            raise ConfigError(
+                "settings file must hold an object", code=SettingsErrorCode.SETTINGS_UNREADABLE
+            )
         version = data.pop("version", 1)
         if not isinstance(version, int) or not 1 <= version <= SETTINGS_VERSION:
-            raise ConfigError("settings file from an unknown version", code="SETTINGS_VERSION")
+            raise ConfigError(
+                "settings file from an unknown version", code=SettingsErrorCode.SETTINGS_VERSION
+            )
         for step in range(version, SETTINGS_VERSION):
             data = UPGRADES[step](data)
         return cls(data)

@@ -10,10 +10,23 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import date, timedelta
-from enum import StrEnum
+from enum import StrEnum, unique
 
+from admission.codes import Code
 from admission.errors import ConfigError
 from admission.records import NewCard
+
+
+@unique
+class CardTypeErrorCode(Code):
+    """Why the configured card types (art. 23.2-3) are refused."""
+
+    CARD_TYPE_BAD = "CARD_TYPE_BAD"  # a field is missing or of the wrong kind
+    CARD_TYPE_BAD_CODE = "CARD_TYPE_BAD_CODE"  # letters, digits and '_' only
+    CARD_TYPE_BAD_PRICE = "CARD_TYPE_BAD_PRICE"  # negative
+    CARD_TYPE_BAD_VALIDITY = "CARD_TYPE_BAD_VALIDITY"  # 1-366 days
+    CARD_TYPE_DUPLICATE = "CARD_TYPE_DUPLICATE"
+    UNKNOWN_CARD_TYPE = "UNKNOWN_CARD_TYPE"  # asked for, or the default, but not configured
 
 
 class CardKind(StrEnum):
@@ -41,11 +54,17 @@ class CardType:
 
     def __post_init__(self) -> None:
         if not self.code or not self.code.replace("_", "").isalnum():
-            raise ConfigError("card type code must be alphanumeric", code="CARD_TYPE_BAD_CODE")
+            raise ConfigError(
+                "card type code must be alphanumeric", code=CardTypeErrorCode.CARD_TYPE_BAD_CODE
+            )
         if self.price_cents < 0:
-            raise ConfigError("card price cannot be negative", code="CARD_TYPE_BAD_PRICE")
+            raise ConfigError(
+                "card price cannot be negative", code=CardTypeErrorCode.CARD_TYPE_BAD_PRICE
+            )
         if not 1 <= self.validity_days <= 366:
-            raise ConfigError("validity must be 1-366 days", code="CARD_TYPE_BAD_VALIDITY")
+            raise ConfigError(
+                "validity must be 1-366 days", code=CardTypeErrorCode.CARD_TYPE_BAD_VALIDITY
+            )
 
     def validity(self, issued_on: date) -> tuple[date, date]:
         """Valid from the Madrid issue date for ``validity_days`` calendar days
@@ -77,7 +96,9 @@ class CardCatalogue:
         try:
             return self.types[key]
         except KeyError:
-            raise ConfigError(f"unknown card type {key!r}", code="UNKNOWN_CARD_TYPE") from None
+            raise ConfigError(
+                f"unknown card type {key!r}", code=CardTypeErrorCode.UNKNOWN_CARD_TYPE
+            ) from None
 
     @classmethod
     def from_config(cls, items: Iterable[Mapping[str, object]], default: str) -> CardCatalogue:
@@ -94,12 +115,16 @@ class CardCatalogue:
                     private_rooms=bool(item.get("private_rooms", False)),
                 )
             except (KeyError, ValueError) as exc:
-                raise ConfigError(f"bad card type: {exc}", code="CARD_TYPE_BAD") from None
+                raise ConfigError(
+                    f"bad card type: {exc}", code=CardTypeErrorCode.CARD_TYPE_BAD
+                ) from None
             if card_type.code in types:
-                raise ConfigError("duplicate card type", code="CARD_TYPE_DUPLICATE")
+                raise ConfigError("duplicate card type", code=CardTypeErrorCode.CARD_TYPE_DUPLICATE)
             types[card_type.code] = card_type
         if default not in types:
-            raise ConfigError("default card type not configured", code="UNKNOWN_CARD_TYPE")
+            raise ConfigError(
+                "default card type not configured", code=CardTypeErrorCode.UNKNOWN_CARD_TYPE
+            )
         return cls(types, default)
 
 

@@ -32,7 +32,9 @@ import hashlib
 import hmac
 import re
 from dataclasses import dataclass
+from enum import unique
 
+from admission.codes import Code
 from admission.errors import AdmissionError
 
 __all__ = [
@@ -43,15 +45,28 @@ __all__ = [
     "PREFIX",
     "CardCode",
     "CardCodeError",
+    "CardCodeErrorCode",
     "encode_card_code",
     "looks_like_card_code",
     "parse_card_code",
 ]
 
 PREFIX = "ADM1"
-CODE_MALFORMED = "CODE_MALFORMED"
-CODE_TAMPERED = "CODE_TAMPERED"
-CODE_OTHER_CASINO = "CODE_OTHER_CASINO"
+
+
+@unique
+class CardCodeErrorCode(Code):
+    """Why a scanned or typed card code cannot be trusted (R8, art. 22.4)."""
+
+    CODE_MALFORMED = "CODE_MALFORMED"  # not one of our codes at all
+    CODE_TAMPERED = "CODE_TAMPERED"  # the MAC does not match: forged or mistyped
+    CODE_OTHER_CASINO = "CODE_OTHER_CASINO"  # ours, but issued under another casino id
+
+
+# The members under their short names, for callers and tests that import them.
+CODE_MALFORMED = CardCodeErrorCode.CODE_MALFORMED
+CODE_TAMPERED = CardCodeErrorCode.CODE_TAMPERED
+CODE_OTHER_CASINO = CardCodeErrorCode.CODE_OTHER_CASINO
 
 MAX_CARD_NUMBER = 9_999_999_999
 MAC_CHARS = 8  # 8 x 5 = 40 bits
@@ -67,11 +82,11 @@ _LOOKALIKES = str.maketrans({"O": "0", "I": "1", "L": "1"})
 
 
 class CardCodeError(AdmissionError):
-    """A card code that cannot be trusted; ``code`` is one of the CODE_* constants."""
+    """A card code that cannot be trusted; ``code`` is a :class:`CardCodeErrorCode`."""
 
-    code = CODE_MALFORMED
+    code: str = CardCodeErrorCode.CODE_MALFORMED
 
-    def __init__(self, code: str, detail: str = "") -> None:
+    def __init__(self, code: CardCodeErrorCode, detail: str = "") -> None:
         super().__init__(detail or code, code=code)
 
 

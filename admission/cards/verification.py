@@ -23,16 +23,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime
-from enum import StrEnum
+from enum import unique
 from typing import Protocol
 
-from admission.cards.code import (
-    CODE_MALFORMED,
-    CODE_OTHER_CASINO,
-    CODE_TAMPERED,
-    CardCodeError,
-    parse_card_code,
-)
+from admission.cards.code import CardCodeError, CardCodeErrorCode, parse_card_code
+from admission.codes import Code
 from admission.ports import AuditTrail, Clock, madrid_date
 from admission.records import CardRecord, CardStatus, Visitor
 
@@ -48,7 +43,10 @@ __all__ = [
 AUDIT_ACTION = "CARD_CHECK"
 
 
-class CardCheckStatus(StrEnum):
+@unique
+class CardCheckStatus(Code):
+    """The one status a card check answers (the module docstring says what each means)."""
+
     VALID = "VALID"
     NOT_YET_VALID = "NOT_YET_VALID"
     EXPIRED = "EXPIRED"
@@ -59,10 +57,10 @@ class CardCheckStatus(StrEnum):
     OTHER_CASINO = "OTHER_CASINO"
 
 
-_FROM_CODE_ERROR = {
-    CODE_MALFORMED: CardCheckStatus.CODE_MALFORMED,
-    CODE_TAMPERED: CardCheckStatus.CODE_TAMPERED,
-    CODE_OTHER_CASINO: CardCheckStatus.OTHER_CASINO,
+_FROM_CODE_ERROR: dict[str, CardCheckStatus] = {
+    CardCodeErrorCode.CODE_MALFORMED: CardCheckStatus.CODE_MALFORMED,
+    CardCodeErrorCode.CODE_TAMPERED: CardCheckStatus.CODE_TAMPERED,
+    CardCodeErrorCode.CODE_OTHER_CASINO: CardCheckStatus.OTHER_CASINO,
 }
 
 

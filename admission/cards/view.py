@@ -16,7 +16,7 @@ from datetime import date
 
 from admission.errors import InvalidStateError
 from admission.ports import madrid_date
-from admission.records import CardRecord, CardStatus, Visitor
+from admission.records import CardRecord, CardStatus, RecordErrorCode, Visitor
 
 __all__ = [
     "FLAG_EXCEPTIONAL",
@@ -32,7 +32,7 @@ __all__ = [
     "format_number",
 ]
 
-MAX_NAME = 160  # a 120-character name must still print (issue 6, bad input)
+MAX_NAME = 160  # a 120-character name must still print on the card (art. 22.3: full name)
 MAX_FIELD = 64
 
 FLAG_EXCEPTIONAL = "EXCEPTIONAL"  # art. 23.5, R12
@@ -143,9 +143,11 @@ def build_card_view(
     A voided card cannot be printed.
     """
     if card.status is CardStatus.VOIDED:
-        raise InvalidStateError("a voided card is never printed", code="CARD_VOIDED")
+        raise InvalidStateError("a voided card is never printed", code=RecordErrorCode.CARD_VOIDED)
     if card.file_number != visitor.file_number:
-        raise InvalidStateError("card and visitor do not match", code="CARD_VISITOR_MISMATCH")
+        raise InvalidStateError(
+            "card and visitor do not match", code=RecordErrorCode.CARD_VISITOR_MISMATCH
+        )
     holder = clean_text(f"{visitor.given_names} {visitor.surname}", MAX_NAME)
     document = clean_text(document_number, MAX_FIELD) or "—"
     label = clean_text(card_type_label, MAX_FIELD)

@@ -15,7 +15,13 @@ from admission.desk import AdmissionDesk, AdmissionResult, DeskDocument, Evaluat
 from admission.errors import InvalidStateError, NotFoundError
 from admission.ports import Clock
 from admission.verdict import Outcome
-from admission.vouchers.model import NewVoucher, Voucher, VoucherBook, VoucherStatus
+from admission.vouchers.model import (
+    NewVoucher,
+    Voucher,
+    VoucherBook,
+    VoucherErrorCode,
+    VoucherStatus,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,10 +72,12 @@ def exchange_voucher(
     """Formalise the card for voucher ``number`` with the deposited ``document``."""
     voucher = book.voucher(number)
     if voucher is None or voucher.status is not VoucherStatus.OPEN:
-        raise NotFoundError("no open voucher with that number", code="VOUCHER_NOT_OPEN")
+        raise NotFoundError(
+            "no open voucher with that number", code=VoucherErrorCode.VOUCHER_NOT_OPEN
+        )
     if (document.id_number or document.document_number) != voucher.document_number:
         raise InvalidStateError(
-            "this is not the deposited document", code="VOUCHER_DOCUMENT_MISMATCH"
+            "this is not the deposited document", code=VoucherErrorCode.VOUCHER_DOCUMENT_MISMATCH
         )
     result = desk.admit(document, operator=operator, card_type=voucher.card_type)
     if result.card is None:

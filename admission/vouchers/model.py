@@ -15,17 +15,20 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
-from enum import StrEnum
+from enum import StrEnum, unique
 from typing import Protocol
 
 from admission.cards.view import clean_text, format_euros
+from admission.codes import Code
 from admission.errors import InvalidStateError
 from admission.ports import madrid_date
+from admission.records import RecordErrorCode
 
 __all__ = [
     "NewVoucher",
     "Voucher",
     "VoucherBook",
+    "VoucherErrorCode",
     "VoucherStatus",
     "VoucherView",
     "cancel",
@@ -36,6 +39,19 @@ __all__ = [
 
 MAX_NAME = 160
 MAX_DOCUMENT = 40
+
+
+@unique
+class VoucherErrorCode(Code):
+    """What a provisional voucher (volante provisional, art. 23.4) refuses."""
+
+    VOUCHER_BAD_PRICE = "VOUCHER_BAD_PRICE"  # a negative price
+    VOUCHER_NO_DOCUMENT = "VOUCHER_NO_DOCUMENT"  # the voucher is given against the document
+    VOUCHER_CLOSED = "VOUCHER_CLOSED"  # already exchanged or cancelled
+    VOUCHER_BAD_CARD = "VOUCHER_BAD_CARD"  # exchanged against a card number that cannot be
+    VOUCHER_NOT_OPEN = "VOUCHER_NOT_OPEN"  # no open voucher with that number
+    # the formal card is handed over with the document deposited, not another one
+    VOUCHER_DOCUMENT_MISMATCH = "VOUCHER_DOCUMENT_MISMATCH"
 
 
 class VoucherStatus(StrEnum):
@@ -61,10 +77,12 @@ class NewVoucher:
         if self.issued_at.tzinfo is None:
             raise ValueError("issued_at must be timezone-aware")
         if isinstance(self.price_cents, bool) or self.price_cents < 0:
-            raise InvalidStateError("price cannot be negative", code="VOUCHER_BAD_PRICE")
+            raise InvalidStateError(
+                "price cannot be negative", code=VoucherErrorCode.VOUCHER_BAD_PRICE
+            )
         if not clean_text(self.document_number, MAX_DOCUMENT):
             raise InvalidStateError(
-                "the deposited document is required", code="VOUCHER_NO_DOCUMENT"
+                "the deposited document is required", code=VoucherErrorCode.VOUCHER_NO_DOCUMENT
             )
 
     def numbered(self, number: int) -> Voucher:
@@ -108,19 +126,19 @@ class Voucher:
 def exchange(voucher: Voucher, card_number: int, at: datetime) -> Voucher:
     """The formal card ``card_number`` was issued for this voucher's holder."""
     if voucher.status is not VoucherStatus.OPEN:
-        raise InvalidStateError("voucher already closed", code="VOUCHER_CLOSED")
+        raise InvalidStateError("voucher already closed", code=VoucherErrorCode.VOUCHER_CLOSED)
     if card_number < 1:
-        raise InvalidStateError("bad card number", code="VOUCHER_BAD_CARD")
+        raise InvalidStateError("bad card number", code=VoucherErrorCode.VOUCHER_BAD_CARD)
     return replace(voucher, status=VoucherStatus.EXCHANGED, card_number=card_number, closed_at=at)
 
 
 def cancel(voucher: Voucher, reason: str, at: datetime) -> Voucher:
     """Document and price returned without a card, e.g. a DENY at formalisation."""
     if voucher.status is not VoucherStatus.OPEN:
-        raise InvalidStateError("voucher already closed", code="VOUCHER_CLOSED")
+        raise InvalidStateError("voucher already closed", code=VoucherErrorCode.VOUCHER_CLOSED)
     reason = clean_text(reason, 200)
     if not reason:
-        raise InvalidStateError("a reason is required", code="REASON_REQUIRED")
+        raise InvalidStateError("a reason is required", code=RecordErrorCode.REASON_REQUIRED)
     return replace(voucher, status=VoucherStatus.CANCELLED, closed_at=at, close_reason=reason)
 
 
