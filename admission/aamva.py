@@ -36,7 +36,7 @@ Error codes (``IdentityDocument.errors``; ``valid`` is False when any is present
   AAMVA_BAD_EXPIRY_DATE   not a date in the country's format, or not after birth
   AAMVA_BAD_SEX           DBC not 1/2/9 (or M/F/X)
 Expiry is not an error here: the verdict refuses expired documents.
-:func:`parse_aamva` raises ``DocumentError("AAMVA_UNUSABLE")`` when the text is not an
+:func:`parse_aamva` raises ``DocumentError(AamvaError.AAMVA_UNUSABLE)`` when the text is not an
 AAMVA barcode at all, is over :data:`MAX_TEXT` characters, or has no usable number.
 """
 
@@ -45,11 +45,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date
+from enum import unique
 
+from admission.codes import Code
 from admission.documents import DocumentError, DocumentSource, DocumentType, IdentityDocument
 from admission.identity import IdentityKey, IdKind, normalise_number
 
-__all__ = ["MAX_TEXT", "AamvaFile", "looks_like_aamva", "parse_aamva", "read_file"]
+__all__ = ["MAX_TEXT", "AamvaError", "AamvaFile", "looks_like_aamva", "parse_aamva", "read_file"]
 
 MAX_TEXT = 4096  # a PDF417 symbol holds at most ~1850 bytes
 MAX_ELEMENT = 128
@@ -134,7 +136,38 @@ CA_JURISDICTIONS = frozenset(
         "YT",
     }
 )
-_REQUIRED = ("DAQ", "DBB", "DBA", "DAJ")
+
+
+@unique
+class AamvaError(Code):
+    """What is wrong with a licence's barcode; the module docstring says when each applies."""
+
+    AAMVA_UNUSABLE = "AAMVA_UNUSABLE"  # raised: no document at all
+    AAMVA_BAD_HEADER = "AAMVA_BAD_HEADER"
+    AAMVA_BAD_VERSION = "AAMVA_BAD_VERSION"
+    AAMVA_BAD_DESIGNATOR = "AAMVA_BAD_DESIGNATOR"
+    AAMVA_MISSING_DAQ = "AAMVA_MISSING_DAQ"  # licence number
+    AAMVA_MISSING_DCS = "AAMVA_MISSING_DCS"  # family name
+    AAMVA_MISSING_DBB = "AAMVA_MISSING_DBB"  # birth date
+    AAMVA_MISSING_DBA = "AAMVA_MISSING_DBA"  # expiry date
+    AAMVA_MISSING_DAJ = "AAMVA_MISSING_DAJ"  # jurisdiction (state or province)
+    AAMVA_BAD_CHARS = "AAMVA_BAD_CHARS"
+    AAMVA_BAD_NAME = "AAMVA_BAD_NAME"
+    AAMVA_BAD_NUMBER = "AAMVA_BAD_NUMBER"
+    AAMVA_BAD_JURISDICTION = "AAMVA_BAD_JURISDICTION"
+    AAMVA_BAD_COUNTRY = "AAMVA_BAD_COUNTRY"
+    AAMVA_BAD_BIRTH_DATE = "AAMVA_BAD_BIRTH_DATE"
+    AAMVA_BAD_EXPIRY_DATE = "AAMVA_BAD_EXPIRY_DATE"
+    AAMVA_BAD_SEX = "AAMVA_BAD_SEX"
+
+
+# The elements every licence must carry (DCS, the family name, is checked with the names).
+_REQUIRED = {
+    "DAQ": AamvaError.AAMVA_MISSING_DAQ,
+    "DBB": AamvaError.AAMVA_MISSING_DBB,
+    "DBA": AamvaError.AAMVA_MISSING_DBA,
+    "DAJ": AamvaError.AAMVA_MISSING_DAJ,
+}
 _TRUNCATION_VALUES = frozenset({"NONE", "UNAVL", "UNAVAILABLE"})
 
 
@@ -147,7 +180,7 @@ class AamvaFile:
     jurisdiction_version: int
     subfile_types: tuple[str, ...]  # the one read (DL, else ID) first
     elements: dict[str, str]  # of the DL (else ID) subfile; first value wins
-    errors: tuple[str, ...]
+    errors: tuple[AamvaError, ...]
 
 
 def looks_like_aamva(text: str) -> bool:
@@ -163,20 +196,20 @@ def _digits(text: str, start: int, length: int) -> int | None:
 def read_file(text: str) -> AamvaFile:
     """Header, designators and elements; structural problems become error codes."""
     if not isinstance(text, str) or len(text) > MAX_TEXT:
-        raise DocumentError("AAMVA_UNUSABLE", "barcode", "not AAMVA text or too long")
+        raise DocumentError(AamvaError.AAMVA_UNUSABLE, "barcode", "not AAMVA text or too long")
     start = _START.search(text[:16])  # readers sometimes prepend a symbology id
     if start is None:
-        raise DocumentError("AAMVA_UNUSABLE", "barcode", "no AAMVA header")
+        raise DocumentError(AamvaError.AAMVA_UNUSABLE, "barcode", "no AAMVA header")
     base = start.start()
-    errors: list[str] = []
+    errors: list[AamvaError] = []
     sep, rec, seg = start.group(1), start.group(2), start.group(3)
     if (sep, rec, seg) != ("\n", "\x1e", "\r"):
-        errors.append("AAMVA_BAD_HEADER")
+        errors.append(AamvaError.AAMVA_BAD_HEADER)
     pos = start.end()
     iin = text[pos : pos + 6]
     version = _digits(text, pos + 6, 2)
     if not iin.isdigit() or len(iin) != 6 or version is None or version > 10:
-        errors.append("AAMVA_BAD_VERSION")
+        errors.append(AamvaError.AAMVA_BAD_VERSION)
         version = version if version is not None and version <= 10 else 0
     pos += 8
     jurisdiction_version = 0
@@ -190,15 +223,15 @@ def read_file(text: str) -> AamvaFile:
         kind = text[pos + 10 * i : pos + 10 * i + 2]
         offset, length = _digits(text, pos + 10 * i + 2, 4), _digits(text, pos + 10 * i + 6, 4)
         if offset is None or length is None or not re.fullmatch(r"[A-Z][A-Z0-9]", kind):
-            errors.append("AAMVA_BAD_DESIGNATOR")
+            errors.append(AamvaError.AAMVA_BAD_DESIGNATOR)
             break
         designators.append((kind, offset, length))
     if not entries:
-        errors.append("AAMVA_BAD_DESIGNATOR")
+        errors.append(AamvaError.AAMVA_BAD_DESIGNATOR)
     body_from = pos + 10 * len(designators)
     chosen = _choose_subfile(text, base, body_from, designators, errors)
     if chosen is None:
-        raise DocumentError("AAMVA_UNUSABLE", "barcode", "no DL or ID subfile")
+        raise DocumentError(AamvaError.AAMVA_UNUSABLE, "barcode", "no DL or ID subfile")
     kind, content = chosen
     elements = _elements(content, sep, seg, errors)
     types = (kind, *(d[0] for d in designators if d[0] != kind))
@@ -212,7 +245,7 @@ def _choose_subfile(
     base: int,
     body_from: int,
     designators: list[tuple[str, int, int]],
-    errors: list[str],
+    errors: list[AamvaError],
 ) -> tuple[str, str] | None:
     """The DL subfile (else ID) as ``(type, content up to the end of the text)``.
 
@@ -233,12 +266,12 @@ def _choose_subfile(
         found = re.compile(re.escape(wanted) + r"(?=[A-Z]{3})").search(text, body_from)
         if found:
             if designators:
-                errors.append("AAMVA_BAD_DESIGNATOR")
+                errors.append(AamvaError.AAMVA_BAD_DESIGNATOR)
             return wanted, text[found.start() + 2 :]
     return None
 
 
-def _elements(content: str, sep: str, seg: str, errors: list[str]) -> dict[str, str]:
+def _elements(content: str, sep: str, seg: str, errors: list[AamvaError]) -> dict[str, str]:
     content = content.split(seg, 1)[0]  # the subfile ends at the segment terminator
     out: dict[str, str] = {}
     for raw in content.split(sep):
@@ -249,13 +282,13 @@ def _elements(content: str, sep: str, seg: str, errors: list[str]) -> dict[str, 
         if not _ELEMENT_ID.match(element):
             continue  # not an element (padding, jurisdiction junk)
         if len(value) > MAX_ELEMENT or any(not (" " <= c <= "~") for c in value):
-            errors.append("AAMVA_BAD_CHARS")
+            errors.append(AamvaError.AAMVA_BAD_CHARS)
             value = "".join(c for c in value[:MAX_ELEMENT] if " " <= c <= "~")
         out.setdefault(element, value.strip())
     return out
 
 
-def _country_of(elements: dict[str, str], errors: list[str]) -> str:
+def _country_of(elements: dict[str, str], errors: list[AamvaError]) -> str:
     jurisdiction = elements.get("DAJ", "")
     by_jurisdiction = "CAN" if jurisdiction in CA_JURISDICTIONS else "USA"
     declared = elements.get("DCG", "").upper()
@@ -264,7 +297,7 @@ def _country_of(elements: dict[str, str], errors: list[str]) -> str:
     if declared not in ("USA", "CAN") or (
         jurisdiction in US_JURISDICTIONS | CA_JURISDICTIONS and declared != by_jurisdiction
     ):
-        errors.append("AAMVA_BAD_COUNTRY")
+        errors.append(AamvaError.AAMVA_BAD_COUNTRY)
         return by_jurisdiction
     return declared
 
@@ -283,17 +316,17 @@ def _date(raw: str, country: str) -> date | None:
         return None
 
 
-def _clean_name(raw: str, errors: list[str]) -> str:
+def _clean_name(raw: str, errors: list[AamvaError]) -> str:
     text = " ".join(raw.replace(",", " ").split()).upper()
     if text in _TRUNCATION_VALUES:
         return ""
     if text and (len(text) > 60 or not _NAME_OK.match(text)):
-        errors.append("AAMVA_BAD_NAME")
+        errors.append(AamvaError.AAMVA_BAD_NAME)
         return ""
     return text
 
 
-def _names(e: dict[str, str], errors: list[str]) -> tuple[str, str]:
+def _names(e: dict[str, str], errors: list[AamvaError]) -> tuple[str, str]:
     """(surname, given names) across versions: DCS/DAC/DAD, DCT (v02), DAA/DAB (v01)."""
     surname = e.get("DCS") or e.get("DAB") or ""
     first, middle = e.get("DAC", ""), e.get("DAD", "")
@@ -304,7 +337,7 @@ def _names(e: dict[str, str], errors: list[str]) -> tuple[str, str]:
         surname = parts[0]
         first = first or " ".join(parts[1:])
     if not surname:
-        errors.append("AAMVA_MISSING_DCS")
+        errors.append(AamvaError.AAMVA_MISSING_DCS)
     given = " ".join(p for p in (_clean_name(first, errors), _clean_name(middle, errors)) if p)
     return _clean_name(surname, errors), given
 
@@ -317,32 +350,32 @@ def parse_aamva(text: str, *, today: date) -> IdentityDocument:
     file = read_file(text)
     errors = list(file.errors)
     e = file.elements
-    errors.extend(f"AAMVA_MISSING_{name}" for name in _REQUIRED if not e.get(name))
+    errors.extend(code for name, code in _REQUIRED.items() if not e.get(name))
     jurisdiction = e.get("DAJ", "").upper()
     if jurisdiction and jurisdiction not in US_JURISDICTIONS | CA_JURISDICTIONS:
-        errors.append("AAMVA_BAD_JURISDICTION")
+        errors.append(AamvaError.AAMVA_BAD_JURISDICTION)
     country = _country_of(e, errors)
     surname, given = _names(e, errors)
 
     birth = _date(e.get("DBB", ""), country)
     if e.get("DBB") and (birth is None or birth > today or birth.year < today.year - 130):
-        errors.append("AAMVA_BAD_BIRTH_DATE")
+        errors.append(AamvaError.AAMVA_BAD_BIRTH_DATE)
         birth = None if birth is None or birth > today else birth
     expiry = _date(e.get("DBA", ""), country)
     if e.get("DBA") and (expiry is None or (birth is not None and expiry <= birth)):
-        errors.append("AAMVA_BAD_EXPIRY_DATE")
+        errors.append(AamvaError.AAMVA_BAD_EXPIRY_DATE)
     sex = _SEX.get(e.get("DBC", "9").strip().upper()[:1], "")
     if not sex:
-        errors.append("AAMVA_BAD_SEX")
+        errors.append(AamvaError.AAMVA_BAD_SEX)
         sex = "X"
 
     number = normalise_number(e.get("DAQ", ""))
     prefix = jurisdiction if jurisdiction in US_JURISDICTIONS | CA_JURISDICTIONS else ""
     if number and (not re.fullmatch(r"[A-Z0-9]+", number) or len(prefix + number) > 20):
-        errors.append("AAMVA_BAD_NUMBER")
+        errors.append(AamvaError.AAMVA_BAD_NUMBER)
     key_number = re.sub(r"[^A-Z0-9]", "", prefix + number)[:20]
     if not number or not key_number:
-        raise DocumentError("AAMVA_UNUSABLE", "barcode", "no usable licence number")
+        raise DocumentError(AamvaError.AAMVA_UNUSABLE, "barcode", "no usable licence number")
     is_licence = file.subfile_types[0] == "DL"  # the subfile read comes first
     doc_type = DocumentType.DRIVING_LICENCE if is_licence else DocumentType.ID_CARD
     kind = IdKind.DRIVING_LICENCE if is_licence else IdKind.ID_CARD

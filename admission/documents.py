@@ -26,8 +26,9 @@ import re
 import unicodedata
 from dataclasses import dataclass
 from datetime import date, datetime
-from enum import StrEnum
+from enum import StrEnum, unique
 
+from admission.codes import Code
 from admission.identity import IdentityKey, IdKind, normalise_number
 from admission.mrz.parse import RESIDENCE_CODES, MrzFormat, MrzResult
 from admission.spanish_ids import (
@@ -65,10 +66,26 @@ class DocumentSource(StrEnum):
     BARCODE = "BARCODE"
 
 
-class DocumentError(ValueError):
-    """Rejected document data; ``code`` is stable, the message is English."""
+@unique
+class DocumentErrorCode(Code):
+    """Why typed-in document data (or a zone) is refused; the module docstring says when."""
 
-    def __init__(self, code: str, field: str, message: str) -> None:
+    MANUAL_BAD_TYPE = "MANUAL_BAD_TYPE"
+    MANUAL_BAD_ISSUER = "MANUAL_BAD_ISSUER"
+    MANUAL_BAD_NUMBER = "MANUAL_BAD_NUMBER"
+    DNI_CHECK_LETTER = "DNI_CHECK_LETTER"
+    MANUAL_BAD_NAME = "MANUAL_BAD_NAME"
+    MANUAL_BAD_DATE = "MANUAL_BAD_DATE"
+    MANUAL_BAD_NATIONALITY = "MANUAL_BAD_NATIONALITY"
+    MANUAL_BAD_SEX = "MANUAL_BAD_SEX"
+    MRZ_UNUSABLE = "MRZ_UNUSABLE"
+
+
+class DocumentError(ValueError):
+    """Rejected document data; ``code`` is a :class:`DocumentErrorCode` (or, for a driving
+    licence's barcode, an :class:`admission.aamva.AamvaError`); the message is English."""
+
+    def __init__(self, code: Code, field: str, message: str) -> None:
         super().__init__(message)
         self.code = code
         self.field = field
@@ -157,7 +174,9 @@ def _best_effort_key(result: MrzResult, doc_type: DocumentType) -> IdentityKey:
     try:
         return IdentityKey.of(kind, result.issuer, result.id_number)
     except ValueError:
-        raise DocumentError("MRZ_UNUSABLE", "mrz", "the MRZ has no usable number") from None
+        raise DocumentError(
+            DocumentErrorCode.MRZ_UNUSABLE, "mrz", "the MRZ has no usable number"
+        ) from None
 
 
 _COUNTRY = re.compile(r"^[A-Z]{1,3}$")
@@ -168,7 +187,7 @@ MAX_RAW_NUMBER = 40
 _COUNTRY_ALIASES = {"DEU": "D"}
 
 
-def _country(raw: str, field: str, code: str) -> str:
+def _country(raw: str, field: str, code: DocumentErrorCode) -> str:
     text = raw.strip().upper()[:10]
     text = _COUNTRY_ALIASES.get(text, text)
     if not _COUNTRY.match(text):
@@ -178,14 +197,20 @@ def _country(raw: str, field: str, code: str) -> str:
 
 def _name(raw: str, field: str, *, required: bool) -> str:
     if len(raw) > 4 * MAX_NAME:
-        raise DocumentError("MANUAL_BAD_NAME", field, f"{field} is too long")
+        raise DocumentError(DocumentErrorCode.MANUAL_BAD_NAME, field, f"{field} is too long")
     text = " ".join(unicodedata.normalize("NFC", raw).split())
     if len(text) > MAX_NAME or (required and not text):
-        raise DocumentError("MANUAL_BAD_NAME", field, f"{field} must have 1-{MAX_NAME} characters")
+        raise DocumentError(
+            DocumentErrorCode.MANUAL_BAD_NAME, field, f"{field} must have 1-{MAX_NAME} characters"
+        )
     if not all(ch.isalpha() or ch in _NAME_PUNCTUATION for ch in text):
-        raise DocumentError("MANUAL_BAD_NAME", field, f"{field} may hold only letters")
+        raise DocumentError(
+            DocumentErrorCode.MANUAL_BAD_NAME, field, f"{field} may hold only letters"
+        )
     if text and not any(ch.isalpha() for ch in text):
-        raise DocumentError("MANUAL_BAD_NAME", field, f"{field} must contain a letter")
+        raise DocumentError(
+            DocumentErrorCode.MANUAL_BAD_NAME, field, f"{field} must contain a letter"
+        )
     return text
 
 
@@ -196,9 +221,13 @@ def _as_date(value: date) -> date:
 def _check_dates(birth: date, expiry: date | None, today: date) -> None:
     oldest = date(today.year - 130, today.month, 28 if today.month == 2 else today.day)
     if not oldest <= birth <= today:
-        raise DocumentError("MANUAL_BAD_DATE", "birth_date", "birth date is not plausible")
+        raise DocumentError(
+            DocumentErrorCode.MANUAL_BAD_DATE, "birth_date", "birth date is not plausible"
+        )
     if expiry is not None and not birth < expiry <= date(today.year + 50, 12, 31):
-        raise DocumentError("MANUAL_BAD_DATE", "expiry_date", "expiry date is not plausible")
+        raise DocumentError(
+            DocumentErrorCode.MANUAL_BAD_DATE, "expiry_date", "expiry date is not plausible"
+        )
 
 
 def _spanish_identity(doc_type: DocumentType, number: str) -> tuple[IdKind, str] | None:
@@ -206,12 +235,16 @@ def _spanish_identity(doc_type: DocumentType, number: str) -> tuple[IdKind, str]
     spanish = normalise(number)
     if looks_like_dni(spanish) or looks_like_nie(spanish):
         if not (is_valid_dni(spanish) or is_valid_nie(spanish)):
-            raise DocumentError("DNI_CHECK_LETTER", "number", "wrong DNI/NIE check letter")
+            raise DocumentError(
+                DocumentErrorCode.DNI_CHECK_LETTER, "number", "wrong DNI/NIE check letter"
+            )
         return (IdKind.DNI if looks_like_dni(spanish) else IdKind.NIE), spanish
     if doc_type is DocumentType.PASSPORT:
         return None
     # A Spanish ID card, driving licence or residence card is keyed by its DNI/NIE.
-    raise DocumentError("MANUAL_BAD_NUMBER", "number", "expected a DNI or NIE number")
+    raise DocumentError(
+        DocumentErrorCode.MANUAL_BAD_NUMBER, "number", "expected a DNI or NIE number"
+    )
 
 
 def manual_document(
@@ -235,25 +268,29 @@ def manual_document(
     try:
         doc_type = DocumentType(doc_type)
     except ValueError:
-        raise DocumentError("MANUAL_BAD_TYPE", "doc_type", "unknown document type") from None
-    issuer_code = _country(issuer, "issuer", "MANUAL_BAD_ISSUER")
+        raise DocumentError(
+            DocumentErrorCode.MANUAL_BAD_TYPE, "doc_type", "unknown document type"
+        ) from None
+    issuer_code = _country(issuer, "issuer", DocumentErrorCode.MANUAL_BAD_ISSUER)
     if len(number) > MAX_RAW_NUMBER or not re.fullmatch(
         r"[A-Z0-9]{1,20}", normalised := normalise_number(number)
     ):
-        raise DocumentError("MANUAL_BAD_NUMBER", "number", "number must be 1-20 letters/digits")
+        raise DocumentError(
+            DocumentErrorCode.MANUAL_BAD_NUMBER, "number", "number must be 1-20 letters/digits"
+        )
     surname_text = _name(surname, "surname", required=True)
     given_text = _name(given_names, "given_names", required=False)
     birth = _as_date(birth_date)
     expiry = _as_date(expiry_date) if expiry_date is not None else None
     _check_dates(birth, expiry, _as_date(today))
     nationality_code = (
-        _country(nationality, "nationality", "MANUAL_BAD_NATIONALITY")
+        _country(nationality, "nationality", DocumentErrorCode.MANUAL_BAD_NATIONALITY)
         if nationality.strip()
         else ""
     )
     sex_code = sex.strip().upper()
     if sex_code not in ("M", "F", "X"):
-        raise DocumentError("MANUAL_BAD_SEX", "sex", "sex must be M, F or X")
+        raise DocumentError(DocumentErrorCode.MANUAL_BAD_SEX, "sex", "sex must be M, F or X")
 
     kind, id_number = _KIND_OF_TYPE[doc_type], normalised
     if issuer_code == "ESP":

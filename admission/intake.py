@@ -1,5 +1,5 @@
-"""What the desk does with whatever a reader sends (issue 4): one router for the
-keyboard wedge, the serial reader and the camera.
+"""What the desk does with whatever a reader sends: one router for the keyboard wedge,
+the serial reader and the camera, so every visitor is identified the same way (art. 20.1).
 
 * a complete MRZ -> the domain parser -> an identity document -> the desk's verdict;
 * a code burst -> our entry-card code (verification, art. 22.4, R8) or an AAMVA
@@ -13,11 +13,12 @@ reach the parser. Evaluating records nothing; the clerk's key press admits.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
+from enum import StrEnum, unique
 
 from admission.aamva import looks_like_aamva, parse_aamva
 from admission.cards.code import looks_like_card_code
 from admission.cards.verification import CardVerification, VerificationStore, verify_card
+from admission.codes import Code
 from admission.desk import AdmissionDesk, DeskDocument, Evaluation
 from admission.documents import DocumentError, document_from_mrz
 from admission.mrz.burst import BurstDiscarded, CodeScanned, MrzScanned
@@ -32,10 +33,20 @@ class IntakeKind(StrEnum):
     HINT = "HINT"  # a burst was discarded: ask for a new scan
 
 
+@unique
+class IntakeCode(Code):
+    """Why something read is UNREADABLE (besides the AAMVA codes of a driving licence)."""
+
+    MRZ_INVALID = "MRZ_INVALID"  # the zone fails its checks: ``errors`` says which
+    CODE_NOT_RECOGNISED = "CODE_NOT_RECOGNISED"  # neither our card code nor an AAMVA licence
+
+
 @dataclass(frozen=True, slots=True)
 class IntakeResult:
     kind: IntakeKind
-    code: str = ""  # error or hint code (never scanned content)
+    # DOCUMENT: the verdict's Outcome; CARD: the CardCheckStatus; UNREADABLE: an IntakeCode
+    # or an AamvaError; HINT: the BurstHint. Never scanned content.
+    code: str = ""
     document: DeskDocument | None = None
     evaluation: Evaluation | None = None
     card: CardVerification | None = None
@@ -74,7 +85,7 @@ class ScanIntake:
         result = parse_mrz(list(lines), today=today)
         if not result.valid:
             # A zone that fails its check digits identifies nobody: ask for a new read.
-            return IntakeResult(IntakeKind.UNREADABLE, "MRZ_INVALID", errors=result.errors)
+            return IntakeResult(IntakeKind.UNREADABLE, IntakeCode.MRZ_INVALID, errors=result.errors)
         return self._evaluate(document_from_mrz(result))
 
     def code(self, text: str, channel: str = "scanner") -> IntakeResult:
@@ -88,20 +99,20 @@ class ScanIntake:
                 actor=self._actor,
                 channel=channel,
             )
-            return IntakeResult(IntakeKind.CARD, check.status.value, card=check)
+            return IntakeResult(IntakeKind.CARD, check.status, card=check)
         if looks_like_aamva(text):
             try:
                 document = parse_aamva(text, today=madrid_date(self._clock.now()))
             except DocumentError as exc:
                 return IntakeResult(IntakeKind.UNREADABLE, exc.code)
             return self._evaluate(document)
-        return IntakeResult(IntakeKind.UNREADABLE, "CODE_NOT_RECOGNISED")
+        return IntakeResult(IntakeKind.UNREADABLE, IntakeCode.CODE_NOT_RECOGNISED)
 
     def _evaluate(self, document: DeskDocument) -> IntakeResult:
         evaluation = self._desk.evaluate(document)
         return IntakeResult(
             IntakeKind.DOCUMENT,
-            evaluation.verdict.outcome.value,
+            evaluation.verdict.outcome,
             document=document,
             evaluation=evaluation,
         )

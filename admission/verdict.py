@@ -11,9 +11,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
-from enum import StrEnum
+from enum import unique
 from typing import Protocol
 
+from admission.codes import Code
 from admission.hours import SessionState
 from admission.records import Ban, StaffMember, StaffRole
 from admission.registry.port import RegistryAnswer, RegistryStatus
@@ -21,25 +22,31 @@ from admission.registry.port import RegistryAnswer, RegistryStatus
 ADULT_AGE = 18
 
 
-class Outcome(StrEnum):
+@unique
+class Outcome(Code):
+    """The verdict on screen (green, amber, red)."""
+
     ADMIT = "ADMIT"
     SUPERVISOR = "SUPERVISOR"  # the game director decides (amber)
     DENY = "DENY"
 
 
-class Reason(StrEnum):
-    MINOR = "MINOR"
-    BIRTH_DATE_UNKNOWN = "BIRTH_DATE_UNKNOWN"
-    REGISTRY_LISTED = "REGISTRY_LISTED"
-    REGISTRY_UNVERIFIABLE = "REGISTRY_UNVERIFIABLE"
-    INTERNAL_BAN = "INTERNAL_BAN"
-    CASINO_STAFF = "CASINO_STAFF"
-    GAME_DIRECTOR = "GAME_DIRECTOR"
+@unique
+class Reason(Code):
+    """Why a verdict is not a plain ADMIT; the member order is the order reasons are shown."""
+
+    MINOR = "MINOR"  # art. 21.1 and art. 24.1 of Ley 6/2001
+    BIRTH_DATE_UNKNOWN = "BIRTH_DATE_UNKNOWN"  # age cannot be checked: the director decides
+    REGISTRY_LISTED = "REGISTRY_LISTED"  # in the RIAJ (art. 21.1)
+    REGISTRY_UNVERIFIABLE = "REGISTRY_UNVERIFIABLE"  # the RIAJ check got no answer (art. 20.2)
+    INTERNAL_BAN = "INTERNAL_BAN"  # the casino's own ban (art. 21.2-3)
+    CASINO_STAFF = "CASINO_STAFF"  # off duty: only with the director's leave (art. 18.1.a)
+    GAME_DIRECTOR = "GAME_DIRECTOR"  # staff may not play (art. 18.1.b)
     DOCUMENT_EXPIRED = "DOCUMENT_EXPIRED"
-    DOCUMENT_INVALID = "DOCUMENT_INVALID"
-    DOCUMENT_NOT_ACCEPTED = "DOCUMENT_NOT_ACCEPTED"
-    LAST_HOUR = "LAST_HOUR"
-    CLOSED = "CLOSED"
+    DOCUMENT_INVALID = "DOCUMENT_INVALID"  # it failed its checks (check digits, letter...)
+    DOCUMENT_NOT_ACCEPTED = "DOCUMENT_NOT_ACCEPTED"  # not one of art. 23.1's documents
+    LAST_HOUR = "LAST_HOUR"  # admissions stopped in the last hour (art. 21.4)
+    CLOSED = "CLOSED"  # outside the opening hours (art. 27)
 
 
 class DocumentFacts(Protocol):

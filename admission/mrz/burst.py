@@ -33,7 +33,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from enum import Enum, auto
+from enum import Enum, auto, unique
+
+from admission.codes import Code
 
 __all__ = [
     "BURST_BAD_CHARS",
@@ -44,6 +46,7 @@ __all__ = [
     "BurstConfig",
     "BurstDiscarded",
     "BurstEvent",
+    "BurstHint",
     "CodeScanned",
     "MrzBurstAssembler",
     "MrzScanned",
@@ -51,10 +54,22 @@ __all__ = [
     "split_mrz",
 ]
 
-BURST_PARTIAL = "BURST_PARTIAL"  # looked like an MRZ but was incomplete: scan again
-BURST_TOO_LONG = "BURST_TOO_LONG"  # more than max_burst_chars: dropped unread
-BURST_CONTROL_CHARS = "BURST_CONTROL_CHARS"  # control characters other than framing
-BURST_BAD_CHARS = "BURST_BAD_CHARS"  # non-printable or non-ASCII text in a code burst
+
+@unique
+class BurstHint(Code):
+    """Why a burst was discarded; the screen asks for a new scan."""
+
+    BURST_PARTIAL = "BURST_PARTIAL"  # looked like an MRZ but was incomplete: scan again
+    BURST_TOO_LONG = "BURST_TOO_LONG"  # more than max_burst_chars: dropped unread
+    BURST_CONTROL_CHARS = "BURST_CONTROL_CHARS"  # control characters other than framing
+    BURST_BAD_CHARS = "BURST_BAD_CHARS"  # non-printable or non-ASCII text in a code burst
+
+
+# The members under their module-level names, for the readers and tests that import them.
+BURST_PARTIAL = BurstHint.BURST_PARTIAL
+BURST_TOO_LONG = BurstHint.BURST_TOO_LONG
+BURST_CONTROL_CHARS = BurstHint.BURST_CONTROL_CHARS
+BURST_BAD_CHARS = BurstHint.BURST_BAD_CHARS
 
 # (name, lines, line length) -- ICAO 9303 parts 4-6
 MRZ_FORMATS: tuple[tuple[str, int, int], ...] = (("TD1", 3, 30), ("TD2", 2, 36), ("TD3", 2, 44))
@@ -109,9 +124,9 @@ class CodeScanned:
 
 @dataclass(frozen=True, slots=True)
 class BurstDiscarded:
-    """A burst thrown away; ``code`` is a BURST_* hint for the screen."""
+    """A burst thrown away; ``code`` says why, for the screen."""
 
-    code: str
+    code: BurstHint
     started_at: float
     ended_at: float
     length: int  # characters received (not kept), for diagnostics without content
@@ -245,7 +260,9 @@ class MrzBurstAssembler:
         buf, overflow = self._buf, self._state is _State.OVERFLOW
         self._reset()
         if overflow:
-            return BurstDiscarded(BURST_TOO_LONG, buf.started_at, buf.last_at, buf.received)
+            return BurstDiscarded(
+                BurstHint.BURST_TOO_LONG, buf.started_at, buf.last_at, buf.received
+            )
         return _classify("".join(buf.chars), buf, self.config)
 
 
@@ -323,7 +340,7 @@ def _classify(raw: str, buf: _Buffer, config: BurstConfig) -> BurstEvent:
     text = _strip_framing(raw, config)
     allowed = config.terminators | _FRAMING
     if any((c < " " or c == "\x7f") and c not in allowed for c in text):
-        return BurstDiscarded(BURST_CONTROL_CHARS, start, end, buf.received)
+        return BurstDiscarded(BurstHint.BURST_CONTROL_CHARS, start, end, buf.received)
     segments = _segments(text, config.terminators)
     found = _find_mrz(segments, config.max_code_len)
     if found:
@@ -331,8 +348,8 @@ def _classify(raw: str, buf: _Buffer, config: BurstConfig) -> BurstEvent:
     joined = "".join(segments)
     mrz_like = bool(joined) and set(joined) <= _MRZ_CHARS and ("<" in joined or len(joined) >= 30)
     if mrz_like:
-        return BurstDiscarded(BURST_PARTIAL, start, end, buf.received)
+        return BurstDiscarded(BurstHint.BURST_PARTIAL, start, end, buf.received)
     code = "\n".join(segments)
     if not segments or any(c not in _PRINTABLE for c in joined):
-        return BurstDiscarded(BURST_BAD_CHARS, start, end, buf.received)
+        return BurstDiscarded(BurstHint.BURST_BAD_CHARS, start, end, buf.received)
     return CodeScanned(code, start, end)

@@ -39,7 +39,7 @@ import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from admission.mrz.layout import CheckSpec, Kind, Layout, MrzFormat
+from admission.mrz.layout import CheckSpec, Kind, Layout, MrzCheckError, MrzFormat
 
 MRZ_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789<")
 _WEIGHTS = (7, 3, 1)
@@ -127,9 +127,11 @@ def effective_checks(layout: Layout, grid: GridView) -> tuple[CheckSpec, ...]:
     if end - opt_start < 2:  # no extra character + check digit: malformed
         return layout.checks
     doc = CheckSpec(
-        "CHECK_DOCUMENT_NUMBER", (line, end - 1), ((line, col - 9, col), (line, opt_start, end - 1))
+        MrzCheckError.CHECK_DOCUMENT_NUMBER,
+        (line, end - 1),
+        ((line, col - 9, col), (line, opt_start, end - 1)),
     )
-    return (doc, *(c for c in layout.checks if c.error != "CHECK_DOCUMENT_NUMBER"))
+    return (doc, *(c for c in layout.checks if c.error is not MrzCheckError.CHECK_DOCUMENT_NUMBER))
 
 
 def check_passes(spec: CheckSpec, grid: GridView) -> bool:
@@ -142,7 +144,7 @@ def check_passes(spec: CheckSpec, grid: GridView) -> bool:
     return check_digit(data) == int(target)
 
 
-def failing_checks(layout: Layout, grid: GridView) -> list[str]:
+def failing_checks(layout: Layout, grid: GridView) -> list[MrzCheckError]:
     return [c.error for c in effective_checks(layout, grid) if not check_passes(c, grid)]
 
 
@@ -245,7 +247,7 @@ def _apply_type_forced(layout: Layout, grid: Grid) -> None:
 
 def _single_substitution(layout: Layout, grid: Grid) -> Grid | None:
     """The only one-look-alike change in alphanumeric fields passing every check."""
-    if not any(c.error == "CHECK_COMPOSITE" for c in layout.checks):
+    if not any(c.error is MrzCheckError.CHECK_COMPOSITE for c in layout.checks):
         return None
     found: list[Grid] = []
     for ln, col, name, _ in _positions(layout, {Kind.ALNUM}):

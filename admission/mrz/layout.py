@@ -8,7 +8,9 @@ layouts are plain data so the parser, the corrector and the builder
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import Enum, StrEnum
+from enum import Enum, StrEnum, unique
+
+from admission.codes import Code
 
 
 class MrzFormat(StrEnum):
@@ -20,6 +22,17 @@ class MrzFormat(StrEnum):
     MRVA = "MRVA"  # 2 x 44, visa type A (part 7)
     MRVB = "MRVB"  # 2 x 36, visa type B (part 7)
     FR_CNI = "FR_CNI"  # 2 x 36, French CNI 1995-2021: national layout, not ICAO
+
+
+@unique
+class MrzCheckError(Code):
+    """The check digit that fails (7-3-1, Doc 9303 part 3, 4.9): a misread or a forgery."""
+
+    CHECK_DOCUMENT_NUMBER = "CHECK_DOCUMENT_NUMBER"
+    CHECK_BIRTH_DATE = "CHECK_BIRTH_DATE"
+    CHECK_EXPIRY_DATE = "CHECK_EXPIRY_DATE"
+    CHECK_PERSONAL_NUMBER = "CHECK_PERSONAL_NUMBER"  # TD3 (passports)
+    CHECK_COMPOSITE = "CHECK_COMPOSITE"  # over the whole zone: TD1, TD2, TD3, French CNI
 
 
 class Kind(Enum):
@@ -47,7 +60,7 @@ class FieldSpec:
 class CheckSpec:
     """A check digit at ``target`` over the concatenation of ``ranges``."""
 
-    error: str  # error code reported when it fails
+    error: MrzCheckError  # reported when it fails
     target: tuple[int, int]
     ranges: tuple[tuple[int, int, int], ...]
     filler_ok: bool = False  # '<' allowed as check digit when the data is all filler
@@ -92,10 +105,12 @@ _TD1 = Layout(
         F("names", 2, 0, 30, K.NAME),
     ),
     (
-        CheckSpec("CHECK_DOCUMENT_NUMBER", (0, 14), ((0, 5, 14),)),
-        CheckSpec("CHECK_BIRTH_DATE", (1, 6), ((1, 0, 6),)),
-        CheckSpec("CHECK_EXPIRY_DATE", (1, 14), ((1, 8, 14),)),
-        CheckSpec("CHECK_COMPOSITE", (1, 29), ((0, 5, 30), (1, 0, 7), (1, 8, 15), (1, 18, 29))),
+        CheckSpec(MrzCheckError.CHECK_DOCUMENT_NUMBER, (0, 14), ((0, 5, 14),)),
+        CheckSpec(MrzCheckError.CHECK_BIRTH_DATE, (1, 6), ((1, 0, 6),)),
+        CheckSpec(MrzCheckError.CHECK_EXPIRY_DATE, (1, 14), ((1, 8, 14),)),
+        CheckSpec(
+            MrzCheckError.CHECK_COMPOSITE, (1, 29), ((0, 5, 30), (1, 0, 7), (1, 8, 15), (1, 18, 29))
+        ),
     ),
 )
 
@@ -117,9 +132,9 @@ def _two_line(fmt: MrzFormat, length: int) -> Layout:
         F("expiry_date_check", 1, 27, 28, K.CHECK),
     ]
     checks = [
-        CheckSpec("CHECK_DOCUMENT_NUMBER", (1, 9), ((1, 0, 9),)),
-        CheckSpec("CHECK_BIRTH_DATE", (1, 19), ((1, 13, 19),)),
-        CheckSpec("CHECK_EXPIRY_DATE", (1, 27), ((1, 21, 27),)),
+        CheckSpec(MrzCheckError.CHECK_DOCUMENT_NUMBER, (1, 9), ((1, 0, 9),)),
+        CheckSpec(MrzCheckError.CHECK_BIRTH_DATE, (1, 19), ((1, 13, 19),)),
+        CheckSpec(MrzCheckError.CHECK_EXPIRY_DATE, (1, 27), ((1, 21, 27),)),
     ]
     if visa:
         # Visas have no composite check digit (Doc 9303 part 7).
@@ -132,15 +147,21 @@ def _two_line(fmt: MrzFormat, length: int) -> Layout:
         ]
         checks += [
             # Part 4: the check digit may be '<' when the personal number is empty.
-            CheckSpec("CHECK_PERSONAL_NUMBER", (1, 42), ((1, 28, 42),), filler_ok=True),
-            CheckSpec("CHECK_COMPOSITE", (1, 43), ((1, 0, 10), (1, 13, 20), (1, 21, 43))),
+            CheckSpec(MrzCheckError.CHECK_PERSONAL_NUMBER, (1, 42), ((1, 28, 42),), filler_ok=True),
+            CheckSpec(
+                MrzCheckError.CHECK_COMPOSITE, (1, 43), ((1, 0, 10), (1, 13, 20), (1, 21, 43))
+            ),
         ]
     else:  # TD2
         fields += [
             F("optional_data_2", 1, 28, 35, K.ALNUM),
             F("composite_check", 1, 35, 36, K.CHECK),
         ]
-        checks.append(CheckSpec("CHECK_COMPOSITE", (1, 35), ((1, 0, 10), (1, 13, 20), (1, 21, 35))))
+        checks.append(
+            CheckSpec(
+                MrzCheckError.CHECK_COMPOSITE, (1, 35), ((1, 0, 10), (1, 13, 20), (1, 21, 35))
+            )
+        )
     return Layout(fmt, 2, length, tuple(fields), tuple(checks))
 
 
@@ -165,9 +186,9 @@ _FR_CNI = Layout(
         F("composite_check", 1, 35, 36, K.CHECK),
     ),
     (
-        CheckSpec("CHECK_DOCUMENT_NUMBER", (1, 12), ((1, 0, 12),)),
-        CheckSpec("CHECK_BIRTH_DATE", (1, 33), ((1, 27, 33),)),
-        CheckSpec("CHECK_COMPOSITE", (1, 35), ((0, 0, 36), (1, 0, 35))),
+        CheckSpec(MrzCheckError.CHECK_DOCUMENT_NUMBER, (1, 12), ((1, 0, 12),)),
+        CheckSpec(MrzCheckError.CHECK_BIRTH_DATE, (1, 33), ((1, 27, 33),)),
+        CheckSpec(MrzCheckError.CHECK_COMPOSITE, (1, 35), ((0, 0, 36), (1, 0, 35))),
     ),
 )
 

@@ -42,13 +42,15 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
+from enum import unique
 
+from admission.codes import Code
 from admission.identity import IdentityKey, IdKind
 from admission.mrz.check import MRZ_CHARS, Correction, correct, failing_checks
-from admission.mrz.layout import LAYOUTS, Kind, Layout, MrzFormat, detect_format
+from admission.mrz.layout import LAYOUTS, Kind, Layout, MrzCheckError, MrzFormat, detect_format
 from admission.spanish_ids import is_valid_dni, is_valid_nie, looks_like_dni, looks_like_nie
 
-__all__ = ["Correction", "MrzFormat", "MrzResult", "parse_mrz"]
+__all__ = ["Correction", "MrzCheckError", "MrzError", "MrzFormat", "MrzResult", "parse_mrz"]
 
 MAX_INPUT_CHARS = 400
 MAX_LINES = 3
@@ -57,6 +59,27 @@ RESIDENCE_CODES = frozenset({"IR", "AR", "CR", "C1"})
 # OCR engines print filler runs as guillemets; full-width forms fold under NFKC.
 _OCR_FILLERS = str.maketrans({"«": "<<", "‹": "<"})
 _JOINED = {90: 30, 72: 36, 88: 44}  # 3x30 (TD1), 2x36 (TD2, MRV-B), 2x44 (TD3, MRV-A)
+
+
+@unique
+class MrzError(Code):
+    """Input shape and field content errors (the module docstring says what each means);
+    a failing check digit is a :class:`~admission.mrz.layout.MrzCheckError`."""
+
+    MRZ_EMPTY = "MRZ_EMPTY"
+    MRZ_INPUT_TOO_LONG = "MRZ_INPUT_TOO_LONG"
+    MRZ_TOO_MANY_LINES = "MRZ_TOO_MANY_LINES"
+    MRZ_LINE_TOO_LONG = "MRZ_LINE_TOO_LONG"
+    MRZ_BAD_CHARACTER = "MRZ_BAD_CHARACTER"
+    MRZ_UNKNOWN_FORMAT = "MRZ_UNKNOWN_FORMAT"
+    MRZ_BAD_LENGTH = "MRZ_BAD_LENGTH"
+    INVALID_DOCUMENT_CODE = "INVALID_DOCUMENT_CODE"
+    INVALID_ISSUER = "INVALID_ISSUER"
+    INVALID_BIRTH_DATE = "INVALID_BIRTH_DATE"
+    INVALID_EXPIRY_DATE = "INVALID_EXPIRY_DATE"
+    INVALID_SEX = "INVALID_SEX"
+    INVALID_NAME = "INVALID_NAME"
+    DNI_CHECK_LETTER = "DNI_CHECK_LETTER"
 
 
 @dataclass(frozen=True)
@@ -76,7 +99,7 @@ class MrzResult:
     expiry_date: date | None = None
     sex: str = "X"
     corrections: tuple[Correction, ...] = ()
-    errors: tuple[str, ...] = ()
+    errors: tuple[MrzError | MrzCheckError, ...] = ()
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -128,34 +151,34 @@ class MrzResult:
             return None
 
 
-def _normalise(raw: Sequence[str] | str) -> tuple[list[str], str | None]:
+def _normalise(raw: Sequence[str] | str) -> tuple[list[str], MrzError | None]:
     if raw is None:  # untyped callers: still no exception
-        return [], "MRZ_EMPTY"
+        return [], MrzError.MRZ_EMPTY
     if not isinstance(raw, Sequence):
-        return [], "MRZ_BAD_CHARACTER"
+        return [], MrzError.MRZ_BAD_CHARACTER
     parts = [raw] if isinstance(raw, str) else list(raw[: MAX_LINES * 4])
     if not isinstance(raw, str) and len(raw) > MAX_LINES * 4:
-        return [], "MRZ_TOO_MANY_LINES"
+        return [], MrzError.MRZ_TOO_MANY_LINES
     if not all(isinstance(p, str) for p in parts):
-        return [], "MRZ_BAD_CHARACTER"
+        return [], MrzError.MRZ_BAD_CHARACTER
     if sum(len(p) for p in parts) > MAX_INPUT_CHARS:
-        return [], "MRZ_INPUT_TOO_LONG"
+        return [], MrzError.MRZ_INPUT_TOO_LONG
     text = unicodedata.normalize("NFKC", "\n".join(parts)).translate(_OCR_FILLERS)
     lines = ["".join(ch for ch in line if not ch.isspace()).upper() for line in text.splitlines()]
     lines = [line for line in lines if line]
     if not lines:
-        return [], "MRZ_EMPTY"
+        return [], MrzError.MRZ_EMPTY
     if len(lines) == 1 and len(lines[0]) in _JOINED:
         # A whole zone on one line (a reader without line terminators, or the lines
         # pasted with spaces between them): the total length fixes the layout.
         width = _JOINED[len(lines[0])]
         lines = [lines[0][i : i + width] for i in range(0, len(lines[0]), width)]
     if len(lines) > MAX_LINES:
-        return [], "MRZ_TOO_MANY_LINES"
+        return [], MrzError.MRZ_TOO_MANY_LINES
     if any(len(line) > MAX_LINE_CHARS for line in lines):
-        return [], "MRZ_LINE_TOO_LONG"
+        return [], MrzError.MRZ_LINE_TOO_LONG
     if any(ch not in MRZ_CHARS for line in lines for ch in line):
-        return lines, "MRZ_BAD_CHARACTER"
+        return lines, MrzError.MRZ_BAD_CHARACTER
     return lines, None
 
 
@@ -230,16 +253,16 @@ def _spanish_id(document_number: str, personal: str) -> str | None:
     return None
 
 
-def _content_errors(layout: Layout, lines: Sequence[str], sex_raw: str) -> list[str]:
-    errors: list[str] = []
+def _content_errors(layout: Layout, lines: Sequence[str], sex_raw: str) -> list[MrzError]:
+    errors: list[MrzError] = []
     code = _field(layout, lines, "document_code")
     visa = layout.format in (MrzFormat.MRVA, MrzFormat.MRVB)
     if (code[0] != "V") if visa else (code[0] not in "ACIP"):
-        errors.append("INVALID_DOCUMENT_CODE")
+        errors.append(MrzError.INVALID_DOCUMENT_CODE)
     if not re.fullmatch(r"[A-Z]{1,3}<{0,2}", _field(layout, lines, "issuer")):
-        errors.append("INVALID_ISSUER")
+        errors.append(MrzError.INVALID_ISSUER)
     if sex_raw not in ("M", "F", "X", "<"):
-        errors.append("INVALID_SEX")
+        errors.append(MrzError.INVALID_SEX)
     return errors
 
 
@@ -256,7 +279,7 @@ def parse_mrz(lines: Sequence[str] | str, *, today: date, correct_alnum: bool = 
         return MrzResult(valid=False, format=None, lines=tuple(clean), errors=(error,))
     fmt = detect_format(clean)
     if fmt is None:
-        code = "MRZ_UNKNOWN_FORMAT" if len(clean) not in (2, 3) else "MRZ_BAD_LENGTH"
+        code = MrzError.MRZ_UNKNOWN_FORMAT if len(clean) not in (2, 3) else MrzError.MRZ_BAD_LENGTH
         return MrzResult(valid=False, format=None, lines=tuple(clean), errors=(code,))
     layout = LAYOUTS[fmt]
     fixed, corrections = correct(layout, clean, alnum=correct_alnum)
@@ -274,20 +297,20 @@ def parse_mrz(lines: Sequence[str] | str, *, today: date, correct_alnum: bool = 
 def _build_result(
     layout: Layout, fixed: list[str], corrections: list[Correction], today: date
 ) -> MrzResult:
-    errors = failing_checks(layout, fixed)
+    errors: list[MrzError | MrzCheckError] = [*failing_checks(layout, fixed)]
     sex_raw = _field(layout, fixed, "sex")
     errors += _content_errors(layout, fixed, sex_raw)
     birth = _parse_date(_field(layout, fixed, "birth_date"), today=today, birth=True)
     if birth is None:
-        errors.append("INVALID_BIRTH_DATE")
+        errors.append(MrzError.INVALID_BIRTH_DATE)
     expiry: date | None = None
     if layout.format is not MrzFormat.FR_CNI:  # the French CNI has no expiry field
         expiry = _parse_date(_field(layout, fixed, "expiry_date"), today=today, birth=False)
         if expiry is None:
-            errors.append("INVALID_EXPIRY_DATE")
+            errors.append(MrzError.INVALID_EXPIRY_DATE)
     surname, given, name_ok = _names(layout, fixed)
     if not name_ok:
-        errors.append("INVALID_NAME")
+        errors.append(MrzError.INVALID_NAME)
     number, optional = _document_number(layout, fixed)
     if layout.format is MrzFormat.TD3:
         personal = _field(layout, fixed, "personal_number")
@@ -302,7 +325,7 @@ def _build_result(
         if spanish is not None:
             id_number = spanish
             if not (is_valid_dni(spanish) or is_valid_nie(spanish)):
-                errors.append("DNI_CHECK_LETTER")
+                errors.append(MrzError.DNI_CHECK_LETTER)
     return MrzResult(
         valid=not errors,
         format=layout.format,
