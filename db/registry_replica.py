@@ -1,4 +1,4 @@
-"""Local replica of the RIAJ in the encrypted store (issue 5, point 2; art. 20.2, R1).
+"""Local replica of the RIAJ in the encrypted store (art. 20.2, R1).
 
 :class:`ReplicaRegistry` implements :class:`admission.registry.port.InterdictionRegistry`
 with source REPLICA. Snapshots are parsed and validated completely (checksum,
@@ -34,6 +34,7 @@ from admission.registry.port import (
     CASINO_SCOPE,
     PersonDetails,
     RegistryAnswer,
+    RegistryErrorCode,
     RegistrySource,
     RegistryStatus,
 )
@@ -43,6 +44,7 @@ from admission.registry.snapshot import (
     SignatureVerifier,
     Snapshot,
     SnapshotError,
+    SnapshotErrorCode,
     identity_digest,
     parse_snapshot,
     signed_message,
@@ -141,7 +143,9 @@ class ReplicaRegistry:
                 active = self._current()
                 if active is None:
                     return RegistryAnswer(
-                        RegistryStatus.UNVERIFIABLE, RegistrySource.REPLICA, error="REPLICA_EMPTY"
+                        RegistryStatus.UNVERIFIABLE,
+                        RegistrySource.REPLICA,
+                        error=RegistryErrorCode.REPLICA_EMPTY,
                     )
                 digest = identity_digest(active.salt, identity.number)
                 row = self._conn.execute(
@@ -150,7 +154,9 @@ class ReplicaRegistry:
                 ).fetchone()
             except DB_ERRORS:
                 return RegistryAnswer(
-                    RegistryStatus.UNVERIFIABLE, RegistrySource.REPLICA, error="REPLICA_READ_FAILED"
+                    RegistryStatus.UNVERIFIABLE,
+                    RegistrySource.REPLICA,
+                    error=RegistryErrorCode.REPLICA_READ_FAILED,
                 )
         state = active.state
         age = self._clock.now() - state.as_of
@@ -202,8 +208,8 @@ class ReplicaRegistry:
             with path.open("rb") as handle:
                 snapshot = parse_snapshot(handle, secrets.token_bytes(16))
         except OSError as exc:
-            self._log_rejection("SNAPSHOT_UNREADABLE")
-            raise SnapshotError("SNAPSHOT_UNREADABLE", type(exc).__name__) from None
+            self._log_rejection(SnapshotErrorCode.SNAPSHOT_UNREADABLE)
+            raise SnapshotError(SnapshotErrorCode.SNAPSHOT_UNREADABLE, type(exc).__name__) from None
         except SnapshotError as exc:
             self._log_rejection(exc.code)
             raise
@@ -230,15 +236,19 @@ class ReplicaRegistry:
         if self._verifier is None:
             return
         if snapshot.signature is None:
-            raise SnapshotError("SNAPSHOT_UNSIGNED", "a public key is configured")
+            raise SnapshotError(SnapshotErrorCode.SNAPSHOT_UNSIGNED, "a public key is configured")
         if not self._verifier.verify(signed_message(snapshot.content_sha256), snapshot.signature):
-            raise SnapshotError("SNAPSHOT_BAD_SIGNATURE", "signature does not verify")
+            raise SnapshotError(
+                SnapshotErrorCode.SNAPSHOT_BAD_SIGNATURE, "signature does not verify"
+            )
 
     def _swap(self, snapshot: Snapshot) -> ImportResult:
         now = self._clock.now()
         as_of = snapshot.as_of or now
         if as_of > now + _FUTURE_SLACK:
-            raise SnapshotError("SNAPSHOT_FROM_THE_FUTURE", "as-of is later than now")
+            raise SnapshotError(
+                SnapshotErrorCode.SNAPSHOT_FROM_THE_FUTURE, "as-of is later than now"
+            )
         previous = self._current()
         if previous is not None:
             old = previous.state
@@ -259,9 +269,13 @@ class ReplicaRegistry:
                     unchanged=True,
                 )
             if old.snapshot_as_of > as_of:
-                raise SnapshotError("SNAPSHOT_OLDER_THAN_ACTIVE", "an older snapshot")
+                raise SnapshotError(
+                    SnapshotErrorCode.SNAPSHOT_OLDER_THAN_ACTIVE, "an older snapshot"
+                )
             if old.version == snapshot.version and snapshot.structured:
-                raise SnapshotError("SNAPSHOT_VERSION_CONFLICT", "same version, other content")
+                raise SnapshotError(
+                    SnapshotErrorCode.SNAPSHOT_VERSION_CONFLICT, "same version, other content"
+                )
         signed = snapshot.signature is not None and self._verifier is not None
         with self._tx() as conn:
             cur = conn.execute(
@@ -320,12 +334,16 @@ class ReplicaRegistry:
     def _apply(self, page: FeedPage) -> FeedResult:
         active = self._current()
         if active is None:
-            raise SnapshotError("FEED_WITHOUT_SNAPSHOT", "import a snapshot first")
+            raise SnapshotError(SnapshotErrorCode.FEED_WITHOUT_SNAPSHOT, "import a snapshot first")
         since = active.state.feed_as_of or active.state.snapshot_as_of
         if page.since is not None and page.since > since:
-            raise SnapshotError("FEED_GAP", "the page starts after the replica's position")
+            raise SnapshotError(
+                SnapshotErrorCode.FEED_GAP, "the page starts after the replica's position"
+            )
         if page.as_of < since and page.entries:  # replaying it could undo newer changes
-            raise SnapshotError("FEED_OUT_OF_ORDER", "the page is older than the replica")
+            raise SnapshotError(
+                SnapshotErrorCode.FEED_OUT_OF_ORDER, "the page is older than the replica"
+            )
         added = removed = unchanged = 0
         sid = active.snapshot_id
         with self._tx() as conn:
@@ -385,10 +403,12 @@ class ReplicaRegistry:
     def _tx(self) -> Iterator[sqlite3.Connection]:
         conn = self._conn
         if conn.in_transaction:
-            raise SnapshotError("REPLICA_BUSY", "a transaction is already open")
+            raise SnapshotError(SnapshotErrorCode.REPLICA_BUSY, "a transaction is already open")
         with immediate_transaction(
             conn,
-            busy=lambda exc: SnapshotError("REPLICA_BUSY", type(exc).__name__),
-            failed=lambda exc: SnapshotError("REPLICA_WRITE_FAILED", type(exc).__name__),
+            busy=lambda exc: SnapshotError(SnapshotErrorCode.REPLICA_BUSY, type(exc).__name__),
+            failed=lambda exc: SnapshotError(
+                SnapshotErrorCode.REPLICA_WRITE_FAILED, type(exc).__name__
+            ),
         ):
             yield conn

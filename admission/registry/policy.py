@@ -1,4 +1,4 @@
-"""Which RIAJ answer the desk uses (issue 5, point 4; art. 20.2 and 21.1, R1/R4).
+"""Which RIAJ answer the desk uses (art. 20.2 and 21.1, R1/R4).
 
 Online first when configured; the local replica when it is fresher than a
 configured age; otherwise UNVERIFIABLE with an error code, which the verdict
@@ -28,12 +28,13 @@ from admission.registry.port import (
     InterdictionRegistry,
     PersonDetails,
     RegistryAnswer,
+    RegistryErrorCode,
     RegistrySource,
     RegistryStatus,
 )
 
 # Online answers that concern the person, not the connection: no fallback to the replica.
-PERSON_LEVEL_ERRORS = frozenset({"REGISTRY_CANNOT_VERIFY"})
+PERSON_LEVEL_ERRORS = frozenset({RegistryErrorCode.REGISTRY_CANNOT_VERIFY})
 
 DEFAULT_MAX_REPLICA_AGE = timedelta(hours=26)  # a daily snapshot plus slack
 
@@ -67,12 +68,12 @@ class RegistryPolicy:
                 return online
             if online.error in PERSON_LEVEL_ERRORS:
                 return self._person_unverifiable(identity, online)
-            fallback_error = online.error or "REGISTRY_UNAVAILABLE"
+            fallback_error = online.error or RegistryErrorCode.REGISTRY_UNAVAILABLE
         if self._replica is None:
             return RegistryAnswer(
                 RegistryStatus.UNVERIFIABLE,
                 RegistrySource.NONE,
-                error=fallback_error or "REGISTRY_NOT_CONFIGURED",
+                error=fallback_error or RegistryErrorCode.REGISTRY_NOT_CONFIGURED,
                 fallback_error=fallback_error,
             )
         answer = self._from_replica(identity)
@@ -91,11 +92,15 @@ class RegistryPolicy:
         if answer.status is RegistryStatus.UNVERIFIABLE:
             return answer
         if answer.as_of is None:
-            return replace(answer, status=RegistryStatus.UNVERIFIABLE, error="REPLICA_UNDATED")
+            return replace(
+                answer, status=RegistryStatus.UNVERIFIABLE, error=RegistryErrorCode.REPLICA_UNDATED
+            )
         age = self._clock.now() - answer.as_of
         answer = replace(answer, age_seconds=max(0, int(age.total_seconds())))
         if age > self._settings.max_replica_age and answer.status is RegistryStatus.NOT_LISTED:
-            return replace(answer, status=RegistryStatus.UNVERIFIABLE, error="REPLICA_STALE")
+            return replace(
+                answer, status=RegistryStatus.UNVERIFIABLE, error=RegistryErrorCode.REPLICA_STALE
+            )
         return answer
 
     @staticmethod
@@ -109,8 +114,8 @@ class RegistryPolicy:
         try:
             answer = registry.check(identity, person)
         except Exception as exc:  # fail closed on any adapter bug
-            code = getattr(exc, "code", "") or "REGISTRY_ADAPTER_ERROR"
+            code = getattr(exc, "code", "") or RegistryErrorCode.REGISTRY_ADAPTER_ERROR
             return RegistryAnswer(RegistryStatus.UNVERIFIABLE, source, error=str(code))
         if answer.status is RegistryStatus.UNVERIFIABLE and not answer.error:
-            return replace(answer, error="REGISTRY_UNVERIFIABLE")
+            return replace(answer, error=RegistryErrorCode.REGISTRY_UNVERIFIABLE)
         return answer

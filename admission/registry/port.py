@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import date, datetime
-from enum import StrEnum
+from enum import StrEnum, unique
 from typing import Protocol
 
+from admission.codes import Code
 from admission.identity import IdentityKey
 from admission.records import RegistryCheck
 
@@ -27,6 +28,47 @@ class RegistrySource(StrEnum):
     NONE = "NONE"
 
 
+@unique
+class RegistryErrorCode(Code):
+    """Why a check is UNVERIFIABLE (``RegistryAnswer.error``), or why the online register or
+    its sync failed. The desk never turns one of these into an ADMIT (art. 20.2, 21.1)."""
+
+    # the policy (admission/registry/policy.py)
+    REGISTRY_NOT_CONFIGURED = "REGISTRY_NOT_CONFIGURED"  # neither online nor replica
+    REGISTRY_UNAVAILABLE = "REGISTRY_UNAVAILABLE"  # the online register gave no usable answer
+    REGISTRY_UNVERIFIABLE = "REGISTRY_UNVERIFIABLE"  # an adapter said UNVERIFIABLE, no code
+    REGISTRY_ADAPTER_ERROR = "REGISTRY_ADAPTER_ERROR"  # an adapter failed without a code
+    REPLICA_UNDATED = "REPLICA_UNDATED"  # the replica cannot say how old it is
+    REPLICA_STALE = "REPLICA_STALE"  # older than the configured maximum age
+    # the replica (db/registry_replica.py)
+    REPLICA_EMPTY = "REPLICA_EMPTY"  # no snapshot imported yet
+    REPLICA_READ_FAILED = "REPLICA_READ_FAILED"
+    # the online service (hardware/registry/)
+    REGISTRY_TIMEOUT = "REGISTRY_TIMEOUT"
+    REGISTRY_CONNECTION = "REGISTRY_CONNECTION"  # refused, reset or name not resolved
+    REGISTRY_TLS = "REGISTRY_TLS"  # the secure connection failed (certificates)
+    REGISTRY_HTTP_5XX = "REGISTRY_HTTP_5XX"  # the service's own failure (retried)
+    REGISTRY_HTTP_ERROR = "REGISTRY_HTTP_ERROR"  # any other HTTP status but 200
+    REGISTRY_FAULT = "REGISTRY_FAULT"  # a SOAP fault (retried)
+    REGISTRY_MALFORMED = "REGISTRY_MALFORMED"  # an answer we cannot trust
+    REGISTRY_UNEXPECTED_PERSON = "REGISTRY_UNEXPECTED_PERSON"  # about someone not asked
+    REGISTRY_NO_ANSWER = "REGISTRY_NO_ANSWER"  # the answer left this person out
+    REGISTRY_CANNOT_VERIFY = "REGISTRY_CANNOT_VERIFY"  # COD006: about the person, not an outage
+    # the background change-feed sync (hardware/registry/sync.py)
+    SYNC_FAILED = "SYNC_FAILED"  # failed without a more precise code
+
+
+@unique
+class RegistryConfigCode(Code):
+    """Why a register adapter cannot be built from the settings and the OS keyring."""
+
+    REGISTRY_ENDPOINT = "REGISTRY_ENDPOINT"  # not an https URL
+    REGISTRY_SETTINGS = "REGISTRY_SETTINGS"  # batch size or attempts out of range
+    REGISTRY_CLIENT_CERT = "REGISTRY_CLIENT_CERT"  # the client certificate or key is unusable
+    KEYRING_UNAVAILABLE = "KEYRING_UNAVAILABLE"  # the online register's secrets live there
+    REGISTRY_PUBLIC_KEY = "REGISTRY_PUBLIC_KEY"  # registry.public_key is not an Ed25519 key
+
+
 CASINO_SCOPE = "CASINOS"  # exclusions are per game type; the casino scope binds us
 
 
@@ -38,7 +80,7 @@ class RegistryAnswer:
     version: str = ""  # snapshot version or online transaction id
     as_of: datetime | None = None  # when the data used was current
     age_seconds: int | None = None  # age of the replica at check time
-    error: str = ""  # code when UNVERIFIABLE (REGISTRY_TIMEOUT, REPLICA_STALE, ...)
+    error: str = ""  # when UNVERIFIABLE: a RegistryErrorCode, or the failing adapter's code
     fallback_error: str = ""  # why the online service was not used (answer came from the replica)
 
     def as_check(self) -> RegistryCheck:

@@ -1,8 +1,9 @@
 """Parsing and validation of RIAJ snapshot files and change-feed entries (pure, stdlib only).
 
 Nothing here touches the store: a file is read completely and validated before
-anything is swapped in (issue 5, point 2). Every problem raises
-:class:`SnapshotError` with a stable code; no partial result escapes.
+anything is swapped in, so a bad file never replaces the register the desk checks
+against (art. 20.2, R1). Every problem raises :class:`SnapshotError` with a
+:class:`SnapshotErrorCode`; no partial result escapes.
 
 Two snapshot formats are accepted.
 
@@ -44,9 +45,10 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from enum import StrEnum
+from enum import StrEnum, unique
 from typing import Protocol
 
+from admission.codes import Code
 from admission.errors import AdmissionError
 from admission.identity import normalise_number
 from admission.registry.port import CASINO_SCOPE
@@ -67,12 +69,51 @@ _SIGNATURE = re.compile(rb"^#signature ed25519:([A-Za-z0-9+/=]{1,200})$")
 _VERSION = re.compile(r"^[A-Za-z0-9._:+-]{1,64}$")
 
 
+@unique
+class SnapshotErrorCode(Code):
+    """Why a snapshot or a change-feed page was rejected; the replica keeps what it had."""
+
+    SNAPSHOT_INVALID = "SNAPSHOT_INVALID"
+    # the file (parse_snapshot)
+    SNAPSHOT_UNREADABLE = "SNAPSHOT_UNREADABLE"  # the file cannot be opened or read
+    SNAPSHOT_EMPTY = "SNAPSHOT_EMPTY"  # no line, or no identifier
+    SNAPSHOT_ENCODING = "SNAPSHOT_ENCODING"  # not UTF-8
+    SNAPSHOT_UNKNOWN_FORMAT = "SNAPSHOT_UNKNOWN_FORMAT"  # a #RIAJ-SNAPSHOT version we do not read
+    SNAPSHOT_MALFORMED_LINE = "SNAPSHOT_MALFORMED_LINE"  # too long, control character, bad entry
+    SNAPSHOT_HEADER_MISSING = "SNAPSHOT_HEADER_MISSING"  # scheme, version, as-of or count
+    SNAPSHOT_BAD_HEADER = "SNAPSHOT_BAD_HEADER"  # unknown, repeated or ill-formed header
+    SNAPSHOT_UNKNOWN_SCHEME = "SNAPSHOT_UNKNOWN_SCHEME"
+    SNAPSHOT_BAD_SALT = "SNAPSHOT_BAD_SALT"
+    SNAPSHOT_WRONG_SCOPE = "SNAPSHOT_WRONG_SCOPE"  # a register for another game type
+    SNAPSHOT_TRUNCATED = "SNAPSHOT_TRUNCATED"  # no #end line, or an incomplete last line
+    SNAPSHOT_TRAILING_DATA = "SNAPSHOT_TRAILING_DATA"  # lines after #end or the signature
+    SNAPSHOT_CHECKSUM_MISMATCH = "SNAPSHOT_CHECKSUM_MISMATCH"  # sha256 differs from #end
+    SNAPSHOT_COUNT_MISMATCH = "SNAPSHOT_COUNT_MISMATCH"  # entries differ from #count
+    SNAPSHOT_DUPLICATE = "SNAPSHOT_DUPLICATE"  # an identifier appears twice
+    # the import (db/registry_replica.py)
+    SNAPSHOT_UNSIGNED = "SNAPSHOT_UNSIGNED"  # a public key is configured, the file is unsigned
+    SNAPSHOT_BAD_SIGNATURE = "SNAPSHOT_BAD_SIGNATURE"  # malformed, or does not verify
+    SNAPSHOT_FROM_THE_FUTURE = "SNAPSHOT_FROM_THE_FUTURE"  # as-of later than now
+    SNAPSHOT_OLDER_THAN_ACTIVE = "SNAPSHOT_OLDER_THAN_ACTIVE"
+    SNAPSHOT_VERSION_CONFLICT = "SNAPSHOT_VERSION_CONFLICT"  # same version, other content
+    REPLICA_BUSY = "REPLICA_BUSY"  # another import or feed holds the replica
+    REPLICA_WRITE_FAILED = "REPLICA_WRITE_FAILED"  # rolled back: the replica is unchanged
+    # the change feed (verificarCambiosRGIAJ)
+    FEED_MALFORMED_LINE = "FEED_MALFORMED_LINE"
+    FEED_BAD_ACTION = "FEED_BAD_ACTION"  # neither A (alta) nor B (baja)
+    FEED_BAD_IDENTITY = "FEED_BAD_IDENTITY"  # not an identity number
+    FEED_BAD_DATE = "FEED_BAD_DATE"  # not a date, or without a UTC offset
+    FEED_OUT_OF_ORDER = "FEED_OUT_OF_ORDER"  # dates go backwards, or older than the replica
+    FEED_WITHOUT_SNAPSHOT = "FEED_WITHOUT_SNAPSHOT"  # a feed applies to an imported snapshot
+    FEED_GAP = "FEED_GAP"  # the page starts after the replica's position: changes missed
+
+
 class SnapshotError(AdmissionError):
     """A snapshot or feed was rejected; ``line`` is 1-based (0 when not line-specific)."""
 
-    code = "SNAPSHOT_INVALID"
+    code: str = SnapshotErrorCode.SNAPSHOT_INVALID
 
-    def __init__(self, code: str, detail: str = "", line: int = 0) -> None:
+    def __init__(self, code: SnapshotErrorCode, detail: str = "", line: int = 0) -> None:
         super().__init__(f"{detail} (line {line})" if line else detail, code=code)
         self.line = line
 
@@ -115,13 +156,13 @@ def clean_number(raw: str) -> str | None:
 
 def _decode(raw: bytes, lineno: int) -> str:
     if len(raw) > MAX_LINE_BYTES:
-        raise SnapshotError("SNAPSHOT_MALFORMED_LINE", "line too long", lineno)
+        raise SnapshotError(SnapshotErrorCode.SNAPSHOT_MALFORMED_LINE, "line too long", lineno)
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError:
-        raise SnapshotError("SNAPSHOT_ENCODING", "not UTF-8", lineno) from None
+        raise SnapshotError(SnapshotErrorCode.SNAPSHOT_ENCODING, "not UTF-8", lineno) from None
     if any(ord(c) < 32 and c != "\t" for c in text):
-        raise SnapshotError("SNAPSHOT_MALFORMED_LINE", "control character", lineno)
+        raise SnapshotError(SnapshotErrorCode.SNAPSHOT_MALFORMED_LINE, "control character", lineno)
     return text
 
 
@@ -138,13 +179,15 @@ def parse_snapshot(lines: Iterable[bytes], local_salt: bytes) -> Snapshot:
     it = iter(lines)
     first = next(it, None)
     if first is None:
-        raise SnapshotError("SNAPSHOT_EMPTY", "empty file")
+        raise SnapshotError(SnapshotErrorCode.SNAPSHOT_EMPTY, "empty file")
     if first.startswith(b"\xef\xbb\xbf"):
         first = first[3:]
     if _strip_eol(first).rstrip() == MAGIC:
         return _parse_structured(first, it, local_salt)
     if first.startswith(b"#RIAJ-SNAPSHOT"):
-        raise SnapshotError("SNAPSHOT_UNKNOWN_FORMAT", "unsupported format version", 1)
+        raise SnapshotError(
+            SnapshotErrorCode.SNAPSHOT_UNKNOWN_FORMAT, "unsupported format version", 1
+        )
     return _parse_plain(first, it, local_salt)
 
 
@@ -164,7 +207,9 @@ def _parse_plain(first: bytes, rest: Iterable[bytes], salt: bytes) -> Snapshot:
             continue
         number = clean_number(text)
         if number is None:
-            raise SnapshotError("SNAPSHOT_MALFORMED_LINE", "not an identity number", lineno)
+            raise SnapshotError(
+                SnapshotErrorCode.SNAPSHOT_MALFORMED_LINE, "not an identity number", lineno
+            )
         digests.append(identity_digest(salt, number))
     content = sha.digest()
     return Snapshot(
@@ -212,22 +257,28 @@ def _parse_structured(first: bytes, rest: Iterable[bytes], local_salt: bytes) ->
                 append(unhex(raw[:64])[:DIGEST_BYTES])
             except binascii.Error:
                 raise SnapshotError(
-                    "SNAPSHOT_MALFORMED_LINE", "not a sha256 hex digest", lineno
+                    SnapshotErrorCode.SNAPSHOT_MALFORMED_LINE, "not a sha256 hex digest", lineno
                 ) from None
             update(raw)
             continue
         if not raw.endswith(b"\n"):  # every structured line ends with a newline
-            raise SnapshotError("SNAPSHOT_TRUNCATED", "last line incomplete", lineno)
+            raise SnapshotError(
+                SnapshotErrorCode.SNAPSHOT_TRUNCATED, "last line incomplete", lineno
+            )
         line = _strip_eol(raw)
         if signature is not None:
-            raise SnapshotError("SNAPSHOT_TRAILING_DATA", "data after the signature", lineno)
+            raise SnapshotError(
+                SnapshotErrorCode.SNAPSHOT_TRAILING_DATA, "data after the signature", lineno
+            )
         if end is not None:
             signature = _signature_line(line, lineno)
             continue
         if line.startswith(b"#end"):
             m = _END.match(line)
             if m is None:
-                raise SnapshotError("SNAPSHOT_MALFORMED_LINE", "bad #end line", lineno)
+                raise SnapshotError(
+                    SnapshotErrorCode.SNAPSHOT_MALFORMED_LINE, "bad #end line", lineno
+                )
             end = bytes.fromhex(m.group(1).decode("ascii"))
             continue
         sha.update(raw)
@@ -235,10 +286,14 @@ def _parse_structured(first: bytes, rest: Iterable[bytes], local_salt: bytes) ->
             if in_header and (m := _HEADER.match(line)) is not None:
                 key = m.group(1).decode("ascii")
                 if key in fields:
-                    raise SnapshotError("SNAPSHOT_BAD_HEADER", f"duplicate {key}", lineno)
+                    raise SnapshotError(
+                        SnapshotErrorCode.SNAPSHOT_BAD_HEADER, f"duplicate {key}", lineno
+                    )
                 fields[key] = _decode(m.group(2), lineno)
             elif not line.startswith(b"# ") and line != b"#":
-                raise SnapshotError("SNAPSHOT_MALFORMED_LINE", "bad comment", lineno)
+                raise SnapshotError(
+                    SnapshotErrorCode.SNAPSHOT_MALFORMED_LINE, "bad comment", lineno
+                )
             continue
         if in_header:
             header = _check_header(fields, local_salt)
@@ -248,12 +303,16 @@ def _parse_structured(first: bytes, rest: Iterable[bytes], local_salt: bytes) ->
     if in_header:
         header = _check_header(fields, local_salt)
     if end is None:
-        raise SnapshotError("SNAPSHOT_TRUNCATED", "no #end line", lineno)
+        raise SnapshotError(SnapshotErrorCode.SNAPSHOT_TRUNCATED, "no #end line", lineno)
     content = sha.digest()
     if content != end:
-        raise SnapshotError("SNAPSHOT_CHECKSUM_MISMATCH", "sha256 does not match #end")
+        raise SnapshotError(
+            SnapshotErrorCode.SNAPSHOT_CHECKSUM_MISMATCH, "sha256 does not match #end"
+        )
     if len(digests) != header.count:
-        raise SnapshotError("SNAPSHOT_COUNT_MISMATCH", f"{len(digests)} != {header.count}")
+        raise SnapshotError(
+            SnapshotErrorCode.SNAPSHOT_COUNT_MISMATCH, f"{len(digests)} != {header.count}"
+        )
     assert header.as_of is not None
     return Snapshot(
         version=header.version,
@@ -271,13 +330,17 @@ def _parse_structured(first: bytes, rest: Iterable[bytes], local_salt: bytes) ->
 def _signature_line(line: bytes, lineno: int) -> bytes:
     m = _SIGNATURE.match(line)
     if m is None:
-        raise SnapshotError("SNAPSHOT_TRAILING_DATA", "data after #end", lineno)
+        raise SnapshotError(SnapshotErrorCode.SNAPSHOT_TRAILING_DATA, "data after #end", lineno)
     try:
         sig = base64.b64decode(m.group(1), validate=True)
     except ValueError:
-        raise SnapshotError("SNAPSHOT_BAD_SIGNATURE", "signature not base64", lineno) from None
+        raise SnapshotError(
+            SnapshotErrorCode.SNAPSHOT_BAD_SIGNATURE, "signature not base64", lineno
+        ) from None
     if len(sig) != 64:
-        raise SnapshotError("SNAPSHOT_BAD_SIGNATURE", "ed25519 signature is 64 bytes", lineno)
+        raise SnapshotError(
+            SnapshotErrorCode.SNAPSHOT_BAD_SIGNATURE, "ed25519 signature is 64 bytes", lineno
+        )
     return sig
 
 
@@ -285,59 +348,65 @@ def _entry(line: bytes, header: _Header, lineno: int) -> bytes:
     if header.scheme == SCHEME_CLEAR:
         number = clean_number(_decode(line, lineno).strip())
         if number is None:
-            raise SnapshotError("SNAPSHOT_MALFORMED_LINE", "not an identity number", lineno)
+            raise SnapshotError(
+                SnapshotErrorCode.SNAPSHOT_MALFORMED_LINE, "not an identity number", lineno
+            )
         return identity_digest(header.salt, number)
     if not _HEX64.match(line):
-        raise SnapshotError("SNAPSHOT_MALFORMED_LINE", "not a sha256 hex digest", lineno)
+        raise SnapshotError(
+            SnapshotErrorCode.SNAPSHOT_MALFORMED_LINE, "not a sha256 hex digest", lineno
+        )
     return bytes.fromhex(line[: 2 * DIGEST_BYTES].decode("ascii"))
 
 
 def _check_header(fields: dict[str, str], local_salt: bytes) -> _Header:
     for key in ("scheme", "version", "as-of", "count"):
         if key not in fields:
-            raise SnapshotError("SNAPSHOT_HEADER_MISSING", key)
+            raise SnapshotError(SnapshotErrorCode.SNAPSHOT_HEADER_MISSING, key)
     unknown = set(fields) - {"scheme", "salt", "version", "as-of", "scope", "count"}
     if unknown:
-        raise SnapshotError("SNAPSHOT_BAD_HEADER", "unknown header " + sorted(unknown)[0])
+        raise SnapshotError(
+            SnapshotErrorCode.SNAPSHOT_BAD_HEADER, "unknown header " + sorted(unknown)[0]
+        )
     h = _Header()
     h.scheme = fields["scheme"]
     if h.scheme not in KNOWN_SCHEMES:
-        raise SnapshotError("SNAPSHOT_UNKNOWN_SCHEME", h.scheme[:40])
+        raise SnapshotError(SnapshotErrorCode.SNAPSHOT_UNKNOWN_SCHEME, h.scheme[:40])
     if h.scheme == SCHEME_CLEAR:
         h.salt = local_salt  # clear lists are hashed with our own salt before storage
     else:
         try:
             h.salt = bytes.fromhex(fields.get("salt", ""))
         except ValueError:
-            raise SnapshotError("SNAPSHOT_BAD_SALT", "salt not hex") from None
+            raise SnapshotError(SnapshotErrorCode.SNAPSHOT_BAD_SALT, "salt not hex") from None
         if not 16 <= len(h.salt) <= 64:
-            raise SnapshotError("SNAPSHOT_BAD_SALT", "salt must be 16-64 bytes")
+            raise SnapshotError(SnapshotErrorCode.SNAPSHOT_BAD_SALT, "salt must be 16-64 bytes")
     if not _VERSION.match(fields["version"]):
-        raise SnapshotError("SNAPSHOT_BAD_HEADER", "bad version")
+        raise SnapshotError(SnapshotErrorCode.SNAPSHOT_BAD_HEADER, "bad version")
     h.version = fields["version"]
-    h.as_of = parse_instant(fields["as-of"], "SNAPSHOT_BAD_HEADER")
+    h.as_of = parse_instant(fields["as-of"], SnapshotErrorCode.SNAPSHOT_BAD_HEADER)
     h.scope = fields.get("scope", CASINO_SCOPE)
     if h.scope != CASINO_SCOPE:  # exclusions are per game type; only this one binds us
-        raise SnapshotError("SNAPSHOT_WRONG_SCOPE", h.scope[:40])
+        raise SnapshotError(SnapshotErrorCode.SNAPSHOT_WRONG_SCOPE, h.scope[:40])
     if not fields["count"].isdigit():
-        raise SnapshotError("SNAPSHOT_BAD_HEADER", "bad count")
+        raise SnapshotError(SnapshotErrorCode.SNAPSHOT_BAD_HEADER, "bad count")
     h.count = int(fields["count"])
     return h
 
 
 def _sorted_unique(digests: list[bytes]) -> list[bytes]:
     if not digests:
-        raise SnapshotError("SNAPSHOT_EMPTY", "no identifiers")
+        raise SnapshotError(SnapshotErrorCode.SNAPSHOT_EMPTY, "no identifiers")
     digests.sort()
     prev = b""
     for d in digests:
         if d == prev:
-            raise SnapshotError("SNAPSHOT_DUPLICATE", "an identifier appears twice")
+            raise SnapshotError(SnapshotErrorCode.SNAPSHOT_DUPLICATE, "an identifier appears twice")
         prev = d
     return digests
 
 
-def parse_instant(text: str, code: str = "FEED_BAD_DATE") -> datetime:
+def parse_instant(text: str, code: SnapshotErrorCode = SnapshotErrorCode.FEED_BAD_DATE) -> datetime:
     """``YYYY-MM-DD`` (midnight UTC) or an ISO-8601 instant with an offset -> aware UTC."""
     text = text.strip()
     try:
@@ -380,13 +449,15 @@ def feed_entry(action: str, number: str, at: str | datetime, lineno: int = 0) ->
     try:
         act = FeedAction(action.strip().upper())
     except ValueError:
-        raise SnapshotError("FEED_BAD_ACTION", "action must be A or B", lineno) from None
+        raise SnapshotError(
+            SnapshotErrorCode.FEED_BAD_ACTION, "action must be A or B", lineno
+        ) from None
     clean = clean_number(number)
     if clean is None:
-        raise SnapshotError("FEED_BAD_IDENTITY", "not an identity number", lineno)
+        raise SnapshotError(SnapshotErrorCode.FEED_BAD_IDENTITY, "not an identity number", lineno)
     when = at if isinstance(at, datetime) else parse_instant(at)
     if when.tzinfo is None:
-        raise SnapshotError("FEED_BAD_DATE", "date without offset", lineno)
+        raise SnapshotError(SnapshotErrorCode.FEED_BAD_DATE, "date without offset", lineno)
     return FeedEntry(act, clean, when.astimezone(UTC))
 
 
@@ -395,12 +466,14 @@ def validate_feed(page: FeedPage) -> FeedPage:
     prev = page.since
     for i, entry in enumerate(page.entries, start=1):
         if prev is not None and entry.at < prev:
-            raise SnapshotError("FEED_OUT_OF_ORDER", "date goes backwards", i)
+            raise SnapshotError(SnapshotErrorCode.FEED_OUT_OF_ORDER, "date goes backwards", i)
         if entry.at > page.as_of:
-            raise SnapshotError("FEED_OUT_OF_ORDER", "date after the feed's as-of", i)
+            raise SnapshotError(
+                SnapshotErrorCode.FEED_OUT_OF_ORDER, "date after the feed's as-of", i
+            )
         prev = entry.at
     if page.since is not None and page.as_of < page.since:
-        raise SnapshotError("FEED_OUT_OF_ORDER", "as-of before since")
+        raise SnapshotError(SnapshotErrorCode.FEED_OUT_OF_ORDER, "as-of before since")
     return page
 
 
@@ -413,7 +486,9 @@ def parse_feed_lines(lines: Iterable[str], since: datetime | None, as_of: dateti
             continue
         parts = text.replace(";", " ").split()
         if len(parts) != 3:
-            raise SnapshotError("FEED_MALFORMED_LINE", "expected: action number date", lineno)
+            raise SnapshotError(
+                SnapshotErrorCode.FEED_MALFORMED_LINE, "expected: action number date", lineno
+            )
         entries.append(feed_entry(parts[0], parts[1], parts[2], lineno))
     return validate_feed(FeedPage(since, as_of, tuple(entries)))
 

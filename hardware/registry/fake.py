@@ -1,7 +1,8 @@
 """A scripted fake register (STYLE.md rule 9): same interface as the SOAP client.
 
 ``FakeRegistry`` answers ``check()`` from a listed set, or replays a script of
-outcomes first (``"LISTED"``, ``"NOT_LISTED"``, ``"UNVERIFIABLE:REGISTRY_TIMEOUT"``,
+outcomes first (``"LISTED"``, ``"NOT_LISTED"``, ``"UNVERIFIABLE:REGISTRY_TIMEOUT"`` --
+the part after the colon is a :class:`~admission.registry.port.RegistryErrorCode` value --
 or an exception). ``changes_since()`` serves a change feed built with ``add()``
 and ``remove()``. It records what it was asked (``asked``, ``feed_requests``).
 """
@@ -14,7 +15,13 @@ from datetime import datetime
 
 from admission.identity import IdentityKey
 from admission.ports import Clock
-from admission.registry.port import PersonDetails, RegistryAnswer, RegistrySource, RegistryStatus
+from admission.registry.port import (
+    PersonDetails,
+    RegistryAnswer,
+    RegistryErrorCode,
+    RegistrySource,
+    RegistryStatus,
+)
 from admission.registry.snapshot import FeedAction, FeedEntry, FeedPage, clean_number
 from hardware.registry.soap_messages import RegistryClientError
 
@@ -68,7 +75,7 @@ class FakeRegistry:
                 version=version,
                 as_of=now,
                 age_seconds=0,
-                error=error,
+                error=RegistryErrorCode(error) if error else "",
             )
         listed = identity.number in self.listed
         status_ = RegistryStatus.LISTED if listed else RegistryStatus.NOT_LISTED

@@ -1,4 +1,4 @@
-"""Ed25519 verification of snapshot signatures (issue 5, point 2).
+"""Ed25519 verification of RIAJ snapshot signatures (art. 20.2: the register the desk checks).
 
 Why Ed25519 rather than an HMAC with a shared secret: the desk only needs the
 regulator's *public* key, so a stolen desk cannot forge a register; an HMAC key
@@ -18,6 +18,7 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
 from admission.errors import ConfigError
+from admission.registry.port import RegistryConfigCode
 
 
 class Ed25519Verifier:
@@ -40,7 +41,8 @@ class Ed25519Verifier:
             return cls(Ed25519PublicKey.from_public_bytes(raw))
         except ValueError as exc:
             raise ConfigError(
-                "registry.public_key is not an Ed25519 public key", code="REGISTRY_PUBLIC_KEY"
+                "registry.public_key is not an Ed25519 public key",
+                code=RegistryConfigCode.REGISTRY_PUBLIC_KEY,
             ) from exc
 
     def verify(self, message: bytes, signature: bytes) -> bool:

@@ -1,4 +1,4 @@
-"""Online client for the RGIAJ-style SOAP verification service (issue 5, point 3; art. 20.2).
+"""Online client for the RGIAJ-style SOAP verification service (art. 20.2, R1).
 
 :class:`RgiajSoapClient` implements :class:`admission.registry.port.InterdictionRegistry`
 (source ONLINE) and is the change-feed source of the background sync.
@@ -34,7 +34,14 @@ from urllib.parse import urlsplit
 from admission.errors import ConfigError
 from admission.identity import IdentityKey
 from admission.ports import Clock
-from admission.registry.port import PersonDetails, RegistryAnswer, RegistrySource, RegistryStatus
+from admission.registry.port import (
+    PersonDetails,
+    RegistryAnswer,
+    RegistryConfigCode,
+    RegistryErrorCode,
+    RegistrySource,
+    RegistryStatus,
+)
 from admission.registry.snapshot import FeedEntry, FeedPage, clean_number, validate_feed
 from hardware.registry.soap_messages import (
     MAX_PERSONS,
@@ -51,7 +58,12 @@ KEYRING_SERVICE = "admission-desk"
 KEYRING_PASSWORD = "registry.online.password"
 KEYRING_KEY_PASSPHRASE = "registry.online.client_key_passphrase"
 _RETRYABLE = frozenset(
-    {"REGISTRY_TIMEOUT", "REGISTRY_CONNECTION", "REGISTRY_HTTP_5XX", "REGISTRY_FAULT"}
+    {
+        RegistryErrorCode.REGISTRY_TIMEOUT,
+        RegistryErrorCode.REGISTRY_CONNECTION,
+        RegistryErrorCode.REGISTRY_HTTP_5XX,
+        RegistryErrorCode.REGISTRY_FAULT,
+    }
 )
 _MAX_FEED_PAGES = 50
 
@@ -88,7 +100,9 @@ def credentials_from_keyring(service: str = KEYRING_SERVICE) -> Credentials:
         password = keyring.get_password(service, KEYRING_PASSWORD) or ""
         passphrase = keyring.get_password(service, KEYRING_KEY_PASSPHRASE) or ""
     except keyring.errors.KeyringError as exc:
-        raise ConfigError("OS keyring unavailable", code="KEYRING_UNAVAILABLE") from exc
+        raise ConfigError(
+            "OS keyring unavailable", code=RegistryConfigCode.KEYRING_UNAVAILABLE
+        ) from exc
     return Credentials(password, passphrase)
 
 
@@ -103,7 +117,9 @@ def tls_context(settings: SoapClientSettings, credentials: Credentials) -> ssl.S
                 password=credentials.key_passphrase or None,
             )
         except (OSError, ssl.SSLError) as exc:
-            raise ConfigError("client certificate unusable", code="REGISTRY_CLIENT_CERT") from exc
+            raise ConfigError(
+                "client certificate unusable", code=RegistryConfigCode.REGISTRY_CLIENT_CERT
+            ) from exc
     return ctx
 
 
@@ -121,11 +137,17 @@ class RgiajSoapClient:
     ) -> None:
         url = urlsplit(settings.endpoint)
         if url.scheme not in ("https", "http") or not url.hostname:
-            raise ConfigError("registry endpoint must be an https URL", code="REGISTRY_ENDPOINT")
+            raise ConfigError(
+                "registry endpoint must be an https URL", code=RegistryConfigCode.REGISTRY_ENDPOINT
+            )
         if url.scheme == "http" and not settings.allow_plain_http:
-            raise ConfigError("registry endpoint must use TLS", code="REGISTRY_ENDPOINT")
+            raise ConfigError(
+                "registry endpoint must use TLS", code=RegistryConfigCode.REGISTRY_ENDPOINT
+            )
         if not 1 <= settings.batch_size <= MAX_PERSONS or settings.max_attempts < 1:
-            raise ConfigError("bad batch size or attempts", code="REGISTRY_SETTINGS")
+            raise ConfigError(
+                "bad batch size or attempts", code=RegistryConfigCode.REGISTRY_SETTINGS
+            )
         self._settings = settings
         self._url = url
         self._clock = clock
@@ -155,9 +177,13 @@ class RgiajSoapClient:
                 version=transaction,
                 as_of=now,
                 age_seconds=0,
-                error="REGISTRY_NO_ANSWER",
+                error=RegistryErrorCode.REGISTRY_NO_ANSWER,
             )
-        error = "REGISTRY_CANNOT_VERIFY" if result.status is RegistryStatus.UNVERIFIABLE else ""
+        error = (
+            RegistryErrorCode.REGISTRY_CANNOT_VERIFY
+            if result.status is RegistryStatus.UNVERIFIABLE
+            else ""
+        )
         return RegistryAnswer(
             result.status,
             RegistrySource.ONLINE,
@@ -220,9 +246,11 @@ class RgiajSoapClient:
             if not page.more:
                 return validate_feed(FeedPage(since, page.until, tuple(entries)))
             if cursor is not None and page.until <= cursor:
-                raise RegistryClientError("feed does not advance", code="REGISTRY_MALFORMED")
+                raise RegistryClientError(
+                    "feed does not advance", code=RegistryErrorCode.REGISTRY_MALFORMED
+                )
             cursor = page.until
-        raise RegistryClientError("too many feed pages", code="REGISTRY_MALFORMED")
+        raise RegistryClientError("too many feed pages", code=RegistryErrorCode.REGISTRY_MALFORMED)
 
     # --- transport ------------------------------------------------------------------------
 
@@ -233,7 +261,9 @@ class RgiajSoapClient:
         for attempt in range(1, s.max_attempts + 1):
             remaining = s.deadline_s - (self._monotonic() - start)
             if remaining <= 0:
-                raise RegistryClientError("deadline exceeded", code="REGISTRY_TIMEOUT")
+                raise RegistryClientError(
+                    "deadline exceeded", code=RegistryErrorCode.REGISTRY_TIMEOUT
+                )
             try:
                 return self._post(action, payload, min(s.timeout_s, remaining))
             except RegistryClientError as exc:
@@ -267,19 +297,27 @@ class RgiajSoapClient:
             response = conn.getresponse()
             body = response.read(self._settings.max_response_bytes + 1)
         except ssl.SSLError as exc:
-            raise RegistryClientError(type(exc).__name__, code="REGISTRY_TLS") from None
+            raise RegistryClientError(
+                type(exc).__name__, code=RegistryErrorCode.REGISTRY_TLS
+            ) from None
         except TimeoutError:
-            raise RegistryClientError("timeout", code="REGISTRY_TIMEOUT") from None
+            raise RegistryClientError("timeout", code=RegistryErrorCode.REGISTRY_TIMEOUT) from None
         except (OSError, http.client.HTTPException) as exc:
-            raise RegistryClientError(type(exc).__name__, code="REGISTRY_CONNECTION") from None
+            raise RegistryClientError(
+                type(exc).__name__, code=RegistryErrorCode.REGISTRY_CONNECTION
+            ) from None
         finally:
             conn.close()
         if len(body) > self._settings.max_response_bytes:
-            raise RegistryClientError("answer too large", code="REGISTRY_MALFORMED")
+            raise RegistryClientError("answer too large", code=RegistryErrorCode.REGISTRY_MALFORMED)
         if response.status >= 500:  # includes SOAP faults (HTTP 500): retried
-            raise RegistryClientError(f"HTTP {response.status}", code="REGISTRY_HTTP_5XX")
+            raise RegistryClientError(
+                f"HTTP {response.status}", code=RegistryErrorCode.REGISTRY_HTTP_5XX
+            )
         if response.status != 200:
-            raise RegistryClientError(f"HTTP {response.status}", code="REGISTRY_HTTP_ERROR")
+            raise RegistryClientError(
+                f"HTTP {response.status}", code=RegistryErrorCode.REGISTRY_HTTP_ERROR
+            )
         return body
 
 

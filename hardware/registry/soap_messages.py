@@ -1,6 +1,6 @@
 """SOAP messages of the RGIAJ verification service, as plain values (no I/O).
 
-Modelled on the national register's public interface (issue 5): ``verificarRGIAJ``
+Modelled on the national register's public interface: ``verificarRGIAJ``
 takes 1-100 persons (dni, nombre, apellido1, apellido2, fechaNacimiento,
 numSoporte) and answers per person COD001 (listed), COD002 (not listed) or COD006
 (cannot be verified); ``verificarCambiosRGIAJ`` returns identifiers marked A
@@ -21,7 +21,7 @@ from datetime import UTC, date, datetime
 from xml.sax.saxutils import escape
 
 from admission.errors import AdmissionError
-from admission.registry.port import RegistryStatus
+from admission.registry.port import RegistryErrorCode, RegistryStatus
 from admission.registry.snapshot import FeedEntry, SnapshotError, clean_number, feed_entry
 
 SOAP_NS = "http://schemas.xmlsoap.org/soap/envelope/"
@@ -40,7 +40,7 @@ CODE_STATUS = {
 class RegistryClientError(AdmissionError):
     """The online service could not give a usable answer; ``code`` says why."""
 
-    code = "REGISTRY_UNAVAILABLE"
+    code: str = RegistryErrorCode.REGISTRY_UNAVAILABLE
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,26 +140,30 @@ def _text(elem: ET.Element, name: str, limit: int = 64) -> str:
     text = (c.text or "").strip() if c is not None else ""
     if len(text) > limit or any(ord(ch) < 32 for ch in text):
         raise RegistryClientError(
-            "field too long or with control characters", code="REGISTRY_MALFORMED"
+            "field too long or with control characters", code=RegistryErrorCode.REGISTRY_MALFORMED
         )
     return text
 
 
 def _body_operation(payload: bytes, expected: str) -> ET.Element:
     if b"<!DOCTYPE" in payload or b"<!ENTITY" in payload:
-        raise RegistryClientError("DOCTYPE in answer", code="REGISTRY_MALFORMED")
+        raise RegistryClientError("DOCTYPE in answer", code=RegistryErrorCode.REGISTRY_MALFORMED)
     try:
         root = ET.fromstring(payload)
     except ET.ParseError:
-        raise RegistryClientError("answer is not XML", code="REGISTRY_MALFORMED") from None
+        raise RegistryClientError(
+            "answer is not XML", code=RegistryErrorCode.REGISTRY_MALFORMED
+        ) from None
     body = _child(root, "Body") if _local(root.tag) == "Envelope" else None
     if body is None or len(body) != 1:
-        raise RegistryClientError("no SOAP body", code="REGISTRY_MALFORMED")
+        raise RegistryClientError("no SOAP body", code=RegistryErrorCode.REGISTRY_MALFORMED)
     op = body[0]
     if _local(op.tag) == "Fault":
-        raise RegistryClientError("SOAP fault " + _text(op, "faultcode"), code="REGISTRY_FAULT")
+        raise RegistryClientError(
+            "SOAP fault " + _text(op, "faultcode"), code=RegistryErrorCode.REGISTRY_FAULT
+        )
     if _local(op.tag) != expected:
-        raise RegistryClientError("unexpected operation", code="REGISTRY_MALFORMED")
+        raise RegistryClientError("unexpected operation", code=RegistryErrorCode.REGISTRY_MALFORMED)
     return op
 
 
@@ -174,13 +178,18 @@ def parse_verify_response(payload: bytes, asked: Sequence[str]) -> VerificationA
         dni = clean_number(_text(elem, "dni"))
         if dni is None or dni not in wanted:
             raise RegistryClientError(
-                "answer for a person not asked about", code="REGISTRY_UNEXPECTED_PERSON"
+                "answer for a person not asked about",
+                code=RegistryErrorCode.REGISTRY_UNEXPECTED_PERSON,
             )
         code = _text(elem, "codigo")
         if code not in CODE_STATUS:
-            raise RegistryClientError("unknown result code", code="REGISTRY_MALFORMED")
+            raise RegistryClientError(
+                "unknown result code", code=RegistryErrorCode.REGISTRY_MALFORMED
+            )
         if dni in results:
-            raise RegistryClientError("two results for one person", code="REGISTRY_MALFORMED")
+            raise RegistryClientError(
+                "two results for one person", code=RegistryErrorCode.REGISTRY_MALFORMED
+            )
         results[dni] = PersonResult(dni, code, CODE_STATUS[code])
     return VerificationAnswer(_text(op, "idTransaccion"), results)
 
@@ -197,12 +206,16 @@ def parse_changes_response(payload: bytes) -> ChangesAnswer:
             if _local(elem.tag) != "cambio":
                 continue
             if len(entries) >= MAX_CHANGES_PER_PAGE:
-                raise RegistryClientError("too many changes", code="REGISTRY_MALFORMED")
+                raise RegistryClientError(
+                    "too many changes", code=RegistryErrorCode.REGISTRY_MALFORMED
+                )
             entries.append(
                 feed_entry(_text(elem, "tipo"), _text(elem, "dni"), _text(elem, "fecha"))
             )
     except SnapshotError as exc:
         raise RegistryClientError(str(exc), code=exc.code) from None
     except ValueError:
-        raise RegistryClientError("bad fechaHasta", code="REGISTRY_MALFORMED") from None
+        raise RegistryClientError(
+            "bad fechaHasta", code=RegistryErrorCode.REGISTRY_MALFORMED
+        ) from None
     return ChangesAnswer(until.astimezone(UTC), tuple(entries), _text(op, "hayMas") == "true")

@@ -1,4 +1,4 @@
-"""Background change-feed sync that the GUI can start (issue 5, point 7).
+"""Background change-feed sync of the RIAJ replica that the GUI can start (art. 20.2).
 
 :class:`RegistrySync` pulls ``verificarCambiosRGIAJ`` periodically from a
 :class:`FeedSource` (the SOAP client or the fake) and applies it to a
@@ -23,6 +23,7 @@ from datetime import datetime
 from typing import Protocol
 
 from admission.ports import Clock
+from admission.registry.port import RegistryErrorCode
 from admission.registry.snapshot import FeedPage
 
 log = logging.getLogger(__name__)
@@ -91,7 +92,7 @@ class RegistrySync:
             page = self._source.changes_since(self._sink.feed_since())
             result = self._sink.apply_feed(page)
         except Exception as exc:  # the thread must survive any adapter failure
-            code = str(getattr(exc, "code", "") or "SYNC_FAILED")
+            code = str(getattr(exc, "code", "") or RegistryErrorCode.SYNC_FAILED)
             log.warning("registry sync failed: %s", code)
             with self._lock:
                 self._status = replace(self._status, last_attempt=now, last_error=code)
