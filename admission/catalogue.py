@@ -1,0 +1,727 @@
+"""The text people read for every code: Spanish first, then English (STYLE.md rule 13).
+
+The domain answers with codes (members of :class:`admission.codes.Code` enums); the
+screens, printed reports and the command line's human output turn them into text here,
+in one place, for the clerk at the counter, the game director and the gaming inspector.
+Texts are short, plain and precise, and cite the regulation (Decreto 58/2006) where the
+article is what the person needs to know.
+
+The catalogue is keyed by the code's value: one value has one meaning in every feature
+(``REASON_REQUIRED`` is the same refusal at the desk, in the card book and for a
+voucher). A code without text shows as itself, never as an error: :func:`text` does not
+raise. ``tests/test_catalogue.py`` checks that every member of every ``Code`` enum has
+both texts here and that no text is left for a code nobody declares.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import Enum
+
+__all__ = ["LANGUAGES", "Entry", "entries", "missing_texts", "text", "unused_texts"]
+
+LANGUAGES = ("es", "en")  # Spanish first: the desk's working language
+
+# code value -> (Spanish, English); grouped by the enum that declares the code.
+_TEXTS: dict[str, tuple[str, str]] = {
+    # -- the verdict (admission.verdict.Outcome) ------------------------------------------
+    "ADMIT": ("Puede entrar", "May enter"),
+    "SUPERVISOR": ("Decide el director de juegos", "The game director decides"),
+    "DENY": ("No puede entrar", "May not enter"),
+    # -- the verdict's reasons (admission.verdict.Reason) ---------------------------------
+    "MINOR": (
+        "Menor de edad: no puede entrar (art. 21.1)",
+        "Under 18: may not enter (art. 21.1)",
+    ),
+    "BIRTH_DATE_UNKNOWN": (
+        "Sin fecha de nacimiento: no se puede comprobar la edad",
+        "No birth date: the age cannot be checked",
+    ),
+    "REGISTRY_LISTED": (
+        "Inscrito en el Registro de Interdicciones (RIAJ): no puede entrar (art. 21.1)",
+        "Listed in the access-ban register (RIAJ): may not enter (art. 21.1)",
+    ),
+    "REGISTRY_UNVERIFIABLE": (
+        "No se ha podido consultar el Registro de Interdicciones (RIAJ) (art. 20.2)",
+        "The access-ban register (RIAJ) could not be checked (art. 20.2)",
+    ),
+    "INTERNAL_BAN": (
+        "Prohibición de entrada del casino en vigor (art. 21.2-3)",
+        "The casino's own ban is in force (art. 21.2-3)",
+    ),
+    "CASINO_STAFF": (
+        "Personal del casino: solo con permiso del director de juegos (art. 18.1.a)",
+        "Casino staff: only with the game director's leave (art. 18.1.a)",
+    ),
+    "GAME_DIRECTOR": (
+        "Director de juegos: no puede jugar (art. 18.1.b)",
+        "Game director: may not play (art. 18.1.b)",
+    ),
+    "DOCUMENT_EXPIRED": ("Documento caducado", "Document expired"),
+    "DOCUMENT_INVALID": (
+        "Documento no válido: no supera las comprobaciones",
+        "Document not valid: it fails its checks",
+    ),
+    "DOCUMENT_NOT_ACCEPTED": (
+        "Documento no admitido: DNI, pasaporte, permiso de conducir o tarjeta de residencia"
+        " (art. 23.1)",
+        "Document not accepted: ID card, passport, driving licence or residence card (art. 23.1)",
+    ),
+    "LAST_HOUR": (
+        "Última hora antes del cierre: no se admiten entradas (art. 21.4)",
+        "Last hour before closing: no new admissions (art. 21.4)",
+    ),
+    "CLOSED": (
+        "Fuera del horario de las salas de juego (art. 27)",
+        "Outside the gaming rooms' opening hours (art. 27)",
+    ),
+    # -- documents typed in (admission.documents.DocumentErrorCode) -----------------------
+    "MANUAL_BAD_TYPE": ("Tipo de documento desconocido", "Unknown document type"),
+    "MANUAL_BAD_ISSUER": (
+        "País emisor no válido: código de 1 a 3 letras",
+        "Invalid issuing country: a 1-3 letter code",
+    ),
+    "MANUAL_BAD_NUMBER": (
+        "Número de documento no válido (letras y cifras; DNI o NIE si es español)",
+        "Invalid document number (letters and digits; a DNI or NIE if Spanish)",
+    ),
+    "DNI_CHECK_LETTER": ("Letra del DNI o NIE incorrecta", "Wrong DNI or NIE check letter"),
+    "MANUAL_BAD_NAME": (
+        "Nombre no válido: solo letras, espacios, apóstrofos, guiones y puntos (máx. 60)",
+        "Invalid name: letters, spaces, apostrophes, hyphens and dots only (max. 60)",
+    ),
+    "MANUAL_BAD_DATE": (
+        "Fecha no plausible (nacimiento o caducidad)",
+        "Implausible date (birth or expiry)",
+    ),
+    "MANUAL_BAD_NATIONALITY": (
+        "Nacionalidad no válida: código de 1 a 3 letras",
+        "Invalid nationality: a 1-3 letter code",
+    ),
+    "MANUAL_BAD_SEX": ("Sexo no válido: M, F o X", "Invalid sex: M, F or X"),
+    "MRZ_UNUSABLE": (
+        "La zona de lectura mecánica no da un número de documento utilizable",
+        "The machine-readable zone gives no usable document number",
+    ),
+    # -- machine-readable zones (admission.mrz.parse.MrzError) ----------------------------
+    "MRZ_EMPTY": ("Zona de lectura mecánica vacía", "The machine-readable zone is empty"),
+    "MRZ_INPUT_TOO_LONG": (
+        "Lectura demasiado larga para una zona de lectura mecánica",
+        "Input too long for a machine-readable zone",
+    ),
+    "MRZ_TOO_MANY_LINES": (
+        "Demasiadas líneas para una zona de lectura mecánica",
+        "Too many lines for a machine-readable zone",
+    ),
+    "MRZ_LINE_TOO_LONG": (
+        "Línea demasiado larga para una zona de lectura mecánica",
+        "Line too long for a machine-readable zone",
+    ),
+    "MRZ_BAD_CHARACTER": (
+        "Carácter no permitido en la zona de lectura mecánica",
+        "Character not allowed in a machine-readable zone",
+    ),
+    "MRZ_UNKNOWN_FORMAT": (
+        "Formato desconocido: la zona de lectura mecánica tiene 2 o 3 líneas",
+        "Unknown format: a machine-readable zone has 2 or 3 lines",
+    ),
+    "MRZ_BAD_LENGTH": (
+        "Longitud de línea incorrecta: 3x30, 2x36 o 2x44 caracteres",
+        "Wrong line length: 3x30, 2x36 or 2x44 characters",
+    ),
+    "INVALID_DOCUMENT_CODE": (
+        "Código de tipo de documento no válido en la zona de lectura mecánica",
+        "Invalid document type code in the machine-readable zone",
+    ),
+    "INVALID_ISSUER": (
+        "País emisor no válido en la zona de lectura mecánica",
+        "Invalid issuing country in the machine-readable zone",
+    ),
+    "INVALID_BIRTH_DATE": (
+        "Fecha de nacimiento no válida en la zona de lectura mecánica",
+        "Invalid birth date in the machine-readable zone",
+    ),
+    "INVALID_EXPIRY_DATE": (
+        "Fecha de caducidad no válida en la zona de lectura mecánica",
+        "Invalid expiry date in the machine-readable zone",
+    ),
+    "INVALID_SEX": (
+        "Sexo no válido en la zona de lectura mecánica",
+        "Invalid sex in the machine-readable zone",
+    ),
+    "INVALID_NAME": (
+        "Nombre vacío o con cifras en la zona de lectura mecánica",
+        "Name empty or with digits in the machine-readable zone",
+    ),
+    # -- check digits (admission.mrz.layout.MrzCheckError): a misread or a forgery --------
+    "CHECK_DOCUMENT_NUMBER": (
+        "Dígito de control del número de documento incorrecto",
+        "Document number check digit does not match",
+    ),
+    "CHECK_BIRTH_DATE": (
+        "Dígito de control de la fecha de nacimiento incorrecto",
+        "Birth date check digit does not match",
+    ),
+    "CHECK_EXPIRY_DATE": (
+        "Dígito de control de la fecha de caducidad incorrecto",
+        "Expiry date check digit does not match",
+    ),
+    "CHECK_PERSONAL_NUMBER": (
+        "Dígito de control del número personal incorrecto",
+        "Personal number check digit does not match",
+    ),
+    "CHECK_COMPOSITE": (
+        "Dígito de control global de la zona de lectura mecánica incorrecto",
+        "Composite check digit of the machine-readable zone does not match",
+    ),
+    # -- North-American driving licences (admission.aamva.AamvaError) ---------------------
+    "AAMVA_UNUSABLE": (
+        "Código de barras del permiso de conducir ilegible o sin número",
+        "Driving licence barcode unreadable or without a number",
+    ),
+    "AAMVA_BAD_HEADER": (
+        "Cabecera del código de barras del permiso no válida",
+        "Invalid licence barcode header",
+    ),
+    "AAMVA_BAD_VERSION": (
+        "Versión del código de barras del permiso no reconocida",
+        "Unrecognised licence barcode version",
+    ),
+    "AAMVA_BAD_DESIGNATOR": (
+        "Estructura del código de barras del permiso incorrecta",
+        "The licence barcode's structure is wrong",
+    ),
+    "AAMVA_MISSING_DAQ": (
+        "Falta el número del permiso en el código de barras",
+        "The licence number is missing from the barcode",
+    ),
+    "AAMVA_MISSING_DCS": (
+        "Falta el apellido en el código de barras del permiso",
+        "The family name is missing from the licence barcode",
+    ),
+    "AAMVA_MISSING_DBB": (
+        "Falta la fecha de nacimiento en el código de barras del permiso",
+        "The birth date is missing from the licence barcode",
+    ),
+    "AAMVA_MISSING_DBA": (
+        "Falta la fecha de caducidad en el código de barras del permiso",
+        "The expiry date is missing from the licence barcode",
+    ),
+    "AAMVA_MISSING_DAJ": (
+        "Falta el estado o la provincia emisora en el código de barras del permiso",
+        "The issuing state or province is missing from the licence barcode",
+    ),
+    "AAMVA_BAD_CHARS": (
+        "Caracteres no válidos en el código de barras del permiso",
+        "Invalid characters in the licence barcode",
+    ),
+    "AAMVA_BAD_NAME": (
+        "Nombre no válido en el código de barras del permiso",
+        "Invalid name in the licence barcode",
+    ),
+    "AAMVA_BAD_NUMBER": ("Número de permiso no válido", "Invalid licence number"),
+    "AAMVA_BAD_JURISDICTION": (
+        "Estado o provincia emisora desconocida",
+        "Unknown issuing state or province",
+    ),
+    "AAMVA_BAD_COUNTRY": (
+        "País del permiso no válido o contradictorio (EE. UU. o Canadá)",
+        "Licence country invalid or contradictory (USA or Canada)",
+    ),
+    "AAMVA_BAD_BIRTH_DATE": (
+        "Fecha de nacimiento del permiso no válida",
+        "Invalid birth date on the licence",
+    ),
+    "AAMVA_BAD_EXPIRY_DATE": (
+        "Fecha de caducidad del permiso no válida",
+        "Invalid expiry date on the licence",
+    ),
+    "AAMVA_BAD_SEX": ("Sexo no válido en el permiso", "Invalid sex on the licence"),
+    # -- document readers (admission.mrz.burst.BurstHint) ---------------------------------
+    "BURST_PARTIAL": (
+        "Lectura incompleta: vuelva a pasar el documento",
+        "Incomplete read: scan the document again",
+    ),
+    "BURST_TOO_LONG": (
+        "Lectura demasiado larga, descartada: vuelva a leer",
+        "Read too long, discarded: scan again",
+    ),
+    "BURST_CONTROL_CHARS": (
+        "El lector envió caracteres de control: vuelva a leer",
+        "The reader sent control characters: scan again",
+    ),
+    "BURST_BAD_CHARS": (
+        "El lector envió caracteres no válidos: vuelva a leer",
+        "The reader sent invalid characters: scan again",
+    ),
+    # -- what was read (admission.intake.IntakeCode) --------------------------------------
+    "MRZ_INVALID": (
+        "La zona de lectura mecánica tiene errores: vuelva a leer el documento",
+        "The machine-readable zone fails its checks: read the document again",
+    ),
+    "CODE_NOT_RECOGNISED": (
+        "Código no reconocido: ni tarjeta de entrada ni permiso de conducir",
+        "Code not recognised: neither an entry card nor a driving licence",
+    ),
+    # -- entry card checks, art. 22.4 (admission.cards.verification.CardCheckStatus) ------
+    "VALID": ("Tarjeta válida", "Card valid"),
+    "NOT_YET_VALID": (
+        "Tarjeta aún no válida: su validez empieza más tarde",
+        "Card not valid yet: its validity starts later",
+    ),
+    "EXPIRED": ("Tarjeta caducada", "Card expired"),
+    "VOIDED": ("Tarjeta anulada", "Card voided"),
+    "UNKNOWN_NUMBER": (
+        "Tarjeta que no está en el fichero (borrada a los seis meses, art. 20.4)",
+        "Card not in the visitor file (erased after six months, art. 20.4)",
+    ),
+    "CODE_TAMPERED": ("Código de tarjeta falso o mal tecleado", "Card code forged or mistyped"),
+    "CODE_MALFORMED": ("No es un código de tarjeta de entrada", "Not an entry card code"),
+    "OTHER_CASINO": ("Tarjeta de otro casino", "Card from another casino"),
+    # -- card codes (admission.cards.code.CardCodeErrorCode; the other two are above) -----
+    "CODE_OTHER_CASINO": ("Tarjeta expedida por otro casino", "Card issued by another casino"),
+    # -- the desk (admission.desk.DeskErrorCode) ------------------------------------------
+    "EXCEPTIONAL_NEEDS_DIRECTOR": (
+        "La tarjeta excepcional necesita el nombre del director de juegos (art. 23.5)",
+        "An exceptional card needs the game director's name (art. 23.5)",
+    ),
+    "DIRECTOR_REQUIRED": (
+        "Falta el nombre del director de juegos que autoriza",
+        "The authorising game director's name is missing",
+    ),
+    "EVALUATION_STALE": (
+        "Veredicto demasiado antiguo: lea el documento de nuevo",
+        "Verdict too old: read the document again",
+    ),
+    "OFFICIAL_NEEDS_CAPACITY": (
+        "Indique el cargo del funcionario (art. 24.2)",
+        "State the official's capacity (art. 24.2)",
+    ),
+    "CARD_NOT_FOUND": ("Tarjeta no encontrada", "Card not found"),
+    # -- the visitor file's rules (admission.records.RecordErrorCode) ---------------------
+    "REASON_REQUIRED": ("Hay que indicar el motivo", "A reason is required"),
+    "REASON_TOO_LONG": (
+        "Motivo demasiado largo (máximo 500 caracteres)",
+        "Reason too long (500 characters at most)",
+    ),
+    "CARD_VOIDED": (
+        "Tarjeta anulada: no se imprime ni se modifica",
+        "Card voided: it is not printed or changed",
+    ),
+    "CARD_VISITOR_MISMATCH": (
+        "La tarjeta no corresponde a este visitante",
+        "The card does not belong to this visitor",
+    ),
+    "CARD_ON_DENY": (
+        "A un visitante rechazado no se le expide tarjeta",
+        "A refused visitor gets no card",
+    ),
+    "OFFICIAL_NO_CARD": (
+        "Los funcionarios en servicio no llevan tarjeta (art. 24)",
+        "Officials on duty get no card (art. 24)",
+    ),
+    "AUTHORISATION_REQUIRED": (
+        "La tarjeta excepcional exige la autorización del director de juegos (art. 23.5)",
+        "An exceptional card needs the game director's authorisation (art. 23.5)",
+    ),
+    "BAD_VALIDITY": (
+        "La validez de la tarjeta termina antes de empezar",
+        "The card's validity ends before it starts",
+    ),
+    "BAN_LIFTED": ("La prohibición ya estaba levantada", "The ban was already lifted"),
+    "BAD_EXPIRY": (
+        "La prohibición debe terminar después de empezar",
+        "The ban must end after it starts",
+    ),
+    # -- provisional vouchers, art. 23.4 (admission.vouchers.model.VoucherErrorCode) ------
+    "VOUCHER_BAD_PRICE": ("Importe del volante no válido", "Invalid voucher amount"),
+    "VOUCHER_NO_DOCUMENT": (
+        "El volante provisional exige depositar el documento (art. 23.4)",
+        "A provisional voucher needs the document deposited (art. 23.4)",
+    ),
+    "VOUCHER_CLOSED": (
+        "Volante ya canjeado o cancelado",
+        "Voucher already exchanged or cancelled",
+    ),
+    "VOUCHER_BAD_CARD": (
+        "Número de tarjeta no válido para el canje",
+        "Invalid card number for the exchange",
+    ),
+    "VOUCHER_NOT_OPEN": (
+        "No hay ningún volante pendiente con ese número",
+        "No open voucher with that number",
+    ),
+    "VOUCHER_DOCUMENT_MISMATCH": (
+        "No es el documento depositado con el volante",
+        "Not the document deposited with the voucher",
+    ),
+    # -- card types, art. 23.2-3 (admission.cards.catalogue.CardTypeErrorCode) ------------
+    "CARD_TYPE_BAD": ("Tipo de tarjeta mal configurado", "Card type badly configured"),
+    "CARD_TYPE_BAD_CODE": (
+        "Código de tipo de tarjeta no válido: letras, cifras y _",
+        "Invalid card type code: letters, digits and _",
+    ),
+    "CARD_TYPE_BAD_PRICE": (
+        "El precio de la tarjeta no puede ser negativo",
+        "A card price cannot be negative",
+    ),
+    "CARD_TYPE_BAD_VALIDITY": (
+        "Validez de la tarjeta fuera de rango: de 1 a 366 días",
+        "Card validity out of range: 1 to 366 days",
+    ),
+    "CARD_TYPE_DUPLICATE": ("Tipo de tarjeta repetido", "Duplicate card type"),
+    "UNKNOWN_CARD_TYPE": ("Tipo de tarjeta no configurado", "Card type not configured"),
+    # -- the desk leaflet, art. 25.1 (admission.leaflet.LeafletErrorCode) -----------------
+    "LEAFLET_BAD_BET_LIMIT": (
+        "Apuestas mínima y máxima del folleto mal configuradas (art. 25.1)",
+        "Leaflet minimum and maximum bets badly configured (art. 25.1)",
+    ),
+    # -- settings (admission.settings.SettingsErrorCode) ----------------------------------
+    "UNKNOWN_SETTING": ("Ajuste desconocido", "Unknown setting"),
+    "SETTING_BAD_TYPE": (
+        "Valor de tipo incorrecto para este ajuste",
+        "Value of the wrong type for this setting",
+    ),
+    "SETTING_BAD_CHOICE": (
+        "Valor no permitido para este ajuste",
+        "Value not allowed for this setting",
+    ),
+    "SETTING_BAD_FORMAT": (
+        "Formato no válido para este ajuste",
+        "Invalid format for this setting",
+    ),
+    "SETTINGS_UNREADABLE": (
+        "No se puede leer el archivo de ajustes",
+        "The settings file cannot be read",
+    ),
+    "SETTINGS_VERSION": (
+        "Archivo de ajustes de una versión desconocida o posterior",
+        "Settings file from an unknown or newer version",
+    ),
+    # -- errors without a more precise code (admission.errors.ErrorCode) ------------------
+    "ADMISSION_ERROR": ("Error del servicio de admisión", "Admission desk error"),
+    "NOT_FOUND": ("No encontrado", "Not found"),
+    "INVALID_STATE": (
+        "Operación no permitida en este momento",
+        "Operation not allowed at this point",
+    ),
+    "DEVICE_ERROR": ("Error del dispositivo", "Device error"),
+    "CONFIG_ERROR": ("Error de configuración", "Configuration error"),
+    # -- the visitor file, art. 20.3-4 (admission.errors.StoreErrorCode) ------------------
+    "STORE_ERROR": ("Error del fichero de visitantes", "Visitor file error"),
+    "WRONG_KEY": (
+        "Clave del fichero de visitantes incorrecta; el fichero no se ha modificado",
+        "Wrong key for the visitor file; the file was not changed",
+    ),
+    "CORRUPT_FILE": (
+        "No es un fichero de visitantes cifrado; no se ha modificado",
+        "Not an encrypted visitor file; it was not changed",
+    ),
+    "NO_SQLCIPHER": (
+        "Falta la biblioteca de cifrado (SQLCipher)",
+        "The encryption library (SQLCipher) is missing",
+    ),
+    "OPEN_FAILED": (
+        "No se puede abrir el fichero de visitantes",
+        "The visitor file cannot be opened",
+    ),
+    "READ_FAILED": (
+        "Error al leer el fichero de visitantes",
+        "Reading the visitor file failed",
+    ),
+    "WRITE_FAILED": (
+        "No se ha podido guardar: no se ha registrado nada",
+        "Saving failed: nothing was recorded",
+    ),
+    "STORE_BUSY": (
+        "Fichero de visitantes ocupado: inténtelo de nuevo",
+        "Visitor file busy: try again",
+    ),
+    "STORE_CLOSED": ("El fichero de visitantes está cerrado", "The visitor file is closed"),
+    "CLOSE_FAILED": (
+        "Error al cerrar el fichero de visitantes",
+        "Closing the visitor file failed",
+    ),
+    "MIGRATION_CONFLICT": (
+        "Actualización mal empaquetada: dos migraciones con el mismo número",
+        "Badly packaged update: two migrations share a number",
+    ),
+    "MIGRATION_FAILED": (
+        "Falló la actualización del fichero de visitantes; conserva su versión anterior",
+        "Upgrading the visitor file failed; it keeps its previous version",
+    ),
+    "NO_KEY": (
+        "Sin clave del fichero: variable de entorno, llavero del sistema o frase de paso",
+        "No key for the file: environment variable, system keyring or passphrase",
+    ),
+    "KEYRING_FAILED": (
+        "El llavero del sistema falló o no guardó la clave",
+        "The system keyring failed or did not keep the key",
+    ),
+    # -- the audit trail (db.audit_chain.AuditChainCode) ----------------------------------
+    "SEQUENCE_GAP": (
+        "Registro de auditoría no íntegro: falta un asiento o está desordenado",
+        "Audit trail fails verification: an entry is missing or out of order",
+    ),
+    "CHAIN_BROKEN": (
+        "Registro de auditoría no íntegro: la cadena está rota",
+        "Audit trail fails verification: the chain is broken",
+    ),
+    "DIGEST_MISMATCH": (
+        "Registro de auditoría no íntegro: un asiento se modificó",
+        "Audit trail fails verification: an entry was changed",
+    ),
+    "TAIL_MISSING": (
+        "Registro de auditoría no íntegro: faltan los últimos asientos",
+        "Audit trail fails verification: the latest entries are missing",
+    ),
+    # -- the RIAJ check, art. 20.2 (admission.registry.port.RegistryErrorCode) ------------
+    "REGISTRY_NOT_CONFIGURED": (
+        "RIAJ sin configurar: ni servicio en línea ni copia local",
+        "RIAJ not configured: no online service and no local copy",
+    ),
+    "REGISTRY_UNAVAILABLE": (
+        "Servicio en línea del RIAJ no disponible",
+        "RIAJ online service unavailable",
+    ),
+    "REGISTRY_ADAPTER_ERROR": (
+        "Fallo interno al consultar el RIAJ",
+        "Internal failure while checking the RIAJ",
+    ),
+    "REPLICA_UNDATED": (
+        "Copia local del RIAJ sin fecha: no sirve para comprobar",
+        "Local RIAJ copy has no date: it cannot be used",
+    ),
+    "REPLICA_STALE": ("Copia local del RIAJ demasiado antigua", "Local RIAJ copy too old"),
+    "REPLICA_EMPTY": (
+        "No hay copia local del RIAJ: importe una",
+        "No local RIAJ copy: import one",
+    ),
+    "REPLICA_READ_FAILED": (
+        "Error al leer la copia local del RIAJ",
+        "Reading the local RIAJ copy failed",
+    ),
+    "REGISTRY_TIMEOUT": ("El RIAJ no respondió a tiempo", "The RIAJ did not answer in time"),
+    "REGISTRY_CONNECTION": ("Sin conexión con el RIAJ", "No connection to the RIAJ"),
+    "REGISTRY_TLS": (
+        "Falló la conexión segura con el RIAJ (certificados)",
+        "Secure connection to the RIAJ failed (certificates)",
+    ),
+    "REGISTRY_HTTP_5XX": (
+        "El servicio del RIAJ falló (error del servidor)",
+        "The RIAJ service failed (server error)",
+    ),
+    "REGISTRY_HTTP_ERROR": (
+        "El servicio del RIAJ rechazó la consulta",
+        "The RIAJ service refused the request",
+    ),
+    "REGISTRY_FAULT": (
+        "El servicio del RIAJ devolvió un error",
+        "The RIAJ service returned an error",
+    ),
+    "REGISTRY_MALFORMED": ("Respuesta del RIAJ no válida", "Invalid answer from the RIAJ"),
+    "REGISTRY_UNEXPECTED_PERSON": (
+        "El RIAJ respondió sobre alguien no consultado: respuesta descartada",
+        "The RIAJ answered about someone not asked: answer discarded",
+    ),
+    "REGISTRY_NO_ANSWER": (
+        "El RIAJ no respondió sobre esta persona",
+        "The RIAJ gave no answer for this person",
+    ),
+    "REGISTRY_CANNOT_VERIFY": (
+        "El RIAJ no puede verificar a esta persona (COD006)",
+        "The RIAJ cannot verify this person (COD006)",
+    ),
+    "SYNC_FAILED": (
+        "Falló la actualización de la copia local del RIAJ",
+        "Updating the local RIAJ copy failed",
+    ),
+    # -- setting up the RIAJ adapters (admission.registry.port.RegistryConfigCode) --------
+    "REGISTRY_ENDPOINT": (
+        "Dirección del servicio del RIAJ no válida: debe ser https",
+        "Invalid RIAJ service address: it must be https",
+    ),
+    "REGISTRY_SETTINGS": (
+        "Ajustes del servicio del RIAJ fuera de rango",
+        "RIAJ service settings out of range",
+    ),
+    "REGISTRY_CLIENT_CERT": (
+        "Certificado de cliente del RIAJ inutilizable",
+        "RIAJ client certificate unusable",
+    ),
+    "KEYRING_UNAVAILABLE": ("Llavero del sistema no disponible", "System keyring unavailable"),
+    "REGISTRY_PUBLIC_KEY": (
+        "Clave pública del RIAJ no válida (Ed25519)",
+        "Invalid RIAJ public key (Ed25519)",
+    ),
+    # -- RIAJ files and changes (admission.registry.snapshot.SnapshotErrorCode) -----------
+    "SNAPSHOT_INVALID": ("Archivo del RIAJ rechazado", "RIAJ file rejected"),
+    "SNAPSHOT_UNREADABLE": (
+        "No se puede leer el archivo del RIAJ",
+        "The RIAJ file cannot be read",
+    ),
+    "SNAPSHOT_EMPTY": ("Archivo del RIAJ vacío", "The RIAJ file is empty"),
+    "SNAPSHOT_ENCODING": (
+        "Archivo del RIAJ con codificación no válida (no es UTF-8)",
+        "RIAJ file with an invalid encoding (not UTF-8)",
+    ),
+    "SNAPSHOT_UNKNOWN_FORMAT": (
+        "Versión del archivo del RIAJ no admitida",
+        "Unsupported RIAJ file version",
+    ),
+    "SNAPSHOT_MALFORMED_LINE": (
+        "Línea no válida en el archivo del RIAJ",
+        "Invalid line in the RIAJ file",
+    ),
+    "SNAPSHOT_HEADER_MISSING": (
+        "Falta una cabecera obligatoria en el archivo del RIAJ",
+        "A required header is missing from the RIAJ file",
+    ),
+    "SNAPSHOT_BAD_HEADER": (
+        "Cabecera no válida en el archivo del RIAJ",
+        "Invalid header in the RIAJ file",
+    ),
+    "SNAPSHOT_UNKNOWN_SCHEME": (
+        "Esquema de identificadores desconocido en el archivo del RIAJ",
+        "Unknown identifier scheme in the RIAJ file",
+    ),
+    "SNAPSHOT_BAD_SALT": (
+        "Sal de los identificadores no válida en el archivo del RIAJ",
+        "Invalid identifier salt in the RIAJ file",
+    ),
+    "SNAPSHOT_WRONG_SCOPE": (
+        "El archivo del RIAJ no es el de casinos",
+        "The RIAJ file is not the casinos' one",
+    ),
+    "SNAPSHOT_TRUNCATED": (
+        "Archivo del RIAJ incompleto (cortado)",
+        "RIAJ file incomplete (truncated)",
+    ),
+    "SNAPSHOT_TRAILING_DATA": (
+        "Datos de más al final del archivo del RIAJ",
+        "Extra data at the end of the RIAJ file",
+    ),
+    "SNAPSHOT_CHECKSUM_MISMATCH": (
+        "La suma de comprobación del archivo del RIAJ no coincide",
+        "The RIAJ file's checksum does not match",
+    ),
+    "SNAPSHOT_COUNT_MISMATCH": (
+        "El archivo del RIAJ no tiene el número de registros que declara",
+        "The RIAJ file does not hold the number of entries it declares",
+    ),
+    "SNAPSHOT_DUPLICATE": (
+        "Identificador repetido en el archivo del RIAJ",
+        "Duplicate identifier in the RIAJ file",
+    ),
+    "SNAPSHOT_UNSIGNED": (
+        "Archivo del RIAJ sin firma (se exige firma)",
+        "RIAJ file unsigned (a signature is required)",
+    ),
+    "SNAPSHOT_BAD_SIGNATURE": (
+        "Firma del archivo del RIAJ no válida",
+        "The RIAJ file's signature is not valid",
+    ),
+    "SNAPSHOT_FROM_THE_FUTURE": (
+        "Archivo del RIAJ con fecha futura",
+        "RIAJ file dated in the future",
+    ),
+    "SNAPSHOT_OLDER_THAN_ACTIVE": (
+        "Archivo del RIAJ más antiguo que la copia en uso",
+        "RIAJ file older than the copy in use",
+    ),
+    "SNAPSHOT_VERSION_CONFLICT": (
+        "Misma versión del RIAJ con otro contenido",
+        "Same RIAJ version with different content",
+    ),
+    "REPLICA_BUSY": (
+        "Copia local del RIAJ ocupada: inténtelo de nuevo",
+        "Local RIAJ copy busy: try again",
+    ),
+    "REPLICA_WRITE_FAILED": (
+        "No se pudo guardar la copia local del RIAJ; sigue en uso la anterior",
+        "Saving the local RIAJ copy failed; the previous one stays in use",
+    ),
+    "FEED_MALFORMED_LINE": (
+        "Línea no válida en los cambios del RIAJ",
+        "Invalid line in the RIAJ changes",
+    ),
+    "FEED_BAD_ACTION": (
+        "Cambio del RIAJ que no es alta (A) ni baja (B)",
+        "RIAJ change that is neither an addition (A) nor a removal (B)",
+    ),
+    "FEED_BAD_IDENTITY": (
+        "Número de identidad no válido en los cambios del RIAJ",
+        "Invalid identity number in the RIAJ changes",
+    ),
+    "FEED_BAD_DATE": (
+        "Fecha no válida en los cambios del RIAJ",
+        "Invalid date in the RIAJ changes",
+    ),
+    "FEED_OUT_OF_ORDER": (
+        "Cambios del RIAJ desordenados o anteriores a la copia local",
+        "RIAJ changes out of order or older than the local copy",
+    ),
+    "FEED_WITHOUT_SNAPSHOT": (
+        "Importe primero un archivo del RIAJ: los cambios se aplican sobre él",
+        "Import a RIAJ file first: the changes apply to it",
+    ),
+    "FEED_GAP": (
+        "Faltan cambios del RIAJ entre la copia local y los recibidos",
+        "RIAJ changes are missing between the local copy and those received",
+    ),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Entry:
+    """One code and its texts."""
+
+    code: str
+    es: str
+    en: str
+
+    def text(self, lang: str = "es") -> str:
+        return self.en if _language(lang) == "en" else self.es
+
+
+def _language(lang: str) -> str:
+    """``"en"``, ``"en_GB"`` or ``"en-US"`` -> ``"en"``; anything unknown -> Spanish."""
+    base = lang.replace("-", "_").split("_", 1)[0].lower() if isinstance(lang, str) else ""
+    return base if base in LANGUAGES else LANGUAGES[0]
+
+
+def text(code: str, lang: str = "es") -> str:
+    """The text of ``code`` in ``lang`` (a language or a locale name such as ``en_GB``).
+
+    An unknown code comes back as itself, an unknown language gets Spanish; never raises.
+    """
+    key = code if isinstance(code, str) else str(code)
+    pair = _TEXTS.get(key)
+    if pair is None:
+        return key
+    return pair[LANGUAGES.index(_language(lang))]
+
+
+def entries() -> tuple[Entry, ...]:
+    """Every code with its texts, in the catalogue's order (grouped by feature)."""
+    return tuple(Entry(code, es, en) for code, (es, en) in _TEXTS.items())
+
+
+def missing_texts(enums: Iterable[type[Enum]]) -> list[str]:
+    """``module.Enum.MEMBER`` of every member of ``enums`` whose Spanish or English text is
+    missing, empty or just the code (pass ``admission.codes.all_code_enums()``)."""
+    missing: list[str] = []
+    for enum_class in enums:
+        for member in enum_class:
+            value = str(member.value)
+            texts = _TEXTS.get(value, ("", ""))
+            if any(not t.strip() or t.strip() in (value, member.name) for t in texts):
+                missing.append(f"{enum_class.__module__}.{enum_class.__qualname__}.{member.name}")
+    return missing
+
+
+def unused_texts(enums: Iterable[type[Enum]]) -> list[str]:
+    """Codes with a text here that no member of ``enums`` declares (dead text)."""
+    declared = {str(member.value) for enum_class in enums for member in enum_class}
+    return [code for code in _TEXTS if code not in declared]
