@@ -1,4 +1,5 @@
-"""Scanned input reaches the same admission flow as the camera (issue 4, point 1)."""
+"""Scanned input reaches the same admission flow as the camera (art. 20.1: every visitor
+identified the same way)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Seven simulated months at the desk on the real encrypted file (issue 2, point 7).
+"""Seven simulated months at the desk on the real encrypted file (art. 20.4: six months kept).
 
 Thousands of admissions through the AdmissionDesk with the real SqlCipherStore and
 the real RIAJ replica (re-imported daily, as the casino's sync would), a purge every

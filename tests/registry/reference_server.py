@@ -1,4 +1,4 @@
-"""A reference RGIAJ-style register speaking SOAP over real HTTP(S) on loopback (issue 5, pt 5).
+"""A reference RGIAJ-style register speaking SOAP over real HTTP(S) on loopback (art. 20.2).
 
 Written independently of the client's message module, from the service description:
 ``verificarRGIAJ`` (1-100 personas -> COD001/COD002/COD006 per dni) and

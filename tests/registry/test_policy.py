@@ -1,4 +1,4 @@
-"""Policy: online first, fresh replica next, otherwise UNVERIFIABLE (issue 5, point 4)."""
+"""Policy: online first, fresh replica next, otherwise UNVERIFIABLE (art. 20.2, 21.1)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The replica in the encrypted store: atomic swap, change feed, checks (issue 5, point 2)."""
+"""The replica in the encrypted store: atomic swap, change feed, checks (art. 20.2)."""
 
 from __future__ import annotations
 
