@@ -48,7 +48,7 @@ from hardware.printer.service import CardPresentation, CardPrintService
 from ui.cli.args import parse_instant
 from ui.cli.commands import FILE_COMMANDS, TOOL_COMMANDS
 from ui.cli.demo import CAMERA_FRAMES, SEED
-from ui.cli.result import CliError, CommandResult, ExitCode, Payload
+from ui.cli.result import CliError, CommandResult, ExitCode, Payload, described
 from ui.context import AppContext, Devices, Tools
 
 if TYPE_CHECKING:
@@ -332,10 +332,7 @@ def dispatch(args: argparse.Namespace) -> CommandResult:
         try:
             clock = FixedClock(parse_instant(args.at))
         except (ValueError, OverflowError):
-            return ExitCode.USAGE, {
-                "error": CliError.BAD_INSTANT,
-                "message": "--at must be ISO-8601",
-            }
+            return ExitCode.USAGE, described(CliError.BAD_INSTANT, "--at must be ISO-8601")
     demo = args.command == "demo" or bool(getattr(args, "demo", False))
     tools = build_tools(data_dir_of(args, demo=demo), clock=clock, demo=demo)
     if args.command in TOOL_COMMANDS:
@@ -369,7 +366,7 @@ def run(argv: Sequence[str] | None = None) -> int:
     try:
         code, payload = dispatch(args)
     except AdmissionError as exc:
-        code, payload = exit_code_of(exc), {"error": exc.code, "message": str(exc)}
+        code, payload = exit_code_of(exc), described(exc.code, str(exc))
     if payload is not None:
         emit(payload)
     return int(code)

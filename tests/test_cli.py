@@ -249,8 +249,13 @@ def test_no_key_at_all_gives_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_bad_arguments_get_codes_not_tracebacks(tmp_path: Path) -> None:
+    from admission.catalogue import text
+
     code, out = cli_process("admit", "--mrz", *ICAO_TD3, "--at", "yesterday", data_dir=tmp_path)
     assert code == 2 and out["error"] == "BAD_INSTANT"  # type: ignore[index]
+    # the words for people come from the one catalogue, Spanish first
+    assert out["message"] == text("BAD_INSTANT", "es") != out["message_en"]  # type: ignore[index]
+    assert out["message_en"] == text("BAD_INSTANT", "en") != "BAD_INSTANT"  # type: ignore[index]
     code, out = cli_process("admit", data_dir=tmp_path)
     assert code == 2 and out["error"] == "USAGE"  # type: ignore[index]
     code, out = cli_process("admit", "--mrz", *ICAO_TD3, "--card-type", "NOPE", data_dir=tmp_path)

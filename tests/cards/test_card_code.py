@@ -271,7 +271,7 @@ def test_not_yet_valid() -> None:
 
 
 def test_cli_handler_payload_and_exit_codes() -> None:
-    from ui.cli.verify_card import verify_card_command
+    from ui.cli.verify_card import check as verify_card_command
 
     clock = FixedClock(T0)
     store, one, _three, voided = _store_with_cards(clock)
@@ -292,15 +292,15 @@ def test_cli_handler_payload_and_exit_codes() -> None:
     assert (code, payload["status"], payload["holder"]) == (1, "CODE_MALFORMED", None)
 
 
-def test_cli_handler_store_failure_is_exit_2() -> None:
+def test_cli_handler_store_failure_is_exit_3() -> None:
     from db.fake import FakeStore
-    from ui.cli.verify_card import verify_card_command
+    from ui.cli.verify_card import check as verify_card_command
 
     clock = FixedClock(T0)
     store = FakeStore(clock)
     store.fail_next("append", StoreError("disk full"))
     code, payload = verify_card_command(store, clock, "MAD01", "ADM1-MAD01-1-ABCDEFGH")
-    assert (code, payload["error"]) == (2, "STORE_ERROR")
+    assert (code, payload["error"]) == (3, "STORE_ERROR")  # the file could not be used
 
 
 def test_verification_on_the_encrypted_store(tmp_path) -> None:  # type: ignore[no-untyped-def]
@@ -308,7 +308,7 @@ def test_verification_on_the_encrypted_store(tmp_path) -> None:  # type: ignore[
     from db.keys import DbKey
     from db.store import SqlCipherStore
     from tests.db.factories import entry
-    from ui.cli.verify_card import verify_card_command
+    from ui.cli.verify_card import check as verify_card_command
 
     clock = FixedClock(T0)
     with SqlCipherStore.open(

@@ -14,6 +14,7 @@ from admission.registry.policy import RegistryPolicy
 from admission.registry.snapshot import render_snapshot
 from db.registry_replica import ReplicaRegistry
 from hardware.registry.fake import FakeRegistry
+from hardware.registry.sync import RegistrySync
 from tests.registry.conftest import T0
 from ui.cli.registry import check_command, import_command, status_command, sync_command
 
@@ -63,14 +64,14 @@ def test_rejected_import_keeps_the_previous_version(
 
 
 def test_sync_command(replica: ReplicaRegistry, clock: FixedClock, tmp_path: Path) -> None:
-    assert sync_command(None, replica, clock)[1]["error"] == "REGISTRY_NOT_CONFIGURED"
+    assert sync_command(None)[1]["error"] == "REGISTRY_NOT_CONFIGURED"
     (tmp_path / "l.txt").write_text("12345678Z\n")
     import_command(replica, tmp_path / "l.txt")
     fake = FakeRegistry(clock)
     clock.advance(timedelta(hours=1))
     fake.add("99999999R")
     clock.advance(timedelta(minutes=5))
-    code, payload = sync_command(fake, replica, clock)
+    code, payload = sync_command(RegistrySync(fake, replica, clock))
     assert code == 0 and payload["added"] == 1 and payload["age_seconds"] == 0
     assert check_command(RegistryPolicy(clock, replica=replica), "99999999R")[1]["status"] == (
         "LISTED"

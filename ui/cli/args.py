@@ -19,7 +19,7 @@ from admission.errors import AdmissionError
 from admission.identity import IdentityKey, IdKind, normalise_number
 from admission.mrz.parse import parse_mrz
 from admission.spanish_ids import is_valid_dni, is_valid_nie
-from ui.cli.result import CliError, Payload
+from ui.cli.result import CliError, Payload, described
 
 __all__ = [
     "add_document_arguments",
@@ -74,7 +74,7 @@ def document_from_args(
     """The identity document of the command, or an error payload (``"error": "USAGE"``
     for a usage error, else a refusal)."""
     if args.mrz and args.manual:
-        return None, {"error": CliError.USAGE, "message": "give --mrz or --manual, not both"}
+        return None, described(CliError.USAGE, "give --mrz or --manual, not both")
     if args.mrz:
         result = parse_mrz(list(args.mrz), today=today)
         if not result.valid:
@@ -105,7 +105,7 @@ def document_from_args(
         except ValueError:
             return None, refused(["DOCUMENT_NOT_ACCEPTED"], errors=["MANUAL_BAD_DOC_TYPE"])
         return doc, None
-    return None, {"error": CliError.USAGE, "message": "admit needs --mrz LINE... or --manual"}
+    return None, described(CliError.USAGE, "admit needs --mrz LINE... or --manual")
 
 
 def identity_from_text(text: str) -> IdentityKey | int:

@@ -10,7 +10,7 @@ number is ever echoed back.
     in atomically. 0 imported (or already active): ``{"imported": true, "version",
     "entries", "as_of", "signed", "replaced", "unchanged"}``. 1 rejected, the
     previous snapshot stays in force: ``{"imported": false, "error": CODE,
-    "message", "line", "active_version"}``.
+    "message", "message_en", "detail", "line", "active_version"}``.
 
 ``sync_command(sync: RegistrySync | None)``
     ``registry sync``: one change-feed pull. 0 ok, 1 failed or not configured:
@@ -38,11 +38,12 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from admission.catalogue import text
 from admission.identity import IdentityKey, IdKind
 from admission.ports import Clock
 from admission.registry.port import InterdictionRegistry, RegistryStatus
 from admission.registry.snapshot import SnapshotError
-from ui.cli.result import CliError, Command, CommandResult, ExitCode
+from ui.cli.result import CliError, Command, CommandResult, ExitCode, described
 from ui.context import AppContext
 
 if TYPE_CHECKING:
@@ -64,7 +65,9 @@ def import_command(replica: ReplicaRegistry, path: Path) -> Result:
         return 1, {
             "imported": False,
             "error": exc.code,
-            "message": str(exc),
+            "message": text(exc.code, "es"),
+            "message_en": text(exc.code, "en"),
+            "detail": str(exc),
             "line": exc.line or None,
             "active_version": state.version if state is not None else None,
         }
@@ -137,11 +140,10 @@ def check_command(
     try:
         identity = IdentityKey.of(IdKind(kind.upper()), country, number)
     except ValueError:
-        return 2, {
-            "error": CliError.BAD_IDENTITY,
-            "message": "--id must be a document number; --kind one of "
-            + ", ".join(k.value for k in IdKind),
-        }
+        return 2, described(
+            CliError.BAD_IDENTITY,
+            "--id must be a document number; --kind one of " + ", ".join(k.value for k in IdKind),
+        )
     answer = registry.check(identity)
     return (1 if answer.status is RegistryStatus.UNVERIFIABLE else 0), {
         "status": answer.status.value,

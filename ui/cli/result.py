@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from typing import Any, Generic, TypeVar
 
+from admission.catalogue import text
 from admission.codes import Code
 
 __all__ = [
@@ -20,6 +21,7 @@ __all__ = [
     "CommandResult",
     "ExitCode",
     "Payload",
+    "described",
     "error",
 ]
 
@@ -51,9 +53,23 @@ class CliError(Code):
     OUTPUT_UNWRITABLE = "OUTPUT_UNWRITABLE"
 
 
-def error(code: ExitCode, error_code: str, message: str, **extra: Any) -> CommandResult:
-    """An error answer: ``{"error": CODE, "message": ...}`` with ``code``."""
-    return code, {"error": str(error_code), "message": message, **extra}
+def described(error_code: str, detail: str = "") -> dict[str, Any]:
+    """An error for people: the code, its Spanish and English text from the one
+    catalogue (:mod:`admission.catalogue`), and an English detail for the log when it
+    adds something (never a name or a document number)."""
+    out: dict[str, Any] = {
+        "error": str(error_code),
+        "message": text(error_code, "es"),
+        "message_en": text(error_code, "en"),
+    }
+    if detail:
+        out["detail"] = detail
+    return out
+
+
+def error(code: ExitCode, error_code: str, detail: str = "", **extra: Any) -> CommandResult:
+    """An error answer ``{"error", "message", "message_en"[, "detail"]}`` with ``code``."""
+    return code, {**described(error_code, detail), **extra}
 
 
 C = TypeVar("C")

@@ -8,13 +8,38 @@ recorded (the visitor file): ``{"error": CODE, "message": ...}``.
 from __future__ import annotations
 
 import argparse
+from typing import Protocol
 
-from admission.cards.verification import verify_card
+from admission.cards.verification import VerificationStore, verify_card
 from admission.errors import AdmissionError
+from admission.ports import Clock
 from ui.cli.result import Command, CommandResult, ExitCode, error
 from ui.context import AppContext
 
 CARD_CODE_SECRET = "card_code"
+
+
+class CardCheckStore(VerificationStore, Protocol):
+    def secret(self, name: str) -> bytes: ...
+
+
+def check(
+    store: CardCheckStore, clock: Clock, casino_id: str, code: str, *, actor: str = "cli"
+) -> CommandResult:
+    """Verify ``code`` against ``store`` and record the check."""
+    try:
+        result = verify_card(
+            code,
+            key=store.secret(CARD_CODE_SECRET),
+            casino_id=casino_id,
+            store=store,
+            clock=clock,
+            actor=actor,
+            channel="cli",
+        )
+    except AdmissionError as err:
+        return error(ExitCode.UNAVAILABLE, err.code, "the card check could not be made")
+    return (ExitCode.OK if result.ok else ExitCode.REFUSED), result.to_json()
 
 
 def _arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) -> None:
@@ -22,19 +47,7 @@ def _arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser)
 
 
 def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
-    try:
-        result = verify_card(
-            args.code,
-            key=ctx.store.secret(CARD_CODE_SECRET),
-            casino_id=ctx.settings["casino.id"],
-            store=ctx.store,
-            clock=ctx.clock,
-            actor="cli",
-            channel="cli",
-        )
-    except AdmissionError as err:
-        return error(ExitCode.UNAVAILABLE, err.code, "the card check could not be made")
-    return (ExitCode.OK if result.ok else ExitCode.REFUSED), result.to_json()
+    return check(ctx.store, ctx.clock, ctx.settings["casino.id"], args.code)
 
 
 COMMAND = Command[AppContext]("verify-card", "verify an entry-card code (R8)", _arguments, run)
