@@ -19,6 +19,7 @@ from admission.errors import AdmissionError
 from admission.identity import IdentityKey, IdKind, normalise_number
 from admission.mrz.parse import parse_mrz
 from admission.spanish_ids import is_valid_dni, is_valid_nie
+from admission.verdict import Reason
 from ui.cli.result import CliError, Payload, described
 
 __all__ = [
@@ -57,7 +58,7 @@ def add_document_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--sex", default="X")
 
 
-def refused(reasons: list[str], **extra: Any) -> dict[str, Any]:
+def refused(reasons: list[Reason], **extra: Any) -> dict[str, Any]:
     return {
         "verdict": "DENY",
         "reasons": reasons,
@@ -79,14 +80,14 @@ def document_from_args(
         result = parse_mrz(list(args.mrz), today=today)
         if not result.valid:
             # A garbled MRZ cannot identify anybody: refuse, record nothing.
-            return None, refused(["DOCUMENT_INVALID"], errors=list(result.errors))
+            return None, refused([Reason.DOCUMENT_INVALID], errors=list(result.errors))
         return document_from_mrz(result), None
     if args.manual:
         try:
             birth = date.fromisoformat(args.birth_date or "")
             expiry = date.fromisoformat(args.expiry_date) if args.expiry_date else None
         except ValueError:
-            return None, refused(["DOCUMENT_INVALID"], errors=["MANUAL_BAD_DATE"])
+            return None, refused([Reason.DOCUMENT_INVALID], errors=[CliError.MANUAL_BAD_DATE])
         try:
             doc = manual_document(
                 doc_type=DocumentType(args.doc_type),
@@ -101,9 +102,11 @@ def document_from_args(
                 today=today,
             )
         except DocumentError as exc:
-            return None, refused(["DOCUMENT_INVALID"], errors=[exc.code], field=exc.field)
+            return None, refused([Reason.DOCUMENT_INVALID], errors=[exc.code], field=exc.field)
         except ValueError:
-            return None, refused(["DOCUMENT_NOT_ACCEPTED"], errors=["MANUAL_BAD_DOC_TYPE"])
+            return None, refused(
+                [Reason.DOCUMENT_NOT_ACCEPTED], errors=[CliError.MANUAL_BAD_DOC_TYPE]
+            )
         return doc, None
     return None, described(CliError.USAGE, "admit needs --mrz LINE... or --manual")
 

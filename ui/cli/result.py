@@ -51,6 +51,8 @@ class CliError(Code):
     USAGE_NO_IMAGES = "USAGE_NO_IMAGES"
     NOT_FOUND = "NOT_FOUND"
     OUTPUT_UNWRITABLE = "OUTPUT_UNWRITABLE"
+    MANUAL_BAD_DATE = "MANUAL_BAD_DATE"  # a manual entry's date is not YYYY-MM-DD
+    MANUAL_BAD_DOC_TYPE = "MANUAL_BAD_DOC_TYPE"  # a manual entry's --doc-type is unknown
 
 
 def described(error_code: str, detail: str = "") -> dict[str, Any]:
