@@ -108,9 +108,12 @@ class DeviceErrorCode(Code):
     CAMERA_NOT_FOUND = "CAMERA_NOT_FOUND"  # the source never opened
     CAMERA_LOST = "CAMERA_LOST"  # it delivered frames, then none after reconnecting
     CAMERA_END_OF_STREAM = "CAMERA_END_OF_STREAM"  # a replayed script/folder/video ended
-    # a camera's preflight answer as a reason (``watch-document``, hardware/mrz/cli.py)
+    # a camera's preflight answer as a reason (``watch-document``; hardware/camera's
+    # ``refusal_code``): ``CAMERA_<status>``, NOT_FOUND and LOST are above
     CAMERA_NO_MEDIA = "CAMERA_NO_MEDIA"
     CAMERA_BUSY = "CAMERA_BUSY"
+    CAMERA_PAUSED = "CAMERA_PAUSED"  # no camera adapter answers PAUSED today
+    CAMERA_REJECTING = "CAMERA_REJECTING"  # no camera adapter answers REJECTING today
     CAMERA_ERROR = "CAMERA_ERROR"
     # barcode decoder (hardware/barcode)
     DECODER_NOT_FOUND = "DECODER_NOT_FOUND"  # zxing-cpp / pyzbar / libzbar not installed

@@ -57,38 +57,39 @@ class StoreErrorCode(Code):
 
 class AdmissionError(Exception):
     """Base class. ``code`` is a member of a :class:`~admission.codes.Code` enum (stable
-    UPPER_SNAKE); ``str(err)`` is an English detail for logs (never a name or document
-    number). ``code`` is typed ``str`` so that an adapter's code passes through unchanged."""
+    UPPER_SNAKE), never a free string: the type says so, and an adapter's code passes
+    through unchanged as the member it is; ``str(err)`` is an English detail for logs
+    (never a name or document number)."""
 
-    code: str = ErrorCode.ADMISSION_ERROR
+    code: Code = ErrorCode.ADMISSION_ERROR
 
-    def __init__(self, detail: str = "", *, code: str | None = None) -> None:
+    def __init__(self, detail: str = "", *, code: Code | None = None) -> None:
         super().__init__(detail or self.code)
         if code is not None:
             self.code = code
 
 
 class StoreError(AdmissionError):
-    code: str = StoreErrorCode.STORE_ERROR
+    code: Code = StoreErrorCode.STORE_ERROR
 
 
 class WrongKeyError(StoreError):
     """The visitor file cannot be opened with this key; the file is left untouched."""
 
-    code: str = StoreErrorCode.WRONG_KEY
+    code: Code = StoreErrorCode.WRONG_KEY
 
 
 class NotFoundError(AdmissionError):
-    code: str = ErrorCode.NOT_FOUND
+    code: Code = ErrorCode.NOT_FOUND
 
 
 class InvalidStateError(AdmissionError):
-    code: str = ErrorCode.INVALID_STATE
+    code: Code = ErrorCode.INVALID_STATE
 
 
 class DeviceError(AdmissionError):
-    code: str = ErrorCode.DEVICE_ERROR
+    code: Code = ErrorCode.DEVICE_ERROR
 
 
 class ConfigError(AdmissionError):
-    code: str = ErrorCode.CONFIG_ERROR
+    code: Code = ErrorCode.CONFIG_ERROR

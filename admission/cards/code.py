@@ -84,7 +84,7 @@ _LOOKALIKES = str.maketrans({"O": "0", "I": "1", "L": "1"})
 class CardCodeError(AdmissionError):
     """A card code that cannot be trusted; ``code`` is a :class:`CardCodeErrorCode`."""
 
-    code: str = CardCodeErrorCode.CODE_MALFORMED
+    code: Code = CardCodeErrorCode.CODE_MALFORMED
 
     def __init__(self, code: CardCodeErrorCode, detail: str = "") -> None:
         super().__init__(detail or code, code=code)

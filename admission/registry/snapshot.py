@@ -111,7 +111,7 @@ class SnapshotErrorCode(Code):
 class SnapshotError(AdmissionError):
     """A snapshot or feed was rejected; ``line`` is 1-based (0 when not line-specific)."""
 
-    code: str = SnapshotErrorCode.SNAPSHOT_INVALID
+    code: Code = SnapshotErrorCode.SNAPSHOT_INVALID
 
     def __init__(self, code: SnapshotErrorCode, detail: str = "", line: int = 0) -> None:
         super().__init__(f"{detail} (line {line})" if line else detail, code=code)

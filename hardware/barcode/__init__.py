@@ -18,7 +18,9 @@ text only.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from enum import unique
 
+from admission.codes import Code
 from admission.devices import BarcodeDecoder, DecodedBarcode, DeviceStatus, Symbology
 from admission.errors import ConfigError, DeviceError
 from admission.frames import Frame
@@ -27,6 +29,7 @@ from hardware.barcode._image import MAX_TEXT
 __all__ = [
     "DEFAULT_DECODER",
     "MAX_TEXT",
+    "BarcodeConfigCode",
     "BarcodeDecoder",
     "DecodedBarcode",
     "FallbackDecoder",
@@ -35,6 +38,13 @@ __all__ = [
 ]
 
 DEFAULT_DECODER = "zxing"
+
+
+@unique
+class BarcodeConfigCode(Code):
+    """Why the configured barcode decoder cannot be built (a ``ConfigError``'s code)."""
+
+    UNKNOWN_DECODER = "UNKNOWN_DECODER"  # not zxing, zbar, or two of them joined by +
 
 
 class FallbackDecoder:
@@ -74,4 +84,4 @@ def make_decoder(name: str = DEFAULT_DECODER) -> BarcodeDecoder:
         from hardware.barcode.zbar import ZbarDecoder
 
         return ZbarDecoder()
-    raise ConfigError(f"unknown barcode decoder {name!r}", code="UNKNOWN_DECODER")
+    raise ConfigError(f"unknown barcode decoder {name!r}", code=BarcodeConfigCode.UNKNOWN_DECODER)

@@ -5,7 +5,8 @@ The port, :class:`admission.devices.Camera`, and its preflight answer,
 :class:`hardware.camera.opencv.OpenCvCamera` (a device index or a path/URL, through
 OpenCV), and the fakes of :mod:`hardware.camera.fake` (a scripted camera, a folder of
 images, a video file). Frames cross the port as :class:`admission.frames.Frame` plain
-values and are never written to disk.
+values and are never written to disk. A camera that is not ready is named by
+:func:`refusal_code`.
 """
 
 from __future__ import annotations
@@ -13,10 +14,26 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from admission.devices import Camera
+from admission.devices import Camera, DeviceErrorCode, DeviceStatus
 from admission.frames import Frame
 
-__all__ = ["Camera", "array_to_frame"]
+__all__ = ["Camera", "array_to_frame", "refusal_code"]
+
+_REFUSALS = {
+    DeviceStatus.NOT_FOUND: DeviceErrorCode.CAMERA_NOT_FOUND,
+    DeviceStatus.NO_MEDIA: DeviceErrorCode.CAMERA_NO_MEDIA,
+    DeviceStatus.BUSY: DeviceErrorCode.CAMERA_BUSY,
+    DeviceStatus.PAUSED: DeviceErrorCode.CAMERA_PAUSED,
+    DeviceStatus.REJECTING: DeviceErrorCode.CAMERA_REJECTING,
+    DeviceStatus.LOST: DeviceErrorCode.CAMERA_LOST,
+    DeviceStatus.ERROR: DeviceErrorCode.CAMERA_ERROR,
+}
+
+
+def refusal_code(status: DeviceStatus) -> DeviceErrorCode:
+    """The code of a camera that answered ``status`` (not READY) to its preflight:
+    ``CAMERA_<status>``; READY, asked anyway, counts as CAMERA_ERROR."""
+    return _REFUSALS.get(status, DeviceErrorCode.CAMERA_ERROR)
 
 
 def array_to_frame(image: NDArray[np.generic], timestamp: float) -> Frame:

@@ -9,6 +9,7 @@ itself (DCT scaling), so a 50-megapixel photo never lands in memory at full size
 from __future__ import annotations
 
 import io
+from enum import unique
 from pathlib import Path
 from typing import cast
 
@@ -17,14 +18,28 @@ import numpy as np
 from cv2.typing import MatLike
 from numpy.typing import NDArray
 
+from admission.codes import Code
+
 MAX_FILE_BYTES = 64 * 1024 * 1024
 MAX_PIXELS = 120_000_000  # refuse beyond this (e.g. crafted PNG headers)
 TARGET_LONG_SIDE = 2600  # decode big JPEGs down to about this
 
-NOT_AN_IMAGE = "NOT_AN_IMAGE"
-TRUNCATED_IMAGE = "TRUNCATED_IMAGE"
-IMAGE_TOO_LARGE = "IMAGE_TOO_LARGE"
-FILE_NOT_FOUND = "FILE_NOT_FOUND"
+
+@unique
+class ImageErrorCode(Code):
+    """Why a still image cannot be read (``read-document``'s ``reason`` per file)."""
+
+    NOT_AN_IMAGE = "NOT_AN_IMAGE"  # not an image, a folder, or not readable
+    TRUNCATED_IMAGE = "TRUNCATED_IMAGE"  # the file is cut short
+    IMAGE_TOO_LARGE = "IMAGE_TOO_LARGE"  # beyond MAX_FILE_BYTES or MAX_PIXELS
+    FILE_NOT_FOUND = "FILE_NOT_FOUND"
+
+
+# The members under their module-level names, for the callers and tests that import them.
+NOT_AN_IMAGE = ImageErrorCode.NOT_AN_IMAGE
+TRUNCATED_IMAGE = ImageErrorCode.TRUNCATED_IMAGE
+IMAGE_TOO_LARGE = ImageErrorCode.IMAGE_TOO_LARGE
+FILE_NOT_FOUND = ImageErrorCode.FILE_NOT_FOUND
 
 _EXIF_ROTATIONS = {
     3: cv2.ROTATE_180,
@@ -34,7 +49,9 @@ _EXIF_ROTATIONS = {
 
 
 class ImageError(Exception):
-    def __init__(self, code: str) -> None:
+    """An image that cannot be read; ``code`` says why."""
+
+    def __init__(self, code: ImageErrorCode) -> None:
         super().__init__(code)
         self.code = code
 
@@ -52,9 +69,9 @@ def _header(data: bytes) -> tuple[str, int, int, int]:
                 orientation = 1
             return str(im.format or ""), int(im.width), int(im.height), orientation
     except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as err:
-        raise ImageError(NOT_AN_IMAGE) from err
+        raise ImageError(ImageErrorCode.NOT_AN_IMAGE) from err
     except Image.DecompressionBombError as err:
-        raise ImageError(IMAGE_TOO_LARGE) from err
+        raise ImageError(ImageErrorCode.IMAGE_TOO_LARGE) from err
 
 
 def _truncated(fmt: str, data: bytes) -> bool:
@@ -84,12 +101,12 @@ def _to_bgr(img: MatLike) -> MatLike:
 def decode_image(data: bytes) -> NDArray[np.uint8]:
     """Decode image bytes to BGR uint8, upright per EXIF. Raises ImageError."""
     if len(data) > MAX_FILE_BYTES:
-        raise ImageError(IMAGE_TOO_LARGE)
+        raise ImageError(ImageErrorCode.IMAGE_TOO_LARGE)
     fmt, width, height, orientation = _header(data)
     if width <= 0 or height <= 0 or width * height > MAX_PIXELS:
-        raise ImageError(IMAGE_TOO_LARGE)
+        raise ImageError(ImageErrorCode.IMAGE_TOO_LARGE)
     if _truncated(fmt, data):
-        raise ImageError(TRUNCATED_IMAGE)
+        raise ImageError(ImageErrorCode.TRUNCATED_IMAGE)
     flags = cv2.IMREAD_UNCHANGED | cv2.IMREAD_IGNORE_ORIENTATION
     long_side = max(width, height)
     if fmt == "JPEG" and long_side > TARGET_LONG_SIDE:
@@ -102,7 +119,7 @@ def decode_image(data: bytes) -> NDArray[np.uint8]:
         }[factor] | cv2.IMREAD_IGNORE_ORIENTATION
     img = cv2.imdecode(np.frombuffer(data, np.uint8), flags)
     if img is None or img.size == 0:
-        raise ImageError(NOT_AN_IMAGE)
+        raise ImageError(ImageErrorCode.NOT_AN_IMAGE)
     img = _to_bgr(img)
     if max(img.shape[:2]) > TARGET_LONG_SIDE:
         scale = TARGET_LONG_SIDE / max(img.shape[:2])
@@ -131,10 +148,10 @@ def load_image(path: str | Path) -> NDArray[np.uint8]:
     try:
         size = p.stat().st_size
         if size > MAX_FILE_BYTES:
-            raise ImageError(IMAGE_TOO_LARGE)
+            raise ImageError(ImageErrorCode.IMAGE_TOO_LARGE)
         data = p.read_bytes()
     except FileNotFoundError as err:
-        raise ImageError(FILE_NOT_FOUND) from err
+        raise ImageError(ImageErrorCode.FILE_NOT_FOUND) from err
     except (IsADirectoryError, PermissionError, OSError) as err:
-        raise ImageError(NOT_AN_IMAGE) from err
+        raise ImageError(ImageErrorCode.NOT_AN_IMAGE) from err
     return decode_image(data)

@@ -20,13 +20,14 @@ BLURRED, GLARE (or READING while a good read waits for the next frame).
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from enum import StrEnum
+from enum import unique
 from typing import cast
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from admission.codes import Code
 from admission.frames import Frame
 from hardware.mrz.decode import decode
 from hardware.mrz.reader import MrzRead, MrzReader, frame_to_array, judged
@@ -44,7 +45,11 @@ NEW_DOCUMENT_SHARE = 0.25
 FRAME_DOUBT = 0.01
 
 
-class Quality(StrEnum):
+@unique
+class Quality(Code):
+    """The live hint shown to the clerk while the camera reads (``hints`` of
+    ``read-document --camera``)."""
+
     OK = "OK"  # read and agreed
     READING = "READING"  # a good read, waiting for the next frame to agree
     NO_DOCUMENT = "NO_DOCUMENT"

@@ -11,21 +11,32 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
+from enum import unique
 from typing import cast
 
 import cv2
 import numpy as np
 from numpy.typing import NDArray
 
+from admission.codes import Code
 from admission.frames import Frame
 from hardware.mrz.decode import Decoded, decode, group_positions
 from hardware.mrz.locate import BAND_CHAR_HEIGHT, Band, band_shading, find_bands, flatten_light
 from hardware.mrz.ocr import GlyphClassifier, default_classifier
 from hardware.mrz.segment import Segmented, segment_both
 
-# reason codes (the UI translates them; STYLE.md rule 13)
-NO_MRZ = "NO_MRZ"  # nothing that looks like an MRZ in the frame
-MRZ_UNREADABLE = "MRZ_UNREADABLE"  # MRZ-like text found but not read with confidence
+
+@unique
+class ReadReason(Code):
+    """Why a frame gave no reading (the UI turns it into text; STYLE.md rule 13)."""
+
+    NO_MRZ = "NO_MRZ"  # nothing that looks like an MRZ in the frame
+    MRZ_UNREADABLE = "MRZ_UNREADABLE"  # MRZ-like text found but not read with confidence
+
+
+# The members under their module-level names, for the callers and tests that import them.
+NO_MRZ = ReadReason.NO_MRZ
+MRZ_UNREADABLE = ReadReason.MRZ_UNREADABLE
 
 # a character no check digit covers (names, issuer, nationality, sex) below this is too
 # doubtful to register
@@ -92,7 +103,7 @@ class MrzRead:
     verified: bool = False  # every check digit passes
     failed_checks: tuple[str, ...] = ()
     confidence: float = 0.0  # lowest character probability
-    reason: str | None = None
+    reason: ReadReason | None = None
     quad: NDArray[np.float32] | None = field(default=None, repr=False, compare=False)
     char_height_px: float = 0.0  # MRZ character height in the frame
     sharpness: float = 0.0
@@ -293,7 +304,7 @@ class MrzReader:
         if image.ndim == 3 and image.shape[2] == 1:
             grey = image[:, :, 0]
         if grey.size == 0 or float(grey.std()) < 2.0:
-            return MrzRead(reason=NO_MRZ)
+            return MrzRead(reason=ReadReason.NO_MRZ)
         best: tuple[Decoded, Band, float] | None = None
         seen = 0
         for band, cut, seen in self._cuts(grey):
@@ -306,12 +317,15 @@ class MrzReader:
             if accepted:
                 return self._result(dec, band, sharp, seen)
         if best is None:
-            return MrzRead(reason=NO_MRZ if seen == 0 else MRZ_UNREADABLE, candidates=seen)
+            return MrzRead(
+                reason=ReadReason.NO_MRZ if seen == 0 else ReadReason.MRZ_UNREADABLE,
+                candidates=seen,
+            )
         dec, band, sharp = best
         if _acceptable(dec):
             return self._result(dec, band, sharp, seen)
         return MrzRead(
-            reason=MRZ_UNREADABLE,
+            reason=ReadReason.MRZ_UNREADABLE,
             candidates=seen,
             quad=band.quad,
             char_height_px=self._char_height(band),
@@ -453,7 +467,7 @@ def judged(dec: Decoded) -> MrzRead:
     say it is unsure; without the frame's geometry."""
     if not _acceptable(dec):
         return MrzRead(
-            reason=MRZ_UNREADABLE, confidence=float(dec.char_prob.min()), probs=dec.probs
+            reason=ReadReason.MRZ_UNREADABLE, confidence=float(dec.char_prob.min()), probs=dec.probs
         )
     lines = dec.lines if not dec.failed else dec.raw_lines  # as printed
     return MrzRead(

@@ -14,15 +14,28 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from datetime import date
+from enum import unique
 
+from admission.codes import Code
 from admission.devices import Camera, DeviceErrorCode, DeviceStatus
 from admission.errors import DeviceError
 from admission.mrz.parse import MrzResult, parse_mrz
+from hardware.camera import refusal_code
 from hardware.mrz.images import ImageError, load_image
 from hardware.mrz.live import LiveMrzReader
 from hardware.mrz.reader import MrzRead, MrzReader
 
-NO_READING = "NO_READING"  # the stream ended, or the frame budget ran out, unread
+
+@unique
+class WatchReason(Code):
+    """Why watching a camera gave no reading, when the camera itself did not fail (its
+    failures are :class:`admission.devices.DeviceErrorCode` members)."""
+
+    NO_READING = "NO_READING"  # the stream ended, or the frame budget ran out, unread
+
+
+# The member under its module-level name, for the callers and tests that import it.
+NO_READING = WatchReason.NO_READING
 
 
 def _empty_fields() -> dict[str, object]:
@@ -32,7 +45,7 @@ def _empty_fields() -> dict[str, object]:
 def read_one(reader: MrzReader, path: str, today: date) -> dict[str, object]:
     start = time.perf_counter()
     read: MrzRead | None = None
-    reason: str | None = None
+    reason: Code | None = None
     try:
         image = load_image(path)
     except ImageError as err:
@@ -64,7 +77,7 @@ class Watched:
     frames it took and the hints shown on the way ([frame, hint] at every change)."""
 
     read: MrzRead | None = None
-    reason: str | None = NO_READING
+    reason: Code | None = WatchReason.NO_READING
     frames: int = 0
     hints: list[list[object]] = field(default_factory=list)
 
@@ -76,13 +89,15 @@ def watch(cam: Camera, live: LiveMrzReader, max_frames: int) -> Watched:
     try:
         status = cam.preflight()
         if status is not DeviceStatus.READY:
-            out.reason = f"CAMERA_{status.value}"
+            out.reason = refusal_code(status)
         while status is DeviceStatus.READY and out.frames < max_frames:
             try:
                 frame = cam.read()
             except DeviceError as err:  # the end of a folder or video is simply unread
                 out.reason = (
-                    NO_READING if err.code == DeviceErrorCode.CAMERA_END_OF_STREAM else err.code
+                    WatchReason.NO_READING
+                    if err.code == DeviceErrorCode.CAMERA_END_OF_STREAM
+                    else err.code
                 )
                 break
             out.frames += 1

@@ -19,7 +19,9 @@ from admission.vouchers.model import VoucherView
 from hardware.printer import A4, A5, RECEIPT_80, PageSize
 from hardware.printer.images import load_image
 from hardware.printer.render import (
+    LOGO_WARNINGS,
     CardStyle,
+    CardWarning,
     Rendered,
     _colour,
     draw_fitted,
@@ -46,16 +48,16 @@ def render_voucher(
     text = _colour(style.text, "#111111")
     muted = _colour(style.muted, "#555555")
     y = height - margin - 8
-    warnings: list[str] = []
-    logo, warn = load_image(style.logo, "LOGO")
+    warnings: list[CardWarning] = []
+    logo, problem = load_image(style.logo)
     if logo is not None and not small:
         iw, ih = logo.getSize()
         h = 12 * mm
         w = min(inner, iw * h / ih)
         c.drawImage(logo, margin, y - h + 8, w, h)
         y -= h + 2
-    elif warn and style.logo:
-        warnings.append(warn)
+    elif problem is not None and style.logo:
+        warnings.append(LOGO_WARNINGS[problem])
     c.setFillColor(text)
     draw_fitted(c, view.casino_name, bold, margin, y, inner, 9 if not small else 7, 5)
     y -= 12 if not small else 9

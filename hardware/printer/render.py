@@ -17,6 +17,7 @@ import logging
 import threading
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import unique
 from pathlib import Path
 
 from reportlab.graphics.barcode import qrencoder
@@ -28,13 +29,16 @@ from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen.canvas import Canvas
 
 from admission.cards.view import CardView
+from admission.codes import Code
 from hardware.printer import CR80
+from hardware.printer.images import ImageProblem, load_image
 from hardware.printer.images import draw_image_in_box as _draw_image_in_box
-from hardware.printer.images import load_image
 
 __all__ = [
     "FONT_DIR",
+    "LOGO_WARNINGS",
     "CardStyle",
+    "CardWarning",
     "Rendered",
     "fit_lines",
     "preview_png",
@@ -50,14 +54,33 @@ FONT_DIR = RESOURCES / "fonts"
 DEMO_DIR = RESOURCES / "demo"
 
 
-WARN_LOGO_MISSING = "LOGO_MISSING"
-WARN_LOGO_TOO_LARGE = "LOGO_TOO_LARGE"
-WARN_LOGO_UNREADABLE = "LOGO_UNREADABLE"
-WARN_SIGNATURE_MISSING = "SIGNATURE_MISSING"
-WARN_SIGNATURE_TOO_LARGE = "SIGNATURE_TOO_LARGE"
-WARN_SIGNATURE_UNREADABLE = "SIGNATURE_UNREADABLE"
-WARN_NAME_TRUNCATED = "NAME_TRUNCATED"
-WARN_NO_SEAL = "NO_SIGNATURE_OR_LOGO"  # R7 needs the director's signature or the seal/logo
+@unique
+class CardWarning(Code):
+    """What a printed card (or voucher, or leaflet) lacks: it is printed anyway, and the
+    warning says what to fix in the settings (``print-card``'s ``warnings``)."""
+
+    LOGO_MISSING = "LOGO_MISSING"  # no logo configured, or no such file
+    LOGO_TOO_LARGE = "LOGO_TOO_LARGE"
+    LOGO_UNREADABLE = "LOGO_UNREADABLE"
+    SIGNATURE_MISSING = "SIGNATURE_MISSING"
+    SIGNATURE_TOO_LARGE = "SIGNATURE_TOO_LARGE"
+    SIGNATURE_UNREADABLE = "SIGNATURE_UNREADABLE"
+    NAME_TRUNCATED = "NAME_TRUNCATED"  # the holder's name did not fit in three lines
+    # R7 needs the director's signature or the seal (the logo): the card has neither
+    NO_SIGNATURE_OR_LOGO = "NO_SIGNATURE_OR_LOGO"
+
+
+# the warning for each problem of the logo, and of the signature
+LOGO_WARNINGS = {
+    ImageProblem.MISSING: CardWarning.LOGO_MISSING,
+    ImageProblem.TOO_LARGE: CardWarning.LOGO_TOO_LARGE,
+    ImageProblem.UNREADABLE: CardWarning.LOGO_UNREADABLE,
+}
+_SIGNATURE_WARNINGS = {
+    ImageProblem.MISSING: CardWarning.SIGNATURE_MISSING,
+    ImageProblem.TOO_LARGE: CardWarning.SIGNATURE_TOO_LARGE,
+    ImageProblem.UNREADABLE: CardWarning.SIGNATURE_UNREADABLE,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,10 +129,10 @@ def style_from_settings(values: Mapping[str, object], *, demo: bool = False) -> 
 
 @dataclass(frozen=True, slots=True)
 class Rendered:
-    """A rendered document: the PDF bytes and warning codes (never personal data)."""
+    """A rendered document: the PDF bytes and its warnings (never personal data)."""
 
     pdf: bytes
-    warnings: tuple[str, ...] = field(default=())
+    warnings: tuple[CardWarning, ...] = field(default=())
 
     def __repr__(self) -> str:
         return f"Rendered({len(self.pdf)} bytes, warnings={self.warnings})"
@@ -320,7 +343,7 @@ def render_card(view: CardView, style: CardStyle | None = None) -> Rendered:
     )
     _draw_header(c, view, ink, logo)
     if _draw_holder_name(c, view, ink):
-        warnings.append(WARN_NAME_TRUNCATED)
+        warnings.append(CardWarning.NAME_TRUNCATED)
     _draw_fields(c, view, ink)
     _draw_marks(c, view, ink)
     _draw_code(c, view, ink)
@@ -331,18 +354,20 @@ def render_card(view: CardView, style: CardStyle | None = None) -> Rendered:
     return Rendered(buf.getvalue(), tuple(warnings))
 
 
-def _card_images(style: CardStyle) -> tuple[ImageReader | None, ImageReader | None, list[str]]:
+def _card_images(
+    style: CardStyle,
+) -> tuple[ImageReader | None, ImageReader | None, list[CardWarning]]:
     """The logo (flattened onto the header colour), the signature, and their warnings:
     R7 needs the director's signature or the seal, so having neither is one too."""
-    warnings: list[str] = []
-    logo, warn = load_image(style.logo, "LOGO", style.primary)
-    if warn:
-        warnings.append(warn)
-    signature, warn = load_image(style.signature, "SIGNATURE")
-    if warn and style.signature:
-        warnings.append(warn)
+    warnings: list[CardWarning] = []
+    logo, problem = load_image(style.logo, style.primary)
+    if problem is not None:
+        warnings.append(LOGO_WARNINGS[problem])
+    signature, problem = load_image(style.signature)
+    if problem is not None and style.signature:
+        warnings.append(_SIGNATURE_WARNINGS[problem])
     if logo is None and signature is None:
-        warnings.append(WARN_NO_SEAL)
+        warnings.append(CardWarning.NO_SIGNATURE_OR_LOGO)
     return logo, signature, warnings
 
 
@@ -447,7 +472,7 @@ def _draw_code(c: Canvas, view: CardView, ink: _Ink) -> None:
 def _draw_seal(c: Canvas, style: CardStyle, ink: _Ink, signature: ImageReader | None) -> None:
     """The director's signature (or the logo again as the seal), art. 22.3."""
     sx, sy, sw, sh = _PAGE_W - 25 * mm, 4.2 * mm, 22 * mm, 9 * mm
-    seal = signature if signature is not None else load_image(style.logo, "LOGO")[0]
+    seal = signature if signature is not None else load_image(style.logo)[0]
     if seal is not None:
         _draw_image_in_box(c, seal, sx, sy, sw, sh)
     c.setFillColor(ink.muted)

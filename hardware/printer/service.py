@@ -15,9 +15,11 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from enum import unique
 
 from admission.cards.code import encode_card_code
 from admission.cards.view import CardView, build_card_view
+from admission.codes import Code
 from admission.devices import (
     A5,
     CR80,
@@ -31,21 +33,32 @@ from admission.devices import (
 from admission.errors import DeviceError, InvalidStateError, NotFoundError
 from admission.leaflet import Leaflet
 from admission.ports import CardBook, Clock, VisitorFile
-from admission.records import CardStatus
+from admission.records import CardStatus, RecordErrorCode
 from admission.vouchers.model import VoucherView
 from hardware.printer import refusal_code
-from hardware.printer.render import CardStyle, Rendered, render_card
+from hardware.printer.render import CardStyle, CardWarning, Rendered, render_card
 
 __all__ = [
     "CardPresentation",
     "CardPrintService",
     "PrintOutcome",
+    "PrintServiceErrorCode",
     "print_leaflet",
     "print_voucher",
     "spool",
 ]
 
 log = logging.getLogger(__name__)
+
+
+@unique
+class PrintServiceErrorCode(Code):
+    """What the print service refuses before printing (an ``InvalidStateError``'s code);
+    a voided card is the visitor file's ``RecordErrorCode.CARD_VOIDED``."""
+
+    PRINT_NOT_CONFIGURED = "PRINT_NOT_CONFIGURED"  # no visitor file wired to rebuild a card
+    REPRINT_NEEDS_REASON = "REPRINT_NEEDS_REASON"  # the card was printed: say why again
+
 
 # A print's code is "" when printed, else a DeviceErrorCode (the UI turns it into a
 # sentence, STYLE.md rule 13).
@@ -65,7 +78,7 @@ class PrintOutcome:
     printed: bool
     code: str = OK
     job_id: str = ""
-    warnings: tuple[str, ...] = ()  # render warnings, e.g. LOGO_UNREADABLE
+    warnings: tuple[CardWarning, ...] = ()  # what the card lacks, e.g. LOGO_UNREADABLE
 
 
 def spool(
@@ -143,7 +156,9 @@ class CardPrintService:
     def view_for(self, number: int) -> CardView:
         """Rebuild a card's view from the store (for the reprint queue)."""
         if self._visitors is None or self._presentation is None:
-            raise InvalidStateError("no visitor file wired", code="PRINT_NOT_CONFIGURED")
+            raise InvalidStateError(
+                "no visitor file wired", code=PrintServiceErrorCode.PRINT_NOT_CONFIGURED
+            )
         card = self._cards.card(number)
         if card is None:
             raise NotFoundError("no such card number")
@@ -180,9 +195,11 @@ class CardPrintService:
         if card is None:
             raise NotFoundError("no such card number")
         if card.status is CardStatus.VOIDED:
-            raise InvalidStateError("the card is voided", code="CARD_VOIDED")
+            raise InvalidStateError("the card is voided", code=RecordErrorCode.CARD_VOIDED)
         if card.status is CardStatus.PRINTED and not reprint_reason.strip():
-            raise InvalidStateError("a reprint needs a reason", code="REPRINT_NEEDS_REASON")
+            raise InvalidStateError(
+                "a reprint needs a reason", code=PrintServiceErrorCode.REPRINT_NEEDS_REASON
+            )
         if reprint_reason.strip():
             self._cards.record_reprint(number, reprint_reason, actor, self._clock.now())
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from xml.sax.saxutils import escape
 
+from admission.codes import Code
 from admission.errors import AdmissionError
 from admission.registry.port import RegistryErrorCode, RegistryStatus
 from admission.registry.snapshot import FeedEntry, SnapshotError, clean_number, feed_entry
@@ -40,7 +41,7 @@ CODE_STATUS = {
 class RegistryClientError(AdmissionError):
     """The online service could not give a usable answer; ``code`` says why."""
 
-    code: str = RegistryErrorCode.REGISTRY_UNAVAILABLE
+    code: Code = RegistryErrorCode.REGISTRY_UNAVAILABLE
 
 
 @dataclass(frozen=True, slots=True)

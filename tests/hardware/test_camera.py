@@ -12,7 +12,7 @@ from numpy.typing import NDArray
 from admission.devices import DeviceErrorCode, DeviceStatus
 from admission.errors import DeviceError
 from admission.frames import Frame
-from hardware.camera import array_to_frame
+from hardware.camera import array_to_frame, refusal_code
 from hardware.camera.fake import FakeCamera, ImageFolderCamera, VideoFileCamera
 from hardware.camera.opencv import OpenCvCamera
 
@@ -114,6 +114,15 @@ def test_opencv_camera_errors_are_domain_errors() -> None:
     with pytest.raises(DeviceError) as err:
         cam.read()
     assert err.value.code == DeviceErrorCode.CAMERA_LOST
+
+
+def test_a_camera_that_is_not_ready_is_named_by_a_member() -> None:
+    # the watch-document reason: CAMERA_<status>, the JSON contract since it was a string
+    for status in DeviceStatus:
+        if status is not DeviceStatus.READY:
+            code = refusal_code(status)
+            assert isinstance(code, DeviceErrorCode) and code == f"CAMERA_{status.value}"
+    assert refusal_code(DeviceStatus.READY) is DeviceErrorCode.CAMERA_ERROR
 
 
 def test_opencv_camera_busy_when_opened_without_frames() -> None:
