@@ -25,7 +25,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from admission.cards.catalogue import CardCatalogue
-from admission.clock import FixedClock, SystemClock
+from admission.clock import (
+    CLOCK_OVERRIDE_ENV,
+    FUTURE_TOLERANCE,
+    ClockCode,
+    FixedClock,
+    SystemClock,
+)
 from admission.desk import AdmissionDesk, DeskConfig
 from admission.devices import Camera, CardPrinter, DeviceErrorCode, DocumentReader
 from admission.errors import AdmissionError, DeviceError, StoreError, StoreErrorCode
@@ -330,9 +336,17 @@ def dispatch(args: argparse.Namespace) -> CommandResult:
     clock: Clock | None = None
     if getattr(args, "at", None) is not None:
         try:
-            clock = FixedClock(parse_instant(args.at))
+            at = parse_instant(args.at)
         except (ValueError, OverflowError):
             return ExitCode.USAGE, described(CliError.BAD_INSTANT, "--at must be ISO-8601")
+        # A typo in the year must not run the desk a year ahead: the purge would erase
+        # the file (art. 20.4). Tests, demos and replays set ADMISSION_CLOCK_OVERRIDE=1.
+        ahead = at - SystemClock().now()
+        if ahead > FUTURE_TOLERANCE and os.environ.get(CLOCK_OVERRIDE_ENV) != "1":
+            return ExitCode.USAGE, described(
+                ClockCode.FUTURE_INSTANT, f"--at is ahead of this computer's clock by {ahead}"
+            )
+        clock = FixedClock(at)
     demo = args.command == "demo" or bool(getattr(args, "demo", False))
     tools = build_tools(data_dir_of(args, demo=demo), clock=clock, demo=demo)
     if args.command in TOOL_COMMANDS:

@@ -642,6 +642,19 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "Orden mal escrita: consulte la ayuda (--help)",
         "Command not valid: see the help (--help)",
     ),
+    # -- the clock (admission.clock.ClockCode) ---------------------------------------
+    "FUTURE_INSTANT": (
+        "La fecha y hora indicada es posterior a la de este ordenador: revise el año",
+        "The instant given is ahead of this computer's clock: check the year",
+    ),
+    "SUSPECT_CLOCK": (
+        "Purga no hecha: el reloj parece adelantado respecto al fichero (art. 20.4)",
+        "Purge not done: the clock seems ahead of the visitor file (art. 20.4)",
+    ),
+    "CLOCK_BEHIND_FILE": (
+        "El reloj del ordenador va por detrás del último registro: corríjalo antes de admitir",
+        "The computer's clock is behind the last record: correct it before admitting",
+    ),
     "BAD_INSTANT": (
         "La fecha y hora no es válida: use ISO-8601 (2026-12-03T21:30)",
         "The instant is not valid: use ISO-8601 (2026-12-03T21:30)",

@@ -45,9 +45,12 @@ ICAO_TD3 = [
 ]
 
 
-def cli(*args: str, data_dir: Path | None = None, key: str | None = KEY) -> tuple[int, object]:
+def cli(
+    *args: str, data_dir: Path | None = None, key: str | None = KEY, clock_override: bool = False
+) -> tuple[int, object]:
     """Run the command line in this process, as ``main.py`` does: parse, build the
-    context, dispatch, print JSON. Returns (exit code, parsed JSON or None)."""
+    context, dispatch, print JSON. Returns (exit code, parsed JSON or None).
+    ``clock_override`` allows an ``--at`` in the future (ADMISSION_CLOCK_OVERRIDE=1)."""
     import contextlib
     import io
 
@@ -55,8 +58,11 @@ def cli(*args: str, data_dir: Path | None = None, key: str | None = KEY) -> tupl
 
     argv = [*args, *(["--data-dir", str(data_dir)] if data_dir is not None else [])]
     saved = os.environ.pop("ADMISSION_DB_KEY", None)
+    saved_override = os.environ.pop("ADMISSION_CLOCK_OVERRIDE", None)
     if key is not None:
         os.environ["ADMISSION_DB_KEY"] = key
+    if clock_override:
+        os.environ["ADMISSION_CLOCK_OVERRIDE"] = "1"
     out = io.StringIO()
     try:
         with contextlib.redirect_stdout(out):
@@ -66,8 +72,11 @@ def cli(*args: str, data_dir: Path | None = None, key: str | None = KEY) -> tupl
                 code = int(exit_.code or 0)
     finally:
         os.environ.pop("ADMISSION_DB_KEY", None)
+        os.environ.pop("ADMISSION_CLOCK_OVERRIDE", None)
         if saved is not None:
             os.environ["ADMISSION_DB_KEY"] = saved
+        if saved_override is not None:
+            os.environ["ADMISSION_CLOCK_OVERRIDE"] = saved_override
     text = out.getvalue()
     return code, json.loads(text) if text.strip() else None
 
@@ -227,7 +236,9 @@ def test_admission_cycle_on_the_encrypted_file(tmp_path: Path) -> None:
     assert "garc" not in raw_details.lower() and "munoz" not in raw_details.lower()
 
     # Seven months later everything of that night is gone, PDFs included.
-    code, out = cli("purge", "--at", "2027-06-30T12:00:00+02:00", data_dir=tmp_path)
+    code, out = cli(
+        "purge", "--at", "2027-06-30T12:00:00+02:00", data_dir=tmp_path, clock_override=True
+    )
     assert code == 0 and out["visits"] == 4 and out["visitors"] == 4  # type: ignore[index]
     assert not pdf.exists()
     code, out = cli("visitor", "show", dni(12345678), data_dir=tmp_path)
@@ -263,6 +274,18 @@ def test_bad_arguments_get_codes_not_tracebacks(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
+def test_an_instant_in_the_future_is_refused_unless_overridden(tmp_path: Path) -> None:
+    # a year typed wrong must not run the desk (and its purge) a year ahead (art. 20.4)
+    ahead = "2099-01-01T12:00:00+01:00"
+    code, out = cli("purge", "--at", ahead, data_dir=tmp_path)
+    assert code == 2 and out["error"] == "FUTURE_INSTANT"  # type: ignore[index]
+    assert not (tmp_path / "visitors.db").exists()  # refused before the file was opened
+    code, out = cli("admit", "--mrz", *ICAO_TD3, "--at", ahead, data_dir=tmp_path)
+    assert code == 2 and out["error"] == "FUTURE_INSTANT"  # type: ignore[index]
+    code, out = cli("purge", "--at", ahead, data_dir=tmp_path, clock_override=True)
+    assert code == 0 and out["cutoff"].startswith("2098-07-01")  # type: ignore[index]
+
+
 def test_killing_admissions_midway_leaves_no_gap_and_no_half_visit(tmp_path: Path) -> None:
     """SIGKILL ``admit`` processes at random moments, then check the file is whole."""
     rng = random.Random(5)
