@@ -106,12 +106,29 @@ class Correction:
         }
 
 
+# National variants of the long-number check digit (ICAO 9303 part 5, 4.2.2, note j),
+# by issuing state. A variant is honoured only for its issuer: the same zone from any
+# other state is checked by the ICAO rule, so a variant cannot excuse a misread.
+# BEL: Belgian identity and residence cards compute the check digit over the first
+#   nine characters, the filler in the check-digit position and the overflow, i.e.
+#   over the number as printed with its filler ("000590240<601" -> 3; PRADO BEL-BO-03003,
+#   the Belgian eID card of 2010 onwards).
+LONG_NUMBER_WITH_FILLER = frozenset({"BEL"})
+
+
+def issuer_of(grid: GridView) -> str:
+    """The issuing state as printed (columns 2-4 of line 1 in every format), fillers removed."""
+    return "".join(grid[0][2:5]).replace("<", "")
+
+
 def effective_checks(layout: Layout, grid: GridView) -> tuple[CheckSpec, ...]:
     """The layout's checks, with the document-number check moved on overflow.
 
     TD1/TD2: a document number longer than 9 characters has a filler in the
     check-digit position; its remaining characters and then its check digit
-    continue in the optional data, ended by a filler (Doc 9303 part 5, 4.2.2).
+    continue in the optional data, ended by a filler (Doc 9303 part 5, 4.2.2;
+    part 6, 4.2.2). The check digit covers the 9 characters and the overflow; for
+    the issuers in :data:`LONG_NUMBER_WITH_FILLER` it also covers the filler.
     """
     if layout.format not in (MrzFormat.TD1, MrzFormat.TD2):
         return layout.checks
@@ -126,10 +143,11 @@ def effective_checks(layout: Layout, grid: GridView) -> tuple[CheckSpec, ...]:
         end += 1
     if end - opt_start < 2:  # no extra character + check digit: malformed
         return layout.checks
+    number_end = col + 1 if issuer_of(grid) in LONG_NUMBER_WITH_FILLER else col
     doc = CheckSpec(
         MrzCheckError.CHECK_DOCUMENT_NUMBER,
         (line, end - 1),
-        ((line, col - 9, col), (line, opt_start, end - 1)),
+        ((line, col - 9, number_end), (line, opt_start, end - 1)),
     )
     return (doc, *(c for c in layout.checks if c.error is not MrzCheckError.CHECK_DOCUMENT_NUMBER))
 

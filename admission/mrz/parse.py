@@ -20,11 +20,19 @@ Check digits (7-3-1, part 3 section 4.9):
 Field content:
   INVALID_DOCUMENT_CODE first character not A, C, I, P or V (V only for visas)
   INVALID_ISSUER        issuing state is not 1-3 letters
+  UNKNOWN_ISSUER        issuing state is not a code of Doc 9303 part 3, section 5
+                        (``unknown_code_fields`` names "issuer")
+  UNKNOWN_NATIONALITY   nationality is not a code of Doc 9303 part 3, section 5
+                        (``unknown_code_fields`` names "nationality")
   INVALID_BIRTH_DATE    not a calendar date (also fillers for an unknown date)
   INVALID_EXPIRY_DATE   not a calendar date
   INVALID_SEX           not M, F, X or '<'
   INVALID_NAME          empty name field or a digit left in it
   DNI_CHECK_LETTER      Spanish DNI or NIE with a wrong check letter
+
+Specimens (:mod:`admission.specimens`) parse valid when their check digits are right:
+``specimen`` is true and ``specimen_reason`` says which published marker matched. The
+verdict refuses them (art. 23.1: a specimen identifies nobody).
 
 Two-digit years (``today`` is injected, never read from the clock):
   birth date: the latest century that does not put it after ``today``;
@@ -40,22 +48,35 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date
 from enum import unique
 
 from admission.codes import Code
+from admission.country_codes import MRZ_COUNTRY_CODES
 from admission.identity import IdentityKey, IdKind
 from admission.mrz.check import MRZ_CHARS, Correction, correct, failing_checks
 from admission.mrz.layout import LAYOUTS, Kind, Layout, MrzCheckError, MrzFormat, detect_format
 from admission.spanish_ids import is_valid_dni, is_valid_nie, looks_like_dni, looks_like_nie
+from admission.specimens import SpecimenReason, specimen_reason
 
-__all__ = ["Correction", "MrzCheckError", "MrzError", "MrzFormat", "MrzResult", "parse_mrz"]
+__all__ = [
+    "Correction",
+    "MrzCheckError",
+    "MrzError",
+    "MrzFormat",
+    "MrzResult",
+    "document_kind",
+    "parse_mrz",
+]
 
 MAX_INPUT_CHARS = 400
 MAX_LINES = 3
 MAX_LINE_CHARS = 60
 RESIDENCE_CODES = frozenset({"IR", "AR", "CR", "C1"})
+# Doc 9303 part 5, 4.2.2 (note c): "AC" is the crew member certificate, a travel
+# document for crews on duty, not an identity document for admission (art. 23.1).
+CREW_CODES = frozenset({"AC"})
 # OCR engines print filler runs as guillemets; full-width forms fold under NFKC.
 _OCR_FILLERS = str.maketrans({"«": "<<", "‹": "<"})
 _JOINED = {90: 30, 72: 36, 88: 44}  # 3x30 (TD1), 2x36 (TD2, MRV-B), 2x44 (TD3, MRV-A)
@@ -75,6 +96,8 @@ class MrzError(Code):
     MRZ_BAD_LENGTH = "MRZ_BAD_LENGTH"
     INVALID_DOCUMENT_CODE = "INVALID_DOCUMENT_CODE"
     INVALID_ISSUER = "INVALID_ISSUER"
+    UNKNOWN_ISSUER = "UNKNOWN_ISSUER"
+    UNKNOWN_NATIONALITY = "UNKNOWN_NATIONALITY"
     INVALID_BIRTH_DATE = "INVALID_BIRTH_DATE"
     INVALID_EXPIRY_DATE = "INVALID_EXPIRY_DATE"
     INVALID_SEX = "INVALID_SEX"
@@ -100,6 +123,13 @@ class MrzResult:
     sex: str = "X"
     corrections: tuple[Correction, ...] = ()
     errors: tuple[MrzError | MrzCheckError, ...] = ()
+    unknown_code_fields: tuple[str, ...] = ()  # "issuer", "nationality": not in part 3
+    specimen_reason: SpecimenReason | None = None
+
+    @property
+    def specimen(self) -> bool:
+        """A published specimen or a Doc 9303 example: it identifies nobody."""
+        return self.specimen_reason is not None
 
     def to_json(self) -> dict[str, object]:
         return {
@@ -118,6 +148,9 @@ class MrzResult:
             "sex": self.sex,
             "corrections": [c.to_json() for c in self.corrections],
             "errors": list(self.errors),
+            "unknown_code_fields": list(self.unknown_code_fields),
+            "specimen": self.specimen,
+            "specimen_reason": self.specimen_reason,
         }
 
     @property
@@ -266,6 +299,19 @@ def _content_errors(layout: Layout, lines: Sequence[str], sex_raw: str) -> list[
     return errors
 
 
+def _unknown_codes(layout: Layout, lines: Sequence[str]) -> list[tuple[str, MrzError]]:
+    """Country fields holding a code that Doc 9303 part 3, section 5 does not list."""
+    found: list[tuple[str, MrzError]] = []
+    issuer = _field(layout, lines, "issuer")
+    if re.fullmatch(r"[A-Z]{1,3}<{0,2}", issuer) and issuer not in MRZ_COUNTRY_CODES:
+        found.append(("issuer", MrzError.UNKNOWN_ISSUER))
+    if layout.format is not MrzFormat.FR_CNI:  # the French CNI has no nationality field
+        nationality = _field(layout, lines, "nationality")
+        if nationality not in MRZ_COUNTRY_CODES:
+            found.append(("nationality", MrzError.UNKNOWN_NATIONALITY))
+    return found
+
+
 def parse_mrz(lines: Sequence[str] | str, *, today: date, correct_alnum: bool = False) -> MrzResult:
     """Parse a machine readable zone read by OCR, a scanner or typed in.
 
@@ -300,6 +346,8 @@ def _build_result(
     errors: list[MrzError | MrzCheckError] = [*failing_checks(layout, fixed)]
     sex_raw = _field(layout, fixed, "sex")
     errors += _content_errors(layout, fixed, sex_raw)
+    unknown = _unknown_codes(layout, fixed)
+    errors += [code for _, code in unknown]
     birth = _parse_date(_field(layout, fixed, "birth_date"), today=today, birth=True)
     if birth is None:
         errors.append(MrzError.INVALID_BIRTH_DATE)
@@ -326,7 +374,7 @@ def _build_result(
             id_number = spanish
             if not (is_valid_dni(spanish) or is_valid_nie(spanish)):
                 errors.append(MrzError.DNI_CHECK_LETTER)
-    return MrzResult(
+    result = MrzResult(
         valid=not errors,
         format=layout.format,
         lines=tuple(fixed),
@@ -343,7 +391,35 @@ def _build_result(
         sex="X" if sex_raw in ("<", "X") else sex_raw,
         corrections=tuple(corrections),
         errors=tuple(dict.fromkeys(errors)),
+        unknown_code_fields=tuple(name for name, _ in unknown),
     )
+    reason = specimen_reason(
+        issuer=result.issuer,
+        document=document_kind(result),
+        document_number=result.document_number,
+        id_number=result.id_number,
+        surname=result.surname,
+        given_names=result.given_names,
+    )
+    return replace(result, specimen_reason=reason) if reason else result
+
+
+def document_kind(result: MrzResult) -> str:
+    """What the zone's document code says the document is, as a ``DocumentType`` value
+    (art. 23.1 accepts ID_CARD, PASSPORT, RESIDENCE_CARD; VISA and CREW_CARD are not
+    identity documents). Doc 9303 part 4-7: the first character names the type."""
+    code = result.document_code
+    if result.format in (MrzFormat.MRVA, MrzFormat.MRVB) or code.startswith("V"):
+        return "VISA"
+    if code.startswith("P"):
+        return "PASSPORT"
+    if code in CREW_CODES:
+        return "CREW_CARD"
+    if (result.issuer == "ESP" and looks_like_nie(result.id_number)) or code in RESIDENCE_CODES:
+        return "RESIDENCE_CARD"
+    if code[:1] in ("I", "A", "C"):
+        return "ID_CARD"
+    return "OTHER"
 
 
 def _nationality(layout: Layout, lines: Sequence[str]) -> str:

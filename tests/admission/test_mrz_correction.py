@@ -74,9 +74,12 @@ def test_digit_in_country_and_name_fields() -> None:
 
 
 def test_numeric_nationality_is_not_forced_into_letters() -> None:
-    lines = build_td1(nationality="132")  # as printed on Romanian cards
+    lines = build_td1(nationality="132")  # as printed on a Romanian sample card
     r = parse_mrz(lines, today=TODAY)
-    assert r.valid and r.nationality == "132" and r.corrections == ()
+    assert r.nationality == "132" and r.corrections == ()
+    # not a code of ICAO 9303 part 3: the document is invalid, and the field is named
+    assert not r.valid and r.errors == ("UNKNOWN_NATIONALITY",)
+    assert r.unknown_code_fields == ("nationality",)
 
 
 def test_second_document_code_character_is_issuers_choice() -> None:

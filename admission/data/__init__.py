@@ -1,0 +1,1 @@
+"""Data files of the domain, read with :mod:`importlib.resources`."""
