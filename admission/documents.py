@@ -7,17 +7,23 @@ canonical key: Spanish documents are keyed by the DNI or NIE they carry.
 
 Manual-entry error codes (``DocumentError.code``; ``field`` names the input):
   MANUAL_BAD_TYPE         not a DocumentType
-  MANUAL_BAD_ISSUER       issuer is not a 1-3 letter ICAO code
+  MANUAL_BAD_ISSUER       issuer is not a code of ICAO Doc 9303 part 3, section 5
+                          (the MRZ's codes; "DEU" is read as Germany's "D")
   MANUAL_BAD_NUMBER       empty, too long or characters other than letters/digits
   DNI_CHECK_LETTER        Spanish DNI or NIE with a wrong check letter
   MANUAL_BAD_NAME         empty surname, over 60 characters, or a character that
                           is not a letter, space, apostrophe, hyphen or dot
   MANUAL_BAD_DATE         birth in the future or over 130 years ago; expiry not
                           after birth or more than 50 years ahead
-  MANUAL_BAD_NATIONALITY  not empty and not a 1-3 letter code
+  MANUAL_BAD_NATIONALITY  not empty and not a code of ICAO Doc 9303 part 3, section 5
   MANUAL_BAD_SEX          not M, F or X
 :func:`document_from_mrz` raises ``MRZ_UNUSABLE`` when the zone yields no
 usable number or issuer at all.
+
+Both paths flag specimens (:mod:`admission.specimens`): the document is built, with
+``specimen_reason`` set, and the verdict refuses it (``Reason.SPECIMEN``). Visas and crew
+member certificates are documents but not identity documents for admission (art. 23.1):
+``not_identity`` gives the detail code beside the verdict's ``DOCUMENT_NOT_ACCEPTED``.
 """
 
 from __future__ import annotations
@@ -29,8 +35,9 @@ from datetime import date, datetime
 from enum import StrEnum, unique
 
 from admission.codes import Code
+from admission.country_codes import MRZ_COUNTRY_CODES
 from admission.identity import IdentityKey, IdKind, normalise_number
-from admission.mrz.parse import RESIDENCE_CODES, MrzFormat, MrzResult
+from admission.mrz.parse import MrzResult, document_kind
 from admission.spanish_ids import (
     is_valid_dni,
     is_valid_nie,
@@ -38,6 +45,7 @@ from admission.spanish_ids import (
     looks_like_nie,
     normalise,
 )
+from admission.specimens import SpecimenReason, specimen_reason
 
 
 class DocumentType(StrEnum):
@@ -46,6 +54,7 @@ class DocumentType(StrEnum):
     DRIVING_LICENCE = "DRIVING_LICENCE"
     RESIDENCE_CARD = "RESIDENCE_CARD"
     VISA = "VISA"
+    CREW_CARD = "CREW_CARD"  # crew member certificate, document code AC (Doc 9303 part 5)
     OTHER = "OTHER"
 
 
@@ -58,6 +67,27 @@ ACCEPTED_TYPES: frozenset[DocumentType] = frozenset(
         DocumentType.RESIDENCE_CARD,
     }
 )
+
+
+@unique
+class NotIdentityCode(Code):
+    """Why a document of a known kind is not one of art. 23.1's (the detail beside
+    ``Reason.DOCUMENT_NOT_ACCEPTED``)."""
+
+    VISA_NOT_IDENTITY = "VISA_NOT_IDENTITY"  # a visa (V, Doc 9303 part 7) identifies no one
+    CREW_CARD_NOT_IDENTITY = "CREW_CARD_NOT_IDENTITY"  # crew member certificate (AC)
+    DOCUMENT_KIND_NOT_IDENTITY = "DOCUMENT_KIND_NOT_IDENTITY"  # any other kind
+
+
+def not_identity(doc_type: DocumentType) -> NotIdentityCode | None:
+    """None for the documents art. 23.1 accepts, else why the document is not one."""
+    if doc_type in ACCEPTED_TYPES:
+        return None
+    if doc_type is DocumentType.VISA:
+        return NotIdentityCode.VISA_NOT_IDENTITY
+    if doc_type is DocumentType.CREW_CARD:
+        return NotIdentityCode.CREW_CARD_NOT_IDENTITY
+    return NotIdentityCode.DOCUMENT_KIND_NOT_IDENTITY
 
 
 class DocumentSource(StrEnum):
@@ -107,6 +137,17 @@ class IdentityDocument:
     sex: str
     valid: bool
     errors: tuple[str, ...]
+    specimen_reason: SpecimenReason | None = None
+
+    @property
+    def specimen(self) -> bool:
+        """A published specimen: it identifies nobody and is always refused (art. 23.1)."""
+        return self.specimen_reason is not None
+
+    @property
+    def not_identity(self) -> NotIdentityCode | None:
+        """Why this kind of document is not accepted for admission; None if it is."""
+        return not_identity(self.doc_type)
 
     @property
     def full_name(self) -> str:
@@ -120,21 +161,13 @@ _KIND_OF_TYPE = {
     DocumentType.DRIVING_LICENCE: IdKind.DRIVING_LICENCE,
     DocumentType.RESIDENCE_CARD: IdKind.RESIDENCE,
     DocumentType.VISA: IdKind.OTHER,
+    DocumentType.CREW_CARD: IdKind.OTHER,
     DocumentType.OTHER: IdKind.OTHER,
 }
 
 
 def _mrz_doc_type(result: MrzResult) -> DocumentType:
-    code = result.document_code
-    if result.format in (MrzFormat.MRVA, MrzFormat.MRVB) or code.startswith("V"):
-        return DocumentType.VISA
-    if code.startswith("P"):
-        return DocumentType.PASSPORT
-    if (result.issuer == "ESP" and looks_like_nie(result.id_number)) or code in RESIDENCE_CODES:
-        return DocumentType.RESIDENCE_CARD
-    if code[:1] in ("I", "A", "C"):
-        return DocumentType.ID_CARD
-    return DocumentType.OTHER
+    return DocumentType(document_kind(result))
 
 
 def document_from_mrz(result: MrzResult) -> IdentityDocument:
@@ -162,6 +195,7 @@ def document_from_mrz(result: MrzResult) -> IdentityDocument:
         sex=result.sex,
         valid=result.valid,
         errors=result.errors,
+        specimen_reason=result.specimen_reason,
     )
 
 
@@ -192,6 +226,9 @@ def _country(raw: str, field: str, code: DocumentErrorCode) -> str:
     text = _COUNTRY_ALIASES.get(text, text)
     if not _COUNTRY.match(text):
         raise DocumentError(code, field, f"{field} must be a 1-3 letter country code")
+    # The same list as the MRZ (ICAO 9303 part 3, section 5), padded as printed ("D<<").
+    if text.ljust(3, "<") not in MRZ_COUNTRY_CODES:
+        raise DocumentError(code, field, f"{field} is not an ICAO 9303 country code")
     return text
 
 
@@ -297,6 +334,14 @@ def manual_document(
         spanish = _spanish_identity(doc_type, number)
         if spanish is not None:
             kind, id_number = spanish
+    specimen = specimen_reason(
+        issuer=issuer_code,
+        document=doc_type.value,
+        document_number=normalised,
+        id_number=id_number,
+        surname=surname_text,
+        given_names=given_text,
+    )
     return IdentityDocument(
         doc_type=doc_type,
         source=source,
@@ -312,4 +357,5 @@ def manual_document(
         sex=sex_code,
         valid=True,
         errors=(),
+        specimen_reason=specimen,
     )

@@ -45,6 +45,9 @@ class Reason(Code):
     DOCUMENT_EXPIRED = "DOCUMENT_EXPIRED"
     DOCUMENT_INVALID = "DOCUMENT_INVALID"  # it failed its checks (check digits, letter...)
     DOCUMENT_NOT_ACCEPTED = "DOCUMENT_NOT_ACCEPTED"  # not one of art. 23.1's documents
+    # a published specimen or an ICAO 9303 example (UTO): it identifies nobody (art. 23.1);
+    # never waived, not even for an exceptional card (art. 23.5)
+    SPECIMEN = "SPECIMEN"
     LAST_HOUR = "LAST_HOUR"  # admissions stopped in the last hour (art. 21.4)
     CLOSED = "CLOSED"  # outside the opening hours (art. 27)
 
@@ -60,6 +63,8 @@ class DocumentFacts(Protocol):
     def birth_date(self) -> date | None: ...
     @property
     def expiry_date(self) -> date | None: ...
+    @property
+    def specimen(self) -> bool: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,6 +130,10 @@ def decide(facts: AdmissionFacts, policy: AdmissionPolicy, at: datetime, today: 
             found.append((Outcome.DENY, Reason.DOCUMENT_INVALID))
         if doc.expiry_date is not None and doc.expiry_date < today:
             found.append((Outcome.DENY, Reason.DOCUMENT_EXPIRED))
+    # art. 23.1: a specimen identifies nobody. Outside the exceptional-card waiver
+    # (art. 23.5) and independent of the policy: no flag turns it into an admission.
+    if doc.specimen:
+        found.append((Outcome.DENY, Reason.SPECIMEN))
 
     if doc.birth_date is None:
         found.append((Outcome.SUPERVISOR, Reason.BIRTH_DATE_UNKNOWN))

@@ -178,3 +178,123 @@ def test_control_characters_rejected_even_if_whitespace() -> None:
 
 def test_no_expiry_is_allowed() -> None:
     assert _manual(expiry_date=None).expiry_date is None
+
+
+# -- specimens, unknown states and the kinds of document (art. 23.1, R9) -----------------
+
+BEL_SPECIMEN = [  # PRADO BEL-BO-03003: long number, check digit over the number with filler
+    "IDBEL000590240<6013<<<<<<<<<<<",
+    "8512017F1311048BEL851201002007",
+    "REINARTZ<<ULRIKE<KATIA<E<<<<<<",
+]
+
+
+def _real(**fields: Any) -> list[str]:
+    """A TD1 of a state that exists, for a person who is not a published specimen."""
+    base: dict[str, Any] = {
+        "issuer": "ITA",
+        "nationality": "ITA",
+        "document_number": "CA12345AB",
+        "surname": "ROSSI",
+        "given_names": "GIULIA",
+        "expiry_date": "300101",
+    }
+    base.update(fields)
+    return build_td1(**base)
+
+
+def test_belgian_long_number_card_is_valid_and_a_specimen() -> None:
+    doc = document_from_mrz(parse_mrz(BEL_SPECIMEN, today=date(2012, 1, 1)))
+    assert doc.valid and doc.doc_type is DocumentType.ID_CARD
+    assert doc.document_number == "000590240601"
+    assert doc.specimen and doc.specimen_reason == "SPECIMEN_NUMBER"
+
+
+def test_utopia_documents_are_specimens() -> None:
+    for lines in (build_td1(), build_td3()):
+        doc = document_from_mrz(parse_mrz(lines, today=TODAY))
+        assert doc.valid and doc.specimen and doc.specimen_reason == "SPECIMEN_STATE"
+
+
+def test_a_real_state_document_is_not_a_specimen() -> None:
+    doc = document_from_mrz(parse_mrz(_real(), today=TODAY))
+    assert doc.valid and not doc.specimen and doc.specimen_reason is None
+    assert doc.not_identity is None
+
+
+@pytest.mark.parametrize(
+    ("code", "doc_type", "not_identity"),
+    [
+        ("I", DocumentType.ID_CARD, None),
+        ("ID", DocumentType.ID_CARD, None),
+        ("A", DocumentType.ID_CARD, None),
+        ("C", DocumentType.ID_CARD, None),
+        ("IR", DocumentType.RESIDENCE_CARD, None),
+        ("AC", DocumentType.CREW_CARD, "CREW_CARD_NOT_IDENTITY"),
+    ],
+)
+def test_td1_document_codes(code: str, doc_type: DocumentType, not_identity: str | None) -> None:
+    doc = document_from_mrz(parse_mrz(_real(document_code=code), today=TODAY))
+    assert doc.valid and doc.doc_type is doc_type and doc.not_identity == not_identity
+
+
+def test_passports_are_accepted_and_visas_are_not_identity_documents() -> None:
+    passport = build_td3(issuer="ITA", nationality="ITA", document_number="YA1234567")
+    assert document_from_mrz(parse_mrz(passport, today=TODAY)).not_identity is None
+    visa = document_from_mrz(parse_mrz(build_mrva(issuer="ESP"), today=TODAY))
+    assert visa.doc_type is DocumentType.VISA and visa.not_identity == "VISA_NOT_IDENTITY"
+
+
+def test_an_unknown_state_makes_the_zone_invalid() -> None:
+    doc = document_from_mrz(parse_mrz(_real(issuer="QQQ"), today=TODAY))
+    assert not doc.valid and doc.errors == ("UNKNOWN_ISSUER",)
+
+
+@pytest.mark.parametrize(
+    ("overrides", "code", "field"),
+    [
+        ({"issuer": "QQQ"}, "MANUAL_BAD_ISSUER", "issuer"),
+        ({"issuer": "FRA", "number": "12AB34567", "nationality": "QQQ"}, None, None),
+        ({"issuer": "ESP", "number": "12345678A"}, "DNI_CHECK_LETTER", "number"),
+    ],
+)
+def test_manual_entry_checks_states_and_the_dni_letter(
+    overrides: dict[str, Any], code: str | None, field: str | None
+) -> None:
+    if code is None:
+        code, field = "MANUAL_BAD_NATIONALITY", "nationality"
+    with pytest.raises(DocumentError) as err:
+        _manual(**overrides)
+    assert (err.value.code, err.value.field) == (code, field)
+
+
+def test_manual_entry_accepts_the_special_codes_of_part_3() -> None:
+    for issuer in ("D", "DEU", "GBD", "EUE", "UNO", "XOM"):
+        doc = _manual(doc_type=DocumentType.PASSPORT, issuer=issuer, number="AB1234567")
+        assert not doc.specimen
+
+
+@pytest.mark.parametrize(
+    ("overrides", "reason"),
+    [
+        ({"number": "99999999R", "doc_type": DocumentType.ID_CARD}, "SPECIMEN_ID_NUMBER"),
+        (
+            {"surname": "Española Española", "given_names": "Carmen", "number": "12345678Z"},
+            "SPECIMEN_NAME",
+        ),
+        (
+            {
+                "issuer": "DEU",
+                "doc_type": DocumentType.ID_CARD,
+                "number": "T22000129",
+                "surname": "Mustermann",
+                "given_names": "Erika",
+            },
+            "SPECIMEN_NAME",
+        ),
+        ({"issuer": "UTO", "number": "D23145890"}, "SPECIMEN_STATE"),
+    ],
+)
+def test_manual_entry_flags_specimens(overrides: dict[str, Any], reason: str) -> None:
+    doc = _manual(**overrides)
+    assert doc.specimen and doc.specimen_reason == reason

@@ -30,6 +30,7 @@ class Doc:
     valid: bool = True
     birth_date: date | None = date(1980, 5, 17)
     expiry_date: date | None = date(2030, 1, 1)
+    specimen: bool = False
 
 
 def verdict(doc: Doc = Doc(), policy: AdmissionPolicy = AdmissionPolicy(), **facts: object):
@@ -158,3 +159,45 @@ def test_every_reason_is_reported_and_the_most_severe_outcome_wins() -> None:
         Reason.DOCUMENT_EXPIRED,
     )
     assert all(code.isupper() for code in v.codes)  # codes, never sentences
+
+
+EVERYTHING = AdmissionPolicy(
+    accepted_types=frozenset({"ID_CARD", "PASSPORT", "VISA", "CREW_CARD", "OTHER"}),
+    unverifiable_outcome=Outcome.SUPERVISOR,
+    staff_outcome=Outcome.ADMIT,
+    director_outcome=Outcome.ADMIT,
+)
+
+
+def test_a_specimen_is_denied_with_its_own_reason() -> None:
+    v = verdict(Doc(specimen=True))
+    assert (v.outcome, v.reasons) == (Outcome.DENY, (Reason.SPECIMEN,))
+
+
+@pytest.mark.parametrize("policy", [AdmissionPolicy(), EVERYTHING])
+def test_no_flag_turns_a_specimen_into_an_admission(policy: AdmissionPolicy) -> None:
+    """art. 23.1: a specimen identifies nobody; the exceptional card (art. 23.5) waives the
+    document rules, never this one, and no policy setting reaches it."""
+    for exceptional in (False, True):
+        v = verdict(Doc(specimen=True), policy, exceptional=exceptional)
+        assert v.outcome is Outcome.DENY and Reason.SPECIMEN in v.reasons
+
+
+@pytest.mark.parametrize(
+    ("doc_type", "accepted"),
+    [
+        ("ID_CARD", True),
+        ("PASSPORT", True),
+        ("RESIDENCE_CARD", True),
+        ("DRIVING_LICENCE", True),
+        ("VISA", False),
+        ("CREW_CARD", False),
+        ("OTHER", False),
+    ],
+)
+def test_accepted_documents_r9(doc_type: str, accepted: bool) -> None:
+    v = verdict(Doc(doc_type=doc_type))
+    if accepted:
+        assert v.outcome is Outcome.ADMIT
+    else:
+        assert (v.outcome, v.reasons) == (Outcome.DENY, (Reason.DOCUMENT_NOT_ACCEPTED,))
