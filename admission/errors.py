@@ -53,6 +53,16 @@ class StoreErrorCode(Code):
     MIGRATION_FAILED = "MIGRATION_FAILED"  # rolled back: the file keeps its old schema
     NO_KEY = "NO_KEY"  # no environment variable, keyring entry or passphrase
     KEYRING_FAILED = "KEYRING_FAILED"  # the OS keyring failed or did not keep the key
+    # The file never starts over on its own (art. 20.4; DESIGN.md "The visitor file").
+    NO_FILE = "NO_FILE"  # this folder never held a visitor file: create one with ``init``
+    FILE_EXISTS = "FILE_EXISTS"  # ``init`` refused: a file or its marker is already there
+    FILE_MISSING = "FILE_MISSING"  # the folder held a file (its marker says so); it is gone
+    FILE_EMPTIED = "FILE_EMPTIED"  # the file is there but 0 bytes long
+    FILE_REPLACED = "FILE_REPLACED"  # another file than the one this folder created
+    MARKER_MISSING = "MARKER_MISSING"  # the file is there, its marker is gone or unreadable
+    DAMAGED_FILE = "DAMAGED_FILE"  # pages fail SQLCipher's HMAC check: no more writes
+    READ_ONLY_DISK = "READ_ONLY_DISK"  # the folder or the file cannot be written
+    DISK_FULL = "DISK_FULL"  # SQLITE_FULL: the transaction was rolled back
 
 
 class AdmissionError(Exception):

@@ -185,6 +185,8 @@ class PurgeReport:
     visitors: int
     observations: int
     cards: int
+    # The numbers of the cards erased: exactly their PDFs go with them (art. 20.4).
+    purged_cards: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,10 +9,20 @@ transaction are ignored on recovery). FULL, not NORMAL: a committed card number 
 been printed, so it must survive a power cut or the number would be issued twice.
 Trade-off: WAL needs a local disk (not a network share). After a purge the WAL is
 checkpointed and truncated so erased rows do not linger in it.
+
+Errors: SQLite's result codes name what went wrong, and :func:`error_code` turns them
+into the store's codes - SQLITE_FULL is DISK_FULL, SQLITE_READONLY (or a failure to
+open on a read-only folder) READ_ONLY_DISK, SQLITE_CORRUPT and SQLITE_NOTADB after the
+first page DAMAGED_FILE (SQLCipher fails a page whose HMAC does not match), SQLITE_BUSY
+STORE_BUSY. A damaged file takes no more writes (``PRAGMA query_only``) and stays
+readable for extraction.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hmac
+import logging
 import os
 import sqlite3
 import threading
@@ -22,7 +32,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import cast
 
-from admission.errors import NotFoundError, StoreError, StoreErrorCode, WrongKeyError
+from admission.errors import StoreError, StoreErrorCode, WrongKeyError
+from db.file_guard import Marker, disk_is_read_only, os_error, salt_of
+from db.integrity import IntegrityReport, check, hmac_check
 from db.keys import DbKey
 from db.migrate import migrate
 
@@ -40,13 +52,71 @@ PAGE_SIZE = 4096  # SQLCipher 4 default
 _PLAIN_HEADER = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 5000
 CACHE_KIB = 131072
+log = logging.getLogger("admission.db")
+
+# SQLite primary result codes (https://sqlite.org/rescode.html).
+_SQLITE_PERM, _SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_READONLY = 3, 5, 6, 8
+_SQLITE_IOERR, _SQLITE_CORRUPT, _SQLITE_FULL, _SQLITE_CANTOPEN = 10, 11, 13, 14
+_SQLITE_NOTADB = 26
+_BY_RESULT: dict[int | None, StoreErrorCode] = {
+    _SQLITE_FULL: StoreErrorCode.DISK_FULL,
+    _SQLITE_READONLY: StoreErrorCode.READ_ONLY_DISK,
+    _SQLITE_PERM: StoreErrorCode.READ_ONLY_DISK,
+    _SQLITE_CORRUPT: StoreErrorCode.DAMAGED_FILE,
+    _SQLITE_NOTADB: StoreErrorCode.DAMAGED_FILE,
+    _SQLITE_BUSY: StoreErrorCode.STORE_BUSY,
+    _SQLITE_LOCKED: StoreErrorCode.STORE_BUSY,
+}
+_BACKUP = "restore it (and its marker) from the backup"
 
 
-def check_file(path: Path) -> bool:
-    """True when ``path`` holds data; raise CORRUPT_FILE for what cannot be SQLCipher 4.
+def _primary(exc: BaseException) -> int | None:
+    result = getattr(exc, "sqlite_errorcode", None)
+    return result & 0xFF if isinstance(result, int) else None
+
+
+def error_code(
+    exc: BaseException, default: StoreErrorCode, path: Path | None = None
+) -> StoreErrorCode:
+    """The store's code for a sqlite3/sqlcipher3 error (``sqlite_errorcode``, Python
+    3.11+); ``default`` when none fits. An I/O or open error on a folder that turned
+    read-only is READ_ONLY_DISK."""
+    primary = _primary(exc)
+    if primary in _BY_RESULT:
+        return _BY_RESULT[primary]
+    if primary in (_SQLITE_IOERR, _SQLITE_CANTOPEN, None):
+        return _read_only_or(default, path)
+    return default
+
+
+def _read_only_or(default: StoreErrorCode, path: Path | None) -> StoreErrorCode:
+    if path is not None and disk_is_read_only(path):
+        return StoreErrorCode.READ_ONLY_DISK
+    return default
+
+
+_MEANING = {
+    StoreErrorCode.DISK_FULL: "the disk is full; nothing of this act was recorded",
+    StoreErrorCode.READ_ONLY_DISK: "the visitor file's disk or folder is read-only",
+    StoreErrorCode.DAMAGED_FILE: f"the visitor file is damaged: {_BACKUP}",
+    StoreErrorCode.STORE_BUSY: "the visitor file is busy",
+}
+
+
+def store_error(
+    exc: BaseException, default: StoreErrorCode, what: str, path: Path | None = None
+) -> StoreError:
+    code = error_code(exc, default, path)
+    return StoreError(f"{what}: {_MEANING.get(code, str(exc))}", code=code)
+
+
+def check_file(path: Path, *, known: bool = False) -> bool:
+    """True when ``path`` holds data; raise for what cannot be SQLCipher 4. Reads only.
 
     An encrypted file is whole pages of random-looking bytes (salt then ciphertext);
-    anything else is refused before SQLCipher sees it. Only reads the file.
+    anything else is refused before SQLCipher sees it: CORRUPT_FILE (not a visitor
+    file), or - when the folder's marker says a visitor file was here (``known``) -
+    FILE_REPLACED for a plain SQLite database and DAMAGED_FILE for a cut or wiped file.
     """
     if not path.exists():
         return False
@@ -61,25 +131,43 @@ def check_file(path: Path) -> bool:
         head = handle.read(PAGE_SIZE)
     if head.startswith(_PLAIN_HEADER):
         raise StoreError(
-            "the file is an unencrypted SQLite database", code=StoreErrorCode.CORRUPT_FILE
+            "the file is an unencrypted SQLite database",
+            code=StoreErrorCode.FILE_REPLACED if known else StoreErrorCode.CORRUPT_FILE,
         )
     if size % PAGE_SIZE or len(set(head)) < 160:
         # 4096 random bytes show ~255 distinct values; text or zeros far fewer.
+        if known:
+            raise StoreError(
+                f"the visitor file is cut short or overwritten: {_BACKUP}",
+                code=StoreErrorCode.DAMAGED_FILE,
+            )
         raise StoreError(
             "the file is not an encrypted visitor file", code=StoreErrorCode.CORRUPT_FILE
         )
     return True
 
 
-def connect_encrypted(path: Path, key: DbKey, *, create: bool) -> sqlite3.Connection:
+def connect_encrypted(
+    path: Path, key: DbKey, *, create: bool, marker: Marker | None = None
+) -> sqlite3.Connection:
+    """Connect and decrypt the first page, or raise the code that says why not.
+
+    ``marker``: the folder's record of its file (db/file_guard.py); with it a failure
+    on the first page is told apart - another file (its salt differs: FILE_REPLACED),
+    a wrong key (the key-check value differs: WRONG_KEY) or a damaged first page
+    (DAMAGED_FILE). Without it, such a failure is reported as WRONG_KEY.
+    """
     if sqlcipher3 is None:  # pragma: no cover
         raise StoreError("sqlcipher3 is not installed", code=StoreErrorCode.NO_SQLCIPHER)
-    exists = check_file(path)
+    exists = check_file(path, known=marker is not None)
     if not exists and not create:
-        raise NotFoundError("no visitor file at the given path")
+        raise StoreError("no visitor file at the given path", code=StoreErrorCode.NO_FILE)
     if not exists and create and not path.exists():
         # Owner-only from the first byte; SQLite gives -wal/-shm the same mode.
-        os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        try:
+            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        except OSError as exc:
+            raise os_error(exc, path, "cannot create the visitor file") from exc
     target = str(path) if create else path.resolve().as_uri() + "?mode=rw"
     try:
         conn = cast(
@@ -89,8 +177,8 @@ def connect_encrypted(path: Path, key: DbKey, *, create: bool) -> sqlite3.Connec
             ),
         )
     except DB_ERRORS as exc:
-        raise StoreError(
-            f"cannot open the visitor file: {exc}", code=StoreErrorCode.OPEN_FAILED
+        raise store_error(
+            exc, StoreErrorCode.OPEN_FAILED, "cannot open the visitor file", path
         ) from exc
     try:
         # SQLCipher would print "hmac check failed" to stderr on a wrong key; the
@@ -100,16 +188,53 @@ def connect_encrypted(path: Path, key: DbKey, *, create: bool) -> sqlite3.Connec
         # First read: decrypts page 1 or fails without writing anything.
         conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
     except DB_ERRORS as exc:
+        error = _first_read_error(exc, conn, path, key, marker)
         conn.close()
-        if "not a database" in str(exc):
-            raise WrongKeyError(
-                "the visitor file cannot be decrypted with this key "
-                f"(key source: {key.source or 'unknown'}); the file was not modified"
-            ) from exc
-        raise StoreError(
-            f"cannot read the visitor file: {exc}", code=StoreErrorCode.CORRUPT_FILE
-        ) from exc
+        raise error from exc
     return conn
+
+
+def _first_read_error(
+    exc: BaseException,
+    conn: sqlite3.Connection,
+    path: Path,
+    key: DbKey,
+    marker: Marker | None,
+) -> StoreError:
+    """SQLCipher fails page 1 alike for a wrong key and for damage (SQLITE_NOTADB: its
+    HMAC does not match either way): the marker's salt and key-check value tell them
+    apart. SQLITE_CORRUPT means page 1 decrypted - the key is right - and a later page
+    of the schema is damaged: nothing can be read."""
+    code = error_code(exc, StoreErrorCode.CORRUPT_FILE, path)
+    if code is not StoreErrorCode.DAMAGED_FILE:
+        return store_error(exc, code, "cannot read the visitor file", path)
+    if _primary(exc) == _SQLITE_CORRUPT:
+        pages: tuple[int, ...] = ()
+        with contextlib.suppress(*DB_ERRORS):
+            pages = hmac_check(conn)
+        shown = ", ".join(str(p) for p in pages[:10]) or "unknown"
+        return StoreError(
+            f"the visitor file is damaged (page(s) {shown}) where its tables are listed; "
+            f"nothing can be read: {_BACKUP}",
+            code=StoreErrorCode.DAMAGED_FILE,
+        )
+    wrong_key = WrongKeyError(
+        "the visitor file cannot be decrypted with this key "
+        f"(key source: {key.source or 'unknown'}); the file was not modified"
+    )
+    if marker is None:
+        return wrong_key
+    if salt_of(path) != marker.salt:
+        return StoreError(
+            "the visitor file is not the one this folder created (its header differs): " + _BACKUP,
+            code=StoreErrorCode.FILE_REPLACED,
+        )
+    if not hmac.compare_digest(key.check_value(marker.file_id), marker.key_check):
+        return wrong_key
+    return StoreError(
+        f"the first page of the visitor file is damaged (the key is right): {_BACKUP}",
+        code=StoreErrorCode.DAMAGED_FILE,
+    )
 
 
 def connect_plain(path: Path) -> sqlite3.Connection:
@@ -117,10 +242,16 @@ def connect_plain(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
 
 
-def configure(conn: sqlite3.Connection) -> None:
-    """Per-connection pragmas, then pending migrations."""
+def configure(conn: sqlite3.Connection, *, writable: bool = True) -> None:
+    """Per-connection pragmas, then pending migrations. A damaged file (not
+    ``writable``) gets the reading pragmas only, ``query_only`` and no migration."""
     try:
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        if not writable:
+            conn.execute("PRAGMA query_only = ON")
+            conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+            conn.execute("PRAGMA temp_store = MEMORY")
+            return
         conn.execute("PRAGMA secure_delete = ON")  # R3: erased rows zeroed, not left in free pages
         conn.execute("PRAGMA foreign_keys = ON")
         mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
@@ -136,8 +267,8 @@ def configure(conn: sqlite3.Connection) -> None:
         conn.execute("PRAGMA temp_store = MEMORY")  # sort/DISTINCT scratch never on disk
         migrate(conn)
     except DB_ERRORS as exc:
-        raise StoreError(
-            f"cannot prepare the visitor file: {exc}", code=StoreErrorCode.OPEN_FAILED
+        raise store_error(
+            exc, StoreErrorCode.OPEN_FAILED, "cannot prepare the visitor file"
         ) from exc
 
 
@@ -159,24 +290,50 @@ def immediate_transaction(
         conn.execute("COMMIT")
     except BaseException as exc:
         if conn.in_transaction:
-            conn.execute("ROLLBACK")
+            # SQLite has already rolled back after SQLITE_FULL or an I/O error; a
+            # failing ROLLBACK must not hide the error that caused it.
+            with contextlib.suppress(*DB_ERRORS):
+                conn.execute("ROLLBACK")
         if isinstance(exc, DB_ERRORS):
             raise failed(exc) from exc
         raise
 
 
 class StoreBase:
-    """The one connection, its lock and the transaction helpers shared by the mixins."""
+    """The one connection, its lock and the transaction helpers shared by the mixins.
+
+    A damaged file (pages failing SQLCipher's HMAC check, found when it opened, by
+    :meth:`integrity_check` or by any read) takes no more writes - DAMAGED_FILE, and
+    ``PRAGMA query_only`` below the store - and stays readable for extraction.
+    """
 
     _conn: sqlite3.Connection
     _lock: threading.RLock
 
-    def __init__(self, conn: sqlite3.Connection, path: Path | None, *, encrypted: bool) -> None:
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        path: Path | None,
+        *,
+        encrypted: bool,
+        damaged_pages: tuple[int, ...] = (),
+    ) -> None:
         self._conn = conn
         self._lock = threading.RLock()
         self.path = path
         self.encrypted = encrypted
         self._closed = False
+        self._damage = tuple(damaged_pages)
+
+    @property
+    def damaged(self) -> bool:
+        """True once damage was found: the file takes no more writes."""
+        return bool(self._damage)
+
+    @property
+    def damaged_pages(self) -> tuple[int, ...]:
+        """The damaged pages found so far (0: the file as a whole); () when none."""
+        return self._damage
 
     @contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
@@ -184,14 +341,11 @@ class StoreBase:
         desks never both read the same next card number."""
         with self._lock:
             self._check_open()
+            self._check_whole()
             with immediate_transaction(
                 self._conn,
-                busy=lambda exc: StoreError(
-                    f"visitor file busy: {exc}", code=StoreErrorCode.STORE_BUSY
-                ),
-                failed=lambda exc: StoreError(
-                    f"write failed: {exc}", code=StoreErrorCode.WRITE_FAILED
-                ),
+                busy=lambda exc: self._mapped(exc, StoreErrorCode.STORE_BUSY, "cannot write"),
+                failed=lambda exc: self._mapped(exc, StoreErrorCode.WRITE_FAILED, "write failed"),
             ) as conn:
                 yield conn
 
@@ -201,7 +355,8 @@ class StoreBase:
         return self._tx()
 
     def reading(self) -> AbstractContextManager[sqlite3.Connection]:
-        """Reads under the store's lock, errors mapped to READ_FAILED."""
+        """Reads under the store's lock, errors mapped to READ_FAILED (DAMAGED_FILE,
+        READ_ONLY_DISK... when SQLite says so)."""
         return self._read()
 
     @contextmanager
@@ -211,7 +366,60 @@ class StoreBase:
             try:
                 yield self._conn
             except DB_ERRORS as exc:
-                raise StoreError(f"read failed: {exc}", code=StoreErrorCode.READ_FAILED) from exc
+                raise self._mapped(exc, StoreErrorCode.READ_FAILED, "read failed") from exc
+
+    def integrity_check(self, *, structure: bool = False) -> IntegrityReport:
+        """Check the HMAC of every page (``PRAGMA cipher_integrity_check``) and, with
+        ``structure``, the b-trees (``PRAGMA quick_check``): daily at the purge and for
+        ``audit verify``. Damage found stops the file taking writes."""
+        with self._lock:
+            self._check_open()
+            try:
+                report = check(self._conn, self.path, structure=structure)
+            except DB_ERRORS as exc:
+                raise self._mapped(exc, StoreErrorCode.READ_FAILED, "check failed") from exc
+            if not report.ok:
+                self._found_damage(report.bad_pages or (0,))
+        return report
+
+    def _mapped(self, exc: BaseException, default: StoreErrorCode, what: str) -> StoreError:
+        error = store_error(exc, default, what, self.path)
+        if error.code is StoreErrorCode.DAMAGED_FILE:
+            self._found_damage()
+        return error
+
+    def _found_damage(self, pages: tuple[int, ...] = ()) -> None:
+        """Remember the damage (finding the pages when not given) and stop writes."""
+        if not pages:
+            with contextlib.suppress(*DB_ERRORS):
+                pages = hmac_check(self._conn)
+        known = tuple(sorted(set(self._damage) | set(pages or (0,))))
+        if known == self._damage:
+            return
+        self._damage = known
+        with contextlib.suppress(*DB_ERRORS):
+            self._conn.execute("PRAGMA query_only = ON")
+        log.warning(
+            "the visitor file is damaged (%d page(s), first %d): it takes no more writes",
+            len(known),
+            known[0],
+        )
+        self._record_damage(known)
+
+    def _record_damage(self, pages: tuple[int, ...]) -> None:
+        """Hook for the store to keep the folder's marker up to date."""
+
+    def _check_whole(self) -> None:
+        if self._damage:
+            raise self._damaged_error()
+
+    def _damaged_error(self) -> StoreError:
+        shown = ", ".join(str(p) for p in self._damage[:10])
+        return StoreError(
+            f"the visitor file is damaged (page(s) {shown}); it takes no more writes: "
+            f"read what is needed, then {_BACKUP}",
+            code=StoreErrorCode.DAMAGED_FILE,
+        )
 
     def _check_open(self) -> None:
         if self._closed:

@@ -11,6 +11,8 @@ Sources, in the order :func:`resolve_key` tries them:
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import os
 import re
 import secrets
@@ -23,6 +25,11 @@ ENV_VAR = "ADMISSION_DB_KEY"
 KEYRING_SERVICE = "admission-desk"
 KEYRING_USERNAME = "visitor-file-key"
 _HEX_KEY = re.compile(r"^[0-9a-fA-F]{64}$")
+# The key-check value of the visitor file's marker (db/file_guard.py). A passphrase is
+# stretched as SQLCipher 4 stretches it (PBKDF2-HMAC-SHA512, 256,000 iterations: the
+# SQLCipher 4 defaults), so the marker makes guessing it no cheaper than the file does.
+_CHECK_LABEL = b"admission-desk/key-check/v1|"
+_CHECK_KDF_ITERATIONS = 256_000
 
 
 class DbKey:
@@ -72,6 +79,20 @@ class DbKey:
             return "\"x'" + self._raw.hex() + "'\""
         assert self._passphrase is not None
         return "'" + self._passphrase.replace("'", "''") + "'"
+
+    def check_value(self, file_id: str) -> str:
+        """A keyed digest that tells this key from another without revealing it: stored
+        in the marker beside the file, it tells a wrong key from a damaged first page
+        (SQLCipher reports both as "file is not a database"). Hex, 64 characters."""
+        label = _CHECK_LABEL + file_id.encode("ascii")
+        if self._raw is not None:
+            material = self._raw  # a random 256-bit key: nothing to stretch
+        else:
+            assert self._passphrase is not None
+            material = hashlib.pbkdf2_hmac(
+                "sha512", self._passphrase.encode("utf-8"), label, _CHECK_KDF_ITERATIONS, 32
+            )
+        return hmac.new(material, label, hashlib.sha256).hexdigest()
 
     def hex(self) -> str:
         """The raw key as hex, for storing it in the keyring. Passphrases have none."""

@@ -10,6 +10,9 @@ A purge with cutoff C (Madrid date D = madrid_date(C)) erases:
   (not voided, valid on D or later), with their remaining cards and observations.
 
 ``secure_delete`` zeroes the erased rows; the WAL is checkpointed and truncated after.
+The report names the cards erased, so that exactly their PDFs go with them. Every purge
+first checks the HMAC of every page (the daily full check, db/integrity.py): a damaged
+file erases nothing and takes no more writes (DAMAGED_FILE).
 """
 
 from __future__ import annotations
@@ -38,11 +41,21 @@ def _ids(values: Iterable[int]) -> str:
     return json.dumps(sorted(set(values)))
 
 
+def _numbers(cursor: sqlite3.Cursor) -> list[int]:
+    """The numbers a ``DELETE ... RETURNING number`` erased (read before the next
+    statement, as SQLite requires)."""
+    return [int(row[0]) for row in cursor.fetchall()]
+
+
 class RetentionMixin(PeopleMixin):
     def purge(self, cutoff: datetime, *, batch: int = BATCH) -> PurgeReport:
+        self._check_whole()
+        if not self.integrity_check().ok:  # the daily full check (art. 20.4)
+            self._check_whole()
         cut = codec.ts(cutoff)
         cut_day = codec.day(madrid_date(cutoff))
-        counts = {"visits": 0, "visitors": 0, "observations": 0, "cards": 0}
+        counts = {"visits": 0, "visitors": 0, "observations": 0}
+        purged: list[int] = []  # card numbers
 
         def add(found: dict[str, int]) -> None:
             for name, value in found.items():
@@ -58,7 +71,7 @@ class RetentionMixin(PeopleMixin):
                     break
                 add(
                     self._erase_visits(
-                        conn, [r[0] for r in rows], {r[1] for r in rows}, cut, cut_day
+                        conn, [r[0] for r in rows], {r[1] for r in rows}, cut, cut_day, purged
                     )
                 )
         while True:  # 2. cards that outlived their visit and have now ended
@@ -70,10 +83,13 @@ class RetentionMixin(PeopleMixin):
                 ).fetchall()
                 if not rows:
                     break
-                counts["cards"] += conn.execute(
-                    f"DELETE FROM cards WHERE number IN {_IDS}", (_ids(r[0] for r in rows),)
-                ).rowcount
-                add(self._erase_orphans(conn, {r[1] for r in rows}, cut, cut_day))
+                purged += _numbers(
+                    conn.execute(
+                        f"DELETE FROM cards WHERE number IN {_IDS} RETURNING number",
+                        (_ids(r[0] for r in rows),),
+                    )
+                )
+                add(self._erase_orphans(conn, {r[1] for r in rows}, cut, cut_day, purged))
         while True:  # 3. observations before the cutoff
             with self._tx() as conn:
                 deleted = conn.execute(
@@ -94,18 +110,20 @@ class RetentionMixin(PeopleMixin):
                     (cut, cut),
                 )
             ]
-            add(self._erase_orphans(conn, set(files), cut, cut_day))
+            add(self._erase_orphans(conn, set(files), cut, cut_day, purged))
             # 5. bans that ended before the cutoff: a dated, reasoned ban (R5) is personal
             # data too, kept six months after it stops applying, like a visit.
             bans = conn.execute(
                 "DELETE FROM bans WHERE lifted_at < ? OR expires_at < ?", (cut, cut)
             ).rowcount
+            counts["cards"] = len(purged)
             report = PurgeReport(
                 cutoff,
                 counts["visits"],
                 counts["visitors"],
                 counts["observations"],
                 counts["cards"],
+                purged_cards=tuple(sorted(purged)),
             )
             self._audit(
                 conn,
@@ -133,28 +151,30 @@ class RetentionMixin(PeopleMixin):
         files: set[int],
         cut: str,
         cut_day: str,
+        purged: list[int],
     ) -> dict[str, int]:
         ids = _ids(visit_ids)
-        cards = conn.execute(
-            f"DELETE FROM cards WHERE visit_id IN {_IDS} AND "
-            "(status = 'VOIDED' OR valid_until < ?)",
-            (ids, cut_day),
-        ).rowcount
+        purged += _numbers(
+            conn.execute(
+                f"DELETE FROM cards WHERE visit_id IN {_IDS} AND "
+                "(status = 'VOIDED' OR valid_until < ?) RETURNING number",
+                (ids, cut_day),
+            )
+        )
         conn.execute(f"UPDATE cards SET visit_id = NULL WHERE visit_id IN {_IDS}", (ids,))
         visits = conn.execute(f"DELETE FROM visits WHERE visit_id IN {_IDS}", (ids,)).rowcount
-        found = self._erase_orphans(conn, files, cut, cut_day)
+        found = self._erase_orphans(conn, files, cut, cut_day, purged)
         found["visits"] = visits
-        found["cards"] += cards
         return found
 
     @staticmethod
     def _erase_orphans(
-        conn: sqlite3.Connection, files: set[int], cut: str, cut_day: str
+        conn: sqlite3.Connection, files: set[int], cut: str, cut_day: str, purged: list[int]
     ) -> dict[str, int]:
         """Erase those of ``files`` with no visit, no ban in force at/after the cutoff and
-        no open card."""
+        no open card; their card numbers are added to ``purged``."""
         if not files:
-            return {"visitors": 0, "cards": 0, "observations": 0}
+            return {"visitors": 0, "observations": 0}
         doomed = _ids(
             row[0]
             for row in conn.execute(
@@ -168,10 +188,12 @@ class RetentionMixin(PeopleMixin):
                 (_ids(files), cut_day, cut, cut),
             )
         )
+        purged += _numbers(
+            conn.execute(
+                f"DELETE FROM cards WHERE file_number IN {_IDS} RETURNING number", (doomed,)
+            )
+        )
         return {
-            "cards": conn.execute(
-                f"DELETE FROM cards WHERE file_number IN {_IDS}", (doomed,)
-            ).rowcount,
             "observations": conn.execute(
                 f"DELETE FROM observations WHERE file_number IN {_IDS}", (doomed,)
             ).rowcount,

@@ -6,12 +6,19 @@ app (key derivation costs ~0.1 s per connection). The methods are grouped in mix
 one module per responsibility: visitors.py, cards.py, people.py, audit.py, retention.py.
 Calls are serialised by a lock; the app drives the store from one worker thread.
 
-    with SqlCipherStore.open(path, resolve_key(database_exists=path.exists())) as store:
+The file never starts over on its own (art. 20.4): :meth:`SqlCipherStore.create` is the
+explicit, audited act that makes one and writes the folder's marker (db/file_guard.py);
+:meth:`SqlCipherStore.open` refuses a file that is missing, emptied or replaced, and
+checks the pages (db/integrity.py). A damaged file opens for reading only.
+
+    with SqlCipherStore.open(path, resolve_key(database_exists=True), create=False) as store:
         store.record_admission(entry)
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import sqlite3
 import threading
 from datetime import datetime
@@ -21,9 +28,33 @@ from types import TracebackType
 from admission.clock import SystemClock
 from admission.errors import StoreError, StoreErrorCode
 from admission.ports import Clock
-from db.connection import DB_ERRORS, configure, connect_encrypted, connect_plain
+from db import codec
+from db.connection import (
+    DB_ERRORS,
+    configure,
+    connect_encrypted,
+    connect_plain,
+    error_code,
+    store_error,
+)
+from db.file_guard import (
+    FILE_ID_SETTING,
+    Marker,
+    disk_is_read_only,
+    file_present,
+    new_file_id,
+    preflight,
+    read_marker,
+    refuse_existing,
+    salt_of,
+    write_marker,
+)
+from db.integrity import hmac_check, open_check
 from db.keys import DbKey
 from db.retention import RetentionMixin
+
+log = logging.getLogger("admission.db")
+INIT_ACTOR = "init"  # the audit trail's actor of the file's creation and adoption
 
 
 class SqlCipherStore(RetentionMixin):
@@ -34,28 +65,193 @@ class SqlCipherStore(RetentionMixin):
         *,
         encrypted: bool,
         clock: Clock | None = None,
+        damaged_pages: tuple[int, ...] = (),
+        marker: Marker | None = None,
     ) -> None:
-        super().__init__(conn, path, encrypted=encrypted)
+        super().__init__(conn, path, encrypted=encrypted, damaged_pages=damaged_pages)
         self._clock: Clock = clock or SystemClock()
+        self._marker = marker
+
+    @property
+    def file_id(self) -> str:
+        """The file's random id (in the file and in the folder's marker); "" if none."""
+        return self._marker.file_id if self._marker is not None else ""
 
     @classmethod
     def open(
         cls, path: Path, key: DbKey, *, create: bool = True, clock: Clock | None = None
     ) -> SqlCipherStore:
-        """Open (or with ``create``, create) the encrypted file and apply migrations.
+        """Open the encrypted file, check it and apply migrations.
 
-        Raises WrongKeyError (file untouched), StoreError (``CORRUPT_FILE``) for a file
-        that is not an encrypted visitor file (untouched), NotFoundError when the file is
-        missing and ``create`` is false. ``clock`` stamps the store's own audit entries.
+        With ``create``, a folder that never held a file (no marker, no file) gets one
+        with its marker, but no FILE_CREATED entry in the audit trail: the shortcut of
+        the tests and of the demo's own folder. The command line creates a real file
+        only through ``init`` (:meth:`create`). Never creates where a file was.
+
+        Raises StoreError: NO_FILE, FILE_MISSING, FILE_EMPTIED, FILE_REPLACED,
+        MARKER_MISSING, READ_ONLY_DISK, DAMAGED_FILE (the first page; other damaged
+        pages open the file for reading only), CORRUPT_FILE (not a visitor file);
+        WrongKeyError. A refused file is left untouched. ``clock`` stamps the store's
+        own audit entries.
         """
         path = Path(path)
-        conn = connect_encrypted(path, key, create=create)
+        marker = preflight(path, create=create)
+        if marker is None and not file_present(path):
+            return cls._create(path, key, clock, audited=False)
+        return cls._open_existing(path, key, marker, clock, adopt=False)
+
+    @classmethod
+    def create(cls, path: Path, key: DbKey, *, clock: Clock | None = None) -> SqlCipherStore:
+        """Create a new, empty visitor file and its marker: an explicit act, audited as
+        FILE_CREATED. Refused (FILE_EXISTS) where a file or a marker already is."""
+        path = Path(path)
+        refuse_existing(path)
+        return cls._create(path, key, clock, audited=True)
+
+    @classmethod
+    def adopt(cls, path: Path, key: DbKey, *, clock: Clock | None = None) -> SqlCipherStore:
+        """Write the marker of the file already at ``path``, after a full check: the way
+        back from MARKER_MISSING, or to accept a file put there on purpose. Audited as
+        FILE_ADOPTED with the previous marker's id; a damaged file is refused."""
+        path = Path(path)
+        if not file_present(path):
+            raise StoreError("no visitor file to adopt here", code=StoreErrorCode.NO_FILE)
+        previous: Marker | None = None
+        with contextlib.suppress(StoreError):  # an unreadable marker is being replaced
+            previous = read_marker(path)
+        if disk_is_read_only(path):
+            raise StoreError("the visitor file is read-only", code=StoreErrorCode.READ_ONLY_DISK)
+        store = cls._open_existing(path, key, None, clock, adopt=True)
+        try:
+            store._adopt(key, previous)
+        except BaseException:
+            store.close()
+            raise
+        return store
+
+    @classmethod
+    def _create(
+        cls, path: Path, key: DbKey, clock: Clock | None, *, audited: bool
+    ) -> SqlCipherStore:
+        conn = connect_encrypted(path, key, create=True)
+        store: SqlCipherStore | None = None
         try:
             configure(conn)
+            store = cls(conn, path, encrypted=True, clock=clock)
+            store._mark(key, new_file_id(), "FILE_CREATED" if audited else None, {})
+        except BaseException:
+            if store is not None:
+                with contextlib.suppress(StoreError):
+                    store.close()
+            else:
+                conn.close()
+            _remove_unfinished(path)  # it holds nothing but this failed creation
+            raise
+        return store
+
+    @classmethod
+    def _open_existing(
+        cls, path: Path, key: DbKey, marker: Marker | None, clock: Clock | None, *, adopt: bool
+    ) -> SqlCipherStore:
+        conn = connect_encrypted(path, key, create=False, marker=marker)
+        try:
+            file_id, pages = identify(conn, path, marker, adopt=adopt)
+            if not pages:
+                pages = open_check(
+                    conn, path, full=adopt or (marker is not None and marker.damaged)
+                )
+            configure(conn, writable=not pages)
         except BaseException:
             conn.close()
             raise
-        return cls(conn, path, encrypted=True, clock=clock)
+        store = cls(conn, path, encrypted=True, clock=clock, damaged_pages=pages, marker=marker)
+        try:
+            store._settle(key, file_id, adopt=adopt)
+        except BaseException:
+            store.close()
+            raise
+        return store
+
+    def _settle(self, key: DbKey, file_id: str | None, *, adopt: bool) -> None:
+        """After the checks: record damage in the marker, clear it when a whole copy was
+        put back, or mark a file created before markers existed."""
+        marker = self._marker
+        if self._damage:
+            log.warning(
+                "the visitor file is damaged (%d page(s)): it opens for reading only",
+                len(self._damage),
+            )
+            if adopt:
+                self._check_whole()
+            self._record_damage(self._damage)
+        elif marker is not None and marker.damaged:
+            log.warning("the visitor file is whole again (a copy was put back)")
+            assert self.path is not None
+            write_marker(self.path, marker.without_damage())
+            self._marker = marker.without_damage()
+        elif marker is None and not adopt:
+            # A file from before markers (no id inside, identify() checked): this is the
+            # file the folder has always used; mark it so it is never replaced unseen.
+            self._mark(key, new_file_id(), "FILE_ADOPTED", {"reason": "created before markers"})
+
+    def _adopt(self, key: DbKey, previous: Marker | None) -> None:
+        file_id = self._setting(FILE_ID_SETTING) or new_file_id()
+        details = {
+            "reason": "init --adopt",
+            "previous_file_id": previous.file_id if previous else "",
+        }
+        self._mark(key, file_id, "FILE_ADOPTED", details)
+
+    def _mark(self, key: DbKey, file_id: str, action: str | None, details: dict[str, str]) -> None:
+        """Store the id in the file and audit the act (``action``), then write the
+        folder's marker."""
+        assert self.path is not None
+        with self._tx() as conn:
+            conn.execute(
+                "INSERT INTO settings (key, value) VALUES (?, ?) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (FILE_ID_SETTING, file_id),
+            )
+            if action is not None:
+                details = {"file_id": file_id, **details}
+                self._audit(conn, INIT_ACTOR, action, "visitor-file", self._now(), details)
+        self.checkpoint()  # page 1, with SQLCipher's salt, reaches the main file
+        marker = Marker(
+            file_id, salt_of(self.path), key.check_value(file_id), codec.ts(self._now())
+        )
+        write_marker(self.path, marker)
+        self._marker = marker
+
+    def _setting(self, name: str) -> str | None:
+        with self._read() as conn:
+            row = conn.execute("SELECT value FROM settings WHERE key = ?", (name,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def _record_damage(self, pages: tuple[int, ...]) -> None:
+        """Keep the damage in the marker, so the next process refuses writes too."""
+        marker = self._marker
+        if marker is None or self.path is None or marker.damaged_pages == pages:
+            return
+        updated = marker.with_damage(pages, marker.damage_found_at or codec.ts(self._now()))
+        try:
+            write_marker(self.path, updated)
+        except StoreError as exc:
+            log.warning("the damage could not be noted in the marker: %s", exc.code)
+            return
+        self._marker = updated
+
+    def secret(self, name: str) -> bytes:
+        """A damaged file creates no secret but still gives those it holds (the card-code
+        key: cards stay verifiable while the file is read for extraction)."""
+        if not self._damage:
+            return super().secret(name)
+        with self._read() as conn:
+            row = conn.execute(
+                "SELECT value FROM settings WHERE key = ?", (f"secret:{name}",)
+            ).fetchone()
+        if row is None:
+            raise self._damaged_error()
+        return bytes(row[0])
 
     @classmethod
     def open_plain(cls, path: Path, *, clock: Clock | None = None) -> SqlCipherStore:
@@ -108,3 +304,50 @@ class SqlCipherStore(RetentionMixin):
         state = "closed" if self._closed else "open"
         kind = "encrypted" if self.encrypted else "PLAIN"
         return f"<SqlCipherStore {kind} {state}>"
+
+
+def _remove_unfinished(path: Path) -> None:
+    """Remove a file whose creation failed (and its sidecars): it holds no record."""
+    for leftover in (path, *(path.with_name(path.name + s) for s in ("-wal", "-shm", "-journal"))):
+        with contextlib.suppress(FileNotFoundError):
+            leftover.unlink()
+
+
+def identify(
+    conn: sqlite3.Connection, path: Path, marker: Marker | None, *, adopt: bool
+) -> tuple[str | None, tuple[int, ...]]:
+    """The file id stored inside, checked against the folder's marker; or, when the
+    pages holding it are damaged, None and the damaged pages.
+
+    FILE_REPLACED: the marker names another file (or a file without an id);
+    MARKER_MISSING: the file has an id but the folder lost its marker (unless adopting).
+    """
+    try:
+        has_settings = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'settings'"
+        ).fetchone()
+        row = None
+        if has_settings:
+            row = conn.execute(
+                "SELECT value FROM settings WHERE key = ?", (FILE_ID_SETTING,)
+            ).fetchone()
+    except DB_ERRORS as exc:
+        if error_code(exc, StoreErrorCode.READ_FAILED, path) is not StoreErrorCode.DAMAGED_FILE:
+            raise store_error(
+                exc, StoreErrorCode.READ_FAILED, "cannot read the file id", path
+            ) from exc
+        return None, hmac_check(conn) or (0,)
+    file_id = None if row is None else str(row[0])
+    if marker is not None and file_id != marker.file_id:
+        raise StoreError(
+            "the visitor file is not the one this folder created (its id differs): "
+            "restore it (and its marker) from the backup",
+            code=StoreErrorCode.FILE_REPLACED,
+        )
+    if marker is None and file_id is not None and not adopt:
+        raise StoreError(
+            "the visitor file's marker is missing: restore it from the backup with the "
+            "file, or adopt the file with init --adopt",
+            code=StoreErrorCode.MARKER_MISSING,
+        )
+    return file_id, ()

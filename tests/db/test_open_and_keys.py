@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from admission.errors import ConfigError, NotFoundError, StoreError, WrongKeyError
+from admission.errors import ConfigError, StoreError, WrongKeyError
 from db.keys import ENV_VAR, KEYRING_SERVICE, DbKey, key_from_env, resolve_key
 from db.store import SqlCipherStore
 from tests.db.factories import entry
@@ -73,20 +73,21 @@ def test_unencrypted_sqlite_file_is_refused_untouched(tmp_path: Path) -> None:
     assert snapshot(tmp_path) == before
 
 
-def test_truncated_encrypted_file_is_corrupt(tmp_path: Path) -> None:
+def test_truncated_encrypted_file_is_damaged(tmp_path: Path) -> None:
     path = tmp_path / "visitors.db"
     key = DbKey.generate()
     make_file(path, key)
     path.write_bytes(path.read_bytes()[:5000])
     with pytest.raises(StoreError) as err:
         SqlCipherStore.open(path, key)
-    assert err.value.code == "CORRUPT_FILE"
+    assert err.value.code == "DAMAGED_FILE"  # the folder's marker says it was a visitor file
 
 
-def test_missing_file_without_create(tmp_path: Path) -> None:
-    with pytest.raises(NotFoundError):
+def test_no_file_without_create(tmp_path: Path) -> None:
+    with pytest.raises(StoreError) as err:
         SqlCipherStore.open(tmp_path / "nope.db", DbKey.generate(), create=False)
-    assert not (tmp_path / "nope.db").exists()
+    assert err.value.code == "NO_FILE"
+    assert list(tmp_path.iterdir()) == []  # nothing created
 
 
 def test_file_is_encrypted_and_pragmas_are_set(tmp_path: Path) -> None:

@@ -179,3 +179,18 @@ def test_bans_that_ended_more_than_six_months_ago_are_erased(any_store: Any) -> 
     any_store.purge(T0 + timedelta(days=20))
     assert list(any_store.bans(ended)) == [] and list(any_store.bans(dni(3))) == []
     assert len(any_store.bans(live)) == 1
+
+
+def test_the_report_names_exactly_the_cards_it_erased(store: SqlCipherStore) -> None:
+    """The card PDFs beside the file go by this list (admission/retention_sweep.py)."""
+    store.record_admission(entry(1, T0))  # card 1: visit and visitor erased
+    store.record_admission(entry(2, T0, card=card_for(T0, days=90)))  # 2: still valid, kept
+    voided = store.record_admission(entry(3, T0, card=card_for(T0, days=90))).card_number
+    assert voided == 3
+    store.void_card(voided, "lost", "sup", T0)  # 3: voided, erased
+    store.record_admission(entry(4, CUT + DAY))  # 4: recent, kept
+    report = store.purge(CUT)
+    assert report.purged_cards == (1, 3) and report.cards == 2
+    assert [n for n in range(1, 5) if store.card(n) is not None] == [2, 4]
+    later = store.purge(T0 + 120 * DAY)  # both visits now old, card 2's validity ended
+    assert later.purged_cards == (2, 4)

@@ -1,0 +1,250 @@
+"""The folder knows its visitor file, so the file never silently starts over (art. 20.4).
+
+The visitor file is the legal record of art. 20.3-4, kept six months. A folder that has
+held one keeps a small marker beside it, ``visitors.db.marker``, written when the file
+is created (``init``) and holding the file's identity, never personal data:
+
+* ``file_id``: a random id, also stored inside the encrypted file (setting ``file.id``);
+* ``salt``: the file's first 16 bytes, SQLCipher 4's clear key-derivation salt;
+* ``key_check``: a keyed digest of the key (:meth:`db.keys.DbKey.check_value`), which
+  tells a wrong key from a damaged first page (SQLCipher reports both alike);
+* the pages found damaged, if any: a damaged file takes no writes until restored.
+
+On open, a missing, emptied (0 bytes) or replaced file is refused with its own code
+(FILE_MISSING, FILE_EMPTIED, FILE_REPLACED) and nothing is created. A folder with no
+marker and no file never held one: only ``init`` (or the demo, for its own folder)
+creates a file there (NO_FILE otherwise). Back the marker up with the file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import json
+import os
+import secrets
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from admission.errors import StoreError, StoreErrorCode
+
+__all__ = [
+    "FILE_ID_SETTING",
+    "Marker",
+    "disk_is_read_only",
+    "file_present",
+    "marker_path",
+    "new_file_id",
+    "os_error",
+    "preflight",
+    "read_marker",
+    "refuse_existing",
+    "salt_of",
+    "write_marker",
+]
+
+MARKER_SUFFIX = ".marker"
+FILE_ID_SETTING = "file.id"  # the settings row that holds the file id inside the file
+SALT_BYTES = 16  # SQLCipher 4: a random KDF salt in clear at the start of page 1
+_KIND = "admission-desk visitor file marker"
+_NOTE = (
+    "Marca del fichero de visitantes (art. 20.4): no la borre; cópiela junto con el "
+    "fichero en cada copia de seguridad. / Visitor-file marker: do not delete; back it "
+    "up together with the file."
+)
+_BACKUP = "restore it (and its marker) from the backup"
+
+
+@dataclass(frozen=True, slots=True)
+class Marker:
+    """The identity of the file a folder holds; see the module docstring."""
+
+    file_id: str
+    salt: str  # hex of the file's first 16 bytes
+    key_check: str
+    created_at: str
+    damaged_pages: tuple[int, ...] = ()
+    damage_found_at: str = ""
+
+    @property
+    def damaged(self) -> bool:
+        return bool(self.damaged_pages)
+
+    def with_damage(self, pages: tuple[int, ...], at: str) -> Marker:
+        return replace(self, damaged_pages=tuple(sorted(set(pages))) or (0,), damage_found_at=at)
+
+    def without_damage(self) -> Marker:
+        return replace(self, damaged_pages=(), damage_found_at="")
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "kind": _KIND,
+                "version": 1,
+                "file_id": self.file_id,
+                "salt": self.salt,
+                "key_check": self.key_check,
+                "created_at": self.created_at,
+                "damaged_pages": list(self.damaged_pages),
+                "damage_found_at": self.damage_found_at,
+                "note": _NOTE,
+            },
+            ensure_ascii=False,
+            indent=2,
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> Marker:
+        """Raises ValueError (or KeyError/TypeError) for anything but a marker."""
+        data = json.loads(text)
+        if data.get("kind") != _KIND or data.get("version") != 1:
+            raise ValueError("not a visitor-file marker")
+        pages = tuple(int(p) for p in data.get("damaged_pages", []))
+        fields = (data["file_id"], data["salt"], data["key_check"], data["created_at"])
+        if not all(isinstance(f, str) and f for f in fields):
+            raise ValueError("a marker field is empty")
+        return cls(*fields, pages, str(data.get("damage_found_at", "")))
+
+
+def marker_path(path: Path) -> Path:
+    return path.with_name(path.name + MARKER_SUFFIX)
+
+
+def new_file_id() -> str:
+    return secrets.token_hex(16)
+
+
+def file_present(path: Path) -> bool:
+    """True when ``path`` exists and holds at least one byte."""
+    try:
+        return path.stat().st_size > 0
+    except FileNotFoundError:
+        return False
+
+
+def salt_of(path: Path) -> str:
+    with path.open("rb") as handle:
+        return handle.read(SALT_BYTES).hex()
+
+
+def read_marker(path: Path) -> Marker | None:
+    """The marker of the file at ``path``; None when there is none. An unreadable marker
+    is MARKER_MISSING: the folder can no longer vouch for its file."""
+    try:
+        text = marker_path(path).read_text("utf-8")
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise StoreError(
+            f"the visitor file's marker cannot be read ({type(exc).__name__}): {_BACKUP}",
+            code=StoreErrorCode.MARKER_MISSING,
+        ) from exc
+    try:
+        return Marker.from_json(text)
+    except (ValueError, KeyError, TypeError, AttributeError) as exc:
+        raise StoreError(
+            f"the visitor file's marker is not valid: {_BACKUP}",
+            code=StoreErrorCode.MARKER_MISSING,
+        ) from exc
+
+
+def write_marker(path: Path, marker: Marker) -> None:
+    """Write the marker atomically and durably: temp file, fsync, rename, fsync folder."""
+    target = marker_path(path)
+    tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    try:
+        fd = os.open(tmp, os.O_CREAT | os.O_TRUNC | os.O_WRONLY, 0o600)
+        try:
+            os.write(fd, marker.to_json().encode("utf-8"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(tmp, target)
+        _fsync_folder(target.parent)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            tmp.unlink()
+        raise os_error(exc, path, "cannot write the visitor file's marker") from exc
+
+
+def _fsync_folder(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def preflight(path: Path, *, create: bool) -> Marker | None:
+    """Before any key is asked: is there a file to open (or may one be created)?
+
+    Raises FILE_MISSING / FILE_EMPTIED when the marker names a file that is gone or
+    empty, NO_FILE when the folder never held one and ``create`` is false,
+    READ_ONLY_DISK when the folder or the file cannot be written. Reads only.
+    """
+    marker = read_marker(path)
+    if marker is not None:
+        if not path.exists():
+            raise StoreError(
+                f"the visitor file is missing from its folder: {_BACKUP}",
+                code=StoreErrorCode.FILE_MISSING,
+            )
+        if not file_present(path):
+            raise StoreError(
+                f"the visitor file has been emptied (0 bytes): {_BACKUP}",
+                code=StoreErrorCode.FILE_EMPTIED,
+            )
+    elif not file_present(path) and not create:
+        raise StoreError(
+            "this folder holds no visitor file: create one with the init command",
+            code=StoreErrorCode.NO_FILE,
+        )
+    if disk_is_read_only(path):
+        raise StoreError(
+            "the visitor file's folder or the file itself is read-only",
+            code=StoreErrorCode.READ_ONLY_DISK,
+        )
+    return marker
+
+
+def refuse_existing(path: Path) -> None:
+    """``init`` never overwrites: a file with data, or a marker, is FILE_EXISTS. (A
+    0-byte file without a marker is a creation killed before its first commit.)"""
+    if file_present(path) or marker_path(path).exists():
+        raise StoreError(
+            "this folder already holds a visitor file or its marker; nothing was created",
+            code=StoreErrorCode.FILE_EXISTS,
+        )
+    if disk_is_read_only(path):
+        raise StoreError(
+            "the visitor file's folder is read-only", code=StoreErrorCode.READ_ONLY_DISK
+        )
+
+
+def disk_is_read_only(path: Path) -> bool:
+    """The folder is on a read-only mount or not writable, or the file is not writable.
+    (``os.access`` sees a read-only mount even for root; file modes it does not.)"""
+    folder = path.parent
+    try:
+        if os.statvfs(folder).f_flag & os.ST_RDONLY:
+            return True
+    except OSError:
+        return False  # the folder does not exist yet: creating it will say why not
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return True
+    return path.exists() and not os.access(path, os.W_OK)
+
+
+_FULL = {errno.ENOSPC, errno.EDQUOT}
+_READ_ONLY = {errno.EROFS, errno.EACCES, errno.EPERM}
+
+
+def os_error(exc: OSError, path: Path, what: str) -> StoreError:
+    """An OSError on the visitor file's folder as a store error with the right code."""
+    if exc.errno in _FULL:
+        code = StoreErrorCode.DISK_FULL
+    elif exc.errno in _READ_ONLY or disk_is_read_only(path):
+        code = StoreErrorCode.READ_ONLY_DISK
+    else:
+        code = StoreErrorCode.WRITE_FAILED
+    return StoreError(f"{what}: {exc.strerror or type(exc).__name__}", code=code)
