@@ -2,9 +2,10 @@
 
 :class:`ReplicaRegistry` implements :class:`admission.registry.port.InterdictionRegistry`
 with source REPLICA. Snapshots are parsed and validated completely (checksum,
-signature when a verifier is configured, duplicates, format) *before* the store
-is touched, then swapped in inside one transaction: a bad file leaves the
-previous snapshot in force and raises :class:`SnapshotError` with the reason.
+signature when a verifier is configured, format; an identifier repeated on several
+lines is kept once and the repeats counted) *before* the store is touched, then
+swapped in inside one transaction: a bad file leaves the previous snapshot in force
+and raises :class:`SnapshotError` with the reason.
 
 The change feed (verificarCambiosRGIAJ) is applied on top of the active snapshot:
 additions are ``INSERT OR IGNORE`` and removals ``DELETE``, so applying a page
@@ -18,8 +19,10 @@ connection is shared with other threads). Schema: ``db/migrations/0002_registry.
 
 from __future__ import annotations
 
+import os
 import secrets
 import sqlite3
+import stat
 import threading
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -27,6 +30,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from itertools import repeat
 from pathlib import Path
+from typing import BinaryIO
 
 from admission.identity import IdentityKey
 from admission.ports import Clock
@@ -39,6 +43,7 @@ from admission.registry.port import (
     RegistryStatus,
 )
 from admission.registry.snapshot import (
+    MAX_FILE_BYTES,
     FeedAction,
     FeedPage,
     SignatureVerifier,
@@ -47,6 +52,7 @@ from admission.registry.snapshot import (
     SnapshotErrorCode,
     identity_digest,
     parse_snapshot,
+    read_lines,
     signed_message,
     validate_feed,
 )
@@ -91,6 +97,8 @@ class ImportResult:
     signed: bool
     replaced: str  # version of the snapshot it replaced, "" when none
     unchanged: bool  # the same content was already active
+    duplicates: int = 0  # identifier lines that repeated an earlier one (kept once)
+    duplicate_lines: tuple[int, ...] = ()  # the first few of them
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,6 +122,32 @@ def _iso(at: datetime) -> str:
 
 def _parse_iso(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC)
+
+
+def open_regular_file(path: Path) -> BinaryIO:
+    """Open ``path`` for reading when it is a regular file; ``SNAPSHOT_NOT_A_FILE`` for a
+    folder, a device (``/dev/zero``) or a pipe, ``SNAPSHOT_TOO_LARGE`` beyond
+    ``MAX_FILE_BYTES``. Raises OSError when it cannot be opened.
+
+    A pipe would block ``open()`` until a writer comes: it is refused from ``stat()``
+    first, then opened non-blocking and checked again on the open descriptor, so a path
+    swapped in between is refused as well.
+    """
+    _check_regular(os.stat(path))
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    try:
+        _check_regular(os.fstat(fd))
+        return os.fdopen(fd, "rb")
+    except BaseException:
+        os.close(fd)
+        raise
+
+
+def _check_regular(st: os.stat_result) -> None:
+    if not stat.S_ISREG(st.st_mode):
+        raise SnapshotError(SnapshotErrorCode.SNAPSHOT_NOT_A_FILE, "not a regular file")
+    if st.st_size > MAX_FILE_BYTES:
+        raise SnapshotError(SnapshotErrorCode.SNAPSHOT_TOO_LARGE, f"over {MAX_FILE_BYTES} bytes")
 
 
 class ReplicaRegistry:
@@ -203,11 +237,16 @@ class ReplicaRegistry:
     # --- snapshot import -----------------------------------------------------------------
 
     def import_file(self, path: Path) -> ImportResult:
-        """Validate ``path`` completely, then swap it in; raise SnapshotError on any problem."""
+        """Validate ``path`` completely, then swap it in; raise SnapshotError on any problem.
+
+        Only a regular file is read (a folder, a device or a pipe is refused before it is
+        opened for reading), as a stream of bounded lines: memory depends on the number
+        of identifiers, never on the file's line lengths.
+        """
         try:
-            with path.open("rb") as handle:
-                snapshot = parse_snapshot(handle, secrets.token_bytes(16))
-        except OSError as exc:
+            with open_regular_file(path) as handle:
+                snapshot = parse_snapshot(read_lines(handle), secrets.token_bytes(16))
+        except (OSError, ValueError) as exc:  # ValueError: a path with a NUL character
             self._log_rejection(SnapshotErrorCode.SNAPSHOT_UNREADABLE)
             raise SnapshotError(SnapshotErrorCode.SNAPSHOT_UNREADABLE, type(exc).__name__) from None
         except SnapshotError as exc:
@@ -267,6 +306,8 @@ class ReplicaRegistry:
                     old.signed,
                     old.version,
                     unchanged=True,
+                    duplicates=snapshot.duplicates,
+                    duplicate_lines=snapshot.duplicate_lines,
                 )
             if old.snapshot_as_of > as_of:
                 raise SnapshotError(
@@ -310,6 +351,8 @@ class ReplicaRegistry:
             signed,
             previous.state.version if previous else "",
             unchanged=False,
+            duplicates=snapshot.duplicates,
+            duplicate_lines=snapshot.duplicate_lines,
         )
 
     # --- change feed ---------------------------------------------------------------------

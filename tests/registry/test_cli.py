@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sqlite3
 from datetime import timedelta
@@ -57,10 +58,19 @@ def test_rejected_import_keeps_the_previous_version(
     code, payload = import_command(replica, bad)
     assert code == 1 and payload["error"] == "SNAPSHOT_TRUNCATED"
     assert payload["active_version"].startswith("plain-")
+    code, payload = import_command(replica, tmp_path)  # a folder is never read
+    assert (code, payload["error"]) == (1, "SNAPSHOT_NOT_A_FILE")
+    assert payload["active_version"].startswith("plain-")
+
+
+def test_a_repeated_identifier_is_kept_once_and_its_lines_given(
+    replica: ReplicaRegistry, tmp_path: Path
+) -> None:
     dup = tmp_path / "dup.txt"
-    dup.write_text("12345678Z\n12345678z\n")
+    dup.write_text("# lista\n12345678Z\n99999999R\n12345678z\n12345678-Z\n")
     code, payload = import_command(replica, dup)
-    assert (code, payload["error"]) == (1, "SNAPSHOT_DUPLICATE")
+    assert code == 0 and payload["imported"] and payload["entries"] == 2
+    assert (payload["duplicates"], payload["duplicate_lines"]) == (2, [4, 5])
 
 
 def test_sync_command(replica: ReplicaRegistry, clock: FixedClock, tmp_path: Path) -> None:
@@ -91,6 +101,9 @@ def test_main_registry_commands_on_the_real_store(
         code = main.run([*argv, "--data-dir", str(data)])
         return code, json.loads(capsys.readouterr().out)
 
+    with contextlib.suppress(SystemExit):  # a fresh folder needs init, where it exists
+        main.run(["init", "--data-dir", str(data)])
+    capsys.readouterr()
     assert run("registry", "import", str(snapshot))[0] == 0
     code, payload = run("registry", "check", "--id", "12345678-Z")
     assert (code, payload["status"], payload["source"]) == (0, "LISTED", "REPLICA")
@@ -98,7 +111,10 @@ def test_main_registry_commands_on_the_real_store(
     assert code == 0 and payload["replica"]["entries"] == 1  # type: ignore[index]
     snapshot.write_text("12345678Z\n12345678Z\n", encoding="utf-8")
     code, payload = run("registry", "import", str(snapshot))
-    assert (code, payload["error"]) == (1, "SNAPSHOT_DUPLICATE")
+    assert (code, payload["duplicates"], payload["duplicate_lines"]) == (0, 1, [2])
+    snapshot.write_text("12345678Z\n" + "9" * 300 + "\n", encoding="utf-8")
+    code, payload = run("registry", "import", str(snapshot))
+    assert (code, payload["error"], payload["line"]) == (1, "SNAPSHOT_LINE_TOO_LONG", 2)
     assert run("registry", "check", "--id", "12345678Z")[1]["status"] == "LISTED"
 
 

@@ -58,7 +58,11 @@ def test_a_bad_file_leaves_the_previous_snapshot_in_force(
     clock.advance(timedelta(hours=1))
     replica.import_file(write(tmp_path, "a", snapshot(["12345678Z"])))
     bad = snapshot(["99999999R", "11111111H"], "v2", hours=1)
-    for name, data in [("trunc", bad[:-30]), ("dup", b"1\n1\n"), ("junk", b"#RIAJ-SNAPSHOT 1\n")]:
+    for name, data in [
+        ("trunc", bad[:-30]),
+        ("long", b"1\n" + b"1" * 5000),
+        ("junk", b"#RIAJ-SNAPSHOT 1\n"),
+    ]:
         with pytest.raises(SnapshotError):
             replica.import_file(write(tmp_path, name, data))
     with pytest.raises(SnapshotError) as err:

@@ -8,9 +8,13 @@ number is ever echoed back.
     ``registry import FILE``. Validates the whole file (plain list or structured
     snapshot, checksum, signature when ``registry.public_key`` is set) and swaps it
     in atomically. 0 imported (or already active): ``{"imported": true, "version",
-    "entries", "as_of", "signed", "replaced", "unchanged"}``. 1 rejected, the
-    previous snapshot stays in force: ``{"imported": false, "error": CODE,
-    "message", "message_en", "detail", "line", "active_version"}``.
+    "entries", "as_of", "signed", "replaced", "unchanged", "duplicates",
+    "duplicate_lines"}`` - an identifier repeated on several lines is harmless: it is
+    kept once, ``duplicates`` counts the repeating lines and ``duplicate_lines`` gives
+    the first ten. 1 rejected, the previous snapshot stays in force: ``{"imported":
+    false, "error": CODE, "message", "message_en", "detail", "line",
+    "active_version"}`` (``SNAPSHOT_NOT_A_FILE`` for a folder, device or pipe,
+    ``SNAPSHOT_LINE_TOO_LONG`` with its line, ``SNAPSHOT_TOO_LARGE``...).
 
 ``sync_command(sync: RegistrySync | None)``
     ``registry sync``: one change-feed pull. 0 ok, 1 failed or not configured:
@@ -79,6 +83,8 @@ def import_command(replica: ReplicaRegistry, path: Path) -> Result:
         "signed": result.signed,
         "replaced": result.replaced or None,
         "unchanged": result.unchanged,
+        "duplicates": result.duplicates,
+        "duplicate_lines": list(result.duplicate_lines),
     }
 
 
