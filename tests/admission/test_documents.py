@@ -286,7 +286,7 @@ def test_manual_entry_accepts_the_special_codes_of_part_3() -> None:
             {
                 "issuer": "DEU",
                 "doc_type": DocumentType.ID_CARD,
-                "number": "T22000129",
+                "number": "LZ1234567",
                 "surname": "Mustermann",
                 "given_names": "Erika",
             },

@@ -343,3 +343,85 @@ def test_a_whole_zone_on_one_line_is_split_by_its_length() -> None:
         assert joined.valid and joined.lines == tuple(lines)
         assert parse_mrz("".join(lines), today=today).lines == tuple(lines)
     assert "MRZ_LINE_TOO_LONG" in parse_mrz("A" * 61, today=today).errors
+
+
+# -- long document numbers and national check-digit variants (Doc 9303 part 5, 4.2.2) --
+
+BEL_CARD = [  # PRADO BEL-BO-03003
+    "IDBEL000590240<6013<<<<<<<<<<<",
+    "8512017F1311048BEL851201002007",
+    "REINARTZ<<ULRIKE<KATIA<E<<<<<<",
+]
+ICAO_LONG_NUMBER = [  # Doc 9303 part 5: document number D23145890734
+    "I<UTOD23145890<7349<<<<<<<<<<<",
+    "3407127M9507122UTO<<<<<<<<<<<2",
+    "STEVENSON<<PETER<JOHN<<<<<<<<<",
+]
+
+
+def _with_issuer(lines: list[str], issuer: str) -> list[str]:
+    """The same zone issued by another state (the issuer is outside every check digit)."""
+    return [lines[0][:2] + issuer + lines[0][5:], *lines[1:]]
+
+
+def test_belgian_long_number_checks_over_the_number_with_its_filler() -> None:
+    r = parse_mrz(BEL_CARD, today=date(2012, 1, 1))
+    assert r.valid and r.errors == () and r.corrections == ()
+    assert r.document_number == "000590240601" and r.personal_number == "85120100200"
+    assert r.identity_key() == IdentityKey(IdKind.ID_CARD, "BEL", "000590240601")
+
+
+def test_icao_long_number_example() -> None:
+    r = parse_mrz(ICAO_LONG_NUMBER, today=TODAY)
+    assert r.valid and r.document_number == "D23145890734" and r.personal_number == ""
+
+
+@pytest.mark.parametrize("issuer", ["NLD", "FRA", "D<<", "UTO"])
+def test_the_belgian_variant_is_refused_for_any_other_issuer(issuer: str) -> None:
+    r = parse_mrz(_with_issuer(BEL_CARD, issuer), today=date(2012, 1, 1))
+    assert not r.valid and r.errors == ("CHECK_DOCUMENT_NUMBER",)
+
+
+def test_belgium_does_not_get_the_icao_rule_for_long_numbers() -> None:
+    # check digit by the ICAO rule (the builder's) over D23145890601: right for Utopia,
+    # wrong for Belgium, whose variant also counts the filler
+    icao = build_td1(document_number="D23145890601", issuer="UTO", expiry_date="300101")
+    assert parse_mrz(icao, today=TODAY).valid
+    r = parse_mrz(_with_issuer(icao, "BEL"), today=TODAY)
+    assert not r.valid and r.errors == ("CHECK_DOCUMENT_NUMBER",)
+
+
+# -- issuing states and nationalities (Doc 9303 part 3, section 5) ----------------------
+
+
+def test_the_special_codes_of_part_3_are_listed() -> None:
+    from admission.country_codes import MRZ_COUNTRY_CODES
+
+    special = "D<< EUE UNO UNA UNK XOM XDC XXA XXB XXC XXX GBD GBN GBO GBP GBS"
+    for code in special.split():
+        assert code in MRZ_COUNTRY_CODES
+    assert "QQQ" not in MRZ_COUNTRY_CODES
+
+
+@pytest.mark.parametrize(
+    ("issuer", "nationality", "errors", "fields"),
+    [
+        ("QQQ", "ITA", ("UNKNOWN_ISSUER",), ("issuer",)),
+        ("ITA", "QQQ", ("UNKNOWN_NATIONALITY",), ("nationality",)),
+        ("QQQ", "QQQ", ("UNKNOWN_ISSUER", "UNKNOWN_NATIONALITY"), ("issuer", "nationality")),
+        ("GBD", "GBD", (), ()),
+        ("D", "D", (), ()),
+        ("UNO", "XXA", (), ()),
+    ],
+)
+def test_unknown_state_codes_make_the_zone_invalid(
+    issuer: str, nationality: str, errors: tuple[str, ...], fields: tuple[str, ...]
+) -> None:
+    for lines in (
+        build_td3(issuer=issuer, nationality=nationality, document_number="YA1234567"),
+        build_td1(issuer=issuer, nationality=nationality, document_number="CA12345AB"),
+    ):
+        r = parse_mrz(lines, today=TODAY)
+        assert r.errors == errors and r.valid is (not errors)
+        assert r.unknown_code_fields == fields
+        assert r.to_json()["unknown_code_fields"] == list(fields)
