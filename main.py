@@ -21,6 +21,7 @@ import os
 import sys
 from collections.abc import Sequence
 from datetime import date, timedelta
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -42,6 +43,7 @@ from admission.registry.policy import RegistryPolicy, RegistryPolicySettings
 from admission.retention_sweep import RetentionSweep
 from admission.settings import Settings
 from admission.verdict import AdmissionPolicy, Outcome
+from db.file_guard import preflight, refuse_existing
 from db.keys import DbKey, resolve_key
 from db.registry_replica import ReplicaRegistry
 from db.reprint_queue import SqlReprintQueue
@@ -81,8 +83,14 @@ def default_data_dir() -> Path:
 def build_tools(data_dir: Path, *, clock: Clock | None = None, demo: bool = False) -> Tools:
     """Settings, clock and device factories: what every command needs."""
     settings = Settings.load(data_dir / SETTINGS_FILE)
+    clock = clock or SystemClock()
     return Tools(
-        data_dir, settings, clock or SystemClock(), _devices(settings, data_dir, demo), demo
+        data_dir,
+        settings,
+        clock,
+        _devices(settings, data_dir, demo),
+        demo,
+        init_file=partial(init_file, data_dir, demo=demo, clock=clock),
     )
 
 
@@ -158,17 +166,41 @@ def desk_config(settings: Settings) -> DeskConfig:
     )
 
 
-def open_store(data_dir: Path, *, demo: bool, clock: Clock, create: bool = True) -> SqlCipherStore:
+def open_store(data_dir: Path, *, demo: bool, clock: Clock) -> SqlCipherStore:
+    """Open the visitor file of ``data_dir``. It never starts over on its own (art.
+    20.4): a real file is created only by ``init`` (:func:`init_file`); the demo creates
+    its own (invented people, its own folder) on first use. A folder without a file, or
+    whose file is missing, emptied or replaced, is refused before any key is asked."""
     path = data_dir / DB_FILE
+    preflight(path, create=demo)
+    key = _file_key(path, demo=demo, new_file=False)
+    if demo:
+        data_dir.mkdir(parents=True, exist_ok=True)
+    return SqlCipherStore.open(path, key, create=demo, clock=clock)
+
+
+def init_file(data_dir: Path, *, demo: bool, clock: Clock, adopt: bool = False) -> str:
+    """``init``: create the visitor file and its marker (audited), or with ``adopt``
+    write the marker of the file already there after a full check; return its id."""
+    path = data_dir / DB_FILE
+    if not adopt:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        refuse_existing(path)  # before a keyring is asked for a new key
+    key = _file_key(path, demo=demo, new_file=not adopt)
+    act = SqlCipherStore.adopt if adopt else SqlCipherStore.create
+    with act(path, key, clock=clock) as store:
+        return store.file_id
+
+
+def _file_key(path: Path, *, demo: bool, new_file: bool) -> DbKey:
+    """The demo's public passphrase, or the real key; a keyring invents a key only for
+    a file being created."""
     if demo and not os.environ.get("ADMISSION_DB_KEY"):
-        key = DbKey.from_passphrase(DEMO_PASSPHRASE, source="demo")
-    else:
-        key = resolve_key(
-            database_exists=path.exists() and path.stat().st_size > 0,
-            ask_passphrase=_ask_passphrase if sys.stdin.isatty() else None,
-        )
-    data_dir.mkdir(parents=True, exist_ok=True)
-    return SqlCipherStore.open(path, key, create=create, clock=clock)
+        return DbKey.from_passphrase(DEMO_PASSPHRASE, source="demo")
+    return resolve_key(
+        database_exists=not new_file,
+        ask_passphrase=_ask_passphrase if sys.stdin.isatty() else None,
+    )
 
 
 def _ask_passphrase() -> str:

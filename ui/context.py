@@ -18,8 +18,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
+from admission.errors import ConfigError
 from admission.ports import Clock, madrid_date
 from admission.settings import Settings
 
@@ -39,7 +40,19 @@ if TYPE_CHECKING:
     from hardware.printer.service import CardPrintService
     from hardware.registry.sync import RegistrySync
 
-__all__ = ["AppContext", "Devices", "Tools"]
+__all__ = ["AppContext", "Devices", "FileInit", "Tools"]
+
+
+class FileInit(Protocol):
+    """Creates the visitor file of the data folder - the explicit act of ``init``
+    (art. 20.4) - or with ``adopt`` writes the marker of the file already there; returns
+    the file id. Made by the composition root."""
+
+    def __call__(self, *, adopt: bool = False) -> str: ...
+
+
+def _no_file_init(*, adopt: bool = False) -> str:
+    raise ConfigError("no visitor-file factory was given to these tools")
 
 
 @dataclass(frozen=True)
@@ -65,6 +78,7 @@ class Tools:
     clock: Clock
     devices: Devices
     demo: bool = False
+    init_file: FileInit = _no_file_init  # only ``init`` calls it
 
     def today(self) -> date:
         """The Madrid date (ages, validity, two-digit years)."""

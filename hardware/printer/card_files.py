@@ -1,27 +1,42 @@
 """Card PDFs kept in a folder: ``card-NNNNNNNN.pdf`` for the command line and the demo.
 
 They hold a name and a document number, so the retention sweep (art. 20.4, R3) deletes
-the file of every card the visitor file has erased (:meth:`CardFiles.sweep`, the
-``CardArchive`` port of :mod:`admission.retention_sweep`).
+the files of the cards a purge erased (:meth:`CardFiles.sweep`, the ``CardArchive`` port
+of :mod:`admission.retention_sweep`): exactly those, as the purge's report names them,
+whatever the visitor file holds now - an emptied or replaced file must not take every
+PDF with it. The PDF-folder printer writes into the same folder as ``card-<n>.pdf`` or
+``card-<n>-<tag>.pdf``; both forms are a card's file.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 __all__ = ["CardFiles"]
 
-_NUMBER = re.compile(r"card-(\d+)")
+_CARD_FILE = re.compile(r"^card-(\d+)(?:-[A-Za-z0-9._-]*)?\.pdf$")
+# Temporary files of an interrupted write: CardFiles' own and the PDF-folder printer's.
+_TEMPORARY = ("card-*.tmp", ".tmp-*.pdf")
+# A temporary file this old is no write in progress (a card PDF is written in ms).
+STRAY_AGE_SECONDS = 60.0
 
 
 class CardFiles:
     """A folder of card PDFs; ``render`` gives the PDF bytes of a card number."""
 
-    def __init__(self, folder: Path, render: Callable[[int], bytes]) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        render: Callable[[int], bytes],
+        *,
+        wall_clock: Callable[[], float] = time.time,
+    ) -> None:
         self.folder = folder
         self._render = render
+        self._wall_clock = wall_clock  # compared with the files' modification times
 
     def path_of(self, number: int) -> Path:
         return self.folder / f"card-{number:08d}.pdf"
@@ -36,15 +51,26 @@ class CardFiles:
         tmp.replace(path)
         return path
 
-    def sweep(self, keep: Callable[[int], bool]) -> int:
-        """Delete the files of cards ``keep`` refuses, and those whose name carries no
-        number; return how many were deleted."""
+    def sweep(self, purged: Collection[int]) -> int:
+        """Delete the files of the cards ``purged``, and temporary files older than
+        :data:`STRAY_AGE_SECONDS` before this sweep; return how many were deleted."""
         if not self.folder.is_dir():
             return 0
+        numbers = set(purged)
         deleted = 0
         for pdf in self.folder.glob("card-*.pdf"):
-            match = _NUMBER.match(pdf.name)
-            if match is None or not keep(int(match.group(1))):
+            match = _CARD_FILE.match(pdf.name)
+            if match is not None and int(match.group(1)) in numbers:
                 pdf.unlink(missing_ok=True)
                 deleted += 1
+        before = self._wall_clock() - STRAY_AGE_SECONDS
+        for pattern in _TEMPORARY:
+            for tmp in self.folder.glob(pattern):
+                try:
+                    stale = tmp.stat().st_mtime < before
+                except FileNotFoundError:
+                    continue  # its write just finished
+                if stale:
+                    tmp.unlink(missing_ok=True)
+                    deleted += 1
         return deleted

@@ -1,17 +1,21 @@
 """The composition root builds one typed context; the services over it work without a
-process: the retention sweep, the card files, the registry with its verifier."""
+process: the retention sweep, the card files, the registry with its verifier, and the
+visitor file's creation by ``init`` (art. 20.4: never silently)."""
 
 from __future__ import annotations
 
 import base64
 import json
+import os
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
 from admission.clock import FixedClock
-from admission.records import CardRecord, CardStatus, PurgeReport
+from admission.errors import StoreError
+from admission.records import PurgeReport
 from admission.retention_sweep import LAST_PURGE, RetentionSweep
 from hardware.printer.card_files import CardFiles
 
@@ -19,36 +23,15 @@ T0 = datetime(2026, 12, 3, 20, 0, tzinfo=UTC)
 
 
 class _Stamps:
-    def __init__(self, cards: set[int]) -> None:
+    def __init__(self, *, damaged: bool = False) -> None:
         self.settings: dict[str, str] = {}
-        self.cards = cards
+        self.damaged = damaged
 
     def get_setting(self, key: str) -> str | None:
         return self.settings.get(key)
 
     def set_setting(self, key: str, value: str) -> None:
         self.settings[key] = value
-
-    def card(self, number: int) -> CardRecord | None:
-        if number not in self.cards:
-            return None
-        day = T0.date()
-        return CardRecord(
-            number,
-            1,
-            number,
-            "DAY",
-            1000,
-            T0,
-            day,
-            day,
-            CardStatus.ISSUED,
-            exceptional=False,
-            private_rooms=False,
-            authorised_by="",
-            print_count=0,
-            void_reason="",
-        )
 
 
 class _Vouchers:
@@ -65,24 +48,61 @@ def test_the_sweep_erases_the_files_of_erased_cards_and_runs_once_a_day(tmp_path
     files = CardFiles(tmp_path / "cards", lambda n: b"%PDF-" + str(n).encode())
     for number in (1, 2, 3):
         files.write(number)
-    (tmp_path / "cards" / "card-stray.pdf").write_bytes(b"%PDF-")
-    stamps, vouchers = _Stamps(cards={2}), _Vouchers()
+    folder = tmp_path / "cards"
+    (folder / "card-3-2.pdf").write_bytes(b"%PDF-")  # the PDF-folder printer's second job
+    (folder / "card-stray.pdf").write_bytes(b"%PDF-")  # no card's file: not the sweep's
+    stale, fresh = folder / "card-00000009.tmp", folder / "card-00000010.tmp"
+    for tmp in (stale, fresh):
+        tmp.write_bytes(b"%PDF-half")
+    an_hour_ago = time.time() - 3600
+    os.utime(stale, (an_hour_ago, an_hour_ago))
+    stamps, vouchers = _Stamps(), _Vouchers()
     cutoff = T0 - timedelta(days=183)
     purges: list[datetime] = []
 
     def purge_file() -> PurgeReport:
         purges.append(clock.now())
-        return PurgeReport(cutoff, 2, 1, 0, 2)
+        return PurgeReport(cutoff, 2, 1, 0, 2, purged_cards=(1, 3))
 
     sweep = RetentionSweep(purge_file, stamps, vouchers, files, clock)
     report = sweep.purge_if_due()
     assert report is not None and report.cards == 2
-    assert sorted(p.name for p in (tmp_path / "cards").iterdir()) == ["card-00000002.pdf"]
+    # exactly the erased cards' files, and the temporary file left by an old, cut write
+    assert sorted(p.name for p in folder.iterdir()) == [
+        "card-00000002.pdf",
+        "card-00000010.tmp",
+        "card-stray.pdf",
+    ]
     assert vouchers.cutoffs == [cutoff]  # closed vouchers go with the same cutoff (art. 23.4)
     assert stamps.settings[LAST_PURGE] == T0.isoformat()
     assert sweep.purge_if_due() is None  # not again the same day
     clock.set(T0 + timedelta(days=1))
     assert sweep.purge_if_due() is not None and len(purges) == 2
+
+
+def test_a_purge_that_erased_no_card_deletes_no_card_file(tmp_path: Path) -> None:
+    """An emptied or replaced visitor file holds no card: its purge must not take every
+    PDF with it (the old rule, "every file whose card is not in the file", did)."""
+    files = CardFiles(tmp_path / "cards", lambda n: b"%PDF-" + str(n).encode())
+    for number in (1, 2):
+        files.write(number)
+    assert files.sweep(()) == 0
+    assert sorted(p.name for p in (tmp_path / "cards").iterdir()) == [
+        "card-00000001.pdf",
+        "card-00000002.pdf",
+    ]
+
+
+def test_the_daily_sweep_waits_while_the_file_is_damaged(tmp_path: Path) -> None:
+    purges: list[int] = []
+
+    def purge_file() -> PurgeReport:
+        purges.append(1)
+        return PurgeReport(T0, 0, 0, 0, 0)
+
+    files = CardFiles(tmp_path / "cards", lambda n: b"")
+    sweep = RetentionSweep(purge_file, _Stamps(damaged=True), _Vouchers(), files, FixedClock(T0))
+    assert sweep.purge_if_due() is None and purges == []
 
 
 def test_card_files_are_written_whole(tmp_path: Path) -> None:
@@ -107,7 +127,9 @@ def test_the_context_is_built_once_with_the_registry_verifier(tmp_path: Path, ke
     (tmp_path / "settings.json").write_text(
         json.dumps({"registry.public_key": base64.b64encode(public).decode()})
     )
-    ctx = build_context(build_tools(tmp_path, clock=FixedClock(T0)))
+    tools = build_tools(tmp_path, clock=FixedClock(T0))
+    tools.init_file()
+    ctx = build_context(tools)
     try:
         # one replica, with the verifier, behind both the checks and the import command
         assert ctx.replica._verifier is not None
@@ -128,10 +150,46 @@ def test_commands_run_in_process_against_the_context(tmp_path: Path, key: None) 
     from ui.cli import purge
     from ui.cli.result import ExitCode
 
-    ctx = build_context(build_tools(tmp_path, clock=FixedClock(T0)))
+    tools = build_tools(tmp_path, clock=FixedClock(T0))
+    tools.init_file()
+    ctx = build_context(tools)
     try:
         code, payload = purge.run(argparse.Namespace(), ctx)
     finally:
         ctx.close()
     assert code is ExitCode.OK and isinstance(payload, dict)
     assert payload["visits"] == 0 and payload["cutoff"].startswith("2026-06-03")
+
+
+def test_no_command_creates_the_file_init_does_once(tmp_path: Path, key: None) -> None:
+    """Art. 20.4: the file never starts over on its own; creating it is ``init``'s act."""
+    from main import build_context, build_tools
+
+    tools = build_tools(tmp_path / "desk", clock=FixedClock(T0))
+    with pytest.raises(StoreError) as err:
+        build_context(tools)
+    assert err.value.code == "NO_FILE" and not (tmp_path / "desk").exists()
+    file_id = tools.init_file()
+    with pytest.raises(StoreError) as err:
+        tools.init_file()
+    assert err.value.code == "FILE_EXISTS"
+    ctx = build_context(tools)
+    try:
+        assert ctx.store.file_id == file_id
+        created = [e for e in ctx.store.audit_entries() if e.action == "FILE_CREATED"]
+        assert [(e.actor, e.details["file_id"]) for e in created] == [("init", file_id)]
+    finally:
+        ctx.close()
+
+
+def test_the_demo_creates_its_own_file_on_first_use(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from main import build_context, build_tools
+
+    monkeypatch.delenv("ADMISSION_DB_KEY", raising=False)
+    ctx = build_context(build_tools(tmp_path / "demo", clock=FixedClock(T0), demo=True))
+    try:
+        assert ctx.store.file_id and (tmp_path / "demo" / "visitors.db.marker").is_file()
+    finally:
+        ctx.close()

@@ -12,6 +12,7 @@ from ui.cli import (
     audit,
     demo,
     desk_papers,
+    init,
     parse_mrz,
     print_card,
     purge,
@@ -29,7 +30,12 @@ __all__ = ["FILE_COMMANDS", "TOOL_COMMANDS"]
 
 TOOL_COMMANDS: dict[str, Command[Tools]] = {
     c.name: c
-    for c in (parse_mrz.COMMAND, read_document.READ_DOCUMENT, read_document.WATCH_DOCUMENT)
+    for c in (
+        init.COMMAND,
+        parse_mrz.COMMAND,
+        read_document.READ_DOCUMENT,
+        read_document.WATCH_DOCUMENT,
+    )
 }
 FILE_COMMANDS: dict[str, Command[AppContext]] = {
     c.name: c
