@@ -5,6 +5,10 @@ ICAO reserves for British nationals, organisations and persons without a nationa
 The camera reader uses the list as a prior: a country field read as ``PHT`` or ``NLO``
 is almost surely ``PRT`` or ``NLD``, since nearly every document carries a listed code.
 Codes are padded with ``<`` to three characters, as printed (``D<<``).
+
+The parser refuses any other code (``MrzError.UNKNOWN_ISSUER`` / ``UNKNOWN_NATIONALITY``),
+and so does manual entry. ``UTO`` (Utopia) is listed because Doc 9303's examples use it, so
+they parse; every ``UTO`` document is a specimen (:mod:`admission.specimens`) and refused.
 """
 
 from __future__ import annotations

@@ -106,13 +106,12 @@ class Correction:
         }
 
 
-# National variants of the long-number check digit (ICAO 9303 part 5, 4.2.2, note j),
+# National variants of the long-number check digit (ICAO 9303 part 5, 4.2.2),
 # by issuing state. A variant is honoured only for its issuer: the same zone from any
 # other state is checked by the ICAO rule, so a variant cannot excuse a misread.
-# BEL: Belgian identity and residence cards compute the check digit over the first
-#   nine characters, the filler in the check-digit position and the overflow, i.e.
-#   over the number as printed with its filler ("000590240<601" -> 3; PRADO BEL-BO-03003,
-#   the Belgian eID card of 2010 onwards).
+# BEL: Belgian cards compute the check digit over the first nine characters, the filler
+#   in the check-digit position and the overflow, i.e. over the number as printed with
+#   its filler ("000590240<601" -> 3; the identity card of PRADO BEL-BO-03003).
 LONG_NUMBER_WITH_FILLER = frozenset({"BEL"})
 
 

@@ -74,7 +74,7 @@ MAX_INPUT_CHARS = 400
 MAX_LINES = 3
 MAX_LINE_CHARS = 60
 RESIDENCE_CODES = frozenset({"IR", "AR", "CR", "C1"})
-# Doc 9303 part 5, 4.2.2 (note c): "AC" is the crew member certificate, a travel
+# Doc 9303 part 5: "AC" is the crew member certificate, a travel
 # document for crews on duty, not an identity document for admission (art. 23.1).
 CREW_CODES = frozenset({"AC"})
 # OCR engines print filler runs as guillemets; full-width forms fold under NFKC.
