@@ -117,7 +117,8 @@ def _rebuild(fmt: MrzFormat, fields: dict[str, object]) -> list[str]:
         MrzFormat.MRVA: build_mrva,
         MrzFormat.MRVB: build_mrvb,
     }[fmt]
-    return builder(**fields)  # type: ignore[operator]
+    lines: list[str] = builder(**fields)  # type: ignore[operator]
+    return lines
 
 
 def _fields_of(r: MrzResult) -> dict[str, object]:

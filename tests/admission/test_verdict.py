@@ -14,6 +14,7 @@ from admission.verdict import (
     AdmissionPolicy,
     Outcome,
     Reason,
+    Verdict,
     age_on,
     decide,
 )
@@ -33,7 +34,9 @@ class Doc:
     specimen: bool = False
 
 
-def verdict(doc: Doc = Doc(), policy: AdmissionPolicy = AdmissionPolicy(), **facts: object):
+def verdict(
+    doc: Doc = Doc(), policy: AdmissionPolicy = AdmissionPolicy(), **facts: object
+) -> Verdict:
     base: dict[str, object] = {"document": doc, "registry": CLEAR}
     base.update(facts)
     return decide(AdmissionFacts(**base), policy, AT, TODAY)  # type: ignore[arg-type]
