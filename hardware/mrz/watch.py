@@ -7,10 +7,15 @@ check digit is wrong on the document itself), every ``parse-mrz`` field, ``verif
 MRZ, the file is not a readable image, or the camera failed). Live mode also gives the
 quality hints shown on the way (NO_DOCUMENT, TOO_FAR, BLURRED, GLARE, READING, OK).
 Frames are never written to disk.
+
+Each image of a batch answers for itself: whatever goes wrong with one (an unreadable
+file, a reader failure: ``IMAGE_READ_FAILED``) is that image's ``reason``, and the
+others are still read.
 """
 
 from __future__ import annotations
 
+import logging
 import time
 from dataclasses import dataclass, field
 from datetime import date
@@ -21,7 +26,7 @@ from admission.devices import Camera, DeviceErrorCode, DeviceStatus
 from admission.errors import DeviceError
 from admission.mrz.parse import MrzResult, parse_mrz
 from hardware.camera import refusal_code
-from hardware.mrz.images import ImageError, load_image
+from hardware.mrz.images import ImageError, ImageErrorCode, load_image
 from hardware.mrz.live import LiveMrzReader
 from hardware.mrz.reader import MrzRead, MrzReader
 
@@ -37,6 +42,8 @@ class WatchReason(Code):
 # The member under its module-level name, for the callers and tests that import it.
 NO_READING = WatchReason.NO_READING
 
+log = logging.getLogger(__name__)
+
 
 def _empty_fields() -> dict[str, object]:
     return MrzResult(valid=False, format=None, lines=()).to_json()
@@ -44,16 +51,17 @@ def _empty_fields() -> dict[str, object]:
 
 def read_one(reader: MrzReader, path: str, today: date) -> dict[str, object]:
     start = time.perf_counter()
-    read: MrzRead | None = None
-    reason: Code | None = None
+    reason: Code | None
     try:
-        image = load_image(path)
+        read = reader.read_array(load_image(path))
+        reason, fields = read.reason, reading_fields(read, today)
     except ImageError as err:
-        reason = err.code
-    else:
-        read = reader.read_array(image)
-        reason = read.reason
-    out: dict[str, object] = {"file": path, **reading_fields(read, today), "reason": reason}
+        reason, fields = err.code, reading_fields(None, today)
+    except Exception as err:  # one image never loses the batch (MemoryError included)
+        # the type only: the message could quote the document (STYLE.md rule 15)
+        log.warning("reading an image failed: %s", type(err).__name__)
+        reason, fields = ImageErrorCode.IMAGE_READ_FAILED, reading_fields(None, today)
+    out: dict[str, object] = {"file": path, **fields, "reason": reason}
     out["ms"] = round((time.perf_counter() - start) * 1000.0, 1)
     return out
 

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import io
 import json
+import os
+import subprocess
+import sys
 import time
 from collections.abc import Callable
 from datetime import date
@@ -24,7 +27,9 @@ from hardware.generators import synthetic
 from hardware.mrz import locate as locate_module
 from hardware.mrz import reader as reader_module
 from hardware.mrz.images import (
+    IMAGE_READ_FAILED,
     IMAGE_TOO_LARGE,
+    IMAGE_TOO_SMALL,
     NOT_AN_IMAGE,
     TRUNCATED_IMAGE,
     ImageError,
@@ -36,7 +41,7 @@ from hardware.mrz.live import MIN_CHAR_HEIGHT_PX, LiveMrzReader, Quality, qualit
 from hardware.mrz.locate import Band, flatten_light
 from hardware.mrz.reader import MRZ_UNREADABLE, NO_MRZ, SMALL_PRINT_SIZE, MrzRead, MrzReader
 from hardware.mrz.segment import CELL_H, CELL_W, Segmented
-from hardware.mrz.watch import NO_READING
+from hardware.mrz.watch import NO_READING, read_one
 from tests.mrz_handling import fit, rot, shade, tilt, turn
 
 REAL = Path(__file__).resolve().parents[2] / ".." / "shared" / "testdata" / "mrz-real"
@@ -685,3 +690,170 @@ def test_an_unread_small_mrz_asks_for_the_document_closer() -> None:
     assert quality_of(unread(MIN_CHAR_HEIGHT_PX + 3.0), grey) is Quality.BLURRED
     grey[100:160, 100:500] = 255  # the same MRZ under glare: glare is what to fix first
     assert quality_of(unread(MIN_CHAR_HEIGHT_PX - 1.5), grey) is Quality.GLARE
+
+
+# --- untrusted image files: slivers, giants, devices and one bad image in a batch -----------
+
+
+def flat_jpeg(width: int, height: int, orientation: int | None = None) -> bytes:
+    """A baseline greyscale JPEG of one flat grey, written directly: every 8x8 block is
+    coded as "DC difference 0, end of block" with one-code Huffman tables (ITU-T T.81
+    F.1.2), 2 bits a block, so a 144-megapixel file is 0.56 MB and costs nothing to make.
+    ``orientation`` adds an EXIF APP1 segment with tag 0x0112 (CIPA DC-008)."""
+    import struct
+
+    def segment(marker: int, body: bytes) -> bytes:
+        return struct.pack(">HH", marker, len(body) + 2) + body
+
+    out = [b"\xff\xd8"]
+    if orientation is not None:
+        ifd = b"\x00\x01" + struct.pack(">HHIHH", 0x0112, 3, 1, orientation, 0) + bytes(4)
+        out.append(segment(0xFFE1, b"Exif\0\0MM\0*\0\0\0\x08" + ifd))
+    out.append(segment(0xFFDB, b"\x00" + b"\x01" * 64))  # quantisation table 0
+    out.append(segment(0xFFC0, struct.pack(">BHHB", 8, height, width, 1) + b"\x01\x11\x00"))
+    one_code = b"\x01" + bytes(15)  # one code of length 1 ...
+    out.append(segment(0xFFC4, b"\x00" + one_code + b"\x00"))  # ... DC: category 0
+    out.append(segment(0xFFC4, b"\x10" + one_code + b"\x00"))  # ... AC: end of block
+    out.append(segment(0xFFDA, b"\x01\x01\x00\x00\x3f\x00"))
+    bits = 2 * (-(-width // 8)) * (-(-height // 8))
+    data = bytearray(bits // 8)
+    if bits % 8:
+        data.append((1 << (8 - bits % 8)) - 1)  # pad with 1-bits
+    return b"".join([*out, bytes(data), b"\xff\xd9"])
+
+
+def flat_png(width: int, height: int, colour_type: int = 6) -> bytes:
+    """A black PNG (RGBA by default) compressed row by row: small file, large image."""
+    import struct
+    import zlib
+
+    channels = {0: 1, 2: 3, 6: 4}[colour_type]
+
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        crc = zlib.crc32(kind + body)
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", crc)
+
+    z = zlib.compressobj(9)
+    row = bytes(1 + width * channels)
+    idat = b"".join([*(z.compress(row) for _ in range(height)), z.flush()])
+    ihdr = struct.pack(">IIBBBBB", width, height, 8, colour_type, 0, 0, 0)
+    return b"".join(
+        [b"\x89PNG\r\n\x1a\n", chunk(b"IHDR", ihdr), chunk(b"IDAT", idat), chunk(b"IEND", b"")]
+    )
+
+
+@pytest.mark.parametrize(("width", "height"), [(1, 6000), (6000, 1), (31, 400), (1, 1)])
+def test_a_sliver_is_too_small_not_a_crash(width: int, height: int) -> None:
+    _ok, png = cv2.imencode(".png", np.full((height, width, 3), 200, np.uint8))
+    with pytest.raises(ImageError) as err:
+        decode_image(png.tobytes())
+    assert err.value.code == IMAGE_TOO_SMALL
+    _ok, png = cv2.imencode(".png", np.full((32, 400, 3), 200, np.uint8))
+    assert decode_image(png.tobytes()).shape == (32, 400, 3)
+
+
+def test_one_bad_image_never_loses_the_batch(tmp_path: Path) -> None:
+    sliver = tmp_path / "sliver.png"
+    cv2.imwrite(str(sliver), np.full((1, 6000, 3), 200, np.uint8))
+    blank = tmp_path / "blank.png"
+    cv2.imwrite(str(blank), np.full((400, 600, 3), 200, np.uint8))
+    code, text = read_document_command(
+        [str(sliver), str(blank), str(tmp_path)], as_json=True, today=TODAY
+    )
+    out = json.loads(text)
+    assert code == 1 and [o["reason"] for o in out] == [IMAGE_TOO_SMALL, NO_MRZ, NOT_AN_IMAGE]
+
+    class FailingOnce:
+        """A reader that fails (as a bug or MemoryError would) on its first image."""
+
+        calls = 0
+
+        def read_array(self, image: NDArray[np.uint8]) -> MrzRead:
+            FailingOnce.calls += 1
+            if FailingOnce.calls == 1:
+                raise MemoryError
+            return MrzRead(reason=NO_MRZ)
+
+    reader: Any = FailingOnce()
+    first, second = (read_one(reader, str(blank), TODAY) for _ in range(2))
+    assert (first["reason"], second["reason"]) == (IMAGE_READ_FAILED, NO_MRZ)
+    assert first["mrz_lines"] == [] and first["valid"] is False
+
+
+def test_a_device_or_a_pipe_is_not_an_image(tmp_path: Path) -> None:
+    with pytest.raises(ImageError) as err:
+        load_image("/dev/zero")
+    assert err.value.code == NOT_AN_IMAGE
+    if hasattr(os, "mkfifo"):
+        fifo = tmp_path / "frames.fifo"
+        os.mkfifo(fifo)
+        with pytest.raises(ImageError) as err:
+            load_image(fifo)  # opened non-blocking: refused, never waits for a writer
+        assert err.value.code == NOT_AN_IMAGE
+
+
+def test_exif_orientation_of_a_large_jpeg_is_read_from_its_header(tmp_path: Path) -> None:
+    path = tmp_path / "turned.jpg"
+    path.write_bytes(flat_jpeg(10000, 8000, orientation=6))  # 80 MP, decoded at 1/4
+    assert load_image(path).shape == (2500, 2000, 3)  # 2000 x 2500, then turned upright
+
+
+_PEAK = """
+import sys, time
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from hardware.mrz.images import ImageError, load_image
+
+def hwm():
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmHWM"):
+            return int(line.split()[1]) // 1024
+
+before = hwm()
+start = time.perf_counter()
+try:
+    answer = "x".join(str(n) for n in load_image(sys.argv[2]).shape)
+except ImageError as err:
+    answer = str(err.code)
+print(answer, before, hwm(), round(time.perf_counter() - start, 3))
+"""
+
+
+@pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="VmHWM is Linux's")
+@pytest.mark.parametrize(
+    ("name", "make", "answer", "growth_mib"),
+    [
+        ("144mp.jpg", lambda: flat_jpeg(12000, 12000, orientation=6), "IMAGE_TOO_LARGE", 30),
+        ("80mp.jpg", lambda: flat_jpeg(10000, 8000), "2000x2500x3", 80),
+        ("49mp-rgba.png", lambda: flat_png(7000, 7000), "IMAGE_TOO_LARGE", 30),
+        ("19mp-rgba.png", lambda: flat_png(4400, 4400), "2600x2600x3", 250),
+    ],
+)
+def test_a_huge_image_is_refused_or_read_in_bounded_memory(
+    tmp_path: Path, name: str, make: Callable[[], bytes], answer: str, growth_mib: int
+) -> None:
+    """Measured in a fresh process (VmHWM): before the header was trusted, the 49 MP PNG
+    went through Pillow's EXIF lookup, which decodes the whole image (2.3 GB peak)."""
+    path = tmp_path / name
+    path.write_bytes(make())
+    root = str(Path(__file__).resolve().parents[2])
+    run = subprocess.run(
+        [sys.executable, "-c", _PEAK, root, str(path)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    got, before, after, seconds = run.stdout.split()
+    assert got == answer
+    assert int(after) - int(before) < growth_mib and int(after) < 300
+    assert float(seconds) < 5
+
+
+def test_a_progressive_jpeg_too_big_to_buffer_is_refused_before_decoding() -> None:
+    data = bytearray(flat_jpeg(8000, 6000))
+    sof = data.index(b"\xff\xc0")
+    data[sof + 1] = 0xC2  # progressive: every coefficient is kept (48 MP x 2 bytes)
+    with pytest.raises(ImageError) as err:
+        decode_image(bytes(data))
+    assert err.value.code == IMAGE_TOO_LARGE
