@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-from datetime import date
 
 from admission.mrz.parse import parse_mrz
+from ui.cli.args import YEARS, parse_date
 from ui.cli.result import CliError, Command, CommandResult, ExitCode, error
 from ui.context import Tools
 
@@ -17,9 +17,13 @@ def _arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser)
 
 def run(args: argparse.Namespace, tools: Tools) -> CommandResult:
     try:
-        today = date.fromisoformat(args.today) if args.today else tools.today()
+        today = parse_date(args.today) if args.today else tools.today()
     except ValueError:
-        return error(ExitCode.USAGE, CliError.BAD_DATE, "--today must be YYYY-MM-DD")
+        return error(
+            ExitCode.USAGE,
+            CliError.BAD_DATE,
+            f"--today must be YYYY-MM-DD from {YEARS.start} to {YEARS.stop - 1}",
+        )
     result = parse_mrz(list(args.lines), today=today)
     return (ExitCode.OK if result.valid else ExitCode.REFUSED), result.to_json()
 

@@ -1,17 +1,19 @@
 """``print-card N [--reason R]``: print a card on the card printer, or reprint a printed
 one with a reason (art. 22); ``void-card N --reason R``: void it, its number kept;
-``reprint-queue``: the cards issued and not printed."""
+``reprint-queue``: the cards issued and not printed. A card number outside 1-999,999,999
+is a usage error (exit 2, ``BAD_NUMBER``)."""
 
 from __future__ import annotations
 
 import argparse
 
+from ui.cli.args import CARD_NUMBER
 from ui.cli.result import Command, CommandResult, ExitCode
 from ui.context import AppContext
 
 
 def _print_arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) -> None:
-    parser.add_argument("number", type=int)
+    parser.add_argument("number", type=CARD_NUMBER)
     parser.add_argument("--reason", default="", help="required to reprint a printed card")
     parser.add_argument("--actor", default="cli")
 
@@ -32,7 +34,7 @@ def print_card(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
 
 
 def _void_arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) -> None:
-    parser.add_argument("number", type=int)
+    parser.add_argument("number", type=CARD_NUMBER)
     parser.add_argument("--reason", required=True)
     parser.add_argument("--actor", default="cli")
 

@@ -2,17 +2,19 @@
 
 Per image, one JSON object (``file``, ``mrz_lines``, every ``parse-mrz`` field,
 ``verified``, ``failed_checks``, ``reason``, ``ms``): one image, one object; several,
-a list. 0 when every image gave a valid MRZ; 1 otherwise (no MRZ, unreadable file,
+a list. Each image answers for itself: one that cannot be read (``NOT_AN_IMAGE``,
+``IMAGE_TOO_SMALL``, ``IMAGE_TOO_LARGE``, ``IMAGE_READ_FAILED``...) never loses the
+others. 0 when every image gave a valid MRZ; 1 otherwise (no MRZ, unreadable file,
 check digits failing as printed); 2 usage error.
 
 ``watch-document SOURCE [--max-frames N]``: SOURCE is a camera index (``0``), a folder
 of images or a video file (replayed once, in order), or a URL OpenCV can open. Frames
 go through the live reader (fused across frames) until it answers, the stream ends or
-N frames were read. One JSON object: ``source``, the reading fields, ``frames``,
-``hints`` ([frame, hint] at every change of the quality hint), ``reason`` (null,
-``NO_READING`` or the camera's code: ``CAMERA_NOT_FOUND``, ``CAMERA_NO_MEDIA``,
-``CAMERA_BUSY``, ``CAMERA_ERROR``, ``CAMERA_LOST``) and ``ms``. 0 for a valid reading,
-1 otherwise.
+N frames were read (N from 1 to 100000, else exit 2 ``BAD_NUMBER``). One JSON object:
+``source``, the reading fields, ``frames``, ``hints`` ([frame, hint] at every change of
+the quality hint), ``reason`` (null, ``NO_READING`` or the camera's code:
+``CAMERA_NOT_FOUND``, ``CAMERA_NO_MEDIA``, ``CAMERA_BUSY``, ``CAMERA_ERROR``,
+``CAMERA_LOST``) and ``ms``. 0 for a valid reading, 1 otherwise.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import argparse
 import time
 
 from hardware.mrz.watch import read_one, reading_fields, watch
+from ui.cli.args import FRAME_COUNT
 from ui.cli.result import CliError, Command, CommandResult, ExitCode, error
 from ui.context import Tools
 
@@ -42,13 +45,13 @@ def read_document(args: argparse.Namespace, tools: Tools) -> CommandResult:
 
 def _watch_arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) -> None:
     parser.add_argument("source", help="camera index (0), folder of images, video file or URL")
-    parser.add_argument("--max-frames", type=int, default=300)
+    parser.add_argument("--max-frames", type=FRAME_COUNT, default=300, help="1-100000")
 
 
 def watch_document(args: argparse.Namespace, tools: Tools) -> CommandResult:
     start = time.perf_counter()
     camera = tools.devices.camera(args.source)
-    got = watch(camera, tools.devices.live_reader(), max(1, args.max_frames))
+    got = watch(camera, tools.devices.live_reader(), args.max_frames)
     out: dict[str, object] = {
         "source": args.source,
         **reading_fields(got.read, tools.today()),

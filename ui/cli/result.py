@@ -42,8 +42,9 @@ class CliError(Code):
     """Errors of the command line itself (its arguments and files)."""
 
     USAGE = "USAGE"
-    BAD_INSTANT = "BAD_INSTANT"
-    BAD_DATE = "BAD_DATE"
+    BAD_INSTANT = "BAD_INSTANT"  # not ISO-8601, or a year outside 1900-2100
+    BAD_DATE = "BAD_DATE"  # not YYYY-MM-DD, or a year outside 1900-2100
+    BAD_NUMBER = "BAD_NUMBER"  # not a whole number, or outside the argument's range
     BAD_QUERY = "BAD_QUERY"
     BAD_VISITOR_ID = "BAD_VISITOR_ID"
     BAD_IDENTITY = "BAD_IDENTITY"

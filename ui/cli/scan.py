@@ -1,10 +1,16 @@
 """``scan --serial PORT | --replay RECORDING...``: a document reader through the scan
-intake, one JSON line per scan; ``--admit`` records admissions (default: verdict only)."""
+intake, one JSON line per scan; ``--admit`` records admissions (default: verdict only).
+
+A recording must be a regular file of at most ``MAX_RECORDING_BYTES`` (a device or a
+pipe is refused before it is read): ``BAD_RECORDING``, exit 2. ``--baud`` outside
+300-4,000,000 is ``BAD_NUMBER``, exit 2."""
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
+import stat
 import threading
 from pathlib import Path
 from typing import Any
@@ -12,8 +18,12 @@ from typing import Any
 from admission.devices import ReaderStatusChanged
 from admission.intake import IntakeResult, ScanIntake
 from admission.mrz.burst import Passthrough
+from ui.cli.args import BAUD_RATE
 from ui.cli.result import CliError, Command, CommandResult, ExitCode, error
 from ui.context import AppContext
+
+# 100,000 [char, t] pairs (the fake reader's limit) at about 20 bytes each, and room
+MAX_RECORDING_BYTES = 4 * 1024 * 1024
 
 
 def _arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) -> None:
@@ -26,7 +36,7 @@ def _arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser)
         metavar="RECORDING",
         help="fake reader: replay recorded bursts ([[char, t], ...] JSON)",
     )
-    parser.add_argument("--baud", type=int, default=9600)
+    parser.add_argument("--baud", type=BAUD_RATE, default=9600, help="300-4000000")
     parser.add_argument(
         "--admit", action="store_true", help="record admissions (default: show the verdict only)"
     )
@@ -37,8 +47,10 @@ def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
     """Stream reader events through the scan intake; Ctrl+C stops listening."""
     if args.replay:
         try:
+            for path in args.replay:
+                _check_recording(path)
             reader = ctx.devices.replay_reader(list(args.replay))
-        except (OSError, ValueError):
+        except (OSError, ValueError, RecursionError):  # RecursionError: JSON nested deep
             return error(ExitCode.USAGE, CliError.BAD_RECORDING, "not a [[char, t], ...] file")
     else:
         reader = ctx.devices.serial_reader(args.serial, args.baud)
@@ -68,6 +80,14 @@ def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
     except KeyboardInterrupt:
         stop.set()
     return ExitCode.OK, None
+
+
+def _check_recording(path: Path) -> None:
+    """Raise ValueError unless ``path`` is a regular file small enough to be a recording:
+    ``stat()`` never opens it, so a pipe cannot block and a device is never read."""
+    st = os.stat(path)
+    if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_RECORDING_BYTES:
+        raise ValueError("not a recording file")
 
 
 def _intake_json(result: IntakeResult, ctx: AppContext, args: argparse.Namespace) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from typing import Any
 
 from admission.vouchers.desk import exchange_voucher, issue_voucher
 from admission.vouchers.model import Voucher, voucher_view
-from ui.cli.args import add_document_arguments, document_from_args
+from ui.cli.args import VOUCHER_NUMBER, add_document_arguments, document_from_args
 from ui.cli.desk_papers import write_output
 from ui.cli.result import CliError, Command, CommandResult, ExitCode
 from ui.context import AppContext
@@ -24,11 +24,11 @@ def _arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser)
     p.add_argument("--out", type=Path, help="write the voucher PDF here instead of printing")
     p = sub.add_parser("exchange", parents=[common])
     add_document_arguments(p)
-    p.add_argument("number", type=int)
+    p.add_argument("number", type=VOUCHER_NUMBER)
     p.add_argument("--operator", default="cli")
     p.add_argument("--no-pdf", action="store_true")
     p = sub.add_parser("cancel", parents=[common])
-    p.add_argument("number", type=int)
+    p.add_argument("number", type=VOUCHER_NUMBER)
     p.add_argument("--reason", required=True)
     p = sub.add_parser("open", parents=[common])
     p.add_argument(
