@@ -79,8 +79,8 @@ _TEXTS: dict[str, tuple[str, str]] = {
     # -- documents typed in (admission.documents.DocumentErrorCode) -----------------------
     "MANUAL_BAD_TYPE": ("Tipo de documento desconocido", "Unknown document type"),
     "MANUAL_BAD_ISSUER": (
-        "País emisor no válido: código de 1 a 3 letras",
-        "Invalid issuing country: a 1-3 letter code",
+        "País emisor no válido: no es un código ICAO 9303",
+        "Invalid issuing country: not an ICAO 9303 code",
     ),
     "MANUAL_BAD_NUMBER": (
         "Número de documento no válido (letras y cifras; DNI o NIE si es español)",
@@ -96,8 +96,8 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "Implausible date (birth or expiry)",
     ),
     "MANUAL_BAD_NATIONALITY": (
-        "Nacionalidad no válida: código de 1 a 3 letras",
-        "Invalid nationality: a 1-3 letter code",
+        "Nacionalidad no válida: no es un código ICAO 9303",
+        "Invalid nationality: not an ICAO 9303 code",
     ),
     "MANUAL_BAD_SEX": ("Sexo no válido: M, F o X", "Invalid sex: M, F or X"),
     "MRZ_UNUSABLE": (
@@ -641,6 +641,47 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "USAGE": (
         "Orden mal escrita: consulte la ayuda (--help)",
         "Command not valid: see the help (--help)",
+    ),
+    # -- documents as they really are (ICAO 9303 part 3; art. 23.1) ------------------
+    "UNKNOWN_ISSUER": (
+        "País emisor desconocido: no es un código ICAO 9303",
+        "Unknown issuing state: not an ICAO 9303 code",
+    ),
+    "UNKNOWN_NATIONALITY": (
+        "Nacionalidad desconocida: no es un código ICAO 9303",
+        "Unknown nationality: not an ICAO 9303 code",
+    ),
+    "SPECIMEN": (
+        "Documento espécimen: no identifica a nadie (art. 23.1)",
+        "Specimen document: it identifies nobody (art. 23.1)",
+    ),
+    "SPECIMEN_STATE": (
+        "Espécimen: Estado ficticio (Utopía, ICAO 9303)",
+        "Specimen: fictitious state (Utopia, ICAO 9303)",
+    ),
+    "SPECIMEN_NUMBER": (
+        "Espécimen: número de un modelo publicado",
+        "Specimen: number of a published specimen",
+    ),
+    "SPECIMEN_ID_NUMBER": (
+        "Espécimen: DNI o número personal de un modelo publicado",
+        "Specimen: ID or personal number of a published specimen",
+    ),
+    "SPECIMEN_NAME": (
+        "Espécimen: titular de un modelo publicado",
+        "Specimen: holder of a published specimen",
+    ),
+    "VISA_NOT_IDENTITY": (
+        "Un visado no es documento de identidad (art. 23.1)",
+        "A visa is not an identity document (art. 23.1)",
+    ),
+    "CREW_CARD_NOT_IDENTITY": (
+        "Un certificado de tripulante no es documento de identidad (art. 23.1)",
+        "A crew member certificate is not an identity document (art. 23.1)",
+    ),
+    "DOCUMENT_KIND_NOT_IDENTITY": (
+        "Este tipo de documento no es de identidad (art. 23.1)",
+        "This kind of document is not an identity document (art. 23.1)",
     ),
     # -- the clock (admission.clock.ClockCode) ---------------------------------------
     "FUTURE_INSTANT": (

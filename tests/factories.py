@@ -32,7 +32,7 @@ def dni_document(
     birth: date = date(1980, 5, 17),
     expiry: date = date(2030, 1, 1),
     today: date = date(2026, 11, 28),
-    support: str = "BAA000589",
+    support: str = "BAA123456",
 ) -> IdentityDocument:
     lines = build_td1(
         document_code="ID",

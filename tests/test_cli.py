@@ -6,7 +6,9 @@ demo's own folder - run real processes."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import io
 import json
 import os
 import random
@@ -38,7 +40,20 @@ PARSE_KEYS = {
     "sex",
     "corrections",
     "errors",
+    "unknown_code_fields",
+    "specimen",
+    "specimen_reason",
 }
+# a passport of a real state (the ICAO example below is a Utopia specimen: never admitted)
+PASSPORT = build_td3(
+    document_number="K1234567",
+    issuer="GBR",
+    nationality="GBR",
+    surname="SMITH",
+    given_names="JOHN",
+    birth_date="700101",
+    expiry_date="350101",
+)
 ICAO_TD3 = [
     "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
     "L898902C36UTO7408122F1204159ZE184226B<<<<<10",
@@ -50,13 +65,13 @@ def cli(
 ) -> tuple[int, object]:
     """Run the command line in this process, as ``main.py`` does: parse, build the
     context, dispatch, print JSON. Returns (exit code, parsed JSON or None).
-    ``clock_override`` allows an ``--at`` in the future (ADMISSION_CLOCK_OVERRIDE=1)."""
-    import contextlib
-    import io
-
+    ``clock_override`` allows an ``--at`` in the future (ADMISSION_CLOCK_OVERRIDE=1).
+    On a ``data_dir`` without a visitor file, ``init`` runs first."""
     import main
 
     argv = [*args, *(["--data-dir", str(data_dir)] if data_dir is not None else [])]
+    if data_dir is not None and args[0] != "init":
+        init_file(data_dir, key)
     saved = os.environ.pop("ADMISSION_DB_KEY", None)
     saved_override = os.environ.pop("ADMISSION_CLOCK_OVERRIDE", None)
     if key is not None:
@@ -81,11 +96,36 @@ def cli(
     return code, json.loads(text) if text.strip() else None
 
 
+def init_file(data_dir: Path, key: str | None = KEY) -> None:
+    """Create the visitor file once, as the first-run wizard or ``init`` would: no other
+    command creates it (art. 20.4)."""
+    import main
+
+    if (
+        key is None
+        or (data_dir / "visitors.db").exists()
+        or (data_dir / "visitors.db").is_symlink()
+    ):
+        return
+    saved = os.environ.get("ADMISSION_DB_KEY")
+    os.environ["ADMISSION_DB_KEY"] = key
+    try:
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert main.run(["init", "--data-dir", str(data_dir)]) == 0
+    finally:
+        if saved is None:
+            os.environ.pop("ADMISSION_DB_KEY", None)
+        else:
+            os.environ["ADMISSION_DB_KEY"] = saved
+
+
 def cli_process(
     *args: str, data_dir: Path | None = None, key: str | None = KEY
 ) -> tuple[int, object]:
     """The same as a real process, for the contract: exit code, JSON on stdout, no
-    traceback on stderr."""
+    traceback on stderr. The visitor file is created first, as ``cli`` does."""
+    if data_dir is not None and args[0] != "init":
+        init_file(data_dir, key)
     env = {k: v for k, v in os.environ.items() if k != "ADMISSION_DB_KEY"}
     if key is not None:
         env["ADMISSION_DB_KEY"] = key
@@ -111,7 +151,7 @@ def spanish_dni_mrz(
     return build_td1(
         document_code="ID",
         issuer="ESP",
-        document_number="BAA000589",
+        document_number="BAA123456",
         optional_data_1=dni(number),
         birth_date=birth,
         expiry_date=expiry,
@@ -130,12 +170,13 @@ def test_parse_mrz_prints_the_contract_fields() -> None:
     assert out["birth_date"] == "1974-08-12" and out["expiry_date"] == "2012-04-15"
     assert out["surname"] == "ERIKSSON" and out["given_names"] == "ANNA MARIA"
     assert out["id_number"] == "L898902C3" and out["errors"] == []
+    assert out["specimen"] is True and out["specimen_reason"] == "SPECIMEN_STATE"  # Utopia
 
 
 def test_parse_mrz_spanish_dni_reports_the_dni_as_id_number() -> None:
     code, out = cli("parse-mrz", *spanish_dni_mrz(12345678), "--today", "2026-11-29")
     assert code == 0 and isinstance(out, dict)
-    assert out["document_number"] == "BAA000589" and out["id_number"] == "12345678Z"
+    assert out["document_number"] == "BAA123456" and out["id_number"] == "12345678Z"
 
 
 def test_parse_mrz_refuses_a_garbled_mrz_with_codes() -> None:
@@ -246,7 +287,7 @@ def test_admission_cycle_on_the_encrypted_file(tmp_path: Path) -> None:
 
 
 def test_wrong_key_is_refused_and_the_file_is_untouched(tmp_path: Path) -> None:
-    cli_process("admit", "--mrz", *ICAO_TD3, "--no-pdf", data_dir=tmp_path)
+    cli_process("admit", "--mrz", *PASSPORT, "--no-pdf", data_dir=tmp_path)
     db = tmp_path / "visitors.db"
     before = hashlib.sha256(db.read_bytes()).hexdigest()
     code, out = cli_process("audit", "verify", data_dir=tmp_path, key="not the key")
@@ -255,6 +296,7 @@ def test_wrong_key_is_refused_and_the_file_is_untouched(tmp_path: Path) -> None:
 
 
 def test_no_key_at_all_gives_a_clear_error(tmp_path: Path) -> None:
+    init_file(tmp_path)  # a file that exists, then no key to open it
     code, out = cli_process("audit", "verify", data_dir=tmp_path, key=None)
     assert code == 3 and out["error"] in {"NO_KEY", "KEYRING_FAILED"}  # type: ignore[index]
 
@@ -262,14 +304,14 @@ def test_no_key_at_all_gives_a_clear_error(tmp_path: Path) -> None:
 def test_bad_arguments_get_codes_not_tracebacks(tmp_path: Path) -> None:
     from admission.catalogue import text
 
-    code, out = cli_process("admit", "--mrz", *ICAO_TD3, "--at", "yesterday", data_dir=tmp_path)
+    code, out = cli_process("admit", "--mrz", *PASSPORT, "--at", "yesterday", data_dir=tmp_path)
     assert code == 2 and out["error"] == "BAD_INSTANT"  # type: ignore[index]
     # the words for people come from the one catalogue, Spanish first
     assert out["message"] == text("BAD_INSTANT", "es") != out["message_en"]  # type: ignore[index]
     assert out["message_en"] == text("BAD_INSTANT", "en") != "BAD_INSTANT"  # type: ignore[index]
     code, out = cli_process("admit", data_dir=tmp_path)
     assert code == 2 and out["error"] == "USAGE"  # type: ignore[index]
-    code, out = cli_process("admit", "--mrz", *ICAO_TD3, "--card-type", "NOPE", data_dir=tmp_path)
+    code, out = cli_process("admit", "--mrz", *PASSPORT, "--card-type", "NOPE", data_dir=tmp_path)
     assert code == 1 and out["error"] == "UNKNOWN_CARD_TYPE"  # type: ignore[index]
 
 
@@ -277,10 +319,12 @@ def test_bad_arguments_get_codes_not_tracebacks(tmp_path: Path) -> None:
 def test_an_instant_in_the_future_is_refused_unless_overridden(tmp_path: Path) -> None:
     # a year typed wrong must not run the desk (and its purge) a year ahead (art. 20.4)
     ahead = "2099-01-01T12:00:00+01:00"
+    init_file(tmp_path)
+    before = (tmp_path / "visitors.db").read_bytes()
     code, out = cli("purge", "--at", ahead, data_dir=tmp_path)
+    assert (tmp_path / "visitors.db").read_bytes() == before  # refused before opening it
     assert code == 2 and out["error"] == "FUTURE_INSTANT"  # type: ignore[index]
-    assert not (tmp_path / "visitors.db").exists()  # refused before the file was opened
-    code, out = cli("admit", "--mrz", *ICAO_TD3, "--at", ahead, data_dir=tmp_path)
+    code, out = cli("admit", "--mrz", *PASSPORT, "--at", ahead, data_dir=tmp_path)
     assert code == 2 and out["error"] == "FUTURE_INSTANT"  # type: ignore[index]
     code, out = cli("purge", "--at", ahead, data_dir=tmp_path, clock_override=True)
     assert code == 0 and out["cutoff"].startswith("2098-07-01")  # type: ignore[index]
