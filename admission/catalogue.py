@@ -683,6 +683,43 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "Este tipo de documento no es de identidad (art. 23.1)",
         "This kind of document is not an identity document (art. 23.1)",
     ),
+    # -- the visitor file that never starts over, and its damage (art. 20.4) ----------
+    "NO_FILE": (
+        "No hay fichero de visitantes en esta carpeta: créelo con el comando init",
+        "There is no visitor file in this folder: create it with the init command",
+    ),
+    "FILE_EXISTS": (
+        "Ya hay un fichero de visitantes (o su marca) en esta carpeta: no se creó otro",
+        "This folder already has a visitor file (or its marker): no new file was created",
+    ),
+    "FILE_MISSING": (
+        "Falta el fichero de visitantes: recupérelo de la copia de seguridad",
+        "The visitor file is missing: restore it from the backup",
+    ),
+    "FILE_EMPTIED": (
+        "El fichero de visitantes se ha vaciado: recupérelo de la copia de seguridad",
+        "The visitor file has been emptied: restore it from the backup",
+    ),
+    "FILE_REPLACED": (
+        "Este no es el fichero de visitantes de la carpeta: recupere el suyo de la copia",
+        "This is not the visitor file of this folder: restore the right one from the backup",
+    ),
+    "MARKER_MISSING": (
+        "Falta o está dañada la marca del fichero: recupérela de la copia o use init --adopt",
+        "The file's marker is missing or damaged: restore it from the backup or init --adopt",
+    ),
+    "DAMAGED_FILE": (
+        "El fichero de visitantes está dañado y no admite cambios: recupere la copia",
+        "The visitor file is damaged and takes no changes: restore it from the backup",
+    ),
+    "READ_ONLY_DISK": (
+        "No se puede escribir en el disco o la carpeta del fichero de visitantes",
+        "The disk or folder of the visitor file cannot be written to",
+    ),
+    "DISK_FULL": (
+        "El disco está lleno: no se ha registrado nada. Libere espacio y repita",
+        "The disk is full: nothing was recorded. Free some space and try again",
+    ),
     # -- the clock (admission.clock.ClockCode) ---------------------------------------
     "FUTURE_INSTANT": (
         "La fecha y hora indicada es posterior a la de este ordenador: revise el año",
