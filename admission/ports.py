@@ -13,7 +13,9 @@ from typing import Protocol
 from admission.identity import IdentityKey
 from admission.records import (
     AdmissionEntry,
+    AuditAnchor,
     AuditCheck,
+    AuditHead,
     Ban,
     CardRecord,
     Observation,
@@ -71,6 +73,14 @@ class CardBook(Protocol):
 
     def card(self, number: int) -> CardRecord | None: ...
 
+    def open_card(
+        self, identity: IdentityKey, on: date, since: date | None = None
+    ) -> CardRecord | None:
+        """The newest card of this identity, not voided, valid on a day from ``since``
+        (the first day of the session running, past midnight) to Madrid date ``on``
+        (art. 22: the card is nominative and personal, one valid card per person)."""
+        ...
+
     def mark_printed(self, number: int, at: datetime) -> None: ...
 
     def void_card(self, number: int, reason: str, actor: str, at: datetime) -> None: ...
@@ -104,7 +114,8 @@ class StaffList(Protocol):
 
 
 class AuditTrail(Protocol):
-    """Append-only, hash-chained audit trail."""
+    """Append-only audit trail, keyed and chained, committing to the rows it records
+    (art. 20.4; the game director answers for the files, art. 14.1.b)."""
 
     def append(
         self,
@@ -115,7 +126,13 @@ class AuditTrail(Protocol):
         details: dict[str, str] | None = None,
     ) -> int: ...
 
-    def verify(self) -> AuditCheck: ...
+    def verify(self, anchors: Sequence[AuditAnchor] = ()) -> AuditCheck:
+        """The whole chain, the rows against it, and the heads kept outside the file."""
+        ...
+
+    def head(self) -> AuditHead:
+        """The newest entry, to be kept outside the file (AuditAnchor)."""
+        ...
 
 
 class Retention(Protocol):

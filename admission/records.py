@@ -99,6 +99,13 @@ class AdmissionEntry:
     registry: RegistryCheck
     card: NewCard | None = None  # None when refused, or for officials (R13)
     official_capacity: str = ""  # R13: capacity of an official on duty; no card, no charge
+    # art. 22: one person, one valid card. Card types whose holder is admitted again on
+    # the same card while it is valid (a multi-day pass); any other open card refuses
+    # a second one (ALREADY_ADMITTED).
+    reentry_types: frozenset[str] = frozenset()
+    # The Madrid day the session running at ``at`` opened (before ``at``'s own date
+    # after midnight): a card valid on any day from it to ``at``'s date is held.
+    session_day: date | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +114,10 @@ class RecordedAdmission:
     visit_id: int
     card_number: int | None
     new_visitor: bool
+    # The card the visitor already held, valid at the visit (art. 22): no second card
+    # was issued; the visit was refused (ALREADY_ADMITTED) or, for a card type that
+    # admits its holder again, recorded as admitted on that card.
+    existing_card: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,6 +209,9 @@ class AuditEntry:
     subject: str  # file number / card number / query — never a name in clear outside the DB
     details: dict[str, str] = field(default_factory=dict)
     digest: str = ""
+    # What the entry commits to: "card:17" -> keyed digest of that row as written in the
+    # same transaction (db/audit_chain.py); numbers and digests only, never a name.
+    commits: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -206,3 +220,24 @@ class AuditCheck:
     entries: int
     first_bad_seq: int | None
     problem: str  # "" or a db.audit_chain.AuditChainCode: DIGEST_MISMATCH, CHAIN_BROKEN, ...
+    rows: int = 0  # visits, cards, bans... present in the file and checked against the chain
+    anchors: int = 0  # heads printed outside the file (AuditAnchor) found in the chain
+    row: str = ""  # the first row found wrong ("card:17") or the kind of row missing
+
+
+@dataclass(frozen=True, slots=True)
+class AuditHead:
+    """The newest entry of the audit chain, to be kept outside the file (printed on the
+    daily visitor book): a later rewrite of anything up to it changes its digest."""
+
+    seq: int  # 0 for an empty chain
+    digest: str
+    at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class AuditAnchor:
+    """A head kept outside the file: entry ``seq`` must still have ``digest``."""
+
+    seq: int
+    digest: str

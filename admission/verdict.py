@@ -42,6 +42,9 @@ class Reason(Code):
     INTERNAL_BAN = "INTERNAL_BAN"  # the casino's own ban (art. 21.2-3)
     CASINO_STAFF = "CASINO_STAFF"  # off duty: only with the director's leave (art. 18.1.a)
     GAME_DIRECTOR = "GAME_DIRECTOR"  # staff may not play (art. 18.1.b)
+    # art. 22: the card is nominative and personal - one valid card per person; the one
+    # held is reprinted if lost, never doubled
+    ALREADY_ADMITTED = "ALREADY_ADMITTED"
     DOCUMENT_EXPIRED = "DOCUMENT_EXPIRED"
     DOCUMENT_INVALID = "DOCUMENT_INVALID"  # it failed its checks (check digits, letter...)
     DOCUMENT_NOT_ACCEPTED = "DOCUMENT_NOT_ACCEPTED"  # not one of art. 23.1's documents

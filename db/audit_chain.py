@@ -1,33 +1,80 @@
-"""The audit trail's hash chain (pure functions shared by the store and the fake).
+"""The audit chain (pure functions shared by the store and the fake; art. 20.4, 14.1.b).
 
-digest(n) = SHA-256(canonical JSON of [digest(n-1), seq, at, actor, action, subject,
-details]); the first row chains from 64 zeros. Editing, removing or reordering a row
-breaks every later digest; removing the newest rows is caught by the ``audit``
-counter kept in the same transaction.
+Entry n carries ``digest(n) = HMAC-SHA256(audit key, canonical JSON of [label,
+digest(n-1), seq, at, actor, action, subject, details, refs])``; the first entry chains
+from 64 zeros. Without the audit key (db/audit_key.py) no one can write a chain that
+verifies; whoever holds it is still bound by the heads printed outside the file
+(:class:`admission.records.AuditHead`, checked by ``verify --anchor``).
+
+``refs`` is what the entry commits to: ``{"card:17": [mac, created], ...}`` where
+``mac = HMAC(audit key, [label, ref, content of the row])`` over the visit, visitor,
+card (with its prints, reprints and voids), ban, staff or observation row written in
+the same transaction, and ``created`` is 1 when the entry records the row's creation.
+Verification recomputes the macs of the rows still present against the newest entry
+committing to each (``audit_refs`` points to it) and checks, per kind, that rows
+created = rows present + rows erased, the erased ones being counted by the ``ERASED``
+entry written in the transaction that erased them (the six-month purge, art. 20.4).
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
 from enum import unique
+from typing import Any, Protocol
 
 from admission.codes import Code
-from admission.records import AuditCheck
+from admission.records import (
+    AuditAnchor,
+    AuditCheck,
+    Ban,
+    CardRecord,
+    Observation,
+    StaffMember,
+    VisitRecord,
+)
+from db import codec
 
 GENESIS = "0" * 64
+ENTRY_LABEL = "admission-desk/audit-entry/v1"
+ROW_LABEL = "admission-desk/audit-row/v1"
+ROW_MAC_HEX = 32  # HMAC-SHA256 truncated to 128 bits per row
+# The rows the chain commits to, in the order verification reads them.
+KINDS = ("visitor", "visit", "card", "ban", "staff", "observation")
+ERASED = "ERASED"  # action of the entry counting the rows erased in its transaction
+UPGRADE = "AUDIT_UPGRADE"  # action of the entry that keyed an older chain (migration 0030)
+BASELINE = "AUDIT_BASELINE"  # action of the entries committing to rows older than the key
 
 
 @unique
 class AuditChainCode(Code):
-    """Why the audit trail does not verify: the first problem found, walking in order."""
+    """Why the audit trail does not verify (the first problem found), or cannot be used."""
 
     SEQUENCE_GAP = "SEQUENCE_GAP"  # a row is missing or out of order
     CHAIN_BROKEN = "CHAIN_BROKEN"  # a row does not follow from the one before it
-    DIGEST_MISMATCH = "DIGEST_MISMATCH"  # a row was changed after it was written
+    DIGEST_MISMATCH = "DIGEST_MISMATCH"  # a row was changed, or written without the key
     TAIL_MISSING = "TAIL_MISSING"  # the newest rows were removed (the counter says more)
+    UNKEYED_ENTRY = "UNKEYED_ENTRY"  # an entry claims the old unkeyed algorithm
+    LEGACY_CHAIN_BROKEN = "LEGACY_CHAIN_BROKEN"  # the chain was broken before it was keyed
+    ANCHOR_MISMATCH = "ANCHOR_MISMATCH"  # the entry differs from the head printed outside
+    ANCHOR_NOT_FOUND = "ANCHOR_NOT_FOUND"  # the chain is shorter than the printed head
+    ROW_CHANGED = "ROW_CHANGED"  # a visit, card, ban... differs from what the chain recorded
+    ROW_UNRECORDED = "ROW_UNRECORDED"  # a row the chain never recorded
+    ROW_ROLLED_BACK = "ROW_ROLLED_BACK"  # a row was put back to an older recorded state
+    ROWS_MISSING = "ROWS_MISSING"  # rows were erased outside an audited erasure
+    AUDIT_KEY_MISSING = "AUDIT_KEY_MISSING"  # the chain is keyed and its key is not here
+    AUDIT_KEY_WRONG = "AUDIT_KEY_WRONG"  # the key given is not the key of this chain
+    AUDIT_KEY_BAD = "AUDIT_KEY_BAD"  # ADMISSION_AUDIT_KEY or the key file is not 64 hex
+
+
+class ChainKey(Protocol):
+    """The audit key (:class:`db.audit_key.AuditKey`): HMAC-SHA256 as hex."""
+
+    def mac(self, data: bytes) -> str: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,36 +87,262 @@ class ChainRow:
     details: str  # canonical JSON object
     prev_digest: str
     digest: str
+    refs: str = "{}"  # canonical JSON object: ref -> [row mac, created 0/1]
+    keyed: bool = True  # False: written by the pre-0030 unkeyed algorithm
 
 
-def canonical_details(details: dict[str, str] | None) -> str:
+def chain_row(row: Sequence[Any]) -> ChainRow:
+    """A ChainRow from one audit row's ``seq, at, actor, action, subject, details,
+    prev_digest, digest, refs, keyed``."""
+    seq, at, actor, action, subject, details, prev, dig, refs, keyed = row
+    return ChainRow(
+        int(seq), at, actor, action, subject, details, prev, dig, refs, keyed=bool(keyed)
+    )
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def canonical_details(details: Mapping[str, str] | None) -> str:
     clean = {str(k): str(v) for k, v in (details or {}).items()}
     return json.dumps(clean, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+
+
+def canonical_refs(refs: Mapping[str, tuple[str, bool]]) -> str:
+    return json.dumps(
+        {ref: [mac, int(created)] for ref, (mac, created) in refs.items()},
+        sort_keys=True,
+        separators=(",", ":"),
+    )
+
+
+def parse_refs(text: str) -> dict[str, tuple[str, bool]]:
+    return {str(ref): (str(v[0]), bool(v[1])) for ref, v in json.loads(text or "{}").items()}
+
+
+def kind_of(ref: str) -> str:
+    return ref.split(":", 1)[0]
 
 
 def digest(
     prev: str, seq: int, at: str, actor: str, action: str, subject: str, details: str
 ) -> str:
-    content = json.dumps(
-        [prev, seq, at, actor, action, subject, details], ensure_ascii=False, separators=(",", ":")
-    )
+    """The pre-0030 unkeyed digest (SHA-256): checked once, before the chain is keyed."""
+    content = _json([prev, seq, at, actor, action, subject, details])
     return hashlib.sha256(content.encode("utf-8")).hexdigest()
 
 
-def verify_chain(rows: Iterable[ChainRow], expected_count: int | None = None) -> AuditCheck:
-    """Walk the rows in ``seq`` order; ``expected_count`` is the store's own counter."""
-    prev = GENESIS
-    count = 0
+def entry_mac(
+    key: ChainKey,
+    prev: str,
+    seq: int,
+    at: str,
+    actor: str,
+    action: str,
+    subject: str,
+    details: str,
+    refs: str,
+) -> str:
+    content = _json([ENTRY_LABEL, prev, seq, at, actor, action, subject, details, refs])
+    return key.mac(content.encode("utf-8"))
+
+
+def row_mac(key: ChainKey, ref: str, content: Sequence[object]) -> str:
+    return key.mac(_json([ROW_LABEL, ref, list(content)]).encode("utf-8"))[:ROW_MAC_HEX]
+
+
+# -- what each kind of row commits to (the same values from both stores) -------------------
+
+
+def _opt_ts(at: datetime | None) -> str | None:
+    return None if at is None else codec.ts(at)
+
+
+def visit_content(v: VisitRecord) -> list[object]:
+    r = v.registry
+    return [
+        v.file_number,
+        codec.ts(v.at),
+        v.desk_id,
+        v.operator,
+        v.verdict,
+        list(v.reasons),
+        v.document_type,
+        v.document_number,
+        [r.status, r.source, r.version, r.age_seconds],
+        v.official_capacity,
+    ]  # the card links itself to the visit (card_content)
+
+
+def visitor_content(
+    identity: str, surname: str, given_names: str, birth: str | None, nationality: str
+) -> list[object]:
+    return [identity, surname, given_names, birth, nationality]  # seen dates are derived
+
+
+CardEvent = tuple[datetime, str, str, str]  # at, kind, reason, actor
+
+
+def card_content(c: CardRecord, events: Sequence[CardEvent]) -> list[object]:
+    return [
+        c.file_number,
+        c.visit_id or None,  # None once retention erased the visit (recorded by ERASED)
+        c.card_type,
+        c.price_cents,
+        codec.ts(c.issued_at),
+        codec.day(c.valid_from),
+        codec.day(c.valid_until),
+        c.status.value,
+        c.exceptional,
+        c.private_rooms,
+        c.authorised_by,
+        c.print_count,
+        c.void_reason,
+        [[codec.ts(at), kind, reason, actor] for at, kind, reason, actor in events],
+    ]
+
+
+def ban_content(b: Ban) -> list[object]:
+    return [
+        b.identity.text,
+        b.reason,
+        b.decided_by,
+        codec.ts(b.created_at),
+        _opt_ts(b.expires_at),
+        _opt_ts(b.lifted_at),
+        b.lift_reason,
+    ]
+
+
+def staff_content(m: StaffMember) -> list[object]:
+    return [m.identity.text, m.name, m.role.value, m.active]
+
+
+def observation_content(o: Observation) -> list[object]:
+    return [o.file_number, codec.ts(o.at), o.author, o.text]
+
+
+# -- verification --------------------------------------------------------------------------
+
+
+@dataclass
+class ChainWalk:
+    """The walk of the entries: the first problem, and what the rows are checked against."""
+
+    check: AuditCheck
+    created: Counter[str] = field(default_factory=Counter)
+    erased: Counter[str] = field(default_factory=Counter)
+
+
+def _fail(entries: int, seq: int | None, problem: AuditChainCode) -> AuditCheck:
+    return AuditCheck(False, entries, seq, problem)
+
+
+def walk_chain(
+    rows: Iterable[ChainRow],
+    key: ChainKey,
+    *,
+    expected_count: int | None = None,
+    anchors: Sequence[AuditAnchor] = (),
+    pointers: Mapping[str, int] | None = None,
+) -> ChainWalk:
+    """Walk the entries in ``seq`` order. ``expected_count`` is the store's own counter;
+    ``pointers`` (ref -> newest committing seq) is checked here when given (the fake),
+    with one query by the store."""
+    wanted = {a.seq: a.digest for a in anchors}
+    walk = ChainWalk(AuditCheck(True, 0, None, ""))
+    prev, count, legacy = GENESIS, 0, None
     for row in rows:
         count += 1
+        done = count - 1
         if row.seq != count:
-            return AuditCheck(False, count - 1, row.seq, AuditChainCode.SEQUENCE_GAP)
+            walk.check = _fail(done, row.seq, AuditChainCode.SEQUENCE_GAP)
+            return walk
+        if not row.keyed:
+            walk.check = _fail(done, row.seq, AuditChainCode.UNKEYED_ENTRY)
+            return walk
         if row.prev_digest != prev:
-            return AuditCheck(False, count - 1, row.seq, AuditChainCode.CHAIN_BROKEN)
-        expected = digest(prev, row.seq, row.at, row.actor, row.action, row.subject, row.details)
+            walk.check = _fail(done, row.seq, AuditChainCode.CHAIN_BROKEN)
+            return walk
+        expected = entry_mac(
+            key,
+            prev,
+            row.seq,
+            row.at,
+            row.actor,
+            row.action,
+            row.subject,
+            row.details,
+            row.refs,
+        )
         if row.digest != expected:
-            return AuditCheck(False, count - 1, row.seq, AuditChainCode.DIGEST_MISMATCH)
+            walk.check = _fail(done, row.seq, AuditChainCode.DIGEST_MISMATCH)
+            return walk
+        if row.seq in wanted and wanted[row.seq] != row.digest:
+            walk.check = _fail(done, row.seq, AuditChainCode.ANCHOR_MISMATCH)
+            return walk
+        refs = parse_refs(row.refs)
+        for ref, (_, created) in refs.items():
+            if created:
+                walk.created[kind_of(ref)] += 1
+            if pointers is not None and pointers.get(ref, row.seq) < row.seq:
+                walk.check = _fail(done, row.seq, AuditChainCode.ROW_ROLLED_BACK)
+                return walk
+        if row.action in (ERASED, UPGRADE):
+            details = json.loads(row.details)
+            if row.action == ERASED:
+                walk.erased.update({k: int(details.get(k, 0)) for k in KINDS})
+            elif details.get("legacy_ok") == "0" and legacy is None:
+                legacy = int(details.get("legacy_first_bad_seq") or row.seq)
         prev = row.digest
     if expected_count is not None and count != expected_count:
-        return AuditCheck(False, count, count + 1, AuditChainCode.TAIL_MISSING)
-    return AuditCheck(True, count, None, "")
+        walk.check = _fail(count, count + 1, AuditChainCode.TAIL_MISSING)
+    elif any(seq > count for seq in wanted):
+        beyond = min(s for s in wanted if s > count)
+        walk.check = _fail(count, beyond, AuditChainCode.ANCHOR_NOT_FOUND)
+    elif legacy is not None:
+        walk.check = _fail(count, legacy, AuditChainCode.LEGACY_CHAIN_BROKEN)
+    else:
+        walk.check = AuditCheck(True, count, None, "", anchors=len(wanted))
+    return walk
+
+
+@dataclass(frozen=True, slots=True)
+class CoveredRow:
+    """A row present in the file, with the newest entry that says it committed to it."""
+
+    ref: str
+    content: Sequence[object]
+    pointer: int | None  # audit_refs.seq
+    entry_refs: str | None  # that entry's refs (None: no such entry)
+
+
+def check_rows(
+    key: ChainKey, rows: Iterable[CoveredRow], walk: ChainWalk, present: Counter[str]
+) -> AuditCheck:
+    """Every row present matches the newest entry committing to it; per kind, rows
+    created = present + erased. ``present`` is filled while the rows are read."""
+    entries = walk.check.entries
+    checked = 0
+    for row in rows:
+        checked += 1
+        present[kind_of(row.ref)] += 1
+        if row.pointer is None or row.entry_refs is None:
+            return AuditCheck(False, entries, None, AuditChainCode.ROW_UNRECORDED, row=row.ref)
+        recorded = parse_refs(row.entry_refs).get(row.ref)
+        if recorded is None:
+            return AuditCheck(
+                False, entries, row.pointer, AuditChainCode.ROW_UNRECORDED, row=row.ref
+            )
+        if recorded[0] != row_mac(key, row.ref, row.content):
+            return AuditCheck(False, entries, row.pointer, AuditChainCode.ROW_CHANGED, row=row.ref)
+    for kind in KINDS:
+        if walk.created[kind] != present[kind] + walk.erased[kind]:
+            problem = (
+                AuditChainCode.ROWS_MISSING
+                if walk.created[kind] > present[kind] + walk.erased[kind]
+                else AuditChainCode.ROW_UNRECORDED
+            )
+            return AuditCheck(False, entries, None, problem, rows=checked, row=kind)
+    return AuditCheck(True, entries, None, "", rows=checked, anchors=walk.check.anchors)

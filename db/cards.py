@@ -1,16 +1,21 @@
 """Entry cards (tarjetas de entrada, art. 22): printing, reprints and voids keep the
-number; each is a card_events row with its reason, and voids/reprints are audited."""
+number; each is a card_events row with its reason, and each is an audit entry that
+commits to the card as it now is, events included (art. 20.4)."""
 
 from __future__ import annotations
 
+import json
 import sqlite3
-from datetime import datetime
+from datetime import date, datetime
 from typing import Any
 
 from admission.errors import InvalidStateError, NotFoundError
+from admission.identity import IdentityKey
 from admission.records import CardRecord, CardStatus, RecordErrorCode
 from db import codec
-from db.visitors import VisitorsMixin
+from db.audit_chain import card_content
+from db.audit_rows import CoveredTable
+from db.visitors import OPEN_CARDS, VisitorsMixin
 
 CARD_COLUMNS = (
     "number, file_number, visit_id, card_type, price_cents, issued_at, valid_from, "
@@ -58,12 +63,43 @@ def card_from_row(row: Any) -> CardRecord:
     )
 
 
+# The card row and its events as one JSON array, oldest first, for the chain.
+_AUDITED_CARD = (
+    ", ".join(f"t.{c.strip()}" for c in CARD_COLUMNS.split(","))
+    + ", (SELECT json_group_array(json_array(e.at, e.kind, e.reason, e.actor)) FROM "
+    "(SELECT at, kind, reason, actor FROM card_events WHERE card_number = t.number "
+    "ORDER BY event_id) AS e)"
+)
+
+
+def _card_content(conn: sqlite3.Connection, row: tuple[object, ...]) -> list[object]:
+    events = [
+        (codec.parse_ts(str(at)), str(kind), str(reason), str(actor))
+        for at, kind, reason, actor in json.loads(str(row[14] or "[]"))
+    ]
+    return card_content(card_from_row(row[:14]), events)
+
+
 def _require_reason(reason: str) -> None:
     if not reason.strip():
         raise InvalidStateError("a reason is required", code=RecordErrorCode.REASON_REQUIRED)
 
 
 class CardsMixin(VisitorsMixin):
+    def _covered(self) -> dict[str, CoveredTable]:
+        card = CoveredTable("card", "cards", "number", _AUDITED_CARD, _card_content)
+        return {**super()._covered(), "card": card}
+
+    def open_card(
+        self, identity: IdentityKey, on: date, since: date | None = None
+    ) -> CardRecord | None:
+        """The newest card of this identity, not voided, valid on Madrid date ``on`` or
+        on a day from ``since`` (the session's first day) to ``on`` (art. 22)."""
+        first = codec.day(min(since or on, on))
+        with self._read() as conn:
+            row = conn.execute(OPEN_CARDS, (identity.text, codec.day(on), first)).fetchone()
+        return None if row is None else self.card(int(row[0]))
+
     def card(self, number: int) -> CardRecord | None:
         with self._read() as conn:
             row = conn.execute(
@@ -102,6 +138,9 @@ class CardsMixin(VisitorsMixin):
                 "VALUES (?, ?, 'PRINTED', '', '')",
                 (number, codec.ts(at)),
             )
+            self._audit(
+                conn, "card-printer", "CARD_PRINTED", f"card:{number}", at, None, _card(number)
+            )
 
     def void_card(self, number: int, reason: str, actor: str, at: datetime) -> None:
         _require_reason(reason)
@@ -116,7 +155,7 @@ class CardsMixin(VisitorsMixin):
                 "VALUES (?, ?, 'VOIDED', ?, ?)",
                 (number, codec.ts(at), reason, actor),
             )
-            self._audit(conn, actor, "CARD_VOID", f"card:{number}", at)
+            self._audit(conn, actor, "CARD_VOID", f"card:{number}", at, None, _card(number))
 
     def record_reprint(self, number: int, reason: str, actor: str, at: datetime) -> None:
         """A reprint of the same number is requested (print_count grows on mark_printed)."""
@@ -128,7 +167,7 @@ class CardsMixin(VisitorsMixin):
                 "VALUES (?, ?, 'REPRINT', ?, ?)",
                 (number, codec.ts(at), reason, actor),
             )
-            self._audit(conn, actor, "CARD_REPRINT", f"card:{number}", at)
+            self._audit(conn, actor, "CARD_REPRINT", f"card:{number}", at, None, _card(number))
 
     @staticmethod
     def _status(conn: sqlite3.Connection, number: int) -> CardStatus:
@@ -140,3 +179,7 @@ class CardsMixin(VisitorsMixin):
         if status is CardStatus.VOIDED:
             raise InvalidStateError("the card is voided", code=RecordErrorCode.CARD_VOIDED)
         return status
+
+
+def _card(number: int) -> list[tuple[str, bool]]:
+    return [(f"card:{number}", False)]

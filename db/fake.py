@@ -1,5 +1,6 @@
 """``FakeStore``: a pure-Python, in-memory store with the same ports and rules as
-``SqlCipherStore`` (gapless card numbers, the same purge rules, the same audit chain).
+``SqlCipherStore`` (gapless card numbers, one valid card per person, the same purge
+rules, the same keyed audit chain committing to the same rows: db/fake_chain.py).
 
 For domain and flow tests (STYLE.md rule 9). It records every call in ``calls`` and can
 be scripted to fail: ``store.fail_next("record_admission", StoreError(...))``.
@@ -11,17 +12,19 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import replace
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 
 from admission.errors import AdmissionError, InvalidStateError, NotFoundError
 from admission.identity import IdentityKey
 from admission.ports import Clock, madrid_date
 from admission.records import (
     AdmissionEntry,
+    AuditAnchor,
     AuditCheck,
     AuditEntry,
+    AuditHead,
     Ban,
     CardRecord,
     CardStatus,
@@ -34,8 +37,19 @@ from admission.records import (
     VisitRecord,
 )
 from db import codec, names
-from db.audit_chain import GENESIS, ChainRow, canonical_details, digest, verify_chain
-from db.visitors import check_entry
+from db.audit_chain import (
+    KINDS,
+    ChainRow,
+    ban_content,
+    card_content,
+    observation_content,
+    staff_content,
+    visit_content,
+    visitor_content,
+)
+from db.audit_key import AuditKey
+from db.fake_chain import FakeChain
+from db.visitors import check_entry, second_card
 
 
 def _utc(at: datetime) -> datetime:
@@ -43,7 +57,7 @@ def _utc(at: datetime) -> datetime:
 
 
 class FakeStore:
-    def __init__(self, clock: Clock | None = None) -> None:
+    def __init__(self, clock: Clock | None = None, audit_key: AuditKey | None = None) -> None:
         self.calls: list[tuple[str, tuple[object, ...]]] = []
         self._failures: dict[str, list[AdmissionError]] = {}
         self._clock = clock
@@ -51,7 +65,7 @@ class FakeStore:
         self._by_identity: dict[str, int] = {}
         self._next_file = 1
         self._visits: dict[int, VisitRecord] = {}
-        self._observations: list[Observation] = []
+        self._observations: dict[int, Observation] = {}
         self._cards: dict[int, CardRecord] = {}
         self._card_events: dict[int, list[tuple[datetime, str, str, str]]] = {}
         self._next_card = 1
@@ -59,8 +73,17 @@ class FakeStore:
         self._staff: dict[str, StaffMember] = {}
         self._settings: dict[str, str] = {}
         self._secrets: dict[str, bytes] = {}
-        self.audit_rows: list[ChainRow] = []  # public: tests may tamper with it
+        self.chain = FakeChain(audit_key or AuditKey.generate("fake"), self._row_content)
         self.closed = False
+
+    @property
+    def audit_key_source(self) -> str:
+        return self.chain.key.source
+
+    @property
+    def audit_rows(self) -> list[ChainRow]:
+        """The chain's entries (public: tests may tamper with them)."""
+        return self.chain.rows
 
     # -- scripting -------------------------------------------------------------------------
 
@@ -127,19 +150,34 @@ class FakeStore:
     def observations(self, file_number: int) -> Sequence[Observation]:
         self._call("observations", file_number)
         return sorted(
-            (o for o in self._observations if o.file_number == file_number), key=lambda o: o.at
+            (o for o in self._observations.values() if o.file_number == file_number),
+            key=lambda o: o.at,
         )
 
     def add_observation(self, file_number: int, text: str, author: str, at: datetime) -> None:
         self._call("add_observation", file_number, text, author, at)
         if file_number not in self._visitors:
             raise NotFoundError("no such file number")
-        self._observations.append(Observation(file_number, _utc(at), author, text))
+        observation_id = max(self._observations, default=0) + 1
+        self._observations[observation_id] = Observation(file_number, _utc(at), author, text)
+        self.chain.append(
+            author,
+            "OBSERVATION",
+            f"file:{file_number}",
+            at,
+            rows=[(f"observation:{observation_id}", True)],
+        )
 
     def record_admission(self, entry: AdmissionEntry) -> RecordedAdmission:
         self._call("record_admission", entry)
         check_entry(entry)
         at = _utc(entry.at)
+        existing = None
+        if entry.card is not None:
+            held = self.open_card(entry.identity, madrid_date(entry.at), entry.session_day)
+            if held is not None:  # art. 22: one person, one valid card
+                existing = held.number
+                entry = second_card(entry, held.card_type)
         number = self._by_identity.get(entry.identity.text)
         new = number is None
         if number is None:
@@ -182,7 +220,7 @@ class FakeStore:
             )
             self._card_events[card_number] = []
             if c.exceptional:
-                self._audit(
+                self.chain.append(
                     c.authorised_by,
                     "EXCEPTIONAL_CARD",
                     f"card:{card_number}",
@@ -203,13 +241,40 @@ class FakeStore:
             card_number,
             entry.official_capacity,
         )
-        return RecordedAdmission(number, visit_id, card_number, new)
+        details = {"visit": str(visit_id), "verdict": entry.verdict}
+        if card_number is not None:
+            details["card"] = str(card_number)
+        if existing is not None:
+            details["existing_card"] = str(existing)
+        rows = [(f"visitor:{number}", new), (f"visit:{visit_id}", True)]
+        if card_number is not None:
+            rows.append((f"card:{card_number}", True))
+        self.chain.append(entry.operator, "VISIT", f"file:{number}", entry.at, details, rows)
+        return RecordedAdmission(number, visit_id, card_number, new, existing)
 
     # -- CardBook -----------------------------------------------------------------------
 
     def card(self, number: int) -> CardRecord | None:
         self._call("card", number)
         return self._cards.get(number)
+
+    def open_card(
+        self, identity: IdentityKey, on: date, since: date | None = None
+    ) -> CardRecord | None:
+        """The newest card of this identity, not voided, valid on a day from ``since``
+        (the session's first day) to Madrid date ``on``."""
+        self._call("open_card", identity, on, since)
+        file_number = self._by_identity.get(identity.text)
+        first = min(since or on, on)
+        valid = [
+            c
+            for c in self._cards.values()
+            if c.file_number == file_number
+            and c.status is not CardStatus.VOIDED
+            and c.valid_from <= on
+            and c.valid_until >= first
+        ]
+        return max(valid, key=lambda c: c.number, default=None)
 
     def card_events(self, number: int) -> list[tuple[datetime, str, str, str]]:
         return list(self._card_events.get(number, []))
@@ -232,6 +297,7 @@ class FakeStore:
             card, status=CardStatus.PRINTED, print_count=card.print_count + 1
         )
         self._card_events[number].append((_utc(at), "PRINTED", "", ""))
+        self.chain.append("card-printer", "CARD_PRINTED", f"card:{number}", at, None, _card(number))
 
     def void_card(self, number: int, reason: str, actor: str, at: datetime) -> None:
         self._call("void_card", number, reason, actor, at)
@@ -239,14 +305,14 @@ class FakeStore:
         card = self._live_card(number)
         self._cards[number] = replace(card, status=CardStatus.VOIDED, void_reason=reason)
         self._card_events[number].append((_utc(at), "VOIDED", reason, actor))
-        self._audit(actor, "CARD_VOID", f"card:{number}", at)
+        self.chain.append(actor, "CARD_VOID", f"card:{number}", at, None, _card(number))
 
     def record_reprint(self, number: int, reason: str, actor: str, at: datetime) -> None:
         self._call("record_reprint", number, reason, actor, at)
         _require_reason(reason)
         self._live_card(number)
         self._card_events[number].append((_utc(at), "REPRINT", reason, actor))
-        self._audit(actor, "CARD_REPRINT", f"card:{number}", at)
+        self.chain.append(actor, "CARD_REPRINT", f"card:{number}", at, None, _card(number))
 
     # -- BanList, StaffList ---------------------------------------------------------------
 
@@ -283,12 +349,13 @@ class FakeStore:
             None if expires_at is None else _utc(expires_at),
         )
         self._bans[ban.ban_id] = ban
-        self._audit(
+        self.chain.append(
             decided_by,
             "BAN_ADD",
             f"ban:{ban.ban_id}",
             at,
             {"identity": self.keyed_hash(identity.text)},
+            [(f"ban:{ban.ban_id}", True)],
         )
         return ban
 
@@ -304,7 +371,7 @@ class FakeStore:
         if ban.lifted_at is not None:
             raise InvalidStateError("the ban is already lifted", code=RecordErrorCode.BAN_LIFTED)
         self._bans[ban_id] = replace(ban, lifted_at=_utc(at), lift_reason=reason)
-        self._audit(actor, "BAN_LIFT", f"ban:{ban_id}", at)
+        self.chain.append(actor, "BAN_LIFT", f"ban:{ban_id}", at, None, [(f"ban:{ban_id}", False)])
 
     def staff_member(self, identity: IdentityKey) -> StaffMember | None:
         self._call("staff_member", identity)
@@ -312,13 +379,16 @@ class FakeStore:
 
     def add_staff(self, member: StaffMember, actor: str, at: datetime) -> None:
         self._call("add_staff", member, actor, at)
+        created = member.identity.text not in self._staff
         self._staff[member.identity.text] = member
-        self._audit(
+        subject = self.keyed_hash(member.identity.text)
+        self.chain.append(
             actor,
             "STAFF_SET",
-            self.keyed_hash(member.identity.text),
+            subject,
             at,
             {"role": member.role.value, "active": str(int(member.active))},
+            [(f"staff:{subject}", created)],
         )
 
     # -- AuditTrail, settings ---------------------------------------------------------------
@@ -332,53 +402,53 @@ class FakeStore:
         details: dict[str, str] | None = None,
     ) -> int:
         self._call("append", actor, action, subject, at, details)
-        return self._audit(actor, action, subject, at, details)
+        return self.chain.append(actor, action, subject, at, details)
 
-    def _audit(
-        self,
-        actor: str,
-        action: str,
-        subject: str,
-        at: datetime,
-        details: dict[str, str] | None = None,
-    ) -> int:
-        seq = len(self.audit_rows) + 1
-        prev = self.audit_rows[-1].digest if self.audit_rows else GENESIS
-        stamp, text = codec.ts(at), canonical_details(details)
-        self.audit_rows.append(
-            ChainRow(
-                seq,
-                stamp,
-                actor,
-                action,
-                subject,
-                text,
-                prev,
-                digest(prev, seq, stamp, actor, action, subject, text),
-            )
-        )
-        return seq
-
-    def verify(self) -> AuditCheck:
+    def verify(self, anchors: Sequence[AuditAnchor] = ()) -> AuditCheck:
         self._call("verify")
-        return verify_chain(self.audit_rows)
+        return self.chain.verify(self._present_rows(), anchors)
+
+    def head(self) -> AuditHead:
+        return self.chain.head()
 
     def audit_entries(self, since_seq: int = 0, limit: int = 1000) -> list[AuditEntry]:
-        import json
+        return self.chain.entries(since_seq, limit)
 
-        return [
-            AuditEntry(
-                r.seq,
-                codec.parse_ts(r.at),
-                r.actor,
-                r.action,
-                r.subject,
-                json.loads(r.details),
-                r.digest,
-            )
-            for r in self.audit_rows
-            if r.seq > since_seq
-        ][:limit]
+    # -- the rows the chain commits to (the same content as db/audit.py's readers) -----------
+
+    def _row_content(self, ref: str) -> list[object] | None:
+        for found, content in self._rows_of(ref.split(":", 1)[0]):
+            if found == ref:
+                return content
+        return None
+
+    def _present_rows(self) -> Iterator[tuple[str, list[object]]]:
+        for kind in KINDS:
+            yield from self._rows_of(kind)
+
+    def _rows_of(self, kind: str) -> Iterator[tuple[str, list[object]]]:
+        if kind == "visitor":
+            for n, v in sorted(self._visitors.items()):
+                birth = None if v.birth_date is None else codec.day(v.birth_date)
+                content = visitor_content(
+                    v.identity.text, v.surname, v.given_names, birth, v.nationality
+                )
+                yield f"visitor:{n}", content
+        elif kind == "visit":
+            for n, visit in sorted(self._visits.items()):
+                yield f"visit:{n}", visit_content(visit)
+        elif kind == "card":
+            for n, card in sorted(self._cards.items()):
+                yield f"card:{n}", card_content(card, self._card_events.get(n, []))
+        elif kind == "ban":
+            for n, ban in sorted(self._bans.items()):
+                yield f"ban:{n}", ban_content(ban)
+        elif kind == "staff":
+            for m in self._staff.values():
+                yield "staff:" + self.keyed_hash(m.identity.text), staff_content(m)
+        elif kind == "observation":
+            for n, o in sorted(self._observations.items()):
+                yield f"observation:{n}", observation_content(o)
 
     def secret(self, name: str) -> bytes:
         return self._secrets.setdefault(name, os.urandom(32))
@@ -402,21 +472,22 @@ class FakeStore:
         def ended(card: CardRecord) -> bool:
             return card.status is CardStatus.VOIDED or card.valid_until < cut_day
 
+        erased: list[str] = []  # refs, for the ERASED entry (db/audit.py)
+        unlinked: list[str] = []
+        purged: list[int] = []
         old = {vid for vid, v in self._visits.items() if v.at < cut}
-        cards = 0
         for number, card in list(self._cards.items()):
             if card.visit_id in old or card.visit_id == 0:
                 if ended(card):
-                    del self._cards[number]
-                    self._card_events.pop(number, None)
-                    cards += 1
-                else:
+                    self._drop_card(number)
+                    purged.append(number)
+                elif card.visit_id != 0:
                     self._cards[number] = replace(card, visit_id=0)
+                    unlinked.append(f"card:{number}")
         for vid in old:
             del self._visits[vid]
-        kept_obs = [o for o in self._observations if o.at >= cut]
-        observations = len(self._observations) - len(kept_obs)
-        self._observations = kept_obs
+        erased += [f"visit:{vid}" for vid in old]
+        gone_obs = [n for n, o in self._observations.items() if o.at < cut]
         visitors = 0
         for number, visitor in list(self._visitors.items()):
             if any(v.file_number == number for v in self._visits.values()):
@@ -426,20 +497,31 @@ class FakeStore:
             if any(_in_force(b, cut) for b in self.bans(visitor.identity)):
                 continue
             for card_number in [n for n, c in self._cards.items() if c.file_number == number]:
-                del self._cards[card_number]
-                cards += 1
-            before = len(self._observations)
-            self._observations = [o for o in self._observations if o.file_number != number]
-            observations += before - len(self._observations)
+                self._drop_card(card_number)
+                purged.append(card_number)
+            gone_obs += [n for n, o in self._observations.items() if o.file_number == number]
             del self._visitors[number]
             del self._by_identity[visitor.identity.text]
+            erased.append(f"visitor:{number}")
             visitors += 1
+        for n in set(gone_obs):
+            del self._observations[n]
         ended_bans = [i for i, b in self._bans.items() if not _in_force(b, cut)]
         for ban_id in ended_bans:
             del self._bans[ban_id]
-        report = PurgeReport(cutoff, len(old), visitors, observations, cards)
+        erased += [f"card:{n}" for n in purged] + [f"ban:{i}" for i in ended_bans]
+        erased += [f"observation:{n}" for n in set(gone_obs)]
+        report = PurgeReport(
+            cutoff,
+            len(old),
+            visitors,
+            len(set(gone_obs)),
+            len(purged),
+            purged_cards=tuple(sorted(purged)),
+        )
         now = self._clock.now() if self._clock else datetime.now(UTC)
-        self._audit(
+        self.chain.erased(now, erased, unlinked)
+        self.chain.append(
             "retention",
             "PURGE",
             "visitor-file",
@@ -449,11 +531,15 @@ class FakeStore:
                 "bans": str(len(ended_bans)),
                 "visits": str(report.visits),
                 "visitors": str(visitors),
-                "observations": str(observations),
-                "cards": str(cards),
+                "observations": str(report.observations),
+                "cards": str(report.cards),
             },
         )
         return report
+
+    def _drop_card(self, number: int) -> None:
+        del self._cards[number]
+        self._card_events.pop(number, None)
 
 
 def _in_force(ban: Ban, cut: datetime) -> bool:
@@ -465,3 +551,7 @@ def _in_force(ban: Ban, cut: datetime) -> bool:
 def _require_reason(reason: str) -> None:
     if not reason.strip():
         raise InvalidStateError("a reason is required", code=RecordErrorCode.REASON_REQUIRED)
+
+
+def _card(number: int) -> list[tuple[str, bool]]:
+    return [(f"card:{number}", False)]

@@ -1,8 +1,10 @@
-"""Internal bans (art. 21.2-3, R5) and casino staff (art. 18, R15)."""
+"""Internal bans (art. 21.2-3, R5) and casino staff (art. 18, R15); each change is an
+audit entry committing to the row as written (art. 20.4)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import sqlite3
+from collections.abc import Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -10,6 +12,8 @@ from admission.errors import InvalidStateError, NotFoundError
 from admission.identity import IdentityKey
 from admission.records import Ban, RecordErrorCode, StaffMember, StaffRole
 from db import codec
+from db.audit_chain import ban_content, staff_content
+from db.audit_rows import CoveredTable
 from db.cards import CardsMixin
 
 BAN_COLUMNS = "ban_id, identity, reason, decided_by, created_at, expires_at, lifted_at, lift_reason"
@@ -29,7 +33,27 @@ def ban_from_row(row: Any) -> Ban:
     )
 
 
+def _ban_content(conn: sqlite3.Connection, row: tuple[object, ...]) -> list[object]:
+    return ban_content(ban_from_row(row))
+
+
 class PeopleMixin(CardsMixin):
+    def _covered(self) -> dict[str, CoveredTable]:
+        columns = ", ".join(f"t.{c.strip()}" for c in BAN_COLUMNS.split(","))
+        return {
+            **super()._covered(),
+            "ban": CoveredTable("ban", "bans", "ban_id", columns, _ban_content),
+        }
+
+    def _staff_rows(self, conn: sqlite3.Connection) -> Iterator[tuple[str, list[object]]]:
+        """Staff rows named by the keyed hash of the identity (never in clear)."""
+        rows = conn.execute(
+            "SELECT identity, name, role, active FROM staff ORDER BY identity"
+        ).fetchall()
+        for identity, name, role, active in rows:
+            member = StaffMember(IdentityKey.parse(identity), name, StaffRole(role), bool(active))
+            yield "staff:" + self._keyed_hash_in(conn, identity), staff_content(member)
+
     def active_bans(self, identity: IdentityKey, at: datetime) -> Sequence[Ban]:
         return [ban for ban in self.bans(identity) if ban.active_at(at)]
 
@@ -78,6 +102,7 @@ class PeopleMixin(CardsMixin):
                 f"ban:{ban_id}",
                 at,
                 {"identity": self._keyed_hash_in(conn, identity.text)},
+                [(f"ban:{ban_id}", True)],
             )
         return Ban(
             ban_id,
@@ -105,7 +130,9 @@ class PeopleMixin(CardsMixin):
                 "UPDATE bans SET lifted_at = ?, lift_reason = ? WHERE ban_id = ?",
                 (codec.ts(at), reason, ban_id),
             )
-            self._audit(conn, actor, "BAN_LIFT", f"ban:{ban_id}", at)
+            self._audit(
+                conn, actor, "BAN_LIFT", f"ban:{ban_id}", at, None, [(f"ban:{ban_id}", False)]
+            )
 
     def staff_member(self, identity: IdentityKey) -> StaffMember | None:
         with self._read() as conn:
@@ -120,17 +147,22 @@ class PeopleMixin(CardsMixin):
     def add_staff(self, member: StaffMember, actor: str, at: datetime) -> None:
         """Add or update (e.g. deactivate) a staff member."""
         with self._tx() as conn:
+            known = conn.execute(
+                "SELECT 1 FROM staff WHERE identity = ?", (member.identity.text,)
+            ).fetchone()
             conn.execute(
                 "INSERT INTO staff (identity, name, role, active) VALUES (?, ?, ?, ?) "
                 "ON CONFLICT (identity) DO UPDATE SET name = excluded.name, "
                 "role = excluded.role, active = excluded.active",
                 (member.identity.text, member.name, member.role.value, int(member.active)),
             )
+            subject = self._keyed_hash_in(conn, member.identity.text)
             self._audit(
                 conn,
                 actor,
                 "STAFF_SET",
-                self._keyed_hash_in(conn, member.identity.text),
+                subject,
                 at,
                 {"role": member.role.value, "active": str(int(member.active))},
+                [(f"staff:{subject}", known is None)],
             )

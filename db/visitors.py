@@ -1,15 +1,18 @@
 """The visitor file (art. 20.3, R2): visitors, visits, observations, name search, and
-the admission transaction that also takes the card number (art. 22.1)."""
+the admission transaction that also takes the card number (art. 22.1) — after checking,
+in the same transaction, that the visitor holds no other valid card (art. 22)."""
 
 from __future__ import annotations
 
 import sqlite3
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import datetime
 from typing import Any
 
 from admission.errors import InvalidStateError, NotFoundError
 from admission.identity import IdentityKey
+from admission.ports import madrid_date
 from admission.records import (
     AdmissionEntry,
     NewCard,
@@ -20,9 +23,11 @@ from admission.records import (
     Visitor,
     VisitRecord,
 )
-from admission.verdict import Outcome
+from admission.verdict import Outcome, Reason
 from db import codec, names
 from db.audit import AuditMixin
+from db.audit_chain import observation_content, visit_content, visitor_content
+from db.audit_rows import CoveredTable
 
 # first/last seen are derived (migration 0011): the visits, else what keeps a visitor
 # without visits (open card, ban). COALESCE stops at the first non-NULL argument.
@@ -43,6 +48,18 @@ VISIT_COLUMNS = (
 )
 MAX_SEARCH_LIMIT = 500
 RANGE_BOUND = 20_000  # words counted to pick the rarest query word
+# The newest card valid on a day from the session's first to the visit's (art. 22: one
+# person, one valid card): parameters identity, visit's date, session's first date.
+OPEN_CARDS = (
+    "SELECT c.number, c.card_type FROM cards AS c JOIN visitors AS v "
+    "ON v.file_number = c.file_number WHERE v.identity = ? AND c.status <> 'VOIDED' "
+    "AND c.valid_from <= ? AND c.valid_until >= ? ORDER BY c.number DESC LIMIT 1"
+)
+_AUDITED_VISIT = (
+    "t.visit_id, t.file_number, t.at, t.desk_id, t.operator, t.verdict, t.reasons, "
+    "t.document_type, t.document_number, t.registry_status, t.registry_source, "
+    "t.registry_version, t.registry_age_s, NULL, t.official_capacity"
+)
 
 
 def visitor_from_row(row: Any) -> Visitor:
@@ -95,6 +112,25 @@ def visit_from_row(row: Any) -> VisitRecord:
     )
 
 
+def with_reason(reasons: Sequence[str], reason: Reason) -> tuple[str, ...]:
+    """``reasons`` plus ``reason``, in the order the desk shows them (:class:`Reason`)."""
+    if reason.value in reasons:
+        return tuple(reasons)
+    order = [r.value for r in Reason]
+    merged = [*reasons, reason.value]
+    return tuple(sorted(merged, key=lambda r: order.index(r) if r in order else len(order)))
+
+
+def second_card(entry: AdmissionEntry, card_type: str) -> AdmissionEntry:
+    """The entry of a visitor who already holds a valid card of ``card_type`` (art. 22):
+    no second card; admitted on that card when its type admits its holder again,
+    refused with ALREADY_ADMITTED otherwise."""
+    if card_type in entry.reentry_types:
+        return replace(entry, card=None)
+    reasons = with_reason(entry.reasons, Reason.ALREADY_ADMITTED)
+    return replace(entry, card=None, verdict=Outcome.DENY.value, reasons=reasons)
+
+
 def check_entry(entry: AdmissionEntry) -> None:
     """Refuse entries the domain should never produce (defence in depth)."""
     card = entry.card
@@ -117,7 +153,49 @@ def check_entry(entry: AdmissionEntry) -> None:
         )
 
 
+def _visit_content(conn: sqlite3.Connection, row: tuple[object, ...]) -> list[object]:
+    return visit_content(visit_from_row(row))
+
+
+def _visitor_content(conn: sqlite3.Connection, row: tuple[object, ...]) -> list[object]:
+    identity, surname, given, birth, nationality = row
+    return visitor_content(
+        str(identity),
+        str(surname),
+        str(given),
+        None if birth is None else str(birth),
+        str(nationality),
+    )
+
+
+def _observation_content(conn: sqlite3.Connection, row: tuple[object, ...]) -> list[object]:
+    fn, at, author, text = row
+    return observation_content(
+        Observation(int(str(fn)), codec.parse_ts(str(at)), str(author), str(text))
+    )
+
+
 class VisitorsMixin(AuditMixin):
+    def _covered(self) -> dict[str, CoveredTable]:
+        return {
+            **super()._covered(),
+            "visitor": CoveredTable(
+                "visitor",
+                "visitors",
+                "file_number",
+                "t.identity, t.surname, t.given_names, t.birth_date, t.nationality",
+                _visitor_content,
+            ),
+            "visit": CoveredTable("visit", "visits", "visit_id", _AUDITED_VISIT, _visit_content),
+            "observation": CoveredTable(
+                "observation",
+                "observations",
+                "observation_id",
+                "t.file_number, t.at, t.author, t.text",
+                _observation_content,
+            ),
+        }
+
     def find_visitor(self, identity: IdentityKey) -> Visitor | None:
         with self._read() as conn:
             row = conn.execute(
@@ -208,45 +286,83 @@ class VisitorsMixin(AuditMixin):
                 is None
             ):
                 raise NotFoundError("no such file number")
-            conn.execute(
+            observation_id = conn.execute(
                 "INSERT INTO observations (file_number, at, author, text) VALUES (?, ?, ?, ?)",
                 (file_number, codec.ts(at), author, text),
+            ).lastrowid
+            self._audit(
+                conn,
+                author,
+                "OBSERVATION",
+                f"file:{file_number}",
+                at,
+                rows=[(f"observation:{observation_id}", True)],
             )
 
     def record_admission(self, entry: AdmissionEntry) -> RecordedAdmission:
         """Upsert the visitor, insert the visit and, when given, the card with the next
-        gapless number — all in ONE ``BEGIN IMMEDIATE`` transaction (art. 22.1)."""
+        gapless number — all in ONE ``BEGIN IMMEDIATE`` transaction (art. 22.1), where
+        the visitor's other valid card is looked for first: two desks admitting the same
+        person at the same instant issue one card (art. 22: nominative and personal)."""
         check_entry(entry)
         at = codec.ts(entry.at)
         with self._tx() as conn:
+            existing = None
+            if entry.card is not None:
+                day = madrid_date(entry.at)
+                first = codec.day(min(entry.session_day or day, day))
+                found = conn.execute(
+                    OPEN_CARDS, (entry.identity.text, codec.day(day), first)
+                ).fetchone()
+                if found is not None:
+                    existing = int(found[0])
+                    entry = second_card(entry, str(found[1]))
             file_number, new = self._upsert_visitor(conn, entry, at)
-            r = entry.registry
-            visit_id = conn.execute(
-                "INSERT INTO visits (file_number, at, desk_id, operator, verdict, reasons, "
-                "document_type, document_number, registry_status, registry_source, "
-                "registry_version, registry_age_s, official_capacity) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    file_number,
-                    at,
-                    entry.desk_id,
-                    entry.operator,
-                    entry.verdict,
-                    codec.codes(entry.reasons),
-                    entry.document_type,
-                    entry.document_number,
-                    r.status,
-                    r.source,
-                    r.version,
-                    r.age_seconds,
-                    entry.official_capacity,
-                ),
-            ).lastrowid
-            assert visit_id is not None
+            visit_id = self._insert_visit(conn, file_number, entry, at)
             number = None
             if entry.card is not None:
                 number = self._insert_card(conn, file_number, visit_id, entry.card, entry.at)
-        return RecordedAdmission(file_number, visit_id, number, new)
+            details = {"visit": str(visit_id), "verdict": entry.verdict}
+            if number is not None:
+                details["card"] = str(number)
+            if existing is not None:
+                details["existing_card"] = str(existing)
+            rows = [(f"visitor:{file_number}", new), (f"visit:{visit_id}", True)]
+            if number is not None:
+                rows.append((f"card:{number}", True))
+            self._audit(
+                conn, entry.operator, "VISIT", f"file:{file_number}", entry.at, details, rows
+            )
+        return RecordedAdmission(file_number, visit_id, number, new, existing)
+
+    @staticmethod
+    def _insert_visit(
+        conn: sqlite3.Connection, file_number: int, entry: AdmissionEntry, at: str
+    ) -> int:
+        r = entry.registry
+        visit_id = conn.execute(
+            "INSERT INTO visits (file_number, at, desk_id, operator, verdict, reasons, "
+            "document_type, document_number, registry_status, registry_source, "
+            "registry_version, registry_age_s, official_capacity) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                file_number,
+                at,
+                entry.desk_id,
+                entry.operator,
+                entry.verdict,
+                codec.codes(entry.reasons),
+                entry.document_type,
+                entry.document_number,
+                r.status,
+                r.source,
+                r.version,
+                r.age_seconds,
+                entry.official_capacity,
+            ),
+        ).lastrowid
+        assert visit_id is not None
+        return visit_id
 
     def _upsert_visitor(
         self, conn: sqlite3.Connection, entry: AdmissionEntry, at: str

@@ -1,3 +1,4 @@
+CREATE INDEX audit_unkeyed ON audit (seq) WHERE keyed = 0;
 CREATE INDEX bans_by_identity ON bans (identity);
 CREATE INDEX card_events_by_card ON card_events (card_number);
 CREATE INDEX cards_by_file ON cards (file_number);
@@ -8,7 +9,8 @@ CREATE INDEX visitor_tokens_by_file ON visitor_tokens (file_number, token);
 CREATE INDEX visits_by_at ON visits (at);
 CREATE INDEX visits_by_file ON visits (file_number, at);
 CREATE INDEX vouchers_open ON vouchers (status, issued_at);
-CREATE TABLE audit ( seq INTEGER PRIMARY KEY, at TEXT NOT NULL, actor TEXT NOT NULL, action TEXT NOT NULL, subject TEXT NOT NULL, details TEXT NOT NULL, prev_digest TEXT NOT NULL, digest TEXT NOT NULL ) STRICT;
+CREATE TABLE audit ( seq INTEGER PRIMARY KEY, at TEXT NOT NULL, actor TEXT NOT NULL, action TEXT NOT NULL, subject TEXT NOT NULL, details TEXT NOT NULL, prev_digest TEXT NOT NULL, digest TEXT NOT NULL , refs TEXT NOT NULL DEFAULT '{}', keyed INTEGER NOT NULL DEFAULT 0 CHECK (keyed IN (0, 1))) STRICT;
+CREATE TABLE audit_refs ( ref TEXT PRIMARY KEY, seq INTEGER NOT NULL REFERENCES audit (seq) ) STRICT, WITHOUT ROWID;
 CREATE TABLE bans ( ban_id INTEGER PRIMARY KEY, identity TEXT NOT NULL, reason TEXT NOT NULL, decided_by TEXT NOT NULL, created_at TEXT NOT NULL, expires_at TEXT, lifted_at TEXT, lift_reason TEXT NOT NULL DEFAULT '' ) STRICT;
 CREATE TABLE card_events ( event_id INTEGER PRIMARY KEY, card_number INTEGER NOT NULL REFERENCES cards (number) ON DELETE CASCADE, at TEXT NOT NULL, kind TEXT NOT NULL CHECK (kind IN ('PRINTED', 'REPRINT', 'VOIDED')), reason TEXT NOT NULL, actor TEXT NOT NULL ) STRICT;
 CREATE TABLE cards ( number INTEGER PRIMARY KEY, file_number INTEGER NOT NULL REFERENCES visitors (file_number), visit_id INTEGER UNIQUE REFERENCES visits (visit_id), card_type TEXT NOT NULL, price_cents INTEGER NOT NULL CHECK (price_cents >= 0), issued_at TEXT NOT NULL, valid_from TEXT NOT NULL, valid_until TEXT NOT NULL, status TEXT NOT NULL CHECK (status IN ('ISSUED', 'PRINTED', 'VOIDED')), exceptional INTEGER NOT NULL CHECK (exceptional IN (0, 1)), private_rooms INTEGER NOT NULL CHECK (private_rooms IN (0, 1)), authorised_by TEXT NOT NULL, print_count INTEGER NOT NULL DEFAULT 0, void_reason TEXT NOT NULL DEFAULT '', CHECK (valid_until >= valid_from), CHECK (exceptional = 0 OR authorised_by <> '') ) STRICT;
@@ -22,4 +24,4 @@ CREATE TABLE visitors ( file_number INTEGER PRIMARY KEY AUTOINCREMENT, identity 
 CREATE TABLE visits ( visit_id INTEGER PRIMARY KEY, file_number INTEGER NOT NULL REFERENCES visitors (file_number), at TEXT NOT NULL, desk_id TEXT NOT NULL, operator TEXT NOT NULL, verdict TEXT NOT NULL, reasons TEXT NOT NULL, document_type TEXT NOT NULL, document_number TEXT NOT NULL, registry_status TEXT NOT NULL, registry_source TEXT NOT NULL, registry_version TEXT NOT NULL, registry_age_s INTEGER, official_capacity TEXT NOT NULL DEFAULT '' ) STRICT;
 CREATE TABLE vouchers ( number INTEGER PRIMARY KEY, issued_at TEXT NOT NULL, desk_id TEXT NOT NULL, operator TEXT NOT NULL, holder_name TEXT NOT NULL, document_type TEXT NOT NULL, document_number TEXT NOT NULL, card_type TEXT NOT NULL, price_cents INTEGER NOT NULL CHECK (price_cents >= 0), status TEXT NOT NULL CHECK (status IN ('OPEN', 'EXCHANGED', 'CANCELLED')), card_number INTEGER, closed_at TEXT, close_reason TEXT NOT NULL DEFAULT '' ) STRICT;
 CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit BEGIN SELECT RAISE(ABORT, 'audit trail is append-only'); END;
-CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit BEGIN SELECT RAISE(ABORT, 'audit trail is append-only'); END;
+CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit WHEN OLD.keyed = 1 OR NEW.keyed IS NOT 1 OR NEW.seq IS NOT OLD.seq OR NEW.at IS NOT OLD.at OR NEW.actor IS NOT OLD.actor OR NEW.action IS NOT OLD.action OR NEW.subject IS NOT OLD.subject OR NEW.details IS NOT OLD.details OR NEW.refs IS NOT OLD.refs BEGIN SELECT RAISE(ABORT, 'audit trail is append-only'); END;

@@ -1,4 +1,4 @@
-"""The audit trail is append-only (triggers) and tamper-evident (hash chain)."""
+"""The audit trail is append-only (triggers) and tamper-evident (keyed chain; art. 20.4)."""
 
 from __future__ import annotations
 
@@ -25,7 +25,12 @@ def drop_triggers(store: SqlCipherStore) -> None:
 
 def test_update_and_delete_are_refused(store: SqlCipherStore) -> None:
     fill(store)
-    for sql in ("UPDATE audit SET actor = 'x' WHERE seq = 2", "DELETE FROM audit WHERE seq = 5"):
+    for sql in (
+        "UPDATE audit SET actor = 'x' WHERE seq = 2",
+        "UPDATE audit SET digest = 'x' WHERE seq = 2",
+        "UPDATE audit SET keyed = 0 WHERE seq = 2",
+        "DELETE FROM audit WHERE seq = 5",
+    ):
         with pytest.raises(StoreError) as err, store._tx() as conn:
             conn.execute(sql)
         assert "append-only" in str(err.value)
@@ -40,7 +45,8 @@ def test_edited_row_is_detected(store: SqlCipherStore) -> None:
     assert (check.ok, check.first_bad_seq, check.problem) == (False, 3, "DIGEST_MISMATCH")
 
 
-def test_recomputed_row_breaks_the_next_link(store: SqlCipherStore) -> None:
+def test_a_row_recomputed_without_the_key_is_detected(store: SqlCipherStore) -> None:
+    """The unkeyed algorithm of the first releases (SHA-256) no longer makes a valid link."""
     fill(store)
     drop_triggers(store)
     prev = store.connection.execute("SELECT digest FROM audit WHERE seq = 2").fetchone()[0]
@@ -56,6 +62,14 @@ def test_recomputed_row_breaks_the_next_link(store: SqlCipherStore) -> None:
     store.connection.execute(
         "UPDATE audit SET subject = 'file:99', digest = ? WHERE seq = 3", (forged,)
     )
+    check = store.verify()
+    assert (check.ok, check.first_bad_seq, check.problem) == (False, 3, "DIGEST_MISMATCH")
+
+
+def test_a_digest_copied_forward_breaks_the_next_link(store: SqlCipherStore) -> None:
+    fill(store)
+    drop_triggers(store)
+    store.connection.execute("UPDATE audit SET prev_digest = ? WHERE seq = 4", ("ab" * 32,))
     check = store.verify()
     assert (check.ok, check.first_bad_seq, check.problem) == (False, 4, "CHAIN_BROKEN")
 
@@ -73,6 +87,14 @@ def test_removed_tail_is_detected(store: SqlCipherStore) -> None:
     store.connection.execute("DELETE FROM audit WHERE seq >= 4")
     check = store.verify()
     assert (check.ok, check.entries, check.problem) == (False, 3, "TAIL_MISSING")
+
+
+def test_an_entry_claiming_the_old_algorithm_is_detected(store: SqlCipherStore) -> None:
+    fill(store)
+    drop_triggers(store)
+    store.connection.execute("UPDATE audit SET keyed = 0 WHERE seq = 2")
+    check = store.verify()
+    assert (check.ok, check.first_bad_seq, check.problem) == (False, 2, "UNKEYED_ENTRY")
 
 
 def test_fake_uses_the_same_chain() -> None:

@@ -9,7 +9,8 @@ from typing import Any
 import pytest
 
 from admission.errors import InvalidStateError, NotFoundError
-from admission.records import CardStatus, StaffMember, StaffRole
+from admission.ports import madrid_date
+from admission.records import AuditAnchor, CardStatus, StaffMember, StaffRole
 from tests.db.factories import T0, card_for, dni, entry
 
 DAY = timedelta(days=1)
@@ -61,13 +62,17 @@ def test_refused_entries_never_take_a_number(any_store: Any) -> None:
 def test_exceptional_card_is_audited(any_store: Any) -> None:
     card = card_for(T0, exceptional=True, authorised_by="director-1")
     number = any_store.record_admission(entry(1, card=card)).card_number
-    [audit] = any_store.audit_entries()
-    assert (audit.action, audit.subject, audit.actor) == (
+    exceptional, visit = any_store.audit_entries()
+    assert (exceptional.action, exceptional.subject, exceptional.actor) == (
         "EXCEPTIONAL_CARD",
         f"card:{number}",
         "director-1",
     )
     assert any_store.card(number).exceptional
+    # art. 20.4: the visit's entry commits to the visitor, the visit and the card
+    assert (visit.action, visit.subject, visit.actor) == ("VISIT", "file:1", "op-7")
+    assert sorted(visit.commits) == [f"card:{number}", "visit:1", "visitor:1"]
+    assert visit.details == {"visit": "1", "verdict": "ADMIT", "card": str(number)}
 
 
 @pytest.mark.parametrize(
@@ -117,6 +122,9 @@ def test_observations(any_store: Any) -> None:
     ]
     with pytest.raises(NotFoundError):
         any_store.add_observation(42, "x", "op", T0)
+    notes = [a for a in any_store.audit_entries() if a.action == "OBSERVATION"]
+    assert [list(a.commits) for a in notes] == [["observation:1"], ["observation:2"]]
+    assert any_store.verify().ok
 
 
 def test_print_reprint_void_keep_the_number(any_store: Any) -> None:
@@ -140,10 +148,14 @@ def test_print_reprint_void_keep_the_number(any_store: Any) -> None:
         "PRINTED",
         "VOIDED",
     ]
-    assert [(a.action, a.subject) for a in any_store.audit_entries()] == [
-        ("CARD_REPRINT", f"card:{number}"),
-        ("CARD_VOID", f"card:{number}"),
+    assert [(a.action, a.subject, sorted(a.commits)) for a in any_store.audit_entries()] == [
+        ("VISIT", "file:1", [f"card:{number}", "visit:1", "visitor:1"]),
+        ("CARD_PRINTED", f"card:{number}", [f"card:{number}"]),
+        ("CARD_REPRINT", f"card:{number}", [f"card:{number}"]),
+        ("CARD_PRINTED", f"card:{number}", [f"card:{number}"]),
+        ("CARD_VOID", f"card:{number}", [f"card:{number}"]),
     ]
+    assert any_store.verify().ok
     for call in (
         lambda: any_store.mark_printed(number, T0),
         lambda: any_store.void_card(number, "again", "sup", T0),
@@ -177,12 +189,13 @@ def test_bans_active_expire_and_lift(any_store: Any) -> None:
         any_store.lift_ban(999, "x", "d", T0)
     with pytest.raises(InvalidStateError):
         any_store.add_ban(dni(1), "", "d", T0)
-    actions = [(a.action, a.subject) for a in any_store.audit_entries()]
+    actions = [(a.action, a.subject, list(a.commits)) for a in any_store.audit_entries()]
     assert actions == [
-        ("BAN_ADD", f"ban:{permanent.ban_id}"),
-        ("BAN_ADD", f"ban:{timed.ban_id}"),
-        ("BAN_LIFT", f"ban:{permanent.ban_id}"),
+        ("BAN_ADD", f"ban:{permanent.ban_id}", [f"ban:{permanent.ban_id}"]),
+        ("BAN_ADD", f"ban:{timed.ban_id}", [f"ban:{timed.ban_id}"]),
+        ("BAN_LIFT", f"ban:{permanent.ban_id}", [f"ban:{permanent.ban_id}"]),
     ]
+    assert any_store.verify().ok
     assert "1" not in any_store.audit_entries()[0].details["identity"][:5]  # a keyed hash
 
 
@@ -195,6 +208,8 @@ def test_staff(any_store: Any) -> None:
     assert any_store.staff_member(dni(6)) is None
     for audit in any_store.audit_entries():
         assert audit.subject.startswith("hmac:") and dni(5).number not in audit.subject
+        assert list(audit.commits) == [f"staff:{audit.subject}"]
+    assert any_store.verify().ok and any_store.verify().rows == 1
 
 
 def test_audit_append_and_verify(any_store: Any) -> None:
@@ -223,3 +238,48 @@ def test_secret_is_created_once(any_store: Any) -> None:
     any_store.set_setting("casino_id", "MAD01")
     assert any_store.get_setting("casino_id") == "MAD01"
     assert any_store.get_setting("missing") is None
+
+
+def test_one_valid_card_per_person(any_store: Any) -> None:
+    """art. 22: the card is nominative and personal - no second card while one is valid."""
+    first = any_store.record_admission(entry(1))
+    again = any_store.record_admission(entry(1, T0 + timedelta(hours=1)))
+    assert (again.card_number, again.existing_card) == (None, first.card_number)
+    refused = any_store.visits(1)[-1]
+    assert (refused.verdict, refused.reasons, refused.card_number) == (
+        "DENY",
+        ("ALREADY_ADMITTED",),
+        None,
+    )
+    assert any_store.open_card(dni(1), madrid_date(T0)).number == first.card_number
+    # Voided, the card no longer stands in the way; the number sequence has no gap.
+    any_store.void_card(first.card_number, "lost, voided", "sup", T0)
+    assert any_store.open_card(dni(1), madrid_date(T0)) is None
+    third = any_store.record_admission(entry(1, T0 + timedelta(minutes=20)))
+    assert (third.card_number, third.existing_card) == (2, None)
+    # The next day the one-day card is no longer valid.
+    assert any_store.record_admission(entry(1, T0 + DAY)).card_number == 3
+    assert any_store.verify().ok
+
+
+def test_a_pass_admits_its_holder_again_on_the_same_card(any_store: Any) -> None:
+    week = card_for(T0, days=7, card_type="WEEK")
+    first = any_store.record_admission(entry(1, card=week, reentry_types=frozenset({"WEEK"})))
+    back = any_store.record_admission(
+        entry(1, T0 + 3 * DAY, card=card_for(T0 + 3 * DAY), reentry_types=frozenset({"WEEK"}))
+    )
+    assert (back.card_number, back.existing_card) == (None, first.card_number)
+    visit = any_store.visits(1)[-1]
+    assert (visit.verdict, visit.reasons, visit.card_number) == ("ADMIT", (), None)
+    assert any_store.last_card_number() == 1
+
+
+def test_audit_head_names_the_newest_entry(any_store: Any) -> None:
+    empty = any_store.head()
+    assert (empty.seq, empty.digest, empty.at) == (0, "0" * 64, None)
+    any_store.record_admission(entry(1))
+    seq = any_store.append("inspector-1", "INSPECTOR_QUERY", "file:1", T0 + DAY)
+    head = any_store.head()
+    assert (head.seq, head.at) == (seq, T0 + DAY)
+    assert head.digest == any_store.audit_entries()[-1].digest
+    assert any_store.verify([AuditAnchor(seq, head.digest)]).anchors == 1

@@ -1,25 +1,77 @@
-"""``audit verify``: check the hash-chained audit trail; 0 intact, 1 broken."""
+"""``audit head``: the newest entry of the keyed audit chain, ``{"seq", "digest", "at"}``,
+to be kept outside the file (printed on the daily visitor book; art. 20.4, 14.1.b).
+
+``audit verify [--anchor SEQ:DIGEST]...``: walk the chain with the audit key, check every
+visit, card, ban... still in the file against it, and that each anchor (a head kept
+outside) is still there unchanged; 0 intact, 1 broken (``first_bad_seq`` and ``problem``
+say where and what), 2 a malformed anchor.
+"""
 
 from __future__ import annotations
 
 import argparse
+import re
+from enum import unique
 
-from ui.cli.result import Command, CommandResult, ExitCode
+from admission.codes import Code
+from admission.records import AuditAnchor
+from ui.cli.result import Command, CommandResult, ExitCode, error
 from ui.context import AppContext
+
+_ANCHOR = re.compile(r"^(\d{1,18}):([0-9a-fA-F]{64})$")
+
+
+@unique
+class AuditCliCode(Code):
+    """Errors of the ``audit`` command's arguments."""
+
+    BAD_ANCHOR = "BAD_ANCHOR"  # --anchor is not SEQ:DIGEST (a number, 64 hex characters)
 
 
 def _arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="audit_command", required=True)
-    sub.add_parser("verify", parents=[common])
+    verify = sub.add_parser("verify", parents=[common])
+    verify.add_argument(
+        "--anchor",
+        action="append",
+        default=[],
+        metavar="SEQ:DIGEST",
+        help="a head printed earlier by 'audit head' (repeatable)",
+    )
+    sub.add_parser("head", parents=[common])
+
+
+def parse_anchor(text: str) -> AuditAnchor | None:
+    match = _ANCHOR.match(text.strip())
+    if match is None or int(match[1]) < 1:
+        return None
+    return AuditAnchor(int(match[1]), match[2].lower())
 
 
 def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
-    check = ctx.store.verify()
+    if args.audit_command == "head":
+        head = ctx.store.head()
+        return ExitCode.OK, {
+            "seq": head.seq,
+            "digest": head.digest,
+            "at": None if head.at is None else head.at.isoformat(),
+        }
+    anchors = []
+    for text in args.anchor:
+        anchor = parse_anchor(text)
+        if anchor is None:
+            return error(ExitCode.USAGE, AuditCliCode.BAD_ANCHOR, "expected SEQ:DIGEST")
+        anchors.append(anchor)
+    check = ctx.store.verify(anchors)
     return (ExitCode.OK if check.ok else ExitCode.REFUSED), {
         "ok": check.ok,
         "entries": check.entries,
         "first_bad_seq": check.first_bad_seq,
         "problem": check.problem,
+        "rows": check.rows,
+        "row": check.row or None,
+        "anchors": check.anchors,
+        "key_source": ctx.store.audit_key_source,
     }
 
 

@@ -1,0 +1,93 @@
+"""The rows the audit chain commits to, as the SQLCipher store reads them (art. 20.4).
+
+Each mixin declares the tables it writes as :class:`CoveredTable` (db/visitors.py,
+db/cards.py, db/people.py); the chain reads them here, one row when an entry commits to
+it, every row when it is verified or first keyed. Temporary triggers on the store's own
+connection note the rows its transactions erase (db/audit.py counts them in an
+``ERASED`` entry before the commit), whoever's code erased them.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+from db.audit_chain import CoveredRow
+
+RowContent = Callable[[sqlite3.Connection, tuple[object, ...]], list[object]]
+
+# Rows erased (1) or changed without an entry of their own (0: a card losing its erased
+# visit) by this connection, noted until the commit. Staff rows are named by identity
+# here and by its keyed hash in the chain (db/audit.py converts).
+ERASURE_TRIGGERS = (
+    "CREATE TEMP TABLE IF NOT EXISTS audit_erased (ref TEXT PRIMARY KEY, erased INTEGER)",
+    *(
+        f"CREATE TEMP TRIGGER IF NOT EXISTS audit_erase_{table} AFTER DELETE ON main.{table} "
+        f"BEGIN INSERT INTO audit_erased VALUES ('{kind}:' || OLD.{column}, 1) "
+        "ON CONFLICT (ref) DO UPDATE SET erased = 1; END"
+        for kind, table, column in (
+            ("visitor", "visitors", "file_number"),
+            ("visit", "visits", "visit_id"),
+            ("card", "cards", "number"),
+            ("ban", "bans", "ban_id"),
+            ("staffid", "staff", "identity"),
+            ("observation", "observations", "observation_id"),
+        )
+    ),
+    "CREATE TEMP TRIGGER IF NOT EXISTS audit_unlink_card AFTER UPDATE OF visit_id ON main.cards "
+    "WHEN NEW.visit_id IS NOT OLD.visit_id BEGIN INSERT OR IGNORE INTO audit_erased "
+    "VALUES ('card:' || NEW.number, 0); END",
+)
+
+
+@dataclass(frozen=True)
+class CoveredTable:
+    """How one kind of row is read for the chain: ``columns`` (aliased ``t``) of ``table``
+    keyed by ``id_column``, turned into the values its digest covers by ``content``."""
+
+    kind: str
+    table: str
+    id_column: str
+    columns: str
+    content: RowContent
+
+    def one(self, conn: sqlite3.Connection, ident: int) -> list[object] | None:
+        row = conn.execute(
+            f"SELECT {self.columns} FROM {self.table} AS t WHERE t.{self.id_column} = ?",
+            (ident,),
+        ).fetchone()
+        return None if row is None else self.content(conn, tuple(row))
+
+    def every(self, conn: sqlite3.Connection) -> Iterator[tuple[str, list[object]]]:
+        """Every row, without joining audit_refs (which the upgrade writes to)."""
+        cursor = conn.execute(
+            f"SELECT t.{self.id_column}, {self.columns} FROM {self.table} AS t "
+            f"ORDER BY t.{self.id_column}"
+        )
+        for row in cursor:
+            yield f"{self.kind}:{row[0]}", self.content(conn, tuple(row[1:]))
+
+    def pointed(self, conn: sqlite3.Connection) -> Iterator[CoveredRow]:
+        """Every row with the newest entry committing to it (verification)."""
+        cursor = conn.execute(
+            f"SELECT t.{self.id_column}, r.seq, a.refs, {self.columns} FROM {self.table} AS t "
+            f"LEFT JOIN audit_refs AS r ON r.ref = '{self.kind}:' || t.{self.id_column} "
+            f"LEFT JOIN audit AS a ON a.seq = r.seq ORDER BY t.{self.id_column}"
+        )
+        for row in cursor:
+            content = self.content(conn, tuple(row[3:]))
+            yield CoveredRow(f"{self.kind}:{row[0]}", content, row[1], row[2])
+
+
+def pointed(
+    conn: sqlite3.Connection, rows: Iterable[tuple[str, list[object]]]
+) -> Iterator[CoveredRow]:
+    """``rows`` (ref, content) with the newest entry committing to each."""
+    for ref, content in rows:
+        found = conn.execute(
+            "SELECT r.seq, a.refs FROM audit_refs AS r LEFT JOIN audit AS a "
+            "ON a.seq = r.seq WHERE r.ref = ?",
+            (ref,),
+        ).fetchone()
+        yield CoveredRow(ref, content, *(found or (None, None)))
