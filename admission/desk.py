@@ -1,16 +1,17 @@
 """The AdmissionDesk service: the one flow that the GUI, the CLI and the readers drive.
 
-identify -> check (RIAJ, internal bans, staff, age, document, hours) -> verdict
--> record the visit and, when admitted, the numbered card in one transaction.
-Every attempt is recorded with the registry check it used (R1); refusals get
-no card. The clock is injected; nothing here touches Qt, SQL or devices.
+identify -> check (RIAJ, internal bans, staff, age, document, hours, a card already
+held) -> verdict -> record the visit and, when admitted, the numbered card in one
+transaction. Every attempt is recorded with the registry check it used (R1); refusals
+get no card, and nobody gets a second card while one is valid (art. 22: the card is
+nominative and personal). The clock is injected; nothing here touches Qt, SQL or devices.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
-from datetime import datetime
+from datetime import date, datetime, timedelta
 from enum import unique
 from typing import Protocol
 
@@ -123,6 +124,7 @@ class Evaluation:
     staff: StaffMember | None
     at: datetime
     exceptional: bool = False
+    held_card: CardRecord | None = None  # a card of this person valid today (art. 22)
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,12 +132,17 @@ class AdmissionResult:
     evaluation: Evaluation
     verdict: Verdict  # final: an authorised SUPERVISOR case is recorded as ADMIT
     recorded: RecordedAdmission
-    card: CardRecord | None
+    card: CardRecord | None  # the card issued now (to print), None when none was
     authorised_by: str = ""
+    # The card the visitor already held (art. 22): the visit was refused with
+    # ALREADY_ADMITTED (reprint it if lost), or admitted on it (a pass, several_entries).
+    existing_card: CardRecord | None = None
 
     @property
     def admitted(self) -> bool:
-        return self.card is not None
+        if self.card is not None:
+            return True
+        return self.existing_card is not None and self.verdict.outcome is Outcome.ADMIT
 
 
 class AdmissionDesk:
@@ -169,6 +176,9 @@ class AdmissionDesk:
             exceptional=exceptional,
         )
         verdict = decide(facts, self.config.policy, at, madrid_date(at))
+        held = self._store.open_card(identity, madrid_date(at), self._session_day(at))
+        if held is not None and held.card_type not in self.config.catalogue.reentry_types:
+            verdict = _already_admitted(verdict)
         return Evaluation(
             document,
             verdict,
@@ -178,6 +188,7 @@ class AdmissionDesk:
             staff,
             at,
             exceptional,
+            held,
         )
 
     def admit(
@@ -240,6 +251,13 @@ class AdmissionDesk:
             )
         final = Verdict(Outcome.ADMIT, verdict.reasons) if overridden else verdict
         recorded = self._store.record_admission(self._entry(evaluation, final, operator, card))
+        held = self._held(evaluation, recorded)
+        if card is not None and recorded.card_number is None and held is not None:
+            # Another desk issued this person's card meanwhile: the store kept it to one
+            # card in its transaction (art. 22) and recorded the visit accordingly.
+            reentry = held.card_type in self.config.catalogue.reentry_types
+            final = final if reentry else _already_admitted(final)
+            overridden = False
         if overridden:  # (the store audits exceptional cards itself, in the same txn)
             self._store.append(
                 authorised_by,
@@ -249,7 +267,16 @@ class AdmissionDesk:
                 {"reasons": ",".join(verdict.codes), "card": str(recorded.card_number or "")},
             )
         issued = None if recorded.card_number is None else self._store.card(recorded.card_number)
-        return AdmissionResult(evaluation, final, recorded, issued, authorised_by if card else "")
+        return AdmissionResult(
+            evaluation, final, recorded, issued, authorised_by if issued else "", held
+        )
+
+    def _held(self, evaluation: Evaluation, recorded: RecordedAdmission) -> CardRecord | None:
+        """The card the visitor already held, as it is now (art. 22)."""
+        number = recorded.existing_card
+        if number is None and evaluation.held_card is not None:
+            number = evaluation.held_card.number
+        return None if number is None else self._store.card(number)
 
     def register_official(
         self, document: DeskDocument, *, capacity: str, operator: str
@@ -331,7 +358,28 @@ class AdmissionDesk:
             reasons=verdict.codes,
             registry=evaluation.registry.as_check(),
             card=card,
+            reentry_types=self.config.catalogue.reentry_types,
+            session_day=self._session_day(evaluation.at),
         )
+
+    def _session_day(self, at: datetime) -> date:
+        """The Madrid day the session running at ``at`` opened: a one-day card bought
+        before midnight covers the rest of that session (art. 22, R7)."""
+        today = madrid_date(at)
+        for day in (today - timedelta(days=1), today):
+            session = self.config.hours.session_for(day)
+            if session is not None:
+                start, end = session.bounds(day)
+                if start <= at < end:
+                    return day
+        return today
+
+
+def _already_admitted(verdict: Verdict) -> Verdict:
+    """Refused: the person holds a valid card already (art. 22); never overridable."""
+    reasons = {*verdict.reasons, Reason.ALREADY_ADMITTED}
+    order = list(Reason)
+    return Verdict(Outcome.DENY, tuple(sorted(reasons, key=order.index)))
 
 
 def _support_number(document: DeskDocument) -> str:

@@ -51,6 +51,11 @@ class CardType:
     price_cents: int
     validity_days: int = 1  # 1 = the session of the issue date
     private_rooms: bool = False  # invitation to the private rooms (art. 26.2, R16)
+    # art. 22: one person, one valid card. True: the holder comes back through the desk
+    # on the same card while it is valid (a multi-day pass; the visit is checked and
+    # recorded as admitted, no card issued). False: a second admission while the card
+    # is valid is refused with ALREADY_ADMITTED (the card is reprinted if lost).
+    several_entries: bool = False
 
     def __post_init__(self) -> None:
         if not self.code or not self.code.replace("_", "").isalnum():
@@ -100,6 +105,11 @@ class CardCatalogue:
                 f"unknown card type {key!r}", code=CardTypeErrorCode.UNKNOWN_CARD_TYPE
             ) from None
 
+    @property
+    def reentry_types(self) -> frozenset[str]:
+        """The types whose holder is admitted again on the same card while it is valid."""
+        return frozenset(code for code, t in self.types.items() if t.several_entries)
+
     @classmethod
     def from_config(cls, items: Iterable[Mapping[str, object]], default: str) -> CardCatalogue:
         types: dict[str, CardType] = {}
@@ -113,6 +123,7 @@ class CardCatalogue:
                     price_cents=_int(item["price_cents"]),
                     validity_days=_int(item.get("validity_days", 1)),
                     private_rooms=bool(item.get("private_rooms", False)),
+                    several_entries=_flag(item.get("several_entries", False)),
                 )
             except (KeyError, ValueError) as exc:
                 raise ConfigError(
@@ -126,6 +137,12 @@ class CardCatalogue:
                 "default card type not configured", code=CardTypeErrorCode.UNKNOWN_CARD_TYPE
             )
         return cls(types, default)
+
+
+def _flag(value: object) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError("expected true or false")
+    return value
 
 
 def _int(value: object) -> int:
@@ -149,6 +166,7 @@ DEFAULT_CARD_TYPES: tuple[Mapping[str, object], ...] = (
         "kind": "MULTI_DAY",
         "price_cents": 2000,
         "validity_days": 7,
+        "several_entries": True,  # a pass: its holder comes back on the same card
     },
     {
         "code": "CONVENTION",

@@ -1,3 +1,4 @@
+from dataclasses import replace
 from datetime import date, timedelta
 
 import pytest
@@ -171,6 +172,107 @@ def test_the_registry_is_asked_with_the_person_details_of_the_document() -> None
     person = registry.people[-1]
     assert person is not None
     assert (person.surname, person.given_names) == ("GARCIA LOPEZ", "ANA")
-    assert person.birth_date == date(1980, 5, 17) and person.support_number == "BAA000589"
+    assert person.birth_date == date(1980, 5, 17) and person.support_number == "BAA123456"
     desk.evaluate(passport_document())
     assert registry.people[-1] is not None and registry.people[-1].support_number == ""
+
+
+# -- art. 22: the card is nominative and personal - one valid card per person -----------
+
+
+def test_a_second_admission_while_the_card_is_valid_is_refused_with_that_card() -> None:
+    store = FakeStore()
+    desk, clock, registry = make_desk(store)
+    first = desk.admit(dni_document(1), operator="c")
+    clock.advance(timedelta(minutes=40))
+    evaluation = desk.evaluate(dni_document(1))
+    assert evaluation.verdict.codes == ("ALREADY_ADMITTED",)  # on screen before the key press
+    assert evaluation.held_card is not None and evaluation.held_card.number == 1
+    again = desk.record(evaluation, operator="c")
+    assert again.verdict.outcome is Outcome.DENY and not again.admitted
+    assert again.card is None and again.existing_card is not None
+    assert again.existing_card.number == first.recorded.card_number
+    visit = store.visits(first.recorded.file_number)[-1]
+    assert (visit.verdict, visit.reasons, visit.card_number) == (
+        "DENY",
+        ("ALREADY_ADMITTED",),
+        None,
+    )
+    assert len(registry.asked) == 2  # the RIAJ is still checked every time (art. 20.2)
+    # A lost card is reprinted under its number; once voided, a new one may be issued.
+    desk.void_card(1, "perdida, anulada", "supervisor")
+    assert desk.admit(dni_document(1), operator="c").recorded.card_number == 2
+
+
+def test_the_other_reasons_stay_beside_already_admitted() -> None:
+    store = FakeStore()
+    desk, _, registry = make_desk(store)
+    desk.admit(dni_document(1), operator="c")
+    registry.listed.add(dni(1))  # listed since this afternoon
+    again = desk.admit(dni_document(1), operator="c")
+    assert again.verdict.codes == ("REGISTRY_LISTED", "ALREADY_ADMITTED")
+    assert again.existing_card is not None and again.existing_card.number == 1
+
+
+def test_a_pass_admits_its_holder_again_on_the_same_card() -> None:
+    store = FakeStore()
+    desk, clock, _ = make_desk(store)
+    week = desk.admit(dni_document(1), operator="c", card_type="WEEK")
+    clock.advance(timedelta(days=3))
+    back = desk.admit(dni_document(1), operator="c")
+    assert back.verdict.outcome is Outcome.ADMIT and back.verdict.codes == ()
+    assert back.admitted and back.card is None  # nothing to print
+    assert back.existing_card is not None and back.existing_card.number == 1
+    assert back.recorded.card_number is None and store.last_card_number() == 1
+    visits = store.visits(week.recorded.file_number)
+    assert [v.verdict for v in visits] == ["ADMIT", "ADMIT"]  # R2: both visits recorded
+    clock.advance(timedelta(days=5))  # the pass has ended: a new card
+    assert desk.admit(dni_document(1), operator="c").recorded.card_number == 2
+
+
+def test_after_midnight_the_card_of_the_same_session_is_still_held() -> None:
+    from admission.hours import parse_hours
+
+    store = FakeStore()
+    desk, clock, _ = make_desk(store)
+    hours = parse_hours(
+        {d: "20:00-05:00" for d in ("mon", "tue", "wed", "thu", "fri", "sat", "sun")}
+    )
+    desk.config = replace(desk.config, hours=hours)
+    desk.admit(dni_document(1), operator="c")  # Saturday 23:00 in Madrid
+    clock.advance(timedelta(hours=3))  # Sunday 02:00, the same session
+    again = desk.admit(dni_document(1), operator="c")
+    assert again.verdict.codes == ("ALREADY_ADMITTED",) and again.recorded.card_number is None
+    clock.advance(timedelta(hours=16))  # Sunday 18:00: that session is over
+    assert desk.admit(dni_document(1), operator="c").verdict.codes == ("CLOSED",)
+    clock.advance(timedelta(hours=3))  # Sunday 21:00, the next session
+    assert desk.admit(dni_document(1), operator="c").recorded.card_number == 2
+
+
+def test_two_desks_evaluating_the_same_person_issue_one_card() -> None:
+    """Both screens showed ADMIT; the store takes the check and the number in one
+    transaction, so the second key press records a refusal with the first card."""
+    store = FakeStore()
+    desk, _, registry = make_desk(store, unverifiable_outcome=Outcome.SUPERVISOR)
+    registry.down = True  # both screens amber: a director takes responsibility at each
+    here, there = desk.evaluate(dni_document(1)), desk.evaluate(dni_document(1))
+    first = desk.record(here, operator="desk-1", authorised_by="Directora Ruiz")
+    second = desk.record(there, operator="desk-2", authorised_by="Directora Ruiz")
+    assert first.admitted and first.card is not None
+    assert second.verdict.codes == ("REGISTRY_UNVERIFIABLE", "ALREADY_ADMITTED")
+    assert second.verdict.outcome is Outcome.DENY and not second.admitted
+    assert second.existing_card is not None and second.existing_card.number == first.card.number
+    assert [e.action for e in store.audit_entries()].count("OVERRIDE") == 1  # the first only
+    assert store.last_card_number() == 1 and store.verify().ok
+
+
+def test_several_entries_is_an_option_of_the_card_type() -> None:
+    from admission.cards.catalogue import DEFAULT_CARD_TYPES, CardCatalogue
+    from admission.errors import ConfigError
+
+    assert CardCatalogue.from_config(DEFAULT_CARD_TYPES, "DAY").reentry_types == {"WEEK"}
+    plain = {"code": "X", "label_es": "X", "price_cents": 100}
+    assert CardCatalogue.from_config([plain], "X").reentry_types == frozenset()  # default
+    with pytest.raises(ConfigError) as err:
+        CardCatalogue.from_config([{**plain, "several_entries": "yes"}], "X")
+    assert err.value.code == "CARD_TYPE_BAD"
