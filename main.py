@@ -144,7 +144,15 @@ def _wire(tools: Tools, store: SqlCipherStore) -> AppContext:
         card_printing=printing,
         card_files=card_files,
         documents=_desk_documents(tools),
-        retention=RetentionSweep(desk.purge, store, vouchers, card_files, clock),
+        retention=RetentionSweep(
+            store.purge,
+            store,
+            vouchers,
+            card_files,
+            clock,
+            SystemClock(),
+            desk.config.retention_months,
+        ),
         reprints=SqlReprintQueue(store),
         vouchers=vouchers,
     )

@@ -7,21 +7,40 @@ those, named by the purge's report, never "every file whose card is not in the f
 (an emptied or replaced file would have taken every PDF with it). It runs at start-up
 and daily (:meth:`RetentionSweep.purge_if_due`), and on demand (``purge``). A damaged
 visitor file takes no writes, so the daily run waits until it is restored.
+
+A clock that cannot be trusted destroys nothing. The automatic run always reads the
+system clock, never an instant given by hand. And a purge whose cutoff runs more than
+:data:`SUSPECT_GAP` ahead of the six months before the newest event in the file would
+erase visits a clock jump made old: it is refused (``SUSPECT_CLOCK``) and the refusal
+is audited. After a real closure that long, the game director confirms the date
+(``purge --confirm-clock``), also audited.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Protocol
 
+from admission.clock import ClockCode
+from admission.errors import InvalidStateError
 from admission.ports import Clock
 from admission.records import PurgeReport
-from admission.retention import purge_due
+from admission.retention import RETENTION_MONTHS, purge_due, retention_cutoff
 
-__all__ = ["LAST_PURGE", "CardArchive", "PurgeStamps", "RetentionSweep", "VoucherPurge"]
+__all__ = [
+    "LAST_PURGE",
+    "SUSPECT_GAP",
+    "CardArchive",
+    "PurgeStamps",
+    "RetentionSweep",
+    "VoucherPurge",
+]
 
 LAST_PURGE = "retention.last_purge"  # the visitor file's setting: when the sweep last ran
+# How far the clock may run ahead of the newest event before a purge is suspect: more
+# than a casino's usual days closed, far less than a mistyped year or a clock reset.
+SUSPECT_GAP = timedelta(days=14)
 
 
 class VoucherPurge(Protocol):
@@ -47,6 +66,17 @@ class PurgeStamps(Protocol):
         """The visitor file is damaged: it takes no writes until restored."""
         ...
 
+    def newest_event(self) -> datetime | None: ...
+
+    def append(
+        self,
+        actor: str,
+        action: str,
+        subject: str,
+        at: datetime,
+        details: dict[str, str] | None = None,
+    ) -> int: ...
+
 
 class RetentionSweep:
     """Erase what is past retention: the file's rows, closed vouchers, the files of the
@@ -54,33 +84,63 @@ class RetentionSweep:
 
     def __init__(
         self,
-        purge_file: Callable[[], PurgeReport],
+        purge_file: Callable[[datetime], PurgeReport],
         store: PurgeStamps,
         vouchers: VoucherPurge,
         card_files: CardArchive,
         clock: Clock,
+        system_clock: Clock,
+        months: int = RETENTION_MONTHS,
     ) -> None:
-        self._purge_file = purge_file
+        self._purge_file = purge_file  # erases the file's rows older than a cutoff
         self._store = store
         self._vouchers = vouchers
         self._files = card_files
-        self._clock = clock
+        self._clock = clock  # the command's: ``purge --at`` (tests, replays)
+        self._system_clock = system_clock  # the automatic run's, always
+        self._months = months
 
-    def purge(self) -> PurgeReport:
-        report = self._purge_file()
-        self._store.set_setting(LAST_PURGE, self._clock.now().isoformat())
+    def purge(
+        self, *, confirm_clock: bool = False, actor: str = "system", now: datetime | None = None
+    ) -> PurgeReport:
+        """Erase what is older than six months before ``now`` (the command's clock by
+        default). Raises InvalidStateError(SUSPECT_CLOCK), audited, when the clock runs
+        ahead of the file, unless ``confirm_clock``."""
+        now = now or self._clock.now()
+        cutoff = retention_cutoff(now, self._months)
+        newest = self._store.newest_event()
+        if newest is not None and cutoff - retention_cutoff(newest, self._months) > SUSPECT_GAP:
+            details = {"cutoff": cutoff.isoformat(), "newest_event": newest.isoformat()}
+            if not confirm_clock:
+                self._store.append(actor, "PURGE_REFUSED", ClockCode.SUSPECT_CLOCK, now, details)
+                raise InvalidStateError(
+                    f"the clock is {now - newest} ahead of the newest event in the file",
+                    code=ClockCode.SUSPECT_CLOCK,
+                )
+            self._store.append(actor, "PURGE_CLOCK_CONFIRMED", "clock", now, details)
+        report = self._purge_file(cutoff)
+        self._store.set_setting(LAST_PURGE, now.isoformat())
         # Closed provisional vouchers carry a name and a document number (art. 23.4).
         self._vouchers.purge_vouchers(report.cutoff)
         self._files.sweep(report.purged_cards)
         return report
 
     def purge_if_due(self) -> PurgeReport | None:
-        """At start-up and daily: any command that opens the file calls this. Not on a
-        damaged file: it erases nothing until restored, and stays readable meanwhile."""
+        """At start-up and daily, on the system clock: any command that opens the file
+        calls this. Not on a damaged file (it erases nothing until restored, and stays
+        readable meanwhile), and not on a suspect clock (refused and audited, once a
+        day: the refusal counts as the day's run)."""
         if self._store.damaged:
             return None
+        now = self._system_clock.now()
         stamp = self._store.get_setting(LAST_PURGE)
         last = datetime.fromisoformat(stamp) if stamp else None
-        if purge_due(last, self._clock.now()):
-            return self.purge()
-        return None
+        if not purge_due(last, now):
+            return None
+        try:
+            return self.purge(now=now)
+        except InvalidStateError as refused:
+            if refused.code is not ClockCode.SUSPECT_CLOCK:
+                raise
+            self._store.set_setting(LAST_PURGE, now.isoformat())
+            return None

@@ -48,6 +48,17 @@ def _numbers(cursor: sqlite3.Cursor) -> list[int]:
 
 
 class RetentionMixin(PeopleMixin):
+    def newest_event(self) -> datetime | None:
+        """The latest instant the file records: a visit, a card event or an audit entry
+        (the clock must not be behind it; a purge must not run far ahead of it)."""
+        with self._read() as conn:
+            stamps = [
+                conn.execute(f"SELECT max(at) FROM {table}").fetchone()[0]
+                for table in ("visits", "card_events", "audit")
+            ]
+        found = [codec.parse_ts(str(s)) for s in stamps if s]
+        return max(found) if found else None
+
     def purge(self, cutoff: datetime, *, batch: int = BATCH) -> PurgeReport:
         self._check_whole()
         if not self.integrity_check().ok:  # the daily full check (art. 20.4)

@@ -280,6 +280,17 @@ def test_admission_cycle_on_the_encrypted_file(tmp_path: Path) -> None:
     code, out = cli(
         "purge", "--at", "2027-06-30T12:00:00+02:00", data_dir=tmp_path, clock_override=True
     )
+    # seven months with no event: the clock check refuses, audited, until the director
+    # confirms the date after the closure
+    assert code == 1 and out["error"] == "SUSPECT_CLOCK"  # type: ignore[index]
+    code, out = cli(
+        "purge",
+        "--at",
+        "2027-06-30T12:00:00+02:00",
+        "--confirm-clock",
+        data_dir=tmp_path,
+        clock_override=True,
+    )
     assert code == 0 and out["visits"] == 4 and out["visitors"] == 4  # type: ignore[index]
     assert not pdf.exists()
     code, out = cli("visitor", "show", dni(12345678), data_dir=tmp_path)
@@ -326,7 +337,9 @@ def test_an_instant_in_the_future_is_refused_unless_overridden(tmp_path: Path) -
     assert code == 2 and out["error"] == "FUTURE_INSTANT"  # type: ignore[index]
     code, out = cli("admit", "--mrz", *PASSPORT, "--at", ahead, data_dir=tmp_path)
     assert code == 2 and out["error"] == "FUTURE_INSTANT"  # type: ignore[index]
-    code, out = cli("purge", "--at", ahead, data_dir=tmp_path, clock_override=True)
+    code, out = cli(
+        "purge", "--at", ahead, "--confirm-clock", data_dir=tmp_path, clock_override=True
+    )
     assert code == 0 and out["cutoff"].startswith("2098-07-01")  # type: ignore[index]
 
 
@@ -528,7 +541,19 @@ def test_retention_runs_at_start_up(tmp_path: Path) -> None:
         data_dir=tmp_path,
     )
     assert out["file_number"] == 1  # type: ignore[index]
-    # Any later command opens the file on today's date: the old visit is erased first.
+    # That command's own daily purge ran first, on the system clock: the visit it then
+    # recorded in the past stays until the next day's run.
+    code, out = cli("visitor", "show", dni(77777777), data_dir=tmp_path)
+    assert code == 0  # type: ignore[index]
+    # The next day, any command opens the file with the purge: the old visit goes first.
+    from datetime import UTC, datetime, timedelta
+
+    from admission.retention_sweep import LAST_PURGE
+    from db.keys import DbKey
+    from db.store import SqlCipherStore
+
+    with SqlCipherStore.open(tmp_path / "visitors.db", DbKey.from_text(KEY), create=False) as st:
+        st.set_setting(LAST_PURGE, (datetime.now(UTC) - timedelta(days=1)).isoformat())
     code, out = cli("visitor", "show", dni(77777777), data_dir=tmp_path)
     assert code == 1 and out["error"] == "NOT_FOUND"  # type: ignore[index]
 

@@ -16,6 +16,7 @@ import pytest
 from admission.clock import FixedClock
 from admission.errors import StoreError
 from admission.records import PurgeReport
+from admission.retention import retention_cutoff
 from admission.retention_sweep import LAST_PURGE, RetentionSweep
 from hardware.printer.card_files import CardFiles
 
@@ -23,15 +24,31 @@ T0 = datetime(2026, 12, 3, 20, 0, tzinfo=UTC)
 
 
 class _Stamps:
-    def __init__(self, *, damaged: bool = False) -> None:
+    def __init__(self, *, damaged: bool = False, newest: datetime | None = None) -> None:
         self.settings: dict[str, str] = {}
         self.damaged = damaged
+        self.newest = newest
+        self.audited: list[tuple[str, str, dict[str, str] | None]] = []
 
     def get_setting(self, key: str) -> str | None:
         return self.settings.get(key)
 
     def set_setting(self, key: str, value: str) -> None:
         self.settings[key] = value
+
+    def newest_event(self) -> datetime | None:
+        return self.newest
+
+    def append(
+        self,
+        actor: str,
+        action: str,
+        subject: str,
+        at: datetime,
+        details: dict[str, str] | None = None,
+    ) -> int:
+        self.audited.append((action, subject, details))
+        return len(self.audited)
 
 
 class _Vouchers:
@@ -60,11 +77,12 @@ def test_the_sweep_erases_the_files_of_erased_cards_and_runs_once_a_day(tmp_path
     cutoff = T0 - timedelta(days=183)
     purges: list[datetime] = []
 
-    def purge_file() -> PurgeReport:
-        purges.append(clock.now())
+    def purge_file(asked: datetime) -> PurgeReport:
+        purges.append(asked)
         return PurgeReport(cutoff, 2, 1, 0, 2, purged_cards=(1, 3))
 
-    sweep = RetentionSweep(purge_file, stamps, vouchers, files, clock)
+    # the automatic run reads the system clock (here the same fixed instant)
+    sweep = RetentionSweep(purge_file, stamps, vouchers, files, clock, clock)
     report = sweep.purge_if_due()
     assert report is not None and report.cards == 2
     # exactly the erased cards' files, and the temporary file left by an old, cut write
@@ -96,13 +114,59 @@ def test_a_purge_that_erased_no_card_deletes_no_card_file(tmp_path: Path) -> Non
 def test_the_daily_sweep_waits_while_the_file_is_damaged(tmp_path: Path) -> None:
     purges: list[int] = []
 
-    def purge_file() -> PurgeReport:
+    def purge_file(cutoff: datetime) -> PurgeReport:
         purges.append(1)
         return PurgeReport(T0, 0, 0, 0, 0)
 
     files = CardFiles(tmp_path / "cards", lambda n: b"")
-    sweep = RetentionSweep(purge_file, _Stamps(damaged=True), _Vouchers(), files, FixedClock(T0))
+    clock = FixedClock(T0)
+    sweep = RetentionSweep(purge_file, _Stamps(damaged=True), _Vouchers(), files, clock, clock)
     assert sweep.purge_if_due() is None and purges == []
+
+
+def _sweep(
+    stamps: _Stamps, command: FixedClock, system: FixedClock, tmp_path: Path
+) -> tuple[RetentionSweep, list[datetime]]:
+    cutoffs: list[datetime] = []
+
+    def purge_file(cutoff: datetime) -> PurgeReport:
+        cutoffs.append(cutoff)
+        return PurgeReport(cutoff, 0, 0, 0, 0)
+
+    files = CardFiles(tmp_path / "cards", lambda n: b"")
+    return RetentionSweep(purge_file, stamps, _Vouchers(), files, command, system), cutoffs
+
+
+def test_the_automatic_purge_runs_on_the_system_clock_never_on_a_given_instant(
+    tmp_path: Path,
+) -> None:
+    # ``admit --at`` a year ahead (allowed only with ADMISSION_CLOCK_OVERRIDE): the day's
+    # automatic purge still cuts six months before the real now (art. 20.4)
+    stamps = _Stamps(newest=T0 - timedelta(hours=3))
+    sweep, cutoffs = _sweep(stamps, FixedClock(T0 + timedelta(days=365)), FixedClock(T0), tmp_path)
+    assert sweep.purge_if_due() is not None
+    assert cutoffs == [retention_cutoff(T0)]  # same Madrid wall clock, six months back
+
+
+def test_a_clock_far_ahead_of_the_file_erases_nothing_and_is_audited(tmp_path: Path) -> None:
+    # the counter PC's clock jumped a year ahead: the purge would erase this month's visits
+    from admission.errors import InvalidStateError
+
+    jumped = FixedClock(T0 + timedelta(days=365))
+    stamps = _Stamps(newest=T0)
+    sweep, cutoffs = _sweep(stamps, jumped, jumped, tmp_path)
+    assert sweep.purge_if_due() is None and cutoffs == []  # refused, once that day
+    assert [(a, s) for a, s, _ in stamps.audited] == [("PURGE_REFUSED", "SUSPECT_CLOCK")]
+    with pytest.raises(InvalidStateError) as refused:
+        sweep.purge()
+    assert refused.value.code == "SUSPECT_CLOCK" and cutoffs == []
+    # a closure that long is real: the director confirms the date, audited too
+    assert sweep.purge(confirm_clock=True, actor="director").cutoff == cutoffs[0]
+    assert stamps.audited[-1][0] == "PURGE_CLOCK_CONFIRMED"
+    # two weeks closed is ordinary: no question asked
+    weekend = _Stamps(newest=T0 - timedelta(days=13))
+    sweep, cutoffs = _sweep(weekend, FixedClock(T0), FixedClock(T0), tmp_path)
+    assert sweep.purge() is not None and weekend.audited == []
 
 
 def test_card_files_are_written_whole(tmp_path: Path) -> None:
@@ -154,7 +218,7 @@ def test_commands_run_in_process_against_the_context(tmp_path: Path, key: None) 
     tools.init_file()
     ctx = build_context(tools)
     try:
-        code, payload = purge.run(argparse.Namespace(), ctx)
+        code, payload = purge.run(argparse.Namespace(confirm_clock=False, actor="cli"), ctx)
     finally:
         ctx.close()
     assert code is ExitCode.OK and isinstance(payload, dict)

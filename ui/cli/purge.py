@@ -1,4 +1,7 @@
-"""``purge [--at INSTANT]``: erase what is past six months (art. 20.4, R3)."""
+"""``purge [--at INSTANT] [--confirm-clock]``: erase what is past six months (art. 20.4,
+R3). A purge far ahead of the newest event in the file is refused as a suspect clock
+(SUSPECT_CLOCK, exit 1, audited); after a real closure that long, the game director
+confirms the date with ``--confirm-clock`` (audited)."""
 
 from __future__ import annotations
 
@@ -10,10 +13,16 @@ from ui.context import AppContext
 
 def _arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) -> None:
     parser.add_argument("--at", help="ISO-8601 instant (default: now)")
+    parser.add_argument(
+        "--confirm-clock",
+        action="store_true",
+        help="the date is right: the casino was closed longer than the clock check allows",
+    )
+    parser.add_argument("--actor", default="cli")
 
 
 def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
-    report = ctx.retention.purge()
+    report = ctx.retention.purge(confirm_clock=args.confirm_clock, actor=args.actor)
     return ExitCode.OK, {
         "cutoff": report.cutoff.isoformat(),
         "visits": report.visits,
