@@ -51,6 +51,7 @@ from db.audit_rows import ERASURE_TRIGGERS, CoveredTable, pointed
 from db.audit_upgrade import ACTOR as UPGRADE_ACTOR
 from db.audit_upgrade import needs_upgrade, upgrade
 from db.connection import DB_ERRORS, StoreBase
+from db.keys import KeyringBackend
 
 SUBJECT_SECRET = "audit_subject"
 Commits = dict[str, tuple[str, bool]]  # ref -> (row mac, created)
@@ -64,12 +65,16 @@ class AuditMixin(StoreBase):
         path: Path | None,
         *,
         audit_key: AuditKey | None = None,
+        audit_keyring: KeyringBackend | None = None,
         **options: Any,
     ) -> None:
-        """``audit_key``: from the composition root (e.g. the OS keyring), known before
-        the store's first write; without it, :func:`db.audit_key.resolve_audit_key`."""
+        """``audit_key`` or ``audit_keyring`` (the OS keyring, where a new chain's key is
+        then made): from the composition root, known before the store's first write.
+        Without either: ADMISSION_AUDIT_KEY, else the key file beside the visitor file
+        (:func:`db.audit_key.resolve_audit_key`)."""
         super().__init__(conn, path, **options)
         self._audit_key_given: AuditKey | None = audit_key
+        self._audit_keyring = audit_keyring
         self._audit_key: AuditKey | None = None
         self._chain_ready = False  # an older chain was keyed (or there was none)
         self._counting_erasures = False
@@ -97,7 +102,9 @@ class AuditMixin(StoreBase):
         if self._audit_key is not None:
             return self._audit_key
         keyed = self._keyed_rows(conn)
-        key = self._audit_key_given or resolve_audit_key(self.path, create=create and not keyed)
+        key = self._audit_key_given or resolve_audit_key(
+            self.path, create=create and not keyed, keyring_backend=self._audit_keyring
+        )
         if key is None:
             raise StoreError(
                 "the audit chain's key is not available", code=AuditChainCode.AUDIT_KEY_MISSING
@@ -303,9 +310,7 @@ class AuditMixin(StoreBase):
 
     def head(self) -> AuditHead:
         """The newest entry: its seq and digest, to be printed outside the file."""
-        if not self._chain_ready:
-            with self._tx():
-                pass
+        self._key_older_chain()
         with self._read() as conn:
             row = conn.execute("SELECT seq, digest, at FROM audit ORDER BY seq DESC LIMIT 1")
             found = row.fetchone()
@@ -316,15 +321,20 @@ class AuditMixin(StoreBase):
     def verify(self, anchors: Sequence[AuditAnchor] = ()) -> AuditCheck:
         """Walk the whole chain (streamed) with the key, check it against ``anchors``
         (heads kept outside the file), then every row present against the chain."""
-        if not self._chain_ready:
-            with self._tx():
-                pass  # keys an older chain first
+        self._key_older_chain()
         with self._read() as conn:
             conn.execute("BEGIN")  # one snapshot for the chain and the rows
             try:
                 return self._verify_in(conn, anchors)
             finally:
                 conn.execute("ROLLBACK")
+
+    def _key_older_chain(self) -> None:
+        """Key a chain written before migration 0030 before reading it (a damaged file
+        takes no writes: its chain is read as it is)."""
+        if not self._chain_ready and not self.damaged:
+            with self._tx():
+                pass
 
     def _verify_in(self, conn: sqlite3.Connection, anchors: Sequence[AuditAnchor]) -> AuditCheck:
         expected = int(

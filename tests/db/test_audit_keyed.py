@@ -23,7 +23,7 @@ from admission.clock import FixedClock
 from admission.errors import StoreError
 from admission.records import AuditAnchor, StaffMember, StaffRole
 from db.audit_chain import GENESIS, digest, entry_mac
-from db.audit_key import ENV_VAR, AuditKey, key_file_path
+from db.audit_key import ENV_VAR, AuditKey, key_file_path, resolve_audit_key
 from db.connection import connect_encrypted
 from db.keys import DbKey
 from db.migrate import migrate
@@ -367,3 +367,33 @@ def test_the_command_line_prints_the_head_and_checks_anchors(keyed: SqlCipherSto
     )
     code, out = audit.run(parser.parse_args(["verify", "--anchor", "seven:abc"]), ctx)
     assert code == 2 and isinstance(out, dict) and out["error"] == "BAD_ANCHOR"
+
+
+class MemoryKeyring:
+    def __init__(self) -> None:
+        self.saved: dict[tuple[str, str], str] = {}
+
+    def get_password(self, service: str, username: str) -> str | None:
+        return self.saved.get((service, username))
+
+    def set_password(self, service: str, username: str, password: str) -> None:
+        self.saved[(service, username)] = password
+
+
+def test_the_key_comes_from_the_environment_the_keyring_or_the_key_file(tmp_path: Path) -> None:
+    database = tmp_path / "visitors.db"
+    keyring = MemoryKeyring()
+    assert resolve_audit_key(database, create=False, environ={}, keyring_backend=keyring) is None
+    made = resolve_audit_key(database, create=True, environ={}, keyring_backend=keyring)
+    assert made is not None and made.source == "keyring" and not key_file_path(database).exists()
+    again = resolve_audit_key(database, create=False, environ={}, keyring_backend=keyring)
+    assert again is not None and again.key_id == made.key_id
+    env = {ENV_VAR: AUDIT_KEY.hex()}
+    first = resolve_audit_key(database, create=True, environ=env, keyring_backend=keyring)
+    assert first is not None and (first.source, first.key_id) == ("env", AUDIT_KEY.key_id)
+    filed = resolve_audit_key(database, create=True, environ={})
+    assert filed is not None and filed.source == "file" and key_file_path(database).exists()
+    assert "hidden" in repr(filed) and filed.hex() not in repr(filed)
+    with pytest.raises(StoreError) as err:
+        resolve_audit_key(database, create=False, environ={ENV_VAR: "not hex"})
+    assert err.value.code == "AUDIT_KEY_BAD"
