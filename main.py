@@ -183,7 +183,7 @@ def open_store(data_dir: Path, *, demo: bool, clock: Clock) -> SqlCipherStore:
     preflight(path, create=demo)
     key = _file_key(path, demo=demo, new_file=False)
     if demo:
-        data_dir.mkdir(parents=True, exist_ok=True)
+        data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     return SqlCipherStore.open(path, key, create=demo, clock=clock)
 
 
@@ -192,7 +192,7 @@ def init_file(data_dir: Path, *, demo: bool, clock: Clock, adopt: bool = False) 
     write the marker of the file already there after a full check; return its id."""
     path = data_dir / DB_FILE
     if not adopt:
-        data_dir.mkdir(parents=True, exist_ok=True)
+        data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         refuse_existing(path)  # before a keyring is asked for a new key
     key = _file_key(path, demo=demo, new_file=not adopt)
     act = SqlCipherStore.adopt if adopt else SqlCipherStore.create

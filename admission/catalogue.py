@@ -720,6 +720,14 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "El disco está lleno: no se ha registrado nada. Libere espacio y repita",
         "The disk is full: nothing was recorded. Free some space and try again",
     ),
+    "CARD_FILE_DISK_FULL": (
+        "Tarjeta emitida, pero el disco está lleno: su PDF no se guardó; reimprímala",
+        "Card issued, but the disk is full: its PDF was not saved; reprint it",
+    ),
+    "CARD_FILE_UNWRITABLE": (
+        "Tarjeta emitida, pero su PDF no se pudo guardar en la carpeta; reimprímala",
+        "Card issued, but its PDF could not be saved in the folder; reprint it",
+    ),
     # -- the clock (admission.clock.ClockCode) ---------------------------------------
     "FUTURE_INSTANT": (
         "La fecha y hora indicada es posterior a la de este ordenador: revise el año",

@@ -615,3 +615,45 @@ def test_the_demo_camera_reads_the_document_it_was_shown(tmp_path: Path) -> None
         lines = person.mrz(date(2026, 12, 1))
         got, read_by = through_camera(devices, lines, k)
         assert got == lines and read_by.startswith("camera, live")  # never a guess
+
+
+def test_an_issued_card_is_never_lost_to_its_pdf(tmp_path: Path) -> None:
+    # art. 22.1: the number is taken when the card is recorded; a PDF that cannot be
+    # written afterwards is said beside it, with exit 0, and the card waits for a reprint
+    snapshot = tmp_path / "riaj.txt"
+    snapshot.write_text("00000000T\n")
+    assert cli("registry", "import", str(snapshot), data_dir=tmp_path)[0] == 0
+    (tmp_path / "cards").write_bytes(b"not a folder")  # the folder cannot be made
+    code, out = cli("admit", "--mrz", *spanish_dni_mrz(31313131), data_dir=tmp_path)
+    assert code == 0 and out["verdict"] == "ADMIT" and out["card_number"] == 1  # type: ignore[index]
+    assert out["card_pdf"] is None and out["in_reprint_queue"] is True  # type: ignore[index]
+    assert out["card_error"]["error"] == "CARD_FILE_UNWRITABLE"  # type: ignore[index]
+    code, out = cli("reprint-queue", data_dir=tmp_path)
+    assert [c["card_number"] for c in out["cards"]] == [1]  # type: ignore[index]
+    # once the folder is back, the next card's PDF is private: 0600 in a 0700 folder
+    (tmp_path / "cards").unlink()
+    code, out = cli("admit", "--mrz", *spanish_dni_mrz(32323232), data_dir=tmp_path)
+    pdf = Path(out["card_pdf"])  # type: ignore[index]
+    assert code == 0 and pdf.read_bytes().startswith(b"%PDF")
+    assert pdf.stat().st_mode & 0o777 == 0o600
+    assert pdf.parent.stat().st_mode & 0o777 == 0o700
+    assert not list(pdf.parent.glob("*.tmp"))  # no temporary file survives
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a small tmpfs needs root")
+def test_a_full_disk_for_the_card_pdf_keeps_the_card(tmp_path: Path) -> None:
+    snapshot = tmp_path / "riaj.txt"
+    snapshot.write_text("00000000T\n")
+    assert cli("registry", "import", str(snapshot), data_dir=tmp_path)[0] == 0
+    cards = tmp_path / "cards"
+    cards.mkdir()
+    subprocess.run(["mount", "-t", "tmpfs", "-o", "size=4k", "tmpfs", str(cards)], check=True)
+    try:
+        (cards / "filler").write_bytes(b"x" * 4096)  # now the PDF finds no room
+        code, out = cli("admit", "--mrz", *spanish_dni_mrz(33333333), data_dir=tmp_path)
+        leftovers = [p.name for p in cards.iterdir() if p.name != "filler"]
+    finally:
+        subprocess.run(["umount", str(cards)], check=True)
+    assert code == 0 and out["card_number"] == 1  # type: ignore[index]
+    assert out["card_error"]["error"] == "CARD_FILE_DISK_FULL"  # type: ignore[index]
+    assert leftovers == []  # no half-written file, no temporary file

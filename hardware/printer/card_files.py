@@ -10,12 +10,25 @@ PDF with it. The PDF-folder printer writes into the same folder as ``card-<n>.pd
 
 from __future__ import annotations
 
+import errno
+import os
 import re
+import tempfile
 import time
 from collections.abc import Callable, Collection
 from pathlib import Path
 
-__all__ = ["CardFiles"]
+from admission.codes import Code
+from admission.devices import DeviceErrorCode
+from admission.errors import DeviceError
+
+__all__ = ["CardFileCode", "CardFiles"]
+
+
+class CardFileCode(Code):
+    CARD_FILE_DISK_FULL = "CARD_FILE_DISK_FULL"  # no room left for the card's PDF
+    CARD_FILE_UNWRITABLE = "CARD_FILE_UNWRITABLE"  # the folder refuses it (read-only...)
+
 
 _CARD_FILE = re.compile(r"^card-(\d+)(?:-[A-Za-z0-9._-]*)?\.pdf$")
 # Temporary files of an interrupted write: CardFiles' own and the PDF-folder printer's.
@@ -42,13 +55,44 @@ class CardFiles:
         return self.folder / f"card-{number:08d}.pdf"
 
     def write(self, number: int) -> Path:
-        """Render card ``number`` into its file, written atomically."""
-        pdf = self._render(number)
-        self.folder.mkdir(parents=True, exist_ok=True)
+        """Render card ``number`` into its file, written atomically: the whole file or
+        none, never a temporary file left behind. The file is readable by its owner only
+        (0600) in a folder only its owner can open (0700): it holds a name and a
+        document number. Raises DeviceError: RENDER_FAILED, CARD_FILE_DISK_FULL or
+        CARD_FILE_UNWRITABLE (the card itself stays issued, and unprinted)."""
+        try:
+            pdf = self._render(number)
+        except DeviceError:
+            raise
+        except Exception as exc:  # reportlab and Pillow raise their own types
+            raise DeviceError(
+                f"card {number}: rendering failed ({type(exc).__name__})",
+                code=DeviceErrorCode.RENDER_FAILED,
+            ) from exc
+        try:
+            return self._store(number, pdf)
+        except OSError as exc:
+            full = exc.errno in (errno.ENOSPC, errno.EDQUOT)
+            raise DeviceError(
+                f"card {number}: the card file cannot be written ({exc.strerror})",
+                code=CardFileCode.CARD_FILE_DISK_FULL
+                if full
+                else CardFileCode.CARD_FILE_UNWRITABLE,
+            ) from exc
+
+    def _store(self, number: int, pdf: bytes) -> Path:
+        self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         path = self.path_of(number)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_bytes(pdf)
-        tmp.replace(path)
+        fd, tmp = tempfile.mkstemp(prefix="card-", suffix=".tmp", dir=self.folder)  # 0600
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                handle.write(pdf)
+                handle.flush()
+                os.fsync(handle.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
         return path
 
     def sweep(self, purged: Collection[int]) -> int:

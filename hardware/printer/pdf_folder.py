@@ -39,7 +39,7 @@ class PdfFolderPrinter:
 
     def preflight(self) -> PrinterState:
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
+            self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         except OSError:
             return PrinterState(DeviceStatus.NOT_FOUND, "folder cannot be created")
         if not os.access(self.folder, os.W_OK):
@@ -50,9 +50,10 @@ class PdfFolderPrinter:
         """Write ``<title>.pdf`` atomically (never a half-written file); the page size is
         already the PDF's own."""
         stem = _SAFE.sub("_", title)[:80] or "document"
+        tmp = ""
         try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".pdf", dir=self.folder)
+            self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".pdf", dir=self.folder)  # 0600
             with os.fdopen(fd, "wb") as handle:
                 handle.write(pdf)
             target = self.folder / f"{stem}.pdf"
@@ -62,6 +63,8 @@ class PdfFolderPrinter:
                 counter += 1
             os.replace(tmp, target)
         except OSError as exc:
+            if tmp:  # a full disk leaves no half-written file behind
+                Path(tmp).unlink(missing_ok=True)
             raise DeviceError(
                 f"cannot write to the PDF folder: {exc.strerror}",
                 code=DeviceErrorCode.PRINT_SUBMIT_FAILED,

@@ -1,6 +1,8 @@
 """``admit --mrz LINE... | --manual ...``: check and record one admission (arts. 20-23).
 
-0 admitted (a numbered card is issued, its PDF rendered unless ``--no-pdf``; or, for a
+0 admitted (a numbered card is issued, its PDF rendered unless ``--no-pdf``; a PDF that
+cannot be written is reported in ``card_error``, the card staying issued and in the
+reprint queue; or, for a
 pass that admits its holder again, on the card already held: ``existing_card``); 1
 refused or invalid document; 2 usage error. A visitor who already holds a valid card
 gets no second one (art. 22: nominative and personal): ``ALREADY_ADMITTED`` with
@@ -17,6 +19,7 @@ from admission.catalogue import text
 from admission.codes import Code
 from admission.verdict import Reason
 from ui.cli.args import add_document_arguments, document_from_args
+from ui.cli.card_file import file_card
 from ui.cli.result import CliError, Command, CommandResult, ExitCode
 from ui.context import AppContext
 
@@ -48,16 +51,16 @@ def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
         card_type=args.card_type,
         authorised_by=args.authorised_by,
     )
-    card_pdf = None
+    filed: dict[str, Any] = {"card_pdf": None}
     if result.card is not None and not args.no_pdf:
-        card_pdf = str(ctx.card_files.write(result.card.number))
+        filed = file_card(ctx, result.card.number)  # never loses the card issued
     registry = result.evaluation.registry
     payload = {
         "verdict": result.verdict.outcome.value,
         "reasons": list(result.verdict.codes),
         "file_number": result.recorded.file_number,
         "card_number": result.recorded.card_number,
-        "card_pdf": card_pdf,
+        **filed,
         "registry": {
             "status": registry.status.value,
             "source": registry.source.value,

@@ -10,6 +10,7 @@ from typing import Any
 from admission.vouchers.desk import exchange_voucher, issue_voucher
 from admission.vouchers.model import Voucher, voucher_view
 from ui.cli.args import VOUCHER_NUMBER, add_document_arguments, document_from_args
+from ui.cli.card_file import file_card
 from ui.cli.desk_papers import write_output
 from ui.cli.result import CliError, Command, CommandResult, ExitCode
 from ui.context import AppContext
@@ -67,7 +68,7 @@ def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
         "card_pdf": None,
     }
     if result.card is not None and not args.no_pdf:
-        payload["card_pdf"] = str(ctx.card_files.write(result.card.number))
+        payload.update(file_card(ctx, result.card.number))  # never loses the card issued
     return (ExitCode.OK if result.card is not None else ExitCode.REFUSED), payload
 
 
