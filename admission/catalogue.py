@@ -728,6 +728,88 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "Tarjeta emitida, pero su PDF no se pudo guardar en la carpeta; reimprímala",
         "Card issued, but its PDF could not be saved in the folder; reprint it",
     ),
+    # -- the keyed audit trail (art. 20.4, 14.1.b) and one card per person (art. 22) --
+    "ALREADY_ADMITTED": (
+        "Ya tiene una tarjeta válida: no se emite otra; puede reimprimirse si la perdió",
+        "Already holds a valid card: no second card is issued; it can be reprinted if lost",
+    ),
+    "UNKEYED_ENTRY": (
+        "Una entrada de la auditoría usa el algoritmo antiguo sin clave",
+        "An audit entry claims the old unkeyed algorithm",
+    ),
+    "LEGACY_CHAIN_BROKEN": (
+        "La cadena de auditoría ya estaba rota antes de protegerse con clave",
+        "The audit chain was already broken before it was keyed",
+    ),
+    "ANCHOR_MISMATCH": (
+        "La entrada no coincide con la cabecera guardada fuera del fichero",
+        "The entry differs from the head kept outside the file",
+    ),
+    "ANCHOR_NOT_FOUND": (
+        "La cadena es más corta que la cabecera guardada fuera del fichero",
+        "The chain is shorter than the head kept outside the file",
+    ),
+    "ROW_CHANGED": (
+        "Un registro (visita, tarjeta, prohibición...) difiere de lo anotado en la auditoría",
+        "A row (visit, card, ban...) differs from what the audit trail recorded",
+    ),
+    "ROW_UNRECORDED": (
+        "Hay un registro que la auditoría nunca anotó",
+        "A row the audit trail never recorded",
+    ),
+    "ROW_ROLLED_BACK": (
+        "Un registro se devolvió a un estado anterior ya superado",
+        "A row was put back to an older recorded state",
+    ),
+    "ROWS_MISSING": (
+        "Faltan registros borrados fuera de una eliminación auditada",
+        "Rows were erased outside an audited erasure",
+    ),
+    "AUDIT_KEY_MISSING": (
+        "Falta la clave de auditoría de este fichero: no se anota nada sin ella",
+        "This file's audit key is missing: nothing is recorded without it",
+    ),
+    "AUDIT_KEY_WRONG": (
+        "La clave de auditoría no es la de este fichero",
+        "The audit key is not this file's",
+    ),
+    "AUDIT_KEY_BAD": (
+        "La clave de auditoría debe tener 64 caracteres hexadecimales",
+        "The audit key must be 64 hexadecimal characters",
+    ),
+    "REPRINT_POSSIBLE": (
+        "Puede reimprimirse la tarjeta que ya tiene, indicando el motivo",
+        "The card already held can be reprinted, giving a reason",
+    ),
+    "BAD_ANCHOR": (
+        "--anchor debe ser SEQ:RESUMEN (un número y 64 caracteres hexadecimales)",
+        "--anchor must be SEQ:DIGEST (a number and 64 hex characters)",
+    ),
+    # -- bounded input (STYLE.md rule 14) -------------------------------------------
+    "SNAPSHOT_LINE_TOO_LONG": (
+        "Lista del RIAJ rechazada: una línea es demasiado larga (se indica cuál)",
+        "RIAJ list refused: a line is too long (its number is given)",
+    ),
+    "SNAPSHOT_TOO_LARGE": (
+        "Lista del RIAJ rechazada: supera el tamaño máximo admitido",
+        "RIAJ list refused: it is larger than the maximum accepted",
+    ),
+    "SNAPSHOT_NOT_A_FILE": (
+        "Lista del RIAJ rechazada: no es un fichero normal",
+        "RIAJ list refused: it is not a regular file",
+    ),
+    "IMAGE_TOO_SMALL": (
+        "La imagen es demasiado pequeña para leer un documento",
+        "The image is too small to read a document",
+    ),
+    "IMAGE_READ_FAILED": (
+        "No se ha podido leer la imagen",
+        "The image could not be read",
+    ),
+    "BAD_NUMBER": (
+        "Número fuera de rango",
+        "Number out of range",
+    ),
     # -- the clock (admission.clock.ClockCode) ---------------------------------------
     "FUTURE_INSTANT": (
         "La fecha y hora indicada es posterior a la de este ordenador: revise el año",
