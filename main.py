@@ -44,7 +44,7 @@ from admission.retention_sweep import RetentionSweep
 from admission.settings import Settings
 from admission.verdict import AdmissionPolicy, Outcome
 from db.file_guard import preflight, refuse_existing
-from db.keys import DbKey, resolve_key
+from db.keys import DbKey, KeyringBackend, resolve_key, system_keyring
 from db.registry_replica import ReplicaRegistry
 from db.reprint_queue import SqlReprintQueue
 from db.store import SqlCipherStore
@@ -184,7 +184,15 @@ def open_store(data_dir: Path, *, demo: bool, clock: Clock) -> SqlCipherStore:
     key = _file_key(path, demo=demo, new_file=False)
     if demo:
         data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
-    return SqlCipherStore.open(path, key, create=demo, clock=clock)
+    return SqlCipherStore.open(
+        path, key, create=demo, clock=clock, audit_keyring=_audit_keyring(demo)
+    )
+
+
+def _audit_keyring(demo: bool) -> KeyringBackend | None:
+    """Where the audit chain's key lives: the OS keyring for a real file (else the
+    ADMISSION_AUDIT_KEY variable or the key file beside it); the demo uses its key file."""
+    return None if demo else system_keyring()
 
 
 def init_file(data_dir: Path, *, demo: bool, clock: Clock, adopt: bool = False) -> str:
@@ -196,7 +204,7 @@ def init_file(data_dir: Path, *, demo: bool, clock: Clock, adopt: bool = False) 
         refuse_existing(path)  # before a keyring is asked for a new key
     key = _file_key(path, demo=demo, new_file=not adopt)
     act = SqlCipherStore.adopt if adopt else SqlCipherStore.create
-    with act(path, key, clock=clock) as store:
+    with act(path, key, clock=clock, audit_keyring=_audit_keyring(demo)) as store:
         return store.file_id
 
 

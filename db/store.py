@@ -50,7 +50,7 @@ from db.file_guard import (
     write_marker,
 )
 from db.integrity import hmac_check, open_check
-from db.keys import DbKey
+from db.keys import DbKey, KeyringBackend
 from db.retention import RetentionMixin
 
 log = logging.getLogger("admission.db")
@@ -67,8 +67,15 @@ class SqlCipherStore(RetentionMixin):
         clock: Clock | None = None,
         damaged_pages: tuple[int, ...] = (),
         marker: Marker | None = None,
+        audit_keyring: KeyringBackend | None = None,
     ) -> None:
-        super().__init__(conn, path, encrypted=encrypted, damaged_pages=damaged_pages)
+        super().__init__(
+            conn,
+            path,
+            encrypted=encrypted,
+            damaged_pages=damaged_pages,
+            audit_keyring=audit_keyring,
+        )
         self._clock: Clock = clock or SystemClock()
         self._marker = marker
 
@@ -79,7 +86,13 @@ class SqlCipherStore(RetentionMixin):
 
     @classmethod
     def open(
-        cls, path: Path, key: DbKey, *, create: bool = True, clock: Clock | None = None
+        cls,
+        path: Path,
+        key: DbKey,
+        *,
+        create: bool = True,
+        clock: Clock | None = None,
+        audit_keyring: KeyringBackend | None = None,
     ) -> SqlCipherStore:
         """Open the encrypted file, check it and apply migrations.
 
@@ -92,24 +105,40 @@ class SqlCipherStore(RetentionMixin):
         MARKER_MISSING, READ_ONLY_DISK, DAMAGED_FILE (the first page; other damaged
         pages open the file for reading only), CORRUPT_FILE (not a visitor file);
         WrongKeyError. A refused file is left untouched. ``clock`` stamps the store's
-        own audit entries.
+        own audit entries; ``audit_keyring`` (the OS keyring) holds the audit chain's key.
         """
         path = Path(path)
         marker = preflight(path, create=create)
         if marker is None and not file_present(path):
-            return cls._create(path, key, clock, audited=False)
-        return cls._open_existing(path, key, marker, clock, adopt=False)
+            return cls._create(path, key, clock, audited=False, audit_keyring=audit_keyring)
+        return cls._open_existing(
+            path, key, marker, clock, adopt=False, audit_keyring=audit_keyring
+        )
 
     @classmethod
-    def create(cls, path: Path, key: DbKey, *, clock: Clock | None = None) -> SqlCipherStore:
+    def create(
+        cls,
+        path: Path,
+        key: DbKey,
+        *,
+        clock: Clock | None = None,
+        audit_keyring: KeyringBackend | None = None,
+    ) -> SqlCipherStore:
         """Create a new, empty visitor file and its marker: an explicit act, audited as
         FILE_CREATED. Refused (FILE_EXISTS) where a file or a marker already is."""
         path = Path(path)
         refuse_existing(path)
-        return cls._create(path, key, clock, audited=True)
+        return cls._create(path, key, clock, audited=True, audit_keyring=audit_keyring)
 
     @classmethod
-    def adopt(cls, path: Path, key: DbKey, *, clock: Clock | None = None) -> SqlCipherStore:
+    def adopt(
+        cls,
+        path: Path,
+        key: DbKey,
+        *,
+        clock: Clock | None = None,
+        audit_keyring: KeyringBackend | None = None,
+    ) -> SqlCipherStore:
         """Write the marker of the file already at ``path``, after a full check: the way
         back from MARKER_MISSING, or to accept a file put there on purpose. Audited as
         FILE_ADOPTED with the previous marker's id; a damaged file is refused."""
@@ -121,7 +150,7 @@ class SqlCipherStore(RetentionMixin):
             previous = read_marker(path)
         if disk_is_read_only(path):
             raise StoreError("the visitor file is read-only", code=StoreErrorCode.READ_ONLY_DISK)
-        store = cls._open_existing(path, key, None, clock, adopt=True)
+        store = cls._open_existing(path, key, None, clock, adopt=True, audit_keyring=audit_keyring)
         try:
             store._adopt(key, previous)
         except BaseException:
@@ -131,13 +160,19 @@ class SqlCipherStore(RetentionMixin):
 
     @classmethod
     def _create(
-        cls, path: Path, key: DbKey, clock: Clock | None, *, audited: bool
+        cls,
+        path: Path,
+        key: DbKey,
+        clock: Clock | None,
+        *,
+        audited: bool,
+        audit_keyring: KeyringBackend | None = None,
     ) -> SqlCipherStore:
         conn = connect_encrypted(path, key, create=True)
         store: SqlCipherStore | None = None
         try:
             configure(conn)
-            store = cls(conn, path, encrypted=True, clock=clock)
+            store = cls(conn, path, encrypted=True, clock=clock, audit_keyring=audit_keyring)
             store._mark(key, new_file_id(), "FILE_CREATED" if audited else None, {})
         except BaseException:
             if store is not None:
@@ -151,7 +186,14 @@ class SqlCipherStore(RetentionMixin):
 
     @classmethod
     def _open_existing(
-        cls, path: Path, key: DbKey, marker: Marker | None, clock: Clock | None, *, adopt: bool
+        cls,
+        path: Path,
+        key: DbKey,
+        marker: Marker | None,
+        clock: Clock | None,
+        *,
+        adopt: bool,
+        audit_keyring: KeyringBackend | None = None,
     ) -> SqlCipherStore:
         conn = connect_encrypted(path, key, create=False, marker=marker)
         try:
@@ -164,7 +206,15 @@ class SqlCipherStore(RetentionMixin):
         except BaseException:
             conn.close()
             raise
-        store = cls(conn, path, encrypted=True, clock=clock, damaged_pages=pages, marker=marker)
+        store = cls(
+            conn,
+            path,
+            encrypted=True,
+            clock=clock,
+            damaged_pages=pages,
+            marker=marker,
+            audit_keyring=audit_keyring,
+        )
         try:
             store._settle(key, file_id, adopt=adopt)
         except BaseException:
