@@ -16,6 +16,7 @@ from enum import unique
 from typing import Protocol
 
 from admission.cards.catalogue import CardCatalogue
+from admission.clock import FUTURE_TOLERANCE, ClockCode
 from admission.codes import Code
 from admission.errors import InvalidStateError, NotFoundError
 from admission.hours import ALWAYS_OPEN, OpeningHours
@@ -228,6 +229,7 @@ class AdmissionDesk:
                 "an exceptional card needs the director's name",
                 code=DeskErrorCode.EXCEPTIONAL_NEEDS_DIRECTOR,
             )
+        self._check_clock()
         age = (self._clock.now() - evaluation.at).total_seconds()
         if not 0 <= age <= EVALUATION_MAX_AGE_SECONDS:
             raise InvalidStateError(
@@ -327,6 +329,17 @@ class AdmissionDesk:
         return self._store.purge(retention_cutoff(self._clock.now(), self.config.retention_months))
 
     # -- helpers --------------------------------------------------------------------
+    def _check_clock(self) -> None:
+        """Visit dates and card numbers must stay in order (art. 22.1): a clock gone back
+        past the newest record (beyond the seconds desks' clocks differ) stops
+        admissions until it is corrected."""
+        newest = self._store.newest_event()
+        if newest is not None and self._clock.now() < newest - FUTURE_TOLERANCE:
+            raise InvalidStateError(
+                f"the clock is {newest - self._clock.now()} behind the newest record",
+                code=ClockCode.CLOCK_BEHIND_FILE,
+            )
+
     def _card(self, number: int) -> CardRecord:
         card = self._store.card(number)
         if card is None:

@@ -140,6 +140,11 @@ class Retention(Protocol):
 
     def purge(self, cutoff: datetime) -> PurgeReport: ...
 
+    def newest_event(self) -> datetime | None:
+        """The latest instant the file records (a visit, a card event, an audit entry):
+        the clock must not be behind it, a purge must not run far ahead of it."""
+        ...
+
 
 def madrid_date(at: datetime) -> date:
     """The Madrid calendar date of an aware datetime (ages, validity, closing hours)."""

@@ -465,6 +465,15 @@ class FakeStore:
 
     # -- Retention (same rules as db/retention.py) --------------------------------------------
 
+    def newest_event(self) -> datetime | None:
+        """The latest instant recorded: a visit, a card event or an audit entry."""
+        head = self.chain.head()
+        stamps = [v.at for v in self._visits.values()]
+        stamps += [event[0] for events in self._card_events.values() for event in events]
+        if head.seq:
+            stamps.append(self.chain.entries(head.seq - 1, 1)[0].at)
+        return max(stamps, default=None)
+
     def purge(self, cutoff: datetime) -> PurgeReport:
         self._call("purge", cutoff)
         cut, cut_day = _utc(cutoff), madrid_date(cutoff)

@@ -51,11 +51,15 @@ class RetentionMixin(PeopleMixin):
     def newest_event(self) -> datetime | None:
         """The latest instant the file records: a visit, a card event or an audit entry
         (the clock must not be behind it; a purge must not run far ahead of it)."""
+        # each a single index step: visits by their ``at`` index, the card events and
+        # the audit trail by their last row (written in time order)
+        queries = (
+            "SELECT max(at) FROM visits",
+            "SELECT at FROM card_events ORDER BY rowid DESC LIMIT 1",
+            "SELECT at FROM audit ORDER BY seq DESC LIMIT 1",
+        )
         with self._read() as conn:
-            stamps = [
-                conn.execute(f"SELECT max(at) FROM {table}").fetchone()[0]
-                for table in ("visits", "card_events", "audit")
-            ]
+            stamps = [(conn.execute(sql).fetchone() or (None,))[0] for sql in queries]
         found = [codec.parse_ts(str(s)) for s in stamps if s]
         return max(found) if found else None
 

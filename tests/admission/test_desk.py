@@ -276,3 +276,20 @@ def test_several_entries_is_an_option_of_the_card_type() -> None:
     with pytest.raises(ConfigError) as err:
         CardCatalogue.from_config([{**plain, "several_entries": "yes"}], "X")
     assert err.value.code == "CARD_TYPE_BAD"
+
+
+def test_a_clock_gone_back_past_the_newest_record_stops_admissions() -> None:
+    # visit dates and card numbers stay in order (art. 22.1): a counter PC whose clock
+    # fell back (a flat CMOS battery, a wrong manual change) admits nobody until fixed
+    store = FakeStore()
+    desk, clock, _ = make_desk(store)
+    assert desk.admit(dni_document(number=1), operator="c").admitted
+    clock.advance(timedelta(minutes=-3))  # two desks' clocks differ by seconds: tolerated
+    assert desk.admit(dni_document(number=2), operator="c").admitted
+    clock.advance(timedelta(hours=-2))
+    with pytest.raises(InvalidStateError) as stopped:
+        desk.admit(dni_document(number=3), operator="c")
+    assert stopped.value.code == "CLOCK_BEHIND_FILE"
+    assert store.find_visitor(dni_document(number=3).identity) is None  # nothing recorded
+    clock.advance(timedelta(hours=2, minutes=4))  # corrected
+    assert desk.admit(dni_document(number=3), operator="c").admitted
