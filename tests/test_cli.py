@@ -657,3 +657,28 @@ def test_a_full_disk_for_the_card_pdf_keeps_the_card(tmp_path: Path) -> None:
     assert code == 0 and out["card_number"] == 1  # type: ignore[index]
     assert out["card_error"]["error"] == "CARD_FILE_DISK_FULL"  # type: ignore[index]
     assert leftovers == []  # no half-written file, no temporary file
+
+
+def test_audit_verify_names_the_damaged_pages_and_the_file_takes_no_more_writes(
+    tmp_path: Path,
+) -> None:
+    snapshot = tmp_path / "riaj.txt"
+    snapshot.write_text("00000000T\n")
+    assert cli("registry", "import", str(snapshot), data_dir=tmp_path)[0] == 0
+    for n in range(3):
+        assert cli("admit", "--mrz", *spanish_dni_mrz(40000000 + n), data_dir=tmp_path)[0] == 0
+    code, out = cli("audit", "verify", data_dir=tmp_path)
+    assert code == 0 and out["integrity"]["ok"] is True  # type: ignore[index]
+    db = tmp_path / "visitors.db"
+    pages = db.stat().st_size // 4096
+    with db.open("r+b") as raw:  # bytes overwritten in the middle of a page past the first
+        raw.seek((pages - 2) * 4096 + 1000)
+        raw.write(os.urandom(64))
+    code, out = cli("audit", "verify", data_dir=tmp_path)
+    if code == 3:  # the page held the schema: the file cannot be opened, and says why
+        assert out["error"] == "DAMAGED_FILE" and "page(s) " in out["detail"]  # type: ignore[index]
+    else:  # a data page: the check names it
+        assert code == 1 and out["ok"] is False  # type: ignore[index]
+        assert out["integrity"]["bad_pages"] == [pages - 1]  # type: ignore[index]
+    code, out = cli("admit", "--mrz", *spanish_dni_mrz(49999999), data_dir=tmp_path)
+    assert code == 3 and out["error"] == "DAMAGED_FILE"  # type: ignore[index]

@@ -14,8 +14,9 @@ import re
 from enum import unique
 
 from admission.codes import Code
+from admission.errors import StoreError
 from admission.records import AuditAnchor
-from ui.cli.result import Command, CommandResult, ExitCode, error
+from ui.cli.result import Command, CommandResult, ExitCode, described, error
 from ui.context import AppContext
 
 _ANCHOR = re.compile(r"^(\d{1,18}):([0-9a-fA-F]{64})$")
@@ -62,9 +63,29 @@ def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
         if anchor is None:
             return error(ExitCode.USAGE, AuditCliCode.BAD_ANCHOR, "expected SEQ:DIGEST")
         anchors.append(anchor)
-    check = ctx.store.verify(anchors)
-    return (ExitCode.OK if check.ok else ExitCode.REFUSED), {
-        "ok": check.ok,
+    # every page's HMAC (SQLCipher's cipher_integrity_check) and SQLite's structure
+    pages = ctx.store.integrity_check(structure=True)
+    integrity = {
+        "ok": pages.ok,
+        "pages": pages.pages,
+        "bad_pages": list(pages.bad_pages),
+        "structure": list(pages.structure),
+    }
+    try:
+        check = ctx.store.verify(anchors)
+    except StoreError as err:
+        if pages.ok:
+            raise
+        # the chain runs through a damaged page: the pages say where
+        return ExitCode.REFUSED, {
+            "ok": False,
+            "integrity": integrity,
+            **described(err.code, "the audit chain could not be read past the damage"),
+        }
+    ok = check.ok and pages.ok
+    return (ExitCode.OK if ok else ExitCode.REFUSED), {
+        "ok": ok,
+        "integrity": integrity,
         "entries": check.entries,
         "first_bad_seq": check.first_bad_seq,
         "problem": check.problem,
