@@ -81,7 +81,9 @@ DECLARED: tuple[Setting, ...] = (
         "cards.types",
         [dict(t) for t in DEFAULT_CARD_TYPES],
         list,
-        "Card types and prices in cents (art. 23.2-3)",
+        "Card types and prices in cents (art. 23.2-3); several_entries: true lets the "
+        "holder of a valid card of that type in again on it (default false: one card, "
+        "one admission, art. 22)",
     ),
     Setting("cards.default", "DAY", str, "Card type offered by default"),
     Setting(
