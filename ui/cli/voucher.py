@@ -25,11 +25,13 @@ def _arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser)
     p.add_argument("--out", type=Path, help="write the voucher PDF here instead of printing")
     p = sub.add_parser("exchange", parents=[common])
     add_document_arguments(p)
-    p.add_argument("number", type=VOUCHER_NUMBER)
+    # its own dest: the document's --number is args.number, and they used to share it (a
+    # manual entry's document number became the voucher's, or the other way round)
+    p.add_argument("voucher_number", type=VOUCHER_NUMBER, metavar="number")
     p.add_argument("--operator", default="cli")
     p.add_argument("--no-pdf", action="store_true")
     p = sub.add_parser("cancel", parents=[common])
-    p.add_argument("number", type=VOUCHER_NUMBER)
+    p.add_argument("voucher_number", type=VOUCHER_NUMBER, metavar="number")
     p.add_argument("--reason", required=True)
     p = sub.add_parser("open", parents=[common])
     p.add_argument(
@@ -50,7 +52,9 @@ def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
             "vouchers": [_json(v) for v in vouchers],
         }
     if command == "cancel":
-        return ExitCode.OK, _json(book.cancel_voucher(args.number, args.reason, ctx.clock.now()))
+        return ExitCode.OK, _json(
+            book.cancel_voucher(args.voucher_number, args.reason, ctx.clock.now())
+        )
     document, problem = document_from_args(args, ctx.tools.today())
     if problem is not None or document is None:
         usage = isinstance(problem, dict) and problem.get("error") == CliError.USAGE
@@ -58,7 +62,7 @@ def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
     if command == "issue":
         return _issue(args, ctx, document)
     result = exchange_voucher(
-        ctx.desk, book, ctx.clock, args.number, document, operator=args.operator
+        ctx.desk, book, ctx.clock, args.voucher_number, document, operator=args.operator
     )
     payload = {
         "verdict": result.verdict.outcome.value,

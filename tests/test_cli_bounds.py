@@ -1,0 +1,484 @@
+"""Every command, with random and hostile arguments, answers with a code (STYLE.md rule 14).
+
+The command line runs in this process (``main.run``) over one encrypted visitor file
+and a folder of hostile files: a device, a pipe, a folder, a file without newlines, a
+1 x 6000 image, a 144-megapixel JPEG, recordings nested too deep... For each run:
+
+* nothing escapes but argparse's own ``SystemExit(2)`` (a usage error);
+* the exit code is 0, 1, 2 or 3;
+* what is printed is JSON, every code in it (``error``, ``errors``, ``reasons``,
+  ``reason``...) is a member of a :class:`admission.codes.Code` enum, and an answer with
+  an exit code other than 0 says why: an ``error`` code, or one of the refusal shapes of
+  the contract (a DENY verdict, ``valid: false``, ``usable: false``...).
+
+The suite runs ``FUZZ_EXAMPLES`` examples (about a minute). For a fault campaign::
+
+    ADMISSION_FUZZ_EXAMPLES=10000 QT_QPA_PLATFORM=offscreen \\
+        .venv/bin/python -m pytest -q -p no:cacheprovider tests/test_cli_bounds.py
+
+``demo`` takes no argument and ``regulation`` only an output path, and both run for
+seconds: each is run once, not fuzzed. ``scan --serial`` listens until interrupted and
+a camera index opens a device: neither is fuzzed (``scan --replay`` and folders of
+images are). A command this file does not know yet gets random tokens.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import io
+import json
+import os
+import pkgutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+import cv2
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from admission.codes import all_code_enums
+from admission.generators.mrz_build import build_td1, build_td3
+from tests.factories import dni
+from tests.hardware.test_mrz_reader import flat_jpeg
+
+FUZZ_EXAMPLES = int(os.environ.get("ADMISSION_FUZZ_EXAMPLES", "300"))
+RAW_KEY = "5a" * 32  # a raw key: no passphrase stretching on every run
+EXIT_CODES = {0, 1, 2, 3}
+CODE_KEYS = ("error", "errors", "reasons", "reason", "fallback_error", "print_error")
+# Refusals of the contract that carry no "error": the verdict or status says it all.
+REFUSAL_SHAPES = (
+    ("verdict", "DENY"),
+    ("valid", False),
+    ("usable", False),
+    ("ok", False),
+    ("synced", False),
+    ("printed", False),
+    ("imported", False),
+)
+
+
+def _all_codes() -> frozenset[str]:
+    for root in ("admission", "db", "hardware", "ui"):
+        package = importlib.import_module(root)
+        for info in pkgutil.walk_packages(package.__path__, root + "."):
+            with contextlib.suppress(Exception):  # test_catalogue reports import failures
+                importlib.import_module(info.name)
+    importlib.import_module("main")
+    return frozenset(member.value for enum in all_code_enums() for member in enum)
+
+
+@dataclass(frozen=True, repr=False)
+class Desk:
+    """The data folder and the hostile files the arguments point at."""
+
+    data: Path
+    files: Path
+    snapshots: tuple[str, ...]
+    images: tuple[str, ...]
+    recordings: tuple[str, ...]
+    outputs: tuple[str, ...]
+    sources: tuple[str, ...]
+    codes: frozenset[str]
+
+    def __repr__(self) -> str:
+        return f"Desk({self.data})"
+
+
+def passport(number: int) -> list[str]:
+    """A valid passport of an invented adult (the ICAO specimen is refused as one)."""
+    return build_td3(
+        document_number=f"K{number:07d}",
+        issuer="GBR",
+        nationality="GBR",
+        surname="SMITH",
+        given_names="JOHN",
+        birth_date="700101",
+        expiry_date="350101",
+    )
+
+
+def run(argv: list[str]) -> tuple[int, str, bool]:
+    """(exit code, stdout, whether argparse exited) of ``main.run(argv)``."""
+    import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            code = main.run(argv)
+        except SystemExit as exit_:
+            assert exit_.code == 2, (argv, exit_.code, err.getvalue()[-500:])
+            return 2, out.getvalue(), True
+    return code, out.getvalue(), False
+
+
+def _hostile_files(root: Path) -> dict[str, tuple[str, ...]]:
+    root.mkdir()
+    (root / "riaj-ok.txt").write_text("# lista\n12345678Z\n" + dni(11111111) + "\n")
+    (root / "riaj-dup.txt").write_text("12345678Z\n12345678Z\n" + dni(22222222) + "\n")
+    (root / "riaj-long.txt").write_bytes(b"12345678Z\n" + b"9" * 5000 + b"\n")
+    (root / "riaj-bad.txt").write_bytes(b"#RIAJ-SNAPSHOT 1\n#scheme: clear\n")
+    with (root / "zeros.bin").open("wb") as sparse:
+        sparse.truncate(8 * 1024 * 1024)
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(root / "pipe")
+    (root / "folder").mkdir()
+    cv2.imwrite(str(root / "sliver.png"), np.full((1, 6000, 3), 200, np.uint8))
+    cv2.imwrite(str(root / "blank.png"), np.full((120, 200, 3), 200, np.uint8))
+    (root / "giant.jpg").write_bytes(flat_jpeg(12000, 12000, orientation=6))
+    (root / "half.jpg").write_bytes(flat_jpeg(400, 300)[:200])
+    (root / "text.txt").write_text("not an image")
+    frames = root / "frames"
+    frames.mkdir()
+    cv2.imwrite(str(frames / "a.png"), np.full((240, 320, 3), 90, np.uint8))
+    cv2.imwrite(str(frames / "b.png"), np.full((1, 6000, 3), 90, np.uint8))
+    burst = [[c, 0.001 * i] for i, c in enumerate("\n".join(build_td1()) + "\r")]
+    (root / "rec-ok.json").write_text(json.dumps(burst))
+    (root / "rec-deep.json").write_text("[" * 100_000)
+    (root / "rec-bad.json").write_text('[["ab", "x"]]')
+    specials = ["/dev/zero", "/dev/null", str(root / "missing"), str(root / "folder")]
+    pipe = [str(root / "pipe")] if hasattr(os, "mkfifo") else []
+
+    def named(*names: str) -> tuple[str, ...]:
+        return tuple(str(root / n) for n in names)
+
+    return {
+        "snapshots": (
+            *named("riaj-ok.txt", "riaj-dup.txt", "riaj-long.txt", "riaj-bad.txt", "zeros.bin"),
+            *specials,
+            *pipe,
+        ),
+        "images": (
+            *named("sliver.png", "blank.png", "giant.jpg", "half.jpg", "text.txt", "zeros.bin"),
+            *specials,
+            *pipe,
+        ),
+        "recordings": (
+            *named("rec-ok.json", "rec-deep.json", "rec-bad.json", "zeros.bin"),
+            *specials,
+            *pipe,
+        ),
+        "outputs": (
+            *named("out.pdf", "folder", "missing/out.pdf", "folder/out.pdf"),
+            "/proc/no-such-dir/out.pdf",
+        ),
+        "sources": (*named("frames", "missing", "text.txt", "blank.png", "folder"),),
+    }
+
+
+@pytest.fixture(scope="module")
+def desk(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Desk]:
+    base = tmp_path_factory.mktemp("cli-bounds")
+    data = base / "data"
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("ADMISSION_DB_KEY", RAW_KEY)
+        env.delenv("ADMISSION_NOW", raising=False)
+        run(["init", "--data-dir", str(data)])  # a fresh folder needs init, where it exists
+        files = _hostile_files(base / "files")
+        run(["registry", "import", files["snapshots"][0], "--data-dir", str(data)])
+        run(["admit", "--mrz", *passport(1), "--no-pdf", "--data-dir", str(data)])
+        yield Desk(data=data, files=base / "files", codes=_all_codes(), **files)
+
+
+# --- argument values ---------------------------------------------------------------------
+
+TEXT = st.text(
+    # argv can hold neither NUL nor lone surrogates from a terminal; everything else goes
+    st.characters(exclude_categories=["Cs"], exclude_characters="\x00"),
+    max_size=40,
+)
+NUMBER = st.one_of(
+    st.integers(-(10**25), 10**25).map(str),
+    st.integers(0, 3).map(str),
+    st.sampled_from(["999999999", "1000000000", "-1", "1e9", " 7 ", "٣", "0x10", "", "²"]),
+    TEXT,
+)
+OFFSETS = [None, UTC, timezone(timedelta(hours=14)), timezone(timedelta(hours=-12))]
+INSTANT = st.one_of(
+    st.datetimes(timezones=st.sampled_from(OFFSETS)).map(lambda d: d.isoformat()),
+    st.sampled_from(
+        ["0001-01-01T00:00:00", "9999-12-31T23:59:59-12:00", "2026-11-28T22:00:00+01:00", "Z"]
+    ),
+    TEXT,
+)
+DATE = st.one_of(
+    st.dates().map(lambda d: d.isoformat()),
+    st.sampled_from(["0001-01-01", "9999-12-31", "1899-12-31", "2101-01-01", "2026-02-30"]),
+    TEXT,
+)
+MRZ_CHARS = st.text(st.sampled_from("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789<"), max_size=44)
+MRZ = st.one_of(
+    st.integers(1, 10**7 - 1).map(passport),
+    st.just(build_td3()),
+    st.just(build_td1()),
+    st.lists(st.one_of(MRZ_CHARS, TEXT), min_size=1, max_size=3),
+)
+
+
+def _optional(flag: str, value: st.SearchStrategy[str]) -> st.SearchStrategy[list[str]]:
+    return st.one_of(st.just([]), value.map(lambda v: [flag, v]))
+
+
+def _flag(flag: str) -> st.SearchStrategy[list[str]]:
+    return st.sampled_from([[], [flag]])
+
+
+def _join(*parts: st.SearchStrategy[list[str]]) -> st.SearchStrategy[list[str]]:
+    return st.tuples(*parts).map(lambda drawn: [token for part in drawn for token in part])
+
+
+def _document(desk: Desk) -> st.SearchStrategy[list[str]]:
+    mrz = MRZ.map(lambda lines: ["--mrz", *lines])
+    manual = _join(
+        st.just(["--manual"]),
+        _optional("--doc-type", st.one_of(st.sampled_from(["DRIVING_LICENCE", "DNI"]), TEXT)),
+        _optional("--issuer", st.one_of(st.just("ESP"), TEXT)),
+        _optional("--number", st.one_of(st.just(dni(33333333)), TEXT)),
+        _optional("--surname", TEXT),
+        _optional("--given-names", TEXT),
+        _optional("--birth-date", DATE),
+        _optional("--expiry-date", DATE),
+        _optional("--nationality", TEXT),
+        _optional("--sex", st.one_of(st.sampled_from(["F", "M", "X"]), TEXT)),
+    )
+    return st.one_of(mrz, manual, st.just([]))
+
+
+def _strategies(desk: Desk) -> dict[str, st.SearchStrategy[list[str]]]:
+    path = st.sampled_from
+    doc = _document(desk)
+    number = st.one_of(st.integers(1, 3).map(str), NUMBER)
+    return {
+        "init": _flag("--adopt").map(lambda rest: ["init", *rest]),  # the file exists
+        "parse-mrz": _join(
+            MRZ.filter(bool).map(list),
+            _optional("--today", DATE),
+        ).map(lambda rest: ["parse-mrz", *rest]),
+        "read-document": st.lists(path(desk.images), min_size=1, max_size=3).map(
+            lambda images: ["read-document", *images]
+        ),
+        "watch-document": _join(
+            path(desk.sources).map(lambda s: [s]),
+            _optional("--max-frames", NUMBER),
+        ).map(lambda rest: ["watch-document", *rest]),
+        "admit": _join(
+            doc,
+            _optional("--at", INSTANT),
+            _optional("--card-type", st.one_of(st.sampled_from(["DAY", "WEEK"]), TEXT)),
+            _optional("--authorised-by", TEXT),
+            st.just(["--no-pdf"]),
+        ).map(lambda rest: ["admit", *rest]),
+        "registry": st.one_of(
+            path(desk.snapshots).map(lambda p: ["registry", "import", p]),
+            st.just(["registry", "sync"]),
+            st.just(["registry", "status"]),
+            _join(
+                st.one_of(st.just(dni(11111111)), TEXT).map(lambda i: ["--id", i]),
+                _optional("--kind", st.one_of(st.sampled_from(["DNI", "NIE", "PASSPORT"]), TEXT)),
+                _optional("--country", TEXT),
+            ).map(lambda rest: ["registry", "check", *rest]),
+        ),
+        "purge": _optional("--at", INSTANT).map(lambda rest: ["purge", *rest]),
+        "audit": st.just(["audit", "verify"]),
+        "visitor": st.one_of(
+            st.one_of(st.just("1"), st.just(dni(12345678)), NUMBER).map(
+                lambda i: ["visitor", "show", i]
+            ),
+            _join(TEXT.map(lambda t: [t]), _optional("--limit", NUMBER)).map(
+                lambda rest: ["visitor", "search", *rest]
+            ),
+        ),
+        "verify-card": TEXT.map(lambda code: ["verify-card", code]),
+        "print-card": _join(number.map(lambda n: [n]), _optional("--reason", TEXT)).map(
+            lambda rest: ["print-card", *rest]
+        ),
+        "void-card": _join(number.map(lambda n: [n]), TEXT.map(lambda r: ["--reason", r])).map(
+            lambda rest: ["void-card", *rest]
+        ),
+        "reprint-queue": st.just(["reprint-queue"]),
+        "leaflet": _optional("--out", path(desk.outputs)).map(lambda rest: ["leaflet", *rest]),
+        "scan": _join(
+            st.lists(path(desk.recordings), min_size=1, max_size=2).map(
+                lambda recs: ["--replay", *recs]
+            ),
+            _optional("--baud", NUMBER),
+            _flag("--admit"),
+        ).map(lambda rest: ["scan", *rest]),
+        "voucher": st.one_of(
+            _join(
+                doc,
+                _optional("--card-type", TEXT),
+                _optional("--out", path(desk.outputs)),
+            ).map(lambda rest: ["voucher", "issue", *rest]),
+            _join(doc, number.map(lambda n: [n]), st.just(["--no-pdf"])).map(
+                lambda rest: ["voucher", "exchange", *rest]
+            ),
+            _join(number.map(lambda n: [n]), TEXT.map(lambda r: ["--reason", r])).map(
+                lambda rest: ["voucher", "cancel", *rest]
+            ),
+            _flag("--closing").map(lambda rest: ["voucher", "open", *rest]),
+        ),
+    }
+
+
+# Seconds a run each: demo (no argument, test_demo_answers_once) and regulation (its one
+# argument, an unwritable --out, is in test_the_testers_findings).
+NOT_FUZZED = {"demo", "regulation"}
+
+
+def _generic(name: str) -> st.SearchStrategy[list[str]]:
+    """A command this file does not know yet: its name and random tokens."""
+    tokens = st.one_of(TEXT, NUMBER, st.sampled_from(["--at", "--out", "--reason"]))
+    return st.lists(tokens, max_size=4).map(lambda rest: [name, *rest])
+
+
+def _commands() -> list[str]:
+    from ui.cli.commands import FILE_COMMANDS, TOOL_COMMANDS
+
+    return sorted((set(FILE_COMMANDS) | set(TOOL_COMMANDS)) - NOT_FUZZED)
+
+
+@st.composite
+def argv_of(draw: st.DrawFn, desk: Desk) -> list[str]:
+    known = _strategies(desk)
+    name = draw(st.sampled_from(_commands()))
+    strategy = known[name] if name in known else _generic(name)
+    argv = draw(strategy)
+    argv += draw(_flag("--demo"))
+    return [*argv, "--data-dir", str(desk.data)]
+
+
+# --- the checks ---------------------------------------------------------------------------
+
+
+def _answers(printed: str) -> list[Any]:
+    """The JSON printed: one document, or one per line (``scan``)."""
+    if not printed.strip():
+        return []
+    try:
+        return [json.loads(printed)]
+    except json.JSONDecodeError:
+        return [json.loads(line) for line in printed.splitlines() if line.strip()]
+
+
+def _codes_in(answer: Any) -> Iterator[str]:
+    if isinstance(answer, list):
+        for item in answer:
+            yield from _codes_in(item)
+        return
+    if not isinstance(answer, dict):
+        return
+    for key, value in answer.items():
+        if key in CODE_KEYS:
+            values = value if isinstance(value, list) else [value]
+            yield from (v for v in values if isinstance(v, str) and v)  # "": none
+        elif isinstance(value, dict | list):
+            yield from _codes_in(value)
+
+
+def _says_why(answer: Any) -> bool:
+    if isinstance(answer, list):
+        return bool(answer) and all(_says_why(item) for item in answer)
+    if not isinstance(answer, dict):
+        return False
+    if answer.get("error") or answer.get("errors") or answer.get("reasons"):
+        return True
+    if answer.get("reason") or answer.get("code"):
+        return True
+    return any(answer.get(key, object()) == value for key, value in REFUSAL_SHAPES)
+
+
+def check(desk: Desk, argv: list[str]) -> None:
+    code, printed, usage = run(argv)
+    assert code in EXIT_CODES, (argv, code)
+    if usage:
+        return
+    answers = _answers(printed)
+    for answer in answers:
+        unknown = set(_codes_in(answer)) - desk.codes
+        assert not unknown, (argv, unknown, answer)
+    if code != 0:
+        assert answers, (argv, code, "nothing printed")
+        assert any(_says_why(a) for a in answers), (argv, code, answers)
+
+
+@settings(
+    max_examples=FUZZ_EXAMPLES,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(data=st.data())
+def test_every_command_answers_hostile_arguments_with_a_code(
+    desk: Desk, data: st.DataObject
+) -> None:
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("ADMISSION_DB_KEY", RAW_KEY)
+        check(desk, data.draw(argv_of(desk), label="argv"))
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["registry", "import", "/dev/zero"],
+        ["registry", "import", "{files}/pipe"],
+        ["registry", "import", "{files}/zeros.bin"],
+        ["print-card", "12345678901234567890123"],
+        ["void-card", "12345678901234567890123", "--reason", "x"],
+        ["voucher", "cancel", "12345678901234567890123", "--reason", "x"],
+        ["admit", "--mrz", *build_td3(), "--at", "0001-01-01T00:00:00"],
+        ["admit", "--mrz", *build_td3(), "--at", "9999-12-31T23:59:59-12:00"],
+        ["parse-mrz", "X", "--today", "0001-01-01"],
+        ["scan", "--replay", "/dev/zero"],
+        ["scan", "--replay", "{files}/rec-deep.json"],
+        ["watch-document", "/nonexistent", "--max-frames", "0"],
+        ["regulation", "--out", "{files}/folder"],
+        ["voucher", "exchange", "--manual", "--birth-date", "2000-01-01", "1", "--no-pdf"],
+    ],
+)
+def test_the_testers_findings(desk: Desk, argv: list[str]) -> None:
+    """The inputs that gave tracebacks, hung or grew without bound, one by one."""
+    if "{files}/pipe" in argv and not hasattr(os, "mkfifo"):
+        pytest.skip("named pipes are POSIX")
+    argv = [a.replace("{files}", str(desk.files)) for a in argv]
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("ADMISSION_DB_KEY", RAW_KEY)
+        check(desk, [*argv, "--data-dir", str(desk.data)])
+
+
+def test_demo_answers_once(tmp_path: Path) -> None:
+    """``demo`` has no argument to fuzz: one run, the same checks."""
+    codes = _all_codes()
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("ADMISSION_DB_KEY", RAW_KEY)
+        run(["init", "--data-dir", str(tmp_path)])
+        code, printed, usage = run(["demo", "--data-dir", str(tmp_path)])
+    assert code in EXIT_CODES and not usage
+    answers = _answers(printed)
+    assert answers and not set(_codes_in(answers)) - codes
+
+
+def test_a_batch_with_a_sliver_and_a_giant_answers_per_image(desk: Desk) -> None:
+    images = [str(desk.files / n) for n in ("sliver.png", "giant.jpg", "blank.png")]
+    code, printed, _usage = run(["read-document", *images, "--data-dir", str(desk.data)])
+    reasons = [answer["reason"] for answer in json.loads(printed)]
+    assert code == 1 and reasons == ["IMAGE_TOO_SMALL", "IMAGE_TOO_LARGE", "NO_MRZ"]
+
+
+def test_a_manual_voucher_exchange_keeps_both_numbers(tmp_path: Path) -> None:
+    """The voucher's number and the document's ``--number`` used to share one argument."""
+    person = ["--manual", "--number", dni(44444444), "--surname", "GARCIA"]
+    person += ["--birth-date", "1980-01-01", "--data-dir", str(tmp_path)]
+    (tmp_path / "riaj.txt").write_text("00000000T\n")
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("ADMISSION_DB_KEY", RAW_KEY)
+        run(["init", "--data-dir", str(tmp_path)])
+        run(["registry", "import", str(tmp_path / "riaj.txt"), "--data-dir", str(tmp_path)])
+        code, printed, _ = run(["voucher", "issue", *person, "--out", str(tmp_path / "v.pdf")])
+        assert code == 0 and json.loads(printed)["voucher"]["number"] == 1
+        code, printed, _ = run(["voucher", "exchange", "1", "--no-pdf", *person])
+    assert code == 0 and json.loads(printed)["card_number"] == 1
