@@ -56,7 +56,14 @@ from hardware.printer.service import CardPresentation, CardPrintService
 from ui.cli.args import parse_instant
 from ui.cli.commands import FILE_COMMANDS, TOOL_COMMANDS
 from ui.cli.demo import CAMERA_FRAMES, SEED
-from ui.cli.result import CliError, CommandResult, ExitCode, Payload, described
+from ui.cli.result import (
+    CliError,
+    CommandResult,
+    ExitCode,
+    JsonArgumentParser,
+    Payload,
+    described,
+)
 from ui.context import AppContext, Devices, Tools
 
 if TYPE_CHECKING:
@@ -345,7 +352,7 @@ def _demo_camera(lines: Sequence[str], index: int) -> Camera:
 
 # -- the command line ---------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
-    common = argparse.ArgumentParser(add_help=False)
+    common = JsonArgumentParser(add_help=False)
     common.add_argument(
         "--data-dir",
         type=Path,
@@ -358,7 +365,7 @@ def build_parser() -> argparse.ArgumentParser:
         default=argparse.SUPPRESS,
         help="demo mode: invented data, fake devices, DEMO banner",
     )
-    parser = argparse.ArgumentParser(
+    parser = JsonArgumentParser(
         prog="main.py", parents=[common], description="Casino admission desk (Decreto 58/2006)"
     )
     sub = parser.add_subparsers(dest="command", required=True)

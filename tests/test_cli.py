@@ -322,6 +322,11 @@ def test_bad_arguments_get_codes_not_tracebacks(tmp_path: Path) -> None:
     assert out["message_en"] == text("BAD_INSTANT", "en") != "BAD_INSTANT"  # type: ignore[index]
     code, out = cli_process("admit", data_dir=tmp_path)
     assert code == 2 and out["error"] == "USAGE"  # type: ignore[index]
+    # argparse's own refusals answer in JSON too, with the code the argument's type named
+    code, out = cli_process("print-card", "1" * 23, data_dir=tmp_path)
+    assert code == 2 and out["error"] == "BAD_NUMBER"  # type: ignore[index]
+    code, out = cli_process("no-such-command", data_dir=tmp_path)
+    assert code == 2 and out["error"] == "USAGE"  # type: ignore[index]
     code, out = cli_process("admit", "--mrz", *PASSPORT, "--card-type", "NOPE", data_dir=tmp_path)
     assert code == 1 and out["error"] == "UNKNOWN_CARD_TYPE"  # type: ignore[index]
 

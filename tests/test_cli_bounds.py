@@ -4,7 +4,8 @@ The command line runs in this process (``main.run``) over one encrypted visitor 
 and a folder of hostile files: a device, a pipe, a folder, a file without newlines, a
 1 x 6000 image, a 144-megapixel JPEG, recordings nested too deep... For each run:
 
-* nothing escapes but argparse's own ``SystemExit(2)`` (a usage error);
+* nothing escapes but argparse's own ``SystemExit(2)`` (a usage error, answered in JSON
+  with its code as well);
 * the exit code is 0, 1, 2 or 3;
 * what is printed is JSON, every code in it (``error``, ``errors``, ``reasons``,
   ``reason``...) is a member of a :class:`admission.codes.Code` enum, and an answer with
@@ -396,9 +397,10 @@ def _says_why(answer: Any) -> bool:
 def check(desk: Desk, argv: list[str]) -> None:
     code, printed, usage = run(argv)
     assert code in EXIT_CODES, (argv, code)
-    if usage:
-        return
     answers = _answers(printed)
+    if usage:  # argparse's own refusals answer in JSON too, with a code
+        assert answers and all(a.get("error") in desk.codes for a in answers), (argv, printed)
+        return
     for answer in answers:
         unknown = set(_codes_in(answer)) - desk.codes
         assert not unknown, (argv, unknown, answer)

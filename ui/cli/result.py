@@ -7,10 +7,13 @@ or a device could not be used (wrong key, damaged file, printer not found...).
 from __future__ import annotations
 
 import argparse
+import json
+import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import IntEnum
-from typing import Any, Generic, TypeVar
+from typing import Any, Generic, NoReturn, TypeVar
 
 from admission.catalogue import text
 from admission.codes import Code
@@ -20,6 +23,7 @@ __all__ = [
     "Command",
     "CommandResult",
     "ExitCode",
+    "JsonArgumentParser",
     "Payload",
     "described",
     "error",
@@ -68,6 +72,20 @@ def described(error_code: str, detail: str = "") -> dict[str, Any]:
     if detail:
         out["detail"] = detail
     return out
+
+
+class JsonArgumentParser(argparse.ArgumentParser):
+    """argparse answering a usage error as every other error: JSON on stdout with its
+    code (``BAD_NUMBER``, ``BAD_DATE``... when an argument's type named one, else
+    ``USAGE``), the usage line on stderr for a person, exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        named = re.findall(r"\b([A-Z][A-Z_]{2,}):", message)
+        known = {c.value for c in CliError}
+        code = next((CliError(n) for n in named if n in known), CliError.USAGE)
+        self.print_usage(sys.stderr)
+        print(json.dumps(described(code, message), ensure_ascii=False, indent=2))
+        self.exit(int(ExitCode.USAGE))
 
 
 def error(code: ExitCode, error_code: str, detail: str = "", **extra: Any) -> CommandResult:
