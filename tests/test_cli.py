@@ -204,6 +204,7 @@ def test_admission_cycle_on_the_encrypted_file(tmp_path: Path) -> None:
         "--card-type",
         "WEEK",
         data_dir=tmp_path,
+        clock_override=True,
     )
     assert code == 0 and isinstance(out, dict), out
     assert out["verdict"] == "ADMIT" and out["reasons"] == []
@@ -211,13 +212,27 @@ def test_admission_cycle_on_the_encrypted_file(tmp_path: Path) -> None:
     pdf = Path(out["card_pdf"])
     assert pdf.read_bytes().startswith(b"%PDF")
 
-    code, out = cli("admit", "--mrz", *spanish_dni_mrz(11111111), "--at", at, data_dir=tmp_path)
+    code, out = cli(
+        "admit",
+        "--mrz",
+        *spanish_dni_mrz(11111111),
+        "--at",
+        at,
+        data_dir=tmp_path,
+        clock_override=True,
+    )
     assert code == 1 and isinstance(out, dict)
     assert out["verdict"] == "DENY" and out["reasons"] == ["REGISTRY_LISTED"]
     assert out["card_number"] is None
 
     code, out = cli(
-        "admit", "--mrz", *spanish_dni_mrz(22222222, birth="100101"), "--at", at, data_dir=tmp_path
+        "admit",
+        "--mrz",
+        *spanish_dni_mrz(22222222, birth="100101"),
+        "--at",
+        at,
+        data_dir=tmp_path,
+        clock_override=True,
     )
     assert (code, out["reasons"]) == (1, ["MINOR"])  # type: ignore[index]
 
@@ -239,6 +254,7 @@ def test_admission_cycle_on_the_encrypted_file(tmp_path: Path) -> None:
         "--at",
         at,
         data_dir=tmp_path,
+        clock_override=True,
     )
     assert code == 0 and out["card_number"] == 2  # type: ignore[index]
 
@@ -544,6 +560,7 @@ def test_retention_runs_at_start_up(tmp_path: Path) -> None:
         "--at",
         "2025-01-10T22:00:00+01:00",
         data_dir=tmp_path,
+        clock_override=True,
     )
     assert out["file_number"] == 1  # type: ignore[index]
     # That command's own daily purge ran first, on the system clock: the visit it then

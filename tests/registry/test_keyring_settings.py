@@ -20,7 +20,9 @@ from hardware.registry.soap_client import (
 
 
 class MemoryKeyring(KeyringBackend):
-    priority = 1  # type: ignore[assignment]
+    # Below the fail backend's 0: keyring's automatic choice, made once per process from
+    # every subclass defined so far, must never pick this test's keyring for later tests.
+    priority = -1  # type: ignore[assignment]
 
     def __init__(self) -> None:
         super().__init__()
