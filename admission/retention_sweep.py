@@ -24,7 +24,7 @@ from typing import Protocol
 
 from admission.clock import ClockCode
 from admission.errors import InvalidStateError
-from admission.ports import Clock
+from admission.ports import AuditTrail, Clock
 from admission.records import PurgeReport
 from admission.retention import RETENTION_MONTHS, purge_due, retention_cutoff
 
@@ -56,7 +56,7 @@ class CardArchive(Protocol):
         ...
 
 
-class PurgeStamps(Protocol):
+class PurgeStamps(AuditTrail, Protocol):
     def get_setting(self, key: str) -> str | None: ...
 
     def set_setting(self, key: str, value: str) -> None: ...
@@ -67,15 +67,6 @@ class PurgeStamps(Protocol):
         ...
 
     def newest_event(self) -> datetime | None: ...
-
-    def append(
-        self,
-        actor: str,
-        action: str,
-        subject: str,
-        at: datetime,
-        details: dict[str, str] | None = None,
-    ) -> int: ...
 
 
 class RetentionSweep:

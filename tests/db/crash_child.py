@@ -1,4 +1,5 @@
-"""Child process for test_crash.py: admits visitors with cards as fast as it can until
+"""Child process for test_crash.py and the SIGKILL campaign: admits new visitors with
+cards as fast as it can, and prints ``card N`` as soon as each has committed, until
 killed. Usage: python -m tests.db.crash_child DB_PATH SEED (key in ADMISSION_DB_KEY)."""
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ def main(path: str, seed: int) -> None:
                 entry(n, at, surname=f"Crash{n}", card=card_for(at, days=days))
             )
             assert rec.card_number is not None
+            print(f"card {rec.card_number}", flush=True)  # committed: acknowledged
             if i % 5 == 0:
                 store.mark_printed(rec.card_number, at)
             if i % 17 == 0:

@@ -33,7 +33,7 @@ def _run_round(path: Path, env: dict[str, str], round_no: int, wait: float) -> l
     """Start the child, let it admit for ``wait`` seconds, SIGKILL it; the card numbers
     it acknowledged."""
     child = subprocess.Popen(
-        [sys.executable, "-m", "tests.faults.admit_child", str(path), str(round_no)],
+        [sys.executable, "-m", "tests.db.crash_child", str(path), str(round_no)],
         cwd=ROOT,
         env=env,
         stdout=subprocess.PIPE,
