@@ -37,9 +37,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from admission.errors import ConfigError, StoreError, StoreErrorCode
+from admission.errors import StoreError
 from db.audit_chain import AuditChainCode
-from db.keys import KEYRING_SERVICE, KeyringBackend
+from db.keys import KeyringBackend, keyring_secret
 
 ENV_VAR = "ADMISSION_AUDIT_KEY"
 KEYRING_USERNAME = "audit-chain-key"
@@ -97,26 +97,10 @@ def audit_key_from_env(environ: Mapping[str, str] | None = None) -> AuditKey | N
 
 
 def audit_key_from_keyring(backend: KeyringBackend, *, create: bool) -> AuditKey | None:
-    try:
-        stored = backend.get_password(KEYRING_SERVICE, KEYRING_USERNAME)
-        if stored:
-            return AuditKey.from_hex(stored, source="keyring")
-        if not create:
-            return None
-        key = AuditKey.generate(source="keyring")
-        backend.set_password(KEYRING_SERVICE, KEYRING_USERNAME, key.hex())
-        # Read back: a backend that silently drops the secret would orphan the chain.
-        if backend.get_password(KEYRING_SERVICE, KEYRING_USERNAME) != key.hex():
-            raise ConfigError(
-                "the keyring did not keep the audit key", code=StoreErrorCode.KEYRING_FAILED
-            )
-        return key
-    except ConfigError:
-        raise
-    except Exception as exc:  # keyring backends raise their own error types
-        raise ConfigError(
-            f"keyring error: {type(exc).__name__}", code=StoreErrorCode.KEYRING_FAILED
-        ) from exc
+    stored = keyring_secret(
+        backend, KEYRING_USERNAME, create=create, generate=lambda: AuditKey.generate().hex()
+    )
+    return None if stored is None else AuditKey.from_hex(stored, source="keyring")
 
 
 def key_file_path(database: Path) -> Path:

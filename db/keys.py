@@ -141,20 +141,32 @@ def key_from_keyring(backend: KeyringBackend | None, *, create: bool) -> DbKey |
     """The key stored in the keyring; with ``create``, generate and store one if absent."""
     if backend is None:
         return None
+    stored = keyring_secret(
+        backend, KEYRING_USERNAME, create=create, generate=lambda: DbKey.generate().hex()
+    )
+    return None if stored is None else DbKey.from_text(stored, source="keyring")
+
+
+def keyring_secret(
+    backend: KeyringBackend, username: str, *, create: bool, generate: Callable[[], str]
+) -> str | None:
+    """The secret kept under ``username`` of this app's keyring service; with ``create``,
+    a new one from ``generate`` when there is none, read back before it is trusted (a
+    backend that silently drops it would lose what it protects). Raises
+    ConfigError(KEYRING_FAILED) for any failure of the backend."""
     try:
-        stored = backend.get_password(KEYRING_SERVICE, KEYRING_USERNAME)
+        stored = backend.get_password(KEYRING_SERVICE, username)
         if stored:
-            return DbKey.from_text(stored, source="keyring")
+            return stored
         if not create:
             return None
-        key = DbKey.generate(source="keyring")
-        backend.set_password(KEYRING_SERVICE, KEYRING_USERNAME, key.hex())
-        # Read back: a backend that silently drops the secret would lose the file.
-        if backend.get_password(KEYRING_SERVICE, KEYRING_USERNAME) != key.hex():
+        value = generate()
+        backend.set_password(KEYRING_SERVICE, username, value)
+        if backend.get_password(KEYRING_SERVICE, username) != value:
             raise ConfigError(
-                "the keyring did not keep the key", code=StoreErrorCode.KEYRING_FAILED
+                "the keyring did not keep the secret", code=StoreErrorCode.KEYRING_FAILED
             )
-        return key
+        return value
     except ConfigError:
         raise
     except Exception as exc:  # keyring backends raise their own error types
