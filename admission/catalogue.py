@@ -824,12 +824,12 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "The computer's clock is behind the last record: correct it before admitting",
     ),
     "BAD_INSTANT": (
-        "La fecha y hora no es válida: use ISO-8601 (2026-12-03T21:30)",
-        "The instant is not valid: use ISO-8601 (2026-12-03T21:30)",
+        "Fecha y hora no válida: ISO-8601 entre 1900 y 2100 (2026-12-03T21:30)",
+        "The instant is not valid: ISO-8601 between 1900 and 2100 (2026-12-03T21:30)",
     ),
     "BAD_DATE": (
-        "La fecha no es válida: use AAAA-MM-DD (2026-12-03)",
-        "The date is not valid: use YYYY-MM-DD (2026-12-03)",
+        "La fecha no es válida: AAAA-MM-DD, entre 1900 y 2100 (2026-12-03)",
+        "The date is not valid: YYYY-MM-DD, between 1900 and 2100 (2026-12-03)",
     ),
     "BAD_QUERY": (
         "Búsqueda no válida: de 2 a 100 caracteres, límite de 1 a 500",
