@@ -164,6 +164,7 @@ DECLARED: tuple[Setting, ...] = (
     Setting("camera.device", "0", str, "Camera index or device path"),
     Setting("scanner.serial_port", "", str, "Serial port of the document reader"),
     Setting("barcode.decoder", "zxing", str, "Barcode decoder", ("zxing", "zbar")),
+    Setting("ui.language", "es", str, "Language of the desk window", ("es", "en")),
 )
 BY_KEY: dict[str, Setting] = {s.key: s for s in DECLARED}
 
