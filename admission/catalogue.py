@@ -1067,6 +1067,97 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "Faltan cambios del RIAJ entre la copia local y los recibidos",
         "RIAJ changes are missing between the local copy and those received",
     ),
+    # -- the desk window (ui.desk_flow.DeskFlowCode) --------------------------------------
+    "NO_OPERATOR": (
+        "Nadie ha iniciado sesión: no se registra nada (art. 20.3)",
+        "Nobody is signed in: nothing is recorded (art. 20.3)",
+    ),
+    "SESSION_LOCKED": (
+        "Sesión bloqueada: desbloquéela para seguir",
+        "Session locked: unlock it to go on",
+    ),
+    "NOTHING_TO_RECORD": (
+        "No hay ningún veredicto pendiente de registrar",
+        "There is no verdict waiting to be recorded",
+    ),
+    "NOT_A_CARD_CODE": (
+        "El código leído no es una tarjeta de entrada de este casino",
+        "The code read is not an entry card of this casino",
+    ),
+    "NOT_OVERRIDABLE": (
+        "El director no puede autorizar estos motivos",
+        "The director cannot authorise these reasons",
+    ),
+    "AUTHORISATION_CANCELLED": (
+        "Autorización del director cancelada: no se registra nada",
+        "Director's authorisation cancelled: nothing is recorded",
+    ),
+    "JOB_FAILED": (
+        "Fallo inesperado en una tarea: inténtelo de nuevo",
+        "Unexpected fault in a task: try again",
+    ),
+    "SCANNED_RECENTLY": (
+        "Este documento se ha leído hace unos minutos",
+        "This document was read a few minutes ago",
+    ),
+    "PAST_BAN": (
+        "Tuvo una prohibición de entrada del casino, ya terminada (art. 21.2-3)",
+        "Had a casino ban, now ended (art. 21.2-3)",
+    ),
+    "DOCUMENT_EXPIRES_TODAY": (
+        "El documento caduca hoy",
+        "The document expires today",
+    ),
+    "DEVICE_GARBAGE": (
+        "El dispositivo ha enviado una respuesta no reconocida",
+        "The device sent an answer that is not understood",
+    ),
+    # -- desk accounts (admission.accounts.AccountErrorCode) ------------------------------
+    "BAD_CREDENTIALS": ("Usuario o contraseña incorrectos", "Wrong user name or password"),
+    "ACCOUNT_LOCKED": (
+        "Cuenta bloqueada por demasiados intentos fallidos: espere o avise a un administrador",
+        "Account locked after too many failed attempts: wait or call an administrator",
+    ),
+    "ACCOUNT_DISABLED": ("Cuenta desactivada", "Account disabled"),
+    "ROLE_REQUIRED": (
+        "Esta cuenta no tiene la función que se necesita (art. 20.3)",
+        "This account lacks the role needed (art. 20.3)",
+    ),
+    "WEAK_PASSWORD": (
+        "La contraseña debe tener entre 8 y 256 caracteres",
+        "The password must have 8 to 256 characters",
+    ),
+    "USERNAME_TAKEN": ("Ese nombre de usuario ya existe", "That user name already exists"),
+    "USERNAME_INVALID": (
+        "Nombre de usuario: de 1 a 32 letras a-z, cifras, punto, guion o guion bajo",
+        "User name: 1 to 32 letters a-z, digits, dot, hyphen or underscore",
+    ),
+    "DISPLAY_NAME_INVALID": (
+        "Nombre visible: de 1 a 80 caracteres imprimibles",
+        "Display name: 1 to 80 printable characters",
+    ),
+    "ROLES_EMPTY": (
+        "La cuenta necesita al menos una función",
+        "The account needs at least one role",
+    ),
+    "FIRST_ACCOUNT_NOT_ADMIN": (
+        "La primera cuenta debe ser de administrador",
+        "The first account must be an administrator",
+    ),
+    "ACCOUNT_UNKNOWN": ("No existe esa cuenta", "No such account"),
+    "NOT_SIGNED_IN": ("Nadie ha iniciado sesión en el puesto", "Nobody is signed in at the desk"),
+    "LAST_ADMIN": (
+        "Es el último administrador activo: no se puede quitar ni desactivar",
+        "It is the last active administrator: it cannot be removed or disabled",
+    ),
+    "SESSION_OPERATOR_MISMATCH": (
+        "Solo quien bloqueó la sesión puede desbloquearla",
+        "Only the operator who locked the session can unlock it",
+    ),
+    "PURPOSE_INVALID": (
+        "Falta el motivo (de 1 a 80 caracteres imprimibles)",
+        "The reason is missing (1 to 80 printable characters)",
+    ),
 }
 
 
