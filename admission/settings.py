@@ -43,6 +43,7 @@ class Setting:
     description: str
     choices: tuple[str, ...] = ()
     pattern: str = ""  # full-match regular expression for text settings
+    bounds: tuple[int, int] | None = None  # inclusive range of whole-number settings
 
 
 DECLARED: tuple[Setting, ...] = (
@@ -165,6 +166,20 @@ DECLARED: tuple[Setting, ...] = (
     Setting("scanner.serial_port", "", str, "Serial port of the document reader"),
     Setting("barcode.decoder", "zxing", str, "Barcode decoder", ("zxing", "zbar")),
     Setting("ui.language", "es", str, "Language of the desk window", ("es", "en")),
+    # Desk accounts (art. 20.3: the director answers for the service, so sign-ins are
+    # guarded): wrong passwords in a row before an account locks, for how long, and the
+    # minutes without a key or a click before the desk locks itself.
+    Setting(
+        "accounts.max_failures",
+        5,
+        int,
+        "Wrong passwords in a row that lock an account",
+        bounds=(1, 100),
+    ),
+    Setting("accounts.lock_minutes", 15, int, "Minutes an account stays locked", bounds=(1, 1440)),
+    Setting(
+        "session.idle_minutes", 5, int, "Idle minutes before the desk locks itself", bounds=(1, 720)
+    ),
 )
 BY_KEY: dict[str, Setting] = {s.key: s for s in DECLARED}
 
@@ -197,6 +212,11 @@ class Settings:
         if setting.choices and value not in setting.choices:
             raise ConfigError(
                 f"setting {key} must be one of {setting.choices}",
+                code=SettingsErrorCode.SETTING_BAD_CHOICE,
+            )
+        if setting.bounds and not setting.bounds[0] <= value <= setting.bounds[1]:
+            raise ConfigError(
+                f"setting {key} must be within {setting.bounds}",
                 code=SettingsErrorCode.SETTING_BAD_CHOICE,
             )
         if setting.pattern and not re.fullmatch(setting.pattern, value):
