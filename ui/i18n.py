@@ -1,0 +1,104 @@
+"""The window's languages: Spanish is the source text, English comes from Qt Linguist.
+
+Every visible string is written in Spanish inside ``self.tr("...")`` or
+``QCoreApplication.translate("Context", "...")``; ``tools/update_translations.py``
+extracts them into ``resources/i18n/desk_en.ts`` (pyside6-lupdate), a person writes the
+English, and the set-up compiles it into ``desk_en.qm`` (pyside6-lrelease; the .qm is
+not kept in git). The setting ``ui.language`` chooses: ``es`` (default) loads nothing,
+``en`` loads the compiled file. A missing or stale .qm is compiled on the spot when
+lrelease is at hand; if it still cannot be had the window stays in Spanish (and says so
+in the log) rather than not opening.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from PySide6.QtCore import QCoreApplication, QLocale, QTranslator
+
+__all__ = [
+    "I18N_DIR",
+    "LANGUAGES",
+    "compile_translation",
+    "install_translator",
+    "lrelease_command",
+    "qm_path",
+    "ts_path",
+]
+
+I18N_DIR = Path(__file__).resolve().parent.parent / "resources" / "i18n"
+LANGUAGES = ("es", "en")  # es: the source language, nothing to load
+SOURCE_LANGUAGE = "es"
+log = logging.getLogger("admission.ui")
+
+
+def ts_path(language: str) -> Path:
+    return I18N_DIR / f"desk_{language}.ts"
+
+
+def qm_path(language: str) -> Path:
+    return I18N_DIR / f"desk_{language}.qm"
+
+
+def _pyside_tool(name: str) -> list[str] | None:
+    """PySide6's bundled Qt tool (``lrelease``, ``lupdate``), run directly."""
+    import PySide6
+
+    folder = Path(PySide6.__file__).resolve().parent
+    for candidate in (folder / name, folder / f"{name}.exe"):
+        if candidate.is_file() and os.access(candidate, os.X_OK):
+            return [str(candidate)]
+    script = Path(sys.executable).parent / f"pyside6-{name}"
+    if script.is_file():
+        return [str(script)]
+    return None
+
+
+def lrelease_command() -> list[str] | None:
+    return _pyside_tool("lrelease")
+
+
+def lupdate_command() -> list[str] | None:
+    return _pyside_tool("lupdate")
+
+
+def compile_translation(language: str, *, force: bool = False) -> bool:
+    """Compile ``desk_<language>.ts`` into its .qm when the .qm is missing or older.
+    True when an up-to-date .qm is there afterwards."""
+    ts, qm = ts_path(language), qm_path(language)
+    if not ts.is_file():
+        return qm.is_file()
+    if not force and qm.is_file() and qm.stat().st_mtime >= ts.stat().st_mtime:
+        return True
+    command = lrelease_command()
+    if command is None:
+        return qm.is_file()
+    done = subprocess.run(
+        [*command, "-silent", str(ts), "-qm", str(qm)],
+        capture_output=True,
+        check=False,
+        timeout=120,
+    )
+    return done.returncode == 0 and qm.is_file()
+
+
+def install_translator(app: QCoreApplication, language: str) -> QTranslator | None:
+    """Load the window's translation for ``language``; None for Spanish (the source)
+    or when no compiled file could be had. Keep the answer: Qt does not own it."""
+    if language == SOURCE_LANGUAGE or language not in LANGUAGES:
+        QLocale.setDefault(QLocale(QLocale.Language.Spanish, QLocale.Country.Spain))
+        return None
+    if not compile_translation(language):
+        log.warning("translation %s not compiled: the window stays in Spanish", language)
+        return None
+    translator = QTranslator(app)
+    if not translator.load(str(qm_path(language))):
+        log.warning("translation %s not loadable: the window stays in Spanish", language)
+        return None
+    app.installTranslator(translator)
+    QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedKingdom))
+    return translator
