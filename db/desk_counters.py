@@ -1,0 +1,52 @@
+"""The desk's counters: admissions today and in the last hour, cards valid now.
+
+Three cheap index reads (``visits_by_at``; the cards table is small: one row per card
+of the last six months, art. 20.4) for the counters panel of the desk window. Times are
+compared as the file's fixed-width UTC text, so text order is time order.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from dataclasses import dataclass
+from datetime import datetime, time, timedelta
+from typing import Any, Protocol
+from zoneinfo import ZoneInfo
+
+from admission.ports import madrid_date
+from db import codec
+
+__all__ = ["DeskCounters", "desk_counters"]
+
+_MADRID = ZoneInfo("Europe/Madrid")
+
+
+class CounterStore(Protocol):
+    def reading(self) -> AbstractContextManager[Any]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class DeskCounters:
+    admitted_today: int  # visits recorded as ADMIT since Madrid midnight
+    admitted_last_hour: int
+    cards_valid_now: int  # not voided, today within validity (art. 22)
+
+
+def desk_counters(store: CounterStore, now: datetime) -> DeskCounters:
+    today = madrid_date(now)
+    midnight = datetime.combine(today, time(0, 0), tzinfo=_MADRID)
+    with store.reading() as conn:
+        day = conn.execute(
+            "SELECT COUNT(*) FROM visits WHERE at >= ? AND at <= ? AND verdict = 'ADMIT'",
+            (codec.ts(midnight), codec.ts(now)),
+        ).fetchone()[0]
+        hour = conn.execute(
+            "SELECT COUNT(*) FROM visits WHERE at >= ? AND at <= ? AND verdict = 'ADMIT'",
+            (codec.ts(now - timedelta(hours=1)), codec.ts(now)),
+        ).fetchone()[0]
+        valid = conn.execute(
+            "SELECT COUNT(*) FROM cards WHERE status <> 'VOIDED'"
+            " AND valid_from <= ? AND valid_until >= ?",
+            (codec.day(today), codec.day(today)),
+        ).fetchone()[0]
+    return DeskCounters(int(day), int(hour), int(valid))

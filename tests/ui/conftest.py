@@ -1,0 +1,69 @@
+"""Shared fixtures of the window's tests: a demo visitor file on a temporary folder
+(the real SQLCipher file, fake devices, a PDF-folder card printer), a settable clock and
+a signed-in session stand-in. Qt runs offscreen."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from admission.accounts import Operator, Role
+from admission.clock import FixedClock
+from ui.context import AppContext
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+# a Thursday evening, the casino open (20:00 in Madrid)
+DESK_T0 = datetime(2026, 12, 3, 19, 0, tzinfo=UTC)
+
+NOBODY_LISTED = "00000000T"  # an invented DNI: a register needs one line at least
+CLERK = Operator("clerk1", "Clerk One", frozenset({Role.CLERK}))
+DIRECTOR = Operator("director1", "Director One", frozenset({Role.DIRECTOR}))
+
+
+class FakeSession:
+    """The ``SessionView`` the controller reads: an operator and a lock flag."""
+
+    def __init__(self, operator: Operator | None = CLERK) -> None:
+        self.operator: Operator | None = operator
+        self.is_locked = False
+
+
+def seed_register(ctx: AppContext, listed: list[str]) -> None:
+    """A RIAJ replica listing ``listed`` DNI/NIE numbers, as ``demo`` seeds it (without
+    one every check is REGISTRY_UNVERIFIABLE, art. 20.2)."""
+    ctx.replica.import_lines(
+        [b"# demo RIAJ snapshot (invented)\n", *(f"{n}\n".encode() for n in listed)]
+    )
+
+
+@pytest.fixture
+def desk_clock() -> FixedClock:
+    """A clock the test sets (``desk_clock.set(instant)``)."""
+    return FixedClock(DESK_T0)
+
+
+@pytest.fixture
+def demo_ctx(
+    tmp_path: Path, desk_clock: FixedClock, monkeypatch: pytest.MonkeyPatch
+) -> Iterator[AppContext]:
+    """A demo ``AppContext`` over a fresh visitor file in ``tmp_path/demo``."""
+    from main import build_context, build_tools
+
+    monkeypatch.delenv("ADMISSION_DB_KEY", raising=False)
+    ctx = build_context(build_tools(tmp_path / "demo", clock=desk_clock, demo=True))
+    seed_register(ctx, [NOBODY_LISTED])
+    try:
+        yield ctx
+    finally:
+        ctx.close()
+
+
+@pytest.fixture
+def session() -> FakeSession:
+    """A clerk signed in, unlocked."""
+    return FakeSession()

@@ -1,0 +1,193 @@
+"""The desk flow through the controller, on the real demo file: a scan is evaluated,
+Enter records it once under the signed-in operator and prints its card (arts. 20-23)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import timedelta
+
+import pytest
+from pytestqt.qtbot import QtBot
+
+from admission.accounts import Operator
+from admission.cards.verification import CardCheckStatus, CardVerification
+from admission.desk import AdmissionResult
+from admission.generators.demo_people import DemoPerson, demo_people
+from admission.ports import madrid_date
+from admission.verdict import Outcome, Reason
+from db.desk_counters import DeskCounters
+from tests.ui.conftest import DIRECTOR, FakeSession
+from ui.context import AppContext
+from ui.controller import DeskController, DeskState
+from ui.desk_flow import DeskFlowCode, DeskVerdict
+from ui.workers import StoreWorker
+
+WAIT = 10_000
+
+
+@pytest.fixture
+def worker() -> Iterator[StoreWorker]:
+    runner = StoreWorker()
+    yield runner
+    runner.stop()
+
+
+@pytest.fixture
+def controller(demo_ctx: AppContext, session: FakeSession, worker: StoreWorker) -> DeskController:
+    return DeskController(demo_ctx, session, worker, authorise=lambda purpose: DIRECTOR)
+
+
+def people(ctx: AppContext, count: int = 6) -> list[DemoPerson]:
+    return demo_people(count, seed=7, today=madrid_date(ctx.clock.now()))
+
+
+def show(qtbot: QtBot, controller: DeskController, lines: list[str]) -> DeskVerdict:
+    with qtbot.waitSignal(controller.verdict_ready, timeout=WAIT) as got:
+        controller.submit_mrz(lines)
+    verdict = got.args[0]
+    assert isinstance(verdict, DeskVerdict)
+    return verdict
+
+
+def test_a_scan_is_shown_then_enter_records_once_and_prints(
+    qtbot: QtBot, controller: DeskController, demo_ctx: AppContext, worker: StoreWorker
+) -> None:
+    person = people(demo_ctx)[0]
+    verdict = show(qtbot, controller, person.mrz(madrid_date(demo_ctx.clock.now())))
+    assert verdict.evaluation.verdict.outcome is Outcome.ADMIT and verdict.file_number is None
+    with qtbot.waitSignal(controller.card_printed, timeout=WAIT) as printed:
+        with qtbot.waitSignal(controller.admission_recorded, timeout=WAIT) as recorded:
+            controller.admit()
+        controller.admit()  # a second Enter while recording: nothing
+    result = recorded.args[0]
+    assert isinstance(result, AdmissionResult) and result.card is not None
+    assert printed.args == [result.card.number]
+    controller.admit()  # and after recording: nothing
+    worker.wait_idle()
+    qtbot.wait(50)
+    visits = demo_ctx.store.visits(result.recorded.file_number)
+    assert [(v.operator, v.verdict) for v in visits] == [("clerk1", "ADMIT")]
+    assert demo_ctx.store.last_card_number() == result.card.number
+    assert controller.state is DeskState.RECORDED
+
+
+def test_a_garbled_mrz_is_refused_and_nothing_is_asked(
+    qtbot: QtBot, controller: DeskController
+) -> None:
+    with qtbot.waitSignal(controller.scan_rejected, timeout=WAIT) as got:
+        controller.submit_mrz(["P<ESPGARBAGE", "123"])
+    code, message = got.args
+    assert code and message and message != code
+    assert controller.state is DeskState.IDLE
+
+
+def test_locked_or_signed_out_sessions_drop_reader_input(
+    qtbot: QtBot, controller: DeskController, session: FakeSession, demo_ctx: AppContext
+) -> None:
+    session.is_locked = True
+    lines = people(demo_ctx)[0].mrz(madrid_date(demo_ctx.clock.now()))
+    with qtbot.assertNotEmitted(controller.verdict_ready, wait=300):
+        controller.submit_mrz(lines)
+    assert controller.state is DeskState.IDLE
+    session.is_locked = False
+    session.operator = None
+    with qtbot.waitSignal(controller.operation_failed, timeout=WAIT) as failed:
+        controller.admit()
+    assert failed.args[0] == DeskFlowCode.NO_OPERATOR
+
+
+def test_warnings_past_ban_and_scanned_again(
+    qtbot: QtBot, controller: DeskController, demo_ctx: AppContext
+) -> None:
+    from admission.documents import document_from_mrz
+    from admission.mrz.parse import parse_mrz
+
+    today = madrid_date(demo_ctx.clock.now())
+    lines = people(demo_ctx)[1].mrz(today)
+    identity = document_from_mrz(parse_mrz(lines, today=today)).identity
+    now = demo_ctx.clock.now()
+    demo_ctx.desk.add_ban(identity, "demo", "Director", expires_at=now + timedelta(days=1))
+    ban = demo_ctx.store.bans(identity)[0]
+    demo_ctx.desk.lift_ban(ban.ban_id, "cumplida", "Director")
+    first = show(qtbot, controller, lines)
+    assert DeskFlowCode.PAST_BAN in first.warnings
+    assert DeskFlowCode.SCANNED_RECENTLY not in first.warnings
+    second = show(qtbot, controller, lines)
+    assert DeskFlowCode.SCANNED_RECENTLY in second.warnings
+
+
+def test_supervisor_is_recorded_with_the_director_who_authorised(
+    qtbot: QtBot, controller: DeskController, demo_ctx: AppContext
+) -> None:
+    from admission.documents import document_from_mrz
+    from admission.mrz.parse import parse_mrz
+    from admission.records import StaffMember, StaffRole
+
+    today = madrid_date(demo_ctx.clock.now())
+    lines = people(demo_ctx)[2].mrz(today)
+    doc = document_from_mrz(parse_mrz(lines, today=today))
+    demo_ctx.store.add_staff(
+        StaffMember(doc.identity, "Crupier", StaffRole.STAFF), "Director", demo_ctx.clock.now()
+    )
+    verdict = show(qtbot, controller, lines)
+    assert verdict.evaluation.verdict.outcome is Outcome.SUPERVISOR
+    assert Reason.CASINO_STAFF in verdict.evaluation.verdict.reasons
+    with qtbot.waitSignal(controller.admission_recorded, timeout=WAIT) as recorded:
+        controller.admit()  # Enter on an overridable SUPERVISOR asks the director
+    result = recorded.args[0]
+    assert result.verdict.outcome is Outcome.ADMIT and result.authorised_by == "director1"
+
+
+def test_a_cancelled_authorisation_records_nothing(
+    qtbot: QtBot, demo_ctx: AppContext, session: FakeSession, worker: StoreWorker
+) -> None:
+    asked: list[str] = []
+
+    def nobody(purpose: str) -> Operator | None:
+        asked.append(purpose)
+        return None
+
+    controller = DeskController(demo_ctx, session, worker, authorise=nobody)
+    from admission.documents import document_from_mrz
+    from admission.mrz.parse import parse_mrz
+    from admission.records import StaffMember, StaffRole
+
+    today = madrid_date(demo_ctx.clock.now())
+    lines = people(demo_ctx)[3].mrz(today)
+    doc = document_from_mrz(parse_mrz(lines, today=today))
+    demo_ctx.store.add_staff(
+        StaffMember(doc.identity, "Crupier", StaffRole.STAFF), "Director", demo_ctx.clock.now()
+    )
+    show(qtbot, controller, lines)
+    with qtbot.waitSignal(controller.operation_failed, timeout=WAIT) as failed:
+        controller.admit()
+    assert failed.args[0] == DeskFlowCode.AUTHORISATION_CANCELLED and asked == ["CASINO_STAFF"]
+    assert controller.state is DeskState.SHOWN
+
+
+def test_a_card_code_is_checked_and_other_codes_refused(
+    qtbot: QtBot, controller: DeskController, demo_ctx: AppContext
+) -> None:
+    verdict = show(qtbot, controller, people(demo_ctx)[4].mrz(madrid_date(demo_ctx.clock.now())))
+    assert verdict.evaluation.verdict.outcome is Outcome.ADMIT
+    with qtbot.waitSignal(controller.admission_recorded, timeout=WAIT) as recorded:
+        controller.admit()
+    number = recorded.args[0].card.number
+    with qtbot.waitSignal(controller.card_checked, timeout=WAIT) as checked:
+        controller.submit_code(demo_ctx.card_code(number))
+    answer = checked.args[0]
+    assert isinstance(answer, CardVerification)
+    assert answer.status is CardCheckStatus.VALID and answer.card_number == number
+    with qtbot.waitSignal(controller.scan_rejected, timeout=WAIT) as rejected:
+        controller.submit_code("8412345678901")
+    assert rejected.args[0] == DeskFlowCode.NOT_A_CARD_CODE
+
+
+def test_counters_count_admissions_and_valid_cards(
+    qtbot: QtBot, controller: DeskController, demo_ctx: AppContext
+) -> None:
+    show(qtbot, controller, people(demo_ctx)[5].mrz(madrid_date(demo_ctx.clock.now())))
+    with qtbot.waitSignal(controller.counters_changed, timeout=WAIT) as counted:
+        controller.admit()
+    counters = counted.args[0]
+    assert counters == DeskCounters(1, 1, 1)

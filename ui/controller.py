@@ -1,0 +1,384 @@
+"""``DeskController``: the desk flow between the clerk's keys, the readers and the services.
+
+A scan is parsed here (``parse_mrz``: a garbled MRZ identifies nobody and records
+nothing), evaluated by ``AdmissionDesk.evaluate`` on the store worker and shown; the
+clerk's Enter records that evaluation once with ``AdmissionDesk.record`` under the
+signed-in operator (art. 20.3: every admission names who made it), then the card is
+printed by the card print service (art. 22). A second Enter finds nothing to record.
+Reader input while the session is locked is dropped, never queued.
+
+Signals are past tense (STYLE.md rule 12); messages are the catalogue's Spanish.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Sequence
+from datetime import date
+from enum import Enum, auto
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, QTimer, Signal, Slot
+from PySide6.QtGui import QImage
+
+from admission.accounts import Operator
+from admission.cards.code import looks_like_card_code
+from admission.catalogue import text
+from admission.codes import Code
+from admission.desk import OVERRIDABLE, AdmissionResult, DeskErrorCode
+from admission.devices import DeviceStatus
+from admission.documents import IdentityDocument
+from admission.errors import AdmissionError
+from admission.ports import madrid_date
+from admission.verdict import Outcome
+from db.desk_counters import DeskCounters, desk_counters
+from hardware.printer.service import PrintOutcome
+from ui.desk_flow import (
+    DeskFlowCode,
+    DeskVerdict,
+    RecentScans,
+    SessionView,
+    check_card,
+    document_from_lines,
+    evaluate_and_describe,
+    print_issued_card,
+    record_admission,
+)
+from ui.jobs import JobRunner
+
+if TYPE_CHECKING:
+    from ui.context import AppContext
+
+__all__ = ["DeskController", "DeskState"]
+
+log = logging.getLogger(__name__)
+COUNTERS_INTERVAL_MS = 30_000
+MAX_CODE_SHOWN = 80  # a scanned code is shown bounded, as plain text
+
+
+class DeskState(Enum):
+    IDLE = auto()  # nothing on screen
+    EVALUATING = auto()  # a document is being checked
+    SHOWN = auto()  # a verdict is on screen, not recorded
+    RECORDING = auto()  # Enter pressed: recording
+    RECORDED = auto()  # recorded: a new scan or Esc starts again
+
+
+def _message(code: str) -> str:
+    return text(code, "es")
+
+
+class DeskController(QObject):
+    verdict_ready = Signal(object)  # DeskVerdict
+    admission_recorded = Signal(object)  # AdmissionResult
+    card_printed = Signal(int)
+    card_print_failed = Signal(int, str)  # card number, code
+    card_checked = Signal(object)  # CardVerification
+    scan_rejected = Signal(str, str)  # code, Spanish message
+    camera_hint_changed = Signal(str)  # hardware.mrz.live.Quality value
+    frame_ready = Signal(QImage)
+    device_status_changed = Signal(str, str, str)  # device, status, detail
+    device_lost = Signal(str)
+    device_found = Signal(str)
+    counters_changed = Signal(object)  # DeskCounters
+    operation_failed = Signal(str, str)  # code, Spanish message
+    card_type_chosen = Signal(str)  # card type code
+    evaluation_started = Signal()
+    cleared = Signal()
+
+    def __init__(
+        self,
+        ctx: AppContext,
+        session: SessionView,
+        runner: JobRunner,
+        *,
+        authorise: Callable[[str], Operator | None] | None = None,
+        parent: QObject | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._ctx = ctx
+        self._session = session
+        self._runner = runner
+        self._authorise = authorise
+        self._recent = RecentScans()
+        self._state = DeskState.IDLE
+        self._current: DeskVerdict | None = None
+        self._generation = 0  # an answer for a cleared scan is dropped
+        self._card_type: str = ctx.desk.config.catalogue.default
+        self._devices: dict[str, str] = {}
+        self.failed_prints: list[int] = []  # cards issued and not printed this session
+        self._counters_timer = QTimer(self)
+        self._counters_timer.setInterval(COUNTERS_INTERVAL_MS)
+        self._counters_timer.timeout.connect(self.refresh_counters)
+
+    # -- state --------------------------------------------------------------------
+    @property
+    def state(self) -> DeskState:
+        return self._state
+
+    @property
+    def current(self) -> DeskVerdict | None:
+        return self._current
+
+    @property
+    def card_type(self) -> str:
+        return self._card_type
+
+    def start(self) -> None:
+        """Counters now and every 30 s."""
+        self.refresh_counters()
+        self._counters_timer.start()
+
+    def _accepting_input(self) -> bool:
+        return self._session.operator is not None and not self._session.is_locked
+
+    def _refusal(self) -> Code | None:
+        if self._session.operator is None:
+            return DeskFlowCode.NO_OPERATOR
+        if self._session.is_locked:
+            return DeskFlowCode.SESSION_LOCKED
+        return None
+
+    def _fail(self, code: str) -> None:
+        self.operation_failed.emit(code, _message(code))
+
+    # -- input --------------------------------------------------------------------
+    @Slot(object)
+    def submit_mrz(self, lines: object) -> None:
+        """MRZ lines from the camera, a wedge or serial reader (a ``MrzScanned`` too)."""
+        if not self._accepting_input() or self._state is DeskState.RECORDING:
+            return  # locked: dropped, not queued
+        raw = getattr(lines, "lines", lines)
+        if isinstance(raw, str) or not isinstance(raw, Sequence):
+            self.scan_rejected.emit(DeskFlowCode.DEVICE_GARBAGE.value, _message("DEVICE_GARBAGE"))
+            return
+        document, problem = document_from_lines([str(x) for x in raw], self._today())
+        if document is None:
+            code = str(problem or DeskFlowCode.DEVICE_GARBAGE)
+            self.scan_rejected.emit(code, _message(code))
+            return
+        self.submit_manual(document)
+
+    @Slot(object)
+    def submit_manual(self, document: IdentityDocument) -> None:
+        """A document read or typed (manual entry, art. 23.1): evaluate and show it."""
+        if not self._accepting_input() or self._state is DeskState.RECORDING:
+            return
+        self._generation += 1
+        generation = self._generation
+        self._state = DeskState.EVALUATING
+        self._current = None
+        seen = self._recent.seen(document.identity, self._ctx.clock.now())
+        desk, store = self._ctx.desk, self._ctx.store
+        self.evaluation_started.emit()
+
+        def shown(verdict: DeskVerdict) -> None:
+            if generation != self._generation:
+                return  # cleared or superseded meanwhile
+            self._current = verdict
+            self._state = DeskState.SHOWN
+            self.verdict_ready.emit(verdict)
+
+        def failed(err: AdmissionError) -> None:
+            if generation == self._generation:
+                self._state = DeskState.IDLE
+                self._fail(str(err.code))
+
+        self._runner.submit(
+            lambda: evaluate_and_describe(desk, store, document, seen_recently=seen),
+            shown,
+            failed,
+        )
+
+    @Slot(str)
+    def submit_code(self, code: str) -> None:
+        """A code read: an entry card's code is checked (R8, art. 22.4); anything else
+        is refused, shown bounded as plain text by the window."""
+        if not self._accepting_input():
+            return
+        if not looks_like_card_code(code):
+            self.scan_rejected.emit(
+                DeskFlowCode.NOT_A_CARD_CODE.value, _message(DeskFlowCode.NOT_A_CARD_CODE)
+            )
+            return
+        self.check_card(code)
+
+    def check_card(self, code: str) -> None:
+        """Check a card code (scanned or typed in the card-check dialog)."""
+        operator = self._session.operator
+        if operator is None or self._session.is_locked:
+            return
+        ctx = self._ctx
+        casino = ctx.settings["casino.id"]
+        self._runner.submit(
+            lambda: check_card(ctx.store, ctx.clock, casino, code, actor=operator.username),
+            self.card_checked.emit,
+            lambda err: self._fail(str(err.code)),
+        )
+
+    @Slot(str)
+    def choose_card_type(self, code: str) -> None:
+        if code not in self._ctx.desk.config.catalogue.types:
+            self._fail("UNKNOWN_CARD_TYPE")
+            return
+        self._card_type = code
+        self.card_type_chosen.emit(code)
+
+    @Slot()
+    def clear(self) -> None:
+        """Esc: the screen is emptied; a record already under way still completes."""
+        self._generation += 1
+        self._current = None
+        if self._state is not DeskState.RECORDING:
+            self._state = DeskState.IDLE
+        self.cleared.emit()
+
+    # -- recording ----------------------------------------------------------------
+    @Slot()
+    def admit(self) -> None:
+        """Enter: record the verdict on screen once, then print its card."""
+        refusal = self._refusal()
+        if refusal is not None:
+            self._fail(str(refusal))
+            return
+        if self._state is not DeskState.SHOWN or self._current is None:
+            return  # nothing to record: a second Enter does nothing
+        verdict = self._current.evaluation.verdict
+        overridable = all(r in OVERRIDABLE for r in verdict.reasons)
+        if verdict.outcome is Outcome.SUPERVISOR and self._authorise is not None and overridable:
+            self.authorise_override()
+            return
+        self._record("")
+
+    @Slot()
+    def authorise_override(self) -> None:
+        """SUPERVISOR with overridable reasons: the director takes responsibility with
+        their own credentials (art. 23.5); recorded with their name."""
+        refusal = self._refusal()
+        if refusal is not None:
+            self._fail(str(refusal))
+            return
+        if self._state is not DeskState.SHOWN or self._current is None:
+            return
+        verdict = self._current.evaluation.verdict
+        if verdict.outcome is not Outcome.SUPERVISOR or not all(
+            r in OVERRIDABLE for r in verdict.reasons
+        ):
+            self._fail(DeskFlowCode.NOT_OVERRIDABLE)
+            return
+        if self._authorise is None:
+            self._fail(DeskErrorCode.DIRECTOR_REQUIRED)
+            return
+        purpose = ",".join(verdict.codes)
+        director = self._authorise(purpose)
+        if director is None:
+            self._fail(DeskFlowCode.AUTHORISATION_CANCELLED)
+            return
+        self._record(director.username)
+
+    def _record(self, authorised_by: str) -> None:
+        operator = self._session.operator
+        current = self._current
+        if operator is None or current is None:
+            return
+        self._state = DeskState.RECORDING
+        generation = self._generation
+        desk = self._ctx.desk
+        card_type = self._card_type
+        evaluation = current.evaluation
+
+        def recorded(result: AdmissionResult) -> None:
+            if self._state is DeskState.RECORDING:
+                self._state = DeskState.RECORDED
+            self.admission_recorded.emit(result)
+            if result.card is not None:
+                self.print_card(result.card.number)
+            self.refresh_counters()
+
+        def failed(err: AdmissionError) -> None:
+            stale = err.code == DeskErrorCode.EVALUATION_STALE
+            if self._state is DeskState.RECORDING:
+                keep = generation == self._generation and not stale
+                self._state = DeskState.SHOWN if keep else DeskState.IDLE
+                if not keep:
+                    self._current = None
+            self._fail(str(err.code))
+
+        self._runner.submit(
+            lambda: record_admission(
+                desk,
+                evaluation,
+                operator=operator.username,
+                card_type=card_type,
+                authorised_by=authorised_by,
+            ),
+            recorded,
+            failed,
+        )
+
+    def print_card(self, number: int) -> None:
+        """Print (or, after a printer failure, print again) an issued card."""
+        operator = self._session.operator
+        actor = operator.username if operator is not None else "desk"
+        printing = self._ctx.card_printing
+
+        def done(outcome: PrintOutcome) -> None:
+            if outcome.printed:
+                if number in self.failed_prints:
+                    self.failed_prints.remove(number)
+                self.card_printed.emit(number)
+            else:
+                if number not in self.failed_prints:
+                    self.failed_prints.append(number)
+                self.card_print_failed.emit(number, outcome.code)
+
+        def failed(err: AdmissionError) -> None:
+            if number not in self.failed_prints:
+                self.failed_prints.append(number)
+            self.card_print_failed.emit(number, str(err.code))
+
+        self._runner.submit(lambda: print_issued_card(printing, number, actor=actor), done, failed)
+
+    @Slot()
+    def retry_print(self) -> None:
+        """Print again the cards of this session the printer failed (still ISSUED)."""
+        for number in list(self.failed_prints):
+            self.print_card(number)
+
+    # -- counters and devices -----------------------------------------------------
+    @Slot()
+    def refresh_counters(self) -> None:
+        ctx = self._ctx
+
+        def count() -> DeskCounters:
+            return desk_counters(ctx.store, ctx.clock.now())
+
+        self._runner.submit(count, self.counters_changed.emit, lambda err: None)
+
+    @Slot(str, str, str)
+    def report_device(self, device: str, status: str, detail: str) -> None:
+        """A worker's device report: passed on, with lost/found on a change."""
+        before = self._devices.get(device)
+        self._devices[device] = status
+        self.device_status_changed.emit(device, status, detail)
+        ready = status == DeviceStatus.READY.value
+        if before is not None and before == DeviceStatus.READY.value and not ready:
+            self.device_lost.emit(device)
+        elif before is not None and before != DeviceStatus.READY.value and ready:
+            self.device_found.emit(device)
+
+    @Slot(str)
+    def report_hint(self, hint: str) -> None:
+        self.camera_hint_changed.emit(hint)
+
+    @Slot(QImage)
+    def report_frame(self, image: QImage) -> None:
+        self.frame_ready.emit(image)
+
+    @Slot(str)
+    def report_burst_discarded(self, code: str) -> None:
+        if self._accepting_input():
+            self.scan_rejected.emit(code, _message(code))
+
+    def _today(self) -> date:
+        return madrid_date(self._ctx.clock.now())

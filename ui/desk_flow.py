@@ -1,0 +1,213 @@
+"""The desk window's flow without Qt: what the controller asks the services, as plain
+functions run on the store worker's thread.
+
+The window shows the verdict of :meth:`AdmissionDesk.evaluate` (arts. 20-23) together
+with the visitor's file (art. 20.3: file number, visits, observations) and a few
+warnings for the clerk; it records with :meth:`AdmissionDesk.record` on the clerk's key,
+prints with :class:`CardPrintService` (as ``print-card``) and checks a card with
+:func:`verify_card` (as ``verify-card``, R8, art. 22.4). Nothing here decides an
+admission: the desk does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import date, datetime, timedelta
+from enum import unique
+from typing import TYPE_CHECKING, Protocol
+
+from admission.accounts import Operator
+from admission.cards.verification import CardVerification, verify_card
+from admission.codes import Code
+from admission.documents import IdentityDocument, document_from_mrz
+from admission.identity import IdentityKey
+from admission.mrz.parse import MrzError, parse_mrz
+from admission.ports import Clock, madrid_date
+from admission.records import Ban
+from admission.verdict import age_on
+
+if TYPE_CHECKING:
+    from admission.desk import AdmissionDesk, AdmissionResult, Evaluation
+    from db.store import SqlCipherStore
+    from hardware.printer.service import CardPrintService, PrintOutcome
+
+__all__ = [
+    "RECENT_SCAN_SECONDS",
+    "DeskFlowCode",
+    "DeskVerdict",
+    "RecentScans",
+    "SessionView",
+    "check_card",
+    "describe",
+    "document_from_lines",
+    "evaluate_and_describe",
+    "past_bans",
+    "print_issued_card",
+    "record_admission",
+]
+
+RECENT_SCAN_SECONDS = 300  # the same document read again within 5 minutes: say so
+MAX_OBSERVATIONS = 5  # shown on the identity panel, newest first
+CARD_CODE_SECRET = "card_code"  # the file's secret that signs card codes (art. 22.4)
+
+
+@unique
+class DeskFlowCode(Code):
+    """What the desk window tells the clerk beside the verdict (its own refusals of a
+    key, and the identity panel's warnings)."""
+
+    NO_OPERATOR = "NO_OPERATOR"  # nobody is signed in: nothing is recorded (art. 20.3)
+    SESSION_LOCKED = "SESSION_LOCKED"  # the session is locked: unlock first
+    NOTHING_TO_RECORD = "NOTHING_TO_RECORD"  # no verdict on screen, or recorded already
+    NOT_A_CARD_CODE = "NOT_A_CARD_CODE"  # a code read that is not one of our card codes
+    NOT_OVERRIDABLE = "NOT_OVERRIDABLE"  # the director cannot take these reasons
+    AUTHORISATION_CANCELLED = "AUTHORISATION_CANCELLED"  # no director confirmed
+    JOB_FAILED = "JOB_FAILED"  # an unexpected fault in a background task
+    SCANNED_RECENTLY = "SCANNED_RECENTLY"  # the same document minutes ago
+    PAST_BAN = "PAST_BAN"  # a ban of the casino that has ended (art. 21.2-3)
+    DOCUMENT_EXPIRES_TODAY = "DOCUMENT_EXPIRES_TODAY"
+    DEVICE_GARBAGE = "DEVICE_GARBAGE"  # a device answered something not understood
+
+
+class SessionView(Protocol):
+    """What the controller reads of the signed-in session (ui.session.DeskSession)."""
+
+    @property
+    def operator(self) -> Operator | None: ...
+
+    @property
+    def is_locked(self) -> bool: ...
+
+
+@dataclass(frozen=True, slots=True)
+class DeskVerdict:
+    """The verdict on screen and what the identity panel shows beside it."""
+
+    evaluation: Evaluation
+    age: int | None  # completed years today (art. 21.1)
+    file_number: int | None  # ficha personal (art. 22.3); None on a first visit
+    visits: int  # visits in the file (six months, art. 20.4)
+    last_visit: datetime | None
+    observations: tuple[str, ...] = ()
+    warnings: tuple[DeskFlowCode, ...] = ()
+
+    @property
+    def document(self) -> IdentityDocument:
+        doc = self.evaluation.document
+        assert isinstance(doc, IdentityDocument)
+        return doc
+
+
+@dataclass
+class RecentScans:
+    """Hashes of the identities read lately, with when (memory only, never logged)."""
+
+    window: timedelta = timedelta(seconds=RECENT_SCAN_SECONDS)
+    _seen: dict[str, datetime] = field(default_factory=dict)
+
+    def seen(self, identity: IdentityKey, at: datetime) -> bool:
+        """True when ``identity`` was read within the window; remembers this read."""
+        key = hashlib.sha256(identity.text.encode()).hexdigest()
+        for old, when in list(self._seen.items()):
+            if at - when > self.window or when > at:
+                del self._seen[old]
+        before = key in self._seen
+        self._seen[key] = at
+        return before
+
+
+def document_from_lines(
+    lines: Sequence[str], today: date
+) -> tuple[IdentityDocument | None, Code | None]:
+    """The document of a scanned MRZ, or the first reason it cannot identify anybody
+    (as ``admit --mrz``: a garbled MRZ is refused and nothing is recorded)."""
+    try:
+        result = parse_mrz(list(lines), today=today)
+    except ValueError:
+        return None, MrzError.MRZ_UNKNOWN_FORMAT
+    if not result.valid:
+        first = result.errors[0] if result.errors else MrzError.MRZ_UNKNOWN_FORMAT
+        return None, first
+    return document_from_mrz(result), None
+
+
+def past_bans(bans: Sequence[Ban], at: datetime) -> list[Ban]:
+    """The casino's bans of a person that have ended: lifted or expired (art. 21.2-3)."""
+    return [b for b in bans if b.created_at <= at and not b.active_at(at)]
+
+
+def describe(store: SqlCipherStore, evaluation: Evaluation, *, seen_recently: bool) -> DeskVerdict:
+    """The evaluation with the visitor's file, for the identity panel."""
+    doc = evaluation.document
+    today = madrid_date(evaluation.at)
+    warnings: list[DeskFlowCode] = []
+    if seen_recently:
+        warnings.append(DeskFlowCode.SCANNED_RECENTLY)
+    if past_bans(store.bans(doc.identity), evaluation.at):
+        warnings.append(DeskFlowCode.PAST_BAN)
+    if doc.expiry_date is not None and doc.expiry_date == today:
+        warnings.append(DeskFlowCode.DOCUMENT_EXPIRES_TODAY)
+    visitor = evaluation.visitor
+    file_number = visits = None
+    last: datetime | None = None
+    notes: tuple[str, ...] = ()
+    if visitor is not None:
+        file_number = visitor.file_number
+        history = store.visits(visitor.file_number)
+        visits = len(history)
+        last = max((v.at for v in history), default=None)
+        observations = sorted(store.observations(visitor.file_number), key=lambda o: o.at)
+        notes = tuple(o.text for o in reversed(observations[-MAX_OBSERVATIONS:]))
+    birth = doc.birth_date
+    return DeskVerdict(
+        evaluation,
+        age_on(birth, today) if birth is not None else None,
+        file_number,
+        visits or 0,
+        last,
+        notes,
+        tuple(warnings),
+    )
+
+
+def evaluate_and_describe(
+    desk: AdmissionDesk, store: SqlCipherStore, document: IdentityDocument, *, seen_recently: bool
+) -> DeskVerdict:
+    return describe(store, desk.evaluate(document), seen_recently=seen_recently)
+
+
+def record_admission(
+    desk: AdmissionDesk,
+    evaluation: Evaluation,
+    *,
+    operator: str,
+    card_type: str | None,
+    authorised_by: str = "",
+) -> AdmissionResult:
+    """The clerk's key: the evaluation on screen recorded once (art. 20.3, 22)."""
+    return desk.record(
+        evaluation, operator=operator, card_type=card_type, authorised_by=authorised_by
+    )
+
+
+def print_issued_card(printing: CardPrintService, number: int, *, actor: str) -> PrintOutcome:
+    """Print card ``number`` as ``print-card`` does; a failure leaves it in the reprint
+    queue (issued, not printed: art. 22.3, no number is burnt)."""
+    return printing.print_card(printing.view_for(number), actor=actor)
+
+
+def check_card(
+    store: SqlCipherStore, clock: Clock, casino_id: str, code: str, *, actor: str
+) -> CardVerification:
+    """A card check as ``verify-card`` makes it (R8, art. 22.4), recorded in the audit."""
+    return verify_card(
+        code,
+        key=store.secret(CARD_CODE_SECRET),
+        casino_id=casino_id,
+        store=store,
+        clock=clock,
+        actor=actor,
+        channel="scanner",
+    )
