@@ -1112,51 +1112,6 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "El dispositivo ha enviado una respuesta no reconocida",
         "The device sent an answer that is not understood",
     ),
-    # -- the desk window (ui.desk_flow.DeskFlowCode) --------------------------------------
-    "NO_OPERATOR": (
-        "Nadie ha iniciado sesión: no se registra nada (art. 20.3)",
-        "Nobody is signed in: nothing is recorded (art. 20.3)",
-    ),
-    "SESSION_LOCKED": (
-        "Sesión bloqueada: desbloquéela para seguir",
-        "Session locked: unlock it to go on",
-    ),
-    "NOTHING_TO_RECORD": (
-        "No hay ningún veredicto pendiente de registrar",
-        "There is no verdict waiting to be recorded",
-    ),
-    "NOT_A_CARD_CODE": (
-        "El código leído no es una tarjeta de entrada de este casino",
-        "The code read is not an entry card of this casino",
-    ),
-    "NOT_OVERRIDABLE": (
-        "El director no puede autorizar estos motivos",
-        "The director cannot authorise these reasons",
-    ),
-    "AUTHORISATION_CANCELLED": (
-        "Autorización del director cancelada: no se registra nada",
-        "Director's authorisation cancelled: nothing is recorded",
-    ),
-    "JOB_FAILED": (
-        "Fallo inesperado en una tarea: inténtelo de nuevo",
-        "Unexpected fault in a task: try again",
-    ),
-    "SCANNED_RECENTLY": (
-        "Este documento se ha leído hace unos minutos",
-        "This document was read a few minutes ago",
-    ),
-    "PAST_BAN": (
-        "Tuvo una prohibición de entrada del casino, ya terminada (art. 21.2-3)",
-        "Had a casino ban, now ended (art. 21.2-3)",
-    ),
-    "DOCUMENT_EXPIRES_TODAY": (
-        "El documento caduca hoy",
-        "The document expires today",
-    ),
-    "DEVICE_GARBAGE": (
-        "El dispositivo ha enviado una respuesta no reconocida",
-        "The device sent an answer that is not understood",
-    ),
     # -- desk accounts (admission.accounts.AccountErrorCode) ------------------------------
     "BAD_CREDENTIALS": ("Usuario o contraseña incorrectos", "Wrong user name or password"),
     "ACCOUNT_LOCKED": (
