@@ -8,8 +8,9 @@ verifies; whoever holds it is still bound by the heads printed outside the file
 
 ``refs`` is what the entry commits to: ``{"card:17": [mac, created], ...}`` where
 ``mac = HMAC(audit key, [label, ref, content of the row])`` over the visit, visitor,
-card (with its prints, reprints and voids), ban, staff or observation row written in
-the same transaction, and ``created`` is 1 when the entry records the row's creation.
+card (with its prints, reprints and voids), ban, staff, observation or desk account
+(db/accounts.py) row written in the same transaction, and ``created`` is 1 when the
+entry records the row's creation.
 Verification recomputes the macs of the rows still present against the newest entry
 committing to each (``audit_refs`` points to it) and checks, per kind, that rows
 created = rows present + rows erased, the erased ones being counted by the ``ERASED``
@@ -44,7 +45,7 @@ ENTRY_LABEL = "admission-desk/audit-entry/v1"
 ROW_LABEL = "admission-desk/audit-row/v1"
 ROW_MAC_HEX = 32  # HMAC-SHA256 truncated to 128 bits per row
 # The rows the chain commits to, in the order verification reads them.
-KINDS = ("visitor", "visit", "card", "ban", "staff", "observation")
+KINDS = ("visitor", "visit", "card", "ban", "staff", "observation", "account")
 ERASED = "ERASED"  # action of the entry counting the rows erased in its transaction
 UPGRADE = "AUDIT_UPGRADE"  # action of the entry that keyed an older chain (migration 0030)
 BASELINE = "AUDIT_BASELINE"  # action of the entries committing to rows older than the key

@@ -21,6 +21,7 @@ import contextlib
 import logging
 import sqlite3
 import threading
+from collections.abc import Sequence
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
@@ -29,6 +30,8 @@ from admission.clock import SystemClock
 from admission.errors import StoreError, StoreErrorCode
 from admission.ports import Clock
 from db import codec
+from db.accounts import ACCOUNT_TABLE
+from db.audit_rows import CoveredTable
 from db.connection import (
     DB_ERRORS,
     configure,
@@ -327,6 +330,24 @@ class SqlCipherStore(RetentionMixin):
 
     def _now(self) -> datetime:
         return self._clock.now()
+
+    def _covered(self) -> dict[str, CoveredTable]:
+        return {**super()._covered(), "account": ACCOUNT_TABLE}  # desk accounts (art. 20.3)
+
+    def append_in(
+        self,
+        conn: sqlite3.Connection,
+        actor: str,
+        action: str,
+        subject: str,
+        at: datetime,
+        details: dict[str, str] | None = None,
+        rows: Sequence[tuple[str, bool]] = (),
+    ) -> int:
+        """Append an entry inside a :meth:`transaction` of an adapter stored in this file
+        (the accounts), committing to ``rows`` (``("account:3", created)``) as they are
+        now: the row and its entry commit together."""
+        return self._audit(conn, actor, action, subject, at, details, rows)
 
     def close(self) -> None:
         """Checkpoint and close; idempotent."""
