@@ -1158,6 +1158,45 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "Falta el motivo (de 1 a 80 caracteres imprimibles)",
         "The reason is missing (1 to 80 printable characters)",
     ),
+    # -- the director's and administrator's dialogs (ui.dialogs.common.DialogCode) --------
+    "DIRECTOR_NOT_CONFIRMED": (
+        "Sin la confirmación del director de juegos no se ha registrado nada",
+        "Without the game director's confirmation nothing was recorded",
+    ),
+    "SETTINGS_NEED_ADMIN": (
+        "Solo un administrador puede cambiar la configuración",
+        "Only an administrator may change the settings",
+    ),
+    "PRINTER_NEEDS_ROLE": (
+        "Solo el director de juegos o un administrador eligen la impresora",
+        "Only the game director or an administrator chooses the printer",
+    ),
+    "HOURS_BAD_FORMAT": (
+        "Horario no válido: HH:MM-HH:MM o «cerrado» (art. 27)",
+        "Opening hours not valid: HH:MM-HH:MM or «closed» (art. 27)",
+    ),
+    "HOLIDAY_BAD_DATE": (
+        "Festivo no válido: escriba AAAA-MM-DD",
+        "Holiday not valid: write YYYY-MM-DD",
+    ),
+    "PASSWORDS_DIFFER": ("Las dos contraseñas no coinciden", "The two passwords differ"),
+    "IDENTITY_UNREADABLE": (
+        "Identidad no reconocida: DNI/NIE o TIPO:PAÍS:NÚMERO",
+        "Identity not understood: DNI/NIE or KIND:COUNTRY:NUMBER",
+    ),
+    "DOCUMENT_NOT_ON_SCREEN": (
+        "No hay ningún documento leído en pantalla",
+        "No document has been read on screen",
+    ),
+    "FIELD_REQUIRED": ("Falta un dato obligatorio", "A required field is empty"),
+    "SELECTION_REQUIRED": (
+        "Seleccione antes una fila de la lista",
+        "Select a row of the list first",
+    ),
+    "SETTINGS_NOT_SAVED": (
+        "No se ha podido guardar el archivo de configuración",
+        "The settings file could not be saved",
+    ),
 }
 
 

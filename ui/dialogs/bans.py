@@ -1,0 +1,302 @@
+"""The casino's internal bans (art. 21.2-3, R5): list, add and lift, by the game director.
+
+A ban is the director's decision: it is written only after the director has confirmed
+with their own credentials (``authorise``), and the visitor file records it, dated and
+reasoned, under the director's user name (the store audits it). Lifting one keeps the
+ban and records why it was lifted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import date, datetime, time
+
+from PySide6.QtCore import QDate, Qt, Signal
+from PySide6.QtGui import QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QDateEdit,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLineEdit,
+    QPushButton,
+    QTableWidget,
+    QTableWidgetItem,
+    QVBoxLayout,
+    QWidget,
+)
+
+from admission.errors import AdmissionError
+from admission.identity import IdentityKey
+from admission.records import Ban
+from ui.context import AppContext
+from ui.dialogs.common import (
+    MADRID,
+    Authorise,
+    DialogCode,
+    ErrorLine,
+    Listings,
+    ReasonField,
+    bounded,
+    identity_from_entry,
+    local_time,
+    run_job,
+    with_director,
+)
+from ui.jobs import JobRunner
+
+__all__ = ["BansDialog"]
+
+
+class BansDialog(QDialog):
+    """Bans of one person (typed or from the document on screen) or all in force."""
+
+    bans_changed = Signal()
+
+    def __init__(
+        self,
+        ctx: AppContext,
+        runner: JobRunner,
+        authorise: Authorise,
+        *,
+        operator: str,
+        listings: Listings | None = None,
+        identity: IdentityKey | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._ctx = ctx
+        self._runner = runner
+        self._authorise = authorise
+        self._operator = operator  # the signed-in user: reading the list is audited
+        self._listings = listings
+        self._shown: list[Ban] = []
+        self.setWindowTitle(self.tr("Prohibiciones de entrada del casino (art. 21.2-3)"))
+        self.setAccessibleName(self.windowTitle())
+
+        self.identity_edit = QLineEdit()
+        self.identity_edit.setAccessibleName(self.tr("Identidad: DNI/NIE o TIPO:PAÍS:NÚMERO"))
+        self.identity_edit.setPlaceholderText(self.tr("DNI/NIE o TIPO:PAÍS:NÚMERO"))
+        self.identity_edit.setMaxLength(60)
+        if identity is not None:
+            self.identity_edit.setText(identity.text)
+        self.find_button = QPushButton(self.tr("&Buscar"))
+        self.find_button.setAccessibleName(self.tr("Buscar las prohibiciones de esta persona"))
+        self.find_button.clicked.connect(self.show_person)
+        self.all_button = QPushButton(self.tr("&Todas en vigor"))
+        self.all_button.setAccessibleName(self.tr("Ver todas las prohibiciones en vigor"))
+        self.all_button.setEnabled(listings is not None)
+        self.all_button.clicked.connect(self.show_all)
+        find_row = QHBoxLayout()
+        find_row.addWidget(self.identity_edit, 1)
+        find_row.addWidget(self.find_button)
+        find_row.addWidget(self.all_button)
+
+        self.table = QTableWidget(0, 6)
+        self.table.setAccessibleName(self.tr("Lista de prohibiciones"))
+        self.table.setHorizontalHeaderLabels(
+            [
+                self.tr("Nº"),
+                self.tr("Identidad"),
+                self.tr("Motivo"),
+                self.tr("Decidida por"),
+                self.tr("Desde"),
+                self.tr("Hasta"),
+            ]
+        )
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.table.horizontalHeader().setStretchLastSection(True)
+
+        add_box = QGroupBox(self.tr("Nueva prohibición"))
+        add_box.setAccessibleName(add_box.title())
+        self.add_reason = ReasonField(self.tr("Motivo de la prohibición"))
+        self.expires_check = QCheckBox(self.tr("Con fecha de fin"))
+        self.expires_check.setAccessibleName(self.tr("La prohibición tiene fecha de fin"))
+        self.expires_edit = QDateEdit()
+        self.expires_edit.setAccessibleName(self.tr("Fecha de fin de la prohibición"))
+        self.expires_edit.setCalendarPopup(True)
+        self.expires_edit.setDisplayFormat("dd/MM/yyyy")
+        today = ctx.tools.today()
+        self.expires_edit.setDate(QDate(today.year, today.month, today.day).addMonths(6))
+        self.expires_edit.setEnabled(False)
+        self.expires_check.toggled.connect(self.expires_edit.setEnabled)
+        self.add_button = QPushButton(self.tr("&Prohibir la entrada…"))
+        self.add_button.setAccessibleName(self.tr("Añadir la prohibición (pide al director)"))
+        self.add_button.clicked.connect(self.add_ban)
+        add_form = QFormLayout(add_box)
+        add_form.addRow(self.tr("Motivo:"), self.add_reason)
+        expiry_row = QHBoxLayout()
+        expiry_row.addWidget(self.expires_check)
+        expiry_row.addWidget(self.expires_edit, 1)
+        add_form.addRow(expiry_row)
+        add_form.addRow(self.add_button)
+
+        lift_box = QGroupBox(self.tr("Levantar la prohibición seleccionada"))
+        lift_box.setAccessibleName(lift_box.title())
+        self.lift_reason = ReasonField(self.tr("Motivo para levantar la prohibición"))
+        self.lift_button = QPushButton(self.tr("&Levantar…"))
+        self.lift_button.setAccessibleName(self.tr("Levantar la prohibición (pide al director)"))
+        self.lift_button.clicked.connect(self.lift_ban)
+        lift_form = QFormLayout(lift_box)
+        lift_form.addRow(self.tr("Motivo:"), self.lift_reason)
+        lift_form.addRow(self.lift_button)
+
+        self.errors = ErrorLine()
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.setAccessibleName(self.tr("Cerrar"))
+        buttons.rejected.connect(self.reject)
+        close = buttons.button(QDialogButtonBox.StandardButton.Close)
+        close.setText(self.tr("Cerrar"))
+        close.setShortcut(QKeySequence(Qt.Key.Key_Escape))
+
+        layout = QVBoxLayout(self)
+        layout.addLayout(find_row)
+        layout.addWidget(self.table, 1)
+        boxes = QHBoxLayout()
+        boxes.addWidget(add_box)
+        boxes.addWidget(lift_box)
+        layout.addLayout(boxes)
+        layout.addWidget(self.errors)
+        layout.addWidget(buttons)
+        self.resize(820, 520)
+        if identity is not None:
+            self.show_person()
+
+    # -- reading -------------------------------------------------------------------
+    def _identity(self) -> IdentityKey | None:
+        try:
+            return identity_from_entry(self.identity_edit.text())
+        except AdmissionError as err:
+            self.errors.show_error(err)
+            return None
+
+    def show_person(self) -> None:
+        identity = self._identity()
+        if identity is None:
+            return
+        store, now, actor = self._ctx.store, self._ctx.clock.now(), self._operator
+
+        def job() -> Sequence[Ban]:
+            bans = store.bans(identity)
+            # the ban list is part of the confidential visitor file (art. 20.4)
+            store.append(actor, "BAN_QUERY", f"results:{len(bans)}", now)
+            return bans
+
+        run_job(self._runner, job, self._fill, self.errors)
+
+    def show_all(self) -> None:
+        listings, store = self._listings, self._ctx.store
+        if listings is None:
+            return
+        now, actor = self._ctx.clock.now(), self._operator
+
+        def job() -> Sequence[Ban]:
+            bans = listings.bans_in_force(now)
+            store.append(actor, "BAN_LIST", f"results:{len(bans)}", now)
+            return bans
+
+        run_job(self._runner, job, self._fill, self.errors)
+
+    def _fill(self, bans: Sequence[Ban]) -> None:
+        self._shown = list(bans)
+        now = self._ctx.clock.now()
+        self.table.setRowCount(len(self._shown))
+        for row, ban in enumerate(self._shown):
+            until = local_time(ban.expires_at) or self.tr("sin fin")
+            if ban.lifted_at is not None:
+                until = self.tr("levantada el %1").replace("%1", local_time(ban.lifted_at))
+            elif not ban.active_at(now):
+                until = self.tr("vencida el %1").replace("%1", local_time(ban.expires_at))
+            cells = (
+                str(ban.ban_id),
+                ban.identity.text,
+                bounded(ban.reason, 120),
+                bounded(ban.decided_by, 60),
+                local_time(ban.created_at),
+                until,
+            )
+            for column, value in enumerate(cells):
+                item = QTableWidgetItem(value)  # table items are plain text
+                item.setData(Qt.ItemDataRole.AccessibleTextRole, value)
+                self.table.setItem(row, column, item)
+        if self._shown:
+            self.table.selectRow(0)
+        else:
+            self.errors.show_info(self.tr("Sin prohibiciones"))
+
+    def shown_bans(self) -> list[Ban]:
+        return list(self._shown)
+
+    # -- the director's decisions ----------------------------------------------------
+    def _expiry(self) -> datetime | None:
+        if not self.expires_check.isChecked():
+            return None
+        qdate = self.expires_edit.date()
+        day = date(qdate.year(), qdate.month(), qdate.day())
+        # ends at the start of that Madrid day
+        return datetime.combine(day, time(0, 0), MADRID)
+
+    def add_ban(self) -> None:
+        identity = self._identity()
+        reason = self.add_reason.reason()
+        if identity is None:
+            return
+        if not reason:
+            self.errors.show_code("REASON_REQUIRED")
+            return
+        director = with_director(
+            self._authorise, self.tr("Prohibir la entrada (art. 21.2-3)"), self.errors
+        )
+        if director is None:
+            return
+        desk, expires = self._ctx.desk, self._expiry()
+
+        def done(ban: Ban) -> None:
+            self.add_reason.clear()
+            self.bans_changed.emit()
+            self.show_person()
+            self.errors.show_info(self.tr("Prohibición registrada"))
+
+        run_job(
+            self._runner,
+            lambda: desk.add_ban(identity, reason, director.username, expires),
+            done,
+            self.errors,
+        )
+
+    def lift_ban(self) -> None:
+        row = self.table.currentRow()
+        if not 0 <= row < len(self._shown):
+            self.errors.show_code(DialogCode.SELECTION_REQUIRED)
+            return
+        ban = self._shown[row]
+        reason = self.lift_reason.reason()
+        if not reason:
+            self.errors.show_code("REASON_REQUIRED")
+            return
+        director = with_director(
+            self._authorise, self.tr("Levantar una prohibición (art. 21.2-3)"), self.errors
+        )
+        if director is None:
+            return
+        desk = self._ctx.desk
+
+        def done(_: None) -> None:
+            self.lift_reason.clear()
+            self.bans_changed.emit()
+            self.identity_edit.setText(ban.identity.text)
+            self.show_person()
+            self.errors.show_info(self.tr("Prohibición levantada"))
+
+        run_job(
+            self._runner,
+            lambda: desk.lift_ban(ban.ban_id, reason, director.username),
+            done,
+            self.errors,
+        )

@@ -1,0 +1,346 @@
+"""Small pieces shared by the director's, the administrator's and crowd-mode dialogs.
+
+* plain-text labels, bounded in length (STYLE.md rule 14: what comes from documents,
+  readers, the register or the settings is never rich text);
+* the reason field of voids, reprints and bans (art. 21.3: a ban is reasoned; the
+  visitor file keeps the reason of every void and reprint, art. 22);
+* the error line, which shows a code's text from :mod:`admission.catalogue`;
+* :func:`with_director`: a director's decision (arts. 20.3, 23.5) is taken with the
+  director's own credentials at that moment; cancelled = nothing is written;
+* :func:`apply_settings`: every change is validated by :class:`admission.settings.Settings`
+  (and the card types and hours by the parsers the desk uses) before anything is saved;
+* :class:`StoreListings`: the staff list and the bans in force, read through the
+  store's read context (the visitor file has no such listing of its own yet).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from datetime import UTC, date, datetime
+from enum import unique
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+from zoneinfo import ZoneInfo
+
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtWidgets import QLabel, QPlainTextEdit, QWidget
+
+from admission.accounts import Operator, Role
+from admission.cards.catalogue import CardCatalogue
+from admission.catalogue import text
+from admission.codes import Code
+from admission.errors import AdmissionError, ConfigError
+from admission.hours import parse_hours
+from admission.identity import IdentityKey, IdKind, normalise_number
+from admission.records import Ban, StaffMember, StaffRole
+from admission.settings import Settings
+from admission.spanish_ids import is_valid_dni, is_valid_nie
+from ui.jobs import JobRunner
+
+__all__ = [
+    "MADRID",
+    "Authorise",
+    "DialogCode",
+    "ErrorLine",
+    "Listings",
+    "ReasonField",
+    "StoreListings",
+    "apply_settings",
+    "bounded",
+    "identity_from_entry",
+    "local_time",
+    "message",
+    "plain_label",
+    "run_job",
+    "with_director",
+]
+
+MADRID = ZoneInfo("Europe/Madrid")
+MAX_REASON = 500  # the visitor file refuses longer reasons (REASON_TOO_LONG)
+MAX_SHOWN = 200  # characters of one shown value
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_TS_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"  # the visitor file's UTC instants (fixed width)
+
+T = TypeVar("T")
+
+# purpose -> the director who authenticated with their own credentials, or None
+Authorise = Callable[[str], Operator | None]
+
+
+@unique
+class DialogCode(Code):
+    """What the dialogs refuse before asking any service."""
+
+    DIRECTOR_NOT_CONFIRMED = "DIRECTOR_NOT_CONFIRMED"  # authorisation cancelled (art. 20.3)
+    SETTINGS_NEED_ADMIN = "SETTINGS_NEED_ADMIN"
+    PRINTER_NEEDS_ROLE = "PRINTER_NEEDS_ROLE"  # the game director or an administrator
+    HOURS_BAD_FORMAT = "HOURS_BAD_FORMAT"  # art. 27: HH:MM-HH:MM or closed
+    HOLIDAY_BAD_DATE = "HOLIDAY_BAD_DATE"
+    PASSWORDS_DIFFER = "PASSWORDS_DIFFER"
+    IDENTITY_UNREADABLE = "IDENTITY_UNREADABLE"
+    DOCUMENT_NOT_ON_SCREEN = "DOCUMENT_NOT_ON_SCREEN"
+    FIELD_REQUIRED = "FIELD_REQUIRED"
+    SELECTION_REQUIRED = "SELECTION_REQUIRED"
+    SETTINGS_NOT_SAVED = "SETTINGS_NOT_SAVED"  # the settings file could not be written
+
+
+_language = "es"
+
+
+def set_language(lang: str) -> None:
+    """The language of the catalogue's texts (the app shell sets it with its translator)."""
+    global _language
+    _language = "en" if lang.lower().startswith("en") else "es"
+
+
+def message(code: str) -> str:
+    """The catalogue's text of ``code`` in the desk's language (Spanish by default)."""
+    return text(code, _language)
+
+
+def tr(text_es: str) -> str:
+    """Translated text for module-level helpers (context ``Dialogs``)."""
+    return QCoreApplication.translate("Dialogs", text_es)
+
+
+def bounded(value: object, limit: int = MAX_SHOWN) -> str:
+    """Untrusted text made safe to show: control characters dropped, length bounded."""
+    cleaned = _CONTROL.sub(" ", str(value)).strip()
+    return cleaned if len(cleaned) <= limit else cleaned[: limit - 1] + "…"
+
+
+def plain_label(value: str = "", *, name: str = "", limit: int = MAX_SHOWN) -> QLabel:
+    """A label that never interprets its text (documents, readers, settings)."""
+    label = QLabel()
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setWordWrap(True)
+    label.setText(bounded(value, limit))
+    if name:
+        label.setAccessibleName(name)
+    return label
+
+
+def local_time(at: datetime | None) -> str:
+    """A UTC instant as Madrid wall-clock text."""
+    if at is None:
+        return ""
+    return at.astimezone(MADRID).strftime("%d/%m/%Y %H:%M")
+
+
+def local_date(day: date | None) -> str:
+    return "" if day is None else day.strftime("%d/%m/%Y")
+
+
+def euros(cents: int) -> str:
+    return f"{cents // 100},{cents % 100:02d} €"
+
+
+class ErrorLine(QLabel):
+    """One line for a refusal: the catalogue's text of a code (plain text)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setTextFormat(Qt.TextFormat.PlainText)
+        self.setWordWrap(True)
+        self.setAccessibleName(tr("Mensaje"))
+        self.setStyleSheet("color: #ff6b6b;")
+        self.code = ""
+
+    def show_code(self, code: str) -> None:
+        self.code = str(code)
+        self.setStyleSheet("color: #ff6b6b;")
+        self.setText(message(self.code))
+
+    def show_error(self, error: AdmissionError) -> None:
+        self.show_code(str(error.code))
+
+    def show_info(self, info: str) -> None:
+        self.code = ""
+        self.setStyleSheet("")
+        self.setText(bounded(info, 400))
+
+    def clear_message(self) -> None:
+        self.code = ""
+        self.setText("")
+
+
+class ReasonField(QPlainTextEdit):
+    """The written reason of a void, reprint, ban or lifted ban (max. 500 characters)."""
+
+    def __init__(self, name: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setAccessibleName(name)
+        self.setPlaceholderText(tr("Motivo (obligatorio)"))
+        self.setTabChangesFocus(True)  # Tab leaves the field: keyboard-only use
+        self.setMaximumHeight(70)
+        self.textChanged.connect(self._bound)
+
+    def _bound(self) -> None:
+        if len(self.toPlainText()) > MAX_REASON:
+            self.setPlainText(self.toPlainText()[:MAX_REASON])
+
+    def reason(self) -> str:
+        return " ".join(self.toPlainText().split())
+
+
+def run_job(
+    runner: JobRunner,
+    job: Callable[[], T],
+    done: Callable[[T], None],
+    errors: ErrorLine,
+) -> None:
+    """Submit ``job``; a domain error lands on the error line."""
+    errors.clear_message()
+    runner.submit(job, done, errors.show_error)
+
+
+def with_director(authorise: Authorise, purpose: str, errors: ErrorLine) -> Operator | None:
+    """Ask for a director's own credentials (art. 20.3, 23.5); None = nothing may be
+    written (cancelled, or someone without the director's role answered)."""
+    director = authorise(purpose)
+    if director is None or not director.has(Role.DIRECTOR):
+        errors.show_code(DialogCode.DIRECTOR_NOT_CONFIRMED)
+        return None
+    return director
+
+
+def identity_from_entry(raw: str) -> IdentityKey:
+    """A DNI/NIE number, or ``KIND:COUNTRY:NUMBER`` for any other document."""
+    entry = raw.strip()
+    try:
+        if entry.count(":") == 2:
+            kind, country, number = entry.split(":")
+            key = IdentityKey.of(kind.strip().upper(), country, number)
+            if key.number and len(key.country) == 3:
+                return key
+        else:
+            number = normalise_number(entry)
+            if is_valid_dni(number):
+                return IdentityKey(IdKind.DNI, "ESP", number)
+            if is_valid_nie(number):
+                return IdentityKey(IdKind.NIE, "ESP", number)
+    except ValueError:
+        pass
+    raise AdmissionError("identity not understood", code=DialogCode.IDENTITY_UNREADABLE)
+
+
+# -- settings ------------------------------------------------------------------------
+def _check_hours(hours: object, holidays: object) -> None:
+    days: set[date] = set()
+    for item in holidays if isinstance(holidays, list) else ():
+        try:
+            days.add(date.fromisoformat(str(item)))
+        except ValueError:
+            raise ConfigError("bad holiday", code=DialogCode.HOLIDAY_BAD_DATE) from None
+    if isinstance(hours, dict) and hours:
+        try:
+            parse_hours(hours, frozenset(days))
+        except (ValueError, AttributeError):
+            raise ConfigError("bad opening hours", code=DialogCode.HOURS_BAD_FORMAT) from None
+
+
+def apply_settings(settings: Settings, changes: Mapping[str, Any], path: Path) -> None:
+    """Validate ``changes`` on a copy, then apply them to ``settings`` and save the file.
+
+    Raises :class:`ConfigError` with the first refused value's code; nothing changes
+    then. The card types and hours are also checked by the parsers the desk uses."""
+    values = dict(settings.to_json())
+    values.pop("version", None)
+    candidate = Settings(values)
+    for key, value in changes.items():
+        candidate.set(key, value)
+    CardCatalogue.from_config(candidate["cards.types"], candidate["cards.default"])
+    _check_hours(candidate["hours"], candidate["holidays"])
+    try:
+        candidate.save(path)
+    except OSError:
+        raise ConfigError("settings not saved", code=DialogCode.SETTINGS_NOT_SAVED) from None
+    for key, value in changes.items():
+        settings.set(key, value)
+
+
+# -- listings ------------------------------------------------------------------------
+class Listings(Protocol):
+    """What the staff and ban dialogs list beyond one person."""
+
+    def staff_members(self) -> Sequence[StaffMember]: ...
+
+    def bans_in_force(self, at: datetime) -> Sequence[Ban]: ...
+
+
+class _Readable(Protocol):
+    def reading(self) -> Any: ...
+
+
+def _ts(value: object) -> datetime | None:
+    return None if value is None else datetime.strptime(str(value), _TS_FORMAT).replace(tzinfo=UTC)
+
+
+class StoreListings:
+    """The staff list (art. 18, R15) and every ban in force (art. 21.2-3, R5), read
+    through the store's read context (``SqlCipherStore.reading``)."""
+
+    def __init__(self, store: _Readable, limit: int = 500) -> None:
+        self._store = store
+        self._limit = limit
+
+    def staff_members(self) -> Sequence[StaffMember]:
+        with self._store.reading() as conn:
+            rows = conn.execute(
+                "SELECT identity, name, role, active FROM staff ORDER BY name LIMIT ?",
+                (self._limit,),
+            ).fetchall()
+        return [
+            StaffMember(IdentityKey.parse(str(i)), str(n), StaffRole(str(r)), bool(a))
+            for i, n, r, a in rows
+        ]
+
+    def bans_in_force(self, at: datetime) -> Sequence[Ban]:
+        with self._store.reading() as conn:
+            rows = conn.execute(
+                "SELECT ban_id, identity, reason, decided_by, created_at, expires_at, "
+                "lifted_at, lift_reason FROM bans WHERE lifted_at IS NULL "
+                "ORDER BY ban_id DESC LIMIT ?",
+                (self._limit,),
+            ).fetchall()
+        bans = []
+        for ban_id, identity, reason, decided, created, expires, lifted, lift_reason in rows:
+            ban = Ban(
+                int(ban_id),
+                IdentityKey.parse(str(identity)),
+                str(reason),
+                str(decided),
+                _ts(created) or at,
+                _ts(expires),
+                _ts(lifted),
+                str(lift_reason or ""),
+            )
+            if ban.active_at(at):
+                bans.append(ban)
+        return bans
+
+
+class ShownDocument(Protocol):
+    """What the dialogs show of the document on screen (a ``DeskDocument``)."""
+
+    @property
+    def surname(self) -> str: ...
+    @property
+    def given_names(self) -> str: ...
+    @property
+    def document_number(self) -> str: ...
+    @property
+    def id_number(self) -> str: ...
+
+
+def document_summary(document: ShownDocument) -> str:
+    """Name and number of the document on screen, as plain bounded text."""
+    name = bounded(f"{document.given_names} {document.surname}".strip(), 120)
+    number = bounded(document.id_number or document.document_number, 30)
+    return f"{name} · {number}"
+
+
+def reasons_text(codes: Sequence[str]) -> str:
+    """The verdict's reasons, one catalogue text each."""
+    return "\n".join(message(code) for code in codes)
