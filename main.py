@@ -25,6 +25,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from admission.accounts import LockoutPolicy
 from admission.cards.catalogue import CardCatalogue
 from admission.clock import (
     CLOCK_OVERRIDE_ENV,
@@ -43,6 +44,7 @@ from admission.registry.policy import RegistryPolicy, RegistryPolicySettings
 from admission.retention_sweep import RetentionSweep
 from admission.settings import Settings
 from admission.verdict import AdmissionPolicy, Outcome
+from db.accounts import SqlAccounts
 from db.file_guard import preflight, refuse_existing
 from db.keys import DbKey, KeyringBackend, resolve_key, system_keyring
 from db.registry_replica import ReplicaRegistry
@@ -169,6 +171,14 @@ def _wire(tools: Tools, store: SqlCipherStore) -> AppContext:
         ),
         reprints=SqlReprintQueue(store),
         vouchers=vouchers,
+        accounts=SqlAccounts(  # art. 20.3: who works the desk, audited in the file
+            store,
+            clock,
+            policy=LockoutPolicy(
+                settings["accounts.max_failures"],
+                timedelta(minutes=settings["accounts.lock_minutes"]),
+            ),
+        ),
     )
     ctx.closers.append(store.close)
     return ctx

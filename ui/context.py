@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from admission.devices import Camera, CardPrinter, DocumentReader
     from admission.registry.policy import RegistryPolicy
     from admission.retention_sweep import RetentionSweep
+    from db.accounts import SqlAccounts
     from db.registry_replica import ReplicaRegistry
     from db.reprint_queue import SqlReprintQueue
     from db.store import SqlCipherStore
@@ -101,6 +102,7 @@ class AppContext:
     retention: RetentionSweep  # six months (art. 20.4, R3)
     reprints: SqlReprintQueue
     vouchers: SqlVoucherBook
+    accounts: SqlAccounts  # who works the desk: sign-in, idle lock, director (art. 20.3)
     closers: list[Callable[[], None]] = field(default_factory=list)
 
     @property
