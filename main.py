@@ -10,6 +10,12 @@ JSON on stdout.
 Exit codes (:class:`ui.cli.result.ExitCode`): 0 success / admitted; 1 refused or
 invalid input; 2 usage error; 3 the visitor file or a device could not be used (wrong
 key, damaged file, printer not found...).
+
+Without a command it opens the desk window (``ui.app``): ``python main.py`` on the real
+file, ``python main.py --demo`` on the demo file with its scenario of invented visitors,
+and ``--smoke`` (or ``ADMISSION_SMOKE=1``) runs one demo admission through the window
+offscreen and exits 0, or 1 with a one-line reason. With no display it says so in one
+line and exits 3.
 """
 
 from __future__ import annotations
@@ -71,6 +77,7 @@ from ui.context import AppContext, Devices, Tools
 if TYPE_CHECKING:
     from hardware.mrz.live import LiveMrzReader
     from hardware.mrz.reader import MrzReader
+    from ui.demo_scenario import DemoDevices
 
 APP_NAME = "admission-desk"
 DB_FILE = "visitors.db"
@@ -78,6 +85,7 @@ SETTINGS_FILE = "settings.json"
 # The demo file holds invented people only; its passphrase is public on purpose so
 # that a newcomer reaches a working app without a keyring. Never used for real data.
 DEMO_PASSPHRASE = "demo-only-not-for-real-visitors"
+SMOKE_ENV = "ADMISSION_SMOKE"  # "1": the window's smoke run (one demo admission, then exit)
 
 log = logging.getLogger("admission")
 
@@ -367,6 +375,25 @@ def _demo_camera(lines: Sequence[str], index: int) -> Camera:
     return FakeCamera([array_to_frame(f.image, k / 15) for k, f in enumerate(held)])
 
 
+def _demo_devices(tools: Tools) -> DemoDevices:
+    """The window's demo devices: a camera replaying the demo queue (each document drawn
+    by ``Devices.demo_camera`` when it is due) and a document reader idle until asked.
+    Each launch shows a new invented adult first (one valid card per person, art. 22)."""
+    import secrets
+
+    from ui.demo_scenario import DemoDevices, DemoReader, ScenarioCamera, demo_cases
+
+    salt = secrets.randbelow(1_000_000)
+
+    def open_camera() -> Camera:
+        return ScenarioCamera(
+            lambda round_: demo_cases(tools.today(), round_, salt=salt),
+            tools.devices.demo_camera,
+        )
+
+    return DemoDevices(open_camera=open_camera, reader=DemoReader(), salt=salt)
+
+
 # -- the command line ---------------------------------------------------------------
 def build_parser() -> argparse.ArgumentParser:
     common = JsonArgumentParser(add_help=False)
@@ -385,7 +412,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser = JsonArgumentParser(
         prog="main.py", parents=[common], description="Casino admission desk (Decreto 58/2006)"
     )
-    sub = parser.add_subparsers(dest="command", required=True)
+    parser.add_argument(
+        "--smoke",
+        action="store_true",
+        help="open the demo window offscreen, admit one demo visitor through it, exit",
+    )
+    # no command: the desk window (``--demo``: on the demo file)
+    sub = parser.add_subparsers(dest="command", required=False)
     for tool in TOOL_COMMANDS.values():
         tool.arguments(sub.add_parser(tool.name, parents=[common], help=tool.help), common)
     for command in FILE_COMMANDS.values():
@@ -446,9 +479,36 @@ def emit(payload: Payload) -> None:
     print(json.dumps(payload, ensure_ascii=False, indent=2, default=str))
 
 
+def start_window(args: argparse.Namespace) -> int:
+    """No command: the desk window. The smoke run is always a demo (it never touches a
+    real visitor file) and always offscreen unless a platform was chosen."""
+    smoke = bool(getattr(args, "smoke", False)) or os.environ.get(SMOKE_ENV) == "1"
+    demo = smoke or bool(getattr(args, "demo", False))
+    if smoke:
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    from ui.app import AppStart, no_display_line, run_window
+
+    missing = no_display_line()
+    if missing is not None:
+        print(missing, file=sys.stderr)
+        return int(ExitCode.UNAVAILABLE)
+    data_dir = data_dir_of(args, demo=demo)
+    return run_window(
+        AppStart(
+            build_tools=partial(build_tools, data_dir, demo=demo),
+            build_context=build_context,
+            demo=demo,
+            smoke=smoke,
+            demo_devices=_demo_devices if demo else None,
+        )
+    )
+
+
 def run(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    if args.command is None:
+        return start_window(args)
     try:
         code, payload = dispatch(args)
     except AdmissionError as exc:

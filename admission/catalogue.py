@@ -1197,6 +1197,27 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "No se ha podido guardar el archivo de configuración",
         "The settings file could not be saved",
     ),
+    # -- the window's start and smoke run (ui.app.AppCode) --------------------------------
+    "NO_DISPLAY": (
+        "No hay pantalla: abra la ventana desde el escritorio o use python main.py demo",
+        "No display: open the window from the desktop session or use python main.py demo",
+    ),
+    "WINDOW_PART_MISSING": (
+        "Falta una parte de la ventana en esta instalación: reinstale el programa",
+        "A part of the window is missing from this installation: reinstall the program",
+    ),
+    "START_CANCELLED": (
+        "Se cerró sin iniciar sesión: la recepción no se abre",
+        "Closed without signing in: the desk does not open",
+    ),
+    "SMOKE_FAILED": (
+        "La prueba de la ventana no completó la admisión de demostración",
+        "The window's smoke run did not complete the demo admission",
+    ),
+    "SMOKE_TIMEOUT": (
+        "La prueba de la ventana superó su tiempo máximo",
+        "The window's smoke run took longer than its limit",
+    ),
 }
 
 

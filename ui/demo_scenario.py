@@ -46,6 +46,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DemoCase",
+    "DemoDevices",
     "DemoReader",
     "ScenarioCamera",
     "ScenarioTiming",
@@ -310,3 +311,13 @@ class DemoReader:
             start = time.monotonic()
             text = "\r".join(lines) + "\r"
             yield from assembler.feed_all((c, start + k * KEY_GAP) for k, c in enumerate(text))
+
+
+@dataclass(frozen=True, slots=True)
+class DemoDevices:
+    """What the composition root hands the demo window: a camera factory (the camera
+    worker opens it again after a failure) and the on-demand reader."""
+
+    open_camera: Callable[[], Camera]
+    reader: DemoReader
+    salt: int = 0  # this launch's choice of invented people (the smoke's visitor too)
