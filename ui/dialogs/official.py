@@ -1,0 +1,131 @@
+"""Officials on duty (art. 24, R13): identity and capacity recorded; no card, no charge,
+never admitted to play.
+
+The official shows their document (read on screen) and states their capacity
+("Inspector del juego de la Comunidad de Madrid", "Agente de la Policía Nacional"...):
+the desk records the visit with the capacity and the verdict ``OFFICIAL``.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Signal
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QLabel,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from admission.desk import DeskDocument
+from admission.records import RecordedAdmission
+from ui.context import AppContext
+from ui.dialogs.common import (
+    DialogCode,
+    ErrorLine,
+    document_summary,
+    plain_label,
+    run_job,
+)
+from ui.jobs import JobRunner
+
+__all__ = ["MAX_CAPACITY", "OfficialDialog"]
+
+MAX_CAPACITY = 120  # the desk refuses a longer capacity (OFFICIAL_NEEDS_CAPACITY)
+
+
+class OfficialDialog(QDialog):
+    official_recorded = Signal(object)  # RecordedAdmission
+
+    def __init__(
+        self,
+        ctx: AppContext,
+        runner: JobRunner,
+        document: DeskDocument | None,
+        *,
+        operator: str,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._ctx = ctx
+        self._runner = runner
+        self._document = document
+        self._operator = operator
+        self.recorded: RecordedAdmission | None = None
+        self.setWindowTitle(self.tr("Funcionario en servicio (art. 24)"))
+        self.setAccessibleName(self.windowTitle())
+        notice = QLabel(
+            self.tr(
+                "Se registran su identidad y su condición: no se le expide tarjeta, no paga "
+                "y no puede jugar (art. 24)."
+            )
+        )
+        notice.setWordWrap(True)
+        notice.setAccessibleName(self.tr("Aviso sobre funcionarios en servicio"))
+        self.document_label = plain_label(
+            document_summary(document) if document is not None else "",
+            name=self.tr("Documento en pantalla"),
+        )
+        self.capacity = QComboBox()
+        self.capacity.setEditable(True)
+        self.capacity.setAccessibleName(self.tr("Condición del funcionario"))
+        self.capacity.addItems(
+            [
+                self.tr("Inspector del juego de la Comunidad de Madrid"),
+                self.tr("Agente de la Policía Nacional"),
+                self.tr("Agente de la Guardia Civil"),
+                self.tr("Agente de la Policía Municipal"),
+            ]
+        )
+        self.capacity.setCurrentText("")
+        line = self.capacity.lineEdit()
+        if line is not None:
+            line.setMaxLength(MAX_CAPACITY)
+            line.setPlaceholderText(self.tr("Cargo o condición (obligatorio)"))
+        self.record_button = QPushButton(self.tr("&Registrar sin tarjeta"))
+        self.record_button.setAccessibleName(self.tr("Registrar al funcionario, sin tarjeta"))
+        self.record_button.setDefault(True)
+        self.record_button.clicked.connect(self.record)
+        self.errors = ErrorLine()
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.setAccessibleName(self.tr("Cerrar"))
+        buttons.button(QDialogButtonBox.StandardButton.Close).setText(self.tr("Cerrar"))
+        buttons.rejected.connect(self.reject)
+        form = QFormLayout()
+        form.addRow(notice)
+        form.addRow(self.tr("Documento:"), self.document_label)
+        form.addRow(self.tr("&Condición:"), self.capacity)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.record_button)
+        layout.addWidget(self.errors)
+        layout.addWidget(buttons)
+        if document is None:
+            self.record_button.setEnabled(False)
+            self.errors.show_code(DialogCode.DOCUMENT_NOT_ON_SCREEN)
+
+    def record(self) -> None:
+        document = self._document
+        if document is None or self.recorded is not None:
+            return
+        capacity = " ".join(self.capacity.currentText().split())
+        if not capacity:
+            self.errors.show_code("OFFICIAL_NEEDS_CAPACITY")
+            return
+        desk, operator = self._ctx.desk, self._operator
+
+        def done(recorded: RecordedAdmission) -> None:
+            self.recorded = recorded
+            self.record_button.setEnabled(False)
+            self.official_recorded.emit(recorded)
+            self.errors.show_info(self.tr("Registrado en servicio: sin tarjeta, sin cobro"))
+
+        run_job(
+            self._runner,
+            lambda: desk.register_official(document, capacity=capacity, operator=operator),
+            done,
+            self.errors,
+        )

@@ -1,0 +1,536 @@
+"""The settings screens (an administrator's): the casino's data, card types and prices
+(art. 23.2-3), opening hours and the last-hour rule (arts. 21.4, 27), devices, the
+RIAJ register (art. 20.2) and the printers.
+
+Every value goes through :class:`admission.settings.Settings` (and the card types and
+hours through the parsers the desk uses) before the file is written: a refused value is
+shown with the catalogue's text and nothing is saved. The desk reads the settings at
+start, so the changes apply from its next start.
+
+The field groups are widgets of their own, reused by the first-run wizard.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import date
+from pathlib import Path
+from typing import Any, Protocol
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QFileDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QSpinBox,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from admission.accounts import Operator, Role
+from admission.cards.catalogue import CardKind, CardTypeErrorCode
+from admission.errors import AdmissionError, ConfigError
+from admission.hours import WEEKDAYS
+from admission.settings import Settings
+from ui.dialogs.common import DialogCode, ErrorLine, apply_settings, tr
+from ui.dialogs.printer import PrinterCheck, PrinterFields
+from ui.jobs import JobRunner
+
+__all__ = [
+    "CardTypesEditor",
+    "CasinoFields",
+    "DevicesFields",
+    "HoursFields",
+    "RegistryFields",
+    "SettingsDialog",
+    "is_admin",
+]
+
+_HOURS = re.compile(r"(\d{1,2}:\d{2})\s*-\s*(\d{1,2}:\d{2})")
+_PRICE = re.compile(r"(\d{1,6})(?:[.,](\d{1,2}))?")
+CLOSED = {"cerrado", "closed", "cerrada"}
+
+
+class FieldGroup(Protocol):
+    def load(self, settings: Settings) -> None: ...
+
+    def values(self) -> dict[str, Any]: ...
+
+
+def is_admin(operator: Operator | None) -> bool:
+    """The settings are an administrator's (ADMIN does not imply DIRECTOR, nor back)."""
+    return operator is not None and operator.has(Role.ADMIN)
+
+
+def _line(name: str, max_length: int = 200) -> QLineEdit:
+    edit = QLineEdit()
+    edit.setAccessibleName(name)
+    edit.setMaxLength(max_length)
+    return edit
+
+
+class CasinoFields(QWidget):
+    """casino.name, casino.id, casino.address, desk.id and the logo file."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.name = _line(self.tr("Nombre del casino"), 120)
+        self.casino_id = _line(self.tr("Identificador del casino (1-8 letras o cifras)"), 8)
+        self.address = _line(self.tr("Dirección del casino"), 200)
+        self.desk_id = _line(self.tr("Identificador de este puesto de admisión"), 20)
+        self.logo = _line(self.tr("Archivo del logotipo"), 1000)
+        self.browse = QPushButton(self.tr("E&xaminar…"))
+        self.browse.setAccessibleName(self.tr("Elegir el archivo del logotipo"))
+        self.browse.clicked.connect(self._choose_logo)
+        logo_row = QHBoxLayout()
+        logo_row.addWidget(self.logo, 1)
+        logo_row.addWidget(self.browse)
+        form = QFormLayout(self)
+        form.addRow(self.tr("&Nombre:"), self.name)
+        form.addRow(self.tr("&Identificador:"), self.casino_id)
+        form.addRow(self.tr("&Dirección:"), self.address)
+        form.addRow(self.tr("&Puesto:"), self.desk_id)
+        form.addRow(self.tr("&Logotipo:"), logo_row)
+
+    def _choose_logo(self) -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            self, self.tr("Logotipo del casino"), "", self.tr("Imágenes (*.png *.jpg *.jpeg)")
+        )
+        if path:
+            self.logo.setText(path)
+
+    def load(self, settings: Settings) -> None:
+        self.name.setText(settings["casino.name"])
+        self.casino_id.setText(settings["casino.id"])
+        self.address.setText(settings["casino.address"])
+        self.desk_id.setText(settings["desk.id"])
+        self.logo.setText(settings["card.logo"])
+
+    def values(self) -> dict[str, Any]:
+        name = " ".join(self.name.text().split())
+        if not name:
+            raise ConfigError("the casino needs a name", code=DialogCode.FIELD_REQUIRED)
+        return {
+            "casino.name": name,
+            "casino.id": self.casino_id.text().strip().upper(),
+            "casino.address": " ".join(self.address.text().split()),
+            "desk.id": self.desk_id.text().strip() or "DESK1",
+            "card.logo": self.logo.text().strip(),
+        }
+
+
+_KIND_LABELS = {
+    CardKind.STANDARD: "Normal (precio unitario, art. 23.2)",
+    CardKind.CONVENTION: "Congresos y convenciones (art. 23.3)",
+    CardKind.GROUP_TRIP: "Viajes de grupo (art. 23.3)",
+    CardKind.MULTI_DAY: "Varios días (art. 23.3)",
+    CardKind.COMPLEMENTARY: "Servicios complementarios (art. 23.3)",
+    CardKind.INVITATION: "Invitación",
+}
+_COLUMNS = ("code", "label_es", "label_en", "kind", "price", "validity_days", "several_entries")
+
+
+def _cents(text: str) -> int:
+    match = _PRICE.fullmatch(text.strip().removesuffix("€").strip())
+    if match is None:
+        raise ConfigError("bad price", code=CardTypeErrorCode.CARD_TYPE_BAD_PRICE)
+    euros, cents = match.group(1), (match.group(2) or "0").ljust(2, "0")
+    return int(euros) * 100 + int(cents)
+
+
+def _price(cents: int) -> str:
+    return f"{cents // 100},{cents % 100:02d}"
+
+
+class CardTypesEditor(QWidget):
+    """cards.types and cards.default: codes, labels, kinds, prices (art. 23.2-3)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._extra: list[dict[str, Any]] = []  # keys the table does not show, kept
+        self.table = QTableWidget(0, len(_COLUMNS))
+        self.table.setAccessibleName(self.tr("Tipos de tarjeta y precios"))
+        self.table.setHorizontalHeaderLabels(
+            [
+                self.tr("Código"),
+                self.tr("Nombre"),
+                self.tr("Nombre en inglés"),
+                self.tr("Clase"),
+                self.tr("Precio (€)"),
+                self.tr("Días"),
+                self.tr("Varias entradas"),
+            ]
+        )
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.horizontalHeader().setStretchLastSection(True)
+        self.add_button = QPushButton(self.tr("&Añadir tipo"))
+        self.add_button.setAccessibleName(self.tr("Añadir un tipo de tarjeta"))
+        self.add_button.clicked.connect(lambda: self._add_row({}))
+        self.remove_button = QPushButton(self.tr("&Quitar tipo"))
+        self.remove_button.setAccessibleName(self.tr("Quitar el tipo de tarjeta seleccionado"))
+        self.remove_button.clicked.connect(self._remove_row)
+        self.default = QComboBox()
+        self.default.setEditable(True)
+        self.default.setAccessibleName(self.tr("Tipo de tarjeta por defecto"))
+        row = QHBoxLayout()
+        row.addWidget(self.add_button)
+        row.addWidget(self.remove_button)
+        row.addStretch(1)
+        row.addWidget(QLabel(self.tr("Por &defecto:")))
+        row.addWidget(self.default)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.table, 1)
+        layout.addLayout(row)
+
+    def _add_row(self, item: dict[str, Any]) -> None:
+        row = self.table.rowCount()
+        self.table.insertRow(row)
+        self._extra.append(
+            {k: v for k, v in item.items() if k not in (*_COLUMNS, "price_cents", "kind")}
+        )
+        texts = (
+            str(item.get("code", "")),
+            str(item.get("label_es", "")),
+            str(item.get("label_en", "")),
+        )
+        for column, value in enumerate(texts):
+            self.table.setItem(row, column, QTableWidgetItem(value))
+        kind = QComboBox()
+        kind.setAccessibleName(self.tr("Clase de tarjeta"))
+        for member, label in _KIND_LABELS.items():
+            kind.addItem(tr(label), member.value)
+        kind.setCurrentIndex(max(0, kind.findData(str(item.get("kind", "STANDARD")))))
+        self.table.setCellWidget(row, 3, kind)
+        self.table.setItem(row, 4, QTableWidgetItem(_price(int(item.get("price_cents", 0)))))
+        self.table.setItem(row, 5, QTableWidgetItem(str(item.get("validity_days", 1))))
+        several = QTableWidgetItem()
+        several.setFlags(several.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+        several.setCheckState(
+            Qt.CheckState.Checked if item.get("several_entries") else Qt.CheckState.Unchecked
+        )
+        self.table.setItem(row, 6, several)
+
+    def _remove_row(self) -> None:
+        row = self.table.currentRow()
+        if 0 <= row < self.table.rowCount():
+            self.table.removeRow(row)
+            del self._extra[row]
+
+    def load(self, settings: Settings) -> None:
+        self.table.setRowCount(0)
+        self._extra = []
+        for item in settings["cards.types"]:
+            if isinstance(item, dict):
+                self._add_row(item)
+        self.default.clear()
+        self.default.addItems([str(i.get("code", "")) for i in settings["cards.types"]])
+        self.default.setCurrentText(settings["cards.default"])
+
+    def _text(self, row: int, column: int) -> str:
+        item = self.table.item(row, column)
+        return "" if item is None else " ".join(item.text().split())
+
+    def values(self) -> dict[str, Any]:
+        types: list[dict[str, Any]] = []
+        for row in range(self.table.rowCount()):
+            kind = self.table.cellWidget(row, 3)
+            days = self._text(row, 5)
+            if not days.isdigit():
+                raise ConfigError("bad validity", code=CardTypeErrorCode.CARD_TYPE_BAD_VALIDITY)
+            label_es = self._text(row, 1)
+            several = self.table.item(row, 6)
+            types.append(
+                {
+                    **self._extra[row],
+                    "code": self._text(row, 0).upper(),
+                    "label_es": label_es,
+                    "label_en": self._text(row, 2) or label_es,
+                    "kind": kind.currentData() if isinstance(kind, QComboBox) else "STANDARD",
+                    "price_cents": _cents(self._text(row, 4)),
+                    "validity_days": int(days),
+                    "several_entries": several is not None
+                    and several.checkState() == Qt.CheckState.Checked,
+                }
+            )
+            if not label_es:
+                raise ConfigError("a card type needs a name", code=CardTypeErrorCode.CARD_TYPE_BAD)
+        return {
+            "cards.types": types,
+            "cards.default": self.default.currentText().strip().upper(),
+        }
+
+
+_DAY_LABELS = {
+    "mon": "Lunes",
+    "tue": "Martes",
+    "wed": "Miércoles",
+    "thu": "Jueves",
+    "fri": "Viernes",
+    "sat": "Sábado",
+    "sun": "Domingo",
+    "eve": "Víspera de festivo",
+    "holiday": "Festivo",
+}
+
+
+class HoursFields(QWidget):
+    """hours (art. 27), holidays and the last-hour rule (art. 21.4)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.days: dict[str, QLineEdit] = {}
+        form = QFormLayout(self)
+        note = QLabel(
+            self.tr(
+                "Horario de las salas de juego (art. 27): HH:MM-HH:MM, «cerrado», o vacío. "
+                "Vacío en un día de la semana = cerrado; en víspera o festivo = como el día "
+                "de la semana. Sin ningún horario, la admisión no tiene límite de horas."
+            )
+        )
+        note.setWordWrap(True)
+        note.setAccessibleName(self.tr("Ayuda del horario"))
+        form.addRow(note)
+        for key in (*WEEKDAYS, "eve", "holiday"):
+            edit = _line(tr(_DAY_LABELS[key]), 20)
+            edit.setPlaceholderText("20:00-05:00")
+            self.days[key] = edit
+            form.addRow(tr(_DAY_LABELS[key]) + ":", edit)
+        self.holidays = _line(self.tr("Festivos (AAAA-MM-DD, separados por comas)"), 4000)
+        self.holidays.setPlaceholderText("2026-12-25, 2027-01-01")
+        form.addRow(self.tr("&Festivos:"), self.holidays)
+        self.last_hour = QCheckBox(
+            self.tr("No admitir entradas en la última hora antes del cierre (art. 21.4)")
+        )
+        self.last_hour.setAccessibleName(self.last_hour.text())
+        form.addRow(self.last_hour)
+
+    def load(self, settings: Settings) -> None:
+        hours = settings["hours"]
+        for key, edit in self.days.items():
+            value = hours.get(key) if isinstance(hours, dict) else None
+            if value is None:
+                edit.setText("cerrado" if key in hours and key in WEEKDAYS else "")
+            elif str(value).strip().lower() in ("", "closed"):
+                edit.setText("cerrado")
+            else:
+                edit.setText(str(value))
+        self.holidays.setText(", ".join(str(d) for d in settings["holidays"]))
+        self.last_hour.setChecked(bool(settings["admission.stop_last_hour"]))
+
+    def values(self) -> dict[str, Any]:
+        hours: dict[str, str] = {}
+        for key, edit in self.days.items():
+            raw = edit.text().strip().lower()
+            if not raw:
+                continue
+            if raw in CLOSED:
+                hours[key] = "closed"
+                continue
+            match = _HOURS.fullmatch(raw)
+            if match is None:
+                raise ConfigError("bad hours", code=DialogCode.HOURS_BAD_FORMAT)
+            hours[key] = f"{match.group(1).zfill(5)}-{match.group(2).zfill(5)}"
+        if hours and all(v == "closed" for v in hours.values()):
+            hours = {}  # nothing open: the same as no hours configured
+        holidays: list[str] = []
+        for part in re.split(r"[,;\s]+", self.holidays.text().strip()):
+            if not part:
+                continue
+            try:
+                holidays.append(date.fromisoformat(part).isoformat())
+            except ValueError:
+                raise ConfigError("bad holiday", code=DialogCode.HOLIDAY_BAD_DATE) from None
+        return {
+            "hours": hours,
+            "holidays": sorted(set(holidays)),
+            "admission.stop_last_hour": self.last_hour.isChecked(),
+        }
+
+
+class DevicesFields(QWidget):
+    """camera.device, scanner.serial_port, barcode.decoder."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.camera = _line(self.tr("Cámara: número o ruta del dispositivo"), 300)
+        self.serial = _line(self.tr("Puerto serie del lector de documentos"), 300)
+        self.serial.setPlaceholderText("/dev/ttyUSB0, COM3")
+        self.decoder = QComboBox()
+        self.decoder.setAccessibleName(self.tr("Lector de códigos de barras"))
+        self.decoder.addItem("ZXing", "zxing")
+        self.decoder.addItem("ZBar", "zbar")
+        form = QFormLayout(self)
+        form.addRow(self.tr("&Cámara:"), self.camera)
+        form.addRow(self.tr("&Lector (puerto serie):"), self.serial)
+        form.addRow(self.tr("Códigos de &barras:"), self.decoder)
+
+    def load(self, settings: Settings) -> None:
+        self.camera.setText(settings["camera.device"])
+        self.serial.setText(settings["scanner.serial_port"])
+        self.decoder.setCurrentIndex(max(0, self.decoder.findData(settings["barcode.decoder"])))
+
+    def values(self) -> dict[str, Any]:
+        return {
+            "camera.device": self.camera.text().strip() or "0",
+            "scanner.serial_port": self.serial.text().strip(),
+            "barcode.decoder": str(self.decoder.currentData()),
+        }
+
+
+def _spin(name: str, low: int, high: int, suffix: str) -> QSpinBox:
+    spin = QSpinBox()
+    spin.setRange(low, high)
+    spin.setSuffix(suffix)
+    spin.setAccessibleName(name)
+    return spin
+
+
+class RegistryFields(QWidget):
+    """The RIAJ register (art. 20.2, R1): endpoint, timeouts, replica age, and what the
+    desk answers when the register cannot be checked (fail closed by default)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.url = _line(self.tr("Dirección del servicio del RIAJ"), 500)
+        self.url.setPlaceholderText(self.tr("Vacío = solo la copia local"))
+        self.timeout = _spin(self.tr("Tiempo de espera de la consulta"), 1, 60, " s")
+        self.attempts = _spin(self.tr("Intentos por consulta"), 1, 5, "")
+        self.max_age = _spin(self.tr("Antigüedad máxima de la copia local"), 1, 168, " h")
+        self.sync = _spin(self.tr("Periodo de actualización de la copia"), 1, 1440, " min")
+        self.unverifiable = QComboBox()
+        self.unverifiable.setAccessibleName(self.tr("Si el RIAJ no se puede consultar"))
+        self.unverifiable.addItem(self.tr("No puede entrar (recomendado)"), "DENY")
+        self.unverifiable.addItem(self.tr("Decide el director de juegos"), "SUPERVISOR")
+        form = QFormLayout(self)
+        form.addRow(self.tr("&Servicio en línea:"), self.url)
+        form.addRow(self.tr("&Espera:"), self.timeout)
+        form.addRow(self.tr("&Intentos:"), self.attempts)
+        form.addRow(self.tr("&Antigüedad máxima de la copia:"), self.max_age)
+        form.addRow(self.tr("&Actualizar la copia cada:"), self.sync)
+        form.addRow(self.tr("Si el RIAJ &no responde:"), self.unverifiable)
+
+    def load(self, settings: Settings) -> None:
+        self.url.setText(settings["registry.online_url"])
+        self.timeout.setValue(settings["registry.timeout_seconds"])
+        self.attempts.setValue(settings["registry.max_attempts"])
+        self.max_age.setValue(settings["registry.max_replica_age_hours"])
+        self.sync.setValue(settings["registry.sync_minutes"])
+        self.unverifiable.setCurrentIndex(
+            max(0, self.unverifiable.findData(settings["admission.unverifiable"]))
+        )
+
+    def values(self) -> dict[str, Any]:
+        return {
+            "registry.online_url": self.url.text().strip(),
+            "registry.timeout_seconds": self.timeout.value(),
+            "registry.max_attempts": self.attempts.value(),
+            "registry.max_replica_age_hours": self.max_age.value(),
+            "registry.sync_minutes": self.sync.value(),
+            "admission.unverifiable": str(self.unverifiable.currentData()),
+        }
+
+
+class SettingsDialog(QDialog):
+    """The settings in tabs; saving needs an administrator (``allowed`` check)."""
+
+    saved = Signal()
+
+    def __init__(
+        self,
+        settings: Settings,
+        settings_path: Path,
+        operator: Operator | None,
+        runner: JobRunner,
+        *,
+        preflight: PrinterCheck | None = None,
+        allowed: Callable[[Operator | None], bool] = is_admin,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._settings = settings
+        self._path = settings_path
+        self.setWindowTitle(self.tr("Configuración"))
+        self.setAccessibleName(self.windowTitle())
+        self.casino = CasinoFields()
+        self.cards = CardTypesEditor()
+        self.hours = HoursFields()
+        self.devices = DevicesFields()
+        self.registry = RegistryFields()
+        self.printers = PrinterFields(runner, preflight)
+        self.tabs = QTabWidget()
+        self.tabs.setAccessibleName(self.tr("Apartados de la configuración"))
+        self.tabs.addTab(self.casino, self.tr("&Casino"))
+        self.tabs.addTab(self.cards, self.tr("&Tarjetas y precios"))
+        self.tabs.addTab(self.hours, self.tr("&Horario"))
+        self.tabs.addTab(self.devices, self.tr("&Dispositivos"))
+        self.tabs.addTab(self.registry, self.tr("&Registro (RIAJ)"))
+        self.tabs.addTab(self.printers, self.tr("&Impresoras"))
+        self._groups: tuple[FieldGroup, ...] = (
+            self.casino,
+            self.cards,
+            self.hours,
+            self.devices,
+            self.registry,
+            self.printers,
+        )
+        for group in self._groups:
+            group.load(settings)
+        self.errors = ErrorLine()
+        buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
+        )
+        buttons.setAccessibleName(self.tr("Guardar o cancelar"))
+        self.save_button = buttons.button(QDialogButtonBox.StandardButton.Save)
+        self.save_button.setText(self.tr("&Guardar"))
+        self.save_button.setAccessibleName(self.tr("Guardar la configuración"))
+        cancel = buttons.button(QDialogButtonBox.StandardButton.Cancel)
+        cancel.setText(self.tr("Cancelar"))
+        cancel.setAccessibleName(self.tr("Cancelar sin guardar"))
+        buttons.accepted.connect(self.save)
+        buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.tabs, 1)
+        layout.addWidget(self.errors)
+        layout.addWidget(buttons)
+        self.resize(860, 560)
+        self.allowed = allowed(operator)
+        if not self.allowed:
+            self.tabs.setEnabled(False)
+            self.save_button.setEnabled(False)
+            self.errors.show_code(DialogCode.SETTINGS_NEED_ADMIN)
+
+    def changes(self) -> dict[str, Any]:
+        """Every field's value (raises ConfigError on a value no setting accepts)."""
+        values: dict[str, Any] = {}
+        for index, group in enumerate(self._groups):
+            try:
+                values.update(group.values())
+            except ConfigError:
+                self.tabs.setCurrentIndex(index)
+                raise
+        return values
+
+    def save(self) -> bool:
+        if not self.allowed:
+            self.errors.show_code(DialogCode.SETTINGS_NEED_ADMIN)
+            return False
+        try:
+            apply_settings(self._settings, self.changes(), self._path)
+        except AdmissionError as err:
+            self.errors.show_error(err)
+            return False
+        self.saved.emit()
+        self.accept()
+        return True
