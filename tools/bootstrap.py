@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """One entry point that sets everything up, then starts the app or runs the tests.
 
-    python3 tools/bootstrap.py start [ARGS...]   # set up, then `main.py ARGS` (demo by default)
-    python3 tools/bootstrap.py test  [PYTEST ARGS...]  # set up, CUPS, lint, types, pytest
+    python3 tools/bootstrap.py start [ARGS...]   # set up, then `main.py ARGS` (the demo window
+                                                 # by default; `start demo` for the CLI demo)
+    python3 tools/bootstrap.py test  [PYTEST ARGS...]  # set up, CUPS, lint, types, pytest,
+                                                       # then the window's smoke run
     python3 tools/bootstrap.py bench             # set up, run every benchmark in tests/bench/
 
 Standard library only: it runs on a fresh Debian 12 with nothing but python3.
@@ -18,6 +20,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -66,15 +69,39 @@ def ensure_venv(requirement_files: list[str]) -> None:
     STAMP.write_text(wanted + "\n")
 
 
+def venv_tool(name: str) -> Path:
+    if os.name == "nt":
+        return VENV / "Scripts" / f"{name}.exe"
+    return VENV / "bin" / name
+
+
+def translations() -> None:
+    """Compile each resources/i18n/*.ts newer than its .qm (pyside6-lrelease); the .qm
+    files are build products, not kept in git."""
+    tool = venv_tool("pyside6-lrelease")
+    for ts in sorted((ROOT / "resources" / "i18n").glob("*.ts")):
+        qm = ts.with_suffix(".qm")
+        if qm.exists() and qm.stat().st_mtime >= ts.stat().st_mtime:
+            continue
+        if not tool.exists():
+            print(f"bootstrap: {tool.name} missing, {ts.name} not compiled", flush=True)
+            return
+        run([str(tool), "-silent", str(ts), "-qm", str(qm)])
+
+
 def start(args: list[str]) -> None:
     system_packages()
     ensure_venv(["requirements.txt"])
-    os.execv(str(venv_python()), [str(venv_python()), str(ROOT / "main.py"), *(args or ["demo"])])
+    translations()
+    # no arguments: the desk window on the demo file (main.py says so in one line and
+    # exits 3 when there is no display; `start demo` runs the command-line demo)
+    os.execv(str(venv_python()), [str(venv_python()), str(ROOT / "main.py"), *(args or ["--demo"])])
 
 
 def test(args: list[str]) -> None:
     system_packages()
     ensure_venv(["requirements.txt", "requirements-dev.txt"])
+    translations()
     cups = ROOT / "scripts" / "start-cups.sh"
     if cups.exists() and sys.platform.startswith("linux"):
         # The real print path is tested on a cups-pdf queue; tests skip it with a
@@ -86,6 +113,10 @@ def test(args: list[str]) -> None:
     run([py, "-m", "mypy"])
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     run([py, "-m", "pytest", *args], env=env)
+    # the real start path, end to end: the demo window admits one visitor offscreen
+    with tempfile.TemporaryDirectory(prefix="admission-smoke-") as smoke_dir:
+        print("bootstrap: window smoke run (one demo admission, offscreen)", flush=True)
+        run([py, str(ROOT / "main.py"), "--demo", "--smoke", "--data-dir", smoke_dir], env=env)
 
 
 def bench(args: list[str]) -> None:

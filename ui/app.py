@@ -132,11 +132,6 @@ def no_display_line(
     )
 
 
-def accounts_of(ctx: AppContext) -> AccountService | None:
-    """The account service of the context, once the composition root wires one."""
-    return cast("AccountService | None", getattr(ctx, "accounts", None))
-
-
 def ensure_demo_accounts(accounts: AccountService) -> Operator:
     """Create the demo's director and clerk if missing; sign the clerk in (audited)."""
     (d_name, d_display, d_password, d_roles), (c_name, c_display, c_password, c_roles) = (
@@ -235,18 +230,17 @@ class DeskShell(QObject):
         try:
             self.tools = self.start.build_tools()
             self.translator = install_translator(self.app, self.language())
-            self.ctx = self.start.build_context(self.tools)
-            self.ctx.retention.purge_if_due()
+            self.ctx = self._open_context(self.tools)
         except AdmissionError as exc:
             return self.fail(exc.code, str(exc) if self.start.smoke else "")
-        path = start_path(self.start.demo, accounts_of(self.ctx))
+        path = start_path(self.start.demo, None if self.ctx is None else self.ctx.accounts)
         try:
             operator = self._operator(path)
         except ImportError as exc:
             return self.fail(AppCode.WINDOW_PART_MISSING, exc.name or str(exc))
         except AdmissionError as exc:
             return self.fail(exc.code)
-        if operator is None:
+        if operator is None or self.ctx is None:
             return self.fail(AppCode.START_CANCELLED)
         self.operator = operator
         try:
@@ -258,23 +252,56 @@ class DeskShell(QObject):
         self.window.show()
         return None
 
+    def _open_context(self, tools: Tools) -> AppContext | None:
+        """The open visitor file; None for a real folder that never held one (NO_FILE):
+        the first-run wizard creates it, as an explicit act (art. 20.4)."""
+        from admission.errors import StoreErrorCode
+
+        try:
+            ctx = self.start.build_context(tools)
+        except AdmissionError as exc:
+            if self.start.demo or exc.code is not StoreErrorCode.NO_FILE:
+                raise
+            return None
+        try:
+            ctx.retention.purge_if_due()  # six months (art. 20.4), as every command does
+        except BaseException:
+            ctx.close()
+            raise
+        return ctx
+
     def _operator(self, path: StartPath) -> Operator | None:
+        assert self.tools is not None
+        if path is StartPath.WIZARD:
+            # contract: run_first_run_wizard(tools, open_context) -> (ctx, operator) | None;
+            # open_context() opens the file (after tools.init_file() for a new folder)
+            wizard = importlib.import_module("ui.dialogs.wizard")
+            answer = wizard.run_first_run_wizard(self.tools, self._context_for_wizard)
+            if answer is None:
+                return None
+            self.ctx, operator = answer
+            return cast(Operator, operator)
         assert self.ctx is not None
-        accounts = accounts_of(self.ctx)
         if path is StartPath.DEMO:
             from ui.demo_scenario import seed_demo_file
 
             seed_demo_file(self.ctx)
-            if self.start.demo_devices is not None and self.tools is not None:
+            if self.start.demo_devices is not None:
                 self.devices = self.start.demo_devices(self.tools)
-            if accounts is None:  # the accounts are not wired into this build yet
-                return Operator("clerk", "Recepción (demo)", frozenset({Role.CLERK}))
-            return ensure_demo_accounts(accounts)
-        if path is StartPath.WIZARD:
-            wizard = importlib.import_module("ui.dialogs.wizard")
-            return cast("Operator | None", wizard.run_first_run_wizard(self.ctx))
+            return ensure_demo_accounts(self.ctx.accounts)
+        # contract: run_sign_in(ctx) -> Operator | None (None: closed without signing in)
         sign_in = importlib.import_module("ui.dialogs.sign_in")
         return cast("Operator | None", sign_in.run_sign_in(self.ctx))
+
+    def _context_for_wizard(self) -> AppContext:
+        if self.ctx is None:
+            assert self.tools is not None
+            self.ctx = self._open_context(self.tools)
+            if self.ctx is None:
+                from admission.errors import StoreError, StoreErrorCode
+
+                raise StoreError("no visitor file", code=StoreErrorCode.NO_FILE)
+        return self.ctx
 
     def _build_window(self) -> QWidget:
         assert self.ctx is not None and self.operator is not None
