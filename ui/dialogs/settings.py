@@ -52,6 +52,7 @@ __all__ = [
     "CardTypesEditor",
     "CasinoFields",
     "DevicesFields",
+    "FieldGroup",
     "HoursFields",
     "RegistryFields",
     "SettingsDialog",
