@@ -53,6 +53,7 @@ __all__ = ["DeskController", "DeskState"]
 
 log = logging.getLogger(__name__)
 COUNTERS_INTERVAL_MS = 30_000
+FILE_POLL_MS = 2_000  # the visitor file and the register copy, through the store worker
 MAX_CODE_SHOWN = 80  # a scanned code is shown bounded, as plain text
 
 
@@ -83,6 +84,7 @@ class DeskController(QObject):
     counters_changed = Signal(object)  # DeskCounters
     operation_failed = Signal(str, str)  # code, Spanish message
     card_type_chosen = Signal(str)  # card type code
+    register_checked = Signal(object, str)  # age of the RIAJ copy in seconds or None, error
     evaluation_started = Signal()
     cleared = Signal()
 
@@ -110,6 +112,9 @@ class DeskController(QObject):
         self._counters_timer = QTimer(self)
         self._counters_timer.setInterval(COUNTERS_INTERVAL_MS)
         self._counters_timer.timeout.connect(self.refresh_counters)
+        self._file_timer = QTimer(self)
+        self._file_timer.setInterval(FILE_POLL_MS)
+        self._file_timer.timeout.connect(self.poll_file)
 
     # -- state --------------------------------------------------------------------
     @property
@@ -125,9 +130,15 @@ class DeskController(QObject):
         return self._card_type
 
     def start(self) -> None:
-        """Counters now and every 30 s."""
+        """Counters now and every 30 s; the file and the register every 2 s."""
         self.refresh_counters()
+        self.poll_file()
         self._counters_timer.start()
+        self._file_timer.start()
+
+    def stop(self) -> None:
+        self._counters_timer.stop()
+        self._file_timer.stop()
 
     def _accepting_input(self) -> bool:
         return self._session.operator is not None and not self._session.is_locked
@@ -354,6 +365,33 @@ class DeskController(QObject):
             return desk_counters(ctx.store, ctx.clock.now())
 
         self._runner.submit(count, self.counters_changed.emit, lambda err: None)
+
+    @Slot()
+    def poll_file(self) -> None:
+        """The visitor file answers, and how fresh the register copy is (art. 20.2)."""
+        ctx = self._ctx
+
+        def probe() -> tuple[int | None, str]:
+            with ctx.store.reading() as conn:
+                conn.execute("SELECT 1").fetchone()
+            if ctx.registry_sync is not None:
+                status = ctx.registry_sync.status()
+                if status.age_seconds is not None:
+                    return status.age_seconds, status.last_error
+            state = ctx.replica.state()
+            if state is None:
+                return None, ""
+            age = (ctx.clock.now() - state.as_of).total_seconds()
+            return max(0, int(age)), ""
+
+        def answered(answer: tuple[int | None, str]) -> None:
+            self.report_device("database", DeviceStatus.READY.value, "")
+            self.register_checked.emit(answer[0], answer[1])
+
+        def failed(err: AdmissionError) -> None:
+            self.report_device("database", DeviceStatus.ERROR.value, str(err.code))
+
+        self._runner.submit(probe, answered, failed)
 
     @Slot(str, str, str)
     def report_device(self, device: str, status: str, detail: str) -> None:

@@ -1,0 +1,241 @@
+"""Whole admissions through the desk window on the real demo file (arts. 20-23): a scan
+paints the verdict, Enter records it once and prints the card (the demo's PDF-folder
+printer), and the visit is read back from the visitor file."""
+
+from __future__ import annotations
+
+import importlib.util
+import time
+from collections.abc import Iterator
+
+import pytest
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from admission.cards.verification import CardCheckStatus
+from admission.mrz.burst import MrzScanned
+from admission.ports import madrid_date
+from hardware.printer.fake import FakePrinter
+from hardware.sound import Sound, SoundPlayer
+from tests.ui.conftest import DIRECTOR, FakeSession
+from ui.context import AppContext
+from ui.demo_scenario import DemoCase, demo_cases, seed_demo_file
+from ui.desk_window import MENU_DIRECTION, DeskWindow, build_desk_window
+from ui.wedge_filter import WedgeFilter
+
+WAIT = 10_000
+
+
+def screenshot(widget: DeskWindow, name: str) -> None:
+    if importlib.util.find_spec("ui.screens") is None:
+        return
+    from ui.screens import save_screenshot
+
+    save_screenshot(widget, name)
+
+
+@pytest.fixture
+def window(
+    qtbot: QtBot, demo_ctx: AppContext, session: FakeSession
+) -> Iterator[tuple[DeskWindow, WedgeFilter]]:
+    seed_demo_file(demo_ctx)
+    win = build_desk_window(
+        demo_ctx,
+        session,
+        authorise=lambda purpose: DIRECTOR,
+        demo=True,
+        sound=SoundPlayer(enabled=False),
+        watch_devices=False,
+    )
+    qtbot.addWidget(win)
+    wedge = WedgeFilter(parent=win)
+    win.connect_wedge(wedge)
+    win.resize(1200, 760)
+    win.show()
+    qtbot.waitExposed(win)
+    win.activateWindow()
+    win.start()
+    yield win, wedge
+    win.stop()
+
+
+def case(ctx: AppContext, kind: str) -> DemoCase:
+    return next(c for c in demo_cases(madrid_date(ctx.clock.now())) if c.kind == kind)
+
+
+def scan(qtbot: QtBot, win: DeskWindow, wedge: WedgeFilter, lines: tuple[str, ...]) -> None:
+    now = time.monotonic()
+    with qtbot.waitSignal(win.controller.verdict_ready, timeout=WAIT):
+        wedge.mrz_scanned.emit(MrzScanned(f"TD{1 if len(lines) == 3 else 3}", lines, now, now))
+
+
+def enter(qtbot: QtBot, win: DeskWindow) -> None:
+    qtbot.keyClick(win, Qt.Key.Key_Return)
+
+
+def test_admit_paints_records_once_and_prints_the_card(
+    qtbot: QtBot, window: tuple[DeskWindow, WedgeFilter], demo_ctx: AppContext
+) -> None:
+    win, wedge = window
+    scan(qtbot, win, wedge, case(demo_ctx, "admitted").lines)
+    assert win.verdict.outcome == "ADMIT" and "ADMITIR" in win.verdict.headline.text()
+    assert "✔" in win.verdict.headline.text()
+    assert win.identity.age.text().isdigit()
+    screenshot(win, "desk-verdict-admit")
+    with qtbot.waitSignal(win.controller.card_printed, timeout=WAIT) as printed:
+        enter(qtbot, win)  # the one key press after the scan
+    number = printed.args[0]
+    pdfs = list(demo_ctx.card_files.folder.glob("*.pdf"))
+    assert pdfs, "the PDF-folder printer wrote the card"
+    card = demo_ctx.store.card(number)
+    assert card is not None and card.status.value == "PRINTED"
+    visits = demo_ctx.store.visits(card.file_number)
+    assert [(v.verdict, v.operator, v.card_number) for v in visits] == [("ADMIT", "clerk1", number)]
+    assert "impresa" in win.verdict.progress.text()
+    screenshot(win, "desk-admit")
+    # a second Enter gives no second card and no second visit
+    with qtbot.assertNotEmitted(win.controller.admission_recorded, wait=400):
+        enter(qtbot, win)
+    assert demo_ctx.store.last_card_number() == number
+    assert len(demo_ctx.store.visits(card.file_number)) == 1
+
+
+@pytest.mark.parametrize(
+    ("kind", "reason", "shot"),
+    [
+        ("minor", "MINOR", "desk-deny-minor"),
+        ("listed", "REGISTRY_LISTED", "desk-deny-listed"),
+        ("banned", "INTERNAL_BAN", "desk-deny-ban"),
+        ("expired", "DOCUMENT_EXPIRED", "desk-deny-expired"),
+    ],
+)
+def test_refusals_are_painted_and_recorded_without_a_card(
+    qtbot: QtBot,
+    window: tuple[DeskWindow, WedgeFilter],
+    demo_ctx: AppContext,
+    kind: str,
+    reason: str,
+    shot: str,
+) -> None:
+    from admission.catalogue import text
+
+    win, wedge = window
+    scan(qtbot, win, wedge, case(demo_ctx, kind).lines)
+    assert win.verdict.outcome == "DENY"
+    assert "DENEGAR" in win.verdict.headline.text() and "✖" in win.verdict.headline.text()
+    assert text(reason, "es") in win.verdict.reasons.text()
+    screenshot(win, shot)
+    with qtbot.waitSignal(win.controller.admission_recorded, timeout=WAIT) as recorded:
+        enter(qtbot, win)
+    result = recorded.args[0]
+    assert result.card is None and reason in result.verdict.codes
+    visits = demo_ctx.store.visits(result.recorded.file_number)
+    assert [v.verdict for v in visits] == ["DENY"] and visits[0].card_number is None
+    assert demo_ctx.store.last_card_number() == 0
+
+
+def test_staff_needs_the_director_and_is_recorded_with_their_name(
+    qtbot: QtBot, window: tuple[DeskWindow, WedgeFilter], demo_ctx: AppContext
+) -> None:
+    win, wedge = window
+    scan(qtbot, win, wedge, case(demo_ctx, "staff").lines)
+    assert win.verdict.outcome == "SUPERVISOR" and "⚠" in win.verdict.headline.text()
+    screenshot(win, "desk-supervisor-staff")
+    with qtbot.waitSignal(win.controller.card_printed, timeout=WAIT) as printed:
+        enter(qtbot, win)
+    card = demo_ctx.store.card(printed.args[0])
+    assert card is not None and card.authorised_by == "director1"
+
+
+def test_reader_bursts_while_locked_are_dropped(
+    qtbot: QtBot,
+    window: tuple[DeskWindow, WedgeFilter],
+    demo_ctx: AppContext,
+    session: FakeSession,
+) -> None:
+    win, wedge = window
+    session.is_locked = True
+    now = time.monotonic()
+    with qtbot.assertNotEmitted(win.controller.verdict_ready, wait=400):
+        wedge.mrz_scanned.emit(MrzScanned("TD1", case(demo_ctx, "admitted").lines, now, now))
+    session.is_locked = False
+    with qtbot.assertNotEmitted(win.controller.verdict_ready, wait=300):
+        pass  # nothing was queued for later
+    assert win.verdict.outcome == ""
+
+
+def test_a_printer_failure_keeps_the_card_for_a_reprint(
+    qtbot: QtBot, window: tuple[DeskWindow, WedgeFilter], demo_ctx: AppContext
+) -> None:
+    win, wedge = window
+    working = demo_ctx.card_printing.printer
+    demo_ctx.card_printing.printer = FakePrinter(script=["NO_MEDIA"])
+    scan(qtbot, win, wedge, case(demo_ctx, "admitted").lines)
+    with qtbot.waitSignal(win.controller.card_print_failed, timeout=WAIT) as failed:
+        enter(qtbot, win)
+    number, code = failed.args
+    assert code == "PRINTER_NO_MEDIA"
+    assert "NO impresa" in win.verdict.progress.text()
+    assert [c.number for c in demo_ctx.reprints.unprinted_cards()] == [number]
+    screenshot(win, "desk-print-failed")
+    demo_ctx.card_printing.printer = working
+    with qtbot.waitSignal(win.controller.card_printed, timeout=WAIT) as printed:
+        win.reprint_action.trigger()
+    assert printed.args == [number]
+    assert demo_ctx.reprints.unprinted_cards() == []
+    assert demo_ctx.store.last_card_number() == number  # the same card, no new number
+
+
+def test_a_card_code_scanned_shows_the_card_check(
+    qtbot: QtBot, window: tuple[DeskWindow, WedgeFilter], demo_ctx: AppContext
+) -> None:
+    win, wedge = window
+    scan(qtbot, win, wedge, case(demo_ctx, "admitted").lines)
+    with qtbot.waitSignal(win.controller.card_printed, timeout=WAIT) as printed:
+        enter(qtbot, win)
+    with qtbot.waitSignal(win.controller.card_checked, timeout=WAIT):
+        wedge.code_scanned.emit(demo_ctx.card_code(printed.args[0]))
+    dialog = win.card_check
+    assert dialog is not None and dialog.isVisible()
+    assert dialog.answer is not None and dialog.answer.status is CardCheckStatus.VALID
+    assert "✔" in dialog.status.text() and dialog.holder.text() != "—"
+    screenshot(win, "desk-card-check")
+    checks = [e for e in demo_ctx.store.audit_entries() if e.action == "CARD_CHECK"]
+    assert checks and checks[-1].actor == "clerk1"
+
+
+def test_function_keys_choose_the_card_type_and_esc_clears(
+    qtbot: QtBot, window: tuple[DeskWindow, WedgeFilter], demo_ctx: AppContext
+) -> None:
+    win, wedge = window
+    codes = list(demo_ctx.desk.config.catalogue.types)
+    if len(codes) > 1:
+        qtbot.keyClick(win, Qt.Key.Key_F2)
+        assert win.controller.card_type == codes[1]
+        assert "(F2)" in win.card_type.text()
+    scan(qtbot, win, wedge, case(demo_ctx, "minor").lines)
+    qtbot.keyClick(win, Qt.Key.Key_Escape)
+    assert win.verdict.outcome == "" and win.identity.name.text() == ""
+
+
+def test_menus_take_other_dialogs_and_the_demo_banner_shows(
+    window: tuple[DeskWindow, WedgeFilter],
+) -> None:
+    from PySide6.QtGui import QAction
+
+    win, _ = window
+    action = QAction("Prohibiciones…", win)
+    win.add_action(MENU_DIRECTION, action)
+    assert action in win.menu(MENU_DIRECTION).actions()
+    assert win.menu(MENU_DIRECTION).menuAction().isVisible()
+    assert win.status.demo.isVisible()
+
+
+def test_refusals_sound_unlike_admissions(
+    qtbot: QtBot, window: tuple[DeskWindow, WedgeFilter], demo_ctx: AppContext
+) -> None:
+    win, wedge = window
+    scan(qtbot, win, wedge, case(demo_ctx, "admitted").lines)
+    win.controller.clear()
+    scan(qtbot, win, wedge, case(demo_ctx, "minor").lines)
+    assert win.sound.played == [Sound.ADMIT, Sound.REFUSE]

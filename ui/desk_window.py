@@ -1,0 +1,402 @@
+"""``DeskWindow``: the admission desk's main window (arts. 20-23 of Decreto 58/2006).
+
+Composes the panels (verdict banner, identity, camera preview, counters, status bar)
+over a :class:`ui.controller.DeskController` and gives the clerk the keys: a good
+document needs at most one key press after the scan -
+
+* Enter: record the verdict on screen and print the card (once; art. 22);
+* F1..F8: the card type (in the order of the catalogue, ``ctx.desk.config.catalogue``);
+* Esc: clear the screen;
+* Ctrl+M: manual entry of a document without MRZ (art. 23.1); Ctrl+K: card check (R8).
+
+Menus "Dirección" and "Administración" are left for the director's and the
+administrator's dialogs: ``window.add_action(MENU_DIRECTION, action)``.
+
+The keyboard-wedge filter is installed on the application by the window's owner;
+``window.connect_wedge(filter)`` feeds its scans to the controller. Serial readers feed
+the same flow through :class:`ui.workers.ReaderWorker`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import QObject, Qt
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QApplication,
+    QHBoxLayout,
+    QLabel,
+    QMainWindow,
+    QMenu,
+    QVBoxLayout,
+    QWidget,
+)
+
+from admission.accounts import Operator
+from admission.cards.verification import CardVerification
+from admission.desk import AdmissionResult
+from admission.devices import Camera, DeviceStatus, DocumentReader
+from admission.ports import madrid_date
+from db.desk_counters import DeskCounters
+from hardware.printer import refusal_code
+from hardware.sound import Sound, SoundPlayer
+from ui.controller import DeskController
+from ui.desk_flow import DeskVerdict, SessionView
+from ui.dialogs.card_check import CardCheckDialog
+from ui.dialogs.common import bounded, message
+from ui.dialogs.manual_entry import ManualEntryDialog
+from ui.jobs import JobRunner
+from ui.wedge_filter import WedgeFilter
+from ui.widgets.counters import CountersPanel
+from ui.widgets.identity import IdentityPanel
+from ui.widgets.preview import CameraPreview
+from ui.widgets.status_bar import DeskStatusBar
+from ui.widgets.verdict import VerdictBanner
+from ui.workers import CameraWorker, DeviceWatch, ReaderWorker, StoreWorker
+
+if TYPE_CHECKING:
+    from ui.context import AppContext
+
+__all__ = [
+    "MENU_ADMIN",
+    "MENU_DESK",
+    "MENU_DIRECTION",
+    "DeskWindow",
+    "build_desk_window",
+]
+
+# Menu names as given to add_action (the titles shown are translated).
+MENU_DESK = "desk"  # Admisión: manual entry, card check, reprint
+MENU_DIRECTION = "direction"  # Dirección: bans, staff, cards, vouchers, officials
+MENU_ADMIN = "admin"  # Administración: accounts, settings, devices
+MAX_FKEYS = 8
+
+
+class DeskWindow(QMainWindow):
+    def __init__(
+        self,
+        ctx: AppContext,
+        session: SessionView,
+        controller: DeskController,
+        *,
+        demo: bool,
+        sound: SoundPlayer | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.ctx = ctx
+        self.session = session
+        self.controller = controller
+        self.sound = sound or SoundPlayer(enabled=False)
+        self._workers: list[QObject] = []
+        self.card_check: CardCheckDialog | None = None
+        self.setWindowTitle(self.tr("Admisión — control de entrada"))
+        self.setAccessibleName(self.tr("Admisión"))
+
+        self.verdict = VerdictBanner()
+        self.identity = IdentityPanel()
+        self.preview = CameraPreview()
+        self.counters = CountersPanel()
+        self.card_type = QLabel()
+        self.card_type.setTextFormat(Qt.TextFormat.PlainText)
+        self.card_type.setAccessibleName(self.tr("Tipo de tarjeta"))
+        self.status = DeskStatusBar(demo=demo)
+        self.setStatusBar(self.status)
+
+        left = QVBoxLayout()
+        left.addWidget(self.verdict, 2)
+        left.addWidget(self.identity, 3)
+        right = QVBoxLayout()
+        right.addWidget(self.preview, 3)
+        right.addWidget(self.card_type)
+        right.addWidget(self.counters)
+        body = QHBoxLayout()
+        body.addLayout(left, 3)
+        body.addLayout(right, 2)
+        centre = QWidget()
+        centre.setLayout(body)
+        self.setCentralWidget(centre)
+
+        self._menus: dict[str, QMenu] = {}
+        self._build_menus()
+        self._build_keys()
+        self._wire()
+        self._show_card_type(controller.card_type)
+
+    # -- menus and keys -----------------------------------------------------------
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        for name, title in (
+            (MENU_DESK, self.tr("&Admisión")),
+            (MENU_DIRECTION, self.tr("&Dirección")),
+            (MENU_ADMIN, self.tr("Ad&ministración")),
+        ):
+            menu = bar.addMenu(title)
+            menu.setObjectName(f"menu_{name}")
+            menu.setAccessibleName(title.replace("&", ""))
+            self._menus[name] = menu
+        self.manual_action = self._action(
+            self.tr("Entrada manual…"), "Ctrl+M", self.open_manual_entry
+        )
+        self.check_action = self._action(
+            self.tr("Comprobar tarjeta…"), "Ctrl+K", self.open_card_check
+        )
+        self.reprint_action = self._action(
+            self.tr("Reimprimir tarjetas no impresas"), "Ctrl+P", self.controller.retry_print
+        )
+        for action in (self.manual_action, self.check_action, self.reprint_action):
+            self.add_action(MENU_DESK, action)
+        # placeholders until the director's and administrator's dialogs are attached
+        for name in (MENU_DIRECTION, MENU_ADMIN):
+            self._menus[name].menuAction().setVisible(False)
+
+    def _action(self, title: str, keys: str, slot: Callable[[], object]) -> QAction:
+        action = QAction(title, self)
+        action.setShortcut(QKeySequence(keys))
+        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        action.triggered.connect(lambda _checked=False: slot())
+        return action
+
+    def add_action(self, menu_name: str, action: QAction) -> None:
+        """Attach ``action`` to menu ``MENU_DESK``, ``MENU_DIRECTION`` or ``MENU_ADMIN``
+        (its shortcut then works anywhere in the window)."""
+        menu = self._menus[menu_name]
+        menu.addAction(action)
+        menu.menuAction().setVisible(True)
+        self.addAction(action)
+
+    def menu(self, menu_name: str) -> QMenu:
+        return self._menus[menu_name]
+
+    def _build_keys(self) -> None:
+        enter = QAction(self.tr("Registrar e imprimir"), self)
+        enter.setShortcuts([QKeySequence(Qt.Key.Key_Return), QKeySequence(Qt.Key.Key_Enter)])
+        enter.triggered.connect(lambda _checked=False: self.controller.admit())
+        clear = QAction(self.tr("Limpiar"), self)
+        clear.setShortcut(QKeySequence(Qt.Key.Key_Escape))
+        clear.triggered.connect(lambda _checked=False: self.controller.clear())
+        self.enter_action, self.clear_action = enter, clear
+        for action in (enter, clear):
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+            self.addAction(action)
+        self.card_type_actions: list[QAction] = []
+        catalogue = self.ctx.desk.config.catalogue
+        for index, code in enumerate(list(catalogue.types)[:MAX_FKEYS]):
+            action = QAction(bounded(catalogue.types[code].label_es, 40), self)
+            action.setShortcut(QKeySequence(f"F{index + 1}"))
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+            action.triggered.connect(
+                lambda _checked=False, c=code: self.controller.choose_card_type(c)
+            )
+            self.addAction(action)
+            self.card_type_actions.append(action)
+
+    # -- wiring -------------------------------------------------------------------
+    def _wire(self) -> None:
+        c = self.controller
+        c.evaluation_started.connect(self.verdict.show_checking)
+        c.verdict_ready.connect(self._on_verdict)
+        c.admission_recorded.connect(self._on_recorded)
+        c.card_printed.connect(self._on_printed)
+        c.card_print_failed.connect(self._on_print_failed)
+        c.card_checked.connect(self._on_card_checked)
+        c.scan_rejected.connect(self._on_rejected)
+        c.operation_failed.connect(self._on_failed)
+        c.camera_hint_changed.connect(self.preview.set_hint)
+        c.frame_ready.connect(self.preview.set_frame)
+        c.device_status_changed.connect(self.status.set_status)
+        c.register_checked.connect(self.status.set_register_age)
+        c.counters_changed.connect(self._on_counters)
+        c.card_type_chosen.connect(self._show_card_type)
+        c.cleared.connect(self._on_cleared)
+        for name in ("locked", "signed_out"):
+            signal = getattr(self.session, name, None)
+            if signal is not None:
+                signal.connect(c.clear)
+
+    def connect_wedge(self, wedge: WedgeFilter) -> None:
+        """Feed a keyboard-wedge filter's scans (installed on the app by the owner)."""
+        wedge.mrz_scanned.connect(self.controller.submit_mrz)
+        wedge.code_scanned.connect(self.controller.submit_code)
+        wedge.burst_discarded.connect(self.controller.report_burst_discarded)
+
+    def connect_reader(self, worker: ReaderWorker) -> None:
+        worker.mrz_scanned.connect(self.controller.submit_mrz)
+        worker.code_scanned.connect(self.controller.submit_code)
+        worker.burst_discarded.connect(self.controller.report_burst_discarded)
+        worker.status_changed.connect(self.controller.report_device)
+        self.adopt_worker(worker)
+
+    def connect_camera(self, worker: CameraWorker) -> None:
+        worker.frame_ready.connect(self.controller.report_frame)
+        worker.hint_changed.connect(self.controller.report_hint)
+        worker.mrz_read.connect(self.controller.submit_mrz)
+        worker.status_changed.connect(self.controller.report_device)
+        self.adopt_worker(worker)
+
+    def adopt_worker(self, worker: QObject) -> None:
+        """The window stops ``worker`` (anything with ``stop()``) when it closes."""
+        self._workers.append(worker)
+
+    def start(self) -> None:
+        """Start the threads adopted and the controller's timers."""
+        for worker in self._workers:
+            start = getattr(worker, "start", None)
+            if start is not None and not getattr(worker, "isRunning", lambda: True)():
+                start()
+        self.controller.start()
+
+    def stop(self) -> None:
+        """Stop the timers and join every worker thread (the store worker last)."""
+        self.controller.stop()
+        for worker in reversed(self._workers):
+            stop = getattr(worker, "stop", None)
+            if stop is not None:
+                stop()
+        self._workers.clear()
+        self.sound.close()
+
+    def closeEvent(self, event: QCloseEvent) -> None:  # Qt override: camelCase by necessity
+        self.stop()
+        super().closeEvent(event)
+
+    # -- answers ------------------------------------------------------------------
+    def _on_verdict(self, verdict: DeskVerdict) -> None:
+        outcome = verdict.evaluation.verdict.outcome.value
+        self.verdict.show_verdict(outcome, verdict.evaluation.verdict.codes)
+        self.identity.show_verdict(verdict)
+        self.sound.play(Sound.ADMIT if outcome == "ADMIT" else Sound.REFUSE)
+
+    def _on_recorded(self, result: AdmissionResult) -> None:
+        self.verdict.show_verdict(result.verdict.outcome.value, result.verdict.codes)
+        file_number = result.recorded.file_number
+        if result.card is not None:
+            text = self.tr("Registrado en la ficha {0} · imprimiendo la tarjeta nº {1}…").format(
+                file_number, result.card.number
+            )
+        elif result.existing_card is not None and result.admitted:
+            text = self.tr("Registrado en la ficha {0} · entra con la tarjeta nº {1}").format(
+                file_number, result.existing_card.number
+            )
+        else:
+            text = self.tr("Denegación registrada en la ficha {0}").format(file_number)
+        self.verdict.show_progress(text)
+
+    def _on_printed(self, number: int) -> None:
+        self.verdict.show_progress(
+            self.tr("Tarjeta nº {0} impresa · Esc: siguiente").format(number)
+        )
+
+    def _on_print_failed(self, number: int, code: str) -> None:
+        self.verdict.show_progress(
+            self.tr("Tarjeta nº {0} NO impresa: {1} · Ctrl+P para reimprimir").format(
+                number, message(code)
+            )
+        )
+        self.status.set_status("printer", DeviceStatus.ERROR.value, code)
+        self.sound.play(Sound.REFUSE)
+
+    def _on_card_checked(self, answer: CardVerification) -> None:
+        dialog = self.card_check
+        if dialog is None or not dialog.isVisible():
+            dialog = self._card_check_dialog()
+            dialog.show()
+        dialog.show_result(answer)
+        self.sound.play(Sound.ADMIT if answer.ok else Sound.REFUSE)
+
+    def _on_rejected(self, code: str, message_es: str) -> None:
+        self.verdict.show_refusal(message_es)
+        self.identity.clear()
+        self.sound.play(Sound.REFUSE)
+
+    def _on_failed(self, code: str, message_es: str) -> None:
+        self.verdict.show_progress(message_es)
+        self.status.last_error.setText(bounded(message_es, 160))
+
+    def _on_counters(self, counters: DeskCounters) -> None:
+        self.counters.show_counters(counters)
+
+    def _on_cleared(self) -> None:
+        self.verdict.show_idle()
+        self.identity.clear()
+
+    def _show_card_type(self, code: str) -> None:
+        catalogue = self.ctx.desk.config.catalogue
+        codes = list(catalogue.types)
+        key = f"F{codes.index(code) + 1}" if code in codes[:MAX_FKEYS] else ""
+        label = bounded(catalogue.types[code].label_es, 40) if code in catalogue.types else code
+        self.card_type.setText(self.tr("Tarjeta: {0} ({1})").format(label, key))
+
+    # -- dialogs ------------------------------------------------------------------
+    def open_manual_entry(self) -> ManualEntryDialog:
+        dialog = ManualEntryDialog(madrid_date(self.ctx.clock.now()), self)
+        dialog.accepted.connect(lambda: self._manual_accepted(dialog))
+        dialog.open()
+        return dialog
+
+    def _manual_accepted(self, dialog: ManualEntryDialog) -> None:
+        if dialog.result_document is not None:
+            self.controller.submit_manual(dialog.result_document)
+
+    def _card_check_dialog(self) -> CardCheckDialog:
+        if self.card_check is None:
+            self.card_check = CardCheckDialog(self.controller.check_card, self)
+        return self.card_check
+
+    def open_card_check(self) -> CardCheckDialog:
+        dialog = self._card_check_dialog()
+        dialog.show()
+        dialog.code.setFocus()
+        return dialog
+
+
+def build_desk_window(
+    ctx: AppContext,
+    session: SessionView,
+    *,
+    authorise: Callable[[str], Operator | None],
+    demo: bool | None = None,
+    camera: Callable[[], Camera] | None = None,
+    readers: Sequence[DocumentReader] = (),
+    runner: JobRunner | None = None,
+    sound: SoundPlayer | None = None,
+    watch_devices: bool = True,
+) -> DeskWindow:
+    """The desk window with its workers (not started: call ``window.start()``).
+
+    ``camera`` makes the camera (called again after a failure, so an unplugged camera
+    is picked up when it is back); ``readers`` are serial or fake document readers;
+    ``runner`` defaults to a new :class:`StoreWorker`, stopped with the window.
+    """
+    store_worker: StoreWorker | None = None
+    if runner is None:
+        store_worker = StoreWorker()
+        runner = store_worker
+    controller = DeskController(ctx, session, runner, authorise=authorise)
+    if sound is None:
+        app = QApplication.instance()
+        beep = QApplication.beep if isinstance(app, QApplication) else None
+        sound = SoundPlayer(beep=beep)
+    window = DeskWindow(
+        ctx, session, controller, demo=ctx.demo if demo is None else demo, sound=sound
+    )
+    controller.setParent(window)
+    if store_worker is not None:
+        window.adopt_worker(store_worker)  # stopped last: adopted first
+    if watch_devices:
+        printing = ctx.card_printing
+
+        def printer() -> tuple[str, str]:
+            status = printing.preflight_status()
+            return status.value, "" if status is DeviceStatus.READY else refusal_code(status)
+
+        watch = DeviceWatch({"printer": printer})
+        watch.status_changed.connect(controller.report_device)
+        window.adopt_worker(watch)
+    if camera is not None:
+        window.connect_camera(CameraWorker(camera, ctx.devices.live_reader()))
+    for reader in readers:
+        window.connect_reader(ReaderWorker(reader))
+    return window

@@ -1,0 +1,104 @@
+"""The card check (R8, art. 22.4): a card code scanned or typed, and what it answers.
+
+The check itself is ``verify_card`` run by the controller on the store worker (every
+check is recorded in the audit trail); this dialog shows the answer: the status as a
+glyph, a word and a colour, the holder (the document number masked but for the last
+four characters) and the card's type and validity. All as plain, bounded text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from admission.cards.verification import CardVerification
+from ui.dialogs.common import bounded, local_date, local_time, message, plain_label
+from ui.theme import VERDICT_COLOURS, verdict_font
+
+__all__ = ["CardCheckDialog"]
+
+MAX_CODE = 60
+
+
+class CardCheckDialog(QDialog):
+    """``check`` is called with the code typed (the controller's ``check_card``);
+    :meth:`show_result` receives the answer (connect ``card_checked``)."""
+
+    def __init__(self, check: Callable[[str], None], parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(self.tr("Comprobar tarjeta de entrada"))
+        self.setAccessibleName(self.tr("Comprobar tarjeta de entrada"))
+        self._check = check
+        self.code = QLineEdit()
+        self.code.setMaxLength(MAX_CODE)
+        self.code.setAccessibleName(self.tr("Código de la tarjeta"))
+        self.code.setPlaceholderText("ADM1-…")
+        self.check_button = QPushButton(self.tr("Comprobar"))
+        self.check_button.setAccessibleName(self.tr("Comprobar"))
+        self.check_button.clicked.connect(self.submit)
+        self.code.returnPressed.connect(self.submit)
+        self.status = QLabel()
+        self.status.setTextFormat(Qt.TextFormat.PlainText)
+        self.status.setFont(verdict_font(24))
+        self.status.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.status.setAccessibleName(self.tr("Resultado"))
+        self.holder = plain_label(name=self.tr("Titular"))
+        self.identity = plain_label(name=self.tr("Documento"))
+        self.card = plain_label(name=self.tr("Tarjeta"))
+        self.validity = plain_label(name=self.tr("Validez"))
+        self.checked_at = plain_label(name=self.tr("Comprobada"))
+        row = QHBoxLayout()
+        row.addWidget(self.code, 1)
+        row.addWidget(self.check_button)
+        form = QFormLayout()
+        form.addRow(self.tr("Titular"), self.holder)
+        form.addRow(self.tr("Documento"), self.identity)
+        form.addRow(self.tr("Tarjeta"), self.card)
+        form.addRow(self.tr("Validez"), self.validity)
+        form.addRow(self.tr("Comprobada"), self.checked_at)
+        close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        close.setAccessibleName(self.tr("Cerrar"))
+        close.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(row)
+        layout.addWidget(self.status)
+        layout.addLayout(form)
+        layout.addWidget(close)
+        self.answer: CardVerification | None = None
+
+    def submit(self) -> None:
+        code = self.code.text().strip()
+        if code:
+            self.status.setText(self.tr("Comprobando…"))
+            self._check(code)
+
+    def show_result(self, answer: CardVerification) -> None:
+        self.answer = answer
+        ok = answer.ok
+        glyph = "✔" if ok else "✖"
+        self.status.setText(f"{glyph}  {message(answer.status.value)}")
+        colour = VERDICT_COLOURS["ADMIT" if ok else "DENY"]
+        self.status.setStyleSheet(f"background: {colour}; color: white; padding: 6px;")
+        name = f"{answer.given_names} {answer.surname}".strip()
+        self.holder.setText(bounded(name, 120) or "—")
+        self.identity.setText(bounded(answer.identity_hint, 30) or "—")
+        number = "" if answer.card_number is None else f"nº {answer.card_number}"
+        self.card.setText(bounded(f"{number} {answer.card_type}".strip(), 80) or "—")
+        if answer.valid_from is not None:
+            span = f"{local_date(answer.valid_from)} – {local_date(answer.valid_until)}"
+            self.validity.setText(span)
+        else:
+            self.validity.setText("—")
+        self.checked_at.setText(local_time(answer.checked_at))

@@ -1,0 +1,44 @@
+"""Today's counters at the desk: admissions today and in the last hour, cards valid now."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
+
+from db.desk_counters import DeskCounters
+
+__all__ = ["CountersPanel"]
+
+
+class CountersPanel(QWidget):
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setAccessibleName(self.tr("Contadores"))
+        self.today = self._label(self.tr("Admisiones hoy"))
+        self.last_hour = self._label(self.tr("Última hora"))
+        self.valid = self._label(self.tr("Tarjetas válidas ahora"))
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        for label in (self.today, self.last_hour, self.valid):
+            layout.addWidget(label)
+        self.counters: DeskCounters | None = None
+        self.show_counters(None)
+
+    def _label(self, name: str) -> QLabel:
+        label = QLabel()
+        label.setTextFormat(Qt.TextFormat.PlainText)
+        label.setAccessibleName(name)
+        return label
+
+    def show_counters(self, counters: DeskCounters | None) -> None:
+        self.counters = counters
+
+        def n(value: int | None) -> str:
+            return "—" if value is None else str(value)
+
+        c = counters
+        self.today.setText(self.tr("Admisiones hoy: ") + n(c.admitted_today if c else None))
+        self.last_hour.setText(self.tr("Última hora: ") + n(c.admitted_last_hour if c else None))
+        self.valid.setText(
+            self.tr("Tarjetas válidas ahora: ") + n(c.cards_valid_now if c else None)
+        )
