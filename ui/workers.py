@@ -20,7 +20,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 from PySide6.QtGui import QImage
@@ -34,7 +34,7 @@ from admission.devices import (
 from admission.errors import AdmissionError, DeviceError
 from admission.frames import Frame
 from admission.mrz.burst import BurstDiscarded, CodeScanned, MrzScanned
-from hardware.mrz.live import LiveMrzReader
+from hardware.mrz.live import LiveUpdate
 from ui.desk_flow import DeskFlowCode
 
 __all__ = [
@@ -42,6 +42,7 @@ __all__ = [
     "PREVIEW_WIDTH",
     "CameraWorker",
     "DeviceWatch",
+    "LiveReader",
     "ReaderWorker",
     "StoreWorker",
     "frame_to_image",
@@ -54,6 +55,12 @@ PREVIEW_INTERVAL = 1.0 / 15  # at most ~15 preview images a second
 PREVIEW_WIDTH = 640  # previews are downscaled to this width
 REOPEN_INTERVAL = 1.0  # a failed camera is opened again every second
 POLL_INTERVAL = 1.0  # printer and register state
+
+
+class LiveReader(Protocol):
+    """What the camera worker needs of ``hardware.mrz.live.LiveMrzReader``."""
+
+    def feed(self, frame: Frame) -> LiveUpdate: ...
 
 
 class JobError(AdmissionError):
@@ -167,7 +174,7 @@ class CameraWorker(QThread):
     def __init__(
         self,
         open_camera: Callable[[], Camera],
-        live: LiveMrzReader,
+        live: LiveReader,
         parent: QObject | None = None,
         *,
         reopen_interval: float = REOPEN_INTERVAL,

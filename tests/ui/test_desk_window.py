@@ -69,8 +69,13 @@ def scan(qtbot: QtBot, win: DeskWindow, wedge: WedgeFilter, lines: tuple[str, ..
         wedge.mrz_scanned.emit(MrzScanned(f"TD{1 if len(lines) == 3 else 3}", lines, now, now))
 
 
+def key(qtbot: QtBot, win: DeskWindow, which: Qt.Key) -> None:
+    """A real key press on the window (pytest-qt's keyClick is untyped)."""
+    qtbot.keyClick(win, which)  # type: ignore[no-untyped-call]
+
+
 def enter(qtbot: QtBot, win: DeskWindow) -> None:
-    qtbot.keyClick(win, Qt.Key.Key_Return)
+    key(qtbot, win, Qt.Key.Key_Return)
 
 
 def test_admit_paints_records_once_and_prints_the_card(
@@ -210,11 +215,11 @@ def test_function_keys_choose_the_card_type_and_esc_clears(
     win, wedge = window
     codes = list(demo_ctx.desk.config.catalogue.types)
     if len(codes) > 1:
-        qtbot.keyClick(win, Qt.Key.Key_F2)
+        key(qtbot, win, Qt.Key.Key_F2)
         assert win.controller.card_type == codes[1]
         assert "(F2)" in win.card_type.text()
     scan(qtbot, win, wedge, case(demo_ctx, "minor").lines)
-    qtbot.keyClick(win, Qt.Key.Key_Escape)
+    key(qtbot, win, Qt.Key.Key_Escape)
     assert win.verdict.outcome == "" and win.identity.name.text() == ""
 
 
