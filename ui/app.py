@@ -19,7 +19,6 @@ admission through the window offscreen and exits.
 
 from __future__ import annotations
 
-import importlib
 import logging
 import os
 import sys
@@ -30,22 +29,33 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
 from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer
-from PySide6.QtGui import QGuiApplication, QKeySequence, QShortcut
-from PySide6.QtWidgets import QApplication, QLabel, QMainWindow, QMessageBox, QToolBar, QWidget
+from PySide6.QtGui import QGuiApplication
+from PySide6.QtWidgets import (
+    QApplication,
+    QDialog,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QToolBar,
+    QWidget,
+)
 
 from admission.accounts import Operator, Role
 from admission.catalogue import text
 from admission.codes import Code
 from admission.errors import AdmissionError
 from ui.i18n import install_translator
+from ui.session import DeskSession
 from ui.theme import apply_dark_theme
 
 if TYPE_CHECKING:
     from PySide6.QtCore import QTranslator
 
     from admission.accounts import AccountService
+    from admission.devices import Camera, DocumentReader
     from ui.context import AppContext, Tools
     from ui.demo_scenario import DemoDevices
+    from ui.desk_window import DeskWindow
 
 __all__ = [
     "DEMO_ACCOUNTS",
@@ -60,6 +70,7 @@ __all__ = [
 ]
 
 log = logging.getLogger("admission.ui")
+SERIAL_BAUD = 9600  # document readers' factory default on their serial (RS-232) port
 
 
 @unique
@@ -95,6 +106,7 @@ class AppStart:
     demo: bool = False
     smoke: bool = False
     demo_devices: Callable[[Tools], DemoDevices] | None = None
+    settings_file: str = "settings.json"  # in the data folder (the wizard writes it)
 
 
 @unique
@@ -132,8 +144,9 @@ def no_display_line(
     )
 
 
-def ensure_demo_accounts(accounts: AccountService) -> Operator:
-    """Create the demo's director and clerk if missing; sign the clerk in (audited)."""
+def ensure_demo_accounts(accounts: AccountService) -> tuple[str, str]:
+    """Create the demo's director and clerk if missing (audited); the clerk's user
+    name and password, to sign in with."""
     (d_name, d_display, d_password, d_roles), (c_name, c_display, c_password, c_roles) = (
         DEMO_ACCOUNTS
     )
@@ -144,7 +157,7 @@ def ensure_demo_accounts(accounts: AccountService) -> Operator:
         if director is None:
             raise AdmissionError("demo file has accounts but no demo director")
         accounts.create_account(c_name, c_display, c_password, c_roles, actor=director.operator())
-    return accounts.sign_in(c_name, c_password)
+    return c_name, c_password
 
 
 def demo_banner_text() -> str:
@@ -193,12 +206,13 @@ class DeskShell(QObject):
         self.ctx: AppContext | None = None
         self.tools: Tools | None = None
         self.operator: Operator | None = None
-        self.window: QWidget | None = None
+        self.window: DeskWindow | None = None
+        self.session: DeskSession | None = None
+        self.filters: list[QObject] = []
         self.devices: DemoDevices | None = None
         self.translator: QTranslator | None = None
         self.parts: Any = None  # what build_desk_window answered
         self.failure: tuple[str, str] | None = None  # (code, detail) when the start failed
-        self.wedge: QObject | None = None
 
     # -- failures --------------------------------------------------------------------
     def language(self) -> str:
@@ -231,25 +245,25 @@ class DeskShell(QObject):
             self.tools = self.start.build_tools()
             self.translator = install_translator(self.app, self.language())
             self.ctx = self._open_context(self.tools)
+            path = start_path(self.start.demo, None if self.ctx is None else self.ctx.accounts)
+            if path is StartPath.WIZARD and not self._first_run():
+                return self.fail(AppCode.START_CANCELLED)
+            assert self.ctx is not None
+            self.session = DeskSession.for_context(self.ctx, parent=self)
+            if path is StartPath.DEMO:
+                self._demo_sign_in(self.ctx, self.session)
+            elif not self._sign_in(self.session):
+                return self.fail(AppCode.START_CANCELLED)
+            self.operator = self.session.operator
+            self.window = self._build_window(self.ctx, self.session)
+        except ImportError as exc:
+            return self.fail(AppCode.WINDOW_PART_MISSING, exc.name or str(exc))
         except AdmissionError as exc:
             return self.fail(exc.code, str(exc) if self.start.smoke else "")
-        path = start_path(self.start.demo, None if self.ctx is None else self.ctx.accounts)
-        try:
-            operator = self._operator(path)
-        except ImportError as exc:
-            return self.fail(AppCode.WINDOW_PART_MISSING, exc.name or str(exc))
-        except AdmissionError as exc:
-            return self.fail(exc.code)
-        if operator is None or self.ctx is None:
-            return self.fail(AppCode.START_CANCELLED)
-        self.operator = operator
-        try:
-            self.window = self._build_window()
-        except ImportError as exc:
-            return self.fail(AppCode.WINDOW_PART_MISSING, exc.name or str(exc))
         if self.start.demo:
             add_demo_banner(self.window)
         self.window.show()
+        self.window.start()
         return None
 
     def _open_context(self, tools: Tools) -> AppContext | None:
@@ -270,133 +284,114 @@ class DeskShell(QObject):
             raise
         return ctx
 
-    def _operator(self, path: StartPath) -> Operator | None:
+    def _first_run(self) -> bool:
+        """The first-run wizard: the file (if the folder has none), the administrator,
+        the casino and the printer. Then the file is opened again with the settings the
+        wizard wrote. False when the wizard was closed before the end."""
         assert self.tools is not None
-        if path is StartPath.WIZARD:
-            # contract: run_first_run_wizard(tools, open_context) -> (ctx, operator) | None;
-            # open_context() opens the file (after tools.init_file() for a new folder)
-            wizard = importlib.import_module("ui.dialogs.wizard")
-            answer = wizard.run_first_run_wizard(self.tools, self._context_for_wizard)
-            if answer is None:
-                return None
-            self.ctx, operator = answer
-            return cast(Operator, operator)
-        assert self.ctx is not None
-        if path is StartPath.DEMO:
-            from ui.demo_scenario import seed_demo_file
+        from ui.dialogs.wizard import FirstRunWizard
+        from ui.workers import StoreWorker
 
-            seed_demo_file(self.ctx)
-            if self.start.demo_devices is not None:
-                self.devices = self.start.demo_devices(self.tools)
-            return ensure_demo_accounts(self.ctx.accounts)
-        # contract: run_sign_in(ctx) -> Operator | None (None: closed without signing in)
-        sign_in = importlib.import_module("ui.dialogs.sign_in")
-        return cast("Operator | None", sign_in.run_sign_in(self.ctx))
+        tools = self.tools
+        runner = StoreWorker(self)
 
-    def _context_for_wizard(self) -> AppContext:
-        if self.ctx is None:
-            assert self.tools is not None
-            self.ctx = self._open_context(self.tools)
+        def create_file() -> str:
+            return tools.init_file()
+
+        def create_admin(username: str, display_name: str, password: str) -> object:
             if self.ctx is None:
-                from admission.errors import StoreError, StoreErrorCode
+                self.ctx = self._open_context(tools)
+            assert self.ctx is not None
+            return self.ctx.accounts.create_account(
+                username, display_name, password, {Role.ADMIN}, actor=None
+            )
 
-                raise StoreError("no visitor file", code=StoreErrorCode.NO_FILE)
-        return self.ctx
-
-    def _build_window(self) -> QWidget:
-        assert self.ctx is not None and self.operator is not None
+        wizard = FirstRunWizard(
+            tools.settings,
+            tools.data_dir / self.start.settings_file,
+            runner,
+            create_file=create_file,
+            create_admin=create_admin,
+        )
         try:
-            desk_window = importlib.import_module("ui.desk_window")
-        except ImportError as exc:
-            if exc.name != "ui.desk_window":
-                raise
-            self.parts = MinimalDesk(self.ctx, self.operator, self.devices)
-        else:
-            self.parts = desk_window.build_desk_window(self.ctx, self.operator)
-        self._install_wedge()
-        start = getattr(self.parts, "start", None)
-        if callable(start):
-            start()
-        return cast(QWidget, getattr(self.parts, "window", self.parts))
-
-    def _install_wedge(self) -> None:
-        """Keyboard-wedge readers anywhere in the app reach the desk (not a widget)."""
-        controller = getattr(self.parts, "controller", None)
-        if controller is None or getattr(self.parts, "wedge", None) is not None:
-            return
-        from ui.wedge_filter import WedgeFilter
-
-        wedge = WedgeFilter(parent=self)
-        wedge.mrz_scanned.connect(controller.submit_mrz)
-        wedge.code_scanned.connect(controller.submit_code)
-        wedge.burst_discarded.connect(controller.report_burst_discarded)
-        self.app.installEventFilter(wedge)
-        self.wedge = wedge
-
-    def close(self) -> None:
-        stop = getattr(self.parts, "stop", None)
-        if callable(stop):
-            stop()
-        if self.wedge is not None:
-            self.app.removeEventFilter(self.wedge)
-            self.wedge = None
-        if self.window is not None:
-            self.window.close()
+            finished = bool(wizard.exec() == QDialog.DialogCode.Accepted.value)
+        finally:
+            runner.stop()
+            wizard.deleteLater()
         if self.ctx is not None:
             self.ctx.close()
             self.ctx = None
+        if not finished:
+            return False
+        self.tools = self.start.build_tools()  # the settings the wizard wrote
+        self.ctx = self._open_context(self.tools)
+        return self.ctx is not None
 
+    def _demo_sign_in(self, ctx: AppContext, session: DeskSession) -> None:
+        from ui.demo_scenario import seed_demo_file
 
-class _Signed:
-    """The signed-in operator as the controller reads it (until ``ui.session``)."""
+        seed_demo_file(ctx)
+        if self.start.demo_devices is not None:
+            self.devices = self.start.demo_devices(ctx.tools)
+        session.sign_in(*ensure_demo_accounts(ctx.accounts))
 
-    def __init__(self, operator: Operator) -> None:
-        self.operator: Operator | None = operator
-        self.is_locked = False
+    def _sign_in(self, session: DeskSession) -> bool:
+        from ui.dialogs.sign_in import SignInDialog
 
+        dialog = SignInDialog(session, lang=self.language())
+        try:
+            return bool(dialog.exec() == QDialog.DialogCode.Accepted.value)
+        finally:
+            dialog.deleteLater()
 
-class MinimalDesk:
-    """The desk reduced to its flow, shown while ``ui.desk_window`` is not installed:
-    the verdict as words, Enter records it, the workers feed the controller."""
+    def _build_window(self, ctx: AppContext, session: DeskSession) -> DeskWindow:
+        """The desk window over the context, with the readers and the camera: the demo's
+        (scenario camera, demo reader) or the configured ones."""
+        from ui.desk_window import build_desk_window
+        from ui.dialogs.authorise import ask_director
+        from ui.session import ActivityFilter
+        from ui.wedge_filter import WedgeFilter
 
-    def __init__(self, ctx: AppContext, operator: Operator, devices: DemoDevices | None) -> None:
-        from ui.controller import DeskController
-        from ui.workers import CameraWorker, ReaderWorker, StoreWorker
+        lang = self.language()
+        camera: Callable[[], Camera] | None
+        readers: list[DocumentReader] = []
+        if self.devices is not None:
+            camera, readers = self.devices.open_camera, [self.devices.reader]
+        else:
+            source = str(ctx.settings["camera.device"])
+            camera = (lambda: ctx.devices.camera(source)) if source else None
+            port = str(ctx.settings["scanner.serial_port"])
+            if port:
+                readers.append(ctx.devices.serial_reader(port, SERIAL_BAUD))
+        window = build_desk_window(
+            ctx,
+            session,
+            authorise=lambda purpose: ask_director(window, ctx.accounts, purpose, lang=lang),
+            demo=ctx.demo,
+            camera=camera,
+            readers=readers,
+        )
+        self.parts = window
+        wedge = WedgeFilter(parent=self)
+        window.connect_wedge(wedge)
+        self.app.installEventFilter(wedge)
+        activity = ActivityFilter(session, parent=self)
+        self.app.installEventFilter(activity)
+        self.filters = [wedge, activity]
+        return window
 
-        self.store_worker = StoreWorker()
-        self.session = _Signed(operator)
-        self.controller = DeskController(ctx, self.session, self.store_worker)
-        self.window = QMainWindow()
-        self.window.setWindowTitle(QCoreApplication.translate("DeskShell", "Recepción del casino"))
-        self.verdict = QLabel(QCoreApplication.translate("DeskShell", "Esperando un documento"))
-        self.verdict.setTextFormat(Qt.TextFormat.PlainText)
-        self.verdict.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.verdict.setAccessibleName(QCoreApplication.translate("DeskShell", "Veredicto"))
-        self.window.setCentralWidget(self.verdict)
-        enter = QShortcut(QKeySequence(Qt.Key.Key_Return), self.window)
-        enter.activated.connect(self.controller.admit)
-        self.controller.verdict_ready.connect(self._show)
-        self.workers: list[Any] = []
-        if devices is not None:
-            reader = ReaderWorker(devices.reader)
-            reader.mrz_scanned.connect(self.controller.submit_mrz)
-            camera = CameraWorker(devices.open_camera, ctx.devices.live_reader())
-            camera.mrz_read.connect(self.controller.submit_mrz)
-            self.workers = [reader, camera]
-
-    def _show(self, verdict: Any) -> None:
-        outcome = verdict.evaluation.verdict.outcome
-        self.verdict.setText(text(str(outcome), "es"))
-
-    def start(self) -> None:
-        self.controller.start()
-        for worker in self.workers:
-            worker.start()
-
-    def stop(self) -> None:
-        for worker in self.workers:
-            worker.stop()
-        self.store_worker.stop()
+    def close(self) -> None:
+        for event_filter in self.filters:
+            self.app.removeEventFilter(event_filter)
+        self.filters = []
+        if self.window is not None:
+            self.window.close()  # stops the workers (DeskWindow.closeEvent)
+            self.window = None
+        if self.session is not None and self.session.operator is not None:
+            self.session.sign_out("shutdown")
+        if self.ctx is not None:
+            self.ctx.close()
+            self.ctx = None
 
 
 def _is_unavailable(code: str) -> bool:
