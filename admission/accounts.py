@@ -27,6 +27,7 @@ from admission.errors import AdmissionError, ConfigError
 from admission.ports import Clock
 
 __all__ = [
+    "DEFAULT_IDLE",
     "Account",
     "AccountAction",
     "AccountBook",
@@ -41,6 +42,7 @@ __all__ = [
     "Role",
     "StoredAccount",
     "normal_username",
+    "role_list",
 ]
 
 MIN_PASSWORD = 8

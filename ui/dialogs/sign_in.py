@@ -1,0 +1,247 @@
+"""Signing in at the desk, and opening a locked desk (art. 20.3: every admission names
+the operator who signed in; the game director answers for the service).
+
+* :class:`SignInDialog`: user name and password; a refusal shows the code's text from
+  :mod:`admission.catalogue` (the same words for an unknown user and a wrong password),
+  a locked account says until when.
+* :class:`UnlockDialog`: the desk locked itself; the same operator types only the
+  password. "Cambiar de operador" signs that operator out instead (then sign in anew).
+  Escape does not close it: the desk stays locked.
+
+The widgets have object names (``username``, ``password``, ``submit``, ``error``,
+``switch``, ``operator_name``) and the logic is in :meth:`submit` /
+:meth:`UnlockDialog.switch_operator`, so tests drive them with key clicks and clicks.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QCloseEvent
+from PySide6.QtWidgets import (
+    QDialog,
+    QFormLayout,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from admission.accounts import MAX_PASSWORD, AccountError, AccountErrorCode, Operator
+from admission.catalogue import text
+from admission.errors import AdmissionError
+from ui.session import DeskSession
+
+__all__ = [
+    "SignInDialog",
+    "UnlockDialog",
+    "error_label",
+    "error_text",
+    "password_field",
+    "plain_label",
+    "username_field",
+]
+
+MADRID = ZoneInfo("Europe/Madrid")
+MAX_SHOWN = 80
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def plain_label(value: str, name: str, limit: int = MAX_SHOWN) -> QLabel:
+    """A label that shows ``value`` as plain text, control characters removed, bounded."""
+    label = QLabel(_CONTROL.sub("", value)[:limit])
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setObjectName(name)
+    label.setAccessibleName(name)
+    return label
+
+
+def username_field(accessible: str) -> QLineEdit:
+    field = QLineEdit()
+    field.setObjectName("username")
+    field.setMaxLength(32)  # admission.accounts.USERNAME
+    field.setAccessibleName(accessible)
+    return field
+
+
+def password_field(accessible: str) -> QLineEdit:
+    field = QLineEdit()
+    field.setObjectName("password")
+    field.setEchoMode(QLineEdit.EchoMode.Password)
+    field.setMaxLength(MAX_PASSWORD)
+    field.setAccessibleName(accessible)
+    return field
+
+
+def error_label(accessible: str) -> QLabel:
+    label = QLabel("")
+    label.setObjectName("error")
+    label.setTextFormat(Qt.TextFormat.PlainText)
+    label.setWordWrap(True)
+    label.setAccessibleName(accessible)
+    label.setProperty("role", "error")  # the theme colours it
+    return label
+
+
+def error_text(exc: AdmissionError, lang: str, until: str) -> str:
+    """The catalogue's text of the refusal; a locked account adds ``until`` (already
+    translated, with ``%1`` standing for the Madrid time)."""
+    message = text(str(exc.code), lang)
+    locked_until = getattr(exc, "locked_until", None)
+    if exc.code == AccountErrorCode.ACCOUNT_LOCKED and isinstance(locked_until, datetime):
+        message += "\n" + until.replace("%1", locked_until.astimezone(MADRID).strftime("%H:%M"))
+    return message
+
+
+class SignInDialog(QDialog):
+    """User name and password; accepted with :attr:`operator` set."""
+
+    def __init__(
+        self, session: DeskSession, parent: QWidget | None = None, *, lang: str = "es"
+    ) -> None:
+        super().__init__(parent)
+        self._session = session
+        self._lang = lang
+        self.operator: Operator | None = None
+        self.setWindowTitle(self.tr("Iniciar sesión"))
+        self.setModal(True)
+        self.setMinimumWidth(380)
+        intro = QLabel(self.tr("Identifíquese para trabajar en el puesto de admisión."))
+        intro.setWordWrap(True)
+        self.username = username_field(self.tr("Usuario"))
+        self.password = password_field(self.tr("Contraseña"))
+        self.error = error_label(self.tr("Error de inicio de sesión"))
+        self.submit_button = QPushButton(self.tr("&Entrar"))
+        self.submit_button.setObjectName("submit")
+        self.submit_button.setAccessibleName(self.tr("Entrar"))
+        self.submit_button.setDefault(True)
+        self.cancel_button = QPushButton(self.tr("Cancelar"))
+        self.cancel_button.setObjectName("cancel")
+        self.cancel_button.setAccessibleName(self.tr("Cancelar"))
+        form = QFormLayout()
+        user_label, pass_label = QLabel(self.tr("&Usuario:")), QLabel(self.tr("&Contraseña:"))
+        user_label.setBuddy(self.username)
+        pass_label.setBuddy(self.password)
+        form.addRow(user_label, self.username)
+        form.addRow(pass_label, self.password)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.cancel_button)
+        buttons.addWidget(self.submit_button)
+        layout = QVBoxLayout(self)
+        layout.addWidget(intro)
+        layout.addLayout(form)
+        layout.addWidget(self.error)
+        layout.addLayout(buttons)
+        QWidget.setTabOrder(self.username, self.password)
+        QWidget.setTabOrder(self.password, self.submit_button)
+        QWidget.setTabOrder(self.submit_button, self.cancel_button)
+        self.username.returnPressed.connect(self.password.setFocus)
+        self.password.returnPressed.connect(self.submit)
+        self.submit_button.clicked.connect(self.submit)
+        self.cancel_button.clicked.connect(self.reject)
+        self.username.setFocus()
+
+    def submit(self) -> None:
+        try:
+            self.operator = self._session.sign_in(self.username.text(), self.password.text())
+        except AdmissionError as exc:
+            self._refused(exc)
+            return
+        finally:
+            self.password.clear()  # never kept in the widget after an attempt
+        self.error.clear()
+        self.accept()
+
+    def _refused(self, exc: AdmissionError) -> None:
+        self.error.setText(error_text(exc, self._lang, self.tr("Bloqueada hasta las %1.")))
+        if exc.code == AccountErrorCode.ACCOUNT_LOCKED or not self.username.text().strip():
+            self.username.setFocus()
+        else:
+            self.password.setFocus()
+
+
+class UnlockDialog(QDialog):
+    """The locked operator's password opens the desk; :meth:`switch_operator` signs
+    them out instead (result :data:`SWITCHED`)."""
+
+    SWITCHED = 2
+
+    def __init__(
+        self, session: DeskSession, parent: QWidget | None = None, *, lang: str = "es"
+    ) -> None:
+        super().__init__(parent)
+        self._session = session
+        self._lang = lang
+        self.operator: Operator | None = None
+        locked = session.locked_operator
+        if locked is None:
+            raise AccountError("nothing is locked", code=AccountErrorCode.NOT_SIGNED_IN)
+        self.setWindowTitle(self.tr("Puesto bloqueado"))
+        self.setModal(True)
+        self.setMinimumWidth(380)
+        intro = QLabel(self.tr("El puesto se ha bloqueado. Solo su operador puede abrirlo:"))
+        intro.setWordWrap(True)
+        self.operator_name = plain_label(locked.display_name, "operator_name")
+        self.operator_name.setAccessibleName(self.tr("Operador del puesto"))
+        self.password = password_field(self.tr("Contraseña"))
+        self.error = error_label(self.tr("Error al desbloquear"))
+        self.submit_button = QPushButton(self.tr("&Desbloquear"))
+        self.submit_button.setObjectName("submit")
+        self.submit_button.setAccessibleName(self.tr("Desbloquear"))
+        self.submit_button.setDefault(True)
+        self.switch_button = QPushButton(self.tr("Cambiar de &operador"))
+        self.switch_button.setObjectName("switch")
+        self.switch_button.setAccessibleName(self.tr("Cambiar de operador"))
+        self.switch_button.setAutoDefault(False)
+        form = QFormLayout()
+        pass_label = QLabel(self.tr("&Contraseña:"))
+        pass_label.setBuddy(self.password)
+        form.addRow(pass_label, self.password)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.switch_button)
+        buttons.addStretch(1)
+        buttons.addWidget(self.submit_button)
+        layout = QVBoxLayout(self)
+        layout.addWidget(intro)
+        layout.addWidget(self.operator_name)
+        layout.addLayout(form)
+        layout.addWidget(self.error)
+        layout.addLayout(buttons)
+        QWidget.setTabOrder(self.password, self.submit_button)
+        QWidget.setTabOrder(self.submit_button, self.switch_button)
+        self.password.returnPressed.connect(self.submit)
+        self.submit_button.clicked.connect(self.submit)
+        self.switch_button.clicked.connect(self.switch_operator)
+        self.password.setFocus()
+
+    def submit(self) -> None:
+        try:
+            self.operator = self._session.unlock(self.password.text())
+        except AdmissionError as exc:
+            self.error.setText(error_text(exc, self._lang, self.tr("Bloqueada hasta las %1.")))
+            self.password.setFocus()
+            return
+        finally:
+            self.password.clear()
+        self.error.clear()
+        self.accept()
+
+    def switch_operator(self) -> None:
+        """Another person takes the desk: the locked operator is signed out."""
+        self._session.sign_out("switch")
+        self.done(self.SWITCHED)
+
+    def reject(self) -> None:
+        """Escape leaves the desk locked: unlock or change operator."""
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        if self.result() in (QDialog.DialogCode.Accepted.value, self.SWITCHED):
+            event.accept()
+        else:
+            event.ignore()
