@@ -225,6 +225,7 @@ class BansDialog(QDialog):
                 item = QTableWidgetItem(value)  # table items are plain text
                 item.setData(Qt.ItemDataRole.AccessibleTextRole, value)
                 self.table.setItem(row, column, item)
+        self.table.resizeColumnsToContents()
         if self._shown:
             self.table.selectRow(0)
         else:

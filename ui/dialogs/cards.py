@@ -41,6 +41,7 @@ from ui.dialogs.common import (
     ErrorLine,
     ReasonField,
     bounded,
+    buddy_label,
     document_summary,
     euros,
     local_date,
@@ -125,7 +126,7 @@ class CardActionsDialog(QDialog):
         number_row = QHBoxLayout()
         number_row.addWidget(self.number_spin, 1)
         number_row.addWidget(self.look_button)
-        form.addRow(self.tr("&Tarjeta nº:"), number_row)
+        form.addRow(buddy_label(self.tr("&Tarjeta nº:"), self.number_spin), number_row)
         form.addRow(self.card_label)
         form.addRow(self.tr("&Motivo:"), self.reason)
         actions = QHBoxLayout()
@@ -304,6 +305,7 @@ class ReprintQueueDialog(QDialog):
                 item = QTableWidgetItem(value)
                 item.setData(Qt.ItemDataRole.AccessibleTextRole, value)
                 self.table.setItem(row, column, item)
+        self.table.resizeColumnsToContents()
         if self._cards:
             self.table.selectRow(0)
 

@@ -121,6 +121,13 @@ def plain_label(value: str = "", *, name: str = "", limit: int = MAX_SHOWN) -> Q
     return label
 
 
+def buddy_label(text_es: str, buddy: QWidget) -> QLabel:
+    """A form label whose mnemonic (``&``) focuses ``buddy`` (for rows that hold a layout)."""
+    label = QLabel(text_es)
+    label.setBuddy(buddy)
+    return label
+
+
 def local_time(at: datetime | None) -> str:
     """A UTC instant as Madrid wall-clock text."""
     if at is None:

@@ -31,7 +31,14 @@ from admission.accounts import Operator, Role
 from admission.devices import DeviceStatus
 from admission.errors import AdmissionError
 from admission.settings import Settings
-from ui.dialogs.common import DialogCode, ErrorLine, apply_settings, plain_label, tr
+from ui.dialogs.common import (
+    DialogCode,
+    ErrorLine,
+    apply_settings,
+    buddy_label,
+    plain_label,
+    tr,
+)
 from ui.jobs import JobRunner
 
 __all__ = ["PRINTER_KEYS", "PrinterCheck", "PrinterDialog", "PrinterFields", "status_text"]
@@ -116,7 +123,7 @@ class PrinterFields(QWidget):
         form.addRow(self.tr("Impresora de &tarjetas:"), self.card_queue)
         form.addRow(self.tr("Impresora de &volantes:"), self.receipt_queue)
         form.addRow(self.tr("Impresora del &folleto:"), self.leaflet_queue)
-        form.addRow(self.tr("Carpeta de &PDF:"), folder_row)
+        form.addRow(buddy_label(self.tr("Carpeta de &PDF:"), self.pdf_folder), folder_row)
         form.addRow(check_row)
         self.backend.currentIndexChanged.connect(self._backend_changed)
         self._backend_changed()

@@ -44,7 +44,7 @@ from admission.cards.catalogue import CardKind, CardTypeErrorCode
 from admission.errors import AdmissionError, ConfigError
 from admission.hours import WEEKDAYS
 from admission.settings import Settings
-from ui.dialogs.common import DialogCode, ErrorLine, apply_settings, tr
+from ui.dialogs.common import DialogCode, ErrorLine, apply_settings, buddy_label, tr
 from ui.dialogs.printer import PrinterCheck, PrinterFields
 from ui.jobs import JobRunner
 
@@ -103,7 +103,7 @@ class CasinoFields(QWidget):
         form.addRow(self.tr("&Identificador:"), self.casino_id)
         form.addRow(self.tr("&Dirección:"), self.address)
         form.addRow(self.tr("&Puesto:"), self.desk_id)
-        form.addRow(self.tr("&Logotipo:"), logo_row)
+        form.addRow(buddy_label(self.tr("&Logotipo:"), self.logo), logo_row)
 
     def _choose_logo(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
@@ -322,7 +322,7 @@ class HoursFields(QWidget):
         for key, edit in self.days.items():
             value = hours.get(key) if isinstance(hours, dict) else None
             if value is None:
-                edit.setText("cerrado" if key in hours and key in WEEKDAYS else "")
+                edit.setText("cerrado" if hours and key in WEEKDAYS else "")
             elif str(value).strip().lower() in ("", "closed"):
                 edit.setText("cerrado")
             else:

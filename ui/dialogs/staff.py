@@ -144,6 +144,7 @@ class StaffDialog(QDialog):
                 item = QTableWidgetItem(value)
                 item.setData(Qt.ItemDataRole.AccessibleTextRole, value)
                 self.table.setItem(row, column, item)
+        self.table.resizeColumnsToContents()
 
     def shown_members(self) -> list[StaffMember]:
         return list(self._shown)

@@ -331,6 +331,7 @@ class VouchersDialog(QDialog):
                 item = QTableWidgetItem(value)
                 item.setData(Qt.ItemDataRole.AccessibleTextRole, value)
                 self.table.setItem(row, column, item)
+        self.table.resizeColumnsToContents()
         self._select_for_document()
 
     def _select_for_document(self) -> None:

@@ -1,0 +1,189 @@
+"""The first-run wizard: the file and its key, the administrator, the casino's data and
+the card printer; values validated by admission.settings and saved to the settings file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtWidgets import QWidget, QWizard
+from pytestqt.qtbot import QtBot
+
+from admission.catalogue import text
+from admission.devices import DeviceStatus
+from admission.errors import AdmissionError
+from admission.settings import Settings
+from ui.dialogs.common import DialogCode
+from ui.dialogs.wizard import FirstRunWizard
+from ui.jobs import ImmediateRunner
+
+WAIT = 5000
+
+
+def screenshot(widget: QWidget, name: str) -> None:
+    try:
+        from ui.screens import save_screenshot
+    except ImportError:
+        return
+    save_screenshot(widget, name)
+
+
+class Calls:
+    def __init__(self) -> None:
+        self.files = 0
+        self.admins: list[tuple[str, str, str]] = []
+        self.checks: list[tuple[str, str]] = []
+
+    def create_file(self) -> str:
+        self.files += 1
+        return "file-0001"
+
+    def create_admin(self, username: str, name: str, password: str) -> object:
+        self.admins.append((username, name, password))
+        return object()
+
+    def preflight(self, backend: str, target: str) -> DeviceStatus:
+        self.checks.append((backend, target))
+        return DeviceStatus.READY
+
+
+def wizard(qtbot: QtBot, tmp_path: Path, calls: Calls) -> tuple[FirstRunWizard, Settings, Path]:
+    settings, path = Settings(), tmp_path / "settings.json"
+    wiz = FirstRunWizard(
+        settings,
+        path,
+        ImmediateRunner(),
+        create_file=calls.create_file,
+        create_admin=calls.create_admin,
+        preflight=calls.preflight,
+    )
+    qtbot.addWidget(wiz)
+    wiz.show()
+    return wiz, settings, path
+
+
+def test_the_wizard_creates_the_file_the_administrator_and_saves_the_settings(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    calls = Calls()
+    wiz, settings, path = wizard(qtbot, tmp_path, calls)
+    key = wiz.key_page
+    assert wiz.currentPage() is key and not key.isComplete()
+    screenshot(wiz, "wizard-1-key")
+    key.create_button.click()
+    assert calls.files == 1 and key.isComplete() and "file-0001" in key.done_label.text()
+    key.create_button.click()  # once only
+    assert calls.files == 1
+    wiz.next()
+
+    admin = wiz.admin_page
+    assert wiz.currentPage() is admin
+    admin.username.setText("admin")
+    admin.display_name.setText("Administración del casino")
+    admin.password.setText("correct horse battery")
+    admin.repeat.setText("correct horse batterx")
+    wiz.next()
+    assert wiz.currentPage() is admin and admin.errors.code == DialogCode.PASSWORDS_DIFFER
+    assert calls.admins == []
+    admin.repeat.setText("correct horse battery")
+    screenshot(wiz, "wizard-2-admin")
+    wiz.next()
+    qtbot.waitUntil(lambda: wiz.currentPage() is wiz.casino_page, timeout=WAIT)
+    assert calls.admins == [("admin", "Administración del casino", "correct horse battery")]
+    assert admin.password.text() == ""  # no password kept in the widget
+
+    casino = wiz.casino_page
+    casino.casino.name.setText("Casino Gran Vía")
+    casino.casino.casino_id.setText("gv01")  # upper-cased
+    casino.casino.address.setText("Gran Vía 1, Madrid")
+    casino.hours.days["thu"].setText("20:00-5:00")
+    casino.hours.days["fri"].setText("20:00-06:00")
+    casino.hours.days["sat"].setText("cerrado")
+    casino.hours.holidays.setText("2026-12-25")
+    casino.cards.table.item(0, 4).setText("6,50")  # DAY now costs 6.50 euros
+    screenshot(wiz, "wizard-3-casino")
+    wiz.next()
+    assert wiz.currentPage() is wiz.printer_page, casino.errors.text()
+
+    printer = wiz.printer_page.fields
+    printer.backend.setCurrentIndex(printer.backend.findData("cups"))
+    printer.card_queue.setCurrentText("Evolis_Primacy")
+    printer.check_button.click()
+    assert calls.checks == [("cups", "Evolis_Primacy")]
+    assert printer.status_label.text() == "Preparada"
+    screenshot(wiz, "wizard-4-printer")
+    wiz.button(QWizard.WizardButton.FinishButton).click()
+    assert wiz.result() == QWizard.DialogCode.Accepted
+
+    saved = Settings.load(path)
+    assert saved["casino.name"] == "Casino Gran Vía" and saved["casino.id"] == "GV01"
+    assert saved["hours"] == {"thu": "20:00-05:00", "fri": "20:00-06:00", "sat": "closed"}
+    assert saved["holidays"] == ["2026-12-25"]
+    day = next(t for t in saved["cards.types"] if t["code"] == "DAY")
+    assert day["price_cents"] == 650
+    assert saved["printer.backend"] == "cups" and saved["printer.card"] == "Evolis_Primacy"
+    assert settings["casino.id"] == "GV01"  # the live settings follow
+
+
+def test_a_refused_value_keeps_the_page_and_shows_the_catalogue_text(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    calls = Calls()
+    wiz, _settings, path = wizard(qtbot, tmp_path, calls)
+    wiz.key_page.create_button.click()
+    wiz.next()
+    admin = wiz.admin_page
+    admin.username.setText("admin")
+    admin.display_name.setText("Admin")
+    admin.password.setText("pw")
+    admin.repeat.setText("pw")
+    wiz.next()
+    qtbot.waitUntil(lambda: wiz.currentPage() is wiz.casino_page, timeout=WAIT)
+    casino = wiz.casino_page
+    casino.casino.casino_id.setText("CASINO-1")  # not 1-8 letters or digits
+    wiz.next()
+    assert wiz.currentPage() is casino
+    assert casino.errors.code == "SETTING_BAD_FORMAT"
+    assert casino.errors.text() == text("SETTING_BAD_FORMAT", "es")
+    assert not path.exists()
+    casino.casino.casino_id.setText("CAS02")
+    casino.hours.days["mon"].setText("8 de la tarde")
+    wiz.next()
+    assert casino.errors.code == DialogCode.HOURS_BAD_FORMAT and wiz.currentPage() is casino
+    assert casino.tabs.currentWidget() is casino.hours  # the tab with the bad value
+    casino.hours.days["mon"].setText("25:00-05:00")  # the right shape, no such hour
+    wiz.next()
+    assert casino.errors.code == DialogCode.HOURS_BAD_FORMAT
+    casino.hours.days["mon"].setText("")
+    casino.cards.default.setCurrentText("NONE")
+    wiz.next()
+    assert casino.errors.code == "UNKNOWN_CARD_TYPE" and not path.exists()
+
+
+def test_a_failed_administrator_stays_on_the_page(qtbot: QtBot, tmp_path: Path) -> None:
+    calls = Calls()
+
+    def refuse(username: str, name: str, password: str) -> object:
+        raise AdmissionError("weak", code="FIELD_REQUIRED")
+
+    wiz = FirstRunWizard(
+        Settings(),
+        tmp_path / "settings.json",
+        ImmediateRunner(),
+        create_file=calls.create_file,
+        create_admin=refuse,
+    )
+    qtbot.addWidget(wiz)
+    wiz.show()
+    wiz.key_page.create_button.click()
+    wiz.next()
+    admin = wiz.admin_page
+    for edit, value in (
+        (admin.username, "admin"),
+        (admin.display_name, "Admin"),
+        (admin.password, "x"),
+        (admin.repeat, "x"),
+    ):
+        edit.setText(value)
+    wiz.next()
+    qtbot.wait(20)
+    assert wiz.currentPage() is admin and admin.errors.code == "FIELD_REQUIRED"
