@@ -397,6 +397,8 @@ def build_desk_window(
         window.adopt_worker(watch)
     if camera is not None:
         window.connect_camera(CameraWorker(camera, ctx.devices.live_reader()))
+    else:
+        window.status.set_absent("camera")
     for reader in readers:
         window.connect_reader(ReaderWorker(reader))
     return window

@@ -11,6 +11,7 @@ from pytestqt.qtbot import QtBot
 
 from admission.accounts import Operator
 from admission.cards.verification import CardCheckStatus, CardVerification
+from admission.clock import FixedClock
 from admission.desk import AdmissionResult
 from admission.generators.demo_people import DemoPerson, demo_people
 from admission.ports import madrid_date
@@ -191,3 +192,38 @@ def test_counters_count_admissions_and_valid_cards(
         controller.admit()
     counters = counted.args[0]
     assert counters == DeskCounters(1, 1, 1)
+
+
+def test_a_document_expiring_today_is_flagged(
+    qtbot: QtBot, controller: DeskController, demo_ctx: AppContext
+) -> None:
+    from admission.generators.mrz_build import build_td3
+
+    today = madrid_date(demo_ctx.clock.now())
+    person = people(demo_ctx)[0]
+    lines = build_td3(
+        document_code="P",
+        issuer="FRA",
+        surname=person.surname,
+        given_names=person.given_names,
+        document_number="XK1234567",
+        nationality="FRA",
+        birth_date=person.birth_date,
+        sex="M",
+        expiry_date=today,
+        personal_number="",
+    )
+    verdict = show(qtbot, controller, lines)
+    assert DeskFlowCode.DOCUMENT_EXPIRES_TODAY in verdict.warnings
+
+
+def test_a_verdict_left_too_long_on_screen_is_not_recorded(
+    qtbot: QtBot, controller: DeskController, demo_ctx: AppContext, desk_clock: FixedClock
+) -> None:
+    show(qtbot, controller, people(demo_ctx)[0].mrz(madrid_date(demo_ctx.clock.now())))
+    desk_clock.advance(timedelta(minutes=3))
+    with qtbot.waitSignal(controller.operation_failed, timeout=WAIT) as failed:
+        controller.admit()
+    assert failed.args[0] == "EVALUATION_STALE"
+    assert controller.state is DeskState.IDLE and controller.current is None
+    assert demo_ctx.store.last_card_number() == 0

@@ -9,15 +9,17 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QObject, Qt, Signal
+from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
+from admission.accounts import Operator
 from admission.cards.verification import CardCheckStatus
 from admission.mrz.burst import MrzScanned
 from admission.ports import madrid_date
 from hardware.printer.fake import FakePrinter
 from hardware.sound import Sound, SoundPlayer
-from tests.ui.conftest import DIRECTOR, FakeSession
+from tests.ui.conftest import CLERK, DIRECTOR, FakeSession
 from ui.context import AppContext
 from ui.demo_scenario import DemoCase, demo_cases, seed_demo_file
 from ui.desk_window import MENU_DIRECTION, DeskWindow, build_desk_window
@@ -26,7 +28,7 @@ from ui.wedge_filter import WedgeFilter
 WAIT = 10_000
 
 
-def screenshot(widget: DeskWindow, name: str) -> None:
+def screenshot(widget: QWidget, name: str) -> None:
     if importlib.util.find_spec("ui.screens") is None:
         return
     from ui.screens import save_screenshot
@@ -244,3 +246,103 @@ def test_refusals_sound_unlike_admissions(
     win.controller.clear()
     scan(qtbot, win, wedge, case(demo_ctx, "minor").lines)
     assert win.sound.played == [Sound.ADMIT, Sound.REFUSE]
+
+
+def test_a_document_under_the_camera_is_read_and_shown(
+    qtbot: QtBot, demo_ctx: AppContext, session: FakeSession
+) -> None:
+    seed_demo_file(demo_ctx)
+    lines = case(demo_ctx, "admitted").lines
+    win = build_desk_window(
+        demo_ctx,
+        session,
+        authorise=lambda purpose: DIRECTOR,
+        demo=True,
+        camera=lambda: demo_ctx.devices.demo_camera(lines, 0),
+        sound=SoundPlayer(enabled=False),
+        watch_devices=False,
+    )
+    qtbot.addWidget(win)
+    win.show()
+    try:
+        with qtbot.waitSignal(win.controller.verdict_ready, timeout=60_000):
+            win.start()
+        assert win.verdict.outcome == "ADMIT"
+        assert not win.preview.view.image.isNull()  # the preview was painted
+        screenshot(win, "desk-camera-read")
+    finally:
+        win.stop()
+
+
+def test_manual_entry_checks_the_dni_letter_as_typed_and_is_evaluated(
+    qtbot: QtBot, window: tuple[DeskWindow, WedgeFilter], demo_ctx: AppContext
+) -> None:
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    from admission.catalogue import text
+
+    win, _ = window
+    dialog = win.open_manual_entry()
+    ok = dialog.buttons.button(QDialogButtonBox.StandardButton.Ok)
+    assert not ok.isEnabled()
+    dialog.number.setText("12345678A")  # the letter of 12345678 is Z
+    dialog.surname.setText("PRUEBA MANUAL")
+    dialog.given_names.setText("ANA")
+    dialog.birth_date.setText("01/02/1980")
+    dialog.expiry_date.setText("01/02/2030")
+    assert not ok.isEnabled()
+    assert text("DNI_CHECK_LETTER", "es") in dialog.errors.text()
+    assert "Z" in dialog.errors.text()
+    screenshot(dialog, "desk-manual-entry")
+    dialog.number.setText("12345678Z")
+    assert ok.isEnabled() and dialog.errors.text() == ""
+    with qtbot.waitSignal(win.controller.verdict_ready, timeout=WAIT) as shown:
+        ok.click()
+    assert shown.args[0].document.source.value == "MANUAL"
+    assert win.identity.name.text() == "ANA PRUEBA MANUAL"
+
+
+def test_a_device_answering_garbage_says_so(window: tuple[DeskWindow, WedgeFilter]) -> None:
+    from admission.catalogue import text
+
+    win, _ = window
+    win.controller.report_device("printer", "\x1b[31m??", "DEVICE_GARBAGE")
+    assert "respuesta no reconocida" in win.status.text_of("printer")
+    assert text("DEVICE_GARBAGE", "es") in win.status.last_error.text()
+    assert "sin" in win.status.text_of("camera") or "no configurada" in win.status.text_of("camera")
+
+
+class SignalledSession(QObject):
+    """A session stand-in that signals, as ``ui.session.DeskSession`` does."""
+
+    locked = Signal()
+    unlocked = Signal()
+    signed_out = Signal()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.operator: Operator | None = CLERK
+        self.is_locked = False
+
+
+def test_locking_the_session_clears_the_screen(qtbot: QtBot, demo_ctx: AppContext) -> None:
+    seed_demo_file(demo_ctx)
+    session = SignalledSession()
+    win = build_desk_window(
+        demo_ctx,
+        session,
+        authorise=lambda purpose: None,
+        sound=SoundPlayer(enabled=False),
+        watch_devices=False,
+    )
+    qtbot.addWidget(win)
+    try:
+        win.controller.submit_mrz(case(demo_ctx, "minor").lines)
+        qtbot.waitUntil(lambda: win.verdict.outcome == "DENY", timeout=WAIT)
+        assert win.identity.name.text()
+        session.is_locked = True
+        session.locked.emit()
+        assert win.verdict.outcome == "" and win.identity.name.text() == ""
+        assert win.status.demo.isVisibleTo(win)  # demo=None: the context's own flag
+    finally:
+        win.stop()

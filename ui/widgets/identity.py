@@ -53,12 +53,23 @@ class IdentityPanel(QGroupBox):
         ):
             field.setText("")
 
+    def _kind(self, doc_type: str) -> str:
+        names = {
+            "ID_CARD": self.tr("Documento de identidad"),
+            "PASSPORT": self.tr("Pasaporte"),
+            "DRIVING_LICENCE": self.tr("Permiso de conducir"),
+            "RESIDENCE_CARD": self.tr("Tarjeta de residencia"),
+            "VISA": self.tr("Visado"),
+            "CREW_CARD": self.tr("Certificado de tripulante"),
+        }
+        return names.get(doc_type, self.tr("Otro documento"))
+
     def show_verdict(self, verdict: DeskVerdict) -> None:
         doc = verdict.evaluation.document
         self.name.setText(_cut(f"{doc.given_names} {doc.surname}".strip(), 120))
         number = doc.id_number or doc.document_number
         expiry = getattr(doc, "expiry_date", None)
-        kind = str(getattr(doc, "doc_type", ""))
+        kind = self._kind(str(getattr(doc, "doc_type", "")))
         text = f"{kind} {number} · {doc.nationality}"
         if expiry is not None:
             text += " · " + self.tr("caduca") + " " + local_date(expiry)

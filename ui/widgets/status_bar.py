@@ -88,6 +88,12 @@ class DeskStatusBar(QStatusBar):
         if detail and not ok:
             self.last_error.setText(bounded(f"{self._device_name(device)}: {message(detail)}", 160))
 
+    def set_absent(self, device: str) -> None:
+        """No such device is configured at this desk (e.g. no camera)."""
+        label = self._label(device)
+        label.setText(f"○ {self._device_name(device)}: " + self.tr("no configurada"))
+        label.setStyleSheet("")
+
     def set_register_age(self, age_seconds: int | None, error: str = "") -> None:
         """The register copy's age; ``error`` the last sync problem's code."""
         label = self._label("register")

@@ -21,6 +21,7 @@ __all__ = ["GLYPHS", "VerdictBanner"]
 
 GLYPHS = {"ADMIT": "✔", "DENY": "✖", "SUPERVISOR": "⚠"}
 _IDLE_COLOUR = "#2D2F34"
+REASONS_POINT_SIZE = 16  # read by the clerk at arm's length
 
 
 class VerdictBanner(QFrame):
@@ -38,6 +39,10 @@ class VerdictBanner(QFrame):
         self.reasons.setWordWrap(True)
         self.reasons.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.reasons.setAccessibleName(self.tr("Motivos"))
+        reasons_font = self.reasons.font()
+        reasons_font.setPointSize(REASONS_POINT_SIZE)
+        reasons_font.setBold(True)
+        self.reasons.setFont(reasons_font)
         self.progress = QLabel()
         self.progress.setTextFormat(Qt.TextFormat.PlainText)
         self.progress.setAlignment(Qt.AlignmentFlag.AlignCenter)
