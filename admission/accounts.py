@@ -424,10 +424,11 @@ class AccountService:
         """The account whose password this is, or an audited refusal. An unknown name
         costs the same hashing as a known one and reads the same (no user enumeration)."""
         now = self._clock.now()
+        dummy = self._dummy_hash()  # made before the look-up: the first attempt costs alike
         stored = self._find_quietly(username)
         usable = isinstance(password, str) and 0 < len(password) <= MAX_PASSWORD
         if stored is None or not usable:
-            self._hasher.verify(self._dummy_hash(), "-")
+            self._hasher.verify(dummy, "-")
         if stored is None:
             self._book.record([AuditNote(UNKNOWN_ACTOR, failed, "account:?", now, details)])
             raise AccountError("bad credentials", code=AccountErrorCode.BAD_CREDENTIALS)
