@@ -53,7 +53,7 @@ __all__ = ["DeskController", "DeskState"]
 
 log = logging.getLogger(__name__)
 COUNTERS_INTERVAL_MS = 30_000
-FILE_POLL_MS = 2_000  # the visitor file and the register copy, through the store worker
+FILE_POLL_MS = 1_000  # the visitor file and the register copy, through the store worker
 MAX_CODE_SHOWN = 80  # a scanned code is shown bounded, as plain text
 
 
@@ -106,6 +106,7 @@ class DeskController(QObject):
         self._state = DeskState.IDLE
         self._current: DeskVerdict | None = None
         self._generation = 0  # an answer for a cleared scan is dropped
+        self._last_lines: tuple[str, ...] | None = None  # the MRZ on screen
         self._card_type: str = ctx.desk.config.catalogue.default
         self._devices: dict[str, str] = {}
         self.failed_prints: list[int] = []  # cards issued and not printed this session
@@ -130,7 +131,7 @@ class DeskController(QObject):
         return self._card_type
 
     def start(self) -> None:
-        """Counters now and every 30 s; the file and the register every 2 s."""
+        """Counters now and every 30 s; the file and the register every second."""
         self.refresh_counters()
         self.poll_file()
         self._counters_timer.start()
@@ -163,12 +164,16 @@ class DeskController(QObject):
         if isinstance(raw, str) or not isinstance(raw, Sequence):
             self.scan_rejected.emit(DeskFlowCode.DEVICE_GARBAGE.value, _message("DEVICE_GARBAGE"))
             return
-        document, problem = document_from_lines([str(x) for x in raw], self._today())
+        lines = tuple(str(x) for x in raw)
+        if lines == self._last_lines and self._state is not DeskState.IDLE:
+            return  # the same document still under the camera or read twice: shown already
+        document, problem = document_from_lines(list(lines), self._today())
         if document is None:
             code = str(problem or DeskFlowCode.DEVICE_GARBAGE)
             self.scan_rejected.emit(code, _message(code))
             return
         self.submit_manual(document)
+        self._last_lines = lines
 
     @Slot(object)
     def submit_manual(self, document: IdentityDocument) -> None:
@@ -177,6 +182,7 @@ class DeskController(QObject):
             return
         self._generation += 1
         generation = self._generation
+        self._last_lines = None
         self._state = DeskState.EVALUATING
         self._current = None
         seen = self._recent.seen(document.identity, self._ctx.clock.now())
@@ -240,14 +246,21 @@ class DeskController(QObject):
         """Esc: the screen is emptied; a record already under way still completes."""
         self._generation += 1
         self._current = None
+        self._last_lines = None
         if self._state is not DeskState.RECORDING:
             self._state = DeskState.IDLE
         self.cleared.emit()
 
     # -- recording ----------------------------------------------------------------
     @Slot()
-    def admit(self) -> None:
-        """Enter: record the verdict on screen once, then print its card."""
+    def admit(self, card_type: str | None = None) -> None:
+        """Enter: record the verdict on screen once, then print its card (of
+        ``card_type`` when given, else the one chosen with the F-keys)."""
+        if card_type is not None:
+            if card_type not in self._ctx.desk.config.catalogue.types:
+                self._fail("UNKNOWN_CARD_TYPE")
+                return
+            self.choose_card_type(card_type)
         refusal = self._refusal()
         if refusal is not None:
             self._fail(str(refusal))
