@@ -249,3 +249,19 @@ def test_device_probes_report_changes_and_garbage(qtbot: QtBot) -> None:
         ("scanner", "ERROR", "DEVICE_GARBAGE"),
         ("printer", "NO_MEDIA", "PRINTER_NO_MEDIA"),
     ]
+
+
+def test_the_refusal_sound_is_not_the_admission_sound() -> None:
+    import io
+    import wave
+
+    from hardware.sound import _TUNES, Sound, SoundPlayer, tone_wav
+
+    admit, refuse = tone_wav(_TUNES[Sound.ADMIT]), tone_wav(_TUNES[Sound.REFUSE])
+    assert admit != refuse
+    with wave.open(io.BytesIO(refuse)) as wav:
+        assert wav.getframerate() == 22_050 and wav.getnframes() > 0
+    beeps: list[int] = []
+    quiet = SoundPlayer(beep=lambda: beeps.append(1), platform="linux", which=lambda _: None)
+    quiet.play(Sound.REFUSE)  # no paplay/aplay: the system bell
+    assert beeps == [1] and quiet.played == [Sound.REFUSE]
