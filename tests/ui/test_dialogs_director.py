@@ -343,3 +343,24 @@ def test_dates_are_shown_in_madrid() -> None:
 
     assert local_time(datetime(2026, 12, 3, 23, 30, tzinfo=UTC)) == "04/12/2026 00:30"
     assert local_date(date(2026, 12, 3)) == "03/12/2026"
+
+
+def test_the_dialogs_work_on_the_store_worker_thread(qtbot: QtBot, demo_ctx: AppContext) -> None:
+    """The window runs every file call on its one store thread (ui.workers.StoreWorker):
+    the button waits for the answer, then the list shows the ban."""
+    from ui.workers import StoreWorker
+
+    worker = StoreWorker()
+    try:
+        dialog = BansDialog(demo_ctx, worker, Authorise(DIRECTOR), operator=CLERK.username)
+        qtbot.addWidget(dialog)
+        dialog.identity_edit.setText(dni(12345678))
+        dialog.add_reason.setPlainText("Comportamiento violento en la sala")
+        with qtbot.waitSignal(dialog.bans_changed, timeout=5000):
+            dialog.add_button.click()
+            assert not dialog.add_button.isEnabled()  # one press, one ban
+        qtbot.waitUntil(lambda: len(dialog.shown_bans()) == 1, timeout=5000)
+        assert dialog.add_button.isEnabled()
+        assert dialog.shown_bans()[0].decided_by == "director1"
+    finally:
+        worker.stop()

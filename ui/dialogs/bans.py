@@ -269,6 +269,7 @@ class BansDialog(QDialog):
             lambda: desk.add_ban(identity, reason, director.username, expires),
             done,
             self.errors,
+            self.add_button,
         )
 
     def lift_ban(self) -> None:
@@ -300,4 +301,5 @@ class BansDialog(QDialog):
             lambda: desk.lift_ban(ban.ban_id, reason, director.username),
             done,
             self.errors,
+            self.lift_button,
         )

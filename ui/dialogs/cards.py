@@ -203,6 +203,7 @@ class CardActionsDialog(QDialog):
             lambda: desk.void_card(number, reason, director.username),
             done,
             self.errors,
+            self.void_button,
         )
 
     def reprint(self) -> None:
@@ -230,7 +231,11 @@ class CardActionsDialog(QDialog):
 
         # the card service records the reprint and its reason before printing
         run_job(
-            self._runner, lambda: _print(ctx, number, director.username, reason), done, self.errors
+            self._runner,
+            lambda: _print(ctx, number, director.username, reason),
+            done,
+            self.errors,
+            self.reprint_button,
         )
 
 
@@ -327,7 +332,9 @@ class ReprintQueueDialog(QDialog):
                 self.card_printed.emit(result.number)
                 self.errors.show_info(self.tr("Tarjeta %1 impresa").replace("%1", str(number)))
 
-        run_job(self._runner, lambda: _print(ctx, number, actor), done, self.errors)
+        run_job(
+            self._runner, lambda: _print(ctx, number, actor), done, self.errors, self.print_button
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -436,7 +443,7 @@ class ExceptionalCardDialog(QDialog):
                 printed = _print(ctx, result.card.number, operator)
             return ExceptionalIssue(result, printed)
 
-        run_job(self._runner, job, self._issued, self.errors)
+        run_job(self._runner, job, self._issued, self.errors, self.issue_button)
 
     def _issued(self, issue: ExceptionalIssue) -> None:
         result = issue.result

@@ -196,10 +196,25 @@ def run_job(
     job: Callable[[], T],
     done: Callable[[T], None],
     errors: ErrorLine,
+    busy: QWidget | None = None,
 ) -> None:
-    """Submit ``job``; a domain error lands on the error line."""
+    """Submit ``job``; a domain error lands on the error line. ``busy`` (the button that
+    started it) is disabled until the answer comes: one key press, one record."""
     errors.clear_message()
-    runner.submit(job, done, errors.show_error)
+    if busy is None:
+        runner.submit(job, done, errors.show_error)
+        return
+    busy.setEnabled(False)
+
+    def finished(answer: T) -> None:
+        busy.setEnabled(True)
+        done(answer)
+
+    def failed(error: AdmissionError) -> None:
+        busy.setEnabled(True)
+        errors.show_error(error)
+
+    runner.submit(job, finished, failed)
 
 
 def with_director(authorise: Authorise, purpose: str, errors: ErrorLine) -> Operator | None:
@@ -247,8 +262,9 @@ def _check_hours(hours: object, holidays: object) -> None:
             raise ConfigError("bad opening hours", code=DialogCode.HOURS_BAD_FORMAT) from None
 
 
-def apply_settings(settings: Settings, changes: Mapping[str, Any], path: Path) -> None:
-    """Validate ``changes`` on a copy, then apply them to ``settings`` and save the file.
+def apply_settings(settings: Settings, changes: Mapping[str, Any], path: Path) -> list[str]:
+    """Validate ``changes`` on a copy, then apply them to ``settings`` and save the file;
+    returns the keys whose value changed (for the caller's audit entry).
 
     Raises :class:`ConfigError` with the first refused value's code; nothing changes
     then. The card types and hours are also checked by the parsers the desk uses."""
@@ -263,8 +279,10 @@ def apply_settings(settings: Settings, changes: Mapping[str, Any], path: Path) -
         candidate.save(path)
     except OSError:
         raise ConfigError("settings not saved", code=DialogCode.SETTINGS_NOT_SAVED) from None
+    changed = sorted(key for key, value in changes.items() if settings[key] != value)
     for key, value in changes.items():
         settings.set(key, value)
+    return changed
 
 
 # -- listings ------------------------------------------------------------------------

@@ -128,4 +128,5 @@ class OfficialDialog(QDialog):
             lambda: desk.register_official(document, capacity=capacity, operator=operator),
             done,
             self.errors,
+            self.record_button,
         )

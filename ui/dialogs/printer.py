@@ -192,7 +192,7 @@ class PrinterFields(QWidget):
 class PrinterDialog(QDialog):
     """Choose the printers; the game director or an administrator only."""
 
-    saved = Signal()
+    saved = Signal(list)  # the keys that changed (the shell may audit them)
 
     def __init__(
         self,
@@ -241,9 +241,9 @@ class PrinterDialog(QDialog):
             self.errors.show_code(DialogCode.PRINTER_NEEDS_ROLE)
             return
         try:
-            apply_settings(self._settings, self.fields.values(), self._path)
+            changed = apply_settings(self._settings, self.fields.values(), self._path)
         except AdmissionError as err:
             self.errors.show_error(err)
             return
-        self.saved.emit()
+        self.saved.emit(changed)
         self.accept()

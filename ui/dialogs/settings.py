@@ -446,7 +446,7 @@ class RegistryFields(QWidget):
 class SettingsDialog(QDialog):
     """The settings in tabs; saving needs an administrator (``allowed`` check)."""
 
-    saved = Signal()
+    saved = Signal(list)  # the keys that changed (the shell may audit them)
 
     def __init__(
         self,
@@ -528,10 +528,10 @@ class SettingsDialog(QDialog):
             self.errors.show_code(DialogCode.SETTINGS_NEED_ADMIN)
             return False
         try:
-            apply_settings(self._settings, self.changes(), self._path)
+            changed = apply_settings(self._settings, self.changes(), self._path)
         except AdmissionError as err:
             self.errors.show_error(err)
             return False
-        self.saved.emit()
+        self.saved.emit(changed)
         self.accept()
         return True

@@ -149,7 +149,14 @@ class StaffDialog(QDialog):
     def shown_members(self) -> list[StaffMember]:
         return list(self._shown)
 
-    def _save(self, member: StaffMember, purpose: str, done_text: str, clear: bool = False) -> None:
+    def _save(
+        self,
+        member: StaffMember,
+        purpose: str,
+        done_text: str,
+        busy: QWidget,
+        clear: bool = False,
+    ) -> None:
         director = with_director(self._authorise, purpose, self.errors)
         if director is None:
             return
@@ -167,6 +174,7 @@ class StaffDialog(QDialog):
             lambda: store.add_staff(member, director.username, now),
             done,
             self.errors,
+            busy,
         )
 
     def add_member(self) -> None:
@@ -184,6 +192,7 @@ class StaffDialog(QDialog):
             member,
             self.tr("Añadir al personal (art. 18)"),
             self.tr("Añadido al personal"),
+            self.add_button,
             clear=True,
         )
 
@@ -193,4 +202,9 @@ class StaffDialog(QDialog):
             self.errors.show_code(DialogCode.SELECTION_REQUIRED)
             return
         member = replace(self._shown[row], active=False)
-        self._save(member, self.tr("Dar de baja del personal (art. 18)"), self.tr("Dado de baja"))
+        self._save(
+            member,
+            self.tr("Dar de baja del personal (art. 18)"),
+            self.tr("Dado de baja"),
+            self.remove_button,
+        )

@@ -402,7 +402,7 @@ class VouchersDialog(QDialog):
                 info += "\n" + message(formalised.print_code)
             self.errors.show_info(info)
 
-        run_job(self._runner, job, done, self.errors)
+        run_job(self._runner, job, done, self.errors, self.formalise_button)
 
     def cancel_voucher(self) -> None:
         voucher = self._selected()
@@ -424,4 +424,5 @@ class VouchersDialog(QDialog):
             lambda: book.cancel_voucher(voucher.number, reason, now),
             done,
             self.errors,
+            self.cancel_button,
         )
