@@ -150,7 +150,7 @@ class ErrorLine(QLabel):
         super().__init__(parent)
         self.setTextFormat(Qt.TextFormat.PlainText)
         self.setWordWrap(True)
-        self.setAccessibleName(tr("Mensaje"))
+        self.setAccessibleName(QCoreApplication.translate("Dialogs", "Mensaje"))
         self.setStyleSheet("color: #ff6b6b;")
         self.code = ""
 
@@ -178,7 +178,7 @@ class ReasonField(QPlainTextEdit):
     def __init__(self, name: str, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setAccessibleName(name)
-        self.setPlaceholderText(tr("Motivo (obligatorio)"))
+        self.setPlaceholderText(QCoreApplication.translate("Dialogs", "Motivo (obligatorio)"))
         self.setTabChangesFocus(True)  # Tab leaves the field: keyboard-only use
         self.setMaximumHeight(70)
         self.textChanged.connect(self._bound)

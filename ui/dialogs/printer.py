@@ -13,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import Signal
+from PySide6.QtCore import QCoreApplication, Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -37,7 +37,6 @@ from ui.dialogs.common import (
     apply_settings,
     buddy_label,
     plain_label,
-    tr,
 )
 from ui.jobs import JobRunner
 
@@ -57,14 +56,14 @@ MAX_QUEUE = 127  # CUPS queue names are at most 127 characters
 
 def status_text(status: DeviceStatus) -> str:
     return {
-        DeviceStatus.READY: tr("Preparada"),
-        DeviceStatus.NOT_FOUND: tr("No encontrada"),
-        DeviceStatus.NO_MEDIA: tr("Sin tarjetas o papel"),
-        DeviceStatus.BUSY: tr("Ocupada (los trabajos esperan)"),
-        DeviceStatus.PAUSED: tr("Cola detenida"),
-        DeviceStatus.REJECTING: tr("La cola no acepta trabajos"),
-        DeviceStatus.LOST: tr("Desconectada"),
-        DeviceStatus.ERROR: tr("Error de la impresora"),
+        DeviceStatus.READY: QCoreApplication.translate("Dialogs", "Preparada"),
+        DeviceStatus.NOT_FOUND: QCoreApplication.translate("Dialogs", "No encontrada"),
+        DeviceStatus.NO_MEDIA: QCoreApplication.translate("Dialogs", "Sin tarjetas o papel"),
+        DeviceStatus.BUSY: QCoreApplication.translate("Dialogs", "Ocupada (los trabajos esperan)"),
+        DeviceStatus.PAUSED: QCoreApplication.translate("Dialogs", "Cola detenida"),
+        DeviceStatus.REJECTING: QCoreApplication.translate("Dialogs", "La cola no acepta trabajos"),
+        DeviceStatus.LOST: QCoreApplication.translate("Dialogs", "Desconectada"),
+        DeviceStatus.ERROR: QCoreApplication.translate("Dialogs", "Error de la impresora"),
     }.get(status, str(status))
 
 

@@ -18,7 +18,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any, Protocol
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -133,12 +133,12 @@ class CasinoFields(QWidget):
 
 
 _KIND_LABELS = {
-    CardKind.STANDARD: "Normal (precio unitario, art. 23.2)",
-    CardKind.CONVENTION: "Congresos y convenciones (art. 23.3)",
-    CardKind.GROUP_TRIP: "Viajes de grupo (art. 23.3)",
-    CardKind.MULTI_DAY: "Varios días (art. 23.3)",
-    CardKind.COMPLEMENTARY: "Servicios complementarios (art. 23.3)",
-    CardKind.INVITATION: "Invitación",
+    CardKind.STANDARD: QT_TRANSLATE_NOOP("Dialogs", "Normal (precio unitario, art. 23.2)"),
+    CardKind.CONVENTION: QT_TRANSLATE_NOOP("Dialogs", "Congresos y convenciones (art. 23.3)"),
+    CardKind.GROUP_TRIP: QT_TRANSLATE_NOOP("Dialogs", "Viajes de grupo (art. 23.3)"),
+    CardKind.MULTI_DAY: QT_TRANSLATE_NOOP("Dialogs", "Varios días (art. 23.3)"),
+    CardKind.COMPLEMENTARY: QT_TRANSLATE_NOOP("Dialogs", "Servicios complementarios (art. 23.3)"),
+    CardKind.INVITATION: QT_TRANSLATE_NOOP("Dialogs", "Invitación"),
 }
 _COLUMNS = ("code", "label_es", "label_en", "kind", "price", "validity_days", "several_entries")
 
@@ -176,6 +176,8 @@ class CardTypesEditor(QWidget):
         )
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.horizontalHeader().setStretchLastSection(True)
+        for column, width in ((0, 110), (1, 170), (2, 150), (3, 250), (4, 80), (5, 50)):
+            self.table.setColumnWidth(column, width)
         self.add_button = QPushButton(self.tr("&Añadir tipo"))
         self.add_button.setAccessibleName(self.tr("Añadir un tipo de tarjeta"))
         self.add_button.clicked.connect(lambda: self._add_row({}))
@@ -189,7 +191,7 @@ class CardTypesEditor(QWidget):
         row.addWidget(self.add_button)
         row.addWidget(self.remove_button)
         row.addStretch(1)
-        row.addWidget(QLabel(self.tr("Por &defecto:")))
+        row.addWidget(buddy_label(self.tr("Por &defecto:"), self.default))
         row.addWidget(self.default)
         layout = QVBoxLayout(self)
         layout.addWidget(self.table, 1)
@@ -211,7 +213,7 @@ class CardTypesEditor(QWidget):
         kind = QComboBox()
         kind.setAccessibleName(self.tr("Clase de tarjeta"))
         for member, label in _KIND_LABELS.items():
-            kind.addItem(tr(label), member.value)
+            kind.addItem(tr(str(label)), member.value)
         kind.setCurrentIndex(max(0, kind.findData(str(item.get("kind", "STANDARD")))))
         self.table.setCellWidget(row, 3, kind)
         self.table.setItem(row, 4, QTableWidgetItem(_price(int(item.get("price_cents", 0)))))
@@ -274,15 +276,15 @@ class CardTypesEditor(QWidget):
 
 
 _DAY_LABELS = {
-    "mon": "Lunes",
-    "tue": "Martes",
-    "wed": "Miércoles",
-    "thu": "Jueves",
-    "fri": "Viernes",
-    "sat": "Sábado",
-    "sun": "Domingo",
-    "eve": "Víspera de festivo",
-    "holiday": "Festivo",
+    "mon": QT_TRANSLATE_NOOP("Dialogs", "Lunes"),
+    "tue": QT_TRANSLATE_NOOP("Dialogs", "Martes"),
+    "wed": QT_TRANSLATE_NOOP("Dialogs", "Miércoles"),
+    "thu": QT_TRANSLATE_NOOP("Dialogs", "Jueves"),
+    "fri": QT_TRANSLATE_NOOP("Dialogs", "Viernes"),
+    "sat": QT_TRANSLATE_NOOP("Dialogs", "Sábado"),
+    "sun": QT_TRANSLATE_NOOP("Dialogs", "Domingo"),
+    "eve": QT_TRANSLATE_NOOP("Dialogs", "Víspera de festivo"),
+    "holiday": QT_TRANSLATE_NOOP("Dialogs", "Festivo"),
 }
 
 
@@ -304,10 +306,10 @@ class HoursFields(QWidget):
         note.setAccessibleName(self.tr("Ayuda del horario"))
         form.addRow(note)
         for key in (*WEEKDAYS, "eve", "holiday"):
-            edit = _line(tr(_DAY_LABELS[key]), 20)
+            edit = _line(tr(str(_DAY_LABELS[key])), 20)
             edit.setPlaceholderText("20:00-05:00")
             self.days[key] = edit
-            form.addRow(tr(_DAY_LABELS[key]) + ":", edit)
+            form.addRow(tr(str(_DAY_LABELS[key])) + ":", edit)
         self.holidays = _line(self.tr("Festivos (AAAA-MM-DD, separados por comas)"), 4000)
         self.holidays.setPlaceholderText("2026-12-25, 2027-01-01")
         form.addRow(self.tr("&Festivos:"), self.holidays)
