@@ -357,6 +357,8 @@ class DeskShell(QObject):
         readers: list[DocumentReader] = []
         if self.devices is not None:
             camera, readers = self.devices.open_camera, [self.devices.reader]
+        elif ctx.demo:
+            camera = None  # the demo never opens a real device
         else:
             source = str(ctx.settings["camera.device"])
             camera = (lambda: ctx.devices.camera(source)) if source else None
