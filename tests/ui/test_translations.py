@@ -84,9 +84,9 @@ def visible_texts(root: QWidget) -> set[str]:
     menus and window titles (its own and its children's)."""
     found = {root.windowTitle()}
     for widget in root.findChildren(QWidget):
-        if isinstance(widget, QLabel) or isinstance(widget, QAbstractButton):
+        if isinstance(widget, QLabel | QAbstractButton):
             found.add(widget.text())
-        elif isinstance(widget, QGroupBox) or isinstance(widget, QMenu):
+        elif isinstance(widget, QGroupBox | QMenu):
             found.add(widget.title())
         if widget.isWindow():
             found.add(widget.windowTitle())
