@@ -364,3 +364,55 @@ def test_the_dialogs_work_on_the_store_worker_thread(qtbot: QtBot, demo_ctx: App
         assert dialog.shown_bans()[0].decided_by == "director1"
     finally:
         worker.stop()
+
+
+def unnamed_controls(widget: QWidget) -> list[str]:
+    from PySide6.QtWidgets import (
+        QAbstractButton,
+        QComboBox,
+        QDateEdit,
+        QLineEdit,
+        QPlainTextEdit,
+        QSpinBox,
+        QTableWidget,
+    )
+
+    kinds = (QLineEdit, QComboBox, QSpinBox, QDateEdit, QTableWidget, QPlainTextEdit)
+    found = []
+    for kind in (*kinds, QAbstractButton):
+        for control in widget.findChildren(kind):
+            # the inner line edit of a spin or combo box; a table's corner button
+            inner = isinstance(control.parent(), QComboBox | QSpinBox | QDateEdit | QTableWidget)
+            if inner or type(control).__name__ in ("QTabBar", "QToolButton"):
+                continue
+            if control.objectName().startswith("qt_"):
+                continue
+            if not control.accessibleName():
+                found.append(f"{type(control).__name__}:{getattr(control, 'text', str)()}")
+    return found
+
+
+def test_every_control_of_every_dialog_has_an_accessible_name(
+    qtbot: QtBot, demo_ctx: AppContext
+) -> None:
+    from ui.dialogs.official import OfficialDialog
+    from ui.dialogs.vouchers import VoucherIssueDialog, VouchersDialog
+
+    shown = document(demo_ctx)
+    listings = StoreListings(demo_ctx.store)
+    path = demo_ctx.data_dir / "settings.json"
+    dialogs: list[QWidget] = [
+        BansDialog(demo_ctx, RUNNER, Authorise(DIRECTOR), operator="c", listings=listings),
+        StaffDialog(demo_ctx, RUNNER, Authorise(DIRECTOR), listings=listings),
+        CardActionsDialog(demo_ctx, RUNNER, Authorise(DIRECTOR)),
+        ReprintQueueDialog(demo_ctx, RUNNER, operator="c"),
+        ExceptionalCardDialog(demo_ctx, RUNNER, Authorise(DIRECTOR), shown, operator="c"),
+        PrinterDialog(demo_ctx.settings, path, DIRECTOR, RUNNER),
+        OfficialDialog(demo_ctx, RUNNER, shown, operator="c"),
+        VoucherIssueDialog(demo_ctx, RUNNER, shown, None, operator="c"),
+        VouchersDialog(demo_ctx, RUNNER, operator="c", document=lambda: shown),
+    ]
+    for dialog in dialogs:
+        qtbot.addWidget(dialog)
+        assert dialog.accessibleName(), type(dialog).__name__
+        assert unnamed_controls(dialog) == [], type(dialog).__name__

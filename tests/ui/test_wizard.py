@@ -12,6 +12,7 @@ from admission.catalogue import text
 from admission.devices import DeviceStatus
 from admission.errors import AdmissionError
 from admission.settings import Settings
+from tests.ui.test_dialogs_director import unnamed_controls
 from ui.dialogs.common import DialogCode
 from ui.dialogs.wizard import FirstRunWizard
 from ui.jobs import ImmediateRunner
@@ -68,6 +69,8 @@ def test_the_wizard_creates_the_file_the_administrator_and_saves_the_settings(
     wiz, settings, path = wizard(qtbot, tmp_path, calls)
     key = wiz.key_page
     assert wiz.currentPage() is key and not key.isComplete()
+    for page in (key, wiz.admin_page, wiz.casino_page, wiz.printer_page):
+        assert page.accessibleName() and unnamed_controls(page) == [], page.title()
     screenshot(wiz, "wizard-1-key")
     key.create_button.click()
     assert calls.files == 1 and key.isComplete() and "file-0001" in key.done_label.text()

@@ -12,13 +12,11 @@ from collections.abc import Sequence
 from datetime import date, datetime, time
 
 from PySide6.QtCore import QDate, Qt, Signal
-from PySide6.QtGui import QKeySequence
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QDateEdit,
     QDialog,
-    QDialogButtonBox,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -42,6 +40,7 @@ from ui.dialogs.common import (
     Listings,
     ReasonField,
     bounded,
+    close_box,
     identity_from_entry,
     local_time,
     run_job,
@@ -148,12 +147,7 @@ class BansDialog(QDialog):
         lift_form.addRow(self.lift_button)
 
         self.errors = ErrorLine()
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        buttons.setAccessibleName(self.tr("Cerrar"))
-        buttons.rejected.connect(self.reject)
-        close = buttons.button(QDialogButtonBox.StandardButton.Close)
-        close.setText(self.tr("Cerrar"))
-        close.setShortcut(QKeySequence(Qt.Key.Key_Escape))
+        buttons = close_box(self)
 
         layout = QVBoxLayout(self)
         layout.addLayout(find_row)

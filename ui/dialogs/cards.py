@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QDialog,
-    QDialogButtonBox,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -42,6 +41,7 @@ from ui.dialogs.common import (
     ReasonField,
     bounded,
     buddy_label,
+    close_box,
     document_summary,
     euros,
     local_date,
@@ -117,10 +117,7 @@ class CardActionsDialog(QDialog):
         self.reprint_button.setAccessibleName(self.tr("Reimprimir la tarjeta (pide al director)"))
         self.reprint_button.clicked.connect(self.reprint)
         self.errors = ErrorLine()
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        buttons.setAccessibleName(self.tr("Cerrar"))
-        buttons.button(QDialogButtonBox.StandardButton.Close).setText(self.tr("Cerrar"))
-        buttons.rejected.connect(self.reject)
+        buttons = close_box(self)
 
         form = QFormLayout()
         number_row = QHBoxLayout()
@@ -276,10 +273,7 @@ class ReprintQueueDialog(QDialog):
         self.refresh_button.setAccessibleName(self.tr("Actualizar la lista"))
         self.refresh_button.clicked.connect(self.refresh)
         self.errors = ErrorLine()
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        buttons.setAccessibleName(self.tr("Cerrar"))
-        buttons.button(QDialogButtonBox.StandardButton.Close).setText(self.tr("Cerrar"))
-        buttons.rejected.connect(self.reject)
+        buttons = close_box(self)
         layout = QVBoxLayout(self)
         layout.addWidget(self.table, 1)
         row = QHBoxLayout()
@@ -400,10 +394,7 @@ class ExceptionalCardDialog(QDialog):
         self.issue_button.setDefault(True)
         self.issue_button.clicked.connect(self.issue)
         self.errors = ErrorLine()
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        buttons.setAccessibleName(self.tr("Cerrar"))
-        buttons.button(QDialogButtonBox.StandardButton.Close).setText(self.tr("Cerrar"))
-        buttons.rejected.connect(self.reject)
+        buttons = close_box(self)
         form = QFormLayout()
         form.addRow(notice)
         form.addRow(self.tr("Documento:"), self.document_label)

@@ -24,7 +24,7 @@ from typing import Any, Protocol, TypeVar
 from zoneinfo import ZoneInfo
 
 from PySide6.QtCore import QCoreApplication, Qt
-from PySide6.QtWidgets import QLabel, QPlainTextEdit, QWidget
+from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPlainTextEdit, QWidget
 
 from admission.accounts import Operator, Role
 from admission.cards.catalogue import CardCatalogue
@@ -119,6 +119,17 @@ def plain_label(value: str = "", *, name: str = "", limit: int = MAX_SHOWN) -> Q
     if name:
         label.setAccessibleName(name)
     return label
+
+
+def close_box(dialog: QDialog) -> QDialogButtonBox:
+    """The dialog's Close button (Esc closes too)."""
+    box = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+    box.setAccessibleName(QCoreApplication.translate("Dialogs", "Cerrar"))
+    button = box.button(QDialogButtonBox.StandardButton.Close)
+    button.setText(QCoreApplication.translate("Dialogs", "Cerrar"))
+    button.setAccessibleName(QCoreApplication.translate("Dialogs", "Cerrar el diálogo"))
+    box.rejected.connect(dialog.reject)
+    return box
 
 
 def buddy_label(text_es: str, buddy: QWidget) -> QLabel:

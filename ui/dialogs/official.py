@@ -12,7 +12,6 @@ from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
-    QDialogButtonBox,
     QFormLayout,
     QLabel,
     QPushButton,
@@ -26,6 +25,7 @@ from ui.context import AppContext
 from ui.dialogs.common import (
     DialogCode,
     ErrorLine,
+    close_box,
     document_summary,
     plain_label,
     run_job,
@@ -90,10 +90,7 @@ class OfficialDialog(QDialog):
         self.record_button.setDefault(True)
         self.record_button.clicked.connect(self.record)
         self.errors = ErrorLine()
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        buttons.setAccessibleName(self.tr("Cerrar"))
-        buttons.button(QDialogButtonBox.StandardButton.Close).setText(self.tr("Cerrar"))
-        buttons.rejected.connect(self.reject)
+        buttons = close_box(self)
         form = QFormLayout()
         form.addRow(notice)
         form.addRow(self.tr("Documento:"), self.document_label)

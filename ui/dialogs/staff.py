@@ -15,7 +15,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
     QDialog,
-    QDialogButtonBox,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -36,6 +35,7 @@ from ui.dialogs.common import (
     ErrorLine,
     Listings,
     bounded,
+    close_box,
     identity_from_entry,
     run_job,
     with_director,
@@ -105,10 +105,7 @@ class StaffDialog(QDialog):
         self.remove_button.clicked.connect(self.remove_member)
 
         self.errors = ErrorLine()
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        buttons.setAccessibleName(self.tr("Cerrar"))
-        buttons.button(QDialogButtonBox.StandardButton.Close).setText(self.tr("Cerrar"))
-        buttons.rejected.connect(self.reject)
+        buttons = close_box(self)
 
         layout = QVBoxLayout(self)
         layout.addWidget(self.table, 1)

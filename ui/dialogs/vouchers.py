@@ -20,7 +20,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QDialog,
-    QDialogButtonBox,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -41,6 +40,7 @@ from ui.dialogs.common import (
     ErrorLine,
     ReasonField,
     bounded,
+    close_box,
     document_summary,
     euros,
     local_time,
@@ -275,10 +275,7 @@ class VouchersDialog(QDialog):
         self.cancel_button.setAccessibleName(self.tr("Anular el volante seleccionado"))
         self.cancel_button.clicked.connect(self.cancel_voucher)
         self.errors = ErrorLine()
-        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        buttons.setAccessibleName(self.tr("Cerrar"))
-        buttons.button(QDialogButtonBox.StandardButton.Close).setText(self.tr("Cerrar"))
-        buttons.rejected.connect(self.reject)
+        buttons = close_box(self)
 
         layout = QVBoxLayout(self)
         top = QHBoxLayout()
