@@ -150,6 +150,10 @@ def test_the_closing_list_shows_the_vouchers_open_at_closing(
     pending.cancel_reason.setPlainText("El cliente se marcha sin formalizar")
     pending.cancel_button.click()
     assert len(pending.open_numbers()) == 1
+    # a voucher whose print failed is printed again from the list
+    pending.table.selectRow(0)
+    pending.print_button.click()
+    assert pending.errors.code == "" and "impreso" in pending.errors.text()
     # formalising needs the deposited document on screen
     pending.formalise_button.click()
     assert pending.errors.code == DialogCode.DOCUMENT_NOT_ON_SCREEN

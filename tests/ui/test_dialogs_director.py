@@ -416,3 +416,21 @@ def test_every_control_of_every_dialog_has_an_accessible_name(
         qtbot.addWidget(dialog)
         assert dialog.accessibleName(), type(dialog).__name__
         assert unnamed_controls(dialog) == [], type(dialog).__name__
+
+
+def test_the_exceptional_card_never_overrides_the_register(
+    qtbot: QtBot, demo_ctx: AppContext
+) -> None:
+    """Art. 23.5 excuses the documents, never the RIAJ (art. 20.2, 21.1)."""
+    from tests.ui.conftest import seed_register
+
+    seed_register(demo_ctx, [dni(45678901)])
+    shown = document(demo_ctx, 45678901)
+    dialog = ExceptionalCardDialog(
+        demo_ctx, RUNNER, Authorise(DIRECTOR), shown, operator=CLERK.username
+    )
+    qtbot.addWidget(dialog)
+    dialog.issue_button.click()
+    assert dialog.admission is not None and dialog.admission.card is None
+    assert "RIAJ" in dialog.errors.text()
+    assert demo_ctx.reprints.unprinted_cards() == []

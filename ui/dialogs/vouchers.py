@@ -74,6 +74,11 @@ def _issue_and_print(
     voucher = issued.voucher
     if voucher is None or not printing:
         return IssuedVoucher(issued)
+    return IssuedVoucher(issued, _print_voucher(ctx, voucher))
+
+
+def _print_voucher(ctx: AppContext, voucher: Voucher) -> str:
+    """Print the voucher (art. 23.4): "" printed, else the device's code."""
     kind = ctx.desk.config.catalogue.types.get(voucher.card_type)
     view = voucher_view(
         voucher,
@@ -81,7 +86,7 @@ def _issue_and_print(
         card_type_label=kind.label_es if kind else voucher.card_type,
     )
     code, _job = ctx.documents.print_voucher(view)
-    return IssuedVoucher(issued, str(code))
+    return str(code)
 
 
 class VoucherIssueDialog(QDialog):
@@ -270,6 +275,10 @@ class VouchersDialog(QDialog):
         )
         self.formalise_button.setDefault(True)
         self.formalise_button.clicked.connect(self.formalise)
+        self.print_button = QPushButton(self.tr("&Imprimir otra vez el volante"))
+        self.print_button.setAccessibleName(self.tr("Imprimir otra vez el volante seleccionado"))
+        self.print_button.setAutoDefault(False)
+        self.print_button.clicked.connect(self.print_again)
         self.cancel_reason = ReasonField(self.tr("Motivo de la anulación del volante"))
         self.cancel_button = QPushButton(self.tr("&Anular el volante"))
         self.cancel_button.setAccessibleName(self.tr("Anular el volante seleccionado"))
@@ -283,7 +292,10 @@ class VouchersDialog(QDialog):
         top.addWidget(self.closing_label, 1)
         layout.addLayout(top)
         layout.addWidget(self.table, 1)
-        layout.addWidget(self.formalise_button)
+        actions = QHBoxLayout()
+        actions.addWidget(self.formalise_button, 1)
+        actions.addWidget(self.print_button)
+        layout.addLayout(actions)
         cancel_row = QHBoxLayout()
         cancel_row.addWidget(self.cancel_reason, 1)
         cancel_row.addWidget(self.cancel_button)
@@ -400,6 +412,25 @@ class VouchersDialog(QDialog):
             self.errors.show_info(info)
 
         run_job(self._runner, job, done, self.errors, self.formalise_button)
+
+    def print_again(self) -> None:
+        """The voucher is recorded already: a failed print is simply repeated."""
+        voucher = self._selected()
+        if voucher is None:
+            return
+        ctx = self._ctx
+
+        def done(code: str) -> None:
+            if code:
+                self.errors.show_code(code)
+            else:
+                self.errors.show_info(
+                    self.tr("Volante %1 impreso").replace("%1", str(voucher.number))
+                )
+
+        run_job(
+            self._runner, lambda: _print_voucher(ctx, voucher), done, self.errors, self.print_button
+        )
 
     def cancel_voucher(self) -> None:
         voucher = self._selected()
