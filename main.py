@@ -25,7 +25,7 @@ import json
 import logging
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import date, timedelta
 from functools import partial
 from pathlib import Path
@@ -41,7 +41,13 @@ from admission.clock import (
     SystemClock,
 )
 from admission.desk import AdmissionDesk, DeskConfig
-from admission.devices import Camera, CardPrinter, DeviceErrorCode, DocumentReader
+from admission.devices import (
+    Camera,
+    CardPrinter,
+    DeviceErrorCode,
+    DocumentReader,
+    SoundPlayer,
+)
 from admission.errors import AdmissionError, DeviceError, StoreError, StoreErrorCode
 from admission.hours import ALWAYS_OPEN, parse_hours
 from admission.leaflet import build_leaflet, leaflet_config_from_settings
@@ -51,6 +57,7 @@ from admission.retention_sweep import RetentionSweep
 from admission.settings import Settings
 from admission.verdict import AdmissionPolicy, Outcome
 from db.accounts import SqlAccounts
+from db.desk_counters import desk_counters
 from db.file_guard import preflight, refuse_existing
 from db.keys import DbKey, KeyringBackend, resolve_key, system_keyring
 from db.registry_replica import ReplicaRegistry
@@ -187,6 +194,7 @@ def _wire(tools: Tools, store: SqlCipherStore) -> AppContext:
                 timedelta(minutes=settings["accounts.lock_minutes"]),
             ),
         ),
+        counters=partial(desk_counters, store),  # the desk window's panel
     )
     ctx.closers.append(store.close)
     return ctx
@@ -321,6 +329,7 @@ def _devices(settings: Settings, data_dir: Path, demo: bool) -> Devices:
         replay_reader=_replay_reader,
         card_printer=card_printer,
         demo_camera=_demo_camera,
+        sound=_sound,
     )
 
 
@@ -363,6 +372,13 @@ def _replay_reader(recordings: Sequence[Path]) -> DocumentReader:
 
     script = [step for path in recordings for step in (load_recording(path), Pause(0.0))]
     return FakeDocumentReader(script, sleep=lambda _s: None)
+
+
+def _sound(beep: Callable[[], None] | None) -> SoundPlayer:
+    """The desk's tones (art. 21); ``beep`` when the machine has no sound program."""
+    from hardware.sound import TonePlayer
+
+    return TonePlayer(beep=beep)
 
 
 def _demo_camera(lines: Sequence[str], index: int) -> Camera:

@@ -45,7 +45,10 @@ __all__ = [
     "PrinterState",
     "ReaderStatusChanged",
     "ScannerEvent",
+    "Sound",
+    "SoundPlayer",
     "Symbology",
+    "printer_refusal_code",
 ]
 
 
@@ -293,3 +296,36 @@ class CardPrinter(Protocol):
         ...
 
     def follow(self, job_id: str, *, timeout: float = 60.0) -> JobResult: ...
+
+
+_PRINTER_REFUSALS = {
+    DeviceStatus.NOT_FOUND: DeviceErrorCode.PRINTER_NOT_FOUND,
+    DeviceStatus.PAUSED: DeviceErrorCode.PRINTER_PAUSED,
+    DeviceStatus.REJECTING: DeviceErrorCode.PRINTER_REJECTING,
+    DeviceStatus.NO_MEDIA: DeviceErrorCode.PRINTER_NO_MEDIA,
+    DeviceStatus.ERROR: DeviceErrorCode.PRINTER_ERROR,
+}
+
+
+def printer_refusal_code(status: DeviceStatus) -> DeviceErrorCode:
+    """Why a printer answering ``status`` (not READY) cannot print: ``PRINTER_<status>``;
+    a status printers never report counts as PRINTER_ERROR (the same table as
+    ``hardware.printer.refusal_code``, here so the window can name it without importing
+    an adapter package)."""
+    return _PRINTER_REFUSALS.get(status, DeviceErrorCode.PRINTER_ERROR)
+
+
+# -- the desk's sounds ------------------------------------------------------------------
+class Sound(StrEnum):
+    """What the clerk hears (art. 21: a refusal is heard differently from an admission)."""
+
+    ADMIT = "ADMIT"
+    REFUSE = "REFUSE"
+
+
+class SoundPlayer(Protocol):
+    """Plays a :class:`Sound` without blocking; ``close`` frees what it made."""
+
+    def play(self, sound: Sound) -> None: ...
+
+    def close(self) -> None: ...

@@ -1,4 +1,4 @@
-"""The desk's counters: admissions today and in the last hour, cards valid now.
+"""The desk's counters read from the visitor file (``admission.counters.DeskCounters``).
 
 Three cheap index reads (``visits_by_at``; the cards table is small: one row per card
 of the last six months, art. 20.4) for the counters panel of the desk window. Times are
@@ -8,11 +8,11 @@ compared as the file's fixed-width UTC text, so text order is time order.
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
-from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 from typing import Any, Protocol
 from zoneinfo import ZoneInfo
 
+from admission.counters import DeskCounters
 from admission.ports import madrid_date
 from db import codec
 
@@ -23,13 +23,6 @@ _MADRID = ZoneInfo("Europe/Madrid")
 
 class CounterStore(Protocol):
     def reading(self) -> AbstractContextManager[Any]: ...
-
-
-@dataclass(frozen=True, slots=True)
-class DeskCounters:
-    admitted_today: int  # visits recorded as ADMIT since Madrid midnight
-    admitted_last_hour: int
-    cards_valid_now: int  # not voided, today within validity (art. 22)
 
 
 def desk_counters(store: CounterStore, now: datetime) -> DeskCounters:

@@ -22,19 +22,15 @@ import tempfile
 import threading
 import wave
 from collections.abc import Callable, Sequence
-from enum import StrEnum
 from pathlib import Path
 
-__all__ = ["Sound", "SoundPlayer", "tone_wav"]
+from admission.devices import Sound
+
+__all__ = ["Sound", "TonePlayer", "tone_wav"]
 
 log = logging.getLogger(__name__)
 
 RATE = 22_050
-
-
-class Sound(StrEnum):
-    ADMIT = "ADMIT"
-    REFUSE = "REFUSE"
 
 
 # (frequency Hz, milliseconds) pairs; 0 Hz is silence
@@ -63,8 +59,10 @@ def tone_wav(tune: Sequence[tuple[int, int]], rate: int = RATE) -> bytes:
     return out.getvalue()
 
 
-class SoundPlayer:
-    """Plays :class:`Sound` s; ``enabled`` False keeps it quiet (tests, settings)."""
+class TonePlayer:
+    """Plays :class:`Sound` s (the ``admission.devices.SoundPlayer`` port); ``enabled``
+    False keeps it quiet (tests, settings). ``beep`` is the bell used when no player
+    program is found (the window passes ``QApplication.beep``)."""
 
     def __init__(
         self,

@@ -25,8 +25,9 @@ from admission.ports import Clock, madrid_date
 from admission.settings import Settings
 
 if TYPE_CHECKING:
+    from admission.counters import CounterReader
     from admission.desk import AdmissionDesk
-    from admission.devices import Camera, CardPrinter, DocumentReader
+    from admission.devices import Camera, CardPrinter, DocumentReader, SoundPlayer
     from admission.registry.policy import RegistryPolicy
     from admission.retention_sweep import RetentionSweep
     from db.accounts import SqlAccounts
@@ -68,6 +69,9 @@ class Devices:
     replay_reader: Callable[[Sequence[Path]], DocumentReader]  # recorded bursts
     card_printer: Callable[[], CardPrinter]
     demo_camera: Callable[[Sequence[str], int], Camera]  # a document held still (demo)
+    # the desk's tones (art. 21: a refusal is heard); given the window's system bell,
+    # played when no sound program is found (None: no bell)
+    sound: Callable[[Callable[[], None] | None], SoundPlayer]
 
 
 @dataclass(frozen=True)
@@ -103,6 +107,7 @@ class AppContext:
     reprints: SqlReprintQueue
     vouchers: SqlVoucherBook
     accounts: SqlAccounts  # who works the desk: sign-in, idle lock, director (art. 20.3)
+    counters: CounterReader  # the desk's counters at a time (run on the store worker)
     closers: list[Callable[[], None]] = field(default_factory=list)
 
     @property

@@ -255,13 +255,13 @@ def test_the_refusal_sound_is_not_the_admission_sound() -> None:
     import io
     import wave
 
-    from hardware.sound import _TUNES, Sound, SoundPlayer, tone_wav
+    from hardware.sound import _TUNES, Sound, TonePlayer, tone_wav
 
     admit, refuse = tone_wav(_TUNES[Sound.ADMIT]), tone_wav(_TUNES[Sound.REFUSE])
     assert admit != refuse
     with wave.open(io.BytesIO(refuse)) as wav:
         assert wav.getframerate() == 22_050 and wav.getnframes() > 0
     beeps: list[int] = []
-    quiet = SoundPlayer(beep=lambda: beeps.append(1), platform="linux", which=lambda _: None)
+    quiet = TonePlayer(beep=lambda: beeps.append(1), platform="linux", which=lambda _: None)
     quiet.play(Sound.REFUSE)  # no paplay/aplay: the system bell
     assert beeps == [1] and quiet.played == [Sound.REFUSE]
