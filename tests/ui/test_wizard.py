@@ -190,3 +190,41 @@ def test_a_failed_administrator_stays_on_the_page(qtbot: QtBot, tmp_path: Path) 
     wiz.next()
     qtbot.wait(20)
     assert wiz.currentPage() is admin and admin.errors.code == "FIELD_REQUIRED"
+
+
+def test_a_folder_whose_file_exists_goes_on_to_the_administrator(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    """``init`` never overwrites (art. 20.4): a file made before (``main.py init``) with
+    no account yet is used as it is."""
+    from admission.errors import StoreError, StoreErrorCode
+
+    calls = Calls()
+
+    def exists() -> str:
+        raise StoreError("there", code=StoreErrorCode.FILE_EXISTS)
+
+    wiz = FirstRunWizard(
+        Settings(),
+        tmp_path / "settings.json",
+        ImmediateRunner(),
+        create_file=exists,
+        create_admin=calls.create_admin,
+    )
+    qtbot.addWidget(wiz)
+    wiz.show()
+    wiz.key_page.create_button.click()
+    assert wiz.key_page.isComplete() and "ya existe" in wiz.key_page.done_label.text()
+    wiz.next()
+    assert wiz.currentPage() is wiz.admin_page
+
+    given = FirstRunWizard(
+        Settings(),
+        tmp_path / "settings.json",
+        ImmediateRunner(),
+        create_file=calls.create_file,
+        create_admin=calls.create_admin,
+        existing_file="file-0001",
+    )
+    qtbot.addWidget(given)
+    assert given.key_page.isComplete() and calls.files == 0

@@ -3,7 +3,9 @@ data and the card printer.
 
 1. The file's key: the visitor file (art. 20.3) is encrypted; its key is made once and
    kept in the operating system's keyring, never in a file beside it. Creating the file
-   is an explicit act (art. 20.4: the file never starts over on its own).
+   is an explicit act (art. 20.4: the file never starts over on its own). A folder whose
+   file was made before (``main.py init``) keeps it: ``init`` answers FILE_EXISTS and the
+   wizard goes on to the administrator (or the caller passes ``existing_file``).
 2. The administrator: the first account (user name, name, password twice).
 3. The casino's data: name, id, address, logo, opening hours (art. 27), card types and
    prices (art. 23.2-3).
@@ -32,7 +34,7 @@ from PySide6.QtWidgets import (
     QWizardPage,
 )
 
-from admission.errors import AdmissionError, ConfigError
+from admission.errors import AdmissionError, ConfigError, StoreErrorCode
 from admission.settings import Settings
 from ui.dialogs.common import DialogCode, ErrorLine, apply_settings, bounded, plain_label
 from ui.dialogs.printer import PrinterCheck, PrinterFields
@@ -52,12 +54,14 @@ def _advance(page: QWizardPage) -> None:
 
 
 class KeyPage(QWizardPage):
-    def __init__(self, runner: JobRunner, create_file: Callable[[], str]) -> None:
+    def __init__(
+        self, runner: JobRunner, create_file: Callable[[], str], existing_file: str = ""
+    ) -> None:
         super().__init__()
         self._runner = runner
         self._create_file = create_file
         self._busy = False
-        self.file_id = ""
+        self.file_id = existing_file
         self.setTitle(self.tr("1. El fichero de visitantes y su clave"))
         self.setAccessibleName(self.title())
         info = QLabel(
@@ -82,6 +86,8 @@ class KeyPage(QWizardPage):
         layout.addWidget(self.errors)
         layout.addStretch(1)
         self.setCommitPage(True)  # no way back: the file exists
+        if existing_file:
+            self._created(existing_file, already=True)
 
     def isComplete(self) -> bool:
         return bool(self.file_id)
@@ -101,18 +107,30 @@ class KeyPage(QWizardPage):
 
         def done(file_id: str) -> None:
             self._busy = False
-            self.file_id = file_id
-            self.done_label.setText(
-                self.tr("Fichero creado: %1").replace("%1", bounded(file_id, 80))
-            )
-            self.completeChanged.emit()
+            self._created(file_id)
 
         def failed(error: AdmissionError) -> None:
             self._busy = False
+            if error.code == StoreErrorCode.FILE_EXISTS:
+                # init never overwrites (art. 20.4): the folder's file is used as it is;
+                # opening it for the administrator checks it is this desk's file
+                self._created("", already=True)
+                return
             self.create_button.setEnabled(True)
             self.errors.show_error(error)
 
         self._runner.submit(self._create_file, done, failed)
+
+    def _created(self, file_id: str, *, already: bool = False) -> None:
+        self.file_id = file_id or "existing"
+        self.create_button.setEnabled(False)
+        if already:
+            self.done_label.setText(self.tr("El fichero de visitantes ya existe: se usa ese"))
+        else:
+            self.done_label.setText(
+                self.tr("Fichero creado: %1").replace("%1", bounded(file_id, 80))
+            )
+        self.completeChanged.emit()
 
 
 class AdminPage(QWizardPage):
@@ -273,6 +291,7 @@ class FirstRunWizard(QWizard):
         create_file: Callable[[], str],
         create_admin: Callable[[str, str, str], object],
         preflight: PrinterCheck | None = None,
+        existing_file: str = "",
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -291,7 +310,7 @@ class FirstRunWizard(QWizard):
             widget = self.button(button)
             if widget is not None:
                 widget.setAccessibleName(label.replace("&", ""))
-        self.key_page = KeyPage(runner, create_file)
+        self.key_page = KeyPage(runner, create_file, existing_file)
         self.admin_page = AdminPage(runner, create_admin)
         self.casino_page = CasinoPage(settings, settings_path)
         self.printer_page = PrinterPage(settings, settings_path, runner, preflight)
