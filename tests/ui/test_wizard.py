@@ -228,3 +228,37 @@ def test_a_folder_whose_file_exists_goes_on_to_the_administrator(
     )
     qtbot.addWidget(given)
     assert given.key_page.isComplete() and calls.files == 0
+
+
+def test_the_wizard_on_the_store_worker_thread(qtbot: QtBot, tmp_path: Path) -> None:
+    """The app runs the file's creation and the account's on its store thread."""
+    from ui.workers import StoreWorker
+
+    calls = Calls()
+    worker = StoreWorker()
+    try:
+        wiz = FirstRunWizard(
+            Settings(),
+            tmp_path / "settings.json",
+            worker,
+            create_file=calls.create_file,
+            create_admin=calls.create_admin,
+        )
+        qtbot.addWidget(wiz)
+        wiz.show()
+        wiz.next()  # Next on the first page creates the file, then goes on
+        qtbot.waitUntil(lambda: wiz.currentPage() is wiz.admin_page, timeout=WAIT)
+        assert wiz.key_page.isComplete()
+        for edit, value in (
+            (wiz.admin_page.username, "admin"),
+            (wiz.admin_page.display_name, "Admin"),
+            (wiz.admin_page.password, "secret words"),
+            (wiz.admin_page.repeat, "secret words"),
+        ):
+            edit.setText(value)
+        wiz.next()
+        wiz.next()  # a second press while the account is being made does nothing more
+        qtbot.waitUntil(lambda: wiz.currentPage() is wiz.casino_page, timeout=WAIT)
+        assert calls.files == 1 and len(calls.admins) == 1
+    finally:
+        worker.stop()

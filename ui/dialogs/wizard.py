@@ -61,6 +61,7 @@ class KeyPage(QWizardPage):
         self._runner = runner
         self._create_file = create_file
         self._busy = False
+        self._next_after = False
         self.file_id = existing_file
         self.setTitle(self.tr("1. El fichero de visitantes y su clave"))
         self.setAccessibleName(self.title())
@@ -95,6 +96,7 @@ class KeyPage(QWizardPage):
     def validatePage(self) -> bool:
         if self.file_id:
             return True
+        self._next_after = True  # Next pressed: go on once the file is made
         self.create_file()
         return False
 
@@ -131,6 +133,8 @@ class KeyPage(QWizardPage):
                 self.tr("Fichero creado: %1").replace("%1", bounded(file_id, 80))
             )
         self.completeChanged.emit()
+        if self._next_after:
+            _advance(self)
 
 
 class AdminPage(QWizardPage):
