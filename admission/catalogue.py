@@ -1218,6 +1218,27 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "La prueba de la ventana superó su tiempo máximo",
         "The window's smoke run took longer than its limit",
     ),
+    # -- signing in at the command line (ui.cli.sign_in.SignInCode) ----------------------
+    "USER_REQUIRED": (
+        "Indique quién trabaja: --user NOMBRE o ADMISSION_USER",
+        "Say who is working: --user NAME or ADMISSION_USER",
+    ),
+    "PASSWORD_REQUIRED": (
+        "Falta la contraseña: variable de entorno o terminal para teclearla",
+        "The password is missing: an environment variable or a terminal to type it",
+    ),
+    "NO_ACCOUNTS": (
+        "El fichero aún no tiene cuentas: créelas con 'account add'",
+        "The file has no accounts yet: create them with 'account add'",
+    ),
+    "DIRECTOR_NAME_REQUIRED": (
+        "Decisión del director de juegos: indique --director NOMBRE (art. 20.3)",
+        "A game director's decision: give --director NAME (art. 20.3)",
+    ),
+    "DIRECTOR_ACCOUNT_REQUIRED": (
+        "Decisión del director de juegos: cree primero las cuentas ('account add')",
+        "A game director's decision: create the accounts first ('account add')",
+    ),
 }
 
 
