@@ -1,0 +1,1981 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="en_GB" sourcelanguage="es_ES">
+<context>
+    <name>AdminPage</name>
+    <message>
+        <source>2. El administrador</source>
+        <translation>2. The administrator</translation>
+    </message>
+    <message>
+        <source>El administrador gestiona las cuentas, la configuración y los dispositivos. No decide admisiones: el director de juegos tendrá su propia cuenta.</source>
+        <translation>The administrator manages the accounts, the settings and the devices. They do not decide admissions: the game director will have their own account.</translation>
+    </message>
+    <message>
+        <source>Explicación de la cuenta de administrador</source>
+        <translation>Explanation of the administrator account</translation>
+    </message>
+    <message>
+        <source>Usuario del administrador</source>
+        <translation>Administrator&apos;s user name</translation>
+    </message>
+    <message>
+        <source>Nombre del administrador</source>
+        <translation>Administrator&apos;s name</translation>
+    </message>
+    <message>
+        <source>Contraseña</source>
+        <translation>Password</translation>
+    </message>
+    <message>
+        <source>Repita la contraseña</source>
+        <translation>Repeat the password</translation>
+    </message>
+    <message>
+        <source>&amp;Usuario:</source>
+        <translation>&amp;User name:</translation>
+    </message>
+    <message>
+        <source>&amp;Nombre:</source>
+        <translation>&amp;Name:</translation>
+    </message>
+    <message>
+        <source>&amp;Contraseña:</source>
+        <translation>&amp;Password:</translation>
+    </message>
+    <message>
+        <source>&amp;Repita la contraseña:</source>
+        <translation>&amp;Repeat the password:</translation>
+    </message>
+</context>
+<context>
+    <name>BansDialog</name>
+    <message>
+        <source>Prohibiciones de entrada del casino (art. 21.2-3)</source>
+        <translation>The casino&apos;s entry bans (art. 21.2-3)</translation>
+    </message>
+    <message>
+        <source>Identidad: DNI/NIE o TIPO:PAÍS:NÚMERO</source>
+        <translation>Identity: DNI/NIE or TYPE:COUNTRY:NUMBER</translation>
+    </message>
+    <message>
+        <source>DNI/NIE o TIPO:PAÍS:NÚMERO</source>
+        <translation>DNI/NIE or TYPE:COUNTRY:NUMBER</translation>
+    </message>
+    <message>
+        <source>&amp;Buscar</source>
+        <translation>&amp;Search</translation>
+    </message>
+    <message>
+        <source>Buscar las prohibiciones de esta persona</source>
+        <translation>Search this person&apos;s bans</translation>
+    </message>
+    <message>
+        <source>&amp;Todas en vigor</source>
+        <translation>&amp;All in force</translation>
+    </message>
+    <message>
+        <source>Ver todas las prohibiciones en vigor</source>
+        <translation>See every ban in force</translation>
+    </message>
+    <message>
+        <source>Lista de prohibiciones</source>
+        <translation>List of bans</translation>
+    </message>
+    <message>
+        <source>Nº</source>
+        <translation>No.</translation>
+    </message>
+    <message>
+        <source>Identidad</source>
+        <translation>Identity</translation>
+    </message>
+    <message>
+        <source>Motivo</source>
+        <translation>Reason</translation>
+    </message>
+    <message>
+        <source>Decidida por</source>
+        <translation>Decided by</translation>
+    </message>
+    <message>
+        <source>Desde</source>
+        <translation>From</translation>
+    </message>
+    <message>
+        <source>Hasta</source>
+        <translation>Until</translation>
+    </message>
+    <message>
+        <source>Nueva prohibición</source>
+        <translation>New ban</translation>
+    </message>
+    <message>
+        <source>Motivo de la prohibición</source>
+        <translation>Reason for the ban</translation>
+    </message>
+    <message>
+        <source>Con fecha de fin</source>
+        <translation>With an end date</translation>
+    </message>
+    <message>
+        <source>La prohibición tiene fecha de fin</source>
+        <translation>The ban has an end date</translation>
+    </message>
+    <message>
+        <source>Fecha de fin de la prohibición</source>
+        <translation>End date of the ban</translation>
+    </message>
+    <message>
+        <source>&amp;Prohibir la entrada…</source>
+        <translation>&amp;Ban entry…</translation>
+    </message>
+    <message>
+        <source>Añadir la prohibición (pide al director)</source>
+        <translation>Add the ban (asks the director)</translation>
+    </message>
+    <message>
+        <source>Motivo:</source>
+        <translation>Reason:</translation>
+    </message>
+    <message>
+        <source>Levantar la prohibición seleccionada</source>
+        <translation>Lift the selected ban</translation>
+    </message>
+    <message>
+        <source>Motivo para levantar la prohibición</source>
+        <translation>Reason for lifting the ban</translation>
+    </message>
+    <message>
+        <source>&amp;Levantar…</source>
+        <translation>&amp;Lift…</translation>
+    </message>
+    <message>
+        <source>Levantar la prohibición (pide al director)</source>
+        <translation>Lift the ban (asks the director)</translation>
+    </message>
+    <message>
+        <source>sin fin</source>
+        <translation>no end</translation>
+    </message>
+    <message>
+        <source>levantada el %1</source>
+        <translation>lifted on %1</translation>
+    </message>
+    <message>
+        <source>vencida el %1</source>
+        <translation>expired on %1</translation>
+    </message>
+    <message>
+        <source>Sin prohibiciones</source>
+        <translation>No bans</translation>
+    </message>
+    <message>
+        <source>Prohibir la entrada (art. 21.2-3)</source>
+        <translation>Ban entry (art. 21.2-3)</translation>
+    </message>
+    <message>
+        <source>Prohibición registrada</source>
+        <translation>Ban recorded</translation>
+    </message>
+    <message>
+        <source>Levantar una prohibición (art. 21.2-3)</source>
+        <translation>Lift a ban (art. 21.2-3)</translation>
+    </message>
+    <message>
+        <source>Prohibición levantada</source>
+        <translation>Ban lifted</translation>
+    </message>
+</context>
+<context>
+    <name>CameraPreview</name>
+    <message>
+        <source>Cámara</source>
+        <translation>Camera</translation>
+    </message>
+    <message>
+        <source>Indicación de la cámara</source>
+        <translation>Camera&apos;s hint</translation>
+    </message>
+    <message>
+        <source>Coloque el documento en el recuadro, la banda MRZ abajo</source>
+        <translation>Place the document in the frame, MRZ strip at the bottom</translation>
+    </message>
+    <message>
+        <source>Sin documento</source>
+        <translation>No document</translation>
+    </message>
+    <message>
+        <source>Demasiado lejos: acerque el documento</source>
+        <translation>Too far: bring the document closer</translation>
+    </message>
+    <message>
+        <source>Borroso: mantenga el documento quieto</source>
+        <translation>Blurred: hold the document still</translation>
+    </message>
+    <message>
+        <source>Reflejos: incline el documento</source>
+        <translation>Glare: tilt the document</translation>
+    </message>
+    <message>
+        <source>Leyendo…</source>
+        <translation>Reading…</translation>
+    </message>
+    <message>
+        <source>Leído</source>
+        <translation>Read</translation>
+    </message>
+</context>
+<context>
+    <name>CardActionsDialog</name>
+    <message>
+        <source>Anular o reimprimir una tarjeta (art. 22)</source>
+        <translation>Void or reprint a card (art. 22)</translation>
+    </message>
+    <message>
+        <source>Número de tarjeta</source>
+        <translation>Card number</translation>
+    </message>
+    <message>
+        <source>&amp;Consultar</source>
+        <translation>&amp;Look up</translation>
+    </message>
+    <message>
+        <source>Consultar la tarjeta</source>
+        <translation>Look up the card</translation>
+    </message>
+    <message>
+        <source>Datos de la tarjeta</source>
+        <translation>The card&apos;s details</translation>
+    </message>
+    <message>
+        <source>Motivo de la anulación o reimpresión</source>
+        <translation>Reason for voiding or reprinting</translation>
+    </message>
+    <message>
+        <source>&amp;Anular…</source>
+        <translation>&amp;Void…</translation>
+    </message>
+    <message>
+        <source>Anular la tarjeta (pide al director)</source>
+        <translation>Void the card (asks the director)</translation>
+    </message>
+    <message>
+        <source>&amp;Reimprimir…</source>
+        <translation>&amp;Reprint…</translation>
+    </message>
+    <message>
+        <source>Reimprimir la tarjeta (pide al director)</source>
+        <translation>Reprint the card (asks the director)</translation>
+    </message>
+    <message>
+        <source>&amp;Tarjeta nº:</source>
+        <translation>&amp;Card no.:</translation>
+    </message>
+    <message>
+        <source>&amp;Motivo:</source>
+        <translation>&amp;Reason:</translation>
+    </message>
+    <message>
+        <source>emitida, sin imprimir</source>
+        <translation>issued, not printed</translation>
+    </message>
+    <message>
+        <source>impresa</source>
+        <translation>printed</translation>
+    </message>
+    <message>
+        <source>anulada</source>
+        <translation>voided</translation>
+    </message>
+    <message>
+        <source>Tarjeta %1 · %2 · %3</source>
+        <translation>Card %1 · %2 · %3</translation>
+    </message>
+    <message>
+        <source>Válida del %1 al %2</source>
+        <translation>Valid from %1 to %2</translation>
+    </message>
+    <message>
+        <source>Impresa %1 veces</source>
+        <translation>Printed %1 times</translation>
+    </message>
+    <message>
+        <source>Excepcional, autorizada por %1</source>
+        <translation>Exceptional, authorised by %1</translation>
+    </message>
+    <message>
+        <source>Motivo de anulación: %1</source>
+        <translation>Reason for voiding: %1</translation>
+    </message>
+    <message>
+        <source>Anular la tarjeta %1</source>
+        <translation>Void card %1</translation>
+    </message>
+    <message>
+        <source>Tarjeta anulada</source>
+        <translation>Card voided</translation>
+    </message>
+    <message>
+        <source>Reimprimir la tarjeta %1</source>
+        <translation>Reprint card %1</translation>
+    </message>
+    <message>
+        <source>Tarjeta reimpresa</source>
+        <translation>Card reprinted</translation>
+    </message>
+</context>
+<context>
+    <name>CardCheckDialog</name>
+    <message>
+        <source>Comprobar tarjeta de entrada</source>
+        <translation>Check an entry card</translation>
+    </message>
+    <message>
+        <source>Código de la tarjeta</source>
+        <translation>Card code</translation>
+    </message>
+    <message>
+        <source>Comprobar</source>
+        <translation>Check</translation>
+    </message>
+    <message>
+        <source>Resultado</source>
+        <translation>Result</translation>
+    </message>
+    <message>
+        <source>Titular</source>
+        <translation>Holder</translation>
+    </message>
+    <message>
+        <source>Documento</source>
+        <translation>Document</translation>
+    </message>
+    <message>
+        <source>Tarjeta</source>
+        <translation>Card</translation>
+    </message>
+    <message>
+        <source>Validez</source>
+        <translation>Validity</translation>
+    </message>
+    <message>
+        <source>Comprobada</source>
+        <translation>Checked</translation>
+    </message>
+    <message>
+        <source>Cerrar</source>
+        <translation>Close</translation>
+    </message>
+    <message>
+        <source>Comprobando…</source>
+        <translation>Checking…</translation>
+    </message>
+</context>
+<context>
+    <name>CardTypesEditor</name>
+    <message>
+        <source>Tipos de tarjeta y precios</source>
+        <translation>Card types and prices</translation>
+    </message>
+    <message>
+        <source>Código</source>
+        <translation>Code</translation>
+    </message>
+    <message>
+        <source>Nombre</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <source>Nombre en inglés</source>
+        <translation>Name in English</translation>
+    </message>
+    <message>
+        <source>Clase</source>
+        <translation>Kind</translation>
+    </message>
+    <message>
+        <source>Precio (€)</source>
+        <translation>Price (€)</translation>
+    </message>
+    <message>
+        <source>Días</source>
+        <translation>Days</translation>
+    </message>
+    <message>
+        <source>Varias entradas</source>
+        <translation>Several entries</translation>
+    </message>
+    <message>
+        <source>&amp;Añadir tipo</source>
+        <translation>&amp;Add type</translation>
+    </message>
+    <message>
+        <source>Añadir un tipo de tarjeta</source>
+        <translation>Add a card type</translation>
+    </message>
+    <message>
+        <source>&amp;Quitar tipo</source>
+        <translation>&amp;Remove type</translation>
+    </message>
+    <message>
+        <source>Quitar el tipo de tarjeta seleccionado</source>
+        <translation>Remove the selected card type</translation>
+    </message>
+    <message>
+        <source>Tipo de tarjeta por defecto</source>
+        <translation>Default card type</translation>
+    </message>
+    <message>
+        <source>Por &amp;defecto:</source>
+        <translation>&amp;Default:</translation>
+    </message>
+    <message>
+        <source>Clase de tarjeta</source>
+        <translation>Card kind</translation>
+    </message>
+</context>
+<context>
+    <name>CasinoFields</name>
+    <message>
+        <source>Nombre del casino</source>
+        <translation>Casino&apos;s name</translation>
+    </message>
+    <message>
+        <source>Identificador del casino (1-8 letras o cifras)</source>
+        <translation>Casino identifier (1-8 letters or digits)</translation>
+    </message>
+    <message>
+        <source>Dirección del casino</source>
+        <translation>Casino&apos;s address</translation>
+    </message>
+    <message>
+        <source>Identificador de este puesto de admisión</source>
+        <translation>Identifier of this admission desk</translation>
+    </message>
+    <message>
+        <source>Archivo del logotipo</source>
+        <translation>Logo file</translation>
+    </message>
+    <message>
+        <source>E&amp;xaminar…</source>
+        <translation>B&amp;rowse…</translation>
+    </message>
+    <message>
+        <source>Elegir el archivo del logotipo</source>
+        <translation>Choose the logo file</translation>
+    </message>
+    <message>
+        <source>&amp;Nombre:</source>
+        <translation>&amp;Name:</translation>
+    </message>
+    <message>
+        <source>&amp;Identificador:</source>
+        <translation>&amp;Identifier:</translation>
+    </message>
+    <message>
+        <source>&amp;Dirección:</source>
+        <translation>&amp;Address:</translation>
+    </message>
+    <message>
+        <source>&amp;Puesto:</source>
+        <translation>&amp;Desk:</translation>
+    </message>
+    <message>
+        <source>&amp;Logotipo:</source>
+        <translation>&amp;Logo:</translation>
+    </message>
+    <message>
+        <source>Logotipo del casino</source>
+        <translation>Casino&apos;s logo</translation>
+    </message>
+    <message>
+        <source>Imágenes (*.png *.jpg *.jpeg)</source>
+        <translation>Images (*.png *.jpg *.jpeg)</translation>
+    </message>
+</context>
+<context>
+    <name>CasinoPage</name>
+    <message>
+        <source>3. Los datos del casino</source>
+        <translation>3. The casino&apos;s details</translation>
+    </message>
+    <message>
+        <source>Datos del casino</source>
+        <translation>Casino&apos;s details</translation>
+    </message>
+    <message>
+        <source>&amp;Casino</source>
+        <translation>&amp;Casino</translation>
+    </message>
+    <message>
+        <source>&amp;Horario</source>
+        <translation>&amp;Hours</translation>
+    </message>
+    <message>
+        <source>&amp;Tarjetas y precios</source>
+        <translation>&amp;Cards and prices</translation>
+    </message>
+</context>
+<context>
+    <name>CountersPanel</name>
+    <message>
+        <source>Contadores</source>
+        <translation>Counters</translation>
+    </message>
+    <message>
+        <source>Admisiones hoy</source>
+        <translation>Admissions today</translation>
+    </message>
+    <message>
+        <source>Última hora</source>
+        <translation>Last hour</translation>
+    </message>
+    <message>
+        <source>Tarjetas válidas ahora</source>
+        <translation>Cards valid now</translation>
+    </message>
+    <message>
+        <source>Admisiones hoy: </source>
+        <translation>Admissions today: </translation>
+    </message>
+    <message>
+        <source>Última hora: </source>
+        <translation>Last hour: </translation>
+    </message>
+    <message>
+        <source>Tarjetas válidas ahora: </source>
+        <translation>Cards valid now: </translation>
+    </message>
+</context>
+<context>
+    <name>DeskShell</name>
+    <message>
+        <source>DEMO — datos inventados, no usar con visitantes reales — recepción: {clerk} / {clerk_pw} — director: {director} / {director_pw}</source>
+        <translation>DEMO — invented data, not for real visitors — desk clerk: {clerk} / {clerk_pw} — director: {director} / {director_pw}</translation>
+    </message>
+    <message>
+        <source>Aviso de demostración</source>
+        <translation>Demo notice</translation>
+    </message>
+    <message>
+        <source>Recepción del casino</source>
+        <translation>Casino admission desk</translation>
+    </message>
+</context>
+<context>
+    <name>DeskStatusBar</name>
+    <message>
+        <source>Estado de los dispositivos</source>
+        <translation>Devices&apos; status</translation>
+    </message>
+    <message>
+        <source>DEMO · datos inventados</source>
+        <translation>DEMO · invented data</translation>
+    </message>
+    <message>
+        <source>Modo demostración</source>
+        <translation>Demo mode</translation>
+    </message>
+    <message>
+        <source>Último error</source>
+        <translation>Last error</translation>
+    </message>
+    <message>
+        <source>Cámara</source>
+        <translation>Camera</translation>
+    </message>
+    <message>
+        <source>Impresora</source>
+        <translation>Printer</translation>
+    </message>
+    <message>
+        <source>Registro RIAJ</source>
+        <translation>RIAJ register</translation>
+    </message>
+    <message>
+        <source>Fichero</source>
+        <translation>File</translation>
+    </message>
+    <message>
+        <source>Lector</source>
+        <translation>Reader</translation>
+    </message>
+    <message>
+        <source>lista</source>
+        <translation>ready</translation>
+    </message>
+    <message>
+        <source>no encontrada</source>
+        <translation>not found</translation>
+    </message>
+    <message>
+        <source>sin papel</source>
+        <translation>out of paper</translation>
+    </message>
+    <message>
+        <source>ocupada</source>
+        <translation>busy</translation>
+    </message>
+    <message>
+        <source>en pausa</source>
+        <translation>paused</translation>
+    </message>
+    <message>
+        <source>rechaza trabajos</source>
+        <translation>rejecting jobs</translation>
+    </message>
+    <message>
+        <source>desconectada</source>
+        <translation>disconnected</translation>
+    </message>
+    <message>
+        <source>error</source>
+        <translation>error</translation>
+    </message>
+    <message>
+        <source>respuesta no reconocida</source>
+        <translation>answer not recognised</translation>
+    </message>
+    <message>
+        <source>no configurada</source>
+        <translation>not configured</translation>
+    </message>
+    <message>
+        <source>Registro RIAJ: sin copia local</source>
+        <translation>RIAJ register: no local copy</translation>
+    </message>
+    <message>
+        <source>Registro RIAJ: copia de hace </source>
+        <translation>RIAJ register: copy from </translation>
+    </message>
+</context>
+<context>
+    <name>DeskWindow</name>
+    <message>
+        <source>Admisión — control de entrada</source>
+        <translation>Admission — entry control</translation>
+    </message>
+    <message>
+        <source>Admisión</source>
+        <translation>Admission</translation>
+    </message>
+    <message>
+        <source>Tipo de tarjeta</source>
+        <translation>Card type</translation>
+    </message>
+    <message>
+        <source>&amp;Admisión</source>
+        <translation>&amp;Admission</translation>
+    </message>
+    <message>
+        <source>&amp;Dirección</source>
+        <translation>&amp;Direction</translation>
+    </message>
+    <message>
+        <source>Ad&amp;ministración</source>
+        <translation>Ad&amp;ministration</translation>
+    </message>
+    <message>
+        <source>Entrada manual…</source>
+        <translation>Manual entry…</translation>
+    </message>
+    <message>
+        <source>Comprobar tarjeta…</source>
+        <translation>Check card…</translation>
+    </message>
+    <message>
+        <source>Reimprimir tarjetas no impresas</source>
+        <translation>Reprint cards not printed</translation>
+    </message>
+    <message>
+        <source>Registrar e imprimir</source>
+        <translation>Record and print</translation>
+    </message>
+    <message>
+        <source>Limpiar</source>
+        <translation>Clear</translation>
+    </message>
+    <message>
+        <source>Registrado en la ficha {0} · imprimiendo la tarjeta nº {1}…</source>
+        <translation>Recorded in file {0} · printing card no. {1}…</translation>
+    </message>
+    <message>
+        <source>Registrado en la ficha {0} · entra con la tarjeta nº {1}</source>
+        <translation>Recorded in file {0} · enters on card no. {1}</translation>
+    </message>
+    <message>
+        <source>Denegación registrada en la ficha {0}</source>
+        <translation>Refusal recorded in file {0}</translation>
+    </message>
+    <message>
+        <source>Tarjeta nº {0} impresa · Esc: siguiente</source>
+        <translation>Card no. {0} printed · Esc: next</translation>
+    </message>
+    <message>
+        <source>Tarjeta nº {0} NO impresa: {1} · Ctrl+P para reimprimir</source>
+        <translation>Card no. {0} NOT printed: {1} · Ctrl+P to reprint</translation>
+    </message>
+    <message>
+        <source>Tarjeta: {0} ({1})</source>
+        <translation>Card: {0} ({1})</translation>
+    </message>
+</context>
+<context>
+    <name>DevicesFields</name>
+    <message>
+        <source>Cámara: número o ruta del dispositivo</source>
+        <translation>Camera: device number or path</translation>
+    </message>
+    <message>
+        <source>Puerto serie del lector de documentos</source>
+        <translation>Document reader&apos;s serial port</translation>
+    </message>
+    <message>
+        <source>Lector de códigos de barras</source>
+        <translation>Barcode reader</translation>
+    </message>
+    <message>
+        <source>&amp;Cámara:</source>
+        <translation>&amp;Camera:</translation>
+    </message>
+    <message>
+        <source>&amp;Lector (puerto serie):</source>
+        <translation>&amp;Reader (serial port):</translation>
+    </message>
+    <message>
+        <source>Códigos de &amp;barras:</source>
+        <translation>&amp;Barcodes:</translation>
+    </message>
+</context>
+<context>
+    <name>Dialogs</name>
+    <message>
+        <source>Cerrar</source>
+        <translation>Close</translation>
+    </message>
+    <message>
+        <source>Cerrar el diálogo</source>
+        <translation>Close the dialog</translation>
+    </message>
+    <message>
+        <source>Mensaje</source>
+        <translation>Message</translation>
+    </message>
+    <message>
+        <source>Motivo (obligatorio)</source>
+        <translation>Reason (required)</translation>
+    </message>
+    <message>
+        <source>Preparada</source>
+        <translation>Ready</translation>
+    </message>
+    <message>
+        <source>No encontrada</source>
+        <translation>Not found</translation>
+    </message>
+    <message>
+        <source>Sin tarjetas o papel</source>
+        <translation>Out of cards or paper</translation>
+    </message>
+    <message>
+        <source>Ocupada (los trabajos esperan)</source>
+        <translation>Busy (jobs wait)</translation>
+    </message>
+    <message>
+        <source>Cola detenida</source>
+        <translation>Queue stopped</translation>
+    </message>
+    <message>
+        <source>La cola no acepta trabajos</source>
+        <translation>The queue does not accept jobs</translation>
+    </message>
+    <message>
+        <source>Desconectada</source>
+        <translation>Disconnected</translation>
+    </message>
+    <message>
+        <source>Error de la impresora</source>
+        <translation>Printer error</translation>
+    </message>
+    <message>
+        <source>Normal (precio unitario, art. 23.2)</source>
+        <translation>Normal (unit price, art. 23.2)</translation>
+    </message>
+    <message>
+        <source>Congresos y convenciones (art. 23.3)</source>
+        <translation>Congresses and conventions (art. 23.3)</translation>
+    </message>
+    <message>
+        <source>Viajes de grupo (art. 23.3)</source>
+        <translation>Group trips (art. 23.3)</translation>
+    </message>
+    <message>
+        <source>Varios días (art. 23.3)</source>
+        <translation>Several days (art. 23.3)</translation>
+    </message>
+    <message>
+        <source>Servicios complementarios (art. 23.3)</source>
+        <translation>Complementary services (art. 23.3)</translation>
+    </message>
+    <message>
+        <source>Invitación</source>
+        <translation>Invitation</translation>
+    </message>
+    <message>
+        <source>Lunes</source>
+        <translation>Monday</translation>
+    </message>
+    <message>
+        <source>Martes</source>
+        <translation>Tuesday</translation>
+    </message>
+    <message>
+        <source>Miércoles</source>
+        <translation>Wednesday</translation>
+    </message>
+    <message>
+        <source>Jueves</source>
+        <translation>Thursday</translation>
+    </message>
+    <message>
+        <source>Viernes</source>
+        <translation>Friday</translation>
+    </message>
+    <message>
+        <source>Sábado</source>
+        <translation>Saturday</translation>
+    </message>
+    <message>
+        <source>Domingo</source>
+        <translation>Sunday</translation>
+    </message>
+    <message>
+        <source>Víspera de festivo</source>
+        <translation>Eve of a holiday</translation>
+    </message>
+    <message>
+        <source>Festivo</source>
+        <translation>Holiday</translation>
+    </message>
+</context>
+<context>
+    <name>DirectorDialog</name>
+    <message>
+        <source>Autorización del director de juegos</source>
+        <translation>Game director&apos;s authorisation</translation>
+    </message>
+    <message>
+        <source>Decisión bajo la responsabilidad del director de juegos (art. 20.3 y 23.5). El director introduce sus propias credenciales.</source>
+        <translation>A decision under the game director&apos;s responsibility (arts. 20.3 and 23.5). The director enters their own credentials.</translation>
+    </message>
+    <message>
+        <source>Motivo de la autorización</source>
+        <translation>Reason for the authorisation</translation>
+    </message>
+    <message>
+        <source>Usuario del director</source>
+        <translation>Director&apos;s user name</translation>
+    </message>
+    <message>
+        <source>Contraseña del director</source>
+        <translation>Director&apos;s password</translation>
+    </message>
+    <message>
+        <source>Error de autorización</source>
+        <translation>Authorisation error</translation>
+    </message>
+    <message>
+        <source>&amp;Autorizar</source>
+        <translation>&amp;Authorise</translation>
+    </message>
+    <message>
+        <source>Autorizar</source>
+        <translation>Authorise</translation>
+    </message>
+    <message>
+        <source>Cancelar</source>
+        <translation>Cancel</translation>
+    </message>
+    <message>
+        <source>&amp;Director:</source>
+        <translation>&amp;Director:</translation>
+    </message>
+    <message>
+        <source>&amp;Contraseña:</source>
+        <translation>&amp;Password:</translation>
+    </message>
+    <message>
+        <source>Bloqueada hasta las %1.</source>
+        <translation>Locked until %1.</translation>
+    </message>
+</context>
+<context>
+    <name>ExceptionalCardDialog</name>
+    <message>
+        <source>Tarjeta excepcional (art. 23.5)</source>
+        <translation>Exceptional card (art. 23.5)</translation>
+    </message>
+    <message>
+        <source>El director de juegos expide esta tarjeta bajo su responsabilidad nominal (art. 23.5). Se comprueban igualmente el RIAJ, las prohibiciones y la edad.</source>
+        <translation>The game director issues this card under their personal responsibility (art. 23.5). The RIAJ, the bans and the age are checked all the same.</translation>
+    </message>
+    <message>
+        <source>Aviso de responsabilidad</source>
+        <translation>Responsibility notice</translation>
+    </message>
+    <message>
+        <source>Documento en pantalla</source>
+        <translation>Document on screen</translation>
+    </message>
+    <message>
+        <source>Tipo de tarjeta</source>
+        <translation>Card type</translation>
+    </message>
+    <message>
+        <source>&amp;Autorizar y expedir…</source>
+        <translation>&amp;Authorise and issue…</translation>
+    </message>
+    <message>
+        <source>El director se identifica y expide la tarjeta excepcional</source>
+        <translation>The director identifies themselves and issues the exceptional card</translation>
+    </message>
+    <message>
+        <source>Documento:</source>
+        <translation>Document:</translation>
+    </message>
+    <message>
+        <source>&amp;Tipo:</source>
+        <translation>&amp;Type:</translation>
+    </message>
+    <message>
+        <source>Tarjeta excepcional %1 expedida bajo la responsabilidad de %2</source>
+        <translation>Exceptional card %1 issued under the responsibility of %2</translation>
+    </message>
+</context>
+<context>
+    <name>FirstRunWizard</name>
+    <message>
+        <source>Primera puesta en marcha</source>
+        <translation>First start</translation>
+    </message>
+    <message>
+        <source>&lt; &amp;Atrás</source>
+        <translation>&lt; &amp;Back</translation>
+    </message>
+    <message>
+        <source>&amp;Siguiente &gt;</source>
+        <translation>&amp;Next &gt;</translation>
+    </message>
+    <message>
+        <source>&amp;Terminar</source>
+        <translation>&amp;Finish</translation>
+    </message>
+    <message>
+        <source>Cancelar</source>
+        <translation>Cancel</translation>
+    </message>
+</context>
+<context>
+    <name>GuideView</name>
+    <message>
+        <source>Imagen de la cámara</source>
+        <translation>Camera image</translation>
+    </message>
+</context>
+<context>
+    <name>HoursFields</name>
+    <message>
+        <source>Horario de las salas de juego (art. 27): HH:MM-HH:MM, «cerrado», o vacío. Vacío en un día de la semana = cerrado; en víspera o festivo = como el día de la semana. Sin ningún horario, la admisión no tiene límite de horas.</source>
+        <translation>Opening hours of the gaming rooms (art. 27): HH:MM-HH:MM, «cerrado» (closed), or empty. Empty on a weekday = closed; on a holiday or its eve = as that weekday. With no hours at all, admission has no time limit.</translation>
+    </message>
+    <message>
+        <source>Ayuda del horario</source>
+        <translation>Opening hours help</translation>
+    </message>
+    <message>
+        <source>Festivos (AAAA-MM-DD, separados por comas)</source>
+        <translation>Holidays (YYYY-MM-DD, separated by commas)</translation>
+    </message>
+    <message>
+        <source>&amp;Festivos:</source>
+        <translation>&amp;Holidays:</translation>
+    </message>
+    <message>
+        <source>No admitir entradas en la última hora antes del cierre (art. 21.4)</source>
+        <translation>No admissions in the last hour before closing (art. 21.4)</translation>
+    </message>
+</context>
+<context>
+    <name>IdentityPanel</name>
+    <message>
+        <source>Identidad</source>
+        <translation>Identity</translation>
+    </message>
+    <message>
+        <source>Identidad del visitante</source>
+        <translation>Visitor&apos;s identity</translation>
+    </message>
+    <message>
+        <source>Nombre</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <source>Documento</source>
+        <translation>Document</translation>
+    </message>
+    <message>
+        <source>Edad</source>
+        <translation>Age</translation>
+    </message>
+    <message>
+        <source>Ficha</source>
+        <translation>File</translation>
+    </message>
+    <message>
+        <source>Visitas</source>
+        <translation>Visits</translation>
+    </message>
+    <message>
+        <source>Última visita</source>
+        <translation>Last visit</translation>
+    </message>
+    <message>
+        <source>Observaciones</source>
+        <translation>Remarks</translation>
+    </message>
+    <message>
+        <source>Avisos</source>
+        <translation>Warnings</translation>
+    </message>
+    <message>
+        <source>Ficha nº</source>
+        <translation>File no.</translation>
+    </message>
+    <message>
+        <source>Documento de identidad</source>
+        <translation>Identity document</translation>
+    </message>
+    <message>
+        <source>Pasaporte</source>
+        <translation>Passport</translation>
+    </message>
+    <message>
+        <source>Permiso de conducir</source>
+        <translation>Driving licence</translation>
+    </message>
+    <message>
+        <source>Tarjeta de residencia</source>
+        <translation>Residence card</translation>
+    </message>
+    <message>
+        <source>Visado</source>
+        <translation>Visa</translation>
+    </message>
+    <message>
+        <source>Certificado de tripulante</source>
+        <translation>Crew member certificate</translation>
+    </message>
+    <message>
+        <source>Otro documento</source>
+        <translation>Other document</translation>
+    </message>
+    <message>
+        <source>caduca</source>
+        <translation>expires</translation>
+    </message>
+    <message>
+        <source>—</source>
+        <translation>—</translation>
+    </message>
+    <message>
+        <source>nueva (primera visita)</source>
+        <translation>new (first visit)</translation>
+    </message>
+</context>
+<context>
+    <name>KeyPage</name>
+    <message>
+        <source>1. El fichero de visitantes y su clave</source>
+        <translation>1. The visitor file and its key</translation>
+    </message>
+    <message>
+        <source>El fichero de visitantes (art. 20.3) se guarda cifrado. Al crearlo se genera una clave que se guarda en el llavero del sistema operativo, nunca en un archivo junto al fichero. Sin esa clave el fichero no se puede abrir: haga una copia de seguridad del llavero. El fichero se crea una sola vez.</source>
+        <translation>The visitor file (art. 20.3) is kept encrypted. Creating it makes a key that is kept in the operating system&apos;s keyring, never in a file beside it. Without that key the file cannot be opened: back up the keyring. The file is created once only.</translation>
+    </message>
+    <message>
+        <source>Explicación de la clave del fichero</source>
+        <translation>Explanation of the file&apos;s key</translation>
+    </message>
+    <message>
+        <source>&amp;Crear el fichero y su clave</source>
+        <translation>&amp;Create the file and its key</translation>
+    </message>
+    <message>
+        <source>Crear el fichero de visitantes</source>
+        <translation>Create the visitor file</translation>
+    </message>
+    <message>
+        <source>Fichero creado</source>
+        <translation>File created</translation>
+    </message>
+    <message>
+        <source>El fichero de visitantes ya existe: se usa ese</source>
+        <translation>The visitor file already exists: that one is used</translation>
+    </message>
+    <message>
+        <source>Fichero creado: %1</source>
+        <translation>File created: %1</translation>
+    </message>
+</context>
+<context>
+    <name>ManualEntryDialog</name>
+    <message>
+        <source>Entrada manual del documento</source>
+        <translation>Manual entry of the document</translation>
+    </message>
+    <message>
+        <source>Tipo de documento</source>
+        <translation>Document type</translation>
+    </message>
+    <message>
+        <source>DNI / documento de identidad</source>
+        <translation>DNI / identity card</translation>
+    </message>
+    <message>
+        <source>Pasaporte</source>
+        <translation>Passport</translation>
+    </message>
+    <message>
+        <source>Permiso de conducir</source>
+        <translation>Driving licence</translation>
+    </message>
+    <message>
+        <source>Tarjeta de residencia (NIE)</source>
+        <translation>Residence card (NIE)</translation>
+    </message>
+    <message>
+        <source>País emisor (ESP, FRA…)</source>
+        <translation>Issuing country (ESP, FRA…)</translation>
+    </message>
+    <message>
+        <source>Número del documento</source>
+        <translation>Document number</translation>
+    </message>
+    <message>
+        <source>Apellidos</source>
+        <translation>Surnames</translation>
+    </message>
+    <message>
+        <source>Nombre</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <source>Fecha de nacimiento (DD/MM/AAAA)</source>
+        <translation>Date of birth (DD/MM/YYYY)</translation>
+    </message>
+    <message>
+        <source>Fecha de caducidad (DD/MM/AAAA)</source>
+        <translation>Expiry date (DD/MM/YYYY)</translation>
+    </message>
+    <message>
+        <source>Nacionalidad (ESP, FRA…)</source>
+        <translation>Nationality (ESP, FRA…)</translation>
+    </message>
+    <message>
+        <source>Sexo</source>
+        <translation>Sex</translation>
+    </message>
+    <message>
+        <source>X / sin indicar</source>
+        <translation>X / not stated</translation>
+    </message>
+    <message>
+        <source>Problema del documento</source>
+        <translation>Problem with the document</translation>
+    </message>
+    <message>
+        <source>Aceptar o cancelar</source>
+        <translation>Accept or cancel</translation>
+    </message>
+    <message>
+        <source>Tipo</source>
+        <translation>Type</translation>
+    </message>
+    <message>
+        <source>País emisor</source>
+        <translation>Issuing country</translation>
+    </message>
+    <message>
+        <source>Número</source>
+        <translation>Number</translation>
+    </message>
+    <message>
+        <source>Nacimiento</source>
+        <translation>Birth</translation>
+    </message>
+    <message>
+        <source>Caducidad</source>
+        <translation>Expiry</translation>
+    </message>
+    <message>
+        <source>Nacionalidad</source>
+        <translation>Nationality</translation>
+    </message>
+    <message>
+        <source>Escriba al menos el número y los apellidos</source>
+        <translation>Type at least the number and the surnames</translation>
+    </message>
+    <message>
+        <source>Fecha de nacimiento: DD/MM/AAAA</source>
+        <translation>Date of birth: DD/MM/YYYY</translation>
+    </message>
+    <message>
+        <source>Fecha de caducidad: DD/MM/AAAA</source>
+        <translation>Expiry date: DD/MM/YYYY</translation>
+    </message>
+    <message>
+        <source>letra esperada: </source>
+        <translation>expected letter: </translation>
+    </message>
+</context>
+<context>
+    <name>OfficialDialog</name>
+    <message>
+        <source>Funcionario en servicio (art. 24)</source>
+        <translation>Official on duty (art. 24)</translation>
+    </message>
+    <message>
+        <source>Se registran su identidad y su condición: no se le expide tarjeta, no paga y no puede jugar (art. 24).</source>
+        <translation>Their identity and capacity are recorded: no card is issued, they do not pay and may not play (art. 24).</translation>
+    </message>
+    <message>
+        <source>Aviso sobre funcionarios en servicio</source>
+        <translation>Notice on officials on duty</translation>
+    </message>
+    <message>
+        <source>Documento en pantalla</source>
+        <translation>Document on screen</translation>
+    </message>
+    <message>
+        <source>Condición del funcionario</source>
+        <translation>Official&apos;s capacity</translation>
+    </message>
+    <message>
+        <source>Inspector del juego de la Comunidad de Madrid</source>
+        <translation>Gaming inspector of the Comunidad de Madrid</translation>
+    </message>
+    <message>
+        <source>Agente de la Policía Nacional</source>
+        <translation>National Police officer</translation>
+    </message>
+    <message>
+        <source>Agente de la Guardia Civil</source>
+        <translation>Guardia Civil officer</translation>
+    </message>
+    <message>
+        <source>Agente de la Policía Municipal</source>
+        <translation>Municipal Police officer</translation>
+    </message>
+    <message>
+        <source>Cargo o condición (obligatorio)</source>
+        <translation>Post or capacity (required)</translation>
+    </message>
+    <message>
+        <source>&amp;Registrar sin tarjeta</source>
+        <translation>&amp;Record without a card</translation>
+    </message>
+    <message>
+        <source>Registrar al funcionario, sin tarjeta</source>
+        <translation>Record the official, without a card</translation>
+    </message>
+    <message>
+        <source>Documento:</source>
+        <translation>Document:</translation>
+    </message>
+    <message>
+        <source>&amp;Condición:</source>
+        <translation>&amp;Capacity:</translation>
+    </message>
+    <message>
+        <source>Registrado en servicio: sin tarjeta, sin cobro</source>
+        <translation>Recorded on duty: no card, no charge</translation>
+    </message>
+</context>
+<context>
+    <name>PrinterDialog</name>
+    <message>
+        <source>Impresoras</source>
+        <translation>Printers</translation>
+    </message>
+    <message>
+        <source>Guardar o cancelar</source>
+        <translation>Save or cancel</translation>
+    </message>
+    <message>
+        <source>&amp;Guardar</source>
+        <translation>&amp;Save</translation>
+    </message>
+    <message>
+        <source>Guardar la impresora elegida</source>
+        <translation>Save the chosen printer</translation>
+    </message>
+    <message>
+        <source>Cancelar</source>
+        <translation>Cancel</translation>
+    </message>
+    <message>
+        <source>Cancelar sin guardar</source>
+        <translation>Cancel without saving</translation>
+    </message>
+</context>
+<context>
+    <name>PrinterFields</name>
+    <message>
+        <source>Tipo de impresión</source>
+        <translation>Printing type</translation>
+    </message>
+    <message>
+        <source>Cola de impresión CUPS</source>
+        <translation>CUPS print queue</translation>
+    </message>
+    <message>
+        <source>Impresora del sistema (Qt)</source>
+        <translation>System printer (Qt)</translation>
+    </message>
+    <message>
+        <source>Carpeta de PDF (sin impresora)</source>
+        <translation>PDF folder (no printer)</translation>
+    </message>
+    <message>
+        <source>Cola de la impresora de tarjetas</source>
+        <translation>Card printer queue</translation>
+    </message>
+    <message>
+        <source>Cola de la impresora de volantes</source>
+        <translation>Voucher printer queue</translation>
+    </message>
+    <message>
+        <source>Cola de la impresora del folleto</source>
+        <translation>Leaflet printer queue</translation>
+    </message>
+    <message>
+        <source>Carpeta de los PDF</source>
+        <translation>Folder of the PDFs</translation>
+    </message>
+    <message>
+        <source>Vacío = carpeta de datos/cards</source>
+        <translation>Empty = data folder/cards</translation>
+    </message>
+    <message>
+        <source>E&amp;xaminar…</source>
+        <translation>B&amp;rowse…</translation>
+    </message>
+    <message>
+        <source>Elegir la carpeta de los PDF</source>
+        <translation>Choose the folder of the PDFs</translation>
+    </message>
+    <message>
+        <source>&amp;Comprobar la impresora</source>
+        <translation>&amp;Check the printer</translation>
+    </message>
+    <message>
+        <source>Comprobar el estado de la impresora</source>
+        <translation>Check the printer&apos;s status</translation>
+    </message>
+    <message>
+        <source>Estado de la impresora</source>
+        <translation>Printer&apos;s status</translation>
+    </message>
+    <message>
+        <source>&amp;Impresión:</source>
+        <translation>&amp;Printing:</translation>
+    </message>
+    <message>
+        <source>Impresora de &amp;tarjetas:</source>
+        <translation>&amp;Card printer:</translation>
+    </message>
+    <message>
+        <source>Impresora de &amp;volantes:</source>
+        <translation>&amp;Voucher printer:</translation>
+    </message>
+    <message>
+        <source>Impresora del &amp;folleto:</source>
+        <translation>&amp;Leaflet printer:</translation>
+    </message>
+    <message>
+        <source>Carpeta de &amp;PDF:</source>
+        <translation>&amp;PDF folder:</translation>
+    </message>
+    <message>
+        <source>Comprobando…</source>
+        <translation>Checking…</translation>
+    </message>
+</context>
+<context>
+    <name>PrinterPage</name>
+    <message>
+        <source>4. La impresora de tarjetas</source>
+        <translation>4. The card printer</translation>
+    </message>
+</context>
+<context>
+    <name>RegistryFields</name>
+    <message>
+        <source>Dirección del servicio del RIAJ</source>
+        <translation>Address of the RIAJ service</translation>
+    </message>
+    <message>
+        <source>Vacío = solo la copia local</source>
+        <translation>Empty = the local copy only</translation>
+    </message>
+    <message>
+        <source>Tiempo de espera de la consulta</source>
+        <translation>Check&apos;s timeout</translation>
+    </message>
+    <message>
+        <source>Intentos por consulta</source>
+        <translation>Attempts per check</translation>
+    </message>
+    <message>
+        <source>Antigüedad máxima de la copia local</source>
+        <translation>Maximum age of the local copy</translation>
+    </message>
+    <message>
+        <source>Periodo de actualización de la copia</source>
+        <translation>Copy&apos;s refresh period</translation>
+    </message>
+    <message>
+        <source>Si el RIAJ no se puede consultar</source>
+        <translation>If the RIAJ cannot be checked</translation>
+    </message>
+    <message>
+        <source>No puede entrar (recomendado)</source>
+        <translation>May not enter (recommended)</translation>
+    </message>
+    <message>
+        <source>Decide el director de juegos</source>
+        <translation>The game director decides</translation>
+    </message>
+    <message>
+        <source>&amp;Servicio en línea:</source>
+        <translation>&amp;Online service:</translation>
+    </message>
+    <message>
+        <source>&amp;Espera:</source>
+        <translation>&amp;Timeout:</translation>
+    </message>
+    <message>
+        <source>&amp;Intentos:</source>
+        <translation>&amp;Attempts:</translation>
+    </message>
+    <message>
+        <source>&amp;Antigüedad máxima de la copia:</source>
+        <translation>&amp;Maximum age of the copy:</translation>
+    </message>
+    <message>
+        <source>&amp;Actualizar la copia cada:</source>
+        <translation>&amp;Refresh the copy every:</translation>
+    </message>
+    <message>
+        <source>Si el RIAJ &amp;no responde:</source>
+        <translation>If the RIAJ does &amp;not answer:</translation>
+    </message>
+</context>
+<context>
+    <name>ReprintQueueDialog</name>
+    <message>
+        <source>Tarjetas emitidas sin imprimir</source>
+        <translation>Cards issued and not printed</translation>
+    </message>
+    <message>
+        <source>Tarjetas pendientes de imprimir</source>
+        <translation>Cards waiting to be printed</translation>
+    </message>
+    <message>
+        <source>Tarjeta</source>
+        <translation>Card</translation>
+    </message>
+    <message>
+        <source>Ficha</source>
+        <translation>File</translation>
+    </message>
+    <message>
+        <source>Tipo</source>
+        <translation>Type</translation>
+    </message>
+    <message>
+        <source>Emitida</source>
+        <translation>Issued</translation>
+    </message>
+    <message>
+        <source>&amp;Imprimir la seleccionada</source>
+        <translation>&amp;Print the selected one</translation>
+    </message>
+    <message>
+        <source>Imprimir la tarjeta seleccionada</source>
+        <translation>Print the selected card</translation>
+    </message>
+    <message>
+        <source>&amp;Actualizar</source>
+        <translation>&amp;Refresh</translation>
+    </message>
+    <message>
+        <source>Actualizar la lista</source>
+        <translation>Refresh the list</translation>
+    </message>
+    <message>
+        <source>Tarjeta %1 impresa</source>
+        <translation>Card %1 printed</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsDialog</name>
+    <message>
+        <source>Configuración</source>
+        <translation>Settings</translation>
+    </message>
+    <message>
+        <source>Apartados de la configuración</source>
+        <translation>Settings sections</translation>
+    </message>
+    <message>
+        <source>&amp;Casino</source>
+        <translation>&amp;Casino</translation>
+    </message>
+    <message>
+        <source>&amp;Tarjetas y precios</source>
+        <translation>&amp;Cards and prices</translation>
+    </message>
+    <message>
+        <source>&amp;Horario</source>
+        <translation>&amp;Hours</translation>
+    </message>
+    <message>
+        <source>&amp;Dispositivos</source>
+        <translation>&amp;Devices</translation>
+    </message>
+    <message>
+        <source>&amp;Registro (RIAJ)</source>
+        <translation>&amp;Register (RIAJ)</translation>
+    </message>
+    <message>
+        <source>&amp;Impresoras</source>
+        <translation>&amp;Printers</translation>
+    </message>
+    <message>
+        <source>Guardar o cancelar</source>
+        <translation>Save or cancel</translation>
+    </message>
+    <message>
+        <source>&amp;Guardar</source>
+        <translation>&amp;Save</translation>
+    </message>
+    <message>
+        <source>Guardar la configuración</source>
+        <translation>Save the settings</translation>
+    </message>
+    <message>
+        <source>Cancelar</source>
+        <translation>Cancel</translation>
+    </message>
+    <message>
+        <source>Cancelar sin guardar</source>
+        <translation>Cancel without saving</translation>
+    </message>
+</context>
+<context>
+    <name>SignInDialog</name>
+    <message>
+        <source>Iniciar sesión</source>
+        <translation>Sign in</translation>
+    </message>
+    <message>
+        <source>Identifíquese para trabajar en el puesto de admisión.</source>
+        <translation>Sign in to work at the admission desk.</translation>
+    </message>
+    <message>
+        <source>Usuario</source>
+        <translation>User name</translation>
+    </message>
+    <message>
+        <source>Contraseña</source>
+        <translation>Password</translation>
+    </message>
+    <message>
+        <source>Error de inicio de sesión</source>
+        <translation>Sign-in error</translation>
+    </message>
+    <message>
+        <source>&amp;Entrar</source>
+        <translation>&amp;Sign in</translation>
+    </message>
+    <message>
+        <source>Entrar</source>
+        <translation>Sign in</translation>
+    </message>
+    <message>
+        <source>Cancelar</source>
+        <translation>Cancel</translation>
+    </message>
+    <message>
+        <source>&amp;Usuario:</source>
+        <translation>&amp;User name:</translation>
+    </message>
+    <message>
+        <source>&amp;Contraseña:</source>
+        <translation>&amp;Password:</translation>
+    </message>
+    <message>
+        <source>Bloqueada hasta las %1.</source>
+        <translation>Locked until %1.</translation>
+    </message>
+</context>
+<context>
+    <name>StaffDialog</name>
+    <message>
+        <source>Personal del casino (art. 18)</source>
+        <translation>Casino staff (art. 18)</translation>
+    </message>
+    <message>
+        <source>Lista del personal</source>
+        <translation>Staff list</translation>
+    </message>
+    <message>
+        <source>Nombre</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <source>Identidad</source>
+        <translation>Identity</translation>
+    </message>
+    <message>
+        <source>Función</source>
+        <translation>Role</translation>
+    </message>
+    <message>
+        <source>Estado</source>
+        <translation>Status</translation>
+    </message>
+    <message>
+        <source>Añadir al personal</source>
+        <translation>Add to the staff</translation>
+    </message>
+    <message>
+        <source>Identidad: DNI/NIE o TIPO:PAÍS:NÚMERO</source>
+        <translation>Identity: DNI/NIE or TYPE:COUNTRY:NUMBER</translation>
+    </message>
+    <message>
+        <source>DNI/NIE o TIPO:PAÍS:NÚMERO</source>
+        <translation>DNI/NIE or TYPE:COUNTRY:NUMBER</translation>
+    </message>
+    <message>
+        <source>Nombre y apellidos</source>
+        <translation>Full name</translation>
+    </message>
+    <message>
+        <source>Personal</source>
+        <translation>Staff</translation>
+    </message>
+    <message>
+        <source>Director de juegos</source>
+        <translation>Game director</translation>
+    </message>
+    <message>
+        <source>&amp;Añadir…</source>
+        <translation>&amp;Add…</translation>
+    </message>
+    <message>
+        <source>Añadir al personal (pide al director)</source>
+        <translation>Add to the staff (asks the director)</translation>
+    </message>
+    <message>
+        <source>&amp;Identidad:</source>
+        <translation>&amp;Identity:</translation>
+    </message>
+    <message>
+        <source>&amp;Nombre:</source>
+        <translation>&amp;Name:</translation>
+    </message>
+    <message>
+        <source>&amp;Función:</source>
+        <translation>&amp;Role:</translation>
+    </message>
+    <message>
+        <source>&amp;Dar de baja la fila seleccionada…</source>
+        <translation>&amp;Remove the selected row…</translation>
+    </message>
+    <message>
+        <source>Dar de baja a la persona seleccionada (pide al director)</source>
+        <translation>Remove the selected person (asks the director)</translation>
+    </message>
+    <message>
+        <source>Activo</source>
+        <translation>Active</translation>
+    </message>
+    <message>
+        <source>De baja</source>
+        <translation>Removed</translation>
+    </message>
+    <message>
+        <source>Añadir al personal (art. 18)</source>
+        <translation>Add to the staff (art. 18)</translation>
+    </message>
+    <message>
+        <source>Añadido al personal</source>
+        <translation>Added to the staff</translation>
+    </message>
+    <message>
+        <source>Dar de baja del personal (art. 18)</source>
+        <translation>Remove from the staff (art. 18)</translation>
+    </message>
+    <message>
+        <source>Dado de baja</source>
+        <translation>Removed</translation>
+    </message>
+</context>
+<context>
+    <name>UnlockDialog</name>
+    <message>
+        <source>Puesto bloqueado</source>
+        <translation>Desk locked</translation>
+    </message>
+    <message>
+        <source>El puesto se ha bloqueado. Solo su operador puede abrirlo:</source>
+        <translation>The desk is locked. Only its operator can open it:</translation>
+    </message>
+    <message>
+        <source>Operador del puesto</source>
+        <translation>Desk&apos;s operator</translation>
+    </message>
+    <message>
+        <source>Contraseña</source>
+        <translation>Password</translation>
+    </message>
+    <message>
+        <source>Error al desbloquear</source>
+        <translation>Unlock error</translation>
+    </message>
+    <message>
+        <source>&amp;Desbloquear</source>
+        <translation>&amp;Unlock</translation>
+    </message>
+    <message>
+        <source>Desbloquear</source>
+        <translation>Unlock</translation>
+    </message>
+    <message>
+        <source>Cambiar de &amp;operador</source>
+        <translation>Change &amp;operator</translation>
+    </message>
+    <message>
+        <source>Cambiar de operador</source>
+        <translation>Change operator</translation>
+    </message>
+    <message>
+        <source>&amp;Contraseña:</source>
+        <translation>&amp;Password:</translation>
+    </message>
+    <message>
+        <source>Bloqueada hasta las %1.</source>
+        <translation>Locked until %1.</translation>
+    </message>
+</context>
+<context>
+    <name>VerdictBanner</name>
+    <message>
+        <source>Veredicto</source>
+        <translation>Verdict</translation>
+    </message>
+    <message>
+        <source>Motivos</source>
+        <translation>Reasons</translation>
+    </message>
+    <message>
+        <source>Registro y tarjeta</source>
+        <translation>Record and card</translation>
+    </message>
+    <message>
+        <source>Lea un documento</source>
+        <translation>Read a document</translation>
+    </message>
+    <message>
+        <source>Cámara, lector o Ctrl+M para entrada manual</source>
+        <translation>Camera, reader or Ctrl+M for manual entry</translation>
+    </message>
+    <message>
+        <source>Comprobando…</source>
+        <translation>Checking…</translation>
+    </message>
+    <message>
+        <source>ADMITIR</source>
+        <translation>ADMIT</translation>
+    </message>
+    <message>
+        <source>DENEGAR</source>
+        <translation>DENY</translation>
+    </message>
+    <message>
+        <source>SUPERVISOR</source>
+        <translation>SUPERVISOR</translation>
+    </message>
+    <message>
+        <source>Intro: registrar e imprimir la tarjeta · F1-F8: tipo de tarjeta</source>
+        <translation>Enter: record and print the card · F1-F8: card type</translation>
+    </message>
+    <message>
+        <source>Intro: registrar la denegación · Esc: limpiar</source>
+        <translation>Enter: record the refusal · Esc: clear</translation>
+    </message>
+    <message>
+        <source>Intro: pedir la autorización del director de juegos</source>
+        <translation>Enter: ask for the game director&apos;s authorisation</translation>
+    </message>
+    <message>
+        <source>⟲  LEA DE NUEVO</source>
+        <translation>⟲  READ AGAIN</translation>
+    </message>
+</context>
+<context>
+    <name>VoucherIssueDialog</name>
+    <message>
+        <source>Volante provisional (art. 23.4)</source>
+        <translation>Provisional voucher (art. 23.4)</translation>
+    </message>
+    <message>
+        <source>Se entrega el volante contra depósito del documento y del precio; la tarjeta se formaliza después con el mismo documento.</source>
+        <translation>The voucher is handed over against a deposit of the document and the price; the card is completed later with the same document.</translation>
+    </message>
+    <message>
+        <source>Aviso del volante provisional</source>
+        <translation>Provisional voucher notice</translation>
+    </message>
+    <message>
+        <source>Documento depositado</source>
+        <translation>Document deposited</translation>
+    </message>
+    <message>
+        <source>Tipo de tarjeta y precio</source>
+        <translation>Card type and price</translation>
+    </message>
+    <message>
+        <source>&amp;Emitir volante (Intro)</source>
+        <translation>&amp;Issue voucher (Enter)</translation>
+    </message>
+    <message>
+        <source>Emitir el volante provisional</source>
+        <translation>Issue the provisional voucher</translation>
+    </message>
+    <message>
+        <source>Cancelar (Esc)</source>
+        <translation>Cancel (Esc)</translation>
+    </message>
+    <message>
+        <source>Cancelar sin emitir</source>
+        <translation>Cancel without issuing</translation>
+    </message>
+    <message>
+        <source>Documento:</source>
+        <translation>Document:</translation>
+    </message>
+    <message>
+        <source>Tarjeta:</source>
+        <translation>Card:</translation>
+    </message>
+</context>
+<context>
+    <name>VouchersDialog</name>
+    <message>
+        <source>Volantes provisionales pendientes (art. 23.4)</source>
+        <translation>Provisional vouchers pending (art. 23.4)</translation>
+    </message>
+    <message>
+        <source>Solo los abiertos al &amp;cierre de la sesión</source>
+        <translation>Only those open at the session&apos;s &amp;close</translation>
+    </message>
+    <message>
+        <source>Lista de cierre</source>
+        <translation>Closing list</translation>
+    </message>
+    <message>
+        <source>Hora de cierre</source>
+        <translation>Closing time</translation>
+    </message>
+    <message>
+        <source>Volantes abiertos</source>
+        <translation>Open vouchers</translation>
+    </message>
+    <message>
+        <source>Volante</source>
+        <translation>Voucher</translation>
+    </message>
+    <message>
+        <source>Emitido</source>
+        <translation>Issued</translation>
+    </message>
+    <message>
+        <source>Titular</source>
+        <translation>Holder</translation>
+    </message>
+    <message>
+        <source>Documento</source>
+        <translation>Document</translation>
+    </message>
+    <message>
+        <source>Tarjeta</source>
+        <translation>Card</translation>
+    </message>
+    <message>
+        <source>Precio</source>
+        <translation>Price</translation>
+    </message>
+    <message>
+        <source>&amp;Formalizar con el documento en pantalla</source>
+        <translation>&amp;Complete with the document on screen</translation>
+    </message>
+    <message>
+        <source>Formalizar la tarjeta del volante seleccionado</source>
+        <translation>Complete the selected voucher&apos;s card</translation>
+    </message>
+    <message>
+        <source>&amp;Imprimir otra vez el volante</source>
+        <translation>&amp;Print the voucher again</translation>
+    </message>
+    <message>
+        <source>Imprimir otra vez el volante seleccionado</source>
+        <translation>Print the selected voucher again</translation>
+    </message>
+    <message>
+        <source>Motivo de la anulación del volante</source>
+        <translation>Reason for cancelling the voucher</translation>
+    </message>
+    <message>
+        <source>&amp;Anular el volante</source>
+        <translation>&amp;Cancel the voucher</translation>
+    </message>
+    <message>
+        <source>Anular el volante seleccionado</source>
+        <translation>Cancel the selected voucher</translation>
+    </message>
+    <message>
+        <source>Cierre: %1</source>
+        <translation>Closing: %1</translation>
+    </message>
+    <message>
+        <source>Fuera de sesión: todos los abiertos</source>
+        <translation>Outside a session: all open ones</translation>
+    </message>
+    <message>
+        <source>Volante %1 formalizado: tarjeta %2</source>
+        <translation>Voucher %1 completed: card %2</translation>
+    </message>
+    <message>
+        <source>Volante %1 impreso</source>
+        <translation>Voucher %1 printed</translation>
+    </message>
+    <message>
+        <source>Volante %1 anulado</source>
+        <translation>Voucher %1 cancelled</translation>
+    </message>
+</context>
+</TS>
