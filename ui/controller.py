@@ -5,7 +5,18 @@ nothing), evaluated by ``AdmissionDesk.evaluate`` on the store worker and shown;
 clerk's Enter records that evaluation once with ``AdmissionDesk.record`` under the
 signed-in operator (art. 20.3: every admission names who made it), then the card is
 printed by the card print service (art. 22). A second Enter finds nothing to record.
-Reader input while the session is locked is dropped, never queued.
+
+Every verdict shown ends up in the visitor file (arts. 20, 22: inspectors see refusals
+too), with the operator who had it on screen:
+
+* DENY is recorded at once, when it is shown (no card is ever issued for it);
+* SUPERVISOR not authorised by a director is recorded as shown when the clerk
+  dismisses it: Esc, a new scan, the session locking or signing out, the window closing;
+* ADMIT is recorded only on Enter: never confirmed, nobody was admitted, nothing is.
+
+A verdict gone stale meanwhile is evaluated again and recorded (``record_as_shown``).
+A scan with nobody signed in is refused (``NO_OPERATOR``) and shows no verdict; reader
+input while the session is locked is dropped, never queued.
 
 Signals are past tense (STYLE.md rule 12); messages are the catalogue's Spanish.
 """
@@ -25,14 +36,13 @@ from admission.accounts import Operator
 from admission.cards.code import looks_like_card_code
 from admission.catalogue import text
 from admission.codes import Code
+from admission.counters import DeskCounters
 from admission.desk import OVERRIDABLE, AdmissionResult, DeskErrorCode
 from admission.devices import DeviceStatus
 from admission.documents import IdentityDocument
 from admission.errors import AdmissionError
 from admission.ports import madrid_date
 from admission.verdict import Outcome
-from db.desk_counters import DeskCounters, desk_counters
-from hardware.printer.service import PrintOutcome
 from ui.desk_flow import (
     DeskFlowCode,
     DeskVerdict,
@@ -43,10 +53,12 @@ from ui.desk_flow import (
     evaluate_and_describe,
     print_issued_card,
     record_admission,
+    record_as_shown,
 )
 from ui.jobs import JobRunner
 
 if TYPE_CHECKING:
+    from hardware.printer.service import PrintOutcome
     from ui.context import AppContext
 
 __all__ = ["DeskController", "DeskState"]
@@ -71,7 +83,8 @@ def _message(code: str) -> str:
 
 class DeskController(QObject):
     verdict_ready = Signal(object)  # DeskVerdict
-    admission_recorded = Signal(object)  # AdmissionResult
+    admission_recorded = Signal(object)  # AdmissionResult (Enter, or a DENY when shown)
+    dismissal_recorded = Signal(object)  # AdmissionResult: a SUPERVISOR recorded as shown
     card_printed = Signal(int)
     card_print_failed = Signal(int, str)  # card number, code
     card_checked = Signal(object)  # CardVerification
@@ -105,6 +118,7 @@ class DeskController(QObject):
         self._recent = RecentScans()
         self._state = DeskState.IDLE
         self._current: DeskVerdict | None = None
+        self._shown_to: Operator | None = None  # who had the verdict on screen
         self._generation = 0  # an answer for a cleared scan is dropped
         self._last_lines: tuple[str, ...] | None = None  # the MRZ on screen
         self._card_type: str = ctx.desk.config.catalogue.default
@@ -138,6 +152,9 @@ class DeskController(QObject):
         self._file_timer.start()
 
     def stop(self) -> None:
+        """The window closes: a verdict still on screen is dismissed (and recorded when
+        it must be) before the store worker is stopped."""
+        self._dismiss()
         self._counters_timer.stop()
         self._file_timer.stop()
 
@@ -154,23 +171,66 @@ class DeskController(QObject):
     def _fail(self, code: str) -> None:
         self.operation_failed.emit(code, _message(code))
 
+    def _reject(self, code: str) -> None:
+        """A scan refused: the verdict on screen (if any) gives way to the refusal."""
+        if self._state is DeskState.SHOWN:
+            self._dismiss()
+        self.scan_rejected.emit(code, _message(code))
+
+    def _admit_input(self) -> bool:
+        """Reader input is taken when a clerk is signed in and the session unlocked;
+        with nobody signed in it is refused aloud, while locked it is dropped."""
+        if self._session.operator is None:
+            self._reject(DeskFlowCode.NO_OPERATOR)
+            return False
+        return not self._session.is_locked
+
+    def _dismiss(self) -> None:
+        """The verdict on screen goes away. A SUPERVISOR no director authorised is
+        recorded as shown (art. 20, 22); an ADMIT never confirmed is not (no admission);
+        a DENY was recorded when shown."""
+        current, operator = self._current, self._shown_to
+        shown = self._state is DeskState.SHOWN
+        self._generation += 1
+        self._current = None
+        self._shown_to = None
+        self._last_lines = None
+        if self._state is not DeskState.RECORDING:
+            self._state = DeskState.IDLE
+        if not shown or current is None or operator is None:
+            return
+        evaluation = current.evaluation
+        if evaluation.verdict.outcome is not Outcome.SUPERVISOR:
+            return
+        desk = self._ctx.desk
+
+        def recorded(result: AdmissionResult | None) -> None:
+            if result is not None:
+                self.dismissal_recorded.emit(result)
+                self.refresh_counters()
+
+        self._runner.submit(
+            lambda: record_as_shown(desk, evaluation, operator=operator.username),
+            recorded,
+            lambda err: self._fail(str(err.code)),
+        )
+
     # -- input --------------------------------------------------------------------
     @Slot(object)
     def submit_mrz(self, lines: object) -> None:
         """MRZ lines from the camera, a wedge or serial reader (a ``MrzScanned`` too)."""
-        if not self._accepting_input() or self._state is DeskState.RECORDING:
+        if not self._admit_input() or self._state is DeskState.RECORDING:
             return  # locked: dropped, not queued
         raw = getattr(lines, "lines", lines)
         if isinstance(raw, str) or not isinstance(raw, Sequence):
-            self.scan_rejected.emit(DeskFlowCode.DEVICE_GARBAGE.value, _message("DEVICE_GARBAGE"))
+            self._reject(DeskFlowCode.DEVICE_GARBAGE)
             return
         lines = tuple(str(x) for x in raw)
         if lines == self._last_lines and self._state is not DeskState.IDLE:
             return  # the same document still under the camera or read twice: shown already
         document, problem = document_from_lines(list(lines), self._today())
         if document is None:
-            code = str(problem or DeskFlowCode.DEVICE_GARBAGE)
-            self.scan_rejected.emit(code, _message(code))
+            self._reject(str(problem or DeskFlowCode.DEVICE_GARBAGE))
             return
         self.submit_manual(document)
         self._last_lines = lines
@@ -178,13 +238,11 @@ class DeskController(QObject):
     @Slot(object)
     def submit_manual(self, document: IdentityDocument) -> None:
         """A document read or typed (manual entry, art. 23.1): evaluate and show it."""
-        if not self._accepting_input() or self._state is DeskState.RECORDING:
+        if not self._admit_input() or self._state is DeskState.RECORDING:
             return
-        self._generation += 1
+        self._dismiss()  # the verdict on screen gives way (recorded when it must be)
         generation = self._generation
-        self._last_lines = None
         self._state = DeskState.EVALUATING
-        self._current = None
         seen = self._recent.seen(document.identity, self._ctx.clock.now())
         desk, store = self._ctx.desk, self._ctx.store
         self.evaluation_started.emit()
@@ -192,9 +250,17 @@ class DeskController(QObject):
         def shown(verdict: DeskVerdict) -> None:
             if generation != self._generation:
                 return  # cleared or superseded meanwhile
+            operator = self._session.operator
+            if operator is None:  # signed out meanwhile: no verdict without a clerk
+                self._state = DeskState.IDLE
+                self._reject(DeskFlowCode.NO_OPERATOR)
+                return
             self._current = verdict
+            self._shown_to = operator
             self._state = DeskState.SHOWN
             self.verdict_ready.emit(verdict)
+            if verdict.evaluation.verdict.outcome is Outcome.DENY:
+                self._record_refusal(verdict, operator)
 
         def failed(err: AdmissionError) -> None:
             if generation == self._generation:
@@ -211,12 +277,10 @@ class DeskController(QObject):
     def submit_code(self, code: str) -> None:
         """A code read: an entry card's code is checked (R8, art. 22.4); anything else
         is refused, shown bounded as plain text by the window."""
-        if not self._accepting_input():
+        if not self._admit_input():
             return
         if not looks_like_card_code(code):
-            self.scan_rejected.emit(
-                DeskFlowCode.NOT_A_CARD_CODE.value, _message(DeskFlowCode.NOT_A_CARD_CODE)
-            )
+            self._reject(DeskFlowCode.NOT_A_CARD_CODE)
             return
         self.check_card(code)
 
@@ -243,12 +307,9 @@ class DeskController(QObject):
 
     @Slot()
     def clear(self) -> None:
-        """Esc: the screen is emptied; a record already under way still completes."""
-        self._generation += 1
-        self._current = None
-        self._last_lines = None
-        if self._state is not DeskState.RECORDING:
-            self._state = DeskState.IDLE
+        """Esc (also the session locking or signing out): the screen is emptied; a
+        SUPERVISOR not authorised is recorded as shown; a record under way completes."""
+        self._dismiss()
         self.cleared.emit()
 
     # -- recording ----------------------------------------------------------------
@@ -299,6 +360,35 @@ class DeskController(QObject):
             self._fail(DeskFlowCode.AUTHORISATION_CANCELLED)
             return
         self._record(director.username)
+
+    def _record_refusal(self, current: DeskVerdict, operator: Operator) -> None:
+        """A DENY, recorded the moment it is shown (arts. 20, 22): no card, no key."""
+        self._state = DeskState.RECORDING
+        generation = self._generation
+        desk = self._ctx.desk
+        evaluation = current.evaluation
+
+        def recorded(result: AdmissionResult | None) -> None:
+            if self._state is DeskState.RECORDING:
+                self._state = DeskState.RECORDED if result is not None else DeskState.IDLE
+            if result is None:  # stale, and it admits now: read the document again
+                if generation == self._generation:
+                    self._current = None
+                self._fail(DeskErrorCode.EVALUATION_STALE)
+                return
+            self.admission_recorded.emit(result)
+            self.refresh_counters()
+
+        def failed(err: AdmissionError) -> None:
+            if self._state is DeskState.RECORDING:
+                self._state = DeskState.IDLE
+            self._fail(str(err.code))
+
+        self._runner.submit(
+            lambda: record_as_shown(desk, evaluation, operator=operator.username),
+            recorded,
+            failed,
+        )
 
     def _record(self, authorised_by: str) -> None:
         operator = self._session.operator
@@ -375,7 +465,7 @@ class DeskController(QObject):
         ctx = self._ctx
 
         def count() -> DeskCounters:
-            return desk_counters(ctx.store, ctx.clock.now())
+            return ctx.counters(ctx.clock.now())
 
         self._runner.submit(count, self.counters_changed.emit, lambda err: None)
 
@@ -429,7 +519,7 @@ class DeskController(QObject):
     @Slot(str)
     def report_burst_discarded(self, code: str) -> None:
         if self._accepting_input():
-            self.scan_rejected.emit(code, _message(code))
+            self._reject(code)
 
     def _today(self) -> date:
         return madrid_date(self._ctx.clock.now())

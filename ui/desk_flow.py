@@ -21,12 +21,14 @@ from typing import TYPE_CHECKING, Protocol
 from admission.accounts import Operator
 from admission.cards.verification import CardVerification, verify_card
 from admission.codes import Code
+from admission.desk import DeskErrorCode
 from admission.documents import IdentityDocument, document_from_mrz
+from admission.errors import InvalidStateError
 from admission.identity import IdentityKey
 from admission.mrz.parse import MrzError, parse_mrz
 from admission.ports import Clock, madrid_date
 from admission.records import Ban
-from admission.verdict import age_on
+from admission.verdict import Outcome, age_on
 
 if TYPE_CHECKING:
     from admission.desk import AdmissionDesk, AdmissionResult, Evaluation
@@ -46,6 +48,7 @@ __all__ = [
     "past_bans",
     "print_issued_card",
     "record_admission",
+    "record_as_shown",
 ]
 
 RECENT_SCAN_SECONDS = 300  # the same document read again within 5 minutes: say so
@@ -190,6 +193,27 @@ def record_admission(
     return desk.record(
         evaluation, operator=operator, card_type=card_type, authorised_by=authorised_by
     )
+
+
+def record_as_shown(
+    desk: AdmissionDesk, evaluation: Evaluation, *, operator: str
+) -> AdmissionResult | None:
+    """A verdict that admitted nobody (DENY, or SUPERVISOR without a director),
+    recorded as it was shown: the visitor file keeps refusals too (art. 20, 22), no card
+    is issued. A verdict gone stale (over 120 s) is evaluated again and the fresh one
+    recorded; None when it now admits - nobody was admitted, so nothing is recorded
+    (an admission is recorded only on the clerk's Enter)."""
+    if evaluation.verdict.outcome is Outcome.ADMIT:
+        return None
+    try:
+        return desk.record(evaluation, operator=operator, card_type=None)
+    except InvalidStateError as err:
+        if err.code != DeskErrorCode.EVALUATION_STALE:
+            raise
+    fresh = desk.evaluate(evaluation.document)
+    if fresh.verdict.outcome is Outcome.ADMIT:
+        return None
+    return desk.record(fresh, operator=operator, card_type=None)
 
 
 def print_issued_card(printing: CardPrintService, number: int, *, actor: str) -> PrintOutcome:

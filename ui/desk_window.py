@@ -36,12 +36,17 @@ from PySide6.QtWidgets import (
 
 from admission.accounts import Operator
 from admission.cards.verification import CardVerification
+from admission.counters import DeskCounters
 from admission.desk import AdmissionResult
-from admission.devices import Camera, DeviceStatus, DocumentReader
+from admission.devices import (
+    Camera,
+    DeviceStatus,
+    DocumentReader,
+    Sound,
+    SoundPlayer,
+    printer_refusal_code,
+)
 from admission.ports import madrid_date
-from db.desk_counters import DeskCounters
-from hardware.printer import refusal_code
-from hardware.sound import Sound, SoundPlayer
 from ui.controller import DeskController
 from ui.desk_flow import DeskVerdict, SessionView
 from ui.dialogs.card_check import CardCheckDialog
@@ -89,7 +94,7 @@ class DeskWindow(QMainWindow):
         self.ctx = ctx
         self.session = session
         self.controller = controller
-        self.sound = sound or SoundPlayer(enabled=False)
+        self.sound = sound if sound is not None else ctx.devices.sound(None)
         self._workers: list[QObject] = []
         self.card_check: CardCheckDialog | None = None
         self.setWindowTitle(self.tr("Admisión — control de entrada"))
@@ -199,6 +204,7 @@ class DeskWindow(QMainWindow):
         c.evaluation_started.connect(self.verdict.show_checking)
         c.verdict_ready.connect(self._on_verdict)
         c.admission_recorded.connect(self._on_recorded)
+        c.dismissal_recorded.connect(self._on_dismissal_recorded)
         c.card_printed.connect(self._on_printed)
         c.card_print_failed.connect(self._on_print_failed)
         c.card_checked.connect(self._on_card_checked)
@@ -284,6 +290,14 @@ class DeskWindow(QMainWindow):
             text = self.tr("Denegación registrada en la ficha {0}").format(file_number)
         self.verdict.show_progress(text)
 
+    def _on_dismissal_recorded(self, result: AdmissionResult) -> None:
+        """A SUPERVISOR no director authorised, recorded as shown when it was dismissed
+        (arts. 20, 22): said in the status bar, the screen has moved on."""
+        self.status.showMessage(
+            self.tr("Denegación registrada en la ficha {0}").format(result.recorded.file_number),
+            10_000,
+        )
+
     def _on_printed(self, number: int) -> None:
         self.verdict.show_progress(
             self.tr("Tarjeta nº {0} impresa · Esc: siguiente").format(number)
@@ -368,7 +382,8 @@ def build_desk_window(
 
     ``camera`` makes the camera (called again after a failure, so an unplugged camera
     is picked up when it is back); ``readers`` are serial or fake document readers;
-    ``runner`` defaults to a new :class:`StoreWorker`, stopped with the window.
+    ``runner`` defaults to a new :class:`StoreWorker`, stopped with the window;
+    ``sound`` defaults to ``ctx.devices.sound`` with the system bell.
     """
     store_worker: StoreWorker | None = None
     if runner is None:
@@ -378,7 +393,7 @@ def build_desk_window(
     if sound is None:
         app = QApplication.instance()
         beep = QApplication.beep if isinstance(app, QApplication) else None
-        sound = SoundPlayer(beep=beep)
+        sound = ctx.devices.sound(beep)
     window = DeskWindow(
         ctx, session, controller, demo=ctx.demo if demo is None else demo, sound=sound
     )
@@ -390,7 +405,8 @@ def build_desk_window(
 
         def printer() -> tuple[str, str]:
             status = printing.preflight_status()
-            return status.value, "" if status is DeviceStatus.READY else refusal_code(status)
+            ready = status is DeviceStatus.READY
+            return status.value, "" if ready else printer_refusal_code(status)
 
         watch = DeviceWatch({"printer": printer})
         watch.status_changed.connect(controller.report_device)

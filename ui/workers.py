@@ -20,7 +20,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 from PySide6.QtGui import QImage
@@ -34,8 +34,10 @@ from admission.devices import (
 from admission.errors import AdmissionError, DeviceError
 from admission.frames import Frame
 from admission.mrz.burst import BurstDiscarded, CodeScanned, MrzScanned
-from hardware.mrz.live import LiveUpdate
 from ui.desk_flow import DeskFlowCode
+
+if TYPE_CHECKING:
+    from hardware.mrz.live import LiveUpdate
 
 __all__ = [
     "PREVIEW_INTERVAL",

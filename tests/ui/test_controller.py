@@ -16,7 +16,7 @@ from admission.desk import AdmissionResult
 from admission.generators.demo_people import DemoPerson, demo_people
 from admission.ports import madrid_date
 from admission.verdict import Outcome, Reason
-from db.desk_counters import DeskCounters
+from admission.counters import DeskCounters
 from tests.ui.conftest import DIRECTOR, FakeSession
 from ui.context import AppContext
 from ui.controller import DeskController, DeskState

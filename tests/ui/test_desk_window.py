@@ -18,7 +18,7 @@ from admission.cards.verification import CardCheckStatus
 from admission.mrz.burst import MrzScanned
 from admission.ports import madrid_date
 from hardware.printer.fake import FakePrinter
-from hardware.sound import Sound, SoundPlayer
+from hardware.sound import Sound, TonePlayer
 from tests.ui.conftest import CLERK, DIRECTOR, FakeSession
 from ui.context import AppContext
 from ui.demo_scenario import DemoCase, demo_cases, seed_demo_file
@@ -46,7 +46,7 @@ def window(
         session,
         authorise=lambda purpose: DIRECTOR,
         demo=True,
-        sound=SoundPlayer(enabled=False),
+        sound=TonePlayer(enabled=False),
         watch_devices=False,
     )
     qtbot.addWidget(win)
@@ -259,7 +259,7 @@ def test_a_document_under_the_camera_is_read_and_shown(
         authorise=lambda purpose: DIRECTOR,
         demo=True,
         camera=lambda: demo_ctx.devices.demo_camera(lines, 0),
-        sound=SoundPlayer(enabled=False),
+        sound=TonePlayer(enabled=False),
         watch_devices=False,
     )
     qtbot.addWidget(win)
@@ -332,7 +332,7 @@ def test_locking_the_session_clears_the_screen(qtbot: QtBot, demo_ctx: AppContex
         demo_ctx,
         session,
         authorise=lambda purpose: None,
-        sound=SoundPlayer(enabled=False),
+        sound=TonePlayer(enabled=False),
         watch_devices=False,
     )
     qtbot.addWidget(win)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
 
-from db.desk_counters import DeskCounters
+from admission.counters import DeskCounters
 
 __all__ = ["CountersPanel"]
 
