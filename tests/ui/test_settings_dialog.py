@@ -45,7 +45,11 @@ def test_an_invalid_value_is_refused_with_the_catalogue_text_and_nothing_saved(
     dialog.casino.casino_id.setText("CASINO 1")
     assert dialog.save() is False
     assert dialog.errors.code == "SETTING_BAD_FORMAT"
-    assert dialog.errors.text() == text("SETTING_BAD_FORMAT", "es")
+    # the catalogue's text, after the name of the refused field, which has the focus
+    assert dialog.errors.text() == (
+        "Identificador del casino (1-8 letras o cifras): " + text("SETTING_BAD_FORMAT", "es")
+    )
+    assert dialog.focusWidget() is dialog.casino.casino_id or not dialog.isVisible()
     assert not path.exists() and settings["casino.id"] == "CAS01"
     screenshot(dialog, "settings-refused")
 

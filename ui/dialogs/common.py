@@ -27,7 +27,7 @@ from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPlainTextEdit, QWidget
 
 from admission.accounts import Operator, Role
-from admission.cards.catalogue import CardCatalogue
+from admission.cards.catalogue import CardCatalogue, CardTypeErrorCode
 from admission.catalogue import text
 from admission.codes import Code
 from admission.errors import AdmissionError, ConfigError
@@ -45,6 +45,7 @@ __all__ = [
     "ErrorLine",
     "Listings",
     "ReasonField",
+    "SettingRefused",
     "StoreListings",
     "apply_settings",
     "bounded",
@@ -170,8 +171,11 @@ class ErrorLine(QLabel):
         self.setStyleSheet("color: #ff6b6b;")
         self.setText(message(self.code))
 
-    def show_error(self, error: AdmissionError) -> None:
+    def show_error(self, error: AdmissionError, field: str = "") -> None:
+        """The code's text; ``field`` (the refused field's name) before it."""
         self.show_code(str(error.code))
+        if field:
+            self.setText(f"{bounded(field, 80)}: {self.text()}")
 
     def show_info(self, info: str) -> None:
         self.code = ""
@@ -273,6 +277,41 @@ def _check_hours(hours: object, holidays: object) -> None:
             raise ConfigError("bad opening hours", code=DialogCode.HOURS_BAD_FORMAT) from None
 
 
+SETTING = "setting"  # the Qt property naming the setting a field edits
+
+
+def bind(widget: QWidget, key: str) -> None:
+    """Mark ``widget`` as the field of setting ``key`` (to point at it when refused)."""
+    widget.setProperty(SETTING, key)
+
+
+def field_for(root: QWidget, key: str) -> QWidget | None:
+    """The field under ``root`` that edits setting ``key``."""
+    for widget in root.findChildren(QWidget):
+        if widget.property(SETTING) == key:
+            return widget
+    return None
+
+
+def show_refusal(errors: ErrorLine, error: AdmissionError, root: QWidget) -> QWidget | None:
+    """Show a refused value with its field's name, and focus the field."""
+    field = field_for(root, error.key) if isinstance(error, SettingRefused) else None
+    if field is None:
+        errors.show_error(error)
+        return None
+    errors.show_error(error, field.accessibleName())
+    field.setFocus()
+    return field
+
+
+class SettingRefused(ConfigError):
+    """A value the settings refused, with the key it was for (to point at its field)."""
+
+    def __init__(self, key: str, error: ConfigError) -> None:
+        super().__init__(str(error), code=error.code)
+        self.key = key
+
+
 def apply_settings(settings: Settings, changes: Mapping[str, Any], path: Path) -> list[str]:
     """Validate ``changes`` on a copy, then apply them to ``settings`` and save the file;
     returns the keys whose value changed (for the caller's audit entry).
@@ -283,9 +322,20 @@ def apply_settings(settings: Settings, changes: Mapping[str, Any], path: Path) -
     values.pop("version", None)
     candidate = Settings(values)
     for key, value in changes.items():
-        candidate.set(key, value)
-    CardCatalogue.from_config(candidate["cards.types"], candidate["cards.default"])
-    _check_hours(candidate["hours"], candidate["holidays"])
+        try:
+            candidate.set(key, value)
+        except ConfigError as error:
+            raise SettingRefused(key, error) from None
+    try:
+        CardCatalogue.from_config(candidate["cards.types"], candidate["cards.default"])
+    except ConfigError as error:
+        unknown = error.code is CardTypeErrorCode.UNKNOWN_CARD_TYPE
+        raise SettingRefused("cards.default" if unknown else "cards.types", error) from None
+    try:
+        _check_hours(candidate["hours"], candidate["holidays"])
+    except ConfigError as error:
+        bad_day = error.code is DialogCode.HOLIDAY_BAD_DATE
+        raise SettingRefused("holidays" if bad_day else "hours", error) from None
     try:
         candidate.save(path)
     except OSError:

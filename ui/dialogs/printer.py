@@ -35,8 +35,10 @@ from ui.dialogs.common import (
     DialogCode,
     ErrorLine,
     apply_settings,
+    bind,
     buddy_label,
     plain_label,
+    show_refusal,
 )
 from ui.jobs import JobRunner
 
@@ -125,6 +127,14 @@ class PrinterFields(QWidget):
         form.addRow(buddy_label(self.tr("Carpeta de &PDF:"), self.pdf_folder), folder_row)
         form.addRow(check_row)
         self.backend.currentIndexChanged.connect(self._backend_changed)
+        for widget, key in (
+            (self.backend, "printer.backend"),
+            (self.card_queue, "printer.card"),
+            (self.receipt_queue, "printer.receipt"),
+            (self.leaflet_queue, "printer.leaflet"),
+            (self.pdf_folder, "printer.pdf_folder"),
+        ):
+            bind(widget, key)
         self._backend_changed()
 
     def _queue(self, name: str, queues: list[str]) -> QComboBox:
@@ -242,7 +252,7 @@ class PrinterDialog(QDialog):
         try:
             changed = apply_settings(self._settings, self.fields.values(), self._path)
         except AdmissionError as err:
-            self.errors.show_error(err)
+            show_refusal(self.errors, err, self.fields)
             return
         self.saved.emit(changed)
         self.accept()

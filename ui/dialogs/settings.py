@@ -44,7 +44,15 @@ from admission.cards.catalogue import CardKind, CardTypeErrorCode
 from admission.errors import AdmissionError, ConfigError
 from admission.hours import WEEKDAYS
 from admission.settings import Settings
-from ui.dialogs.common import DialogCode, ErrorLine, apply_settings, buddy_label, tr
+from ui.dialogs.common import (
+    DialogCode,
+    ErrorLine,
+    apply_settings,
+    bind,
+    buddy_label,
+    show_refusal,
+    tr,
+)
 from ui.dialogs.printer import PrinterCheck, PrinterFields
 from ui.jobs import JobRunner
 
@@ -104,6 +112,14 @@ class CasinoFields(QWidget):
         form.addRow(self.tr("&Dirección:"), self.address)
         form.addRow(self.tr("&Puesto:"), self.desk_id)
         form.addRow(buddy_label(self.tr("&Logotipo:"), self.logo), logo_row)
+        for widget, key in (
+            (self.name, "casino.name"),
+            (self.casino_id, "casino.id"),
+            (self.address, "casino.address"),
+            (self.desk_id, "desk.id"),
+            (self.logo, "card.logo"),
+        ):
+            bind(widget, key)
 
     def _choose_logo(self) -> None:
         path, _ = QFileDialog.getOpenFileName(
@@ -196,6 +212,8 @@ class CardTypesEditor(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(self.table, 1)
         layout.addLayout(row)
+        bind(self.table, "cards.types")
+        bind(self.default, "cards.default")
 
     def _add_row(self, item: dict[str, Any]) -> None:
         row = self.table.rowCount()
@@ -318,6 +336,9 @@ class HoursFields(QWidget):
         )
         self.last_hour.setAccessibleName(self.last_hour.text())
         form.addRow(self.last_hour)
+        bind(self.days["mon"], "hours")
+        bind(self.holidays, "holidays")
+        bind(self.last_hour, "admission.stop_last_hour")
 
     def load(self, settings: Settings) -> None:
         hours = settings["hours"]
@@ -378,6 +399,9 @@ class DevicesFields(QWidget):
         form.addRow(self.tr("&Cámara:"), self.camera)
         form.addRow(self.tr("&Lector (puerto serie):"), self.serial)
         form.addRow(self.tr("Códigos de &barras:"), self.decoder)
+        bind(self.camera, "camera.device")
+        bind(self.serial, "scanner.serial_port")
+        bind(self.decoder, "barcode.decoder")
 
     def load(self, settings: Settings) -> None:
         self.camera.setText(settings["camera.device"])
@@ -423,6 +447,15 @@ class RegistryFields(QWidget):
         form.addRow(self.tr("&Antigüedad máxima de la copia:"), self.max_age)
         form.addRow(self.tr("&Actualizar la copia cada:"), self.sync)
         form.addRow(self.tr("Si el RIAJ &no responde:"), self.unverifiable)
+        for widget, key in (
+            (self.url, "registry.online_url"),
+            (self.timeout, "registry.timeout_seconds"),
+            (self.attempts, "registry.max_attempts"),
+            (self.max_age, "registry.max_replica_age_hours"),
+            (self.sync, "registry.sync_minutes"),
+            (self.unverifiable, "admission.unverifiable"),
+        ):
+            bind(widget, key)
 
     def load(self, settings: Settings) -> None:
         self.url.setText(settings["registry.online_url"])
@@ -532,7 +565,10 @@ class SettingsDialog(QDialog):
         try:
             changed = apply_settings(self._settings, self.changes(), self._path)
         except AdmissionError as err:
-            self.errors.show_error(err)
+            field = show_refusal(self.errors, err, self.tabs)
+            for index, group in enumerate(self._groups):
+                if field is not None and isinstance(group, QWidget) and group.isAncestorOf(field):
+                    self.tabs.setCurrentIndex(index)
             return False
         self.saved.emit(changed)
         self.accept()

@@ -36,7 +36,14 @@ from PySide6.QtWidgets import (
 
 from admission.errors import AdmissionError, ConfigError, StoreErrorCode
 from admission.settings import Settings
-from ui.dialogs.common import DialogCode, ErrorLine, apply_settings, bounded, plain_label
+from ui.dialogs.common import (
+    DialogCode,
+    ErrorLine,
+    apply_settings,
+    bounded,
+    plain_label,
+    show_refusal,
+)
 from ui.dialogs.printer import PrinterCheck, PrinterFields
 from ui.dialogs.settings import CardTypesEditor, CasinoFields, FieldGroup, HoursFields
 from ui.jobs import JobRunner
@@ -247,7 +254,10 @@ class CasinoPage(QWizardPage):
                     raise
             apply_settings(self._settings, values, self._path)
         except ConfigError as err:
-            self.errors.show_error(err)
+            field = show_refusal(self.errors, err, self.tabs)
+            for index, group in enumerate(groups):
+                if field is not None and isinstance(group, QWidget) and group.isAncestorOf(field):
+                    self.tabs.setCurrentIndex(index)
             return False
         self.errors.clear_message()
         return True
@@ -278,7 +288,7 @@ class PrinterPage(QWizardPage):
         try:
             apply_settings(self._settings, self.fields.values(), self._path)
         except ConfigError as err:
-            self.errors.show_error(err)
+            show_refusal(self.errors, err, self.fields)
             return False
         return True
 
