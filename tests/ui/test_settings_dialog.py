@@ -82,6 +82,7 @@ def test_valid_values_are_saved_and_read_back(qtbot: QtBot, tmp_path: Path) -> N
     dialog.registry.unverifiable.setCurrentIndex(
         dialog.registry.unverifiable.findData("SUPERVISOR")
     )
+    dialog.registry.username.setText("casino-gv")
     dialog.cards.add_button.click()
     row = dialog.cards.table.rowCount() - 1
     for column, value in ((0, "congreso"), (1, "Congreso"), (4, "2,5"), (5, "3")):
@@ -104,6 +105,7 @@ def test_valid_values_are_saved_and_read_back(qtbot: QtBot, tmp_path: Path) -> N
     assert saved["registry.timeout_seconds"] == 7
     assert saved["registry.max_replica_age_hours"] == 12
     assert saved["admission.unverifiable"] == "SUPERVISOR"
+    assert saved["registry.username"] == "casino-gv"
     congress = next(t for t in saved["cards.types"] if t["code"] == "CONGRESO")
     assert congress["price_cents"] == 250 and congress["validity_days"] == 3
     assert congress["label_en"] == "Congreso"

@@ -440,6 +440,11 @@ class RegistryFields(QWidget):
         self.unverifiable.setAccessibleName(self.tr("Si el RIAJ no se puede consultar"))
         self.unverifiable.addItem(self.tr("No puede entrar (recomendado)"), "DENY")
         self.unverifiable.addItem(self.tr("Decide el director de juegos"), "SUPERVISOR")
+        # the regulator's credentials: files and a user name; secrets stay in the keyring
+        self.username = _line(self.tr("Usuario del RIAJ"), 120)
+        self.ca_file = _line(self.tr("Certificados de la autoridad (CA) del RIAJ"), 1000)
+        self.client_cert = _line(self.tr("Certificado de cliente (PEM)"), 1000)
+        self.client_key = _line(self.tr("Clave privada del cliente (PEM)"), 1000)
         form = QFormLayout(self)
         form.addRow(self.tr("&Servicio en línea:"), self.url)
         form.addRow(self.tr("&Espera:"), self.timeout)
@@ -447,6 +452,16 @@ class RegistryFields(QWidget):
         form.addRow(self.tr("&Antigüedad máxima de la copia:"), self.max_age)
         form.addRow(self.tr("&Actualizar la copia cada:"), self.sync)
         form.addRow(self.tr("Si el RIAJ &no responde:"), self.unverifiable)
+        form.addRow(self.tr("&Usuario:"), self.username)
+        form.addRow(self.tr("&CA del servicio:"), self.ca_file)
+        form.addRow(self.tr("Certificado de c&liente:"), self.client_cert)
+        form.addRow(self.tr("Clave del clien&te:"), self.client_key)
+        note = QLabel(
+            self.tr("Las contraseñas del RIAJ se guardan en el llavero del sistema, no aquí.")
+        )
+        note.setWordWrap(True)
+        note.setAccessibleName(self.tr("Aviso sobre las contraseñas del RIAJ"))
+        form.addRow(note)
         for widget, key in (
             (self.url, "registry.online_url"),
             (self.timeout, "registry.timeout_seconds"),
@@ -454,6 +469,10 @@ class RegistryFields(QWidget):
             (self.max_age, "registry.max_replica_age_hours"),
             (self.sync, "registry.sync_minutes"),
             (self.unverifiable, "admission.unverifiable"),
+            (self.username, "registry.username"),
+            (self.ca_file, "registry.ca_file"),
+            (self.client_cert, "registry.client_cert"),
+            (self.client_key, "registry.client_key"),
         ):
             bind(widget, key)
 
@@ -466,6 +485,10 @@ class RegistryFields(QWidget):
         self.unverifiable.setCurrentIndex(
             max(0, self.unverifiable.findData(settings["admission.unverifiable"]))
         )
+        self.username.setText(settings["registry.username"])
+        self.ca_file.setText(settings["registry.ca_file"])
+        self.client_cert.setText(settings["registry.client_cert"])
+        self.client_key.setText(settings["registry.client_key"])
 
     def values(self) -> dict[str, Any]:
         return {
@@ -475,6 +498,10 @@ class RegistryFields(QWidget):
             "registry.max_replica_age_hours": self.max_age.value(),
             "registry.sync_minutes": self.sync.value(),
             "admission.unverifiable": str(self.unverifiable.currentData()),
+            "registry.username": self.username.text().strip(),
+            "registry.ca_file": self.ca_file.text().strip(),
+            "registry.client_cert": self.client_cert.text().strip(),
+            "registry.client_key": self.client_key.text().strip(),
         }
 
 
