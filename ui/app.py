@@ -356,7 +356,9 @@ class DeskShell(QObject):
         camera: Callable[[], Camera] | None
         readers: list[DocumentReader] = []
         if self.devices is not None:
-            camera, readers = self.devices.open_camera, [self.devices.reader]
+            # the smoke run scans with the reader only: no camera document races it
+            camera = None if self.start.smoke else self.devices.open_camera
+            readers = [self.devices.reader]
         elif ctx.demo:
             camera = None  # the demo never opens a real device
         else:

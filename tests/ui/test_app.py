@@ -80,6 +80,25 @@ def test_the_smoke_run_admits_one_demo_visitor_through_the_window(tmp_path: Path
     assert len(list((data / "cards").glob("*.pdf"))) == 2
 
 
+def test_a_smoke_run_that_cannot_print_fails_with_one_line(tmp_path: Path) -> None:
+    data = tmp_path / "demo"
+    data.mkdir()
+    (tmp_path / "a-file").write_text("")
+    settings = {"version": 2, "printer.pdf_folder": str(tmp_path / "a-file" / "cards")}
+    (data / "settings.json").write_text(json.dumps(settings))
+    done = subprocess.run(
+        [sys.executable, MAIN, "--demo", "--smoke", "--data-dir", str(data)],
+        env=_env(QT_QPA_PLATFORM="offscreen"),
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
+    )
+    assert done.returncode == 1
+    reasons = [line for line in done.stderr.splitlines() if line.startswith("SMOKE_")]
+    assert len(reasons) == 1 and "PRINTER_NOT_FOUND" in reasons[0], done.stderr[-1000:]
+
+
 def test_without_a_display_start_says_so_in_one_line_and_exits_3(tmp_path: Path) -> None:
     env = {
         k: v
