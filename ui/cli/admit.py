@@ -7,6 +7,13 @@ pass that admits its holder again, on the card already held: ``existing_card``);
 refused or invalid document; 2 usage error. A visitor who already holds a valid card
 gets no second one (art. 22: nominative and personal): ``ALREADY_ADMITTED`` with
 ``existing_card`` and a hint to reprint that card if it was lost.
+
+The admission records the account signed in (``--user``, :mod:`ui.cli.sign_in`). A
+verdict the game director may take responsibility for (SUPERVISOR: staff with leave, a
+birth date unknown, a registry that cannot answer) issues a card only with ``--director
+NAME`` and the director's own password, asked once the verdict is known; an exceptional
+card (``--exceptional``, art. 23.5) always needs it. The card records the director's
+user name.
 """
 
 from __future__ import annotations
@@ -17,10 +24,19 @@ from typing import Any
 
 from admission.catalogue import text
 from admission.codes import Code
-from admission.verdict import Reason
+from admission.verdict import Outcome, Reason
 from ui.cli.args import add_document_arguments, document_from_args
 from ui.cli.card_file import file_card
 from ui.cli.result import CliError, Command, CommandResult, ExitCode
+from ui.cli.sign_in import (
+    Refusal,
+    SignInCode,
+    actor,
+    add_director_argument,
+    add_user_argument,
+    director,
+    require_director_account,
+)
 from ui.context import AppContext
 
 
@@ -35,21 +51,38 @@ def _arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser)
     add_document_arguments(parser)
     parser.add_argument("--card-type")
     parser.add_argument("--at", help="ISO-8601 instant (default: now)")
-    parser.add_argument("--operator", default="cli")
-    parser.add_argument("--authorised-by", default="", help="director taking responsibility")
+    add_user_argument(parser)
+    add_director_argument(parser, "takes responsibility for an override or exceptional card")
+    parser.add_argument(
+        "--exceptional",
+        action="store_true",
+        help="exceptional card under the game director's responsibility (art. 23.5)",
+    )
     parser.add_argument("--no-pdf", action="store_true", help="do not render the card PDF")
 
 
+EXCEPTIONAL_PURPOSE = "Tarjeta excepcional (art. 23.5)"
+
+
 def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
+    operator = actor(args, ctx)
     document, problem = document_from_args(args, ctx.tools.today())
     if problem is not None or document is None:
         usage = isinstance(problem, dict) and problem.get("error") == CliError.USAGE
         return (ExitCode.USAGE if usage else ExitCode.REFUSED), problem
-    result = ctx.desk.admit(
-        document,
-        operator=args.operator,
-        card_type=args.card_type,
-        authorised_by=args.authorised_by,
+    if args.director or args.exceptional:  # said before the visitor is evaluated and waits
+        require_director_account(ctx)
+        if not args.director:
+            raise Refusal(ExitCode.USAGE, SignInCode.DIRECTOR_NAME_REQUIRED, "give --director")
+    evaluation = ctx.desk.evaluate(document, exceptional=args.exceptional)
+    authorised_by = ""
+    if args.exceptional:
+        authorised_by = director(args, ctx, EXCEPTIONAL_PURPOSE).username
+    elif args.director and evaluation.verdict.outcome is Outcome.SUPERVISOR:
+        # the director answers for these reasons (the audit entry names them)
+        authorised_by = director(args, ctx, ",".join(evaluation.verdict.codes)).username
+    result = ctx.desk.record(
+        evaluation, operator=operator, card_type=args.card_type, authorised_by=authorised_by
     )
     filed: dict[str, Any] = {"card_pdf": None}
     if result.card is not None and not args.no_pdf:

@@ -2,12 +2,16 @@
 
 Commands over the visitor file receive the :class:`~ui.context.AppContext`; the others
 (parsing and reading documents) receive only the :class:`~ui.context.Tools` and open no
-file.
+file. A refused sign-in or director authorisation (:mod:`ui.cli.sign_in`) is answered
+as a JSON error by every file command alike.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from ui.cli import (
+    account,
     admit,
     audit,
     demo,
@@ -24,6 +28,7 @@ from ui.cli import (
     voucher,
 )
 from ui.cli.result import Command
+from ui.cli.sign_in import guarded
 from ui.context import AppContext, Tools
 
 __all__ = ["FILE_COMMANDS", "TOOL_COMMANDS"]
@@ -38,7 +43,7 @@ TOOL_COMMANDS: dict[str, Command[Tools]] = {
     )
 }
 FILE_COMMANDS: dict[str, Command[AppContext]] = {
-    c.name: c
+    c.name: replace(c, run=guarded(c.run))
     for c in (
         admit.COMMAND,
         registry.COMMAND,
@@ -54,5 +59,6 @@ FILE_COMMANDS: dict[str, Command[AppContext]] = {
         scan.COMMAND,
         voucher.COMMAND,
         demo.COMMAND,
+        account.COMMAND,
     )
 }

@@ -1,7 +1,12 @@
 """``print-card N [--reason R]``: print a card on the card printer, or reprint a printed
 one with a reason (art. 22); ``void-card N --reason R``: void it, its number kept;
 ``reprint-queue``: the cards issued and not printed. A card number outside 1-999,999,999
-is a usage error (exit 2, ``BAD_NUMBER``)."""
+is a usage error (exit 2, ``BAD_NUMBER``).
+
+Printing a card issued and not printed is the operator's act (``--user``). Reprinting
+one already printed and voiding one are the game director's decisions (art. 20.3, 22):
+``--director NAME`` with the director's own password, recorded under the director's
+user name (:mod:`ui.cli.sign_in`)."""
 
 from __future__ import annotations
 
@@ -9,19 +14,24 @@ import argparse
 
 from ui.cli.args import CARD_NUMBER
 from ui.cli.result import Command, CommandResult, ExitCode
+from ui.cli.sign_in import actor, add_director_argument, add_user_argument, director
 from ui.context import AppContext
 
 
 def _print_arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) -> None:
     parser.add_argument("number", type=CARD_NUMBER)
     parser.add_argument("--reason", default="", help="required to reprint a printed card")
-    parser.add_argument("--actor", default="cli")
+    add_user_argument(parser)
+    add_director_argument(parser, "decides a reprint (with --reason)")
 
 
 def print_card(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
     service = ctx.card_printing
+    by = actor(args, ctx)
+    if args.reason.strip():  # a reprint: the director's decision, recorded under that name
+        by = director(args, ctx, f"Reimprimir la tarjeta {args.number}").username
     outcome = service.print_card(
-        service.view_for(args.number), actor=args.actor, reprint_reason=args.reason
+        service.view_for(args.number), actor=by, reprint_reason=args.reason
     )
     return (ExitCode.OK if outcome.printed else ExitCode.UNAVAILABLE), {
         "card_number": outcome.number,
@@ -36,11 +46,14 @@ def print_card(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
 def _void_arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) -> None:
     parser.add_argument("number", type=CARD_NUMBER)
     parser.add_argument("--reason", required=True)
-    parser.add_argument("--actor", default="cli")
+    add_user_argument(parser)
+    add_director_argument(parser, "decides the void")
 
 
 def void_card(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
-    card = ctx.desk.void_card(args.number, args.reason, args.actor)
+    actor(args, ctx)  # whoever works the desk signs in first
+    decided = director(args, ctx, f"Anular la tarjeta {args.number}")
+    card = ctx.desk.void_card(args.number, args.reason, decided.username)
     return ExitCode.OK, {"card_number": card.number, "status": card.status.value}
 
 

@@ -3,7 +3,8 @@ intake, one JSON line per scan; ``--admit`` records admissions (default: verdict
 
 A recording must be a regular file of at most ``MAX_RECORDING_BYTES`` (a device or a
 pipe is refused before it is read): ``BAD_RECORDING``, exit 2. ``--baud`` outside
-300-4,000,000 is ``BAD_NUMBER``, exit 2."""
+300-4,000,000 is ``BAD_NUMBER``, exit 2. The scans and admissions record the account
+signed in (``--user``, :mod:`ui.cli.sign_in`), signed in once before listening."""
 
 from __future__ import annotations
 
@@ -20,6 +21,7 @@ from admission.intake import IntakeResult, ScanIntake
 from admission.mrz.burst import Passthrough
 from ui.cli.args import BAUD_RATE
 from ui.cli.result import CliError, Command, CommandResult, ExitCode, error
+from ui.cli.sign_in import actor, add_user_argument
 from ui.context import AppContext
 
 # 100,000 [char, t] pairs (the fake reader's limit) at about 20 bytes each, and room
@@ -40,11 +42,12 @@ def _arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser)
     parser.add_argument(
         "--admit", action="store_true", help="record admissions (default: show the verdict only)"
     )
-    parser.add_argument("--operator", default="cli")
+    add_user_argument(parser)
 
 
 def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
     """Stream reader events through the scan intake; Ctrl+C stops listening."""
+    operator = actor(args, ctx)
     if args.replay:
         try:
             for path in args.replay:
@@ -60,7 +63,7 @@ def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
         clock=ctx.clock,
         card_key=ctx.store.secret("card_code"),
         casino_id=ctx.settings["casino.id"],
-        actor=args.operator,
+        actor=operator,
     )
     stop = threading.Event()
     try:
@@ -74,7 +77,7 @@ def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
                     "reconnected": event.reconnected,
                 }
             else:
-                line = _intake_json(intake.handle(event), ctx, args)
+                line = _intake_json(intake.handle(event), ctx, args, operator)
             print(json.dumps(line, ensure_ascii=False), flush=True)
             ctx.retention.purge_if_due()  # a reader left listening overnight purges daily
     except KeyboardInterrupt:
@@ -90,7 +93,9 @@ def _check_recording(path: Path) -> None:
         raise ValueError("not a recording file")
 
 
-def _intake_json(result: IntakeResult, ctx: AppContext, args: argparse.Namespace) -> dict[str, Any]:
+def _intake_json(
+    result: IntakeResult, ctx: AppContext, args: argparse.Namespace, operator: str
+) -> dict[str, Any]:
     line: dict[str, Any] = {"event": result.kind.value, "code": result.code}
     if result.errors:
         line["errors"] = list(result.errors)
@@ -102,7 +107,7 @@ def _intake_json(result: IntakeResult, ctx: AppContext, args: argparse.Namespace
         line["reasons"] = list(evaluation.verdict.codes)
         line["registry"] = evaluation.registry.status.value
         if args.admit:
-            admitted = ctx.desk.record(evaluation, operator=args.operator)
+            admitted = ctx.desk.record(evaluation, operator=operator)
             line["file_number"] = admitted.recorded.file_number
             line["card_number"] = admitted.recorded.card_number
     return line

@@ -162,9 +162,7 @@ def director(args: argparse.Namespace, ctx: AppContext, purpose: str) -> Operato
     require_director_account(ctx)
     name = (getattr(args, "director", None) or "").strip()
     if not name:
-        raise Refusal(
-            ExitCode.USAGE, SignInCode.DIRECTOR_NAME_REQUIRED, "give --director NAME"
-        )
+        raise Refusal(ExitCode.USAGE, SignInCode.DIRECTOR_NAME_REQUIRED, "give --director NAME")
     password = _secret(DIRECTOR_PASSWORD_ENV, "Contraseña del director / director's password: ")
     return ctx.accounts.authorise(name, password, Role.DIRECTOR, purpose[:MAX_PURPOSE])
 

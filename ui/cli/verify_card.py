@@ -2,7 +2,8 @@
 
 0 the card is VALID; 1 it is not (expired, voided, unknown number, tampered, malformed,
 other casino, not yet valid) - the payload says which; 3 the check could not be made or
-recorded (the visitor file): ``{"error": CODE, "message": ...}``.
+recorded (the visitor file): ``{"error": CODE, "message": ...}``. The check is recorded
+under the account signed in (``--user``, :mod:`ui.cli.sign_in`).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from admission.cards.verification import VerificationStore, verify_card
 from admission.errors import AdmissionError
 from admission.ports import Clock
 from ui.cli.result import Command, CommandResult, ExitCode, error
+from ui.cli.sign_in import actor, add_user_argument
 from ui.context import AppContext
 
 CARD_CODE_SECRET = "card_code"
@@ -44,10 +46,12 @@ def check(
 
 def _arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) -> None:
     parser.add_argument("code")
+    add_user_argument(parser)
 
 
 def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
-    return check(ctx.store, ctx.clock, ctx.settings["casino.id"], args.code)
+    who = actor(args, ctx)
+    return check(ctx.store, ctx.clock, ctx.settings["casino.id"], args.code, actor=who)
 
 
 COMMAND = Command[AppContext]("verify-card", "verify an entry-card code (R8)", _arguments, run)

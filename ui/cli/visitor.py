@@ -1,5 +1,6 @@
 """``visitor show ID`` and ``visitor search TEXT``: the visitor file (art. 20.3); every
-query is recorded in the audit trail (art. 20.4: the file is confidential)."""
+query is recorded in the audit trail under the account signed in (``--user``; art.
+20.4: the file is confidential)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from admission.errors import AdmissionError
 from admission.records import VisitRecord
 from ui.cli.args import identity_from_text, record_json
 from ui.cli.result import CliError, Command, CommandResult, ExitCode, error
+from ui.cli.sign_in import actor, add_user_argument
 from ui.context import AppContext
 
 
@@ -17,22 +19,23 @@ def _arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser)
     sub = parser.add_subparsers(dest="visitor_command", required=True)
     show = sub.add_parser("show", parents=[common])
     show.add_argument("id", help="file number, identity number or KIND:COUNTRY:NUMBER")
-    show.add_argument("--actor", default="cli")
+    add_user_argument(show)
     search = sub.add_parser(
         "search", parents=[common], help="accent-insensitive name search (audited)"
     )
     search.add_argument("text")
     search.add_argument("--limit", type=int, default=50)
-    search.add_argument("--actor", default="cli")
+    add_user_argument(search)
 
 
 def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
+    who = actor(args, ctx)  # signed in before anything is read
     if args.visitor_command == "search":
-        return search(args, ctx)
-    return show(args, ctx)
+        return search(args, ctx, who)
+    return show(args, ctx, who)
 
 
-def show(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
+def show(args: argparse.Namespace, ctx: AppContext, who: str) -> CommandResult:
     try:
         target = identity_from_text(args.id)
     except (AdmissionError, ValueError):
@@ -41,7 +44,7 @@ def show(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
     visitor = store.visitor(target) if isinstance(target, int) else store.find_visitor(target)
     now = ctx.clock.now()
     subject = f"file:{visitor.file_number}" if visitor else "file:none"
-    store.append(args.actor, "VISITOR_QUERY", subject, now)  # every read is recorded
+    store.append(who, "VISITOR_QUERY", subject, now)  # every read is recorded
     if visitor is None:
         return error(ExitCode.REFUSED, CliError.NOT_FOUND, "no such visitor")
     visits = store.visits(visitor.file_number)
@@ -62,14 +65,14 @@ def show(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
     }
 
 
-def search(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
+def search(args: argparse.Namespace, ctx: AppContext, who: str) -> CommandResult:
     text = " ".join(args.text.split())
     if not 2 <= len(text) <= 100 or not 1 <= args.limit <= 500:
         return error(ExitCode.USAGE, CliError.BAD_QUERY, "2-100 characters, limit 1-500")
     found = ctx.store.search_visitors(text, args.limit)
     # The query itself may be a name: the trail keeps a keyed hash of it, not the text.
     ctx.store.append(
-        args.actor,
+        who,
         "VISITOR_SEARCH",
         f"results:{len(found)}",
         ctx.clock.now(),

@@ -1,5 +1,6 @@
 """``voucher issue | exchange | cancel | open``: provisional vouchers at a crowded desk
-(volantes provisionales, art. 23.4, R11)."""
+(volantes provisionales, art. 23.4, R11). Issuing and exchanging one record the account
+signed in (``--user``, :mod:`ui.cli.sign_in`)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from ui.cli.args import VOUCHER_NUMBER, add_document_arguments, document_from_ar
 from ui.cli.card_file import file_card
 from ui.cli.desk_papers import write_output
 from ui.cli.result import CliError, Command, CommandResult, ExitCode
+from ui.cli.sign_in import actor, add_user_argument
 from ui.context import AppContext
 
 
@@ -21,14 +23,14 @@ def _arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser)
     p = sub.add_parser("issue", parents=[common])
     add_document_arguments(p)
     p.add_argument("--card-type")
-    p.add_argument("--operator", default="cli")
+    add_user_argument(p)
     p.add_argument("--out", type=Path, help="write the voucher PDF here instead of printing")
     p = sub.add_parser("exchange", parents=[common])
     add_document_arguments(p)
     # its own dest: the document's --number is args.number, and they used to share it (a
     # manual entry's document number became the voucher's, or the other way round)
     p.add_argument("voucher_number", type=VOUCHER_NUMBER, metavar="number")
-    p.add_argument("--operator", default="cli")
+    add_user_argument(p)
     p.add_argument("--no-pdf", action="store_true")
     p = sub.add_parser("cancel", parents=[common])
     p.add_argument("voucher_number", type=VOUCHER_NUMBER, metavar="number")
@@ -55,14 +57,15 @@ def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
         return ExitCode.OK, _json(
             book.cancel_voucher(args.voucher_number, args.reason, ctx.clock.now())
         )
+    operator = actor(args, ctx)
     document, problem = document_from_args(args, ctx.tools.today())
     if problem is not None or document is None:
         usage = isinstance(problem, dict) and problem.get("error") == CliError.USAGE
         return (ExitCode.USAGE if usage else ExitCode.REFUSED), problem
     if command == "issue":
-        return _issue(args, ctx, document)
+        return _issue(args, ctx, document, operator)
     result = exchange_voucher(
-        ctx.desk, book, ctx.clock, args.voucher_number, document, operator=args.operator
+        ctx.desk, book, ctx.clock, args.voucher_number, document, operator=operator
     )
     payload = {
         "verdict": result.verdict.outcome.value,
@@ -76,13 +79,15 @@ def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
     return (ExitCode.OK if result.card is not None else ExitCode.REFUSED), payload
 
 
-def _issue(args: argparse.Namespace, ctx: AppContext, document: Any) -> CommandResult:
+def _issue(
+    args: argparse.Namespace, ctx: AppContext, document: Any, operator: str
+) -> CommandResult:
     issued = issue_voucher(
         ctx.desk,
         ctx.vouchers,
         ctx.clock,
         document,
-        operator=args.operator,
+        operator=operator,
         card_type=args.card_type,
     )
     verdict = issued.evaluation.verdict
