@@ -35,7 +35,11 @@ MAIN = str(ROOT / "main.py")
 
 
 def _env(**extra: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k not in {"ADMISSION_DB_KEY", "ADMISSION_SMOKE"}}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in {"ADMISSION_DB_KEY", "ADMISSION_SMOKE", "ADMISSION_USER", "ADMISSION_PASSWORD"}
+    }
     env.update(extra)
     return env
 
@@ -56,7 +60,8 @@ def test_the_smoke_run_admits_one_demo_visitor_through_the_window(tmp_path: Path
     # the admission is in the visitor file, under the signed-in demo clerk
     shown = subprocess.run(
         [sys.executable, MAIN, "--demo", "visitor", "show", "1", "--data-dir", str(data)],
-        env=_env(),
+        # the file has the demo's accounts now: the command line signs in too
+        env=_env(ADMISSION_USER=DEMO_ACCOUNTS[0][0], ADMISSION_PASSWORD=DEMO_ACCOUNTS[0][2]),
         capture_output=True,
         text=True,
         timeout=120,
