@@ -12,11 +12,11 @@ from pytestqt.qtbot import QtBot
 from admission.accounts import Operator
 from admission.cards.verification import CardCheckStatus, CardVerification
 from admission.clock import FixedClock
+from admission.counters import DeskCounters
 from admission.desk import AdmissionResult
 from admission.generators.demo_people import DemoPerson, demo_people
 from admission.ports import madrid_date
 from admission.verdict import Outcome, Reason
-from admission.counters import DeskCounters
 from tests.ui.conftest import DIRECTOR, FakeSession
 from ui.context import AppContext
 from ui.controller import DeskController, DeskState
@@ -142,7 +142,7 @@ def test_supervisor_is_recorded_with_the_director_who_authorised(
     assert result.verdict.outcome is Outcome.ADMIT and result.authorised_by == "director1"
 
 
-def test_a_cancelled_authorisation_records_nothing(
+def test_a_cancelled_authorisation_issues_no_card_and_is_recorded_when_dismissed(
     qtbot: QtBot, demo_ctx: AppContext, session: FakeSession, worker: StoreWorker
 ) -> None:
     asked: list[str] = []
@@ -167,6 +167,16 @@ def test_a_cancelled_authorisation_records_nothing(
         controller.admit()
     assert failed.args[0] == DeskFlowCode.AUTHORISATION_CANCELLED and asked == ["CASINO_STAFF"]
     assert controller.state is DeskState.SHOWN
+    assert demo_ctx.store.find_visitor(doc.identity) is None  # on screen, not recorded yet
+    with qtbot.waitSignal(controller.dismissal_recorded, timeout=WAIT) as recorded:
+        controller.clear()  # Esc: recorded as it was shown (arts. 20, 22), no card
+    result = recorded.args[0]
+    assert result.card is None and result.verdict.outcome is Outcome.SUPERVISOR
+    visits = demo_ctx.store.visits(result.recorded.file_number)
+    assert [(v.verdict, v.operator, v.card_number) for v in visits] == [
+        ("SUPERVISOR", "clerk1", None)
+    ]
+    assert demo_ctx.store.last_card_number() == 0
 
 
 def test_a_card_code_is_checked_and_other_codes_refused(
@@ -230,3 +240,29 @@ def test_a_verdict_left_too_long_on_screen_is_not_recorded(
     assert failed.args[0] == "EVALUATION_STALE"
     assert controller.state is DeskState.IDLE and controller.current is None
     assert demo_ctx.store.last_card_number() == 0
+
+
+def test_record_as_shown_evaluates_a_stale_refusal_again_and_never_records_an_admit(
+    demo_ctx: AppContext, desk_clock: FixedClock
+) -> None:
+    from admission.documents import document_from_mrz
+    from admission.mrz.parse import parse_mrz
+    from admission.records import StaffMember, StaffRole
+    from ui.desk_flow import record_as_shown
+
+    today = madrid_date(demo_ctx.clock.now())
+    admitted = people(demo_ctx)[0].mrz(today)
+    admit = demo_ctx.desk.evaluate(document_from_mrz(parse_mrz(admitted, today=today)))
+    assert admit.verdict.outcome is Outcome.ADMIT
+    assert record_as_shown(demo_ctx.desk, admit, operator="clerk1") is None  # Enter only
+    assert demo_ctx.store.find_visitor(admit.document.identity) is None
+
+    staff = document_from_mrz(parse_mrz(people(demo_ctx)[3].mrz(today), today=today))
+    demo_ctx.store.add_staff(
+        StaffMember(staff.identity, "Crupier", StaffRole.STAFF), "Director", demo_ctx.clock.now()
+    )
+    shown = demo_ctx.desk.evaluate(staff)
+    desk_clock.advance(timedelta(minutes=3))  # past EVALUATION_MAX_AGE_SECONDS
+    result = record_as_shown(demo_ctx.desk, shown, operator="clerk1")
+    assert result is not None and result.evaluation.at == demo_ctx.clock.now()
+    assert result.card is None and result.verdict.outcome is Outcome.SUPERVISOR

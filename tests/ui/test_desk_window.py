@@ -7,6 +7,7 @@ from __future__ import annotations
 import importlib.util
 import time
 from collections.abc import Iterator
+from datetime import timedelta
 
 import pytest
 from PySide6.QtCore import QObject, Qt, Signal
@@ -15,6 +16,7 @@ from pytestqt.qtbot import QtBot
 
 from admission.accounts import Operator
 from admission.cards.verification import CardCheckStatus
+from admission.clock import FixedClock
 from admission.mrz.burst import MrzScanned
 from admission.ports import madrid_date
 from hardware.printer.fake import FakePrinter
@@ -24,6 +26,7 @@ from ui.context import AppContext
 from ui.demo_scenario import DemoCase, demo_cases, seed_demo_file
 from ui.desk_window import MENU_DIRECTION, DeskWindow, build_desk_window
 from ui.wedge_filter import WedgeFilter
+from ui.workers import StoreWorker
 
 WAIT = 10_000
 
@@ -69,6 +72,26 @@ def scan(qtbot: QtBot, win: DeskWindow, wedge: WedgeFilter, lines: tuple[str, ..
     now = time.monotonic()
     with qtbot.waitSignal(win.controller.verdict_ready, timeout=WAIT):
         wedge.mrz_scanned.emit(MrzScanned(f"TD{1 if len(lines) == 3 else 3}", lines, now, now))
+
+
+def visits_of(ctx: AppContext, lines: tuple[str, ...]) -> list[tuple[str, str, int | None]]:
+    """(verdict, operator, card) of the visits in the file of the person of ``lines``."""
+    from ui.desk_flow import document_from_lines
+
+    document, _ = document_from_lines(list(lines), madrid_date(ctx.clock.now()))
+    assert document is not None
+    visitor = ctx.store.find_visitor(document.identity)
+    if visitor is None:
+        return []
+    return [(v.verdict, v.operator, v.card_number) for v in ctx.store.visits(visitor.file_number)]
+
+
+def win_worker_idle(qtbot: QtBot, win: DeskWindow) -> None:
+    """Every job the window gave its store worker so far has run (and answered)."""
+    for worker in win._workers:
+        if isinstance(worker, StoreWorker):
+            assert worker.wait_idle()
+    qtbot.wait(50)
 
 
 def key(qtbot: QtBot, win: DeskWindow, which: Qt.Key) -> None:
@@ -132,12 +155,21 @@ def test_refusals_are_painted_and_recorded_without_a_card(
     assert "DENEGAR" in win.verdict.headline.text() and "✖" in win.verdict.headline.text()
     assert text(reason, "es") in win.verdict.reasons.text()
     screenshot(win, shot)
+    # recorded when shown, with the clerk signed in: no key is needed (arts. 20, 22)
     with qtbot.waitSignal(win.controller.admission_recorded, timeout=WAIT) as recorded:
-        enter(qtbot, win)
+        pass
     result = recorded.args[0]
     assert result.card is None and reason in result.verdict.codes
+    assert "Denegación registrada" in win.verdict.progress.text()
     visits = demo_ctx.store.visits(result.recorded.file_number)
-    assert [v.verdict for v in visits] == ["DENY"] and visits[0].card_number is None
+    assert [(v.verdict, v.operator) for v in visits] == [("DENY", "clerk1")]
+    assert visits[0].card_number is None
+    # Enter and Esc afterwards record nothing more
+    with qtbot.assertNotEmitted(win.controller.admission_recorded, wait=300):
+        enter(qtbot, win)
+    key(qtbot, win, Qt.Key.Key_Escape)
+    win_worker_idle(qtbot, win)
+    assert len(demo_ctx.store.visits(result.recorded.file_number)) == 1
     assert demo_ctx.store.last_card_number() == 0
 
 
@@ -245,7 +277,20 @@ def test_refusals_sound_unlike_admissions(
     scan(qtbot, win, wedge, case(demo_ctx, "admitted").lines)
     win.controller.clear()
     scan(qtbot, win, wedge, case(demo_ctx, "minor").lines)
+    assert isinstance(win.sound, TonePlayer)
     assert win.sound.played == [Sound.ADMIT, Sound.REFUSE]
+
+
+def test_the_sound_comes_from_the_context_with_the_bell(
+    qtbot: QtBot, demo_ctx: AppContext, session: FakeSession
+) -> None:
+    # the window builds no adapter (STYLE.md rule 3): the composition root's factory
+    win = build_desk_window(demo_ctx, session, authorise=lambda purpose: None, watch_devices=False)
+    qtbot.addWidget(win)
+    try:
+        assert isinstance(win.sound, TonePlayer) and win.sound._beep is not None
+    finally:
+        win.stop()
 
 
 def test_a_document_under_the_camera_is_read_and_shown(
@@ -346,3 +391,152 @@ def test_locking_the_session_clears_the_screen(qtbot: QtBot, demo_ctx: AppContex
         assert win.status.demo.isVisibleTo(win)  # demo=None: the context's own flag
     finally:
         win.stop()
+
+
+# -- every verdict shown ends up recorded (arts. 20, 22) --------------------------------
+SUPERVISOR_SHOWN = ("SUPERVISOR", "clerk1", None)
+
+
+def test_a_supervisor_dismissed_with_esc_is_recorded_as_shown(
+    qtbot: QtBot, window: tuple[DeskWindow, WedgeFilter], demo_ctx: AppContext
+) -> None:
+    win, wedge = window
+    lines = case(demo_ctx, "staff").lines
+    scan(qtbot, win, wedge, lines)
+    assert win.verdict.outcome == "SUPERVISOR" and visits_of(demo_ctx, lines) == []
+    with qtbot.waitSignal(win.controller.dismissal_recorded, timeout=WAIT) as recorded:
+        key(qtbot, win, Qt.Key.Key_Escape)
+    assert recorded.args[0].card is None
+    assert visits_of(demo_ctx, lines) == [SUPERVISOR_SHOWN]
+    assert "Denegación registrada" in win.status.currentMessage()
+    assert win.verdict.outcome == "" and demo_ctx.store.last_card_number() == 0
+
+
+def test_a_supervisor_the_director_did_not_authorise_is_recorded_on_a_new_scan(
+    qtbot: QtBot, demo_ctx: AppContext, session: FakeSession
+) -> None:
+    seed_demo_file(demo_ctx)
+    asked: list[str] = []
+
+    def nobody(purpose: str) -> Operator | None:
+        asked.append(purpose)
+        return None  # the director cancelled
+
+    win = build_desk_window(
+        demo_ctx, session, authorise=nobody, sound=TonePlayer(enabled=False), watch_devices=False
+    )
+    qtbot.addWidget(win)
+    wedge = WedgeFilter(parent=win)
+    win.connect_wedge(wedge)
+    win.show()
+    qtbot.waitExposed(win)
+    win.activateWindow()
+    try:
+        staff = case(demo_ctx, "staff").lines
+        scan(qtbot, win, wedge, staff)
+        with qtbot.waitSignal(win.controller.operation_failed, timeout=WAIT) as failed:
+            enter(qtbot, win)
+        assert asked and failed.args[0] == "AUTHORISATION_CANCELLED"
+        assert visits_of(demo_ctx, staff) == []  # still on screen, not yet recorded
+        admitted = case(demo_ctx, "admitted").lines
+        with qtbot.waitSignal(win.controller.dismissal_recorded, timeout=WAIT):
+            scan(qtbot, win, wedge, admitted)  # the next visitor: the verdict gives way
+        assert visits_of(demo_ctx, staff) == [SUPERVISOR_SHOWN]
+        assert win.verdict.outcome == "ADMIT"
+    finally:
+        win.stop()
+
+
+def test_an_admit_never_confirmed_records_nothing(
+    qtbot: QtBot, window: tuple[DeskWindow, WedgeFilter], demo_ctx: AppContext
+) -> None:
+    win, wedge = window
+    lines = case(demo_ctx, "admitted").lines
+    scan(qtbot, win, wedge, lines)
+    with qtbot.assertNotEmitted(win.controller.dismissal_recorded, wait=300):
+        key(qtbot, win, Qt.Key.Key_Escape)
+    scan(qtbot, win, wedge, lines)
+    scan(qtbot, win, wedge, case(demo_ctx, "staff").lines)  # replaced by the next one
+    win.close()  # and the window closing with a verdict on screen
+    assert visits_of(demo_ctx, lines) == []
+    assert demo_ctx.store.last_card_number() == 0
+
+
+def test_a_supervisor_on_screen_when_the_window_closes_is_recorded(
+    qtbot: QtBot, window: tuple[DeskWindow, WedgeFilter], demo_ctx: AppContext
+) -> None:
+    win, wedge = window
+    lines = case(demo_ctx, "staff").lines
+    scan(qtbot, win, wedge, lines)
+    win.close()  # stops the store worker after the jobs queued, the record among them
+    assert visits_of(demo_ctx, lines) == [SUPERVISOR_SHOWN]
+
+
+def test_a_supervisor_on_screen_when_the_session_locks_is_recorded(
+    qtbot: QtBot, demo_ctx: AppContext
+) -> None:
+    seed_demo_file(demo_ctx)
+    session = SignalledSession()
+    win = build_desk_window(
+        demo_ctx,
+        session,
+        authorise=lambda purpose: None,
+        sound=TonePlayer(enabled=False),
+        watch_devices=False,
+    )
+    qtbot.addWidget(win)
+    try:
+        lines = case(demo_ctx, "staff").lines
+        with qtbot.waitSignal(win.controller.verdict_ready, timeout=WAIT):
+            win.controller.submit_mrz(lines)
+        session.is_locked = True
+        with qtbot.waitSignal(win.controller.dismissal_recorded, timeout=WAIT):
+            session.locked.emit()  # the idle lock: the screen is emptied
+        assert win.verdict.outcome == ""
+        assert visits_of(demo_ctx, lines) == [SUPERVISOR_SHOWN]
+    finally:
+        win.stop()
+
+
+def test_a_stale_supervisor_is_evaluated_again_and_recorded(
+    qtbot: QtBot,
+    window: tuple[DeskWindow, WedgeFilter],
+    demo_ctx: AppContext,
+    desk_clock: FixedClock,
+) -> None:
+    from admission.desk import EVALUATION_MAX_AGE_SECONDS
+
+    win, wedge = window
+    lines = case(demo_ctx, "staff").lines
+    scan(qtbot, win, wedge, lines)
+    later = desk_clock.now() + timedelta(seconds=EVALUATION_MAX_AGE_SECONDS + 60)
+    desk_clock.set(later)
+    with qtbot.waitSignal(win.controller.dismissal_recorded, timeout=WAIT) as recorded:
+        key(qtbot, win, Qt.Key.Key_Escape)
+    result = recorded.args[0]
+    assert result.evaluation.at == later and result.verdict.outcome.value == "SUPERVISOR"
+    assert visits_of(demo_ctx, lines) == [SUPERVISOR_SHOWN]
+
+
+def test_a_scan_with_nobody_signed_in_is_refused_and_not_recorded(
+    qtbot: QtBot,
+    window: tuple[DeskWindow, WedgeFilter],
+    demo_ctx: AppContext,
+    session: FakeSession,
+) -> None:
+    from admission.catalogue import text
+
+    win, wedge = window
+    session.operator = None
+    lines = case(demo_ctx, "minor").lines
+    now = time.monotonic()
+    with (
+        qtbot.assertNotEmitted(win.controller.verdict_ready, wait=400),
+        qtbot.waitSignal(win.controller.scan_rejected, timeout=WAIT) as rejected,
+    ):
+        wedge.mrz_scanned.emit(MrzScanned("TD1", lines, now, now))
+    assert rejected.args[0] == "NO_OPERATOR"
+    assert text("NO_OPERATOR", "es") in win.verdict.headline.text() + win.verdict.reasons.text()
+    assert win.verdict.outcome == ""
+    win_worker_idle(qtbot, win)
+    assert visits_of(demo_ctx, lines) == []
