@@ -209,6 +209,8 @@ class DeskShell(QObject):
         self.window: DeskWindow | None = None
         self.session: DeskSession | None = None
         self.filters: list[QObject] = []
+        self._asking = False  # a sign-in or unlock dialog is open
+        self._closing = False
         self.devices: DemoDevices | None = None
         self.translator: QTranslator | None = None
         self.parts: Any = None  # what build_desk_window answered
@@ -264,7 +266,43 @@ class DeskShell(QObject):
             add_demo_banner(self.window)
         self.window.show()
         self.window.start()
+        self.session.locked.connect(lambda: QTimer.singleShot(0, self._unlock))
+        self.session.signed_out.connect(
+            lambda reason: QTimer.singleShot(0, lambda: self._signed_out(reason))
+        )
         return None
+
+    # -- the session while the window is open (art. 20.3: who admits is who signed in)
+    def _unlock(self) -> None:
+        """An idle desk locks; only its operator's password opens it, or another
+        person signs in instead ("Cambiar de operador")."""
+        from ui.dialogs.sign_in import UnlockDialog
+
+        if self.session is None or not self.session.is_locked or self._asking:
+            return
+        self._asking = True
+        try:
+            dialog = UnlockDialog(self.session, self.window, lang=self.language())
+            dialog.exec()
+            dialog.deleteLater()
+        finally:
+            self._asking = False
+
+    def _signed_out(self, reason: str) -> None:
+        """Nobody works the desk: sign-in again, or the window closes."""
+        if self._closing or self._asking or self.session is None:
+            return
+        if self.session.operator is not None or reason == "shutdown":
+            return
+        self._asking = True
+        try:
+            signed = self._sign_in(self.session)
+        finally:
+            self._asking = False
+        if signed:
+            self.operator = self.session.operator
+        elif self.window is not None:
+            self.window.close()
 
     def _open_context(self, tools: Tools) -> AppContext | None:
         """The open visitor file; None for a real folder that never held one (NO_FILE):
@@ -385,6 +423,7 @@ class DeskShell(QObject):
         return window
 
     def close(self) -> None:
+        self._closing = True
         for event_filter in self.filters:
             self.app.removeEventFilter(event_filter)
         self.filters = []

@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
@@ -264,3 +265,46 @@ def test_the_command_line_still_needs_no_window() -> None:
     args = build_parser().parse_args(["parse-mrz", "X"])
     assert args.command == "parse-mrz" and not args.smoke
     assert build_parser().parse_args(["--demo"]).command is None
+
+
+def test_a_locked_demo_desk_opens_again_with_its_clerks_password(
+    app: QApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from PySide6.QtCore import QTimer
+
+    from main import build_context, build_tools
+
+    monkeypatch.delenv("ADMISSION_DB_KEY", raising=False)
+    start = AppStart(
+        build_tools=partial(build_tools, tmp_path / "demo", demo=True),
+        build_context=build_context,
+        demo=True,
+    )
+    shell = DeskShell(app, start)
+    assert shell.open() is None
+    session = shell.session
+    assert session is not None and session.operator is not None
+    seen: list[str] = []
+
+    def type_the_password() -> None:
+        dialog = QApplication.activeModalWidget()
+        if dialog is None:
+            QTimer.singleShot(20, type_the_password)
+            return
+        seen.append(type(dialog).__name__)
+        _save(dialog, "unlock")
+        dialog.password.setText(DEMO_ACCOUNTS[1][2])  # type: ignore[attr-defined]
+        dialog.submit()  # type: ignore[attr-defined]
+
+    try:
+        QTimer.singleShot(20, type_the_password)
+        session.lock()
+        assert session.is_locked
+        deadline = time.monotonic() + 5
+        while session.is_locked and time.monotonic() < deadline:
+            app.processEvents()
+            time.sleep(0.01)
+        assert seen == ["UnlockDialog"] and not session.is_locked
+        assert session.operator is not None and session.operator.username == "clerk"
+    finally:
+        shell.close()
