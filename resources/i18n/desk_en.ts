@@ -1458,6 +1458,22 @@
         <translation>The game director decides</translation>
     </message>
     <message>
+        <source>Usuario del RIAJ</source>
+        <translation>RIAJ user name</translation>
+    </message>
+    <message>
+        <source>Certificados de la autoridad (CA) del RIAJ</source>
+        <translation>RIAJ certificate authority (CA) certificates</translation>
+    </message>
+    <message>
+        <source>Certificado de cliente (PEM)</source>
+        <translation>Client certificate (PEM)</translation>
+    </message>
+    <message>
+        <source>Clave privada del cliente (PEM)</source>
+        <translation>Client private key (PEM)</translation>
+    </message>
+    <message>
         <source>&amp;Servicio en línea:</source>
         <translation>&amp;Online service:</translation>
     </message>
@@ -1480,6 +1496,30 @@
     <message>
         <source>Si el RIAJ &amp;no responde:</source>
         <translation>If the RIAJ does &amp;not answer:</translation>
+    </message>
+    <message>
+        <source>&amp;Usuario:</source>
+        <translation>&amp;User name:</translation>
+    </message>
+    <message>
+        <source>&amp;CA del servicio:</source>
+        <translation>Service &amp;CA:</translation>
+    </message>
+    <message>
+        <source>Certificado de c&amp;liente:</source>
+        <translation>C&amp;lient certificate:</translation>
+    </message>
+    <message>
+        <source>Clave del clien&amp;te:</source>
+        <translation>Clien&amp;t key:</translation>
+    </message>
+    <message>
+        <source>Las contraseñas del RIAJ se guardan en el llavero del sistema, no aquí.</source>
+        <translation>The RIAJ passwords are kept in the system keyring, not here.</translation>
+    </message>
+    <message>
+        <source>Aviso sobre las contraseñas del RIAJ</source>
+        <translation>Notice on the RIAJ passwords</translation>
     </message>
 </context>
 <context>
