@@ -113,10 +113,22 @@ def test(args: list[str]) -> None:
     run([py, "-m", "mypy"])
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     run([py, "-m", "pytest", *args], env=env)
-    # the real start path, end to end: the demo window admits one visitor offscreen
+    # the real start path, end to end: the demo window admits one visitor offscreen.
+    # Quiet when it passes, so that pytest's summary stays the run's closing line.
     with tempfile.TemporaryDirectory(prefix="admission-smoke-") as smoke_dir:
-        print("bootstrap: window smoke run (one demo admission, offscreen)", flush=True)
-        run([py, str(ROOT / "main.py"), "--demo", "--smoke", "--data-dir", smoke_dir], env=env)
+        smoke = subprocess.run(
+            [py, str(ROOT / "main.py"), "--demo", "--smoke", "--data-dir", smoke_dir],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+    if smoke.returncode != 0:
+        print(smoke.stderr[-3000:], file=sys.stderr)
+        print(f"bootstrap: the window's smoke run failed (exit {smoke.returncode})", flush=True)
+        sys.exit(smoke.returncode or 1)
 
 
 def bench(args: list[str]) -> None:
