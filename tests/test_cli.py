@@ -2,7 +2,12 @@
 
 Most tests run it in this process (``main.run``: parse, build the context, dispatch);
 the contract tests - exit codes, JSON on stdout, no traceback, a killed process, the
-demo's own folder - run real processes."""
+demo's own folder - run real processes.
+
+A file made by ``init`` has no account: operator acts are recorded under ``cli`` and a
+director's decision is refused. Tests of director decisions create accounts first
+(:func:`create_accounts`: an administrator, a clerk signed in through the environment,
+and a game director), with cheap argon2 costs in this process."""
 
 from __future__ import annotations
 
@@ -15,6 +20,8 @@ import random
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -54,10 +61,62 @@ PASSPORT = build_td3(
     birth_date="700101",
     expiry_date="350101",
 )
+# the accounts of create_accounts: (user name, roles, password)
+ADMIN = ("jefa", ["ADMIN"], "admin-pass-1")
+CLERK = ("ana", ["CLERK"], "clerk-pass-1")
+DIRECTOR = ("dora", ["DIRECTOR"], "director-pass-1")
+SIGN_IN_VARS = (
+    "ADMISSION_USER",
+    "ADMISSION_PASSWORD",
+    "ADMISSION_DIRECTOR_PASSWORD",
+    "ADMISSION_NEW_PASSWORD",
+)
+CHEAP_ARGON2 = {"time_cost": 1, "memory_cost": 8, "parallelism": 1}  # tests only
 ICAO_TD3 = [
     "P<UTOERIKSSON<<ANNA<MARIA<<<<<<<<<<<<<<<<<<<",
     "L898902C36UTO7408122F1204159ZE184226B<<<<<10",
 ]
+
+
+@pytest.fixture(autouse=True)
+def quick_sign_in(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
+    """Cheap argon2 costs for the accounts made in this process (the product's profile
+    renews such a hash at the next sign-in of a real process), and no sign-in variable
+    of the shell running the tests."""
+    from db import accounts
+
+    monkeypatch.setattr(accounts, "Argon2Hasher", partial(accounts.Argon2Hasher, **CHEAP_ARGON2))
+    for name in SIGN_IN_VARS:
+        monkeypatch.delenv(name, raising=False)
+    yield
+
+
+def create_accounts(data_dir: Path, env: pytest.MonkeyPatch) -> None:
+    """The first account (an administrator, no sign-in), then a clerk and a game
+    director made by it; then the clerk signs in through the environment, and the
+    director's password is there for ``--director dora``."""
+    name, roles, password = ADMIN
+    env.setenv("ADMISSION_NEW_PASSWORD", password)
+    code, out = cli("account", "add", name, "--display-name", "Jefa", "--role", *roles,
+                    data_dir=data_dir)  # fmt: skip
+    assert code == 0, out
+    env.setenv("ADMISSION_PASSWORD", password)
+    for name, roles, password in (CLERK, DIRECTOR):
+        env.setenv("ADMISSION_NEW_PASSWORD", password)
+        role_args = [token for role in roles for token in ("--role", role)]
+        code, out = cli("account", "add", name, "--display-name", name.title(), *role_args,
+                        "--user", ADMIN[0], data_dir=data_dir)  # fmt: skip
+        assert code == 0, out
+    env.delenv("ADMISSION_NEW_PASSWORD")
+    env.setenv("ADMISSION_USER", CLERK[0])
+    env.setenv("ADMISSION_PASSWORD", CLERK[2])
+    env.setenv("ADMISSION_DIRECTOR_PASSWORD", DIRECTOR[2])
+
+
+@pytest.fixture
+def accounts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``tmp_path``'s file with the accounts of :func:`create_accounts`, the clerk signed in."""
+    create_accounts(tmp_path, monkeypatch)
 
 
 def cli(
@@ -188,7 +247,7 @@ def test_parse_mrz_refuses_a_garbled_mrz_with_codes() -> None:
     assert code == 1 and isinstance(out, dict) and out["errors"]
 
 
-def test_admission_cycle_on_the_encrypted_file(tmp_path: Path) -> None:
+def test_admission_cycle_on_the_encrypted_file(tmp_path: Path, accounts: None) -> None:
     snapshot = tmp_path / "riaj.txt"
     snapshot.write_text(f"# RIAJ casino scope\n{dni(11111111)}\n", encoding="utf-8")
     code, out = cli("registry", "import", str(snapshot), data_dir=tmp_path)
@@ -304,6 +363,8 @@ def test_admission_cycle_on_the_encrypted_file(tmp_path: Path) -> None:
         "--at",
         "2027-06-30T12:00:00+02:00",
         "--confirm-clock",
+        "--director",
+        DIRECTOR[0],
         data_dir=tmp_path,
         clock_override=True,
     )
@@ -424,7 +485,7 @@ def test_killing_admissions_midway_leaves_no_gap_and_no_half_visit(tmp_path: Pat
     assert killed > 0 or completed == 16
 
 
-def test_printing_voiding_and_the_reprint_queue(tmp_path: Path) -> None:
+def test_printing_voiding_and_the_reprint_queue(tmp_path: Path, accounts: None) -> None:
     snapshot = tmp_path / "riaj.txt"
     snapshot.write_text("00000000T\n")
     assert cli("registry", "import", str(snapshot), data_dir=tmp_path)[0] == 0
@@ -440,12 +501,18 @@ def test_printing_voiding_and_the_reprint_queue(tmp_path: Path) -> None:
 
     code, out = cli("print-card", "1", data_dir=tmp_path)
     assert code == 1 and out["error"] == "REPRINT_NEEDS_REASON"  # type: ignore[index]
-    code, out = cli("print-card", "1", "--reason", "tarjeta dañada", data_dir=tmp_path)
+    code, out = cli(
+        "print-card", "1", "--reason", "tarjeta dañada", "--director", "dora", data_dir=tmp_path
+    )
     assert code == 0 and out["printed"] is True  # type: ignore[index]
 
-    code, out = cli("void-card", "1", "--reason", "error de tipo", data_dir=tmp_path)
+    code, out = cli(
+        "void-card", "1", "--reason", "error de tipo", "--director", "dora", data_dir=tmp_path
+    )
     assert (code, out["status"]) == (0, "VOIDED")  # type: ignore[index]
-    code, out = cli("print-card", "1", "--reason", "otra vez", data_dir=tmp_path)
+    code, out = cli(
+        "print-card", "1", "--reason", "otra vez", "--director", "dora", data_dir=tmp_path
+    )
     assert code == 1 and out["error"] == "CARD_VOIDED"  # type: ignore[index]
     code, out = cli("visitor", "show", "1", data_dir=tmp_path)
     assert out["cards"][0]["status"] == "VOIDED"  # type: ignore[index]

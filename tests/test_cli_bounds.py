@@ -271,7 +271,8 @@ def _strategies(desk: Desk) -> dict[str, st.SearchStrategy[list[str]]]:
             doc,
             _optional("--at", INSTANT),
             _optional("--card-type", st.one_of(st.sampled_from(["DAY", "WEEK"]), TEXT)),
-            _optional("--authorised-by", TEXT),
+            _optional("--director", TEXT),
+            _flag("--exceptional"),
             st.just(["--no-pdf"]),
         ).map(lambda rest: ["admit", *rest]),
         "registry": st.one_of(

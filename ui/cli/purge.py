@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import argparse
 
-from ui.cli.result import Command, CommandResult, ExitCode
+from admission.clock import ClockCode
+from admission.retention import retention_cutoff
+from admission.retention_sweep import SUSPECT_GAP
+from ui.cli.result import Command, CommandResult, ExitCode, error
 from ui.cli.sign_in import actor, add_director_argument, add_user_argument, director
 from ui.context import AppContext
 
@@ -25,9 +28,15 @@ def _arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser)
 
 
 def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
+    # The clock is compared with the file before anybody signs in: a sign-in is itself an
+    # entry at this clock, and a clock that jumped ahead would vouch for itself.
+    ahead = _ahead_of_file(ctx)
     by = actor(args, ctx)
     if args.confirm_clock:  # the game director answers for the date (art. 20.3, 20.4)
         by = director(args, ctx, "Confirmar la fecha de la purga (art. 20.4)").username
+    elif ahead is not None:
+        ctx.store.append(by, "PURGE_REFUSED", ClockCode.SUSPECT_CLOCK, ctx.clock.now(), ahead)
+        return error(ExitCode.REFUSED, ClockCode.SUSPECT_CLOCK, "the clock runs ahead of the file")
     report = ctx.retention.purge(confirm_clock=args.confirm_clock, actor=by)
     return ExitCode.OK, {
         "cutoff": report.cutoff.isoformat(),
@@ -39,3 +48,14 @@ def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
 
 
 COMMAND = Command[AppContext]("purge", "erase what is past retention (R3)", _arguments, run)
+
+
+def _ahead_of_file(ctx: AppContext) -> dict[str, str] | None:
+    """The details of a suspect clock (as the retention sweep records them), or None:
+    the cutoff runs more than ``SUSPECT_GAP`` ahead of the one of the newest event."""
+    months = ctx.desk.config.retention_months
+    now, newest = ctx.clock.now(), ctx.store.newest_event()
+    cutoff = retention_cutoff(now, months)
+    if newest is None or cutoff - retention_cutoff(newest, months) <= SUSPECT_GAP:
+        return None
+    return {"cutoff": cutoff.isoformat(), "newest_event": newest.isoformat()}
