@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QObject, Qt
+from PySide6.QtCore import QLocale, QObject, Qt
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
 )
 
 from admission.accounts import Operator
+from admission.cards.catalogue import CardType
 from admission.cards.verification import CardVerification
 from admission.counters import DeskCounters
 from admission.desk import AdmissionResult
@@ -77,6 +78,12 @@ MENU_DESK = "desk"  # Admisión: manual entry, card check, reprint
 MENU_DIRECTION = "direction"  # Dirección: bans, staff, cards, vouchers, officials
 MENU_ADMIN = "admin"  # Administración: accounts, settings, devices
 MAX_FKEYS = 8
+
+
+def _card_label(card_type: CardType) -> str:
+    """The card type's label in the window's language (the translator sets the locale)."""
+    english = QLocale().language() == QLocale.Language.English
+    return bounded(card_type.label_en if english else card_type.label_es, 40)
 
 
 class DeskWindow(QMainWindow):
@@ -189,7 +196,7 @@ class DeskWindow(QMainWindow):
         self.card_type_actions: list[QAction] = []
         catalogue = self.ctx.desk.config.catalogue
         for index, code in enumerate(list(catalogue.types)[:MAX_FKEYS]):
-            action = QAction(bounded(catalogue.types[code].label_es, 40), self)
+            action = QAction(_card_label(catalogue.types[code]), self)
             action.setShortcut(QKeySequence(f"F{index + 1}"))
             action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
             action.triggered.connect(
@@ -321,13 +328,14 @@ class DeskWindow(QMainWindow):
         self.sound.play(Sound.ADMIT if answer.ok else Sound.REFUSE)
 
     def _on_rejected(self, code: str, message_es: str) -> None:
-        self.verdict.show_refusal(message_es)
+        self.verdict.show_refusal(message(code))  # the catalogue's text, window's language
         self.identity.clear()
         self.sound.play(Sound.REFUSE)
 
     def _on_failed(self, code: str, message_es: str) -> None:
-        self.verdict.show_progress(message_es)
-        self.status.last_error.setText(bounded(message_es, 160))
+        text = message(code)
+        self.verdict.show_progress(text)
+        self.status.last_error.setText(bounded(text, 160))
 
     def _on_counters(self, counters: DeskCounters) -> None:
         self.counters.show_counters(counters)
@@ -340,7 +348,7 @@ class DeskWindow(QMainWindow):
         catalogue = self.ctx.desk.config.catalogue
         codes = list(catalogue.types)
         key = f"F{codes.index(code) + 1}" if code in codes[:MAX_FKEYS] else ""
-        label = bounded(catalogue.types[code].label_es, 40) if code in catalogue.types else code
+        label = _card_label(catalogue.types[code]) if code in catalogue.types else code
         self.card_type.setText(self.tr("Tarjeta: {0} ({1})").format(label, key))
 
     # -- dialogs ------------------------------------------------------------------

@@ -540,3 +540,63 @@ def test_a_scan_with_nobody_signed_in_is_refused_and_not_recorded(
     assert win.verdict.outcome == ""
     win_worker_idle(qtbot, win)
     assert visits_of(demo_ctx, lines) == []
+
+
+# -- the desk in English (the translation the app installs for ui.language "en") --------
+def test_the_desk_in_english_admits_and_refuses(
+    qtbot: QtBot, demo_ctx: AppContext, session: FakeSession
+) -> None:
+    if importlib.util.find_spec("ui.i18n") is None:
+        pytest.skip("no ui.i18n: the window has no translation")
+    from PySide6.QtWidgets import QApplication
+
+    from ui.dialogs.common import set_language
+    from ui.i18n import install_translator
+
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    translator = install_translator(app, "en")  # compiles desk_en.qm when missing/stale
+    assert translator is not None, "desk_en.qm could not be compiled or loaded"
+    set_language("en")
+    seed_demo_file(demo_ctx)
+    win = build_desk_window(
+        demo_ctx,
+        session,
+        authorise=lambda purpose: DIRECTOR,
+        demo=True,
+        sound=TonePlayer(enabled=False),
+        watch_devices=False,
+    )
+    try:
+        qtbot.addWidget(win)
+        wedge = WedgeFilter(parent=win)
+        win.connect_wedge(wedge)
+        win.resize(1200, 760)
+        win.show()
+        qtbot.waitExposed(win)
+        win.activateWindow()
+        win.start()
+        scan(qtbot, win, wedge, case(demo_ctx, "admitted").lines)
+        assert "ADMIT" in win.verdict.headline.text()
+        with qtbot.waitSignal(win.controller.card_printed, timeout=WAIT):
+            enter(qtbot, win)
+        assert "printed" in win.verdict.progress.text().lower()
+        assert "One-day entry" in win.card_type.text()
+        screenshot(win, "desk-admit-en")
+        key(qtbot, win, Qt.Key.Key_Escape)
+        with qtbot.waitSignal(win.controller.admission_recorded, timeout=WAIT):
+            scan(qtbot, win, wedge, case(demo_ctx, "minor").lines)
+        assert win.verdict.outcome == "DENY"
+        assert text_of("MINOR", "en") in win.verdict.reasons.text()
+        screenshot(win, "desk-deny-minor-en")
+    finally:
+        win.stop()
+        app.removeTranslator(translator)
+        install_translator(app, "es")  # the Spanish locale back (the source language)
+        set_language("es")
+
+
+def text_of(code: str, lang: str) -> str:
+    from admission.catalogue import text
+
+    return text(code, lang)
