@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMessageBox,
+    QSizePolicy,
     QToolBar,
     QWidget,
 )
@@ -185,9 +186,7 @@ def add_demo_banner(window: QWidget) -> QLabel:
         bar.toggleViewAction().setEnabled(False)
         bar.toggleViewAction().setVisible(False)
         bar.addWidget(label)
-        label.setSizePolicy(
-            label.sizePolicy().horizontalPolicy().Expanding, label.sizePolicy().verticalPolicy()
-        )
+        label.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
         window.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
         window.insertToolBarBreak(bar)
     else:
@@ -228,7 +227,8 @@ class DeskShell(QObject):
         self.failure = (str(code), detail)
         message = text(code, self.language())
         line = f"{code}: {message}" + (f" ({detail})" if detail else "")
-        if self.start.smoke or QGuiApplication.platformName() == "offscreen":
+        cancelled = code == AppCode.START_CANCELLED  # the person chose it: no alarm
+        if cancelled or self.start.smoke or QGuiApplication.platformName() == "offscreen":
             print(line, file=sys.stderr)
         else:
             QMessageBox.critical(
@@ -236,7 +236,7 @@ class DeskShell(QObject):
             )
         from ui.cli.result import ExitCode
 
-        if isinstance(code, AppCode) and code is AppCode.START_CANCELLED:
+        if cancelled:
             return int(ExitCode.OK)
         return int(ExitCode.UNAVAILABLE if _is_unavailable(code) else ExitCode.REFUSED)
 
