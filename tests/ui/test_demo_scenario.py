@@ -154,3 +154,44 @@ def test_the_demo_reader_is_idle_until_asked() -> None:
     assert not thread.is_alive()
     assert len(got) == 1 and isinstance(got[0], MrzScanned)
     assert list(got[0].lines) == lines
+
+
+def test_the_demo_window_shows_its_first_verdict_within_seconds(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The whole path a newcomer sees: the scenario camera, the live MRZ reader, the
+    controller and the window - the first invented visitor is admitted on screen."""
+    import time
+    from functools import partial
+
+    from main import _demo_devices, build_context, build_tools
+    from ui.app import AppStart, DeskShell, make_application
+
+    monkeypatch.delenv("ADMISSION_DB_KEY", raising=False)
+    app = make_application()
+    start = AppStart(
+        build_tools=partial(build_tools, tmp_path / "demo", demo=True),
+        build_context=build_context,
+        demo=True,
+        demo_devices=_demo_devices,
+    )
+    shell = DeskShell(app, start)
+    assert shell.open() is None
+    seen: list[tuple[float, str]] = []
+    try:
+        assert shell.window is not None
+        began = time.monotonic()
+        shell.window.controller.verdict_ready.connect(
+            lambda v: seen.append((time.monotonic() - began, str(v.evaluation.verdict.outcome)))
+        )
+        while not seen and time.monotonic() - began < 20:
+            app.processEvents()
+            time.sleep(0.02)
+        if seen:
+            from ui.screens import save_screenshot
+
+            save_screenshot(shell.window, "demo-first-verdict")
+    finally:
+        shell.close()
+    assert seen and seen[0][1] == "ADMIT", seen
+    assert seen[0][0] < 10  # within seconds of the window opening
