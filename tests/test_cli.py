@@ -409,7 +409,9 @@ def test_bad_arguments_get_codes_not_tracebacks(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_an_instant_in_the_future_is_refused_unless_overridden(tmp_path: Path) -> None:
+def test_an_instant_in_the_future_is_refused_unless_overridden(
+    tmp_path: Path, accounts: None
+) -> None:
     # a year typed wrong must not run the desk (and its purge) a year ahead (art. 20.4)
     ahead = "2099-01-01T12:00:00+01:00"
     init_file(tmp_path)
@@ -420,7 +422,14 @@ def test_an_instant_in_the_future_is_refused_unless_overridden(tmp_path: Path) -
     code, out = cli("admit", "--mrz", *PASSPORT, "--at", ahead, data_dir=tmp_path)
     assert code == 2 and out["error"] == "FUTURE_INSTANT"  # type: ignore[index]
     code, out = cli(
-        "purge", "--at", ahead, "--confirm-clock", data_dir=tmp_path, clock_override=True
+        "purge",
+        "--at",
+        ahead,
+        "--confirm-clock",
+        "--director",
+        DIRECTOR[0],
+        data_dir=tmp_path,
+        clock_override=True,
     )
     assert code == 0 and out["cutoff"].startswith("2098-07-01")  # type: ignore[index]
 
