@@ -529,7 +529,7 @@ def test_printing_voiding_and_the_reprint_queue(tmp_path: Path, accounts: None) 
 
 
 def test_desk_information_leaflet_and_regulation(tmp_path: Path) -> None:
-    import pypdfium2
+    import pypdfium2  # type: ignore[import-untyped]
 
     code, _ = cli("leaflet", "--out", str(tmp_path / "leaflet.pdf"), data_dir=tmp_path)
     assert code == 0
@@ -642,7 +642,7 @@ def test_retention_runs_at_start_up(tmp_path: Path) -> None:
     # That command's own daily purge ran first, on the system clock: the visit it then
     # recorded in the past stays until the next day's run.
     code, out = cli("visitor", "show", dni(77777777), data_dir=tmp_path)
-    assert code == 0  # type: ignore[index]
+    assert code == 0
     # The next day, any command opens the file with the purge: the old visit goes first.
     from datetime import UTC, datetime, timedelta
 

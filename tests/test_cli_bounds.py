@@ -303,6 +303,21 @@ def _strategies(desk: Desk) -> dict[str, st.SearchStrategy[list[str]]]:
             lambda rest: ["void-card", *rest]
         ),
         "reprint-queue": st.just(["reprint-queue"]),
+        # the file has no account: a first one needs ADMIN and a password from the
+        # environment (none here, and no terminal), the others name nobody
+        "account": st.one_of(
+            st.just(["account", "list"]),
+            _join(
+                TEXT.map(lambda n: [n]),
+                TEXT.map(lambda d: ["--display-name", d]),
+                st.lists(st.sampled_from(["ADMIN", "CLERK", "DIRECTOR", "NOPE"]), max_size=2).map(
+                    lambda roles: [t for r in roles for t in ("--role", r)]
+                ),
+                _optional("--user", TEXT),
+            ).map(lambda rest: ["account", "add", *rest]),
+            TEXT.map(lambda n: ["account", "passwd", n]),
+            TEXT.map(lambda n: ["account", "disable", n]),
+        ),
         "leaflet": _optional("--out", path(desk.outputs)).map(lambda rest: ["leaflet", *rest]),
         "scan": _join(
             st.lists(path(desk.recordings), min_size=1, max_size=2).map(
