@@ -53,6 +53,17 @@ _MEDIA_ERROR = (
 _TITLE_OK = re.compile(r"[^A-Za-z0-9._-]+")
 
 
+def _child_env() -> dict[str, str]:
+    """The spooler's environment: the C locale for parseable answers, and none of the
+    sign-in secrets a command line may have been given (ADMISSION_*PASSWORD, *_KEY)."""
+    kept = {
+        k: v
+        for k, v in os.environ.items()
+        if not (k.startswith("ADMISSION_") and ("PASSWORD" in k or k.endswith("_KEY")))
+    }
+    return {**kept, **_C_LOCALE}
+
+
 def _run(
     args: Sequence[str], *, data: bytes | None = None, timeout: float = COMMAND_TIMEOUT
 ) -> subprocess.CompletedProcess[bytes]:
@@ -61,7 +72,7 @@ def _run(
             list(args),
             input=data,
             capture_output=True,
-            env={**os.environ, **_C_LOCALE},
+            env=_child_env(),
             timeout=timeout,
             check=False,
         )

@@ -126,7 +126,9 @@ def test_the_command_line_answer_names_the_card_held_and_the_reprint() -> None:
     )
     args = parser.parse_args(["--mrz", *lines, "--no-pdf"])
     tools = SimpleNamespace(today=lambda: date(2026, 11, 28))
-    ctx: Any = SimpleNamespace(tools=tools, desk=desk)
+    ctx: Any = SimpleNamespace(
+        tools=tools, desk=desk, accounts=SimpleNamespace(has_accounts=lambda: False)
+    )
     code, first = admit.run(args, ctx)
     assert code == 0 and isinstance(first, dict) and first["card_number"] == 1
     code, again = admit.run(args, ctx)
