@@ -155,6 +155,7 @@ class _Buffer:
     started_at: float = 0.0
     last_at: float = 0.0
     received: int = 0
+    complete: bool = False  # ends with a terminator after exactly one MRZ
 
 
 class MrzBurstAssembler:
@@ -209,7 +210,9 @@ class MrzBurstAssembler:
         """When :meth:`poll` next has something to decide, or None when idle."""
         if self._state is _State.IDLE:
             return None
-        if self._state is _State.PENDING:
+        if self._state is _State.PENDING or self._buf.complete:
+            # a whole MRZ and its line end: no more lines can belong to it, so a short
+            # silence ends it (trailing reader codes arrive within ``max_key_gap``)
             return self._buf.last_at + self.config.max_key_gap
         return self._buf.last_at + self.config.end_gap
 
@@ -251,6 +254,16 @@ class MrzBurstAssembler:
             self._state = _State.OVERFLOW
             return
         buf.chars.append(char)
+        buf.complete = (
+            self._state is _State.BURST and char in self.config.terminators and self._whole_mrz()
+        )
+
+    def _whole_mrz(self) -> bool:
+        """The burst so far is exactly one MRZ (no configured suffix to wait for)."""
+        if self.config.suffixes:
+            return False
+        text = _strip_framing("".join(self._buf.chars), self.config)
+        return split_mrz(_segments(text, self.config.terminators)) is not None
 
     def _reset(self) -> None:
         self._state = _State.IDLE

@@ -261,3 +261,44 @@ def test_scanned_lines_take_the_camera_path(name: str) -> None:
     document = document_from_mrz(result)
     assert document.source is DocumentSource.MRZ
     assert document.surname == "ERIKSSON" and document.issuer == "UTO"
+
+
+def test_a_whole_mrz_and_its_line_end_finish_after_a_short_silence() -> None:
+    # the reader's last line end closes one MRZ: no more lines can belong to it, so the
+    # verdict need not wait the between-lines pause (end_gap)
+    asm = MrzBurstAssembler()
+    last = 0.0
+    for char, at in typed("\r".join(TD1) + "\r", 0.002):
+        assert asm.feed(char, at) == []
+        last = at
+    assert asm.deadline() == pytest.approx(last + asm.config.max_key_gap)
+    event = only(asm.poll(last + asm.config.max_key_gap))
+    assert isinstance(event, MrzScanned) and event.lines == TD1
+
+
+def test_two_lines_of_three_still_wait_for_the_pause_between_lines() -> None:
+    asm = MrzBurstAssembler()
+    last = 0.0
+    for char, at in typed("\r".join(TD1[:2]) + "\r", 0.002):
+        asm.feed(char, at)
+        last = at
+    assert asm.deadline() == pytest.approx(last + asm.config.end_gap)
+    assert asm.poll(last + asm.config.max_key_gap) == []
+    # the third line arrives after a reader's pause between lines and completes it
+    events: list[BurstEvent] = []
+    for char, at in typed(TD1[2] + "\r", 0.002, t0=last + 0.1):
+        events += asm.feed(char, at)
+        last = at
+    events += asm.poll(last + asm.config.max_key_gap)
+    assert isinstance(only(events), MrzScanned)
+
+
+def test_a_trailing_reader_code_keeps_the_burst_open() -> None:
+    config = BurstConfig(suffixes=("#END",))
+    asm = MrzBurstAssembler(config)
+    last = 0.0
+    for char, at in typed("\r".join(TD3) + "\r#END\r", 0.002):
+        asm.feed(char, at)
+        last = at
+    assert asm.deadline() == pytest.approx(last + config.end_gap)
+    assert isinstance(only(asm.poll(last + config.end_gap)), MrzScanned)
