@@ -56,6 +56,7 @@ from ui.desk_flow import (
     record_as_shown,
 )
 from ui.jobs import JobRunner
+from ui.workers import CameraWorker
 
 if TYPE_CHECKING:
     from hardware.printer.service import PrintOutcome
@@ -67,6 +68,7 @@ log = logging.getLogger(__name__)
 COUNTERS_INTERVAL_MS = 30_000
 FILE_POLL_MS = 1_000  # the visitor file and the register copy, through the store worker
 MAX_CODE_SHOWN = 80  # a scanned code is shown bounded, as plain text
+NO_DOCUMENT = "NO_DOCUMENT"  # hardware.mrz.live.Quality: nothing in the camera's view
 
 
 class DeskState(Enum):
@@ -121,6 +123,9 @@ class DeskController(QObject):
         self._shown_to: Operator | None = None  # who had the verdict on screen
         self._generation = 0  # an answer for a cleared scan is dropped
         self._last_lines: tuple[str, ...] | None = None  # the MRZ on screen
+        # the camera's last reading taken: the same document left under the camera is
+        # not read again (nor a second refusal recorded) until it leaves the view
+        self._camera_lines: tuple[str, ...] | None = None
         self._card_type: str = ctx.desk.config.catalogue.default
         self._devices: dict[str, str] = {}
         self.failed_prints: list[int] = []  # cards issued and not printed this session
@@ -218,7 +223,20 @@ class DeskController(QObject):
     # -- input --------------------------------------------------------------------
     @Slot(object)
     def submit_mrz(self, lines: object) -> None:
-        """MRZ lines from the camera, a wedge or serial reader (a ``MrzScanned`` too)."""
+        """MRZ lines from a wedge or serial reader (a ``MrzScanned`` too). Lines sent by
+        a ``CameraWorker`` signal are taken as the camera's (``submit_camera_mrz``)."""
+        self._submit_lines(lines, camera=isinstance(self.sender(), CameraWorker))
+
+    @Slot(object)
+    def submit_camera_mrz(self, lines: object) -> None:
+        """MRZ lines the camera agreed on. A reading identical to the camera's last one
+        is ignored until the camera reports no document in view (``report_hint``) or
+        reads another document: a refused document left on the counter is not
+        refused (and recorded) again after Esc. A reader's re-scan is a deliberate act
+        of the clerk and is always evaluated."""
+        self._submit_lines(lines, camera=True)
+
+    def _submit_lines(self, lines: object, *, camera: bool) -> None:
         if not self._admit_input() or self._state is DeskState.RECORDING:
             return  # locked: dropped, not queued
         raw = getattr(lines, "lines", lines)
@@ -226,8 +244,12 @@ class DeskController(QObject):
             self._reject(DeskFlowCode.DEVICE_GARBAGE)
             return
         lines = tuple(str(x) for x in raw)
+        if camera:
+            if lines == self._camera_lines:
+                return  # still under the camera since it was taken
+            self._camera_lines = lines
         if lines == self._last_lines and self._state is not DeskState.IDLE:
-            return  # the same document still under the camera or read twice: shown already
+            return  # the same document read twice: shown already
         document, problem = document_from_lines(list(lines), self._today())
         if document is None:
             self._reject(str(problem or DeskFlowCode.DEVICE_GARBAGE))
@@ -510,6 +532,10 @@ class DeskController(QObject):
 
     @Slot(str)
     def report_hint(self, hint: str) -> None:
+        """The camera's live hint; NO_DOCUMENT means the document left the view, so
+        the next reading of it is a new presentation."""
+        if hint == NO_DOCUMENT:
+            self._camera_lines = None
         self.camera_hint_changed.emit(hint)
 
     @Slot(QImage)

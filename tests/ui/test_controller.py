@@ -266,3 +266,95 @@ def test_record_as_shown_evaluates_a_stale_refusal_again_and_never_records_an_ad
     result = record_as_shown(demo_ctx.desk, shown, operator="clerk1")
     assert result is not None and result.evaluation.at == demo_ctx.clock.now()
     assert result.card is None and result.verdict.outcome is Outcome.SUPERVISOR
+
+
+def _minor_lines(ctx: AppContext) -> list[str]:
+    from ui.demo_scenario import demo_cases
+
+    today = madrid_date(ctx.clock.now())
+    return list(next(c for c in demo_cases(today) if c.kind == "minor").lines)
+
+
+def _denials(ctx: AppContext, lines: list[str]) -> list[str]:
+    from ui.desk_flow import document_from_lines
+
+    document, _ = document_from_lines(lines, madrid_date(ctx.clock.now()))
+    assert document is not None
+    visitor = ctx.store.find_visitor(document.identity)
+    return [] if visitor is None else [v.verdict for v in ctx.store.visits(visitor.file_number)]
+
+
+def _deny_once_through_the_camera(
+    qtbot: QtBot, controller: DeskController, worker: StoreWorker, lines: list[str]
+) -> None:
+    with qtbot.waitSignal(controller.admission_recorded, timeout=WAIT):
+        with qtbot.waitSignal(controller.verdict_ready, timeout=WAIT):
+            controller.submit_camera_mrz(lines)
+    controller.clear()  # Esc: the refused document stays under the camera
+    worker.wait_idle()
+
+
+def test_a_refused_document_left_under_the_camera_is_not_refused_again(
+    qtbot: QtBot, controller: DeskController, demo_ctx: AppContext, worker: StoreWorker
+) -> None:
+    lines = _minor_lines(demo_ctx)
+    _deny_once_through_the_camera(qtbot, controller, worker, lines)
+    with qtbot.assertNotEmitted(controller.verdict_ready, wait=400):
+        controller.submit_camera_mrz(lines)  # the camera reads it again: ignored
+        controller.report_hint("READING")  # still in view
+        controller.submit_camera_mrz(lines)
+    worker.wait_idle()
+    assert _denials(demo_ctx, lines) == ["DENY"]
+    # the document leaves the view and is presented again: a new presentation
+    controller.report_hint("NO_DOCUMENT")
+    with qtbot.waitSignal(controller.admission_recorded, timeout=WAIT):
+        controller.submit_camera_mrz(lines)
+    worker.wait_idle()
+    qtbot.wait(50)
+    assert _denials(demo_ctx, lines) == ["DENY", "DENY"]
+
+
+def test_another_document_read_by_the_camera_resets_the_memory(
+    qtbot: QtBot, controller: DeskController, demo_ctx: AppContext, worker: StoreWorker
+) -> None:
+    lines = _minor_lines(demo_ctx)
+    other = people(demo_ctx)[0].mrz(madrid_date(demo_ctx.clock.now()))
+    _deny_once_through_the_camera(qtbot, controller, worker, lines)
+    with qtbot.waitSignal(controller.verdict_ready, timeout=WAIT):
+        controller.submit_camera_mrz(other)
+    controller.clear()
+    with qtbot.waitSignal(controller.admission_recorded, timeout=WAIT):
+        controller.submit_camera_mrz(lines)  # the refused one back under the camera
+    worker.wait_idle()
+    qtbot.wait(50)
+    assert _denials(demo_ctx, lines) == ["DENY", "DENY"]
+
+
+def test_a_reader_rescan_of_the_same_document_is_evaluated(
+    qtbot: QtBot, controller: DeskController, demo_ctx: AppContext, worker: StoreWorker
+) -> None:
+    lines = _minor_lines(demo_ctx)
+    _deny_once_through_the_camera(qtbot, controller, worker, lines)
+    with qtbot.waitSignal(controller.admission_recorded, timeout=WAIT):
+        controller.submit_mrz(lines)  # the clerk scans it deliberately with the reader
+    worker.wait_idle()
+    qtbot.wait(50)
+    assert _denials(demo_ctx, lines) == ["DENY", "DENY"]
+
+
+def test_camera_worker_signals_are_taken_as_the_camera(
+    qtbot: QtBot, controller: DeskController, demo_ctx: AppContext, worker: StoreWorker
+) -> None:
+    """The window wires ``CameraWorker.mrz_read`` to ``submit_mrz``: the sender tells."""
+    from ui.workers import CameraWorker
+
+    lines = _minor_lines(demo_ctx)
+    camera = CameraWorker(lambda: None, live=None)  # type: ignore[arg-type,return-value]
+    camera.mrz_read.connect(controller.submit_mrz)
+    with qtbot.waitSignal(controller.admission_recorded, timeout=WAIT):
+        camera.mrz_read.emit(tuple(lines))
+    controller.clear()
+    worker.wait_idle()
+    with qtbot.assertNotEmitted(controller.verdict_ready, wait=400):
+        camera.mrz_read.emit(tuple(lines))
+    assert _denials(demo_ctx, lines) == ["DENY"]
