@@ -287,9 +287,11 @@ def _denials(ctx: AppContext, lines: list[str]) -> list[str]:
 def _deny_once_through_the_camera(
     qtbot: QtBot, controller: DeskController, worker: StoreWorker, lines: list[str]
 ) -> None:
-    with qtbot.waitSignal(controller.admission_recorded, timeout=WAIT):
-        with qtbot.waitSignal(controller.verdict_ready, timeout=WAIT):
-            controller.submit_camera_mrz(lines)
+    with (
+        qtbot.waitSignal(controller.admission_recorded, timeout=WAIT),
+        qtbot.waitSignal(controller.verdict_ready, timeout=WAIT),
+    ):
+        controller.submit_camera_mrz(lines)
     controller.clear()  # Esc: the refused document stays under the camera
     worker.wait_idle()
 
