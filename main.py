@@ -45,6 +45,7 @@ from admission.devices import (
     Camera,
     CardPrinter,
     DeviceErrorCode,
+    DeviceStatus,
     DocumentReader,
     SoundPlayer,
 )
@@ -330,7 +331,31 @@ def _devices(settings: Settings, data_dir: Path, demo: bool) -> Devices:
         card_printer=card_printer,
         demo_camera=_demo_camera,
         sound=_sound,
+        printer_check=partial(_printer_check, data_dir),
     )
+
+
+def _printer_check(data_dir: Path, backend: str, target: str) -> DeviceStatus:
+    """The preflight answer of a printer chosen on the settings screen, before it is
+    saved: ``backend`` "cups" or "qt" with the queue ``target``, else a PDF folder
+    (``target``, or ``data_dir/cards`` when empty). Never raises for a device fault."""
+    printer: CardPrinter
+    try:
+        if backend == "cups":
+            from hardware.printer.cups import CupsPrinter
+
+            printer = CupsPrinter(target)
+        elif backend == "qt":
+            from hardware.printer.qt import QtPrinter
+
+            printer = QtPrinter(target)
+        else:
+            from hardware.printer.pdf_folder import PdfFolderPrinter
+
+            printer = PdfFolderPrinter(Path(target) if target else data_dir / "cards")
+        return printer.preflight().status
+    except (DeviceError, OSError):
+        return DeviceStatus.ERROR
 
 
 def _camera(source: str) -> Camera:

@@ -27,7 +27,7 @@ from admission.settings import Settings
 if TYPE_CHECKING:
     from admission.counters import CounterReader
     from admission.desk import AdmissionDesk
-    from admission.devices import Camera, CardPrinter, DocumentReader, SoundPlayer
+    from admission.devices import Camera, CardPrinter, DeviceStatus, DocumentReader, SoundPlayer
     from admission.registry.policy import RegistryPolicy
     from admission.retention_sweep import RetentionSweep
     from db.accounts import SqlAccounts
@@ -72,6 +72,9 @@ class Devices:
     # the desk's tones (art. 21: a refusal is heard); given the window's system bell,
     # played when no sound program is found (None: no bell)
     sound: Callable[[Callable[[], None] | None], SoundPlayer]
+    # the preflight of a printer chosen on the settings screen, before it is saved:
+    # (backend "cups" | "qt" | "pdf-folder", queue or folder) -> its status
+    printer_check: Callable[[str, str], DeviceStatus] | None = None
 
 
 @dataclass(frozen=True)
