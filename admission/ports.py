@@ -33,6 +33,7 @@ __all__ = [
     "CardBook",
     "Clock",
     "InterdictionRegistry",
+    "PeopleListings",
     "Retention",
     "StaffList",
     "VisitorFile",
@@ -111,6 +112,20 @@ class StaffList(Protocol):
     def staff_member(self, identity: IdentityKey) -> StaffMember | None: ...
 
     def add_staff(self, member: StaffMember, actor: str, at: datetime) -> None: ...
+
+
+class PeopleListings(Protocol):
+    """The lists beyond one person the director reads: the staff (art. 18, R15) and
+    every ban in force (art. 21.2-3, R5). Both show personal data: the caller audits
+    the reading (art. 20.4)."""
+
+    def staff_members(self, limit: int = 500) -> Sequence[StaffMember]:
+        """Staff members, active or not, by name; at most ``limit``."""
+        ...
+
+    def bans_in_force(self, at: datetime, limit: int = 500) -> Sequence[Ban]:
+        """Bans neither lifted nor expired at ``at``, newest first; at most ``limit``."""
+        ...
 
 
 class AuditTrail(Protocol):

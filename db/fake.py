@@ -319,6 +319,14 @@ class FakeStore:
     def bans(self, identity: IdentityKey) -> Sequence[Ban]:
         return [b for b in self._bans.values() if b.identity == identity]
 
+    def bans_in_force(self, at: datetime, limit: int = 500) -> Sequence[Ban]:
+        bans = sorted(self._bans.values(), key=lambda b: b.ban_id, reverse=True)
+        return [b for b in bans if b.active_at(at)][:limit]
+
+    def staff_members(self, limit: int = 500) -> Sequence[StaffMember]:
+        members = sorted(self._staff.values(), key=lambda m: (m.name, m.identity.text))
+        return members[:limit]
+
     def active_bans(self, identity: IdentityKey, at: datetime) -> Sequence[Ban]:
         self._call("active_bans", identity, at)
         return [b for b in self.bans(identity) if b.active_at(at)]

@@ -66,6 +66,32 @@ class PeopleMixin(CardsMixin):
             ).fetchall()
         return [ban_from_row(row) for row in rows]
 
+    def bans_in_force(self, at: datetime, limit: int = 500) -> Sequence[Ban]:
+        """Bans neither lifted nor expired at ``at``, newest first (``PeopleListings``).
+        Personal data: the caller audits the reading (art. 20.4)."""
+        moment = codec.ts(at)  # fixed-width UTC text: compared as text
+        with self._read() as conn:
+            rows = conn.execute(
+                f"SELECT {BAN_COLUMNS} FROM bans "
+                "WHERE (lifted_at IS NULL OR lifted_at > ?) AND created_at <= ? "
+                "AND (expires_at IS NULL OR expires_at > ?) "
+                "ORDER BY ban_id DESC LIMIT ?",
+                (moment, moment, moment, limit),
+            ).fetchall()
+        return [ban for ban in map(ban_from_row, rows) if ban.active_at(at)]
+
+    def staff_members(self, limit: int = 500) -> Sequence[StaffMember]:
+        """Staff members, active or not, by name (``PeopleListings``)."""
+        with self._read() as conn:
+            rows = conn.execute(
+                "SELECT identity, name, role, active FROM staff ORDER BY name, identity LIMIT ?",
+                (limit,),
+            ).fetchall()
+        return [
+            StaffMember(IdentityKey.parse(str(i)), str(n), StaffRole(str(r)), bool(a))
+            for i, n, r, a in rows
+        ]
+
     def add_ban(
         self,
         identity: IdentityKey,

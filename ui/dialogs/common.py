@@ -9,15 +9,15 @@
   director's own credentials at that moment; cancelled = nothing is written;
 * :func:`apply_settings`: every change is validated by :class:`admission.settings.Settings`
   (and the card types and hours by the parsers the desk uses) before anything is saved;
-* :class:`StoreListings`: the staff list and the bans in force, read through the
-  store's read context (the visitor file has no such listing of its own yet).
+* :class:`StoreListings`: the staff list and the bans in force, as the store lists
+  them (``admission.ports.PeopleListings``); no SQL here.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from datetime import UTC, date, datetime
+from datetime import date, datetime
 from enum import unique
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
@@ -33,7 +33,8 @@ from admission.codes import Code
 from admission.errors import AdmissionError, ConfigError
 from admission.hours import parse_hours
 from admission.identity import IdentityKey, IdKind, normalise_number
-from admission.records import Ban, StaffMember, StaffRole
+from admission.ports import PeopleListings
+from admission.records import Ban, StaffMember
 from admission.settings import Settings
 from admission.spanish_ids import is_valid_dni, is_valid_nie
 from ui.jobs import JobRunner
@@ -61,7 +62,6 @@ MADRID = ZoneInfo("Europe/Madrid")
 MAX_REASON = 500  # the visitor file refuses longer reasons (REASON_TOO_LONG)
 MAX_SHOWN = 200  # characters of one shown value
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-_TS_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"  # the visitor file's UTC instants (fixed width)
 
 T = TypeVar("T")
 
@@ -347,64 +347,24 @@ def apply_settings(settings: Settings, changes: Mapping[str, Any], path: Path) -
 
 
 # -- listings ------------------------------------------------------------------------
-class Listings(Protocol):
-    """What the staff and ban dialogs list beyond one person."""
-
-    def staff_members(self) -> Sequence[StaffMember]: ...
-
-    def bans_in_force(self, at: datetime) -> Sequence[Ban]: ...
-
-
-class _Readable(Protocol):
-    def reading(self) -> Any: ...
-
-
-def _ts(value: object) -> datetime | None:
-    return None if value is None else datetime.strptime(str(value), _TS_FORMAT).replace(tzinfo=UTC)
+# What the staff and ban dialogs list beyond one person: the store's own listings
+# (``admission.ports.PeopleListings``, implemented by ``db.people`` and the fake).
+Listings = PeopleListings
 
 
 class StoreListings:
-    """The staff list (art. 18, R15) and every ban in force (art. 21.2-3, R5), read
-    through the store's read context (``SqlCipherStore.reading``)."""
+    """The staff list (art. 18, R15) and every ban in force (art. 21.2-3, R5), as the
+    store lists them; the ban dialog audits the reading (BAN_LIST, art. 20.4)."""
 
-    def __init__(self, store: _Readable, limit: int = 500) -> None:
+    def __init__(self, store: PeopleListings, limit: int = 500) -> None:
         self._store = store
         self._limit = limit
 
-    def staff_members(self) -> Sequence[StaffMember]:
-        with self._store.reading() as conn:
-            rows = conn.execute(
-                "SELECT identity, name, role, active FROM staff ORDER BY name LIMIT ?",
-                (self._limit,),
-            ).fetchall()
-        return [
-            StaffMember(IdentityKey.parse(str(i)), str(n), StaffRole(str(r)), bool(a))
-            for i, n, r, a in rows
-        ]
+    def staff_members(self, limit: int = 500) -> Sequence[StaffMember]:
+        return self._store.staff_members(min(limit, self._limit))
 
-    def bans_in_force(self, at: datetime) -> Sequence[Ban]:
-        with self._store.reading() as conn:
-            rows = conn.execute(
-                "SELECT ban_id, identity, reason, decided_by, created_at, expires_at, "
-                "lifted_at, lift_reason FROM bans WHERE lifted_at IS NULL "
-                "ORDER BY ban_id DESC LIMIT ?",
-                (self._limit,),
-            ).fetchall()
-        bans = []
-        for ban_id, identity, reason, decided, created, expires, lifted, lift_reason in rows:
-            ban = Ban(
-                int(ban_id),
-                IdentityKey.parse(str(identity)),
-                str(reason),
-                str(decided),
-                _ts(created) or at,
-                _ts(expires),
-                _ts(lifted),
-                str(lift_reason or ""),
-            )
-            if ban.active_at(at):
-                bans.append(ban)
-        return bans
+    def bans_in_force(self, at: datetime, limit: int = 500) -> Sequence[Ban]:
+        return self._store.bans_in_force(at, min(limit, self._limit))
 
 
 class ShownDocument(Protocol):
