@@ -1239,6 +1239,19 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "Decisión del director de juegos: cree primero las cuentas ('account add')",
         "A game director's decision: create the accounts first ('account add')",
     ),
+    # -- the desk window's menus (ui.desk_menus.MenuCode) ---------------------------------
+    "ADMIN_NOT_CONFIRMED": (
+        "Hace falta un administrador: no se ha abierto nada",
+        "An administrator is needed: nothing was opened",
+    ),
+    "VOUCHER_NEEDS_ADMIT": (
+        "Volante solo para un veredicto que admite y aún sin registrar (art. 23.4)",
+        "A voucher only for a verdict that admits, not recorded yet (art. 23.4)",
+    ),
+    "SETTINGS_AUDIT_FAILED": (
+        "Configuración guardada, pero no se pudo anotar en el registro de auditoría",
+        "Settings saved, but the audit entry could not be written",
+    ),
 }
 
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QLocale, QObject, Qt
+from PySide6.QtCore import QLocale, QObject, Qt, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -64,6 +64,7 @@ from ui.workers import CameraWorker, DeviceWatch, ReaderWorker, StoreWorker
 
 if TYPE_CHECKING:
     from ui.context import AppContext
+    from ui.desk_menus import DeskMenus
 
 __all__ = [
     "MENU_ADMIN",
@@ -95,12 +96,19 @@ class DeskWindow(QMainWindow):
         *,
         demo: bool,
         sound: SoundPlayer | None = None,
+        runner: JobRunner | None = None,
+        authorise: Callable[[str], Operator | None] | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self.ctx = ctx
         self.session = session
         self.controller = controller
+        # the store worker the controller uses, and the director's authorisation: the
+        # dialogs of the menus (ui.desk_menus) run on the same worker
+        self.runner = runner
+        self.authorise = authorise
+        self.menus: DeskMenus | None = None
         self.sound = sound if sound is not None else ctx.devices.sound(None)
         self._workers: list[QObject] = []
         self.card_check: CardCheckDialog | None = None
@@ -231,23 +239,54 @@ class DeskWindow(QMainWindow):
 
     def connect_wedge(self, wedge: WedgeFilter) -> None:
         """Feed a keyboard-wedge filter's scans (installed on the app by the owner)."""
-        wedge.mrz_scanned.connect(self.controller.submit_mrz)
-        wedge.code_scanned.connect(self.controller.submit_code)
-        wedge.burst_discarded.connect(self.controller.report_burst_discarded)
+        wedge.mrz_scanned.connect(self.read_mrz)
+        wedge.code_scanned.connect(self.read_code)
+        wedge.burst_discarded.connect(self.read_discarded)
 
     def connect_reader(self, worker: ReaderWorker) -> None:
-        worker.mrz_scanned.connect(self.controller.submit_mrz)
-        worker.code_scanned.connect(self.controller.submit_code)
-        worker.burst_discarded.connect(self.controller.report_burst_discarded)
+        worker.mrz_scanned.connect(self.read_mrz)
+        worker.code_scanned.connect(self.read_code)
+        worker.burst_discarded.connect(self.read_discarded)
         worker.status_changed.connect(self.controller.report_device)
         self.adopt_worker(worker)
 
     def connect_camera(self, worker: CameraWorker) -> None:
         worker.frame_ready.connect(self.controller.report_frame)
         worker.hint_changed.connect(self.controller.report_hint)
-        worker.mrz_read.connect(self.controller.submit_mrz)
+        worker.mrz_read.connect(self.read_mrz)
         worker.status_changed.connect(self.controller.report_device)
         self.adopt_worker(worker)
+
+    # -- reader input while a dialog is open --------------------------------------
+    def dialog_open(self) -> bool:
+        """A modal dialog is open (a director's authorisation, a voucher, the settings):
+        the wedge filter kept the burst out of its fields, and the desk ignores the
+        document read, so the verdict behind the dialog - the one the director or the
+        clerk is deciding on (arts. 20.3, 23.4-5) - never changes under it."""
+        return QApplication.activeModalWidget() is not None
+
+    def _ignored_while_dialog(self) -> bool:
+        if not self.dialog_open():
+            return False
+        self.status.showMessage(self.tr("Cierre el diálogo para leer un documento"), 8_000)
+        return True
+
+    @Slot(object)
+    def read_mrz(self, lines: object) -> None:
+        """MRZ lines from a reader or the camera: to the controller, unless a dialog is
+        open (then ignored, with a hint in the status bar)."""
+        if not self._ignored_while_dialog():
+            self.controller.submit_mrz(lines)
+
+    @Slot(str)
+    def read_code(self, code: str) -> None:
+        if not self._ignored_while_dialog():
+            self.controller.submit_code(code)
+
+    @Slot(str)
+    def read_discarded(self, code: str) -> None:
+        if not self._ignored_while_dialog():
+            self.controller.report_burst_discarded(code)
 
     def adopt_worker(self, worker: QObject) -> None:
         """The window stops ``worker`` (anything with ``stop()``) when it closes."""
@@ -403,9 +442,18 @@ def build_desk_window(
         beep = QApplication.beep if isinstance(app, QApplication) else None
         sound = ctx.devices.sound(beep)
     window = DeskWindow(
-        ctx, session, controller, demo=ctx.demo if demo is None else demo, sound=sound
+        ctx,
+        session,
+        controller,
+        demo=ctx.demo if demo is None else demo,
+        sound=sound,
+        runner=runner,
+        authorise=authorise,
     )
     controller.setParent(window)
+    from ui.desk_menus import attach_desk_menus  # it imports this module's menu names
+
+    window.menus = attach_desk_menus(window)
     if store_worker is not None:
         window.adopt_worker(store_worker)  # stopped last: adopted first
     if watch_devices:

@@ -1,0 +1,463 @@
+"""The desk window's menus: every dialog of the desk, the director and the administrator,
+with its keyboard shortcut and mnemonic.
+
+* Admisión: provisional voucher for the document on screen (F9, then Enter issues it:
+  two key presses from the verdict, art. 23.4, R11), pending vouchers and their
+  formalisation, the closing list, an official on duty (art. 24, R13), the reprint queue.
+* Dirección: exceptional card for the document on screen (art. 23.5, R12), bans (art.
+  21.2-3, R5), the staff list (art. 18, R15), void or reprint a card (art. 22), the
+  printers. Every director's act asks the director's own credentials inside its dialog
+  (``window.authorise``, art. 20.3).
+* Administración: settings and accounts - an administrator's own credentials are asked
+  unless the operator signed in is one.
+* Sesión: the operator signed in (also shown, always, in the status bar), lock (Ctrl+L)
+  and sign out.
+
+The menus are visible to everyone; each action checks the role when it is used.
+Dialogs run their file work on the window's store worker (``window.runner``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from enum import unique
+from pathlib import Path
+from typing import TYPE_CHECKING, TypeVar
+
+from PySide6.QtCore import QLocale, QObject, Qt
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QDialog, QLabel, QMenu
+
+from admission.accounts import Operator, Role
+from admission.codes import Code
+from admission.desk import DeskDocument
+from admission.errors import AdmissionError
+from admission.identity import IdentityKey
+from admission.verdict import Outcome
+from ui.controller import DeskState
+from ui.desk_flow import DeskFlowCode
+from ui.desk_window import MENU_ADMIN, MENU_DESK, MENU_DIRECTION
+from ui.dialogs.accounts import AccountsDialog
+from ui.dialogs.accounts import ask_admin as ask_admin_credentials
+from ui.dialogs.bans import BansDialog
+from ui.dialogs.cards import CardActionsDialog, ExceptionalCardDialog, ReprintQueueDialog
+from ui.dialogs.common import DialogCode, StoreListings, bounded, message
+from ui.dialogs.official import OfficialDialog
+from ui.dialogs.printer import PrinterDialog
+from ui.dialogs.settings import SettingsDialog
+from ui.dialogs.staff import StaffDialog
+from ui.dialogs.vouchers import VouchersDialog, issue_voucher_dialog
+from ui.jobs import JobRunner
+
+if TYPE_CHECKING:
+    from admission.desk import AdmissionResult
+    from admission.vouchers.model import Voucher
+    from ui.desk_window import DeskWindow
+
+__all__ = ["MENU_SESSION", "SETTINGS_CHANGED", "DeskMenus", "MenuCode", "attach_desk_menus"]
+
+MENU_SESSION = "session"
+SETTINGS_FILE = "settings.json"  # main.SETTINGS_FILE: the file the desk reads at start
+SETTINGS_CHANGED = "SETTINGS_CHANGED"  # audit action: details name the keys, never values
+MAX_OPERATOR = 60
+D = TypeVar("D", bound=QDialog)
+
+
+@unique
+class MenuCode(Code):
+    """What a menu action refuses before opening its dialog."""
+
+    ADMIN_NOT_CONFIRMED = "ADMIN_NOT_CONFIRMED"  # no administrator gave their credentials
+    VOUCHER_NEEDS_ADMIT = "VOUCHER_NEEDS_ADMIT"  # a voucher only for a verdict that admits
+    SETTINGS_AUDIT_FAILED = "SETTINGS_AUDIT_FAILED"  # saved, but its audit entry failed
+
+
+def _lang() -> str:
+    return "en" if QLocale().language() == QLocale.Language.English else "es"
+
+
+class DeskMenus(QObject):
+    """The actions of the window's menus (``actions[name]``) and what they open
+    (``dialog``: the last dialog opened, for tests and the shell)."""
+
+    def __init__(
+        self,
+        window: DeskWindow,
+        runner: JobRunner,
+        authorise: Callable[[str], Operator | None],
+        *,
+        ask_admin: Callable[[str], Operator | None] | None = None,
+    ) -> None:
+        super().__init__(window)
+        self.window = window
+        self.runner = runner
+        self.authorise = authorise
+        # an administrator's own credentials (default: the AdminDialog); settable by tests
+        self.ask_admin: Callable[[str], Operator | None] = ask_admin or self._ask_admin
+        self.dialog: QDialog | None = None
+        self.actions: dict[str, QAction] = {}
+        tr = self.tr
+        desk = (
+            ("voucher", tr("&Volante provisional…"), "F9", self.open_voucher),
+            ("vouchers", tr("Volantes &pendientes…"), "Ctrl+Shift+V", self.open_vouchers),
+            ("closing", tr("&Lista de cierre de volantes…"), "Ctrl+Shift+L", self.open_closing),
+            ("official", tr("&Funcionario en servicio…"), "Ctrl+Shift+O", self.open_official),
+            ("reprint_queue", tr("&Cola de reimpresión…"), "Ctrl+Shift+P", self.open_reprints),
+        )
+        direction = (
+            ("exceptional", tr("Tarjeta &excepcional…"), "Ctrl+E", self.open_exceptional),
+            ("bans", tr("&Prohibiciones…"), "Ctrl+B", self.open_bans),
+            ("staff", tr("Per&sonal del casino…"), "Ctrl+Shift+S", self.open_staff),
+            ("cards", tr("&Anular o reimprimir una tarjeta…"), "Ctrl+Shift+T", self.open_cards),
+            ("printer", tr("&Impresoras…"), "Ctrl+Shift+I", self.open_printer),
+        )
+        admin = (
+            ("settings", tr("&Configuración…"), "Ctrl+Shift+G", self.open_settings),
+            ("accounts", tr("C&uentas…"), "Ctrl+Shift+U", self.open_accounts),
+        )
+        for menu_name, entries in ((MENU_DESK, desk), (MENU_DIRECTION, direction)):
+            for name, title, keys, slot in entries:
+                window.add_action(menu_name, self._action(name, title, keys, slot))
+        for name, title, keys, slot in admin:
+            window.add_action(MENU_ADMIN, self._action(name, title, keys, slot))
+
+        # -- the session: who is signed in, lock, sign out ----------------------------
+        title = tr("&Sesión")
+        self.session_menu: QMenu = window.menuBar().addMenu(title)
+        self.session_menu.setObjectName(f"menu_{MENU_SESSION}")
+        self.session_menu.setAccessibleName(title.replace("&", ""))
+        self.operator_action = QAction("", window)
+        self.operator_action.setEnabled(False)  # information only
+        self.session_menu.addAction(self.operator_action)
+        self.session_menu.addSeparator()
+        for name, title, keys, slot in (
+            ("lock", tr("&Bloquear"), "Ctrl+L", self.lock),
+            ("sign_out", tr("&Cerrar sesión"), "Ctrl+Shift+Q", self.sign_out),
+        ):
+            action = self._action(name, title, keys, slot)
+            self.session_menu.addAction(action)
+            window.addAction(action)
+        self.operator_label = QLabel()
+        self.operator_label.setObjectName("operator_name")
+        self.operator_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.operator_label.setAccessibleName(tr("Operador que ha iniciado sesión"))
+        window.status.addPermanentWidget(self.operator_label)
+        for signal_name in ("signed_in", "signed_out", "locked", "unlocked"):
+            signal = getattr(window.session, signal_name, None)
+            if signal is not None:
+                signal.connect(self.show_operator)
+        self.show_operator()
+
+    # -- building ----------------------------------------------------------------------
+    def _action(self, name: str, title: str, keys: str, slot: Callable[[], object]) -> QAction:
+        action = QAction(title, self.window)
+        action.setObjectName(f"action_{name}")
+        action.setShortcut(QKeySequence(keys))
+        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        # the accessible name: the title without mnemonic or ellipsis
+        action.setStatusTip(title.replace("&", "").rstrip("…"))
+        action.triggered.connect(lambda _checked=False: slot())
+        self.actions[name] = action
+        return action
+
+    def show_operator(self, *_args: object) -> None:
+        """The operator's name in the status bar and the Sesión menu (plain text)."""
+        session = self.window.session
+        operator = session.operator
+        if operator is not None:
+            text = self.tr("Operador: %1").replace(
+                "%1", bounded(operator.display_name or operator.username, MAX_OPERATOR)
+            )
+        else:
+            locked = getattr(session, "locked_operator", None)
+            if isinstance(locked, Operator) and session.is_locked:
+                text = self.tr("Bloqueada: %1").replace(
+                    "%1", bounded(locked.display_name or locked.username, MAX_OPERATOR)
+                )
+            else:
+                text = self.tr("Sin sesión")
+        self.operator_label.setText(text)
+        self.operator_action.setText(text)
+
+    # -- helpers -----------------------------------------------------------------------
+    def _ask_admin(self, purpose: str) -> Operator | None:
+        window = self.window
+        return ask_admin_credentials(window, window.ctx.accounts, purpose, lang=_lang())
+
+    def _say(self, code: str) -> None:
+        self.window.status.showMessage(message(code), 10_000)
+
+    def _operator(self) -> Operator | None:
+        session = self.window.session
+        operator = session.operator
+        if operator is None or session.is_locked:
+            self._say(DeskFlowCode.NO_OPERATOR if operator is None else DeskFlowCode.SESSION_LOCKED)
+            return None
+        return operator
+
+    def _admin(self, purpose: str) -> Operator | None:
+        """The operator when an administrator, else an administrator's own credentials."""
+        operator = self._operator()
+        if operator is None:
+            return None
+        if operator.has(Role.ADMIN):
+            return operator
+        admin = self.ask_admin(purpose)
+        if admin is None or not admin.has(Role.ADMIN):
+            self._say(MenuCode.ADMIN_NOT_CONFIRMED)
+            return None
+        return admin
+
+    def _document(self) -> DeskDocument | None:
+        """The document of the verdict on screen (None when the screen is empty)."""
+        current = self.window.controller.current
+        return None if current is None else current.evaluation.document
+
+    def _identity(self) -> IdentityKey | None:
+        identity = getattr(self._document(), "identity", None)
+        return identity if isinstance(identity, IdentityKey) else None
+
+    def _open(self, dialog: D) -> D:
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.open()  # window-modal: reader input waits (DeskWindow.dialog_open)
+        self.dialog = dialog
+        return dialog
+
+    # -- Admisión ----------------------------------------------------------------------
+    def open_voucher(self) -> QDialog | None:
+        """F9: a provisional voucher for the document on screen (art. 23.4); Enter in
+        the dialog issues it. Only for a verdict that admits and is not recorded yet."""
+        operator = self._operator()
+        if operator is None:
+            return None
+        controller = self.window.controller
+        current = controller.current
+        if current is not None and (
+            controller.state is not DeskState.SHOWN
+            or current.evaluation.verdict.outcome is not Outcome.ADMIT
+        ):
+            self._say(MenuCode.VOUCHER_NEEDS_ADMIT)
+            return None
+        ctx = self.window.ctx
+        dialog = issue_voucher_dialog(
+            self.window,
+            ctx,
+            self.runner,
+            self._document(),
+            controller.card_type,
+            operator=operator.username,
+        )
+        dialog.voucher_issued.connect(self._voucher_issued)
+        self.dialog = dialog
+        return dialog
+
+    def _voucher_issued(self, voucher: Voucher) -> None:
+        # the voucher stands for the card (art. 23.4): the desk moves on to the next person
+        self.window.controller.clear()
+        self.window.status.showMessage(
+            self.tr("Volante nº %1 entregado").replace("%1", str(voucher.number)), 10_000
+        )
+
+    def _vouchers(self, closing: bool) -> VouchersDialog | None:
+        operator = self._operator()
+        if operator is None:
+            return None
+        dialog = VouchersDialog(
+            self.window.ctx,
+            self.runner,
+            operator=operator.username,
+            document=self._document,
+            closing=closing,
+            parent=self.window,
+        )
+        dialog.card_issued.connect(self._card_issued)
+        return self._open(dialog)
+
+    def open_vouchers(self) -> VouchersDialog | None:
+        return self._vouchers(closing=False)
+
+    def open_closing(self) -> VouchersDialog | None:
+        return self._vouchers(closing=True)
+
+    def open_official(self) -> OfficialDialog | None:
+        operator = self._operator()
+        if operator is None:
+            return None
+        dialog = OfficialDialog(
+            self.window.ctx,
+            self.runner,
+            self._document(),
+            operator=operator.username,
+            parent=self.window,
+        )
+        return self._open(dialog)
+
+    def open_reprints(self) -> ReprintQueueDialog | None:
+        operator = self._operator()
+        if operator is None:
+            return None
+        dialog = ReprintQueueDialog(
+            self.window.ctx, self.runner, operator=operator.username, parent=self.window
+        )
+        return self._open(dialog)
+
+    # -- Dirección ---------------------------------------------------------------------
+    def open_exceptional(self) -> ExceptionalCardDialog | None:
+        operator = self._operator()
+        if operator is None:
+            return None
+        dialog = ExceptionalCardDialog(
+            self.window.ctx,
+            self.runner,
+            self.authorise,
+            self._document(),
+            operator=operator.username,
+            card_type=self.window.controller.card_type,
+            parent=self.window,
+        )
+        dialog.card_issued.connect(self._card_issued)
+        return self._open(dialog)
+
+    def _card_issued(self, result: AdmissionResult) -> None:
+        if result.card is not None:
+            self.window.status.showMessage(
+                self.tr("Tarjeta nº %1 expedida").replace("%1", str(result.card.number)), 10_000
+            )
+
+    def open_bans(self) -> BansDialog | None:
+        operator = self._operator()
+        if operator is None:
+            return None
+        ctx = self.window.ctx
+        dialog = BansDialog(
+            ctx,
+            self.runner,
+            self.authorise,
+            operator=operator.username,
+            listings=StoreListings(ctx.store),
+            identity=self._identity(),
+            parent=self.window,
+        )
+        return self._open(dialog)
+
+    def open_staff(self) -> StaffDialog | None:
+        if self._operator() is None:
+            return None
+        ctx = self.window.ctx
+        dialog = StaffDialog(
+            ctx,
+            self.runner,
+            self.authorise,
+            listings=StoreListings(ctx.store),
+            parent=self.window,
+        )
+        return self._open(dialog)
+
+    def open_cards(self) -> CardActionsDialog | None:
+        if self._operator() is None:
+            return None
+        dialog = CardActionsDialog(self.window.ctx, self.runner, self.authorise, parent=self.window)
+        return self._open(dialog)
+
+    def open_printer(self) -> PrinterDialog | None:
+        """The printers: the game director or an administrator (the director's own
+        credentials are asked when the operator is neither)."""
+        operator = self._operator()
+        if operator is None:
+            return None
+        if not (operator.has(Role.DIRECTOR) or operator.has(Role.ADMIN)):
+            director = self.authorise(self.tr("Elegir la impresora"))
+            if director is None or not director.has(Role.DIRECTOR):
+                self._say(DialogCode.DIRECTOR_NOT_CONFIRMED)
+                return None
+            operator = director
+        ctx = self.window.ctx
+        dialog = PrinterDialog(
+            ctx.settings,
+            self.settings_path,
+            operator,
+            self.runner,
+            preflight=ctx.devices.printer_check,
+            parent=self.window,
+        )
+        who = operator
+        dialog.saved.connect(lambda keys: self._settings_saved(who, keys))
+        return self._open(dialog)
+
+    # -- Administración ----------------------------------------------------------------
+    @property
+    def settings_path(self) -> Path:
+        return self.window.ctx.data_dir / SETTINGS_FILE
+
+    def open_settings(self) -> SettingsDialog | None:
+        admin = self._admin("SETTINGS")
+        if admin is None:
+            return None
+        ctx = self.window.ctx
+        dialog = SettingsDialog(
+            ctx.settings,
+            self.settings_path,
+            admin,
+            self.runner,
+            preflight=ctx.devices.printer_check,
+            parent=self.window,
+        )
+        dialog.saved.connect(lambda keys: self._settings_saved(admin, keys))
+        return self._open(dialog)
+
+    def _settings_saved(self, actor: Operator, keys: list[str]) -> None:
+        """Audit the keys changed (never their values) and say when they apply."""
+        self.window.status.showMessage(self.tr("Los cambios se aplican al reiniciar"), 30_000)
+        if not keys:
+            return
+        ctx = self.window.ctx
+        details = {"keys": ",".join(sorted(str(k) for k in keys))}
+        at = ctx.clock.now()
+
+        def failed(_error: AdmissionError) -> None:
+            self._say(MenuCode.SETTINGS_AUDIT_FAILED)
+
+        self.runner.submit(
+            lambda: ctx.store.append(actor.username, SETTINGS_CHANGED, "settings", at, details),
+            lambda _seq: None,
+            failed,
+        )
+
+    def open_accounts(self) -> AccountsDialog | None:
+        admin = self._admin("ACCOUNTS")
+        if admin is None:
+            return None
+        ctx = self.window.ctx
+        dialog = AccountsDialog(
+            ctx.accounts,
+            self.runner,
+            actor=admin,
+            clock=ctx.clock,
+            lang=_lang(),
+            parent=self.window,
+        )
+        return self._open(dialog)
+
+    # -- Sesión ------------------------------------------------------------------------
+    def lock(self) -> None:
+        """Ctrl+L: the desk locks; only the same operator's password opens it."""
+        lock = getattr(self.window.session, "lock", None)
+        if callable(lock):
+            lock()
+        self.show_operator()
+
+    def sign_out(self) -> None:
+        sign_out = getattr(self.window.session, "sign_out", None)
+        if callable(sign_out):
+            sign_out("user")
+        self.show_operator()
+
+
+def attach_desk_menus(
+    window: DeskWindow, *, ask_admin: Callable[[str], Operator | None] | None = None
+) -> DeskMenus | None:
+    """Attach every dialog to ``window``'s menus (None when the window has no runner or
+    no director's authorisation to give them)."""
+    if window.runner is None or window.authorise is None:
+        return None
+    return DeskMenus(window, window.runner, window.authorise, ask_admin=ask_admin)
