@@ -21,6 +21,7 @@ from zoneinfo import ZoneInfo
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
+    QAbstractButton,
     QAbstractItemView,
     QCheckBox,
     QDialog,
@@ -207,6 +208,9 @@ class AccountsDialog(QDialog):
         self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.table.horizontalHeader().setStretchLastSection(True)
         self.table.itemSelectionChanged.connect(self._selection_changed)
+        self.table.setCornerButtonEnabled(False)  # one account at a time
+        for corner in self.table.findChildren(QAbstractButton):
+            corner.setAccessibleName(self.tr("Esquina de la lista de cuentas"))
 
         # -- a new account ---------------------------------------------------------
         self.new_username = username_field(self.tr("Usuario de la cuenta nueva"))
