@@ -167,3 +167,24 @@ def test_the_admin_dialog_takes_an_administrator_only(
     assert dialog.operator == admin
     authorised = [e for e in demo_ctx.store.audit_entries() if e.action == "AUTHORISED"]
     assert authorised[-1].actor == "admin1"
+
+
+def test_the_roles_of_the_chosen_account_change(
+    qtbot: QtBot, demo_ctx: AppContext, admin: Operator
+) -> None:
+    dialog = dialog_for(qtbot, demo_ctx, admin)
+    add_clerk(dialog)
+    assert dialog.select("clerk2")
+    assert dialog.chosen_roles[Role.CLERK].isChecked()
+    assert dialog.role_checks[Role.CLERK].isChecked(), "the new account's boxes are apart"
+    dialog.chosen_roles[Role.DIRECTOR].setChecked(True)
+    dialog.roles_button.click()
+    assert dialog.error.text() == ""
+    account = demo_ctx.accounts.account("clerk2")
+    assert account is not None and account.roles == {Role.CLERK, Role.DIRECTOR}
+    # the last administrator stays one: the service refuses, the dialog says why
+    assert dialog.select("admin1")
+    dialog.chosen_roles[Role.ADMIN].setChecked(False)
+    dialog.chosen_roles[Role.CLERK].setChecked(True)
+    dialog.roles_button.click()
+    assert dialog.error.text() == text("LAST_ADMIN", "es")

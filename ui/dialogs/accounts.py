@@ -219,13 +219,7 @@ class AccountsDialog(QDialog):
         self.new_name.setObjectName("new_name")
         self.new_name.setMaxLength(MAX_NAME)
         self.new_name.setAccessibleName(self.tr("Nombre de la persona"))
-        self.role_checks: dict[Role, QCheckBox] = {}
-        roles_row = QHBoxLayout()
-        for role in Role:
-            check = QCheckBox(role_label(role))
-            check.setAccessibleName(self.tr("Función: %1").replace("%1", role_label(role)))
-            self.role_checks[role] = check
-            roles_row.addWidget(check)
+        self.role_checks, roles_row = self._role_row(self.tr("Función de la cuenta nueva: %1"))
         self.role_checks[Role.CLERK].setChecked(True)
         self.new_password = password_field(self.tr("Contraseña de la cuenta nueva"))
         self.new_password.setObjectName("new_password")
@@ -268,9 +262,12 @@ class AccountsDialog(QDialog):
             self.tr("Quitar el bloqueo por intentos fallidos de la cuenta elegida")
         )
         self.unlock_button.clicked.connect(self.clear_lockout)
-        self.roles_button = QPushButton(self.tr("Aplicar las &funciones marcadas"))
+        self.chosen_roles, chosen_roles_row = self._role_row(
+            self.tr("Función de la cuenta elegida: %1")
+        )
+        self.roles_button = QPushButton(self.tr("Cambiar las &funciones"))
         self.roles_button.setAccessibleName(
-            self.tr("Dar a la cuenta elegida las funciones marcadas arriba")
+            self.tr("Dar a la cuenta elegida las funciones marcadas")
         )
         self.roles_button.clicked.connect(self.set_roles)
         chosen_form = QFormLayout()
@@ -281,6 +278,7 @@ class AccountsDialog(QDialog):
             label = QLabel(label_text)
             label.setBuddy(field)
             chosen_form.addRow(label, field)
+        chosen_form.addRow(self.tr("Funciones:"), chosen_roles_row)
         chosen_buttons = QHBoxLayout()
         for button in (
             self.password_button,
@@ -375,7 +373,7 @@ class AccountsDialog(QDialog):
             self.active_button.setText(
                 self.tr("&Desactivar") if account.active else self.tr("&Activar")
             )
-            for role, check in self.role_checks.items():
+            for role, check in self.chosen_roles.items():
                 check.setChecked(role in account.roles)
 
     # -- the changes -------------------------------------------------------------------
@@ -397,8 +395,19 @@ class AccountsDialog(QDialog):
         self.accounts_changed.emit()
         self.refresh()
 
-    def _roles(self) -> list[Role]:
-        return [role for role, check in self.role_checks.items() if check.isChecked()]
+    def _role_row(self, accessible: str) -> tuple[dict[Role, QCheckBox], QHBoxLayout]:
+        checks: dict[Role, QCheckBox] = {}
+        row = QHBoxLayout()
+        for role in Role:
+            check = QCheckBox(role_label(role))
+            check.setAccessibleName(accessible.replace("%1", role_label(role)))
+            checks[role] = check
+            row.addWidget(check)
+        return checks, row
+
+    @staticmethod
+    def _roles(checks: dict[Role, QCheckBox]) -> list[Role]:
+        return [role for role, check in checks.items() if check.isChecked()]
 
     def create_account(self) -> None:
         password, repeat = self.new_password.text(), self.new_repeat.text()
@@ -408,7 +417,11 @@ class AccountsDialog(QDialog):
             self._refuse(DialogCode.PASSWORDS_DIFFER)
             self.new_password.setFocus()
             return
-        username, name, roles = self.new_username.text(), self.new_name.text(), self._roles()
+        username, name, roles = (
+            self.new_username.text(),
+            self.new_name.text(),
+            self._roles(self.role_checks),
+        )
         accounts, actor = self._accounts, self._actor
 
         def done(account: Account) -> None:
@@ -475,7 +488,7 @@ class AccountsDialog(QDialog):
             self._accounts,
             self._actor,
             account.username,
-            self._roles(),
+            self._roles(self.chosen_roles),
         )
         self._run(
             lambda: accounts.set_roles(username, roles, actor=actor),
