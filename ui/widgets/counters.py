@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QWidget
 
 from admission.counters import DeskCounters
+from ui.widgets import WrappedLabel
 
 __all__ = ["CountersPanel"]
 
@@ -24,10 +25,11 @@ class CountersPanel(QWidget):
         self.counters: DeskCounters | None = None
         self.show_counters(None)
 
-    def _label(self, name: str) -> QLabel:
-        label = QLabel()
-        label.setTextFormat(Qt.TextFormat.PlainText)
-        label.setAccessibleName(name)
+    def _label(self, name: str) -> WrappedLabel:
+        """Wraps rather than widening the window; up to four lines of ``min_chars``
+        hold every counter's words and its number whole."""
+        label = WrappedLabel(name=name, max_lines=4, limit=60, min_chars=12)
+        label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         return label
 
     def show_counters(self, counters: DeskCounters | None) -> None:

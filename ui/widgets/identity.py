@@ -4,29 +4,50 @@ Document data is shown as plain, bounded text (a document can carry anything).""
 
 from __future__ import annotations
 
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QWidget
 
 from ui.desk_flow import DeskVerdict
-from ui.dialogs.common import bounded, local_date, local_time, message, plain_label
-from ui.widgets import shown_lines
+from ui.dialogs.common import bounded, local_date, local_time, message
+from ui.widgets import ElidedLabel, WrappedLabel, shown_lines
 
 __all__ = ["IdentityPanel"]
 
+NAME_LIMIT = 120  # characters of a name shown (a document can carry anything)
+DOCUMENT_LIMIT = 160
+NOTES_LIMIT = 600
+VALUE_MIN_CHARS = 24  # the value column never gets narrower than this
+
 
 class IdentityPanel(QGroupBox):
+    """One row per fact. Single-line values are elided with the whole text as tooltip;
+    the document, observations and warnings wrap and push the rows under them down."""
+
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(self.tr("Identidad"), parent)
         self.setAccessibleName(self.tr("Identidad del visitante"))
-        self.name = plain_label(name=self.tr("Nombre"))
-        self.document = plain_label(name=self.tr("Documento"))
-        self.age = plain_label(name=self.tr("Edad"))
-        self.file_number = plain_label(name=self.tr("Ficha"))
-        self.visits = plain_label(name=self.tr("Visitas"))
-        self.last_visit = plain_label(name=self.tr("Última visita"))
-        self.observations = plain_label(name=self.tr("Observaciones"), limit=600)
-        self.warnings = plain_label(name=self.tr("Avisos"), limit=600)
+
+        def line(name: str, limit: int = 60) -> ElidedLabel:
+            return ElidedLabel(name=name, limit=limit, min_chars=VALUE_MIN_CHARS)
+
+        def lines(name: str, limit: int, max_lines: int) -> WrappedLabel:
+            return WrappedLabel(
+                name=name, limit=limit, max_lines=max_lines, min_chars=VALUE_MIN_CHARS
+            )
+
+        self.name = line(self.tr("Nombre"), NAME_LIMIT)
+        self.document = lines(self.tr("Documento"), DOCUMENT_LIMIT, 2)
+        self.age = line(self.tr("Edad"))
+        self.file_number = line(self.tr("Ficha"))
+        self.visits = line(self.tr("Visitas"))
+        self.last_visit = line(self.tr("Última visita"))
+        self.observations = lines(self.tr("Observaciones"), NOTES_LIMIT, 4)
+        self.warnings = lines(self.tr("Avisos"), NOTES_LIMIT, 3)
         self.warnings.setStyleSheet("color: #FFB74D; font-weight: bold;")
         form = QFormLayout(self)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.DontWrapRows)
+        form.setLabelAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
         rows: list[tuple[str, QLabel]] = [
             (self.tr("Nombre"), self.name),
             (self.tr("Documento"), self.document),
@@ -37,7 +58,13 @@ class IdentityPanel(QGroupBox):
             (self.tr("Observaciones"), self.observations),
             (self.tr("Avisos"), self.warnings),
         ]
-        for label, field in rows:
+        self.row_labels: list[QLabel] = []
+        for text, field in rows:
+            label = QLabel(text)
+            label.setAccessibleName(text)
+            label.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignTop)
+            label.setBuddy(field)
+            self.row_labels.append(label)
             form.addRow(label, field)
 
     def clear(self) -> None:
@@ -66,14 +93,14 @@ class IdentityPanel(QGroupBox):
 
     def show_verdict(self, verdict: DeskVerdict) -> None:
         doc = verdict.evaluation.document
-        self.name.setText(_cut(f"{doc.given_names} {doc.surname}".strip(), 120))
+        self.name.setText(f"{doc.given_names} {doc.surname}".strip())
         number = doc.id_number or doc.document_number
         expiry = getattr(doc, "expiry_date", None)
         kind = self._kind(str(getattr(doc, "doc_type", "")))
         text = f"{kind} {number} · {doc.nationality}"
         if expiry is not None:
             text += " · " + self.tr("caduca") + " " + local_date(expiry)
-        self.document.setText(_cut(text, 120))
+        self.document.setText(bounded(text, DOCUMENT_LIMIT))
         self.age.setText(self.tr("—") if verdict.age is None else str(verdict.age))
         self.file_number.setText(
             self.tr("nueva (primera visita)")
@@ -82,9 +109,6 @@ class IdentityPanel(QGroupBox):
         )
         self.visits.setText(str(verdict.visits))
         self.last_visit.setText(local_time(verdict.last_visit) or self.tr("—"))
-        self.observations.setText(shown_lines(verdict.observations, 600))
-        self.warnings.setText(shown_lines(("⚠ " + message(c) for c in verdict.warnings), 600))
-
-
-def _cut(value: str, limit: int) -> str:
-    return bounded(value, limit)
+        self.observations.setText(shown_lines(verdict.observations, NOTES_LIMIT))
+        warnings = ("⚠ " + message(c) for c in verdict.warnings)
+        self.warnings.setText(shown_lines(warnings, NOTES_LIMIT))

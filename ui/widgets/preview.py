@@ -9,7 +9,9 @@ from __future__ import annotations
 
 from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QImage, QPainter, QPaintEvent, QPen
-from PySide6.QtWidgets import QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QVBoxLayout, QWidget
+
+from ui.widgets import WrappedLabel
 
 __all__ = ["CameraPreview", "GuideView"]
 
@@ -67,10 +69,8 @@ class CameraPreview(QWidget):
         super().__init__(parent)
         self.setAccessibleName(self.tr("Cámara"))
         self.view = GuideView()
-        self.hint = QLabel()
-        self.hint.setTextFormat(Qt.TextFormat.PlainText)
+        self.hint = WrappedLabel(name=self.tr("Indicación de la cámara"), max_lines=2, limit=120)
         self.hint.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.hint.setAccessibleName(self.tr("Indicación de la cámara"))
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.view, 1)

@@ -9,37 +9,127 @@ says the data is invented.
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel, QStatusBar, QWidget
+from PySide6.QtCore import QEvent, QObject, QRect, QSize, Qt
+from PySide6.QtGui import QResizeEvent
+from PySide6.QtWidgets import QLabel, QSizePolicy, QStatusBar, QWidget
 
 from admission.devices import DeviceStatus
 from ui.dialogs.common import bounded, message
 from ui.theme import DEMO_COLOUR
+from ui.widgets import ElidedLabel
 
 __all__ = ["DeskStatusBar"]
 
 _FIXED = ("camera", "printer", "register", "database")
+_ALERT = "color: #FF8A80; font-weight: bold;"
+_GAP = 12  # between two devices
+
+
+class DeviceStrip(QWidget):
+    """The devices' labels in a row, each as wide as its text; when the window is too
+    narrow for one row, they continue on a second row (the status bar grows) instead
+    of cutting a word. Its minimum width is the widest label's."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.items: list[QLabel] = []
+        self.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Preferred)
+
+    def add(self, label: QLabel) -> None:
+        label.setParent(self)
+        label.installEventFilter(self)
+        self.items.append(label)
+        label.show()
+        self._relayout()
+
+    def _shown(self) -> list[QLabel]:
+        return [i for i in self.items if not i.isHidden()]
+
+    def _place(self, width: int, apply: bool) -> int:
+        """Lay the labels out in ``width``, rows centred on their tallest label; the
+        height used."""
+        rows: list[list[QLabel]] = [[]]
+        x = 0
+        for item in self._shown():
+            hint = item.sizeHint()
+            if rows[-1] and x + hint.width() > width:
+                rows.append([])
+                x = 0
+            rows[-1].append(item)
+            x += hint.width() + _GAP
+        y = 0
+        for row in rows:
+            line = max((i.sizeHint().height() for i in row), default=0)
+            x = 0
+            for item in row:
+                hint = item.sizeHint()
+                if apply:
+                    top = y + (line - hint.height()) // 2
+                    item.setGeometry(QRect(x, top, hint.width(), hint.height()))
+                x += hint.width() + _GAP
+            y += line
+        return y
+
+    def _relayout(self) -> None:
+        self.setMinimumHeight(self._place(max(self.width(), self.minimumSizeHint().width()), False))
+        self._place(self.width(), True)
+        self.updateGeometry()
+
+    def sizeHint(self) -> QSize:  # Qt override: all in one row
+        shown = self._shown()
+        width = sum(i.sizeHint().width() for i in shown) + _GAP * max(0, len(shown) - 1)
+        height = max((i.sizeHint().height() for i in shown), default=0)
+        return QSize(width, max(height, self.minimumHeight()))
+
+    def minimumSizeHint(self) -> QSize:  # Qt override: the widest label
+        width = max((i.sizeHint().width() for i in self._shown()), default=0)
+        return QSize(width, self.minimumHeight())
+
+    def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
+        super().resizeEvent(event)
+        self._relayout()
+
+    def event(self, event: QEvent) -> bool:  # Qt override: a label's text changed
+        if event.type() is QEvent.Type.LayoutRequest:
+            self._relayout()
+        return super().event(event)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # Qt override
+        if event.type() in (
+            QEvent.Type.Show,
+            QEvent.Type.Hide,
+            QEvent.Type.FontChange,
+            QEvent.Type.StyleChange,
+        ):
+            self._relayout()
+        return False
 
 
 class DeskStatusBar(QStatusBar):
+    """Left: the last problem (elided, whole in its tooltip), or a passing message.
+    Right, always shown: DEMO and each device with its word. A device's label is never
+    narrower than its text, so the window's minimum width keeps every word whole."""
+
     def __init__(self, *, demo: bool = False, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self.setAccessibleName(self.tr("Estado de los dispositivos"))
         self.labels: dict[str, QLabel] = {}
+        self.last_error = ElidedLabel(name=self.tr("Último error"), limit=160, min_chars=6)
+        self.last_error.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.addWidget(self.last_error, 1)  # hidden while a passing message shows
         self.demo = QLabel(self.tr("DEMO · datos inventados"))
         self.demo.setTextFormat(Qt.TextFormat.PlainText)
         self.demo.setAccessibleName(self.tr("Modo demostración"))
         self.demo.setStyleSheet(
             f"background: {DEMO_COLOUR}; color: white; font-weight: bold; padding: 2px 8px;"
         )
+        self.devices = DeviceStrip()
+        self.devices.setAccessibleName(self.tr("Dispositivos"))
+        self.devices.add(self.demo)
         self.demo.setVisible(demo)
-        self.addWidget(self.demo)
+        self.addPermanentWidget(self.devices)
         for device in _FIXED:
             self._label(device)
-        self.last_error = QLabel()
-        self.last_error.setTextFormat(Qt.TextFormat.PlainText)
-        self.last_error.setAccessibleName(self.tr("Último error"))
-        self.addPermanentWidget(self.last_error)
 
     def _names(self) -> dict[str, str]:
         return {
@@ -56,8 +146,8 @@ class DeskStatusBar(QStatusBar):
             label.setTextFormat(Qt.TextFormat.PlainText)
             label.setAccessibleName(self._device_name(device))
             self.labels[device] = label
-            self.addWidget(label)
-            label.setText(f"{self._device_name(device)}: …")
+            self.devices.add(label)  # as wide as its text: the word stays whole
+            label.setText(f"○ {self._device_name(device)}: " + self.tr("sin comprobar"))
         return label
 
     def _device_name(self, device: str) -> str:
@@ -84,7 +174,7 @@ class DeskStatusBar(QStatusBar):
         label.setText(
             f"{'●' if ok else '▲'} {self._device_name(device)}: {self._status_word(status)}"
         )
-        label.setStyleSheet("" if ok else "color: #FF8A80; font-weight: bold;")
+        label.setStyleSheet("" if ok else _ALERT)
         if detail and not ok:
             self.last_error.setText(bounded(f"{self._device_name(device)}: {message(detail)}", 160))
 
@@ -99,7 +189,7 @@ class DeskStatusBar(QStatusBar):
         label = self._label("register")
         if age_seconds is None:
             label.setText("▲ " + self.tr("Registro RIAJ: sin copia local"))
-            label.setStyleSheet("color: #FF8A80; font-weight: bold;")
+            label.setStyleSheet(_ALERT)
         else:
             hours, rest = divmod(age_seconds, 3600)
             age = f"{hours} h {rest // 60} min" if hours else f"{rest // 60} min"

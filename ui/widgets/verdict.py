@@ -15,13 +15,14 @@ from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
 
 from ui.dialogs.common import bounded, message
 from ui.theme import VERDICT_COLOURS, verdict_font
-from ui.widgets import shown_lines
+from ui.widgets import WrappedLabel, shown_lines
 
 __all__ = ["GLYPHS", "VerdictBanner"]
 
 GLYPHS = {"ADMIT": "✔", "DENY": "✖", "SUPERVISOR": "⚠"}
 _IDLE_COLOUR = "#2D2F34"
 REASONS_POINT_SIZE = 16  # read by the clerk at arm's length
+REASONS_MAX_LINES = 4  # more reasons end in "…", the whole list in the tooltip
 
 
 class VerdictBanner(QFrame):
@@ -34,20 +35,16 @@ class VerdictBanner(QFrame):
         self.headline.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.headline.setFont(verdict_font())
         self.headline.setAccessibleName(self.tr("Veredicto"))
-        self.reasons = QLabel()
-        self.reasons.setTextFormat(Qt.TextFormat.PlainText)
-        self.reasons.setWordWrap(True)
+        self.reasons = WrappedLabel(
+            name=self.tr("Motivos"), max_lines=REASONS_MAX_LINES, limit=1000
+        )
         self.reasons.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.reasons.setAccessibleName(self.tr("Motivos"))
         reasons_font = self.reasons.font()
         reasons_font.setPointSize(REASONS_POINT_SIZE)
         reasons_font.setBold(True)
         self.reasons.setFont(reasons_font)
-        self.progress = QLabel()
-        self.progress.setTextFormat(Qt.TextFormat.PlainText)
+        self.progress = WrappedLabel(name=self.tr("Registro y tarjeta"), max_lines=2, limit=300)
         self.progress.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.progress.setWordWrap(True)
-        self.progress.setAccessibleName(self.tr("Registro y tarjeta"))
         layout = QVBoxLayout(self)
         layout.addWidget(self.headline)
         layout.addWidget(self.reasons)
@@ -89,7 +86,8 @@ class VerdictBanner(QFrame):
         self.reasons.setText(shown_lines(lines, 1000))
         hint = {
             "ADMIT": self.tr("Intro: registrar e imprimir la tarjeta · F1-F8: tipo de tarjeta"),
-            "DENY": self.tr("Intro: registrar la denegación · Esc: limpiar"),
+            # a DENY is recorded as it is shown (arts. 20, 22): Enter has nothing to do
+            "DENY": self.tr("Denegación registrada · Esc: siguiente"),
             "SUPERVISOR": self.tr("Intro: pedir la autorización del director de juegos"),
         }
         self.progress.setText(hint.get(outcome, ""))
