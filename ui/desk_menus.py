@@ -36,7 +36,6 @@ from admission.identity import IdentityKey
 from admission.verdict import Outcome
 from ui.controller import DeskState
 from ui.desk_flow import DeskFlowCode
-from ui.desk_window import MENU_ADMIN, MENU_DESK, MENU_DIRECTION
 from ui.dialogs.accounts import AccountsDialog
 from ui.dialogs.accounts import ask_admin as ask_admin_credentials
 from ui.dialogs.bans import BansDialog
@@ -54,9 +53,22 @@ if TYPE_CHECKING:
     from admission.vouchers.model import Voucher
     from ui.desk_window import DeskWindow
 
-__all__ = ["MENU_SESSION", "SETTINGS_CHANGED", "DeskMenus", "MenuCode", "attach_desk_menus"]
+__all__ = [
+    "MENU_ADMIN",
+    "MENU_DESK",
+    "MENU_DIRECTION",
+    "MENU_SESSION",
+    "SETTINGS_CHANGED",
+    "DeskMenus",
+    "MenuCode",
+    "attach_desk_menus",
+]
 
-MENU_SESSION = "session"
+# Menu names as given to DeskWindow.add_action (the titles shown are translated).
+MENU_DESK = "desk"  # Admisión: manual entry, card check, vouchers, officials, reprints
+MENU_DIRECTION = "direction"  # Dirección: exceptional card, bans, staff, cards, printers
+MENU_ADMIN = "admin"  # Administración: settings, accounts
+MENU_SESSION = "session"  # Sesión: who is signed in, lock, sign out
 SETTINGS_FILE = "settings.json"  # main.SETTINGS_FILE: the file the desk reads at start
 SETTINGS_CHANGED = "SETTINGS_CHANGED"  # audit action: details name the keys, never values
 MAX_OPERATOR = 60

@@ -9,8 +9,14 @@ document needs at most one key press after the scan -
 * Esc: clear the screen;
 * Ctrl+M: manual entry of a document without MRZ (art. 23.1); Ctrl+K: card check (R8).
 
-Menus "Dirección" and "Administración" are left for the director's and the
-administrator's dialogs: ``window.add_action(MENU_DIRECTION, action)``.
+The menus (Admisión, Dirección, Administración, Sesión) carry every dialog with its
+shortcut: :mod:`ui.desk_menus`, attached by :func:`build_desk_window`; more actions can
+be added with ``window.add_action(MENU_DIRECTION, action)``.
+
+While a modal dialog is open (a director's authorisation, a voucher, the settings) a
+document read by a reader or the camera is ignored, with a hint in the status bar: the
+wedge filter keeps the burst out of the dialog's fields, and the verdict behind the
+dialog never changes under the person deciding on it (arts. 20.3, 23.4-5).
 
 The keyboard-wedge filter is installed on the application by the window's owner;
 ``window.connect_wedge(filter)`` feeds its scans to the controller. Serial readers feed
@@ -50,6 +56,7 @@ from admission.devices import (
 from admission.ports import madrid_date
 from ui.controller import DeskController
 from ui.desk_flow import DeskVerdict, SessionView
+from ui.desk_menus import MENU_ADMIN, MENU_DESK, MENU_DIRECTION, DeskMenus, attach_desk_menus
 from ui.dialogs.card_check import CardCheckDialog
 from ui.dialogs.common import bounded, message
 from ui.dialogs.manual_entry import ManualEntryDialog
@@ -64,7 +71,6 @@ from ui.workers import CameraWorker, DeviceWatch, ReaderWorker, StoreWorker
 
 if TYPE_CHECKING:
     from ui.context import AppContext
-    from ui.desk_menus import DeskMenus
 
 __all__ = [
     "MENU_ADMIN",
@@ -74,10 +80,6 @@ __all__ = [
     "build_desk_window",
 ]
 
-# Menu names as given to add_action (the titles shown are translated).
-MENU_DESK = "desk"  # Admisión: manual entry, card check, reprint
-MENU_DIRECTION = "direction"  # Dirección: bans, staff, cards, vouchers, officials
-MENU_ADMIN = "admin"  # Administración: accounts, settings, devices
 MAX_FKEYS = 8
 
 
@@ -268,7 +270,8 @@ class DeskWindow(QMainWindow):
     def _ignored_while_dialog(self) -> bool:
         if not self.dialog_open():
             return False
-        self.status.showMessage(self.tr("Cierre el diálogo para leer un documento"), 8_000)
+        if not self.session.is_locked:  # locked: the unlock dialog is up, input dropped
+            self.status.showMessage(self.tr("Cierre el diálogo para leer un documento"), 8_000)
         return True
 
     @Slot(object)
@@ -451,8 +454,6 @@ def build_desk_window(
         authorise=authorise,
     )
     controller.setParent(window)
-    from ui.desk_menus import attach_desk_menus  # it imports this module's menu names
-
     window.menus = attach_desk_menus(window)
     if store_worker is not None:
         window.adopt_worker(store_worker)  # stopped last: adopted first
