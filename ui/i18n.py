@@ -23,6 +23,7 @@ from PySide6.QtCore import QCoreApplication, QLocale, QTranslator
 __all__ = [
     "I18N_DIR",
     "LANGUAGES",
+    "DeskTranslator",
     "compile_translation",
     "install_translator",
     "lrelease_command",
@@ -86,6 +87,24 @@ def compile_translation(language: str, *, force: bool = False) -> bool:
     return done.returncode == 0 and qm.is_file()
 
 
+class DeskTranslator(QTranslator):
+    """Qt's translator, plus one fallback: a string lupdate could not place in its class
+    (``tr = self.tr; tr("...")``, a module-level helper) is filed under the empty
+    context; when the class's context has no entry, that one is used."""
+
+    def translate(
+        self,
+        context: str,
+        source_text: str,
+        disambiguation: str | None = None,
+        n: int = -1,
+    ) -> str:
+        found = super().translate(context, source_text, disambiguation, n)
+        if found or not context:
+            return found
+        return super().translate("", source_text, disambiguation, n)
+
+
 def install_translator(app: QCoreApplication, language: str) -> QTranslator | None:
     """Load the window's translation for ``language``; None for Spanish (the source)
     or when no compiled file could be had. Keep the answer: Qt does not own it."""
@@ -95,7 +114,7 @@ def install_translator(app: QCoreApplication, language: str) -> QTranslator | No
     if not compile_translation(language):
         log.warning("translation %s not compiled: the window stays in Spanish", language)
         return None
-    translator = QTranslator(app)
+    translator = DeskTranslator(app)
     if not translator.load(str(qm_path(language))):
         log.warning("translation %s not loadable: the window stays in Spanish", language)
         return None

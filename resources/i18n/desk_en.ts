@@ -2,6 +2,323 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en_GB" sourcelanguage="es_ES">
 <context>
+    <name></name>
+    <message>
+        <source>&amp;Volante provisional…</source>
+        <translation>&amp;Provisional voucher…</translation>
+    </message>
+    <message>
+        <source>Volantes &amp;pendientes…</source>
+        <translation>&amp;Pending vouchers…</translation>
+    </message>
+    <message>
+        <source>&amp;Lista de cierre de volantes…</source>
+        <translation>Vouchers&apos; &amp;closing list…</translation>
+    </message>
+    <message>
+        <source>&amp;Funcionario en servicio…</source>
+        <translation>&amp;Official on duty…</translation>
+    </message>
+    <message>
+        <source>&amp;Cola de reimpresión…</source>
+        <translation>&amp;Reprint queue…</translation>
+    </message>
+    <message>
+        <source>Tarjeta &amp;excepcional…</source>
+        <translation>&amp;Exceptional card…</translation>
+    </message>
+    <message>
+        <source>&amp;Prohibiciones…</source>
+        <translation>&amp;Bans…</translation>
+    </message>
+    <message>
+        <source>Per&amp;sonal del casino…</source>
+        <translation>Casino &amp;staff…</translation>
+    </message>
+    <message>
+        <source>&amp;Anular o reimprimir una tarjeta…</source>
+        <translation>&amp;Void or reprint a card…</translation>
+    </message>
+    <message>
+        <source>&amp;Impresoras…</source>
+        <translation>&amp;Printers…</translation>
+    </message>
+    <message>
+        <source>&amp;Configuración…</source>
+        <translation>&amp;Settings…</translation>
+    </message>
+    <message>
+        <source>C&amp;uentas…</source>
+        <translation>Acco&amp;unts…</translation>
+    </message>
+    <message>
+        <source>&amp;Sesión</source>
+        <translation>&amp;Session</translation>
+    </message>
+    <message>
+        <source>&amp;Bloquear</source>
+        <translation>&amp;Lock</translation>
+    </message>
+    <message>
+        <source>&amp;Cerrar sesión</source>
+        <translation>&amp;Sign out</translation>
+    </message>
+    <message>
+        <source>Operador que ha iniciado sesión</source>
+        <translation>Operator signed in</translation>
+    </message>
+</context>
+<context>
+    <name>AccountsDialog</name>
+    <message>
+        <source>Cuentas de la recepción</source>
+        <translation>Admission desk accounts</translation>
+    </message>
+    <message>
+        <source>Lista de cuentas</source>
+        <translation>List of accounts</translation>
+    </message>
+    <message>
+        <source>Usuario</source>
+        <translation>User name</translation>
+    </message>
+    <message>
+        <source>Nombre</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <source>Funciones</source>
+        <translation>Roles</translation>
+    </message>
+    <message>
+        <source>Activa</source>
+        <translation>Active</translation>
+    </message>
+    <message>
+        <source>Bloqueada hasta</source>
+        <translation>Locked until</translation>
+    </message>
+    <message>
+        <source>Esquina de la lista de cuentas</source>
+        <translation>Corner of the list of accounts</translation>
+    </message>
+    <message>
+        <source>Usuario de la cuenta nueva</source>
+        <translation>User name of the new account</translation>
+    </message>
+    <message>
+        <source>Nombre de la persona</source>
+        <translation>Name of the person</translation>
+    </message>
+    <message>
+        <source>Función de la cuenta nueva: %1</source>
+        <translation>Role of the new account: %1</translation>
+    </message>
+    <message>
+        <source>Contraseña de la cuenta nueva</source>
+        <translation>Password of the new account</translation>
+    </message>
+    <message>
+        <source>Repita la contraseña de la cuenta nueva</source>
+        <translation>Repeat the password of the new account</translation>
+    </message>
+    <message>
+        <source>C&amp;rear cuenta</source>
+        <translation>C&amp;reate account</translation>
+    </message>
+    <message>
+        <source>Crear la cuenta nueva</source>
+        <translation>Create the new account</translation>
+    </message>
+    <message>
+        <source>&amp;Usuario:</source>
+        <translation>&amp;User name:</translation>
+    </message>
+    <message>
+        <source>&amp;Nombre:</source>
+        <translation>&amp;Name:</translation>
+    </message>
+    <message>
+        <source>Co&amp;ntraseña:</source>
+        <translation>Pass&amp;word:</translation>
+    </message>
+    <message>
+        <source>Re&amp;pita:</source>
+        <translation>Re&amp;peat:</translation>
+    </message>
+    <message>
+        <source>Funciones:</source>
+        <translation>Roles:</translation>
+    </message>
+    <message>
+        <source>Cuenta nueva</source>
+        <translation>New account</translation>
+    </message>
+    <message>
+        <source>Contraseña nueva de la cuenta elegida</source>
+        <translation>New password of the chosen account</translation>
+    </message>
+    <message>
+        <source>Repita la contraseña nueva</source>
+        <translation>Repeat the new password</translation>
+    </message>
+    <message>
+        <source>Cambiar la &amp;contraseña</source>
+        <translation>Change the &amp;password</translation>
+    </message>
+    <message>
+        <source>Cambiar la contraseña de la cuenta elegida</source>
+        <translation>Change the password of the chosen account</translation>
+    </message>
+    <message>
+        <source>&amp;Desactivar</source>
+        <translation>&amp;Deactivate</translation>
+    </message>
+    <message>
+        <source>Activar o desactivar la cuenta elegida</source>
+        <translation>Activate or deactivate the chosen account</translation>
+    </message>
+    <message>
+        <source>&amp;Quitar el bloqueo</source>
+        <translation>&amp;Clear the lockout</translation>
+    </message>
+    <message>
+        <source>Quitar el bloqueo por intentos fallidos de la cuenta elegida</source>
+        <translation>Clear the chosen account&apos;s lockout after failed attempts</translation>
+    </message>
+    <message>
+        <source>Función de la cuenta elegida: %1</source>
+        <translation>Role of the chosen account: %1</translation>
+    </message>
+    <message>
+        <source>Cambiar las &amp;funciones</source>
+        <translation>Change the &amp;roles</translation>
+    </message>
+    <message>
+        <source>Dar a la cuenta elegida las funciones marcadas</source>
+        <translation>Give the chosen account the roles ticked</translation>
+    </message>
+    <message>
+        <source>Contraseña nue&amp;va:</source>
+        <translation>Ne&amp;w password:</translation>
+    </message>
+    <message>
+        <source>R&amp;epita:</source>
+        <translation>R&amp;epeat:</translation>
+    </message>
+    <message>
+        <source>Cuenta elegida</source>
+        <translation>Chosen account</translation>
+    </message>
+    <message>
+        <source>Mensaje</source>
+        <translation>Message</translation>
+    </message>
+    <message>
+        <source>Resultado</source>
+        <translation>Result</translation>
+    </message>
+    <message>
+        <source>Cerrar</source>
+        <translation>Close</translation>
+    </message>
+    <message>
+        <source>Cerrar el diálogo</source>
+        <translation>Close the dialog</translation>
+    </message>
+    <message>
+        <source>sí</source>
+        <translation>yes</translation>
+    </message>
+    <message>
+        <source>no</source>
+        <translation>no</translation>
+    </message>
+    <message>
+        <source>&amp;Activar</source>
+        <translation>&amp;Activate</translation>
+    </message>
+    <message>
+        <source>Bloqueada hasta las %1.</source>
+        <translation>Locked until %1.</translation>
+    </message>
+    <message>
+        <source>Cuenta %1 creada</source>
+        <translation>Account %1 created</translation>
+    </message>
+    <message>
+        <source>Contraseña de %1 cambiada</source>
+        <translation>Password of %1 changed</translation>
+    </message>
+    <message>
+        <source>Cuenta %1 activada</source>
+        <translation>Account %1 activated</translation>
+    </message>
+    <message>
+        <source>Cuenta %1 desactivada</source>
+        <translation>Account %1 deactivated</translation>
+    </message>
+    <message>
+        <source>Bloqueo de %1 quitado</source>
+        <translation>Lockout of %1 cleared</translation>
+    </message>
+    <message>
+        <source>Funciones de %1 cambiadas</source>
+        <translation>Roles of %1 changed</translation>
+    </message>
+</context>
+<context>
+    <name>AdminDialog</name>
+    <message>
+        <source>Credenciales de un administrador</source>
+        <translation>An administrator&apos;s credentials</translation>
+    </message>
+    <message>
+        <source>La configuración y las cuentas las cambia un administrador: introduzca sus propias credenciales.</source>
+        <translation>Settings and accounts are changed by an administrator: enter your own credentials.</translation>
+    </message>
+    <message>
+        <source>Aviso</source>
+        <translation>Notice</translation>
+    </message>
+    <message>
+        <source>Usuario del administrador</source>
+        <translation>Administrator&apos;s user name</translation>
+    </message>
+    <message>
+        <source>Contraseña del administrador</source>
+        <translation>Administrator&apos;s password</translation>
+    </message>
+    <message>
+        <source>Error de autorización</source>
+        <translation>Authorisation error</translation>
+    </message>
+    <message>
+        <source>&amp;Aceptar</source>
+        <translation>&amp;OK</translation>
+    </message>
+    <message>
+        <source>Aceptar las credenciales</source>
+        <translation>Accept the credentials</translation>
+    </message>
+    <message>
+        <source>Cancelar</source>
+        <translation>Cancel</translation>
+    </message>
+    <message>
+        <source>&amp;Usuario:</source>
+        <translation>&amp;User name:</translation>
+    </message>
+    <message>
+        <source>&amp;Contraseña:</source>
+        <translation>&amp;Password:</translation>
+    </message>
+    <message>
+        <source>Bloqueada hasta las %1.</source>
+        <translation>Locked until %1.</translation>
+    </message>
+</context>
+<context>
     <name>AdminPage</name>
     <message>
         <source>2. El administrador</source>
@@ -549,6 +866,37 @@
     </message>
 </context>
 <context>
+    <name>DeskMenus</name>
+    <message>
+        <source>Operador: %1</source>
+        <translation>Operator: %1</translation>
+    </message>
+    <message>
+        <source>Bloqueada: %1</source>
+        <translation>Locked: %1</translation>
+    </message>
+    <message>
+        <source>Sin sesión</source>
+        <translation>Nobody signed in</translation>
+    </message>
+    <message>
+        <source>Volante nº %1 entregado</source>
+        <translation>Voucher no. %1 handed over</translation>
+    </message>
+    <message>
+        <source>Tarjeta nº %1 expedida</source>
+        <translation>Card no. %1 issued</translation>
+    </message>
+    <message>
+        <source>Elegir la impresora</source>
+        <translation>Choose the printer</translation>
+    </message>
+    <message>
+        <source>Los cambios se aplican al reiniciar</source>
+        <translation>Changes apply after a restart</translation>
+    </message>
+</context>
+<context>
     <name>DeskShell</name>
     <message>
         <source>DEMO — datos inventados, no usar con visitantes reales — recepción: {clerk} / {clerk_pw} — director: {director} / {director_pw}</source>
@@ -582,6 +930,10 @@
         <translation>Last error</translation>
     </message>
     <message>
+        <source>Dispositivos</source>
+        <translation>Devices</translation>
+    </message>
+    <message>
         <source>Cámara</source>
         <translation>Camera</translation>
     </message>
@@ -596,6 +948,10 @@
     <message>
         <source>Fichero</source>
         <translation>File</translation>
+    </message>
+    <message>
+        <source>sin comprobar</source>
+        <translation>not checked</translation>
     </message>
     <message>
         <source>Lector</source>
@@ -695,6 +1051,10 @@
     <message>
         <source>Limpiar</source>
         <translation>Clear</translation>
+    </message>
+    <message>
+        <source>Cierre el diálogo para leer un documento</source>
+        <translation>Close the dialog to read a document</translation>
     </message>
     <message>
         <source>Registrado en la ficha {0} · imprimiendo la tarjeta nº {1}…</source>
@@ -1864,8 +2224,8 @@
         <translation>Enter: record and print the card · F1-F8: card type</translation>
     </message>
     <message>
-        <source>Intro: registrar la denegación · Esc: limpiar</source>
-        <translation>Enter: record the refusal · Esc: clear</translation>
+        <source>Denegación registrada · Esc: siguiente</source>
+        <translation>Refusal recorded · Esc: next</translation>
     </message>
     <message>
         <source>Intro: pedir la autorización del director de juegos</source>

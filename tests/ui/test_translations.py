@@ -229,3 +229,15 @@ def test_the_dialogs_speak_english(
     finally:
         ctx.close()
     assert not left, f"shown in Spanish in the English dialogs: {left}"
+
+
+def test_a_string_lupdate_filed_without_a_class_is_still_translated(
+    english: QApplication,
+) -> None:
+    from PySide6.QtCore import QCoreApplication
+
+    loose = [(src, en) for (ctx, src), en in read_ts(TS).items() if ctx == "" and en]
+    if not loose:
+        pytest.skip("every string of the code is in its class's context")
+    source, english_text = loose[0]
+    assert QCoreApplication.translate("SomeWidget", source) == english_text
