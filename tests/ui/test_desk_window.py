@@ -8,6 +8,7 @@ import importlib.util
 import time
 from collections.abc import Iterator
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QObject, Qt, Signal
@@ -600,3 +601,134 @@ def text_of(code: str, lang: str) -> str:
     from admission.catalogue import text
 
     return text(code, lang)
+
+
+# -- the register cannot be checked (art. 20.2): the configured outcome, fail closed --
+def unverifiable_window(
+    qtbot: QtBot,
+    tmp_path: Path,
+    clock: FixedClock,
+    monkeypatch: pytest.MonkeyPatch,
+    outcome: str,
+    *,
+    stale: bool,
+) -> tuple[DeskWindow, WedgeFilter, AppContext]:
+    """A demo file with no online RIAJ service and ``admission.unverifiable`` =
+    ``outcome``; the replica absent, or imported and then left older than its maximum
+    age (``stale``)."""
+    from main import build_context, build_tools
+    from tests.ui.conftest import NOBODY_LISTED, seed_register
+
+    monkeypatch.delenv("ADMISSION_DB_KEY", raising=False)
+    tools = build_tools(tmp_path / "demo", clock=clock, demo=True)
+    assert tools.settings["registry.online_url"] == ""  # no online service
+    tools.settings.set("admission.unverifiable", outcome)
+    ctx = build_context(tools)
+    if stale:
+        seed_register(ctx, [NOBODY_LISTED])
+        age = tools.settings["registry.max_replica_age_hours"]
+        clock.set(clock.now() + timedelta(hours=age + 1))
+    win = build_desk_window(
+        ctx,
+        FakeSession(),
+        authorise=lambda purpose: DIRECTOR,
+        demo=True,
+        sound=TonePlayer(enabled=False),
+        watch_devices=False,
+    )
+    qtbot.addWidget(win)
+    wedge = WedgeFilter(parent=win)
+    win.connect_wedge(wedge)
+    win.resize(1200, 760)
+    win.show()
+    qtbot.waitExposed(win)
+    win.start()
+    return win, wedge, ctx
+
+
+def registry_of_visits(ctx: AppContext, lines: tuple[str, ...]) -> list[tuple[str, str]]:
+    from ui.desk_flow import document_from_lines
+
+    document, _ = document_from_lines(list(lines), madrid_date(ctx.clock.now()))
+    assert document is not None
+    visitor = ctx.store.find_visitor(document.identity)
+    assert visitor is not None
+    return [(v.registry.status, v.registry.source) for v in ctx.store.visits(visitor.file_number)]
+
+
+@pytest.mark.parametrize("stale", [False, True], ids=["replica-absent", "replica-stale"])
+def test_an_unverifiable_register_is_refused_when_so_configured(
+    qtbot: QtBot,
+    tmp_path: Path,
+    desk_clock: FixedClock,
+    monkeypatch: pytest.MonkeyPatch,
+    stale: bool,
+) -> None:
+    win, wedge, ctx = unverifiable_window(
+        qtbot, tmp_path, desk_clock, monkeypatch, "DENY", stale=stale
+    )
+    try:
+        lines = case(ctx, "admitted").lines  # an adult nobody bans: only the register fails
+        with qtbot.waitSignal(win.controller.admission_recorded, timeout=WAIT) as recorded:
+            scan(qtbot, win, wedge, lines)
+        assert win.verdict.outcome == "DENY"
+        result = recorded.args[0]
+        assert result.verdict.codes == ("REGISTRY_UNVERIFIABLE",) and result.card is None
+        expected = "REPLICA_STALE" if stale else "REPLICA_EMPTY"
+        assert result.evaluation.registry.error == expected, result.evaluation.registry
+        from admission.catalogue import text
+
+        assert text("REGISTRY_UNVERIFIABLE", "es") in win.verdict.reasons.text()
+        assert visits_of(ctx, lines) == [("DENY", "clerk1", None)]
+        assert registry_of_visits(ctx, lines)[0][0] == "UNVERIFIABLE"
+        with qtbot.assertNotEmitted(win.controller.admission_recorded, wait=300):
+            enter(qtbot, win)  # a refusal: Enter issues nothing
+        assert ctx.store.last_card_number() == 0
+        if not stale:
+            qtbot.waitUntil(lambda: "sin copia local" in win.status.text_of("register"))
+        screenshot(win, f"desk-unverifiable-deny-{'stale' if stale else 'absent'}")
+    finally:
+        win.stop()
+        ctx.close()
+
+
+@pytest.mark.parametrize("stale", [False, True], ids=["replica-absent", "replica-stale"])
+def test_an_unverifiable_register_goes_to_the_director_when_so_configured(
+    qtbot: QtBot,
+    tmp_path: Path,
+    desk_clock: FixedClock,
+    monkeypatch: pytest.MonkeyPatch,
+    stale: bool,
+) -> None:
+    win, wedge, ctx = unverifiable_window(
+        qtbot, tmp_path, desk_clock, monkeypatch, "SUPERVISOR", stale=stale
+    )
+    try:
+        today = madrid_date(ctx.clock.now())
+        first = case(ctx, "admitted").lines  # two adults nobody bans: only the register fails
+        second = next(c for c in demo_cases(today, 1) if c.kind == "admitted").lines
+        assert first != second
+        # the director authorises: admitted, the card carries the director's name
+        with qtbot.assertNotEmitted(win.controller.admission_recorded, wait=300):
+            scan(qtbot, win, wedge, first)
+        assert win.verdict.outcome == "SUPERVISOR"
+        assert win.controller.current is not None
+        assert win.controller.current.evaluation.verdict.codes == ("REGISTRY_UNVERIFIABLE",)
+        screenshot(win, f"desk-unverifiable-supervisor-{'stale' if stale else 'absent'}")
+        with qtbot.waitSignal(win.controller.card_printed, timeout=WAIT) as printed:
+            enter(qtbot, win)
+        card = ctx.store.card(printed.args[0])
+        assert card is not None and card.authorised_by == "director1"
+        assert visits_of(ctx, first) == [("ADMIT", "clerk1", card.number)]
+        assert registry_of_visits(ctx, first)[0][0] == "UNVERIFIABLE"
+        # not authorised: recorded as shown when dismissed, no card
+        key(qtbot, win, Qt.Key.Key_Escape)
+        scan(qtbot, win, wedge, second)
+        assert win.verdict.outcome == "SUPERVISOR"
+        with qtbot.waitSignal(win.controller.dismissal_recorded, timeout=WAIT):
+            key(qtbot, win, Qt.Key.Key_Escape)
+        assert visits_of(ctx, second) == [SUPERVISOR_SHOWN]
+        assert ctx.store.last_card_number() == card.number
+    finally:
+        win.stop()
+        ctx.close()
