@@ -58,13 +58,13 @@ def role_label(role: Role) -> str:
     """The role's name as the desk says it (translated, context ``AccountsDialog``)."""
     from PySide6.QtCore import QCoreApplication
 
-    names = {
-        Role.CLERK: "Recepción",
-        Role.DIRECTOR: "Director de juegos",
-        Role.INSPECTOR: "Inspector",
-        Role.ADMIN: "Administrador",
-    }
-    return QCoreApplication.translate("AccountsDialog", names[role])
+    if role is Role.CLERK:
+        return QCoreApplication.translate("AccountsDialog", "Recepción")
+    if role is Role.DIRECTOR:
+        return QCoreApplication.translate("AccountsDialog", "Director de juegos")
+    if role is Role.INSPECTOR:
+        return QCoreApplication.translate("AccountsDialog", "Inspector")
+    return QCoreApplication.translate("AccountsDialog", "Administrador")
 
 
 def _clean(value: str, limit: int = MAX_SHOWN) -> str:
