@@ -71,19 +71,20 @@ class DeviceStrip(QWidget):
         return y
 
     def _relayout(self) -> None:
-        self.setMinimumHeight(self._place(max(self.width(), self.minimumSizeHint().width()), False))
-        self._place(self.width(), True)
+        room = max(self.width(), self.minimumSizeHint().width()) - _GAP  # a gap at the end
+        self.setMinimumHeight(self._place(room, False))
+        self._place(self.width() - _GAP, True)
         self.updateGeometry()
 
     def sizeHint(self) -> QSize:  # Qt override: all in one row
         shown = self._shown()
-        width = sum(i.sizeHint().width() for i in shown) + _GAP * max(0, len(shown) - 1)
+        width = sum(i.sizeHint().width() + _GAP for i in shown)
         height = max((i.sizeHint().height() for i in shown), default=0)
         return QSize(width, max(height, self.minimumHeight()))
 
     def minimumSizeHint(self) -> QSize:  # Qt override: the widest label
         width = max((i.sizeHint().width() for i in self._shown()), default=0)
-        return QSize(width, self.minimumHeight())
+        return QSize(width + _GAP, self.minimumHeight())
 
     def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override
         super().resizeEvent(event)
