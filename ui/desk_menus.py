@@ -331,10 +331,22 @@ class DeskMenus(QObject):
         return self._open(dialog)
 
     def _card_issued(self, result: AdmissionResult) -> None:
-        if result.card is not None:
-            self.window.status.showMessage(
-                self.tr("Tarjeta nº %1 expedida").replace("%1", str(result.card.number)), 10_000
-            )
+        """A dialog issued a card for the document on screen (a voucher formalised, an
+        exceptional card): an ADMIT still on screen is cleared, so that Enter cannot
+        record the same person a second time (art. 22: one card)."""
+        if result.card is None:
+            return
+        controller = self.window.controller
+        current = controller.current
+        if (
+            controller.state is DeskState.SHOWN
+            and current is not None
+            and current.evaluation.verdict.outcome is Outcome.ADMIT
+        ):
+            controller.clear()  # an ADMIT never confirmed: clearing records nothing
+        self.window.status.showMessage(
+            self.tr("Tarjeta nº %1 expedida").replace("%1", str(result.card.number)), 10_000
+        )
 
     def open_bans(self) -> BansDialog | None:
         operator = self._operator()

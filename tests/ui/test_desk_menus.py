@@ -377,3 +377,33 @@ def test_screenshots_of_the_menus(qtbot: QtBot, window: DeskWindow) -> None:
         menu.hide()
     screenshot(window, "desk-menus")
     assert time.monotonic() > 0
+
+
+def test_a_formalised_voucher_clears_the_admit_on_screen(
+    qtbot: QtBot, window: DeskWindow, demo_ctx: AppContext
+) -> None:
+    menus = menus_of(window)
+    show_verdict(window, demo_ctx, "admitted")
+    issue = menus.open_voucher()
+    assert isinstance(issue, VoucherIssueDialog)
+    with qtbot.waitSignal(issue.voucher_issued, timeout=5000):
+        issue.issue()
+    show_verdict(window, demo_ctx, "admitted")  # the deposited document, read again
+    dialog = menus.open_vouchers()
+    assert isinstance(dialog, VouchersDialog) and len(dialog.open_numbers()) == 1
+    dialog.table.selectRow(0)
+    with qtbot.waitSignal(dialog.card_issued, timeout=5000) as issued:
+        dialog.formalise()
+    result = issued.args[0]
+    assert result.card is not None
+    assert window.controller.state is DeskState.IDLE, "Enter cannot record it twice"
+    close(qtbot, dialog)
+    window.controller.admit()
+    cards = [v for v in demo_ctx.store.visits(result.recorded.file_number) if v.card_number]
+    assert len(cards) == 1
+
+
+def test_the_settings_file_is_the_one_the_desk_reads_at_start(window: DeskWindow) -> None:
+    import main
+
+    assert menus_of(window).settings_path == window.ctx.data_dir / main.SETTINGS_FILE
