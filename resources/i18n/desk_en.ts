@@ -71,6 +71,22 @@
 <context>
     <name>AccountsDialog</name>
     <message>
+        <source>Recepción</source>
+        <translation>Desk clerk</translation>
+    </message>
+    <message>
+        <source>Director de juegos</source>
+        <translation>Game director</translation>
+    </message>
+    <message>
+        <source>Inspector</source>
+        <translation>Inspector</translation>
+    </message>
+    <message>
+        <source>Administrador</source>
+        <translation>Administrator</translation>
+    </message>
+    <message>
         <source>Cuentas de la recepción</source>
         <translation>Admission desk accounts</translation>
     </message>
