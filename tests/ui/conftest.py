@@ -67,3 +67,13 @@ def demo_ctx(
 def session() -> FakeSession:
     """A clerk signed in, unlocked."""
     return FakeSession()
+
+
+@pytest.fixture(autouse=True)
+def _spanish_locale_after_each_test() -> Iterator[None]:
+    """A test that shows the window in English must not leave the next one's card-type
+    labels in English (the window reads QLocale's default, as the app sets it)."""
+    yield
+    from PySide6.QtCore import QLocale
+
+    QLocale.setDefault(QLocale(QLocale.Language.Spanish, QLocale.Country.Spain))
