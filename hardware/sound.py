@@ -6,7 +6,8 @@ A platform adapter plays them without blocking: ``winsound`` on Windows; on Linu
 generated WAV through ``paplay`` or ``aplay`` when present, in a background thread;
 otherwise the system bell (``QApplication.beep``, which has one sound only).
 QtMultimedia would play the WAV everywhere, but it ships in PySide6-Addons, not in
-PySide6-Essentials, and a second large dependency is not worth two tones.
+PySide6-Essentials: measured on 2026-12-03, the PySide6-Addons 6.10.1 wheel is 171 MB
+to download (PySide6-Essentials installs in 222 MB), not worth two tones.
 """
 
 from __future__ import annotations
