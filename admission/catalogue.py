@@ -1158,6 +1158,35 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "Falta el motivo (de 1 a 80 caracteres imprimibles)",
         "The reason is missing (1 to 80 printable characters)",
     ),
+    # -- the gaming inspectors' queries (admission.inspection.InspectionCode) -----------
+    "INSPECTOR_ROLE_REQUIRED": (
+        "Solo un inspector de juego o el director de juegos consulta el fichero (art. 20.4)",
+        "Only a gaming inspector or the game director queries the file (art. 20.4)",
+    ),
+    "INSPECT_PURPOSE_INVALID": (
+        "Indique el motivo de la consulta (de 3 a 200 caracteres de texto)",
+        "State the purpose of the query (3 to 200 characters of text)",
+    ),
+    "QUERY_TOO_LONG": (
+        "La consulta es demasiado larga (200 caracteres como máximo)",
+        "The query is too long (200 characters at most)",
+    ),
+    "INSPECT_QUERY_INVALID": (
+        "Consulta no válida: revise el texto, el número o el límite",
+        "Invalid query: check the text, the number or the limit",
+    ),
+    "INSPECT_NO_CRITERIA": (
+        "Indique al menos un criterio de búsqueda",
+        "Give at least one search criterion",
+    ),
+    "INSPECT_DATE_RANGE": (
+        "La fecha inicial es posterior a la final",
+        "The start date is after the end date",
+    ),
+    "INSPECT_FILE_UNKNOWN": (
+        "No hay ninguna ficha con ese número",
+        "There is no file with that number",
+    ),
     # -- the director's and administrator's dialogs (ui.dialogs.common.DialogCode) --------
     "DIRECTOR_NOT_CONFIRMED": (
         "Sin la confirmación del director de juegos no se ha registrado nada",
