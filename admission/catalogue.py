@@ -1281,6 +1281,40 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "Configuración guardada, pero no se pudo anotar en el registro de auditoría",
         "Settings saved, but the audit entry could not be written",
     ),
+    # -- backups of the visitor file, art. 20.4 (db.backup.BackupCode) --------------------
+    "BACKUP_WRITE_FAILED": (
+        "No se pudo escribir la copia (disco lleno o de solo lectura); no queda nada a medias",
+        "The backup could not be written (disk full or read-only); no partial file is left",
+    ),
+    "BACKUP_TARGET_EXISTS": (
+        "Ya hay un fichero con ese nombre: la copia nunca lo sobrescribe",
+        "A file with that name is already there: a backup never overwrites it",
+    ),
+    "BACKUP_NOT_FOUND": ("No se encuentra la copia de seguridad", "The backup is not there"),
+    "BACKUP_DAMAGED": (
+        "La copia de seguridad está dañada: use otra copia",
+        "The backup is damaged: use another backup",
+    ),
+    "BACKUP_AUDIT_BROKEN": (
+        "El registro de auditoría de la copia no es íntegro: no se restaura (art. 20.4)",
+        "The backup's audit trail does not verify: it is not restored (art. 20.4)",
+    ),
+    "BACKUP_OTHER_CASINO": (
+        "La copia es del fichero de otro casino: no se restaura",
+        "The backup is another casino's file: it is not restored",
+    ),
+    "RESTORE_FILE_EXISTS": (
+        "Esta carpeta ya tiene un fichero de visitantes: una restauración nunca lo sustituye",
+        "This folder already holds a visitor file: a restore never replaces it",
+    ),
+    "RESTORE_WRITE_FAILED": (
+        "No se pudo copiar la copia de seguridad en la carpeta; la carpeta queda como estaba",
+        "The backup could not be copied into the folder; the folder is left as it was",
+    ),
+    "STALE_BACKUP": (
+        "Hay una copia de seguridad de hace más de seis meses: destrúyala (art. 20.4)",
+        "A backup older than six months is still there: destroy it (art. 20.4)",
+    ),
 }
 
 
