@@ -104,9 +104,9 @@ class Timeline:
 
 
 class InspectionReader(Protocol):
-    """Reads only (``db/inspection.py`` over the visitor file)."""
+    """Reads only: the visitor file's store (``db/visitors.py``, ``db/inspection.py``)."""
 
-    def find(self, criteria: SearchCriteria, limit: int) -> Sequence[Visitor]:
+    def inspect_visitors(self, criteria: SearchCriteria, limit: int) -> Sequence[Visitor]:
         """Visitors matching every criterion given, by name then file number."""
         ...
 
@@ -249,7 +249,7 @@ class InspectionService:
             raise InspectionError("no criterion", code=InspectionCode.INSPECT_NO_CRITERIA)
         if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
             raise InspectionError("limit: 1-500", code=InspectionCode.INSPECT_QUERY_INVALID)
-        found = self._reader.find(criteria, limit)
+        found = self._reader.inspect_visitors(criteria, limit)
         details = self._details(why, role, criteria, date_from, date_to)
         details["results"] = str(len(found))
         self._audit.append(

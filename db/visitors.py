@@ -8,7 +8,7 @@ import sqlite3
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from admission.errors import InvalidStateError, NotFoundError
 from admission.identity import IdentityKey
@@ -28,6 +28,10 @@ from db import codec, names
 from db.audit import AuditMixin
 from db.audit_chain import observation_content, visit_content, visitor_content
 from db.audit_rows import CoveredTable
+from db.inspection import find_visitors
+
+if TYPE_CHECKING:
+    from admission.inspection import SearchCriteria
 
 # first/last seen are derived (migration 0011): the visits, else what keeps a visitor
 # without visits (open card, ban). COALESCE stops at the first non-NULL argument.
@@ -243,6 +247,20 @@ class VisitorsMixin(AuditMixin):
                 f"SELECT {VISITOR_COLUMNS} FROM visitors AS v WHERE file_number IN ({marks}) "
                 "ORDER BY search_name, file_number",
                 numbers,
+            ).fetchall()
+        return [visitor_from_row(row) for row in rows]
+
+    def inspect_visitors(self, criteria: SearchCriteria, limit: int) -> Sequence[Visitor]:
+        """The gaming inspectors' search (art. 20.4), read only: see db/inspection.py."""
+        with self._read() as conn:
+            numbers = find_visitors(conn, criteria, limit)
+            if not numbers:
+                return []
+            marks = ",".join("?" * len(numbers))
+            rows = conn.execute(
+                f"SELECT {VISITOR_COLUMNS} FROM visitors AS v WHERE file_number IN ({marks}) "
+                "ORDER BY search_name, file_number",
+                list(numbers),
             ).fetchall()
         return [visitor_from_row(row) for row in rows]
 

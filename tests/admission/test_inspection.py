@@ -42,7 +42,7 @@ class FakeReader:
     def __init__(self) -> None:
         self.asked: list[tuple[SearchCriteria, int]] = []
 
-    def find(self, criteria: SearchCriteria, limit: int) -> Sequence[Visitor]:
+    def inspect_visitors(self, criteria: SearchCriteria, limit: int) -> Sequence[Visitor]:
         self.asked.append((criteria, limit))
         return [PERSON]
 

@@ -1,5 +1,5 @@
-"""The inspectors' reads (db/inspection.py) on a real demo visitor file: every criterion,
-alone and together, and hostile text bound as a value (art. 20.4)."""
+"""The inspectors' reads (db/inspection.py, through the store) on a real demo visitor
+file: every criterion, alone and together, and hostile text bound as a value (art. 20.4)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ import pytest
 
 from admission.inspection import SearchCriteria
 from admission.ports import madrid_date
-from db.inspection import SqlInspectionReader
 from tests.factories import dni, dni_document
 from ui.context import AppContext
 
@@ -41,7 +40,7 @@ def ctx(tmp_path: Path) -> Iterator[AppContext]:
 
 
 def _find(ctx: AppContext, **criteria: object) -> list[str]:
-    found = SqlInspectionReader(ctx.store).find(SearchCriteria(**criteria), 50)  # type: ignore[arg-type]
+    found = ctx.store.inspect_visitors(SearchCriteria(**criteria), 50)  # type: ignore[arg-type]
     return [v.surname for v in found]
 
 
@@ -55,8 +54,8 @@ def test_a_partial_name_is_found_accents_and_case_ignored(ctx: AppContext) -> No
 def test_the_identity_number_card_and_file_number_find_one_person(ctx: AppContext) -> None:
     assert _find(ctx, id_number=dni(23456789)) == ["GARCIA LOPEZ"]
     assert _find(ctx, id_number="2345678") == []  # a number, not a prefix
-    reader = SqlInspectionReader(ctx.store)
-    ana = reader.find(SearchCriteria(name="ana"), 5)[0]
+    reader = ctx.store
+    ana = reader.inspect_visitors(SearchCriteria(name="ana"), 5)[0]
     visits = reader.visits(ana.file_number)
     assert len(visits) == 1 and visits[0].card_number is not None
     assert _find(ctx, card=visits[0].card_number) == ["GARCIA LOPEZ"]
@@ -80,8 +79,8 @@ def test_a_date_range_finds_the_visits_inside_it(ctx: AppContext) -> None:
 
 
 def test_an_observation_text_is_found_literally(ctx: AppContext) -> None:
-    reader = SqlInspectionReader(ctx.store)
-    ana = reader.find(SearchCriteria(name="ana"), 5)[0]
+    reader = ctx.store
+    ana = reader.inspect_visitors(SearchCriteria(name="ana"), 5)[0]
     ctx.store.add_observation(
         ana.file_number, "Discusión en la mesa 3 (50% de la apuesta)", "dora", ctx.clock.now()
     )
@@ -99,7 +98,7 @@ def test_hostile_text_is_a_value_never_sql(ctx: AppContext, hostile: str) -> Non
     found = _find(ctx, name=hostile)
     assert found in ([], ["PENA NUNEZ", "PENALVER"])  # "PEÑA%" is the word PEÑA
     assert _find(ctx, name="garcia") == ["GARCIA LOPEZ"]  # nothing was dropped
-    assert len(SqlInspectionReader(ctx.store).visits(1)) == 1
+    assert len(ctx.store.visits(1)) == 1
 
 
 def test_no_criterion_reads_nothing(ctx: AppContext) -> None:
