@@ -58,6 +58,7 @@ from admission.retention_sweep import RetentionSweep
 from admission.settings import Settings
 from admission.verdict import AdmissionPolicy, Outcome
 from db.accounts import SqlAccounts
+from db.backup import RestoreInfo, backup, restore, stale_backups
 from db.desk_counters import desk_counters
 from db.file_guard import preflight, refuse_existing
 from db.keys import DbKey, KeyringBackend, resolve_key, system_keyring
@@ -116,6 +117,7 @@ def build_tools(data_dir: Path, *, clock: Clock | None = None, demo: bool = Fals
         _devices(settings, data_dir, demo),
         demo,
         init_file=partial(init_file, data_dir, demo=demo, clock=clock),
+        restore_file=partial(restore_file, data_dir, settings, demo=demo),
     )
 
 
@@ -197,6 +199,10 @@ def _wire(tools: Tools, store: SqlCipherStore) -> AppContext:
         ),
         counters=partial(desk_counters, store),  # the desk window's panel
     )
+    ctx.backup_file = lambda out, actor: backup(
+        store, out, casino_id=settings["casino.id"], actor=actor, now=clock.now()
+    )
+    ctx.stale_backups = lambda now: stale_backups(tools.data_dir, now, desk.config.retention_months)
     ctx.closers.append(store.close)
     return ctx
 
@@ -247,6 +253,15 @@ def init_file(data_dir: Path, *, demo: bool, clock: Clock, adopt: bool = False) 
     act = SqlCipherStore.adopt if adopt else SqlCipherStore.create
     with act(path, key, clock=clock, audit_keyring=_audit_keyring(demo)) as store:
         return store.file_id
+
+
+def restore_file(data_dir: Path, settings: Settings, source: Path, *, demo: bool) -> RestoreInfo:
+    """``restore``: the backup becomes this folder's visitor file, after every check
+    (key, casino, integrity, audit chain); a folder that holds a file is refused."""
+    key = _file_key(data_dir / DB_FILE, demo=demo, new_file=False)
+    return restore(
+        source, data_dir, key, casino_id=settings["casino.id"], audit_keyring=_audit_keyring(demo)
+    )
 
 
 def _file_key(path: Path, *, demo: bool, new_file: bool) -> DbKey:

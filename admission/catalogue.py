@@ -1315,6 +1315,10 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "Hay una copia de seguridad de hace más de seis meses: destrúyala (art. 20.4)",
         "A backup older than six months is still there: destroy it (art. 20.4)",
     ),
+    "BACKUP_ROLE_REQUIRED": (
+        "La copia de seguridad la hace un administrador o el director de juegos",
+        "A backup is taken by an administrator or the game director",
+    ),
 }
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import date
+from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
@@ -31,6 +31,7 @@ if TYPE_CHECKING:
     from admission.registry.policy import RegistryPolicy
     from admission.retention_sweep import RetentionSweep
     from db.accounts import SqlAccounts
+    from db.backup import BackupInfo, KnownBackup, RestoreInfo
     from db.registry_replica import ReplicaRegistry
     from db.reprint_queue import SqlReprintQueue
     from db.store import SqlCipherStore
@@ -55,6 +56,18 @@ class FileInit(Protocol):
 
 def _no_file_init(*, adopt: bool = False) -> str:
     raise ConfigError("no visitor-file factory was given to these tools")
+
+
+def _no_restore(source: Path) -> RestoreInfo:
+    raise ConfigError("no restore was given to these tools")
+
+
+def _no_backup(out: Path, actor: str) -> BackupInfo:
+    raise ConfigError("no backup was given to this context")
+
+
+def _no_backups_listed(now: datetime) -> list[KnownBackup]:
+    return []
 
 
 @dataclass(frozen=True)
@@ -87,6 +100,8 @@ class Tools:
     devices: Devices
     demo: bool = False
     init_file: FileInit = _no_file_init  # only ``init`` calls it
+    # ``restore``: a backup becomes this folder's visitor file (never over one there)
+    restore_file: Callable[[Path], RestoreInfo] = _no_restore
 
     def today(self) -> date:
         """The Madrid date (ages, validity, two-digit years)."""
@@ -112,6 +127,10 @@ class AppContext:
     accounts: SqlAccounts  # who works the desk: sign-in, idle lock, director (art. 20.3)
     counters: CounterReader  # the desk's counters at a time (run on the store worker)
     closers: list[Callable[[], None]] = field(default_factory=list)
+    # an encrypted copy of the open file, taken while the desk works (art. 20.4)
+    backup_file: Callable[[Path, str], BackupInfo] = _no_backup
+    # known backups past retention still present (they hold personal data too)
+    stale_backups: Callable[[datetime], list[KnownBackup]] = _no_backups_listed
 
     @property
     def settings(self) -> Settings:

@@ -14,6 +14,7 @@ from ui.cli import (
     account,
     admit,
     audit,
+    backup,
     demo,
     desk_papers,
     init,
@@ -41,6 +42,7 @@ TOOL_COMMANDS: dict[str, Command[Tools]] = {
         parse_mrz.COMMAND,
         read_document.READ_DOCUMENT,
         read_document.WATCH_DOCUMENT,
+        backup.RESTORE,
     )
 }
 FILE_COMMANDS: dict[str, Command[AppContext]] = {
@@ -62,5 +64,6 @@ FILE_COMMANDS: dict[str, Command[AppContext]] = {
         voucher.COMMAND,
         demo.COMMAND,
         account.COMMAND,
+        backup.BACKUP,
     )
 }

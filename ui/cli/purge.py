@@ -38,7 +38,13 @@ def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
         ctx.store.append(by, "PURGE_REFUSED", ClockCode.SUSPECT_CLOCK, ctx.clock.now(), ahead)
         return error(ExitCode.REFUSED, ClockCode.SUSPECT_CLOCK, "the clock runs ahead of the file")
     report = ctx.retention.purge(confirm_clock=args.confirm_clock, actor=by)
+    # copies past retention hold personal data too (art. 20.4; docs/backup.md)
+    stale = ctx.stale_backups(ctx.clock.now())
     return ExitCode.OK, {
+        "warnings": [
+            {"code": "STALE_BACKUP", "path": str(b.path), "taken_at": b.taken_at.isoformat()}
+            for b in stale
+        ],
         "cutoff": report.cutoff.isoformat(),
         "visits": report.visits,
         "visitors": report.visitors,

@@ -1,0 +1,76 @@
+"""``backup --out FILE`` and ``restore FILE``: the visitor file must outlive its disk.
+
+Art. 20.4 keeps the file six months; a dead disk must not lose it. ``backup`` writes an
+encrypted copy (same key) while the desk keeps working, audited BACKUP under the
+signed-in account - an administrator or the game director, who answers for the file's
+custody (art. 14.1.b) - and remembers it so that ``purge`` can warn about copies past
+retention. ``restore`` makes a backup the visitor file of an empty data folder, after
+checking the key, the casino, the integrity and the audit chain; it never replaces a
+file that is there. See docs/backup.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+from enum import unique
+from pathlib import Path
+
+from admission.accounts import Role
+from admission.codes import Code
+from ui.cli.result import Command, CommandResult, ExitCode, error
+from ui.cli.sign_in import NO_ACCOUNTS_ACTOR, add_user_argument, operator
+from ui.context import AppContext, Tools
+
+__all__ = ["BACKUP", "RESTORE", "BackupCliCode"]
+
+
+@unique
+class BackupCliCode(Code):
+    BACKUP_ROLE_REQUIRED = "BACKUP_ROLE_REQUIRED"  # only an administrator or the director
+
+
+def _backup_arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) -> None:
+    parser.add_argument("--out", required=True, type=Path, help="the backup file to write (new)")
+    add_user_argument(parser)
+
+
+def run_backup(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
+    signed = operator(args, ctx)
+    if signed is not None and not (signed.has(Role.ADMIN) or signed.has(Role.DIRECTOR)):
+        return error(
+            ExitCode.REFUSED,
+            BackupCliCode.BACKUP_ROLE_REQUIRED,
+            "a backup is taken by an administrator or the game director",
+        )
+    info = ctx.backup_file(args.out, NO_ACCOUNTS_ACTOR if signed is None else signed.username)
+    return ExitCode.OK, {
+        "backup": str(info.path),
+        "bytes": info.size,
+        "seconds": round(info.seconds, 3),
+        "file_id": info.file_id,
+        "taken_at": info.taken_at.isoformat(),
+    }
+
+
+def _restore_arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) -> None:
+    parser.add_argument("source", type=Path, help="a backup written by 'backup'")
+
+
+def run_restore(args: argparse.Namespace, tools: Tools) -> CommandResult:
+    info = tools.restore_file(args.source)
+    return ExitCode.OK, {
+        "restored": str(info.path),
+        "bytes": info.size,
+        "seconds": round(info.seconds, 3),
+        "file_id": info.file_id,
+        "taken_at": None if info.taken_at is None else info.taken_at.isoformat(),
+        "audit_entries": info.audit_entries,
+    }
+
+
+BACKUP = Command[AppContext](
+    "backup", "encrypted copy of the visitor file (art. 20.4)", _backup_arguments, run_backup
+)
+RESTORE = Command[Tools](
+    "restore", "a backup becomes this folder's visitor file", _restore_arguments, run_restore
+)
