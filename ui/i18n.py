@@ -90,19 +90,22 @@ def compile_translation(language: str, *, force: bool = False) -> bool:
 class DeskTranslator(QTranslator):
     """Qt's translator, plus one fallback: a string lupdate could not place in its class
     (``tr = self.tr; tr("...")``, a module-level helper) is filed under the empty
-    context; when the class's context has no entry, that one is used."""
+    context; when the class's context has no entry, that one is used. A string found in
+    neither answers None, so Qt shows the source text: an empty answer would be taken as
+    the translation and blank the label (lrelease leaves out entries whose English is the
+    Spanish, such as "&Director:")."""
 
-    def translate(
+    def translate(  # type: ignore[override]  # None: "not here", as Qt's null string
         self,
         context: str,
         source_text: str,
         disambiguation: str | None = None,
         n: int = -1,
-    ) -> str:
+    ) -> str | None:
         found = super().translate(context, source_text, disambiguation, n)
-        if found or not context:
-            return found
-        return super().translate("", source_text, disambiguation, n)
+        if not found and context:
+            found = super().translate("", source_text, disambiguation, n)
+        return found or None
 
 
 def install_translator(app: QCoreApplication, language: str) -> QTranslator | None:

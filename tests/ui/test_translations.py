@@ -241,3 +241,17 @@ def test_a_string_lupdate_filed_without_a_class_is_still_translated(
         pytest.skip("every string of the code is in its class's context")
     source, english_text = loose[0]
     assert QCoreApplication.translate("SomeWidget", source) == english_text
+
+
+def test_a_string_the_translation_leaves_out_keeps_its_source_text(
+    english: QApplication,
+) -> None:
+    # lrelease leaves out an entry whose English is the Spanish ("&Director:"), and a
+    # string may have no entry at all: Qt must show the source text, never a blank
+    from PySide6.QtCore import QCoreApplication
+
+    assert QCoreApplication.translate("DirectorDialog", "&Director:") == "&Director:"
+    assert QCoreApplication.translate("NoSuchContext", "Texto sin traducir") == (
+        "Texto sin traducir"
+    )
+    assert QCoreApplication.translate("DirectorDialog", "&Autorizar") == "&Authorise"
