@@ -318,20 +318,8 @@
         <translation>Accept the credentials</translation>
     </message>
     <message>
-        <source>Cancelar</source>
-        <translation>Cancel</translation>
-    </message>
-    <message>
         <source>&amp;Usuario:</source>
         <translation>&amp;User name:</translation>
-    </message>
-    <message>
-        <source>&amp;Contraseña:</source>
-        <translation>&amp;Password:</translation>
-    </message>
-    <message>
-        <source>Bloqueada hasta las %1.</source>
-        <translation>Locked until %1.</translation>
     </message>
 </context>
 <context>
@@ -882,6 +870,21 @@
     </message>
 </context>
 <context>
+    <name>CredentialsDialog</name>
+    <message>
+        <source>Cancelar</source>
+        <translation>Cancel</translation>
+    </message>
+    <message>
+        <source>&amp;Contraseña:</source>
+        <translation>&amp;Password:</translation>
+    </message>
+    <message>
+        <source>Bloqueada hasta las %1.</source>
+        <translation>Locked until %1.</translation>
+    </message>
+</context>
+<context>
     <name>DeskMenus</name>
     <message>
         <source>Operador: %1</source>
@@ -1270,20 +1273,8 @@
         <translation>Authorise</translation>
     </message>
     <message>
-        <source>Cancelar</source>
-        <translation>Cancel</translation>
-    </message>
-    <message>
         <source>&amp;Director:</source>
         <translation>&amp;Director:</translation>
-    </message>
-    <message>
-        <source>&amp;Contraseña:</source>
-        <translation>&amp;Password:</translation>
-    </message>
-    <message>
-        <source>Bloqueada hasta las %1.</source>
-        <translation>Locked until %1.</translation>
     </message>
 </context>
 <context>
@@ -2031,20 +2022,8 @@
         <translation>Sign in</translation>
     </message>
     <message>
-        <source>Cancelar</source>
-        <translation>Cancel</translation>
-    </message>
-    <message>
         <source>&amp;Usuario:</source>
         <translation>&amp;User name:</translation>
-    </message>
-    <message>
-        <source>&amp;Contraseña:</source>
-        <translation>&amp;Password:</translation>
-    </message>
-    <message>
-        <source>Bloqueada hasta las %1.</source>
-        <translation>Locked until %1.</translation>
     </message>
 </context>
 <context>

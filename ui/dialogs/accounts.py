@@ -43,7 +43,13 @@ from admission.catalogue import text
 from admission.errors import AdmissionError
 from admission.ports import Clock
 from ui.dialogs.common import DialogCode
-from ui.dialogs.sign_in import error_label, error_text, password_field, username_field
+from ui.dialogs.sign_in import (
+    CredentialsDialog,
+    error_label,
+    error_text,
+    password_field,
+    username_field,
+)
 from ui.jobs import JobRunner
 
 __all__ = ["AccountsDialog", "AdminDialog", "ask_admin", "role_label"]
@@ -76,7 +82,7 @@ def _madrid(at: datetime | None) -> str:
     return "" if at is None else at.astimezone(MADRID).strftime("%d/%m/%Y %H:%M")
 
 
-class AdminDialog(QDialog):
+class AdminDialog(CredentialsDialog):
     """Accepted with :attr:`operator` = the administrator who authenticated just now."""
 
     def __init__(
@@ -87,14 +93,11 @@ class AdminDialog(QDialog):
         *,
         lang: str = "es",
     ) -> None:
-        super().__init__(parent)
+        super().__init__(parent, lang=lang)
         self._accounts = accounts
         self._purpose = purpose
-        self._lang = lang
-        self.operator: Operator | None = None
         self.setWindowTitle(self.tr("Credenciales de un administrador"))
         self.setAccessibleName(self.windowTitle())
-        self.setModal(True)
         self.setMinimumWidth(400)
         intro = QLabel(
             self.tr(
@@ -102,56 +105,19 @@ class AdminDialog(QDialog):
                 "introduzca sus propias credenciales."
             )
         )
-        intro.setWordWrap(True)
         intro.setAccessibleName(self.tr("Aviso"))
-        self.username = username_field(self.tr("Usuario del administrador"))
-        self.password = password_field(self.tr("Contraseña del administrador"))
-        self.error = error_label(self.tr("Error de autorización"))
-        self.submit_button = QPushButton(self.tr("&Aceptar"))
-        self.submit_button.setObjectName("submit")
-        self.submit_button.setAccessibleName(self.tr("Aceptar las credenciales"))
-        self.submit_button.setDefault(True)
-        self.cancel_button = QPushButton(self.tr("Cancelar"))
-        self.cancel_button.setObjectName("cancel")
-        self.cancel_button.setAccessibleName(self.tr("Cancelar"))
-        form = QFormLayout()
-        user_label = QLabel(self.tr("&Usuario:"))
-        pass_label = QLabel(self.tr("&Contraseña:"))
-        user_label.setBuddy(self.username)
-        pass_label.setBuddy(self.password)
-        form.addRow(user_label, self.username)
-        form.addRow(pass_label, self.password)
-        buttons = QHBoxLayout()
-        buttons.addStretch(1)
-        buttons.addWidget(self.cancel_button)
-        buttons.addWidget(self.submit_button)
-        layout = QVBoxLayout(self)
-        layout.addWidget(intro)
-        layout.addLayout(form)
-        layout.addWidget(self.error)
-        layout.addLayout(buttons)
-        QWidget.setTabOrder(self.username, self.password)
-        QWidget.setTabOrder(self.password, self.submit_button)
-        QWidget.setTabOrder(self.submit_button, self.cancel_button)
-        self.username.returnPressed.connect(self.password.setFocus)
-        self.password.returnPressed.connect(self.submit)
-        self.submit_button.clicked.connect(self.submit)
-        self.cancel_button.clicked.connect(self.reject)
-        self.username.setFocus()
+        self._build(
+            intro=intro,
+            user_label=self.tr("&Usuario:"),
+            user_name=self.tr("Usuario del administrador"),
+            password_name=self.tr("Contraseña del administrador"),
+            error_name=self.tr("Error de autorización"),
+            submit=self.tr("&Aceptar"),
+            submit_name=self.tr("Aceptar las credenciales"),
+        )
 
-    def submit(self) -> None:
-        try:
-            self.operator = self._accounts.authorise(
-                self.username.text(), self.password.text(), Role.ADMIN, self._purpose
-            )
-        except AdmissionError as exc:
-            self.error.setText(error_text(exc, self._lang, self.tr("Bloqueada hasta las %1.")))
-            self.password.setFocus()
-            return
-        finally:
-            self.password.clear()
-        self.error.clear()
-        self.accept()
+    def _check(self, username: str, password: str) -> Operator:
+        return self._accounts.authorise(username, password, Role.ADMIN, self._purpose)
 
 
 def ask_admin(

@@ -19,7 +19,7 @@ import re
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QCloseEvent
 from PySide6.QtWidgets import (
     QDialog,
@@ -38,6 +38,7 @@ from admission.errors import AdmissionError
 from ui.session import DeskSession
 
 __all__ = [
+    "CredentialsDialog",
     "SignInDialog",
     "UnlockDialog",
     "error_label",
@@ -98,43 +99,62 @@ def error_text(exc: AdmissionError, lang: str, until: str) -> str:
     return message
 
 
-class SignInDialog(QDialog):
-    """User name and password; accepted with :attr:`operator` set."""
+class CredentialsDialog(QDialog):
+    """A user name and a password checked just now, accepted with :attr:`operator` set:
+    the sign-in, and a director's or an administrator's own credentials for one act.
+    Subclasses give their words (in their own translation context) to :meth:`_build`
+    and the check to :meth:`_check`; the password never stays in the widget."""
 
-    def __init__(
-        self, session: DeskSession, parent: QWidget | None = None, *, lang: str = "es"
-    ) -> None:
+    def __init__(self, parent: QWidget | None = None, *, lang: str = "es") -> None:
         super().__init__(parent)
-        self._session = session
         self._lang = lang
         self.operator: Operator | None = None
-        self.setWindowTitle(self.tr("Iniciar sesión"))
         self.setModal(True)
-        self.setMinimumWidth(380)
-        intro = QLabel(self.tr("Identifíquese para trabajar en el puesto de admisión."))
+
+    def _build(
+        self,
+        *,
+        intro: QLabel,
+        user_label: str,
+        user_name: str,
+        password_name: str,
+        error_name: str,
+        submit: str,
+        submit_name: str,
+        extra: QWidget | None = None,
+    ) -> None:
+        """The form: ``intro`` (and ``extra`` under it), user and password, the error
+        line, Cancel and the default button; Enter moves from the user to the password
+        and submits from there."""
         intro.setWordWrap(True)
-        self.username = username_field(self.tr("Usuario"))
-        self.password = password_field(self.tr("Contraseña"))
-        self.error = error_label(self.tr("Error de inicio de sesión"))
-        self.submit_button = QPushButton(self.tr("&Entrar"))
+        self.username = username_field(user_name)
+        self.password = password_field(password_name)
+        self.error = error_label(error_name)
+        self.submit_button = QPushButton(submit)
         self.submit_button.setObjectName("submit")
-        self.submit_button.setAccessibleName(self.tr("Entrar"))
+        self.submit_button.setAccessibleName(submit_name)
         self.submit_button.setDefault(True)
-        self.cancel_button = QPushButton(self.tr("Cancelar"))
+        cancel = QCoreApplication.translate("CredentialsDialog", "Cancelar")
+        self.cancel_button = QPushButton(cancel)
         self.cancel_button.setObjectName("cancel")
-        self.cancel_button.setAccessibleName(self.tr("Cancelar"))
+        self.cancel_button.setAccessibleName(cancel)
         form = QFormLayout()
-        user_label, pass_label = QLabel(self.tr("&Usuario:")), QLabel(self.tr("&Contraseña:"))
-        user_label.setBuddy(self.username)
-        pass_label.setBuddy(self.password)
-        form.addRow(user_label, self.username)
-        form.addRow(pass_label, self.password)
+        user, word = (
+            QLabel(user_label),
+            QLabel(QCoreApplication.translate("CredentialsDialog", "&Contraseña:")),
+        )
+        user.setBuddy(self.username)
+        word.setBuddy(self.password)
+        form.addRow(user, self.username)
+        form.addRow(word, self.password)
         buttons = QHBoxLayout()
         buttons.addStretch(1)
         buttons.addWidget(self.cancel_button)
         buttons.addWidget(self.submit_button)
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
+        if extra is not None:
+            layout.addWidget(extra)
         layout.addLayout(form)
         layout.addWidget(self.error)
         layout.addLayout(buttons)
@@ -147,9 +167,12 @@ class SignInDialog(QDialog):
         self.cancel_button.clicked.connect(self.reject)
         self.username.setFocus()
 
+    def _check(self, username: str, password: str) -> Operator:
+        raise NotImplementedError
+
     def submit(self) -> None:
         try:
-            self.operator = self._session.sign_in(self.username.text(), self.password.text())
+            self.operator = self._check(self.username.text(), self.password.text())
         except AdmissionError as exc:
             self._refused(exc)
             return
@@ -159,11 +182,38 @@ class SignInDialog(QDialog):
         self.accept()
 
     def _refused(self, exc: AdmissionError) -> None:
-        self.error.setText(error_text(exc, self._lang, self.tr("Bloqueada hasta las %1.")))
+        until = QCoreApplication.translate("CredentialsDialog", "Bloqueada hasta las %1.")
+        self.error.setText(error_text(exc, self._lang, until))
+        self.password.setFocus()
+
+
+class SignInDialog(CredentialsDialog):
+    """User name and password; accepted with :attr:`operator` set."""
+
+    def __init__(
+        self, session: DeskSession, parent: QWidget | None = None, *, lang: str = "es"
+    ) -> None:
+        super().__init__(parent, lang=lang)
+        self._session = session
+        self.setWindowTitle(self.tr("Iniciar sesión"))
+        self.setMinimumWidth(380)
+        self._build(
+            intro=QLabel(self.tr("Identifíquese para trabajar en el puesto de admisión.")),
+            user_label=self.tr("&Usuario:"),
+            user_name=self.tr("Usuario"),
+            password_name=self.tr("Contraseña"),
+            error_name=self.tr("Error de inicio de sesión"),
+            submit=self.tr("&Entrar"),
+            submit_name=self.tr("Entrar"),
+        )
+
+    def _check(self, username: str, password: str) -> Operator:
+        return self._session.sign_in(username, password)
+
+    def _refused(self, exc: AdmissionError) -> None:
+        super()._refused(exc)
         if exc.code == AccountErrorCode.ACCOUNT_LOCKED or not self.username.text().strip():
             self.username.setFocus()
-        else:
-            self.password.setFocus()
 
 
 class UnlockDialog(QDialog):
