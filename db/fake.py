@@ -49,6 +49,8 @@ from db.audit_chain import (
 )
 from db.audit_key import AuditKey
 from db.fake_chain import FakeChain
+from db.fake_data_protection import FakeDataProtectionMixin
+from db.fake_reports import FakeReportsMixin
 from db.visitors import check_entry, second_card
 
 
@@ -56,7 +58,7 @@ def _utc(at: datetime) -> datetime:
     return codec.parse_ts(codec.ts(at))  # same precision and zone as the real store
 
 
-class FakeStore:
+class FakeStore(FakeReportsMixin, FakeDataProtectionMixin):
     def __init__(self, clock: Clock | None = None, audit_key: AuditKey | None = None) -> None:
         self.calls: list[tuple[str, tuple[object, ...]]] = []
         self._failures: dict[str, list[AdmissionError]] = {}

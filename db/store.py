@@ -54,13 +54,13 @@ from db.file_guard import (
 )
 from db.integrity import hmac_check, open_check
 from db.keys import DbKey, KeyringBackend
-from db.retention import RetentionMixin
+from db.reports import ReportsMixin
 
 log = logging.getLogger("admission.db")
 INIT_ACTOR = "init"  # the audit trail's actor of the file's creation and adoption
 
 
-class SqlCipherStore(RetentionMixin):
+class SqlCipherStore(ReportsMixin):
     def __init__(
         self,
         conn: sqlite3.Connection,
