@@ -26,6 +26,7 @@ import logging
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime
@@ -358,6 +359,14 @@ class StoreBase:
         """Reads under the store's lock, errors mapped to READ_FAILED (DAMAGED_FILE,
         READ_ONLY_DISK... when SQLite says so)."""
         return self._read()
+
+    def ping(self) -> float:
+        """The file answers a trivial read; returns how long it took, in seconds (the
+        status bar's database light). Errors as :meth:`reading`."""
+        started = time.perf_counter()
+        with self._read() as conn:
+            conn.execute("SELECT 1").fetchone()
+        return time.perf_counter() - started
 
     @contextmanager
     def _read(self) -> Iterator[sqlite3.Connection]:

@@ -497,8 +497,7 @@ class DeskController(QObject):
         ctx = self._ctx
 
         def probe() -> tuple[int | None, str]:
-            with ctx.store.reading() as conn:
-                conn.execute("SELECT 1").fetchone()
+            ctx.store.ping()
             if ctx.registry_sync is not None:
                 status = ctx.registry_sync.status()
                 if status.age_seconds is not None:

@@ -186,3 +186,11 @@ def test_operator_passphrase_is_the_last_resort() -> None:
         resolve_key(
             database_exists=True, environ={}, use_system_keyring=False, ask_passphrase=lambda: ""
         )
+
+
+def test_ping_answers_on_an_open_file_and_fails_on_a_closed_one(tmp_path: Path) -> None:
+    store = SqlCipherStore.open(tmp_path / "ping.db", DbKey.generate())
+    assert 0 <= store.ping() < 5
+    store.close()
+    with pytest.raises(StoreError):
+        store.ping()
