@@ -1187,6 +1187,43 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "No hay ninguna ficha con ese número",
         "There is no file with that number",
     ),
+    # -- reports and exports (admission.reports.ReportCode) -------------------------------
+    "REPORT_ROLE_REQUIRED": (
+        "Este informe es del director de juegos o de la inspección (arts. 14.1.b, 20.4)",
+        "This report is for the game director or the inspectors (arts. 14.1.b, 20.4)",
+    ),
+    "EXPORT_DISK_FULL": (
+        "El disco está lleno: no se ha escrito ningún archivo",
+        "The disk is full: no file was written",
+    ),
+    "EXPORT_READ_ONLY": (
+        "No se puede escribir en esa carpeta: no se ha escrito ningún archivo",
+        "That folder cannot be written to: no file was written",
+    ),
+    "EXPORT_FAILED": (
+        "No se ha podido escribir la exportación: no se ha dejado ningún archivo",
+        "The export could not be written: no file was left",
+    ),
+    "EXPORT_FORMAT_INVALID": (
+        "Formato no disponible para este informe (PDF o CSV)",
+        "Format not available for this report (PDF or CSV)",
+    ),
+    "ACCESS_SUBJECT_UNKNOWN": (
+        "No hay ninguna ficha de esa persona en el fichero",
+        "There is no file of that person in the visitor file",
+    ),
+    "ACCESS_SUBJECT_REQUIRED": (
+        "Indique la ficha o el número de documento (uno de los dos)",
+        "Give the file number or the document number (one of the two)",
+    ),
+    "ACCESS_SUBJECT_AMBIGUOUS": (
+        "Ese número corresponde a varias fichas: indique el número de ficha",
+        "That number matches several files: give the file number",
+    ),
+    "REPORT_DATE_INVALID": (
+        "Fechas no válidas: la inicial después de la final o más de un año",
+        "Invalid dates: start after end, or more than a year",
+    ),
     # -- the director's and administrator's dialogs (ui.dialogs.common.DialogCode) --------
     "DIRECTOR_NOT_CONFIRMED": (
         "Sin la confirmación del director de juegos no se ha registrado nada",

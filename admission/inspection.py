@@ -38,6 +38,7 @@ __all__ = [
     "ALLOWED_ROLES",
     "MAX_LIMIT",
     "MAX_QUERY",
+    "CheckedSearch",
     "InspectionAudit",
     "InspectionCode",
     "InspectionError",
@@ -46,6 +47,13 @@ __all__ = [
     "SearchCriteria",
     "Timeline",
     "TimelineEntry",
+    "allowed_role",
+    "check_search",
+    "checked_purpose",
+    "file_number_checked",
+    "id_number_checked",
+    "read_timeline",
+    "search_details",
 ]
 
 MIN_PURPOSE = 3
@@ -87,6 +95,18 @@ class SearchCriteria:
     visits_from: datetime | None = None
     visits_until: datetime | None = None
     observation: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class CheckedSearch:
+    """A search whose operator, purpose and criteria passed every check; ``details``
+    is what the audit trail keeps of it (names and numbers as keyed hashes)."""
+
+    role: Role
+    purpose: str
+    criteria: SearchCriteria
+    limit: int
+    details: dict[str, str]
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +175,27 @@ def _purpose(purpose: str) -> str:
             "purpose: 3-200 characters", code=InspectionCode.INSPECT_PURPOSE_INVALID
         )
     return text
+
+
+def checked_purpose(purpose: str) -> str:
+    """The stated purpose of a query, checked (3-200 characters of plain text) and with
+    its whitespace collapsed; INSPECT_PURPOSE_INVALID otherwise."""
+    return _purpose(purpose)
+
+
+def id_number_checked(value: str) -> str:
+    """An identity number as searched: upper case, without spaces, dashes or dots, 1-20
+    letters or digits; QUERY_TOO_LONG or INSPECT_QUERY_INVALID otherwise."""
+    number = _id_number(value)
+    assert number is not None
+    return number
+
+
+def file_number_checked(value: int) -> int:
+    """A file number (1 to 2**62 - 1); INSPECT_QUERY_INVALID otherwise."""
+    number = _positive(value, "file")
+    assert number is not None
+    return number
 
 
 def _text(value: str | None, what: str) -> str | None:
@@ -232,25 +273,21 @@ class InspectionService:
         case-insensitive word prefixes; ``id_number`` the document's number; ``card``
         a card number; ``date_from``/``date_to`` Madrid days with a visit; ``observation``
         text found in an observation."""
-        role = self._allowed(operator)
-        why = _purpose(purpose)
-        criteria = SearchCriteria(
-            name=_text(name, "name"),
-            id_number=_id_number(id_number),
-            card=_positive(card, "card"),
-            file_number=_positive(file_number, "file"),
-            visits_from=None if date_from is None else _day_start(date_from),
-            visits_until=None if date_to is None else _day_start(date_to + timedelta(days=1)),
-            observation=_text(observation, "observation"),
+        checked = check_search(
+            self._audit,
+            operator,
+            purpose,
+            name=name,
+            id_number=id_number,
+            card=card,
+            file_number=file_number,
+            date_from=date_from,
+            date_to=date_to,
+            observation=observation,
+            limit=limit,
         )
-        if date_from is not None and date_to is not None and date_from > date_to:
-            raise InspectionError("from after to", code=InspectionCode.INSPECT_DATE_RANGE)
-        if criteria == SearchCriteria():
-            raise InspectionError("no criterion", code=InspectionCode.INSPECT_NO_CRITERIA)
-        if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
-            raise InspectionError("limit: 1-500", code=InspectionCode.INSPECT_QUERY_INVALID)
-        found = self._reader.inspect_visitors(criteria, limit)
-        details = self._details(why, role, criteria, date_from, date_to)
+        found = self._reader.inspect_visitors(checked.criteria, checked.limit)
+        details = dict(checked.details)
         details["results"] = str(len(found))
         self._audit.append(
             operator.username, "INSPECT_SEARCH", "file:search", self._clock.now(), details
@@ -259,60 +296,112 @@ class InspectionService:
 
     def timeline(self, operator: Operator, purpose: str, file_number: int) -> Timeline:
         """One person's visits, oldest first, each with its verdict, reasons and card."""
-        role = self._allowed(operator)
+        role = allowed_role(operator)
         why = _purpose(purpose)
         number = _positive(file_number, "file")
         assert number is not None
-        visitor = self._reader.visitor(number)
+        found = read_timeline(self._reader, number)
         # recorded before answering, found or not: every query is recorded (art. 20.4)
         self._audit.append(
             operator.username,
             "INSPECT_TIMELINE",
             f"file:{number}",
             self._clock.now(),
-            {"purpose": why, "role": role.value, "found": "yes" if visitor else "no"},
+            {"purpose": why, "role": role.value, "found": "yes" if found else "no"},
         )
-        if visitor is None:
+        if found is None:
             raise InspectionError("no such file", code=InspectionCode.INSPECT_FILE_UNKNOWN)
-        entries = tuple(
-            TimelineEntry(v, None if v.card_number is None else self._reader.card(v.card_number))
-            for v in self._reader.visits(number)
-        )
-        return Timeline(visitor, entries)
+        return found
 
-    @staticmethod
-    def _allowed(operator: Operator) -> Role:
-        for role in (Role.INSPECTOR, Role.DIRECTOR):
-            if operator.has(role):
-                return role
-        raise InspectionError(
-            "the INSPECTOR role (or the director's) is needed",
-            code=InspectionCode.INSPECTOR_ROLE_REQUIRED,
-        )
 
-    def _details(
-        self,
-        purpose: str,
-        role: Role,
-        criteria: SearchCriteria,
-        date_from: date | None,
-        date_to: date | None,
-    ) -> dict[str, str]:
-        """The criteria as the trail keeps them: names, numbers and free text as keyed
-        hashes (the trail names a query without showing it, as ``visitor search``)."""
-        out = {"purpose": purpose, "role": role.value}
-        if criteria.name is not None:
-            out["name"] = self._audit.keyed_hash(criteria.name.lower())
-        if criteria.id_number is not None:
-            out["id"] = self._audit.keyed_hash(criteria.id_number)
-        if criteria.observation is not None:
-            out["observation"] = self._audit.keyed_hash(criteria.observation.lower())
-        if criteria.card is not None:
-            out["card"] = str(criteria.card)
-        if criteria.file_number is not None:
-            out["file"] = str(criteria.file_number)
-        if date_from is not None:
-            out["from"] = date_from.isoformat()
-        if date_to is not None:
-            out["to"] = date_to.isoformat()
-        return out
+def allowed_role(operator: Operator) -> Role:
+    """The role the operator queries with: INSPECTOR, else DIRECTOR (art. 20.4);
+    INSPECTOR_ROLE_REQUIRED for anyone else."""
+    for role in (Role.INSPECTOR, Role.DIRECTOR):
+        if operator.has(role):
+            return role
+    raise InspectionError(
+        "the INSPECTOR role (or the director's) is needed",
+        code=InspectionCode.INSPECTOR_ROLE_REQUIRED,
+    )
+
+
+def check_search(
+    audit: InspectionAudit,
+    operator: Operator,
+    purpose: str,
+    *,
+    name: str | None = None,
+    id_number: str | None = None,
+    card: int | None = None,
+    file_number: int | None = None,
+    date_from: date | None = None,
+    date_to: date | None = None,
+    observation: str | None = None,
+    limit: int = 200,
+) -> CheckedSearch:
+    """The role, the purpose and the criteria of a search checked, before any read,
+    with the audit details that name the query without showing it (``audit`` gives the
+    keyed hash). :meth:`InspectionService.search` and an export of the same search
+    (``admission.reports``) both use it."""
+    role = allowed_role(operator)
+    why = _purpose(purpose)
+    criteria = SearchCriteria(
+        name=_text(name, "name"),
+        id_number=_id_number(id_number),
+        card=_positive(card, "card"),
+        file_number=_positive(file_number, "file"),
+        visits_from=None if date_from is None else _day_start(date_from),
+        visits_until=None if date_to is None else _day_start(date_to + timedelta(days=1)),
+        observation=_text(observation, "observation"),
+    )
+    if date_from is not None and date_to is not None and date_from > date_to:
+        raise InspectionError("from after to", code=InspectionCode.INSPECT_DATE_RANGE)
+    if criteria == SearchCriteria():
+        raise InspectionError("no criterion", code=InspectionCode.INSPECT_NO_CRITERIA)
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= MAX_LIMIT:
+        raise InspectionError("limit: 1-500", code=InspectionCode.INSPECT_QUERY_INVALID)
+    details = search_details(audit, why, role, criteria, date_from, date_to)
+    return CheckedSearch(role, why, criteria, limit, details)
+
+
+def read_timeline(reader: InspectionReader, file_number: int) -> Timeline | None:
+    """The timeline of ``file_number`` (None when there is no such file), read without
+    a check or an audit entry: the caller has done both (:meth:`InspectionService.
+    timeline`, or an export in ``admission.reports``)."""
+    visitor = reader.visitor(file_number)
+    if visitor is None:
+        return None
+    entries = tuple(
+        TimelineEntry(v, None if v.card_number is None else reader.card(v.card_number))
+        for v in reader.visits(file_number)
+    )
+    return Timeline(visitor, entries)
+
+
+def search_details(
+    audit: InspectionAudit,
+    purpose: str,
+    role: Role,
+    criteria: SearchCriteria,
+    date_from: date | None,
+    date_to: date | None,
+) -> dict[str, str]:
+    """The criteria as the trail keeps them: names, numbers and free text as keyed
+    hashes (the trail names a query without showing it, as ``visitor search``)."""
+    out = {"purpose": purpose, "role": role.value}
+    if criteria.name is not None:
+        out["name"] = audit.keyed_hash(criteria.name.lower())
+    if criteria.id_number is not None:
+        out["id"] = audit.keyed_hash(criteria.id_number)
+    if criteria.observation is not None:
+        out["observation"] = audit.keyed_hash(criteria.observation.lower())
+    if criteria.card is not None:
+        out["card"] = str(criteria.card)
+    if criteria.file_number is not None:
+        out["file"] = str(criteria.file_number)
+    if date_from is not None:
+        out["from"] = date_from.isoformat()
+    if date_to is not None:
+        out["to"] = date_to.isoformat()
+    return out
