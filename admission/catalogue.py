@@ -1187,6 +1187,31 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "No hay ninguna ficha con ese número",
         "There is no file with that number",
     ),
+    # -- data protection (admission.data_protection.DataProtectionCode) ------------------
+    "RECTIFY_ROLE_REQUIRED": (
+        "Solo el director de juegos rectifica datos del fichero (arts. 14.1.b, 20.3)",
+        "Only the game director rectifies data in the file (arts. 14.1.b, 20.3)",
+    ),
+    "RECTIFY_REASON_INVALID": (
+        "Indique el motivo de la rectificación (de 3 a 200 caracteres de texto)",
+        "State the reason for the rectification (3 to 200 characters of text)",
+    ),
+    "RECTIFY_VALUE_INVALID": (
+        "Dato no válido: nombres de 1 a 60 letras, observaciones de 1 a 500 caracteres",
+        "Invalid value: names of 1 to 60 letters, observations of 1 to 500 characters",
+    ),
+    "RECTIFY_UNCHANGED": (
+        "El fichero ya guarda ese dato: no hay nada que rectificar",
+        "The file already holds that value: there is nothing to rectify",
+    ),
+    "RECTIFY_NOT_FOUND": (
+        "No hay ninguna ficha u observación con ese número",
+        "There is no file or observation with that number",
+    ),
+    "RETENTION_ROLE_REQUIRED": (
+        "La conservación la consultan el director, un administrador o la inspección",
+        "Retention is viewed by the director, an administrator or the inspectors",
+    ),
     # -- reports and exports (admission.reports.ReportCode) -------------------------------
     "REPORT_ROLE_REQUIRED": (
         "Este informe es del director de juegos o de la inspección (arts. 14.1.b, 20.4)",
