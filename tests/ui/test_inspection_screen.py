@@ -1,0 +1,292 @@
+"""The gaming inspector's screen on the real demo file (art. 20.4): a search finds the
+right people, the purpose is required, one person's visits are shown, each query is
+audited under the inspector; exports go where the operator chose and a failing export
+writes nothing and leaves the screen usable. An inspector-only sign-in opens this
+screen instead of the admission desk, and a clerk is never offered the menu."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import date, timedelta
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QWidget
+from pytestqt.qtbot import QtBot
+
+from admission.accounts import Operator, Role
+from admission.catalogue import text
+from admission.desk import AdmissionResult
+from admission.inspection import InspectionService
+from admission.ports import madrid_date
+from tests.factories import dni, dni_document
+from tests.ui.conftest import CLERK, DIRECTOR, FakeSession
+from ui.context import AppContext
+from ui.dialogs.inspection import InspectionScreen, default_export_name
+from ui.inspection_controller import InspectionController
+from ui.jobs import ImmediateRunner
+
+INSPECTOR = Operator("inspector1", "Inspectora Uno", frozenset({Role.INSPECTOR}))
+PURPOSE = "Expediente 12/2026 de la inspección"
+
+
+def screenshot(widget: QWidget, name: str) -> None:
+    try:
+        from ui.screens import save_screenshot
+    except ImportError:
+        return
+    save_screenshot(widget, name)
+
+
+def admit(ctx: AppContext, number: int, surname: str, given: str) -> AdmissionResult:
+    today = madrid_date(ctx.clock.now())
+    document = dni_document(number, surname=surname, given_names=given, today=today)
+    return ctx.desk.admit(document, operator=CLERK.username)
+
+
+@pytest.fixture
+def people(demo_ctx: AppContext) -> list[AdmissionResult]:
+    return [
+        admit(demo_ctx, 12345678, "GARCIA LOPEZ", "ANA"),
+        admit(demo_ctx, 23456789, "MARTIN RUIZ", "PEDRO"),
+        admit(demo_ctx, 34567890, "GARCIA PEREZ", "LUIS"),
+    ]
+
+
+def reports_of(ctx: AppContext) -> object | None:
+    return getattr(ctx, "reports", None)
+
+
+def make_screen(
+    qtbot: QtBot, ctx: AppContext, operator: Operator | None = INSPECTOR
+) -> InspectionScreen:
+    controller = InspectionController(
+        ImmediateRunner(),
+        FakeSession(operator),
+        InspectionService(ctx.store, ctx.store, ctx.clock),
+        reports=reports_of(ctx),  # type: ignore[arg-type]
+        export_target=getattr(ctx, "export_target", None),
+    )
+    screen = InspectionScreen(controller, lambda: madrid_date(ctx.clock.now()))
+    qtbot.addWidget(screen)
+    screen.resize(1100, 720)
+    screen.show()
+    return screen
+
+
+def audit(ctx: AppContext) -> list[tuple[str, str, dict[str, str]]]:
+    return [(e.action, e.actor, dict(e.details)) for e in ctx.store.audit_entries(limit=10_000)]
+
+
+def surnames(screen: InspectionScreen) -> list[str]:
+    return [v.surname for v in screen.results.visitors]
+
+
+# -- searching ----------------------------------------------------------------------------
+def test_a_search_by_name_shows_the_right_people(
+    qtbot: QtBot, demo_ctx: AppContext, people: list[AdmissionResult]
+) -> None:
+    screen = make_screen(qtbot, demo_ctx)
+    screen.name_edit.setText("garcia")
+    screen.purpose_edit.setText(PURPOSE)
+    screen.search_button.click()
+    assert sorted(surnames(screen)) == ["GARCIA LOPEZ", "GARCIA PEREZ"]
+    assert screen.results.rowCount() == 2
+    row = screen.results.row_texts(0)
+    assert row[1].startswith("GARCIA") and row[4] == "ESP"
+    entry = [a for a in audit(demo_ctx) if a[0] == "INSPECT_SEARCH"][-1]
+    assert entry[1] == "inspector1" and entry[2]["purpose"] == PURPOSE
+    assert "garcia" not in str(entry[2]).lower()  # the name only as a keyed hash
+
+    # by identity number, by file number, by card number
+    screen.name_edit.clear()
+    screen.id_edit.setText(dni(23456789))
+    screen.search()
+    assert surnames(screen) == ["MARTIN RUIZ"]
+    screen.id_edit.clear()
+    screen.file_edit.setText(str(people[2].recorded.file_number))
+    screen.search()
+    assert surnames(screen) == ["GARCIA PEREZ"]
+    card = people[0].card
+    assert card is not None
+    screen.file_edit.clear()
+    screen.card_edit.setText(str(card.number))
+    screen.search()
+    assert surnames(screen) == ["GARCIA LOPEZ"]
+
+
+def test_the_purpose_is_required(
+    qtbot: QtBot, demo_ctx: AppContext, people: list[AdmissionResult]
+) -> None:
+    screen = make_screen(qtbot, demo_ctx)
+    screen.name_edit.setText("garcia")
+    before = len(audit(demo_ctx))
+    screen.search_button.click()
+    assert screen.errors.code == "INSPECT_PURPOSE_INVALID"
+    assert screen.errors.text() == text("INSPECT_PURPOSE_INVALID", "es")
+    assert screen.results.rowCount() == 0
+    assert len(audit(demo_ctx)) == before  # refused before any read
+    # the screen stays usable: with a purpose the same search answers
+    screen.purpose_edit.setText(PURPOSE)
+    screen.search_button.click()
+    assert screen.errors.code == "" and screen.results.rowCount() == 2
+
+
+def test_dates_narrow_the_search_and_any_date_lifts_the_limit(
+    qtbot: QtBot, demo_ctx: AppContext, people: list[AdmissionResult]
+) -> None:
+    screen = make_screen(qtbot, demo_ctx)
+    screen.purpose_edit.setText(PURPOSE)
+    screen.name_edit.setText("garcia")
+    assert screen.any_date.isChecked() and not screen.from_edit.isEnabled()
+    screen.any_date.setChecked(False)
+    today = madrid_date(demo_ctx.clock.now())
+    past = today - timedelta(days=30)
+    screen.from_edit.setDate(screen.from_edit.date().fromString(past.isoformat(), "yyyy-MM-dd"))
+    screen.to_edit.setDate(
+        screen.to_edit.date().fromString((today - timedelta(days=1)).isoformat(), "yyyy-MM-dd")
+    )
+    screen.search()
+    assert screen.results.rowCount() == 0  # they came today
+    assert screen.errors.text() == "Nadie coincide con la búsqueda"
+    screen.any_date.setChecked(True)
+    screen.search()
+    assert screen.results.rowCount() == 2
+
+
+def test_a_refusal_shows_the_catalogue_text(qtbot: QtBot, demo_ctx: AppContext) -> None:
+    screen = make_screen(qtbot, demo_ctx)
+    screen.purpose_edit.setText(PURPOSE)
+    screen.search()  # no criterion
+    assert screen.errors.text() == text("INSPECT_NO_CRITERIA", "es")
+    # a clerk reaching the screen anyhow is refused by the service
+    clerk_screen = make_screen(qtbot, demo_ctx, CLERK)
+    clerk_screen.purpose_edit.setText(PURPOSE)
+    clerk_screen.name_edit.setText("garcia")
+    clerk_screen.search()
+    assert clerk_screen.errors.code == "INSPECTOR_ROLE_REQUIRED"
+    # nobody signed in: nothing asked
+    nobody = make_screen(qtbot, demo_ctx, None)
+    nobody.purpose_edit.setText(PURPOSE)
+    nobody.name_edit.setText("garcia")
+    nobody.search()
+    assert nobody.errors.code == "NO_OPERATOR"
+
+
+def test_the_selected_persons_visits_are_shown(
+    qtbot: QtBot, demo_ctx: AppContext, people: list[AdmissionResult]
+) -> None:
+    screen = make_screen(qtbot, demo_ctx, DIRECTOR)
+    screen.purpose_edit.setText(PURPOSE)
+    screen.name_edit.setText("martin")
+    screen.search()
+    assert screen.timeline.rowCount() == 0  # a timeline is its own query
+    screen.results_view.setCurrentIndex(screen.results.index(0, 0))
+    screen.timeline_button.click()
+    assert screen.timeline.rowCount() == 1
+    when, desk, operator, verdict, _reasons, card = screen.timeline.row_texts(0)
+    assert operator == CLERK.username and verdict == "Admitido"
+    assert people[1].card is not None and card.startswith(str(people[1].card.number))
+    assert "MARTIN RUIZ" in screen.person_label.text()
+    assert screen.person_label.textFormat() == Qt.TextFormat.PlainText
+    entry = [a for a in audit(demo_ctx) if a[0] == "INSPECT_TIMELINE"][-1]
+    assert entry[1] == "director1" and entry[2]["role"] == "DIRECTOR"
+    screenshot(screen, "inspector")
+
+
+def test_the_default_export_name_has_no_personal_data() -> None:
+    assert default_export_name("busqueda", date(2026, 12, 3), "pdf") == "busqueda-2026-12-03.pdf"
+
+
+# -- exports --------------------------------------------------------------------------------
+@pytest.fixture
+def with_reports(demo_ctx: AppContext) -> None:
+    if reports_of(demo_ctx) is None or getattr(demo_ctx, "export_target", None) is None:
+        pytest.skip("the context has no report service yet")
+
+
+needs_reports = pytest.mark.usefixtures("with_reports")
+
+
+@pytest.fixture
+def searched(
+    qtbot: QtBot, demo_ctx: AppContext, people: list[AdmissionResult]
+) -> Iterator[InspectionScreen]:
+    screen = make_screen(qtbot, demo_ctx)
+    screen.purpose_edit.setText(PURPOSE)
+    screen.name_edit.setText("garcia")
+    screen.search()
+    screen.results_view.setCurrentIndex(screen.results.index(0, 0))
+    screen.show_timeline()
+    yield screen
+
+
+@needs_reports
+@pytest.mark.parametrize("what", ["results_pdf", "results_csv", "timeline_pdf", "timeline_csv"])
+def test_an_export_writes_the_file_where_chosen(
+    searched: InspectionScreen, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, what: str
+) -> None:
+    from PySide6.QtWidgets import QFileDialog
+
+    chosen = tmp_path / "out" / f"export.{what[-3:]}"
+    chosen.parent.mkdir()
+    asked: list[str] = []
+
+    def save_name(_parent: object, _title: str, proposed: str, _filters: str) -> tuple[str, str]:
+        asked.append(Path(proposed).name)
+        return str(chosen), ""
+
+    monkeypatch.setattr(QFileDialog, "getSaveFileName", save_name)
+    button = getattr(searched, what)
+    assert button.isEnabled()
+    button.click()
+    assert chosen.is_file() and chosen.stat().st_size > 0
+    assert searched.errors.code == "" and chosen.name in searched.errors.text()
+    today = date.today().isoformat()[:4]
+    assert asked and "GARC" not in asked[0].upper() and asked[0].split("-")[1][:2] == today[:2]
+    if what.endswith("pdf"):
+        assert chosen.read_bytes().startswith(b"%PDF")
+
+
+@needs_reports
+def test_the_day_book_is_written_where_chosen(
+    searched: InspectionScreen, demo_ctx: AppContext, tmp_path: Path
+) -> None:
+    chosen = tmp_path / "libro.pdf"
+    searched.ask_path = lambda _t, name, _f: chosen
+    today = madrid_date(demo_ctx.clock.now())
+    searched.day_edit.setDate(searched.day_edit.date().fromString(today.isoformat(), "yyyy-MM-dd"))
+    searched.day_book.click()
+    assert chosen.read_bytes().startswith(b"%PDF")
+
+
+@needs_reports
+def test_a_failing_export_shows_the_message_and_writes_nothing(
+    searched: InspectionScreen, tmp_path: Path
+) -> None:
+    folder = tmp_path / "read-only"
+    folder.mkdir()
+    folder.chmod(0o500)
+    try:
+        chosen = folder / "busqueda.pdf"
+        searched.ask_path = lambda _t, _n, _f: chosen
+        searched.results_pdf.click()
+        assert searched.errors.code.startswith("EXPORT_")
+        assert searched.errors.text() == text(searched.errors.code, "es")
+        assert list(folder.iterdir()) == []
+        # still usable
+        assert searched.search_button.isEnabled() and searched.results_pdf.isEnabled()
+        searched.search()
+        assert searched.results.rowCount() == 2
+    finally:
+        folder.chmod(0o700)
+
+
+def test_a_cancelled_file_dialog_exports_nothing(
+    searched: InspectionScreen, demo_ctx: AppContext
+) -> None:
+    searched.ask_path = lambda _t, _n, _f: None
+    before = len(audit(demo_ctx))
+    searched.export_results("pdf")
+    assert len(audit(demo_ctx)) == before and searched.errors.code == ""
