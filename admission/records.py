@@ -187,6 +187,7 @@ class Observation:
     at: datetime
     author: str
     text: str
+    observation_id: int = 0  # the store's id (rectification names it: GDPR art. 16)
 
 
 @dataclass(frozen=True, slots=True)

@@ -153,7 +153,7 @@ class FakeStore(FakeReportsMixin, FakeDataProtectionMixin):
         self._call("observations", file_number)
         return sorted(
             (o for o in self._observations.values() if o.file_number == file_number),
-            key=lambda o: o.at,
+            key=lambda o: (o.at, o.observation_id),
         )
 
     def add_observation(self, file_number: int, text: str, author: str, at: datetime) -> None:
@@ -161,7 +161,9 @@ class FakeStore(FakeReportsMixin, FakeDataProtectionMixin):
         if file_number not in self._visitors:
             raise NotFoundError("no such file number")
         observation_id = max(self._observations, default=0) + 1
-        self._observations[observation_id] = Observation(file_number, _utc(at), author, text)
+        self._observations[observation_id] = Observation(
+            file_number, _utc(at), author, text, observation_id
+        )
         self.chain.append(
             author,
             "OBSERVATION",

@@ -287,12 +287,13 @@ class VisitorsMixin(AuditMixin):
     def observations(self, file_number: int) -> Sequence[Observation]:
         with self._read() as conn:
             rows = conn.execute(
-                "SELECT file_number, at, author, text FROM observations "
+                "SELECT file_number, at, author, text, observation_id FROM observations "
                 "WHERE file_number = ? ORDER BY at, observation_id",
                 (file_number,),
             ).fetchall()
         return [
-            Observation(int(fn), codec.parse_ts(at), author, text) for fn, at, author, text in rows
+            Observation(int(fn), codec.parse_ts(at), author, text, int(oid))
+            for fn, at, author, text, oid in rows
         ]
 
     def add_observation(self, file_number: int, text: str, author: str, at: datetime) -> None:
