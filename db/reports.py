@@ -25,28 +25,25 @@ __all__ = ["ReportsMixin"]
 _DAY_BOOK = (
     "SELECT v.at, v.file_number, p.surname, p.given_names, p.identity, v.document_type, "
     "v.verdict, v.reasons, c.number, c.card_type, c.price_cents, v.desk_id, v.operator, "
-    "c.status FROM visits AS v INDEXED BY visits_by_at "
+    "c.status FROM visits AS v "
     "JOIN visitors AS p ON p.file_number = v.file_number "
     "LEFT JOIN cards AS c ON c.visit_id = v.visit_id "
     "WHERE v.at >= ? AND v.at < ? ORDER BY v.at, v.visit_id"
 )
 _BY_HOUR = (
     "SELECT substr(at, 1, 13), sum(verdict = 'ADMIT'), sum(verdict = 'DENY') "
-    "FROM visits INDEXED BY visits_by_at WHERE at >= ? AND at < ? GROUP BY 1 ORDER BY 1"
+    "FROM visits WHERE at >= ? AND at < ? GROUP BY 1 ORDER BY 1"
 )
-_VISITORS = (
-    "SELECT count(DISTINCT file_number) FROM visits INDEXED BY visits_by_at "
-    "WHERE at >= ? AND at < ?"
-)
+_VISITORS = "SELECT count(DISTINCT file_number) FROM visits WHERE at >= ? AND at < ?"
 _REASONS = (
-    "SELECT j.value, count(*) FROM visits AS v INDEXED BY visits_by_at, "
+    "SELECT j.value, count(*) FROM visits AS v, "
     "json_each(v.reasons) AS j WHERE v.at >= ? AND v.at < ? AND v.verdict = 'DENY' "
     "GROUP BY j.value"
 )
 _CARD_TYPES = (
     "SELECT c.card_type, sum(c.status <> 'VOIDED'), "
     "sum(CASE WHEN c.status <> 'VOIDED' THEN c.price_cents ELSE 0 END), "
-    "sum(c.status = 'VOIDED') FROM visits AS v INDEXED BY visits_by_at "
+    "sum(c.status = 'VOIDED') FROM visits AS v "
     "JOIN cards AS c ON c.visit_id = v.visit_id WHERE v.at >= ? AND v.at < ? "
     "GROUP BY c.card_type"
 )
