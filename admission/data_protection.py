@@ -269,9 +269,10 @@ def _utc(at: datetime) -> datetime:
 
 
 def passes_retention(at: datetime, months: int = RETENTION_MONTHS) -> datetime:
-    """The instant from which a record made at ``at`` is older than the cutoff
-    (:func:`admission.retention.retention_cutoff`): ``at`` plus six Madrid calendar
-    months; when that day does not exist (31 August + 6 months), the next midnight."""
+    """The instant the cutoff (:func:`admission.retention.retention_cutoff`) reaches a
+    record made at ``at``: the first purge after it erases the record. ``at`` plus six
+    Madrid calendar months; when that day does not exist (31 August + 6 months), the
+    first of the next month at midnight."""
     later = months_before(at, -months)
     if months_before(later, months) >= at:
         return later

@@ -4,6 +4,7 @@ art. 16), and the retention counts per Madrid month."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from itertools import pairwise
 from typing import Any
@@ -92,7 +93,7 @@ def test_unknown_and_unchanged_are_refused_and_write_nothing(any_store: Any) -> 
     any_store.record_admission(entry(2))
     any_store.add_observation(2, "Nota", "op-7", T0)
     [note] = any_store.observations(2)
-    cases = [
+    cases: list[tuple[Callable[[], object], str]] = [
         (lambda: any_store.rectify_visitor_name(99, "X", "Y", **KW), "RECTIFY_NOT_FOUND"),
         (lambda: any_store.rectify_visitor_name(1, "GARCIA", "ANA", **KW), "RECTIFY_UNCHANGED"),
         (
