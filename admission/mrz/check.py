@@ -108,10 +108,17 @@ class Correction:
 
 # National variants of the long-number check digit (ICAO 9303 part 5, 4.2.2),
 # by issuing state. A variant is honoured only for its issuer: the same zone from any
-# other state is checked by the ICAO rule, so a variant cannot excuse a misread.
-# BEL: Belgian cards compute the check digit over the first nine characters, the filler
-#   in the check-digit position and the overflow, i.e. over the number as printed with
-#   its filler ("000590240<601" -> 3; the identity card of PRADO BEL-BO-03003).
+# other state is checked by the ICAO rule alone, so a variant cannot excuse a misread
+# of another state's document.
+# BEL: Belgian cards print both rules. The card of PRADO BEL-BO-03003 (REINARTZ ULRIKE
+#   KATIA E, expiry 2013) computes the check digit over the number as printed with its
+#   filler ("000590240<601" -> 3; the ICAO rule gives 1). The 2020 model follows the
+#   ICAO rule: its published specimen (SPECIMEN SPECIMEN, card 000001115702, expiry
+#   2030; zone transcribed in ruledicaprio/SynthPass samples/ocr_fixtures/
+#   Belgium_ID_Specimen_2021_back_mrz) prints "000001115<7027": the ICAO rule over
+#   000001115702 gives 7, the filler variant 1. So a Belgian long number passes under
+#   either rule; the composite check digit, which covers the whole of line 1, still
+#   has to pass as well.
 LONG_NUMBER_WITH_FILLER = frozenset({"BEL"})
 
 
@@ -127,7 +134,7 @@ def effective_checks(layout: Layout, grid: GridView) -> tuple[CheckSpec, ...]:
     check-digit position; its remaining characters and then its check digit
     continue in the optional data, ended by a filler (Doc 9303 part 5, 4.2.2;
     part 6, 4.2.2). The check digit covers the 9 characters and the overflow; for
-    the issuers in :data:`LONG_NUMBER_WITH_FILLER` it also covers the filler.
+    the issuers in :data:`LONG_NUMBER_WITH_FILLER` it may instead cover the filler too.
     """
     if layout.format not in (MrzFormat.TD1, MrzFormat.TD2):
         return layout.checks
@@ -142,23 +149,29 @@ def effective_checks(layout: Layout, grid: GridView) -> tuple[CheckSpec, ...]:
         end += 1
     if end - opt_start < 2:  # no extra character + check digit: malformed
         return layout.checks
-    number_end = col + 1 if issuer_of(grid) in LONG_NUMBER_WITH_FILLER else col
+    overflow = (line, opt_start, end - 1)
+    with_filler = ((line, col - 9, col + 1), overflow)
     doc = CheckSpec(
         MrzCheckError.CHECK_DOCUMENT_NUMBER,
         (line, end - 1),
-        ((line, col - 9, number_end), (line, opt_start, end - 1)),
+        ((line, col - 9, col), overflow),
+        alternative=with_filler if issuer_of(grid) in LONG_NUMBER_WITH_FILLER else (),
     )
     return (doc, *(c for c in layout.checks if c.error is not MrzCheckError.CHECK_DOCUMENT_NUMBER))
 
 
 def check_passes(spec: CheckSpec, grid: GridView) -> bool:
-    data = "".join("".join(grid[ln][s:e]) for ln, s, e in spec.ranges)
     target = grid[spec.target[0]][spec.target[1]]
-    if target == "<":
-        return spec.filler_ok and set(data) <= {"<"}
-    if not target.isdigit():
-        return False
-    return check_digit(data) == int(target)
+    for ranges in (spec.ranges, spec.alternative):
+        if not ranges:
+            continue
+        data = "".join("".join(grid[ln][s:e]) for ln, s, e in ranges)
+        if target == "<":
+            if spec.filler_ok and set(data) <= {"<"}:
+                return True
+        elif target.isdigit() and check_digit(data) == int(target):
+            return True
+    return False
 
 
 def failing_checks(layout: Layout, grid: GridView) -> list[MrzCheckError]:

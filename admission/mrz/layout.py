@@ -64,6 +64,9 @@ class CheckSpec:
     target: tuple[int, int]
     ranges: tuple[tuple[int, int, int], ...]
     filler_ok: bool = False  # '<' allowed as check digit when the data is all filler
+    # A national variant honoured beside the rule above: the check digit may instead
+    # cover these ranges (only for the issuer that prints it, see check.effective_checks).
+    alternative: tuple[tuple[int, int, int], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

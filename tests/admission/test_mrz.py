@@ -382,13 +382,26 @@ def test_the_belgian_variant_is_refused_for_any_other_issuer(issuer: str) -> Non
     assert not r.valid and r.errors == ("CHECK_DOCUMENT_NUMBER",)
 
 
-def test_belgium_does_not_get_the_icao_rule_for_long_numbers() -> None:
-    # check digit by the ICAO rule (the builder's) over D23145890601: right for Utopia,
-    # wrong for Belgium, whose variant also counts the filler
+BEL_CARD_2020 = [  # the 2020 model's published specimen: ICAO rule (see check.py)
+    "IDBEL000001115<7027<<<<<<<<<<<",
+    "9502286F3001064UTO950228998747",
+    "SPECIMEN<<SPECIMEN<<<<<<<<<<<<",
+]
+
+
+def test_belgium_also_prints_the_icao_rule_for_long_numbers() -> None:
+    # the 2020 model: 000001115702 -> 7 by the ICAO rule (the filler variant gives 1)
+    r = parse_mrz(BEL_CARD_2020, today=TODAY)
+    assert r.valid and r.errors == () and r.document_number == "000001115702"
+    # a check digit by the ICAO rule (the builder's) is right for Belgium too
     icao = build_td1(document_number="D23145890601", issuer="UTO", expiry_date="300101")
-    assert parse_mrz(icao, today=TODAY).valid
-    r = parse_mrz(_with_issuer(icao, "BEL"), today=TODAY)
-    assert not r.valid and r.errors == ("CHECK_DOCUMENT_NUMBER",)
+    assert parse_mrz(_with_issuer(icao, "BEL"), today=TODAY).valid
+
+
+def test_a_belgian_long_number_right_by_neither_rule_fails() -> None:
+    wrong = [BEL_CARD_2020[0][:18] + "4" + BEL_CARD_2020[0][19:], *BEL_CARD_2020[1:]]
+    r = parse_mrz(wrong, today=TODAY)
+    assert not r.valid and "CHECK_DOCUMENT_NUMBER" in r.errors
 
 
 # -- issuing states and nationalities (Doc 9303 part 3, section 5) ----------------------
