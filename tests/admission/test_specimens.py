@@ -86,7 +86,17 @@ def test_every_published_specimen_parses_valid_and_is_flagged(row: dict[str, str
 
 def test_the_specimen_mrz_table_covers_the_states_most_seen_in_madrid() -> None:
     states = {row["state"] for row in specimen_rows()}
-    assert {"ESP", "FRA", "DEU", "NLD", "BEL", "POL", "GBR"} <= states
+    # the states most seen at a Madrid casino; Bulgaria is still missing (docs/documents.md)
+    madrid = {"ITA", "PRT", "ROU", "FRA", "GBR", "DEU", "IRL", "BEL", "NLD", "SWE", "POL", "ESP"}
+    assert madrid <= states
+
+
+def test_the_specimen_mrz_table_reaches_both_documents_of_the_main_states() -> None:
+    kinds: dict[str, set[str]] = {}
+    for row in specimen_rows():
+        kinds.setdefault(row["state"], set()).add(row["kind"])
+    for state in ("ESP", "FRA", "DEU", "NLD", "ROU"):
+        assert {"ID_CARD", "PASSPORT"} <= kinds[state], state
 
 
 def test_the_specimen_list_is_well_formed() -> None:
