@@ -70,11 +70,18 @@ class DocumentFacts(Protocol):
     def specimen(self) -> bool: ...
 
 
+# art. 23.1 (R9): the documents that identify a visitor. A policy may accept fewer of
+# them, never another kind: a visa (V, Doc 9303 part 7), a crew member certificate (AC,
+# part 5) or any other document is refused whatever ``accepted_types`` lists.
+IDENTITY_DOCUMENTS: frozenset[str] = frozenset(
+    {"ID_CARD", "PASSPORT", "DRIVING_LICENCE", "RESIDENCE_CARD"}
+)
+
+
 @dataclass(frozen=True, slots=True)
 class AdmissionPolicy:
-    accepted_types: frozenset[str] = frozenset(
-        {"ID_CARD", "PASSPORT", "DRIVING_LICENCE", "RESIDENCE_CARD"}  # art. 23.1, R9
-    )
+    # art. 23.1, R9; only its intersection with IDENTITY_DOCUMENTS is ever accepted
+    accepted_types: frozenset[str] = IDENTITY_DOCUMENTS
     unverifiable_outcome: Outcome = Outcome.DENY  # fail closed; SUPERVISOR if configured
     stop_last_hour: bool = False  # art. 21.4: the casino may stop admissions in the last hour
     staff_outcome: Outcome = Outcome.SUPERVISOR  # off-duty staff need the director's leave
@@ -127,7 +134,7 @@ def decide(facts: AdmissionFacts, policy: AdmissionPolicy, at: datetime, today: 
         found.append((Outcome.DENY, Reason.LAST_HOUR))
 
     if not facts.exceptional:
-        if doc.doc_type not in policy.accepted_types:
+        if doc.doc_type not in policy.accepted_types & IDENTITY_DOCUMENTS:
             found.append((Outcome.DENY, Reason.DOCUMENT_NOT_ACCEPTED))
         if not doc.valid:
             found.append((Outcome.DENY, Reason.DOCUMENT_INVALID))

@@ -4,6 +4,7 @@ the verdict that refuses them whatever flag is set."""
 from __future__ import annotations
 
 import csv
+from dataclasses import replace
 from datetime import UTC, date, datetime
 from pathlib import Path
 
@@ -164,3 +165,17 @@ def test_a_utopia_document_read_at_the_desk_is_refused(exceptional: bool) -> Non
         facts = AdmissionFacts(document=doc, registry=CLEAR, exceptional=exceptional)
         verdict = decide(facts, policy, AT, TODAY)
         assert (verdict.outcome, verdict.reasons) == (Outcome.DENY, (Reason.SPECIMEN,))
+
+
+@pytest.mark.parametrize("kind", [DocumentType.VISA, DocumentType.CREW_CARD, DocumentType.OTHER])
+def test_no_policy_accepts_a_visa_or_a_crew_card_as_identity(kind: DocumentType) -> None:
+    """art. 23.1 (R9): a policy listing every kind still refuses what is not one of the
+    article's documents; the same policy admits an identity card."""
+    card = document_from_mrz(parse_mrz(build_td1(issuer="ITA", expiry_date="300101"), today=TODAY))
+    assert not card.specimen
+    everything = AdmissionPolicy(accepted_types=frozenset(t.value for t in DocumentType))
+    facts = AdmissionFacts(document=card, registry=CLEAR)
+    assert decide(facts, everything, AT, TODAY).outcome is Outcome.ADMIT
+    other = AdmissionFacts(document=replace(card, doc_type=kind), registry=CLEAR)
+    verdict = decide(other, everything, AT, TODAY)
+    assert (verdict.outcome, verdict.reasons) == (Outcome.DENY, (Reason.DOCUMENT_NOT_ACCEPTED,))
