@@ -8,21 +8,27 @@ with its keyboard shortcut and mnemonic.
   21.2-3, R5), the staff list (art. 18, R15), void or reprint a card (art. 22), the
   printers. Every director's act asks the director's own credentials inside its dialog
   (``window.authorise``, art. 20.3).
+  Also the director's figures (charts, art. 14.1.b), the rectification of a visitor's
+  name or an observation (GDPR art. 16) and the access-request report (GDPR art. 15).
+* Inspección (offered only to a gaming inspector or the game director, art. 20.4): the
+  inspector's screen - search, a person's visits, exports, the daily visitor book -
+  and the retention view (also in Dirección and Administración: counts only).
 * Administración: settings and accounts - an administrator's own credentials are asked
   unless the operator signed in is one.
 * Sesión: the operator signed in (also shown, always, in the status bar), lock (Ctrl+L)
   and sign out.
 
-The menus are visible to everyone; each action checks the role when it is used.
+The menus are visible to everyone but Inspección; each action checks the role when it
+is used, and the services check it again.
 Dialogs run their file work on the window's store worker (``window.runner``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from enum import unique
 from pathlib import Path
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from PySide6.QtCore import QLocale, QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
@@ -30,9 +36,12 @@ from PySide6.QtWidgets import QDialog, QLabel, QMenu
 
 from admission.accounts import Operator, Role
 from admission.codes import Code
+from admission.data_protection import DataProtectionService
 from admission.desk import DeskDocument
 from admission.errors import AdmissionError
 from admission.identity import IdentityKey
+from admission.inspection import InspectionCode
+from admission.records import Observation, Visitor
 from admission.verdict import Outcome
 from ui.controller import DeskState
 from ui.desk_flow import DeskFlowCode
@@ -41,11 +50,15 @@ from ui.dialogs.accounts import ask_admin as ask_admin_credentials
 from ui.dialogs.bans import BansDialog
 from ui.dialogs.cards import CardActionsDialog, ExceptionalCardDialog, ReprintQueueDialog
 from ui.dialogs.common import DialogCode, StoreListings, bounded, message
+from ui.dialogs.data_protection import AccessReportDialog, RectificationDialog, RetentionDialog
+from ui.dialogs.figures import FiguresDialog
+from ui.dialogs.inspection import InspectionDialog
 from ui.dialogs.official import OfficialDialog
 from ui.dialogs.printer import PrinterDialog
 from ui.dialogs.settings import SettingsDialog
 from ui.dialogs.staff import StaffDialog
 from ui.dialogs.vouchers import VouchersDialog, issue_voucher_dialog
+from ui.inspection_controller import inspection_controller
 from ui.jobs import JobRunner
 
 if TYPE_CHECKING:
@@ -57,6 +70,7 @@ __all__ = [
     "MENU_ADMIN",
     "MENU_DESK",
     "MENU_DIRECTION",
+    "MENU_INSPECTION",
     "MENU_SESSION",
     "SETTINGS_CHANGED",
     "DeskMenus",
@@ -69,6 +83,9 @@ MENU_DESK = "desk"  # Admisión: manual entry, card check, vouchers, officials, 
 MENU_DIRECTION = "direction"  # Dirección: exceptional card, bans, staff, cards, printers
 MENU_ADMIN = "admin"  # Administración: settings, accounts
 MENU_SESSION = "session"  # Sesión: who is signed in, lock, sign out
+MENU_INSPECTION = "inspection"  # Inspección: the inspector's screen, retention (art. 20.4)
+INSPECTION_ROLES = (Role.INSPECTOR, Role.DIRECTOR)  # art. 20.4; arts. 14.1.b, 20.3
+RETENTION_ROLES = (Role.DIRECTOR, Role.ADMIN, Role.INSPECTOR)
 SETTINGS_FILE = "settings.json"  # main.SETTINGS_FILE: the file the desk reads at start
 SETTINGS_CHANGED = "SETTINGS_CHANGED"  # audit action: details name the keys, never values
 MAX_OPERATOR = 60
@@ -133,6 +150,33 @@ class DeskMenus(QObject):
         for name, title, keys, slot in admin:
             window.add_action(MENU_ADMIN, self._action(name, title, keys, slot))
 
+        # -- the visitor file: inspection, figures, data protection (art. 20.4) ----------
+        # (kept apart from ``actions``: ``file_actions[name]``)
+        self.file_actions: dict[str, QAction] = {}
+        file_entries = (
+            ("inspection", tr("&Consultar el fichero de visitantes…"), "Ctrl+Shift+F"),
+            ("retention", tr("Co&nservación de datos…"), "Ctrl+Shift+R"),
+            ("figures", tr("C&ifras de admisión…"), "Ctrl+Shift+C"),
+            ("rectify", tr("&Rectificar datos de un visitante…"), "Ctrl+Shift+N"),
+            ("access_report", tr("Informe de acceso a &datos (RGPD)…"), "Ctrl+Shift+A"),
+        )
+        slots: dict[str, Callable[[], object]] = {
+            "inspection": self.open_inspection,
+            "retention": self.open_retention,
+            "figures": self.open_figures,
+            "rectify": self.open_rectification,
+            "access_report": self.open_access_report,
+        }
+        for name, title, keys in file_entries:
+            self.file_actions[name] = self._action(name, title, keys, slots[name], store=False)
+        for name in ("figures", "rectify", "access_report", "retention"):
+            window.add_action(MENU_DIRECTION, self.file_actions[name])
+        window.menu(MENU_ADMIN).addAction(self.file_actions["retention"])
+        title = tr("&Inspección")
+        self.inspection_menu: QMenu = window.add_menu(MENU_INSPECTION, title)
+        for name in ("inspection", "retention"):
+            window.add_action(MENU_INSPECTION, self.file_actions[name])
+
         # -- the session: who is signed in, lock, sign out ----------------------------
         title = tr("&Sesión")
         self.session_menu: QMenu = window.menuBar().addMenu(title)
@@ -161,7 +205,9 @@ class DeskMenus(QObject):
         self.show_operator()
 
     # -- building ----------------------------------------------------------------------
-    def _action(self, name: str, title: str, keys: str, slot: Callable[[], object]) -> QAction:
+    def _action(
+        self, name: str, title: str, keys: str, slot: Callable[[], object], *, store: bool = True
+    ) -> QAction:
         action = QAction(title, self.window)
         action.setObjectName(f"action_{name}")
         action.setShortcut(QKeySequence(keys))
@@ -169,7 +215,8 @@ class DeskMenus(QObject):
         # the accessible name: the title without mnemonic or ellipsis
         action.setStatusTip(title.replace("&", "").rstrip("…"))
         action.triggered.connect(lambda _checked=False: slot())
-        self.actions[name] = action
+        if store:
+            self.actions[name] = action
         return action
 
     def show_operator(self, *_args: object) -> None:
@@ -190,6 +237,25 @@ class DeskMenus(QObject):
                 text = self.tr("Sin sesión")
         self.operator_label.setText(text)
         self.operator_action.setText(text)
+        self._offer_by_role()
+
+    def _offer_by_role(self) -> None:
+        """The Inspección menu only for an inspector or the game director (a clerk is
+        never offered the visitor file, art. 20.4); an inspector-only operator has the
+        inspector's screen as the window, and keeps the retention view."""
+        session = self.window.session
+        operator = session.operator
+        if operator is None:
+            locked = getattr(session, "locked_operator", None)
+            operator = locked if isinstance(locked, Operator) else None
+        if operator is None:
+            return  # nobody: the next sign-in decides
+        inspector_screen = getattr(self.window, "inspector_mode", False)
+        inspect = any(operator.has(r) for r in INSPECTION_ROLES) and not inspector_screen
+        retention = any(operator.has(r) for r in RETENTION_ROLES)
+        self.file_actions["inspection"].setVisible(inspect)
+        self.file_actions["retention"].setVisible(retention)
+        self.inspection_menu.menuAction().setVisible(inspect or retention)
 
     # -- helpers -----------------------------------------------------------------------
     def _ask_admin(self, purpose: str) -> Operator | None:
@@ -407,6 +473,113 @@ class DeskMenus(QObject):
         who = operator
         dialog.saved.connect(lambda keys: self._settings_saved(who, keys))
         return self._open(dialog)
+
+    # -- the visitor file: inspection, figures, data protection ---------------------------
+    def _with_role(self, roles: tuple[Role, ...], purpose: str) -> Operator | None:
+        """The operator when they hold one of ``roles``; else the game director's own
+        credentials (art. 20.3), as the other Dirección actions."""
+        operator = self._operator()
+        if operator is None:
+            return None
+        if any(operator.has(r) for r in roles):
+            return operator
+        director = self.authorise(purpose)
+        if director is None or not director.has(Role.DIRECTOR):
+            self._say(DialogCode.DIRECTOR_NOT_CONFIRMED)
+            return None
+        return director
+
+    def _reports(self) -> Any:
+        reports = getattr(self.window.ctx, "reports", None)
+        if reports is None:
+            self._say(DeskFlowCode.JOB_FAILED)
+        return reports
+
+    def open_inspection(self) -> InspectionDialog | None:
+        """Ctrl+Shift+F: the inspector's screen (an inspector or the game director)."""
+        operator = self._operator()
+        if operator is None:
+            return None
+        if not any(operator.has(r) for r in INSPECTION_ROLES):
+            self._say(InspectionCode.INSPECTOR_ROLE_REQUIRED)
+            return None
+        window = self.window
+        controller = inspection_controller(window.ctx, self.runner, window.session)
+        dialog = InspectionDialog(controller, window.ctx.tools.today, parent=window)
+        return self._open(dialog)
+
+    def open_figures(self) -> FiguresDialog | None:
+        """Ctrl+Shift+C: the director's figures, the last seven days at first."""
+        operator = self._with_role((Role.DIRECTOR, Role.INSPECTOR), self.tr("Cifras de admisión"))
+        reports = None if operator is None else self._reports()
+        if operator is None or reports is None:
+            return None
+        ctx = self.window.ctx
+        dialog = FiguresDialog(
+            reports,
+            self.runner,
+            operator,
+            ctx.tools.today(),
+            catalogue=ctx.desk.config.catalogue,
+            parent=self.window,
+        )
+        self._open(dialog)
+        dialog.load()
+        return dialog
+
+    def _lookup(
+        self, operator: Operator, purpose: str, number: int
+    ) -> tuple[Visitor, Sequence[Observation]]:
+        """The person and their observations, as an audited read (the access report's
+        reading: GDPR art. 15; the director only)."""
+        reports: Any = getattr(self.window.ctx, "reports", None)
+        report = reports.access_report(operator, purpose, file_number=number)
+        return report.visitor, report.observations
+
+    def open_rectification(self) -> RectificationDialog | None:
+        """Ctrl+Shift+N: correct a visitor's name or an observation (GDPR art. 16)."""
+        operator = self._with_role((Role.DIRECTOR,), self.tr("Rectificar datos de un visitante"))
+        if operator is None or self._reports() is None:
+            return None
+        ctx = self.window.ctx
+        dialog = RectificationDialog(
+            DataProtectionService(ctx.store, ctx.clock),
+            self._lookup,
+            self.runner,
+            operator,
+            parent=self.window,
+        )
+        return self._open(dialog)
+
+    def open_access_report(self) -> AccessReportDialog | None:
+        """Ctrl+Shift+A: a person's access-request report as a PDF (GDPR art. 15)."""
+        operator = self._with_role((Role.DIRECTOR,), self.tr("Informe de acceso a datos"))
+        reports = None if operator is None else self._reports()
+        if operator is None or reports is None:
+            return None
+        ctx = self.window.ctx
+        dialog = AccessReportDialog(
+            reports,
+            getattr(ctx, "export_target"),  # noqa: B009  # built by main.py with the reports
+            self.runner,
+            operator,
+            ctx.tools.today(),
+            parent=self.window,
+        )
+        return self._open(dialog)
+
+    def open_retention(self) -> RetentionDialog | None:
+        """Ctrl+Shift+R: what the file holds and the next purge (counts only)."""
+        operator = self._with_role(RETENTION_ROLES, self.tr("Conservación de datos"))
+        if operator is None:
+            return None
+        ctx = self.window.ctx
+        dialog = RetentionDialog(
+            DataProtectionService(ctx.store, ctx.clock), self.runner, operator, parent=self.window
+        )
+        self._open(dialog)
+        dialog.load()
+        return dialog
 
     # -- Administración ----------------------------------------------------------------
     @property

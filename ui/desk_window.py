@@ -36,11 +36,12 @@ from PySide6.QtWidgets import (
     QLabel,
     QMainWindow,
     QMenu,
+    QStackedWidget,
     QVBoxLayout,
     QWidget,
 )
 
-from admission.accounts import Operator
+from admission.accounts import Operator, Role
 from admission.cards.catalogue import CardType
 from admission.cards.verification import CardVerification
 from admission.counters import DeskCounters
@@ -59,8 +60,10 @@ from ui.desk_flow import DeskVerdict, SessionView
 from ui.desk_menus import MENU_ADMIN, MENU_DESK, MENU_DIRECTION, DeskMenus, attach_desk_menus
 from ui.dialogs.card_check import CardCheckDialog
 from ui.dialogs.common import bounded, message
+from ui.dialogs.inspection import InspectionScreen
 from ui.dialogs.manual_entry import ManualEntryDialog
-from ui.jobs import JobRunner
+from ui.inspection_controller import inspection_controller
+from ui.jobs import ImmediateRunner, JobRunner
 from ui.wedge_filter import WedgeFilter
 from ui.widgets.counters import CountersPanel
 from ui.widgets.identity import IdentityPanel
@@ -78,9 +81,21 @@ __all__ = [
     "MENU_DIRECTION",
     "DeskWindow",
     "build_desk_window",
+    "inspector_only",
 ]
 
 MAX_FKEYS = 8
+
+
+def inspector_only(operator: Operator | None) -> bool:
+    """A gaming inspector who does not work the desk (neither a clerk nor the game
+    director): their window is the inspector's screen, never the admission desk."""
+    return (
+        operator is not None
+        and operator.has(Role.INSPECTOR)
+        and not operator.has(Role.CLERK)
+        and not operator.has(Role.DIRECTOR)
+    )
 
 
 def _card_label(card_type: CardType) -> str:
@@ -139,7 +154,14 @@ class DeskWindow(QMainWindow):
         body.addLayout(right, 2)
         centre = QWidget()
         centre.setLayout(body)
-        self.setCentralWidget(centre)
+        self.desk_page = centre
+        # the admission desk, or the inspector's screen for an inspector (art. 20.4)
+        self.pages = QStackedWidget()
+        self.pages.addWidget(centre)
+        self.setCentralWidget(self.pages)
+        self.inspection: InspectionScreen | None = None
+        self.inspector_mode = False
+        self._disabled: list[QAction] = []
 
         self._menus: dict[str, QMenu] = {}
         self._build_menus()
@@ -192,6 +214,15 @@ class DeskWindow(QMainWindow):
     def menu(self, menu_name: str) -> QMenu:
         return self._menus[menu_name]
 
+    def add_menu(self, menu_name: str, title: str) -> QMenu:
+        """A new menu ``menu_name`` on the menu bar (hidden until an action is added)."""
+        menu = self.menuBar().addMenu(title)
+        menu.setObjectName(f"menu_{menu_name}")
+        menu.setAccessibleName(title.replace("&", ""))
+        menu.menuAction().setVisible(False)
+        self._menus[menu_name] = menu
+        return menu
+
     def _build_keys(self) -> None:
         enter = QAction(self.tr("Registrar e imprimir"), self)
         enter.setShortcuts([QKeySequence(Qt.Key.Key_Return), QKeySequence(Qt.Key.Key_Enter)])
@@ -238,6 +269,56 @@ class DeskWindow(QMainWindow):
             signal = getattr(self.session, name, None)
             if signal is not None:
                 signal.connect(c.clear)
+        for name in ("signed_in", "unlocked"):
+            signal = getattr(self.session, name, None)
+            if signal is not None:
+                signal.connect(self.apply_operator)
+
+    # -- who works the window: the desk, or the inspector's screen ----------------------
+    def _inspection_page(self) -> InspectionScreen:
+        if self.inspection is None:
+            runner = self.runner if self.runner is not None else ImmediateRunner()
+            controller = inspection_controller(self.ctx, runner, self.session, parent=self)
+            self.inspection = InspectionScreen(controller, self.ctx.tools.today)
+            self.pages.addWidget(self.inspection)
+        return self.inspection
+
+    def apply_operator(self, *_args: object) -> None:
+        """Show the desk, or the inspector's screen for an inspector who does not work
+        the desk: then every desk key and menu action is disabled (the session's own
+        stay) and reader input is dropped (:meth:`read_mrz`)."""
+        operator = self.session.operator
+        if operator is None:
+            return  # locked or signed out: the screen waits for the next operator
+        inspector = inspector_only(operator)
+        if inspector == self.inspector_mode:
+            return
+        self.inspector_mode = inspector
+        if inspector:
+            self.controller.clear()
+            page = self._inspection_page()
+            self.pages.setCurrentWidget(page)
+            keep = {"action_lock", "action_sign_out", "action_retention"}
+            self._disabled = [
+                a for a in self.actions() if a.isEnabled() and a.objectName() not in keep
+            ]
+            for action in self._disabled:
+                action.setEnabled(False)
+            for name in (MENU_DESK, MENU_DIRECTION, MENU_ADMIN):
+                self._menus[name].menuAction().setVisible(False)
+            self.setWindowTitle(self.tr("Inspección — fichero de visitantes"))
+            page.name_edit.setFocus()
+        else:
+            self.pages.setCurrentWidget(self.desk_page)
+            for action in self._disabled:
+                action.setEnabled(True)
+            self._disabled = []
+            for name in (MENU_DESK, MENU_DIRECTION, MENU_ADMIN):
+                menu = self._menus[name]
+                menu.menuAction().setVisible(bool(menu.actions()))
+            self.setWindowTitle(self.tr("Admisión — control de entrada"))
+        if self.menus is not None:
+            self.menus.show_operator()
 
     def connect_wedge(self, wedge: WedgeFilter) -> None:
         """Feed a keyboard-wedge filter's scans (installed on the app by the owner)."""
@@ -268,6 +349,8 @@ class DeskWindow(QMainWindow):
         return QApplication.activeModalWidget() is not None
 
     def _ignored_while_dialog(self) -> bool:
+        if self.inspector_mode:
+            return True  # the inspector's screen admits nobody: the document is dropped
         if not self.dialog_open():
             return False
         if not self.session.is_locked:  # locked: the unlock dialog is up, input dropped
@@ -455,6 +538,7 @@ def build_desk_window(
     )
     controller.setParent(window)
     window.menus = attach_desk_menus(window)
+    window.apply_operator()
     if store_worker is not None:
         window.adopt_worker(store_worker)  # stopped last: adopted first
     if watch_devices:

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from PySide6.QtCore import QObject, Signal
 
@@ -35,11 +35,15 @@ from admission.records import Visitor
 from ui.desk_flow import DeskFlowCode, SessionView
 from ui.jobs import JobRunner
 
+if TYPE_CHECKING:
+    from ui.context import AppContext
+
 __all__ = [
     "EXPORT_UNAVAILABLE",
     "InspectionController",
     "ReportsPort",
     "SearchRequest",
+    "inspection_controller",
 ]
 
 T = TypeVar("T")
@@ -254,3 +258,18 @@ class InspectionController(QObject):
                 operator, day, target
             ),
         )
+
+
+def inspection_controller(
+    ctx: AppContext, runner: JobRunner, session: SessionView, *, parent: QObject | None = None
+) -> InspectionController:
+    """The controller over the context's services: the inspection service over the
+    visitor file, and the report service and export target when the context has them."""
+    return InspectionController(
+        runner,
+        session,
+        InspectionService(ctx.store, ctx.store, ctx.clock),
+        reports=getattr(ctx, "reports", None),
+        export_target=getattr(ctx, "export_target", None),
+        parent=parent,
+    )

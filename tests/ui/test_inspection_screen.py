@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence
+from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
@@ -23,7 +25,11 @@ from admission.ports import madrid_date
 from tests.factories import dni, dni_document
 from tests.ui.conftest import CLERK, DIRECTOR, FakeSession
 from ui.context import AppContext
-from ui.dialogs.inspection import InspectionScreen, default_export_name
+from ui.controller import DeskState
+from ui.desk_menus import MENU_INSPECTION
+from ui.desk_window import MENU_ADMIN, MENU_DESK, MENU_DIRECTION, DeskWindow
+from ui.dialogs.inspection import InspectionDialog, InspectionScreen, default_export_name
+from ui.dialogs.manual_entry import ManualEntryDialog
 from ui.inspection_controller import InspectionController
 from ui.jobs import ImmediateRunner
 
@@ -185,7 +191,7 @@ def test_the_selected_persons_visits_are_shown(
     screen.results_view.setCurrentIndex(screen.results.index(0, 0))
     screen.timeline_button.click()
     assert screen.timeline.rowCount() == 1
-    when, desk, operator, verdict, _reasons, card = screen.timeline.row_texts(0)
+    _when, _desk, operator, verdict, _reasons, card = screen.timeline.row_texts(0)
     assert operator == CLERK.username and verdict == "Admitido"
     assert people[1].card is not None and card.startswith(str(people[1].card.number))
     assert "MARTIN RUIZ" in screen.person_label.text()
@@ -290,3 +296,130 @@ def test_a_cancelled_file_dialog_exports_nothing(
     before = len(audit(demo_ctx))
     searched.export_results("pdf")
     assert len(audit(demo_ctx)) == before and searched.errors.code == ""
+
+
+# -- who is offered the screen ------------------------------------------------------------------
+def window_for(qtbot: QtBot, ctx: AppContext, session: object) -> DeskWindow:
+    from tests.ui.test_desk_menus import make_window
+
+    return make_window(qtbot, ctx, session)
+
+
+def test_a_clerk_is_never_offered_the_inspection_menu(qtbot: QtBot, demo_ctx: AppContext) -> None:
+    win = window_for(qtbot, demo_ctx, FakeSession(CLERK))
+    try:
+        menus = win.menus
+        assert menus is not None
+        assert not win.menu(MENU_INSPECTION).menuAction().isVisible()
+        assert not menus.file_actions["inspection"].isVisible()
+        QTest.keySequence(win, QKeySequence("Ctrl+Shift+F"))
+        assert menus.dialog is None
+        assert menus.open_inspection() is None  # asked directly: refused by role
+        assert win.status.currentMessage() == text("INSPECTOR_ROLE_REQUIRED", "es")
+        assert win.pages.currentWidget() is win.desk_page
+    finally:
+        win.stop()
+
+
+def test_the_director_reaches_the_screen_from_the_inspection_menu(
+    qtbot: QtBot, demo_ctx: AppContext, people: list[AdmissionResult]
+) -> None:
+    win = window_for(qtbot, demo_ctx, FakeSession(DIRECTOR))
+    try:
+        menus = win.menus
+        assert menus is not None
+        action = menus.file_actions["inspection"]
+        assert win.menu(MENU_INSPECTION).menuAction().isVisible() and action.isVisible()
+        assert action in win.menu(MENU_INSPECTION).actions()
+        assert action.shortcut() == QKeySequence("Ctrl+Shift+F")
+        for name, keys in (
+            ("figures", "Ctrl+Shift+C"),
+            ("rectify", "Ctrl+Shift+N"),
+            ("access_report", "Ctrl+Shift+A"),
+            ("retention", "Ctrl+Shift+R"),
+        ):
+            assert menus.file_actions[name].shortcut() == QKeySequence(keys), name
+            assert menus.file_actions[name] in win.menu(MENU_DIRECTION).actions(), name
+        shortcuts = [a.shortcut().toString() for a in win.actions() if not a.shortcut().isEmpty()]
+        assert len(shortcuts) == len(set(shortcuts)), "no two actions share a key"
+        QTest.keySequence(win, QKeySequence("Ctrl+Shift+F"))
+        dialog = menus.dialog
+        assert isinstance(dialog, InspectionDialog)
+        qtbot.waitUntil(dialog.isVisible)
+        screen = dialog.screen_widget
+        screen.purpose_edit.setText(PURPOSE)
+        screen.name_edit.setText("garcia")
+        screen.search()
+        assert screen.results.rowCount() == 2
+        dialog.reject()
+    finally:
+        win.stop()
+
+
+def test_an_inspector_only_sign_in_opens_the_inspector_screen(
+    qtbot: QtBot, demo_ctx: AppContext, people: list[AdmissionResult]
+) -> None:
+    from ui.demo_scenario import demo_cases
+    from ui.session import DeskSession
+
+    accounts = demo_ctx.accounts
+    admin = accounts.create_account(
+        "admin1", "Admin One", "admin-password-1", [Role.ADMIN], actor=None
+    )
+    for user, name, roles in (
+        ("inspector1", "Inspectora Uno", [Role.INSPECTOR]),
+        ("clerk1", "Clerk One", [Role.CLERK]),
+    ):
+        accounts.create_account(user, name, "a-long-password-1", roles, actor=admin.operator())
+    session = DeskSession.for_context(demo_ctx)
+    session.sign_in("inspector1", "a-long-password-1")
+    win = window_for(qtbot, demo_ctx, session)
+    try:
+        assert win.inspector_mode and win.inspection is not None
+        assert win.pages.currentWidget() is win.inspection
+        for name in (MENU_DESK, MENU_DIRECTION, MENU_ADMIN):
+            assert not win.menu(name).menuAction().isVisible(), name
+        menus = win.menus
+        assert menus is not None
+        # no admission action can be reached: every desk key and menu action is disabled
+        for action in (win.enter_action, win.clear_action, win.manual_action, win.check_action):
+            assert not action.isEnabled()
+        assert not any(a.isEnabled() for a in win.card_type_actions)
+        assert not any(
+            a.isEnabled()
+            for a in menus.actions.values()
+            if a.objectName() not in ("action_lock", "action_sign_out")
+        )
+        for keys in ("Ctrl+M", "Ctrl+K", "F9", "Ctrl+E", "Ctrl+B", "Ctrl+Shift+G"):
+            QTest.keySequence(win, QKeySequence(keys))
+        assert menus.dialog is None and win.findChildren(ManualEntryDialog) == []
+        # a document read is dropped: no verdict, nothing recorded
+        visits_before = len(demo_ctx.store.visits(people[0].recorded.file_number))
+        today = madrid_date(demo_ctx.clock.now())
+        lines = next(c for c in demo_cases(today, 0) if c.kind == "admitted").lines
+        win.read_mrz(lines)
+        assert win.controller.state is DeskState.IDLE and win.controller.current is None
+        assert len(demo_ctx.store.visits(people[0].recorded.file_number)) == visits_before
+        assert not [e for e in audit(demo_ctx) if e[0] == "ADMISSION" and e[1] == "inspector1"]
+        # the screen works for the inspector
+        screen = win.inspection
+        screen.purpose_edit.setText(PURPOSE)
+        screen.name_edit.setText("martin")
+        screen.search()
+        assert [v.surname for v in screen.results.visitors] == ["MARTIN RUIZ"]
+        screenshot(win, "inspector-window")
+        # the retention view stays offered (counts only)
+        assert menus.file_actions["retention"].isEnabled()
+        assert win.menu(MENU_INSPECTION).menuAction().isVisible()
+        assert not menus.file_actions["inspection"].isVisible()
+
+        # a clerk signs in after the inspector: the desk is back, its keys work
+        session.sign_out("user")
+        session.sign_in("clerk1", "a-long-password-1")
+        assert not win.inspector_mode and win.pages.currentWidget() is win.desk_page
+        assert win.enter_action.isEnabled() and win.manual_action.isEnabled()
+        assert all(a.isEnabled() for a in menus.actions.values())
+        assert win.menu(MENU_DESK).menuAction().isVisible()
+        assert not win.menu(MENU_INSPECTION).menuAction().isVisible()
+    finally:
+        win.stop()
