@@ -5,6 +5,8 @@ the day's figures and the audit head; CSVs that a spreadsheet opens safely."""
 
 from __future__ import annotations
 
+import errno
+import os
 import random
 import shutil
 import subprocess
@@ -31,6 +33,7 @@ from admission.reports import (
     DayBookLine,
     ExportFormat,
     FigureCounts,
+    ReportError,
     ReportMeta,
     access_rows,
     content_digest,
@@ -247,3 +250,59 @@ def test_previews_of_the_reports(tmp_path: Path) -> None:
     book = renderer.day_book(meta(), synthetic_day_book(120))
     assert preview_png(book, dpi=60).startswith(b"\x89PNG")
     assert preview_png(book, dpi=60, page_index=3).startswith(b"\x89PNG")
+
+
+# -- the file target ------------------------------------------------------------------
+
+
+def test_an_export_file_is_written_whole_and_private(tmp_path: Path) -> None:
+    from hardware.printer.export_file import FileExportTarget
+
+    target = FileExportTarget(tmp_path / "libro.pdf")
+    target.write(b"%PDF-1.4 whole")
+    assert (tmp_path / "libro.pdf").read_bytes() == b"%PDF-1.4 whole"
+    assert (tmp_path / "libro.pdf").stat().st_mode & 0o077 == 0
+    assert target.name == "libro.pdf" and sorted(tmp_path.iterdir()) == [tmp_path / "libro.pdf"]
+    target.discard()
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize(
+    ("failing", "error", "code"),
+    [
+        ("write", errno.ENOSPC, "EXPORT_DISK_FULL"),
+        ("replace", errno.ENOSPC, "EXPORT_DISK_FULL"),
+        ("replace", errno.EROFS, "EXPORT_READ_ONLY"),
+        ("open", errno.EACCES, "EXPORT_READ_ONLY"),
+        ("fsync", errno.EIO, "EXPORT_FAILED"),
+    ],
+)
+def test_a_failed_export_leaves_no_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, failing: str, error: int, code: str
+) -> None:
+    from hardware.printer.export_file import FileExportTarget
+
+    real = getattr(os, failing)
+    calls = {"n": 0}
+
+    def broken(*args: object, **kwargs: object) -> object:
+        calls["n"] += 1
+        if failing == "write" and calls["n"] == 1:
+            real(*args, **kwargs)  # a part written, then the disk fills
+        raise OSError(error, os.strerror(error))
+
+    monkeypatch.setattr(os, failing, broken)
+    target = FileExportTarget(tmp_path / "libro.pdf")
+    with pytest.raises(ReportError) as failed:
+        target.write(b"x" * 100_000)
+    assert failed.value.code == code
+    monkeypatch.undo()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_an_export_into_a_missing_folder_fails_cleanly(tmp_path: Path) -> None:
+    from hardware.printer.export_file import FileExportTarget
+
+    with pytest.raises(ReportError) as failed:
+        FileExportTarget(tmp_path / "nope" / "libro.pdf").write(b"x")
+    assert failed.value.code == "EXPORT_FAILED" and list(tmp_path.iterdir()) == []
