@@ -54,6 +54,7 @@ from admission.hours import ALWAYS_OPEN, parse_hours
 from admission.leaflet import build_leaflet, leaflet_config_from_settings
 from admission.ports import Clock
 from admission.registry.policy import RegistryPolicy, RegistryPolicySettings
+from admission.reports import CasinoInfo, ReportService
 from admission.retention_sweep import RetentionSweep
 from admission.settings import Settings
 from admission.verdict import AdmissionPolicy, Outcome
@@ -68,7 +69,9 @@ from db.store import SqlCipherStore
 from db.voucher_book import SqlVoucherBook
 from hardware.printer.card_files import CardFiles
 from hardware.printer.desk_documents import REGULATION, DeskDocuments
+from hardware.printer.export_file import FileExportTarget
 from hardware.printer.render import style_from_settings
+from hardware.printer.reports import ReportlabRenderer
 from hardware.printer.service import CardPresentation, CardPrintService
 from ui.cli.args import parse_instant
 from ui.cli.commands import FILE_COMMANDS, TOOL_COMMANDS
@@ -198,6 +201,13 @@ def _wire(tools: Tools, store: SqlCipherStore) -> AppContext:
             ),
         ),
         counters=partial(desk_counters, store),  # the desk window's panel
+        reports=ReportService(  # arts. 14.1.b, 20.4; GDPR art. 15
+            store,
+            clock,
+            ReportlabRenderer(),
+            CasinoInfo(settings["casino.name"], settings["casino.id"], settings["casino.address"]),
+        ),
+        export_target=FileExportTarget,
     )
     ctx.backup_file = lambda out, actor: backup(
         store, out, casino_id=settings["casino.id"], actor=actor, now=clock.now()

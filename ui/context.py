@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from admission.errors import ConfigError
 from admission.ports import Clock, madrid_date
+from admission.reports import ExportTarget, ReportService
 from admission.settings import Settings
 
 if TYPE_CHECKING:
@@ -126,6 +127,10 @@ class AppContext:
     vouchers: SqlVoucherBook
     accounts: SqlAccounts  # who works the desk: sign-in, idle lock, director (art. 20.3)
     counters: CounterReader  # the desk's counters at a time (run on the store worker)
+    # the director's and the inspectors' reports and exports (arts. 14.1.b, 20.4)
+    reports: ReportService
+    # where an export goes: a file written whole or not at all (FileExportTarget)
+    export_target: Callable[[Path], ExportTarget]
     closers: list[Callable[[], None]] = field(default_factory=list)
     # an encrypted copy of the open file, taken while the desk works (art. 20.4)
     backup_file: Callable[[Path, str], BackupInfo] = _no_backup
