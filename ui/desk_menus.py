@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from enum import unique
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from PySide6.QtCore import QLocale, QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
@@ -63,6 +63,7 @@ from ui.jobs import JobRunner
 
 if TYPE_CHECKING:
     from admission.desk import AdmissionResult
+    from admission.reports import ReportService
     from admission.vouchers.model import Voucher
     from ui.desk_window import DeskWindow
 
@@ -489,11 +490,8 @@ class DeskMenus(QObject):
             return None
         return director
 
-    def _reports(self) -> Any:
-        reports = getattr(self.window.ctx, "reports", None)
-        if reports is None:
-            self._say(DeskFlowCode.JOB_FAILED)
-        return reports
+    def _reports(self) -> ReportService:
+        return self.window.ctx.reports
 
     def open_inspection(self) -> InspectionDialog | None:
         """Ctrl+Shift+F: the inspector's screen (an inspector or the game director)."""
@@ -511,9 +509,9 @@ class DeskMenus(QObject):
     def open_figures(self) -> FiguresDialog | None:
         """Ctrl+Shift+C: the director's figures, the last seven days at first."""
         operator = self._with_role((Role.DIRECTOR, Role.INSPECTOR), self.tr("Cifras de admisión"))
-        reports = None if operator is None else self._reports()
-        if operator is None or reports is None:
+        if operator is None:
             return None
+        reports = self._reports()
         ctx = self.window.ctx
         dialog = FiguresDialog(
             reports,
@@ -532,14 +530,13 @@ class DeskMenus(QObject):
     ) -> tuple[Visitor, Sequence[Observation]]:
         """The person and their observations, as an audited read (the access report's
         reading: GDPR art. 15; the director only)."""
-        reports: Any = getattr(self.window.ctx, "reports", None)
-        report = reports.access_report(operator, purpose, file_number=number)
+        report = self.window.ctx.reports.access_report(operator, purpose, file_number=number)
         return report.visitor, report.observations
 
     def open_rectification(self) -> RectificationDialog | None:
         """Ctrl+Shift+N: correct a visitor's name or an observation (GDPR art. 16)."""
         operator = self._with_role((Role.DIRECTOR,), self.tr("Rectificar datos de un visitante"))
-        if operator is None or self._reports() is None:
+        if operator is None:
             return None
         ctx = self.window.ctx
         dialog = RectificationDialog(
@@ -554,13 +551,13 @@ class DeskMenus(QObject):
     def open_access_report(self) -> AccessReportDialog | None:
         """Ctrl+Shift+A: a person's access-request report as a PDF (GDPR art. 15)."""
         operator = self._with_role((Role.DIRECTOR,), self.tr("Informe de acceso a datos"))
-        reports = None if operator is None else self._reports()
-        if operator is None or reports is None:
+        if operator is None:
             return None
+        reports = self._reports()
         ctx = self.window.ctx
         dialog = AccessReportDialog(
             reports,
-            getattr(ctx, "export_target"),  # noqa: B009  # built by main.py with the reports
+            ctx.export_target,
             self.runner,
             operator,
             ctx.tools.today(),

@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from datetime import date
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from PySide6.QtCore import QObject, Signal
 
@@ -32,6 +32,7 @@ from admission.accounts import Operator
 from admission.errors import AdmissionError
 from admission.inspection import InspectionService, Timeline
 from admission.records import Visitor
+from admission.reports import ExportFormat, ExportTarget, RenderedExport, ReportService
 from ui.desk_flow import DeskFlowCode, SessionView
 from ui.jobs import JobRunner
 
@@ -41,7 +42,6 @@ if TYPE_CHECKING:
 __all__ = [
     "EXPORT_UNAVAILABLE",
     "InspectionController",
-    "ReportsPort",
     "SearchRequest",
     "inspection_controller",
 ]
@@ -68,20 +68,6 @@ class SearchRequest:
         return asdict(self)
 
 
-class ReportsPort(Protocol):
-    """What the screen asks of ``admission.reports.ReportService``."""
-
-    def export_search(
-        self, operator: Operator, purpose: str, fmt: Any, target: Any, **criteria: Any
-    ) -> Any: ...
-
-    def export_timeline(
-        self, operator: Operator, purpose: str, file_number: int, fmt: Any, target: Any
-    ) -> Any: ...
-
-    def export_day_book(self, operator: Operator, day: date, target: Any) -> Any: ...
-
-
 class InspectionController(QObject):
     """Searches, timelines and exports for the screen, on ``runner``."""
 
@@ -98,9 +84,8 @@ class InspectionController(QObject):
         session: SessionView,
         inspection: InspectionService,
         *,
-        reports: ReportsPort | None = None,
-        export_target: Callable[[Path], Any] | None = None,
-        export_format: Callable[[str], Any] | None = None,
+        reports: ReportService | None = None,
+        export_target: Callable[[Path], ExportTarget] | None = None,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -109,7 +94,6 @@ class InspectionController(QObject):
         self._inspection = inspection
         self._reports = reports
         self._target = export_target
-        self._format = export_format or (lambda name: name)
         self._busy = 0
         self.last_search: tuple[str, SearchRequest] | None = None  # purpose, criteria
         self.results: list[Visitor] = []
@@ -203,7 +187,7 @@ class InspectionController(QObject):
         )
 
     # -- exports -----------------------------------------------------------------------
-    def _export(self, path: Path, job: Callable[[Operator, Any], Any]) -> None:
+    def _export(self, path: Path, job: Callable[[Operator, ExportTarget], RenderedExport]) -> None:
         operator = self._operator(self._export_refuse)
         if operator is None:
             return
@@ -213,7 +197,7 @@ class InspectionController(QObject):
             return
         name = path.name
 
-        def run() -> Any:
+        def run() -> RenderedExport:
             return job(operator, make_target(path))
 
         self._submit(
@@ -227,11 +211,21 @@ class InspectionController(QObject):
             self._export_refuse("INSPECT_NO_CRITERIA")
             return
         purpose, request = last
-        kind = self._format(fmt)
+        kind = ExportFormat(fmt)
         self._export(
             path,
             lambda operator, target: reports.export_search(  # type: ignore[union-attr]
-                operator, purpose, kind, target, **request.criteria()
+                operator,
+                purpose,
+                kind,
+                target,
+                name=request.name,
+                id_number=request.id_number,
+                card=request.card,
+                file_number=request.file_number,
+                date_from=request.date_from,
+                date_to=request.date_to,
+                observation=request.observation,
             ),
         )
 
@@ -241,7 +235,7 @@ class InspectionController(QObject):
         if shown is None:
             self._export_refuse("SELECTION_REQUIRED")
             return
-        purpose, number, kind = self.timeline_purpose, shown.visitor.file_number, self._format(fmt)
+        purpose, number, kind = self.timeline_purpose, shown.visitor.file_number, ExportFormat(fmt)
         self._export(
             path,
             lambda operator, target: reports.export_timeline(  # type: ignore[union-attr]
@@ -269,7 +263,7 @@ def inspection_controller(
         runner,
         session,
         InspectionService(ctx.store, ctx.store, ctx.clock),
-        reports=getattr(ctx, "reports", None),
-        export_target=getattr(ctx, "export_target", None),
+        reports=ctx.reports,
+        export_target=ctx.export_target,
         parent=parent,
     )

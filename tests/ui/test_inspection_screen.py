@@ -269,24 +269,36 @@ def test_the_day_book_is_written_where_chosen(
 
 @needs_reports
 def test_a_failing_export_shows_the_message_and_writes_nothing(
-    searched: InspectionScreen, tmp_path: Path
+    searched: InspectionScreen,
+    demo_ctx: AppContext,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    folder = tmp_path / "read-only"
+    import errno
+    import os
+
+    folder = tmp_path / "full-disk"
     folder.mkdir()
-    folder.chmod(0o500)
-    try:
-        chosen = folder / "busqueda.pdf"
-        searched.ask_path = lambda _t, _n, _f: chosen
+    chosen = folder / "busqueda.pdf"
+    searched.ask_path = lambda _t, _n, _f: chosen
+    real_fsync = os.fsync
+
+    def full(_fd: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    exports_before = [a for a in audit(demo_ctx) if a[0].startswith("EXPORT")]
+    with monkeypatch.context() as patch:
+        patch.setattr(os, "fsync", full)
         searched.results_pdf.click()
-        assert searched.errors.code.startswith("EXPORT_")
-        assert searched.errors.text() == text(searched.errors.code, "es")
-        assert list(folder.iterdir()) == []
-        # still usable
-        assert searched.search_button.isEnabled() and searched.results_pdf.isEnabled()
-        searched.search()
-        assert searched.results.rowCount() == 2
-    finally:
-        folder.chmod(0o700)
+    assert os.fsync is real_fsync
+    assert searched.errors.code == "EXPORT_DISK_FULL"
+    assert searched.errors.text() == text("EXPORT_DISK_FULL", "es")
+    assert list(folder.iterdir()) == []  # nothing written, no temporary file left
+    assert [a for a in audit(demo_ctx) if a[0].startswith("EXPORT")] == exports_before
+    # the screen stays usable: the same export works once the disk has room
+    assert searched.search_button.isEnabled() and searched.results_pdf.isEnabled()
+    searched.results_pdf.click()
+    assert chosen.read_bytes().startswith(b"%PDF") and searched.errors.code == ""
 
 
 def test_a_cancelled_file_dialog_exports_nothing(

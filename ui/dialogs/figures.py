@@ -128,8 +128,10 @@ class FiguresDialog(QDialog):
         grid.addWidget(self.card_types, 1, 0)
         grid.addWidget(self.revenue, 1, 1)
         grid.addWidget(self.refusals, 2, 0, 1, 2)
-        for chart in self.charts():
-            chart.setMinimumHeight(200)
+        grid.setRowStretch(0, 1)
+        grid.setRowStretch(3, 1)  # the space left goes below the charts
+        for chart in (self.per_hour, self.per_day):
+            chart.setMinimumHeight(220)
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
         scroll.setWidget(charts)
@@ -196,8 +198,8 @@ class FiguresDialog(QDialog):
         self.card_types.set_data([(self._card_label(c), n) for c, n in figures.card_types])
         self.revenue.set_data([(self._card_label(c), n) for c, n in figures.revenue_by_type])
         self.refusals.set_data([(bounded(message(code), 60), n) for code, n in figures.refusals])
-        for chart in self.charts():
-            chart.setMinimumHeight(max(200, chart.sizeHint().height()))
+        for chart in (self.card_types, self.revenue, self.refusals):
+            chart.setMinimumHeight(chart.sizeHint().height())
 
 
 def open_figures(

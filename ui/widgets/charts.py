@@ -26,7 +26,7 @@ from ui.dialogs.common import bounded
 
 __all__ = ["BarChart", "Orientation"]
 
-MAX_LABEL = 40  # characters of one bar's label
+MAX_LABEL = 60  # characters of one bar's label
 MAX_BARS = 200  # a chart shows at most this many bars (a year of days fits)
 MARGIN = 8
 
@@ -59,8 +59,12 @@ class BarChart(QWidget):
         self._bars: list[tuple[str, int]] = []
         self._unit = ""
         self.setFocusPolicy(Qt.FocusPolicy.TabFocus)  # a screen reader can land on it
-        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
-        self.setMinimumSize(220, 140)
+        # horizontal bars take the height they need; vertical ones grow with the window
+        vertical = QSizePolicy.Policy.Expanding
+        if orientation is Orientation.HORIZONTAL:
+            vertical = QSizePolicy.Policy.Preferred
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, vertical)
+        self.setMinimumSize(220, 80 if orientation is Orientation.HORIZONTAL else 140)
         self.set_title(title)
 
     # -- data --------------------------------------------------------------------------
@@ -103,7 +107,7 @@ class BarChart(QWidget):
         metrics = QFontMetrics(self.font())
         line = metrics.height()
         if self._orientation is Orientation.HORIZONTAL:
-            return QSize(420, 2 * MARGIN + line * 2 + max(1, len(self._bars)) * (line + 6))
+            return QSize(420, 2 * MARGIN + line * 2 + int(max(1, len(self._bars)) * line * 1.8))
         return QSize(max(320, len(self._bars) * 22 + 80), 240)
 
     # -- painting ----------------------------------------------------------------------
@@ -154,15 +158,17 @@ class BarChart(QWidget):
         top = max(v for _l, v in self._bars) or 1
         label_w = min(
             max(metrics.horizontalAdvance(label) for label, _v in self._bars) + 8,
-            area.width() * 0.4,
+            area.width() * 0.45,
         )
         value_w = max(metrics.horizontalAdvance(self._value_text(v)) for _l, v in self._bars) + 8
-        row = area.height() / len(self._bars)
-        bar_h = max(2.0, min(row - 4, metrics.height() + 4.0))
+        # rows of a line and a half at most, from the top: a few bars stay together
+        row = min(area.height() / len(self._bars), metrics.height() * 1.8)
+        bar_h = max(2.0, min(row - 4, metrics.height() + 2.0))
         x0 = area.left() + label_w
         span = max(1.0, area.width() - label_w - value_w)
         painter.setPen(axis)
-        painter.drawLine(int(x0), int(area.top()), int(x0), int(area.bottom()))
+        bottom = area.top() + row * len(self._bars)
+        painter.drawLine(int(x0), int(area.top()), int(x0), int(bottom))
         for index, (label, value) in enumerate(self._bars):
             y = area.top() + index * row + (row - bar_h) / 2
             width = span * value / top
