@@ -28,6 +28,7 @@ from admission.ports import Clock
 
 __all__ = [
     "DEFAULT_IDLE",
+    "FILE_KEY_ACTOR",
     "Account",
     "AccountAction",
     "AccountBook",
@@ -51,6 +52,7 @@ MAX_DISPLAY_NAME = 80
 MAX_PURPOSE = 80
 MAX_REASON = 40
 USERNAME = re.compile(r"[a-z0-9._-]{1,32}")
+FILE_KEY_ACTOR = "file-key"  # the actor of an account made with the file's key (user add)
 UNKNOWN_ACTOR = "-"  # actor of an attempt on a name that is no account: never the typed text
 DEFAULT_IDLE = timedelta(minutes=5)
 
@@ -357,16 +359,23 @@ class AccountService:
         roles: Iterable[Role],
         *,
         actor: Operator | None,
+        file_key: bool = False,
     ) -> Account:
-        """``actor`` None only for the first account, which must administer."""
+        """``actor`` None only for the first account, which must administer.
+        ``file_key``: made by whoever opened the file with its key (the command line's
+        ``user add``): the key opens every record, so its holder acts as the
+        administrator; audited under :data:`FILE_KEY_ACTOR`."""
         name = normal_username(username)
+        if name == FILE_KEY_ACTOR:  # the trail's name for the key holder, never an account
+            raise AccountError("reserved user name", code=AccountErrorCode.USERNAME_INVALID)
         display = _text(display_name, MAX_DISPLAY_NAME, AccountErrorCode.DISPLAY_NAME_INVALID)
         chosen = _roles(roles)
         _password(password)
-        if actor is None:
-            if self.has_accounts():
+        if file_key or actor is None:
+            actor, first = None, not self.has_accounts()
+            if not (first or file_key):
                 raise AccountError("sign in first", code=AccountErrorCode.NOT_SIGNED_IN)
-            if Role.ADMIN not in chosen:
+            if first and Role.ADMIN not in chosen:
                 raise AccountError(
                     "the first account administers", code=AccountErrorCode.FIRST_ACCOUNT_NOT_ADMIN
                 )
@@ -377,7 +386,7 @@ class AccountService:
         now = self._clock.now()
         account = Account(name, display, chosen, True, 0, None, now)
         note = AuditNote(
-            name if actor is None else actor.username,
+            FILE_KEY_ACTOR if file_key else name if actor is None else actor.username,
             AccountAction.ACCOUNT_CREATED,
             _subject(name),
             now,

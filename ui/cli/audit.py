@@ -4,7 +4,9 @@ to be kept outside the file (printed on the daily visitor book; art. 20.4, 14.1.
 ``audit verify [--anchor SEQ:DIGEST]...``: walk the chain with the audit key, check every
 visit, card, ban... still in the file against it, and that each anchor (a head kept
 outside) is still there unchanged; 0 intact, 1 broken (``first_bad_seq`` and ``problem``
-say where and what), 2 a malformed anchor.
+say where and what; ``first_broken`` names that entry - seq, at, actor, action,
+subject - and ``message`` says the problem in Spanish, ``message_en`` in English),
+2 a malformed anchor.
 """
 
 from __future__ import annotations
@@ -12,9 +14,11 @@ from __future__ import annotations
 import argparse
 import re
 from enum import unique
+from typing import Any
 
+from admission.catalogue import text as catalogue_text
 from admission.codes import Code
-from admission.errors import StoreError
+from admission.errors import AdmissionError, StoreError
 from admission.records import AuditAnchor
 from ui.cli.result import Command, CommandResult, ExitCode, described, error
 from ui.context import AppContext
@@ -83,7 +87,7 @@ def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
             **described(err.code, "the audit chain could not be read past the damage"),
         }
     ok = check.ok and pages.ok
-    return (ExitCode.OK if ok else ExitCode.REFUSED), {
+    answer = {
         "ok": ok,
         "integrity": integrity,
         "entries": check.entries,
@@ -93,6 +97,34 @@ def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
         "row": check.row or None,
         "anchors": check.anchors,
         "key_source": ctx.store.audit_key_source,
+    }
+    if not check.ok:
+        answer["first_broken"] = first_broken(ctx, check.first_bad_seq)
+        answer["message"] = catalogue_text(check.problem, "es")
+        answer["message_en"] = catalogue_text(check.problem, "en")
+    return (ExitCode.OK if ok else ExitCode.REFUSED), answer
+
+
+def first_broken(ctx: AppContext, seq: int | None) -> dict[str, Any] | None:
+    """The entry where the chain first fails (or the one committing to the changed
+    row): who wrote it, when, what and about which subject - a file number or a keyed
+    hash, never a name. None when there is no such entry (a missing tail, a row the
+    chain never recorded) or it cannot be read."""
+    if seq is None or seq < 1:
+        return None
+    try:
+        found = ctx.store.audit_entries(seq - 1, 1)
+    except AdmissionError:
+        return None
+    if not found or found[0].seq != seq:
+        return None
+    entry = found[0]
+    return {
+        "seq": entry.seq,
+        "at": entry.at.isoformat(),
+        "actor": entry.actor,
+        "action": entry.action,
+        "subject": entry.subject,
     }
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from ui.cli import (
+    access_report,
     account,
     admit,
     audit,
@@ -23,8 +24,12 @@ from ui.cli import (
     print_card,
     purge,
     read_document,
+    rectify,
     registry,
+    report,
+    retention,
     scan,
+    user,
     verify_card,
     visitor,
     voucher,
@@ -54,6 +59,8 @@ FILE_COMMANDS: dict[str, Command[AppContext]] = {
         audit.COMMAND,
         visitor.COMMAND,
         inspect.COMMAND,
+        report.COMMAND,
+        access_report.COMMAND,
         verify_card.COMMAND,
         print_card.PRINT_CARD,
         print_card.VOID_CARD,
@@ -64,6 +71,9 @@ FILE_COMMANDS: dict[str, Command[AppContext]] = {
         voucher.COMMAND,
         demo.COMMAND,
         account.COMMAND,
+        user.COMMAND,
         backup.BACKUP,
+        rectify.COMMAND,
+        retention.COMMAND,
     )
 }
