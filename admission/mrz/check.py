@@ -119,7 +119,13 @@ class Correction:
 #   000001115702 gives 7, the filler variant 1. So a Belgian long number passes under
 #   either rule; the composite check digit, which covers the whole of line 1, still
 #   has to pass as well.
-LONG_NUMBER_WITH_FILLER = frozenset({"BEL"})
+# PRT: the Cartão de Cidadão of PRADO (CARLOS MONTEIRO AMELIA VANESSA, number
+#   000024759ZZ7) prints "000024759<ZZ72": 2 is the check digit over the number with its
+#   filler (the ICAO rule gives 0), and the printed composite 8 matches that line (zone
+#   as quoted in the JMRTD test suite, ElMostafaIdrassi/jmrtd MRZInfoTest.testPRTFromPrado,
+#   and a C# MRZ library's tests). The 2024 specimen (426349253ZY8) and the others
+#   published give the same digit under both rules, so the ICAO rule is kept too.
+LONG_NUMBER_WITH_FILLER = frozenset({"BEL", "PRT"})
 
 
 def issuer_of(grid: GridView) -> str:

@@ -398,6 +398,24 @@ def test_belgium_also_prints_the_icao_rule_for_long_numbers() -> None:
     assert parse_mrz(_with_issuer(icao, "BEL"), today=TODAY).valid
 
 
+PRT_CARD = [  # the Cartão de Cidadão of PRADO: check digit over the number with its filler
+    "I<PRT000024759<ZZ72<<<<<<<<<<<",
+    "8010100F2006017PRT<<<<<<<<<<<8",
+    "CARLOS<MONTEIRO<<AMELIA<VANESS",
+]
+
+
+def test_the_portuguese_card_checks_its_long_number_with_the_filler() -> None:
+    r = parse_mrz(PRT_CARD, today=date(2019, 1, 1))
+    assert r.valid and r.errors == () and r.document_number == "000024759ZZ7"
+
+
+@pytest.mark.parametrize("issuer", ["ESP", "ITA", "BRA"])
+def test_the_portuguese_variant_is_refused_for_any_other_issuer(issuer: str) -> None:
+    r = parse_mrz(_with_issuer(PRT_CARD, issuer), today=date(2019, 1, 1))
+    assert not r.valid and r.errors == ("CHECK_DOCUMENT_NUMBER",)
+
+
 def test_a_belgian_long_number_right_by_neither_rule_fails() -> None:
     wrong = [BEL_CARD_2020[0][:18] + "4" + BEL_CARD_2020[0][19:], *BEL_CARD_2020[1:]]
     r = parse_mrz(wrong, today=TODAY)
