@@ -14,7 +14,6 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
 from admission.accounts import Operator, Role
@@ -24,6 +23,7 @@ from admission.inspection import InspectionService
 from admission.ports import madrid_date
 from tests.factories import dni, dni_document
 from tests.ui.conftest import CLERK, DIRECTOR, FakeSession
+from tests.ui.report_helpers import screenshot
 from ui.context import AppContext
 from ui.controller import DeskState
 from ui.desk_menus import MENU_INSPECTION
@@ -35,14 +35,6 @@ from ui.jobs import ImmediateRunner
 
 INSPECTOR = Operator("inspector1", "Inspectora Uno", frozenset({Role.INSPECTOR}))
 PURPOSE = "Expediente 12/2026 de la inspección"
-
-
-def screenshot(widget: QWidget, name: str) -> None:
-    try:
-        from ui.screens import save_screenshot
-    except ImportError:
-        return
-    save_screenshot(widget, name)
 
 
 def admit(ctx: AppContext, number: int, surname: str, given: str) -> AdmissionResult:

@@ -28,8 +28,10 @@ from PySide6.QtWidgets import (
     QDialog,
     QFileDialog,
     QFormLayout,
+    QGridLayout,
     QGroupBox,
     QHBoxLayout,
+    QLabel,
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
@@ -225,7 +227,7 @@ class RectificationDialog(QDialog):
         layout.addLayout(find)
         layout.addWidget(self.current)
         boxes = QHBoxLayout()
-        boxes.addWidget(name_box, 1)
+        boxes.addWidget(name_box, 1, Qt.AlignmentFlag.AlignTop)
         boxes.addWidget(obs_box, 1)
         layout.addLayout(boxes, 1)
         layout.addWidget(self.errors)
@@ -374,13 +376,32 @@ class RetentionDialog(QDialog):
         self.setWindowTitle(self.tr("Conservación de datos: seis meses (art. 20.4)"))
         self.setAccessibleName(self.windowTitle())
 
-        self.summary = plain_label("", limit=600)
-        self.summary.setAccessibleName(self.tr("Resumen de la conservación"))
         self.purge = plain_label("", limit=300)
         self.purge.setAccessibleName(self.tr("Próxima purga"))
         font = self.purge.font()
         font.setBold(True)
         self.purge.setFont(font)
+        # the totals: one row each (plain text, counts and dates only)
+        self.values: dict[str, QLabel] = {}
+        totals = QGridLayout()
+        rows = (
+            ("visitors", self.tr("Visitantes:")),
+            ("visits", self.tr("Visitas:")),
+            ("observations", self.tr("Observaciones:")),
+            ("cards", self.tr("Tarjetas:")),
+            ("oldest_visit", self.tr("Visita más antigua:")),
+            ("oldest_observation", self.tr("Observación más antigua:")),
+            ("cutoff", self.tr("Se conserva desde:")),
+        )
+        for index, (key, caption) in enumerate(rows):
+            value = plain_label("", limit=60)
+            value.setAccessibleName(caption.rstrip(":"))
+            self.values[key] = value
+            row, column = index % 4, (index // 4) * 2
+            totals.addWidget(QLabel(caption), row, column)
+            totals.addWidget(value, row, column + 1)
+        totals.setColumnStretch(1, 1)
+        totals.setColumnStretch(3, 2)
         self.table = _table(
             (
                 self.tr("Mes"),
@@ -400,17 +421,24 @@ class RetentionDialog(QDialog):
         split.addWidget(self.table)
         split.addWidget(self.chart)
         split.setChildrenCollapsible(False)
+        split.setSizes([560, 440])
         self.errors = ErrorLine()
         layout = QVBoxLayout(self)
         layout.addWidget(self.purge)
-        layout.addWidget(self.summary)
+        layout.addLayout(totals)
         layout.addWidget(split, 1)
-        row = QHBoxLayout()
-        row.addWidget(self.errors, 1)
-        row.addWidget(self.refresh_button)
-        layout.addLayout(row)
+        bottom = QHBoxLayout()
+        bottom.addWidget(self.errors, 1)
+        bottom.addWidget(self.refresh_button)
+        layout.addLayout(bottom)
         layout.addWidget(close_box(self))
-        self.resize(900, 520)
+        self.resize(1040, 560)
+
+    def summary(self) -> str:
+        """The totals as one line of text (also what a screen reader gets)."""
+        return " · ".join(
+            f"{label.accessibleName()}: {label.text()}" for label in self.values.values()
+        )
 
     def load(self) -> None:
         service, operator = self._service, self._operator
@@ -425,20 +453,11 @@ class RetentionDialog(QDialog):
     def show_overview(self, overview: Any) -> None:
         self.overview = overview
         none = self.tr("ninguno")
-        self.summary.setText(
-            self.tr(
-                "Visitantes: %1 · Visitas: %2 · Observaciones: %3 · Tarjetas: %4\n"
-                "Visita más antigua: %5 · Observación más antigua: %6 · "
-                "Se conserva desde: %7"
-            )
-            .replace("%1", str(overview.visitors))
-            .replace("%2", str(overview.visits))
-            .replace("%3", str(overview.observations))
-            .replace("%4", str(overview.cards))
-            .replace("%5", local_time(overview.oldest_visit) or none)
-            .replace("%6", local_time(overview.oldest_observation) or none)
-            .replace("%7", local_time(overview.cutoff))
-        )
+        for key in ("visitors", "visits", "observations", "cards"):
+            self.values[key].setText(str(getattr(overview, key)))
+        self.values["oldest_visit"].setText(local_time(overview.oldest_visit) or none)
+        self.values["oldest_observation"].setText(local_time(overview.oldest_observation) or none)
+        self.values["cutoff"].setText(local_time(overview.cutoff))
         if overview.overdue:
             purge = self.tr("Purga pendiente: %1 visitas pasan de seis meses").replace(
                 "%1", str(overview.overdue)
@@ -469,6 +488,7 @@ class RetentionDialog(QDialog):
                 self.table.setItem(row, column, item)
         self.table.resizeColumnsToContents()
         self.chart.set_data([(m.month, m.visits) for m in months])
+        self.setAccessibleDescription(f"{self.purge.text()} · {self.summary()}")
 
 
 # -- access report (GDPR art. 15) ------------------------------------------------------------
