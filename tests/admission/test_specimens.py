@@ -21,7 +21,13 @@ TODAY = date(2026, 11, 29)
 AT = datetime(2026, 11, 29, 21, 0, tzinfo=UTC)
 CLEAR = RegistryAnswer(RegistryStatus.NOT_LISTED, RegistrySource.REPLICA, version="v1")
 SPECIMEN_MRZ = Path(__file__).parent / "data" / "specimen_mrz.tsv"
-VARIANTS = {"ICAO", "ICAO_LONG_NUMBER", "BEL_LONG_NUMBER_WITH_FILLER", "FR_CNI"}
+VARIANTS = {
+    "ICAO",
+    "ICAO_LONG_NUMBER",
+    "BEL_LONG_NUMBER_WITH_FILLER",
+    "PRT_LONG_NUMBER_WITH_FILLER",
+    "FR_CNI",
+}
 # EU/EEA states, Switzerland, the United Kingdom and Andorra (and Utopia, Doc 9303).
 REGION = {
     *[
