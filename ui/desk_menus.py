@@ -157,7 +157,7 @@ class DeskMenus(QObject):
         file_entries = (
             ("inspection", tr("&Consultar el fichero de visitantes…"), "Ctrl+Shift+F"),
             ("retention", tr("Co&nservación de datos…"), "Ctrl+Shift+R"),
-            ("figures", tr("C&ifras de admisión…"), "Ctrl+Shift+C"),
+            ("figures", tr("Ci&fras de admisión…"), "Ctrl+Shift+C"),
             ("rectify", tr("&Rectificar datos de un visitante…"), "Ctrl+Shift+N"),
             ("access_report", tr("Informe de acceso a &datos (RGPD)…"), "Ctrl+Shift+A"),
         )
@@ -503,7 +503,9 @@ class DeskMenus(QObject):
             return None
         window = self.window
         controller = inspection_controller(window.ctx, self.runner, window.session)
-        dialog = InspectionDialog(controller, window.ctx.tools.today, parent=window)
+        dialog = InspectionDialog(
+            controller, window.ctx.tools.today, card_label=window.card_label, parent=window
+        )
         return self._open(dialog)
 
     def open_figures(self) -> FiguresDialog | None:

@@ -274,12 +274,19 @@ class DeskWindow(QMainWindow):
             if signal is not None:
                 signal.connect(self.apply_operator)
 
+    def card_label(self, code: str) -> str:
+        """A card type's label in the window's language (its code when unknown)."""
+        catalogue = self.ctx.desk.config.catalogue
+        return _card_label(catalogue.types[code]) if code in catalogue.types else code
+
     # -- who works the window: the desk, or the inspector's screen ----------------------
     def _inspection_page(self) -> InspectionScreen:
         if self.inspection is None:
             runner = self.runner if self.runner is not None else ImmediateRunner()
             controller = inspection_controller(self.ctx, runner, self.session, parent=self)
-            self.inspection = InspectionScreen(controller, self.ctx.tools.today)
+            self.inspection = InspectionScreen(
+                controller, self.ctx.tools.today, card_label=self.card_label
+            )
             self.pages.addWidget(self.inspection)
         return self.inspection
 

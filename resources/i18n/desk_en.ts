@@ -52,6 +52,30 @@
         <translation>Acco&amp;unts…</translation>
     </message>
     <message>
+        <source>&amp;Consultar el fichero de visitantes…</source>
+        <translation>&amp;Query the visitor file…</translation>
+    </message>
+    <message>
+        <source>Co&amp;nservación de datos…</source>
+        <translation>Data re&amp;tention…</translation>
+    </message>
+    <message>
+        <source>Ci&amp;fras de admisión…</source>
+        <translation>Admission &amp;figures…</translation>
+    </message>
+    <message>
+        <source>&amp;Rectificar datos de un visitante…</source>
+        <translation>&amp;Rectify a visitor&apos;s data…</translation>
+    </message>
+    <message>
+        <source>Informe de acceso a &amp;datos (RGPD)…</source>
+        <translation>&amp;Data access report (GDPR)…</translation>
+    </message>
+    <message>
+        <source>&amp;Inspección</source>
+        <translation>&amp;Inspection</translation>
+    </message>
+    <message>
         <source>&amp;Sesión</source>
         <translation>&amp;Session</translation>
     </message>
@@ -66,6 +90,65 @@
     <message>
         <source>Operador que ha iniciado sesión</source>
         <translation>Operator signed in</translation>
+    </message>
+</context>
+<context>
+    <name>AccessReportDialog</name>
+    <message>
+        <source>Informe de acceso a datos personales (RGPD art. 15)</source>
+        <translation>Personal data access report (GDPR art. 15)</translation>
+    </message>
+    <message>
+        <source>Todo lo que el fichero guarda de una persona, en un PDF para entregarle. Indique la ficha o el número del documento de identidad.</source>
+        <translation>Everything the file holds about a person, in a PDF to hand over. Give the file number or the identity document number.</translation>
+    </message>
+    <message>
+        <source>Número de ficha</source>
+        <translation>File number</translation>
+    </message>
+    <message>
+        <source>Número del documento de identidad</source>
+        <translation>Identity document number</translation>
+    </message>
+    <message>
+        <source>Motivo de la consulta (obligatorio)</source>
+        <translation>Purpose of the query (required)</translation>
+    </message>
+    <message>
+        <source>Obligatorio: solicitud de acceso nº…</source>
+        <translation>Required: access request no.…</translation>
+    </message>
+    <message>
+        <source>&amp;Exportar PDF…</source>
+        <translation>&amp;Export PDF…</translation>
+    </message>
+    <message>
+        <source>Exportar el informe de acceso a PDF</source>
+        <translation>Export the access report to PDF</translation>
+    </message>
+    <message>
+        <source>&amp;Ficha nº:</source>
+        <translation>&amp;File no.:</translation>
+    </message>
+    <message>
+        <source>o &amp;identidad:</source>
+        <translation>or &amp;identity:</translation>
+    </message>
+    <message>
+        <source>&amp;Motivo:</source>
+        <translation>&amp;Purpose:</translation>
+    </message>
+    <message>
+        <source>¿Dónde guardar el informe?</source>
+        <translation>Where to save the report?</translation>
+    </message>
+    <message>
+        <source>Documento PDF (*.pdf)</source>
+        <translation>PDF document (*.pdf)</translation>
+    </message>
+    <message>
+        <source>Exportado: %1</source>
+        <translation>Exported: %1</translation>
     </message>
 </context>
 <context>
@@ -509,6 +592,21 @@
     </message>
 </context>
 <context>
+    <name>BarChart</name>
+    <message>
+        <source>Gráfico de barras</source>
+        <translation>Bar chart</translation>
+    </message>
+    <message>
+        <source>sin datos</source>
+        <translation>no data</translation>
+    </message>
+    <message>
+        <source>Sin datos</source>
+        <translation>No data</translation>
+    </message>
+</context>
+<context>
     <name>CameraPreview</name>
     <message>
         <source>Cámara</source>
@@ -911,6 +1009,22 @@
         <translation>Choose the printer</translation>
     </message>
     <message>
+        <source>Cifras de admisión</source>
+        <translation>Admission figures</translation>
+    </message>
+    <message>
+        <source>Rectificar datos de un visitante</source>
+        <translation>Rectify a visitor&apos;s data</translation>
+    </message>
+    <message>
+        <source>Informe de acceso a datos</source>
+        <translation>Data access report</translation>
+    </message>
+    <message>
+        <source>Conservación de datos</source>
+        <translation>Data retention</translation>
+    </message>
+    <message>
         <source>Los cambios se aplican al reiniciar</source>
         <translation>Changes apply after a restart</translation>
     </message>
@@ -1070,6 +1184,10 @@
     <message>
         <source>Limpiar</source>
         <translation>Clear</translation>
+    </message>
+    <message>
+        <source>Inspección — fichero de visitantes</source>
+        <translation>Inspection — visitor file</translation>
     </message>
     <message>
         <source>Cierre el diálogo para leer un documento</source>
@@ -1321,6 +1439,85 @@
     </message>
 </context>
 <context>
+    <name>FiguresDialog</name>
+    <message>
+        <source>Cifras de admisión (dirección de juegos)</source>
+        <translation>Admission figures (game director)</translation>
+    </message>
+    <message>
+        <source>Desde el día</source>
+        <translation>From day</translation>
+    </message>
+    <message>
+        <source>Hasta el día</source>
+        <translation>To day</translation>
+    </message>
+    <message>
+        <source>&amp;Mostrar</source>
+        <translation>&amp;Show</translation>
+    </message>
+    <message>
+        <source>Mostrar las cifras del periodo</source>
+        <translation>Show the figures of the period</translation>
+    </message>
+    <message>
+        <source>Últimos &amp;7 días</source>
+        <translation>Last &amp;7 days</translation>
+    </message>
+    <message>
+        <source>Cifras de los últimos siete días</source>
+        <translation>Figures of the last seven days</translation>
+    </message>
+    <message>
+        <source>Este m&amp;es</source>
+        <translation>This m&amp;onth</translation>
+    </message>
+    <message>
+        <source>Cifras del mes en curso</source>
+        <translation>Figures of the current month</translation>
+    </message>
+    <message>
+        <source>&amp;Desde:</source>
+        <translation>&amp;From:</translation>
+    </message>
+    <message>
+        <source>&amp;Hasta:</source>
+        <translation>&amp;To:</translation>
+    </message>
+    <message>
+        <source>Totales del periodo</source>
+        <translation>Totals of the period</translation>
+    </message>
+    <message>
+        <source>Admisiones por hora</source>
+        <translation>Admissions per hour</translation>
+    </message>
+    <message>
+        <source>Admisiones por día</source>
+        <translation>Admissions per day</translation>
+    </message>
+    <message>
+        <source>Tarjetas por tipo</source>
+        <translation>Cards by type</translation>
+    </message>
+    <message>
+        <source>Recaudación por tipo de tarjeta</source>
+        <translation>Revenue by card type</translation>
+    </message>
+    <message>
+        <source>Denegaciones por motivo</source>
+        <translation>Refusals by reason</translation>
+    </message>
+    <message>
+        <source>Gráficos</source>
+        <translation>Charts</translation>
+    </message>
+    <message>
+        <source>Admisiones: %1 · Denegaciones: %2 · Visitantes: %3 · Recaudación: %4</source>
+        <translation>Admissions: %1 · Refusals: %2 · Visitors: %3 · Revenue: %4</translation>
+    </message>
+</context>
+<context>
     <name>FirstRunWizard</name>
     <message>
         <source>Primera puesta en marcha</source>
@@ -1458,6 +1655,240 @@
     <message>
         <source>nueva (primera visita)</source>
         <translation>new (first visit)</translation>
+    </message>
+</context>
+<context>
+    <name>InspectionDialog</name>
+    <message>
+        <source>Inspección del fichero de visitantes (art. 20.4)</source>
+        <translation>Inspection of the visitor file (art. 20.4)</translation>
+    </message>
+</context>
+<context>
+    <name>InspectionScreen</name>
+    <message>
+        <source>Consulta del fichero de visitantes</source>
+        <translation>Visitor file query</translation>
+    </message>
+    <message>
+        <source>Nombre o apellidos</source>
+        <translation>Name or surname</translation>
+    </message>
+    <message>
+        <source>Número del documento de identidad</source>
+        <translation>Identity document number</translation>
+    </message>
+    <message>
+        <source>Número de tarjeta</source>
+        <translation>Card number</translation>
+    </message>
+    <message>
+        <source>Número de ficha</source>
+        <translation>File number</translation>
+    </message>
+    <message>
+        <source>Texto de una observación</source>
+        <translation>Text of an observation</translation>
+    </message>
+    <message>
+        <source>Cualquier fech&amp;a</source>
+        <translation>Any dat&amp;e</translation>
+    </message>
+    <message>
+        <source>Sin límite de fechas</source>
+        <translation>No date limit</translation>
+    </message>
+    <message>
+        <source>Visitas desde</source>
+        <translation>Visits from</translation>
+    </message>
+    <message>
+        <source>Visitas hasta</source>
+        <translation>Visits until</translation>
+    </message>
+    <message>
+        <source>Motivo de la consulta (obligatorio)</source>
+        <translation>Purpose of the query (required)</translation>
+    </message>
+    <message>
+        <source>Obligatorio: expediente, inspección, requerimiento…</source>
+        <translation>Required: case file, inspection, request…</translation>
+    </message>
+    <message>
+        <source>&amp;Buscar</source>
+        <translation>&amp;Search</translation>
+    </message>
+    <message>
+        <source>Buscar en el fichero</source>
+        <translation>Search the file</translation>
+    </message>
+    <message>
+        <source>Búsqueda</source>
+        <translation>Search</translation>
+    </message>
+    <message>
+        <source>Criterios de búsqueda</source>
+        <translation>Search criteria</translation>
+    </message>
+    <message>
+        <source>&amp;Nombre:</source>
+        <translation>&amp;Name:</translation>
+    </message>
+    <message>
+        <source>&amp;Identidad:</source>
+        <translation>&amp;Identity:</translation>
+    </message>
+    <message>
+        <source>&amp;Tarjeta nº:</source>
+        <translation>&amp;Card no.:</translation>
+    </message>
+    <message>
+        <source>Fi&amp;cha nº:</source>
+        <translation>Fi&amp;le no.:</translation>
+    </message>
+    <message>
+        <source>Ve&amp;r visitas</source>
+        <translation>&amp;View visits</translation>
+    </message>
+    <message>
+        <source>D&amp;ía:</source>
+        <translation>Da&amp;y:</translation>
+    </message>
+    <message>
+        <source>&amp;Desde:</source>
+        <translation>&amp;From:</translation>
+    </message>
+    <message>
+        <source>&amp;Hasta:</source>
+        <translation>&amp;To:</translation>
+    </message>
+    <message>
+        <source>&amp;Observación:</source>
+        <translation>&amp;Observation:</translation>
+    </message>
+    <message>
+        <source>&amp;Motivo:</source>
+        <translation>&amp;Purpose:</translation>
+    </message>
+    <message>
+        <source>Personas encontradas</source>
+        <translation>People found</translation>
+    </message>
+    <message>
+        <source>Resumen de la búsqueda</source>
+        <translation>Search summary</translation>
+    </message>
+    <message>
+        <source>Ver las visitas de la persona elegida</source>
+        <translation>View the chosen person&apos;s visits</translation>
+    </message>
+    <message>
+        <source>Visitas de la persona elegida</source>
+        <translation>The chosen person&apos;s visits</translation>
+    </message>
+    <message>
+        <source>Elija una persona y pulse Ver visitas</source>
+        <translation>Choose a person and press View visits</translation>
+    </message>
+    <message>
+        <source>Persona elegida</source>
+        <translation>Chosen person</translation>
+    </message>
+    <message>
+        <source>Exportar</source>
+        <translation>Export</translation>
+    </message>
+    <message>
+        <source>Exportar a un archivo</source>
+        <translation>Export to a file</translation>
+    </message>
+    <message>
+        <source>Resultados &amp;PDF…</source>
+        <translation>Results &amp;PDF…</translation>
+    </message>
+    <message>
+        <source>Exportar los resultados a PDF</source>
+        <translation>Export the results to PDF</translation>
+    </message>
+    <message>
+        <source>Resultados CS&amp;V…</source>
+        <translation>Results CS&amp;V…</translation>
+    </message>
+    <message>
+        <source>Exportar los resultados a CSV</source>
+        <translation>Export the results to CSV</translation>
+    </message>
+    <message>
+        <source>Exportar las visitas a PDF</source>
+        <translation>Export the visits to PDF</translation>
+    </message>
+    <message>
+        <source>Visitas PD&amp;F…</source>
+        <translation>Visits P&amp;DF…</translation>
+    </message>
+    <message>
+        <source>Visitas C&amp;SV…</source>
+        <translation>Visits C&amp;SV…</translation>
+    </message>
+    <message>
+        <source>Exportar las visitas a CSV</source>
+        <translation>Export the visits to CSV</translation>
+    </message>
+    <message>
+        <source>Día del libro diario</source>
+        <translation>Day of the daily book</translation>
+    </message>
+    <message>
+        <source>&amp;Libro diario PDF…</source>
+        <translation>Daily &amp;book PDF…</translation>
+    </message>
+    <message>
+        <source>Exportar el libro diario de visitantes del día</source>
+        <translation>Export the day&apos;s visitor book</translation>
+    </message>
+    <message>
+        <source>Personas encontradas: %1</source>
+        <translation>People found: %1</translation>
+    </message>
+    <message>
+        <source>Nadie coincide con la búsqueda</source>
+        <translation>Nobody matches the search</translation>
+    </message>
+    <message>
+        <source>Ficha %1 · %2 · %3 visitas</source>
+        <translation>File %1 · %2 · %3 visits</translation>
+    </message>
+    <message>
+        <source>Exportado: %1</source>
+        <translation>Exported: %1</translation>
+    </message>
+    <message>
+        <source>%1 filas</source>
+        <translation>%1 rows</translation>
+    </message>
+    <message>
+        <source>Documento PDF (*.pdf)</source>
+        <translation>PDF document (*.pdf)</translation>
+    </message>
+    <message>
+        <source>Tabla CSV (*.csv)</source>
+        <translation>CSV table (*.csv)</translation>
+    </message>
+    <message>
+        <source>¿Dónde guardar la exportación?</source>
+        <translation>Where to save the export?</translation>
+    </message>
+    <message>
+        <source>busqueda</source>
+        <translation>search</translation>
+    </message>
+    <message>
+        <source>visitas</source>
+        <translation>visits</translation>
+    </message>
+    <message>
+        <source>libro-diario</source>
+        <translation>day-book</translation>
     </message>
 </context>
 <context>
@@ -1787,6 +2218,137 @@
     </message>
 </context>
 <context>
+    <name>RectificationDialog</name>
+    <message>
+        <source>Rectificar datos de un visitante (RGPD art. 16)</source>
+        <translation>Rectify a visitor&apos;s data (GDPR art. 16)</translation>
+    </message>
+    <message>
+        <source>Número de ficha</source>
+        <translation>File number</translation>
+    </message>
+    <message>
+        <source>Motivo de la consulta (obligatorio)</source>
+        <translation>Purpose of the query (required)</translation>
+    </message>
+    <message>
+        <source>Obligatorio: solicitud del interesado…</source>
+        <translation>Required: the data subject&apos;s request…</translation>
+    </message>
+    <message>
+        <source>&amp;Cargar la ficha</source>
+        <translation>&amp;Load the file</translation>
+    </message>
+    <message>
+        <source>Cargar la ficha del visitante</source>
+        <translation>Load the visitor&apos;s file</translation>
+    </message>
+    <message>
+        <source>&amp;Ficha nº:</source>
+        <translation>&amp;File no.:</translation>
+    </message>
+    <message>
+        <source>Mo&amp;tivo:</source>
+        <translation>P&amp;urpose:</translation>
+    </message>
+    <message>
+        <source>Nombre que consta en la ficha</source>
+        <translation>Name held in the file</translation>
+    </message>
+    <message>
+        <source>Nombre</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <source>Rectificar el nombre</source>
+        <translation>Rectify the name</translation>
+    </message>
+    <message>
+        <source>Apellidos rectificados</source>
+        <translation>Rectified surname</translation>
+    </message>
+    <message>
+        <source>Nombre rectificado</source>
+        <translation>Rectified given names</translation>
+    </message>
+    <message>
+        <source>Motivo de la rectificación del nombre</source>
+        <translation>Reason for rectifying the name</translation>
+    </message>
+    <message>
+        <source>&amp;Rectificar el nombre</source>
+        <translation>&amp;Rectify the name</translation>
+    </message>
+    <message>
+        <source>Guardar el nombre rectificado</source>
+        <translation>Save the rectified name</translation>
+    </message>
+    <message>
+        <source>&amp;Apellidos:</source>
+        <translation>&amp;Surname:</translation>
+    </message>
+    <message>
+        <source>&amp;Nombre:</source>
+        <translation>&amp;Name:</translation>
+    </message>
+    <message>
+        <source>Motivo:</source>
+        <translation>Reason:</translation>
+    </message>
+    <message>
+        <source>Observaciones</source>
+        <translation>Observations</translation>
+    </message>
+    <message>
+        <source>Rectificar una observación</source>
+        <translation>Rectify an observation</translation>
+    </message>
+    <message>
+        <source>Fecha</source>
+        <translation>Date</translation>
+    </message>
+    <message>
+        <source>Autor</source>
+        <translation>Author</translation>
+    </message>
+    <message>
+        <source>Texto</source>
+        <translation>Text</translation>
+    </message>
+    <message>
+        <source>Observaciones de la ficha</source>
+        <translation>Observations of the file</translation>
+    </message>
+    <message>
+        <source>Texto rectificado de la observación</source>
+        <translation>Rectified text of the observation</translation>
+    </message>
+    <message>
+        <source>Motivo de la rectificación de la observación</source>
+        <translation>Reason for rectifying the observation</translation>
+    </message>
+    <message>
+        <source>Rectificar la &amp;observación</source>
+        <translation>Rectify the &amp;observation</translation>
+    </message>
+    <message>
+        <source>Guardar la observación rectificada</source>
+        <translation>Save the rectified observation</translation>
+    </message>
+    <message>
+        <source>Te&amp;xto:</source>
+        <translation>Te&amp;xt:</translation>
+    </message>
+    <message>
+        <source>Ficha %1: %2</source>
+        <translation>File %1: %2</translation>
+    </message>
+    <message>
+        <source>Observación rectificada</source>
+        <translation>Observation rectified</translation>
+    </message>
+</context>
+<context>
     <name>RegistryFields</name>
     <message>
         <source>Dirección del servicio del RIAJ</source>
@@ -1934,6 +2496,132 @@
     <message>
         <source>Tarjeta %1 impresa</source>
         <translation>Card %1 printed</translation>
+    </message>
+</context>
+<context>
+    <name>ResultsModel</name>
+    <message>
+        <source>Ficha</source>
+        <translation>File</translation>
+    </message>
+    <message>
+        <source>Apellidos</source>
+        <translation>Surname</translation>
+    </message>
+    <message>
+        <source>Nombre</source>
+        <translation>Name</translation>
+    </message>
+    <message>
+        <source>Nacimiento</source>
+        <translation>Born</translation>
+    </message>
+    <message>
+        <source>Nacionalidad</source>
+        <translation>Nationality</translation>
+    </message>
+    <message>
+        <source>Primera visita</source>
+        <translation>First visit</translation>
+    </message>
+    <message>
+        <source>Última visita</source>
+        <translation>Last visit</translation>
+    </message>
+</context>
+<context>
+    <name>RetentionDialog</name>
+    <message>
+        <source>Conservación de datos: seis meses (art. 20.4)</source>
+        <translation>Data retention: six months (art. 20.4)</translation>
+    </message>
+    <message>
+        <source>Próxima purga</source>
+        <translation>Next purge</translation>
+    </message>
+    <message>
+        <source>Visitantes:</source>
+        <translation>Visitors:</translation>
+    </message>
+    <message>
+        <source>Visitas:</source>
+        <translation>Visits:</translation>
+    </message>
+    <message>
+        <source>Observaciones:</source>
+        <translation>Observations:</translation>
+    </message>
+    <message>
+        <source>Tarjetas:</source>
+        <translation>Cards:</translation>
+    </message>
+    <message>
+        <source>Visita más antigua:</source>
+        <translation>Oldest visit:</translation>
+    </message>
+    <message>
+        <source>Observación más antigua:</source>
+        <translation>Oldest observation:</translation>
+    </message>
+    <message>
+        <source>Se conserva desde:</source>
+        <translation>Kept since:</translation>
+    </message>
+    <message>
+        <source>Mes</source>
+        <translation>Month</translation>
+    </message>
+    <message>
+        <source>Visitas</source>
+        <translation>Visits</translation>
+    </message>
+    <message>
+        <source>Admisiones</source>
+        <translation>Admissions</translation>
+    </message>
+    <message>
+        <source>Denegaciones</source>
+        <translation>Refusals</translation>
+    </message>
+    <message>
+        <source>Tarjetas</source>
+        <translation>Cards</translation>
+    </message>
+    <message>
+        <source>Visitantes nuevos</source>
+        <translation>New visitors</translation>
+    </message>
+    <message>
+        <source>Registros por mes</source>
+        <translation>Records per month</translation>
+    </message>
+    <message>
+        <source>Visitas por mes</source>
+        <translation>Visits per month</translation>
+    </message>
+    <message>
+        <source>&amp;Actualizar</source>
+        <translation>&amp;Refresh</translation>
+    </message>
+    <message>
+        <source>Actualizar la vista de conservación</source>
+        <translation>Refresh the retention view</translation>
+    </message>
+    <message>
+        <source>ninguno</source>
+        <translation>none</translation>
+    </message>
+    <message>
+        <source>Purga pendiente: %1 visitas pasan de seis meses</source>
+        <translation>Purge due: %1 visits are over six months old</translation>
+    </message>
+    <message>
+        <source>El fichero está vacío: nada que purgar</source>
+        <translation>The file is empty: nothing to purge</translation>
+    </message>
+    <message>
+        <source>Próxima purga: %1</source>
+        <translation>Next purge: %1</translation>
     </message>
 </context>
 <context>
@@ -2127,6 +2815,45 @@
     <message>
         <source>Dado de baja</source>
         <translation>Removed</translation>
+    </message>
+</context>
+<context>
+    <name>TimelineModel</name>
+    <message>
+        <source>Fecha y hora</source>
+        <translation>Date and time</translation>
+    </message>
+    <message>
+        <source>Puesto</source>
+        <translation>Desk</translation>
+    </message>
+    <message>
+        <source>Operador</source>
+        <translation>Operator</translation>
+    </message>
+    <message>
+        <source>Resultado</source>
+        <translation>Outcome</translation>
+    </message>
+    <message>
+        <source>Motivos</source>
+        <translation>Reasons</translation>
+    </message>
+    <message>
+        <source>Tarjeta</source>
+        <translation>Card</translation>
+    </message>
+    <message>
+        <source>Admitido</source>
+        <translation>Admitted</translation>
+    </message>
+    <message>
+        <source>Denegado</source>
+        <translation>Refused</translation>
+    </message>
+    <message>
+        <source>Decide el director</source>
+        <translation>The director decides</translation>
     </message>
 </context>
 <context>

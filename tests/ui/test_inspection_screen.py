@@ -14,6 +14,7 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QKeySequence
 from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QWidget
 from pytestqt.qtbot import QtBot
 
 from admission.accounts import Operator, Role
@@ -24,6 +25,7 @@ from admission.ports import madrid_date
 from tests.factories import dni, dni_document
 from tests.ui.conftest import CLERK, DIRECTOR, FakeSession
 from tests.ui.report_helpers import screenshot
+from tests.ui.test_translations import english  # noqa: F401  # the English fixture
 from ui.context import AppContext
 from ui.controller import DeskState
 from ui.desk_menus import MENU_INSPECTION
@@ -427,3 +429,43 @@ def test_an_inspector_only_sign_in_opens_the_inspector_screen(
         assert not win.menu(MENU_INSPECTION).menuAction().isVisible()
     finally:
         win.stop()
+
+
+# -- in English ---------------------------------------------------------------------------------
+@pytest.mark.usefixtures("english")
+def test_the_new_screens_speak_english(
+    qtbot: QtBot, demo_ctx: AppContext, people: list[AdmissionResult]
+) -> None:
+    from admission.data_protection import DataProtectionService
+    from tests.ui.test_translations import TS, read_ts, spanish_left, visible_texts
+    from ui.dialogs.data_protection import AccessReportDialog, RectificationDialog, RetentionDialog
+    from ui.dialogs.figures import FiguresDialog
+
+    screen = make_screen(qtbot, demo_ctx, DIRECTOR)
+    screen.purpose_edit.setText(PURPOSE)
+    screen.name_edit.setText("garcia")
+    screen.search()
+    screen.show_timeline()
+    service = DataProtectionService(demo_ctx.store, demo_ctx.clock)
+    today = madrid_date(demo_ctx.clock.now())
+    widgets: list[QWidget] = [
+        screen,
+        FiguresDialog(demo_ctx.reports, ImmediateRunner(), DIRECTOR, today),
+        RectificationDialog(service, lambda o, p, n: (people[0], []), ImmediateRunner(), DIRECTOR),  # type: ignore[arg-type, return-value]
+        RetentionDialog(service, ImmediateRunner(), DIRECTOR),
+        AccessReportDialog(
+            demo_ctx.reports, demo_ctx.export_target, ImmediateRunner(), DIRECTOR, today
+        ),
+    ]
+    entries = read_ts(TS)
+    left: dict[str, list[str]] = {}
+    for widget in widgets:
+        qtbot.addWidget(widget)
+        widget.show()
+        found = spanish_left(visible_texts(widget), entries)
+        if found:
+            left[type(widget).__name__] = found
+    assert screen.timeline.verdict_text("ADMIT") == "Admitted"
+    assert screen.results.headerData(1, Qt.Orientation.Horizontal) == "Surname"
+    screenshot(screen, "inspector-en")
+    assert not left, left

@@ -175,7 +175,7 @@ class RectificationDialog(QDialog):
         self.purpose_edit.returnPressed.connect(self.load)
         find = QFormLayout()
         find.addRow(self.tr("&Ficha nº:"), self.file_edit)
-        find.addRow(self.tr("M&otivo:"), self.purpose_edit)
+        find.addRow(self.tr("Mo&tivo:"), self.purpose_edit)
         find.addRow(self.load_button)
 
         self.current = plain_label("", limit=200)

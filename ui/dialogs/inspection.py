@@ -176,7 +176,10 @@ class ResultsModel(_TextModel):
 class TimelineModel(_TextModel):
     """One person's visits: when, desk, operator, verdict, reasons, card."""
 
-    def __init__(self, parent: QObject | None = None) -> None:
+    def __init__(
+        self, parent: QObject | None = None, card_label: Callable[[str], str] | None = None
+    ) -> None:
+        self._card_label = card_label or (lambda code: code)
         super().__init__(
             (
                 self.tr("Fecha y hora"),
@@ -201,7 +204,7 @@ class TimelineModel(_TextModel):
         if card is None:
             number = entry.visit.card_number
             return "" if number is None else str(number)
-        return f"{card.number} · {bounded(card.card_type, 30)}"
+        return f"{card.number} · {bounded(self._card_label(card.card_type), 40)}"
 
     def set_timeline(self, timeline: Timeline | None) -> None:
         entries = () if timeline is None else timeline.entries
@@ -248,6 +251,7 @@ class InspectionScreen(QWidget):
         today: Callable[[], date],
         *,
         ask_path: AskPath | None = None,
+        card_label: Callable[[str], str] | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
@@ -263,7 +267,7 @@ class InspectionScreen(QWidget):
         self.card_edit = self._line(self.tr("Número de tarjeta"), 18, digits=True)
         self.file_edit = self._line(self.tr("Número de ficha"), 18, digits=True)
         self.observation_edit = self._line(self.tr("Texto de una observación"), 200)
-        self.any_date = QCheckBox(self.tr("Cualquier &fecha"))
+        self.any_date = QCheckBox(self.tr("Cualquier fech&a"))
         self.any_date.setAccessibleName(self.tr("Sin límite de fechas"))
         self.any_date.setChecked(True)
         today_q = _qdate(today())
@@ -294,7 +298,7 @@ class InspectionScreen(QWidget):
         grid = QGridLayout(form_box)
         rows: tuple[tuple[str, QWidget, str, QWidget], ...] = (
             (self.tr("&Nombre:"), self.name_edit, self.tr("&Identidad:"), self.id_edit),
-            (self.tr("&Tarjeta nº:"), self.card_edit, self.tr("Fic&ha nº:"), self.file_edit),
+            (self.tr("&Tarjeta nº:"), self.card_edit, self.tr("Fi&cha nº:"), self.file_edit),
             (self.tr("&Desde:"), self.from_edit, self.tr("&Hasta:"), self.to_edit),
         )
         for row, (label_a, field_a, label_b, field_b) in enumerate(rows):
@@ -323,10 +327,10 @@ class InspectionScreen(QWidget):
         self.results_view.doubleClicked.connect(lambda _index: self.show_timeline())
         self.results_label = plain_label(self.tr("Personas encontradas"), limit=120)
         self.results_label.setAccessibleName(self.tr("Resumen de la búsqueda"))
-        self.timeline_button = QPushButton(self.tr("&Ver visitas"))
+        self.timeline_button = QPushButton(self.tr("Ve&r visitas"))
         self.timeline_button.setAccessibleName(self.tr("Ver las visitas de la persona elegida"))
         self.timeline_button.clicked.connect(self.show_timeline)
-        self.timeline = TimelineModel(self)
+        self.timeline = TimelineModel(self, card_label)
         self.timeline_view = _table(self.timeline, self.tr("Visitas de la persona elegida"))
         self.person_label = plain_label(self.tr("Elija una persona y pulse Ver visitas"), limit=200)
         self.person_label.setAccessibleName(self.tr("Persona elegida"))
@@ -359,7 +363,7 @@ class InspectionScreen(QWidget):
             self.tr("Resultados CS&V…"), self.tr("Exportar los resultados a CSV")
         )
         self.timeline_pdf = self._button(
-            self.tr("Visitas P&DF…"), self.tr("Exportar las visitas a PDF")
+            self.tr("Visitas PD&F…"), self.tr("Exportar las visitas a PDF")
         )
         self.timeline_csv = self._button(
             self.tr("Visitas C&SV…"), self.tr("Exportar las visitas a CSV")
@@ -378,7 +382,7 @@ class InspectionScreen(QWidget):
         for button in (self.results_pdf, self.results_csv, self.timeline_pdf, self.timeline_csv):
             exports.addWidget(button)
         exports.addSpacing(16)
-        day_label = QLabel(self.tr("Dí&a:"))
+        day_label = QLabel(self.tr("D&ía:"))
         day_label.setBuddy(self.day_edit)
         exports.addWidget(day_label)
         exports.addWidget(self.day_edit)
@@ -584,12 +588,15 @@ class InspectionDialog(QDialog):
         today: Callable[[], date],
         *,
         ask_path: AskPath | None = None,
+        card_label: Callable[[str], str] | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self.setWindowTitle(self.tr("Inspección del fichero de visitantes (art. 20.4)"))
         self.setAccessibleName(self.windowTitle())
-        self.screen_widget = InspectionScreen(controller, today, ask_path=ask_path, parent=self)
+        self.screen_widget = InspectionScreen(
+            controller, today, ask_path=ask_path, card_label=card_label, parent=self
+        )
         controller.setParent(self)
         layout = QVBoxLayout(self)
         layout.addWidget(self.screen_widget, 1)
