@@ -24,12 +24,9 @@ from ui.cli import (
     print_card,
     purge,
     read_document,
-    rectify,
     registry,
     report,
-    retention,
     scan,
-    user,
     verify_card,
     visitor,
     voucher,
@@ -71,9 +68,6 @@ FILE_COMMANDS: dict[str, Command[AppContext]] = {
         voucher.COMMAND,
         demo.COMMAND,
         account.COMMAND,
-        user.COMMAND,
         backup.BACKUP,
-        rectify.COMMAND,
-        retention.COMMAND,
     )
 }
