@@ -24,9 +24,12 @@ from ui.cli import (
     print_card,
     purge,
     read_document,
+    rectify,
     registry,
     report,
+    retention,
     scan,
+    user,
     verify_card,
     visitor,
     voucher,
@@ -68,6 +71,9 @@ FILE_COMMANDS: dict[str, Command[AppContext]] = {
         voucher.COMMAND,
         demo.COMMAND,
         account.COMMAND,
+        user.COMMAND,
         backup.BACKUP,
+        rectify.COMMAND,
+        retention.COMMAND,
     )
 }
