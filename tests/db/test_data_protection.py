@@ -16,7 +16,7 @@ from admission.data_protection import (
     MonthSpan,
     month_spans,
 )
-from tests.db.factories import T0, entry
+from tests.db.factories import T0, card_for, entry
 
 KW: dict[str, Any] = {"actor": "dora", "role": "DIRECTOR", "reason": "Error de tecleo", "at": T0}
 
@@ -190,3 +190,17 @@ def test_madrid_month_spans() -> None:
     assert spans[0].end == datetime(2026, 3, 31, 22, 0, tzinfo=UTC)  # summer: UTC+2
     assert [s.month for s in spans][-1] == "2026-07"
     assert all(a.end == b.start for a, b in pairwise(spans))
+
+
+def test_a_card_whose_visit_was_purged_is_still_counted(any_store: Any) -> None:
+    made = datetime(2026, 1, 10, 21, 0, tzinfo=UTC)
+    any_store.record_admission(entry(1, made, card=card_for(made, days=400)))
+    any_store.record_admission(entry(2, made + timedelta(days=40), card=False))
+    any_store.purge(made + timedelta(days=1))  # the visit goes, the valid card stays
+    totals = any_store.retention_totals(made)
+    assert (totals.visits, totals.cards, totals.oldest_card) == (1, 1, made)
+    months = any_store.retention_months(month_spans(made, NOW))
+    assert [(m.month, m.visits, m.cards) for m in months[:2]] == [
+        ("2026-01", 0, 1),
+        ("2026-02", 1, 0),
+    ]
