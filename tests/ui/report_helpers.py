@@ -30,7 +30,7 @@ def report_service(ctx: AppContext) -> Any:
         def __getattr__(self, _name: str) -> Any:
             return lambda *_a, **_k: b"%PDF-1.4 stand-in"
 
-    return ReportService(ctx.store, ctx.clock, StandIn(), CasinoInfo("Casino demo", "X", "-"))  # type: ignore[arg-type]
+    return ReportService(ctx.store, ctx.clock, StandIn(), CasinoInfo("Casino demo", "X", "-"))
 
 
 def screenshot(widget: QWidget, name: str) -> None:

@@ -174,7 +174,8 @@ def test_the_retention_view_shows_totals_months_and_the_next_purge(
     assert overview is not None and overview.visits == 3
     assert "Visitas: 3" in dialog.summary() and dialog.values["visits"].text() == "3"
     assert "Próxima purga" in dialog.purge.text()
-    months = [dialog.table.item(r, 0).text() for r in range(dialog.table.rowCount())]
+    items = [dialog.table.item(r, 0) for r in range(dialog.table.rowCount())]
+    months = [item.text() for item in items if item is not None]
     assert months[0] == "2026-08" and months[-1] == "2026-12"
     visits = dict(dialog.chart.bars())
     assert visits["2026-08"] == 1 and visits["2026-09"] == 0 and visits["2026-11"] == 1
@@ -237,3 +238,52 @@ def test_a_clerk_gets_no_access_report(
     dialog.purpose_edit.setText("Solicitud de acceso 7/2026")
     dialog.export_button.click()
     assert dialog.errors.code == "REPORT_ROLE_REQUIRED" and not chosen.exists()
+
+
+# -- from the menus ---------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("keys", "kind"),
+    [
+        ("Ctrl+Shift+C", "FiguresDialog"),
+        ("Ctrl+Shift+N", "RectificationDialog"),
+        ("Ctrl+Shift+A", "AccessReportDialog"),
+        ("Ctrl+Shift+R", "RetentionDialog"),
+    ],
+)
+def test_the_director_opens_each_dialog_by_its_shortcut(
+    qtbot: QtBot, demo_ctx: AppContext, keys: str, kind: str
+) -> None:
+    from PySide6.QtGui import QKeySequence
+    from PySide6.QtTest import QTest
+
+    from tests.ui.test_desk_menus import make_window
+
+    win = make_window(qtbot, demo_ctx, FakeSession(DIRECTOR))
+    try:
+        assert win.menus is not None
+        QTest.keySequence(win, QKeySequence(keys))
+        dialog = win.menus.dialog
+        assert dialog is not None and type(dialog).__name__ == kind
+        qtbot.waitUntil(dialog.isVisible)
+        assert dialog.accessibleName()
+        errors = getattr(dialog, "errors", None)
+        assert errors is None or errors.code == "", errors.text()
+        dialog.reject()
+    finally:
+        win.stop()
+
+
+def test_a_clerk_asks_the_director_for_the_retention_view(
+    qtbot: QtBot, demo_ctx: AppContext
+) -> None:
+    from tests.ui.test_desk_menus import make_window
+
+    win = make_window(qtbot, demo_ctx, FakeSession(CLERK))  # authorise answers DIRECTOR
+    try:
+        assert win.menus is not None
+        assert not win.menus.file_actions["retention"].isVisible()  # not offered to a clerk
+        dialog = win.menus.open_retention()
+        assert isinstance(dialog, RetentionDialog) and dialog.overview is not None
+        dialog.reject()
+    finally:
+        win.stop()
