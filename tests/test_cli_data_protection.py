@@ -107,9 +107,12 @@ def test_rectify_is_audited_with_reason_role_and_no_clear_old_value(data: Path) 
 
 
 def test_rectify_an_observation_and_verify(data: Path) -> None:
-    code, out = cli("visitor", "show", "1", data_dir=data)
+    code, shown = cli("visitor", "show", "1", "--user", "dora", data_dir=data)
+    assert code == 0, shown
+    [listed] = shown["observations"]  # type: ignore[index]
     with opened(data) as ctx:
         [note] = ctx.store.observations(1)
+    assert listed["observation_id"] == note.observation_id >= 1  # the id to name
     code, out = cli("rectify", "observation", "1", str(note.observation_id), "--text",
                     "Discutió con otro jugador", "--reason", REASON, "--as", "dora",
                     data_dir=data)  # fmt: skip
