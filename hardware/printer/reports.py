@@ -163,7 +163,9 @@ class ReportlabRenderer:
             for v in visitors
         ]
         doc.heading(f"Personas encontradas: {len(visitors)}")
-        doc.table(list(rows[0]), body, widths)
+        header = ["Ficha", "Apellidos", "Nombre", "Documento", "Nacimiento", "Nacionalidad",
+                  "Primera visita", "Última visita"]  # fmt: skip
+        doc.table(header, body, widths)
         return doc.build()
 
     def timeline(self, meta: ReportMeta, timeline: Timeline, fmt: ExportFormat) -> bytes:
