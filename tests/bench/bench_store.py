@@ -67,6 +67,35 @@ _GIVEN = (
 )
 SURNAMES = _SURNAMES.split()
 GIVEN = _GIVEN.split()
+DATA_VERSION = 2  # in the cache key: 2 = with observations
+# Observations (art. 20.3) as a door keeper writes them: one per 20 visitors.
+_OBS_OPENING = (
+    "Discusión con el crupier en la mesa {n} de ruleta",
+    "Comportamiento agresivo tras perder en blackjack, mesa {n}",
+    "Solicita información sobre la autoexclusión voluntaria",
+    "Intenta acceder con un documento caducado; se le pide otro",
+    "Acompañado de un menor en el vestíbulo; se le recuerda la prohibición",
+    "Se niega a mostrar el documento original al personal de sala",
+    "Apuestas muy elevadas en la sala privada {n}",
+    "Queja por el trato recibido en la caja número {n}",
+    "Visitante habitual, sin incidencias en la mesa de póquer {n}",
+    "Sospecha de uso de dispositivo electrónico en la mesa {n}",
+    "Se le invita a abandonar la sala de máquinas por estado de embriaguez",
+    "Reclamación por el premio de la máquina {n}; se avisa al director de juego",
+    "Pide hablar con el director de juego por una apuesta anulada",
+    "Objeto olvidado entregado en recepción (cartera marrón)",
+    "Tarjeta de entrada deteriorada; reimpresión solicitada",
+)
+_OBS_CLOSING = (
+    "",
+    " Se informa al director de juego.",
+    " Avisado el servicio de seguridad.",
+    " Sin más incidencias.",
+    " Se levanta acta (art. 20.3).",
+    " Testigos: personal de mesa y de sala.",
+    " El cliente se muestra colaborador.",
+    " Se le entrega copia de la hoja de reclamaciones.",
+)
 
 
 @dataclass
@@ -209,6 +238,25 @@ def build_plain(path: Path, visitors: int, extra_days: int, seed: int = 7) -> No
         "INSERT INTO cards VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", card_rows()
     )
     conn.execute("UPDATE counters SET next = (SELECT count(*) + 1 FROM cards) WHERE name = 'card'")
+    n_obs = visitors // 20
+    obs_visit = rng.integers(0, n_visits, n_obs)
+    obs_open = rng.integers(0, len(_OBS_OPENING), n_obs)
+    obs_close = rng.integers(0, len(_OBS_CLOSING), n_obs)
+    obs_n = rng.integers(1, 40, n_obs)
+    conn.executemany(
+        "INSERT INTO observations (file_number, at, author, text) VALUES (?, ?, ?, ?)",
+        (
+            (
+                int(who[obs_visit[k]]),
+                stamp(int(when[obs_visit[k]]) + 600),
+                f"op-{k % 7}",
+                _OBS_OPENING[obs_open[k]].format(n=int(obs_n[k]))
+                + "."
+                + _OBS_CLOSING[obs_close[k]],
+            )
+            for k in np.argsort(obs_visit, kind="stable")
+        ),
+    )
     listed = rng.choice(visitors * 10, size=visitors, replace=False) + 1  # ~10 % are visitors
     conn.executemany(
         "INSERT INTO bench_registry VALUES (?)",
@@ -247,7 +295,7 @@ def cached_files(cache: Path, visitors: int, extra_days: int) -> tuple[Path, Pat
     import fcntl
 
     cache.mkdir(parents=True, exist_ok=True)
-    tag = f"v{visitors}-d{DAYS + extra_days}-s{schema_tag()}"
+    tag = f"v{visitors}-d{DAYS + extra_days}-s{schema_tag()}-x{DATA_VERSION}"
     plain, enc = cache / f"plain-{tag}.db", cache / f"enc-{tag}.db"
     with (cache / f".build-{tag}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
