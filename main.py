@@ -204,7 +204,11 @@ def _wire(tools: Tools, store: SqlCipherStore) -> AppContext:
         reports=ReportService(  # arts. 14.1.b, 20.4; GDPR art. 15
             store,
             clock,
-            ReportlabRenderer(),
+            ReportlabRenderer(
+                card_labels={
+                    code: kind.label_es for code, kind in desk.config.catalogue.types.items()
+                }
+            ),
             CasinoInfo(settings["casino.name"], settings["casino.id"], settings["casino.address"]),
         ),
         export_target=FileExportTarget,
@@ -542,7 +546,11 @@ def exit_code_of(error: AdmissionError) -> ExitCode:
 
 
 def emit(payload: Payload) -> None:
-    print(json.dumps(payload, ensure_ascii=False, indent=2, default=str))
+    try:
+        print(json.dumps(payload, ensure_ascii=False, indent=2, default=str), flush=True)
+    except BrokenPipeError:  # the reader went away (``| head``): nothing left to tell it
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
 
 
 def start_window(args: argparse.Namespace) -> int:

@@ -17,7 +17,7 @@ cell needs wrapping), so a day of thousands of visits renders in seconds.
 from __future__ import annotations
 
 import io
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import Any
 from xml.sax.saxutils import escape
@@ -137,9 +137,21 @@ def _numbered(
 class ReportlabRenderer:
     """PDF (A4; tables on landscape pages) and CSV of the reports."""
 
-    def __init__(self, style: CardStyle | None = None, *, compress: bool = True) -> None:
+    def __init__(
+        self,
+        style: CardStyle | None = None,
+        *,
+        compress: bool = True,
+        card_labels: Mapping[str, str] | None = None,
+    ) -> None:
         self._style = style or CardStyle()
         self._compress = compress  # tests read the text of uncompressed PDFs
+        # a card type's label as the desk sells it ("Entrada de un día"); the CSV and the
+        # digest keep the code, which does not change when a label is reworded
+        self._card_labels = dict(card_labels or {})
+
+    def card_label(self, code: str) -> str:
+        return self._card_labels.get(code, code)
 
     # -- ReportRenderer ----------------------------------------------------------------
 
@@ -188,7 +200,7 @@ class ReportlabRenderer:
                     doc.wrap(_reasons(visit.reasons)),
                     visit.document_type,
                     "" if visit.card_number is None else str(visit.card_number),
-                    "" if card is None else card.card_type,
+                    "" if card is None else self.card_label(card.card_type),
                     "" if card is None else euros(card.price_cents),
                     "" if card is None else _CARD_STATUS.get(card.status.value, card.status.value),
                 ]
@@ -248,7 +260,7 @@ class ReportlabRenderer:
                     _VERDICT.get(line.verdict, line.verdict),
                     doc.wrap(_reasons(line.reasons)) if line.reasons else "",
                     card,
-                    line.card_type,
+                    self.card_label(line.card_type),
                     euros(line.price_cents) if line.card_number is not None else "",
                     line.desk_id,
                     line.operator,
@@ -290,7 +302,8 @@ class ReportlabRenderer:
                 card_text = ""
                 if card is not None:
                     card_text = (
-                        f"{card.number} {card.card_type} {euros(card.price_cents)} "
+                        f"{card.number} {self.card_label(card.card_type)} "
+                        f"{euros(card.price_cents)} "
                         f"({_CARD_STATUS.get(card.status.value, card.status.value)})"
                     )
                     if card.void_reason:
@@ -374,6 +387,7 @@ class _Document:
         self.digest = digest
         self.page = page
         self.compress = renderer._compress
+        self.card_label = renderer.card_label
         self.fonts = _Fonts(renderer._style)
         regular, bold = self.fonts.regular, self.fonts.bold
         self.title_style = ParagraphStyle(
@@ -542,7 +556,7 @@ class _Document:
         ]
         for name, cents in figures.revenue_by_type:
             count = dict(figures.card_types).get(name, 0)
-            totals.append((f"  {name}: {count} tarjetas", euros(cents)))
+            totals.append((f"  {self.card_label(name)}: {count} tarjetas", euros(cents)))
         table = Table(totals, colWidths=[70 * mm, 35 * mm], hAlign="LEFT")
         table.setStyle(
             TableStyle(
@@ -576,7 +590,7 @@ class _Document:
             side.append(
                 self._hbars(
                     "Tarjetas por tipo",
-                    [name for name, _ in figures.card_types],
+                    [self.card_label(name) for name, _ in figures.card_types],
                     [n for _, n in figures.card_types],
                 )
             )

@@ -306,3 +306,18 @@ def test_an_export_into_a_missing_folder_fails_cleanly(tmp_path: Path) -> None:
     with pytest.raises(ReportError) as failed:
         FileExportTarget(tmp_path / "nope" / "libro.pdf").write(b"x")
     assert failed.value.code == "EXPORT_FAILED" and list(tmp_path.iterdir()) == []
+
+
+def test_the_pdf_names_card_types_by_their_label_and_the_digest_keeps_the_code(
+    tmp_path: Path,
+) -> None:
+    book = synthetic_day_book(20)
+    codes = {line.card_type for line in book.lines if line.card_type}
+    assert codes
+    labels = {code: f"Etiqueta {code.lower()}" for code in codes}
+    labelled = ReportlabRenderer(card_labels=labels).day_book(meta(), book)
+    text = pdf_text(labelled, tmp_path)
+    for label in labels.values():
+        assert label in text
+    digest = content_digest(day_book_rows(book))
+    assert f"SHA-256 del contenido: {digest}" in text  # the same content, the same digest
