@@ -371,8 +371,12 @@ class ReportlabRenderer:
             )
         doc.heading("Registro de auditoría")
         doc.note(
-            f"{report.consultations} entradas del registro de auditoría se refieren a esta "
-            "ficha (altas, visitas, observaciones y consultas)."
+            (
+                "1 entrada del registro de auditoría se refiere"
+                if report.consultations == 1
+                else f"{report.consultations} entradas del registro de auditoría se refieren"
+            )
+            + " a esta ficha (altas, visitas, observaciones y consultas)."
         )
         return doc.build()
 
