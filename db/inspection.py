@@ -7,8 +7,8 @@
 the SQL text: the SQL below is fixed, only the number of name-word clauses, of identity
 prefixes and of candidate numbers varies. The name criterion uses the store's own
 accent- and case-insensitive word index (``visitor_tokens``, :mod:`db.names`); an
-observation is matched with ``instr`` over SQLite's ``lower`` (ASCII case only; no
-``LIKE``, so ``%`` and ``_`` are plain characters).
+observation is matched with ``instr`` over SQLite's ``lower`` (ASCII case only), its
+candidates found with an escaped ``LIKE``: ``%`` and ``_`` are plain characters.
 
 How it stays fast on a six-month file (art. 20.4: the inspector waits for the answer;
 ``tests/bench/bench_inspection.py`` measures it on 1,000,000 visitors): the answer is
@@ -25,9 +25,12 @@ two ways (:func:`plan`):
   name order (``visitors_by_name``, migration 0050) and the first ``limit`` that match
   end the read, with no sort.
 
-The choice counts index entries (bounded, cheap) and never changes the result: the
-driving set holds every visitor that can match, and the full WHERE clause is applied
-on it.
+The choice weighs the two (:data:`DRIVE_COST` walk steps per candidate against the
+visitors the walk reads before ``limit`` match, the criteria taken as independent) from
+cheap sizes: a name word's index entries counted up to :data:`COUNT_BOUND`, a date
+range told by the ids of its first and last visits, the observations matched by one
+``LIKE`` pass. It never changes the result: the driving set holds every visitor that
+can match, and the full WHERE clause is applied on it.
 """
 
 from __future__ import annotations
@@ -170,9 +173,10 @@ def run(
 
 
 def plan(conn: sqlite3.Connection, criteria: SearchCriteria, limit: int) -> Plan:
-    """The cheapest way to find the candidates: an exact key first, else the smallest
-    counted set (name word, date range, observations) when small enough, else the walk
-    in name order."""
+    """The cheapest way to find the candidates: an exact key first (file, card,
+    identity); else the smallest sized set (rarest name word, date range, matching
+    observations - read only when no small set is at hand) when it is small or cheaper
+    than the walk in name order; else that walk."""
     exact = _exact(conn, criteria)
     if exact is not None:
         return exact

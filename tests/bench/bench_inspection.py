@@ -392,6 +392,31 @@ def counts_of(store: SqlCipherStore) -> dict[str, int]:
         }
 
 
+def marker(path: Path) -> Path:
+    return path.with_name(path.name + ".marker")
+
+
+def opened_once(enc_cache: Path) -> Path:
+    """The encrypted file as the store leaves it after its first open (marker written,
+    the rows the data set loaded without audit entries adopted by the keyed chain: ~15
+    minutes on 1M visitors), cached beside it so that a run starts in seconds."""
+    folder = enc_cache.with_name(f"opened-{enc_cache.stem}")
+    path = folder / "visitors.db"
+    if path.exists() and marker(path).exists():
+        return path
+    temp = enc_cache.with_name(f"opening-{enc_cache.stem}.{os.getpid()}")
+    temp.mkdir()
+    try:
+        progress("first open of the encrypted file (once per data set)")
+        shutil.copyfile(enc_cache, temp / "visitors.db")
+        SqlCipherStore.open(temp / "visitors.db", BENCH_KEY, create=False).close()
+        shutil.rmtree(folder, ignore_errors=True)
+        temp.rename(folder)
+    finally:
+        shutil.rmtree(temp, ignore_errors=True)
+    return path
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--visitors", type=int, default=1_000_000)
@@ -411,7 +436,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         (work / "enc").mkdir()
         (work / "plain").mkdir()
         enc_work, plain_work = work / "enc" / "visitors.db", work / "plain" / "visitors.db"
-        shutil.copyfile(enc_cache, enc_work)
+        opened = opened_once(enc_cache)
+        shutil.copyfile(opened, enc_work)
+        shutil.copyfile(marker(opened), marker(enc_work))
         shutil.copyfile(plain_cache, plain_work)
         clock = SystemClock()
         with (
