@@ -50,6 +50,7 @@ COUNT_BOUND = 30_000  # index entries counted to size a name word or a date rang
 DRIVE_MAX = 30_000  # the tests set it to 0 to act as on a big file
 DRIVE_COST = 3  # a candidate looked up, checked and sorted costs ~3 steps of the walk
 SMALL = 2_000  # a driving set this small is taken without reading the observations
+FETCH_MAX = 200_000  # a name word's visitors read to intersect with another word's
 MAX_PREFIXES = 1_000  # identity kinds x countries probed before reading every visitor
 
 _VISIT_AT = "EXISTS (SELECT 1 FROM visits AS s WHERE s.file_number = v.file_number AND s.at {op} ?)"
@@ -63,6 +64,7 @@ class Route(StrEnum):
     CARD = "card"  # the card's primary key
     IDENTITY = "identity"  # the identity index and the documents shown at visits
     NAME = "name"  # the rarest name word's range in visitor_tokens
+    NAMES = "names"  # the visitors holding two name words: their ranges intersected
     DATES = "dates"  # the visits in the range (visits_by_at)
     OBSERVATION = "observation"  # the matching observations, one pass
     WALK = "walk"  # every visitor in name order until ``limit`` match
@@ -183,6 +185,10 @@ def plan(conn: sqlite3.Connection, criteria: SearchCriteria, limit: int) -> Plan
     if criteria.name is not None and not names.words(criteria.name):
         return Plan(Route.NONE)
     options = [p for p in (_name(conn, criteria), _dates(conn, criteria)) if p is not None]
+    if options and options[0].route is Route.NAME and options[0].estimate > SMALL:
+        both = _names(conn, criteria)  # two common words: "García López" (art. 20.4)
+        if both is not None:
+            options[0] = both
     considered = {str(p.route): p.estimate for p in options}
     best = min(options, key=lambda p: p.estimate, default=None)
     if best is not None and best.estimate <= min(SMALL, DRIVE_MAX):
@@ -209,7 +215,12 @@ def every_plan(conn: sqlite3.Connection, criteria: SearchCriteria) -> list[Plan]
         found.append(_card(criteria.card))
     if criteria.id_number is not None:
         found.append(_identity(conn, criteria.id_number) or Plan(Route.WALK))
-    for route in (_name(conn, criteria), _dates(conn, criteria), _observation(conn, criteria)):
+    for route in (
+        _name(conn, criteria),
+        _names(conn, criteria),
+        _dates(conn, criteria),
+        _observation(conn, criteria),
+    ):
         if route is not None:
             found.append(route)
     return found
@@ -247,6 +258,46 @@ def _name(conn: sqlite3.Connection, criteria: SearchCriteria) -> Plan | None:
         names.prefix_range(word),
         estimate=size,
     )
+
+
+def _names(conn: sqlite3.Connection, criteria: SearchCriteria) -> Plan | None:
+    """The visitors holding the two rarest query words, their index ranges read and
+    intersected (each up to :data:`FETCH_MAX` visitors); the rarer word's range when
+    only one is that small; None for fewer than two words."""
+    query = names.words(criteria.name) if criteria.name is not None else []
+    if len(query) < 2:
+        return None
+    sizes = sorted(
+        (
+            _count(
+                conn,
+                "SELECT 1 FROM visitor_tokens AS t WHERE t.token >= ? AND t.token < ?",
+                names.prefix_range(word),
+                FETCH_MAX + 1,
+            ),
+            word,
+        )
+        for word in query
+    )
+    ranges = [word for size, word in sizes if size <= FETCH_MAX][:2]
+    if len(ranges) < 2:  # one very common word: driven by the rarer, counted now
+        size, word = sizes[0]
+        return Plan(
+            Route.NAME,
+            "SELECT t.file_number FROM visitor_tokens AS t WHERE t.token >= ? AND t.token < ?",
+            names.prefix_range(word),
+            estimate=size,
+        )
+    found: set[int] | None = None
+    for word in ranges:
+        rows = conn.execute(
+            "SELECT t.file_number FROM visitor_tokens AS t WHERE t.token >= ? AND t.token < ?",
+            names.prefix_range(word),
+        ).fetchall()
+        numbers = {int(r[0]) for r in rows}
+        found = numbers if found is None else found & numbers
+    assert found is not None
+    return Plan(Route.NAMES, candidates=tuple(sorted(found)), estimate=len(found))
 
 
 def _dates(conn: sqlite3.Connection, criteria: SearchCriteria) -> Plan | None:
@@ -303,12 +354,12 @@ def _with(chosen: Plan, considered: dict[str, int]) -> Plan:
     )
 
 
-def _count(conn: sqlite3.Connection, sql: str, params: Sequence[object]) -> int:
-    """Rows of ``sql``, counted up to :data:`COUNT_BOUND` (an index range: cheap)."""
+def _count(
+    conn: sqlite3.Connection, sql: str, params: Sequence[object], bound: int = COUNT_BOUND
+) -> int:
+    """Rows of ``sql``, counted up to ``bound`` (an index range: cheap)."""
     return int(
-        conn.execute(f"SELECT count(*) FROM ({sql} LIMIT {COUNT_BOUND})", list(params)).fetchone()[
-            0
-        ]
+        conn.execute(f"SELECT count(*) FROM ({sql} LIMIT {int(bound)})", list(params)).fetchone()[0]
     )
 
 
