@@ -1381,6 +1381,64 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "La copia de seguridad la hace un administrador o el director de juegos",
         "A backup is taken by an administrator or the game director",
     ),
+    # -- the server's visitor file: sealed values and data keys (db.pg.crypto.PgCryptoCode)
+    "PG_VALUE_TRUNCATED": (
+        "Un dato cifrado del servidor está truncado (art. 20.4)",
+        "An encrypted value on the server is truncated (art. 20.4)",
+    ),
+    "PG_VALUE_FORMAT_UNKNOWN": (
+        "Un dato cifrado tiene un formato que esta versión no conoce",
+        "An encrypted value has a format this version does not know",
+    ),
+    "PG_DATA_KEY_UNKNOWN": (
+        "Falta la clave de datos con que se cifró un dato",
+        "The data key an encrypted value was sealed with is missing",
+    ),
+    "PG_VALUE_WRONG_KEY": (
+        "Un dato cifrado lo fue con otra clave: ¿base de datos de otro casino?",
+        "A value was sealed with another key: another casino's database?",
+    ),
+    "PG_VALUE_TAMPERED": (
+        "Un dato cifrado no supera su comprobación: alterado o movido de fila o columna",
+        "An encrypted value fails its check: changed, or moved to another row or column",
+    ),
+    "PG_INSTALLATION_KEY_WRONG": (
+        "La clave de esta instalación no es la que protege las claves de datos",
+        "This installation's key is not the one protecting the data keys",
+    ),
+    "PG_WRAPPED_KEY_TAMPERED": (
+        "Una clave de datos del servidor está alterada o es de otra base de datos",
+        "A data key on the server was changed or comes from another database",
+    ),
+    "PG_NO_DATA_KEY": (
+        "El servidor no guarda ninguna clave de datos del fichero de visitantes",
+        "The server holds no data key for the visitor file",
+    ),
+    "PG_ROTATION_STUCK": (
+        "El cambio de clave no avanza: el servidor devuelve filas ya cifradas",
+        "The key rotation makes no progress: the server returns rows already done",
+    ),
+    # -- connections to the server (db.pg.connect.PgConnectCode) -------------------------
+    "PG_SERVER_CERT_REFUSED": (
+        "El certificado del servidor no es de la autoridad del casino o no es su nombre",
+        "The server's certificate is not from the casino's CA or names another host",
+    ),
+    "PG_CLIENT_CERT_REFUSED": (
+        "El servidor rechaza el certificado de este puesto (o falta)",
+        "The server refuses this desk's certificate (or it has none)",
+    ),
+    "PG_ACCESS_REFUSED": (
+        "El servidor no admite esta conexión (¿sin TLS?)",
+        "The server does not accept this connection (without TLS?)",
+    ),
+    "PG_UNREACHABLE": (
+        "No se puede contactar con el servidor del fichero de visitantes",
+        "The visitor file's server cannot be reached",
+    ),
+    "PG_CONNECT_FAILED": (
+        "No se ha podido conectar con el servidor del fichero de visitantes",
+        "Could not connect to the visitor file's server",
+    ),
 }
 
 

@@ -9,7 +9,8 @@ libgl1 libegl1 libglib2.0-0 libxkbcommon0 libxkbcommon-x11-0 libfontconfig1 libd
 libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0 libxcb-xinerama0
 libxcb-randr0 libxcb-render-util0 libxcb-image0
 libcups2 cups cups-client cups-bsd printer-driver-cups-pdf
-libzbar0 fonts-dejavu-core"
+libzbar0 fonts-dejavu-core
+postgresql"
 
 missing=""
 for p in $PACKAGES; do
