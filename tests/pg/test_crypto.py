@@ -7,6 +7,8 @@ from collections.abc import Mapping, Sequence
 from typing import TypedDict
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from admission.identity import IdentityKey
 from db import names
@@ -365,3 +367,23 @@ def test_batches_skip_rows_already_done_and_a_stuck_store_is_named(
     with pytest.raises(PgCryptoError) as excinfo:
         run_reencrypt(lambda current, limit: [done], lambda batch: None, ring2)
     assert code_of(excinfo) is PgCryptoCode.ROTATION_STUCK
+
+
+_WORD = st.text(alphabet="AÁBCDEÉGNÑOÓRZ", min_size=1, max_size=9)
+_NAME = st.lists(_WORD, min_size=1, max_size=4).map(" ".join)
+
+
+@settings(max_examples=150, deadline=None)
+@given(people=st.lists(st.tuples(_NAME, _NAME), min_size=1, max_size=6), query=_NAME)
+def test_name_search_agrees_with_the_word_prefix_search_on_any_names(
+    ring: KeyRing, people: list[tuple[str, str]], query: str
+) -> None:
+    q = ring.name_query(query)
+    wanted = set(q.tokens[ring.current_version])
+    for surname, given_names in people:
+        expected = names.matches(names.words(query), names.words(surname, given_names))
+        candidate = wanted <= set(ring.name_tokens(surname, given_names))
+        assert candidate or not expected  # the server never drops a match
+        assert (candidate if q.exact else candidate and q.matches(surname, given_names)) == (
+            expected
+        )
