@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -48,6 +48,7 @@ ROW_MAC_HEX = 32  # HMAC-SHA256 truncated to 128 bits per row
 KINDS = ("visitor", "visit", "card", "ban", "staff", "observation", "account")
 ERASED = "ERASED"  # action of the entry counting the rows erased in its transaction
 UPGRADE = "AUDIT_UPGRADE"  # action of the entry that keyed an older chain (migration 0030)
+_PARSED_ENTRIES = 16  # entries whose parsed refs verification keeps at hand
 BASELINE = "AUDIT_BASELINE"  # action of the entries committing to rows older than the key
 
 
@@ -326,12 +327,24 @@ def check_rows(
     created = present + erased. ``present`` is filled while the rows are read."""
     entries = walk.check.entries
     checked = 0
+    # One entry may commit to thousands of rows (a baseline, a purge, the adoption of
+    # rows written before the key): its refs are parsed once, not once per row - rows
+    # come table by table, so the entries they point to repeat in runs.
+    parsed: OrderedDict[int, dict[str, tuple[str, bool]]] = OrderedDict()
     for row in rows:
         checked += 1
         present[kind_of(row.ref)] += 1
         if row.pointer is None or row.entry_refs is None:
             return AuditCheck(False, entries, None, AuditChainCode.ROW_UNRECORDED, row=row.ref)
-        recorded = parse_refs(row.entry_refs).get(row.ref)
+        refs = parsed.get(row.pointer)
+        if refs is None:
+            refs = parse_refs(row.entry_refs)
+            parsed[row.pointer] = refs
+            if len(parsed) > _PARSED_ENTRIES:
+                parsed.popitem(last=False)
+        else:
+            parsed.move_to_end(row.pointer)
+        recorded = refs.get(row.ref)
         if recorded is None:
             return AuditCheck(
                 False, entries, row.pointer, AuditChainCode.ROW_UNRECORDED, row=row.ref
