@@ -24,14 +24,14 @@ import re
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import date, datetime, timedelta
 from enum import unique
 from typing import Protocol
 
 from admission.accounts import Operator, Role
 from admission.codes import Code
 from admission.errors import AdmissionError
-from admission.ports import Clock
+from admission.ports import Clock, madrid_day_start
 from admission.records import CardRecord, Visitor, VisitRecord
 
 __all__ = [
@@ -238,13 +238,6 @@ def _positive(value: int | None, what: str) -> int | None:
     return value
 
 
-def _day_start(day: date) -> datetime:
-    """The first instant of a Madrid day, in UTC (visits are stored in UTC)."""
-    from zoneinfo import ZoneInfo  # stdlib; tzdata package on Windows (as admission.ports)
-
-    return datetime.combine(day, time(), tzinfo=ZoneInfo("Europe/Madrid")).astimezone(UTC)
-
-
 class InspectionService:
     """Searches and timelines of the visitor file for the gaming inspectors (art. 20.4).
     Read-only by design: no method here changes the file; each call appends one audit
@@ -351,8 +344,8 @@ def check_search(
         id_number=_id_number(id_number),
         card=_positive(card, "card"),
         file_number=_positive(file_number, "file"),
-        visits_from=None if date_from is None else _day_start(date_from),
-        visits_until=None if date_to is None else _day_start(date_to + timedelta(days=1)),
+        visits_from=None if date_from is None else madrid_day_start(date_from),
+        visits_until=None if date_to is None else madrid_day_start(date_to + timedelta(days=1)),
         observation=_text(observation, "observation"),
     )
     if date_from is not None and date_to is not None and date_from > date_to:

@@ -7,7 +7,7 @@ Every port has a fake beside its real adapter. Methods raise
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import date, datetime
+from datetime import UTC, date, datetime, time
 from typing import Protocol
 
 from admission.identity import IdentityKey
@@ -166,3 +166,11 @@ def madrid_date(at: datetime) -> date:
     from zoneinfo import ZoneInfo  # stdlib; tzdata package on Windows
 
     return at.astimezone(ZoneInfo("Europe/Madrid")).date()
+
+
+def madrid_day_start(day: date) -> datetime:
+    """The first instant of a Madrid calendar day, in UTC (the file stores UTC): the
+    bounds of a day's visits for the counters, the inspectors and the day book."""
+    from zoneinfo import ZoneInfo  # stdlib; tzdata package on Windows
+
+    return datetime.combine(day, time(), tzinfo=ZoneInfo("Europe/Madrid")).astimezone(UTC)

@@ -38,7 +38,7 @@ import hashlib
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import date, datetime, timedelta
 from enum import StrEnum, unique
 from typing import Protocol
 
@@ -60,7 +60,7 @@ from admission.inspection import (
     id_number_checked,
     read_timeline,
 )
-from admission.ports import Clock
+from admission.ports import Clock, madrid_day_start
 from admission.records import (
     AuditHead,
     Ban,
@@ -91,7 +91,6 @@ __all__ = [
     "csv_bytes",
     "csv_text",
     "day_book_rows",
-    "day_start",
     "figures_from_counts",
     "local",
     "money",
@@ -298,13 +297,6 @@ def _when(at: datetime | None) -> str:
 def money(cents: int) -> str:
     """Cents as euros with two decimals, ``12.50`` (canonical text)."""
     return f"{cents // 100}.{cents % 100:02d}"
-
-
-def day_start(day: date) -> datetime:
-    """The first instant of a Madrid day, in UTC (the file stores UTC)."""
-    from zoneinfo import ZoneInfo
-
-    return datetime.combine(day, time(), tzinfo=ZoneInfo("Europe/Madrid")).astimezone(UTC)
 
 
 def _cell(value: str) -> str:
@@ -810,13 +802,15 @@ class ReportService:
         ):
             raise ReportError("dates", code=ReportCode.REPORT_DATE_INVALID)
         counts = self._store.figure_counts(
-            day_start(date_from), day_start(date_to + timedelta(days=1))
+            madrid_day_start(date_from), madrid_day_start(date_to + timedelta(days=1))
         )
         return figures_from_counts(date_from, date_to, counts)
 
     def _day_book(self, day: date) -> DayBook:
         figures = self._figures(day, day)
-        lines = self._store.day_book_lines(day_start(day), day_start(day + timedelta(days=1)))
+        lines = self._store.day_book_lines(
+            madrid_day_start(day), madrid_day_start(day + timedelta(days=1))
+        )
         return DayBook(day, tuple(lines), figures, self._store.head())
 
     def _access_subject(

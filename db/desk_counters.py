@@ -8,17 +8,14 @@ compared as the file's fixed-width UTC text, so text order is time order.
 from __future__ import annotations
 
 from contextlib import AbstractContextManager
-from datetime import datetime, time, timedelta
+from datetime import datetime, timedelta
 from typing import Any, Protocol
-from zoneinfo import ZoneInfo
 
 from admission.counters import DeskCounters
-from admission.ports import madrid_date
+from admission.ports import madrid_date, madrid_day_start
 from db import codec
 
 __all__ = ["DeskCounters", "desk_counters"]
-
-_MADRID = ZoneInfo("Europe/Madrid")
 
 
 class CounterStore(Protocol):
@@ -27,7 +24,7 @@ class CounterStore(Protocol):
 
 def desk_counters(store: CounterStore, now: datetime) -> DeskCounters:
     today = madrid_date(now)
-    midnight = datetime.combine(today, time(0, 0), tzinfo=_MADRID)
+    midnight = madrid_day_start(today)
     with store.reading() as conn:
         day = conn.execute(
             "SELECT COUNT(*) FROM visits WHERE at >= ? AND at <= ? AND verdict = 'ADMIT'",

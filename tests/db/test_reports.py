@@ -16,6 +16,7 @@ from admission.accounts import Operator, Role
 from admission.clock import FixedClock
 from admission.errors import StoreError
 from admission.inspection import InspectionCode, InspectionError, SearchCriteria, Timeline
+from admission.ports import madrid_day_start
 from admission.records import StaffMember, StaffRole, Visitor
 from admission.reports import (
     AccessReport,
@@ -29,7 +30,6 @@ from admission.reports import (
     csv_bytes,
     csv_text,
     day_book_rows,
-    day_start,
     figures_from_counts,
     visitor_rows,
 )
@@ -62,7 +62,9 @@ def _history(store: Any) -> None:
 
 def test_the_day_book_holds_the_visits_of_a_madrid_day_by_time(any_store: Any) -> None:
     _history(any_store)
-    lines = any_store.day_book_lines(day_start(MADRID_DAY), day_start(MADRID_DAY + DAY))
+    lines = any_store.day_book_lines(
+        madrid_day_start(MADRID_DAY), madrid_day_start(MADRID_DAY + DAY)
+    )
     assert [line.file_number for line in lines] == [3, 1, 4, 2]
     refused, first, vip, voided = lines
     assert refused.verdict == "DENY" and refused.reasons == ("MINOR", "BIRTH_DATE_UNKNOWN")
@@ -81,7 +83,9 @@ def test_the_day_book_holds_the_visits_of_a_madrid_day_by_time(any_store: Any) -
 
 def test_the_figures_count_madrid_hours_cards_revenue_and_refusals(any_store: Any) -> None:
     _history(any_store)
-    counts = any_store.figure_counts(day_start(MADRID_DAY), day_start(MADRID_DAY + DAY))
+    counts = any_store.figure_counts(
+        madrid_day_start(MADRID_DAY), madrid_day_start(MADRID_DAY + DAY)
+    )
     figures = figures_from_counts(MADRID_DAY, MADRID_DAY, counts)
     assert figures.per_hour[22] == 2 and figures.per_hour[23] == 1  # Madrid hours
     assert figures.refused_per_hour[0] == 1 and sum(figures.per_hour) == 3
@@ -91,11 +95,15 @@ def test_the_figures_count_madrid_hours_cards_revenue_and_refusals(any_store: An
     assert figures.revenue_cents == 2500 and figures.voided == 1
     assert dict(figures.revenue_by_type) == {"STANDARD": 500, "VIP": 2000}
     assert dict(figures.refusals) == {"MINOR": 1, "BIRTH_DATE_UNKNOWN": 1}
-    two = any_store.figure_counts(day_start(MADRID_DAY), day_start(MADRID_DAY + 2 * DAY))
+    two = any_store.figure_counts(
+        madrid_day_start(MADRID_DAY), madrid_day_start(MADRID_DAY + 2 * DAY)
+    )
     both = figures_from_counts(MADRID_DAY, MADRID_DAY + DAY, two)
     assert both.per_day == ((MADRID_DAY, 3), (MADRID_DAY + DAY, 1))
     assert both.visitors == 4 and both.revenue_cents == 3000
-    empty = any_store.figure_counts(day_start(date(2025, 1, 1)), day_start(date(2025, 1, 2)))
+    empty = any_store.figure_counts(
+        madrid_day_start(date(2025, 1, 1)), madrid_day_start(date(2025, 1, 2))
+    )
     assert figures_from_counts(date(2025, 1, 1), date(2025, 1, 1), empty).admissions == 0
 
 

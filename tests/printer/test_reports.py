@@ -17,6 +17,7 @@ import pytest
 
 from admission.identity import IdentityKey, IdKind
 from admission.inspection import Timeline, TimelineEntry
+from admission.ports import madrid_day_start
 from admission.records import (
     AuditHead,
     Ban,
@@ -38,7 +39,6 @@ from admission.reports import (
     access_rows,
     content_digest,
     day_book_rows,
-    day_start,
     figures_from_counts,
     timeline_rows,
     visitor_rows,
@@ -72,7 +72,7 @@ def meta(title: str = "Libro diario de visitantes del 28/11/2026") -> ReportMeta
 def synthetic_day_book(visits: int, seed: int = 7) -> DayBook:
     """``visits`` visits of one Madrid day, realistic names with accents, 5% refused."""
     rng = random.Random(seed)
-    start = day_start(DAY)
+    start = madrid_day_start(DAY)
     lines = []
     for i in range(visits):
         at = start + timedelta(seconds=int(86_399 * i / max(visits, 1)))
