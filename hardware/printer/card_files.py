@@ -11,9 +11,7 @@ PDF with it. The PDF-folder printer writes into the same folder as ``card-<n>.pd
 from __future__ import annotations
 
 import errno
-import os
 import re
-import tempfile
 import time
 from collections.abc import Callable, Collection
 from pathlib import Path
@@ -21,6 +19,7 @@ from pathlib import Path
 from admission.codes import Code
 from admission.devices import DeviceErrorCode
 from admission.errors import DeviceError
+from hardware.atomic_file import write_atomically
 
 __all__ = ["CardFileCode", "CardFiles"]
 
@@ -83,16 +82,7 @@ class CardFiles:
     def _store(self, number: int, pdf: bytes) -> Path:
         self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
         path = self.path_of(number)
-        fd, tmp = tempfile.mkstemp(prefix="card-", suffix=".tmp", dir=self.folder)  # 0600
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(pdf)
-                handle.flush()
-                os.fsync(handle.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomically(path, pdf, prefix="card-")  # 0600; a stray card-*.tmp is swept
         return path
 
     def sweep(self, purged: Collection[int]) -> int:

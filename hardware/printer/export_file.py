@@ -13,10 +13,10 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import secrets
 from pathlib import Path
 
 from admission.reports import ReportCode, ReportError
+from hardware.atomic_file import write_atomically
 
 __all__ = ["FileExportTarget"]
 
@@ -51,20 +51,9 @@ class FileExportTarget:
     def write(self, data: bytes) -> None:
         """The whole of ``data`` at ``path``, or nothing (ReportError EXPORT_*)."""
         folder = self.path.parent
-        temp = folder / f".{self.path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp"
         try:
-            fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-            try:
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view) :]
-                os.fsync(fd)
-            finally:
-                os.close(fd)
-            os.replace(temp, self.path)
+            write_atomically(self.path, data, prefix=f".{self.path.name}.")
         except OSError as exc:
-            with contextlib.suppress(OSError):
-                temp.unlink()
             raise ReportError(
                 f"the export could not be written ({_why(exc)}); no file was left",
                 code=_code(exc),
