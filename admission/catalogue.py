@@ -1439,6 +1439,48 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "No se ha podido conectar con el servidor del fichero de visitantes",
         "Could not connect to the visitor file's server",
     ),
+    # -- which store the desk uses (db.pg.target.PgTargetCode) ----------------------------
+    "PG_TARGET_BAD_URL": (
+        "La dirección del servidor no es válida (puerto, varios servidores...)",
+        "The server address is not valid (port, several servers...)",
+    ),
+    "PG_TARGET_BAD_SCHEME": (
+        "La dirección del servidor debe empezar por postgresql://",
+        "The server address must start with postgresql://",
+    ),
+    "PG_TARGET_PASSWORD_IN_URL": (
+        "La dirección del servidor no puede llevar contraseña: quítela de la configuración",
+        "The server address may not hold a password: remove it from the settings",
+    ),
+    "PG_TARGET_PARAMETER_REFUSED": (
+        "La dirección del servidor lleva una opción no admitida",
+        "The server address carries an option that is not accepted",
+    ),
+    "PG_TARGET_INCOMPLETE": (
+        "La dirección del servidor no indica el servidor, la base de datos o el usuario",
+        "The server address does not name the host, the database or the role",
+    ),
+    "PG_TARGET_TLS_TOO_WEAK": (
+        "Conexión al servidor sin verificación completa: se exige sslmode=verify-full",
+        "Connection without full verification: sslmode=verify-full is required",
+    ),
+    "PG_TARGET_CERT_MISSING": (
+        "Falta el certificado de la autoridad, el del puesto o su clave privada",
+        "The CA certificate, this desk's certificate or its private key is missing",
+    ),
+    "PG_TARGET_KEY_EXPOSED": (
+        "La clave privada del puesto es legible por otros usuarios (permisos 600)",
+        "This desk's private key is readable by other users (mode 600)",
+    ),
+    # -- the link to the server (db.pg.latency.PgLinkCode) -------------------------------
+    "PG_SERVER_TIMEOUT": (
+        "El servidor del fichero de visitantes no responde a tiempo",
+        "The visitor file's server does not answer in time",
+    ),
+    "PG_CONNECTION_LOST": (
+        "Se ha perdido la conexión con el servidor del fichero de visitantes",
+        "The connection to the visitor file's server was lost",
+    ),
 }
 
 

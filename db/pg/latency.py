@@ -1,0 +1,261 @@
+"""How far the visitor file's server is: a ``SELECT 1`` round trip, timed, for the
+window's status bar ("servidor db.casino:5432 · 3 ms"). Qt-free: the window's database
+worker calls :meth:`LatencyProbe.probe` every few seconds and shows :meth:`summary`.
+
+A desk that cannot reach the server must say so at once and admit nobody on its own
+(Decreto 58/2006, art. 20: every admission is registered in the one visitor file), so
+every probe answers within its timeout - a server that went silent, a cut cable or a
+TLS refusal each end as a :class:`ProbeResult` with a code, never as a hang:
+
+* the connection cannot be made: the :class:`~db.pg.connect.PgConnectCode` of
+  :func:`db.pg.connect.classify` (``PG_UNREACHABLE``, ``PG_SERVER_CERT_REFUSED``...);
+* no answer within the timeout: ``PG_SERVER_TIMEOUT`` (the connection is dropped; the
+  next probe opens a new one);
+* an open connection broke (reset, closed by the server): ``PG_CONNECTION_LOST``.
+
+One connection is kept between probes (a TLS handshake per probe would time the
+handshake, not the server); the time reported is the ``SELECT 1`` alone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import statistics
+import threading
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import unique
+from typing import Any
+
+import psycopg
+
+from admission.codes import Code
+from admission.errors import StoreError
+from db.pg.connect import PgConnectCode, classify
+
+__all__ = [
+    "LatencyProbe",
+    "LatencySummary",
+    "PgLinkCode",
+    "ProbeResult",
+    "classify_failure",
+]
+
+DEFAULT_TIMEOUT_S = 2.0
+DEFAULT_WINDOW = 20
+_GRACE_S = 1.0  # after a timeout, how long the abandoned attempt may take to unwind
+
+
+@unique
+class PgLinkCode(Code):
+    """Why an established link to the server failed (the connection itself succeeded
+    or was never finished in time)."""
+
+    SERVER_TIMEOUT = "PG_SERVER_TIMEOUT"  # no answer within the probe's timeout
+    CONNECTION_LOST = "PG_CONNECTION_LOST"  # reset or closed while in use
+
+
+FailureCode = PgConnectCode | PgLinkCode
+
+# libpq / OpenSSL / psycopg texts of a connection that broke after it was made
+_LOST_MARKERS = (
+    "server closed the connection unexpectedly",
+    "connection reset by peer",
+    "ssl syscall error",
+    "ssl error: unexpected eof",
+    "eof detected",
+    "consuming input failed",
+    "could not receive data from server",
+    "could not send data to server",
+    "the connection is lost",
+    "the connection is closed",
+    "connection timed out",
+    "broken pipe",
+)
+
+
+def classify_failure(error: BaseException | str, *, established: bool = False) -> FailureCode:
+    """The code of a failed probe: a connection that broke while in use is
+    ``PG_CONNECTION_LOST``; anything else is :func:`db.pg.connect.classify`'s code (a
+    ``StoreError`` raised by :func:`db.pg.connect.connect` keeps its own)."""
+    if isinstance(error, StoreError) and isinstance(error.code, PgConnectCode):
+        return error.code
+    code = classify(error)
+    if code is PgConnectCode.CONNECT_FAILED or established:
+        message = str(error).lower()
+        if any(marker in message for marker in _LOST_MARKERS):
+            return PgLinkCode.CONNECTION_LOST
+    return code
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeResult:
+    """One probe: ``ok`` with the round trip in milliseconds, or a failure ``code``."""
+
+    ok: bool
+    ms: float | None  # the SELECT 1 round trip; None when it failed
+    code: FailureCode | None  # None when ok
+    connected: bool  # this probe opened a new connection (first, or after a failure)
+
+
+@dataclass(frozen=True, slots=True)
+class LatencySummary:
+    """What the status bar shows: the last probe and the median of the recent ones."""
+
+    last: ProbeResult | None  # None before the first probe
+    p50_ms: float | None  # median of the successful probes among the last ``window``
+    samples: int  # how many successful probes the median is over
+
+    @property
+    def reachable(self) -> bool:
+        return self.last is not None and self.last.ok
+
+
+class _Attempt:
+    """One probe's work, run on its own thread so the caller's wait is bounded."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.fileno: int | None = None  # the connection's socket while it may be in use
+        self.abandoned = False
+        self.conn: psycopg.Connection[Any] | None = None
+        self.connected = False
+        self.ms: float | None = None
+        self.error: BaseException | None = None
+        self.established = False  # the failure came after the connection was made
+        self.done = threading.Event()
+
+
+class LatencyProbe:
+    """Times ``SELECT 1`` on connections from ``connect`` (a factory such as
+    ``PgTarget.connect``; it should bound its own connect time, ``connect_timeout``).
+
+    Not for concurrent use: one worker thread calls :meth:`probe`.
+    """
+
+    def __init__(
+        self,
+        connect: Callable[[], psycopg.Connection[Any]],
+        *,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        window: int = DEFAULT_WINDOW,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        if timeout_s <= 0 or window < 1:
+            raise ValueError("timeout_s must be positive and window at least 1")
+        self._connect = connect
+        self._timeout_s = timeout_s
+        self._clock = clock
+        self._conn: psycopg.Connection[Any] | None = None
+        self._recent: deque[ProbeResult] = deque(maxlen=window)
+
+    # -- probing ---------------------------------------------------------------------
+    def probe(self) -> ProbeResult:
+        """One round trip; returns within ``timeout_s`` (plus at most a second of
+        unwinding when the server went silent)."""
+        attempt = _Attempt()
+        attempt.conn, self._conn = self._conn, None
+        worker = threading.Thread(
+            target=self._run, args=(attempt,), name="pg-latency-probe", daemon=True
+        )
+        worker.start()
+        if not attempt.done.wait(self._timeout_s):
+            self._abandon(attempt)
+            worker.join(_GRACE_S)
+            result = ProbeResult(False, None, PgLinkCode.SERVER_TIMEOUT, attempt.connected)
+        elif attempt.error is not None:
+            result = ProbeResult(
+                False,
+                None,
+                classify_failure(attempt.error, established=attempt.established),
+                attempt.connected,
+            )
+        else:
+            self._conn = attempt.conn
+            result = ProbeResult(True, attempt.ms, None, attempt.connected)
+        self._recent.append(result)
+        return result
+
+    def _run(self, attempt: _Attempt) -> None:
+        conn = attempt.conn
+        try:
+            if conn is None or conn.closed or conn.broken:
+                if conn is not None:
+                    conn.close()
+                conn = self._connect()
+                attempt.connected = True
+            attempt.established = True
+            with attempt.lock:
+                attempt.conn = conn
+                attempt.fileno = None if attempt.abandoned else conn.fileno()
+            if attempt.abandoned:
+                raise TimeoutError("abandoned before the query")
+            start = self._clock()
+            conn.execute("SELECT 1").fetchone()
+            attempt.ms = (self._clock() - start) * 1000.0
+            if conn.info.transaction_status != psycopg.pq.TransactionStatus.IDLE:
+                conn.rollback()  # not autocommit: leave no transaction open between probes
+        except BaseException as exc:  # every failure is a result, never a dead thread
+            attempt.error = exc
+            self._discard(attempt, conn)
+        else:
+            with attempt.lock:
+                abandoned = attempt.abandoned
+                if abandoned:
+                    attempt.fileno = None
+            if abandoned:  # answered after the caller gave up: nobody keeps it
+                self._discard(attempt, conn)
+        finally:
+            attempt.done.set()
+
+    @staticmethod
+    def _discard(attempt: _Attempt, conn: psycopg.Connection[Any] | None) -> None:
+        with attempt.lock:
+            attempt.fileno = None
+            attempt.conn = None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                conn.close()
+
+    @staticmethod
+    def _abandon(attempt: _Attempt) -> None:
+        """Wake a query blocked on a silent server: shut its socket down (a duplicate of
+        the descriptor, under the attempt's lock so it cannot be another socket's by
+        then); libpq then fails the query and the worker closes the connection."""
+        with attempt.lock:
+            attempt.abandoned = True
+            fileno = attempt.fileno
+            if fileno is None:
+                return
+            with contextlib.suppress(OSError):
+                dup = socket.socket(fileno=os.dup(fileno))
+                try:
+                    dup.shutdown(socket.SHUT_RDWR)
+                finally:
+                    dup.close()
+
+    # -- results ---------------------------------------------------------------------
+    def summary(self) -> LatencySummary:
+        times = [r.ms for r in self._recent if r.ok and r.ms is not None]
+        last = self._recent[-1] if self._recent else None
+        return LatencySummary(last, statistics.median(times) if times else None, len(times))
+
+    def p50_ms(self) -> float | None:
+        """The median round trip of the successful probes among the last ``window``."""
+        return self.summary().p50_ms
+
+    def close(self) -> None:
+        conn, self._conn = self._conn, None
+        if conn is not None:
+            with contextlib.suppress(Exception):
+                conn.close()
+
+    def __enter__(self) -> LatencyProbe:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,387 @@
+"""Which visitor file a desk uses: its own SQLCipher file (the default) or a shared
+PostgreSQL server (several desks and annex rooms of one casino, Decreto 58/2006, arts.
+154-155; DESIGN.md R17).
+
+    target = resolve_target(settings["database.url"], os.environ)
+
+The environment variable ``ADMISSION_DATABASE_URL`` wins over the ``database.url``
+setting; neither (or both empty) leaves the desk on its SQLCipher file. A server is
+named by a libpq URL (``postgresql://`` or ``postgres://``), read by libpq's own parser
+(:func:`psycopg.conninfo.conninfo_to_dict`) so that the desk understands it exactly as
+the connection will::
+
+    postgresql://desk1@db.casino:5432/admission
+    postgresql://desk1@db.casino/admission?sslrootcert=/etc/casino/ca.crt
+    postgresql://desk1@%2Fvar%2Frun%2Fpostgresql/admission         (Unix socket)
+    postgresql:///admission?host=/var/run/postgresql&user=desk1    (the same)
+
+The visitor file is confidential (art. 20.4; GDPR art. 32), so over TCP the desk always
+uses TLS, verifies the server's certificate and its name (``sslmode=verify-full``, the
+only mode accepted; the default when the URL names none) and presents its own client
+certificate. The three files are named in the URL (``sslrootcert``, ``sslcert``,
+``sslkey``; a relative path is taken inside the certificate folder) or default to
+libpq's names inside the desk's certificate folder (:data:`CERT_SUBDIR` of the desk's
+data folder, see :func:`default_cert_dir`)::
+
+    <data folder>/postgresql/root.crt          the casino's CA
+    <data folder>/postgresql/postgresql.crt    this desk's certificate (CN = its role)
+    <data folder>/postgresql/postgresql.key    its private key (0600)
+
+A password in the URL (or ``password=`` / ``sslpassword=``) is refused: keys and
+passwords never sit in settings files (STYLE.md rule 16). Over a Unix socket there is no
+TLS (libpq never uses it there); the server's ``pg_hba.conf`` decides (``peer``).
+
+Every refusal is a :class:`TargetError` (a ``ConfigError``) with a
+:class:`PgTargetCode`; its detail names parameters and files, never the URL's user
+part or a secret. :meth:`PgTarget.describe` is the log-safe ``host:port/db`` for the
+status bar.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import stat
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum, unique
+from pathlib import Path
+from typing import Any, ClassVar
+
+import psycopg
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+from admission.codes import Code
+from admission.errors import ConfigError
+from db.pg.connect import connect, tls_conninfo
+
+__all__ = [
+    "CERT_SUBDIR",
+    "DEFAULT_PORT",
+    "ENV_VAR",
+    "SCHEMES",
+    "DatabaseTarget",
+    "PgTarget",
+    "PgTargetCode",
+    "SqlCipherTarget",
+    "TargetError",
+    "TargetSource",
+    "TlsFiles",
+    "default_cert_dir",
+    "parse_url",
+    "resolve_target",
+]
+
+ENV_VAR = "ADMISSION_DATABASE_URL"
+SCHEMES = ("postgresql", "postgres")
+DEFAULT_PORT = 5432
+DEFAULT_CONNECT_TIMEOUT = 5  # seconds; libpq waits at least 2
+MAX_CONNECT_TIMEOUT = 600
+CERT_SUBDIR = "postgresql"  # inside the desk's data folder
+# libpq's own default names (~/.postgresql/...), kept so an administrator knows them
+ROOT_CERT_NAME = "root.crt"
+CLIENT_CERT_NAME = "postgresql.crt"
+CLIENT_KEY_NAME = "postgresql.key"
+_APP_NAME = "admission-desk"  # main.APP_NAME: the data folder's name
+
+# Parameters a desk's URL may carry (anything else is refused: a URL is not a way to
+# pass arbitrary libpq options, and some of them hold secrets or weaken TLS).
+_ALLOWED = frozenset(
+    {
+        "host",
+        "hostaddr",
+        "port",
+        "dbname",
+        "user",
+        "sslmode",
+        "sslrootcert",
+        "sslcert",
+        "sslkey",
+        "sslcrl",
+        "sslcrldir",
+        "ssl_min_protocol_version",
+        "connect_timeout",
+        "application_name",
+    }
+)
+_SECRETS = frozenset({"password", "sslpassword"})
+_PATH_OPTIONS = ("sslcrl", "sslcrldir")  # optional extra files, relative to the folder
+_PASSED_THROUGH = ("sslcrl", "sslcrldir", "ssl_min_protocol_version", "application_name")
+
+
+@unique
+class PgTargetCode(Code):
+    """Why the configured database server cannot be used (before any connection)."""
+
+    BAD_URL = "PG_TARGET_BAD_URL"  # not a URL libpq reads, or a bad port, several hosts...
+    BAD_SCHEME = "PG_TARGET_BAD_SCHEME"  # not postgresql:// or postgres://
+    PASSWORD_IN_URL = "PG_TARGET_PASSWORD_IN_URL"  # secrets never sit in settings
+    PARAMETER_REFUSED = "PG_TARGET_PARAMETER_REFUSED"  # an option the desk does not accept
+    INCOMPLETE = "PG_TARGET_INCOMPLETE"  # no host, database or role named
+    TLS_TOO_WEAK = "PG_TARGET_TLS_TOO_WEAK"  # sslmode other than verify-full over TCP
+    CERT_MISSING = "PG_TARGET_CERT_MISSING"  # a CA, certificate or key file is not there
+    KEY_EXPOSED = "PG_TARGET_KEY_EXPOSED"  # the private key is readable by others
+
+
+class TargetError(ConfigError):
+    """The database target is refused; ``code`` is a :class:`PgTargetCode`."""
+
+
+class TargetSource(StrEnum):
+    """Where the target came from (said in the log at start-up)."""
+
+    ENVIRONMENT = "environment"  # ADMISSION_DATABASE_URL
+    SETTINGS = "settings"  # database.url
+    DEFAULT = "default"  # neither: the SQLCipher file
+
+
+@dataclass(frozen=True, slots=True)
+class SqlCipherTarget:
+    """The desk's own encrypted file in its data folder (the embedded default)."""
+
+    kind: ClassVar[str] = "sqlcipher"
+    source: TargetSource = TargetSource.DEFAULT
+
+    def describe(self) -> str:
+        return "SQLCipher"
+
+
+@dataclass(frozen=True, slots=True)
+class TlsFiles:
+    """The casino's CA, the desk's certificate and its private key (absolute paths)."""
+
+    root_cert: Path
+    client_cert: Path
+    client_key: Path
+
+
+@dataclass(frozen=True, slots=True)
+class PgTarget:
+    """A PostgreSQL server, validated: over TCP always with :attr:`tls` (verify-full)."""
+
+    kind: ClassVar[str] = "postgresql"
+    host: str  # a host name or address, or a Unix-socket folder (starts with "/" or "@")
+    port: int
+    dbname: str
+    user: str
+    source: TargetSource
+    tls: TlsFiles | None  # None exactly over a Unix socket
+    hostaddr: str | None = None  # an IP address: no name look-up; the name checked is host
+    connect_timeout: int = DEFAULT_CONNECT_TIMEOUT
+    options: tuple[tuple[str, str], ...] = ()  # sslcrl, application_name... as given
+
+    @property
+    def is_socket(self) -> bool:
+        return _is_socket(self.host)
+
+    def conninfo(self, *, connect_timeout: int | None = None) -> str:
+        """The libpq connection string (``sslmode=verify-full`` and the desk's files over
+        TCP; nothing of TLS over a socket, where libpq never uses it)."""
+        timeout = self.connect_timeout if connect_timeout is None else connect_timeout
+        if self.tls is None:
+            base = make_conninfo(
+                host=self.host,
+                port=self.port,
+                dbname=self.dbname,
+                user=self.user,
+                connect_timeout=timeout,
+            )
+        else:
+            base = tls_conninfo(
+                host=self.host,
+                hostaddr=self.hostaddr,
+                port=self.port,
+                dbname=self.dbname,
+                user=self.user,
+                root_cert=self.tls.root_cert,
+                client_cert=self.tls.client_cert,
+                client_key=self.tls.client_key,
+                connect_timeout=timeout,
+            )
+        return make_conninfo(base, **dict(self.options)) if self.options else base
+
+    def connect(self, **kwargs: Any) -> psycopg.Connection[Any]:
+        """A connection (:func:`db.pg.connect.connect`: a refusal is a ``StoreError``
+        with a ``PgConnectCode``)."""
+        return connect(self.conninfo(), **kwargs)
+
+    def describe(self) -> str:
+        """``host:port/db``: log-safe (no role, no file, no secret), for the status bar."""
+        host = f"[{self.host}]" if ":" in self.host and not self.is_socket else self.host
+        return f"{host}:{self.port}/{self.dbname}"
+
+
+DatabaseTarget = SqlCipherTarget | PgTarget
+
+
+def default_cert_dir() -> Path:
+    """The certificate folder of the desk's default data folder (main passes its own
+    ``data_dir / CERT_SUBDIR`` when started with ``--data-dir``)."""
+    from platformdirs import user_data_path
+
+    return user_data_path(_APP_NAME, appauthor=False) / CERT_SUBDIR
+
+
+def resolve_target(
+    settings_url: str | None,
+    environ: Mapping[str, str],
+    *,
+    cert_dir: Path | None = None,
+) -> DatabaseTarget:
+    """The store this desk uses: ``ADMISSION_DATABASE_URL`` if set and not blank, else
+    the ``database.url`` setting if not blank, else the SQLCipher file. A URL that
+    cannot be used raises :class:`TargetError`; it never falls back to the file (a desk
+    configured for the shared file must not start a file of its own, art. 20.4)."""
+    from_env = environ.get(ENV_VAR, "").strip()
+    if from_env:
+        return parse_url(from_env, source=TargetSource.ENVIRONMENT, cert_dir=cert_dir)
+    from_settings = (settings_url or "").strip()
+    if from_settings:
+        return parse_url(from_settings, source=TargetSource.SETTINGS, cert_dir=cert_dir)
+    return SqlCipherTarget()
+
+
+def parse_url(
+    url: str,
+    *,
+    source: TargetSource = TargetSource.SETTINGS,
+    cert_dir: Path | None = None,
+) -> PgTarget:
+    """Validate a server URL (see the module's docstring) into a :class:`PgTarget`."""
+    params = _read_url(url, source)
+    host = params.get("host", "")
+    if not host:
+        raise _refuse(PgTargetCode.INCOMPLETE, "the URL names no host or socket folder", source)
+    if "," in host or "," in params.get("port", "") or "," in params.get("hostaddr", ""):
+        raise _refuse(PgTargetCode.BAD_URL, "several hosts: a desk uses one server", source)
+    for name in ("dbname", "user"):
+        if not params.get(name):
+            raise _refuse(PgTargetCode.INCOMPLETE, f"the URL names no {name}", source)
+    port = _whole(params.get("port") or str(DEFAULT_PORT), "port", 1, 65535, source)
+    timeout = _whole(
+        params.get("connect_timeout") or str(DEFAULT_CONNECT_TIMEOUT),
+        "connect_timeout",
+        1,
+        MAX_CONNECT_TIMEOUT,
+        source,
+    )
+    socket = _is_socket(host)
+    hostaddr = params.get("hostaddr") or None
+    if hostaddr is not None:
+        if socket:
+            raise _refuse(PgTargetCode.BAD_URL, "hostaddr with a Unix socket", source)
+        try:
+            ipaddress.ip_address(hostaddr)
+        except ValueError:
+            raise _refuse(PgTargetCode.BAD_URL, "hostaddr is not an IP address", source) from None
+    folder = (cert_dir if cert_dir is not None else default_cert_dir()).expanduser()
+    tls = None if socket else _tls_files(params, folder, source)
+    options = tuple(
+        (name, str(_in_folder(params[name], folder)) if name in _PATH_OPTIONS else params[name])
+        for name in _PASSED_THROUGH
+        if params.get(name)
+    )
+    for name, value in options:
+        if name in _PATH_OPTIONS and not os.path.exists(value):
+            raise _refuse(PgTargetCode.CERT_MISSING, f"{name} file {value} not found", source)
+    return PgTarget(
+        host=host,
+        port=port,
+        dbname=params["dbname"],
+        user=params["user"],
+        source=source,
+        tls=tls,
+        hostaddr=hostaddr,
+        connect_timeout=timeout,
+        options=options,
+    )
+
+
+# -- the parts ------------------------------------------------------------------------
+def _refuse(code: PgTargetCode, detail: str, source: TargetSource) -> TargetError:
+    where = ENV_VAR if source is TargetSource.ENVIRONMENT else "database.url"
+    return TargetError(f"{where}: {detail}", code=code)
+
+
+def _read_url(url: str, source: TargetSource) -> dict[str, str]:
+    """libpq's reading of the URL, after the checks that must come before it: libpq's
+    own error messages quote the text they fail on, and that text may hold a password."""
+    scheme, sep, rest = url.partition("://")
+    if not sep or scheme.lower() not in SCHEMES:
+        raise _refuse(PgTargetCode.BAD_SCHEME, "not a postgresql:// URL", source)
+    authority = rest.split("/", 1)[0].split("?", 1)[0]
+    userinfo, at, _hostport = authority.rpartition("@")
+    if at and ":" in userinfo:
+        raise _refuse(PgTargetCode.PASSWORD_IN_URL, "a password in the URL", source)
+    try:
+        raw = conninfo_to_dict(url)
+    except psycopg.Error:
+        # libpq's message quotes the URL: only its kind is kept
+        raise _refuse(PgTargetCode.BAD_URL, "libpq cannot read the URL", source) from None
+    params = {name: str(value) for name, value in raw.items()}
+    if _SECRETS & params.keys():
+        raise _refuse(PgTargetCode.PASSWORD_IN_URL, "a password parameter in the URL", source)
+    refused = sorted(params.keys() - _ALLOWED)
+    if refused:
+        raise _refuse(
+            PgTargetCode.PARAMETER_REFUSED, f"parameters not accepted: {', '.join(refused)}", source
+        )
+    return params
+
+
+def _whole(text: str, name: str, low: int, high: int, source: TargetSource) -> int:
+    if not text.isascii() or not text.isdigit() or not low <= int(text) <= high:
+        raise _refuse(PgTargetCode.BAD_URL, f"{name} must be a whole number {low}-{high}", source)
+    return int(text)
+
+
+def _is_socket(host: str) -> bool:
+    """libpq's rule: a host starting with "/" is a socket folder, "@" an abstract one."""
+    return host.startswith(("/", "@"))
+
+
+def _in_folder(value: str, folder: Path) -> Path:
+    path = Path(value).expanduser()
+    return path if path.is_absolute() else folder / path
+
+
+def _tls_files(params: Mapping[str, str], folder: Path, source: TargetSource) -> TlsFiles:
+    """Over TCP: verify-full (the only mode; the default) and the three files present."""
+    mode = params.get("sslmode") or "verify-full"
+    if mode != "verify-full":
+        raise _refuse(
+            PgTargetCode.TLS_TOO_WEAK,
+            f"sslmode={mode} over TCP; only verify-full authenticates the server",
+            source,
+        )
+    files = TlsFiles(
+        root_cert=_in_folder(params.get("sslrootcert") or ROOT_CERT_NAME, folder),
+        client_cert=_in_folder(params.get("sslcert") or CLIENT_CERT_NAME, folder),
+        client_key=_in_folder(params.get("sslkey") or CLIENT_KEY_NAME, folder),
+    )
+    for label, path in (
+        ("sslrootcert (the casino's CA)", files.root_cert),
+        ("sslcert (this desk's certificate)", files.client_cert),
+        ("sslkey (this desk's private key)", files.client_key),
+    ):
+        if not path.is_file() or not os.access(path, os.R_OK):
+            raise _refuse(PgTargetCode.CERT_MISSING, f"{label}: {path} not readable", source)
+    _check_key_mode(files.client_key, source)
+    return files
+
+
+def _check_key_mode(path: Path, source: TargetSource) -> None:
+    """libpq's own rule for the private key (PostgreSQL documentation, "Client
+    Certificates"): no access for group or others when the desk's user owns it; owned by
+    root, group read is allowed. Told here, before libpq refuses with a bare message."""
+    info = path.stat()
+    if info.st_uid == 0:
+        exposed = info.st_mode & (stat.S_IWGRP | stat.S_IXGRP | stat.S_IRWXO)
+    else:
+        exposed = info.st_mode & (stat.S_IRWXG | stat.S_IRWXO)
+    if exposed:
+        raise _refuse(
+            PgTargetCode.KEY_EXPOSED,
+            f"sslkey {path} is open to others (mode {stat.S_IMODE(info.st_mode):o}; chmod 600)",
+            source,
+        )
