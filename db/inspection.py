@@ -14,46 +14,56 @@ How it stays fast on a six-month file (art. 20.4: the inspector waits for the an
 ``tests/bench/bench_inspection.py`` measures it on 1,000,000 visitors): the answer is
 always "every criterion, by folded name then file number, the first ``limit``" - the
 same WHERE clause whatever the path - but the rows it is evaluated on are found one of
-two ways (:func:`plan`):
+three ways (:func:`plan`):
 
-- **driven**: from the rarest criterion's own index - the file number or the card (a
+- **in name order from a name word** (the usual inspector's query): the rarest query
+  word's index entries are already in the search's order (``visitor_tokens`` is keyed
+  by word, folded name, file number: migration 0051), so each word that starts with it
+  is read in that order, the few words merged, and the first ``limit`` visitors that
+  meet every other criterion end the read, with no sort;
+- **driven**: from the rarest criterion's own set - the file number or the card (a
   primary key), the identity (the ``identity`` index, one probe per document kind and
-  country, and ``visits_by_document``), the rarest name word (``visitor_tokens``), a
-  narrow date range (``visits_by_at``), or the matching observations (one pass over
-  them) - then sorted;
-- **walked**: when every criterion matches many visitors, the visitors are read in
-  name order (``visitors_by_name``, migration 0050) and the first ``limit`` that match
-  end the read, with no sort.
+  country, and ``visits_by_document``), a narrow date range (``visits_by_at``), or the
+  matching observations (one pass over them) - then sorted;
+- **walked**: with no name, when every criterion matches many visitors, the visitors
+  are read in name order (``visitors_by_name``, migration 0050) until ``limit`` match.
 
-The choice weighs the two (:data:`DRIVE_COST` walk steps per candidate against the
-visitors the walk reads before ``limit`` match, the criteria taken as independent) from
-cheap sizes: a name word's index entries counted up to :data:`COUNT_BOUND`, a date
-range told by the ids of its first and last visits, the observations matched by one
-``LIKE`` pass. It never changes the result: the driving set holds every visitor that
-can match, and the full WHERE clause is applied on it.
+The choice weighs the rows each way reads (:data:`DRIVE_COST` steps per driven
+candidate; for the ordered reads, ``limit`` over the share of visitors meeting the
+other criteria, taken as independent) from cheap sizes: a name word's index entries
+counted up to :data:`COUNT_BOUND`, a date range told by the ids of its first and last
+visits, the observations matched by one ``LIKE`` pass. It never changes the result:
+every path reads every visitor that can match, and the full WHERE clause is applied.
 """
 
 from __future__ import annotations
 
 import json
 import sqlite3
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
 from admission.inspection import SearchCriteria
 from db import codec, names
 
-__all__ = ["Plan", "Route", "conditions", "every_plan", "find_visitors", "plan", "run"]
+__all__ = [
+    "Plan",
+    "Route",
+    "conditions",
+    "every_plan",
+    "find_visitors",
+    "plan",
+    "run",
+    "statement",
+]
 
 COUNT_BOUND = 30_000  # index entries counted to size a name word or a date range
 DRIVE_MAX = 30_000  # the tests set it to 0 to act as on a big file
-DRIVE_COST = 3  # a candidate looked up, checked and sorted costs ~3 steps of the walk
+DRIVE_COST = 3  # a candidate looked up, checked and sorted costs ~3 steps of a read in order
 SMALL = 2_000  # a driving set this small is taken without reading the observations
-FETCH_MAX = 200_000  # a name word's visitors read to intersect with another word's
+MERGE_MAX = 48  # words starting with a query word read and merged in name order; more: walk
 MAX_PREFIXES = 1_000  # identity kinds x countries probed before reading every visitor
-
-_VISIT_AT = "EXISTS (SELECT 1 FROM visits AS s WHERE s.file_number = v.file_number AND s.at {op} ?)"
 
 
 class Route(StrEnum):
@@ -63,8 +73,7 @@ class Route(StrEnum):
     FILE = "file"  # the file number: the visitors' primary key
     CARD = "card"  # the card's primary key
     IDENTITY = "identity"  # the identity index and the documents shown at visits
-    NAME = "name"  # the rarest name word's range in visitor_tokens
-    NAMES = "names"  # the visitors holding two name words: their ranges intersected
+    NAME = "name"  # the rarest name word's index entries, read in name order and merged
     DATES = "dates"  # the visits in the range (visits_by_at)
     OBSERVATION = "observation"  # the matching observations, one pass
     WALK = "walk"  # every visitor in name order until ``limit`` match
@@ -72,8 +81,10 @@ class Route(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Plan:
-    """The chosen path and the SQL that lists the candidate file numbers (driven paths);
-    ``candidates`` when the path already read them (observations)."""
+    """The chosen path: the SQL that lists the candidate file numbers (driven paths),
+    ``candidates`` when the path already read them (observations), ``words`` the index
+    words read in name order (the name path); ``estimate`` its candidates, ``cost`` the
+    rows it is expected to read."""
 
     route: Route
     driver: str = ""
@@ -81,53 +92,59 @@ class Plan:
     candidates: tuple[int, ...] | None = None
     estimate: int = 0
     considered: dict[str, int] = field(default_factory=dict)
+    words: tuple[str, ...] = ()
+    cost: float = 0.0
+    others: tuple[tuple[str, tuple[str, ...] | None], ...] = ()
 
 
-def conditions(criteria: SearchCriteria) -> tuple[list[str], list[object]] | None:
-    """The WHERE clauses of the search over ``visitors AS v`` and their parameters;
-    None when nothing can match."""
+def conditions(
+    criteria: SearchCriteria, row: str = "v", *, name: bool = True
+) -> tuple[list[str], list[object]] | None:
+    """The WHERE clauses of the search over ``visitors AS v`` (or any row source whose
+    ``row.file_number`` is the visitor's; the identity needs ``v`` itself) and their
+    parameters, the name's clauses left out when ``name`` is false; None when nothing
+    can match."""
     where: list[str] = []
     params: list[object] = []
     if criteria.name is not None:
         query = names.words(criteria.name)
         if not query:  # nothing a name is made of (e.g. only "%" or quotes)
             return None
-        for word in query:
+        for word in query if name else ():
             where.append(
-                "EXISTS (SELECT 1 FROM visitor_tokens AS t WHERE t.file_number = "
-                "v.file_number AND t.token >= ? AND t.token < ?)"
+                f"EXISTS (SELECT 1 FROM visitor_tokens AS w WHERE w.file_number = "
+                f"{row}.file_number AND w.token >= ? AND w.token < ?)"
             )
             params.extend(names.prefix_range(word))
     if criteria.id_number is not None:
         # the identity's number (KIND:COUNTRY:NUMBER), or a document shown at a visit
         where.append(
             "(substr(v.identity, -length(?) - 1) = ':' || ? OR EXISTS (SELECT 1 FROM "
-            "visits AS d WHERE d.file_number = v.file_number AND d.document_number = ?))"
+            f"visits AS d WHERE d.file_number = {row}.file_number AND d.document_number = ?))"
         )
         params.extend([criteria.id_number] * 3)
     if criteria.card is not None:
         where.append(
-            "EXISTS (SELECT 1 FROM cards AS c WHERE c.file_number = v.file_number AND c.number = ?)"
+            f"EXISTS (SELECT 1 FROM cards AS c WHERE c.file_number = {row}.file_number "
+            "AND c.number = ?)"
         )
         params.append(criteria.card)
     if criteria.file_number is not None:
-        where.append("v.file_number = ?")
+        where.append(f"{row}.file_number = ?")
         params.append(criteria.file_number)
+    visit_at = f"EXISTS (SELECT 1 FROM visits AS s WHERE s.file_number = {row}.file_number AND "
     if criteria.visits_from is not None and criteria.visits_until is not None:
-        where.append(
-            "EXISTS (SELECT 1 FROM visits AS s WHERE s.file_number = v.file_number "
-            "AND s.at >= ? AND s.at < ?)"
-        )
+        where.append(visit_at + "s.at >= ? AND s.at < ?)")
         params.extend([codec.ts(criteria.visits_from), codec.ts(criteria.visits_until)])
     elif criteria.visits_from is not None:
-        where.append(_VISIT_AT.format(op=">="))
+        where.append(visit_at + "s.at >= ?)")
         params.append(codec.ts(criteria.visits_from))
     elif criteria.visits_until is not None:
-        where.append(_VISIT_AT.format(op="<"))
+        where.append(visit_at + "s.at < ?)")
         params.append(codec.ts(criteria.visits_until))
     if criteria.observation is not None:
         where.append(
-            "EXISTS (SELECT 1 FROM observations AS o WHERE o.file_number = v.file_number "
+            f"EXISTS (SELECT 1 FROM observations AS o WHERE o.file_number = {row}.file_number "
             "AND instr(lower(o.text), lower(?)) > 0)"
         )
         params.append(criteria.observation)
@@ -144,10 +161,24 @@ def run(
     conn: sqlite3.Connection, criteria: SearchCriteria, chosen: Plan, limit: int
 ) -> Sequence[int]:
     """The search evaluated on the rows ``chosen`` finds: the same answer on every route."""
+    built = statement(criteria, chosen, limit)
+    if built is None:
+        return []
+    sql, args, column = built
+    return [int(row[column]) for row in conn.execute(sql, args).fetchall()]
+
+
+def statement(
+    criteria: SearchCriteria, chosen: Plan, limit: int
+) -> tuple[str, list[object], int] | None:
+    """The SQL of the search on ``chosen``'s rows, its arguments and the column holding
+    the file number; None when nothing can match."""
     clauses = conditions(criteria)
     if clauses is None or not clauses[0] or chosen.route is Route.NONE:
-        return []
+        return None
     where, params = clauses
+    if chosen.route is Route.NAME:
+        return _name_statement(criteria, chosen, limit)
     if chosen.route is Route.WALK:
         # name order straight from the index: the first ``limit`` matches end the read
         sql = (
@@ -155,55 +186,114 @@ def run(
             + " AND ".join(where)
             + " ORDER BY v.search_name, v.file_number LIMIT ?"
         )
-        args = [*params, limit]
-    else:
-        driver, driver_params = chosen.driver, list(chosen.params)
-        if chosen.candidates is not None:
-            driver, driver_params = (
-                "SELECT value FROM json_each(?)",
-                [json.dumps(chosen.candidates)],
+        return sql, [*params, limit], 0
+    driver, driver_params = chosen.driver, list(chosen.params)
+    if chosen.candidates is not None:
+        driver, driver_params = "SELECT value FROM json_each(?)", [json.dumps(chosen.candidates)]
+    # ``+v.search_name``: the sort is done on the few candidates, never by walking
+    # the name index (the planner would otherwise prefer it to the candidates)
+    sql = (
+        f"SELECT v.file_number FROM visitors AS v WHERE v.file_number IN ({driver}) AND "
+        + " AND ".join(where)
+        + " ORDER BY +v.search_name, v.file_number LIMIT ?"
+    )
+    return sql, [*driver_params, *params, limit], 0
+
+
+def _name_statement(
+    criteria: SearchCriteria, chosen: Plan, limit: int
+) -> tuple[str, list[object], int] | None:
+    """The search read in name order from the rarest word's index entries: one read per
+    index word starting with it, each already in the search's order, merged by the
+    compound SELECT (UNION: a visitor holding two of the words comes once) and ended by
+    LIMIT at the first ``limit`` matches, with no sort. Every other query word is looked
+    for at the candidate's own place in its words' entries (token, search_name,
+    file_number): candidates come in name order, so those probes move forward through
+    the index and stay on pages already read."""
+    if not chosen.words or any(tokens == () for _, tokens in chosen.others):
+        return None  # no visitor holds a word starting with some query word
+    joined = criteria.id_number is not None  # the identity is the visitor row's own
+    clauses = conditions(criteria, "v" if joined else "t", name=False)
+    if clauses is None:
+        return None
+    where, params = clauses
+    word_where: list[str] = []
+    word_params: list[object] = []
+    for word, tokens in chosen.others:
+        if tokens is None:  # a short prefix of many words: by the visitor's own words
+            word_where.append(
+                "EXISTS (SELECT 1 FROM visitor_tokens AS w WHERE w.file_number = "
+                "t.file_number AND w.token >= ? AND w.token < ?)"
             )
-        # ``+v.search_name``: the sort is done on the few candidates, never by walking
-        # the name index (the planner would otherwise prefer it to the candidates)
-        sql = (
-            f"SELECT v.file_number FROM visitors AS v WHERE v.file_number IN ({driver}) AND "
-            + " AND ".join(where)
-            + " ORDER BY +v.search_name, v.file_number LIMIT ?"
-        )
-        args = [*driver_params, *params, limit]
-    return [int(row[0]) for row in conn.execute(sql, args).fetchall()]
+            word_params.extend(names.prefix_range(word))
+        else:
+            word_where.append(
+                "EXISTS (SELECT 1 FROM visitor_tokens AS x WHERE x.token IN "
+                f"({','.join('?' * len(tokens))}) AND x.search_name = t.search_name "
+                "AND +x.file_number = t.file_number)"  # "+": by the key, not by file
+            )
+            word_params.extend(tokens)
+    source = "visitor_tokens AS t" + (
+        " JOIN visitors AS v ON v.file_number = t.file_number" if joined else ""
+    )
+    arm = " AND ".join(
+        [
+            f"SELECT t.search_name, t.file_number FROM {source} WHERE t.token = ?",
+            *word_where,
+            *where,
+        ]
+    )
+    sql = " UNION ".join([arm] * len(chosen.words)) + " ORDER BY 1, 2 LIMIT ?"
+    args: list[object] = [a for token in chosen.words for a in (token, *word_params, *params)]
+    return sql, [*args, limit], 1
 
 
 def plan(conn: sqlite3.Connection, criteria: SearchCriteria, limit: int) -> Plan:
-    """The cheapest way to find the candidates: an exact key first (file, card,
-    identity); else the smallest sized set (rarest name word, date range, matching
-    observations - read only when no small set is at hand) when it is small or cheaper
-    than the walk in name order; else that walk."""
+    """The cheapest way to the answer: an exact key first (file, card, identity); else
+    the way that reads fewest rows - the rarest name word in name order, the date range
+    or the matching observations (read only when nothing cheap is at hand) then sorted,
+    or the walk in name order."""
     exact = _exact(conn, criteria)
     if exact is not None:
         return exact
     if criteria.name is not None and not names.words(criteria.name):
         return Plan(Route.NONE)
-    options = [p for p in (_name(conn, criteria), _dates(conn, criteria)) if p is not None]
-    if options and options[0].route is Route.NAME and options[0].estimate > SMALL:
-        both = _names(conn, criteria)  # two common words: "García López" (art. 20.4)
-        if both is not None:
-            options[0] = both
-    considered = {str(p.route): p.estimate for p in options}
-    best = min(options, key=lambda p: p.estimate, default=None)
-    if best is not None and best.estimate <= min(SMALL, DRIVE_MAX):
-        return _with(best, considered)  # small: no need to read the observations
-    observed = _observation(conn, criteria)
-    if observed is not None:
-        considered[Route.OBSERVATION] = observed.estimate
-        options.append(observed)
-        best = min(options, key=lambda p: p.estimate)
-    if best is not None and (
-        best.estimate <= min(SMALL, DRIVE_MAX)
-        or DRIVE_COST * best.estimate <= _walk_cost(conn, considered, limit)
-    ):
-        return _with(best, considered)
-    return Plan(Route.WALK, estimate=-1, considered=considered)
+    visitors = _visitors(conn)
+    sized = _name_sizes(conn, criteria)
+    dates = _dates(conn, criteria)
+    shares: dict[str, float] = {}
+    considered: dict[str, int] = {}
+    for word, size in sized.items():
+        shares[f"name:{word}"] = _share(size, visitors)
+    if dates is not None:
+        shares[Route.DATES] = _share(dates.estimate, visitors)
+        considered[Route.DATES] = dates.estimate
+    options: list[Plan] = []
+    named = _name(conn, criteria, sized)
+    if named is not None:
+        considered[Route.NAME] = named.estimate
+        if named.words or named.estimate == 0:
+            options.append(_costed(named, _ordered_cost(named, shares, limit)))
+    if dates is not None:
+        options.append(_costed(dates, DRIVE_COST * dates.estimate))
+    best = min(options, key=lambda p: p.cost, default=None)
+    if best is None or best.cost > min(SMALL, DRIVE_MAX) * DRIVE_COST:
+        observed = _observation(conn, criteria)
+        if observed is not None:
+            considered[Route.OBSERVATION] = observed.estimate
+            shares[Route.OBSERVATION] = _share(observed.estimate, visitors)
+            options.append(_costed(observed, DRIVE_COST * observed.estimate))
+            if named is not None and (named.words or named.estimate == 0):
+                options[0] = _costed(named, _ordered_cost(named, shares, limit))
+    walk = _costed(Plan(Route.WALK, estimate=-1), _walk_cost(visitors, shares.values(), limit))
+    small = [p for p in options if p.route is not Route.NAME and p.estimate <= DRIVE_MAX]
+    best = min([*small, *(p for p in options if p.route is Route.NAME), walk], key=_cost_order)
+    return _with(best, considered)
+
+
+def _cost_order(chosen: Plan) -> tuple[float, int]:
+    """Fewest rows read first; at equal cost, a read in order before a sort."""
+    return chosen.cost, 0 if chosen.route in (Route.NAME, Route.WALK) else 1
 
 
 def every_plan(conn: sqlite3.Connection, criteria: SearchCriteria) -> list[Plan]:
@@ -215,13 +305,11 @@ def every_plan(conn: sqlite3.Connection, criteria: SearchCriteria) -> list[Plan]
         found.append(_card(criteria.card))
     if criteria.id_number is not None:
         found.append(_identity(conn, criteria.id_number) or Plan(Route.WALK))
-    for route in (
-        _name(conn, criteria),
-        _names(conn, criteria),
-        _dates(conn, criteria),
-        _observation(conn, criteria),
-    ):
-        if route is not None:
+    named = _name(conn, criteria, _name_sizes(conn, criteria))
+    for route in (named, _dates(conn, criteria), _observation(conn, criteria)):
+        if route is not None and (
+            route.route is not Route.NAME or route.words or not route.estimate
+        ):
             found.append(route)
     return found
 
@@ -246,58 +334,91 @@ def _card(number: int) -> Plan:
     )
 
 
-def _name(conn: sqlite3.Connection, criteria: SearchCriteria) -> Plan | None:
-    """The rarest query word's range of the word index (counted, bounded)."""
+def _name_sizes(conn: sqlite3.Connection, criteria: SearchCriteria) -> dict[str, int]:
+    """Each query word's index entries, counted up to :data:`COUNT_BOUND`."""
     query = names.words(criteria.name) if criteria.name is not None else []
-    if not query:
+    return {word: _count_tokens(conn, word) for word in query}
+
+
+def _name(conn: sqlite3.Connection, criteria: SearchCriteria, sized: dict[str, int]) -> Plan | None:
+    """The rarest query word and the index words that start with it (none listed when
+    more than :data:`MERGE_MAX`: a short prefix, which the walk in name order serves),
+    and each other query word's index words (None when more than that)."""
+    if not sized:
         return None
-    size, word = min((_count_tokens(conn, word), word) for word in query)
+    size, word = min((size, word) for word, size in sized.items())
+    others = tuple(
+        (other, _words(conn, other) if sized[other] else ()) for other in sized if other != word
+    )
     return Plan(
         Route.NAME,
-        "SELECT t.file_number FROM visitor_tokens AS t WHERE t.token >= ? AND t.token < ?",
-        names.prefix_range(word),
+        params=(word,),
         estimate=size,
+        words=(_words(conn, word) or ()) if size else (),
+        others=others,
     )
 
 
-def _names(conn: sqlite3.Connection, criteria: SearchCriteria) -> Plan | None:
-    """The visitors holding the two rarest query words, their index ranges read and
-    intersected (each up to :data:`FETCH_MAX` visitors); the rarer word's range when
-    only one is that small; None for fewer than two words."""
-    query = names.words(criteria.name) if criteria.name is not None else []
-    if len(query) < 2:
-        return None
-    sizes = sorted(
-        (
-            _count(
-                conn,
-                "SELECT 1 FROM visitor_tokens AS t WHERE t.token >= ? AND t.token < ?",
-                names.prefix_range(word),
-                FETCH_MAX + 1,
-            ),
-            word,
-        )
-        for word in query
+def _words(conn: sqlite3.Connection, prefix: str) -> tuple[str, ...] | None:
+    """The distinct index words starting with ``prefix``, each found by one seek past the
+    previous one; None when more than :data:`MERGE_MAX`."""
+    low, high = names.prefix_range(prefix)
+    found: list[str] = []
+    row = conn.execute(
+        "SELECT token FROM visitor_tokens WHERE token >= ? AND token < ? ORDER BY token LIMIT 1",
+        (low, high),
+    ).fetchone()
+    while row is not None:
+        found.append(str(row[0]))
+        if len(found) > MERGE_MAX:
+            return None
+        row = conn.execute(
+            "SELECT token FROM visitor_tokens WHERE token > ? AND token < ? ORDER BY token LIMIT 1",
+            (found[-1], high),
+        ).fetchone()
+    return tuple(found)
+
+
+def _ordered_cost(named: Plan, shares: dict[str, float], limit: int) -> float:
+    """Index entries of the rarest word read in name order before ``limit`` meet the
+    other criteria (taken as independent), at most all of them."""
+    word = str(named.params[0])
+    share = 1.0
+    for key, value in shares.items():
+        if key != f"name:{word}":
+            share *= value
+    return min(float(named.estimate), limit / share if share > 0 else float(named.estimate))
+
+
+def _walk_cost(visitors: int, shares: Iterable[float], limit: int) -> float:
+    """Visitors read in name order before ``limit`` match, the criteria taken as
+    independent: ``limit`` over the share of visitors matching them all."""
+    share = 1.0
+    for value in shares:
+        share *= value
+    return float(min(visitors, limit / share if share > 0 else visitors))
+
+
+def _share(size: int, visitors: int) -> float:
+    return min(size, visitors) / visitors if visitors else 0.0
+
+
+def _visitors(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("SELECT max(file_number) FROM visitors").fetchone()[0] or 0)
+
+
+def _costed(chosen: Plan, cost: float) -> Plan:
+    return Plan(
+        chosen.route,
+        chosen.driver,
+        chosen.params,
+        chosen.candidates,
+        chosen.estimate,
+        chosen.considered,
+        chosen.words,
+        cost,
+        chosen.others,
     )
-    ranges = [word for size, word in sizes if size <= FETCH_MAX][:2]
-    if len(ranges) < 2:  # one very common word: driven by the rarer, counted now
-        size, word = sizes[0]
-        return Plan(
-            Route.NAME,
-            "SELECT t.file_number FROM visitor_tokens AS t WHERE t.token >= ? AND t.token < ?",
-            names.prefix_range(word),
-            estimate=size,
-        )
-    found: set[int] | None = None
-    for word in ranges:
-        rows = conn.execute(
-            "SELECT t.file_number FROM visitor_tokens AS t WHERE t.token >= ? AND t.token < ?",
-            names.prefix_range(word),
-        ).fetchall()
-        numbers = {int(r[0]) for r in rows}
-        found = numbers if found is None else found & numbers
-    assert found is not None
-    return Plan(Route.NAMES, candidates=tuple(sorted(found)), estimate=len(found))
 
 
 def _dates(conn: sqlite3.Connection, criteria: SearchCriteria) -> Plan | None:
@@ -336,21 +457,17 @@ def _escape_like(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def _walk_cost(conn: sqlite3.Connection, considered: dict[str, int], limit: int) -> int:
-    """Visitors read in name order before ``limit`` match, the criteria taken as
-    independent: ``limit`` over the share of visitors matching them all."""
-    visitors = int(conn.execute("SELECT max(file_number) FROM visitors").fetchone()[0] or 0)
-    if visitors == 0:
-        return 0
-    share = 1.0
-    for size in considered.values():
-        share *= min(size, visitors) / visitors
-    return int(min(visitors, limit / share if share > 0 else visitors))
-
-
 def _with(chosen: Plan, considered: dict[str, int]) -> Plan:
     return Plan(
-        chosen.route, chosen.driver, chosen.params, chosen.candidates, chosen.estimate, considered
+        chosen.route,
+        chosen.driver,
+        chosen.params,
+        chosen.candidates,
+        chosen.estimate,
+        considered,
+        chosen.words,
+        chosen.cost,
+        chosen.others,
     )
 
 

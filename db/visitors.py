@@ -432,9 +432,10 @@ class VisitorsMixin(AuditMixin):
     def _write_tokens(
         conn: sqlite3.Connection, file_number: int, surname: str, given_names: str
     ) -> None:
+        search = names.search_name(surname, given_names)
         conn.executemany(
-            "INSERT INTO visitor_tokens (token, file_number) VALUES (?, ?)",
-            [(w, file_number) for w in names.words(surname, given_names)],
+            "INSERT INTO visitor_tokens (token, search_name, file_number) VALUES (?, ?, ?)",
+            [(w, search, file_number) for w in names.words(surname, given_names)],
         )
 
     def _insert_card(

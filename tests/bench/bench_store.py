@@ -181,11 +181,11 @@ def build_plain(path: Path, visitors: int, extra_days: int, seed: int = 7) -> No
 
     conn.executemany("INSERT INTO visitors VALUES (?, ?, ?, ?, ?, ?, ?)", visitor_rows())
     conn.executemany(
-        "INSERT INTO visitor_tokens (token, file_number) VALUES (?, ?)",
+        "INSERT INTO visitor_tokens (token, search_name, file_number) VALUES (?, ?, ?)",
         (
-            (w, fn)
-            for fn, s, g in conn.execute(
-                "SELECT file_number, surname, given_names FROM visitors"
+            (w, search, fn)
+            for fn, s, g, search in conn.execute(
+                "SELECT file_number, surname, given_names, search_name FROM visitors"
             ).fetchall()
             for w in names.words(s, g)
         ),

@@ -16,6 +16,7 @@ from admission.data_protection import (
     MonthSpan,
     month_spans,
 )
+from admission.inspection import SearchCriteria
 from tests.db.factories import T0, card_for, entry
 
 KW: dict[str, Any] = {"actor": "dora", "role": "DIRECTOR", "reason": "Error de tecleo", "at": T0}
@@ -40,6 +41,22 @@ def test_a_renamed_visitor_is_found_by_the_new_name_only(any_store: Any) -> None
     assert any_store.search_visitors("garcia ana luis") == []
     # the visits, cards and dates stay as they were
     assert len(any_store.visits(1)) == 1 and changed.first_seen == T0
+
+
+def test_the_inspectors_search_orders_by_the_new_name(any_store: Any) -> None:
+    """The name words carry the sort form: a renamed visitor moves in the search's order."""
+    for n, surname in enumerate(["ABAD LÓPEZ", "GARCÍA LÓPEZ", "LÓPEZ"], 1):
+        any_store.record_admission(entry(n, surname=surname, given_names="ANA"))
+
+    def order() -> list[int]:
+        found = any_store.inspect_visitors(SearchCriteria(name="lopez ana"), 10)
+        return [v.file_number for v in found]
+
+    assert order() == [1, 2, 3]
+    any_store.rectify_visitor_name(1, "ZAPATA LÓPEZ", "ANA", **KW)
+    assert order() == [2, 3, 1]
+    any_store.record_admission(entry(3, surname="ÁLVAREZ LÓPEZ", given_names="ANA"))  # new document
+    assert order() == [3, 2, 1]
 
 
 def test_the_old_name_words_are_gone_from_the_index(any_store: Any) -> None:

@@ -16,10 +16,11 @@ import pytest
 
 from admission.inspection import SearchCriteria
 from db import inspection, names
-from db.inspection import Route, conditions, every_plan, find_visitors, plan, run
+from db.inspection import Route, conditions, every_plan, find_visitors, plan, run, statement
 from db.keys import DbKey
 from db.store import SqlCipherStore
 from tests.bench import bench_store
+from tests.db.factories import entry
 
 VISITORS = 400
 _EXTRA = [  # identities of other kinds and countries, and a document shown at a visit
@@ -44,8 +45,8 @@ def conn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[sqlite3.Connectio
             (number, identity, surname, given, names.search_name(surname, given)),
         )
         db.executemany(
-            "INSERT INTO visitor_tokens VALUES (?, ?)",
-            [(w, number) for w in names.words(surname, given)],
+            "INSERT INTO visitor_tokens VALUES (?, ?, ?)",
+            [(w, names.search_name(surname, given), number) for w in names.words(surname, given)],
         )
         db.execute(
             "INSERT INTO visits (file_number, at, desk_id, operator, verdict, reasons, "
@@ -104,10 +105,14 @@ def _criteria(rng: random.Random, db: sqlite3.Connection) -> SearchCriteria:
     return SearchCriteria(**{k: picks[k] for k in chosen})  # type: ignore[arg-type]
 
 
+@pytest.mark.parametrize("merge_max", [inspection.MERGE_MAX, 1])
 def test_every_route_gives_the_answer_of_the_plain_where_clause(
-    conn: sqlite3.Connection,
+    conn: sqlite3.Connection, monkeypatch: pytest.MonkeyPatch, merge_max: int
 ) -> None:
-    rng = random.Random(5)
+    """With few index words per query word (read and merged in name order) and with a
+    bound of one (short prefixes then checked by the visitor's own words, or walked)."""
+    monkeypatch.setattr(inspection, "MERGE_MAX", merge_max)
+    rng = random.Random(5 + merge_max)
     routes_seen: set[Route] = set()
     nonempty = 0
     for _ in range(400):
@@ -125,7 +130,6 @@ def test_every_route_gives_the_answer_of_the_plain_where_clause(
         Route.CARD,
         Route.IDENTITY,
         Route.NAME,
-        Route.NAMES,
         Route.DATES,
         Route.OBSERVATION,
     }
@@ -159,43 +163,36 @@ def test_the_route_follows_the_rarest_criterion(
     assert route(observation="director") is Route.OBSERVATION
     assert route(name="%") is Route.NONE
     monkeypatch.setattr(inspection, "DRIVE_MAX", 0)  # as on a big file: every set is large
+    assert route(3, name="a") is Route.NAME  # read in name order: never more than the walk
+    assert route(3, name="muller") is Route.NAME
+    assert route(3, name="muller", visits_from=day) is Route.NAME
+    monkeypatch.setattr(inspection, "MERGE_MAX", 1)  # a short prefix starts many words
     assert route(3, name="a") is Route.WALK  # the first 3 of many come early in name order
-    assert route(3, name="muller") is Route.NAME  # fewer rows than the walk would read
 
 
 def _plan_text(db: sqlite3.Connection, criteria: SearchCriteria, chosen: inspection.Plan) -> str:
-    captured: list[str] = []
-
-    class Explaining:
-        def execute(self, sql: str, params: list[object]) -> sqlite3.Cursor:
-            captured.append(sql)
-            return db.execute(sql, params)
-
-    run(Explaining(), criteria, chosen, 10)  # type: ignore[arg-type]
-    rows = db.execute("EXPLAIN QUERY PLAN " + captured[-1], _args(criteria, chosen)).fetchall()
+    built = statement(criteria, chosen, 10)
+    assert built is not None
+    sql, args, _ = built
+    rows = db.execute("EXPLAIN QUERY PLAN " + sql, args).fetchall()
     return "\n".join(str(r[3]) for r in rows)
-
-
-def _args(criteria: SearchCriteria, chosen: inspection.Plan) -> list[object]:
-    clauses = conditions(criteria)
-    assert clauses is not None
-    driver: list[object] = list(chosen.params) if chosen.route is not Route.WALK else []
-    if chosen.candidates is not None:
-        driver = ["[]"]
-    return [*driver, *clauses[1], 10]
 
 
 @pytest.mark.parametrize("build", ["plain", "sqlcipher"])
 def test_the_planner_keeps_the_intended_plan(
     conn: sqlite3.Connection, tmp_path: Path, build: str
 ) -> None:
-    """The walk reads the name index in order (no sort); a driven search looks the
-    candidates up by file number - on stdlib SQLite and on SQLCipher's own SQLite."""
+    """The walk reads the name index in order (no sort); the name route reads each word's
+    entries in order (no sort) and finds the other words at the candidate's place; a
+    driven search looks the candidates up by file number - on stdlib SQLite and on
+    SQLCipher's own SQLite."""
     if build == "plain":
         db = conn
         store = None
     else:
         store = SqlCipherStore.open(tmp_path / "visitors.db", DbKey.generate())
+        for n, surname in enumerate(["García López", "García Lozano", "Pérez García"], 1):
+            store.record_admission(entry(n, surname=surname))
         db = store.connection
     try:
         name = SearchCriteria(name="garcia", visits_from=datetime(2026, 1, 1, tzinfo=UTC))
@@ -212,8 +209,19 @@ def test_the_planner_keeps_the_intended_plan(
                 if chosen.route is Route.WALK:
                     continue
                 text = _plan_text(db, criteria, chosen)
+                if chosen.route is Route.NAME:
+                    assert "SEARCH t USING PRIMARY KEY (token=?)" in text, text
+                    assert "TEMP B-TREE" not in text and "SCAN" not in text, text
+                    continue
                 assert "SEARCH v USING INTEGER PRIMARY KEY (rowid=?)" in text, (chosen, text)
                 assert "SCAN v" not in text, (chosen, text)
+        two = SearchCriteria(name="garcia lo", visits_from=datetime(2026, 1, 1, tzinfo=UTC))
+        chosen = plan(db, two, 10)
+        text = _plan_text(db, two, chosen)
+        assert chosen.route is Route.NAME and "TEMP B-TREE" not in text, text
+        assert "USING PRIMARY KEY (token=? AND search_name=?)" in text.replace(
+            "SEARCH x EXISTS", "SEARCH x"
+        ), text  # the other word at the candidate's place in its entries
         identity = _plan_text(
             db,
             SearchCriteria(id_number="AB1234"),

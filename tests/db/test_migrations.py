@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from admission.errors import StoreError
+from admission.inspection import SearchCriteria
 from db.connection import configure, connect_encrypted
 from db.keys import DbKey
 from db.migrate import MIGRATIONS_DIR, OTHER_OWNERS, available, migrate, schema_dump
@@ -71,6 +72,13 @@ def test_upgrade_keeps_old_data(tmp_path: Path) -> None:
         assert visitor is not None and visitor.given_names == "Íñigo"
         assert visitor.first_seen == visitor.last_seen == datetime(2026, 1, 1, 20, tzinfo=UTC)
         assert [v.file_number for v in store.search_visitors("munoz inigo")] == [1]
+        # 0051 gave the old name words the visitor's sort form: the inspectors' search
+        # reads them in name order
+        assert store.connection.execute(
+            "SELECT DISTINCT search_name FROM visitor_tokens"
+        ).fetchall() == [("MUNOZ, INIGO",)]
+        found = store.inspect_visitors(SearchCriteria(name="íñigo mu"), 10)
+        assert [v.file_number for v in found] == [1]
         assert store.visits(1)[0].card_number == 1
         assert store.card(1).print_count == 1  # type: ignore[union-attr]
         applied = [
