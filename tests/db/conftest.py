@@ -1,4 +1,5 @@
-"""Fixtures: the encrypted store on a temp file, the fake, and both for contract tests."""
+"""Fixtures: the encrypted store on a temp file, the fake, and both for contract tests
+(the storage ports' contract and retention run on the PostgreSQL store too)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,11 @@ from db.fake import FakeStore
 from db.keys import DbKey
 from db.store import SqlCipherStore
 from tests.db.factories import T0
+from tests.pg.cluster_fixture import pg_cluster  # noqa: F401  (registers the session fixture)
+
+# The modules whose any_store tests also run on the PostgreSQL store: the others use
+# ports it does not implement yet (reports, data protection).
+ON_POSTGRESQL = ("tests.db.test_contract", "tests.db.test_retention")
 
 
 @pytest.fixture
@@ -31,13 +37,39 @@ def store(tmp_path: Path, key: DbKey, clock: FixedClock) -> Iterator[SqlCipherSt
         yield opened
 
 
-@pytest.fixture(params=["sqlcipher", "fake"])
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    if "any_store" in metafunc.fixturenames:
+        params = ["sqlcipher", "fake"]
+        if metafunc.module.__name__ in ON_POSTGRESQL:
+            params.append("postgresql")
+        metafunc.parametrize("any_store", params, indirect=True)
+
+
+@pytest.fixture
 def any_store(
     request: pytest.FixtureRequest, tmp_path: Path, key: DbKey, clock: FixedClock
 ) -> Iterator[Any]:
-    """The real store and the fake: the same contract must hold for both."""
+    """The real stores and the fake: the same contract must hold for each."""
     if request.param == "fake":
         yield FakeStore(clock)
+        return
+    if request.param == "postgresql":
+        from db.audit_key import AuditKey
+        from db.pg.crypto import InstallationKey
+        from db.pg.store import PgStore
+        from tests.pg.cluster_fixture import fresh_schema, schema_conninfo
+
+        cluster = request.getfixturevalue("pg_cluster")
+        conninfo = schema_conninfo(cluster, fresh_schema(cluster))
+        with PgStore.open(
+            conninfo,
+            InstallationKey.generate("test"),
+            audit_key=AuditKey.generate("test"),
+            create=True,
+            clock=clock,
+            max_connections=2,
+        ) as opened:
+            yield opened
         return
     with SqlCipherStore.open(tmp_path / "visitors.db", key, clock=clock) as opened:
         yield opened

@@ -1,0 +1,1541 @@
+"""``PgStore``: the visitor file on a PostgreSQL server, behind the same ports as the
+SQLCipher store (VisitorFile, CardBook, BanList, StaffList, PeopleListings, AuditTrail,
+Retention; admission/ports.py).
+
+Several desks and the annex rooms of one operating unit (Decreto 58/2006, arts. 154-155)
+share ONE visitor file (art. 20.3), ONE gapless card sequence (art. 22.1), one ban list
+(art. 21), one staff list (art. 18) and one audit trail (art. 20.4):
+
+* Personal values are sealed by the desk (db/pg/crypto.py, bound to table, column and
+  row); identities are found by their blind index, names by blind-index tokens.
+* Every write transaction first locks the head of the audit chain (the ``audit`` row of
+  ``counters``, ``SELECT ... FOR UPDATE``): the writes of all desks are serialised there,
+  the chain stays one chain, and a card number taken from the ``card`` counter row
+  (``UPDATE ... RETURNING next - 1``) in the admission transaction is never lost nor
+  repeated. The check for the visitor's other valid card (art. 22) runs after the lock,
+  so two desks admitting one person at one instant issue one card.
+* Serialisation failures (40001) and deadlocks (40P01) are retried here a bounded number
+  of times with jittered backoff; the caller never sees them (``PG_BUSY`` only when
+  every attempt failed).
+* The purge (art. 20.4) runs under a session advisory lock: one desk purges at a time.
+
+    with PgStore.open(conninfo, installation_key, audit_key=key, create=True) as store:
+        store.record_admission(entry)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import itertools
+import json
+import logging
+import os
+import random
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from datetime import date, datetime
+from types import TracebackType
+from typing import Any, ClassVar, TypeVar
+
+import psycopg
+from psycopg import errors as pg_errors
+from psycopg_pool import ConnectionPool, PoolTimeout
+
+from admission.clock import SystemClock
+from admission.errors import InvalidStateError, NotFoundError, StoreError, StoreErrorCode
+from admission.identity import IdentityKey
+from admission.ports import Clock, madrid_date
+from admission.records import (
+    AdmissionEntry,
+    AuditAnchor,
+    AuditCheck,
+    AuditEntry,
+    AuditHead,
+    Ban,
+    CardRecord,
+    CardStatus,
+    NewCard,
+    Observation,
+    PurgeReport,
+    RecordedAdmission,
+    RecordErrorCode,
+    StaffMember,
+    Visitor,
+    VisitRecord,
+)
+from db import codec, names
+from db.audit_chain import (
+    ERASED,
+    GENESIS,
+    KINDS,
+    AuditChainCode,
+    ChainRow,
+    CoveredRow,
+    ban_content,
+    canonical_details,
+    canonical_refs,
+    card_content,
+    check_rows,
+    entry_mac,
+    kind_of,
+    observation_content,
+    parse_refs,
+    row_mac,
+    staff_content,
+    visit_content,
+    visitor_content,
+    walk_chain,
+)
+from db.audit_key import AuditKey
+from db.keys import DbKey
+from db.pg import migrate as pg_migrate
+from db.pg.codes import PgStoreCode
+from db.pg.connect import connect
+from db.pg.crypto import InstallationKey, KeyRing, WrappedKey
+from db.pg.rows import (
+    BAN_COLUMNS,
+    CARD_COLUMNS,
+    OBSERVATION_COLUMNS,
+    OPEN_CARDS,
+    STAFF_COLUMNS,
+    VISIT_COLUMNS,
+    VISITOR_BASE,
+    VISITOR_COLUMNS,
+    Opener,
+    card_from_row,
+    utc,
+)
+from db.visitors import check_entry, second_card
+
+__all__ = ["MAX_ATTEMPTS", "PgStore"]
+
+log = logging.getLogger("admission.db.pg")
+T = TypeVar("T")
+Conn = psycopg.Connection[Any]
+Commits = dict[str, tuple[str, bool]]
+
+MAX_ATTEMPTS = 12  # tries of one transaction that meets serialisation failures/deadlocks
+BACKOFF_S = 0.005  # first backoff; doubles per attempt, jittered, capped
+BACKOFF_CAP_S = 0.25
+_RETRYABLE = (pg_errors.SerializationFailure, pg_errors.DeadlockDetected)
+MAX_SEARCH_LIMIT = 500
+SCAN_BATCH = 500  # rows decrypted per batch when a name search must check candidates
+BATCH = 20000  # visits erased per purge transaction (as db/retention.py)
+SUBJECT_SECRET = "audit_subject"
+_LOCK_HEAD = "SELECT next FROM counters WHERE name = 'audit' FOR UPDATE"
+_PURGE_LOCK_LABEL = b"admission-desk/pg/purge-lock/v1"
+
+
+class _Tx:
+    """One attempt of one transaction: its connection and the rows it erased (counted
+    by an ``ERASED`` entry before it commits, as db/audit.py does)."""
+
+    __slots__ = ("changed", "conn", "erased")
+
+    def __init__(self, conn: Conn) -> None:
+        self.conn = conn
+        self.erased: set[str] = set()
+        self.changed: set[str] = set()  # cards that lost the link to an erased visit
+
+    def one(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
+        return self.conn.execute(sql, params).fetchone()
+
+    def all(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return self.conn.execute(sql, params).fetchall()
+
+
+class PgStore:
+    """The shared visitor file on a PostgreSQL server. Thread-safe (a connection pool);
+    each process opens its own."""
+
+    def __init__(
+        self,
+        pool: ConnectionPool[Conn],
+        ring: KeyRing,
+        audit_key: AuditKey,
+        database_id: str,
+        clock: Clock | None = None,
+    ) -> None:
+        self._pool = pool
+        self._ring = ring
+        self._open = Opener(ring)
+        self._audit_key = audit_key
+        self._database_id = database_id
+        self._clock: Clock = clock or SystemClock()
+        self._secrets: dict[str, bytes] = {}
+        self._closed = False
+        digest = hmac.new(database_id.encode("utf-8"), _PURGE_LOCK_LABEL, hashlib.sha256)
+        self._purge_lock = int.from_bytes(digest.digest()[:8], "big", signed=True)
+        self.retries = 0  # transactions retried after a serialisation failure/deadlock
+
+    # -- opening ---------------------------------------------------------------------------
+
+    @classmethod
+    def open(
+        cls,
+        conninfo: str,
+        key: InstallationKey | DbKey,
+        *,
+        audit_key: AuditKey,
+        database_id: str | None = None,
+        create: bool = False,
+        clock: Clock | None = None,
+        min_connections: int = 1,
+        max_connections: int = 4,
+    ) -> PgStore:
+        """Connect, check the database, apply pending migrations and open a pool.
+
+        ``key`` is the installation key (or the desk's key, from which it is derived
+        with the database's id). ``database_id``: the database this desk is configured
+        for (None: whichever this is, e.g. the first start). ``create``: make the visitor
+        file in an empty database. Refused before anything is written: a schema of a
+        newer program (``PG_SCHEMA_NEWER``), another database (``PG_DATABASE_OTHER``), a
+        wrong installation key (``PG_INSTALLATION_KEY_WRONG``), data keys from another
+        database (``PG_WRAPPED_KEY_TAMPERED``), a wrong audit key (``AUDIT_KEY_WRONG``),
+        no visitor file (``PG_NO_VISITOR_FILE``); connection refusals keep their
+        ``PgConnectCode``.
+        """
+        conn = connect(conninfo, autocommit=True)
+        try:
+            ring, found_id = _prepare(conn, key, database_id, create, audit_key)
+        except psycopg.Error as exc:
+            raise _store_error(exc, write=True) from exc
+        finally:
+            conn.close()
+        pool: ConnectionPool[Conn] = ConnectionPool(
+            conninfo,
+            min_size=min_connections,
+            max_size=max(min_connections, max_connections),
+            kwargs={"autocommit": True},
+            check=ConnectionPool.check_connection,
+            open=False,
+        )
+        try:
+            pool.open(wait=True, timeout=30)
+        except PoolTimeout as exc:
+            pool.close()
+            raise StoreError("the server did not give a connection", code=PgStoreCode.BUSY) from exc
+        return cls(pool, ring, audit_key, found_id, clock)
+
+    @property
+    def database_id(self) -> str:
+        """The database's random id: a desk keeps it and refuses any other database."""
+        return self._database_id
+
+    @property
+    def ring(self) -> KeyRing:
+        return self._ring
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._pool.close()
+
+    def __enter__(self) -> PgStore:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def __repr__(self) -> str:
+        return f"<PgStore {'closed' if self._closed else 'open'}>"
+
+    def _now(self) -> datetime:
+        return self._clock.now()
+
+    # -- transactions ------------------------------------------------------------------------
+
+    def _run(
+        self,
+        work: Callable[[_Tx], T],
+        *,
+        write: bool,
+        snapshot: bool = False,
+        conn: Conn | None = None,
+    ) -> T:
+        """Run ``work`` in one transaction, again after a serialisation failure or a
+        deadlock (bounded, jittered backoff). A write first locks the chain's head."""
+        if self._closed:
+            raise StoreError("the store is closed", code=StoreErrorCode.STORE_CLOSED)
+        for attempt in itertools.count(1):
+            try:
+                if conn is not None:
+                    return self._attempt(conn, work, write, snapshot)
+                with self._pool.connection() as pooled:
+                    return self._attempt(pooled, work, write, snapshot)
+            except _RETRYABLE as exc:
+                self.retries += 1
+                if attempt >= MAX_ATTEMPTS:
+                    raise StoreError(
+                        f"conflicting desks: gave up after {attempt} attempts",
+                        code=PgStoreCode.BUSY,
+                    ) from exc
+                time.sleep(random.uniform(0, min(BACKOFF_CAP_S, BACKOFF_S * 2**attempt)))
+            except PoolTimeout as exc:
+                raise StoreError("no connection to the server", code=PgStoreCode.BUSY) from exc
+            except psycopg.Error as exc:
+                raise _store_error(exc, write=write) from exc
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    def _attempt(self, conn: Conn, work: Callable[[_Tx], T], write: bool, snapshot: bool) -> T:
+        with conn.transaction():
+            if snapshot:
+                conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+            if write:
+                conn.execute(_LOCK_HEAD)
+            tx = _Tx(conn)
+            result = work(tx)
+            if write:
+                self._flush_erasures(tx)
+        return result
+
+    def _write(self, work: Callable[[_Tx], T]) -> T:
+        return self._run(work, write=True)
+
+    def _read(self, work: Callable[[_Tx], T]) -> T:
+        return self._run(work, write=False)
+
+    # -- sealing -----------------------------------------------------------------------------
+
+    def _seal(self, text: str, table: str, column: str, row: int | str) -> bytes:
+        return self._ring.seal_text(text, table=table, column=column, row=row)
+
+    def _indexes(self, identity: IdentityKey) -> list[bytes]:
+        return list(self._ring.identity_indexes(identity))
+
+    # -- VisitorFile -----------------------------------------------------------------------
+
+    def find_visitor(self, identity: IdentityKey) -> Visitor | None:
+        indexes = self._indexes(identity)
+
+        def work(tx: _Tx) -> Visitor | None:
+            row = tx.one(
+                f"SELECT {VISITOR_COLUMNS} FROM visitors AS v WHERE v.id_index = ANY(%s::bytea[])",
+                (indexes,),
+            )
+            return None if row is None else self._open.visitor(row)
+
+        return self._read(work)
+
+    def visitor(self, file_number: int) -> Visitor | None:
+        def work(tx: _Tx) -> Visitor | None:
+            row = tx.one(
+                f"SELECT {VISITOR_COLUMNS} FROM visitors AS v WHERE v.file_number = %s",
+                (file_number,),
+            )
+            return None if row is None else self._open.visitor(row)
+
+        return self._read(work)
+
+    def search_visitors(self, text: str, limit: int = 50) -> Sequence[Visitor]:
+        """Every query word must be a prefix of a word of the name, accents and case
+        ignored. The server narrows by blind-index tokens (rows holding every token of
+        one key version); the desk checks the decrypted candidates unless the tokens
+        decide alone. A query of one-letter words only is checked on every name, in
+        batches, up to ``limit``."""
+        query = self._ring.name_query(text)
+        limit = max(0, min(limit, MAX_SEARCH_LIMIT))
+        if not query.words or limit == 0:
+            return []
+
+        def work(tx: _Tx) -> list[Visitor]:
+            found: list[Visitor] = []
+            after = 0
+            while len(found) < limit:
+                numbers = self._candidates(tx, query.tokens, after, SCAN_BATCH)
+                if not numbers:
+                    break
+                after = numbers[-1]
+                rows = tx.all(
+                    f"SELECT {VISITOR_COLUMNS} FROM visitors AS v "
+                    "WHERE v.file_number = ANY(%s::bigint[]) ORDER BY v.file_number",
+                    (numbers,),
+                )
+                for row in rows:
+                    visitor = self._open.visitor(row)
+                    if query.exact or query.matches(visitor.surname, visitor.given_names):
+                        found.append(visitor)
+            return found[:limit]
+
+        visitors = self._read(work)
+        visitors.sort(key=lambda v: (names.search_name(v.surname, v.given_names), v.file_number))
+        return visitors
+
+    @staticmethod
+    def _candidates(
+        tx: _Tx, tokens: dict[int, tuple[bytes, ...]] | Any, after: int, limit: int
+    ) -> list[int]:
+        """File numbers above ``after`` holding every token of some key version (every
+        file when no token narrows), ascending, at most ``limit``."""
+        groups = [list(t) for t in tokens.values() if t]
+        if not groups:
+            rows = tx.all(
+                "SELECT file_number FROM visitors WHERE file_number > %s "
+                "ORDER BY file_number LIMIT %s",
+                (after, limit),
+            )
+            return [int(r[0]) for r in rows]
+        parts = []
+        params: list[Any] = []
+        for group in groups:
+            parts.append(
+                "SELECT file_number FROM name_tokens WHERE token = ANY(%s::bytea[]) "
+                "AND file_number > %s GROUP BY file_number HAVING count(DISTINCT token) = %s"
+            )
+            params += [group, after, len(group)]
+        rows = tx.all(
+            "SELECT DISTINCT file_number FROM (" + " UNION ".join(parts) + ") AS m "
+            "ORDER BY file_number LIMIT %s",
+            [*params, limit],
+        )
+        return [int(r[0]) for r in rows]
+
+    def visits(self, file_number: int) -> Sequence[VisitRecord]:
+        def work(tx: _Tx) -> list[VisitRecord]:
+            rows = tx.all(
+                f"SELECT {VISIT_COLUMNS} FROM visits AS v LEFT JOIN cards AS c "
+                "ON c.visit_id = v.visit_id WHERE v.file_number = %s ORDER BY v.at, v.visit_id",
+                (file_number,),
+            )
+            return [self._open.visit(row) for row in rows]
+
+        return self._read(work)
+
+    def observations(self, file_number: int) -> Sequence[Observation]:
+        def work(tx: _Tx) -> list[Observation]:
+            rows = tx.all(
+                f"SELECT {OBSERVATION_COLUMNS} FROM observations AS t "
+                "WHERE t.file_number = %s ORDER BY t.at, t.observation_id",
+                (file_number,),
+            )
+            return [self._open.observation(row) for row in rows]
+
+        return self._read(work)
+
+    def add_observation(self, file_number: int, text: str, author: str, at: datetime) -> None:
+        def work(tx: _Tx) -> None:
+            if tx.one("SELECT 1 FROM visitors WHERE file_number = %s", (file_number,)) is None:
+                raise NotFoundError("no such file number")
+            oid = _next_id(tx, "observations_observation_id_seq")
+            tx.conn.execute(
+                "INSERT INTO observations (observation_id, file_number, at, author, text, "
+                "key_version) VALUES (%s, %s, %s, %s, %s, %s)",
+                (
+                    oid,
+                    file_number,
+                    at,
+                    author,
+                    self._seal(text, "observations", "text", oid),
+                    self._ring.current_version,
+                ),
+            )
+            self._audit(
+                tx,
+                author,
+                "OBSERVATION",
+                f"file:{file_number}",
+                at,
+                rows=[(f"observation:{oid}", True)],
+            )
+
+        self._write(work)
+
+    def record_admission(self, entry: AdmissionEntry) -> RecordedAdmission:
+        """Upsert the visitor, insert the visit and, when given, the card with the next
+        gapless number - in ONE transaction (art. 22.1), after the chain's head lock, so
+        the visitor's other valid card (art. 22) is looked for with every desk's
+        admissions committed."""
+        check_entry(entry)
+        indexes = self._indexes(entry.identity)
+
+        def work(tx: _Tx) -> RecordedAdmission:
+            current = entry
+            existing = None
+            if current.card is not None:
+                day = madrid_date(current.at)
+                first = min(current.session_day or day, day)
+                found = tx.one(OPEN_CARDS, (indexes, day, first))
+                if found is not None:
+                    existing = int(found[0])
+                    current = second_card(current, str(found[1]))
+            file_number, new = self._upsert_visitor(tx, current, indexes)
+            visit_id = self._insert_visit(tx, file_number, current)
+            number = None
+            if current.card is not None:
+                number = self._insert_card(tx, file_number, visit_id, current.card, current.at)
+            details = {"visit": str(visit_id), "verdict": current.verdict}
+            if number is not None:
+                details["card"] = str(number)
+            if existing is not None:
+                details["existing_card"] = str(existing)
+            rows = [(f"visitor:{file_number}", new), (f"visit:{visit_id}", True)]
+            if number is not None:
+                rows.append((f"card:{number}", True))
+            self._audit(
+                tx, current.operator, "VISIT", f"file:{file_number}", current.at, details, rows
+            )
+            return RecordedAdmission(file_number, visit_id, number, new, existing)
+
+        return self._write(work)
+
+    def _upsert_visitor(
+        self, tx: _Tx, entry: AdmissionEntry, indexes: list[bytes]
+    ) -> tuple[int, bool]:
+        row = tx.one(
+            f"SELECT {VISITOR_BASE}, v.key_version FROM visitors AS v "
+            "WHERE v.id_index = ANY(%s::bytea[])",
+            (indexes,),
+        )
+        birth = None if entry.birth_date is None else codec.day(entry.birth_date)
+        if row is None:
+            fn = _next_id(tx, "visitors_file_number_seq")
+            self._write_visitor(tx, fn, entry, birth, insert=True)
+            return fn, True
+        fn, _identity, surname, given, old_birth, nationality = self._open.visitor_plain(row)
+        birth = birth or old_birth
+        if (surname, given, old_birth, nationality) != (
+            entry.surname,
+            entry.given_names,
+            birth,
+            entry.nationality,
+        ) or int(row[6]) != self._ring.current_version:
+            # The name as on the latest document presented (R2: full name).
+            self._write_visitor(tx, fn, entry, birth, insert=False)
+        return fn, False
+
+    def _write_visitor(
+        self, tx: _Tx, fn: int, entry: AdmissionEntry, birth: str | None, *, insert: bool
+    ) -> None:
+        ring = self._ring
+        values = (
+            ring.identity_index(entry.identity),
+            self._seal(entry.identity.text, "visitors", "identity", fn),
+            self._seal(entry.surname, "visitors", "surname", fn),
+            self._seal(entry.given_names, "visitors", "given_names", fn),
+            None if birth is None else self._seal(birth, "visitors", "birth_date", fn),
+            self._seal(entry.nationality, "visitors", "nationality", fn),
+            ring.current_version,
+        )
+        if insert:
+            tx.conn.execute(
+                "INSERT INTO visitors (id_index, identity, surname, given_names, birth_date, "
+                "nationality, key_version, file_number) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+                (*values, fn),
+            )
+        else:
+            tx.conn.execute(
+                "UPDATE visitors SET id_index = %s, identity = %s, surname = %s, "
+                "given_names = %s, birth_date = %s, nationality = %s, key_version = %s "
+                "WHERE file_number = %s",
+                (*values, fn),
+            )
+            tx.conn.execute("DELETE FROM name_tokens WHERE file_number = %s", (fn,))
+        tokens = ring.name_tokens(entry.surname, entry.given_names)
+        if tokens:
+            with tx.conn.cursor() as cur:
+                cur.executemany(
+                    "INSERT INTO name_tokens (token, file_number) VALUES (%s, %s)",
+                    [(token, fn) for token in tokens],
+                )
+
+    def _insert_visit(self, tx: _Tx, file_number: int, entry: AdmissionEntry) -> int:
+        visit_id = _next_id(tx, "visits_visit_id_seq")
+        r = entry.registry
+        tx.conn.execute(
+            "INSERT INTO visits (visit_id, file_number, at, desk_id, operator, verdict, "
+            "reasons, document_type, document_number, registry_status, registry_source, "
+            "registry_version, registry_age_s, official_capacity, key_version) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            (
+                visit_id,
+                file_number,
+                entry.at,
+                entry.desk_id,
+                entry.operator,
+                entry.verdict,
+                codec.codes(entry.reasons),
+                entry.document_type,
+                self._seal(entry.document_number, "visits", "document_number", visit_id),
+                r.status,
+                r.source,
+                r.version,
+                r.age_seconds,
+                entry.official_capacity,
+                self._ring.current_version,
+            ),
+        )
+        return visit_id
+
+    def _insert_card(
+        self, tx: _Tx, file_number: int, visit_id: int, card: NewCard, issued: datetime
+    ) -> int:
+        # art. 22.1: the next correlative number, in the admission's own transaction; a
+        # rollback returns it (a SEQUENCE would not: gaps).
+        found = tx.one("UPDATE counters SET next = next + 1 WHERE name = 'card' RETURNING next - 1")
+        assert found is not None
+        number = int(found[0])
+        tx.conn.execute(
+            "INSERT INTO cards (number, file_number, visit_id, card_type, price_cents, "
+            "issued_at, valid_from, valid_until, status, exceptional, private_rooms, "
+            "authorised_by) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, 'ISSUED', %s, %s, %s)",
+            (
+                number,
+                file_number,
+                visit_id,
+                card.card_type,
+                card.price_cents,
+                issued,
+                card.valid_from,
+                card.valid_until,
+                card.exceptional,
+                card.private_rooms,
+                card.authorised_by,
+            ),
+        )
+        if card.exceptional:  # art. 23.5: under the director's named responsibility
+            self._audit(
+                tx,
+                card.authorised_by,
+                "EXCEPTIONAL_CARD",
+                f"card:{number}",
+                issued,
+                {"file": str(file_number), "card_type": card.card_type},
+            )
+        return number
+
+    # -- CardBook --------------------------------------------------------------------------
+
+    def card(self, number: int) -> CardRecord | None:
+        def work(tx: _Tx) -> CardRecord | None:
+            row = tx.one(f"SELECT {CARD_COLUMNS} FROM cards AS t WHERE t.number = %s", (number,))
+            return None if row is None else card_from_row(row)
+
+        return self._read(work)
+
+    def open_card(
+        self, identity: IdentityKey, on: date, since: date | None = None
+    ) -> CardRecord | None:
+        """The newest card of this identity, not voided, valid on Madrid date ``on`` or
+        on a day from ``since`` (the session's first day) to ``on`` (art. 22)."""
+        indexes = self._indexes(identity)
+        first = min(since or on, on)
+        found = self._read(lambda tx: tx.one(OPEN_CARDS, (indexes, on, first)))
+        return None if found is None else self.card(int(found[0]))
+
+    def card_events(self, number: int) -> list[tuple[datetime, str, str, str]]:
+        """(at, kind, reason, actor) of one card, oldest first."""
+        rows = self._read(
+            lambda tx: tx.all(
+                "SELECT at, kind, reason, actor FROM card_events WHERE card_number = %s "
+                "ORDER BY event_id",
+                (number,),
+            )
+        )
+        return [(utc(at), str(kind), str(reason), str(actor)) for at, kind, reason, actor in rows]
+
+    def last_card_number(self) -> int:
+        """The highest number ever issued (0 when none), even if retention erased it."""
+        found = self._read(lambda tx: tx.one("SELECT next - 1 FROM counters WHERE name = 'card'"))
+        assert found is not None
+        return int(found[0])
+
+    def mark_printed(self, number: int, at: datetime) -> None:
+        """A successful print: ISSUED/PRINTED -> PRINTED, print_count + 1."""
+
+        def work(tx: _Tx) -> None:
+            _live_card(tx, number)
+            tx.conn.execute(
+                "UPDATE cards SET status = 'PRINTED', print_count = print_count + 1 "
+                "WHERE number = %s",
+                (number,),
+            )
+            _card_event(tx, number, at, "PRINTED", "", "")
+            self._audit(
+                tx, "card-printer", "CARD_PRINTED", f"card:{number}", at, None, _card(number)
+            )
+
+        self._write(work)
+
+    def void_card(self, number: int, reason: str, actor: str, at: datetime) -> None:
+        _require_reason(reason)
+
+        def work(tx: _Tx) -> None:
+            _live_card(tx, number)
+            tx.conn.execute(
+                "UPDATE cards SET status = 'VOIDED', void_reason = %s WHERE number = %s",
+                (reason, number),
+            )
+            _card_event(tx, number, at, "VOIDED", reason, actor)
+            self._audit(tx, actor, "CARD_VOID", f"card:{number}", at, None, _card(number))
+
+        self._write(work)
+
+    def record_reprint(self, number: int, reason: str, actor: str, at: datetime) -> None:
+        """A reprint of the same number is requested (print_count grows on mark_printed)."""
+        _require_reason(reason)
+
+        def work(tx: _Tx) -> None:
+            _live_card(tx, number)
+            _card_event(tx, number, at, "REPRINT", reason, actor)
+            self._audit(tx, actor, "CARD_REPRINT", f"card:{number}", at, None, _card(number))
+
+        self._write(work)
+
+    # -- BanList, StaffList, PeopleListings ------------------------------------------------
+
+    def active_bans(self, identity: IdentityKey, at: datetime) -> Sequence[Ban]:
+        return [ban for ban in self.bans(identity) if ban.active_at(at)]
+
+    def bans(self, identity: IdentityKey) -> Sequence[Ban]:
+        """Every ban of this identity, lifted and expired ones included."""
+        indexes = self._indexes(identity)
+        rows = self._read(
+            lambda tx: tx.all(
+                f"SELECT {BAN_COLUMNS} FROM bans AS t WHERE t.id_index = ANY(%s::bytea[]) "
+                "ORDER BY t.ban_id",
+                (indexes,),
+            )
+        )
+        return [self._open.ban(row) for row in rows]
+
+    def bans_in_force(self, at: datetime, limit: int = 500) -> Sequence[Ban]:
+        """Bans neither lifted nor expired at ``at``, newest first. Personal data: the
+        caller audits the reading (art. 20.4)."""
+        rows = self._read(
+            lambda tx: tx.all(
+                f"SELECT {BAN_COLUMNS} FROM bans AS t "
+                "WHERE (t.lifted_at IS NULL OR t.lifted_at > %s) AND t.created_at <= %s "
+                "AND (t.expires_at IS NULL OR t.expires_at > %s) "
+                "ORDER BY t.ban_id DESC LIMIT %s",
+                (at, at, at, limit),
+            )
+        )
+        return [ban for ban in map(self._open.ban, rows) if ban.active_at(at)]
+
+    def add_ban(
+        self,
+        identity: IdentityKey,
+        reason: str,
+        decided_by: str,
+        at: datetime,
+        expires_at: datetime | None = None,
+    ) -> Ban:
+        if not reason.strip():
+            raise InvalidStateError(
+                "a ban needs a reason (art. 21.3)", code=RecordErrorCode.REASON_REQUIRED
+            )
+        if expires_at is not None and expires_at <= at:
+            raise InvalidStateError(
+                "a ban must expire after it starts", code=RecordErrorCode.BAD_EXPIRY
+            )
+
+        def work(tx: _Tx) -> int:
+            ban_id = _next_id(tx, "bans_ban_id_seq")
+            tx.conn.execute(
+                "INSERT INTO bans (ban_id, id_index, identity, reason, decided_by, created_at, "
+                "expires_at, key_version) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+                (
+                    ban_id,
+                    self._ring.identity_index(identity),
+                    self._seal(identity.text, "bans", "identity", ban_id),
+                    self._seal(reason, "bans", "reason", ban_id),
+                    decided_by,
+                    at,
+                    expires_at,
+                    self._ring.current_version,
+                ),
+            )
+            self._audit(
+                tx,
+                decided_by,
+                "BAN_ADD",
+                f"ban:{ban_id}",
+                at,
+                {"identity": self._keyed_hash_in(tx, identity.text)},
+                [(f"ban:{ban_id}", True)],
+            )
+            return ban_id
+
+        ban_id = self._write(work)
+        return Ban(
+            ban_id,
+            identity,
+            reason,
+            decided_by,
+            codec.parse_ts(codec.ts(at)),
+            None if expires_at is None else codec.parse_ts(codec.ts(expires_at)),
+        )
+
+    def lift_ban(self, ban_id: int, reason: str, actor: str, at: datetime) -> None:
+        if not reason.strip():
+            raise InvalidStateError(
+                "lifting a ban needs a reason", code=RecordErrorCode.REASON_REQUIRED
+            )
+
+        def work(tx: _Tx) -> None:
+            row = tx.one("SELECT lifted_at FROM bans WHERE ban_id = %s", (ban_id,))
+            if row is None:
+                raise NotFoundError("no such ban")
+            if row[0] is not None:
+                raise InvalidStateError(
+                    "the ban is already lifted", code=RecordErrorCode.BAN_LIFTED
+                )
+            tx.conn.execute(
+                "UPDATE bans SET lifted_at = %s, lift_reason = %s WHERE ban_id = %s",
+                (at, self._seal(reason, "bans", "lift_reason", ban_id), ban_id),
+            )
+            self._audit(
+                tx, actor, "BAN_LIFT", f"ban:{ban_id}", at, None, [(f"ban:{ban_id}", False)]
+            )
+
+        self._write(work)
+
+    def staff_member(self, identity: IdentityKey) -> StaffMember | None:
+        indexes = self._indexes(identity)
+        row = self._read(
+            lambda tx: tx.one(
+                f"SELECT {STAFF_COLUMNS} FROM staff AS t WHERE t.id_index = ANY(%s::bytea[])",
+                (indexes,),
+            )
+        )
+        return None if row is None else self._open.staff(row)[1]
+
+    def staff_members(self, limit: int = 500) -> Sequence[StaffMember]:
+        """Staff members, active or not, by name (sorted here: names are sealed)."""
+        rows = self._read(lambda tx: tx.all(f"SELECT {STAFF_COLUMNS} FROM staff AS t"))
+        members = [self._open.staff(row)[1] for row in rows]
+        members.sort(key=lambda m: (m.name, m.identity.text))
+        return members[: max(0, limit)]
+
+    def add_staff(self, member: StaffMember, actor: str, at: datetime) -> None:
+        """Add or update (e.g. deactivate) a staff member."""
+        indexes = self._indexes(member.identity)
+
+        def work(tx: _Tx) -> None:
+            row = tx.one("SELECT staff_id FROM staff WHERE id_index = ANY(%s::bytea[])", (indexes,))
+            sid = _next_id(tx, "staff_staff_id_seq") if row is None else int(row[0])
+            values = (
+                self._ring.identity_index(member.identity),
+                self._seal(member.identity.text, "staff", "identity", sid),
+                self._seal(member.name, "staff", "name", sid),
+                member.role.value,
+                member.active,
+                self._ring.current_version,
+                sid,
+            )
+            if row is None:
+                tx.conn.execute(
+                    "INSERT INTO staff (id_index, identity, name, role, active, key_version, "
+                    "staff_id) VALUES (%s, %s, %s, %s, %s, %s, %s)",
+                    values,
+                )
+            else:
+                tx.conn.execute(
+                    "UPDATE staff SET id_index = %s, identity = %s, name = %s, role = %s, "
+                    "active = %s, key_version = %s WHERE staff_id = %s",
+                    values,
+                )
+            subject = self._keyed_hash_in(tx, member.identity.text)
+            self._audit(
+                tx,
+                actor,
+                "STAFF_SET",
+                subject,
+                at,
+                {"role": member.role.value, "active": str(int(member.active))},
+                [(f"staff:{subject}", row is None)],
+            )
+
+        self._write(work)
+
+    # -- AuditTrail ------------------------------------------------------------------------
+
+    def append(
+        self,
+        actor: str,
+        action: str,
+        subject: str,
+        at: datetime,
+        details: dict[str, str] | None = None,
+    ) -> int:
+        """Append one entry in its own transaction; returns its ``seq``."""
+        return self._write(lambda tx: self._audit(tx, actor, action, subject, at, details))
+
+    def _audit(
+        self,
+        tx: _Tx,
+        actor: str,
+        action: str,
+        subject: str,
+        at: datetime,
+        details: dict[str, str] | None = None,
+        rows: Sequence[tuple[str, bool]] = (),
+    ) -> int:
+        """Append inside the caller's transaction (which holds the head lock), committing
+        to ``rows`` as they are now: the entry and the act commit together."""
+        self._flush_erasures(tx)
+        commits: Commits = {}
+        for ref, created in rows:
+            content = self._row_content(tx, ref)
+            if content is None:
+                raise StoreError(f"no row {ref} to record", code=AuditChainCode.ROW_UNRECORDED)
+            commits[ref] = (row_mac(self._audit_key, ref, content), created)
+        found = tx.one(
+            "UPDATE counters SET next = next + 1 WHERE name = 'audit' RETURNING next - 1"
+        )
+        assert found is not None
+        seq = int(found[0])
+        prev_row = tx.one("SELECT digest FROM audit WHERE seq = %s", (seq - 1,))
+        prev = str(prev_row[0]) if prev_row else GENESIS
+        stamp, text, refs = codec.ts(at), canonical_details(details), canonical_refs(commits)
+        mac = entry_mac(self._audit_key, prev, seq, stamp, actor, action, subject, text, refs)
+        tx.conn.execute(
+            "INSERT INTO audit (seq, at, actor, action, subject, details, prev_digest, digest, "
+            "refs) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            (seq, stamp, actor, action, subject, text, prev, mac, refs),
+        )
+        if commits:
+            with tx.conn.cursor() as cur:
+                cur.executemany(
+                    "INSERT INTO audit_refs (ref, seq) VALUES (%s, %s) "
+                    "ON CONFLICT (ref) DO UPDATE SET seq = excluded.seq",
+                    [(ref, seq) for ref in commits],
+                )
+        return seq
+
+    def _flush_erasures(self, tx: _Tx) -> None:
+        """One ``ERASED`` entry: per kind, how many rows and which ids (art. 20.4); it
+        commits to the cards that only lost the link to an erased visit."""
+        if not tx.erased and not tx.changed:
+            return
+        erased, changed = sorted(tx.erased), sorted(tx.changed - tx.erased)
+        tx.erased, tx.changed = set(), set()
+        details: dict[str, str] = {}
+        for kind in KINDS:
+            refs = [r for r in erased if kind_of(r) == kind]
+            if refs:
+                details[kind] = str(len(refs))
+            if refs and kind != "staff":
+                ids = sorted(int(r.split(":", 1)[1]) for r in refs)
+                details[f"{kind}_first"], details[f"{kind}_last"] = str(ids[0]), str(ids[-1])
+        if erased:
+            tx.conn.execute("DELETE FROM audit_refs WHERE ref = ANY(%s::text[])", (erased,))
+        self._audit(
+            tx,
+            "retention",
+            ERASED,
+            "visitor-file",
+            self._now(),
+            details,
+            [(r, False) for r in changed],
+        )
+
+    def head(self) -> AuditHead:
+        """The newest entry: its seq and digest, to be printed outside the database."""
+        found = self._read(
+            lambda tx: tx.one("SELECT seq, digest, at FROM audit ORDER BY seq DESC LIMIT 1")
+        )
+        if found is None:
+            return AuditHead(0, GENESIS, None)
+        return AuditHead(int(found[0]), str(found[1]), codec.parse_ts(str(found[2])))
+
+    def audit_entries(self, since_seq: int = 0, limit: int = 1000) -> list[AuditEntry]:
+        """Entries after ``since_seq``, oldest first (inspector reports)."""
+        rows = self._read(
+            lambda tx: tx.all(
+                "SELECT seq, at, actor, action, subject, details, digest, refs FROM audit "
+                "WHERE seq > %s ORDER BY seq LIMIT %s",
+                (since_seq, limit),
+            )
+        )
+        return [
+            AuditEntry(
+                int(seq),
+                codec.parse_ts(str(at)),
+                str(actor),
+                str(action),
+                str(subject),
+                json.loads(str(details)),
+                str(dig),
+                {ref: mac for ref, (mac, _) in parse_refs(str(refs)).items()},
+            )
+            for seq, at, actor, action, subject, details, dig, refs in rows
+        ]
+
+    def verify(self, anchors: Sequence[AuditAnchor] = ()) -> AuditCheck:
+        """Walk the whole chain with the key in one snapshot, check it against
+        ``anchors`` (heads kept outside the database), then every row present."""
+        return self._run(lambda tx: self._verify_in(tx, anchors), write=False, snapshot=True)
+
+    def _verify_in(self, tx: _Tx, anchors: Sequence[AuditAnchor]) -> AuditCheck:
+        found = tx.one("SELECT next - 1 FROM counters WHERE name = 'audit'")
+        assert found is not None
+        walk = walk_chain(
+            self._chain_rows(tx), self._audit_key, expected_count=int(found[0]), anchors=anchors
+        )
+        if not walk.check.ok:
+            return walk.check
+        rolled = tx.one(
+            "SELECT a.seq, j.ref FROM audit AS a "
+            "CROSS JOIN LATERAL jsonb_object_keys(a.refs::jsonb) AS j(ref) "
+            "JOIN audit_refs AS r ON r.ref = j.ref WHERE r.seq < a.seq ORDER BY a.seq LIMIT 1"
+        )
+        if rolled is not None:
+            return AuditCheck(
+                False,
+                walk.check.entries,
+                int(rolled[0]),
+                AuditChainCode.ROW_ROLLED_BACK,
+                row=str(rolled[1]),
+            )
+        return check_rows(self._audit_key, self._covered_rows(tx), walk, Counter())
+
+    @staticmethod
+    def _chain_rows(tx: _Tx) -> Iterator[ChainRow]:
+        with tx.conn.cursor(name="audit_walk") as cur:
+            cur.itersize = 2000
+            cur.execute(
+                "SELECT seq, at, actor, action, subject, details, prev_digest, digest, refs "
+                "FROM audit ORDER BY seq"
+            )
+            for seq, at, actor, action, subject, details, prev, dig, refs in cur:
+                yield ChainRow(int(seq), at, actor, action, subject, details, prev, dig, refs)
+
+    # -- the rows the chain commits to (the same content as the SQLCipher store's) ----------
+
+    def _row_content(self, tx: _Tx, ref: str) -> list[object] | None:
+        kind, ident = ref.split(":", 1)
+        if kind == "staff":
+            for found, content in self._staff_rows(tx):
+                if found == ref:
+                    return content
+            return None
+        rows = self._kind_rows(tx, kind, "t.{id} = %s", (int(ident),))
+        return next((content for _ref, content, _p, _r in rows), None)
+
+    _TABLES: ClassVar[dict[str, tuple[str, str, str]]] = {  # kind -> table, id, columns
+        "visitor": ("visitors", "file_number", VISITOR_BASE.replace("v.", "t.")),
+        "visit": ("visits", "visit_id", VISIT_COLUMNS.replace("c.number", "NULL")),
+        "card": ("cards", "number", CARD_COLUMNS),
+        "ban": ("bans", "ban_id", BAN_COLUMNS),
+        "observation": ("observations", "observation_id", OBSERVATION_COLUMNS),
+    }
+
+    def _kind_rows(
+        self, tx: _Tx, kind: str, where: str = "", params: Sequence[Any] = ()
+    ) -> Iterator[tuple[str, list[object], int | None, str | None]]:
+        """(ref, content, newest committing seq, that entry's refs) of rows of ``kind``."""
+        table, id_column, columns = self._TABLES[kind]
+        alias = "v" if kind == "visit" else "t"
+        sql = (
+            f"SELECT {columns}, r.seq, a.refs FROM {table} AS {alias} "
+            f"LEFT JOIN audit_refs AS r ON r.ref = '{kind}:' || {alias}.{id_column} "
+            "LEFT JOIN audit AS a ON a.seq = r.seq"
+        )
+        if where:
+            sql += " WHERE " + where.format(id=id_column).replace("t.", f"{alias}.")
+        sql += f" ORDER BY {alias}.{id_column}"
+        rows = tx.all(sql, params)
+        events: dict[int, list[tuple[datetime, str, str, str]]] = {}
+        if kind == "card" and rows:
+            numbers = [int(row[0]) for row in rows]
+            for number, at, ev_kind, reason, actor in tx.all(
+                "SELECT card_number, at, kind, reason, actor FROM card_events "
+                "WHERE card_number = ANY(%s::bigint[]) ORDER BY event_id",
+                (numbers,),
+            ):
+                events.setdefault(int(number), []).append(
+                    (utc(at), str(ev_kind), str(reason), str(actor))
+                )
+        for row in rows:
+            data, pointer, entry_refs = row[:-2], row[-2], row[-1]
+            ident, content = self._content_of(kind, data, events)
+            yield (
+                f"{kind}:{ident}",
+                content,
+                None if pointer is None else int(pointer),
+                None if entry_refs is None else str(entry_refs),
+            )
+
+    def _content_of(
+        self,
+        kind: str,
+        data: Sequence[Any],
+        events: dict[int, list[tuple[datetime, str, str, str]]],
+    ) -> tuple[int, list[object]]:
+        if kind == "visitor":
+            fn, identity, surname, given, birth, nationality = self._open.visitor_plain(data)
+            return fn, visitor_content(identity, surname, given, birth, nationality)
+        if kind == "visit":
+            visit = self._open.visit(data)
+            return visit.visit_id, visit_content(visit)
+        if kind == "card":
+            card = card_from_row(data)
+            return card.number, card_content(card, events.get(card.number, []))
+        if kind == "ban":
+            ban = self._open.ban(data)
+            return ban.ban_id, ban_content(ban)
+        observation = self._open.observation(data)
+        return observation.observation_id, observation_content(observation)
+
+    def _staff_rows(self, tx: _Tx) -> Iterator[tuple[str, list[object]]]:
+        """Staff rows named by the keyed hash of the identity (never in clear)."""
+        for row in tx.all(f"SELECT {STAFF_COLUMNS} FROM staff AS t ORDER BY t.staff_id"):
+            member = self._open.staff(row)[1]
+            yield "staff:" + self._keyed_hash_in(tx, member.identity.text), staff_content(member)
+
+    def _covered_rows(self, tx: _Tx) -> Iterator[CoveredRow]:
+        """Every row present, with the newest entry committing to it, kind by kind."""
+        for kind in KINDS:
+            if kind == "account":
+                continue  # desk accounts are not kept on the server yet
+            if kind == "staff":
+                staff = list(self._staff_rows(tx))
+                refs = [ref for ref, _ in staff]
+                pointers = {
+                    str(ref): (int(seq), str(entry))
+                    for ref, seq, entry in tx.all(
+                        "SELECT r.ref, r.seq, a.refs FROM audit_refs AS r "
+                        "JOIN audit AS a ON a.seq = r.seq WHERE r.ref = ANY(%s::text[])",
+                        (refs,),
+                    )
+                }
+                for ref, content in staff:
+                    seq, entry = pointers.get(ref, (None, None))
+                    yield CoveredRow(ref, content, seq, entry)
+                continue
+            for ref, content, pointer, entry_refs in self._kind_rows(tx, kind):
+                yield CoveredRow(ref, content, pointer, entry_refs)
+
+    # -- settings and secrets (sealed, bound to their key) ----------------------------------
+
+    def secret(self, name: str) -> bytes:
+        """A random 32-byte secret created on first use (e.g. ``secret("card_code")``)."""
+        cached = self._secrets.get(name)
+        if cached is not None:
+            return cached
+        return self._write(lambda tx: self._secret_in(tx, name))
+
+    def _secret_in(self, tx: _Tx, name: str) -> bytes:
+        cached = self._secrets.get(name)
+        if cached is not None:
+            return cached
+        key = f"secret:{name}"
+        tx.conn.execute(
+            "INSERT INTO settings (key, value, key_version) VALUES (%s, %s, %s) "
+            "ON CONFLICT (key) DO NOTHING",
+            (
+                key,
+                self._ring.seal(os.urandom(32), table="settings", column="value", row=key),
+                self._ring.current_version,
+            ),
+        )
+        row = tx.one("SELECT value FROM settings WHERE key = %s", (key,))
+        assert row is not None
+        value = self._ring.open(bytes(row[0]), table="settings", column="value", row=key)
+        self._secrets[name] = value  # a secret never changes once made
+        return value
+
+    def get_setting(self, key: str) -> str | None:
+        if key.startswith("secret:"):
+            raise ValueError("secrets are read with secret()")
+        row = self._read(lambda tx: tx.one("SELECT value FROM settings WHERE key = %s", (key,)))
+        return None if row is None else self._open.text(row[0], "settings", "value", key)
+
+    def set_setting(self, key: str, value: str) -> None:
+        if key.startswith("secret:"):
+            raise ValueError("secrets are created by secret()")
+        sealed = self._seal(value, "settings", "value", key)
+        self._write(
+            lambda tx: tx.conn.execute(
+                "INSERT INTO settings (key, value, key_version) VALUES (%s, %s, %s) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value, "
+                "key_version = excluded.key_version",
+                (key, sealed, self._ring.current_version),
+            )
+        )
+
+    def keyed_hash(self, text: str) -> str:
+        """``hmac:`` + 16 hex of HMAC-SHA256 under a per-file secret: lets the audit name a
+        query or identity without showing it, and link repeated ones."""
+        secret = self.secret(SUBJECT_SECRET)
+        return "hmac:" + hmac.new(secret, text.encode("utf-8"), hashlib.sha256).hexdigest()[:16]
+
+    def _keyed_hash_in(self, tx: _Tx, text: str) -> str:
+        secret = self._secret_in(tx, SUBJECT_SECRET)
+        return "hmac:" + hmac.new(secret, text.encode("utf-8"), hashlib.sha256).hexdigest()[:16]
+
+    # -- Retention (the same rules as db/retention.py) ---------------------------------------
+
+    def newest_event(self) -> datetime | None:
+        """The latest instant the file records: a visit, a card event or an audit entry."""
+
+        def work(tx: _Tx) -> list[datetime]:
+            found: list[datetime] = []
+            for sql in (
+                "SELECT max(at) FROM visits",
+                "SELECT at FROM card_events ORDER BY event_id DESC LIMIT 1",
+            ):
+                row = tx.one(sql)
+                if row is not None and row[0] is not None:
+                    found.append(utc(row[0]))
+            row = tx.one("SELECT at FROM audit ORDER BY seq DESC LIMIT 1")
+            if row is not None:
+                found.append(codec.parse_ts(str(row[0])))
+            return found
+
+        stamps = self._read(work)
+        return max(stamps) if stamps else None
+
+    def purge(self, cutoff: datetime, *, batch: int = BATCH) -> PurgeReport:
+        """Erase what the six-month rule says (art. 20.4, R3; db/retention.py), in short
+        transactions, under a session advisory lock: one desk purges at a time, a second
+        waits and then finds nothing left to erase."""
+        if self._closed:
+            raise StoreError("the store is closed", code=StoreErrorCode.STORE_CLOSED)
+        try:
+            with self._pool.connection() as conn:
+                conn.execute("SELECT pg_advisory_lock(%s)", (self._purge_lock,))
+                try:
+                    return self._purge(conn, cutoff, batch)
+                finally:
+                    with contextlib.suppress(psycopg.Error):
+                        conn.execute("SELECT pg_advisory_unlock(%s)", (self._purge_lock,))
+        except psycopg.Error as exc:
+            raise _store_error(exc, write=True) from exc
+
+    def _purge(self, conn: Conn, cutoff: datetime, batch: int) -> PurgeReport:
+        cut, cut_day = cutoff, madrid_date(cutoff)
+        counts = {"visits": 0, "visitors": 0, "observations": 0}
+        purged: list[int] = []
+
+        def merge(result: tuple[dict[str, int], list[int]]) -> bool:
+            found, numbers = result
+            for name, value in found.items():
+                counts[name] = counts.get(name, 0) + value
+            purged.extend(numbers)
+            return bool(found.get("rows", 0))
+
+        def visits(tx: _Tx) -> tuple[dict[str, int], list[int]]:  # 1. old visits
+            rows = tx.all(
+                "SELECT visit_id, file_number FROM visits WHERE at < %s ORDER BY at LIMIT %s",
+                (cut, batch),
+            )
+            numbers: list[int] = []
+            if not rows:
+                return {}, numbers
+            ids = [int(r[0]) for r in rows]
+            numbers += _erased(
+                tx,
+                "card",
+                "DELETE FROM cards WHERE visit_id = ANY(%s::bigint[]) AND "
+                "(status = 'VOIDED' OR valid_until < %s) RETURNING number",
+                (ids, cut_day),
+            )
+            for (number,) in tx.all(
+                "UPDATE cards SET visit_id = NULL WHERE visit_id = ANY(%s::bigint[]) "
+                "RETURNING number",
+                (ids,),
+            ):
+                tx.changed.add(f"card:{number}")
+            gone = _erased(
+                tx,
+                "visit",
+                "DELETE FROM visits WHERE visit_id = ANY(%s::bigint[]) RETURNING visit_id",
+                (ids,),
+            )
+            found = _erase_orphans(tx, {int(r[1]) for r in rows}, cut, cut_day, numbers)
+            return {**found, "visits": len(gone), "rows": len(rows)}, numbers
+
+        def ended_cards(tx: _Tx) -> tuple[dict[str, int], list[int]]:  # 2. cards that ended
+            rows = tx.all(
+                "SELECT number, file_number FROM cards WHERE visit_id IS NULL AND "
+                "(status = 'VOIDED' OR valid_until < %s) LIMIT %s",
+                (cut_day, batch),
+            )
+            numbers: list[int] = []
+            if not rows:
+                return {}, numbers
+            numbers += _erased(
+                tx,
+                "card",
+                "DELETE FROM cards WHERE number = ANY(%s::bigint[]) RETURNING number",
+                ([int(r[0]) for r in rows],),
+            )
+            found = _erase_orphans(tx, {int(r[1]) for r in rows}, cut, cut_day, numbers)
+            return {**found, "rows": len(rows)}, numbers
+
+        def notes(tx: _Tx) -> tuple[dict[str, int], list[int]]:  # 3. old observations
+            gone = _erased(
+                tx,
+                "observation",
+                "DELETE FROM observations WHERE observation_id IN (SELECT observation_id "
+                "FROM observations WHERE at < %s LIMIT %s) RETURNING observation_id",
+                (cut, batch),
+            )
+            return {"observations": len(gone), "rows": int(len(gone) >= batch)}, []
+
+        def final(tx: _Tx) -> tuple[dict[str, int], list[int], int]:
+            numbers: list[int] = []
+            files = {  # 4. visitors kept only by a ban that has ended since
+                int(r[0])
+                for r in tx.all(
+                    "SELECT v.file_number FROM bans AS b JOIN visitors AS v "
+                    "ON v.id_index = b.id_index WHERE b.lifted_at < %s OR b.expires_at < %s",
+                    (cut, cut),
+                )
+            }
+            found = _erase_orphans(tx, files, cut, cut_day, numbers)
+            # 5. bans that ended before the cutoff: personal data kept six months after
+            # the ban stops applying, like a visit (art. 20.4, R5).
+            bans = _erased(
+                tx,
+                "ban",
+                "DELETE FROM bans WHERE lifted_at < %s OR expires_at < %s RETURNING ban_id",
+                (cut, cut),
+            )
+            total = dict(counts)
+            for name, value in found.items():
+                total[name] = total.get(name, 0) + value
+            total["cards"] = len(purged) + len(numbers)
+            self._audit(
+                tx,
+                "retention",
+                "PURGE",
+                "visitor-file",
+                self._now(),
+                {
+                    "cutoff": codec.ts(cutoff),
+                    "bans": str(len(bans)),
+                    **{k: str(total[k]) for k in ("visits", "visitors", "observations", "cards")},
+                },
+            )
+            return found, numbers, len(bans)
+
+        while merge(self._run(visits, write=True, conn=conn)):
+            pass
+        while merge(self._run(ended_cards, write=True, conn=conn)):
+            pass
+        while merge(self._run(notes, write=True, conn=conn)):
+            pass
+        found, numbers, _bans = self._run(final, write=True, conn=conn)
+        merge((found, numbers))
+        return PurgeReport(
+            cutoff,
+            counts["visits"],
+            counts["visitors"],
+            counts["observations"],
+            len(purged),
+            purged_cards=tuple(sorted(purged)),
+        )
+
+
+# -- helpers -----------------------------------------------------------------------------
+
+
+def _prepare(
+    conn: Conn,
+    key: InstallationKey | DbKey,
+    expected_id: str | None,
+    create: bool,
+    audit_key: AuditKey,
+) -> tuple[KeyRing, str]:
+    """Every check of :meth:`PgStore.open`, in the order that writes nothing before the
+    database is known to be ours and readable; then the pending migrations."""
+    migrations = pg_migrate.known()
+    done = pg_migrate.applied(conn)
+    pg_migrate.check_known(done, migrations)
+    meta = _meta(conn) if done else None
+    if meta is None:
+        if not create:
+            raise StoreError("the database holds no visitor file", code=PgStoreCode.NO_VISITOR_FILE)
+        pg_migrate.migrate(conn, migrations)
+        return _initialise(conn, key, expected_id, audit_key)
+    database_id = meta
+    if expected_id is not None and expected_id != database_id:
+        raise StoreError(
+            "the server's database is not the visitor file this desk is configured for",
+            code=PgStoreCode.DATABASE_OTHER,
+        )
+    ring = KeyRing.load(_installation(key, database_id), database_id, _wrapped_keys(conn))
+    _check_audit_key(conn, audit_key)
+    pg_migrate.migrate(conn, migrations)
+    return ring, database_id
+
+
+def _meta(conn: Conn) -> str | None:
+    """The database's id, None when the schema exists but the file was never made."""
+    exists = conn.execute(
+        "SELECT 1 FROM information_schema.tables WHERE table_schema = current_schema() "
+        "AND table_name = 'database_meta'"
+    ).fetchone()
+    if exists is None:
+        return None
+    row = conn.execute("SELECT database_id FROM database_meta").fetchone()
+    return None if row is None else str(row[0])
+
+
+def _installation(key: InstallationKey | DbKey, database_id: str) -> InstallationKey:
+    if isinstance(key, InstallationKey):
+        return key
+    return InstallationKey.from_db_key(key, database_id=database_id)
+
+
+def _wrapped_keys(conn: Conn) -> list[WrappedKey]:
+    rows = conn.execute(
+        "SELECT version, key_tag, wrapping_key_id, blob FROM data_keys ORDER BY version"
+    ).fetchall()
+    return [WrappedKey(int(v), int(t), str(w), bytes(b)) for v, t, w, b in rows]
+
+
+def _initialise(
+    conn: Conn, key: InstallationKey | DbKey, expected_id: str | None, audit_key: AuditKey
+) -> tuple[KeyRing, str]:
+    """The file's identity and first data key, once (another desk may race us: the head
+    lock orders us, and the second loads what the first made)."""
+    with conn.transaction():
+        conn.execute(_LOCK_HEAD)
+        existing = _meta(conn)
+        if existing is not None:
+            if expected_id is not None and expected_id != existing:
+                raise StoreError(
+                    "the server's database is not the visitor file this desk is configured for",
+                    code=PgStoreCode.DATABASE_OTHER,
+                )
+            ring = KeyRing.load(_installation(key, existing), existing, _wrapped_keys(conn))
+            _check_audit_key(conn, audit_key)
+            return ring, existing
+        database_id = expected_id or uuid.uuid4().hex
+        ring, record = KeyRing.create(_installation(key, database_id), database_id)
+        conn.execute("INSERT INTO database_meta (database_id) VALUES (%s)", (database_id,))
+        conn.execute(
+            "INSERT INTO data_keys (version, key_tag, wrapping_key_id, blob) "
+            "VALUES (%s, %s, %s, %s)",
+            (record.version, record.key_tag, record.wrapping_key_id, record.blob),
+        )
+    log.info("visitor file created on the server (database %s)", database_id[:8])
+    return ring, database_id
+
+
+def _check_audit_key(conn: Conn, key: AuditKey) -> None:
+    """The first and the newest entries must verify under ``key`` (a key that verifies
+    neither is not this chain's; one changed entry alone is left to verification)."""
+    rows = conn.execute(
+        "(SELECT seq, at, actor, action, subject, details, prev_digest, digest, refs "
+        "FROM audit ORDER BY seq LIMIT 1) UNION ALL "
+        "(SELECT seq, at, actor, action, subject, details, prev_digest, digest, refs "
+        "FROM audit ORDER BY seq DESC LIMIT 1)"
+    ).fetchall()
+    if not rows:
+        return
+    for seq, at, actor, action, subject, details, prev, dig, refs in rows:
+        if dig == entry_mac(key, prev, int(seq), at, actor, action, subject, details, refs):
+            return
+    raise StoreError(
+        "the audit key does not match this file's chain", code=AuditChainCode.AUDIT_KEY_WRONG
+    )
+
+
+def _store_error(exc: psycopg.Error, *, write: bool) -> StoreError:
+    """A server error as a StoreError (never the statement's values: no names in logs)."""
+    if isinstance(exc, psycopg.OperationalError) and not isinstance(exc, pg_errors.QueryCanceled):
+        code: Any = PgStoreCode.CONNECTION_LOST
+    else:
+        code = PgStoreCode.QUERY_FAILED
+    sqlstate = getattr(exc, "sqlstate", None) or ""
+    verb = "write" if write else "read"
+    return StoreError(f"{verb} failed on the server ({type(exc).__name__} {sqlstate})", code=code)
+
+
+def _next_id(tx: _Tx, sequence: str) -> int:
+    """The next id of a row whose sealed values are bound to it (known before sealing)."""
+    found = tx.one(f"SELECT nextval('{sequence}')")
+    assert found is not None
+    return int(found[0])
+
+
+def _erased(tx: _Tx, kind: str, sql: str, params: Sequence[Any]) -> list[int]:
+    """Run a ``DELETE ... RETURNING id`` and note the rows for the ``ERASED`` entry."""
+    ids = [int(row[0]) for row in tx.all(sql, params)]
+    tx.erased.update(f"{kind}:{i}" for i in ids)
+    return ids
+
+
+def _erase_orphans(
+    tx: _Tx, files: set[int], cut: datetime, cut_day: date, purged: list[int]
+) -> dict[str, int]:
+    """Erase those of ``files`` with no visit, no ban in force at/after the cutoff and no
+    open card; their card numbers are added to ``purged``."""
+    if not files:
+        return {"visitors": 0, "observations": 0}
+    doomed = [
+        int(row[0])
+        for row in tx.all(
+            "SELECT v.file_number FROM visitors AS v WHERE v.file_number = ANY(%s::bigint[]) "
+            "AND NOT EXISTS (SELECT 1 FROM visits AS s WHERE s.file_number = v.file_number) "
+            "AND NOT EXISTS (SELECT 1 FROM cards AS c WHERE c.file_number = v.file_number "
+            "    AND c.status <> 'VOIDED' AND c.valid_until >= %s) "
+            "AND NOT EXISTS (SELECT 1 FROM bans AS b WHERE b.id_index = v.id_index "
+            "    AND (b.lifted_at IS NULL OR b.lifted_at >= %s) "
+            "    AND (b.expires_at IS NULL OR b.expires_at >= %s))",
+            (sorted(files), cut_day, cut, cut),
+        )
+    ]
+    if not doomed:
+        return {"visitors": 0, "observations": 0}
+    purged += _erased(
+        tx,
+        "card",
+        "DELETE FROM cards WHERE file_number = ANY(%s::bigint[]) RETURNING number",
+        (doomed,),
+    )
+    observations = _erased(
+        tx,
+        "observation",
+        "DELETE FROM observations WHERE file_number = ANY(%s::bigint[]) RETURNING observation_id",
+        (doomed,),
+    )
+    visitors = _erased(
+        tx,
+        "visitor",
+        "DELETE FROM visitors WHERE file_number = ANY(%s::bigint[]) RETURNING file_number",
+        (doomed,),
+    )
+    return {"visitors": len(visitors), "observations": len(observations)}
+
+
+def _require_reason(reason: str) -> None:
+    if not reason.strip():
+        raise InvalidStateError("a reason is required", code=RecordErrorCode.REASON_REQUIRED)
+
+
+def _live_card(tx: _Tx, number: int) -> CardStatus:
+    """The card's status; a voided or unknown card cannot change."""
+    row = tx.one("SELECT status FROM cards WHERE number = %s FOR UPDATE", (number,))
+    if row is None:
+        raise NotFoundError("no such card number")
+    status = CardStatus(str(row[0]))
+    if status is CardStatus.VOIDED:
+        raise InvalidStateError("the card is voided", code=RecordErrorCode.CARD_VOIDED)
+    return status
+
+
+def _card_event(tx: _Tx, number: int, at: datetime, kind: str, reason: str, actor: str) -> None:
+    tx.conn.execute(
+        "INSERT INTO card_events (card_number, at, kind, reason, actor) "
+        "VALUES (%s, %s, %s, %s, %s)",
+        (number, at, kind, reason, actor),
+    )
+
+
+def _card(number: int) -> list[tuple[str, bool]]:
+    return [(f"card:{number}", False)]

@@ -1,0 +1,85 @@
+"""The throwaway cluster as a session fixture any test folder can register (the
+contract tests of tests/db run on the PostgreSQL store too), and a fresh schema per
+test: each store starts on an empty visitor file.
+
+    from tests.pg.cluster_fixture import pg_cluster  # noqa: F401  (registers it)
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import tempfile
+import uuid
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import psycopg
+import pytest
+from psycopg import sql
+from psycopg.conninfo import make_conninfo
+
+TOOL = Path(__file__).resolve().parents[2] / "tools" / "pg_cluster.py"
+DESKS = ("desk1", "desk2")
+
+
+def load_tool() -> ModuleType:
+    """tools/ is scripts, not a package: load the module from its file once."""
+    module = sys.modules.get("pg_cluster")
+    if module is None:
+        spec = importlib.util.spec_from_file_location("pg_cluster", TOOL)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["pg_cluster"] = module
+        spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[Any]:
+    """One throwaway TLS cluster for the session; skipped without PostgreSQL."""
+    tool = load_tool()
+    if tool.find_bin_dir() is None:
+        pytest.skip("PostgreSQL is not installed (Debian package postgresql)")
+    cluster = tool.PgCluster(Path(tempfile.mkdtemp(prefix="admission-pg-")), desks=DESKS)
+    try:
+        cluster.start()
+    except BaseException:
+        cluster.stop()
+        raise
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+def fresh_schema(cluster: Any, *, owner: str = "desk1", others: Sequence[str] = ()) -> str:
+    """A new empty schema owned by desk ``owner``; ``others`` may use what it creates."""
+    name = f"t_{uuid.uuid4().hex[:16]}"
+    with psycopg.connect(cluster.superuser_conninfo(), autocommit=True) as conn:
+        conn.execute(
+            sql.SQL("CREATE SCHEMA {} AUTHORIZATION {}").format(
+                sql.Identifier(name), sql.Identifier(owner)
+            )
+        )
+        for desk in others:
+            ident = (sql.Identifier(name), sql.Identifier(desk))
+            conn.execute(sql.SQL("GRANT USAGE ON SCHEMA {} TO {}").format(*ident))
+            for kind in ("TABLES", "SEQUENCES"):
+                conn.execute(
+                    sql.SQL(
+                        "ALTER DEFAULT PRIVILEGES FOR ROLE {} IN SCHEMA {} "
+                        f"GRANT ALL ON {kind} TO {{}}"
+                    ).format(sql.Identifier(owner), *ident)
+                )
+    return name
+
+
+def schema_conninfo(cluster: Any, schema: str, desk: str = "desk1") -> str:
+    """The desk's TLS connection string, its tables looked up in ``schema``."""
+    return str(make_conninfo(cluster.desk_conninfo(desk), options=f"-c search_path={schema}"))
+
+
+__all__ = ["DESKS", "fresh_schema", "load_tool", "pg_cluster", "schema_conninfo"]
