@@ -42,6 +42,7 @@ from reportlab.platypus import (
 )
 
 from admission import catalogue
+from admission.cards.view import format_euros
 from admission.inspection import Timeline
 from admission.records import Visitor
 from admission.reports import (
@@ -60,7 +61,7 @@ from admission.reports import (
 )
 from hardware.printer.render import CardStyle, register_fonts
 
-__all__ = ["ReportlabRenderer", "euros"]
+__all__ = ["ReportlabRenderer"]
 
 _INK = colors.HexColor("#111111")
 _MUTED = colors.HexColor("#555555")
@@ -70,12 +71,6 @@ _STRIPE = colors.HexColor("#F2F4F3")
 _REFUSED = colors.HexColor("#FBE9EA")
 _VERDICT = {"ADMIT": "Admitido", "DENY": "Rechazado", "SUPERVISOR": "Director"}
 _CARD_STATUS = {"ISSUED": "Emitida", "PRINTED": "Impresa", "VOIDED": "Anulada"}
-
-
-def euros(cents: int) -> str:
-    """Cents in the Spanish way: ``1.234,50 €``."""
-    whole = f"{cents // 100:,}".replace(",", ".")
-    return f"{whole},{cents % 100:02d} €"
 
 
 def _when(at: datetime | None, *, seconds: bool = False) -> str:
@@ -201,7 +196,7 @@ class ReportlabRenderer:
                     visit.document_type,
                     "" if visit.card_number is None else str(visit.card_number),
                     "" if card is None else self.card_label(card.card_type),
-                    "" if card is None else euros(card.price_cents),
+                    "" if card is None else format_euros(card.price_cents),
                     "" if card is None else _CARD_STATUS.get(card.status.value, card.status.value),
                 ]
             )
@@ -261,7 +256,7 @@ class ReportlabRenderer:
                     doc.wrap(_reasons(line.reasons)) if line.reasons else "",
                     card,
                     self.card_label(line.card_type),
-                    euros(line.price_cents) if line.card_number is not None else "",
+                    format_euros(line.price_cents) if line.card_number is not None else "",
                     line.desk_id,
                     line.operator,
                 ]
@@ -303,7 +298,7 @@ class ReportlabRenderer:
                 if card is not None:
                     card_text = (
                         f"{card.number} {self.card_label(card.card_type)} "
-                        f"{euros(card.price_cents)} "
+                        f"{format_euros(card.price_cents)} "
                         f"({_CARD_STATUS.get(card.status.value, card.status.value)})"
                     )
                     if card.void_reason:
@@ -556,11 +551,11 @@ class _Document:
             ("Personas distintas", str(figures.visitors)),
             ("Tarjetas emitidas (sin anuladas)", str(sum(n for _, n in figures.card_types))),
             ("Tarjetas anuladas", str(figures.voided)),
-            ("Recaudación (sin anuladas)", euros(figures.revenue_cents)),
+            ("Recaudación (sin anuladas)", format_euros(figures.revenue_cents)),
         ]
         for name, cents in figures.revenue_by_type:
             count = dict(figures.card_types).get(name, 0)
-            totals.append((f"  {self.card_label(name)}: {count} tarjetas", euros(cents)))
+            totals.append((f"  {self.card_label(name)}: {count} tarjetas", format_euros(cents)))
         table = Table(totals, colWidths=[70 * mm, 35 * mm], hAlign="LEFT")
         table.setStyle(
             TableStyle(

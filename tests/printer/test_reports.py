@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from admission.cards.view import format_euros
 from admission.identity import IdentityKey, IdKind
 from admission.inspection import Timeline, TimelineEntry
 from admission.ports import madrid_day_start
@@ -44,7 +45,7 @@ from admission.reports import (
     visitor_rows,
 )
 from hardware.printer.render import preview_png
-from hardware.printer.reports import ReportlabRenderer, euros
+from hardware.printer.reports import ReportlabRenderer
 
 DAY = date(2026, 11, 28)
 T0 = datetime(2026, 11, 28, 21, 0, tzinfo=UTC)  # 22:00 in Madrid
@@ -241,7 +242,7 @@ def _sha(data: bytes) -> str:
 
 
 def test_money_is_written_the_spanish_way() -> None:
-    assert euros(123456) == "1.234,56 €" and euros(5) == "0,05 €"
+    assert format_euros(123456) == "1.234,56 €" and format_euros(5) == "0,05 €"
 
 
 def test_previews_of_the_reports(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtGui import QColor, QImage, QPalette
 from pytestqt.qtbot import QtBot
 
-from ui.dialogs.common import euros
+from admission.cards.view import format_euros
 from ui.theme import dark_palette
 from ui.widgets.charts import BarChart, Orientation
 
@@ -46,7 +46,7 @@ def test_an_empty_chart_draws_no_bar(qtbot: QtBot) -> None:
 
 
 def test_the_chart_speaks_its_figures(qtbot: QtBot) -> None:
-    chart = BarChart("Recaudación", orientation=Orientation.HORIZONTAL, value_text=euros)
+    chart = BarChart("Recaudación", orientation=Orientation.HORIZONTAL, value_text=format_euros)
     qtbot.addWidget(chart)
     chart.set_data([("Entrada de un día", 1500), ("Abono 7 días", 5000)])
     assert chart.accessibleName() == "Recaudación"

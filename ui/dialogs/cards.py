@@ -31,6 +31,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from admission.cards.view import format_euros
 from admission.desk import AdmissionResult, DeskDocument
 from admission.records import CardRecord, CardStatus
 from ui.context import AppContext
@@ -43,7 +44,6 @@ from ui.dialogs.common import (
     buddy_label,
     close_box,
     document_summary,
-    euros,
     local_date,
     local_time,
     message,
@@ -383,7 +383,7 @@ class ExceptionalCardDialog(QDialog):
         catalogue = ctx.desk.config.catalogue
         for code, kind in catalogue.types.items():
             self.type_combo.addItem(
-                f"{bounded(kind.label_es, 60)} · {euros(kind.price_cents)}", code
+                f"{bounded(kind.label_es, 60)} · {format_euros(kind.price_cents)}", code
             )
         wanted = card_type or catalogue.default
         self.type_combo.setCurrentIndex(max(0, self.type_combo.findData(wanted)))

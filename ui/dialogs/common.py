@@ -151,10 +151,6 @@ def local_date(day: date | None) -> str:
     return "" if day is None else day.strftime("%d/%m/%Y")
 
 
-def euros(cents: int) -> str:
-    return f"{cents // 100},{cents % 100:02d} €"
-
-
 class ErrorLine(QLabel):
     """One line for a refusal: the catalogue's text of a code (plain text)."""
 

@@ -28,7 +28,8 @@ from PySide6.QtWidgets import (
 
 from admission.accounts import Operator
 from admission.cards.catalogue import CardCatalogue
-from ui.dialogs.common import ErrorLine, bounded, close_box, euros, message, plain_label, run_job
+from admission.cards.view import format_euros
+from ui.dialogs.common import ErrorLine, bounded, close_box, message, plain_label, run_job
 from ui.jobs import JobRunner
 from ui.widgets.charts import BarChart, Orientation
 
@@ -116,7 +117,7 @@ class FiguresDialog(QDialog):
         self.revenue = BarChart(
             self.tr("Recaudación por tipo de tarjeta"),
             orientation=Orientation.HORIZONTAL,
-            value_text=euros,
+            value_text=format_euros,
         )
         self.refusals = BarChart(
             self.tr("Denegaciones por motivo"), orientation=Orientation.HORIZONTAL
@@ -191,7 +192,7 @@ class FiguresDialog(QDialog):
             .replace("%1", _count(figures.admissions))
             .replace("%2", _count(figures.refused))
             .replace("%3", _count(figures.visitors))
-            .replace("%4", euros(figures.revenue_cents))
+            .replace("%4", format_euros(figures.revenue_cents))
         )
         self.per_hour.set_data([(f"{hour:02d}", n) for hour, n in enumerate(figures.per_hour)])
         self.per_day.set_data([(day.strftime("%d/%m"), n) for day, n in figures.per_day])

@@ -30,6 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from admission.cards.view import format_euros
 from admission.desk import AdmissionResult, DeskDocument
 from admission.errors import AdmissionError
 from admission.vouchers.desk import VoucherIssue, exchange_voucher, issue_voucher
@@ -42,7 +43,6 @@ from ui.dialogs.common import (
     bounded,
     close_box,
     document_summary,
-    euros,
     local_time,
     message,
     plain_label,
@@ -131,7 +131,7 @@ class VoucherIssueDialog(QDialog):
             name=self.tr("Documento depositado"),
         )
         label = kind.label_es if kind else (card_type or "")
-        price = euros(kind.price_cents) if kind else ""
+        price = format_euros(kind.price_cents) if kind else ""
         self.type_label = plain_label(
             f"{bounded(label, 60)} · {price}", name=self.tr("Tipo de tarjeta y precio")
         )
@@ -334,7 +334,7 @@ class VouchersDialog(QDialog):
                 bounded(v.holder_name, 80),
                 bounded(v.document_number, 30),
                 bounded(v.card_type, 20),
-                euros(v.price_cents),
+                format_euros(v.price_cents),
             )
             for column, value in enumerate(cells):
                 item = QTableWidgetItem(value)
