@@ -1481,6 +1481,35 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "Se ha perdido la conexión con el servidor del fichero de visitantes",
         "The connection to the visitor file's server was lost",
     ),
+    # -- the visitor file on the server (db.pg.codes.PgStoreCode) ------------------------
+    "PG_SCHEMA_NEWER": (
+        "La base de datos es de una versión más nueva del programa: actualice este puesto",
+        "The database belongs to a newer version of the program: update this desk",
+    ),
+    "PG_MIGRATION_CHANGED": (
+        "El esquema aplicado en el servidor no coincide con el de este programa",
+        "The schema applied on the server differs from this program's",
+    ),
+    "PG_MIGRATION_FAILED": (
+        "No se pudo actualizar el esquema del servidor; queda como estaba",
+        "The server's schema could not be updated; it is left as it was",
+    ),
+    "PG_NO_VISITOR_FILE": (
+        "La base de datos del servidor no contiene ningún fichero de visitantes",
+        "The server's database holds no visitor file",
+    ),
+    "PG_DATABASE_OTHER": (
+        "La base de datos del servidor no es la de este casino: no se toca",
+        "The server's database is not this casino's: it is left untouched",
+    ),
+    "PG_BUSY": (
+        "El servidor está ocupado con otros puestos: inténtelo de nuevo",
+        "The server is busy with other desks: try again",
+    ),
+    "PG_QUERY_FAILED": (
+        "El servidor rechazó la operación: no se ha registrado nada",
+        "The server refused the operation: nothing was recorded",
+    ),
 }
 
 

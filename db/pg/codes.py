@@ -24,5 +24,4 @@ class PgStoreCode(Code):
     NO_VISITOR_FILE = "PG_NO_VISITOR_FILE"  # the database holds no visitor file yet
     DATABASE_OTHER = "PG_DATABASE_OTHER"  # not the database this desk is configured for
     BUSY = "PG_BUSY"  # conflicts with other desks persisted through every retry
-    CONNECTION_LOST = "PG_CONNECTION_LOST"  # the server went away during a call
     QUERY_FAILED = "PG_QUERY_FAILED"  # the server refused a statement (rolled back)

@@ -96,6 +96,7 @@ from db.pg import migrate as pg_migrate
 from db.pg.codes import PgStoreCode
 from db.pg.connect import connect
 from db.pg.crypto import InstallationKey, KeyRing, WrappedKey
+from db.pg.latency import PgLinkCode
 from db.pg.rows import (
     BAN_COLUMNS,
     CARD_COLUMNS,
@@ -1448,7 +1449,7 @@ def _check_audit_key(conn: Conn, key: AuditKey) -> None:
 def _store_error(exc: psycopg.Error, *, write: bool) -> StoreError:
     """A server error as a StoreError (never the statement's values: no names in logs)."""
     if isinstance(exc, psycopg.OperationalError) and not isinstance(exc, pg_errors.QueryCanceled):
-        code: Any = PgStoreCode.CONNECTION_LOST
+        code: Any = PgLinkCode.CONNECTION_LOST
     else:
         code = PgStoreCode.QUERY_FAILED
     sqlstate = getattr(exc, "sqlstate", None) or ""
