@@ -155,8 +155,8 @@ class LatencyProbe:
 
     # -- probing ---------------------------------------------------------------------
     def probe(self) -> ProbeResult:
-        """One round trip; returns within ``timeout_s`` (plus at most a second of
-        unwinding when the server went silent)."""
+        """One round trip; returns within ``timeout_s`` (plus at most a second for a
+        query that was cut short to unwind)."""
         attempt = _Attempt()
         attempt.conn, self._conn = self._conn, None
         worker = threading.Thread(
@@ -164,8 +164,8 @@ class LatencyProbe:
         )
         worker.start()
         if not attempt.done.wait(self._timeout_s):
-            self._abandon(attempt)
-            worker.join(_GRACE_S)
+            if self._abandon(attempt):
+                worker.join(_GRACE_S)  # the query fails at once: let it close its connection
             result = ProbeResult(False, None, PgLinkCode.SERVER_TIMEOUT, attempt.connected)
         elif attempt.error is not None:
             result = ProbeResult(
@@ -222,21 +222,24 @@ class LatencyProbe:
                 conn.close()
 
     @staticmethod
-    def _abandon(attempt: _Attempt) -> None:
+    def _abandon(attempt: _Attempt) -> bool:
         """Wake a query blocked on a silent server: shut its socket down (a duplicate of
         the descriptor, under the attempt's lock so it cannot be another socket's by
-        then); libpq then fails the query and the worker closes the connection."""
+        then); libpq then fails the query and the worker closes the connection. False
+        while still connecting: the factory's own connect timeout ends that attempt, and
+        the worker then closes whatever it got."""
         with attempt.lock:
             attempt.abandoned = True
             fileno = attempt.fileno
             if fileno is None:
-                return
+                return False
             with contextlib.suppress(OSError):
                 dup = socket.socket(fileno=os.dup(fileno))
                 try:
                     dup.shutdown(socket.SHUT_RDWR)
                 finally:
                     dup.close()
+            return True
 
     # -- results ---------------------------------------------------------------------
     def summary(self) -> LatencySummary:
