@@ -68,12 +68,17 @@ def check_known(done: dict[int, str], migrations: list[Migration]) -> None:
 def migrate(conn: psycopg.Connection[Any], migrations: list[Migration] | None = None) -> list[int]:
     """Apply the pending migrations (``conn`` in autocommit mode); their numbers."""
     migrations = known() if migrations is None else migrations
+    done = applied(conn)
+    check_known(done, migrations)
+    if all(m.version in done for m in migrations):
+        return []  # nothing to write (a desk without the right to create tables opens)
     newly: list[int] = []
     for migration in migrations:
         try:
             with conn.transaction():
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK,))
-                conn.execute(_TABLE)
+                if not applied(conn):
+                    conn.execute(_TABLE)
                 done = applied(conn)
                 check_known(done, migrations)
                 if migration.version in done:

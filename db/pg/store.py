@@ -231,6 +231,11 @@ class PgStore:
     def ring(self) -> KeyRing:
         return self._ring
 
+    @property
+    def purge_lock_key(self) -> int:
+        """The advisory lock key a purge holds (derived from the database's id)."""
+        return self._purge_lock
+
     def close(self) -> None:
         if not self._closed:
             self._closed = True
