@@ -307,7 +307,7 @@ def _read_url(url: str, source: TargetSource) -> dict[str, str]:
     """libpq's reading of the URL, after the checks that must come before it: libpq's
     own error messages quote the text they fail on, and that text may hold a password."""
     scheme, sep, rest = url.partition("://")
-    if not sep or scheme.lower() not in SCHEMES:
+    if not sep or scheme not in SCHEMES:  # libpq knows them in lower case only
         raise _refuse(PgTargetCode.BAD_SCHEME, "not a postgresql:// URL", source)
     authority = rest.split("/", 1)[0].split("?", 1)[0]
     userinfo, at, _hostport = authority.rpartition("@")

@@ -111,6 +111,7 @@ def test_a_bad_url_is_refused_never_replaced_by_the_file(cert_dir: Path) -> None
         "http://desk1@db.casino/admission",
         "host=db.casino dbname=admission user=desk1",
         "postgresql:/db.casino/admission",
+        "POSTGRESQL://desk1@db.casino/admission",  # libpq reads the scheme in lower case
     ],
 )
 def test_a_url_that_is_not_postgresql_is_refused(url: str, cert_dir: Path) -> None:
