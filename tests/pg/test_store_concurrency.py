@@ -116,9 +116,7 @@ def _check(store: PgStore, results: list[Any], desks: int, count: int) -> None:
         recorded = {v.visit_id: v for v in store.visits(file_number)}
         assert recorded[visit_id].card_number == card
     entries = store.audit_entries(limit=10 * len(records))
-    assert sorted(int(e.details["visit"]) for e in entries if e.action == "VISIT") == sorted(
-        visits
-    )
+    assert sorted(int(e.details["visit"]) for e in entries if e.action == "VISIT") == sorted(visits)
     check = store.verify()
     assert check.ok, check
     assert check.entries == len(records)
