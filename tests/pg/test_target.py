@@ -245,6 +245,16 @@ def test_a_private_key_open_to_others_is_refused(mode: int, cert_dir: Path) -> N
     assert "chmod 600" in str(error)
 
 
+def test_a_key_owned_by_another_user_follows_the_strict_rule(cert_dir: Path) -> None:
+    if os.geteuid() != 0:
+        pytest.skip("only root can give the key to another user")
+    key = cert_dir / "postgresql.key"
+    key.chmod(0o640)
+    os.chown(key, 65534, 65534)  # nobody: group read is allowed to root's keys only
+    error = refused("postgresql://desk1@db.casino/admission", cert_dir)
+    assert error.code is PgTargetCode.KEY_EXPOSED
+
+
 def test_extra_tls_options_pass_through(cert_dir: Path) -> None:
     (cert_dir / "casino.crl").write_text("x", encoding="ascii")
     target = parse_url(
@@ -299,9 +309,19 @@ def test_describe_is_log_safe(cert_dir: Path) -> None:
     assert v6.describe() == "[fd00::7]:5432/admission"
 
 
-def test_the_default_folder_is_in_the_desk_s_data_folder() -> None:
+def test_the_default_folder_is_in_the_desk_s_data_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))  # platformdirs' user data folder
     folder = default_cert_dir()
-    assert folder.name == CERT_SUBDIR and folder.parent.name == "admission-desk"
+    assert folder == tmp_path / "admission-desk" / CERT_SUBDIR
+    folder.mkdir(parents=True)
+    for name in ("root.crt", "postgresql.crt", "postgresql.key"):
+        (folder / name).write_text("x", encoding="ascii")
+    (folder / "postgresql.key").chmod(0o600)
+    target = resolve_target("postgresql://desk1@db.casino/admission", {})
+    assert isinstance(target, PgTarget) and target.tls is not None
+    assert target.tls.client_key == folder / "postgresql.key"
 
 
 def test_every_code_has_its_text() -> None:
