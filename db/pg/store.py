@@ -36,7 +36,7 @@ import random
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import date, datetime
 from types import TracebackType
 from typing import Any, ClassVar, TypeVar
@@ -378,7 +378,7 @@ class PgStore:
 
     @staticmethod
     def _candidates(
-        tx: _Tx, tokens: dict[int, tuple[bytes, ...]] | Any, after: int, limit: int
+        tx: _Tx, tokens: Mapping[int, tuple[bytes, ...]], after: int, limit: int
     ) -> list[int]:
         """File numbers above ``after`` holding every token of some key version (every
         file when no token narrows), ascending, at most ``limit``."""

@@ -189,3 +189,11 @@ def test_the_birth_date_survives_a_later_document_without_it(server: Any) -> Non
     assert [v.file_number for v in store.search_visitors("pena")] == [1]
     assert store.search_visitors("nunez") == []
     assert store.verify().ok
+
+
+def test_the_director_s_lists_hold_what_the_other_stores_hold(server: Any) -> None:
+    """PeopleListings (art. 18, art. 21.2-3): the same seed, the same answers."""
+    from tests.db.test_people_listings import _check, _seed
+
+    store, _schema = server
+    _check(store, _seed(store))
