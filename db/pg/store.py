@@ -1039,7 +1039,8 @@ class PgStore:
     def _kind_rows(
         self, tx: _Tx, kind: str, where: str = "", params: Sequence[Any] = ()
     ) -> Iterator[tuple[str, list[object], int | None, str | None]]:
-        """(ref, content, newest committing seq, that entry's refs) of rows of ``kind``."""
+        """(ref, content, newest committing seq, that entry's refs) of rows of ``kind``:
+        the rows ``where`` selects, or every row, streamed in batches (verification)."""
         table, id_column, columns = self._TABLES[kind]
         alias = "v" if kind == "visit" else "t"
         sql = (
@@ -1049,28 +1050,20 @@ class PgStore:
         )
         if where:
             sql += " WHERE " + where.format(id=id_column).replace("t.", f"{alias}.")
-        sql += f" ORDER BY {alias}.{id_column}"
-        rows = tx.all(sql, params)
-        events: dict[int, list[tuple[datetime, str, str, str]]] = {}
-        if kind == "card" and rows:
-            numbers = [int(row[0]) for row in rows]
-            for number, at, ev_kind, reason, actor in tx.all(
-                "SELECT card_number, at, kind, reason, actor FROM card_events "
-                "WHERE card_number = ANY(%s::bigint[]) ORDER BY event_id",
-                (numbers,),
-            ):
-                events.setdefault(int(number), []).append(
-                    (utc(at), str(ev_kind), str(reason), str(actor))
+            batches: Iterator[list[tuple[Any, ...]]] = iter([tx.all(sql, params)])
+        else:
+            batches = _streamed(tx, f"covered_{kind}", sql + f" ORDER BY {alias}.{id_column}")
+        for rows in batches:
+            events = _card_events(tx, [int(row[0]) for row in rows]) if kind == "card" else {}
+            for row in rows:
+                data, pointer, entry_refs = row[:-2], row[-2], row[-1]
+                ident, content = self._content_of(kind, data, events)
+                yield (
+                    f"{kind}:{ident}",
+                    content,
+                    None if pointer is None else int(pointer),
+                    None if entry_refs is None else str(entry_refs),
                 )
-        for row in rows:
-            data, pointer, entry_refs = row[:-2], row[-2], row[-1]
-            ident, content = self._content_of(kind, data, events)
-            yield (
-                f"{kind}:{ident}",
-                content,
-                None if pointer is None else int(pointer),
-                None if entry_refs is None else str(entry_refs),
-            )
 
     def _content_of(
         self,
@@ -1517,6 +1510,31 @@ def _erase_orphans(
         (doomed,),
     )
     return {"visitors": len(visitors), "observations": len(observations)}
+
+
+STREAM_BATCH = 2000  # rows per fetch when verification reads a whole table
+
+
+def _streamed(tx: _Tx, name: str, sql: str) -> Iterator[list[tuple[Any, ...]]]:
+    """The rows of ``sql`` in batches, through a server-side cursor of the transaction."""
+    with tx.conn.cursor(name=name) as cur:
+        cur.execute(sql)
+        while rows := cur.fetchmany(STREAM_BATCH):
+            yield rows
+
+
+def _card_events(tx: _Tx, numbers: list[int]) -> dict[int, list[tuple[datetime, str, str, str]]]:
+    """(at, kind, reason, actor) of these cards' events, oldest first, by card number."""
+    events: dict[int, list[tuple[datetime, str, str, str]]] = {}
+    if not numbers:
+        return events
+    for number, at, kind, reason, actor in tx.all(
+        "SELECT card_number, at, kind, reason, actor FROM card_events "
+        "WHERE card_number = ANY(%s::bigint[]) ORDER BY event_id",
+        (numbers,),
+    ):
+        events.setdefault(int(number), []).append((utc(at), str(kind), str(reason), str(actor)))
+    return events
 
 
 def _require_reason(reason: str) -> None:
