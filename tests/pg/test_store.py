@@ -197,3 +197,19 @@ def test_the_director_s_lists_hold_what_the_other_stores_hold(server: Any) -> No
 
     store, _schema = server
     _check(store, _seed(store))
+
+
+def test_connections_cut_by_the_server_are_replaced(pg_cluster: Any, server: Any) -> None:
+    """The server restarts a backend (or an administrator ends it): the pool's check
+    finds the dead connection and the next call gets a fresh one."""
+    store, _schema = server
+    store.record_admission(entry(1))
+    with psycopg.connect(pg_cluster.superuser_conninfo(), autocommit=True) as conn:
+        ended = conn.execute(
+            "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity "
+            "WHERE usename = 'desk1' AND pid <> pg_backend_pid()"
+        ).fetchone()
+    assert ended is not None and ended[0] >= 1
+    assert store.find_visitor(dni(1)) is not None
+    assert store.record_admission(entry(2)).card_number == 2
+    assert store.verify().ok
