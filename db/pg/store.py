@@ -135,12 +135,13 @@ class _Tx:
     """One attempt of one transaction: its connection and the rows it erased (counted
     by an ``ERASED`` entry before it commits, as db/audit.py does)."""
 
-    __slots__ = ("changed", "conn", "erased")
+    __slots__ = ("changed", "conn", "erased", "secrets")
 
     def __init__(self, conn: Conn) -> None:
         self.conn = conn
         self.erased: set[str] = set()
         self.changed: set[str] = set()  # cards that lost the link to an erased visit
+        self.secrets: dict[str, bytes] = {}  # read or made here: kept once committed
 
     def one(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
         return self.conn.execute(sql, params).fetchone()
@@ -302,6 +303,7 @@ class PgStore:
             result = work(tx)
             if write:
                 self._flush_erasures(tx)
+        self._secrets.update(tx.secrets)  # committed: another desk reads the same ones
         return result
 
     def _write(self, work: Callable[[_Tx], T]) -> T:
@@ -1125,7 +1127,7 @@ class PgStore:
         return self._write(lambda tx: self._secret_in(tx, name))
 
     def _secret_in(self, tx: _Tx, name: str) -> bytes:
-        cached = self._secrets.get(name)
+        cached = self._secrets.get(name) or tx.secrets.get(name)
         if cached is not None:
             return cached
         key = f"secret:{name}"
@@ -1141,7 +1143,7 @@ class PgStore:
         row = tx.one("SELECT value FROM settings WHERE key = %s", (key,))
         assert row is not None
         value = self._ring.open(bytes(row[0]), table="settings", column="value", row=key)
-        self._secrets[name] = value  # a secret never changes once made
+        tx.secrets[name] = value  # a secret never changes once made
         return value
 
     def get_setting(self, key: str) -> str | None:
