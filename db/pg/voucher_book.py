@@ -1,0 +1,193 @@
+"""The voucher book on the shared PostgreSQL server: provisional vouchers (volantes
+provisionales, art. 23.4, R11) of every desk of the operating unit (arts. 154-155).
+
+The same ``VoucherBook`` port and answers as :class:`db.voucher_book.SqlVoucherBook`
+(table ``vouchers`` of ``db/pg/migrations/0030_desk_ports.sql``), with two differences
+the shared server needs:
+
+* Numbers come from the ``voucher`` row of ``counters`` (``UPDATE ... RETURNING`` in the
+  issuing transaction, after the store's head lock): one gapless sequence for every
+  desk, and a number is never given again, even after the purge erased the newest
+  vouchers (the SQLCipher book's ``MAX + 1`` would reuse it).
+* The holder's name, the deposited document's number and the closing reason are sealed
+  by the desk (db/pg/crypto.py, bound to table, column and voucher number); the desk,
+  the operator, the document type, the card type, the price, the status and the times
+  stay in clear, as they do for visits and cards.
+
+As the SQLCipher book, vouchers write no audit entry of their own. Retention (R3):
+vouchers hold a name and a document number, so :meth:`PgVoucherBook.purge_vouchers` is
+called with the visits' cutoff (``admission.retention_sweep.RetentionSweep``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+from typing import Any
+
+from admission.errors import NotFoundError
+from admission.vouchers.model import NewVoucher, Voucher, VoucherStatus, cancel, exchange
+from db.pg.crypto import KeyRing
+from db.pg.rows import opt_utc, utc
+from db.pg.store import PgStore, _Tx
+
+__all__ = ["PgVoucherBook"]
+
+_TABLE = "vouchers"
+_COLUMNS = (
+    "number, issued_at, desk_id, operator, holder_name, document_type, document_number, "
+    "card_type, price_cents, status, card_number, closed_at, close_reason"
+)
+
+
+class PgVoucherBook:
+    """The ``VoucherBook`` port over an open :class:`PgStore` (thread-safe as it)."""
+
+    def __init__(self, store: PgStore) -> None:
+        self._store = store
+
+    def issue_voucher(self, new: NewVoucher) -> Voucher:
+        """Record a voucher with the next number of the one gapless voucher sequence."""
+        ring = self._store.ring
+
+        def work(tx: _Tx) -> Voucher:
+            # art. 23.4: a correlative number across desks; a rollback returns it
+            found = tx.one(
+                "UPDATE counters SET next = next + 1 WHERE name = 'voucher' RETURNING next - 1"
+            )
+            assert found is not None
+            voucher = new.numbered(int(found[0]))
+            n = voucher.number
+            tx.conn.execute(
+                f"INSERT INTO vouchers ({_COLUMNS}, key_version) "
+                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, NULL, NULL, NULL, %s)",
+                (
+                    n,
+                    voucher.issued_at,
+                    voucher.desk_id,
+                    voucher.operator,
+                    _sealed(ring, voucher.holder_name, "holder_name", n),
+                    voucher.document_type,
+                    _sealed(ring, voucher.document_number, "document_number", n),
+                    voucher.card_type,
+                    voucher.price_cents,
+                    voucher.status.value,
+                    ring.current_version,
+                ),
+            )
+            return voucher
+
+        return self._store._write(work)
+
+    def voucher(self, number: int) -> Voucher | None:
+        return self._store._read(lambda tx: self._fetch(tx, number))
+
+    def exchange_voucher(self, number: int, card_number: int, at: datetime) -> Voucher:
+        """The formal card was issued: the voucher is closed and points at the card."""
+
+        def work(tx: _Tx) -> Voucher:
+            found = self._fetch(tx, number, lock=True)
+            if found is None:
+                raise NotFoundError("no such voucher")
+            done = exchange(found, card_number, at)
+            tx.conn.execute(
+                "UPDATE vouchers SET status = %s, card_number = %s, closed_at = %s "
+                "WHERE number = %s",
+                (done.status.value, card_number, at, number),
+            )
+            return done
+
+        return self._store._write(work)
+
+    def cancel_voucher(self, number: int, reason: str, at: datetime) -> Voucher:
+        """Document and money returned without a card (e.g. refused at formalisation)."""
+        ring = self._store.ring
+
+        def work(tx: _Tx) -> Voucher:
+            found = self._fetch(tx, number, lock=True)
+            if found is None:
+                raise NotFoundError("no such voucher")
+            done = cancel(found, reason, at)
+            # every sealed value of the row under the current key version (key_version
+            # names the version of all of them, for re-encryption)
+            tx.conn.execute(
+                "UPDATE vouchers SET status = %s, closed_at = %s, holder_name = %s, "
+                "document_number = %s, close_reason = %s, key_version = %s WHERE number = %s",
+                (
+                    done.status.value,
+                    at,
+                    _sealed(ring, done.holder_name, "holder_name", number),
+                    _sealed(ring, done.document_number, "document_number", number),
+                    _sealed(ring, done.close_reason, "close_reason", number),
+                    ring.current_version,
+                    number,
+                ),
+            )
+            return done
+
+        return self._store._write(work)
+
+    def open_vouchers(self, issued_before: datetime | None = None) -> Sequence[Voucher]:
+        """Vouchers not exchanged yet (oldest first); with ``issued_before``, those issued
+        before that instant (the closing-time list)."""
+        sql = f"SELECT {_COLUMNS} FROM vouchers WHERE status = 'OPEN'"
+        args: tuple[object, ...] = ()
+        if issued_before is not None:
+            sql += " AND issued_at < %s"
+            args = (issued_before,)
+        rows = self._store._read(lambda tx: tx.all(sql + " ORDER BY number", args))
+        ring = self._store.ring
+        return [_voucher(ring, row) for row in rows]
+
+    def purge_vouchers(self, cutoff: datetime) -> int:
+        """Erase closed vouchers issued before ``cutoff`` (R3); open ones are kept: a
+        deposited document is still at the desk."""
+        rows = self._store._write(
+            lambda tx: tx.all(
+                "DELETE FROM vouchers WHERE status <> 'OPEN' AND issued_at < %s RETURNING number",
+                (cutoff,),
+            )
+        )
+        return len(rows)
+
+    def last_voucher_number(self) -> int:
+        """The highest number ever given (0 when none), even if the purge erased it."""
+        found = self._store._read(
+            lambda tx: tx.one("SELECT next - 1 FROM counters WHERE name = 'voucher'")
+        )
+        assert found is not None
+        return int(found[0])
+
+    def _fetch(self, tx: _Tx, number: int, *, lock: bool = False) -> Voucher | None:
+        sql = f"SELECT {_COLUMNS} FROM vouchers WHERE number = %s"
+        row = tx.one(sql + (" FOR UPDATE" if lock else ""), (number,))
+        return None if row is None else _voucher(self._store.ring, row)
+
+
+def _sealed(ring: KeyRing, text: str, column: str, number: int) -> bytes:
+    return ring.seal_text(text, table=_TABLE, column=column, row=number)
+
+
+def _voucher(ring: KeyRing, row: Sequence[Any]) -> Voucher:
+    (number, issued, desk, operator, holder, doc_type, doc_number) = row[:7]
+    (card_type, price, status, card_number, closed, reason) = row[7:13]
+    n = int(number)
+
+    def opened(value: Any, column: str) -> str:
+        return ring.open_text(bytes(value), table=_TABLE, column=column, row=n)
+
+    return Voucher(
+        number=n,
+        issued_at=utc(issued),
+        desk_id=str(desk),
+        operator=str(operator),
+        holder_name=opened(holder, "holder_name"),
+        document_type=str(doc_type),
+        document_number=opened(doc_number, "document_number"),
+        card_type=str(card_type),
+        price_cents=int(price),
+        status=VoucherStatus(str(status)),
+        card_number=None if card_number is None else int(card_number),
+        closed_at=opt_utc(closed),
+        close_reason="" if reason is None else opened(reason, "close_reason"),
+    )
