@@ -14,7 +14,6 @@ from db.fake import FakeStore
 from db.keys import DbKey
 from db.store import SqlCipherStore
 from tests.db.factories import T0
-from tests.pg.cluster_fixture import pg_cluster  # noqa: F401  (registers the session fixture)
 
 # The modules whose any_store tests also run on the PostgreSQL store: the others use
 # ports it does not implement yet (reports, data protection).
