@@ -8,6 +8,9 @@ lockout, no user enumeration, the last administrator - over :class:`PgAccountBoo
 ``accounts`` table of ``db/pg/migrations/0030_desk_ports.sql``. A row and its audit
 entries are written in ONE transaction of the store (``PgStore._write``: the chain's head
 lock, retried on serialisation failures), the entries appended with ``PgStore._audit``.
+Several desks share the accounts: each act that writes an account row holds that
+account's advisory lock from its read to its write (:class:`PgAccounts`), so a lockout
+counts every failure of every desk.
 
 What is sealed (db/pg/crypto.py): the user name stays in clear - it is the sign-in name,
 not personal data of a visitor, and the audit trail already names the account by it
@@ -28,9 +31,15 @@ SQLCipher chain commits to, for the store to add the kind.
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import hmac
 import json
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
+
+import psycopg
+from psycopg_pool import PoolTimeout
 
 from admission.accounts import (
     Account,
@@ -39,21 +48,27 @@ from admission.accounts import (
     AccountService,
     AuditNote,
     LockoutPolicy,
+    Operator,
     PasswordHasher,
     Role,
     StoredAccount,
+    normal_username,
     role_list,
 )
+from admission.errors import ConfigError, StoreError
 from admission.ports import Clock
 from db import codec
 from db.accounts import Argon2Hasher
+from db.pg.codes import PgStoreCode
 from db.pg.crypto import KeyRing
-from db.pg.store import PgStore, _Tx
+from db.pg.store import PgStore, _store_error, _Tx
 
 __all__ = ["ACCOUNT_COLUMNS", "PgAccountBook", "PgAccounts", "account_content"]
 
 ACCOUNT_COLUMNS = "t.account_id, t.username, t.record"
 _TABLE, _COLUMN = "accounts", "record"
+_LOCK_LABEL = b"admission-desk/pg/account-lock/v1"
+_ADMIN_LOCK = "administration"  # the lock every change of accounts takes first
 
 
 def _seal(ring: KeyRing, account: Account, password_hash: str) -> bytes:
@@ -182,7 +197,19 @@ class PgAccountBook:
 
 
 class PgAccounts(AccountService):
-    """The account service over the shared visitor file (one per desk process)."""
+    """The account service over the shared visitor file (one per desk process).
+
+    :class:`AccountService` reads an account, checks the password (argon2id, tens of
+    milliseconds) and writes the row back: on one desk nothing comes between, but two
+    desks could each count one failure where two happened (a lockout bypassed by
+    guessing from several desks at once), or a change of roles could put back a lock
+    another desk just set. So every act that writes an account holds, for its whole
+    length, a transaction-level advisory lock of that account on one pooled connection,
+    and every change of accounts (creation, password, roles, active, lockout) first the
+    lock of the administration (also: the first account, the last administrator). Acts
+    on different accounts do not wait for each other. The store needs two connections
+    or more (``max_connections``): the lock's, and the act's.
+    """
 
     def __init__(
         self,
@@ -192,4 +219,73 @@ class PgAccounts(AccountService):
         policy: LockoutPolicy | None = None,
         hasher: PasswordHasher | None = None,
     ) -> None:
+        if store._pool.max_size < 2:
+            raise ConfigError("the store's pool needs two connections for the accounts")
         super().__init__(PgAccountBook(store), hasher or Argon2Hasher(), clock, policy)
+        self._store = store
+
+    def _key(self, name: str) -> int:
+        label = _LOCK_LABEL + b"/" + name.encode("utf-8")
+        digest = hmac.new(self._store.database_id.encode("utf-8"), label, hashlib.sha256)
+        return int.from_bytes(digest.digest()[:8], "big", signed=True)
+
+    @contextlib.contextmanager
+    def _serial(self, username: str, *, admin: bool = False) -> Iterator[None]:
+        """Hold the account's lock (and first the administration's) until the act ends."""
+        names: list[str] = [_ADMIN_LOCK] if admin else []
+        with contextlib.suppress(AccountError):  # no such name: nothing to serialise
+            names.append("account:" + normal_username(username))
+        try:
+            with self._store._pool.connection() as conn, conn.transaction():
+                for name in names:  # always the administration's first: no deadlock
+                    conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._key(name),))
+                yield
+        except PoolTimeout as exc:
+            raise StoreError("no connection to the server", code=PgStoreCode.BUSY) from exc
+        except psycopg.Error as exc:
+            raise _store_error(exc, write=True) from exc
+
+    # -- the acts that write an account row, serialised across desks -----------------------
+
+    def sign_in(self, username: str, password: str) -> Operator:
+        with self._serial(username):
+            return super().sign_in(username, password)
+
+    def authorise(self, username: str, password: str, role: Role, purpose: str) -> Operator:
+        with self._serial(username):
+            return super().authorise(username, password, role, purpose)
+
+    def unlock_session(self, operator: Operator, password: str) -> Operator:
+        with self._serial(operator.username):
+            return super().unlock_session(operator, password)
+
+    def create_account(
+        self,
+        username: str,
+        display_name: str,
+        password: str,
+        roles: Iterable[Role],
+        *,
+        actor: Operator | None,
+        file_key: bool = False,
+    ) -> Account:
+        with self._serial(username, admin=True):
+            return super().create_account(
+                username, display_name, password, roles, actor=actor, file_key=file_key
+            )
+
+    def set_password(self, username: str, password: str, *, actor: Operator) -> None:
+        with self._serial(username, admin=True):
+            super().set_password(username, password, actor=actor)
+
+    def set_roles(self, username: str, roles: Iterable[Role], *, actor: Operator) -> Account:
+        with self._serial(username, admin=True):
+            return super().set_roles(username, roles, actor=actor)
+
+    def set_active(self, username: str, active: bool, *, actor: Operator) -> Account:
+        with self._serial(username, admin=True):
+            return super().set_active(username, active, actor=actor)
+
+    def clear_lockout(self, username: str, *, actor: Operator) -> Account:
+        with self._serial(username, admin=True):
+            return super().clear_lockout(username, actor=actor)

@@ -17,7 +17,7 @@ from psycopg import sql
 
 from admission.accounts import AccountError, AccountErrorCode, Role
 from admission.clock import FixedClock
-from admission.errors import StoreError
+from admission.errors import ConfigError, StoreError
 from admission.vouchers.model import NewVoucher
 from db.accounts import Argon2Hasher
 from db.audit_key import AuditKey
@@ -262,3 +262,76 @@ def test_account_content_is_what_the_sqlcipher_chain_commits_to(server: Server) 
     assert ident == 1 and content[:4] == ["admin", "Ana", "ADMIN", 1]
     assert str(content[4]).startswith("$argon2id$") and content[5:7] == [0, None]
     assert content[7] == "2026-11-28T22:00:00.000000Z" and made.created_at == T0
+
+
+def test_guesses_from_several_desks_at_once_count_each_failure(server: Server) -> None:
+    desks = [server.desk("desk1"), server.desk("desk2")]
+    server.accounts(desks[0]).create_account("admin", "Ana", ADMIN_PW, [Role.ADMIN], actor=None)
+    services = [server.accounts(store) for store in desks for _ in range(2)]
+    start = threading.Barrier(len(services))
+    codes: list[str] = []
+    lock = threading.Lock()
+
+    def guess(service: PgAccounts) -> None:
+        start.wait()
+        for _ in range(3):
+            try:
+                service.sign_in("admin", "wrong-password")
+            except AccountError as exc:
+                with lock:
+                    codes.append(str(exc.code))
+
+    threads = [threading.Thread(target=guess, args=(s,)) for s in services]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    # 12 guesses: the 5th locks the account, the 7 after it meet the lock (art. 20.3)
+    assert len(codes) == 12
+    assert codes.count("BAD_CREDENTIALS") == 4 and codes.count("ACCOUNT_LOCKED") == 8
+    entries = desks[1].audit_entries()
+    assert [e.details["failures"] for e in entries if e.action == "ACCOUNT_LOCKED"] == ["5"]
+    failed = [e.details["reason"] for e in entries if e.action == "LOGIN_FAILED"]
+    assert failed.count("BAD_CREDENTIALS") == 5 and failed.count("ACCOUNT_LOCKED") == 7
+    stored = server.accounts(desks[1]).account("admin")
+    assert stored is not None and stored.failed_attempts == 5
+    assert desks[0].verify().ok
+
+
+def test_two_desks_cannot_both_make_the_first_account(server: Server) -> None:
+    services = [server.accounts(server.desk(name)) for name in ("desk1", "desk2")]
+    start = threading.Barrier(2)
+    outcomes: list[str] = []
+
+    def first(service: PgAccounts, name: str) -> None:
+        start.wait()
+        try:
+            service.create_account(name, "Ana", ADMIN_PW, [Role.ADMIN], actor=None)
+            outcomes.append("made")
+        except AccountError as exc:
+            outcomes.append(str(exc.code))
+
+    threads = [
+        threading.Thread(target=first, args=(s, n))
+        for s, n in zip(services, ("one", "two"), strict=True)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(outcomes) == ["NOT_SIGNED_IN", "made"]
+    assert len(services[0].accounts()) == 1
+
+
+def test_the_accounts_need_a_store_with_two_connections(server: Server) -> None:
+    store = PgStore.open(
+        schema_conninfo(server.cluster, server.schema),
+        server.installation,
+        audit_key=server.audit,
+        create=True,
+        clock=server.clock,
+        max_connections=1,
+    )
+    server.stores.append(store)
+    with pytest.raises(ConfigError):
+        PgAccounts(store, server.clock)
