@@ -335,3 +335,34 @@ def test_the_accounts_need_a_store_with_two_connections(server: Server) -> None:
     server.stores.append(store)
     with pytest.raises(ConfigError):
         PgAccounts(store, server.clock)
+
+
+def test_two_administrators_demoting_each_other_at_once_leave_one(server: Server) -> None:
+    one, two = server.desk("desk1"), server.desk("desk2")
+    accounts = server.accounts(one)
+    accounts.create_account("ana", "Ana", ADMIN_PW, [Role.ADMIN], actor=None)
+    ana = accounts.sign_in("ana", ADMIN_PW)
+    accounts.create_account("bea", "Bea", CLERK_PW, [Role.ADMIN], actor=ana)
+    bea = accounts.sign_in("bea", CLERK_PW)
+    start = threading.Barrier(2)
+    outcomes: list[str] = []
+
+    def demote(service: PgAccounts, actor: Any, target: str) -> None:
+        start.wait()
+        try:
+            service.set_roles(target, [Role.CLERK], actor=actor)
+            outcomes.append("done")
+        except AccountError as exc:
+            outcomes.append(str(exc.code))
+
+    threads = [
+        threading.Thread(target=demote, args=(accounts, ana, "bea")),
+        threading.Thread(target=demote, args=(server.accounts(two), bea, "ana")),
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(outcomes) == ["ROLE_REQUIRED", "done"]  # the second is no longer one
+    admins = [a for a in accounts.accounts() if Role.ADMIN in a.roles and a.active]
+    assert len(admins) == 1
