@@ -20,7 +20,8 @@ the display name (a person's name: sealed, as the SQLCipher file keeps it encryp
 failure count, the lock and the creation time. So the server's administrator cannot read
 a hash to attack it offline, cannot give an account a role or enable it, and cannot move
 a record to another user name (it does not open: ``PG_VALUE_TAMPERED``). Accounts are
-never deleted (a trigger refuses it).
+never deleted (a trigger refuses it). :func:`reseal_accounts` reseals the records under a
+new data key version (key rotation).
 
 Not yet as in the SQLCipher file: the keyed chain does not commit to the account row
 (``PgStore`` has no ``account`` kind among the rows it verifies), so a record put back to
@@ -60,10 +61,10 @@ from admission.ports import Clock
 from db import codec
 from db.accounts import Argon2Hasher
 from db.pg.codes import PgStoreCode
-from db.pg.crypto import KeyRing
+from db.pg.crypto import KeyRing, RotationReport, SealedRow, run_reencrypt
 from db.pg.store import PgStore, _store_error, _Tx
 
-__all__ = ["ACCOUNT_COLUMNS", "PgAccountBook", "PgAccounts", "account_content"]
+__all__ = ["ACCOUNT_COLUMNS", "PgAccountBook", "PgAccounts", "account_content", "reseal_accounts"]
 
 ACCOUNT_COLUMNS = "t.account_id, t.username, t.record"
 _TABLE, _COLUMN = "accounts", "record"
@@ -120,6 +121,39 @@ def account_content(ring: KeyRing, row: Sequence[Any]) -> tuple[int, list[object
         r["locked_until"],
         str(r["created_at"]),
     ]
+
+
+def reseal_accounts(store: PgStore, ring: KeyRing, *, batch_size: int = 500) -> RotationReport:
+    """Key rotation (db/pg/crypto.py ``run_reencrypt``): reseal every account record not
+    under ``ring``'s current version, in batches, restartable. ``ring`` holds the new
+    version, whose wrapped record is stored first. A record a desk rewrote between the
+    read and the write is left for the next batch, never put back."""
+    read: dict[str, bytes] = {}
+
+    def fetch(current: int, limit: int) -> list[SealedRow]:
+        rows = store._read(
+            lambda tx: tx.all(
+                "SELECT username, record, key_version FROM accounts "
+                "WHERE key_version <> %s ORDER BY username LIMIT %s",
+                (current, limit),
+            )
+        )
+        read.clear()
+        read.update((str(name), bytes(record)) for name, record, _v in rows)
+        return [SealedRow(_TABLE, str(n), int(v), {_COLUMN: bytes(r)}) for n, r, v in rows]
+
+    def apply(batch: Sequence[SealedRow]) -> None:
+        def work(tx: _Tx) -> None:
+            for row in batch:
+                tx.conn.execute(
+                    "UPDATE accounts SET record = %s, key_version = %s "
+                    "WHERE username = %s AND record = %s",
+                    (row.values[_COLUMN], row.key_version, row.row, read[str(row.row)]),
+                )
+
+        store._write(work)
+
+    return run_reencrypt(fetch, apply, ring, batch_size=batch_size)
 
 
 class PgAccountBook:

@@ -12,7 +12,8 @@ the shared server needs:
 * The holder's name, the deposited document's number and the closing reason are sealed
   by the desk (db/pg/crypto.py, bound to table, column and voucher number); the desk,
   the operator, the document type, the card type, the price, the status and the times
-  stay in clear, as they do for visits and cards.
+  stay in clear, as they do for visits and cards. :func:`reseal_vouchers` reseals them
+  under a new data key version (key rotation).
 
 As the SQLCipher book, vouchers write no audit entry of their own. Retention (R3):
 vouchers hold a name and a document number, so :meth:`PgVoucherBook.purge_vouchers` is
@@ -27,11 +28,11 @@ from typing import Any
 
 from admission.errors import NotFoundError
 from admission.vouchers.model import NewVoucher, Voucher, VoucherStatus, cancel, exchange
-from db.pg.crypto import KeyRing
+from db.pg.crypto import KeyRing, RotationReport, SealedRow, run_reencrypt
 from db.pg.rows import opt_utc, utc
 from db.pg.store import PgStore, _Tx
 
-__all__ = ["PgVoucherBook"]
+__all__ = ["PgVoucherBook", "reseal_vouchers"]
 
 _TABLE = "vouchers"
 _COLUMNS = (
@@ -162,6 +163,53 @@ class PgVoucherBook:
         sql = f"SELECT {_COLUMNS} FROM vouchers WHERE number = %s"
         row = tx.one(sql + (" FOR UPDATE" if lock else ""), (number,))
         return None if row is None else _voucher(self._store.ring, row)
+
+
+_SEALED = ("holder_name", "document_number", "close_reason")
+
+
+def reseal_vouchers(store: PgStore, ring: KeyRing, *, batch_size: int = 500) -> RotationReport:
+    """Key rotation (db/pg/crypto.py ``run_reencrypt``): reseal every voucher not under
+    ``ring``'s current version, in batches, restartable. ``ring`` holds the new version,
+    whose wrapped record is stored first. A voucher a desk cancelled between the read and
+    the write is left for the next batch, never put back."""
+    read: dict[int, tuple[Any, ...]] = {}
+
+    def fetch(current: int, limit: int) -> list[SealedRow]:
+        rows = store._read(
+            lambda tx: tx.all(
+                f"SELECT number, key_version, {', '.join(_SEALED)} FROM vouchers "
+                "WHERE key_version <> %s ORDER BY number LIMIT %s",
+                (current, limit),
+            )
+        )
+        read.clear()
+        read.update((int(row[0]), tuple(row[2:])) for row in rows)
+        return [
+            SealedRow(
+                _TABLE,
+                int(row[0]),
+                int(row[1]),
+                {c: None if v is None else bytes(v) for c, v in zip(_SEALED, row[2:], strict=True)},
+            )
+            for row in rows
+        ]
+
+    def apply(batch: Sequence[SealedRow]) -> None:
+        def work(tx: _Tx) -> None:
+            for row in batch:
+                number = int(row.row)
+                tx.conn.execute(
+                    "UPDATE vouchers SET holder_name = %s, document_number = %s, "
+                    "close_reason = %s, key_version = %s WHERE number = %s "
+                    "AND holder_name = %s AND document_number = %s "
+                    "AND close_reason IS NOT DISTINCT FROM %s",
+                    (*(row.values[c] for c in _SEALED), row.key_version, number, *read[number]),
+                )
+
+        store._write(work)
+
+    return run_reencrypt(fetch, apply, ring, batch_size=batch_size)
 
 
 def _sealed(ring: KeyRing, text: str, column: str, number: int) -> bytes:

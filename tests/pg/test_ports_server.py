@@ -21,10 +21,10 @@ from admission.errors import ConfigError, StoreError
 from admission.vouchers.model import NewVoucher
 from db.accounts import Argon2Hasher
 from db.audit_key import AuditKey
-from db.pg.accounts import ACCOUNT_COLUMNS, PgAccounts, account_content
+from db.pg.accounts import ACCOUNT_COLUMNS, PgAccounts, account_content, reseal_accounts
 from db.pg.crypto import InstallationKey, PgCryptoCode
 from db.pg.store import PgStore
-from db.pg.voucher_book import PgVoucherBook
+from db.pg.voucher_book import PgVoucherBook, reseal_vouchers
 from tests.pg.cluster_fixture import fresh_schema, schema_conninfo
 
 T0 = datetime(2026, 11, 28, 22, 0, tzinfo=UTC)
@@ -366,3 +366,31 @@ def test_two_administrators_demoting_each_other_at_once_leave_one(server: Server
     assert sorted(outcomes) == ["ROLE_REQUIRED", "done"]  # the second is no longer one
     admins = [a for a in accounts.accounts() if Role.ADMIN in a.roles and a.active]
     assert len(admins) == 1
+
+
+def test_a_new_data_key_reseals_accounts_and_vouchers(server: Server) -> None:
+    store = server.desk()
+    accounts = server.accounts(store)
+    accounts.create_account("admin", "Ana", ADMIN_PW, [Role.ADMIN], actor=None)
+    admin = accounts.sign_in("admin", ADMIN_PW)
+    accounts.create_account("clerk", "Carla", CLERK_PW, [Role.CLERK], actor=admin)
+    book = PgVoucherBook(store)
+    for n in (1, 2, 3):
+        book.issue_voucher(voucher(n))
+    book.cancel_voucher(2, "visitor left", T0)
+    before = [book.voucher(n) for n in (1, 2, 3)]
+    ring, record = store.ring.with_new_version(server.installation)
+    server.superuser(  # the new version's record first (db/pg/crypto.py)
+        "INSERT INTO data_keys (version, key_tag, wrapping_key_id, blob) VALUES (%s, %s, %s, %s)",
+        (record.version, record.key_tag, record.wrapping_key_id, record.blob),
+    )
+    assert reseal_accounts(store, ring).rows == 2
+    assert reseal_vouchers(store, ring, batch_size=2).rows == 3
+    assert reseal_accounts(store, ring).rows == reseal_vouchers(store, ring).rows == 0
+    for table in ("accounts", "vouchers"):
+        assert server.superuser(f"SELECT DISTINCT key_version FROM {table}") == [(2,)]
+    reopened = server.desk("desk2")  # loads both versions; the new one is current
+    assert reopened.ring.current_version == 2
+    assert server.accounts(reopened).sign_in("clerk", CLERK_PW).username == "clerk"
+    assert [PgVoucherBook(reopened).voucher(n) for n in (1, 2, 3)] == before
+    assert reopened.verify().ok
