@@ -394,3 +394,31 @@ def test_a_new_data_key_reseals_accounts_and_vouchers(server: Server) -> None:
     assert server.accounts(reopened).sign_in("clerk", CLERK_PW).username == "clerk"
     assert [PgVoucherBook(reopened).voucher(n) for n in (1, 2, 3)] == before
     assert reopened.verify().ok
+
+
+def test_a_record_rewritten_during_the_reseal_is_never_put_back(
+    server: Server, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = server.desk()
+    accounts = server.accounts(store)
+    accounts.create_account("admin", "Ana", ADMIN_PW, [Role.ADMIN], actor=None)
+    admin = accounts.sign_in("admin", ADMIN_PW)
+    accounts.create_account("clerk", "Carla", CLERK_PW, [Role.CLERK], actor=admin)
+    ring, record = store.ring.with_new_version(server.installation)
+    server.superuser(
+        "INSERT INTO data_keys (version, key_tag, wrapping_key_id, blob) VALUES (%s, %s, %s, %s)",
+        (record.version, record.key_tag, record.wrapping_key_id, record.blob),
+    )
+    write = store._write
+
+    def a_desk_writes_first(work: Any) -> Any:  # between the reseal's read and its write
+        monkeypatch.setattr(store, "_write", write)
+        accounts.set_roles("clerk", [Role.CLERK, Role.DIRECTOR], actor=admin)
+        return write(work)
+
+    monkeypatch.setattr(store, "_write", a_desk_writes_first)
+    assert reseal_accounts(store, ring).rows == 3  # the clerk's record read twice
+    reopened = server.desk("desk2")
+    clerk = server.accounts(reopened).account("clerk")
+    assert clerk is not None and clerk.roles == {Role.CLERK, Role.DIRECTOR}
+    assert server.superuser("SELECT DISTINCT key_version FROM accounts") == [(2,)]
