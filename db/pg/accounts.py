@@ -27,7 +27,8 @@ Not yet as in the SQLCipher file: the keyed chain does not commit to the account
 (``PgStore`` has no ``account`` kind among the rows it verifies), so a record put back to
 an older sealed version of itself (an old role, an old hash) is not caught by
 ``verify()``. :data:`ACCOUNT_COLUMNS` and :func:`account_content` give the content the
-SQLCipher chain commits to, for the store to add the kind.
+SQLCipher chain commits to; once the store verifies the kind and says so
+(:func:`covers_accounts`), the last entry of each write commits to the row.
 """
 
 from __future__ import annotations
@@ -64,7 +65,14 @@ from db.pg.codes import PgStoreCode
 from db.pg.crypto import KeyRing, RotationReport, SealedRow, run_reencrypt
 from db.pg.store import PgStore, _store_error, _Tx
 
-__all__ = ["ACCOUNT_COLUMNS", "PgAccountBook", "PgAccounts", "account_content", "reseal_accounts"]
+__all__ = [
+    "ACCOUNT_COLUMNS",
+    "PgAccountBook",
+    "PgAccounts",
+    "account_content",
+    "covers_accounts",
+    "reseal_accounts",
+]
 
 ACCOUNT_COLUMNS = "t.account_id, t.username, t.record"
 _TABLE, _COLUMN = "accounts", "record"
@@ -121,6 +129,13 @@ def account_content(ring: KeyRing, row: Sequence[Any]) -> tuple[int, list[object
         r["locked_until"],
         str(r["created_at"]),
     ]
+
+
+def covers_accounts(store: PgStore) -> bool:
+    """Whether the store's chain commits to account rows and verifies them (its class
+    says ``COVERS_ACCOUNTS = True`` once ``_row_content`` and ``_covered_rows`` know the
+    kind ``account``, from :data:`ACCOUNT_COLUMNS` and :func:`account_content`)."""
+    return bool(getattr(store, "COVERS_ACCOUNTS", False))
 
 
 def reseal_accounts(store: PgStore, ring: KeyRing, *, batch_size: int = 500) -> RotationReport:
@@ -206,16 +221,24 @@ class PgAccountBook:
             if not created and exists is None:
                 raise AccountError("no such account", code=AccountErrorCode.ACCOUNT_UNKNOWN)
             if created:
-                tx.conn.execute(
-                    "INSERT INTO accounts (username, record, key_version) VALUES (%s, %s, %s)",
+                found = tx.one(
+                    "INSERT INTO accounts (username, record, key_version) VALUES (%s, %s, %s) "
+                    "RETURNING account_id",
                     (account.username, sealed, ring.current_version),
                 )
+                assert found is not None
+                ident = int(found[0])
             else:
+                assert exists is not None
+                ident = int(exists[0])
                 tx.conn.execute(
-                    "UPDATE accounts SET record = %s, key_version = %s WHERE username = %s",
-                    (sealed, ring.current_version, account.username),
+                    "UPDATE accounts SET record = %s, key_version = %s WHERE account_id = %s",
+                    (sealed, ring.current_version, ident),
                 )
-            self._append(tx, notes)
+            # the last entry commits to the row as written, once the store verifies the
+            # kind (as db/accounts.py does in the SQLCipher chain)
+            ref = [(f"account:{ident}", created)] if covers_accounts(self._store) else []
+            self._append(tx, notes, ref)
 
         self._store._write(work)
 
@@ -223,10 +246,19 @@ class PgAccountBook:
         """Append entries that change no row (sign-in, refusals, session lock)."""
         self._store._write(lambda tx: self._append(tx, notes))
 
-    def _append(self, tx: _Tx, notes: Sequence[AuditNote]) -> None:
-        for note in notes:
+    def _append(
+        self, tx: _Tx, notes: Sequence[AuditNote], rows: Sequence[tuple[str, bool]] = ()
+    ) -> None:
+        for i, note in enumerate(notes):
+            last = i == len(notes) - 1
             self._store._audit(
-                tx, note.actor, str(note.action), note.subject, note.at, dict(note.details)
+                tx,
+                note.actor,
+                str(note.action),
+                note.subject,
+                note.at,
+                dict(note.details),
+                rows if last else (),
             )
 
 
