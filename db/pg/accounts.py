@@ -10,7 +10,9 @@ entries are written in ONE transaction of the store (``PgStore._write``: the cha
 lock, retried on serialisation failures), the entries appended with ``PgStore._audit``.
 Several desks share the accounts: each act that writes an account row holds that
 account's advisory lock from its read to its write (:class:`PgAccounts`), so a lockout
-counts every failure of every desk.
+counts every failure of every desk. PgStore has no public ``transaction()`` /
+``append_in`` as the SQLCipher store has: these ports use its in-package API (``_read``,
+``_write``, ``_audit``, ``_pool``, ``_store_error``).
 
 What is sealed (db/pg/crypto.py): the user name stays in clear - it is the sign-in name,
 not personal data of a visitor, and the audit trail already names the account by it
