@@ -1510,6 +1510,11 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "El servidor rechazó la operación: no se ha registrado nada",
         "The server refused the operation: nothing was recorded",
     ),
+    # -- admission ids on the server (db.pg.store.PgAdmissionCode) ----------------------
+    "PG_ADMISSION_ID_REUSED": (
+        "Ese identificador de admisión ya se usó para otra admisión: no se registra",
+        "That admission id was already used for another admission: nothing recorded",
+    ),
 }
 
 
