@@ -1,0 +1,509 @@
+"""The RIAJ replica on the shared PostgreSQL server (Decreto 58/2006, art. 20.2; art. 23).
+
+:class:`PgReplicaRegistry` behaves as :class:`db.registry_replica.ReplicaRegistry` (an
+:class:`admission.registry.port.InterdictionRegistry`, source REPLICA) but keeps ONE
+replica for every desk of the operating unit (arts. 154-155): one import or one
+change-feed pull updates it for all of them. Tables: ``db/pg/migrations/0050_*.sql``.
+
+The same rules as the SQLCipher replica:
+
+* A snapshot is parsed and validated completely (checksum, Ed25519 signature when a
+  verifier is configured, format) before the server is touched, then swapped in in one
+  transaction: a bad file leaves the previous snapshot in force (``SnapshotError``).
+* A change-feed page is applied whole or not at all, and the feed position moves in the
+  same transaction: an interrupted pull resumes from the last committed position.
+* Gaps, stale pages and older or conflicting snapshots are refused with the same codes;
+  imports and pulls, accepted or refused, are logged with codes only.
+
+What the shared server adds:
+
+* **Keyed digests.** The register's entries are ``sha256(salt || number)[:16]``
+  (:func:`admission.registry.snapshot.identity_digest`); with the salt beside them the
+  server's administrator could test every document number. Each entry is stored as
+  HMAC-SHA256 of that digest under a secret of the visitor file
+  (``PgStore.secret(SECRET_NAME)``, sealed by the desks' data key; GDPR art. 32),
+  truncated to 16 bytes. A register sent hashed is never seen in clear at all.
+* **One writer at a time.** Imports and feed pulls take ``LOCK TABLE registry_snapshot
+  IN SHARE ROW EXCLUSIVE MODE`` first and read the replica's position under it; a check
+  never waits for them (it reads the last committed snapshot). Two desks applying the
+  same feed page at once: the second sees the page's digest recorded by the first
+  (``feed_page``) and changes nothing. Two desks importing the same file: the second
+  finds the same content in force (``unchanged``). A writer waits at most
+  ``lock_timeout_s`` for another, then ``REPLICA_BUSY``.
+* **A check is one statement**: the active snapshot's row and one probe of the entry
+  primary key, so a snapshot swapped by another desk between two statements can never
+  turn a listed person into NOT_LISTED. The salt of the active snapshot is cached; when
+  another desk swapped the snapshot, the check is asked again with the new salt.
+
+Thread-safe: every call takes a connection of the store's pool.
+
+    replica = PgReplicaRegistry(store, clock, verifier=verifier)
+    replica.import_file(path); replica.apply_feed(page); replica.check(identity)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any, TypeVar
+
+import psycopg
+from psycopg import errors as pg_errors
+from psycopg_pool import PoolTimeout
+
+from admission.errors import StoreError
+from admission.identity import IdentityKey
+from admission.ports import Clock
+from admission.registry.port import (
+    CASINO_SCOPE,
+    PersonDetails,
+    RegistryAnswer,
+    RegistryErrorCode,
+    RegistrySource,
+    RegistryStatus,
+)
+from admission.registry.snapshot import (
+    FeedAction,
+    FeedPage,
+    SignatureVerifier,
+    Snapshot,
+    SnapshotError,
+    SnapshotErrorCode,
+    identity_digest,
+    parse_snapshot,
+    read_lines,
+    signed_message,
+    validate_feed,
+)
+from db.pg.store import PgStore
+from db.registry_replica import (
+    FeedResult,
+    ImportResult,
+    ReplicaState,
+    open_regular_file,
+)
+
+__all__ = ["SECRET_NAME", "PgReplicaRegistry", "keyed_digest"]
+
+Conn = psycopg.Connection[Any]
+ConnectionSource = Callable[[], AbstractContextManager[Conn]]
+T = TypeVar("T")
+
+SECRET_NAME = "riaj_replica"  # PgStore.secret: the key of the stored digests
+DIGEST_SIZE = 16  # bytes of a stored entry (as the SQLCipher replica's digests)
+EVENTS_KEPT = 1000  # the newest registry events kept (as the SQLCipher replica)
+_FUTURE_SLACK = timedelta(hours=1)  # clock skew tolerated on a snapshot's as-of
+_ATTEMPTS = 4  # tries of a write that meets a deadlock or a serialisation failure
+_RETRYABLE = (pg_errors.SerializationFailure, pg_errors.DeadlockDetected)
+_BUSY = (pg_errors.LockNotAvailable, pg_errors.QueryCanceled)
+_LOCK = "LOCK TABLE registry_snapshot IN SHARE ROW EXCLUSIVE MODE"
+_STATE = (
+    "snapshot_id, salt, version, scheme, entry_count, as_of, feed_as_of, feed_applied,"
+    " imported_at, signed"
+)
+
+# One statement: the probe (an InitPlan on the entries' primary key, whatever the
+# tables' statistics) and the active snapshot's row are read from one server snapshot.
+_PROBE = (
+    f"SELECT {_STATE}, EXISTS (SELECT 1 FROM registry_entry"
+    " WHERE snapshot_id = %s AND digest = %s) FROM registry_snapshot WHERE active"
+)
+
+
+def keyed_digest(key: bytes, digest: bytes) -> bytes:
+    """The stored form of a register digest: HMAC-SHA256 under the file's secret, 16 bytes."""
+    return hmac.digest(key, digest, "sha256")[:DIGEST_SIZE]
+
+
+def page_digest(page: FeedPage) -> bytes:
+    """What identifies a feed page: its bounds and its entries, in order."""
+    sha = hashlib.sha256(b"RIAJ-FEED-PAGE-1\x00")
+    sha.update((_iso(page.since) if page.since else "-").encode("ascii") + b"\x00")
+    sha.update(_iso(page.as_of).encode("ascii") + b"\x00")
+    for entry in page.entries:
+        line = f"{entry.action.value}\x1f{entry.number}\x1f{_iso(entry.at)}\x00"
+        sha.update(line.encode("ascii"))
+    return sha.digest()
+
+
+def _iso(at: datetime) -> str:
+    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+@dataclass(frozen=True, slots=True)
+class _Active:
+    snapshot_id: int
+    salt: bytes
+    state: ReplicaState
+
+
+def _active_from(row: tuple[Any, ...]) -> _Active:
+    state = ReplicaState(
+        version=str(row[2]),
+        scheme=str(row[3]),
+        entries=int(row[4]),
+        snapshot_as_of=row[5].astimezone(UTC),
+        feed_as_of=row[6].astimezone(UTC) if row[6] is not None else None,
+        feed_applied=int(row[7]),
+        imported_at=row[8].astimezone(UTC),
+        signed=bool(row[9]),
+    )
+    return _Active(int(row[0]), bytes(row[1]), state)
+
+
+class PgReplicaRegistry:
+    """The RIAJ replica on the shared server; an ``InterdictionRegistry`` (source REPLICA).
+
+    ``store``: an open :class:`db.pg.store.PgStore`; the replica takes connections from
+    its pool and keys its digests with its secret :data:`SECRET_NAME`.
+    ``lock_timeout_s``: how long a write waits for another desk's import or pull.
+    """
+
+    def __init__(
+        self,
+        store: PgStore,
+        clock: Clock,
+        *,
+        verifier: SignatureVerifier | None = None,
+        lock_timeout_s: float = 60.0,
+    ) -> None:
+        self._connections: ConnectionSource = store._pool.connection
+        self._key_source: Callable[[], bytes] = lambda: bytes(store.secret(SECRET_NAME))
+        self._clock = clock
+        self._verifier = verifier
+        self._lock_timeout_ms = max(1, int(lock_timeout_s * 1000))
+        self._key: bytes | None = None
+        self._salt: tuple[int, bytes] | None = None  # (snapshot_id, salt) of the last check
+        self._mutex = threading.Lock()
+
+    def _secret(self) -> bytes:
+        key = self._key
+        if key is None:
+            key = self._key_source()
+            self._key = key
+        return key
+
+    def _stored(self, salt: bytes, number: str) -> bytes:
+        return keyed_digest(self._secret(), identity_digest(salt, number))
+
+    # --- checks --------------------------------------------------------------------------
+
+    def check(self, identity: IdentityKey, person: PersonDetails | None = None) -> RegistryAnswer:
+        del person  # the replica holds numbers only
+        try:
+            found = self._probe(identity.number)
+        except (psycopg.Error, PoolTimeout, StoreError):
+            return RegistryAnswer(
+                RegistryStatus.UNVERIFIABLE,
+                RegistrySource.REPLICA,
+                error=RegistryErrorCode.REPLICA_READ_FAILED,
+            )
+        if found is None:
+            return RegistryAnswer(
+                RegistryStatus.UNVERIFIABLE,
+                RegistrySource.REPLICA,
+                error=RegistryErrorCode.REPLICA_EMPTY,
+            )
+        state, listed = found
+        age = self._clock.now() - state.as_of
+        return RegistryAnswer(
+            RegistryStatus.LISTED if listed else RegistryStatus.NOT_LISTED,
+            RegistrySource.REPLICA,
+            scope=CASINO_SCOPE,
+            version=state.label,
+            as_of=state.as_of,
+            age_seconds=max(0, int(age.total_seconds())),
+        )
+
+    def _probe(self, number: str) -> tuple[ReplicaState, bool] | None:
+        """The active snapshot's state and whether ``number`` is in it, read by one
+        statement (one snapshot of the server); again when another desk swapped in a
+        snapshot with another salt since the last check."""
+        for _ in range(3):
+            with self._mutex:
+                cached = self._salt
+            sid, digest = (cached[0], self._stored(cached[1], number)) if cached else (0, b"")
+            with self._connections() as conn:
+                row = conn.execute(
+                    _PROBE,
+                    (sid, digest),
+                ).fetchone()
+            if row is None:
+                return None
+            active = _active_from(row)
+            if active.snapshot_id == sid:
+                return active.state, bool(row[10])
+            with self._mutex:
+                self._salt = (active.snapshot_id, active.salt)
+        raise StoreError("the active snapshot keeps changing", code=SnapshotErrorCode.REPLICA_BUSY)
+
+    def state(self) -> ReplicaState | None:
+        """The snapshot in force, or ``None`` (no snapshot, or the server cannot be read)."""
+        try:
+            with self._connections() as conn:
+                active = self._load_active(conn)
+        except (psycopg.Error, PoolTimeout):
+            return None
+        return None if active is None else active.state
+
+    @staticmethod
+    def _load_active(conn: Conn, *, for_update: bool = False) -> _Active | None:
+        row = conn.execute(
+            f"SELECT {_STATE} FROM registry_snapshot WHERE active"
+            + (" FOR UPDATE" if for_update else "")
+        ).fetchone()
+        return None if row is None else _active_from(row)
+
+    # --- snapshot import -----------------------------------------------------------------
+
+    def import_file(self, path: Path) -> ImportResult:
+        """Validate ``path`` completely, then swap it in; SnapshotError on any problem
+        (only a regular file is read, as a stream of bounded lines)."""
+        try:
+            with open_regular_file(path) as handle:
+                snapshot = parse_snapshot(read_lines(handle), secrets.token_bytes(16))
+        except (OSError, ValueError) as exc:  # ValueError: a path with a NUL character
+            self._log_rejection(SnapshotErrorCode.SNAPSHOT_UNREADABLE)
+            raise SnapshotError(SnapshotErrorCode.SNAPSHOT_UNREADABLE, type(exc).__name__) from None
+        except SnapshotError as exc:
+            self._log_rejection(exc.code)
+            raise
+        return self.import_snapshot(snapshot)
+
+    def import_lines(self, lines: Iterable[bytes]) -> ImportResult:
+        try:
+            snapshot = parse_snapshot(lines, secrets.token_bytes(16))
+        except SnapshotError as exc:
+            self._log_rejection(exc.code)
+            raise
+        return self.import_snapshot(snapshot)
+
+    def import_snapshot(self, snapshot: Snapshot) -> ImportResult:
+        try:
+            self._verify_signature(snapshot)
+            return self._write(lambda conn: self._swap(conn, snapshot))
+        except SnapshotError as exc:
+            self._log_rejection(exc.code, snapshot.version)
+            raise
+
+    def _verify_signature(self, snapshot: Snapshot) -> None:
+        if self._verifier is None:
+            return
+        if snapshot.signature is None:
+            raise SnapshotError(SnapshotErrorCode.SNAPSHOT_UNSIGNED, "a public key is configured")
+        if not self._verifier.verify(signed_message(snapshot.content_sha256), snapshot.signature):
+            raise SnapshotError(
+                SnapshotErrorCode.SNAPSHOT_BAD_SIGNATURE, "signature does not verify"
+            )
+
+    def _swap(self, conn: Conn, snapshot: Snapshot) -> ImportResult:
+        now = self._clock.now()
+        as_of = snapshot.as_of or now
+        if as_of > now + _FUTURE_SLACK:
+            raise SnapshotError(
+                SnapshotErrorCode.SNAPSHOT_FROM_THE_FUTURE, "as-of is later than now"
+            )
+        key = self._secret()
+        conn.execute(_LOCK)  # one writer at a time; checks go on reading the last commit
+        previous = self._load_active(conn)
+        if previous is not None:
+            old = previous.state
+            row = conn.execute(
+                "SELECT content_sha256 FROM registry_snapshot WHERE snapshot_id = %s",
+                (previous.snapshot_id,),
+            ).fetchone()
+            if row is not None and row[0] == snapshot.content_sha256.hex():
+                return ImportResult(
+                    old.version,
+                    old.entries,
+                    old.snapshot_as_of,
+                    old.signed,
+                    old.version,
+                    unchanged=True,
+                    duplicates=snapshot.duplicates,
+                    duplicate_lines=snapshot.duplicate_lines,
+                )
+            if old.snapshot_as_of > as_of:
+                raise SnapshotError(
+                    SnapshotErrorCode.SNAPSHOT_OLDER_THAN_ACTIVE, "an older snapshot"
+                )
+            if old.version == snapshot.version and snapshot.structured:
+                raise SnapshotError(
+                    SnapshotErrorCode.SNAPSHOT_VERSION_CONFLICT, "same version, other content"
+                )
+        signed = snapshot.signature is not None and self._verifier is not None
+        found = conn.execute(
+            "INSERT INTO registry_snapshot (version, scheme, salt, scope, as_of, imported_at,"
+            " entry_count, content_sha256, signed, active)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, false) RETURNING snapshot_id",
+            (
+                snapshot.version,
+                snapshot.scheme,
+                snapshot.salt,
+                snapshot.scope,
+                as_of,
+                now,
+                snapshot.count,
+                snapshot.content_sha256.hex(),
+                signed,
+            ),
+        ).fetchone()
+        assert found is not None
+        new_id = int(found[0])
+        with conn.cursor().copy(
+            "COPY registry_entry (snapshot_id, digest) FROM STDIN (FORMAT BINARY)"
+        ) as copy:
+            copy.set_types(["int8", "bytea"])
+            for digest in snapshot.digests:  # streamed: never a second list of the register
+                copy.write_row((new_id, keyed_digest(key, digest)))
+        conn.execute("DELETE FROM registry_entry WHERE snapshot_id <> %s", (new_id,))
+        conn.execute("DELETE FROM registry_snapshot WHERE snapshot_id <> %s", (new_id,))
+        conn.execute("UPDATE registry_snapshot SET active = true WHERE snapshot_id = %s", (new_id,))
+        self._event(conn, "IMPORT", "OK", snapshot.version)
+        return ImportResult(
+            snapshot.version,
+            snapshot.count,
+            as_of,
+            signed,
+            previous.state.version if previous else "",
+            unchanged=False,
+            duplicates=snapshot.duplicates,
+            duplicate_lines=snapshot.duplicate_lines,
+        )
+
+    # --- change feed ---------------------------------------------------------------------
+
+    def feed_since(self) -> datetime | None:
+        """Where the next change-feed pull starts (``None``: no snapshot yet)."""
+        state = self.state()
+        if state is None:
+            return None
+        return state.feed_as_of or state.snapshot_as_of
+
+    def apply_feed(self, page: FeedPage) -> FeedResult:
+        """Apply additions and removals in order, whole or not at all; the position moves
+        in the same transaction. A page another desk has just applied changes nothing."""
+        try:
+            validate_feed(page)
+            return self._write(lambda conn: self._apply(conn, page))
+        except SnapshotError as exc:
+            self._log_rejection(exc.code, kind="FEED_REJECTED")
+            raise
+
+    def _apply(self, conn: Conn, page: FeedPage) -> FeedResult:
+        key = self._secret()
+        conn.execute(_LOCK)  # the position below is read under the lock (arts. 154-155)
+        active = self._load_active(conn)
+        if active is None:
+            raise SnapshotError(SnapshotErrorCode.FEED_WITHOUT_SNAPSHOT, "import a snapshot first")
+        since = active.state.feed_as_of or active.state.snapshot_as_of
+        fingerprint = page_digest(page)
+        row = conn.execute(
+            "SELECT feed_page FROM registry_snapshot WHERE snapshot_id = %s",
+            (active.snapshot_id,),
+        ).fetchone()
+        if row is not None and row[0] is not None and bytes(row[0]) == fingerprint:
+            # another desk applied this very page: applied once, nothing to change
+            return FeedResult(0, 0, len(page.entries), since)
+        if page.since is not None and page.since > since:
+            raise SnapshotError(
+                SnapshotErrorCode.FEED_GAP, "the page starts after the replica's position"
+            )
+        if page.as_of < since and page.entries:  # replaying it could undo newer changes
+            raise SnapshotError(
+                SnapshotErrorCode.FEED_OUT_OF_ORDER, "the page is older than the replica"
+            )
+        added = removed = unchanged = 0
+        sid = active.snapshot_id
+        for entry in page.entries:
+            digest = keyed_digest(key, identity_digest(active.salt, entry.number))
+            if entry.action is FeedAction.ADDED:
+                n = conn.execute(
+                    "INSERT INTO registry_entry (snapshot_id, digest) VALUES (%s, %s)"
+                    " ON CONFLICT DO NOTHING",
+                    (sid, digest),
+                ).rowcount
+                added += n
+            else:
+                n = conn.execute(
+                    "DELETE FROM registry_entry WHERE snapshot_id = %s AND digest = %s",
+                    (sid, digest),
+                ).rowcount
+                removed += n
+            unchanged += 1 - n
+        position = max(page.as_of, since)
+        conn.execute(
+            "UPDATE registry_snapshot SET feed_as_of = %s, feed_applied = feed_applied + %s,"
+            " entry_count = entry_count + %s, feed_page = %s WHERE snapshot_id = %s",
+            (position, added + removed, added - removed, fingerprint, sid),
+        )
+        self._event(conn, "FEED", "OK", active.state.version)
+        return FeedResult(added, removed, unchanged, position)
+
+    # --- events and transactions ---------------------------------------------------------
+
+    def last_events(self, limit: int = 5) -> list[tuple[datetime, str, str, str]]:
+        with self._connections() as conn:
+            rows = conn.execute(
+                "SELECT at, kind, code, version FROM registry_event"
+                " ORDER BY event_id DESC LIMIT %s",
+                (limit,),
+            ).fetchall()
+        return [(r[0].astimezone(UTC), str(r[1]), str(r[2]), str(r[3])) for r in rows]
+
+    def _log_rejection(self, code: str, version: str = "", kind: str = "IMPORT_REJECTED") -> None:
+        try:
+            with self._connections() as conn, conn.transaction():
+                self._event(conn, kind, code, version)
+        except Exception:  # logging the rejection must never hide the rejection itself
+            pass
+
+    def _event(self, conn: Conn, kind: str, code: str, version: str) -> None:
+        conn.execute(
+            "INSERT INTO registry_event (at, kind, code, version) VALUES (%s, %s, %s, %s)",
+            (self._clock.now(), kind, str(code), version[:64]),
+        )
+        conn.execute(
+            "DELETE FROM registry_event WHERE event_id <= (SELECT max(event_id) FROM"
+            " registry_event) - %s",
+            (EVENTS_KEPT,),
+        )
+
+    def _write(self, work: Callable[[Conn], T]) -> T:
+        """``work`` in one transaction (all or nothing); a deadlock or serialisation
+        failure is tried again a few times. SnapshotError from ``work`` passes through
+        (rolled back); the server's failures become REPLICA_BUSY / REPLICA_WRITE_FAILED."""
+        for attempt in range(1, _ATTEMPTS + 1):
+            try:
+                with self._transaction() as conn:
+                    return work(conn)
+            except _RETRYABLE as exc:
+                if attempt == _ATTEMPTS:
+                    raise SnapshotError(
+                        SnapshotErrorCode.REPLICA_BUSY, type(exc).__name__
+                    ) from None
+                time.sleep(0.01 * attempt)
+            except _BUSY as exc:
+                raise SnapshotError(SnapshotErrorCode.REPLICA_BUSY, type(exc).__name__) from None
+            except PoolTimeout:
+                raise SnapshotError(SnapshotErrorCode.REPLICA_BUSY, "PoolTimeout") from None
+            except (psycopg.Error, StoreError) as exc:
+                raise SnapshotError(
+                    SnapshotErrorCode.REPLICA_WRITE_FAILED, type(exc).__name__
+                ) from None
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    @contextmanager
+    def _transaction(self) -> Iterator[Conn]:
+        self._secret()  # made (or read) before the replica's lock is taken
+        with self._connections() as conn, conn.transaction():
+            conn.execute(f"SET LOCAL lock_timeout = {self._lock_timeout_ms}")
+            yield conn
