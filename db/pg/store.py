@@ -33,19 +33,25 @@ import json
 import logging
 import os
 import random
+import socket
+import threading
 import time
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import date, datetime
+from enum import unique
 from types import TracebackType
 from typing import Any, ClassVar, TypeVar
 
 import psycopg
 from psycopg import errors as pg_errors
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg_pool import ConnectionPool, PoolTimeout
 
 from admission.clock import SystemClock
+from admission.codes import Code
 from admission.errors import InvalidStateError, NotFoundError, StoreError, StoreErrorCode
 from admission.identity import IdentityKey
 from admission.ports import Clock, madrid_date
@@ -94,7 +100,7 @@ from db.audit_key import AuditKey
 from db.keys import DbKey
 from db.pg import migrate as pg_migrate
 from db.pg.codes import PgStoreCode
-from db.pg.connect import connect
+from db.pg.connect import PgConnectCode, connect
 from db.pg.crypto import InstallationKey, KeyRing, WrappedKey
 from db.pg.latency import PgLinkCode
 from db.pg.rows import (
@@ -112,7 +118,14 @@ from db.pg.rows import (
 )
 from db.visitors import check_entry, second_card
 
-__all__ = ["MAX_ATTEMPTS", "PgStore"]
+__all__ = [
+    "MAX_ATTEMPTS",
+    "PgAdmissionCode",
+    "PgLinkError",
+    "PgStore",
+    "PgTimeouts",
+    "new_admission_id",
+]
 
 log = logging.getLogger("admission.db.pg")
 T = TypeVar("T")
@@ -129,6 +142,160 @@ BATCH = 20000  # visits erased per purge transaction (as db/retention.py)
 SUBJECT_SECRET = "audit_subject"
 _LOCK_HEAD = "SELECT next FROM counters WHERE name = 'audit' FOR UPDATE"
 _PURGE_LOCK_LABEL = b"admission-desk/pg/purge-lock/v1"
+
+
+@unique
+class PgAdmissionCode(Code):
+    """Why an admission id was refused (the desk's key to an admission whose commit
+    outcome it did not learn, art. 22.1: a retry must never take a second number)."""
+
+    ADMISSION_ID_REUSED = "PG_ADMISSION_ID_REUSED"  # the id names another person's or time's
+
+
+@dataclass(frozen=True, slots=True)
+class PgTimeouts:
+    """Every bound a desk puts on the server, so that a dead or silent network ends a call
+    with a code instead of holding the desk (and, through the chain's head lock, every
+    other desk) forever. The defaults are the production values; tests shorten them.
+
+    Client side (libpq connection parameters, added unless the connection string sets
+    them; TCP ones are ignored on a Unix socket):
+
+    * ``connect_s``: libpq ``connect_timeout``, the whole connection set-up, TLS included
+      (libpq counts anything under 2 as 2).
+    * ``keepalives_*``: TCP keepalives (RFC 1122 section 4.2.3.6) on an idle connection:
+      a peer that vanished is noticed after idle + interval x count seconds.
+    * ``tcp_user_timeout_ms``: Linux ``TCP_USER_TIMEOUT`` (RFC 5482): data sent and not
+      acknowledged for that long ends the connection (a cable pulled mid-call).
+    * ``transaction_s``: the store's own watchdog over one attempt of one transaction
+      of a desk call (None: none). A network that stays up but carries nothing (a
+      frozen middlebox, which still acknowledges) is seen by no TCP timer: the watchdog
+      shuts the connection's socket down and the call fails ``PG_SERVER_TIMEOUT``
+      (``PG_CONNECTION_LOST`` when it was committing). Verification and the purge walk
+      whole tables and have no watchdog.
+    * ``pool_wait_s``: how long a call waits for a connection from the pool (a server
+      that is down answers ``PG_UNREACHABLE`` after it).
+
+    Server side (``set_config`` on each new session; a desk may set them for itself):
+
+    * ``statement_ms``: ``statement_timeout``, one statement (a lock wait included).
+    * ``idle_in_transaction_ms``: ``idle_in_transaction_session_timeout``. A desk's
+      transaction never waits on a person; a session idle inside one is a desk whose
+      network died while it held the chain's head lock: the server ends it, rolls it
+      back (nothing half-written) and the other desks go on.
+    * ``client_check_ms``: ``client_connection_check_interval`` (PostgreSQL 14+): a
+      statement of a desk that went away is cancelled instead of run to its end.
+    * ``server_keepalives_idle_s``: the server's TCP keepalives towards the desk.
+    """
+
+    connect_s: int = 5
+    keepalives_idle_s: int = 10
+    keepalives_interval_s: int = 3
+    keepalives_count: int = 3
+    tcp_user_timeout_ms: int = 15_000
+    transaction_s: float | None = 20.0
+    pool_wait_s: float = 10.0
+    statement_ms: int = 30_000
+    idle_in_transaction_ms: int = 5_000
+    client_check_ms: int = 1_000
+    server_keepalives_idle_s: int = 10
+
+    def conninfo(self, conninfo: str) -> str:
+        """``conninfo`` with the client-side bounds it does not set itself."""
+        given = conninfo_to_dict(conninfo)
+        extra: dict[str, Any] = {
+            "connect_timeout": self.connect_s,
+            "keepalives": 1,
+            "keepalives_idle": self.keepalives_idle_s,
+            "keepalives_interval": self.keepalives_interval_s,
+            "keepalives_count": self.keepalives_count,
+            "tcp_user_timeout": self.tcp_user_timeout_ms,
+        }
+        return make_conninfo(conninfo, **{k: v for k, v in extra.items() if k not in given})
+
+    def session(self, conn: Conn) -> None:
+        """The server-side bounds of a new session, in one round trip. An acknowledged
+        admission must survive a server crash (art. 22.1: a card number handed out is
+        never handed out again): a server whose default is ``synchronous_commit = off``
+        would lose the last commits in a crash, so the session asks ``on`` then."""
+        settings = [
+            ("statement_timeout", str(self.statement_ms)),
+            ("idle_in_transaction_session_timeout", str(self.idle_in_transaction_ms)),
+            ("tcp_keepalives_idle", str(self.server_keepalives_idle_s)),
+            ("tcp_keepalives_interval", str(self.keepalives_interval_s)),
+            ("tcp_keepalives_count", str(self.keepalives_count)),
+        ]
+        if conn.info.server_version >= 140000:
+            settings.append(("client_connection_check_interval", str(self.client_check_ms)))
+        calls = ", ".join("set_config(%s, %s, false)" for _ in settings)
+        params = [value for pair in settings for value in pair]
+        conn.execute(
+            f"SELECT {calls}, CASE WHEN current_setting('synchronous_commit') = 'off' "
+            "THEN set_config('synchronous_commit', 'on', false) END",
+            params,
+        )
+
+
+class PgLinkError(StoreError):
+    """The link to the server failed during a call (``PG_CONNECTION_LOST``, or
+    ``PG_SERVER_TIMEOUT`` when the store's watchdog gave up on a silent link).
+
+    ``outcome_unknown``: the failure came while the transaction was committing, so it
+    may or may not have committed. A write whose outcome is unknown is never retried
+    by the store: the desk asks again with the same admission id
+    (:meth:`PgStore.recorded_admission`, or :meth:`PgStore.record_admission` again),
+    which returns the admission if it was recorded and records it once if it was not.
+    Otherwise nothing of the call was written (the server rolls back a transaction
+    whose connection ends)."""
+
+    def __init__(self, detail: str, *, code: Code, outcome_unknown: bool) -> None:
+        super().__init__(detail, code=code)
+        self.outcome_unknown = outcome_unknown
+
+
+class _Watchdog:
+    """Bounds one transaction attempt: at the deadline the connection's socket is shut
+    down (both ways; the descriptor stays libpq's), so the call blocked on it fails at
+    once and the pool discards the connection. Stopped under the same lock it fires
+    under: it never touches a connection that was handed back."""
+
+    __slots__ = ("_conn", "_done", "_lock", "_timer", "fired")
+
+    def __init__(self, conn: Conn, seconds: float) -> None:
+        self._conn = conn
+        self._lock = threading.Lock()
+        self._done = False
+        self.fired = False
+        self._timer = threading.Timer(seconds, self._fire)
+        self._timer.daemon = True
+        self._timer.start()
+
+    def _fire(self) -> None:
+        with self._lock:
+            if self._done:
+                return
+            self.fired = True
+            try:
+                fd = self._conn.pgconn.socket
+            except psycopg.Error:
+                return
+            with contextlib.suppress(OSError):
+                sock = socket.socket(fileno=os.dup(fd))
+                try:
+                    sock.shutdown(socket.SHUT_RDWR)
+                finally:
+                    sock.close()
+
+    def stop(self) -> None:
+        with self._lock:
+            self._done = True
+        self._timer.cancel()
+
+
+def new_admission_id() -> str:
+    """A fresh admission id (a random UUID, RFC 9562 version 4), made by the desk before
+    its first attempt and kept until the admission's outcome is known."""
+    return str(uuid.uuid4())
 
 
 class _Tx:
@@ -161,8 +328,10 @@ class PgStore:
         audit_key: AuditKey,
         database_id: str,
         clock: Clock | None = None,
+        timeouts: PgTimeouts | None = None,
     ) -> None:
         self._pool = pool
+        self._timeouts = timeouts or PgTimeouts()
         self._ring = ring
         self._open = Opener(ring)
         self._audit_key = audit_key
@@ -188,6 +357,7 @@ class PgStore:
         clock: Clock | None = None,
         min_connections: int = 1,
         max_connections: int = 4,
+        timeouts: PgTimeouts | None = None,
     ) -> PgStore:
         """Connect, check the database, apply pending migrations and open a pool.
 
@@ -200,7 +370,14 @@ class PgStore:
         database (``PG_WRAPPED_KEY_TAMPERED``), a wrong audit key (``AUDIT_KEY_WRONG``),
         no visitor file (``PG_NO_VISITOR_FILE``); connection refusals keep their
         ``PgConnectCode``.
+
+        ``timeouts`` (:class:`PgTimeouts`; its defaults when None) bound every call:
+        the pool's connections carry them, and a pooled connection is checked, within
+        the watchdog's bound, before each use (a connection the server or the network
+        ended since is replaced, not handed to the call).
         """
+        bounds = timeouts or PgTimeouts()
+        conninfo = bounds.conninfo(conninfo)
         conn = connect(conninfo, autocommit=True)
         try:
             ring, found_id = _prepare(conn, key, database_id, create, audit_key)
@@ -208,20 +385,36 @@ class PgStore:
             raise _store_error(exc, write=True) from exc
         finally:
             conn.close()
+
+        def check(pooled: Conn) -> None:
+            guard = _Watchdog(pooled, bounds.transaction_s) if bounds.transaction_s else None
+            try:
+                pooled.execute("")
+            finally:
+                if guard is not None:
+                    guard.stop()
+
         pool: ConnectionPool[Conn] = ConnectionPool(
             conninfo,
             min_size=min_connections,
             max_size=max(min_connections, max_connections),
             kwargs={"autocommit": True},
-            check=ConnectionPool.check_connection,
+            configure=bounds.session,
+            check=check,
+            timeout=bounds.pool_wait_s,
             open=False,
         )
         try:
-            pool.open(wait=True, timeout=30)
+            pool.open(wait=True, timeout=max(30.0, bounds.pool_wait_s))
         except PoolTimeout as exc:
             pool.close()
             raise StoreError("the server did not give a connection", code=PgStoreCode.BUSY) from exc
-        return cls(pool, ring, audit_key, found_id, clock)
+        return cls(pool, ring, audit_key, found_id, clock, bounds)
+
+    @property
+    def timeouts(self) -> PgTimeouts:
+        """The bounds this store's calls run under."""
+        return self._timeouts
 
     @property
     def database_id(self) -> str:
@@ -268,17 +461,24 @@ class PgStore:
         write: bool,
         snapshot: bool = False,
         conn: Conn | None = None,
+        bounded: bool = True,
     ) -> T:
         """Run ``work`` in one transaction, again after a serialisation failure or a
-        deadlock (bounded, jittered backoff). A write first locks the chain's head."""
+        deadlock (bounded, jittered backoff). A write first locks the chain's head.
+        ``bounded``: under the watchdog of :attr:`PgTimeouts.transaction_s`.
+
+        A link that fails raises :class:`PgLinkError` and is never retried here: a
+        write may have committed (``outcome_unknown``), and a server that went away
+        is the desk's to report at once (art. 20: nobody is admitted unrecorded)."""
         if self._closed:
             raise StoreError("the store is closed", code=StoreErrorCode.STORE_CLOSED)
+        deadline = self._timeouts.transaction_s if bounded else None
         for attempt in itertools.count(1):
             try:
                 if conn is not None:
-                    return self._attempt(conn, work, write, snapshot)
+                    return self._attempt(conn, work, write, snapshot, deadline)
                 with self._pool.connection() as pooled:
-                    return self._attempt(pooled, work, write, snapshot)
+                    return self._attempt(pooled, work, write, snapshot, deadline)
             except _RETRYABLE as exc:
                 self.retries += 1
                 if attempt >= MAX_ATTEMPTS:
@@ -288,21 +488,51 @@ class PgStore:
                     ) from exc
                 time.sleep(random.uniform(0, min(BACKOFF_CAP_S, BACKOFF_S * 2**attempt)))
             except PoolTimeout as exc:
-                raise StoreError("no connection to the server", code=PgStoreCode.BUSY) from exc
+                raise self._no_connection() from exc
             except psycopg.Error as exc:
                 raise _store_error(exc, write=write) from exc
         raise AssertionError("unreachable")  # pragma: no cover
 
-    def _attempt(self, conn: Conn, work: Callable[[_Tx], T], write: bool, snapshot: bool) -> T:
-        with conn.transaction():
-            if snapshot:
-                conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
-            if write:
-                conn.execute(_LOCK_HEAD)
-            tx = _Tx(conn)
-            result = work(tx)
-            if write:
-                self._flush_erasures(tx)
+    def _no_connection(self) -> StoreError:
+        """The pool gave no connection in time: every one is in use by this desk's other
+        calls (``PG_BUSY``), or it holds none because the server cannot be reached."""
+        if self._pool.get_stats().get("pool_size", 0) == 0:
+            return StoreError("no connection to the server", code=PgConnectCode.UNREACHABLE)
+        return StoreError("every connection to the server is in use", code=PgStoreCode.BUSY)
+
+    def _attempt(
+        self,
+        conn: Conn,
+        work: Callable[[_Tx], T],
+        write: bool,
+        snapshot: bool,
+        deadline: float | None = None,
+    ) -> T:
+        guard = _Watchdog(conn, deadline) if deadline else None
+        committing = False
+        try:
+            with conn.transaction():
+                if snapshot:
+                    conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                if write:
+                    conn.execute(_LOCK_HEAD)
+                tx = _Tx(conn)
+                result = work(tx)
+                if write:
+                    self._flush_erasures(tx)
+                committing = True  # leaving the block sends COMMIT
+        except _RETRYABLE:
+            raise
+        except psycopg.OperationalError as exc:
+            fired = guard is not None and guard.fired
+            if isinstance(exc, pg_errors.QueryCanceled) and not fired:
+                raise  # the server's statement_timeout: rolled back, a known outcome
+            raise _link_error(exc, write=write, fired=fired, committing=committing) from exc
+        except psycopg.InterfaceError as exc:  # the connection was already closed
+            raise _link_error(exc, write=write, fired=False, committing=committing) from exc
+        finally:
+            if guard is not None:
+                guard.stop()
         self._secrets.update(tx.secrets)  # committed: another desk reads the same ones
         return result
 
@@ -457,15 +687,36 @@ class PgStore:
 
         self._write(work)
 
-    def record_admission(self, entry: AdmissionEntry) -> RecordedAdmission:
+    def record_admission(
+        self, entry: AdmissionEntry, *, admission_id: str | None = None
+    ) -> RecordedAdmission:
         """Upsert the visitor, insert the visit and, when given, the card with the next
         gapless number - in ONE transaction (art. 22.1), after the chain's head lock, so
         the visitor's other valid card (art. 22) is looked for with every desk's
-        admissions committed."""
+        admissions committed.
+
+        ``admission_id`` (:func:`new_admission_id`, made by the desk before its first
+        attempt) makes the call idempotent: it is stored with the visit, unique, and an
+        admission already recorded under it is returned as it was recorded - the same
+        visit and card number, nothing written, no number taken. A desk told
+        ``PG_CONNECTION_LOST`` with ``outcome_unknown`` calls again with the same id.
+        An id already used for another identity or instant is refused
+        (``PG_ADMISSION_ID_REUSED``)."""
         check_entry(entry)
         indexes = self._indexes(entry.identity)
+        key = None if admission_id is None else _admission_uuid(admission_id)
 
         def work(tx: _Tx) -> RecordedAdmission:
+            if key is not None:
+                done = _recorded(tx, key)
+                if done is not None:
+                    recorded, id_index, at = done
+                    if id_index not in indexes or at != entry.at:
+                        raise InvalidStateError(
+                            "the admission id was used for another admission",
+                            code=PgAdmissionCode.ADMISSION_ID_REUSED,
+                        )
+                    return recorded
             current = entry
             existing = None
             if current.card is not None:
@@ -480,11 +731,19 @@ class PgStore:
             number = None
             if current.card is not None:
                 number = self._insert_card(tx, file_number, visit_id, current.card, current.at)
+            if key is not None:
+                tx.conn.execute(
+                    "INSERT INTO admissions (admission_id, visit_id, new_visitor, existing_card) "
+                    "VALUES (%s, %s, %s, %s)",
+                    (key, visit_id, new, existing),
+                )
             details = {"visit": str(visit_id), "verdict": current.verdict}
             if number is not None:
                 details["card"] = str(number)
             if existing is not None:
                 details["existing_card"] = str(existing)
+            if key is not None:
+                details["admission"] = str(key)
             rows = [(f"visitor:{file_number}", new), (f"visit:{visit_id}", True)]
             if number is not None:
                 rows.append((f"card:{number}", True))
@@ -494,6 +753,15 @@ class PgStore:
             return RecordedAdmission(file_number, visit_id, number, new, existing)
 
         return self._write(work)
+
+    def recorded_admission(self, admission_id: str) -> RecordedAdmission | None:
+        """The admission recorded under ``admission_id`` (None: none was - a call that
+        ended ``outcome_unknown`` did not commit). Reads only; the answer is final once
+        the connection that failed is gone, which the server ensures (its session ended
+        with the link, or its transaction committed before)."""
+        key = _admission_uuid(admission_id)
+        done = self._read(lambda tx: _recorded(tx, key))
+        return None if done is None else done[0]
 
     def _upsert_visitor(
         self, tx: _Tx, entry: AdmissionEntry, indexes: list[bytes]
@@ -982,7 +1250,9 @@ class PgStore:
     def verify(self, anchors: Sequence[AuditAnchor] = ()) -> AuditCheck:
         """Walk the whole chain with the key in one snapshot, check it against
         ``anchors`` (heads kept outside the database), then every row present."""
-        return self._run(lambda tx: self._verify_in(tx, anchors), write=False, snapshot=True)
+        return self._run(
+            lambda tx: self._verify_in(tx, anchors), write=False, snapshot=True, bounded=False
+        )
 
     def _verify_in(self, tx: _Tx, anchors: Sequence[AuditAnchor]) -> AuditCheck:
         found = tx.one("SELECT next - 1 FROM counters WHERE name = 'audit'")
@@ -1322,13 +1592,13 @@ class PgStore:
             )
             return found, numbers, len(bans)
 
-        while merge(self._run(visits, write=True, conn=conn)):
+        while merge(self._run(visits, write=True, conn=conn, bounded=False)):
             pass
-        while merge(self._run(ended_cards, write=True, conn=conn)):
+        while merge(self._run(ended_cards, write=True, conn=conn, bounded=False)):
             pass
-        while merge(self._run(notes, write=True, conn=conn)):
+        while merge(self._run(notes, write=True, conn=conn, bounded=False)):
             pass
-        found, numbers, _bans = self._run(final, write=True, conn=conn)
+        found, numbers, _bans = self._run(final, write=True, conn=conn, bounded=False)
         merge((found, numbers))
         return PurgeReport(
             cutoff,
@@ -1446,15 +1716,63 @@ def _check_audit_key(conn: Conn, key: AuditKey) -> None:
     )
 
 
+def _link_error(exc: psycopg.Error, *, write: bool, fired: bool, committing: bool) -> PgLinkError:
+    """A link that failed during a transaction: lost while committing a write is an
+    unknown outcome (``PG_CONNECTION_LOST``, ``outcome_unknown``); before, nothing was
+    written (the server rolls back a transaction whose session ends)."""
+    sqlstate = getattr(exc, "sqlstate", None) or ""
+    verb = "write" if write else "read"
+    unknown = write and committing
+    if unknown:
+        detail = f"{verb} lost while committing: the outcome is unknown ({type(exc).__name__})"
+    else:
+        detail = f"{verb} lost before commit: nothing written ({type(exc).__name__} {sqlstate})"
+    code = PgLinkCode.SERVER_TIMEOUT if fired and not unknown else PgLinkCode.CONNECTION_LOST
+    return PgLinkError(detail, code=code, outcome_unknown=unknown)
+
+
 def _store_error(exc: psycopg.Error, *, write: bool) -> StoreError:
-    """A server error as a StoreError (never the statement's values: no names in logs)."""
-    if isinstance(exc, psycopg.OperationalError) and not isinstance(exc, pg_errors.QueryCanceled):
-        code: Any = PgLinkCode.CONNECTION_LOST
+    """A server error as a StoreError (never the statement's values: no names in logs):
+    a broken link is ``PG_CONNECTION_LOST``, a statement the server cancelled for its
+    ``statement_timeout`` ``PG_SERVER_TIMEOUT``, any other refusal ``PG_QUERY_FAILED``."""
+    if isinstance(exc, pg_errors.QueryCanceled):
+        code: Any = PgLinkCode.SERVER_TIMEOUT
+    elif isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError):
+        code = PgLinkCode.CONNECTION_LOST
     else:
         code = PgStoreCode.QUERY_FAILED
     sqlstate = getattr(exc, "sqlstate", None) or ""
     verb = "write" if write else "read"
     return StoreError(f"{verb} failed on the server ({type(exc).__name__} {sqlstate})", code=code)
+
+
+def _admission_uuid(admission_id: str) -> uuid.UUID:
+    try:
+        return uuid.UUID(admission_id)
+    except (ValueError, TypeError, AttributeError) as exc:
+        raise ValueError("an admission id is a UUID (new_admission_id)") from exc
+
+
+def _recorded(tx: _Tx, key: uuid.UUID) -> tuple[RecordedAdmission, bytes, datetime] | None:
+    """The admission recorded under ``key``, its visitor's identity index and its time."""
+    row = tx.one(
+        "SELECT v.file_number, a.visit_id, c.number, a.new_visitor, a.existing_card, "
+        "w.id_index, v.at FROM admissions AS a JOIN visits AS v ON v.visit_id = a.visit_id "
+        "JOIN visitors AS w ON w.file_number = v.file_number "
+        "LEFT JOIN cards AS c ON c.visit_id = a.visit_id WHERE a.admission_id = %s",
+        (key,),
+    )
+    if row is None:
+        return None
+    fn, visit_id, number, new, existing, id_index, at = row
+    recorded = RecordedAdmission(
+        int(fn),
+        int(visit_id),
+        None if number is None else int(number),
+        bool(new),
+        None if existing is None else int(existing),
+    )
+    return recorded, bytes(id_index), utc(at)
 
 
 def _next_id(tx: _Tx, sequence: str) -> int:
