@@ -246,13 +246,22 @@ class PgReplicaRegistry:
         raise StoreError("the active snapshot keeps changing", code=SnapshotErrorCode.REPLICA_BUSY)
 
     def state(self) -> ReplicaState | None:
-        """The snapshot in force, or ``None`` (no snapshot, or the server cannot be read)."""
+        """The snapshot in force, ``None`` when none was imported. A server that cannot
+        be read raises ``StoreError`` (REPLICA_READ_FAILED): never taken for "no snapshot"."""
+        with self._reading() as conn:
+            active = self._load_active(conn)
+        return None if active is None else active.state
+
+    @contextmanager
+    def _reading(self) -> Iterator[Conn]:
         try:
             with self._connections() as conn:
-                active = self._load_active(conn)
-        except (psycopg.Error, PoolTimeout):
-            return None
-        return None if active is None else active.state
+                yield conn
+        except (psycopg.Error, PoolTimeout) as exc:
+            raise StoreError(
+                f"the replica cannot be read: {type(exc).__name__}",
+                code=RegistryErrorCode.REPLICA_READ_FAILED,
+            ) from exc
 
     @staticmethod
     def _load_active(conn: Conn, *, for_update: bool = False) -> _Active | None:
@@ -451,7 +460,8 @@ class PgReplicaRegistry:
     # --- events and transactions ---------------------------------------------------------
 
     def last_events(self, limit: int = 5) -> list[tuple[datetime, str, str, str]]:
-        with self._connections() as conn:
+        """(at, kind, code, version) of the newest imports and pulls, newest first."""
+        with self._reading() as conn:
             rows = conn.execute(
                 "SELECT at, kind, code, version FROM registry_event"
                 " ORDER BY event_id DESC LIMIT %s",

@@ -28,6 +28,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from psycopg import sql
 
 from admission.clock import FixedClock
+from admission.errors import StoreError
 from admission.identity import IdentityKey, IdKind
 from admission.registry.policy import RegistryPolicy, RegistryPolicySettings
 from admission.registry.port import (
@@ -696,3 +697,24 @@ def test_the_migration_is_recorded(pg: PgBackend) -> None:
     assert pg.query("SELECT name FROM schema_migrations WHERE version = 50") == [
         ("registry_replica",)
     ]
+
+
+def test_a_server_out_of_reach_is_unverifiable_never_not_listed(
+    pg: PgBackend, clock: FixedClock, tmp_path: Path
+) -> None:
+    desk2 = pg.second_desk(clock)
+    desk2.import_file(write(tmp_path, "a", snapshot(["12345678Z"])))
+    pg.stores[-1].close()  # the desk's connections are gone
+    answer = desk2.check(dni("99999999R"))
+    assert (answer.status, answer.error) == (U, "REPLICA_READ_FAILED")
+    with pytest.raises(StoreError) as err:
+        desk2.state()
+    assert err.value.code == "REPLICA_READ_FAILED"
+    with pytest.raises(SnapshotError) as failed:
+        desk2.apply_feed(four_changes(T0))
+    assert failed.value.code == "REPLICA_WRITE_FAILED"
+    status = RegistrySync(FakeRegistry(clock), desk2, clock).sync_once()
+    assert status.last_error == "REPLICA_READ_FAILED"
+    policy = RegistryPolicy(clock, replica=desk2)
+    assert policy.check(dni("12345678Z")).status is U
+    assert PgReplicaRegistry(pg.first, clock).check(dni("12345678Z")).status is L
