@@ -1515,6 +1515,31 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "Ese identificador de admisión ya se usó para otra admisión: no se registra",
         "That admission id was already used for another admission: nothing recorded",
     ),
+    # -- moving a desk's file onto the server (db.pg.copy_file.CopyCode) ----------------
+    "PG_COPY_TARGET_NOT_EMPTY": (
+        "La base de datos del servidor ya contiene otro fichero: no se copia nada en ella",
+        "The server's database already holds another file: nothing is copied into it",
+    ),
+    "PG_COPY_SOURCE_CHANGED": (
+        "El fichero del puesto cambió desde que empezó la copia: cópielo en una base nueva",
+        "The desk's file changed since the copy began: copy it into a fresh database",
+    ),
+    "PG_COPY_SOURCE_UNVERIFIED": (
+        "El registro de auditoría del fichero del puesto no se verifica: no se copia",
+        "The desk's file's audit trail does not verify: it is not copied",
+    ),
+    "PG_COPY_AUDIT_KEY_DIFFERS": (
+        "El servidor se abrió con otra clave de auditoría que la del fichero: no se copia",
+        "The server was opened with another audit key than the file's: nothing is copied",
+    ),
+    "PG_COPY_RUNNING": (
+        "Ya hay otra copia en curso hacia esta base de datos",
+        "Another copy into this database is running",
+    ),
+    "PG_COPY_MISMATCH": (
+        "La copia en el servidor no coincide con el fichero del puesto",
+        "The copy on the server does not match the desk's file",
+    ),
 }
 
 

@@ -1,0 +1,431 @@
+"""Moving a desk's SQLCipher visitor file onto the server (Decreto 58/2006, art. 20.4: the
+file is kept whole; art. 22: card numbers correlative, never reused): a real file built
+through the SQLCipher store (admissions, refusals, officials, an exceptional card,
+prints, voids, reprints, observations, bans, staff, accounts, vouchers, a purge that
+leaves gaps) is copied into a fresh server database, read back through PgStore's own
+methods, and verified; an interrupted copy continues without a duplicate; a server
+holding another file, a source written since, another audit key and a wrong file key
+are refused."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from psycopg import sql
+
+from admission.accounts import AccountError, Role
+from admission.clock import FixedClock
+from admission.errors import StoreError, StoreErrorCode, WrongKeyError
+from admission.records import StaffMember, StaffRole
+from admission.vouchers.model import NewVoucher
+from db.accounts import Argon2Hasher, SqlAccountBook, SqlAccounts
+from db.audit_chain import AuditChainCode
+from db.audit_key import AuditKey
+from db.keys import DbKey
+from db.pg.accounts import PgAccountBook, covers_accounts
+from db.pg.copy_file import (
+    COPY_ACTION,
+    COPY_MARKER,
+    CopyCode,
+    CopyProgress,
+    copy_to_server,
+    source_audit_key,
+)
+from db.pg.crypto import InstallationKey
+from db.pg.store import PgStore
+from db.pg.voucher_book import PgVoucherBook
+from db.store import SqlCipherStore
+from db.voucher_book import SqlVoucherBook
+from tests.db.factories import T0, card_for, dni, entry
+from tests.pg.cluster_fixture import fresh_schema, schema_conninfo
+
+DAY = timedelta(days=1)
+CHEAP = {"time_cost": 1, "memory_cost": 8, "parallelism": 1}
+NOW = T0 + 40 * DAY
+SURNAMES = ["Peña Núñez", "García", "O'Brien", "Zubizarreta", "Garcés", "López de Haro"]
+GIVEN = ["José María", "María José", "Seán", "Ainhoa", "Jon", "Íñigo"]
+
+
+class Interrupted(Exception):
+    """Stands for the process stopped between two batches."""
+
+
+@dataclass
+class Source:
+    folder: Path
+    key: DbKey
+    audit: AuditKey
+
+    def open(self) -> SqlCipherStore:
+        return SqlCipherStore.open(
+            self.folder / "visitors.db", self.key, create=False, clock=FixedClock(NOW)
+        )
+
+
+def _build(folder: Path, *, admissions: int = 360) -> Source:
+    """A few hundred admissions over three weeks, then a purge of the first week."""
+    folder.mkdir(parents=True, exist_ok=True)
+    key = DbKey.generate(source="test")
+    clock = FixedClock(T0)
+    store = SqlCipherStore.open(folder / "visitors.db", key, clock=clock)
+    try:
+        for i in range(admissions):
+            n = i % 170 + 1
+            at = T0 + (i // 120) * 7 * DAY + timedelta(minutes=i)
+            changes: dict[str, Any] = {
+                "surname": SURNAMES[n % 6],
+                "given_names": GIVEN[(n // 6) % 6],
+            }
+            if i % 11 == 0:  # refused at the door: no card (art. 21)
+                changes |= {"verdict": "DENY", "reasons": ("RIAJ_LISTED",), "card": False}
+            elif i % 29 == 0:  # an official on duty (art. 24): no card
+                changes |= {"official_capacity": "INSPECTOR", "card": False}
+            elif i % 37 == 0:  # the director's exceptional card (art. 23.5)
+                changes["card"] = card_for(at, exceptional=True, authorised_by="director-1")
+            elif i % 13 == 0:  # a three-day card
+                changes["card"] = card_for(at, days=3)
+            recorded = store.record_admission(entry(n, at, **changes))
+            if recorded.card_number is not None and i % 3 == 0:
+                store.mark_printed(recorded.card_number, at + timedelta(seconds=30))
+                if i % 9 == 0:
+                    store.record_reprint(recorded.card_number, "atasco", "op-7", at + DAY / 24)
+                    store.mark_printed(recorded.card_number, at + DAY / 12)
+            if recorded.card_number is not None and i % 47 == 0:
+                store.void_card(recorded.card_number, "datos erróneos", "director-1", at)
+            if i % 17 == 0:
+                store.add_observation(recorded.file_number, f"Nota {i}: pidió hoja", "op-7", at)
+        for b in range(12):
+            ban = store.add_ban(
+                dni(500 + b if b % 2 else b + 1),
+                f"Altercado {b}",
+                "director-1",
+                T0 + b * DAY,
+                expires_at=T0 + (60 + b) * DAY if b % 3 == 0 else None,
+            )
+            if b % 4 == 1:
+                store.lift_ban(ban.ban_id, "Recurso estimado", "director-1", T0 + (b + 2) * DAY)
+        for s in range(6):
+            role = StaffRole.DIRECTOR if s == 0 else StaffRole.STAFF
+            store.add_staff(StaffMember(dni(900 + s), f"Empleado {s}", role), "director-1", T0)
+        store.add_staff(
+            StaffMember(dni(903), "Empleado 3", StaffRole.STAFF, False), "director-1", T0 + DAY
+        )
+        accounts = SqlAccounts(store, clock, hasher=Argon2Hasher(**CHEAP))
+        accounts.create_account("admin", "Ana Admin", "admin-secret-1", [Role.ADMIN], actor=None)
+        admin = accounts.sign_in("admin", "admin-secret-1")
+        accounts.create_account("clerk", "Carla", "clerk-secret-1", [Role.CLERK], actor=admin)
+        accounts.create_account(
+            "director", "Dora", "director-secret-1", [Role.DIRECTOR], actor=admin
+        )
+        with pytest.raises(AccountError):  # a counted failure, audited
+            accounts.sign_in("clerk", "wrong-password")
+        book = SqlVoucherBook(store)
+        for v in range(16):
+            voucher = book.issue_voucher(
+                NewVoucher(
+                    T0 + v * DAY,
+                    "desk-1",
+                    "op-7",
+                    f"Titular {v}",
+                    "DNI",
+                    f"V{v:06d}",
+                    "STANDARD",
+                    500,
+                )
+            )
+            if v % 4 == 1:
+                book.exchange_voucher(voucher.number, v + 1, T0 + v * DAY + DAY / 24)
+            elif v % 4 == 2:
+                book.cancel_voucher(voucher.number, "sin tarjeta", T0 + v * DAY + DAY / 24)
+        store.secret("card_code")
+        store.set_setting("retention.last_purge", (T0 + 20 * DAY).isoformat())
+        clock.set(T0 + 20 * DAY)
+        store.purge(T0 + 5 * DAY)  # the first week goes: gaps in cards and file numbers
+        assert store.verify().ok
+        audit = source_audit_key(store)
+    finally:
+        store.close()
+    return Source(folder, key, audit)
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Source:
+    return _build(tmp_path_factory.mktemp("source"))
+
+
+@pytest.fixture
+def source_copy(built: Source, tmp_path: Path) -> Source:
+    """The built file in a folder of this test's own (tests may write to it)."""
+    folder = tmp_path / "desk"
+    shutil.copytree(built.folder, folder)
+    return Source(folder, built.key, built.audit)
+
+
+@pytest.fixture
+def source(source_copy: Source) -> Iterator[SqlCipherStore]:
+    with source_copy.open() as store:
+        store.use_audit_key(source_copy.audit)
+        yield store
+
+
+@pytest.fixture
+def server(pg_cluster: Any, source_copy: Source) -> Iterator[Any]:
+    """Opens fresh server stores (the source's audit key unless told) on one schema."""
+    schema = fresh_schema(pg_cluster)
+    installation = InstallationKey.generate("test")
+    opened: list[PgStore] = []
+
+    def open_store(audit: AuditKey | None = None) -> PgStore:
+        store = PgStore.open(
+            schema_conninfo(pg_cluster, schema),
+            installation,
+            audit_key=audit or source_copy.audit,
+            create=True,
+            clock=FixedClock(NOW),
+        )
+        opened.append(store)
+        return store
+
+    open_store.schema = schema  # type: ignore[attr-defined]
+    yield open_store
+    for store in opened:
+        store.close()
+
+
+def _superuser(cluster: Any, schema: str, statement: str) -> list[tuple[Any, ...]]:
+    with psycopg.connect(cluster.superuser_conninfo(), autocommit=True) as conn:
+        conn.execute(sql.SQL("SET search_path = {}").format(sql.Identifier(schema)))
+        cur = conn.execute(statement.encode())
+        return cur.fetchall() if cur.description else []
+
+
+def _stop_after(batches: int) -> Any:
+    def progress(step: CopyProgress) -> None:
+        if step.batches >= batches:
+            raise Interrupted(step.step)
+
+    return progress
+
+
+def _stop_in(step: str, rows: int) -> Any:
+    def progress(done: CopyProgress) -> None:
+        if done.step == step and done.rows >= rows:
+            raise Interrupted(step)
+
+    return progress
+
+
+def _table_counts(cluster: Any, schema: str) -> dict[str, int]:
+    tables = ("visitors", "visits", "cards", "card_events", "audit", "audit_refs", "vouchers")
+    return {t: _superuser(cluster, schema, f"SELECT count(*) FROM {t}")[0][0] for t in tables}
+
+
+# -- the copy, read back ------------------------------------------------------------------
+
+
+def test_the_copy_reads_back_as_the_source_and_verifies(
+    source: SqlCipherStore, server: Any
+) -> None:
+    target = server()
+    report = copy_to_server(source, target, batch=64)
+    assert report.ok, report.differences
+    assert report.code == "" and not report.resumed and not report.already_copied
+    assert report.source_counts["visits"] > 200 and report.source_counts["vouchers"] == 16
+    for table, count in report.source_counts.items():
+        extra = 1 if table == "audit" else 0  # the FILE_MIGRATED entry
+        assert report.target_counts[table] == count + extra, table
+    assert report.card_gaps > 0  # the purge erased the first week's cards
+    assert report.audit is not None and report.audit.ok and report.audit.anchors == 1
+
+    # every visitor, visit, observation, card, event, ban and staff member through PgStore
+    with source.reading() as conn:
+        files = [r[0] for r in conn.execute("SELECT file_number FROM visitors ORDER BY 1")]
+        numbers = [r[0] for r in conn.execute("SELECT number FROM cards ORDER BY 1")]
+        banned = {r[0] for r in conn.execute("SELECT identity FROM bans")}
+    for fn in files:
+        mine = source.visitor(fn)
+        assert mine is not None and target.visitor(fn) == mine
+        assert target.visits(fn) == source.visits(fn)
+        assert target.observations(fn) == source.observations(fn)
+        assert target.find_visitor(mine.identity) == mine
+    for number in numbers:
+        assert target.card(number) == source.card(number)
+        assert target.card_events(number) == source.card_events(number)
+    from admission.identity import IdentityKey
+
+    for text in banned:
+        identity = IdentityKey.parse(text)
+        assert target.bans(identity) == source.bans(identity)
+        assert target.active_bans(identity, NOW) == source.active_bans(identity, NOW)
+    assert target.staff_members() == source.staff_members()
+    for query in ("garc", "peña nú", "o'brien", "lopez de", "zubi ainhoa"):
+        assert target.search_visitors(query, 500) == source.search_visitors(query, 500)
+    assert PgAccountBook(target).all_accounts() == SqlAccountBook(source).all_accounts()
+    for name in ("admin", "clerk", "director"):
+        assert PgAccountBook(target).find(name) == SqlAccountBook(source).find(name)
+    for n in range(1, 17):
+        assert PgVoucherBook(target).voucher(n) == SqlVoucherBook(source).voucher(n)
+    assert target.secret("card_code") == source.secret("card_code")  # printed cards verify
+    assert target.keyed_hash("x") == source.keyed_hash("x")
+    assert target.get_setting("retention.last_purge") == source.get_setting("retention.last_purge")
+
+    # the chain: the source's printed head anchors it, then the audited move
+    head = source.head()
+    server_check = report.server_verify
+    assert server_check is not None
+    if covers_accounts(target):
+        assert server_check.ok
+    else:  # PgStore does not verify account rows yet: the source's chain commits to them
+        assert (server_check.problem, server_check.row) == (AuditChainCode.ROWS_MISSING, "account")
+    last = target.audit_entries(head.seq, 5)
+    assert [e.action for e in last] == [COPY_ACTION]
+    assert last[0].details["source_head_digest"] == head.digest
+    assert last[0].details["source_file"] == source.file_id
+    assert last[0].details["rows_cards"] == str(len(numbers))
+
+    # the sequences continue: the next card after the last ever issued, a new file number
+    # after the highest ever given (erased ones included)
+    last_card = source.last_card_number()
+    assert report.last_card_number == target.last_card_number() == last_card
+    with source.reading() as conn:
+        high = conn.execute("SELECT seq FROM sqlite_sequence WHERE name = 'visitors'").fetchone()[0]
+    recorded = target.record_admission(entry(4321, NOW, surname="Nueva", given_names="Persona"))
+    assert recorded.card_number == last_card + 1
+    assert recorded.file_number == high + 1 and recorded.new_visitor
+    again = target.record_admission(entry(171, NOW + DAY))
+    assert again.card_number == last_card + 2
+    voucher = PgVoucherBook(target).issue_voucher(
+        NewVoucher(NOW, "desk-2", "op-1", "Otro", "DNI", "X1", "STANDARD", 500)
+    )
+    assert voucher.number == 17
+
+
+def test_an_interrupted_copy_continues_without_a_duplicate(
+    pg_cluster: Any, source: SqlCipherStore, server: Any
+) -> None:
+    target = server()
+    with pytest.raises(Interrupted):
+        copy_to_server(source, target, batch=23, progress=_stop_after(4))
+    part = _table_counts(pg_cluster, server.schema)
+    assert part["visitors"] > 0 and part["cards"] == 0 and part["audit"] == 0
+    assert target.get_setting(COPY_MARKER) is not None
+    with pytest.raises(Interrupted):  # stopped again, later: inside the audit trail
+        copy_to_server(source, target, batch=23, progress=_stop_in("audit", 200))
+    part = _table_counts(pg_cluster, server.schema)
+    assert part["visitors"] == source_count(source, "visitors")
+    assert part["cards"] == source_count(source, "cards")
+    assert 200 <= part["audit"] < source_count(source, "audit")
+    report = copy_to_server(source, server(), batch=23)  # another desk process finishes
+    assert report.ok, report.differences
+    assert report.resumed and not report.already_copied
+    assert 0 < report.copied.get("audit", 0) < report.source_counts["audit"]
+    done = _table_counts(pg_cluster, server.schema)
+    assert done["cards"] == source_count(source, "cards")
+    assert done["audit"] == source_count(source, "audit") + 1
+    # run once more: nothing is written, the copy is verified again
+    again = copy_to_server(source, target, batch=23)
+    assert again.ok and again.already_copied and again.batches == 0
+    assert _table_counts(pg_cluster, server.schema) == done
+
+
+def source_count(store: SqlCipherStore, table: str) -> int:
+    with store.reading() as conn:
+        return int(conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
+
+
+# -- refusals -------------------------------------------------------------------------------
+
+
+def test_a_server_holding_another_file_is_refused_before_any_write(
+    pg_cluster: Any, source: SqlCipherStore, server: Any, tmp_path: Path
+) -> None:
+    target = server()
+    target.record_admission(entry(77, NOW))  # a desk already works on this database
+    before = _table_counts(pg_cluster, server.schema)
+    with pytest.raises(StoreError) as refused:
+        copy_to_server(source, target)
+    assert refused.value.code is CopyCode.TARGET_NOT_EMPTY
+    assert _table_counts(pg_cluster, server.schema) == before
+
+    # a database holding the unfinished copy of another desk's file
+    other = _build(tmp_path / "other", admissions=40)
+    second, installation = fresh_schema(pg_cluster), InstallationKey.generate("test")
+    conninfo = schema_conninfo(pg_cluster, second)
+    with other.open() as store:
+        store.use_audit_key(other.audit)
+        with (
+            PgStore.open(conninfo, installation, audit_key=other.audit, create=True) as theirs,
+            pytest.raises(Interrupted),
+        ):
+            copy_to_server(store, theirs, batch=10, progress=_stop_after(2))
+    before = _table_counts(pg_cluster, second)
+    assert before["visitors"] > 0 and before["audit"] == 0
+    with (
+        PgStore.open(conninfo, installation, audit_key=source_audit_key(source)) as mixed,
+        pytest.raises(StoreError) as refused,
+    ):
+        copy_to_server(source, mixed)
+    assert refused.value.code is CopyCode.TARGET_NOT_EMPTY
+    assert _table_counts(pg_cluster, second) == before
+
+
+def test_a_source_written_since_the_copy_began_is_refused(
+    pg_cluster: Any, source: SqlCipherStore, server: Any
+) -> None:
+    target = server()
+    with pytest.raises(Interrupted):
+        copy_to_server(source, target, batch=40, progress=_stop_after(3))
+    source.record_admission(entry(171, NOW))  # the desk kept working on its file
+    before = _table_counts(pg_cluster, server.schema)
+    with pytest.raises(StoreError) as refused:
+        copy_to_server(source, target, batch=40)
+    assert refused.value.code is CopyCode.SOURCE_CHANGED
+    assert _table_counts(pg_cluster, server.schema) == before
+
+
+def test_a_server_store_with_another_audit_key_is_refused(
+    pg_cluster: Any, source: SqlCipherStore, server: Any
+) -> None:
+    target = server(AuditKey.generate("another"))
+    with pytest.raises(StoreError) as refused:
+        copy_to_server(source, target)
+    assert refused.value.code is CopyCode.AUDIT_KEY_DIFFERS
+    assert sum(_table_counts(pg_cluster, server.schema).values()) == 0
+
+
+def test_a_wrong_file_key_opens_nothing(source_copy: Source) -> None:
+    wrong = Source(source_copy.folder, DbKey.generate(source="test"), source_copy.audit)
+    with pytest.raises(WrongKeyError) as refused:
+        wrong.open()
+    assert refused.value.code is StoreErrorCode.WRONG_KEY
+
+
+def test_a_copy_changed_on_the_server_is_reported_with_what_differs(
+    pg_cluster: Any, source: SqlCipherStore, server: Any
+) -> None:
+    target = server()
+    assert copy_to_server(source, target).ok
+    number = source.last_card_number()
+    while source.card(number) is None:
+        number -= 1
+    _superuser(
+        pg_cluster, server.schema, f"UPDATE cards SET print_count = 9 WHERE number = {number}"
+    )
+    _superuser(
+        pg_cluster,
+        server.schema,
+        "DELETE FROM card_events WHERE event_id = (SELECT max(event_id) FROM card_events)",
+    )
+    report = copy_to_server(source, target)
+    assert not report.ok and report.already_copied
+    assert report.code == CopyCode.MISMATCH
+    assert any(d.startswith("card_events:") for d in report.differences)
+    assert report.audit is not None and report.audit.problem == AuditChainCode.ROW_CHANGED
+    assert report.audit.row.startswith("card:")
