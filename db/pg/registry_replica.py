@@ -46,6 +46,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+import struct
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
@@ -104,6 +105,9 @@ _FUTURE_SLACK = timedelta(hours=1)  # clock skew tolerated on a snapshot's as-of
 _ATTEMPTS = 4  # tries of a write that meets a deadlock or a serialisation failure
 _RETRYABLE = (pg_errors.SerializationFailure, pg_errors.DeadlockDetected)
 _BUSY = (pg_errors.LockNotAvailable, pg_errors.QueryCanceled)
+_COPY_SIGNATURE = b"PGCOPY\n\xff\r\n\x00" + bytes(8)  # signature, flags, extension length
+_COPY_TRAILER = b"\xff\xff"  # a field count of -1
+_ROW = struct.Struct(">hiqi")  # field count; length and value of the id; length of the digest
 _LOCK = "LOCK TABLE registry_snapshot IN SHARE ROW EXCLUSIVE MODE"
 _STATE = (
     "snapshot_id, salt, version, scheme, entry_count, as_of, feed_as_of, feed_applied,"
@@ -367,12 +371,7 @@ class PgReplicaRegistry:
         ).fetchone()
         assert found is not None
         new_id = int(found[0])
-        with conn.cursor().copy(
-            "COPY registry_entry (snapshot_id, digest) FROM STDIN (FORMAT BINARY)"
-        ) as copy:
-            copy.set_types(["int8", "bytea"])
-            for digest in snapshot.digests:  # streamed: never a second list of the register
-                copy.write_row((new_id, keyed_digest(key, digest)))
+        self._copy_entries(conn, new_id, key, snapshot.digests)
         conn.execute("DELETE FROM registry_entry WHERE snapshot_id <> %s", (new_id,))
         conn.execute("DELETE FROM registry_snapshot WHERE snapshot_id <> %s", (new_id,))
         conn.execute("UPDATE registry_snapshot SET active = true WHERE snapshot_id = %s", (new_id,))
@@ -387,6 +386,30 @@ class PgReplicaRegistry:
             duplicates=snapshot.duplicates,
             duplicate_lines=snapshot.duplicate_lines,
         )
+
+    @staticmethod
+    def _copy_entries(conn: Conn, snapshot_id: int, key: bytes, digests: Iterable[bytes]) -> None:
+        """COPY the keyed digests in ascending order (appends to the primary key's B-tree,
+        several times faster than random inserts) in PostgreSQL's binary copy format: a
+        header, then per row 2 fields (int8 snapshot id, 16-byte bytea), a trailer.
+
+        The keyed digests are kept as 16-byte records in 256 buckets by first byte (16 MB
+        for 1,000,000), each bucket sorted only when it is written: never a list of the
+        whole register as objects."""
+        buckets = [bytearray() for _ in range(256)]
+        for digest in digests:
+            mac = hmac.digest(key, digest, "sha256")
+            buckets[mac[0]] += mac[:DIGEST_SIZE]
+        row = _ROW.pack(2, 8, snapshot_id, DIGEST_SIZE)
+        with conn.cursor().copy(
+            "COPY registry_entry (snapshot_id, digest) FROM STDIN (FORMAT BINARY)"
+        ) as copy:
+            copy.write(_COPY_SIGNATURE)
+            for i, bucket in enumerate(buckets):
+                records = sorted(bucket[j : j + DIGEST_SIZE] for j in range(0, len(bucket), 16))
+                buckets[i] = bytearray()
+                copy.write(b"".join(row + record for record in records))
+            copy.write(_COPY_TRAILER)
 
     # --- change feed ---------------------------------------------------------------------
 
