@@ -22,12 +22,15 @@ What the shared server adds:
   server's administrator could test every document number. Each entry is stored as
   HMAC-SHA256 of that digest under a secret of the visitor file
   (``PgStore.secret(SECRET_NAME)``, sealed by the desks' data key; GDPR art. 32),
-  truncated to 16 bytes. A register sent hashed is never seen in clear at all.
+  truncated to 16 bytes. No identity number reaches the server in clear; the secret
+  never changes once made (a data-key rotation reseals it), so the entries stay valid.
 * **One writer at a time.** Imports and feed pulls take ``LOCK TABLE registry_snapshot
   IN SHARE ROW EXCLUSIVE MODE`` first and read the replica's position under it; a check
   never waits for them (it reads the last committed snapshot). Two desks applying the
   same feed page at once: the second sees the page's digest recorded by the first
-  (``feed_page``) and changes nothing. Two desks importing the same file: the second
+  (``feed_page``) and changes nothing: ``FeedResult(0, 0, len(entries), position)``,
+  no event. (The SQLCipher replica applies a page given twice again, to the same end;
+  here the second desk cannot tell "again" from "at once".) Two desks importing the same file: the second
   finds the same content in force (``unchanged``). A writer waits at most
   ``lock_timeout_s`` for another, then ``REPLICA_BUSY``.
 * **A check is one statement**: the active snapshot's row and one probe of the entry
@@ -236,10 +239,7 @@ class PgReplicaRegistry:
                 cached = self._salt
             sid, digest = (cached[0], self._stored(cached[1], number)) if cached else (0, b"")
             with self._connections() as conn:
-                row = conn.execute(
-                    _PROBE,
-                    (sid, digest),
-                ).fetchone()
+                row = conn.execute(_PROBE, (sid, digest)).fetchone()
             if row is None:
                 return None
             active = _active_from(row)
@@ -268,11 +268,8 @@ class PgReplicaRegistry:
             ) from exc
 
     @staticmethod
-    def _load_active(conn: Conn, *, for_update: bool = False) -> _Active | None:
-        row = conn.execute(
-            f"SELECT {_STATE} FROM registry_snapshot WHERE active"
-            + (" FOR UPDATE" if for_update else "")
-        ).fetchone()
+    def _load_active(conn: Conn) -> _Active | None:
+        row = conn.execute(f"SELECT {_STATE} FROM registry_snapshot WHERE active").fetchone()
         return None if row is None else _active_from(row)
 
     # --- snapshot import -----------------------------------------------------------------
