@@ -15,7 +15,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -71,6 +71,7 @@ class Replica(Protocol):
     ) -> RegistryAnswer: ...
     def state(self) -> ReplicaState | None: ...
     def import_file(self, path: Path) -> ImportResult: ...
+    def import_lines(self, lines: Iterable[bytes]) -> ImportResult: ...
     def feed_since(self) -> datetime | None: ...
     def apply_feed(self, page: FeedPage) -> FeedResult: ...
     def last_events(self, limit: int = 5) -> list[tuple[datetime, str, str, str]]: ...
@@ -290,6 +291,20 @@ def test_plain_list_import_and_check(replica: Replica, clock: FixedClock, tmp_pa
     assert listed.age_seconds == 600 and listed.version == result.version
     assert replica.check(IdentityKey.of("NIE", "ESP", "X1234567L")).status is L
     assert replica.check(dni("00000000T")).status is N
+
+
+def test_lines_import_and_a_repeat_is_kept_once(replica: Replica, clock: FixedClock) -> None:
+    clock.advance(timedelta(hours=1))
+    result = replica.import_lines([b"12345678Z\n", b"99999999R\n", b"12345678Z\n"])
+    assert (result.entries, result.duplicates, result.duplicate_lines) == (2, 1, (3,))
+    assert result.as_of == T0 + timedelta(hours=1) and result.version.startswith("plain-")
+    assert replica.check(dni("99999999R")).status is L
+    with pytest.raises(SnapshotError) as err:
+        replica.import_lines([])
+    assert err.value.code == "SNAPSHOT_EMPTY"
+    assert ("IMPORT_REJECTED", "SNAPSHOT_EMPTY") in {(e[1], e[2]) for e in replica.last_events()}
+    state = replica.state()
+    assert state is not None and state.entries == 2 and not state.signed
 
 
 def test_a_bad_file_leaves_the_previous_snapshot_in_force(
