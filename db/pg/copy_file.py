@@ -59,12 +59,20 @@ import psycopg
 from psycopg_pool import PoolTimeout
 
 from admission.codes import Code
-from admission.errors import StoreError
+from admission.errors import ConfigError, StoreError
 from admission.identity import IdentityKey
 from admission.records import AuditAnchor, AuditCheck, AuditHead
 from db import codec
 from db.accounts import _account as _source_account
-from db.audit_chain import GENESIS, AuditChainCode, CoveredRow, check_rows, entry_mac, walk_chain
+from db.audit_chain import (
+    ERASED,
+    GENESIS,
+    AuditChainCode,
+    CoveredRow,
+    check_rows,
+    entry_mac,
+    walk_chain,
+)
 from db.audit_key import AuditKey
 from db.file_guard import FILE_ID_SETTING
 from db.pg import accounts as pg_accounts
@@ -162,6 +170,8 @@ class CopyReport:
     card_gaps: int = 0  # numbers up to the last that no card holds (erased by retention)
     last_voucher_number: int = 0
     migrated_seq: int = 0  # the server's FILE_MIGRATED entry
+    # entries the source holds after the head copied (none records a row: sign-ins)
+    source_entries_after: int = 0
     audit: AuditCheck | None = None  # the whole chain on the server, accounts included
     server_verify: AuditCheck | None = None  # PgStore.verify() as the desks will run it
     differences: list[str] = field(default_factory=list)
@@ -204,12 +214,15 @@ def _has_table(source: SqlCipherStore, table: str) -> bool:
     )
 
 
-def _source_counts(source: SqlCipherStore) -> dict[str, int]:
+def _source_counts(source: SqlCipherStore, head_seq: int) -> dict[str, int]:
+    """Rows per table; the audit trail's entries up to ``head_seq`` (those copied)."""
     counts = {}
     for table in TABLES:
         exists = _has_table(source, table)
         counts[table] = int(_src_one(source, f"SELECT count(*) FROM {table}")) if exists else 0
-    counts["audit"] = int(_src_one(source, "SELECT count(*) FROM audit"))
+    counts["audit"] = int(
+        _src_one(source, "SELECT count(*) FROM audit WHERE seq <= ?", (head_seq,))
+    )
     counts["settings"] = len(_carried_settings(source))
     return counts
 
@@ -259,6 +272,8 @@ def copy_to_server(
     """
     if batch < 1:
         raise ValueError("batch must be at least 1")
+    if target._pool.max_size < 2:
+        raise ConfigError("the server store's pool needs two connections for the copy")
     head = source.head()
     check = source.verify()
     if not check.ok:
@@ -272,10 +287,7 @@ def copy_to_server(
         copier.begin()
         if not copier.report.already_copied:
             copier.copy_rows()
-            if source.head() != head:
-                raise StoreError(
-                    "the source was written during the copy", code=CopyCode.SOURCE_CHANGED
-                )
+            _entries_after(source, copier.head)  # written during the copy: refused
             copier.finish(actor)
     return verify_copy(source, target, copier.report)
 
@@ -330,6 +342,33 @@ class _CopyLock:
             self._ctx.__exit__(None, None, None)
 
 
+def _marker(identity: str, head: AuditHead) -> str:
+    return json.dumps(
+        {"source": identity, "head_seq": head.seq, "head_digest": head.digest},
+        sort_keys=True,
+        separators=(",", ":"),
+    )
+
+
+def _entries_after(source: SqlCipherStore, head: AuditHead) -> int:
+    """How many entries the source holds after ``head``, which must still be in it with
+    its digest; each of them must record no row and erase none (a sign-in, a reading:
+    what the copy's own command line writes). Else ``PG_COPY_SOURCE_CHANGED``."""
+    found = _src(source, "SELECT digest FROM audit WHERE seq = ?", (head.seq,))
+    same = (found and str(found[0][0]) == head.digest) or (head.seq == 0 and not found)
+    changed = _src(
+        source,
+        "SELECT count(*) FROM audit WHERE seq > ? AND (refs <> '{}' OR action = ?)",
+        (head.seq, ERASED),
+    )
+    if not same or int(changed[0][0]):
+        raise StoreError(
+            "the source's records changed since its copy began: copy it into a fresh database",
+            code=CopyCode.SOURCE_CHANGED,
+        )
+    return int(_src_one(source, "SELECT count(*) FROM audit WHERE seq > ?", (head.seq,)))
+
+
 def _bound(
     write: Callable[[_Tx, list[tuple[Any, ...]]], None], rows: list[tuple[Any, ...]]
 ) -> Callable[[_Tx], None]:
@@ -357,14 +396,11 @@ class _Copier:
         self.batch = batch
         self.progress = progress
         self.head = head
+        self.head_now = head
         self.report = CopyReport(
             source_file_id=identity, source_head_seq=head.seq, source_head_digest=head.digest
         )
-        self.marker = json.dumps(
-            {"source": identity, "head_seq": head.seq, "head_digest": head.digest},
-            sort_keys=True,
-            separators=(",", ":"),
-        )
+        self.marker = _marker(identity, head)
 
     # -- where the target stands ---------------------------------------------------------
 
@@ -390,13 +426,28 @@ class _Copier:
                 "the server's database holds a copy of another visitor file",
                 code=CopyCode.TARGET_NOT_EMPTY,
             )
-        if found != self.marker:
-            raise StoreError(
-                "the source was written since its copy began: copy it into a fresh database",
-                code=CopyCode.SOURCE_CHANGED,
-            )
+        began = AuditHead(int(marker["head_seq"]), str(marker["head_digest"]), None)
         self.report.resumed = True
-        self.report.already_copied = self._migrated_seq() > 0
+        self.report.source_entries_after = _entries_after(self.source, began)
+        self._set_head(began)
+        if self._migrated_seq() > 0:
+            self.report.already_copied = True
+            return
+        if began.seq != self.head_now.seq:  # only entries that record no row: go on
+            self._set_head(self.head_now)
+            sealed = self.ring.seal_text(
+                self.marker, table="settings", column="value", row=COPY_MARKER
+            )
+            self.target._write(
+                lambda tx: tx.conn.execute(
+                    "UPDATE settings SET value = %s WHERE key = %s", (sealed, COPY_MARKER)
+                )
+            )
+
+    def _set_head(self, head: AuditHead) -> None:
+        self.head = head
+        self.report.source_head_seq, self.report.source_head_digest = head.seq, head.digest
+        self.marker = _marker(self.report.source_file_id, head)
 
     def _migrated_seq(self) -> int:
         row = self.target._read(
@@ -500,13 +551,14 @@ class _Copier:
         self._steps(
             "audit",
             "SELECT seq, at, actor, action, subject, details, prev_digest, digest, refs, keyed "
-            "FROM audit WHERE seq > ? ORDER BY seq LIMIT ?",
+            f"FROM audit WHERE seq > ? AND seq <= {int(self.head.seq)} ORDER BY seq LIMIT ?",
             "SELECT max(seq) FROM audit",
             self._audit,
         )
         self._steps(  # refs are ASCII: SQLite's BINARY order is the "C" collation's
             "audit_refs",
-            "SELECT ref, seq FROM audit_refs WHERE ref > ? ORDER BY ref LIMIT ?",
+            f"SELECT ref, seq FROM audit_refs WHERE ref > ? AND seq <= {int(self.head.seq)} "
+            "ORDER BY ref LIMIT ?",
             'SELECT max(ref COLLATE "C") FROM audit_refs',
             self._audit_refs,
             empty="",
@@ -794,15 +846,15 @@ class _Copier:
         ``FILE_MIGRATED`` entry records the move, chained after the source's head."""
         source = self.source
         card_next = _counter(source, "card")
-        audit_next = _counter(source, "audit")
+        audit_next = self.head.seq + 1
         voucher_next = _high_water(source, "vouchers", "number") + 1
         marks = {seq: _high_water(source, t, c) for seq, (t, c) in _SEQUENCES.items()}
         marks["staff_staff_id_seq"] = int(_src_one(source, "SELECT count(*) FROM staff"))
-        counts = _source_counts(source)
+        counts = _source_counts(source, self.head.seq)
 
         def work(tx: _Tx) -> int:
             top = tx.one("SELECT coalesce(max(seq), 0) FROM audit")
-            if top is None or int(top[0]) != self.head.seq or audit_next != self.head.seq + 1:
+            if top is None or int(top[0]) != self.head.seq:
                 raise StoreError(
                     "the server's audit trail is not the source's", code=CopyCode.MISMATCH
                 )
@@ -841,13 +893,22 @@ def verify_copy(
     against it, accounts included) anchored at the source's head."""
     if report is None:
         head = source.head()
+        marker = target.get_setting(COPY_MARKER)
+        if marker is not None:  # the head the copy was made from
+            found = json.loads(marker)
+            head = AuditHead(int(found["head_seq"]), str(found["head_digest"]), None)
         report = CopyReport(
             source_file_id=_identity(source, head),
             source_head_seq=head.seq,
             source_head_digest=head.digest,
         )
     diffs: list[str] = []
-    report.source_counts = _source_counts(source)
+    copied = AuditHead(report.source_head_seq, report.source_head_digest, None)
+    try:
+        report.source_entries_after = _entries_after(source, copied)
+    except StoreError:
+        diffs.append("source: rows recorded or erased after the head copied")
+    report.source_counts = _source_counts(source, report.source_head_seq)
     report.target_counts = _target_counts(target, report.source_counts)
     migrated = target._read(
         lambda tx: tx.one(

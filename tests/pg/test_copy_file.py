@@ -322,16 +322,21 @@ def test_an_interrupted_copy_continues_without_a_duplicate(
     assert part["visitors"] == source_count(source, "visitors")
     assert part["cards"] == source_count(source, "cards")
     assert 200 <= part["audit"] < source_count(source, "audit")
+    # a sign-in on the desk meanwhile records no row: the copy goes on to the new head
+    login = source.append("admin", "LOGIN", "account:admin", NOW)
     report = copy_to_server(source, server(), batch=23)  # another desk process finishes
     assert report.ok, report.differences
     assert report.resumed and not report.already_copied
+    assert report.source_head_seq == login and report.migrated_seq == login + 1
     assert 0 < report.copied.get("audit", 0) < report.source_counts["audit"]
     done = _table_counts(pg_cluster, server.schema)
     assert done["cards"] == source_count(source, "cards")
     assert done["audit"] == source_count(source, "audit") + 1
     # run once more: nothing is written, the copy is verified again
+    source.append("admin", "LOGIN", "account:admin", NOW)  # the next run's own sign-in
     again = copy_to_server(source, target, batch=23)
     assert again.ok and again.already_copied and again.batches == 0
+    assert again.source_entries_after == 1 and again.source_head_seq == login
     assert _table_counts(pg_cluster, server.schema) == done
 
 
