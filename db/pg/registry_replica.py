@@ -30,9 +30,9 @@ What the shared server adds:
   same feed page at once: the second sees the page's digest recorded by the first
   (``feed_page``) and changes nothing: ``FeedResult(0, 0, len(entries), position)``,
   no event. (The SQLCipher replica applies a page given twice again, to the same end;
-  here the second desk cannot tell "again" from "at once".) Two desks importing the same file: the second
-  finds the same content in force (``unchanged``). A writer waits at most
-  ``lock_timeout_s`` for another, then ``REPLICA_BUSY``.
+  here the second desk cannot tell "again" from "at once".) Two desks importing the
+  same file: the second finds the same content in force (``unchanged``). A writer waits
+  at most ``lock_timeout_s`` for another, then ``REPLICA_BUSY``.
 * **A check is one statement**: the active snapshot's row and one probe of the entry
   primary key, so a snapshot swapped by another desk between two statements can never
   turn a listed person into NOT_LISTED. The salt of the active snapshot is cached; when
