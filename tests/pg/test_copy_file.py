@@ -9,10 +9,15 @@ are refused."""
 
 from __future__ import annotations
 
+import json
+import os
+import secrets
 import shutil
+import subprocess
+import sys
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -69,16 +74,18 @@ class Source:
         )
 
 
-def _build(folder: Path, *, admissions: int = 360) -> Source:
+def _build(
+    folder: Path, *, admissions: int = 360, base: datetime = T0, key_text: str = ""
+) -> Source:
     """A few hundred admissions over three weeks, then a purge of the first week."""
     folder.mkdir(parents=True, exist_ok=True)
-    key = DbKey.generate(source="test")
-    clock = FixedClock(T0)
+    key = DbKey.from_text(key_text) if key_text else DbKey.generate(source="test")
+    clock = FixedClock(base)
     store = SqlCipherStore.open(folder / "visitors.db", key, clock=clock)
     try:
         for i in range(admissions):
             n = i % 170 + 1
-            at = T0 + (i // 120) * 7 * DAY + timedelta(minutes=i)
+            at = base + (i // 120) * 7 * DAY + timedelta(minutes=i)
             changes: dict[str, Any] = {
                 "surname": SURNAMES[n % 6],
                 "given_names": GIVEN[(n // 6) % 6],
@@ -106,16 +113,16 @@ def _build(folder: Path, *, admissions: int = 360) -> Source:
                 dni(500 + b if b % 2 else b + 1),
                 f"Altercado {b}",
                 "director-1",
-                T0 + b * DAY,
-                expires_at=T0 + (60 + b) * DAY if b % 3 == 0 else None,
+                base + b * DAY,
+                expires_at=base + (60 + b) * DAY if b % 3 == 0 else None,
             )
             if b % 4 == 1:
-                store.lift_ban(ban.ban_id, "Recurso estimado", "director-1", T0 + (b + 2) * DAY)
+                store.lift_ban(ban.ban_id, "Recurso estimado", "director-1", base + (b + 2) * DAY)
         for s in range(6):
             role = StaffRole.DIRECTOR if s == 0 else StaffRole.STAFF
-            store.add_staff(StaffMember(dni(900 + s), f"Empleado {s}", role), "director-1", T0)
+            store.add_staff(StaffMember(dni(900 + s), f"Empleado {s}", role), "director-1", base)
         store.add_staff(
-            StaffMember(dni(903), "Empleado 3", StaffRole.STAFF, False), "director-1", T0 + DAY
+            StaffMember(dni(903), "Empleado 3", StaffRole.STAFF, False), "director-1", base + DAY
         )
         accounts = SqlAccounts(store, clock, hasher=Argon2Hasher(**CHEAP))
         accounts.create_account("admin", "Ana Admin", "admin-secret-1", [Role.ADMIN], actor=None)
@@ -130,7 +137,7 @@ def _build(folder: Path, *, admissions: int = 360) -> Source:
         for v in range(16):
             voucher = book.issue_voucher(
                 NewVoucher(
-                    T0 + v * DAY,
+                    base + v * DAY,
                     "desk-1",
                     "op-7",
                     f"Titular {v}",
@@ -141,13 +148,13 @@ def _build(folder: Path, *, admissions: int = 360) -> Source:
                 )
             )
             if v % 4 == 1:
-                book.exchange_voucher(voucher.number, v + 1, T0 + v * DAY + DAY / 24)
+                book.exchange_voucher(voucher.number, v + 1, base + v * DAY + DAY / 24)
             elif v % 4 == 2:
-                book.cancel_voucher(voucher.number, "sin tarjeta", T0 + v * DAY + DAY / 24)
+                book.cancel_voucher(voucher.number, "sin tarjeta", base + v * DAY + DAY / 24)
         store.secret("card_code")
-        store.set_setting("retention.last_purge", (T0 + 20 * DAY).isoformat())
-        clock.set(T0 + 20 * DAY)
-        store.purge(T0 + 5 * DAY)  # the first week goes: gaps in cards and file numbers
+        store.set_setting("retention.last_purge", (base + 20 * DAY).isoformat())
+        clock.set(base + 20 * DAY)
+        store.purge(base + 5 * DAY)  # the first week goes: gaps in cards and file numbers
         assert store.verify().ok
         audit = source_audit_key(store)
     finally:
@@ -434,3 +441,85 @@ def test_a_copy_changed_on_the_server_is_reported_with_what_differs(
     assert any(d.startswith("card_events:") for d in report.differences)
     assert report.audit is not None and report.audit.problem == AuditChainCode.ROW_CHANGED
     assert report.audit.row.startswith("card:")
+
+
+# -- the command line -------------------------------------------------------------------------
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _database(cluster: Any) -> str:
+    """A new database owned by desk1 (a URL names a database, not a schema)."""
+    name = f"copy_{secrets.token_hex(6)}"
+    with psycopg.connect(cluster.superuser_conninfo(), autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {} OWNER desk1").format(sql.Identifier(name)))
+    return name
+
+
+def _cli(folder: Path, url: str, key_text: str) -> tuple[int, dict[str, Any]]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ADMISSION_")}
+    env |= {
+        "ADMISSION_DB_KEY": key_text,
+        "ADMISSION_USER": "admin",
+        "ADMISSION_PASSWORD": "admin-secret-1",
+        "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",  # the key file beside
+        "QT_QPA_PLATFORM": "offscreen",
+    }
+    done = subprocess.run(
+        [
+            sys.executable,
+            str(ROOT / "main.py"),
+            "db",
+            "copy-to-server",
+            "--url",
+            url,
+            "--batch",
+            "25",
+            "--data-dir",
+            str(folder),
+        ],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    return done.returncode, json.loads(done.stdout)
+
+
+def test_the_command_line_copies_the_desk_file_and_refuses_a_wrong_key(
+    pg_cluster: Any, tmp_path: Path
+) -> None:
+    key_text = secrets.token_hex(32)
+    base = datetime.now(UTC) - 20 * DAY  # recent: the desk's own purge leaves it whole
+    _build(tmp_path / "desk", admissions=150, base=base, key_text=key_text)
+    name = _database(pg_cluster)
+    url = (
+        f"postgresql://desk1@{pg_cluster.host}:{pg_cluster.port}/{name}"
+        f"?sslrootcert={pg_cluster.ca_cert}&sslcert={pg_cluster.client_cert('desk1')}"
+        f"&sslkey={pg_cluster.client_key('desk1')}"
+    )
+    code, answer = _cli(tmp_path / "desk", url, secrets.token_hex(32))  # another key
+    assert (code, answer["error"]) == (3, "WRONG_KEY")
+    tables = _in_database(
+        pg_cluster, name, "SELECT count(*) FROM pg_tables WHERE schemaname = 'public'"
+    )
+    assert tables == 0  # nothing reached the server
+
+    code, answer = _cli(tmp_path / "desk", url, key_text)
+    assert code == 0, answer
+    assert answer["ok"] and answer["code"] == "" and answer["differences"] == []
+    assert answer["audit"]["ok"] and answer["source_counts"]["visits"] >= 20
+    actor = _in_database(
+        pg_cluster, name, f"SELECT actor FROM audit WHERE action = '{COPY_ACTION}'"
+    )
+    assert actor == "admin"
+    code, again = _cli(tmp_path / "desk", url, key_text)  # run again: verified, not copied
+    assert code == 0 and again["already_copied"] and again["batches"] == 0
+
+
+def _in_database(cluster: Any, name: str, statement: str) -> Any:
+    with psycopg.connect(cluster.superuser_conninfo(name), autocommit=True) as conn:
+        row = conn.execute(statement.encode()).fetchone()
+        return None if row is None else row[0]

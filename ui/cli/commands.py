@@ -16,6 +16,7 @@ from ui.cli import (
     admit,
     audit,
     backup,
+    db_server,
     demo,
     desk_papers,
     init,
@@ -75,5 +76,6 @@ FILE_COMMANDS: dict[str, Command[AppContext]] = {
         backup.BACKUP,
         rectify.COMMAND,
         retention.COMMAND,
+        db_server.COMMAND,
     )
 }
