@@ -67,6 +67,7 @@ class Source:
     folder: Path
     key: DbKey
     audit: AuditKey
+    key_text: str = ""
 
     def open(self) -> SqlCipherStore:
         return SqlCipherStore.open(
@@ -159,12 +160,12 @@ def _build(
         audit = source_audit_key(store)
     finally:
         store.close()
-    return Source(folder, key, audit)
+    return Source(folder, key, audit, key_text)
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Source:
-    return _build(tmp_path_factory.mktemp("source"))
+    return _build(tmp_path_factory.mktemp("source"), key_text=secrets.token_hex(32))
 
 
 @pytest.fixture
@@ -172,7 +173,7 @@ def source_copy(built: Source, tmp_path: Path) -> Source:
     """The built file in a folder of this test's own (tests may write to it)."""
     folder = tmp_path / "desk"
     shutil.copytree(built.folder, folder)
-    return Source(folder, built.key, built.audit)
+    return Source(folder, built.key, built.audit, built.key_text)
 
 
 @pytest.fixture
@@ -523,3 +524,67 @@ def _in_database(cluster: Any, name: str, statement: str) -> Any:
     with psycopg.connect(cluster.superuser_conninfo(name), autocommit=True) as conn:
         row = conn.execute(statement.encode()).fetchone()
         return None if row is None else row[0]
+
+
+KILLED_CHILD = """
+import os, signal, sys
+from pathlib import Path
+from db.keys import DbKey
+from db.pg.copy_file import copy_to_server, source_audit_key
+from db.pg.store import PgStore
+from db.store import SqlCipherStore
+
+folder, key_text, conninfo, installation, after = sys.argv[1:6]
+source = SqlCipherStore.open(Path(folder) / "visitors.db", DbKey.from_text(key_text), create=False)
+target = PgStore.open(
+    conninfo, DbKey.from_text(installation), audit_key=source_audit_key(source), create=True
+)
+
+
+def progress(step):
+    if step.batches >= int(after):
+        os.kill(os.getpid(), signal.SIGKILL)  # no clean-up of any kind
+
+
+copy_to_server(source, target, batch=20, progress=progress)
+"""
+
+
+def test_a_copy_killed_twice_is_finished_by_the_next_run(
+    pg_cluster: Any, source_copy: Source, source: SqlCipherStore
+) -> None:
+    schema = fresh_schema(pg_cluster)
+    conninfo, installation = schema_conninfo(pg_cluster, schema), secrets.token_hex(32)
+    args = [str(source_copy.folder), source_copy.key_text, conninfo, installation]
+    source.close()  # the desk is not running while its file is copied
+    for after in ("5", "30"):
+        done = subprocess.run(
+            [sys.executable, "-c", KILLED_CHILD, *args, after],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=300,
+            check=False,
+        )
+        assert done.returncode == -9, done.stderr
+    part = _table_counts(pg_cluster, schema)
+    assert part["visitors"] > 0 and part["audit"] < source_total(source_copy, "audit")
+    with (
+        source_copy.open() as reopened,
+        PgStore.open(
+            conninfo, DbKey.from_text(installation), audit_key=source_copy.audit
+        ) as target,
+    ):
+        reopened.use_audit_key(source_copy.audit)
+        report = copy_to_server(reopened, target, batch=20)
+        assert report.ok, report.differences
+        assert report.resumed and report.batches < 70
+        assert "visitors" not in report.copied and "settings" not in report.copied
+        done_counts = _table_counts(pg_cluster, schema)
+        assert done_counts["cards"] == source_count(reopened, "cards")
+        assert done_counts["audit"] == source_count(reopened, "audit") + 1
+
+
+def source_total(source: Source, table: str) -> int:
+    with source.open() as store:
+        return source_count(store, table)
