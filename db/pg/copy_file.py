@@ -428,11 +428,11 @@ class _Copier:
             )
         began = AuditHead(int(marker["head_seq"]), str(marker["head_digest"]), None)
         self.report.resumed = True
-        self.report.source_entries_after = _entries_after(self.source, began)
         self._set_head(began)
-        if self._migrated_seq() > 0:
+        if self._migrated_seq() > 0:  # done: verified again, what changed since reported
             self.report.already_copied = True
             return
+        self.report.source_entries_after = _entries_after(self.source, began)
         if began.seq != self.head_now.seq:  # only entries that record no row: go on
             self._set_head(self.head_now)
             sealed = self.ring.seal_text(

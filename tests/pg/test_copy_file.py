@@ -40,6 +40,7 @@ from db.pg.copy_file import (
     COPY_MARKER,
     CopyCode,
     CopyProgress,
+    _CopyLock,
     copy_to_server,
     source_audit_key,
 )
@@ -411,6 +412,17 @@ def test_a_server_store_with_another_audit_key_is_refused(
         copy_to_server(source, target)
     assert refused.value.code is CopyCode.AUDIT_KEY_DIFFERS
     assert sum(_table_counts(pg_cluster, server.schema).values()) == 0
+
+
+def test_a_second_copy_into_the_same_database_waits_for_none(
+    pg_cluster: Any, source: SqlCipherStore, server: Any
+) -> None:
+    target = server()
+    with _CopyLock(target), pytest.raises(StoreError) as refused:  # another copy runs
+        copy_to_server(source, server())
+    assert refused.value.code is CopyCode.RUNNING
+    assert sum(_table_counts(pg_cluster, server.schema).values()) == 0
+    assert copy_to_server(source, target).ok  # once it has ended
 
 
 def test_a_wrong_file_key_opens_nothing(source_copy: Source) -> None:
