@@ -18,9 +18,15 @@ share ONE visitor file (art. 20.3), ONE gapless card sequence (art. 22.1), one b
   of times with jittered backoff; the caller never sees them (``PG_BUSY`` only when
   every attempt failed).
 * The purge (art. 20.4) runs under a session advisory lock: one desk purges at a time.
+* Every call is bounded (:class:`PgTimeouts`): a server or a network that dies or goes
+  silent ends the call with a code (``PG_CONNECTION_LOST``, ``PG_SERVER_TIMEOUT``,
+  ``PG_UNREACHABLE``), never a hang, and the server rolls back what the lost desk left
+  open, so the chain's head is not held. A link lost while committing is reported with
+  ``outcome_unknown`` (:class:`PgLinkError`); an admission id (:func:`new_admission_id`)
+  lets the desk ask again without taking a second card number.
 
     with PgStore.open(conninfo, installation_key, audit_key=key, create=True) as store:
-        store.record_admission(entry)
+        store.record_admission(entry, admission_id=new_admission_id())
 """
 
 from __future__ import annotations
@@ -332,6 +338,8 @@ class PgStore:
     ) -> None:
         self._pool = pool
         self._timeouts = timeouts or PgTimeouts()
+        self._calls_lock = threading.Lock()
+        self._in_use = 0  # calls holding a pooled connection now
         self._ring = ring
         self._open = Opener(ring)
         self._audit_key = audit_key
@@ -476,9 +484,15 @@ class PgStore:
         for attempt in itertools.count(1):
             try:
                 if conn is not None:
-                    return self._attempt(conn, work, write, snapshot, deadline)
+                    return self._attempt(conn, work, write, snapshot, deadline, not bounded)
                 with self._pool.connection() as pooled:
-                    return self._attempt(pooled, work, write, snapshot, deadline)
+                    with self._calls_lock:
+                        self._in_use += 1
+                    try:
+                        return self._attempt(pooled, work, write, snapshot, deadline, not bounded)
+                    finally:
+                        with self._calls_lock:
+                            self._in_use -= 1
             except _RETRYABLE as exc:
                 self.retries += 1
                 if attempt >= MAX_ATTEMPTS:
@@ -495,8 +509,10 @@ class PgStore:
 
     def _no_connection(self) -> StoreError:
         """The pool gave no connection in time: every one is in use by this desk's other
-        calls (``PG_BUSY``), or it holds none because the server cannot be reached."""
-        if self._pool.get_stats().get("pool_size", 0) == 0:
+        calls (``PG_BUSY``), or fewer are because the server cannot be reached."""
+        with self._calls_lock:
+            in_use = self._in_use
+        if in_use < self._pool.max_size:
             return StoreError("no connection to the server", code=PgConnectCode.UNREACHABLE)
         return StoreError("every connection to the server is in use", code=PgStoreCode.BUSY)
 
@@ -507,6 +523,7 @@ class PgStore:
         write: bool,
         snapshot: bool,
         deadline: float | None = None,
+        walk: bool = False,
     ) -> T:
         guard = _Watchdog(conn, deadline) if deadline else None
         committing = False
@@ -514,6 +531,8 @@ class PgStore:
             with conn.transaction():
                 if snapshot:
                     conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+                if walk:  # a walk of whole tables: no statement bound either
+                    conn.execute("SET LOCAL statement_timeout = 0")
                 if write:
                     conn.execute(_LOCK_HEAD)
                 tx = _Tx(conn)
@@ -755,12 +774,21 @@ class PgStore:
         return self._write(work)
 
     def recorded_admission(self, admission_id: str) -> RecordedAdmission | None:
-        """The admission recorded under ``admission_id`` (None: none was - a call that
-        ended ``outcome_unknown`` did not commit). Reads only; the answer is final once
-        the connection that failed is gone, which the server ensures (its session ended
-        with the link, or its transaction committed before)."""
+        """The admission recorded under ``admission_id``, or None when none is.
+
+        It first waits for the chain's head (``FOR SHARE``): a write still running on the
+        server - the lost call's own, when its session has not ended yet - finishes
+        before the answer is read. Writes nothing. The safe way to finish an admission
+        whose outcome is unknown stays :meth:`record_admission` with the same id: the id
+        is unique, so even a lost call that reaches the server later cannot record the
+        admission a second time (its insert fails and it rolls back, number included)."""
         key = _admission_uuid(admission_id)
-        done = self._read(lambda tx: _recorded(tx, key))
+
+        def work(tx: _Tx) -> tuple[RecordedAdmission, bytes, datetime] | None:
+            tx.one("SELECT next FROM counters WHERE name = 'audit' FOR SHARE")
+            return _recorded(tx, key)
+
+        done = self._read(work)
         return None if done is None else done[0]
 
     def _upsert_visitor(
@@ -817,11 +845,11 @@ class PgStore:
             tx.conn.execute("DELETE FROM name_tokens WHERE file_number = %s", (fn,))
         tokens = ring.name_tokens(entry.surname, entry.given_names)
         if tokens:
-            with tx.conn.cursor() as cur:
-                cur.executemany(
-                    "INSERT INTO name_tokens (token, file_number) VALUES (%s, %s)",
-                    [(token, fn) for token in tokens],
-                )
+            tx.conn.execute(  # one statement: no pipeline left open inside the transaction
+                "INSERT INTO name_tokens (token, file_number) "
+                "SELECT t, %s FROM unnest(%s::bytea[]) AS t",
+                (fn, list(tokens)),
+            )
 
     def _insert_visit(self, tx: _Tx, file_number: int, entry: AdmissionEntry) -> int:
         visit_id = _next_id(tx, "visits_visit_id_seq")
@@ -1180,12 +1208,11 @@ class PgStore:
             (seq, stamp, actor, action, subject, text, prev, mac, refs),
         )
         if commits:
-            with tx.conn.cursor() as cur:
-                cur.executemany(
-                    "INSERT INTO audit_refs (ref, seq) VALUES (%s, %s) "
-                    "ON CONFLICT (ref) DO UPDATE SET seq = excluded.seq",
-                    [(ref, seq) for ref in commits],
-                )
+            tx.conn.execute(
+                "INSERT INTO audit_refs (ref, seq) SELECT r, %s FROM unnest(%s::text[]) AS r "
+                "ON CONFLICT (ref) DO UPDATE SET seq = excluded.seq",
+                (seq, list(commits)),
+            )
         return seq
 
     def _flush_erasures(self, tx: _Tx) -> None:
@@ -1475,12 +1502,26 @@ class PgStore:
             raise StoreError("the store is closed", code=StoreErrorCode.STORE_CLOSED)
         try:
             with self._pool.connection() as conn:
-                conn.execute("SELECT pg_advisory_lock(%s)", (self._purge_lock,))
+                with self._calls_lock:
+                    self._in_use += 1
                 try:
-                    return self._purge(conn, cutoff, batch)
+                    # another desk's purge may run long: wait for it without a bound
+                    conn.execute("SET statement_timeout = 0")
+                    conn.execute("SELECT pg_advisory_lock(%s)", (self._purge_lock,))
+                    try:
+                        return self._purge(conn, cutoff, batch)
+                    finally:
+                        with contextlib.suppress(psycopg.Error):
+                            conn.execute("SELECT pg_advisory_unlock(%s)", (self._purge_lock,))
+                            conn.execute(
+                                "SELECT set_config('statement_timeout', %s, false)",
+                                (str(self._timeouts.statement_ms),),
+                            )
                 finally:
-                    with contextlib.suppress(psycopg.Error):
-                        conn.execute("SELECT pg_advisory_unlock(%s)", (self._purge_lock,))
+                    with self._calls_lock:
+                        self._in_use -= 1
+        except PoolTimeout as exc:
+            raise self._no_connection() from exc
         except psycopg.Error as exc:
             raise _store_error(exc, write=True) from exc
 
