@@ -342,6 +342,133 @@ class _CopyLock:
             self._ctx.__exit__(None, None, None)
 
 
+_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {  # table -> (column, type) in row order
+    "settings": (("key", "text"), ("value", "bytea"), ("key_version", "integer")),
+    "visitors": (
+        ("id_index", "bytea"),
+        ("identity", "bytea"),
+        ("surname", "bytea"),
+        ("given_names", "bytea"),
+        ("birth_date", "bytea"),
+        ("nationality", "bytea"),
+        ("key_version", "integer"),
+        ("file_number", "bigint"),
+    ),
+    "name_tokens": (("token", "bytea"), ("file_number", "bigint")),
+    "visits": (
+        ("visit_id", "bigint"),
+        ("file_number", "bigint"),
+        ("at", "timestamptz"),
+        ("desk_id", "text"),
+        ("operator", "text"),
+        ("verdict", "text"),
+        ("reasons", "text"),
+        ("document_type", "text"),
+        ("document_number", "bytea"),
+        ("registry_status", "text"),
+        ("registry_source", "text"),
+        ("registry_version", "text"),
+        ("registry_age_s", "bigint"),
+        ("official_capacity", "text"),
+        ("key_version", "integer"),
+    ),
+    "observations": (
+        ("observation_id", "bigint"),
+        ("file_number", "bigint"),
+        ("at", "timestamptz"),
+        ("author", "text"),
+        ("text", "bytea"),
+        ("key_version", "integer"),
+    ),
+    "cards": (
+        ("number", "bigint"),
+        ("file_number", "bigint"),
+        ("visit_id", "bigint"),
+        ("card_type", "text"),
+        ("price_cents", "bigint"),
+        ("issued_at", "timestamptz"),
+        ("valid_from", "date"),
+        ("valid_until", "date"),
+        ("status", "text"),
+        ("exceptional", "boolean"),
+        ("private_rooms", "boolean"),
+        ("authorised_by", "text"),
+        ("print_count", "integer"),
+        ("void_reason", "text"),
+    ),
+    "card_events": (
+        ("event_id", "bigint"),
+        ("card_number", "bigint"),
+        ("at", "timestamptz"),
+        ("kind", "text"),
+        ("reason", "text"),
+        ("actor", "text"),
+    ),
+    "bans": (
+        ("ban_id", "bigint"),
+        ("id_index", "bytea"),
+        ("identity", "bytea"),
+        ("reason", "bytea"),
+        ("decided_by", "text"),
+        ("created_at", "timestamptz"),
+        ("expires_at", "timestamptz"),
+        ("lifted_at", "timestamptz"),
+        ("lift_reason", "bytea"),
+        ("key_version", "integer"),
+    ),
+    "staff": (
+        ("id_index", "bytea"),
+        ("identity", "bytea"),
+        ("name", "bytea"),
+        ("role", "text"),
+        ("active", "boolean"),
+        ("key_version", "integer"),
+        ("staff_id", "bigint"),
+    ),
+    "accounts": (
+        ("account_id", "bigint"),
+        ("username", "text"),
+        ("record", "bytea"),
+        ("key_version", "integer"),
+    ),
+    "vouchers": (
+        ("number", "bigint"),
+        ("issued_at", "timestamptz"),
+        ("desk_id", "text"),
+        ("operator", "text"),
+        ("holder_name", "bytea"),
+        ("document_type", "text"),
+        ("document_number", "bytea"),
+        ("card_type", "text"),
+        ("price_cents", "bigint"),
+        ("status", "text"),
+        ("card_number", "bigint"),
+        ("closed_at", "timestamptz"),
+        ("close_reason", "bytea"),
+        ("key_version", "integer"),
+    ),
+    "audit": tuple(
+        (c, "text")
+        for c in ("at", "actor", "action", "subject", "details", "prev_digest", "digest", "refs")
+    ),
+    "audit_refs": (("ref", "text"), ("seq", "bigint")),
+}
+_COLUMNS["audit"] = (("seq", "bigint"), *_COLUMNS["audit"])
+
+
+def _insert(tx: _Tx, table: str, rows: Sequence[Sequence[Any]]) -> None:
+    """The batch's rows in ONE statement (one array per column): no psycopg pipeline is
+    left open inside the transaction that holds the chain's head, so a network that dies
+    mid-batch leaves a session the server's idle-in-transaction timeout ends."""
+    if not rows:
+        return
+    columns = _COLUMNS[table]
+    names = ", ".join(name for name, _ in columns)
+    arrays = ", ".join(f"%s::{kind}[]" for _, kind in columns)
+    values = [list(column) for column in zip(*rows, strict=True)]
+    tx.conn.execute(f"INSERT INTO {table} ({names}) SELECT * FROM unnest({arrays})", values)
+
+
 def _marker(identity: str, head: AuditHead) -> str:
     return json.dumps(
         {"source": identity, "head_seq": head.seq, "head_digest": head.digest},
@@ -574,10 +701,7 @@ class _Copier:
             else:
                 sealed = self.ring.seal_text(str(value), table="settings", column="value", row=key)
             rows.append((key, sealed, self.ring.current_version))
-        with tx.conn.cursor() as cur:
-            cur.executemany(
-                "INSERT INTO settings (key, value, key_version) VALUES (%s, %s, %s)", rows
-            )
+        _insert(tx, "settings", rows)
 
     def _seal(self, text: str, table: str, column: str, row: int | str) -> bytes:
         return self.ring.seal_text(text, table=table, column=column, row=row)
@@ -600,16 +724,9 @@ class _Copier:
                 )
             )
             tokens += [(t, n) for t in self.ring.name_tokens(str(surname), str(given))]
-        with tx.conn.cursor() as cur:
-            cur.executemany(
-                "INSERT INTO visitors (id_index, identity, surname, given_names, birth_date, "
-                "nationality, key_version, file_number) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
-                values,
-            )
-            if tokens:
-                cur.executemany(
-                    "INSERT INTO name_tokens (token, file_number) VALUES (%s, %s)", tokens
-                )
+        _insert(tx, "visitors", values)
+        if tokens:
+            _insert(tx, "name_tokens", tokens)
 
     def _visits(self, tx: _Tx, rows: list[tuple[Any, ...]]) -> None:
         v = self.ring.current_version
@@ -625,14 +742,7 @@ class _Copier:
             )
             for r in rows
         ]
-        with tx.conn.cursor() as cur:
-            cur.executemany(
-                "INSERT INTO visits (visit_id, file_number, at, desk_id, operator, verdict, "
-                "reasons, document_type, document_number, registry_status, registry_source, "
-                "registry_version, registry_age_s, official_capacity, key_version) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                values,
-            )
+        _insert(tx, "visits", values)
 
     def _observations(self, tx: _Tx, rows: list[tuple[Any, ...]]) -> None:
         v = self.ring.current_version
@@ -647,12 +757,7 @@ class _Copier:
             )
             for oid, fn, at, author, text in rows
         ]
-        with tx.conn.cursor() as cur:
-            cur.executemany(
-                "INSERT INTO observations (observation_id, file_number, at, author, text, "
-                "key_version) VALUES (%s, %s, %s, %s, %s, %s)",
-                values,
-            )
+        _insert(tx, "observations", values)
 
     def _cards(self, tx: _Tx, rows: list[tuple[Any, ...]]) -> None:
         """The cards and, in the same transaction, their prints, reprints and voids in
@@ -682,20 +787,13 @@ class _Copier:
             "WHERE card_number BETWEEN ? AND ? ORDER BY event_id",
             (int(rows[0][0]), int(rows[-1][0])),
         )
-        with tx.conn.cursor() as cur:
-            cur.executemany(
-                "INSERT INTO cards (number, file_number, visit_id, card_type, price_cents, "
-                "issued_at, valid_from, valid_until, status, exceptional, private_rooms, "
-                "authorised_by, print_count, void_reason) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                values,
+        _insert(tx, "cards", values)
+        if events:
+            _insert(
+                tx,
+                "card_events",
+                [(int(e), int(c), codec.parse_ts(str(a)), *rest) for e, c, a, *rest in events],
             )
-            if events:
-                cur.executemany(
-                    "INSERT INTO card_events (event_id, card_number, at, kind, reason, actor) "
-                    "VALUES (%s, %s, %s, %s, %s, %s)",
-                    [(int(e), int(c), codec.parse_ts(str(a)), *rest) for e, c, a, *rest in events],
-                )
         self.report.copied["card_events"] = self.report.copied.get("card_events", 0) + len(events)
 
     def _bans(self, tx: _Tx, rows: list[tuple[Any, ...]]) -> None:
@@ -719,13 +817,7 @@ class _Copier:
                     v,
                 )
             )
-        with tx.conn.cursor() as cur:
-            cur.executemany(
-                "INSERT INTO bans (ban_id, id_index, identity, reason, decided_by, created_at, "
-                "expires_at, lifted_at, lift_reason, key_version) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                values,
-            )
+        _insert(tx, "bans", values)
 
     def _staff(self) -> None:
         """Staff rows have no number in the source (keyed by identity): the server's
@@ -755,12 +847,7 @@ class _Copier:
                 )
 
             def work(tx: _Tx, values: list[tuple[Any, ...]] = values) -> None:
-                with tx.conn.cursor() as cur:
-                    cur.executemany(
-                        "INSERT INTO staff (id_index, identity, name, role, active, "
-                        "key_version, staff_id) VALUES (%s, %s, %s, %s, %s, %s, %s)",
-                        values,
-                    )
+                _insert(tx, "staff", values)
 
             self.target._write(work)
             done += len(rows)
@@ -774,12 +861,7 @@ class _Copier:
             stored = _source_account(row[1:])
             sealed = pg_accounts._seal(self.ring, stored.account, stored.password_hash)
             values.append((int(row[0]), str(row[1]), sealed, self.ring.current_version))
-        with tx.conn.cursor() as cur:
-            cur.executemany(
-                "INSERT INTO accounts (account_id, username, record, key_version) "
-                "VALUES (%s, %s, %s, %s)",
-                values,
-            )
+        _insert(tx, "accounts", values)
 
     def _vouchers(self, tx: _Tx, rows: list[tuple[Any, ...]]) -> None:
         """As db/pg/voucher_book.py seals them: holder, document number and closing
@@ -809,14 +891,7 @@ class _Copier:
                     v,
                 )
             )
-        with tx.conn.cursor() as cur:
-            cur.executemany(
-                "INSERT INTO vouchers (number, issued_at, desk_id, operator, holder_name, "
-                "document_type, document_number, card_type, price_cents, status, card_number, "
-                "closed_at, close_reason, key_version) "
-                "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                values,
-            )
+        _insert(tx, "vouchers", values)
 
     def _audit(self, tx: _Tx, rows: list[tuple[Any, ...]]) -> None:
         """The entries verbatim: their digests are the chain (db/audit_chain.py)."""
@@ -824,19 +899,10 @@ class _Copier:
             raise StoreError(
                 "the source holds entries of the unkeyed chain", code=CopyCode.SOURCE_UNVERIFIED
             )
-        with tx.conn.cursor() as cur:
-            cur.executemany(
-                "INSERT INTO audit (seq, at, actor, action, subject, details, prev_digest, "
-                "digest, refs) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
-                [tuple(r[:9]) for r in rows],
-            )
+        _insert(tx, "audit", [tuple(r[:9]) for r in rows])
 
     def _audit_refs(self, tx: _Tx, rows: list[tuple[Any, ...]]) -> None:
-        with tx.conn.cursor() as cur:
-            cur.executemany(
-                "INSERT INTO audit_refs (ref, seq) VALUES (%s, %s)",
-                [(str(ref), int(seq)) for ref, seq in rows],
-            )
+        _insert(tx, "audit_refs", [(str(ref), int(seq)) for ref, seq in rows])
 
     # -- the counters and the audited act ------------------------------------------------
 
@@ -1087,7 +1153,7 @@ def verify_chain(target: PgStore, anchors: Sequence[AuditAnchor] = ()) -> AuditC
         rows = (r for r in target._covered_rows(tx) if not r.ref.startswith("account:"))
         return check_rows(key, _chain(rows, _account_rows(target, tx)), walk, Counter())
 
-    return target._run(work, write=False, snapshot=True)
+    return target._run(work, write=False, snapshot=True, bounded=False)
 
 
 def _chain(*parts: Iterator[CoveredRow]) -> Iterator[CoveredRow]:
