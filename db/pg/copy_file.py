@@ -35,9 +35,12 @@ the first one also writes the ``copy.source`` setting naming the source (its id 
 head). A second run on a target holding that setting for the same source and head
 continues where the first stopped (each table from its highest key copied); for another
 source, or a target holding anything without that setting, it is refused
-(``PG_COPY_TARGET_NOT_EMPTY``); for the same source whose head moved since (the desk
-kept working), ``PG_COPY_SOURCE_CHANGED`` - the copy must be made again into a fresh
-database (the server's audit trail cannot be rolled back, by design). One copy at a time
+(``PG_COPY_TARGET_NOT_EMPTY``). When the source's chain grew since the copy began, the
+copy goes on only if the new entries record no row and erase none (a sign-in, such as
+the command line's own, is carried up to the new head); otherwise the desk kept working
+and ``PG_COPY_SOURCE_CHANGED`` says the copy must be made again into a fresh database
+(the server's audit trail cannot be rolled back, by design). A finished copy run again
+is only verified again. One copy at a time
 per database (a session advisory lock, ``PG_COPY_RUNNING``). No desk may use the target
 before the copy has verified: the copy writes with the source's numbers.
 """

@@ -425,6 +425,22 @@ def test_a_second_copy_into_the_same_database_waits_for_none(
     assert copy_to_server(source, target).ok  # once it has ended
 
 
+def test_a_source_whose_chain_does_not_verify_is_not_copied(
+    pg_cluster: Any, source: SqlCipherStore, server: Any
+) -> None:
+    with source.lock:  # a visit changed in the file behind the chain's back
+        source.connection.execute(
+            "UPDATE visits SET operator = 'op-x' "
+            "WHERE visit_id = (SELECT max(visit_id) FROM visits)"
+        )
+        source.connection.commit()
+    target = server()
+    with pytest.raises(StoreError) as refused:
+        copy_to_server(source, target)
+    assert refused.value.code is CopyCode.SOURCE_UNVERIFIED
+    assert sum(_table_counts(pg_cluster, server.schema).values()) == 0
+
+
 def test_a_wrong_file_key_opens_nothing(source_copy: Source) -> None:
     wrong = Source(source_copy.folder, DbKey.generate(source="test"), source_copy.audit)
     with pytest.raises(WrongKeyError) as refused:
