@@ -28,7 +28,7 @@ from psycopg import sql
 from admission.accounts import AccountError, Role
 from admission.clock import FixedClock
 from admission.errors import StoreError, StoreErrorCode, WrongKeyError
-from admission.records import StaffMember, StaffRole
+from admission.records import AuditAnchor, StaffMember, StaffRole
 from admission.vouchers.model import NewVoucher
 from db.accounts import Argon2Hasher, SqlAccountBook, SqlAccounts
 from db.audit_chain import AuditChainCode
@@ -287,8 +287,7 @@ def test_the_copy_reads_back_as_the_source_and_verifies(
 
     # the chain: the source's printed head anchors it, then the audited move
     head = source.head()
-    server_check = report.server_verify
-    assert server_check is not None
+    server_check = target.verify([AuditAnchor(head.seq, head.digest)])  # as a desk will
     if covers_accounts(target):
         assert server_check.ok
     else:  # PgStore does not verify account rows yet: the source's chain commits to them
