@@ -259,43 +259,79 @@ class PgLinkError(StoreError):
         self.outcome_unknown = outcome_unknown
 
 
-class _Watchdog:
-    """Bounds one transaction attempt: at the deadline the connection's socket is shut
-    down (both ways; the descriptor stays libpq's), so the call blocked on it fails at
-    once and the pool discards the connection. Stopped under the same lock it fires
-    under: it never touches a connection that was handed back."""
+class _Guard:
+    """One armed deadline: the connection it ends, and whether it did."""
 
-    __slots__ = ("_conn", "_done", "_lock", "_timer", "fired")
+    __slots__ = ("conn", "deadline", "fired")
 
-    def __init__(self, conn: Conn, seconds: float) -> None:
-        self._conn = conn
-        self._lock = threading.Lock()
-        self._done = False
+    def __init__(self, conn: Conn, deadline: float) -> None:
+        self.conn = conn
+        self.deadline = deadline
         self.fired = False
-        self._timer = threading.Timer(seconds, self._fire)
-        self._timer.daemon = True
-        self._timer.start()
 
-    def _fire(self) -> None:
-        with self._lock:
-            if self._done:
-                return
-            self.fired = True
-            try:
-                fd = self._conn.pgconn.socket
-            except psycopg.Error:
-                return
-            with contextlib.suppress(OSError):
-                sock = socket.socket(fileno=os.dup(fd))
-                try:
-                    sock.shutdown(socket.SHUT_RDWR)
-                finally:
-                    sock.close()
 
-    def stop(self) -> None:
-        with self._lock:
-            self._done = True
-        self._timer.cancel()
+class _Watchdog:
+    """Bounds transaction attempts (one thread per store, started on first use): at an
+    attempt's deadline its connection's socket is shut down (both ways; the descriptor
+    stays libpq's), so the call blocked on it fails at once and the pool discards the
+    connection. A guard is fired and disarmed under the same lock, and disarmed before
+    its connection goes back to the pool: the watchdog never touches a connection that
+    another call holds."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._armed: set[_Guard] = set()
+        self._thread: threading.Thread | None = None
+        self._closed = False
+
+    def arm(self, conn: Conn, seconds: float) -> _Guard:
+        guard = _Guard(conn, time.monotonic() + seconds)
+        with self._cond:
+            earliest = min((g.deadline for g in self._armed), default=None)
+            self._armed.add(guard)
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._watch, name="pg-store-watchdog", daemon=True
+                )
+                self._thread.start()
+            elif earliest is None or guard.deadline < earliest:
+                self._cond.notify()  # the thread sleeps past this deadline: wake it
+        return guard
+
+    def disarm(self, guard: _Guard) -> None:
+        with self._cond:
+            self._armed.discard(guard)
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._armed.clear()
+            self._cond.notify()
+
+    def _watch(self) -> None:
+        with self._cond:
+            while not self._closed:
+                now = time.monotonic()
+                for guard in [g for g in self._armed if g.deadline <= now]:
+                    self._armed.discard(guard)
+                    guard.fired = True
+                    _shut_down(guard.conn)
+                earliest = min((g.deadline for g in self._armed), default=None)
+                self._cond.wait(None if earliest is None else max(0.0, earliest - now))
+
+
+def _shut_down(conn: Conn) -> None:
+    """Shut the connection's socket down: libpq's blocked read or write fails now."""
+    try:
+        fd = conn.pgconn.socket
+    except psycopg.Error:
+        return
+    with contextlib.suppress(OSError):
+        sock = socket.socket(fileno=os.dup(fd))
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        finally:
+            sock.close()
 
 
 def new_admission_id() -> str:
@@ -335,9 +371,11 @@ class PgStore:
         database_id: str,
         clock: Clock | None = None,
         timeouts: PgTimeouts | None = None,
+        watchdog: _Watchdog | None = None,
     ) -> None:
         self._pool = pool
         self._timeouts = timeouts or PgTimeouts()
+        self._watchdog = watchdog or _Watchdog()
         self._calls_lock = threading.Lock()
         self._in_use = 0  # calls holding a pooled connection now
         self._ring = ring
@@ -394,13 +432,15 @@ class PgStore:
         finally:
             conn.close()
 
+        watchdog = _Watchdog()
+
         def check(pooled: Conn) -> None:
-            guard = _Watchdog(pooled, bounds.transaction_s) if bounds.transaction_s else None
+            guard = watchdog.arm(pooled, bounds.transaction_s) if bounds.transaction_s else None
             try:
                 pooled.execute("")
             finally:
                 if guard is not None:
-                    guard.stop()
+                    watchdog.disarm(guard)
 
         pool: ConnectionPool[Conn] = ConnectionPool(
             conninfo,
@@ -417,7 +457,7 @@ class PgStore:
         except PoolTimeout as exc:
             pool.close()
             raise StoreError("the server did not give a connection", code=PgStoreCode.BUSY) from exc
-        return cls(pool, ring, audit_key, found_id, clock, bounds)
+        return cls(pool, ring, audit_key, found_id, clock, bounds, watchdog)
 
     @property
     def timeouts(self) -> PgTimeouts:
@@ -442,6 +482,7 @@ class PgStore:
         if not self._closed:
             self._closed = True
             self._pool.close()
+            self._watchdog.close()
 
     def __enter__(self) -> PgStore:
         return self
@@ -525,7 +566,7 @@ class PgStore:
         deadline: float | None = None,
         walk: bool = False,
     ) -> T:
-        guard = _Watchdog(conn, deadline) if deadline else None
+        guard = self._watchdog.arm(conn, deadline) if deadline else None
         committing = False
         try:
             with conn.transaction():
@@ -551,7 +592,7 @@ class PgStore:
             raise _link_error(exc, write=write, fired=False, committing=committing) from exc
         finally:
             if guard is not None:
-                guard.stop()
+                self._watchdog.disarm(guard)
         self._secrets.update(tx.secrets)  # committed: another desk reads the same ones
         return result
 
