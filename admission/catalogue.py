@@ -1540,6 +1540,12 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "La copia en el servidor no coincide con el fichero del puesto",
         "The copy on the server does not match the desk's file",
     ),
+    # -- the inspectors' search on the server (db.pg.inspection.PgInspectionCode) -------
+    "PG_INSPECT_TOO_BROAD": (
+        "La búsqueda abarca demasiados registros cifrados: añada un intervalo de fechas, "
+        "un nombre o un número",
+        "The search covers too many encrypted records: add a date range, a name or a number",
+    ),
 }
 
 

@@ -1,0 +1,223 @@
+"""The gaming inspectors' search (art. 20.4) over the visitor file on the shared
+PostgreSQL server (arts. 154-155): :meth:`PgInspection.inspect_visitors`, the same
+answer as :func:`db.inspection.find_visitors` and the fake store's.
+
+The answer is always *the visitors matching every criterion given, by folded name
+(:func:`db.names.search_name`) then file number, the first* ``limit``. Names, identity
+numbers, the document numbers shown at visits and observations are sealed by the desk
+(db/pg/crypto.py), so the server can only narrow; the desk decides:
+
+1. **Narrowed on the server** (clear columns and blind indexes, bound as parameters):
+   the file number, the card (``cards.number``), the date range (a visit in it,
+   ``visits_by_at``) and the name's blind-index tokens (rows holding every token of one
+   key version, as :meth:`db.pg.store.PgStore.search_visitors`).
+2. **No such criterion given**: the identity number alone is looked for by opening
+   every visitor's sealed identity and every visit's sealed document number, and an
+   observation alone by opening every observation - each table read in batches, and
+   refused (``PG_INSPECT_TOO_BROAD``) when it holds more than :data:`MAX_SCANNED` rows:
+   the inspector adds a date range, a name or a number. A name made only of one-letter
+   words narrows nothing either: its candidates are every visitor, under the next cap.
+3. The candidates - at most :data:`MAX_CANDIDATES` visitors, else ``PG_INSPECT_TOO_BROAD``
+   before anything is opened - are opened and checked on every criterion: the name
+   (every query word a prefix of a word of the name, accents and case folded), the
+   identity number (the identity's number or a document shown at a visit), the
+   observation (its text inside one of the visitor's observations, case folded by
+   ``str.lower``, as the fake store; the SQLCipher store folds ASCII letters only), then
+   sorted by name: names are sealed, so the whole candidate set is opened to sort it.
+
+Nothing is written, logged or sent in clear: the server sees which rows are read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from enum import unique
+from typing import Any
+
+from admission.codes import Code
+from admission.errors import StoreError
+from admission.inspection import SearchCriteria
+from admission.records import Visitor
+from db import names
+from db.pg.crypto import NameQuery
+from db.pg.rows import VISITOR_COLUMNS
+from db.pg.store import PgStore, _Tx
+
+__all__ = ["MAX_CANDIDATES", "MAX_SCANNED", "PgInspection", "PgInspectionCode"]
+
+MAX_CANDIDATES = 20_000  # visitors opened (and sorted) for one search
+MAX_SCANNED = 200_000  # sealed identities, documents or observations opened when nothing narrows
+SCAN_BATCH = 5_000  # rows read per round trip of a scan
+
+
+@unique
+class PgInspectionCode(Code):
+    """Why an inspectors' search on the server is refused (art. 20.4)."""
+
+    # the criteria leave more rows to open than the desk opens for one search
+    INSPECT_TOO_BROAD = "PG_INSPECT_TOO_BROAD"
+
+
+def _too_broad(what: str) -> StoreError:
+    return StoreError(
+        f"the search leaves too many {what} to open: add a date range, a name or a number",
+        code=PgInspectionCode.INSPECT_TOO_BROAD,
+    )
+
+
+class PgInspection:
+    """The inspectors' search over an open :class:`PgStore` (thread-safe as it). With the
+    store's ``visitor``, ``visits`` and ``card`` it is an
+    :class:`admission.inspection.InspectionReader` (:class:`db.pg.reports.PgDeskReads`)."""
+
+    def __init__(self, store: PgStore) -> None:
+        self._store = store
+
+    def inspect_visitors(self, criteria: SearchCriteria, limit: int) -> Sequence[Visitor]:
+        """Visitors matching every criterion given, by folded name then file number, at
+        most ``limit``; none when no criterion is given."""
+        if criteria == SearchCriteria() or limit <= 0:
+            return []
+        query: NameQuery | None = None
+        if criteria.name is not None:
+            query = self._store.ring.name_query(criteria.name)
+            if not query.words:  # nothing a name is made of (e.g. only "%")
+                return []
+        found = self._store._read(lambda tx: self._search(tx, criteria, query))
+        found.sort(key=lambda v: (names.search_name(v.surname, v.given_names), v.file_number))
+        return found[:limit]
+
+    # -- the search --------------------------------------------------------------------
+
+    def _search(self, tx: _Tx, criteria: SearchCriteria, query: NameQuery | None) -> list[Visitor]:
+        where, params = _narrowing(criteria, query)
+        if not where and criteria.id_number is not None:
+            where.append("v.file_number = ANY(%s::bigint[])")
+            params.append(sorted(self._by_number(tx, criteria.id_number)))
+        elif not where and criteria.observation is not None:
+            where.append("v.file_number = ANY(%s::bigint[])")
+            params.append(sorted(self._by_observation(tx, criteria.observation, None)))
+        clause = " WHERE " + " AND ".join(where) if where else ""
+        counted = tx.one(
+            f"SELECT count(*) FROM (SELECT 1 FROM visitors AS v{clause} LIMIT %s) AS q",
+            [*params, MAX_CANDIDATES + 1],
+        )
+        if counted is None or int(counted[0]) > MAX_CANDIDATES:
+            raise _too_broad("visitors")
+        rows = tx.all(f"SELECT {VISITOR_COLUMNS} FROM visitors AS v{clause}", params)
+        opened = [self._store._open.visitor(row) for row in rows]
+        if query is not None and not query.exact:
+            opened = [v for v in opened if query.matches(v.surname, v.given_names)]
+        if criteria.id_number is not None:
+            number = criteria.id_number
+            held = {v.file_number for v in opened if v.identity.number == number}
+            rest = [v.file_number for v in opened if v.file_number not in held]
+            held |= self._documents(tx, number, rest)
+            opened = [v for v in opened if v.file_number in held]
+        if criteria.observation is not None and opened:
+            noted = self._by_observation(tx, criteria.observation, [v.file_number for v in opened])
+            opened = [v for v in opened if v.file_number in noted]
+        return opened
+
+    def _by_number(self, tx: _Tx, number: str) -> set[int]:
+        """Every visitor whose identity's number is ``number`` or who showed a document of
+        that number: every sealed identity and document number opened (bounded)."""
+        opener = self._store._open
+        found: set[int] = set()
+        for fn, _fn, identity in _scan(tx, "visitors", "file_number", "identity", None):
+            text = opener.text(identity, "visitors", "identity", fn)
+            if text.rsplit(":", 1)[-1] == number:
+                found.add(fn)
+        for visit_id, fn, doc in _scan(tx, "visits", "visit_id", "document_number", None):
+            if opener.text(doc, "visits", "document_number", visit_id) == number:
+                found.add(fn)
+        return found
+
+    def _documents(self, tx: _Tx, number: str, files: list[int]) -> set[int]:
+        """Those of ``files`` that showed a document numbered ``number`` at a visit."""
+        found: set[int] = set()
+        if not files:
+            return found
+        opener = self._store._open
+        for visit_id, fn, doc in _scan(tx, "visits", "visit_id", "document_number", files):
+            if (
+                fn not in found
+                and opener.text(doc, "visits", "document_number", visit_id) == number
+            ):
+                found.add(fn)
+        return found
+
+    def _by_observation(self, tx: _Tx, text: str, files: list[int] | None) -> set[int]:
+        """The visitors (of ``files``, or any: bounded) holding an observation that
+        contains ``text``, case folded."""
+        needle = text.lower()
+        opener = self._store._open
+        found: set[int] = set()
+        for oid, fn, sealed in _scan(tx, "observations", "observation_id", "text", files):
+            if (
+                fn not in found
+                and needle in opener.text(sealed, "observations", "text", oid).lower()
+            ):
+                found.add(fn)
+        return found
+
+
+def _narrowing(criteria: SearchCriteria, query: NameQuery | None) -> tuple[list[str], list[Any]]:
+    """The clauses the server can decide over ``visitors AS v``, and their parameters."""
+    where: list[str] = []
+    params: list[Any] = []
+    if criteria.file_number is not None:
+        where.append("v.file_number = %s")
+        params.append(criteria.file_number)
+    if criteria.card is not None:
+        where.append(
+            "EXISTS (SELECT 1 FROM cards AS c WHERE c.file_number = v.file_number "
+            "AND c.number = %s)"
+        )
+        params.append(criteria.card)
+    if criteria.visits_from is not None or criteria.visits_until is not None:
+        bounds = ["s.file_number = v.file_number"]
+        if criteria.visits_from is not None:
+            bounds.append("s.at >= %s")
+            params.append(criteria.visits_from)
+        if criteria.visits_until is not None:
+            bounds.append("s.at < %s")
+            params.append(criteria.visits_until)
+        where.append("EXISTS (SELECT 1 FROM visits AS s WHERE " + " AND ".join(bounds) + ")")
+    if query is not None and query.narrows:
+        parts = []
+        for group in (list(t) for t in query.tokens.values() if t):
+            parts.append(
+                "SELECT file_number FROM name_tokens WHERE token = ANY(%s::bytea[]) "
+                "GROUP BY file_number HAVING count(DISTINCT token) = %s"
+            )
+            params += [group, len(group)]
+        where.append("v.file_number IN (" + " UNION ".join(parts) + ")")
+    return where, params
+
+
+def _scan(
+    tx: _Tx, table: str, key: str, column: str, files: Iterable[int] | None
+) -> Iterable[tuple[int, int, Any]]:
+    """(row key, file number, sealed value) of ``table``'s rows - of ``files``, or every
+    row when None, refused past :data:`MAX_SCANNED` rows - read in batches by key."""
+    restrict = "" if files is None else " AND file_number = ANY(%s::bigint[])"
+    extra: list[Any] = [] if files is None else [sorted(set(files))]
+    if files is None:
+        counted = tx.one(
+            f"SELECT count(*) FROM (SELECT 1 FROM {table} LIMIT %s) AS q", (MAX_SCANNED + 1,)
+        )
+        if counted is None or int(counted[0]) > MAX_SCANNED:
+            raise _too_broad(table)
+    after = 0
+    while True:
+        rows = tx.all(
+            f"SELECT {key}, file_number, {column} FROM {table} WHERE {key} > %s{restrict} "
+            f"ORDER BY {key} LIMIT %s",
+            [after, *extra, SCAN_BATCH],
+        )
+        for row_key, fn, value in rows:
+            yield int(row_key), int(fn), value
+        if len(rows) < SCAN_BATCH:
+            return
+        after = int(rows[-1][0])
