@@ -1542,8 +1542,7 @@ _TEXTS: dict[str, tuple[str, str]] = {
     ),
     # -- the inspectors' search on the server (db.pg.inspection.PgInspectionCode) -------
     "PG_INSPECT_TOO_BROAD": (
-        "La búsqueda abarca demasiados registros cifrados: añada un intervalo de fechas, "
-        "un nombre o un número",
+        "La búsqueda abarca demasiados registros cifrados: añada fechas, un nombre o un número",
         "The search covers too many encrypted records: add a date range, a name or a number",
     ),
 }
