@@ -277,13 +277,13 @@ def copy_to_server(
         raise ValueError("batch must be at least 1")
     if target._pool.max_size < 2:
         raise ConfigError("the server store's pool needs two connections for the copy")
-    head = source.head()
-    check = source.verify()
+    check = source.verify()  # (keys a chain older than the keyed one first, once)
     if not check.ok:
         raise StoreError(
             f"the source's audit trail does not verify ({check.problem} at {check.first_bad_seq})",
             code=CopyCode.SOURCE_UNVERIFIED,
         )
+    head = source.head()
     _check_same_audit_key(source, target)
     copier = _Copier(source, target, batch, progress, head, _identity(source, head))
     with _CopyLock(target):
