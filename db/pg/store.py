@@ -583,13 +583,15 @@ class PgStore:
                 committing = True  # leaving the block sends COMMIT
         except _RETRYABLE:
             raise
-        except psycopg.OperationalError as exc:
+        except psycopg.Error as exc:
+            # The link is gone when the watchdog ended it or the connection broke: a
+            # reset, the server's end (killed, restarted, or the session's FATAL such as
+            # its idle-in-transaction timeout, 25P03). Anything else, the statement
+            # timeout (57014) included, came on a live connection: rolled back.
             fired = guard is not None and guard.fired
-            if isinstance(exc, pg_errors.QueryCanceled) and not fired:
-                raise  # the server's statement_timeout: rolled back, a known outcome
-            raise _link_error(exc, write=write, fired=fired, committing=committing) from exc
-        except psycopg.InterfaceError as exc:  # the connection was already closed
-            raise _link_error(exc, write=write, fired=False, committing=committing) from exc
+            if fired or conn.broken or conn.closed:
+                raise _link_error(exc, write=write, fired=fired, committing=committing) from exc
+            raise
         finally:
             if guard is not None:
                 self._watchdog.disarm(guard)
@@ -1804,7 +1806,11 @@ def _link_error(exc: psycopg.Error, *, write: bool, fired: bool, committing: boo
     written (the server rolls back a transaction whose session ends)."""
     sqlstate = getattr(exc, "sqlstate", None) or ""
     verb = "write" if write else "read"
-    unknown = write and committing
+    # The server ended a session idle inside its transaction before it read the COMMIT
+    # (25P03): rolled back. Any other failure while committing may have come after the
+    # commit was durable - even the server's own FATAL of a crash (57P02) - so unknown.
+    idle_ended = isinstance(exc, pg_errors.IdleInTransactionSessionTimeout)
+    unknown = write and committing and not idle_ended
     if unknown:
         detail = f"{verb} lost while committing: the outcome is unknown ({type(exc).__name__})"
     else:
