@@ -23,6 +23,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, replace
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -563,3 +564,44 @@ def test_a_frozen_link_fails_the_call_in_bounded_time_and_frees_the_other_desks(
         proxy.thaw()
         assert admit(frozen_desk, 5).card_number == 4
     check_whole(visitor_file, 4)
+
+
+# -- 4. the server's own bounds -----------------------------------------------------------
+def test_a_statement_held_past_the_servers_timeout_is_rolled_back_and_told(
+    visitor_file: VisitorFile,
+) -> None:
+    """A desk's statement waits on a lock longer than its ``statement_timeout``: the
+    server cancels it and rolls the transaction back (PG_SERVER_TIMEOUT, a live
+    connection: no unknown outcome), and the next admission takes the next number."""
+    bounds = replace(FAST, statement_ms=500, transaction_s=WAIT_S)
+    with visitor_file.open(timeouts=bounds) as store:
+        assert admit(store, 1).card_number == 1
+        with psycopg.connect(visitor_file.cluster.superuser_conninfo(), autocommit=True) as lock:
+            _hold_at_last_statement(visitor_file, lock)
+            started = time.monotonic()
+            with pytest.raises(StoreError) as told:
+                admit(store, 2)
+            assert 0.5 <= time.monotonic() - started < 2.0
+            assert told.value.code is PgLinkCode.SERVER_TIMEOUT
+            assert not isinstance(told.value, PgLinkError)
+            lock.execute("ROLLBACK")
+        check_whole(visitor_file, 1)
+        assert admit(store, 2).card_number == 2
+    check_whole(visitor_file, 2)
+
+
+def test_an_admission_id_goes_with_its_visit_when_retention_erases_it(
+    visitor_file: VisitorFile,
+) -> None:
+    """Six months on (art. 20.4) the visit is erased, and the id that named it with it;
+    the chain still verifies."""
+    with visitor_file.open() as store:
+        key = new_admission_id()
+        store.record_admission(entry(1), admission_id=key)
+        assert store.recorded_admission(key) is not None
+        report = store.purge(T0 + timedelta(days=200))
+        assert report.visits == 1
+        assert store.recorded_admission(key) is None
+        assert visitor_file.sql("SELECT count(*) FROM admissions") == [(0,)]
+        check = store.verify()
+        assert check.ok, check
