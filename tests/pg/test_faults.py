@@ -239,7 +239,9 @@ def _read_log(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in lines if line.endswith("}")]
 
 
-def test_the_server_killed_and_restarted_under_two_desks(visitor_file: VisitorFile) -> None:
+def test_the_server_killed_and_restarted_under_two_desks(
+    visitor_file: VisitorFile, tmp_path: Path
+) -> None:
     """Two desk processes admit while the server is killed (immediate stop) - one of
     them inside its COMMIT - and, 1.5 s later, started again. Each desk is told (a lost
     link or an unreachable server), its pool replaces the dead connections, and it
@@ -247,8 +249,7 @@ def test_the_server_killed_and_restarted_under_two_desks(visitor_file: VisitorFi
     after by its id, and recorded once."""
     count = 40
     install_commit_hold(visitor_file)
-    folder = Path(tempfile.mkdtemp(prefix="admission-faults-"))
-    logs = [folder / f"desk{n}.jsonl" for n in (1, 2)]
+    logs = [tmp_path / f"desk{n}.jsonl" for n in (1, 2)]
     bounds = {
         name: getattr(FAST, name)
         for name in ("connect_s", "transaction_s", "pool_wait_s", "statement_ms")
