@@ -26,7 +26,9 @@ three ways (:func:`plan`):
   country, and ``visits_by_document``), a narrow date range (``visits_by_at``), or the
   matching observations (one pass over them) - then sorted;
 - **walked**: with no name, when every criterion matches many visitors, the visitors
-  are read in name order (``visitors_by_name``, migration 0050) until ``limit`` match.
+  are read in name order (``visitors_by_name``, migration 0050) until ``limit`` match;
+  when a pass over the observations found thousands of visitors, each index entry is
+  first sieved through that set in memory (no random read of their rows).
 
 The choice weighs the rows each way reads (:data:`DRIVE_COST` steps per driven
 candidate; for the ordered reads, ``limit`` over the share of visitors meeting the
@@ -62,6 +64,7 @@ COUNT_BOUND = 30_000  # index entries counted to size a name word or a date rang
 DRIVE_MAX = 30_000  # the tests set it to 0 to act as on a big file
 DRIVE_COST = 3  # a candidate looked up, checked and sorted costs ~3 steps of a read in order
 SMALL = 2_000  # a driving set this small is taken without reading the observations
+SIEVE_COST = 0.1  # an index entry looked up among the candidates, against a walk's step
 MERGE_MAX = 48  # words starting with a query word read and merged in name order; more: walk
 MAX_PREFIXES = 1_000  # identity kinds x countries probed before reading every visitor
 
@@ -180,13 +183,21 @@ def statement(
     if chosen.route is Route.NAME:
         return _name_statement(criteria, chosen, limit)
     if chosen.route is Route.WALK:
-        # name order straight from the index: the first ``limit`` matches end the read
+        # name order straight from the index: the first ``limit`` matches end the read.
+        # With candidates (the visitors a pass over the observations found), each index
+        # entry is first looked up among them - in memory, the entry holds the file
+        # number - and the rest of the clause is evaluated on those only: a sieve over
+        # the index's sequential pages instead of thousands of visitors' random ones.
+        sieve, sieve_params = [], []
+        if chosen.candidates is not None:
+            sieve = ["v.file_number IN (SELECT value FROM json_each(?))"]
+            sieve_params = [json.dumps(chosen.candidates)]
         sql = (
             "SELECT v.file_number FROM visitors AS v INDEXED BY visitors_by_name WHERE "
-            + " AND ".join(where)
+            + " AND ".join([*sieve, *where])
             + " ORDER BY v.search_name, v.file_number LIMIT ?"
         )
-        return sql, [*params, limit], 0
+        return sql, [*sieve_params, *params, limit], 0
     driver, driver_params = chosen.driver, list(chosen.params)
     if chosen.candidates is not None:
         driver, driver_params = "SELECT value FROM json_each(?)", [json.dumps(chosen.candidates)]
@@ -287,7 +298,17 @@ def plan(conn: sqlite3.Connection, criteria: SearchCriteria, limit: int) -> Plan
                 options[0] = _costed(named, _ordered_cost(named, shares, limit))
     walk = _costed(Plan(Route.WALK, estimate=-1), _walk_cost(visitors, shares.values(), limit))
     small = [p for p in options if p.route is not Route.NAME and p.estimate <= DRIVE_MAX]
-    best = min([*small, *(p for p in options if p.route is Route.NAME), walk], key=_cost_order)
+    sieved = [
+        _costed(
+            Plan(Route.WALK, candidates=p.candidates, estimate=p.estimate),
+            SIEVE_COST * _walk_cost(visitors, shares.values(), limit),
+        )
+        for p in options
+        if p.route is Route.OBSERVATION and p.estimate > 0
+    ]
+    best = min(
+        [*small, *(p for p in options if p.route is Route.NAME), walk, *sieved], key=_cost_order
+    )
     return _with(best, considered)
 
 
@@ -306,11 +327,14 @@ def every_plan(conn: sqlite3.Connection, criteria: SearchCriteria) -> list[Plan]
     if criteria.id_number is not None:
         found.append(_identity(conn, criteria.id_number) or Plan(Route.WALK))
     named = _name(conn, criteria, _name_sizes(conn, criteria))
-    for route in (named, _dates(conn, criteria), _observation(conn, criteria)):
+    observed = _observation(conn, criteria)
+    for route in (named, _dates(conn, criteria), observed):
         if route is not None and (
             route.route is not Route.NAME or route.words or not route.estimate
         ):
             found.append(route)
+    if observed is not None:
+        found.append(Plan(Route.WALK, candidates=observed.candidates))
     return found
 
 

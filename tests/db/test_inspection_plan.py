@@ -166,6 +166,12 @@ def test_the_route_follows_the_rarest_criterion(
     assert route(3, name="a") is Route.NAME  # read in name order: never more than the walk
     assert route(3, name="muller") is Route.NAME
     assert route(3, name="muller", visits_from=day) is Route.NAME
+    # many visitors with a matching observation: sieved through the name index in order
+    monkeypatch.setattr(inspection, "SIEVE_COST", 0.0)
+    sieved = plan(conn, SearchCriteria(observation="mesa"), 3)
+    assert sieved.route is Route.WALK and sieved.candidates, sieved
+    monkeypatch.setattr(inspection, "SIEVE_COST", 1e9)  # (and no driven set: DRIVE_MAX 0)
+    assert plan(conn, SearchCriteria(observation="mesa"), 3).candidates is None
     monkeypatch.setattr(inspection, "MERGE_MAX", 1)  # a short prefix starts many words
     assert route(3, name="a") is Route.WALK  # the first 3 of many come early in name order
 
@@ -198,6 +204,11 @@ def test_the_planner_keeps_the_intended_plan(
         name = SearchCriteria(name="garcia", visits_from=datetime(2026, 1, 1, tzinfo=UTC))
         walk = _plan_text(db, name, inspection.Plan(Route.WALK))
         assert "USING COVERING INDEX visitors_by_name" in walk and "TEMP B-TREE" not in walk
+        sieve = _plan_text(
+            db, SearchCriteria(observation="mesa"), inspection.Plan(Route.WALK, candidates=(1, 2))
+        )
+        assert "SCAN v USING COVERING INDEX visitors_by_name" in sieve, sieve
+        assert "TEMP B-TREE" not in sieve, sieve
         for criteria in (
             name,
             SearchCriteria(card=3),
