@@ -45,9 +45,9 @@ from db.pg.store import PgStore, _Tx
 
 __all__ = ["MAX_CANDIDATES", "MAX_SCANNED", "PgInspection", "PgInspectionCode"]
 
-MAX_CANDIDATES = 20_000  # visitors opened (and sorted) for one search
-MAX_SCANNED = 200_000  # sealed identities, documents or observations opened when nothing narrows
-SCAN_BATCH = 5_000  # rows read per round trip of a scan
+MAX_CANDIDATES = 50_000  # visitors whose names are opened (and sorted) for one search
+MAX_SCANNED = 400_000  # rows of one table opened when no criterion narrows the visitors
+SCAN_BATCH = 10_000  # rows read per round trip of a scan
 
 
 @unique
@@ -83,13 +83,13 @@ class PgInspection:
             query = self._store.ring.name_query(criteria.name)
             if not query.words:  # nothing a name is made of (e.g. only "%")
                 return []
-        found = self._store._read(lambda tx: self._search(tx, criteria, query))
-        found.sort(key=lambda v: (names.search_name(v.surname, v.given_names), v.file_number))
-        return found[:limit]
+        return self._store._read(lambda tx: self._search(tx, criteria, query, limit))
 
     # -- the search --------------------------------------------------------------------
 
-    def _search(self, tx: _Tx, criteria: SearchCriteria, query: NameQuery | None) -> list[Visitor]:
+    def _search(
+        self, tx: _Tx, criteria: SearchCriteria, query: NameQuery | None, limit: int
+    ) -> list[Visitor]:
         where, params = _narrowing(criteria, query)
         if not where and criteria.id_number is not None:
             where.append("v.file_number = ANY(%s::bigint[])")
@@ -104,20 +104,40 @@ class PgInspection:
         )
         if counted is None or int(counted[0]) > MAX_CANDIDATES:
             raise _too_broad("visitors")
-        rows = tx.all(f"SELECT {VISITOR_COLUMNS} FROM visitors AS v{clause}", params)
-        opened = [self._store._open.visitor(row) for row in rows]
-        if query is not None and not query.exact:
-            opened = [v for v in opened if query.matches(v.surname, v.given_names)]
+        # the candidates' names (and identities when asked): all of them, to sort them
+        opener = self._store._open
+        keys: dict[int, str] = {}
+        numbers: dict[int, str] = {}
+        columns = "v.file_number, v.identity, v.surname, v.given_names"
+        for raw, identity, surname, given in tx.all(
+            f"SELECT {columns} FROM visitors AS v{clause}", params
+        ):
+            fn = int(raw)
+            surname_text = opener.text(surname, "visitors", "surname", fn)
+            given_text = opener.text(given, "visitors", "given_names", fn)
+            if not (query is None or query.exact or query.matches(surname_text, given_text)):
+                continue
+            keys[fn] = names.search_name(surname_text, given_text)
+            if criteria.id_number is not None:
+                text = opener.text(identity, "visitors", "identity", fn)
+                numbers[fn] = text.rsplit(":", 1)[-1]  # KIND:COUNTRY:NUMBER
         if criteria.id_number is not None:
             number = criteria.id_number
-            held = {v.file_number for v in opened if v.identity.number == number}
-            rest = [v.file_number for v in opened if v.file_number not in held]
-            held |= self._documents(tx, number, rest)
-            opened = [v for v in opened if v.file_number in held]
-        if criteria.observation is not None and opened:
-            noted = self._by_observation(tx, criteria.observation, [v.file_number for v in opened])
-            opened = [v for v in opened if v.file_number in noted]
-        return opened
+            held = {fn for fn, own in numbers.items() if own == number}
+            held |= self._documents(tx, number, [fn for fn in keys if fn not in held])
+            keys = {fn: key for fn, key in keys.items() if fn in held}
+        if criteria.observation is not None and keys:
+            noted = self._by_observation(tx, criteria.observation, list(keys))
+            keys = {fn: key for fn, key in keys.items() if fn in noted}
+        first = [fn for _key, fn in sorted((key, fn) for fn, key in keys.items())[:limit]]
+        if not first:
+            return []
+        rows = tx.all(
+            f"SELECT {VISITOR_COLUMNS} FROM visitors AS v WHERE v.file_number = ANY(%s::bigint[])",
+            (first,),
+        )
+        opened = {v.file_number: v for v in map(opener.visitor, rows)}
+        return [opened[fn] for fn in first]
 
     def _by_number(self, tx: _Tx, number: str) -> set[int]:
         """Every visitor whose identity's number is ``number`` or who showed a document of
