@@ -18,12 +18,18 @@ numbers, the document numbers shown at visits and observations are sealed by the
    the inspector adds a date range, a name or a number. A name made only of one-letter
    words narrows nothing either: its candidates are every visitor, under the next cap.
 3. The candidates - at most :data:`MAX_CANDIDATES` visitors, else ``PG_INSPECT_TOO_BROAD``
-   before anything is opened - are opened and checked on every criterion: the name
-   (every query word a prefix of a word of the name, accents and case folded), the
-   identity number (the identity's number or a document shown at a visit), the
-   observation (its text inside one of the visitor's observations, case folded by
-   ``str.lower``, as the fake store; the SQLCipher store folds ASCII letters only), then
-   sorted by name: names are sealed, so the whole candidate set is opened to sort it.
+   before anything is opened - have their sealed names (and identities, when a number
+   is asked) opened and are checked on every criterion: the name (every query word a
+   prefix of a word of the name, accents and case folded), the identity number (the
+   identity's number or a document shown at a visit), the observation (its text inside
+   one of the visitor's observations, case folded by ``str.lower``, as the fake store;
+   the SQLCipher store folds ASCII letters only). Names are sealed, so every candidate's
+   name is opened to sort them; only the first ``limit`` visitors' whole rows are read.
+
+Measured on the test cluster (50,000 visitors, 150,000 visits): a number alone opens
+the 200,000 sealed values in about 1 s; a name word shared by 10,000 visitors, 0.2 s;
+a name or a date range with a few hundred candidates, 0.01-0.05 s. Everything runs in
+one read transaction under the store's watchdog (:class:`db.pg.store.PgTimeouts`).
 
 Nothing is written, logged or sent in clear: the server sees which rows are read.
 """
