@@ -24,6 +24,7 @@ import secrets
 import sqlite3
 import stat
 import threading
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -150,7 +151,91 @@ def _check_regular(st: os.stat_result) -> None:
         raise SnapshotError(SnapshotErrorCode.SNAPSHOT_TOO_LARGE, f"over {MAX_FILE_BYTES} bytes")
 
 
-class ReplicaRegistry:
+class ReplicaFront(ABC):
+    """What every replica does the same way, whatever holds it (the visitor file, or the
+    shared server of arts. 154-155): a file or lines checked whole before anything is
+    written, the signature verified, the feed validated, every refusal logged with its
+    code. The holder swaps a snapshot in and applies a feed page, each whole or not at
+    all (``_swap_whole``, ``_apply_whole``)."""
+
+    _verifier: SignatureVerifier | None
+
+    @abstractmethod
+    def state(self) -> ReplicaState | None: ...
+
+    @abstractmethod
+    def _swap_whole(self, snapshot: Snapshot) -> ImportResult: ...
+
+    @abstractmethod
+    def _apply_whole(self, page: FeedPage) -> FeedResult: ...
+
+    @abstractmethod
+    def _log_rejection(
+        self, code: str, version: str = "", kind: str = "IMPORT_REJECTED"
+    ) -> None: ...
+
+    def import_file(self, path: Path) -> ImportResult:
+        """Validate ``path`` completely, then swap it in; raise SnapshotError on any problem.
+
+        Only a regular file is read (a folder, a device or a pipe is refused before it is
+        opened for reading), as a stream of bounded lines: memory depends on the number
+        of identifiers, never on the file's line lengths.
+        """
+        try:
+            with open_regular_file(path) as handle:
+                snapshot = parse_snapshot(read_lines(handle), secrets.token_bytes(16))
+        except (OSError, ValueError) as exc:  # ValueError: a path with a NUL character
+            self._log_rejection(SnapshotErrorCode.SNAPSHOT_UNREADABLE)
+            raise SnapshotError(SnapshotErrorCode.SNAPSHOT_UNREADABLE, type(exc).__name__) from None
+        except SnapshotError as exc:
+            self._log_rejection(exc.code)
+            raise
+        return self.import_snapshot(snapshot)
+
+    def import_lines(self, lines: Iterable[bytes]) -> ImportResult:
+        try:
+            snapshot = parse_snapshot(lines, secrets.token_bytes(16))
+        except SnapshotError as exc:
+            self._log_rejection(exc.code)
+            raise
+        return self.import_snapshot(snapshot)
+
+    def import_snapshot(self, snapshot: Snapshot) -> ImportResult:
+        try:
+            self._verify_signature(snapshot)
+            return self._swap_whole(snapshot)
+        except SnapshotError as exc:
+            self._log_rejection(exc.code, snapshot.version)
+            raise
+
+    def _verify_signature(self, snapshot: Snapshot) -> None:
+        if self._verifier is None:
+            return
+        if snapshot.signature is None:
+            raise SnapshotError(SnapshotErrorCode.SNAPSHOT_UNSIGNED, "a public key is configured")
+        if not self._verifier.verify(signed_message(snapshot.content_sha256), snapshot.signature):
+            raise SnapshotError(
+                SnapshotErrorCode.SNAPSHOT_BAD_SIGNATURE, "signature does not verify"
+            )
+
+    def feed_since(self) -> datetime | None:
+        """Where the next change-feed pull starts (``None``: no snapshot yet)."""
+        state = self.state()
+        if state is None:
+            return None
+        return state.feed_as_of or state.snapshot_as_of
+
+    def apply_feed(self, page: FeedPage) -> FeedResult:
+        """Apply additions and removals in order; idempotent; position moves atomically."""
+        try:
+            validate_feed(page)
+            return self._apply_whole(page)
+        except SnapshotError as exc:
+            self._log_rejection(exc.code, kind="FEED_REJECTED")
+            raise
+
+
+class ReplicaRegistry(ReplicaFront):
     """The RIAJ replica in the visitor file; an ``InterdictionRegistry`` (source REPLICA)."""
 
     def __init__(
@@ -236,50 +321,13 @@ class ReplicaRegistry:
 
     # --- snapshot import -----------------------------------------------------------------
 
-    def import_file(self, path: Path) -> ImportResult:
-        """Validate ``path`` completely, then swap it in; raise SnapshotError on any problem.
+    def _swap_whole(self, snapshot: Snapshot) -> ImportResult:
+        with self._lock:
+            return self._swap(snapshot)
 
-        Only a regular file is read (a folder, a device or a pipe is refused before it is
-        opened for reading), as a stream of bounded lines: memory depends on the number
-        of identifiers, never on the file's line lengths.
-        """
-        try:
-            with open_regular_file(path) as handle:
-                snapshot = parse_snapshot(read_lines(handle), secrets.token_bytes(16))
-        except (OSError, ValueError) as exc:  # ValueError: a path with a NUL character
-            self._log_rejection(SnapshotErrorCode.SNAPSHOT_UNREADABLE)
-            raise SnapshotError(SnapshotErrorCode.SNAPSHOT_UNREADABLE, type(exc).__name__) from None
-        except SnapshotError as exc:
-            self._log_rejection(exc.code)
-            raise
-        return self.import_snapshot(snapshot)
-
-    def import_lines(self, lines: Iterable[bytes]) -> ImportResult:
-        try:
-            snapshot = parse_snapshot(lines, secrets.token_bytes(16))
-        except SnapshotError as exc:
-            self._log_rejection(exc.code)
-            raise
-        return self.import_snapshot(snapshot)
-
-    def import_snapshot(self, snapshot: Snapshot) -> ImportResult:
-        try:
-            self._verify_signature(snapshot)
-            with self._lock:
-                return self._swap(snapshot)
-        except SnapshotError as exc:
-            self._log_rejection(exc.code, snapshot.version)
-            raise
-
-    def _verify_signature(self, snapshot: Snapshot) -> None:
-        if self._verifier is None:
-            return
-        if snapshot.signature is None:
-            raise SnapshotError(SnapshotErrorCode.SNAPSHOT_UNSIGNED, "a public key is configured")
-        if not self._verifier.verify(signed_message(snapshot.content_sha256), snapshot.signature):
-            raise SnapshotError(
-                SnapshotErrorCode.SNAPSHOT_BAD_SIGNATURE, "signature does not verify"
-            )
+    def _apply_whole(self, page: FeedPage) -> FeedResult:
+        with self._lock:
+            return self._apply(page)
 
     def _swap(self, snapshot: Snapshot) -> ImportResult:
         now = self._clock.now()
@@ -356,23 +404,6 @@ class ReplicaRegistry:
         )
 
     # --- change feed ---------------------------------------------------------------------
-
-    def feed_since(self) -> datetime | None:
-        """Where the next change-feed pull starts (``None``: no snapshot yet)."""
-        state = self.state()
-        if state is None:
-            return None
-        return state.feed_as_of or state.snapshot_as_of
-
-    def apply_feed(self, page: FeedPage) -> FeedResult:
-        """Apply additions and removals in order; idempotent; position moves atomically."""
-        try:
-            validate_feed(page)
-            with self._lock:
-                return self._apply(page)
-        except SnapshotError as exc:
-            self._log_rejection(exc.code, kind="FEED_REJECTED")
-            raise
 
     def _apply(self, page: FeedPage) -> FeedResult:
         active = self._current()

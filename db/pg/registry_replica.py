@@ -48,7 +48,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import secrets
 import struct
 import threading
 import time
@@ -56,7 +55,6 @@ from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 from typing import Any, TypeVar
 
 import psycopg
@@ -82,18 +80,9 @@ from admission.registry.snapshot import (
     SnapshotError,
     SnapshotErrorCode,
     identity_digest,
-    parse_snapshot,
-    read_lines,
-    signed_message,
-    validate_feed,
 )
 from db.pg.store import PgStore
-from db.registry_replica import (
-    FeedResult,
-    ImportResult,
-    ReplicaState,
-    open_regular_file,
-)
+from db.registry_replica import FeedResult, ImportResult, ReplicaFront, ReplicaState
 
 __all__ = ["SECRET_NAME", "PgReplicaRegistry", "keyed_digest"]
 
@@ -166,7 +155,7 @@ def _active_from(row: tuple[Any, ...]) -> _Active:
     return _Active(int(row[0]), bytes(row[1]), state)
 
 
-class PgReplicaRegistry:
+class PgReplicaRegistry(ReplicaFront):
     """The RIAJ replica on the shared server; an ``InterdictionRegistry`` (source REPLICA).
 
     ``store``: an open :class:`db.pg.store.PgStore`; the replica takes connections from
@@ -274,45 +263,8 @@ class PgReplicaRegistry:
 
     # --- snapshot import -----------------------------------------------------------------
 
-    def import_file(self, path: Path) -> ImportResult:
-        """Validate ``path`` completely, then swap it in; SnapshotError on any problem
-        (only a regular file is read, as a stream of bounded lines)."""
-        try:
-            with open_regular_file(path) as handle:
-                snapshot = parse_snapshot(read_lines(handle), secrets.token_bytes(16))
-        except (OSError, ValueError) as exc:  # ValueError: a path with a NUL character
-            self._log_rejection(SnapshotErrorCode.SNAPSHOT_UNREADABLE)
-            raise SnapshotError(SnapshotErrorCode.SNAPSHOT_UNREADABLE, type(exc).__name__) from None
-        except SnapshotError as exc:
-            self._log_rejection(exc.code)
-            raise
-        return self.import_snapshot(snapshot)
-
-    def import_lines(self, lines: Iterable[bytes]) -> ImportResult:
-        try:
-            snapshot = parse_snapshot(lines, secrets.token_bytes(16))
-        except SnapshotError as exc:
-            self._log_rejection(exc.code)
-            raise
-        return self.import_snapshot(snapshot)
-
-    def import_snapshot(self, snapshot: Snapshot) -> ImportResult:
-        try:
-            self._verify_signature(snapshot)
-            return self._write(lambda conn: self._swap(conn, snapshot))
-        except SnapshotError as exc:
-            self._log_rejection(exc.code, snapshot.version)
-            raise
-
-    def _verify_signature(self, snapshot: Snapshot) -> None:
-        if self._verifier is None:
-            return
-        if snapshot.signature is None:
-            raise SnapshotError(SnapshotErrorCode.SNAPSHOT_UNSIGNED, "a public key is configured")
-        if not self._verifier.verify(signed_message(snapshot.content_sha256), snapshot.signature):
-            raise SnapshotError(
-                SnapshotErrorCode.SNAPSHOT_BAD_SIGNATURE, "signature does not verify"
-            )
+    def _swap_whole(self, snapshot: Snapshot) -> ImportResult:
+        return self._write(lambda conn: self._swap(conn, snapshot))
 
     def _swap(self, conn: Conn, snapshot: Snapshot) -> ImportResult:
         now = self._clock.now()
@@ -410,22 +362,10 @@ class PgReplicaRegistry:
 
     # --- change feed ---------------------------------------------------------------------
 
-    def feed_since(self) -> datetime | None:
-        """Where the next change-feed pull starts (``None``: no snapshot yet)."""
-        state = self.state()
-        if state is None:
-            return None
-        return state.feed_as_of or state.snapshot_as_of
-
-    def apply_feed(self, page: FeedPage) -> FeedResult:
-        """Apply additions and removals in order, whole or not at all; the position moves
-        in the same transaction. A page another desk has just applied changes nothing."""
-        try:
-            validate_feed(page)
-            return self._write(lambda conn: self._apply(conn, page))
-        except SnapshotError as exc:
-            self._log_rejection(exc.code, kind="FEED_REJECTED")
-            raise
+    def _apply_whole(self, page: FeedPage) -> FeedResult:
+        """Additions and removals in order, whole or not at all; the position moves in
+        the same transaction. A page another desk has just applied changes nothing."""
+        return self._write(lambda conn: self._apply(conn, page))
 
     def _apply(self, conn: Conn, page: FeedPage) -> FeedResult:
         key = self._secret()
