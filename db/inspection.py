@@ -43,7 +43,7 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from admission.inspection import SearchCriteria
@@ -432,17 +432,7 @@ def _visitors(conn: sqlite3.Connection) -> int:
 
 
 def _costed(chosen: Plan, cost: float) -> Plan:
-    return Plan(
-        chosen.route,
-        chosen.driver,
-        chosen.params,
-        chosen.candidates,
-        chosen.estimate,
-        chosen.considered,
-        chosen.words,
-        cost,
-        chosen.others,
-    )
+    return replace(chosen, cost=cost)
 
 
 def _dates(conn: sqlite3.Connection, criteria: SearchCriteria) -> Plan | None:
@@ -482,17 +472,7 @@ def _escape_like(text: str) -> str:
 
 
 def _with(chosen: Plan, considered: dict[str, int]) -> Plan:
-    return Plan(
-        chosen.route,
-        chosen.driver,
-        chosen.params,
-        chosen.candidates,
-        chosen.estimate,
-        considered,
-        chosen.words,
-        chosen.cost,
-        chosen.others,
-    )
+    return replace(chosen, considered=considered)
 
 
 def _count(

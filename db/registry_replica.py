@@ -174,6 +174,41 @@ class ReplicaFront(ABC):
         self, code: str, version: str = "", kind: str = "IMPORT_REJECTED"
     ) -> None: ...
 
+    @staticmethod
+    def _as_of(snapshot: Snapshot, now: datetime) -> datetime:
+        """The snapshot's date (now when it carries none); one from the future refused."""
+        as_of = snapshot.as_of or now
+        if as_of > now + _FUTURE_SLACK:
+            raise SnapshotError(
+                SnapshotErrorCode.SNAPSHOT_FROM_THE_FUTURE, "as-of is later than now"
+            )
+        return as_of
+
+    @staticmethod
+    def _against(
+        old: ReplicaState, held_sha256: str | None, snapshot: Snapshot, as_of: datetime
+    ) -> ImportResult | None:
+        """The active snapshot again: nothing to do (its result); older than the active
+        one, or its version with other content: refused; else None (swap it in)."""
+        if held_sha256 == snapshot.content_sha256.hex():
+            return ImportResult(
+                old.version,
+                old.entries,
+                old.snapshot_as_of,
+                old.signed,
+                old.version,
+                unchanged=True,
+                duplicates=snapshot.duplicates,
+                duplicate_lines=snapshot.duplicate_lines,
+            )
+        if old.snapshot_as_of > as_of:
+            raise SnapshotError(SnapshotErrorCode.SNAPSHOT_OLDER_THAN_ACTIVE, "an older snapshot")
+        if old.version == snapshot.version and snapshot.structured:
+            raise SnapshotError(
+                SnapshotErrorCode.SNAPSHOT_VERSION_CONFLICT, "same version, other content"
+            )
+        return None
+
     def import_file(self, path: Path) -> ImportResult:
         """Validate ``path`` completely, then swap it in; raise SnapshotError on any problem.
 
@@ -331,40 +366,16 @@ class ReplicaRegistry(ReplicaFront):
 
     def _swap(self, snapshot: Snapshot) -> ImportResult:
         now = self._clock.now()
-        as_of = snapshot.as_of or now
-        if as_of > now + _FUTURE_SLACK:
-            raise SnapshotError(
-                SnapshotErrorCode.SNAPSHOT_FROM_THE_FUTURE, "as-of is later than now"
-            )
+        as_of = self._as_of(snapshot, now)
         previous = self._current()
         if previous is not None:
-            old = previous.state
-            same = (
-                self._conn.execute(
-                    "SELECT content_sha256 FROM registry_snapshot WHERE snapshot_id = ?",
-                    (previous.snapshot_id,),
-                ).fetchone()[0]
-                == snapshot.content_sha256.hex()
-            )
-            if same:
-                return ImportResult(
-                    old.version,
-                    old.entries,
-                    old.snapshot_as_of,
-                    old.signed,
-                    old.version,
-                    unchanged=True,
-                    duplicates=snapshot.duplicates,
-                    duplicate_lines=snapshot.duplicate_lines,
-                )
-            if old.snapshot_as_of > as_of:
-                raise SnapshotError(
-                    SnapshotErrorCode.SNAPSHOT_OLDER_THAN_ACTIVE, "an older snapshot"
-                )
-            if old.version == snapshot.version and snapshot.structured:
-                raise SnapshotError(
-                    SnapshotErrorCode.SNAPSHOT_VERSION_CONFLICT, "same version, other content"
-                )
+            held = self._conn.execute(
+                "SELECT content_sha256 FROM registry_snapshot WHERE snapshot_id = ?",
+                (previous.snapshot_id,),
+            ).fetchone()[0]
+            unchanged = self._against(previous.state, held, snapshot, as_of)
+            if unchanged is not None:
+                return unchanged
         signed = snapshot.signature is not None and self._verifier is not None
         with self._tx() as conn:
             cur = conn.execute(

@@ -268,39 +268,20 @@ class PgReplicaRegistry(ReplicaFront):
 
     def _swap(self, conn: Conn, snapshot: Snapshot) -> ImportResult:
         now = self._clock.now()
-        as_of = snapshot.as_of or now
-        if as_of > now + _FUTURE_SLACK:
-            raise SnapshotError(
-                SnapshotErrorCode.SNAPSHOT_FROM_THE_FUTURE, "as-of is later than now"
-            )
+        as_of = self._as_of(snapshot, now)
         key = self._secret()
         conn.execute(_LOCK)  # one writer at a time; checks go on reading the last commit
         previous = self._load_active(conn)
         if previous is not None:
-            old = previous.state
             row = conn.execute(
                 "SELECT content_sha256 FROM registry_snapshot WHERE snapshot_id = %s",
                 (previous.snapshot_id,),
             ).fetchone()
-            if row is not None and row[0] == snapshot.content_sha256.hex():
-                return ImportResult(
-                    old.version,
-                    old.entries,
-                    old.snapshot_as_of,
-                    old.signed,
-                    old.version,
-                    unchanged=True,
-                    duplicates=snapshot.duplicates,
-                    duplicate_lines=snapshot.duplicate_lines,
-                )
-            if old.snapshot_as_of > as_of:
-                raise SnapshotError(
-                    SnapshotErrorCode.SNAPSHOT_OLDER_THAN_ACTIVE, "an older snapshot"
-                )
-            if old.version == snapshot.version and snapshot.structured:
-                raise SnapshotError(
-                    SnapshotErrorCode.SNAPSHOT_VERSION_CONFLICT, "same version, other content"
-                )
+            unchanged = self._against(
+                previous.state, None if row is None else str(row[0]), snapshot, as_of
+            )
+            if unchanged is not None:
+                return unchanged
         signed = snapshot.signature is not None and self._verifier is not None
         found = conn.execute(
             "INSERT INTO registry_snapshot (version, scheme, salt, scope, as_of, imported_at,"
