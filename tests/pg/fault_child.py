@@ -64,9 +64,11 @@ def run_desk(
     count: int,
     log_path: str,
     timeouts: dict[str, Any],
+    start_at: float,
 ) -> None:
-    """``count`` admissions of this desk's own visitors, each logged as a JSON line:
-    index, admission id, file, visit, card, the failures met and how they resolved."""
+    """``count`` admissions of this desk's own visitors from ``start_at`` (a
+    ``time.time()``: every desk starts together), each logged as a JSON line: index,
+    admission id, file, visit, card, the failures met and how they resolved."""
     deadline = time.monotonic() + GIVE_UP_S
     log = Path(log_path)
     with (
@@ -81,6 +83,7 @@ def run_desk(
         ) as store,
         log.open("a", encoding="utf-8") as out,
     ):
+        time.sleep(max(0.0, start_at - time.time()))
         for index in range(count):
             admission = replace(entry(person(desk, index)), desk_id=f"desk-{desk}")
             admission_id = new_admission_id()
