@@ -29,7 +29,7 @@ from collections.abc import Callable, Sequence
 from datetime import date, timedelta
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from admission.accounts import LockoutPolicy
 from admission.cards.catalogue import CardCatalogue
@@ -49,7 +49,13 @@ from admission.devices import (
     DocumentReader,
     SoundPlayer,
 )
-from admission.errors import AdmissionError, DeviceError, StoreError, StoreErrorCode
+from admission.errors import (
+    AdmissionError,
+    DeviceError,
+    InvalidStateError,
+    StoreError,
+    StoreErrorCode,
+)
 from admission.hours import ALWAYS_OPEN, parse_hours
 from admission.leaflet import build_leaflet, leaflet_config_from_settings
 from admission.ports import Clock
@@ -73,7 +79,7 @@ from hardware.printer.export_file import FileExportTarget
 from hardware.printer.render import style_from_settings
 from hardware.printer.reports import ReportlabRenderer
 from hardware.printer.service import CardPresentation, CardPrintService
-from ui.cli.args import parse_instant
+from ui.cli.args import parse_instant, record_json
 from ui.cli.commands import FILE_COMMANDS, TOOL_COMMANDS
 from ui.cli.demo import CAMERA_FRAMES, SEED
 from ui.cli.result import (
@@ -217,6 +223,7 @@ def _wire(tools: Tools, store: SqlCipherStore) -> AppContext:
         store, out, casino_id=settings["casino.id"], actor=actor, now=clock.now()
     )
     ctx.stale_backups = lambda now: stale_backups(tools.data_dir, now, desk.config.retention_months)
+    ctx.server_copy = ServerCopier(tools, store)
     ctx.closers.append(store.close)
     return ctx
 
@@ -267,6 +274,65 @@ def init_file(data_dir: Path, *, demo: bool, clock: Clock, adopt: bool = False) 
     act = SqlCipherStore.adopt if adopt else SqlCipherStore.create
     with act(path, key, clock=clock, audit_keyring=_audit_keyring(demo)) as store:
         return store.file_id
+
+
+class ServerCopier:
+    """``db copy-to-server``: the open file onto the casino's PostgreSQL server (arts.
+    154-155), by :func:`db.pg.copy_file.copy_to_server`. The server store is keyed from
+    this desk's file key (``ADMISSION_DB_KEY`` or the OS keyring, as the desks on the
+    server will be) and takes the file's audit key, so the trail is carried entry by
+    entry and heads printed before the move still anchor it. psycopg is loaded only
+    here: the desk's other commands never load it."""
+
+    def __init__(self, tools: Tools, store: SqlCipherStore) -> None:
+        self._tools = tools
+        self._store = store
+
+    def _target(self, url: str) -> Any:
+        from db.pg.target import CERT_SUBDIR, TargetSource, parse_url
+
+        return parse_url(
+            url, source=TargetSource.SETTINGS, cert_dir=self._tools.data_dir / CERT_SUBDIR
+        )
+
+    def check(self, url: str) -> str:
+        return str(self._target(url).describe())
+
+    def copy(
+        self, url: str, batch: int, progress: Callable[[str], None], actor: str
+    ) -> tuple[bool, dict[str, object]]:
+        from db.pg.copy_file import CopyCode, CopyProgress, copy_to_server, source_audit_key
+        from db.pg.store import PgStore
+
+        target = self._target(url)
+        key = resolve_key(
+            database_exists=True, ask_passphrase=_ask_passphrase if sys.stdin.isatty() else None
+        )
+
+        def step(done: CopyProgress) -> None:
+            progress(f"copied {done.step}: {done.rows} (batch {done.batches})")
+
+        with PgStore.open(
+            target.conninfo(),
+            key,
+            audit_key=source_audit_key(self._store),
+            create=True,
+            clock=self._tools.clock,
+        ) as server:
+            try:
+                report = copy_to_server(
+                    self._store, server, batch=batch, progress=step, actor=actor
+                )
+            except StoreError as refused:
+                if isinstance(refused.code, CopyCode):
+                    raise InvalidStateError(str(refused), code=refused.code) from refused
+                raise
+            answer: dict[str, object] = {
+                "target": target.describe(),
+                "database_id": server.database_id,
+            }
+        answer.update(record_json(report))
+        return bool(report.ok), answer
 
 
 def restore_file(data_dir: Path, settings: Settings, source: Path, *, demo: bool) -> RestoreInfo:

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from hardware.printer.service import CardPrintService
     from hardware.registry.sync import RegistrySync
 
-__all__ = ["AppContext", "Devices", "FileInit", "Tools"]
+__all__ = ["AppContext", "Devices", "FileInit", "ServerCopy", "Tools"]
 
 
 class FileInit(Protocol):
@@ -69,6 +69,31 @@ def _no_backup(out: Path, actor: str) -> BackupInfo:
 
 def _no_backups_listed(now: datetime) -> list[KnownBackup]:
     return []
+
+
+class ServerCopy(Protocol):
+    """Copies the open visitor file onto a PostgreSQL server and verifies it (arts.
+    154-155: the desks of one casino share one file). ``check(url)`` parses the server's
+    URL and gives its log-safe description (``ConfigError`` with its code when the URL is
+    refused); ``copy(url, batch, progress, actor)`` gives (verified, the report as JSON)
+    and raises ``InvalidStateError`` with its code when the copy is refused. Made by the
+    composition root."""
+
+    def check(self, url: str) -> str: ...
+
+    def copy(
+        self, url: str, batch: int, progress: Callable[[str], None], actor: str
+    ) -> tuple[bool, dict[str, object]]: ...
+
+
+class _NoServerCopy:
+    def check(self, url: str) -> str:
+        raise ConfigError("no server copy was given to this context")
+
+    def copy(
+        self, url: str, batch: int, progress: Callable[[str], None], actor: str
+    ) -> tuple[bool, dict[str, object]]:
+        raise ConfigError("no server copy was given to this context")
 
 
 @dataclass(frozen=True)
@@ -136,6 +161,8 @@ class AppContext:
     backup_file: Callable[[Path, str], BackupInfo] = _no_backup
     # known backups past retention still present (they hold personal data too)
     stale_backups: Callable[[datetime], list[KnownBackup]] = _no_backups_listed
+    # the open file copied onto the casino's PostgreSQL server, verified
+    server_copy: ServerCopy = field(default_factory=_NoServerCopy)
 
     @property
     def settings(self) -> Settings:

@@ -1,7 +1,8 @@
 """``db copy-to-server --url URL [--batch N] [--user NAME]``: copy this desk's visitor file
 onto the casino's PostgreSQL server (several desks and annex rooms share one file, Decreto
 58/2006 arts. 154-155) and verify it (art. 20.4: the file is kept whole; art. 22: card
-numbers continue, never reused). :func:`db.pg.copy_file.copy_to_server` does the work.
+numbers continue, never reused). ``main.ServerCopier`` (the composition root) does the
+work with :func:`db.pg.copy_file.copy_to_server`.
 
 The server's database must be empty (or hold this file's unfinished copy: the command
 run again continues it). The server store is keyed from this desk's file key
@@ -22,20 +23,14 @@ goes to stderr.
 from __future__ import annotations
 
 import argparse
-import getpass
 import sys
-from typing import TYPE_CHECKING
 
 from admission.accounts import AccountErrorCode, Role
-from admission.errors import StoreError
-from db.keys import resolve_key
-from ui.cli.args import bounded_int, record_json
+from admission.errors import ConfigError, InvalidStateError
+from ui.cli.args import bounded_int
 from ui.cli.result import Command, CommandResult, ExitCode, error
 from ui.cli.sign_in import NO_ACCOUNTS_ACTOR, add_user_argument, operator
 from ui.context import AppContext
-
-if TYPE_CHECKING:
-    from db.pg.copy_file import CopyProgress
 
 __all__ = ["COMMAND"]
 
@@ -63,44 +58,24 @@ def _arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser)
     add_user_argument(copy)
 
 
-def _progress(step: CopyProgress) -> None:
-    print(f"copied {step.step}: {step.rows} (batch {step.batches})", file=sys.stderr, flush=True)
+def _progress(line: str) -> None:
+    print(line, file=sys.stderr, flush=True)
 
 
 def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
-    # psycopg only for this command: the desk's other commands never load it
-    from db.pg.copy_file import CopyCode, copy_to_server, source_audit_key
-    from db.pg.store import PgStore
-    from db.pg.target import CERT_SUBDIR, TargetError, TargetSource, parse_url
-
     try:
-        target = parse_url(
-            args.url, source=TargetSource.SETTINGS, cert_dir=ctx.data_dir / CERT_SUBDIR
-        )
-    except TargetError as bad:
+        ctx.server_copy.check(args.url)
+    except ConfigError as bad:
         return error(ExitCode.USAGE, bad.code, str(bad))
     who = operator(args, ctx)  # an administrator or the director moves the file
     if who is not None and not (who.has(Role.ADMIN) or who.has(Role.DIRECTOR)):
         return error(ExitCode.REFUSED, AccountErrorCode.ROLE_REQUIRED, "ADMIN or DIRECTOR")
-    key = resolve_key(
-        database_exists=True, ask_passphrase=getpass.getpass if sys.stdin.isatty() else None
-    )
-    audit_key = source_audit_key(ctx.store)
     actor = NO_ACCOUNTS_ACTOR if who is None else who.username
-    with PgStore.open(
-        target.conninfo(), key, audit_key=audit_key, create=True, clock=ctx.clock
-    ) as server:
-        try:
-            report = copy_to_server(
-                ctx.store, server, batch=args.batch, progress=_progress, actor=actor
-            )
-        except StoreError as refused:
-            if isinstance(refused.code, CopyCode):
-                return error(ExitCode.REFUSED, refused.code, str(refused))
-            raise
-        answer = {"target": target.describe(), "database_id": server.database_id}
-    answer.update(record_json(report))
-    return (ExitCode.OK if report.ok else ExitCode.REFUSED), answer
+    try:
+        verified, answer = ctx.server_copy.copy(args.url, args.batch, _progress, actor)
+    except InvalidStateError as refused:
+        return error(ExitCode.REFUSED, refused.code, str(refused))
+    return (ExitCode.OK if verified else ExitCode.REFUSED), answer
 
 
 COMMAND = Command[AppContext]("db", "the visitor file on a PostgreSQL server", _arguments, run)
