@@ -1418,6 +1418,32 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "El cambio de clave no avanza: el servidor devuelve filas ya cifradas",
         "The key rotation makes no progress: the server returns rows already done",
     ),
+    # -- provisional vouchers queued while the server is unreachable (art. 23.4;
+    #    db.offline_queue.OfflineQueueCode)
+    "OFFLINE_QUEUE_OTHER_DESK": (
+        "La cola de volantes provisionales es de otro puesto",
+        "The provisional voucher queue belongs to another desk",
+    ),
+    "OFFLINE_QUEUE_IN_USE": (
+        "Otro programa tiene abierta la cola de volantes provisionales",
+        "Another program holds the provisional voucher queue",
+    ),
+    "OFFLINE_QUEUE_NEWER": (
+        "La cola de volantes la escribió una versión más reciente del programa",
+        "The voucher queue was written by a newer version of the program",
+    ),
+    "OFFLINE_QUEUE_BAD_DESK": (
+        "Identificador de puesto no válido para la cola de volantes",
+        "Invalid desk id for the voucher queue",
+    ),
+    "OFFLINE_QUEUE_WRONG_VOUCHER_DESK": (
+        "El volante indica otro puesto: no se guarda en esta cola",
+        "The voucher names another desk: it is not queued here",
+    ),
+    "OFFLINE_VOUCHER_NOT_FORMALISED": (
+        "El servidor no registró el volante provisional: sigue en la cola (art. 23.4)",
+        "The server did not record the provisional voucher: it stays queued (art. 23.4)",
+    ),
     # -- connections to the server (db.pg.connect.PgConnectCode) -------------------------
     "PG_SERVER_CERT_REFUSED": (
         "El certificado del servidor no es de la autoridad del casino o no es su nombre",
