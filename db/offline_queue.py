@@ -118,7 +118,8 @@ class QueuedVoucher:
 
 class ServerVoucherBook(Protocol):
     """What :func:`formalise` needs of the server's book: the ``VoucherBook`` port's
-    ``issue_voucher``, ``voucher`` and ``open_vouchers`` (PgVoucherBook, SqlVoucherBook).
+    ``issue_voucher``, ``voucher``, ``open_vouchers`` and ``cancel_voucher``
+    (PgVoucherBook, SqlVoucherBook).
     A ``last_voucher_number()`` method, when the book has one (PgVoucherBook), bounds the
     lookup after an interruption."""
 
@@ -127,6 +128,8 @@ class ServerVoucherBook(Protocol):
     def voucher(self, number: int) -> Voucher | None: ...
 
     def open_vouchers(self, issued_before: datetime | None = None) -> Sequence[Voucher]: ...
+
+    def cancel_voucher(self, number: int, reason: str, at: datetime) -> Voucher: ...
 
 
 def queue_key(desk_key: DbKey) -> DbKey:
@@ -463,6 +466,10 @@ class FormaliseReport:
     already_formalised: tuple[tuple[str, int], ...] = ()
     failed: tuple[tuple[str, Code], ...] = ()  # (local ref, code): stays queued
     waiting: tuple[str, ...] = ()  # not tried: an earlier one failed
+    # server numbers issued twice for one queued voucher (an earlier send committed
+    # while this run looked for it) and cancelled with a reason: rare, shown to the
+    # game director
+    duplicates_cancelled: tuple[int, ...] = ()
 
     @property
     def complete(self) -> bool:
@@ -498,10 +505,11 @@ def _run(
 ) -> FormaliseReport:
     done: list[tuple[str, int]] = []
     found: list[tuple[str, int]] = []
+    duplicates: list[int] = []
     pending = queue.pending()
     for i, entry in enumerate(pending):
         try:
-            number, recovered = _formalise_one(queue, book, clock, entry)
+            number, recovered = _formalise_one(queue, book, clock, entry, duplicates)
         except AdmissionError as exc:
             code = exc.code or OfflineQueueCode.OFFLINE_VOUCHER_NOT_FORMALISED
             log.warning("offline voucher %s not formalised: %s", entry.local_ref, code)
@@ -510,32 +518,60 @@ def _run(
                 tuple(found),
                 ((entry.local_ref, code),),
                 tuple(e.local_ref for e in pending[i + 1 :]),
+                tuple(duplicates),
             )
         (found if recovered else done).append((entry.local_ref, number))
         if on_progress is not None:
             on_progress(entry)
-    return FormaliseReport(tuple(done), tuple(found))
+    return FormaliseReport(tuple(done), tuple(found), duplicates_cancelled=tuple(duplicates))
 
 
 def _formalise_one(
-    queue: OfflineVoucherQueue, book: ServerVoucherBook, clock: Clock, entry: QueuedVoucher
+    queue: OfflineVoucherQueue,
+    book: ServerVoucherBook,
+    clock: Clock,
+    entry: QueuedVoucher,
+    duplicates: list[int],
 ) -> tuple[int, bool]:
     """The entry's server number, and whether it was already on the server."""
-    if entry.state is QueueState.SENDING:
+    resend = entry.state is QueueState.SENDING
+    if resend:
         # an earlier run sent it and did not record the answer: look before resending
         on_server = _look_up(book, entry, queue.floor_of(entry.seq) or 0)
         if on_server is not None:
             queue.mark_formalised(entry.seq, on_server.number, clock.now())
             return on_server.number, True
-    queue.mark_sending(entry.seq, _floor(book, queue))
+    floor = _floor(book, queue)
+    queue.mark_sending(entry.seq, floor)
     issued = book.issue_voucher(entry.voucher)
-    if not _same(issued, entry.voucher):  # the book changed it: never record a stranger
-        raise StoreError(
-            "the server's voucher differs from the queued one",
-            code=OfflineQueueCode.OFFLINE_VOUCHER_NOT_FORMALISED,
-        )
+    if resend:
+        # The earlier send may have been committing while we looked (its transaction
+        # still held the voucher counter): it is then numbered below ours. The voucher
+        # the holder was first given keeps its number; ours is cancelled with a reason,
+        # so the sequence stays gapless and no number serves twice (art. 23.4).
+        first = _earlier_copy(book, entry, floor, issued.number)
+        if first is not None:
+            queue.mark_formalised(entry.seq, first.number, clock.now())
+            book.cancel_voucher(
+                issued.number,
+                f"Duplicado del volante nº {first.number} al formalizar el volante "
+                f"provisional {entry.local_ref} (art. 23.4)",
+                clock.now(),
+            )
+            duplicates.append(issued.number)
+            return first.number, True
     queue.mark_formalised(entry.seq, issued.number, clock.now())
     return issued.number, False
+
+
+def _earlier_copy(
+    book: ServerVoucherBook, entry: QueuedVoucher, floor: int, issued: int
+) -> Voucher | None:
+    for number in range(floor + 1, issued):
+        candidate = book.voucher(number)
+        if candidate is not None and _same(candidate, entry.voucher):
+            return candidate
+    return None
 
 
 def _floor(book: ServerVoucherBook, queue: OfflineVoucherQueue) -> int:

@@ -79,6 +79,28 @@ class LinkLost:
     def open_vouchers(self, issued_before: datetime | None = None) -> Sequence[Voucher]:
         return self.book.open_vouchers(issued_before)
 
+    def cancel_voucher(self, number: int, reason: str, at: datetime) -> Voucher:
+        return self.book.cancel_voucher(number, reason, at)
+
+
+class SeenLate(LinkLost):
+    """A book whose ``hidden`` vouchers are not seen until the next issue: a send whose
+    commit was still under way while the rerun looked for it."""
+
+    def __init__(self, book: SqlVoucherBook, hidden: set[int]) -> None:
+        super().__init__(book, 0, after_commit=False)
+        self.hidden = hidden
+
+    def issue_voucher(self, new: NewVoucher) -> Voucher:
+        self.hidden.clear()
+        return self.book.issue_voucher(new)
+
+    def voucher(self, number: int) -> Voucher | None:
+        return None if number in self.hidden else self.book.voucher(number)
+
+    def open_vouchers(self, issued_before: datetime | None = None) -> Sequence[Voucher]:
+        return [v for v in self.book.open_vouchers(issued_before) if v.number not in self.hidden]
+
 
 @pytest.fixture
 def desk_key() -> DbKey:
@@ -186,6 +208,24 @@ def test_link_lost_before_the_server_committed_issues_it_on_the_rerun(
     assert rerun.formalised == (("desk1-P000002", 2), ("desk1-P000003", 3))
     assert rerun.already_formalised == ()
     check_book(book, queue)
+
+
+def test_a_send_committed_after_the_lookup_is_cancelled_as_a_duplicate(
+    queue: OfflineVoucherQueue, server: SqlCipherStore
+) -> None:
+    book = SqlVoucherBook(server)
+    for n in (1, 2, 3):
+        queue.enqueue(new_voucher(n))
+    formalise(queue, LinkLost(book, 2, after_commit=True), FixedClock(T0))
+    rerun = formalise(queue, SeenLate(book, {2}), FixedClock(T0))
+    assert rerun.already_formalised == (("desk1-P000002", 2),)  # the first copy kept
+    assert rerun.duplicates_cancelled == (3,)
+    assert rerun.formalised == (("desk1-P000003", 4),)
+    copy = book.voucher(3)
+    assert copy is not None and copy.status.value == "CANCELLED"
+    assert "Duplicado del volante nº 2" in copy.close_reason
+    assert [e.server_number for e in queue.entries()] == [1, 2, 4]
+    assert [v.number for v in book.open_vouchers()] == [1, 2, 4]
 
 
 def test_online_vouchers_between_do_not_confuse_the_lookup(

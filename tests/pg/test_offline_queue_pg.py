@@ -131,6 +131,9 @@ class AnswerLost:
     def last_voucher_number(self) -> int:
         return self.book.last_voucher_number()
 
+    def cancel_voucher(self, number: int, reason: str, at: datetime) -> Voucher:
+        return self.book.cancel_voucher(number, reason, at)
+
 
 def check_server(server: Server, queues: Sequence[OfflineVoucherQueue], total: int) -> None:
     """Gapless numbers 1..total, each queued voucher on the server once under the number
