@@ -18,20 +18,29 @@ was before or after that write, readable. ``secure_delete`` on (R3). One process
 the file at a time (an exclusive ``flock`` on ``<file>.lock``).
 
 Key (:func:`queue_key`): derived from the desk's own key (``db.keys.resolve_key``: the
-visitor file's key, or the installation key of a server desk). A raw key gives
-HMAC-SHA256(key, label) - the queue never shares the AES key of the visitor file or of
-the server's key hierarchy; a passphrase is used as it is, SQLCipher stretching it
-(PBKDF2-HMAC-SHA512) with the queue file's own random salt, so the two files' keys differ.
+visitor file's key, or the key from which a server desk derives its installation key).
+A raw key gives HMAC-SHA256(key, label): the queue never shares the AES key of the
+visitor file nor of the server's key hierarchy. A passphrase is used as it is: SQLCipher
+stretches it (PBKDF2-HMAC-SHA512) with the queue file's own random salt, so the two
+files' keys differ.
 
 Idempotency of :func:`formalise`: before the server is asked, the entry is marked
 SENDING (committed) with the server's last voucher number at that moment (``floor``). A
 re-run that finds an entry SENDING looks for its voucher on the server before issuing it
-again: the vouchers numbered above ``floor`` and the open vouchers are compared with the
-entry field by field (desk, instant of issue to the microsecond, operator, holder,
-document, card type, price). The queue makes each entry's instant unique on the desk, so
-the comparison identifies it. The server's voucher table has no column for the local
-reference; a unique ``local_ref`` column there would make the issue idempotent by
-constraint and is the safer design (see the module's report in the docs).
+again: the vouchers numbered above ``floor`` (gapless: the walk ends at the first
+missing number) and the open vouchers are compared with the entry field by field (desk,
+instant of issue to the microsecond, operator, holder, document, card type, price). The
+queue makes each entry's instant unique on the desk, so the comparison identifies it.
+When it is resent, the numbers between ``floor`` and the new one are looked at again: a
+first send whose commit was still under way during the lookup held the voucher counter,
+so it is numbered below; the new copy is then cancelled with a reason (the sequence
+stays gapless, the holder keeps the first number).
+
+This is an approximation: the server's voucher table has no column for the local
+reference. A ``local_ref`` column with a UNIQUE constraint, written in the issuing
+transaction (``issue_voucher(new, local_ref=...)`` returning the existing voucher on a
+conflict), would make the issue idempotent by construction, as ``admission_id`` does for
+admissions (db/pg/store.py).
 """
 
 from __future__ import annotations
@@ -551,7 +560,8 @@ def _formalise_one(
         # so the sequence stays gapless and no number serves twice (art. 23.4).
         first = _earlier_copy(book, entry, floor, issued.number)
         if first is not None:
-            queue.mark_formalised(entry.seq, first.number, clock.now())
+            # cancelled first: a run stopped between the two finds the first copy (the
+            # lower number) by its lookup
             book.cancel_voucher(
                 issued.number,
                 f"Duplicado del volante nº {first.number} al formalizar el volante "
@@ -559,6 +569,7 @@ def _formalise_one(
                 clock.now(),
             )
             duplicates.append(issued.number)
+            queue.mark_formalised(entry.seq, first.number, clock.now())
             return first.number, True
     queue.mark_formalised(entry.seq, issued.number, clock.now())
     return issued.number, False
