@@ -436,7 +436,20 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--seed", type=int, default=20)
     parser.add_argument("--restore-timeout", type=float, default=600.0, help="seconds")
     args = parser.parse_args(argv)
-    os.environ[ENV_VAR] = AUDIT_KEY.hex()  # the audit chain's key: the same for the restore
+    # the audit chain's key, the same for the restore's child; put back as it was after
+    # (the tests run main() in their own process: the key must not outlive the run)
+    before = os.environ.get(ENV_VAR)
+    os.environ[ENV_VAR] = AUDIT_KEY.hex()
+    try:
+        return _run(args)
+    finally:
+        if before is None:
+            os.environ.pop(ENV_VAR, None)
+        else:
+            os.environ[ENV_VAR] = before
+
+
+def _run(args: argparse.Namespace) -> int:
     extra_days = 5
     plain_cache, enc_cache = cached_files(args.cache_dir, args.visitors, extra_days)
     work = args.cache_dir / f"inspect-{os.getpid()}"

@@ -6,6 +6,7 @@ path still runs (on a tiny file)."""
 
 from __future__ import annotations
 
+import os
 import random
 import sqlite3
 from collections.abc import Iterator
@@ -16,6 +17,7 @@ import pytest
 
 from admission.inspection import SearchCriteria
 from db import inspection, names
+from db.audit_key import ENV_VAR
 from db.inspection import Route, conditions, every_plan, find_visitors, plan, run, statement
 from db.keys import DbKey
 from db.store import SqlCipherStore
@@ -254,6 +256,7 @@ def test_the_benchmark_runs_on_a_tiny_file(
         == 0
     )
     out = capsys.readouterr().out
+    assert ENV_VAR not in os.environ  # the bench's audit key did not outlive its run
     assert out.count("| PASS |") + out.count("| FAIL |") == 11  # every kind of query
     assert "backup (db/backup.py" in out and "restore (db/backup.py" in out
     assert "daily visitor book" in out
