@@ -25,11 +25,11 @@ from admission.clock import FixedClock
 from admission.errors import StoreError, StoreErrorCode, WrongKeyError
 from admission.vouchers.model import NewVoucher, Voucher
 from db.keys import ENV_VAR, DbKey, key_from_env
+from db.offline_formalise import formalise
 from db.offline_queue import (
     OfflineQueueCode,
     OfflineVoucherQueue,
     QueueState,
-    formalise,
     queue_key,
 )
 from db.pg.codes import PgStoreCode

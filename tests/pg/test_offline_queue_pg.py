@@ -32,7 +32,8 @@ from admission.errors import StoreError
 from admission.vouchers.model import NewVoucher, Voucher
 from db.audit_key import AuditKey
 from db.keys import ENV_VAR, DbKey, key_from_env
-from db.offline_queue import OfflineVoucherQueue, QueueState, formalise, queue_key
+from db.offline_formalise import formalise
+from db.offline_queue import OfflineVoucherQueue, QueueState, queue_key
 from db.pg.latency import PgLinkCode
 from db.pg.store import PgLinkError, PgStore, PgTimeouts
 from db.pg.voucher_book import PgVoucherBook
