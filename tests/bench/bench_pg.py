@@ -75,7 +75,7 @@ VARIANTS = ("sealed", "plain")
 SQLCIPHER = "sqlcipher"
 BENCH_INSTALLATION = bytes.fromhex("17" * 32)  # a bench constant, never a real key
 BENCH_AUDIT = "2a" * 32
-START_DELAY_S = 1.0  # every desk process of a round opens its store, then all start
+START_DELAY_S = 0.5  # every desk process of a round opens its store, then all start
 LOAD_BATCH = 5_000  # rows per copy transaction (each under the store's 20 s watchdog)
 
 
