@@ -25,12 +25,11 @@ a record to another user name (it does not open: ``PG_VALUE_TAMPERED``). Account
 never deleted (a trigger refuses it). :func:`reseal_accounts` reseals the records under a
 new data key version (key rotation).
 
-Not yet as in the SQLCipher file: the keyed chain does not commit to the account row
-(``PgStore`` has no ``account`` kind among the rows it verifies), so a record put back to
-an older sealed version of itself (an old role, an old hash) is not caught by
-``verify()``. :data:`ACCOUNT_COLUMNS` and :func:`account_content` give the content the
-SQLCipher chain commits to; once the store verifies the kind and says so
-(:func:`covers_accounts`), the last entry of each write commits to the row.
+As in the SQLCipher file, the keyed chain commits to the account row: the last entry of
+each write names it, and ``PgStore.verify()`` reads every account (its ``account`` kind,
+from :data:`ACCOUNT_COLUMNS` and :func:`account_content`, the content the SQLCipher
+chain commits to), so a record put back to an older sealed version of itself (an old
+role, an old hash) is caught.
 """
 
 from __future__ import annotations
@@ -134,9 +133,8 @@ def account_content(ring: KeyRing, row: Sequence[Any]) -> tuple[int, list[object
 
 
 def covers_accounts(store: PgStore) -> bool:
-    """Whether the store's chain commits to account rows and verifies them (its class
-    says ``COVERS_ACCOUNTS = True`` once ``_row_content`` and ``_covered_rows`` know the
-    kind ``account``, from :data:`ACCOUNT_COLUMNS` and :func:`account_content`)."""
+    """Whether the store's chain commits to account rows and verifies them
+    (``PgStore.COVERS_ACCOUNTS``; a store opened by an older program would not)."""
     return bool(getattr(store, "COVERS_ACCOUNTS", False))
 
 

@@ -288,10 +288,7 @@ def test_the_copy_reads_back_as_the_source_and_verifies(
     # the chain: the source's printed head anchors it, then the audited move
     head = source.head()
     server_check = target.verify([AuditAnchor(head.seq, head.digest)])  # as a desk will
-    if covers_accounts(target):
-        assert server_check.ok
-    else:  # PgStore does not verify account rows yet: the source's chain commits to them
-        assert (server_check.problem, server_check.row) == (AuditChainCode.ROWS_MISSING, "account")
+    assert covers_accounts(target) and server_check.ok  # account rows included
     last = target.audit_entries(head.seq, 5)
     assert [e.action for e in last] == [COPY_ACTION]
     assert last[0].details["source_head_digest"] == head.digest
