@@ -51,7 +51,6 @@ import hashlib
 import hmac
 import json
 import logging
-from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import date
@@ -70,17 +69,13 @@ from db.accounts import _account as _source_account
 from db.audit_chain import (
     ERASED,
     GENESIS,
-    AuditChainCode,
-    CoveredRow,
-    check_rows,
     entry_mac,
-    walk_chain,
 )
 from db.audit_key import AuditKey
 from db.file_guard import FILE_ID_SETTING
 from db.pg import accounts as pg_accounts
 from db.pg.codes import PgStoreCode
-from db.pg.store import SUBJECT_SECRET, PgStore, _store_error, _Tx
+from db.pg.store import PgStore, _store_error, _Tx
 from db.pg.voucher_book import PgVoucherBook
 from db.store import SqlCipherStore
 from db.voucher_book import SqlVoucherBook
@@ -94,7 +89,6 @@ __all__ = [
     "CopyReport",
     "copy_to_server",
     "source_audit_key",
-    "verify_chain",
     "verify_copy",
 ]
 
@@ -176,7 +170,6 @@ class CopyReport:
     # entries the source holds after the head copied (none records a row: sign-ins)
     source_entries_after: int = 0
     audit: AuditCheck | None = None  # the whole chain on the server, accounts included
-    server_verify: AuditCheck | None = None  # PgStore.verify() (verify_copy's store_check)
     differences: list[str] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
@@ -969,15 +962,12 @@ def verify_copy(
     source: SqlCipherStore,
     target: PgStore,
     report: CopyReport | None = None,
-    *,
-    store_check: bool = False,
 ) -> CopyReport:
     """Compare the server's copy with the source: counts per table, the card number set
     and counter, the voucher counter, the carried settings and vouchers as both stores
     read them, and the whole audit chain on the server (every row present checked
-    against it, accounts included) anchored at the source's head. ``store_check``: also
-    run ``PgStore.verify`` as the desks will (``server_verify``; it reports the accounts
-    as missing until the store covers them)."""
+    against it, accounts included: ``PgStore.verify``, as the desks run it) anchored at
+    the source's head."""
     if report is None:
         head = source.head()
         marker = target.get_setting(COPY_MARKER)
@@ -1030,16 +1020,10 @@ def verify_copy(
         )
     diffs += _compare_vouchers(source, target)
     diffs += _compare_settings(source, target)
-    # PgStore reads the staff rows' keyed-hash secret in its read-only snapshot only when
-    # it holds it already (else it would try to make it): read it first, committed.
-    if any(k == f"secret:{SUBJECT_SECRET}" for k, _ in _carried_settings(source)):
-        target.secret(SUBJECT_SECRET)
     anchors = [AuditAnchor(report.source_head_seq, report.source_head_digest)]
     if report.source_head_seq == 0:
         anchors = []
-    report.audit = verify_chain(target, anchors)
-    if store_check:
-        report.server_verify = target.verify(anchors)
+    report.audit = target.verify(anchors)  # the desk accounts included, as in the source
     if not report.audit.ok:
         diffs.append(
             f"audit chain on the server: {report.audit.problem} "
@@ -1143,61 +1127,3 @@ def _compare_settings(source: SqlCipherStore, target: PgStore) -> list[str]:
         if not same:
             diffs.append(f"settings: {key} differs")
     return diffs
-
-
-def verify_chain(target: PgStore, anchors: Sequence[AuditAnchor] = ()) -> AuditCheck:
-    """PgStore's verification (db/pg/store.py ``verify``) in one snapshot, with the
-    desk accounts among the rows checked whether or not the store covers them yet (the
-    SQLCipher chain commits to them: db/accounts.py)."""
-
-    def work(tx: _Tx) -> AuditCheck:
-        found = tx.one("SELECT next - 1 FROM counters WHERE name = 'audit'")
-        assert found is not None
-        key = target._audit_key
-        walk = walk_chain(
-            target._chain_rows(tx), key, expected_count=int(found[0]), anchors=anchors
-        )
-        if not walk.check.ok:
-            return walk.check
-        # the first entry committing to a row whose pointer names an older entry; in a
-        # materialised step, so the planner joins both tables once (with ORDER BY ...
-        # LIMIT 1 it scans audit_refs once per entry: quadratic in the file's size)
-        rolled = tx.one(
-            "WITH late AS MATERIALIZED (SELECT a.seq, j.ref FROM audit AS a "
-            "CROSS JOIN LATERAL jsonb_object_keys(a.refs::jsonb) AS j(ref) "
-            "JOIN audit_refs AS r ON r.ref = j.ref WHERE r.seq < a.seq) "
-            "SELECT seq, ref FROM late ORDER BY seq LIMIT 1"
-        )
-        if rolled is not None:
-            return AuditCheck(
-                False,
-                walk.check.entries,
-                int(rolled[0]),
-                AuditChainCode.ROW_ROLLED_BACK,
-                row=str(rolled[1]),
-            )
-        rows = (r for r in target._covered_rows(tx) if not r.ref.startswith("account:"))
-        return check_rows(key, _chain(rows, _account_rows(target, tx)), walk, Counter())
-
-    return target._run(work, write=False, snapshot=True, bounded=False)
-
-
-def _chain(*parts: Iterator[CoveredRow]) -> Iterator[CoveredRow]:
-    for part in parts:
-        yield from part
-
-
-def _account_rows(target: PgStore, tx: _Tx) -> Iterator[CoveredRow]:
-    rows = tx.all(
-        f"SELECT {pg_accounts.ACCOUNT_COLUMNS}, r.seq, a.refs FROM accounts AS t "
-        "LEFT JOIN audit_refs AS r ON r.ref = 'account:' || t.account_id "
-        "LEFT JOIN audit AS a ON a.seq = r.seq ORDER BY t.account_id"
-    )
-    for row in rows:
-        ident, content = pg_accounts.account_content(target.ring, row[:3])
-        yield CoveredRow(
-            f"account:{ident}",
-            content,
-            None if row[3] is None else int(row[3]),
-            None if row[4] is None else str(row[4]),
-        )

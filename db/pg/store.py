@@ -1320,6 +1320,9 @@ class PgStore:
     def verify(self, anchors: Sequence[AuditAnchor] = ()) -> AuditCheck:
         """Walk the whole chain with the key in one snapshot, check it against
         ``anchors`` (heads kept outside the database), then every row present."""
+        # the staff rows are named by a keyed hash: its secret is read (or made) before
+        # the read-only snapshot, where it could not be written
+        self.secret(SUBJECT_SECRET)
         return self._run(
             lambda tx: self._verify_in(tx, anchors), write=False, snapshot=True, bounded=False
         )
@@ -1332,10 +1335,14 @@ class PgStore:
         )
         if not walk.check.ok:
             return walk.check
+        # the first entry committing to a row whose pointer names an older entry; in a
+        # materialised step, so the planner joins both tables once (with ORDER BY ...
+        # LIMIT 1 it scans audit_refs once per entry: quadratic in the file's size)
         rolled = tx.one(
-            "SELECT a.seq, j.ref FROM audit AS a "
+            "WITH late AS MATERIALIZED (SELECT a.seq, j.ref FROM audit AS a "
             "CROSS JOIN LATERAL jsonb_object_keys(a.refs::jsonb) AS j(ref) "
-            "JOIN audit_refs AS r ON r.ref = j.ref WHERE r.seq < a.seq ORDER BY a.seq LIMIT 1"
+            "JOIN audit_refs AS r ON r.ref = j.ref WHERE r.seq < a.seq) "
+            "SELECT seq, ref FROM late ORDER BY seq LIMIT 1"
         )
         if rolled is not None:
             return AuditCheck(
