@@ -1405,9 +1405,8 @@ class PgStore:
         table, id_column, columns = self._TABLES[kind]
         alias = "v" if kind == "visit" else "t"
         sql = (
-            f"SELECT {columns}, r.seq, a.refs FROM {table} AS {alias} "
-            f"LEFT JOIN audit_refs AS r ON r.ref = '{kind}:' || {alias}.{id_column} "
-            "LEFT JOIN audit AS a ON a.seq = r.seq"
+            f"SELECT {columns}, r.seq FROM {table} AS {alias} "
+            f"LEFT JOIN audit_refs AS r ON r.ref = '{kind}:' || {alias}.{id_column}"
         )
         if where:
             sql += " WHERE " + where.format(id=id_column).replace("t.", f"{alias}.")
@@ -1416,15 +1415,20 @@ class PgStore:
             batches = _streamed(tx, f"covered_{kind}", sql + f" ORDER BY {alias}.{id_column}")
         for rows in batches:
             events = _card_events(tx, [int(row[0]) for row in rows]) if kind == "card" else {}
-            for row in rows:
-                data, pointer, entry_refs = row[:-2], row[-2], row[-1]
-                ident, content = self._content_of(kind, data, events)
-                yield (
-                    f"{kind}:{ident}",
-                    content,
-                    None if pointer is None else int(pointer),
-                    None if entry_refs is None else str(entry_refs),
+            # each committing entry's refs once per batch, not once per row: a baseline
+            # or a purge entry commits to hundreds of rows and its refs are kilobytes
+            seqs = sorted({int(row[-1]) for row in rows if row[-1] is not None})
+            refs = {
+                int(seq): str(text)
+                for seq, text in tx.all(
+                    "SELECT seq, refs FROM audit WHERE seq = ANY(%s::bigint[])", (seqs,)
                 )
+            }
+            for row in rows:
+                data, pointer = row[:-1], row[-1]
+                ident, content = self._content_of(kind, data, events)
+                seq = None if pointer is None else int(pointer)
+                yield f"{kind}:{ident}", content, seq, None if seq is None else refs.get(seq)
 
     def _content_of(
         self,
