@@ -64,6 +64,13 @@ from db import codec
 from db.accounts import Argon2Hasher
 from db.pg.codes import PgStoreCode
 from db.pg.crypto import KeyRing, RotationReport, SealedRow, run_reencrypt
+from db.pg.rows import (
+    ACCOUNT_COLUMN,
+    ACCOUNT_COLUMNS,
+    ACCOUNT_TABLE,
+    account_content,
+    open_account_record,
+)
 from db.pg.store import PgStore, _store_error, _Tx
 
 __all__ = [
@@ -75,8 +82,6 @@ __all__ = [
     "reseal_accounts",
 ]
 
-ACCOUNT_COLUMNS = "t.account_id, t.username, t.record"
-_TABLE, _COLUMN = "accounts", "record"
 _LOCK_LABEL = b"admission-desk/pg/account-lock/v1"
 _ADMIN_LOCK = "administration"  # the lock every change of accounts takes first
 
@@ -92,17 +97,11 @@ def _seal(ring: KeyRing, account: Account, password_hash: str) -> bytes:
         "created_at": codec.ts(account.created_at),
     }
     text = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return ring.seal_text(text, table=_TABLE, column=_COLUMN, row=account.username)
-
-
-def _open(ring: KeyRing, username: str, sealed: Any) -> dict[str, Any]:
-    text = ring.open_text(bytes(sealed), table=_TABLE, column=_COLUMN, row=username)
-    record: dict[str, Any] = json.loads(text)
-    return record
+    return ring.seal_text(text, table=ACCOUNT_TABLE, column=ACCOUNT_COLUMN, row=account.username)
 
 
 def _stored(ring: KeyRing, username: str, sealed: Any) -> StoredAccount:
-    r = _open(ring, username, sealed)
+    r = open_account_record(ring, username, sealed)
     account = Account(
         username,
         str(r["display_name"]),
@@ -113,23 +112,6 @@ def _stored(ring: KeyRing, username: str, sealed: Any) -> StoredAccount:
         codec.parse_ts(str(r["created_at"])),
     )
     return StoredAccount(account, str(r["password_hash"]))
-
-
-def account_content(ring: KeyRing, row: Sequence[Any]) -> tuple[int, list[object]]:
-    """(account_id, content) of a row read with :data:`ACCOUNT_COLUMNS`: the same list
-    the SQLCipher chain commits to (db/accounts.py: every column, the hash included)."""
-    account_id, username = int(row[0]), str(row[1])
-    r = _open(ring, username, row[2])
-    return account_id, [
-        username,
-        str(r["display_name"]),
-        str(r["roles"]),
-        int(bool(r["active"])),
-        str(r["password_hash"]),
-        int(r["failed_attempts"]),
-        r["locked_until"],
-        str(r["created_at"]),
-    ]
 
 
 def covers_accounts(store: PgStore) -> bool:
@@ -155,7 +137,9 @@ def reseal_accounts(store: PgStore, ring: KeyRing, *, batch_size: int = 500) -> 
         )
         read.clear()
         read.update((str(name), bytes(record)) for name, record, _v in rows)
-        return [SealedRow(_TABLE, str(n), int(v), {_COLUMN: bytes(r)}) for n, r, v in rows]
+        return [
+            SealedRow(ACCOUNT_TABLE, str(n), int(v), {ACCOUNT_COLUMN: bytes(r)}) for n, r, v in rows
+        ]
 
     def apply(batch: Sequence[SealedRow]) -> None:
         def work(tx: _Tx) -> None:
@@ -163,7 +147,7 @@ def reseal_accounts(store: PgStore, ring: KeyRing, *, batch_size: int = 500) -> 
                 tx.conn.execute(
                     "UPDATE accounts SET record = %s, key_version = %s "
                     "WHERE username = %s AND record = %s",
-                    (row.values[_COLUMN], row.key_version, row.row, read[str(row.row)]),
+                    (row.values[ACCOUNT_COLUMN], row.key_version, row.row, read[str(row.row)]),
                 )
 
         store._write(work)

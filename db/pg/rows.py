@@ -3,6 +3,7 @@ sealed values (db/pg/crypto.py) bound to their table, column and row (art. 20.4)
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from datetime import UTC, date, datetime
 from typing import Any
@@ -182,3 +183,33 @@ def card_from_row(row: Sequence[Any]) -> CardRecord:
         print_count=int(prints),
         void_reason=str(void_reason),
     )
+
+
+# -- desk accounts (db/pg/accounts.py writes them; the store's chain verifies them) ------
+
+ACCOUNT_COLUMNS = "t.account_id, t.username, t.record"
+ACCOUNT_TABLE, ACCOUNT_COLUMN = "accounts", "record"
+
+
+def open_account_record(ring: KeyRing, username: str, sealed: Any) -> dict[str, Any]:
+    """An account's sealed record, bound to its user name."""
+    text = ring.open_text(bytes(sealed), table=ACCOUNT_TABLE, column=ACCOUNT_COLUMN, row=username)
+    record: dict[str, Any] = json.loads(text)
+    return record
+
+
+def account_content(ring: KeyRing, row: Sequence[Any]) -> tuple[int, list[object]]:
+    """(account_id, content) of a row read with :data:`ACCOUNT_COLUMNS`: the same list
+    the SQLCipher chain commits to (db/accounts.py: every column, the hash included)."""
+    account_id, username = int(row[0]), str(row[1])
+    r = open_account_record(ring, username, row[2])
+    return account_id, [
+        username,
+        str(r["display_name"]),
+        str(r["roles"]),
+        int(bool(r["active"])),
+        str(r["password_hash"]),
+        int(r["failed_attempts"]),
+        r["locked_until"],
+        str(r["created_at"]),
+    ]

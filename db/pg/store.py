@@ -110,6 +110,7 @@ from db.pg.connect import PgConnectCode, connect
 from db.pg.crypto import InstallationKey, KeyRing, WrappedKey
 from db.pg.latency import PgLinkCode
 from db.pg.rows import (
+    ACCOUNT_COLUMNS,
     BAN_COLUMNS,
     CARD_COLUMNS,
     OBSERVATION_COLUMNS,
@@ -119,6 +120,7 @@ from db.pg.rows import (
     VISITOR_BASE,
     VISITOR_COLUMNS,
     Opener,
+    account_content,
     card_from_row,
     utc,
 )
@@ -1374,8 +1376,6 @@ class PgStore:
     def _row_content(self, tx: _Tx, ref: str) -> list[object] | None:
         kind, ident = ref.split(":", 1)
         if kind == "account":
-            from db.pg.accounts import ACCOUNT_COLUMNS, account_content  # imports this module
-
             row = tx.one(
                 f"SELECT {ACCOUNT_COLUMNS} FROM accounts AS t WHERE t.account_id = %s",
                 (int(ident),),
@@ -1461,8 +1461,6 @@ class PgStore:
         """Every row present, with the newest entry committing to it, kind by kind."""
         for kind in KINDS:
             if kind == "account":
-                from db.pg.accounts import ACCOUNT_COLUMNS, account_content
-
                 for row in tx.all(
                     f"SELECT {ACCOUNT_COLUMNS}, r.seq, a.refs FROM accounts AS t "
                     "LEFT JOIN audit_refs AS r ON r.ref = 'account:' || t.account_id "
