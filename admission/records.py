@@ -10,6 +10,7 @@ from datetime import date, datetime
 from enum import StrEnum, unique
 
 from admission.codes import Code
+from admission.errors import InvalidStateError
 from admission.identity import IdentityKey
 
 
@@ -171,6 +172,19 @@ class Ban:
         if self.lifted_at is not None and self.lifted_at <= at:
             return False
         return self.created_at <= at and (self.expires_at is None or at < self.expires_at)
+
+
+def check_new_ban(reason: str, at: datetime, expires_at: datetime | None) -> None:
+    """A ban is reasoned (art. 21.3) and, when it expires, expires after it starts: every
+    store checks this before it writes one."""
+    if not reason.strip():
+        raise InvalidStateError(
+            "a ban needs a reason (art. 21.3)", code=RecordErrorCode.REASON_REQUIRED
+        )
+    if expires_at is not None and expires_at <= at:
+        raise InvalidStateError(
+            "a ban must expire after it starts", code=RecordErrorCode.BAD_EXPIRY
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,6 +35,7 @@ from admission.records import (
     StaffMember,
     Visitor,
     VisitRecord,
+    check_new_ban,
 )
 from db import codec, names
 from db.audit_chain import (
@@ -344,14 +345,7 @@ class FakeStore(FakeReportsMixin, FakeDataProtectionMixin):
         expires_at: datetime | None = None,
     ) -> Ban:
         self._call("add_ban", identity, reason, decided_by, at, expires_at)
-        if not reason.strip():
-            raise InvalidStateError(
-                "a ban needs a reason (art. 21.3)", code=RecordErrorCode.REASON_REQUIRED
-            )
-        if expires_at is not None and expires_at <= at:
-            raise InvalidStateError(
-                "a ban must expire after it starts", code=RecordErrorCode.BAD_EXPIRY
-            )
+        check_new_ban(reason, at, expires_at)
         ban = Ban(
             max(self._bans, default=0) + 1,
             identity,

@@ -10,7 +10,7 @@ from typing import Any
 
 from admission.errors import InvalidStateError, NotFoundError
 from admission.identity import IdentityKey
-from admission.records import Ban, RecordErrorCode, StaffMember, StaffRole
+from admission.records import Ban, RecordErrorCode, StaffMember, StaffRole, check_new_ban
 from db import codec
 from db.audit_chain import ban_content, staff_content
 from db.audit_rows import CoveredTable
@@ -100,14 +100,7 @@ class PeopleMixin(CardsMixin):
         at: datetime,
         expires_at: datetime | None = None,
     ) -> Ban:
-        if not reason.strip():
-            raise InvalidStateError(
-                "a ban needs a reason (art. 21.3)", code=RecordErrorCode.REASON_REQUIRED
-            )
-        if expires_at is not None and expires_at <= at:
-            raise InvalidStateError(
-                "a ban must expire after it starts", code=RecordErrorCode.BAD_EXPIRY
-            )
+        check_new_ban(reason, at, expires_at)
         with self._tx() as conn:
             ban_id = conn.execute(
                 "INSERT INTO bans (identity, reason, decided_by, created_at, expires_at) "

@@ -185,6 +185,19 @@ class ReplicaFront(ABC):
         return as_of
 
     @staticmethod
+    def _check_position(page: FeedPage, since: datetime) -> None:
+        """A page that starts after the replica's position leaves a gap; an older one
+        with entries could undo newer changes: both refused."""
+        if page.since is not None and page.since > since:
+            raise SnapshotError(
+                SnapshotErrorCode.FEED_GAP, "the page starts after the replica's position"
+            )
+        if page.as_of < since and page.entries:
+            raise SnapshotError(
+                SnapshotErrorCode.FEED_OUT_OF_ORDER, "the page is older than the replica"
+            )
+
+    @staticmethod
     def _against(
         old: ReplicaState, held_sha256: str | None, snapshot: Snapshot, as_of: datetime
     ) -> ImportResult | None:
@@ -421,14 +434,7 @@ class ReplicaRegistry(ReplicaFront):
         if active is None:
             raise SnapshotError(SnapshotErrorCode.FEED_WITHOUT_SNAPSHOT, "import a snapshot first")
         since = active.state.feed_as_of or active.state.snapshot_as_of
-        if page.since is not None and page.since > since:
-            raise SnapshotError(
-                SnapshotErrorCode.FEED_GAP, "the page starts after the replica's position"
-            )
-        if page.as_of < since and page.entries:  # replaying it could undo newer changes
-            raise SnapshotError(
-                SnapshotErrorCode.FEED_OUT_OF_ORDER, "the page is older than the replica"
-            )
+        self._check_position(page, since)
         added = removed = unchanged = 0
         sid = active.snapshot_id
         with self._tx() as conn:

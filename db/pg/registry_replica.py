@@ -363,14 +363,7 @@ class PgReplicaRegistry(ReplicaFront):
         if row is not None and row[0] is not None and bytes(row[0]) == fingerprint:
             # another desk applied this very page: applied once, nothing to change
             return FeedResult(0, 0, len(page.entries), since)
-        if page.since is not None and page.since > since:
-            raise SnapshotError(
-                SnapshotErrorCode.FEED_GAP, "the page starts after the replica's position"
-            )
-        if page.as_of < since and page.entries:  # replaying it could undo newer changes
-            raise SnapshotError(
-                SnapshotErrorCode.FEED_OUT_OF_ORDER, "the page is older than the replica"
-            )
+        self._check_position(page, since)
         added = removed = unchanged = 0
         sid = active.snapshot_id
         for entry in page.entries:

@@ -78,6 +78,7 @@ from admission.records import (
     StaffMember,
     Visitor,
     VisitRecord,
+    check_new_ban,
 )
 from db import codec, names
 from db.audit_chain import (
@@ -1078,14 +1079,7 @@ class PgStore:
         at: datetime,
         expires_at: datetime | None = None,
     ) -> Ban:
-        if not reason.strip():
-            raise InvalidStateError(
-                "a ban needs a reason (art. 21.3)", code=RecordErrorCode.REASON_REQUIRED
-            )
-        if expires_at is not None and expires_at <= at:
-            raise InvalidStateError(
-                "a ban must expire after it starts", code=RecordErrorCode.BAD_EXPIRY
-            )
+        check_new_ban(reason, at, expires_at)
 
         def work(tx: _Tx) -> int:
             ban_id = _next_id(tx, "bans_ban_id_seq")
