@@ -150,6 +150,28 @@ def entry_mac(
     return key.mac(content.encode("utf-8"))
 
 
+def visit_entry(
+    file_number: int,
+    visit_id: int,
+    verdict: str,
+    card: int | None,
+    existing: int | None,
+    new_visitor: bool,
+) -> tuple[dict[str, str], list[tuple[str, bool]]]:
+    """The details of an admission's ``VISIT`` entry (art. 20.3) and the rows it commits
+    to - the visitor (created, or changed by a newer document), the visit, the card it
+    gave - the same in every store."""
+    details = {"visit": str(visit_id), "verdict": verdict}
+    if card is not None:
+        details["card"] = str(card)
+    if existing is not None:
+        details["existing_card"] = str(existing)
+    rows = [(f"visitor:{file_number}", new_visitor), (f"visit:{visit_id}", True)]
+    if card is not None:
+        rows.append((f"card:{card}", True))
+    return details, rows
+
+
 def row_mac(key: ChainKey, ref: str, content: Sequence[object]) -> str:
     return key.mac(_json([ROW_LABEL, ref, list(content)]).encode("utf-8"))[:ROW_MAC_HEX]
 

@@ -46,6 +46,7 @@ from db.audit_chain import (
     observation_content,
     staff_content,
     visit_content,
+    visit_entry,
     visitor_content,
 )
 from db.audit_key import AuditKey
@@ -246,14 +247,7 @@ class FakeStore(FakeReportsMixin, FakeDataProtectionMixin):
             card_number,
             entry.official_capacity,
         )
-        details = {"visit": str(visit_id), "verdict": entry.verdict}
-        if card_number is not None:
-            details["card"] = str(card_number)
-        if existing is not None:
-            details["existing_card"] = str(existing)
-        rows = [(f"visitor:{number}", new), (f"visit:{visit_id}", True)]
-        if card_number is not None:
-            rows.append((f"card:{card_number}", True))
+        details, rows = visit_entry(number, visit_id, entry.verdict, card_number, existing, new)
         self.chain.append(entry.operator, "VISIT", f"file:{number}", entry.at, details, rows)
         return RecordedAdmission(number, visit_id, card_number, new, existing)
 

@@ -26,7 +26,7 @@ from admission.records import (
 from admission.verdict import Outcome, Reason
 from db import codec, names
 from db.audit import AuditMixin
-from db.audit_chain import observation_content, visit_content, visitor_content
+from db.audit_chain import observation_content, visit_content, visit_entry, visitor_content
 from db.audit_rows import CoveredTable
 from db.inspection import find_visitors
 
@@ -341,14 +341,7 @@ class VisitorsMixin(AuditMixin):
             number = None
             if entry.card is not None:
                 number = self._insert_card(conn, file_number, visit_id, entry.card, entry.at)
-            details = {"visit": str(visit_id), "verdict": entry.verdict}
-            if number is not None:
-                details["card"] = str(number)
-            if existing is not None:
-                details["existing_card"] = str(existing)
-            rows = [(f"visitor:{file_number}", new), (f"visit:{visit_id}", True)]
-            if number is not None:
-                rows.append((f"card:{number}", True))
+            details, rows = visit_entry(file_number, visit_id, entry.verdict, number, existing, new)
             self._audit(
                 conn, entry.operator, "VISIT", f"file:{file_number}", entry.at, details, rows
             )

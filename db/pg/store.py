@@ -100,6 +100,7 @@ from db.audit_chain import (
     row_mac,
     staff_content,
     visit_content,
+    visit_entry,
     visitor_content,
     walk_chain,
 )
@@ -802,16 +803,11 @@ class PgStore:
                     "VALUES (%s, %s, %s, %s)",
                     (key, visit_id, new, existing),
                 )
-            details = {"visit": str(visit_id), "verdict": current.verdict}
-            if number is not None:
-                details["card"] = str(number)
-            if existing is not None:
-                details["existing_card"] = str(existing)
+            details, rows = visit_entry(
+                file_number, visit_id, current.verdict, number, existing, new
+            )
             if key is not None:
                 details["admission"] = str(key)
-            rows = [(f"visitor:{file_number}", new), (f"visit:{visit_id}", True)]
-            if number is not None:
-                rows.append((f"card:{number}", True))
             self._audit(
                 tx, current.operator, "VISIT", f"file:{file_number}", current.at, details, rows
             )
