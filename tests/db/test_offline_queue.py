@@ -342,6 +342,41 @@ def kill_after(child: subprocess.Popen[str], lines: int, rng: random.Random) -> 
     return seen + rest.split()
 
 
+def kill_held(child: subprocess.Popen[str]) -> None:
+    """SIGKILL once the child says it is held (see :class:`HeldBook`)."""
+    assert child.stdout is not None
+    assert child.stdout.readline().strip() == "ready"
+    for line in child.stdout:  # ends when the child does (it never held: the test fails)
+        if line.strip() == "held":
+            break
+    child.send_signal(signal.SIGKILL)
+    child.communicate()
+
+
+class HeldBook(SqlVoucherBook):
+    """The book that stops a child at its ``hold``-th issue: after the commit (hold > 0)
+    or before the server is asked (hold < 0); it says "held" and waits to be killed."""
+
+    def __init__(self, store: SqlCipherStore, hold: int) -> None:
+        super().__init__(store)
+        self._hold = hold
+        self._issued = 0
+
+    def issue_voucher(self, new: NewVoucher) -> Voucher:
+        self._issued += 1
+        if self._issued == -self._hold:
+            self._stop()
+        issued = super().issue_voucher(new)
+        if self._issued == self._hold:
+            self._stop()
+        return issued
+
+    @staticmethod
+    def _stop() -> None:
+        print("held", flush=True)
+        time.sleep(60)  # killed here
+
+
 def test_a_process_killed_while_queueing_leaves_the_queue_readable(
     tmp_path: Path, desk_key: DbKey
 ) -> None:
@@ -363,8 +398,9 @@ def test_a_process_killed_while_queueing_leaves_the_queue_readable(
 def test_a_process_killed_while_formalising_is_finished_by_a_rerun(
     tmp_path: Path, desk_key: DbKey
 ) -> None:
-    """Killed again and again, at random, until at least once the kill fell between the
-    server's commit and the queue's record of it (the case the lookup exists for)."""
+    """Killed at random, then once held just after the server's commit and before the
+    queue's record of it (the case the lookup exists for), and once held after the
+    entry is marked as being sent but before the server is asked."""
     rng = random.Random(5806)
     path, key = tmp_path / "offline-vouchers.db", queue_key(desk_key)
     with OfflineVoucherQueue.open(path, key, desk_id=DESK, create=True) as q:
@@ -372,8 +408,12 @@ def test_a_process_killed_while_formalising_is_finished_by_a_rerun(
             q.enqueue(new_voucher(n))
     SqlCipherStore.open(tmp_path / "visitors.db", desk_key).close()
     windows: set[str] = set()
-    for _ in range(30):
-        kill_after(spawn("formalise", tmp_path, desk_key, 0), rng.randint(1, 5), rng)
+    for hold in (0, 0, 0, rng.randint(1, 3), -rng.randint(1, 3)):  # 0: a kill at random
+        child = spawn("formalise", tmp_path, desk_key, hold)
+        if hold:
+            kill_held(child)
+        else:
+            kill_after(child, rng.randint(1, 5), rng)
         with (
             OfflineVoucherQueue.open(path, key, desk_id=DESK) as q,
             SqlCipherStore.open(tmp_path / "visitors.db", desk_key) as store,
@@ -382,8 +422,6 @@ def test_a_process_killed_while_formalising_is_finished_by_a_rerun(
             on_server = {fingerprint(v) for v in SqlVoucherBook(store).open_vouchers()}
             for entry in sent:  # at most one: sent one at a time
                 windows.add("committed" if fingerprint(entry.voucher) in on_server else "not")
-        if "committed" in windows and len(windows) == 2:
-            break
     assert windows == {"committed", "not"}
     with (
         OfflineVoucherQueue.open(path, key, desk_id=DESK) as q,
@@ -414,7 +452,7 @@ def _child(mode: str, folder: Path, count: int) -> None:
             print("ready", flush=True)
             formalise(
                 q,
-                SqlVoucherBook(store),
+                HeldBook(store, count) if count else SqlVoucherBook(store),
                 FixedClock(T0),
                 on_progress=lambda e: print(e.local_ref, flush=True),
             )

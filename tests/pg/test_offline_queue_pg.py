@@ -255,7 +255,10 @@ def test_a_desk_killed_while_formalising_is_finished_by_the_next_run(server: Ser
     server.queues.remove(queue)
     env = {**os.environ, ENV_VAR: server.key.hex(), "PYTHONPATH": str(ROOT)}
     windows: set[str] = set()
-    for _ in range(15):
+    # a few kills at random, then one held just after a server commit, before the
+    # queue records it (the child stops there: the window is hit every run)
+    for attempt in range(5):
+        held = attempt == 4
         child = subprocess.Popen(
             [
                 sys.executable,
@@ -264,6 +267,7 @@ def test_a_desk_killed_while_formalising_is_finished_by_the_next_run(server: Ser
                 str(server.folder),
                 server.conninfo(),
                 server.audit.hex(),
+                str(rng.randint(1, 3)) if held else "0",
             ],
             cwd=ROOT,
             env=env,
@@ -272,9 +276,14 @@ def test_a_desk_killed_while_formalising_is_finished_by_the_next_run(server: Ser
         )
         assert child.stdout is not None
         assert child.stdout.readline().strip() == "ready"
-        for _ in range(rng.randint(1, 5)):
-            child.stdout.readline()
-        time.sleep(rng.random() * 0.01)
+        if held:
+            for line in child.stdout:  # ends with the child if it never held
+                if line.strip() == "committed":
+                    break
+        else:
+            for _ in range(rng.randint(1, 5)):
+                child.stdout.readline()
+            time.sleep(rng.random() * 0.01)
         child.send_signal(signal.SIGKILL)
         child.communicate()
         with OfflineVoucherQueue.open(
@@ -297,7 +306,25 @@ def test_a_desk_killed_while_formalising_is_finished_by_the_next_run(server: Ser
     check_server(server, [queue], total)
 
 
-def _child(folder: Path, conninfo: str, audit_hex: str) -> None:
+class _HeldBook(PgVoucherBook):
+    """The server's book that, after its ``hold``-th issue has committed, says so and
+    stops before returning: the process is killed between the server's commit and the
+    queue's record of it."""
+
+    def __init__(self, store: PgStore, hold: int) -> None:
+        super().__init__(store)
+        self._left = hold
+
+    def issue_voucher(self, new: NewVoucher) -> Voucher:
+        issued = super().issue_voucher(new)
+        self._left -= 1
+        if self._left == 0:
+            print("committed", flush=True)
+            time.sleep(60)  # killed here
+        return issued
+
+
+def _child(folder: Path, conninfo: str, audit_hex: str, hold: int) -> None:
     key = key_from_env()
     assert key is not None
     path = folder / "desk1-offline-vouchers.db"
@@ -308,11 +335,11 @@ def _child(folder: Path, conninfo: str, audit_hex: str) -> None:
         print("ready", flush=True)
         formalise(
             queue,
-            PgVoucherBook(store),
+            _HeldBook(store, hold) if hold else PgVoucherBook(store),
             FixedClock(T0),
             on_progress=lambda e: print(e.local_ref, flush=True),
         )
 
 
 if __name__ == "__main__":
-    _child(Path(sys.argv[1]), sys.argv[2], sys.argv[3])
+    _child(Path(sys.argv[1]), sys.argv[2], sys.argv[3], int(sys.argv[4]))
