@@ -26,12 +26,13 @@ import logging
 import os
 import sys
 from collections.abc import Callable, Sequence
-from datetime import date, timedelta
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from admission.accounts import LockoutPolicy
+from admission.accounts import AccountService, LockoutPolicy
 from admission.cards.catalogue import CardCatalogue
 from admission.clock import (
     CLOCK_OVERRIDE_ENV,
@@ -65,11 +66,12 @@ from admission.retention_sweep import RetentionSweep
 from admission.settings import Settings
 from admission.verdict import AdmissionPolicy, Outcome
 from db.accounts import SqlAccounts
-from db.backup import RestoreInfo, backup, restore, stale_backups
+from db.backup import BackupInfo, RestoreInfo, backup, restore, stale_backups
 from db.desk_counters import desk_counters
 from db.file_guard import preflight, refuse_existing
 from db.keys import DbKey, KeyringBackend, resolve_key, system_keyring
-from db.registry_replica import ReplicaRegistry
+from db.pg.codes import PgDeskCode
+from db.registry_replica import ReplicaFront, ReplicaRegistry
 from db.reprint_queue import SqlReprintQueue
 from db.store import SqlCipherStore
 from db.voucher_book import SqlVoucherBook
@@ -90,9 +92,15 @@ from ui.cli.result import (
     Payload,
     described,
 )
-from ui.context import AppContext, Devices, Tools
+from ui.context import AppContext, DeskFile, DeskReads, Devices, ReprintQueue, Tools
 
 if TYPE_CHECKING:
+    from admission.counters import CounterReader
+    from admission.records import PurgeReport
+    from admission.registry.snapshot import SignatureVerifier
+    from admission.retention_sweep import VoucherPurge
+    from admission.vouchers.model import VoucherBook
+    from db.pg.target import PgTarget
     from hardware.mrz.live import LiveMrzReader
     from hardware.mrz.reader import MrzReader
     from ui.demo_scenario import DemoDevices
@@ -103,6 +111,7 @@ SETTINGS_FILE = "settings.json"
 # The demo file holds invented people only; its passphrase is public on purpose so
 # that a newcomer reaches a working app without a keyring. Never used for real data.
 DEMO_PASSPHRASE = "demo-only-not-for-real-visitors"
+DATABASE_URL_ENV = "ADMISSION_DATABASE_URL"  # db.pg.target.ENV_VAR: wins over database.url
 SMOKE_ENV = "ADMISSION_SMOKE"  # "1": the window's smoke run (one demo admission, then exit)
 
 log = logging.getLogger("admission")
@@ -125,29 +134,196 @@ def build_tools(data_dir: Path, *, clock: Clock | None = None, demo: bool = Fals
         clock,
         _devices(settings, data_dir, demo),
         demo,
-        init_file=partial(init_file, data_dir, demo=demo, clock=clock),
+        init_file=partial(init_file, data_dir, settings, demo=demo, clock=clock),
         restore_file=partial(restore_file, data_dir, settings, demo=demo),
     )
 
 
 def build_context(tools: Tools) -> AppContext:
-    """Open the visitor file and build every service over it, once."""
-    store = open_store(tools.data_dir, demo=tools.demo, clock=tools.clock)
+    """Open the visitor file - the desk's own SQLCipher file, or the casino's PostgreSQL
+    server when the desk is pointed at one (arts. 154-155) - and build every service
+    over it, once."""
+    target = server_target(tools)
+    parts = (
+        _file_parts(tools, open_store(tools.data_dir, demo=tools.demo, clock=tools.clock))
+        if target is None
+        else _server_parts(tools, target)
+    )
     try:
-        return _wire(tools, store)
+        return _wire(tools, parts)
+    except BaseException:
+        for closer in reversed(parts.closers):
+            closer()
+        raise
+
+
+@dataclass
+class FileParts:
+    """The adapters of one kind of visitor file, for :func:`_wire`."""
+
+    store: DeskFile
+    reads: DeskReads
+    replica: ReplicaFront
+    reprints: ReprintQueue
+    vouchers: VoucherBook
+    voucher_purge: VoucherPurge
+    accounts: AccountService
+    counters: CounterReader
+    purge: Callable[[datetime], PurgeReport]
+    closers: list[Callable[[], None]]
+    finish: Callable[[AppContext], None]  # what only this kind of file has
+
+
+def server_target(tools: Tools) -> PgTarget | None:
+    """The server this desk works on (``ADMISSION_DATABASE_URL``, else the
+    ``database.url`` setting), or None for the desk's own file."""
+    return _target_of(tools.data_dir, tools.settings)
+
+
+def _target_of(data_dir: Path, settings: Settings) -> PgTarget | None:
+    """psycopg is loaded only when a server is named: a desk of its own file never
+    loads it. A URL that cannot be used is refused; it never falls back to the file."""
+    if not (os.environ.get(DATABASE_URL_ENV, "").strip() or settings["database.url"].strip()):
+        return None
+    from db.pg.target import CERT_SUBDIR, PgTarget, resolve_target
+
+    found = resolve_target(settings["database.url"], os.environ, cert_dir=data_dir / CERT_SUBDIR)
+    return found if isinstance(found, PgTarget) else None
+
+
+def _replica_verifier(settings: Settings) -> SignatureVerifier | None:
+    if not settings["registry.public_key"]:
+        return None
+    from hardware.registry.signature import Ed25519Verifier
+
+    return Ed25519Verifier.from_text(settings["registry.public_key"])
+
+
+def _lockout(settings: Settings) -> LockoutPolicy:
+    return LockoutPolicy(
+        settings["accounts.max_failures"], timedelta(minutes=settings["accounts.lock_minutes"])
+    )
+
+
+def _file_parts(tools: Tools, store: SqlCipherStore) -> FileParts:
+    settings, clock = tools.settings, tools.clock
+    try:
+        vouchers = SqlVoucherBook(store)
+        replica = ReplicaRegistry(
+            store.connection, clock, verifier=_replica_verifier(settings), lock=store.lock
+        )
     except BaseException:
         store.close()
         raise
 
+    def finish(ctx: AppContext) -> None:
+        ctx.backup_file = lambda out, actor: backup(
+            store, out, casino_id=settings["casino.id"], actor=actor, now=clock.now()
+        )
+        ctx.server_copy = ServerCopier(tools, store)
 
-def _wire(tools: Tools, store: SqlCipherStore) -> AppContext:
+    return FileParts(
+        store=store,
+        reads=store,
+        replica=replica,
+        reprints=SqlReprintQueue(store),
+        vouchers=vouchers,
+        voucher_purge=vouchers,
+        # art. 20.3: who works the desk, audited in the file
+        accounts=SqlAccounts(store, clock, policy=_lockout(settings)),
+        counters=partial(desk_counters, store),  # the desk window's panel
+        purge=store.purge,
+        closers=[store.close],
+        finish=finish,
+    )
+
+
+def _server_parts(tools: Tools, target: PgTarget) -> FileParts:
+    """The adapters of the casino's server (arts. 154-155): one visitor file, one card
+    sequence, one ban list and one audit trail for every desk and annex room."""
+    from db.pg.accounts import PgAccounts
+    from db.pg.desk import (
+        OFFLINE_QUEUE_FILE,
+        OfflineVouchers,
+        ServerLink,
+        desk_audit_key,
+        open_desk_store,
+    )
+    from db.pg.desk_counters import pg_desk_counters
+    from db.pg.registry_replica import PgReplicaRegistry
+    from db.pg.reports import PgDeskReads
+    from db.pg.reprint_queue import PgReprintQueue
+    from db.pg.target import CERT_SUBDIR
+    from db.pg.voucher_book import PgVoucherBook
+
     settings, clock = tools.settings, tools.clock
-    verifier = None
-    if settings["registry.public_key"]:
-        from hardware.registry.signature import Ed25519Verifier
+    folder = tools.data_dir / CERT_SUBDIR
+    key = _file_key(folder, demo=tools.demo, new_file=False)
+    audit_key = desk_audit_key(
+        folder, demo=tools.demo, keyring=_audit_keyring(tools.demo), create=False
+    )
+    # the demo makes its invented file on an empty database; a real one is made by init
+    store = open_desk_store(
+        target, key, folder=folder, audit_key=audit_key, clock=clock, create=tools.demo
+    )
+    link = ServerLink(target)
+    closers: list[Callable[[], None]] = [store.close, link.close]
+    try:
+        vouchers = PgVoucherBook(store)
+        replica = PgReplicaRegistry(store, clock, verifier=_replica_verifier(settings))
+        accounts = PgAccounts(store, clock, policy=_lockout(settings))
+    except BaseException:
+        for closer in reversed(closers):
+            closer()
+        raise
 
-        verifier = Ed25519Verifier.from_text(settings["registry.public_key"])
-    replica = ReplicaRegistry(store.connection, clock, verifier=verifier, lock=store.lock)
+    def finish(ctx: AppContext) -> None:
+        ctx.server = link
+        ctx.offline_vouchers = OfflineVouchers(
+            folder / OFFLINE_QUEUE_FILE, key, settings["desk.id"], lambda: vouchers, clock
+        )
+        ctx.backup_file = _on_server_refused
+        ctx.server_copy = _ServerCopyRefused()
+
+    return FileParts(
+        store=store,
+        reads=PgDeskReads(store),
+        replica=replica,
+        reprints=PgReprintQueue(store),
+        vouchers=vouchers,
+        voucher_purge=vouchers,
+        accounts=accounts,
+        counters=partial(pg_desk_counters, store),
+        purge=store.purge,
+        closers=closers,
+        finish=finish,
+    )
+
+
+def _on_server_refused(out: Path, actor: str) -> BackupInfo:
+    raise InvalidStateError(
+        "the visitor file is on the casino's server: its backups are the server's "
+        "(pg_dump or base backups by its administrator; every personal value is sealed)",
+        code=PgDeskCode.ON_SERVER,
+    )
+
+
+class _ServerCopyRefused:
+    """``db copy-to-server`` on a desk that already works on the server."""
+
+    def check(self, url: str) -> str:
+        raise InvalidStateError("this desk already works on the server", code=PgDeskCode.ON_SERVER)
+
+    def copy(
+        self, url: str, batch: int, progress: Callable[[str], None], actor: str
+    ) -> tuple[bool, dict[str, object]]:
+        raise InvalidStateError("this desk already works on the server", code=PgDeskCode.ON_SERVER)
+
+
+def _wire(tools: Tools, parts: FileParts) -> AppContext:
+    settings, clock = tools.settings, tools.clock
+    store = parts.store
+    replica = parts.replica
     online = None
     sync = None
     if settings["registry.online_url"]:
@@ -176,7 +352,6 @@ def _wire(tools: Tools, store: SqlCipherStore) -> AppContext:
     card_files = CardFiles(
         tools.data_dir / "cards", lambda n: printing.render(printing.view_for(n)).pdf
     )
-    vouchers = SqlVoucherBook(store)
     ctx = AppContext(
         tools=tools,
         store=store,
@@ -188,27 +363,20 @@ def _wire(tools: Tools, store: SqlCipherStore) -> AppContext:
         card_files=card_files,
         documents=_desk_documents(tools),
         retention=RetentionSweep(
-            store.purge,
+            parts.purge,
             store,
-            vouchers,
+            parts.voucher_purge,
             card_files,
             clock,
             SystemClock(),
             desk.config.retention_months,
         ),
-        reprints=SqlReprintQueue(store),
-        vouchers=vouchers,
-        accounts=SqlAccounts(  # art. 20.3: who works the desk, audited in the file
-            store,
-            clock,
-            policy=LockoutPolicy(
-                settings["accounts.max_failures"],
-                timedelta(minutes=settings["accounts.lock_minutes"]),
-            ),
-        ),
-        counters=partial(desk_counters, store),  # the desk window's panel
+        reprints=parts.reprints,
+        vouchers=parts.vouchers,
+        accounts=parts.accounts,
+        counters=parts.counters,
         reports=ReportService(  # arts. 14.1.b, 20.4; GDPR art. 15
-            store,
+            parts.reads,
             clock,
             ReportlabRenderer(
                 card_labels={
@@ -218,13 +386,11 @@ def _wire(tools: Tools, store: SqlCipherStore) -> AppContext:
             CasinoInfo(settings["casino.name"], settings["casino.id"], settings["casino.address"]),
         ),
         export_target=FileExportTarget,
-    )
-    ctx.backup_file = lambda out, actor: backup(
-        store, out, casino_id=settings["casino.id"], actor=actor, now=clock.now()
+        reads=parts.reads,
     )
     ctx.stale_backups = lambda now: stale_backups(tools.data_dir, now, desk.config.retention_months)
-    ctx.server_copy = ServerCopier(tools, store)
-    ctx.closers.append(store.close)
+    parts.finish(ctx)
+    ctx.closers.extend(parts.closers)
     return ctx
 
 
@@ -263,9 +429,20 @@ def _audit_keyring(demo: bool) -> KeyringBackend | None:
     return None if demo else system_keyring()
 
 
-def init_file(data_dir: Path, *, demo: bool, clock: Clock, adopt: bool = False) -> str:
+def init_file(
+    data_dir: Path, settings: Settings, *, demo: bool, clock: Clock, adopt: bool = False
+) -> str:
     """``init``: create the visitor file and its marker (audited), or with ``adopt``
-    write the marker of the file already there after a full check; return its id."""
+    write the marker of the file already there after a full check; return its id. A
+    desk pointed at a server creates the visitor file there, in an empty database (the
+    first desk of the casino; the others only open it); its id is the database's."""
+    target = _target_of(data_dir, settings)
+    if target is not None:
+        if adopt:
+            raise InvalidStateError(
+                "adopt is for the desk's own file, not the server", code=PgDeskCode.ON_SERVER
+            )
+        return _init_server(data_dir, target, demo=demo, clock=clock)
     path = data_dir / DB_FILE
     if not adopt:
         data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
@@ -274,6 +451,19 @@ def init_file(data_dir: Path, *, demo: bool, clock: Clock, adopt: bool = False) 
     act = SqlCipherStore.adopt if adopt else SqlCipherStore.create
     with act(path, key, clock=clock, audit_keyring=_audit_keyring(demo)) as store:
         return store.file_id
+
+
+def _init_server(data_dir: Path, target: PgTarget, *, demo: bool, clock: Clock) -> str:
+    from db.pg.desk import desk_audit_key, open_desk_store
+    from db.pg.target import CERT_SUBDIR
+
+    folder = data_dir / CERT_SUBDIR
+    key = _file_key(folder, demo=demo, new_file=True)
+    audit_key = desk_audit_key(folder, demo=demo, keyring=_audit_keyring(demo), create=True)
+    with open_desk_store(
+        target, key, folder=folder, audit_key=audit_key, clock=clock, create=True
+    ) as store:
+        return store.database_id
 
 
 class ServerCopier:
@@ -337,7 +527,14 @@ class ServerCopier:
 
 def restore_file(data_dir: Path, settings: Settings, source: Path, *, demo: bool) -> RestoreInfo:
     """``restore``: the backup becomes this folder's visitor file, after every check
-    (key, casino, integrity, audit chain); a folder that holds a file is refused."""
+    (key, casino, integrity, audit chain); a folder that holds a file is refused, and so
+    is a desk that works on the server (it would not use the file)."""
+    if _target_of(data_dir, settings) is not None:
+        raise InvalidStateError(
+            "this desk works on the casino's server: a backup of a desk's file is restored "
+            "on a desk of its own file, then moved with db copy-to-server",
+            code=PgDeskCode.ON_SERVER,
+        )
     key = _file_key(data_dir / DB_FILE, demo=demo, new_file=False)
     return restore(
         source, data_dir, key, casino_id=settings["casino.id"], audit_keyring=_audit_keyring(demo)
@@ -361,7 +558,7 @@ def _ask_passphrase() -> str:
     return getpass.getpass("Clave del fichero de visitantes / visitor-file passphrase: ")
 
 
-def _card_printing(tools: Tools, store: SqlCipherStore, desk: AdmissionDesk) -> CardPrintService:
+def _card_printing(tools: Tools, store: DeskFile, desk: AdmissionDesk) -> CardPrintService:
     settings = tools.settings
     catalogue = desk.config.catalogue
     presentation = CardPresentation(

@@ -1528,6 +1528,18 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "La base de datos del servidor no es la de este casino: no se toca",
         "The server's database is not this casino's: it is left untouched",
     ),
+    "PG_DESK_DATABASE_ID_UNREADABLE": (
+        "No se puede leer la base de datos asignada al puesto (postgresql/database-id)",
+        "The desk's record of its server database (postgresql/database-id) is unreadable",
+    ),
+    "PG_DESK_ON_SERVER": (
+        "El puesto trabaja en el servidor: esta orden es solo para el fichero propio",
+        "This desk works on the server: this command is for a desk's own file only",
+    ),
+    "PG_DESK_NO_SERVER": (
+        "El puesto trabaja con su propio fichero: esta orden es del servidor",
+        "This desk works on its own file: this command is for the server",
+    ),
     "PG_BUSY": (
         "El servidor está ocupado con otros puestos: inténtelo de nuevo",
         "The server is busy with other desks: try again",

@@ -58,6 +58,13 @@ DECLARED: tuple[Setting, ...] = (
     Setting("casino.address", "", str, "Address on the leaflet"),
     Setting("desk.id", "DESK1", str, "This admission desk (several desks share one file, R17)"),
     Setting(
+        "database.url",
+        "",
+        str,
+        "The casino's PostgreSQL server (postgresql://desk@host/db, arts. 154-155); "
+        "empty = this desk's own SQLCipher file; ADMISSION_DATABASE_URL wins",
+    ),
+    Setting(
         "admission.unverifiable",
         "DENY",
         str,

@@ -164,6 +164,14 @@ class ReplicaFront(ABC):
     def state(self) -> ReplicaState | None: ...
 
     @abstractmethod
+    def check(self, identity: IdentityKey, person: PersonDetails | None = None) -> RegistryAnswer:
+        """The register's answer for one identity from the replica (art. 20.2)."""
+
+    @abstractmethod
+    def last_events(self, limit: int = 5) -> list[tuple[datetime, str, str, str]]:
+        """(at, kind, code, version) of the newest imports, syncs and refusals."""
+
+    @abstractmethod
     def _swap_whole(self, snapshot: Snapshot) -> ImportResult: ...
 
     @abstractmethod

@@ -8,8 +8,10 @@ window receive the result and never construct an adapter themselves. Two levels:
   factories (``parse-mrz``, ``read-document``, ``watch-document``).
 * :class:`AppContext` - the tools plus the open file and the services over it.
 
-The concrete types are named here, so handlers are type-checked against the real
-adapters; only ``main.py`` imports and constructs them.
+The context names ports, not adapters: the visitor file is the desk's own SQLCipher
+file or the casino's PostgreSQL server (arts. 154-155: several desks and annex rooms,
+one file), and handlers and the window work the same on both. Only ``main.py`` imports
+and constructs the adapters.
 """
 
 from __future__ import annotations
@@ -20,10 +22,19 @@ from datetime import date, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from admission.accounts import AccountService
+from admission.cards.verification import VerificationStore
+from admission.data_protection import DataProtectionStore
+from admission.desk import DeskStore
 from admission.errors import ConfigError
-from admission.ports import Clock, madrid_date
-from admission.reports import ExportTarget, ReportService
+from admission.identity import IdentityKey
+from admission.inspection import InspectionAudit, InspectionReader
+from admission.ports import Clock, PeopleListings, madrid_date
+from admission.records import AuditEntry, Ban, CardRecord, Visitor
+from admission.reports import ExportTarget, ReportService, ReportStore
+from admission.retention_sweep import PurgeStamps
 from admission.settings import Settings
+from admission.vouchers.model import NewVoucher, VoucherBook
 
 if TYPE_CHECKING:
     from admission.counters import CounterReader
@@ -31,12 +42,11 @@ if TYPE_CHECKING:
     from admission.devices import Camera, CardPrinter, DeviceStatus, DocumentReader, SoundPlayer
     from admission.registry.policy import RegistryPolicy
     from admission.retention_sweep import RetentionSweep
-    from db.accounts import SqlAccounts
     from db.backup import BackupInfo, KnownBackup, RestoreInfo
-    from db.registry_replica import ReplicaRegistry
-    from db.reprint_queue import SqlReprintQueue
-    from db.store import SqlCipherStore
-    from db.voucher_book import SqlVoucherBook
+    from db.integrity import IntegrityReport
+    from db.offline_formalise import FormaliseReport
+    from db.offline_queue import QueuedVoucher
+    from db.registry_replica import ReplicaFront
     from hardware.mrz.live import LiveMrzReader
     from hardware.mrz.reader import MrzReader
     from hardware.printer.card_files import CardFiles
@@ -44,7 +54,100 @@ if TYPE_CHECKING:
     from hardware.printer.service import CardPrintService
     from hardware.registry.sync import RegistrySync
 
-__all__ = ["AppContext", "Devices", "FileInit", "ServerCopy", "Tools"]
+__all__ = [
+    "AppContext",
+    "DeskFile",
+    "DeskReads",
+    "Devices",
+    "FileInit",
+    "KeyRotation",
+    "OfflineVouchers",
+    "ReprintQueue",
+    "ServerCopy",
+    "ServerLink",
+    "Tools",
+]
+
+
+class DeskFile(DeskStore, PeopleListings, VerificationStore, PurgeStamps, Protocol):
+    """The visitor file as the desk uses it (art. 20.3-4): the SQLCipher file of one
+    desk or the server the casino's desks share."""
+
+    def secret(self, name: str) -> bytes: ...
+
+    def search_visitors(self, text: str, limit: int = 50) -> Sequence[Visitor]: ...
+
+    def bans(self, identity: IdentityKey) -> Sequence[Ban]:
+        """Every ban of this identity, lifted and expired ones included."""
+        ...
+
+    def ping(self) -> float:
+        """The file answers a trivial read; how long it took, in seconds."""
+        ...
+
+    def keyed_hash(self, text: str) -> str: ...
+
+    def integrity_check(self, *, structure: bool = False) -> IntegrityReport: ...
+
+    @property
+    def audit_key_source(self) -> str: ...
+
+    def audit_entries(self, since_seq: int = 0, limit: int = 1000) -> list[AuditEntry]: ...
+
+
+class DeskReads(ReportStore, InspectionReader, InspectionAudit, DataProtectionStore, Protocol):
+    """What the director's and the inspectors' screens read (arts. 14.1.b, 20.4): the
+    reports, the search, rectification and the retention view."""
+
+
+class OfflineVouchers(Protocol):
+    """The provisional vouchers of art. 23.4 a desk of the server gives while the server
+    cannot be reached: recorded in the desk's encrypted queue with a local reference,
+    formalised on the server's voucher book, in order and once, when it answers."""
+
+    def issue(self, new: NewVoucher) -> QueuedVoucher: ...
+
+    def pending(self) -> list[QueuedVoucher]: ...
+
+    def formalise(self) -> FormaliseReport: ...
+
+
+class KeyRotation(Protocol):
+    """``db rotate-key``: the server's data keys re-wrapped under a new installation key
+    (``mode`` "rewrap") or every sealed value re-encrypted under a new data key
+    ("reencrypt"), restartable; the report as JSON. Raises ``InvalidStateError`` with
+    its code when refused (e.g. a desk of its own file)."""
+
+    def rotate(
+        self, *, mode: str, batch: int, progress: Callable[[str], None], actor: str
+    ) -> dict[str, object]: ...
+
+
+class _NoKeyRotation:
+    def rotate(
+        self, *, mode: str, batch: int, progress: Callable[[str], None], actor: str
+    ) -> dict[str, object]:
+        raise ConfigError("no key rotation was given to this context")
+
+
+class ReprintQueue(Protocol):
+    def unprinted_cards(self, limit: int = 200) -> Sequence[CardRecord]: ...
+
+
+class ServerLink(Protocol):
+    """The desk's link to the casino's PostgreSQL server (arts. 154-155), for the status
+    bar: where it points (log-safe) and its round trip."""
+
+    def describe(self) -> str: ...
+
+    def measure(self) -> float:
+        """One round trip, in seconds; raises ``StoreError`` when the server does not
+        answer."""
+        ...
+
+    def median_ms(self) -> float | None:
+        """The median of the recent round trips, in milliseconds (None: none yet)."""
+        ...
 
 
 class FileInit(Protocol):
@@ -139,23 +242,32 @@ class AppContext:
     """The open visitor file and everything built over it, wired once."""
 
     tools: Tools
-    store: SqlCipherStore
+    store: DeskFile
     desk: AdmissionDesk
     registry: RegistryPolicy  # online service and replica, fail closed (R1)
-    replica: ReplicaRegistry  # with the snapshot signature verifier when configured
+    replica: ReplicaFront  # with the snapshot signature verifier when configured
     registry_sync: RegistrySync | None  # pulls the change feed; None = replica only
     card_printing: CardPrintService
     card_files: CardFiles  # card PDFs of the CLI and the PDF-folder printer
     documents: DeskDocuments  # leaflet, regulation, voucher (art. 23.4, 25)
     retention: RetentionSweep  # six months (art. 20.4, R3)
-    reprints: SqlReprintQueue
-    vouchers: SqlVoucherBook
-    accounts: SqlAccounts  # who works the desk: sign-in, idle lock, director (art. 20.3)
+    reprints: ReprintQueue
+    vouchers: VoucherBook
+    accounts: AccountService  # who works the desk: sign-in, idle lock, director (art. 20.3)
     counters: CounterReader  # the desk's counters at a time (run on the store worker)
     # the director's and the inspectors' reports and exports (arts. 14.1.b, 20.4)
     reports: ReportService
     # where an export goes: a file written whole or not at all (FileExportTarget)
     export_target: Callable[[Path], ExportTarget]
+    # the reads of the reports, the search and data protection (the file itself, or the
+    # server's read side)
+    reads: DeskReads
+    # the server the desk works on; None: the desk's own SQLCipher file
+    server: ServerLink | None = None
+    # provisional vouchers while the server is away (art. 23.4); None on a file desk
+    offline_vouchers: OfflineVouchers | None = None
+    # ``db rotate-key`` on the server's keys
+    key_rotation: KeyRotation = field(default_factory=_NoKeyRotation)
     closers: list[Callable[[], None]] = field(default_factory=list)
     # an encrypted copy of the open file, taken while the desk works (art. 20.4)
     backup_file: Callable[[Path, str], BackupInfo] = _no_backup

@@ -32,8 +32,8 @@ from admission.verdict import Outcome, age_on
 
 if TYPE_CHECKING:
     from admission.desk import AdmissionDesk, AdmissionResult, Evaluation
-    from db.store import SqlCipherStore
     from hardware.printer.service import CardPrintService, PrintOutcome
+    from ui.context import DeskFile
 
 __all__ = [
     "RECENT_SCAN_SECONDS",
@@ -141,7 +141,7 @@ def past_bans(bans: Sequence[Ban], at: datetime) -> list[Ban]:
     return [b for b in bans if b.created_at <= at and not b.active_at(at)]
 
 
-def describe(store: SqlCipherStore, evaluation: Evaluation, *, seen_recently: bool) -> DeskVerdict:
+def describe(store: DeskFile, evaluation: Evaluation, *, seen_recently: bool) -> DeskVerdict:
     """The evaluation with the visitor's file, for the identity panel."""
     doc = evaluation.document
     today = madrid_date(evaluation.at)
@@ -176,7 +176,7 @@ def describe(store: SqlCipherStore, evaluation: Evaluation, *, seen_recently: bo
 
 
 def evaluate_and_describe(
-    desk: AdmissionDesk, store: SqlCipherStore, document: IdentityDocument, *, seen_recently: bool
+    desk: AdmissionDesk, store: DeskFile, document: IdentityDocument, *, seen_recently: bool
 ) -> DeskVerdict:
     return describe(store, desk.evaluate(document), seen_recently=seen_recently)
 
@@ -223,7 +223,7 @@ def print_issued_card(printing: CardPrintService, number: int, *, actor: str) ->
 
 
 def check_card(
-    store: SqlCipherStore, clock: Clock, casino_id: str, code: str, *, actor: str
+    store: DeskFile, clock: Clock, casino_id: str, code: str, *, actor: str
 ) -> CardVerification:
     """A card check as ``verify-card`` makes it (R8, art. 22.4), recorded in the audit."""
     return verify_card(

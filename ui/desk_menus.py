@@ -542,7 +542,7 @@ class DeskMenus(QObject):
             return None
         ctx = self.window.ctx
         dialog = RectificationDialog(
-            DataProtectionService(ctx.store, ctx.clock),
+            DataProtectionService(ctx.reads, ctx.clock),
             self._lookup,
             self.runner,
             operator,
@@ -574,7 +574,7 @@ class DeskMenus(QObject):
             return None
         ctx = self.window.ctx
         dialog = RetentionDialog(
-            DataProtectionService(ctx.store, ctx.clock), self.runner, operator, parent=self.window
+            DataProtectionService(ctx.reads, ctx.clock), self.runner, operator, parent=self.window
         )
         self._open(dialog)
         dialog.load()

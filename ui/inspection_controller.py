@@ -262,7 +262,7 @@ def inspection_controller(
     return InspectionController(
         runner,
         session,
-        InspectionService(ctx.store, ctx.store, ctx.clock),
+        InspectionService(ctx.reads, ctx.reads, ctx.clock),
         reports=ctx.reports,
         export_target=ctx.export_target,
         parent=parent,

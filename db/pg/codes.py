@@ -11,7 +11,7 @@ from enum import unique
 
 from admission.codes import Code
 
-__all__ = ["PgStoreCode"]
+__all__ = ["PgDeskCode", "PgStoreCode"]
 
 
 @unique
@@ -25,3 +25,12 @@ class PgStoreCode(Code):
     DATABASE_OTHER = "PG_DATABASE_OTHER"  # not the database this desk is configured for
     BUSY = "PG_BUSY"  # conflicts with other desks persisted through every retry
     QUERY_FAILED = "PG_QUERY_FAILED"  # the server refused a statement (rolled back)
+
+
+@unique
+class PgDeskCode(Code):
+    """Why a desk on the server refuses something (the desk's own file, arts. 154-155)."""
+
+    DATABASE_ID_UNREADABLE = "PG_DESK_DATABASE_ID_UNREADABLE"  # postgresql/database-id
+    ON_SERVER = "PG_DESK_ON_SERVER"  # backup, restore, copy: commands of the desk's own file
+    NO_SERVER = "PG_DESK_NO_SERVER"  # a server command on a desk of its own file

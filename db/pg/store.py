@@ -106,6 +106,7 @@ from db.audit_chain import (
 )
 from db.audit_key import AuditKey
 from db.keys import DbKey
+from db.integrity import IntegrityReport
 from db.pg import migrate as pg_migrate
 from db.pg.codes import PgStoreCode
 from db.pg.connect import PgConnectCode, connect
@@ -1534,6 +1535,35 @@ class PgStore:
     def _keyed_hash_in(self, tx: _Tx, text: str) -> str:
         secret = self._secret_in(tx, SUBJECT_SECRET)
         return "hmac:" + hmac.new(secret, text.encode("utf-8"), hashlib.sha256).hexdigest()[:16]
+
+    # -- the desk's health checks ---------------------------------------------------------
+
+    def ping(self) -> float:
+        """The server answers a trivial read; how long it took, in seconds (the status
+        bar's database light). A server that does not answer raises ``PgLinkError``."""
+        started = time.perf_counter()
+        self._read(lambda tx: tx.one("SELECT 1"))
+        return time.perf_counter() - started
+
+    def integrity_check(self, *, structure: bool = False) -> IntegrityReport:
+        """The pages of a server are the server's to check (PostgreSQL's data checksums
+        and its administrators' tools), not a desk's: no page is checked here
+        (``pages`` 0). Every personal value is authenticated when it is opened
+        (AES-GCM bound to its table, column and row) and ``verify`` checks every row
+        the audit chain commits to (art. 20.4)."""
+        self._read(lambda tx: tx.one("SELECT 1"))
+        return IntegrityReport(pages=0)
+
+    @property
+    def damaged(self) -> bool:
+        """Never: a desk does not judge the server's pages (see :meth:`integrity_check`);
+        a refused value or row raises where it is read."""
+        return False
+
+    @property
+    def audit_key_source(self) -> str:
+        """Where the audit key in use came from ("env", "keyring"...)."""
+        return self._audit_key.source
 
     # -- Retention (the same rules as db/retention.py) ---------------------------------------
 

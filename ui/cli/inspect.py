@@ -101,7 +101,7 @@ def _signed_in(args: argparse.Namespace, ctx: AppContext) -> Operator:
 
 def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
     who = _signed_in(args, ctx)  # signed in before anything is read
-    service = InspectionService(ctx.store, ctx.store, ctx.clock)
+    service = InspectionService(ctx.reads, ctx.reads, ctx.clock)
     try:
         if args.inspect_command == "search":
             return search(args, service, who)

@@ -68,7 +68,7 @@ def _common(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
     who = signed_in(args, ctx)  # signed in before anything is read
-    service = DataProtectionService(ctx.store, ctx.clock)
+    service = DataProtectionService(ctx.reads, ctx.clock)
     try:
         if args.rectify_command == "name":
             visitor = service.rectify_name(

@@ -26,7 +26,7 @@ def _arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser)
 def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
     who = signed_in(args, ctx)
     try:
-        overview = DataProtectionService(ctx.store, ctx.clock).retention(who)
+        overview = DataProtectionService(ctx.reads, ctx.clock).retention(who)
     except DataProtectionError as refused:
         return error(ExitCode.REFUSED, refused.code, str(refused))
     return ExitCode.OK, record_json(overview)

@@ -1,0 +1,238 @@
+"""A desk working on the casino's PostgreSQL server instead of its own SQLCipher file.
+
+Under arts. 154-155 of Decreto 58/2006 the annex rooms form one operating unit with the
+casino, and a large casino has several counters at its entrance: all of them keep one
+visitor file, one correlative card sequence (art. 22.1), one ban list and one audit
+trail (art. 20.4). ``main.build_context`` calls :func:`open_desk_store` when the desk is
+pointed at a server (``ADMISSION_DATABASE_URL`` or the ``database.url`` setting,
+:func:`db.pg.target.resolve_target`), and wires the server's adapters in place of the
+file's.
+
+What the desk keeps in its data folder's ``postgresql/`` beside its TLS files:
+
+* ``database-id``: the id of the database the desk first opened. Every later start
+  passes it to :meth:`PgStore.open`, which refuses any other database
+  (``PG_DATABASE_OTHER``): a desk re-pointed by mistake at another casino's server,
+  or at a database restored from elsewhere, writes nothing there.
+* ``offline-vouchers.db``: the provisional vouchers of art. 23.4 given while the server
+  could not be reached (:mod:`db.offline_queue`), until they are formalised.
+
+Keys: the installation key is derived from the desk's key (``ADMISSION_DB_KEY`` or the
+OS keyring, as for the file) with the database's id; every desk of the casino holds
+the same desk key and the same audit key (``ADMISSION_AUDIT_KEY`` or the keyring). The
+demo derives both from its public passphrase and keeps its audit key in the folder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import threading
+from collections.abc import Callable
+from datetime import datetime
+from pathlib import Path
+
+from admission.errors import ConfigError, StoreError
+from admission.ports import Clock
+from admission.vouchers.model import NewVoucher
+from db.audit_chain import AuditChainCode
+from db.audit_key import AuditKey, audit_key_from_env, audit_key_from_file, audit_key_from_keyring
+from db.keys import DbKey, KeyringBackend
+from db.offline_formalise import FormaliseReport, ServerVoucherBook, formalise
+from db.offline_queue import OfflineVoucherQueue, QueuedVoucher, queue_key
+from db.pg.codes import PgDeskCode
+from db.pg.latency import LatencyProbe
+from db.pg.store import PgStore
+from db.pg.target import PgTarget
+
+__all__ = [
+    "DATABASE_ID_FILE",
+    "OFFLINE_QUEUE_FILE",
+    "OfflineVouchers",
+    "ServerLink",
+    "desk_audit_key",
+    "open_desk_store",
+    "remember_database",
+    "remembered_database",
+]
+
+DATABASE_ID_FILE = "database-id"
+OFFLINE_QUEUE_FILE = "offline-vouchers.db"
+DEMO_AUDIT_KEY_FILE = "demo-audit.key"
+_MAX_ID = 64
+
+
+# -- which database -----------------------------------------------------------------------
+def remembered_database(folder: Path) -> str | None:
+    """The database id this desk is configured for (None before its first start)."""
+    path = folder / DATABASE_ID_FILE
+    try:
+        text = path.read_text("ascii").strip()
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(
+            f"cannot read {DATABASE_ID_FILE}: {type(exc).__name__}",
+            code=PgDeskCode.DATABASE_ID_UNREADABLE,
+        ) from exc
+    if not text or len(text) > _MAX_ID or not text.isprintable():
+        raise ConfigError(
+            f"{DATABASE_ID_FILE} holds no database id", code=PgDeskCode.DATABASE_ID_UNREADABLE
+        )
+    return text
+
+
+def remember_database(folder: Path, database_id: str) -> None:
+    """Write ``database-id`` whole (a temporary file renamed over it)."""
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    path = folder / DATABASE_ID_FILE
+    temp = folder / f".{DATABASE_ID_FILE}.{os.getpid()}.{secrets.token_hex(4)}"
+    try:
+        with open(temp, "w", encoding="ascii") as handle:
+            handle.write(database_id + "\n")
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(temp, path)
+    finally:
+        with contextlib.suppress(OSError):
+            temp.unlink()
+
+
+def desk_audit_key(
+    folder: Path, *, demo: bool, keyring: KeyringBackend | None, create: bool
+) -> AuditKey:
+    """The audit chain's key on the server: ``ADMISSION_AUDIT_KEY``, else the OS keyring
+    (made there only when the visitor file is being created), else - the demo only - a
+    key file in the folder. Never a key file for real data: the key must not sit beside
+    the TLS key it would be stolen with."""
+    key = audit_key_from_env()
+    if key is not None:
+        return key
+    if keyring is not None:
+        key = audit_key_from_keyring(keyring, create=create)
+        if key is not None:
+            return key
+    if demo:
+        folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        key = audit_key_from_file(folder / DEMO_AUDIT_KEY_FILE, create=True)
+        if key is not None:
+            return key
+    raise StoreError(
+        "no audit key for the server: set ADMISSION_AUDIT_KEY or put it in the keyring",
+        code=AuditChainCode.AUDIT_KEY_MISSING,
+    )
+
+
+def open_desk_store(
+    target: PgTarget,
+    key: DbKey,
+    *,
+    folder: Path,
+    audit_key: AuditKey,
+    clock: Clock,
+    create: bool = False,
+) -> PgStore:
+    """Open the server's visitor file for this desk (``create``: make it in an empty
+    database, the explicit act of ``init``). The first start remembers the database's
+    id; later starts refuse any other database."""
+    expected = remembered_database(folder)
+    store = PgStore.open(
+        target.conninfo(),
+        key,
+        audit_key=audit_key,
+        database_id=expected,
+        create=create,
+        clock=clock,
+    )
+    if expected is None:
+        try:
+            remember_database(folder, store.database_id)
+        except BaseException:
+            store.close()
+            raise
+    return store
+
+
+# -- the status bar's server ------------------------------------------------------------
+class ServerLink:
+    """Where the desk's server is and how far (``ui.context.ServerLink``): a
+    :class:`LatencyProbe` on its own connection, asked by the window's store worker."""
+
+    def __init__(self, target: PgTarget, *, timeout_s: float = 2.0) -> None:
+        self._target = target
+        self._probe = LatencyProbe(target.connect, timeout_s=timeout_s)
+        self._lock = threading.Lock()
+
+    def describe(self) -> str:
+        return self._target.describe()
+
+    def measure(self) -> float:
+        with self._lock:
+            result = self._probe.probe()
+        if not result.ok or result.ms is None:
+            raise StoreError("the server does not answer", code=result.code)
+        return result.ms / 1000.0
+
+    def median_ms(self) -> float | None:
+        with self._lock:
+            return self._probe.p50_ms()
+
+    def close(self) -> None:
+        with self._lock:
+            self._probe.close()
+
+
+# -- provisional vouchers while the server is away ----------------------------------------
+class OfflineVouchers:
+    """The provisional vouchers of art. 23.4 a server desk gives while the server cannot
+    be reached (``ui.context.OfflineVouchers``): each is recorded in the desk's
+    encrypted queue with a local reference (``<desk>-P000001``) and formalised on the
+    server's voucher book, in order and once, when the server answers again.
+
+    The queue file is opened for each operation and closed after it, so that a command
+    run beside the window finds it free."""
+
+    def __init__(
+        self,
+        path: Path,
+        key: DbKey,
+        desk_id: str,
+        book: Callable[[], ServerVoucherBook],
+        clock: Clock,
+    ) -> None:
+        self._path = path
+        self._key = queue_key(key)
+        self._desk_id = desk_id
+        self._book = book
+        self._clock = clock
+        self._lock = threading.Lock()
+
+    def _open(self, *, create: bool) -> OfflineVoucherQueue:
+        return OfflineVoucherQueue.open(self._path, self._key, desk_id=self._desk_id, create=create)
+
+    def issue(self, new: NewVoucher) -> QueuedVoucher:
+        """Record a provisional voucher (committed and fsync'd when this returns)."""
+        with self._lock, self._open(create=True) as queue:
+            return queue.enqueue(new)
+
+    def pending(self) -> list[QueuedVoucher]:
+        """The vouchers not yet on the server, oldest first."""
+        if not self._path.exists():
+            return []
+        with self._lock, self._open(create=False) as queue:
+            return queue.pending()
+
+    def formalise(self) -> FormaliseReport:
+        """Issue the pending vouchers on the server (see :func:`formalise`)."""
+        if not self._path.exists():
+            return FormaliseReport()
+        with self._lock, self._open(create=False) as queue:
+            return formalise(queue, self._book(), self._clock)
+
+    def purge(self, cutoff: datetime) -> int:
+        """Forget the formalised vouchers issued before ``cutoff`` (art. 20.4)."""
+        if not self._path.exists():
+            return 0
+        with self._lock, self._open(create=False) as queue:
+            return queue.purge_formalised(cutoff)
