@@ -1418,6 +1418,31 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "El cambio de clave no avanza: el servidor devuelve filas ya cifradas",
         "The key rotation makes no progress: the server returns rows already done",
     ),
+    # -- key rotation of the server's visitor file (db.pg.rotation.PgRotationCode) -------
+    "PG_ROTATION_NOT_ON_SERVER": (
+        "El cambio de clave es del fichero de visitantes en un servidor PostgreSQL",
+        "Key rotation is for the visitor file on a PostgreSQL server",
+    ),
+    "PG_ROTATION_MODE_UNKNOWN": (
+        "Indique --rewrap, --reencrypt o --retire",
+        "Give --rewrap, --reencrypt or --retire",
+    ),
+    "PG_ROTATION_NEW_KEY_MISSING": (
+        "Falta la clave nueva: póngala en ADMISSION_NEW_DB_KEY",
+        "The new key is missing: put it in ADMISSION_NEW_DB_KEY",
+    ),
+    "PG_ROTATION_RUNNING": (
+        "Otro puesto está cambiando las claves ahora",
+        "Another desk is rotating the keys now",
+    ),
+    "PG_ROTATION_OLD_VERSION_IN_USE": (
+        "Quedan datos cifrados con una clave antigua: termine el recifrado antes de retirarla",
+        "Data is still sealed under an old key: finish the re-encryption before retiring it",
+    ),
+    "PG_ROTATION_TABLE_UNKNOWN": (
+        "El servidor tiene una tabla cifrada que este programa no sabe recifrar",
+        "The server has an encrypted table this program cannot re-encrypt",
+    ),
     # -- provisional vouchers queued while the server is unreachable (art. 23.4;
     #    db.offline_queue.OfflineQueueCode)
     "OFFLINE_QUEUE_OTHER_DESK": (

@@ -232,10 +232,11 @@ def _key_tag(raw: bytes) -> int:
 class _DataKey:
     """One version's keys, derived once: the value key and the two blind-index keys."""
 
-    __slots__ = ("_identity_mac", "_name_mac", "aead", "tag", "version")
+    __slots__ = ("_identity_mac", "_name_mac", "_raw", "aead", "tag", "version")
 
     def __init__(self, version: int, raw: bytes) -> None:
         self.version = version
+        self._raw = raw  # kept to wrap it again under a new installation key (re-wrap)
         self.tag = _key_tag(raw)
         self.aead = AESGCM(_hkdf(raw, _ENC_INFO))
         self._identity_mac = hmac.new(_hkdf(raw, _IDENTITY_INFO), digestmod=hashlib.sha256)
@@ -322,6 +323,26 @@ class KeyRing:
         ring._keys = {**self._keys, version: _DataKey(version, raw)}
         ring._current = version
         return ring, _wrap(raw, version, installation, self.database_id)
+
+    def wrapped(self, version: int, installation: InstallationKey) -> WrappedKey:
+        """The record of data key ``version`` wrapped under ``installation``: a re-wrap
+        made from the keys this ring already holds (the old installation key is not
+        needed again; the stored record is checked against the ring's key tag)."""
+        return _wrap(self._key(version)._raw, version, installation, self.database_id)
+
+    def key_tag(self, version: int) -> int:
+        """The 16-bit tag of data key ``version`` (its stored record carries it too)."""
+        return self._key(version).tag
+
+    def retaining(self, versions: Iterable[int]) -> KeyRing:
+        """This ring without the versions not in ``versions`` (retired once no row uses
+        them); the current version is always kept."""
+        keep = {v for v in versions if v in self._keys} | {self._current}
+        ring = KeyRing.__new__(KeyRing)
+        ring.database_id = self.database_id
+        ring._keys = {v: k for v, k in self._keys.items() if v in keep}
+        ring._current = self._current
+        return ring
 
     @property
     def current_version(self) -> int:
