@@ -18,6 +18,31 @@ Answers JSON: the copy's report (counts per table, card numbers, the chain's che
 (``PG_COPY_MISMATCH``); 2 a bad URL or argument; 3 the file or the server could not be
 used (a refused certificate, an unreachable server...). Progress, one line per batch,
 goes to stderr.
+
+``db rotate-key (--rewrap | --reencrypt [--retire] | --retire) [--batch N] [--user NAME]``:
+change the keys of the visitor file on the server (art. 20.4; GDPR art. 32), through
+``ctx.key_rotation`` (``db.pg.rotation.KeyRotation``, made by the composition root):
+
+* ``--rewrap``: a new desk key, the same data keys. The new key is read from
+  ``ADMISSION_NEW_DB_KEY`` (as ``ADMISSION_DB_KEY``: 64 hex characters, or a passphrase;
+  never an argument, which the process list and the shell history would show). Every
+  data key is wrapped again under it in one transaction; afterwards the file opens only
+  with it: put it where every desk keeps its key (the keyring entry or
+  ``ADMISSION_DB_KEY``) and restart them.
+* ``--reencrypt``: a new data key version; every sealed value and blind index of every
+  table resealed under it, in batches of ``--batch`` rows (one transaction each). Run
+  again after an interruption, it finishes. Close the other desks first, or restart
+  them as it starts (they hold only the old version).
+* ``--retire`` (with ``--reencrypt``, or alone later): delete the old versions' records
+  once no row uses them.
+
+Only an administrator or the director runs it; each rotation is an entry of the audit
+trail (kind, versions, row counts). Answers JSON: the rotation's report. Exit 0 done; 1
+refused (``ROLE_REQUIRED``, ``PG_ROTATION_NOT_ON_SERVER`` on a desk of its own SQLCipher
+file, ``PG_ROTATION_RUNNING``, ``PG_ROTATION_NEW_KEY_MISSING``,
+``PG_ROTATION_OLD_VERSION_IN_USE``...) or a re-encryption that left rows behind
+(``complete`` false: desks kept writing under the old version; run it again); 2 a bad
+argument; 3 the server could not be used.
 """
 
 from __future__ import annotations
@@ -28,7 +53,7 @@ import sys
 from admission.accounts import AccountErrorCode, Role
 from admission.errors import ConfigError, InvalidStateError
 from ui.cli.args import bounded_int
-from ui.cli.result import Command, CommandResult, ExitCode, error
+from ui.cli.result import CliError, Command, CommandResult, ExitCode, error
 from ui.cli.sign_in import NO_ACCOUNTS_ACTOR, add_user_argument, operator
 from ui.context import AppContext
 
@@ -36,6 +61,7 @@ __all__ = ["COMMAND"]
 
 BATCH = bounded_int(1, 100_000)
 DEFAULT_BATCH = 2000  # rows per server transaction (db.pg.copy_file.DEFAULT_BATCH)
+ROTATION_BATCH = 500  # rows per re-encryption transaction (db.pg.rotation.DEFAULT_BATCH)
 
 
 def _arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) -> None:
@@ -56,6 +82,31 @@ def _arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser)
         "--batch", type=BATCH, default=DEFAULT_BATCH, help="rows per server transaction"
     )
     add_user_argument(copy)
+    rotate = sub.add_parser(
+        "rotate-key",
+        parents=[common],
+        help="change the keys of the visitor file on the PostgreSQL server",
+    )
+    kind = rotate.add_mutually_exclusive_group()
+    kind.add_argument(
+        "--rewrap",
+        action="store_true",
+        help="wrap the data keys under a new desk key, read from ADMISSION_NEW_DB_KEY",
+    )
+    kind.add_argument(
+        "--reencrypt",
+        action="store_true",
+        help="reseal every value under a new data key version (run again if interrupted)",
+    )
+    rotate.add_argument(
+        "--retire",
+        action="store_true",
+        help="delete the old data key versions once no row uses them",
+    )
+    rotate.add_argument(
+        "--batch", type=BATCH, default=ROTATION_BATCH, help="rows per server transaction"
+    )
+    add_user_argument(rotate)
 
 
 def _progress(line: str) -> None:
@@ -63,6 +114,38 @@ def _progress(line: str) -> None:
 
 
 def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
+    if args.db_command == "rotate-key":
+        return _rotate(args, ctx)
+    return _copy(args, ctx)
+
+
+def _mode(args: argparse.Namespace) -> str | None:
+    if args.rewrap:
+        return None if args.retire else "rewrap"
+    if args.reencrypt:
+        return "reencrypt-retire" if args.retire else "reencrypt"
+    return "retire" if args.retire else None
+
+
+def _rotate(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
+    mode = _mode(args)
+    if mode is None:
+        return error(
+            ExitCode.USAGE, CliError.USAGE, "give --rewrap, or --reencrypt and/or --retire"
+        )
+    try:
+        rotation = ctx.key_rotation  # refused on a desk of its own SQLCipher file
+        who = operator(args, ctx)  # an administrator or the director changes the keys
+        if who is not None and not (who.has(Role.ADMIN) or who.has(Role.DIRECTOR)):
+            return error(ExitCode.REFUSED, AccountErrorCode.ROLE_REQUIRED, "ADMIN or DIRECTOR")
+        actor = NO_ACCOUNTS_ACTOR if who is None else who.username
+        answer = rotation.rotate(mode=mode, batch=args.batch, progress=_progress, actor=actor)
+    except InvalidStateError as refused:
+        return error(ExitCode.REFUSED, refused.code, str(refused))
+    return (ExitCode.OK if answer.get("complete", True) else ExitCode.REFUSED), answer
+
+
+def _copy(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
     try:
         ctx.server_copy.check(args.url)
     except ConfigError as bad:
