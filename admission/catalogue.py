@@ -1608,6 +1608,23 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "La búsqueda abarca demasiados registros cifrados: añada fechas, un nombre o un número",
         "The search covers too many encrypted records: add a date range, a name or a number",
     ),
+    # -- database roles on the server (db.pg.roles.PgRoleCode) ---------------------------
+    "PG_SCHEMA_OLDER": (
+        "La base de datos necesita migraciones: debe aplicarlas su propietario",
+        "The schema needs migrations; the owner must run them",
+    ),
+    "PG_PURGE_NOT_ALLOWED": (
+        "El usuario de base de datos de este puesto no puede depurar el fichero",
+        "This desk's database login is not allowed to purge the file",
+    ),
+    "PG_ROLES_REFUSED": (
+        "El servidor no permitió crear o conceder los roles de base de datos",
+        "The server refused to create or grant the database roles",
+    ),
+    "PG_ROLE_UNKNOWN": (
+        "No existe ese usuario de base de datos o no es un grupo del fichero",
+        "No such database login, or not a group of the visitor file",
+    ),
 }
 
 

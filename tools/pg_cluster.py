@@ -190,6 +190,7 @@ class PgCluster:
         self.port = 0
         self._account: pwd.struct_passwd | None = None
         self._started = False
+        self._ca: tuple[Key, x509.Certificate] | None = None
 
     # -- paths a test needs ------------------------------------------------------------
     @property
@@ -344,6 +345,29 @@ class PgCluster:
             connect_timeout=5,
         )
 
+    def add_desk(self, desk: str) -> None:
+        """One more LOGIN role with a client certificate, on the running cluster (tests of
+        database roles need logins beyond the desks it started with). Idempotent."""
+        import psycopg
+        from psycopg import sql
+
+        if self._ca is None or not self._started:
+            raise ClusterError("add_desk needs a started cluster")
+        if desk not in self.desks:
+            key, cert = issue(self._ca[0], self._ca[1], desk, server=False)
+            write_cert(self.client_cert(desk), cert)
+            write_key(self.client_key(desk), key)
+        with psycopg.connect(self.superuser_conninfo(), autocommit=True) as conn:
+            role = sql.Identifier(desk)
+            if (
+                conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (desk,)).fetchone()
+                is None
+            ):
+                conn.execute(sql.SQL("CREATE ROLE {} LOGIN").format(role))
+            conn.execute(sql.SQL("GRANT USAGE ON SCHEMA public TO {}").format(role))
+        if desk not in self.desks:
+            self.desks = (*self.desks, desk)
+
     # -- set-up --------------------------------------------------------------------------
     @staticmethod
     def _server_account() -> pwd.struct_passwd | None:
@@ -385,6 +409,7 @@ class PgCluster:
 
     def _certificates(self) -> None:
         ca_key, ca = make_ca("admission-desk test CA")
+        self._ca = (ca_key, ca)  # kept: add_desk issues more client certificates
         server_key, server = issue(ca_key, ca, self.host, server=True)
         write_cert(self.server_dir / "server.crt", server)
         write_key(self.server_dir / "server.key", server_key)

@@ -1,0 +1,528 @@
+"""Database roles of the visitor file on a PostgreSQL server (Decreto 58/2006, art. 20.4:
+the file is confidential and kept whole; arts. 154-155: one server for every desk of the
+operating unit).
+
+Four group roles (NOLOGIN) per visitor file, named from a prefix so that two casinos on
+one cluster never share one (:class:`RoleNames`; :func:`default_prefix` derives it from
+the database and the schema):
+
+* ``<prefix>_admission_owner`` owns the schema and everything in it and runs the
+  migrations. A login that runs migrations is its member; no desk needs to be.
+* ``<prefix>_admission_desk``: reads everything, inserts admissions, visits, cards,
+  observations, bans, staff, audit entries, accounts, vouchers; updates only what a desk
+  really updates (the card and voucher counters and the chain's head row, a card printed
+  or voided, a visitor's or a staff member's sealed values, a ban lifted, settings,
+  accounts, vouchers, the audit chain's row index). It deletes nothing of the file
+  (visitors, visits, cards, bans, staff, audit): only the rows that are rewritten with
+  what they index (``name_tokens``, rewritten with the name) and the register's replica
+  (a snapshot swap deletes the previous snapshot, art. 20.2).
+* ``<prefix>_admission_inspector``: reads everything. The inspectors' searches are
+  themselves recorded in the audit trail (art. 20.4), so it may insert audit entries
+  and advance the chain's head row - and nothing else: a row-level security policy on
+  ``counters`` lets it update the ``audit`` row only, never the card or voucher
+  numbers (art. 22.1).
+* ``<prefix>_admission_purge``: what the purge of art. 20.4 erases (visits, cards,
+  observations, visitors, ended bans, closed vouchers; a card's link to an erased visit;
+  the chain's row index) and the audit entries that count the erasure.
+
+The purge group is reached through ``<prefix>_admission_purger`` (NOLOGIN NOINHERIT,
+member of the purge group). A login admitted to the purge (:func:`admit_login`) is a
+member of that gate: being NOINHERIT, the gate holds none of the purge's rights, so the
+login's ordinary session cannot delete; the store's purge takes them for its own
+transactions only (``SET LOCAL ROLE <prefix>_admission_purge``: membership through the
+gate allows it). PostgreSQL 15 has no per-grant INHERIT option (16 does); the gate works
+on both.
+
+Grants are applied by :func:`grant_roles` (a DBA or the owner, idempotent) and again by
+``PgStore.open`` whenever the owner's login applies migrations (new tables get their
+grants at once, in the connection that migrated; no default privileges are used: each
+table's rights are listed in :data:`RIGHTS`, and a table not listed gets no rights for
+anyone but the owner). ``python -m db.pg.roles sql --schema S --prefix P`` prints the
+grants for a DBA to read or to run with psql.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import logging
+import re
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
+from enum import unique
+from typing import Any
+
+import psycopg
+
+from admission.codes import Code
+from admission.errors import StoreError
+
+__all__ = [
+    "GROUP_SUFFIXES",
+    "RIGHTS",
+    "PgRoleCode",
+    "RoleNames",
+    "admit_login",
+    "apply_grants",
+    "create_groups",
+    "default_prefix",
+    "dismiss_login",
+    "grant_roles",
+    "grant_statements",
+    "purge_role",
+    "schema_roles",
+    "take_owner",
+]
+
+log = logging.getLogger("admission.db.pg.roles")
+Conn = psycopg.Connection[Any]
+
+OWNER, DESK, INSPECTOR, PURGE, PURGER = (
+    "_admission_owner",
+    "_admission_desk",
+    "_admission_inspector",
+    "_admission_purge",
+    "_admission_purger",
+)
+GROUP_SUFFIXES = (OWNER, DESK, INSPECTOR, PURGE, PURGER)
+_PREFIX = re.compile(r"^[a-z][a-z0-9_]{0,39}$")  # + the longest suffix < 63 bytes (NAMEDATALEN)
+
+
+@unique
+class PgRoleCode(Code):
+    """Why a desk's login may not do something on the server, or roles cannot be set."""
+
+    SCHEMA_OLDER = "PG_SCHEMA_OLDER"  # migrations pending and this login may not run them
+    PURGE_NOT_ALLOWED = "PG_PURGE_NOT_ALLOWED"  # the login is not admitted to the purge
+    ROLES_REFUSED = "PG_ROLES_REFUSED"  # the server refused to create or grant the roles
+    ROLE_UNKNOWN = "PG_ROLE_UNKNOWN"  # no such login, or not a group of a visitor file
+
+
+@dataclass(frozen=True, slots=True)
+class RoleNames:
+    """The group roles of one visitor file."""
+
+    prefix: str
+
+    def __post_init__(self) -> None:
+        if not _PREFIX.match(self.prefix):
+            raise ValueError("a role prefix is 1-40 of a-z, 0-9, _ and starts with a letter")
+
+    @property
+    def owner(self) -> str:
+        return self.prefix + OWNER
+
+    @property
+    def desk(self) -> str:
+        return self.prefix + DESK
+
+    @property
+    def inspector(self) -> str:
+        return self.prefix + INSPECTOR
+
+    @property
+    def purge(self) -> str:
+        return self.prefix + PURGE
+
+    @property
+    def purger(self) -> str:
+        """The NOINHERIT gate logins join to be allowed ``SET ROLE`` to :attr:`purge`."""
+        return self.prefix + PURGER
+
+    @property
+    def groups(self) -> tuple[str, ...]:
+        return (self.owner, self.desk, self.inspector, self.purge, self.purger)
+
+    @property
+    def users(self) -> tuple[str, str, str]:
+        """The groups that use the tables (not the owner, not the gate)."""
+        return (self.desk, self.inspector, self.purge)
+
+    @classmethod
+    def of_owner(cls, owner: str) -> RoleNames | None:
+        """The names whose owner group is ``owner``; None: not an owner group's name."""
+        if not owner.endswith(OWNER):
+            return None
+        prefix = owner[: -len(OWNER)]
+        return cls(prefix) if _PREFIX.match(prefix) else None
+
+
+@dataclass(frozen=True, slots=True)
+class Rights:
+    """What each group may do to one table beyond reading it (every group reads every
+    table it is granted: the store opens the data keys, settings and chain to work)."""
+
+    desk: tuple[str, ...] = ()
+    inspector: tuple[str, ...] = ()
+    purge: tuple[str, ...] = ()
+
+
+_HEAD = ("UPDATE (next)",)  # counters: rows limited by the policies of _policies()
+
+# Every table of db/pg/migrations and what the groups may do to it
+# (tests/pg/test_roles.py checks the list against the migrated schema).
+RIGHTS: dict[str, Rights] = {
+    "schema_migrations": Rights(),
+    "database_meta": Rights(),
+    "data_keys": Rights(),  # a new data key version is stored by the owner (rotation)
+    "counters": Rights(desk=_HEAD, inspector=_HEAD, purge=_HEAD),
+    "settings": Rights(desk=("INSERT", "UPDATE")),
+    "visitors": Rights(desk=("INSERT", "UPDATE"), purge=("DELETE",)),
+    "name_tokens": Rights(desk=("INSERT", "DELETE")),  # rewritten with the name
+    "visits": Rights(desk=("INSERT",), purge=("DELETE",)),
+    "observations": Rights(desk=("INSERT", "UPDATE"), purge=("DELETE",)),
+    "cards": Rights(
+        desk=("INSERT", "UPDATE (status, print_count, void_reason)"),
+        purge=("UPDATE (visit_id)", "DELETE"),
+    ),
+    "card_events": Rights(desk=("INSERT",)),
+    "bans": Rights(desk=("INSERT", "UPDATE"), purge=("DELETE",)),
+    "staff": Rights(desk=("INSERT", "UPDATE")),
+    "audit": Rights(desk=("INSERT",), inspector=("INSERT",), purge=("INSERT",)),
+    "audit_refs": Rights(desk=("INSERT", "UPDATE"), purge=("INSERT", "UPDATE", "DELETE")),
+    "admissions": Rights(desk=("INSERT",)),
+    "accounts": Rights(desk=("INSERT", "UPDATE")),
+    "vouchers": Rights(desk=("INSERT", "UPDATE"), purge=("DELETE",)),
+    "registry_snapshot": Rights(desk=("INSERT", "UPDATE", "DELETE")),
+    "registry_entry": Rights(desk=("INSERT", "DELETE")),
+    "registry_event": Rights(desk=("INSERT", "DELETE")),
+}
+
+
+def _ident(name: str) -> str:
+    """A quoted SQL identifier (any name; doubled quotes inside)."""
+    if "\x00" in name:
+        raise ValueError("an identifier cannot hold NUL")
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _run(conn: Conn, statement: str, params: Sequence[Any] = ()) -> Any:
+    return conn.execute(statement.encode("utf-8"), params)
+
+
+def default_prefix(conn: Conn, schema: str) -> str:
+    """``<database>_<schema>`` in lower case, other characters as ``_``; a longer one is
+    cut and ends in 10 hex of its SHA-256 (two casinos never share a prefix by chance)."""
+    row = conn.execute("SELECT current_database()").fetchone()
+    assert row is not None
+    whole = f"{row[0]}_{schema}".lower()
+    text = re.sub(r"[^a-z0-9_]", "_", whole)
+    if not text[:1].isalpha():
+        text = "a" + text
+    if len(text) > 40 or text != whole:
+        text = text[:29] + "_" + hashlib.sha256(whole.encode("utf-8")).hexdigest()[:10]
+    return text
+
+
+# -- the grants -----------------------------------------------------------------------------
+
+
+def _policies(schema: str, names: RoleNames) -> list[str]:
+    """Row-level security on ``counters``: desks use every row; the inspector and the
+    purge read every row and update the chain's head row only (art. 22.1: the card and
+    voucher numbers are the desks' alone). The owner bypasses it (not FORCEd)."""
+    table = f"{_ident(schema)}.counters"
+    out = [f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY"]
+    for name in ("desk_counters", "inspector_read", "inspector_head", "purge_read", "purge_head"):
+        out.append(f"DROP POLICY IF EXISTS {name} ON {table}")
+    out.append(
+        f"CREATE POLICY desk_counters ON {table} FOR ALL TO {_ident(names.desk)} "
+        "USING (true) WITH CHECK (true)"
+    )
+    for label, role in (("inspector", names.inspector), ("purge", names.purge)):
+        out.append(
+            f"CREATE POLICY {label}_read ON {table} FOR SELECT TO {_ident(role)} USING (true)"
+        )
+        out.append(
+            f"CREATE POLICY {label}_head ON {table} FOR UPDATE TO {_ident(role)} "
+            "USING (name = 'audit') WITH CHECK (name = 'audit')"
+        )
+    return out
+
+
+def grant_statements(
+    schema: str, names: RoleNames, tables: Sequence[str] | None = None
+) -> list[str]:
+    """The statements that set every group's rights on ``schema`` from scratch (revoke,
+    then grant): the same end whatever the rights were. ``tables``: those that exist
+    (every table of :data:`RIGHTS` when None)."""
+    s = _ident(schema)
+    users = ", ".join(_ident(r) for r in names.users)
+    present = list(RIGHTS) if tables is None else [t for t in RIGHTS if t in tables]
+    out = [
+        f"REVOKE ALL ON SCHEMA {s} FROM PUBLIC, {users}",
+        f"GRANT USAGE ON SCHEMA {s} TO {users}",
+        f"REVOKE ALL ON ALL TABLES IN SCHEMA {s} FROM PUBLIC, {users}",
+        f"REVOKE ALL ON ALL SEQUENCES IN SCHEMA {s} FROM PUBLIC, {users}",
+        # nextval of the row ids (file numbers, visit ids...; card and voucher numbers
+        # come from the counters row, art. 22.1)
+        f"GRANT USAGE ON ALL SEQUENCES IN SCHEMA {s} TO {_ident(names.desk)}",
+    ]
+    for table in present:
+        rights = RIGHTS[table]
+        qualified = f"{s}.{_ident(table)}"
+        for role, extra in (
+            (names.desk, rights.desk),
+            (names.inspector, rights.inspector),
+            (names.purge, rights.purge),
+        ):
+            out.append(f"GRANT {', '.join(('SELECT', *extra))} ON {qualified} TO {_ident(role)}")
+    if "counters" in present:
+        out += _policies(schema, names)
+    return out
+
+
+def _exists(conn: Conn, role: str) -> bool:
+    return conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone() is not None
+
+
+def create_groups(conn: Conn, names: RoleNames) -> list[str]:
+    """Create the groups that do not exist (needs CREATEROLE); the names created."""
+    made: list[str] = []
+    for role in names.groups:
+        if _exists(conn, role):
+            continue
+        inherit = "NOINHERIT" if role == names.purger else "INHERIT"
+        _run(conn, f"CREATE ROLE {_ident(role)} NOLOGIN {inherit}")
+        made.append(role)
+    _run(conn, f"GRANT {_ident(names.purge)} TO {_ident(names.purger)}")
+    return made
+
+
+def _schema_tables(conn: Conn, schema: str) -> list[str]:
+    rows = conn.execute(
+        "SELECT c.relname FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace "
+        "WHERE n.nspname = %s AND c.relkind IN ('r', 'p') ORDER BY c.relname",
+        (schema,),
+    ).fetchall()
+    return [str(r[0]) for r in rows]
+
+
+def _take_ownership(conn: Conn, schema: str, owner: str) -> None:
+    """Make ``owner`` own the schema, its tables, sequences and functions (the desk
+    login that made them keeps nothing)."""
+    s, o = _ident(schema), _ident(owner)
+    _run(conn, f"ALTER SCHEMA {s} OWNER TO {o}")
+    kinds = (("'r', 'p', 'v', 'm'", "TABLE"), ("'S'", "SEQUENCE"))
+    for relkinds, word in kinds:  # tables first: their owned sequences follow them
+        rows = _run(
+            conn,
+            "SELECT c.relname FROM pg_class AS c JOIN pg_namespace AS n "
+            "ON n.oid = c.relnamespace WHERE n.nspname = %s AND c.relkind IN "
+            f"({relkinds}) AND pg_get_userbyid(c.relowner) <> %s ORDER BY c.relname",
+            (schema, owner),
+        ).fetchall()
+        for (name,) in rows:
+            _run(conn, f"ALTER {word} {s}.{_ident(str(name))} OWNER TO {o}")
+    for (signature,) in conn.execute(
+        "SELECT p.oid::regprocedure::text FROM pg_proc AS p JOIN pg_namespace AS n "
+        "ON n.oid = p.pronamespace WHERE n.nspname = %s AND pg_get_userbyid(p.proowner) <> %s",
+        (schema, owner),
+    ).fetchall():
+        _run(conn, f"ALTER ROUTINE {signature} OWNER TO {o}")
+
+
+def _revoke_strays(conn: Conn, schema: str, names: RoleNames) -> None:
+    """Revoke every right on the schema and its tables and sequences held by a role that
+    is neither the owner nor one of the groups (e.g. desks given rights before roles)."""
+    keep = {names.owner, *names.users}
+    rows = conn.execute(
+        "SELECT DISTINCT pg_get_userbyid(a.grantee) FROM pg_class AS c "
+        "JOIN pg_namespace AS n ON n.oid = c.relnamespace, aclexplode(c.relacl) AS a "
+        "WHERE n.nspname = %s AND a.grantee <> 0 "
+        "UNION SELECT DISTINCT pg_get_userbyid(a.grantee) FROM pg_attribute AS t "
+        "JOIN pg_class AS c ON c.oid = t.attrelid JOIN pg_namespace AS n "
+        "ON n.oid = c.relnamespace, aclexplode(t.attacl) AS a "
+        "WHERE n.nspname = %s AND a.grantee <> 0 "
+        "UNION SELECT DISTINCT pg_get_userbyid(a.grantee) FROM pg_namespace AS n, "
+        "aclexplode(n.nspacl) AS a WHERE n.nspname = %s AND a.grantee <> 0",
+        (schema, schema, schema),
+    ).fetchall()
+    s = _ident(schema)
+    for (role,) in rows:
+        if str(role) in keep:
+            continue
+        r = _ident(str(role))
+        _run(conn, f"REVOKE ALL ON ALL TABLES IN SCHEMA {s} FROM {r}")
+        _run(conn, f"REVOKE ALL ON ALL SEQUENCES IN SCHEMA {s} FROM {r}")
+        _run(conn, f"REVOKE ALL ON SCHEMA {s} FROM {r}")
+
+
+def apply_grants(conn: Conn, schema: str, names: RoleNames) -> bool:
+    """Set every group's rights on ``schema`` (run by the owner or a DBA, in the caller's
+    transaction or its own). False, and nothing done, when a group does not exist yet
+    (the DBA creates them: :func:`grant_roles`)."""
+    missing = [r for r in names.groups if not _exists(conn, r)]
+    if missing:
+        log.warning("roles of the visitor file missing (%d): grants not applied", len(missing))
+        return False
+    tables = _schema_tables(conn, schema)
+    unlisted = sorted(set(tables) - set(RIGHTS))
+    if unlisted:  # only the owner can use them until db/pg/roles.py lists them
+        log.warning("tables without listed rights: %s", ", ".join(unlisted))
+    with conn.transaction():
+        _revoke_strays(conn, schema, names)
+        for statement in grant_statements(schema, names, tables):
+            _run(conn, statement)
+    return True
+
+
+def grant_roles(conn: Conn, schema: str, *, prefix: str | None = None) -> RoleNames:
+    """Create the groups that are missing, make the owner group own ``schema`` and all it
+    holds, and set every group's rights, in one transaction; the same result however
+    often it runs. Run by a DBA (a superuser, or a role with CREATEROLE that owns the
+    schema and is a member of the owner group) after the migrations.
+    ``prefix``: :func:`default_prefix` when None. Refusals: ``PG_ROLES_REFUSED``."""
+    try:
+        names = RoleNames(prefix or default_prefix(conn, schema))
+        with conn.transaction():
+            found = conn.execute(
+                "SELECT 1 FROM pg_namespace WHERE nspname = %s", (schema,)
+            ).fetchone()
+            if found is None:
+                raise StoreError("no such schema", code=PgRoleCode.ROLES_REFUSED)
+            create_groups(conn, names)
+            _take_ownership(conn, schema, names.owner)
+            if not apply_grants(conn, schema, names):
+                raise StoreError("the groups could not be made", code=PgRoleCode.ROLES_REFUSED)
+    except psycopg.Error as exc:
+        raise StoreError(
+            f"the server refused the roles ({type(exc).__name__} {exc.sqlstate or ''})",
+            code=PgRoleCode.ROLES_REFUSED,
+        ) from exc
+    return names
+
+
+# -- logins ---------------------------------------------------------------------------------
+
+
+def _membership(conn: Conn, login: str, group: str) -> str:
+    """The role ``login`` joins to be in ``group`` (the gate for the purge)."""
+    row = conn.execute("SELECT rolcanlogin FROM pg_roles WHERE rolname = %s", (login,)).fetchone()
+    if row is None or not row[0]:
+        raise StoreError("no such login role", code=PgRoleCode.ROLE_UNKNOWN)
+    suffix = next((s for s in GROUP_SUFFIXES if group.endswith(s)), None)
+    if suffix is None or suffix == PURGER or not _exists(conn, group):
+        raise StoreError("not a group of a visitor file", code=PgRoleCode.ROLE_UNKNOWN)
+    names = RoleNames(group[: -len(suffix)])
+    return names.purger if suffix == PURGE else group
+
+
+def admit_login(conn: Conn, login: str, group: str) -> None:
+    """Make the LOGIN role ``login`` a member of ``group`` (a name of :class:`RoleNames`).
+    For the purge group, a member of its NOINHERIT gate: the login may ``SET ROLE`` to
+    it, and only the store's purge does. Idempotent."""
+    joined = _membership(conn, login, group)
+    try:
+        _run(conn, f"GRANT {_ident(joined)} TO {_ident(login)}")
+    except psycopg.Error as exc:
+        raise StoreError(
+            f"the server refused the membership ({type(exc).__name__})",
+            code=PgRoleCode.ROLES_REFUSED,
+        ) from exc
+
+
+def dismiss_login(conn: Conn, login: str, group: str) -> None:
+    """Undo :func:`admit_login`. Idempotent."""
+    joined = _membership(conn, login, group)
+    try:
+        _run(conn, f"REVOKE {_ident(joined)} FROM {_ident(login)}")
+    except psycopg.Error as exc:
+        raise StoreError(
+            f"the server refused the revocation ({type(exc).__name__})",
+            code=PgRoleCode.ROLES_REFUSED,
+        ) from exc
+
+
+# -- what the store asks at opening -----------------------------------------------------------
+
+
+def schema_roles(conn: Conn) -> RoleNames | None:
+    """The groups of the current schema: None when its owner is not an owner group (the
+    schema of one desk login, as before roles)."""
+    row = conn.execute(
+        "SELECT pg_get_userbyid(nspowner) FROM pg_namespace WHERE nspname = current_schema()"
+    ).fetchone()
+    return None if row is None else RoleNames.of_owner(str(row[0]))
+
+
+def take_owner(conn: Conn) -> RoleNames | None:
+    """Before applying pending migrations: make sure this session may, and act as the
+    owner group when its login is a member (so what a migration creates belongs to the
+    group, not to the login). Refused with ``PG_SCHEMA_OLDER`` when it may not: the
+    schema needs migrations and the owner must run them. A schema not owned by an owner
+    group is migrated as before roles, by its owner or a role that may create in it."""
+    row = conn.execute(
+        "SELECT pg_get_userbyid(n.nspowner), n.nspowner = (SELECT oid FROM pg_roles "
+        "WHERE rolname = current_user), pg_has_role(current_user, n.nspowner, 'MEMBER'), "
+        "has_schema_privilege(n.oid, 'CREATE') FROM pg_namespace AS n "
+        "WHERE n.nspname = current_schema()"
+    ).fetchone()
+    if row is None:
+        return None  # no schema on the search path: the migration says why
+    owner, is_owner, member, can_create = str(row[0]), bool(row[1]), bool(row[2]), bool(row[3])
+    names = RoleNames.of_owner(owner)
+    if is_owner or (names is None and can_create):
+        return names
+    if names is not None and member:
+        _run(conn, f"SET ROLE {_ident(owner)}")
+        return names
+    raise StoreError(
+        "the schema needs migrations; the owner must run them (this login may not)",
+        code=PgRoleCode.SCHEMA_OLDER,
+    )
+
+
+def purge_role(conn: Conn) -> str | None:
+    """The group the store's purge must ``SET LOCAL ROLE`` to: None when the schema has
+    no groups, or when the session's login has the owner's rights (the owner deletes
+    without it, as before roles)."""
+    names = schema_roles(conn)
+    if names is None:
+        return None
+    row = conn.execute("SELECT pg_has_role(session_user, %s, 'USAGE')", (names.owner,)).fetchone()
+    return None if row is not None and row[0] else names.purge
+
+
+def may_purge(conn: Conn, role: str) -> bool:
+    """Whether the session's login may ``SET ROLE`` to ``role`` (through the gate)."""
+    row = conn.execute(
+        "SELECT pg_has_role(session_user, r.oid, 'MEMBER') FROM pg_roles AS r WHERE rolname = %s",
+        (role,),
+    ).fetchone()
+    return row is not None and bool(row[0])
+
+
+# -- the command ----------------------------------------------------------------------------
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``sql``: print the grants; ``grant``: apply them over a connection string."""
+    parser = argparse.ArgumentParser(prog="python -m db.pg.roles")
+    parser.add_argument("action", choices=("sql", "grant"))
+    parser.add_argument("--schema", required=True)
+    parser.add_argument("--prefix", help="role prefix (default: <database>_<schema>)")
+    parser.add_argument("--conninfo", help="a DBA's connection string (grant)")
+    args = parser.parse_args(argv)
+    if args.action == "sql":
+        if not args.prefix:
+            parser.error("sql needs --prefix")
+        names = RoleNames(args.prefix)
+        for role in names.groups:
+            inherit = "NOINHERIT" if role == names.purger else "INHERIT"
+            print(f"CREATE ROLE {_ident(role)} NOLOGIN {inherit};")
+        print(f"GRANT {_ident(names.purge)} TO {_ident(names.purger)};")
+        for statement in grant_statements(args.schema, names):
+            print(statement + ";")
+        return 0
+    if not args.conninfo:
+        parser.error("grant needs --conninfo")
+    with psycopg.connect(args.conninfo, autocommit=True) as conn:
+        names = grant_roles(conn, args.schema, prefix=args.prefix)
+    print(f"granted: {', '.join(names.groups)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
