@@ -9,6 +9,7 @@ nominative and personal). The clock is injected; nothing here touches Qt, SQL or
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timedelta
@@ -18,7 +19,7 @@ from typing import Protocol
 from admission.cards.catalogue import CardCatalogue
 from admission.clock import FUTURE_TOLERANCE, ClockCode
 from admission.codes import Code
-from admission.errors import InvalidStateError, NotFoundError
+from admission.errors import InvalidStateError, NotFoundError, StoreError
 from admission.hours import ALWAYS_OPEN, OpeningHours
 from admission.identity import IdentityKey
 from admission.ports import (
@@ -66,6 +67,7 @@ OVERRIDABLE = frozenset(
     }
 )
 EVALUATION_MAX_AGE_SECONDS = 120  # a verdict older than this is evaluated again
+OUTCOME_ATTEMPTS = 3  # asks of one admission whose answer was lost, before the clerk is told
 OFFICIAL = "OFFICIAL"  # verdict recorded for officials on duty (art. 24, R13)
 
 
@@ -79,6 +81,9 @@ class DeskErrorCode(Code):
     EVALUATION_STALE = "EVALUATION_STALE"  # older than EVALUATION_MAX_AGE_SECONDS: read again
     OFFICIAL_NEEDS_CAPACITY = "OFFICIAL_NEEDS_CAPACITY"  # art. 24.2: identity and capacity
     CARD_NOT_FOUND = "CARD_NOT_FOUND"
+    # the server's answer was lost while it committed and it could not be asked again:
+    # the clerk presses again, and the admission is recorded once under its id
+    OUTCOME_UNKNOWN = "ADMISSION_OUTCOME_UNKNOWN"
 
 
 class DeskDocument(DocumentFacts, Protocol):
@@ -126,6 +131,8 @@ class Evaluation:
     at: datetime
     exceptional: bool = False
     held_card: CardRecord | None = None  # a card of this person valid today (art. 22)
+    # the id its recording is made under, every attempt alike (AdmissionEntry)
+    admission_id: str = field(default_factory=lambda: str(uuid.uuid4()))
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,6 +169,7 @@ class AdmissionDesk:
         self.config = config
         # off only for a replay on a clock set by hand (ADMISSION_CLOCK_OVERRIDE)
         self._clock_guard = clock_guard
+        self._unknown: set[str] = set()  # admission ids whose outcome was not learnt
 
     # -- the flow -------------------------------------------------------------------
     def evaluate(self, document: DeskDocument, *, exceptional: bool = False) -> Evaluation:
@@ -239,7 +247,9 @@ class AdmissionDesk:
             )
         self._check_clock()
         age = (self._clock.now() - evaluation.at).total_seconds()
-        if not 0 <= age <= EVALUATION_MAX_AGE_SECONDS:
+        # pressed again after a lost answer: the same admission, whatever its age
+        again = evaluation.admission_id in self._unknown
+        if not again and not 0 <= age <= EVALUATION_MAX_AGE_SECONDS:
             raise InvalidStateError(
                 "the verdict on screen is too old; read the document again",
                 code=DeskErrorCode.EVALUATION_STALE,
@@ -260,7 +270,7 @@ class AdmissionDesk:
                 authorised_by=authorised_by if (exceptional or overridden) else "",
             )
         final = Verdict(Outcome.ADMIT, verdict.reasons) if overridden else verdict
-        recorded = self._store.record_admission(self._entry(evaluation, final, operator, card))
+        recorded = self._record(self._entry(evaluation, final, operator, card))
         held = self._held(evaluation, recorded)
         if card is not None and recorded.card_number is None and held is not None:
             # Another desk issued this person's card meanwhile: the store kept it to one
@@ -280,6 +290,29 @@ class AdmissionDesk:
         return AdmissionResult(
             evaluation, final, recorded, issued, authorised_by if issued else "", held
         )
+
+    def _record(self, entry: AdmissionEntry) -> RecordedAdmission:
+        """``record_admission``, asked again under the same admission id when a server's
+        answer was lost while it committed: the store records the admission once and
+        answers it as recorded (art. 22.1: one number, never two). When the server
+        cannot be asked, the id is kept: the clerk's next press is the same admission."""
+        unknown = False
+        for _attempt in range(OUTCOME_ATTEMPTS):
+            try:
+                recorded = self._store.record_admission(entry)
+            except StoreError as err:
+                unknown = unknown or (err.outcome_unknown and bool(entry.admission_id))
+                if not unknown:
+                    raise
+                self._unknown.add(entry.admission_id)
+                last = err
+                continue
+            self._unknown.discard(entry.admission_id)
+            return recorded
+        raise StoreError(
+            "the admission may or may not be recorded; press again: it is recorded once",
+            code=DeskErrorCode.OUTCOME_UNKNOWN,
+        ) from last
 
     def _held(self, evaluation: Evaluation, recorded: RecordedAdmission) -> CardRecord | None:
         """The card the visitor already held, as it is now (art. 22)."""
@@ -383,6 +416,7 @@ class AdmissionDesk:
             card=card,
             reentry_types=self.config.catalogue.reentry_types,
             session_day=self._session_day(evaluation.at),
+            admission_id=evaluation.admission_id,
         )
 
     def _session_day(self, at: datetime) -> date:

@@ -81,6 +81,10 @@ class AdmissionError(Exception):
 
 class StoreError(AdmissionError):
     code: Code = StoreErrorCode.STORE_ERROR
+    # the failure came while a write was committing: it may or may not have committed
+    # (a server's link cut at that moment). An admission is then asked again with the
+    # same admission id, which records it once (art. 22.1: no number taken twice).
+    outcome_unknown: bool = False
 
 
 class WrongKeyError(StoreError):

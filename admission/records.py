@@ -107,6 +107,10 @@ class AdmissionEntry:
     # The Madrid day the session running at ``at`` opened (before ``at``'s own date
     # after midnight): a card valid on any day from it to ``at``'s date is held.
     session_day: date | None = None
+    # Made by the desk before its first attempt and kept until the outcome is known: a
+    # store that can lose a commit's answer (a server) records an admission under its id
+    # once, whatever the number of attempts ("" = no id: the desk's own file).
+    admission_id: str = ""
 
 
 @dataclass(frozen=True, slots=True)

@@ -79,6 +79,9 @@ class FakeStore(FakeReportsMixin, FakeDataProtectionMixin):
         self._secrets: dict[str, bytes] = {}
         self.chain = FakeChain(audit_key or AuditKey.generate("fake"), self._row_content)
         self.closed = False
+        # as the server: an admission id is recorded once (db/pg/store.py)
+        self._admissions: dict[str, RecordedAdmission] = {}
+        self._lost_answers: list[AdmissionError] = []
 
     @property
     def audit_key_source(self) -> str:
@@ -93,6 +96,11 @@ class FakeStore(FakeReportsMixin, FakeDataProtectionMixin):
 
     def fail_next(self, method: str, error: AdmissionError) -> None:
         self._failures.setdefault(method, []).append(error)
+
+    def lose_next_answer(self, error: AdmissionError) -> None:
+        """The next admission is recorded, then ``error`` is raised instead of its answer
+        (a server's link cut while it committed: ``error.outcome_unknown``)."""
+        self._lost_answers.append(error)
 
     def _call(self, method: str, *args: object) -> None:
         self.calls.append((method, args))
@@ -177,6 +185,17 @@ class FakeStore(FakeReportsMixin, FakeDataProtectionMixin):
     def record_admission(self, entry: AdmissionEntry) -> RecordedAdmission:
         self._call("record_admission", entry)
         check_entry(entry)
+        done = self._admissions.get(entry.admission_id) if entry.admission_id else None
+        if done is not None:
+            return done
+        recorded = self._record_admission(entry)
+        if entry.admission_id:
+            self._admissions[entry.admission_id] = recorded
+        if self._lost_answers:
+            raise self._lost_answers.pop(0)
+        return recorded
+
+    def _record_admission(self, entry: AdmissionEntry) -> RecordedAdmission:
         at = _utc(entry.at)
         existing = None
         if entry.card is not None:

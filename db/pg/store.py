@@ -53,6 +53,7 @@ from typing import Any, ClassVar, TypeVar
 
 import psycopg
 from psycopg import errors as pg_errors
+from psycopg import sql as pg_sql
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg_pool import ConnectionPool, PoolTimeout
 
@@ -105,9 +106,10 @@ from db.audit_chain import (
     walk_chain,
 )
 from db.audit_key import AuditKey
-from db.keys import DbKey
 from db.integrity import IntegrityReport
+from db.keys import DbKey
 from db.pg import migrate as pg_migrate
+from db.pg import roles as pg_roles
 from db.pg.codes import PgStoreCode
 from db.pg.connect import PgConnectCode, connect
 from db.pg.crypto import InstallationKey, KeyRing, WrappedKey
@@ -377,8 +379,10 @@ class PgStore:
         clock: Clock | None = None,
         timeouts: PgTimeouts | None = None,
         watchdog: _Watchdog | None = None,
+        purge_role: str | None = None,
     ) -> None:
         self._pool = pool
+        self._purge_role = purge_role  # db/pg/roles.py: SET LOCAL ROLE in purge transactions
         self._timeouts = timeouts or PgTimeouts()
         self._watchdog = watchdog or _Watchdog()
         self._calls_lock = threading.Lock()
@@ -432,6 +436,7 @@ class PgStore:
         conn = connect(conninfo, autocommit=True)
         try:
             ring, found_id = _prepare(conn, key, database_id, create, audit_key)
+            purge_role = pg_roles.purge_role(conn)
         except psycopg.Error as exc:
             raise _store_error(exc, write=True) from exc
         finally:
@@ -462,7 +467,7 @@ class PgStore:
         except PoolTimeout as exc:
             pool.close()
             raise StoreError("the server did not give a connection", code=PgStoreCode.BUSY) from exc
-        return cls(pool, ring, audit_key, found_id, clock, bounds, watchdog)
+        return cls(pool, ring, audit_key, found_id, clock, bounds, watchdog, purge_role)
 
     @property
     def timeouts(self) -> PgTimeouts:
@@ -477,6 +482,12 @@ class PgStore:
     @property
     def ring(self) -> KeyRing:
         return self._ring
+
+    @property
+    def purge_role(self) -> str | None:
+        """The group the purge acts as (``SET LOCAL ROLE``, db/pg/roles.py), None when
+        this login owns the schema or the schema has no groups."""
+        return self._purge_role
 
     @property
     def purge_lock_key(self) -> int:
@@ -516,10 +527,12 @@ class PgStore:
         snapshot: bool = False,
         conn: Conn | None = None,
         bounded: bool = True,
+        role: str | None = None,
     ) -> T:
         """Run ``work`` in one transaction, again after a serialisation failure or a
         deadlock (bounded, jittered backoff). A write first locks the chain's head.
-        ``bounded``: under the watchdog of :attr:`PgTimeouts.transaction_s`.
+        ``bounded``: under the watchdog of :attr:`PgTimeouts.transaction_s`. ``role``:
+        the transaction acts as that group (``SET LOCAL ROLE``: the purge's).
 
         A link that fails raises :class:`PgLinkError` and is never retried here: a
         write may have committed (``outcome_unknown``), and a server that went away
@@ -530,12 +543,14 @@ class PgStore:
         for attempt in itertools.count(1):
             try:
                 if conn is not None:
-                    return self._attempt(conn, work, write, snapshot, deadline, not bounded)
+                    return self._attempt(conn, work, write, snapshot, deadline, not bounded, role)
                 with self._pool.connection() as pooled:
                     with self._calls_lock:
                         self._in_use += 1
                     try:
-                        return self._attempt(pooled, work, write, snapshot, deadline, not bounded)
+                        return self._attempt(
+                            pooled, work, write, snapshot, deadline, not bounded, role
+                        )
                     finally:
                         with self._calls_lock:
                             self._in_use -= 1
@@ -570,11 +585,14 @@ class PgStore:
         snapshot: bool,
         deadline: float | None = None,
         walk: bool = False,
+        role: str | None = None,
     ) -> T:
         guard = self._watchdog.arm(conn, deadline) if deadline else None
         committing = False
         try:
             with conn.transaction():
+                if role is not None:  # ends with the transaction (art. 20.4: the purge's)
+                    conn.execute(pg_sql.SQL("SET LOCAL ROLE {}").format(pg_sql.Identifier(role)))
                 if snapshot:
                     conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
                 if walk:  # a walk of whole tables: no statement bound either
@@ -771,6 +789,7 @@ class PgStore:
         (``PG_ADMISSION_ID_REUSED``)."""
         check_entry(entry)
         indexes = self._indexes(entry.identity)
+        admission_id = admission_id or entry.admission_id or None
         key = None if admission_id is None else _admission_uuid(admission_id)
 
         def work(tx: _Tx) -> RecordedAdmission:
@@ -1590,7 +1609,11 @@ class PgStore:
     def purge(self, cutoff: datetime, *, batch: int = BATCH) -> PurgeReport:
         """Erase what the six-month rule says (art. 20.4, R3; db/retention.py), in short
         transactions, under a session advisory lock: one desk purges at a time, a second
-        waits and then finds nothing left to erase."""
+        waits and then finds nothing left to erase.
+
+        With roles (db/pg/roles.py) each transaction acts as the purge group (``SET LOCAL
+        ROLE``); a login not admitted to the purge is refused before anything is
+        erased (``PG_PURGE_NOT_ALLOWED``), and its ordinary session cannot delete."""
         if self._closed:
             raise StoreError("the store is closed", code=StoreErrorCode.STORE_CLOSED)
         try:
@@ -1598,6 +1621,7 @@ class PgStore:
                 with self._calls_lock:
                     self._in_use += 1
                 try:
+                    self._check_purge(conn)
                     # another desk's purge may run long: wait for it without a bound
                     conn.execute("SET statement_timeout = 0")
                     conn.execute("SELECT pg_advisory_lock(%s)", (self._purge_lock,))
@@ -1617,6 +1641,29 @@ class PgStore:
             raise self._no_connection() from exc
         except psycopg.Error as exc:
             raise _store_error(exc, write=True) from exc
+
+    def _check_purge(self, conn: Conn) -> None:
+        """Refuse a login not admitted to the purge group (art. 20.4: only the purge
+        erases), before any lock is taken or anything erased."""
+        if self._purge_role is not None and not pg_roles.may_purge(conn, self._purge_role):
+            raise StoreError(
+                "this desk's login is not admitted to the purge",
+                code=pg_roles.PgRoleCode.PURGE_NOT_ALLOWED,
+            )
+
+    def _purge_write(self, work: Callable[[_Tx], T]) -> T:
+        """``work`` as one write transaction of the purge (the closed vouchers' purge,
+        db/pg/voucher_book.py): as the purge group when roles are in use."""
+        if self._purge_role is None:
+            return self._write(work)
+        try:
+            with self._pool.connection() as conn:
+                self._check_purge(conn)
+        except PoolTimeout as exc:
+            raise self._no_connection() from exc
+        except psycopg.Error as exc:
+            raise _store_error(exc, write=True) from exc
+        return self._run(work, write=True, role=self._purge_role)
 
     def _purge(self, conn: Conn, cutoff: datetime, batch: int) -> PurgeReport:
         cut, cut_day = cutoff, madrid_date(cutoff)
@@ -1726,13 +1773,14 @@ class PgStore:
             )
             return found, numbers, len(bans)
 
-        while merge(self._run(visits, write=True, conn=conn, bounded=False)):
+        role = self._purge_role
+        while merge(self._run(visits, write=True, conn=conn, bounded=False, role=role)):
             pass
-        while merge(self._run(ended_cards, write=True, conn=conn, bounded=False)):
+        while merge(self._run(ended_cards, write=True, conn=conn, bounded=False, role=role)):
             pass
-        while merge(self._run(notes, write=True, conn=conn, bounded=False)):
+        while merge(self._run(notes, write=True, conn=conn, bounded=False, role=role)):
             pass
-        found, numbers, _bans = self._run(final, write=True, conn=conn, bounded=False)
+        found, numbers, _bans = self._run(final, write=True, conn=conn, bounded=False, role=role)
         merge((found, numbers))
         return PurgeReport(
             cutoff,
@@ -1763,7 +1811,7 @@ def _prepare(
     if meta is None:
         if not create:
             raise StoreError("the database holds no visitor file", code=PgStoreCode.NO_VISITOR_FILE)
-        pg_migrate.migrate(conn, migrations)
+        _migrate(conn, migrations, done)
         return _initialise(conn, key, expected_id, audit_key)
     database_id = meta
     if expected_id is not None and expected_id != database_id:
@@ -1773,8 +1821,23 @@ def _prepare(
         )
     ring = KeyRing.load(_installation(key, database_id), database_id, _wrapped_keys(conn))
     _check_audit_key(conn, audit_key)
-    pg_migrate.migrate(conn, migrations)
+    _migrate(conn, migrations, done)
     return ring, database_id
+
+
+def _migrate(conn: Conn, migrations: list[Any], done: dict[int, str]) -> None:
+    """The pending migrations, by a login that may run them (db/pg/roles.py: the
+    schema's owner, or a member of its owner group acting as it); any other login is
+    refused (``PG_SCHEMA_OLDER``) before anything is written. New tables get their
+    groups' rights in the same connection."""
+    if all(m.version in done for m in migrations):
+        return
+    names = pg_roles.take_owner(conn)
+    newly = pg_migrate.migrate(conn, migrations)
+    if newly and names is not None:
+        schema = conn.execute("SELECT current_schema()").fetchone()
+        assert schema is not None
+        pg_roles.apply_grants(conn, str(schema[0]), names)
 
 
 def _meta(conn: Conn) -> str | None:

@@ -3,8 +3,15 @@ from datetime import date, timedelta
 
 import pytest
 
-from admission.errors import InvalidStateError
-from admission.records import CardStatus, StaffMember, StaffRole
+from admission.desk import OUTCOME_ATTEMPTS, DeskErrorCode
+from admission.errors import InvalidStateError, StoreError, StoreErrorCode
+from admission.records import (
+    AdmissionEntry,
+    CardStatus,
+    RecordedAdmission,
+    StaffMember,
+    StaffRole,
+)
 from admission.verdict import Outcome
 from db.fake import FakeStore
 from tests.factories import dni, dni_document, make_desk, passport_document
@@ -293,3 +300,70 @@ def test_a_clock_gone_back_past_the_newest_record_stops_admissions() -> None:
     assert store.find_visitor(dni_document(number=3).identity) is None  # nothing recorded
     clock.advance(timedelta(hours=2, minutes=4))  # corrected
     assert desk.admit(dni_document(number=3), operator="c").admitted
+
+
+def _lost(detail: str = "link cut while committing") -> StoreError:
+    error = StoreError(detail, code=StoreErrorCode.WRITE_FAILED)
+    error.outcome_unknown = True  # as db.pg.store.PgLinkError when the commit's answer is lost
+    return error
+
+
+def test_an_admission_whose_answer_was_lost_is_asked_again_and_recorded_once() -> None:
+    store = FakeStore()
+    desk, _, _ = make_desk(store)
+    store.lose_next_answer(_lost())
+    result = desk.admit(dni_document(4), operator="c", card_type="WEEK")
+    assert result.admitted and result.recorded.card_number == 1
+    assert len(store.visits(result.recorded.file_number)) == 1  # recorded once
+    asked = [args[0] for name, args in store.calls if name == "record_admission"]
+    assert len(asked) == 2 and len({e.admission_id for e in asked}) == 1  # type: ignore[attr-defined]
+    assert desk.admit(dni_document(5), operator="c").recorded.card_number == 2  # no gap
+
+
+class _ServerAway:
+    """The fake store behind a link that commits the first admission, loses its answer,
+    then cannot reach the server for ``away`` asks."""
+
+    def __init__(self, store: FakeStore, away: int) -> None:
+        self.store = store
+        self.away = away
+        self.asked = 0
+
+    def record_admission(self, entry: AdmissionEntry) -> RecordedAdmission:
+        self.asked += 1
+        if self.asked == 1:
+            self.store.record_admission(entry)
+            raise _lost()
+        if self.asked <= 1 + self.away:
+            raise StoreError("server unreachable", code=StoreErrorCode.OPEN_FAILED)
+        return self.store.record_admission(entry)
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.store, name)
+
+
+def test_when_the_server_cannot_be_asked_again_the_clerk_presses_again_and_it_is_once() -> None:
+    store = FakeStore()
+    away = _ServerAway(store, OUTCOME_ATTEMPTS - 1)
+    desk, clock, _ = make_desk(away)
+    evaluation = desk.evaluate(dni_document(6))
+    with pytest.raises(StoreError) as err:
+        desk.record(evaluation, operator="c")
+    assert err.value.code == DeskErrorCode.OUTCOME_UNKNOWN
+    # the clerk presses again minutes later, with the same verdict on screen: not stale,
+    # and the admission recorded by the first attempt is the answer
+    clock.advance(timedelta(minutes=5))
+    again = desk.record(evaluation, operator="c")
+    assert again.recorded.card_number == 1 and away.asked == OUTCOME_ATTEMPTS + 1
+    file_number = again.recorded.file_number
+    assert len(store.visits(file_number)) == 1 and store.card(2) is None
+
+
+def test_a_plain_failure_is_not_asked_again() -> None:
+    store = FakeStore()
+    desk, _, _ = make_desk(store)
+    store.fail_next("record_admission", StoreError("refused", code=StoreErrorCode.WRITE_FAILED))
+    with pytest.raises(StoreError) as err:
+        desk.admit(dni_document(7), operator="c")
+    assert err.value.code == StoreErrorCode.WRITE_FAILED
+    assert [n for n, _ in store.calls].count("record_admission") == 1
