@@ -42,7 +42,8 @@ Two operations, over the primitives of :mod:`db.pg.crypto`:
   The desks that were open before the new version was stored hold only the old data
   keys: they cannot open the resealed rows nor find them by their new indexes. Run the
   re-encryption with the other desks closed, or restart them as soon as it starts (the
-  command says so). Retiring the old versions (:func:`retire_old_versions`, the
+  command says so); a desk that calls :func:`refresh_ring` now and then loads the new
+  version by itself. Retiring the old versions (:func:`retire_old_versions`, the
   ``--retire`` flag) deletes their records once no row of any table uses them; do it
   once every desk runs with the new version.
 
@@ -95,6 +96,7 @@ __all__ = [
     "RetireReport",
     "RewrapReport",
     "reencrypt",
+    "refresh_ring",
     "retire_old_versions",
     "rewrap_installation_key",
     "rows_behind",
@@ -311,6 +313,22 @@ def _versions_text(versions: Sequence[int]) -> str:
 
 def _quiet(_line: str) -> None:
     return None
+
+
+def refresh_ring(store: PgStore, key: InstallationKey | DbKey) -> bool:
+    """Load the data key versions stored since ``store`` was opened (another desk began
+    a re-encryption, or retired old versions): True when the ring changed. One small
+    read; a desk may call it before its writes or with its latency probe, so that it
+    seals under the newest version and finds resealed rows by their new indexes."""
+    ring = store.ring
+    found = store._read(lambda tx: tx.all("SELECT version, key_tag FROM data_keys"))
+    stored = {int(v): int(t) for v, t in found}
+    if set(stored) == set(ring.versions) and all(ring.key_tag(v) == t for v, t in stored.items()):
+        return False
+    installation = _installation(key, store.database_id)
+    fresh = store._read(lambda tx: KeyRing.load(installation, store.database_id, _records(tx)))
+    _adopt(store, fresh)
+    return True
 
 
 # -- re-wrap ---------------------------------------------------------------------------------
@@ -672,7 +690,11 @@ class KeyRotation:
             key = new_key if new_key is not None else self.new_key()
             report = rewrap_installation_key(self._store, key, actor=actor)
             self._key = key  # a re-encryption after it wraps under the new key
-            progress(f"data keys {_versions_text(report.versions)} wrapped under the new key")
+            progress(
+                f"data keys {_versions_text(report.versions)} wrapped under the new key: put "
+                "it where every desk keeps its key (ADMISSION_DB_KEY or its keyring entry) "
+                "and restart them"
+            )
             return report.as_json()
         if mode == "retire":
             retired = retire_old_versions(self._store, actor=actor)

@@ -38,6 +38,7 @@ from db.pg.rotation import (
     NoKeyRotation,
     PgRotationCode,
     reencrypt,
+    refresh_ring,
     retire_old_versions,
     rewrap_installation_key,
     rows_behind,
@@ -453,6 +454,25 @@ def test_one_rotation_at_a_time_and_no_unknown_sealed_table(server: Server) -> N
         reencrypt(store, server.key)
     assert unknown.value.code is PgRotationCode.TABLE_UNKNOWN
     assert server.superuser("SELECT count(*) FROM data_keys") == [(2,)]
+
+
+def test_a_desk_opened_before_loads_the_new_version_when_it_refreshes(server: Server) -> None:
+    store = server.open()
+    fill(server, store)
+    before = snapshot(server, store)
+    earlier = server.open()  # another desk, open before the rotation
+    assert not refresh_ring(earlier, server.key)  # nothing new: one small read
+    reencrypt(store, server.key, batch_size=50)
+    # it holds only version 1: the resealed rows are out of its reach until it refreshes
+    assert earlier.ring.versions == (1,) and earlier.find_visitor(dni(1)) is None
+    assert refresh_ring(earlier, server.key) and earlier.ring.versions == (2, 1)
+    assert snapshot(server, earlier) == before
+    earlier.record_admission(entry(800, NOW, surname="Tardía", given_names="Desk"))
+    retire_old_versions(store)
+    assert refresh_ring(earlier, server.key) and earlier.ring.versions == (2,)
+    assert not refresh_ring(earlier, server.key)
+    assert all(versions == {2} for versions in server.key_versions().values())
+    assert earlier.verify().ok
 
 
 def test_a_ring_keeps_what_a_rewrap_and_a_retirement_need() -> None:
