@@ -100,6 +100,11 @@ class DeskController(QObject):
     operation_failed = Signal(str, str)  # code, Spanish message
     card_type_chosen = Signal(str)  # card type code
     register_checked = Signal(object, str)  # age of the RIAJ copy in seconds or None, error
+    # the casino's server (arts. 154-155): its description and median round trip in ms
+    # (None while it does not answer); never emitted on a desk of its own file
+    server_checked = Signal(str, object)
+    server_changed = Signal(bool)  # the server answers again (True) / stopped (False)
+    vouchers_formalised = Signal(object)  # FormaliseReport: provisional vouchers sent
     evaluation_started = Signal()
     cleared = Signal()
 
@@ -128,6 +133,7 @@ class DeskController(QObject):
         self._camera_lines: tuple[str, ...] | None = None
         self._card_type: str = ctx.desk.config.catalogue.default
         self._devices: dict[str, str] = {}
+        self._server_reachable = True
         self.failed_prints: list[int] = []  # cards issued and not printed this session
         self._counters_timer = QTimer(self)
         self._counters_timer.setInterval(COUNTERS_INTERVAL_MS)
@@ -491,31 +497,77 @@ class DeskController(QObject):
 
         self._runner.submit(count, self.counters_changed.emit, lambda err: None)
 
+    @property
+    def server_reachable(self) -> bool:
+        """The visitor file answers: always on a desk of its own file; on a desk of the
+        server, as the last probe found it. A desk without its server admits nobody on
+        its own (art. 22.1: one card sequence); it offers the voucher of art. 23.4."""
+        return self._server_reachable
+
     @Slot()
     def poll_file(self) -> None:
-        """The visitor file answers, and how fresh the register copy is (art. 20.2)."""
+        """The visitor file answers (the server: its round trip), and how fresh the
+        register copy is (art. 20.2)."""
         ctx = self._ctx
+        server = ctx.server
 
-        def probe() -> tuple[int | None, str]:
+        def probe() -> tuple[int | None, str, float | None]:
+            if server is not None:
+                server.measure()
             ctx.store.ping()
+            median = None if server is None else server.median_ms()
             if ctx.registry_sync is not None:
                 status = ctx.registry_sync.status()
                 if status.age_seconds is not None:
-                    return status.age_seconds, status.last_error
+                    return status.age_seconds, status.last_error, median
             state = ctx.replica.state()
             if state is None:
-                return None, ""
+                return None, "", median
             age = (ctx.clock.now() - state.as_of).total_seconds()
-            return max(0, int(age)), ""
+            return max(0, int(age)), "", median
 
-        def answered(answer: tuple[int | None, str]) -> None:
+        def answered(answer: tuple[int | None, str, float | None]) -> None:
             self.report_device("database", DeviceStatus.READY.value, "")
+            if server is not None:
+                self.server_checked.emit(server.describe(), answer[2])
+                self.report_server(True)
             self.register_checked.emit(answer[0], answer[1])
 
         def failed(err: AdmissionError) -> None:
             self.report_device("database", DeviceStatus.ERROR.value, str(err.code))
+            if server is not None:
+                self.server_checked.emit(server.describe(), None)
+                self.report_server(False)
 
         self._runner.submit(probe, answered, failed)
+
+    @Slot(bool)
+    def report_server(self, reachable: bool) -> None:
+        """The server stopped answering, or answers again: said at once; on its return
+        the provisional vouchers given meanwhile are formalised on it (art. 23.4)."""
+        before, self._server_reachable = self._server_reachable, reachable
+        if before == reachable:
+            return
+        self.server_changed.emit(reachable)
+        if reachable:
+            self.formalise_vouchers()
+
+    @Slot()
+    def formalise_vouchers(self) -> None:
+        """Send the provisional vouchers of the desk's queue to the server, in order and
+        once (db.offline_formalise); the report is told to the window."""
+        offline = self._ctx.offline_vouchers
+        if offline is None:
+            return
+
+        def send() -> object:
+            return offline.formalise() if offline.pending() else None
+
+        def sent(report: object) -> None:
+            if report is not None:
+                self.vouchers_formalised.emit(report)
+
+        self._runner.submit(send, sent, lambda err: self._fail(str(err.code)))
 
     @Slot(str, str, str)
     def report_device(self, device: str, status: str, detail: str) -> None:

@@ -262,6 +262,7 @@ class DeskWindow(QMainWindow):
         c.frame_ready.connect(self.preview.set_frame)
         c.device_status_changed.connect(self.status.set_status)
         c.register_checked.connect(self.status.set_register_age)
+        c.server_checked.connect(self.status.set_server)
         c.counters_changed.connect(self._on_counters)
         c.card_type_chosen.connect(self._show_card_type)
         c.cleared.connect(self._on_cleared)

@@ -1083,6 +1083,10 @@
         <translation>File</translation>
     </message>
     <message>
+        <source>Servidor</source>
+        <translation>Server</translation>
+    </message>
+    <message>
         <source>sin comprobar</source>
         <translation>not checked</translation>
     </message>
@@ -1137,6 +1141,14 @@
     <message>
         <source>Registro RIAJ: copia de hace </source>
         <translation>RIAJ register: copy from </translation>
+    </message>
+    <message>
+        <source>Servidor %1: sin respuesta</source>
+        <translation>Server %1: no answer</translation>
+    </message>
+    <message>
+        <source>Servidor %1 · %2 ms</source>
+        <translation>Server %1 · %2 ms</translation>
     </message>
 </context>
 <context>

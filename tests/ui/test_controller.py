@@ -360,3 +360,78 @@ def test_camera_worker_signals_are_taken_as_the_camera(
     with qtbot.assertNotEmitted(controller.verdict_ready, wait=400):
         camera.mrz_read.emit(tuple(lines))
     assert _denials(demo_ctx, lines) == ["DENY"]
+
+
+class ScriptedServer:
+    """A ``ServerLink`` whose answers the test sets: a round trip, or no answer."""
+
+    def __init__(self) -> None:
+        self.up = True
+        self.asked = 0
+
+    def describe(self) -> str:
+        return "db.casino:5432/admission"
+
+    def measure(self) -> float:
+        self.asked += 1
+        if not self.up:
+            from admission.errors import StoreError
+            from db.pg.connect import PgConnectCode
+
+            raise StoreError("no route", code=PgConnectCode.UNREACHABLE)
+        return 0.004
+
+    def median_ms(self) -> float | None:
+        return 4.0 if self.up else None
+
+
+class CountingVouchers:
+    def __init__(self) -> None:
+        self.formalised = 0
+        self.queued = 1
+
+    def issue(self, new: object) -> object:
+        raise AssertionError("not issued here")
+
+    def pending(self) -> list[object]:
+        return [object()] * self.queued
+
+    def formalise(self) -> object:
+        self.formalised += 1
+        self.queued = 0
+        return "report"
+
+
+def test_a_server_desk_says_at_once_when_the_server_stops_and_formalises_on_its_return(
+    qtbot: QtBot, demo_ctx: AppContext, controller: DeskController
+) -> None:
+    server, vouchers = ScriptedServer(), CountingVouchers()
+    demo_ctx.server = server
+    demo_ctx.offline_vouchers = vouchers  # type: ignore[assignment]
+    with qtbot.waitSignal(controller.server_checked, timeout=WAIT) as got:
+        controller.poll_file()
+    assert got.args == ["db.casino:5432/admission", 4.0] and controller.server_reachable
+
+    server.up = False
+    with qtbot.waitSignal(controller.server_changed, timeout=WAIT) as changed:
+        controller.poll_file()
+    assert changed.args == [False] and not controller.server_reachable
+    assert vouchers.formalised == 0
+
+    server.up = True
+    with qtbot.waitSignal(controller.vouchers_formalised, timeout=WAIT) as sent:
+        controller.poll_file()
+    assert sent.args == ["report"] and vouchers.formalised == 1 and controller.server_reachable
+
+
+def test_the_status_bar_shows_the_server_and_its_latency(qtbot: QtBot) -> None:
+    from ui.widgets.status_bar import DeskStatusBar
+
+    bar = DeskStatusBar()
+    qtbot.addWidget(bar)
+    assert "Fichero" in bar.text_of("database")
+    bar.set_server("db.casino:5432/admission", 3.4)
+    assert bar.text_of("database") == "● Servidor db.casino:5432/admission · 3 ms"
+    bar.set_server("db.casino:5432/admission", None)
+    assert bar.text_of("database") == "▲ Servidor db.casino:5432/admission: sin respuesta"
+    assert bar.labels["database"].styleSheet()  # shown as an alert

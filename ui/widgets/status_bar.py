@@ -115,6 +115,7 @@ class DeskStatusBar(QStatusBar):
         super().__init__(parent)
         self.setAccessibleName(self.tr("Estado de los dispositivos"))
         self.labels: dict[str, QLabel] = {}
+        self._server = ""  # the server's host:port/db once known; "" for the desk's own file
         self.last_error = ElidedLabel(name=self.tr("Último error"), limit=160, min_chars=6)
         self.last_error.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.addWidget(self.last_error, 1)  # hidden while a passing message shows
@@ -137,7 +138,7 @@ class DeskStatusBar(QStatusBar):
             "camera": self.tr("Cámara"),
             "printer": self.tr("Impresora"),
             "register": self.tr("Registro RIAJ"),
-            "database": self.tr("Fichero"),
+            "database": self.tr("Servidor") if self._server else self.tr("Fichero"),
         }
 
     def _label(self, device: str) -> QLabel:
@@ -198,6 +199,24 @@ class DeskStatusBar(QStatusBar):
             label.setStyleSheet("")
         if error:
             self.last_error.setText(bounded(self.tr("Registro RIAJ") + ": " + message(error), 160))
+
+    def set_server(self, where: str, median_ms: float | None) -> None:
+        """The casino's server (arts. 154-155) in the database's place: where it is and
+        its median round trip, or that it does not answer - said at once, since the desk
+        then admits nobody on its own."""
+        self._server = bounded(where, 60)
+        label = self._label("database")
+        label.setAccessibleName(self._device_name("database"))
+        if median_ms is None:
+            label.setText("▲ " + self.tr("Servidor %1: sin respuesta").replace("%1", self._server))
+            label.setStyleSheet(_ALERT)
+        else:
+            shown = f"{median_ms:.0f}" if median_ms >= 1 else "<1"
+            label.setText(
+                "● "
+                + self.tr("Servidor %1 · %2 ms").replace("%1", self._server).replace("%2", shown)
+            )
+            label.setStyleSheet("")
 
     def text_of(self, device: str) -> str:
         return self._label(device).text()
