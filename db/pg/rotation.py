@@ -403,18 +403,24 @@ def _reindex(table: _Table) -> Callable[[KeyRing, Mapping[str, bytes | None]], d
     return reindex
 
 
-def _reseal_batch(tx: _Tx, table: _Table, ring: KeyRing, limit: int) -> int:
-    """One batch of ``table``: the rows not under the current version (locked), opened,
-    sealed again, written with their indexes and version. Returns how many."""
+def _reseal_batch(tx: _Tx, table: _Table, ring: KeyRing, limit: int, after: Any) -> tuple[int, Any]:
+    """One batch of ``table``: the rows after row key ``after`` (None: from the first)
+    not under the current version (locked), opened, sealed again, written with their
+    indexes and version. Returns how many and the last row key: the next batch starts
+    there (keyset order: a table is walked once, not once per batch)."""
     ident = sql.Identifier
     columns = sql.SQL(", ").join(ident(c) for c in table.sealed)
     select = sql.SQL(
         "SELECT {key}, key_version, {columns} FROM {table} WHERE key_version <> %s "
-        "ORDER BY {key} LIMIT %s FOR UPDATE"
+        + ("" if after is None else "AND {key} > %s ")
+        + "ORDER BY {key} LIMIT %s FOR UPDATE"
     ).format(key=ident(table.key), columns=columns, table=ident(table.name))
-    rows = tx.all(select.as_string(tx.conn), (ring.current_version, limit))
+    params = (
+        (ring.current_version, limit) if after is None else (ring.current_version, after, limit)
+    )
+    rows = tx.all(select.as_string(tx.conn), params)
     if not rows:
-        return 0
+        return 0, after
     sealed = [
         SealedRow(
             table.name,
@@ -472,11 +478,13 @@ def _reseal_batch(tx: _Tx, table: _Table, ring: KeyRing, limit: int) -> int:
                 "SELECT t, f FROM unnest(%s::bytea[], %s::bigint[]) AS u(t, f)",
                 ([t for t, _ in tokens], [f for _, f in tokens]),
             )
-    return len(batch)
+    return len(batch), rows[-1][0]
 
 
-def _batch_of(table: _Table, ring: KeyRing, limit: int) -> Callable[[_Tx], int]:
-    return lambda tx: _reseal_batch(tx, table, ring, limit)
+def _batch_of(
+    table: _Table, ring: KeyRing, limit: int, after: Any
+) -> Callable[[_Tx], tuple[int, Any]]:
+    return lambda tx: _reseal_batch(tx, table, ring, limit, after)
 
 
 def _start(
@@ -551,8 +559,11 @@ def reencrypt(
         for _ in range(MAX_PASSES):
             moved = 0
             for table in SEALED_TABLES:
+                after: Any = None
                 while True:
-                    done = store._run(_batch_of(table, ring, batch_size), write=True, conn=conn)
+                    done, after = store._run(
+                        _batch_of(table, ring, batch_size, after), write=True, conn=conn
+                    )
                     if not done:
                         break
                     rows[table.name] += done
