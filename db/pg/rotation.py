@@ -697,6 +697,8 @@ class KeyRotation:
     ) -> dict[str, object]:
         if mode not in MODES:
             raise InvalidStateError(f"unknown rotation {mode!r}", code=PgRotationCode.MODE_UNKNOWN)
+        if mode in ("rewrap", "retire"):
+            refresh_ring(self._store, self._key)  # versions another desk stored since
         if mode == "rewrap":
             key = new_key if new_key is not None else self.new_key()
             report = rewrap_installation_key(self._store, key, actor=actor)
