@@ -299,6 +299,10 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "State the official's capacity (art. 24.2)",
     ),
     "CARD_NOT_FOUND": ("Tarjeta no encontrada", "Card not found"),
+    "ADMISSION_OUTCOME_UNKNOWN": (
+        "No se sabe si la admisión se registró: pulse de nuevo, se registra una sola vez",
+        "Unknown whether the admission was recorded: press again, it is recorded once",
+    ),
     # -- the visitor file's rules (admission.records.RecordErrorCode) ---------------------
     "REASON_REQUIRED": ("Hay que indicar el motivo", "A reason is required"),
     "REASON_TOO_LONG": (

@@ -20,7 +20,8 @@ the database and the schema):
   themselves recorded in the audit trail (art. 20.4), so it may insert audit entries
   and advance the chain's head row - and nothing else: a row-level security policy on
   ``counters`` lets it update the ``audit`` row only, never the card or voucher
-  numbers (art. 22.1).
+  numbers (art. 22.1). The subjects of those entries are keyed hashes whose secret the
+  inspector may create if no desk has yet (``settings``, ``secret:*`` rows only).
 * ``<prefix>_admission_purge``: what the purge of art. 20.4 erases (visits, cards,
   observations, visitors, ended bans, closed vouchers; a card's link to an erased visit;
   the chain's row index) and the audit entries that count the erasure.
@@ -60,6 +61,7 @@ from admission.errors import StoreError
 
 __all__ = [
     "GROUP_SUFFIXES",
+    "POLICIES",
     "RIGHTS",
     "PgRoleCode",
     "RoleNames",
@@ -158,7 +160,7 @@ class Rights:
     purge: tuple[str, ...] = ()
 
 
-_HEAD = ("UPDATE (next)",)  # counters: rows limited by the policies of _policies()
+_HEAD = ("UPDATE (next)",)  # counters: rows limited by POLICIES
 
 # Every table of db/pg/migrations and what the groups may do to it
 # (tests/pg/test_roles.py checks the list against the migrated schema).
@@ -167,7 +169,7 @@ RIGHTS: dict[str, Rights] = {
     "database_meta": Rights(),
     "data_keys": Rights(),  # a new data key version is stored by the owner (rotation)
     "counters": Rights(desk=_HEAD, inspector=_HEAD, purge=_HEAD),
-    "settings": Rights(desk=("INSERT", "UPDATE")),
+    "settings": Rights(desk=("INSERT", "UPDATE"), inspector=("INSERT",)),  # see POLICIES
     "visitors": Rights(desk=("INSERT", "UPDATE"), purge=("DELETE",)),
     "name_tokens": Rights(desk=("INSERT", "DELETE")),  # rewritten with the name
     "visits": Rights(desk=("INSERT",), purge=("DELETE",)),
@@ -197,7 +199,9 @@ def _ident(name: str) -> str:
     return '"' + name.replace('"', '""') + '"'
 
 
-def _run(conn: Conn, statement: str, params: Sequence[Any] = ()) -> Any:
+def _run(conn: Conn, statement: str, params: Sequence[Any] | None = None) -> Any:
+    """One statement; without ``params`` its text is sent as it is (a ``%`` in a
+    policy's LIKE pattern is not a placeholder)."""
     return conn.execute(statement.encode("utf-8"), params)
 
 
@@ -218,26 +222,41 @@ def default_prefix(conn: Conn, schema: str) -> str:
 # -- the grants -----------------------------------------------------------------------------
 
 
-def _policies(schema: str, names: RoleNames) -> list[str]:
-    """Row-level security on ``counters``: desks use every row; the inspector and the
-    purge read every row and update the chain's head row only (art. 22.1: the card and
-    voucher numbers are the desks' alone). The owner bypasses it (not FORCEd)."""
-    table = f"{_ident(schema)}.counters"
-    out = [f"ALTER TABLE {table} ENABLE ROW LEVEL SECURITY"]
-    for name in ("desk_counters", "inspector_read", "inspector_head", "purge_read", "purge_head"):
-        out.append(f"DROP POLICY IF EXISTS {name} ON {table}")
-    out.append(
-        f"CREATE POLICY desk_counters ON {table} FOR ALL TO {_ident(names.desk)} "
-        "USING (true) WITH CHECK (true)"
-    )
-    for label, role in (("inspector", names.inspector), ("purge", names.purge)):
-        out.append(
-            f"CREATE POLICY {label}_read ON {table} FOR SELECT TO {_ident(role)} USING (true)"
-        )
-        out.append(
-            f"CREATE POLICY {label}_head ON {table} FOR UPDATE TO {_ident(role)} "
-            "USING (name = 'audit') WITH CHECK (name = 'audit')"
-        )
+# Row-level security (the owner bypasses it: not FORCEd). ``counters``: desks use every
+# row; the inspector and the purge read every row and update the chain's head row only
+# (art. 22.1: the card and voucher numbers are the desks' alone). ``settings``: desks use
+# every row; the inspector reads them and may only create a missing generated secret
+# (``secret:<name>``: the keyed hash that names the subject of its audited searches,
+# art. 20.4), never an ordinary setting; the purge reads them.
+# table -> (group, command, USING, WITH CHECK)
+POLICIES: dict[str, tuple[tuple[str, str, str | None, str | None], ...]] = {
+    "counters": (
+        ("desk", "ALL", "true", "true"),
+        ("inspector", "SELECT", "true", None),
+        ("inspector", "UPDATE", "name = 'audit'", "name = 'audit'"),
+        ("purge", "SELECT", "true", None),
+        ("purge", "UPDATE", "name = 'audit'", "name = 'audit'"),
+    ),
+    "settings": (
+        ("desk", "ALL", "true", "true"),
+        ("inspector", "SELECT", "true", None),
+        ("inspector", "INSERT", None, "key LIKE 'secret:%'"),
+        ("purge", "SELECT", "true", None),
+    ),
+}
+
+
+def _policies(schema: str, table: str, names: RoleNames) -> list[str]:
+    qualified = f"{_ident(schema)}.{_ident(table)}"
+    groups = {"desk": names.desk, "inspector": names.inspector, "purge": names.purge}
+    out = [f"ALTER TABLE {qualified} ENABLE ROW LEVEL SECURITY"]
+    for group, command, using, check in POLICIES[table]:
+        name = f"{group}_{command.lower()}"
+        out.append(f"DROP POLICY IF EXISTS {name} ON {qualified}")
+        text = f"CREATE POLICY {name} ON {qualified} FOR {command} TO {_ident(groups[group])}"
+        text += f" USING ({using})" if using is not None else ""
+        text += f" WITH CHECK ({check})" if check is not None else ""
+        out.append(text)
     return out
 
 
@@ -268,8 +287,9 @@ def grant_statements(
             (names.purge, rights.purge),
         ):
             out.append(f"GRANT {', '.join(('SELECT', *extra))} ON {qualified} TO {_ident(role)}")
-    if "counters" in present:
-        out += _policies(schema, names)
+    for table in POLICIES:
+        if table in present:
+            out += _policies(schema, table, names)
     return out
 
 
