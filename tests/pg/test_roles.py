@@ -22,21 +22,29 @@ import pytest
 from psycopg import errors as pg_errors
 from psycopg import sql
 
+from admission.accounts import AccountError, Role
 from admission.clock import FixedClock
 from admission.errors import StoreError
 from admission.identity import IdentityKey, IdKind
 from admission.records import StaffMember, StaffRole
+from admission.vouchers.model import NewVoucher
+from db.accounts import Argon2Hasher
 from db.audit_key import AuditKey
 from db.pg import roles
+from db.pg.accounts import PgAccounts
 from db.pg.crypto import InstallationKey
+from db.pg.data_protection import PgDataProtection
 from db.pg.registry_replica import PgReplicaRegistry
+from db.pg.reprint_queue import PgReprintQueue
 from db.pg.roles import PgRoleCode, RoleNames
 from db.pg.store import PgStore
+from db.pg.voucher_book import PgVoucherBook
 from tests.db.factories import T0, dni, entry
 from tests.pg.cluster_fixture import fresh_schema, schema_conninfo
 
 DAY = timedelta(days=1)
 OWNER, DESK, INSPECTOR, PURGER = "roles_owner", "roles_desk", "roles_inspector", "roles_purger"
+CHEAP = {"time_cost": 1, "memory_cost": 8, "parallelism": 1}  # argon2id, fast for tests
 FILE_TABLES = ("visitors", "visits", "cards", "bans", "staff", "audit", "observations")
 
 
@@ -381,3 +389,37 @@ def test_the_printed_grants_are_those_applied(casino: Casino) -> None:
             for statement in statements:
                 conn.execute(statement.encode())
     assert casino.acl() == before
+
+
+def test_the_desks_other_ports_work_as_a_desk(casino: Casino) -> None:
+    store = casino.open(DESK)
+    accounts = PgAccounts(store, casino.clock, hasher=Argon2Hasher(**CHEAP))
+    accounts.create_account("admin", "Ana", "admin-password-1", [Role.ADMIN], actor=None)
+    admin = accounts.sign_in("admin", "admin-password-1")
+    accounts.create_account("clerk", "Carla", "clerk-password-1", [Role.CLERK], actor=admin)
+    with pytest.raises(AccountError):
+        accounts.sign_in("clerk", "wrong-password")  # the failure count is an update
+    book = PgVoucherBook(store)
+    voucher = book.issue_voucher(
+        NewVoucher(T0, "desk-1", "op-1", "Otro", "DNI", "X1", "STANDARD", 500)
+    )
+    recorded = store.record_admission(entry(1, T0))
+    assert recorded.card_number is not None
+    assert [c.number for c in PgReprintQueue(store).unprinted_cards()] == [recorded.card_number]
+    book.exchange_voucher(voucher.number, recorded.card_number, T0)
+    store.add_observation(recorded.file_number, "Nota", "op-7", T0)
+    rectify = PgDataProtection(store)
+    kw: dict[str, Any] = {"actor": "dora", "role": "DIRECTOR", "reason": "Error", "at": T0}
+    rectify.rectify_visitor_name(recorded.file_number, "Pena", "Jose", **kw)
+    (note,) = store.observations(recorded.file_number)
+    rectify.rectify_observation_text(recorded.file_number, note.observation_id, "Otra", **kw)
+    assert [v.file_number for v in store.search_visitors("pena jose")] == [recorded.file_number]
+    assert store.verify().ok
+
+    def erase(tx: Any) -> list[Any]:
+        return list(tx.all("DELETE FROM vouchers WHERE status <> 'OPEN' RETURNING number"))
+
+    with pytest.raises(StoreError) as err:  # the closed vouchers' purge (R3) is the purge's
+        store._purge_write(erase)
+    assert err.value.code is PgRoleCode.PURGE_NOT_ALLOWED
+    assert casino.open(PURGER)._purge_write(erase) == [(voucher.number,)]
