@@ -221,6 +221,7 @@ def _file_parts(tools: Tools, store: SqlCipherStore) -> FileParts:
             store, out, casino_id=settings["casino.id"], actor=actor, now=clock.now()
         )
         ctx.server_copy = ServerCopier(tools, store)
+        ctx.key_rotation = _NoServerKeys()
 
     return FileParts(
         store=store,
@@ -253,6 +254,7 @@ def _server_parts(tools: Tools, target: PgTarget) -> FileParts:
     from db.pg.registry_replica import PgReplicaRegistry
     from db.pg.reports import PgDeskReads
     from db.pg.reprint_queue import PgReprintQueue
+    from db.pg.rotation import KeyRotation, refresh_ring
     from db.pg.target import CERT_SUBDIR
     from db.pg.voucher_book import PgVoucherBook
 
@@ -266,7 +268,9 @@ def _server_parts(tools: Tools, target: PgTarget) -> FileParts:
     store = open_desk_store(
         target, key, folder=folder, audit_key=audit_key, clock=clock, create=tools.demo
     )
-    link = ServerLink(target)
+    # each probe also loads data key versions another desk stored (a re-encryption
+    # begun there): this desk then seals under the newest and finds resealed rows
+    link = ServerLink(target, refresh=lambda: refresh_ring(store, key))
     closers: list[Callable[[], None]] = [store.close, link.close]
     try:
         vouchers = PgVoucherBook(store)
@@ -284,6 +288,7 @@ def _server_parts(tools: Tools, target: PgTarget) -> FileParts:
         )
         ctx.backup_file = _on_server_refused
         ctx.server_copy = _ServerCopyRefused()
+        ctx.key_rotation = KeyRotation(store, key)
 
     return FileParts(
         store=store,
@@ -306,6 +311,15 @@ def _on_server_refused(out: Path, actor: str) -> BackupInfo:
         "(pg_dump or base backups by its administrator; every personal value is sealed)",
         code=PgDeskCode.ON_SERVER,
     )
+
+
+class _NoServerKeys:
+    """``db rotate-key`` on a desk of its own file (its key is the file's)."""
+
+    def rotate(
+        self, *, mode: str, batch: int, progress: Callable[[str], None], actor: str
+    ) -> dict[str, object]:
+        raise InvalidStateError("this desk works on its own file", code=PgDeskCode.NO_SERVER)
 
 
 class _ServerCopyRefused:

@@ -159,10 +159,17 @@ class ServerLink:
     """Where the desk's server is and how far (``ui.context.ServerLink``): a
     :class:`LatencyProbe` on its own connection, asked by the window's store worker."""
 
-    def __init__(self, target: PgTarget, *, timeout_s: float = 2.0) -> None:
+    def __init__(
+        self,
+        target: PgTarget,
+        *,
+        timeout_s: float = 2.0,
+        refresh: Callable[[], object] | None = None,
+    ) -> None:
         self._target = target
         self._probe = LatencyProbe(target.connect, timeout_s=timeout_s)
         self._lock = threading.Lock()
+        self._refresh = refresh  # run after each answered probe (e.g. new data keys)
 
     def describe(self) -> str:
         return self._target.describe()
@@ -172,6 +179,8 @@ class ServerLink:
             result = self._probe.probe()
         if not result.ok or result.ms is None:
             raise StoreError("the server does not answer", code=result.code)
+        if self._refresh is not None:
+            self._refresh()
         return result.ms / 1000.0
 
     def median_ms(self) -> float | None:

@@ -199,3 +199,41 @@ def test_the_window_admits_on_the_server(pg_cluster: Any, tmp_path: Path, server
     visits, audit, cards = _row_counts(pg_cluster, database)
     assert visits >= 1 and cards >= 1 and audit >= visits
     assert not (desk / "visitors.db").exists()
+
+
+def test_keys_are_rotated_from_a_desk_and_the_other_desk_follows(
+    pg_cluster: Any, tmp_path: Path, server_env: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    database = new_database(pg_cluster)
+    monkeypatch.setenv("ADMISSION_DATABASE_URL", server_url(pg_cluster, database))
+    one = desk_folder(tmp_path, pg_cluster, "DESK1")
+    two = desk_folder(tmp_path, pg_cluster, "DESK2")
+    assert cli(one, "init")[0] == 0
+    snapshot = tmp_path / "riaj.txt"
+    snapshot.write_text(f"# RIAJ casino scope\n{dni(11111111)}\n", encoding="utf-8")
+    assert cli(one, "registry", "import", str(snapshot))[0] == 0
+    assert admit(one, 12345678)[0] == 0
+
+    code, out = cli(one, "db", "rotate-key", "--reencrypt", "--retire")
+    assert code == 0, out
+    code, out = admit(two, 12345678)  # found by its resealed index: the same visitor
+    assert code == 1 and out["file_number"] == 1, out  # already holds today's card
+    assert admit(two, 23456789)[1]["card_number"] == 2
+
+    monkeypatch.setenv("ADMISSION_NEW_DB_KEY", "the casino's new desk key")
+    code, out = cli(one, "db", "rotate-key", "--rewrap")
+    assert code == 0, out
+    code, out = admit(two, 34567890)  # the old key no longer opens the server
+    assert code == 3 and out["error"] == "PG_INSTALLATION_KEY_WRONG", out
+    monkeypatch.setenv("ADMISSION_DB_KEY", "the casino's new desk key")
+    code, out = cli(two, "audit", "verify")
+    assert code == 0 and out["ok"] is True, out
+
+
+def test_a_desk_of_its_own_file_has_no_server_keys_to_rotate(
+    tmp_path: Path, server_env: None
+) -> None:
+    folder = tmp_path / "own"
+    assert cli(folder, "init")[0] == 0
+    code, out = cli(folder, "db", "rotate-key", "--reencrypt")
+    assert code == 1 and out["error"] == "PG_DESK_NO_SERVER", out
