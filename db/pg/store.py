@@ -423,8 +423,9 @@ class PgStore:
         newer program (``PG_SCHEMA_NEWER``), another database (``PG_DATABASE_OTHER``), a
         wrong installation key (``PG_INSTALLATION_KEY_WRONG``), data keys from another
         database (``PG_WRAPPED_KEY_TAMPERED``), a wrong audit key (``AUDIT_KEY_WRONG``),
-        no visitor file (``PG_NO_VISITOR_FILE``); connection refusals keep their
-        ``PgConnectCode``.
+        no visitor file (``PG_NO_VISITOR_FILE``), pending migrations this login may not
+        run (``PG_SCHEMA_OLDER``: only the schema's owner or a member of its owner group
+        migrates, db/pg/roles.py); connection refusals keep their ``PgConnectCode``.
 
         ``timeouts`` (:class:`PgTimeouts`; its defaults when None) bound every call:
         the pool's connections carry them, and a pooled connection is checked, within
