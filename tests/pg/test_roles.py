@@ -272,12 +272,16 @@ def test_the_replica_snapshot_swap_works_for_a_desk(casino: Casino) -> None:
 def test_an_inspector_reads_searches_and_audits_but_writes_nothing_else(casino: Casino) -> None:
     desk = casino.open(DESK)
     desk.record_admission(entry(1, T0, surname="García", given_names="Ana"))
+    casino.query("DELETE FROM settings WHERE key = 'secret:audit_subject'")  # none made yet
     inspector = casino.open(INSPECTOR)
     found = inspector.find_visitor(dni(1))
     assert found is not None and found.surname == "García"
     assert [v.file_number for v in inspector.search_visitors("garcia ana")] == [found.file_number]
     seq = inspector.append("inspector-7", "INSPECT", inspector.keyed_hash("garcia"), T0)
     assert inspector.head().seq == seq and inspector.verify().ok  # its search is audited
+    assert casino.query("SELECT count(*) FROM settings WHERE key = 'secret:audit_subject'") == [
+        (1,)
+    ]  # the inspector made the secret that names its searches' subjects
     with pytest.raises(StoreError):
         inspector.record_admission(entry(2, T0))
     with casino.session(INSPECTOR) as conn:
