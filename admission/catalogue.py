@@ -1629,6 +1629,20 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "No existe ese usuario de base de datos o no es un grupo del fichero",
         "No such database login, or not a group of the visitor file",
     ),
+    # -- the provisional voucher given without the server (art. 23.4;
+    #    ui.dialogs.vouchers.OfflineVoucherCode)
+    "OFFLINE_NO_ADMISSION": (
+        "Sin servidor no se admite a nadie: F9 da un volante provisional (art. 23.4)",
+        "No admission without the server: F9 gives a provisional voucher (art. 23.4)",
+    ),
+    "OFFLINE_DOCUMENT_NOT_CHECKED": (
+        "Confirme que ha comprobado el documento original (en vigor, mayor de edad)",
+        "Confirm you checked the original document (in force, holder of age)",
+    ),
+    "OFFLINE_VOUCHERS_UNAVAILABLE": (
+        "Este puesto no tiene cola de volantes provisionales",
+        "This desk has no provisional voucher queue",
+    ),
 }
 
 

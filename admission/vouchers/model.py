@@ -34,6 +34,7 @@ __all__ = [
     "cancel",
     "exchange",
     "open_at_closing",
+    "provisional_voucher_view",
     "voucher_view",
 ]
 
@@ -174,8 +175,14 @@ class VoucherView:
     title: str
     lines: tuple[tuple[str, str], ...]  # (label, value)
     notice: str
+    # a voucher given while the casino's server could not be reached (arts. 23.4,
+    # 154-155): the desk's local reference ("DESK1-P000001") printed in place of a
+    # server number, which it gets when formalised; "" for a voucher of the book
+    reference: str = ""
 
-    def __repr__(self) -> str:
+    def __repr__(self) -> str:  # the reference names a desk and a sequence, nobody
+        if self.reference:
+            return f"VoucherView(reference={self.reference!r})"
         return f"VoucherView(number={self.number})"
 
 
@@ -205,3 +212,31 @@ def voucher_view(voucher: Voucher, *, casino_name: str, card_type_label: str) ->
     return VoucherView(
         voucher.number, clean_text(casino_name, 64), VOUCHER_TITLE, lines, VOUCHER_NOTICE
     )
+
+
+PROVISIONAL_PENDING = "PENDIENTE DE FORMALIZAR"
+PROVISIONAL_NOTICE = (
+    "Art. 23.4 del Reglamento de Casinos de Juego (Decreto 58/2006). Emitido sin "
+    "conexión con el servidor del casino: queda registrado en este puesto y recibe su "
+    "número de volante al volver la conexión. Sustituye transitoriamente a la tarjeta "
+    "de entrada. Se canjeará por la tarjeta formalizada, que se entregará al titular "
+    "junto con el documento depositado."
+)
+
+
+def provisional_voucher_view(
+    new: NewVoucher, reference: str, *, casino_name: str, card_type_label: str
+) -> VoucherView:
+    """The printed voucher of art. 23.4 given while the server could not be reached:
+    the desk's local reference in place of the number, marked pending (the number is
+    the server's, given at formalisation: one voucher sequence for the operating unit,
+    arts. 154-155)."""
+    voucher = new.numbered(0)  # the same text cleaning as the book's
+    ref = clean_text(reference, 32)
+    numbered = voucher_view(voucher, casino_name=casino_name, card_type_label=card_type_label)
+    lines = (
+        ("Referencia provisional", ref),
+        *numbered.lines[1:],
+        ("Estado", f"{PROVISIONAL_PENDING} (sin número del servidor)"),
+    )
+    return VoucherView(0, numbered.casino_name, VOUCHER_TITLE, lines, PROVISIONAL_NOTICE, ref)

@@ -8,19 +8,22 @@ otherwise to the card printer; in demo mode everything goes to the PDF folder.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from pathlib import Path
 
 from admission.codes import Code
+from admission.devices import DeviceErrorCode
 from admission.errors import ConfigError
 from admission.leaflet import Leaflet
 from admission.vouchers.model import VoucherView
-from hardware.printer import CardPrinter
+from hardware.printer import RECEIPT_80, CardPrinter
 from hardware.printer.documents import render_leaflet, render_text_document, render_voucher
-from hardware.printer.service import print_leaflet, print_voucher
+from hardware.printer.service import print_leaflet, print_voucher, spool
 
 __all__ = ["REGULATION", "REGULATION_TITLE", "DeskDocuments", "PaperError"]
 
+log = logging.getLogger(__name__)
 REGULATION = (
     Path(__file__).resolve().parents[2] / "resources" / "regulation" / "decreto-58-2006-madrid.txt"
 )
@@ -57,7 +60,18 @@ class DeskDocuments:
         return render_voucher(view).pdf
 
     def print_voucher(self, view: VoucherView) -> tuple[str, str]:
-        return print_voucher(self._voucher_printer(), view)
+        """``(code, job_id)``: code "" when printed. A provisional voucher given without
+        the server (``view.reference``) is spooled under its reference, as its number is
+        the server's, still to come (art. 23.4)."""
+        if not view.reference:
+            return print_voucher(self._voucher_printer(), view)
+        try:
+            pdf = render_voucher(view).pdf
+        except Exception:
+            log.exception("provisional voucher %s: rendering failed", view.reference)
+            return DeviceErrorCode.RENDER_FAILED, ""
+        printer = self._voucher_printer()
+        return spool(printer, pdf, title=f"voucher-{view.reference}", page=RECEIPT_80, timeout=60.0)
 
     def regulation_pdf(self) -> bytes:
         """The regulation's text for the desk (art. 25.1), as a PDF."""

@@ -41,7 +41,12 @@ def render_voucher(
     width, height = page.points
     buf = io.BytesIO()
     c = Canvas(buf, pagesize=(width, height), pageCompression=1, invariant=True)
-    c.setTitle(f"Volante {view.number}")
+    # a voucher given without the server bears the desk's local reference, never a
+    # number that could pass for the server's (art. 23.4; arts. 154-155)
+    heading = (
+        f"{view.title} {view.reference}" if view.reference else f"{view.title} Nº {view.number}"
+    )
+    c.setTitle(f"Volante {view.reference}" if view.reference else f"Volante {view.number}")
     margin = 4 * mm if page.width_mm >= 80 else 3 * mm
     inner = width - 2 * margin
     small = page.height_mm < 60  # CR80
@@ -61,10 +66,11 @@ def render_voucher(
     c.setFillColor(text)
     draw_fitted(c, view.casino_name, bold, margin, y, inner, 9 if not small else 7, 5)
     y -= 12 if not small else 9
-    draw_fitted(
-        c, f"{view.title} Nº {view.number}", bold, margin, y, inner, 11 if not small else 8, 6
-    )
+    draw_fitted(c, heading, bold, margin, y, inner, 11 if not small else 8, 6)
     y -= 14 if not small else 10.5
+    if view.reference:  # said again under the heading, where the number would be
+        draw_fitted(c, "PENDIENTE DE FORMALIZAR", bold, margin, y, inner, 9 if not small else 7, 5)
+        y -= 12 if not small else 9
     if small:  # CR80: "label: value" on one line each
         for label, value in view.lines[1:]:
             c.setFillColor(text)

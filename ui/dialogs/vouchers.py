@@ -6,23 +6,33 @@
 * :class:`VouchersDialog` - the open vouchers; formalising one reads the deposited
   document again (the one on screen), records the admission with its numbered card and
   closes the voucher; the closing list shows the vouchers still open at the session's
-  closing (art. 23.4: they are formalised before the visitor leaves).
+  closing (art. 23.4: they are formalised before the visitor leaves). On a desk of the
+  casino's server it also lists the provisional vouchers given without the server and
+  not yet numbered on it.
+* :class:`OfflineVoucherDialog` - a desk of the casino's server that cannot reach it
+  (arts. 154-155) admits nobody; it gives the provisional voucher of art. 23.4 for the
+  document read or typed, recorded in the desk's encrypted queue under a local reference
+  (``DESK1-P000001``) and printed with it, numbered on the server when it is back.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import date, datetime
+from enum import unique
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
+    QComboBox,
     QDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
+    QLineEdit,
     QPushButton,
     QTableWidget,
     QTableWidgetItem,
@@ -31,10 +41,28 @@ from PySide6.QtWidgets import (
 )
 
 from admission.cards.view import format_euros
+from admission.codes import Code
 from admission.desk import AdmissionResult, DeskDocument
+from admission.documents import DocumentErrorCode
 from admission.errors import AdmissionError
+from admission.ports import madrid_date
+from admission.spanish_ids import (
+    is_valid_dni,
+    is_valid_nie,
+    looks_like_dni,
+    looks_like_nie,
+    normalise,
+)
+from admission.verdict import IDENTITY_DOCUMENTS, Reason, age_on
 from admission.vouchers.desk import VoucherIssue, exchange_voucher, issue_voucher
-from admission.vouchers.model import Voucher, voucher_view
+from admission.vouchers.model import (
+    MAX_DOCUMENT,
+    MAX_NAME,
+    NewVoucher,
+    Voucher,
+    provisional_voucher_view,
+    voucher_view,
+)
 from ui.context import AppContext
 from ui.dialogs.common import (
     DialogCode,
@@ -51,12 +79,35 @@ from ui.dialogs.common import (
 )
 from ui.jobs import JobRunner
 
+if TYPE_CHECKING:
+    from db.offline_queue import QueuedVoucher
+
 __all__ = [
     "IssuedVoucher",
+    "OfflineVoucherCode",
+    "OfflineVoucherDialog",
+    "QueuedProvisional",
     "VoucherIssueDialog",
     "VouchersDialog",
+    "document_refusal",
     "issue_voucher_dialog",
+    "offline_voucher_dialog",
+    "print_provisional",
 ]
+
+AGE_OF_ADMISSION = 18  # art. 21.1: no minors
+
+
+@unique
+class OfflineVoucherCode(Code):
+    """What the desk says and refuses while its server cannot be reached (art. 23.4)."""
+
+    # Enter with the server away: nobody is admitted by the desk on its own (art. 22.1:
+    # one card sequence for the operating unit, arts. 154-155)
+    OFFLINE_NO_ADMISSION = "OFFLINE_NO_ADMISSION"
+    # a typed document: the clerk confirms the original is in force and the holder of age
+    OFFLINE_DOCUMENT_NOT_CHECKED = "OFFLINE_DOCUMENT_NOT_CHECKED"
+    OFFLINE_VOUCHERS_UNAVAILABLE = "OFFLINE_VOUCHERS_UNAVAILABLE"  # a desk of its own file
 
 
 @dataclass(frozen=True, slots=True)
@@ -300,9 +351,52 @@ class VouchersDialog(QDialog):
         cancel_row.addWidget(self.cancel_reason, 1)
         cancel_row.addWidget(self.cancel_button)
         layout.addLayout(cancel_row)
+        # a desk of the casino's server: the provisional vouchers it gave while the
+        # server could not be reached, still without a server number (art. 23.4)
+        self._provisional: list[QueuedVoucher] = []
+        self.provisional_table: QTableWidget | None = None
+        self.provisional_print_button: QPushButton | None = None
+        if ctx.offline_vouchers is not None:
+            heading = QLabel(
+                self.tr(
+                    "Volantes provisionales de este puesto dados sin servidor, aún sin "
+                    "número (se numeran solos cuando vuelve el servidor):"
+                )
+            )
+            heading.setWordWrap(True)
+            table = QTableWidget(0, 7)
+            table.setAccessibleName(self.tr("Volantes provisionales sin número del servidor"))
+            table.setHorizontalHeaderLabels(
+                [
+                    self.tr("Referencia"),
+                    self.tr("Emitido"),
+                    self.tr("Titular"),
+                    self.tr("Documento"),
+                    self.tr("Tarjeta"),
+                    self.tr("Precio"),
+                    self.tr("Estado"),
+                ]
+            )
+            table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+            table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+            table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+            table.horizontalHeader().setStretchLastSection(True)
+            reprint = QPushButton(self.tr("Imprimir otra vez el volante p&rovisional"))
+            reprint.setAccessibleName(
+                self.tr("Imprimir otra vez el volante provisional seleccionado")
+            )
+            reprint.setAutoDefault(False)
+            reprint.clicked.connect(self.print_provisional_again)
+            self.provisional_table, self.provisional_print_button = table, reprint
+            layout.addWidget(heading)
+            layout.addWidget(table, 1)
+            row = QHBoxLayout()
+            row.addStretch(1)
+            row.addWidget(reprint)
+            layout.addLayout(row)
         layout.addWidget(self.errors)
         layout.addWidget(buttons)
-        self.resize(820, 480)
+        self.resize(820, 480 if ctx.offline_vouchers is None else 640)
         self.refresh()
 
     def refresh(self) -> None:
@@ -319,9 +413,67 @@ class VouchersDialog(QDialog):
             )
         else:
             self.closing_label.setText("")
+        offline = ctx.offline_vouchers
+        if offline is not None:  # the desk's own queue: listed even without the server
+            self._runner.submit(offline.pending, self._fill_provisional, self.errors.show_error)
         book = ctx.vouchers
         run_job(
             self._runner, lambda: book.open_vouchers(issued_before=closing), self._fill, self.errors
+        )
+
+    def _fill_provisional(self, queued: Sequence[QueuedVoucher]) -> None:
+        table = self.provisional_table
+        if table is None:
+            return
+        self._provisional = list(queued)
+        states = {"QUEUED": self.tr("Pendiente"), "SENDING": self.tr("Enviándose")}
+        table.setRowCount(len(self._provisional))
+        for row, entry in enumerate(self._provisional):
+            v = entry.voucher
+            cells = (
+                entry.local_ref,
+                local_time(v.issued_at),
+                bounded(v.holder_name, 80),
+                bounded(v.document_number, 30),
+                bounded(v.card_type, 20),
+                format_euros(v.price_cents),
+                states.get(str(entry.state), str(entry.state)),
+            )
+            for column, value in enumerate(cells):
+                item = QTableWidgetItem(value)
+                item.setData(Qt.ItemDataRole.AccessibleTextRole, value)
+                table.setItem(row, column, item)
+        table.resizeColumnsToContents()
+        if self._provisional:
+            table.selectRow(0)
+
+    def provisional_refs(self) -> list[str]:
+        """The local references listed (provisional vouchers without a server number)."""
+        return [entry.local_ref for entry in self._provisional]
+
+    def print_provisional_again(self) -> None:
+        """A provisional voucher's print failed: printed again with its reference."""
+        table = self.provisional_table
+        row = -1 if table is None else table.currentRow()
+        if not 0 <= row < len(self._provisional):
+            self.errors.show_code(DialogCode.SELECTION_REQUIRED)
+            return
+        entry, ctx = self._provisional[row], self._ctx
+
+        def done(code: str) -> None:
+            if code:
+                self.errors.show_code(code)
+            else:
+                self.errors.show_info(
+                    self.tr("Volante provisional %1 impreso").replace("%1", entry.local_ref)
+                )
+
+        run_job(
+            self._runner,
+            lambda: print_provisional(ctx, entry),
+            done,
+            self.errors,
+            self.provisional_print_button,
         )
 
     def _fill(self, vouchers: Sequence[Voucher]) -> None:
@@ -454,3 +606,281 @@ class VouchersDialog(QDialog):
             self.errors,
             self.cancel_button,
         )
+
+
+# -- the provisional voucher given without the server (art. 23.4) -------------------------
+@dataclass(frozen=True, slots=True)
+class QueuedProvisional:
+    queued: QueuedVoucher
+    print_code: str = ""  # "" printed (or not asked), else a device code
+
+
+def print_provisional(ctx: AppContext, queued: QueuedVoucher) -> str:
+    """Print a provisional voucher of the desk's queue with its local reference, marked
+    pending (art. 23.4): "" printed, else the device's code."""
+    new = queued.voucher
+    kind = ctx.desk.config.catalogue.types.get(new.card_type)
+    view = provisional_voucher_view(
+        new,
+        queued.local_ref,
+        casino_name=ctx.settings["casino.name"],
+        card_type_label=kind.label_es if kind else new.card_type,
+    )
+    code, _job = ctx.documents.print_voucher(view)
+    return str(code)
+
+
+def document_refusal(document: DeskDocument, today: date) -> str | None:
+    """What the document itself says against a voucher, without the server: a specimen,
+    not one of art. 23.1's documents, failed checks, expired, or a minor (art. 21.1).
+    The register, the bans and the file are the server's: they are checked when the
+    card is formalised."""
+    if document.specimen:
+        return Reason.SPECIMEN
+    if str(document.doc_type) not in IDENTITY_DOCUMENTS:
+        return Reason.DOCUMENT_NOT_ACCEPTED
+    if not document.valid:
+        return Reason.DOCUMENT_INVALID
+    if document.expiry_date is not None and document.expiry_date < today:
+        return Reason.DOCUMENT_EXPIRED
+    if document.birth_date is not None and age_on(document.birth_date, today) < AGE_OF_ADMISSION:
+        return Reason.MINOR
+    return None
+
+
+def _typed_number_refusal(doc_type: str, number: str) -> str | None:
+    """A Spanish DNI or NIE typed with a wrong check letter."""
+    if doc_type in ("ID_CARD", "DRIVING_LICENCE") and looks_like_dni(number):
+        return None if is_valid_dni(number) else DocumentErrorCode.DNI_CHECK_LETTER
+    if looks_like_nie(number):
+        return None if is_valid_nie(number) else DocumentErrorCode.DNI_CHECK_LETTER
+    return None
+
+
+class OfflineVoucherDialog(QDialog):
+    """The server cannot be reached: nobody is admitted; the provisional voucher of art.
+    23.4 for the document read (or typed), queued on the desk and printed with its local
+    reference. Enter issues it."""
+
+    voucher_queued = Signal(object)  # QueuedVoucher
+
+    def __init__(
+        self,
+        ctx: AppContext,
+        runner: JobRunner,
+        document: DeskDocument | None,
+        card_type: str | None,
+        *,
+        operator: str,
+        print_voucher: bool = True,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self._ctx = ctx
+        self._runner = runner
+        self._document = document
+        self._operator = operator
+        self._print = print_voucher
+        self.queued: QueuedProvisional | None = None
+        self.setWindowTitle(self.tr("Volante provisional sin servidor (art. 23.4)"))
+        self.setAccessibleName(self.windowTitle())
+        self.setMinimumWidth(560)
+
+        headline = QLabel(
+            self.tr(
+                "Sin conexión con el servidor del casino: no se puede admitir a nadie "
+                "hasta que vuelva."
+            )
+        )
+        headline.setWordWrap(True)
+        headline.setObjectName("offlineHeadline")
+        font = headline.font()
+        font.setBold(True)
+        headline.setFont(font)
+        headline.setStyleSheet(
+            "QLabel#offlineHeadline { background: #8A5A00; color: #FFFFFF;"
+            " padding: 6px; border-radius: 4px; }"
+        )
+        headline.setAccessibleName(self.tr("Aviso: sin servidor"))
+        notice = QLabel(
+            self.tr(
+                "El visitante deposita el documento y el precio. El volante se guarda en la "
+                "cola cifrada de este puesto con una referencia provisional y recibe su "
+                "número cuando vuelva el servidor; la tarjeta se formaliza después con el "
+                "mismo documento."
+            )
+        )
+        notice.setWordWrap(True)
+        notice.setAccessibleName(self.tr("Aviso del volante provisional"))
+
+        self.holder = QLineEdit()
+        self.holder.setMaxLength(MAX_NAME)
+        self.holder.setAccessibleName(self.tr("Titular del documento"))
+        self.doc_type = QComboBox()
+        self.doc_type.setAccessibleName(self.tr("Tipo de documento"))
+        for value, name in (
+            ("ID_CARD", self.tr("DNI / documento de identidad")),
+            ("PASSPORT", self.tr("Pasaporte")),
+            ("DRIVING_LICENCE", self.tr("Permiso de conducir")),
+            ("RESIDENCE_CARD", self.tr("Tarjeta de residencia (NIE)")),
+        ):
+            self.doc_type.addItem(name, value)
+        self.number = QLineEdit()
+        self.number.setMaxLength(MAX_DOCUMENT)
+        self.number.setAccessibleName(self.tr("Número del documento"))
+        catalogue = ctx.desk.config.catalogue
+        self.card_type = QComboBox()
+        self.card_type.setAccessibleName(self.tr("Tipo de tarjeta y precio"))
+        for code, kind in catalogue.types.items():
+            label = f"{bounded(kind.label_es, 60)} · {format_euros(kind.price_cents)}"
+            self.card_type.addItem(label, code)
+        chosen = self.card_type.findData(card_type or catalogue.default)
+        self.card_type.setCurrentIndex(max(chosen, 0))
+        self.checked = QCheckBox(
+            self.tr("He comprobado el documento original: en &vigor y titular mayor de edad")
+        )
+        self.checked.setAccessibleName(self.tr("Documento original comprobado"))
+
+        self.issue_button = QPushButton(self.tr("&Emitir volante provisional (Intro)"))
+        self.issue_button.setAccessibleName(self.tr("Emitir el volante provisional"))
+        self.issue_button.setDefault(True)
+        self.issue_button.setAutoDefault(True)
+        self.issue_button.clicked.connect(self.issue)
+        self.cancel_button = QPushButton(self.tr("Cancelar (Esc)"))
+        self.cancel_button.setAccessibleName(self.tr("Cancelar sin emitir"))
+        self.cancel_button.setAutoDefault(False)
+        self.cancel_button.clicked.connect(self.reject)
+        self.errors = ErrorLine()
+
+        form = QFormLayout()
+        form.addRow(self.tr("&Titular:"), self.holder)
+        form.addRow(self.tr("Tipo de &documento:"), self.doc_type)
+        form.addRow(self.tr("&Número:"), self.number)
+        form.addRow(self.tr("T&arjeta:"), self.card_type)
+        form.addRow(self.checked)
+        buttons = QHBoxLayout()
+        buttons.addStretch(1)
+        buttons.addWidget(self.cancel_button)
+        buttons.addWidget(self.issue_button)
+        layout = QVBoxLayout(self)
+        layout.addWidget(headline)
+        layout.addWidget(notice)
+        layout.addLayout(form)
+        layout.addWidget(self.errors)
+        layout.addLayout(buttons)
+
+        today = madrid_date(ctx.clock.now())
+        if ctx.offline_vouchers is None:
+            self.issue_button.setEnabled(False)
+            self.errors.show_code(OfflineVoucherCode.OFFLINE_VOUCHERS_UNAVAILABLE)
+        if document is not None:
+            # read from the document: shown as read, not retyped
+            self.holder.setText(bounded(f"{document.given_names} {document.surname}", MAX_NAME))
+            index = self.doc_type.findData(str(document.doc_type))
+            if index >= 0:
+                self.doc_type.setCurrentIndex(index)
+            self.number.setText(bounded(document.id_number or document.document_number, 40))
+            for field in (self.holder, self.number):
+                field.setReadOnly(True)
+            self.doc_type.setEnabled(False)
+            # age and validity read from the document; the clerk confirms only when the
+            # document gives no birth date
+            self.checked.setVisible(document.birth_date is None)
+            refusal = document_refusal(document, today)
+            if refusal is not None:
+                self.issue_button.setEnabled(False)
+                self.errors.show_code(refusal)
+            self.issue_button.setFocus()
+        else:
+            self.holder.setFocus()
+
+    def new_voucher(self) -> NewVoucher | None:
+        """The voucher the fields describe, or None with the refusal on the error line."""
+        holder = " ".join(self.holder.text().split())
+        number = normalise(self.number.text()) if self.number.text().strip() else ""
+        doc_type = str(self.doc_type.currentData())
+        for value, name in ((holder, self.tr("Titular")), (number, self.tr("Número"))):
+            if not value:
+                self.errors.show_code(DialogCode.FIELD_REQUIRED)
+                self.errors.setText(f"{name}: {self.errors.text()}")
+                return None
+        refusal = _typed_number_refusal(doc_type, number) if self._document is None else None
+        if refusal is not None:
+            self.errors.show_code(refusal)
+            return None
+        if not self.checked.isHidden() and not self.checked.isChecked():
+            self.errors.show_code(OfflineVoucherCode.OFFLINE_DOCUMENT_NOT_CHECKED)
+            return None
+        ctx = self._ctx
+        code = str(self.card_type.currentData())
+        kind = ctx.desk.config.catalogue.types.get(code)
+        if kind is None:
+            self.errors.show_code("UNKNOWN_CARD_TYPE")
+            return None
+        try:
+            return NewVoucher(
+                issued_at=ctx.clock.now(),
+                desk_id=ctx.desk.config.desk_id,
+                operator=self._operator,
+                holder_name=holder,
+                document_type=doc_type,
+                document_number=number,
+                card_type=kind.code,
+                price_cents=kind.price_cents,
+            )
+        except AdmissionError as error:
+            self.errors.show_error(error)
+            return None
+
+    def issue(self) -> None:
+        offline = self._ctx.offline_vouchers
+        if offline is None or self.queued is not None or not self.issue_button.isEnabled():
+            return
+        self.errors.clear_message()
+        new = self.new_voucher()
+        if new is None:
+            return
+        self.issue_button.setEnabled(False)  # one key press, one voucher
+        ctx, printing = self._ctx, self._print
+
+        def job() -> QueuedProvisional:
+            queued = offline.issue(new)
+            return QueuedProvisional(queued, print_provisional(ctx, queued) if printing else "")
+
+        def failed(error: AdmissionError) -> None:
+            self.errors.show_error(error)
+            self.issue_button.setEnabled(True)
+
+        def done(made: QueuedProvisional) -> None:
+            self.queued = made
+            self.voucher_queued.emit(made.queued)
+            if made.print_code:
+                # recorded: the print is repeated from the pending vouchers' list
+                self.errors.show_info(
+                    self.tr("Volante provisional %1 registrado, NO impreso: %2")
+                    .replace("%1", made.queued.local_ref)
+                    .replace("%2", message(made.print_code))
+                )
+                self.cancel_button.setText(self.tr("Cerrar (Esc)"))
+                return
+            self.accept()
+
+        self._runner.submit(job, done, failed)
+
+
+def offline_voucher_dialog(
+    parent: QWidget | None,
+    ctx: AppContext,
+    runner: JobRunner,
+    document: DeskDocument | None,
+    card_type: str | None,
+    *,
+    operator: str,
+) -> OfflineVoucherDialog:
+    """Open the provisional voucher of a desk without its server (F9); Enter issues it."""
+    dialog = OfflineVoucherDialog(
+        ctx, runner, document, card_type, operator=operator, parent=parent
+    )
+    dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    dialog.open()
+    return dialog
