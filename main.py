@@ -171,6 +171,7 @@ class FileParts:
     counters: CounterReader
     purge: Callable[[datetime], PurgeReport]
     closers: list[Callable[[], None]]
+    may_purge: Callable[[], bool]  # this desk runs the daily purge (art. 20.4)
     finish: Callable[[AppContext], None]  # what only this kind of file has
 
 
@@ -235,6 +236,7 @@ def _file_parts(tools: Tools, store: SqlCipherStore) -> FileParts:
         counters=partial(desk_counters, store),  # the desk window's panel
         purge=store.purge,
         closers=[store.close],
+        may_purge=lambda: True,
         finish=finish,
     )
 
@@ -301,6 +303,7 @@ def _server_parts(tools: Tools, target: PgTarget) -> FileParts:
         counters=partial(pg_desk_counters, store),
         purge=store.purge,
         closers=closers,
+        may_purge=store.may_purge,  # only desks admitted to the purge group
         finish=finish,
     )
 
@@ -384,6 +387,7 @@ def _wire(tools: Tools, parts: FileParts) -> AppContext:
             clock,
             SystemClock(),
             desk.config.retention_months,
+            automatic=parts.may_purge,
         ),
         reprints=parts.reprints,
         vouchers=parts.vouchers,

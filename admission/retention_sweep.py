@@ -82,8 +82,12 @@ class RetentionSweep:
         clock: Clock,
         system_clock: Clock,
         months: int = RETENTION_MONTHS,
+        automatic: Callable[[], bool] = lambda: True,
     ) -> None:
         self._purge_file = purge_file  # erases the file's rows older than a cutoff
+        # this desk runs the daily purge itself: on a shared server only the desks
+        # admitted to the purge do; the others leave it to them
+        self._automatic = automatic
         self._store = store
         self._vouchers = vouchers
         self._files = card_files
@@ -121,7 +125,7 @@ class RetentionSweep:
         calls this. Not on a damaged file (it erases nothing until restored, and stays
         readable meanwhile), and not on a suspect clock (refused and audited, once a
         day: the refusal counts as the day's run)."""
-        if self._store.damaged:
+        if self._store.damaged or not self._automatic():
             return None
         now = self._system_clock.now()
         stamp = self._store.get_setting(LAST_PURGE)

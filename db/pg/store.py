@@ -1643,6 +1643,15 @@ class PgStore:
         except psycopg.Error as exc:
             raise _store_error(exc, write=True) from exc
 
+    def may_purge(self) -> bool:
+        """This desk's login may run the purge (it owns the schema, or the schema has no
+        groups, or it is admitted to the purge group): a desk that may not leaves the
+        daily purge to the one that may (art. 20.4)."""
+        if self._purge_role is None:
+            return True
+        role = self._purge_role
+        return bool(self._read(lambda tx: pg_roles.may_purge(tx.conn, role)))
+
     def _check_purge(self, conn: Conn) -> None:
         """Refuse a login not admitted to the purge group (art. 20.4: only the purge
         erases), before any lock is taken or anything erased."""

@@ -237,3 +237,40 @@ def test_a_desk_of_its_own_file_has_no_server_keys_to_rotate(
     assert cli(folder, "init")[0] == 0
     code, out = cli(folder, "db", "rotate-key", "--reencrypt")
     assert code == 1 and out["error"] == "PG_DESK_NO_SERVER", out
+
+
+def test_under_the_servers_roles_a_desk_admits_and_leaves_the_purge_to_the_purge_desk(
+    pg_cluster: Any, tmp_path: Path, server_env: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The DBA's roles (db/pg/roles.py): desk2 is a counter desk (insert and read), desk1
+    the director's desk, admitted to the purge too. The counter desk's commands run (the
+    daily purge is not its to run) and its explicit purge is refused (art. 20.4)."""
+    from admission.retention_sweep import LAST_PURGE
+    from db.pg.roles import admit_login, grant_roles
+
+    database = new_database(pg_cluster)
+    monkeypatch.setenv("ADMISSION_DATABASE_URL", server_url(pg_cluster, database))
+    director = desk_folder(tmp_path, pg_cluster, "DESK1")
+    assert cli(director, "init")[0] == 0
+    with psycopg.connect(pg_cluster.superuser_conninfo(database), autocommit=True) as conn:
+        names = grant_roles(conn, "public")
+        admit_login(conn, "desk1", names.owner)
+        admit_login(conn, "desk1", names.purge)
+        admit_login(conn, "desk2", names.desk)
+    snapshot = tmp_path / "riaj.txt"
+    snapshot.write_text(f"# RIAJ casino scope\n{dni(11111111)}\n", encoding="utf-8")
+    assert cli(director, "registry", "import", str(snapshot))[0] == 0
+
+    with psycopg.connect(pg_cluster.superuser_conninfo(database), autocommit=True) as conn:
+        conn.execute("DELETE FROM settings WHERE key = %s", (LAST_PURGE,))  # the day's purge due
+
+    monkeypatch.setenv("ADMISSION_DATABASE_URL", server_url(pg_cluster, database, "desk2"))
+    counter = desk_folder(tmp_path, pg_cluster, "DESK2", role="desk2")
+    code, out = admit(counter, 12345678)
+    assert code == 0 and out["card_number"] == 1, out
+    code, out = cli(counter, "purge")
+    assert code == 3 and out["error"] == "PG_PURGE_NOT_ALLOWED", out
+    assert _row_counts(pg_cluster, database)[0] == 1
+    monkeypatch.setenv("ADMISSION_DATABASE_URL", server_url(pg_cluster, database))
+    code, out = cli(director, "purge")  # the director's desk may
+    assert code == 0, out

@@ -420,10 +420,10 @@ def test_the_desks_other_ports_work_as_a_desk(casino: Casino) -> None:
     assert [v.file_number for v in store.search_visitors("pena jose")] == [recorded.file_number]
     assert store.verify().ok
 
-    def erase(tx: Any) -> list[Any]:
-        return list(tx.all("DELETE FROM vouchers WHERE status <> 'OPEN' RETURNING number"))
-
+    after = T0 + timedelta(days=1)
     with pytest.raises(StoreError) as err:  # the closed vouchers' purge (R3) is the purge's
-        store._purge_write(erase)
+        book.purge_vouchers(after)
     assert err.value.code is PgRoleCode.PURGE_NOT_ALLOWED
-    assert casino.open(PURGER)._purge_write(erase) == [(voucher.number,)]
+    assert book.voucher(voucher.number) is not None
+    assert PgVoucherBook(casino.open(PURGER)).purge_vouchers(after) == 1
+    assert book.voucher(voucher.number) is None
