@@ -11,12 +11,19 @@ numbers, the document numbers shown at visits and observations are sealed by the
    the file number, the card (``cards.number``), the date range (a visit in it,
    ``visits_by_at``) and the name's blind-index tokens (rows holding every token of one
    key version, as :meth:`db.pg.store.PgStore.search_visitors`).
-2. **No such criterion given**: the identity number alone is looked for by opening
-   every visitor's sealed identity and every visit's sealed document number, and an
-   observation alone by opening every observation - each table read in batches, and
-   refused (``PG_INSPECT_TOO_BROAD``) when it holds more than :data:`MAX_SCANNED` rows:
-   the inspector adds a date range, a name or a number. A name made only of one-letter
-   words narrows nothing either: its candidates are every visitor, under the next cap.
+2. **No such criterion given**: the identity number alone is looked for through the
+   identities' blind indexes: a number is held by at most one identity per kind of
+   document and issuing state (:class:`admission.identity.IdentityKey`), so the desk
+   computes the index of every such identity (7 kinds x the ICAO codes an MRZ or a
+   manual entry may carry, about 1,800 HMACs per key version, a few milliseconds) and
+   the server finds the visitors among them (``id_index = ANY(...)``): exact at any
+   size. The document numbers shown at visits are the holder's identity number but for
+   rare cases (a document whose number is not the identity's); they are also opened
+   visit by visit while the file holds at most :data:`MAX_SCANNED` visits. An
+   observation alone is looked for by opening every observation, refused
+   (``PG_INSPECT_TOO_BROAD``) past :data:`MAX_SCANNED` rows: the inspector adds a date
+   range, a name or a number. A name made only of one-letter words narrows nothing
+   either: its candidates are every visitor, under the next cap.
 3. The candidates - at most :data:`MAX_CANDIDATES` visitors, else ``PG_INSPECT_TOO_BROAD``
    before anything is opened - have their sealed names (and identities, when a number
    is asked) opened and are checked on every criterion: the name (every query word a
@@ -41,7 +48,9 @@ from enum import unique
 from typing import Any
 
 from admission.codes import Code
+from admission.country_codes import MRZ_COUNTRY_CODES
 from admission.errors import StoreError
+from admission.identity import IdentityKey, IdKind
 from admission.inspection import SearchCriteria
 from admission.records import Visitor
 from db import names
@@ -146,17 +155,29 @@ class PgInspection:
         return [opened[fn] for fn in first]
 
     def _by_number(self, tx: _Tx, number: str) -> set[int]:
-        """Every visitor whose identity's number is ``number`` or who showed a document of
-        that number: every sealed identity and document number opened (bounded)."""
-        opener = self._store._open
-        found: set[int] = set()
-        for fn, _fn, identity in _scan(tx, "visitors", "file_number", "identity", None):
-            text = opener.text(identity, "visitors", "identity", fn)
-            if text.rsplit(":", 1)[-1] == number:
-                found.add(fn)
-        for visit_id, fn, doc in _scan(tx, "visits", "visit_id", "document_number", None):
-            if opener.text(doc, "visits", "document_number", visit_id) == number:
-                found.add(fn)
+        """Every visitor whose identity's number is ``number`` (through the blind
+        indexes of every identity that number can be), and - while the file holds at
+        most :data:`MAX_SCANNED` visits - every visitor who showed a document of that
+        number at a visit (every sealed document number opened)."""
+        indexes = [
+            index
+            for identity in _identities_of(number)
+            for index in self._store.ring.identity_indexes(identity)
+        ]
+        found = {
+            int(fn)
+            for (fn,) in tx.all(
+                "SELECT file_number FROM visitors WHERE id_index = ANY(%s::bytea[])", (indexes,)
+            )
+        }
+        counted = tx.one(
+            "SELECT count(*) FROM (SELECT 1 FROM visits LIMIT %s) AS q", (MAX_SCANNED + 1,)
+        )
+        if counted is not None and int(counted[0]) <= MAX_SCANNED:
+            opener = self._store._open
+            for visit_id, fn, doc in _scan(tx, "visits", "visit_id", "document_number", None):
+                if opener.text(doc, "visits", "document_number", visit_id) == number:
+                    found.add(fn)
         return found
 
     def _documents(self, tx: _Tx, number: str, files: list[int]) -> set[int]:
@@ -186,6 +207,25 @@ class PgInspection:
             ):
                 found.add(fn)
         return found
+
+
+def _identities_of(number: str) -> list[IdentityKey]:
+    """Every identity whose number is ``number``: Spanish DNI and NIE numbers are issued
+    by Spain only; other documents by any state or organisation an MRZ names
+    (:data:`admission.country_codes.MRZ_COUNTRY_CODES`, as the parser and manual entry
+    accept them)."""
+    found = []
+    for kind in IdKind:
+        states = ("ESP",) if kind in (IdKind.DNI, IdKind.NIE) else _STATES
+        for state in states:
+            try:
+                found.append(IdentityKey(kind, state, number))
+            except ValueError:  # not a number an identity can hold
+                return []
+    return found
+
+
+_STATES = tuple(sorted({code.rstrip("<") for code in MRZ_COUNTRY_CODES}))
 
 
 def _narrowing(criteria: SearchCriteria, query: NameQuery | None) -> tuple[list[str], list[Any]]:
