@@ -85,6 +85,14 @@ def cli(folder: Path, *args: str) -> tuple[int, Any]:
     return code, json.loads(text) if text.strip() else None
 
 
+def import_register(folder: Path, tmp_path: Path) -> None:
+    """A RIAJ snapshot listing one DNI (11111111), imported at the desk of ``folder``."""
+    snapshot = tmp_path / "riaj.txt"
+    snapshot.write_text(f"# RIAJ casino scope\n{dni(11111111)}\n", encoding="utf-8")
+    code, out = cli(folder, "registry", "import", str(snapshot))
+    assert code == 0, out
+
+
 def admit(folder: Path, number: int, *extra: str) -> tuple[int, Any]:
     return cli(folder, "admit", "--mrz", *spanish_dni_mrz(number), "--at", AT, *extra)
 
@@ -106,10 +114,7 @@ def test_two_desks_share_one_file_one_card_sequence_and_one_register(
     assert (one / "postgresql" / "database-id").read_text().strip() == database_id
     assert not (one / "visitors.db").exists()  # no file of its own
 
-    snapshot = tmp_path / "riaj.txt"
-    snapshot.write_text(f"# RIAJ casino scope\n{dni(11111111)}\n", encoding="utf-8")
-    code, out = cli(one, "registry", "import", str(snapshot))
-    assert code == 0, out
+    import_register(one, tmp_path)
 
     code, out = admit(one, 12345678, "--card-type", "WEEK")
     assert code == 0 and out["verdict"] == "ADMIT" and out["card_number"] == 1, out
@@ -209,9 +214,7 @@ def test_keys_are_rotated_from_a_desk_and_the_other_desk_follows(
     one = desk_folder(tmp_path, pg_cluster, "DESK1")
     two = desk_folder(tmp_path, pg_cluster, "DESK2")
     assert cli(one, "init")[0] == 0
-    snapshot = tmp_path / "riaj.txt"
-    snapshot.write_text(f"# RIAJ casino scope\n{dni(11111111)}\n", encoding="utf-8")
-    assert cli(one, "registry", "import", str(snapshot))[0] == 0
+    import_register(one, tmp_path)
     assert admit(one, 12345678)[0] == 0
 
     code, out = cli(one, "db", "rotate-key", "--reencrypt", "--retire")
@@ -257,9 +260,7 @@ def test_under_the_servers_roles_a_desk_admits_and_leaves_the_purge_to_the_purge
         admit_login(conn, "desk1", names.owner)
         admit_login(conn, "desk1", names.purge)
         admit_login(conn, "desk2", names.desk)
-    snapshot = tmp_path / "riaj.txt"
-    snapshot.write_text(f"# RIAJ casino scope\n{dni(11111111)}\n", encoding="utf-8")
-    assert cli(director, "registry", "import", str(snapshot))[0] == 0
+    import_register(director, tmp_path)
 
     with psycopg.connect(pg_cluster.superuser_conninfo(database), autocommit=True) as conn:
         conn.execute("DELETE FROM settings WHERE key = %s", (LAST_PURGE,))  # the day's purge due
