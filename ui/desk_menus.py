@@ -2,7 +2,9 @@
 with its keyboard shortcut and mnemonic.
 
 * Admisión: provisional voucher for the document on screen (F9, then Enter issues it:
-  two key presses from the verdict, art. 23.4, R11), pending vouchers and their
+  two key presses from the verdict, art. 23.4, R11; on a desk of the casino's server that
+  cannot reach it, the voucher of the document read or typed, queued on the desk under a
+  local reference until the server numbers it), pending vouchers and their
   formalisation, the closing list, an official on duty (art. 24, R13), the reprint queue.
 * Dirección: exceptional card for the document on screen (art. 23.5, R12), bans (art.
   21.2-3, R5), the staff list (art. 18, R15), void or reprint a card (art. 22), the
@@ -37,7 +39,7 @@ from PySide6.QtWidgets import QDialog, QLabel, QMenu
 from admission.accounts import Operator, Role
 from admission.codes import Code
 from admission.data_protection import DataProtectionService
-from admission.desk import DeskDocument
+from admission.desk import DeskDocument, DeskErrorCode
 from admission.errors import AdmissionError
 from admission.identity import IdentityKey
 from admission.inspection import InspectionCode
@@ -57,7 +59,7 @@ from ui.dialogs.official import OfficialDialog
 from ui.dialogs.printer import PrinterDialog
 from ui.dialogs.settings import SettingsDialog
 from ui.dialogs.staff import StaffDialog
-from ui.dialogs.vouchers import VouchersDialog, issue_voucher_dialog
+from ui.dialogs.vouchers import VouchersDialog, issue_voucher_dialog, offline_voucher_dialog
 from ui.inspection_controller import inspection_controller
 from ui.jobs import JobRunner
 
@@ -65,6 +67,7 @@ if TYPE_CHECKING:
     from admission.desk import AdmissionResult
     from admission.reports import ReportService
     from admission.vouchers.model import Voucher
+    from db.offline_queue import QueuedVoucher
     from ui.desk_window import DeskWindow
 
 __all__ = [
@@ -305,7 +308,9 @@ class DeskMenus(QObject):
     # -- Admisión ----------------------------------------------------------------------
     def open_voucher(self) -> QDialog | None:
         """F9: a provisional voucher for the document on screen (art. 23.4); Enter in
-        the dialog issues it. Only for a verdict that admits and is not recorded yet."""
+        the dialog issues it. Only for a verdict that admits and is not recorded yet.
+        A desk without its server has no verdict: the voucher of the document read (or
+        typed in the dialog), queued on the desk under a local reference."""
         operator = self._operator()
         if operator is None:
             return None
@@ -318,6 +323,8 @@ class DeskMenus(QObject):
             self._say(MenuCode.VOUCHER_NEEDS_ADMIT)
             return None
         ctx = self.window.ctx
+        if self.window.offline_mode:
+            return self._offline_voucher(operator)
         dialog = issue_voucher_dialog(
             self.window,
             ctx,
@@ -329,6 +336,36 @@ class DeskMenus(QObject):
         dialog.voucher_issued.connect(self._voucher_issued)
         self.dialog = dialog
         return dialog
+
+    def _offline_voucher(self, operator: Operator) -> QDialog | None:
+        window = self.window
+        document = self._document() or window.offline_document
+        if document is not None and window.outcome_unknown(document.identity):
+            # an admission of this person may be on the server already (art. 22: one card)
+            self._say(DeskErrorCode.OUTCOME_UNKNOWN)
+            return None
+        dialog = offline_voucher_dialog(
+            window,
+            window.ctx,
+            self.runner,
+            document,
+            window.controller.card_type,
+            operator=operator.username,
+        )
+        dialog.voucher_queued.connect(self._voucher_queued)
+        self.dialog = dialog
+        return dialog
+
+    def _voucher_queued(self, queued: QueuedVoucher) -> None:
+        # handed over against the document and the price: the desk moves on
+        self.window.controller.clear()
+        self.window.status.showMessage(
+            self.tr("Volante provisional %1 entregado: pendiente de formalizar").replace(
+                "%1", queued.local_ref
+            ),
+            30_000,
+        )
+        self.window.refresh_provisional()
 
     def _voucher_issued(self, voucher: Voucher) -> None:
         # the voucher stands for the card (art. 23.4): the desk moves on to the next person

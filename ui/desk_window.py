@@ -9,6 +9,13 @@ document needs at most one key press after the scan -
 * Esc: clear the screen;
 * Ctrl+M: manual entry of a document without MRZ (art. 23.1); Ctrl+K: card check (R8).
 
+A desk of the casino's server (arts. 154-155) that cannot reach it admits nobody on its
+own (art. 22.1: one card sequence for the operating unit): the window says so at once,
+a document read or typed is shown but not evaluated, Enter records nothing, and F9
+gives the provisional voucher of art. 23.4 (``ui.dialogs.vouchers.OfflineVoucherDialog``)
+under a local reference, numbered on the server when it answers again - the window
+then says which reference got which number.
+
 The menus (Admisión, Dirección, Administración, Sesión) carry every dialog with its
 shortcut: :mod:`ui.desk_menus`, attached by :func:`build_desk_window`; more actions can
 be added with ``window.add_action(MENU_DIRECTION, action)``.
@@ -45,7 +52,7 @@ from admission.accounts import Operator, Role
 from admission.cards.catalogue import CardType
 from admission.cards.verification import CardVerification
 from admission.counters import DeskCounters
-from admission.desk import AdmissionResult
+from admission.desk import AdmissionResult, DeskErrorCode
 from admission.devices import (
     Camera,
     DeviceStatus,
@@ -54,14 +61,17 @@ from admission.devices import (
     SoundPlayer,
     printer_refusal_code,
 )
+from admission.documents import IdentityDocument
+from admission.identity import IdentityKey
 from admission.ports import madrid_date
 from ui.controller import DeskController
-from ui.desk_flow import DeskVerdict, SessionView
+from ui.desk_flow import DeskFlowCode, DeskVerdict, SessionView, document_from_lines
 from ui.desk_menus import MENU_ADMIN, MENU_DESK, MENU_DIRECTION, DeskMenus, attach_desk_menus
 from ui.dialogs.card_check import CardCheckDialog
 from ui.dialogs.common import bounded, message
 from ui.dialogs.inspection import InspectionScreen
 from ui.dialogs.manual_entry import ManualEntryDialog
+from ui.dialogs.vouchers import OfflineVoucherCode
 from ui.inspection_controller import inspection_controller
 from ui.jobs import ImmediateRunner, JobRunner
 from ui.wedge_filter import WedgeFilter
@@ -73,6 +83,8 @@ from ui.widgets.verdict import VerdictBanner
 from ui.workers import CameraWorker, DeviceWatch, ReaderWorker, StoreWorker
 
 if TYPE_CHECKING:
+    from db.offline_formalise import FormaliseReport
+    from db.offline_queue import QueuedVoucher
     from ui.context import AppContext
 
 __all__ = [
@@ -85,6 +97,13 @@ __all__ = [
 ]
 
 MAX_FKEYS = 8
+# the server did not answer an evaluation (db.pg.connect.PgConnectCode,
+# db.pg.latency.PgLinkCode): the desk is without its server, as when the probe fails
+SERVER_SILENT = frozenset(
+    {"PG_UNREACHABLE", "PG_CONNECT_FAILED", "PG_SERVER_TIMEOUT", "PG_CONNECTION_LOST"}
+)
+OFFLINE_COLOUR = "#8A5A00"  # amber: the desk works, but admits nobody
+FORMALISED_COLOUR = "#1E5E3A"
 
 
 def inspector_only(operator: Operator | None) -> bool:
@@ -141,8 +160,32 @@ class DeskWindow(QMainWindow):
         self.card_type.setAccessibleName(self.tr("Tipo de tarjeta"))
         self.status = DeskStatusBar(demo=demo)
         self.setStatusBar(self.status)
+        # the server cannot be reached (art. 23.4): said across the top of the desk
+        self.offline_banner = QLabel()
+        self.offline_banner.setObjectName("offlineBanner")
+        self.offline_banner.setTextFormat(Qt.TextFormat.PlainText)
+        self.offline_banner.setWordWrap(True)
+        self.offline_banner.setAccessibleName(self.tr("Estado del servidor"))
+        banner_font = self.offline_banner.font()
+        banner_font.setBold(True)
+        banner_font.setPointSize(max(banner_font.pointSize(), 12))
+        self.offline_banner.setFont(banner_font)
+        self.offline_banner.hide()
+        # provisional vouchers of this desk still without a server number
+        self.provisional_label = QLabel()
+        self.provisional_label.setTextFormat(Qt.TextFormat.PlainText)
+        self.provisional_label.setAccessibleName(self.tr("Volantes provisionales sin número"))
+        self.status.devices.add(self.provisional_label)
+        self.provisional_label.hide()
+        self.offline_document: IdentityDocument | None = None  # read while offline
+        self.formalise_text = ""  # the last formalisation told (tests, accessibility)
+        self._unanswered = False  # an evaluation got no answer from the server
+        self._evaluating = False  # a document is being evaluated
+        self._last_read: IdentityDocument | None = None  # the document being evaluated
+        self._unknown: set[IdentityKey] = set()  # admissions whose outcome is unknown
 
         left = QVBoxLayout()
+        left.addWidget(self.offline_banner)
         left.addWidget(self.verdict, 2)
         left.addWidget(self.identity, 3)
         right = QVBoxLayout()
@@ -226,7 +269,7 @@ class DeskWindow(QMainWindow):
     def _build_keys(self) -> None:
         enter = QAction(self.tr("Registrar e imprimir"), self)
         enter.setShortcuts([QKeySequence(Qt.Key.Key_Return), QKeySequence(Qt.Key.Key_Enter)])
-        enter.triggered.connect(lambda _checked=False: self.controller.admit())
+        enter.triggered.connect(lambda _checked=False: self.enter())
         clear = QAction(self.tr("Limpiar"), self)
         clear.setShortcut(QKeySequence(Qt.Key.Key_Escape))
         clear.triggered.connect(lambda _checked=False: self.controller.clear())
@@ -250,6 +293,7 @@ class DeskWindow(QMainWindow):
     def _wire(self) -> None:
         c = self.controller
         c.evaluation_started.connect(self.verdict.show_checking)
+        c.evaluation_started.connect(self._on_evaluation_started)
         c.verdict_ready.connect(self._on_verdict)
         c.admission_recorded.connect(self._on_recorded)
         c.dismissal_recorded.connect(self._on_dismissal_recorded)
@@ -266,6 +310,8 @@ class DeskWindow(QMainWindow):
         c.counters_changed.connect(self._on_counters)
         c.card_type_chosen.connect(self._show_card_type)
         c.cleared.connect(self._on_cleared)
+        c.server_changed.connect(self._on_server_changed)
+        c.vouchers_formalised.connect(self._on_vouchers_formalised)
         for name in ("locked", "signed_out"):
             signal = getattr(self.session, name, None)
             if signal is not None:
@@ -369,8 +415,16 @@ class DeskWindow(QMainWindow):
     def read_mrz(self, lines: object) -> None:
         """MRZ lines from a reader or the camera: to the controller, unless a dialog is
         open (then ignored, with a hint in the status bar)."""
-        if not self._ignored_while_dialog():
-            self.controller.submit_mrz(lines)
+        if self._ignored_while_dialog():
+            return
+        if self.offline_mode:
+            self._read_offline(lines)
+            return
+        if self.ctx.offline_vouchers is not None:
+            # kept in case the server does not answer its evaluation (F9 then offers
+            # the provisional voucher for it)
+            self._last_read = self._parse(lines)
+        self.controller.submit_mrz(lines)
 
     @Slot(str)
     def read_code(self, code: str) -> None:
@@ -393,6 +447,7 @@ class DeskWindow(QMainWindow):
             if start is not None and not getattr(worker, "isRunning", lambda: True)():
                 start()
         self.controller.start()
+        self.refresh_provisional()
 
     def stop(self) -> None:
         """Stop the timers and join every worker thread (the store worker last)."""
@@ -409,7 +464,13 @@ class DeskWindow(QMainWindow):
         super().closeEvent(event)
 
     # -- answers ------------------------------------------------------------------
+    def _on_evaluation_started(self) -> None:
+        self._evaluating = True
+
     def _on_verdict(self, verdict: DeskVerdict) -> None:
+        self._unanswered = False  # the server answered
+        self._evaluating = False
+        self._hide_formalised()
         outcome = verdict.evaluation.verdict.outcome.value
         self.verdict.show_verdict(outcome, verdict.evaluation.verdict.codes)
         self.identity.show_verdict(verdict)
@@ -469,11 +530,29 @@ class DeskWindow(QMainWindow):
         text = message(code)
         self.verdict.show_progress(text)
         self.status.last_error.setText(bounded(text, 160))
+        if self.ctx.offline_vouchers is None:
+            return
+        current = self.controller.current
+        if code == DeskErrorCode.OUTCOME_UNKNOWN and current is not None:
+            # recorded or not, nobody knows until the server answers: no provisional
+            # voucher for this person meanwhile (art. 22: one card)
+            self._unknown.add(current.evaluation.document.identity)
+        evaluating, self._evaluating = self._evaluating, False
+        if code in SERVER_SILENT:
+            self._unanswered = True
+            read = self._last_read if evaluating else None
+            if read is not None and current is None:
+                self._show_offline_document(read)  # the document whose check failed
+            else:
+                self._show_offline()
 
     def _on_counters(self, counters: DeskCounters) -> None:
         self.counters.show_counters(counters)
 
     def _on_cleared(self) -> None:
+        self.offline_document = None
+        self._evaluating = False
+        self._hide_formalised()
         self.verdict.show_idle()
         self.identity.clear()
 
@@ -484,6 +563,178 @@ class DeskWindow(QMainWindow):
         label = _card_label(catalogue.types[code]) if code in catalogue.types else code
         self.card_type.setText(self.tr("Tarjeta: {0} ({1})").format(label, key))
 
+    # -- without the server (arts. 154-155, 23.4) -----------------------------------
+    @property
+    def offline_mode(self) -> bool:
+        """A desk of the casino's server that cannot reach it: it admits nobody, and F9
+        gives a provisional voucher. Never on a desk of its own file."""
+        if self.ctx.offline_vouchers is None:
+            return False
+        return not self.controller.server_reachable or self._unanswered
+
+    def outcome_unknown(self, identity: IdentityKey) -> bool:
+        """An admission of this person was sent and its outcome is not known."""
+        return identity in self._unknown
+
+    def enter(self) -> None:
+        """Enter: record the verdict on screen - never while the server is away."""
+        if self.offline_mode:
+            text = message(OfflineVoucherCode.OFFLINE_NO_ADMISSION)
+            self.status.showMessage(text, 10_000)
+            self.verdict.show_progress(text)
+            self.sound.play(Sound.REFUSE)
+            return
+        self.controller.admit()
+
+    def _show_offline(self) -> None:
+        self._hide_formalised()
+        self.offline_banner.setStyleSheet(
+            f"QLabel#offlineBanner {{ background: {OFFLINE_COLOUR}; color: #FFFFFF;"
+            " padding: 8px; border-radius: 6px; }"
+        )
+        self.offline_banner.setText(
+            "▲ "
+            + self.tr(
+                "Sin conexión con el servidor del casino: no se puede admitir a nadie hasta "
+                "que vuelva. F9: volante provisional (art. 23.4), contra depósito del "
+                "documento y del precio."
+            )
+        )
+        self.offline_banner.show()
+        self.status.showMessage(message(OfflineVoucherCode.OFFLINE_NO_ADMISSION), 30_000)
+
+    def _hide_formalised(self) -> None:
+        if not self.offline_mode:
+            self.offline_banner.hide()
+
+    def _on_server_changed(self, reachable: bool) -> None:
+        if self.ctx.offline_vouchers is None:
+            return
+        if not reachable:
+            self._show_offline()
+            self.sound.play(Sound.REFUSE)
+        else:
+            self._unanswered = False
+            self._unknown.clear()
+            self.offline_banner.hide()
+            if self.offline_document is not None:
+                self.offline_document = None
+                self.verdict.show_idle()
+                self.identity.clear()
+            self.status.showMessage(self.tr("El servidor responde de nuevo"), 10_000)
+        self.refresh_provisional()
+
+    def _read_offline(self, lines: object) -> None:
+        """A document read while the server is away: shown, not evaluated (the register
+        and the file are the server's), kept for F9's provisional voucher."""
+        if self.session.operator is None:
+            self.verdict.show_refusal(message(DeskFlowCode.NO_OPERATOR))
+            return
+        if self.session.is_locked:
+            return  # dropped, never queued
+        raw = getattr(lines, "lines", lines)
+        if isinstance(raw, str) or not isinstance(raw, Sequence):
+            self.verdict.show_refusal(message(DeskFlowCode.DEVICE_GARBAGE))
+            return
+        document, problem = document_from_lines(
+            [str(x) for x in raw], madrid_date(self.ctx.clock.now())
+        )
+        if document is None:
+            self.offline_document = None
+            self.verdict.show_refusal(message(str(problem or DeskFlowCode.DEVICE_GARBAGE)))
+            self.identity.clear()
+            self.sound.play(Sound.REFUSE)
+            return
+        self._show_offline_document(document)
+
+    def _parse(self, lines: object) -> IdentityDocument | None:
+        raw = getattr(lines, "lines", lines)
+        if isinstance(raw, str) or not isinstance(raw, Sequence):
+            return None
+        today = madrid_date(self.ctx.clock.now())
+        return document_from_lines([str(x) for x in raw], today)[0]
+
+    def _show_offline_document(self, document: IdentityDocument) -> None:
+        if self.controller.current is not None:
+            self.controller.clear()  # the verdict on screen gives way
+        self.offline_document = document
+        self.verdict.show_idle()
+        self.verdict.headline.setText("▲  " + self.tr("SIN SERVIDOR"))
+        self.verdict.reasons.setText(
+            self.tr("No se puede admitir a nadie hasta que vuelva el servidor")
+        )
+        self.verdict.show_progress(
+            self.tr("F9: volante provisional para este documento (art. 23.4) · Esc: siguiente")
+        )
+        self.identity.clear()
+        self.identity.name.setText(bounded(document.full_name, 120))
+        number = document.id_number or document.document_number
+        kinds = {
+            "ID_CARD": self.tr("Documento de identidad"),
+            "PASSPORT": self.tr("Pasaporte"),
+            "DRIVING_LICENCE": self.tr("Permiso de conducir"),
+            "RESIDENCE_CARD": self.tr("Tarjeta de residencia"),
+        }
+        kind = kinds.get(str(document.doc_type), self.tr("Otro documento"))
+        self.identity.document.setText(bounded(f"{kind} {number}", 120))
+        self._show_offline()
+
+    def _on_vouchers_formalised(self, report: FormaliseReport) -> None:
+        """The provisional vouchers given without the server, numbered on it: which
+        local reference got which number, and what failed (art. 23.4)."""
+        numbered = [
+            self.tr("%1 → volante nº %2").replace("%1", ref).replace("%2", str(number))
+            for ref, number in (*report.formalised, *report.already_formalised)
+        ]
+        problems = [f"{ref}: {message(str(code))}" for ref, code in report.failed]
+        if report.waiting:
+            problems.append(self.tr("en espera: %1").replace("%1", ", ".join(report.waiting)))
+        if report.duplicates_cancelled:
+            problems.append(
+                self.tr("duplicados anulados en el servidor: nº %1").replace(
+                    "%1", ", ".join(str(n) for n in report.duplicates_cancelled)
+                )
+            )
+        parts = []
+        if numbered:
+            parts.append(
+                self.tr(
+                    "Volantes provisionales numerados en el servidor: %1. Se canjean por la "
+                    "tarjeta en Volantes pendientes (Ctrl+Shift+V)"
+                ).replace("%1", ", ".join(numbered))
+            )
+        if problems:
+            parts.append(self.tr("No formalizados: %1").replace("%1", "; ".join(problems)))
+            self.status.last_error.setText(bounded("; ".join(problems), 160))
+        self.formalise_text = bounded(" · ".join(parts), 1000)
+        if not self.formalise_text:
+            return
+        self.status.showMessage(bounded(self.formalise_text, 300), 60_000)
+        if not self.offline_mode:
+            colour = OFFLINE_COLOUR if problems else FORMALISED_COLOUR
+            self.offline_banner.setStyleSheet(
+                f"QLabel#offlineBanner {{ background: {colour}; color: #FFFFFF;"
+                " padding: 8px; border-radius: 6px; }"
+            )
+            self.offline_banner.setText(self.formalise_text)
+            self.offline_banner.show()
+        self.refresh_provisional()
+
+    def refresh_provisional(self) -> None:
+        """How many provisional vouchers of this desk still wait for a server number."""
+        offline = self.ctx.offline_vouchers
+        if offline is None:
+            return
+        runner = self.runner if self.runner is not None else ImmediateRunner()
+
+        def shown(pending: list[QueuedVoucher]) -> None:
+            self.provisional_label.setText(
+                self.tr("Volantes provisionales sin número: %1").replace("%1", str(len(pending)))
+            )
+            self.provisional_label.setVisible(bool(pending))
+
+        runner.submit(offline.pending, shown, lambda _err: None)
+
     # -- dialogs ------------------------------------------------------------------
     def open_manual_entry(self) -> ManualEntryDialog:
         dialog = ManualEntryDialog(madrid_date(self.ctx.clock.now()), self)
@@ -492,8 +743,14 @@ class DeskWindow(QMainWindow):
         return dialog
 
     def _manual_accepted(self, dialog: ManualEntryDialog) -> None:
-        if dialog.result_document is not None:
-            self.controller.submit_manual(dialog.result_document)
+        document = dialog.result_document
+        if document is None:
+            return
+        if self.offline_mode:
+            self._show_offline_document(document)
+            return
+        self._last_read = document
+        self.controller.submit_manual(document)
 
     def _card_check_dialog(self) -> CardCheckDialog:
         if self.card_check is None:

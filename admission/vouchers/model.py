@@ -25,6 +25,7 @@ from admission.ports import madrid_date
 from admission.records import RecordErrorCode
 
 __all__ = [
+    "PROVISIONAL_PENDING",
     "NewVoucher",
     "Voucher",
     "VoucherBook",
@@ -234,9 +235,7 @@ def provisional_voucher_view(
     voucher = new.numbered(0)  # the same text cleaning as the book's
     ref = clean_text(reference, 32)
     numbered = voucher_view(voucher, casino_name=casino_name, card_type_label=card_type_label)
-    lines = (
-        ("Referencia provisional", ref),
-        *numbered.lines[1:],
-        ("Estado", f"{PROVISIONAL_PENDING} (sin número del servidor)"),
-    )
+    # lines[0] names the voucher (the renderer shows it in the heading, with
+    # PROVISIONAL_PENDING under it)
+    lines = (("Referencia provisional", ref), *numbered.lines[1:])
     return VoucherView(0, numbered.casino_name, VOUCHER_TITLE, lines, PROVISIONAL_NOTICE, ref)

@@ -15,7 +15,7 @@ from reportlab.pdfgen.canvas import Canvas
 from reportlab.platypus import Paragraph, SimpleDocTemplate, Spacer
 
 from admission.leaflet import Leaflet
-from admission.vouchers.model import VoucherView
+from admission.vouchers.model import PROVISIONAL_PENDING, VoucherView
 from hardware.printer import A4, A5, RECEIPT_80, PageSize
 from hardware.printer.images import load_image
 from hardware.printer.render import (
@@ -69,7 +69,8 @@ def render_voucher(
     draw_fitted(c, heading, bold, margin, y, inner, 11 if not small else 8, 6)
     y -= 14 if not small else 10.5
     if view.reference:  # said again under the heading, where the number would be
-        draw_fitted(c, "PENDIENTE DE FORMALIZAR", bold, margin, y, inner, 9 if not small else 7, 5)
+        pending = PROVISIONAL_PENDING
+        draw_fitted(c, pending, bold, margin, y, inner, 9 if not small else 7, 5)
         y -= 12 if not small else 9
     if small:  # CR80: "label: value" on one line each
         for label, value in view.lines[1:]:

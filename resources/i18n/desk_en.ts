@@ -997,6 +997,10 @@
         <translation>Nobody signed in</translation>
     </message>
     <message>
+        <source>Volante provisional %1 entregado: pendiente de formalizar</source>
+        <translation>Provisional voucher %1 handed over: to be formalised</translation>
+    </message>
+    <message>
         <source>Volante nº %1 entregado</source>
         <translation>Voucher no. %1 handed over</translation>
     </message>
@@ -1166,6 +1170,14 @@
         <translation>Card type</translation>
     </message>
     <message>
+        <source>Estado del servidor</source>
+        <translation>Server status</translation>
+    </message>
+    <message>
+        <source>Volantes provisionales sin número</source>
+        <translation>Provisional vouchers without a number</translation>
+    </message>
+    <message>
         <source>&amp;Admisión</source>
         <translation>&amp;Admission</translation>
     </message>
@@ -1228,6 +1240,70 @@
     <message>
         <source>Tarjeta: {0} ({1})</source>
         <translation>Card: {0} ({1})</translation>
+    </message>
+    <message>
+        <source>Sin conexión con el servidor del casino: no se puede admitir a nadie hasta que vuelva. F9: volante provisional (art. 23.4), contra depósito del documento y del precio.</source>
+        <translation>No connection to the casino&apos;s server: nobody can be admitted until it is back. F9: provisional voucher (art. 23.4), against deposit of the document and the price.</translation>
+    </message>
+    <message>
+        <source>El servidor responde de nuevo</source>
+        <translation>The server answers again</translation>
+    </message>
+    <message>
+        <source>SIN SERVIDOR</source>
+        <translation>NO SERVER</translation>
+    </message>
+    <message>
+        <source>No se puede admitir a nadie hasta que vuelva el servidor</source>
+        <translation>Nobody can be admitted until the server is back</translation>
+    </message>
+    <message>
+        <source>F9: volante provisional para este documento (art. 23.4) · Esc: siguiente</source>
+        <translation>F9: provisional voucher for this document (art. 23.4) · Esc: next</translation>
+    </message>
+    <message>
+        <source>Documento de identidad</source>
+        <translation>Identity document</translation>
+    </message>
+    <message>
+        <source>Pasaporte</source>
+        <translation>Passport</translation>
+    </message>
+    <message>
+        <source>Permiso de conducir</source>
+        <translation>Driving licence</translation>
+    </message>
+    <message>
+        <source>Tarjeta de residencia</source>
+        <translation>Residence card</translation>
+    </message>
+    <message>
+        <source>Otro documento</source>
+        <translation>Other document</translation>
+    </message>
+    <message>
+        <source>%1 → volante nº %2</source>
+        <translation>%1 → voucher no. %2</translation>
+    </message>
+    <message>
+        <source>en espera: %1</source>
+        <translation>waiting: %1</translation>
+    </message>
+    <message>
+        <source>duplicados anulados en el servidor: nº %1</source>
+        <translation>duplicates cancelled on the server: no. %1</translation>
+    </message>
+    <message>
+        <source>Volantes provisionales numerados en el servidor: %1. Se canjean por la tarjeta en Volantes pendientes (Ctrl+Shift+V)</source>
+        <translation>Provisional vouchers numbered on the server: %1. Exchange them for the card in Pending vouchers (Ctrl+Shift+V)</translation>
+    </message>
+    <message>
+        <source>No formalizados: %1</source>
+        <translation>Not formalised: %1</translation>
+    </message>
+    <message>
+        <source>Volantes provisionales sin número: %1</source>
+        <translation>Provisional vouchers without a number: %1</translation>
     </message>
 </context>
 <context>
@@ -2110,6 +2186,117 @@
     <message>
         <source>Registrado en servicio: sin tarjeta, sin cobro</source>
         <translation>Recorded on duty: no card, no charge</translation>
+    </message>
+</context>
+<context>
+    <name>OfflineVoucherDialog</name>
+    <message>
+        <source>Volante provisional sin servidor (art. 23.4)</source>
+        <translation>Provisional voucher without the server (art. 23.4)</translation>
+    </message>
+    <message>
+        <source>Sin conexión con el servidor del casino: no se puede admitir a nadie hasta que vuelva.</source>
+        <translation>No connection to the casino&apos;s server: nobody can be admitted until it is back.</translation>
+    </message>
+    <message>
+        <source>Aviso: sin servidor</source>
+        <translation>Notice: no server</translation>
+    </message>
+    <message>
+        <source>Volante provisional (art. 23.4): el visitante deposita el documento y el precio. El volante se guarda en la cola cifrada de este puesto con una referencia provisional y recibe su número cuando vuelva el servidor; la tarjeta se formaliza después con el mismo documento.</source>
+        <translation>Provisional voucher (art. 23.4): the visitor deposits the document and the price. The voucher is kept in this desk&apos;s encrypted queue under a provisional reference and gets its number when the server is back; the card is formalised later with the same document.</translation>
+    </message>
+    <message>
+        <source>Aviso del volante provisional</source>
+        <translation>Provisional voucher notice</translation>
+    </message>
+    <message>
+        <source>Titular del documento</source>
+        <translation>Document holder</translation>
+    </message>
+    <message>
+        <source>Tipo de documento</source>
+        <translation>Document type</translation>
+    </message>
+    <message>
+        <source>DNI / documento de identidad</source>
+        <translation>DNI / identity card</translation>
+    </message>
+    <message>
+        <source>Pasaporte</source>
+        <translation>Passport</translation>
+    </message>
+    <message>
+        <source>Permiso de conducir</source>
+        <translation>Driving licence</translation>
+    </message>
+    <message>
+        <source>Tarjeta de residencia (NIE)</source>
+        <translation>Residence card (NIE)</translation>
+    </message>
+    <message>
+        <source>Número del documento</source>
+        <translation>Document number</translation>
+    </message>
+    <message>
+        <source>Tipo de tarjeta y precio</source>
+        <translation>Card type and price</translation>
+    </message>
+    <message>
+        <source>He comprobado el documento original: en &amp;vigor y titular mayor de edad</source>
+        <translation>I checked the original document: &amp;valid and the holder of age</translation>
+    </message>
+    <message>
+        <source>Documento original comprobado</source>
+        <translation>Original document checked</translation>
+    </message>
+    <message>
+        <source>&amp;Emitir volante provisional (Intro)</source>
+        <translation>&amp;Issue provisional voucher (Enter)</translation>
+    </message>
+    <message>
+        <source>Emitir el volante provisional</source>
+        <translation>Issue the provisional voucher</translation>
+    </message>
+    <message>
+        <source>Cancelar (Esc)</source>
+        <translation>Cancel (Esc)</translation>
+    </message>
+    <message>
+        <source>Cancelar sin emitir</source>
+        <translation>Cancel without issuing</translation>
+    </message>
+    <message>
+        <source>&amp;Titular:</source>
+        <translation>&amp;Holder:</translation>
+    </message>
+    <message>
+        <source>Tipo de &amp;documento:</source>
+        <translation>Document &amp;type:</translation>
+    </message>
+    <message>
+        <source>&amp;Número:</source>
+        <translation>&amp;Number:</translation>
+    </message>
+    <message>
+        <source>T&amp;arjeta:</source>
+        <translation>C&amp;ard:</translation>
+    </message>
+    <message>
+        <source>Titular</source>
+        <translation>Holder</translation>
+    </message>
+    <message>
+        <source>Número</source>
+        <translation>Number</translation>
+    </message>
+    <message>
+        <source>Volante provisional %1 registrado, NO impreso: %2</source>
+        <translation>Provisional voucher %1 recorded, NOT printed: %2</translation>
+    </message>
+    <message>
+        <source>Cerrar (Esc)</source>
+        <translation>Close (Esc)</translation>
     </message>
 </context>
 <context>
@@ -3092,12 +3279,48 @@
         <translation>Cancel the selected voucher</translation>
     </message>
     <message>
+        <source>Volantes provisionales de este puesto dados sin servidor, aún sin número (se numeran solos cuando vuelve el servidor):</source>
+        <translation>Provisional vouchers this desk gave without the server, still without a number (numbered by themselves when the server is back):</translation>
+    </message>
+    <message>
+        <source>Volantes provisionales sin número del servidor</source>
+        <translation>Provisional vouchers without a server number</translation>
+    </message>
+    <message>
+        <source>Referencia</source>
+        <translation>Reference</translation>
+    </message>
+    <message>
+        <source>Estado</source>
+        <translation>State</translation>
+    </message>
+    <message>
+        <source>Imprimir otra vez el volante p&amp;rovisional</source>
+        <translation>Print the p&amp;rovisional voucher again</translation>
+    </message>
+    <message>
+        <source>Imprimir otra vez el volante provisional seleccionado</source>
+        <translation>Print the selected provisional voucher again</translation>
+    </message>
+    <message>
         <source>Cierre: %1</source>
         <translation>Closing: %1</translation>
     </message>
     <message>
         <source>Fuera de sesión: todos los abiertos</source>
         <translation>Outside a session: all open ones</translation>
+    </message>
+    <message>
+        <source>Pendiente</source>
+        <translation>Pending</translation>
+    </message>
+    <message>
+        <source>Enviándose</source>
+        <translation>Being sent</translation>
+    </message>
+    <message>
+        <source>Volante provisional %1 impreso</source>
+        <translation>Provisional voucher %1 printed</translation>
     </message>
     <message>
         <source>Volante %1 formalizado: tarjeta %2</source>

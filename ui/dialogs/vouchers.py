@@ -704,7 +704,8 @@ class OfflineVoucherDialog(QDialog):
         headline.setAccessibleName(self.tr("Aviso: sin servidor"))
         notice = QLabel(
             self.tr(
-                "El visitante deposita el documento y el precio. El volante se guarda en la "
+                "Volante provisional (art. 23.4): el visitante deposita el documento y el "
+                "precio. El volante se guarda en la "
                 "cola cifrada de este puesto con una referencia provisional y recibe su "
                 "número cuando vuelva el servidor; la tarjeta se formaliza después con el "
                 "mismo documento."
