@@ -319,3 +319,35 @@ def test_the_provisional_voucher_prints_its_reference_on_a_receipt_and_a_card() 
     finally:
         doc.close()
     assert "VOLANTE PROVISIONAL Nº 12" in printed and "PENDIENTE" not in printed
+
+
+def test_vouchers_an_earlier_session_queued_are_numbered_at_the_first_answer(
+    qtbot: QtBot, server_ctx: AppContext, session: FakeSession
+) -> None:
+    from admission.vouchers.model import NewVoucher
+
+    offline = server_ctx.offline_vouchers
+    assert offline is not None
+    left = offline.issue(
+        NewVoucher(
+            issued_at=server_ctx.clock.now(),
+            desk_id=server_ctx.desk.config.desk_id,
+            operator="clerk1",
+            holder_name="Ana López",
+            document_type="ID_CARD",
+            document_number="12345678Z",
+            card_type="DAY",
+            price_cents=500,
+        )
+    )
+    win = make_window(qtbot, server_ctx, session)
+    try:
+        win.refresh_provisional()
+        assert win.provisional_label.isVisible()
+        win.controller.server_checked.emit("db.casino:5432/visitors", 3.0)  # answered
+        [voucher] = server_ctx.vouchers.open_vouchers()
+        assert offline.pending() == []
+        assert f"{left.local_ref} → volante nº {voucher.number}" in win.formalise_text
+        assert not win.provisional_label.isVisible()
+    finally:
+        win.stop()

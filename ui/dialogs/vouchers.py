@@ -69,6 +69,7 @@ from ui.dialogs.common import (
     ErrorLine,
     ReasonField,
     bounded,
+    buddy_label,
     close_box,
     document_summary,
     local_time,
@@ -755,7 +756,14 @@ class OfflineVoucherDialog(QDialog):
 
         form = QFormLayout()
         form.addRow(self.tr("&Titular:"), self.holder)
-        form.addRow(self.tr("Tipo de &documento:"), self.doc_type)
+        # a document read is shown as read: its type as text, not a choice
+        self.doc_type_shown = plain_label(name=self.tr("Tipo de documento"))
+        self.doc_type_shown.hide()
+        type_row = QHBoxLayout()
+        type_row.setContentsMargins(0, 0, 0, 0)
+        type_row.addWidget(self.doc_type, 1)
+        type_row.addWidget(self.doc_type_shown, 1)
+        form.addRow(buddy_label(self.tr("Tipo de &documento:"), self.doc_type), type_row)
         form.addRow(self.tr("&Número:"), self.number)
         form.addRow(self.tr("T&arjeta:"), self.card_type)
         form.addRow(self.checked)
@@ -783,7 +791,13 @@ class OfflineVoucherDialog(QDialog):
             self.number.setText(bounded(document.id_number or document.document_number, 40))
             for field in (self.holder, self.number):
                 field.setReadOnly(True)
-            self.doc_type.setEnabled(False)
+                field.setStyleSheet("QLineEdit { background: palette(window); }")
+            self.doc_type.hide()
+            known = index >= 0
+            self.doc_type_shown.setText(
+                self.doc_type.currentText() if known else bounded(document.doc_type, 30)
+            )
+            self.doc_type_shown.show()
             # age and validity read from the document; the clerk confirms only when the
             # document gives no birth date
             self.checked.setVisible(document.birth_date is None)
