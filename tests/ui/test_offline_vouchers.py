@@ -351,3 +351,18 @@ def test_vouchers_an_earlier_session_queued_are_numbered_at_the_first_answer(
         assert not win.provisional_label.isVisible()
     finally:
         win.stop()
+
+
+def test_no_provisional_voucher_for_an_admission_whose_outcome_is_unknown(
+    qtbot: QtBot, window: DeskWindow, server_ctx: AppContext
+) -> None:
+    window.read_mrz(case(server_ctx, "admitted").lines)
+    assert window.controller.state is DeskState.SHOWN
+    # Enter's answer was lost while the server committed, then the server went away:
+    # the admission may hold a card already (art. 22: one card)
+    window.controller.operation_failed.emit("ADMISSION_OUTCOME_UNKNOWN", "")
+    window.controller.report_server(False)
+    assert window.menus is not None and window.menus.open_voucher() is None
+    assert window.status.currentMessage() == text("ADMISSION_OUTCOME_UNKNOWN")
+    offline = server_ctx.offline_vouchers
+    assert offline is not None and offline.pending() == []
