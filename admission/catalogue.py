@@ -299,6 +299,10 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "State the official's capacity (art. 24.2)",
     ),
     "CARD_NOT_FOUND": ("Tarjeta no encontrada", "Card not found"),
+    "DESK_SERVER_AWAY": (
+        "Sin servidor: no se admite a nadie; F9 da un volante provisional (art. 23.4)",
+        "No server: nobody is admitted; F9 gives a provisional voucher (art. 23.4)",
+    ),
     "ADMISSION_OUTCOME_UNKNOWN": (
         "No se sabe si la admisión se registró: pulse de nuevo, se registra una sola vez",
         "Unknown whether the admission was recorded: press again, it is recorded once",

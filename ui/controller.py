@@ -134,6 +134,7 @@ class DeskController(QObject):
         self._card_type: str = ctx.desk.config.catalogue.default
         self._devices: dict[str, str] = {}
         self._server_reachable = True
+        self._server_answered = False  # the first answer sends vouchers of an earlier run
         self.failed_prints: list[int] = []  # cards issued and not printed this session
         self._counters_timer = QTimer(self)
         self._counters_timer.setInterval(COUNTERS_INTERVAL_MS)
@@ -194,7 +195,12 @@ class DeskController(QObject):
         if self._session.operator is None:
             self._reject(DeskFlowCode.NO_OPERATOR)
             return False
-        return not self._session.is_locked
+        if self._session.is_locked:
+            return False
+        if self._ctx.offline_vouchers is not None and not self._server_reachable:
+            self._reject(DeskFlowCode.SERVER_AWAY)  # nothing evaluated, nothing recorded
+            return False
+        return True
 
     def _dismiss(self) -> None:
         """The verdict on screen goes away. A SUPERVISOR no director authorised is
@@ -546,10 +552,11 @@ class DeskController(QObject):
         """The server stopped answering, or answers again: said at once; on its return
         the provisional vouchers given meanwhile are formalised on it (art. 23.4)."""
         before, self._server_reachable = self._server_reachable, reachable
-        if before == reachable:
-            return
-        self.server_changed.emit(reachable)
-        if reachable:
+        first = reachable and not self._server_answered
+        self._server_answered = self._server_answered or reachable
+        if before != reachable:
+            self.server_changed.emit(reachable)
+        if reachable and (first or before != reachable):
             self.formalise_vouchers()
 
     @Slot()

@@ -72,6 +72,9 @@ class DeskFlowCode(Code):
     PAST_BAN = "PAST_BAN"  # a ban of the casino that has ended (art. 21.2-3)
     DOCUMENT_EXPIRES_TODAY = "DOCUMENT_EXPIRES_TODAY"
     DEVICE_GARBAGE = "DEVICE_GARBAGE"  # a device answered something not understood
+    # the casino's server does not answer: nobody is admitted on this desk alone (art.
+    # 22.1: one card sequence); the provisional voucher of art. 23.4 is offered
+    SERVER_AWAY = "DESK_SERVER_AWAY"
 
 
 class SessionView(Protocol):

@@ -182,7 +182,6 @@ class DeskWindow(QMainWindow):
         self._unanswered = False  # an evaluation got no answer from the server
         self._evaluating = False  # a document is being evaluated
         # vouchers an earlier session left queued are sent at the server's first answer
-        self._leftovers_sent = False
         self._last_read: IdentityDocument | None = None  # the document being evaluated
         self._unknown: set[IdentityKey] = set()  # admissions whose outcome is unknown
 
@@ -313,7 +312,6 @@ class DeskWindow(QMainWindow):
         c.card_type_chosen.connect(self._show_card_type)
         c.cleared.connect(self._on_cleared)
         c.server_changed.connect(self._on_server_changed)
-        c.server_checked.connect(self._on_server_checked)
         c.vouchers_formalised.connect(self._on_vouchers_formalised)
         for name in ("locked", "signed_out"):
             signal = getattr(self.session, name, None)
@@ -626,16 +624,6 @@ class DeskWindow(QMainWindow):
                 self.identity.clear()
             self.status.showMessage(self.tr("El servidor responde de nuevo"), 10_000)
         self.refresh_provisional()
-
-    def _on_server_checked(self, _where: str, median_ms: object) -> None:
-        """The server's first answer of this session: provisional vouchers an earlier
-        session queued (closed while the server was away) are numbered now - the
-        controller sends them only when the server comes back (art. 23.4)."""
-        if median_ms is None or self._leftovers_sent or self.ctx.offline_vouchers is None:
-            return
-        self._leftovers_sent = True
-        if self.controller.server_reachable:
-            self.controller.formalise_vouchers()  # nothing queued: nothing is said
 
     def _read_offline(self, lines: object) -> None:
         """A document read while the server is away: shown, not evaluated (the register

@@ -408,20 +408,27 @@ def test_a_server_desk_says_at_once_when_the_server_stops_and_formalises_on_its_
     server, vouchers = ScriptedServer(), CountingVouchers()
     demo_ctx.server = server
     demo_ctx.offline_vouchers = vouchers  # type: ignore[assignment]
-    with qtbot.waitSignal(controller.server_checked, timeout=WAIT) as got:
+    # the first answer: where, how far; a voucher an earlier session queued is sent
+    checked: list[tuple[str, object]] = []
+    controller.server_checked.connect(lambda where, ms: checked.append((where, ms)))
+    with qtbot.waitSignal(controller.vouchers_formalised, timeout=WAIT):
         controller.poll_file()
-    assert got.args == ["db.casino:5432/admission", 4.0] and controller.server_reachable
+    assert checked == [("db.casino:5432/admission", 4.0)]
+    assert controller.server_reachable and vouchers.formalised == 1
 
     server.up = False
     with qtbot.waitSignal(controller.server_changed, timeout=WAIT) as changed:
         controller.poll_file()
     assert changed.args == [False] and not controller.server_reachable
-    assert vouchers.formalised == 0
+    with qtbot.waitSignal(controller.scan_rejected, timeout=WAIT) as refused:
+        controller.submit_mrz(people(demo_ctx)[0].mrz(madrid_date(demo_ctx.clock.now())))
+    assert refused.args[0] == "DESK_SERVER_AWAY" and controller.state is DeskState.IDLE
 
+    vouchers.queued = 1  # a provisional voucher given meanwhile (art. 23.4)
     server.up = True
     with qtbot.waitSignal(controller.vouchers_formalised, timeout=WAIT) as sent:
         controller.poll_file()
-    assert sent.args == ["report"] and vouchers.formalised == 1 and controller.server_reachable
+    assert sent.args == ["report"] and vouchers.formalised == 2 and controller.server_reachable
 
 
 def test_the_status_bar_shows_the_server_and_its_latency(qtbot: QtBot) -> None:

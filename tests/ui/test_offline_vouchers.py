@@ -344,7 +344,8 @@ def test_vouchers_an_earlier_session_queued_are_numbered_at_the_first_answer(
     try:
         win.refresh_provisional()
         assert win.provisional_label.isVisible()
-        win.controller.server_checked.emit("db.casino:5432/visitors", 3.0)  # answered
+        with qtbot.waitSignal(win.controller.vouchers_formalised, timeout=10_000):
+            win.controller.report_server(True)  # the session's first answer
         [voucher] = server_ctx.vouchers.open_vouchers()
         assert offline.pending() == []
         assert f"{left.local_ref} → volante nº {voucher.number}" in win.formalise_text
