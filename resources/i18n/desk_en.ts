@@ -2255,18 +2255,6 @@
         <translation>&amp;Issue provisional voucher (Enter)</translation>
     </message>
     <message>
-        <source>Emitir el volante provisional</source>
-        <translation>Issue the provisional voucher</translation>
-    </message>
-    <message>
-        <source>Cancelar (Esc)</source>
-        <translation>Cancel (Esc)</translation>
-    </message>
-    <message>
-        <source>Cancelar sin emitir</source>
-        <translation>Cancel without issuing</translation>
-    </message>
-    <message>
         <source>&amp;Titular:</source>
         <translation>&amp;Holder:</translation>
     </message>
@@ -3158,6 +3146,21 @@
     </message>
 </context>
 <context>
+    <name>VoucherDialogs</name>
+    <message>
+        <source>Emitir el volante provisional</source>
+        <translation>Issue the provisional voucher</translation>
+    </message>
+    <message>
+        <source>Cancelar (Esc)</source>
+        <translation>Cancel (Esc)</translation>
+    </message>
+    <message>
+        <source>Cancelar sin emitir</source>
+        <translation>Cancel without issuing</translation>
+    </message>
+</context>
+<context>
     <name>VoucherIssueDialog</name>
     <message>
         <source>Volante provisional (art. 23.4)</source>
@@ -3182,18 +3185,6 @@
     <message>
         <source>&amp;Emitir volante (Intro)</source>
         <translation>&amp;Issue voucher (Enter)</translation>
-    </message>
-    <message>
-        <source>Emitir el volante provisional</source>
-        <translation>Issue the provisional voucher</translation>
-    </message>
-    <message>
-        <source>Cancelar (Esc)</source>
-        <translation>Cancel (Esc)</translation>
-    </message>
-    <message>
-        <source>Cancelar sin emitir</source>
-        <translation>Cancel without issuing</translation>
     </message>
     <message>
         <source>Documento:</source>

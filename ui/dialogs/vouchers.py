@@ -23,7 +23,7 @@ from datetime import date, datetime
 from enum import unique
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -141,6 +141,30 @@ def _print_voucher(ctx: AppContext, voucher: Voucher) -> str:
     return str(code)
 
 
+def _issue_buttons(
+    dialog: QDialog, label: str, issue: Callable[[], None]
+) -> tuple[QPushButton, QPushButton, QHBoxLayout]:
+    """The voucher dialogs' keys: Enter issues (the default), Esc cancels; in a row."""
+    issue_button = QPushButton(label)
+    issue_button.setAccessibleName(
+        QCoreApplication.translate("VoucherDialogs", "Emitir el volante provisional")
+    )
+    issue_button.setDefault(True)
+    issue_button.setAutoDefault(True)
+    issue_button.clicked.connect(issue)
+    cancel_button = QPushButton(QCoreApplication.translate("VoucherDialogs", "Cancelar (Esc)"))
+    cancel_button.setAccessibleName(
+        QCoreApplication.translate("VoucherDialogs", "Cancelar sin emitir")
+    )
+    cancel_button.setAutoDefault(False)
+    cancel_button.clicked.connect(dialog.reject)
+    row = QHBoxLayout()
+    row.addStretch(1)
+    row.addWidget(cancel_button)
+    row.addWidget(issue_button)
+    return issue_button, cancel_button, row
+
+
 class VoucherIssueDialog(QDialog):
     """Issue a provisional voucher for the document on screen: Enter confirms."""
 
@@ -187,24 +211,14 @@ class VoucherIssueDialog(QDialog):
         self.type_label = plain_label(
             f"{bounded(label, 60)} · {price}", name=self.tr("Tipo de tarjeta y precio")
         )
-        self.issue_button = QPushButton(self.tr("&Emitir volante (Intro)"))
-        self.issue_button.setAccessibleName(self.tr("Emitir el volante provisional"))
-        self.issue_button.setDefault(True)
-        self.issue_button.setAutoDefault(True)
-        self.issue_button.clicked.connect(self.issue)
-        self.cancel_button = QPushButton(self.tr("Cancelar (Esc)"))
-        self.cancel_button.setAccessibleName(self.tr("Cancelar sin emitir"))
-        self.cancel_button.setAutoDefault(False)
-        self.cancel_button.clicked.connect(self.reject)
+        self.issue_button, self.cancel_button, buttons = _issue_buttons(
+            self, self.tr("&Emitir volante (Intro)"), self.issue
+        )
         self.errors = ErrorLine()
         form = QFormLayout()
         form.addRow(notice)
         form.addRow(self.tr("Documento:"), self.document_label)
         form.addRow(self.tr("Tarjeta:"), self.type_label)
-        buttons = QHBoxLayout()
-        buttons.addStretch(1)
-        buttons.addWidget(self.cancel_button)
-        buttons.addWidget(self.issue_button)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
         layout.addWidget(self.errors)
@@ -743,15 +757,9 @@ class OfflineVoucherDialog(QDialog):
         )
         self.checked.setAccessibleName(self.tr("Documento original comprobado"))
 
-        self.issue_button = QPushButton(self.tr("&Emitir volante provisional (Intro)"))
-        self.issue_button.setAccessibleName(self.tr("Emitir el volante provisional"))
-        self.issue_button.setDefault(True)
-        self.issue_button.setAutoDefault(True)
-        self.issue_button.clicked.connect(self.issue)
-        self.cancel_button = QPushButton(self.tr("Cancelar (Esc)"))
-        self.cancel_button.setAccessibleName(self.tr("Cancelar sin emitir"))
-        self.cancel_button.setAutoDefault(False)
-        self.cancel_button.clicked.connect(self.reject)
+        self.issue_button, self.cancel_button, buttons = _issue_buttons(
+            self, self.tr("&Emitir volante provisional (Intro)"), self.issue
+        )
         self.errors = ErrorLine()
 
         form = QFormLayout()
@@ -767,10 +775,6 @@ class OfflineVoucherDialog(QDialog):
         form.addRow(self.tr("&Número:"), self.number)
         form.addRow(self.tr("T&arjeta:"), self.card_type)
         form.addRow(self.checked)
-        buttons = QHBoxLayout()
-        buttons.addStretch(1)
-        buttons.addWidget(self.cancel_button)
-        buttons.addWidget(self.issue_button)
         layout = QVBoxLayout(self)
         layout.addWidget(headline)
         layout.addWidget(notice)
