@@ -436,6 +436,11 @@ def test_every_command_answers_hostile_arguments_with_a_code(
 ) -> None:
     with pytest.MonkeyPatch.context() as env:
         env.setenv("ADMISSION_DB_KEY", RAW_KEY)
+        # a relative path drawn for --out (``backup --out 0``) is written here, not in
+        # the folder the tests were started from
+        scratch = desk.files.parent / "cwd"
+        scratch.mkdir(exist_ok=True)
+        env.chdir(scratch)
         check(desk, data.draw(argv_of(desk), label="argv"))
 
 
