@@ -1569,6 +1569,10 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "El puesto trabaja en el servidor: esta orden es solo para el fichero propio",
         "This desk works on the server: this command is for a desk's own file only",
     ),
+    "PG_ROTATION_NEEDS_OWNER": (
+        "El cambio de claves lo hace un usuario del grupo propietario del fichero",
+        "A key rotation runs as a login of the visitor file's owner group",
+    ),
     "PG_DESK_NO_SERVER": (
         "El puesto trabaja con su propio fichero: esta orden es del servidor",
         "This desk works on its own file: this command is for the server",

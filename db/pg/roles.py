@@ -505,6 +505,17 @@ def purge_role(conn: Conn) -> str | None:
     return None if row is not None and row[0] else names.purge
 
 
+def owns_schema(conn: Conn) -> bool:
+    """The session's login has the owner's rights on the current schema (a member of its
+    owner group), or the schema has no groups (as before roles): what re-sealing every
+    table and rewriting the data keys needs."""
+    names = schema_roles(conn)
+    if names is None:
+        return True
+    row = conn.execute("SELECT pg_has_role(session_user, %s, 'USAGE')", (names.owner,)).fetchone()
+    return row is not None and bool(row[0])
+
+
 def may_purge(conn: Conn, role: str) -> bool:
     """Whether the session's login may ``SET ROLE`` to ``role`` (through the gate)."""
     row = conn.execute(

@@ -71,6 +71,7 @@ from admission.codes import Code
 from admission.errors import InvalidStateError
 from admission.identity import IdentityKey
 from db.keys import DbKey
+from db.pg import roles as pg_roles
 from db.pg.accounts import reseal_accounts
 from db.pg.crypto import (
     InstallationKey,
@@ -120,6 +121,7 @@ class PgRotationCode(Code):
     RUNNING = "PG_ROTATION_RUNNING"  # another desk is rotating the keys now
     OLD_VERSION_IN_USE = "PG_ROTATION_OLD_VERSION_IN_USE"  # rows still under an old version
     TABLE_UNKNOWN = "PG_ROTATION_TABLE_UNKNOWN"  # a table with key_version it cannot reseal
+    NEEDS_OWNER = "PG_ROTATION_NEEDS_OWNER"  # under the server's roles: an owner-group login
 
 
 @dataclass(frozen=True, slots=True)
@@ -697,6 +699,11 @@ class KeyRotation:
     ) -> dict[str, object]:
         if mode not in MODES:
             raise InvalidStateError(f"unknown rotation {mode!r}", code=PgRotationCode.MODE_UNKNOWN)
+        if not self._store._read(lambda tx: pg_roles.owns_schema(tx.conn)):
+            # refused before anything is written: a desk login may not rewrite data keys
+            raise InvalidStateError(
+                "a rotation runs as a login of the owner group", code=PgRotationCode.NEEDS_OWNER
+            )
         if mode in ("rewrap", "retire"):
             refresh_ring(self._store, self._key)  # versions another desk stored since
         if mode == "rewrap":

@@ -24,7 +24,7 @@ from psycopg import sql
 
 from admission.accounts import AccountError, Role
 from admission.clock import FixedClock
-from admission.errors import StoreError
+from admission.errors import InvalidStateError, StoreError
 from admission.identity import IdentityKey, IdKind
 from admission.records import StaffMember, StaffRole
 from admission.vouchers.model import NewVoucher
@@ -427,3 +427,19 @@ def test_the_desks_other_ports_work_as_a_desk(casino: Casino) -> None:
     assert book.voucher(voucher.number) is not None
     assert PgVoucherBook(casino.open(PURGER)).purge_vouchers(after) == 1
     assert book.voucher(voucher.number) is None
+
+
+def test_a_key_rotation_runs_only_as_the_owner_group(casino: Casino) -> None:
+    """Re-sealing every table and rewriting the data keys is the owner's (art. 20.4): a
+    desk login is refused before anything is written, an owner-group login rotates."""
+    from db.pg.rotation import KeyRotation, PgRotationCode
+
+    casino.open(OWNER).record_admission(entry(1, T0))
+    before = casino.query("SELECT version FROM data_keys ORDER BY version")
+    with pytest.raises(InvalidStateError) as refused:
+        KeyRotation(casino.open(DESK), casino.key).rotate(mode="reencrypt")
+    assert refused.value.code is PgRotationCode.NEEDS_OWNER
+    assert casino.query("SELECT version FROM data_keys ORDER BY version") == before
+    report = KeyRotation(casino.open(OWNER), casino.key).rotate(mode="reencrypt-retire")
+    assert report["complete"] is True
+    assert casino.query("SELECT version FROM data_keys ORDER BY version") != before
