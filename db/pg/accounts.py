@@ -128,7 +128,7 @@ def reseal_accounts(store: PgStore, ring: KeyRing, *, batch_size: int = 500) -> 
     read: dict[str, bytes] = {}
 
     def fetch(current: int, limit: int) -> list[SealedRow]:
-        rows = store._read(
+        rows = store.read(
             lambda tx: tx.all(
                 "SELECT username, record, key_version FROM accounts "
                 "WHERE key_version <> %s ORDER BY username LIMIT %s",
@@ -150,7 +150,7 @@ def reseal_accounts(store: PgStore, ring: KeyRing, *, batch_size: int = 500) -> 
                     (row.values[ACCOUNT_COLUMN], row.key_version, row.row, read[str(row.row)]),
                 )
 
-        store._write(work)
+        store.write(work)
 
     return run_reencrypt(fetch, apply, ring, batch_size=batch_size)
 
@@ -162,12 +162,12 @@ class PgAccountBook:
         self._store = store
 
     def account_count(self) -> int:
-        found = self._store._read(lambda tx: tx.one("SELECT count(*) FROM accounts"))
+        found = self._store.read(lambda tx: tx.one("SELECT count(*) FROM accounts"))
         assert found is not None
         return int(found[0])
 
     def find(self, username: str) -> StoredAccount | None:
-        row = self._store._read(
+        row = self._store.read(
             lambda tx: tx.one(
                 f"SELECT {ACCOUNT_COLUMNS} FROM accounts AS t WHERE t.username = %s", (username,)
             )
@@ -175,7 +175,7 @@ class PgAccountBook:
         return None if row is None else _stored(self._store.ring, str(row[1]), row[2])
 
     def all_accounts(self) -> list[Account]:
-        rows = self._store._read(
+        rows = self._store.read(
             lambda tx: tx.all(f"SELECT {ACCOUNT_COLUMNS} FROM accounts AS t ORDER BY t.username")
         )
         ring = self._store.ring
@@ -224,11 +224,11 @@ class PgAccountBook:
             ref = [(f"account:{ident}", created)] if covers_accounts(self._store) else []
             self._append(tx, notes, ref)
 
-        self._store._write(work)
+        self._store.write(work)
 
     def record(self, notes: Sequence[AuditNote]) -> None:
         """Append entries that change no row (sign-in, refusals, session lock)."""
-        self._store._write(lambda tx: self._append(tx, notes))
+        self._store.write(lambda tx: self._append(tx, notes))
 
     def _append(
         self, tx: _Tx, notes: Sequence[AuditNote], rows: Sequence[tuple[str, bool]] = ()

@@ -71,7 +71,7 @@ class PgDataProtection:
             )
             if row is None:
                 raise DataProtectionError("no such file", code=DataProtectionCode.RECTIFY_NOT_FOUND)
-            fn, identity, old_surname, old_given, birth, nationality = store._open.visitor_plain(
+            fn, identity, old_surname, old_given, birth, nationality = store.opener.visitor_plain(
                 row
             )
             old = {"surname": old_surname, "given_names": old_given}
@@ -114,7 +114,7 @@ class PgDataProtection:
                 [(f"visitor:{fn}", False)],
             )
 
-        store._write(work)
+        store.write(work)
         found = store.visitor(file_number)
         assert found is not None
         return found
@@ -144,7 +144,7 @@ class PgDataProtection:
                 raise DataProtectionError(
                     "no such observation in the file", code=DataProtectionCode.RECTIFY_NOT_FOUND
                 )
-            old = store._open.text(row[2], "observations", "text", observation_id)
+            old = store.opener.text(row[2], "observations", "text", observation_id)
             if old == text:
                 raise DataProtectionError(
                     "the text is already so", code=DataProtectionCode.RECTIFY_UNCHANGED
@@ -170,7 +170,7 @@ class PgDataProtection:
             )
             return Observation(file_number, utc(row[0]), str(row[1]), text, observation_id)
 
-        return store._write(work)
+        return store.write(work)
 
     def _rectified(
         self, tx: _Tx, fields: Sequence[str], old: dict[str, str], reason: str, role: str
@@ -187,7 +187,7 @@ class PgDataProtection:
     def retention_totals(self, cutoff: datetime) -> RetentionTotals:
         """How many visitors, visits, observations and cards the file holds, the oldest
         of each, and the visits older than ``cutoff`` (a purge is due)."""
-        row = self._store._read(
+        row = self._store.read(
             lambda tx: tx.one(
                 "SELECT (SELECT count(*) FROM visitors), (SELECT count(*) FROM visits), "
                 "(SELECT count(*) FROM observations), (SELECT count(*) FROM cards), "
@@ -241,7 +241,7 @@ class PgDataProtection:
             assert cards is not None and firsts is not None
             return visits, cards, firsts
 
-        visits, cards, firsts = self._store._read(work)
+        visits, cards, firsts = self._store.read(work)
         return tuple(
             MonthCount(span.month, int(n), int(admitted), int(refused), int(c), int(first))
             for span, (n, admitted, refused), c, first in zip(

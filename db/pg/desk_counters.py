@@ -45,7 +45,7 @@ def pg_desk_counters(store: PgStore, now: datetime) -> DeskCounters:
         assert row is not None
         return DeskCounters(int(row[0]), int(row[1]), int(row[2]))
 
-    return store._read(work)
+    return store.read(work)
 
 
 class PgDeskCounters:

@@ -98,7 +98,7 @@ class PgInspection:
             query = self._store.ring.name_query(criteria.name)
             if not query.words:  # nothing a name is made of (e.g. only "%")
                 return []
-        return self._store._read(lambda tx: self._search(tx, criteria, query, limit))
+        return self._store.read(lambda tx: self._search(tx, criteria, query, limit))
 
     # -- the search --------------------------------------------------------------------
 
@@ -120,7 +120,7 @@ class PgInspection:
         if counted is None or int(counted[0]) > MAX_CANDIDATES:
             raise _too_broad("visitors")
         # the candidates' names (and identities when asked): all of them, to sort them
-        opener = self._store._open
+        opener = self._store.opener
         keys: dict[int, str] = {}
         numbers: dict[int, str] = {}
         columns = "v.file_number, v.identity, v.surname, v.given_names"
@@ -174,7 +174,7 @@ class PgInspection:
             "SELECT count(*) FROM (SELECT 1 FROM visits LIMIT %s) AS q", (MAX_SCANNED + 1,)
         )
         if counted is not None and int(counted[0]) <= MAX_SCANNED:
-            opener = self._store._open
+            opener = self._store.opener
             for visit_id, fn, doc in _scan(tx, "visits", "visit_id", "document_number", None):
                 if opener.text(doc, "visits", "document_number", visit_id) == number:
                     found.add(fn)
@@ -185,7 +185,7 @@ class PgInspection:
         found: set[int] = set()
         if not files:
             return found
-        opener = self._store._open
+        opener = self._store.opener
         for visit_id, fn, doc in _scan(tx, "visits", "visit_id", "document_number", files):
             if (
                 fn not in found
@@ -198,7 +198,7 @@ class PgInspection:
         """The visitors (of ``files``, or any: bounded) holding an observation that
         contains ``text``, case folded."""
         needle = text.lower()
-        opener = self._store._open
+        opener = self._store.opener
         found: set[int] = set()
         for oid, fn, sealed in _scan(tx, "observations", "observation_id", "text", files):
             if (

@@ -67,8 +67,8 @@ class PgReports:
     def day_book_lines(self, start: datetime, until: datetime) -> Sequence[DayBookLine]:
         """The visits with ``start <= at < until``, by time, each with its visitor and
         the card it gave (personal data: the caller audits the reading)."""
-        rows = self._store._read(lambda tx: tx.all(_DAY_BOOK, (start, until)))
-        opener = self._store._open
+        rows = self._store.read(lambda tx: tx.all(_DAY_BOOK, (start, until)))
+        opener = self._store.opener
         people: dict[int, tuple[str, str, str]] = {}
         lines = []
         for (
@@ -129,7 +129,7 @@ class PgReports:
                 tx.all(_VISITORS, span),
             )
 
-        hours, reasons, types, visitors = self._store._read(work)
+        hours, reasons, types, visitors = self._store.read(work)
         return FigureCounts(
             by_hour=tuple(
                 (hour.replace(tzinfo=UTC), int(admitted), int(denied))
@@ -155,7 +155,7 @@ class PgReports:
             TimelineEntry(v, None if v.card_number is None else store.card(v.card_number))
             for v in store.visits(file_number)
         )
-        found = store._read(
+        found = store.read(
             lambda tx: tx.one(
                 "SELECT count(*) FROM audit WHERE subject = %s", (f"file:{file_number}",)
             )

@@ -25,7 +25,7 @@ class PgReprintQueue:
 
     def unprinted_cards(self, limit: int = 200) -> Sequence[CardRecord]:
         """Cards issued and never printed ("issued, not printed"), newest first."""
-        rows = self._store._read(
+        rows = self._store.read(
             lambda tx: tx.all(
                 f"SELECT {CARD_COLUMNS} FROM cards AS t WHERE t.status = 'ISSUED' "
                 "ORDER BY t.number DESC LIMIT %s",

@@ -82,7 +82,7 @@ from db.pg.crypto import (
     WrappedKey,
     reencrypt_batches,
 )
-from db.pg.rows import ACCOUNT_TABLE, Opener
+from db.pg.rows import ACCOUNT_TABLE
 from db.pg.store import PgStore, _store_error, _Tx
 from db.pg.voucher_book import reseal_vouchers
 
@@ -228,8 +228,7 @@ def _records(tx: _Tx) -> list[WrappedKey]:
 def _adopt(store: PgStore, ring: KeyRing) -> None:
     """The store seals, opens and looks up with ``ring`` from now on (the new version
     current, the old ones still held while rows use them)."""
-    store._ring = ring
-    store._open = Opener(ring)
+    store.adopt_ring(ring)
 
 
 def _versioned_tables(tx: _Tx) -> list[str]:
@@ -271,7 +270,7 @@ def rows_behind(store: PgStore) -> dict[str, int]:
         current = int(found[0]) if found and found[0] is not None else 0
         return _behind(tx, current)
 
-    return store._read(work)
+    return store.read(work)
 
 
 @contextlib.contextmanager
@@ -323,12 +322,12 @@ def refresh_ring(store: PgStore, key: InstallationKey | DbKey) -> bool:
     read; a desk may call it before its writes or with its latency probe, so that it
     seals under the newest version and finds resealed rows by their new indexes."""
     ring = store.ring
-    found = store._read(lambda tx: tx.all("SELECT version, key_tag FROM data_keys"))
+    found = store.read(lambda tx: tx.all("SELECT version, key_tag FROM data_keys"))
     stored = {int(v): int(t) for v, t in found}
     if set(stored) == set(ring.versions) and all(ring.key_tag(v) == t for v, t in stored.items()):
         return False
     installation = _installation(key, store.database_id)
-    fresh = store._read(lambda tx: KeyRing.load(installation, store.database_id, _records(tx)))
+    fresh = store.read(lambda tx: KeyRing.load(installation, store.database_id, _records(tx)))
     _adopt(store, fresh)
     return True
 
@@ -699,7 +698,7 @@ class KeyRotation:
     ) -> dict[str, object]:
         if mode not in MODES:
             raise InvalidStateError(f"unknown rotation {mode!r}", code=PgRotationCode.MODE_UNKNOWN)
-        if not self._store._read(lambda tx: pg_roles.owns_schema(tx.conn)):
+        if not self._store.read(lambda tx: pg_roles.owns_schema(tx.conn)):
             # refused before anything is written: a desk login may not rewrite data keys
             raise InvalidStateError(
                 "a rotation runs as a login of the owner group", code=PgRotationCode.NEEDS_OWNER

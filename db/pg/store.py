@@ -628,6 +628,28 @@ class PgStore:
     def _read(self, work: Callable[[_Tx], T]) -> T:
         return self._run(work, write=False)
 
+    # -- for the adapters beside the store (db/pg: accounts, vouchers, reads, rotation...):
+    # their SQL in the store's transactions, under its watchdog, retries and codes
+
+    def write(self, work: Callable[[_Tx], T]) -> T:
+        """``work`` in one write transaction (retried whole on a serialisation failure)."""
+        return self._write(work)
+
+    def read(self, work: Callable[[_Tx], T]) -> T:
+        """``work`` in one read-only transaction."""
+        return self._read(work)
+
+    @property
+    def opener(self) -> Opener:
+        """Opens the sealed values of rows read (names, identities...) with the ring."""
+        return self._open
+
+    def adopt_ring(self, ring: KeyRing) -> None:
+        """Seal, open and look up with ``ring`` from now on (a rotation's new version
+        current; the old ones still held while rows use them)."""
+        self._ring = ring
+        self._open = Opener(ring)
+
     # -- sealing -----------------------------------------------------------------------------
 
     def _seal(self, text: str, table: str, column: str, row: int | str) -> bytes:

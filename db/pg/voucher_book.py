@@ -78,10 +78,10 @@ class PgVoucherBook:
             )
             return voucher
 
-        return self._store._write(work)
+        return self._store.write(work)
 
     def voucher(self, number: int) -> Voucher | None:
-        return self._store._read(lambda tx: self._fetch(tx, number))
+        return self._store.read(lambda tx: self._fetch(tx, number))
 
     def exchange_voucher(self, number: int, card_number: int, at: datetime) -> Voucher:
         """The formal card was issued: the voucher is closed and points at the card."""
@@ -98,7 +98,7 @@ class PgVoucherBook:
             )
             return done
 
-        return self._store._write(work)
+        return self._store.write(work)
 
     def cancel_voucher(self, number: int, reason: str, at: datetime) -> Voucher:
         """Document and money returned without a card (e.g. refused at formalisation)."""
@@ -126,7 +126,7 @@ class PgVoucherBook:
             )
             return done
 
-        return self._store._write(work)
+        return self._store.write(work)
 
     def open_vouchers(self, issued_before: datetime | None = None) -> Sequence[Voucher]:
         """Vouchers not exchanged yet (oldest first); with ``issued_before``, those issued
@@ -136,7 +136,7 @@ class PgVoucherBook:
         if issued_before is not None:
             sql += " AND issued_at < %s"
             args = (issued_before,)
-        rows = self._store._read(lambda tx: tx.all(sql + " ORDER BY number", args))
+        rows = self._store.read(lambda tx: tx.all(sql + " ORDER BY number", args))
         ring = self._store.ring
         return [_voucher(ring, row) for row in rows]
 
@@ -154,7 +154,7 @@ class PgVoucherBook:
 
     def last_voucher_number(self) -> int:
         """The highest number ever given (0 when none), even if the purge erased it."""
-        found = self._store._read(
+        found = self._store.read(
             lambda tx: tx.one("SELECT next - 1 FROM counters WHERE name = 'voucher'")
         )
         assert found is not None
@@ -177,7 +177,7 @@ def reseal_vouchers(store: PgStore, ring: KeyRing, *, batch_size: int = 500) -> 
     read: dict[int, tuple[Any, ...]] = {}
 
     def fetch(current: int, limit: int) -> list[SealedRow]:
-        rows = store._read(
+        rows = store.read(
             lambda tx: tx.all(
                 f"SELECT number, key_version, {', '.join(_SEALED)} FROM vouchers "
                 "WHERE key_version <> %s ORDER BY number LIMIT %s",
@@ -208,7 +208,7 @@ def reseal_vouchers(store: PgStore, ring: KeyRing, *, batch_size: int = 500) -> 
                     (*(row.values[c] for c in _SEALED), row.key_version, number, *read[number]),
                 )
 
-        store._write(work)
+        store.write(work)
 
     return run_reencrypt(fetch, apply, ring, batch_size=batch_size)
 

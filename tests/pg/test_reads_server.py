@@ -60,7 +60,7 @@ def _server_text(reads: ContractStore) -> str:
     values as their bytes, in hex), one text."""
     tables = [
         str(r[0])
-        for r in reads.store._read(
+        for r in reads.store.read(
             lambda tx: tx.all(
                 "SELECT table_name FROM information_schema.tables "
                 "WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'"
@@ -75,7 +75,7 @@ def _server_text(reads: ContractStore) -> str:
         def read(tx: _Tx, query: str = query) -> list[tuple[Any, ...]]:
             return tx.all(query)
 
-        out.extend(str(r[0]) for r in reads.store._read(read))
+        out.extend(str(r[0]) for r in reads.store.read(read))
     return "\n".join(out)
 
 
@@ -100,7 +100,7 @@ def test_a_rectified_name_is_nowhere_on_the_server_in_clear(pg_cluster: Any) -> 
         assert audit.details["old_surname"].startswith("hmac:")
         held = {
             bytes(r[0])
-            for r in reads.store._read(
+            for r in reads.store.read(
                 lambda tx: tx.all("SELECT token FROM name_tokens WHERE file_number = 1")
             )
         }
@@ -127,7 +127,7 @@ def test_a_rectification_under_an_older_data_key_reseals_the_whole_row(pg_cluste
         reads.record_admission(entry(1, surname="GARCIA", given_names="ANA"))
         reads.rectify_visitor_name(1, "GARCIA", "ANNA", **KW)
         version = reads.store.ring.current_version
-        row = reads.store._read(
+        row = reads.store.read(
             lambda tx: tx.one(
                 "SELECT key_version, identity, surname, given_names, birth_date, nationality "
                 "FROM visitors WHERE file_number = 1"
@@ -293,7 +293,7 @@ def test_the_reads_span_two_data_key_versions(pg_cluster: Any) -> None:
                 entry(n, T0 + timedelta(hours=1), surname=surname, given_names=given)
             )
         reads = PgDeskReads(store)
-        versions = store._read(
+        versions = store.read(
             lambda tx: tx.all("SELECT file_number, key_version FROM visitors ORDER BY 1")
         )
         assert [int(v) for _fn, v in versions] == [1, 1, 2]
@@ -314,11 +314,11 @@ def test_the_reads_span_two_data_key_versions(pg_cluster: Any) -> None:
         reads.rectify_visitor_name(2, "GARCÍA", "LUISA", **KW)
         fake.rectify_visitor_name(2, "GARCÍA", "LUISA", **KW)
         same()
-        row = store._read(
+        row = store.read(
             lambda tx: tx.one("SELECT key_version FROM visitors WHERE file_number = 2")
         )
         assert row is not None and int(row[0]) == 2
-        tokens = store._read(
+        tokens = store.read(
             lambda tx: tx.all("SELECT token FROM name_tokens WHERE file_number = 2")
         )
         assert {bytes(t[0]) for t in tokens} == set(store.ring.name_tokens("GARCÍA", "LUISA"))
