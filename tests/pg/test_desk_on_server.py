@@ -18,6 +18,7 @@ import subprocess
 import sys
 import uuid
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,7 @@ import pytest
 from psycopg import sql
 
 from tests.factories import dni
-from tests.test_cli import spanish_dni_mrz
+from tests.test_cli import CHEAP_ARGON2, spanish_dni_mrz
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "a casino's desk key, the same on every desk"
@@ -275,3 +276,86 @@ def test_under_the_servers_roles_a_desk_admits_and_leaves_the_purge_to_the_purge
     monkeypatch.setenv("ADMISSION_DATABASE_URL", server_url(pg_cluster, database))
     code, out = cli(director, "purge")  # the director's desk may
     assert code == 0, out
+
+
+def test_the_commands_of_a_desk_answer_alike_on_the_server(
+    pg_cluster: Any, tmp_path: Path, server_env: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The director's, the inspector's and the clerk's commands on a desk of the server:
+    accounts, admissions, the visitor file, the inspectors' search and timeline, the
+    reports and exports, rectification, retention, cards, vouchers, the audit."""
+    from db import accounts
+
+    monkeypatch.setattr(accounts, "Argon2Hasher", partial(accounts.Argon2Hasher, **CHEAP_ARGON2))
+    database = new_database(pg_cluster)
+    monkeypatch.setenv("ADMISSION_DATABASE_URL", server_url(pg_cluster, database))
+    desk = desk_folder(tmp_path, pg_cluster, "DESK1")
+    assert cli(desk, "init")[0] == 0
+    import_register(desk, tmp_path)
+    for name, role in (("jefa", "ADMIN"), ("dora", "DIRECTOR"), ("ines", "INSPECTOR")):
+        monkeypatch.setenv("ADMISSION_NEW_PASSWORD", f"{name}-password-1")
+        monkeypatch.setenv("ADMISSION_USER", "jefa")
+        monkeypatch.setenv("ADMISSION_PASSWORD", "jefa-password-1")
+        code, out = cli(desk, "account", "add", name, "--display-name", name, "--role", role)
+        assert code == 0, out
+    monkeypatch.delenv("ADMISSION_NEW_PASSWORD")
+
+    def as_user(name: str) -> None:
+        monkeypatch.setenv("ADMISSION_USER", name)
+        monkeypatch.setenv("ADMISSION_PASSWORD", f"{name}-password-1")
+
+    as_user("dora")
+    monkeypatch.setenv("ADMISSION_DIRECTOR_PASSWORD", "dora-password-1")
+    code, out = admit(desk, 12345678)
+    assert code == 0 and out["card_number"] == 1, out
+    exports = tmp_path / "exports"
+    exports.mkdir()
+    director = ("--as", "dora")
+    inspector = ("--as", "ines", "--purpose", "control de accesos")
+    answers: dict[str, tuple[int, Any]] = {
+        "visitor show": cli(desk, "visitor", "show", "1"),
+        "visitor search": cli(desk, "visitor", "search", "ruiz"),
+        "reprint-queue": cli(desk, "reprint-queue"),
+        "void-card": cli(desk, "void-card", "1", "--reason", "perdida", "--director", "dora"),
+        "report figures": cli(desk, "report", "figures", "2026-11-01", "2026-11-30", *director),
+        "report day": cli(
+            desk, "report", "day", "2026-11-28", "--out", str(exports / "day.pdf"), *director
+        ),
+        "access-report": cli(
+            desk,
+            "access-report",
+            "--file",
+            "1",
+            "--out",
+            str(exports / "access.pdf"),
+            "--purpose",
+            "solicitud del interesado",
+            *director,
+        ),
+        "rectify name": cli(
+            desk,
+            "rectify",
+            "name",
+            "1",
+            "--surname",
+            "RUIZ",
+            "--given-names",
+            "ANA",
+            "--reason",
+            "error de lectura",
+            *director,
+        ),
+        "retention": cli(desk, "retention", *director),
+        "voucher open": cli(desk, "voucher", "open"),
+        "audit head": cli(desk, "audit", "head"),
+    }
+    as_user("ines")
+    answers["inspect search"] = cli(desk, "inspect", "search", "--id", dni(12345678), *inspector)
+    answers["inspect timeline"] = cli(desk, "inspect", "timeline", "1", *inspector)
+    failed = {name: answer for name, answer in answers.items() if answer[0] != 0}
+    assert not failed, failed
+    assert [v["file_number"] for v in answers["inspect search"][1]["visitors"]] == [1]
+    assert (exports / "day.pdf").read_bytes().startswith(b"%PDF")
+    assert (exports / "access.pdf").read_bytes().startswith(b"%PDF")
+    code, out = cli(desk, "audit", "verify")
+    assert code == 0 and out["ok"] is True, out
