@@ -246,7 +246,7 @@ class DeskShell(QObject):
         try:
             self.tools = self.start.build_tools()
             self.translator = install_translator(self.app, self.language())
-            self.ctx = self._open_context(self.tools)
+            self.ctx = self._open_server_patiently(self.tools)
             path = start_path(self.start.demo, None if self.ctx is None else self.ctx.accounts)
             if path is StartPath.WIZARD and not self._first_run():
                 return self.fail(AppCode.START_CANCELLED)
@@ -303,6 +303,46 @@ class DeskShell(QObject):
             self.operator = self.session.operator
         elif self.window is not None:
             self.window.close()
+
+    def _open_server_patiently(self, tools: Tools) -> AppContext | None:
+        """The visitor file; a desk whose server does not answer at start-up says so and
+        offers to try again (the accounts are on the server too: nobody can sign in,
+        nor be admitted, until it answers - arts. 20.3, 154-155)."""
+        from ui.desk_window import SERVER_SILENT
+
+        while True:
+            try:
+                return self._open_context(tools)
+            except AdmissionError as exc:
+                if str(exc.code) not in SERVER_SILENT or not self.ask_retry(str(exc.code)):
+                    raise
+
+    def ask_retry(self, code: str) -> bool:
+        """Ask whether to try the server again (never in the smoke run or offscreen,
+        where nobody answers: the start fails with its code)."""
+        if self.start.smoke or QGuiApplication.platformName() == "offscreen":
+            return False
+        box = QMessageBox(
+            QMessageBox.Icon.Warning,
+            QCoreApplication.translate("DeskShell", "Recepción del casino"),
+            QCoreApplication.translate(
+                "DeskShell",
+                "El servidor del casino no responde: nadie puede iniciar sesión ni ser "
+                "admitido hasta que responda. Avise al técnico.",
+            )
+            + "\n\n"
+            + f"{code}: {text(code, self.language())}",
+        )
+        again = box.addButton(
+            QCoreApplication.translate("DeskShell", "&Reintentar"),
+            QMessageBox.ButtonRole.AcceptRole,
+        )
+        box.addButton(
+            QCoreApplication.translate("DeskShell", "&Salir"), QMessageBox.ButtonRole.RejectRole
+        )
+        box.setDefaultButton(again)
+        box.exec()
+        return box.clickedButton() is again
 
     def _open_context(self, tools: Tools) -> AppContext | None:
         """The open visitor file; None for a real folder that never held one (NO_FILE):
@@ -440,10 +480,12 @@ class DeskShell(QObject):
 def _is_unavailable(code: str) -> bool:
     from admission.devices import DeviceErrorCode
     from admission.errors import StoreErrorCode
+    from ui.desk_window import SERVER_SILENT
 
-    return isinstance(code, StoreErrorCode | DeviceErrorCode) or code in (
-        AppCode.NO_DISPLAY,
-        AppCode.WINDOW_PART_MISSING,
+    return (
+        isinstance(code, StoreErrorCode | DeviceErrorCode)
+        or str(code) in SERVER_SILENT  # the casino's server: the visitor file is there
+        or code in (AppCode.NO_DISPLAY, AppCode.WINDOW_PART_MISSING)
     )
 
 

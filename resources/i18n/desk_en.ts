@@ -1047,6 +1047,18 @@
         <source>Recepción del casino</source>
         <translation>Casino admission desk</translation>
     </message>
+    <message>
+        <source>El servidor del casino no responde: nadie puede iniciar sesión ni ser admitido hasta que responda. Avise al técnico.</source>
+        <translation>The casino's server does not answer: nobody can sign in or be admitted until it does. Call the technician.</translation>
+    </message>
+    <message>
+        <source>&amp;Reintentar</source>
+        <translation>&amp;Try again</translation>
+    </message>
+    <message>
+        <source>&amp;Salir</source>
+        <translation>&amp;Quit</translation>
+    </message>
 </context>
 <context>
     <name>DeskStatusBar</name>

@@ -308,3 +308,43 @@ def test_a_locked_demo_desk_opens_again_with_its_clerks_password(
         assert session.operator is not None and session.operator.username == "clerk"
     finally:
         shell.close()
+
+
+def test_a_desk_whose_server_does_not_answer_at_start_offers_to_try_again(
+    app: QApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server of the casino is away when the desk starts: it says so and tries
+    again when asked, then opens; asked to stop, it ends with the server's code."""
+    from admission.errors import StoreError
+    from db.pg.connect import PgConnectCode
+    from main import build_context, build_tools
+
+    monkeypatch.delenv("ADMISSION_DB_KEY", raising=False)
+    attempts: list[int] = []
+
+    def server_back_on_the_second_try(tools: Any) -> AppContext:
+        attempts.append(1)
+        if len(attempts) == 1:
+            raise StoreError("no route to the server", code=PgConnectCode.UNREACHABLE)
+        return build_context(tools)
+
+    start = AppStart(
+        build_tools=partial(build_tools, tmp_path / "demo", demo=True),
+        build_context=server_back_on_the_second_try,
+        demo=True,
+    )
+    shell = DeskShell(app, start)
+    asked: list[str] = []
+    monkeypatch.setattr(shell, "ask_retry", lambda code: asked.append(code) or True)
+    try:
+        assert shell.open() is None and shell.window is not None
+    finally:
+        shell.close()
+    assert asked == ["PG_UNREACHABLE"] and len(attempts) == 2
+
+    attempts.clear()
+    shell = DeskShell(app, start)
+    monkeypatch.setattr(shell, "ask_retry", lambda code: False)  # "Salir"
+    code = shell.open()
+    shell.close()
+    assert code == 3 and shell.failure is not None and shell.failure[0] == "PG_UNREACHABLE"
