@@ -541,6 +541,9 @@ class DeskWindow(QMainWindow):
         evaluating, self._evaluating = self._evaluating, False
         if code in SERVER_SILENT:
             self._unanswered = True
+            # the controller learns it too (it then refuses scans), so that the next
+            # probe the server answers brings the desk back, as after a lost probe
+            self.controller.report_server(False)
             read = self._last_read if evaluating else None
             if read is not None and current is None:
                 self._show_offline_document(read)  # the document whose check failed

@@ -261,6 +261,10 @@ def test_an_evaluation_the_server_does_not_answer_offers_the_voucher_for_that_do
         window.offline_document.id_number or window.offline_document.document_number
     )
     dialog.reject()
+    # the next probe the server answers brings the desk back (not stuck without it)
+    assert not window.controller.server_reachable
+    window.controller.report_server(True)
+    assert not window.offline_mode and not window.offline_banner.isVisible()
 
 
 def test_a_desk_of_its_own_file_is_unchanged(
