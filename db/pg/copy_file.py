@@ -367,6 +367,7 @@ _COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {  # table -> (column, type) 
         ("registry_age_s", "bigint"),
         ("official_capacity", "text"),
         ("key_version", "integer"),
+        ("number_index", "bytea"),
     ),
     "observations": (
         ("observation_id", "bigint"),
@@ -746,6 +747,7 @@ class _Copier:
                 self._seal(str(r[8]), "visits", "document_number", int(r[0])),
                 *r[9:14],
                 v,
+                self.ring.number_index(str(r[8])),
             )
             for r in rows
         ]

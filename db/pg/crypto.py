@@ -97,6 +97,7 @@ _INSTALLATION_ID_LABEL = b"admission-desk/pg/installation-key-id/v1"
 _ENC_INFO = b"admission-desk/pg/value-key/v1"
 _IDENTITY_INFO = b"admission-desk/pg/blind-index/identity/v1"
 _NAME_INFO = b"admission-desk/pg/blind-index/name/v1"
+_NUMBER_INFO = b"admission-desk/pg/blind-index/document-number/v1"
 _TAG_LABEL = b"admission-desk/pg/key-tag/v1"
 _PASSPHRASE_LABEL = "pg-installation-key/"
 
@@ -232,7 +233,7 @@ def _key_tag(raw: bytes) -> int:
 class _DataKey:
     """One version's keys, derived once: the value key and the two blind-index keys."""
 
-    __slots__ = ("_identity_mac", "_name_mac", "_raw", "aead", "tag", "version")
+    __slots__ = ("_identity_mac", "_name_mac", "_number_mac", "_raw", "aead", "tag", "version")
 
     def __init__(self, version: int, raw: bytes) -> None:
         self.version = version
@@ -241,10 +242,16 @@ class _DataKey:
         self.aead = AESGCM(_hkdf(raw, _ENC_INFO))
         self._identity_mac = hmac.new(_hkdf(raw, _IDENTITY_INFO), digestmod=hashlib.sha256)
         self._name_mac = hmac.new(_hkdf(raw, _NAME_INFO), digestmod=hashlib.sha256)
+        self._number_mac = hmac.new(_hkdf(raw, _NUMBER_INFO), digestmod=hashlib.sha256)
 
     def identity_index(self, identity: IdentityKey) -> bytes:
         mac = self._identity_mac.copy()
         mac.update(identity.text.encode("ascii"))
+        return mac.digest()[:INDEX_SIZE]
+
+    def number_index(self, number: str) -> bytes:
+        mac = self._number_mac.copy()
+        mac.update(number.encode("utf-8"))
         return mac.digest()[:INDEX_SIZE]
 
     def prefix_token(self, prefix: str) -> bytes:
@@ -417,6 +424,16 @@ class KeyRing:
         """One blind index per held version, current first: a lookup during a
         re-encryption finds rows not yet resealed (``WHERE id_index = ANY(...)``)."""
         return tuple(self._keys[v].identity_index(identity) for v in self.versions)
+
+    def number_index(self, number: str, version: int | None = None) -> bytes:
+        """The blind index of a document number shown at a visit (as recorded), to store
+        (current version) or look up: an inspector's number finds the visits it was
+        shown at without opening them (art. 20.4)."""
+        return self._key(version).number_index(number)
+
+    def number_indexes(self, number: str) -> tuple[bytes, ...]:
+        """One per held version, current first (as :meth:`identity_indexes`)."""
+        return tuple(self._keys[v].number_index(number) for v in self.versions)
 
     def name_tokens(self, *parts: str, version: int | None = None) -> tuple[bytes, ...]:
         """The blind indexes to store for a name: every 2-6 letter prefix of every

@@ -12,18 +12,18 @@ numbers, the document numbers shown at visits and observations are sealed by the
    ``visits_by_at``) and the name's blind-index tokens (rows holding every token of one
    key version, as :meth:`db.pg.store.PgStore.search_visitors`).
 2. **No such criterion given**: the identity number alone is looked for through the
-   identities' blind indexes: a number is held by at most one identity per kind of
-   document and issuing state (:class:`admission.identity.IdentityKey`), so the desk
-   computes the index of every such identity (7 kinds x the ICAO codes an MRZ or a
-   manual entry may carry, about 1,800 HMACs per key version, a few milliseconds) and
-   the server finds the visitors among them (``id_index = ANY(...)``): exact at any
-   size. The document numbers shown at visits are the holder's identity number but for
-   rare cases (a document whose number is not the identity's); they are also opened
-   visit by visit while the file holds at most :data:`MAX_SCANNED` visits. An
-   observation alone is looked for by opening every observation, refused
-   (``PG_INSPECT_TOO_BROAD``) past :data:`MAX_SCANNED` rows: the inspector adds a date
-   range, a name or a number. A name made only of one-letter words narrows nothing
-   either: its candidates are every visitor, under the next cap.
+   blind indexes: a number is held by at most one identity per kind of document and
+   issuing state (:class:`admission.identity.IdentityKey`), so the desk computes the
+   index of every such identity (7 kinds x the ICAO codes an MRZ or a manual entry may
+   carry, about 1,400 HMACs per key version, a few tens of milliseconds), and the visits
+   hold the index of the number shown at each (``visits.number_index``, migration
+   0060); the server finds the visitors among them: exact at any size. The visits
+   recorded before that index existed (NULL until a re-encryption computes it) are
+   opened one by one while they are at most :data:`MAX_SCANNED`. An observation alone
+   is looked for by opening every observation, refused (``PG_INSPECT_TOO_BROAD``) past
+   :data:`MAX_SCANNED` rows: the inspector adds a date range, a name or a number. A
+   name made only of one-letter words narrows nothing either: its candidates are every
+   visitor, under the next cap.
 3. The candidates - at most :data:`MAX_CANDIDATES` visitors, else ``PG_INSPECT_TOO_BROAD``
    before anything is opened - have their sealed names (and identities, when a number
    is asked) opened and are checked on every criterion: the name (every query word a
@@ -156,37 +156,54 @@ class PgInspection:
 
     def _by_number(self, tx: _Tx, number: str) -> set[int]:
         """Every visitor whose identity's number is ``number`` (through the blind
-        indexes of every identity that number can be), and - while the file holds at
-        most :data:`MAX_SCANNED` visits - every visitor who showed a document of that
-        number at a visit (every sealed document number opened)."""
+        indexes of every identity that number can be) or who showed a document of that
+        number at a visit (through the visits' number index; the visits recorded before
+        it existed, while at most :data:`MAX_SCANNED`, by opening their numbers)."""
+        ring = self._store.ring
         indexes = [
             index
             for identity in _identities_of(number)
-            for index in self._store.ring.identity_indexes(identity)
+            for index in ring.identity_indexes(identity)
         ]
         found = {
             int(fn)
             for (fn,) in tx.all(
-                "SELECT file_number FROM visitors WHERE id_index = ANY(%s::bytea[])", (indexes,)
+                "SELECT file_number FROM visitors WHERE id_index = ANY(%s::bytea[]) "
+                "UNION SELECT file_number FROM visits WHERE number_index = ANY(%s::bytea[])",
+                (indexes, list(ring.number_indexes(number))),
             )
         }
         counted = tx.one(
-            "SELECT count(*) FROM (SELECT 1 FROM visits LIMIT %s) AS q", (MAX_SCANNED + 1,)
+            "SELECT count(*) FROM (SELECT 1 FROM visits WHERE number_index IS NULL LIMIT %s) AS q",
+            (MAX_SCANNED + 1,),
         )
-        if counted is not None and int(counted[0]) <= MAX_SCANNED:
+        if counted is not None and 0 < int(counted[0]) <= MAX_SCANNED:
             opener = self._store.opener
-            for visit_id, fn, doc in _scan(tx, "visits", "visit_id", "document_number", None):
+            for visit_id, fn, doc in _scan(
+                tx, "visits", "visit_id", "document_number", None, unindexed=True
+            ):
                 if opener.text(doc, "visits", "document_number", visit_id) == number:
                     found.add(fn)
         return found
 
     def _documents(self, tx: _Tx, number: str, files: list[int]) -> set[int]:
-        """Those of ``files`` that showed a document numbered ``number`` at a visit."""
-        found: set[int] = set()
+        """Those of ``files`` that showed a document numbered ``number`` at a visit: by
+        the visits' number index, and by opening the numbers of their visits recorded
+        before it."""
         if not files:
-            return found
+            return set()
+        found = {
+            int(fn)
+            for (fn,) in tx.all(
+                "SELECT DISTINCT file_number FROM visits WHERE file_number = ANY(%s::bigint[]) "
+                "AND number_index = ANY(%s::bytea[])",
+                (sorted(set(files)), list(self._store.ring.number_indexes(number))),
+            )
+        }
         opener = self._store.opener
-        for visit_id, fn, doc in _scan(tx, "visits", "visit_id", "document_number", files):
+        for visit_id, fn, doc in _scan(
+            tx, "visits", "visit_id", "document_number", files, unindexed=True
+        ):
             if (
                 fn not in found
                 and opener.text(doc, "visits", "document_number", visit_id) == number
@@ -263,15 +280,25 @@ def _narrowing(criteria: SearchCriteria, query: NameQuery | None) -> tuple[list[
 
 
 def _scan(
-    tx: _Tx, table: str, key: str, column: str, files: Iterable[int] | None
+    tx: _Tx,
+    table: str,
+    key: str,
+    column: str,
+    files: Iterable[int] | None,
+    *,
+    unindexed: bool = False,
 ) -> Iterable[tuple[int, int, Any]]:
     """(row key, file number, sealed value) of ``table``'s rows - of ``files``, or every
-    row when None, refused past :data:`MAX_SCANNED` rows - read in batches by key."""
+    row when None, refused past :data:`MAX_SCANNED` rows - read in batches by key.
+    ``unindexed``: only the visits without a number index (recorded before it)."""
     restrict = "" if files is None else " AND file_number = ANY(%s::bigint[])"
+    if unindexed:
+        restrict += " AND number_index IS NULL"
     extra: list[Any] = [] if files is None else [sorted(set(files))]
     if files is None:
         counted = tx.one(
-            f"SELECT count(*) FROM (SELECT 1 FROM {table} LIMIT %s) AS q", (MAX_SCANNED + 1,)
+            f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE true{restrict} LIMIT %s) AS q",
+            (MAX_SCANNED + 1,),
         )
         if counted is None or int(counted[0]) > MAX_SCANNED:
             raise _too_broad(table)

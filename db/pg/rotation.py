@@ -135,6 +135,7 @@ class _Table:
     sealed: tuple[str, ...]
     identity: str | None = None  # the sealed IdentityKey.text whose index is id_index
     names: tuple[str, str] | None = None  # (surname, given names): the name_tokens rows
+    number: str | None = None  # the sealed document number whose index is number_index
 
 
 # Every table of the store (db/pg/migrations) with sealed values; accounts and vouchers
@@ -149,7 +150,7 @@ SEALED_TABLES: tuple[_Table, ...] = (
         identity="identity",
         names=("surname", "given_names"),
     ),
-    _Table("visits", "visit_id", "bigint", ("document_number",)),
+    _Table("visits", "visit_id", "bigint", ("document_number",), number="document_number"),
     _Table("observations", "observation_id", "bigint", ("text",)),
     _Table("bans", "ban_id", "bigint", ("identity", "reason", "lift_reason"), identity="identity"),
     _Table("staff", "staff_id", "bigint", ("identity", "name"), identity="identity"),
@@ -394,6 +395,10 @@ def _reindex(table: _Table) -> Callable[[KeyRing, Mapping[str, bytes | None]], d
             assert text is not None
             identity = IdentityKey.parse(text.decode("utf-8"))
             indexes["id_index"] = (ring.identity_index(identity),)
+        if table.number is not None:
+            number = plain[table.number]
+            assert number is not None
+            indexes["number_index"] = (ring.number_index(number.decode("utf-8")),)
         if table.names is not None:
             surname, given = (plain[c] for c in table.names)
             indexes["name_tokens"] = ring.name_tokens(
@@ -434,7 +439,7 @@ def _reseal_batch(tx: _Tx, table: _Table, ring: KeyRing, limit: int, after: Any)
         )
         for row in rows
     ]
-    reindex = _reindex(table) if (table.identity or table.names) else None
+    reindex = _reindex(table) if (table.identity or table.names or table.number) else None
     batch = next(reencrypt_batches(sealed, ring, batch_size=len(sealed), reindex=reindex), [])
     if not batch:
         raise PgCryptoError(
@@ -454,6 +459,11 @@ def _reseal_batch(tx: _Tx, table: _Table, ring: KeyRing, limit: int, after: Any)
         arrays.append([r.indexes["id_index"][0] for r in batch])
         types.append("bytea")
         sets.append(sql.SQL("{} = u.ix").format(ident("id_index")))
+    if table.number is not None:
+        names.append("nx")
+        arrays.append([r.indexes["number_index"][0] for r in batch])
+        types.append("bytea")
+        sets.append(sql.SQL("{} = u.nx").format(ident("number_index")))
     unnest = sql.SQL(", ").join(
         sql.SQL("%s::{}[]").format(sql.SQL(t))
         for t in types  # types are fixed names above

@@ -942,8 +942,8 @@ class PgStore:
         tx.conn.execute(
             "INSERT INTO visits (visit_id, file_number, at, desk_id, operator, verdict, "
             "reasons, document_type, document_number, registry_status, registry_source, "
-            "registry_version, registry_age_s, official_capacity, key_version) "
-            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            "registry_version, registry_age_s, official_capacity, key_version, number_index) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
             (
                 visit_id,
                 file_number,
@@ -960,6 +960,7 @@ class PgStore:
                 r.age_seconds,
                 entry.official_capacity,
                 self._ring.current_version,
+                self._ring.number_index(entry.document_number),
             ),
         )
         return visit_id

@@ -99,6 +99,9 @@ class _PlainKey(_DataKey):
     def prefix_token(self, prefix: str) -> bytes:
         return prefix.encode("utf-8")
 
+    def number_index(self, number: str) -> bytes:
+        return number.encode("utf-8")
+
 
 class PlainRing(KeyRing):
     """The identity codec: ``seal`` returns the plaintext, ``open`` the stored bytes.

@@ -212,6 +212,17 @@ def test_a_search_that_would_open_too_much_is_refused_with_a_code(
     ):
         assert reads.inspect_visitors(criteria, 10) == list(fake.inspect_visitors(criteria, 10))
     assert len(reads.inspect_visitors(SearchCriteria(id_number=dni(5).number), 10)) == 1
+    shown = next(  # a document whose number is not its holder's identity number
+        v.document_number
+        for n in range(1, PEOPLE + 1)
+        for v in fake.visits(n)
+        if v.document_number.startswith("PAS")
+    )
+    monkeypatch.setattr(pg_inspection, "MAX_SCANNED", 1)  # no sealed number is opened
+    by_shown = SearchCriteria(id_number=shown)
+    assert reads.inspect_visitors(by_shown, 10) == list(fake.inspect_visitors(by_shown, 10))
+    assert reads.inspect_visitors(by_shown, 10)
+    monkeypatch.setattr(pg_inspection, "MAX_SCANNED", PEOPLE - 1)
     day = SearchCriteria(
         id_number=dni(5).number,
         visits_from=T0 - timedelta(days=1),

@@ -211,6 +211,12 @@ def test_reencrypt_reseals_every_table_and_everything_reads_the_same(server: Ser
     assert bytes(server.superuser("SELECT id_index FROM staff")[0][0]) == ring.identity_index(
         dni(3), 2
     )
+    # and every visit's number index (the document number shown) is the new version's
+    for visit_id, sealed, index in server.superuser(
+        "SELECT visit_id, document_number, number_index FROM visits"
+    ):
+        shown = store.opener.text(bytes(sealed), "visits", "document_number", int(visit_id))
+        assert bytes(index) == ring.number_index(shown, 2)
     assert snapshot(server, store) == before
     # a desk opened now reads the same, and a new admission is sealed under version 2
     other = server.open()
