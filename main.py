@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from admission.accounts import AccountService, LockoutPolicy
 from admission.cards.catalogue import CardCatalogue
@@ -62,9 +62,10 @@ from admission.leaflet import build_leaflet, leaflet_config_from_settings
 from admission.ports import Clock
 from admission.registry.policy import RegistryPolicy, RegistryPolicySettings
 from admission.reports import CasinoInfo, ReportService
-from admission.retention_sweep import RetentionSweep
+from admission.retention_sweep import RetentionSweep, VoucherPurge
 from admission.settings import Settings
 from admission.verdict import AdmissionPolicy, Outcome
+from admission.vouchers.model import VoucherBook
 from db.accounts import SqlAccounts
 from db.backup import BackupInfo, RestoreInfo, backup, restore, stale_backups
 from db.desk_counters import desk_counters
@@ -98,8 +99,6 @@ if TYPE_CHECKING:
     from admission.counters import CounterReader
     from admission.records import PurgeReport
     from admission.registry.snapshot import SignatureVerifier
-    from admission.retention_sweep import VoucherPurge
-    from admission.vouchers.model import VoucherBook
     from db.pg.target import PgTarget
     from hardware.mrz.live import LiveMrzReader
     from hardware.mrz.reader import MrzReader
@@ -157,6 +156,10 @@ def build_context(tools: Tools) -> AppContext:
         raise
 
 
+class DeskVouchers(VoucherBook, VoucherPurge, Protocol):
+    """The voucher book of the file (art. 23.4) with its retention (art. 20.4)."""
+
+
 @dataclass
 class FileParts:
     """The adapters of one kind of visitor file, for :func:`_wire`."""
@@ -165,8 +168,7 @@ class FileParts:
     reads: DeskReads
     replica: ReplicaFront
     reprints: ReprintQueue
-    vouchers: VoucherBook
-    voucher_purge: VoucherPurge
+    vouchers: DeskVouchers
     accounts: AccountService
     counters: CounterReader
     purge: Callable[[datetime], PurgeReport]
@@ -230,7 +232,6 @@ def _file_parts(tools: Tools, store: SqlCipherStore) -> FileParts:
         replica=replica,
         reprints=SqlReprintQueue(store),
         vouchers=vouchers,
-        voucher_purge=vouchers,
         # art. 20.3: who works the desk, audited in the file
         accounts=SqlAccounts(store, clock, policy=_lockout(settings)),
         counters=partial(desk_counters, store),  # the desk window's panel
@@ -298,7 +299,6 @@ def _server_parts(tools: Tools, target: PgTarget) -> FileParts:
         replica=replica,
         reprints=PgReprintQueue(store),
         vouchers=vouchers,
-        voucher_purge=vouchers,
         accounts=accounts,
         counters=partial(pg_desk_counters, store),
         purge=store.purge,
@@ -382,7 +382,7 @@ def _wire(tools: Tools, parts: FileParts) -> AppContext:
         retention=RetentionSweep(
             parts.purge,
             store,
-            parts.voucher_purge,
+            parts.vouchers,
             card_files,
             clock,
             SystemClock(),

@@ -518,9 +518,10 @@ class DeskController(QObject):
         server = ctx.server
 
         def probe() -> tuple[int | None, str, float | None]:
-            if server is not None:
+            if server is None:
+                ctx.store.ping()
+            else:  # its own connection, timed; an answer is the server's
                 server.measure()
-            ctx.store.ping()
             median = None if server is None else server.median_ms()
             if ctx.registry_sync is not None:
                 status = ctx.registry_sync.status()

@@ -37,7 +37,7 @@ from admission.errors import ConfigError, StoreError
 from admission.ports import Clock
 from admission.vouchers.model import NewVoucher
 from db.audit_chain import AuditChainCode
-from db.audit_key import AuditKey, audit_key_from_env, audit_key_from_file, audit_key_from_keyring
+from db.audit_key import AuditKey, resolve_audit_key
 from db.keys import DbKey, KeyringBackend
 from db.offline_formalise import FormaliseReport, ServerVoucherBook, formalise
 from db.offline_queue import OfflineVoucherQueue, QueuedVoucher, queue_key
@@ -59,7 +59,7 @@ __all__ = [
 
 DATABASE_ID_FILE = "database-id"
 OFFLINE_QUEUE_FILE = "offline-vouchers.db"
-DEMO_AUDIT_KEY_FILE = "demo-audit.key"
+DEMO_AUDIT_KEY_BASE = "demo"  # the demo's audit key file: demo + the key file suffix
 _MAX_ID = 64
 
 
@@ -102,26 +102,24 @@ def remember_database(folder: Path, database_id: str) -> None:
 def desk_audit_key(
     folder: Path, *, demo: bool, keyring: KeyringBackend | None, create: bool
 ) -> AuditKey:
-    """The audit chain's key on the server: ``ADMISSION_AUDIT_KEY``, else the OS keyring
-    (made there only when the visitor file is being created), else - the demo only - a
-    key file in the folder. Never a key file for real data: the key must not sit beside
-    the TLS key it would be stolen with."""
-    key = audit_key_from_env()
-    if key is not None:
-        return key
-    if keyring is not None:
-        key = audit_key_from_keyring(keyring, create=create)
-        if key is not None:
-            return key
+    """The audit chain's key on the server (:func:`db.audit_key.resolve_audit_key`):
+    ``ADMISSION_AUDIT_KEY``, else the OS keyring (made there only when the visitor file
+    is being created), else - the demo only - a key file in the folder. Never a key file
+    for real data: the key must not sit beside the TLS key it would be stolen with."""
     if demo:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-        key = audit_key_from_file(folder / DEMO_AUDIT_KEY_FILE, create=True)
-        if key is not None:
-            return key
-    raise StoreError(
-        "no audit key for the server: set ADMISSION_AUDIT_KEY or put it in the keyring",
-        code=AuditChainCode.AUDIT_KEY_MISSING,
+    key = resolve_audit_key(
+        folder / DEMO_AUDIT_KEY_BASE if demo else None,
+        create=create or demo,
+        keyring_backend=keyring,
+        allow_file=demo,
     )
+    if key is None:
+        raise StoreError(
+            "no audit key for the server: set ADMISSION_AUDIT_KEY or put it in the keyring",
+            code=AuditChainCode.AUDIT_KEY_MISSING,
+        )
+    return key
 
 
 def open_desk_store(
