@@ -69,12 +69,16 @@ def screenshot(widget: QWidget, name: str) -> None:
     save_screenshot(widget, name)
 
 
-def make_window(qtbot: QtBot, ctx: AppContext, session: object) -> DeskWindow:
+def make_window(
+    qtbot: QtBot, ctx: AppContext, session: object, *, director: Operator | None = DIRECTOR
+) -> DeskWindow:
+    """The desk window over ``ctx``, shown and active; ``director`` answers a director's
+    authorisation (None: nobody confirms)."""
     seed_demo_file(ctx)
     win = build_desk_window(
         ctx,
         session,  # type: ignore[arg-type]
-        authorise=lambda purpose: DIRECTOR,
+        authorise=lambda purpose: director,
         demo=True,
         runner=ImmediateRunner(),
         sound=TonePlayer(enabled=False),

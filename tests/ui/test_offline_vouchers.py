@@ -27,35 +27,18 @@ from db.keys import DbKey
 from db.offline_queue import QueueState
 from db.pg.desk import OfflineVouchers
 from db.pg.latency import PgLinkCode
-from hardware.sound import TonePlayer
 from tests.ui.conftest import FakeSession
+from tests.ui.test_desk_menus import make_window as desk_menus_window
 from ui.context import AppContext
 from ui.controller import DeskState
-from ui.demo_scenario import DemoCase, demo_cases, seed_demo_file
+from ui.demo_scenario import DemoCase, demo_cases
 from ui.desk_flow import document_from_lines
-from ui.desk_window import DeskWindow, build_desk_window
+from ui.desk_window import DeskWindow
 from ui.dialogs.vouchers import OfflineVoucherDialog, VoucherIssueDialog, VouchersDialog
-from ui.jobs import ImmediateRunner
 
 
 def make_window(qtbot: QtBot, ctx: AppContext, session: object) -> DeskWindow:
-    seed_demo_file(ctx)
-    win = build_desk_window(
-        ctx,
-        session,  # type: ignore[arg-type]
-        authorise=lambda purpose: None,
-        demo=True,
-        runner=ImmediateRunner(),
-        sound=TonePlayer(enabled=False),
-        watch_devices=False,
-    )
-    qtbot.addWidget(win)
-    win.resize(1200, 760)
-    win.show()
-    qtbot.waitExposed(win)
-    win.activateWindow()
-    qtbot.waitUntil(win.isActiveWindow, timeout=3000)  # shortcuts need the active window
-    return win
+    return desk_menus_window(qtbot, ctx, session, director=None)
 
 
 @pytest.fixture
