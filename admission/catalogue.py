@@ -1427,10 +1427,6 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "The key rotation makes no progress: the server returns rows already done",
     ),
     # -- key rotation of the server's visitor file (db.pg.rotation.PgRotationCode) -------
-    "PG_ROTATION_NOT_ON_SERVER": (
-        "El cambio de clave es del fichero de visitantes en un servidor PostgreSQL",
-        "Key rotation is for the visitor file on a PostgreSQL server",
-    ),
     "PG_ROTATION_MODE_UNKNOWN": (
         "Indique --rewrap, --reencrypt o --retire",
         "Give --rewrap, --reencrypt or --retire",

@@ -91,7 +91,6 @@ __all__ = [
     "MODES",
     "SEALED_TABLES",
     "KeyRotation",
-    "NoKeyRotation",
     "PgRotationCode",
     "ReencryptReport",
     "RetireReport",
@@ -115,7 +114,6 @@ _LOCK_LABEL = b"admission-desk/pg/rotation-lock/v1"
 class PgRotationCode(Code):
     """Why a key rotation of the server's visitor file was refused."""
 
-    NOT_ON_SERVER = "PG_ROTATION_NOT_ON_SERVER"  # the desk's own SQLCipher file: no rotation
     MODE_UNKNOWN = "PG_ROTATION_MODE_UNKNOWN"  # neither rewrap, reencrypt nor retire
     NEW_KEY_MISSING = "PG_ROTATION_NEW_KEY_MISSING"  # a re-wrap without ADMISSION_NEW_DB_KEY
     RUNNING = "PG_ROTATION_RUNNING"  # another desk is rotating the keys now
@@ -737,21 +735,3 @@ class KeyRotation:
             retire=mode == "reencrypt-retire",
             actor=actor,
         ).as_json()
-
-
-class NoKeyRotation:
-    """``ctx.key_rotation`` of a desk on its own SQLCipher file: the server's rotation
-    does not apply (SQLCipher's own rekey is another operation)."""
-
-    def rotate(
-        self,
-        *,
-        mode: str,
-        batch: int = DEFAULT_BATCH,
-        progress: Callable[[str], None] = _quiet,
-        actor: str = ACTOR,
-    ) -> dict[str, object]:
-        raise InvalidStateError(
-            "key rotation is for the visitor file on a PostgreSQL server",
-            code=PgRotationCode.NOT_ON_SERVER,
-        )

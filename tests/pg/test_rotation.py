@@ -35,7 +35,6 @@ from db.pg.rotation import (
     ENV_NEW_KEY,
     SEALED_TABLES,
     KeyRotation,
-    NoKeyRotation,
     PgRotationCode,
     reencrypt,
     refresh_ring,
@@ -434,9 +433,6 @@ def test_the_command_rotates_with_a_desk_key_from_the_environment(server: Server
             mode="rewrap", batch=10, progress=lines.append, actor="admin"
         )
     assert missing.value.code is PgRotationCode.NEW_KEY_MISSING
-    with pytest.raises(InvalidStateError) as sqlcipher:
-        NoKeyRotation().rotate(mode="reencrypt", batch=10, progress=lines.append, actor="admin")
-    assert sqlcipher.value.code is PgRotationCode.NOT_ON_SERVER
 
 
 def test_one_rotation_at_a_time_and_no_unknown_sealed_table(server: Server) -> None:

@@ -38,7 +38,7 @@ change the keys of the visitor file on the server (art. 20.4; GDPR art. 32), thr
 
 Only an administrator or the director runs it; each rotation is an entry of the audit
 trail (kind, versions, row counts). Answers JSON: the rotation's report. Exit 0 done; 1
-refused (``ROLE_REQUIRED``, ``PG_ROTATION_NOT_ON_SERVER`` on a desk of its own SQLCipher
+refused (``ROLE_REQUIRED``, ``PG_DESK_NO_SERVER`` on a desk of its own SQLCipher
 file, ``PG_ROTATION_RUNNING``, ``PG_ROTATION_NEW_KEY_MISSING``,
 ``PG_ROTATION_OLD_VERSION_IN_USE``...) or a re-encryption that left rows behind
 (``complete`` false: desks kept writing under the old version; run it again); 2 a bad
