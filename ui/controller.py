@@ -34,7 +34,6 @@ from PySide6.QtGui import QImage
 
 from admission.accounts import Operator
 from admission.cards.code import looks_like_card_code
-from admission.catalogue import text
 from admission.codes import Code
 from admission.counters import DeskCounters
 from admission.desk import OVERRIDABLE, AdmissionResult, DeskErrorCode
@@ -55,6 +54,7 @@ from ui.desk_flow import (
     record_admission,
     record_as_shown,
 )
+from ui.dialogs.common import message
 from ui.jobs import JobRunner
 from ui.workers import CameraWorker
 
@@ -80,7 +80,8 @@ class DeskState(Enum):
 
 
 def _message(code: str) -> str:
-    return text(code, "es")
+    """The catalogue's text in the window's language (``ui.i18n`` sets it)."""
+    return message(code)
 
 
 class DeskController(QObject):
@@ -90,14 +91,14 @@ class DeskController(QObject):
     card_printed = Signal(int)
     card_print_failed = Signal(int, str)  # card number, code
     card_checked = Signal(object)  # CardVerification
-    scan_rejected = Signal(str, str)  # code, Spanish message
+    scan_rejected = Signal(str, str)  # code, message in the window's language
     camera_hint_changed = Signal(str)  # hardware.mrz.live.Quality value
     frame_ready = Signal(QImage)
     device_status_changed = Signal(str, str, str)  # device, status, detail
     device_lost = Signal(str)
     device_found = Signal(str)
     counters_changed = Signal(object)  # DeskCounters
-    operation_failed = Signal(str, str)  # code, Spanish message
+    operation_failed = Signal(str, str)  # code, message in the window's language
     card_type_chosen = Signal(str)  # card type code
     register_checked = Signal(object, str)  # age of the RIAJ copy in seconds or None, error
     # the casino's server (arts. 154-155): its description and median round trip in ms
@@ -107,6 +108,7 @@ class DeskController(QObject):
     vouchers_formalised = Signal(object)  # FormaliseReport: provisional vouchers sent
     evaluation_started = Signal()
     cleared = Signal()
+    settings_applied = Signal(list)  # the saved keys, now in force on the desk
 
     def __init__(
         self,
@@ -330,6 +332,26 @@ class DeskController(QObject):
             self.card_checked.emit,
             lambda err: self._fail(str(err.code)),
         )
+
+    @Slot(list)
+    def apply_settings(self, keys: list[str]) -> None:
+        """Settings saved on the settings screen take effect now (hours and the last
+        hour, arts. 21.4 and 27; card types and prices, art. 23.2-3): the services are
+        reconfigured on the store worker, so an evaluation under way finishes under the
+        old rules and the next one is judged by the new. The card type goes back to the
+        default when the types or the default changed."""
+        ctx = self._ctx
+
+        def applied(_answer: object) -> None:
+            catalogue = ctx.desk.config.catalogue
+            if self._card_type not in catalogue.types or {"cards.types", "cards.default"} & set(
+                keys
+            ):
+                self._card_type = catalogue.default
+            self.card_type_chosen.emit(self._card_type)
+            self.settings_applied.emit(list(keys))
+
+        self._runner.submit(ctx.reconfigure, applied, lambda err: self._fail(str(err.code)))
 
     @Slot(str)
     def choose_card_type(self, code: str) -> None:

@@ -8,6 +8,11 @@ not kept in git). The setting ``ui.language`` chooses: ``es`` (default) loads no
 ``en`` loads the compiled file. A missing or stale .qm is compiled on the spot when
 lrelease is at hand; if it still cannot be had the window stays in Spanish (and says so
 in the log) rather than not opening.
+
+Two more sources follow the same choice: the catalogue's texts of the codes (verdict
+reasons, warnings, the figures' labels: ``ui.dialogs.common.message``), and Qt's own
+texts (standard buttons, file and message dialogs), which are English in Qt's source and
+Spanish from the ``qtbase_es.qm`` that PySide6 ships in its translations folder.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QLocale, QTranslator
+from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QTranslator
 
 __all__ = [
     "I18N_DIR",
@@ -28,6 +33,7 @@ __all__ = [
     "install_translator",
     "lrelease_command",
     "qm_path",
+    "qt_translation_path",
     "ts_path",
 ]
 
@@ -108,19 +114,58 @@ class DeskTranslator(QTranslator):
         return found or None
 
 
-def install_translator(app: QCoreApplication, language: str) -> QTranslator | None:
-    """Load the window's translation for ``language``; None for Spanish (the source)
-    or when no compiled file could be had. Keep the answer: Qt does not own it."""
-    if language == SOURCE_LANGUAGE or language not in LANGUAGES:
-        QLocale.setDefault(QLocale(QLocale.Language.Spanish, QLocale.Country.Spain))
+def qt_translation_path(language: str) -> Path:
+    """Qt's own translation of its widgets (``qtbase_<language>.qm``, shipped by PySide6)."""
+    folder = QLibraryInfo.path(QLibraryInfo.LibraryPath.TranslationsPath)
+    return Path(folder) / f"qtbase_{language}.qm"
+
+
+# what the last call installed, removed by the next one (the language can change while
+# the desk runs); Qt does not own a translator, so these references keep them alive
+_installed: list[QTranslator] = []
+
+
+def _qt_translator(app: QCoreApplication, language: str) -> QTranslator | None:
+    path = qt_translation_path(language)
+    translator = QTranslator(app)
+    if not translator.load(str(path)):
+        log.warning("Qt's own texts in %s not found: its buttons stay in English", language)
         return None
-    if not compile_translation(language):
-        log.warning("translation %s not compiled: the window stays in Spanish", language)
-        return None
-    translator = DeskTranslator(app)
-    if not translator.load(str(qm_path(language))):
-        log.warning("translation %s not loadable: the window stays in Spanish", language)
-        return None
-    app.installTranslator(translator)
-    QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedKingdom))
     return translator
+
+
+def install_translator(app: QCoreApplication, language: str) -> QTranslator | None:
+    """Put the window in ``language``: the desk's translation (English; None for Spanish,
+    the source, or when no compiled file could be had - keep the answer, Qt does not own
+    it), Qt's own texts (Spanish from ``qtbase_es.qm``), the locale and the catalogue's
+    language. A second call replaces what the first installed."""
+    from ui.dialogs.common import set_language
+
+    for old in _installed:
+        app.removeTranslator(old)
+    _installed.clear()
+    desk: QTranslator | None = None
+    shown = SOURCE_LANGUAGE
+    if language != SOURCE_LANGUAGE and language in LANGUAGES:
+        if not compile_translation(language):
+            log.warning("translation %s not compiled: the window stays in Spanish", language)
+        else:
+            desk = DeskTranslator(app)
+            if desk.load(str(qm_path(language))):
+                shown = language
+            else:
+                log.warning("translation %s not loadable: the window stays in Spanish", language)
+                desk = None
+    if shown == SOURCE_LANGUAGE:
+        qt_own = _qt_translator(app, SOURCE_LANGUAGE)
+        if qt_own is not None:
+            app.installTranslator(qt_own)
+            _installed.append(qt_own)
+        QLocale.setDefault(QLocale(QLocale.Language.Spanish, QLocale.Country.Spain))
+    else:
+        assert desk is not None
+        app.installTranslator(desk)
+        _installed.append(desk)
+        QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedKingdom))
+    set_language(shown)
+    return desk

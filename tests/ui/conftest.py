@@ -72,8 +72,17 @@ def session() -> FakeSession:
 @pytest.fixture(autouse=True)
 def _spanish_locale_after_each_test() -> Iterator[None]:
     """A test that shows the window in English must not leave the next one's card-type
-    labels in English (the window reads QLocale's default, as the app sets it)."""
+    labels, catalogue texts or Qt translators in English (the window reads QLocale's
+    default and the catalogue's language, as the app sets them)."""
     yield
-    from PySide6.QtCore import QLocale
+    from PySide6.QtCore import QCoreApplication, QLocale
 
+    from ui.dialogs.common import set_language
+
+    app = QCoreApplication.instance()
+    if app is not None:
+        from ui.i18n import install_translator
+
+        install_translator(app, "es")
+    set_language("es")
     QLocale.setDefault(QLocale(QLocale.Language.Spanish, QLocale.Country.Spain))

@@ -42,6 +42,7 @@ from ui.dialogs.common import (
     ReasonField,
     bounded,
     buddy_label,
+    card_type_label,
     close_box,
     document_summary,
     local_date,
@@ -383,7 +384,7 @@ class ExceptionalCardDialog(QDialog):
         catalogue = ctx.desk.config.catalogue
         for code, kind in catalogue.types.items():
             self.type_combo.addItem(
-                f"{bounded(kind.label_es, 60)} · {format_euros(kind.price_cents)}", code
+                f"{card_type_label(kind)} · {format_euros(kind.price_cents)}", code
             )
         wanted = card_type or catalogue.default
         self.type_combo.setCurrentIndex(max(0, self.type_combo.findData(wanted)))

@@ -27,7 +27,7 @@ from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPlainTextEdit, QWidget
 
 from admission.accounts import Operator, Role
-from admission.cards.catalogue import CardCatalogue, CardTypeErrorCode
+from admission.cards.catalogue import CardCatalogue, CardType, CardTypeErrorCode
 from admission.catalogue import text
 from admission.codes import Code
 from admission.errors import AdmissionError, ConfigError
@@ -98,6 +98,17 @@ def set_language(lang: str) -> None:
 def message(code: str) -> str:
     """The catalogue's text of ``code`` in the desk's language (Spanish by default)."""
     return text(code, _language)
+
+
+def language() -> str:
+    """The desk's language ("es" or "en"), as ``ui.i18n.install_translator`` set it."""
+    return _language
+
+
+def card_type_label(kind: CardType, limit: int = 60) -> str:
+    """A card type's label on screen, in the desk's language (printed papers keep the
+    Spanish label)."""
+    return bounded(kind.label_en if _language == "en" else kind.label_es, limit)
 
 
 def tr(text_es: str) -> str:

@@ -70,6 +70,7 @@ from ui.dialogs.common import (
     ReasonField,
     bounded,
     buddy_label,
+    card_type_label,
     close_box,
     document_summary,
     local_time,
@@ -206,10 +207,10 @@ class VoucherIssueDialog(QDialog):
             document_summary(document) if document is not None else "",
             name=self.tr("Documento depositado"),
         )
-        label = kind.label_es if kind else (card_type or "")
+        label = card_type_label(kind) if kind else bounded(card_type or "", 60)
         price = format_euros(kind.price_cents) if kind else ""
         self.type_label = plain_label(
-            f"{bounded(label, 60)} · {price}", name=self.tr("Tipo de tarjeta y precio")
+            f"{label} · {price}", name=self.tr("Tipo de tarjeta y precio")
         )
         self.issue_button, self.cancel_button, buttons = _issue_buttons(
             self, self.tr("&Emitir volante (Intro)"), self.issue
@@ -748,7 +749,7 @@ class OfflineVoucherDialog(QDialog):
         self.card_type = QComboBox()
         self.card_type.setAccessibleName(self.tr("Tipo de tarjeta y precio"))
         for code, kind in catalogue.types.items():
-            label = f"{bounded(kind.label_es, 60)} · {format_euros(kind.price_cents)}"
+            label = f"{card_type_label(kind)} · {format_euros(kind.price_cents)}"
             self.card_type.addItem(label, code)
         chosen = self.card_type.findData(card_type or catalogue.default)
         self.card_type.setCurrentIndex(max(chosen, 0))
