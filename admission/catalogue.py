@@ -782,8 +782,9 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "The audit key is not this file's",
     ),
     "AUDIT_KEY_BAD": (
-        "La clave de auditoría debe tener 64 caracteres hexadecimales",
-        "The audit key must be 64 hexadecimal characters",
+        "La clave de auditoría (variable o fichero de la clave) debe tener 64 caracteres "
+        "hexadecimales",
+        "The audit key (variable or key file) must be 64 hexadecimal characters",
     ),
     "REPRINT_POSSIBLE": (
         "Puede reimprimirse la tarjeta que ya tiene, indicando el motivo",
@@ -1140,6 +1141,10 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "Nombre de usuario: de 1 a 32 letras a-z, cifras, punto, guion o guion bajo",
         "User name: 1 to 32 letters a-z, digits, dot, hyphen or underscore",
     ),
+    "USERNAME_RESERVED": (
+        "Ese nombre lo usa el propio programa en el registro de auditoría: elija otro",
+        "The program itself writes that name in the audit trail: choose another",
+    ),
     "DISPLAY_NAME_INVALID": (
         "Nombre visible: de 1 a 80 caracteres imprimibles",
         "Display name: 1 to 80 printable characters",
@@ -1219,6 +1224,19 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "RETENTION_ROLE_REQUIRED": (
         "La conservación la consultan el director, un administrador o la inspección",
         "Retention is viewed by the director, an administrator or the inspectors",
+    ),
+    # -- observations (admission.observations.ObservationCode) ----------------------------
+    "OBSERVATION_ROLE_REQUIRED": (
+        "Las observaciones las añaden el personal de admisión o el director (art. 20.3)",
+        "Observations are added by the admission staff or the director (art. 20.3)",
+    ),
+    "OBSERVATION_TEXT_INVALID": (
+        "Escriba la observación: de 1 a 500 caracteres de texto, sin caracteres de control",
+        "Write the observation: 1 to 500 characters of text, no control characters",
+    ),
+    "OBSERVATION_FILE_UNKNOWN": (
+        "No hay ninguna ficha con ese número",
+        "There is no file with that number",
     ),
     # -- reports and exports (admission.reports.ReportCode) -------------------------------
     "REPORT_ROLE_REQUIRED": (
@@ -1337,6 +1355,10 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "DIRECTOR_ACCOUNT_REQUIRED": (
         "Decisión del director de juegos: cree primero las cuentas ('account add')",
         "A game director's decision: create the accounts first ('account add')",
+    ),
+    "PURPOSE_REQUIRED": (
+        "La inspección indica para qué consulta el fichero: --purpose TEXTO (art. 20.4)",
+        "An inspector states what the query is for: --purpose TEXT (art. 20.4)",
     ),
     # -- the desk window's menus (ui.desk_menus.MenuCode) ---------------------------------
     "ADMIN_NOT_CONFIRMED": (

@@ -33,6 +33,7 @@ import hmac
 import os
 import re
 import secrets
+import stat
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -46,6 +47,7 @@ KEYRING_USERNAME = "audit-chain-key"
 KEY_FILE_SUFFIX = ".audit-key"
 _HEX_KEY = re.compile(r"^[0-9a-fA-F]{64}$")
 _KEY_ID_LABEL = b"admission-desk/audit-key-id/v1"
+_KEY_FILE_MAX = 256  # 64 hex characters and some white space; more is not a key
 
 
 class AuditKey:
@@ -110,8 +112,8 @@ def key_file_path(database: Path) -> Path:
 def audit_key_from_file(path: Path, *, create: bool) -> AuditKey | None:
     """Read the key file; with ``create``, publish a new one atomically if absent (two
     desks starting on the same new file end up with the same key)."""
-    if path.exists():
-        return AuditKey.from_hex(path.read_text("ascii"), source="file")
+    if path.exists() or path.is_symlink():
+        return _read_key_file(path)
     if not create:
         return None
     key = AuditKey.generate(source="file")
@@ -125,7 +127,7 @@ def audit_key_from_file(path: Path, *, create: bool) -> AuditKey | None:
         try:
             os.link(temp, path)  # fails if another desk published first: use theirs
         except FileExistsError:
-            return AuditKey.from_hex(path.read_text("ascii"), source="file")
+            return _read_key_file(path)
     except OSError as exc:
         raise StoreError(
             f"cannot write the audit key file: {type(exc).__name__}",
@@ -135,6 +137,39 @@ def audit_key_from_file(path: Path, *, create: bool) -> AuditKey | None:
         with contextlib.suppress(OSError):
             temp.unlink()
     return key
+
+
+def _read_key_file(path: Path) -> AuditKey:
+    """The key in the key file: 64 hex characters. Anything else there - raw bytes, text
+    that is not ASCII, a folder, a device or a pipe - is AUDIT_KEY_BAD, never a traceback
+    nor a read that does not end (at most ``_KEY_FILE_MAX`` bytes are read)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a pipe must not block the open
+    except OSError as exc:
+        raise StoreError(
+            f"the audit key file cannot be read ({type(exc).__name__})",
+            code=AuditChainCode.AUDIT_KEY_BAD,
+        ) from exc
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            raise StoreError(
+                "the audit key file is not a regular file", code=AuditChainCode.AUDIT_KEY_BAD
+            )
+        raw = os.read(fd, _KEY_FILE_MAX)
+    except OSError as exc:
+        raise StoreError(
+            f"the audit key file cannot be read ({type(exc).__name__})",
+            code=AuditChainCode.AUDIT_KEY_BAD,
+        ) from exc
+    finally:
+        os.close(fd)
+    try:
+        text = raw.decode("ascii")
+    except UnicodeDecodeError as exc:
+        raise StoreError(
+            "the audit key file holds no text key", code=AuditChainCode.AUDIT_KEY_BAD
+        ) from exc
+    return AuditKey.from_hex(text, source="file")
 
 
 def resolve_audit_key(
