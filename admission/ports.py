@@ -61,7 +61,12 @@ class VisitorFile(Protocol):
 
     def observations(self, file_number: int) -> Sequence[Observation]: ...
 
-    def add_observation(self, file_number: int, text: str, author: str, at: datetime) -> None: ...
+    def add_observation(
+        self, file_number: int, text: str, author: str, at: datetime
+    ) -> Observation:
+        """A free-text observation (art. 20.3), audited with its row; NotFoundError for a
+        file number the file does not hold."""
+        ...
 
     def record_admission(self, entry: AdmissionEntry) -> RecordedAdmission:
         """Upsert the visitor, insert the visit and, when given, the card with the next

@@ -166,7 +166,9 @@ class FakeStore(FakeReportsMixin, FakeDataProtectionMixin):
             key=lambda o: (o.at, o.observation_id),
         )
 
-    def add_observation(self, file_number: int, text: str, author: str, at: datetime) -> None:
+    def add_observation(
+        self, file_number: int, text: str, author: str, at: datetime
+    ) -> Observation:
         self._call("add_observation", file_number, text, author, at)
         if file_number not in self._visitors:
             raise NotFoundError("no such file number")
@@ -181,6 +183,7 @@ class FakeStore(FakeReportsMixin, FakeDataProtectionMixin):
             at,
             rows=[(f"observation:{observation_id}", True)],
         )
+        return self._observations[observation_id]
 
     def record_admission(self, entry: AdmissionEntry) -> RecordedAdmission:
         self._call("record_admission", entry)

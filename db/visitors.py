@@ -296,7 +296,9 @@ class VisitorsMixin(AuditMixin):
             for fn, at, author, text, oid in rows
         ]
 
-    def add_observation(self, file_number: int, text: str, author: str, at: datetime) -> None:
+    def add_observation(
+        self, file_number: int, text: str, author: str, at: datetime
+    ) -> Observation:
         with self._tx() as conn:
             if (
                 conn.execute(
@@ -317,6 +319,8 @@ class VisitorsMixin(AuditMixin):
                 at,
                 rows=[(f"observation:{observation_id}", True)],
             )
+        assert observation_id is not None
+        return Observation(file_number, codec.parse_ts(codec.ts(at)), author, text, observation_id)
 
     def record_admission(self, entry: AdmissionEntry) -> RecordedAdmission:
         """Upsert the visitor, insert the visit and, when given, the card with the next

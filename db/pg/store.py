@@ -46,7 +46,7 @@ import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from enum import unique
 from types import TracebackType
 from typing import Any, ClassVar, TypeVar
@@ -767,8 +767,10 @@ class PgStore:
 
         return self._read(work)
 
-    def add_observation(self, file_number: int, text: str, author: str, at: datetime) -> None:
-        def work(tx: _Tx) -> None:
+    def add_observation(
+        self, file_number: int, text: str, author: str, at: datetime
+    ) -> Observation:
+        def work(tx: _Tx) -> Observation:
             if tx.one("SELECT 1 FROM visitors WHERE file_number = %s", (file_number,)) is None:
                 raise NotFoundError("no such file number")
             oid = _next_id(tx, "observations_observation_id_seq")
@@ -792,8 +794,9 @@ class PgStore:
                 at,
                 rows=[(f"observation:{oid}", True)],
             )
+            return Observation(file_number, at.astimezone(UTC), author, text, oid)
 
-        self._write(work)
+        return self._write(work)
 
     def record_admission(
         self, entry: AdmissionEntry, *, admission_id: str | None = None

@@ -127,6 +127,20 @@ def test_observations(any_store: Any) -> None:
     assert any_store.verify().ok
 
 
+def test_an_added_observation_is_answered_as_kept(any_store: Any) -> None:
+    """What ``add_observation`` answers is the row as the file reads it back (the id a
+    rectification names, the author, the instant), and the audit entry names the author."""
+    any_store.record_admission(entry(1))
+    made = any_store.add_observation(1, "Discutió con el crupier", "clerk1", T0 + DAY)
+    again = any_store.add_observation(1, "Pidió hoja de reclamaciones", "director1", T0 + DAY)
+    assert list(any_store.observations(1)) == [made, again]
+    assert (made.file_number, made.author, made.at) == (1, "clerk1", T0 + DAY)
+    assert again.observation_id > made.observation_id >= 1
+    notes = [a for a in any_store.audit_entries() if a.action == "OBSERVATION"]
+    assert [(a.actor, a.subject) for a in notes] == [("clerk1", "file:1"), ("director1", "file:1")]
+    assert any_store.verify().ok
+
+
 def test_print_reprint_void_keep_the_number(any_store: Any) -> None:
     number = any_store.record_admission(entry(1)).card_number
     assert any_store.card(number).status is CardStatus.ISSUED

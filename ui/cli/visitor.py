@@ -1,6 +1,8 @@
-"""``visitor show ID`` and ``visitor search TEXT``: the visitor file (art. 20.3); every
-query is recorded in the audit trail under the account signed in (``--user``; art.
-20.4: the file is confidential)."""
+"""``visitor show ID``, ``visitor search TEXT`` and ``visitor note FILE TEXT``: the visitor
+file (art. 20.3); every query is recorded in the audit trail under the account signed in
+(``--user``; art. 20.4: the file is confidential). ``note`` adds a free-text observation
+(art. 20.3) under the signed-in clerk's or director's name: the rules are
+:class:`admission.observations.ObservationService`'s."""
 
 from __future__ import annotations
 
@@ -8,10 +10,11 @@ import argparse
 from typing import Any
 
 from admission.errors import AdmissionError
+from admission.observations import ObservationError, ObservationService
 from admission.records import VisitRecord
-from ui.cli.args import identity_from_text, record_json
+from ui.cli.args import bounded_int, identity_from_text, record_json
 from ui.cli.result import CliError, Command, CommandResult, ExitCode, error
-from ui.cli.sign_in import actor, add_user_argument
+from ui.cli.sign_in import Refusal, SignInCode, actor, add_user_argument, operator
 from ui.context import AppContext
 
 
@@ -26,13 +29,34 @@ def _arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser)
     search.add_argument("text")
     search.add_argument("--limit", type=int, default=50)
     add_user_argument(search)
+    note = sub.add_parser(
+        "note", parents=[common], help="add an observation to a visitor's file (art. 20.3)"
+    )
+    note.add_argument("file", type=bounded_int(1, 999_999_999), help="file number")
+    note.add_argument("text", help="the observation: 1-500 characters of plain text")
+    add_user_argument(note)
 
 
 def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
+    if args.visitor_command == "note":
+        return add_note(args, ctx)
     who = actor(args, ctx)  # signed in before anything is read
     if args.visitor_command == "search":
         return search(args, ctx, who)
     return show(args, ctx, who)
+
+
+def add_note(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
+    """The observation under the signed-in account (a clerk or the director); a file
+    without accounts has nobody to name as its author."""
+    signed = operator(args, ctx)
+    if signed is None:
+        raise Refusal(ExitCode.USAGE, SignInCode.NO_ACCOUNTS, "the file has no account")
+    try:
+        made = ObservationService(ctx.store, ctx.clock).add(signed, args.file, args.text)
+    except ObservationError as refused:
+        return error(ExitCode.REFUSED, refused.code, str(refused))
+    return ExitCode.OK, {"added": True, "observation": record_json(made)}
 
 
 def show(args: argparse.Namespace, ctx: AppContext, who: str) -> CommandResult:
