@@ -72,6 +72,7 @@ from ui.dialogs.common import bounded, message
 from ui.dialogs.inspection import InspectionScreen
 from ui.dialogs.manual_entry import ManualEntryDialog
 from ui.dialogs.vouchers import OfflineVoucherCode
+from ui.help_menu import HelpMenu
 from ui.inspection_controller import inspection_controller
 from ui.jobs import ImmediateRunner, JobRunner
 from ui.wedge_filter import WedgeFilter
@@ -145,6 +146,7 @@ class DeskWindow(QMainWindow):
         self.runner = runner
         self.authorise = authorise
         self.menus: DeskMenus | None = None
+        self.help: HelpMenu | None = None  # F12 keys, F11 the regulation (art. 25)
         self.sound = sound if sound is not None else ctx.devices.sound(None)
         self._workers: list[QObject] = []
         self.card_check: CardCheckDialog | None = None
@@ -807,6 +809,10 @@ def build_desk_window(
     )
     controller.setParent(window)
     window.menus = attach_desk_menus(window)
+    documents = ctx.documents
+    window.help = HelpMenu(
+        window, runner, documents.regulation_text, print_regulation=documents.print_regulation
+    )
     window.apply_operator()
     if store_worker is not None:
         window.adopt_worker(store_worker)  # stopped last: adopted first

@@ -17,7 +17,7 @@ from admission.devices import DeviceErrorCode
 from admission.errors import ConfigError
 from admission.leaflet import Leaflet
 from admission.vouchers.model import VoucherView
-from hardware.printer import RECEIPT_80, CardPrinter
+from hardware.printer import A4, RECEIPT_80, CardPrinter
 from hardware.printer.documents import render_leaflet, render_text_document, render_voucher
 from hardware.printer.service import print_leaflet, print_voucher, spool
 
@@ -73,12 +73,21 @@ class DeskDocuments:
         printer = self._voucher_printer()
         return spool(printer, pdf, title=f"voucher-{view.reference}", page=RECEIPT_80, timeout=60.0)
 
-    def regulation_pdf(self) -> bytes:
-        """The regulation's text for the desk (art. 25.1), as a PDF."""
+    def regulation_text(self) -> str:
+        """The regulation's text for the desk (art. 25.1)."""
         try:
-            text = self.regulation_path.read_text(encoding="utf-8")
+            return self.regulation_path.read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError) as exc:
             raise ConfigError(
                 "regulation text not found", code=PaperError.REGULATION_UNREADABLE
             ) from exc
-        return render_text_document(REGULATION_TITLE, text).pdf
+
+    def regulation_pdf(self) -> bytes:
+        """The regulation's text for the desk (art. 25.1), as a PDF."""
+        return render_text_document(REGULATION_TITLE, self.regulation_text()).pdf
+
+    def print_regulation(self) -> tuple[str, str]:
+        """``(code, job_id)``: the regulation on the leaflet's printer, code "" when
+        printed (art. 25.1: at the visitors' disposal, on demand)."""
+        pdf = self.regulation_pdf()
+        return spool(self._leaflet_printer(), pdf, title="regulation", page=A4, timeout=180.0)

@@ -1029,8 +1029,12 @@
         <translation>Data retention</translation>
     </message>
     <message>
-        <source>Los cambios se aplican al reiniciar</source>
-        <translation>Changes apply after a restart</translation>
+        <source>Configuración guardada. Se aplica al reiniciar: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Configuración aplicada</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -1049,7 +1053,7 @@
     </message>
     <message>
         <source>El servidor del casino no responde: nadie puede iniciar sesión ni ser admitido hasta que responda. Avise al técnico.</source>
-        <translation>The casino's server does not answer: nobody can sign in or be admitted until it does. Call the technician.</translation>
+        <translation>The casino&apos;s server does not answer: nobody can sign in or be admitted until it does. Call the technician.</translation>
     </message>
     <message>
         <source>&amp;Reintentar</source>
@@ -1496,6 +1500,17 @@
     </message>
 </context>
 <context>
+    <name>DisplayFields</name>
+    <message>
+        <source>Idioma de la ventana</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Idioma:</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
     <name>ExceptionalCardDialog</name>
     <message>
         <source>Tarjeta excepcional (art. 23.5)</source>
@@ -1645,6 +1660,25 @@
     <message>
         <source>Imagen de la cámara</source>
         <translation>Camera image</translation>
+    </message>
+</context>
+<context>
+    <name>HelpMenu</name>
+    <message>
+        <source>Ay&amp;uda</source>
+        <translation>&amp;Help</translation>
+    </message>
+    <message>
+        <source>&amp;Atajos de teclado</source>
+        <translation>&amp;Keyboard shortcuts</translation>
+    </message>
+    <message>
+        <source>&amp;Reglamento de casinos (art. 25)…</source>
+        <translation>Casino &amp;regulation (art. 25)…</translation>
+    </message>
+    <message>
+        <source>Mostrador</source>
+        <translation>Counter</translation>
     </message>
 </context>
 <context>
@@ -2651,6 +2685,41 @@
     </message>
 </context>
 <context>
+    <name>RegulationDialog</name>
+    <message>
+        <source>Reglamento de Casinos de Juego (Decreto 58/2006)</source>
+        <translation>Casino Gaming Regulation (Decree 58/2006)</translation>
+    </message>
+    <message>
+        <source>Buscar en el texto (Intro: siguiente)</source>
+        <translation>Find in the text (Enter: next)</translation>
+    </message>
+    <message>
+        <source>Buscar en el reglamento</source>
+        <translation>Find in the regulation</translation>
+    </message>
+    <message>
+        <source>Texto del reglamento</source>
+        <translation>Text of the regulation</translation>
+    </message>
+    <message>
+        <source>Siguiente</source>
+        <translation>Next</translation>
+    </message>
+    <message>
+        <source>&amp;Imprimir</source>
+        <translation>&amp;Print</translation>
+    </message>
+    <message>
+        <source>No aparece en el texto</source>
+        <translation>Not found in the text</translation>
+    </message>
+    <message>
+        <source>Enviado a la impresora</source>
+        <translation>Sent to the printer</translation>
+    </message>
+</context>
+<context>
     <name>ReprintQueueDialog</name>
     <message>
         <source>Tarjetas emitidas sin imprimir</source>
@@ -2858,6 +2927,22 @@
         <translation>&amp;Printers</translation>
     </message>
     <message>
+        <source>P&amp;antalla</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Se aplica al reiniciar el programa (se lee solo al arrancar el puesto).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Los cambios se aplican al guardar, en el puesto en marcha. Los campos marcados con ⟳ se aplican al reiniciar el programa.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cuándo se aplican los cambios</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Guardar o cancelar</source>
         <translation>Save or cancel</translation>
     </message>
@@ -2876,6 +2961,17 @@
     <message>
         <source>Cancelar sin guardar</source>
         <translation>Cancel without saving</translation>
+    </message>
+</context>
+<context>
+    <name>ShortcutsOverlay</name>
+    <message>
+        <source>Atajos de teclado</source>
+        <translation>Keyboard shortcuts</translation>
+    </message>
+    <message>
+        <source>Pulse cualquier tecla para volver</source>
+        <translation>Press any key to go back</translation>
     </message>
 </context>
 <context>
@@ -3115,6 +3211,10 @@
     <message>
         <source>Registro y tarjeta</source>
         <translation>Record and card</translation>
+    </message>
+    <message>
+        <source>Foto del titular del documento</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Lea un documento</source>
