@@ -29,6 +29,10 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "ADMIT": ("Puede entrar", "May enter"),
     "SUPERVISOR": ("Decide el director de juegos", "The game director decides"),
     "DENY": ("No puede entrar", "May not enter"),
+    "NOT_ADMITTED": (
+        "No admitido, sin denegación: no se ha dado la entrada",
+        "Not admitted, not refused: no entry was given",
+    ),
     # -- the verdict's reasons (admission.verdict.Reason) ---------------------------------
     "MINOR": (
         "Menor de edad: no puede entrar (art. 21.1)",
@@ -75,6 +79,10 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "CLOSED": (
         "Fuera del horario de las salas de juego (art. 27)",
         "Outside the gaming rooms' opening hours (art. 27)",
+    ),
+    "DISMISSED_BY_CLERK": (
+        "No admitido: el empleado descartó la admisión sin confirmarla",
+        "Not admitted: dismissed by the clerk without confirming it",
     ),
     # -- documents typed in (admission.documents.DocumentErrorCode) -----------------------
     "MANUAL_BAD_TYPE": ("Tipo de documento desconocido", "Unknown document type"),
@@ -299,6 +307,10 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "State the official's capacity (art. 24.2)",
     ),
     "CARD_NOT_FOUND": ("Tarjeta no encontrada", "Card not found"),
+    "NOT_DISMISSIBLE": (
+        "Solo se descarta una admisión en pantalla",
+        "Only an admission on screen can be dismissed",
+    ),
     "DESK_SERVER_AWAY": (
         "Sin servidor: no se admite a nadie; F9 da un volante provisional (art. 23.4)",
         "No server: nobody is admitted; F9 gives a provisional voucher (art. 23.4)",
@@ -466,6 +478,25 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "KEYRING_FAILED": (
         "El llavero del sistema falló o no guardó la clave",
         "The system keyring failed or did not keep the key",
+    ),
+    # -- the file's passphrase without a keyring (admission.passphrase.PassphraseCode) ---
+    "PASSPHRASE_TOO_SHORT": (
+        "Frase de paso demasiado corta: al menos 12 caracteres",
+        "Passphrase too short: at least 12 characters",
+    ),
+    "PASSPHRASE_TOO_LONG": (
+        "Frase de paso demasiado larga: como mucho 256 caracteres",
+        "Passphrase too long: at most 256 characters",
+    ),
+    "PASSPHRASE_TOO_SIMPLE": (
+        "Frase de paso fácil de adivinar: use cuatro palabras o más, o mezcle "
+        "mayúsculas, minúsculas, cifras y signos",
+        "Passphrase easy to guess: use four words or more, or mix upper and lower "
+        "case, digits and signs",
+    ),
+    "PASSPHRASE_BAD_CHARACTER": (
+        "La frase de paso tiene un carácter de control",
+        "The passphrase has a control character",
     ),
     # -- devices (admission.devices.DeviceErrorCode): the camera --------------------------
     "CAMERA_NOT_FOUND": ("No se encuentra la cámara", "The camera cannot be found"),
@@ -785,6 +816,24 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "La clave de auditoría (variable o fichero de la clave) debe tener 64 caracteres "
         "hexadecimales",
         "The audit key (variable or key file) must be 64 hexadecimal characters",
+    ),
+    "AUDIT_KEY_LOST": (
+        "Falta la clave de auditoría de un fichero que ya la tenía: restáurela de la copia de "
+        "seguridad o del llavero del sistema; no se crea otra",
+        "The audit key of a file that had one is missing: restore it from the backup or the "
+        "system keyring; no new key is made",
+    ),
+    "CARD_NUMBER_GAP": (
+        "El contador de tarjetas no sigue a la última tarjeta anotada en la auditoría",
+        "The card counter does not follow the last card the audit trail recorded",
+    ),
+    "VOUCHER_NUMBER_GAP": (
+        "El contador de volantes no sigue al último volante anotado en la auditoría",
+        "The voucher counter does not follow the last voucher the audit trail recorded",
+    ),
+    "BLIND_INDEX_MISMATCH": (
+        "El índice de búsqueda de una identidad no corresponde a esa identidad",
+        "An identity's search index does not belong to that identity",
     ),
     "REPRINT_POSSIBLE": (
         "Puede reimprimirse la tarjeta que ya tiene, indicando el motivo",
@@ -1548,6 +1597,10 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "PG_TARGET_KEY_EXPOSED": (
         "La clave privada del puesto es legible por otros usuarios (permisos 600)",
         "This desk's private key is readable by other users (mode 600)",
+    ),
+    "PG_TARGET_BAD_HOST": (
+        "El nombre del servidor no es válido: partes de 1 a 63 caracteres, 253 en total",
+        "The server's host name is not valid: parts of 1 to 63 characters, 253 in all",
     ),
     # -- the link to the server (db.pg.latency.PgLinkCode) -------------------------------
     "PG_SERVER_TIMEOUT": (

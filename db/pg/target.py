@@ -121,6 +121,7 @@ class PgTargetCode(Code):
     TLS_TOO_WEAK = "PG_TARGET_TLS_TOO_WEAK"  # sslmode other than verify-full over TCP
     CERT_MISSING = "PG_TARGET_CERT_MISSING"  # a CA, certificate or key file is not there
     KEY_EXPOSED = "PG_TARGET_KEY_EXPOSED"  # the private key is readable by others
+    BAD_HOST = "PG_TARGET_BAD_HOST"  # an empty or over-long label, a name over 253 bytes
 
 
 class TargetError(ConfigError):
@@ -266,6 +267,8 @@ def parse_url(
         source,
     )
     socket = _is_socket(host)
+    if not socket:
+        _check_host_name(host, source)
     hostaddr = params.get("hostaddr") or None
     if hostaddr is not None:
         if socket:
@@ -333,6 +336,34 @@ def _whole(text: str, name: str, low: int, high: int, source: TargetSource) -> i
     if not text.isascii() or not text.isdigit() or not low <= int(text) <= high:
         raise _refuse(PgTargetCode.BAD_URL, f"{name} must be a whole number {low}-{high}", source)
     return int(text)
+
+
+def _check_host_name(host: str, source: TargetSource) -> None:
+    """An IP address, or a DNS name the resolver can take (RFC 1035 2.3.4: labels of 1
+    to 63 bytes, 253 bytes in all without the final dot; RFC 5890 for names that are
+    not ASCII). Told here: the resolver's own refusal of such a name is a traceback."""
+    try:
+        ipaddress.ip_address(host)
+    except ValueError:
+        pass
+    else:
+        return
+    name = host[:-1] if host.endswith(".") else host
+    try:
+        encoded = name.encode("idna")
+    except UnicodeError:
+        encoded = b""
+    labels = encoded.split(b".")
+    if not encoded or len(encoded) > 253 or not all(0 < len(label) <= 63 for label in labels):
+        raise _refuse(
+            PgTargetCode.BAD_HOST,
+            "the host is not a name the resolver takes (labels of 1-63 bytes, 253 in all)",
+            source,
+        )
+    if any(byte <= 0x20 or byte == 0x7F for byte in encoded):
+        raise _refuse(
+            PgTargetCode.BAD_HOST, "the host holds a space or a control character", source
+        )
 
 
 def _is_socket(host: str) -> bool:

@@ -191,6 +191,34 @@ def test_a_url_must_name_host_database_and_role(url: str, cert_dir: Path) -> Non
     assert refused(url, cert_dir).code is PgTargetCode.INCOMPLETE
 
 
+@pytest.mark.parametrize(
+    "host",
+    [
+        "db..casino",  # an empty label
+        ".casino",
+        "x" * 64 + ".casino",  # a label over 63 bytes
+        ".".join(["x" * 60] * 5),  # 304 bytes in all
+        "".join(chr(0xE0 + i % 30) for i in range(60)) + ".es",  # its xn-- form is longer
+        "db%20casino",  # a space
+        "db%01casino",  # a control character
+    ],
+)
+def test_a_host_the_resolver_cannot_take_is_refused_before_any_look_up(
+    host: str, cert_dir: Path
+) -> None:
+    # the resolver's own refusal of such a name was a traceback (UnicodeError)
+    error = refused(f"postgresql://desk1@{host}/admission", cert_dir)
+    assert error.code is PgTargetCode.BAD_HOST
+
+
+@pytest.mark.parametrize(
+    "host", ["db.casino.", "x" * 63 + ".casino", "ñandú.casino.es", "127.0.0.1", "[::1]"]
+)
+def test_a_host_within_the_limits_is_taken(host: str, cert_dir: Path) -> None:
+    target = parse_url(f"postgresql://desk1@{host}/admission", cert_dir=cert_dir)
+    assert target.host
+
+
 @pytest.mark.parametrize("mode", ["disable", "allow", "prefer", "require", "verify-ca", "bogus"])
 def test_over_tcp_only_verify_full_is_accepted(mode: str, cert_dir: Path) -> None:
     error = refused(f"postgresql://desk1@db.casino/admission?sslmode={mode}", cert_dir)
