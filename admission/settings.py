@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from enum import unique
 from pathlib import Path
@@ -44,6 +44,9 @@ class Setting:
     choices: tuple[str, ...] = ()
     pattern: str = ""  # full-match regular expression for text settings
     bounds: tuple[int, int] | None = None  # inclusive range of whole-number settings
+    # read once when the desk starts (the file, the server, the register's client):
+    # a change applies from the next start, and the settings screen says so
+    restart: bool = False
 
 
 DECLARED: tuple[Setting, ...] = (
@@ -53,16 +56,24 @@ DECLARED: tuple[Setting, ...] = (
         str,
         "Short casino id (1-8 A-Z/0-9), printed in card codes",
         pattern=r"[A-Z0-9]{1,8}",
+        restart=True,
     ),
     Setting("casino.name", "Casino de demostración", str, "Name on cards and leaflets"),
     Setting("casino.address", "", str, "Address on the leaflet"),
-    Setting("desk.id", "DESK1", str, "This admission desk (several desks share one file, R17)"),
+    Setting(
+        "desk.id",
+        "DESK1",
+        str,
+        "This admission desk (several desks share one file, R17)",
+        restart=True,
+    ),
     Setting(
         "database.url",
         "",
         str,
         "The casino's PostgreSQL server (postgresql://desk@host/db, arts. 154-155); "
         "empty = this desk's own SQLCipher file; ADMISSION_DATABASE_URL wins",
+        restart=True,
     ),
     Setting(
         "admission.unverifiable",
@@ -100,25 +111,49 @@ DECLARED: tuple[Setting, ...] = (
         int,
         "A replica older than this is not used (UNVERIFIABLE)",
     ),
-    Setting("registry.online_url", "", str, "RIAJ verification endpoint; empty = replica only"),
-    Setting("registry.timeout_seconds", 5, int, "Online check timeout"),
-    Setting("registry.sync_minutes", 15, int, "Change-feed pull period"),
+    Setting(
+        "registry.online_url",
+        "",
+        str,
+        "RIAJ verification endpoint; empty = replica only",
+        restart=True,
+    ),
+    Setting("registry.timeout_seconds", 5, int, "Online check timeout", restart=True),
+    Setting("registry.sync_minutes", 15, int, "Change-feed pull period", restart=True),
     Setting(
         "registry.public_key",
         "",
         str,
         "Snapshot signature Ed25519 public key (hex, base64 or PEM); empty = none",
+        restart=True,
     ),
-    Setting("registry.ca_file", "", str, "CA bundle of the RIAJ endpoint; empty = system"),
-    Setting("registry.client_cert", "", str, "Client certificate (PEM) granted by the regulator"),
+    Setting(
+        "registry.ca_file", "", str, "CA bundle of the RIAJ endpoint; empty = system", restart=True
+    ),
+    Setting(
+        "registry.client_cert",
+        "",
+        str,
+        "Client certificate (PEM) granted by the regulator",
+        restart=True,
+    ),
     Setting(
         "registry.client_key",
         "",
         str,
         "Client private key (PEM, passphrase-protected; passphrase in the OS keyring)",
+        restart=True,
     ),
-    Setting("registry.username", "", str, "RIAJ user name (its password is in the OS keyring)"),
-    Setting("registry.max_attempts", 3, int, "Attempts per online check (bounded retries)"),
+    Setting(
+        "registry.username",
+        "",
+        str,
+        "RIAJ user name (its password is in the OS keyring)",
+        restart=True,
+    ),
+    Setting(
+        "registry.max_attempts", 3, int, "Attempts per online check (bounded retries)", restart=True
+    ),
     Setting(
         "printer.backend", "pdf-folder", str, "How cards are printed", ("cups", "qt", "pdf-folder")
     ),
@@ -173,6 +208,10 @@ DECLARED: tuple[Setting, ...] = (
     Setting("scanner.serial_port", "", str, "Serial port of the document reader"),
     Setting("barcode.decoder", "zxing", str, "Barcode decoder", ("zxing", "zbar")),
     Setting("ui.language", "es", str, "Language of the desk window", ("es", "en")),
+    # the desk is read from about three metres: a dim counter takes the dark theme, a
+    # bright hall the light high-contrast one; the text size for the whole window
+    Setting("ui.theme", "dark", str, "Colours of the desk window", ("dark", "light")),
+    Setting("ui.font_size", 12, int, "Text size of the desk window (points)", bounds=(10, 24)),
     # Desk accounts (art. 20.3: the director answers for the service, so sign-ins are
     # guarded): wrong passwords in a row before an account locks, for how long, and the
     # minutes without a key or a click before the desk locks itself.
@@ -182,13 +221,32 @@ DECLARED: tuple[Setting, ...] = (
         int,
         "Wrong passwords in a row that lock an account",
         bounds=(1, 100),
+        restart=True,
     ),
-    Setting("accounts.lock_minutes", 15, int, "Minutes an account stays locked", bounds=(1, 1440)),
     Setting(
-        "session.idle_minutes", 5, int, "Idle minutes before the desk locks itself", bounds=(1, 720)
+        "accounts.lock_minutes",
+        15,
+        int,
+        "Minutes an account stays locked",
+        bounds=(1, 1440),
+        restart=True,
+    ),
+    Setting(
+        "session.idle_minutes",
+        5,
+        int,
+        "Idle minutes before the desk locks itself",
+        bounds=(1, 720),
+        restart=True,
     ),
 )
 BY_KEY: dict[str, Setting] = {s.key: s for s in DECLARED}
+
+
+def needs_restart(keys: Iterable[str]) -> list[str]:
+    """The keys among ``keys`` that apply only from the desk's next start (sorted)."""
+    return sorted(k for k in set(keys) if k in BY_KEY and BY_KEY[k].restart)
+
 
 # Numbered upgrades: UPGRADES[n] turns a version-n file into version n+1.
 UPGRADES: dict[int, Callable[[dict[str, Any]], dict[str, Any]]] = {

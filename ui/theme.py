@@ -1,28 +1,40 @@
-"""The desk's dark theme: Fusion, a dark palette legible on a dim counter, large verdicts.
+"""The desk's themes: Fusion, a dark palette for a dim counter or a light high-contrast
+one for a bright hall, a text size the administrator sets, large verdicts.
 
-A casino's admission counter is lit low; a dark window does not dazzle the clerk or the
-visitor across the desk. Text is light grey on near-black (contrast ratio above 12:1),
-the focus is a bright blue ring, and the verdict (art. 21: may enter / may not enter /
-the game director decides) is shown in a large bold font. The verdict colours are never
-the only sign: the widgets also show a word and an icon for each outcome.
+A casino's admission counter is usually lit low; a dark window does not dazzle the clerk
+or the visitor across the desk. Where the hall is bright the light theme is black on
+white. Both keep text above 12:1 against its background, draw a thick focus ring on every
+widget that takes the keyboard (the clerk works with keys: Enter, Esc, F1-F8) and draw
+check boxes with a bordered box and a white tick on blue, so they read on either
+background. The verdict (art. 21: may enter / may not enter / the game director decides)
+is shown in a large bold font; its colours are never the only sign: the widgets also show
+a word and an icon for each outcome.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
 
 from PySide6.QtGui import QColor, QFont, QPalette
 from PySide6.QtWidgets import QApplication, QStyleFactory
 
 __all__ = [
     "BASE_POINT_SIZE",
+    "THEMES",
     "VERDICT_COLOURS",
     "VERDICT_POINT_SIZE",
+    "Theme",
     "apply_dark_theme",
+    "apply_theme",
+    "current_theme",
     "dark_palette",
+    "light_palette",
     "verdict_font",
 ]
 
-BASE_POINT_SIZE = 12  # the whole window: read at arm's length, standing
-VERDICT_POINT_SIZE = 40  # the verdict banner: read across the counter
+BASE_POINT_SIZE = 12  # the whole window: read at arm's length, standing (ui.font_size)
+VERDICT_POINT_SIZE = 40  # the verdict banner's smallest word: read across the counter
 # outcome value (admission.verdict.Outcome) -> banner background; text stays white
 VERDICT_COLOURS: dict[str, str] = {
     "ADMIT": "#1B7F3B",  # green
@@ -30,48 +42,102 @@ VERDICT_COLOURS: dict[str, str] = {
     "SUPERVISOR": "#B26A00",  # amber
 }
 DEMO_COLOUR = "#6A1B9A"  # the DEMO banner: purple, never a verdict colour
-
-_WINDOW = QColor("#1E1F22")
-_BASE = QColor("#141517")
-_ALT_BASE = QColor("#25272B")
-_TEXT = QColor("#E8EAED")
-_DISABLED = QColor("#80868B")
-_BUTTON = QColor("#2D2F34")
-_HIGHLIGHT = QColor("#3D7BFD")
-_LINK = QColor("#8AB4F8")
+_TICK = Path(__file__).resolve().parent.parent / "resources" / "icons" / "check-white.svg"
 
 
-def dark_palette() -> QPalette:
-    """The desk palette; disabled text stays readable (grey on dark, 4.5:1)."""
+@dataclass(frozen=True)
+class Theme:
+    """One set of colours of the window."""
+
+    name: str
+    window: str
+    base: str
+    alt_base: str
+    text: str
+    disabled: str
+    button: str
+    highlight: str  # selection and the focus ring
+    link: str
+    border: str  # edges of fields, boxes and check boxes
+    warning: str  # warning text in the identity panel
+
+
+DARK = Theme(
+    name="dark",
+    window="#1E1F22",
+    base="#141517",
+    alt_base="#25272B",
+    text="#E8EAED",
+    disabled="#9AA0A6",
+    button="#2D2F34",
+    highlight="#4C8DFF",
+    link="#8AB4F8",
+    border="#BDC1C6",
+    warning="#FFB74D",
+)
+LIGHT = Theme(
+    name="light",
+    window="#FFFFFF",
+    base="#FFFFFF",
+    alt_base="#EEF1F5",
+    text="#000000",
+    disabled="#4D4D4D",
+    button="#E6E9EE",
+    highlight="#0041C2",
+    link="#0041C2",
+    border="#000000",
+    warning="#8A3B00",
+)
+THEMES: dict[str, Theme] = {DARK.name: DARK, LIGHT.name: LIGHT}
+_current: list[Theme] = [DARK]
+
+
+def current_theme() -> Theme:
+    """The theme the application was last given (:func:`apply_theme`)."""
+    return _current[0]
+
+
+def _palette(theme: Theme) -> QPalette:
     palette = QPalette()
     role = QPalette.ColorRole
     group = QPalette.ColorGroup
+    light = theme.name == "light"
     for r, colour in (
-        (role.Window, _WINDOW),
-        (role.WindowText, _TEXT),
-        (role.Base, _BASE),
-        (role.AlternateBase, _ALT_BASE),
-        (role.ToolTipBase, _ALT_BASE),
-        (role.ToolTipText, _TEXT),
-        (role.PlaceholderText, _DISABLED),
-        (role.Text, _TEXT),
-        (role.Button, _BUTTON),
-        (role.ButtonText, _TEXT),
-        (role.BrightText, QColor("#FFFFFF")),
-        (role.Highlight, _HIGHLIGHT),
-        (role.HighlightedText, QColor("#FFFFFF")),
-        (role.Link, _LINK),
-        (role.LinkVisited, _LINK),
-        (role.Light, QColor("#3A3D42")),
-        (role.Midlight, QColor("#303237")),
-        (role.Mid, QColor("#26282C")),
-        (role.Dark, QColor("#101113")),
-        (role.Shadow, QColor("#000000")),
+        (role.Window, theme.window),
+        (role.WindowText, theme.text),
+        (role.Base, theme.base),
+        (role.AlternateBase, theme.alt_base),
+        (role.ToolTipBase, theme.alt_base),
+        (role.ToolTipText, theme.text),
+        (role.PlaceholderText, theme.disabled),
+        (role.Text, theme.text),
+        (role.Button, theme.button),
+        (role.ButtonText, theme.text),
+        (role.BrightText, "#FFFFFF"),
+        (role.Highlight, theme.highlight),
+        (role.HighlightedText, "#FFFFFF"),
+        (role.Link, theme.link),
+        (role.LinkVisited, theme.link),
+        (role.Light, "#FFFFFF" if light else "#3A3D42"),
+        (role.Midlight, "#D0D4DA" if light else "#303237"),
+        (role.Mid, "#8C9299" if light else "#26282C"),
+        (role.Dark, "#5F6368" if light else "#101113"),
+        (role.Shadow, "#000000"),
     ):
-        palette.setColor(r, colour)
+        palette.setColor(r, QColor(colour))
     for r in (role.WindowText, role.Text, role.ButtonText):
-        palette.setColor(group.Disabled, r, _DISABLED)
+        palette.setColor(group.Disabled, r, QColor(theme.disabled))
     return palette
+
+
+def dark_palette() -> QPalette:
+    """The dark desk palette; disabled text stays readable (grey on dark, 4.5:1)."""
+    return _palette(DARK)
+
+
+def light_palette() -> QPalette:
+    """The light high-contrast palette: black on white, dark blue selection."""
+    return _palette(LIGHT)
 
 
 def verdict_font(point_size: int = VERDICT_POINT_SIZE) -> QFont:
@@ -82,24 +148,71 @@ def verdict_font(point_size: int = VERDICT_POINT_SIZE) -> QFont:
     return font
 
 
-_STYLE_SHEET = f"""
-QToolTip {{ color: {_TEXT.name()}; background: {_ALT_BASE.name()}; border: 1px solid #5F6368; }}
-*:focus {{ outline: none; }}
-QPushButton:focus, QLineEdit:focus, QComboBox:focus, QSpinBox:focus, QTableView:focus,
-QListView:focus, QTreeView:focus {{ border: 2px solid {_HIGHLIGHT.name()}; }}
-QPushButton {{ padding: 6px 14px; }}
+def style_sheet(theme: Theme) -> str:
+    """Focus ring, check boxes and tooltips of ``theme``. The focus ring is a border
+    three pixels wide on every widget that takes the keyboard; Fusion's own thin dotted
+    rectangle is not seen from the counter's other side."""
+    ring = f"border: 3px solid {theme.highlight};"
+    tick = _TICK.as_posix()
+    focusable = ", ".join(
+        f"{kind}:focus"
+        for kind in (
+            "QPushButton",
+            "QToolButton",
+            "QLineEdit",
+            "QComboBox",
+            "QSpinBox",
+            "QDoubleSpinBox",
+            "QDateEdit",
+            "QTimeEdit",
+            "QDateTimeEdit",
+            "QPlainTextEdit",
+            "QTextEdit",
+            "QTextBrowser",
+            "QAbstractItemView",
+            "QTabWidget",
+        )
+    )
+    return f"""
+QToolTip {{ color: {theme.text}; background: {theme.alt_base}; border: 1px solid {theme.border}; }}
+QPushButton {{ padding: 6px 14px; border: 1px solid {theme.border}; border-radius: 4px;
+    background: {theme.button}; color: {theme.text}; }}
+QPushButton:default {{ border: 2px solid {theme.border}; font-weight: bold; }}
+QPushButton:disabled {{ color: {theme.disabled}; border-color: {theme.disabled}; }}
+QLineEdit, QComboBox, QSpinBox, QDoubleSpinBox, QDateEdit, QTimeEdit, QDateTimeEdit,
+QPlainTextEdit, QTextEdit {{ border: 1px solid {theme.border}; border-radius: 3px;
+    padding: 2px 4px; background: {theme.base}; color: {theme.text}; }}
+{focusable} {{ {ring} }}
+QCheckBox:focus, QRadioButton:focus {{ {ring} border-radius: 4px; }}
+QCheckBox, QRadioButton {{ padding: 3px; border: 3px solid transparent; }}
+QCheckBox::indicator, QAbstractItemView::indicator {{ width: 20px; height: 20px;
+    border: 2px solid {theme.border}; border-radius: 3px; background: {theme.base}; }}
+QCheckBox::indicator:checked, QAbstractItemView::indicator:checked {{
+    background: {theme.highlight}; border-color: {theme.highlight}; image: url({tick}); }}
+QCheckBox::indicator:disabled {{ border-color: {theme.disabled}; }}
+QTabBar::tab:focus {{ {ring} }}
 QLabel#demoBanner {{ background: {DEMO_COLOUR}; color: #FFFFFF; font-weight: bold;
     padding: 4px; }}
 """
 
 
-def apply_dark_theme(app: QApplication) -> None:
-    """Fusion style, the dark palette, the base font size and the focus ring."""
-    style = QStyleFactory.create("Fusion")
-    if style is not None:
-        app.setStyle(style)
-    app.setPalette(dark_palette())
+def apply_theme(app: QApplication, theme: str = "dark", font_size: int = BASE_POINT_SIZE) -> Theme:
+    """Fusion style, the palette of ``theme`` ("dark" or "light"), the text size in
+    points and the focus ring; the theme applied. Called again when the settings change."""
+    chosen = THEMES.get(theme, DARK)
+    if app.style().name().lower() != "fusion":
+        style = QStyleFactory.create("Fusion")
+        if style is not None:
+            app.setStyle(style)
+    _current[0] = chosen
+    app.setPalette(_palette(chosen))
     font = app.font()
-    font.setPointSize(BASE_POINT_SIZE)
+    font.setPointSize(max(8, min(int(font_size), 32)))
     app.setFont(font)
-    app.setStyleSheet(_STYLE_SHEET)
+    app.setStyleSheet(style_sheet(chosen))
+    return chosen
+
+
+def apply_dark_theme(app: QApplication) -> None:
+    """The dark theme at the default text size."""
+    apply_theme(app, "dark", BASE_POINT_SIZE)

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QWidget
 
 from ui.desk_flow import DeskVerdict
 from ui.dialogs.common import bounded, local_date, local_time, message
+from ui.theme import current_theme
 from ui.widgets import ElidedLabel, WrappedLabel, shown_lines
 
 __all__ = ["IdentityPanel"]
@@ -42,8 +43,8 @@ class IdentityPanel(QGroupBox):
         self.visits = line(self.tr("Visitas"))
         self.last_visit = line(self.tr("Última visita"))
         self.observations = lines(self.tr("Observaciones"), NOTES_LIMIT, 4)
-        self.warnings = lines(self.tr("Avisos"), NOTES_LIMIT, 3)
-        self.warnings.setStyleSheet("color: #FFB74D; font-weight: bold;")
+        self.warnings = lines(self.tr("Avisos"), NOTES_LIMIT, 8)  # whole: they are read
+        self.warnings.setStyleSheet(f"color: {current_theme().warning}; font-weight: bold;")
         form = QFormLayout(self)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
         form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.DontWrapRows)
@@ -110,5 +111,6 @@ class IdentityPanel(QGroupBox):
         self.visits.setText(str(verdict.visits))
         self.last_visit.setText(local_time(verdict.last_visit) or self.tr("—"))
         self.observations.setText(shown_lines(verdict.observations, NOTES_LIMIT))
+        self.warnings.setStyleSheet(f"color: {current_theme().warning}; font-weight: bold;")
         warnings = ("⚠ " + message(c) for c in verdict.warnings)
         self.warnings.setText(shown_lines(warnings, NOTES_LIMIT))

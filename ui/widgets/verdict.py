@@ -2,27 +2,49 @@
 
 The outcome is told three ways at once - an icon glyph (✔ ✖ ⚠), a word and a colour -
 so a colour-blind clerk reads it the same (theme: colours are never the only sign).
-Under it, each reason in plain Spanish from the catalogue (art. 21: why a person may
-not enter), then the state of the record and the card.
+Under it, each reason from the catalogue in the window's language (art. 21: why a person
+may not enter), then the state of the record and the card.
+
+Read from three metres: the word and the reasons grow with the banner (a maximised window
+on a 1080p screen shows the word about 100 px high), every reason is shown whole - it
+wraps, and the font shrinks to fit, never "…" - and the holder's portrait, cut from the
+camera frame the document was read from, stands at the left so the clerk compares face
+and person. The portrait lives in this widget's memory only: it is dropped with the
+verdict, never written or logged (STYLE.md rule 15).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QFrame, QLabel, QVBoxLayout, QWidget
+from PySide6.QtCore import QRect, QSize, Qt
+from PySide6.QtGui import QFont, QFontMetrics, QImage, QPixmap, QResizeEvent
+from PySide6.QtWidgets import (
+    QFrame,
+    QHBoxLayout,
+    QLabel,
+    QLayout,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 from ui.dialogs.common import bounded, message
-from ui.theme import VERDICT_COLOURS, verdict_font
+from ui.theme import VERDICT_COLOURS, VERDICT_POINT_SIZE, verdict_font
 from ui.widgets import WrappedLabel, shown_lines
 
 __all__ = ["GLYPHS", "VerdictBanner"]
 
 GLYPHS = {"ADMIT": "✔", "DENY": "✖", "SUPERVISOR": "⚠"}
 _IDLE_COLOUR = "#2D2F34"
-REASONS_POINT_SIZE = 16  # read by the clerk at arm's length
-REASONS_MAX_LINES = 4  # more reasons end in "…", the whole list in the tooltip
+REASONS_POINT_SIZE = 16  # the reasons' smallest size: read by the clerk at arm's length
+REASONS_MAX_LINES = 40  # never reached: the font shrinks instead (every reason whole)
+HEADLINE_SHARE = 0.30  # of the banner's height: the verdict word
+REASONS_SHARE = 0.11  # of the banner's height: one line of the reasons, at most
+PROGRESS_SHARE = 0.06
+MAX_HEADLINE_PX = 200
+MAX_REASONS_PX = 64
+PORTRAIT_ASPECT = 0.78  # width / height of an ICAO portrait (35 x 45 mm)
 
 
 class VerdictBanner(QFrame):
@@ -43,14 +65,123 @@ class VerdictBanner(QFrame):
         reasons_font.setPointSize(REASONS_POINT_SIZE)
         reasons_font.setBold(True)
         self.reasons.setFont(reasons_font)
-        self.progress = WrappedLabel(name=self.tr("Registro y tarjeta"), max_lines=2, limit=300)
+        self.progress = WrappedLabel(name=self.tr("Registro y tarjeta"), max_lines=3, limit=300)
         self.progress.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.headline)
-        layout.addWidget(self.reasons)
-        layout.addWidget(self.progress)
+        # the holder's portrait from the camera frame (memory only), beside the verdict
+        self.portrait = QLabel()
+        self.portrait.setAccessibleName(self.tr("Foto del titular del documento"))
+        self.portrait.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.portrait.setSizePolicy(QSizePolicy.Policy.Fixed, QSizePolicy.Policy.Ignored)
+        self.portrait.setStyleSheet("border: 3px solid #FFFFFF; border-radius: 4px;")
+        self.portrait.hide()
+        self._portrait: QImage | None = None
+        self._fitted: tuple[QSize, str, str, str] | None = None
+        text = QVBoxLayout()
+        text.addWidget(self.headline)
+        text.addWidget(self.reasons, 1)
+        text.addWidget(self.progress)
+        layout = QHBoxLayout(self)
+        # the banner's size comes from the window, and its fonts from its size: its own
+        # hints (below) stand for the smallest fonts, so large fonts never hold it large
+        layout.setSizeConstraint(QLayout.SizeConstraint.SetNoConstraint)
+        layout.addWidget(self.portrait)
+        layout.addLayout(text, 1)
+        self._min_height = 0
+        self._min_width = 0
         self.outcome = ""
         self.show_idle()
+
+    # -- the portrait (memory only) -----------------------------------------------
+    def set_portrait(self, image: QImage | None) -> None:
+        """Show ``image`` beside the verdict (None: no portrait, the text takes the
+        whole banner). The image is kept here only, never written anywhere."""
+        self._portrait = None if image is None or image.isNull() else image
+        self.portrait.setVisible(self._portrait is not None)
+        self._fitted = None
+        self._fit()
+
+    def has_portrait(self) -> bool:
+        return self._portrait is not None
+
+    # -- sizes that follow the banner ------------------------------------------------
+    def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override: camelCase by necessity
+        super().resizeEvent(event)
+        self._fit()
+
+    def _fit(self) -> None:
+        """Fonts from the banner's size: the word as large as its share of the height
+        and the width allow; the reasons as large as fits the height left, all of them
+        whole (the banner grows only when even the smallest size does not fit)."""
+        size = self.size()
+        key = (size, self.headline.text(), self.reasons.full_text(), self.progress.full_text())
+        if key == self._fitted or size.height() <= 0:
+            return
+        self._fitted = key
+        height = size.height()
+        margins = self.contentsMargins()
+        left = self.layout().contentsMargins() if self.layout() is not None else margins
+        inner_h = height - left.top() - left.bottom()
+        portrait_w = 0
+        if self._portrait is not None:
+            portrait_w = int(inner_h * PORTRAIT_ASPECT)
+            self.portrait.setFixedWidth(portrait_w)
+            self.portrait.setPixmap(
+                QPixmap.fromImage(self._portrait).scaled(
+                    portrait_w - 6,
+                    inner_h - 6,
+                    Qt.AspectRatioMode.KeepAspectRatio,
+                    Qt.TransformationMode.SmoothTransformation,
+                )
+            )
+            portrait_w += 12  # the layout's spacing
+        width = max(40, size.width() - left.left() - left.right() - portrait_w - 8)
+        smallest_word = _pt_px(VERDICT_POINT_SIZE)
+        word_px = max(smallest_word, _pixels(height, HEADLINE_SHARE, MAX_HEADLINE_PX))
+        word = _fit_width(
+            _bold(self.headline.font(), word_px), self.headline.text(), width, smallest_word
+        )
+        progress = QFont(self.progress.font())
+        progress.setPixelSize(max(_pt_px(BASE_PT), int(height * PROGRESS_SHARE)))
+        self.progress.setFont(progress)
+        below = _text_height(progress, self.progress.full_text(), width) + 12
+        smallest = _pt_px(REASONS_POINT_SIZE)
+        reasons_px = max(smallest, _pixels(height, REASONS_SHARE, MAX_REASONS_PX))
+        reasons = _bold(self.reasons.font(), reasons_px)
+        text = self.reasons.full_text()
+
+        def overflows() -> bool:
+            room = inner_h - QFontMetrics(word).height() - below
+            return _text_height(reasons, text, width) > room
+
+        while reasons.pixelSize() > smallest and overflows():
+            reasons.setPixelSize(reasons.pixelSize() - 2)
+        while word.pixelSize() > smallest_word and overflows():  # many reasons: a smaller word
+            word.setPixelSize(max(smallest_word, word.pixelSize() - 4))
+        self.headline.setFont(word)
+        self.reasons.setFont(reasons)
+        # what the smallest fonts need at this width: the banner never gets less, so a
+        # long list of reasons makes it taller instead of being cut
+        needed = (
+            left.top()
+            + left.bottom()
+            + QFontMetrics(_bold(word, smallest_word)).height()
+            + _text_height(_bold(reasons, smallest), text, width)
+            + _text_height(_bold(progress, _pt_px(BASE_PT)), self.progress.full_text(), width)
+            + 16
+        )
+        word_w = QFontMetrics(_bold(word, smallest_word)).horizontalAdvance(self.headline.text())
+        needed_w = word_w + left.left() + left.right() + portrait_w + 24
+        if (needed, needed_w) != (self._min_height, self._min_width):
+            self._min_height, self._min_width = needed, needed_w
+            self.updateGeometry()
+
+    def minimumSizeHint(self) -> QSize:  # Qt override: camelCase by necessity
+        return QSize(
+            max(320, self._min_width), max(self._min_height, _pt_px(VERDICT_POINT_SIZE) * 2)
+        )
+
+    def sizeHint(self) -> QSize:  # Qt override: camelCase by necessity
+        return QSize(640, max(self._min_height, 240))
 
     def _paint(self, colour: str) -> None:
         self.setStyleSheet(
@@ -58,12 +189,20 @@ class VerdictBanner(QFrame):
             " QFrame#verdictBanner QLabel { color: #FFFFFF; }"
         )
 
+    def _texts_changed(self) -> None:
+        self._fitted = None
+        self._fit()
+
     def show_idle(self) -> None:
         self.outcome = ""
         self._paint(_IDLE_COLOUR)
+        self._portrait = None  # the person has gone: their portrait goes with them
+        self.portrait.hide()
+        self.portrait.clear()
         self.headline.setText(self.tr("Lea un documento"))
         self.reasons.setText(self.tr("Cámara, lector o Ctrl+M para entrada manual"))
         self.progress.setText("")
+        self._texts_changed()
 
     def show_checking(self) -> None:
         self.outcome = ""
@@ -71,6 +210,7 @@ class VerdictBanner(QFrame):
         self.headline.setText(self.tr("Comprobando…"))
         self.reasons.setText("")
         self.progress.setText("")
+        self._texts_changed()
 
     def show_verdict(self, outcome: str, reasons: Sequence[str]) -> None:
         """``outcome`` is an ``Outcome`` value; ``reasons`` their codes."""
@@ -91,14 +231,52 @@ class VerdictBanner(QFrame):
             "SUPERVISOR": self.tr("Intro: pedir la autorización del director de juegos"),
         }
         self.progress.setText(hint.get(outcome, ""))
+        self._texts_changed()
 
     def show_progress(self, text_es: str) -> None:
         self.progress.setText(bounded(text_es, 300))
+        self._texts_changed()
 
     def show_refusal(self, message_es: str) -> None:
         """A scan that identifies nobody: nothing is recorded."""
         self.outcome = ""
         self._paint(_IDLE_COLOUR)
+        self.set_portrait(None)
         self.headline.setText(self.tr("⟲  LEA DE NUEVO"))
         self.reasons.setText(bounded(message_es, 300))
         self.progress.setText("")
+        self._texts_changed()
+
+
+BASE_PT = 12  # the progress line's smallest size (the window's base text size)
+
+
+def _pt_px(points: int) -> int:
+    """Points as pixels at 96 dpi (Qt scales logical pixels for high-DPI screens)."""
+    return round(points * 96 / 72)
+
+
+def _pixels(height: int, share: float, ceiling: int) -> int:
+    return max(8, min(ceiling, int(height * share)))
+
+
+def _bold(base: QFont, pixels: int) -> QFont:
+    font = QFont(base)
+    font.setPixelSize(pixels)
+    font.setBold(True)
+    return font
+
+
+def _fit_width(font: QFont, text: str, width: int, smallest: int) -> QFont:
+    """``font`` made smaller until ``text`` fits in ``width`` (not below ``smallest``)."""
+    fitted = QFont(font)
+    while fitted.pixelSize() > smallest and QFontMetrics(fitted).horizontalAdvance(text) > width:
+        fitted.setPixelSize(max(smallest, int(fitted.pixelSize() * 0.92)))
+    return fitted
+
+
+def _text_height(font: QFont, text: str, width: int) -> int:
+    if not text:
+        return 0
+    flags = int(Qt.TextFlag.TextWordWrap.value) | int(Qt.AlignmentFlag.AlignCenter.value)
+    return QFontMetrics(font).boundingRect(QRect(0, 0, width, 1_000_000), flags, text).height()
