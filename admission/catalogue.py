@@ -910,6 +910,27 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "No se puede escribir el archivo de salida en esa ruta",
         "The output file cannot be written there",
     ),
+    # -- files the desk writes (admission.atomic_file.OutputCode) -------------------------
+    "OUTPUT_EXISTS": (
+        "Ya hay un archivo con ese nombre: indique --force para sustituirlo",
+        "A file with that name is already there: give --force to replace it",
+    ),
+    "OUTPUT_PROTECTED": (
+        "Esa ruta es el fichero de visitantes o algo suyo: nunca se escribe encima",
+        "That path is the visitor file or belongs to it: it is never written over",
+    ),
+    "OUTPUT_NOT_A_FILE": (
+        "Esa ruta no es un archivo: es una carpeta, un dispositivo o similar",
+        "That path is not a file: it is a folder, a device or the like",
+    ),
+    "OUTPUT_NO_FOLDER": (
+        "La carpeta indicada no existe o no se puede abrir",
+        "The folder given is not there or cannot be opened",
+    ),
+    "OUTPUT_NAME_TOO_LONG": (
+        "El nombre es demasiado largo (255 bytes por nombre, 4096 la ruta entera)",
+        "The name is too long (255 bytes a name, 4096 the whole path)",
+    ),
     "MANUAL_BAD_DOC_TYPE": (
         "Tipo de documento desconocido en --doc-type",
         "Unknown document type in --doc-type",
@@ -1451,6 +1472,35 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "RESTORE_WRITE_FAILED": (
         "No se pudo copiar la copia de seguridad en la carpeta; la carpeta queda como estaba",
         "The backup could not be copied into the folder; the folder is left as it was",
+    ),
+    "RESTORE_SOURCE_LIVE": (
+        "El origen es un fichero en uso y no se pudo copiar entero: haga una copia con backup",
+        "The source is a file in use and could not be copied whole: take a backup of it",
+    ),
+    # -- a restore older than the folder's record (admission.restore_loss) ---------------
+    "RESTORE_LOSES_DATA": (
+        "La copia es anterior a lo registrado: solo con --accept-loss y el director de juego",
+        "The backup is older than what was recorded: only with --accept-loss and the director",
+    ),
+    "NEWER_BACKUP": (
+        "La carpeta conoce una copia de seguridad más reciente",
+        "The folder knows a more recent backup",
+    ),
+    "NEWER_CARD_PDF": (
+        "La carpeta de tarjetas tiene tarjetas posteriores a la copia",
+        "The card folder holds cards issued after the backup",
+    ),
+    "ISSUED_RECORD": (
+        "El registro junto al fichero tiene números posteriores a la copia",
+        "The record beside the file holds numbers issued after the backup",
+    ),
+    "AUDIT_HEAD": (
+        "La auditoría registrada junto al fichero va más allá de la copia",
+        "The audit head recorded beside the file is past the backup's",
+    ),
+    "OTHER_FILE": (
+        "La carpeta tenía otro fichero de visitantes: todo lo suyo se pierde",
+        "The folder held another visitor file: all of it is lost",
     ),
     "STALE_BACKUP": (
         "Hay una copia de seguridad de hace más de seis meses: destrúyala (art. 20.4)",

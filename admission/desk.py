@@ -81,6 +81,7 @@ class DeskErrorCode(Code):
     EVALUATION_STALE = "EVALUATION_STALE"  # older than EVALUATION_MAX_AGE_SECONDS: read again
     OFFICIAL_NEEDS_CAPACITY = "OFFICIAL_NEEDS_CAPACITY"  # art. 24.2: identity and capacity
     CARD_NOT_FOUND = "CARD_NOT_FOUND"
+    NOT_DISMISSIBLE = "NOT_DISMISSIBLE"  # only an ADMIT on screen is dismissed by the clerk
     # the server's answer was lost while it committed and it could not be asked again:
     # the clerk presses again, and the admission is recorded once under its id
     OUTCOME_UNKNOWN = "ADMISSION_OUTCOME_UNKNOWN"
@@ -142,8 +143,8 @@ class AdmissionResult:
     recorded: RecordedAdmission
     card: CardRecord | None  # the card issued now (to print), None when none was
     authorised_by: str = ""
-    # The card the visitor already held (art. 22): the visit was refused with
-    # ALREADY_ADMITTED (reprint it if lost), or admitted on it (a pass, several_entries).
+    # The card the visitor already held (art. 22): the visit was a re-entry on it
+    # (ALREADY_ADMITTED: reprint it if lost), or admitted on it (a pass, several_entries).
     existing_card: CardRecord | None = None
 
     @property
@@ -151,6 +152,11 @@ class AdmissionResult:
         if self.card is not None:
             return True
         return self.existing_card is not None and self.verdict.outcome is Outcome.ADMIT
+
+    @property
+    def reentry(self) -> bool:
+        """A re-entry on the card already held (art. 22): neither a refusal nor a visit."""
+        return self.verdict.outcome is Outcome.ALREADY_ADMITTED
 
 
 class AdmissionDesk:
@@ -274,9 +280,10 @@ class AdmissionDesk:
         held = self._held(evaluation, recorded)
         if card is not None and recorded.card_number is None and held is not None:
             # Another desk issued this person's card meanwhile: the store kept it to one
-            # card in its transaction (art. 22) and recorded the visit accordingly.
-            reentry = held.card_type in self.config.catalogue.reentry_types
-            final = final if reentry else _already_admitted(final)
+            # card in its transaction (art. 22) and recorded the visit as a re-entry
+            # (db.visitors.second_card), or as admitted on a pass.
+            if held.card_type not in self.config.catalogue.reentry_types:
+                final = Verdict(Outcome.ALREADY_ADMITTED, _with_held(final.reasons))
             overridden = False
         if overridden:  # (the store audits exceptional cards itself, in the same txn)
             self._store.append(
@@ -290,6 +297,20 @@ class AdmissionDesk:
         return AdmissionResult(
             evaluation, final, recorded, issued, authorised_by if issued else "", held
         )
+
+    def dismiss(self, evaluation: Evaluation, *, operator: str) -> AdmissionResult:
+        """An ADMIT on screen the clerk dismissed (Esc) instead of confirming: recorded
+        as NOT_ADMITTED with DISMISSED_BY_CLERK, no card (art. 20.3: the presentation
+        is in the file; nobody was admitted). However old the verdict: nothing is
+        granted by it."""
+        if evaluation.verdict.outcome is not Outcome.ADMIT:
+            raise InvalidStateError(
+                "only an admission on screen is dismissed", code=DeskErrorCode.NOT_DISMISSIBLE
+            )
+        self._check_clock()
+        final = Verdict(Outcome.NOT_ADMITTED, (Reason.DISMISSED_BY_CLERK,))
+        recorded = self._record(self._entry(evaluation, final, operator, None))
+        return AdmissionResult(evaluation, final, recorded, None, "", evaluation.held_card)
 
     def _record(self, entry: AdmissionEntry) -> RecordedAdmission:
         """``record_admission``, asked again under the same admission id when a server's
@@ -432,11 +453,22 @@ class AdmissionDesk:
         return today
 
 
-def _already_admitted(verdict: Verdict) -> Verdict:
-    """Refused: the person holds a valid card already (art. 22); never overridable."""
-    reasons = {*verdict.reasons, Reason.ALREADY_ADMITTED}
+def _with_held(reasons: Sequence[Reason]) -> tuple[Reason, ...]:
     order = list(Reason)
-    return Verdict(Outcome.DENY, tuple(sorted(reasons, key=order.index)))
+    return tuple(sorted({*reasons, Reason.ALREADY_ADMITTED}, key=order.index))
+
+
+def _already_admitted(verdict: Verdict) -> Verdict:
+    """The person holds a valid card already (art. 22): no second card, never
+    overridable. A re-entry on it (ALREADY_ADMITTED) when nothing else stands in the
+    way; still refused (DENY) for a reason of the person found since; not admitted when
+    the RIAJ cannot be checked (art. 20.1-2: every visitor, every time)."""
+    reasons = _with_held(verdict.reasons)
+    if verdict.outcome is Outcome.DENY:
+        return Verdict(Outcome.DENY, reasons)
+    if Reason.REGISTRY_UNVERIFIABLE in reasons:
+        return Verdict(Outcome.NOT_ADMITTED, reasons)
+    return Verdict(Outcome.ALREADY_ADMITTED, reasons)
 
 
 def _support_number(document: DeskDocument) -> str:

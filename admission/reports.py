@@ -160,7 +160,12 @@ class FigureCounts:
     card_types: tuple[tuple[str, int, int], ...]  # type, cards not voided, their cents
     voided: int  # cards issued in the range and voided since
     reasons: tuple[tuple[str, int], ...]  # reason code, refused visits giving it
-    visitors: int  # distinct people with a visit in the range
+    visitors: int  # distinct people with a visit in the range (re-entries aside)
+    # art. 22: re-entries on a card held - neither refusals nor visits
+    reentries: int = 0
+    # not admitted, not refused: the RIAJ unavailable (art. 20.1-2), dismissed
+    not_admitted: int = 0
+    not_admitted_reasons: tuple[tuple[str, int], ...] = ()  # reason code, count
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,6 +186,9 @@ class Figures:
     visitors: int
     voided: int = 0
     refused_per_hour: tuple[int, ...] = (0,) * 24
+    reentries: int = 0  # re-entries on a card held (art. 22): not refusals, not visits
+    not_admitted: int = 0  # neither admitted nor refused: the RIAJ unavailable, dismissed
+    not_admitted_reasons: tuple[tuple[str, int], ...] = ()  # reason code, count
 
 
 @dataclass(frozen=True, slots=True)
@@ -553,6 +561,11 @@ def figures_from_counts(date_from: date, date_to: date, counts: FigureCounts) ->
         visitors=counts.visitors,
         voided=counts.voided,
         refused_per_hour=tuple(refused_hour),
+        reentries=counts.reentries,
+        not_admitted=counts.not_admitted,
+        not_admitted_reasons=tuple(
+            sorted(counts.not_admitted_reasons, key=lambda r: (-r[1], r[0]))
+        ),
     )
 
 

@@ -1,9 +1,15 @@
-"""Admission verdicts: pure rules returning ADMIT, DENY or SUPERVISOR with reason codes.
+"""Admission verdicts: pure rules returning ADMIT, DENY, SUPERVISOR or NOT_ADMITTED with
+reason codes.
 
 Sources: art. 21.1 (persons under art. 24.1-2 of Ley 6/2001: minors, persons in
 the RIAJ), art. 21.2-3 (internal bans), art. 18 (staff may not play), art. 23.1
 (accepted documents), art. 21.4 / 27 (last hour before closing). The most
 severe outcome wins; every reason that applies is reported, in a stable order.
+
+A register that cannot be checked is not a refusal of the person: it is NOT_ADMITTED
+(the check fails closed, art. 20.1-2) unless the policy lets the director decide. The
+desk adds ALREADY_ADMITTED for a person who holds a valid card (art. 22), and
+NOT_ADMITTED with DISMISSED_BY_CLERK for an admission the clerk dismissed.
 """
 
 from __future__ import annotations
@@ -24,11 +30,17 @@ ADULT_AGE = 18
 
 @unique
 class Outcome(Code):
-    """The verdict on screen (green, amber, red)."""
+    """The verdict on screen and as recorded (green, amber, red, blue, grey)."""
 
     ADMIT = "ADMIT"
     SUPERVISOR = "SUPERVISOR"  # the game director decides (amber)
-    DENY = "DENY"
+    DENY = "DENY"  # refused for a reason of the person (arts. 21, 23.1)
+    # art. 22: the person holds a valid card already - a re-entry on it, neither a
+    # refusal nor a new visit; no second card (the one held is reprinted if lost)
+    ALREADY_ADMITTED = "ALREADY_ADMITTED"
+    # nobody refused the person, yet they were not admitted: the RIAJ could not be
+    # checked (art. 20.1-2, fail closed) or the clerk dismissed the admission
+    NOT_ADMITTED = "NOT_ADMITTED"
 
 
 @unique
@@ -53,6 +65,8 @@ class Reason(Code):
     SPECIMEN = "SPECIMEN"
     LAST_HOUR = "LAST_HOUR"  # admissions stopped in the last hour (art. 21.4)
     CLOSED = "CLOSED"  # outside the opening hours (art. 27)
+    # an ADMIT on screen the clerk dismissed (Esc) instead of confirming: nobody admitted
+    DISMISSED_BY_CLERK = "DISMISSED_BY_CLERK"
 
 
 class DocumentFacts(Protocol):
@@ -78,6 +92,25 @@ IDENTITY_DOCUMENTS: frozenset[str] = frozenset(
 )
 
 
+# the outcomes the rules give (and a policy may name); the desk adds the other two
+DECIDED = frozenset({Outcome.ADMIT, Outcome.SUPERVISOR, Outcome.DENY})
+# a visit recorded with this verdict is a re-entry on a card held (art. 22): not a visit
+REENTRY = Outcome.ALREADY_ADMITTED.value
+_SEVERITY = {
+    Outcome.ADMIT: 0,
+    Outcome.SUPERVISOR: 1,
+    Outcome.ALREADY_ADMITTED: 2,
+    Outcome.NOT_ADMITTED: 3,
+    Outcome.DENY: 4,
+}
+
+
+def counts_as_visit(verdict: str) -> bool:
+    """A recorded verdict that is a presentation of its own (art. 20.3: the dates of
+    successive visits): every one but a re-entry on the card already held."""
+    return verdict != REENTRY
+
+
 @dataclass(frozen=True, slots=True)
 class AdmissionPolicy:
     # art. 23.1, R9; only its intersection with IDENTITY_DOCUMENTS is ever accepted
@@ -90,6 +123,9 @@ class AdmissionPolicy:
     def __post_init__(self) -> None:
         if self.unverifiable_outcome is Outcome.ADMIT:
             raise ValueError("an unverifiable registry check can never admit")
+        for outcome in (self.unverifiable_outcome, self.staff_outcome, self.director_outcome):
+            if outcome not in DECIDED:
+                raise ValueError(f"a policy outcome is one of {sorted(DECIDED)}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,7 +190,11 @@ def decide(facts: AdmissionFacts, policy: AdmissionPolicy, at: datetime, today: 
     if status is RegistryStatus.LISTED:
         found.append((Outcome.DENY, Reason.REGISTRY_LISTED))
     elif status is not RegistryStatus.NOT_LISTED:
-        found.append((policy.unverifiable_outcome, Reason.REGISTRY_UNVERIFIABLE))
+        # fail closed (art. 20.1-2): not admitted, yet not a refusal of the person
+        unverifiable = policy.unverifiable_outcome
+        if unverifiable is Outcome.DENY:
+            unverifiable = Outcome.NOT_ADMITTED
+        found.append((unverifiable, Reason.REGISTRY_UNVERIFIABLE))
 
     if any(ban.active_at(at) for ban in facts.bans):
         found.append((Outcome.DENY, Reason.INTERNAL_BAN))
@@ -167,8 +207,7 @@ def decide(facts: AdmissionFacts, policy: AdmissionPolicy, at: datetime, today: 
 
     if not found:
         return Verdict(Outcome.ADMIT)
-    severity = {Outcome.ADMIT: 0, Outcome.SUPERVISOR: 1, Outcome.DENY: 2}
-    outcome = max((o for o, _ in found), key=severity.__getitem__)
+    outcome = max((o for o, _ in found), key=_SEVERITY.__getitem__)
     order = list(Reason)
     reasons = tuple(sorted({r for _, r in found}, key=order.index))
     return Verdict(outcome, reasons)

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from admission.inspection import SearchCriteria, TimelineEntry
 from admission.records import Ban, CardRecord, CardStatus, Observation, StaffMember, Visitor
 from admission.reports import AccessReport, DayBookLine, FigureCounts
+from admission.verdict import counts_as_visit
 from db import codec, names
 
 if TYPE_CHECKING:
@@ -122,6 +123,7 @@ class FakeReportsMixin:
         visits = self._in_range(start, until)
         hours: dict[str, list[int]] = {}
         reasons: Counter[str] = Counter()
+        apart: Counter[str] = Counter()  # reasons of the presentations not admitted
         types: dict[str, list[int]] = {}
         voided = 0
         for visit in visits:
@@ -130,6 +132,8 @@ class FakeReportsMixin:
             counts[1] += visit.verdict == "DENY"
             if visit.verdict == "DENY":
                 reasons.update(visit.reasons)
+            elif visit.verdict == "NOT_ADMITTED":
+                apart.update(visit.reasons)
             card = self._card_of(visit.visit_id)
             if card is None:
                 continue
@@ -147,7 +151,10 @@ class FakeReportsMixin:
             card_types=tuple((name, n, cents) for name, (n, cents) in types.items()),
             voided=voided,
             reasons=tuple(reasons.items()),
-            visitors=len({v.file_number for v in visits}),
+            visitors=len({v.file_number for v in visits if counts_as_visit(v.verdict)}),
+            reentries=sum(1 for v in visits if not counts_as_visit(v.verdict)),
+            not_admitted=sum(1 for v in visits if v.verdict == "NOT_ADMITTED"),
+            not_admitted_reasons=tuple(apart.items()),
         )
 
     def access_report_data(self, file_number: int) -> AccessReport | None:

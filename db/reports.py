@@ -34,11 +34,17 @@ _BY_HOUR = (
     "SELECT substr(at, 1, 13), sum(verdict = 'ADMIT'), sum(verdict = 'DENY') "
     "FROM visits WHERE at >= ? AND at < ? GROUP BY 1 ORDER BY 1"
 )
-_VISITORS = "SELECT count(DISTINCT file_number) FROM visits WHERE at >= ? AND at < ?"
+# a re-entry on the card held (art. 22) is no new visitor; it and the presentations not
+# admitted without a refusal (the RIAJ unavailable, dismissed) are counted apart
+_VISITORS = (
+    "SELECT count(DISTINCT CASE WHEN verdict <> 'ALREADY_ADMITTED' THEN file_number END), "
+    "total(verdict = 'ALREADY_ADMITTED'), total(verdict = 'NOT_ADMITTED') "
+    "FROM visits WHERE at >= ? AND at < ?"
+)
 _REASONS = (
-    "SELECT j.value, count(*) FROM visits AS v, "
-    "json_each(v.reasons) AS j WHERE v.at >= ? AND v.at < ? AND v.verdict = 'DENY' "
-    "GROUP BY j.value"
+    "SELECT v.verdict, j.value, count(*) FROM visits AS v, "
+    "json_each(v.reasons) AS j WHERE v.at >= ? AND v.at < ? "
+    "AND v.verdict IN ('DENY', 'NOT_ADMITTED') GROUP BY 1, 2"
 )
 _CARD_TYPES = (
     "SELECT c.card_type, sum(c.status <> 'VOIDED'), "
@@ -94,13 +100,14 @@ class ReportsMixin(DataProtectionMixin):
 
     def figure_counts(self, start: datetime, until: datetime) -> FigureCounts:
         """Admissions and refusals per UTC hour, cards per type (voided apart), refusal
-        reasons and distinct visitors of the visits with ``start <= at < until``."""
+        reasons and distinct visitors of the visits with ``start <= at < until``; the
+        re-entries and the presentations not admitted (with their reasons) apart."""
         span = (codec.ts(start), codec.ts(until))
         with self._read() as conn:
             hours = conn.execute(_BY_HOUR, span).fetchall()
             reasons = conn.execute(_REASONS, span).fetchall()
             types = conn.execute(_CARD_TYPES, span).fetchall()
-            visitors = int(conn.execute(_VISITORS, span).fetchone()[0])
+            visitors, reentries, not_admitted = conn.execute(_VISITORS, span).fetchone()
         return FigureCounts(
             by_hour=tuple(
                 (codec.parse_ts(f"{hour}:00:00.000000Z"), int(admitted), int(denied))
@@ -110,8 +117,13 @@ class ReportsMixin(DataProtectionMixin):
                 (str(name), int(n), int(cents)) for name, n, cents, _ in types if int(n)
             ),
             voided=sum(int(voided) for *_, voided in types),
-            reasons=tuple((str(code), int(n)) for code, n in reasons),
-            visitors=visitors,
+            reasons=tuple((str(code), int(n)) for verdict, code, n in reasons if verdict == "DENY"),
+            visitors=int(visitors),
+            reentries=int(reentries),
+            not_admitted=int(not_admitted),
+            not_admitted_reasons=tuple(
+                (str(code), int(n)) for verdict, code, n in reasons if verdict == "NOT_ADMITTED"
+            ),
         )
 
     def access_report_data(self, file_number: int) -> AccessReport | None:

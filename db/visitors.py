@@ -127,12 +127,12 @@ def with_reason(reasons: Sequence[str], reason: Reason) -> tuple[str, ...]:
 
 def second_card(entry: AdmissionEntry, card_type: str) -> AdmissionEntry:
     """The entry of a visitor who already holds a valid card of ``card_type`` (art. 22):
-    no second card; admitted on that card when its type admits its holder again,
-    refused with ALREADY_ADMITTED otherwise."""
+    no second card; admitted on that card when its type admits its holder again, a
+    re-entry on it (ALREADY_ADMITTED: neither a refusal nor a visit) otherwise."""
     if card_type in entry.reentry_types:
         return replace(entry, card=None)
     reasons = with_reason(entry.reasons, Reason.ALREADY_ADMITTED)
-    return replace(entry, card=None, verdict=Outcome.DENY.value, reasons=reasons)
+    return replace(entry, card=None, verdict=Outcome.ALREADY_ADMITTED.value, reasons=reasons)
 
 
 def check_entry(entry: AdmissionEntry) -> None:
@@ -144,7 +144,7 @@ def check_entry(entry: AdmissionEntry) -> None:
         raise InvalidStateError(
             "officials on duty get no card (art. 24)", code=RecordErrorCode.OFFICIAL_NO_CARD
         )
-    if entry.verdict == Outcome.DENY:
+    if entry.verdict in (Outcome.DENY, Outcome.ALREADY_ADMITTED, Outcome.NOT_ADMITTED):
         raise InvalidStateError("a refused visitor gets no card", code=RecordErrorCode.CARD_ON_DENY)
     if card.exceptional and not card.authorised_by:
         raise InvalidStateError(

@@ -43,11 +43,19 @@ _BY_HOUR = (
     "count(*) FILTER (WHERE verdict = 'ADMIT'), count(*) FILTER (WHERE verdict = 'DENY') "
     "FROM visits WHERE at >= %s AND at < %s GROUP BY h ORDER BY h"
 )
-_VISITORS = "SELECT count(DISTINCT file_number) FROM visits WHERE at >= %s AND at < %s"
+# as db/reports.py: re-entries (art. 22) are no new visitors; they and the presentations
+# not admitted without a refusal are counted apart
+_VISITORS = (
+    "SELECT count(DISTINCT file_number) FILTER (WHERE verdict <> 'ALREADY_ADMITTED'), "
+    "count(*) FILTER (WHERE verdict = 'ALREADY_ADMITTED'), "
+    "count(*) FILTER (WHERE verdict = 'NOT_ADMITTED') "
+    "FROM visits WHERE at >= %s AND at < %s"
+)
 _REASONS = (
-    "SELECT j.code, count(*) FROM visits AS v "
+    "SELECT v.verdict, j.code, count(*) FROM visits AS v "
     "CROSS JOIN LATERAL jsonb_array_elements_text(v.reasons::jsonb) AS j(code) "
-    "WHERE v.at >= %s AND v.at < %s AND v.verdict = 'DENY' GROUP BY j.code ORDER BY j.code"
+    "WHERE v.at >= %s AND v.at < %s AND v.verdict IN ('DENY', 'NOT_ADMITTED') "
+    "GROUP BY v.verdict, j.code ORDER BY v.verdict, j.code"
 )
 _CARD_TYPES = (
     "SELECT c.card_type, count(*) FILTER (WHERE c.status <> 'VOIDED'), "
@@ -139,8 +147,13 @@ class PgReports:
                 (str(name), int(n), int(cents)) for name, n, cents, _ in types if int(n)
             ),
             voided=sum(int(voided) for *_, voided in types),
-            reasons=tuple((str(code), int(n)) for code, n in reasons),
+            reasons=tuple((str(code), int(n)) for verdict, code, n in reasons if verdict == "DENY"),
             visitors=int(visitors[0][0]),
+            reentries=int(visitors[0][1]),
+            not_admitted=int(visitors[0][2]),
+            not_admitted_reasons=tuple(
+                (str(code), int(n)) for verdict, code, n in reasons if verdict == "NOT_ADMITTED"
+            ),
         )
 
     def access_report_data(self, file_number: int) -> AccessReport | None:

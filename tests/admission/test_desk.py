@@ -58,13 +58,21 @@ def test_a_refusal_is_recorded_without_a_card() -> None:
     assert nxt.recorded.card_number == 1  # a refusal burns no number
 
 
-def test_registry_down_fails_closed() -> None:
+def test_registry_down_fails_closed_as_not_admitted_never_as_a_refusal() -> None:
+    # art. 20.1-2: nobody enters unchecked, but a system failure is not the person's
+    # refusal: recorded NOT_ADMITTED, counted apart from the refusals
     store = FakeStore()
     desk, _, registry = make_desk(store)
     registry.down = True
     result = desk.admit(dni_document(), operator="c")
-    assert result.verdict.outcome is Outcome.DENY
-    assert store.visits(1)[0].registry.status == "UNVERIFIABLE"
+    assert result.verdict.outcome is Outcome.NOT_ADMITTED and not result.admitted
+    assert result.verdict.codes == ("REGISTRY_UNVERIFIABLE",) and result.card is None
+    visit = store.visits(1)[0]
+    assert (visit.verdict, visit.registry.status) == ("NOT_ADMITTED", "UNVERIFIABLE")
+    minor = desk.admit(dni_document(2, birth=date(2010, 1, 1)), operator="c")
+    assert minor.verdict.outcome is Outcome.DENY  # a reason of the person still refuses
+    assert minor.verdict.codes == ("MINOR", "REGISTRY_UNVERIFIABLE")
+    assert store.last_card_number() == 0
 
 
 def test_director_can_take_responsibility_for_supervisor_cases_only() -> None:
@@ -187,21 +195,24 @@ def test_the_registry_is_asked_with_the_person_details_of_the_document() -> None
 # -- art. 22: the card is nominative and personal - one valid card per person -----------
 
 
-def test_a_second_admission_while_the_card_is_valid_is_refused_with_that_card() -> None:
+def test_a_second_presentation_while_the_card_is_valid_is_a_reentry_on_that_card() -> None:
     store = FakeStore()
     desk, clock, registry = make_desk(store)
     first = desk.admit(dni_document(1), operator="c")
     clock.advance(timedelta(minutes=40))
     evaluation = desk.evaluate(dni_document(1))
-    assert evaluation.verdict.codes == ("ALREADY_ADMITTED",)  # on screen before the key press
+    assert evaluation.verdict.outcome is Outcome.ALREADY_ADMITTED  # neutral, on screen
+    assert evaluation.verdict.codes == ("ALREADY_ADMITTED",)
     assert evaluation.held_card is not None and evaluation.held_card.number == 1
     again = desk.record(evaluation, operator="c")
-    assert again.verdict.outcome is Outcome.DENY and not again.admitted
+    assert again.verdict.outcome is Outcome.ALREADY_ADMITTED and again.reentry
+    assert not again.admitted  # no new admission: the person enters on the card held
     assert again.card is None and again.existing_card is not None
     assert again.existing_card.number == first.recorded.card_number
+    assert store.last_card_number() == 1  # no number taken
     visit = store.visits(first.recorded.file_number)[-1]
     assert (visit.verdict, visit.reasons, visit.card_number) == (
-        "DENY",
+        "ALREADY_ADMITTED",
         ("ALREADY_ADMITTED",),
         None,
     )
@@ -218,7 +229,13 @@ def test_the_other_reasons_stay_beside_already_admitted() -> None:
     registry.listed.add(dni(1))  # listed since this afternoon
     again = desk.admit(dni_document(1), operator="c")
     assert again.verdict.codes == ("REGISTRY_LISTED", "ALREADY_ADMITTED")
+    assert again.verdict.outcome is Outcome.DENY  # listed since: refused, card or not
     assert again.existing_card is not None and again.existing_card.number == 1
+    registry.listed.clear()
+    registry.down = True  # every visitor, every time (art. 20.2): the card is no waiver
+    unchecked = desk.admit(dni_document(1), operator="c")
+    assert unchecked.verdict.outcome is Outcome.NOT_ADMITTED
+    assert unchecked.verdict.codes == ("REGISTRY_UNVERIFIABLE", "ALREADY_ADMITTED")
 
 
 def test_a_pass_admits_its_holder_again_on_the_same_card() -> None:
@@ -267,7 +284,8 @@ def test_two_desks_evaluating_the_same_person_issue_one_card() -> None:
     second = desk.record(there, operator="desk-2", authorised_by="Directora Ruiz")
     assert first.admitted and first.card is not None
     assert second.verdict.codes == ("REGISTRY_UNVERIFIABLE", "ALREADY_ADMITTED")
-    assert second.verdict.outcome is Outcome.DENY and not second.admitted
+    assert second.verdict.outcome is Outcome.ALREADY_ADMITTED and not second.admitted
+    assert store.visits(1)[-1].verdict == "ALREADY_ADMITTED"  # the store recorded the same
     assert second.existing_card is not None and second.existing_card.number == first.card.number
     assert [e.action for e in store.audit_entries()].count("OVERRIDE") == 1  # the first only
     assert store.last_card_number() == 1 and store.verify().ok
@@ -367,3 +385,24 @@ def test_a_plain_failure_is_not_asked_again() -> None:
         desk.admit(dni_document(7), operator="c")
     assert err.value.code == StoreErrorCode.WRITE_FAILED
     assert [n for n, _ in store.calls].count("record_admission") == 1
+
+
+def test_an_admission_dismissed_by_the_clerk_is_recorded_as_not_admitted() -> None:
+    store = FakeStore()
+    desk, clock, _ = make_desk(store)
+    evaluation = desk.evaluate(dni_document(1))
+    clock.advance(timedelta(minutes=5))  # however old: a dismissal grants nothing
+    result = desk.dismiss(evaluation, operator="c")
+    assert result.verdict.outcome is Outcome.NOT_ADMITTED and not result.admitted
+    assert result.verdict.codes == ("DISMISSED_BY_CLERK",) and result.card is None
+    visit = store.visits(result.recorded.file_number)[0]
+    assert (visit.verdict, visit.reasons, visit.at) == (
+        "NOT_ADMITTED",
+        ("DISMISSED_BY_CLERK",),
+        evaluation.at,
+    )
+    assert store.last_card_number() == 0
+    refused = desk.evaluate(dni_document(2, birth=date(2010, 1, 1)))
+    with pytest.raises(InvalidStateError) as err:
+        desk.dismiss(refused, operator="c")  # a refusal is recorded as it is
+    assert err.value.code == "NOT_DISMISSIBLE"

@@ -88,11 +88,22 @@ def test_listed_in_the_register_is_denied() -> None:
 
 def test_unverifiable_register_fails_closed_by_default_or_goes_to_supervisor() -> None:
     down = RegistryAnswer(RegistryStatus.UNVERIFIABLE, RegistrySource.NONE, error="TIMEOUT")
-    assert verdict(registry=down).outcome is Outcome.DENY
+    # fail closed (art. 20.1-2), yet not a refusal of the person: NOT_ADMITTED
+    assert verdict(registry=down).outcome is Outcome.NOT_ADMITTED
+    assert verdict(registry=down).reasons == (Reason.REGISTRY_UNVERIFIABLE,)
     soft = AdmissionPolicy(unverifiable_outcome=Outcome.SUPERVISOR)
     assert verdict(registry=down, policy=soft).outcome is Outcome.SUPERVISOR
     with pytest.raises(ValueError):
         AdmissionPolicy(unverifiable_outcome=Outcome.ADMIT)
+    with pytest.raises(ValueError):  # only the rules' own outcomes are a policy's
+        AdmissionPolicy(unverifiable_outcome=Outcome.ALREADY_ADMITTED)
+
+
+def test_a_reason_of_the_person_outweighs_the_register_that_cannot_answer() -> None:
+    down = RegistryAnswer(RegistryStatus.UNVERIFIABLE, RegistrySource.NONE, error="TIMEOUT")
+    minor = verdict(Doc(birth_date=date(2012, 1, 1)), registry=down)
+    assert minor.outcome is Outcome.DENY
+    assert minor.reasons == (Reason.MINOR, Reason.REGISTRY_UNVERIFIABLE)
 
 
 def test_internal_ban_applies_only_while_active() -> None:

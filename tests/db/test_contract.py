@@ -259,9 +259,9 @@ def test_one_valid_card_per_person(any_store: Any) -> None:
     first = any_store.record_admission(entry(1))
     again = any_store.record_admission(entry(1, T0 + timedelta(hours=1)))
     assert (again.card_number, again.existing_card) == (None, first.card_number)
-    refused = any_store.visits(1)[-1]
-    assert (refused.verdict, refused.reasons, refused.card_number) == (
-        "DENY",
+    reentry = any_store.visits(1)[-1]  # a re-entry on the card held, not a refusal
+    assert (reentry.verdict, reentry.reasons, reentry.card_number) == (
+        "ALREADY_ADMITTED",
         ("ALREADY_ADMITTED",),
         None,
     )

@@ -107,6 +107,42 @@ def test_the_figures_count_madrid_hours_cards_revenue_and_refusals(any_store: An
     assert figures_from_counts(date(2025, 1, 1), date(2025, 1, 1), empty).admissions == 0
 
 
+def test_reentries_and_the_not_admitted_are_counted_apart_from_refusals(any_store: Any) -> None:
+    """art. 22: a re-entry on the card held is neither a refusal nor a visit; a register
+    that cannot be checked (art. 20.1-2) or an admission dismissed is not a refusal."""
+    _history(any_store)
+    # visitor 1 presents the document again an hour later: the store keeps one card
+    again = any_store.record_admission(entry(1, T0 + HOUR))
+    assert again.card_number is None and again.existing_card == 1
+    unchecked = replace(
+        entry(5, T0 + HOUR, card=False),
+        verdict="NOT_ADMITTED",
+        reasons=("REGISTRY_UNVERIFIABLE",),
+    )
+    any_store.record_admission(unchecked)
+    dismissed = replace(
+        entry(6, T0 + HOUR, card=False), verdict="NOT_ADMITTED", reasons=("DISMISSED_BY_CLERK",)
+    )
+    any_store.record_admission(dismissed)
+    counts = any_store.figure_counts(
+        madrid_day_start(MADRID_DAY), madrid_day_start(MADRID_DAY + DAY)
+    )
+    figures = figures_from_counts(MADRID_DAY, MADRID_DAY, counts)
+    assert (figures.admissions, figures.refused) == (3, 1)  # as before the three
+    assert dict(figures.refusals) == {"MINOR": 1, "BIRTH_DATE_UNKNOWN": 1}
+    assert (figures.reentries, figures.not_admitted) == (1, 2)
+    assert dict(figures.not_admitted_reasons) == {
+        "REGISTRY_UNVERIFIABLE": 1,
+        "DISMISSED_BY_CLERK": 1,
+    }
+    assert figures.visitors == 6  # visitor 1 once; the two not admitted presented
+    lines = any_store.day_book_lines(
+        madrid_day_start(MADRID_DAY), madrid_day_start(MADRID_DAY + DAY)
+    )
+    kinds = [(line.file_number, line.verdict) for line in lines if line.at == T0 + HOUR]
+    assert (1, "ALREADY_ADMITTED") in kinds and (5, "NOT_ADMITTED") in kinds
+
+
 def test_the_access_report_holds_everything_about_the_person(any_store: Any) -> None:
     _history(any_store)
     any_store.add_observation(1, "Pidió hoja de reclamaciones", "dora", T0 + HOUR)

@@ -132,8 +132,11 @@ def test_the_command_line_answer_names_the_card_held_and_the_reprint() -> None:
     code, first = admit.run(args, ctx)
     assert code == 0 and isinstance(first, dict) and first["card_number"] == 1
     code, again = admit.run(args, ctx)
-    assert code == 1 and isinstance(again, dict)
-    assert (again["verdict"], again["reasons"]) == ("DENY", ["ALREADY_ADMITTED"])
+    assert code == 0 and isinstance(again, dict)  # a re-entry, not a refusal
+    assert (again["verdict"], again["reasons"]) == ("ALREADY_ADMITTED", ["ALREADY_ADMITTED"])
     assert (again["card_number"], again["existing_card"]) == (None, 1)
+    held = store.card(1)
+    assert held is not None and again["valid_until"] == held.valid_until.isoformat()
+    assert store.last_card_number() == 1  # no card number taken
     assert again["hint"]["code"] == "REPRINT_POSSIBLE"
     assert again["hint"]["command"].startswith("print-card 1 --reason")

@@ -3,10 +3,12 @@
 0 admitted (a numbered card is issued, its PDF rendered unless ``--no-pdf``; a PDF that
 cannot be written is reported in ``card_error``, the card staying issued and in the
 reprint queue; or, for a
-pass that admits its holder again, on the card already held: ``existing_card``); 1
-refused or invalid document; 2 usage error. A visitor who already holds a valid card
-gets no second one (art. 22: nominative and personal): ``ALREADY_ADMITTED`` with
-``existing_card`` and a hint to reprint that card if it was lost.
+pass that admits its holder again, on the card already held: ``existing_card``), or
+already admitted; 1 refused, not admitted (``NOT_ADMITTED``: the RIAJ could not be
+checked, art. 20.1-2) or invalid document; 2 usage error. A visitor who already holds a
+valid card gets no second one (art. 22: nominative and personal) and takes no number:
+``"verdict": "ALREADY_ADMITTED"`` (a re-entry, neither a refusal nor a visit) with
+``existing_card``, ``valid_until`` and a hint to reprint that card if it was lost.
 
 The admission records the account signed in (``--user``, :mod:`ui.cli.sign_in`). A
 verdict the game director may take responsibility for (SUPERVISOR: staff with leave, a
@@ -25,13 +27,13 @@ from typing import Any
 from admission.catalogue import text
 from admission.codes import Code
 from admission.verdict import Outcome, Reason
+from ui.cli.access import actor_for
 from ui.cli.args import add_document_arguments, document_from_args
 from ui.cli.card_file import file_card
 from ui.cli.result import CliError, Command, CommandResult, ExitCode
 from ui.cli.sign_in import (
     Refusal,
     SignInCode,
-    actor,
     add_director_argument,
     add_user_argument,
     director,
@@ -65,7 +67,7 @@ EXCEPTIONAL_PURPOSE = "Tarjeta excepcional (art. 23.5)"
 
 
 def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
-    operator = actor(args, ctx)
+    operator = actor_for(args, ctx, "admit")  # a clerk or the director (art. 20.3)
     document, problem = document_from_args(args, ctx.tools.today())
     if problem is not None or document is None:
         usage = isinstance(problem, dict) and problem.get("error") == CliError.USAGE
@@ -104,9 +106,11 @@ def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
     }
     if result.existing_card is not None:
         payload["existing_card"] = result.existing_card.number
+        payload["valid_until"] = result.existing_card.valid_until.isoformat()
         if Reason.ALREADY_ADMITTED in result.verdict.reasons:
             payload["hint"] = reprint_hint(result.existing_card.number)
-    return (ExitCode.OK if result.admitted else ExitCode.REFUSED), payload
+    ok = result.admitted or result.reentry
+    return (ExitCode.OK if ok else ExitCode.REFUSED), payload
 
 
 def reprint_hint(number: int) -> dict[str, Any]:
