@@ -43,6 +43,7 @@ from admission.desk import DeskDocument, DeskErrorCode
 from admission.errors import AdmissionError
 from admission.identity import IdentityKey
 from admission.inspection import InspectionCode
+from admission.observations import ObservationService
 from admission.records import Observation, Visitor
 from admission.verdict import Outcome
 from ui.controller import DeskState
@@ -55,6 +56,7 @@ from ui.dialogs.common import DialogCode, StoreListings, bounded, message
 from ui.dialogs.data_protection import AccessReportDialog, RectificationDialog, RetentionDialog
 from ui.dialogs.figures import FiguresDialog
 from ui.dialogs.inspection import InspectionDialog
+from ui.dialogs.observation import ObservationDialog
 from ui.dialogs.official import OfficialDialog
 from ui.dialogs.printer import PrinterDialog
 from ui.dialogs.settings import SettingsDialog
@@ -129,6 +131,10 @@ class DeskMenus(QObject):
         self.ask_admin: Callable[[str], Operator | None] = ask_admin or self._ask_admin
         self.dialog: QDialog | None = None
         self.actions: dict[str, QAction] = {}
+        # the file number the verdict on screen was recorded under (a first visit has
+        # none until it is recorded): admission id -> file number
+        self._recorded: tuple[str, int] | None = None
+        window.controller.admission_recorded.connect(self._remember_recorded)
         tr = self.tr
         desk = (
             ("voucher", tr("&Volante provisional…"), "F9", self.open_voucher),
@@ -136,6 +142,7 @@ class DeskMenus(QObject):
             ("closing", tr("&Lista de cierre de volantes…"), "Ctrl+Shift+L", self.open_closing),
             ("official", tr("&Funcionario en servicio…"), "Ctrl+Shift+O", self.open_official),
             ("reprint_queue", tr("&Cola de reimpresión…"), "Ctrl+Shift+P", self.open_reprints),
+            ("observation", tr("O&bservación en la ficha…"), "Ctrl+Shift+B", self.open_observation),
         )
         direction = (
             ("exceptional", tr("Tarjeta &excepcional…"), "Ctrl+E", self.open_exceptional),
@@ -586,6 +593,42 @@ class DeskMenus(QObject):
             parent=self.window,
         )
         return self._open(dialog)
+
+    def open_observation(self) -> ObservationDialog | None:
+        """Ctrl+Shift+B: a free-text observation on the file of the visitor on screen,
+        or of a file number typed (art. 20.3), under the signed-in clerk's or director's
+        name; the service refuses anyone else."""
+        operator = self._operator()
+        if operator is None:
+            return None
+        current = self.window.controller.current
+        number, name = None, ""
+        if current is not None:
+            number = current.file_number
+            recorded = self._recorded
+            if number is None and recorded and recorded[0] == current.evaluation.admission_id:
+                number = recorded[1]
+            doc = current.evaluation.document
+            name = f"{doc.given_names} {doc.surname}".strip() if number else ""
+        ctx = self.window.ctx
+        dialog = ObservationDialog(
+            ObservationService(ctx.store, ctx.clock),
+            self.runner,
+            operator,
+            file_number=number,
+            visitor=name,
+            parent=self.window,
+        )
+        added = self.tr("Observación añadida a la ficha %1")
+        dialog.observation_added.connect(
+            lambda made: self.window.status.showMessage(
+                added.replace("%1", str(made.file_number)), 10_000
+            )
+        )
+        return self._open(dialog)
+
+    def _remember_recorded(self, result: AdmissionResult) -> None:
+        self._recorded = (result.evaluation.admission_id, result.recorded.file_number)
 
     def open_access_report(self) -> AccessReportDialog | None:
         """Ctrl+Shift+A: a person's access-request report as a PDF (GDPR art. 15)."""

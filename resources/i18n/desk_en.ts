@@ -24,6 +24,10 @@
         <translation>&amp;Reprint queue…</translation>
     </message>
     <message>
+        <source>O&amp;bservación en la ficha…</source>
+        <translation>O&amp;bservation on the file…</translation>
+    </message>
+    <message>
         <source>Tarjeta &amp;excepcional…</source>
         <translation>&amp;Exceptional card…</translation>
     </message>
@@ -1019,6 +1023,10 @@
     <message>
         <source>Rectificar datos de un visitante</source>
         <translation>Rectify a visitor&apos;s data</translation>
+    </message>
+    <message>
+        <source>Observación añadida a la ficha %1</source>
+        <translation>Observation added to file %1</translation>
     </message>
     <message>
         <source>Informe de acceso a datos</source>
@@ -2169,6 +2177,73 @@
     <message>
         <source>letra esperada: </source>
         <translation>expected letter: </translation>
+    </message>
+</context>
+<context>
+    <name>ObservationDialog</name>
+    <message>
+        <source>Observación en la ficha del visitante (art. 20.3)</source>
+        <translation>Observation on the visitor's file (art. 20.3)</translation>
+    </message>
+    <message>
+        <source>La observación queda en la ficha con su nombre y la fecha, se muestra en la próxima visita y se borra con la ficha a los seis meses (art. 20.4).</source>
+        <translation>The observation stays on the file with your name and the date, is shown at the next visit and is erased with the file after six months (art. 20.4).</translation>
+    </message>
+    <message>
+        <source>(escriba el número)</source>
+        <translation>(type the number)</translation>
+    </message>
+    <message>
+        <source>Número de ficha</source>
+        <translation>File number</translation>
+    </message>
+    <message>
+        <source>Visitante</source>
+        <translation>Visitor</translation>
+    </message>
+    <message>
+        <source>Texto de la observación</source>
+        <translation>Text of the observation</translation>
+    </message>
+    <message>
+        <source>Qué ha ocurrido, con hechos (máx. 500 caracteres)</source>
+        <translation>What happened, with facts (max. 500 characters)</translation>
+    </message>
+    <message>
+        <source>Caracteres escritos</source>
+        <translation>Characters written</translation>
+    </message>
+    <message>
+        <source>&amp;Ficha nº:</source>
+        <translation>&amp;File no.:</translation>
+    </message>
+    <message>
+        <source>Visitante:</source>
+        <translation>Visitor:</translation>
+    </message>
+    <message>
+        <source>&amp;Observación:</source>
+        <translation>&amp;Observation:</translation>
+    </message>
+    <message>
+        <source>&amp;Añadir a la ficha</source>
+        <translation>&amp;Add to the file</translation>
+    </message>
+    <message>
+        <source>Añadir la observación a la ficha</source>
+        <translation>Add the observation to the file</translation>
+    </message>
+    <message>
+        <source>Cancelar</source>
+        <translation>Cancel</translation>
+    </message>
+    <message>
+        <source>Cancelar sin escribir nada</source>
+        <translation>Cancel without writing anything</translation>
+    </message>
+    <message>
+        <source>%1 de %2 caracteres</source>
+        <translation>%1 of %2 characters</translation>
     </message>
 </context>
 <context>

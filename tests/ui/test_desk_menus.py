@@ -31,6 +31,7 @@ from ui.dialogs.accounts import AccountsDialog
 from ui.dialogs.authorise import DirectorDialog
 from ui.dialogs.bans import BansDialog
 from ui.dialogs.cards import CardActionsDialog, ExceptionalCardDialog, ReprintQueueDialog
+from ui.dialogs.observation import ObservationDialog
 from ui.dialogs.official import OfficialDialog
 from ui.dialogs.printer import PrinterDialog
 from ui.dialogs.settings import SettingsDialog
@@ -49,6 +50,7 @@ EXPECTED: dict[str, tuple[str, str, type[QDialog] | None]] = {
     "closing": ("Ctrl+Shift+L", MENU_DESK, VouchersDialog),
     "official": ("Ctrl+Shift+O", MENU_DESK, OfficialDialog),
     "reprint_queue": ("Ctrl+Shift+P", MENU_DESK, ReprintQueueDialog),
+    "observation": ("Ctrl+Shift+B", MENU_DESK, ObservationDialog),
     "exceptional": ("Ctrl+E", MENU_DIRECTION, ExceptionalCardDialog),
     "bans": ("Ctrl+B", MENU_DIRECTION, BansDialog),
     "staff": ("Ctrl+Shift+S", MENU_DIRECTION, StaffDialog),
