@@ -760,7 +760,9 @@ class DeskWindow(QMainWindow):
 
     def _card_check_dialog(self) -> CardCheckDialog:
         if self.card_check is None:
-            self.card_check = CardCheckDialog(self.controller.check_card, self)
+            self.card_check = CardCheckDialog(
+                self.controller.check_card, self, card_label=self.card_label
+            )
         return self.card_check
 
     def open_card_check(self) -> CardCheckDialog:

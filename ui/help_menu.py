@@ -75,18 +75,19 @@ class HelpMenu(QObject):
         """The sheet of keys, built from the menus as they are now (the Enter, Esc and
         card-type keys of the window itself under "Admisión" first)."""
         bar = self.window.menuBar()
-        groups: list[tuple[str, list[QAction]]] = [
-            (self.tr("Mostrador"), [a for a in self.window.actions() if a.menu() is None])
-        ]
+        groups: list[tuple[str, list[QAction]]] = []
+        in_menus: set[int] = set()
         for action in bar.actions():
             menu = action.menu()
-            if not isinstance(menu, QMenu) or not action.isVisible():
+            if not isinstance(menu, QMenu):
                 continue
-            groups.append((action.text().replace("&", ""), list(menu.actions())))
-        # the counter's own keys (Enter, Esc, F1-F8) are window actions outside the menus;
-        # the menu entries are listed under their menu, not twice
-        in_menus = {id(a) for _group, actions in groups[1:] for a in actions}
-        groups[0] = (groups[0][0], [a for a in groups[0][1] if id(a) not in in_menus])
+            entries = list(menu.actions())
+            in_menus.update(id(a) for a in entries)
+            if action.isVisible():  # a menu hidden from this operator lists nothing
+                groups.append((action.text().replace("&", ""), entries))
+        # the counter's own keys (Enter, Esc, F1-F8): window actions outside every menu
+        counter = [a for a in self.window.actions() if id(a) not in in_menus]
+        groups.insert(0, (self.tr("Mostrador"), counter))
         if self.overlay is not None:
             self.overlay.deleteLater()
         self.overlay = ShortcutsOverlay(self.window, shortcut_rows(groups))

@@ -84,6 +84,7 @@ def test_f11_opens_the_regulation_which_can_be_searched(qtbot: QtBot, window: De
     first = dialog.body.textCursor().position()
     QTest.keyClick(dialog.search, Qt.Key.Key_Return)
     assert dialog.body.textCursor().position() > first  # the next one, not the same
+    assert dialog.isVisible()  # Enter finds: it never presses Close
     dialog.search.setText("palabra-que-no-esta-en-el-reglamento")
     assert dialog.find_next() is False
     assert dialog.errors.text() != ""

@@ -36,21 +36,36 @@ class CardCheckDialog(QDialog):
     """``check`` is called with the code typed (the controller's ``check_card``);
     :meth:`show_result` receives the answer (connect ``card_checked``)."""
 
-    def __init__(self, check: Callable[[str], None], parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        check: Callable[[str], None],
+        parent: QWidget | None = None,
+        *,
+        card_label: Callable[[str], str] = str,
+    ) -> None:
         super().__init__(parent)
         self.setWindowTitle(self.tr("Comprobar tarjeta de entrada"))
         self.setAccessibleName(self.tr("Comprobar tarjeta de entrada"))
         self._check = check
+        self._card_label = card_label  # a card type's code -> its name in the window
         self.code = QLineEdit()
         self.code.setMaxLength(MAX_CODE)
         self.code.setAccessibleName(self.tr("Código de la tarjeta"))
         self.code.setPlaceholderText("ADM1-…")
         self.check_button = QPushButton(self.tr("Comprobar"))
         self.check_button.setAccessibleName(self.tr("Comprobar"))
+        # Enter in the field checks once: the button is never the dialog's default (it
+        # would answer the same Enter a second time) and never takes the focus, so the
+        # next code scanned or typed lands in the field
+        self.check_button.setAutoDefault(False)
+        self.check_button.setDefault(False)
+        self.check_button.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         self.check_button.clicked.connect(self.submit)
         self.code.returnPressed.connect(self.submit)
         self.status = QLabel()
         self.status.setTextFormat(Qt.TextFormat.PlainText)
+        self.status.setWordWrap(True)  # the whole answer, never clipped
+        self.status.setMinimumWidth(420)
         self.status.setFont(verdict_font(24))
         self.status.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.status.setAccessibleName(self.tr("Resultado"))
@@ -71,6 +86,8 @@ class CardCheckDialog(QDialog):
         close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         close.setAccessibleName(self.tr("Cerrar"))
         close.rejected.connect(self.reject)
+        for button in close.buttons():
+            button.setAutoDefault(False)
         layout = QVBoxLayout(self)
         layout.addLayout(row)
         layout.addWidget(self.status)
@@ -83,6 +100,9 @@ class CardCheckDialog(QDialog):
         if code:
             self.status.setText(self.tr("Comprobando…"))
             self._check(code)
+        # the code stays to be read, selected: the next scan replaces it
+        self.code.setFocus()
+        self.code.selectAll()
 
     def show_result(self, answer: CardVerification) -> None:
         self.answer = answer
@@ -95,10 +115,15 @@ class CardCheckDialog(QDialog):
         self.holder.setText(bounded(name, 120) or "—")
         self.identity.setText(bounded(answer.identity_hint, 30) or "—")
         number = "" if answer.card_number is None else f"nº {answer.card_number}"
-        self.card.setText(bounded(f"{number} {answer.card_type}".strip(), 80) or "—")
+        kind = self._card_label(answer.card_type) if answer.card_type else ""
+        self.card.setText(bounded(f"{number} {kind}".strip(), 80) or "—")
         if answer.valid_from is not None:
             span = f"{local_date(answer.valid_from)} – {local_date(answer.valid_until)}"
             self.validity.setText(span)
         else:
             self.validity.setText("—")
         self.checked_at.setText(local_time(answer.checked_at))
+        # grow to the wrapped answer (a top-level window does not follow a label's
+        # height-for-width by itself)
+        self.status.setMinimumHeight(self.status.heightForWidth(self.status.width()))
+        self.adjustSize()

@@ -10,6 +10,7 @@ prints it on the leaflet printer.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
+from html import escape
 
 import shiboken6
 from PySide6.QtCore import QEvent, QObject, Qt
@@ -17,13 +18,11 @@ from PySide6.QtGui import QAction, QKeyEvent, QKeySequence, QMouseEvent, QPainte
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
-    QGridLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
-    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -33,6 +32,7 @@ from ui.dialogs.common import ErrorLine, close_box
 __all__ = ["RegulationDialog", "ShortcutsOverlay", "shortcut_rows"]
 
 MAX_SEARCH = 80
+COLUMNS = 3  # the keys' sheet: whole menus in three columns
 
 
 def shortcut_rows(groups: Iterable[tuple[str, Iterable[QAction]]]) -> list[tuple[str, str, str]]:
@@ -66,51 +66,54 @@ class ShortcutsOverlay(QWidget):
         self.setAttribute(Qt.WidgetAttribute.WA_StyledBackground, True)
         self.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.rows = rows
-        sheet = QWidget()
-        grid = QGridLayout(sheet)
-        grid.setHorizontalSpacing(24)
         title = QLabel(self.tr("Atajos de teclado"))
         title.setObjectName("shortcuts_title")
-        grid.addWidget(title, 0, 0, 1, 2)
-        line = 1
-        group_shown = ""
+        # whole groups in three columns, each taking groups until a third of the lines;
+        # each column one rich-text table (our own action titles, escaped all the same)
+        groups: list[tuple[str, list[tuple[str, str]]]] = []
         for group, keys, text in rows:
-            if group != group_shown:
-                heading = QLabel(group)
-                heading.setObjectName("shortcuts_group")
-                heading.setTextFormat(Qt.TextFormat.PlainText)
-                grid.addWidget(heading, line, 0, 1, 2)
-                line += 1
-                group_shown = group
-            key = QLabel(keys)
-            key.setObjectName("shortcut_keys")
-            key.setTextFormat(Qt.TextFormat.PlainText)
-            key.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-            label = QLabel(text)
-            label.setTextFormat(Qt.TextFormat.PlainText)
-            label.setWordWrap(True)
-            grid.addWidget(key, line, 0)
-            grid.addWidget(label, line, 1)
-            line += 1
+            if not groups or groups[-1][0] != group:
+                groups.append((group, []))
+            groups[-1][1].append((keys, text))
+        share = (len(rows) + len(groups)) / COLUMNS
+        tables: list[list[str]] = [[] for _ in range(COLUMNS)]
+        lines = [0] * COLUMNS
+        column = 0
+        for group, entries in groups:
+            if lines[column] >= share and column < COLUMNS - 1:
+                column += 1
+            cells = tables[column]
+            cells.append(
+                f"<tr><td colspan=2 style='color:#ffd54f; font-weight:bold;"
+                f" padding-top:10px'>{escape(group)}</td></tr>"
+            )
+            for keys, text in entries:
+                cells.append(
+                    "<tr><td align=right style='font-family:monospace; font-weight:bold;"
+                    f" padding-right:14px'>{escape(keys)}</td><td>{escape(text)}</td></tr>"
+                )
+            lines[column] += len(entries) + 1
+        columns = QHBoxLayout()
+        columns.setSpacing(40)
+        self.columns: list[QLabel] = []
+        for cells in tables:
+            label = QLabel("<table cellspacing=2>" + "".join(cells) + "</table>")
+            label.setTextFormat(Qt.TextFormat.RichText)
+            label.setWordWrap(True)  # a long title wraps in its cell, never cut
+            label.setAlignment(Qt.AlignmentFlag.AlignTop | Qt.AlignmentFlag.AlignLeft)
+            self.columns.append(label)
+            columns.addWidget(label, 1)
         hint = QLabel(self.tr("Pulse cualquier tecla para volver"))
         hint.setObjectName("shortcuts_hint")
-        grid.addWidget(hint, line, 0, 1, 2)
-        grid.setColumnStretch(1, 1)
-        scroll = QScrollArea()
-        scroll.setWidget(sheet)
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        scroll.setFocusPolicy(Qt.FocusPolicy.NoFocus)
         outer = QVBoxLayout(self)
         outer.setContentsMargins(48, 32, 48, 32)
-        outer.addWidget(scroll)
+        outer.addWidget(title)
+        outer.addLayout(columns, 1)
+        outer.addWidget(hint)
         self.setStyleSheet(
-            "#shortcuts_overlay { background: rgba(10, 12, 16, 235); }"
-            " QScrollArea, QScrollArea > QWidget > QWidget { background: transparent; }"
-            " QLabel { color: #f5f5f5; font-size: 16pt; }"
+            "#shortcuts_overlay { background: rgba(10, 12, 16, 240); }"
+            " QLabel { color: #f5f5f5; font-size: 13pt; }"
             " #shortcuts_title { font-size: 24pt; font-weight: bold; }"
-            " #shortcuts_group { color: #ffd54f; font-weight: bold; padding-top: 10px; }"
-            " #shortcut_keys { font-family: monospace; font-weight: bold; }"
             " #shortcuts_hint { color: #bdbdbd; padding-top: 16px; }"
         )
         parent.installEventFilter(self)
@@ -190,6 +193,9 @@ class RegulationDialog(QDialog):
         self.next_button.clicked.connect(self.find_next)
         top.addWidget(self.next_button)
         box: QDialogButtonBox = close_box(self)
+        for button in box.buttons():
+            button.setAutoDefault(False)  # Enter in the find field finds, never closes
+            button.setDefault(False)
         self.print_button: QPushButton | None = None
         if print_it is not None:
             self.print_button = box.addButton(
