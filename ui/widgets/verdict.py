@@ -118,8 +118,8 @@ class VerdictBanner(QFrame):
             return
         self._fitted = key
         height = size.height()
-        margins = self.contentsMargins()
-        left = self.layout().contentsMargins() if self.layout() is not None else margins
+        layout = self.layout()
+        left = layout.contentsMargins() if layout is not None else self.contentsMargins()
         inner_h = height - left.top() - left.bottom()
         portrait_w = 0
         if self._portrait is not None:
