@@ -1175,6 +1175,10 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "Fallo inesperado en una tarea: inténtelo de nuevo",
         "Unexpected fault in a task: try again",
     ),
+    "TOO_MANY_WAITING": (
+        "Demasiados documentos en espera: confirme (Intro) o descarte (Esc) el de pantalla",
+        "Too many documents waiting: confirm (Enter) or dismiss (Esc) the one on screen",
+    ),
     "SCANNED_RECENTLY": (
         "Este documento se ha leído hace unos minutos",
         "This document was read a few minutes ago",

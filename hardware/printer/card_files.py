@@ -16,10 +16,10 @@ import time
 from collections.abc import Callable, Collection
 from pathlib import Path
 
+from admission.atomic_file import write_atomically
 from admission.codes import Code
 from admission.devices import DeviceErrorCode
 from admission.errors import DeviceError
-from hardware.atomic_file import write_atomically
 
 __all__ = ["CardFileCode", "CardFiles"]
 

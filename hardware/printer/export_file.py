@@ -6,17 +6,21 @@ file in the same folder, are flushed to the disk, then renamed over the target i
 step. A full disk, a read-only folder or any other error leaves neither the target nor
 the temporary file behind, and answers with a code (EXPORT_DISK_FULL, EXPORT_READ_ONLY,
 EXPORT_FAILED). The file is readable by its owner only: it holds personal data.
+
+The path is checked when the target is made, before anything is read or audited
+(:class:`admission.atomic_file.OutputGuard`): never the visitor file or what belongs to
+it, never a folder or a device, and a file already there only with ``force`` (``--force``,
+or the window's save dialog, which asked before replacing it).
 """
 
 from __future__ import annotations
 
 import contextlib
 import errno
-import os
 from pathlib import Path
 
+from admission.atomic_file import OutputGuard, appeared, sync_folder, write_atomically
 from admission.reports import ReportCode, ReportError
-from hardware.atomic_file import write_atomically
 
 __all__ = ["FileExportTarget"]
 
@@ -37,10 +41,16 @@ def _why(exc: OSError) -> str:
 
 
 class FileExportTarget:
-    """An export written atomically to ``path``; :meth:`discard` removes it again."""
+    """An export written atomically to ``path``; :meth:`discard` removes it again.
+    Raises OutputError when ``guard`` refuses the path (without a guard only the checks
+    of every output apply: no folder, device or file already there unless ``force``)."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(
+        self, path: Path, *, guard: OutputGuard | None = None, force: bool = False
+    ) -> None:
         self.path = Path(path)
+        self._force = force
+        self._resolved = (guard or OutputGuard(self.path.parent, ())).target(self.path, force=force)
         self._written = False
 
     @property
@@ -50,36 +60,23 @@ class FileExportTarget:
 
     def write(self, data: bytes) -> None:
         """The whole of ``data`` at ``path``, or nothing (ReportError EXPORT_*)."""
-        folder = self.path.parent
         try:
-            write_atomically(self.path, data, prefix=f".{self.path.name}.")
+            write_atomically(self._resolved, data, replace=self._force)
+        except FileExistsError as exc:
+            raise appeared() from exc
         except OSError as exc:
             raise ReportError(
                 f"the export could not be written ({_why(exc)}); no file was left",
                 code=_code(exc),
             ) from exc
         self._written = True
-        self._sync(folder)
+        sync_folder(self._resolved.parent)
 
     def discard(self) -> None:
         """Remove the file :meth:`write` put there (its audit entry failed)."""
         if not self._written:
             return
         with contextlib.suppress(FileNotFoundError):
-            self.path.unlink()
+            self._resolved.unlink()
         self._written = False
-        self._sync(self.path.parent)
-
-    @staticmethod
-    def _sync(folder: Path) -> None:
-        """Make the rename (or the removal) durable; a folder that cannot be opened
-        for it (some network shares) keeps the file as written."""
-        try:
-            fd = os.open(folder, os.O_RDONLY)
-        except OSError:
-            return
-        try:
-            with contextlib.suppress(OSError):
-                os.fsync(fd)
-        finally:
-            os.close(fd)
+        sync_folder(self._resolved.parent)

@@ -301,12 +301,15 @@ def test_a_failed_export_leaves_no_file(
     assert list(tmp_path.iterdir()) == []
 
 
-def test_an_export_into_a_missing_folder_fails_cleanly(tmp_path: Path) -> None:
+def test_an_export_into_a_missing_folder_is_refused_before_it_is_rendered(
+    tmp_path: Path,
+) -> None:
+    from admission.atomic_file import OutputError
     from hardware.printer.export_file import FileExportTarget
 
-    with pytest.raises(ReportError) as failed:
-        FileExportTarget(tmp_path / "nope" / "libro.pdf").write(b"x")
-    assert failed.value.code == "EXPORT_FAILED" and list(tmp_path.iterdir()) == []
+    with pytest.raises(OutputError) as failed:
+        FileExportTarget(tmp_path / "nope" / "libro.pdf")  # the target alone: nothing read
+    assert failed.value.code == "OUTPUT_NO_FOLDER" and list(tmp_path.iterdir()) == []
 
 
 def test_the_pdf_names_card_types_by_their_label_and_the_digest_keeps_the_code(
