@@ -36,13 +36,14 @@ from __future__ import annotations
 import csv
 import hashlib
 import io
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from enum import StrEnum, unique
 from typing import Protocol
 
 from admission.accounts import Operator, Role
+from admission.catalogue import text as catalogue_text
 from admission.codes import Code
 from admission.errors import AdmissionError
 from admission.inspection import (
@@ -149,6 +150,8 @@ class ReportMeta:
     exported_by_name: str  # display name
     exported_at: datetime
     query: tuple[tuple[str, str], ...]
+    # the language of the CSV's headers and of the labels beside its codes ("es", "en")
+    language: str = "es"
 
 
 @dataclass(frozen=True, slots=True)
@@ -335,6 +338,48 @@ def _opt(value: int | None) -> str:
     return "" if value is None else str(value)
 
 
+# a column's heading in English (the CSV of an English window); Spanish is the source
+_HEADINGS_EN = {
+    "Ficha": "File",
+    "Apellidos": "Surnames",
+    "Nombre": "Given names",
+    "Identidad": "Identity",
+    "Fecha de nacimiento": "Date of birth",
+    "Nacionalidad": "Nationality",
+    "Primera visita": "First visit",
+    "Última visita": "Last visit",
+    "Fecha y hora": "Date and time",
+    "Puesto": "Desk",
+    "Empleado": "Clerk",
+    "Resultado": "Outcome",
+    "Motivos": "Reasons",
+    "Documento presentado": "Document shown",
+    "Tarjeta": "Card",
+    "Tipo de tarjeta": "Card type",
+    "Importe": "Amount",
+    "Estado de la tarjeta": "Card status",
+}
+_LABEL_SUFFIX = {"es": " (texto)", "en": " (text)"}
+
+
+def headings(header: Sequence[str], lang: str = "es") -> tuple[str, ...]:
+    """A CSV header in ``lang``: the codes' columns keep their place, each followed by
+    its human label's column ("Resultado (texto)", "Outcome (text)")."""
+    english = lang == "en"
+    return tuple(
+        _HEADINGS_EN.get(h.removesuffix(_LABEL_SUFFIX["es"]), h)
+        + (_LABEL_SUFFIX["en"] if h.endswith(_LABEL_SUFFIX["es"]) else "")
+        if english
+        else h
+        for h in header
+    )
+
+
+def labels(codes: Sequence[str], lang: str = "es") -> str:
+    """The catalogue's text of each code, in ``lang``, for the column beside them."""
+    return "; ".join(catalogue_text(code, lang) for code in codes if code)
+
+
 VISITOR_HEADER = (
     "Ficha",
     "Apellidos",
@@ -347,9 +392,9 @@ VISITOR_HEADER = (
 )
 
 
-def visitor_rows(visitors: Sequence[Visitor]) -> list[tuple[str, ...]]:
-    """The header and one row per visitor (a search's export)."""
-    rows: list[tuple[str, ...]] = [VISITOR_HEADER]
+def visitor_rows(visitors: Sequence[Visitor], lang: str = "es") -> list[tuple[str, ...]]:
+    """The header (in ``lang``) and one row per visitor (a search's export)."""
+    rows: list[tuple[str, ...]] = [headings(VISITOR_HEADER, lang)]
     for v in visitors:
         rows.append(
             (
@@ -375,20 +420,24 @@ TIMELINE_HEADER = (
     "Puesto",
     "Empleado",
     "Resultado",
+    "Resultado (texto)",
     "Motivos",
+    "Motivos (texto)",
     "Documento presentado",
     "Tarjeta",
     "Tipo de tarjeta",
     "Importe",
     "Estado de la tarjeta",
+    "Estado de la tarjeta (texto)",
 )
 
 
-def timeline_rows(timeline: Timeline) -> list[tuple[str, ...]]:
-    """The header and one row per visit (one row with the person alone when none)."""
+def timeline_rows(timeline: Timeline, lang: str = "es") -> list[tuple[str, ...]]:
+    """The header and one row per visit (one row with the person alone when none); the
+    codes with their label in ``lang`` beside them."""
     v = timeline.visitor
     person = (str(v.file_number), v.surname, v.given_names, v.identity.text)
-    rows: list[tuple[str, ...]] = [TIMELINE_HEADER]
+    rows: list[tuple[str, ...]] = [headings(TIMELINE_HEADER, lang)]
     for entry in timeline.entries:
         visit, card = entry.visit, entry.card
         rows.append(
@@ -398,12 +447,15 @@ def timeline_rows(timeline: Timeline) -> list[tuple[str, ...]]:
                 visit.desk_id,
                 visit.operator,
                 visit.verdict,
+                labels((visit.verdict,), lang),
                 " ".join(visit.reasons),
+                labels(visit.reasons, lang),
                 visit.document_type,
                 _opt(visit.card_number),
                 "" if card is None else card.card_type,
                 "" if card is None else money(card.price_cents),
                 "" if card is None else card.status.value,
+                "" if card is None else labels((card.status.value,), lang),
             )
         )
     if not timeline.entries:
@@ -419,7 +471,9 @@ DAY_BOOK_HEADER = (
     "Identidad",
     "Documento presentado",
     "Resultado",
+    "Resultado (texto)",
     "Motivos",
+    "Motivos (texto)",
     "Tarjeta",
     "Tipo de tarjeta",
     "Importe",
@@ -428,9 +482,10 @@ DAY_BOOK_HEADER = (
 )
 
 
-def day_book_rows(book: DayBook) -> list[tuple[str, ...]]:
-    """The header and one row per visit of the day (the figures derive from them)."""
-    rows: list[tuple[str, ...]] = [DAY_BOOK_HEADER]
+def day_book_rows(book: DayBook, lang: str = "es") -> list[tuple[str, ...]]:
+    """The header and one row per visit of the day (the figures derive from them); the
+    codes with their label in ``lang`` beside them."""
+    rows: list[tuple[str, ...]] = [headings(DAY_BOOK_HEADER, lang)]
     for line in book.lines:
         card = _opt(line.card_number)
         if line.card_voided and card:
@@ -444,7 +499,9 @@ def day_book_rows(book: DayBook) -> list[tuple[str, ...]]:
                 line.identity,
                 line.document_type,
                 line.verdict,
+                labels((line.verdict,), lang),
                 " ".join(line.reasons),
+                labels(line.reasons, lang),
                 card,
                 line.card_type,
                 money(line.price_cents) if line.card_number is not None else "",
@@ -587,12 +644,19 @@ class ReportService:
     """Reports and exports of the visitor file; see the module's docstring."""
 
     def __init__(
-        self, store: ReportStore, clock: Clock, renderer: ReportRenderer, casino: CasinoInfo
+        self,
+        store: ReportStore,
+        clock: Clock,
+        renderer: ReportRenderer,
+        casino: CasinoInfo,
+        *,
+        language: Callable[[], str] = lambda: "es",
     ) -> None:
         self._store = store
         self._clock = clock
         self._renderer = renderer
         self._casino = casino
+        self._language = language  # the window's language, read at each export
 
     # -- the director's figures and the daily visitor book ----------------------------
 
@@ -624,18 +688,20 @@ class ReportService:
         return book
 
     def export_day_book(
-        self, operator: Operator, day: date, target: ExportTarget
+        self, operator: Operator, day: date, target: ExportTarget, *, purpose: str
     ) -> RenderedExport:
-        """The daily visitor book as a PDF written to ``target``, then audited."""
+        """The daily visitor book as a PDF written to ``target``, then audited with its
+        purpose: it holds every name and document of the day (art. 20.4)."""
         role = self._report_role(operator, (Role.DIRECTOR, Role.INSPECTOR))
+        why = checked_purpose(purpose)
         book = self._day_book(day)
         meta = self._meta(
             operator,
             f"Libro diario de visitantes del {day.strftime('%d/%m/%Y')}",
-            (("Día", day.isoformat()),),
+            (("Motivo", why), ("Día", day.isoformat())),
         )
         data = self._renderer.day_book(meta, book)
-        rows = day_book_rows(book)
+        rows = day_book_rows(book, meta.language)
         return self._deliver(
             operator,
             target,
@@ -644,7 +710,11 @@ class ReportService:
             rows,
             "REPORT_DAY",
             f"day:{day.isoformat()}",
-            {"role": role.value, "head": f"{book.audit_head.seq}:{book.audit_head.digest}"},
+            {
+                "purpose": why,
+                "role": role.value,
+                "head": f"{book.audit_head.seq}:{book.audit_head.digest}",
+            },
         )
 
     # -- the inspectors' exports -------------------------------------------------------
@@ -691,7 +761,7 @@ class ReportService:
             target,
             data,
             chosen,
-            visitor_rows(found),
+            visitor_rows(found, meta.language),
             "INSPECT_EXPORT",
             "file:search",
             checked.details,
@@ -732,7 +802,7 @@ class ReportService:
             target,
             data,
             chosen,
-            timeline_rows(timeline),
+            timeline_rows(timeline, meta.language),
             "INSPECT_EXPORT",
             f"file:{number}",
             details,
@@ -875,6 +945,7 @@ class ReportService:
             exported_by_name=operator.display_name,
             exported_at=self._clock.now(),
             query=query,
+            language="en" if self._language() == "en" else "es",
         )
 
     def _deliver(

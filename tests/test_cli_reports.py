@@ -95,8 +95,8 @@ def test_file_alone_exports_the_timeline(data: Path, exports: Path) -> None:
 
 def test_the_day_book_of_a_day(data: Path, exports: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     out = exports / "libro.pdf"
-    code, answer = cli("report", "day", DAY, "--out", str(out), "--as", as_director(monkeypatch),
-                       data_dir=data)  # fmt: skip
+    code, answer = cli("report", "day", DAY, "--out", str(out), "--purpose", PURPOSE,
+                       "--as", as_director(monkeypatch), data_dir=data)  # fmt: skip
     assert code == 0, answer
     assert isinstance(answer, dict) and answer["rows"] == 1
     text = pdf_text(out)
@@ -108,7 +108,19 @@ def test_the_day_book_of_a_day(data: Path, exports: Path, monkeypatch: pytest.Mo
     assert (entry.actor, entry.subject, entry.details["role"]) == ("dora", f"day:{DAY}", "DIRECTOR")
     head_seq = entry.details["head"].split(":")[0]
     assert f"{head_seq}:" in text  # the head printed is the one audited
+    assert entry.details["purpose"] == PURPOSE and f"Motivo: {PURPOSE}" in text
     assert "GARCIA" not in repr(entry)
+
+
+def test_the_day_book_needs_a_purpose(
+    data: Path, exports: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    out = exports / "libro.pdf"
+    code, answer = cli("report", "day", DAY, "--out", str(out), "--purpose", "x",
+                       "--as", as_director(monkeypatch), data_dir=data)  # fmt: skip
+    assert (code, answer["error"]) == (2, "INSPECT_PURPOSE_INVALID")  # type: ignore[index]
+    assert not out.exists()
+    assert "REPORT_DAY" not in {e.action for e in audit_entries(data)}
 
 
 def test_the_figures_as_json(data: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -153,7 +165,7 @@ def test_a_clerk_is_refused_every_report(
     monkeypatch.setenv("ADMISSION_PASSWORD", "clerk-pass-1")
     out = exports / "x.pdf"
     runs: list[tuple[list[str], str]] = [
-        (["report", "day", DAY, "--out", str(out)], "REPORT_ROLE_REQUIRED"),
+        (["report", "day", DAY, "--purpose", PURPOSE, "--out", str(out)], "REPORT_ROLE_REQUIRED"),
         (["inspect", "export", "--name", "garcia", "--purpose", PURPOSE, "--out", str(out)],
          "INSPECTOR_ROLE_REQUIRED"),
         (["access-report", "--file", "1", "--purpose", PURPOSE, "--out", str(out)],
@@ -180,8 +192,8 @@ def test_a_failed_export_leaves_no_file_and_no_entry(
     monkeypatch.setenv("ADMISSION_PASSWORD", DIRECTOR[2])
     with monkeypatch.context() as patched:
         patched.setattr("hardware.printer.export_file.os.replace", full)
-        code, answer = cli("report", "day", DAY, "--out", str(out), "--as", DIRECTOR[0],
-                           data_dir=data)  # fmt: skip
+        code, answer = cli("report", "day", DAY, "--out", str(out), "--purpose", PURPOSE,
+                           "--as", DIRECTOR[0], data_dir=data)  # fmt: skip
     assert (code, answer["error"]) == (3, refusal)  # type: ignore[index]
     assert answer["message"]  # type: ignore[index]
     assert list(exports.iterdir()) == []

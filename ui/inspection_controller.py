@@ -243,13 +243,13 @@ class InspectionController(QObject):
             ),
         )
 
-    def export_day_book(self, path: Path, day: date) -> None:
-        """The daily visitor book of ``day`` (a Madrid day) as PDF."""
+    def export_day_book(self, path: Path, day: date, purpose: str) -> None:
+        """The daily visitor book of ``day`` (a Madrid day) as PDF, for ``purpose``."""
         reports = self._reports
         self._export(
             path,
             lambda operator, target: reports.export_day_book(  # type: ignore[union-attr]
-                operator, day, target
+                operator, day, target, purpose=purpose
             ),
         )
 

@@ -151,7 +151,7 @@ class ReportlabRenderer:
     # -- ReportRenderer ----------------------------------------------------------------
 
     def visitors(self, meta: ReportMeta, visitors: Sequence[Visitor], fmt: ExportFormat) -> bytes:
-        rows = visitor_rows(visitors)
+        rows = visitor_rows(visitors, meta.language)
         if fmt is ExportFormat.CSV:
             return csv_bytes(rows)
         doc = _Document(self, meta, content_digest(rows), landscape(A4))
@@ -176,7 +176,7 @@ class ReportlabRenderer:
         return doc.build()
 
     def timeline(self, meta: ReportMeta, timeline: Timeline, fmt: ExportFormat) -> bytes:
-        rows = timeline_rows(timeline)
+        rows = timeline_rows(timeline, meta.language)
         if fmt is ExportFormat.CSV:
             return csv_bytes(rows)
         doc = _Document(self, meta, content_digest(rows), landscape(A4))
@@ -218,7 +218,9 @@ class ReportlabRenderer:
         return doc.build()
 
     def day_book(self, meta: ReportMeta, book: DayBook) -> bytes:
-        doc = _Document(self, meta, content_digest(day_book_rows(book)), landscape(A4))
+        doc = _Document(
+            self, meta, content_digest(day_book_rows(book, meta.language)), landscape(A4)
+        )
         refused = sum(1 for line in book.lines if line.verdict == "DENY")
         cards = sum(1 for line in book.lines if line.card_number is not None)
         doc.heading(

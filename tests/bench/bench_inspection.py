@@ -185,7 +185,7 @@ def queries(
 _RESTORE = """
 import sys, time
 from pathlib import Path
-from db.backup import restore
+from db.restore import restore
 from db.keys import DbKey
 started = time.perf_counter()
 key = DbKey.from_raw(bytes.fromhex("42" * 32), source="bench")
@@ -337,7 +337,7 @@ def run_day_book(enc: SqlCipherStore, work: Path, rows: list[Row]) -> None:
     day, count = busiest_day(enc)
     out = work / "day-book.pdf"
     seconds, rendered = timed(
-        lambda: service.export_day_book(INSPECTOR, day, FileExportTarget(out))
+        lambda: service.export_day_book(INSPECTOR, day, FileExportTarget(out), purpose=PURPOSE)
     )
     # the target is for a day of 5,000 visits (tests/bench/bench_reports.py measures
     # that day); the busiest day of this file is longer, its time is given per 5,000

@@ -222,11 +222,12 @@ def test_the_day_book_export_is_written_then_audited_without_names(any_store: An
     _history(any_store)
     before = _seq(any_store)
     target = MemoryTarget("libro-2026-01-10.pdf")
-    done = service(any_store).export_day_book(INSPECTOR, MADRID_DAY, target)
+    done = service(any_store).export_day_book(INSPECTOR, MADRID_DAY, target, purpose=PURPOSE)
     assert target.events == ["write"] and done.rows == 4 and done.size == len(target.data or b"")
     [audit] = _new_entries(any_store, before)
     assert (audit.actor, audit.action, audit.subject) == ("ines", "REPORT_DAY", "day:2026-01-10")
     assert audit.details["role"] == "INSPECTOR" and audit.details["format"] == "pdf"
+    assert audit.details["purpose"] == PURPOSE  # the day's names: a stated purpose (art. 20.4)
     assert audit.details["rows"] == "4" and audit.details["digest"] == done.digest
     assert audit.details["file"] == "libro-2026-01-10.pdf"
     assert audit.details["head"].startswith(f"{before}:")
@@ -236,7 +237,7 @@ def test_the_day_book_export_is_written_then_audited_without_names(any_store: An
 def test_the_digest_is_that_of_the_csv_without_its_bom(any_store: Any) -> None:
     _history(any_store)
     target = MemoryTarget("libro.csv")
-    done = service(any_store).export_day_book(DIRECTOR, MADRID_DAY, target)
+    done = service(any_store).export_day_book(DIRECTOR, MADRID_DAY, target, purpose=PURPOSE)
     assert target.data is not None and target.data.startswith(b"\xef\xbb\xbf")
     assert hashlib.sha256(target.data[3:]).hexdigest() == done.digest
 
@@ -299,7 +300,7 @@ def test_a_clerk_or_an_administrator_gets_no_report(any_store: Any, who: Operato
     for call in (
         lambda: reports.figures(who, MADRID_DAY, MADRID_DAY),
         lambda: reports.day_book(who, MADRID_DAY),
-        lambda: reports.export_day_book(who, MADRID_DAY, target),
+        lambda: reports.export_day_book(who, MADRID_DAY, target, purpose=PURPOSE),
         lambda: reports.access_report(who, PURPOSE, file_number=1),
     ):
         with pytest.raises(ReportError) as refused:

@@ -319,7 +319,15 @@ def test_the_commands_of_a_desk_answer_alike_on_the_server(
         "void-card": cli(desk, "void-card", "1", "--reason", "perdida", "--director", "dora"),
         "report figures": cli(desk, "report", "figures", "2026-11-01", "2026-11-30", *director),
         "report day": cli(
-            desk, "report", "day", "2026-11-28", "--out", str(exports / "day.pdf"), *director
+            desk,
+            "report",
+            "day",
+            "2026-11-28",
+            "--purpose",
+            "Expediente 12/2026",
+            "--out",
+            str(exports / "day.pdf"),
+            *director,
         ),
         "access-report": cli(
             desk,

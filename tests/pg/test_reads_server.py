@@ -247,7 +247,9 @@ def test_the_services_take_the_reads_in_place_of_the_sqlcipher_store(pg_cluster:
         assert [line.surname for line in reports.day_book(DIRECTOR, day).lines] == ["GARCÍA"]
         assert reports.figures(DIRECTOR, day, day).date_from == day
         target = MemoryTarget()
-        reports.export_day_book(INSPECTOR, day, target)
+        reports.export_day_book(
+            INSPECTOR, day, target, purpose="Expediente 12/2026 de la inspección"
+        )
         assert target.data is not None and "GARCÍA".encode() in target.data
         report = reports.access_report(DIRECTOR, "Solicitud de acceso", file_number=1)
         assert report.consultations >= 2

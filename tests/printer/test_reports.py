@@ -325,3 +325,32 @@ def test_the_pdf_names_card_types_by_their_label_and_the_digest_keeps_the_code(
         assert label in text
     digest = content_digest(day_book_rows(book))
     assert f"SHA-256 del contenido: {digest}" in text  # the same content, the same digest
+
+
+def test_a_csv_carries_each_code_with_its_label_in_the_chosen_language() -> None:
+    import csv
+    import io
+    from dataclasses import replace
+
+    from admission.catalogue import text as catalogue_text
+
+    renderer = ReportlabRenderer()
+    for lang in ("es", "en"):
+        data = renderer.timeline(replace(meta(), language=lang), timeline(), ExportFormat.CSV)
+        rows = list(csv.reader(io.StringIO(data[3:].decode("utf-8"))))
+        header = rows[0]
+        outcome = header.index("Resultado" if lang == "es" else "Outcome")
+        reasons = header.index("Motivos" if lang == "es" else "Reasons")
+        # the label's column stands right after its code's, headed in the same language
+        assert header[outcome + 1] == header[outcome] + (" (texto)" if lang == "es" else " (text)")
+        assert header[reasons + 1] == header[reasons] + (" (texto)" if lang == "es" else " (text)")
+        refused = next(r for r in rows[1:] if r[outcome] == "DENY")
+        assert refused[outcome + 1] == catalogue_text("DENY", lang)
+        codes = refused[reasons].split()
+        assert codes and refused[reasons + 1] == "; ".join(catalogue_text(c, lang) for c in codes)
+        admitted = next(r for r in rows[1:] if r[outcome] == "ADMIT")
+        assert admitted[outcome + 1] == catalogue_text("ADMIT", lang)
+        # the codes themselves never change with the language: a program reads them
+        assert {r[outcome] for r in rows[1:]} == {"ADMIT", "DENY"}
+        assert ("Ficha" in header) is (lang == "es") and ("File" in header) is (lang == "en")
+        assert content_digest(timeline_rows(timeline(), lang)) in _sha(data[3:])

@@ -259,6 +259,26 @@ def test_the_day_book_is_written_where_chosen(
     searched.day_edit.setDate(searched.day_edit.date().fromString(today.isoformat(), "yyyy-MM-dd"))
     searched.day_book.click()
     assert chosen.read_bytes().startswith(b"%PDF")
+    # the whole day's names and documents: recorded with the purpose it was taken for
+    action, actor, details = audit(demo_ctx)[-1]
+    assert (action, actor) == ("REPORT_DAY", INSPECTOR.username)
+    assert details["purpose"] == PURPOSE and details["file"] == chosen.name
+
+
+@needs_reports
+def test_the_day_book_asks_for_the_purpose_before_any_file(
+    searched: InspectionScreen, demo_ctx: AppContext, tmp_path: Path
+) -> None:
+    asked: list[str] = []
+    searched.ask_path = lambda _t, name, _f: asked.append(name) or tmp_path / "libro.pdf"
+    searched.purpose_edit.clear()
+    before = audit(demo_ctx)
+    searched.day_book.click()
+    assert asked == []  # no save dialog without a purpose
+    assert searched.errors.code == "INSPECT_PURPOSE_INVALID"
+    assert searched.purpose_edit.hasFocus() or not searched.isActiveWindow()
+    assert not (tmp_path / "libro.pdf").exists()
+    assert audit(demo_ctx) == before  # nothing read, nothing recorded
 
 
 @needs_reports

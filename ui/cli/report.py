@@ -94,7 +94,7 @@ def _arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser)
     )
     day.add_argument("date", type=date_argument, help="the Madrid day, YYYY-MM-DD")
     day.add_argument("--out", required=True, type=Path, help="the PDF file to write")
-    who_arguments(day, purpose=False)
+    who_arguments(day, purpose=True)  # every name and document of the day (art. 20.4)
     figures = sub.add_parser(
         "figures",
         parents=[common],
@@ -112,7 +112,9 @@ def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
             return ExitCode.OK, _figures_json(
                 ctx.reports.figures(who, args.date_from, args.date_to)
             )
-        done = ctx.reports.export_day_book(who, args.date, ctx.export_target(args.out))
+        done = ctx.reports.export_day_book(
+            who, args.date, ctx.export_target(args.out), purpose=args.purpose
+        )
     except (ReportError, InspectionError) as refused:
         return refusal(refused)
     return ExitCode.OK, export_json(done, args.out)

@@ -21,12 +21,11 @@ from datetime import date
 from pathlib import Path
 from typing import Any, Protocol
 
-from PySide6.QtCore import QRegularExpression, QStandardPaths, Qt, Signal
+from PySide6.QtCore import QRegularExpression, Qt, Signal
 from PySide6.QtGui import QRegularExpressionValidator
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QDialog,
-    QFileDialog,
     QFormLayout,
     QGridLayout,
     QGroupBox,
@@ -54,6 +53,7 @@ from ui.dialogs.common import (
     plain_label,
     run_job,
 )
+from ui.dialogs.save_path import ask_save_path
 from ui.jobs import JobRunner
 from ui.widgets.charts import BarChart
 
@@ -121,17 +121,6 @@ def _table(columns: Sequence[str], name: str) -> QTableWidget:
     table.verticalHeader().setVisible(False)
     table.horizontalHeader().setStretchLastSection(True)
     return table
-
-
-def ask_save_path(parent: QWidget, title: str, default_name: str, filters: str) -> Path | None:
-    """The operator chooses where the file goes (default: their documents folder)."""
-    folder = QStandardPaths.writableLocation(
-        QStandardPaths.StandardLocation.DocumentsLocation
-    ) or str(Path.home())
-    chosen, _filter = QFileDialog.getSaveFileName(
-        parent, title, str(Path(folder) / default_name), filters
-    )
-    return Path(chosen) if chosen else None
 
 
 # -- rectification (GDPR art. 16) -------------------------------------------------------------

@@ -31,7 +31,6 @@ from PySide6.QtCore import (
     QObject,
     QPersistentModelIndex,
     QRegularExpression,
-    QStandardPaths,
     Qt,
 )
 from PySide6.QtGui import QKeySequence, QRegularExpressionValidator, QShortcut
@@ -40,7 +39,6 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QDateEdit,
     QDialog,
-    QFileDialog,
     QGridLayout,
     QGroupBox,
     QHBoxLayout,
@@ -54,7 +52,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from admission.inspection import Timeline, TimelineEntry
+from admission.errors import AdmissionError
+from admission.inspection import Timeline, TimelineEntry, checked_purpose
 from admission.records import Visitor
 from ui.dialogs.common import (
     ErrorLine,
@@ -65,6 +64,7 @@ from ui.dialogs.common import (
     message,
     plain_label,
 )
+from ui.dialogs.save_path import ask_save_path
 from ui.inspection_controller import InspectionController, SearchRequest
 
 __all__ = [
@@ -543,13 +543,7 @@ class InspectionScreen(QWidget):
 
     # -- exports -------------------------------------------------------------------------
     def _ask_path(self, title: str, default_name: str, filters: str) -> Path | None:
-        folder = QStandardPaths.writableLocation(
-            QStandardPaths.StandardLocation.DocumentsLocation
-        ) or str(Path.home())
-        chosen, _filter = QFileDialog.getSaveFileName(
-            self, title, str(Path(folder) / default_name), filters
-        )
-        return Path(chosen) if chosen else None
+        return ask_save_path(self, title, default_name, filters)
 
     def _where(self, kind: str, fmt: str, day: date | None = None) -> Path | None:
         name = default_export_name(kind, day or self._today(), fmt)
@@ -571,12 +565,25 @@ class InspectionScreen(QWidget):
             self.errors.clear_message()
             self.controller.export_timeline(path, fmt)
 
+    def _stated_purpose(self) -> str | None:
+        """The purpose typed, checked before a file is asked for; None (and the purpose
+        field focused) when it is missing or not plain text (art. 20.4)."""
+        try:
+            return checked_purpose(self.purpose())
+        except AdmissionError as refused:
+            self._refused(refused.code)
+            return None
+
     def export_day_book(self) -> None:
+        """The day book: every name and document of a day, so it states a purpose too."""
+        purpose = self._stated_purpose()
+        if purpose is None:
+            return
         day = _day(self.day_edit.date())
         path = self._where(self.tr("libro-diario"), "pdf", day)
         if path is not None:
             self.errors.clear_message()
-            self.controller.export_day_book(path, day)
+            self.controller.export_day_book(path, day, purpose)
 
 
 class InspectionDialog(QDialog):
