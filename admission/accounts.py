@@ -29,6 +29,8 @@ from admission.ports import Clock
 __all__ = [
     "DEFAULT_IDLE",
     "FILE_KEY_ACTOR",
+    "PIN_ATTEMPTS",
+    "PIN_PAUSE",
     "Account",
     "AccountAction",
     "AccountBook",
@@ -55,6 +57,12 @@ USERNAME = re.compile(r"[a-z0-9._-]{1,32}")
 FILE_KEY_ACTOR = "file-key"  # the actor of an account made with the file's key (user add)
 UNKNOWN_ACTOR = "-"  # actor of an attempt on a name that is no account: never the typed text
 DEFAULT_IDLE = timedelta(minutes=5)
+# The quick unlock: a short PIN opens the desk its own operator locked (never a sign-in,
+# which takes the password). Three wrong PINs and only the password opens it; each wrong
+# PIN makes the next attempt wait a little longer (PIN_PAUSE times the failures).
+PIN = re.compile(r"[0-9]{4,8}")
+PIN_ATTEMPTS = 3
+PIN_PAUSE = timedelta(seconds=2)
 
 
 @unique
@@ -100,6 +108,10 @@ class AccountErrorCode(Code):
     LAST_ADMIN = "LAST_ADMIN"  # the last active administrator stays one
     SESSION_OPERATOR_MISMATCH = "SESSION_OPERATOR_MISMATCH"  # not the locked operator
     PURPOSE_INVALID = "PURPOSE_INVALID"  # an authorisation names what it is for
+    PIN_INVALID = "PIN_INVALID"  # a PIN is 4 to 8 digits
+    PIN_NOT_SET = "PIN_NOT_SET"  # the operator has no PIN: the password opens the desk
+    PIN_ATTEMPTS_EXHAUSTED = "PIN_ATTEMPTS_EXHAUSTED"  # three wrong PINs: the password now
+    PIN_WAIT = "PIN_WAIT"  # too soon after a wrong PIN (retry_at says when)
 
 
 class AccountAction(StrEnum):
@@ -158,6 +170,7 @@ class Account:
 class StoredAccount:
     account: Account
     password_hash: str = field(repr=False)
+    pin_hash: str | None = field(default=None, repr=False)  # the quick unlock's, if set
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,6 +255,11 @@ class AccountBook(Protocol):
         """Append entries that change no row."""
         ...
 
+    def set_pin(self, username: str, pin_hash: str | None, notes: Sequence[AuditNote]) -> None:
+        """Keep (or, with None, remove) the account's PIN hash and append ``notes``, the
+        last committing to the row, in one transaction; ``save`` keeps the PIN as it is."""
+        ...
+
 
 def normal_username(text: str) -> str:
     """The user name as stored: trimmed, lower-cased, 1-32 of ``a-z 0-9 . _ -``."""
@@ -295,6 +313,9 @@ class AccountService:
         self.policy = policy or LockoutPolicy()
         self._dummy: str | None = None
         self._locked_sessions: set[str] = set()
+        # wrong PINs in a row per user name, and when the last one was typed (memory
+        # only: a restart asks for the password, as the lock is not kept either)
+        self._pin_failures: dict[str, tuple[int, datetime]] = {}
 
     # -- reading -------------------------------------------------------------------------
     def has_accounts(self) -> bool:
@@ -315,6 +336,7 @@ class AccountService:
         stored = self._check(username, password, AccountAction.LOGIN_FAILED, {})
         self._succeeded(stored, password, AccountAction.LOGIN, {})
         self._locked_sessions.discard(stored.account.username)
+        self._pin_failures.pop(stored.account.username, None)
         return stored.account.operator()
 
     def authorise(self, username: str, password: str, role: Role, purpose: str) -> Operator:
@@ -348,7 +370,96 @@ class AccountService:
         stored = self._check(operator.username, password, AccountAction.LOGIN_FAILED, failed)
         self._succeeded(stored, password, AccountAction.SESSION_UNLOCKED, {})
         self._locked_sessions.discard(operator.username)
+        self._pin_failures.pop(operator.username, None)
         return stored.account.operator()
+
+    # -- the quick unlock: a PIN of the operator's own -------------------------------------
+    def has_pin(self, username: str) -> bool:
+        found = self._find_quietly(username)
+        return found is not None and found.pin_hash is not None
+
+    def set_pin(self, operator: Operator, password: str, pin: str | None) -> None:
+        """The operator's own PIN (4-8 digits; None removes it), confirmed with the
+        password at that moment: nobody at a desk left open sets a PIN to open it
+        later. Kept as an argon2id hash, like the password; audited, never the PIN."""
+        chosen = None if pin is None else _pin(pin)  # refused before any hashing
+        details = {"mode": "pin"}
+        stored = self._check(operator.username, password, AccountAction.LOGIN_FAILED, details)
+        self._succeeded(stored, password, AccountAction.AUTHORISED, {"purpose": "PIN"})
+        name = stored.account.username
+        change = {"change": "pin" if chosen is not None else "pin_removed"}
+        note = AuditNote(name, AccountAction.ACCOUNT_CHANGED, _subject(name), self._clock.now(),
+                         change)  # fmt: skip
+        new_hash = None if chosen is None else self._hasher.hash(chosen)
+        self._book.set_pin(name, new_hash, [note])
+        self._pin_failures.pop(name, None)
+
+    def unlock_with_pin(self, operator: Operator, pin: str) -> Operator:
+        """The locked operator's PIN opens the desk (never a sign-in). After
+        :data:`PIN_ATTEMPTS` wrong PINs only the password does (PIN_ATTEMPTS_EXHAUSTED)."""
+        if operator.username not in self._locked_sessions:
+            raise AccountError(
+                "not the locked operator", code=AccountErrorCode.SESSION_OPERATOR_MISMATCH
+            )
+        details = {"mode": "unlock_pin"}
+        stored = self._pin_check(operator.username, pin, AccountAction.LOGIN_FAILED, details)
+        self._note(stored.account.username, AccountAction.SESSION_UNLOCKED, {"mode": "pin"})
+        self._locked_sessions.discard(operator.username)
+        return stored.account.operator()
+
+    def authorise_with_pin(
+        self, operator: Operator, pin: str, role: Role, purpose: str
+    ) -> Operator:
+        """The signed-in operator confirms a decision of ``role`` with their PIN (the
+        director at their own desk, art. 20.3): audited as :meth:`authorise` is, with
+        ``mode: pin``. A locked session confirms nothing."""
+        what = {"role": str(Role(role)), "purpose": _purpose(purpose), "mode": "pin"}
+        if operator.username in self._locked_sessions:
+            raise AccountError("the session is locked", code=AccountErrorCode.NOT_SIGNED_IN)
+        failed = AccountAction.AUTHORISATION_FAILED
+        stored = self._pin_check(operator.username, pin, failed, what)
+        account = stored.account
+        if role not in account.roles:
+            refused = {**what, "reason": str(AccountErrorCode.ROLE_REQUIRED)}
+            self._note(account.username, failed, refused)
+            raise AccountError("the account lacks the role", code=AccountErrorCode.ROLE_REQUIRED)
+        self._note(account.username, AccountAction.AUTHORISED, what)
+        return account.operator()
+
+    def _pin_check(
+        self, username: str, pin: str, failed: AccountAction, details: dict[str, str]
+    ) -> StoredAccount:
+        """The account whose PIN this is, or an audited refusal. A wrong PIN counts
+        towards the PIN's own limit (not the password's lockout); a locked or disabled
+        account opens with no PIN."""
+        now = self._clock.now()
+        stored = self._find_quietly(username)
+        if stored is None or stored.pin_hash is None:
+            raise AccountError("no PIN", code=AccountErrorCode.PIN_NOT_SET)
+        account = stored.account
+        if account.locked_at(now):
+            self._refuse(account, failed, details, AccountErrorCode.ACCOUNT_LOCKED, now)
+        if not account.active:
+            self._refuse(account, failed, details, AccountErrorCode.ACCOUNT_DISABLED, now)
+        failures, last = self._pin_failures.get(account.username, (0, now))
+        if failures >= PIN_ATTEMPTS:
+            raise AccountError("the password now", code=AccountErrorCode.PIN_ATTEMPTS_EXHAUSTED)
+        retry_at = last + PIN_PAUSE * failures
+        if now < retry_at:  # not counted: nothing was checked
+            raise AccountError("too soon", code=AccountErrorCode.PIN_WAIT, locked_until=retry_at)
+        usable = isinstance(pin, str) and PIN.fullmatch(pin) is not None
+        if usable and self._hasher.verify(stored.pin_hash, pin):
+            self._pin_failures.pop(account.username, None)
+            return stored
+        failures += 1
+        self._pin_failures[account.username] = (failures, now)
+        code = (
+            AccountErrorCode.PIN_ATTEMPTS_EXHAUSTED
+            if failures >= PIN_ATTEMPTS
+            else AccountErrorCode.BAD_CREDENTIALS
+        )
+        self._note(account.username, failed, {**details, "reason": str(code)})
+        raise AccountError("wrong PIN", code=code)
 
     # -- administration (ADMIN) ----------------------------------------------------------
     def create_account(
@@ -569,6 +680,12 @@ class AccountService:
         if self._dummy is None:
             self._dummy = self._hasher.hash(secrets.token_urlsafe(16))
         return self._dummy
+
+
+def _pin(pin: str) -> str:
+    if not isinstance(pin, str) or PIN.fullmatch(pin) is None:
+        raise AccountError("a PIN is 4 to 8 digits", code=AccountErrorCode.PIN_INVALID)
+    return pin
 
 
 def _purpose(purpose: str) -> str:

@@ -1245,6 +1245,19 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "Falta el motivo (de 1 a 80 caracteres imprimibles)",
         "The reason is missing (1 to 80 printable characters)",
     ),
+    "PIN_INVALID": ("El PIN son de 4 a 8 cifras", "A PIN is 4 to 8 digits"),
+    "PIN_NOT_SET": (
+        "Este operador no tiene PIN: use la contraseña",
+        "This operator has no PIN: use the password",
+    ),
+    "PIN_ATTEMPTS_EXHAUSTED": (
+        "Tres PIN erróneos: ahora solo abre la contraseña",
+        "Three wrong PINs: only the password opens it now",
+    ),
+    "PIN_WAIT": (
+        "Espere unos segundos antes de volver a probar el PIN",
+        "Wait a few seconds before trying the PIN again",
+    ),
     # -- the gaming inspectors' queries (admission.inspection.InspectionCode) -----------
     "INSPECTOR_ROLE_REQUIRED": (
         "Solo un inspector de juego o el director de juegos consulta el fichero (art. 20.4)",

@@ -104,8 +104,22 @@ class AccountStore(Protocol):
 
 def _content(conn: sqlite3.Connection, row: tuple[object, ...]) -> list[object]:
     """What the chain commits to: every column, the password hash included (a hash put
-    in by hand would open the account)."""
-    return list(row)
+    in by hand would open the account), and the PIN's hash once one is set (migration
+    0041; a row without one reads as it did before)."""
+    pin = _pin_hash(conn, str(row[0]))
+    return list(row) if pin is None else [*row, pin]
+
+
+def _has_pins(conn: sqlite3.Connection) -> bool:
+    """Whether the file has migration 0041 (a damaged file opens without migrations)."""
+    return any(r[1] == "pin_hash" for r in conn.execute("PRAGMA table_info(accounts)"))
+
+
+def _pin_hash(conn: sqlite3.Connection, username: str) -> str | None:
+    if not _has_pins(conn):
+        return None
+    row = conn.execute("SELECT pin_hash FROM accounts WHERE username = ?", (username,)).fetchone()
+    return None if row is None or row[0] is None else str(row[0])
 
 
 class _AccountTable(CoveredTable):
@@ -135,7 +149,7 @@ ACCOUNT_TABLE: CoveredTable = _AccountTable(
 )
 
 
-def _account(row: Sequence[Any]) -> StoredAccount:
+def _account(row: Sequence[Any], pin_hash: str | None = None) -> StoredAccount:
     name, display, roles, active, pw_hash, failed, locked, created = row
     account = Account(
         str(name),
@@ -146,7 +160,7 @@ def _account(row: Sequence[Any]) -> StoredAccount:
         codec.parse_opt_ts(locked),
         codec.parse_ts(str(created)),
     )
-    return StoredAccount(account, str(pw_hash))
+    return StoredAccount(account, str(pw_hash), pin_hash)
 
 
 class SqlAccountBook:
@@ -164,7 +178,8 @@ class SqlAccountBook:
             row = conn.execute(
                 f"SELECT {_COLUMNS} FROM accounts WHERE username = ?", (username,)
             ).fetchone()
-        return None if row is None else _account(row)
+            pin = None if row is None else _pin_hash(conn, username)
+        return None if row is None else _account(row, pin)
 
     def all_accounts(self) -> list[Account]:
         with self._store.reading() as conn:
@@ -218,6 +233,20 @@ class SqlAccountBook:
         with self._store.transaction() as conn:
             for note in notes:
                 self._append(conn, note, ())
+
+    def set_pin(self, username: str, pin_hash: str | None, notes: Sequence[AuditNote]) -> None:
+        with self._store.transaction() as conn:
+            found = conn.execute(
+                "SELECT account_id FROM accounts WHERE username = ?", (username,)
+            ).fetchone()
+            if found is None:
+                raise AccountError("no such account", code=AccountErrorCode.ACCOUNT_UNKNOWN)
+            conn.execute(
+                "UPDATE accounts SET pin_hash = ? WHERE account_id = ?", (pin_hash, found[0])
+            )
+            ref = [(f"account:{found[0]}", False)]
+            for i, note in enumerate(notes):  # the last entry commits to the row as written
+                self._append(conn, note, ref if i == len(notes) - 1 else ())
 
     def _append(
         self, conn: sqlite3.Connection, note: AuditNote, rows: Sequence[tuple[str, bool]]

@@ -86,8 +86,12 @@ _LOCK_LABEL = b"admission-desk/pg/account-lock/v1"
 _ADMIN_LOCK = "administration"  # the lock every change of accounts takes first
 
 
-def _seal(ring: KeyRing, account: Account, password_hash: str) -> bytes:
-    record = {
+def _seal(
+    ring: KeyRing, account: Account, password_hash: str, pin_hash: str | None = None
+) -> bytes:
+    """The account's one sealed record; the quick unlock's PIN hash only once set (a
+    record without one reads, and is committed to, as before)."""
+    record: dict[str, object] = {
         "display_name": account.display_name,
         "roles": role_list(account.roles),
         "active": bool(account.active),
@@ -96,6 +100,8 @@ def _seal(ring: KeyRing, account: Account, password_hash: str) -> bytes:
         "locked_until": None if account.locked_until is None else codec.ts(account.locked_until),
         "created_at": codec.ts(account.created_at),
     }
+    if pin_hash is not None:
+        record["pin_hash"] = pin_hash
     text = json.dumps(record, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return ring.seal_text(text, table=ACCOUNT_TABLE, column=ACCOUNT_COLUMN, row=account.username)
 
@@ -111,7 +117,8 @@ def _stored(ring: KeyRing, username: str, sealed: Any) -> StoredAccount:
         codec.parse_opt_ts(r["locked_until"]),
         codec.parse_ts(str(r["created_at"])),
     )
-    return StoredAccount(account, str(r["password_hash"]))
+    pin = r.get("pin_hash")
+    return StoredAccount(account, str(r["password_hash"]), None if pin is None else str(pin))
 
 
 def covers_accounts(store: PgStore) -> bool:
@@ -193,17 +200,19 @@ class PgAccountBook:
         of the store first takes the chain's head lock, so two desks creating one user
         name at once are ordered: the second finds it taken."""
         ring = self._store.ring
-        sealed = _seal(ring, account, password_hash)
 
         def work(tx: _Tx) -> None:
             exists = tx.one(
-                "SELECT account_id FROM accounts WHERE username = %s FOR UPDATE",
+                "SELECT account_id, record FROM accounts WHERE username = %s FOR UPDATE",
                 (account.username,),
             )
             if created and exists is not None:
                 raise AccountError("user name taken", code=AccountErrorCode.USERNAME_TAKEN)
             if not created and exists is None:
                 raise AccountError("no such account", code=AccountErrorCode.ACCOUNT_UNKNOWN)
+            # the PIN stays as it is (set_pin changes it): read under the row's lock
+            pin = None if exists is None else _stored(ring, account.username, exists[1]).pin_hash
+            sealed = _seal(ring, account, password_hash, pin)
             if created:
                 found = tx.one(
                     "INSERT INTO accounts (username, record, key_version) VALUES (%s, %s, %s) "
@@ -229,6 +238,29 @@ class PgAccountBook:
     def record(self, notes: Sequence[AuditNote]) -> None:
         """Append entries that change no row (sign-in, refusals, session lock)."""
         self._store.write(lambda tx: self._append(tx, notes))
+
+    def set_pin(self, username: str, pin_hash: str | None, notes: Sequence[AuditNote]) -> None:
+        """The record resealed with (or without) the PIN's hash, and ``notes``, in one
+        transaction; the last entry commits to the row as written."""
+        ring = self._store.ring
+
+        def work(tx: _Tx) -> None:
+            found = tx.one(
+                "SELECT account_id, record FROM accounts WHERE username = %s FOR UPDATE",
+                (username,),
+            )
+            if found is None:
+                raise AccountError("no such account", code=AccountErrorCode.ACCOUNT_UNKNOWN)
+            stored = _stored(ring, username, found[1])
+            sealed = _seal(ring, stored.account, stored.password_hash, pin_hash)
+            tx.conn.execute(
+                "UPDATE accounts SET record = %s, key_version = %s WHERE account_id = %s",
+                (sealed, ring.current_version, int(found[0])),
+            )
+            ref = [(f"account:{int(found[0])}", False)] if covers_accounts(self._store) else []
+            self._append(tx, notes, ref)
+
+        self._store.write(work)
 
     def _append(
         self, tx: _Tx, notes: Sequence[AuditNote], rows: Sequence[tuple[str, bool]] = ()
@@ -308,6 +340,20 @@ class PgAccounts(AccountService):
     def unlock_session(self, operator: Operator, password: str) -> Operator:
         with self._serial(operator.username):
             return super().unlock_session(operator, password)
+
+    def set_pin(self, operator: Operator, password: str, pin: str | None) -> None:
+        with self._serial(operator.username):
+            super().set_pin(operator, password, pin)
+
+    def unlock_with_pin(self, operator: Operator, pin: str) -> Operator:
+        with self._serial(operator.username):
+            return super().unlock_with_pin(operator, pin)
+
+    def authorise_with_pin(
+        self, operator: Operator, pin: str, role: Role, purpose: str
+    ) -> Operator:
+        with self._serial(operator.username):
+            return super().authorise_with_pin(operator, pin, role, purpose)
 
     def create_account(
         self,

@@ -666,10 +666,10 @@ class _Copier:
         )
         self._staff()
         if _has_table(self.source, "accounts"):
-            self._steps(
+            self._steps(  # the source is opened migrated: pin_hash is there (0041)
                 "accounts",
                 "SELECT account_id, username, display_name, roles, active, password_hash, "
-                "failed_attempts, locked_until, created_at FROM accounts "
+                "failed_attempts, locked_until, created_at, pin_hash FROM accounts "
                 "WHERE account_id > ? ORDER BY account_id LIMIT ?",
                 "SELECT max(account_id) FROM accounts",
                 self._accounts,
@@ -867,8 +867,10 @@ class _Copier:
         with the source's ``account_id`` (the chain names the row ``account:<id>``)."""
         values = []
         for row in rows:
-            stored = _source_account(row[1:])
-            sealed = pg_accounts._seal(self.ring, stored.account, stored.password_hash)
+            stored = _source_account(row[1:9], None if row[9] is None else str(row[9]))
+            sealed = pg_accounts._seal(
+                self.ring, stored.account, stored.password_hash, stored.pin_hash
+            )
             values.append((int(row[0]), str(row[1]), sealed, self.ring.current_version))
         _insert(tx, "accounts", values)
 

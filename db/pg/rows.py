@@ -200,7 +200,8 @@ def open_account_record(ring: KeyRing, username: str, sealed: Any) -> dict[str, 
 
 def account_content(ring: KeyRing, row: Sequence[Any]) -> tuple[int, list[object]]:
     """(account_id, content) of a row read with :data:`ACCOUNT_COLUMNS`: the same list
-    the SQLCipher chain commits to (db/accounts.py: every column, the hash included)."""
+    the SQLCipher chain commits to (db/accounts.py: every column, the hash included, the
+    PIN's hash once one is set)."""
     account_id, username = int(row[0]), str(row[1])
     r = open_account_record(ring, username, row[2])
     return account_id, [
@@ -212,4 +213,5 @@ def account_content(ring: KeyRing, row: Sequence[Any]) -> tuple[int, list[object
         int(r["failed_attempts"]),
         r["locked_until"],
         str(r["created_at"]),
+        *([] if r.get("pin_hash") is None else [str(r["pin_hash"])]),  # as db/accounts.py
     ]

@@ -72,11 +72,18 @@ class FakeBook:
         created: bool = False,
     ) -> None:
         assert created == (account.username not in self.rows)
-        self.rows[account.username] = StoredAccount(account, password_hash)
+        old = self.rows.get(account.username)
+        pin = None if old is None else old.pin_hash  # save keeps the PIN as it is
+        self.rows[account.username] = StoredAccount(account, password_hash, pin)
         self.notes.extend(notes)
         self.saves += 1
 
     def record(self, notes: Sequence[AuditNote]) -> None:
+        self.notes.extend(notes)
+
+    def set_pin(self, username: str, pin_hash: str | None, notes: Sequence[AuditNote]) -> None:
+        old = self.rows[username]
+        self.rows[username] = StoredAccount(old.account, old.password_hash, pin_hash)
         self.notes.extend(notes)
 
     def actions(self) -> list[str]:

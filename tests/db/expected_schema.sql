@@ -11,7 +11,7 @@ CREATE INDEX visits_by_at ON visits (at);
 CREATE INDEX visits_by_document ON visits (document_number);
 CREATE INDEX visits_by_file ON visits (file_number, at);
 CREATE INDEX vouchers_open ON vouchers (status, issued_at);
-CREATE TABLE accounts ( account_id INTEGER PRIMARY KEY, username TEXT NOT NULL UNIQUE CHECK (length(username) BETWEEN 1 AND 32), display_name TEXT NOT NULL CHECK (length(display_name) BETWEEN 1 AND 80), roles TEXT NOT NULL, active INTEGER NOT NULL CHECK (active IN (0, 1)), password_hash TEXT NOT NULL, failed_attempts INTEGER NOT NULL DEFAULT 0 CHECK (failed_attempts >= 0), locked_until TEXT, created_at TEXT NOT NULL ) STRICT;
+CREATE TABLE accounts ( account_id INTEGER PRIMARY KEY, username TEXT NOT NULL UNIQUE CHECK (length(username) BETWEEN 1 AND 32), display_name TEXT NOT NULL CHECK (length(display_name) BETWEEN 1 AND 80), roles TEXT NOT NULL, active INTEGER NOT NULL CHECK (active IN (0, 1)), password_hash TEXT NOT NULL, failed_attempts INTEGER NOT NULL DEFAULT 0 CHECK (failed_attempts >= 0), locked_until TEXT, created_at TEXT NOT NULL , pin_hash TEXT) STRICT;
 CREATE TABLE audit ( seq INTEGER PRIMARY KEY, at TEXT NOT NULL, actor TEXT NOT NULL, action TEXT NOT NULL, subject TEXT NOT NULL, details TEXT NOT NULL, prev_digest TEXT NOT NULL, digest TEXT NOT NULL , refs TEXT NOT NULL DEFAULT '{}', keyed INTEGER NOT NULL DEFAULT 0 CHECK (keyed IN (0, 1))) STRICT;
 CREATE TABLE audit_refs ( ref TEXT PRIMARY KEY, seq INTEGER NOT NULL REFERENCES audit (seq) ) STRICT, WITHOUT ROWID;
 CREATE TABLE bans ( ban_id INTEGER PRIMARY KEY, identity TEXT NOT NULL, reason TEXT NOT NULL, decided_by TEXT NOT NULL, created_at TEXT NOT NULL, expires_at TEXT, lifted_at TEXT, lift_reason TEXT NOT NULL DEFAULT '' ) STRICT;

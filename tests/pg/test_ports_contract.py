@@ -331,6 +331,40 @@ def test_the_session_lock_opens_only_for_its_operator(desk: Desk) -> None:
     assert desk.store.verify().ok
 
 
+def test_the_quick_unlock_pin_is_kept_hashed_and_committed_to(desk: Desk) -> None:
+    """The PIN's argon2id hash is kept with the account (sealed on the server), survives
+    a restart and a change of password, opens the locked session on another desk of the
+    file, and the chain commits to it: taken out behind the program's back, the file
+    does not verify."""
+    accounts = desk.accounts()
+    _admin_and_clerk(accounts)
+    clerk = accounts.sign_in("clerk", CLERK_PW)
+    accounts.set_pin(clerk, CLERK_PW, "4821")
+    accounts.set_password("clerk", "clerk-secret-2", actor=clerk)  # keeps the PIN
+    stored = desk.book().find("clerk")
+    assert stored.pin_hash.startswith("$argon2id$v=19$m=8,t=1,p=1$")
+    assert "4821" not in stored.pin_hash and stored.password_hash != stored.pin_hash
+    changed = [e for e in _entries(desk.store, "account:clerk") if e.action == "ACCOUNT_CHANGED"]
+    assert changed[0].details == {"change": "pin"} and "account:2" in changed[0].commits
+    assert desk.store.verify().ok
+    other = desk.accounts(desk.open())  # another desk, or the same after a restart
+    assert other.has_pin("clerk") and not other.has_pin("admin")
+    other.lock_session(clerk)
+    with pytest.raises(AccountError) as err:
+        other.unlock_with_pin(clerk, "4822")
+    assert err.value.code == AccountErrorCode.BAD_CREDENTIALS
+    desk.clock.advance(timedelta(seconds=5))
+    assert other.unlock_with_pin(clerk, "4821") == clerk
+    assert _entries(desk.store, "account:clerk")[-1].details == {"mode": "pin"}
+    assert desk.store.verify().ok
+    if desk.kind == "sqlcipher":
+        desk.raw("UPDATE accounts SET pin_hash = NULL WHERE username = 'clerk'")
+        assert not desk.store.verify().ok
+        return
+    other.set_pin(clerk, "clerk-secret-2", None)
+    assert not desk.accounts().has_pin("clerk") and desk.store.verify().ok
+
+
 def test_an_old_hash_is_renewed_at_sign_in(desk: Desk) -> None:
     desk.accounts().create_account("admin", "Ana", ADMIN_PW, [Role.ADMIN], actor=None)
     old = desk.book().find("admin").password_hash
