@@ -101,6 +101,7 @@ if TYPE_CHECKING:
     from admission.registry.snapshot import SignatureVerifier
     from db.pg.target import PgTarget
     from hardware.mrz.live import LiveMrzReader
+    from hardware.mrz.portrait import PortraitCutter
     from hardware.mrz.reader import MrzReader
     from ui.demo_scenario import DemoDevices
 
@@ -642,6 +643,7 @@ def _devices(settings: Settings, data_dir: Path, demo: bool) -> Devices:
         demo_camera=_demo_camera,
         sound=_sound,
         printer_check=partial(_printer_check, data_dir),
+        portrait=_portrait_cutter,
     )
 
 
@@ -693,6 +695,12 @@ def _live_reader() -> LiveMrzReader:
     from hardware.mrz.live import LiveMrzReader
 
     return LiveMrzReader()
+
+
+def _portrait_cutter() -> PortraitCutter:
+    from hardware.mrz.portrait import PortraitCutter
+
+    return PortraitCutter()
 
 
 def _serial_reader(port: str, baud: int) -> DocumentReader:

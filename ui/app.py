@@ -47,7 +47,8 @@ from admission.codes import Code
 from admission.errors import AdmissionError
 from ui.i18n import install_translator
 from ui.session import DeskSession
-from ui.theme import apply_dark_theme
+from ui.theme import apply_dark_theme, apply_theme
+from ui.window_geometry import restore_window, save_window
 
 if TYPE_CHECKING:
     from PySide6.QtCore import QTranslator
@@ -221,6 +222,12 @@ class DeskShell(QObject):
             return "es"
         return str(self.tools.settings["ui.language"])
 
+    def apply_display(self) -> None:
+        """The theme and text size of the settings (``ui.theme``, ``ui.font_size``)."""
+        if self.tools is not None:
+            settings = self.tools.settings
+            apply_theme(self.app, str(settings["ui.theme"]), int(settings["ui.font_size"]))
+
     def fail(self, code: str, detail: str = "") -> int:
         """Say why the window did not open: one line in the smoke run, a message box
         otherwise. Returns the exit code (3: the file or a device; 1: anything else)."""
@@ -246,6 +253,7 @@ class DeskShell(QObject):
         try:
             self.tools = self.start.build_tools()
             self.translator = install_translator(self.app, self.language())
+            self.apply_display()
             self.ctx = self._open_server_patiently(self.tools)
             path = start_path(self.start.demo, None if self.ctx is None else self.ctx.accounts)
             if path is StartPath.WIZARD and not self._first_run():
@@ -264,7 +272,8 @@ class DeskShell(QObject):
             return self.fail(exc.code, str(exc) if self.start.smoke else "")
         if self.start.demo:
             add_demo_banner(self.window)
-        self.window.show()
+        # maximised the first time on this screen, then as it was left (read from 3 m)
+        restore_window(self.window, self.ctx.data_dir)
         self.window.start()
         self.session.locked.connect(lambda: QTimer.singleShot(0, self._unlock))
         self.session.signed_out.connect(
@@ -468,6 +477,11 @@ class DeskShell(QObject):
             self.app.removeEventFilter(event_filter)
         self.filters = []
         if self.window is not None:
+            if self.ctx is not None:
+                try:
+                    save_window(self.window, self.ctx.data_dir)
+                except OSError as exc:  # the place is a convenience: never stops a close
+                    log.warning("window place not kept: %s", type(exc).__name__)
             self.window.close()  # stops the workers (DeskWindow.closeEvent)
             self.window = None
         if self.session is not None and self.session.operator is not None:

@@ -48,6 +48,7 @@ if TYPE_CHECKING:
     from db.offline_queue import QueuedVoucher
     from db.registry_replica import ReplicaFront
     from hardware.mrz.live import LiveMrzReader
+    from hardware.mrz.portrait import PortraitCutter
     from hardware.mrz.reader import MrzReader
     from hardware.printer.card_files import CardFiles
     from hardware.printer.desk_documents import DeskDocuments
@@ -217,6 +218,8 @@ class Devices:
     # the preflight of a printer chosen on the settings screen, before it is saved:
     # (backend "cups" | "qt" | "pdf-folder", queue or folder) -> its status
     printer_check: Callable[[str, str], DeviceStatus] | None = None
+    # the holder's portrait beside the MRZ the camera read (memory only); None: none
+    portrait: Callable[[], PortraitCutter] | None = None
 
 
 @dataclass(frozen=True)

@@ -36,7 +36,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QLocale, QObject, Qt, Slot
-from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtGui import QAction, QCloseEvent, QImage, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
     QHBoxLayout,
@@ -186,6 +186,9 @@ class DeskWindow(QMainWindow):
         # vouchers an earlier session left queued are sent at the server's first answer
         self._last_read: IdentityDocument | None = None  # the document being evaluated
         self._unknown: set[IdentityKey] = set()  # admissions whose outcome is unknown
+        # the holder's portrait the camera cut beside the MRZ just read, with the
+        # identity it belongs to: memory only, dropped with the verdict
+        self._portrait: tuple[IdentityKey, QImage] | None = None
 
         left = QVBoxLayout()
         left.addWidget(self.offline_banner)
@@ -394,8 +397,26 @@ class DeskWindow(QMainWindow):
         worker.frame_ready.connect(self.controller.report_frame)
         worker.hint_changed.connect(self.controller.report_hint)
         worker.mrz_read.connect(self.read_mrz)
+        worker.portrait_found.connect(self.show_portrait)
         worker.status_changed.connect(self.controller.report_device)
         self.adopt_worker(worker)
+
+    @Slot(object, QImage)
+    def show_portrait(self, lines: object, image: QImage) -> None:
+        """The portrait cut beside ``lines``: beside the verdict when it is this
+        document's (now, or when its verdict comes). Kept in memory only."""
+        document = self._parse(lines)
+        if document is None:
+            return
+        self._portrait = (document.identity, image)
+        current = self.controller.current
+        if current is not None and current.evaluation.document.identity == document.identity:
+            self.verdict.set_portrait(image)
+
+    def _portrait_of(self, verdict: DeskVerdict) -> QImage | None:
+        if self._portrait is None or self._portrait[0] != verdict.evaluation.document.identity:
+            return None
+        return self._portrait[1]
 
     # -- reader input while a dialog is open --------------------------------------
     def dialog_open(self) -> bool:
@@ -475,6 +496,7 @@ class DeskWindow(QMainWindow):
         self._evaluating = False
         self._hide_formalised()
         outcome = verdict.evaluation.verdict.outcome.value
+        self.verdict.set_portrait(self._portrait_of(verdict))
         self.verdict.show_verdict(outcome, verdict.evaluation.verdict.codes)
         self.identity.show_verdict(verdict)
         self.sound.play(Sound.ADMIT if outcome == "ADMIT" else Sound.REFUSE)
@@ -556,6 +578,7 @@ class DeskWindow(QMainWindow):
         self.counters.show_counters(counters)
 
     def _on_cleared(self) -> None:
+        self._portrait = None  # the person has gone: their portrait goes with them
         self.offline_document = None
         self._evaluating = False
         self._hide_formalised()
@@ -830,7 +853,8 @@ def build_desk_window(
         watch.status_changed.connect(controller.report_device)
         window.adopt_worker(watch)
     if camera is not None:
-        window.connect_camera(CameraWorker(camera, ctx.devices.live_reader()))
+        cutter = ctx.devices.portrait() if ctx.devices.portrait is not None else None
+        window.connect_camera(CameraWorker(camera, ctx.devices.live_reader(), portrait=cutter))
     else:
         window.status.set_absent("camera")
     for reader in readers:

@@ -8,7 +8,9 @@
   sends a small preview at most ~15 times a second; another feeds the newest frame to
   the live MRZ reader, and frames that arrive while it is busy are dropped. A camera
   that fails is reopened every second, so an unplugged camera shows within 2 s and is
-  picked up again without a restart.
+  picked up again without a restart. When the reader agrees on an MRZ, the holder's
+  portrait beside it (``hardware.mrz.portrait``) is cut from that frame on the reading
+  thread and handed on in memory only (``portrait_found``), after the lines.
 * :class:`ReaderWorker` - a serial (or fake) document reader's ``listen`` loop.
 * :class:`DeviceWatch` - printer and register state every second, off the GUI thread.
 """
@@ -37,6 +39,8 @@ from admission.mrz.burst import BurstDiscarded, CodeScanned, MrzScanned
 from ui.desk_flow import DeskFlowCode
 
 if TYPE_CHECKING:
+    from numpy import ndarray
+
     from hardware.mrz.live import LiveUpdate
 
 __all__ = [
@@ -63,6 +67,12 @@ class LiveReader(Protocol):
     """What the camera worker needs of ``hardware.mrz.live.LiveMrzReader``."""
 
     def feed(self, frame: Frame) -> LiveUpdate: ...
+
+
+class PortraitSource(Protocol):
+    """What the camera worker needs of ``hardware.mrz.portrait.PortraitCutter``."""
+
+    def cut(self, frame: Frame, quad: ndarray[Any, Any] | None, lines: int) -> Frame | None: ...
 
 
 class JobError(AdmissionError):
@@ -171,6 +181,8 @@ class CameraWorker(QThread):
     frame_ready = Signal(QImage)
     hint_changed = Signal(str)  # a hardware.mrz.live.Quality value
     mrz_read = Signal(object)  # tuple[str, ...]: the agreed lines
+    # (the agreed lines, the holder's portrait beside them): memory only, never stored
+    portrait_found = Signal(object, QImage)
     status_changed = Signal(str, str, str)  # "camera", DeviceStatus, detail code
 
     def __init__(
@@ -181,10 +193,12 @@ class CameraWorker(QThread):
         *,
         reopen_interval: float = REOPEN_INTERVAL,
         preview_interval: float = PREVIEW_INTERVAL,
+        portrait: PortraitSource | None = None,
     ) -> None:
         super().__init__(parent)
         self._open = open_camera
         self._live = live
+        self._portrait = portrait  # used on the reading thread only
         self._stop = threading.Event()
         self._newest: Frame | None = None
         self._cond = threading.Condition()
@@ -269,7 +283,22 @@ class CameraWorker(QThread):
                 self.hint_changed.emit(hint)
                 last_hint = hint
             if update.read is not None and update.read.lines:
-                self.mrz_read.emit(tuple(update.read.lines))
+                lines = tuple(update.read.lines)
+                self.mrz_read.emit(lines)
+                self._cut_portrait(frame, update, lines)
+
+    def _cut_portrait(self, frame: Frame, update: LiveUpdate, lines: tuple[str, ...]) -> None:
+        """The portrait beside the MRZ just read, after the lines (the verdict is not
+        kept waiting for it); a failure only means no portrait."""
+        if self._portrait is None or update.read is None:
+            return
+        try:
+            portrait = self._portrait.cut(frame, update.read.quad, len(lines))
+        except Exception as err:  # an adapter's bug: the verdict goes on without a photo
+            log.warning("portrait not cut: %s", type(err).__name__)
+            return
+        if portrait is not None:
+            self.portrait_found.emit(lines, frame_to_image(portrait))
 
 
 class ReaderWorker(QThread):

@@ -207,6 +207,9 @@ class VerdictBanner(QFrame):
     def show_checking(self) -> None:
         self.outcome = ""
         self._paint(_IDLE_COLOUR)
+        self._portrait = None  # a new document: the last one's portrait goes
+        self.portrait.hide()
+        self.portrait.clear()
         self.headline.setText(self.tr("Comprobando…"))
         self.reasons.setText("")
         self.progress.setText("")
