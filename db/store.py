@@ -21,7 +21,8 @@ import contextlib
 import logging
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 from types import TracebackType
@@ -53,6 +54,7 @@ from db.file_guard import (
     write_marker,
 )
 from db.integrity import hmac_check, open_check
+from db.issued import Highs, IssuedRecord, highs_of, read_issued, write_issued
 from db.keys import DbKey, KeyringBackend
 from db.reports import ReportsMixin
 
@@ -81,6 +83,7 @@ class SqlCipherStore(ReportsMixin):
         )
         self._clock: Clock = clock or SystemClock()
         self._marker = marker
+        self._issued: Highs | None = None  # the marks last written beside the file
 
     @property
     def file_id(self) -> str:
@@ -223,6 +226,7 @@ class SqlCipherStore(ReportsMixin):
         except BaseException:
             store.close()
             raise
+        store.note_issued()  # a record that lags (a killed process) catches up here
         return store
 
     def _settle(self, key: DbKey, file_id: str | None, *, adopt: bool) -> None:
@@ -274,6 +278,46 @@ class SqlCipherStore(ReportsMixin):
         )
         write_marker(self.path, marker)
         self._marker = marker
+        self.note_issued()
+
+    @contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        """The write transaction; once it has committed, the folder's record of the
+        highest numbers issued follows the file (db/issued.py)."""
+        with self._lock:
+            with super()._tx() as conn:
+                yield conn
+            self.note_issued()
+
+    def note_issued(self) -> None:
+        """Raise the folder's ``issued.json`` to the file's marks (db/issued.py), only
+        when a mark rose; a record that cannot be written is logged and never fails the
+        write that came before it. (A restore writes the record of its file itself.)"""
+        if not self.encrypted or self.path is None or not self.file_id or self._damage:
+            return
+        try:  # a failing read here is left to the checks that look for damage
+            with self._lock:
+                self._check_open()
+                highs = highs_of(self._conn)
+        except DB_ERRORS:
+            return
+        if self._issued is None:
+            known = read_issued(self.path.parent)
+            if known is not None and known.file_id == self.file_id:
+                highs = known.highs.merged(highs)
+                if highs == known.highs:
+                    self._issued = highs
+                    return
+        else:
+            highs = self._issued.merged(highs)
+            if highs == self._issued:
+                return
+        try:
+            write_issued(self.path.parent, IssuedRecord(self.file_id, highs, codec.ts(self._now())))
+        except OSError as exc:
+            log.warning("the highest numbers issued could not be noted: %s", type(exc).__name__)
+            return
+        self._issued = highs
 
     def _setting(self, name: str) -> str | None:
         with self._read() as conn:
