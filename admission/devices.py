@@ -321,6 +321,7 @@ class Sound(StrEnum):
 
     ADMIT = "ADMIT"
     REFUSE = "REFUSE"
+    REENTRY = "REENTRY"  # already admitted on a card held (art. 22): neither of the others
 
 
 class SoundPlayer(Protocol):

@@ -1,7 +1,8 @@
 """The desk's sounds: a refusal is heard differently from an admission.
 
 A clerk looking at the visitor, not the screen, still hears that the person may not
-enter (art. 21): a low double tone for a refusal, a short high one for an admission.
+enter (art. 21): a low double tone for a refusal, a short high one for an admission, two
+short level middle tones for a person already admitted on the card they hold (art. 22).
 A platform adapter plays them without blocking: ``winsound`` on Windows; on Linux a
 generated WAV through ``paplay`` or ``aplay`` when present, in a background thread;
 otherwise the system bell (``QApplication.beep``, which has one sound only).
@@ -38,6 +39,8 @@ RATE = 22_050
 _TUNES: dict[Sound, tuple[tuple[int, int], ...]] = {
     Sound.ADMIT: ((1320, 120),),
     Sound.REFUSE: ((330, 220), (0, 80), (262, 320)),
+    # two short level mid tones: a re-entry on the card held, neither yes nor no
+    Sound.REENTRY: ((784, 90), (0, 60), (784, 90)),
 }
 
 

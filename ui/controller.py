@@ -9,10 +9,20 @@ printed by the card print service (art. 22). A second Enter finds nothing to rec
 Every verdict shown ends up in the visitor file (arts. 20, 22: inspectors see refusals
 too), with the operator who had it on screen:
 
-* DENY is recorded at once, when it is shown (no card is ever issued for it);
+* DENY, ALREADY_ADMITTED (a re-entry on the card held, art. 22) and NOT_ADMITTED (the
+  RIAJ unavailable) are recorded at once, when shown (no card is ever issued for them);
 * SUPERVISOR not authorised by a director is recorded as shown when the clerk
-  dismisses it: Esc, a new scan, the session locking or signing out, the window closing;
-* ADMIT is recorded only on Enter: never confirmed, nobody was admitted, nothing is.
+  dismisses it: Esc, the session locking or signing out, the window closing;
+* ADMIT is recorded on Enter; dismissed instead, it is recorded as not admitted,
+  dismissed by the clerk (a dialog that issued a voucher or a card records nothing).
+
+One presentation, one record: a verdict on screen is never replaced silently. The same
+document read again while its verdict is on screen (or being checked, or waiting) is
+the same presentation and is ignored (``presentation_repeated``); one left under the
+camera is not read again until the camera sees no document. Another document read
+while a verdict awaits the clerk's Enter or Esc, or while a check or a record is under
+way, waits behind it (``document_waiting``) and is checked once the verdict is settled.
+The card type chosen with the F-keys returns to the default once its verdict is settled.
 
 A verdict gone stale meanwhile is evaluated again and recorded (``record_as_shown``).
 A scan with nobody signed in is refused (``NO_OPERATOR``) and shows no verdict; reader
@@ -24,6 +34,7 @@ Signals are past tense (STYLE.md rule 12); messages are the catalogue's Spanish.
 from __future__ import annotations
 
 import logging
+from collections import deque
 from collections.abc import Callable, Sequence
 from datetime import date
 from enum import Enum, auto
@@ -32,7 +43,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from PySide6.QtGui import QImage
 
-from admission.accounts import Operator
+from admission.accounts import AccountErrorCode, Operator, may_admit
 from admission.cards.code import looks_like_card_code
 from admission.codes import Code
 from admission.counters import DeskCounters
@@ -40,9 +51,12 @@ from admission.desk import OVERRIDABLE, AdmissionResult, DeskErrorCode
 from admission.devices import DeviceStatus
 from admission.documents import IdentityDocument
 from admission.errors import AdmissionError
+from admission.identity import IdentityKey
 from admission.ports import madrid_date
 from admission.verdict import Outcome
 from ui.desk_flow import (
+    MAX_WAITING,
+    RECORDED_WHEN_SHOWN,
     DeskFlowCode,
     DeskVerdict,
     RecentScans,
@@ -53,6 +67,7 @@ from ui.desk_flow import (
     print_issued_card,
     record_admission,
     record_as_shown,
+    record_dismissal,
 )
 from ui.dialogs.common import message
 from ui.jobs import JobRunner
@@ -87,7 +102,11 @@ def _message(code: str) -> str:
 class DeskController(QObject):
     verdict_ready = Signal(object)  # DeskVerdict
     admission_recorded = Signal(object)  # AdmissionResult (Enter, or a DENY when shown)
-    dismissal_recorded = Signal(object)  # AdmissionResult: a SUPERVISOR recorded as shown
+    # AdmissionResult: a SUPERVISOR recorded as shown, an ADMIT dismissed by the clerk
+    dismissal_recorded = Signal(object)
+    verdict_confirmed = Signal()  # Enter on a verdict recorded when shown: seen
+    document_waiting = Signal(int)  # documents waiting behind the verdict on screen
+    presentation_repeated = Signal()  # the document on screen read again: ignored
     card_printed = Signal(int)
     card_print_failed = Signal(int, str)  # card number, code
     card_checked = Signal(object)  # CardVerification
@@ -133,6 +152,10 @@ class DeskController(QObject):
         # the camera's last reading taken: the same document left under the camera is
         # not read again (nor a second refusal recorded) until it leaves the view
         self._camera_lines: tuple[str, ...] | None = None
+        self._camera_identity: IdentityKey | None = None  # the same, once parsed
+        self._confirmed = False  # the clerk settled the verdict on screen (Enter)
+        self._checking: IdentityKey | None = None  # the document being evaluated
+        self._waiting: deque[IdentityDocument] = deque()  # read behind the verdict
         self._card_type: str = ctx.desk.config.catalogue.default
         self._devices: dict[str, str] = {}
         self._server_reachable = True
@@ -167,8 +190,9 @@ class DeskController(QObject):
 
     def stop(self) -> None:
         """The window closes: a verdict still on screen is dismissed (and recorded when
-        it must be) before the store worker is stopped."""
+        it must be) before the store worker is stopped; the documents waiting go."""
         self._dismiss()
+        self._drop_waiting()
         self._counters_timer.stop()
         self._file_timer.stop()
 
@@ -186,9 +210,7 @@ class DeskController(QObject):
         self.operation_failed.emit(code, _message(code))
 
     def _reject(self, code: str) -> None:
-        """A scan refused: the verdict on screen (if any) gives way to the refusal."""
-        if self._state is DeskState.SHOWN:
-            self._dismiss()
+        """A scan refused; a verdict on screen stays (never replaced silently)."""
         self.scan_rejected.emit(code, _message(code))
 
     def _admit_input(self) -> bool:
@@ -199,40 +221,91 @@ class DeskController(QObject):
             return False
         if self._session.is_locked:
             return False
+        if not may_admit(self._session.operator):  # an inspector or an administrator
+            self._reject(AccountErrorCode.ROLE_REQUIRED)  # only a clerk or the director
+            return False
         if self._ctx.offline_vouchers is not None and not self._server_reachable:
             self._reject(DeskFlowCode.SERVER_AWAY)  # nothing evaluated, nothing recorded
             return False
         return True
 
-    def _dismiss(self) -> None:
+    def _dismiss(self, *, record: bool = True) -> None:
         """The verdict on screen goes away. A SUPERVISOR no director authorised is
-        recorded as shown (art. 20, 22); an ADMIT never confirmed is not (no admission);
-        a DENY was recorded when shown."""
+        recorded as shown (art. 20, 22); an ADMIT never confirmed is recorded as not
+        admitted, dismissed by the clerk; the others were recorded when shown. With
+        ``record`` False (a dialog dealt with the person) nothing is recorded."""
         current, operator = self._current, self._shown_to
         shown = self._state is DeskState.SHOWN
         self._generation += 1
         self._current = None
         self._shown_to = None
         self._last_lines = None
+        self._confirmed = False
+        self._checking = None
         if self._state is not DeskState.RECORDING:
             self._state = DeskState.IDLE
-        if not shown or current is None or operator is None:
+        if not record or not shown or current is None or operator is None:
             return
         evaluation = current.evaluation
-        if evaluation.verdict.outcome is not Outcome.SUPERVISOR:
+        outcome = evaluation.verdict.outcome
+        if outcome not in (Outcome.SUPERVISOR, Outcome.ADMIT):
             return
         desk = self._ctx.desk
+
+        def dismissed() -> AdmissionResult | None:
+            if outcome is Outcome.ADMIT:
+                return record_dismissal(desk, evaluation, operator=operator.username)
+            return record_as_shown(desk, evaluation, operator=operator.username)
 
         def recorded(result: AdmissionResult | None) -> None:
             if result is not None:
                 self.dismissal_recorded.emit(result)
                 self.refresh_counters()
 
-        self._runner.submit(
-            lambda: record_as_shown(desk, evaluation, operator=operator.username),
-            recorded,
-            lambda err: self._fail(str(err.code)),
+        self._runner.submit(dismissed, recorded, lambda err: self._fail(str(err.code)))
+
+    # -- one presentation, one record ------------------------------------------------
+    @property
+    def waiting(self) -> int:
+        """Documents read behind the verdict on screen, checked once it is settled."""
+        return len(self._waiting)
+
+    def _holding(self) -> bool:
+        """The next document waits: a check or a record is under way, or a verdict on
+        screen awaits the clerk's Enter or Esc."""
+        if self._state in (DeskState.EVALUATING, DeskState.RECORDING):
+            return True
+        return self._current is not None and not self._confirmed
+
+    def _same_presentation(self, identity: IdentityKey) -> bool:
+        """The document on screen, being checked or waiting, read again."""
+        shown = None if self._current is None else self._current.evaluation.document.identity
+        return identity in (shown, self._checking) or any(
+            d.identity == identity for d in self._waiting
         )
+
+    def _advance(self) -> None:
+        """The verdict on screen is settled: the first document waiting is checked."""
+        if not self._accepting_input():
+            self._drop_waiting()  # locked or signed out: nothing is queued for later
+            return
+        if self._holding() or not self._waiting:
+            return
+        document = self._waiting.popleft()
+        self.document_waiting.emit(len(self._waiting))
+        self._evaluate(document)
+
+    def _drop_waiting(self) -> None:
+        if self._waiting:
+            self._waiting.clear()
+            self.document_waiting.emit(0)
+
+    def _settled(self) -> None:
+        """The verdict the card type was chosen for is settled: back to the default
+        (a pass chosen for one visitor is never charged to the next)."""
+        default = self._ctx.desk.config.catalogue.default
+        self._card_type = default
+        self.card_type_chosen.emit(default)
 
     # -- input --------------------------------------------------------------------
     @Slot(object)
@@ -251,7 +324,7 @@ class DeskController(QObject):
         self._submit_lines(lines, camera=True)
 
     def _submit_lines(self, lines: object, *, camera: bool) -> None:
-        if not self._admit_input() or self._state is DeskState.RECORDING:
+        if not self._admit_input():
             return  # locked: dropped, not queued
         raw = getattr(lines, "lines", lines)
         if isinstance(raw, str) or not isinstance(raw, Sequence):
@@ -268,17 +341,37 @@ class DeskController(QObject):
         if document is None:
             self._reject(str(problem or DeskFlowCode.DEVICE_GARBAGE))
             return
+        if camera:
+            if document.identity == self._camera_identity:
+                return  # another reading of the document still under the camera
+            self._camera_identity = document.identity
         self.submit_manual(document)
         self._last_lines = lines
 
     @Slot(object)
     def submit_manual(self, document: IdentityDocument) -> None:
-        """A document read or typed (manual entry, art. 23.1): evaluate and show it."""
-        if not self._admit_input() or self._state is DeskState.RECORDING:
+        """A document read or typed (manual entry, art. 23.1): evaluated and shown, or,
+        while a verdict awaits the clerk, waiting behind it; the same presentation read
+        again is ignored."""
+        if not self._admit_input():
             return
-        self._dismiss()  # the verdict on screen gives way (recorded when it must be)
+        if self._same_presentation(document.identity):
+            self.presentation_repeated.emit()  # recorded once
+            return
+        if self._holding():
+            if len(self._waiting) >= MAX_WAITING:
+                self._reject(DeskFlowCode.TOO_MANY_WAITING)
+                return
+            self._waiting.append(document)
+            self.document_waiting.emit(len(self._waiting))
+            return
+        self._evaluate(document)
+
+    def _evaluate(self, document: IdentityDocument) -> None:
+        self._dismiss()  # a verdict settled gives way (nothing left to record)
         generation = self._generation
         self._state = DeskState.EVALUATING
+        self._checking = document.identity
         seen = self._recent.seen(document.identity, self._ctx.clock.now())
         desk, store = self._ctx.desk, self._ctx.store
         self.evaluation_started.emit()
@@ -286,6 +379,7 @@ class DeskController(QObject):
         def shown(verdict: DeskVerdict) -> None:
             if generation != self._generation:
                 return  # cleared or superseded meanwhile
+            self._checking = None
             operator = self._session.operator
             if operator is None:  # signed out meanwhile: no verdict without a clerk
                 self._state = DeskState.IDLE
@@ -293,13 +387,15 @@ class DeskController(QObject):
                 return
             self._current = verdict
             self._shown_to = operator
+            self._confirmed = False
             self._state = DeskState.SHOWN
             self.verdict_ready.emit(verdict)
-            if verdict.evaluation.verdict.outcome is Outcome.DENY:
+            if verdict.evaluation.verdict.outcome in RECORDED_WHEN_SHOWN:
                 self._record_refusal(verdict, operator)
 
         def failed(err: AdmissionError) -> None:
             if generation == self._generation:
+                self._checking = None
                 self._state = DeskState.IDLE
                 self._fail(str(err.code))
 
@@ -364,9 +460,21 @@ class DeskController(QObject):
     @Slot()
     def clear(self) -> None:
         """Esc (also the session locking or signing out): the screen is emptied; a
-        SUPERVISOR not authorised is recorded as shown; a record under way completes."""
+        SUPERVISOR not authorised is recorded as shown, an ADMIT as dismissed by the
+        clerk; a record under way completes. The next document waiting is checked."""
         self._dismiss()
+        self._settled()
         self.cleared.emit()
+        self._advance()
+
+    @Slot()
+    def clear_handled(self) -> None:
+        """The person on screen was dealt with by a dialog (a voucher, a card issued
+        there): the screen is emptied and nothing is recorded for the verdict."""
+        self._dismiss(record=False)
+        self._settled()
+        self.cleared.emit()
+        self._advance()
 
     # -- recording ----------------------------------------------------------------
     @Slot()
@@ -383,8 +491,15 @@ class DeskController(QObject):
             self._fail(str(refusal))
             return
         if self._state is not DeskState.SHOWN or self._current is None:
-            return  # nothing to record: a second Enter does nothing
+            self._confirm()
+            return
         verdict = self._current.evaluation.verdict
+        if verdict.outcome in RECORDED_WHEN_SHOWN:  # its record failed: recorded now
+            operator = self._session.operator
+            if operator is not None:
+                self._confirmed = True
+                self._record_refusal(self._current, operator)
+            return
         overridable = all(r in OVERRIDABLE for r in verdict.reasons)
         if verdict.outcome is Outcome.SUPERVISOR and self._authorise is not None and overridable:
             self.authorise_override()
@@ -417,8 +532,18 @@ class DeskController(QObject):
             return
         self._record(director.username)
 
+    def _confirm(self) -> None:
+        """Enter on a verdict recorded when shown: the clerk has seen it, the next
+        document waiting is checked. Nothing on screen: a second Enter records nothing."""
+        if self._current is not None and not self._confirmed:
+            self._confirmed = True
+            self._settled()
+            self.verdict_confirmed.emit()
+        self._advance()
+
     def _record_refusal(self, current: DeskVerdict, operator: Operator) -> None:
-        """A DENY, recorded the moment it is shown (arts. 20, 22): no card, no key."""
+        """A verdict of RECORDED_WHEN_SHOWN (a refusal, a re-entry, not admitted),
+        recorded the moment it is shown (arts. 20, 22): no card, no key."""
         self._state = DeskState.RECORDING
         generation = self._generation
         desk = self._ctx.desk
@@ -431,13 +556,18 @@ class DeskController(QObject):
                 if generation == self._generation:
                     self._current = None
                 self._fail(DeskErrorCode.EVALUATION_STALE)
+                self._advance()
                 return
             self.admission_recorded.emit(result)
             self.refresh_counters()
+            self._advance()  # Enter pressed meanwhile, or Esc: the next one waiting
 
         def failed(err: AdmissionError) -> None:
             if self._state is DeskState.RECORDING:
-                self._state = DeskState.IDLE
+                # still on screen, not recorded: Enter records it, Esc lets it go
+                keep = generation == self._generation
+                self._state = DeskState.SHOWN if keep else DeskState.IDLE
+                self._confirmed = False
             self._fail(str(err.code))
 
         self._runner.submit(
@@ -451,6 +581,9 @@ class DeskController(QObject):
         current = self._current
         if operator is None or current is None:
             return
+        if not may_admit(operator):  # art. 20.3: the clerk or the director admits
+            self._fail(AccountErrorCode.ROLE_REQUIRED)
+            return
         self._state = DeskState.RECORDING
         generation = self._generation
         desk = self._ctx.desk
@@ -460,10 +593,14 @@ class DeskController(QObject):
         def recorded(result: AdmissionResult) -> None:
             if self._state is DeskState.RECORDING:
                 self._state = DeskState.RECORDED
+            if generation == self._generation:
+                self._confirmed = True  # Enter settled it
             self.admission_recorded.emit(result)
             if result.card is not None:
                 self.print_card(result.card.number)
+            self._settled()  # the next visitor starts from the default card type
             self.refresh_counters()
+            self._advance()
 
         def failed(err: AdmissionError) -> None:
             stale = err.code == DeskErrorCode.EVALUATION_STALE
@@ -473,6 +610,7 @@ class DeskController(QObject):
                 if not keep:
                     self._current = None
             self._fail(str(err.code))
+            self._advance()  # a verdict kept on screen still holds the next one
 
         self._runner.submit(
             lambda: record_admission(
@@ -617,6 +755,7 @@ class DeskController(QObject):
         the next reading of it is a new presentation."""
         if hint == NO_DOCUMENT:
             self._camera_lines = None
+            self._camera_identity = None
         self.camera_hint_changed.emit(hint)
 
     @Slot(QImage)

@@ -28,7 +28,7 @@ from admission.identity import IdentityKey
 from admission.mrz.parse import MrzError, parse_mrz
 from admission.ports import Clock, madrid_date
 from admission.records import Ban
-from admission.verdict import Outcome, age_on
+from admission.verdict import Outcome, age_on, counts_as_visit
 
 if TYPE_CHECKING:
     from admission.desk import AdmissionDesk, AdmissionResult, Evaluation
@@ -36,7 +36,9 @@ if TYPE_CHECKING:
     from ui.context import DeskFile
 
 __all__ = [
+    "MAX_WAITING",
     "RECENT_SCAN_SECONDS",
+    "RECORDED_WHEN_SHOWN",
     "DeskFlowCode",
     "DeskVerdict",
     "RecentScans",
@@ -49,11 +51,16 @@ __all__ = [
     "print_issued_card",
     "record_admission",
     "record_as_shown",
+    "record_dismissal",
 ]
 
 RECENT_SCAN_SECONDS = 300  # the same document read again within 5 minutes: say so
 MAX_OBSERVATIONS = 5  # shown on the identity panel, newest first
 CARD_CODE_SECRET = "card_code"  # the file's secret that signs card codes (art. 22.4)
+MAX_WAITING = 5  # documents read while a verdict is on screen, shown one after another
+# verdicts that admit nobody and need no key: recorded the moment they are shown (arts.
+# 20, 22) - a refusal, a re-entry on the card held, not admitted (the RIAJ unavailable)
+RECORDED_WHEN_SHOWN = frozenset({Outcome.DENY, Outcome.ALREADY_ADMITTED, Outcome.NOT_ADMITTED})
 
 
 @unique
@@ -75,6 +82,9 @@ class DeskFlowCode(Code):
     # the casino's server does not answer: nobody is admitted on this desk alone (art.
     # 22.1: one card sequence); the provisional voucher of art. 23.4 is offered
     SERVER_AWAY = "DESK_SERVER_AWAY"
+    # more documents read while a verdict is on screen than wait behind it: read it again
+    # once the verdict on screen is confirmed (Enter) or dismissed (Esc)
+    TOO_MANY_WAITING = "TOO_MANY_WAITING"
 
 
 class SessionView(Protocol):
@@ -161,7 +171,8 @@ def describe(store: DeskFile, evaluation: Evaluation, *, seen_recently: bool) ->
     notes: tuple[str, ...] = ()
     if visitor is not None:
         file_number = visitor.file_number
-        history = store.visits(visitor.file_number)
+        # re-entries on a card held are not visits (art. 20.3: successive visits)
+        history = [v for v in store.visits(visitor.file_number) if counts_as_visit(v.verdict)]
         visits = len(history)
         last = max((v.at for v in history), default=None)
         observations = sorted(store.observations(visitor.file_number), key=lambda o: o.at)
@@ -201,7 +212,8 @@ def record_admission(
 def record_as_shown(
     desk: AdmissionDesk, evaluation: Evaluation, *, operator: str
 ) -> AdmissionResult | None:
-    """A verdict that admitted nobody (DENY, or SUPERVISOR without a director),
+    """A verdict that admitted nobody (DENY, a re-entry on the card held, not admitted,
+    or SUPERVISOR without a director),
     recorded as it was shown: the visitor file keeps refusals too (art. 20, 22), no card
     is issued. A verdict gone stale (over 120 s) is evaluated again and the fresh one
     recorded; None when it now admits - nobody was admitted, so nothing is recorded
@@ -217,6 +229,15 @@ def record_as_shown(
     if fresh.verdict.outcome is Outcome.ADMIT:
         return None
     return desk.record(fresh, operator=operator, card_type=None)
+
+
+def record_dismissal(
+    desk: AdmissionDesk, evaluation: Evaluation, *, operator: str
+) -> AdmissionResult:
+    """An ADMIT on screen the clerk dismissed (Esc, or the session locking, signing out,
+    the window closing) instead of confirming: recorded as not admitted, dismissed by
+    the clerk (art. 20.3: the presentation stays in the file), no card."""
+    return desk.dismiss(evaluation, operator=operator)
 
 
 def print_issued_card(printing: CardPrintService, number: int, *, actor: str) -> PrintOutcome:

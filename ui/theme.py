@@ -40,6 +40,8 @@ VERDICT_COLOURS: dict[str, str] = {
     "ADMIT": "#1B7F3B",  # green
     "DENY": "#B3261E",  # red
     "SUPERVISOR": "#B26A00",  # amber
+    "ALREADY_ADMITTED": "#1F5A96",  # blue: a re-entry on the card held (art. 22), neutral
+    "NOT_ADMITTED": "#4E5561",  # slate: not admitted, not refused (the RIAJ unavailable)
 }
 DEMO_COLOUR = "#6A1B9A"  # the DEMO banner: purple, never a verdict colour
 _TICK = Path(__file__).resolve().parent.parent / "resources" / "icons" / "check-white.svg"

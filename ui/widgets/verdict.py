@@ -35,7 +35,15 @@ from ui.widgets import WrappedLabel, shown_lines
 
 __all__ = ["GLYPHS", "VerdictBanner"]
 
-GLYPHS = {"ADMIT": "✔", "DENY": "✖", "SUPERVISOR": "⚠"}
+# a re-entry on the card held (art. 22) and a presentation not admitted without a
+# refusal (the RIAJ unavailable, art. 20.1-2) have their own glyph, word and colour
+GLYPHS = {
+    "ADMIT": "✔",
+    "DENY": "✖",
+    "SUPERVISOR": "⚠",
+    "ALREADY_ADMITTED": "↻",
+    "NOT_ADMITTED": "⊘",
+}
 _IDLE_COLOUR = "#2D2F34"
 REASONS_POINT_SIZE = 16  # the reasons' smallest size: read by the clerk at arm's length
 REASONS_MAX_LINES = 40  # never reached: the font shrinks instead (every reason whole)
@@ -222,6 +230,8 @@ class VerdictBanner(QFrame):
             "ADMIT": self.tr("ADMITIR"),
             "DENY": self.tr("DENEGAR"),
             "SUPERVISOR": self.tr("SUPERVISOR"),
+            "ALREADY_ADMITTED": self.tr("YA ADMITIDO"),
+            "NOT_ADMITTED": self.tr("NO ADMITIDO"),
         }
         self._paint(VERDICT_COLOURS.get(outcome, _IDLE_COLOUR))
         self.headline.setText(f"{GLYPHS.get(outcome, '?')}  {words.get(outcome, outcome)}")
@@ -232,8 +242,18 @@ class VerdictBanner(QFrame):
             # a DENY is recorded as it is shown (arts. 20, 22): Enter has nothing to do
             "DENY": self.tr("Denegación registrada · Esc: siguiente"),
             "SUPERVISOR": self.tr("Intro: pedir la autorización del director de juegos"),
+            # both recorded as shown: neither a refusal nor (a re-entry) a new visit
+            "ALREADY_ADMITTED": self.tr(
+                "Reentrada: entra con su tarjeta · Ctrl+R: reimprimirla (con motivo) · Intro: visto"
+            ),
+            "NOT_ADMITTED": self.tr("No admitido, no es una denegación · Intro: visto"),
         }
         self.progress.setText(hint.get(outcome, ""))
+        self._texts_changed()
+
+    def show_reasons(self, text: str) -> None:
+        """The reasons' line in full words (a re-entry: the card held and its validity)."""
+        self.reasons.setText(bounded(text, 1000))
         self._texts_changed()
 
     def show_progress(self, text_es: str) -> None:
