@@ -62,18 +62,20 @@ from admission.leaflet import build_leaflet, leaflet_config_from_settings
 from admission.ports import Clock
 from admission.registry.policy import RegistryPolicy, RegistryPolicySettings
 from admission.reports import CasinoInfo, ReportService
+from admission.restore_loss import RestoreLoss
 from admission.retention_sweep import RetentionSweep, VoucherPurge
 from admission.settings import Settings
 from admission.verdict import AdmissionPolicy, Outcome
 from admission.vouchers.model import VoucherBook
 from db.accounts import SqlAccounts
-from db.backup import BackupInfo, RestoreInfo, backup, restore, stale_backups
+from db.backup import BackupInfo, backup, stale_backups
 from db.desk_counters import desk_counters
 from db.file_guard import preflight, refuse_existing
 from db.keys import DbKey, KeyringBackend, resolve_key, system_keyring
 from db.pg.codes import PgDeskCode
 from db.registry_replica import ReplicaFront, ReplicaRegistry
 from db.reprint_queue import SqlReprintQueue
+from db.restore import RestoreInfo, restore, sweep_leftovers
 from db.store import SqlCipherStore
 from db.voucher_book import SqlVoucherBook
 from hardware.printer.card_files import CardFiles
@@ -128,6 +130,7 @@ def build_tools(data_dir: Path, *, clock: Clock | None = None, demo: bool = Fals
     """Settings, clock and device factories: what every command needs."""
     settings = Settings.load(data_dir / SETTINGS_FILE)
     clock = clock or SystemClock()
+    sweep_leftovers(data_dir)  # temporary copies of a killed restore (db/restore.py)
     return Tools(
         data_dir,
         settings,
@@ -135,7 +138,7 @@ def build_tools(data_dir: Path, *, clock: Clock | None = None, demo: bool = Fals
         _devices(settings, data_dir, demo),
         demo,
         init_file=partial(init_file, data_dir, settings, demo=demo, clock=clock),
-        restore_file=partial(restore_file, data_dir, settings, demo=demo),
+        restore_file=partial(restore_file, data_dir, settings, demo=demo, clock=clock),
     )
 
 
@@ -544,10 +547,20 @@ class ServerCopier:
         return bool(report.ok), answer
 
 
-def restore_file(data_dir: Path, settings: Settings, source: Path, *, demo: bool) -> RestoreInfo:
+def restore_file(
+    data_dir: Path,
+    settings: Settings,
+    source: Path,
+    *,
+    demo: bool,
+    clock: Clock,
+    accept_loss: Callable[[RestoreLoss, AccountService], str] | None = None,
+) -> RestoreInfo:
     """``restore``: the backup becomes this folder's visitor file, after every check
     (key, casino, integrity, audit chain); a folder that holds a file is refused, and so
-    is a desk that works on the server (it would not use the file)."""
+    is a desk that works on the server (it would not use the file). A backup older than
+    the folder's record needs ``accept_loss``: the director signs in on the backup's own
+    accounts (the live ones went with the lost file)."""
     if _target_of(data_dir, settings) is not None:
         raise InvalidStateError(
             "this desk works on the casino's server: a backup of a desk's file is restored "
@@ -555,8 +568,20 @@ def restore_file(data_dir: Path, settings: Settings, source: Path, *, demo: bool
             code=PgDeskCode.ON_SERVER,
         )
     key = _file_key(data_dir / DB_FILE, demo=demo, new_file=False)
+
+    def signed(loss: RestoreLoss, copy: SqlCipherStore) -> str:
+        assert accept_loss is not None
+        return accept_loss(loss, SqlAccounts(copy, clock, policy=_lockout(settings)))
+
+    folder = settings["printer.pdf_folder"]
     return restore(
-        source, data_dir, key, casino_id=settings["casino.id"], audit_keyring=_audit_keyring(demo)
+        source,
+        data_dir,
+        key,
+        casino_id=settings["casino.id"],
+        audit_keyring=_audit_keyring(demo),
+        accept_loss=None if accept_loss is None else signed,
+        card_folders=[data_dir / "cards", *([Path(folder)] if folder else [])],
     )
 
 

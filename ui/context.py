@@ -41,12 +41,14 @@ if TYPE_CHECKING:
     from admission.desk import AdmissionDesk
     from admission.devices import Camera, CardPrinter, DeviceStatus, DocumentReader, SoundPlayer
     from admission.registry.policy import RegistryPolicy
+    from admission.restore_loss import RestoreLoss
     from admission.retention_sweep import RetentionSweep
-    from db.backup import BackupInfo, KnownBackup, RestoreInfo
+    from db.backup import BackupInfo, KnownBackup
     from db.integrity import IntegrityReport
     from db.offline_formalise import FormaliseReport
     from db.offline_queue import QueuedVoucher
     from db.registry_replica import ReplicaFront
+    from db.restore import RestoreInfo
     from hardware.mrz.live import LiveMrzReader
     from hardware.mrz.portrait import PortraitCutter
     from hardware.mrz.reader import MrzReader
@@ -163,7 +165,23 @@ def _no_file_init(*, adopt: bool = False) -> str:
     raise ConfigError("no visitor-file factory was given to these tools")
 
 
-def _no_restore(source: Path) -> RestoreInfo:
+class RestoreFile(Protocol):
+    """``restore``: a backup becomes this folder's visitor file (never over one there).
+    A backup older than what the folder knows is refused (RESTORE_LOSES_DATA) unless
+    ``accept_loss`` signs the game director in on the backup's own accounts and
+    returns the director's user name. Made by the composition root."""
+
+    def __call__(
+        self,
+        source: Path,
+        *,
+        accept_loss: Callable[[RestoreLoss, AccountService], str] | None = None,
+    ) -> RestoreInfo: ...
+
+
+def _no_restore(
+    source: Path, *, accept_loss: Callable[[RestoreLoss, AccountService], str] | None = None
+) -> RestoreInfo:
     raise ConfigError("no restore was given to these tools")
 
 
@@ -233,7 +251,7 @@ class Tools:
     demo: bool = False
     init_file: FileInit = _no_file_init  # only ``init`` calls it
     # ``restore``: a backup becomes this folder's visitor file (never over one there)
-    restore_file: Callable[[Path], RestoreInfo] = _no_restore
+    restore_file: RestoreFile = _no_restore
 
     def today(self) -> date:
         """The Madrid date (ages, validity, two-digit years)."""

@@ -19,7 +19,8 @@ from admission.clock import FixedClock
 from admission.errors import StoreError
 from db import backup as backup_module
 from db.audit_key import ENV_VAR, AuditKey
-from db.backup import BACKUP_LIST, BackupCode, backup, restore, stale_backups
+from db.backup import BACKUP_LIST, BackupCode, backup, stale_backups
+from db.restore import restore
 from db.keys import DbKey
 from db.store import SqlCipherStore
 from tests.db.factories import T0, dni, entry

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from enum import unique
 from typing import Any, TypeVar
 
-from admission.accounts import AccountError, Operator, Role
+from admission.accounts import AccountError, AccountService, Operator, Role
 from admission.codes import Code
 from ui.cli.result import CommandResult, ExitCode, error
 from ui.context import AppContext
@@ -43,6 +43,7 @@ __all__ = [
     "add_director_argument",
     "add_user_argument",
     "director",
+    "director_on",
     "guarded",
     "new_password",
     "operator",
@@ -165,6 +166,23 @@ def director(args: argparse.Namespace, ctx: AppContext, purpose: str) -> Operato
         raise Refusal(ExitCode.USAGE, SignInCode.DIRECTOR_NAME_REQUIRED, "give --director NAME")
     password = _secret(DIRECTOR_PASSWORD_ENV, "Contraseña del director / director's password: ")
     return ctx.accounts.authorise(name, password, Role.DIRECTOR, purpose[:MAX_PURPOSE])
+
+
+def director_on(args: argparse.Namespace, accounts: AccountService, purpose: str) -> Operator:
+    """:func:`director` on ``accounts`` that are not the open file's: a restore signs
+    the director in on the backup's own accounts (the file that held the live ones is
+    gone)."""
+    if not accounts.has_accounts():
+        raise Refusal(
+            ExitCode.REFUSED,
+            SignInCode.DIRECTOR_ACCOUNT_REQUIRED,
+            "the backup has no accounts: its loss cannot be accepted by a director",
+        )
+    name = (getattr(args, "director", None) or "").strip()
+    if not name:
+        raise Refusal(ExitCode.USAGE, SignInCode.DIRECTOR_NAME_REQUIRED, "give --director NAME")
+    password = _secret(DIRECTOR_PASSWORD_ENV, "Contraseña del director / director's password: ")
+    return accounts.authorise(name, password, Role.DIRECTOR, purpose[:MAX_PURPOSE])
 
 
 def new_password() -> str:
