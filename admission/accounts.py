@@ -27,10 +27,12 @@ from admission.errors import AdmissionError, ConfigError
 from admission.ports import Clock
 
 __all__ = [
+    "ADMIT_ROLES",
     "DEFAULT_IDLE",
     "FILE_KEY_ACTOR",
     "PIN_ATTEMPTS",
     "PIN_PAUSE",
+    "RESERVED_USERNAMES",
     "Account",
     "AccountAction",
     "AccountBook",
@@ -44,6 +46,7 @@ __all__ = [
     "PasswordHasher",
     "Role",
     "StoredAccount",
+    "may_admit",
     "normal_username",
     "role_list",
 ]
@@ -56,6 +59,25 @@ MAX_REASON = 40
 USERNAME = re.compile(r"[a-z0-9._-]{1,32}")
 FILE_KEY_ACTOR = "file-key"  # the actor of an account made with the file's key (user add)
 UNKNOWN_ACTOR = "-"  # actor of an attempt on a name that is no account: never the typed text
+# Actors the program itself writes into the audit trail (art. 20.4: the trail names who
+# did what): an account under one of these names would pass its acts off as the
+# program's (``cli`` before the first account, ``init``/``restore``/``migration`` of the
+# file, ``system``/``retention`` of the purge, ``card-printer``, the window's ``desk``,
+# ``demo``), so none can become an account.
+RESERVED_USERNAMES = frozenset(
+    {
+        FILE_KEY_ACTOR,
+        "cli",
+        "system",
+        "init",
+        "restore",
+        "migration",
+        "demo",
+        "retention",
+        "card-printer",
+        "desk",
+    }
+)
 DEFAULT_IDLE = timedelta(minutes=5)
 # The quick unlock: a short PIN opens the desk its own operator locked (never a sign-in,
 # which takes the password). Three wrong PINs and only the password opens it; each wrong
@@ -100,6 +122,7 @@ class AccountErrorCode(Code):
     WEAK_PASSWORD = "WEAK_PASSWORD"  # fewer than 8 (or more than 256) characters
     USERNAME_TAKEN = "USERNAME_TAKEN"
     USERNAME_INVALID = "USERNAME_INVALID"  # 1-32 of a-z 0-9 . _ -
+    USERNAME_RESERVED = "USERNAME_RESERVED"  # an actor the program writes (RESERVED_USERNAMES)
     DISPLAY_NAME_INVALID = "DISPLAY_NAME_INVALID"  # 1-80 printable characters
     ROLES_EMPTY = "ROLES_EMPTY"
     FIRST_ACCOUNT_NOT_ADMIN = "FIRST_ACCOUNT_NOT_ADMIN"  # the first account administers
@@ -259,6 +282,16 @@ class AccountBook(Protocol):
         """Keep (or, with None, remove) the account's PIN hash and append ``notes``, the
         last committing to the row, in one transaction; ``save`` keeps the PIN as it is."""
         ...
+
+
+ADMIT_ROLES = frozenset({Role.CLERK, Role.DIRECTOR})  # who admits (arts. 20.3, 21-23)
+
+
+def may_admit(operator: Operator | None) -> bool:
+    """A clerk or the game director works the desk and admits (art. 20.3: the director
+    answers for the admission service); an inspector reads, an administrator manages
+    accounts, and neither admits."""
+    return operator is not None and any(operator.has(r) for r in ADMIT_ROLES)
 
 
 def normal_username(text: str) -> str:
@@ -477,8 +510,8 @@ class AccountService:
         ``user add``): the key opens every record, so its holder acts as the
         administrator; audited under :data:`FILE_KEY_ACTOR`."""
         name = normal_username(username)
-        if name == FILE_KEY_ACTOR:  # the trail's name for the key holder, never an account
-            raise AccountError("reserved user name", code=AccountErrorCode.USERNAME_INVALID)
+        if name in RESERVED_USERNAMES:  # the trail's names for the program, never an account
+            raise AccountError("reserved user name", code=AccountErrorCode.USERNAME_RESERVED)
         display = _text(display_name, MAX_DISPLAY_NAME, AccountErrorCode.DISPLAY_NAME_INVALID)
         chosen = _roles(roles)
         _password(password)

@@ -155,6 +155,23 @@ def cli(
     return code, json.loads(text) if text.strip() else None
 
 
+def import_register(snapshot: Path, data_dir: Path) -> tuple[int, object]:
+    """``registry import`` as the game director, whose act it is once the file has
+    accounts (``ui.cli.access``), whoever the environment signs in for the other
+    commands; on a file without accounts, as anybody."""
+    saved = {name: os.environ.get(name) for name in ("ADMISSION_USER", "ADMISSION_PASSWORD")}
+    if saved["ADMISSION_USER"]:
+        os.environ["ADMISSION_USER"], os.environ["ADMISSION_PASSWORD"] = DIRECTOR[0], DIRECTOR[2]
+    try:
+        return cli("registry", "import", str(snapshot), data_dir=data_dir)
+    finally:
+        for name, value in saved.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
 def init_file(data_dir: Path, key: str | None = KEY) -> None:
     """Create the visitor file once, as the first-run wizard or ``init`` would: no other
     command creates it (art. 20.4)."""
@@ -250,7 +267,7 @@ def test_parse_mrz_refuses_a_garbled_mrz_with_codes() -> None:
 def test_admission_cycle_on_the_encrypted_file(tmp_path: Path, accounts: None) -> None:
     snapshot = tmp_path / "riaj.txt"
     snapshot.write_text(f"# RIAJ casino scope\n{dni(11111111)}\n", encoding="utf-8")
-    code, out = cli("registry", "import", str(snapshot), data_dir=tmp_path)
+    code, out = import_register(snapshot, tmp_path)
     assert code == 0, out
 
     at = "2026-11-28T22:00:00+01:00"
@@ -497,7 +514,7 @@ def test_killing_admissions_midway_leaves_no_gap_and_no_half_visit(tmp_path: Pat
 def test_printing_voiding_and_the_reprint_queue(tmp_path: Path, accounts: None) -> None:
     snapshot = tmp_path / "riaj.txt"
     snapshot.write_text("00000000T\n")
-    assert cli("registry", "import", str(snapshot), data_dir=tmp_path)[0] == 0
+    assert import_register(snapshot, tmp_path)[0] == 0
     code, out = cli("admit", "--mrz", *spanish_dni_mrz(44444444), "--no-pdf", data_dir=tmp_path)
     assert code == 0 and out["card_number"] == 1  # type: ignore[index]
     code, out = cli("reprint-queue", data_dir=tmp_path)

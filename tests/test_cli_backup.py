@@ -16,6 +16,7 @@ from tests.test_cli import (
     cli,
     create_accounts,
     dni,
+    import_register,
     spanish_dni_mrz,
 )
 from tests.test_cli import quick_sign_in as quick_sign_in  # autouse here too
@@ -24,7 +25,7 @@ from tests.test_cli import quick_sign_in as quick_sign_in  # autouse here too
 def _admit_one(data_dir: Path) -> int:
     snapshot = data_dir.parent / "riaj.txt"
     snapshot.write_text(f"# RIAJ casino scope\n{dni(11111111)}\n", encoding="utf-8")
-    code, out = cli("registry", "import", str(snapshot), data_dir=data_dir)
+    code, out = import_register(snapshot, data_dir)
     assert code == 0, out
     code, out = cli("admit", "--mrz", *spanish_dni_mrz(12345678), data_dir=data_dir)
     assert code == 0 and isinstance(out, dict), out

@@ -12,7 +12,16 @@ from typing import Any
 import pytest
 
 from tests.factories import dni
-from tests.test_cli import ADMIN, CLERK, DIRECTOR, KEY, cli, create_accounts, spanish_dni_mrz
+from tests.test_cli import (
+    ADMIN,
+    CLERK,
+    DIRECTOR,
+    KEY,
+    cli,
+    create_accounts,
+    import_register,
+    spanish_dni_mrz,
+)
 from ui.context import AppContext
 
 REASON = "Solicitud de rectificación del interesado, 1/12/2026"
@@ -27,7 +36,7 @@ def data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     create_accounts(tmp_path, monkeypatch)
     snapshot = tmp_path / "riaj.txt"
     snapshot.write_text(f"# RIAJ casino scope\n{dni(11111111)}\n", encoding="utf-8")
-    assert cli("registry", "import", str(snapshot), data_dir=tmp_path)[0] == 0
+    assert import_register(snapshot, tmp_path)[0] == 0
     code, out = cli("admit", "--mrz", *spanish_dni_mrz(12345678), "--at",
                     "2026-11-28T22:00:00+01:00", data_dir=tmp_path,
                     clock_override=True)  # fmt: skip
@@ -253,7 +262,7 @@ def test_user_add_with_the_file_key_makes_an_inspector_who_signs_in(
     code, out = cli("user", "add", INSPECTOR[0], "--role", "clerk", data_dir=data)
     assert (code, out["error"]) == (1, "USERNAME_TAKEN")  # type: ignore[index]
     code, out = cli("user", "add", "file-key", "--role", "admin", data_dir=data)
-    assert (code, out["error"]) == (1, "USERNAME_INVALID")  # type: ignore[index]
+    assert (code, out["error"]) == (1, "USERNAME_RESERVED")  # type: ignore[index]
     code, out = cli("user", "add", "nadie", "--role", "boss", data_dir=data)
     assert code == 2
     monkeypatch.setenv("ADMISSION_PASSWORD", "short")

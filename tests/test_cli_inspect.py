@@ -12,7 +12,7 @@ import pytest
 
 from admission.records import AuditEntry
 from tests.factories import dni
-from tests.test_cli import ADMIN, KEY, cli, create_accounts, spanish_dni_mrz
+from tests.test_cli import ADMIN, KEY, cli, create_accounts, import_register, spanish_dni_mrz
 
 INSPECTOR = ("ines", ["INSPECTOR"], "inspector-pass-1")
 PURPOSE = "Expediente 12/2026 de la inspección"
@@ -35,7 +35,7 @@ def data(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("ADMISSION_PASSWORD", "clerk-pass-1")
     snapshot = tmp_path / "riaj.txt"
     snapshot.write_text(f"# RIAJ casino scope\n{dni(11111111)}\n", encoding="utf-8")
-    assert cli("registry", "import", str(snapshot), data_dir=tmp_path)[0] == 0
+    assert import_register(snapshot, tmp_path)[0] == 0
     code, out = cli("admit", "--mrz", *spanish_dni_mrz(12345678), "--at", AT,
                     data_dir=tmp_path, clock_override=True)  # fmt: skip
     assert code == 0, out

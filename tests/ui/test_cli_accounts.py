@@ -22,6 +22,7 @@ from tests.test_cli import (
     cli,
     cli_process,
     create_accounts,
+    import_register,
     spanish_dni_mrz,
 )
 from tests.test_cli import quick_sign_in as quick_sign_in  # autouse here too
@@ -53,7 +54,7 @@ def test_an_admission_records_the_account_signed_in(
     accounts: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     (accounts / "riaj.txt").write_text("00000000T\n")
-    assert cli("registry", "import", str(accounts / "riaj.txt"), data_dir=accounts)[0] == 0
+    assert import_register(accounts / "riaj.txt", accounts)[0] == 0
     code, out = cli("admit", "--mrz", *spanish_dni_mrz(12345678), "--no-pdf", data_dir=accounts)
     assert code == 0 and out["card_number"] == 1  # type: ignore[index]
     # the operator is the account, whatever the name typed elsewhere
@@ -61,7 +62,7 @@ def test_an_admission_records_the_account_signed_in(
     assert code == 0 and [v["operator"] for v in out["visits"]] == ["ana"]  # type: ignore[index]
     entries = audit(accounts)
     assert ("ana", "VISITOR_QUERY") in [(a, b) for a, b, _ in entries]
-    assert [a for a, b, _ in entries if b == "LOGIN"].count("ana") == 2  # registry: no sign-in
+    assert [a for a, b, _ in entries if b == "LOGIN"].count("ana") == 2  # the import: dora
     # the option that let anybody type a name is gone
     code, out = cli("admit", "--mrz", *spanish_dni_mrz(1), "--operator", "x", data_dir=accounts)
     assert code == 2 and out["error"] == "USAGE"  # type: ignore[index]
@@ -153,7 +154,7 @@ def test_an_exceptional_card_needs_the_director(
     accounts: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     (accounts / "riaj.txt").write_text("00000000T\n")
-    assert cli("registry", "import", str(accounts / "riaj.txt"), data_dir=accounts)[0] == 0
+    assert import_register(accounts / "riaj.txt", accounts)[0] == 0
     visitor = ["--mrz", *spanish_dni_mrz(12345678), "--no-pdf", "--exceptional"]
     code, out = cli("admit", *visitor, data_dir=accounts)
     assert code == 2 and out["error"] == "DIRECTOR_NAME_REQUIRED"  # type: ignore[index]

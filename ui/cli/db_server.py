@@ -50,11 +50,11 @@ from __future__ import annotations
 import argparse
 import sys
 
-from admission.accounts import AccountErrorCode, Role
 from admission.errors import ConfigError, InvalidStateError
+from ui.cli.access import actor_for
 from ui.cli.args import bounded_int
 from ui.cli.result import CliError, Command, CommandResult, ExitCode, error
-from ui.cli.sign_in import NO_ACCOUNTS_ACTOR, add_user_argument, operator
+from ui.cli.sign_in import add_user_argument
 from ui.context import AppContext
 
 __all__ = ["COMMAND"]
@@ -136,12 +136,9 @@ def _rotate(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
         return error(
             ExitCode.USAGE, CliError.USAGE, "give --rewrap, or --reencrypt and/or --retire"
         )
+    actor = actor_for(args, ctx, "db rotate-key")  # an administrator or the director
     try:
         rotation = ctx.key_rotation  # refused on a desk of its own SQLCipher file
-        who = operator(args, ctx)  # an administrator or the director changes the keys
-        if who is not None and not (who.has(Role.ADMIN) or who.has(Role.DIRECTOR)):
-            return error(ExitCode.REFUSED, AccountErrorCode.ROLE_REQUIRED, "ADMIN or DIRECTOR")
-        actor = NO_ACCOUNTS_ACTOR if who is None else who.username
         answer = rotation.rotate(mode=mode, batch=args.batch, progress=_progress, actor=actor)
     except InvalidStateError as refused:
         return error(ExitCode.REFUSED, refused.code, str(refused))
@@ -149,14 +146,11 @@ def _rotate(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
 
 
 def _copy(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
+    actor = actor_for(args, ctx, "db copy-to-server")  # an administrator or the director
     try:
         ctx.server_copy.check(args.url)
     except ConfigError as bad:
         return error(ExitCode.USAGE, bad.code, str(bad))
-    who = operator(args, ctx)  # an administrator or the director moves the file
-    if who is not None and not (who.has(Role.ADMIN) or who.has(Role.DIRECTOR)):
-        return error(ExitCode.REFUSED, AccountErrorCode.ROLE_REQUIRED, "ADMIN or DIRECTOR")
-    actor = NO_ACCOUNTS_ACTOR if who is None else who.username
     try:
         verified, answer = ctx.server_copy.copy(args.url, args.batch, _progress, actor)
     except InvalidStateError as refused:

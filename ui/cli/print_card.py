@@ -6,15 +6,17 @@ is a usage error (exit 2, ``BAD_NUMBER``).
 Printing a card issued and not printed is the operator's act (``--user``). Reprinting
 one already printed and voiding one are the game director's decisions (art. 20.3, 22):
 ``--director NAME`` with the director's own password, recorded under the director's
-user name (:mod:`ui.cli.sign_in`)."""
+user name (:mod:`ui.cli.sign_in`). All three are a clerk's or the director's
+(:mod:`ui.cli.access`); the reprint queue's reading is recorded too."""
 
 from __future__ import annotations
 
 import argparse
 
+from ui.cli.access import actor_for
 from ui.cli.args import CARD_NUMBER
 from ui.cli.result import Command, CommandResult, ExitCode
-from ui.cli.sign_in import actor, add_director_argument, add_user_argument, director
+from ui.cli.sign_in import add_director_argument, add_user_argument, director
 from ui.context import AppContext
 
 
@@ -27,7 +29,7 @@ def _print_arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentP
 
 def print_card(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
     service = ctx.card_printing
-    by = actor(args, ctx)
+    by = actor_for(args, ctx, "print-card")
     if args.reason.strip():  # a reprint: the director's decision, recorded under that name
         by = director(args, ctx, f"Reimprimir la tarjeta {args.number}").username
     outcome = service.print_card(
@@ -51,18 +53,21 @@ def _void_arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentPa
 
 
 def void_card(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
-    actor(args, ctx)  # whoever works the desk signs in first
+    actor_for(args, ctx, "void-card")  # whoever works the desk signs in first
     decided = director(args, ctx, f"Anular la tarjeta {args.number}")
     card = ctx.desk.void_card(args.number, args.reason, decided.username)
     return ExitCode.OK, {"card_number": card.number, "status": card.status.value}
 
 
-def _no_arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) -> None:
-    return None
+def _queue_arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) -> None:
+    add_user_argument(parser)
 
 
 def reprint_queue(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
+    who = actor_for(args, ctx, "reprint-queue")  # the desk's list, signed in and recorded
     cards = ctx.reprints.unprinted_cards()
+    ctx.store.append(who, "REPRINT_QUEUE_READ", "cards:unprinted", ctx.clock.now(),
+                     {"cards": str(len(cards))})  # fmt: skip
     return ExitCode.OK, {
         "cards": [
             {
@@ -86,5 +91,5 @@ VOID_CARD = Command[AppContext](
     "void-card", "void a card (number kept)", _void_arguments, void_card
 )
 REPRINT_QUEUE = Command[AppContext](
-    "reprint-queue", "cards issued but not printed", _no_arguments, reprint_queue
+    "reprint-queue", "cards issued but not printed", _queue_arguments, reprint_queue
 )

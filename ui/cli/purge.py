@@ -11,8 +11,9 @@ import argparse
 from admission.clock import ClockCode
 from admission.retention import retention_cutoff
 from admission.retention_sweep import SUSPECT_GAP
+from ui.cli.access import actor_for
 from ui.cli.result import Command, CommandResult, ExitCode, error
-from ui.cli.sign_in import actor, add_director_argument, add_user_argument, director
+from ui.cli.sign_in import add_director_argument, add_user_argument, director
 from ui.context import AppContext
 
 
@@ -31,7 +32,7 @@ def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
     # The clock is compared with the file before anybody signs in: a sign-in is itself an
     # entry at this clock, and a clock that jumped ahead would vouch for itself.
     ahead = _ahead_of_file(ctx)
-    by = actor(args, ctx)
+    by = actor_for(args, ctx, "purge")  # an inspector never writes (art. 20.4)
     if args.confirm_clock:  # the game director answers for the date (art. 20.3, 20.4)
         by = director(args, ctx, "Confirmar la fecha de la purga (art. 20.4)").username
     elif ahead is not None:

@@ -32,12 +32,20 @@ number is ever echoed back.
     "fallback_error"}``. 0 answered (LISTED or NOT_LISTED), 1 UNVERIFIABLE,
     2 bad ``--id`` / ``--kind``.
 
-``run(args, ctx)`` dispatches ``args.registry_command`` over the context.
+``run(args, ctx)`` dispatches ``args.registry_command`` over the context. Once the file
+has accounts each subcommand signs in (``--user``) and is refused to a role that may not
+run it (:mod:`ui.cli.access`): ``import`` is the game director's (art. 20.3: the
+director answers for the admission service, and the register decides who is let in),
+``check`` and ``sync`` a clerk's or the director's, ``status`` anybody's. Each is
+recorded in the audit trail under the account (``REGISTRY_IMPORT``, refused or not,
+with the version, entries and the file's SHA-256; ``REGISTRY_CHECK`` with a keyed hash
+of the number, never the number; ``REGISTRY_SYNC``; ``REGISTRY_STATUS``).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -47,7 +55,9 @@ from admission.identity import IdentityKey, IdKind
 from admission.ports import Clock
 from admission.registry.port import InterdictionRegistry, RegistryStatus
 from admission.registry.snapshot import SnapshotError
+from ui.cli.access import actor_for
 from ui.cli.result import CliError, Command, CommandResult, ExitCode, described
+from ui.cli.sign_in import add_user_argument
 from ui.context import AppContext
 
 if TYPE_CHECKING:
@@ -165,29 +175,66 @@ def check_command(
 
 def _arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="registry_command", required=True)
-    p = sub.add_parser("import", parents=[common])
+    p = sub.add_parser("import", parents=[common], help="the game director's (audited)")
     p.add_argument("file", type=Path)
-    sub.add_parser("sync", parents=[common])
-    sub.add_parser("status", parents=[common])
-    p = sub.add_parser("check", parents=[common])
+    add_user_argument(p)
+    add_user_argument(sub.add_parser("sync", parents=[common]))
+    add_user_argument(sub.add_parser("status", parents=[common]))
+    p = sub.add_parser("check", parents=[common], help="a clerk's or the director's (audited)")
     p.add_argument("--id", required=True)
     p.add_argument("--kind", default="DNI")
     p.add_argument("--country", default="ESP")
+    add_user_argument(p)
 
 
 def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
     command = args.registry_command
+    who = actor_for(args, ctx, f"registry {command}")  # signed in before anything is read
     if command == "check":
         code, payload = check_command(ctx.registry, args.id, args.kind, args.country)
+        details = {"query": ctx.store.keyed_hash(f"{args.kind}:{args.country}:{args.id}".upper())}
+        details["status"] = str(payload.get("status") or payload.get("error"))
     elif command == "import":
         code, payload = import_command(ctx.replica, args.file)
+        details = _import_details(args.file, payload)
     elif command == "sync":
         code, payload = sync_command(ctx.registry_sync)
+        details = {"synced": str(payload["synced"]).lower(), "error": payload["error"] or ""}
     else:
         max_age = timedelta(hours=ctx.settings["registry.max_replica_age_hours"])
         online = bool(ctx.settings["registry.online_url"])
         code, payload = status_command(ctx.replica, ctx.clock, max_age, online)
+        details = {"usable": str(payload["usable"]).lower()}
+    action = f"REGISTRY_{command.upper()}"
+    ctx.store.append(who, action, "registry", ctx.clock.now(), details)
     return ExitCode(code), payload
+
+
+def _import_details(path: Path, payload: dict[str, Any]) -> dict[str, str]:
+    """What the trail keeps of an import: its outcome, the version and entries in force
+    and the file's SHA-256 (which file it was, not what it lists)."""
+    details = {
+        "imported": str(payload["imported"]).lower(),
+        "version": str(payload.get("version") or payload.get("active_version") or ""),
+        "entries": str(payload.get("entries", "")),
+        "sha256": _digest(path),
+    }
+    if not payload["imported"]:
+        details["error"] = str(payload["error"])
+    return details
+
+
+def _digest(path: Path) -> str:
+    digest = hashlib.sha256()
+    try:
+        if not path.is_file():
+            return ""
+        with path.open("rb") as source:
+            for block in iter(lambda: source.read(1 << 20), b""):
+                digest.update(block)
+    except OSError:
+        return ""
+    return digest.hexdigest()
 
 
 COMMAND = Command[AppContext]("registry", "RIAJ register", _arguments, run)

@@ -19,9 +19,10 @@ from typing import Any
 from admission.devices import ReaderStatusChanged
 from admission.intake import IntakeResult, ScanIntake
 from admission.mrz.burst import Passthrough
+from ui.cli.access import actor_for
 from ui.cli.args import BAUD_RATE
 from ui.cli.result import CliError, Command, CommandResult, ExitCode, error
-from ui.cli.sign_in import actor, add_user_argument
+from ui.cli.sign_in import add_user_argument
 from ui.context import AppContext
 
 # 100,000 [char, t] pairs (the fake reader's limit) at about 20 bytes each, and room
@@ -47,7 +48,7 @@ def _arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser)
 
 def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
     """Stream reader events through the scan intake; Ctrl+C stops listening."""
-    operator = actor(args, ctx)
+    operator = actor_for(args, ctx, "scan")  # a clerk or the director (art. 20.3)
     if args.replay:
         try:
             for path in args.replay:

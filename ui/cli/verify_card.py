@@ -14,8 +14,9 @@ from typing import Protocol
 from admission.cards.verification import VerificationStore, verify_card
 from admission.errors import AdmissionError
 from admission.ports import Clock
+from ui.cli.access import actor_for
 from ui.cli.result import Command, CommandResult, ExitCode, error
-from ui.cli.sign_in import actor, add_user_argument
+from ui.cli.sign_in import add_user_argument
 from ui.context import AppContext
 
 CARD_CODE_SECRET = "card_code"
@@ -50,7 +51,7 @@ def _arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser)
 
 
 def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
-    who = actor(args, ctx)
+    who = actor_for(args, ctx, "verify-card")  # staff and inspectors (art. 22.4)
     return check(ctx.store, ctx.clock, ctx.settings["casino.id"], args.code, actor=who)
 
 

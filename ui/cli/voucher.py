@@ -1,20 +1,29 @@
 """``voucher issue | exchange | cancel | open``: provisional vouchers at a crowded desk
-(volantes provisionales, art. 23.4, R11). Issuing and exchanging one record the account
-signed in (``--user``, :mod:`ui.cli.sign_in`)."""
+(volantes provisionales, art. 23.4, R11). Each subcommand signs in a clerk or the game
+director (``--user``, :mod:`ui.cli.access`): the vouchers name their holders and their
+document numbers, and the deposit is money. Issuing and exchanging one record the
+account; an exchange (``VOUCHER_EXCHANGED``, with the card), a cancellation
+(``VOUCHER_CANCELLED``) and a listing of the open ones
+(``VOUCHERS_LISTED``) are recorded in the audit trail under it."""
 
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from admission.vouchers.desk import exchange_voucher, issue_voucher
 from admission.vouchers.model import Voucher, voucher_view
-from ui.cli.args import VOUCHER_NUMBER, add_document_arguments, document_from_args
+from ui.cli.access import actor_for
+from ui.cli.args import (
+    VOUCHER_NUMBER,
+    add_document_arguments,
+    add_output_arguments,
+    document_from_args,
+)
 from ui.cli.card_file import file_card
 from ui.cli.desk_papers import write_output
 from ui.cli.result import CliError, Command, CommandResult, ExitCode
-from ui.cli.sign_in import actor, add_user_argument
+from ui.cli.sign_in import add_user_argument
 from ui.context import AppContext
 
 
@@ -24,7 +33,7 @@ def _arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser)
     add_document_arguments(p)
     p.add_argument("--card-type")
     add_user_argument(p)
-    p.add_argument("--out", type=Path, help="write the voucher PDF here instead of printing")
+    add_output_arguments(p, required=False, what="write the voucher PDF here instead of printing")
     p = sub.add_parser("exchange", parents=[common])
     add_document_arguments(p)
     # its own dest: the document's --number is args.number, and they used to share it (a
@@ -35,29 +44,35 @@ def _arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser)
     p = sub.add_parser("cancel", parents=[common])
     p.add_argument("voucher_number", type=VOUCHER_NUMBER, metavar="number")
     p.add_argument("--reason", required=True)
+    add_user_argument(p)
     p = sub.add_parser("open", parents=[common])
     p.add_argument(
         "--closing",
         action="store_true",
         help="only those issued before the closing of the current session",
     )
+    add_user_argument(p)
 
 
 def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
     book = ctx.vouchers
     command = args.voucher_command
+    operator = actor_for(args, ctx, f"voucher {command}")  # signed in before anything
     if command == "open":
         closing = ctx.desk.config.hours.closing_at(ctx.clock.now()) if args.closing else None
         vouchers = book.open_vouchers(issued_before=closing)
+        # names and document numbers are read: recorded before they are answered
+        ctx.store.append(operator, "VOUCHERS_LISTED", "vouchers:open", ctx.clock.now(),
+                         {"vouchers": str(len(vouchers))})  # fmt: skip
         return ExitCode.OK, {
             "closing": closing.isoformat() if closing else None,
             "vouchers": [_json(v) for v in vouchers],
         }
     if command == "cancel":
-        return ExitCode.OK, _json(
-            book.cancel_voucher(args.voucher_number, args.reason, ctx.clock.now())
-        )
-    operator = actor(args, ctx)
+        cancelled = book.cancel_voucher(args.voucher_number, args.reason, ctx.clock.now())
+        ctx.store.append(operator, "VOUCHER_CANCELLED", f"voucher:{cancelled.number}",
+                         ctx.clock.now(), {"price_cents": str(cancelled.price_cents)})  # fmt: skip
+        return ExitCode.OK, _json(cancelled)
     document, problem = document_from_args(args, ctx.tools.today())
     if problem is not None or document is None:
         usage = isinstance(problem, dict) and problem.get("error") == CliError.USAGE
@@ -67,6 +82,9 @@ def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
     result = exchange_voucher(
         ctx.desk, book, ctx.clock, args.voucher_number, document, operator=operator
     )
+    card = "" if result.card is None else str(result.card.number)
+    ctx.store.append(operator, "VOUCHER_EXCHANGED", f"voucher:{args.voucher_number}",
+                     ctx.clock.now(), {"card": card})  # fmt: skip
     payload = {
         "verdict": result.verdict.outcome.value,
         "reasons": list(result.verdict.codes),
@@ -110,7 +128,7 @@ def _issue(
         "voucher": _json(voucher),
     }
     if args.out is not None:
-        failed = write_output(args.out, ctx.documents.voucher_pdf(view))
+        failed = write_output(args, ctx, ctx.documents.voucher_pdf(view))
         if failed is not None:
             return failed
         payload["voucher_pdf"] = str(args.out)
