@@ -88,6 +88,10 @@
         <translation>&amp;Lock</translation>
     </message>
     <message>
+        <source>Mi &amp;PIN de desbloqueo…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>&amp;Cerrar sesión</source>
         <translation>&amp;Sign out</translation>
     </message>
@@ -153,6 +157,45 @@
     <message>
         <source>Exportado: %1</source>
         <translation>Exported: %1</translation>
+    </message>
+</context>
+<context>
+    <name>AccountPage</name>
+    <message>
+        <source>Explicación de la cuenta</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Usuario: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Nombre: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Contraseña</source>
+        <translation type="unfinished">Password</translation>
+    </message>
+    <message>
+        <source>Repita la contraseña</source>
+        <translation type="unfinished">Repeat the password</translation>
+    </message>
+    <message>
+        <source>&amp;Usuario:</source>
+        <translation type="unfinished">&amp;User name:</translation>
+    </message>
+    <message>
+        <source>&amp;Nombre y apellidos:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Contraseña:</source>
+        <translation type="unfinished">&amp;Password:</translation>
+    </message>
+    <message>
+        <source>&amp;Repita la contraseña:</source>
+        <translation type="unfinished">&amp;Repeat the password:</translation>
     </message>
 </context>
 <context>
@@ -420,40 +463,166 @@
         <translation>The administrator manages the accounts, the settings and the devices. They do not decide admissions: the game director will have their own account.</translation>
     </message>
     <message>
-        <source>Explicación de la cuenta de administrador</source>
-        <translation>Explanation of the administrator account</translation>
+        <source>administrador</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AuditMenu</name>
+    <message>
+        <source>Registro de &amp;auditoría…</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>AuditTrailDialog</name>
+    <message>
+        <source>Registro de auditoría (art. 20.4)</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Usuario del administrador</source>
-        <translation>Administrator&apos;s user name</translation>
+        <source>Desde</source>
+        <translation type="unfinished">From</translation>
     </message>
     <message>
-        <source>Nombre del administrador</source>
-        <translation>Administrator&apos;s name</translation>
+        <source>Hasta</source>
+        <translation type="unfinished">Until</translation>
     </message>
     <message>
-        <source>Contraseña</source>
-        <translation>Password</translation>
+        <source>Todos</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>Repita la contraseña</source>
-        <translation>Repeat the password</translation>
+        <source>Usuario</source>
+        <translation type="unfinished">User name</translation>
+    </message>
+    <message>
+        <source>Tipo de acto</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Motivo de la consulta (obligatorio)</source>
+        <translation type="unfinished">Purpose of the query (required)</translation>
+    </message>
+    <message>
+        <source>Obligatorio: expediente, control…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Buscar</source>
+        <translation type="unfinished">&amp;Search</translation>
+    </message>
+    <message>
+        <source>&amp;Exportar CSV…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Desde:</source>
+        <translation type="unfinished">&amp;From:</translation>
+    </message>
+    <message>
+        <source>&amp;Hasta:</source>
+        <translation type="unfinished">&amp;To:</translation>
     </message>
     <message>
         <source>&amp;Usuario:</source>
-        <translation>&amp;User name:</translation>
+        <translation type="unfinished">&amp;User name:</translation>
     </message>
     <message>
-        <source>&amp;Nombre:</source>
-        <translation>&amp;Name:</translation>
+        <source>&amp;Acto:</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>&amp;Contraseña:</source>
-        <translation>&amp;Password:</translation>
+        <source>&amp;Motivo:</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
-        <source>&amp;Repita la contraseña:</source>
-        <translation>&amp;Repeat the password:</translation>
+        <source>Nº</source>
+        <translation type="unfinished">No.</translation>
+    </message>
+    <message>
+        <source>Fecha y hora</source>
+        <translation type="unfinished">Date and time</translation>
+    </message>
+    <message>
+        <source>Acto</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Asunto</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Detalles</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Entradas del registro de auditoría</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Verificar la cadena</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>NÚMERO:RESUMEN impreso en el libro diario</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Ancla (cabeza guardada fuera del fichero)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Verificar</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Resultado de la verificación</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cabeza actual de la cadena</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>A&amp;ncla:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Entradas encontradas: %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>búsqueda detenida: acorte las fechas para ver el resto</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Verificando la cadena…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>✔ Cadena íntegra: %1 entradas, %2 registros comprobados</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>el ancla coincide</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>primera entrada afectada: nº %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cabeza actual (anótela fuera del fichero): %1</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>¿Dónde guardar el registro?</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Exportado: %1 · %2 filas</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -924,6 +1093,14 @@
         <translation>3. The casino&apos;s details</translation>
     </message>
     <message>
+        <source>El nombre que figura en las tarjetas</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>p. ej. las iniciales del casino</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Datos del casino</source>
         <translation>Casino&apos;s details</translation>
     </message>
@@ -938,6 +1115,18 @@
     <message>
         <source>&amp;Tarjetas y precios</source>
         <translation>&amp;Cards and prices</translation>
+    </message>
+    <message>
+        <source>Escriba el precio de cada tipo de tarjeta (art. 23.2-3): el programa no trae precios. El horario puede dejarse para más tarde (Configuración).</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Aviso sobre los precios</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Identificador</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -1027,6 +1216,14 @@
     <message>
         <source>Observación añadida a la ficha %1</source>
         <translation>Observation added to file %1</translation>
+    </message>
+    <message>
+        <source>PIN de desbloqueo guardado</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>PIN de desbloqueo quitado</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>Informe de acceso a datos</source>
@@ -1242,20 +1439,12 @@
         <translation>Close the dialog to read a document</translation>
     </message>
     <message>
-        <source>Registrado en la ficha {0} · imprimiendo la tarjeta nº {1}…</source>
-        <translation>Recorded in file {0} · printing card no. {1}…</translation>
-    </message>
-    <message>
-        <source>Registrado en la ficha {0} · entra con la tarjeta nº {1}</source>
-        <translation>Recorded in file {0} · enters on card no. {1}</translation>
-    </message>
-    <message>
-        <source>Denegación registrada en la ficha {0}</source>
-        <translation>Refusal recorded in file {0}</translation>
-    </message>
-    <message>
         <source>Tarjeta nº {0} impresa · Esc: siguiente</source>
         <translation>Card no. {0} printed · Esc: next</translation>
+    </message>
+    <message>
+        <source>Tarjeta nº {0} impresa</source>
+        <translation>Card no. {0} printed</translation>
     </message>
     <message>
         <source>Tarjeta nº {0} NO impresa: {1} · Ctrl+P para reimprimir</source>
@@ -1479,6 +1668,10 @@
         <translation>A decision under the game director&apos;s responsibility (arts. 20.3 and 23.5). The director enters their own credentials.</translation>
     </message>
     <message>
+        <source>Decisión bajo su responsabilidad de director de juegos (art. 20.3 y 23.5). Confírmela con su PIN o su contraseña.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Motivo de la autorización</source>
         <translation>Reason for the authorisation</translation>
     </message>
@@ -1503,8 +1696,43 @@
         <translation>Authorise</translation>
     </message>
     <message>
+        <source>&amp;PIN:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Contraseña:</source>
+        <translation type="unfinished">&amp;Password:</translation>
+    </message>
+    <message>
+        <source>PIN del director</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Usar la contr&amp;aseña</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Usar el P&amp;IN</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>&amp;Director:</source>
         <translation>&amp;Director:</translation>
+    </message>
+</context>
+<context>
+    <name>DirectorPage</name>
+    <message>
+        <source>3. El director de juegos</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>El director de juegos responde del servicio de admisión: autoriza las tarjetas excepcionales (art. 23.5), lleva la lista de prohibiciones (art. 21.2-3) y puede trabajar en el puesto. Con su cuenta se admite al primer visitante; las cuentas del personal de recepción se crean después en Administración &gt; Cuentas.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>director de juegos</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -1514,8 +1742,32 @@
         <translation type="unfinished"></translation>
     </message>
     <message>
+        <source>Colores de la ventana</source>
+        <translation>Colours of the window</translation>
+    </message>
+    <message>
+        <source>Oscuro (mostrador con poca luz)</source>
+        <translation>Dark (dimly lit counter)</translation>
+    </message>
+    <message>
+        <source>Claro de alto contraste (sala iluminada)</source>
+        <translation>Light, high contrast (bright hall)</translation>
+    </message>
+    <message>
+        <source>Tamaño del texto</source>
+        <translation>Text size</translation>
+    </message>
+    <message>
         <source>&amp;Idioma:</source>
         <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>C&amp;olores:</source>
+        <translation>C&amp;olours:</translation>
+    </message>
+    <message>
+        <source>Tamaño del &amp;texto:</source>
+        <translation>&amp;Text size:</translation>
     </message>
 </context>
 <context>
@@ -2044,8 +2296,36 @@
         <translation>The visitor file (art. 20.3) is kept encrypted. Creating it makes a key that is kept in the operating system&apos;s keyring, never in a file beside it. Without that key the file cannot be opened: back up the keyring. The file is created once only.</translation>
     </message>
     <message>
+        <source>El fichero de visitantes (art. 20.3) se guarda cifrado. Este equipo no tiene llavero del sistema operativo: la clave es una frase de paso que usted elige ahora y que se pedirá cada vez que se abra el programa. Use cuatro palabras o más, o al menos 12 caracteres mezclando mayúsculas, minúsculas, cifras y signos. El fichero se crea una sola vez.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Explicación de la clave del fichero</source>
         <translation>Explanation of the file&apos;s key</translation>
+    </message>
+    <message>
+        <source>Frase de paso del fichero</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Repita la frase de paso</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Solidez de la frase de paso</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>LA FRASE DE PASO NO SE PUEDE RECUPERAR. Nadie, tampoco el fabricante, puede abrir el fichero sin ella: si se pierde, se pierden los datos de los visitantes. Escríbala en papel y guárdela en la caja fuerte.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Aviso: la frase de paso no se puede recuperar</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>He &amp;guardado la frase de paso en un lugar seguro y sé que no se puede recuperar</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>&amp;Crear el fichero y su clave</source>
@@ -2058,6 +2338,18 @@
     <message>
         <source>Fichero creado</source>
         <translation>File created</translation>
+    </message>
+    <message>
+        <source>&amp;Frase de paso:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Repita la frase:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Frase de paso aceptable</source>
+        <translation type="unfinished"></translation>
     </message>
     <message>
         <source>El fichero de visitantes ya existe: se usa ese</source>
@@ -2183,7 +2475,7 @@
     <name>ObservationDialog</name>
     <message>
         <source>Observación en la ficha del visitante (art. 20.3)</source>
-        <translation>Observation on the visitor's file (art. 20.3)</translation>
+        <translation>Observation on the visitor&apos;s file (art. 20.3)</translation>
     </message>
     <message>
         <source>La observación queda en la ficha con su nombre y la fecha, se muestra en la próxima visita y se borra con la ficha a los seis meses (art. 20.4).</source>
@@ -2406,6 +2698,179 @@
     <message>
         <source>Cerrar (Esc)</source>
         <translation>Close (Esc)</translation>
+    </message>
+</context>
+<context>
+    <name>PassphraseDialog</name>
+    <message>
+        <source>Fichero de visitantes</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Escriba la frase de paso del fichero de visitantes (la que se eligió al instalar el programa). Sin ella el fichero no se puede abrir.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Explicación de la frase de paso</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Frase de paso del fichero</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Abrir</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Abrir el fichero</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Salir</source>
+        <translation type="unfinished">&amp;Quit</translation>
+    </message>
+    <message>
+        <source>Salir del programa</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Frase de paso:</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>PinDialog</name>
+    <message>
+        <source>Mi PIN de desbloqueo</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Con el PIN (de 4 a 8 cifras) usted desbloquea el puesto que se bloqueó en su sesión. Para iniciar sesión se pide siempre la contraseña. Tres PIN erróneos y se pide la contraseña.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Operador</source>
+        <translation type="unfinished">Operator</translation>
+    </message>
+    <message>
+        <source>Contraseña actual</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Nuevo PIN</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Repita el PIN</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Operador:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Contraseña actual:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Nuevo PIN:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Repita el PIN:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Guardar el PIN</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Guardar el PIN</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Quitar el PIN</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Quitar el PIN</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cancelar</source>
+        <translation type="unfinished">Cancel</translation>
+    </message>
+    <message>
+        <source>Cancelar sin cambiar nada</source>
+        <translation type="unfinished"></translation>
+    </message>
+</context>
+<context>
+    <name>PresentationView</name>
+    <message>
+        <source>Documentos en espera</source>
+        <translation>Documents waiting</translation>
+    </message>
+    <message>
+        <source>Reimprimir la tarjeta que ya tiene…</source>
+        <translation>Reprint the card already held…</translation>
+    </message>
+    <message>
+        <source>Ya admitido: tarjeta nº %1, válida hasta %2</source>
+        <translation>Already admitted: card no. %1, valid until %2</translation>
+    </message>
+    <message>
+        <source>Intro: cobrar %1 · %2 e imprimir la tarjeta · F1-F8: otro tipo</source>
+        <translation>Enter: charge %1 · %2 and print the card · F1-F8: another type</translation>
+    </message>
+    <message>
+        <source>Intro: pedir la autorización del director de juegos</source>
+        <translation>Enter: ask for the game director&apos;s authorisation</translation>
+    </message>
+    <message>
+        <source>Registrado en la ficha %1 · imprimiendo la tarjeta nº %2…</source>
+        <translation>Recorded in file %1 · printing card no. %2…</translation>
+    </message>
+    <message>
+        <source>Registrado en la ficha %1 · entra con la tarjeta nº %2</source>
+        <translation>Recorded in file %1 · enters on card no. %2</translation>
+    </message>
+    <message>
+        <source>Reentrada registrada en la ficha %1 (no es una visita nueva) · Ctrl+R: reimprimir la tarjeta nº %2 · Intro: visto</source>
+        <translation>Re-entry recorded in file %1 (not a new visit) · Ctrl+R: reprint card no. %2 · Enter: seen</translation>
+    </message>
+    <message>
+        <source>No admitido, registrado en la ficha %1 (no es una denegación) · Intro: visto</source>
+        <translation>Not admitted, recorded in file %1 (not a refusal) · Enter: seen</translation>
+    </message>
+    <message>
+        <source>Denegación registrada en la ficha %1 · Intro: visto</source>
+        <translation>Refusal recorded in file %1 · Enter: seen</translation>
+    </message>
+    <message>
+        <source>No admitido: descartado por el empleado, registrado en la ficha %1</source>
+        <translation>Not admitted: dismissed by the clerk, recorded in file %1</translation>
+    </message>
+    <message>
+        <source>Denegación registrada en la ficha %1</source>
+        <translation>Refusal recorded in file %1</translation>
+    </message>
+    <message>
+        <source>Visto · lea el siguiente documento</source>
+        <translation>Seen · read the next document</translation>
+    </message>
+    <message>
+        <source>Documentos en espera: %1. Intro confirma y Esc descarta el veredicto en pantalla; después se comprueba el siguiente</source>
+        <translation>Documents waiting: %1. Enter confirms and Esc dismisses the verdict on screen; then the next one is checked</translation>
+    </message>
+    <message>
+        <source>El mismo documento otra vez: ya está en pantalla, se registra una vez</source>
+        <translation>The same document again: it is on screen already and is recorded once</translation>
+    </message>
+    <message>
+        <source>No hay en pantalla una tarjeta que reimprimir</source>
+        <translation>No card to reprint on screen</translation>
     </message>
 </context>
 <context>
@@ -2757,6 +3222,93 @@
     <message>
         <source>Aviso sobre las contraseñas del RIAJ</source>
         <translation>Notice on the RIAJ passwords</translation>
+    </message>
+</context>
+<context>
+    <name>RegistryPage</name>
+    <message>
+        <source>5. El Registro de Interdicciones (RIAJ)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Cada visitante se comprueba en el RIAJ antes de entrar (art. 20.2). Importe la copia del registro que facilita la Comunidad de Madrid, o configure el servicio en línea. Después se hace una consulta de prueba: sin registro que responda, nadie puede ser admitido.</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Explicación del registro</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Importar una &amp;copia del registro (archivo)</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Usar el servicio en &amp;línea del RIAJ</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Archivo de la copia del RIAJ</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>E&amp;xaminar…</source>
+        <translation type="unfinished">B&amp;rowse…</translation>
+    </message>
+    <message>
+        <source>Elegir el archivo de la copia del RIAJ</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Dirección del servicio del RIAJ</source>
+        <translation type="unfinished">Address of the RIAJ service</translation>
+    </message>
+    <message>
+        <source>Usuario del RIAJ</source>
+        <translation type="unfinished">RIAJ user name</translation>
+    </message>
+    <message>
+        <source>&amp;Probar</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Probar el registro</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Resultado de la prueba del registro</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Archivo:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>&amp;Dirección:</source>
+        <translation type="unfinished">&amp;Address:</translation>
+    </message>
+    <message>
+        <source>&amp;Usuario:</source>
+        <translation type="unfinished">&amp;User name:</translation>
+    </message>
+    <message>
+        <source>Copia del RIAJ</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copias del RIAJ (*.txt *.csv *.riaj);;*</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Consultando el registro…</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Copia importada: %1 inscripciones, al día de %2</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Prueba superada: el registro responde.</source>
+        <translation type="unfinished"></translation>
     </message>
 </context>
 <context>
@@ -3269,6 +3821,22 @@
         <translation>&amp;Password:</translation>
     </message>
     <message>
+        <source>&amp;PIN:</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>PIN</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Usar la contr&amp;aseña</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Usar el P&amp;IN</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
         <source>Bloqueada hasta las %1.</source>
         <translation>Locked until %1.</translation>
     </message>
@@ -3289,7 +3857,7 @@
     </message>
     <message>
         <source>Foto del titular del documento</source>
-        <translation type="unfinished"></translation>
+        <translation>Photo of the document's holder</translation>
     </message>
     <message>
         <source>Lea un documento</source>
@@ -3316,6 +3884,14 @@
         <translation>SUPERVISOR</translation>
     </message>
     <message>
+        <source>YA ADMITIDO</source>
+        <translation>ALREADY ADMITTED</translation>
+    </message>
+    <message>
+        <source>NO ADMITIDO</source>
+        <translation>NOT ADMITTED</translation>
+    </message>
+    <message>
         <source>Intro: registrar e imprimir la tarjeta · F1-F8: tipo de tarjeta</source>
         <translation>Enter: record and print the card · F1-F8: card type</translation>
     </message>
@@ -3326,6 +3902,14 @@
     <message>
         <source>Intro: pedir la autorización del director de juegos</source>
         <translation>Enter: ask for the game director&apos;s authorisation</translation>
+    </message>
+    <message>
+        <source>Reentrada: entra con su tarjeta · Ctrl+R: reimprimirla (con motivo) · Intro: visto</source>
+        <translation>Re-entry: enters on the card held · Ctrl+R: reprint it (with a reason) · Enter: seen</translation>
+    </message>
+    <message>
+        <source>No admitido, no es una denegación · Intro: visto</source>
+        <translation>Not admitted, not a refusal · Enter: seen</translation>
     </message>
     <message>
         <source>⟲  LEA DE NUEVO</source>
