@@ -365,7 +365,7 @@ class DeskMenus(QObject):
 
     def _voucher_queued(self, queued: QueuedVoucher) -> None:
         # handed over against the document and the price: the desk moves on
-        self.window.controller.clear()
+        self.window.controller.clear_handled()
         self.window.status.showMessage(
             self.tr("Volante provisional %1 entregado: pendiente de formalizar").replace(
                 "%1", queued.local_ref
@@ -376,7 +376,7 @@ class DeskMenus(QObject):
 
     def _voucher_issued(self, voucher: Voucher) -> None:
         # the voucher stands for the card (art. 23.4): the desk moves on to the next person
-        self.window.controller.clear()
+        self.window.controller.clear_handled()
         self.window.status.showMessage(
             self.tr("Volante nº %1 entregado").replace("%1", str(voucher.number)), 10_000
         )
@@ -454,7 +454,7 @@ class DeskMenus(QObject):
             and current is not None
             and current.evaluation.verdict.outcome is Outcome.ADMIT
         ):
-            controller.clear()  # an ADMIT never confirmed: clearing records nothing
+            controller.clear_handled()  # the card stands for it: nothing else recorded
         self.window.status.showMessage(
             self.tr("Tarjeta nº %1 expedida").replace("%1", str(result.card.number)), 10_000
         )

@@ -67,6 +67,7 @@ from admission.ports import madrid_date
 from ui.controller import DeskController
 from ui.desk_flow import DeskFlowCode, DeskVerdict, SessionView, document_from_lines
 from ui.desk_menus import MENU_ADMIN, MENU_DESK, MENU_DIRECTION, DeskMenus, attach_desk_menus
+from ui.desk_presentation import PresentationView
 from ui.dialogs.card_check import CardCheckDialog
 from ui.dialogs.common import bounded, message
 from ui.dialogs.inspection import InspectionScreen
@@ -190,8 +191,11 @@ class DeskWindow(QMainWindow):
         # identity it belongs to: memory only, dropped with the verdict
         self._portrait: tuple[IdentityKey, QImage] | None = None
 
+        # one presentation, one record: what waits behind the verdict, the re-entry
+        self.presentation = PresentationView(self)
         left = QVBoxLayout()
         left.addWidget(self.offline_banner)
+        left.addWidget(self.presentation.waiting_label)
         left.addWidget(self.verdict, 2)
         left.addWidget(self.identity, 3)
         right = QVBoxLayout()
@@ -216,6 +220,7 @@ class DeskWindow(QMainWindow):
         self._build_menus()
         self._build_keys()
         self._wire()
+        self.presentation.attach(MENU_DESK)
         self._show_card_type(controller.card_type)
 
     # -- menus and keys -----------------------------------------------------------
@@ -495,46 +500,36 @@ class DeskWindow(QMainWindow):
         self._unanswered = False  # the server answered
         self._evaluating = False
         self._hide_formalised()
-        outcome = verdict.evaluation.verdict.outcome.value
+        evaluation = verdict.evaluation
         self.verdict.set_portrait(self._portrait_of(verdict))
-        self.verdict.show_verdict(outcome, verdict.evaluation.verdict.codes)
+        self.presentation.paint(evaluation, evaluation.verdict.outcome, evaluation.verdict.codes)
         self.identity.show_verdict(verdict)
-        self.sound.play(Sound.ADMIT if outcome == "ADMIT" else Sound.REFUSE)
+        self.sound.play(self.presentation.sound_of(evaluation.verdict.outcome))
 
     def _on_recorded(self, result: AdmissionResult) -> None:
-        self.verdict.show_verdict(result.verdict.outcome.value, result.verdict.codes)
-        file_number = result.recorded.file_number
-        if result.card is not None:
-            text = self.tr("Registrado en la ficha {0} · imprimiendo la tarjeta nº {1}…").format(
-                file_number, result.card.number
-            )
-        elif result.existing_card is not None and result.admitted:
-            text = self.tr("Registrado en la ficha {0} · entra con la tarjeta nº {1}").format(
-                file_number, result.existing_card.number
-            )
-        else:
-            text = self.tr("Denegación registrada en la ficha {0}").format(file_number)
-        self.verdict.show_progress(text)
+        self.presentation.show_recorded(result)
 
     def _on_dismissal_recorded(self, result: AdmissionResult) -> None:
-        """A SUPERVISOR no director authorised, recorded as shown when it was dismissed
-        (arts. 20, 22): said in the status bar, the screen has moved on."""
-        self.status.showMessage(
-            self.tr("Denegación registrada en la ficha {0}").format(result.recorded.file_number),
-            10_000,
-        )
+        """A SUPERVISOR no director authorised, or an ADMIT dismissed, recorded when it
+        left the screen (arts. 20, 22): said in the status bar, the screen moved on."""
+        self.status.showMessage(self.presentation.dismissal_text(result), 10_000)
 
     def _on_printed(self, number: int) -> None:
-        self.verdict.show_progress(
-            self.tr("Tarjeta nº {0} impresa · Esc: siguiente").format(number)
-        )
+        text = self.tr("Tarjeta nº {0} impresa · Esc: siguiente").format(number)
+        if self.presentation.card_on_screen == number:
+            self.verdict.show_progress(text)
+        else:  # the next visitor's verdict is on screen by now
+            self.status.showMessage(self.tr("Tarjeta nº {0} impresa").format(number), 10_000)
 
     def _on_print_failed(self, number: int, code: str) -> None:
-        self.verdict.show_progress(
-            self.tr("Tarjeta nº {0} NO impresa: {1} · Ctrl+P para reimprimir").format(
-                number, message(code)
-            )
+        text = self.tr("Tarjeta nº {0} NO impresa: {1} · Ctrl+P para reimprimir").format(
+            number, message(code)
         )
+        if self.presentation.card_on_screen == number:
+            self.verdict.show_progress(text)
+        else:
+            self.status.showMessage(text, 30_000)
+        self.status.last_error.setText(bounded(text, 160))
         self.status.set_status("printer", DeviceStatus.ERROR.value, code)
         self.sound.play(Sound.REFUSE)
 
@@ -547,8 +542,11 @@ class DeskWindow(QMainWindow):
         self.sound.play(Sound.ADMIT if answer.ok else Sound.REFUSE)
 
     def _on_rejected(self, code: str, message_es: str) -> None:
-        self.verdict.show_refusal(message(code))  # the catalogue's text, window's language
-        self.identity.clear()
+        if self.controller.current is not None:  # the verdict on screen stays
+            self.status.showMessage(bounded(message(code), 160), 10_000)
+        else:
+            self.verdict.show_refusal(message(code))  # the catalogue's text, window's language
+            self.identity.clear()
         self.sound.play(Sound.REFUSE)
 
     def _on_failed(self, code: str, message_es: str) -> None:
@@ -591,6 +589,7 @@ class DeskWindow(QMainWindow):
         key = f"F{codes.index(code) + 1}" if code in codes[:MAX_FKEYS] else ""
         label = _card_label(catalogue.types[code]) if code in catalogue.types else code
         self.card_type.setText(self.tr("Tarjeta: {0} ({1})").format(label, key))
+        self.presentation.show_charge()  # the banner says what Enter charges
 
     # -- without the server (arts. 154-155, 23.4) -----------------------------------
     @property

@@ -413,7 +413,7 @@ def test_a_supervisor_dismissed_with_esc_is_recorded_as_shown(
     assert win.verdict.outcome == "" and demo_ctx.store.last_card_number() == 0
 
 
-def test_a_supervisor_the_director_did_not_authorise_is_recorded_on_a_new_scan(
+def test_a_supervisor_the_director_did_not_authorise_holds_the_next_scan_until_esc(
     qtbot: QtBot, demo_ctx: AppContext, session: FakeSession
 ) -> None:
     seed_demo_file(demo_ctx)
@@ -440,26 +440,37 @@ def test_a_supervisor_the_director_did_not_authorise_is_recorded_on_a_new_scan(
         assert asked and failed.args[0] == "AUTHORISATION_CANCELLED"
         assert visits_of(demo_ctx, staff) == []  # still on screen, not yet recorded
         admitted = case(demo_ctx, "admitted").lines
-        with qtbot.waitSignal(win.controller.dismissal_recorded, timeout=WAIT):
-            scan(qtbot, win, wedge, admitted)  # the next visitor: the verdict gives way
+        now = time.monotonic()
+        with qtbot.assertNotEmitted(win.controller.verdict_ready, wait=300):
+            wedge.mrz_scanned.emit(MrzScanned("TD1", admitted, now, now))  # the next visitor
+        assert win.verdict.outcome == "SUPERVISOR"  # never replaced silently: it waits
+        assert win.presentation.waiting_label.isVisible()
+        assert "1" in win.presentation.waiting_label.text()
+        with (
+            qtbot.waitSignal(win.controller.dismissal_recorded, timeout=WAIT),
+            qtbot.waitSignal(win.controller.verdict_ready, timeout=WAIT),
+        ):
+            key(qtbot, win, Qt.Key.Key_Escape)  # dismissed: the one waiting is checked
         assert visits_of(demo_ctx, staff) == [SUPERVISOR_SHOWN]
         assert win.verdict.outcome == "ADMIT"
+        assert not win.presentation.waiting_label.isVisible()
     finally:
         win.stop()
 
 
-def test_an_admit_never_confirmed_records_nothing(
+def test_an_admit_dismissed_is_recorded_as_not_admitted_never_as_a_card(
     qtbot: QtBot, window: tuple[DeskWindow, WedgeFilter], demo_ctx: AppContext
 ) -> None:
     win, wedge = window
     lines = case(demo_ctx, "admitted").lines
     scan(qtbot, win, wedge, lines)
-    with qtbot.assertNotEmitted(win.controller.dismissal_recorded, wait=300):
+    with qtbot.waitSignal(win.controller.dismissal_recorded, timeout=WAIT) as dismissed:
         key(qtbot, win, Qt.Key.Key_Escape)
+    assert dismissed.args[0].verdict.codes == ("DISMISSED_BY_CLERK",)
+    assert "descartado por el empleado" in win.status.currentMessage()
     scan(qtbot, win, wedge, lines)
-    scan(qtbot, win, wedge, case(demo_ctx, "staff").lines)  # replaced by the next one
-    win.close()  # and the window closing with a verdict on screen
-    assert visits_of(demo_ctx, lines) == []
+    win.close()  # and the window closing with the verdict on screen: dismissed too
+    assert visits_of(demo_ctx, lines) == [("NOT_ADMITTED", "clerk1", None)] * 2
     assert demo_ctx.store.last_card_number() == 0
 
 
@@ -657,7 +668,7 @@ def registry_of_visits(ctx: AppContext, lines: tuple[str, ...]) -> list[tuple[st
 
 
 @pytest.mark.parametrize("stale", [False, True], ids=["replica-absent", "replica-stale"])
-def test_an_unverifiable_register_is_refused_when_so_configured(
+def test_an_unverifiable_register_is_not_admitted_when_so_configured(
     qtbot: QtBot,
     tmp_path: Path,
     desk_clock: FixedClock,
@@ -671,7 +682,10 @@ def test_an_unverifiable_register_is_refused_when_so_configured(
         lines = case(ctx, "admitted").lines  # an adult nobody bans: only the register fails
         with qtbot.waitSignal(win.controller.admission_recorded, timeout=WAIT) as recorded:
             scan(qtbot, win, wedge, lines)
-        assert win.verdict.outcome == "DENY"
+        # fail closed (art. 20.1-2), but not a refusal of the person: NOT_ADMITTED
+        assert win.verdict.outcome == "NOT_ADMITTED"
+        assert "NO ADMITIDO" in win.verdict.headline.text()
+        assert "no es una denegación" in win.verdict.progress.text()
         result = recorded.args[0]
         assert result.verdict.codes == ("REGISTRY_UNVERIFIABLE",) and result.card is None
         expected = "REPLICA_STALE" if stale else "REPLICA_EMPTY"
@@ -679,14 +693,14 @@ def test_an_unverifiable_register_is_refused_when_so_configured(
         from admission.catalogue import text
 
         assert text("REGISTRY_UNVERIFIABLE", "es") in win.verdict.reasons.text()
-        assert visits_of(ctx, lines) == [("DENY", "clerk1", None)]
+        assert visits_of(ctx, lines) == [("NOT_ADMITTED", "clerk1", None)]
         assert registry_of_visits(ctx, lines)[0][0] == "UNVERIFIABLE"
         with qtbot.assertNotEmitted(win.controller.admission_recorded, wait=300):
-            enter(qtbot, win)  # a refusal: Enter issues nothing
+            enter(qtbot, win)  # not admitted: Enter issues nothing
         assert ctx.store.last_card_number() == 0
         if not stale:
             qtbot.waitUntil(lambda: "sin copia local" in win.status.text_of("register"))
-        screenshot(win, f"desk-unverifiable-deny-{'stale' if stale else 'absent'}")
+        screenshot(win, f"desk-unverifiable-not-admitted-{'stale' if stale else 'absent'}")
     finally:
         win.stop()
         ctx.close()
