@@ -36,7 +36,7 @@ from PySide6.QtCore import QLocale, QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QDialog, QLabel, QMenu
 
-from admission.accounts import Operator, Role
+from admission.accounts import AccountErrorCode, Operator, Role, may_admit
 from admission.codes import Code
 from admission.data_protection import DataProtectionService
 from admission.desk import DeskDocument, DeskErrorCode
@@ -284,6 +284,16 @@ class DeskMenus(QObject):
             return None
         return operator
 
+    def _desk_operator(self) -> Operator | None:
+        """The operator when a clerk or the game director: the desk's acts (vouchers,
+        officials on duty, reprints) are theirs (art. 20.3), never an inspector's or an
+        administrator's."""
+        operator = self._operator()
+        if operator is not None and not may_admit(operator):
+            self._say(AccountErrorCode.ROLE_REQUIRED)
+            return None
+        return operator
+
     def _admin(self, purpose: str) -> Operator | None:
         """The operator when an administrator, else an administrator's own credentials."""
         operator = self._operator()
@@ -318,7 +328,7 @@ class DeskMenus(QObject):
         the dialog issues it. Only for a verdict that admits and is not recorded yet.
         A desk without its server has no verdict: the voucher of the document read (or
         typed in the dialog), queued on the desk under a local reference."""
-        operator = self._operator()
+        operator = self._desk_operator()
         if operator is None:
             return None
         controller = self.window.controller
@@ -382,7 +392,7 @@ class DeskMenus(QObject):
         )
 
     def _vouchers(self, closing: bool) -> VouchersDialog | None:
-        operator = self._operator()
+        operator = self._desk_operator()
         if operator is None:
             return None
         dialog = VouchersDialog(
@@ -403,7 +413,7 @@ class DeskMenus(QObject):
         return self._vouchers(closing=True)
 
     def open_official(self) -> OfficialDialog | None:
-        operator = self._operator()
+        operator = self._desk_operator()
         if operator is None:
             return None
         dialog = OfficialDialog(
@@ -416,7 +426,7 @@ class DeskMenus(QObject):
         return self._open(dialog)
 
     def open_reprints(self) -> ReprintQueueDialog | None:
-        operator = self._operator()
+        operator = self._desk_operator()
         if operator is None:
             return None
         dialog = ReprintQueueDialog(
