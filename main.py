@@ -217,7 +217,11 @@ def _file_parts(tools: Tools, store: SqlCipherStore) -> FileParts:
     try:
         vouchers = SqlVoucherBook(store)
         replica = ReplicaRegistry(
-            store.connection, clock, verifier=_replica_verifier(settings), lock=store.lock
+            store.connection,
+            clock,
+            verifier=_replica_verifier(settings),
+            lock=store.lock,
+            audit=store,  # each import and feed page is an entry of the chain (art. 20.2)
         )
     except BaseException:
         store.close()

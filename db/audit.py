@@ -30,6 +30,7 @@ from admission.errors import StoreError
 from admission.records import AuditAnchor, AuditCheck, AuditEntry, AuditHead
 from db import codec
 from db.audit_chain import (
+    COVERAGE,
     ERASED,
     GENESIS,
     KINDS,
@@ -40,20 +41,24 @@ from db.audit_chain import (
     canonical_refs,
     chain_row,
     check_rows,
+    counters_details,
     entry_mac,
     kind_of,
     parse_refs,
     row_mac,
     walk_chain,
 )
-from db.audit_key import AuditKey, resolve_audit_key
+from db.audit_key import ENV_VAR, KEYRING_USERNAME, AuditKey, key_file_path, resolve_audit_key
 from db.audit_rows import ERASURE_TRIGGERS, CoveredTable, pointed
 from db.audit_upgrade import ACTOR as UPGRADE_ACTOR
 from db.audit_upgrade import needs_upgrade, upgrade
 from db.connection import DB_ERRORS, StoreBase
-from db.keys import KeyringBackend
+from db.file_guard import FILE_ID_SETTING
+from db.keys import KEYRING_SERVICE, KeyringBackend
 
 SUBJECT_SECRET = "audit_subject"
+COVERAGE_PENDING = "audit.coverage_pending"  # set by migration 0060 in a file with entries
+ADOPTED_KINDS = ("voucher", "registry")  # what the chain began to cover with migration 0060
 Commits = dict[str, tuple[str, bool]]  # ref -> (row mac, created)
 _CHAIN_COLUMNS = "seq, at, actor, action, subject, details, prev_digest, digest, refs, keyed"
 
@@ -77,6 +82,7 @@ class AuditMixin(StoreBase):
         self._audit_keyring = audit_keyring
         self._audit_key: AuditKey | None = None
         self._chain_ready = False  # an older chain was keyed (or there was none)
+        self._rekey_refused = False  # a keyed file's chain holds no keyed entry any more
         self._counting_erasures = False
         # A file opened read-only (damaged) takes no writes: nothing to count then.
         with contextlib.suppress(*DB_ERRORS):
@@ -99,23 +105,48 @@ class AuditMixin(StoreBase):
         return "" if self._audit_key is None else self._audit_key.source
 
     def _key(self, conn: sqlite3.Connection, *, create: bool) -> AuditKey:
+        """The chain's key. A new one is made only for a chain that never had one: no
+        keyed entry, and no key id in the folder's marker (db/file_guard.py)."""
         if self._audit_key is not None:
             return self._audit_key
         keyed = self._keyed_rows(conn)
+        recorded = self._recorded_key_id()
         key = self._audit_key_given or resolve_audit_key(
-            self.path, create=create and not keyed, keyring_backend=self._audit_keyring
+            self.path,
+            create=create and not keyed and not recorded,
+            keyring_backend=self._audit_keyring,
         )
         if key is None:
+            if keyed or recorded:
+                raise StoreError(self._lost_key_text(), code=AuditChainCode.AUDIT_KEY_LOST)
             raise StoreError(
                 "the audit chain's key is not available", code=AuditChainCode.AUDIT_KEY_MISSING
             )
-        if keyed and not any(self._verifies(row, key) for row in keyed):
+        if (recorded and key.key_id != recorded) or (
+            keyed and not any(self._verifies(row, key) for row in keyed)
+        ):
             raise StoreError(
                 "the audit key does not match this file's chain",
                 code=AuditChainCode.AUDIT_KEY_WRONG,
             )
         self._audit_key = key
         return key
+
+    def _lost_key_text(self) -> str:
+        held = key_file_path(self.path).name if self.path is not None else "the key file"
+        return (
+            "this file's audit chain is keyed and its key is missing: restore the key file "
+            f"{held} from the backup made with the file, or the system keyring's entry "
+            f"{KEYRING_SERVICE}/{KEYRING_USERNAME} (or set {ENV_VAR}); a keyed file never "
+            "gets a new key"
+        )
+
+    def _recorded_key_id(self) -> str:
+        """The key id the folder's marker recorded for this chain ("" when none)."""
+        return ""
+
+    def _chain_committed(self) -> None:
+        """After each commit of :meth:`_tx` (the store records the key id in the marker)."""
 
     @staticmethod
     def _keyed_rows(conn: sqlite3.Connection) -> list[ChainRow]:
@@ -147,6 +178,7 @@ class AuditMixin(StoreBase):
                 conn.execute("DELETE FROM temp.audit_erased")  # only this transaction's
             yield conn
             self._account_erasures(conn)
+        self._chain_committed()
 
     def append(
         self,
@@ -290,14 +322,62 @@ class AuditMixin(StoreBase):
 
     def _ensure_keyed(self, conn: sqlite3.Connection) -> None:
         if needs_upgrade(conn):
+            if not self._may_key_older_chain(conn):
+                self._rekey_refused = True
+                unkeyed = conn.execute("SELECT 1 FROM audit WHERE keyed = 0 LIMIT 1").fetchone()
+                raise StoreError(
+                    "this file's chain was keyed when its id and marker were made, and now it "
+                    "holds no keyed entry: it is not keyed again; restore it from the backup",
+                    code=AuditChainCode.UNKEYED_ENTRY if unkeyed else AuditChainCode.ROW_UNRECORDED,
+                )
             key = self._key(conn, create=True)
 
             def append(action: str, subject: str, details: dict[str, str], c: Commits) -> None:
                 self._append_entry(conn, key, UPGRADE_ACTOR, action, subject, now, details, c)
 
             now = self._now()
-            upgrade(conn, key, append, lambda kind: self._plain_rows(conn, kind))
+            upgrade(
+                conn,
+                key,
+                append,
+                lambda kind: self._plain_rows(conn, kind),
+                self._counters(conn),
+            )
+            conn.execute("DELETE FROM settings WHERE key = ?", (COVERAGE_PENDING,))
+        elif conn.execute("SELECT 1 FROM settings WHERE key = ?", (COVERAGE_PENDING,)).fetchone():
+            self._adopt_coverage(conn)
         self._chain_ready = True
+
+    def _adopt_coverage(self, conn: sqlite3.Connection) -> None:
+        """Once, for a file whose chain began before it covered vouchers and snapshots
+        (migration 0060): one entry committing to those present and saying where the
+        counters stand (db/audit_chain.py refuses a second one, or one after a voucher
+        or snapshot was committed)."""
+        key = self._key(conn, create=False)
+        commits = {
+            ref: (row_mac(key, ref, content), True)
+            for kind in ADOPTED_KINDS
+            for ref, content in self._plain_rows(conn, kind)
+        }
+        details = counters_details(self._counters(conn))
+        self._append_entry(
+            conn, key, UPGRADE_ACTOR, COVERAGE, "audit", self._now(), details, commits
+        )
+        conn.execute("DELETE FROM settings WHERE key = ?", (COVERAGE_PENDING,))
+
+    @staticmethod
+    def _counters(conn: sqlite3.Connection) -> dict[str, int]:
+        """The numbered counters the chain checks (``{"card": next, "voucher": next}``)."""
+        rows = conn.execute(
+            "SELECT name, next FROM counters WHERE name IN ('card', 'voucher')"
+        ).fetchall()
+        return {str(name): int(value) for name, value in rows}
+
+    def _may_key_older_chain(self, conn: sqlite3.Connection) -> bool:
+        """Only a file from before the keyed chain: it has no file id (ids, markers and
+        the keyed chain came together; the store also asks for no marker)."""
+        found = conn.execute("SELECT 1 FROM settings WHERE key = ?", (FILE_ID_SETTING,))
+        return found.fetchone() is None
 
     def _plain_rows(
         self, conn: sqlite3.Connection, kind: str
@@ -333,16 +413,32 @@ class AuditMixin(StoreBase):
         """Key a chain written before migration 0030 before reading it (a damaged file
         takes no writes: its chain is read as it is)."""
         if not self._chain_ready and not self.damaged:
-            with self._tx():
-                pass
+            try:
+                with self._tx():
+                    pass
+            except StoreError:
+                if not self._rekey_refused:
+                    raise  # a laundered chain is read as it is: verification names it
 
     def _verify_in(self, conn: sqlite3.Connection, anchors: Sequence[AuditAnchor]) -> AuditCheck:
         expected = int(
             conn.execute("SELECT next - 1 FROM counters WHERE name = 'audit'").fetchone()[0]
         )
         # An empty chain needs no key; a row present is then unrecorded (the key is unused).
-        key = self._key(conn, create=False) if expected else AuditKey.generate()
-        walk = walk_chain(self._chain_rows(conn), key, expected_count=expected, anchors=anchors)
+        try:
+            key = self._key(conn, create=False) if expected else AuditKey.generate()
+        except StoreError:
+            unkeyed = conn.execute("SELECT min(seq) FROM audit WHERE keyed = 0").fetchone()[0]
+            if unkeyed is None:
+                raise
+            return AuditCheck(False, int(unkeyed) - 1, int(unkeyed), AuditChainCode.UNKEYED_ENTRY)
+        walk = walk_chain(
+            self._chain_rows(conn),
+            key,
+            expected_count=expected,
+            anchors=anchors,
+            counters=self._counters(conn),
+        )
         if not walk.check.ok:
             return walk.check
         rolled = conn.execute(

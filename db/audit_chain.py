@@ -38,14 +38,34 @@ from admission.records import (
     StaffMember,
     VisitRecord,
 )
+from admission.vouchers.model import Voucher
 from db import codec
 
 GENESIS = "0" * 64
 ENTRY_LABEL = "admission-desk/audit-entry/v1"
 ROW_LABEL = "admission-desk/audit-row/v1"
 ROW_MAC_HEX = 32  # HMAC-SHA256 truncated to 128 bits per row
-# The rows the chain commits to, in the order verification reads them.
-KINDS = ("visitor", "visit", "card", "ban", "staff", "observation", "account")
+# The rows the chain commits to, in the order verification reads them: the visitor
+# file (art. 20.3), cards (art. 22), bans (art. 21), staff (art. 18), desk accounts,
+# provisional vouchers (art. 23.4) and the RIAJ snapshots the desk checked against
+# (art. 20.2: one row per snapshot, with a digest of its identifiers).
+KINDS = (
+    "visitor",
+    "visit",
+    "card",
+    "ban",
+    "staff",
+    "observation",
+    "account",
+    "voucher",
+    "registry",
+)
+# Counters whose numbers the chain records (art. 22.1 cards, art. 23.4 vouchers): the
+# counter must be one past the highest number created, or where the newest entry whose
+# details hold ``card_next`` / ``voucher_next`` said it resumes, if that is higher (a
+# restore that lost numbers: they are never given again).
+COUNTED = ("card", "voucher")
+COVERAGE = "AUDIT_COVERAGE"  # action of the entry that committed an older file's vouchers
 ERASED = "ERASED"  # action of the entry counting the rows erased in its transaction
 UPGRADE = "AUDIT_UPGRADE"  # action of the entry that keyed an older chain (migration 0030)
 _PARSED_ENTRIES = 16  # entries whose parsed refs verification keeps at hand
@@ -71,6 +91,10 @@ class AuditChainCode(Code):
     AUDIT_KEY_MISSING = "AUDIT_KEY_MISSING"  # the chain is keyed and its key is not here
     AUDIT_KEY_WRONG = "AUDIT_KEY_WRONG"  # the key given is not the key of this chain
     AUDIT_KEY_BAD = "AUDIT_KEY_BAD"  # ADMISSION_AUDIT_KEY or the key file is not 64 hex
+    AUDIT_KEY_LOST = "AUDIT_KEY_LOST"  # a keyed file's key is gone: restore it, never a new one
+    CARD_NUMBER_GAP = "CARD_NUMBER_GAP"  # the card counter is not past the last card recorded
+    VOUCHER_NUMBER_GAP = "VOUCHER_NUMBER_GAP"  # the same for the voucher counter
+    BLIND_INDEX_MISMATCH = "BLIND_INDEX_MISMATCH"  # an identity's index is another's (server)
 
 
 class ChainKey(Protocol):
@@ -257,6 +281,9 @@ class ChainWalk:
     check: AuditCheck
     created: Counter[str] = field(default_factory=Counter)
     erased: Counter[str] = field(default_factory=Counter)
+    highest: Counter[str] = field(default_factory=Counter)  # counted kind -> highest created
+    declared: dict[str, int] = field(default_factory=dict)  # counter -> resumes at (floor)
+    covered: bool = False  # the AUDIT_COVERAGE entry was seen
 
 
 def _fail(entries: int, seq: int | None, problem: AuditChainCode) -> AuditCheck:
@@ -270,10 +297,12 @@ def walk_chain(
     expected_count: int | None = None,
     anchors: Sequence[AuditAnchor] = (),
     pointers: Mapping[str, int] | None = None,
+    counters: Mapping[str, int] | None = None,
 ) -> ChainWalk:
     """Walk the entries in ``seq`` order. ``expected_count`` is the store's own counter;
     ``pointers`` (ref -> newest committing seq) is checked here when given (the fake),
-    with one query by the store."""
+    with one query by the store; ``counters`` (``{"card": next, ...}``) are checked
+    against the numbers the chain created (:data:`COUNTED`)."""
     wanted = {a.seq: a.digest for a in anchors}
     walk = ChainWalk(AuditCheck(True, 0, None, ""))
     prev, count, legacy = GENESIS, 0, None
@@ -306,10 +335,21 @@ def walk_chain(
         if row.seq in wanted and wanted[row.seq] != row.digest:
             walk.check = _fail(done, row.seq, AuditChainCode.ANCHOR_MISMATCH)
             return walk
+        if '_next"' in row.details:
+            _declare(walk, json.loads(row.details))
+        if row.action == COVERAGE:
+            if walk.covered or walk.created["voucher"] + walk.created["registry"]:
+                # adopted once, by a file that committed to no voucher or snapshot before
+                walk.check = _fail(done, row.seq, AuditChainCode.ROW_UNRECORDED)
+                return walk
+            walk.covered = True
         refs = parse_refs(row.refs)
         for ref, (_, created) in refs.items():
             if created:
-                walk.created[kind_of(ref)] += 1
+                kind = kind_of(ref)
+                walk.created[kind] += 1
+                if kind in COUNTED:
+                    walk.highest[kind] = max(walk.highest[kind], int(ref.split(":", 1)[1]))
             if pointers is not None and pointers.get(ref, row.seq) < row.seq:
                 walk.check = _fail(done, row.seq, AuditChainCode.ROW_ROLLED_BACK)
                 return walk
@@ -320,8 +360,11 @@ def walk_chain(
             elif details.get("legacy_ok") == "0" and legacy is None:
                 legacy = int(details.get("legacy_first_bad_seq") or row.seq)
         prev = row.digest
+    gap = _counter_gap(walk, counters or {})
     if expected_count is not None and count != expected_count:
         walk.check = _fail(count, count + 1, AuditChainCode.TAIL_MISSING)
+    elif gap is not None:
+        walk.check = AuditCheck(False, count, None, gap[0], row=gap[1])
     elif any(seq > count for seq in wanted):
         beyond = min(s for s in wanted if s > count)
         walk.check = _fail(count, beyond, AuditChainCode.ANCHOR_NOT_FOUND)
@@ -330,6 +373,73 @@ def walk_chain(
     else:
         walk.check = AuditCheck(True, count, None, "", anchors=len(wanted))
     return walk
+
+
+def _declare(walk: ChainWalk, details: Mapping[str, str]) -> None:
+    for name in COUNTED:
+        value = details.get(f"{name}_next")
+        if value is not None and str(value).isdigit():
+            walk.declared[name] = int(value)
+
+
+_GAP_CODES = {
+    "card": AuditChainCode.CARD_NUMBER_GAP,
+    "voucher": AuditChainCode.VOUCHER_NUMBER_GAP,
+}
+
+
+def _counter_gap(walk: ChainWalk, counters: Mapping[str, int]) -> tuple[Code, str] | None:
+    """A counter that is not one past the highest number the chain created (nor where a
+    declaring entry said it resumes): a jump (numbers skipped, art. 22.1) or a step back
+    (numbers to be given twice)."""
+    for name in COUNTED:
+        if name not in counters:
+            continue
+        expected = max(walk.declared.get(name, 1), walk.highest[name] + 1)
+        if counters[name] != expected:
+            return _GAP_CODES[name], f"{name}:{counters[name]}"
+    return None
+
+
+def counters_details(counters: Mapping[str, int]) -> dict[str, str]:
+    """The details of a declaring entry: where each counter resumes."""
+    return {f"{name}_next": str(counters[name]) for name in COUNTED if name in counters}
+
+
+def voucher_content(v: Voucher) -> list[object]:
+    """A provisional voucher (art. 23.4) with its closing (exchange or cancellation)."""
+    return [
+        v.number,
+        codec.ts(v.issued_at),
+        v.desk_id,
+        v.operator,
+        v.holder_name,
+        v.document_type,
+        v.document_number,
+        v.card_type,
+        v.price_cents,
+        v.status.value,
+        v.card_number,
+        _opt_ts(v.closed_at),
+        v.close_reason,
+    ]
+
+
+def entries_digest(digests: Iterable[bytes]) -> str:
+    """SHA-256 of a snapshot's identifier digests in ascending order (art. 20.2)."""
+    h = hashlib.sha256()
+    for d in digests:
+        h.update(bytes(d))
+    return h.hexdigest()
+
+
+def registry_content(row: Sequence[object], digest_of_entries: str) -> list[object]:
+    """A RIAJ snapshot row (version, scheme, salt, scope, as_of, imported_at, entry_count,
+    content_sha256, signed, feed_as_of, feed_applied, active) and its entries' digest."""
+    return [
+        *[v.hex() if isinstance(v, bytes | memoryview) else v for v in row],
+        digest_of_entries,
+    ]
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,6 +33,8 @@ ERASURE_TRIGGERS = (
             ("ban", "bans", "ban_id"),
             ("staffid", "staff", "identity"),
             ("observation", "observations", "observation_id"),
+            ("voucher", "vouchers", "number"),
+            ("registry", "registry_snapshot", "snapshot_id"),
         )
     ),
     "CREATE TEMP TRIGGER IF NOT EXISTS audit_unlink_card AFTER UPDATE OF visit_id ON main.cards "

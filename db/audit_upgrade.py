@@ -27,6 +27,7 @@ from db.audit_chain import (
     AuditChainCode,
     ChainRow,
     chain_row,
+    counters_details,
     digest,
     entry_mac,
     row_mac,
@@ -70,8 +71,16 @@ def legacy_check(rows: list[ChainRow], expected_count: int) -> AuditCheck:
     return AuditCheck(True, len(rows), None, "")
 
 
-def upgrade(conn: sqlite3.Connection, key: AuditKey, append: Append, rows_of: RowsOf) -> None:
-    """Inside the caller's write transaction: re-chain, record, commit to every row."""
+def upgrade(
+    conn: sqlite3.Connection,
+    key: AuditKey,
+    append: Append,
+    rows_of: RowsOf,
+    counters: dict[str, int],
+) -> None:
+    """Inside the caller's write transaction: re-chain, record (with where the numbered
+    counters stand: cards erased before the key are not in the baseline), commit to
+    every row."""
     rows = [
         chain_row(r)
         for r in conn.execute(
@@ -97,6 +106,7 @@ def upgrade(conn: sqlite3.Connection, key: AuditKey, append: Append, rows_of: Ro
         "legacy_head": rows[-1].digest if rows else GENESIS,
         "legacy_ok": "1" if check.ok else "0",
         "key_id": key.key_id,
+        **counters_details(counters),
     }
     if not check.ok:
         details["legacy_problem"] = str(check.problem)

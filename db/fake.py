@@ -428,7 +428,8 @@ class FakeStore(FakeReportsMixin, FakeDataProtectionMixin):
 
     def verify(self, anchors: Sequence[AuditAnchor] = ()) -> AuditCheck:
         self._call("verify")
-        return self.chain.verify(self._present_rows(), anchors)
+        counters = {"card": self._next_card}  # the chain knows the numbers (art. 22.1)
+        return self.chain.verify(self._present_rows(), anchors, counters)
 
     def head(self) -> AuditHead:
         return self.chain.head()

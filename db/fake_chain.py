@@ -84,9 +84,14 @@ class FakeChain:
         return AuditHead(last.seq, last.digest, codec.parse_ts(last.at))
 
     def verify(
-        self, present: Iterable[tuple[str, list[object]]], anchors: Sequence[AuditAnchor]
+        self,
+        present: Iterable[tuple[str, list[object]]],
+        anchors: Sequence[AuditAnchor],
+        counters: Mapping[str, int] | None = None,
     ) -> AuditCheck:
-        walk = walk_chain(self.rows, self.key, anchors=anchors, pointers=self.pointers)
+        walk = walk_chain(
+            self.rows, self.key, anchors=anchors, pointers=self.pointers, counters=counters
+        )
         if not walk.check.ok:
             return walk.check
         by_seq = {row.seq: row.refs for row in self.rows}

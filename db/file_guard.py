@@ -8,7 +8,11 @@ is created (``init``) and holding the file's identity, never personal data:
 * ``salt``: the file's first 16 bytes, SQLCipher 4's clear key-derivation salt;
 * ``key_check``: a keyed digest of the key (:meth:`db.keys.DbKey.check_value`), which
   tells a wrong key from a damaged first page (SQLCipher reports both alike);
-* the pages found damaged, if any: a damaged file takes no writes until restored.
+* the pages found damaged, if any: a damaged file takes no writes until restored;
+* ``audit_key_id``: the id of the audit chain's key (:attr:`db.audit_key.AuditKey.key_id`)
+  once the chain has a keyed entry. A file with a marker is never re-keyed: its chain
+  was keyed before the marker was written, so unkeyed entries in it are a rewrite
+  (db/audit.py), and its key, if lost, is restored from the backup, never made anew.
 
 On open, a missing, emptied (0 bytes) or replaced file is refused with its own code
 (FILE_MISSING, FILE_EMPTIED, FILE_REPLACED) and nothing is created. A folder with no
@@ -65,6 +69,7 @@ class Marker:
     created_at: str
     damaged_pages: tuple[int, ...] = ()
     damage_found_at: str = ""
+    audit_key_id: str = ""  # "" until the chain's first keyed entry (new file)
 
     @property
     def damaged(self) -> bool:
@@ -75,6 +80,9 @@ class Marker:
 
     def without_damage(self) -> Marker:
         return replace(self, damaged_pages=(), damage_found_at="")
+
+    def with_audit_key(self, key_id: str) -> Marker:
+        return replace(self, audit_key_id=key_id)
 
     def to_json(self) -> str:
         return json.dumps(
@@ -87,6 +95,7 @@ class Marker:
                 "created_at": self.created_at,
                 "damaged_pages": list(self.damaged_pages),
                 "damage_found_at": self.damage_found_at,
+                "audit_key_id": self.audit_key_id,
                 "note": _NOTE,
             },
             ensure_ascii=False,
@@ -103,7 +112,8 @@ class Marker:
         fields = (data["file_id"], data["salt"], data["key_check"], data["created_at"])
         if not all(isinstance(f, str) and f for f in fields):
             raise ValueError("a marker field is empty")
-        return cls(*fields, pages, str(data.get("damage_found_at", "")))
+        key_id = str(data.get("audit_key_id", ""))
+        return cls(*fields, pages, str(data.get("damage_found_at", "")), key_id)
 
 
 def marker_path(path: Path) -> Path:

@@ -15,6 +15,11 @@ committed position (resumable).
 
 Threading: every method takes ``lock`` (pass the store's lock when the
 connection is shared with other threads). Schema: ``db/migrations/0002_registry.sql``.
+
+Given ``audit`` (the store whose connection this is), each import and each feed page
+writes its audit entry in its own transaction, committing to the snapshot with the
+digest of its identifiers (db/audit_cover.py): a register swapped or edited with the
+file key alone fails ``audit verify``.
 """
 
 from __future__ import annotations
@@ -25,13 +30,13 @@ import sqlite3
 import stat
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from itertools import repeat
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Protocol
 
 from admission.identity import IdentityKey
 from admission.ports import Clock
@@ -60,6 +65,23 @@ from admission.registry.snapshot import (
 from db.connection import DB_ERRORS, immediate_transaction
 
 _FUTURE_SLACK = timedelta(hours=1)  # clock skew tolerated on a snapshot's as-of
+REGISTRY_ACTOR = "registry"  # actor of the register's entries (the port names none)
+
+
+class RegistryAudit(Protocol):
+    """The store's audit entries inside a transaction of its connection
+    (``SqlCipherStore.append_in``)."""
+
+    def append_in(
+        self,
+        conn: sqlite3.Connection,
+        actor: str,
+        action: str,
+        subject: str,
+        at: datetime,
+        details: dict[str, str] | None = None,
+        rows: Sequence[tuple[str, bool]] = (),
+    ) -> int: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -301,10 +323,12 @@ class ReplicaRegistry(ReplicaFront):
         *,
         verifier: SignatureVerifier | None = None,
         lock: threading.RLock | None = None,
+        audit: RegistryAudit | None = None,
     ) -> None:
         self._conn = conn
         self._clock = clock
         self._verifier = verifier
+        self._audit = audit
         self._lock = lock or threading.RLock()
         self._active: _Active | None = None
         self._data_version = -1
@@ -423,6 +447,8 @@ class ReplicaRegistry(ReplicaFront):
             conn.execute("DELETE FROM registry_snapshot WHERE snapshot_id <> ?", (new_id,))
             conn.execute("UPDATE registry_snapshot SET active = 1 WHERE snapshot_id = ?", (new_id,))
             self._event(conn, "IMPORT", "OK", snapshot.version)
+            details = {"version": snapshot.version[:64], "entries": str(snapshot.count)}
+            self._audited(conn, "REGISTRY_IMPORTED", int(new_id or 0), details, created=True)
         self._active = None
         return ImportResult(
             snapshot.version,
@@ -468,6 +494,8 @@ class ReplicaRegistry(ReplicaFront):
                 (_iso(position), added + removed, added - removed, sid),
             )
             self._event(conn, "FEED", "OK", active.state.version)
+            details = {"added": str(added), "removed": str(removed)}
+            self._audited(conn, "REGISTRY_FEED", sid, details, created=False)
         self._active = None
         return FeedResult(added, removed, unchanged, position)
 
@@ -487,6 +515,22 @@ class ReplicaRegistry(ReplicaFront):
                 self._event(conn, kind, code, version)
         except Exception:  # logging the rejection must never hide the rejection itself
             pass
+
+    def _audited(
+        self,
+        conn: sqlite3.Connection,
+        action: str,
+        snapshot_id: int,
+        details: dict[str, str],
+        *,
+        created: bool,
+    ) -> None:
+        """The chain's entry of an import or a feed page, in its transaction (art. 20.2)."""
+        if self._audit is None:
+            return
+        ref = f"registry:{snapshot_id}"
+        now = self._clock.now()
+        self._audit.append_in(conn, REGISTRY_ACTOR, action, ref, now, details, [(ref, created)])
 
     def _event(self, conn: sqlite3.Connection, kind: str, code: str, version: str) -> None:
         conn.execute(

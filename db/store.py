@@ -32,6 +32,7 @@ from admission.errors import StoreError, StoreErrorCode
 from admission.ports import Clock
 from db import codec
 from db.accounts import ACCOUNT_TABLE
+from db.audit_cover import REGISTRY_TABLE, VOUCHER_TABLE
 from db.audit_rows import CoveredTable
 from db.connection import (
     DB_ERRORS,
@@ -83,6 +84,7 @@ class SqlCipherStore(ReportsMixin):
         )
         self._clock: Clock = clock or SystemClock()
         self._marker = marker
+        self._had_marker = marker is not None  # adopt: the folder held one before
         self._issued: Highs | None = None  # the marks last written beside the file
 
     @property
@@ -157,6 +159,7 @@ class SqlCipherStore(ReportsMixin):
         if disk_is_read_only(path):
             raise StoreError("the visitor file is read-only", code=StoreErrorCode.READ_ONLY_DISK)
         store = cls._open_existing(path, key, None, clock, adopt=True, audit_keyring=audit_keyring)
+        store._had_marker = previous is not None
         try:
             store._adopt(key, previous)
         except BaseException:
@@ -274,7 +277,11 @@ class SqlCipherStore(ReportsMixin):
                 self._audit(conn, INIT_ACTOR, action, "visitor-file", self._now(), details)
         self.checkpoint()  # page 1, with SQLCipher's salt, reaches the main file
         marker = Marker(
-            file_id, salt_of(self.path), key.check_value(file_id), codec.ts(self._now())
+            file_id,
+            salt_of(self.path),
+            key.check_value(file_id),
+            codec.ts(self._now()),
+            audit_key_id="" if self._audit_key is None else self._audit_key.key_id,
         )
         write_marker(self.path, marker)
         self._marker = marker
@@ -318,6 +325,29 @@ class SqlCipherStore(ReportsMixin):
             log.warning("the highest numbers issued could not be noted: %s", type(exc).__name__)
             return
         self._issued = highs
+
+    # -- the chain's key, recorded by the marker (art. 20.4: never re-keyed unseen) -------
+
+    def _recorded_key_id(self) -> str:
+        return "" if self._marker is None else self._marker.audit_key_id
+
+    def _may_key_older_chain(self, conn: sqlite3.Connection) -> bool:
+        """A folder's marker is written only once the chain is keyed: a file that has one
+        (or had one, for ``init --adopt``) never keys an unkeyed chain again."""
+        return self._marker is None and not self._had_marker and super()._may_key_older_chain(conn)
+
+    def _chain_committed(self) -> None:
+        """The first commit with the chain's key records its id in the marker (markers
+        written before the id was kept get it here too)."""
+        marker, key = self._marker, self._audit_key
+        if marker is None or key is None or marker.audit_key_id or self.path is None:
+            return
+        try:
+            write_marker(self.path, marker.with_audit_key(key.key_id))
+        except StoreError as exc:  # the next commit tries again
+            log.warning("the audit key's id could not be noted in the marker: %s", exc.code)
+            return
+        self._marker = marker.with_audit_key(key.key_id)
 
     def _setting(self, name: str) -> str | None:
         with self._read() as conn:
@@ -376,7 +406,12 @@ class SqlCipherStore(ReportsMixin):
         return self._clock.now()
 
     def _covered(self) -> dict[str, CoveredTable]:
-        return {**super()._covered(), "account": ACCOUNT_TABLE}  # desk accounts (art. 20.3)
+        return {
+            **super()._covered(),
+            "account": ACCOUNT_TABLE,  # desk accounts (art. 20.3)
+            "voucher": VOUCHER_TABLE,  # provisional vouchers (art. 23.4)
+            "registry": REGISTRY_TABLE,  # the RIAJ snapshots checked against (art. 20.2)
+        }
 
     def append_in(
         self,
@@ -391,6 +426,8 @@ class SqlCipherStore(ReportsMixin):
         """Append an entry inside a :meth:`transaction` of an adapter stored in this file
         (the accounts), committing to ``rows`` (``("account:3", created)``) as they are
         now: the row and its entry commit together."""
+        if not self._chain_ready:  # a transaction of the adapter's own (the register's)
+            self._ensure_keyed(conn)
         return self._audit(conn, actor, action, subject, at, details, rows)
 
     def close(self) -> None:

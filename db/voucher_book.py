@@ -4,8 +4,14 @@ stored in the encrypted visitor file.
 Uses the store's one connection under its lock, so it is as thread-safe as the store
 itself. Tables come from ``db/migrations/0020_vouchers.sql``.
 
+Each issue, exchange and cancellation writes its audit entry in the same transaction,
+committing to the voucher as it now is (db/audit_chain.py): a voucher changed, added or
+deleted outside the book fails ``audit verify``; the ``voucher`` counter (migration
+0060) stays one past the newest number, and the chain checks it (VOUCHER_NUMBER_GAP).
+
 Retention (R3): vouchers hold a name and a document number, so they are erased with
-the visits: :meth:`SqlVoucherBook.purge_vouchers` is called with the same cutoff.
+the visits: :meth:`SqlVoucherBook.purge_vouchers` is called with the same cutoff (the
+store's ``ERASED`` entry counts them).
 """
 
 from __future__ import annotations
@@ -13,14 +19,23 @@ from __future__ import annotations
 from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
-from typing import Any
+from typing import Any, Protocol
 
 from admission.errors import NotFoundError
 from admission.vouchers.model import NewVoucher, Voucher, VoucherStatus, cancel, exchange
 from db import codec
 from db.reprint_queue import StoreAccess
 
-__all__ = ["SqlVoucherBook", "purge_vouchers"]
+__all__ = [
+    "VOUCHER_ACTOR",
+    "AuditedStore",
+    "SqlVoucherBook",
+    "purge_vouchers",
+    "voucher_audit",
+    "voucher_from_row",
+]
+
+VOUCHER_ACTOR = "voucher-book"  # actor of an exchange or a cancellation (the port names none)
 
 _VOUCHER_COLUMNS = (
     "number, issued_at, desk_id, operator, holder_name, document_type, "
@@ -29,11 +44,42 @@ _VOUCHER_COLUMNS = (
 )
 
 
+class AuditedStore(StoreAccess, Protocol):
+    """The store's transactions and its audit entries inside them (``SqlCipherStore``)."""
+
+    def append_in(
+        self,
+        conn: Any,
+        actor: str,
+        action: str,
+        subject: str,
+        at: datetime,
+        details: dict[str, str] | None = None,
+        rows: Sequence[tuple[str, bool]] = (),
+    ) -> int: ...
+
+
+def voucher_audit(voucher: Voucher, *, created: bool) -> tuple[str, str, str, dict[str, str]]:
+    """(actor, action, subject, details) of a voucher's entry, the same in both stores."""
+    subject = f"voucher:{voucher.number}"
+    if created:
+        details = {"card_type": voucher.card_type, "price_cents": str(voucher.price_cents)}
+        return voucher.operator, "VOUCHER_ISSUED", subject, details
+    if voucher.status is VoucherStatus.EXCHANGED:
+        return VOUCHER_ACTOR, "VOUCHER_EXCHANGED", subject, {"card": str(voucher.card_number)}
+    return VOUCHER_ACTOR, "VOUCHER_CANCELLED", subject, {}
+
+
 class SqlVoucherBook:
     """The ``VoucherBook`` port over an open ``SqlCipherStore``."""
 
-    def __init__(self, store: StoreAccess) -> None:
+    def __init__(self, store: AuditedStore) -> None:
         self._store = store
+
+    def _audit(self, conn: Any, voucher: Voucher, at: datetime, *, created: bool) -> None:
+        actor, action, subject, details = voucher_audit(voucher, created=created)
+        rows = [(subject, created)]
+        self._store.append_in(conn, actor, action, subject, at, details, rows)
 
     def _tx(self) -> AbstractContextManager[Any]:
         return self._store.transaction()
@@ -69,6 +115,8 @@ class SqlVoucherBook:
                     voucher.status.value,
                 ),
             )
+            conn.execute("UPDATE counters SET next = ? WHERE name = 'voucher'", (number + 1,))
+            self._audit(conn, voucher, voucher.issued_at, created=True)
         return voucher
 
     def voucher(self, number: int) -> Voucher | None:
@@ -86,6 +134,7 @@ class SqlVoucherBook:
                 "UPDATE vouchers SET status = ?, card_number = ?, closed_at = ? WHERE number = ?",
                 (done.status.value, card_number, codec.ts(at), number),
             )
+            self._audit(conn, done, at, created=False)
         return done
 
     def cancel_voucher(self, number: int, reason: str, at: datetime) -> Voucher:
@@ -99,6 +148,7 @@ class SqlVoucherBook:
                 "UPDATE vouchers SET status = ?, closed_at = ?, close_reason = ? WHERE number = ?",
                 (done.status.value, codec.ts(at), done.close_reason, number),
             )
+            self._audit(conn, done, at, created=False)
         return done
 
     def open_vouchers(self, issued_before: datetime | None = None) -> Sequence[Voucher]:
@@ -111,7 +161,7 @@ class SqlVoucherBook:
             args = (codec.ts(issued_before),)
         with self._read() as conn:
             rows = conn.execute(sql + " ORDER BY number", args).fetchall()
-        return [_voucher(row) for row in rows]
+        return [voucher_from_row(row) for row in rows]
 
     def purge_vouchers(self, cutoff: datetime) -> int:
         with self._tx() as conn:
@@ -122,7 +172,7 @@ def _fetch_voucher(conn: Any, number: int) -> Voucher | None:
     row = conn.execute(
         f"SELECT {_VOUCHER_COLUMNS} FROM vouchers WHERE number = ?", (number,)
     ).fetchone()
-    return None if row is None else _voucher(row)
+    return None if row is None else voucher_from_row(row)
 
 
 def purge_vouchers(conn: Any, cutoff: datetime) -> int:
@@ -134,7 +184,7 @@ def purge_vouchers(conn: Any, cutoff: datetime) -> int:
     return int(cur.rowcount)
 
 
-def _voucher(row: Sequence[Any]) -> Voucher:
+def voucher_from_row(row: Sequence[Any]) -> Voucher:
     (
         number,
         issued,

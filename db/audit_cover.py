@@ -1,0 +1,75 @@
+"""The rows of the adapters stored in the visitor file that the audit chain commits to
+beside the store's own (art. 20.4): provisional vouchers (art. 23.4, db/voucher_book.py)
+and the RIAJ snapshots the desk checks against (art. 20.2, db/registry_replica.py).
+
+A snapshot is one row of the chain (``registry:<snapshot_id>``) whose content ends with
+the SHA-256 of its identifier digests in ascending order: an identifier added to or
+removed from the register outside an import or a feed page changes it, and
+``audit verify`` answers ROW_CHANGED; a snapshot put in or taken out, ROW_UNRECORDED or
+ROWS_MISSING. The digest is recomputed only when an import or a feed page commits to
+the snapshot, and at verification: an admission never reads the register whole.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator
+
+from db.audit_chain import CoveredRow, entries_digest, registry_content, voucher_content
+from db.audit_rows import CoveredTable
+from db.voucher_book import voucher_from_row
+
+__all__ = ["REGISTRY_TABLE", "VOUCHER_TABLE", "registry_digest"]
+
+_VOUCHER_COLUMNS = (
+    "t.number, t.issued_at, t.desk_id, t.operator, t.holder_name, t.document_type, "
+    "t.document_number, t.card_type, t.price_cents, t.status, t.card_number, t.closed_at, "
+    "t.close_reason"
+)
+_REGISTRY_COLUMNS = (
+    "t.snapshot_id, t.version, t.scheme, t.salt, t.scope, t.as_of, t.imported_at, "
+    "t.entry_count, t.content_sha256, t.signed, t.feed_as_of, t.feed_applied, t.active"
+)
+
+
+def _voucher(conn: sqlite3.Connection, row: tuple[object, ...]) -> list[object]:
+    del conn
+    return voucher_content(voucher_from_row(row))
+
+
+def registry_digest(conn: sqlite3.Connection, snapshot_id: int) -> str:
+    """The digest of one snapshot's identifiers, read in key order (no sort)."""
+    cursor = conn.execute(
+        "SELECT digest FROM registry_entry WHERE snapshot_id = ? ORDER BY digest", (snapshot_id,)
+    )
+    return entries_digest(bytes(d) for (d,) in cursor)
+
+
+def _registry(conn: sqlite3.Connection, row: tuple[object, ...]) -> list[object]:
+    snapshot_id = int(str(row[0]))
+    return registry_content(row[1:], registry_digest(conn, snapshot_id))
+
+
+class _OptionalTable(CoveredTable):
+    """A table read as nothing where it does not exist (a damaged file opens read-only,
+    without its migrations)."""
+
+    def _present(self, conn: sqlite3.Connection) -> bool:
+        found = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (self.table,)
+        ).fetchone()
+        return found is not None
+
+    def every(self, conn: sqlite3.Connection) -> Iterator[tuple[str, list[object]]]:
+        return super().every(conn) if self._present(conn) else iter(())
+
+    def pointed(self, conn: sqlite3.Connection) -> Iterator[CoveredRow]:
+        return super().pointed(conn) if self._present(conn) else iter(())
+
+
+VOUCHER_TABLE: CoveredTable = _OptionalTable(
+    "voucher", "vouchers", "number", _VOUCHER_COLUMNS, _voucher
+)
+REGISTRY_TABLE: CoveredTable = _OptionalTable(
+    "registry", "registry_snapshot", "snapshot_id", _REGISTRY_COLUMNS, _registry
+)

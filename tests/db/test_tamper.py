@@ -1,0 +1,427 @@
+"""Rewriting the SQLCipher visitor file with its key, without the audit key: each tamper
+and the code ``audit verify`` answers (art. 20.4: a legal record; art. 22.1 and 23.4:
+correlative numbers; art. 20.2: the register the desk checked against).
+
+The cases are the SQLCipher half of docs/tamper-table.md (tests/tamper_table.py). Each
+runs on a desk that has admitted visitors, issued, exchanged and cancelled vouchers,
+imported the register and created accounts, with the audit key in the key file beside
+the visitor file (the fallback of a desk without keyring); after the tamper the store
+is opened again, as the next ``audit verify`` command would, and verified.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from admission.accounts import Role
+from admission.clock import FixedClock
+from admission.errors import StoreError
+from admission.vouchers.model import NewVoucher
+from db.accounts import Argon2Hasher, SqlAccounts
+from db.audit_chain import GENESIS, digest
+from db.audit_key import ENV_VAR, key_file_path
+from db.file_guard import marker_path
+from db.keys import DbKey
+from db.registry_replica import ReplicaRegistry
+from db.store import SqlCipherStore
+from db.voucher_book import SqlVoucherBook
+from tests.db.factories import T0, dni, entry
+from tests.tamper_table import Tamper
+
+CHEAP = {"time_cost": 1, "memory_cost": 8, "parallelism": 1}  # tests only
+PASSWORD = "correct horse battery"
+
+
+@dataclass
+class FileDesk:
+    path: Path
+    key: DbKey
+    clock: FixedClock
+    store: SqlCipherStore
+
+    def sql(self, *statements: str) -> None:
+        """The holder of the file key writes to the file (triggers dropped first)."""
+        with self.store.lock:
+            conn = self.store.connection
+            for trigger in ("audit_no_update", "audit_no_delete", "accounts_no_delete"):
+                conn.execute(f"DROP TRIGGER IF EXISTS {trigger}")
+            for statement in statements:
+                conn.execute(statement)
+
+    def reopen(self) -> SqlCipherStore:
+        self.store.close()
+        self.store = SqlCipherStore.open(self.path, self.key, create=False, clock=self.clock)
+        return self.store
+
+
+def _voucher(n: int) -> NewVoucher:
+    return NewVoucher(T0, "desk-1", "op-7", f"Titular {n}", "DNI", f"V{n:07d}", "STANDARD", 500)
+
+
+def record_history(desk: FileDesk) -> None:
+    """Three admissions (a card voided), three vouchers (exchanged, cancelled, open), the
+    register imported then fed, two accounts."""
+    store = desk.store
+    for n in (1, 2, 3):
+        store.record_admission(entry(n))
+    store.void_card(2, "wrong type", "director-1", T0)
+    vouchers = SqlVoucherBook(store)
+    for n in (1, 2, 3):
+        vouchers.issue_voucher(_voucher(n))
+    vouchers.exchange_voucher(1, 1, T0 + timedelta(minutes=5))
+    vouchers.cancel_voucher(2, "refused at the counter", T0 + timedelta(minutes=6))
+    replica = ReplicaRegistry(store.connection, desk.clock, lock=store.lock, audit=store)
+    replica.import_lines([f"{dni(n).number}\n".encode() for n in (7, 8, 9)])
+    accounts = SqlAccounts(store, desk.clock, hasher=Argon2Hasher(**CHEAP))
+    accounts.create_account("admin", "Ana", PASSWORD, [Role.ADMIN], actor=None)
+    admin = accounts.sign_in("admin", PASSWORD)
+    accounts.create_account("clerk", "Carla", PASSWORD, [Role.CLERK], actor=admin)
+
+
+# -- the laundering of the chain with the file key -----------------------------------------
+
+
+def _launder(desk: FileDesk, *, key_file_too: bool = False) -> None:
+    """Delete visitor 3's visit, its card and every entry about it, renumber, mark the
+    entries unkeyed and relink them with the old SHA-256: the chain of a file from before
+    the audit key, which the desk used to key again (and bless) at its next open."""
+    with desk.store.lock:
+        conn = desk.store.connection
+        rows = conn.execute(
+            "SELECT at, actor, action, subject, details FROM audit ORDER BY seq"
+        ).fetchall()
+    kept = [r for r in rows if r[3] not in ("file:3", "card:3")]
+    statements = [
+        "DELETE FROM audit_refs",
+        "DELETE FROM audit",
+        "DELETE FROM card_events WHERE card_number = 3",
+        "DELETE FROM cards WHERE number = 3",
+        "DELETE FROM visits WHERE file_number = 3",
+        "DELETE FROM visitors WHERE file_number = 3",
+        "UPDATE counters SET next = 3 WHERE name = 'card'",
+        f"UPDATE counters SET next = {len(kept) + 1} WHERE name = 'audit'",
+    ]
+    desk.sql(*statements)
+    prev = GENESIS
+    with desk.store.lock:
+        for seq, fields in enumerate(kept, start=1):
+            dig = digest(prev, seq, *fields)
+            desk.store.connection.execute(
+                "INSERT INTO audit (seq, at, actor, action, subject, details, prev_digest, "
+                "digest, refs, keyed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, '{}', 0)",
+                (seq, *fields, prev, dig),
+            )
+            prev = dig
+    if key_file_too:
+        key_file_path(desk.path).unlink()
+
+
+def _unkeyed_tail(desk: FileDesk) -> None:
+    """One entry appended with the old SHA-256 algorithm, flagged unkeyed."""
+    with desk.store.lock:
+        seq, prev = desk.store.connection.execute(
+            "SELECT seq, digest FROM audit ORDER BY seq DESC LIMIT 1"
+        ).fetchone()
+    fields = (
+        "2026-01-10T21:40:00.000000Z",
+        "op-7",
+        "OBSERVATION",
+        "file:1",
+        "{}",
+    )
+    dig = digest(prev, seq + 1, *fields)
+    desk.sql(
+        "INSERT INTO audit (seq, at, actor, action, subject, details, prev_digest, digest, "
+        f"refs, keyed) VALUES ({seq + 1}, '{fields[0]}', 'op-7', 'OBSERVATION', 'file:1', "
+        f"'{{}}', '{prev}', '{dig}', '{{}}', 0)",
+        f"UPDATE counters SET next = {seq + 2} WHERE name = 'audit'",
+    )
+
+
+def _marker_forgets_the_key(desk: FileDesk) -> None:
+    _launder(desk)
+    path = marker_path(desk.path)
+    data = json.loads(path.read_text("utf-8"))
+    data["audit_key_id"] = ""
+    path.write_text(json.dumps(data), "utf-8")
+
+
+def _readopt_coverage(desk: FileDesk) -> None:
+    """A voucher slipped in, then the setting that asks the store to adopt the file's
+    vouchers (migration 0060) put back: adopted once only, before any voucher entry."""
+    desk.sql(
+        "INSERT INTO vouchers (number, issued_at, desk_id, operator, holder_name, "
+        "document_type, document_number, card_type, price_cents, status, card_number, "
+        "closed_at, close_reason) VALUES (4, '2026-01-10T21:45:00.000000Z', 'desk-1', "
+        "'op-7', 'Otro', 'DNI', 'X', 'STANDARD', 0, 'OPEN', NULL, NULL, '')",
+        "UPDATE counters SET next = 5 WHERE name = 'voucher'",
+        "INSERT INTO settings (key, value) VALUES ('audit.coverage_pending', '1')",
+    )
+
+
+_NEW_SNAPSHOT = (
+    "INSERT INTO registry_snapshot (snapshot_id, version, scheme, salt, scope, as_of, "
+    "imported_at, entry_count, content_sha256, signed, active) VALUES (2, 'other', 'plain', "
+    "x'00', 'CASINO', '2026-01-10T00:00:00Z', '2026-01-10T00:00:00Z', 0, '', 0, 1)"
+)
+
+CASES: list[Tamper] = [
+    Tamper(
+        "launder",
+        "a visit, its card and their entries deleted, the entries renumbered, marked "
+        "unkeyed and relinked with plain SHA-256; the desk opens the file again",
+        "UNKEYED_ENTRY",
+        _launder,
+    ),
+    Tamper(
+        "launder-no-key",
+        "the same, and the audit key file deleted too",
+        "UNKEYED_ENTRY",
+        lambda d: _launder(d, key_file_too=True),
+    ),
+    Tamper(
+        "launder-marker",
+        "the same, and the key id removed from the folder's marker",
+        "UNKEYED_ENTRY",
+        _marker_forgets_the_key,
+    ),
+    Tamper(
+        "unkeyed-tail",
+        "an entry appended with the old unkeyed algorithm",
+        "UNKEYED_ENTRY",
+        _unkeyed_tail,
+    ),
+    Tamper(
+        "key-deleted",
+        "the audit key file of a keyed file deleted",
+        "AUDIT_KEY_LOST",
+        lambda d: key_file_path(d.path).unlink(),
+    ),
+    Tamper(
+        "entry-edited",
+        "an audit entry's actor rewritten",
+        "DIGEST_MISMATCH",
+        lambda d: d.sql("UPDATE audit SET actor = 'nobody' WHERE seq = 2"),
+    ),
+    Tamper(
+        "visit-edited",
+        "a refusal rewritten as an admission",
+        "ROW_CHANGED",
+        lambda d: d.sql("UPDATE visits SET verdict = 'DENY' WHERE visit_id = 3"),
+        "visit:3",
+    ),
+    Tamper(
+        "visit-deleted",
+        "a visit and its card deleted",
+        "ROWS_MISSING",
+        lambda d: d.sql(
+            "DELETE FROM card_events WHERE card_number = 3",
+            "DELETE FROM cards WHERE number = 3",
+            "DELETE FROM visits WHERE visit_id = 3",
+        ),
+        "visit",
+    ),
+    Tamper(
+        "card-counter-jump",
+        "the card counter moved forward (numbers skipped)",
+        "CARD_NUMBER_GAP",
+        lambda d: d.sql("UPDATE counters SET next = next + 5 WHERE name = 'card'"),
+        "card:9",
+    ),
+    Tamper(
+        "card-counter-back",
+        "the newest card deleted and the card counter put back (its number given again)",
+        "CARD_NUMBER_GAP",
+        lambda d: d.sql(
+            "DELETE FROM card_events WHERE card_number = 3",
+            "DELETE FROM cards WHERE number = 3",
+            "UPDATE counters SET next = 3 WHERE name = 'card'",
+        ),
+        "card:3",
+    ),
+    Tamper(
+        "voucher-counter-jump",
+        "the voucher counter moved forward",
+        "VOUCHER_NUMBER_GAP",
+        lambda d: d.sql("UPDATE counters SET next = 10 WHERE name = 'voucher'"),
+        "voucher:10",
+    ),
+    Tamper(
+        "voucher-deleted",
+        "a voucher deleted",
+        "ROWS_MISSING",
+        lambda d: d.sql("DELETE FROM vouchers WHERE number = 2"),
+        "voucher",
+    ),
+    Tamper(
+        "voucher-newest-deleted",
+        "the newest voucher deleted and the voucher counter put back",
+        "VOUCHER_NUMBER_GAP",
+        lambda d: d.sql(
+            "DELETE FROM vouchers WHERE number = 3",
+            "UPDATE counters SET next = 3 WHERE name = 'voucher'",
+        ),
+        "voucher:3",
+    ),
+    Tamper(
+        "voucher-reopened",
+        "a cancelled voucher put back to open",
+        "ROW_CHANGED",
+        lambda d: d.sql(
+            "UPDATE vouchers SET status = 'OPEN', closed_at = NULL, close_reason = '' "
+            "WHERE number = 2"
+        ),
+        "voucher:2",
+    ),
+    Tamper(
+        "voucher-inserted",
+        "a voucher inserted",
+        "ROW_UNRECORDED",
+        lambda d: d.sql(
+            "INSERT INTO vouchers (number, issued_at, desk_id, operator, holder_name, "
+            "document_type, document_number, card_type, price_cents, status, card_number, "
+            "closed_at, close_reason) VALUES (4, '2026-01-10T21:45:00.000000Z', 'desk-1', "
+            "'op-7', 'Otro', 'DNI', 'X', 'STANDARD', 0, 'OPEN', NULL, NULL, '')",
+        ),
+        "voucher:4",
+    ),
+    Tamper(
+        "voucher-adopted-again",
+        "a voucher inserted and the one-time adoption of vouchers asked for again",
+        "ROW_UNRECORDED",
+        _readopt_coverage,
+    ),
+    Tamper(
+        "register-entry-deleted",
+        "an identifier removed from the register (RIAJ)",
+        "ROW_CHANGED",
+        lambda d: d.sql(
+            "DELETE FROM registry_entry WHERE digest = (SELECT min(digest) FROM registry_entry)"
+        ),
+        "registry:1",
+    ),
+    Tamper(
+        "register-entry-added",
+        "an identifier added to the register",
+        "ROW_CHANGED",
+        lambda d: d.sql("INSERT INTO registry_entry (snapshot_id, digest) VALUES (1, x'00')"),
+        "registry:1",
+    ),
+    Tamper(
+        "register-swapped",
+        "the register replaced by another snapshot",
+        "ROW_UNRECORDED",
+        lambda d: d.sql(
+            "DELETE FROM registry_entry",
+            "DELETE FROM registry_snapshot",
+            _NEW_SNAPSHOT,
+        ),
+        "registry:2",
+    ),
+    Tamper(
+        "register-emptied",
+        "the register's snapshot and identifiers deleted",
+        "ROWS_MISSING",
+        lambda d: d.sql("DELETE FROM registry_entry", "DELETE FROM registry_snapshot"),
+        "registry",
+    ),
+    Tamper(
+        "role-changed",
+        "a clerk's account given the director's role",
+        "ROW_CHANGED",
+        lambda d: d.sql("UPDATE accounts SET roles = 'CLERK,DIRECTOR' WHERE username = 'clerk'"),
+        "account:2",
+    ),
+    Tamper(
+        "account-deleted",
+        "an account deleted",
+        "ROWS_MISSING",
+        lambda d: d.sql("DELETE FROM accounts WHERE username = 'clerk'"),
+        "account",
+    ),
+]
+
+
+@pytest.fixture(autouse=True)
+def no_env_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(ENV_VAR, raising=False)  # the key file beside the visitor file
+
+
+@pytest.fixture
+def desk(tmp_path: Path, key: DbKey, clock: FixedClock) -> Iterator[FileDesk]:
+    path = tmp_path / "visitors.db"
+    opened = FileDesk(path, key, clock, SqlCipherStore.create(path, key, clock=clock))
+    try:
+        record_history(opened)
+        yield opened
+    finally:
+        opened.store.close()
+
+
+def _answer(store: SqlCipherStore) -> tuple[str, str | None]:
+    try:
+        check = store.verify()
+    except StoreError as exc:
+        return str(exc.code), None
+    return str(check.problem), check.row
+
+
+def test_the_history_verifies(desk: FileDesk) -> None:
+    check = desk.reopen().verify()
+    assert check.ok, check
+    kinds = {ref.split(":")[0] for e in desk.store.audit_entries() for ref in e.commits}
+    assert {"voucher", "registry", "account", "card", "visit"} <= kinds
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_a_tamper_is_named_by_audit_verify(desk: FileDesk, case: Tamper) -> None:
+    case.act(desk)
+    code, row = _answer(desk.reopen())
+    assert code == case.code
+    if case.row is not None:
+        assert row == case.row
+
+
+def test_a_laundered_file_is_not_keyed_again(desk: FileDesk) -> None:
+    """The desk refuses to 'upgrade' a file its marker knows was keyed: no write, no
+    AUDIT_UPGRADE, no new key."""
+    _launder(desk, key_file_too=True)
+    store = desk.reopen()
+    with pytest.raises(StoreError) as err:
+        store.record_admission(entry(4))
+    assert err.value.code == "UNKEYED_ENTRY"
+    assert "backup" in str(err.value)
+    assert "AUDIT_UPGRADE" not in [e.action for e in store.audit_entries()]
+    assert store.find_visitor(dni(4)) is None
+    assert not key_file_path(desk.path).exists()
+    assert store.verify().first_bad_seq == 1
+
+
+def test_adopting_a_laundered_file_does_not_key_it_again(desk: FileDesk) -> None:
+    """``init --adopt`` after the marker was deleted: the file's id says it was keyed."""
+    _launder(desk)
+    desk.store.close()
+    marker_path(desk.path).unlink()
+    with pytest.raises(StoreError) as err:
+        SqlCipherStore.adopt(desk.path, desk.key, clock=desk.clock).close()
+    assert err.value.code == "UNKEYED_ENTRY"
+
+
+def test_the_marker_records_the_key_and_a_new_key_is_never_made(desk: FileDesk) -> None:
+    held = key_file_path(desk.path)
+    marker = json.loads(marker_path(desk.path).read_text("utf-8"))
+    assert marker["audit_key_id"] and len(marker["audit_key_id"]) == 16
+    held.unlink()
+    store = desk.reopen()
+    with pytest.raises(StoreError) as err:
+        store.record_admission(entry(4))
+    assert err.value.code == "AUDIT_KEY_LOST"
+    text = str(err.value)
+    assert held.name in text and "backup" in text and "keyring" in text
+    assert not held.exists()
