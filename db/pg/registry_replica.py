@@ -51,7 +51,7 @@ import hmac
 import struct
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -82,7 +82,13 @@ from admission.registry.snapshot import (
     identity_digest,
 )
 from db.pg.store import PgStore
-from db.registry_replica import FeedResult, ImportResult, ReplicaFront, ReplicaState
+from db.registry_replica import (
+    REGISTRY_ACTOR,
+    FeedResult,
+    ImportResult,
+    ReplicaFront,
+    ReplicaState,
+)
 
 __all__ = ["SECRET_NAME", "PgReplicaRegistry", "keyed_digest"]
 
@@ -172,6 +178,7 @@ class PgReplicaRegistry(ReplicaFront):
         lock_timeout_s: float = 60.0,
     ) -> None:
         self._connections: ConnectionSource = store._pool.connection
+        self._store = store  # its chain records each import and feed page (art. 20.2)
         self._key_source: Callable[[], bytes] = lambda: bytes(store.secret(SECRET_NAME))
         self._clock = clock
         self._verifier = verifier
@@ -303,9 +310,15 @@ class PgReplicaRegistry(ReplicaFront):
         new_id = int(found[0])
         self._copy_entries(conn, new_id, key, snapshot.digests)
         conn.execute("DELETE FROM registry_entry WHERE snapshot_id <> %s", (new_id,))
-        conn.execute("DELETE FROM registry_snapshot WHERE snapshot_id <> %s", (new_id,))
+        gone = conn.execute(
+            "DELETE FROM registry_snapshot WHERE snapshot_id <> %s RETURNING snapshot_id",
+            (new_id,),
+        ).fetchall()
         conn.execute("UPDATE registry_snapshot SET active = true WHERE snapshot_id = %s", (new_id,))
         self._event(conn, "IMPORT", "OK", snapshot.version)
+        details = {"version": snapshot.version[:64], "entries": str(snapshot.count)}
+        erased = [f"registry:{int(r[0])}" for r in gone]
+        self._audited(conn, "REGISTRY_IMPORTED", new_id, details, created=True, erased=erased)
         return ImportResult(
             snapshot.version,
             snapshot.count,
@@ -389,7 +402,27 @@ class PgReplicaRegistry(ReplicaFront):
             (position, added + removed, added - removed, fingerprint, sid),
         )
         self._event(conn, "FEED", "OK", active.state.version)
+        details = {"added": str(added), "removed": str(removed)}
+        self._audited(conn, "REGISTRY_FEED", sid, details, created=False)
         return FeedResult(added, removed, unchanged, position)
+
+    def _audited(
+        self,
+        conn: Conn,
+        action: str,
+        snapshot_id: int,
+        details: dict[str, str],
+        *,
+        created: bool,
+        erased: Sequence[str] = (),
+    ) -> None:
+        """The chain's entry of an import or a feed page, in its transaction (art. 20.2),
+        committing to the snapshot with the digest of its identifiers."""
+        ref = f"registry:{snapshot_id}"
+        now = self._clock.now()
+        self._store.append_on(
+            conn, REGISTRY_ACTOR, action, ref, now, details, [(ref, created)], erased
+        )
 
     # --- events and transactions ---------------------------------------------------------
 

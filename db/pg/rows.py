@@ -49,6 +49,17 @@ BAN_COLUMNS = (
 )
 STAFF_COLUMNS = "t.staff_id, t.identity, t.name, t.role, t.active"
 OBSERVATION_COLUMNS = "t.observation_id, t.file_number, t.at, t.author, t.text"
+# the provisional vouchers (art. 23.4) and the RIAJ snapshots (art. 20.2) the chain covers
+VOUCHER_COLUMNS = (
+    "t.number, t.issued_at, t.desk_id, t.operator, t.holder_name, t.document_type, "
+    "t.document_number, t.card_type, t.price_cents, t.status, t.card_number, t.closed_at, "
+    "t.close_reason"
+)
+REGISTRY_COLUMNS = (
+    "t.snapshot_id, t.version, t.scheme, t.salt, t.scope, t.as_of, t.imported_at, "
+    "t.entry_count, t.content_sha256, t.signed, t.feed_as_of, t.feed_applied, t.feed_page, "
+    "t.active"
+)
 # The newest card valid on a day from the session's first to the visit's (art. 22: one
 # person, one valid card): parameters identity indexes, visit's date, session's date.
 OPEN_CARDS = (

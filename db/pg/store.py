@@ -94,15 +94,18 @@ from db.audit_chain import (
     canonical_refs,
     card_content,
     check_rows,
+    entries_digest,
     entry_mac,
     kind_of,
     observation_content,
     parse_refs,
+    registry_content,
     row_mac,
     staff_content,
     visit_content,
     visit_entry,
     visitor_content,
+    voucher_content,
     walk_chain,
 )
 from db.audit_key import AuditKey
@@ -120,10 +123,12 @@ from db.pg.rows import (
     CARD_COLUMNS,
     OBSERVATION_COLUMNS,
     OPEN_CARDS,
+    REGISTRY_COLUMNS,
     STAFF_COLUMNS,
     VISIT_COLUMNS,
     VISITOR_BASE,
     VISITOR_COLUMNS,
+    VOUCHER_COLUMNS,
     Opener,
     account_content,
     card_from_row,
@@ -668,7 +673,12 @@ class PgStore:
                 f"SELECT {VISITOR_COLUMNS} FROM visitors AS v WHERE v.id_index = ANY(%s::bytea[])",
                 (indexes,),
             )
-            return None if row is None else self._open.visitor(row)
+            if row is None:
+                return None
+            found = self._open.visitor(row)
+            if found.identity.text != identity.text:  # another person's row behind the index
+                raise _IndexMismatch(f"visitor:{found.file_number}")
+            return found
 
         return self._read(work)
 
@@ -892,7 +902,9 @@ class PgStore:
             fn = _next_id(tx, "visitors_file_number_seq")
             self._write_visitor(tx, fn, entry, birth, insert=True)
             return fn, True
-        fn, _identity, surname, given, old_birth, nationality = self._open.visitor_plain(row)
+        fn, identity, surname, given, old_birth, nationality = self._open.visitor_plain(row)
+        if identity != entry.identity.text:  # never rewrite another person's file
+            raise _IndexMismatch(f"visitor:{fn}")
         birth = birth or old_birth
         if (surname, given, old_birth, nationality) != (
             entry.surname,
@@ -1297,6 +1309,39 @@ class PgStore:
             )
         return seq
 
+    def append_in(
+        self,
+        tx: _Tx,
+        actor: str,
+        action: str,
+        subject: str,
+        at: datetime,
+        details: dict[str, str] | None = None,
+        rows: Sequence[tuple[str, bool]] = (),
+    ) -> int:
+        """An entry inside a :meth:`write` of an adapter beside the store (vouchers),
+        committing to ``rows`` as they are now: the row and its entry commit together."""
+        return self._audit(tx, actor, action, subject, at, details, rows)
+
+    def append_on(
+        self,
+        conn: Conn,
+        actor: str,
+        action: str,
+        subject: str,
+        at: datetime,
+        details: dict[str, str] | None = None,
+        rows: Sequence[tuple[str, bool]] = (),
+        erased: Sequence[str] = (),
+    ) -> int:
+        """The same inside a transaction of the adapter's own connection (the register's,
+        which takes its own lock first): the chain's head is locked here, and the rows
+        it erased (``erased`` refs) are counted by an ``ERASED`` entry first."""
+        conn.execute(_LOCK_HEAD)
+        tx = _Tx(conn)
+        tx.erased.update(erased)
+        return self._audit(tx, actor, action, subject, at, details, rows)
+
     def _flush_erasures(self, tx: _Tx) -> None:
         """One ``ERASED`` entry: per kind, how many rows and which ids (art. 20.4); it
         commits to the cards that only lost the link to an erased visit."""
@@ -1312,8 +1357,11 @@ class PgStore:
             if refs and kind != "staff":
                 ids = sorted(int(r.split(":", 1)[1]) for r in refs)
                 details[f"{kind}_first"], details[f"{kind}_last"] = str(ids[0]), str(ids[-1])
-        if erased:
-            tx.conn.execute("DELETE FROM audit_refs WHERE ref = ANY(%s::text[])", (erased,))
+        # a snapshot's id is never given again, and the desks that swap the register may
+        # not delete pointers (db/pg/roles.py): its pointer stays, naming no row
+        dropped = [r for r in erased if kind_of(r) != "registry"]
+        if dropped:
+            tx.conn.execute("DELETE FROM audit_refs WHERE ref = ANY(%s::text[])", (dropped,))
         self._audit(
             tx,
             "retention",
@@ -1370,7 +1418,11 @@ class PgStore:
         found = tx.one("SELECT next - 1 FROM counters WHERE name = 'audit'")
         assert found is not None
         walk = walk_chain(
-            self._chain_rows(tx), self._audit_key, expected_count=int(found[0]), anchors=anchors
+            self._chain_rows(tx),
+            self._audit_key,
+            expected_count=int(found[0]),
+            anchors=anchors,
+            counters=self._counters(tx),
         )
         if not walk.check.ok:
             return walk.check
@@ -1391,7 +1443,18 @@ class PgStore:
                 AuditChainCode.ROW_ROLLED_BACK,
                 row=str(rolled[1]),
             )
-        return check_rows(self._audit_key, self._covered_rows(tx), walk, Counter())
+        try:
+            return check_rows(self._audit_key, self._covered_rows(tx), walk, Counter())
+        except _IndexMismatch as exc:
+            return AuditCheck(
+                False, walk.check.entries, None, AuditChainCode.BLIND_INDEX_MISMATCH, row=exc.ref
+            )
+
+    @staticmethod
+    def _counters(tx: _Tx) -> dict[str, int]:
+        """The numbered counters the chain checks (``{"card": next, "voucher": next}``)."""
+        rows = tx.all("SELECT name, next FROM counters WHERE name IN ('card', 'voucher')")
+        return {str(name): int(value) for name, value in rows}
 
     @staticmethod
     def _chain_rows(tx: _Tx) -> Iterator[ChainRow]:
@@ -1426,12 +1489,24 @@ class PgStore:
         rows = self._kind_rows(tx, kind, "t.{id} = %s", (int(ident),))
         return next((content for _ref, content, _p, _r in rows), None)
 
-    _TABLES: ClassVar[dict[str, tuple[str, str, str]]] = {  # kind -> table, id, columns
-        "visitor": ("visitors", "file_number", VISITOR_BASE.replace("v.", "t.")),
-        "visit": ("visits", "visit_id", VISIT_COLUMNS.replace("c.number", "NULL")),
+    # kind -> table, id, columns; a visitor's, a visit's and a ban's blind index and key
+    # version come last: verification recomputes each index from the opened value
+    _TABLES: ClassVar[dict[str, tuple[str, str, str]]] = {
+        "visitor": (
+            "visitors",
+            "file_number",
+            VISITOR_BASE.replace("v.", "t.") + ", t.id_index, t.key_version",
+        ),
+        "visit": (
+            "visits",
+            "visit_id",
+            VISIT_COLUMNS.replace("c.number", "NULL") + ", v.number_index, v.key_version",
+        ),
         "card": ("cards", "number", CARD_COLUMNS),
-        "ban": ("bans", "ban_id", BAN_COLUMNS),
+        "ban": ("bans", "ban_id", BAN_COLUMNS + ", t.id_index, t.key_version"),
         "observation": ("observations", "observation_id", OBSERVATION_COLUMNS),
+        "voucher": ("vouchers", "number", VOUCHER_COLUMNS),
+        "registry": ("registry_snapshot", "snapshot_id", REGISTRY_COLUMNS),
     }
 
     def _kind_rows(
@@ -1451,7 +1526,11 @@ class PgStore:
         else:
             batches = _streamed(tx, f"covered_{kind}", sql + f" ORDER BY {alias}.{id_column}")
         for rows in batches:
-            events = _card_events(tx, [int(row[0]) for row in rows]) if kind == "card" else {}
+            events: dict[int, list[Any]] = {}
+            if kind == "card":
+                events.update(_card_events(tx, [int(row[0]) for row in rows]))
+            if kind == "registry":  # each snapshot's identifiers, digested (art. 20.2)
+                events = {int(row[0]): [_registry_digest(tx, int(row[0]))] for row in rows}
             # each committing entry's refs once per batch, not once per row: a baseline
             # or a purge entry commits to hundreds of rows and its refs are kilobytes
             seqs = sorted({int(row[-1]) for row in rows if row[-1] is not None})
@@ -1471,22 +1550,55 @@ class PgStore:
         self,
         kind: str,
         data: Sequence[Any],
-        events: dict[int, list[tuple[datetime, str, str, str]]],
+        events: Mapping[int, list[Any]],
     ) -> tuple[int, list[object]]:
         if kind == "visitor":
             fn, identity, surname, given, birth, nationality = self._open.visitor_plain(data)
+            self._check_index(f"visitor:{fn}", data[6], data[7], identity=identity)
             return fn, visitor_content(identity, surname, given, birth, nationality)
         if kind == "visit":
             visit = self._open.visit(data)
+            if data[15] is not None:  # visits recorded before migration 0060 have none
+                self._check_index(
+                    f"visit:{visit.visit_id}", data[15], data[16], number=visit.document_number
+                )
             return visit.visit_id, visit_content(visit)
         if kind == "card":
             card = card_from_row(data)
             return card.number, card_content(card, events.get(card.number, []))
         if kind == "ban":
-            ban = self._open.ban(data)
+            ban = self._open.ban(data[:8])
+            self._check_index(f"ban:{ban.ban_id}", data[8], data[9], identity=ban.identity.text)
             return ban.ban_id, ban_content(ban)
+        if kind == "voucher":
+            from db.pg.voucher_book import voucher_from_row  # it builds on this module
+
+            voucher = voucher_from_row(self.ring, data)
+            return voucher.number, voucher_content(voucher)
+        if kind == "registry":
+            snapshot_id = int(data[0])
+            row = [codec.ts(utc(v)) if isinstance(v, datetime) else v for v in data[1:]]
+            row = [int(v) if isinstance(v, bool) else v for v in row]
+            return snapshot_id, registry_content(row, str(events[snapshot_id][0]))
         observation = self._open.observation(data)
         return observation.observation_id, observation_content(observation)
+
+    def _check_index(
+        self, ref: str, stored: Any, version: Any, *, identity: str = "", number: str = ""
+    ) -> None:
+        """The blind index stored beside a sealed value is the one the value gives: a
+        database administrator who swaps two rows' indexes (one person then found as
+        another) is caught here (BLIND_INDEX_MISMATCH)."""
+        ring, held = self._ring, int(version)
+        if held not in ring.versions:
+            return  # a version this desk no longer holds: its value did not open either
+        expected = (
+            ring.identity_index(IdentityKey.parse(identity), version=held)
+            if identity
+            else ring.number_index(number, version=held)
+        )
+        if bytes(stored) != expected:
+            raise _IndexMismatch(ref)
 
     def _staff_rows(self, tx: _Tx) -> Iterator[tuple[str, list[object]]]:
         """Staff rows named by the keyed hash of the identity (never in clear)."""
@@ -1947,6 +2059,29 @@ def _check_audit_key(conn: Conn, key: AuditKey) -> None:
     raise StoreError(
         "the audit key does not match this file's chain", code=AuditChainCode.AUDIT_KEY_WRONG
     )
+
+
+class _IndexMismatch(StoreError):
+    """A row's blind index is not the one its sealed value gives: verification names the
+    row; a write that meets it is refused."""
+
+    def __init__(self, ref: str) -> None:
+        super().__init__(
+            f"the blind index of {ref} is not its own: the database was changed outside "
+            "the desks; restore it from a backup",
+            code=AuditChainCode.BLIND_INDEX_MISMATCH,
+        )
+        self.ref = ref
+
+
+def _registry_digest(tx: _Tx, snapshot_id: int) -> str:
+    """The digest of one snapshot's stored identifiers, in key order (art. 20.2)."""
+    with tx.conn.cursor() as cur:
+        cur.execute(
+            "SELECT digest FROM registry_entry WHERE snapshot_id = %s ORDER BY digest",
+            (snapshot_id,),
+        )
+        return entries_digest(bytes(d) for (d,) in cur)
 
 
 def _link_error(exc: psycopg.Error, *, write: bool, fired: bool, committing: bool) -> PgLinkError:

@@ -15,7 +15,9 @@ the shared server needs:
   stay in clear, as they do for visits and cards. :func:`reseal_vouchers` reseals them
   under a new data key version (key rotation).
 
-As the SQLCipher book, vouchers write no audit entry of their own. Retention (R3):
+As the SQLCipher book, each issue, exchange and cancellation writes its audit entry in
+its transaction, committing to the voucher as it now is (db/audit_chain.py), and the
+purge's erasures are counted by the store's ``ERASED`` entry. Retention (R3):
 vouchers hold a name and a document number, so :meth:`PgVoucherBook.purge_vouchers` is
 called with the visits' cutoff (``admission.retention_sweep.RetentionSweep``).
 """
@@ -31,8 +33,9 @@ from admission.vouchers.model import NewVoucher, Voucher, VoucherStatus, cancel,
 from db.pg.crypto import KeyRing, RotationReport, SealedRow, run_reencrypt
 from db.pg.rows import opt_utc, utc
 from db.pg.store import PgStore, _Tx
+from db.voucher_book import voucher_audit
 
-__all__ = ["PgVoucherBook", "reseal_vouchers"]
+__all__ = ["PgVoucherBook", "reseal_vouchers", "voucher_from_row"]
 
 _TABLE = "vouchers"
 _COLUMNS = (
@@ -76,6 +79,7 @@ class PgVoucherBook:
                     ring.current_version,
                 ),
             )
+            self._audit(tx, voucher, voucher.issued_at, created=True)
             return voucher
 
         return self._store.write(work)
@@ -96,6 +100,7 @@ class PgVoucherBook:
                 "WHERE number = %s",
                 (done.status.value, card_number, at, number),
             )
+            self._audit(tx, done, at, created=False)
             return done
 
         return self._store.write(work)
@@ -124,6 +129,7 @@ class PgVoucherBook:
                     number,
                 ),
             )
+            self._audit(tx, done, at, created=False)
             return done
 
         return self._store.write(work)
@@ -138,19 +144,22 @@ class PgVoucherBook:
             args = (issued_before,)
         rows = self._store.read(lambda tx: tx.all(sql + " ORDER BY number", args))
         ring = self._store.ring
-        return [_voucher(ring, row) for row in rows]
+        return [voucher_from_row(ring, row) for row in rows]
 
     def purge_vouchers(self, cutoff: datetime) -> int:
         """Erase closed vouchers issued before ``cutoff`` (R3); open ones are kept: a
         deposited document is still at the desk. Under the server's roles only the purge
         group deletes (art. 20.4): the desk's write runs as it."""
-        rows = self._store._purge_write(
-            lambda tx: tx.all(
+
+        def work(tx: _Tx) -> list[tuple[Any, ...]]:
+            rows = tx.all(
                 "DELETE FROM vouchers WHERE status <> 'OPEN' AND issued_at < %s RETURNING number",
                 (cutoff,),
             )
-        )
-        return len(rows)
+            tx.erased.update(f"voucher:{int(r[0])}" for r in rows)  # counted by ERASED
+            return rows
+
+        return len(self._store._purge_write(work))
 
     def last_voucher_number(self) -> int:
         """The highest number ever given (0 when none), even if the purge erased it."""
@@ -160,10 +169,14 @@ class PgVoucherBook:
         assert found is not None
         return int(found[0])
 
+    def _audit(self, tx: _Tx, voucher: Voucher, at: datetime, *, created: bool) -> None:
+        actor, action, subject, details = voucher_audit(voucher, created=created)
+        self._store.append_in(tx, actor, action, subject, at, details, [(subject, created)])
+
     def _fetch(self, tx: _Tx, number: int, *, lock: bool = False) -> Voucher | None:
         sql = f"SELECT {_COLUMNS} FROM vouchers WHERE number = %s"
         row = tx.one(sql + (" FOR UPDATE" if lock else ""), (number,))
-        return None if row is None else _voucher(self._store.ring, row)
+        return None if row is None else voucher_from_row(self._store.ring, row)
 
 
 _SEALED = ("holder_name", "document_number", "close_reason")
@@ -217,7 +230,7 @@ def _sealed(ring: KeyRing, text: str, column: str, number: int) -> bytes:
     return ring.seal_text(text, table=_TABLE, column=column, row=number)
 
 
-def _voucher(ring: KeyRing, row: Sequence[Any]) -> Voucher:
+def voucher_from_row(ring: KeyRing, row: Sequence[Any]) -> Voucher:
     (number, issued, desk, operator, holder, doc_type, doc_number) = row[:7]
     (card_type, price, status, card_number, closed, reason) = row[7:13]
     n = int(number)
