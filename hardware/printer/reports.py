@@ -59,6 +59,7 @@ from admission.reports import (
     timeline_rows,
     visitor_rows,
 )
+from admission.verdict import counts_as_visit
 from hardware.printer.render import CardStyle, register_fonts
 
 __all__ = ["ReportlabRenderer"]
@@ -69,8 +70,21 @@ _RULE = colors.HexColor("#B0B0B0")
 _BAND = colors.HexColor("#0B3D2E")
 _STRIPE = colors.HexColor("#F2F4F3")
 _REFUSED = colors.HexColor("#FBE9EA")
-_VERDICT = {"ADMIT": "Admitido", "DENY": "Rechazado", "SUPERVISOR": "Director"}
+_VERDICT = {
+    "ADMIT": "Admitido",
+    "DENY": "Rechazado",
+    "SUPERVISOR": "Director",
+    "ALREADY_ADMITTED": "Reentrada",  # on the card held (art. 22): not a visit
+    "NOT_ADMITTED": "No admitido",  # not a refusal (the RIAJ unavailable, dismissed)
+}
 _CARD_STATUS = {"ISSUED": "Emitida", "PRINTED": "Impresa", "VOIDED": "Anulada"}
+
+
+def _visits_heading(verdicts: list[str]) -> str:
+    """A person's visits (art. 20.3): the re-entries on a card held counted apart."""
+    reentries = sum(1 for v in verdicts if not counts_as_visit(v))
+    text = f"Visitas: {len(verdicts) - reentries}"
+    return text + (f" · reentradas con su tarjeta: {reentries}" if reentries else "")
 
 
 def _when(at: datetime | None, *, seconds: bool = False) -> str:
@@ -181,7 +195,7 @@ class ReportlabRenderer:
             return csv_bytes(rows)
         doc = _Document(self, meta, content_digest(rows), landscape(A4))
         doc.person(timeline.visitor)
-        doc.heading(f"Visitas: {len(timeline.entries)}")
+        doc.heading(_visits_heading([e.visit.verdict for e in timeline.entries]))
         body = []
         marks = []
         for i, entry in enumerate(timeline.entries):
@@ -223,9 +237,11 @@ class ReportlabRenderer:
         )
         refused = sum(1 for line in book.lines if line.verdict == "DENY")
         cards = sum(1 for line in book.lines if line.card_number is not None)
+        visits = sum(1 for line in book.lines if counts_as_visit(line.verdict))
         doc.heading(
-            f"Visitas del día: {len(book.lines)} · admitidas {book.figures.admissions} · "
-            f"rechazadas {refused} · tarjetas emitidas {cards}"
+            f"Visitas del día: {visits} · admitidas {book.figures.admissions} · "
+            f"rechazadas {refused} · tarjetas emitidas {cards} · "
+            f"reentradas {book.figures.reentries} · no admitidos {book.figures.not_admitted}"
         )
         header = [
             "Hora",
@@ -290,7 +306,7 @@ class ReportlabRenderer:
             "Las visitas se conservan seis meses (art. 20.4)."
         )
         doc.person(report.visitor)
-        doc.heading(f"Visitas: {len(report.timeline)}")
+        doc.heading(_visits_heading([e.visit.verdict for e in report.timeline]))
         if report.timeline:
             body = []
             marks = []
@@ -550,6 +566,8 @@ class _Document:
         totals = [
             ("Admisiones", str(figures.admissions)),
             ("Rechazos", str(figures.refused)),
+            ("Reentradas con su tarjeta (no son visitas)", str(figures.reentries)),
+            ("No admitidos sin rechazo (RIAJ no disponible…)", str(figures.not_admitted)),
             ("Personas distintas", str(figures.visitors)),
             ("Tarjetas emitidas (sin anuladas)", str(sum(n for _, n in figures.card_types))),
             ("Tarjetas anuladas", str(figures.voided)),

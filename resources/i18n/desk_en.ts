@@ -89,7 +89,7 @@
     </message>
     <message>
         <source>Mi &amp;PIN de desbloqueo…</source>
-        <translation type="unfinished"></translation>
+        <translation>My unlock &amp;PIN…</translation>
     </message>
     <message>
         <source>&amp;Cerrar sesión</source>
@@ -471,158 +471,158 @@
     <name>AuditMenu</name>
     <message>
         <source>Registro de &amp;auditoría…</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Audit trail…</translation>
     </message>
 </context>
 <context>
     <name>AuditTrailDialog</name>
     <message>
         <source>Registro de auditoría (art. 20.4)</source>
-        <translation type="unfinished"></translation>
+        <translation>Audit trail (art. 20.4)</translation>
     </message>
     <message>
         <source>Desde</source>
-        <translation type="unfinished">From</translation>
+        <translation>From</translation>
     </message>
     <message>
         <source>Hasta</source>
-        <translation type="unfinished">Until</translation>
+        <translation>To</translation>
     </message>
     <message>
         <source>Todos</source>
-        <translation type="unfinished"></translation>
+        <translation>All</translation>
     </message>
     <message>
         <source>Usuario</source>
-        <translation type="unfinished">User name</translation>
+        <translation>User</translation>
     </message>
     <message>
         <source>Tipo de acto</source>
-        <translation type="unfinished"></translation>
+        <translation>Kind of act</translation>
     </message>
     <message>
         <source>Motivo de la consulta (obligatorio)</source>
-        <translation type="unfinished">Purpose of the query (required)</translation>
+        <translation>Purpose of the query (required)</translation>
     </message>
     <message>
         <source>Obligatorio: expediente, control…</source>
-        <translation type="unfinished"></translation>
+        <translation>Required: case file, inspection…</translation>
     </message>
     <message>
         <source>&amp;Buscar</source>
-        <translation type="unfinished">&amp;Search</translation>
+        <translation>&amp;Search</translation>
     </message>
     <message>
         <source>&amp;Exportar CSV…</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Export CSV…</translation>
     </message>
     <message>
         <source>&amp;Desde:</source>
-        <translation type="unfinished">&amp;From:</translation>
+        <translation>&amp;From:</translation>
     </message>
     <message>
         <source>&amp;Hasta:</source>
-        <translation type="unfinished">&amp;To:</translation>
+        <translation>&amp;To:</translation>
     </message>
     <message>
         <source>&amp;Usuario:</source>
-        <translation type="unfinished">&amp;User name:</translation>
+        <translation>&amp;User:</translation>
     </message>
     <message>
         <source>&amp;Acto:</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Act:</translation>
     </message>
     <message>
         <source>&amp;Motivo:</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Purpose:</translation>
     </message>
     <message>
         <source>Nº</source>
-        <translation type="unfinished">No.</translation>
+        <translation>No.</translation>
     </message>
     <message>
         <source>Fecha y hora</source>
-        <translation type="unfinished">Date and time</translation>
+        <translation>Date and time</translation>
     </message>
     <message>
         <source>Acto</source>
-        <translation type="unfinished"></translation>
+        <translation>Act</translation>
     </message>
     <message>
         <source>Asunto</source>
-        <translation type="unfinished"></translation>
+        <translation>Subject</translation>
     </message>
     <message>
         <source>Detalles</source>
-        <translation type="unfinished"></translation>
+        <translation>Details</translation>
     </message>
     <message>
         <source>Entradas del registro de auditoría</source>
-        <translation type="unfinished"></translation>
+        <translation>Audit trail entries</translation>
     </message>
     <message>
         <source>Verificar la cadena</source>
-        <translation type="unfinished"></translation>
+        <translation>Verify the chain</translation>
     </message>
     <message>
         <source>NÚMERO:RESUMEN impreso en el libro diario</source>
-        <translation type="unfinished"></translation>
+        <translation>NUMBER:DIGEST printed on the day book</translation>
     </message>
     <message>
         <source>Ancla (cabeza guardada fuera del fichero)</source>
-        <translation type="unfinished"></translation>
+        <translation>Anchor (a head kept outside the file)</translation>
     </message>
     <message>
         <source>&amp;Verificar</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Verify</translation>
     </message>
     <message>
         <source>Resultado de la verificación</source>
-        <translation type="unfinished"></translation>
+        <translation>Result of the verification</translation>
     </message>
     <message>
         <source>Cabeza actual de la cadena</source>
-        <translation type="unfinished"></translation>
+        <translation>Current head of the chain</translation>
     </message>
     <message>
         <source>A&amp;ncla:</source>
-        <translation type="unfinished"></translation>
+        <translation>A&amp;nchor:</translation>
     </message>
     <message>
         <source>Entradas encontradas: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Entries found: %1</translation>
     </message>
     <message>
         <source>búsqueda detenida: acorte las fechas para ver el resto</source>
-        <translation type="unfinished"></translation>
+        <translation>search stopped: narrow the dates to see the rest</translation>
     </message>
     <message>
         <source>Verificando la cadena…</source>
-        <translation type="unfinished"></translation>
+        <translation>Verifying the chain…</translation>
     </message>
     <message>
         <source>✔ Cadena íntegra: %1 entradas, %2 registros comprobados</source>
-        <translation type="unfinished"></translation>
+        <translation>✔ Chain intact: %1 entries, %2 records checked</translation>
     </message>
     <message>
         <source>el ancla coincide</source>
-        <translation type="unfinished"></translation>
+        <translation>the anchor matches</translation>
     </message>
     <message>
         <source>primera entrada afectada: nº %1</source>
-        <translation type="unfinished"></translation>
+        <translation>first entry affected: no. %1</translation>
     </message>
     <message>
         <source>Cabeza actual (anótela fuera del fichero): %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Current head (note it outside the file): %1</translation>
     </message>
     <message>
         <source>¿Dónde guardar el registro?</source>
-        <translation type="unfinished"></translation>
+        <translation>Where to save the trail?</translation>
     </message>
     <message>
         <source>Exportado: %1 · %2 filas</source>
-        <translation type="unfinished"></translation>
+        <translation>Exported: %1 · %2 rows</translation>
     </message>
 </context>
 <context>
@@ -1219,11 +1219,11 @@
     </message>
     <message>
         <source>PIN de desbloqueo guardado</source>
-        <translation type="unfinished"></translation>
+        <translation>Unlock PIN saved</translation>
     </message>
     <message>
         <source>PIN de desbloqueo quitado</source>
-        <translation type="unfinished"></translation>
+        <translation>Unlock PIN removed</translation>
     </message>
     <message>
         <source>Informe de acceso a datos</source>
@@ -1669,7 +1669,7 @@
     </message>
     <message>
         <source>Decisión bajo su responsabilidad de director de juegos (art. 20.3 y 23.5). Confírmela con su PIN o su contraseña.</source>
-        <translation type="unfinished"></translation>
+        <translation>A decision under your responsibility as game director (arts. 20.3 and 23.5). Confirm it with your PIN or your password.</translation>
     </message>
     <message>
         <source>Motivo de la autorización</source>
@@ -1697,23 +1697,23 @@
     </message>
     <message>
         <source>&amp;PIN:</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;PIN:</translation>
     </message>
     <message>
         <source>&amp;Contraseña:</source>
-        <translation type="unfinished">&amp;Password:</translation>
+        <translation>&amp;Password:</translation>
     </message>
     <message>
         <source>PIN del director</source>
-        <translation type="unfinished"></translation>
+        <translation>Director&apos;s PIN</translation>
     </message>
     <message>
         <source>Usar la contr&amp;aseña</source>
-        <translation type="unfinished"></translation>
+        <translation>Use the p&amp;assword</translation>
     </message>
     <message>
         <source>Usar el P&amp;IN</source>
-        <translation type="unfinished"></translation>
+        <translation>Use the P&amp;IN</translation>
     </message>
     <message>
         <source>&amp;Director:</source>
@@ -1890,6 +1890,10 @@
     <message>
         <source>Admisiones: %1 · Denegaciones: %2 · Visitantes: %3 · Recaudación: %4</source>
         <translation>Admissions: %1 · Refusals: %2 · Visitors: %3 · Revenue: %4</translation>
+    </message>
+    <message>
+        <source>Reentradas con su tarjeta (no son visitas): %1 · No admitidos sin denegación (RIAJ no disponible, descartados): %2</source>
+        <translation>Re-entries on the card held (not visits): %1 · Not admitted, not refused (RIAJ unavailable, dismissed): %2</translation>
     </message>
 </context>
 <context>
@@ -2743,67 +2747,67 @@
     <name>PinDialog</name>
     <message>
         <source>Mi PIN de desbloqueo</source>
-        <translation type="unfinished"></translation>
+        <translation>My unlock PIN</translation>
     </message>
     <message>
         <source>Con el PIN (de 4 a 8 cifras) usted desbloquea el puesto que se bloqueó en su sesión. Para iniciar sesión se pide siempre la contraseña. Tres PIN erróneos y se pide la contraseña.</source>
-        <translation type="unfinished"></translation>
+        <translation>With the PIN (4 to 8 digits) you unlock the desk that locked itself during your session. Signing in always takes the password. After three wrong PINs the password is asked.</translation>
     </message>
     <message>
         <source>Operador</source>
-        <translation type="unfinished">Operator</translation>
+        <translation>Operator</translation>
     </message>
     <message>
         <source>Contraseña actual</source>
-        <translation type="unfinished"></translation>
+        <translation>Current password</translation>
     </message>
     <message>
         <source>Nuevo PIN</source>
-        <translation type="unfinished"></translation>
+        <translation>New PIN</translation>
     </message>
     <message>
         <source>Repita el PIN</source>
-        <translation type="unfinished"></translation>
+        <translation>Repeat the PIN</translation>
     </message>
     <message>
         <source>Operador:</source>
-        <translation type="unfinished"></translation>
+        <translation>Operator:</translation>
     </message>
     <message>
         <source>&amp;Contraseña actual:</source>
-        <translation type="unfinished"></translation>
+        <translation>Current &amp;password:</translation>
     </message>
     <message>
         <source>&amp;Nuevo PIN:</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;New PIN:</translation>
     </message>
     <message>
         <source>&amp;Repita el PIN:</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Repeat the PIN:</translation>
     </message>
     <message>
         <source>&amp;Guardar el PIN</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Save the PIN</translation>
     </message>
     <message>
         <source>Guardar el PIN</source>
-        <translation type="unfinished"></translation>
+        <translation>Save the PIN</translation>
     </message>
     <message>
         <source>&amp;Quitar el PIN</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Remove the PIN</translation>
     </message>
     <message>
         <source>Quitar el PIN</source>
-        <translation type="unfinished"></translation>
+        <translation>Remove the PIN</translation>
     </message>
     <message>
         <source>Cancelar</source>
-        <translation type="unfinished">Cancel</translation>
+        <translation>Cancel</translation>
     </message>
     <message>
         <source>Cancelar sin cambiar nada</source>
-        <translation type="unfinished"></translation>
+        <translation>Cancel without changing anything</translation>
     </message>
 </context>
 <context>
@@ -3777,6 +3781,14 @@
         <source>Decide el director</source>
         <translation>The director decides</translation>
     </message>
+    <message>
+        <source>Reentrada (no es visita)</source>
+        <translation>Re-entry (not a visit)</translation>
+    </message>
+    <message>
+        <source>No admitido</source>
+        <translation>Not admitted</translation>
+    </message>
 </context>
 <context>
     <name>UnlockDialog</name>
@@ -3822,19 +3834,19 @@
     </message>
     <message>
         <source>&amp;PIN:</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;PIN:</translation>
     </message>
     <message>
         <source>PIN</source>
-        <translation type="unfinished"></translation>
+        <translation>PIN</translation>
     </message>
     <message>
         <source>Usar la contr&amp;aseña</source>
-        <translation type="unfinished"></translation>
+        <translation>Use the p&amp;assword</translation>
     </message>
     <message>
         <source>Usar el P&amp;IN</source>
-        <translation type="unfinished"></translation>
+        <translation>Use the P&amp;IN</translation>
     </message>
     <message>
         <source>Bloqueada hasta las %1.</source>
@@ -3857,7 +3869,7 @@
     </message>
     <message>
         <source>Foto del titular del documento</source>
-        <translation>Photo of the document's holder</translation>
+        <translation>Photo of the document&apos;s holder</translation>
     </message>
     <message>
         <source>Lea un documento</source>

@@ -354,3 +354,39 @@ def test_a_csv_carries_each_code_with_its_label_in_the_chosen_language() -> None
         assert {r[outcome] for r in rows[1:]} == {"ADMIT", "DENY"}
         assert ("Ficha" in header) is (lang == "es") and ("File" in header) is (lang == "en")
         assert content_digest(timeline_rows(timeline(), lang)) in _sha(data[3:])
+
+
+def test_a_reentry_is_printed_as_such_and_not_counted_as_a_visit(tmp_path: Path) -> None:
+    """art. 22: a re-entry on the card held is neither a refusal nor a new visit; a
+    register that could not be checked is no refusal either (art. 20.1-2)."""
+    from dataclasses import replace
+
+    line = timeline()
+    admitted, refused = line.entries
+    reentry = replace(
+        admitted.visit,
+        visit_id=3,
+        at=T0 + timedelta(hours=1),
+        verdict="ALREADY_ADMITTED",
+        reasons=("ALREADY_ADMITTED",),
+        card_number=None,
+    )
+    entries = (admitted, TimelineEntry(reentry, None), refused)
+    text = pdf_text(
+        ReportlabRenderer().timeline(meta(), Timeline(person(), entries), ExportFormat.PDF),
+        tmp_path,
+    )
+    assert "Visitas: 2 · reentradas con su tarjeta: 1" in text and "Reentrada" in text
+    book = synthetic_day_book(20)
+    extra = (
+        replace(book.lines[0], verdict="ALREADY_ADMITTED", reasons=("ALREADY_ADMITTED",),
+                card_number=None, card_type="", price_cents=0),
+        replace(book.lines[1], verdict="NOT_ADMITTED", reasons=("REGISTRY_UNVERIFIABLE",),
+                card_number=None, card_type="", price_cents=0),
+    )  # fmt: skip
+    figures = replace(book.figures, reentries=1, not_admitted=1)
+    day = replace(book, lines=(*book.lines, *extra), figures=figures)
+    text = pdf_text(ReportlabRenderer().day_book(meta(), day), tmp_path)
+    refused = sum(1 for x in book.lines if x.verdict == "DENY")
+    assert f"Visitas del día: 21 · admitidas {figures.admissions} · rechazadas {refused}" in text
+    assert "reentradas 1 · no admitidos 1" in text and "No admitido" in text

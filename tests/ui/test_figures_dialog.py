@@ -117,3 +117,37 @@ def test_the_menu_asks_a_director_when_a_clerk_is_signed_in(
         dialog.reject()
     finally:
         win.stop()
+
+
+def test_reentries_and_the_not_admitted_are_totalled_apart_from_refusals(
+    qtbot: QtBot, demo_ctx: AppContext, desk_clock: FixedClock
+) -> None:
+    """art. 22: a re-entry on the card held is no refusal and no visit; a register that
+    cannot be checked (art. 20.1-2) is no refusal either."""
+    evening = datetime(2026, 12, 3, 19, 30, tzinfo=UTC)  # after the register's import
+    admit_at(demo_ctx, desk_clock, evening, 10000001, ("PRUEBA", "AAA"))
+    refused = admit_at(demo_ctx, desk_clock, evening + timedelta(minutes=15), 0, ("LISTADO", "B"))
+    assert refused.verdict.codes == ("REGISTRY_LISTED",)
+    back = admit_at(demo_ctx, desk_clock, evening + timedelta(hours=1), 10000001, ("PRUEBA", "AAA"))
+    assert back.reentry  # out for a smoke and back on the card held
+    later = evening + timedelta(hours=25)  # the register copy is past its age by now
+    unchecked = admit_at(demo_ctx, desk_clock, later, 10000002, ("PRUEBA", "CCC"))
+    assert unchecked.verdict.codes == ("REGISTRY_UNVERIFIABLE",)
+    dialog = FiguresDialog(
+        report_service(demo_ctx),
+        ImmediateRunner(),
+        DIRECTOR,
+        date(2026, 12, 4),
+        catalogue=demo_ctx.desk.config.catalogue,
+    )
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.load()
+    figures = dialog.figures
+    assert figures is not None
+    assert (figures.admissions, figures.refused, figures.visitors) == (1, 1, 3)
+    assert (figures.reentries, figures.not_admitted) == (1, 1)
+    totals = dialog.totals.text()
+    assert "Admisiones: 1" in totals and "Denegaciones: 1" in totals
+    assert "Reentradas con su tarjeta (no son visitas): 1" in totals
+    assert "No admitidos sin denegación (RIAJ no disponible, descartados): 1" in totals

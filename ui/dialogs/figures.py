@@ -193,6 +193,14 @@ class FiguresDialog(QDialog):
             .replace("%2", _count(figures.refused))
             .replace("%3", _count(figures.visitors))
             .replace("%4", format_euros(figures.revenue_cents))
+            # art. 22: re-entries on a card held and the not admitted are not refusals
+            + "\n"
+            + self.tr(
+                "Reentradas con su tarjeta (no son visitas): %1 · No admitidos sin denegación "
+                "(RIAJ no disponible, descartados): %2"
+            )
+            .replace("%1", _count(figures.reentries))
+            .replace("%2", _count(figures.not_admitted))
         )
         self.per_hour.set_data([(f"{hour:02d}", n) for hour, n in enumerate(figures.per_hour)])
         self.per_day.set_data([(day.strftime("%d/%m"), n) for day, n in figures.per_day])

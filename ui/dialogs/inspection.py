@@ -197,6 +197,9 @@ class TimelineModel(_TextModel):
             "ADMIT": self.tr("Admitido"),
             "DENY": self.tr("Denegado"),
             "SUPERVISOR": self.tr("Decide el director"),
+            # art. 22: a re-entry on the card held is not a visit; not admitted is no refusal
+            "ALREADY_ADMITTED": self.tr("Reentrada (no es visita)"),
+            "NOT_ADMITTED": self.tr("No admitido"),
         }.get(verdict, bounded(verdict, 20))
 
     def _card(self, entry: TimelineEntry) -> str:
