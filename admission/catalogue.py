@@ -25,6 +25,48 @@ LANGUAGES = ("es", "en")  # Spanish first: the desk's working language
 
 # code value -> (Spanish, English); grouped by the enum that declares the code.
 _TEXTS: dict[str, tuple[str, str]] = {
+    # -- the audit trail as read (admission.audit_trail) ------------------------------------
+    "AUDIT_ANCHOR_INVALID": (
+        "El ancla no es válida: escriba NÚMERO:RESUMEN (64 caracteres hexadecimales)",
+        "The anchor is not valid: type NUMBER:DIGEST (64 hexadecimal characters)",
+    ),
+    "AUDIT_FILTER_INVALID": (
+        "El usuario o el tipo de acto no es válido (letras, cifras y _ . @ -)",
+        "The user or kind of act is not valid (letters, digits and _ . @ -)",
+    ),
+    "AUDIT_DATE_RANGE": (
+        "Fechas no válidas: la primera después de la última, o más de un año",
+        "Invalid dates: the first after the last, or more than a year",
+    ),
+    "VISIT": ("Visita registrada", "Visit recorded"),
+    "CARD_PRINTED": ("Tarjeta impresa", "Card printed"),
+    "CARD_REPRINT": ("Tarjeta reimpresa", "Card reprinted"),
+    "CARD_VOID": ("Tarjeta anulada", "Card voided"),
+    "CARD_CHECK": ("Tarjeta comprobada", "Card checked"),
+    "BAN_ADD": ("Prohibición de entrada anotada", "Entry ban recorded"),
+    "BAN_LIFT": ("Prohibición levantada", "Ban lifted"),
+    "BAN_LIST": ("Lista de prohibiciones consultada", "Ban list read"),
+    "BAN_QUERY": ("Prohibición consultada", "Ban looked up"),
+    "STAFF_SET": ("Personal del casino modificado", "Casino staff changed"),
+    "INSPECT_SEARCH": ("Búsqueda en el fichero", "File searched"),
+    "INSPECT_TIMELINE": ("Visitas de una ficha consultadas", "A file's visits read"),
+    "INSPECT_EXPORT": ("Exportación del fichero", "File exported"),
+    "REPORT_DAY": ("Libro diario exportado", "Day book exported"),
+    "REPORT_FIGURES": ("Cifras consultadas", "Figures read"),
+    "ACCESS_REPORT": ("Informe de acceso (RGPD)", "Access report (GDPR)"),
+    "AUDIT_BROWSE": ("Registro de auditoría consultado", "Audit trail read"),
+    "AUDIT_EXPORT": ("Registro de auditoría exportado", "Audit trail exported"),
+    "REGISTRY_IMPORTED": ("Copia del RIAJ importada", "RIAJ copy imported"),
+    "ERASED": ("Datos borrados", "Data erased"),
+    "PURGE": ("Borrado de visitas caducadas", "Expired visits erased"),
+    "VOUCHER_ISSUED": ("Volante provisional emitido", "Provisional voucher issued"),
+    "VOUCHER_CANCELLED": ("Volante anulado", "Voucher cancelled"),
+    "VOUCHER_EXCHANGED": ("Volante canjeado por tarjeta", "Voucher exchanged for a card"),
+    "SETTINGS_CHANGED": ("Configuración cambiada", "Settings changed"),
+    "OVERRIDE": ("Autorización del director de juegos", "Game director's authorisation"),
+    "RECTIFIED": ("Datos rectificados", "Data rectified"),
+    "LEAFLET_PRINTED": ("Folleto impreso", "Leaflet printed"),
+    "VISITOR_QUERY": ("Ficha de visitante consultada", "Visitor file read"),
     # -- the verdict (admission.verdict.Outcome) ------------------------------------------
     "ADMIT": ("Puede entrar", "May enter"),
     "SUPERVISOR": ("Decide el director de juegos", "The game director decides"),

@@ -33,6 +33,7 @@ the same flow through :class:`ui.workers.ReaderWorker`.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QLocale, QObject, Qt, Slot
@@ -52,6 +53,7 @@ from admission.accounts import Operator, Role
 from admission.cards.catalogue import CardType
 from admission.cards.verification import CardVerification
 from admission.counters import DeskCounters
+from admission.audit_trail import AuditTrailService
 from admission.desk import AdmissionResult, DeskErrorCode
 from admission.devices import (
     Camera,
@@ -66,13 +68,21 @@ from admission.identity import IdentityKey
 from admission.ports import madrid_date
 from ui.controller import DeskController
 from ui.desk_flow import DeskFlowCode, DeskVerdict, SessionView, document_from_lines
-from ui.desk_menus import MENU_ADMIN, MENU_DESK, MENU_DIRECTION, DeskMenus, attach_desk_menus
+from ui.desk_menus import (
+    MENU_ADMIN,
+    MENU_DESK,
+    MENU_DIRECTION,
+    MENU_INSPECTION,
+    DeskMenus,
+    attach_desk_menus,
+)
 from ui.desk_presentation import PresentationView
 from ui.dialogs.card_check import CardCheckDialog
 from ui.dialogs.common import bounded, message
 from ui.dialogs.inspection import InspectionScreen
 from ui.dialogs.manual_entry import ManualEntryDialog
 from ui.dialogs.vouchers import OfflineVoucherCode
+from ui.audit_menu import AuditMenu
 from ui.help_menu import HelpMenu
 from ui.inspection_controller import inspection_controller
 from ui.jobs import ImmediateRunner, JobRunner
@@ -148,6 +158,7 @@ class DeskWindow(QMainWindow):
         self.authorise = authorise
         self.menus: DeskMenus | None = None
         self.help: HelpMenu | None = None  # F12 keys, F11 the regulation (art. 25)
+        self.audit: AuditMenu | None = None  # the audit trail (arts. 14.1.b, 20.4)
         self.sound = sound if sound is not None else ctx.devices.sound(None)
         self._workers: list[QObject] = []
         self.card_check: CardCheckDialog | None = None
@@ -794,6 +805,29 @@ class DeskWindow(QMainWindow):
         return dialog
 
 
+def attach_audit_menu(window: DeskWindow, ctx: AppContext, runner: JobRunner) -> AuditMenu:
+    """The audit trail under Dirección and Inspección (arts. 14.1.b, 20.4)."""
+
+    def add(action: QAction) -> None:
+        window.add_action(MENU_DIRECTION, action)
+        window.add_action(MENU_INSPECTION, action)
+
+    def operator() -> Operator | None:
+        return None if window.session.is_locked else window.session.operator
+
+    return AuditMenu(
+        window,
+        add,
+        AuditTrailService(ctx.store, ctx.clock),
+        runner,
+        operator,
+        lambda: madrid_date(ctx.clock.now()),
+        partial(ctx.export_target, force=True),  # the save dialog asked before replacing
+        language=lambda: str(ctx.settings["ui.language"]),
+        refused=lambda code: window.status.showMessage(message(code), 10_000),
+    )
+
+
 def build_desk_window(
     ctx: AppContext,
     session: SessionView,
@@ -837,6 +871,8 @@ def build_desk_window(
     window.help = HelpMenu(
         window, runner, documents.regulation_text, print_regulation=documents.print_regulation
     )
+    if window.menus is not None:
+        window.audit = attach_audit_menu(window, ctx, runner)
     window.apply_operator()
     if store_worker is not None:
         window.adopt_worker(store_worker)  # stopped last: adopted first

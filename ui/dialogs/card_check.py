@@ -87,6 +87,8 @@ class CardCheckDialog(QDialog):
         close.setAccessibleName(self.tr("Cerrar"))
         close.rejected.connect(self.reject)
         for button in close.buttons():
+            if not isinstance(button, QPushButton):
+                continue
             button.setAutoDefault(False)
         layout = QVBoxLayout(self)
         layout.addLayout(row)

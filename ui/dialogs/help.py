@@ -194,6 +194,8 @@ class RegulationDialog(QDialog):
         top.addWidget(self.next_button)
         box: QDialogButtonBox = close_box(self)
         for button in box.buttons():
+            if not isinstance(button, QPushButton):
+                continue
             button.setAutoDefault(False)  # Enter in the find field finds, never closes
             button.setDefault(False)
         self.print_button: QPushButton | None = None
