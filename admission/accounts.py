@@ -135,6 +135,7 @@ class AccountErrorCode(Code):
     PIN_NOT_SET = "PIN_NOT_SET"  # the operator has no PIN: the password opens the desk
     PIN_ATTEMPTS_EXHAUSTED = "PIN_ATTEMPTS_EXHAUSTED"  # three wrong PINs: the password now
     PIN_WAIT = "PIN_WAIT"  # too soon after a wrong PIN (retry_at says when)
+    PIN_WRONG = "PIN_WRONG"  # not the operator's PIN (the user name is known: no secret)
 
 
 class AccountAction(StrEnum):
@@ -489,7 +490,7 @@ class AccountService:
         code = (
             AccountErrorCode.PIN_ATTEMPTS_EXHAUSTED
             if failures >= PIN_ATTEMPTS
-            else AccountErrorCode.BAD_CREDENTIALS
+            else AccountErrorCode.PIN_WRONG
         )
         self._note(account.username, failed, {**details, "reason": str(code)})
         raise AccountError("wrong PIN", code=code)

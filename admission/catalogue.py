@@ -1300,6 +1300,8 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "Espere unos segundos antes de volver a probar el PIN",
         "Wait a few seconds before trying the PIN again",
     ),
+    "PINS_DIFFER": ("Los dos PIN no coinciden", "The two PINs differ"),
+    "PIN_WRONG": ("PIN incorrecto", "Wrong PIN"),
     # -- the gaming inspectors' queries (admission.inspection.InspectionCode) -----------
     "INSPECTOR_ROLE_REQUIRED": (
         "Solo un inspector de juego o el director de juegos consulta el fichero (art. 20.4)",

@@ -457,7 +457,10 @@ class DeskShell(QObject):
         window = build_desk_window(
             ctx,
             session,
-            authorise=lambda purpose: ask_director(window, ctx.accounts, purpose, lang=lang),
+            # a director signed in confirms with PIN or password, the name filled in
+            authorise=lambda purpose: ask_director(
+                window, ctx.accounts, purpose, lang=lang, signed_in=session.operator
+            ),
             demo=ctx.demo,
             camera=camera,
             readers=readers,

@@ -58,6 +58,7 @@ from ui.dialogs.figures import FiguresDialog
 from ui.dialogs.inspection import InspectionDialog
 from ui.dialogs.observation import ObservationDialog
 from ui.dialogs.official import OfficialDialog
+from ui.dialogs.pin import PinDialog
 from ui.dialogs.printer import PrinterDialog
 from ui.dialogs.settings import SettingsDialog
 from ui.dialogs.staff import StaffDialog
@@ -199,6 +200,7 @@ class DeskMenus(QObject):
         self.session_menu.addSeparator()
         for name, title, keys, slot in (
             ("lock", tr("&Bloquear"), "Ctrl+L", self.lock),
+            ("pin", tr("Mi &PIN de desbloqueo…"), "Ctrl+Shift+K", self.open_pin),
             ("sign_out", tr("&Cerrar sesión"), "Ctrl+Shift+Q", self.sign_out),
         ):
             action = self._action(name, title, keys, slot)
@@ -634,6 +636,19 @@ class DeskMenus(QObject):
             lambda made: self.window.status.showMessage(
                 added.replace("%1", str(made.file_number)), 10_000
             )
+        )
+        return self._open(dialog)
+
+    def open_pin(self) -> PinDialog | None:
+        """Ctrl+Shift+K: the signed-in operator's own quick-unlock PIN, set, changed or
+        removed with the password (a sign-in always takes the password)."""
+        operator = self._operator()
+        if operator is None:
+            return None
+        dialog = PinDialog(self.window.ctx.accounts, operator, parent=self.window)
+        saved, removed = self.tr("PIN de desbloqueo guardado"), self.tr("PIN de desbloqueo quitado")
+        dialog.accepted.connect(
+            lambda: self.window.status.showMessage(saved if dialog.changed else removed, 10_000)
         )
         return self._open(dialog)
 

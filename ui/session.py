@@ -3,8 +3,9 @@
 Art. 20.3 makes the game director answer for the admission service: every admission
 names the operator who signed in (the controller reads :attr:`DeskSession.operator`),
 and a desk left unattended locks itself after ``session.idle_minutes`` so that nobody
-admits under someone else's name. Only the same operator's password unlocks it; anyone
-else signs the operator out ("Cambiar de operador") and signs in.
+admits under someone else's name. Only the same operator's password, or that operator's
+own short PIN (the quick unlock), unlocks it; anyone else signs the operator out
+("Cambiar de operador") and signs in. A sign-in always takes the password.
 
 The rules live in :class:`admission.accounts.AccountService` (audited: LOGIN, LOGOUT,
 SESSION_LOCKED, SESSION_UNLOCKED...) and :class:`admission.accounts.IdleLock`; this
@@ -145,6 +146,19 @@ class DeskSession(QObject):
         if locked is None:
             raise AccountError("nothing is locked", code=AccountErrorCode.NOT_SIGNED_IN)
         operator = self._accounts.unlock_session(locked, password)
+        self._operator, self._locked_operator = operator, None
+        self._idle.touch(self._clock.now())
+        self._timer.start()
+        self.unlocked.emit(operator)
+        return operator
+
+    def unlock_with_pin(self, pin: str) -> Operator:
+        """The quick unlock: the locked operator's own PIN (three wrong ones and only
+        the password opens it: PIN_ATTEMPTS_EXHAUSTED)."""
+        locked = self._locked_operator
+        if locked is None:
+            raise AccountError("nothing is locked", code=AccountErrorCode.NOT_SIGNED_IN)
+        operator = self._accounts.unlock_with_pin(locked, pin)
         self._operator, self._locked_operator = operator, None
         self._idle.touch(self._clock.now())
         self._timer.start()

@@ -106,14 +106,14 @@ def test_three_wrong_pins_leave_only_the_password_with_a_pause_between(
     staffed: AccountService, book: FakeBook, clerk: Operator, clock: FixedClock
 ) -> None:
     staffed.lock_session(clerk)
-    assert _code(staffed.unlock_with_pin, clerk, "0000") == "BAD_CREDENTIALS"
+    assert _code(staffed.unlock_with_pin, clerk, "0000") == "PIN_WRONG"
     # too soon: refused without checking or counting
     with pytest.raises(AccountError) as exc:
         staffed.unlock_with_pin(clerk, PIN)
     assert exc.value.code == AccountErrorCode.PIN_WAIT
     assert exc.value.locked_until == clock.now() + PIN_PAUSE
     clock.advance(PIN_PAUSE)
-    assert _code(staffed.unlock_with_pin, clerk, "1111") == "BAD_CREDENTIALS"
+    assert _code(staffed.unlock_with_pin, clerk, "1111") == "PIN_WRONG"
     clock.advance(PIN_PAUSE)
     assert _code(staffed.unlock_with_pin, clerk, PIN) == "PIN_WAIT"  # twice the pause now
     clock.advance(PIN_PAUSE)

@@ -352,7 +352,7 @@ def test_the_quick_unlock_pin_is_kept_hashed_and_committed_to(desk: Desk) -> Non
     other.lock_session(clerk)
     with pytest.raises(AccountError) as err:
         other.unlock_with_pin(clerk, "4822")
-    assert err.value.code == AccountErrorCode.BAD_CREDENTIALS
+    assert err.value.code == AccountErrorCode.PIN_WRONG
     desk.clock.advance(timedelta(seconds=5))
     assert other.unlock_with_pin(clerk, "4821") == clerk
     assert _entries(desk.store, "account:clerk")[-1].details == {"mode": "pin"}

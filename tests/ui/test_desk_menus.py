@@ -33,6 +33,7 @@ from ui.dialogs.bans import BansDialog
 from ui.dialogs.cards import CardActionsDialog, ExceptionalCardDialog, ReprintQueueDialog
 from ui.dialogs.observation import ObservationDialog
 from ui.dialogs.official import OfficialDialog
+from ui.dialogs.pin import PinDialog
 from ui.dialogs.printer import PrinterDialog
 from ui.dialogs.settings import SettingsDialog
 from ui.dialogs.staff import StaffDialog
@@ -59,6 +60,7 @@ EXPECTED: dict[str, tuple[str, str, type[QDialog] | None]] = {
     "settings": ("Ctrl+Shift+G", MENU_ADMIN, SettingsDialog),
     "accounts": ("Ctrl+Shift+U", MENU_ADMIN, AccountsDialog),
     "lock": ("Ctrl+L", MENU_SESSION, None),
+    "pin": ("Ctrl+Shift+K", MENU_SESSION, PinDialog),
     "sign_out": ("Ctrl+Shift+Q", MENU_SESSION, None),
 }
 

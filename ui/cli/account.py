@@ -7,22 +7,47 @@ director's own credentials).
 * ``account list``: user names, display names, roles, state (never a password hash).
 * ``account passwd NAME``: an administrator, or the operator for their own account.
 * ``account disable NAME``: the last active administrator stays one.
+* ``account pin [--remove]``: the signed-in operator's own PIN of 4-8 digits, the quick
+  unlock of a desk they locked (a sign-in always takes the password); the password
+  signs in and confirms the change.
 
-A new password comes from ``ADMISSION_NEW_PASSWORD``, else it is typed twice on the
-terminal; never on the command line. Every change is audited in the visitor file.
+A new password comes from ``ADMISSION_NEW_PASSWORD``, a new PIN from
+``ADMISSION_NEW_PIN``, else each is typed twice on the terminal; never on the command
+line. Every change is audited in the visitor file, never the secret.
 """
 
 from __future__ import annotations
 
 import argparse
+import getpass
+import os
+from enum import unique
 from typing import Any
 
 from admission.accounts import Account, AccountError, AccountErrorCode, Role
+from admission.codes import Code
 from ui.cli.result import Command, CommandResult, ExitCode
-from ui.cli.sign_in import Refusal, SignInCode, add_user_argument, new_password, operator
+from ui.cli.sign_in import (
+    PASSWORD_ENV,
+    USER_ENV,
+    Refusal,
+    SignInCode,
+    _secret,
+    add_user_argument,
+    new_password,
+    operator,
+)
 from ui.context import AppContext
 
 ROLES = [r.value for r in Role]
+NEW_PIN_ENV = "ADMISSION_NEW_PIN"
+
+
+@unique
+class AccountCliCode(Code):
+    """What ``account pin`` refuses before the accounts are asked."""
+
+    PINS_DIFFER = "PINS_DIFFER"  # the new PIN typed twice differently
 
 
 def _arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) -> None:
@@ -40,6 +65,11 @@ def _arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser)
     disable = sub.add_parser("disable", parents=[common], help="disable an account (ADMIN)")
     disable.add_argument("name")
     add_user_argument(disable)
+    pin = sub.add_parser(
+        "pin", parents=[common], help="set your own PIN for unlocking a desk you locked"
+    )
+    pin.add_argument("--remove", action="store_true", help="remove your PIN")
+    add_user_argument(pin)
 
 
 def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
@@ -51,6 +81,8 @@ def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
             args.name, args.display_name, password, [Role(r) for r in args.role], actor=None
         )
         return ExitCode.OK, {"created": True, "account": account_json(created)}
+    if command == "pin":
+        return set_pin(args, ctx)
     signed = operator(args, ctx)
     if signed is None:  # no account yet: nothing to list, nobody to change
         if command == "list":
@@ -79,6 +111,33 @@ def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
         return ExitCode.OK, {"changed": True, "account": target.username}
     changed = accounts.set_active(args.name, False, actor=signed)
     return ExitCode.OK, {"changed": True, "account": account_json(changed)}
+
+
+def set_pin(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
+    """The operator signs in with the password, which also confirms the new PIN (read
+    once: on a terminal it is asked once)."""
+    accounts = ctx.accounts
+    if not accounts.has_accounts():
+        raise Refusal(ExitCode.REFUSED, SignInCode.NO_ACCOUNTS, "create the first account")
+    name = (args.user if args.user is not None else os.environ.get(USER_ENV, "")).strip()
+    if not name:
+        raise Refusal(ExitCode.USAGE, SignInCode.USER_REQUIRED, f"give --user NAME or {USER_ENV}")
+    password = _secret(PASSWORD_ENV, "Contraseña / password: ")
+    signed = accounts.sign_in(name, password)
+    pin = None if args.remove else _new_pin()
+    accounts.set_pin(signed, password, pin)
+    return ExitCode.OK, {"changed": True, "account": signed.username, "pin": pin is not None}
+
+
+def _new_pin() -> str:
+    """A new PIN from ``ADMISSION_NEW_PIN``, else typed twice on the terminal."""
+    value = os.environ.get(NEW_PIN_ENV)
+    if value:
+        return value
+    first = _secret(NEW_PIN_ENV, "Nuevo PIN / new PIN (4-8 cifras/digits): ")
+    if getpass.getpass("Repita el PIN / repeat the PIN: ") != first:
+        raise Refusal(ExitCode.REFUSED, AccountCliCode.PINS_DIFFER, "typed differently")
+    return first
 
 
 def account_json(account: Account) -> dict[str, Any]:

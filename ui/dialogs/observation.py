@@ -30,6 +30,7 @@ from admission.accounts import Operator
 from admission.observations import MAX_OBSERVATION, ObservationService
 from admission.records import Observation
 from ui.dialogs.common import ErrorLine, plain_label, run_job
+from ui.dialogs.sign_in import on_enter
 from ui.jobs import JobRunner
 
 __all__ = ["ObservationDialog"]
@@ -121,7 +122,7 @@ class ObservationDialog(QDialog):
         layout.addLayout(buttons)
         self.add_button.clicked.connect(self.submit)
         self.cancel_button.clicked.connect(self.reject)
-        self.text.returnPressed.connect(self.submit)
+        on_enter(self.text, self.submit)  # once: the default button is not pressed too
         # the visitor on screen: straight to the text; otherwise the number first
         self._first: QWidget = self.text if file_number else self.file_number
 

@@ -5,22 +5,24 @@ the operator who signed in; the game director answers for the service).
   :mod:`admission.catalogue` (the same words for an unknown user and a wrong password),
   a locked account says until when.
 * :class:`UnlockDialog`: the desk locked itself; the same operator types only the
-  password. "Cambiar de operador" signs that operator out instead (then sign in anew).
-  Escape does not close it: the desk stays locked.
+  password, or the short PIN when they set one (the quick unlock: three wrong PINs and
+  the dialog asks for the password). "Cambiar de operador" signs that operator out
+  instead (then sign in anew). Escape does not close it: the desk stays locked.
 
 The widgets have object names (``username``, ``password``, ``submit``, ``error``,
-``switch``, ``operator_name``) and the logic is in :meth:`submit` /
+``switch``, ``operator_name``, ``use_password``) and the logic is in :meth:`submit` /
 :meth:`UnlockDialog.switch_operator`, so tests drive them with key clicks and clicks.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from PySide6.QtCore import QCoreApplication, Qt
-from PySide6.QtGui import QCloseEvent
+from PySide6.QtCore import QCoreApplication, QEvent, QObject, QRegularExpression, Qt
+from PySide6.QtGui import QCloseEvent, QKeyEvent, QRegularExpressionValidator
 from PySide6.QtWidgets import (
     QDialog,
     QFormLayout,
@@ -38,17 +40,20 @@ from admission.errors import AdmissionError
 from ui.session import DeskSession
 
 __all__ = [
+    "PIN_DIGITS",
     "CredentialsDialog",
     "SignInDialog",
     "UnlockDialog",
     "error_label",
     "error_text",
+    "on_enter",
     "password_field",
     "plain_label",
     "username_field",
 ]
 
 MADRID = ZoneInfo("Europe/Madrid")
+PIN_DIGITS = 8  # admission.accounts.PIN: 4 to 8 digits
 MAX_SHOWN = 80
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
@@ -77,6 +82,52 @@ def password_field(accessible: str) -> QLineEdit:
     field.setMaxLength(MAX_PASSWORD)
     field.setAccessibleName(accessible)
     return field
+
+
+class _EnterKey(QObject):
+    """Enter in a field does one thing: ``action``, the key consumed. A line edit lets
+    Enter go on to the dialog, whose default button would submit a second time - two
+    audited failures (and two of the three PIN attempts) for one key press."""
+
+    def __init__(self, field: QLineEdit, action: Callable[[], object]) -> None:
+        super().__init__(field)
+        self._action = action
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
+        is_key = event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent)
+        if is_key and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+            self._action()
+            return True
+        return False
+
+
+def on_enter(field: QLineEdit, action: Callable[[], object]) -> None:
+    """Enter (either key) in ``field`` runs ``action`` once, and nothing else."""
+    field.installEventFilter(_EnterKey(field, action))
+
+
+def secret_as_pin(field: QLineEdit, pin: bool) -> None:
+    """The secret field takes a PIN (digits only, at most 8) or a password."""
+    field.clear()
+    if pin:
+        field.setMaxLength(PIN_DIGITS)
+        field.setValidator(QRegularExpressionValidator(QRegularExpression("[0-9]{0,8}"), field))
+        field.setInputMethodHints(Qt.InputMethodHint.ImhDigitsOnly)
+    else:
+        field.setValidator(None)  # type: ignore[arg-type]  # Qt takes None: no validator
+        field.setMaxLength(MAX_PASSWORD)
+        field.setInputMethodHints(Qt.InputMethodHint.ImhNone)
+
+
+def has_pin(accounts: object, username: str) -> bool:
+    """Whether ``username`` set a PIN; a store that cannot answer means the password."""
+    check = getattr(accounts, "has_pin", None)
+    if check is None:
+        return False
+    try:
+        return bool(check(username))
+    except AdmissionError:
+        return False
 
 
 def error_label(accessible: str) -> QLabel:
@@ -145,6 +196,7 @@ class CredentialsDialog(QDialog):
         )
         user.setBuddy(self.username)
         word.setBuddy(self.password)
+        self.password_label = word
         form.addRow(user, self.username)
         form.addRow(word, self.password)
         buttons = QHBoxLayout()
@@ -161,8 +213,8 @@ class CredentialsDialog(QDialog):
         QWidget.setTabOrder(self.username, self.password)
         QWidget.setTabOrder(self.password, self.submit_button)
         QWidget.setTabOrder(self.submit_button, self.cancel_button)
-        self.username.returnPressed.connect(self.password.setFocus)
-        self.password.returnPressed.connect(self.submit)
+        on_enter(self.username, self.password.setFocus)
+        on_enter(self.password, self.submit)
         self.submit_button.clicked.connect(self.submit)
         self.cancel_button.clicked.connect(self.reject)
         self.username.setFocus()
@@ -241,6 +293,13 @@ class UnlockDialog(QDialog):
         self.operator_name.setAccessibleName(self.tr("Operador del puesto"))
         self.password = password_field(self.tr("Contraseña"))
         self.error = error_label(self.tr("Error al desbloquear"))
+        # the quick unlock: the operator's PIN when they set one, else the password
+        self.pin_mode = has_pin(session.accounts, locked.username)
+        self.mode_button = QPushButton()
+        self.mode_button.setObjectName("use_password")
+        self.mode_button.setAutoDefault(False)
+        self.mode_button.setVisible(self.pin_mode)
+        self.mode_button.clicked.connect(lambda: self._use_pin(not self.pin_mode))
         self.submit_button = QPushButton(self.tr("&Desbloquear"))
         self.submit_button.setObjectName("submit")
         self.submit_button.setAccessibleName(self.tr("Desbloquear"))
@@ -250,9 +309,10 @@ class UnlockDialog(QDialog):
         self.switch_button.setAccessibleName(self.tr("Cambiar de operador"))
         self.switch_button.setAutoDefault(False)
         form = QFormLayout()
-        pass_label = QLabel(self.tr("&Contraseña:"))
-        pass_label.setBuddy(self.password)
-        form.addRow(pass_label, self.password)
+        self.secret_label = QLabel()
+        self.secret_label.setBuddy(self.password)
+        form.addRow(self.secret_label, self.password)
+        form.addRow("", self.mode_button)
         buttons = QHBoxLayout()
         buttons.addWidget(self.switch_button)
         buttons.addStretch(1)
@@ -265,20 +325,40 @@ class UnlockDialog(QDialog):
         layout.addLayout(buttons)
         QWidget.setTabOrder(self.password, self.submit_button)
         QWidget.setTabOrder(self.submit_button, self.switch_button)
-        self.password.returnPressed.connect(self.submit)
+        on_enter(self.password, self.submit)
         self.submit_button.clicked.connect(self.submit)
         self.switch_button.clicked.connect(self.switch_operator)
+        self._use_pin(self.pin_mode)
+        self.password.setFocus()
+
+    def _use_pin(self, pin: bool) -> None:
+        """The secret asked: the PIN, or the password (after three wrong PINs, always)."""
+        self.pin_mode = pin
+        secret_as_pin(self.password, pin)
+        self.secret_label.setText(self.tr("&PIN:") if pin else self.tr("&Contraseña:"))
+        self.password.setAccessibleName(self.tr("PIN") if pin else self.tr("Contraseña"))
+        self.mode_button.setText(self.tr("Usar la contr&aseña") if pin else self.tr("Usar el P&IN"))
         self.password.setFocus()
 
     def submit(self) -> None:
+        secret = self.password.text()
         try:
-            self.operator = self._session.unlock(self.password.text())
+            if self.pin_mode:
+                self.operator = self._session.unlock_with_pin(secret)
+            else:
+                self.operator = self._session.unlock(secret)
         except AdmissionError as exc:
+            self.password.clear()
+            if exc.code in (
+                AccountErrorCode.PIN_ATTEMPTS_EXHAUSTED,
+                AccountErrorCode.PIN_NOT_SET,
+            ):
+                self._use_pin(False)
+                self.mode_button.setVisible(False)  # the password now, until it opens
             self.error.setText(error_text(exc, self._lang, self.tr("Bloqueada hasta las %1.")))
             self.password.setFocus()
             return
-        finally:
-            self.password.clear()
+        self.password.clear()
         self.error.clear()
         self.accept()
 
