@@ -31,6 +31,7 @@ class Tamper:
     code: str
     act: Callable[[Any], None]
     row: str | None = None  # the row verify names, when it names one
+    error: bool = False  # verify refuses with the code instead of answering a verdict
 
 
 HEADER = """# Tamper table
@@ -44,7 +45,8 @@ tampered as the server's superuser, who holds neither the data keys nor the audi
 key); `tests/test_tamper_table.py` fails when this file differs from them. Regenerate
 with `.venv/bin/python -m tests.tamper_table --write`.
 
-"Error" means the command refuses with that code instead of answering a verdict.
+"(error)": the command refuses with that code instead of answering a verdict; a row in
+brackets is the row the answer names.
 
 Not caught by the chain alone (a head printed outside the file, `audit verify
 --anchor`, catches them): the newest entries removed together with the audit counter
@@ -69,6 +71,7 @@ def render(stores: Sequence[tuple[str, Sequence[Tamper]]]) -> str:
     for store, cases in stores:
         for case in cases:
             code = f"`{case.code}`" + (f" ({case.row})" if case.row else "")
+            code += " (error)" if case.error else ""
             lines.append(f"| {store} | {case.what} | {code} |")
     return "\n".join(lines) + "\n"
 

@@ -202,6 +202,7 @@ CASES: list[Tamper] = [
         "the audit key file of a keyed file deleted",
         "AUDIT_KEY_LOST",
         lambda d: key_file_path(d.path).unlink(),
+        error=True,
     ),
     Tamper(
         "entry-edited",
@@ -211,7 +212,7 @@ CASES: list[Tamper] = [
     ),
     Tamper(
         "visit-edited",
-        "a refusal rewritten as an admission",
+        "an admission rewritten as a refusal",
         "ROW_CHANGED",
         lambda d: d.sql("UPDATE visits SET verdict = 'DENY' WHERE visit_id = 3"),
         "visit:3",
@@ -364,12 +365,13 @@ def desk(tmp_path: Path, key: DbKey, clock: FixedClock) -> Iterator[FileDesk]:
         opened.store.close()
 
 
-def _answer(store: SqlCipherStore) -> tuple[str, str | None]:
+def _answer(store: SqlCipherStore) -> tuple[str, str | None, bool]:
+    """(code, row named, refused with an error) of ``audit verify``."""
     try:
         check = store.verify()
     except StoreError as exc:
-        return str(exc.code), None
-    return str(check.problem), check.row
+        return str(exc.code), None, True
+    return str(check.problem), check.row, False
 
 
 def test_the_history_verifies(desk: FileDesk) -> None:
@@ -382,8 +384,8 @@ def test_the_history_verifies(desk: FileDesk) -> None:
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_a_tamper_is_named_by_audit_verify(desk: FileDesk, case: Tamper) -> None:
     case.act(desk)
-    code, row = _answer(desk.reopen())
-    assert code == case.code
+    code, row, refused = _answer(desk.reopen())
+    assert (code, refused) == (case.code, case.error)
     if case.row is not None:
         assert row == case.row
 

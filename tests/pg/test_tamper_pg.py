@@ -1,0 +1,252 @@
+"""Rewriting the visitor file on the server as its superuser, who holds neither the data
+keys nor the audit key: each tamper and the code ``audit verify`` answers (art. 20.4; art.
+22.1 and 23.4: correlative numbers; art. 20.2: the register the desks checked against).
+
+The cases are the PostgreSQL half of docs/tamper-table.md (tests/tamper_table.py). Each
+runs on a server file where desks admitted visitors, recorded a ban, issued, exchanged
+and cancelled vouchers, imported the register and created accounts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+import psycopg
+import pytest
+from psycopg import sql
+
+from admission.accounts import Role
+from admission.clock import FixedClock
+from admission.errors import StoreError
+from admission.vouchers.model import NewVoucher
+from db.accounts import Argon2Hasher
+from db.audit_key import AuditKey
+from db.pg.accounts import PgAccounts
+from db.pg.crypto import InstallationKey
+from db.pg.registry_replica import PgReplicaRegistry
+from db.pg.store import PgStore
+from db.pg.voucher_book import PgVoucherBook
+from tests.db.factories import T0, dni, entry
+from tests.pg.cluster_fixture import fresh_schema, schema_conninfo
+from tests.tamper_table import Tamper
+
+CHEAP = {"time_cost": 1, "memory_cost": 8, "parallelism": 1}  # tests only
+PASSWORD = "correct horse battery"
+
+
+@dataclass
+class ServerDesk:
+    cluster: Any
+    schema: str
+    store: PgStore
+
+    def sql(self, *statements: str) -> list[Any]:
+        """The server's superuser writes, the append-only triggers out of the way."""
+        with psycopg.connect(self.cluster.superuser_conninfo(), autocommit=True) as conn:
+            conn.execute(sql.SQL("SET search_path = {}").format(sql.Identifier(self.schema)))
+            conn.execute("SET session_replication_role = replica")  # no triggers fire
+            found: list[Any] = []
+            for statement in statements:
+                cur = conn.execute(statement.encode())
+                found = cur.fetchall() if cur.description else []
+            return found
+
+
+def _voucher(n: int) -> NewVoucher:
+    return NewVoucher(T0, "desk-1", "op-7", f"Titular {n}", "DNI", f"V{n:07d}", "STANDARD", 500)
+
+
+def record_history(desk: ServerDesk, clock: FixedClock) -> None:
+    store = desk.store
+    for n in (1, 2, 3):
+        store.record_admission(entry(n))
+    store.void_card(2, "wrong type", "director-1", T0)
+    store.add_ban(dni(3), "Altercado en la sala de juego", "director-1", T0)
+    vouchers = PgVoucherBook(store)
+    for n in (1, 2, 3):
+        vouchers.issue_voucher(_voucher(n))
+    vouchers.exchange_voucher(1, 1, T0 + timedelta(minutes=5))
+    vouchers.cancel_voucher(2, "refused at the counter", T0 + timedelta(minutes=6))
+    PgReplicaRegistry(store, clock).import_lines([f"{dni(n).number}\n".encode() for n in (7, 8)])
+    accounts = PgAccounts(store, clock, hasher=Argon2Hasher(**CHEAP))
+    accounts.create_account("admin", "Ana", PASSWORD, [Role.ADMIN], actor=None)
+    admin = accounts.sign_in("admin", PASSWORD)
+    accounts.create_account("clerk", "Carla", PASSWORD, [Role.CLERK], actor=admin)
+
+
+def _swap_indexes(desk: ServerDesk, table: str, key: str, a: int, b: int) -> None:
+    """Two rows' blind indexes exchanged (unique: through a third value)."""
+    first = f"(SELECT id_index FROM {table} WHERE {key} = {a})"
+    desk.sql(
+        f"CREATE TEMP TABLE swap AS SELECT {first} AS ia, "
+        f"(SELECT id_index FROM {table} WHERE {key} = {b}) AS ib; "
+        f"UPDATE {table} SET id_index = '\\x00' WHERE {key} = {a}; "
+        f"UPDATE {table} SET id_index = (SELECT ia FROM swap) WHERE {key} = {b}; "
+        f"UPDATE {table} SET id_index = (SELECT ib FROM swap) WHERE {key} = {a}"
+    )
+
+
+def _ban_on_another(desk: ServerDesk) -> None:
+    """The ban recorded against visitor 3 moved onto visitor 1's index."""
+    desk.sql("UPDATE bans SET id_index = (SELECT id_index FROM visitors WHERE file_number = 1)")
+
+
+CASES: list[Tamper] = [
+    Tamper(
+        "index-swap",
+        "two visitors' blind indexes swapped (one person then found as the other)",
+        "BLIND_INDEX_MISMATCH",
+        lambda d: _swap_indexes(d, "visitors", "file_number", 2, 3),
+        "visitor:2",
+    ),
+    Tamper(
+        "ban-moved",
+        "a ban's blind index replaced by another visitor's (the ban then hits them)",
+        "BLIND_INDEX_MISMATCH",
+        _ban_on_another,
+        "ban:1",
+    ),
+    Tamper(
+        "entry-edited",
+        "an audit entry's actor rewritten",
+        "DIGEST_MISMATCH",
+        lambda d: d.sql("UPDATE audit SET actor = 'nobody' WHERE seq = 2"),
+    ),
+    Tamper(
+        "visit-deleted",
+        "a visit and its card deleted",
+        "ROWS_MISSING",
+        lambda d: d.sql(
+            "DELETE FROM card_events WHERE card_number = 3",
+            "DELETE FROM admissions WHERE visit_id = 3",
+            "DELETE FROM cards WHERE number = 3",
+            "DELETE FROM visits WHERE visit_id = 3",
+        ),
+        "visit",
+    ),
+    Tamper(
+        "card-counter-jump",
+        "the card counter moved forward (numbers skipped)",
+        "CARD_NUMBER_GAP",
+        lambda d: d.sql("UPDATE counters SET next = next + 5 WHERE name = 'card'"),
+        "card:9",
+    ),
+    Tamper(
+        "card-counter-back",
+        "the newest card deleted and the card counter put back (its number given again)",
+        "CARD_NUMBER_GAP",
+        lambda d: d.sql(
+            "DELETE FROM card_events WHERE card_number = 3",
+            "DELETE FROM cards WHERE number = 3",
+            "UPDATE counters SET next = 3 WHERE name = 'card'",
+        ),
+        "card:3",
+    ),
+    Tamper(
+        "voucher-counter-jump",
+        "the voucher counter moved forward",
+        "VOUCHER_NUMBER_GAP",
+        lambda d: d.sql("UPDATE counters SET next = 10 WHERE name = 'voucher'"),
+        "voucher:10",
+    ),
+    Tamper(
+        "voucher-deleted",
+        "a voucher deleted",
+        "ROWS_MISSING",
+        lambda d: d.sql("DELETE FROM vouchers WHERE number = 2"),
+        "voucher",
+    ),
+    Tamper(
+        "voucher-reopened",
+        "a cancelled voucher put back to open",
+        "ROW_CHANGED",
+        lambda d: d.sql("UPDATE vouchers SET status = 'OPEN', closed_at = NULL WHERE number = 2"),
+        "voucher:2",
+    ),
+    Tamper(
+        "register-entry-deleted",
+        "an identifier removed from the register (RIAJ)",
+        "ROW_CHANGED",
+        lambda d: d.sql(
+            "DELETE FROM registry_entry WHERE digest = "
+            "(SELECT digest FROM registry_entry ORDER BY digest LIMIT 1)"
+        ),
+        "registry:1",
+    ),
+    Tamper(
+        "register-entry-added",
+        "an identifier added to the register",
+        "ROW_CHANGED",
+        lambda d: d.sql(
+            "INSERT INTO registry_entry (snapshot_id, digest) "
+            "SELECT snapshot_id, '\\x00000000000000000000000000000000' FROM registry_snapshot"
+        ),
+        "registry:1",
+    ),
+    Tamper(
+        "register-emptied",
+        "the register's snapshot and identifiers deleted",
+        "ROWS_MISSING",
+        lambda d: d.sql("DELETE FROM registry_entry", "DELETE FROM registry_snapshot"),
+        "registry",
+    ),
+    Tamper(
+        "account-deleted",
+        "an account deleted",
+        "ROWS_MISSING",
+        lambda d: d.sql("DELETE FROM accounts WHERE username = 'clerk'"),
+        "account",
+    ),
+]
+
+
+@pytest.fixture
+def desk(pg_cluster: Any) -> Iterator[ServerDesk]:
+    schema = fresh_schema(pg_cluster)
+    clock = FixedClock(T0)
+    with PgStore.open(
+        schema_conninfo(pg_cluster, schema),
+        InstallationKey.generate("test"),
+        audit_key=AuditKey.generate("test"),
+        create=True,
+        clock=clock,
+        max_connections=2,
+    ) as store:
+        opened = ServerDesk(pg_cluster, schema, store)
+        record_history(opened, clock)
+        yield opened
+
+
+def test_the_history_verifies(desk: ServerDesk) -> None:
+    check = desk.store.verify()
+    assert check.ok, check
+    kinds = {ref.split(":")[0] for e in desk.store.audit_entries() for ref in e.commits}
+    assert {"voucher", "registry", "account", "card", "visit", "ban"} <= kinds
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_a_tamper_is_named_by_audit_verify(desk: ServerDesk, case: Tamper) -> None:
+    case.act(desk)
+    try:
+        check = desk.store.verify()
+        code, row, refused = str(check.problem), check.row, False
+    except StoreError as exc:
+        code, row, refused = str(exc.code), None, True
+    assert (code, refused) == (case.code, case.error)
+    if case.row is not None:
+        assert row == case.row
+
+
+def test_a_desk_never_rewrites_a_file_behind_a_swapped_index(desk: ServerDesk) -> None:
+    """Person 2 is not taken for file 3, and file 3 keeps its own identity."""
+    _swap_indexes(desk, "visitors", "file_number", 2, 3)
+    with pytest.raises(StoreError) as err:
+        desk.store.record_admission(entry(2, T0 + timedelta(days=1)))
+    assert err.value.code == "BLIND_INDEX_MISMATCH"
+    with pytest.raises(StoreError):
+        desk.store.find_visitor(dni(2))
+    third = desk.store.visitor(3)
+    assert third is not None and third.identity == dni(3)
