@@ -39,6 +39,7 @@ import os
 import secrets
 import shutil
 import sqlite3
+import stat
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -58,7 +59,6 @@ from db.connection import DB_ERRORS, configure, connect_encrypted
 from db.file_guard import (
     FILE_ID_SETTING,
     Marker,
-    file_present,
     marker_path,
     salt_of,
     write_marker,
@@ -148,15 +148,8 @@ def restore(
     started = time.monotonic()
     at = now or datetime.now(UTC)
     path = data_dir / DB_FILE
-    if path.exists() or path.is_symlink() or marker_path(path).exists():
-        raise StoreError(
-            "this folder already holds a visitor file or its marker; nothing was restored",
-            code=BackupCode.RESTORE_FILE_EXISTS,
-        )
-    if not source.is_file() or not file_present(source):
-        raise StoreError("the backup file is not there", code=BackupCode.BACKUP_NOT_FOUND)
-    live = any(source.with_name(source.name + s).exists() for s in _SIDE)
-    created_dir = not data_dir.exists()
+    created_dir = _check_folder(data_dir, path)
+    live = _check_source(source)
     fd, temp = -1, None
     try:
         try:
@@ -202,6 +195,44 @@ def restore(
         copy.accepted_by,
         live,
     )
+
+
+def _check_folder(data_dir: Path, path: Path) -> bool:
+    """RESTORE_FILE_EXISTS when the folder holds a file or a marker; True when the
+    folder is still to be made."""
+    try:
+        if path.exists() or path.is_symlink() or marker_path(path).exists():
+            raise StoreError(
+                "this folder already holds a visitor file or its marker; nothing was restored",
+                code=BackupCode.RESTORE_FILE_EXISTS,
+            )
+        return not data_dir.exists()
+    except OSError as exc:  # a name too long, a file where a folder should be...
+        raise StoreError(
+            f"the data folder cannot be used ({_why(exc)}); nothing was restored",
+            code=BackupCode.RESTORE_WRITE_FAILED,
+        ) from exc
+
+
+def _check_source(source: Path) -> bool:
+    """BACKUP_NOT_FOUND unless ``source`` is a regular file with data; True when it is a
+    file in use (its WAL, shared memory or journal beside it)."""
+    try:
+        found = os.stat(source)
+    except OSError as exc:
+        raise StoreError(
+            f"the backup file is not there ({_why(exc)})", code=BackupCode.BACKUP_NOT_FOUND
+        ) from exc
+    if not stat.S_ISREG(found.st_mode) or found.st_size == 0:
+        raise StoreError(
+            "the backup is not a file with data (a folder, a device or empty)",
+            code=BackupCode.BACKUP_NOT_FOUND,
+        )
+    live = False
+    for side in _SIDE:
+        with contextlib.suppress(OSError):
+            live = live or os.path.lexists(source.with_name(source.name + side))
+    return live
 
 
 @dataclass(frozen=True, slots=True)

@@ -121,3 +121,46 @@ def test_a_leftover_restore_copy_is_gone_after_the_next_command(
     code, out = cli("audit", "verify", data_dir=desk)
     assert code == 0, out
     assert sorted(n for n in os.listdir(desk) if ".restore." in n) == []
+
+
+@pytest.mark.parametrize(
+    ("source", "code"),
+    [
+        ("folder", "BACKUP_NOT_FOUND"),
+        ("x" * 300, "BACKUP_NOT_FOUND"),  # a name over 255 bytes
+        ("/dev/null", "BACKUP_NOT_FOUND"),  # a device node
+        ("", "BACKUP_NOT_FOUND"),
+        ("missing.db", "BACKUP_NOT_FOUND"),
+        ("text.db", "CORRUPT_FILE"),  # not a visitor file
+        ("live-junk.db", "WRONG_KEY"),  # a -wal beside junk: read through SQLite, refused
+        ("../../../../../../../../etc/hostname", "CORRUPT_FILE"),  # read, never written
+    ],
+)
+def test_a_hostile_source_answers_a_code_and_leaves_no_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, source: str, code: str
+) -> None:
+    monkeypatch.setenv("ADMISSION_AUDIT_KEY", "22" * 32)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "text.db").write_text("not a visitor file\n" * 100)
+    (tmp_path / "live-junk.db").write_bytes(os.urandom(8192))
+    (tmp_path / "live-junk.db-wal").write_bytes(os.urandom(4096))
+    target = tmp_path / "new"
+    exit_code, out = _restore(Path(source), target)
+    assert exit_code == 3 and isinstance(out, dict) and out["error"] == code, out
+    assert not target.exists()  # the folder the restore would have made is not left
+
+
+def test_accepting_a_loss_needs_accounts_in_the_backup(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    desk = tmp_path / "desk"
+    monkeypatch.setenv("ADMISSION_AUDIT_KEY", "22" * 32)
+    copy = tmp_path / "old.db"
+    assert cli("backup", "--out", str(copy), data_dir=desk)[0] == 0  # no account yet
+    assert cli("backup", "--out", str(tmp_path / "new.db"), data_dir=desk)[0] == 0
+    _lose_the_file(desk, tmp_path / "aside")
+    code, out = _restore(copy, desk, "--accept-loss", "--director", DIRECTOR[0])
+    assert code == 1 and isinstance(out, dict), out
+    assert out["error"] == "DIRECTOR_ACCOUNT_REQUIRED"
+    assert not (desk / "visitors.db").exists()
