@@ -31,6 +31,7 @@ from admission.errors import AdmissionError
 from admission.ports import madrid_date
 from tests.ui.conftest import CLERK, DIRECTOR, FakeSession
 from tests.ui.test_desk_menus import make_window, screenshot
+from tests.ui.test_translations import english  # noqa: F401  # the English fixture
 from ui.audit_menu import AUDIT_KEY
 from ui.context import AppContext
 from ui.desk_window import DeskWindow
@@ -199,3 +200,25 @@ def test_a_clerk_is_refused_the_audit_trail(
         assert demo_ctx.store.head().seq == before
     finally:
         win.stop()
+
+
+@pytest.mark.usefixtures("english")
+def test_the_audit_trail_speaks_english(
+    qtbot: QtBot, director_window: DeskWindow, demo_ctx: AppContext
+) -> None:
+    assert director_window.audit is not None
+    demo_ctx.settings.set("ui.language", "en")
+    dialog = director_window.audit.open()
+    assert dialog is not None
+    assert dialog.windowTitle() == "Audit trail (art. 20.4)"
+    dialog.purpose_edit.setText("Inspection 12/2026")
+    dialog.search()
+    qtbot.waitUntil(lambda: dialog.page is not None)
+    acts = {dialog.table.item(r, 3).text() for r in range(dialog.table.rowCount())}
+    assert "RIAJ copy imported" in acts and "Copia del RIAJ importada" not in acts
+    head = demo_ctx.store.head()
+    dialog.anchor_edit.setText(f"{head.seq}:{head.digest}")
+    dialog.verify()
+    qtbot.waitUntil(lambda: dialog.check is not None)
+    assert dialog.verify_result.text().startswith("✔ Chain intact")
+    screenshot(dialog, "audit-trail-en")

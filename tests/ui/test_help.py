@@ -16,6 +16,7 @@ from pytestqt.qtbot import QtBot
 
 from tests.ui.conftest import FakeSession
 from tests.ui.test_desk_menus import make_window, press, screenshot
+from tests.ui.test_translations import english  # noqa: F401  # the English fixture
 from ui.context import AppContext
 from ui.desk_window import DeskWindow
 from ui.dialogs.help import RegulationDialog
@@ -129,3 +130,25 @@ def demo_pdfs(ctx: AppContext) -> Path:
     folder = getattr(printer, "folder", None)
     assert isinstance(folder, Path), printer
     return folder
+
+
+@pytest.mark.usefixtures("english")
+def test_help_speaks_english(qtbot: QtBot, demo_ctx: AppContext, session: FakeSession) -> None:
+    win = make_window(qtbot, demo_ctx, session)
+    try:
+        assert help_of(win).menu.title() == "&Help"
+        press(win, SHORTCUTS_KEY)
+        overlay = help_of(win).overlay
+        assert overlay is not None
+        titles = {title for _g, _k, title in overlay.rows}
+        assert "Keyboard shortcuts" in titles and "Atajos de teclado" not in titles
+        screenshot(win, "help-shortcuts-en")
+        overlay.close()
+        press(win, REGULATION_KEY)
+        dialog = help_of(win).regulation
+        assert dialog is not None
+        assert dialog.windowTitle() == "Casino Gaming Regulation (Decree 58/2006)"
+        screenshot(dialog, "help-regulation-en")
+        dialog.reject()
+    finally:
+        win.stop()
