@@ -120,7 +120,7 @@ def reprint_hint(number: int) -> dict[str, Any]:
         "code": code.value,
         "message": text(code, "es"),
         "message_en": text(code, "en"),
-        "command": f'print-card {number} --reason "..."',
+        "command": f'print-card {number} --reason "..." --director NAME',
     }
 
 

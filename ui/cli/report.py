@@ -135,6 +135,11 @@ def _figures_json(figures: Figures) -> dict[str, Any]:
         "revenue_cents": figures.revenue_cents,
         "revenue_by_type": dict(figures.revenue_by_type),
         "refusals": dict(figures.refusals),
+        # art. 22: re-entries on a card held are neither refusals nor visits; the not
+        # admitted (the RIAJ unavailable, an admission dismissed) are no refusals either
+        "reentries": figures.reentries,
+        "not_admitted": figures.not_admitted,
+        "not_admitted_reasons": dict(figures.not_admitted_reasons),
     }
 
 
