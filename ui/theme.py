@@ -156,43 +156,46 @@ def style_sheet(theme: Theme) -> str:
     rectangle is not seen from the counter's other side."""
     ring = f"border: 3px solid {theme.highlight};"
     tick = _TICK.as_posix()
-    focusable = ", ".join(
-        f"{kind}:focus"
-        for kind in (
-            "QPushButton",
-            "QToolButton",
-            "QLineEdit",
-            "QComboBox",
-            "QSpinBox",
-            "QDoubleSpinBox",
-            "QDateEdit",
-            "QTimeEdit",
-            "QDateTimeEdit",
-            "QPlainTextEdit",
-            "QTextEdit",
-            "QTextBrowser",
-            "QAbstractItemView",
-            "QTabWidget",
-        )
-    )
+    icons = _TICK.parent.as_posix()
+    ink = "black" if theme.name == "light" else "white"  # the arrows of spin and combo boxes
+    fields = "QLineEdit, QComboBox, QSpinBox, QDoubleSpinBox, QDateEdit, QTimeEdit, QDateTimeEdit"
+    focused_fields = ", ".join(f"{kind.strip()}:focus" for kind in fields.split(","))
+    # the border grows on focus and the padding shrinks by as much: the text never moves
+    # nor is cut (a bold or thicker frame would need a width the layout did not give)
     return f"""
 QToolTip {{ color: {theme.text}; background: {theme.alt_base}; border: 1px solid {theme.border}; }}
-QPushButton {{ padding: 6px 14px; border: 1px solid {theme.border}; border-radius: 4px;
-    background: {theme.button}; color: {theme.text}; }}
-QPushButton:default {{ border: 2px solid {theme.border}; font-weight: bold; }}
-QPushButton:disabled {{ color: {theme.disabled}; border-color: {theme.disabled}; }}
-QLineEdit, QComboBox, QSpinBox, QDoubleSpinBox, QDateEdit, QTimeEdit, QDateTimeEdit,
-QPlainTextEdit, QTextEdit {{ border: 1px solid {theme.border}; border-radius: 3px;
-    padding: 2px 4px; background: {theme.base}; color: {theme.text}; }}
-{focusable} {{ {ring} }}
-QCheckBox:focus, QRadioButton:focus {{ {ring} border-radius: 4px; }}
-QCheckBox, QRadioButton {{ padding: 3px; border: 3px solid transparent; }}
+QPushButton, QToolButton {{ padding: 6px 14px; border: 1px solid {theme.border};
+    border-radius: 4px; background: {theme.button}; color: {theme.text}; }}
+QPushButton:default {{ border: 2px solid {theme.border}; padding: 5px 13px; }}
+QPushButton:focus, QToolButton:focus {{ {ring} padding: 4px 12px; }}
+QPushButton:disabled, QToolButton:disabled {{ color: {theme.disabled};
+    border-color: {theme.disabled}; }}
+{fields}, QPlainTextEdit, QTextEdit {{ border: 1px solid {theme.border}; border-radius: 3px;
+    padding: 3px 5px; background: {theme.base}; color: {theme.text}; }}
+{focused_fields} {{ {ring} padding: 1px 3px; }}
+QPlainTextEdit:focus, QTextEdit:focus, QTextBrowser:focus, QAbstractItemView:focus,
+QTabWidget:focus {{ {ring} }}
+QCheckBox, QRadioButton {{ padding: 3px; border: 3px solid transparent; border-radius: 4px; }}
+QCheckBox:focus, QRadioButton:focus {{ {ring} }}
 QCheckBox::indicator, QAbstractItemView::indicator {{ width: 20px; height: 20px;
     border: 2px solid {theme.border}; border-radius: 3px; background: {theme.base}; }}
 QCheckBox::indicator:checked, QAbstractItemView::indicator:checked {{
     background: {theme.highlight}; border-color: {theme.highlight}; image: url({tick}); }}
 QCheckBox::indicator:disabled {{ border-color: {theme.disabled}; }}
+QRadioButton::indicator {{ width: 18px; height: 18px; border: 2px solid {theme.border};
+    border-radius: 11px; background: {theme.base}; }}
+QRadioButton::indicator:checked {{ background: {theme.highlight};
+    border: 5px solid {theme.base}; outline: 2px solid {theme.border}; }}
 QTabBar::tab:focus {{ {ring} }}
+QSpinBox::up-button, QSpinBox::down-button, QDateEdit::up-button, QDateEdit::down-button,
+QTimeEdit::up-button, QTimeEdit::down-button, QDoubleSpinBox::up-button,
+QDoubleSpinBox::down-button {{ width: 20px; border-left: 1px solid {theme.border}; }}
+QSpinBox::up-arrow, QDateEdit::up-arrow, QTimeEdit::up-arrow, QDoubleSpinBox::up-arrow {{
+    image: url({icons}/arrow-up-{ink}.svg); width: 12px; height: 8px; }}
+QSpinBox::down-arrow, QDateEdit::down-arrow, QTimeEdit::down-arrow, QComboBox::down-arrow,
+QDoubleSpinBox::down-arrow {{ image: url({icons}/arrow-down-{ink}.svg); width: 12px;
+    height: 8px; }}
+QComboBox::drop-down {{ width: 22px; border-left: 1px solid {theme.border}; }}
 QLabel#demoBanner {{ background: {DEMO_COLOUR}; color: #FFFFFF; font-weight: bold;
     padding: 4px; }}
 """
