@@ -9,11 +9,13 @@ card and the voucher closed against it; the same document must come back.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
 from admission.desk import AdmissionDesk, AdmissionResult, DeskDocument, Evaluation
 from admission.errors import InvalidStateError, NotFoundError
-from admission.ports import Clock
+from admission.ports import AuditTrail, Clock
 from admission.verdict import Outcome
 from admission.vouchers.model import (
     NewVoucher,
@@ -88,4 +90,44 @@ def exchange_voucher(
     return result
 
 
-__all__ = ["VoucherIssue", "VoucherStatus", "exchange_voucher", "issue_voucher"]
+def list_open_vouchers(
+    book: VoucherBook,
+    audit: AuditTrail,
+    clock: Clock,
+    *,
+    operator: str,
+    issued_before: datetime | None = None,
+) -> Sequence[Voucher]:
+    """The open vouchers (their holders' names and document numbers), the reading
+    recorded under ``operator`` before it is shown (art. 20.4: the file is confidential)."""
+    found = book.open_vouchers(issued_before=issued_before)
+    audit.append(
+        operator, "VOUCHERS_LISTED", "vouchers:open", clock.now(), {"vouchers": str(len(found))}
+    )
+    return found
+
+
+def cancel_voucher(
+    book: VoucherBook, audit: AuditTrail, clock: Clock, number: int, reason: str, *, operator: str
+) -> Voucher:
+    """Voucher ``number`` cancelled (the document and the money returned), recorded under
+    ``operator`` with the deposit it returned."""
+    cancelled = book.cancel_voucher(number, reason, clock.now())
+    audit.append(
+        operator,
+        "VOUCHER_CANCELLED",
+        f"voucher:{cancelled.number}",
+        clock.now(),
+        {"price_cents": str(cancelled.price_cents)},
+    )
+    return cancelled
+
+
+__all__ = [
+    "VoucherIssue",
+    "VoucherStatus",
+    "cancel_voucher",
+    "exchange_voucher",
+    "issue_voucher",
+    "list_open_vouchers",
+]

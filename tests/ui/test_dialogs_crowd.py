@@ -150,6 +150,10 @@ def test_the_closing_list_shows_the_vouchers_open_at_closing(
     pending.cancel_reason.setPlainText("El cliente se marcha sin formalizar")
     pending.cancel_button.click()
     assert len(pending.open_numbers()) == 1
+    # the listings (names, document numbers) and the cancellation are the clerk's, recorded
+    entries = [(e.actor, e.action) for e in night_ctx.store.audit_entries(0, 100_000)]
+    assert (CLERK.username, "VOUCHER_CANCELLED") in entries
+    assert entries.count((CLERK.username, "VOUCHERS_LISTED")) >= 2  # opened, then refreshed
     # a voucher whose print failed is printed again from the list
     pending.table.selectRow(0)
     pending.print_button.click()

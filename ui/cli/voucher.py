@@ -11,7 +11,12 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from admission.vouchers.desk import exchange_voucher, issue_voucher
+from admission.vouchers.desk import (
+    cancel_voucher,
+    exchange_voucher,
+    issue_voucher,
+    list_open_vouchers,
+)
 from admission.vouchers.model import Voucher, voucher_view
 from ui.cli.access import actor_for
 from ui.cli.args import (
@@ -60,18 +65,17 @@ def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
     operator = actor_for(args, ctx, f"voucher {command}")  # signed in before anything
     if command == "open":
         closing = ctx.desk.config.hours.closing_at(ctx.clock.now()) if args.closing else None
-        vouchers = book.open_vouchers(issued_before=closing)
-        # names and document numbers are read: recorded before they are answered
-        ctx.store.append(operator, "VOUCHERS_LISTED", "vouchers:open", ctx.clock.now(),
-                         {"vouchers": str(len(vouchers))})  # fmt: skip
+        vouchers = list_open_vouchers(
+            book, ctx.store, ctx.clock, operator=operator, issued_before=closing
+        )
         return ExitCode.OK, {
             "closing": closing.isoformat() if closing else None,
             "vouchers": [_json(v) for v in vouchers],
         }
     if command == "cancel":
-        cancelled = book.cancel_voucher(args.voucher_number, args.reason, ctx.clock.now())
-        ctx.store.append(operator, "VOUCHER_CANCELLED", f"voucher:{cancelled.number}",
-                         ctx.clock.now(), {"price_cents": str(cancelled.price_cents)})  # fmt: skip
+        cancelled = cancel_voucher(
+            book, ctx.store, ctx.clock, args.voucher_number, args.reason, operator=operator
+        )
         return ExitCode.OK, _json(cancelled)
     document, problem = document_from_args(args, ctx.tools.today())
     if problem is not None or document is None:

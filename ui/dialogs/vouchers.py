@@ -54,7 +54,13 @@ from admission.spanish_ids import (
     normalise,
 )
 from admission.verdict import IDENTITY_DOCUMENTS, Reason, age_on
-from admission.vouchers.desk import VoucherIssue, exchange_voucher, issue_voucher
+from admission.vouchers.desk import (
+    VoucherIssue,
+    cancel_voucher,
+    exchange_voucher,
+    issue_voucher,
+    list_open_vouchers,
+)
 from admission.vouchers.model import (
     MAX_DOCUMENT,
     MAX_NAME,
@@ -432,10 +438,14 @@ class VouchersDialog(QDialog):
         offline = ctx.offline_vouchers
         if offline is not None:  # the desk's own queue: listed even without the server
             self._runner.submit(offline.pending, self._fill_provisional, self.errors.show_error)
-        book = ctx.vouchers
-        run_job(
-            self._runner, lambda: book.open_vouchers(issued_before=closing), self._fill, self.errors
-        )
+        book, operator = ctx.vouchers, self._operator
+
+        def listed() -> Sequence[Voucher]:  # names and document numbers: recorded
+            return list_open_vouchers(
+                book, ctx.store, ctx.clock, operator=operator, issued_before=closing
+            )
+
+        run_job(self._runner, listed, self._fill, self.errors)
 
     def _fill_provisional(self, queued: Sequence[QueuedVoucher]) -> None:
         table = self.provisional_table
@@ -608,7 +618,7 @@ class VouchersDialog(QDialog):
         if not reason:
             self.errors.show_code("REASON_REQUIRED")
             return
-        book, now = self._ctx.vouchers, self._ctx.clock.now()
+        ctx, operator = self._ctx, self._operator
 
         def done(_: Voucher) -> None:
             self.cancel_reason.clear()
@@ -617,7 +627,9 @@ class VouchersDialog(QDialog):
 
         run_job(
             self._runner,
-            lambda: book.cancel_voucher(voucher.number, reason, now),
+            lambda: cancel_voucher(
+                ctx.vouchers, ctx.store, ctx.clock, voucher.number, reason, operator=operator
+            ),
             done,
             self.errors,
             self.cancel_button,
