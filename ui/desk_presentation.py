@@ -193,7 +193,7 @@ class PresentationView(QObject):
             self.waiting_label.hide()
             return
         self.waiting_label.setText(
-            "⏸ "
+            "► "
             + self.tr(
                 "Documentos en espera: %1. Intro confirma y Esc descarta el veredicto en "
                 "pantalla; después se comprueba el siguiente"

@@ -77,6 +77,7 @@ def test_a_reentry_is_neutral_offers_the_reprint_and_is_no_refusal(
     assert "Ctrl+R" in banner.progress.text()
     assert visits(demo_ctx, lines) == ["ADMIT", "ALREADY_ADMITTED"]
     assert demo_ctx.store.last_card_number() == 1  # no number taken
+    qtbot.wait(100)  # the banner fits its fonts once laid out
     screenshot(window, "desk-verdict-already-admitted")
     # one key: the card held, looked up, the reason field ready (the director decides)
     before = demo_ctx.store.card(1)
@@ -110,6 +111,7 @@ def test_the_banner_says_the_type_and_price_enter_charges_and_the_type_resets(
     progress = window.verdict.progress.text()
     assert window.card_label(other) in progress
     assert format_euros(catalogue.types[other].price_cents) in progress
+    qtbot.wait(100)  # the banner fits its fonts once laid out
     screenshot(window, "desk-verdict-admit-charge")
     press(window, "Return")
     card = demo_ctx.store.card(1)
@@ -131,6 +133,7 @@ def test_the_next_document_waits_behind_the_verdict_and_the_window_says_so(
     assert window.controller.current is not None
     label = window.presentation.waiting_label
     assert label.isVisible() and "1" in label.text() and "Intro" in label.text()
+    qtbot.wait(100)  # the banner fits its fonts once laid out
     screenshot(window, "desk-document-waiting")
     read(window, first)  # the one on screen read again: recorded once, said
     assert "El mismo documento" in window.status.currentMessage()
@@ -155,7 +158,7 @@ def test_a_garbled_read_behind_a_verdict_leaves_it_on_screen(
 
 
 def test_the_register_unavailable_is_shown_as_not_admitted_not_as_a_refusal(
-    window: DeskWindow, demo_ctx: AppContext, desk_clock: FixedClock
+    qtbot: QtBot, window: DeskWindow, demo_ctx: AppContext, desk_clock: FixedClock
 ) -> None:
     desk_clock.advance(timedelta(hours=25))  # the RIAJ copy is past its age
     read(window, case(demo_ctx, "admitted").lines)
@@ -165,8 +168,9 @@ def test_the_register_unavailable_is_shown_as_not_admitted_not_as_a_refusal(
     assert text("REGISTRY_UNVERIFIABLE", "es") in banner.reasons.text()
     assert "no es una denegación" in banner.progress.text()
     assert "DENEGAR" not in banner.headline.text()
+    qtbot.wait(100)  # the banner fits its fonts once laid out
+    screenshot(window, "desk-verdict-not-admitted")
     assert visits(demo_ctx, case(demo_ctx, "admitted").lines) == ["NOT_ADMITTED"]
     press(window, "Return")  # seen: nothing more recorded, no card
     assert visits(demo_ctx, case(demo_ctx, "admitted").lines) == ["NOT_ADMITTED"]
     assert demo_ctx.store.last_card_number() == 0
-    screenshot(window, "desk-verdict-not-admitted")
