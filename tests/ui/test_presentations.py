@@ -211,3 +211,27 @@ def test_a_register_that_cannot_be_checked_is_not_admitted_and_not_a_refusal(
     assert (figures.refused, figures.not_admitted) == (0, 1)
     assert dict(figures.not_admitted_reasons) == {"REGISTRY_UNVERIFIABLE": 1}
     assert demo_ctx.store.last_card_number() == 0
+
+
+def test_a_document_under_the_camera_read_differently_is_still_one_presentation(
+    qtbot: QtBot, controller: DeskController, demo_ctx: AppContext, worker: StoreWorker
+) -> None:
+    """The camera's readings of one document can differ (a glare, another frame): the
+    same identity still in view is the same presentation."""
+    from tests.test_cli import spanish_dni_mrz
+
+    first, glare = spanish_dni_mrz(45454545), spanish_dni_mrz(45454545, expiry="360101")
+    assert first != glare
+    with qtbot.waitSignal(controller.verdict_ready, timeout=WAIT):
+        controller.submit_camera_mrz(first)
+    with qtbot.waitSignal(controller.admission_recorded, timeout=WAIT):
+        controller.admit()
+    controller.clear()  # the card handed over; the document is still under the camera
+    with qtbot.assertNotEmitted(controller.verdict_ready, wait=300):
+        controller.submit_camera_mrz(glare)
+    worker.wait_idle()
+    assert verdicts(demo_ctx, first) == [("ADMIT", ())]
+    controller.report_hint("NO_DOCUMENT")
+    with qtbot.waitSignal(controller.admission_recorded, timeout=WAIT) as again:
+        controller.submit_camera_mrz(glare)  # taken away and laid down again: new
+    assert again.args[0].reentry
