@@ -235,3 +235,26 @@ def test_a_document_under_the_camera_read_differently_is_still_one_presentation(
     with qtbot.waitSignal(controller.admission_recorded, timeout=WAIT) as again:
         controller.submit_camera_mrz(glare)  # taken away and laid down again: new
     assert again.args[0].reentry
+
+
+def test_documents_waiting_are_dropped_when_the_session_locks(
+    qtbot: QtBot,
+    controller: DeskController,
+    demo_ctx: AppContext,
+    session: FakeSession,
+    worker: StoreWorker,
+) -> None:
+    first, second = lines_of(demo_ctx, 0), lines_of(demo_ctx, 1)
+    show(qtbot, controller, first)
+    controller.submit_mrz(second)
+    assert controller.waiting == 1
+    session.is_locked = True  # the idle lock: the screen is cleared, nothing is queued
+    with (
+        qtbot.assertNotEmitted(controller.verdict_ready, wait=300),
+        qtbot.waitSignal(controller.document_waiting, timeout=WAIT) as waiting,
+    ):
+        controller.clear()
+    assert waiting.args == [0] and controller.waiting == 0
+    worker.wait_idle()
+    assert verdicts(demo_ctx, first) == [("NOT_ADMITTED", ("DISMISSED_BY_CLERK",))]
+    assert verdicts(demo_ctx, second) == []
