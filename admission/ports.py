@@ -132,6 +132,11 @@ class PeopleListings(Protocol):
         """Bans neither lifted nor expired at ``at``, newest first; at most ``limit``."""
         ...
 
+    def bans_ended(self, at: datetime, limit: int = 500) -> Sequence[Ban]:
+        """The history: bans lifted or expired by ``at`` (kept, art. 21.3: dated and
+        reasoned), newest first; at most ``limit``."""
+        ...
+
 
 class AuditTrail(Protocol):
     """Append-only audit trail, keyed and chained, committing to the rows it records

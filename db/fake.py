@@ -344,6 +344,10 @@ class FakeStore(FakeReportsMixin, FakeDataProtectionMixin):
         bans = sorted(self._bans.values(), key=lambda b: b.ban_id, reverse=True)
         return [b for b in bans if b.active_at(at)][:limit]
 
+    def bans_ended(self, at: datetime, limit: int = 500) -> Sequence[Ban]:
+        bans = sorted(self._bans.values(), key=lambda b: b.ban_id, reverse=True)
+        return [b for b in bans if _ended(b, at)][:limit]
+
     def staff_members(self, limit: int = 500) -> Sequence[StaffMember]:
         members = sorted(self._staff.values(), key=lambda m: (m.name, m.identity.text))
         return members[:limit]
@@ -587,3 +591,10 @@ def _require_reason(reason: str) -> None:
 
 def _card(number: int) -> list[tuple[str, bool]]:
     return [(f"card:{number}", False)]
+
+
+def _ended(ban: Ban, at: datetime) -> bool:
+    """Lifted or expired by ``at`` (``PeopleListings.bans_ended``)."""
+    lifted = ban.lifted_at is not None and ban.lifted_at <= at
+    expired = ban.expires_at is not None and ban.expires_at <= at
+    return (lifted or expired) and not ban.active_at(at)

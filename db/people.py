@@ -80,6 +80,19 @@ class PeopleMixin(CardsMixin):
             ).fetchall()
         return [ban for ban in map(ban_from_row, rows) if ban.active_at(at)]
 
+    def bans_ended(self, at: datetime, limit: int = 500) -> Sequence[Ban]:
+        """Bans lifted or expired by ``at``, newest first (``PeopleListings``)."""
+        moment = codec.ts(at)
+        with self._read() as conn:
+            rows = conn.execute(
+                f"SELECT {BAN_COLUMNS} FROM bans "
+                "WHERE (lifted_at IS NOT NULL AND lifted_at <= ?) "
+                "OR (expires_at IS NOT NULL AND expires_at <= ?) "
+                "ORDER BY ban_id DESC LIMIT ?",
+                (moment, moment, limit),
+            ).fetchall()
+        return [ban for ban in map(ban_from_row, rows) if not ban.active_at(at)]
+
     def staff_members(self, limit: int = 500) -> Sequence[StaffMember]:
         """Staff members, active or not, by name (``PeopleListings``)."""
         with self._read() as conn:

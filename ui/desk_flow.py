@@ -108,6 +108,9 @@ class DeskVerdict:
     last_visit: datetime | None
     observations: tuple[str, ...] = ()
     warnings: tuple[DeskFlowCode, ...] = ()
+    # the casino's bans of this person that have ended (lifted or expired): the past
+    # offence the clerk is told of (art. 21.2-3); the bans in force are the evaluation's
+    ended_bans: tuple[Ban, ...] = ()
 
     @property
     def document(self) -> IdentityDocument:
@@ -161,7 +164,8 @@ def describe(store: DeskFile, evaluation: Evaluation, *, seen_recently: bool) ->
     warnings: list[DeskFlowCode] = []
     if seen_recently:
         warnings.append(DeskFlowCode.SCANNED_RECENTLY)
-    if past_bans(store.bans(doc.identity), evaluation.at):
+    ended = tuple(past_bans(store.bans(doc.identity), evaluation.at))
+    if ended:
         warnings.append(DeskFlowCode.PAST_BAN)
     if doc.expiry_date is not None and doc.expiry_date == today:
         warnings.append(DeskFlowCode.DOCUMENT_EXPIRES_TODAY)
@@ -186,6 +190,7 @@ def describe(store: DeskFile, evaluation: Evaluation, *, seen_recently: bool) ->
         last,
         notes,
         tuple(warnings),
+        ended,
     )
 
 

@@ -1126,6 +1126,20 @@ class PgStore:
         )
         return [ban for ban in map(self._open.ban, rows) if ban.active_at(at)]
 
+    def bans_ended(self, at: datetime, limit: int = 500) -> Sequence[Ban]:
+        """Bans lifted or expired by ``at``, newest first (``PeopleListings``).
+        Personal data: the caller audits the reading (art. 20.4)."""
+        rows = self._read(
+            lambda tx: tx.all(
+                f"SELECT {BAN_COLUMNS} FROM bans AS t "
+                "WHERE (t.lifted_at IS NOT NULL AND t.lifted_at <= %s) "
+                "OR (t.expires_at IS NOT NULL AND t.expires_at <= %s) "
+                "ORDER BY t.ban_id DESC LIMIT %s",
+                (at, at, limit),
+            )
+        )
+        return [ban for ban in map(self._open.ban, rows) if not ban.active_at(at)]
+
     def add_ban(
         self,
         identity: IdentityKey,

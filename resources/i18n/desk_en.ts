@@ -656,12 +656,32 @@
         <translation>See every ban in force</translation>
     </message>
     <message>
+        <source>&amp;Historial</source>
+        <translation>&amp;History</translation>
+    </message>
+    <message>
+        <source>Ver las prohibiciones levantadas o terminadas</source>
+        <translation>See the bans lifted or ended</translation>
+    </message>
+    <message>
+        <source>Filtrar la lista por nombre, identidad o motivo</source>
+        <translation>Filter the list by name, identity or reason</translation>
+    </message>
+    <message>
+        <source>Filtrar: nombre, identidad, motivo, director…</source>
+        <translation>Filter: name, identity, reason, director…</translation>
+    </message>
+    <message>
         <source>Lista de prohibiciones</source>
         <translation>List of bans</translation>
     </message>
     <message>
         <source>Nº</source>
         <translation>No.</translation>
+    </message>
+    <message>
+        <source>Nombre</source>
+        <translation>Name</translation>
     </message>
     <message>
         <source>Identidad</source>
@@ -736,12 +756,16 @@
         <translation>no end</translation>
     </message>
     <message>
-        <source>levantada el %1</source>
-        <translation>lifted on %1</translation>
+        <source>levantada el %1: %2</source>
+        <translation>lifted on %1: %2</translation>
     </message>
     <message>
         <source>vencida el %1</source>
         <translation>expired on %1</translation>
+    </message>
+    <message>
+        <source>(sin ficha)</source>
+        <translation>(no file)</translation>
     </message>
     <message>
         <source>Sin prohibiciones</source>
@@ -2011,8 +2035,16 @@
         <translation>Warnings</translation>
     </message>
     <message>
+        <source>Prohibiciones</source>
+        <translation>Bans</translation>
+    </message>
+    <message>
         <source>Ficha nº</source>
         <translation>File no.</translation>
+    </message>
+    <message>
+        <source>Prohibición</source>
+        <translation>Ban</translation>
     </message>
     <message>
         <source>Documento de identidad</source>
@@ -2053,6 +2085,34 @@
     <message>
         <source>nueva (primera visita)</source>
         <translation>new (first visit)</translation>
+    </message>
+    <message>
+        <source>hasta %1</source>
+        <translation>until %1</translation>
+    </message>
+    <message>
+        <source>sin fecha de fin</source>
+        <translation>with no end date</translation>
+    </message>
+    <message>
+        <source>En vigor</source>
+        <translation>In force</translation>
+    </message>
+    <message>
+        <source>levantada el %1</source>
+        <translation>lifted on %1</translation>
+    </message>
+    <message>
+        <source>Anterior</source>
+        <translation>Past</translation>
+    </message>
+    <message>
+        <source>terminó el %1</source>
+        <translation>ended on %1</translation>
+    </message>
+    <message>
+        <source>%1: «%2», decidida por %3 el %4, %5</source>
+        <translation>%1: “%2”, decided by %3 on %4, %5</translation>
     </message>
 </context>
 <context>

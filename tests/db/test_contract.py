@@ -213,6 +213,31 @@ def test_bans_active_expire_and_lift(any_store: Any) -> None:
     assert "1" not in any_store.audit_entries()[0].details["identity"][:5]  # a keyed hash
 
 
+def test_the_ban_history_lists_the_lifted_and_the_expired_newest_first(any_store: Any) -> None:
+    """The director's ban list shows history (art. 21.3: every ban stays dated and
+    reasoned): what ended by the instant asked, never a ban in force, at most ``limit``."""
+    lifted = any_store.add_ban(dni(1), "disturbance", "director-1", T0)
+    expired = any_store.add_ban(dni(2), "symbols", "director-1", T0, T0 + 10 * DAY)
+    in_force = any_store.add_ban(dni(3), "threats", "director-2", T0 + DAY)
+    later = any_store.add_ban(dni(4), "cheating", "director-2", T0 + DAY, T0 + 40 * DAY)
+    any_store.lift_ban(lifted.ban_id, "appeal upheld", "director-2", T0 + 2 * DAY)
+    assert any_store.bans_ended(T0 + DAY) == []  # nothing had ended yet
+    assert [b.ban_id for b in any_store.bans_ended(T0 + 3 * DAY)] == [lifted.ban_id]
+    ended = any_store.bans_ended(T0 + 11 * DAY)
+    assert [b.ban_id for b in ended] == [expired.ban_id, lifted.ban_id]
+    assert (ended[1].lift_reason, ended[1].lifted_at) == ("appeal upheld", T0 + 2 * DAY)
+    assert [b.ban_id for b in any_store.bans_ended(T0 + 11 * DAY, limit=1)] == [expired.ban_id]
+    assert [b.ban_id for b in any_store.bans_in_force(T0 + 11 * DAY)] == [
+        later.ban_id,
+        in_force.ban_id,
+    ]
+    assert [b.ban_id for b in any_store.bans_ended(T0 + 50 * DAY)] == [
+        later.ban_id,
+        expired.ban_id,
+        lifted.ban_id,
+    ]
+
+
 def test_staff(any_store: Any) -> None:
     member = StaffMember(dni(5), "Ana Croupier", StaffRole.STAFF)
     any_store.add_staff(member, "director-1", T0)

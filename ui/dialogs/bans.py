@@ -4,11 +4,18 @@ A ban is the director's decision: it is written only after the director has conf
 with their own credentials (``authorise``), and the visitor file records it, dated and
 reasoned, under the director's user name (the store audits it). Lifting one keeps the
 ban and records why it was lifted.
+
+The list names the person (from the visitor file, when the person ever came in) beside
+the identity, can be narrowed by typing any part of a name, identity, reason or author
+(accent- and case-insensitive, in what is shown), and shows the history: the bans lifted
+or expired, with when and why. Every reading is audited (BAN_QUERY, BAN_LIST,
+BAN_HISTORY; art. 20.4).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import unicodedata
+from collections.abc import Callable, Sequence
 from datetime import date, datetime, time
 
 from PySide6.QtCore import QDate, Qt, Signal
@@ -30,7 +37,7 @@ from PySide6.QtWidgets import (
 
 from admission.errors import AdmissionError
 from admission.identity import IdentityKey
-from admission.records import Ban
+from admission.records import Ban, Visitor
 from ui.context import AppContext
 from ui.dialogs.common import (
     MADRID,
@@ -74,6 +81,7 @@ class BansDialog(QDialog):
         self._operator = operator  # the signed-in user: reading the list is audited
         self._listings = listings
         self._shown: list[Ban] = []
+        self._names: dict[int, str] = {}  # ban id -> the person's name in the file
         self.setWindowTitle(self.tr("Prohibiciones de entrada del casino (art. 21.2-3)"))
         self.setAccessibleName(self.windowTitle())
 
@@ -90,16 +98,34 @@ class BansDialog(QDialog):
         self.all_button.setAccessibleName(self.tr("Ver todas las prohibiciones en vigor"))
         self.all_button.setEnabled(listings is not None)
         self.all_button.clicked.connect(self.show_all)
+        self.history_button = QPushButton(self.tr("&Historial"))
+        self.history_button.setAccessibleName(
+            self.tr("Ver las prohibiciones levantadas o terminadas")
+        )
+        self.history_button.setEnabled(listings is not None)
+        self.history_button.clicked.connect(self.show_history)
         find_row = QHBoxLayout()
         find_row.addWidget(self.identity_edit, 1)
         find_row.addWidget(self.find_button)
         find_row.addWidget(self.all_button)
+        find_row.addWidget(self.history_button)
+        self.filter_edit = QLineEdit()
+        self.filter_edit.setAccessibleName(
+            self.tr("Filtrar la lista por nombre, identidad o motivo")
+        )
+        self.filter_edit.setPlaceholderText(
+            self.tr("Filtrar: nombre, identidad, motivo, director…")
+        )
+        self.filter_edit.setMaxLength(60)
+        self.filter_edit.setClearButtonEnabled(True)
+        self.filter_edit.textChanged.connect(self.apply_filter)
 
-        self.table = QTableWidget(0, 6)
+        self.table = QTableWidget(0, 7)
         self.table.setAccessibleName(self.tr("Lista de prohibiciones"))
         self.table.setHorizontalHeaderLabels(
             [
                 self.tr("Nº"),
+                self.tr("Nombre"),
                 self.tr("Identidad"),
                 self.tr("Motivo"),
                 self.tr("Decidida por"),
@@ -151,6 +177,7 @@ class BansDialog(QDialog):
 
         layout = QVBoxLayout(self)
         layout.addLayout(find_row)
+        layout.addWidget(self.filter_edit)
         layout.addWidget(self.table, 1)
         boxes = QHBoxLayout()
         boxes.addWidget(add_box)
@@ -158,7 +185,7 @@ class BansDialog(QDialog):
         layout.addLayout(boxes)
         layout.addWidget(self.errors)
         layout.addWidget(buttons)
-        self.resize(820, 520)
+        self.resize(980, 560)
         if identity is not None:
             self.show_person()
 
@@ -176,13 +203,13 @@ class BansDialog(QDialog):
             return
         store, now, actor = self._ctx.store, self._ctx.clock.now(), self._operator
 
-        def job() -> Sequence[Ban]:
+        def job() -> tuple[Sequence[Ban], dict[int, str]]:
             bans = store.bans(identity)
             # the ban list is part of the confidential visitor file (art. 20.4)
             store.append(actor, "BAN_QUERY", f"results:{len(bans)}", now)
-            return bans
+            return bans, _names(store.find_visitor, bans)
 
-        run_job(self._runner, job, self._fill, self.errors)
+        run_job(self._runner, job, self._fill_named, self.errors)
 
     def show_all(self) -> None:
         listings, store = self._listings, self._ctx.store
@@ -190,12 +217,31 @@ class BansDialog(QDialog):
             return
         now, actor = self._ctx.clock.now(), self._operator
 
-        def job() -> Sequence[Ban]:
+        def job() -> tuple[Sequence[Ban], dict[int, str]]:
             bans = listings.bans_in_force(now)
             store.append(actor, "BAN_LIST", f"results:{len(bans)}", now)
-            return bans
+            return bans, _names(store.find_visitor, bans)
 
-        run_job(self._runner, job, self._fill, self.errors)
+        run_job(self._runner, job, self._fill_named, self.errors)
+
+    def show_history(self) -> None:
+        """The bans lifted or expired (art. 21.3: kept, dated and reasoned)."""
+        listings, store = self._listings, self._ctx.store
+        if listings is None:
+            return
+        now, actor = self._ctx.clock.now(), self._operator
+
+        def job() -> tuple[Sequence[Ban], dict[int, str]]:
+            bans = listings.bans_ended(now)
+            store.append(actor, "BAN_HISTORY", f"results:{len(bans)}", now)
+            return bans, _names(store.find_visitor, bans)
+
+        run_job(self._runner, job, self._fill_named, self.errors)
+
+    def _fill_named(self, found: tuple[Sequence[Ban], dict[int, str]]) -> None:
+        bans, names = found
+        self._names = dict(names)
+        self._fill(bans)
 
     def _fill(self, bans: Sequence[Ban]) -> None:
         self._shown = list(bans)
@@ -204,11 +250,16 @@ class BansDialog(QDialog):
         for row, ban in enumerate(self._shown):
             until = local_time(ban.expires_at) or self.tr("sin fin")
             if ban.lifted_at is not None:
-                until = self.tr("levantada el %1").replace("%1", local_time(ban.lifted_at))
+                until = (
+                    self.tr("levantada el %1: %2")
+                    .replace("%1", local_time(ban.lifted_at))
+                    .replace("%2", bounded(ban.lift_reason, 120))
+                )
             elif not ban.active_at(now):
                 until = self.tr("vencida el %1").replace("%1", local_time(ban.expires_at))
             cells = (
                 str(ban.ban_id),
+                bounded(self._names.get(ban.ban_id, ""), 80) or self.tr("(sin ficha)"),
                 ban.identity.text,
                 bounded(ban.reason, 120),
                 bounded(ban.decided_by, 60),
@@ -220,13 +271,27 @@ class BansDialog(QDialog):
                 item.setData(Qt.ItemDataRole.AccessibleTextRole, value)
                 self.table.setItem(row, column, item)
         self.table.resizeColumnsToContents()
+        self.apply_filter()
         if self._shown:
             self.table.selectRow(0)
         else:
             self.errors.show_info(self.tr("Sin prohibiciones"))
 
+    def apply_filter(self) -> None:
+        """Rows holding every word typed (name, identity, reason, author...), accents
+        and case aside; the others are hidden, never dropped."""
+        words = _folded(self.filter_edit.text()).split()
+        for row in range(self.table.rowCount()):
+            cells = (self.table.item(row, c) for c in range(self.table.columnCount()))
+            text = _folded(" ".join(c.text() for c in cells if c is not None))
+            self.table.setRowHidden(row, not all(w in text for w in words))
+
     def shown_bans(self) -> list[Ban]:
         return list(self._shown)
+
+    def visible_bans(self) -> list[Ban]:
+        """The bans listed and not hidden by the filter."""
+        return [b for r, b in enumerate(self._shown) if not self.table.isRowHidden(r)]
 
     # -- the director's decisions ----------------------------------------------------
     def _expiry(self) -> datetime | None:
@@ -297,3 +362,27 @@ class BansDialog(QDialog):
             self.errors,
             self.lift_button,
         )
+
+
+def _folded(text: str) -> str:
+    """Lower case without accents (``Peña`` and ``pena`` match)."""
+    decomposed = unicodedata.normalize("NFD", text.casefold())
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def _names(
+    find_visitor: Callable[[IdentityKey], Visitor | None], bans: Sequence[Ban]
+) -> dict[int, str]:
+    """The name the visitor file holds for each banned person (a person banned before
+    ever coming in has none); one look-up per identity."""
+    by_identity: dict[str, str] = {}
+    names: dict[int, str] = {}
+    for ban in bans:
+        key = ban.identity.text
+        if key not in by_identity:
+            visitor = find_visitor(ban.identity)
+            by_identity[key] = (
+                "" if visitor is None else f"{visitor.given_names} {visitor.surname}".strip()
+            )
+        names[ban.ban_id] = by_identity[key]
+    return names

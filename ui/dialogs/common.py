@@ -373,6 +373,9 @@ class StoreListings:
     def bans_in_force(self, at: datetime, limit: int = 500) -> Sequence[Ban]:
         return self._store.bans_in_force(at, min(limit, self._limit))
 
+    def bans_ended(self, at: datetime, limit: int = 500) -> Sequence[Ban]:
+        return self._store.bans_ended(at, min(limit, self._limit))
+
 
 class ShownDocument(Protocol):
     """What the dialogs show of the document on screen (a ``DeskDocument``)."""

@@ -4,11 +4,14 @@ Document data is shown as plain, bounded text (a document can carry anything).""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QWidget
 
+from admission.records import Ban
 from ui.desk_flow import DeskVerdict
-from ui.dialogs.common import bounded, local_date, local_time, message
+from ui.dialogs.common import MADRID, bounded, local_date, local_time, message
 from ui.theme import current_theme
 from ui.widgets import ElidedLabel, WrappedLabel, shown_lines
 
@@ -17,6 +20,7 @@ __all__ = ["IdentityPanel"]
 NAME_LIMIT = 120  # characters of a name shown (a document can carry anything)
 DOCUMENT_LIMIT = 160
 NOTES_LIMIT = 600
+BANS_LIMIT = 900
 VALUE_MIN_CHARS = 24  # the value column never gets narrower than this
 
 
@@ -44,6 +48,8 @@ class IdentityPanel(QGroupBox):
         self.last_visit = line(self.tr("Última visita"))
         self.observations = lines(self.tr("Observaciones"), NOTES_LIMIT, 4)
         self.warnings = lines(self.tr("Avisos"), NOTES_LIMIT, 8)  # whole: they are read
+        # the casino's bans (art. 21.2-3): reason, author, start and end, in force first
+        self.bans = lines(self.tr("Prohibiciones"), BANS_LIMIT, 8)
         self.warnings.setStyleSheet(f"color: {current_theme().warning}; font-weight: bold;")
         form = QFormLayout(self)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
@@ -57,6 +63,7 @@ class IdentityPanel(QGroupBox):
             (self.tr("Visitas"), self.visits),
             (self.tr("Última visita"), self.last_visit),
             (self.tr("Observaciones"), self.observations),
+            (self.tr("Prohibición"), self.bans),
             (self.tr("Avisos"), self.warnings),
         ]
         self.row_labels: list[QLabel] = []
@@ -67,6 +74,8 @@ class IdentityPanel(QGroupBox):
             label.setBuddy(field)
             self.row_labels.append(label)
             form.addRow(label, field)
+        self._form = form
+        form.setRowVisible(self.bans, False)  # only for a person the casino banned
 
     def clear(self) -> None:
         for field in (
@@ -78,8 +87,10 @@ class IdentityPanel(QGroupBox):
             self.last_visit,
             self.observations,
             self.warnings,
+            self.bans,
         ):
             field.setText("")
+        self._form.setRowVisible(self.bans, False)
 
     def _kind(self, doc_type: str) -> str:
         names = {
@@ -114,3 +125,37 @@ class IdentityPanel(QGroupBox):
         self.warnings.setStyleSheet(f"color: {current_theme().warning}; font-weight: bold;")
         warnings = ("⚠ " + message(c) for c in verdict.warnings)
         self.warnings.setText(shown_lines(warnings, NOTES_LIMIT))
+        shown = self.ban_lines(verdict.evaluation.bans, verdict.ended_bans)
+        self.bans.setStyleSheet(f"color: {current_theme().warning};")
+        self.bans.setText(shown_lines(shown, BANS_LIMIT))
+        self._form.setRowVisible(self.bans, bool(shown))
+
+    def ban_lines(self, in_force: Sequence[Ban], ended: Sequence[Ban]) -> list[str]:
+        """One line per ban: in force first, then the ended ones (the past offence).
+        The reason and the author are the director's text: plain, bounded."""
+        shown: list[str] = []
+        for ban, active in [*((b, True) for b in in_force), *((b, False) for b in ended)]:
+            if active:
+                until = (
+                    self.tr("hasta %1").replace("%1", local_time(ban.expires_at))
+                    if ban.expires_at is not None
+                    else self.tr("sin fecha de fin")
+                )
+                head = self.tr("En vigor")
+            elif ban.lifted_at is not None:
+                until = self.tr("levantada el %1").replace("%1", local_time(ban.lifted_at))
+                head = self.tr("Anterior")
+            else:
+                assert ban.expires_at is not None  # ended, not lifted: it expired
+                until = self.tr("terminó el %1").replace("%1", local_time(ban.expires_at))
+                head = self.tr("Anterior")
+            line = (
+                self.tr("%1: «%2», decidida por %3 el %4, %5")
+                .replace("%1", head)
+                .replace("%2", bounded(ban.reason, 160))
+                .replace("%3", bounded(ban.decided_by, 40))
+                .replace("%4", local_date(ban.created_at.astimezone(MADRID).date()))
+                .replace("%5", until)
+            )
+            shown.append(line)
+        return shown
