@@ -101,8 +101,8 @@ class AdmissionEntry:
     card: NewCard | None = None  # None when refused, or for officials (R13)
     official_capacity: str = ""  # R13: capacity of an official on duty; no card, no charge
     # art. 22: one person, one valid card. Card types whose holder is admitted again on
-    # the same card while it is valid (a multi-day pass); any other open card refuses
-    # a second one (ALREADY_ADMITTED).
+    # the same card while it is valid (a multi-day pass); with any other open card the
+    # visit is a re-entry on it (ALREADY_ADMITTED), never a second card.
     reentry_types: frozenset[str] = frozenset()
     # The Madrid day the session running at ``at`` opened (before ``at``'s own date
     # after midnight): a card valid on any day from it to ``at``'s date is held.
@@ -120,8 +120,8 @@ class RecordedAdmission:
     card_number: int | None
     new_visitor: bool
     # The card the visitor already held, valid at the visit (art. 22): no second card
-    # was issued; the visit was refused (ALREADY_ADMITTED) or, for a card type that
-    # admits its holder again, recorded as admitted on that card.
+    # was issued; the visit was a re-entry on it (ALREADY_ADMITTED) or, for a card type
+    # that admits its holder again, recorded as admitted on that card.
     existing_card: int | None = None
 
 

@@ -54,7 +54,7 @@ class CardType:
     # art. 22: one person, one valid card. True: the holder comes back through the desk
     # on the same card while it is valid (a multi-day pass; the visit is checked and
     # recorded as admitted, no card issued). False: a second admission while the card
-    # is valid is refused with ALREADY_ADMITTED (the card is reprinted if lost).
+    # is valid is a re-entry on it, ALREADY_ADMITTED (the card is reprinted if lost).
     several_entries: bool = False
 
     def __post_init__(self) -> None:
