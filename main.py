@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
 from admission.accounts import AccountService, LockoutPolicy
+from admission.atomic_file import OutputGuard
 from admission.cards.catalogue import CardCatalogue
 from admission.clock import (
     CLOCK_OVERRIDE_ENV,
@@ -68,9 +69,10 @@ from admission.settings import Settings
 from admission.verdict import AdmissionPolicy, Outcome
 from admission.vouchers.model import VoucherBook
 from db.accounts import SqlAccounts
-from db.backup import BackupInfo, backup, stale_backups
+from db.backup import BACKUP_LIST, BackupInfo, backup, stale_backups
 from db.desk_counters import desk_counters
 from db.file_guard import preflight, refuse_existing
+from db.issued import ISSUED_FILE
 from db.keys import DbKey, KeyringBackend, resolve_key, system_keyring
 from db.pg.codes import PgDeskCode
 from db.registry_replica import ReplicaFront, ReplicaRegistry
@@ -228,9 +230,18 @@ def _file_parts(tools: Tools, store: SqlCipherStore) -> FileParts:
         raise
 
     def finish(ctx: AppContext) -> None:
-        ctx.backup_file = lambda out, actor: backup(
-            store, out, casino_id=settings["casino.id"], actor=actor, now=clock.now()
-        )
+        def backup_file(out: Path, actor: str, *, force: bool = False) -> BackupInfo:
+            return backup(
+                store,
+                out,
+                casino_id=settings["casino.id"],
+                actor=actor,
+                now=clock.now(),
+                guard=ctx.outputs,
+                force=force,
+            )
+
+        ctx.backup_file = backup_file
         ctx.server_copy = ServerCopier(tools, store)
         ctx.key_rotation = _NoServerKeys()
 
@@ -316,7 +327,7 @@ def _server_parts(tools: Tools, target: PgTarget) -> FileParts:
     )
 
 
-def _on_server_refused(out: Path, actor: str) -> BackupInfo:
+def _on_server_refused(out: Path, actor: str, *, force: bool = False) -> BackupInfo:
     raise InvalidStateError(
         "the visitor file is on the casino's server: its backups are the server's "
         "(pg_dump or base backups by its administrator; every personal value is sealed)",
@@ -411,13 +422,40 @@ def _wire(tools: Tools, parts: FileParts) -> AppContext:
             ),
             CasinoInfo(settings["casino.name"], settings["casino.id"], settings["casino.address"]),
         ),
-        export_target=FileExportTarget,
+        export_target=partial(FileExportTarget, guard=outputs_of(tools.data_dir)),
         reads=parts.reads,
+        outputs=outputs_of(tools.data_dir),
     )
     ctx.stale_backups = lambda now: stale_backups(tools.data_dir, now, desk.config.retention_months)
     parts.finish(ctx)
     ctx.closers.extend(parts.closers)
     return ctx
+
+
+# What the desk keeps, or may yet create, in its data folder: the visitor file's names
+# (its WAL, SHM, journal, marker and audit key begin so), temporary files, the settings,
+# the backup list, the high-water marks, the card PDFs, and a server desk's
+# certificates, database id and offline vouchers (db.pg.target.CERT_SUBDIR,
+# db.pg.desk.DATABASE_ID_FILE and OFFLINE_QUEUE_FILE: named here, not imported, to keep
+# psycopg out of a file desk's start; tests/test_cli_outputs.py checks they agree).
+DESK_OWN_NAMES = (
+    DB_FILE,
+    ".",
+    SETTINGS_FILE,
+    BACKUP_LIST,
+    ISSUED_FILE,
+    "cards",
+    "postgresql",
+    "database-id",
+    "offline-vouchers.db",
+    "demo.audit-key",
+)
+
+
+def outputs_of(data_dir: Path) -> OutputGuard:
+    """Where a file the operator names may go (--out, the save dialogs): never over the
+    visitor file nor anything of the desk's in its data folder (art. 20.4)."""
+    return OutputGuard(data_dir, DESK_OWN_NAMES)
 
 
 def desk_config(settings: Settings) -> DeskConfig:

@@ -36,6 +36,7 @@ from admission.codes import Code
 from admission.errors import AdmissionError
 
 __all__ = [
+    "ANYWHERE",
     "NAME_MAX",
     "OutputCode",
     "OutputError",
@@ -72,13 +73,16 @@ class OutputError(AdmissionError):
 @dataclass(frozen=True, slots=True)
 class OutputGuard:
     """Where the desk may write a file the operator names. ``folder`` is the data
-    folder; ``own`` the beginnings of the names of what in it belongs to the visitor
-    file (the file itself, so its WAL, SHM, journal, marker and audit key; the
-    settings, the backup list, the card PDFs...). A name in the data folder that
-    begins so, or anything below a folder of it that does, is never written."""
+    folder: whatever is already there, at its top, belongs to the desk (the visitor
+    file, its companions, the settings, the high-water marks...) and is never written
+    over. ``own`` are the beginnings of the names the desk keeps or may yet create there
+    (the visitor file's, so its WAL, SHM, journal, marker and audit key; temporary
+    files; the settings; the backup list; the card PDFs' and the certificates'
+    folders): such a name, and anything below it, is never written either. A folder
+    of the operator's own inside the data folder is an ordinary folder."""
 
-    folder: Path
-    own: tuple[str, ...]
+    folder: Path | None  # None: no data folder to keep (ANYWHERE)
+    own: tuple[str, ...] = ()
 
     def target(self, path: Path, *, force: bool = False) -> Path:
         """The resolved path ``path`` names, once checked (see the module's docstring).
@@ -116,9 +120,11 @@ class OutputGuard:
         return resolved
 
     def protects(self, resolved: Path) -> bool:
-        """Whether ``resolved`` (a resolved path) is, or lies under, a name of the data
-        folder that belongs to the visitor file. Names are compared case-folded: on a
-        file system that ignores case, ``VISITORS.DB`` is the visitor file."""
+        """Whether ``resolved`` (a resolved path) is the data folder, an entry at its
+        top that is there, or is or lies under one of its own names. Names are compared
+        case-folded: on a file system that ignores case, ``VISITORS.DB`` is the file."""
+        if self.folder is None:
+            return False
         try:
             folder = Path(os.path.realpath(self.folder))
         except (OSError, ValueError):
@@ -129,8 +135,10 @@ class OutputGuard:
             return False
         if not inside.parts:
             return True  # the data folder itself
-        first = inside.parts[0].casefold()
-        return any(first.startswith(own.casefold()) for own in self.own)
+        first = inside.parts[0]
+        if len(inside.parts) == 1 and os.path.lexists(resolved):
+            return True
+        return any(first.casefold().startswith(own.casefold()) for own in self.own)
 
     def write(self, path: Path, data: bytes, *, force: bool = False) -> Path:
         """``data`` at ``path`` once :meth:`target` accepts it, written atomically and
@@ -143,6 +151,10 @@ class OutputGuard:
             raise appeared() from exc
         sync_folder(resolved.parent)
         return resolved
+
+
+# the checks every output gets, with no data folder to keep (a test's, a tool's)
+ANYWHERE = OutputGuard(None)
 
 
 def write_atomically(

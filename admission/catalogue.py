@@ -1509,10 +1509,6 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "No se pudo escribir la copia (disco lleno o de solo lectura); no queda nada a medias",
         "The backup could not be written (disk full or read-only); no partial file is left",
     ),
-    "BACKUP_TARGET_EXISTS": (
-        "Ya hay un fichero con ese nombre: la copia nunca lo sobrescribe",
-        "A file with that name is already there: a backup never overwrites it",
-    ),
     "BACKUP_NOT_FOUND": ("No se encuentra la copia de seguridad", "The backup is not there"),
     "BACKUP_DAMAGED": (
         "La copia de seguridad está dañada: use otra copia",

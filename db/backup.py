@@ -29,13 +29,13 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import secrets
 import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import unique
 from pathlib import Path
 
+from admission.atomic_file import ANYWHERE, OutputGuard, appeared, publish, temp_beside
 from admission.codes import Code
 from admission.errors import StoreError, StoreErrorCode
 from admission.retention import RETENTION_MONTHS, retention_cutoff
@@ -68,7 +68,6 @@ class BackupCode(Code):
     """Why a backup or a restore of the visitor file was refused (art. 20.4)."""
 
     BACKUP_WRITE_FAILED = "BACKUP_WRITE_FAILED"  # disk full or read-only: no file was left
-    BACKUP_TARGET_EXISTS = "BACKUP_TARGET_EXISTS"  # a backup never overwrites a file
     BACKUP_NOT_FOUND = "BACKUP_NOT_FOUND"  # the backup to restore is not there
     BACKUP_DAMAGED = "BACKUP_DAMAGED"  # pages or structure of the copy fail the check
     BACKUP_AUDIT_BROKEN = "BACKUP_AUDIT_BROKEN"  # the copy's audit chain does not verify
@@ -104,36 +103,40 @@ def backup(
     casino_id: str = "",
     actor: str = "system",
     now: datetime | None = None,
+    guard: OutputGuard | None = None,
+    force: bool = False,
 ) -> BackupInfo:
-    """Write an encrypted copy of the open visitor file to ``out`` (a new file), audit
-    BACKUP and remember it in the data folder's backup list.
+    """Write an encrypted copy of the open visitor file to ``out`` (a new file; with
+    ``force`` a file already there is replaced), audit BACKUP and remember it in the
+    data folder's backup list. ``guard`` says where a copy may go (by default anywhere
+    but over the visitor file and its companions).
 
-    Raises StoreError: BACKUP_TARGET_EXISTS, BACKUP_WRITE_FAILED (nothing left at
-    ``out``), DAMAGED_FILE (a damaged file is restored, not copied).
+    Raises OutputError (admission.atomic_file: OUTPUT_EXISTS, OUTPUT_PROTECTED,
+    OUTPUT_NOT_A_FILE, OUTPUT_NO_FOLDER, OUTPUT_NAME_TOO_LONG - nothing was read),
+    StoreError: BACKUP_WRITE_FAILED (nothing left at ``out``), DAMAGED_FILE (a damaged
+    file is restored, not copied).
     """
     out = Path(out)
     taken_at = now or datetime.now(UTC)
     started = time.monotonic()
-    if out.exists() or out.is_symlink():
-        raise StoreError("the backup target already exists", code=BackupCode.BACKUP_TARGET_EXISTS)
+    if guard is None:
+        beside = store.path
+        guard = OutputGuard(beside.parent, (beside.name, ".")) if beside else ANYWHERE
+    out = guard.target(out, force=force)
     if store.damaged:
         raise StoreError(
             "the visitor file is damaged: restore it, do not copy it",
             code=StoreErrorCode.DAMAGED_FILE,
         )
-    temp = out.with_name(f".{out.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    temp = temp_beside(out)  # a short name: a target's name of 255 bytes still has one
     try:
         head_seq = _export(store, temp, casino_id, taken_at)
         _fsync_file(temp)
-        if out.exists():
-            raise FileExistsError(out.name)
-        os.replace(temp, out)
+        publish(temp, out, replace=force)
         _fsync_folder(out.parent)
-    except FileExistsError as exc:
+    except FileExistsError as exc:  # a file appeared there meanwhile: it is kept
         _remove(temp)
-        raise StoreError(
-            "the backup target already exists", code=BackupCode.BACKUP_TARGET_EXISTS
-        ) from exc
+        raise appeared() from exc
     except _WRITE_ERRORS as exc:
         _remove(temp)
         raise StoreError(

@@ -101,7 +101,7 @@ def test_a_clerk_takes_no_backup_and_an_existing_target_is_kept(
     monkeypatch.setenv("ADMISSION_PASSWORD", ADMIN[2])
     copy.write_bytes(b"something else")
     code, out = cli("backup", "--out", str(copy), data_dir=desk)
-    assert code != 0 and isinstance(out, dict) and out["error"] == "BACKUP_TARGET_EXISTS"
+    assert code != 0 and isinstance(out, dict) and out["error"] == "OUTPUT_EXISTS"
     assert copy.read_bytes() == b"something else"
 
 

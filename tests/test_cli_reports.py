@@ -191,7 +191,7 @@ def test_a_failed_export_leaves_no_file_and_no_entry(
 
     monkeypatch.setenv("ADMISSION_PASSWORD", DIRECTOR[2])
     with monkeypatch.context() as patched:
-        patched.setattr("hardware.printer.export_file.os.replace", full)
+        patched.setattr("admission.atomic_file.os.replace", full)
         code, answer = cli("report", "day", DAY, "--out", str(out), "--purpose", PURPOSE,
                            "--as", DIRECTOR[0], data_dir=data)  # fmt: skip
     assert (code, answer["error"]) == (3, refusal)  # type: ignore[index]
@@ -204,5 +204,6 @@ def test_an_export_into_a_missing_folder_is_refused(data: Path, exports: Path) -
     out = exports / "missing" / "busqueda.pdf"
     code, answer = cli("inspect", "export", "--name", "garcia", "--as", INSPECTOR[0],
                        "--purpose", PURPOSE, "--out", str(out), data_dir=data)  # fmt: skip
-    assert (code, answer["error"]) == (3, "EXPORT_FAILED")  # type: ignore[index]
+    assert (code, answer["error"]) == (1, "OUTPUT_NO_FOLDER")  # type: ignore[index]
     assert list(exports.iterdir()) == []
+    assert "INSPECT_EXPORT" not in {e.action for e in audit_entries(data)}  # refused first

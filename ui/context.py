@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from admission.accounts import AccountService
+from admission.atomic_file import OutputGuard
 from admission.cards.verification import VerificationStore
 from admission.data_protection import DataProtectionStore
 from admission.desk import DeskStore
@@ -185,8 +186,23 @@ def _no_restore(
     raise ConfigError("no restore was given to these tools")
 
 
-def _no_backup(out: Path, actor: str) -> BackupInfo:
+def _no_backup(out: Path, actor: str, *, force: bool = False) -> BackupInfo:
     raise ConfigError("no backup was given to this context")
+
+
+class ExportTargets(Protocol):
+    """Makes the target of an export (FileExportTarget), its path checked at once
+    (admission.atomic_file.OutputGuard); ``force``: a file already there is replaced
+    (never the visitor file nor what belongs to it)."""
+
+    def __call__(self, path: Path, *, force: bool = False) -> ExportTarget: ...
+
+
+class BackupFile(Protocol):
+    """An encrypted copy of the open file at ``out``, taken by ``actor``; ``force``: a
+    file already there is replaced (never the visitor file nor what belongs to it)."""
+
+    def __call__(self, out: Path, actor: str, *, force: bool = False) -> BackupInfo: ...
 
 
 def _no_backups_listed(now: datetime) -> list[KnownBackup]:
@@ -279,10 +295,13 @@ class AppContext:
     # the director's and the inspectors' reports and exports (arts. 14.1.b, 20.4)
     reports: ReportService
     # where an export goes: a file written whole or not at all (FileExportTarget)
-    export_target: Callable[[Path], ExportTarget]
+    export_target: ExportTargets
     # the reads of the reports, the search and data protection (the file itself, or the
     # server's read side)
     reads: DeskReads
+    # where a file the operator names may be written (--out): never over the visitor
+    # file or what belongs to it, a file already there only with --force (art. 20.4)
+    outputs: OutputGuard
     # the server the desk works on; None: the desk's own SQLCipher file
     server: ServerLink | None = None
     # provisional vouchers while the server is away (art. 23.4); None on a file desk
@@ -291,7 +310,7 @@ class AppContext:
     key_rotation: KeyRotation = field(default_factory=_NoKeyRotation)
     closers: list[Callable[[], None]] = field(default_factory=list)
     # an encrypted copy of the open file, taken while the desk works (art. 20.4)
-    backup_file: Callable[[Path, str], BackupInfo] = _no_backup
+    backup_file: BackupFile = _no_backup
     # known backups past retention still present (they hold personal data too)
     stale_backups: Callable[[datetime], list[KnownBackup]] = _no_backups_listed
     # the open file copied onto the casino's PostgreSQL server, verified

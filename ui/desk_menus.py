@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from enum import unique
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -664,7 +665,7 @@ class DeskMenus(QObject):
         ctx = self.window.ctx
         dialog = AccessReportDialog(
             reports,
-            ctx.export_target,
+            partial(ctx.export_target, force=True),  # the save dialog asked before replacing
             self.runner,
             operator,
             ctx.tools.today(),

@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from datetime import date
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -264,6 +265,7 @@ def inspection_controller(
         session,
         InspectionService(ctx.reads, ctx.reads, ctx.clock),
         reports=ctx.reports,
-        export_target=ctx.export_target,
+        # the save dialog asked before replacing a file; never the visitor file's
+        export_target=partial(ctx.export_target, force=True),
         parent=parent,
     )

@@ -19,7 +19,7 @@ import contextlib
 import errno
 from pathlib import Path
 
-from admission.atomic_file import OutputGuard, appeared, sync_folder, write_atomically
+from admission.atomic_file import ANYWHERE, OutputGuard, appeared, sync_folder, write_atomically
 from admission.reports import ReportCode, ReportError
 
 __all__ = ["FileExportTarget"]
@@ -50,7 +50,7 @@ class FileExportTarget:
     ) -> None:
         self.path = Path(path)
         self._force = force
-        self._resolved = (guard or OutputGuard(self.path.parent, ())).target(self.path, force=force)
+        self._resolved = (guard or ANYWHERE).target(self.path, force=force)
         self._written = False
 
     @property

@@ -106,9 +106,18 @@ def test_a_link_a_dot_dot_chain_or_a_hard_link_into_the_data_folder_is_refused(
     assert snapshot(data) == before and (tmp_path / "hard.pdf").read_bytes() == b"%PDF new"
 
 
-def test_a_new_name_elsewhere_in_the_data_folder_is_written(data: Path, guard: OutputGuard) -> None:
+def test_a_new_name_elsewhere_in_the_data_folder_is_written_once(
+    data: Path, guard: OutputGuard
+) -> None:
     written = guard.write(data / "leaflet.pdf", b"%PDF leaflet")
     assert written == data / "leaflet.pdf" and written.read_bytes() == b"%PDF leaflet"
+    # once there it is the desk's, as everything in its folder
+    (data / "database-id").write_text("a server's id\n")
+    for name in ("leaflet.pdf", "database-id"):
+        with pytest.raises(OutputError) as refused:
+            guard.write(data / name, b"%PDF over it", force=True)
+        assert refused.value.code is OutputCode.OUTPUT_PROTECTED
+    assert written.read_bytes() == b"%PDF leaflet"
 
 
 def test_a_file_already_there_is_kept_without_force_and_replaced_with_it(

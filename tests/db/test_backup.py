@@ -15,13 +15,14 @@ from pathlib import Path
 
 import pytest
 
+from admission.atomic_file import OutputCode, OutputError
 from admission.clock import FixedClock
 from admission.errors import StoreError
 from db import backup as backup_module
 from db.audit_key import ENV_VAR, AuditKey
 from db.backup import BACKUP_LIST, BackupCode, backup, stale_backups
-from db.restore import restore
 from db.keys import DbKey
+from db.restore import restore
 from db.store import SqlCipherStore
 from tests.db.factories import T0, dni, entry
 
@@ -194,9 +195,9 @@ def test_a_read_only_target_folder_is_a_clear_code(
     desk: SqlCipherStore, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     missing = tmp_path / "no-such-medium" / "copy.db"  # unmounted medium: no folder
-    with pytest.raises(StoreError) as err:
+    with pytest.raises(OutputError) as refused:
         backup(desk, missing)
-    assert err.value.code is BackupCode.BACKUP_WRITE_FAILED
+    assert refused.value.code is OutputCode.OUTPUT_NO_FOLDER
     media = tmp_path / "ro"
     media.mkdir()
     real_open = os.open
@@ -215,13 +216,38 @@ def test_a_read_only_target_folder_is_a_clear_code(
     assert _files(media) == []
 
 
-def test_a_backup_never_overwrites_a_file(desk: SqlCipherStore, tmp_path: Path) -> None:
+def test_a_backup_overwrites_a_file_only_when_forced(desk: SqlCipherStore, tmp_path: Path) -> None:
     out = tmp_path / "copy.db"
     out.write_bytes(b"older")
-    with pytest.raises(StoreError) as err:
+    with pytest.raises(OutputError) as refused:
         backup(desk, out)
-    assert err.value.code is BackupCode.BACKUP_TARGET_EXISTS
+    assert refused.value.code is OutputCode.OUTPUT_EXISTS
     assert out.read_bytes() == b"older"
+    backup(desk, out, force=True)
+    assert out.read_bytes()[:6] != b"older" and out.stat().st_mode & 0o077 == 0
+
+
+@pytest.mark.parametrize("name", ["visitors.db", "visitors.db-wal", "visitors.db.marker"])
+def test_a_backup_never_goes_over_the_visitor_file_even_forced(
+    desk: SqlCipherStore, name: str
+) -> None:
+    assert desk.path is not None
+    target = desk.path.parent / name
+    before = target.read_bytes() if target.exists() else None
+    with pytest.raises(OutputError) as refused:
+        backup(desk, target, force=True)
+    assert refused.value.code is OutputCode.OUTPUT_PROTECTED
+    assert (target.read_bytes() if target.exists() else None) == before
+    desk.record_admission(entry(7))  # the file is whole and working
+
+
+def test_a_backup_name_over_255_bytes_is_a_code(desk: SqlCipherStore, tmp_path: Path) -> None:
+    with pytest.raises(OutputError) as refused:
+        backup(desk, tmp_path / ("b" * 256))
+    assert refused.value.code is OutputCode.OUTPUT_NAME_TOO_LONG
+    # a name of 250 bytes is a name: the temporary file beside it is short
+    done = backup(desk, tmp_path / ("b" * 250))
+    assert done.path.name == "b" * 250 and done.size > 0
 
 
 def test_known_backups_older_than_six_months_are_stale(

@@ -10,11 +10,10 @@ hash, never in clear. The file is written whole or not at all.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 
 from admission.inspection import InspectionError
 from admission.reports import ReportError
-from ui.cli.args import bounded_int
+from ui.cli.args import add_output_arguments, bounded_int
 from ui.cli.report import export_json, refusal, signed_in, who_arguments
 from ui.cli.result import Command, CommandResult, ExitCode
 from ui.context import AppContext
@@ -32,7 +31,7 @@ def _arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser)
                         help="the person's identity number")  # fmt: skip
     parser.add_argument("--file", dest="file_number", type=bounded_int(1, 999_999_999),
                         default=None, help="the file number instead of ID")  # fmt: skip
-    parser.add_argument("--out", required=True, type=Path, help="the PDF file to write")
+    add_output_arguments(parser, required=True, what="the PDF file to write")
     who_arguments(parser, purpose=True)
 
 
@@ -42,7 +41,7 @@ def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
         done = ctx.reports.export_access_report(
             who,
             args.purpose,
-            ctx.export_target(args.out),
+            ctx.export_target(args.out, force=args.force),
             file_number=args.file_number,
             id_number=args.id_number,
         )

@@ -13,6 +13,7 @@ import argparse
 from collections.abc import Callable
 from dataclasses import asdict
 from datetime import UTC, date, datetime
+from pathlib import Path
 from typing import Any
 
 from admission.documents import (
@@ -36,6 +37,7 @@ __all__ = [
     "VOUCHER_NUMBER",
     "YEARS",
     "add_document_arguments",
+    "add_output_arguments",
     "bounded_int",
     "date_argument",
     "document_from_args",
@@ -108,6 +110,18 @@ CARD_NUMBER = bounded_int(1, 999_999_999)  # cards are numbered from 1 (art. 22)
 VOUCHER_NUMBER = bounded_int(1, 999_999_999)  # vouchers too (art. 23.4)
 FRAME_COUNT = bounded_int(1, 100_000)  # about an hour of camera at 30 frames a second
 BAUD_RATE = bounded_int(300, 4_000_000)  # serial and USB-CDC readers (RS-232 to FTDI)
+
+
+def add_output_arguments(parser: argparse.ArgumentParser, *, required: bool, what: str) -> None:
+    """``--out FILE`` and ``--force`` of a command that writes a file: a new name in a
+    folder that exists, or with ``--force`` a file already there; never the visitor
+    file nor anything in its data folder (admission.atomic_file.OutputGuard)."""
+    parser.add_argument("--out", type=Path, required=required, help=f"{what} (a new file)")
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="replace a file already at --out (never the visitor file or its folder's files)",
+    )
 
 
 def add_document_arguments(parser: argparse.ArgumentParser) -> None:

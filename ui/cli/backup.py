@@ -24,6 +24,7 @@ from pathlib import Path
 from admission.accounts import AccountService, Role
 from admission.codes import Code
 from admission.restore_loss import RestoreLoss, RestoreLossError
+from ui.cli.args import add_output_arguments
 from ui.cli.result import Command, CommandResult, ExitCode, error
 from ui.cli.sign_in import (
     NO_ACCOUNTS_ACTOR,
@@ -46,7 +47,7 @@ class BackupCliCode(Code):
 
 
 def _backup_arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) -> None:
-    parser.add_argument("--out", required=True, type=Path, help="the backup file to write (new)")
+    add_output_arguments(parser, required=True, what="the backup file to write")
     add_user_argument(parser)
 
 
@@ -58,7 +59,8 @@ def run_backup(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
             BackupCliCode.BACKUP_ROLE_REQUIRED,
             "a backup is taken by an administrator or the game director",
         )
-    info = ctx.backup_file(args.out, NO_ACCOUNTS_ACTOR if signed is None else signed.username)
+    who = NO_ACCOUNTS_ACTOR if signed is None else signed.username
+    info = ctx.backup_file(args.out, who, force=args.force)
     return ExitCode.OK, {
         "backup": str(info.path),
         "bytes": info.size,

@@ -13,7 +13,6 @@ JSON.
 from __future__ import annotations
 
 import argparse
-from pathlib import Path
 from typing import Any
 
 from admission.accounts import Operator
@@ -26,7 +25,13 @@ from admission.inspection import (
 )
 from admission.records import Visitor
 from admission.reports import ExportFormat, ReportError
-from ui.cli.args import CARD_NUMBER, bounded_int, date_argument, record_json
+from ui.cli.args import (
+    CARD_NUMBER,
+    add_output_arguments,
+    bounded_int,
+    date_argument,
+    record_json,
+)
 from ui.cli.report import export_json, refusal
 from ui.cli.result import Command, CommandResult, ExitCode, error
 from ui.cli.sign_in import Refusal, SignInCode, operator
@@ -66,7 +71,7 @@ def _arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser)
         default=None,
         help="pdf or csv (default: from --out's extension, else pdf)",
     )
-    export.add_argument("--out", required=True, type=Path, help="the file to write")
+    add_output_arguments(export, required=True, what="the file to write")
 
 
 def _criteria(parser: argparse.ArgumentParser) -> None:
@@ -144,7 +149,7 @@ def export(args: argparse.Namespace, ctx: AppContext, who: Operator) -> CommandR
         args.export_format
         or ("csv" if args.out.suffix.lower() == ".csv" else ExportFormat.PDF.value)
     )
-    target = ctx.export_target(args.out)
+    target = ctx.export_target(args.out, force=args.force)
     alone = args.file_number is not None and all(
         getattr(args, name) is None for name in _SEARCH_ONLY
     )

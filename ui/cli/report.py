@@ -20,7 +20,7 @@ from admission.accounts import Operator
 from admission.errors import AdmissionError
 from admission.inspection import InspectionCode, InspectionError
 from admission.reports import Figures, RenderedExport, ReportCode, ReportError
-from ui.cli.args import date_argument
+from ui.cli.args import add_output_arguments, date_argument
 from ui.cli.result import Command, CommandResult, ExitCode, error
 from ui.cli.sign_in import Refusal, SignInCode, operator
 from ui.context import AppContext
@@ -93,7 +93,7 @@ def _arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser)
         "director or a gaming inspector.",
     )
     day.add_argument("date", type=date_argument, help="the Madrid day, YYYY-MM-DD")
-    day.add_argument("--out", required=True, type=Path, help="the PDF file to write")
+    add_output_arguments(day, required=True, what="the PDF file to write")
     who_arguments(day, purpose=True)  # every name and document of the day (art. 20.4)
     figures = sub.add_parser(
         "figures",
@@ -113,7 +113,7 @@ def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
                 ctx.reports.figures(who, args.date_from, args.date_to)
             )
         done = ctx.reports.export_day_book(
-            who, args.date, ctx.export_target(args.out), purpose=args.purpose
+            who, args.date, ctx.export_target(args.out, force=args.force), purpose=args.purpose
         )
     except (ReportError, InspectionError) as refused:
         return refusal(refused)
