@@ -174,3 +174,28 @@ def test_the_register_unavailable_is_shown_as_not_admitted_not_as_a_refusal(
     press(window, "Return")  # seen: nothing more recorded, no card
     assert visits(demo_ctx, case(demo_ctx, "admitted").lines) == ["NOT_ADMITTED"]
     assert demo_ctx.store.last_card_number() == 0
+
+
+def test_the_inspectors_timeline_names_the_reentry_and_does_not_count_it(
+    qtbot: QtBot, demo_ctx: AppContext
+) -> None:
+    from datetime import timedelta as minutes_apart
+
+    from tests.ui.test_inspection_screen import DIRECTOR as INSPECTING_DIRECTOR
+    from tests.ui.test_inspection_screen import PURPOSE, admit, make_screen
+
+    first = admit(demo_ctx, 12345678, "GARCIA LOPEZ", "ANA")
+    assert isinstance(demo_ctx.clock, FixedClock)
+    demo_ctx.clock.advance(minutes_apart(minutes=40))
+    again = admit(demo_ctx, 12345678, "GARCIA LOPEZ", "ANA")
+    assert first.card is not None and again.reentry
+    screen = make_screen(qtbot, demo_ctx, INSPECTING_DIRECTOR)
+    screen.purpose_edit.setText(PURPOSE)
+    screen.name_edit.setText("garcia lopez")
+    screen.search()
+    screen.results_view.setCurrentIndex(screen.results.index(0, 0))
+    screen.timeline_button.click()
+    assert screen.timeline.rowCount() == 2  # both presentations are in the file
+    verdicts = [screen.timeline.row_texts(row)[3] for row in range(2)]
+    assert verdicts == ["Admitido", "Reentrada (no es visita)"]
+    assert "· 1 visitas" in screen.person_label.text()  # the re-entry is no visit

@@ -55,6 +55,7 @@ from PySide6.QtWidgets import (
 from admission.errors import AdmissionError
 from admission.inspection import Timeline, TimelineEntry, checked_purpose
 from admission.records import Visitor
+from admission.verdict import counts_as_visit
 from ui.dialogs.common import (
     ErrorLine,
     bounded,
@@ -510,7 +511,10 @@ class InspectionScreen(QWidget):
                 self.tr("Ficha %1 · %2 · %3 visitas")
                 .replace("%1", str(visitor.file_number))
                 .replace("%2", bounded(f"{visitor.surname}, {visitor.given_names}", 120))
-                .replace("%3", str(len(timeline.entries))),
+                # art. 20.3: re-entries on a card held are no new visits
+                .replace(
+                    "%3", str(sum(counts_as_visit(e.visit.verdict) for e in timeline.entries))
+                ),
                 200,
             )
         )
