@@ -21,7 +21,7 @@ from admission.clock import FixedClock
 from admission.restore_loss import LossReason, RestoreLoss, RestoreLossError
 from db.audit_key import ENV_VAR, AuditKey
 from db.backup import backup
-from db.issued import ISSUED_FILE, read_issued
+from db.issued import ISSUED_FILE, RECORD_BYTES, read_issued
 from db.keys import DbKey
 from db.restore import TEMP_PREFIX, restore, sweep_leftovers
 from db.store import SqlCipherStore
@@ -247,3 +247,27 @@ def test_the_record_follows_every_write_and_catches_up_at_open(
         pass
     caught_up = read_issued(folder)
     assert caught_up is not None and caught_up.highs == record.highs
+
+
+def test_the_record_is_rewritten_in_place_and_never_follows_a_link_or_a_pipe(
+    folder: Path, key: DbKey, clock: FixedClock, tmp_path: Path
+) -> None:
+    record = folder / ISSUED_FILE
+    with SqlCipherStore.open(folder / "visitors.db", key, clock=clock) as store:
+        _admit(store, range(1, 2))
+        inode = record.stat().st_ino
+        _admit(store, range(2, 3))
+        assert record.stat().st_ino == inode  # one pwrite, no rename per admission
+        assert record.stat().st_size == RECORD_BYTES
+        elsewhere = tmp_path / "elsewhere.txt"
+        elsewhere.write_text("untouched")
+        record.unlink()
+        record.symlink_to(elsewhere)
+        _admit(store, range(3, 4))
+        assert elsewhere.read_text() == "untouched" and not record.is_symlink()
+        record.unlink()
+        os.mkfifo(record)  # a write on a pipe without a reader would hang the desk
+        _admit(store, range(4, 5))
+        assert record.is_file()
+    found = read_issued(folder)
+    assert found is not None and found.highs.card == 4
