@@ -207,8 +207,9 @@ class DeskWindow(QMainWindow):
         left = QVBoxLayout()
         left.addWidget(self.offline_banner)
         left.addWidget(self.presentation.waiting_label)
-        left.addWidget(self.verdict, 2)
-        left.addWidget(self.identity, 3)
+        # the verdict is read from across the counter: it takes the larger share
+        left.addWidget(self.verdict, 3)
+        left.addWidget(self.identity, 2)
         right = QVBoxLayout()
         right.addWidget(self.preview, 3)
         right.addWidget(self.card_type)

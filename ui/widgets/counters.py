@@ -38,9 +38,14 @@ class CountersPanel(QWidget):
         def n(value: int | None) -> str:
             return "—" if value is None else str(value)
 
+        def shown(caption: str, value: int | None) -> str:
+            # the caption on its line, the number under it: a narrow column never
+            # splits the number from its words at a different place in each counter
+            return caption.strip() + "\n" + n(value)
+
         c = counters
-        self.today.setText(self.tr("Admisiones hoy: ") + n(c.admitted_today if c else None))
-        self.last_hour.setText(self.tr("Última hora: ") + n(c.admitted_last_hour if c else None))
+        self.today.setText(shown(self.tr("Admisiones hoy: "), c.admitted_today if c else None))
+        self.last_hour.setText(shown(self.tr("Última hora: "), c.admitted_last_hour if c else None))
         self.valid.setText(
-            self.tr("Tarjetas válidas ahora: ") + n(c.cards_valid_now if c else None)
+            shown(self.tr("Tarjetas válidas ahora: "), c.cards_valid_now if c else None)
         )

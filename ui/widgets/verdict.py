@@ -145,8 +145,11 @@ class VerdictBanner(QFrame):
         width = max(40, size.width() - left.left() - left.right() - portrait_w - 8)
         smallest_word = _pt_px(VERDICT_POINT_SIZE)
         word_px = max(smallest_word, _pixels(height, HEADLINE_SHARE, MAX_HEADLINE_PX))
-        word = _fit_width(
-            _bold(self.headline.font(), word_px), self.headline.text(), width, smallest_word
+        word = _fit_width(  # a margin each side: the word never touches the banner's edge
+            _bold(self.headline.font(), word_px),
+            self.headline.text(),
+            int(width * 0.94),
+            smallest_word,
         )
         progress = QFont(self.progress.font())
         progress.setPixelSize(max(_pt_px(BASE_PT), int(height * PROGRESS_SHARE)))
