@@ -75,3 +75,18 @@ def test_many_bars_still_paint(qtbot: QtBot) -> None:
     image = grab(chart)
     assert dark_palette().color(QPalette.ColorRole.Highlight).rgb() in colours(image)
     assert chart.accessibleDescription().count(";") == 30
+
+
+def test_the_counts_follow_the_window_language(qtbot: QtBot) -> None:
+    from ui.dialogs.common import set_language
+
+    chart = BarChart("Visitas")
+    qtbot.addWidget(chart)
+    chart.set_data([("lunes", 12345)])
+    assert "12.345" in chart.summary()  # Spanish: a dot between thousands
+    set_language("en")
+    try:
+        chart.set_data([("Monday", 12345)])
+        assert "12,345" in chart.summary()
+    finally:
+        set_language("es")

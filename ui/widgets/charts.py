@@ -9,8 +9,9 @@ A chart is also text for whoever cannot see it: the accessible name is its title
 the accessible description (``setAccessibleDescription``) lists every bar with its
 value, the same words :meth:`BarChart.summary` answers.
 
-Labels come from the visitor file (card-type labels, refusal texts): they are drawn as
-plain text, bounded in length, never interpreted.
+Labels come from the visitor file (card-type labels, refusal texts in the window's
+language, from the catalogue): they are drawn as plain text, bounded in length, never
+interpreted; numbers carry the language's thousands separator.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from ui.dialogs.common import bounded
+from ui.dialogs.common import bounded, language
 
 __all__ = ["BarChart", "Orientation"]
 
@@ -38,7 +39,9 @@ class Orientation(Enum):
 
 
 def _count(value: int) -> str:
-    return f"{value:,}".replace(",", ".")  # Spanish thousands separator
+    """A whole number with the thousands separator of the window's language."""
+    grouped = f"{value:,}"
+    return grouped if language() == "en" else grouped.replace(",", ".")
 
 
 class BarChart(QWidget):
