@@ -9,6 +9,7 @@ import logging
 import tempfile
 from collections.abc import Iterator
 from datetime import date
+from functools import partial
 from pathlib import Path
 
 import cv2
@@ -26,6 +27,7 @@ from hardware.camera.fake import FakeCamera
 from hardware.generators.synthetic import render_document
 from hardware.sound import TonePlayer
 from tests.ui.conftest import FakeSession
+from ui.app import DeskShell
 from ui.context import AppContext
 from ui.demo_scenario import seed_demo_file
 from ui.desk_window import DeskWindow, build_desk_window
@@ -376,3 +378,58 @@ def test_screenshots_of_the_verdicts_in_each_theme(
         qapp.setStyleSheet(sheet)
         qapp.setFont(font)
         qapp.setPalette(palette)
+
+
+def open_demo_shell(qapp: QApplication, data: Path) -> DeskShell:
+    from main import build_context, build_tools
+    from ui.app import AppStart
+
+    start = AppStart(
+        build_tools=partial(build_tools, data, demo=True), build_context=build_context, demo=True
+    )
+    shell = DeskShell(qapp, start)
+    assert shell.open() is None
+    return shell
+
+
+def test_the_desk_opens_maximised_then_as_it_was_left_on_that_screen(
+    qtbot: QtBot, qapp: QApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ui.window_geometry import GEOMETRY_FILE, restore_window, screen_key
+
+    monkeypatch.delenv("ADMISSION_DB_KEY", raising=False)
+    data = tmp_path / "demo"
+    shell = open_demo_shell(qapp, data)
+    try:
+        first = shell.window
+        assert first is not None
+        qtbot.waitUntil(first.isMaximized)  # the first time on this screen
+        first.showNormal()
+        qtbot.waitUntil(lambda: not first.isMaximized())
+        first.resize(first.minimumSizeHint().expandedTo(QSize(1010, 700)))
+        qtbot.wait(50)
+        left = (first.width(), first.height())
+    finally:
+        shell.close()  # keeps the place for this screen
+    assert (data / GEOMETRY_FILE).is_file()
+    assert screen_key(qapp.primaryScreen()) in (data / GEOMETRY_FILE).read_text()
+    again = open_demo_shell(qapp, data)
+    try:
+        window = again.window
+        assert window is not None
+        qtbot.waitExposed(window)
+        assert not window.isMaximized()
+        assert (window.width(), window.height()) == left
+    finally:
+        again.close()
+    # another screen (another name or size) has no place kept: maximised there
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    ini = (data / GEOMETRY_FILE).read_text()
+    (elsewhere / GEOMETRY_FILE).write_text(
+        ini.replace(screen_key(qapp.primaryScreen()), "HDMI-1-3840x2160")
+    )
+    other = QWidget()
+    qtbot.addWidget(other)
+    restore_window(other, elsewhere)
+    qtbot.waitUntil(other.isMaximized)
