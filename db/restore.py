@@ -70,6 +70,7 @@ from db.restore_history import assess
 from db.restore_sweep import (
     SIDE_FILES,
     TEMP_PREFIX,
+    folder_lock,
     fsync_folder,
     remove_with_sides,
     sweep_leftovers,
@@ -398,6 +399,17 @@ def _resume_counters(conn: sqlite3.Connection, loss: RestoreLoss) -> None:
 def _put_in_place(temp: Path, path: Path, key: DbKey, copy: _Copy, at: datetime) -> None:
     """fsync, marker, record, rename: once the marker is written, a killed restore is
     finished by the next command's sweep (the copy is whole and checked)."""
+    try:
+        with folder_lock(path.parent):  # two restores into one folder: one wins, whole
+            _mark_and_rename(temp, path, key, copy, at)
+    except OSError as exc:  # the folder cannot be locked
+        raise StoreError(
+            f"the backup could not be put in place ({_why(exc)})",
+            code=BackupCode.RESTORE_WRITE_FAILED,
+        ) from exc
+
+
+def _mark_and_rename(temp: Path, path: Path, key: DbKey, copy: _Copy, at: datetime) -> None:
     try:
         _fsync_file(temp)
         for side in _SIDE:

@@ -20,13 +20,22 @@ import fcntl
 import logging
 import os
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 from admission.errors import StoreError
 from db.backup import DB_FILE
 from db.file_guard import read_marker, salt_of
 
-__all__ = ["SIDE_FILES", "TEMP_PREFIX", "fsync_folder", "remove_with_sides", "sweep_leftovers"]
+__all__ = [
+    "SIDE_FILES",
+    "TEMP_PREFIX",
+    "folder_lock",
+    "fsync_folder",
+    "remove_with_sides",
+    "sweep_leftovers",
+    "unlink",
+]
 
 log = logging.getLogger(__name__)
 
@@ -73,13 +82,16 @@ def _sweep_copy(temp: Path, path: Path) -> list[str]:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             return []  # a restore is running
-        if _finished(temp, path):
-            with contextlib.suppress(OSError):
-                os.replace(temp, path)
-                fsync_folder(path.parent)
-                log.warning("an interrupted restore was completed (its copy was checked)")
-                return [temp.name]
-        return remove_with_sides(temp)
+        try:
+            with folder_lock(path.parent):
+                if _finished(temp, path):
+                    os.replace(temp, path)
+                    fsync_folder(path.parent)
+                    log.warning("an interrupted restore was completed (its copy was checked)")
+                    return [temp.name]
+                return remove_with_sides(temp)
+        except OSError:
+            return []  # left for a command that can write the folder
     finally:
         os.close(fd)
 
@@ -105,6 +117,18 @@ def _alive(pid: int) -> bool:
     except OSError:
         return True  # someone else's process
     return True
+
+
+@contextlib.contextmanager
+def folder_lock(folder: Path) -> Iterator[None]:
+    """An exclusive flock on the data folder itself while a restore's marker and copy
+    are put in place (or a killed one's are finished): one restore wins, whole."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
 
 
 def unlink(path: Path) -> bool:

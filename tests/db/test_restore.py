@@ -12,12 +12,14 @@ import fcntl
 import json
 import os
 import shutil
+import threading
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
 from admission.clock import FixedClock
+from admission.errors import StoreError
 from admission.restore_loss import LossReason, RestoreLoss, RestoreLossError
 from db.audit_key import ENV_VAR, AuditKey
 from db.backup import backup
@@ -271,3 +273,32 @@ def test_the_record_is_rewritten_in_place_and_never_follows_a_link_or_a_pipe(
         assert record.is_file()
     found = read_issued(folder)
     assert found is not None and found.highs.card == 4
+
+
+def test_two_restores_into_one_folder_at_once_leave_one_whole_file(
+    folder: Path, key: DbKey, clock: FixedClock, tmp_path: Path
+) -> None:
+    out = tmp_path / "copy.db"
+    with SqlCipherStore.open(folder / "visitors.db", key, clock=clock) as store:
+        _admit(store, range(1, 3))
+        backup(store, out, now=T0)
+    target = tmp_path / "target"
+    target.mkdir()
+    answers: list[str] = []
+
+    def run() -> None:
+        try:
+            restore(out, target, key)
+            answers.append("restored")
+        except StoreError as refused:
+            answers.append(str(refused.code))
+
+    workers = [threading.Thread(target=run) for _ in range(3)]
+    for worker in workers:
+        worker.start()
+    for worker in workers:
+        worker.join()
+    assert sorted(answers) == ["RESTORE_FILE_EXISTS", "RESTORE_FILE_EXISTS", "restored"]
+    assert _leftovers(target) == []
+    with SqlCipherStore.open(target / "visitors.db", key, create=False) as restored:
+        assert restored.verify().ok and restored.find_visitor(dni(2)) is not None
