@@ -154,7 +154,9 @@ class WrappedLabel(QLabel):
         if width <= 0:
             width = self.fontMetrics().averageCharWidth() * self._min_chars
         self._fitted_width = self.width()
-        cap = self._max_lines * self.fontMetrics().lineSpacing()
+        # the height of max_lines lines as drawn (lineSpacing x n falls a pixel or two
+        # short of it at some sizes, and a text of exactly n lines was cut)
+        cap = self._height("\n".join("Xg" for _ in range(self._max_lines)), _TALL)
         shown = self._full
         if shown and self._height(shown, width) > cap:
             low, high = 0, len(shown)  # the longest cut that fits in max_lines
