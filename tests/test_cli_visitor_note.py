@@ -25,7 +25,7 @@ def note(data: Path, *args: str, who: str = CLERK[0]) -> tuple[int, Any]:
 def shown(data: Path, number: int) -> list[dict[str, Any]]:
     code, out = cli("visitor", "show", str(number), "--user", DIRECTOR[0], data_dir=data)
     assert code == 0, out
-    return list(out["observations"])
+    return list(out["observations"])  # type: ignore[index]
 
 
 def test_a_clerk_adds_an_observation_that_the_file_shows_and_the_trail_names(
@@ -46,7 +46,7 @@ def test_a_clerk_adds_an_observation_that_the_file_shows_and_the_trail_names(
     assert (entries[-1].actor, entries[-1].subject) == ("ana", "file:2")
     assert "reclamaciones" not in repr(entries)  # the trail commits to the row, never its text
     code, out = cli("audit", "verify", data_dir=data)
-    assert (code, out["ok"]) == (0, True), out
+    assert (code, out["ok"]) == (0, True), out  # type: ignore[index]
 
 
 def test_the_director_adds_one_and_rectifies_it(data: Path) -> None:
@@ -96,7 +96,7 @@ def test_only_the_counter_and_the_director_write_and_only_signed_in(
     assert (code, out["error"]) == (1, "BAD_CREDENTIALS")
     monkeypatch.delenv("ADMISSION_USER", raising=False)
     code, out = cli("visitor", "note", "1", "nota", data_dir=data)
-    assert (code, out["error"]) == (2, "USER_REQUIRED")
+    assert (code, out["error"]) == (2, "USER_REQUIRED")  # type: ignore[index]
     monkeypatch.setenv("ADMISSION_PASSWORD", DIRECTOR[2])
     assert len(shown(data, 1)) == 1
 

@@ -8,7 +8,9 @@ in Spanish and English."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QLocale, Qt, QTimer
@@ -305,3 +307,63 @@ def test_the_dialogs_in_english(qtbot: QtBot, session: DeskSession, ctx: AppCont
     assert unlock.error.text() == text(AccountErrorCode.PIN_WRONG, "en")
     screenshot(unlock, "unlock-pin-en")
     assert Role.DIRECTOR in director.roles
+
+
+def test_the_desk_shell_unlocks_with_the_pin_and_asks_its_director_for_the_pin(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The application as it runs (ui.app.DeskShell on the demo file): the idle lock's
+    dialog takes the clerk's PIN, and the window's director authorisation, with the
+    director signed in, has the name filled in and takes the director's PIN."""
+    from functools import partial
+
+    from main import build_context, build_tools
+    from ui.app import DEMO_ACCOUNTS, AppStart, DeskShell, make_application
+
+    app = make_application()
+    monkeypatch.delenv("ADMISSION_DB_KEY", raising=False)
+    start = AppStart(
+        build_tools=partial(build_tools, tmp_path / "demo", demo=True),
+        build_context=build_context,
+        demo=True,
+    )
+    shell = DeskShell(app, start)
+    assert shell.open() is None
+    session, shell_ctx = shell.session, shell.ctx
+    assert session is not None and shell_ctx is not None and shell.window is not None
+    clerk = session.operator
+    assert clerk is not None
+    clerk_password = next(a[2] for a in DEMO_ACCOUNTS if a[0] == clerk.username)
+    shell_ctx.accounts.set_pin(clerk, clerk_password, CLERK_PIN)
+    seen: list[str] = []
+
+    def answer_with(pin: str) -> None:
+        modal = QApplication.activeModalWidget()
+        if modal is None:
+            QTimer.singleShot(20, lambda: answer_with(pin))
+            return
+        seen.append(type(modal).__name__)
+        secret = field(modal, "password")
+        seen.append(field(modal, "username").text() if modal.findChild(QLineEdit, "username")
+                    else "")  # fmt: skip
+        secret.setText(pin)
+        modal.submit()  # type: ignore[attr-defined]
+
+    try:
+        QTimer.singleShot(20, lambda: answer_with(CLERK_PIN))
+        session.lock()
+        deadline = time.monotonic() + 5
+        while session.is_locked and time.monotonic() < deadline:
+            app.processEvents()
+            time.sleep(0.01)
+        assert seen == ["UnlockDialog", ""] and session.operator == clerk
+        director_name, _display, director_password, _roles = DEMO_ACCOUNTS[0]
+        director = session.sign_in(director_name, director_password)
+        shell_ctx.accounts.set_pin(director, director_password, DIRECTOR_PIN)
+        QTimer.singleShot(20, lambda: answer_with(DIRECTOR_PIN))
+        authorise = shell.window.controller._authorise
+        assert authorise is not None
+        assert authorise("OVERRIDE") == director
+        assert seen[2:] == ["DirectorDialog", director_name]
+    finally:
+        shell.close()
