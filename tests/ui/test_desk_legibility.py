@@ -357,24 +357,40 @@ def test_the_focus_ring_and_the_check_box_are_drawn(
         qapp.setPalette(palette)
 
 
+@pytest.mark.parametrize("language", ["es", "en"])
 @pytest.mark.parametrize("name", ["dark", "light"])
-def test_screenshots_of_the_verdicts_in_each_theme(
-    qtbot: QtBot, qapp: QApplication, demo_ctx: AppContext, session: FakeSession, name: str
+def test_screenshots_of_the_verdicts_in_each_theme_and_language(
+    qtbot: QtBot,
+    qapp: QApplication,
+    demo_ctx: AppContext,
+    session: FakeSession,
+    name: str,
+    language: str,
 ) -> None:
+    """The desk at 1920 x 1050 with each verdict a clerk meets, as read from the
+    counter: build/screens/desk-<theme>-<language>-<verdict>.png."""
+    from ui.demo_scenario import demo_cases
+    from ui.i18n import install_translator
+
     palette, font, sheet = qapp.palette(), qapp.font(), qapp.styleSheet()
     apply_theme(qapp, name, 12)
+    install_translator(qapp, language)
     win = reasons_window(qtbot, demo_ctx, session, QSize(1920, 1050))
+    today = demo_ctx.tools.today()
+    cases = {c.kind: c for c in demo_cases(today, 0)}
     try:
-        for outcome, codes in (
-            ("ADMIT", []),
-            ("DENY", ["MINOR"]),
-            ("SUPERVISOR", ["CASINO_STAFF"]),
-        ):
-            win.verdict.show_verdict(outcome, codes)
+        win.start()
+        for kind in ("admitted", "minor", "staff", "banned"):
+            win.controller.clear()
+            with qtbot.waitSignal(win.controller.verdict_ready, timeout=WAIT):
+                win.controller.submit_mrz(cases[kind].lines)
             settle(qtbot)
-            screenshot(win, f"desk-{name}-{outcome.lower()}")
+            reasons = win.verdict.reasons
+            assert reasons.text() == reasons.full_text()
+            screenshot(win, f"desk-{name}-{language}-{kind}")
     finally:
         win.stop()
+        install_translator(qapp, "es")
         qapp.setStyleSheet(sheet)
         qapp.setFont(font)
         qapp.setPalette(palette)
