@@ -12,6 +12,16 @@ and a folder of hostile files: a device, a pipe, a folder, a file without newlin
   an exit code other than 0 says why: an ``error`` code, or one of the refusal shapes of
   the contract (a DENY verdict, ``valid: false``, ``usable: false``...).
 
+Paths and server URLs are drawn too: files already there (with and without
+``--force``), the visitor file and its companions, device nodes, pipes, folders, names
+over 255 bytes, ``..`` chains. Everything runs inside one scratch folder and can reach
+nothing outside it, even as root: the commands run from a folder four levels deep in
+it, every path drawn is relative and lands inside it (``..`` chains included), device
+nodes are made in it (as root; never taken from /dev), and before each case every
+argument - and every path or socket a drawn URL names - is resolved and asserted to lie
+inside the scratch folder. After each case the visitor file is still an encrypted file
+and its marker still names it.
+
 The suite runs ``FUZZ_EXAMPLES`` examples (about a minute). For a fault campaign::
 
     ADMISSION_FUZZ_EXAMPLES=10000 QT_QPA_PLATFORM=offscreen \\
@@ -31,6 +41,8 @@ import io
 import json
 import os
 import pkgutil
+import socket
+import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import UTC, timedelta, timezone
@@ -78,14 +90,18 @@ def _all_codes() -> frozenset[str]:
 class Desk:
     """The data folder and the hostile files the arguments point at."""
 
+    root: Path  # the scratch folder: nothing outside it is ever named
+    cwd: Path  # where the commands run, four levels below the root
     data: Path
     files: Path
+    marker: bytes  # the visitor file's marker, as it was after init
     snapshots: tuple[str, ...]
     images: tuple[str, ...]
     recordings: tuple[str, ...]
     outputs: tuple[str, ...]
     sources: tuple[str, ...]
     codes: frozenset[str]
+    hostile_outputs: tuple[str, ...] = ()
 
     def __repr__(self) -> str:
         return f"Desk({self.data})"
@@ -142,7 +158,8 @@ def _hostile_files(root: Path) -> dict[str, tuple[str, ...]]:
     (root / "rec-ok.json").write_text(json.dumps(burst))
     (root / "rec-deep.json").write_text("[" * 100_000)
     (root / "rec-bad.json").write_text('[["ab", "x"]]')
-    specials = ["/dev/zero", "/dev/null", str(root / "missing"), str(root / "folder")]
+    devices = [str(d) for d in device_nodes(root)]
+    specials = [*devices, str(root / "missing"), str(root / "folder")]
     pipe = [str(root / "pipe")] if hasattr(os, "mkfifo") else []
 
     def named(*names: str) -> tuple[str, ...]:
@@ -166,7 +183,7 @@ def _hostile_files(root: Path) -> dict[str, tuple[str, ...]]:
         ),
         "outputs": (
             *named("out.pdf", "folder", "missing/out.pdf", "folder/out.pdf"),
-            "/proc/no-such-dir/out.pdf",
+            "no-such-dir/out.pdf",
         ),
         "sources": (*named("frames", "missing", "text.txt", "blank.png", "folder"),),
     }
@@ -174,8 +191,10 @@ def _hostile_files(root: Path) -> dict[str, tuple[str, ...]]:
 
 @pytest.fixture(scope="module")
 def desk(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Desk]:
-    base = tmp_path_factory.mktemp("cli-bounds")
+    base = Path(os.path.realpath(tmp_path_factory.mktemp("cli-bounds")))
     data = base / "data"
+    cwd = base / "cwd" / "a" / "b" / "c"
+    cwd.mkdir(parents=True)
     with pytest.MonkeyPatch.context() as env:
         env.setenv("ADMISSION_DB_KEY", RAW_KEY)
         env.delenv("ADMISSION_NOW", raising=False)
@@ -183,14 +202,129 @@ def desk(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Desk]:
         files = _hostile_files(base / "files")
         run(["registry", "import", files["snapshots"][0], "--data-dir", str(data)])
         run(["admit", "--mrz", *passport(1), "--no-pdf", "--data-dir", str(data)])
-        yield Desk(data=data, files=base / "files", codes=_all_codes(), **files)
+        yield Desk(
+            root=base,
+            cwd=cwd,
+            data=data,
+            files=base / "files",
+            marker=(data / "visitors.db.marker").read_bytes(),
+            codes=_all_codes(),
+            hostile_outputs=_hostile_outputs(base, cwd),
+            **files,
+        )
+
+
+def device_nodes(folder: Path) -> list[Path]:
+    """Character devices like /dev/null and /dev/zero, made in ``folder`` (mknod needs
+    root; without it there are none): a command must never write over one, nor read
+    one without end. They are never taken from /dev."""
+    made = []
+    for name, minor in (("null", 3), ("zero", 5)):
+        try:
+            os.mknod(folder / name, stat.S_IFCHR | 0o666, os.makedev(1, minor))
+        except (PermissionError, AttributeError):
+            continue
+        made.append(folder / name)
+    return made
+
+
+def _hostile_outputs(root: Path, cwd: Path) -> tuple[str, ...]:
+    """Output paths relative to ``cwd`` that all land inside ``root``: new names, files
+    already there, the visitor file and its companions, device nodes, a pipe, a socket,
+    folders, links, names over 255 bytes, ``..`` chains (never more ``..`` than ``cwd``
+    is deep below ``root``)."""
+    victims = root / "victims"
+    victims.mkdir()
+    for name in ("existing.pdf", "existing.db", "existing.csv"):
+        (victims / name).write_bytes(b"kept unless --force")
+    devices = root / "devices"
+    devices.mkdir()
+    device_nodes(devices)
+    if hasattr(os, "mkfifo"):
+        os.mkfifo(devices / "pipe")
+    # a socket's path is short (108 bytes): a deep temporary folder may have none
+    with contextlib.suppress(OSError), socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(str(devices / "sock"))
+    (devices / "folder").mkdir()
+    for special in list(devices.iterdir()):
+        (devices / f"link-to-{special.name}").symlink_to(special)
+    (victims / "link-to-visitors.db").symlink_to(root / "data" / "visitors.db")
+    up = os.path.relpath(root, cwd)  # "../../../.."
+    data = [
+        f"{up}/data/{name}"
+        for name in (
+            "visitors.db",
+            "visitors.db-wal",
+            "visitors.db-shm",
+            "visitors.db-journal",
+            "visitors.db.marker",
+            "visitors.db.audit-key",
+            "VISITORS.DB",
+            "settings.json",
+            "backups.json",
+            "cards/card-00000001.pdf",
+            ".",
+        )
+    ]
+    found = [
+        "new.pdf",
+        "n" * 256,
+        "ñ" * 128 + ".pdf",  # 256 bytes
+        "x" * 251 + ".pdf",  # 255 bytes: a name
+        "missing/new.pdf",
+        ".",
+        "..",
+        f"{up}/victims/../victims/existing.pdf",
+        *(f"{up}/victims/{p.name}" for p in sorted(victims.iterdir())),
+        *(f"{up}/devices/{p.name}" for p in sorted(devices.iterdir())),
+        *data,
+        "/".join([".."] * 2) + "/b/c/chain.pdf",
+        "../../../a/../../victims/chain.pdf",  # down and up again, into the root
+    ]
+    return tuple(found)
+
+
+def _inside(desk: Desk, argv: list[str], environ: dict[str, str] | None = None) -> None:
+    """Every argument of ``argv``, read as a path from where the command runs, and every
+    socket folder or file a server URL names (in ``argv`` or ``environ``), lies inside
+    the scratch folder: the case would otherwise not run."""
+    for token in argv:
+        value = token.partition("=")[2] if token.startswith("--") else token
+        _assert_inside(desk, value, argv)
+        if "://" in value or "host=" in value:
+            _url_inside(desk, value, argv)
+    for value in (environ or {}).values():
+        _url_inside(desk, value, argv)
+
+
+def _assert_inside(desk: Desk, value: str, argv: list[str]) -> None:
+    resolved = Path(os.path.realpath(desk.cwd / value))
+    assert resolved == desk.root or desk.root in resolved.parents, (argv, value, resolved)
+
+
+def _url_inside(desk: Desk, url: str, argv: list[str]) -> None:
+    from psycopg import Error
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        params = conninfo_to_dict(url)
+    except (Error, ValueError):
+        return  # libpq cannot read it: nothing is reached
+    for name in ("host", "hostaddr", "sslrootcert", "sslcert", "sslkey", "sslcrl", "sslcrldir"):
+        for value in str(params.get(name) or "").split(","):
+            if value.startswith("@"):
+                raise AssertionError((argv, "an abstract socket is outside", value))
+            if value.startswith(("/", "~")):
+                _assert_inside(desk, value, argv)
 
 
 # --- argument values ---------------------------------------------------------------------
 
 TEXT = st.text(
     # argv can hold neither NUL nor lone surrogates from a terminal; everything else goes
-    st.characters(exclude_categories=["Cs"], exclude_characters="\x00"),
+    # but "/": free text never names a path outside the scratch folder (paths are drawn
+    # from OUTPUT, which lands inside it)
+    st.characters(exclude_categories=["Cs"], exclude_characters="\x00/"),
     max_size=40,
 )
 NUMBER = st.one_of(
@@ -219,6 +353,53 @@ MRZ = st.one_of(
     st.just(build_td1()),
     st.lists(st.one_of(MRZ_CHARS, TEXT), min_size=1, max_size=3),
 )
+
+
+# A server's URL: hosts with empty labels, labels over 63 bytes, names over 253 bytes,
+# names that are not ASCII, addresses; ports, parameters and schemes a desk refuses. The
+# data folder holds no certificate, so no URL over TCP gets as far as the network; a
+# socket folder is one inside the scratch folder (``server_urls(folder)``).
+LABEL = st.text(st.sampled_from("abcxyz09-ñ_"), max_size=70)
+URL_TEXT = TEXT.filter(lambda t: "%" not in t)  # no %2F: a drawn URL names no folder
+HOST = st.one_of(
+    st.lists(LABEL, max_size=6).map(".".join),
+    st.integers(0, 300).map(lambda n: ".".join(["a" * 60] * (n // 61 + 1))[:n]),
+    st.sampled_from(["127.0.0.1", "[::1]", "[::1", "db.casino.", "..", ".", "a..b", "-a"]),
+    URL_TEXT,
+)
+URL_PARAMETER = st.one_of(
+    st.sampled_from(
+        [
+            "sslmode=verify-full",
+            "sslmode=disable",
+            "connect_timeout=1",
+            "connect_timeout=0",
+            "hostaddr=127.0.0.1",
+            "hostaddr=nope",
+            "sslrootcert=ca.crt",
+            "password=x",
+            "port=70000",
+            "host=a,b",
+            "host={socket}",
+            "application_name=desk",
+        ]
+    ),
+    URL_TEXT.map(lambda t: f"{t}={t}"),
+)
+
+
+@st.composite
+def server_urls(draw: st.DrawFn, socket_folder: str) -> str:
+    scheme = draw(st.sampled_from(["postgresql", "postgres", "POSTGRESQL", "http", ""]))
+    user = draw(st.one_of(st.just("desk1"), st.just(""), URL_TEXT))
+    host = draw(HOST)
+    port = draw(st.one_of(st.just(""), NUMBER.map(lambda n: f":{n}")))
+    database = draw(st.one_of(st.just("admission"), st.just(""), URL_TEXT))
+    query = draw(st.lists(URL_PARAMETER, max_size=3))
+    url = f"{scheme}://{user}{'@' if user else ''}{host}{port}/{database}"
+    if query:
+        url += "?" + "&".join(query).replace("{socket}", socket_folder)
+    return url
 
 
 def _optional(flag: str, value: st.SearchStrategy[str]) -> st.SearchStrategy[list[str]]:
@@ -253,6 +434,7 @@ def _document(desk: Desk) -> st.SearchStrategy[list[str]]:
 def _strategies(desk: Desk) -> dict[str, st.SearchStrategy[list[str]]]:
     path = st.sampled_from
     doc = _document(desk)
+    output = st.sampled_from(desk.outputs + desk.hostile_outputs)
     number = st.one_of(st.integers(1, 3).map(str), NUMBER)
     return {
         "init": _flag("--adopt").map(lambda rest: ["init", *rest]),  # the file exists
@@ -318,7 +500,15 @@ def _strategies(desk: Desk) -> dict[str, st.SearchStrategy[list[str]]]:
             TEXT.map(lambda n: ["account", "passwd", n]),
             TEXT.map(lambda n: ["account", "disable", n]),
         ),
-        "leaflet": _optional("--out", path(desk.outputs)).map(lambda rest: ["leaflet", *rest]),
+        "leaflet": _optional("--out", output).map(lambda rest: ["leaflet", *rest]),
+        "backup": _join(output.map(lambda o: ["--out", o]), _flag("--force")).map(
+            lambda rest: ["backup", *rest]
+        ),
+        "db": _join(
+            st.just(["db", "copy-to-server", "--url"]),
+            server_urls(str(desk.root / "devices")).map(lambda u: [u]),
+            _optional("--batch", NUMBER),
+        ),
         "scan": _join(
             st.lists(path(desk.recordings), min_size=1, max_size=2).map(
                 lambda recs: ["--replay", *recs]
@@ -330,7 +520,8 @@ def _strategies(desk: Desk) -> dict[str, st.SearchStrategy[list[str]]]:
             _join(
                 doc,
                 _optional("--card-type", TEXT),
-                _optional("--out", path(desk.outputs)),
+                _optional("--out", output),
+                _flag("--force"),
             ).map(lambda rest: ["voucher", "issue", *rest]),
             _join(doc, number.map(lambda n: [n]), st.just(["--no-pdf"])).map(
                 lambda rest: ["voucher", "exchange", *rest]
@@ -410,8 +601,14 @@ def _says_why(answer: Any) -> bool:
     return any(answer.get(key, object()) == value for key, value in REFUSAL_SHAPES)
 
 
-def check(desk: Desk, argv: list[str]) -> None:
+def check(desk: Desk, argv: list[str], environ: dict[str, str] | None = None) -> None:
+    _inside(desk, argv, environ)  # before anything runs
     code, printed, usage = run(argv)
+    with (desk.data / "visitors.db").open("rb") as record:
+        head = record.read(16)
+    assert not head.startswith(b"%PDF") and head != b"SQLite format 3\x00", (argv, head)
+    marker = json.loads((desk.data / "visitors.db.marker").read_bytes())  # may be updated,
+    assert marker["file_id"] == json.loads(desk.marker)["file_id"], argv  # never replaced
     assert code in EXIT_CODES, (argv, code)
     answers = _answers(printed)
     if usage:  # argparse's own refusals answer in JSON too, with a code
@@ -436,18 +633,57 @@ def test_every_command_answers_hostile_arguments_with_a_code(
 ) -> None:
     with pytest.MonkeyPatch.context() as env:
         env.setenv("ADMISSION_DB_KEY", RAW_KEY)
-        # a relative path drawn for --out (``backup --out 0``) is written here, not in
-        # the folder the tests were started from
-        scratch = desk.files.parent / "cwd"
-        scratch.mkdir(exist_ok=True)
-        env.chdir(scratch)
+        # a relative path drawn for --out (``backup --out 0``) is written here, in the
+        # scratch folder, not in the folder the tests were started from
+        env.chdir(desk.cwd)
         check(desk, data.draw(argv_of(desk), label="argv"))
+
+
+@settings(
+    max_examples=max(FUZZ_EXAMPLES // 3, 30),
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(data=st.data())
+def test_a_hostile_server_url_answers_with_a_code(desk: Desk, data: st.DataObject) -> None:
+    """As ``db copy-to-server --url`` and as ADMISSION_DATABASE_URL under a command:
+    a host with an empty or long label, a name over 253 bytes... was a traceback."""
+    url = data.draw(server_urls(str(desk.root / "devices")), label="url")
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("ADMISSION_DB_KEY", RAW_KEY)
+        env.chdir(desk.cwd)
+        if data.draw(st.booleans(), label="in the environment"):
+            env.setenv("ADMISSION_DATABASE_URL", url)
+            argv = ["audit", "verify", "--data-dir", str(desk.data)]
+            check(desk, argv, {"ADMISSION_DATABASE_URL": url})
+        else:
+            check(desk, ["db", "copy-to-server", "--url", url, "--data-dir", str(desk.data)])
+
+
+def test_the_fuzz_cannot_name_a_path_outside_its_scratch_folder(desk: Desk) -> None:
+    """The guard of every case sees an escape: an absolute path elsewhere, one ``..``
+    too many, a link out, a URL's socket folder elsewhere."""
+    (desk.root / "out-link").symlink_to("/")
+    up = os.path.relpath(desk.root, desk.cwd)
+    for argv in (
+        ["leaflet", "--out", "/etc/passwd"],
+        ["leaflet", "--out", f"{up}/../escaped.pdf"],
+        ["leaflet", f"--out={up}/out-link/etc/passwd"],
+        ["db", "copy-to-server", "--url", "postgresql:///adm?host=/var/run/postgresql"],
+        ["db", "copy-to-server", "--url", "postgresql://desk1@%2Fvar%2Frun/adm"],
+    ):
+        with pytest.raises(AssertionError):
+            _inside(desk, argv)
+    with pytest.raises(AssertionError):
+        _inside(desk, ["audit", "verify"], {"ADMISSION_DATABASE_URL": "postgres://@%40x/a"})
+    for drawn in desk.hostile_outputs + desk.outputs:
+        _inside(desk, ["leaflet", "--out", drawn])  # every path the fuzz draws lands inside
 
 
 @pytest.mark.parametrize(
     "argv",
     [
-        ["registry", "import", "/dev/zero"],
+        ["registry", "import", "{files}/zero"],  # a device without end, made in the scratch
         ["registry", "import", "{files}/pipe"],
         ["registry", "import", "{files}/zeros.bin"],
         ["print-card", "12345678901234567890123"],
@@ -456,10 +692,17 @@ def test_every_command_answers_hostile_arguments_with_a_code(
         ["admit", "--mrz", *build_td3(), "--at", "0001-01-01T00:00:00"],
         ["admit", "--mrz", *build_td3(), "--at", "9999-12-31T23:59:59-12:00"],
         ["parse-mrz", "X", "--today", "0001-01-01"],
-        ["scan", "--replay", "/dev/zero"],
+        ["scan", "--replay", "{files}/zero"],
         ["scan", "--replay", "{files}/rec-deep.json"],
-        ["watch-document", "/nonexistent", "--max-frames", "0"],
+        ["watch-document", "{files}/nonexistent", "--max-frames", "0"],
         ["regulation", "--out", "{files}/folder"],
+        ["regulation", "--out", "{root}/data/visitors.db", "--force"],
+        ["backup", "--out", "{root}/" + "b" * 256],
+        ["backup", "--out", "{root}/data/visitors.db-wal", "--force"],
+        ["leaflet", "--out", "{files}/null", "--force"],
+        ["db", "copy-to-server", "--url", "postgresql://desk1@a..b/admission"],
+        ["db", "copy-to-server", "--url", "postgresql://desk1@" + "a" * 64 + ".es/admission"],
+        ["db", "copy-to-server", "--url", "postgresql://desk1@" + "a." * 127 + "es/admission"],
         ["voucher", "exchange", "--manual", "--birth-date", "2000-01-01", "1", "--no-pdf"],
     ],
 )
@@ -467,10 +710,45 @@ def test_the_testers_findings(desk: Desk, argv: list[str]) -> None:
     """The inputs that gave tracebacks, hung or grew without bound, one by one."""
     if "{files}/pipe" in argv and not hasattr(os, "mkfifo"):
         pytest.skip("named pipes are POSIX")
-    argv = [a.replace("{files}", str(desk.files)) for a in argv]
+    if (
+        any(a in {"{files}/zero", "{files}/null"} for a in argv)
+        and not (desk.files / "zero").exists()
+    ):
+        pytest.skip("a device node is made in the scratch folder by root only")
+    argv = [a.replace("{files}", str(desk.files)).replace("{root}", str(desk.root)) for a in argv]
     with pytest.MonkeyPatch.context() as env:
         env.setenv("ADMISSION_DB_KEY", RAW_KEY)
+        env.chdir(desk.cwd)
         check(desk, [*argv, "--data-dir", str(desk.data)])
+
+
+@pytest.mark.parametrize(
+    "host", ["a..b", ".casino", "x" * 64 + ".casino", ".".join(["x" * 60] * 5)]
+)
+def test_a_server_host_the_resolver_cannot_take_is_a_code(tmp_path: Path, host: str) -> None:
+    """With the desk's certificates in place the URL goes as far as the look-up of its
+    host, whose refusal of such a name (UnicodeError, before any packet) was a
+    traceback. The certificates are dummies and the names cannot be looked up: nothing
+    leaves this machine."""
+    certs = tmp_path / "data" / "postgresql"
+    certs.mkdir(parents=True)
+    for name in ("root.crt", "postgresql.crt", "postgresql.key"):
+        (certs / name).write_text("-----BEGIN TEST-----\n", encoding="ascii")
+        (certs / name).chmod(0o600)
+    url = f"postgresql://desk1@{host}/admission?connect_timeout=1"
+    codes = _all_codes()
+    with pytest.MonkeyPatch.context() as env:
+        env.setenv("ADMISSION_DB_KEY", RAW_KEY)
+        env.setenv("ADMISSION_AUDIT_KEY", "7b" * 32)
+        env.chdir(tmp_path)
+        run(["init", "--data-dir", str(tmp_path / "data")])
+        answers = [run(["db", "copy-to-server", "--url", url, "--data-dir", "data"])]
+        env.setenv("ADMISSION_DATABASE_URL", url)
+        answers.append(run(["audit", "verify", "--data-dir", "data"]))
+    for code, printed, _usage in answers:
+        answer = json.loads(printed)
+        assert code in EXIT_CODES and answer["error"] == "PG_TARGET_BAD_HOST", answer
+        assert answer["error"] in codes
 
 
 def test_demo_answers_once(tmp_path: Path) -> None:
