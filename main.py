@@ -421,6 +421,8 @@ def _wire(tools: Tools, parts: FileParts) -> AppContext:
                 }
             ),
             CasinoInfo(settings["casino.name"], settings["casino.id"], settings["casino.address"]),
+            # the CSV's headings and labels in the window's language, as it is at each export
+            language=lambda: str(settings["ui.language"]),
         ),
         export_target=partial(FileExportTarget, guard=outputs_of(tools.data_dir)),
         reads=parts.reads,
