@@ -135,6 +135,8 @@ def _build(
         )
         with pytest.raises(AccountError):  # a counted failure, audited
             accounts.sign_in("clerk", "wrong-password")
+        director = accounts.sign_in("director", "director-secret-1")
+        accounts.set_pin(director, "director-secret-1", "97531")  # the quick unlock's
         book = SqlVoucherBook(store)
         for v in range(16):
             voucher = book.issue_voucher(
@@ -279,6 +281,8 @@ def test_the_copy_reads_back_as_the_source_and_verifies(
     assert PgAccountBook(target).all_accounts() == SqlAccountBook(source).all_accounts()
     for name in ("admin", "clerk", "director"):
         assert PgAccountBook(target).find(name) == SqlAccountBook(source).find(name)
+    pin = PgAccountBook(target).find("director")
+    assert pin is not None and pin.pin_hash is not None  # the PIN's hash came along
     for n in range(1, 17):
         assert PgVoucherBook(target).voucher(n) == SqlVoucherBook(source).voucher(n)
     assert target.secret("card_code") == source.secret("card_code")  # printed cards verify
