@@ -66,6 +66,7 @@ from admission.reports import CasinoInfo, ReportService
 from admission.restore_loss import RestoreLoss
 from admission.retention_sweep import RetentionSweep, VoucherPurge
 from admission.settings import Settings
+from admission.settings_record import record_outside_changes
 from admission.verdict import AdmissionPolicy, Outcome
 from admission.vouchers.model import VoucherBook
 from db.accounts import SqlAccounts
@@ -359,6 +360,7 @@ class _ServerCopyRefused:
 def _wire(tools: Tools, parts: FileParts) -> AppContext:
     settings, clock = tools.settings, tools.clock
     store = parts.store
+    _record_outside_settings(tools, store)
     replica = parts.replica
     online = None
     sync = None
@@ -458,6 +460,19 @@ def outputs_of(data_dir: Path) -> OutputGuard:
     """Where a file the operator names may go (--out, the save dialogs): never over the
     visitor file nor anything of the desk's in its data folder (art. 20.4)."""
     return OutputGuard(data_dir, DESK_OWN_NAMES)
+
+
+def _record_outside_settings(tools: Tools, store: DeskFile) -> None:
+    """Keys changed in settings.json since the chain's newest record of the settings -
+    outside the settings screen - become an entry of the chain (art. 20.4). A file that
+    takes no writes, or a login that may not write, leaves them to ``audit verify``
+    (SETTINGS_UNRECORDED)."""
+    if getattr(store, "damaged", False):
+        return
+    try:
+        record_outside_changes(store, tools.settings, tools.clock.now())
+    except AdmissionError as exc:
+        log.warning("the settings changed outside the window were not recorded: %s", exc.code)
 
 
 def desk_config(settings: Settings) -> DeskConfig:

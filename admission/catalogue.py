@@ -860,10 +860,10 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "The audit key (variable or key file) must be 64 hexadecimal characters",
     ),
     "AUDIT_KEY_LOST": (
-        "Falta la clave de auditoría de un fichero que ya la tenía: restáurela de la copia de "
-        "seguridad o del llavero del sistema; no se crea otra",
-        "The audit key of a file that had one is missing: restore it from the backup or the "
-        "system keyring; no new key is made",
+        "Falta la clave de auditoría del fichero: restáurela de la copia o del llavero; no se "
+        "crea otra",
+        "The file's audit key is missing: restore it from the backup or the keyring; no new "
+        "key is made",
     ),
     "CARD_NUMBER_GAP": (
         "El contador de tarjetas no sigue a la última tarjeta anotada en la auditoría",
@@ -872,6 +872,10 @@ _TEXTS: dict[str, tuple[str, str]] = {
     "VOUCHER_NUMBER_GAP": (
         "El contador de volantes no sigue al último volante anotado en la auditoría",
         "The voucher counter does not follow the last voucher the audit trail recorded",
+    ),
+    "SETTINGS_UNRECORDED": (
+        "La configuración cambió fuera de su pantalla: no es la última anotada en la auditoría",
+        "The settings changed outside their screen: not the last the audit trail recorded",
     ),
     "BLIND_INDEX_MISMATCH": (
         "El índice de búsqueda de una identidad no corresponde a esa identidad",

@@ -6,7 +6,7 @@ Every port has a fake beside its real adapter. Methods raise
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import UTC, date, datetime, time
 from typing import Protocol
 
@@ -151,8 +151,11 @@ class AuditTrail(Protocol):
         details: dict[str, str] | None = None,
     ) -> int: ...
 
-    def verify(self, anchors: Sequence[AuditAnchor] = ()) -> AuditCheck:
-        """The whole chain, the rows against it, and the heads kept outside the file."""
+    def verify(
+        self, anchors: Sequence[AuditAnchor] = (), *, settings: Mapping[str, str] | None = None
+    ) -> AuditCheck:
+        """The whole chain, the rows against it, and the heads kept outside the file;
+        ``settings`` (admission/settings_record.py) against the newest recorded."""
         ...
 
     def head(self) -> AuditHead:

@@ -20,7 +20,7 @@ import json
 import os
 import sqlite3
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -398,14 +398,16 @@ class AuditMixin(StoreBase):
             return AuditHead(0, GENESIS, None)
         return AuditHead(int(found[0]), str(found[1]), codec.parse_ts(str(found[2])))
 
-    def verify(self, anchors: Sequence[AuditAnchor] = ()) -> AuditCheck:
+    def verify(
+        self, anchors: Sequence[AuditAnchor] = (), *, settings: Mapping[str, str] | None = None
+    ) -> AuditCheck:
         """Walk the whole chain (streamed) with the key, check it against ``anchors``
         (heads kept outside the file), then every row present against the chain."""
         self._key_older_chain()
         with self._read() as conn:
             conn.execute("BEGIN")  # one snapshot for the chain and the rows
             try:
-                return self._verify_in(conn, anchors)
+                return self._verify_in(conn, anchors, settings)
             finally:
                 conn.execute("ROLLBACK")
 
@@ -420,7 +422,12 @@ class AuditMixin(StoreBase):
                 if not self._rekey_refused:
                     raise  # a laundered chain is read as it is: verification names it
 
-    def _verify_in(self, conn: sqlite3.Connection, anchors: Sequence[AuditAnchor]) -> AuditCheck:
+    def _verify_in(
+        self,
+        conn: sqlite3.Connection,
+        anchors: Sequence[AuditAnchor],
+        settings: Mapping[str, str] | None = None,
+    ) -> AuditCheck:
         expected = int(
             conn.execute("SELECT next - 1 FROM counters WHERE name = 'audit'").fetchone()[0]
         )
@@ -438,6 +445,7 @@ class AuditMixin(StoreBase):
             expected_count=expected,
             anchors=anchors,
             counters=self._counters(conn),
+            settings=settings,
         )
         if not walk.check.ok:
             return walk.check

@@ -66,6 +66,8 @@ KINDS = (
 # restore that lost numbers: they are never given again).
 COUNTED = ("card", "voucher")
 COVERAGE = "AUDIT_COVERAGE"  # action of the entry that committed an older file's vouchers
+SETTINGS_CHANGED = "SETTINGS_CHANGED"  # admission/settings_record.py: digests per setting
+SETTING_PREFIX = "setting:"
 ERASED = "ERASED"  # action of the entry counting the rows erased in its transaction
 UPGRADE = "AUDIT_UPGRADE"  # action of the entry that keyed an older chain (migration 0030)
 _PARSED_ENTRIES = 16  # entries whose parsed refs verification keeps at hand
@@ -95,6 +97,7 @@ class AuditChainCode(Code):
     CARD_NUMBER_GAP = "CARD_NUMBER_GAP"  # the card counter is not past the last card recorded
     VOUCHER_NUMBER_GAP = "VOUCHER_NUMBER_GAP"  # the same for the voucher counter
     BLIND_INDEX_MISMATCH = "BLIND_INDEX_MISMATCH"  # an identity's index is another's (server)
+    SETTINGS_UNRECORDED = "SETTINGS_UNRECORDED"  # settings.json is not as last recorded
 
 
 class ChainKey(Protocol):
@@ -284,6 +287,7 @@ class ChainWalk:
     highest: Counter[str] = field(default_factory=Counter)  # counted kind -> highest created
     declared: dict[str, int] = field(default_factory=dict)  # counter -> resumes at (floor)
     covered: bool = False  # the AUDIT_COVERAGE entry was seen
+    settings: dict[str, str] | None = None  # the newest settings digests recorded
 
 
 def _fail(entries: int, seq: int | None, problem: AuditChainCode) -> AuditCheck:
@@ -298,11 +302,13 @@ def walk_chain(
     anchors: Sequence[AuditAnchor] = (),
     pointers: Mapping[str, int] | None = None,
     counters: Mapping[str, int] | None = None,
+    settings: Mapping[str, str] | None = None,
 ) -> ChainWalk:
     """Walk the entries in ``seq`` order. ``expected_count`` is the store's own counter;
     ``pointers`` (ref -> newest committing seq) is checked here when given (the fake),
     with one query by the store; ``counters`` (``{"card": next, ...}``) are checked
-    against the numbers the chain created (:data:`COUNTED`)."""
+    against the numbers the chain created (:data:`COUNTED`); ``settings`` (the desk's
+    settings digests, admission/settings_record.py) against the newest recorded."""
     wanted = {a.seq: a.digest for a in anchors}
     walk = ChainWalk(AuditCheck(True, 0, None, ""))
     prev, count, legacy = GENESIS, 0, None
@@ -337,6 +343,12 @@ def walk_chain(
             return walk
         if '_next"' in row.details:
             _declare(walk, json.loads(row.details))
+        if row.action == SETTINGS_CHANGED and f'"{SETTING_PREFIX}' in row.details:
+            walk.settings = {
+                k: str(v)
+                for k, v in json.loads(row.details).items()
+                if k.startswith(SETTING_PREFIX)
+            }
         if row.action == COVERAGE:
             if walk.covered or walk.created["voucher"] + walk.created["registry"]:
                 # adopted once, by a file that committed to no voucher or snapshot before
@@ -365,6 +377,12 @@ def walk_chain(
         walk.check = _fail(count, count + 1, AuditChainCode.TAIL_MISSING)
     elif gap is not None:
         walk.check = AuditCheck(False, count, None, gap[0], row=gap[1])
+    elif settings is not None and walk.settings is not None and walk.settings != settings:
+        recorded = walk.settings
+        changed = sorted(k for k in {*recorded, *settings} if recorded.get(k) != settings.get(k))
+        walk.check = AuditCheck(
+            False, count, None, AuditChainCode.SETTINGS_UNRECORDED, row=changed[0]
+        )
     elif any(seq > count for seq in wanted):
         beyond = min(s for s in wanted if s > count)
         walk.check = _fail(count, beyond, AuditChainCode.ANCHOR_NOT_FOUND)

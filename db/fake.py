@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from datetime import UTC, date, datetime
 
@@ -430,10 +430,12 @@ class FakeStore(FakeReportsMixin, FakeDataProtectionMixin):
         self._call("append", actor, action, subject, at, details)
         return self.chain.append(actor, action, subject, at, details)
 
-    def verify(self, anchors: Sequence[AuditAnchor] = ()) -> AuditCheck:
+    def verify(
+        self, anchors: Sequence[AuditAnchor] = (), *, settings: Mapping[str, str] | None = None
+    ) -> AuditCheck:
         self._call("verify")
         counters = {"card": self._next_card}  # the chain knows the numbers (art. 22.1)
-        return self.chain.verify(self._present_rows(), anchors, counters)
+        return self.chain.verify(self._present_rows(), anchors, counters, settings)
 
     def head(self) -> AuditHead:
         return self.chain.head()

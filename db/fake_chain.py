@@ -88,9 +88,15 @@ class FakeChain:
         present: Iterable[tuple[str, list[object]]],
         anchors: Sequence[AuditAnchor],
         counters: Mapping[str, int] | None = None,
+        settings: Mapping[str, str] | None = None,
     ) -> AuditCheck:
         walk = walk_chain(
-            self.rows, self.key, anchors=anchors, pointers=self.pointers, counters=counters
+            self.rows,
+            self.key,
+            anchors=anchors,
+            pointers=self.pointers,
+            counters=counters,
+            settings=settings,
         )
         if not walk.check.ok:
             return walk.check

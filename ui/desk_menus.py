@@ -46,6 +46,7 @@ from admission.identity import IdentityKey
 from admission.inspection import InspectionCode
 from admission.observations import ObservationService
 from admission.records import Observation, Visitor
+from admission.settings_record import record_saved_settings
 from admission.verdict import Outcome
 from ui.controller import DeskState
 from ui.desk_flow import DeskFlowCode
@@ -713,14 +714,13 @@ class DeskMenus(QObject):
         if not keys:
             return
         ctx = self.window.ctx
-        details = {"keys": ",".join(sorted(str(k) for k in keys))}
-        at = ctx.clock.now()
+        at, path = ctx.clock.now(), self.settings_path
 
         def failed(_error: AdmissionError) -> None:
             self._say(MenuCode.SETTINGS_AUDIT_FAILED)
 
-        self.runner.submit(
-            lambda: ctx.store.append(actor.username, SETTINGS_CHANGED, "settings", at, details),
+        self.runner.submit(  # the keys, and every setting's digest (never a value)
+            lambda: record_saved_settings(ctx.store, path, actor.username, at, keys),
             lambda _seq: None,
             failed,
         )

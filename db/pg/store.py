@@ -1418,17 +1418,27 @@ class PgStore:
             for seq, at, actor, action, subject, details, dig, refs in rows
         ]
 
-    def verify(self, anchors: Sequence[AuditAnchor] = ()) -> AuditCheck:
+    def verify(
+        self, anchors: Sequence[AuditAnchor] = (), *, settings: Mapping[str, str] | None = None
+    ) -> AuditCheck:
         """Walk the whole chain with the key in one snapshot, check it against
         ``anchors`` (heads kept outside the database), then every row present."""
         # the staff rows are named by a keyed hash: its secret is read (or made) before
         # the read-only snapshot, where it could not be written
         self.secret(SUBJECT_SECRET)
         return self._run(
-            lambda tx: self._verify_in(tx, anchors), write=False, snapshot=True, bounded=False
+            lambda tx: self._verify_in(tx, anchors, settings),
+            write=False,
+            snapshot=True,
+            bounded=False,
         )
 
-    def _verify_in(self, tx: _Tx, anchors: Sequence[AuditAnchor]) -> AuditCheck:
+    def _verify_in(
+        self,
+        tx: _Tx,
+        anchors: Sequence[AuditAnchor],
+        settings: Mapping[str, str] | None = None,
+    ) -> AuditCheck:
         found = tx.one("SELECT next - 1 FROM counters WHERE name = 'audit'")
         assert found is not None
         walk = walk_chain(
@@ -1437,6 +1447,7 @@ class PgStore:
             expected_count=int(found[0]),
             anchors=anchors,
             counters=self._counters(tx),
+            settings=settings,
         )
         if not walk.check.ok:
             return walk.check

@@ -11,17 +11,26 @@ is opened again, as the next ``audit verify`` command would, and verified.
 
 from __future__ import annotations
 
+import argparse
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from admission.accounts import Role
 from admission.clock import FixedClock
 from admission.errors import StoreError
+from admission.settings import Settings
+from admission.settings_record import (
+    OUTSIDE_ACTOR,
+    record_outside_changes,
+    record_settings,
+    settings_digests,
+)
 from admission.vouchers.model import NewVoucher
 from db.accounts import Argon2Hasher, SqlAccounts
 from db.audit_chain import GENESIS, digest
@@ -44,6 +53,7 @@ class FileDesk:
     key: DbKey
     clock: FixedClock
     store: SqlCipherStore
+    settings: Settings  # settings.json as the desk reads it
 
     def sql(self, *statements: str) -> None:
         """The holder of the file key writes to the file (triggers dropped first)."""
@@ -66,7 +76,7 @@ def _voucher(n: int) -> NewVoucher:
 
 def record_history(desk: FileDesk) -> None:
     """Three admissions (a card voided), three vouchers (exchanged, cancelled, open), the
-    register imported then fed, two accounts."""
+    register imported, two accounts, the settings saved on the settings screen."""
     store = desk.store
     for n in (1, 2, 3):
         store.record_admission(entry(n))
@@ -82,6 +92,8 @@ def record_history(desk: FileDesk) -> None:
     accounts.create_account("admin", "Ana", PASSWORD, [Role.ADMIN], actor=None)
     admin = accounts.sign_in("admin", PASSWORD)
     accounts.create_account("clerk", "Carla", PASSWORD, [Role.CLERK], actor=admin)
+    desk.settings.set("casino.name", "Casino de Pruebas")
+    record_settings(store, desk.settings, "admin", T0, ["casino.name"])
 
 
 # -- the laundering of the chain with the file key -----------------------------------------
@@ -333,6 +345,13 @@ CASES: list[Tamper] = [
         "registry",
     ),
     Tamper(
+        "settings-edited",
+        "settings.json edited outside the settings screen (the casino's name)",
+        "SETTINGS_UNRECORDED",
+        lambda d: d.settings.set("casino.name", "Otro casino"),
+        "setting:casino.name",
+    ),
+    Tamper(
         "role-changed",
         "a clerk's account given the director's role",
         "ROW_CHANGED",
@@ -357,7 +376,8 @@ def no_env_key(monkeypatch: pytest.MonkeyPatch) -> None:
 @pytest.fixture
 def desk(tmp_path: Path, key: DbKey, clock: FixedClock) -> Iterator[FileDesk]:
     path = tmp_path / "visitors.db"
-    opened = FileDesk(path, key, clock, SqlCipherStore.create(path, key, clock=clock))
+    store = SqlCipherStore.create(path, key, clock=clock)
+    opened = FileDesk(path, key, clock, store, Settings())
     try:
         record_history(opened)
         yield opened
@@ -365,10 +385,10 @@ def desk(tmp_path: Path, key: DbKey, clock: FixedClock) -> Iterator[FileDesk]:
         opened.store.close()
 
 
-def _answer(store: SqlCipherStore) -> tuple[str, str | None, bool]:
+def _answer(store: SqlCipherStore, settings: Settings) -> tuple[str, str | None, bool]:
     """(code, row named, refused with an error) of ``audit verify``."""
     try:
-        check = store.verify()
+        check = store.verify(settings=settings_digests(settings))
     except StoreError as exc:
         return str(exc.code), None, True
     return str(check.problem), check.row, False
@@ -384,7 +404,7 @@ def test_the_history_verifies(desk: FileDesk) -> None:
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_a_tamper_is_named_by_audit_verify(desk: FileDesk, case: Tamper) -> None:
     case.act(desk)
-    code, row, refused = _answer(desk.reopen())
+    code, row, refused = _answer(desk.reopen(), desk.settings)
     assert (code, refused) == (case.code, case.error)
     if case.row is not None:
         assert row == case.row
@@ -427,3 +447,37 @@ def test_the_marker_records_the_key_and_a_new_key_is_never_made(desk: FileDesk) 
     text = str(err.value)
     assert held.name in text and "backup" in text and "keyring" in text
     assert not held.exists()
+
+
+def test_settings_changed_outside_the_window_are_recorded_at_the_next_start(
+    desk: FileDesk,
+) -> None:
+    desk.settings.set("casino.name", "Otro casino")
+    assert record_outside_changes(desk.store, desk.settings, T0) == ["casino.name"]
+    newest = desk.store.audit_entries()[-1]
+    assert (newest.actor, newest.action, newest.details["keys"]) == (
+        OUTSIDE_ACTOR,
+        "SETTINGS_CHANGED",
+        "casino.name",
+    )
+    assert "Otro casino" not in str(newest.details)  # digests, never values
+    assert desk.store.verify(settings=settings_digests(desk.settings)).ok
+    assert record_outside_changes(desk.store, desk.settings, T0) == []  # once
+
+
+@pytest.mark.parametrize("name", ["launder", "settings-edited", "voucher-counter-jump"])
+def test_the_command_answers_the_code(desk: FileDesk, name: str) -> None:
+    """``audit verify`` as the command line runs it (exit 1, the code and its text)."""
+    from types import SimpleNamespace
+
+    from ui.cli import audit
+
+    case = next(c for c in CASES if c.name == name)
+    case.act(desk)
+    parser, common = argparse.ArgumentParser(), argparse.ArgumentParser(add_help=False)
+    audit._arguments(parser, common)
+    ctx: Any = SimpleNamespace(store=desk.reopen(), settings=desk.settings)
+    code, out = audit.run(parser.parse_args(["verify"]), ctx)
+    assert code == 1 and isinstance(out, dict)
+    assert (out["ok"], out["problem"]) == (False, case.code)
+    assert out["message_en"]

@@ -21,6 +21,8 @@ from psycopg import sql
 from admission.accounts import Role
 from admission.clock import FixedClock
 from admission.errors import StoreError
+from admission.settings import Settings
+from admission.settings_record import record_settings, settings_digests
 from admission.vouchers.model import NewVoucher
 from db.accounts import Argon2Hasher
 from db.audit_key import AuditKey
@@ -42,6 +44,7 @@ class ServerDesk:
     cluster: Any
     schema: str
     store: PgStore
+    settings: Settings  # settings.json as the desk reads it
 
     def sql(self, *statements: str) -> list[Any]:
         """The server's superuser writes, the append-only triggers out of the way."""
@@ -75,6 +78,8 @@ def record_history(desk: ServerDesk, clock: FixedClock) -> None:
     accounts.create_account("admin", "Ana", PASSWORD, [Role.ADMIN], actor=None)
     admin = accounts.sign_in("admin", PASSWORD)
     accounts.create_account("clerk", "Carla", PASSWORD, [Role.CLERK], actor=admin)
+    desk.settings.set("casino.name", "Casino de Pruebas")
+    record_settings(store, desk.settings, "admin", T0, ["casino.name"])
 
 
 def _swap_indexes(desk: ServerDesk, table: str, key: str, a: int, b: int) -> None:
@@ -194,6 +199,13 @@ CASES: list[Tamper] = [
         "registry",
     ),
     Tamper(
+        "settings-edited",
+        "settings.json edited outside the settings screen (the casino's name)",
+        "SETTINGS_UNRECORDED",
+        lambda d: d.settings.set("casino.name", "Otro casino"),
+        "setting:casino.name",
+    ),
+    Tamper(
         "account-deleted",
         "an account deleted",
         "ROWS_MISSING",
@@ -215,7 +227,7 @@ def desk(pg_cluster: Any) -> Iterator[ServerDesk]:
         clock=clock,
         max_connections=2,
     ) as store:
-        opened = ServerDesk(pg_cluster, schema, store)
+        opened = ServerDesk(pg_cluster, schema, store, Settings())
         record_history(opened, clock)
         yield opened
 
@@ -231,7 +243,7 @@ def test_the_history_verifies(desk: ServerDesk) -> None:
 def test_a_tamper_is_named_by_audit_verify(desk: ServerDesk, case: Tamper) -> None:
     case.act(desk)
     try:
-        check = desk.store.verify()
+        check = desk.store.verify(settings=settings_digests(desk.settings))
         code, row, refused = str(check.problem), check.row, False
     except StoreError as exc:
         code, row, refused = str(exc.code), None, True

@@ -20,6 +20,7 @@ from admission.catalogue import text as catalogue_text
 from admission.codes import Code
 from admission.errors import AdmissionError, StoreError
 from admission.records import AuditAnchor
+from admission.settings_record import settings_digests
 from ui.cli.result import Command, CommandResult, ExitCode, described, error
 from ui.context import AppContext
 
@@ -75,8 +76,12 @@ def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
         "bad_pages": list(pages.bad_pages),
         "structure": list(pages.structure),
     }
+    # settings.json against the newest settings the chain recorded (changes made
+    # outside the settings screen since then: SETTINGS_UNRECORDED)
+    settings = getattr(ctx, "settings", None)
+    digests = None if settings is None else settings_digests(settings)
     try:
-        check = ctx.store.verify(anchors)
+        check = ctx.store.verify(anchors, settings=digests)
     except StoreError as err:
         if pages.ok:
             raise
