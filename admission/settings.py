@@ -16,6 +16,7 @@ from enum import unique
 from pathlib import Path
 from typing import Any
 
+from admission.atomic_file import write_atomically
 from admission.cards.catalogue import DEFAULT_CARD_TYPES
 from admission.codes import Code
 from admission.errors import ConfigError
@@ -323,6 +324,5 @@ class Settings:
 
     def save(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(".tmp")
-        tmp.write_text(json.dumps(self.to_json(), indent=2, ensure_ascii=False), "utf-8")
-        tmp.replace(path)  # atomic: never a half-written settings file
+        text = json.dumps(self.to_json(), indent=2, ensure_ascii=False)
+        write_atomically(path, text.encode("utf-8"))  # never a half-written settings file

@@ -35,7 +35,14 @@ from datetime import UTC, datetime
 from enum import unique
 from pathlib import Path
 
-from admission.atomic_file import ANYWHERE, OutputGuard, appeared, publish, temp_beside
+from admission.atomic_file import (
+    ANYWHERE,
+    OutputGuard,
+    appeared,
+    publish,
+    temp_beside,
+    write_atomically,
+)
 from admission.codes import Code
 from admission.errors import StoreError, StoreErrorCode
 from admission.retention import RETENTION_MONTHS, retention_cutoff
@@ -249,13 +256,8 @@ def _remember(data_dir: Path, new: KnownBackup) -> None:
         },
         indent=2,
     )
-    target = Path(data_dir) / BACKUP_LIST
-    temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    try:
-        temp.write_text(text, "utf-8")
-        os.replace(temp, target)
-    except OSError:
-        _remove(temp)
+    with contextlib.suppress(OSError):  # the list is a reminder: the backup stands
+        write_atomically(Path(data_dir) / BACKUP_LIST, text.encode("utf-8"))  # 0600
 
 
 # -- files ---------------------------------------------------------------------------

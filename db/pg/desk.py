@@ -25,14 +25,12 @@ demo derives both from its public passphrase and keeps its audit key in the fold
 
 from __future__ import annotations
 
-import contextlib
-import os
-import secrets
 import threading
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
 
+from admission.atomic_file import write_atomically
 from admission.errors import ConfigError, StoreError
 from admission.ports import Clock
 from admission.vouchers.model import NewVoucher
@@ -86,17 +84,7 @@ def remembered_database(folder: Path) -> str | None:
 def remember_database(folder: Path, database_id: str) -> None:
     """Write ``database-id`` whole (a temporary file renamed over it)."""
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    path = folder / DATABASE_ID_FILE
-    temp = folder / f".{DATABASE_ID_FILE}.{os.getpid()}.{secrets.token_hex(4)}"
-    try:
-        with open(temp, "w", encoding="ascii") as handle:
-            handle.write(database_id + "\n")
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temp, path)
-    finally:
-        with contextlib.suppress(OSError):
-            temp.unlink()
+    write_atomically(folder / DATABASE_ID_FILE, (database_id + "\n").encode("ascii"))
 
 
 def desk_audit_key(

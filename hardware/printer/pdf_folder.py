@@ -8,11 +8,12 @@ outside demo mode by the composition root).
 
 from __future__ import annotations
 
+import itertools
 import os
 import re
-import tempfile
 from pathlib import Path
 
+from admission.atomic_file import write_atomically
 from admission.devices import (
     DeviceErrorCode,
     DeviceStatus,
@@ -47,24 +48,25 @@ class PdfFolderPrinter:
         return PrinterState(DeviceStatus.READY)
 
     def submit(self, pdf: bytes, *, title: str, page: PageSize) -> str:
-        """Write ``<title>.pdf`` atomically (never a half-written file); the page size is
-        already the PDF's own."""
+        """Write ``<title>.pdf`` atomically (never a half-written file, 0600; a name
+        already taken gets ``-2``, ``-3``...: a job never replaces another's file); the
+        page size is already the PDF's own."""
         stem = _SAFE.sub("_", title)[:80] or "document"
-        tmp = ""
         try:
             self.folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".pdf", dir=self.folder)  # 0600
-            with os.fdopen(fd, "wb") as handle:
-                handle.write(pdf)
-            target = self.folder / f"{stem}.pdf"
-            counter = 2
-            while target.exists():
-                target = self.folder / f"{stem}-{counter}.pdf"
-                counter += 1
-            os.replace(tmp, target)
+            names = itertools.chain(
+                [f"{stem}.pdf"], (f"{stem}-{n}.pdf" for n in itertools.count(2))
+            )
+            while True:
+                target = self.folder / next(names)
+                if os.path.lexists(target):
+                    continue
+                try:  # a full disk leaves no half-written file behind
+                    write_atomically(target, pdf, prefix=".tmp-", suffix=".pdf", replace=False)
+                    break
+                except FileExistsError:  # taken meanwhile by another job: the next name
+                    continue
         except OSError as exc:
-            if tmp:  # a full disk leaves no half-written file behind
-                Path(tmp).unlink(missing_ok=True)
             raise DeviceError(
                 f"cannot write to the PDF folder: {exc.strerror}",
                 code=DeviceErrorCode.PRINT_SUBMIT_FAILED,

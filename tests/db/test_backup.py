@@ -225,6 +225,8 @@ def test_a_backup_overwrites_a_file_only_when_forced(desk: SqlCipherStore, tmp_p
     assert out.read_bytes() == b"older"
     backup(desk, out, force=True)
     assert out.read_bytes()[:6] != b"older" and out.stat().st_mode & 0o077 == 0
+    assert desk.path is not None  # the list of backups beside the file: the owner's only
+    assert (desk.path.parent / "backups.json").stat().st_mode & 0o077 == 0
 
 
 @pytest.mark.parametrize("name", ["visitors.db", "visitors.db-wal", "visitors.db.marker"])
