@@ -181,3 +181,20 @@ def test_the_list_in_english(qtbot: QtBot, demo_ctx: AppContext) -> None:
     header = dialog.table.horizontalHeaderItem(1)
     assert header is not None and header.text() == "Name"
     screenshot(dialog, "bans-list-en")
+
+
+def test_the_clerk_reads_the_ban_in_english(
+    qtbot: QtBot, demo_ctx: AppContext, session: FakeSession
+) -> None:
+    english()
+    identity = dni_document(12345678, today=madrid_date(demo_ctx.clock.now())).identity
+    demo_ctx.desk.add_ban(identity, "Threats to the staff", "director1")
+    win = make_window(qtbot, demo_ctx, session)
+    try:
+        present(qtbot, win, demo_ctx, 12345678)
+        shown = win.identity.bans.text()
+        assert shown.startswith("In force: “Threats to the staff”, decided by director1 on ")
+        assert shown.endswith("with no end date")
+        screenshot(win, "ban-at-the-counter-en")
+    finally:
+        win.stop()
