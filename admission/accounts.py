@@ -383,6 +383,7 @@ class AccountService:
             self._succeeded(stored, password, AccountAction.AUTHORISATION_FAILED, refused)
             raise AccountError("the account lacks the role", code=AccountErrorCode.ROLE_REQUIRED)
         self._succeeded(stored, password, AccountAction.AUTHORISED, what)
+        self._pin_failures.pop(stored.account.username, None)  # the password proved it
         return stored.account.operator()
 
     def sign_out(self, operator: Operator, reason: str) -> None:

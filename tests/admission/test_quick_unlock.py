@@ -146,7 +146,7 @@ def test_a_locked_or_disabled_account_opens_with_no_pin(
 
 
 def test_the_director_confirms_with_the_pin_at_their_own_desk(
-    staffed: AccountService, book: FakeBook, clerk: Operator
+    staffed: AccountService, book: FakeBook, clerk: Operator, clock: FixedClock
 ) -> None:
     director = staffed.sign_in("director", DIRECTOR_PW)
     staffed.set_pin(director, DIRECTOR_PW, "24681357")
@@ -156,6 +156,16 @@ def test_the_director_confirms_with_the_pin_at_their_own_desk(
     # a clerk's PIN authorises nothing of the director's
     assert _code(staffed.authorise_with_pin, clerk, PIN, Role.DIRECTOR, "X") == "ROLE_REQUIRED"
     assert book.notes[-1].action == "AUTHORISATION_FAILED"
+    # three wrong PINs: the password confirms, and gives the PIN its three tries again
+    for wrong in ("1111", "2222", "3333"):
+        with pytest.raises(AccountError):
+            staffed.authorise_with_pin(director, wrong, Role.DIRECTOR, "OVERRIDE")
+        clock.advance(PIN_PAUSE * 3)
+    assert _code(staffed.authorise_with_pin, director, "24681357", Role.DIRECTOR, "X") == (
+        "PIN_ATTEMPTS_EXHAUSTED"
+    )
+    assert staffed.authorise("director", DIRECTOR_PW, Role.DIRECTOR, "OVERRIDE") == director
+    assert staffed.authorise_with_pin(director, "24681357", Role.DIRECTOR, "X") == director
     # a locked session confirms nothing
     staffed.lock_session(director)
     assert _code(staffed.authorise_with_pin, director, "24681357", Role.DIRECTOR, "X") == (
