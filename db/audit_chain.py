@@ -62,8 +62,9 @@ KINDS = (
 )
 # Counters whose numbers the chain records (art. 22.1 cards, art. 23.4 vouchers): the
 # counter must be one past the highest number created, or where the newest entry whose
-# details hold ``card_next`` / ``voucher_next`` said it resumes, if that is higher (a
-# restore that lost numbers: they are never given again).
+# details hold ``card_next`` / ``voucher_next`` (or ``card_resumes_at`` /
+# ``voucher_resumes_at``) said it resumes, if that is higher (a restore that lost
+# numbers: they are never given again).
 COUNTED = ("card", "voucher")
 COVERAGE = "AUDIT_COVERAGE"  # action of the entry that committed an older file's vouchers
 SETTINGS_CHANGED = "SETTINGS_CHANGED"  # admission/settings_record.py: digests per setting
@@ -341,7 +342,7 @@ def walk_chain(
         if row.seq in wanted and wanted[row.seq] != row.digest:
             walk.check = _fail(done, row.seq, AuditChainCode.ANCHOR_MISMATCH)
             return walk
-        if '_next"' in row.details:
+        if '_next"' in row.details or '_resumes_at"' in row.details:
             _declare(walk, json.loads(row.details))
         if row.action == SETTINGS_CHANGED and f'"{SETTING_PREFIX}' in row.details:
             walk.settings = {
@@ -394,8 +395,10 @@ def walk_chain(
 
 
 def _declare(walk: ChainWalk, details: Mapping[str, str]) -> None:
+    """``card_next`` (an upgrade, an adoption) or ``card_resumes_at`` (FILE_RESTORED after
+    a restore that lost numbers, db/restore.py): where the counter resumes."""
     for name in COUNTED:
-        value = details.get(f"{name}_next")
+        value = details.get(f"{name}_next", details.get(f"{name}_resumes_at"))
         if value is not None and str(value).isdigit():
             walk.declared[name] = int(value)
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import timedelta
@@ -481,3 +482,31 @@ def test_the_command_answers_the_code(desk: FileDesk, name: str) -> None:
     assert code == 1 and isinstance(out, dict)
     assert (out["ok"], out["problem"]) == (False, case.code)
     assert out["message_en"]
+
+
+def test_a_restore_that_lost_numbers_verifies_and_a_later_jump_does_not(
+    tmp_path: Path, key: DbKey, clock: FixedClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A restore of an older backup resumes the counters past the numbers it lost, and
+    its FILE_RESTORED entry says where (``card_resumes_at``): that is no gap; a counter
+    moved past it afterwards is."""
+    from db.backup import backup
+    from db.restore import restore
+
+    monkeypatch.setenv(ENV_VAR, "17" * 32)
+    folder, out = tmp_path / "desk", tmp_path / "old.db"
+    folder.mkdir()
+    with SqlCipherStore.open(folder / "visitors.db", key, clock=clock) as store:
+        for n in (1, 2):
+            store.record_admission(entry(n))
+        backup(store, out, now=T0)
+        store.record_admission(entry(3))  # card 3: lost with the file
+    for name in os.listdir(folder):
+        if name.startswith("visitors.db"):
+            os.remove(folder / name)
+    restore(out, folder, key, accept_loss=lambda loss, copy: "jefa", now=T0 + timedelta(days=1))
+    with SqlCipherStore.open(folder / "visitors.db", key, create=False, clock=clock) as store:
+        assert store.verify().ok, store.verify()
+        with store.lock:
+            store.connection.execute("UPDATE counters SET next = next + 1 WHERE name = 'card'")
+        assert store.verify().problem == "CARD_NUMBER_GAP"
