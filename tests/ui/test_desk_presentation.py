@@ -21,6 +21,7 @@ from admission.clock import FixedClock
 from hardware.sound import Sound, TonePlayer
 from tests.ui.conftest import FakeSession
 from tests.ui.test_desk_menus import case, make_window, screenshot
+from tests.ui.test_translations import english  # noqa: F401  # the English fixture
 from ui.context import AppContext
 from ui.desk_window import DeskWindow
 from ui.dialogs.cards import CardActionsDialog
@@ -199,3 +200,25 @@ def test_the_inspectors_timeline_names_the_reentry_and_does_not_count_it(
     verdicts = [screen.timeline.row_texts(row)[3] for row in range(2)]
     assert verdicts == ["Admitido", "Reentrada (no es visita)"]
     assert "· 1 visitas" in screen.person_label.text()  # the re-entry is no visit
+
+
+@pytest.mark.usefixtures("english")
+def test_the_reentry_and_the_charge_speak_english(
+    qtbot: QtBot, demo_ctx: AppContext, session: FakeSession
+) -> None:
+    win = make_window(qtbot, demo_ctx, session)
+    try:
+        lines = case(demo_ctx, "admitted").lines
+        read(win, lines)
+        assert "Enter: charge" in win.verdict.progress.text()
+        press(win, "Return")
+        press(win, "Esc")
+        read(win, lines)
+        banner = win.verdict
+        assert "ALREADY ADMITTED" in banner.headline.text()
+        assert "Already admitted: card no. 1, valid until" in banner.reasons.text()
+        assert "Re-entry recorded in file 1 (not a new visit)" in banner.progress.text()
+        qtbot.wait(100)
+        screenshot(win, "desk-verdict-already-admitted-en")
+    finally:
+        win.stop()
