@@ -59,6 +59,9 @@ class PresentationView(QObject):
             f"QLabel#waitingBanner {{ background: {WAITING_COLOUR}; color: #FFFFFF;"
             " padding: 6px; border-radius: 6px; font-weight: bold; }"
         )
+        font = self.waiting_label.font()
+        font.setPointSize(max(font.pointSize(), 15))  # read at arm's length, standing
+        self.waiting_label.setFont(font)
         self.waiting_label.hide()
         self.reprint_held_action = QAction(self.tr("Reimprimir la tarjeta que ya tiene…"), window)
         self.reprint_held_action.setObjectName("action_reprint_held")
