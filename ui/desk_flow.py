@@ -24,10 +24,11 @@ from admission.codes import Code
 from admission.desk import DeskErrorCode
 from admission.documents import IdentityDocument, document_from_mrz
 from admission.errors import InvalidStateError
+from admission.hours import MADRID
 from admission.identity import IdentityKey
 from admission.mrz.parse import MrzError, parse_mrz
 from admission.ports import Clock, madrid_date
-from admission.records import Ban
+from admission.records import Ban, Observation
 from admission.verdict import Outcome, age_on, counts_as_visit
 
 if TYPE_CHECKING:
@@ -180,7 +181,7 @@ def describe(store: DeskFile, evaluation: Evaluation, *, seen_recently: bool) ->
         visits = len(history)
         last = max((v.at for v in history), default=None)
         observations = sorted(store.observations(visitor.file_number), key=lambda o: o.at)
-        notes = tuple(o.text for o in reversed(observations[-MAX_OBSERVATIONS:]))
+        notes = tuple(_note(o) for o in reversed(observations[-MAX_OBSERVATIONS:]))
     birth = doc.birth_date
     return DeskVerdict(
         evaluation,
@@ -192,6 +193,13 @@ def describe(store: DeskFile, evaluation: Evaluation, *, seen_recently: bool) ->
         tuple(warnings),
         ended,
     )
+
+
+def _note(observation: Observation) -> str:
+    """An observation as the identity panel shows it: its Madrid date and author first
+    (art. 20.3: who wrote it, and when), then the text."""
+    day = observation.at.astimezone(MADRID).strftime("%d/%m/%Y")
+    return f"{day} · {observation.author}: {observation.text}"
 
 
 def evaluate_and_describe(

@@ -92,6 +92,8 @@ def test_the_clerk_notes_the_visitor_on_screen_and_the_next_visit_shows_it(
     desk_clock.set(desk_clock.now() + timedelta(minutes=40))
     window.controller.submit_mrz(case(demo_ctx, "banned").lines)
     qtbot.waitUntil(lambda: NOTE in window.identity.observations.text(), timeout=5000)
+    # who wrote it and when, before the text (20:00 in Madrid on 03/12/2026)
+    assert window.identity.observations.text() == f"03/12/2026 · clerk1: {NOTE}"
     screenshot(window, "observation-next-visit-es")
 
 
