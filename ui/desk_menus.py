@@ -29,7 +29,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from enum import unique
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, TypeVar
 
@@ -666,7 +665,7 @@ class DeskMenus(QObject):
         ctx = self.window.ctx
         dialog = AccessReportDialog(
             reports,
-            partial(ctx.export_target, force=True),  # the save dialog asked before replacing
+            ctx.export_target,
             self.runner,
             operator,
             ctx.tools.today(),

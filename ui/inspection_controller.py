@@ -23,7 +23,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from datetime import date
-from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -38,7 +37,7 @@ from ui.desk_flow import DeskFlowCode, SessionView
 from ui.jobs import JobRunner
 
 if TYPE_CHECKING:
-    from ui.context import AppContext
+    from ui.context import AppContext, ExportTargets
 
 __all__ = [
     "EXPORT_UNAVAILABLE",
@@ -86,7 +85,7 @@ class InspectionController(QObject):
         inspection: InspectionService,
         *,
         reports: ReportService | None = None,
-        export_target: Callable[[Path], ExportTarget] | None = None,
+        export_target: ExportTargets | None = None,
         parent: QObject | None = None,
     ) -> None:
         super().__init__(parent)
@@ -199,7 +198,9 @@ class InspectionController(QObject):
         name = path.name
 
         def run() -> RenderedExport:
-            return job(operator, make_target(path))
+            # the save dialog asked before replacing a file: a file chosen there is
+            # replaced; the visitor file and what belongs to it never (OUTPUT_PROTECTED)
+            return job(operator, make_target(path, force=True))
 
         self._submit(
             run, lambda rendered: self.export_written.emit(name, rendered), self._export_refuse
@@ -265,7 +266,6 @@ def inspection_controller(
         session,
         InspectionService(ctx.reads, ctx.reads, ctx.clock),
         reports=ctx.reports,
-        # the save dialog asked before replacing a file; never the visitor file's
-        export_target=partial(ctx.export_target, force=True),
+        export_target=ctx.export_target,
         parent=parent,
     )

@@ -315,6 +315,32 @@ def test_a_failing_export_shows_the_message_and_writes_nothing(
     assert chosen.read_bytes().startswith(b"%PDF") and searched.errors.code == ""
 
 
+@needs_reports
+def test_an_export_never_goes_over_the_visitor_file_but_replaces_a_file_chosen(
+    searched: InspectionScreen, demo_ctx: AppContext, tmp_path: Path
+) -> None:
+    """The save dialog asked before replacing a file: the export replaces it (0600).
+    The visitor file and what belongs to it are refused all the same."""
+    data = demo_ctx.data_dir
+    marker = (data / "visitors.db.marker").read_bytes()
+    before = [a for a in audit(demo_ctx) if a[0] == "INSPECT_EXPORT"]
+    for name in ("visitors.db", "visitors.db-wal", "visitors.db.marker"):
+        target = data / name
+        searched.ask_path = lambda _t, _n, _f: target  # noqa: B023 (used at once)
+        searched.results_pdf.click()
+        assert searched.errors.code == "OUTPUT_PROTECTED", name
+        assert searched.errors.text() == text("OUTPUT_PROTECTED", "es")
+    assert (data / "visitors.db.marker").read_bytes() == marker
+    assert not (data / "visitors.db").read_bytes().startswith(b"%PDF")
+    assert [a for a in audit(demo_ctx) if a[0] == "INSPECT_EXPORT"] == before
+    chosen = tmp_path / "busqueda.pdf"
+    chosen.write_bytes(b"an older export")
+    searched.ask_path = lambda _t, _n, _f: chosen
+    searched.results_pdf.click()
+    assert searched.errors.code == "" and chosen.read_bytes().startswith(b"%PDF")
+    assert chosen.stat().st_mode & 0o077 == 0
+
+
 def test_a_cancelled_file_dialog_exports_nothing(
     searched: InspectionScreen, demo_ctx: AppContext
 ) -> None:

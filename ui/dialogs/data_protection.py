@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from datetime import date
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from PySide6.QtCore import QRegularExpression, Qt, Signal
 from PySide6.QtGui import QRegularExpressionValidator
@@ -56,6 +56,9 @@ from ui.dialogs.common import (
 from ui.dialogs.save_path import ask_save_path
 from ui.jobs import JobRunner
 from ui.widgets.charts import BarChart
+
+if TYPE_CHECKING:
+    from ui.context import ExportTargets
 
 __all__ = [
     "AccessReportDialog",
@@ -487,7 +490,7 @@ class AccessReportDialog(QDialog):
     def __init__(
         self,
         reports: AccessReportPort,
-        export_target: Callable[[Path], Any],
+        export_target: ExportTargets,
         runner: JobRunner,
         operator: Operator,
         today: date,
@@ -564,7 +567,11 @@ class AccessReportDialog(QDialog):
         run_job(
             self._runner,
             lambda: reports.export_access_report(
-                operator, purpose, make_target(path), file_number=number, id_number=id_number
+                operator,
+                purpose,
+                make_target(path, force=True),  # the save dialog asked before replacing
+                file_number=number,
+                id_number=id_number,
             ),
             done,
             self.errors,
