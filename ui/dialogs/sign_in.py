@@ -94,8 +94,12 @@ class _EnterKey(QObject):
         self._action = action
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        is_key = event.type() == QEvent.Type.KeyPress and isinstance(event, QKeyEvent)
-        if is_key and event.key() in (Qt.Key.Key_Return, Qt.Key.Key_Enter):
+        enter = (Qt.Key.Key_Return, Qt.Key.Key_Enter)
+        if (
+            isinstance(event, QKeyEvent)
+            and event.type() == QEvent.Type.KeyPress
+            and (event.key() in enter)
+        ):
             self._action()
             return True
         return False
