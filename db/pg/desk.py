@@ -35,8 +35,8 @@ from admission.errors import ConfigError, StoreError
 from admission.ports import Clock
 from admission.vouchers.model import NewVoucher
 from db.audit_chain import AuditChainCode
-from db.audit_key import AuditKey, resolve_audit_key
-from db.keys import DbKey, KeyringBackend
+from db.audit_key import ENV_VAR, KEYRING_USERNAME, AuditKey, resolve_audit_key
+from db.keys import KEYRING_SERVICE, DbKey, KeyringBackend
 from db.offline_formalise import FormaliseReport, ServerVoucherBook, formalise
 from db.offline_queue import OfflineVoucherQueue, QueuedVoucher, queue_key
 from db.pg.codes import PgDeskCode
@@ -102,6 +102,13 @@ def desk_audit_key(
         keyring_backend=keyring,
         allow_file=demo,
     )
+    if key is None and not create:  # the server's file exists, and its chain is keyed
+        raise StoreError(
+            "the audit key of the server's visitor file is missing: restore it from the "
+            f"casino's key backup into the keyring ({KEYRING_SERVICE}/{KEYRING_USERNAME}) "
+            f"or {ENV_VAR}; a file that has a key never gets a new one",
+            code=AuditChainCode.AUDIT_KEY_LOST,
+        )
     if key is None:
         raise StoreError(
             "no audit key for the server: set ADMISSION_AUDIT_KEY or put it in the keyring",

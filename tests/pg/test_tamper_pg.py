@@ -262,3 +262,21 @@ def test_a_desk_never_rewrites_a_file_behind_a_swapped_index(desk: ServerDesk) -
         desk.store.find_visitor(dni(2))
     third = desk.store.visitor(3)
     assert third is not None and third.identity == dni(3)
+
+
+def test_a_desk_whose_server_key_is_gone_is_told_to_restore_it(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At a desk's start the server's file exists and its chain is keyed: a missing key
+    is AUDIT_KEY_LOST, naming the backup and the keyring, and no key is made."""
+    from db.audit_key import ENV_VAR
+    from db.pg.desk import desk_audit_key
+    from tests.db.test_audit_keyed import MemoryKeyring
+
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    keyring = MemoryKeyring()
+    with pytest.raises(StoreError) as err:
+        desk_audit_key(tmp_path, demo=False, keyring=keyring, create=False)
+    assert err.value.code == "AUDIT_KEY_LOST"
+    assert "backup" in str(err.value) and "keyring" in str(err.value)
+    assert keyring.saved == {}
