@@ -26,7 +26,7 @@ import logging
 import os
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from functools import partial
 from pathlib import Path
@@ -74,7 +74,7 @@ from db.backup import BACKUP_LIST, BackupInfo, backup, stale_backups
 from db.desk_counters import desk_counters
 from db.file_guard import preflight, refuse_existing
 from db.issued import ISSUED_FILE
-from db.keys import DbKey, KeyringBackend, resolve_key, system_keyring
+from db.keys import DbKey, KeyringBackend, WindowPassphrase, resolve_key, system_keyring
 from db.pg.codes import PgDeskCode
 from db.registry_replica import ReplicaFront, ReplicaRegistry
 from db.reprint_queue import SqlReprintQueue
@@ -103,6 +103,7 @@ from ui.context import AppContext, DeskFile, DeskReads, Devices, ReprintQueue, T
 if TYPE_CHECKING:
     from admission.counters import CounterReader
     from admission.records import PurgeReport
+    from admission.registry.port import InterdictionRegistry
     from admission.registry.snapshot import SignatureVerifier
     from db.pg.target import PgTarget
     from hardware.mrz.live import LiveMrzReader
@@ -129,8 +130,15 @@ def default_data_dir() -> Path:
     return user_data_path(APP_NAME, appauthor=False)
 
 
-def build_tools(data_dir: Path, *, clock: Clock | None = None, demo: bool = False) -> Tools:
-    """Settings, clock and device factories: what every command needs."""
+def build_tools(
+    data_dir: Path,
+    *,
+    clock: Clock | None = None,
+    demo: bool = False,
+    passphrase: Callable[[], str] | None = None,
+) -> Tools:
+    """Settings, clock and device factories: what every command needs. ``passphrase``
+    gives the file's passphrase typed in the window (no keyring; db.keys.WindowPassphrase)."""
     settings = Settings.load(data_dir / SETTINGS_FILE)
     clock = clock or SystemClock()
     sweep_leftovers(data_dir)  # temporary copies of a killed restore (db/restore.py)
@@ -140,8 +148,11 @@ def build_tools(data_dir: Path, *, clock: Clock | None = None, demo: bool = Fals
         clock,
         _devices(settings, data_dir, demo),
         demo,
-        init_file=partial(init_file, data_dir, settings, demo=demo, clock=clock),
+        init_file=partial(
+            init_file, data_dir, settings, demo=demo, clock=clock, passphrase=passphrase
+        ),
         restore_file=partial(restore_file, data_dir, settings, demo=demo, clock=clock),
+        file_passphrase=passphrase,
     )
 
 
@@ -151,7 +162,15 @@ def build_context(tools: Tools) -> AppContext:
     over it, once."""
     target = server_target(tools)
     parts = (
-        _file_parts(tools, open_store(tools.data_dir, demo=tools.demo, clock=tools.clock))
+        _file_parts(
+            tools,
+            open_store(
+                tools.data_dir,
+                demo=tools.demo,
+                clock=tools.clock,
+                passphrase=tools.file_passphrase,
+            ),
+        )
         if target is None
         else _server_parts(tools, target)
     )
@@ -283,7 +302,7 @@ def _server_parts(tools: Tools, target: PgTarget) -> FileParts:
 
     settings, clock = tools.settings, tools.clock
     folder = tools.data_dir / CERT_SUBDIR
-    key = _file_key(folder, demo=tools.demo, new_file=False)
+    key = _file_key(folder, demo=tools.demo, new_file=False, passphrase=tools.file_passphrase)
     audit_key = desk_audit_key(
         folder, demo=tools.demo, keyring=_audit_keyring(tools.demo), create=False
     )
@@ -374,9 +393,7 @@ def _wire(tools: Tools, parts: FileParts) -> AppContext:
         clock,
         online=online,
         replica=replica,
-        settings=RegistryPolicySettings(
-            max_replica_age=timedelta(hours=settings["registry.max_replica_age_hours"])
-        ),
+        settings=_registry_settings(settings),
     )
     desk = AdmissionDesk(
         store=store,
@@ -414,18 +431,7 @@ def _wire(tools: Tools, parts: FileParts) -> AppContext:
         vouchers=parts.vouchers,
         accounts=parts.accounts,
         counters=parts.counters,
-        reports=ReportService(  # arts. 14.1.b, 20.4; GDPR art. 15
-            parts.reads,
-            clock,
-            ReportlabRenderer(
-                card_labels={
-                    code: kind.label_es for code, kind in desk.config.catalogue.types.items()
-                }
-            ),
-            CasinoInfo(settings["casino.name"], settings["casino.id"], settings["casino.address"]),
-            # the CSV's headings and labels in the window's language, as it is at each export
-            language=lambda: str(settings["ui.language"]),
-        ),
+        reports=_report_service(settings, parts.reads, clock, desk),  # arts. 14.1.b, 20.4
         export_target=partial(FileExportTarget, guard=outputs_of(tools.data_dir)),
         reads=parts.reads,
         outputs=outputs_of(tools.data_dir),
@@ -433,7 +439,63 @@ def _wire(tools: Tools, parts: FileParts) -> AppContext:
     ctx.stale_backups = lambda now: stale_backups(tools.data_dir, now, desk.config.retention_months)
     parts.finish(ctx)
     ctx.closers.extend(parts.closers)
+    ctx.reconfigure = partial(_reconfigure, ctx)
     return ctx
+
+
+def _report_service(
+    settings: Settings, reads: DeskReads, clock: Clock, desk: AdmissionDesk
+) -> ReportService:
+    """The director's and the inspectors' reports (arts. 14.1.b, 20.4; GDPR art. 15)."""
+    return ReportService(
+        reads,
+        clock,
+        ReportlabRenderer(
+            card_labels={code: kind.label_es for code, kind in desk.config.catalogue.types.items()}
+        ),
+        CasinoInfo(settings["casino.name"], settings["casino.id"], settings["casino.address"]),
+        # the CSV's headings and labels in the window's language, as it is at each export
+        language=lambda: str(settings["ui.language"]),
+    )
+
+
+def _reconfigure(ctx: AppContext) -> None:
+    """Saved settings take effect in the running desk, on the store worker between two
+    evaluations: the hours and the last-hour rule (arts. 21.4, 27), the card types and
+    prices (art. 23.2-3), the outcome of a register that cannot be checked and the
+    replica's age (art. 20.2), the card's look, printer and casino name, the reports'
+    casino. The keys declared ``restart`` (file, server, register client, accounts)
+    wait for the next start."""
+    settings = ctx.settings
+    running = ctx.desk.config  # the casino's and the desk's ids wait for the next start
+    ctx.desk.config = replace(
+        desk_config(settings), casino_id=running.casino_id, desk_id=running.desk_id
+    )
+    ctx.registry.reconfigure(_registry_settings(settings))
+    printing = ctx.card_printing
+    printing.printer = ctx.devices.card_printer()
+    printing.style = style_from_settings(settings.as_dict(), demo=ctx.demo)
+    printing.use_presentation(_card_presentation(ctx.tools, ctx.store, ctx.desk))
+    ctx.reports = _report_service(settings, ctx.reads, ctx.clock, ctx.desk)
+
+
+def _record_outside_settings(tools: Tools, store: DeskFile) -> None:
+    """Keys changed in settings.json since the chain's newest record of the settings -
+    outside the settings screen - become an entry of the chain (art. 20.4). A file that
+    takes no writes, or a login that may not write, leaves them to ``audit verify``
+    (SETTINGS_UNRECORDED)."""
+    if getattr(store, "damaged", False):
+        return
+    try:
+        record_outside_changes(store, tools.settings, tools.clock.now())
+    except AdmissionError as exc:
+        log.warning("the settings changed outside the window were not recorded: %s", exc.code)
+
+
+def _registry_settings(settings: Settings) -> RegistryPolicySettings:
+    return RegistryPolicySettings(
+        max_replica_age=timedelta(hours=settings["registry.max_replica_age_hours"])
+    )
 
 
 # What the desk keeps, or may yet create, in its data folder: the visitor file's names
@@ -462,19 +524,6 @@ def outputs_of(data_dir: Path) -> OutputGuard:
     return OutputGuard(data_dir, DESK_OWN_NAMES)
 
 
-def _record_outside_settings(tools: Tools, store: DeskFile) -> None:
-    """Keys changed in settings.json since the chain's newest record of the settings -
-    outside the settings screen - become an entry of the chain (art. 20.4). A file that
-    takes no writes, or a login that may not write, leaves them to ``audit verify``
-    (SETTINGS_UNRECORDED)."""
-    if getattr(store, "damaged", False):
-        return
-    try:
-        record_outside_changes(store, tools.settings, tools.clock.now())
-    except AdmissionError as exc:
-        log.warning("the settings changed outside the window were not recorded: %s", exc.code)
-
-
 def desk_config(settings: Settings) -> DeskConfig:
     holidays = frozenset(date.fromisoformat(d) for d in settings["holidays"])
     return DeskConfig(
@@ -489,14 +538,16 @@ def desk_config(settings: Settings) -> DeskConfig:
     )
 
 
-def open_store(data_dir: Path, *, demo: bool, clock: Clock) -> SqlCipherStore:
+def open_store(
+    data_dir: Path, *, demo: bool, clock: Clock, passphrase: Callable[[], str] | None = None
+) -> SqlCipherStore:
     """Open the visitor file of ``data_dir``. It never starts over on its own (art.
     20.4): a real file is created only by ``init`` (:func:`init_file`); the demo creates
     its own (invented people, its own folder) on first use. A folder without a file, or
     whose file is missing, emptied or replaced, is refused before any key is asked."""
     path = data_dir / DB_FILE
     preflight(path, create=demo)
-    key = _file_key(path, demo=demo, new_file=False)
+    key = _file_key(path, demo=demo, new_file=False, passphrase=passphrase)
     if demo:
         data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     return SqlCipherStore.open(
@@ -511,7 +562,13 @@ def _audit_keyring(demo: bool) -> KeyringBackend | None:
 
 
 def init_file(
-    data_dir: Path, settings: Settings, *, demo: bool, clock: Clock, adopt: bool = False
+    data_dir: Path,
+    settings: Settings,
+    *,
+    demo: bool,
+    clock: Clock,
+    adopt: bool = False,
+    passphrase: Callable[[], str] | None = None,
 ) -> str:
     """``init``: create the visitor file and its marker (audited), or with ``adopt``
     write the marker of the file already there after a full check; return its id. A
@@ -523,23 +580,30 @@ def init_file(
             raise InvalidStateError(
                 "adopt is for the desk's own file, not the server", code=PgDeskCode.ON_SERVER
             )
-        return _init_server(data_dir, target, demo=demo, clock=clock)
+        return _init_server(data_dir, target, demo=demo, clock=clock, passphrase=passphrase)
     path = data_dir / DB_FILE
     if not adopt:
         data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         refuse_existing(path)  # before a keyring is asked for a new key
-    key = _file_key(path, demo=demo, new_file=not adopt)
+    key = _file_key(path, demo=demo, new_file=not adopt, passphrase=passphrase)
     act = SqlCipherStore.adopt if adopt else SqlCipherStore.create
     with act(path, key, clock=clock, audit_keyring=_audit_keyring(demo)) as store:
         return store.file_id
 
 
-def _init_server(data_dir: Path, target: PgTarget, *, demo: bool, clock: Clock) -> str:
+def _init_server(
+    data_dir: Path,
+    target: PgTarget,
+    *,
+    demo: bool,
+    clock: Clock,
+    passphrase: Callable[[], str] | None = None,
+) -> str:
     from db.pg.desk import desk_audit_key, open_desk_store
     from db.pg.target import CERT_SUBDIR
 
     folder = data_dir / CERT_SUBDIR
-    key = _file_key(folder, demo=demo, new_file=True)
+    key = _file_key(folder, demo=demo, new_file=True, passphrase=passphrase)
     audit_key = desk_audit_key(folder, demo=demo, keyring=_audit_keyring(demo), create=True)
     with open_desk_store(
         target, key, folder=folder, audit_key=audit_key, clock=clock, create=True
@@ -644,15 +708,17 @@ def restore_file(
     )
 
 
-def _file_key(path: Path, *, demo: bool, new_file: bool) -> DbKey:
+def _file_key(
+    path: Path, *, demo: bool, new_file: bool, passphrase: Callable[[], str] | None = None
+) -> DbKey:
     """The demo's public passphrase, or the real key; a keyring invents a key only for
-    a file being created."""
+    a file being created. Without either, the passphrase the window asked for
+    (``passphrase``), else the terminal's."""
     if demo and not os.environ.get("ADMISSION_DB_KEY"):
         return DbKey.from_passphrase(DEMO_PASSPHRASE, source="demo")
-    return resolve_key(
-        database_exists=not new_file,
-        ask_passphrase=_ask_passphrase if sys.stdin.isatty() else None,
-    )
+    if passphrase is None and sys.stdin.isatty():
+        passphrase = _ask_passphrase
+    return resolve_key(database_exists=not new_file, ask_passphrase=passphrase)
 
 
 def _ask_passphrase() -> str:
@@ -661,16 +727,21 @@ def _ask_passphrase() -> str:
     return getpass.getpass("Clave del fichero de visitantes / visitor-file passphrase: ")
 
 
-def _card_printing(tools: Tools, store: DeskFile, desk: AdmissionDesk) -> CardPrintService:
+def _card_presentation(tools: Tools, store: DeskFile, desk: AdmissionDesk) -> CardPresentation:
     settings = tools.settings
     catalogue = desk.config.catalogue
-    presentation = CardPresentation(
+    return CardPresentation(
         casino_name=settings["casino.name"],
-        casino_id=settings["casino.id"],
+        casino_id=desk.config.casino_id,
         code_key=store.secret("card_code"),
         type_labels={code: t.label_es for code, t in catalogue.types.items()},
         special_types=frozenset(c for c, t in catalogue.types.items() if t.kind.special),
     )
+
+
+def _card_printing(tools: Tools, store: DeskFile, desk: AdmissionDesk) -> CardPrintService:
+    settings = tools.settings
+    presentation = _card_presentation(tools, store, desk)
     return CardPrintService(
         store,
         tools.devices.card_printer(),
@@ -727,8 +798,16 @@ def _devices(settings: Settings, data_dir: Path, demo: bool) -> Devices:
         demo_camera=_demo_camera,
         sound=_sound,
         printer_check=partial(_printer_check, data_dir),
+        online_registry=_online_registry,
         portrait=_portrait_cutter,
     )
+
+
+def _online_registry(settings: Settings) -> InterdictionRegistry:
+    """The RIAJ's online client of ``settings`` (the wizard's test, art. 20.2)."""
+    from hardware.registry.soap_client import client_from_settings
+
+    return client_from_settings(settings)
 
 
 def _printer_check(data_dir: Path, backend: str, target: str) -> DeviceStatus:
@@ -940,13 +1019,15 @@ def start_window(args: argparse.Namespace) -> int:
         print(missing, file=sys.stderr)
         return int(ExitCode.UNAVAILABLE)
     data_dir = data_dir_of(args, demo=demo)
+    passphrase = WindowPassphrase()  # the file's key without a keyring, in memory only
     return run_window(
         AppStart(
-            build_tools=partial(build_tools, data_dir, demo=demo),
+            build_tools=partial(build_tools, data_dir, demo=demo, passphrase=passphrase),
             build_context=build_context,
             demo=demo,
             smoke=smoke,
             demo_devices=_demo_devices if demo else None,
+            passphrase=passphrase,
         )
     )
 

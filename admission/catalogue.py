@@ -425,8 +425,8 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "Invalid card type code: letters, digits and _",
     ),
     "CARD_TYPE_BAD_PRICE": (
-        "El precio de la tarjeta no puede ser negativo",
-        "A card price cannot be negative",
+        "Falta el precio de la tarjeta o no es válido: escriba euros, p. ej. 5 o 5,50",
+        "The card price is missing or not valid: type euros, e.g. 5 or 5.50",
     ),
     "CARD_TYPE_BAD_VALIDITY": (
         "Validez de la tarjeta fuera de rango: de 1 a 366 días",
@@ -531,10 +531,9 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "Passphrase too long: at most 256 characters",
     ),
     "PASSPHRASE_TOO_SIMPLE": (
-        "Frase de paso fácil de adivinar: use cuatro palabras o más, o mezcle "
-        "mayúsculas, minúsculas, cifras y signos",
-        "Passphrase easy to guess: use four words or more, or mix upper and lower "
-        "case, digits and signs",
+        "Fácil de adivinar: use 4 palabras o más, o mezcle mayúsculas, minúsculas, "
+        "cifras y signos",
+        "Easy to guess: use 4 words or more, or mix upper and lower case, digits and signs",
     ),
     "PASSPHRASE_BAD_CHARACTER": (
         "La frase de paso tiene un carácter de control",

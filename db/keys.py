@@ -204,3 +204,35 @@ def resolve_key(
         f"no database key: set {ENV_VAR}, configure an OS keyring or give a passphrase",
         code=StoreErrorCode.NO_KEY,
     )
+
+
+class WindowPassphrase:
+    """The visitor file's passphrase typed in the desk window when neither
+    ``ADMISSION_DB_KEY`` nor an OS keyring gives a key (the third source of
+    :func:`resolve_key`). Held in this process's memory only: never written, logged or
+    put in the environment (a print spooler started by the desk would inherit it)."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self) -> None:
+        self._value = ""
+
+    def needed(self, environ: Mapping[str, str] | None = None) -> bool:
+        """True when the key can only come from a passphrase (no variable, no keyring)."""
+        return key_from_env(environ) is None and system_keyring() is None
+
+    def give(self, passphrase: str) -> None:
+        self._value = passphrase
+
+    def forget(self) -> None:
+        self._value = ""
+
+    @property
+    def given(self) -> bool:
+        return bool(self._value)
+
+    def __call__(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return f"WindowPassphrase(given={self.given})"

@@ -26,7 +26,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum, unique
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer
 from PySide6.QtGui import QGuiApplication
@@ -73,6 +73,10 @@ __all__ = [
 
 log = logging.getLogger("admission.ui")
 SERIAL_BAUD = 9600  # document readers' factory default on their serial (RS-232) port
+# settings the window itself reads when it is built: saved, they rebuild it
+WINDOW_SETTINGS = frozenset({"ui.language", "camera.device", "scanner.serial_port"})
+# the theme and the text size: applied to the running application at once
+DISPLAY_SETTINGS = frozenset({"ui.theme", "ui.font_size"})
 
 
 @unique
@@ -109,6 +113,22 @@ class AppStart:
     smoke: bool = False
     demo_devices: Callable[[Tools], DemoDevices] | None = None
     settings_file: str = "settings.json"  # in the data folder (the wizard writes it)
+    # the file's passphrase when there is no OS keyring (db.keys.WindowPassphrase, the
+    # same object build_tools was given): the wizard sets it, the start asks for it
+    passphrase: PassphraseSource | None = None
+
+
+class PassphraseSource(Protocol):
+    """Where the window puts the visitor file's passphrase (memory only)."""
+
+    def needed(self) -> bool: ...
+
+    def give(self, passphrase: str) -> None: ...
+
+    def forget(self) -> None: ...
+
+    @property
+    def given(self) -> bool: ...
 
 
 @unique
@@ -215,6 +235,7 @@ class DeskShell(QObject):
         self.translator: QTranslator | None = None
         self.parts: Any = None  # what build_desk_window answered
         self.failure: tuple[str, str] | None = None  # (code, detail) when the start failed
+        self.wizard: QWidget | None = None  # the first-run wizard while it is open
 
     # -- failures --------------------------------------------------------------------
     def language(self) -> str:
@@ -275,11 +296,44 @@ class DeskShell(QObject):
         # maximised the first time on this screen, then as it was left (read from 3 m)
         restore_window(self.window, self.ctx.data_dir)
         self.window.start()
+        self.window.controller.settings_applied.connect(self._settings_applied)
         self.session.locked.connect(lambda: QTimer.singleShot(0, self._unlock))
         self.session.signed_out.connect(
             lambda reason: QTimer.singleShot(0, lambda: self._signed_out(reason))
         )
         return None
+
+    # -- settings saved while the desk runs ---------------------------------------------
+    def _settings_applied(self, keys: list[str]) -> None:
+        """The services took the saved settings already (``DeskController``); the
+        language and the devices are the window's own: it is built again around the
+        same file and session, at once (the settings dialog has closed by then)."""
+        if DISPLAY_SETTINGS & set(keys):
+            self.apply_display()  # the palette, style sheet and font of the whole app
+        if WINDOW_SETTINGS & set(keys):
+            QTimer.singleShot(0, self.rebuild_window)
+
+    def rebuild_window(self) -> None:
+        """A new desk window in the language and with the devices now set, where the old
+        one was; the old one closes (its verdict on screen is dismissed as Esc would)."""
+        if self._closing or self.window is None or self.ctx is None or self.session is None:
+            return
+        old = self.window
+        self.translator = install_translator(self.app, self.language())
+        for event_filter in self.filters:
+            self.app.removeEventFilter(event_filter)
+        self.filters = []
+        window = self._build_window(self.ctx, self.session)
+        if self.start.demo:
+            add_demo_banner(window)
+        window.setGeometry(old.geometry())
+        window.setWindowState(old.windowState())
+        self.window = window
+        window.show()  # before the old one closes: the last window closing quits
+        window.start()
+        window.controller.settings_applied.connect(self._settings_applied)
+        old.close()
+        old.deleteLater()
 
     # -- the session while the window is open (art. 20.3: who admits is who signed in)
     def _unlock(self) -> None:
@@ -355,21 +409,49 @@ class DeskShell(QObject):
 
     def _open_context(self, tools: Tools) -> AppContext | None:
         """The open visitor file; None for a real folder that never held one (NO_FILE):
-        the first-run wizard creates it, as an explicit act (art. 20.4)."""
+        the first-run wizard creates it, as an explicit act (art. 20.4). Without an OS
+        keyring the file's passphrase is asked here (again after a wrong one)."""
         from admission.errors import StoreErrorCode
 
-        try:
-            ctx = self.start.build_context(tools)
-        except AdmissionError as exc:
-            if self.start.demo or exc.code is not StoreErrorCode.NO_FILE:
-                raise
-            return None
+        wrong = False
+        while True:
+            try:
+                ctx = self.start.build_context(tools)
+                break
+            except AdmissionError as exc:
+                if exc.code in (StoreErrorCode.NO_KEY, StoreErrorCode.WRONG_KEY):
+                    wrong = exc.code is StoreErrorCode.WRONG_KEY
+                    if self._ask_file_passphrase(wrong):
+                        continue
+                    raise
+                if self.start.demo or exc.code is not StoreErrorCode.NO_FILE:
+                    raise
+                return None
         try:
             ctx.retention.purge_if_due()  # six months (art. 20.4), as every command does
         except BaseException:
             ctx.close()
             raise
         return ctx
+
+    def _ask_file_passphrase(self, wrong: bool) -> bool:
+        """The visitor file's passphrase from the person at the desk (no keyring, no
+        ``ADMISSION_DB_KEY``); False when there is nobody to ask or they give up."""
+        source = self.start.passphrase
+        if source is None or self.start.smoke or not source.needed():
+            return False
+        from ui.dialogs.passphrase import PassphraseDialog
+
+        source.forget()
+        dialog = PassphraseDialog(wrong=wrong)
+        try:
+            if dialog.exec() != QDialog.DialogCode.Accepted.value:
+                return False
+            source.give(dialog.passphrase())
+            return True
+        finally:
+            dialog.clear()
+            dialog.deleteLater()
 
     def _first_run(self) -> bool:
         """The first-run wizard: the file (if the folder has none), the administrator,
@@ -385,25 +467,43 @@ class DeskShell(QObject):
         def create_file() -> str:
             return tools.init_file()
 
+        admins: list[Operator] = []
+
         def create_admin(username: str, display_name: str, password: str) -> object:
             if self.ctx is None:
                 self.ctx = self._open_context(tools)
             assert self.ctx is not None
-            return self.ctx.accounts.create_account(
+            account = self.ctx.accounts.create_account(
                 username, display_name, password, {Role.ADMIN}, actor=None
             )
+            admins.append(account.operator())
+            return account
 
+        def create_director(username: str, display_name: str, password: str) -> object:
+            assert self.ctx is not None and admins  # the administrator page came first
+            return self.ctx.accounts.create_account(
+                username, display_name, password, {Role.DIRECTOR}, actor=admins[0]
+            )
+
+        source = self.start.passphrase
         wizard = FirstRunWizard(
             tools.settings,
             tools.data_dir / self.start.settings_file,
             runner,
             create_file=create_file,
             create_admin=create_admin,
+            create_director=create_director,
+            import_registry=lambda path: _import_registry(self.ctx, path),
+            test_registry=lambda: _test_registry(tools, self.ctx),
+            passphrase=source.give if source is not None and source.needed() else None,
+            preflight=tools.devices.printer_check,
         )
+        self.wizard = wizard  # tests and the first-run measure drive it
         try:
             finished = bool(wizard.exec() == QDialog.DialogCode.Accepted.value)
         finally:
             runner.stop()
+            self.wizard = None
             wizard.deleteLater()
         if self.ctx is not None:
             self.ctx.close()
@@ -492,6 +592,45 @@ class DeskShell(QObject):
         if self.ctx is not None:
             self.ctx.close()
             self.ctx = None
+
+
+# an invented DNI (valid check letter): the wizard's test query of the RIAJ (art. 20.2)
+REGISTRY_PROBE_NUMBER = "00000000T"
+
+
+def _import_registry(ctx: AppContext | None, path: Path) -> Any:
+    """The wizard's RIAJ copy: imported into the file as ``registry import`` does."""
+    from ui.dialogs.wizard import RegistryImported
+
+    if ctx is None:
+        raise AdmissionError("the visitor file is not open")
+    result = ctx.replica.import_file(path)
+    return RegistryImported(result.entries, result.as_of)
+
+
+def _test_registry(tools: Tools, ctx: AppContext | None) -> Any:
+    """One query of an invented identity: through the online service when one is set
+    (and only it: a copy answering instead would hide a broken service), else through
+    the copy, as the desk will ask them (fail closed, max. age)."""
+    from datetime import timedelta
+
+    from admission.identity import IdentityKey, IdKind
+    from admission.registry.policy import RegistryPolicy, RegistryPolicySettings
+
+    if ctx is None:
+        raise AdmissionError("the visitor file is not open")
+    settings = tools.settings
+    factory = tools.devices.online_registry
+    online = factory(settings) if settings["registry.online_url"] and factory else None
+    policy = RegistryPolicy(
+        tools.clock,
+        online=online,
+        replica=None if online is not None else ctx.replica,
+        settings=RegistryPolicySettings(
+            max_replica_age=timedelta(hours=settings["registry.max_replica_age_hours"])
+        ),
+    )
+    return policy.check(IdentityKey.of(IdKind.DNI, "ESP", REGISTRY_PROBE_NUMBER))
 
 
 def _is_unavailable(code: str) -> bool:

@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from admission.desk import AdmissionDesk
     from admission.devices import Camera, CardPrinter, DeviceStatus, DocumentReader, SoundPlayer
     from admission.registry.policy import RegistryPolicy
+    from admission.registry.port import InterdictionRegistry
     from admission.restore_loss import RestoreLoss
     from admission.retention_sweep import RetentionSweep
     from db.backup import BackupInfo, KnownBackup
@@ -166,6 +167,10 @@ def _no_file_init(*, adopt: bool = False) -> str:
     raise ConfigError("no visitor-file factory was given to these tools")
 
 
+def _nothing_to_reconfigure() -> None:
+    return None
+
+
 class RestoreFile(Protocol):
     """``restore``: a backup becomes this folder's visitor file (never over one there).
     A backup older than what the folder knows is refused (RESTORE_LOSES_DATA) unless
@@ -254,6 +259,9 @@ class Devices:
     printer_check: Callable[[str, str], DeviceStatus] | None = None
     # the holder's portrait beside the MRZ the camera read (memory only); None: none
     portrait: Callable[[], PortraitCutter] | None = None
+    # the RIAJ's online service as these settings describe it (art. 20.2), for the
+    # first-run wizard's test before the desk is built over it
+    online_registry: Callable[[Settings], InterdictionRegistry] | None = None
 
 
 @dataclass(frozen=True)
@@ -268,6 +276,9 @@ class Tools:
     init_file: FileInit = _no_file_init  # only ``init`` calls it
     # ``restore``: a backup becomes this folder's visitor file (never over one there)
     restore_file: RestoreFile = _no_restore
+    # the visitor file's passphrase typed in the window (no OS keyring); None: the
+    # variable, the keyring or the terminal
+    file_passphrase: Callable[[], str] | None = None
 
     def today(self) -> date:
         """The Madrid date (ages, validity, two-digit years)."""
@@ -315,6 +326,9 @@ class AppContext:
     stale_backups: Callable[[datetime], list[KnownBackup]] = _no_backups_listed
     # the open file copied onto the casino's PostgreSQL server, verified
     server_copy: ServerCopy = field(default_factory=_NoServerCopy)
+    # the settings saved on the settings screen applied to the services over the file
+    # (run on the store worker: never in the middle of an evaluation)
+    reconfigure: Callable[[], None] = _nothing_to_reconfigure
 
     @property
     def settings(self) -> Settings:

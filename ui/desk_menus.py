@@ -45,6 +45,7 @@ from admission.identity import IdentityKey
 from admission.inspection import InspectionCode
 from admission.observations import ObservationService
 from admission.records import Observation, Visitor
+from admission.settings import needs_restart
 from admission.settings_record import record_saved_settings
 from admission.verdict import Outcome
 from ui.controller import DeskState
@@ -708,10 +709,17 @@ class DeskMenus(QObject):
         return self._open(dialog)
 
     def _settings_saved(self, actor: Operator, keys: list[str]) -> None:
-        """Audit the keys changed (never their values) and say when they apply."""
-        self.window.status.showMessage(self.tr("Los cambios se aplican al reiniciar"), 30_000)
+        """Apply the keys changed to the running desk, audit them (never their values)
+        and say which wait for the next start."""
+        later = needs_restart(keys)
+        if later:
+            note = self.tr("Configuración guardada. Se aplica al reiniciar: %1")
+            self.window.status.showMessage(note.replace("%1", ", ".join(later)), 30_000)
+        else:
+            self.window.status.showMessage(self.tr("Configuración aplicada"), 10_000)
         if not keys:
             return
+        self.window.controller.apply_settings(list(keys))
         ctx = self.window.ctx
         at, path = ctx.clock.now(), self.settings_path
 

@@ -50,10 +50,10 @@ from PySide6.QtWidgets import (
 )
 
 from admission.accounts import Operator, Role
+from admission.audit_trail import AuditTrailService
 from admission.cards.catalogue import CardType
 from admission.cards.verification import CardVerification
 from admission.counters import DeskCounters
-from admission.audit_trail import AuditTrailService
 from admission.desk import AdmissionResult, DeskErrorCode
 from admission.devices import (
     Camera,
@@ -66,6 +66,7 @@ from admission.devices import (
 from admission.documents import IdentityDocument
 from admission.identity import IdentityKey
 from admission.ports import madrid_date
+from ui.audit_menu import AuditMenu
 from ui.controller import DeskController
 from ui.desk_flow import DeskFlowCode, DeskVerdict, SessionView, document_from_lines
 from ui.desk_menus import (
@@ -82,7 +83,6 @@ from ui.dialogs.common import bounded, message
 from ui.dialogs.inspection import InspectionScreen
 from ui.dialogs.manual_entry import ManualEntryDialog
 from ui.dialogs.vouchers import OfflineVoucherCode
-from ui.audit_menu import AuditMenu
 from ui.help_menu import HelpMenu
 from ui.inspection_controller import inspection_controller
 from ui.jobs import ImmediateRunner, JobRunner
@@ -301,6 +301,14 @@ class DeskWindow(QMainWindow):
             action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
             self.addAction(action)
         self.card_type_actions: list[QAction] = []
+        self.refresh_card_types()
+
+    def refresh_card_types(self) -> None:
+        """F1..F8 follow the catalogue in force (card types saved while the desk runs)."""
+        for old in self.card_type_actions:
+            self.removeAction(old)
+            old.deleteLater()
+        self.card_type_actions = []
         catalogue = self.ctx.desk.config.catalogue
         for index, code in enumerate(list(catalogue.types)[:MAX_FKEYS]):
             action = QAction(_card_label(catalogue.types[code]), self)
@@ -332,6 +340,7 @@ class DeskWindow(QMainWindow):
         c.server_checked.connect(self.status.set_server)
         c.counters_changed.connect(self._on_counters)
         c.card_type_chosen.connect(self._show_card_type)
+        c.settings_applied.connect(lambda _keys: self.refresh_card_types())
         c.cleared.connect(self._on_cleared)
         c.server_changed.connect(self._on_server_changed)
         c.vouchers_formalised.connect(self._on_vouchers_formalised)

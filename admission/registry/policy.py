@@ -60,6 +60,10 @@ class RegistryPolicy:
         self._replica = replica
         self._settings = settings or RegistryPolicySettings()
 
+    def reconfigure(self, settings: RegistryPolicySettings) -> None:
+        """Saved settings apply to the next check (the desk's settings screen)."""
+        self._settings = settings
+
     def check(self, identity: IdentityKey, person: PersonDetails | None = None) -> RegistryAnswer:
         fallback_error = ""
         if self._online is not None:

@@ -150,6 +150,11 @@ class CardPrintService:
         # CUPS job titles are "card-<number>[-<tag>]": a number, never a name
         self._job_suffix = f"-{job_tag}" if job_tag else ""
 
+    def use_presentation(self, presentation: CardPresentation) -> None:
+        """The casino's name and the card types' labels saved on the settings screen
+        apply to the next card printed."""
+        self._presentation = presentation
+
     def render(self, view: CardView) -> Rendered:
         return self._render(view, self.style)
 

@@ -163,39 +163,39 @@
     <name>AccountPage</name>
     <message>
         <source>Explicación de la cuenta</source>
-        <translation type="unfinished"></translation>
+        <translation>Explanation of the account</translation>
     </message>
     <message>
         <source>Usuario: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>User name: %1</translation>
     </message>
     <message>
         <source>Nombre: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Name: %1</translation>
     </message>
     <message>
         <source>Contraseña</source>
-        <translation type="unfinished">Password</translation>
+        <translation>Password</translation>
     </message>
     <message>
         <source>Repita la contraseña</source>
-        <translation type="unfinished">Repeat the password</translation>
+        <translation>Repeat the password</translation>
     </message>
     <message>
         <source>&amp;Usuario:</source>
-        <translation type="unfinished">&amp;User name:</translation>
+        <translation>&amp;User name:</translation>
     </message>
     <message>
         <source>&amp;Nombre y apellidos:</source>
-        <translation type="unfinished"></translation>
+        <translation>Full &amp;name:</translation>
     </message>
     <message>
         <source>&amp;Contraseña:</source>
-        <translation type="unfinished">&amp;Password:</translation>
+        <translation>&amp;Password:</translation>
     </message>
     <message>
         <source>&amp;Repita la contraseña:</source>
-        <translation type="unfinished">&amp;Repeat the password:</translation>
+        <translation>&amp;Repeat the password:</translation>
     </message>
 </context>
 <context>
@@ -464,7 +464,7 @@
     </message>
     <message>
         <source>administrador</source>
-        <translation type="unfinished"></translation>
+        <translation>administrator</translation>
     </message>
 </context>
 <context>
@@ -1118,11 +1118,11 @@
     </message>
     <message>
         <source>El nombre que figura en las tarjetas</source>
-        <translation type="unfinished"></translation>
+        <translation>The name printed on the cards</translation>
     </message>
     <message>
         <source>p. ej. las iniciales del casino</source>
-        <translation type="unfinished"></translation>
+        <translation>e.g. the casino&apos;s initials</translation>
     </message>
     <message>
         <source>Datos del casino</source>
@@ -1142,15 +1142,15 @@
     </message>
     <message>
         <source>Escriba el precio de cada tipo de tarjeta (art. 23.2-3): el programa no trae precios. El horario puede dejarse para más tarde (Configuración).</source>
-        <translation type="unfinished"></translation>
+        <translation>Type the price of each card type (art. 23.2-3): the program comes with no prices. The opening hours can be left for later (Settings).</translation>
     </message>
     <message>
         <source>Aviso sobre los precios</source>
-        <translation type="unfinished"></translation>
+        <translation>Note on the prices</translation>
     </message>
     <message>
         <source>Identificador</source>
-        <translation type="unfinished"></translation>
+        <translation>Id</translation>
     </message>
 </context>
 <context>
@@ -1259,11 +1259,11 @@
     </message>
     <message>
         <source>Configuración guardada. Se aplica al reiniciar: %1</source>
-        <translation type="unfinished"></translation>
+        <translation>Settings saved. Applies after a restart: %1</translation>
     </message>
     <message>
         <source>Configuración aplicada</source>
-        <translation type="unfinished"></translation>
+        <translation>Settings applied</translation>
     </message>
 </context>
 <context>
@@ -1748,22 +1748,22 @@
     <name>DirectorPage</name>
     <message>
         <source>3. El director de juegos</source>
-        <translation type="unfinished"></translation>
+        <translation>3. The game director</translation>
     </message>
     <message>
         <source>El director de juegos responde del servicio de admisión: autoriza las tarjetas excepcionales (art. 23.5), lleva la lista de prohibiciones (art. 21.2-3) y puede trabajar en el puesto. Con su cuenta se admite al primer visitante; las cuentas del personal de recepción se crean después en Administración &gt; Cuentas.</source>
-        <translation type="unfinished"></translation>
+        <translation>The game director answers for the admission service: authorises exceptional cards (art. 23.5), keeps the ban list (art. 21.2-3) and may work the desk. The first visitor is admitted with this account; the reception staff&apos;s accounts are made afterwards in Administration &gt; Accounts.</translation>
     </message>
     <message>
         <source>director de juegos</source>
-        <translation type="unfinished"></translation>
+        <translation>game director</translation>
     </message>
 </context>
 <context>
     <name>DisplayFields</name>
     <message>
         <source>Idioma de la ventana</source>
-        <translation type="unfinished"></translation>
+        <translation>Language of the window</translation>
     </message>
     <message>
         <source>Colores de la ventana</source>
@@ -1783,7 +1783,7 @@
     </message>
     <message>
         <source>&amp;Idioma:</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Language:</translation>
     </message>
     <message>
         <source>C&amp;olores:</source>
@@ -2361,7 +2361,7 @@
     </message>
     <message>
         <source>El fichero de visitantes (art. 20.3) se guarda cifrado. Este equipo no tiene llavero del sistema operativo: la clave es una frase de paso que usted elige ahora y que se pedirá cada vez que se abra el programa. Use cuatro palabras o más, o al menos 12 caracteres mezclando mayúsculas, minúsculas, cifras y signos. El fichero se crea una sola vez.</source>
-        <translation type="unfinished"></translation>
+        <translation>The visitor file (art. 20.3) is kept encrypted. This computer has no operating-system keyring: the key is a passphrase you choose now, asked each time the program opens. Use four words or more, or at least 12 characters mixing upper and lower case, digits and signs. The file is created once only.</translation>
     </message>
     <message>
         <source>Explicación de la clave del fichero</source>
@@ -2369,27 +2369,27 @@
     </message>
     <message>
         <source>Frase de paso del fichero</source>
-        <translation type="unfinished"></translation>
+        <translation>Passphrase of the file</translation>
     </message>
     <message>
         <source>Repita la frase de paso</source>
-        <translation type="unfinished"></translation>
+        <translation>Repeat the passphrase</translation>
     </message>
     <message>
         <source>Solidez de la frase de paso</source>
-        <translation type="unfinished"></translation>
+        <translation>Strength of the passphrase</translation>
     </message>
     <message>
         <source>LA FRASE DE PASO NO SE PUEDE RECUPERAR. Nadie, tampoco el fabricante, puede abrir el fichero sin ella: si se pierde, se pierden los datos de los visitantes. Escríbala en papel y guárdela en la caja fuerte.</source>
-        <translation type="unfinished"></translation>
+        <translation>THE PASSPHRASE CANNOT BE RECOVERED. Nobody, the maker included, can open the file without it: if it is lost, the visitors&apos; data are lost. Write it on paper and keep it in the safe.</translation>
     </message>
     <message>
         <source>Aviso: la frase de paso no se puede recuperar</source>
-        <translation type="unfinished"></translation>
+        <translation>Warning: the passphrase cannot be recovered</translation>
     </message>
     <message>
         <source>He &amp;guardado la frase de paso en un lugar seguro y sé que no se puede recuperar</source>
-        <translation type="unfinished"></translation>
+        <translation>I have &amp;kept the passphrase in a safe place and know it cannot be recovered</translation>
     </message>
     <message>
         <source>&amp;Crear el fichero y su clave</source>
@@ -2405,15 +2405,15 @@
     </message>
     <message>
         <source>&amp;Frase de paso:</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Passphrase:</translation>
     </message>
     <message>
         <source>&amp;Repita la frase:</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Repeat it:</translation>
     </message>
     <message>
         <source>Frase de paso aceptable</source>
-        <translation type="unfinished"></translation>
+        <translation>Passphrase acceptable</translation>
     </message>
     <message>
         <source>El fichero de visitantes ya existe: se usa ese</source>
@@ -2768,39 +2768,39 @@
     <name>PassphraseDialog</name>
     <message>
         <source>Fichero de visitantes</source>
-        <translation type="unfinished"></translation>
+        <translation>Visitor file</translation>
     </message>
     <message>
         <source>Escriba la frase de paso del fichero de visitantes (la que se eligió al instalar el programa). Sin ella el fichero no se puede abrir.</source>
-        <translation type="unfinished"></translation>
+        <translation>Type the passphrase of the visitor file (the one chosen when the program was installed). Without it the file cannot be opened.</translation>
     </message>
     <message>
         <source>Explicación de la frase de paso</source>
-        <translation type="unfinished"></translation>
+        <translation>Explanation of the passphrase</translation>
     </message>
     <message>
         <source>Frase de paso del fichero</source>
-        <translation type="unfinished"></translation>
+        <translation>Passphrase of the file</translation>
     </message>
     <message>
         <source>&amp;Abrir</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Open</translation>
     </message>
     <message>
         <source>Abrir el fichero</source>
-        <translation type="unfinished"></translation>
+        <translation>Open the file</translation>
     </message>
     <message>
         <source>&amp;Salir</source>
-        <translation type="unfinished">&amp;Quit</translation>
+        <translation>&amp;Quit</translation>
     </message>
     <message>
         <source>Salir del programa</source>
-        <translation type="unfinished"></translation>
+        <translation>Quit the program</translation>
     </message>
     <message>
         <source>&amp;Frase de paso:</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Passphrase:</translation>
     </message>
 </context>
 <context>
@@ -3292,87 +3292,87 @@
     <name>RegistryPage</name>
     <message>
         <source>5. El Registro de Interdicciones (RIAJ)</source>
-        <translation type="unfinished"></translation>
+        <translation>5. The access-ban register (RIAJ)</translation>
     </message>
     <message>
         <source>Cada visitante se comprueba en el RIAJ antes de entrar (art. 20.2). Importe la copia del registro que facilita la Comunidad de Madrid, o configure el servicio en línea. Después se hace una consulta de prueba: sin registro que responda, nadie puede ser admitido.</source>
-        <translation type="unfinished"></translation>
+        <translation>Every visitor is checked in the RIAJ before entering (art. 20.2). Import the copy of the register the Comunidad de Madrid provides, or set up the online service. A test query follows: without a register that answers, nobody can be admitted.</translation>
     </message>
     <message>
         <source>Explicación del registro</source>
-        <translation type="unfinished"></translation>
+        <translation>Explanation of the register</translation>
     </message>
     <message>
         <source>Importar una &amp;copia del registro (archivo)</source>
-        <translation type="unfinished"></translation>
+        <translation>Import a &amp;copy of the register (file)</translation>
     </message>
     <message>
         <source>Usar el servicio en &amp;línea del RIAJ</source>
-        <translation type="unfinished"></translation>
+        <translation>Use the RIAJ&apos;s &amp;online service</translation>
     </message>
     <message>
         <source>Archivo de la copia del RIAJ</source>
-        <translation type="unfinished"></translation>
+        <translation>File of the RIAJ copy</translation>
     </message>
     <message>
         <source>E&amp;xaminar…</source>
-        <translation type="unfinished">B&amp;rowse…</translation>
+        <translation>B&amp;rowse…</translation>
     </message>
     <message>
         <source>Elegir el archivo de la copia del RIAJ</source>
-        <translation type="unfinished"></translation>
+        <translation>Choose the file of the RIAJ copy</translation>
     </message>
     <message>
         <source>Dirección del servicio del RIAJ</source>
-        <translation type="unfinished">Address of the RIAJ service</translation>
+        <translation>Address of the RIAJ service</translation>
     </message>
     <message>
         <source>Usuario del RIAJ</source>
-        <translation type="unfinished">RIAJ user name</translation>
+        <translation>RIAJ user name</translation>
     </message>
     <message>
         <source>&amp;Probar</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;Test</translation>
     </message>
     <message>
         <source>Probar el registro</source>
-        <translation type="unfinished"></translation>
+        <translation>Test the register</translation>
     </message>
     <message>
         <source>Resultado de la prueba del registro</source>
-        <translation type="unfinished"></translation>
+        <translation>Result of the register test</translation>
     </message>
     <message>
         <source>&amp;Archivo:</source>
-        <translation type="unfinished"></translation>
+        <translation>&amp;File:</translation>
     </message>
     <message>
         <source>&amp;Dirección:</source>
-        <translation type="unfinished">&amp;Address:</translation>
+        <translation>A&amp;ddress:</translation>
     </message>
     <message>
         <source>&amp;Usuario:</source>
-        <translation type="unfinished">&amp;User name:</translation>
+        <translation>&amp;User name:</translation>
     </message>
     <message>
         <source>Copia del RIAJ</source>
-        <translation type="unfinished"></translation>
+        <translation>RIAJ copy</translation>
     </message>
     <message>
         <source>Copias del RIAJ (*.txt *.csv *.riaj);;*</source>
-        <translation type="unfinished"></translation>
+        <translation>RIAJ copies (*.txt *.csv *.riaj);;*</translation>
     </message>
     <message>
         <source>Consultando el registro…</source>
-        <translation type="unfinished"></translation>
+        <translation>Asking the register…</translation>
     </message>
     <message>
         <source>Copia importada: %1 inscripciones, al día de %2</source>
-        <translation type="unfinished"></translation>
+        <translation>Copy imported: %1 entries, current as of %2</translation>
     </message>
     <message>
         <source>Prueba superada: el registro responde.</source>
-        <translation type="unfinished"></translation>
+        <translation>Test passed: the register answers.</translation>
     </message>
 </context>
 <context>
@@ -3619,19 +3619,19 @@
     </message>
     <message>
         <source>P&amp;antalla</source>
-        <translation type="unfinished"></translation>
+        <translation>Displ&amp;ay</translation>
     </message>
     <message>
         <source>Se aplica al reiniciar el programa (se lee solo al arrancar el puesto).</source>
-        <translation type="unfinished"></translation>
+        <translation>Applies after restarting the program (read only when the desk starts).</translation>
     </message>
     <message>
         <source>Los cambios se aplican al guardar, en el puesto en marcha. Los campos marcados con ⟳ se aplican al reiniciar el programa.</source>
-        <translation type="unfinished"></translation>
+        <translation>Changes apply when saved, on the running desk. The fields marked ⟳ apply after restarting the program.</translation>
     </message>
     <message>
         <source>Cuándo se aplican los cambios</source>
-        <translation type="unfinished"></translation>
+        <translation>When the changes apply</translation>
     </message>
     <message>
         <source>Guardar o cancelar</source>

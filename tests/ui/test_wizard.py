@@ -68,7 +68,7 @@ def test_the_wizard_creates_the_file_the_administrator_and_saves_the_settings(
     calls = Calls()
     wiz, settings, path = wizard(qtbot, tmp_path, calls)
     key = wiz.key_page
-    assert wiz.currentPage() is key and not key.isComplete()
+    assert wiz.currentPage() is key and not key.file_id  # Next (Enter) makes it
     for page in (key, wiz.admin_page, wiz.casino_page, wiz.printer_page):
         assert page.accessibleName() and unnamed_controls(page) == [], page.title()
     screenshot(wiz, "wizard-1-key")
@@ -142,7 +142,15 @@ def test_a_refused_value_keeps_the_page_and_shows_the_catalogue_text(
     wiz.next()
     qtbot.waitUntil(lambda: wiz.currentPage() is wiz.casino_page, timeout=WAIT)
     casino = wiz.casino_page
+    assert casino.casino.name.text() == "" and casino.casino.casino_id.text() == ""
+    wiz.next()  # nothing invented is filled in: the casino's name is the casino's to type
+    assert wiz.currentPage() is casino and casino.errors.code == DialogCode.FIELD_REQUIRED
+    casino.casino.name.setText("Casino Gran Vía")
     casino.casino.casino_id.setText("CASINO-1")  # not 1-8 letters or digits
+    wiz.next()  # no price invented either (art. 23.2)
+    assert casino.errors.code == "CARD_TYPE_BAD_PRICE" and not path.exists()
+    assert casino.tabs.currentWidget() is casino.cards
+    casino.cards.table.item(0, 4).setText("5")
     wiz.next()
     assert wiz.currentPage() is casino
     assert casino.errors.code == "SETTING_BAD_FORMAT"

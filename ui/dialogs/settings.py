@@ -4,8 +4,11 @@ RIAJ register (art. 20.2) and the printers.
 
 Every value goes through :class:`admission.settings.Settings` (and the card types and
 hours through the parsers the desk uses) before the file is written: a refused value is
-shown with the catalogue's text and nothing is saved. The desk reads the settings at
-start, so the changes apply from its next start.
+shown with the catalogue's text and nothing is saved. A saved change applies to the
+running desk within a second (``DeskController.apply_settings``), except the settings
+read only when the desk starts (``Setting.restart``: the file, the server, the
+register's online client, the accounts' lockout): their labels carry a mark and the
+dialog says they apply from the next start.
 
 The field groups are widgets of their own, reused by the first-run wizard.
 """
@@ -43,8 +46,9 @@ from admission.accounts import Operator, Role
 from admission.cards.catalogue import CardKind, CardTypeErrorCode
 from admission.errors import AdmissionError, ConfigError
 from admission.hours import WEEKDAYS
-from admission.settings import Settings
+from admission.settings import Settings, needs_restart
 from ui.dialogs.common import (
+    SETTING,
     DialogCode,
     ErrorLine,
     apply_settings,
@@ -60,6 +64,7 @@ __all__ = [
     "CardTypesEditor",
     "CasinoFields",
     "DevicesFields",
+    "DisplayFields",
     "FieldGroup",
     "HoursFields",
     "RegistryFields",
@@ -272,6 +277,11 @@ class CardTypesEditor(QWidget):
                 raise ConfigError("bad validity", code=CardTypeErrorCode.CARD_TYPE_BAD_VALIDITY)
             label_es = self._text(row, 1)
             several = self.table.item(row, 6)
+            try:
+                price = _cents(self._text(row, 4))
+            except ConfigError:
+                self.table.setCurrentCell(row, 4)  # typing now writes the price
+                raise
             types.append(
                 {
                     **self._extra[row],
@@ -279,7 +289,7 @@ class CardTypesEditor(QWidget):
                     "label_es": label_es,
                     "label_en": self._text(row, 2) or label_es,
                     "kind": kind.currentData() if isinstance(kind, QComboBox) else "STANDARD",
-                    "price_cents": _cents(self._text(row, 4)),
+                    "price_cents": price,
                     "validity_days": int(days),
                     "several_entries": several is not None
                     and several.checkState() == Qt.CheckState.Checked,
@@ -416,6 +426,42 @@ class DevicesFields(QWidget):
         }
 
 
+class DisplayFields(QWidget):
+    """ui.language: the window's language (the names of the languages in themselves)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.language = QComboBox()
+        self.language.setAccessibleName(self.tr("Idioma de la ventana"))
+        self.language.addItem("Español", "es")
+        self.language.addItem("English", "en")
+        # read from three metres: dark for a dim counter, light for a bright hall
+        self.theme = QComboBox()
+        self.theme.setAccessibleName(self.tr("Colores de la ventana"))
+        self.theme.addItem(self.tr("Oscuro (mostrador con poca luz)"), "dark")
+        self.theme.addItem(self.tr("Claro de alto contraste (sala iluminada)"), "light")
+        self.font_size = _spin(self.tr("Tamaño del texto"), 10, 24, " pt")
+        form = QFormLayout(self)
+        form.addRow(self.tr("&Idioma:"), self.language)
+        form.addRow(self.tr("C&olores:"), self.theme)
+        form.addRow(self.tr("Tamaño del &texto:"), self.font_size)
+        bind(self.language, "ui.language")
+        bind(self.theme, "ui.theme")
+        bind(self.font_size, "ui.font_size")
+
+    def load(self, settings: Settings) -> None:
+        self.language.setCurrentIndex(max(0, self.language.findData(settings["ui.language"])))
+        self.theme.setCurrentIndex(max(0, self.theme.findData(settings["ui.theme"])))
+        self.font_size.setValue(int(settings["ui.font_size"]))
+
+    def values(self) -> dict[str, Any]:
+        return {
+            "ui.language": str(self.language.currentData()),
+            "ui.theme": str(self.theme.currentData()),
+            "ui.font_size": self.font_size.value(),
+        }
+
+
 def _spin(name: str, low: int, high: int, suffix: str) -> QSpinBox:
     spin = QSpinBox()
     spin.setRange(low, high)
@@ -505,6 +551,28 @@ class RegistryFields(QWidget):
         }
 
 
+RESTART_MARK = " ⟳"
+
+
+def mark_restart_fields(root: QWidget, note: str) -> list[str]:
+    """Put :data:`RESTART_MARK` on the label of every field under ``root`` whose
+    setting applies only from the next start, with ``note`` as its tooltip; the keys."""
+    marked: list[str] = []
+    for widget in root.findChildren(QWidget):
+        key = widget.property(SETTING)
+        if not isinstance(key, str) or not needs_restart([key]):
+            continue
+        widget.setToolTip(note)
+        parent = widget.parentWidget()
+        form = parent.layout() if parent is not None else None
+        label = form.labelForField(widget) if isinstance(form, QFormLayout) else None
+        if isinstance(label, QLabel) and not label.text().endswith(RESTART_MARK):
+            label.setText(label.text() + RESTART_MARK)
+            label.setToolTip(note)
+        marked.append(key)
+    return sorted(marked)
+
+
 class SettingsDialog(QDialog):
     """The settings in tabs; saving needs an administrator (``allowed`` check)."""
 
@@ -532,6 +600,7 @@ class SettingsDialog(QDialog):
         self.devices = DevicesFields()
         self.registry = RegistryFields()
         self.printers = PrinterFields(runner, preflight)
+        self.display = DisplayFields()
         self.tabs = QTabWidget()
         self.tabs.setAccessibleName(self.tr("Apartados de la configuración"))
         self.tabs.addTab(self.casino, self.tr("&Casino"))
@@ -540,6 +609,7 @@ class SettingsDialog(QDialog):
         self.tabs.addTab(self.devices, self.tr("&Dispositivos"))
         self.tabs.addTab(self.registry, self.tr("&Registro (RIAJ)"))
         self.tabs.addTab(self.printers, self.tr("&Impresoras"))
+        self.tabs.addTab(self.display, self.tr("P&antalla"))
         self._groups: tuple[FieldGroup, ...] = (
             self.casino,
             self.cards,
@@ -547,9 +617,22 @@ class SettingsDialog(QDialog):
             self.devices,
             self.registry,
             self.printers,
+            self.display,
         )
         for group in self._groups:
             group.load(settings)
+        restart_note = self.tr(
+            "Se aplica al reiniciar el programa (se lee solo al arrancar el puesto)."
+        )
+        self.restart_keys = mark_restart_fields(self.tabs, restart_note)
+        self.applies_note = QLabel(
+            self.tr(
+                "Los cambios se aplican al guardar, en el puesto en marcha. Los campos "
+                "marcados con ⟳ se aplican al reiniciar el programa."
+            )
+        )
+        self.applies_note.setWordWrap(True)
+        self.applies_note.setAccessibleName(self.tr("Cuándo se aplican los cambios"))
         self.errors = ErrorLine()
         buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
@@ -565,6 +648,7 @@ class SettingsDialog(QDialog):
         buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addWidget(self.tabs, 1)
+        layout.addWidget(self.applies_note)
         layout.addWidget(self.errors)
         layout.addWidget(buttons)
         self.resize(860, 560)
