@@ -138,6 +138,24 @@ def test_a_new_output_is_the_owner_s_only(desk: Path, scratch: Path, act: str) -
     assert stat.S_IMODE((scratch / "new.out").stat().st_mode) == 0o600
 
 
+def test_a_voucher_is_not_issued_when_its_output_is_refused(desk: Path, scratch: Path) -> None:
+    def open_vouchers() -> int:
+        with pytest.MonkeyPatch.context() as env:
+            env.setenv("ADMISSION_USER", ACCOUNTS[Role.CLERK][0])
+            env.setenv("ADMISSION_PASSWORD", ACCOUNTS[Role.CLERK][2])
+            code, out = cli("voucher", "open", data_dir=desk)
+        assert code == 0 and isinstance(out, dict), out
+        return len(out["vouchers"])
+
+    before = open_vouchers()
+    (scratch / "taken.pdf").write_bytes(b"older")
+    for out in (scratch / "taken.pdf", desk / "visitors.db", scratch / "missing" / "v.pdf"):
+        code, answer = write(desk, "voucher issue", out)
+        assert code == 1 and error_of(answer) in {"OUTPUT_EXISTS", "OUTPUT_PROTECTED",
+                                                  "OUTPUT_NO_FOLDER"}, answer  # fmt: skip
+    assert open_vouchers() == before
+
+
 def special_files(folder: Path) -> list[Path]:
     """A character device like /dev/null made in ``folder`` (root only), a pipe, a
     folder, and a link to the pipe."""

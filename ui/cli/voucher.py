@@ -104,6 +104,8 @@ def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
 def _issue(
     args: argparse.Namespace, ctx: AppContext, document: Any, operator: str
 ) -> CommandResult:
+    if args.out is not None:  # a refused --out is told before the voucher is issued
+        ctx.outputs.target(args.out, force=args.force)
     issued = issue_voucher(
         ctx.desk,
         ctx.vouchers,
