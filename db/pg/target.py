@@ -53,6 +53,7 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 
 from admission.codes import Code
 from admission.errors import ConfigError
+from admission.host_names import host_name_refusal
 from db.pg.connect import connect, tls_conninfo
 
 __all__ = [
@@ -339,31 +340,11 @@ def _whole(text: str, name: str, low: int, high: int, source: TargetSource) -> i
 
 
 def _check_host_name(host: str, source: TargetSource) -> None:
-    """An IP address, or a DNS name the resolver can take (RFC 1035 2.3.4: labels of 1
-    to 63 bytes, 253 bytes in all without the final dot; RFC 5890 for names that are
-    not ASCII). Told here: the resolver's own refusal of such a name is a traceback."""
-    try:
-        ipaddress.ip_address(host)
-    except ValueError:
-        pass
-    else:
-        return
-    name = host[:-1] if host.endswith(".") else host
-    try:
-        encoded = name.encode("idna")
-    except UnicodeError:
-        encoded = b""
-    labels = encoded.split(b".")
-    if not encoded or len(encoded) > 253 or not all(0 < len(label) <= 63 for label in labels):
-        raise _refuse(
-            PgTargetCode.BAD_HOST,
-            "the host is not a name the resolver takes (labels of 1-63 bytes, 253 in all)",
-            source,
-        )
-    if any(byte <= 0x20 or byte == 0x7F for byte in encoded):
-        raise _refuse(
-            PgTargetCode.BAD_HOST, "the host holds a space or a control character", source
-        )
+    """An IP address or a DNS name the resolver takes (admission.host_names): the
+    resolver's own refusal of such a name is a traceback."""
+    refusal = host_name_refusal(host)
+    if refusal is not None:
+        raise _refuse(PgTargetCode.BAD_HOST, refusal, source)
 
 
 def _is_socket(host: str) -> bool:

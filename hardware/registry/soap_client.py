@@ -32,6 +32,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from admission.errors import ConfigError
+from admission.host_names import host_name_refusal
 from admission.identity import IdentityKey
 from admission.ports import Clock
 from admission.registry.port import (
@@ -139,6 +140,18 @@ class RgiajSoapClient:
         if url.scheme not in ("https", "http") or not url.hostname:
             raise ConfigError(
                 "registry endpoint must be an https URL", code=RegistryConfigCode.REGISTRY_ENDPOINT
+            )
+        try:
+            url.port  # noqa: B018 (a port out of range raises here, not at the first check)
+        except ValueError:
+            raise ConfigError(
+                "registry endpoint: the port must be 1-65535",
+                code=RegistryConfigCode.REGISTRY_ENDPOINT,
+            ) from None
+        refusal = host_name_refusal(url.hostname)
+        if refusal is not None:  # the resolver's refusal would be a traceback
+            raise ConfigError(
+                f"registry endpoint: {refusal}", code=RegistryConfigCode.REGISTRY_ENDPOINT
             )
         if url.scheme == "http" and not settings.allow_plain_http:
             raise ConfigError(

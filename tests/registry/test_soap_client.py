@@ -209,6 +209,24 @@ def test_change_feed_with_pages(register: ReferenceRegister, pki: Pki, clock: Fi
     assert len(page.entries) >= 4 and page.as_of == T0 + timedelta(minutes=10)
 
 
+@pytest.mark.parametrize(
+    "endpoint",
+    [
+        "https://a..b/riaj",  # an empty label
+        "https://.casino.es/riaj",
+        "https://" + "x" * 64 + ".es/riaj",  # a label over 63 bytes
+        "https://" + ".".join(["x" * 60] * 5) + "/riaj",  # a name over 253 bytes
+        "https://riaj.es:70000/riaj",  # a port out of range
+    ],
+)
+def test_an_endpoint_the_resolver_cannot_take_is_a_code(endpoint: str, clock: FixedClock) -> None:
+    # the resolver's refusal (UnicodeError) or the port's (ValueError) came at the first
+    # check, as a traceback
+    with pytest.raises(ConfigError) as err:
+        RgiajSoapClient(SoapClientSettings(endpoint), clock)
+    assert err.value.code == "REGISTRY_ENDPOINT"
+
+
 def test_configuration_errors(pki: Pki, clock: FixedClock) -> None:
     with pytest.raises(ConfigError) as err:
         RgiajSoapClient(SoapClientSettings("http://example.org/x"), clock)
