@@ -83,6 +83,7 @@ from admission.records import (
 )
 from db import codec, names
 from db.audit_chain import (
+    COVERAGE,
     ERASED,
     GENESIS,
     KINDS,
@@ -94,6 +95,7 @@ from db.audit_chain import (
     canonical_refs,
     card_content,
     check_rows,
+    counters_details,
     entries_digest,
     entry_mac,
     kind_of,
@@ -473,7 +475,38 @@ class PgStore:
         except PoolTimeout as exc:
             pool.close()
             raise StoreError("the server did not give a connection", code=PgStoreCode.BUSY) from exc
-        return cls(pool, ring, audit_key, found_id, clock, bounds, watchdog, purge_role)
+        store = cls(pool, ring, audit_key, found_id, clock, bounds, watchdog, purge_role)
+        try:
+            store._adopt_coverage()
+        except BaseException:
+            store.close()
+            raise
+        return store
+
+    def _adopt_coverage(self) -> None:
+        """Once, for a server file whose chain began before it covered vouchers and RIAJ
+        snapshots (migration 0070): one entry committing to those present and saying
+        where the counters stand. A login that may not write leaves it to the next."""
+        pending = "SELECT 1 FROM counters WHERE name = 'audit_coverage' AND next = 1"
+        if self._read(lambda tx: tx.one(pending)) is None:
+            return
+
+        def work(tx: _Tx) -> None:
+            if tx.one(pending) is None:  # another desk adopted them meanwhile
+                return
+            rows = [
+                (ref, True)
+                for kind in ("voucher", "registry")
+                for ref, _content, _seq, _refs in self._kind_rows(tx, kind)
+            ]
+            details = counters_details(self._counters(tx))
+            self._audit(tx, "audit-upgrade", COVERAGE, "audit", self._now(), details, rows)
+            tx.conn.execute("UPDATE counters SET next = 2 WHERE name = 'audit_coverage'")
+
+        try:
+            self._write(work)
+        except StoreError as exc:
+            log.warning("the vouchers and snapshots were not adopted yet: %s", exc.code)
 
     @property
     def timeouts(self) -> PgTimeouts:

@@ -280,3 +280,38 @@ def test_a_desk_whose_server_key_is_gone_is_told_to_restore_it(
     assert err.value.code == "AUDIT_KEY_LOST"
     assert "backup" in str(err.value) and "keyring" in str(err.value)
     assert keyring.saved == {}
+
+
+def test_an_older_server_file_adopts_its_snapshots_once(pg_cluster: Any) -> None:
+    """A snapshot imported before the chain covered the register (migration 0070 asks
+    for its adoption) is committed to by one AUDIT_COVERAGE entry at the next open."""
+    schema = fresh_schema(pg_cluster)
+    conninfo = schema_conninfo(pg_cluster, schema)
+    installation, audit_key = InstallationKey.generate("test"), AuditKey.generate("test")
+    clock = FixedClock(T0)
+
+    def opened() -> PgStore:
+        return PgStore.open(conninfo, installation, audit_key=audit_key, clock=clock)
+
+    with PgStore.open(
+        conninfo, installation, audit_key=audit_key, create=True, clock=clock
+    ) as store:
+        store.record_admission(entry(1))
+        older = ServerDesk(pg_cluster, schema, store, Settings())
+        older.sql(  # as a desk of the previous release imported it, and migration 0070
+            "INSERT INTO registry_snapshot (version, scheme, salt, scope, as_of, imported_at, "
+            "entry_count, content_sha256, signed, active) VALUES ('v1', 'plain', '\\x00', "
+            "'CASINO', now(), now(), 1, '', false, true)",
+            "INSERT INTO registry_entry (snapshot_id, digest) SELECT snapshot_id, "
+            "'\\x11111111111111111111111111111111' FROM registry_snapshot",
+            "INSERT INTO counters (name, next) VALUES ('audit_coverage', 1)",
+        )
+        assert store.verify().problem == "ROW_UNRECORDED"
+    with opened() as store:
+        check = store.verify()
+        assert check.ok, check
+        adopted = [e for e in store.audit_entries() if e.action == "AUDIT_COVERAGE"]
+        assert len(adopted) == 1 and list(adopted[0].commits) == ["registry:1"]
+        assert adopted[0].details == {"card_next": "2", "voucher_next": "1"}
+    with opened() as store:  # once
+        assert [e.action for e in store.audit_entries()].count("AUDIT_COVERAGE") == 1
