@@ -205,6 +205,15 @@ def apply_theme(app: QApplication, theme: str = "dark", font_size: int = BASE_PO
     """Fusion style, the palette of ``theme`` ("dark" or "light"), the text size in
     points and the focus ring; the theme applied. Called again when the settings change."""
     chosen = THEMES.get(theme, DARK)
+    size = max(8, min(int(font_size), 32))
+    sheet = style_sheet(chosen)
+    if (
+        app.styleSheet() == sheet
+        and app.font().pointSize() == size
+        and app.palette().color(QPalette.ColorRole.Window) == QColor(chosen.window)
+    ):
+        _current[0] = chosen
+        return chosen  # as it is: re-polishing every widget would change nothing
     if app.style().name().lower() != "fusion":
         style = QStyleFactory.create("Fusion")
         if style is not None:
@@ -212,9 +221,9 @@ def apply_theme(app: QApplication, theme: str = "dark", font_size: int = BASE_PO
     _current[0] = chosen
     app.setPalette(_palette(chosen))
     font = app.font()
-    font.setPointSize(max(8, min(int(font_size), 32)))
+    font.setPointSize(size)
     app.setFont(font)
-    app.setStyleSheet(style_sheet(chosen))
+    app.setStyleSheet(sheet)
     return chosen
 
 
