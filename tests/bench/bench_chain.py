@@ -5,12 +5,15 @@ chain verifies), for one or several revisions of the code in the same run.
     .venv/bin/python tests/bench/bench_chain.py --visits 2000            # this tree
     .venv/bin/python tests/bench/bench_chain.py --visits 100000 \\
         --tree before=/tmp/before --tree after=/work/main            # two revisions
+    .venv/bin/python tests/bench/bench_chain.py --store pg ...       # on PostgreSQL
 
 Each ``--tree`` runs in its own process with that tree first on ``sys.path`` (the same
-virtualenv), on a fresh SQLCipher file in a scratch folder: N visits of N/5 visitors
-(five visits each, on five days, a one-day card with each), then ``--sample`` more
-admissions timed one by one, then ``audit verify`` timed. The data is synthetic and the
-key a constant: never point this script at a real visitor file. Prints ONE table.
+virtualenv), on a fresh SQLCipher file in a scratch folder (``--store pg``: a fresh
+schema of one throwaway cluster, tests/pg/cluster_fixture.py, started here): N visits
+of N/5 visitors (five visits each, on five days, a one-day card with each), then
+``--sample`` more admissions timed one by one, then ``audit verify`` timed. The data is
+synthetic and the keys constants: never point this script at a real visitor file.
+Prints ONE table.
 """
 
 from __future__ import annotations
@@ -24,8 +27,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
+from typing import Any
 
 BENCH_DB_KEY = "42" * 32
 BENCH_AUDIT_KEY = "17" * 32
@@ -71,43 +76,78 @@ def measure(visits: int, sample: int) -> dict[str, float]:
     try:
         key = DbKey.from_raw(bytes.fromhex(BENCH_DB_KEY), source="bench")
         with SqlCipherStore.open(folder / "visitors.db", key, clock=clock) as store:
-            t = time.perf_counter()
-            for k in range(visits):
-                at = START + timedelta(days=k // visitors, seconds=k % visitors)
-                store.record_admission(_entry(k % visitors + 1, at))  # type: ignore[arg-type]
-            built = time.perf_counter() - t
-            samples = []
-            late = START + timedelta(days=ROUNDS + 1)
-            for k in range(sample):
-                e = _entry(k % visitors + 1, late + timedelta(seconds=k))
-                t = time.perf_counter()
-                store.record_admission(e)  # type: ignore[arg-type]
-                samples.append(time.perf_counter() - t)
-            t = time.perf_counter()
-            check = store.verify()
-            verified = time.perf_counter() - t
-            if not check.ok:
-                raise SystemExit(f"the bench file does not verify: {check}")
-            q = statistics.quantiles(samples, n=100, method="inclusive")
-            return {
-                "build_s": built,
-                "p50_ms": q[49] * 1000,
-                "p95_ms": q[94] * 1000,
-                "verify_s": verified,
-                "entries": float(check.entries),
-                "rows": float(check.rows),
-                "size_mb": (folder / "visitors.db").stat().st_size / 1e6,
-            }
+            return _run(
+                store,
+                visits,
+                visitors,
+                sample,
+                lambda: (folder / "visitors.db").stat().st_size / 1e6,
+            )
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def _child(tree: Path, visits: int, sample: int) -> dict[str, float]:
+def measure_pg(conninfo: str, visits: int, sample: int) -> dict[str, float]:
+    """The same on a PostgreSQL schema (one desk; the server's file, arts. 154-155)."""
+    from admission.clock import FixedClock
+    from db.audit_key import AuditKey
+    from db.pg.crypto import InstallationKey
+    from db.pg.store import PgStore
+
+    visitors = max(1, visits // ROUNDS)
+    clock = FixedClock(START)
+    with PgStore.open(
+        conninfo,
+        InstallationKey.generate("bench"),
+        audit_key=AuditKey.from_hex(BENCH_AUDIT_KEY, source="bench"),
+        create=True,
+        clock=clock,
+    ) as store:
+        return _run(store, visits, visitors, sample, lambda: 0.0)
+
+
+def _run(
+    store: Any, visits: int, visitors: int, sample: int, size: Callable[[], float]
+) -> dict[str, float]:
+    t = time.perf_counter()
+    for k in range(visits):
+        at = START + timedelta(days=k // visitors, seconds=k % visitors)
+        store.record_admission(_entry(k % visitors + 1, at))
+    built = time.perf_counter() - t
+    samples = []
+    late = START + timedelta(days=ROUNDS + 1)
+    for k in range(sample):
+        e = _entry(k % visitors + 1, late + timedelta(seconds=k))
+        t = time.perf_counter()
+        store.record_admission(e)
+        samples.append(time.perf_counter() - t)
+    t = time.perf_counter()
+    check = store.verify()
+    verified = time.perf_counter() - t
+    if not check.ok:
+        raise SystemExit(f"the bench file does not verify: {check}")
+    q = statistics.quantiles(samples, n=100, method="inclusive")
+    return {
+        "build_s": built,
+        "p50_ms": q[49] * 1000,
+        "p95_ms": q[94] * 1000,
+        "verify_s": verified,
+        "entries": float(check.entries),
+        "rows": float(check.rows),
+        "size_mb": size(),
+    }
+
+
+def _child(tree: Path, visits: int, sample: int, conninfo: str = "") -> dict[str, float]:
     env = {**os.environ, "PYTHONPATH": str(tree)}
+    call = (
+        f"bench_chain.measure_pg({conninfo!r}, int(sys.argv[3]), int(sys.argv[4]))"
+        if conninfo
+        else "bench_chain.measure(int(sys.argv[3]), int(sys.argv[4]))"
+    )
     code = (
         "import json, sys; sys.path.insert(0, sys.argv[1]); sys.path.insert(1, sys.argv[2]); "
-        "import bench_chain; "
-        "print(json.dumps(bench_chain.measure(int(sys.argv[3]), int(sys.argv[4]))))"
+        f"import bench_chain; print(json.dumps({call}))"
     )
     here = str(Path(__file__).resolve().parent)
     done = subprocess.run(
@@ -126,6 +166,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--visits", type=int, default=100_000)
     parser.add_argument("--sample", type=int, default=500, help="admissions timed")
+    parser.add_argument("--store", choices=("sqlcipher", "pg"), default="sqlcipher")
     parser.add_argument(
         "--tree",
         action="append",
@@ -138,17 +179,16 @@ def main() -> int:
         ["this", str(Path(__file__).resolve().parents[2])]
     ]
     rows = []
-    for label, tree in trees:
-        head = subprocess.run(
-            ["git", "-C", tree, "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            check=False,
-        ).stdout.strip()
-        print(f"[{label}] {tree} ({head}): building {args.visits:,} visits...", file=sys.stderr)
-        rows.append((label, head, _child(Path(tree), args.visits, args.sample)))
+    cluster = _start_cluster() if args.store == "pg" else None
+    try:
+        for label, tree in trees:
+            rows.append(_measure_tree(label, tree, args, cluster))
+    finally:
+        if cluster is not None:
+            cluster.stop()
+    where = "SQLCipher file" if cluster is None else "PostgreSQL schema (one desk)"
     print(
-        f"Audit chain cost: SQLCipher file of {args.visits:,} visits "
+        f"Audit chain cost: {where} of {args.visits:,} visits "
         f"({args.visits // ROUNDS:,} visitors, a card each visit); "
         f"{args.sample} admissions timed; {os.cpu_count()} CPUs\n"
     )
@@ -164,6 +204,36 @@ def main() -> int:
             f"| {r['size_mb']:.0f} MB | {r['build_s']:.0f} s |"
         )
     return 0
+
+
+def _start_cluster() -> Any:
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+    from tests.pg.cluster_fixture import DESKS, load_tool
+
+    tool = load_tool()
+    if tool.find_bin_dir() is None:
+        raise SystemExit("PostgreSQL is not installed (Debian package postgresql)")
+    cluster = tool.PgCluster(Path(tempfile.mkdtemp(prefix="bench-chain-pg-")), desks=DESKS)
+    cluster.start()
+    return cluster
+
+
+def _measure_tree(
+    label: str, tree: str, args: argparse.Namespace, cluster: Any
+) -> tuple[str, str, dict[str, float]]:
+    conninfo = ""
+    if cluster is not None:
+        from tests.pg.cluster_fixture import fresh_schema, schema_conninfo
+
+        conninfo = schema_conninfo(cluster, fresh_schema(cluster))
+    head = subprocess.run(
+        ["git", "-C", tree, "rev-parse", "--short", "HEAD"],
+        capture_output=True,
+        text=True,
+        check=False,
+    ).stdout.strip()
+    print(f"[{label}] {tree} ({head}): building {args.visits:,} visits...", file=sys.stderr)
+    return label, head, _child(Path(tree), args.visits, args.sample, conninfo)
 
 
 if __name__ == "__main__":
