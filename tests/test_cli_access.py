@@ -125,6 +125,7 @@ ARGV: dict[str, list[str]] = {
     "account list": ["account", "list"],
     "account passwd": ["account", "passwd", "{name}"],
     "account disable": ["account", "disable", SPARE[0]],
+    "account pin": ["account", "pin", "--remove"],
     "user add": ["user", "add", "walk-{name}", "--role", "clerk"],
     "backup": ["backup", "--out", "{out}.db"],
     "db copy-to-server": [

@@ -144,6 +144,7 @@ MATRIX: dict[str, Access] = {
     "account list": Access(ADMIN),
     "account passwd": Access(ADMIN, own=EVERYONE - ADMIN),
     "account disable": Access(ADMIN),
+    "account pin": Access(frozenset(), own=EVERYONE),  # one's own quick-unlock PIN
     "user add": Access(EVERYONE, unsigned=None),  # the file key's holder (ui.cli.user)
     "backup": Access(KEEPERS, BackupCliCode.BACKUP_ROLE_REQUIRED),
     "db copy-to-server": Access(KEEPERS),
