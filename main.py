@@ -520,8 +520,11 @@ DESK_OWN_NAMES = (
 
 def outputs_of(data_dir: Path) -> OutputGuard:
     """Where a file the operator names may go (--out, the save dialogs): never over the
-    visitor file nor anything of the desk's in its data folder (art. 20.4)."""
-    return OutputGuard(data_dir, DESK_OWN_NAMES)
+    visitor file nor anything of the desk's in its data folder (art. 20.4) - nor in the
+    usual data folder when this desk works in another: the demo's lies inside it, and a
+    --data-dir elsewhere must not reach the real file either."""
+    usual = default_data_dir()
+    return OutputGuard(data_dir, DESK_OWN_NAMES, others=(usual, usual / "demo"))
 
 
 def desk_config(settings: Settings) -> DeskConfig:

@@ -83,6 +83,9 @@ class OutputGuard:
 
     folder: Path | None  # None: no data folder to keep (ANYWHERE)
     own: tuple[str, ...] = ()
+    # other data folders kept the same way: the desk's usual one when this desk works
+    # in another (the demo's folder lies inside the real one; a --data-dir elsewhere)
+    others: tuple[Path, ...] = ()
 
     def target(self, path: Path, *, force: bool = False) -> Path:
         """The resolved path ``path`` names, once checked (see the module's docstring).
@@ -122,13 +125,16 @@ class OutputGuard:
     def protects(self, resolved: Path) -> bool:
         """Whether ``resolved`` (a resolved path) is the data folder, an entry at its
         top that is there, or is or lies under one of its own names. Names are compared
-        case-folded: on a file system that ignores case, ``VISITORS.DB`` is the file."""
-        if self.folder is None:
-            return False
+        case-folded: on a file system that ignores case, ``VISITORS.DB`` is the file.
+        The ``others`` folders are kept the same way."""
+        folders = ([] if self.folder is None else [self.folder]) + list(self.others)
+        return any(self._keeps(folder, resolved) for folder in folders)
+
+    def _keeps(self, folder: Path, resolved: Path) -> bool:
         try:
-            folder = Path(os.path.realpath(self.folder))
+            folder = Path(os.path.realpath(folder))
         except (OSError, ValueError):
-            folder = Path(self.folder)
+            folder = Path(folder)
         try:
             inside = resolved.relative_to(folder)
         except ValueError:

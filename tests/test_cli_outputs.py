@@ -221,3 +221,24 @@ def test_the_desk_s_own_names_are_those_its_modules_write() -> None:
     }
     assert written <= set(main.DESK_OWN_NAMES)
     assert main.DB_FILE == DB_FILE
+
+
+def test_the_demo_never_writes_over_the_real_visitor_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The demo works in a folder of its own inside the usual data folder: an output of
+    the demo aimed at the real file beside it is refused all the same."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))  # platformdirs: the usual folder
+    import main
+
+    usual = main.default_data_dir()
+    assert tmp_path in usual.parents
+    code, out = cli("init", data_dir=usual)
+    assert code == 0, out
+    record = (usual / "visitors.db").read_bytes()
+    for name in ("visitors.db", "visitors.db.marker"):
+        code, out = cli("leaflet", "--demo", "--out", str(usual / name), "--force")
+        assert (code, error_of(out)) == (1, "OUTPUT_PROTECTED"), out
+    assert (usual / "visitors.db").read_bytes() == record
+    code, out = cli("leaflet", "--demo", "--out", str(tmp_path / "leaflet.pdf"))
+    assert code == 0 and (tmp_path / "leaflet.pdf").read_bytes().startswith(b"%PDF"), out

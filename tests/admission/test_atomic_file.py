@@ -210,3 +210,14 @@ def test_without_replace_a_file_that_appeared_meanwhile_is_kept(tmp_path: Path) 
     with pytest.raises(FileExistsError):
         write_atomically(out, b"mine", replace=False)
     assert out.read_bytes() == b"appeared" and [p.name for p in tmp_path.iterdir()] == ["late.pdf"]
+
+
+def test_other_data_folders_are_kept_the_same_way(tmp_path: Path, data: Path) -> None:
+    demo = data / "demo"  # the demo's own folder, inside the real one
+    demo.mkdir()
+    guard = OutputGuard(demo, OWN, others=(data,))
+    for path in (data / "visitors.db", data / "visitors.db-shm", demo / "visitors.db"):
+        with pytest.raises(OutputError) as refused:
+            guard.write(path, b"x", force=True)
+        assert refused.value.code is OutputCode.OUTPUT_PROTECTED, path
+    assert guard.write(demo / "leaflet.pdf", b"%PDF").read_bytes() == b"%PDF"
