@@ -19,8 +19,9 @@ nothing outside it, even as root: the commands run from a folder four levels dee
 it, every path drawn is relative and lands inside it (``..`` chains included), device
 nodes are made in it (as root; never taken from /dev), and before each case every
 argument - and every path or socket a drawn URL names - is resolved and asserted to lie
-inside the scratch folder. After each case the visitor file is still an encrypted file
-and its marker still names it.
+inside the scratch folder. ``leaflet`` and ``voucher issue`` always write to ``--out``:
+printing would reach the machine's print queues. After each case the visitor file is
+still an encrypted file and its marker still names it.
 
 The suite runs ``FUZZ_EXAMPLES`` examples (about a minute). For a fault campaign::
 
@@ -500,7 +501,11 @@ def _strategies(desk: Desk) -> dict[str, st.SearchStrategy[list[str]]]:
             TEXT.map(lambda n: ["account", "passwd", n]),
             TEXT.map(lambda n: ["account", "disable", n]),
         ),
-        "leaflet": _optional("--out", output).map(lambda rest: ["leaflet", *rest]),
+        # always an --out: printing would reach the machine's print queues, outside
+        # the scratch folder
+        "leaflet": _join(output.map(lambda o: ["--out", o]), _flag("--force")).map(
+            lambda rest: ["leaflet", *rest]
+        ),
         "backup": _join(output.map(lambda o: ["--out", o]), _flag("--force")).map(
             lambda rest: ["backup", *rest]
         ),
@@ -520,7 +525,7 @@ def _strategies(desk: Desk) -> dict[str, st.SearchStrategy[list[str]]]:
             _join(
                 doc,
                 _optional("--card-type", TEXT),
-                _optional("--out", output),
+                output.map(lambda o: ["--out", o]),  # never the receipt printer's queue
                 _flag("--force"),
             ).map(lambda rest: ["voucher", "issue", *rest]),
             _join(doc, number.map(lambda n: [n]), st.just(["--no-pdf"])).map(
