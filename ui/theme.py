@@ -25,6 +25,7 @@ __all__ = [
     "VERDICT_COLOURS",
     "VERDICT_POINT_SIZE",
     "Theme",
+    "alert_style",
     "apply_dark_theme",
     "apply_theme",
     "current_theme",
@@ -62,6 +63,7 @@ class Theme:
     link: str
     border: str  # edges of fields, boxes and check boxes
     warning: str  # warning text in the identity panel
+    error: str  # a refusal's text in a dialog, a device that cannot work
 
 
 DARK = Theme(
@@ -76,6 +78,7 @@ DARK = Theme(
     link="#8AB4F8",
     border="#BDC1C6",
     warning="#FFB74D",
+    error="#FF8A80",
 )
 LIGHT = Theme(
     name="light",
@@ -89,6 +92,7 @@ LIGHT = Theme(
     link="#0041C2",
     border="#000000",
     warning="#8A3B00",
+    error="#B00020",
 )
 THEMES: dict[str, Theme] = {DARK.name: DARK, LIGHT.name: LIGHT}
 _current: list[Theme] = [DARK]
@@ -97,6 +101,13 @@ _current: list[Theme] = [DARK]
 def current_theme() -> Theme:
     """The theme the application was last given (:func:`apply_theme`)."""
     return _current[0]
+
+
+def alert_style(bold: bool = False) -> str:
+    """A label's style sheet for a refusal or a device that cannot work, legible on the
+    current theme's background (light red on dark, dark red on white)."""
+    weight = " font-weight: bold;" if bold else ""
+    return f"color: {current_theme().error};{weight}"
 
 
 def _palette(theme: Theme) -> QPalette:

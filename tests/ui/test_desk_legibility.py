@@ -303,6 +303,7 @@ def test_both_themes_keep_text_focus_and_check_boxes_in_high_contrast(name: str)
     assert contrast(theme.highlight, theme.window) >= 3, "the focus ring is seen (WCAG 1.4.11)"
     assert contrast(theme.border, theme.base) >= 3, "a check box's edge is seen"
     assert contrast(theme.warning, theme.base) >= 4.5
+    assert contrast(theme.error, theme.base) >= 4.5, "a refusal's text reads (WCAG 1.4.3)"
 
 
 def pixels_of(widget: QWidget) -> NDArray[np.uint8]:

@@ -38,6 +38,7 @@ from admission.records import Ban, StaffMember
 from admission.settings import Settings
 from admission.spanish_ids import is_valid_dni, is_valid_nie
 from ui.jobs import JobRunner
+from ui.theme import alert_style
 
 __all__ = [
     "MADRID",
@@ -170,12 +171,12 @@ class ErrorLine(QLabel):
         self.setTextFormat(Qt.TextFormat.PlainText)
         self.setWordWrap(True)
         self.setAccessibleName(QCoreApplication.translate("Dialogs", "Mensaje"))
-        self.setStyleSheet("color: #ff6b6b;")
+        self.setStyleSheet(alert_style())
         self.code = ""
 
     def show_code(self, code: str) -> None:
         self.code = str(code)
-        self.setStyleSheet("color: #ff6b6b;")
+        self.setStyleSheet(alert_style())
         self.setText(message(self.code))
 
     def show_error(self, error: AdmissionError, field: str = "") -> None:

@@ -15,13 +15,12 @@ from PySide6.QtWidgets import QLabel, QSizePolicy, QStatusBar, QWidget
 
 from admission.devices import DeviceStatus
 from ui.dialogs.common import bounded, message
-from ui.theme import DEMO_COLOUR
+from ui.theme import DEMO_COLOUR, alert_style
 from ui.widgets import ElidedLabel
 
 __all__ = ["DeskStatusBar"]
 
 _FIXED = ("camera", "printer", "register", "database")
-_ALERT = "color: #FF8A80; font-weight: bold;"
 _GAP = 12  # between two devices
 
 
@@ -176,7 +175,7 @@ class DeskStatusBar(QStatusBar):
         label.setText(
             f"{'●' if ok else '▲'} {self._device_name(device)}: {self._status_word(status)}"
         )
-        label.setStyleSheet("" if ok else _ALERT)
+        label.setStyleSheet("" if ok else alert_style(bold=True))
         if detail and not ok:
             self.last_error.setText(bounded(f"{self._device_name(device)}: {message(detail)}", 160))
 
@@ -191,7 +190,7 @@ class DeskStatusBar(QStatusBar):
         label = self._label("register")
         if age_seconds is None:
             label.setText("▲ " + self.tr("Registro RIAJ: sin copia local"))
-            label.setStyleSheet(_ALERT)
+            label.setStyleSheet(alert_style(bold=True))
         else:
             hours, rest = divmod(age_seconds, 3600)
             age = f"{hours} h {rest // 60} min" if hours else f"{rest // 60} min"
@@ -209,7 +208,7 @@ class DeskStatusBar(QStatusBar):
         label.setAccessibleName(self._device_name("database"))
         if median_ms is None:
             label.setText("▲ " + self.tr("Servidor %1: sin respuesta").replace("%1", self._server))
-            label.setStyleSheet(_ALERT)
+            label.setStyleSheet(alert_style(bold=True))
         else:
             shown = f"{median_ms:.0f}" if median_ms >= 1 else "<1"
             label.setText(
