@@ -450,3 +450,39 @@ def test_the_desk_opens_maximised_then_as_it_was_left_on_that_screen(
     qtbot.addWidget(other)
     restore_window(other, elsewhere)
     qtbot.waitUntil(other.isMaximized)
+
+
+def test_the_theme_and_text_size_saved_apply_to_the_running_desk(
+    qtbot: QtBot, qapp: QApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from PySide6.QtGui import QPalette
+
+    from ui.theme import LIGHT, current_theme
+
+    monkeypatch.delenv("ADMISSION_DB_KEY", raising=False)
+    palette, font, sheet = qapp.palette(), qapp.font(), qapp.styleSheet()
+    shell = open_demo_shell(qapp, tmp_path / "demo")
+    try:
+        assert shell.session is not None and shell.window is not None
+        shell.session.sign_in("director", "director-demo")  # an administrator too
+        assert current_theme().name == "dark" and qapp.font().pointSize() == 12
+        menus = shell.window.menus
+        assert menus is not None
+        dialog = menus.open_settings()
+        assert dialog is not None
+        dialog.display.theme.setCurrentIndex(dialog.display.theme.findData("light"))
+        dialog.display.font_size.setValue(16)
+        assert dialog.save()
+        qtbot.waitUntil(lambda: current_theme().name == "light")
+        window_colour = qapp.palette().color(QPalette.ColorRole.Window).name().upper()
+        assert window_colour == LIGHT.window
+        assert qapp.font().pointSize() == 16
+        hint = shell.window.preview.hint
+        qtbot.waitUntil(lambda: hint.text() == hint.full_text())  # wrapped anew, whole
+        screenshot(shell.window, "desk-light-16pt")
+    finally:
+        shell.close()
+        qapp.setStyleSheet(sheet)
+        qapp.setFont(font)
+        qapp.setPalette(palette)
+        apply_theme(qapp, "dark", 12)
