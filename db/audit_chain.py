@@ -68,6 +68,9 @@ KINDS = (
 COUNTED = ("card", "voucher")
 COVERAGE = "AUDIT_COVERAGE"  # action of the entry that committed an older file's vouchers
 SETTINGS_CHANGED = "SETTINGS_CHANGED"  # admission/settings_record.py: digests per setting
+# details ``not_carried_<kind>: n`` of an entry: n rows of that kind the act left behind
+# (the move to the server leaves the desk's RIAJ snapshots: the server keeps its own)
+NOT_CARRIED = "not_carried_"
 SETTING_PREFIX = "setting:"
 ERASED = "ERASED"  # action of the entry counting the rows erased in its transaction
 UPGRADE = "AUDIT_UPGRADE"  # action of the entry that keyed an older chain (migration 0030)
@@ -366,6 +369,15 @@ def walk_chain(
             if pointers is not None and pointers.get(ref, row.seq) < row.seq:
                 walk.check = _fail(done, row.seq, AuditChainCode.ROW_ROLLED_BACK)
                 return walk
+        if f'"{NOT_CARRIED}' in row.details:  # rows a move left behind (copy to server)
+            details = json.loads(row.details)
+            walk.erased.update(
+                {
+                    k: int(details.get(NOT_CARRIED + k, 0))
+                    for k in KINDS
+                    if NOT_CARRIED + k in details
+                }
+            )
         if row.action in (ERASED, UPGRADE):
             details = json.loads(row.details)
             if row.action == ERASED:

@@ -69,6 +69,7 @@ from db.accounts import _account as _source_account
 from db.audit_chain import (
     ERASED,
     GENESIS,
+    NOT_CARRIED,
     entry_mac,
 )
 from db.audit_key import AuditKey
@@ -924,7 +925,15 @@ class _Copier:
         source = self.source
         card_next = _counter(source, "card")
         audit_next = self.head.seq + 1
-        voucher_next = _high_water(source, "vouchers", "number") + 1
+        # past every voucher the source's chain numbered, the purged newest ones included
+        voucher_next = max(
+            _high_water(source, "vouchers", "number") + 1, _counter(source, "voucher")
+        )
+        snapshots = (
+            int(_src_one(source, "SELECT count(*) FROM registry_snapshot"))
+            if _has_table(source, "registry_snapshot")
+            else 0
+        )
         marks = {seq: _high_water(source, t, c) for seq, (t, c) in _SEQUENCES.items()}
         marks["staff_staff_id_seq"] = int(_src_one(source, "SELECT count(*) FROM staff"))
         counts = _source_counts(source, self.head.seq)
@@ -950,6 +959,8 @@ class _Copier:
                 "source_head_digest": self.head.digest,
                 **{f"rows_{k}": str(n) for k, n in counts.items()},
             }
+            if snapshots:  # the desk's RIAJ snapshots stay behind: the server has its own
+                details[f"{NOT_CARRIED}registry"] = str(snapshots)
             return self.target._audit(
                 tx, actor, COPY_ACTION, "visitor-file", self.target._now(), details
             )

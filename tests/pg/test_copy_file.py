@@ -47,6 +47,7 @@ from db.pg.copy_file import (
 from db.pg.crypto import InstallationKey
 from db.pg.store import PgStore
 from db.pg.voucher_book import PgVoucherBook
+from db.registry_replica import ReplicaRegistry
 from db.store import SqlCipherStore
 from db.voucher_book import SqlVoucherBook
 from tests.db.factories import T0, card_for, dni, entry
@@ -155,6 +156,9 @@ def _build(
                 book.exchange_voucher(voucher.number, v + 1, base + v * DAY + DAY / 24)
             elif v % 4 == 2:
                 book.cancel_voucher(voucher.number, "sin tarjeta", base + v * DAY + DAY / 24)
+        # the desk's RIAJ snapshot, in its chain (art. 20.2); the server keeps its own
+        replica = ReplicaRegistry(store.connection, clock, lock=store.lock, audit=store)
+        replica.import_lines([f"{dni(n).number}\n".encode() for n in (700, 701)])
         store.secret("card_code")
         store.set_setting("retention.last_purge", (base + 20 * DAY).isoformat())
         clock.set(base + 20 * DAY)
