@@ -41,6 +41,8 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QTabWidget,
     QWidget,
+    QWizard,
+    QWizardPage,
 )
 from pytestqt.qtbot import QtBot
 
@@ -91,8 +93,23 @@ QT_ENGLISH = {
     "Detail View",
     "List View",
     "Show Details...",
+    "< &Back",
+    "&Next >",
+    "&Finish",
+    "&Commit",
 }
-QT_SPANISH = {"&Aceptar", "Aceptar", "&Cancelar", "Cancelar", "&Sí", "Sí", "Buscar en:"}
+QT_SPANISH = {
+    "&Aceptar",
+    "Aceptar",
+    "&Cancelar",
+    "Cancelar",
+    "&Sí",
+    "Sí",
+    "Buscar en:",
+    "< &Atrás",
+    "&Siguiente >",
+    "&Finalizar",
+}
 
 
 def visible_texts(root: QWidget) -> set[str]:
@@ -353,7 +370,16 @@ def qt_message_box(qtbot: QtBot) -> set[str]:
         QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Apply
     )
     qtbot.addWidget(buttons)
-    return texts | visible_texts(buttons)
+    wizard = QWizard()  # its Back, Next, Finish and Cancel are Qt's
+    wizard.addPage(QWizardPage())
+    wizard.addPage(QWizardPage())
+    qtbot.addWidget(wizard)
+    wizard.show()
+    shown = texts | visible_texts(buttons) | visible_texts(wizard)
+    wizard.next()
+    shown |= visible_texts(wizard)
+    wizard.close()
+    return shown
 
 
 def qt_file_dialog(qtbot: QtBot) -> set[str]:
@@ -394,3 +420,22 @@ def test_the_check_finds_the_other_language() -> None:
     assert english.found_in({reasons}) and not spanish.found_in({reasons})
     composed = "Denegación registrada en la ficha 4 · Esc: siguiente"  # "{0}" filled in
     assert english.found_in({composed}) and not spanish.found_in({composed})
+
+
+def test_without_qts_spanish_its_buttons_are_caught(
+    qtbot: QtBot, qapp: QApplication, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Qt's own buttons are Spanish only through qtbase_es.qm: without it the walk fails."""
+    import ui.i18n
+    from ui.i18n import install_translator
+
+    install_translator(qapp, "es")
+    assert not Foreign("es").found_in(qt_message_box(qtbot))
+    monkeypatch.setattr(ui.i18n, "_qt_translator", lambda app, language: None)
+    install_translator(qapp, "es")
+    try:
+        caught = Foreign("es").found_in(qt_message_box(qtbot))
+        assert {"&Yes", "Cancel"} <= set(caught), caught
+    finally:
+        monkeypatch.undo()
+        install_translator(qapp, "es")
