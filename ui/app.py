@@ -413,7 +413,6 @@ class DeskShell(QObject):
         keyring the file's passphrase is asked here (again after a wrong one)."""
         from admission.errors import StoreErrorCode
 
-        wrong = False
         while True:
             try:
                 ctx = self.start.build_context(tools)

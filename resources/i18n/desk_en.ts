@@ -2416,6 +2416,10 @@
         <translation>Passphrase acceptable</translation>
     </message>
     <message>
+        <source>Marque la casilla de la frase de paso</source>
+        <translation>Tick the passphrase box</translation>
+    </message>
+    <message>
         <source>El fichero de visitantes ya existe: se usa ese</source>
         <translation>The visitor file already exists: that one is used</translation>
     </message>

@@ -240,3 +240,22 @@ def test_the_language_saved_turns_the_running_window(qtbot: QtBot, shell: object
     screenshot(window, "live-settings-language-en")
     with qtbot.waitSignal(window.controller.verdict_ready, timeout=3000):
         window.controller.submit_mrz(case(shell.ctx, "admitted").lines)
+
+
+def test_the_register_copy_age_saved_applies_to_the_next_check(
+    qtbot: QtBot, desk: DeskWindow, demo_ctx: AppContext, desk_clock: FixedClock
+) -> None:
+    """The RIAJ policy (art. 20.2): a copy older than the age allowed answers nothing
+    (fail closed); the age saved on the settings screen is the next check's."""
+    from datetime import timedelta
+
+    desk_clock.set(DESK_T0 + timedelta(hours=30))  # the copy is 30 h old (24 h allowed)
+    assert present(desk, demo_ctx) is not Outcome.ADMIT
+    assert Reason.REGISTRY_UNVERIFIABLE in reasons(desk)
+    dialog = open_settings(qtbot, desk)
+    dialog.registry.max_age.setValue(48)
+    save(qtbot, dialog)
+    desk.controller.clear()
+    desk.controller.submit_mrz(case(demo_ctx, "admitted", 2).lines)
+    assert desk.controller.current is not None
+    assert desk.controller.current.evaluation.verdict.outcome is Outcome.ADMIT

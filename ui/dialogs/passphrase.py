@@ -63,6 +63,7 @@ class PassphraseDialog(QDialog):
         layout.addLayout(form)
         layout.addWidget(self.errors)
         layout.addWidget(buttons)
+        self.setMinimumWidth(460)
         self.field.setFocus()
 
     def _open(self) -> None:

@@ -269,7 +269,8 @@ class KeyPage(QWizardPage):
             self.repeat.selectAll()
             return True
         if not self.understood.isChecked():
-            self.errors.show_code(DialogCode.FIELD_REQUIRED)
+            required = ConfigError("", code=DialogCode.FIELD_REQUIRED)
+            self.errors.show_error(required, self.tr("Marque la casilla de la frase de paso"))
             self.understood.setFocus()
             return True
         return False
