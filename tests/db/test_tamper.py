@@ -510,3 +510,13 @@ def test_a_restore_that_lost_numbers_verifies_and_a_later_jump_does_not(
         with store.lock:
             store.connection.execute("UPDATE counters SET next = next + 1 WHERE name = 'card'")
         assert store.verify().problem == "CARD_NUMBER_GAP"
+
+
+def test_vouchers_purged_by_retention_are_counted_and_the_file_verifies(desk: FileDesk) -> None:
+    """Closed vouchers erased with the visits (R3) are counted by the ERASED entry of
+    the purge's transaction: verify passes, the counter keeps their numbers."""
+    assert SqlVoucherBook(desk.store).purge_vouchers(T0 + timedelta(days=200)) == 2
+    erased = [e for e in desk.store.audit_entries() if e.action == "ERASED"]
+    assert erased and erased[-1].details["voucher"] == "2"
+    assert desk.store.verify(settings=settings_digests(desk.settings)).ok
+    assert SqlVoucherBook(desk.store).issue_voucher(_voucher(9)).number == 4

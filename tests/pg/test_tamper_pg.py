@@ -315,3 +315,11 @@ def test_an_older_server_file_adopts_its_snapshots_once(pg_cluster: Any) -> None
         assert adopted[0].details == {"card_next": "2", "voucher_next": "1"}
     with opened() as store:  # once
         assert [e.action for e in store.audit_entries()].count("AUDIT_COVERAGE") == 1
+
+
+def test_vouchers_purged_on_the_server_are_counted_and_it_verifies(desk: ServerDesk) -> None:
+    assert PgVoucherBook(desk.store).purge_vouchers(T0 + timedelta(days=200)) == 2
+    erased = [e for e in desk.store.audit_entries() if e.action == "ERASED"]
+    assert erased and erased[-1].details["voucher"] == "2"
+    assert desk.store.verify(settings=settings_digests(desk.settings)).ok
+    assert PgVoucherBook(desk.store).issue_voucher(_voucher(9)).number == 4
