@@ -133,12 +133,17 @@ class PortraitCutter:
             return None
         grey = zone if zone.ndim == 2 else cv2.cvtColor(zone, cv2.COLOR_BGR2GRAY)
         height, width = grey.shape[:2]
+        # searched at half size: a portrait's face fills a fifth of the zone or more,
+        # still ~40 px there (the cascade's window is 24 px), in a quarter of the time
+        small = cv2.resize(grey, (width // 2, height // 2), interpolation=cv2.INTER_AREA)
         faces = self._cascade.detectMultiScale(
-            grey, scaleFactor=1.1, minNeighbors=5, minSize=(width // 8, width // 8)
+            small, scaleFactor=1.15, minNeighbors=5, minSize=(width // 10, width // 10)
         )
         if len(faces) == 0:
             return None
-        fx, fy, fw, fh = max((tuple(int(v) for v in f) for f in faces), key=lambda f: f[2])
+        fx, fy, fw, fh = (
+            2 * v for v in max((tuple(int(v) for v in f) for f in faces), key=lambda f: f[2])
+        )
         w = min(width, round(fw * HEAD_WIDTH))
         h = min(height, round(w * PORTRAIT_SIZE[1] / PORTRAIT_SIZE[0]))
         cx, cy = fx + fw // 2, fy + round(fh * 0.55)  # the face a little above the middle
