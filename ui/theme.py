@@ -40,7 +40,7 @@ VERDICT_POINT_SIZE = 40  # the verdict banner's smallest word: read across the c
 VERDICT_COLOURS: dict[str, str] = {
     "ADMIT": "#1B7F3B",  # green
     "DENY": "#B3261E",  # red
-    "SUPERVISOR": "#B26A00",  # amber
+    "SUPERVISOR": "#9A5B00",  # amber, dark enough for white text (5.4:1)
     "ALREADY_ADMITTED": "#1F5A96",  # blue: a re-entry on the card held (art. 22), neutral
     "NOT_ADMITTED": "#4E5561",  # slate: not admitted, not refused (the RIAJ unavailable)
 }

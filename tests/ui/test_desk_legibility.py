@@ -315,6 +315,15 @@ def test_both_themes_keep_text_focus_and_check_boxes_in_high_contrast(name: str)
     assert contrast(theme.error, theme.base) >= 4.5, "a refusal's text reads (WCAG 1.4.3)"
 
 
+def test_every_verdict_colour_carries_white_text() -> None:
+    """The banner's white word, reasons and hint read on every verdict's colour (WCAG
+    1.4.3: 4.5:1 for the hint's normal-size text)."""
+    from ui.theme import VERDICT_COLOURS
+
+    for outcome, colour in VERDICT_COLOURS.items():
+        assert contrast("#FFFFFF", colour) >= 4.5, outcome
+
+
 def pixels_of(widget: QWidget) -> NDArray[np.uint8]:
     image = widget.grab().toImage().convertToFormat(QImage.Format.Format_RGB888)
     data = np.frombuffer(image.constBits(), np.uint8, image.sizeInBytes())
