@@ -330,3 +330,38 @@ def test_a_wrong_passphrase_at_start_is_asked_again(
     assert asked == ["", "WRONG_KEY"]  # the second time it says the first was wrong
     assert again.failure is not None and again.failure[0] == "START_CANCELLED"
     assert code == 0
+
+
+def test_the_online_service_is_tested_alone_never_hidden_by_a_copy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The wizard's test of the online service asks the service (the fake adapter of
+    the SOAP client), and a service that does not answer fails the test even when a
+    fresh copy would have answered."""
+    from dataclasses import replace
+
+    from admission.registry.port import RegistryStatus
+    from hardware.registry.fake import FakeRegistry
+    from main import build_context, build_tools
+    from tests.ui.conftest import seed_register
+    from ui.app import REGISTRY_PROBE_NUMBER, _test_registry
+
+    monkeypatch.delenv("ADMISSION_DB_KEY", raising=False)
+    clock = FixedClock(NOW)
+    tools = build_tools(tmp_path / "demo", clock=clock, demo=True)
+    ctx = build_context(tools)
+    try:
+        seed_register(ctx, ["12345678Z"])  # a fresh copy
+        service = FakeRegistry(clock, script=["UNVERIFIABLE:REGISTRY_TIMEOUT", "NOT_LISTED"])
+        online = replace(tools, devices=replace(tools.devices, online_registry=lambda s: service))
+        tools.settings.set("registry.online_url", "https://riaj.example.invalid/")
+        failed = _test_registry(online, ctx)
+        assert failed.status is RegistryStatus.UNVERIFIABLE
+        assert failed.error == "REGISTRY_TIMEOUT"
+        answered = _test_registry(online, ctx)
+        assert answered.status is RegistryStatus.NOT_LISTED
+        assert [a.number for a in service.asked] == [REGISTRY_PROBE_NUMBER] * 2
+        tools.settings.set("registry.online_url", "")  # the copy only: it answers
+        assert _test_registry(tools, ctx).status is RegistryStatus.NOT_LISTED
+    finally:
+        ctx.close()

@@ -259,3 +259,31 @@ def test_the_register_copy_age_saved_applies_to_the_next_check(
     desk.controller.submit_mrz(case(demo_ctx, "admitted", 2).lines)
     assert desk.controller.current is not None
     assert desk.controller.current.evaluation.verdict.outcome is Outcome.ADMIT
+
+
+def test_a_device_saved_builds_the_window_again_and_others_do_not(
+    qtbot: QtBot, shell: object
+) -> None:
+    from ui.app import DeskShell
+
+    assert isinstance(shell, DeskShell) and shell.window is not None and shell.ctx is not None
+    first = shell.window
+    assert first.menus is not None
+    director = shell.ctx.accounts.account("director")
+    assert director is not None
+    first.menus.ask_admin = lambda purpose: director.operator()
+    dialog = first.menus.open_settings()
+    assert isinstance(dialog, SettingsDialog)
+    dialog.hours.days["thu"].setText("20:00-05:00")  # the services' own: same window
+    assert dialog.save()
+    qtbot.wait(200)
+    assert shell.window is first
+    dialog = first.menus.open_settings()
+    assert isinstance(dialog, SettingsDialog)
+    dialog.devices.serial.setText("/dev/ttyUSB7")  # a reader the window opens
+    assert dialog.save()
+    qtbot.waitUntil(lambda: shell.window is not first, timeout=1000)
+    from shiboken6 import isValid
+
+    assert shell.window is not None and shell.window.isVisible()
+    assert not isValid(first) or not first.isVisible()  # closed, then deleted

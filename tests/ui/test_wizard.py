@@ -273,3 +273,91 @@ def test_the_wizard_on_the_store_worker_thread(qtbot: QtBot, tmp_path: Path) -> 
         assert calls.files == 1 and len(calls.admins) == 1
     finally:
         worker.stop()
+
+
+# -- Enter moves forward on every page; the register's test ----------------------------
+def _answer(status: str, error: str = "") -> object:
+    from admission.registry.port import RegistryAnswer, RegistrySource, RegistryStatus
+
+    return RegistryAnswer(RegistryStatus(status), RegistrySource.ONLINE, error=error)
+
+
+def test_with_a_keyring_enter_alone_makes_the_file_and_never_cancels(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    """With an OS keyring the first page has nothing to type: Next has the focus and
+    Enter makes the file; the create button, once disabled, hands the focus to Next."""
+    from PySide6.QtCore import Qt
+    from PySide6.QtTest import QTest
+    from PySide6.QtWidgets import QApplication
+
+    calls = Calls()
+    wiz, _settings, _path = wizard(qtbot, tmp_path, calls)
+    qtbot.waitExposed(wiz)
+    wiz.activateWindow()
+    commit = wiz.button(QWizard.WizardButton.CommitButton)
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is commit, timeout=WAIT)
+    assert not wiz.key_page.passphrase.isVisible()  # a keyring keeps a random key
+    QTest.keyClick(commit, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: wiz.currentPage() is wiz.admin_page, timeout=WAIT)
+    assert calls.files == 1
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is wiz.admin_page.username, timeout=WAIT)
+    cancel = wiz.button(QWizard.WizardButton.CancelButton)
+    cancel.setFocus()
+    QTest.keyClick(cancel, Qt.Key.Key_Return)  # Enter on Cancel still moves forward
+    assert wiz.isVisible() and wiz.admin_page.errors.code == DialogCode.FIELD_REQUIRED
+    assert QApplication.focusWidget() is wiz.admin_page.username  # the field to fill
+
+
+def test_the_register_page_needs_an_answered_test_before_going_on(
+    qtbot: QtBot, tmp_path: Path
+) -> None:
+    from ui.dialogs.wizard import RegistryImported
+
+    calls = Calls()
+    answers = [_answer("UNVERIFIABLE", "REGISTRY_TIMEOUT"), _answer("NOT_LISTED")]
+    imported: list[Path] = []
+
+    def import_registry(path: Path) -> RegistryImported:
+        imported.append(path)
+        from datetime import UTC, datetime
+
+        return RegistryImported(3, datetime(2026, 12, 3, 9, 0, tzinfo=UTC))
+
+    settings, path = Settings(), tmp_path / "settings.json"
+    wiz = FirstRunWizard(
+        settings,
+        path,
+        ImmediateRunner(),
+        create_file=calls.create_file,
+        create_admin=calls.create_admin,
+        create_director=calls.create_admin,
+        import_registry=import_registry,
+        test_registry=lambda: answers.pop(0),  # type: ignore[arg-type,return-value]
+    )
+    qtbot.addWidget(wiz)
+    wiz.show()
+    page = wiz.registry_page
+    assert page is not None and [p.title()[:2] for p in map(wiz.page, wiz.pageIds())] == [
+        "1.",
+        "2.",
+        "3.",
+        "4.",
+        "5.",
+        "6.",
+    ]
+    screenshot(page, "wizard-5-registry")
+    page.use_online.setChecked(True)
+    page.run_test()  # no address typed
+    assert page.errors.code == DialogCode.FIELD_REQUIRED and not page.tested
+    page.url.setText("https://riaj.example.invalid/consulta")
+    page.run_test()  # the service does not answer: said, the page stays
+    assert page.errors.code == "REGISTRY_TIMEOUT" and not page.tested
+    assert settings["registry.online_url"] == "https://riaj.example.invalid/consulta"
+    page.run_test()
+    assert page.tested and page.errors.code == "" and imported == []
+    assert "responde" in page.result.text()
+    from PySide6.QtTest import QTest
+
+    QTest.keyClick(page.url, "x")  # the address edited: tested again
+    assert not page.tested and page.result.text() == ""
