@@ -1991,6 +1991,10 @@
         <source>No admitir entradas en la última hora antes del cierre (art. 21.4)</source>
         <translation>No admissions in the last hour before closing (art. 21.4)</translation>
     </message>
+    <message>
+        <source>cerrado</source>
+        <translation>closed</translation>
+    </message>
 </context>
 <context>
     <name>IdentityPanel</name>

@@ -134,8 +134,8 @@ def _read(widget: QWidget, found: set[str]) -> None:
         found.add(widget.text())
     elif isinstance(widget, QGroupBox | QMenu):
         found.add(widget.title())
-    elif isinstance(widget, QLineEdit):
-        found.add(widget.placeholderText())
+    elif isinstance(widget, QLineEdit):  # what the program wrote there too ("cerrado")
+        found.update((widget.placeholderText(), widget.text()))
     elif isinstance(widget, QComboBox):
         found.update(widget.itemText(i) for i in range(widget.count()))
     elif isinstance(widget, QTabWidget):

@@ -354,10 +354,11 @@ class HoursFields(QWidget):
         hours = settings["hours"]
         for key, edit in self.days.items():
             value = hours.get(key) if isinstance(hours, dict) else None
+            closed = self.tr("cerrado")  # typed back in either language (CLOSED)
             if value is None:
-                edit.setText("cerrado" if hours and key in WEEKDAYS else "")
+                edit.setText(closed if hours and key in WEEKDAYS else "")
             elif str(value).strip().lower() in ("", "closed"):
-                edit.setText("cerrado")
+                edit.setText(closed)
             else:
                 edit.setText(str(value))
         self.holidays.setText(", ".join(str(d) for d in settings["holidays"]))
