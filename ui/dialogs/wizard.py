@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QTimer
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QAbstractButton,
     QButtonGroup,
@@ -500,6 +501,17 @@ class CasinoPage(QWizardPage):
     def initializePage(self) -> None:  # Qt override
         self.tabs.setCurrentIndex(0)
         QTimer.singleShot(0, self, self.casino.name.setFocus)
+
+    def showEvent(self, event: QShowEvent) -> None:  # Qt override
+        """The tabs measured again once shown in the theme's style sheet (measured
+        before it, the first tab's name was cut short)."""
+        super().showEvent(event)
+        QTimer.singleShot(0, self, self._measure_tabs)
+
+    def _measure_tabs(self) -> None:
+        bar = self.tabs.tabBar()
+        for index in range(bar.count()):
+            bar.setTabText(index, bar.tabText(index))
 
     def validatePage(self) -> bool:
         values: dict[str, Any] = {}
