@@ -3,7 +3,8 @@ hours and devices matter to an inspector; the director answers for them, art. 14
 
 The settings live in ``settings.json`` beside the visitor file, outside the encrypted
 file. Each ``SETTINGS_CHANGED`` entry carries a digest per declared setting
-(``setting:<key>``, 16 hex of SHA-256 over the key and its value: no value in clear):
+(``setting:<key>``, 16 hex of SHA-256 over the key and its value: no value in clear;
+the settings left at their default have none):
 
 * the settings screen writes one when it saves, under the administrator's name;
 * the desk, when it starts, compares the file with the newest record and writes one
@@ -29,6 +30,7 @@ from admission.settings import DECLARED, Settings
 SETTINGS_CHANGED = "SETTINGS_CHANGED"  # audit action: details name the keys, never values
 OUTSIDE_ACTOR = "settings-file"  # the actor of changes found in the file at start
 DIGEST_PREFIX = "setting:"
+RECORD_MARK = "digests"  # in a record's details: how many settings differ from the default
 RECORDED = "audit.settings_recorded"  # the newest digests, kept in the file to compare fast
 
 
@@ -50,10 +52,14 @@ class SettingsLedger(Protocol):
 
 
 def settings_digests(settings: Settings) -> dict[str, str]:
-    """``setting:<key>`` -> 16 hex of SHA-256 of the key and its JSON value, per key."""
+    """``setting:<key>`` -> 16 hex of SHA-256 of the key and its JSON value, for each
+    setting not at its default (a setting a newer release declares is no change)."""
     digests = {}
     for setting in DECLARED:
-        text = json.dumps([setting.key, settings[setting.key]], sort_keys=True)
+        value = settings[setting.key]
+        if value == setting.default:
+            continue
+        text = json.dumps([setting.key, value], sort_keys=True)
         digests[DIGEST_PREFIX + setting.key] = hashlib.sha256(text.encode()).hexdigest()[:16]
     return digests
 
@@ -73,7 +79,7 @@ def record_settings(
 ) -> int:
     """One ``SETTINGS_CHANGED`` entry naming ``keys`` with every setting's digest."""
     digests = settings_digests(settings)
-    details = {"keys": ",".join(sorted(set(keys))), **digests}
+    details = {"keys": ",".join(sorted(set(keys))), RECORD_MARK: str(len(digests)), **digests}
     seq = store.append(actor, SETTINGS_CHANGED, "settings", at, details)
     store.set_setting(RECORDED, json.dumps(digests, sort_keys=True))
     return seq

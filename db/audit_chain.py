@@ -68,6 +68,8 @@ KINDS = (
 COUNTED = ("card", "voucher")
 COVERAGE = "AUDIT_COVERAGE"  # action of the entry that committed an older file's vouchers
 SETTINGS_CHANGED = "SETTINGS_CHANGED"  # admission/settings_record.py: digests per setting
+# (a record's details hold "digests", the count, and one ``setting:<key>`` per setting
+# not at its default; the screen's entries before such records hold only "keys")
 # details ``not_carried_<kind>: n`` of an entry: n rows of that kind the act left behind
 # (the move to the server leaves the desk's RIAJ snapshots: the server keeps its own)
 NOT_CARRIED = "not_carried_"
@@ -347,7 +349,7 @@ def walk_chain(
             return walk
         if '_next"' in row.details or '_resumes_at"' in row.details:
             _declare(walk, json.loads(row.details))
-        if row.action == SETTINGS_CHANGED and f'"{SETTING_PREFIX}' in row.details:
+        if row.action == SETTINGS_CHANGED and '"digests"' in row.details:  # a record
             walk.settings = {
                 k: str(v)
                 for k, v in json.loads(row.details).items()

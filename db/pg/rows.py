@@ -20,6 +20,7 @@ from admission.records import (
     Visitor,
     VisitRecord,
 )
+from admission.vouchers.model import Voucher, VoucherStatus
 from db import codec
 from db.pg.crypto import KeyRing
 
@@ -226,3 +227,33 @@ def account_content(ring: KeyRing, row: Sequence[Any]) -> tuple[int, list[object
         str(r["created_at"]),
         *([] if r.get("pin_hash") is None else [str(r["pin_hash"])]),  # as db/accounts.py
     ]
+
+
+# -- provisional vouchers (db/pg/voucher_book.py writes them; the chain verifies them) --
+
+VOUCHER_TABLE = "vouchers"
+
+
+def voucher_from_row(ring: KeyRing, row: Sequence[Any]) -> Voucher:
+    (number, issued, desk, operator, holder, doc_type, doc_number) = row[:7]
+    (card_type, price, status, card_number, closed, reason) = row[7:13]
+    n = int(number)
+
+    def opened(value: Any, column: str) -> str:
+        return ring.open_text(bytes(value), table=VOUCHER_TABLE, column=column, row=n)
+
+    return Voucher(
+        number=n,
+        issued_at=utc(issued),
+        desk_id=str(desk),
+        operator=str(operator),
+        holder_name=opened(holder, "holder_name"),
+        document_type=str(doc_type),
+        document_number=opened(doc_number, "document_number"),
+        card_type=str(card_type),
+        price_cents=int(price),
+        status=VoucherStatus(str(status)),
+        card_number=None if card_number is None else int(card_number),
+        closed_at=opt_utc(closed),
+        close_reason="" if reason is None else opened(reason, "close_reason"),
+    )

@@ -135,6 +135,7 @@ from db.pg.rows import (
     account_content,
     card_from_row,
     utc,
+    voucher_from_row,
 )
 from db.visitors import check_entry, second_card
 
@@ -1629,8 +1630,6 @@ class PgStore:
             self._check_index(f"ban:{ban.ban_id}", data[8], data[9], identity=ban.identity.text)
             return ban.ban_id, ban_content(ban)
         if kind == "voucher":
-            from db.pg.voucher_book import voucher_from_row  # it builds on this module
-
             voucher = voucher_from_row(self.ring, data)
             return voucher.number, voucher_content(voucher)
         if kind == "registry":

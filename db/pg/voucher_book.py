@@ -29,9 +29,9 @@ from datetime import datetime
 from typing import Any
 
 from admission.errors import NotFoundError
-from admission.vouchers.model import NewVoucher, Voucher, VoucherStatus, cancel, exchange
+from admission.vouchers.model import NewVoucher, Voucher, cancel, exchange
 from db.pg.crypto import KeyRing, RotationReport, SealedRow, run_reencrypt
-from db.pg.rows import opt_utc, utc
+from db.pg.rows import voucher_from_row
 from db.pg.store import PgStore, _Tx
 from db.voucher_book import voucher_audit
 
@@ -228,28 +228,3 @@ def reseal_vouchers(store: PgStore, ring: KeyRing, *, batch_size: int = 500) -> 
 
 def _sealed(ring: KeyRing, text: str, column: str, number: int) -> bytes:
     return ring.seal_text(text, table=_TABLE, column=column, row=number)
-
-
-def voucher_from_row(ring: KeyRing, row: Sequence[Any]) -> Voucher:
-    (number, issued, desk, operator, holder, doc_type, doc_number) = row[:7]
-    (card_type, price, status, card_number, closed, reason) = row[7:13]
-    n = int(number)
-
-    def opened(value: Any, column: str) -> str:
-        return ring.open_text(bytes(value), table=_TABLE, column=column, row=n)
-
-    return Voucher(
-        number=n,
-        issued_at=utc(issued),
-        desk_id=str(desk),
-        operator=str(operator),
-        holder_name=opened(holder, "holder_name"),
-        document_type=str(doc_type),
-        document_number=opened(doc_number, "document_number"),
-        card_type=str(card_type),
-        price_cents=int(price),
-        status=VoucherStatus(str(status)),
-        card_number=None if card_number is None else int(card_number),
-        closed_at=opt_utc(closed),
-        close_reason="" if reason is None else opened(reason, "close_reason"),
-    )
