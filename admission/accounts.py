@@ -63,7 +63,9 @@ UNKNOWN_ACTOR = "-"  # actor of an attempt on a name that is no account: never t
 # did what): an account under one of these names would pass its acts off as the
 # program's (``cli`` before the first account, ``init``/``restore``/``migration`` of the
 # file, ``system``/``retention`` of the purge, ``card-printer``, the window's ``desk``,
-# ``demo``), so none can become an account.
+# ``demo``, the register's, the voucher book's and the settings file's own entries), so
+# none can become an account. tests/test_cli_access.py finds every actor name written in
+# the code and checks it is here.
 RESERVED_USERNAMES = frozenset(
     {
         FILE_KEY_ACTOR,
@@ -76,6 +78,9 @@ RESERVED_USERNAMES = frozenset(
         "retention",
         "card-printer",
         "desk",
+        "registry",
+        "voucher-book",
+        "settings-file",
     }
 )
 DEFAULT_IDLE = timedelta(minutes=5)

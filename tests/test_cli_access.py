@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
@@ -308,6 +309,30 @@ def test_an_actor_the_program_writes_cannot_become_an_account(
     code, out = cli("user", "add", name.upper(), "--role", "clerk", data_dir=desk)
     assert (code, answer_code(out)) == (1, "USERNAME_RESERVED")
     assert json.dumps(out).count("a-long-password") == 0
+
+
+# where the code names an actor of the audit trail itself
+ACTOR_LITERALS = (
+    r'\b(?:actor|operator)(?:: str)?\s*=\s*"([a-z][a-z0-9._-]*)"',  # defaults, arguments
+    r'_ACTOR\s*=\s*"([a-z][a-z0-9._-]*)"',  # constants
+    r'\.append\(\s*"([a-z][a-z0-9._-]*)",',  # chain.append("retention", ...)
+    r'\(\s*(?:conn|tx),\s*"([a-z][a-z0-9._-]*)",\s*"[A-Z_]+"',  # _audit(conn, "x", "ACT"
+    r'if operator is not None else "([a-z][a-z0-9._-]*)"',
+)
+
+
+def test_every_actor_the_program_writes_is_a_reserved_name() -> None:
+    written: dict[str, str] = {}
+    sources = [ROOT / "main.py"]
+    for package in ("admission", "db", "hardware", "ui"):
+        sources += sorted((ROOT / package).rglob("*.py"))
+    for source in sources:
+        text = source.read_text(encoding="utf-8")
+        for pattern in ACTOR_LITERALS:
+            for found in re.finditer(pattern, text):
+                written.setdefault(found.group(1), str(source.relative_to(ROOT)))
+    assert {"cli", "init", "retention", "card-printer"} <= set(written)  # the scan finds them
+    assert {n: where for n, where in written.items() if n not in RESERVED_USERNAMES} == {}
 
 
 def audit_entries(data: Path) -> list[Any]:
