@@ -494,8 +494,12 @@ class DeskShell(QObject):
             create_director=create_director,
             import_registry=lambda path: _import_registry(self.ctx, path),
             test_registry=lambda: _test_registry(tools, self.ctx),
-            passphrase=source.give if source is not None and source.needed() else None,
+            # a file made before (opened already, its passphrase asked): nothing to make
+            passphrase=(
+                source.give if source is not None and source.needed() and self.ctx is None else None
+            ),
             preflight=tools.devices.printer_check,
+            existing_file="" if self.ctx is None else "existing",
         )
         self.wizard = wizard  # tests and the first-run measure drive it
         try:

@@ -365,3 +365,49 @@ def test_the_online_service_is_tested_alone_never_hidden_by_a_copy(
         assert _test_registry(tools, ctx).status is RegistryStatus.NOT_LISTED
     finally:
         ctx.close()
+
+
+def test_a_wizard_left_after_the_file_goes_on_from_that_file_next_time(
+    qtbot: QtBot, tmp_path: Path, no_keyring: None
+) -> None:
+    """Closed after the file was made: the next start asks for its passphrase once and
+    the wizard goes on from the file made (art. 20.4: it never starts over)."""
+    folder = tmp_path / "desk"
+    folder.mkdir()
+    person = Person(qtbot, write_register(tmp_path))
+
+    def leave_at_the_administrator() -> None:
+        modal = QApplication.activeModalWidget()
+        if isinstance(modal, FirstRunWizard) and modal.currentPage() is modal.admin_page:
+            person.stop = True
+            QTest.keyClick(modal, Qt.Key.Key_Escape)
+            return
+        QTimer.singleShot(40, leave_at_the_administrator)
+
+    QTimer.singleShot(0, person.poll)
+    QTimer.singleShot(0, leave_at_the_administrator)
+    first = DeskShell(make_application(), start_for(folder))
+    assert first.open() == 0 and first.failure is not None  # START_CANCELLED
+    first.close()
+    assert (folder / "visitors.db").is_file()
+
+    seen: list[str] = []
+
+    def second_start() -> None:
+        modal = QApplication.activeModalWidget()
+        if isinstance(modal, PassphraseDialog) and "passphrase" not in seen:
+            seen.append("passphrase")
+            type_text(modal.field, PASSPHRASE)
+            QTest.keyClick(modal.field, Qt.Key.Key_Return)
+        elif isinstance(modal, FirstRunWizard):
+            key = modal.key_page
+            seen.append(f"wizard:{bool(key.file_id)}:{key.asks_passphrase}")
+            modal.reject()
+            return
+        QTimer.singleShot(40, second_start)
+
+    QTimer.singleShot(0, second_start)
+    again = DeskShell(make_application(), start_for(folder))
+    again.open()
+    again.close()
+    assert seen == ["passphrase", "wizard:True:False"]
