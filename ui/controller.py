@@ -43,7 +43,7 @@ from typing import TYPE_CHECKING
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from PySide6.QtGui import QImage
 
-from admission.accounts import AccountErrorCode, Operator, may_admit
+from admission.accounts import AccountErrorCode, Operator, Role, may_admit
 from admission.cards.code import looks_like_card_code
 from admission.codes import Code
 from admission.counters import DeskCounters
@@ -420,6 +420,9 @@ class DeskController(QObject):
         """Check a card code (scanned or typed in the card-check dialog)."""
         operator = self._session.operator
         if operator is None or self._session.is_locked:
+            return
+        if not (may_admit(operator) or operator.has(Role.INSPECTOR)):  # art. 22.4: staff
+            self._fail(AccountErrorCode.ROLE_REQUIRED)  # and inspectors, not an administrator
             return
         ctx = self._ctx
         casino = ctx.settings["casino.id"]

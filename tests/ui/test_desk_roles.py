@@ -1,7 +1,8 @@
 """Only a clerk or the game director admits at the desk window (art. 20.3): an
 administrator signed in is refused the document read (``ROLE_REQUIRED``), nothing is
 evaluated or recorded, and the desk's own dialogs (vouchers, officials, reprints) stay
-closed; a clerk on the same window admits. The real window, offscreen, on the demo file.
+closed, and a card's check answers nothing (art. 22.4: staff and inspectors check cards); a
+clerk on the same window admits. The real window, offscreen, on the demo file.
 """
 
 from __future__ import annotations
@@ -41,6 +42,10 @@ def test_an_administrator_reads_no_document_and_records_nothing(
         assert state(win) is DeskState.IDLE and win.controller.current is None
         win.controller.admit()
         assert audit_entries(demo_ctx) == before  # nothing evaluated, nothing recorded
+        failed: list[str] = []
+        win.controller.operation_failed.connect(lambda code, _text: failed.append(code))
+        win.controller.check_card(demo_ctx.card_code(1))  # a card's holder: not theirs
+        assert failed == ["ROLE_REQUIRED"] and audit_entries(demo_ctx) == before
         menus = menus_of(win)
         assert menus.open_voucher() is None
         assert menus.open_vouchers() is None
