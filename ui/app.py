@@ -73,6 +73,7 @@ __all__ = [
 
 log = logging.getLogger("admission.ui")
 SERIAL_BAUD = 9600  # document readers' factory default on their serial (RS-232) port
+REBUILD_RETRY_MS = 300  # a verdict on screen: the window is rebuilt once it is settled
 # settings the window itself reads when it is built: saved, they rebuild it
 WINDOW_SETTINGS = frozenset({"ui.language", "camera.device", "scanner.serial_port"})
 # the theme and the text size: applied to the running application at once
@@ -315,10 +316,16 @@ class DeskShell(QObject):
 
     def rebuild_window(self) -> None:
         """A new desk window in the language and with the devices now set, where the old
-        one was; the old one closes (its verdict on screen is dismissed as Esc would)."""
+        one was. A verdict still on screen is settled first (Enter or Esc by the clerk):
+        the window waits for it, never dismissing it on the clerk's behalf."""
         if self._closing or self.window is None or self.ctx is None or self.session is None:
             return
+        from ui.controller import DeskState
+
         old = self.window
+        if old.controller.state not in (DeskState.IDLE, DeskState.RECORDED):
+            QTimer.singleShot(REBUILD_RETRY_MS, self.rebuild_window)
+            return
         self.translator = install_translator(self.app, self.language())
         for event_filter in self.filters:
             self.app.removeEventFilter(event_filter)

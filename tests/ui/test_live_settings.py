@@ -288,3 +288,35 @@ def test_a_device_saved_builds_the_window_again_and_others_do_not(
 
     assert shell.window is not None and shell.window.isVisible()
     assert not isValid(first) or not first.isVisible()  # closed, then deleted
+
+
+def test_the_window_waits_for_the_verdict_on_screen_before_turning(
+    qtbot: QtBot, shell: object
+) -> None:
+    """Saved while a visitor's ADMIT is on screen: the window keeps it until the clerk
+    settles it (Enter here), then turns to the language saved - nothing dismissed on
+    the clerk's behalf."""
+    from ui.app import DeskShell
+
+    assert isinstance(shell, DeskShell) and shell.window is not None and shell.ctx is not None
+    first = shell.window
+    recorded: list[AdmissionResult] = []
+    first.controller.admission_recorded.connect(recorded.append)
+    with qtbot.waitSignal(first.controller.verdict_ready, timeout=3000):
+        first.controller.submit_mrz(case(shell.ctx, "admitted", 3).lines)
+    assert first.controller.state is DeskState.SHOWN
+    assert first.menus is not None
+    director = shell.ctx.accounts.account("director")
+    assert director is not None
+    first.menus.ask_admin = lambda purpose: director.operator()
+    dialog = first.menus.open_settings()
+    assert isinstance(dialog, SettingsDialog)
+    dialog.display.language.setCurrentIndex(dialog.display.language.findData("en"))
+    assert dialog.save()
+    qtbot.wait(700)
+    assert shell.window is first and first.controller.state is DeskState.SHOWN
+    first.controller.admit()  # the clerk's Enter
+    qtbot.waitUntil(lambda: bool(recorded), timeout=3000)
+    qtbot.waitUntil(lambda: shell.window is not first, timeout=2000)
+    card = recorded[0].card
+    assert card is not None  # admitted, not dismissed
