@@ -287,6 +287,30 @@ def test_the_verdict_grows_with_the_window_and_every_reason_shows_whole(
         win.stop()
 
 
+def test_the_banner_never_writes_smaller_than_the_text_size_set(
+    qtbot: QtBot, qapp: QApplication
+) -> None:
+    from ui.widgets.verdict import VerdictBanner
+
+    palette, font, sheet = qapp.palette(), qapp.font(), qapp.styleSheet()
+    try:
+        apply_theme(qapp, "dark", 12)
+        banner = VerdictBanner()
+        qtbot.addWidget(banner)
+        banner.resize(900, 250)
+        banner.show()
+        banner.show_verdict("DENY", ["MINOR"])
+        qtbot.wait(20)
+        assert banner.progress.font().pixelSize() == 16  # 12 pt
+        apply_theme(qapp, "dark", 20)  # the administrator raises the text size
+        qtbot.waitUntil(lambda: banner.progress.font().pixelSize() >= 26)  # 20 pt
+        assert banner.reasons.font().pixelSize() >= 26
+    finally:
+        qapp.setStyleSheet(sheet)
+        qapp.setFont(font)
+        qapp.setPalette(palette)
+
+
 def luminance(colour: QColor) -> float:
     def channel(v: int) -> float:
         c = v / 255

@@ -17,9 +17,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QRect, QSize, Qt
+from PySide6.QtCore import QEvent, QRect, QSize, Qt
 from PySide6.QtGui import QFont, QFontMetrics, QImage, QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
+    QApplication,
     QFrame,
     QHBoxLayout,
     QLabel,
@@ -116,6 +117,12 @@ class VerdictBanner(QFrame):
         super().resizeEvent(event)
         self._fit()
 
+    def changeEvent(self, event: QEvent) -> None:  # Qt override: camelCase by necessity
+        super().changeEvent(event)
+        if event.type() in (QEvent.Type.FontChange, QEvent.Type.StyleChange):
+            self._fitted = None  # the window's text size changed: the smallest sizes too
+            self._fit()
+
     def _fit(self) -> None:
         """Fonts from the banner's size: the word as large as its share of the height
         and the width allow; the reasons as large as fits the height left, all of them
@@ -152,10 +159,11 @@ class VerdictBanner(QFrame):
             smallest_word,
         )
         progress = QFont(self.progress.font())
-        progress.setPixelSize(max(_pt_px(BASE_PT), int(height * PROGRESS_SHARE)))
+        base = _pt_px(_base_points())  # the text size the administrator set (ui.font_size)
+        progress.setPixelSize(max(base, int(height * PROGRESS_SHARE)))
         self.progress.setFont(progress)
         below = _text_height(progress, self.progress.full_text(), width) + 12
-        smallest = _pt_px(REASONS_POINT_SIZE)
+        smallest = max(_pt_px(REASONS_POINT_SIZE), base)
         reasons_px = max(smallest, _pixels(height, REASONS_SHARE, MAX_REASONS_PX))
         reasons = _bold(self.reasons.font(), reasons_px)
         text = self.reasons.full_text()
@@ -177,7 +185,7 @@ class VerdictBanner(QFrame):
             + left.bottom()
             + QFontMetrics(_bold(word, smallest_word)).height()
             + _text_height(_bold(reasons, smallest), text, width)
-            + _text_height(_bold(progress, _pt_px(BASE_PT)), self.progress.full_text(), width)
+            + _text_height(_bold(progress, base), self.progress.full_text(), width)
             + 16
         )
         word_w = QFontMetrics(_bold(word, smallest_word)).horizontalAdvance(self.headline.text())
@@ -274,7 +282,13 @@ class VerdictBanner(QFrame):
         self._texts_changed()
 
 
-BASE_PT = 12  # the progress line's smallest size (the window's base text size)
+BASE_PT = 12  # the progress line's smallest size when the application has none set
+
+
+def _base_points() -> int:
+    """The window's text size in points (``ui.theme.apply_theme``), at least BASE_PT."""
+    size = QApplication.font().pointSize()
+    return max(BASE_PT, size if size > 0 else BASE_PT)
 
 
 def _pt_px(points: int) -> int:
