@@ -411,3 +411,62 @@ def test_a_wizard_left_after_the_file_goes_on_from_that_file_next_time(
     again.open()
     again.close()
     assert seen == ["passphrase", "wizard:True:False"]
+
+
+def test_the_online_service_test_goes_over_https_to_the_register(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The wizard's online test through the real SOAP client, over HTTPS with client
+    certificates on loopback (the reference register): answered, then a register that
+    has stopped answers nothing and the test says so."""
+    import keyring
+
+    from admission.registry.port import RegistrySource, RegistryStatus
+    from hardware.registry.soap_client import (
+        KEYRING_KEY_PASSPHRASE,
+        KEYRING_PASSWORD,
+        KEYRING_SERVICE,
+    )
+    from main import build_context, build_tools
+    from tests.registry.pki import make_pki
+    from tests.registry.reference_server import ReferenceRegister
+    from tests.registry.test_keyring_settings import MemoryKeyring
+    from ui.app import _test_registry
+
+    monkeypatch.delenv("ADMISSION_DB_KEY", raising=False)
+    previous = keyring.get_keyring()
+    memory = MemoryKeyring()
+    memory.set_password(KEYRING_SERVICE, KEYRING_PASSWORD, "s3cret")
+    keyring.set_keyring(memory)
+    pki = make_pki(tmp_path / "pki")
+    memory.set_password(KEYRING_SERVICE, KEYRING_KEY_PASSPHRASE, pki.client_key_passphrase)
+    clock = FixedClock(NOW)
+    ctx = None
+    try:
+        with ReferenceRegister(
+            clock.now, cert=str(pki.server_cert), key=str(pki.server_key), client_ca=str(pki.ca)
+        ) as register:
+            register.state.credentials = ("casino01", "s3cret")
+            folder = tmp_path / "demo"
+            Settings(
+                {
+                    "registry.online_url": register.url,
+                    "registry.username": "casino01",
+                    "registry.ca_file": str(pki.ca),
+                    "registry.client_cert": str(pki.client_cert),
+                    "registry.client_key": str(pki.client_key),
+                    "registry.timeout_seconds": 2,
+                }
+            ).save(folder / "settings.json")
+            tools = build_tools(folder, clock=clock, demo=True)
+            ctx = build_context(tools)
+            answered = _test_registry(tools, ctx)
+            assert answered.status is RegistryStatus.NOT_LISTED
+            assert answered.source is RegistrySource.ONLINE
+            assert register.state.requests == ["verificarRGIAJ"]
+        silent = _test_registry(tools, ctx)  # the register has stopped
+        assert silent.status is RegistryStatus.UNVERIFIABLE and silent.error
+    finally:
+        keyring.set_keyring(previous)
+        if ctx is not None:
+            ctx.close()
