@@ -3339,6 +3339,22 @@
         <translation>RIAJ user name</translation>
     </message>
     <message>
+        <source>Certificados de la autoridad (CA) del RIAJ</source>
+        <translation>Certificate authority (CA) of the RIAJ</translation>
+    </message>
+    <message>
+        <source>Certificado de cliente (PEM)</source>
+        <translation>Client certificate (PEM)</translation>
+    </message>
+    <message>
+        <source>Clave privada del cliente (PEM)</source>
+        <translation>Client private key (PEM)</translation>
+    </message>
+    <message>
+        <source>Ruta del archivo (si el RIAJ lo pide)</source>
+        <translation>Path of the file (if the RIAJ asks for it)</translation>
+    </message>
+    <message>
         <source>&amp;Probar</source>
         <translation>&amp;Test</translation>
     </message>
@@ -3361,6 +3377,18 @@
     <message>
         <source>&amp;Usuario:</source>
         <translation>&amp;User name:</translation>
+    </message>
+    <message>
+        <source>CA del ser&amp;vicio:</source>
+        <translation>CA of the ser&amp;vice:</translation>
+    </message>
+    <message>
+        <source>Certificado de clie&amp;nte:</source>
+        <translation>Client cert&amp;ificate:</translation>
+    </message>
+    <message>
+        <source>Clave del client&amp;e:</source>
+        <translation>Client &amp;key:</translation>
     </message>
     <message>
         <source>Copia del RIAJ</source>

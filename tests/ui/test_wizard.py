@@ -351,9 +351,11 @@ def test_the_register_page_needs_an_answered_test_before_going_on(
     page.run_test()  # no address typed
     assert page.errors.code == DialogCode.FIELD_REQUIRED and not page.tested
     page.url.setText("https://riaj.example.invalid/consulta")
+    page.client_cert.setText("/etc/riaj/cliente.pem")  # the regulator's certificate
     page.run_test()  # the service does not answer: said, the page stays
     assert page.errors.code == "REGISTRY_TIMEOUT" and not page.tested
     assert settings["registry.online_url"] == "https://riaj.example.invalid/consulta"
+    assert settings["registry.client_cert"] == "/etc/riaj/cliente.pem"
     page.run_test()
     assert page.tested and page.errors.code == "" and imported == []
     assert "responde" in page.result.text()

@@ -604,6 +604,16 @@ class RegistryPage(QWizardPage):
         self.username = QLineEdit()
         self.username.setAccessibleName(self.tr("Usuario del RIAJ"))
         self.username.setMaxLength(120)
+        # the regulator's certificates (files); the secrets stay in the OS keyring
+        self.ca_file = QLineEdit()
+        self.ca_file.setAccessibleName(self.tr("Certificados de la autoridad (CA) del RIAJ"))
+        self.client_cert = QLineEdit()
+        self.client_cert.setAccessibleName(self.tr("Certificado de cliente (PEM)"))
+        self.client_key = QLineEdit()
+        self.client_key.setAccessibleName(self.tr("Clave privada del cliente (PEM)"))
+        for edit in (self.ca_file, self.client_cert, self.client_key):
+            edit.setMaxLength(1000)
+            edit.setPlaceholderText(self.tr("Ruta del archivo (si el RIAJ lo pide)"))
         self.test_button = QPushButton(self.tr("&Probar"))
         self.test_button.setAccessibleName(self.tr("Probar el registro"))
         self.test_button.setAutoDefault(False)  # Enter is Next, which tests too
@@ -619,6 +629,9 @@ class RegistryPage(QWizardPage):
         form.addRow(self.use_online)
         form.addRow(self.tr("&Dirección:"), self.url)
         form.addRow(self.tr("&Usuario:"), self.username)
+        form.addRow(self.tr("CA del ser&vicio:"), self.ca_file)
+        form.addRow(self.tr("Certificado de clie&nte:"), self.client_cert)
+        form.addRow(self.tr("Clave del client&e:"), self.client_key)
         layout = QVBoxLayout(self)
         layout.addWidget(info)
         layout.addLayout(form)
@@ -630,8 +643,18 @@ class RegistryPage(QWizardPage):
         (self.use_online if online else self.use_file).setChecked(True)
         self.url.setText(settings["registry.online_url"])
         self.username.setText(settings["registry.username"])
+        self.ca_file.setText(settings["registry.ca_file"])
+        self.client_cert.setText(settings["registry.client_cert"])
+        self.client_key.setText(settings["registry.client_key"])
+        self.online_fields = (
+            self.url,
+            self.username,
+            self.ca_file,
+            self.client_cert,
+            self.client_key,
+        )
         self.mode.buttonToggled.connect(self._mode_changed)
-        for edit in (self.file, self.url, self.username):
+        for edit in (self.file, *self.online_fields):
             edit.textEdited.connect(self._changed)
         self._mode_changed()
 
@@ -639,8 +662,8 @@ class RegistryPage(QWizardPage):
         online = self.use_online.isChecked()
         self.file.setEnabled(not online)
         self.browse.setEnabled(not online)
-        self.url.setEnabled(online)
-        self.username.setEnabled(online)
+        for edit in self.online_fields:
+            edit.setEnabled(online)
         self._changed()
 
     def _changed(self, *_args: object) -> None:
@@ -686,8 +709,14 @@ class RegistryPage(QWizardPage):
             self._refuse(DialogCode.FIELD_REQUIRED, self.file)
             return
         values = {
-            "registry.online_url": self.url.text().strip() if online else "",
-            "registry.username": self.username.text().strip() if online else "",
+            key: edit.text().strip() if online else ""
+            for key, edit in (
+                ("registry.online_url", self.url),
+                ("registry.username", self.username),
+                ("registry.ca_file", self.ca_file),
+                ("registry.client_cert", self.client_cert),
+                ("registry.client_key", self.client_key),
+            )
         }
         try:
             apply_settings(self._settings, values, self._path)
