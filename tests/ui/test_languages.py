@@ -348,9 +348,12 @@ def start_dialogs(qtbot: QtBot, shell: DeskShell, language: str) -> dict[str, se
         dialog.show()
         texts[name] = visible_texts(dialog)
         save_screenshot(dialog, f"lang-{language}-{name}")
-        dialog.close()
-    session.unlock("director-demo")
+    session.unlock("director-demo")  # the unlock dialog does not close on a locked desk
     shell._asking = False
+    for dialog in built.values():
+        dialog.hide()
+        dialog.deleteLater()
+    assert QApplication.activeModalWidget() is None, "a dialog of the walk stayed open"
     return texts
 
 
