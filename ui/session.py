@@ -38,9 +38,12 @@ __all__ = ["ActivityFilter", "DeskSession"]
 
 log = logging.getLogger("admission.ui")
 CHECK_MS = 1000  # the idle timer looks at the clock every second
+# A key bound to an action (Enter, Esc, the F-keys: most of a clerk's keys) never
+# arrives as a KeyPress: Qt offers it as a ShortcutOverride, then the action takes it.
 ACTIVITY = frozenset(
     {
         QEvent.Type.KeyPress,
+        QEvent.Type.ShortcutOverride,
         QEvent.Type.MouseButtonPress,
         QEvent.Type.MouseMove,
         QEvent.Type.Wheel,

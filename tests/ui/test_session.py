@@ -192,6 +192,43 @@ def test_activity_keeps_the_desk_open(
         app.removeEventFilter(activity)
 
 
+def test_a_key_an_action_takes_keeps_the_desk_open(
+    qtbot: QtBot, session: DeskSession, desk_clock: FixedClock
+) -> None:
+    """Enter, Esc and the F-keys are the window's shortcuts: Qt never delivers them as a
+    KeyPress, and a clerk who only presses Enter between scans is still at the desk."""
+    from PySide6.QtGui import QAction, QKeySequence
+    from PySide6.QtWidgets import QMainWindow
+
+    app = QApplication.instance()
+    assert app is not None
+    activity = ActivityFilter(session)
+    app.installEventFilter(activity)
+    try:
+        window = QMainWindow()
+        qtbot.addWidget(window)
+        pressed: list[bool] = []
+        enter = QAction("Admitir", window)
+        enter.setShortcut(QKeySequence(Qt.Key.Key_Return))
+        enter.triggered.connect(lambda: pressed.append(True))
+        window.addAction(enter)
+        window.show()
+        qtbot.waitExposed(window)
+        window.activateWindow()
+        qtbot.waitUntil(window.isActiveWindow, timeout=3000)
+        session.sign_in("clerk", PASSWORDS["clerk"])
+        for _ in range(3):  # a quarter of an hour of scans, each confirmed with Enter
+            desk_clock.advance(timedelta(minutes=4))
+            _key(qtbot, window, Qt.Key.Key_Return)
+            session.check_idle()
+        assert len(pressed) == 3 and not session.is_locked
+        desk_clock.advance(timedelta(minutes=5))
+        session.check_idle()
+        assert session.is_locked
+    finally:
+        app.removeEventFilter(activity)
+
+
 def test_change_of_operator_signs_the_locked_one_out(
     qtbot: QtBot, session: DeskSession, ctx: AppContext
 ) -> None:
