@@ -38,7 +38,7 @@ if TYPE_CHECKING:
 __all__ = ["REPRINT_HELD_KEYS", "WAITING_COLOUR", "PresentationView"]
 
 REPRINT_HELD_KEYS = "Ctrl+R"
-WAITING_COLOUR = "#B26A00"  # amber: something waits for the clerk's key
+WAITING_COLOUR = "#9A5B00"  # amber, dark enough for white text (5.4:1): waits for a key
 _SOUNDS = {Outcome.ADMIT: Sound.ADMIT, Outcome.ALREADY_ADMITTED: Sound.REENTRY}
 
 
@@ -108,15 +108,17 @@ class PresentationView(QObject):
 
     def charge_text(self) -> str:
         """What Enter charges: the card type chosen and its price (art. 23.2-3)."""
-        controller = self._window.controller
-        catalogue = self._window.ctx.desk.config.catalogue
-        code = controller.card_type
-        price = catalogue.types[code].price_cents if code in catalogue.types else 0
+        code = self._window.controller.card_type
         return (
             self.tr("Intro: cobrar %1 · %2 e imprimir la tarjeta · F1-F8: otro tipo")
             .replace("%1", self._window.card_label(code))
-            .replace("%2", format_euros(price))
+            .replace("%2", self._price(code))
         )
+
+    def _price(self, code: str) -> str:
+        """The price of card type ``code`` as the desk charges it (art. 23.2-3)."""
+        catalogue = self._window.ctx.desk.config.catalogue
+        return format_euros(catalogue.types[code].price_cents if code in catalogue.types else 0)
 
     def show_charge(self) -> None:
         """On an admission not yet recorded (or a director's case Enter may admit),
@@ -132,10 +134,14 @@ class PresentationView(QObject):
         if verdict.outcome is Outcome.ADMIT:
             self._window.verdict.show_progress(self.charge_text())
         elif overridable:
+            # one Enter: the director's authorisation, then the charge of the type shown
             self._window.verdict.show_progress(
-                self.tr("Intro: pedir la autorización del director de juegos")
-                + " · "
-                + self.charge_text()
+                self.tr(
+                    "Intro: autorización del director de juegos, cobrar %1 · %2 e imprimir"
+                    " · F1-F8: otro tipo"
+                )
+                .replace("%1", self._window.card_label(controller.card_type))
+                .replace("%2", self._price(controller.card_type))
             )
 
     # -- recorded -----------------------------------------------------------------------

@@ -2897,8 +2897,12 @@
         <translation>Enter: charge %1 · %2 and print the card · F1-F8: another type</translation>
     </message>
     <message>
-        <source>Intro: pedir la autorización del director de juegos</source>
-        <translation>Enter: ask for the game director&apos;s authorisation</translation>
+        <source>Intro: entra con su abono, tarjeta nº %1 válida hasta %2 · sin cobro</source>
+        <translation type="unfinished"></translation>
+    </message>
+    <message>
+        <source>Intro: autorización del director de juegos, cobrar %1 · %2 e imprimir · F1-F8: otro tipo</source>
+        <translation>Enter: the game director&apos;s authorisation, charge %1 · %2 and print · F1-F8: another type</translation>
     </message>
     <message>
         <source>Registrado en la ficha %1 · imprimiendo la tarjeta nº %2…</source>
