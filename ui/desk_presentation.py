@@ -131,7 +131,16 @@ class PresentationView(QObject):
         overridable = verdict.outcome is Outcome.SUPERVISOR and all(
             r in OVERRIDABLE for r in verdict.reasons
         )
-        if verdict.outcome is Outcome.ADMIT:
+        held = current.evaluation.held_card
+        if verdict.outcome is Outcome.ADMIT and held is not None:
+            # a pass of several entries (art. 23.2): Enter records the visit on the
+            # card held, and neither charges nor prints a new one
+            self._window.verdict.show_progress(
+                self.tr("Intro: entra con su abono, tarjeta nº %1 válida hasta %2 · sin cobro")
+                .replace("%1", str(held.number))
+                .replace("%2", local_date(held.valid_until))
+            )
+        elif verdict.outcome is Outcome.ADMIT:
             self._window.verdict.show_progress(self.charge_text())
         elif overridable:
             # one Enter: the director's authorisation, then the charge of the type shown

@@ -2898,7 +2898,7 @@
     </message>
     <message>
         <source>Intro: entra con su abono, tarjeta nº %1 válida hasta %2 · sin cobro</source>
-        <translation type="unfinished"></translation>
+        <translation>Enter: in on their pass, card no. %1 valid until %2 · no charge</translation>
     </message>
     <message>
         <source>Intro: autorización del director de juegos, cobrar %1 · %2 e imprimir · F1-F8: otro tipo</source>
