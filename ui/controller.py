@@ -53,6 +53,7 @@ from admission.documents import IdentityDocument
 from admission.errors import AdmissionError
 from admission.identity import IdentityKey
 from admission.ports import madrid_date
+from admission.registry.port import RegistryErrorCode
 from admission.verdict import Outcome
 from ui.desk_flow import (
     MAX_WAITING,
@@ -693,8 +694,10 @@ class DeskController(QObject):
             state = ctx.replica.state()
             if state is None:
                 return None, "", median
-            age = (ctx.clock.now() - state.as_of).total_seconds()
-            return max(0, int(age)), "", median
+            age = max(0, int((ctx.clock.now() - state.as_of).total_seconds()))
+            # past its limit the copy answers nobody (art. 20.2): said, not only its age
+            limit = int(ctx.settings["registry.max_replica_age_hours"]) * 3600
+            return age, RegistryErrorCode.REPLICA_STALE.value if age > limit else "", median
 
         def answered(answer: tuple[int | None, str, float | None]) -> None:
             self.report_device("database", DeviceStatus.READY.value, "")

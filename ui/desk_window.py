@@ -536,6 +536,10 @@ class DeskWindow(QMainWindow):
         self.status.showMessage(self.presentation.dismissal_text(result), 10_000)
 
     def _on_printed(self, number: int) -> None:
+        # a card printed is the printer working: an error a failed job left on the
+        # status bar goes (the device watch says only changes, and its check may
+        # never have seen the failure)
+        self.status.set_status("printer", DeviceStatus.READY.value, "")
         text = self.tr("Tarjeta nº {0} impresa · Esc: siguiente").format(number)
         if self.presentation.card_on_screen == number:
             self.verdict.show_progress(text)

@@ -345,6 +345,8 @@ class Night:
         )
         assert not answer.unchanged
         self.imported_at = self.clock.now()
+        register = partial(self.win.status.text_of, "register")
+        self.qtbot.waitUntil(lambda: register().startswith("●"), timeout=3000)
 
     # -- the settings path the window uses ------------------------------------------------
     def open_settings(self) -> SettingsDialog:
@@ -498,6 +500,8 @@ class Night:
         verdict = self.present(step, Outcome.NOT_ADMITTED)
         assert "REGISTRY_UNVERIFIABLE" in verdict.evaluation.verdict.codes
         assert text("REGISTRY_UNVERIFIABLE", self.lang) in self.win.verdict.reasons.text()
+        register = partial(self.win.status.text_of, "register")
+        self.qtbot.waitUntil(lambda: register().startswith("▲"), timeout=3000)  # the cause
         self.shot("not-admitted-register")
         self.enter_seen()
         self.stale_seen += 1
@@ -540,11 +544,14 @@ class Night:
         finally:
             printing.printer = working
         assert [c.number for c in self.ctx.reprints.unprinted_cards()] == [number]
+        assert self.win.status.text_of("printer").startswith("▲")  # said at 3 m
         with self.qtbot.waitSignal(self.win.controller.card_printed, timeout=WAIT) as printed:
             self.activate()
             self.qtbot.keyClick(self.win, Qt.Key.Key_P, Qt.KeyboardModifier.ControlModifier)  # type: ignore[no-untyped-call]
         assert printed.args == [number]  # the same card, no new number
         assert self.ctx.reprints.unprinted_cards() == []
+        # the printer works again: the rest of the night is not shown a printer error
+        assert self.win.status.text_of("printer").startswith("●")
 
 
 def identity_of(lines: tuple[str, ...], at: datetime) -> object:

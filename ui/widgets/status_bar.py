@@ -194,8 +194,10 @@ class DeskStatusBar(QStatusBar):
         else:
             hours, rest = divmod(age_seconds, 3600)
             age = f"{hours} h {rest // 60} min" if hours else f"{rest // 60} min"
-            label.setText("● " + self.tr("Registro RIAJ: copia de hace ") + age)
-            label.setStyleSheet("")
+            # a copy past its limit or a sync that failed: marked, as a device in error
+            mark = "▲ " if error else "● "
+            label.setText(mark + self.tr("Registro RIAJ: copia de hace ") + age)
+            label.setStyleSheet(alert_style(bold=True) if error else "")
         if error:
             self.last_error.setText(bounded(self.tr("Registro RIAJ") + ": " + message(error), 160))
 
