@@ -824,7 +824,8 @@ def attach_audit_menu(window: DeskWindow, ctx: AppContext, runner: JobRunner) ->
 
     def add(action: QAction) -> None:
         window.add_action(MENU_DIRECTION, action)
-        window.add_action(MENU_INSPECTION, action)
+        # the Inspección menu is shown by role (ui.desk_menus): added to, never shown here
+        window.menu(MENU_INSPECTION).addAction(action)
 
     def operator() -> Operator | None:
         return None if window.session.is_locked else window.session.operator
