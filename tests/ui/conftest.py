@@ -41,10 +41,28 @@ def seed_register(ctx: AppContext, listed: list[str]) -> None:
     )
 
 
+def refresh_register(ctx: AppContext, listed: list[str]) -> None:
+    """The day's RIAJ copy, imported at the clock's instant: its header names that instant,
+    so each refresh is a new snapshot dated now (the same bytes again would be the active
+    snapshot, unchanged, and keep its old date: a copy past its age, art. 20.2)."""
+    now = ctx.clock.now().isoformat()
+    ctx.replica.import_lines(
+        [
+            f"# demo RIAJ snapshot of {now} (invented)\n".encode(),
+            *(f"{n}\n".encode() for n in listed),
+        ]
+    )
+
+
 @pytest.fixture
-def desk_clock() -> FixedClock:
-    """A clock the test sets (``desk_clock.set(instant)``)."""
-    return FixedClock(DESK_T0)
+def desk_clock(request: pytest.FixtureRequest) -> FixedClock:
+    """A clock the test sets (``desk_clock.set(instant)``). It starts at ``DESK_T0``, or at
+    the instant a test gives with ``@pytest.mark.parametrize("desk_clock", [instant],
+    indirect=True)``: a test that seeds history older than ``DESK_T0`` starts the file
+    there, since the file's own entries (the RIAJ import, the settings) are written when
+    it is built and a clock set back past them stops admissions (art. 22.1)."""
+    start: datetime = getattr(request, "param", DESK_T0)
+    return FixedClock(start)
 
 
 @pytest.fixture

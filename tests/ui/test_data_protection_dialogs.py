@@ -6,7 +6,7 @@ is written where the director chose."""
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -19,7 +19,7 @@ from admission.data_protection import DataProtectionService
 from admission.inspection import InspectionService
 from admission.records import Observation, Visitor
 from tests.factories import dni
-from tests.ui.conftest import CLERK, DIRECTOR, FakeSession
+from tests.ui.conftest import CLERK, DIRECTOR, NOBODY_LISTED, FakeSession, refresh_register
 from tests.ui.report_helpers import admit_at, report_service, screenshot
 from ui.context import AppContext
 from ui.dialogs.data_protection import AccessReportDialog, RectificationDialog, RetentionDialog
@@ -153,18 +153,21 @@ def test_a_missing_file_number_is_asked_for(qtbot: QtBot, demo_ctx: AppContext) 
 
 
 # -- retention -------------------------------------------------------------------------------
+AUGUST_EVENING = datetime(2026, 8, 14, 19, 55, tzinfo=UTC)
+
+
+@pytest.mark.parametrize("desk_clock", [AUGUST_EVENING], indirect=True)
 @pytest.mark.parametrize("who", [DIRECTOR, ADMIN, INSPECTOR])
 def test_the_retention_view_shows_totals_months_and_the_next_purge(
     qtbot: QtBot, demo_ctx: AppContext, desk_clock: FixedClock, who: Operator
 ) -> None:
+    # the file is built in August and its history written in time order, the RIAJ copy
+    # refreshed before each evening's visit (art. 20.2)
     for month, number in ((8, 11111111), (10, 22222222), (11, 33333333)):
-        admit_at(
-            demo_ctx,
-            desk_clock,
-            datetime(2026, month, 14, 20, 0, tzinfo=UTC),
-            number,
-            ("PRUEBA", "ANA"),
-        )
+        evening = datetime(2026, month, 14, 20, 0, tzinfo=UTC)
+        desk_clock.set(evening - timedelta(minutes=5))
+        refresh_register(demo_ctx, [NOBODY_LISTED])
+        admit_at(demo_ctx, desk_clock, evening, number, ("PRUEBA", "ANA"))
     desk_clock.set(datetime(2026, 12, 3, 19, 0, tzinfo=UTC))
     dialog = RetentionDialog(DataProtectionService(demo_ctx.store, demo_ctx.clock), RUNNER, who)
     qtbot.addWidget(dialog)

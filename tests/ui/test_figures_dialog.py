@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime, timedelta
 
+import pytest
 from PySide6.QtCore import QDate
 from pytestqt.qtbot import QtBot
 
 from admission.catalogue import text
 from admission.clock import FixedClock
-from tests.ui.conftest import CLERK, DIRECTOR, FakeSession
+from tests.ui.conftest import CLERK, DIRECTOR, NOBODY_LISTED, FakeSession, refresh_register
 from tests.ui.report_helpers import admit_at, report_service, screenshot
 from ui.context import AppContext
 from ui.dialogs.figures import FiguresDialog
@@ -20,8 +21,14 @@ from ui.jobs import ImmediateRunner
 TODAY = date(2026, 12, 3)
 
 
+# the first seeded evening: the file is built then, its history written in time order
+FIRST_EVENING = datetime(2026, 12, 1, 17, 0, tzinfo=UTC)
+
+
 def seed(ctx: AppContext, clock: FixedClock) -> None:
-    """Admissions over three evenings at several hours, two card types, one refusal."""
+    """Admissions over three evenings at several hours, two card types, one refusal, in
+    time order on a file built on the first evening (``FIRST_EVENING``); the RIAJ copy
+    is refreshed before each evening, as the desk's daily import does (art. 20.2)."""
     visits: list[tuple[datetime, int]] = []
     number = 10000000
     for days_ago, hours in ((2, (18, 19)), (1, (20, 20, 21)), (0, (19, 20, 20, 22))):
@@ -31,7 +38,12 @@ def seed(ctx: AppContext, clock: FixedClock) -> None:
             visits.append((at, number))
     # the listed person of the test register: refused (art. 21.1)
     visits.append((datetime(2026, 12, 3, 18, 30, tzinfo=UTC), 0))
+    refreshed: set[date] = set()
     for at, number in sorted(visits):
+        if at.date() not in refreshed:
+            refreshed.add(at.date())
+            clock.set(at - timedelta(minutes=5))
+            refresh_register(ctx, [NOBODY_LISTED])
         kind = "WEEK" if number % 3 == 0 and number else None
         given = "ABCDEFGHIJKLMNOP"[number % 16] * 3
         surname = "LISTADO" if number == 0 else "PRUEBA"
@@ -52,6 +64,7 @@ def make_dialog(qtbot: QtBot, ctx: AppContext) -> FiguresDialog:
     return dialog
 
 
+@pytest.mark.parametrize("desk_clock", [FIRST_EVENING], indirect=True)
 def test_the_figures_of_a_range_are_charted_with_their_totals(
     qtbot: QtBot, demo_ctx: AppContext, desk_clock: FixedClock
 ) -> None:
