@@ -54,6 +54,23 @@ def refresh_register(ctx: AppContext, listed: list[str]) -> None:
     )
 
 
+def english() -> None:
+    """The window in English from here on, as the app sets it for ``--lang en``: Qt's
+    translator, the catalogue's language and QLocale's default (undone after each test
+    by ``_spanish_locale_after_each_test``)."""
+    from PySide6.QtCore import QLocale
+    from PySide6.QtWidgets import QApplication
+
+    from ui.dialogs.common import set_language
+    from ui.i18n import install_translator
+
+    app = QApplication.instance()
+    assert isinstance(app, QApplication)
+    assert install_translator(app, "en") is not None
+    set_language("en")
+    QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedKingdom))
+
+
 @pytest.fixture
 def desk_clock(request: pytest.FixtureRequest) -> FixedClock:
     """A clock the test sets (``desk_clock.set(instant)``). It starts at ``DESK_T0``, or at

@@ -10,15 +10,13 @@ from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
-from PySide6.QtCore import QLocale
-from PySide6.QtWidgets import QApplication
 from pytestqt.qtbot import QtBot
 
 from admission.catalogue import text
 from admission.clock import FixedClock
 from admission.ports import madrid_date
 from tests.factories import dni, dni_document
-from tests.ui.conftest import CLERK, DIRECTOR, FakeSession
+from tests.ui.conftest import CLERK, DIRECTOR, FakeSession, english
 from tests.ui.test_desk_menus import make_window, screenshot
 from tests.ui.test_dialogs_director import Authorise
 from ui.context import AppContext
@@ -37,17 +35,6 @@ def window(qtbot: QtBot, demo_ctx: AppContext, session: FakeSession) -> Iterator
     win = make_window(qtbot, demo_ctx, session)
     yield win
     win.stop()
-
-
-def english() -> None:
-    from ui.dialogs.common import set_language
-    from ui.i18n import install_translator
-
-    app = QApplication.instance()
-    assert isinstance(app, QApplication)
-    assert install_translator(app, "en") is not None
-    set_language("en")
-    QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedKingdom))
 
 
 def present(qtbot: QtBot, win: DeskWindow, ctx: AppContext, number: int) -> None:

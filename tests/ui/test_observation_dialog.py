@@ -11,14 +11,13 @@ from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
-from PySide6.QtCore import QLocale, Qt
-from PySide6.QtWidgets import QApplication
+from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
 from admission.accounts import Operator, Role
 from admission.catalogue import text
 from admission.clock import FixedClock
-from tests.ui.conftest import DIRECTOR, FakeSession
+from tests.ui.conftest import DIRECTOR, FakeSession, english
 from tests.ui.test_desk_menus import case, make_window, menus_of, press, screenshot
 from ui.context import AppContext
 from ui.controller import DeskState
@@ -34,17 +33,6 @@ def window(qtbot: QtBot, demo_ctx: AppContext, session: FakeSession) -> Iterator
     win = make_window(qtbot, demo_ctx, session)
     yield win
     win.stop()
-
-
-def english() -> None:
-    from ui.dialogs.common import set_language
-    from ui.i18n import install_translator
-
-    app = QApplication.instance()
-    assert isinstance(app, QApplication)
-    assert install_translator(app, "en") is not None
-    set_language("en")
-    QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedKingdom))
 
 
 def recorded_visitor(qtbot: QtBot, win: DeskWindow, ctx: AppContext, kind: str) -> int:

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QLocale, Qt, QTimer
+from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QLineEdit, QPushButton, QWidget
 from pytestqt.qtbot import QtBot
 
@@ -21,6 +21,7 @@ from admission.accounts import PIN_PAUSE, AccountErrorCode, Role
 from admission.catalogue import text
 from admission.clock import FixedClock
 from hardware.sound import TonePlayer
+from tests.ui.conftest import english
 from tests.ui.test_desk_menus import case, screenshot
 from tests.ui.test_session import PASSWORDS, ctx
 from ui.context import AppContext
@@ -43,17 +44,6 @@ def session(ctx: AppContext, qtbot: QtBot) -> Iterator[DeskSession]:
     made = DeskSession.for_context(ctx)
     yield made
     made.sign_out("shutdown")
-
-
-def english() -> None:
-    from ui.dialogs.common import set_language
-    from ui.i18n import install_translator
-
-    app = QApplication.instance()
-    assert isinstance(app, QApplication)
-    assert install_translator(app, "en") is not None
-    set_language("en")
-    QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedKingdom))
 
 
 def field(dialog: QWidget, name: str) -> QLineEdit:
