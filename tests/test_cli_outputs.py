@@ -13,6 +13,7 @@ import itertools
 import os
 import stat
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -20,7 +21,7 @@ import pytest
 
 from admission.accounts import Role
 from tests import test_cli_access
-from tests.test_cli import SIGN_IN_VARS, cli, spanish_dni_mrz
+from tests.test_cli import ADMIN, CHEAP_ARGON2, SIGN_IN_VARS, cli, spanish_dni_mrz
 from tests.test_cli_access import ACCOUNTS, ARGV, PURPOSE
 
 desk = test_cli_access.desk  # the same fixture: the four roles, a register, one visitor
@@ -227,8 +228,14 @@ def test_the_demo_never_writes_over_the_real_visitor_file(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The demo works in a folder of its own inside the usual data folder: an output of
-    the demo aimed at the real file beside it is refused all the same."""
+    the demo aimed at the real file beside it is refused all the same, to an account of
+    the demo signed in (``leaflet`` signs in once the file has accounts, art. 25)."""
+    from db import accounts
+
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))  # platformdirs: the usual folder
+    monkeypatch.setattr(accounts, "Argon2Hasher", partial(accounts.Argon2Hasher, **CHEAP_ARGON2))
+    for variable in SIGN_IN_VARS:  # nobody signed in but the demo's account below
+        monkeypatch.delenv(variable, raising=False)
     import main
 
     usual = main.default_data_dir()
@@ -236,6 +243,13 @@ def test_the_demo_never_writes_over_the_real_visitor_file(
     code, out = cli("init", data_dir=usual)
     assert code == 0, out
     record = (usual / "visitors.db").read_bytes()
+    name, roles, password = ADMIN  # the demo file's first account: no sign-in to make it
+    monkeypatch.setenv("ADMISSION_NEW_PASSWORD", password)
+    code, out = cli("account", "add", name, "--display-name", "Jefa", "--role", *roles, "--demo")
+    assert code == 0, out
+    monkeypatch.delenv("ADMISSION_NEW_PASSWORD")
+    monkeypatch.setenv("ADMISSION_USER", name)
+    monkeypatch.setenv("ADMISSION_PASSWORD", password)
     for name in ("visitors.db", "visitors.db.marker"):
         code, out = cli("leaflet", "--demo", "--out", str(usual / name), "--force")
         assert (code, error_of(out)) == (1, "OUTPUT_PROTECTED"), out
