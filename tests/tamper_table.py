@@ -15,8 +15,16 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
+
+from admission.errors import StoreError
+from admission.ports import AuditTrail
+from admission.settings import Settings
+from admission.settings_record import settings_digests
+from admission.vouchers.model import NewVoucher, VoucherBook
+from tests.db.factories import T0
 
 DOC = Path(__file__).resolve().parents[1] / "docs" / "tamper-table.md"
 
@@ -32,6 +40,30 @@ class Tamper:
     act: Callable[[Any], None]
     row: str | None = None  # the row verify names, when it names one
     error: bool = False  # verify refuses with the code instead of answering a verdict
+
+
+def tamper_voucher(n: int) -> NewVoucher:
+    """Voucher ``n`` of the history both stores' cases run on."""
+    return NewVoucher(T0, "desk-1", "op-7", f"Titular {n}", "DNI", f"V{n:07d}", "STANDARD", 500)
+
+
+def record_vouchers(book: VoucherBook) -> None:
+    """The vouchers of that history (the cases name them by number): three issued, the
+    first exchanged for card 1, the second cancelled, the third left open."""
+    for n in (1, 2, 3):
+        book.issue_voucher(tamper_voucher(n))
+    book.exchange_voucher(1, 1, T0 + timedelta(minutes=5))
+    book.cancel_voucher(2, "refused at the counter", T0 + timedelta(minutes=6))
+
+
+def verify_answer(trail: AuditTrail, settings: Settings) -> tuple[str, str | None, bool]:
+    """(code, row named, refused with an error) of ``audit verify`` on either store, with
+    ``settings`` as the desk reads settings.json."""
+    try:
+        check = trail.verify(settings=settings_digests(settings))
+    except StoreError as exc:
+        return str(exc.code), None, True
+    return str(check.problem), check.row, False
 
 
 HEADER = """# Tamper table

@@ -32,7 +32,6 @@ from admission.settings_record import (
     record_settings,
     settings_digests,
 )
-from admission.vouchers.model import NewVoucher
 from db.accounts import Argon2Hasher, SqlAccounts
 from db.audit_chain import GENESIS, digest
 from db.audit_key import ENV_VAR, key_file_path
@@ -42,7 +41,7 @@ from db.registry_replica import ReplicaRegistry
 from db.store import SqlCipherStore
 from db.voucher_book import SqlVoucherBook
 from tests.db.factories import T0, dni, entry
-from tests.tamper_table import Tamper
+from tests.tamper_table import Tamper, record_vouchers, tamper_voucher, verify_answer
 
 CHEAP = {"time_cost": 1, "memory_cost": 8, "parallelism": 1}  # tests only
 PASSWORD = "correct horse battery"
@@ -71,10 +70,6 @@ class FileDesk:
         return self.store
 
 
-def _voucher(n: int) -> NewVoucher:
-    return NewVoucher(T0, "desk-1", "op-7", f"Titular {n}", "DNI", f"V{n:07d}", "STANDARD", 500)
-
-
 def record_history(desk: FileDesk) -> None:
     """Three admissions (a card voided), three vouchers (exchanged, cancelled, open), the
     register imported, two accounts, the settings saved on the settings screen."""
@@ -82,11 +77,7 @@ def record_history(desk: FileDesk) -> None:
     for n in (1, 2, 3):
         store.record_admission(entry(n))
     store.void_card(2, "wrong type", "director-1", T0)
-    vouchers = SqlVoucherBook(store)
-    for n in (1, 2, 3):
-        vouchers.issue_voucher(_voucher(n))
-    vouchers.exchange_voucher(1, 1, T0 + timedelta(minutes=5))
-    vouchers.cancel_voucher(2, "refused at the counter", T0 + timedelta(minutes=6))
+    record_vouchers(SqlVoucherBook(store))
     replica = ReplicaRegistry(store.connection, desk.clock, lock=store.lock, audit=store)
     replica.import_lines([f"{dni(n).number}\n".encode() for n in (7, 8, 9)])
     accounts = SqlAccounts(store, desk.clock, hasher=Argon2Hasher(**CHEAP))
@@ -386,15 +377,6 @@ def desk(tmp_path: Path, key: DbKey, clock: FixedClock) -> Iterator[FileDesk]:
         opened.store.close()
 
 
-def _answer(store: SqlCipherStore, settings: Settings) -> tuple[str, str | None, bool]:
-    """(code, row named, refused with an error) of ``audit verify``."""
-    try:
-        check = store.verify(settings=settings_digests(settings))
-    except StoreError as exc:
-        return str(exc.code), None, True
-    return str(check.problem), check.row, False
-
-
 def test_the_history_verifies(desk: FileDesk) -> None:
     check = desk.reopen().verify()
     assert check.ok, check
@@ -405,7 +387,7 @@ def test_the_history_verifies(desk: FileDesk) -> None:
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_a_tamper_is_named_by_audit_verify(desk: FileDesk, case: Tamper) -> None:
     case.act(desk)
-    code, row, refused = _answer(desk.reopen(), desk.settings)
+    code, row, refused = verify_answer(desk.reopen(), desk.settings)
     assert (code, refused) == (case.code, case.error)
     if case.row is not None:
         assert row == case.row
@@ -519,4 +501,4 @@ def test_vouchers_purged_by_retention_are_counted_and_the_file_verifies(desk: Fi
     erased = [e for e in desk.store.audit_entries() if e.action == "ERASED"]
     assert erased and erased[-1].details["voucher"] == "2"
     assert desk.store.verify(settings=settings_digests(desk.settings)).ok
-    assert SqlVoucherBook(desk.store).issue_voucher(_voucher(9)).number == 4
+    assert SqlVoucherBook(desk.store).issue_voucher(tamper_voucher(9)).number == 4

@@ -23,7 +23,6 @@ from admission.clock import FixedClock
 from admission.errors import StoreError
 from admission.settings import Settings
 from admission.settings_record import record_settings, settings_digests
-from admission.vouchers.model import NewVoucher
 from db.accounts import Argon2Hasher
 from db.audit_key import AuditKey
 from db.pg.accounts import PgAccounts
@@ -33,7 +32,7 @@ from db.pg.store import PgStore
 from db.pg.voucher_book import PgVoucherBook
 from tests.db.factories import T0, dni, entry
 from tests.pg.cluster_fixture import fresh_schema, schema_conninfo
-from tests.tamper_table import Tamper
+from tests.tamper_table import Tamper, record_vouchers, tamper_voucher, verify_answer
 
 CHEAP = {"time_cost": 1, "memory_cost": 8, "parallelism": 1}  # tests only
 PASSWORD = "correct horse battery"
@@ -58,21 +57,13 @@ class ServerDesk:
             return found
 
 
-def _voucher(n: int) -> NewVoucher:
-    return NewVoucher(T0, "desk-1", "op-7", f"Titular {n}", "DNI", f"V{n:07d}", "STANDARD", 500)
-
-
 def record_history(desk: ServerDesk, clock: FixedClock) -> None:
     store = desk.store
     for n in (1, 2, 3):
         store.record_admission(entry(n))
     store.void_card(2, "wrong type", "director-1", T0)
     store.add_ban(dni(3), "Altercado en la sala de juego", "director-1", T0)
-    vouchers = PgVoucherBook(store)
-    for n in (1, 2, 3):
-        vouchers.issue_voucher(_voucher(n))
-    vouchers.exchange_voucher(1, 1, T0 + timedelta(minutes=5))
-    vouchers.cancel_voucher(2, "refused at the counter", T0 + timedelta(minutes=6))
+    record_vouchers(PgVoucherBook(store))
     PgReplicaRegistry(store, clock).import_lines([f"{dni(n).number}\n".encode() for n in (7, 8)])
     accounts = PgAccounts(store, clock, hasher=Argon2Hasher(**CHEAP))
     accounts.create_account("admin", "Ana", PASSWORD, [Role.ADMIN], actor=None)
@@ -242,11 +233,7 @@ def test_the_history_verifies(desk: ServerDesk) -> None:
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_a_tamper_is_named_by_audit_verify(desk: ServerDesk, case: Tamper) -> None:
     case.act(desk)
-    try:
-        check = desk.store.verify(settings=settings_digests(desk.settings))
-        code, row, refused = str(check.problem), check.row, False
-    except StoreError as exc:
-        code, row, refused = str(exc.code), None, True
+    code, row, refused = verify_answer(desk.store, desk.settings)
     assert (code, refused) == (case.code, case.error)
     if case.row is not None:
         assert row == case.row
@@ -322,4 +309,4 @@ def test_vouchers_purged_on_the_server_are_counted_and_it_verifies(desk: ServerD
     erased = [e for e in desk.store.audit_entries() if e.action == "ERASED"]
     assert erased and erased[-1].details["voucher"] == "2"
     assert desk.store.verify(settings=settings_digests(desk.settings)).ok
-    assert PgVoucherBook(desk.store).issue_voucher(_voucher(9)).number == 4
+    assert PgVoucherBook(desk.store).issue_voucher(tamper_voucher(9)).number == 4
