@@ -1,9 +1,11 @@
 """A rehearsed night at the counter (arts. 20-23, 27): the desk as it runs
 (``ui.app.DeskShell`` on the demo's SQLCipher file, its store worker thread, the demo's
 PDF-folder card printer, the idle lock, the settings dialog and the window rebuilt in
-the language saved) takes 300 presentations from 20:00 to past closing, the clock
+the language saved) takes 300 planned presentations from 20:00 to past closing (and
+the ones the register and the idle lock send back to the end of the queue), the clock
 driven forward, the documents read by the reader (the keyboard wedge's scans) and the
-camera. On the way: re-entries of visitors who hold a valid card, documents left under
+camera. On the way: re-entries of visitors who hold a valid card (a pass holder in again
+on the pass, charged nothing), documents left under
 the camera and read again while their verdict is on screen, a document waiting behind
 a verdict, 7-day passes chosen with F2 (the next visitor charged the default again),
 admissions dismissed with Esc, hours and a price saved mid-night, the RIAJ copy going
@@ -89,7 +91,6 @@ class Step:
     camera: bool = False  # read by the camera and left under it
     reread: bool = False  # the reader reads it again while its verdict is on screen
     pass_f2: bool = False  # F2: the clerk chooses the 7-day pass for this visitor
-    waiting: bool = False  # the next document is read while this verdict is on screen
 
 
 # -- the night's script -------------------------------------------------------------------
@@ -302,6 +303,7 @@ class Night:
         assert str(number) in shown, shown  # the banner names the card held
         price = self.catalogue_now().types[self.win.controller.card_type].price_cents
         assert format_euros(price) not in shown, shown  # and charges nothing
+        self.shot("on-the-pass")
         controller = self.win.controller
         with (
             self.qtbot.waitSignal(controller.admission_recorded, timeout=WAIT) as got,
@@ -313,7 +315,6 @@ class Night:
         assert result.existing_card.number == number
         self.expected.record(step.lines, "ADMIT")
         self.expected.on_passes.append((self.clock.now(), number))
-        self.shot("on-the-pass")
 
     def enter_seen(self) -> None:
         """Enter on a verdict recorded when shown: seen, nothing more recorded."""
@@ -668,4 +669,7 @@ def test_a_rehearsed_night_leaves_exactly_what_was_played_in_the_file(
     assert charged[night.pass_type] >= 10 and charged[night.default] > 150
     prices = {price for card_type, price in expected.cards.values() if card_type == night.default}
     assert prices == {night.catalogue.types[night.default].price_cents, NEW_DAY_PRICE}
+    # the keyed chain commits to every row the night wrote (art. 20.4)
+    check = ctx.store.verify()
+    assert check.ok and check.rows >= len(book) + len(expected.cards), check
     assert played < 240, f"the night took {played:.0f} s"
