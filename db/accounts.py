@@ -13,7 +13,6 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
-from datetime import datetime
 from typing import Any, Protocol
 
 from argon2 import PasswordHasher as _Argon2
@@ -35,7 +34,7 @@ from admission.accounts import (
 from admission.ports import Clock
 from db import codec
 from db.audit_chain import CoveredRow
-from db.audit_rows import CoveredTable
+from db.audit_rows import AppendsIn, CoveredTable
 
 __all__ = ["ACCOUNT_TABLE", "Argon2Hasher", "SqlAccountBook", "SqlAccounts"]
 
@@ -83,23 +82,12 @@ class Argon2Hasher:
             return False  # it never verifies either: nothing to renew
 
 
-class AccountStore(Protocol):
+class AccountStore(AppendsIn[sqlite3.Connection], Protocol):
     """What the book needs of ``SqlCipherStore``."""
 
     def transaction(self) -> AbstractContextManager[Any]: ...
 
     def reading(self) -> AbstractContextManager[Any]: ...
-
-    def append_in(
-        self,
-        conn: sqlite3.Connection,
-        actor: str,
-        action: str,
-        subject: str,
-        at: datetime,
-        details: dict[str, str] | None = None,
-        rows: Sequence[tuple[str, bool]] = (),
-    ) -> int: ...
 
 
 def _content(conn: sqlite3.Connection, row: tuple[object, ...]) -> list[object]:

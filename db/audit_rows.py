@@ -10,12 +10,35 @@ connection note the rows its transactions erase (db/audit.py counts them in an
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from datetime import datetime
+from typing import Protocol, TypeVar
 
 from db.audit_chain import CoveredRow
 
 RowContent = Callable[[sqlite3.Connection, tuple[object, ...]], list[object]]
+
+Conn_contra = TypeVar("Conn_contra", contravariant=True)
+
+
+class AppendsIn(Protocol[Conn_contra]):
+    """The store's audit entry appended inside a transaction an adapter beside it holds
+    (``SqlCipherStore.append_in`` on its connection, ``PgStore.append_in`` in its write),
+    committing to ``rows`` (``("account:3", created)``) as they are now: the row and its
+    entry commit together (art. 20.4)."""
+
+    def append_in(
+        self,
+        conn: Conn_contra,
+        actor: str,
+        action: str,
+        subject: str,
+        at: datetime,
+        details: dict[str, str] | None = None,
+        rows: Sequence[tuple[str, bool]] = (),
+    ) -> int: ...
+
 
 # Rows erased (1) or changed without an entry of their own (0: a card losing its erased
 # visit) by this connection, noted until the commit. Staff rows are named by identity

@@ -30,13 +30,13 @@ import sqlite3
 import stat
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from itertools import repeat
 from pathlib import Path
-from typing import BinaryIO, Protocol
+from typing import BinaryIO
 
 from admission.identity import IdentityKey
 from admission.ports import Clock
@@ -62,26 +62,14 @@ from admission.registry.snapshot import (
     signed_message,
     validate_feed,
 )
+from db.audit_rows import AppendsIn
 from db.connection import DB_ERRORS, immediate_transaction
 
 _FUTURE_SLACK = timedelta(hours=1)  # clock skew tolerated on a snapshot's as-of
 REGISTRY_ACTOR = "registry"  # actor of the register's entries (the port names none)
 
 
-class RegistryAudit(Protocol):
-    """The store's audit entries inside a transaction of its connection
-    (``SqlCipherStore.append_in``)."""
-
-    def append_in(
-        self,
-        conn: sqlite3.Connection,
-        actor: str,
-        action: str,
-        subject: str,
-        at: datetime,
-        details: dict[str, str] | None = None,
-        rows: Sequence[tuple[str, bool]] = (),
-    ) -> int: ...
+RegistryAudit = AppendsIn[sqlite3.Connection]  # the store's entries in the register's transactions
 
 
 @dataclass(frozen=True, slots=True)

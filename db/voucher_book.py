@@ -24,6 +24,7 @@ from typing import Any, Protocol
 from admission.errors import NotFoundError
 from admission.vouchers.model import NewVoucher, Voucher, VoucherStatus, cancel, exchange
 from db import codec
+from db.audit_rows import AppendsIn
 from db.reprint_queue import StoreAccess
 
 __all__ = [
@@ -44,19 +45,8 @@ _VOUCHER_COLUMNS = (
 )
 
 
-class AuditedStore(StoreAccess, Protocol):
+class AuditedStore(StoreAccess, AppendsIn[Any], Protocol):
     """The store's transactions and its audit entries inside them (``SqlCipherStore``)."""
-
-    def append_in(
-        self,
-        conn: Any,
-        actor: str,
-        action: str,
-        subject: str,
-        at: datetime,
-        details: dict[str, str] | None = None,
-        rows: Sequence[tuple[str, bool]] = (),
-    ) -> int: ...
 
 
 def voucher_audit(voucher: Voucher, *, created: bool) -> tuple[str, str, str, dict[str, str]]:
