@@ -11,7 +11,7 @@ by whoever holds only the file key does not verify (art. 20.3, 23.5).
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from contextlib import AbstractContextManager
 from typing import Any, Protocol
 
@@ -33,8 +33,7 @@ from admission.accounts import (
 )
 from admission.ports import Clock
 from db import codec
-from db.audit_chain import CoveredRow
-from db.audit_rows import AppendsIn, CoveredTable
+from db.audit_rows import AppendsIn, CoveredTable, OptionalTable
 
 __all__ = ["ACCOUNT_TABLE", "Argon2Hasher", "SqlAccountBook", "SqlAccounts"]
 
@@ -110,25 +109,8 @@ def _pin_hash(conn: sqlite3.Connection, username: str) -> str | None:
     return None if row is None or row[0] is None else str(row[0])
 
 
-class _AccountTable(CoveredTable):
-    """The accounts table, read as nothing in a file older than migration 0040 (a
-    damaged file is opened read-only, without its migrations)."""
-
-    @staticmethod
-    def _present(conn: sqlite3.Connection) -> bool:
-        found = conn.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'accounts'"
-        ).fetchone()
-        return found is not None
-
-    def every(self, conn: sqlite3.Connection) -> Iterator[tuple[str, list[object]]]:
-        return super().every(conn) if self._present(conn) else iter(())
-
-    def pointed(self, conn: sqlite3.Connection) -> Iterator[CoveredRow]:
-        return super().pointed(conn) if self._present(conn) else iter(())
-
-
-ACCOUNT_TABLE: CoveredTable = _AccountTable(
+# read as nothing in a file older than migration 0040
+ACCOUNT_TABLE: CoveredTable = OptionalTable(
     "account",
     "accounts",
     "account_id",

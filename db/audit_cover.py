@@ -13,10 +13,9 @@ the snapshot, and at verification: an admission never reads the register whole.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator
 
-from db.audit_chain import CoveredRow, entries_digest, registry_content, voucher_content
-from db.audit_rows import CoveredTable
+from db.audit_chain import entries_digest, registry_content, voucher_content
+from db.audit_rows import CoveredTable, OptionalTable
 from db.voucher_book import voucher_from_row
 
 __all__ = ["REGISTRY_TABLE", "VOUCHER_TABLE", "registry_digest"]
@@ -50,26 +49,9 @@ def _registry(conn: sqlite3.Connection, row: tuple[object, ...]) -> list[object]
     return registry_content(row[1:], registry_digest(conn, snapshot_id))
 
 
-class _OptionalTable(CoveredTable):
-    """A table read as nothing where it does not exist (a damaged file opens read-only,
-    without its migrations)."""
-
-    def _present(self, conn: sqlite3.Connection) -> bool:
-        found = conn.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (self.table,)
-        ).fetchone()
-        return found is not None
-
-    def every(self, conn: sqlite3.Connection) -> Iterator[tuple[str, list[object]]]:
-        return super().every(conn) if self._present(conn) else iter(())
-
-    def pointed(self, conn: sqlite3.Connection) -> Iterator[CoveredRow]:
-        return super().pointed(conn) if self._present(conn) else iter(())
-
-
-VOUCHER_TABLE: CoveredTable = _OptionalTable(
+VOUCHER_TABLE: CoveredTable = OptionalTable(
     "voucher", "vouchers", "number", _VOUCHER_COLUMNS, _voucher
 )
-REGISTRY_TABLE: CoveredTable = _OptionalTable(
+REGISTRY_TABLE: CoveredTable = OptionalTable(
     "registry", "registry_snapshot", "snapshot_id", _REGISTRY_COLUMNS, _registry
 )

@@ -139,3 +139,20 @@ def pointed(
             (ref,),
         ).fetchone()
         yield CoveredRow(ref, content, *(found or (None, None)))
+
+
+class OptionalTable(CoveredTable):
+    """A table read as nothing where it does not exist: a file older than the migration
+    that made it, or a damaged file (opened read-only, without its migrations)."""
+
+    def _present(self, conn: sqlite3.Connection) -> bool:
+        found = conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (self.table,)
+        ).fetchone()
+        return found is not None
+
+    def every(self, conn: sqlite3.Connection) -> Iterator[tuple[str, list[object]]]:
+        return super().every(conn) if self._present(conn) else iter(())
+
+    def pointed(self, conn: sqlite3.Connection) -> Iterator[CoveredRow]:
+        return super().pointed(conn) if self._present(conn) else iter(())
