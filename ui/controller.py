@@ -337,7 +337,8 @@ class DeskController(QObject):
                 return  # still under the camera since it was taken
             self._camera_lines = lines
         if lines == self._last_lines and self._state is not DeskState.IDLE:
-            return  # the same document read twice: shown already
+            self.presentation_repeated.emit()  # the same document read twice: said, once
+            return
         document, problem = document_from_lines(list(lines), self._today())
         if document is None:
             self._reject(str(problem or DeskFlowCode.DEVICE_GARBAGE))

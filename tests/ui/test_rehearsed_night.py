@@ -258,7 +258,10 @@ class Night:
                 for _ in range(3):  # left under the camera: read again and again
                     controller.submit_camera_mrz(list(step.lines))
             else:
-                self.read(step)  # the clerk scans it again
+                with self.qtbot.waitSignal(controller.presentation_repeated, timeout=WAIT):
+                    self.read(step)  # the clerk scans it again: said in the status bar
+                said = self.win.status.currentMessage()
+                assert said.startswith(("El mismo documento", "The same document")), said
 
     # -- settling the verdict on screen -------------------------------------------------
     def enter_admit(self, step: Step, *, printer_fails: bool = False) -> int:
