@@ -215,6 +215,23 @@ def _check_folder(data_dir: Path, path: Path) -> bool:
         ) from exc
 
 
+def _no_file_meanwhile(path: Path) -> None:
+    """RESTORE_FILE_EXISTS when another restore put its file in this folder since
+    :func:`_check_folder`: the loss the folder's record then shows is that restore's own
+    FILE_RESTORED and raised counters (it writes the marker, then ``issued.json``, then
+    renames, under the folder lock), not data this backup would lose. Taking the lock
+    waits for such a restore to finish, so the answer is the same however the two
+    interleave."""
+    try:
+        with folder_lock(path.parent):
+            _check_folder(path.parent, path)
+    except OSError as exc:  # the folder cannot be locked
+        raise StoreError(
+            f"the data folder cannot be used ({_why(exc)}); nothing was restored",
+            code=BackupCode.RESTORE_WRITE_FAILED,
+        ) from exc
+
+
 def _check_source(source: Path) -> bool:
     """BACKUP_NOT_FOUND unless ``source`` is a regular file with data; True when it is a
     file in use (its WAL, shared memory or journal beside it)."""
@@ -315,6 +332,7 @@ def _adopt_copy(
         loss = assess(before, file_id, taken_at, final.parent, wanted.card_folders)
         accepted_by = ""
         if loss.any:
+            _no_file_meanwhile(final)
             if wanted.accept_loss is None:
                 raise RestoreLossError(loss)
             accepted_by = wanted.accept_loss(loss, store)

@@ -15,6 +15,7 @@ import shutil
 import threading
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -26,6 +27,7 @@ from db.backup import backup
 from db.issued import ISSUED_FILE, RECORD_BYTES, read_issued
 from db.keys import DbKey
 from db.restore import TEMP_PREFIX, restore, sweep_leftovers
+from db.restore_history import assess
 from db.store import SqlCipherStore
 from db.voucher_book import SqlVoucherBook
 from tests.db.factories import T0, dni, entry
@@ -299,6 +301,34 @@ def test_two_restores_into_one_folder_at_once_leave_one_whole_file(
     for worker in workers:
         worker.join()
     assert sorted(answers) == ["RESTORE_FILE_EXISTS", "RESTORE_FILE_EXISTS", "restored"]
+    assert _leftovers(target) == []
+    with SqlCipherStore.open(target / "visitors.db", key, create=False) as restored:
+        assert restored.verify().ok and restored.find_visitor(dni(2)) is not None
+
+
+def test_a_restore_another_one_finished_under_it_answers_the_file_exists(
+    folder: Path, key: DbKey, clock: FixedClock, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The loser of two restores at once, in its worst order: the winner is put in place
+    after the loser found the folder empty and before it weighs what the folder held.
+    The winner's own record (its FILE_RESTORED, its raised head) is no data the backup
+    would lose: the loser says the file exists."""
+    out = tmp_path / "copy.db"
+    with SqlCipherStore.open(folder / "visitors.db", key, clock=clock) as store:
+        _admit(store, range(1, 3))
+        backup(store, out, now=T0)
+    target = tmp_path / "target"
+    target.mkdir()
+
+    def the_winner_first(*args: Any, **kwargs: Any) -> RestoreLoss:
+        monkeypatch.setattr("db.restore.assess", assess)
+        restore(out, target, key)  # the winner, whole, while the loser holds its copy
+        return assess(*args, **kwargs)
+
+    monkeypatch.setattr("db.restore.assess", the_winner_first)
+    with pytest.raises(StoreError) as refused:
+        restore(out, target, key)
+    assert refused.value.code == "RESTORE_FILE_EXISTS"
     assert _leftovers(target) == []
     with SqlCipherStore.open(target / "visitors.db", key, create=False) as restored:
         assert restored.verify().ok and restored.find_visitor(dni(2)) is not None
