@@ -33,7 +33,7 @@ from admission.accounts import (
 )
 from admission.ports import Clock
 from db import codec
-from db.audit_rows import AppendsIn, CoveredTable, OptionalTable
+from db.audit_rows import AppendsIn, CoveredTable, OptionalTable, aliased
 
 __all__ = ["ACCOUNT_TABLE", "Argon2Hasher", "SqlAccountBook", "SqlAccounts"]
 
@@ -114,7 +114,7 @@ ACCOUNT_TABLE: CoveredTable = OptionalTable(
     "account",
     "accounts",
     "account_id",
-    ", ".join(f"t.{c.strip()}" for c in _COLUMNS.split(",")),
+    aliased(_COLUMNS),
     _content,
 )
 

@@ -15,16 +15,11 @@ from __future__ import annotations
 import sqlite3
 
 from db.audit_chain import entries_digest, registry_content, voucher_content
-from db.audit_rows import CoveredTable, OptionalTable
-from db.voucher_book import voucher_from_row
+from db.audit_rows import CoveredTable, OptionalTable, aliased
+from db.voucher_book import VOUCHER_COLUMNS, voucher_from_row
 
 __all__ = ["REGISTRY_TABLE", "VOUCHER_TABLE", "registry_digest"]
 
-_VOUCHER_COLUMNS = (
-    "t.number, t.issued_at, t.desk_id, t.operator, t.holder_name, t.document_type, "
-    "t.document_number, t.card_type, t.price_cents, t.status, t.card_number, t.closed_at, "
-    "t.close_reason"
-)
 _REGISTRY_COLUMNS = (
     "t.snapshot_id, t.version, t.scheme, t.salt, t.scope, t.as_of, t.imported_at, "
     "t.entry_count, t.content_sha256, t.signed, t.feed_as_of, t.feed_applied, t.active"
@@ -50,7 +45,7 @@ def _registry(conn: sqlite3.Connection, row: tuple[object, ...]) -> list[object]
 
 
 VOUCHER_TABLE: CoveredTable = OptionalTable(
-    "voucher", "vouchers", "number", _VOUCHER_COLUMNS, _voucher
+    "voucher", "vouchers", "number", aliased(VOUCHER_COLUMNS), _voucher
 )
 REGISTRY_TABLE: CoveredTable = OptionalTable(
     "registry", "registry_snapshot", "snapshot_id", _REGISTRY_COLUMNS, _registry

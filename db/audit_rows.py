@@ -22,6 +22,12 @@ RowContent = Callable[[sqlite3.Connection, tuple[object, ...]], list[object]]
 Conn_contra = TypeVar("Conn_contra", contravariant=True)
 
 
+def aliased(columns: str) -> str:
+    """An adapter's column list (``"a, b"``) as :class:`CoveredTable` reads it
+    (``"t.a, t.b"``), in the order the adapter's row reader takes them."""
+    return ", ".join(f"t.{c.strip()}" for c in columns.split(","))
+
+
 class AppendsIn(Protocol[Conn_contra]):
     """The store's audit entry appended inside a transaction an adapter beside it holds
     (``SqlCipherStore.append_in`` on its connection, ``PgStore.append_in`` in its write),

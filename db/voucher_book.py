@@ -29,6 +29,7 @@ from db.reprint_queue import StoreAccess
 
 __all__ = [
     "VOUCHER_ACTOR",
+    "VOUCHER_COLUMNS",
     "AuditedStore",
     "SqlVoucherBook",
     "purge_vouchers",
@@ -38,7 +39,7 @@ __all__ = [
 
 VOUCHER_ACTOR = "voucher-book"  # actor of an exchange or a cancellation (the port names none)
 
-_VOUCHER_COLUMNS = (
+VOUCHER_COLUMNS = (
     "number, issued_at, desk_id, operator, holder_name, document_type, "
     "document_number, card_type, price_cents, status, card_number, closed_at, "
     "close_reason"
@@ -90,7 +91,7 @@ class SqlVoucherBook:
             )
             voucher = new.numbered(number)
             conn.execute(
-                f"INSERT INTO vouchers ({_VOUCHER_COLUMNS}) "
+                f"INSERT INTO vouchers ({VOUCHER_COLUMNS}) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, '')",
                 (
                     number,
@@ -144,7 +145,7 @@ class SqlVoucherBook:
     def open_vouchers(self, issued_before: datetime | None = None) -> Sequence[Voucher]:
         """Vouchers not exchanged yet (oldest first); with ``issued_before``, those issued
         before that instant (the closing-time list)."""
-        sql = f"SELECT {_VOUCHER_COLUMNS} FROM vouchers WHERE status = 'OPEN'"
+        sql = f"SELECT {VOUCHER_COLUMNS} FROM vouchers WHERE status = 'OPEN'"
         args: tuple[object, ...] = ()
         if issued_before is not None:
             sql += " AND issued_at < ?"
@@ -160,7 +161,7 @@ class SqlVoucherBook:
 
 def _fetch_voucher(conn: Any, number: int) -> Voucher | None:
     row = conn.execute(
-        f"SELECT {_VOUCHER_COLUMNS} FROM vouchers WHERE number = ?", (number,)
+        f"SELECT {VOUCHER_COLUMNS} FROM vouchers WHERE number = ?", (number,)
     ).fetchone()
     return None if row is None else voucher_from_row(row)
 
