@@ -216,12 +216,15 @@ def test_keys_are_rotated_from_a_desk_and_the_other_desk_follows(
     two = desk_folder(tmp_path, pg_cluster, "DESK2")
     assert cli(one, "init")[0] == 0
     import_register(one, tmp_path)
-    assert admit(one, 12345678)[0] == 0
+    code, out = admit(one, 12345678)
+    assert code == 0 and out["card_number"] == 1, out
 
     code, out = cli(one, "db", "rotate-key", "--reencrypt", "--retire")
     assert code == 0, out
     code, out = admit(two, 12345678)  # found by its resealed index: the same visitor
-    assert code == 1 and out["file_number"] == 1, out  # already holds today's card
+    assert code == 0 and out["verdict"] == "ALREADY_ADMITTED", out  # a re-entry (art. 22)
+    assert out["file_number"] == 1 and out["existing_card"] == 1, out  # today's card, held
+    assert out["card_number"] is None, out  # no second card, no number taken
     assert admit(two, 23456789)[1]["card_number"] == 2
 
     monkeypatch.setenv("ADMISSION_NEW_DB_KEY", "the casino's new desk key")
