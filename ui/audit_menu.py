@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction
 
 from admission.accounts import Operator, Role
 from admission.audit_trail import AuditTrailService
 from admission.reports import ExportTarget
+from ui.desk_menus import shortcut_action
 from ui.dialogs.audit_trail import AuditTrailDialog
 from ui.jobs import JobRunner
 
@@ -53,12 +54,7 @@ class AuditMenu(QObject):
         self._refused = refused
         self.dialog: AuditTrailDialog | None = None
         title = self.tr("Registro de &auditoría…")
-        self.action = QAction(title, window)
-        self.action.setObjectName("action_audit_trail")
-        self.action.setShortcut(QKeySequence(AUDIT_KEY))
-        self.action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-        self.action.setStatusTip(title.replace("&", "").rstrip("…"))
-        self.action.triggered.connect(lambda _checked=False: self.open())
+        self.action = shortcut_action(window, "audit_trail", title, AUDIT_KEY, self.open)
         add_action(self.action)
 
     def open(self) -> AuditTrailDialog | None:

@@ -85,6 +85,7 @@ __all__ = [
     "DeskMenus",
     "MenuCode",
     "attach_desk_menus",
+    "shortcut_action",
 ]
 
 # Menu names as given to DeskWindow.add_action (the titles shown are translated).
@@ -108,6 +109,21 @@ class MenuCode(Code):
     ADMIN_NOT_CONFIRMED = "ADMIN_NOT_CONFIRMED"  # no administrator gave their credentials
     VOUCHER_NEEDS_ADMIT = "VOUCHER_NEEDS_ADMIT"  # a voucher only for a verdict that admits
     SETTINGS_AUDIT_FAILED = "SETTINGS_AUDIT_FAILED"  # saved, but its audit entry failed
+
+
+def shortcut_action(
+    parent: QObject, name: str, title: str, keys: str, slot: Callable[[], object]
+) -> QAction:
+    """An action ``action_<name>`` whose keys work anywhere in the window; ``slot`` runs
+    when it is triggered (the checked flag dropped)."""
+    action = QAction(title, parent)
+    action.setObjectName(f"action_{name}")
+    action.setShortcut(QKeySequence(keys))
+    action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+    # the accessible name: the title without mnemonic or ellipsis
+    action.setStatusTip(title.replace("&", "").rstrip("…"))
+    action.triggered.connect(lambda _checked=False: slot())
+    return action
 
 
 def _lang() -> str:
@@ -223,13 +239,7 @@ class DeskMenus(QObject):
     def _action(
         self, name: str, title: str, keys: str, slot: Callable[[], object], *, store: bool = True
     ) -> QAction:
-        action = QAction(title, self.window)
-        action.setObjectName(f"action_{name}")
-        action.setShortcut(QKeySequence(keys))
-        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-        # the accessible name: the title without mnemonic or ellipsis
-        action.setStatusTip(title.replace("&", "").rstrip("…"))
-        action.triggered.connect(lambda _checked=False: slot())
+        action = shortcut_action(self.window, name, title, keys, slot)
         if store:
             self.actions[name] = action
         return action

@@ -12,10 +12,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
 from admission.errors import AdmissionError
+from ui.desk_menus import shortcut_action
 from ui.dialogs.help import RegulationDialog, ShortcutsOverlay, shortcut_rows
 from ui.jobs import JobRunner
 
@@ -61,12 +62,7 @@ class HelpMenu(QObject):
         )
 
     def _action(self, name: str, title: str, keys: str, slot: Callable[[], object]) -> QAction:
-        action = QAction(title, self.window)
-        action.setObjectName(f"action_{name}")
-        action.setShortcut(QKeySequence(keys))
-        action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
-        action.setStatusTip(title.replace("&", "").rstrip("…"))
-        action.triggered.connect(lambda _checked=False: slot())
+        action = shortcut_action(self.window, name, title, keys, slot)
         self.menu.addAction(action)
         self.window.addAction(action)
         return action
