@@ -35,6 +35,16 @@ from ui.dialogs.sign_in import has_pin, on_enter, password_field, secret_as_pin
 __all__ = ["PinDialog"]
 
 
+def _pin_field(name: str, accessible: str) -> QLineEdit:
+    """A hidden field that takes digits only, at most 8 (admission.accounts.PIN)."""
+    field = QLineEdit()
+    field.setObjectName(name)
+    field.setEchoMode(QLineEdit.EchoMode.Password)
+    field.setAccessibleName(accessible)
+    secret_as_pin(field, True)
+    return field
+
+
 class PinDialog(QDialog):
     """Enter saves the PIN typed twice; "Quitar el PIN" removes it. The secrets never
     stay in the widgets after an attempt."""
@@ -59,16 +69,8 @@ class PinDialog(QDialog):
         intro.setWordWrap(True)
         who = plain_label(operator.display_name or operator.username, name=self.tr("Operador"))
         self.password = password_field(self.tr("Contraseña actual"))
-        self.pin = QLineEdit()
-        self.pin.setObjectName("pin")
-        self.pin.setEchoMode(QLineEdit.EchoMode.Password)
-        self.pin.setAccessibleName(self.tr("Nuevo PIN"))
-        secret_as_pin(self.pin, True)
-        self.repeat = QLineEdit()
-        self.repeat.setObjectName("repeat")
-        self.repeat.setEchoMode(QLineEdit.EchoMode.Password)
-        self.repeat.setAccessibleName(self.tr("Repita el PIN"))
-        secret_as_pin(self.repeat, True)
+        self.pin = _pin_field("pin", self.tr("Nuevo PIN"))
+        self.repeat = _pin_field("repeat", self.tr("Repita el PIN"))
         self.errors = ErrorLine()
         self.errors.setObjectName("error")
 
