@@ -238,7 +238,8 @@ class Night:
 
     def shown(self, step: Step, expect: Outcome) -> DeskVerdict:
         current = self.win.controller.current
-        assert current is not None
+        said = self.win.status.currentMessage()
+        assert current is not None, (step.kind, expect, self.locks, said)
         outcome = current.evaluation.verdict.outcome
         assert outcome is expect, (step.kind, outcome, current.evaluation.verdict.codes)
         assert self.win.verdict.outcome == expect.value
