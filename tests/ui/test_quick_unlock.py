@@ -9,12 +9,11 @@ in Spanish and English."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from PySide6.QtCore import Qt, QTimer
-from PySide6.QtWidgets import QApplication, QLineEdit, QPushButton, QWidget
+from PySide6.QtWidgets import QApplication, QLineEdit, QWidget
 from pytestqt.qtbot import QtBot
 
 from admission.accounts import PIN_PAUSE, AccountErrorCode, Role
@@ -23,7 +22,9 @@ from admission.clock import FixedClock
 from hardware.sound import TonePlayer
 from tests.ui.conftest import english
 from tests.ui.test_desk_menus import case, screenshot
-from tests.ui.test_session import PASSWORDS, ctx
+from tests.ui.test_session import PASSWORDS, ctx, session
+from tests.ui.test_session import _button as button
+from tests.ui.test_session import _field as field
 from ui.context import AppContext
 from ui.controller import DeskState
 from ui.demo_scenario import seed_demo_file
@@ -34,28 +35,9 @@ from ui.dialogs.sign_in import SignInDialog, UnlockDialog
 from ui.jobs import ImmediateRunner
 from ui.session import DeskSession
 
-__all__ = ["ctx"]  # the fixture: an administrator, a clerk and a director
+__all__ = ["ctx", "session"]  # fixtures: an admin, a clerk and a director; their desk session
 
 CLERK_PIN, DIRECTOR_PIN = "4821", "97531"
-
-
-@pytest.fixture
-def session(ctx: AppContext, qtbot: QtBot) -> Iterator[DeskSession]:
-    made = DeskSession.for_context(ctx)
-    yield made
-    made.sign_out("shutdown")
-
-
-def field(dialog: QWidget, name: str) -> QLineEdit:
-    found = dialog.findChild(QLineEdit, name)
-    assert found is not None, name
-    return found
-
-
-def button(dialog: QWidget, name: str) -> QPushButton:
-    found = dialog.findChild(QPushButton, name)
-    assert found is not None, name
-    return found
 
 
 def type_in(qtbot: QtBot, widget: QWidget, typed: str, enter: bool = True) -> None:
