@@ -6,10 +6,8 @@ not a refusal, and the card type returns to the default after every card."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
 
-import pytest
 from pytestqt.qtbot import QtBot
 
 from admission.clock import FixedClock
@@ -17,26 +15,14 @@ from admission.desk import AdmissionResult
 from admission.ports import madrid_date
 from admission.reports import figures_from_counts
 from admission.verdict import Outcome
-from tests.ui.conftest import DIRECTOR, FakeSession
-from tests.ui.test_controller import _denials, _minor_lines, people, show
+from tests.ui.conftest import FakeSession
+from tests.ui.test_controller import WAIT, _denials, _minor_lines, controller, people, show, worker
 from ui.context import AppContext
 from ui.controller import DeskController, DeskState
 from ui.desk_flow import DeskVerdict, document_from_lines
 from ui.workers import StoreWorker
 
-WAIT = 10_000
-
-
-@pytest.fixture
-def worker() -> Iterator[StoreWorker]:
-    runner = StoreWorker()
-    yield runner
-    runner.stop()
-
-
-@pytest.fixture
-def controller(demo_ctx: AppContext, session: FakeSession, worker: StoreWorker) -> DeskController:
-    return DeskController(demo_ctx, session, worker, authorise=lambda purpose: DIRECTOR)
+__all__ = ["controller", "worker"]  # fixtures: the controller on the demo file, its worker
 
 
 def lines_of(ctx: AppContext, index: int) -> list[str]:
