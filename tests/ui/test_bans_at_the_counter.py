@@ -6,10 +6,8 @@ every reading audited (art. 20.4). Screenshots in Spanish and English."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
 
-import pytest
 from pytestqt.qtbot import QtBot
 
 from admission.catalogue import text
@@ -17,7 +15,7 @@ from admission.clock import FixedClock
 from admission.ports import madrid_date
 from tests.factories import dni, dni_document
 from tests.ui.conftest import CLERK, DIRECTOR, FakeSession, english
-from tests.ui.test_desk_menus import make_window, screenshot
+from tests.ui.test_desk_menus import make_window, screenshot, window
 from tests.ui.test_dialogs_director import Authorise
 from ui.context import AppContext
 from ui.controller import DeskState
@@ -30,11 +28,7 @@ RUNNER = ImmediateRunner()
 REASON = "Insultos al crupier de la mesa 4"
 
 
-@pytest.fixture
-def window(qtbot: QtBot, demo_ctx: AppContext, session: FakeSession) -> Iterator[DeskWindow]:
-    win = make_window(qtbot, demo_ctx, session)
-    yield win
-    win.stop()
+__all__ = ["window"]  # the fixture: the desk window on the demo file (tests/ui/test_desk_menus)
 
 
 def present(qtbot: QtBot, win: DeskWindow, ctx: AppContext, number: int) -> None:

@@ -7,7 +7,6 @@ same document read again is recorded once (arts. 20.3, 22, 23.2-3)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
@@ -20,19 +19,14 @@ from admission.catalogue import text
 from admission.clock import FixedClock
 from hardware.sound import Sound, TonePlayer
 from tests.ui.conftest import FakeSession
-from tests.ui.test_desk_menus import case, make_window, screenshot
+from tests.ui.test_desk_menus import case, make_window, screenshot, window
 from tests.ui.test_translations import english  # noqa: F401  # the English fixture
 from ui.context import AppContext
 from ui.desk_window import DeskWindow
 from ui.dialogs.cards import CardActionsDialog
 from ui.theme import VERDICT_COLOURS
 
-
-@pytest.fixture
-def window(qtbot: QtBot, demo_ctx: AppContext, session: FakeSession) -> Iterator[DeskWindow]:
-    win = make_window(qtbot, demo_ctx, session)
-    yield win
-    win.stop()
+__all__ = ["window"]  # the fixture: the desk window on the demo file (tests/ui/test_desk_menus)
 
 
 def press(win: DeskWindow, keys: str) -> None:

@@ -7,10 +7,8 @@ Spanish and English."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import timedelta
 
-import pytest
 from PySide6.QtCore import Qt
 from pytestqt.qtbot import QtBot
 
@@ -18,7 +16,7 @@ from admission.accounts import Operator, Role
 from admission.catalogue import text
 from admission.clock import FixedClock
 from tests.ui.conftest import DIRECTOR, FakeSession, english
-from tests.ui.test_desk_menus import case, make_window, menus_of, press, screenshot
+from tests.ui.test_desk_menus import case, make_window, menus_of, press, screenshot, window
 from ui.context import AppContext
 from ui.controller import DeskState
 from ui.desk_window import DeskWindow
@@ -28,11 +26,7 @@ ADMIN = Operator("admin1", "Admin One", frozenset({Role.ADMIN}))
 NOTE = "Pidio la hoja de reclamaciones por la espera"  # typed: QTest types ASCII
 
 
-@pytest.fixture
-def window(qtbot: QtBot, demo_ctx: AppContext, session: FakeSession) -> Iterator[DeskWindow]:
-    win = make_window(qtbot, demo_ctx, session)
-    yield win
-    win.stop()
+__all__ = ["window"]  # the fixture: the desk window on the demo file (tests/ui/test_desk_menus)
 
 
 def recorded_visitor(qtbot: QtBot, win: DeskWindow, ctx: AppContext, kind: str) -> int:
