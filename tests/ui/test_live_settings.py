@@ -217,18 +217,24 @@ def shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
     install_translator(QApplication.instance(), "es")  # type: ignore[arg-type]
 
 
+def approved_settings(win: DeskWindow, ctx: AppContext) -> SettingsDialog:
+    """The settings screen of the shell's window, the demo file's director approving."""
+    assert win.menus is not None
+    director = ctx.accounts.account("director")
+    assert director is not None
+    win.menus.ask_admin = lambda purpose: director.operator()
+    dialog = win.menus.open_settings()
+    assert isinstance(dialog, SettingsDialog)
+    return dialog
+
+
 def test_the_language_saved_turns_the_running_window(qtbot: QtBot, shell: object) -> None:
     from ui.app import DeskShell
 
     assert isinstance(shell, DeskShell) and shell.window is not None and shell.ctx is not None
     first = shell.window
     assert first.windowTitle() == "Admisión — control de entrada"
-    assert first.menus is not None
-    director = shell.ctx.accounts.account("director")
-    assert director is not None
-    first.menus.ask_admin = lambda purpose: director.operator()
-    dialog = first.menus.open_settings()
-    assert isinstance(dialog, SettingsDialog)
+    dialog = approved_settings(first, shell.ctx)
     dialog.display.language.setCurrentIndex(dialog.display.language.findData("en"))
     assert dialog.save()
     qtbot.waitUntil(lambda: shell.window is not first, timeout=1000)
@@ -269,18 +275,12 @@ def test_a_device_saved_builds_the_window_again_and_others_do_not(
 
     assert isinstance(shell, DeskShell) and shell.window is not None and shell.ctx is not None
     first = shell.window
-    assert first.menus is not None
-    director = shell.ctx.accounts.account("director")
-    assert director is not None
-    first.menus.ask_admin = lambda purpose: director.operator()
-    dialog = first.menus.open_settings()
-    assert isinstance(dialog, SettingsDialog)
+    dialog = approved_settings(first, shell.ctx)
     dialog.hours.days["thu"].setText("20:00-05:00")  # the services' own: same window
     assert dialog.save()
     qtbot.wait(200)
     assert shell.window is first
-    dialog = first.menus.open_settings()
-    assert isinstance(dialog, SettingsDialog)
+    dialog = approved_settings(first, shell.ctx)
     dialog.devices.serial.setText("/dev/ttyUSB7")  # a reader the window opens
     assert dialog.save()
     qtbot.waitUntil(lambda: shell.window is not first, timeout=1000)
@@ -305,12 +305,7 @@ def test_the_window_waits_for_the_verdict_on_screen_before_turning(
     with qtbot.waitSignal(first.controller.verdict_ready, timeout=3000):
         first.controller.submit_mrz(case(shell.ctx, "admitted", 3).lines)
     assert first.controller.state is DeskState.SHOWN
-    assert first.menus is not None
-    director = shell.ctx.accounts.account("director")
-    assert director is not None
-    first.menus.ask_admin = lambda purpose: director.operator()
-    dialog = first.menus.open_settings()
-    assert isinstance(dialog, SettingsDialog)
+    dialog = approved_settings(first, shell.ctx)
     dialog.display.language.setCurrentIndex(dialog.display.language.findData("en"))
     assert dialog.save()
     qtbot.wait(700)
