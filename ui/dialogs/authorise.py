@@ -24,10 +24,16 @@ from PySide6.QtCore import Qt
 from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import QDialog, QLabel, QPushButton, QVBoxLayout, QWidget
 
-from admission.accounts import AccountErrorCode, AccountService, Operator, Role
+from admission.accounts import AccountService, Operator, Role
 from admission.catalogue import text
 from admission.errors import AdmissionError
-from ui.dialogs.sign_in import CredentialsDialog, has_pin, plain_label, secret_as_pin
+from ui.dialogs.sign_in import (
+    PASSWORD_ONLY,
+    CredentialsDialog,
+    has_pin,
+    plain_label,
+    secret_as_pin,
+)
 
 __all__ = ["DirectorDialog", "ask_director"]
 
@@ -121,10 +127,7 @@ class DirectorDialog(CredentialsDialog):
 
     def _refused(self, exc: AdmissionError) -> None:
         super()._refused(exc)
-        if self.pin_mode and exc.code in (
-            AccountErrorCode.PIN_ATTEMPTS_EXHAUSTED,
-            AccountErrorCode.PIN_NOT_SET,
-        ):
+        if self.pin_mode and exc.code in PASSWORD_ONLY:
             message = self.error.text()
             self._use_pin(False)
             self.mode_button.setVisible(False)  # the password now

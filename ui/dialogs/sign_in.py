@@ -40,6 +40,7 @@ from admission.errors import AdmissionError
 from ui.session import DeskSession
 
 __all__ = [
+    "PASSWORD_ONLY",
     "PIN_DIGITS",
     "CredentialsDialog",
     "SignInDialog",
@@ -55,6 +56,8 @@ __all__ = [
 MADRID = ZoneInfo("Europe/Madrid")
 PIN_DIGITS = 8  # admission.accounts.PIN: 4 to 8 digits
 MAX_SHOWN = 80
+# the refusals after which only the password is asked: three wrong PINs, or no PIN set
+PASSWORD_ONLY = (AccountErrorCode.PIN_ATTEMPTS_EXHAUSTED, AccountErrorCode.PIN_NOT_SET)
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
@@ -353,10 +356,7 @@ class UnlockDialog(QDialog):
                 self.operator = self._session.unlock(secret)
         except AdmissionError as exc:
             self.password.clear()
-            if exc.code in (
-                AccountErrorCode.PIN_ATTEMPTS_EXHAUSTED,
-                AccountErrorCode.PIN_NOT_SET,
-            ):
+            if exc.code in PASSWORD_ONLY:
                 self._use_pin(False)
                 self.mode_button.setVisible(False)  # the password now, until it opens
             self.error.setText(error_text(exc, self._lang, self.tr("Bloqueada hasta las %1.")))
