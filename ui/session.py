@@ -15,6 +15,7 @@ module only holds the state of the window and the timer that looks at the clock.
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
@@ -145,23 +146,19 @@ class DeskSession(QObject):
 
     def unlock(self, password: str) -> Operator:
         """Only the locked operator's own password opens the desk again."""
-        locked = self._locked_operator
-        if locked is None:
-            raise AccountError("nothing is locked", code=AccountErrorCode.NOT_SIGNED_IN)
-        operator = self._accounts.unlock_session(locked, password)
-        self._operator, self._locked_operator = operator, None
-        self._idle.touch(self._clock.now())
-        self._timer.start()
-        self.unlocked.emit(operator)
-        return operator
+        return self._reopen(lambda locked: self._accounts.unlock_session(locked, password))
 
     def unlock_with_pin(self, pin: str) -> Operator:
         """The quick unlock: the locked operator's own PIN (three wrong ones and only
         the password opens it: PIN_ATTEMPTS_EXHAUSTED)."""
+        return self._reopen(lambda locked: self._accounts.unlock_with_pin(locked, pin))
+
+    def _reopen(self, check: Callable[[Operator], Operator]) -> Operator:
+        """The desk opened again once ``check`` accepts the locked operator's secret."""
         locked = self._locked_operator
         if locked is None:
             raise AccountError("nothing is locked", code=AccountErrorCode.NOT_SIGNED_IN)
-        operator = self._accounts.unlock_with_pin(locked, pin)
+        operator = check(locked)
         self._operator, self._locked_operator = operator, None
         self._idle.touch(self._clock.now())
         self._timer.start()
