@@ -402,16 +402,20 @@ class AccountService:
         self._note(operator.username, AccountAction.SESSION_LOCKED, {})
 
     def unlock_session(self, operator: Operator, password: str) -> Operator:
-        if operator.username not in self._locked_sessions:
-            raise AccountError(
-                "not the locked operator", code=AccountErrorCode.SESSION_OPERATOR_MISMATCH
-            )
+        self._check_locked_by(operator)
         failed = {"mode": "unlock"}
         stored = self._check(operator.username, password, AccountAction.LOGIN_FAILED, failed)
         self._succeeded(stored, password, AccountAction.SESSION_UNLOCKED, {})
         self._locked_sessions.discard(operator.username)
         self._pin_failures.pop(operator.username, None)
         return stored.account.operator()
+
+    def _check_locked_by(self, operator: Operator) -> None:
+        """Only the operator whose session locked the desk opens it (password or PIN)."""
+        if operator.username not in self._locked_sessions:
+            raise AccountError(
+                "not the locked operator", code=AccountErrorCode.SESSION_OPERATOR_MISMATCH
+            )
 
     # -- the quick unlock: a PIN of the operator's own -------------------------------------
     def has_pin(self, username: str) -> bool:
@@ -437,10 +441,7 @@ class AccountService:
     def unlock_with_pin(self, operator: Operator, pin: str) -> Operator:
         """The locked operator's PIN opens the desk (never a sign-in). After
         :data:`PIN_ATTEMPTS` wrong PINs only the password does (PIN_ATTEMPTS_EXHAUSTED)."""
-        if operator.username not in self._locked_sessions:
-            raise AccountError(
-                "not the locked operator", code=AccountErrorCode.SESSION_OPERATOR_MISMATCH
-            )
+        self._check_locked_by(operator)
         details = {"mode": "unlock_pin"}
         stored = self._pin_check(operator.username, pin, AccountAction.LOGIN_FAILED, details)
         self._note(stored.account.username, AccountAction.SESSION_UNLOCKED, {"mode": "pin"})
