@@ -48,6 +48,7 @@ from admission.errors import StoreError, StoreErrorCode
 from admission.retention import RETENTION_MONTHS, retention_cutoff
 from db import codec
 from db.connection import DB_ERRORS
+from db.file_guard import fsync_folder
 from db.store import SqlCipherStore
 
 __all__ = [
@@ -140,7 +141,7 @@ def backup(
         head_seq = _export(store, temp, casino_id, taken_at)
         _fsync_file(temp)
         publish(temp, out, replace=force)
-        _fsync_folder(out.parent)
+        fsync_folder(out.parent)
     except FileExistsError as exc:  # a file appeared there meanwhile: it is kept
         _remove(temp)
         raise appeared() from exc
@@ -275,14 +276,6 @@ def _remove(path: Path) -> None:
 
 def _fsync_file(path: Path) -> None:
     fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-
-
-def _fsync_folder(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
     try:
         os.fsync(fd)
     finally:

@@ -37,6 +37,7 @@ __all__ = [
     "Marker",
     "disk_is_read_only",
     "file_present",
+    "fsync_folder",
     "marker_path",
     "new_file_id",
     "os_error",
@@ -170,14 +171,15 @@ def write_marker(path: Path, marker: Marker) -> None:
         finally:
             os.close(fd)
         os.replace(tmp, target)
-        _fsync_folder(target.parent)
+        fsync_folder(target.parent)
     except OSError as exc:
         with contextlib.suppress(OSError):
             tmp.unlink()
         raise os_error(exc, path, "cannot write the visitor file's marker") from exc
 
 
-def _fsync_folder(folder: Path) -> None:
+def fsync_folder(folder: Path) -> None:
+    """Make a rename (or a removal) in ``folder`` durable."""
     fd = os.open(folder, os.O_RDONLY)
     try:
         os.fsync(fd)

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from admission.errors import StoreError
 from db.backup import DB_FILE
-from db.file_guard import read_marker, salt_of
+from db.file_guard import fsync_folder, read_marker, salt_of
 
 __all__ = [
     "SIDE_FILES",
@@ -143,11 +143,3 @@ def remove_with_sides(path: Path) -> list[str]:
     """Remove ``path`` and its SQLite side files; the names removed."""
     every = (path, *(path.with_name(path.name + side) for side in SIDE_FILES))
     return [p.name for p in every if unlink(p)]
-
-
-def fsync_folder(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
