@@ -48,7 +48,7 @@ from admission.errors import StoreError, StoreErrorCode
 from admission.retention import RETENTION_MONTHS, retention_cutoff
 from db import codec
 from db.connection import DB_ERRORS
-from db.file_guard import fsync_folder
+from db.file_guard import fsync_folder, remove_with_sides
 from db.store import SqlCipherStore
 
 __all__ = [
@@ -143,16 +143,16 @@ def backup(
         publish(temp, out, replace=force)
         fsync_folder(out.parent)
     except FileExistsError as exc:  # a file appeared there meanwhile: it is kept
-        _remove(temp)
+        remove_with_sides(temp)
         raise appeared() from exc
     except _WRITE_ERRORS as exc:
-        _remove(temp)
+        remove_with_sides(temp)
         raise StoreError(
             f"the backup could not be written ({_why(exc)}); no file was left",
             code=BackupCode.BACKUP_WRITE_FAILED,
         ) from exc
     except BaseException:
-        _remove(temp)
+        remove_with_sides(temp)
         raise
     size = out.stat().st_size
     entry_seq = store.append(
@@ -266,12 +266,6 @@ def _remember(data_dir: Path, new: KnownBackup) -> None:
 
 def _why(exc: BaseException) -> str:
     return getattr(exc, "strerror", None) or type(exc).__name__
-
-
-def _remove(path: Path) -> None:
-    for leftover in (path, *(path.with_name(path.name + s) for s in ("-journal", "-wal", "-shm"))):
-        with contextlib.suppress(OSError):
-            leftover.unlink()
 
 
 def _fsync_file(path: Path) -> None:

@@ -34,6 +34,7 @@ from admission.errors import StoreError, StoreErrorCode
 
 __all__ = [
     "FILE_ID_SETTING",
+    "SIDE_FILES",
     "Marker",
     "disk_is_read_only",
     "file_present",
@@ -44,13 +45,16 @@ __all__ = [
     "preflight",
     "read_marker",
     "refuse_existing",
+    "remove_with_sides",
     "salt_of",
+    "unlink",
     "write_marker",
 ]
 
 MARKER_SUFFIX = ".marker"
 FILE_ID_SETTING = "file.id"  # the settings row that holds the file id inside the file
 SALT_BYTES = 16  # SQLCipher 4: a random KDF salt in clear at the start of page 1
+SIDE_FILES = ("-wal", "-shm", "-journal")  # what SQLite may keep beside a database
 _KIND = "admission-desk visitor file marker"
 _NOTE = (
     "Marca del fichero de visitantes (art. 20.4): no la borre; cópiela junto con el "
@@ -185,6 +189,21 @@ def fsync_folder(folder: Path) -> None:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def unlink(path: Path) -> bool:
+    """Remove ``path``; whether there was one to remove."""
+    try:
+        path.unlink()
+    except OSError:
+        return False
+    return True
+
+
+def remove_with_sides(path: Path) -> list[str]:
+    """Remove ``path`` and its SQLite side files; the names removed."""
+    every = (path, *(path.with_name(path.name + side) for side in SIDE_FILES))
+    return [p.name for p in every if unlink(p)]
 
 
 def preflight(path: Path, *, create: bool) -> Marker | None:

@@ -25,7 +25,14 @@ from pathlib import Path
 
 from admission.errors import StoreError
 from db.backup import DB_FILE
-from db.file_guard import fsync_folder, read_marker, salt_of
+from db.file_guard import (
+    SIDE_FILES,
+    fsync_folder,
+    read_marker,
+    remove_with_sides,
+    salt_of,
+    unlink,
+)
 
 __all__ = [
     "SIDE_FILES",
@@ -40,7 +47,6 @@ __all__ = [
 log = logging.getLogger(__name__)
 
 TEMP_PREFIX = f".{DB_FILE}.restore."
-SIDE_FILES = ("-wal", "-shm", "-journal")
 _PID_TEMP = re.compile(r"^\.(?:visitors\.db\.marker|issued\.json|backups\.json)\.(\d+)\.tmp$")
 
 
@@ -129,17 +135,3 @@ def folder_lock(folder: Path) -> Iterator[None]:
         yield
     finally:
         os.close(fd)
-
-
-def unlink(path: Path) -> bool:
-    try:
-        path.unlink()
-    except OSError:
-        return False
-    return True
-
-
-def remove_with_sides(path: Path) -> list[str]:
-    """Remove ``path`` and its SQLite side files; the names removed."""
-    every = (path, *(path.with_name(path.name + side) for side in SIDE_FILES))
-    return [p.name for p in every if unlink(p)]
