@@ -115,6 +115,7 @@ class DeskStatusBar(QStatusBar):
         self.setAccessibleName(self.tr("Estado de los dispositivos"))
         self.labels: dict[str, QLabel] = {}
         self._server = ""  # the server's host:port/db once known; "" for the desk's own file
+        self._register_error = ""  # the register's problem last shown as the last error
         self.last_error = ElidedLabel(name=self.tr("Último error"), limit=160, min_chars=6)
         self.last_error.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.addWidget(self.last_error, 1)  # hidden while a passing message shows
@@ -198,8 +199,12 @@ class DeskStatusBar(QStatusBar):
             mark = "▲ " if error else "● "
             label.setText(mark + self.tr("Registro RIAJ: copia de hace ") + age)
             label.setStyleSheet(alert_style(bold=True) if error else "")
-        if error:
-            self.last_error.setText(bounded(self.tr("Registro RIAJ") + ": " + message(error), 160))
+        shown = bounded(self.tr("Registro RIAJ") + ": " + message(error), 160) if error else ""
+        if shown:
+            self.last_error.setText(shown)
+        elif self._register_error and self.last_error.text() == self._register_error:
+            self.last_error.setText("")  # a fresh copy: the register's old problem is gone
+        self._register_error = shown
 
     def set_server(self, where: str, median_ms: float | None) -> None:
         """The casino's server (arts. 154-155) in the database's place: where it is and
