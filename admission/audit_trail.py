@@ -44,6 +44,7 @@ __all__ = [
     "act_label",
     "audit_rows",
     "checked_query",
+    "details_text",
     "parse_anchor",
 ]
 
@@ -177,7 +178,6 @@ def audit_rows(entries: Sequence[AuditEntry], lang: str = "es") -> list[tuple[st
     beside it, the details as ``key=value`` pairs in key order."""
     rows: list[tuple[str, ...]] = [_AUDIT_HEADER_EN if lang == "en" else AUDIT_HEADER]
     for entry in entries:
-        details = "; ".join(f"{k}={v}" for k, v in sorted(entry.details.items()))
         rows.append(
             (
                 str(entry.seq),
@@ -186,10 +186,15 @@ def audit_rows(entries: Sequence[AuditEntry], lang: str = "es") -> list[tuple[st
                 entry.action,
                 act_label(entry.action, lang),
                 entry.subject,
-                details,
+                details_text(entry),
             )
         )
     return rows
+
+
+def details_text(entry: AuditEntry) -> str:
+    """An entry's details as ``key=value`` pairs in key order (the screen and the CSV)."""
+    return "; ".join(f"{k}={v}" for k, v in sorted(entry.details.items()))
 
 
 def act_label(action: str, lang: str = "es") -> str:

@@ -39,6 +39,7 @@ from admission.audit_trail import (
     AuditTrailService,
     act_label,
     checked_query,
+    details_text,
 )
 from admission.errors import AdmissionError
 from admission.records import AuditCheck
@@ -273,14 +274,13 @@ class AuditTrailDialog(QDialog):
         lang = self._lang()
         self.table.setRowCount(len(page.entries))
         for row, entry in enumerate(page.entries):
-            details = "; ".join(f"{k}={v}" for k, v in sorted(entry.details.items()))
             cells = (
                 str(entry.seq),
                 local_time(entry.at),
                 entry.actor,
                 act_label(entry.action, lang) or entry.action,
                 entry.subject,
-                details,
+                details_text(entry),
             )
             for column, value in enumerate(cells):
                 item = QTableWidgetItem(bounded(value, 300))
