@@ -99,7 +99,7 @@ class PresentationView(QObject):
 
     def held_text(self, held: CardRecord, codes: tuple[str, ...]) -> str:
         first = (
-            self.tr("Ya admitido: tarjeta nº %1, válida hasta %2")
+            self.tr("Ya admitido: tarjeta nº %1, válida hasta la sesión del %2")
             .replace("%1", str(held.number))
             .replace("%2", local_date(held.valid_until))
         )
@@ -136,7 +136,10 @@ class PresentationView(QObject):
             # a pass of several entries (art. 23.2): Enter records the visit on the
             # card held, and neither charges nor prints a new one
             self._window.verdict.show_progress(
-                self.tr("Intro: entra con su abono, tarjeta nº %1 válida hasta %2 · sin cobro")
+                self.tr(
+                    "Intro: entra con su abono, tarjeta nº %1 válida hasta la sesión del %2"
+                    " · sin cobro"
+                )
                 .replace("%1", str(held.number))
                 .replace("%2", local_date(held.valid_until))
             )

@@ -2889,16 +2889,16 @@
         <translation>Reprint the card already held…</translation>
     </message>
     <message>
-        <source>Ya admitido: tarjeta nº %1, válida hasta %2</source>
-        <translation>Already admitted: card no. %1, valid until %2</translation>
+        <source>Ya admitido: tarjeta nº %1, válida hasta la sesión del %2</source>
+        <translation>Already admitted: card no. %1, valid through the session of %2</translation>
     </message>
     <message>
         <source>Intro: cobrar %1 · %2 e imprimir la tarjeta · F1-F8: otro tipo</source>
         <translation>Enter: charge %1 · %2 and print the card · F1-F8: another type</translation>
     </message>
     <message>
-        <source>Intro: entra con su abono, tarjeta nº %1 válida hasta %2 · sin cobro</source>
-        <translation>Enter: in on their pass, card no. %1 valid until %2 · no charge</translation>
+        <source>Intro: entra con su abono, tarjeta nº %1 válida hasta la sesión del %2 · sin cobro</source>
+        <translation>Enter: in on their pass, card no. %1 valid through the session of %2 · no charge</translation>
     </message>
     <message>
         <source>Intro: autorización del director de juegos, cobrar %1 · %2 e imprimir · F1-F8: otro tipo</source>

@@ -61,7 +61,7 @@ def test_a_reentry_is_neutral_offers_the_reprint_and_is_no_refusal(
     banner = window.verdict
     assert banner.outcome == "ALREADY_ADMITTED"
     assert "YA ADMITIDO" in banner.headline.text() and "↻" in banner.headline.text()
-    assert "Ya admitido: tarjeta nº 1, válida hasta" in banner.reasons.text()
+    assert "Ya admitido: tarjeta nº 1, válida hasta la sesión del" in banner.reasons.text()
     assert VERDICT_COLOURS["ALREADY_ADMITTED"] in banner.styleSheet()
     assert VERDICT_COLOURS["ALREADY_ADMITTED"] not in (
         VERDICT_COLOURS["ADMIT"],
@@ -210,7 +210,7 @@ def test_the_reentry_and_the_charge_speak_english(
         read(win, lines)
         banner = win.verdict
         assert "ALREADY ADMITTED" in banner.headline.text()
-        assert "Already admitted: card no. 1, valid until" in banner.reasons.text()
+        assert "Already admitted: card no. 1, valid through the session of" in banner.reasons.text()
         assert "Re-entry recorded in file 1 (not a new visit)" in banner.progress.text()
         qtbot.wait(100)
         screenshot(win, "desk-verdict-already-admitted-en")
