@@ -7,13 +7,20 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
 from admission.accounts import Operator, Role
 from admission.clock import FixedClock
 from ui.context import AppContext
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QApplication
+
+    from ui.app import DeskShell
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -69,6 +76,20 @@ def english() -> None:
     assert install_translator(app, "en") is not None
     set_language("en")
     QLocale.setDefault(QLocale(QLocale.Language.English, QLocale.Country.UnitedKingdom))
+
+
+def open_demo_shell(app: QApplication, data: Path) -> DeskShell:
+    """The application as it runs (``ui.app.DeskShell``) on the demo file in ``data``,
+    opened; the caller closes it."""
+    from main import build_context, build_tools
+    from ui.app import AppStart, DeskShell
+
+    start = AppStart(
+        build_tools=partial(build_tools, data, demo=True), build_context=build_context, demo=True
+    )
+    shell = DeskShell(app, start)
+    assert shell.open() is None
+    return shell
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import QApplication, QDialog, QLabel, QMainWindow, QStyle
 
 from admission.accounts import Role
 from admission.clock import FixedClock
+from tests.ui.conftest import open_demo_shell
 from ui.app import (
     DEMO_ACCOUNTS,
     AppCode,
@@ -272,16 +273,8 @@ def test_a_locked_demo_desk_opens_again_with_its_clerks_password(
 ) -> None:
     from PySide6.QtCore import QTimer
 
-    from main import build_context, build_tools
-
     monkeypatch.delenv("ADMISSION_DB_KEY", raising=False)
-    start = AppStart(
-        build_tools=partial(build_tools, tmp_path / "demo", demo=True),
-        build_context=build_context,
-        demo=True,
-    )
-    shell = DeskShell(app, start)
-    assert shell.open() is None
+    shell = open_demo_shell(app, tmp_path / "demo")
     session = shell.session
     assert session is not None and session.operator is not None
     seen: list[str] = []

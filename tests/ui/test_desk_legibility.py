@@ -9,7 +9,6 @@ import logging
 import tempfile
 from collections.abc import Iterator
 from datetime import date
-from functools import partial
 from pathlib import Path
 
 import cv2
@@ -26,8 +25,7 @@ from hardware.camera import array_to_frame
 from hardware.camera.fake import FakeCamera
 from hardware.generators.synthetic import render_document
 from hardware.sound import TonePlayer
-from tests.ui.conftest import FakeSession
-from ui.app import DeskShell
+from tests.ui.conftest import FakeSession, open_demo_shell
 from ui.context import AppContext
 from ui.demo_scenario import seed_demo_file
 from ui.desk_window import DeskWindow, build_desk_window
@@ -437,18 +435,6 @@ def test_screenshots_of_the_verdicts_in_each_theme_and_language(
         qapp.setStyleSheet(sheet)
         qapp.setFont(font)
         qapp.setPalette(palette)
-
-
-def open_demo_shell(qapp: QApplication, data: Path) -> DeskShell:
-    from main import build_context, build_tools
-    from ui.app import AppStart
-
-    start = AppStart(
-        build_tools=partial(build_tools, data, demo=True), build_context=build_context, demo=True
-    )
-    shell = DeskShell(qapp, start)
-    assert shell.open() is None
-    return shell
 
 
 def test_the_desk_opens_maximised_then_as_it_was_left_on_that_screen(

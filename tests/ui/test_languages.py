@@ -20,7 +20,6 @@ import contextlib
 import json
 import re
 from collections.abc import Callable, Iterator
-from functools import partial
 from pathlib import Path
 
 import pytest
@@ -47,6 +46,7 @@ from PySide6.QtWidgets import (
 from pytestqt.qtbot import QtBot
 
 from admission.catalogue import entries
+from tests.ui.conftest import open_demo_shell
 from tests.ui.test_translations import TS, read_ts
 from ui.app import DeskShell
 from ui.demo_scenario import demo_cases
@@ -221,8 +221,6 @@ def shell_in(
     qapp: QApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> Iterator[Callable[[str], DeskShell]]:
     """A function opening the demo desk in a language (as the game director)."""
-    from main import build_context, build_tools
-    from ui.app import AppStart
 
     monkeypatch.delenv("ADMISSION_DB_KEY", raising=False)
     opened: list[DeskShell] = []
@@ -231,13 +229,7 @@ def shell_in(
         data = tmp_path / f"demo-{language}"
         data.mkdir()
         (data / "settings.json").write_text(json.dumps({"version": 2, "ui.language": language}))
-        start = AppStart(
-            build_tools=partial(build_tools, data, demo=True),
-            build_context=build_context,
-            demo=True,
-        )
-        shell = DeskShell(qapp, start)
-        assert shell.open() is None
+        shell = open_demo_shell(qapp, data)
         opened.append(shell)
         assert shell.session is not None and shell.window is not None
         shell.session.sign_in("director", "director-demo")  # every dialog opens for them

@@ -20,7 +20,7 @@ from admission.accounts import PIN_PAUSE, AccountErrorCode, Role
 from admission.catalogue import text
 from admission.clock import FixedClock
 from hardware.sound import TonePlayer
-from tests.ui.conftest import english
+from tests.ui.conftest import english, open_demo_shell
 from tests.ui.test_desk_menus import case, screenshot
 from tests.ui.test_session import PASSWORDS, ctx, session
 from tests.ui.test_session import _button as button
@@ -287,20 +287,12 @@ def test_the_desk_shell_unlocks_with_the_pin_and_asks_its_director_for_the_pin(
     """The application as it runs (ui.app.DeskShell on the demo file): the idle lock's
     dialog takes the clerk's PIN, and the window's director authorisation, with the
     director signed in, has the name filled in and takes the director's PIN."""
-    from functools import partial
 
-    from main import build_context, build_tools
-    from ui.app import DEMO_ACCOUNTS, AppStart, DeskShell, make_application
+    from ui.app import DEMO_ACCOUNTS, make_application
 
     app = make_application()
     monkeypatch.delenv("ADMISSION_DB_KEY", raising=False)
-    start = AppStart(
-        build_tools=partial(build_tools, tmp_path / "demo", demo=True),
-        build_context=build_context,
-        demo=True,
-    )
-    shell = DeskShell(app, start)
-    assert shell.open() is None
+    shell = open_demo_shell(app, tmp_path / "demo")
     session, shell_ctx = shell.session, shell.ctx
     assert session is not None and shell_ctx is not None and shell.window is not None
     clerk = session.operator

@@ -129,20 +129,14 @@ def test_the_desk_window_speaks_english(
     english: QApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import json
-    from functools import partial
 
-    from main import build_context, build_tools
-    from ui.app import AppStart, DeskShell
+    from tests.ui.conftest import open_demo_shell
 
     monkeypatch.delenv("ADMISSION_DB_KEY", raising=False)
     data = tmp_path / "demo"
     data.mkdir()
     (data / "settings.json").write_text(json.dumps({"version": 2, "ui.language": "en"}))
-    start = AppStart(
-        build_tools=partial(build_tools, data, demo=True), build_context=build_context, demo=True
-    )
-    shell = DeskShell(english, start)
-    assert shell.open() is None
+    shell = open_demo_shell(english, data)
     try:
         assert shell.window is not None
         texts = visible_texts(shell.window)
