@@ -212,28 +212,24 @@ class BansDialog(QDialog):
         run_job(self._runner, job, self._fill_named, self.errors)
 
     def show_all(self) -> None:
-        listings, store = self._listings, self._ctx.store
-        if listings is None:
-            return
-        now, actor = self._ctx.clock.now(), self._operator
-
-        def job() -> tuple[Sequence[Ban], dict[int, str]]:
-            bans = listings.bans_in_force(now)
-            store.append(actor, "BAN_LIST", f"results:{len(bans)}", now)
-            return bans, _names(store.find_visitor, bans)
-
-        run_job(self._runner, job, self._fill_named, self.errors)
+        self._show_listed("BAN_LIST", lambda listings, now: listings.bans_in_force(now))
 
     def show_history(self) -> None:
         """The bans lifted or expired (art. 21.3: kept, dated and reasoned)."""
+        self._show_listed("BAN_HISTORY", lambda listings, now: listings.bans_ended(now))
+
+    def _show_listed(
+        self, action: str, read: Callable[[Listings, datetime], Sequence[Ban]]
+    ) -> None:
+        """The casino's bans ``read`` gives, the reading recorded as ``action``."""
         listings, store = self._listings, self._ctx.store
         if listings is None:
             return
         now, actor = self._ctx.clock.now(), self._operator
 
         def job() -> tuple[Sequence[Ban], dict[int, str]]:
-            bans = listings.bans_ended(now)
-            store.append(actor, "BAN_HISTORY", f"results:{len(bans)}", now)
+            bans = read(listings, now)
+            store.append(actor, action, f"results:{len(bans)}", now)
             return bans, _names(store.find_visitor, bans)
 
         run_job(self._runner, job, self._fill_named, self.errors)
