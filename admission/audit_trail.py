@@ -32,7 +32,13 @@ from admission.errors import AdmissionError
 from admission.inspection import allowed_role, checked_purpose
 from admission.ports import Clock, madrid_day_start
 from admission.records import AuditAnchor, AuditCheck, AuditEntry, AuditHead
-from admission.reports import ExportFormat, ExportTarget, RenderedExport, content_digest, csv_bytes
+from admission.reports import (
+    ExportFormat,
+    ExportTarget,
+    RenderedExport,
+    csv_bytes,
+    deliver_export,
+)
 
 __all__ = [
     "AuditAct",
@@ -302,28 +308,21 @@ class AuditTrailService:
         role = allowed_role(operator)
         why = checked_purpose(purpose)
         rows = audit_rows(page.entries, "en" if lang == "en" else "es")
-        data = csv_bytes(rows)
-        done = RenderedExport(ExportFormat.CSV, len(rows) - 1, content_digest(rows), len(data))
-        target.write(data)
-        try:
-            self._store.append(
-                operator.username,
-                "AUDIT_EXPORT",
-                "audit:trail",
-                self._clock.now(),
-                {
-                    "purpose": why,
-                    "role": role.value,
-                    "from": page.query.day_from.isoformat(),
-                    "to": page.query.day_to.isoformat(),
-                    "format": "csv",
-                    "rows": str(done.rows),
-                    "digest": done.digest,
-                    "size": str(done.size),
-                    "file": target.name,
-                },
-            )
-        except BaseException:
-            target.discard()
-            raise
-        return done
+        details = {
+            "purpose": why,
+            "role": role.value,
+            "from": page.query.day_from.isoformat(),
+            "to": page.query.day_to.isoformat(),
+        }
+        return deliver_export(
+            self._store,
+            self._clock,
+            operator,
+            target,
+            csv_bytes(rows),
+            ExportFormat.CSV,
+            rows,
+            "AUDIT_EXPORT",
+            "audit:trail",
+            details,
+        )

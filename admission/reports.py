@@ -76,6 +76,7 @@ __all__ = [
     "CasinoInfo",
     "DayBook",
     "DayBookLine",
+    "ExportAudit",
     "ExportFormat",
     "ExportTarget",
     "FigureCounts",
@@ -92,6 +93,7 @@ __all__ = [
     "csv_bytes",
     "csv_text",
     "day_book_rows",
+    "deliver_export",
     "figures_from_counts",
     "local",
     "money",
@@ -260,6 +262,47 @@ class ExportTarget(Protocol):
     def name(self) -> str:
         """The file name only, for the audit entry."""
         ...
+
+
+class ExportAudit(Protocol):
+    """Where an export is recorded: the visitor file's audit trail."""
+
+    def append(
+        self, actor: str, action: str, subject: str, at: datetime, details: dict[str, str]
+    ) -> object: ...
+
+
+def deliver_export(
+    store: ExportAudit,
+    clock: Clock,
+    operator: Operator,
+    target: ExportTarget,
+    data: bytes,
+    fmt: ExportFormat,
+    rows: Sequence[Sequence[str]],
+    action: str,
+    subject: str,
+    details: dict[str, str],
+) -> RenderedExport:
+    """Write, then audit (art. 20.4); a failed append discards the file (no export
+    unrecorded). The entry adds the format, the rows, the digest, the size and the file
+    name to ``details``."""
+    done = RenderedExport(fmt, len(rows) - 1, content_digest(rows), len(data))
+    target.write(data)
+    entry = {
+        **details,
+        "format": fmt.value,
+        "rows": str(done.rows),
+        "digest": done.digest,
+        "size": str(done.size),
+        "file": target.name,
+    }
+    try:
+        store.append(operator.username, action, subject, clock.now(), entry)
+    except BaseException:
+        target.discard()
+        raise
+    return done
 
 
 class ReportRenderer(Protocol):
@@ -959,23 +1002,9 @@ class ReportService:
         subject: str,
         details: dict[str, str],
     ) -> RenderedExport:
-        """Write, then audit; a failed append discards the file (no export unrecorded)."""
-        done = RenderedExport(fmt, len(rows) - 1, content_digest(rows), len(data))
-        target.write(data)
-        entry = {
-            **details,
-            "format": fmt.value,
-            "rows": str(done.rows),
-            "digest": done.digest,
-            "size": str(done.size),
-            "file": target.name,
-        }
-        try:
-            self._store.append(operator.username, action, subject, self._clock.now(), entry)
-        except BaseException:
-            target.discard()
-            raise
-        return done
+        return deliver_export(
+            self._store, self._clock, operator, target, data, fmt, rows, action, subject, details
+        )
 
 
 def _criteria_text(
