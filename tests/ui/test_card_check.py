@@ -4,26 +4,18 @@ answer is shown whole and the card type by its name, never its code."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
-import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from pytestqt.qtbot import QtBot
 
-from tests.ui.conftest import FakeSession
-from tests.ui.test_desk_menus import case, make_window, screenshot
+from tests.ui.test_desk_menus import case, screenshot, window
 from ui.context import AppContext
 from ui.desk_window import DeskWindow
 
 WAIT = 10_000
 
 
-@pytest.fixture
-def window(qtbot: QtBot, demo_ctx: AppContext, session: FakeSession) -> Iterator[DeskWindow]:
-    win = make_window(qtbot, demo_ctx, session)
-    yield win
-    win.stop()
+__all__ = ["window"]  # the fixture: the desk window on the demo file (tests/ui/test_desk_menus)
 
 
 def admitted_card(qtbot: QtBot, win: DeskWindow, ctx: AppContext) -> int:

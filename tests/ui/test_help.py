@@ -5,7 +5,6 @@ queue of the demo (the PDF folder)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -15,19 +14,14 @@ from PySide6.QtTest import QTest
 from pytestqt.qtbot import QtBot
 
 from tests.ui.conftest import FakeSession
-from tests.ui.test_desk_menus import make_window, press, screenshot
+from tests.ui.test_desk_menus import make_window, press, screenshot, window
 from tests.ui.test_translations import english  # noqa: F401  # the English fixture
 from ui.context import AppContext
 from ui.desk_window import DeskWindow
 from ui.dialogs.help import RegulationDialog
 from ui.help_menu import REGULATION_KEY, SHORTCUTS_KEY, HelpMenu
 
-
-@pytest.fixture
-def window(qtbot: QtBot, demo_ctx: AppContext, session: FakeSession) -> Iterator[DeskWindow]:
-    win = make_window(qtbot, demo_ctx, session)
-    yield win
-    win.stop()
+__all__ = ["window"]  # the fixture: the desk window on the demo file (tests/ui/test_desk_menus)
 
 
 def help_of(win: DeskWindow) -> HelpMenu:
