@@ -39,6 +39,16 @@ def present(qtbot: QtBot, win: DeskWindow, ctx: AppContext, number: int) -> None
     )
 
 
+def director_list(qtbot: QtBot, ctx: AppContext) -> BansDialog:
+    """The director's ban dialog with the casino's list (Dirección > Prohibiciones)."""
+    dialog = BansDialog(
+        ctx, RUNNER, Authorise(DIRECTOR), operator=DIRECTOR.username,
+        listings=StoreListings(ctx.store),
+    )  # fmt: skip
+    qtbot.addWidget(dialog)
+    return dialog
+
+
 def visited(ctx: AppContext, number: int, surname: str, given: str) -> None:
     """The person came in once, so the file holds the name."""
     doc = dni_document(
@@ -105,11 +115,7 @@ def test_the_directors_list_names_filters_and_keeps_the_history(
     desk_clock.advance(timedelta(days=1))
     desk.lift_ban(never.ban_id, "Error de identidad", "director2")
     desk_clock.advance(timedelta(days=5))  # garcia's has expired
-    dialog = BansDialog(
-        demo_ctx, RUNNER, Authorise(DIRECTOR), operator=DIRECTOR.username,
-        listings=StoreListings(demo_ctx.store),
-    )  # fmt: skip
-    qtbot.addWidget(dialog)
+    dialog = director_list(qtbot, demo_ctx)
     dialog.show_all()
     [in_force] = dialog.shown_bans()
     # the name as the file keeps it (read from the MRZ: no accents there)
@@ -152,11 +158,7 @@ def test_the_list_in_english(qtbot: QtBot, demo_ctx: AppContext) -> None:
         "Threats to the staff",
         "director1",
     )
-    dialog = BansDialog(
-        demo_ctx, RUNNER, Authorise(DIRECTOR), operator=DIRECTOR.username,
-        listings=StoreListings(demo_ctx.store),
-    )  # fmt: skip
-    qtbot.addWidget(dialog)
+    dialog = director_list(qtbot, demo_ctx)
     assert dialog.history_button.text().replace("&", "") == "History"
     dialog.show_all()
     header = dialog.table.horizontalHeaderItem(1)
