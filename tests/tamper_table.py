@@ -19,10 +19,11 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
+from admission.accounts import AccountService, Role
 from admission.errors import StoreError
 from admission.ports import AuditTrail
 from admission.settings import Settings
-from admission.settings_record import settings_digests
+from admission.settings_record import SettingsLedger, record_settings, settings_digests
 from admission.vouchers.model import NewVoucher, VoucherBook
 from tests.db.factories import T0
 
@@ -54,6 +55,22 @@ def record_vouchers(book: VoucherBook) -> None:
         book.issue_voucher(tamper_voucher(n))
     book.exchange_voucher(1, 1, T0 + timedelta(minutes=5))
     book.cancel_voucher(2, "refused at the counter", T0 + timedelta(minutes=6))
+
+
+PASSWORD = "correct horse battery"  # the history's accounts (invented)
+
+
+def record_accounts_and_settings(
+    accounts: AccountService, store: SettingsLedger, settings: Settings
+) -> None:
+    """The rest of that history: an administrator who creates a clerk's account (the
+    cases delete ``clerk``), and the casino's name saved on the settings screen (the
+    cases edit it in settings.json)."""
+    accounts.create_account("admin", "Ana", PASSWORD, [Role.ADMIN], actor=None)
+    admin = accounts.sign_in("admin", PASSWORD)
+    accounts.create_account("clerk", "Carla", PASSWORD, [Role.CLERK], actor=admin)
+    settings.set("casino.name", "Casino de Pruebas")
+    record_settings(store, settings, "admin", T0, ["casino.name"])
 
 
 def verify_answer(trail: AuditTrail, settings: Settings) -> tuple[str, str | None, bool]:

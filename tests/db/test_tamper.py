@@ -22,14 +22,12 @@ from typing import Any
 
 import pytest
 
-from admission.accounts import Role
 from admission.clock import FixedClock
 from admission.errors import StoreError
 from admission.settings import Settings
 from admission.settings_record import (
     OUTSIDE_ACTOR,
     record_outside_changes,
-    record_settings,
     settings_digests,
 )
 from db.accounts import Argon2Hasher, SqlAccounts
@@ -41,10 +39,15 @@ from db.registry_replica import ReplicaRegistry
 from db.store import SqlCipherStore
 from db.voucher_book import SqlVoucherBook
 from tests.db.factories import T0, dni, entry
-from tests.tamper_table import Tamper, record_vouchers, tamper_voucher, verify_answer
+from tests.tamper_table import (
+    Tamper,
+    record_accounts_and_settings,
+    record_vouchers,
+    tamper_voucher,
+    verify_answer,
+)
 
 CHEAP = {"time_cost": 1, "memory_cost": 8, "parallelism": 1}  # tests only
-PASSWORD = "correct horse battery"
 
 
 @dataclass
@@ -81,11 +84,7 @@ def record_history(desk: FileDesk) -> None:
     replica = ReplicaRegistry(store.connection, desk.clock, lock=store.lock, audit=store)
     replica.import_lines([f"{dni(n).number}\n".encode() for n in (7, 8, 9)])
     accounts = SqlAccounts(store, desk.clock, hasher=Argon2Hasher(**CHEAP))
-    accounts.create_account("admin", "Ana", PASSWORD, [Role.ADMIN], actor=None)
-    admin = accounts.sign_in("admin", PASSWORD)
-    accounts.create_account("clerk", "Carla", PASSWORD, [Role.CLERK], actor=admin)
-    desk.settings.set("casino.name", "Casino de Pruebas")
-    record_settings(store, desk.settings, "admin", T0, ["casino.name"])
+    record_accounts_and_settings(accounts, store, desk.settings)
 
 
 # -- the laundering of the chain with the file key -----------------------------------------

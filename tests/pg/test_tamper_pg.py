@@ -18,11 +18,10 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from admission.accounts import Role
 from admission.clock import FixedClock
 from admission.errors import StoreError
 from admission.settings import Settings
-from admission.settings_record import record_settings, settings_digests
+from admission.settings_record import settings_digests
 from db.accounts import Argon2Hasher
 from db.audit_key import AuditKey
 from db.pg.accounts import PgAccounts
@@ -32,10 +31,15 @@ from db.pg.store import PgStore
 from db.pg.voucher_book import PgVoucherBook
 from tests.db.factories import T0, dni, entry
 from tests.pg.cluster_fixture import fresh_schema, schema_conninfo
-from tests.tamper_table import Tamper, record_vouchers, tamper_voucher, verify_answer
+from tests.tamper_table import (
+    Tamper,
+    record_accounts_and_settings,
+    record_vouchers,
+    tamper_voucher,
+    verify_answer,
+)
 
 CHEAP = {"time_cost": 1, "memory_cost": 8, "parallelism": 1}  # tests only
-PASSWORD = "correct horse battery"
 
 
 @dataclass
@@ -66,11 +70,7 @@ def record_history(desk: ServerDesk, clock: FixedClock) -> None:
     record_vouchers(PgVoucherBook(store))
     PgReplicaRegistry(store, clock).import_lines([f"{dni(n).number}\n".encode() for n in (7, 8)])
     accounts = PgAccounts(store, clock, hasher=Argon2Hasher(**CHEAP))
-    accounts.create_account("admin", "Ana", PASSWORD, [Role.ADMIN], actor=None)
-    admin = accounts.sign_in("admin", PASSWORD)
-    accounts.create_account("clerk", "Carla", PASSWORD, [Role.CLERK], actor=admin)
-    desk.settings.set("casino.name", "Casino de Pruebas")
-    record_settings(store, desk.settings, "admin", T0, ["casino.name"])
+    record_accounts_and_settings(accounts, store, desk.settings)
 
 
 def _swap_indexes(desk: ServerDesk, table: str, key: str, a: int, b: int) -> None:
