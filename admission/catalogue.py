@@ -531,8 +531,7 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "Passphrase too long: at most 256 characters",
     ),
     "PASSPHRASE_TOO_SIMPLE": (
-        "Fácil de adivinar: use 4 palabras o más, o mezcle mayúsculas, minúsculas, "
-        "cifras y signos",
+        "Fácil de adivinar: use 4 palabras o más, o mezcle mayúsculas, minúsculas, cifras y signos",
         "Easy to guess: use 4 words or more, or mix upper and lower case, digits and signs",
     ),
     "PASSPHRASE_BAD_CHARACTER": (
