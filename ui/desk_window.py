@@ -529,6 +529,7 @@ class DeskWindow(QMainWindow):
 
     def _on_recorded(self, result: AdmissionResult) -> None:
         self.presentation.show_recorded(result)
+        self.identity.show_file_number(result.recorded.file_number)
 
     def _on_dismissal_recorded(self, result: AdmissionResult) -> None:
         """A SUPERVISOR no director authorised, or an ADMIT dismissed, recorded when it

@@ -28,6 +28,8 @@ from ui.theme import VERDICT_COLOURS
 
 __all__ = ["window"]  # the fixture: the desk window on the demo file (tests/ui/test_desk_menus)
 
+WAIT = 10_000
+
 
 def press(win: DeskWindow, keys: str) -> None:
     QTest.keySequence(win, QKeySequence(keys))
@@ -216,3 +218,14 @@ def test_the_reentry_and_the_charge_speak_english(
         screenshot(win, "desk-verdict-already-admitted-en")
     finally:
         win.stop()
+
+
+def test_a_first_visit_shows_its_new_file_number_once_recorded(
+    qtbot: QtBot, window: DeskWindow, demo_ctx: AppContext
+) -> None:
+    """The identity panel says "nueva (primera visita)" while the verdict waits, and the
+    file the visit went into once it is recorded (a refusal: the moment it is shown)."""
+    with qtbot.waitSignal(window.controller.admission_recorded, timeout=WAIT) as recorded:
+        window.controller.submit_mrz(case(demo_ctx, "minor").lines)
+    number = recorded.args[0].recorded.file_number
+    assert window.identity.file_number.text() == str(number)

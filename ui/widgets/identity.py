@@ -130,6 +130,10 @@ class IdentityPanel(QGroupBox):
         self.bans.setText(shown_lines(shown, BANS_LIMIT))
         self._form.setRowVisible(self.bans, bool(shown))
 
+    def show_file_number(self, number: int) -> None:
+        """The file the visit on screen was recorded in (a first visit's new file)."""
+        self.file_number.setText(str(number))
+
     def ban_lines(self, in_force: Sequence[Ban], ended: Sequence[Ban]) -> list[str]:
         """One line per ban: in force first, then the ended ones (the past offence).
         The reason and the author are the director's text: plain, bounded."""
