@@ -133,7 +133,8 @@ def test_a_leftover_restore_copy_is_gone_after_the_next_command(
         ("missing.db", "BACKUP_NOT_FOUND"),
         ("text.db", "CORRUPT_FILE"),  # not a visitor file
         ("live-junk.db", "WRONG_KEY"),  # a -wal beside junk: read through SQLite, refused
-        ("../../../../../../../../etc/hostname", "CORRUPT_FILE"),  # read, never written
+        # a chain of ".." (inside the scratch folder: the test reaches nothing outside it)
+        ("deep/a/b/../../../text.db", "CORRUPT_FILE"),  # read, never written
     ],
 )
 def test_a_hostile_source_answers_a_code_and_leaves_no_folder(
@@ -142,6 +143,7 @@ def test_a_hostile_source_answers_a_code_and_leaves_no_folder(
     monkeypatch.setenv("ADMISSION_AUDIT_KEY", "22" * 32)
     monkeypatch.chdir(tmp_path)
     (tmp_path / "folder").mkdir()
+    (tmp_path / "deep" / "a" / "b").mkdir(parents=True)
     (tmp_path / "text.db").write_text("not a visitor file\n" * 100)
     (tmp_path / "live-junk.db").write_bytes(os.urandom(8192))
     (tmp_path / "live-junk.db-wal").write_bytes(os.urandom(4096))
