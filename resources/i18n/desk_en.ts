@@ -980,10 +980,6 @@
         <translation>Checked</translation>
     </message>
     <message>
-        <source>Cerrar</source>
-        <translation>Close</translation>
-    </message>
-    <message>
         <source>Comprobando…</source>
         <translation>Checking…</translation>
     </message>

@@ -196,11 +196,7 @@ class AuditTrailDialog(QDialog):
         verify_layout.addWidget(self.head_label)
 
         self.errors = ErrorLine(self)
-        box: QDialogButtonBox = close_box(self)
-        for button in box.buttons():
-            if not isinstance(button, QPushButton):
-                continue
-            button.setAutoDefault(False)
+        box: QDialogButtonBox = close_box(self, enter_closes=False)  # Enter searches
         layout = QVBoxLayout(self)
         layout.addLayout(grid)
         layout.addWidget(self.found_label)

@@ -13,7 +13,6 @@ from collections.abc import Callable
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
     QDialog,
-    QDialogButtonBox,
     QFormLayout,
     QHBoxLayout,
     QLabel,
@@ -24,7 +23,14 @@ from PySide6.QtWidgets import (
 )
 
 from admission.cards.verification import CardVerification
-from ui.dialogs.common import bounded, local_date, local_time, message, plain_label
+from ui.dialogs.common import (
+    bounded,
+    close_box,
+    local_date,
+    local_time,
+    message,
+    plain_label,
+)
 from ui.theme import VERDICT_COLOURS, verdict_font
 
 __all__ = ["CardCheckDialog"]
@@ -83,13 +89,7 @@ class CardCheckDialog(QDialog):
         form.addRow(self.tr("Tarjeta"), self.card)
         form.addRow(self.tr("Validez"), self.validity)
         form.addRow(self.tr("Comprobada"), self.checked_at)
-        close = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
-        close.setAccessibleName(self.tr("Cerrar"))
-        close.rejected.connect(self.reject)
-        for button in close.buttons():
-            if not isinstance(button, QPushButton):
-                continue
-            button.setAutoDefault(False)
+        close = close_box(self, enter_closes=False)  # Enter checks the code typed
         layout = QVBoxLayout(self)
         layout.addLayout(row)
         layout.addWidget(self.status)

@@ -134,13 +134,18 @@ def plain_label(value: str = "", *, name: str = "", limit: int = MAX_SHOWN) -> Q
     return label
 
 
-def close_box(dialog: QDialog) -> QDialogButtonBox:
-    """The dialog's Close button (Esc closes too)."""
+def close_box(dialog: QDialog, *, enter_closes: bool = True) -> QDialogButtonBox:
+    """The dialog's Close button (Esc closes too). ``enter_closes=False`` for a dialog
+    whose field answers Enter itself: the button then never takes the same Enter a
+    second time (a QDialog presses its auto-default button after the field's own)."""
     box = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
     box.setAccessibleName(QCoreApplication.translate("Dialogs", "Cerrar"))
     button = box.button(QDialogButtonBox.StandardButton.Close)
     button.setText(QCoreApplication.translate("Dialogs", "Cerrar"))
     button.setAccessibleName(QCoreApplication.translate("Dialogs", "Cerrar el diálogo"))
+    if not enter_closes:
+        button.setAutoDefault(False)
+        button.setDefault(False)
     box.rejected.connect(dialog.reject)
     return box
 

@@ -192,12 +192,7 @@ class RegulationDialog(QDialog):
         self.next_button.setAutoDefault(False)
         self.next_button.clicked.connect(self.find_next)
         top.addWidget(self.next_button)
-        box: QDialogButtonBox = close_box(self)
-        for button in box.buttons():
-            if not isinstance(button, QPushButton):
-                continue
-            button.setAutoDefault(False)  # Enter in the find field finds, never closes
-            button.setDefault(False)
+        box: QDialogButtonBox = close_box(self, enter_closes=False)  # Enter finds
         self.print_button: QPushButton | None = None
         if print_it is not None:
             self.print_button = box.addButton(
