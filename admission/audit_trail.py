@@ -19,6 +19,7 @@ Entries hold numbers, keyed hashes and codes, never a name in clear.
 from __future__ import annotations
 
 import re
+from collections import deque
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
@@ -228,7 +229,10 @@ class AuditTrailService:
         why = checked_purpose(purpose)
         start = madrid_day_start(query.day_from)
         until = madrid_day_start(query.day_to + timedelta(days=1))
-        found: list[AuditEntry] = []
+        # the newest ``limit`` matches only: entries come oldest first, so a bounded deque
+        # keeps them without holding every match of a long span in memory
+        found: deque[AuditEntry] = deque(maxlen=limit)
+        matched = 0
         scanned = 0
         complete = True
         seq = self._first_at_or_after(start) - 1
@@ -251,7 +255,7 @@ class AuditTrailService:
                 if query.action not in (None, entry.action):
                     continue
                 found.append(entry)
-        found.sort(key=lambda e: e.seq, reverse=True)
+                matched += 1
         self._store.append(
             operator.username,
             "AUDIT_BROWSE",
@@ -264,10 +268,10 @@ class AuditTrailService:
                 "to": query.day_to.isoformat(),
                 "actor": query.actor or "",
                 "action": query.action or "",
-                "found": str(len(found)),
+                "found": str(matched),
             },
         )
-        return AuditPage(query, tuple(found[:limit]), scanned, complete)
+        return AuditPage(query, tuple(reversed(found)), scanned, complete)
 
     def _first_at_or_after(self, start: datetime) -> int:
         """The seq of the first entry written at or after ``start`` (head + 1 if none):

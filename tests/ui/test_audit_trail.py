@@ -78,6 +78,13 @@ def test_browse_finds_a_day_by_actor_and_act_and_records_the_look(
     last = demo_ctx.store.audit_entries(demo_ctx.store.head().seq - 1, 1)[0]
     assert (last.action, last.actor) == ("AUDIT_BROWSE", INSPECTOR.username)
     assert last.details["purpose"] == PURPOSE and last.details["found"] == "3"
+    # at most ``limit`` entries shown, the newest; the record counts every match
+    newest = service.browse(
+        INSPECTOR, PURPOSE, checked_query(days[0], days[2], None, "ban_query"), limit=2
+    )
+    assert [e.subject for e in newest.entries] == ["test:2", "test:1"]
+    last = demo_ctx.store.audit_entries(demo_ctx.store.head().seq - 1, 1)[0]
+    assert last.details["found"] == "3"
     # a scan bound reached says so instead of answering part of the span as all of it
     short = service.browse(INSPECTOR, PURPOSE, checked_query(days[0], days[2]), scan=4)
     assert not short.complete and short.scanned == 4

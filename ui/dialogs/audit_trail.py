@@ -206,7 +206,6 @@ class AuditTrailDialog(QDialog):
         layout.addWidget(box)
         self.resize(1100, 720)
         self.purpose_edit.setFocus()
-        self._busy = False
         self.show_head()
 
     def _lang(self) -> str:
@@ -222,16 +221,13 @@ class AuditTrailDialog(QDialog):
     def _run(
         self, job: Callable[[], object], done: Callable[[object], None], button: QPushButton
     ) -> None:
-        self._busy = True
         button.setEnabled(False)
 
         def finished(answer: object) -> None:
-            self._busy = False
             button.setEnabled(True)
             done(answer)
 
         def failed(error: AdmissionError) -> None:
-            self._busy = False
             button.setEnabled(True)
             self._refused(error.code)
 
