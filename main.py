@@ -77,7 +77,7 @@ from db.issued import ISSUED_FILE
 from db.keys import DbKey, KeyringBackend, WindowPassphrase, resolve_key, system_keyring
 from db.pg.codes import PgDeskCode
 from db.registry_replica import ReplicaFront, ReplicaRegistry
-from db.reprint_queue import SqlReprintQueue
+from db.reprint_queue import UnprintedCards
 from db.restore import RestoreInfo, restore, sweep_leftovers
 from db.store import SqlCipherStore
 from db.voucher_book import SqlVoucherBook
@@ -269,7 +269,7 @@ def _file_parts(tools: Tools, store: SqlCipherStore) -> FileParts:
         store=store,
         reads=store,
         replica=replica,
-        reprints=SqlReprintQueue(store),
+        reprints=UnprintedCards(store),
         vouchers=vouchers,
         # art. 20.3: who works the desk, audited in the file
         accounts=SqlAccounts(store, clock, policy=_lockout(settings)),
@@ -295,7 +295,6 @@ def _server_parts(tools: Tools, target: PgTarget) -> FileParts:
     from db.pg.desk_counters import pg_desk_counters
     from db.pg.registry_replica import PgReplicaRegistry
     from db.pg.reports import PgDeskReads
-    from db.pg.reprint_queue import PgReprintQueue
     from db.pg.rotation import KeyRotation, refresh_ring
     from db.pg.target import CERT_SUBDIR
     from db.pg.voucher_book import PgVoucherBook
@@ -336,7 +335,7 @@ def _server_parts(tools: Tools, target: PgTarget) -> FileParts:
         store=store,
         reads=PgDeskReads(store),
         replica=replica,
-        reprints=PgReprintQueue(store),
+        reprints=UnprintedCards(store),
         vouchers=vouchers,
         accounts=accounts,
         counters=partial(pg_desk_counters, store),

@@ -52,7 +52,7 @@ from db.audit_key import ENV_VAR, KEYRING_USERNAME, AuditKey, key_file_path, res
 from db.audit_rows import ERASURE_TRIGGERS, CoveredTable, pointed
 from db.audit_upgrade import ACTOR as UPGRADE_ACTOR
 from db.audit_upgrade import needs_upgrade, upgrade
-from db.connection import DB_ERRORS, StoreBase
+from db.connection import DB_ERRORS, AuditAppend, StoreBase
 from db.file_guard import FILE_ID_SETTING
 from db.keys import KEYRING_SERVICE, KeyringBackend
 
@@ -179,6 +179,9 @@ class AuditMixin(StoreBase):
             yield conn
             self._account_erasures(conn)
         self._chain_committed()
+
+    def _tx_audit(self) -> AuditAppend:
+        return self._audit
 
     def append(
         self,

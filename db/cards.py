@@ -1,6 +1,7 @@
 """Entry cards (tarjetas de entrada, art. 22): printing, reprints and voids keep the
 number; each is a card_events row with its reason, and each is an audit entry that
-commits to the card as it now is, events included (art. 20.4)."""
+commits to the card as it now is, events included (art. 20.4). Written once over both
+dialects (db/tx.py)."""
 
 from __future__ import annotations
 
@@ -15,58 +16,46 @@ from admission.records import CardRecord, CardStatus, RecordErrorCode
 from db import codec
 from db.audit_chain import card_content
 from db.audit_rows import CoveredTable
-from db.visitors import OPEN_CARDS, VisitorsMixin
+from db.tx import Tx, on, when
 
 CARD_COLUMNS = (
-    "number, file_number, visit_id, card_type, price_cents, issued_at, valid_from, "
-    "valid_until, status, exceptional, private_rooms, authorised_by, print_count, "
-    "void_reason"
+    "t.number, t.file_number, t.visit_id, t.card_type, t.price_cents, t.issued_at, "
+    "t.valid_from, t.valid_until, t.status, t.exceptional, t.private_rooms, "
+    "t.authorised_by, t.print_count, t.void_reason"
+)
+# The newest card valid on a day from the session's first to the visit's (art. 22: one
+# person, one valid card): the identity's condition, then visit's date, session's date.
+_OPEN_CARDS = (
+    "SELECT c.number, c.card_type FROM cards AS c JOIN visitors AS v "
+    "ON v.file_number = c.file_number WHERE {match} AND c.status <> 'VOIDED' "
+    "AND c.valid_from <= ? AND c.valid_until >= ? ORDER BY c.number DESC LIMIT 1"
 )
 
 
 def card_from_row(row: Any) -> CardRecord:
-    (
-        number,
-        fn,
-        visit_id,
-        card_type,
-        price,
-        issued,
-        v_from,
-        v_until,
-        status,
-        exceptional,
-        private,
-        authorised,
-        prints,
-        void_reason,
-    ) = row
-    valid_from = codec.parse_day(str(v_from))
-    valid_until = codec.parse_day(str(v_until))
-    assert valid_from is not None and valid_until is not None
+    (number, fn, visit_id, card_type, price, issued, v_from, v_until, status) = row[:9]
+    exceptional, private, authorised, prints, void_reason = row[9:14]
     return CardRecord(
-        number=int(str(number)),
-        file_number=int(str(fn)),
-        # 0 once retention erased the visit of a card that is still valid
-        visit_id=0 if visit_id is None else int(str(visit_id)),
+        number=int(number),
+        file_number=int(fn),
+        visit_id=0 if visit_id is None else int(visit_id),  # 0: retention erased the visit
         card_type=str(card_type),
-        price_cents=int(str(price)),
-        issued_at=codec.parse_ts(str(issued)),
-        valid_from=valid_from,
-        valid_until=valid_until,
+        price_cents=int(price),
+        issued_at=when(issued),
+        valid_from=on(v_from),
+        valid_until=on(v_until),
         status=CardStatus(str(status)),
         exceptional=bool(exceptional),
         private_rooms=bool(private),
         authorised_by=str(authorised),
-        print_count=int(str(prints)),
+        print_count=int(prints),
         void_reason=str(void_reason),
     )
 
 
 # The card row and its events as one JSON array, oldest first, for the chain.
 _AUDITED_CARD = (
-    ", ".join(f"t.{c.strip()}" for c in CARD_COLUMNS.split(","))
-    + ", (SELECT json_group_array(json_array(e.at, e.kind, e.reason, e.actor)) FROM "
+    CARD_COLUMNS + ", (SELECT json_group_array(json_array(e.at, e.kind, e.reason, e.actor)) FROM "
     "(SELECT at, kind, reason, actor FROM card_events WHERE card_number = t.number "
     "ORDER BY event_id) AS e)"
 )
@@ -80,105 +69,131 @@ def _card_content(conn: sqlite3.Connection, row: tuple[object, ...]) -> list[obj
     return card_content(card_from_row(row[:14]), events)
 
 
-def _require_reason(reason: str) -> None:
+COVERED = CoveredTable("card", "cards", "number", _AUDITED_CARD, _card_content)
+
+
+def require_reason(reason: str) -> None:
     if not reason.strip():
         raise InvalidStateError("a reason is required", code=RecordErrorCode.REASON_REQUIRED)
 
 
-class CardsMixin(VisitorsMixin):
-    def _covered(self) -> dict[str, CoveredTable]:
-        card = CoveredTable("card", "cards", "number", _AUDITED_CARD, _card_content)
-        return {**super()._covered(), "card": card}
+def open_card_number(
+    tx: Tx, identity: IdentityKey, on_day: date, since: date | None = None
+) -> tuple[int, str] | None:
+    """(number, card type) of this identity's newest card, not voided, valid on Madrid
+    date ``on_day`` or on a day from ``since`` (the session's first day) to it (art. 22)."""
+    match, params = tx.identity_match("v.identity", identity)
+    first = min(since or on_day, on_day)
+    row = tx.one(_OPEN_CARDS.format(match=match), [*params, tx.day(on_day), tx.day(first)])
+    return None if row is None else (int(row[0]), str(row[1]))
 
-    def open_card(
-        self, identity: IdentityKey, on: date, since: date | None = None
-    ) -> CardRecord | None:
-        """The newest card of this identity, not voided, valid on Madrid date ``on`` or
-        on a day from ``since`` (the session's first day) to ``on`` (art. 22)."""
-        first = codec.day(min(since or on, on))
-        with self._read() as conn:
-            row = conn.execute(OPEN_CARDS, (identity.text, codec.day(on), first)).fetchone()
-        return None if row is None else self.card(int(row[0]))
 
-    def card(self, number: int) -> CardRecord | None:
-        with self._read() as conn:
-            row = conn.execute(
-                f"SELECT {CARD_COLUMNS} FROM cards WHERE number = ?", (number,)
-            ).fetchone()
-        return None if row is None else card_from_row(row)
+def open_card(
+    tx: Tx, identity: IdentityKey, on_day: date, since: date | None = None
+) -> CardRecord | None:
+    found = open_card_number(tx, identity, on_day, since)
+    return None if found is None else card(tx, found[0])
 
-    def card_events(self, number: int) -> list[tuple[datetime, str, str, str]]:
-        """(at, kind, reason, actor) of one card, oldest first."""
-        with self._read() as conn:
-            rows = conn.execute(
-                "SELECT at, kind, reason, actor FROM card_events "
-                "WHERE card_number = ? ORDER BY event_id",
-                (number,),
-            ).fetchall()
-        return [(codec.parse_ts(at), kind, reason, actor) for at, kind, reason, actor in rows]
 
-    def last_card_number(self) -> int:
-        """The highest number ever issued (0 when none), even if retention erased it."""
-        with self._read() as conn:
-            return int(
-                conn.execute("SELECT next - 1 FROM counters WHERE name = 'card'").fetchone()[0]
-            )
+def card(tx: Tx, number: int) -> CardRecord | None:
+    row = tx.one(f"SELECT {CARD_COLUMNS} FROM cards AS t WHERE t.number = ?", (number,))
+    return None if row is None else card_from_row(row)
 
-    def mark_printed(self, number: int, at: datetime) -> None:
-        """A successful print: ISSUED/PRINTED → PRINTED, print_count + 1."""
-        with self._tx() as conn:
-            self._status(conn, number)
-            conn.execute(
-                "UPDATE cards SET status = 'PRINTED', print_count = print_count + 1 "
-                "WHERE number = ?",
-                (number,),
-            )
-            conn.execute(
-                "INSERT INTO card_events (card_number, at, kind, reason, actor) "
-                "VALUES (?, ?, 'PRINTED', '', '')",
-                (number, codec.ts(at)),
-            )
-            self._audit(
-                conn, "card-printer", "CARD_PRINTED", f"card:{number}", at, None, _card(number)
-            )
 
-    def void_card(self, number: int, reason: str, actor: str, at: datetime) -> None:
-        _require_reason(reason)
-        with self._tx() as conn:
-            self._status(conn, number)
-            conn.execute(
-                "UPDATE cards SET status = 'VOIDED', void_reason = ? WHERE number = ?",
-                (reason, number),
-            )
-            conn.execute(
-                "INSERT INTO card_events (card_number, at, kind, reason, actor) "
-                "VALUES (?, ?, 'VOIDED', ?, ?)",
-                (number, codec.ts(at), reason, actor),
-            )
-            self._audit(conn, actor, "CARD_VOID", f"card:{number}", at, None, _card(number))
+def card_events(tx: Tx, number: int) -> list[tuple[datetime, str, str, str]]:
+    """(at, kind, reason, actor) of one card, oldest first."""
+    rows = tx.all(
+        "SELECT at, kind, reason, actor FROM card_events WHERE card_number = ? ORDER BY event_id",
+        (number,),
+    )
+    return [(when(at), str(kind), str(reason), str(actor)) for at, kind, reason, actor in rows]
 
-    def record_reprint(self, number: int, reason: str, actor: str, at: datetime) -> None:
-        """A reprint of the same number is requested (print_count grows on mark_printed)."""
-        _require_reason(reason)
-        with self._tx() as conn:
-            self._status(conn, number)
-            conn.execute(
-                "INSERT INTO card_events (card_number, at, kind, reason, actor) "
-                "VALUES (?, ?, 'REPRINT', ?, ?)",
-                (number, codec.ts(at), reason, actor),
-            )
-            self._audit(conn, actor, "CARD_REPRINT", f"card:{number}", at, None, _card(number))
 
-    @staticmethod
-    def _status(conn: sqlite3.Connection, number: int) -> CardStatus:
-        """The card's status; a voided or unknown card cannot change."""
-        row = conn.execute("SELECT status FROM cards WHERE number = ?", (number,)).fetchone()
-        if row is None:
-            raise NotFoundError("no such card number")
-        status = CardStatus(row[0])
-        if status is CardStatus.VOIDED:
-            raise InvalidStateError("the card is voided", code=RecordErrorCode.CARD_VOIDED)
-        return status
+def last_card_number(tx: Tx) -> int:
+    """The highest number ever issued (0 when none), even if retention erased it."""
+    found = tx.one("SELECT next - 1 FROM counters WHERE name = 'card'")
+    assert found is not None
+    return int(found[0])
+
+
+def issue(tx: Tx, file_number: int, visit_id: int, new: Any, issued: datetime) -> int:
+    """Insert the card of a visit with the next correlative number, in the admission's
+    own transaction (art. 22.1: a rollback gives the number back); its number."""
+    number = tx.next_number("card")
+    tx.execute(
+        "INSERT INTO cards (number, file_number, visit_id, card_type, price_cents, "
+        "issued_at, valid_from, valid_until, status, exceptional, private_rooms, "
+        "authorised_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'ISSUED', ?, ?, ?)",
+        (
+            number,
+            file_number,
+            visit_id,
+            new.card_type,
+            new.price_cents,
+            tx.ts(issued),
+            tx.day(new.valid_from),
+            tx.day(new.valid_until),
+            tx.flag(new.exceptional),
+            tx.flag(new.private_rooms),
+            new.authorised_by,
+        ),
+    )
+    if new.exceptional:  # art. 23.5: under the director's named responsibility
+        tx.audit(
+            new.authorised_by,
+            "EXCEPTIONAL_CARD",
+            f"card:{number}",
+            issued,
+            {"file": str(file_number), "card_type": new.card_type},
+        )
+    return number
+
+
+def mark_printed(tx: Tx, number: int, at: datetime) -> None:
+    """A successful print: ISSUED/PRINTED -> PRINTED, print_count + 1."""
+    _live_card(tx, number)
+    tx.execute(
+        "UPDATE cards SET status = 'PRINTED', print_count = print_count + 1 WHERE number = ?",
+        (number,),
+    )
+    _event(tx, number, at, "PRINTED", "", "")
+    tx.audit("card-printer", "CARD_PRINTED", f"card:{number}", at, None, _card(number))
+
+
+def void_card(tx: Tx, number: int, reason: str, actor: str, at: datetime) -> None:
+    require_reason(reason)
+    _live_card(tx, number)
+    tx.execute(
+        "UPDATE cards SET status = 'VOIDED', void_reason = ? WHERE number = ?", (reason, number)
+    )
+    _event(tx, number, at, "VOIDED", reason, actor)
+    tx.audit(actor, "CARD_VOID", f"card:{number}", at, None, _card(number))
+
+
+def record_reprint(tx: Tx, number: int, reason: str, actor: str, at: datetime) -> None:
+    """A reprint of the same number is requested (print_count grows on mark_printed)."""
+    require_reason(reason)
+    _live_card(tx, number)
+    _event(tx, number, at, "REPRINT", reason, actor)
+    tx.audit(actor, "CARD_REPRINT", f"card:{number}", at, None, _card(number))
+
+
+def _live_card(tx: Tx, number: int) -> CardStatus:
+    """The card's status; a voided or unknown card cannot change."""
+    row = tx.one("SELECT status FROM cards WHERE number = ?" + tx.lock_rows, (number,))
+    if row is None:
+        raise NotFoundError("no such card number")
+    status = CardStatus(str(row[0]))
+    if status is CardStatus.VOIDED:
+        raise InvalidStateError("the card is voided", code=RecordErrorCode.CARD_VOIDED)
+    return status
+
+
+def _event(tx: Tx, number: int, at: datetime, kind: str, reason: str, actor: str) -> None:
+    tx.execute(
+        "INSERT INTO card_events (card_number, at, kind, reason, actor) VALUES (?, ?, ?, ?, ?)",
+        (number, tx.ts(at), kind, reason, actor),
+    )
 
 
 def _card(number: int) -> list[tuple[str, bool]]:

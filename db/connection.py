@@ -27,17 +27,21 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import cast
+from typing import Any, Protocol, TypeVar, cast
 
 from admission.errors import StoreError, StoreErrorCode, WrongKeyError
+from admission.identity import IdentityKey
+from db import codec
 from db.file_guard import Marker, disk_is_read_only, os_error, salt_of
+from db.file_ports import FilePorts
 from db.integrity import IntegrityReport, check, hmac_check
 from db.keys import DbKey
 from db.migrate import migrate
+from db.tx import AuditRows
 
 try:
     import sqlcipher3
@@ -54,6 +58,21 @@ _PLAIN_HEADER = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 5000
 CACHE_KIB = 131072
 log = logging.getLogger("admission.db")
+T = TypeVar("T")
+
+
+class AuditAppend(Protocol):
+    def __call__(
+        self,
+        conn: sqlite3.Connection,
+        actor: str,
+        action: str,
+        subject: str,
+        at: datetime,
+        details: dict[str, str] | None = None,
+        rows: AuditRows = (),
+    ) -> int: ...
+
 
 # SQLite primary result codes (https://sqlite.org/rescode.html).
 _SQLITE_PERM, _SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_READONLY = 3, 5, 6, 8
@@ -300,7 +319,83 @@ def immediate_transaction(
         raise
 
 
-class StoreBase:
+class SqliteTx:
+    """The SQLCipher file's :class:`db.tx.Tx`: the one connection in a transaction of
+    the store. The file is encrypted whole, so a sealed value is its text."""
+
+    __slots__ = ("_audit", "conn")
+    dialect = "sqlite"
+    lock_rows = ""
+
+    def __init__(self, conn: sqlite3.Connection, audit: AuditAppend | None) -> None:
+        self.conn = conn
+        self._audit = audit
+
+    def one(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
+        return cast("tuple[Any, ...] | None", self.conn.execute(sql, params).fetchone())
+
+    def all(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return self.conn.execute(sql, params).fetchall()
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        return self.conn.execute(sql, params).rowcount
+
+    def many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        self.conn.executemany(sql, rows)
+
+    def insert(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """Run an INSERT; the rowid it gave (SQLite's own numbering)."""
+        rowid = self.conn.execute(sql, params).lastrowid
+        assert rowid is not None
+        return rowid
+
+    def next_number(self, counter: str) -> int:
+        found = self.conn.execute(
+            "UPDATE counters SET next = next + 1 WHERE name = ? RETURNING next - 1", (counter,)
+        ).fetchall()
+        return int(found[0][0])
+
+    @staticmethod
+    def ts(at: datetime) -> str:
+        return codec.ts(at)
+
+    @staticmethod
+    def day(value: date) -> str:
+        return codec.day(value)
+
+    @staticmethod
+    def flag(value: bool) -> int:
+        return int(value)
+
+    @staticmethod
+    def seal(text: str, table: str, column: str, row: int | str) -> str:
+        return text
+
+    @staticmethod
+    def open(value: Any, table: str, column: str, row: int | str) -> str:
+        return str(value)
+
+    @staticmethod
+    def identity_match(column: str, identity: IdentityKey) -> tuple[str, list[Any]]:
+        return f"{column} = ?", [identity.text]
+
+    def audit(
+        self,
+        actor: str,
+        action: str,
+        subject: str,
+        at: datetime,
+        details: dict[str, str] | None = None,
+        rows: AuditRows = (),
+    ) -> int:
+        if self._audit is None:
+            raise StoreError(
+                "this transaction keeps no audit trail", code=StoreErrorCode.WRITE_FAILED
+            )
+        return self._audit(self.conn, actor, action, subject, at, details, rows)
+
+
+class StoreBase(FilePorts):
     """The one connection, its lock and the transaction helpers shared by the mixins.
 
     A damaged file (pages failing SQLCipher's HMAC check, found when it opened, by
@@ -349,6 +444,20 @@ class StoreBase:
                 failed=lambda exc: self._mapped(exc, StoreErrorCode.WRITE_FAILED, "write failed"),
             ) as conn:
                 yield conn
+
+    def write(self, work: Callable[[SqliteTx], T]) -> T:
+        """``work`` in one write transaction (db/tx.py)."""
+        with self._tx() as conn:
+            return work(SqliteTx(conn, self._tx_audit()))
+
+    def read(self, work: Callable[[SqliteTx], T]) -> T:
+        """``work`` under the store's lock, errors mapped as :meth:`reading`."""
+        with self._read() as conn:
+            return work(SqliteTx(conn, None))
+
+    def _tx_audit(self) -> AuditAppend | None:
+        """The chain's append for the rules' transactions (the audit layer gives it)."""
+        return None
 
     def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
         """A write transaction on the one connection, for adapters stored in the same

@@ -14,7 +14,7 @@ from admission.records import Ban, RecordErrorCode, StaffMember, StaffRole, chec
 from db import codec
 from db.audit_chain import ban_content, staff_content
 from db.audit_rows import CoveredTable
-from db.cards import CardsMixin
+from db.visitors import VisitorsMixin
 
 BAN_COLUMNS = "ban_id, identity, reason, decided_by, created_at, expires_at, lifted_at, lift_reason"
 
@@ -37,7 +37,7 @@ def _ban_content(conn: sqlite3.Connection, row: tuple[object, ...]) -> list[obje
     return ban_content(ban_from_row(row))
 
 
-class PeopleMixin(CardsMixin):
+class PeopleMixin(VisitorsMixin):
     def _covered(self) -> dict[str, CoveredTable]:
         columns = ", ".join(f"t.{c.strip()}" for c in BAN_COLUMNS.split(","))
         return {

@@ -15,7 +15,6 @@ from admission.identity import IdentityKey
 from admission.ports import madrid_date
 from admission.records import (
     AdmissionEntry,
-    NewCard,
     Observation,
     RecordedAdmission,
     RecordErrorCode,
@@ -24,10 +23,11 @@ from admission.records import (
     VisitRecord,
 )
 from admission.verdict import Outcome, Reason
-from db import codec, names
+from db import cards, codec, names
 from db.audit import AuditMixin
 from db.audit_chain import observation_content, visit_content, visit_entry, visitor_content
 from db.audit_rows import CoveredTable
+from db.connection import SqliteTx
 from db.inspection import find_visitors
 
 if TYPE_CHECKING:
@@ -191,6 +191,7 @@ class VisitorsMixin(AuditMixin):
                 _visitor_content,
             ),
             "visit": CoveredTable("visit", "visits", "visit_id", _AUDITED_VISIT, _visit_content),
+            "card": cards.COVERED,
             "observation": CoveredTable(
                 "observation",
                 "observations",
@@ -344,7 +345,9 @@ class VisitorsMixin(AuditMixin):
             visit_id = self._insert_visit(conn, file_number, entry, at)
             number = None
             if entry.card is not None:
-                number = self._insert_card(conn, file_number, visit_id, entry.card, entry.at)
+                number = cards.issue(
+                    SqliteTx(conn, self._audit), file_number, visit_id, entry.card, entry.at
+                )
             details, rows = visit_entry(file_number, visit_id, entry.verdict, number, existing, new)
             self._audit(
                 conn, entry.operator, "VISIT", f"file:{file_number}", entry.at, details, rows
@@ -434,45 +437,3 @@ class VisitorsMixin(AuditMixin):
             "INSERT INTO visitor_tokens (token, search_name, file_number) VALUES (?, ?, ?)",
             [(w, search, file_number) for w in names.words(surname, given_names)],
         )
-
-    def _insert_card(
-        self,
-        conn: sqlite3.Connection,
-        file_number: int,
-        visit_id: int,
-        card: NewCard,
-        issued: datetime,
-    ) -> int:
-        number = int(
-            conn.execute(
-                "UPDATE counters SET next = next + 1 WHERE name = 'card' RETURNING next - 1"
-            ).fetchall()[0][0]
-        )
-        conn.execute(
-            "INSERT INTO cards (number, file_number, visit_id, card_type, price_cents, "
-            "issued_at, valid_from, valid_until, status, exceptional, private_rooms, "
-            "authorised_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'ISSUED', ?, ?, ?)",
-            (
-                number,
-                file_number,
-                visit_id,
-                card.card_type,
-                card.price_cents,
-                codec.ts(issued),
-                codec.day(card.valid_from),
-                codec.day(card.valid_until),
-                int(card.exceptional),
-                int(card.private_rooms),
-                card.authorised_by,
-            ),
-        )
-        if card.exceptional:  # art. 23.5: under the director's named responsibility
-            self._audit(
-                conn,
-                card.authorised_by,
-                "EXCEPTIONAL_CARD",
-                f"card:{number}",
-                issued,
-                {"file": str(file_number), "card_type": card.card_type},
-            )
-        return number

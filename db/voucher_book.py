@@ -25,7 +25,6 @@ from admission.errors import NotFoundError
 from admission.vouchers.model import NewVoucher, Voucher, VoucherStatus, cancel, exchange
 from db import codec
 from db.audit_rows import AppendsIn
-from db.reprint_queue import StoreAccess
 
 __all__ = [
     "VOUCHER_ACTOR",
@@ -44,6 +43,14 @@ VOUCHER_COLUMNS = (
     "document_number, card_type, price_cents, status, card_number, closed_at, "
     "close_reason"
 )
+
+
+class StoreAccess(Protocol):
+    """The store's transaction and read contexts (``SqlCipherStore``)."""
+
+    def transaction(self) -> AbstractContextManager[Any]: ...
+
+    def reading(self) -> AbstractContextManager[Any]: ...
 
 
 class AuditedStore(StoreAccess, AppendsIn[Any], Protocol):

@@ -32,6 +32,7 @@ share ONE visitor file (art. 20.3), ONE gapless card sequence (art. 22.1), one b
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import hmac
 import itertools
@@ -44,7 +45,7 @@ import threading
 import time
 import uuid
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from enum import unique
@@ -69,9 +70,6 @@ from admission.records import (
     AuditEntry,
     AuditHead,
     Ban,
-    CardRecord,
-    CardStatus,
-    NewCard,
     Observation,
     PurgeReport,
     RecordedAdmission,
@@ -81,7 +79,7 @@ from admission.records import (
     VisitRecord,
     check_new_ban,
 )
-from db import codec, names
+from db import cards, codec, names
 from db.audit_chain import (
     COVERAGE,
     ERASED,
@@ -111,6 +109,7 @@ from db.audit_chain import (
     walk_chain,
 )
 from db.audit_key import AuditKey
+from db.file_ports import FilePorts
 from db.integrity import IntegrityReport
 from db.keys import DbKey
 from db.pg import migrate as pg_migrate
@@ -355,26 +354,93 @@ def new_admission_id() -> str:
     return str(uuid.uuid4())
 
 
+@functools.lru_cache(maxsize=1024)
+def _pg_sql(sql: str) -> str:
+    """The rules' ``?`` placeholders as psycopg's ``%s``; the server's own statements,
+    already written with ``%s``, pass unchanged (no statement holds a literal ``?``)."""
+    return sql.replace("?", "%s")
+
+
 class _Tx:
-    """One attempt of one transaction: its connection and the rows it erased (counted
-    by an ``ERASED`` entry before it commits, as db/audit.py does)."""
+    """One attempt of one transaction (the server's :class:`db.tx.Tx`): its connection
+    and the rows it erased (counted by an ``ERASED`` entry before it commits, as
+    db/audit.py does). Statements given to :meth:`one`/:meth:`all`/:meth:`execute` are
+    the rules' own, with ``?`` placeholders; ``conn`` takes psycopg's."""
 
-    __slots__ = ("changed", "conn", "erased", "secrets")
+    __slots__ = ("changed", "conn", "erased", "secrets", "store")
+    dialect = "pg"
+    lock_rows = " FOR UPDATE"
 
-    def __init__(self, conn: Conn) -> None:
+    def __init__(self, conn: Conn, store: PgStore | None = None) -> None:
         self.conn = conn
+        self.store = store
         self.erased: set[str] = set()
         self.changed: set[str] = set()  # cards that lost the link to an erased visit
         self.secrets: dict[str, bytes] = {}  # read or made here: kept once committed
 
     def one(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
-        return self.conn.execute(sql, params).fetchone()
+        return self.conn.execute(_pg_sql(sql), params).fetchone()
 
     def all(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        return self.conn.execute(sql, params).fetchall()
+        return self.conn.execute(_pg_sql(sql), params).fetchall()
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        return self.conn.execute(_pg_sql(sql), params).rowcount
+
+    def many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        with self.conn.cursor() as cur:
+            cur.executemany(_pg_sql(sql), list(rows))
+
+    def next_number(self, counter: str) -> int:
+        found = self.conn.execute(
+            "UPDATE counters SET next = next + 1 WHERE name = %s RETURNING next - 1", (counter,)
+        ).fetchone()
+        assert found is not None
+        return int(found[0])
+
+    @staticmethod
+    def ts(at: datetime) -> datetime:
+        return at
+
+    @staticmethod
+    def day(value: date) -> date:
+        return value
+
+    @staticmethod
+    def flag(value: bool) -> bool:
+        return value
+
+    def _ring(self) -> KeyRing:
+        assert self.store is not None
+        return self.store.ring
+
+    def seal(self, text: str, table: str, column: str, row: int | str) -> bytes:
+        return self._ring().seal_text(text, table=table, column=column, row=row)
+
+    def open(self, value: Any, table: str, column: str, row: int | str) -> str:
+        return self._ring().open_text(bytes(value), table=table, column=column, row=row)
+
+    def identity_match(self, column: str, identity: IdentityKey) -> tuple[str, list[Any]]:
+        index = column.rsplit(".", 1)
+        index[-1] = "id_index"
+        return f"{'.'.join(index)} = ANY(?::bytea[])", [
+            list(self._ring().identity_indexes(identity))
+        ]
+
+    def audit(
+        self,
+        actor: str,
+        action: str,
+        subject: str,
+        at: datetime,
+        details: dict[str, str] | None = None,
+        rows: Sequence[tuple[str, bool]] = (),
+    ) -> int:
+        assert self.store is not None
+        return self.store._audit(self, actor, action, subject, at, details, rows)
 
 
-class PgStore:
+class PgStore(FilePorts):
     """The shared visitor file on a PostgreSQL server. Thread-safe (a connection pool);
     each process opens its own."""
 
@@ -639,7 +705,7 @@ class PgStore:
                     conn.execute("SET LOCAL statement_timeout = 0")
                 if write:
                     conn.execute(_LOCK_HEAD)
-                tx = _Tx(conn)
+                tx = _Tx(conn, self)
                 result = work(tx)
                 if write:
                     self._flush_erasures(tx)
@@ -886,7 +952,7 @@ class PgStore:
             visit_id = self._insert_visit(tx, file_number, current)
             number = None
             if current.card is not None:
-                number = self._insert_card(tx, file_number, visit_id, current.card, current.at)
+                number = cards.issue(tx, file_number, visit_id, current.card, current.at)
             if key is not None:
                 tx.conn.execute(
                     "INSERT INTO admissions (admission_id, visit_id, new_visitor, existing_card) "
@@ -1013,121 +1079,6 @@ class PgStore:
             ),
         )
         return visit_id
-
-    def _insert_card(
-        self, tx: _Tx, file_number: int, visit_id: int, card: NewCard, issued: datetime
-    ) -> int:
-        # art. 22.1: the next correlative number, in the admission's own transaction; a
-        # rollback returns it (a SEQUENCE would not: gaps).
-        found = tx.one("UPDATE counters SET next = next + 1 WHERE name = 'card' RETURNING next - 1")
-        assert found is not None
-        number = int(found[0])
-        tx.conn.execute(
-            "INSERT INTO cards (number, file_number, visit_id, card_type, price_cents, "
-            "issued_at, valid_from, valid_until, status, exceptional, private_rooms, "
-            "authorised_by) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, 'ISSUED', %s, %s, %s)",
-            (
-                number,
-                file_number,
-                visit_id,
-                card.card_type,
-                card.price_cents,
-                issued,
-                card.valid_from,
-                card.valid_until,
-                card.exceptional,
-                card.private_rooms,
-                card.authorised_by,
-            ),
-        )
-        if card.exceptional:  # art. 23.5: under the director's named responsibility
-            self._audit(
-                tx,
-                card.authorised_by,
-                "EXCEPTIONAL_CARD",
-                f"card:{number}",
-                issued,
-                {"file": str(file_number), "card_type": card.card_type},
-            )
-        return number
-
-    # -- CardBook --------------------------------------------------------------------------
-
-    def card(self, number: int) -> CardRecord | None:
-        def work(tx: _Tx) -> CardRecord | None:
-            row = tx.one(f"SELECT {CARD_COLUMNS} FROM cards AS t WHERE t.number = %s", (number,))
-            return None if row is None else card_from_row(row)
-
-        return self._read(work)
-
-    def open_card(
-        self, identity: IdentityKey, on: date, since: date | None = None
-    ) -> CardRecord | None:
-        """The newest card of this identity, not voided, valid on Madrid date ``on`` or
-        on a day from ``since`` (the session's first day) to ``on`` (art. 22)."""
-        indexes = self._indexes(identity)
-        first = min(since or on, on)
-        found = self._read(lambda tx: tx.one(OPEN_CARDS, (indexes, on, first)))
-        return None if found is None else self.card(int(found[0]))
-
-    def card_events(self, number: int) -> list[tuple[datetime, str, str, str]]:
-        """(at, kind, reason, actor) of one card, oldest first."""
-        rows = self._read(
-            lambda tx: tx.all(
-                "SELECT at, kind, reason, actor FROM card_events WHERE card_number = %s "
-                "ORDER BY event_id",
-                (number,),
-            )
-        )
-        return [(utc(at), str(kind), str(reason), str(actor)) for at, kind, reason, actor in rows]
-
-    def last_card_number(self) -> int:
-        """The highest number ever issued (0 when none), even if retention erased it."""
-        found = self._read(lambda tx: tx.one("SELECT next - 1 FROM counters WHERE name = 'card'"))
-        assert found is not None
-        return int(found[0])
-
-    def mark_printed(self, number: int, at: datetime) -> None:
-        """A successful print: ISSUED/PRINTED -> PRINTED, print_count + 1."""
-
-        def work(tx: _Tx) -> None:
-            _live_card(tx, number)
-            tx.conn.execute(
-                "UPDATE cards SET status = 'PRINTED', print_count = print_count + 1 "
-                "WHERE number = %s",
-                (number,),
-            )
-            _card_event(tx, number, at, "PRINTED", "", "")
-            self._audit(
-                tx, "card-printer", "CARD_PRINTED", f"card:{number}", at, None, _card(number)
-            )
-
-        self._write(work)
-
-    def void_card(self, number: int, reason: str, actor: str, at: datetime) -> None:
-        _require_reason(reason)
-
-        def work(tx: _Tx) -> None:
-            _live_card(tx, number)
-            tx.conn.execute(
-                "UPDATE cards SET status = 'VOIDED', void_reason = %s WHERE number = %s",
-                (reason, number),
-            )
-            _card_event(tx, number, at, "VOIDED", reason, actor)
-            self._audit(tx, actor, "CARD_VOID", f"card:{number}", at, None, _card(number))
-
-        self._write(work)
-
-    def record_reprint(self, number: int, reason: str, actor: str, at: datetime) -> None:
-        """A reprint of the same number is requested (print_count grows on mark_printed)."""
-        _require_reason(reason)
-
-        def work(tx: _Tx) -> None:
-            _live_card(tx, number)
-            _card_event(tx, number, at, "REPRINT", reason, actor)
-            self._audit(tx, actor, "CARD_REPRINT", f"card:{number}", at, None, _card(number))
-
-        self._write(work)
 
     # -- BanList, StaffList, PeopleListings ------------------------------------------------
 
@@ -1386,7 +1337,7 @@ class PgStore:
         which takes its own lock first): the chain's head is locked here, and the rows
         it erased (``erased`` refs) are counted by an ``ERASED`` entry first."""
         conn.execute(_LOCK_HEAD)
-        tx = _Tx(conn)
+        tx = _Tx(conn, self)
         tx.erased.update(erased)
         return self._audit(tx, actor, action, subject, at, details, rows)
 
@@ -2284,31 +2235,3 @@ def _card_events(tx: _Tx, numbers: list[int]) -> dict[int, list[tuple[datetime, 
     ):
         events.setdefault(int(number), []).append((utc(at), str(kind), str(reason), str(actor)))
     return events
-
-
-def _require_reason(reason: str) -> None:
-    if not reason.strip():
-        raise InvalidStateError("a reason is required", code=RecordErrorCode.REASON_REQUIRED)
-
-
-def _live_card(tx: _Tx, number: int) -> CardStatus:
-    """The card's status; a voided or unknown card cannot change."""
-    row = tx.one("SELECT status FROM cards WHERE number = %s FOR UPDATE", (number,))
-    if row is None:
-        raise NotFoundError("no such card number")
-    status = CardStatus(str(row[0]))
-    if status is CardStatus.VOIDED:
-        raise InvalidStateError("the card is voided", code=RecordErrorCode.CARD_VOIDED)
-    return status
-
-
-def _card_event(tx: _Tx, number: int, at: datetime, kind: str, reason: str, actor: str) -> None:
-    tx.conn.execute(
-        "INSERT INTO card_events (card_number, at, kind, reason, actor) "
-        "VALUES (%s, %s, %s, %s, %s)",
-        (number, at, kind, reason, actor),
-    )
-
-
-def _card(number: int) -> list[tuple[str, bool]]:
-    return [(f"card:{number}", False)]

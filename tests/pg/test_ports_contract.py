@@ -33,10 +33,9 @@ from db.audit_key import AuditKey
 from db.keys import DbKey
 from db.pg.accounts import PgAccountBook, PgAccounts
 from db.pg.crypto import InstallationKey
-from db.pg.reprint_queue import PgReprintQueue
 from db.pg.store import PgStore
 from db.pg.voucher_book import PgVoucherBook
-from db.reprint_queue import SqlReprintQueue
+from db.reprint_queue import UnprintedCards
 from db.store import SqlCipherStore
 from db.voucher_book import SqlVoucherBook
 from tests.pg.cluster_fixture import fresh_schema, schema_conninfo
@@ -83,7 +82,7 @@ class Desk:
         return cls(store or self.store)
 
     def reprints(self, store: Any | None = None) -> Any:
-        cls = PgReprintQueue if self.kind == "postgresql" else SqlReprintQueue
+        cls = UnprintedCards
         return cls(store or self.store)
 
     def close(self) -> None:

@@ -35,10 +35,10 @@ from db.pg.accounts import PgAccounts
 from db.pg.crypto import InstallationKey
 from db.pg.data_protection import PgDataProtection
 from db.pg.registry_replica import PgReplicaRegistry
-from db.pg.reprint_queue import PgReprintQueue
 from db.pg.roles import PgRoleCode, RoleNames
 from db.pg.store import PgStore
 from db.pg.voucher_book import PgVoucherBook
+from db.reprint_queue import UnprintedCards
 from tests.db.factories import T0, dni, entry
 from tests.pg.cluster_fixture import fresh_schema, schema_conninfo
 
@@ -409,7 +409,7 @@ def test_the_desks_other_ports_work_as_a_desk(casino: Casino) -> None:
     )
     recorded = store.record_admission(entry(1, T0))
     assert recorded.card_number is not None
-    assert [c.number for c in PgReprintQueue(store).unprinted_cards()] == [recorded.card_number]
+    assert [c.number for c in UnprintedCards(store).unprinted_cards()] == [recorded.card_number]
     book.exchange_voucher(voucher.number, recorded.card_number, T0)
     store.add_observation(recorded.file_number, "Nota", "op-7", T0)
     rectify = PgDataProtection(store)

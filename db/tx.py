@@ -1,0 +1,126 @@
+"""The visitor file's transaction: what the file's rules need of a database, written once
+over two dialects (the SQLCipher file of one desk, db/connection.py; the PostgreSQL server
+of several desks, db/pg/store.py).
+
+The rules (db/cards.py, db/visitors.py...) are functions of a :class:`Tx`. They write
+their SQL once, with ``?`` placeholders and the schema both dialects share, and leave to
+the dialect what differs between a file and a server:
+
+* placeholders (``?`` on SQLite, ``%s`` on the server: the server's transaction rewrites);
+* values: instants and days (ISO text on SQLite, ``timestamptz``/``date`` on the server),
+  flags (0/1, booleans);
+* sealing (art. 20.4, R3): on SQLite the whole file is encrypted and a sealed value is its
+  text (identity); the server seals each personal value with its key ring, bound to
+  table, column and row, and finds identities by blind index;
+* row locks (``FOR UPDATE`` on the server; SQLite's write transaction holds the file);
+* the audit chain's append in the same transaction (art. 20.4).
+
+A store runs a rule with ``store.read(work)`` or ``store.write(work)``: one transaction,
+retried by the dialect where it retries, errors mapped to the store's codes.
+
+    number = store.write(lambda tx: cards.void(tx, 17, "lost", "director-1", at))
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import UTC, date, datetime
+from typing import Any, Protocol
+
+from admission.identity import IdentityKey
+
+AuditRows = Sequence[tuple[str, bool]]  # (ref, created), e.g. ("card:17", False)
+
+
+class Tx(Protocol):
+    """One transaction of one store (see the module's text)."""
+
+    @property
+    def dialect(self) -> str:
+        """``"sqlite"`` or ``"pg"``: for the few statements written twice."""
+        ...
+
+    @property
+    def lock_rows(self) -> str:
+        """Suffix of a SELECT that is about to change the rows it reads (`` FOR UPDATE``
+        on the server; empty on SQLite, whose write transaction holds the file)."""
+        ...
+
+    def one(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None: ...
+
+    def all(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """Run one statement; the number of rows it changed."""
+        ...
+
+    def many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None: ...
+
+    def next_number(self, counter: str) -> int:
+        """Take the next number of a gapless counter (``counters`` row): the card's
+        (art. 22.1), the chain's, the vouchers'. A rollback gives it back."""
+        ...
+
+    def ts(self, at: datetime) -> Any:
+        """An instant as stored."""
+        ...
+
+    def day(self, value: date) -> Any:
+        """A Madrid date as stored."""
+        ...
+
+    def flag(self, value: bool) -> Any: ...
+
+    def seal(self, text: str, table: str, column: str, row: int | str) -> Any:
+        """A personal value as stored in ``table.column`` of ``row``."""
+        ...
+
+    def open(self, value: Any, table: str, column: str, row: int | str) -> str:
+        """The text of a value read from ``table.column`` of ``row``."""
+        ...
+
+    def identity_match(self, column: str, identity: IdentityKey) -> tuple[str, list[Any]]:
+        """A condition selecting the rows whose ``column`` holds ``identity`` (``alias.``
+        prefix included), and its parameters: the text on SQLite, the blind indexes of
+        every held key version on the server. The caller checks the row it opens."""
+        ...
+
+    def audit(
+        self,
+        actor: str,
+        action: str,
+        subject: str,
+        at: datetime,
+        details: dict[str, str] | None = None,
+        rows: AuditRows = (),
+    ) -> int:
+        """Append an entry to the chain in this transaction, committing to ``rows`` as
+        they are now; its ``seq``."""
+        ...
+
+
+def when(value: Any) -> datetime:
+    """An instant read back: ISO text (SQLite) or ``timestamptz`` (server), in UTC."""
+    if isinstance(value, datetime):
+        return value.astimezone(UTC)
+    text = str(value)
+    if text.endswith("Z"):
+        text = text[:-1] + "+00:00"
+    return datetime.fromisoformat(text).astimezone(UTC)
+
+
+def opt_when(value: Any) -> datetime | None:
+    return None if value is None else when(value)
+
+
+def on(value: Any) -> date:
+    """A date read back: ISO text (SQLite) or ``date`` (server)."""
+    if isinstance(value, datetime):  # pragma: no cover - no column mixes them
+        return value.date()
+    if isinstance(value, date):
+        return value
+    return date.fromisoformat(str(value))
+
+
+def opt_on(value: Any) -> date | None:
+    return None if value is None else on(value)
