@@ -275,7 +275,7 @@ def configure(conn: sqlite3.Connection, *, writable: bool = True) -> None:
         conn.execute("PRAGMA secure_delete = ON")  # R3: erased rows zeroed, not left in free pages
         conn.execute("PRAGMA foreign_keys = ON")
         mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
-        if str(mode).lower() != "wal":
+        if str(mode).lower() not in ("wal", "memory"):  # "memory": db/memory.py's store
             raise StoreError(
                 "cannot switch the visitor file to WAL", code=StoreErrorCode.OPEN_FAILED
             )

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 
 from admission.errors import StoreError
@@ -100,6 +98,7 @@ def test_an_entry_claiming_the_old_algorithm_is_detected(store: SqlCipherStore) 
 def test_fake_uses_the_same_chain() -> None:
     fake = FakeStore()
     fake.append("a", "X", "file:1", T0)
-    assert fake.audit_rows[0].prev_digest == GENESIS
-    fake.audit_rows[0] = replace(fake.audit_rows[0], subject="file:2")
+    assert fake.connection.execute("SELECT prev_digest FROM audit").fetchone()[0] == GENESIS
+    drop_triggers(fake)
+    fake.connection.execute("UPDATE audit SET subject = 'file:2' WHERE seq = 1")
     assert fake.verify().problem == "DIGEST_MISMATCH"
