@@ -11,7 +11,7 @@ Exit codes (:class:`ui.cli.result.ExitCode`): 0 success / admitted; 1 refused or
 invalid input; 2 usage error; 3 the visitor file or a device could not be used (wrong
 key, damaged file, printer not found...).
 
-Without a command it opens the desk window (``ui.app``): ``python main.py`` on the real
+Without a command it opens the desk window (``ui.desk.app``): ``python main.py`` on the real
 file, ``python main.py --demo`` on the demo file with its scenario of invented visitors,
 and ``--smoke`` (or ``ADMISSION_SMOKE=1``) runs one demo admission through the window
 offscreen and exits 0, or 1 with a one-line reason. With no display it says so in one
@@ -109,7 +109,7 @@ if TYPE_CHECKING:
     from hardware.mrz.live import LiveMrzReader
     from hardware.mrz.portrait import PortraitCutter
     from hardware.mrz.reader import MrzReader
-    from ui.demo_scenario import DemoDevices
+    from ui.desk.demo_scenario import DemoDevices
 
 APP_NAME = "admission-desk"
 DB_FILE = "visitors.db"
@@ -905,7 +905,7 @@ def _demo_devices(tools: Tools) -> DemoDevices:
     Each launch shows a new invented adult first (one valid card per person, art. 22)."""
     import secrets
 
-    from ui.demo_scenario import DemoDevices, DemoReader, ScenarioCamera, demo_cases
+    from ui.desk.demo_scenario import DemoDevices, DemoReader, ScenarioCamera, demo_cases
 
     salt = secrets.randbelow(1_000_000)
 
@@ -1014,7 +1014,7 @@ def start_window(args: argparse.Namespace) -> int:
     demo = smoke or bool(getattr(args, "demo", False))
     if smoke:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from ui.app import AppStart, no_display_line, run_window
+    from ui.desk.app import AppStart, no_display_line, run_window
 
     missing = no_display_line()
     if missing is not None:

@@ -1190,7 +1190,7 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "Faltan cambios del RIAJ entre la copia local y los recibidos",
         "RIAJ changes are missing between the local copy and those received",
     ),
-    # -- the desk window (ui.desk_flow.DeskFlowCode) --------------------------------------
+    # -- the desk window (ui.desk.desk_flow.DeskFlowCode) ---------------------------------
     "NO_OPERATOR": (
         "Nadie ha iniciado sesión: no se registra nada (art. 20.3)",
         "Nobody is signed in: nothing is recorded (art. 20.3)",
@@ -1408,7 +1408,7 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "Fechas no válidas: la inicial después de la final o más de un año",
         "Invalid dates: start after end, or more than a year",
     ),
-    # -- the director's and administrator's dialogs (ui.dialogs.common.DialogCode) --------
+    # -- the director's and administrator's dialogs (ui.desk.dialogs.common.DialogCode) ---
     "DIRECTOR_NOT_CONFIRMED": (
         "Sin la confirmación del director de juegos no se ha registrado nada",
         "Without the game director's confirmation nothing was recorded",
@@ -1447,7 +1447,7 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "No se ha podido guardar el archivo de configuración",
         "The settings file could not be saved",
     ),
-    # -- the window's start and smoke run (ui.app.AppCode) --------------------------------
+    # -- the window's start and smoke run (ui.desk.app.AppCode) ---------------------------
     "NO_DISPLAY": (
         "No hay pantalla: abra la ventana desde el escritorio o use python main.py demo",
         "No display: open the window from the desktop session or use python main.py demo",
@@ -1493,7 +1493,7 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "La inspección indica para qué consulta el fichero: --purpose TEXTO (art. 20.4)",
         "An inspector states what the query is for: --purpose TEXT (art. 20.4)",
     ),
-    # -- the desk window's menus (ui.desk_menus.MenuCode) ---------------------------------
+    # -- the desk window's menus (ui.desk.desk_menus.MenuCode) ----------------------------
     "ADMIN_NOT_CONFIRMED": (
         "Hace falta un administrador: no se ha abierto nada",
         "An administrator is needed: nothing was opened",
@@ -1818,7 +1818,7 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "No such database login, or not a group of the visitor file",
     ),
     # -- the provisional voucher given without the server (art. 23.4;
-    #    ui.dialogs.vouchers.OfflineVoucherCode)
+    #    ui.desk.dialogs.vouchers.OfflineVoucherCode)
     "OFFLINE_NO_ADMISSION": (
         "Sin servidor no se admite a nadie: F9 da un volante provisional (art. 23.4)",
         "No admission without the server: F9 gives a provisional voucher (art. 23.4)",

@@ -182,7 +182,7 @@ def test_ui_builds_no_adapter() -> None:
 
 # The generators of invented documents and people: never on the product's runtime path.
 # Only the demo's wiring imports them (the tests, benchmarks and tools are outside it).
-GENERATOR_USERS = {"main", "ui.cli.demo", "ui.demo_scenario"}
+GENERATOR_USERS = {"main", "ui.cli.demo", "ui.desk.demo_scenario"}
 
 
 def test_the_generators_stay_off_the_runtime_path() -> None:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Refresh the window's translation source from the code: pyside6-lupdate over ui/.
+"""Refresh the window's translation source from the code: pyside6-lupdate over ui/desk/.
 
     .venv/bin/python tools/update_translations.py            # update desk_en.ts in place
     .venv/bin/python tools/update_translations.py --ts OUT   # write another .ts (tests)
@@ -19,18 +19,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 TS = ROOT / "resources" / "i18n" / "desk_en.ts"
-SKIP = {"cli"}  # the command line speaks JSON and the catalogue, not Qt
+DESK = ROOT / "ui" / "desk"  # ui/cli/ speaks JSON and the catalogue, not Qt
 
 
 def sources() -> list[Path]:
-    """Every Python file of the window (ui/, the command line's package excepted)."""
-    found = []
-    for path in sorted((ROOT / "ui").rglob("*.py")):
-        parts = path.relative_to(ROOT / "ui").parts
-        if parts[0] in SKIP or "__pycache__" in parts:
-            continue
-        found.append(path)
-    return found
+    """Every Python file of the window (ui/desk/; the command line is its sibling)."""
+    return [p for p in sorted(DESK.rglob("*.py")) if "__pycache__" not in p.parts]
 
 
 def lupdate() -> list[str]:

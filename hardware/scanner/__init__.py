@@ -3,7 +3,7 @@
 Two ways in, one assembler (:mod:`admission.mrz.burst`):
 
 * ``wedge.WedgeFeeder`` -- USB readers that emulate a keyboard. The GUI's application-wide
-  event filter (``ui/wedge_filter.py``) hands it every key; it answers which keys to hold
+  event filter (``ui/desk/wedge_filter.py``) hands it every key; it answers which keys to hold
   and which to give back, so a person typing is never disturbed.
 * ``serial_reader.SerialDocumentReader`` -- readers on a serial / USB-CDC port (pyserial).
 * ``fake.FakeDocumentReader`` -- replays recorded bursts with their timing (tests, demo).

@@ -1,6 +1,6 @@
 """Keyboard-wedge feeder: the Qt-free half of the application-wide key filter.
 
-The GUI's event filter (``ui/wedge_filter.py``) calls :meth:`WedgeFeeder.key` for every
+The GUI's event filter (``ui/desk/wedge_filter.py``) calls :meth:`WedgeFeeder.key` for every
 key press that carries one character and no Ctrl/Alt/Meta. The feeder says whether to
 swallow it (always, for such keys: it may be the start of a burst) and which earlier
 keys to give back to the widgets, in order, because they turned out to be a person

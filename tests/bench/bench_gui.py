@@ -5,7 +5,7 @@
         [--live 350]
 
 Everything is the real thing, offscreen: the demo visitor file (SQLCipher), the desk
-window built by ``ui.desk_window.build_desk_window``, its store worker, the keyboard-wedge
+window built by ``ui.desk.desk_window.build_desk_window``, its store worker, the keyboard-wedge
 filter installed application-wide, the live MRZ reader on a camera worker, the card
 printer writing PDFs to a folder. Only the devices are fakes (camera frames rendered by
 ``hardware.generators.synthetic``; keys sent as a reader types them).
@@ -78,7 +78,7 @@ def child_desk(data_dir: str) -> None:
     from PySide6.QtTest import QTest
 
     import main
-    from ui.app import AppStart, DeskShell, make_application
+    from ui.desk.app import AppStart, DeskShell, make_application
 
     app = make_application()
     start = AppStart(
@@ -147,10 +147,10 @@ class Rig:
         from PySide6.QtCore import QEvent, QObject
 
         import main
-        from ui.app import ensure_demo_accounts, make_application
-        from ui.desk_window import build_desk_window
-        from ui.session import DeskSession
-        from ui.wedge_filter import WedgeFilter
+        from ui.desk.app import ensure_demo_accounts, make_application
+        from ui.desk.desk_window import build_desk_window
+        from ui.desk.session import DeskSession
+        from ui.desk.wedge_filter import WedgeFilter
 
         self.app = make_application()
         self.ctx = main.build_context(main.build_tools(data_dir, demo=True))

@@ -14,7 +14,7 @@ from PySide6.QtGui import QKeyEvent
 from PySide6.QtWidgets import QApplication, QLineEdit
 
 from admission.mrz.burst import BURST_PARTIAL, MrzScanned
-from ui.wedge_filter import WedgeFilter
+from ui.desk.wedge_filter import WedgeFilter
 
 BURSTS = Path(__file__).parent / "bursts"
 

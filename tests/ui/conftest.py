@@ -20,7 +20,7 @@ from ui.context import AppContext
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QApplication
 
-    from ui.app import DeskShell
+    from ui.desk.app import DeskShell
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -68,8 +68,8 @@ def english() -> None:
     from PySide6.QtCore import QLocale
     from PySide6.QtWidgets import QApplication
 
-    from ui.dialogs.common import set_language
-    from ui.i18n import install_translator
+    from ui.desk.dialogs.common import set_language
+    from ui.desk.i18n import install_translator
 
     app = QApplication.instance()
     assert isinstance(app, QApplication)
@@ -79,10 +79,10 @@ def english() -> None:
 
 
 def open_demo_shell(app: QApplication, data: Path) -> DeskShell:
-    """The application as it runs (``ui.app.DeskShell``) on the demo file in ``data``,
+    """The application as it runs (``ui.desk.app.DeskShell``) on the demo file in ``data``,
     opened; the caller closes it."""
     from main import build_context, build_tools
-    from ui.app import AppStart, DeskShell
+    from ui.desk.app import AppStart, DeskShell
 
     start = AppStart(
         build_tools=partial(build_tools, data, demo=True), build_context=build_context, demo=True
@@ -133,11 +133,11 @@ def _spanish_locale_after_each_test() -> Iterator[None]:
     yield
     from PySide6.QtCore import QCoreApplication, QLocale
 
-    from ui.dialogs.common import set_language
+    from ui.desk.dialogs.common import set_language
 
     app = QCoreApplication.instance()
     if app is not None:
-        from ui.i18n import install_translator
+        from ui.desk.i18n import install_translator
 
         install_translator(app, "es")
     set_language("es")

@@ -17,7 +17,7 @@ from admission.ports import madrid_date
 from tests.factories import dni_document
 from tests.ui.conftest import CLERK
 from ui.context import AppContext
-from ui.theme import dark_palette
+from ui.desk.theme import dark_palette
 
 
 def report_service(ctx: AppContext) -> Any:
@@ -35,10 +35,10 @@ def report_service(ctx: AppContext) -> Any:
 
 def screenshot(widget: QWidget, name: str) -> None:
     try:
-        from ui.screens import save_screenshot
+        from ui.desk.screens import save_screenshot
     except ImportError:
         return
-    widget.setPalette(dark_palette())  # as the window shows it (ui.theme)
+    widget.setPalette(dark_palette())  # as the window shows it (ui.desk.theme)
     save_screenshot(widget, name)
 
 

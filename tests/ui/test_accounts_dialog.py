@@ -12,8 +12,8 @@ from pytestqt.qtbot import QtBot
 from admission.accounts import AccountError, Operator, Role
 from admission.catalogue import text
 from ui.context import AppContext
-from ui.dialogs.accounts import AccountsDialog, AdminDialog
-from ui.jobs import ImmediateRunner
+from ui.desk.dialogs.accounts import AccountsDialog, AdminDialog
+from ui.desk.jobs import ImmediateRunner
 
 RUNNER = ImmediateRunner()
 ADMIN_PASSWORD = "admin-password-1"
@@ -22,7 +22,7 @@ CLERK_PASSWORD = "clerk-password-1"
 
 def screenshot(widget: QWidget, name: str) -> None:
     try:
-        from ui.screens import save_screenshot
+        from ui.desk.screens import save_screenshot
     except ImportError:
         return
     save_screenshot(widget, name)

@@ -19,7 +19,8 @@ from PySide6.QtWidgets import QApplication, QDialog, QLabel, QMainWindow, QStyle
 from admission.accounts import Role
 from admission.clock import FixedClock
 from tests.ui.conftest import open_demo_shell
-from ui.app import (
+from ui.context import AppContext
+from ui.desk.app import (
     DEMO_ACCOUNTS,
     AppCode,
     AppStart,
@@ -30,7 +31,6 @@ from ui.app import (
     no_display_line,
     start_path,
 )
-from ui.context import AppContext
 
 ROOT = Path(__file__).resolve().parents[2]
 MAIN = str(ROOT / "main.py")
@@ -154,7 +154,7 @@ def test_the_start_path_decision() -> None:
 
 @pytest.fixture
 def app() -> QApplication:
-    from ui.app import make_application
+    from ui.desk.app import make_application
 
     return make_application()
 
@@ -192,7 +192,7 @@ def test_real_start_on_an_empty_folder_goes_to_the_first_run_wizard(
 
 
 def _save(widget: Any, name: str) -> None:
-    from ui.screens import save_screenshot
+    from ui.desk.screens import save_screenshot
 
     save_screenshot(widget, name)
 
@@ -238,7 +238,7 @@ def test_the_demo_banner_cannot_be_hidden_by_the_clerk(app: QApplication) -> Non
 def test_the_dark_theme_is_fusion_with_light_text(app: QApplication) -> None:
     from PySide6.QtGui import QPalette
 
-    from ui.theme import apply_dark_theme
+    from ui.desk.theme import apply_dark_theme
 
     apply_dark_theme(app)
     assert "Fusion" in list(QStyleFactory.keys())
@@ -250,7 +250,7 @@ def test_the_dark_theme_is_fusion_with_light_text(app: QApplication) -> None:
 
 
 def test_save_screenshot_writes_a_png(app: QApplication, tmp_path: Path) -> None:
-    from ui.screens import save_screenshot
+    from ui.desk.screens import save_screenshot
 
     label = QLabel("DEMO")
     label.resize(120, 40)

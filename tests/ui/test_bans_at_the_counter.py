@@ -18,11 +18,11 @@ from tests.ui.conftest import CLERK, DIRECTOR, FakeSession, english
 from tests.ui.test_desk_menus import make_window, screenshot, window
 from tests.ui.test_dialogs_director import Authorise
 from ui.context import AppContext
-from ui.controller import DeskState
-from ui.desk_window import DeskWindow
-from ui.dialogs.bans import BansDialog
-from ui.dialogs.common import MADRID, StoreListings
-from ui.jobs import ImmediateRunner
+from ui.desk.controller import DeskState
+from ui.desk.desk_window import DeskWindow
+from ui.desk.dialogs.bans import BansDialog
+from ui.desk.dialogs.common import MADRID, StoreListings
+from ui.desk.jobs import ImmediateRunner
 
 RUNNER = ImmediateRunner()
 REASON = "Insultos al crupier de la mesa 4"

@@ -10,7 +10,7 @@ from pytestqt.qtbot import QtBot
 
 from tests.ui.test_desk_menus import case, screenshot, window
 from ui.context import AppContext
-from ui.desk_window import DeskWindow
+from ui.desk.desk_window import DeskWindow
 
 WAIT = 10_000
 

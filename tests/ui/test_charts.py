@@ -7,8 +7,8 @@ from PySide6.QtGui import QColor, QImage, QPalette
 from pytestqt.qtbot import QtBot
 
 from admission.cards.view import format_euros
-from ui.theme import dark_palette
-from ui.widgets.charts import BarChart, Orientation
+from ui.desk.theme import dark_palette
+from ui.desk.widgets.charts import BarChart, Orientation
 
 
 def grab(chart: BarChart) -> QImage:
@@ -78,7 +78,7 @@ def test_many_bars_still_paint(qtbot: QtBot) -> None:
 
 
 def test_the_counts_follow_the_window_language(qtbot: QtBot) -> None:
-    from ui.dialogs.common import set_language
+    from ui.desk.dialogs.common import set_language
 
     chart = BarChart("Visitas")
     qtbot.addWidget(chart)

@@ -19,9 +19,9 @@ from admission.ports import madrid_date
 from admission.verdict import Outcome, Reason
 from tests.ui.conftest import DIRECTOR, FakeSession
 from ui.context import AppContext
-from ui.controller import DeskController, DeskState
-from ui.desk_flow import DeskFlowCode, DeskVerdict
-from ui.workers import StoreWorker
+from ui.desk.controller import DeskController, DeskState
+from ui.desk.desk_flow import DeskFlowCode, DeskVerdict
+from ui.desk.workers import StoreWorker
 
 WAIT = 10_000
 
@@ -248,7 +248,7 @@ def test_record_as_shown_evaluates_a_stale_refusal_again_and_never_records_an_ad
     from admission.documents import document_from_mrz
     from admission.mrz.parse import parse_mrz
     from admission.records import StaffMember, StaffRole
-    from ui.desk_flow import record_as_shown
+    from ui.desk.desk_flow import record_as_shown
 
     today = madrid_date(demo_ctx.clock.now())
     admitted = people(demo_ctx)[0].mrz(today)
@@ -269,14 +269,14 @@ def test_record_as_shown_evaluates_a_stale_refusal_again_and_never_records_an_ad
 
 
 def _minor_lines(ctx: AppContext) -> list[str]:
-    from ui.demo_scenario import demo_cases
+    from ui.desk.demo_scenario import demo_cases
 
     today = madrid_date(ctx.clock.now())
     return list(next(c for c in demo_cases(today) if c.kind == "minor").lines)
 
 
 def _denials(ctx: AppContext, lines: list[str]) -> list[str]:
-    from ui.desk_flow import document_from_lines
+    from ui.desk.desk_flow import document_from_lines
 
     document, _ = document_from_lines(lines, madrid_date(ctx.clock.now()))
     assert document is not None
@@ -348,7 +348,7 @@ def test_camera_worker_signals_are_taken_as_the_camera(
     qtbot: QtBot, controller: DeskController, demo_ctx: AppContext, worker: StoreWorker
 ) -> None:
     """The window wires ``CameraWorker.mrz_read`` to ``submit_mrz``: the sender tells."""
-    from ui.workers import CameraWorker
+    from ui.desk.workers import CameraWorker
 
     lines = _minor_lines(demo_ctx)
     camera = CameraWorker(lambda: None, live=None)  # type: ignore[arg-type,return-value]
@@ -432,7 +432,7 @@ def test_a_server_desk_says_at_once_when_the_server_stops_and_formalises_on_its_
 
 
 def test_the_status_bar_shows_the_server_and_its_latency(qtbot: QtBot) -> None:
-    from ui.widgets.status_bar import DeskStatusBar
+    from ui.desk.widgets.status_bar import DeskStatusBar
 
     bar = DeskStatusBar()
     qtbot.addWidget(bar)

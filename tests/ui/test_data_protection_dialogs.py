@@ -22,10 +22,10 @@ from tests.factories import dni
 from tests.ui.conftest import CLERK, DIRECTOR, NOBODY_LISTED, FakeSession, refresh_register
 from tests.ui.report_helpers import admit_at, report_service, screenshot
 from ui.context import AppContext
-from ui.dialogs.data_protection import AccessReportDialog, RectificationDialog, RetentionDialog
-from ui.dialogs.inspection import InspectionScreen
-from ui.inspection_controller import InspectionController
-from ui.jobs import ImmediateRunner
+from ui.desk.dialogs.data_protection import AccessReportDialog, RectificationDialog, RetentionDialog
+from ui.desk.dialogs.inspection import InspectionScreen
+from ui.desk.inspection_controller import InspectionController
+from ui.desk.jobs import ImmediateRunner
 
 RUNNER = ImmediateRunner()
 INSPECTOR = Operator("inspector1", "Inspectora Uno", frozenset({Role.INSPECTOR}))

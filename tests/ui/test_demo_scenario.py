@@ -17,7 +17,7 @@ from admission.frames import Frame
 from admission.mrz.burst import MrzScanned
 from admission.mrz.parse import parse_mrz
 from ui.context import AppContext
-from ui.demo_scenario import (
+from ui.desk.demo_scenario import (
     DemoReader,
     ScenarioCamera,
     ScenarioTiming,
@@ -165,7 +165,7 @@ def test_the_demo_window_shows_its_first_verdict_within_seconds(
     from functools import partial
 
     from main import _demo_devices, build_context, build_tools
-    from ui.app import AppStart, DeskShell, make_application
+    from ui.desk.app import AppStart, DeskShell, make_application
 
     monkeypatch.delenv("ADMISSION_DB_KEY", raising=False)
     app = make_application()
@@ -188,7 +188,7 @@ def test_the_demo_window_shows_its_first_verdict_within_seconds(
             app.processEvents()
             time.sleep(0.02)
         if seen:
-            from ui.screens import save_screenshot
+            from ui.desk.screens import save_screenshot
 
             save_screenshot(shell.window, "demo-first-verdict")
     finally:

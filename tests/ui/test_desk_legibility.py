@@ -27,10 +27,10 @@ from hardware.generators.synthetic import render_document
 from hardware.sound import TonePlayer
 from tests.ui.conftest import FakeSession, open_demo_shell
 from ui.context import AppContext
-from ui.demo_scenario import seed_demo_file
-from ui.desk_window import DeskWindow, build_desk_window
-from ui.theme import THEMES, apply_theme
-from ui.workers import CameraWorker
+from ui.desk.demo_scenario import seed_demo_file
+from ui.desk.desk_window import DeskWindow, build_desk_window
+from ui.desk.theme import THEMES, apply_theme
+from ui.desk.workers import CameraWorker
 
 WAIT = 15_000
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,7 +38,7 @@ IMAGE_MAGIC = (b"\x89PNG", b"\xff\xd8\xff", b"BM", b"GIF8", b"RIFF")
 
 
 def screenshot(widget: QWidget, name: str) -> None:
-    from ui.screens import save_screenshot
+    from ui.desk.screens import save_screenshot
 
     save_screenshot(widget, name)
 
@@ -210,8 +210,8 @@ def test_a_portrait_shows_only_beside_its_own_document(
     """A portrait cut for one person never shows beside another's verdict, and a
     document read by the reader (no frame) shows none."""
     from admission.mrz.burst import MrzScanned
-    from ui.demo_scenario import demo_cases
-    from ui.wedge_filter import WedgeFilter
+    from ui.desk.demo_scenario import demo_cases
+    from ui.desk.wedge_filter import WedgeFilter
 
     win = reasons_window(qtbot, demo_ctx, session, QSize(1400, 800))
     wedge = WedgeFilter(parent=win)
@@ -288,7 +288,7 @@ def test_the_verdict_grows_with_the_window_and_every_reason_shows_whole(
 def test_the_banner_never_writes_smaller_than_the_text_size_set(
     qtbot: QtBot, qapp: QApplication
 ) -> None:
-    from ui.widgets.verdict import VerdictBanner
+    from ui.desk.widgets.verdict import VerdictBanner
 
     palette, font, sheet = qapp.palette(), qapp.font(), qapp.styleSheet()
     try:
@@ -340,7 +340,7 @@ def test_both_themes_keep_text_focus_and_check_boxes_in_high_contrast(name: str)
 def test_every_verdict_colour_carries_white_text() -> None:
     """The banner's white word, reasons and hint read on every verdict's colour (WCAG
     1.4.3: 4.5:1 for the hint's normal-size text)."""
-    from ui.theme import VERDICT_COLOURS
+    from ui.desk.theme import VERDICT_COLOURS
 
     for outcome, colour in VERDICT_COLOURS.items():
         assert contrast("#FFFFFF", colour) >= 4.5, outcome
@@ -410,8 +410,8 @@ def test_screenshots_of_the_verdicts_in_each_theme_and_language(
 ) -> None:
     """The desk at 1920 x 1050 with each verdict a clerk meets, as read from the
     counter: build/screens/desk-<theme>-<language>-<verdict>.png."""
-    from ui.demo_scenario import demo_cases
-    from ui.i18n import install_translator
+    from ui.desk.demo_scenario import demo_cases
+    from ui.desk.i18n import install_translator
 
     palette, font, sheet = qapp.palette(), qapp.font(), qapp.styleSheet()
     apply_theme(qapp, name, 12)
@@ -440,7 +440,7 @@ def test_screenshots_of_the_verdicts_in_each_theme_and_language(
 def test_the_desk_opens_maximised_then_as_it_was_left_on_that_screen(
     qtbot: QtBot, qapp: QApplication, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from ui.window_geometry import GEOMETRY_FILE, restore_window, screen_key
+    from ui.desk.window_geometry import GEOMETRY_FILE, restore_window, screen_key
 
     monkeypatch.delenv("ADMISSION_DB_KEY", raising=False)
     data = tmp_path / "demo"
@@ -485,7 +485,7 @@ def test_the_theme_and_text_size_saved_apply_to_the_running_desk(
 ) -> None:
     from PySide6.QtGui import QPalette
 
-    from ui.theme import LIGHT, current_theme
+    from ui.desk.theme import LIGHT, current_theme
 
     monkeypatch.delenv("ADMISSION_DB_KEY", raising=False)
     palette, font, sheet = qapp.palette(), qapp.font(), qapp.styleSheet()

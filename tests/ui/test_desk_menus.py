@@ -23,24 +23,24 @@ from admission.verdict import Outcome
 from hardware.sound import TonePlayer
 from tests.ui.conftest import CLERK, DIRECTOR, FakeSession
 from ui.context import AppContext
-from ui.controller import DeskState
-from ui.demo_scenario import DemoCase, demo_cases, seed_demo_file
-from ui.desk_menus import MENU_SESSION, SETTINGS_CHANGED, DeskMenus
-from ui.desk_window import MENU_ADMIN, MENU_DESK, MENU_DIRECTION, DeskWindow, build_desk_window
-from ui.dialogs.accounts import AccountsDialog
-from ui.dialogs.authorise import DirectorDialog
-from ui.dialogs.bans import BansDialog
-from ui.dialogs.cards import CardActionsDialog, ExceptionalCardDialog, ReprintQueueDialog
-from ui.dialogs.observation import ObservationDialog
-from ui.dialogs.official import OfficialDialog
-from ui.dialogs.pin import PinDialog
-from ui.dialogs.printer import PrinterDialog
-from ui.dialogs.settings import SettingsDialog
-from ui.dialogs.staff import StaffDialog
-from ui.dialogs.vouchers import VoucherIssueDialog, VouchersDialog
-from ui.jobs import ImmediateRunner
-from ui.session import DeskSession
-from ui.wedge_filter import WedgeFilter
+from ui.desk.controller import DeskState
+from ui.desk.demo_scenario import DemoCase, demo_cases, seed_demo_file
+from ui.desk.desk_menus import MENU_SESSION, SETTINGS_CHANGED, DeskMenus
+from ui.desk.desk_window import MENU_ADMIN, MENU_DESK, MENU_DIRECTION, DeskWindow, build_desk_window
+from ui.desk.dialogs.accounts import AccountsDialog
+from ui.desk.dialogs.authorise import DirectorDialog
+from ui.desk.dialogs.bans import BansDialog
+from ui.desk.dialogs.cards import CardActionsDialog, ExceptionalCardDialog, ReprintQueueDialog
+from ui.desk.dialogs.observation import ObservationDialog
+from ui.desk.dialogs.official import OfficialDialog
+from ui.desk.dialogs.pin import PinDialog
+from ui.desk.dialogs.printer import PrinterDialog
+from ui.desk.dialogs.settings import SettingsDialog
+from ui.desk.dialogs.staff import StaffDialog
+from ui.desk.dialogs.vouchers import VoucherIssueDialog, VouchersDialog
+from ui.desk.jobs import ImmediateRunner
+from ui.desk.session import DeskSession
+from ui.desk.wedge_filter import WedgeFilter
 
 ADMIN = Operator("admin1", "Admin One", frozenset({Role.ADMIN}))
 
@@ -67,7 +67,7 @@ EXPECTED: dict[str, tuple[str, str, type[QDialog] | None]] = {
 
 def screenshot(widget: QWidget, name: str) -> None:
     try:
-        from ui.screens import save_screenshot
+        from ui.desk.screens import save_screenshot
     except ImportError:
         return
     save_screenshot(widget, name)

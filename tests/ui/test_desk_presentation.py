@@ -22,9 +22,9 @@ from tests.ui.conftest import FakeSession
 from tests.ui.test_desk_menus import case, make_window, screenshot, window
 from tests.ui.test_translations import english  # noqa: F401  # the English fixture
 from ui.context import AppContext
-from ui.desk_window import DeskWindow
-from ui.dialogs.cards import CardActionsDialog
-from ui.theme import VERDICT_COLOURS
+from ui.desk.desk_window import DeskWindow
+from ui.desk.dialogs.cards import CardActionsDialog
+from ui.desk.theme import VERDICT_COLOURS
 
 __all__ = ["window"]  # the fixture: the desk window on the demo file (tests/ui/test_desk_menus)
 
@@ -41,7 +41,7 @@ def read(win: DeskWindow, lines: tuple[str, ...]) -> None:
 
 def visits(ctx: AppContext, lines: tuple[str, ...]) -> list[str]:
     from admission.ports import madrid_date
-    from ui.desk_flow import document_from_lines
+    from ui.desk.desk_flow import document_from_lines
 
     document, _ = document_from_lines(list(lines), madrid_date(ctx.clock.now()))
     assert document is not None

@@ -13,8 +13,8 @@ from admission.accounts import Operator, Role
 from tests.ui.conftest import CLERK, FakeSession
 from tests.ui.test_desk_menus import case, make_window, menus_of
 from ui.context import AppContext
-from ui.controller import DeskState
-from ui.desk_window import DeskWindow
+from ui.desk.controller import DeskState
+from ui.desk.desk_window import DeskWindow
 
 ADMIN = Operator("admin1", "Admin One", frozenset({Role.ADMIN}))
 ADMIN_AND_CLERK = Operator("ana", "Ana", frozenset({Role.ADMIN, Role.CLERK}))

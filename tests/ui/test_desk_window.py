@@ -24,18 +24,18 @@ from hardware.printer.fake import FakePrinter
 from hardware.sound import Sound, TonePlayer
 from tests.ui.conftest import CLERK, DIRECTOR, FakeSession
 from ui.context import AppContext
-from ui.demo_scenario import DemoCase, demo_cases, seed_demo_file
-from ui.desk_window import MENU_DIRECTION, DeskWindow, build_desk_window
-from ui.wedge_filter import WedgeFilter
-from ui.workers import StoreWorker
+from ui.desk.demo_scenario import DemoCase, demo_cases, seed_demo_file
+from ui.desk.desk_window import MENU_DIRECTION, DeskWindow, build_desk_window
+from ui.desk.wedge_filter import WedgeFilter
+from ui.desk.workers import StoreWorker
 
 WAIT = 10_000
 
 
 def screenshot(widget: QWidget, name: str) -> None:
-    if importlib.util.find_spec("ui.screens") is None:
+    if importlib.util.find_spec("ui.desk.screens") is None:
         return
-    from ui.screens import save_screenshot
+    from ui.desk.screens import save_screenshot
 
     save_screenshot(widget, name)
 
@@ -77,7 +77,7 @@ def scan(qtbot: QtBot, win: DeskWindow, wedge: WedgeFilter, lines: tuple[str, ..
 
 def visits_of(ctx: AppContext, lines: tuple[str, ...]) -> list[tuple[str, str, int | None]]:
     """(verdict, operator, card) of the visits in the file of the person of ``lines``."""
-    from ui.desk_flow import document_from_lines
+    from ui.desk.desk_flow import document_from_lines
 
     document, _ = document_from_lines(list(lines), madrid_date(ctx.clock.now()))
     assert document is not None
@@ -359,7 +359,7 @@ def test_a_device_answering_garbage_says_so(window: tuple[DeskWindow, WedgeFilte
 
 
 class SignalledSession(QObject):
-    """A session stand-in that signals, as ``ui.session.DeskSession`` does."""
+    """A session stand-in that signals, as ``ui.desk.session.DeskSession`` does."""
 
     locked = Signal()
     unlocked = Signal()
@@ -558,12 +558,12 @@ def test_a_scan_with_nobody_signed_in_is_refused_and_not_recorded(
 def test_the_desk_in_english_admits_and_refuses(
     qtbot: QtBot, demo_ctx: AppContext, session: FakeSession
 ) -> None:
-    if importlib.util.find_spec("ui.i18n") is None:
-        pytest.skip("no ui.i18n: the window has no translation")
+    if importlib.util.find_spec("ui.desk.i18n") is None:
+        pytest.skip("no ui.desk.i18n: the window has no translation")
     from PySide6.QtWidgets import QApplication
 
-    from ui.dialogs.common import set_language
-    from ui.i18n import install_translator
+    from ui.desk.dialogs.common import set_language
+    from ui.desk.i18n import install_translator
 
     app = QApplication.instance()
     assert isinstance(app, QApplication)
@@ -658,7 +658,7 @@ def unverifiable_window(
 
 
 def registry_of_visits(ctx: AppContext, lines: tuple[str, ...]) -> list[tuple[str, str]]:
-    from ui.desk_flow import document_from_lines
+    from ui.desk.desk_flow import document_from_lines
 
     document, _ = document_from_lines(list(lines), madrid_date(ctx.clock.now()))
     assert document is not None

@@ -22,10 +22,10 @@ from admission.vouchers.model import Voucher, VoucherStatus
 from tests.factories import dni, dni_document
 from tests.ui.conftest import CLERK, NOBODY_LISTED, seed_register
 from ui.context import AppContext
-from ui.dialogs.common import DialogCode
-from ui.dialogs.official import OfficialDialog
-from ui.dialogs.vouchers import VoucherIssueDialog, VouchersDialog, issue_voucher_dialog
-from ui.jobs import ImmediateRunner
+from ui.desk.dialogs.common import DialogCode
+from ui.desk.dialogs.official import OfficialDialog
+from ui.desk.dialogs.vouchers import VoucherIssueDialog, VouchersDialog, issue_voucher_dialog
+from ui.desk.jobs import ImmediateRunner
 
 RUNNER = ImmediateRunner()
 THURSDAY_NIGHT = datetime(2026, 12, 3, 21, 0, tzinfo=UTC)  # 22:00 in Madrid
@@ -33,7 +33,7 @@ THURSDAY_NIGHT = datetime(2026, 12, 3, 21, 0, tzinfo=UTC)  # 22:00 in Madrid
 
 def screenshot(widget: QWidget, name: str) -> None:
     try:
-        from ui.screens import save_screenshot
+        from ui.desk.screens import save_screenshot
     except ImportError:
         return
     save_screenshot(widget, name)

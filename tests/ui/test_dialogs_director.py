@@ -21,19 +21,19 @@ from admission.records import CardStatus, StaffRole
 from tests.factories import dni, dni_document
 from tests.ui.conftest import CLERK, DIRECTOR
 from ui.context import AppContext
-from ui.dialogs.bans import BansDialog
-from ui.dialogs.cards import CardActionsDialog, ExceptionalCardDialog, ReprintQueueDialog
-from ui.dialogs.common import DialogCode, StoreListings
-from ui.dialogs.printer import PrinterDialog
-from ui.dialogs.staff import StaffDialog
-from ui.jobs import ImmediateRunner
+from ui.desk.dialogs.bans import BansDialog
+from ui.desk.dialogs.cards import CardActionsDialog, ExceptionalCardDialog, ReprintQueueDialog
+from ui.desk.dialogs.common import DialogCode, StoreListings
+from ui.desk.dialogs.printer import PrinterDialog
+from ui.desk.dialogs.staff import StaffDialog
+from ui.desk.jobs import ImmediateRunner
 
 RUNNER = ImmediateRunner()
 
 
 def screenshot(widget: QWidget, name: str) -> None:
     try:
-        from ui.screens import save_screenshot
+        from ui.desk.screens import save_screenshot
     except ImportError:
         return
     save_screenshot(widget, name)
@@ -339,16 +339,16 @@ def test_the_printer_is_chosen_by_a_director_or_an_administrator(
 def test_dates_are_shown_in_madrid() -> None:
     from datetime import UTC, datetime
 
-    from ui.dialogs.common import local_date, local_time
+    from ui.desk.dialogs.common import local_date, local_time
 
     assert local_time(datetime(2026, 12, 3, 23, 30, tzinfo=UTC)) == "04/12/2026 00:30"
     assert local_date(date(2026, 12, 3)) == "03/12/2026"
 
 
 def test_the_dialogs_work_on_the_store_worker_thread(qtbot: QtBot, demo_ctx: AppContext) -> None:
-    """The window runs every file call on its one store thread (ui.workers.StoreWorker):
+    """The window runs every file call on its one store thread (ui.desk.workers.StoreWorker):
     the button waits for the answer, then the list shows the ban."""
-    from ui.workers import StoreWorker
+    from ui.desk.workers import StoreWorker
 
     worker = StoreWorker()
     try:
@@ -395,8 +395,8 @@ def unnamed_controls(widget: QWidget) -> list[str]:
 def test_every_control_of_every_dialog_has_an_accessible_name(
     qtbot: QtBot, demo_ctx: AppContext
 ) -> None:
-    from ui.dialogs.official import OfficialDialog
-    from ui.dialogs.vouchers import VoucherIssueDialog, VouchersDialog
+    from ui.desk.dialogs.official import OfficialDialog
+    from ui.desk.dialogs.vouchers import VoucherIssueDialog, VouchersDialog
 
     shown = document(demo_ctx)
     listings = StoreListings(demo_ctx.store)

@@ -15,8 +15,8 @@ from admission.clock import FixedClock
 from tests.ui.conftest import CLERK, DIRECTOR, NOBODY_LISTED, FakeSession, refresh_register
 from tests.ui.report_helpers import admit_at, report_service, screenshot
 from ui.context import AppContext
-from ui.dialogs.figures import FiguresDialog
-from ui.jobs import ImmediateRunner
+from ui.desk.dialogs.figures import FiguresDialog
+from ui.desk.jobs import ImmediateRunner
 
 TODAY = date(2026, 12, 3)
 

@@ -28,11 +28,11 @@ from admission.desk import AdmissionResult
 from admission.ports import madrid_date
 from admission.settings import Settings
 from tests.ui.test_desk_menus import type_burst
-from ui.app import AppStart, DeskShell, make_application
-from ui.demo_scenario import demo_cases
-from ui.dialogs.passphrase import PassphraseDialog
-from ui.dialogs.wizard import FirstRunWizard
-from ui.screens import save_screenshot
+from ui.desk.app import AppStart, DeskShell, make_application
+from ui.desk.demo_scenario import demo_cases
+from ui.desk.dialogs.passphrase import PassphraseDialog
+from ui.desk.dialogs.wizard import FirstRunWizard
+from ui.desk.screens import save_screenshot
 
 NOW = datetime(2026, 12, 3, 21, 30, tzinfo=UTC)  # a Thursday, 22:30 in Madrid
 PASSPHRASE = "la ruleta gira despacio en Madrid"
@@ -293,7 +293,7 @@ def test_a_fresh_install_admits_its_first_visitor_following_only_the_screens(
 
 
 def test_the_english_first_run(qtbot: QtBot, tmp_path: Path, no_keyring: None) -> None:
-    from ui.i18n import install_translator
+    from ui.desk.i18n import install_translator
 
     try:
         shell, _person, _elapsed, result = run_first_start(qtbot, tmp_path / "desk", "en")
@@ -344,7 +344,7 @@ def test_the_online_service_is_tested_alone_never_hidden_by_a_copy(
     from hardware.registry.fake import FakeRegistry
     from main import build_context, build_tools
     from tests.ui.conftest import seed_register
-    from ui.app import REGISTRY_PROBE_NUMBER, _test_registry
+    from ui.desk.app import REGISTRY_PROBE_NUMBER, _test_registry
 
     monkeypatch.delenv("ADMISSION_DB_KEY", raising=False)
     clock = FixedClock(NOW)
@@ -431,7 +431,7 @@ def test_the_online_service_test_goes_over_https_to_the_register(
     from tests.registry.pki import make_pki
     from tests.registry.reference_server import ReferenceRegister
     from tests.registry.test_keyring_settings import MemoryKeyring
-    from ui.app import _test_registry
+    from ui.desk.app import _test_registry
 
     monkeypatch.delenv("ADMISSION_DB_KEY", raising=False)
     previous = keyring.get_keyring()

@@ -17,9 +17,9 @@ from tests.ui.conftest import FakeSession
 from tests.ui.test_desk_menus import make_window, press, screenshot, window
 from tests.ui.test_translations import english  # noqa: F401  # the English fixture
 from ui.context import AppContext
-from ui.desk_window import DeskWindow
-from ui.dialogs.help import RegulationDialog
-from ui.help_menu import REGULATION_KEY, SHORTCUTS_KEY, HelpMenu
+from ui.desk.desk_window import DeskWindow
+from ui.desk.dialogs.help import RegulationDialog
+from ui.desk.help_menu import REGULATION_KEY, SHORTCUTS_KEY, HelpMenu
 
 __all__ = ["window"]  # the fixture: the desk window on the demo file (tests/ui/test_desk_menus)
 

@@ -27,13 +27,13 @@ from tests.ui.conftest import CLERK, DIRECTOR, FakeSession
 from tests.ui.report_helpers import screenshot
 from tests.ui.test_translations import english  # noqa: F401  # the English fixture
 from ui.context import AppContext
-from ui.controller import DeskState
-from ui.desk_menus import MENU_INSPECTION
-from ui.desk_window import MENU_ADMIN, MENU_DESK, MENU_DIRECTION, DeskWindow
-from ui.dialogs.inspection import InspectionDialog, InspectionScreen, default_export_name
-from ui.dialogs.manual_entry import ManualEntryDialog
-from ui.inspection_controller import InspectionController
-from ui.jobs import ImmediateRunner
+from ui.desk.controller import DeskState
+from ui.desk.desk_menus import MENU_INSPECTION
+from ui.desk.desk_window import MENU_ADMIN, MENU_DESK, MENU_DIRECTION, DeskWindow
+from ui.desk.dialogs.inspection import InspectionDialog, InspectionScreen, default_export_name
+from ui.desk.dialogs.manual_entry import ManualEntryDialog
+from ui.desk.inspection_controller import InspectionController
+from ui.desk.jobs import ImmediateRunner
 
 INSPECTOR = Operator("inspector1", "Inspectora Uno", frozenset({Role.INSPECTOR}))
 PURPOSE = "Expediente 12/2026 de la inspección"
@@ -411,8 +411,8 @@ def test_the_director_reaches_the_screen_from_the_inspection_menu(
 def test_an_inspector_only_sign_in_opens_the_inspector_screen(
     qtbot: QtBot, demo_ctx: AppContext, people: list[AdmissionResult]
 ) -> None:
-    from ui.demo_scenario import demo_cases
-    from ui.session import DeskSession
+    from ui.desk.demo_scenario import demo_cases
+    from ui.desk.session import DeskSession
 
     accounts = demo_ctx.accounts
     admin = accounts.create_account(
@@ -484,8 +484,12 @@ def test_the_new_screens_speak_english(
 ) -> None:
     from admission.data_protection import DataProtectionService
     from tests.ui.test_translations import TS, read_ts, spanish_left, visible_texts
-    from ui.dialogs.data_protection import AccessReportDialog, RectificationDialog, RetentionDialog
-    from ui.dialogs.figures import FiguresDialog
+    from ui.desk.dialogs.data_protection import (
+        AccessReportDialog,
+        RectificationDialog,
+        RetentionDialog,
+    )
+    from ui.desk.dialogs.figures import FiguresDialog
 
     screen = make_screen(qtbot, demo_ctx, DIRECTOR)
     screen.purpose_edit.setText(PURPOSE)

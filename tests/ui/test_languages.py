@@ -48,9 +48,9 @@ from pytestqt.qtbot import QtBot
 from admission.catalogue import entries
 from tests.ui.conftest import open_demo_shell
 from tests.ui.test_translations import TS, read_ts
-from ui.app import DeskShell
-from ui.demo_scenario import demo_cases
-from ui.widgets import WrappedLabel
+from ui.desk.app import DeskShell
+from ui.desk.demo_scenario import demo_cases
+from ui.desk.widgets import WrappedLabel
 
 LANGUAGES = ("es", "en")
 # keys that end the walk or need nothing but a key: not dialogs
@@ -239,14 +239,14 @@ def shell_in(
     yield open_in
     for shell in opened:
         shell.close()
-    from ui.i18n import install_translator
+    from ui.desk.i18n import install_translator
 
     install_translator(qapp, "es")
 
 
 def sweep_windows(main: QWidget, seen: dict[str, set[str]], prefix: str) -> None:
     """Read, screenshot and close every window on screen besides ``main``."""
-    from ui.screens import save_screenshot
+    from ui.desk.screens import save_screenshot
 
     for widget in QApplication.topLevelWidgets():
         if widget is main or not widget.isVisible() or type(widget).__name__ == "QTipLabel":
@@ -267,7 +267,7 @@ def sweep_windows(main: QWidget, seen: dict[str, set[str]], prefix: str) -> None
 
 def walk(qtbot: QtBot, shell: DeskShell, language: str) -> dict[str, set[str]]:
     """Every screen of the desk window in ``language``: name -> texts shown."""
-    from ui.screens import save_screenshot
+    from ui.desk.screens import save_screenshot
 
     window, ctx = shell.window, shell.ctx
     assert window is not None and ctx is not None
@@ -311,11 +311,11 @@ def start_dialogs(qtbot: QtBot, shell: DeskShell, language: str) -> dict[str, se
     """The dialogs before and around the desk: sign-in, unlock, the director's
     confirmation and every page of the first-run wizard."""
     from admission.settings import Settings
-    from ui.dialogs.authorise import DirectorDialog
-    from ui.dialogs.sign_in import SignInDialog, UnlockDialog
-    from ui.dialogs.wizard import FirstRunWizard
-    from ui.jobs import ImmediateRunner
-    from ui.screens import save_screenshot
+    from ui.desk.dialogs.authorise import DirectorDialog
+    from ui.desk.dialogs.sign_in import SignInDialog, UnlockDialog
+    from ui.desk.dialogs.wizard import FirstRunWizard
+    from ui.desk.jobs import ImmediateRunner
+    from ui.desk.screens import save_screenshot
 
     ctx, session = shell.ctx, shell.session
     assert ctx is not None and session is not None
@@ -421,12 +421,12 @@ def test_without_qts_spanish_its_buttons_are_caught(
     qtbot: QtBot, qapp: QApplication, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Qt's own buttons are Spanish only through qtbase_es.qm: without it the walk fails."""
-    import ui.i18n
-    from ui.i18n import install_translator
+    import ui.desk.i18n
+    from ui.desk.i18n import install_translator
 
     install_translator(qapp, "es")
     assert not Foreign("es").found_in(qt_message_box(qtbot))
-    monkeypatch.setattr(ui.i18n, "_qt_translator", lambda app, language: None)
+    monkeypatch.setattr(ui.desk.i18n, "_qt_translator", lambda app, language: None)
     install_translator(qapp, "es")
     try:
         caught = Foreign("es").found_in(qt_message_box(qtbot))

@@ -23,10 +23,10 @@ from admission.verdict import Outcome, Reason
 from tests.ui.conftest import DESK_T0, FakeSession
 from tests.ui.test_desk_menus import case, make_window, menus_of, press, screenshot
 from ui.context import AppContext
-from ui.controller import DeskState
-from ui.desk_window import DeskWindow
-from ui.dialogs.settings import RESTART_MARK, SettingsDialog
-from ui.workers import StoreWorker
+from ui.desk.controller import DeskState
+from ui.desk.desk_window import DeskWindow
+from ui.desk.dialogs.settings import RESTART_MARK, SettingsDialog
+from ui.desk.workers import StoreWorker
 
 ADMIN = Operator("admin1", "Admin One", frozenset({Role.ADMIN}))
 CLERK_AND_ADMIN = Operator("clerk9", "Clerk Nine", frozenset({Role.CLERK, Role.ADMIN}))
@@ -159,7 +159,7 @@ def test_a_save_is_in_force_within_a_second_on_the_store_worker(
 ) -> None:
     """The real worker thread: saved, reconfigured between two evaluations, applied."""
     from hardware.sound import TonePlayer
-    from ui.desk_window import build_desk_window
+    from ui.desk.desk_window import build_desk_window
 
     worker = StoreWorker()
     win = build_desk_window(
@@ -199,7 +199,7 @@ def test_a_save_is_in_force_within_a_second_on_the_store_worker(
 @pytest.fixture
 def shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
     from main import build_context, build_tools
-    from ui.app import AppStart, DeskShell, make_application
+    from ui.desk.app import AppStart, DeskShell, make_application
 
     monkeypatch.delenv("ADMISSION_DB_KEY", raising=False)
     clock = FixedClock(DESK_T0)
@@ -212,7 +212,7 @@ def shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
     assert desk_shell.open() is None
     yield desk_shell
     desk_shell.close()
-    from ui.i18n import install_translator
+    from ui.desk.i18n import install_translator
 
     install_translator(QApplication.instance(), "es")  # type: ignore[arg-type]
 
@@ -229,7 +229,7 @@ def approved_settings(win: DeskWindow, ctx: AppContext) -> SettingsDialog:
 
 
 def test_the_language_saved_turns_the_running_window(qtbot: QtBot, shell: object) -> None:
-    from ui.app import DeskShell
+    from ui.desk.app import DeskShell
 
     assert isinstance(shell, DeskShell) and shell.window is not None and shell.ctx is not None
     first = shell.window
@@ -271,7 +271,7 @@ def test_the_register_copy_age_saved_applies_to_the_next_check(
 def test_a_device_saved_builds_the_window_again_and_others_do_not(
     qtbot: QtBot, shell: object
 ) -> None:
-    from ui.app import DeskShell
+    from ui.desk.app import DeskShell
 
     assert isinstance(shell, DeskShell) and shell.window is not None and shell.ctx is not None
     first = shell.window
@@ -296,7 +296,7 @@ def test_the_window_waits_for_the_verdict_on_screen_before_turning(
     """Saved while a visitor's ADMIT is on screen: the window keeps it until the clerk
     settles it (Enter here), then turns to the language saved - nothing dismissed on
     the clerk's behalf."""
-    from ui.app import DeskShell
+    from ui.desk.app import DeskShell
 
     assert isinstance(shell, DeskShell) and shell.window is not None and shell.ctx is not None
     first = shell.window

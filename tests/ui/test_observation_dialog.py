@@ -18,9 +18,9 @@ from admission.clock import FixedClock
 from tests.ui.conftest import DIRECTOR, FakeSession, english
 from tests.ui.test_desk_menus import case, make_window, menus_of, press, screenshot, window
 from ui.context import AppContext
-from ui.controller import DeskState
-from ui.desk_window import DeskWindow
-from ui.dialogs.observation import ObservationDialog
+from ui.desk.controller import DeskState
+from ui.desk.desk_window import DeskWindow
+from ui.desk.dialogs.observation import ObservationDialog
 
 ADMIN = Operator("admin1", "Admin One", frozenset({Role.ADMIN}))
 NOTE = "Pidio la hoja de reclamaciones por la espera"  # typed: QTest types ASCII

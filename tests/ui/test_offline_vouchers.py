@@ -30,11 +30,11 @@ from db.pg.latency import PgLinkCode
 from tests.ui.conftest import FakeSession
 from tests.ui.test_desk_menus import make_window as desk_menus_window
 from ui.context import AppContext
-from ui.controller import DeskState
-from ui.demo_scenario import DemoCase, demo_cases
-from ui.desk_flow import document_from_lines
-from ui.desk_window import DeskWindow
-from ui.dialogs.vouchers import OfflineVoucherDialog, VoucherIssueDialog, VouchersDialog
+from ui.desk.controller import DeskState
+from ui.desk.demo_scenario import DemoCase, demo_cases
+from ui.desk.desk_flow import document_from_lines
+from ui.desk.desk_window import DeskWindow
+from ui.desk.dialogs.vouchers import OfflineVoucherDialog, VoucherIssueDialog, VouchersDialog
 
 
 def make_window(qtbot: QtBot, ctx: AppContext, session: object) -> DeskWindow:

@@ -18,9 +18,9 @@ from admission.verdict import Outcome
 from tests.ui.conftest import FakeSession
 from tests.ui.test_controller import WAIT, _denials, _minor_lines, controller, people, show, worker
 from ui.context import AppContext
-from ui.controller import DeskController, DeskState
-from ui.desk_flow import DeskVerdict, document_from_lines
-from ui.workers import StoreWorker
+from ui.desk.controller import DeskController, DeskState
+from ui.desk.desk_flow import DeskVerdict, document_from_lines
+from ui.desk.workers import StoreWorker
 
 __all__ = ["controller", "worker"]  # fixtures: the controller on the demo file, its worker
 

@@ -26,14 +26,14 @@ from tests.ui.test_session import PASSWORDS, ctx, session
 from tests.ui.test_session import _button as button
 from tests.ui.test_session import _field as field
 from ui.context import AppContext
-from ui.controller import DeskState
-from ui.demo_scenario import seed_demo_file
-from ui.desk_window import build_desk_window
-from ui.dialogs.authorise import DirectorDialog, ask_director
-from ui.dialogs.pin import PinDialog
-from ui.dialogs.sign_in import SignInDialog, UnlockDialog
-from ui.jobs import ImmediateRunner
-from ui.session import DeskSession
+from ui.desk.controller import DeskState
+from ui.desk.demo_scenario import seed_demo_file
+from ui.desk.desk_window import build_desk_window
+from ui.desk.dialogs.authorise import DirectorDialog, ask_director
+from ui.desk.dialogs.pin import PinDialog
+from ui.desk.dialogs.sign_in import SignInDialog, UnlockDialog
+from ui.desk.jobs import ImmediateRunner
+from ui.desk.session import DeskSession
 
 __all__ = ["ctx", "session"]  # fixtures: an admin, a clerk and a director; their desk session
 
@@ -218,7 +218,7 @@ def test_a_clerks_session_still_needs_the_directors_own_name_and_password(
 def test_the_window_asks_the_director_in_session_for_the_pin_of_an_override(
     qtbot: QtBot, session: DeskSession, ctx: AppContext
 ) -> None:
-    """The window's authorisation as the app wires it (ui.app: ``signed_in`` is the
+    """The window's authorisation as the app wires it (ui.desk.app: ``signed_in`` is the
     session's operator): Enter on a SUPERVISOR verdict, the PIN, and the card."""
     with_pin(ctx, "director", DIRECTOR_PIN)
     director = session.sign_in("director", PASSWORDS["director"])
@@ -284,11 +284,11 @@ def test_the_dialogs_in_english(qtbot: QtBot, session: DeskSession, ctx: AppCont
 def test_the_desk_shell_unlocks_with_the_pin_and_asks_its_director_for_the_pin(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """The application as it runs (ui.app.DeskShell on the demo file): the idle lock's
+    """The application as it runs (ui.desk.app.DeskShell on the demo file): the idle lock's
     dialog takes the clerk's PIN, and the window's director authorisation, with the
     director signed in, has the name filled in and takes the director's PIN."""
 
-    from ui.app import DEMO_ACCOUNTS, make_application
+    from ui.desk.app import DEMO_ACCOUNTS, make_application
 
     app = make_application()
     monkeypatch.delenv("ADMISSION_DB_KEY", raising=False)

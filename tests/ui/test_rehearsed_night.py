@@ -1,5 +1,5 @@
 """A rehearsed night at the counter (arts. 20-23, 27): the desk as it runs
-(``ui.app.DeskShell`` on the demo's SQLCipher file, its store worker thread, the demo's
+(``ui.desk.app.DeskShell`` on the demo's SQLCipher file, its store worker thread, the demo's
 PDF-folder card printer, the idle lock, the settings dialog and the window rebuilt in
 the language saved) takes 300 planned presentations from 20:00 to past closing (and
 the ones the register and the idle lock send back to the end of the queue), the clock
@@ -46,10 +46,10 @@ from hardware.printer.fake import FakePrinter
 from tests.ui.conftest import DESK_T0
 from tests.ui.test_desk_menus import screenshot
 from tests.ui.test_desk_window import win_worker_idle
-from ui.demo_scenario import demo_cases
-from ui.desk_flow import DeskVerdict, document_from_lines
-from ui.desk_window import DeskWindow
-from ui.dialogs.settings import SettingsDialog
+from ui.desk.demo_scenario import demo_cases
+from ui.desk.desk_flow import DeskVerdict, document_from_lines
+from ui.desk.desk_window import DeskWindow
+from ui.desk.dialogs.settings import SettingsDialog
 
 WAIT = 10_000
 PRESENTATIONS = 300
@@ -140,7 +140,7 @@ def script(today: datetime) -> list[Step]:
 @pytest.fixture
 def shell(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[object]:
     from main import build_context, build_tools
-    from ui.app import AppStart, DeskShell, make_application
+    from ui.desk.app import AppStart, DeskShell, make_application
 
     monkeypatch.delenv("ADMISSION_DB_KEY", raising=False)
     clock = FixedClock(T_IMPORT)  # the demo seeds its RIAJ copy as the desk opens
@@ -160,7 +160,7 @@ class Night:
     """Plays the script on the shell's current window and keeps what is expected."""
 
     def __init__(self, qtbot: QtBot, shell: object) -> None:
-        from ui.app import DeskShell
+        from ui.desk.app import DeskShell
 
         assert isinstance(shell, DeskShell) and shell.ctx is not None
         assert shell.session is not None
@@ -591,7 +591,7 @@ def test_a_rehearsed_night_leaves_exactly_what_was_played_in_the_file(
     ctx, clock = night.ctx, night.clock
     clerk = night.session.operator
     assert clerk is not None
-    from ui.app import DEMO_ACCOUNTS
+    from ui.desk.app import DEMO_ACCOUNTS
 
     password = next(a[2] for a in DEMO_ACCOUNTS if a[0] == clerk.username)
     ctx.accounts.set_pin(clerk, password, CLERK_PIN)

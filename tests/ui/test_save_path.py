@@ -12,7 +12,7 @@ from PySide6.QtCore import QStandardPaths
 from PySide6.QtWidgets import QFileDialog, QWidget
 from pytestqt.qtbot import QtBot
 
-from ui.dialogs.save_path import ask_save_path, documents_folder
+from ui.desk.dialogs.save_path import ask_save_path, documents_folder
 
 
 @pytest.fixture

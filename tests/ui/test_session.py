@@ -19,9 +19,9 @@ from admission.clock import FixedClock
 from db.accounts import Argon2Hasher, SqlAccounts
 from tests.ui.conftest import DESK_T0
 from ui.context import AppContext
-from ui.dialogs.authorise import DirectorDialog, ask_director
-from ui.dialogs.sign_in import SignInDialog, UnlockDialog
-from ui.session import ActivityFilter, DeskSession
+from ui.desk.dialogs.authorise import DirectorDialog, ask_director
+from ui.desk.dialogs.sign_in import SignInDialog, UnlockDialog
+from ui.desk.session import ActivityFilter, DeskSession
 
 CHEAP = {"time_cost": 1, "memory_cost": 8, "parallelism": 1}
 PASSWORDS = {"admin": "admin-secret-1", "clerk": "clerk-secret-1", "director": "director-secret-1"}
@@ -30,7 +30,7 @@ WRONG = "wrong-password"
 
 def _screenshot(widget: QWidget, name: str) -> None:
     try:
-        from ui.screens import save_screenshot
+        from ui.desk.screens import save_screenshot
     except ImportError:
         return
     save_screenshot(widget, name)

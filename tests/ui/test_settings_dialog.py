@@ -13,9 +13,9 @@ from pytestqt.qtbot import QtBot
 from admission.accounts import Operator, Role
 from admission.catalogue import text
 from admission.settings import Settings
-from ui.dialogs.common import DialogCode
-from ui.dialogs.settings import SettingsDialog
-from ui.jobs import ImmediateRunner
+from ui.desk.dialogs.common import DialogCode
+from ui.desk.dialogs.settings import SettingsDialog
+from ui.desk.jobs import ImmediateRunner
 
 ADMIN = Operator("admin", "Admin", frozenset({Role.ADMIN}))
 DIRECTOR = Operator("director1", "Director", frozenset({Role.DIRECTOR}))
@@ -23,7 +23,7 @@ DIRECTOR = Operator("director1", "Director", frozenset({Role.DIRECTOR}))
 
 def screenshot(widget: QWidget, name: str) -> None:
     try:
-        from ui.screens import save_screenshot
+        from ui.desk.screens import save_screenshot
     except ImportError:
         return
     save_screenshot(widget, name)

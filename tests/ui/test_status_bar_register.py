@@ -7,7 +7,7 @@ from __future__ import annotations
 from pytestqt.qtbot import QtBot
 
 from admission.catalogue import text
-from ui.widgets.status_bar import DeskStatusBar
+from ui.desk.widgets.status_bar import DeskStatusBar
 
 
 def test_a_fresh_copy_clears_the_registers_old_problem(qtbot: QtBot) -> None:

@@ -106,8 +106,8 @@ def spanish_left(texts: set[str], entries: Entries) -> list[str]:
 
 @pytest.fixture
 def english(tmp_path: Path) -> Iterator[QApplication]:
-    from ui.app import make_application
-    from ui.i18n import install_translator
+    from ui.desk.app import make_application
+    from ui.desk.i18n import install_translator
 
     app = make_application()
     translator = install_translator(app, "en")
@@ -150,8 +150,8 @@ def test_the_desk_window_speaks_english(
 
 
 def _screenshot(widget: QWidget, name: str) -> None:
-    if _module("ui.screens"):
-        from ui.screens import save_screenshot
+    if _module("ui.desk.screens"):
+        from ui.desk.screens import save_screenshot
 
         save_screenshot(widget, name)
 
@@ -160,12 +160,12 @@ def _dialogs(tmp_path: Path) -> list[tuple[str, Callable[[], QWidget]]]:
     """The dialogs that open without a visitor file (each built only if its module is
     there)."""
     found: list[tuple[str, Callable[[], QWidget]]] = []
-    if _module("ui.dialogs.wizard"):
+    if _module("ui.desk.dialogs.wizard"):
 
         def wizard() -> QWidget:
             from admission.settings import Settings
-            from ui.dialogs.wizard import FirstRunWizard
-            from ui.jobs import ImmediateRunner
+            from ui.desk.dialogs.wizard import FirstRunWizard
+            from ui.desk.jobs import ImmediateRunner
 
             return FirstRunWizard(
                 Settings(),
@@ -193,19 +193,19 @@ def test_the_dialogs_speak_english(
     entries = read_ts(TS)
     left: dict[str, list[str]] = {}
     builders = _dialogs(tmp_path)
-    if _module("ui.dialogs.sign_in") and _module("ui.session"):
+    if _module("ui.desk.dialogs.sign_in") and _module("ui.desk.session"):
 
         def sign_in() -> QWidget:
-            from ui.dialogs.sign_in import SignInDialog
-            from ui.session import DeskSession
+            from ui.desk.dialogs.sign_in import SignInDialog
+            from ui.desk.session import DeskSession
 
             return SignInDialog(DeskSession.for_context(ctx), lang="en")
 
         builders.append(("sign-in", sign_in))
-    if _module("ui.dialogs.authorise"):
+    if _module("ui.desk.dialogs.authorise"):
 
         def director() -> QWidget:
-            from ui.dialogs.authorise import DirectorDialog
+            from ui.desk.dialogs.authorise import DirectorDialog
 
             return DirectorDialog(ctx.accounts, "EXCEPTIONAL_CARD", None, lang="en")
 

@@ -29,24 +29,24 @@ from admission.ports import madrid_date
 from hardware.sound import TonePlayer
 from tests.ui.conftest import DIRECTOR, FakeSession
 from ui.context import AppContext
-from ui.demo_scenario import demo_cases, seed_demo_file
-from ui.desk_window import DeskWindow, build_desk_window
-from ui.wedge_filter import WedgeFilter
-from ui.widgets import ElidedLabel, WrappedLabel
-from ui.widgets.counters import CountersPanel
-from ui.widgets.identity import IdentityPanel
-from ui.widgets.preview import CameraPreview
-from ui.widgets.status_bar import DeskStatusBar
-from ui.widgets.verdict import VerdictBanner
+from ui.desk.demo_scenario import demo_cases, seed_demo_file
+from ui.desk.desk_window import DeskWindow, build_desk_window
+from ui.desk.wedge_filter import WedgeFilter
+from ui.desk.widgets import ElidedLabel, WrappedLabel
+from ui.desk.widgets.counters import CountersPanel
+from ui.desk.widgets.identity import IdentityPanel
+from ui.desk.widgets.preview import CameraPreview
+from ui.desk.widgets.status_bar import DeskStatusBar
+from ui.desk.widgets.verdict import VerdictBanner
 
 WAIT = 10_000
 CONTROLS = (QAbstractButton, QLineEdit, QComboBox, QAbstractItemView)
 
 
 def screenshot(widget: QWidget, name: str) -> None:
-    if importlib.util.find_spec("ui.screens") is None:
+    if importlib.util.find_spec("ui.desk.screens") is None:
         return
-    from ui.screens import save_screenshot
+    from ui.desk.screens import save_screenshot
 
     save_screenshot(widget, name)
 
@@ -197,8 +197,8 @@ def status_words_whole(win: DeskWindow) -> list[str]:
 
 @pytest.fixture
 def dark(qapp: QApplication) -> Iterator[None]:
-    """The desk's own theme (12 pt, Fusion, dark) as ``ui.app`` applies it; restored."""
-    from ui.theme import apply_dark_theme
+    """The desk's own theme (12 pt, Fusion, dark) as ``ui.desk.app`` applies it; restored."""
+    from ui.desk.theme import apply_dark_theme
 
     style, palette, font, sheet = (
         qapp.style().name(),

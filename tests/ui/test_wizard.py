@@ -13,16 +13,16 @@ from admission.devices import DeviceStatus
 from admission.errors import AdmissionError
 from admission.settings import Settings
 from tests.ui.test_dialogs_director import unnamed_controls
-from ui.dialogs.common import DialogCode
-from ui.dialogs.wizard import FirstRunWizard
-from ui.jobs import ImmediateRunner
+from ui.desk.dialogs.common import DialogCode
+from ui.desk.dialogs.wizard import FirstRunWizard
+from ui.desk.jobs import ImmediateRunner
 
 WAIT = 5000
 
 
 def screenshot(widget: QWidget, name: str) -> None:
     try:
-        from ui.screens import save_screenshot
+        from ui.desk.screens import save_screenshot
     except ImportError:
         return
     save_screenshot(widget, name)
@@ -243,7 +243,7 @@ def test_a_folder_whose_file_exists_goes_on_to_the_administrator(
 
 def test_the_wizard_on_the_store_worker_thread(qtbot: QtBot, tmp_path: Path) -> None:
     """The app runs the file's creation and the account's on its store thread."""
-    from ui.workers import StoreWorker
+    from ui.desk.workers import StoreWorker
 
     calls = Calls()
     worker = StoreWorker()
@@ -312,7 +312,7 @@ def test_with_a_keyring_enter_alone_makes_the_file_and_never_cancels(
 def test_the_register_page_needs_an_answered_test_before_going_on(
     qtbot: QtBot, tmp_path: Path
 ) -> None:
-    from ui.dialogs.wizard import RegistryImported
+    from ui.desk.dialogs.wizard import RegistryImported
 
     calls = Calls()
     answers = [_answer("UNVERIFIABLE", "REGISTRY_TIMEOUT"), _answer("NOT_LISTED")]

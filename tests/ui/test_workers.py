@@ -25,8 +25,8 @@ from admission.frames import Frame
 from admission.mrz.burst import BurstDiscarded, BurstHint, CodeScanned, MrzScanned
 from hardware.camera.fake import FakeCamera
 from hardware.mrz.live import LiveUpdate, Quality
-from ui.desk_flow import DeskFlowCode
-from ui.workers import CameraWorker, DeviceWatch, ReaderWorker, StoreWorker, frame_to_image
+from ui.desk.desk_flow import DeskFlowCode
+from ui.desk.workers import CameraWorker, DeviceWatch, ReaderWorker, StoreWorker, frame_to_image
 
 WAIT = 5_000
 

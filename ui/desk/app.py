@@ -6,9 +6,9 @@ demo's devices. This module never imports ``main`` and builds no adapter.
 
 The start path (:func:`start_path`):
 
-* real file, no account yet -> the first-run wizard (``ui.dialogs.wizard``) creates
+* real file, no account yet -> the first-run wizard (``ui.desk.dialogs.wizard``) creates
   the first administrator (art. 20.3: every admission names who made it);
-* real file with accounts -> the sign-in dialog (``ui.dialogs.sign_in``);
+* real file with accounts -> the sign-in dialog (``ui.desk.dialogs.sign_in``);
 * demo -> the demo file is seeded (invented people listed, banned, employed), a clerk
   and a director with public demo passwords exist, the clerk is signed in; a DEMO banner
   stays on the window for as long as it is open.
@@ -45,10 +45,10 @@ from admission.accounts import Operator, Role
 from admission.catalogue import text
 from admission.codes import Code
 from admission.errors import AdmissionError
-from ui.i18n import install_translator
-from ui.session import DeskSession
-from ui.theme import apply_dark_theme, apply_theme
-from ui.window_geometry import restore_window, save_window
+from ui.desk.i18n import install_translator
+from ui.desk.session import DeskSession
+from ui.desk.theme import apply_dark_theme, apply_theme
+from ui.desk.window_geometry import restore_window, save_window
 
 if TYPE_CHECKING:
     from PySide6.QtCore import QTranslator
@@ -56,8 +56,8 @@ if TYPE_CHECKING:
     from admission.accounts import AccountService
     from admission.devices import Camera, DocumentReader
     from ui.context import AppContext, Tools
-    from ui.demo_scenario import DemoDevices
-    from ui.desk_window import DeskWindow
+    from ui.desk.demo_scenario import DemoDevices
+    from ui.desk.desk_window import DeskWindow
 
 __all__ = [
     "DEMO_ACCOUNTS",
@@ -320,7 +320,7 @@ class DeskShell(QObject):
         the window waits for it, never dismissing it on the clerk's behalf."""
         if self._closing or self.window is None or self.ctx is None or self.session is None:
             return
-        from ui.controller import DeskState
+        from ui.desk.controller import DeskState
 
         old = self.window
         if old.controller.state not in (DeskState.IDLE, DeskState.RECORDED):
@@ -346,7 +346,7 @@ class DeskShell(QObject):
     def _unlock(self) -> None:
         """An idle desk locks; only its operator's password opens it, or another
         person signs in instead ("Cambiar de operador")."""
-        from ui.dialogs.sign_in import UnlockDialog
+        from ui.desk.dialogs.sign_in import UnlockDialog
 
         if self.session is None or not self.session.is_locked or self._asking:
             return
@@ -378,7 +378,7 @@ class DeskShell(QObject):
         """The visitor file; a desk whose server does not answer at start-up says so and
         offers to try again (the accounts are on the server too: nobody can sign in,
         nor be admitted, until it answers - arts. 20.3, 154-155)."""
-        from ui.desk_window import SERVER_SILENT
+        from ui.desk.desk_window import SERVER_SILENT
 
         while True:
             try:
@@ -446,7 +446,7 @@ class DeskShell(QObject):
         source = self.start.passphrase
         if source is None or self.start.smoke or not source.needed():
             return False
-        from ui.dialogs.passphrase import PassphraseDialog
+        from ui.desk.dialogs.passphrase import PassphraseDialog
 
         source.forget()
         dialog = PassphraseDialog(wrong=wrong)
@@ -464,8 +464,8 @@ class DeskShell(QObject):
         the casino and the printer. Then the file is opened again with the settings the
         wizard wrote. False when the wizard was closed before the end."""
         assert self.tools is not None
-        from ui.dialogs.wizard import FirstRunWizard
-        from ui.workers import StoreWorker
+        from ui.desk.dialogs.wizard import FirstRunWizard
+        from ui.desk.workers import StoreWorker
 
         tools = self.tools
         runner = StoreWorker(self)
@@ -525,7 +525,7 @@ class DeskShell(QObject):
         return self.ctx is not None
 
     def _demo_sign_in(self, ctx: AppContext, session: DeskSession) -> None:
-        from ui.demo_scenario import seed_demo_file
+        from ui.desk.demo_scenario import seed_demo_file
 
         seed_demo_file(ctx)
         if self.start.demo_devices is not None:
@@ -533,7 +533,7 @@ class DeskShell(QObject):
         session.sign_in(*ensure_demo_accounts(ctx.accounts))
 
     def _sign_in(self, session: DeskSession) -> bool:
-        from ui.dialogs.sign_in import SignInDialog
+        from ui.desk.dialogs.sign_in import SignInDialog
 
         dialog = SignInDialog(session, lang=self.language())
         try:
@@ -544,10 +544,10 @@ class DeskShell(QObject):
     def _build_window(self, ctx: AppContext, session: DeskSession) -> DeskWindow:
         """The desk window over the context, with the readers and the camera: the demo's
         (scenario camera, demo reader) or the configured ones."""
-        from ui.desk_window import build_desk_window
-        from ui.dialogs.authorise import ask_director
-        from ui.session import ActivityFilter
-        from ui.wedge_filter import WedgeFilter
+        from ui.desk.desk_window import build_desk_window
+        from ui.desk.dialogs.authorise import ask_director
+        from ui.desk.session import ActivityFilter
+        from ui.desk.wedge_filter import WedgeFilter
 
         lang = self.language()
         camera: Callable[[], Camera] | None
@@ -610,7 +610,7 @@ REGISTRY_PROBE_NUMBER = "00000000T"
 
 def _import_registry(ctx: AppContext | None, path: Path) -> Any:
     """The wizard's RIAJ copy: imported into the file as ``registry import`` does."""
-    from ui.dialogs.wizard import RegistryImported
+    from ui.desk.dialogs.wizard import RegistryImported
 
     if ctx is None:
         raise AdmissionError("the visitor file is not open")
@@ -646,7 +646,7 @@ def _test_registry(tools: Tools, ctx: AppContext | None) -> Any:
 def _is_unavailable(code: str) -> bool:
     from admission.devices import DeviceErrorCode
     from admission.errors import StoreErrorCode
-    from ui.desk_window import SERVER_SILENT
+    from ui.desk.desk_window import SERVER_SILENT
 
     return (
         isinstance(code, StoreErrorCode | DeviceErrorCode)
@@ -704,7 +704,7 @@ class SmokeRun(QObject):
         guard.start()
         folder = self._pdf_folder()
         self._pdfs_before = {p.name for p in folder.glob("*.pdf")} if folder.is_dir() else set()
-        from ui.demo_scenario import smoke_case
+        from ui.desk.demo_scenario import smoke_case
 
         case = smoke_case(self.shell.ctx.tools.today(), devices.salt)
         QTimer.singleShot(300, lambda: devices.reader.present(case.lines))
@@ -745,7 +745,7 @@ class SmokeRun(QObject):
         if self.shell.window is None:
             return
         try:
-            from ui.screens import save_screenshot
+            from ui.desk.screens import save_screenshot
 
             save_screenshot(self.shell.window, name)
         except (OSError, ValueError) as exc:

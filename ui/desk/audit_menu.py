@@ -15,9 +15,9 @@ from PySide6.QtGui import QAction
 from admission.accounts import Operator, Role
 from admission.audit_trail import AuditTrailService
 from admission.reports import ExportTarget
-from ui.desk_menus import shortcut_action
-from ui.dialogs.audit_trail import AuditTrailDialog
-from ui.jobs import JobRunner
+from ui.desk.desk_menus import shortcut_action
+from ui.desk.dialogs.audit_trail import AuditTrailDialog
+from ui.desk.jobs import JobRunner
 
 if TYPE_CHECKING:
     from PySide6.QtWidgets import QMainWindow

@@ -55,7 +55,7 @@ from admission.identity import IdentityKey
 from admission.ports import madrid_date
 from admission.registry.port import RegistryErrorCode
 from admission.verdict import Outcome
-from ui.desk_flow import (
+from ui.desk.desk_flow import (
     MAX_WAITING,
     RECORDED_WHEN_SHOWN,
     DeskFlowCode,
@@ -70,9 +70,9 @@ from ui.desk_flow import (
     record_as_shown,
     record_dismissal,
 )
-from ui.dialogs.common import message
-from ui.jobs import JobRunner
-from ui.workers import CameraWorker
+from ui.desk.dialogs.common import message
+from ui.desk.jobs import JobRunner
+from ui.desk.workers import CameraWorker
 
 if TYPE_CHECKING:
     from hardware.printer.service import PrintOutcome
@@ -96,7 +96,7 @@ class DeskState(Enum):
 
 
 def _message(code: str) -> str:
-    """The catalogue's text in the window's language (``ui.i18n`` sets it)."""
+    """The catalogue's text in the window's language (``ui.desk.i18n`` sets it)."""
     return message(code)
 
 

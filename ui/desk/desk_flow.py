@@ -89,7 +89,7 @@ class DeskFlowCode(Code):
 
 
 class SessionView(Protocol):
-    """What the controller reads of the signed-in session (ui.session.DeskSession)."""
+    """What the controller reads of the signed-in session (ui.desk.session.DeskSession)."""
 
     @property
     def operator(self) -> Operator | None: ...

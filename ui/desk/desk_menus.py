@@ -48,32 +48,32 @@ from admission.records import Observation, Visitor
 from admission.settings import needs_restart
 from admission.settings_record import record_saved_settings
 from admission.verdict import Outcome
-from ui.controller import DeskState
-from ui.desk_flow import DeskFlowCode
-from ui.dialogs.accounts import AccountsDialog
-from ui.dialogs.accounts import ask_admin as ask_admin_credentials
-from ui.dialogs.bans import BansDialog
-from ui.dialogs.cards import CardActionsDialog, ExceptionalCardDialog, ReprintQueueDialog
-from ui.dialogs.common import DialogCode, StoreListings, bounded, message
-from ui.dialogs.data_protection import AccessReportDialog, RectificationDialog, RetentionDialog
-from ui.dialogs.figures import FiguresDialog
-from ui.dialogs.inspection import InspectionDialog
-from ui.dialogs.observation import ObservationDialog
-from ui.dialogs.official import OfficialDialog
-from ui.dialogs.pin import PinDialog
-from ui.dialogs.printer import PrinterDialog
-from ui.dialogs.settings import SettingsDialog
-from ui.dialogs.staff import StaffDialog
-from ui.dialogs.vouchers import VouchersDialog, issue_voucher_dialog, offline_voucher_dialog
-from ui.inspection_controller import inspection_controller
-from ui.jobs import JobRunner
+from ui.desk.controller import DeskState
+from ui.desk.desk_flow import DeskFlowCode
+from ui.desk.dialogs.accounts import AccountsDialog
+from ui.desk.dialogs.accounts import ask_admin as ask_admin_credentials
+from ui.desk.dialogs.bans import BansDialog
+from ui.desk.dialogs.cards import CardActionsDialog, ExceptionalCardDialog, ReprintQueueDialog
+from ui.desk.dialogs.common import DialogCode, StoreListings, bounded, message
+from ui.desk.dialogs.data_protection import AccessReportDialog, RectificationDialog, RetentionDialog
+from ui.desk.dialogs.figures import FiguresDialog
+from ui.desk.dialogs.inspection import InspectionDialog
+from ui.desk.dialogs.observation import ObservationDialog
+from ui.desk.dialogs.official import OfficialDialog
+from ui.desk.dialogs.pin import PinDialog
+from ui.desk.dialogs.printer import PrinterDialog
+from ui.desk.dialogs.settings import SettingsDialog
+from ui.desk.dialogs.staff import StaffDialog
+from ui.desk.dialogs.vouchers import VouchersDialog, issue_voucher_dialog, offline_voucher_dialog
+from ui.desk.inspection_controller import inspection_controller
+from ui.desk.jobs import JobRunner
 
 if TYPE_CHECKING:
     from admission.desk import AdmissionResult
     from admission.reports import ReportService
     from admission.vouchers.model import Voucher
     from db.offline_queue import QueuedVoucher
-    from ui.desk_window import DeskWindow
+    from ui.desk.desk_window import DeskWindow
 
 __all__ = [
     "MENU_ADMIN",

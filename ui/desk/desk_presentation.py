@@ -1,6 +1,6 @@
 """The desk window's side of one presentation, one record (arts. 20.3, 22).
 
-The controller (:class:`ui.controller.DeskController`) decides what a presentation is;
+The controller (:class:`ui.desk.controller.DeskController`) decides what a presentation is;
 this part of the window says it to the clerk:
 
 * a verdict on screen is never replaced silently: a document read behind it waits, and
@@ -28,12 +28,12 @@ from admission.desk import OVERRIDABLE, AdmissionResult, Evaluation
 from admission.devices import Sound
 from admission.records import CardRecord
 from admission.verdict import Outcome, Reason
-from ui.controller import DeskState
-from ui.dialogs.cards import CardActionsDialog
-from ui.dialogs.common import bounded, local_date, message
+from ui.desk.controller import DeskState
+from ui.desk.dialogs.cards import CardActionsDialog
+from ui.desk.dialogs.common import bounded, local_date, message
 
 if TYPE_CHECKING:
-    from ui.desk_window import DeskWindow
+    from ui.desk.desk_window import DeskWindow
 
 __all__ = ["REPRINT_HELD_KEYS", "WAITING_COLOUR", "PresentationView"]
 

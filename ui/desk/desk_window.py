@@ -1,7 +1,7 @@
 """``DeskWindow``: the admission desk's main window (arts. 20-23 of Decreto 58/2006).
 
 Composes the panels (verdict banner, identity, camera preview, counters, status bar)
-over a :class:`ui.controller.DeskController` and gives the clerk the keys: a good
+over a :class:`ui.desk.controller.DeskController` and gives the clerk the keys: a good
 document needs at most one key press after the scan -
 
 * Enter: record the verdict on screen and print the card (once; art. 22);
@@ -12,12 +12,12 @@ document needs at most one key press after the scan -
 A desk of the casino's server (arts. 154-155) that cannot reach it admits nobody on its
 own (art. 22.1: one card sequence for the operating unit): the window says so at once,
 a document read or typed is shown but not evaluated, Enter records nothing, and F9
-gives the provisional voucher of art. 23.4 (``ui.dialogs.vouchers.OfflineVoucherDialog``)
+gives the provisional voucher of art. 23.4 (``ui.desk.dialogs.vouchers.OfflineVoucherDialog``)
 under a local reference, numbered on the server when it answers again - the window
 then says which reference got which number.
 
 The menus (Admisión, Dirección, Administración, Sesión) carry every dialog with its
-shortcut: :mod:`ui.desk_menus`, attached by :func:`build_desk_window`; more actions can
+shortcut: :mod:`ui.desk.desk_menus`, attached by :func:`build_desk_window`; more actions can
 be added with ``window.add_action(MENU_DIRECTION, action)``.
 
 While a modal dialog is open (a director's authorisation, a voucher, the settings) a
@@ -27,7 +27,7 @@ dialog never changes under the person deciding on it (arts. 20.3, 23.4-5).
 
 The keyboard-wedge filter is installed on the application by the window's owner;
 ``window.connect_wedge(filter)`` feeds its scans to the controller. Serial readers feed
-the same flow through :class:`ui.workers.ReaderWorker`.
+the same flow through :class:`ui.desk.workers.ReaderWorker`.
 """
 
 from __future__ import annotations
@@ -66,10 +66,10 @@ from admission.devices import (
 from admission.documents import IdentityDocument
 from admission.identity import IdentityKey
 from admission.ports import madrid_date
-from ui.audit_menu import AuditMenu
-from ui.controller import DeskController
-from ui.desk_flow import DeskFlowCode, DeskVerdict, SessionView, document_from_lines
-from ui.desk_menus import (
+from ui.desk.audit_menu import AuditMenu
+from ui.desk.controller import DeskController
+from ui.desk.desk_flow import DeskFlowCode, DeskVerdict, SessionView, document_from_lines
+from ui.desk.desk_menus import (
     MENU_ADMIN,
     MENU_DESK,
     MENU_DIRECTION,
@@ -77,22 +77,22 @@ from ui.desk_menus import (
     DeskMenus,
     attach_desk_menus,
 )
-from ui.desk_presentation import PresentationView
-from ui.dialogs.card_check import CardCheckDialog
-from ui.dialogs.common import bounded, message
-from ui.dialogs.inspection import InspectionScreen
-from ui.dialogs.manual_entry import ManualEntryDialog
-from ui.dialogs.vouchers import OfflineVoucherCode
-from ui.help_menu import HelpMenu
-from ui.inspection_controller import inspection_controller
-from ui.jobs import ImmediateRunner, JobRunner
-from ui.wedge_filter import WedgeFilter
-from ui.widgets.counters import CountersPanel
-from ui.widgets.identity import IdentityPanel
-from ui.widgets.preview import CameraPreview
-from ui.widgets.status_bar import DeskStatusBar
-from ui.widgets.verdict import VerdictBanner
-from ui.workers import CameraWorker, DeviceWatch, ReaderWorker, StoreWorker
+from ui.desk.desk_presentation import PresentationView
+from ui.desk.dialogs.card_check import CardCheckDialog
+from ui.desk.dialogs.common import bounded, message
+from ui.desk.dialogs.inspection import InspectionScreen
+from ui.desk.dialogs.manual_entry import ManualEntryDialog
+from ui.desk.dialogs.vouchers import OfflineVoucherCode
+from ui.desk.help_menu import HelpMenu
+from ui.desk.inspection_controller import inspection_controller
+from ui.desk.jobs import ImmediateRunner, JobRunner
+from ui.desk.wedge_filter import WedgeFilter
+from ui.desk.widgets.counters import CountersPanel
+from ui.desk.widgets.identity import IdentityPanel
+from ui.desk.widgets.preview import CameraPreview
+from ui.desk.widgets.status_bar import DeskStatusBar
+from ui.desk.widgets.verdict import VerdictBanner
+from ui.desk.workers import CameraWorker, DeviceWatch, ReaderWorker, StoreWorker
 
 if TYPE_CHECKING:
     from db.offline_formalise import FormaliseReport
@@ -153,7 +153,7 @@ class DeskWindow(QMainWindow):
         self.session = session
         self.controller = controller
         # the store worker the controller uses, and the director's authorisation: the
-        # dialogs of the menus (ui.desk_menus) run on the same worker
+        # dialogs of the menus (ui.desk.desk_menus) run on the same worker
         self.runner = runner
         self.authorise = authorise
         self.menus: DeskMenus | None = None
@@ -825,7 +825,7 @@ def attach_audit_menu(window: DeskWindow, ctx: AppContext, runner: JobRunner) ->
 
     def add(action: QAction) -> None:
         window.add_action(MENU_DIRECTION, action)
-        # the Inspección menu is shown by role (ui.desk_menus): added to, never shown here
+        # the Inspección menu is shown by role (ui.desk.desk_menus): added to, never shown here
         window.menu(MENU_INSPECTION).addAction(action)
 
     def operator() -> Operator | None:

@@ -10,7 +10,7 @@ lrelease is at hand; if it still cannot be had the window stays in Spanish (and 
 in the log) rather than not opening.
 
 Two more sources follow the same choice: the catalogue's texts of the codes (verdict
-reasons, warnings, the figures' labels: ``ui.dialogs.common.message``), and Qt's own
+reasons, warnings, the figures' labels: ``ui.desk.dialogs.common.message``), and Qt's own
 texts (standard buttons, file and message dialogs), which are English in Qt's source and
 Spanish from the ``qtbase_es.qm`` that PySide6 ships in its translations folder.
 """
@@ -37,7 +37,7 @@ __all__ = [
     "ts_path",
 ]
 
-I18N_DIR = Path(__file__).resolve().parent.parent / "resources" / "i18n"
+I18N_DIR = Path(__file__).resolve().parents[2] / "resources" / "i18n"
 LANGUAGES = ("es", "en")  # es: the source language, nothing to load
 SOURCE_LANGUAGE = "es"
 log = logging.getLogger("admission.ui")
@@ -139,7 +139,7 @@ def install_translator(app: QCoreApplication, language: str) -> QTranslator | No
     the source, or when no compiled file could be had - keep the answer, Qt does not own
     it), Qt's own texts (Spanish from ``qtbase_es.qm``), the locale and the catalogue's
     language. A second call replaces what the first installed."""
-    from ui.dialogs.common import set_language
+    from ui.desk.dialogs.common import set_language
 
     for old in _installed:
         app.removeTranslator(old)

@@ -33,8 +33,8 @@ from admission.errors import AdmissionError
 from admission.inspection import InspectionService, Timeline
 from admission.records import Visitor
 from admission.reports import ExportFormat, ExportTarget, RenderedExport, ReportService
-from ui.desk_flow import DeskFlowCode, SessionView
-from ui.jobs import JobRunner
+from ui.desk.desk_flow import DeskFlowCode, SessionView
+from ui.desk.jobs import JobRunner
 
 if TYPE_CHECKING:
     from ui.context import AppContext, ExportTargets

@@ -1,6 +1,6 @@
 """How the window's pieces run work on the visitor file: a job runner port.
 
-The real runner is :class:`ui.workers.StoreWorker` (one thread owns every file call, so
+The real runner is :class:`ui.desk.workers.StoreWorker` (one thread owns every file call, so
 a slow disk never freezes the window); :class:`ImmediateRunner` runs the job at once on
 the caller's thread, for tests of a dialog alone.
 """

@@ -14,7 +14,7 @@ from PySide6.QtWidgets import QWidget
 
 __all__ = ["SCREENS_DIR", "save_screenshot"]
 
-SCREENS_DIR = Path(__file__).resolve().parent.parent / "build" / "screens"
+SCREENS_DIR = Path(__file__).resolve().parents[2] / "build" / "screens"
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,79}")
 
 

@@ -45,7 +45,7 @@ VERDICT_COLOURS: dict[str, str] = {
     "NOT_ADMITTED": "#4E5561",  # slate: not admitted, not refused (the RIAJ unavailable)
 }
 DEMO_COLOUR = "#6A1B9A"  # the DEMO banner: purple, never a verdict colour
-_TICK = Path(__file__).resolve().parent.parent / "resources" / "icons" / "check-white.svg"
+_TICK = Path(__file__).resolve().parents[2] / "resources" / "icons" / "check-white.svg"
 
 
 @dataclass(frozen=True)

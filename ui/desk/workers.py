@@ -1,6 +1,6 @@
 """The desk window's threads: the visitor file, the camera, the readers, the devices.
 
-* :class:`StoreWorker` - the one thread that touches the visitor file (``ui.jobs.JobRunner``):
+* :class:`StoreWorker` - the one thread that touches the visitor file (``ui.desk.jobs.JobRunner``):
   jobs run in order; their answers come back on the GUI thread through a queued signal,
   so a slow disk never freezes the window. An unexpected exception is a failure with
   the code ``JOB_FAILED``, never a traceback on screen.
@@ -36,7 +36,7 @@ from admission.devices import (
 from admission.errors import AdmissionError, DeviceError
 from admission.frames import Frame
 from admission.mrz.burst import BurstDiscarded, CodeScanned, MrzScanned
-from ui.desk_flow import DeskFlowCode
+from ui.desk.desk_flow import DeskFlowCode
 
 if TYPE_CHECKING:
     from numpy import ndarray

@@ -42,15 +42,15 @@ from admission.accounts import Account, AccountService, Operator, Role
 from admission.catalogue import text
 from admission.errors import AdmissionError
 from admission.ports import Clock
-from ui.dialogs.common import DialogCode
-from ui.dialogs.sign_in import (
+from ui.desk.dialogs.common import DialogCode
+from ui.desk.dialogs.sign_in import (
     CredentialsDialog,
     error_label,
     error_text,
     password_field,
     username_field,
 )
-from ui.jobs import JobRunner
+from ui.desk.jobs import JobRunner
 
 __all__ = ["AccountsDialog", "AdminDialog", "ask_admin", "role_label"]
 

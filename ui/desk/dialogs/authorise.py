@@ -27,7 +27,7 @@ from PySide6.QtWidgets import QDialog, QLabel, QPushButton, QVBoxLayout, QWidget
 from admission.accounts import AccountService, Operator, Role
 from admission.catalogue import text
 from admission.errors import AdmissionError
-from ui.dialogs.sign_in import (
+from ui.desk.dialogs.sign_in import (
     PASSWORD_ONLY,
     CredentialsDialog,
     has_pin,

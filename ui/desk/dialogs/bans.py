@@ -39,7 +39,7 @@ from admission.errors import AdmissionError
 from admission.identity import IdentityKey
 from admission.records import Ban, Visitor
 from ui.context import AppContext
-from ui.dialogs.common import (
+from ui.desk.dialogs.common import (
     MADRID,
     Authorise,
     DialogCode,
@@ -53,7 +53,7 @@ from ui.dialogs.common import (
     run_job,
     with_director,
 )
-from ui.jobs import JobRunner
+from ui.desk.jobs import JobRunner
 
 __all__ = ["BansDialog"]
 

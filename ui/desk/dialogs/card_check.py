@@ -23,7 +23,7 @@ from PySide6.QtWidgets import (
 )
 
 from admission.cards.verification import CardVerification
-from ui.dialogs.common import (
+from ui.desk.dialogs.common import (
     bounded,
     close_box,
     local_date,
@@ -31,7 +31,7 @@ from ui.dialogs.common import (
     message,
     plain_label,
 )
-from ui.theme import VERDICT_COLOURS, verdict_font
+from ui.desk.theme import VERDICT_COLOURS, verdict_font
 
 __all__ = ["CardCheckDialog"]
 

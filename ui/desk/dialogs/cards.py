@@ -35,7 +35,7 @@ from admission.cards.view import format_euros
 from admission.desk import AdmissionResult, DeskDocument
 from admission.records import CardRecord, CardStatus
 from ui.context import AppContext
-from ui.dialogs.common import (
+from ui.desk.dialogs.common import (
     Authorise,
     DialogCode,
     ErrorLine,
@@ -53,7 +53,7 @@ from ui.dialogs.common import (
     run_job,
     with_director,
 )
-from ui.jobs import JobRunner
+from ui.desk.jobs import JobRunner
 
 __all__ = [
     "CardActionsDialog",

@@ -37,8 +37,8 @@ from admission.ports import PeopleListings
 from admission.records import Ban, StaffMember
 from admission.settings import Settings
 from admission.spanish_ids import is_valid_dni, is_valid_nie
-from ui.jobs import JobRunner
-from ui.theme import alert_style
+from ui.desk.jobs import JobRunner
+from ui.desk.theme import alert_style
 
 __all__ = [
     "MADRID",
@@ -102,7 +102,7 @@ def message(code: str) -> str:
 
 
 def language() -> str:
-    """The desk's language ("es" or "en"), as ``ui.i18n.install_translator`` set it."""
+    """The desk's language ("es" or "en"), as ``ui.desk.i18n.install_translator`` set it."""
     return _language
 
 

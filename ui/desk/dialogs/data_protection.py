@@ -43,7 +43,7 @@ from PySide6.QtWidgets import (
 
 from admission.accounts import Operator
 from admission.records import Observation, Visitor
-from ui.dialogs.common import (
+from ui.desk.dialogs.common import (
     DialogCode,
     ErrorLine,
     ReasonField,
@@ -53,9 +53,9 @@ from ui.dialogs.common import (
     plain_label,
     run_job,
 )
-from ui.dialogs.save_path import ask_save_path
-from ui.jobs import JobRunner
-from ui.widgets.charts import BarChart
+from ui.desk.dialogs.save_path import ask_save_path
+from ui.desk.jobs import JobRunner
+from ui.desk.widgets.charts import BarChart
 
 if TYPE_CHECKING:
     from ui.context import ExportTargets

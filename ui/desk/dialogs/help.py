@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ui.dialogs.common import ErrorLine, close_box
+from ui.desk.dialogs.common import ErrorLine, close_box
 
 __all__ = ["RegulationDialog", "ShortcutsOverlay", "shortcut_rows"]
 

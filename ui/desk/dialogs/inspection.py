@@ -4,7 +4,7 @@ visits, and the exports - the results, the timeline and the daily visitor book.
 The visitor file is confidential and open to the gaming inspectors; the game director
 keeps it and answers for it (arts. 14.1.b, 20.3). Every query states its purpose (the
 service refuses one without it) and is audited by the service. This screen only shows
-what :class:`ui.inspection_controller.InspectionController` answers:
+what :class:`ui.desk.inspection_controller.InspectionController` answers:
 
 * :class:`InspectionScreen` - the page itself (the inspector's whole window when an
   inspector signs in: ``DeskWindow`` shows it instead of the admission desk);
@@ -56,7 +56,7 @@ from admission.errors import AdmissionError
 from admission.inspection import Timeline, TimelineEntry, checked_purpose
 from admission.records import Visitor
 from admission.verdict import counts_as_visit
-from ui.dialogs.common import (
+from ui.desk.dialogs.common import (
     ErrorLine,
     bounded,
     close_box,
@@ -65,8 +65,8 @@ from ui.dialogs.common import (
     message,
     plain_label,
 )
-from ui.dialogs.save_path import ask_save_path
-from ui.inspection_controller import InspectionController, SearchRequest
+from ui.desk.dialogs.save_path import ask_save_path
+from ui.desk.inspection_controller import InspectionController, SearchRequest
 
 __all__ = [
     "InspectionDialog",

@@ -30,7 +30,7 @@ from admission.documents import (
     manual_document,
 )
 from admission.spanish_ids import dni_check_letter, looks_like_dni, normalise
-from ui.dialogs.common import ErrorLine, message
+from ui.desk.dialogs.common import ErrorLine, message
 
 __all__ = ["ManualEntryDialog", "ask_manual_document", "parse_typed_date"]
 

@@ -29,9 +29,9 @@ from PySide6.QtWidgets import (
 from admission.accounts import Operator
 from admission.observations import MAX_OBSERVATION, ObservationService
 from admission.records import Observation
-from ui.dialogs.common import ErrorLine, plain_label, run_job
-from ui.dialogs.sign_in import on_enter
-from ui.jobs import JobRunner
+from ui.desk.dialogs.common import ErrorLine, plain_label, run_job
+from ui.desk.dialogs.sign_in import on_enter
+from ui.desk.jobs import JobRunner
 
 __all__ = ["ObservationDialog"]
 

@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 from admission.desk import DeskDocument
 from admission.records import RecordedAdmission
 from ui.context import AppContext
-from ui.dialogs.common import (
+from ui.desk.dialogs.common import (
     DialogCode,
     ErrorLine,
     close_box,
@@ -30,7 +30,7 @@ from ui.dialogs.common import (
     plain_label,
     run_job,
 )
-from ui.jobs import JobRunner
+from ui.desk.jobs import JobRunner
 
 __all__ = ["MAX_CAPACITY", "OfficialDialog"]
 

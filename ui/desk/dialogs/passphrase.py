@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 
 from admission.errors import StoreErrorCode
 from admission.passphrase import MAX_LENGTH
-from ui.dialogs.common import ErrorLine
+from ui.desk.dialogs.common import ErrorLine
 
 __all__ = ["PassphraseDialog"]
 

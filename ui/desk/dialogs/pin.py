@@ -2,8 +2,8 @@
 opens it again).
 
 A desk left idle locks itself; its operator opens it with a short PIN instead of the
-whole password (ui.dialogs.sign_in.UnlockDialog), and a director confirms an act at
-their own desk with it (ui.dialogs.authorise). A sign-in always takes the password. The
+whole password (ui.desk.dialogs.sign_in.UnlockDialog), and a director confirms an act at
+their own desk with it (ui.desk.dialogs.authorise). A sign-in always takes the password. The
 operator sets, changes or removes the PIN here, with the password at that moment: a
 desk left open does not let anybody give its operator a PIN. The rules and the argon2id
 hash are :meth:`admission.accounts.AccountService.set_pin`'s.
@@ -29,8 +29,8 @@ from PySide6.QtWidgets import (
 from admission.accounts import AccountService, Operator
 from admission.errors import AdmissionError
 from ui.cli.account import AccountCliCode
-from ui.dialogs.common import ErrorLine, plain_label
-from ui.dialogs.sign_in import has_pin, on_enter, password_field, secret_as_pin
+from ui.desk.dialogs.common import ErrorLine, plain_label
+from ui.desk.dialogs.sign_in import has_pin, on_enter, password_field, secret_as_pin
 
 __all__ = ["PinDialog"]
 

@@ -31,7 +31,7 @@ from admission.accounts import Operator, Role
 from admission.devices import DeviceStatus
 from admission.errors import AdmissionError
 from admission.settings import Settings
-from ui.dialogs.common import (
+from ui.desk.dialogs.common import (
     DialogCode,
     ErrorLine,
     apply_settings,
@@ -40,7 +40,7 @@ from ui.dialogs.common import (
     plain_label,
     show_refusal,
 )
-from ui.jobs import JobRunner
+from ui.desk.jobs import JobRunner
 
 __all__ = ["PRINTER_KEYS", "PrinterCheck", "PrinterDialog", "PrinterFields", "status_text"]
 

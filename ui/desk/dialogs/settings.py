@@ -47,7 +47,7 @@ from admission.cards.catalogue import CardKind, CardTypeErrorCode
 from admission.errors import AdmissionError, ConfigError
 from admission.hours import WEEKDAYS
 from admission.settings import Settings, needs_restart
-from ui.dialogs.common import (
+from ui.desk.dialogs.common import (
     SETTING,
     DialogCode,
     ErrorLine,
@@ -57,8 +57,8 @@ from ui.dialogs.common import (
     show_refusal,
     tr,
 )
-from ui.dialogs.printer import PrinterCheck, PrinterFields
-from ui.jobs import JobRunner
+from ui.desk.dialogs.printer import PrinterCheck, PrinterFields
+from ui.desk.jobs import JobRunner
 
 __all__ = [
     "CardTypesEditor",

@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 from admission.accounts import MAX_PASSWORD, AccountError, AccountErrorCode, Operator
 from admission.catalogue import text
 from admission.errors import AdmissionError
-from ui.session import DeskSession
+from ui.desk.session import DeskSession
 
 __all__ = [
     "PASSWORD_ONLY",

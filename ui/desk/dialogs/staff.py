@@ -29,7 +29,7 @@ from PySide6.QtWidgets import (
 from admission.errors import AdmissionError
 from admission.records import StaffMember, StaffRole
 from ui.context import AppContext
-from ui.dialogs.common import (
+from ui.desk.dialogs.common import (
     Authorise,
     DialogCode,
     ErrorLine,
@@ -40,7 +40,7 @@ from ui.dialogs.common import (
     run_job,
     with_director,
 )
-from ui.jobs import JobRunner
+from ui.desk.jobs import JobRunner
 
 __all__ = ["StaffDialog"]
 

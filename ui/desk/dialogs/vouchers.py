@@ -70,7 +70,7 @@ from admission.vouchers.model import (
     voucher_view,
 )
 from ui.context import AppContext
-from ui.dialogs.common import (
+from ui.desk.dialogs.common import (
     DialogCode,
     ErrorLine,
     ReasonField,
@@ -85,7 +85,7 @@ from ui.dialogs.common import (
     reasons_text,
     run_job,
 )
-from ui.jobs import JobRunner
+from ui.desk.jobs import JobRunner
 
 if TYPE_CHECKING:
     from db.offline_queue import QueuedVoucher

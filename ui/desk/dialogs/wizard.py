@@ -59,7 +59,7 @@ from admission.errors import AdmissionError, ConfigError, StoreErrorCode
 from admission.passphrase import MAX_LENGTH, passphrase_problem
 from admission.registry.port import RegistryAnswer, RegistryStatus
 from admission.settings import BY_KEY, Settings
-from ui.dialogs.common import (
+from ui.desk.dialogs.common import (
     DialogCode,
     ErrorLine,
     apply_settings,
@@ -70,9 +70,9 @@ from ui.dialogs.common import (
     plain_label,
     show_refusal,
 )
-from ui.dialogs.printer import PrinterCheck, PrinterFields
-from ui.dialogs.settings import CardTypesEditor, CasinoFields, FieldGroup, HoursFields
-from ui.jobs import JobRunner
+from ui.desk.dialogs.printer import PrinterCheck, PrinterFields
+from ui.desk.dialogs.settings import CardTypesEditor, CasinoFields, FieldGroup, HoursFields
+from ui.desk.jobs import JobRunner
 
 __all__ = [
     "AccountPage",

@@ -2,7 +2,7 @@
 
 Qt Charts (PySide6-Addons) is not installed and is not needed: a bar chart of a few
 dozen bars is a handful of rectangles. The chart draws with the window's palette (the
-dark theme of :mod:`ui.theme`: text, highlight, mid tones), so it reads on the dim
+dark theme of :mod:`ui.desk.theme`: text, highlight, mid tones), so it reads on the dim
 counter like the rest of the window.
 
 A chart is also text for whoever cannot see it: the accessible name is its title and
@@ -23,7 +23,7 @@ from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from ui.dialogs.common import bounded, language
+from ui.desk.dialogs.common import bounded, language
 
 __all__ = ["BarChart", "Orientation"]
 

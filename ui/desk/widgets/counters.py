@@ -6,7 +6,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QHBoxLayout, QWidget
 
 from admission.counters import DeskCounters
-from ui.widgets import WrappedLabel
+from ui.desk.widgets import WrappedLabel
 
 __all__ = ["CountersPanel"]
 

@@ -11,7 +11,7 @@ from PySide6.QtCore import QRectF, Qt
 from PySide6.QtGui import QColor, QImage, QPainter, QPaintEvent, QPen
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from ui.widgets import WrappedLabel
+from ui.desk.widgets import WrappedLabel
 
 __all__ = ["CameraPreview", "GuideView"]
 

@@ -14,9 +14,9 @@ from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QStatusBar, QWidget
 
 from admission.devices import DeviceStatus
-from ui.dialogs.common import bounded, message
-from ui.theme import DEMO_COLOUR, alert_style
-from ui.widgets import ElidedLabel
+from ui.desk.dialogs.common import bounded, message
+from ui.desk.theme import DEMO_COLOUR, alert_style
+from ui.desk.widgets import ElidedLabel
 
 __all__ = ["DeskStatusBar"]
 

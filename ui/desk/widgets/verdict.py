@@ -30,9 +30,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ui.dialogs.common import bounded, message
-from ui.theme import VERDICT_COLOURS, VERDICT_POINT_SIZE, verdict_font
-from ui.widgets import WrappedLabel, shown_lines
+from ui.desk.dialogs.common import bounded, message
+from ui.desk.theme import VERDICT_COLOURS, VERDICT_POINT_SIZE, verdict_font
+from ui.desk.widgets import WrappedLabel, shown_lines
 
 __all__ = ["GLYPHS", "VerdictBanner"]
 
@@ -286,7 +286,7 @@ BASE_PT = 12  # the progress line's smallest size when the application has none 
 
 
 def _base_points() -> int:
-    """The window's text size in points (``ui.theme.apply_theme``), at least BASE_PT."""
+    """The window's text size in points (``ui.desk.theme.apply_theme``), at least BASE_PT."""
     size = QApplication.font().pointSize()
     return max(BASE_PT, size if size > 0 else BASE_PT)
 
