@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from admission.accounts import AccountService, LockoutPolicy
 from admission.atomic_file import OutputGuard
+from admission.backups import BackupInfo, RestoreInfo
 from admission.cards.catalogue import CardCatalogue
 from admission.clock import (
     CLOCK_OVERRIDE_ENV,
@@ -62,6 +63,7 @@ from admission.hours import ALWAYS_OPEN, parse_hours
 from admission.leaflet import build_leaflet, leaflet_config_from_settings
 from admission.ports import Clock
 from admission.registry.policy import RegistryPolicy, RegistryPolicySettings
+from admission.registry.replica import RegistryReplica
 from admission.reports import CasinoInfo, ReportService
 from admission.restore_loss import RestoreLoss
 from admission.retention_sweep import RetentionSweep, VoucherPurge
@@ -70,15 +72,15 @@ from admission.settings_record import record_outside_changes
 from admission.verdict import AdmissionPolicy, Outcome
 from admission.vouchers.model import VoucherBook
 from db.accounts import SqlAccounts
-from db.backup import BACKUP_LIST, BackupInfo, backup, stale_backups
+from db.backup import BACKUP_LIST, backup, stale_backups
 from db.desk_counters import desk_counters
 from db.file_guard import preflight, refuse_existing
 from db.issued import ISSUED_FILE
 from db.keys import DbKey, KeyringBackend, WindowPassphrase, resolve_key, system_keyring
 from db.pg.codes import PgDeskCode
-from db.registry_replica import ReplicaFront, ReplicaRegistry
+from db.registry_replica import ReplicaRegistry
 from db.reprint_queue import UnprintedCards
-from db.restore import RestoreInfo, restore, sweep_leftovers
+from db.restore import restore, sweep_leftovers
 from db.store import SqlCipherStore
 from db.voucher_book import SqlVoucherBook
 from hardware.printer.card_files import CardFiles
@@ -192,7 +194,7 @@ class FileParts:
 
     store: DeskFile
     reads: DeskReads
-    replica: ReplicaFront
+    replica: RegistryReplica
     reprints: ReprintQueue
     vouchers: DeskVouchers
     accounts: AccountService

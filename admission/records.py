@@ -260,3 +260,22 @@ class AuditAnchor:
 
     seq: int
     digest: str
+
+
+@dataclass(frozen=True, slots=True)
+class IntegrityReport:
+    """The result of a full check of the visitor file (art. 20.4: a legal record): the
+    pages checked and the damaged ones.
+
+    ``bad_pages`` are page numbers (1 = the first 4096 bytes); 0 stands for a complaint
+    about the file as a whole (its size). ``structure`` holds the English complaints of
+    the structure check when it ran too (never personal data: page and tree numbers only).
+    """
+
+    pages: int
+    bad_pages: tuple[int, ...] = ()
+    structure: tuple[str, ...] = ()
+
+    @property
+    def ok(self) -> bool:
+        return not self.bad_pages and not self.structure

@@ -30,7 +30,6 @@ import contextlib
 import json
 import os
 import time
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import unique
 from pathlib import Path
@@ -43,6 +42,7 @@ from admission.atomic_file import (
     temp_beside,
     write_atomically,
 )
+from admission.backups import BackupInfo, KnownBackup
 from admission.codes import Code
 from admission.errors import StoreError, StoreErrorCode
 from admission.retention import RETENTION_MONTHS, retention_cutoff
@@ -84,24 +84,6 @@ class BackupCode(Code):
     RESTORE_WRITE_FAILED = "RESTORE_WRITE_FAILED"  # the copy could not be put in the folder
     RESTORE_SOURCE_LIVE = "RESTORE_SOURCE_LIVE"  # a file in use that could not be read whole
     STALE_BACKUP = "STALE_BACKUP"  # a known backup older than six months is still there
-
-
-@dataclass(frozen=True, slots=True)
-class BackupInfo:
-    path: Path
-    size: int  # bytes
-    seconds: float
-    file_id: str
-    casino_id: str
-    taken_at: datetime
-
-
-@dataclass(frozen=True, slots=True)
-class KnownBackup:
-    path: Path
-    taken_at: datetime
-    head_seq: int = 0  # the copy's audit head (0: not recorded)
-    entry_seq: int = 0  # the desk's BACKUP entry that followed it (0: not recorded)
 
 
 def backup(

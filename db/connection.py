@@ -35,10 +35,11 @@ from typing import Any, Protocol, TypeVar, cast
 
 from admission.errors import StoreError, StoreErrorCode, WrongKeyError
 from admission.identity import IdentityKey
+from admission.records import IntegrityReport
 from db import codec
 from db.file_guard import Marker, disk_is_read_only, os_error, salt_of
 from db.file_ports import FilePorts
-from db.integrity import IntegrityReport, check, hmac_check
+from db.integrity import check, hmac_check
 from db.keys import DbKey
 from db.migrate import migrate
 from db.tx import AuditRows

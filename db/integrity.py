@@ -28,35 +28,17 @@ from __future__ import annotations
 
 import re
 import sqlite3
-from dataclasses import dataclass
 from pathlib import Path
 
-__all__ = ["OPEN_CHECK_MAX_BYTES", "IntegrityReport", "check", "hmac_check", "open_check"]
+from admission.records import IntegrityReport
+
+__all__ = ["OPEN_CHECK_MAX_BYTES", "check", "hmac_check", "open_check"]
 
 # ~0.45 s with the figures above; a 1,000,000-visitor file (~1.7 GiB) would take ~6 s.
 OPEN_CHECK_MAX_BYTES = 128 * 1024 * 1024
 STRUCTURE_LINES = 100  # quick_check stops after this many complaints
 _PAGE = re.compile(r"\bpage (\d+)", re.IGNORECASE)
 PAGE_SIZE = 4096  # SQLCipher 4 default
-
-
-@dataclass(frozen=True, slots=True)
-class IntegrityReport:
-    """The result of a full check: the pages checked and the damaged ones.
-
-    ``bad_pages`` are page numbers (1 = the first 4096 bytes); 0 stands for a complaint
-    about the file as a whole (its size). ``structure`` holds ``quick_check``'s English
-    complaints when the structure was checked too (never personal data: page and tree
-    numbers only).
-    """
-
-    pages: int
-    bad_pages: tuple[int, ...] = ()
-    structure: tuple[str, ...] = ()
-
-    @property
-    def ok(self) -> bool:
-        return not self.bad_pages and not self.structure
 
 
 def hmac_check(conn: sqlite3.Connection) -> tuple[int, ...]:

@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Protocol
 
-from admission.codes import Code
 from admission.errors import AdmissionError
 from admission.ports import Clock
 from admission.vouchers.model import NewVoucher, Voucher
-from db.offline_queue import OfflineQueueCode, OfflineVoucherQueue, QueuedVoucher, QueueState
+from admission.vouchers.offline import FormaliseReport, QueuedVoucher, QueueState
+from db.offline_queue import OfflineQueueCode, OfflineVoucherQueue
 
 __all__ = ["FormaliseReport", "ServerVoucherBook", "formalise"]
 
@@ -41,25 +40,6 @@ class ServerVoucherBook(Protocol):
 
 
 # -- formalisation ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class FormaliseReport:
-    """What one run of :func:`formalise` did, each list in local order."""
-
-    formalised: tuple[tuple[str, int], ...] = ()  # (local ref, server number) issued now
-    # (local ref, server number) found on the server: issued by an interrupted run
-    already_formalised: tuple[tuple[str, int], ...] = ()
-    failed: tuple[tuple[str, Code], ...] = ()  # (local ref, code): stays queued
-    waiting: tuple[str, ...] = ()  # not tried: an earlier one failed
-    # server numbers issued twice for one queued voucher (an earlier send committed
-    # while this run looked for it) and cancelled with a reason: rare, shown to the
-    # game director
-    duplicates_cancelled: tuple[int, ...] = ()
-
-    @property
-    def complete(self) -> bool:
-        return not self.failed and not self.waiting
 
 
 def formalise(

@@ -54,9 +54,8 @@ import os
 import sqlite3
 import threading
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
 from datetime import datetime, timedelta
-from enum import StrEnum, unique
+from enum import unique
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -64,6 +63,7 @@ from typing import Any
 from admission.codes import Code
 from admission.errors import StoreError, StoreErrorCode
 from admission.vouchers.model import NewVoucher
+from admission.vouchers.offline import QueuedVoucher, QueueState
 from db import codec
 from db.connection import DB_ERRORS, connect_encrypted, immediate_transaction, store_error
 from db.keys import DbKey
@@ -98,27 +98,6 @@ class OfflineQueueCode(Code):
     OFFLINE_QUEUE_WRONG_VOUCHER_DESK = "OFFLINE_QUEUE_WRONG_VOUCHER_DESK"  # not this desk's
     # the server did not take the voucher (link lost, refused): it stays queued
     OFFLINE_VOUCHER_NOT_FORMALISED = "OFFLINE_VOUCHER_NOT_FORMALISED"
-
-
-class QueueState(StrEnum):
-    QUEUED = "QUEUED"  # given to the visitor, not yet sent to the server
-    SENDING = "SENDING"  # sent (or about to be): its outcome is looked up before a resend
-    FORMALISED = "FORMALISED"  # on the server, with its server voucher number
-
-
-@dataclass(frozen=True, slots=True)
-class QueuedVoucher:
-    """One provisional voucher of the queue. ``voucher.desk_id`` is this desk."""
-
-    seq: int  # the desk's local sequence: 1, 2, 3... never a server number
-    local_ref: str  # printed on the provisional voucher: "<desk>-P000001"
-    voucher: NewVoucher
-    state: QueueState
-    server_number: int | None = None
-    formalised_at: datetime | None = None
-
-    def __repr__(self) -> str:  # no name or document number in logs
-        return f"QueuedVoucher({self.local_ref}, {self.state}, server={self.server_number})"
 
 
 def queue_key(desk_key: DbKey) -> DbKey:

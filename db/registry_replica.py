@@ -48,6 +48,7 @@ from admission.registry.port import (
     RegistrySource,
     RegistryStatus,
 )
+from admission.registry.replica import FeedResult, ImportResult, ReplicaState, iso_instant
 from admission.registry.snapshot import (
     MAX_FILE_BYTES,
     FeedAction,
@@ -73,65 +74,13 @@ RegistryAudit = AppendsIn[sqlite3.Connection]  # the store's entries in the regi
 
 
 @dataclass(frozen=True, slots=True)
-class ReplicaState:
-    """What ``registry status`` and the status bar show."""
-
-    version: str
-    scheme: str
-    entries: int
-    snapshot_as_of: datetime
-    feed_as_of: datetime | None
-    feed_applied: int
-    imported_at: datetime
-    signed: bool
-
-    @property
-    def as_of(self) -> datetime:
-        """When the replica was last known complete (snapshot or change feed)."""
-        if self.feed_as_of is not None and self.feed_as_of > self.snapshot_as_of:
-            return self.feed_as_of
-        return self.snapshot_as_of
-
-    @property
-    def label(self) -> str:
-        """Recorded on the visit: the snapshot version plus the feed position."""
-        if self.feed_as_of is None:
-            return self.version
-        return f"{self.version}@{_iso(self.feed_as_of)}"
-
-
-@dataclass(frozen=True, slots=True)
-class ImportResult:
-    version: str
-    entries: int
-    as_of: datetime
-    signed: bool
-    replaced: str  # version of the snapshot it replaced, "" when none
-    unchanged: bool  # the same content was already active
-    duplicates: int = 0  # identifier lines that repeated an earlier one (kept once)
-    duplicate_lines: tuple[int, ...] = ()  # the first few of them
-
-
-@dataclass(frozen=True, slots=True)
-class FeedResult:
-    added: int
-    removed: int
-    unchanged: int
-    feed_as_of: datetime
-
-
-@dataclass(frozen=True, slots=True)
 class _Active:
     snapshot_id: int
     salt: bytes
     state: ReplicaState
 
 
-def _iso(at: datetime) -> str:
-    return at.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def _parse_iso(text: str) -> datetime:
+def _parseiso_instant(text: str) -> datetime:
     return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC)
 
 
@@ -379,10 +328,10 @@ class ReplicaRegistry(ReplicaFront):
             version=row[2],
             scheme=row[3],
             entries=row[4],
-            snapshot_as_of=_parse_iso(row[5]),
-            feed_as_of=_parse_iso(row[6]) if row[6] else None,
+            snapshot_as_of=_parseiso_instant(row[5]),
+            feed_as_of=_parseiso_instant(row[6]) if row[6] else None,
             feed_applied=row[7],
-            imported_at=_parse_iso(row[8]),
+            imported_at=_parseiso_instant(row[8]),
             signed=bool(row[9]),
         )
         return _Active(row[0], bytes(row[1]), state)
@@ -419,8 +368,8 @@ class ReplicaRegistry(ReplicaFront):
                     snapshot.scheme,
                     snapshot.salt,
                     snapshot.scope,
-                    _iso(as_of),
-                    _iso(now),
+                    iso_instant(as_of),
+                    iso_instant(now),
                     snapshot.count,
                     snapshot.content_sha256.hex(),
                     int(signed),
@@ -479,7 +428,7 @@ class ReplicaRegistry(ReplicaFront):
             conn.execute(
                 "UPDATE registry_snapshot SET feed_as_of = ?, feed_applied = feed_applied + ?,"
                 " entry_count = entry_count + ? WHERE snapshot_id = ?",
-                (_iso(position), added + removed, added - removed, sid),
+                (iso_instant(position), added + removed, added - removed, sid),
             )
             self._event(conn, "FEED", "OK", active.state.version)
             details = {"added": str(added), "removed": str(removed)}
@@ -495,7 +444,7 @@ class ReplicaRegistry(ReplicaFront):
                 "SELECT at, kind, code, version FROM registry_event ORDER BY event_id DESC LIMIT ?",
                 (limit,),
             ).fetchall()
-        return [(_parse_iso(r[0]), r[1], r[2], r[3]) for r in rows]
+        return [(_parseiso_instant(r[0]), r[1], r[2], r[3]) for r in rows]
 
     def _log_rejection(self, code: str, version: str = "", kind: str = "IMPORT_REJECTED") -> None:
         try:
@@ -523,7 +472,7 @@ class ReplicaRegistry(ReplicaFront):
     def _event(self, conn: sqlite3.Connection, kind: str, code: str, version: str) -> None:
         conn.execute(
             "INSERT INTO registry_event (at, kind, code, version) VALUES (?, ?, ?, ?)",
-            (_iso(self._clock.now()), kind, code, version[:64]),
+            (iso_instant(self._clock.now()), kind, code, version[:64]),
         )
         conn.execute(
             "DELETE FROM registry_event WHERE event_id <= (SELECT max(event_id) FROM"

@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from admission.backups import RestoreInfo
 from admission.errors import StoreError, StoreErrorCode, WrongKeyError
 from admission.restore_loss import RestoreLoss, RestoreLossError
 from db import codec
@@ -97,20 +98,6 @@ _SIDE = SIDE_FILES
 # The caller's sign-in of the game director who accepts the loss, on the accounts of
 # the checked copy; returns the director's user name (raises AccountError or a refusal).
 AcceptLoss = Callable[[RestoreLoss, SqlCipherStore], str]
-
-
-@dataclass(frozen=True, slots=True)
-class RestoreInfo:
-    path: Path  # the new visitor file
-    size: int
-    seconds: float
-    file_id: str
-    casino_id: str  # "" when the backup recorded none
-    taken_at: datetime | None  # when the backup was taken, if recorded
-    audit_entries: int  # the entries of the verified chain
-    loss: RestoreLoss | None = None  # what the folder held that the backup did not
-    accepted_by: str = ""  # the director who accepted it
-    live_source: bool = False  # copied through SQLite's backup API (a file in use)
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,9 +22,10 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
+from admission.backups import KnownBackup
 from admission.restore_loss import LossReason, RestoreLoss
 from db import codec
-from db.backup import KnownBackup, known_backups
+from db.backup import known_backups
 from db.issued import Highs, read_issued
 
 __all__ = ["assess", "newest_card_pdf"]

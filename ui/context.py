@@ -38,19 +38,17 @@ from admission.settings import Settings
 from admission.vouchers.model import NewVoucher, VoucherBook
 
 if TYPE_CHECKING:
+    from admission.backups import BackupInfo, KnownBackup, RestoreInfo
     from admission.counters import CounterReader
     from admission.desk import AdmissionDesk
     from admission.devices import Camera, CardPrinter, DeviceStatus, DocumentReader, SoundPlayer
+    from admission.records import IntegrityReport
     from admission.registry.policy import RegistryPolicy
     from admission.registry.port import InterdictionRegistry
+    from admission.registry.replica import RegistryReplica
     from admission.restore_loss import RestoreLoss
     from admission.retention_sweep import RetentionSweep
-    from db.backup import BackupInfo, KnownBackup
-    from db.integrity import IntegrityReport
-    from db.offline_formalise import FormaliseReport
-    from db.offline_queue import QueuedVoucher
-    from db.registry_replica import ReplicaFront
-    from db.restore import RestoreInfo
+    from admission.vouchers.offline import FormaliseReport, QueuedVoucher
     from hardware.mrz.live import LiveMrzReader
     from hardware.mrz.portrait import PortraitCutter
     from hardware.mrz.reader import MrzReader
@@ -293,7 +291,7 @@ class AppContext:
     store: DeskFile
     desk: AdmissionDesk
     registry: RegistryPolicy  # online service and replica, fail closed (R1)
-    replica: ReplicaFront  # with the snapshot signature verifier when configured
+    replica: RegistryReplica  # with the snapshot signature verifier when configured
     registry_sync: RegistrySync | None  # pulls the change feed; None = replica only
     card_printing: CardPrintService
     card_files: CardFiles  # card PDFs of the CLI and the PDF-folder printer

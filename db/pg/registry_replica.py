@@ -72,6 +72,7 @@ from admission.registry.port import (
     RegistrySource,
     RegistryStatus,
 )
+from admission.registry.replica import FeedResult, ImportResult, ReplicaState
 from admission.registry.snapshot import (
     FeedAction,
     FeedPage,
@@ -82,13 +83,7 @@ from admission.registry.snapshot import (
     identity_digest,
 )
 from db.pg.store import PgStore
-from db.registry_replica import (
-    REGISTRY_ACTOR,
-    FeedResult,
-    ImportResult,
-    ReplicaFront,
-    ReplicaState,
-)
+from db.registry_replica import REGISTRY_ACTOR, ReplicaFront
 
 __all__ = ["SECRET_NAME", "PgReplicaRegistry", "keyed_digest"]
 

@@ -70,6 +70,7 @@ from admission.records import (
     AuditEntry,
     AuditHead,
     Ban,
+    IntegrityReport,
     Observation,
     PurgeReport,
     RecordedAdmission,
@@ -110,7 +111,6 @@ from db.audit_chain import (
 )
 from db.audit_key import AuditKey
 from db.file_ports import FilePorts
-from db.integrity import IntegrityReport
 from db.keys import DbKey
 from db.pg import migrate as pg_migrate
 from db.pg import roles as pg_roles

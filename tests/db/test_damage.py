@@ -19,6 +19,7 @@ import sqlcipher3
 
 from admission.clock import FixedClock
 from admission.errors import StoreError, StoreErrorCode
+from admission.records import IntegrityReport
 from db import integrity
 from db.connection import error_code
 from db.file_guard import read_marker
@@ -166,7 +167,7 @@ def test_every_open_checks_a_file_under_the_limit(tmp_path: Path, key: DbKey) ->
     calls: list[int] = []
     real = integrity.check
 
-    def counting(*args: object, **kwargs: object) -> integrity.IntegrityReport:
+    def counting(*args: object, **kwargs: object) -> IntegrityReport:
         calls.append(1)
         return real(*args, **kwargs)  # type: ignore[arg-type]
 

@@ -24,14 +24,10 @@ import pytest
 from admission.clock import FixedClock
 from admission.errors import StoreError, StoreErrorCode, WrongKeyError
 from admission.vouchers.model import NewVoucher, Voucher
+from admission.vouchers.offline import QueueState
 from db.keys import ENV_VAR, DbKey, key_from_env
 from db.offline_formalise import formalise
-from db.offline_queue import (
-    OfflineQueueCode,
-    OfflineVoucherQueue,
-    QueueState,
-    queue_key,
-)
+from db.offline_queue import OfflineQueueCode, OfflineVoucherQueue, queue_key
 from db.pg.codes import PgStoreCode
 from db.store import SqlCipherStore
 from db.voucher_book import SqlVoucherBook

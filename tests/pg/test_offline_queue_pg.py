@@ -30,10 +30,11 @@ from psycopg import sql
 from admission.clock import FixedClock
 from admission.errors import StoreError
 from admission.vouchers.model import NewVoucher, Voucher
+from admission.vouchers.offline import QueueState
 from db.audit_key import AuditKey
 from db.keys import ENV_VAR, DbKey, key_from_env
 from db.offline_formalise import formalise
-from db.offline_queue import OfflineVoucherQueue, QueueState, queue_key
+from db.offline_queue import OfflineVoucherQueue, queue_key
 from db.pg.latency import PgLinkCode
 from db.pg.store import PgLinkError, PgStore, PgTimeouts
 from db.pg.voucher_book import PgVoucherBook

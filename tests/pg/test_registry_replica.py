@@ -15,7 +15,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -32,12 +32,12 @@ from admission.errors import StoreError
 from admission.identity import IdentityKey, IdKind
 from admission.registry.policy import RegistryPolicy, RegistryPolicySettings
 from admission.registry.port import (
-    PersonDetails,
-    RegistryAnswer,
     RegistryErrorCode,
     RegistrySource,
     RegistryStatus,
 )
+from admission.registry.replica import FeedResult, ImportResult
+from admission.registry.replica import RegistryReplica as Replica
 from admission.registry.snapshot import (
     FeedPage,
     SignatureVerifier,
@@ -51,7 +51,7 @@ from db.pg import registry_replica
 from db.pg.crypto import InstallationKey
 from db.pg.registry_replica import SECRET_NAME, PgReplicaRegistry, keyed_digest
 from db.pg.store import PgStore
-from db.registry_replica import FeedResult, ImportResult, ReplicaRegistry, ReplicaState
+from db.registry_replica import ReplicaRegistry
 from hardware.registry.fake import FakeRegistry
 from hardware.registry.signature import Ed25519Verifier
 from hardware.registry.soap_messages import RegistryClientError
@@ -61,20 +61,6 @@ from tests.registry.conftest import T0, open_encrypted
 
 SALT = b"s" * 16
 L, N, U = RegistryStatus.LISTED, RegistryStatus.NOT_LISTED, RegistryStatus.UNVERIFIABLE
-
-
-class Replica(Protocol):
-    """What both replicas offer (db/registry_replica.py, db/pg/registry_replica.py)."""
-
-    def check(
-        self, identity: IdentityKey, person: PersonDetails | None = None
-    ) -> RegistryAnswer: ...
-    def state(self) -> ReplicaState | None: ...
-    def import_file(self, path: Path) -> ImportResult: ...
-    def import_lines(self, lines: Iterable[bytes]) -> ImportResult: ...
-    def feed_since(self) -> datetime | None: ...
-    def apply_feed(self, page: FeedPage) -> FeedResult: ...
-    def last_events(self, limit: int = 5) -> list[tuple[datetime, str, str, str]]: ...
 
 
 class Backend(Protocol):

@@ -23,8 +23,8 @@ from admission.catalogue import text
 from admission.errors import StoreError
 from admission.ports import madrid_date
 from admission.vouchers.model import VoucherStatus
+from admission.vouchers.offline import QueueState
 from db.keys import DbKey
-from db.offline_queue import QueueState
 from db.pg.desk import OfflineVouchers
 from db.pg.latency import PgLinkCode
 from tests.ui.conftest import FakeSession

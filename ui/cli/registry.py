@@ -4,7 +4,7 @@ Plain functions over already-built objects, returning ``(exit_code, payload)``;
 ``main.py`` prints the payload as JSON. Field names are a stable contract. No identity
 number is ever echoed back.
 
-``import_command(replica: ReplicaFront, path: Path) -> (int, dict)``
+``import_command(replica: RegistryReplica, path: Path) -> (int, dict)``
     ``registry import FILE``. Validates the whole file (plain list or structured
     snapshot, checksum, signature when ``registry.public_key`` is set) and swaps it
     in atomically. 0 imported (or already active): ``{"imported": true, "version",
@@ -61,7 +61,7 @@ from ui.cli.sign_in import add_user_argument
 from ui.context import AppContext
 
 if TYPE_CHECKING:
-    from db.registry_replica import ReplicaFront
+    from admission.registry.replica import RegistryReplica
     from hardware.registry.sync import RegistrySync
 
 Result = tuple[int, dict[str, Any]]
@@ -71,7 +71,7 @@ def _iso(at: datetime | None) -> str | None:
     return at.isoformat() if at is not None else None
 
 
-def import_command(replica: ReplicaFront, path: Path) -> Result:
+def import_command(replica: RegistryReplica, path: Path) -> Result:
     try:
         result = replica.import_file(Path(path))
     except SnapshotError as exc:
@@ -115,7 +115,7 @@ def sync_command(sync: RegistrySync | None) -> Result:
 
 
 def status_command(
-    replica: ReplicaFront, clock: Clock, max_age: timedelta, online_configured: bool
+    replica: RegistryReplica, clock: Clock, max_age: timedelta, online_configured: bool
 ) -> Result:
     state = replica.state()
     replica_json = None
