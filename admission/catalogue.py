@@ -1493,7 +1493,7 @@ _TEXTS: dict[str, tuple[str, str]] = {
         "La inspección indica para qué consulta el fichero: --purpose TEXTO (art. 20.4)",
         "An inspector states what the query is for: --purpose TEXT (art. 20.4)",
     ),
-    # -- the desk window's menus (ui.desk.desk_menus.MenuCode) ----------------------------
+    # -- the desk window's menus (ui.desk.menus.base.MenuCode) ----------------------------
     "ADMIN_NOT_CONFIRMED": (
         "Hace falta un administrador: no se ha abierto nada",
         "An administrator is needed: nothing was opened",

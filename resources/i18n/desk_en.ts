@@ -1196,19 +1196,7 @@
     </message>
 </context>
 <context>
-    <name>DeskMenus</name>
-    <message>
-        <source>Operador: %1</source>
-        <translation>Operator: %1</translation>
-    </message>
-    <message>
-        <source>Bloqueada: %1</source>
-        <translation>Locked: %1</translation>
-    </message>
-    <message>
-        <source>Sin sesión</source>
-        <translation>Nobody signed in</translation>
-    </message>
+    <name>DeskMenu</name>
     <message>
         <source>Volante provisional %1 entregado: pendiente de formalizar</source>
         <translation>Provisional voucher %1 handed over: to be formalised</translation>
@@ -1218,48 +1206,8 @@
         <translation>Voucher no. %1 handed over</translation>
     </message>
     <message>
-        <source>Tarjeta nº %1 expedida</source>
-        <translation>Card no. %1 issued</translation>
-    </message>
-    <message>
-        <source>Elegir la impresora</source>
-        <translation>Choose the printer</translation>
-    </message>
-    <message>
-        <source>Cifras de admisión</source>
-        <translation>Admission figures</translation>
-    </message>
-    <message>
-        <source>Rectificar datos de un visitante</source>
-        <translation>Rectify a visitor&apos;s data</translation>
-    </message>
-    <message>
         <source>Observación añadida a la ficha %1</source>
         <translation>Observation added to file %1</translation>
-    </message>
-    <message>
-        <source>PIN de desbloqueo guardado</source>
-        <translation>Unlock PIN saved</translation>
-    </message>
-    <message>
-        <source>PIN de desbloqueo quitado</source>
-        <translation>Unlock PIN removed</translation>
-    </message>
-    <message>
-        <source>Informe de acceso a datos</source>
-        <translation>Data access report</translation>
-    </message>
-    <message>
-        <source>Conservación de datos</source>
-        <translation>Data retention</translation>
-    </message>
-    <message>
-        <source>Configuración guardada. Se aplica al reiniciar: %1</source>
-        <translation>Settings saved. Applies after a restart: %1</translation>
-    </message>
-    <message>
-        <source>Configuración aplicada</source>
-        <translation>Settings applied</translation>
     </message>
 </context>
 <context>
@@ -1675,6 +1623,25 @@
     <message>
         <source>Festivo</source>
         <translation>Holiday</translation>
+    </message>
+</context>
+<context>
+    <name>DirectionMenu</name>
+    <message>
+        <source>Elegir la impresora</source>
+        <translation>Choose the printer</translation>
+    </message>
+    <message>
+        <source>Cifras de admisión</source>
+        <translation>Admission figures</translation>
+    </message>
+    <message>
+        <source>Rectificar datos de un visitante</source>
+        <translation>Rectify a visitor&apos;s data</translation>
+    </message>
+    <message>
+        <source>Informe de acceso a datos</source>
+        <translation>Data access report</translation>
     </message>
 </context>
 <context>
@@ -2123,6 +2090,13 @@
     </message>
 </context>
 <context>
+    <name>InspectionMenu</name>
+    <message>
+        <source>Conservación de datos</source>
+        <translation>Data retention</translation>
+    </message>
+</context>
+<context>
     <name>InspectionScreen</name>
     <message>
         <source>Consulta del fichero de visitantes</source>
@@ -2537,6 +2511,21 @@
     <message>
         <source>letra esperada: </source>
         <translation>expected letter: </translation>
+    </message>
+</context>
+<context>
+    <name>MenuBase</name>
+    <message>
+        <source>Tarjeta nº %1 expedida</source>
+        <translation>Card no. %1 issued</translation>
+    </message>
+    <message>
+        <source>Configuración guardada. Se aplica al reiniciar: %1</source>
+        <translation>Settings saved. Applies after a restart: %1</translation>
+    </message>
+    <message>
+        <source>Configuración aplicada</source>
+        <translation>Settings applied</translation>
     </message>
 </context>
 <context>
@@ -3617,6 +3606,29 @@
     <message>
         <source>Próxima purga: %1</source>
         <translation>Next purge: %1</translation>
+    </message>
+</context>
+<context>
+    <name>SessionMenu</name>
+    <message>
+        <source>Operador: %1</source>
+        <translation>Operator: %1</translation>
+    </message>
+    <message>
+        <source>Bloqueada: %1</source>
+        <translation>Locked: %1</translation>
+    </message>
+    <message>
+        <source>Sin sesión</source>
+        <translation>Nobody signed in</translation>
+    </message>
+    <message>
+        <source>PIN de desbloqueo guardado</source>
+        <translation>Unlock PIN saved</translation>
+    </message>
+    <message>
+        <source>PIN de desbloqueo quitado</source>
+        <translation>Unlock PIN removed</translation>
     </message>
 </context>
 <context>

@@ -33,8 +33,8 @@ from tests.ui.conftest import CLERK, DIRECTOR, FakeSession
 from tests.ui.test_desk_menus import make_window, screenshot
 from tests.ui.test_translations import english  # noqa: F401  # the English fixture
 from ui.context import AppContext
-from ui.desk.audit_menu import AUDIT_KEY
 from ui.desk.desk_window import DeskWindow
+from ui.desk.menus.audit import AUDIT_KEY
 
 INSPECTOR = Operator("inspector1", "Inspectora Uno", frozenset({Role.INSPECTOR}))
 PURPOSE = "Expediente 12/2026 de la inspección"

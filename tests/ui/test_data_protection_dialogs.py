@@ -285,7 +285,7 @@ def test_a_clerk_asks_the_director_for_the_retention_view(
     try:
         assert win.menus is not None
         assert not win.menus.file_actions["retention"].isVisible()  # not offered to a clerk
-        dialog = win.menus.open_retention()
+        dialog = win.menus.inspection.open_retention()
         assert isinstance(dialog, RetentionDialog) and dialog.overview is not None
         dialog.reject()
     finally:

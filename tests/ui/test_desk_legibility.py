@@ -496,7 +496,7 @@ def test_the_theme_and_text_size_saved_apply_to_the_running_desk(
         assert current_theme().name == "dark" and qapp.font().pointSize() == 12
         menus = shell.window.menus
         assert menus is not None
-        dialog = menus.open_settings()
+        dialog = menus.admin.open_settings()
         assert dialog is not None
         dialog.display.theme.setCurrentIndex(dialog.display.theme.findData("light"))
         dialog.display.font_size.setValue(16)

@@ -25,8 +25,7 @@ from tests.ui.conftest import CLERK, DIRECTOR, FakeSession
 from ui.context import AppContext
 from ui.desk.controller import DeskState
 from ui.desk.demo_scenario import DemoCase, demo_cases, seed_demo_file
-from ui.desk.desk_menus import MENU_SESSION, SETTINGS_CHANGED, DeskMenus
-from ui.desk.desk_window import MENU_ADMIN, MENU_DESK, MENU_DIRECTION, DeskWindow, build_desk_window
+from ui.desk.desk_window import DeskWindow, build_desk_window
 from ui.desk.dialogs.accounts import AccountsDialog
 from ui.desk.dialogs.authorise import DirectorDialog
 from ui.desk.dialogs.bans import BansDialog
@@ -38,7 +37,10 @@ from ui.desk.dialogs.printer import PrinterDialog
 from ui.desk.dialogs.settings import SettingsDialog
 from ui.desk.dialogs.staff import StaffDialog
 from ui.desk.dialogs.vouchers import VoucherIssueDialog, VouchersDialog
+from ui.desk.host import MENU_ADMIN, MENU_DESK, MENU_DIRECTION, MENU_SESSION
 from ui.desk.jobs import ImmediateRunner
+from ui.desk.menus import DeskMenus
+from ui.desk.menus.base import SETTINGS_CHANGED
 from ui.desk.session import DeskSession
 from ui.desk.wedge_filter import WedgeFilter
 
@@ -130,7 +132,7 @@ def close(qtbot: QtBot, dialog: QDialog) -> None:
 
 
 def menu_of(win: DeskWindow, name: str) -> QMenu:
-    return menus_of(win).session_menu if name == MENU_SESSION else win.menu(name)
+    return win.menu(name)
 
 
 # -- the actions ------------------------------------------------------------------------
@@ -184,14 +186,14 @@ def test_dialogs_get_the_document_and_identity_on_screen(
     show_verdict(window, demo_ctx, "staff")  # a SUPERVISOR: the director decides
     current = window.controller.current
     assert current is not None
-    bans = menus.open_bans()
+    bans = menus.direction.open_bans()
     assert bans is not None and bans.identity_edit.text() == current.document.identity.text
     close(qtbot, bans)
-    exceptional = menus.open_exceptional()
+    exceptional = menus.direction.open_exceptional()
     assert exceptional is not None and exceptional.issue_button.isEnabled()
     assert current.document.surname[:10] in exceptional.document_label.text()
     close(qtbot, exceptional)
-    printer = menus.open_printer()  # a clerk: the director confirmed (authorise)
+    printer = menus.direction.open_printer()  # a clerk: the director confirmed (authorise)
     assert printer is not None and printer.allowed
     assert printer.fields.check_button.isEnabled(), "the printer check is given"
     close(qtbot, printer)
@@ -216,7 +218,7 @@ def test_a_voucher_is_two_key_presses_from_the_verdict(
 
 def test_no_voucher_for_a_refusal(window: DeskWindow, demo_ctx: AppContext) -> None:
     show_verdict(window, demo_ctx, "minor")
-    assert menus_of(window).open_voucher() is None
+    assert menus_of(window).desk.open_voucher() is None
     assert window.status.currentMessage() == text("VOUCHER_NEEDS_ADMIT")
     assert not demo_ctx.vouchers.open_vouchers()
 
@@ -240,7 +242,7 @@ def test_settings_refuse_a_clerk_without_an_administrators_credentials(
         assert window.status.currentMessage() == text("ADMIN_NOT_CONFIRMED")
     assert asked == ["SETTINGS", "ACCOUNTS"]
     menus.ask_admin = lambda purpose: CLERK  # a clerk's own credentials are not enough
-    assert menus.open_settings() is None
+    assert menus.admin.open_settings() is None
 
 
 def test_an_administrator_signed_in_is_not_asked_again(qtbot: QtBot, demo_ctx: AppContext) -> None:
@@ -251,7 +253,7 @@ def test_an_administrator_signed_in_is_not_asked_again(qtbot: QtBot, demo_ctx: A
         raise AssertionError("asked")
 
     menus.ask_admin = never
-    dialog = menus.open_accounts()
+    dialog = menus.admin.open_accounts()
     assert isinstance(dialog, AccountsDialog)
     close(qtbot, dialog)
     win.stop()
@@ -262,7 +264,7 @@ def test_saved_settings_are_audited_by_key_and_applied_at_once(
 ) -> None:
     menus = menus_of(window)
     menus.ask_admin = lambda purpose: ADMIN
-    dialog = menus.open_settings()
+    dialog = menus.admin.open_settings()
     assert isinstance(dialog, SettingsDialog) and dialog.allowed
     screenshot(dialog, "desk-settings-from-menu")
     dialog.casino.name.setText("Casino de Pruebas Nuevo")
@@ -337,7 +339,7 @@ def test_a_burst_into_an_open_dialog_is_ignored(
 ) -> None:
     started: list[bool] = []
     window.controller.evaluation_started.connect(lambda: started.append(True))
-    bans = menus_of(window).open_bans()
+    bans = menus_of(window).direction.open_bans()
     assert bans is not None and bans.identity_edit.text() == ""
     qtbot.waitUntil(bans.isVisible)
     bans.identity_edit.setFocus()
@@ -392,12 +394,12 @@ def test_a_formalised_voucher_clears_the_admit_on_screen(
 ) -> None:
     menus = menus_of(window)
     show_verdict(window, demo_ctx, "admitted")
-    issue = menus.open_voucher()
+    issue = menus.desk.open_voucher()
     assert isinstance(issue, VoucherIssueDialog)
     with qtbot.waitSignal(issue.voucher_issued, timeout=5000):
         issue.issue()
     show_verdict(window, demo_ctx, "admitted")  # the deposited document, read again
-    dialog = menus.open_vouchers()
+    dialog = menus.desk.open_vouchers()
     assert isinstance(dialog, VouchersDialog) and len(dialog.open_numbers()) == 1
     dialog.table.selectRow(0)
     with qtbot.waitSignal(dialog.card_issued, timeout=5000) as issued:

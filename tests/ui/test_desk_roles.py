@@ -47,10 +47,10 @@ def test_an_administrator_reads_no_document_and_records_nothing(
         win.controller.check_card(demo_ctx.card_code(1))  # a card's holder: not theirs
         assert failed == ["ROLE_REQUIRED"] and audit_entries(demo_ctx) == before
         menus = menus_of(win)
-        assert menus.open_voucher() is None
-        assert menus.open_vouchers() is None
-        assert menus.open_official() is None
-        assert menus.open_reprints() is None
+        assert menus.desk.open_voucher() is None
+        assert menus.desk.open_vouchers() is None
+        assert menus.desk.open_official() is None
+        assert menus.desk.open_reprints() is None
         # the same window with a clerk signed in admits
         session.operator = CLERK
         win.controller.submit_mrz(case(demo_ctx, "admitted").lines)

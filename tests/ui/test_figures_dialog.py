@@ -125,7 +125,7 @@ def test_the_menu_asks_a_director_when_a_clerk_is_signed_in(
     win = make_window(qtbot, demo_ctx, FakeSession(CLERK))  # authorise answers DIRECTOR
     try:
         assert win.menus is not None
-        dialog = win.menus.open_figures()
+        dialog = win.menus.direction.open_figures()
         assert isinstance(dialog, FiguresDialog) and dialog.figures is not None
         dialog.reject()
     finally:

@@ -19,7 +19,7 @@ from tests.ui.test_translations import english  # noqa: F401  # the English fixt
 from ui.context import AppContext
 from ui.desk.desk_window import DeskWindow
 from ui.desk.dialogs.help import RegulationDialog
-from ui.desk.help_menu import REGULATION_KEY, SHORTCUTS_KEY, HelpMenu
+from ui.desk.menus.help import REGULATION_KEY, SHORTCUTS_KEY, HelpMenu
 
 __all__ = ["window"]  # the fixture: the desk window on the demo file (tests/ui/test_desk_menus)
 

@@ -28,10 +28,10 @@ from tests.ui.report_helpers import screenshot
 from tests.ui.test_translations import english  # noqa: F401  # the English fixture
 from ui.context import AppContext
 from ui.desk.controller import DeskState
-from ui.desk.desk_menus import MENU_INSPECTION
 from ui.desk.desk_window import MENU_ADMIN, MENU_DESK, MENU_DIRECTION, DeskWindow
 from ui.desk.dialogs.inspection import InspectionDialog, InspectionScreen, default_export_name
 from ui.desk.dialogs.manual_entry import ManualEntryDialog
+from ui.desk.host import MENU_INSPECTION
 from ui.desk.inspection_controller import InspectionController
 from ui.desk.jobs import ImmediateRunner
 
@@ -366,7 +366,7 @@ def test_a_clerk_is_never_offered_the_inspection_menu(qtbot: QtBot, demo_ctx: Ap
         assert not menus.file_actions["inspection"].isVisible()
         QTest.keySequence(win, QKeySequence("Ctrl+Shift+F"))
         assert menus.dialog is None
-        assert menus.open_inspection() is None  # asked directly: refused by role
+        assert menus.inspection.open_inspection() is None  # asked directly: refused by role
         assert win.status.currentMessage() == text("INSPECTOR_ROLE_REQUIRED", "es")
         assert win.pages.currentWidget() is win.desk_page
     finally:

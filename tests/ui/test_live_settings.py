@@ -177,7 +177,7 @@ def test_a_save_is_in_force_within_a_second_on_the_store_worker(
     try:
         assert isinstance(win.runner, StoreWorker)
         menus = menus_of(win)
-        dialog = menus.open_settings()
+        dialog = menus.admin.open_settings()
         assert isinstance(dialog, SettingsDialog)
         dialog.hours.days["thu"].setText("21:00-05:00")
         started = time.monotonic()
@@ -223,7 +223,7 @@ def approved_settings(win: DeskWindow, ctx: AppContext) -> SettingsDialog:
     director = ctx.accounts.account("director")
     assert director is not None
     win.menus.ask_admin = lambda purpose: director.operator()
-    dialog = win.menus.open_settings()
+    dialog = win.menus.admin.open_settings()
     assert isinstance(dialog, SettingsDialog)
     return dialog
 

@@ -159,7 +159,7 @@ def test_without_the_server_a_scan_admits_nobody_and_f9_gives_a_provisional_vouc
 
     # the pending vouchers' list shows it
     assert window.menus is not None
-    pending_dialog = window.menus.open_vouchers()
+    pending_dialog = window.menus.desk.open_vouchers()
     assert isinstance(pending_dialog, VouchersDialog)
     assert pending_dialog.provisional_refs() == [ref]
     pending_dialog.reject()
@@ -264,7 +264,7 @@ def test_a_desk_of_its_own_file_is_unchanged(
     assert isinstance(dialog, VoucherIssueDialog)
     assert isinstance(dialog, QDialog)
     dialog.reject()
-    pending = file_window.menus.open_vouchers()
+    pending = file_window.menus.desk.open_vouchers()
     assert isinstance(pending, VouchersDialog) and pending.provisional_table is None
     pending.reject()
 
@@ -350,7 +350,7 @@ def test_no_provisional_voucher_for_an_admission_whose_outcome_is_unknown(
     # the admission may hold a card already (art. 22: one card)
     window.controller.operation_failed.emit("ADMISSION_OUTCOME_UNKNOWN", "")
     window.controller.report_server(False)
-    assert window.menus is not None and window.menus.open_voucher() is None
+    assert window.menus is not None and window.menus.desk.open_voucher() is None
     assert window.status.currentMessage() == text("ADMISSION_OUTCOME_UNKNOWN")
     offline = server_ctx.offline_vouchers
     assert offline is not None and offline.pending() == []

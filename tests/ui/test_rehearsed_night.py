@@ -365,7 +365,7 @@ class Night:
         director = self.ctx.accounts.account("director")
         assert director is not None
         menus.ask_admin = lambda purpose: director.operator()  # the director's credentials
-        dialog = menus.open_settings()
+        dialog = menus.admin.open_settings()
         assert isinstance(dialog, SettingsDialog) and dialog.allowed
         return dialog
 

@@ -17,8 +17,6 @@ this part of the window says it to the clerk:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QLabel
@@ -28,12 +26,11 @@ from admission.desk import OVERRIDABLE, AdmissionResult, Evaluation
 from admission.devices import Sound
 from admission.records import CardRecord
 from admission.verdict import Outcome, Reason
+from ui.context import AppContext
 from ui.desk.controller import DeskState
 from ui.desk.dialogs.cards import CardActionsDialog
 from ui.desk.dialogs.common import bounded, local_date, message
-
-if TYPE_CHECKING:
-    from ui.desk.desk_window import DeskWindow
+from ui.desk.host import DeskHost
 
 __all__ = ["REPRINT_HELD_KEYS", "WAITING_COLOUR", "PresentationView"]
 
@@ -43,12 +40,13 @@ _SOUNDS = {Outcome.ADMIT: Sound.ADMIT, Outcome.ALREADY_ADMITTED: Sound.REENTRY}
 
 
 class PresentationView(QObject):
-    """Built by the window over its controller and banner; :meth:`attach` once the
-    window's menus exist."""
+    """Built by the window over its controller and banner (through the window's API,
+    ``window``); :meth:`attach` once the window's menus exist."""
 
-    def __init__(self, window: DeskWindow) -> None:
-        super().__init__(window)
+    def __init__(self, window: DeskHost, ctx: AppContext) -> None:
+        super().__init__(window.window())
         self._window = window
+        self._ctx = ctx
         self.card_on_screen: int | None = None  # the card the banner tells about
         self.waiting_label = QLabel()
         self.waiting_label.setObjectName("waitingBanner")
@@ -63,7 +61,9 @@ class PresentationView(QObject):
         font.setPointSize(max(font.pointSize(), 15))  # read at arm's length, standing
         self.waiting_label.setFont(font)
         self.waiting_label.hide()
-        self.reprint_held_action = QAction(self.tr("Reimprimir la tarjeta que ya tiene…"), window)
+        self.reprint_held_action = QAction(
+            self.tr("Reimprimir la tarjeta que ya tiene…"), window.window()
+        )
         self.reprint_held_action.setObjectName("action_reprint_held")
         self.reprint_held_action.setShortcut(QKeySequence(REPRINT_HELD_KEYS))
         self.reprint_held_action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
@@ -117,7 +117,7 @@ class PresentationView(QObject):
 
     def _price(self, code: str) -> str:
         """The price of card type ``code`` as the desk charges it (art. 23.2-3)."""
-        catalogue = self._window.ctx.desk.config.catalogue
+        catalogue = self._ctx.desk.config.catalogue
         return format_euros(catalogue.types[code].price_cents if code in catalogue.types else 0)
 
     def show_charge(self) -> None:
@@ -245,7 +245,7 @@ class PresentationView(QObject):
             )
             return None
         dialog = CardActionsDialog(
-            window.ctx, window.runner, window.authorise, number=held.number, parent=window
+            self._ctx, window.runner, window.authorise, number=held.number, parent=window.window()
         )
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.reprint_button.setDefault(True)  # Enter in the dialog reprints

@@ -16,9 +16,10 @@ gives the provisional voucher of art. 23.4 (``ui.desk.dialogs.vouchers.OfflineVo
 under a local reference, numbered on the server when it answers again - the window
 then says which reference got which number.
 
-The menus (Admisión, Dirección, Administración, Sesión) carry every dialog with its
-shortcut: :mod:`ui.desk.desk_menus`, attached by :func:`build_desk_window`; more actions can
-be added with ``window.add_action(MENU_DIRECTION, action)``.
+The menus (Admisión, Dirección, Administración, Inspección, Sesión, Ayuda) carry every
+dialog with its shortcut: :mod:`ui.desk.menus`, one module per menu, attached by
+:func:`build_desk_window`. They reach the window only through its own API
+(:class:`ui.desk.host.DeskHost`: ``window.add_action(MENU_DIRECTION, action)``...).
 
 While a modal dialog is open (a director's authorisation, a voucher, the settings) a
 document read by a reader or the camera is ignored, with a hint in the status bar: the
@@ -33,10 +34,9 @@ the same flow through :class:`ui.desk.workers.ReaderWorker`.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from functools import partial
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QLocale, QObject, Qt, Slot
+from PySide6.QtCore import QLocale, QObject, Qt, Signal, Slot
 from PySide6.QtGui import QAction, QCloseEvent, QImage, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -50,7 +50,6 @@ from PySide6.QtWidgets import (
 )
 
 from admission.accounts import Operator, Role
-from admission.audit_trail import AuditTrailService
 from admission.cards.catalogue import CardType
 from admission.cards.verification import CardVerification
 from admission.counters import DeskCounters
@@ -66,26 +65,20 @@ from admission.devices import (
 from admission.documents import IdentityDocument
 from admission.identity import IdentityKey
 from admission.ports import madrid_date
-from ui.desk.audit_menu import AuditMenu
 from ui.desk.controller import DeskController
 from ui.desk.desk_flow import DeskFlowCode, DeskVerdict, SessionView, document_from_lines
-from ui.desk.desk_menus import (
-    MENU_ADMIN,
-    MENU_DESK,
-    MENU_DIRECTION,
-    MENU_INSPECTION,
-    DeskMenus,
-    attach_desk_menus,
-)
 from ui.desk.desk_presentation import PresentationView
 from ui.desk.dialogs.card_check import CardCheckDialog
 from ui.desk.dialogs.common import bounded, message
 from ui.desk.dialogs.inspection import InspectionScreen
 from ui.desk.dialogs.manual_entry import ManualEntryDialog
 from ui.desk.dialogs.vouchers import OfflineVoucherCode
-from ui.desk.help_menu import HelpMenu
+from ui.desk.host import MENU_ADMIN, MENU_DESK, MENU_DIRECTION
 from ui.desk.inspection_controller import inspection_controller
 from ui.desk.jobs import ImmediateRunner, JobRunner
+from ui.desk.menus import DeskMenus, attach_desk_menus
+from ui.desk.menus.audit import AuditMenu, attach_audit_menu
+from ui.desk.menus.help import HelpMenu
 from ui.desk.wedge_filter import WedgeFilter
 from ui.desk.widgets.counters import CountersPanel
 from ui.desk.widgets.identity import IdentityPanel
@@ -95,8 +88,7 @@ from ui.desk.widgets.verdict import VerdictBanner
 from ui.desk.workers import CameraWorker, DeviceWatch, ReaderWorker, StoreWorker
 
 if TYPE_CHECKING:
-    from db.offline_formalise import FormaliseReport
-    from db.offline_queue import QueuedVoucher
+    from admission.vouchers.offline import FormaliseReport, QueuedVoucher
     from ui.context import AppContext
 
 __all__ = [
@@ -136,6 +128,9 @@ def _card_label(card_type: CardType) -> str:
 
 
 class DeskWindow(QMainWindow):
+    # the window changed screen: the desk, or the inspector's screen (art. 20.4)
+    inspector_mode_changed = Signal(bool)
+
     def __init__(
         self,
         ctx: AppContext,
@@ -153,7 +148,7 @@ class DeskWindow(QMainWindow):
         self.session = session
         self.controller = controller
         # the store worker the controller uses, and the director's authorisation: the
-        # dialogs of the menus (ui.desk.desk_menus) run on the same worker
+        # dialogs of the menus (ui.desk.menus) run on the same worker
         self.runner = runner
         self.authorise = authorise
         self.menus: DeskMenus | None = None
@@ -203,7 +198,7 @@ class DeskWindow(QMainWindow):
         self._portrait: tuple[IdentityKey, QImage] | None = None
 
         # one presentation, one record: what waits behind the verdict, the re-entry
-        self.presentation = PresentationView(self)
+        self.presentation = PresentationView(self, ctx)
         left = QVBoxLayout()
         left.addWidget(self.offline_banner)
         left.addWidget(self.presentation.waiting_label)
@@ -403,8 +398,7 @@ class DeskWindow(QMainWindow):
                 menu = self._menus[name]
                 menu.menuAction().setVisible(bool(menu.actions()))
             self.setWindowTitle(self.tr("Admisión — control de entrada"))
-        if self.menus is not None:
-            self.menus.show_operator()
+        self.inspector_mode_changed.emit(inspector)
 
     def connect_wedge(self, wedge: WedgeFilter) -> None:
         """Feed a keyboard-wedge filter's scans (installed on the app by the owner)."""
@@ -820,30 +814,6 @@ class DeskWindow(QMainWindow):
         return dialog
 
 
-def attach_audit_menu(window: DeskWindow, ctx: AppContext, runner: JobRunner) -> AuditMenu:
-    """The audit trail under Dirección and Inspección (arts. 14.1.b, 20.4)."""
-
-    def add(action: QAction) -> None:
-        window.add_action(MENU_DIRECTION, action)
-        # the Inspección menu is shown by role (ui.desk.desk_menus): added to, never shown here
-        window.menu(MENU_INSPECTION).addAction(action)
-
-    def operator() -> Operator | None:
-        return None if window.session.is_locked else window.session.operator
-
-    return AuditMenu(
-        window,
-        add,
-        AuditTrailService(ctx.store, ctx.clock),
-        runner,
-        operator,
-        lambda: madrid_date(ctx.clock.now()),
-        partial(ctx.export_target, force=True),  # the save dialog asked before replacing
-        language=lambda: str(ctx.settings["ui.language"]),
-        refused=lambda code: window.status.showMessage(message(code), 10_000),
-    )
-
-
 def build_desk_window(
     ctx: AppContext,
     session: SessionView,
@@ -882,7 +852,7 @@ def build_desk_window(
         authorise=authorise,
     )
     controller.setParent(window)
-    window.menus = attach_desk_menus(window)
+    window.menus = attach_desk_menus(window, ctx)
     documents = ctx.documents
     window.help = HelpMenu(
         window, runner, documents.regulation_text, print_regulation=documents.print_regulation

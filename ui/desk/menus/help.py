@@ -16,8 +16,8 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
 from admission.errors import AdmissionError
-from ui.desk.desk_menus import shortcut_action
 from ui.desk.dialogs.help import RegulationDialog, ShortcutsOverlay, shortcut_rows
+from ui.desk.host import shortcut_action
 from ui.desk.jobs import JobRunner
 
 if TYPE_CHECKING:

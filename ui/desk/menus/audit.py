@@ -1,28 +1,31 @@
 """The audit trail's entry in the Dirección and Inspección menus (arts. 14.1.b, 20.4):
 Ctrl+Shift+D opens :class:`AuditTrailDialog` for the game director or an inspector
-signed in; anyone else is told so and nothing is read."""
+signed in; anyone else is told so and nothing is read.
+
+:func:`attach_audit_menu` puts it in the window's menus through the window's own API."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import date
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QObject, Qt
 from PySide6.QtGui import QAction
+from PySide6.QtWidgets import QWidget
 
 from admission.accounts import Operator, Role
 from admission.audit_trail import AuditTrailService
+from admission.ports import madrid_date
 from admission.reports import ExportTarget
-from ui.desk.desk_menus import shortcut_action
+from ui.context import AppContext
 from ui.desk.dialogs.audit_trail import AuditTrailDialog
+from ui.desk.dialogs.common import message
+from ui.desk.host import MENU_DIRECTION, MENU_INSPECTION, DeskHost, shortcut_action
 from ui.desk.jobs import JobRunner
 
-if TYPE_CHECKING:
-    from PySide6.QtWidgets import QMainWindow
-
-__all__ = ["AUDIT_KEY", "AuditMenu"]
+__all__ = ["AUDIT_KEY", "AuditMenu", "attach_audit_menu"]
 
 AUDIT_KEY = "Ctrl+Shift+D"
 
@@ -32,7 +35,7 @@ class AuditMenu(QObject):
 
     def __init__(
         self,
-        window: QMainWindow,
+        window: QWidget,
         add_action: Callable[[QAction], None],
         service: AuditTrailService,
         runner: JobRunner,
@@ -77,3 +80,28 @@ class AuditMenu(QObject):
         dialog.activateWindow()
         dialog.purpose_edit.setFocus()
         return dialog
+
+
+def attach_audit_menu(host: DeskHost, ctx: AppContext, runner: JobRunner) -> AuditMenu:
+    """The audit trail under Dirección and Inspección (arts. 14.1.b, 20.4)."""
+
+    def add(action: QAction) -> None:
+        host.add_action(MENU_DIRECTION, action)
+        # the Inspección menu is shown by role (ui.desk.menus.inspection): added to, never
+        # shown here
+        host.menu(MENU_INSPECTION).addAction(action)
+
+    def operator() -> Operator | None:
+        return None if host.session.is_locked else host.session.operator
+
+    return AuditMenu(
+        host.window(),
+        add,
+        AuditTrailService(ctx.store, ctx.clock),
+        runner,
+        operator,
+        lambda: madrid_date(ctx.clock.now()),
+        partial(ctx.export_target, force=True),  # the save dialog asked before replacing
+        language=lambda: str(ctx.settings["ui.language"]),
+        refused=lambda code: host.status.showMessage(message(code), 10_000),
+    )
