@@ -75,6 +75,8 @@ class AuditAppend(Protocol):
     ) -> int: ...
 
 
+KeyedHash = Callable[[sqlite3.Connection, str], str]  # the subject hash in a transaction
+
 # SQLite primary result codes (https://sqlite.org/rescode.html).
 _SQLITE_PERM, _SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_READONLY = 3, 5, 6, 8
 _SQLITE_IOERR, _SQLITE_CORRUPT, _SQLITE_FULL, _SQLITE_CANTOPEN = 10, 11, 13, 14
@@ -324,13 +326,19 @@ class SqliteTx:
     """The SQLCipher file's :class:`db.tx.Tx`: the one connection in a transaction of
     the store. The file is encrypted whole, so a sealed value is its text."""
 
-    __slots__ = ("_audit", "conn")
+    __slots__ = ("_audit", "_keyed", "conn")
     dialect = "sqlite"
     lock_rows = ""
 
-    def __init__(self, conn: sqlite3.Connection, audit: AuditAppend | None) -> None:
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        audit: AuditAppend | None,
+        keyed: KeyedHash | None = None,
+    ) -> None:
         self.conn = conn
         self._audit = audit
+        self._keyed = keyed
 
     def one(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
         return cast("tuple[Any, ...] | None", self.conn.execute(sql, params).fetchone())
@@ -379,6 +387,22 @@ class SqliteTx:
     @staticmethod
     def identity_match(column: str, identity: IdentityKey) -> tuple[str, list[Any]]:
         return f"{column} = ?", [identity.text]
+
+    def new_id(self, table: str, column: str) -> int:
+        # SQLite's own choice for an INTEGER PRIMARY KEY: one above the highest
+        found = self.conn.execute(f"SELECT coalesce(max({column}), 0) + 1 FROM {table}")
+        return int(found.fetchone()[0])
+
+    @staticmethod
+    def index_columns(
+        *, identity: IdentityKey | None = None, number: str | None = None
+    ) -> dict[str, Any]:
+        return {}
+
+    def keyed_hash(self, text: str) -> str:
+        if self._keyed is None:
+            raise StoreError("this transaction keys no hash", code=StoreErrorCode.WRITE_FAILED)
+        return self._keyed(self.conn, text)
 
     def audit(
         self,
@@ -449,7 +473,7 @@ class StoreBase(FilePorts):
     def write(self, work: Callable[[SqliteTx], T]) -> T:
         """``work`` in one write transaction (db/tx.py)."""
         with self._tx() as conn:
-            return work(SqliteTx(conn, self._tx_audit()))
+            return work(SqliteTx(conn, self._tx_audit(), self._tx_keyed()))
 
     def read(self, work: Callable[[SqliteTx], T]) -> T:
         """``work`` under the store's lock, errors mapped as :meth:`reading`."""
@@ -458,6 +482,10 @@ class StoreBase(FilePorts):
 
     def _tx_audit(self) -> AuditAppend | None:
         """The chain's append for the rules' transactions (the audit layer gives it)."""
+        return None
+
+    def _tx_keyed(self) -> KeyedHash | None:
+        """The subject hash for the rules' transactions (the audit layer gives it)."""
         return None
 
     def transaction(self) -> AbstractContextManager[sqlite3.Connection]:

@@ -5,13 +5,13 @@ add only how they open, lock, retry and seal."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import date, datetime
 from typing import Any, TypeVar
 
 from admission.identity import IdentityKey
-from admission.records import CardRecord
-from db import cards
+from admission.records import Ban, CardRecord, StaffMember, check_new_ban
+from db import cards, people
 
 T = TypeVar("T")
 
@@ -57,3 +57,50 @@ class FilePorts:
         """A reprint of the same number is requested (print_count grows on mark_printed)."""
         cards.require_reason(reason)
         self.write(lambda tx: cards.record_reprint(tx, number, reason, actor, at))
+
+    # -- BanList (art. 21.2-3), StaffList (art. 18), PeopleListings --------------------------
+
+    def bans(self, identity: IdentityKey) -> Sequence[Ban]:
+        """Every ban of this identity, lifted and expired ones included."""
+        return self.read(lambda tx: people.bans(tx, identity))
+
+    def active_bans(self, identity: IdentityKey, at: datetime) -> Sequence[Ban]:
+        return self.read(lambda tx: people.active_bans(tx, identity, at))
+
+    def bans_in_force(self, at: datetime, limit: int = 500) -> Sequence[Ban]:
+        """Bans neither lifted nor expired at ``at``, newest first. Personal data: the
+        caller audits the reading (art. 20.4)."""
+        return self.read(lambda tx: people.bans_in_force(tx, at, limit))
+
+    def bans_ended(self, at: datetime, limit: int = 500) -> Sequence[Ban]:
+        """Bans lifted or expired by ``at``, newest first. Personal data: the caller
+        audits the reading (art. 20.4)."""
+        return self.read(lambda tx: people.bans_ended(tx, at, limit))
+
+    def add_ban(
+        self,
+        identity: IdentityKey,
+        reason: str,
+        decided_by: str,
+        at: datetime,
+        expires_at: datetime | None = None,
+    ) -> Ban:
+        check_new_ban(reason, at, expires_at)
+        return self.write(
+            lambda tx: people.add_ban(tx, identity, reason, decided_by, at, expires_at)
+        )
+
+    def lift_ban(self, ban_id: int, reason: str, actor: str, at: datetime) -> None:
+        people.require_lift_reason(reason)
+        self.write(lambda tx: people.lift_ban(tx, ban_id, reason, actor, at))
+
+    def staff_member(self, identity: IdentityKey) -> StaffMember | None:
+        return self.read(lambda tx: people.staff_member(tx, identity))
+
+    def staff_members(self, limit: int = 500) -> Sequence[StaffMember]:
+        """Staff members, active or not, by name."""
+        return self.read(lambda tx: people.staff_members(tx, limit))
+
+    def add_staff(self, member: StaffMember, actor: str, at: datetime) -> None:
+        """Add or update (e.g. deactivate) a staff member."""
+        self.write(lambda tx: people.add_staff(tx, member, actor, at))

@@ -1,10 +1,13 @@
-"""Internal bans (art. 21.2-3, R5) and casino staff (art. 18, R15); each change is an
-audit entry committing to the row as written (art. 20.4)."""
+"""Internal bans (art. 21.2-3, R5) and casino staff (art. 18, R15), written once over both
+dialects (db/tx.py). Each change is an audit entry committing to the row as written
+(art. 20.4). The identity, the reasons and a staff member's name are personal values:
+sealed to their row on the server (:meth:`Tx.seal`), found by blind index
+(:meth:`Tx.identity_match`)."""
 
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -14,187 +17,213 @@ from admission.records import Ban, RecordErrorCode, StaffMember, StaffRole, chec
 from db import codec
 from db.audit_chain import ban_content, staff_content
 from db.audit_rows import CoveredTable
-from db.visitors import VisitorsMixin
+from db.tx import Tx, insert_row, opt_when, when
 
-BAN_COLUMNS = "ban_id, identity, reason, decided_by, created_at, expires_at, lifted_at, lift_reason"
+BAN_COLUMNS = (
+    "t.ban_id, t.identity, t.reason, t.decided_by, t.created_at, t.expires_at, "
+    "t.lifted_at, t.lift_reason"
+)
+_BANS = f"SELECT {BAN_COLUMNS} FROM bans AS t WHERE "
+# the text of a value read from table.column of a row: Tx.open, or the server's
+# Opener.text when the chain is verified
+Opens = Callable[[Any, str, str, int | str], str]
 
 
-def ban_from_row(row: Any) -> Ban:
+def ban_from_row(opened: Opens, row: Sequence[Any]) -> Ban:
+    """A ban read with :data:`BAN_COLUMNS`."""
     ban_id, identity, reason, decided_by, created, expires, lifted, lift_reason = row
+    bid = int(ban_id)
     return Ban(
-        int(str(ban_id)),
-        IdentityKey.parse(str(identity)),
-        str(reason),
+        bid,
+        IdentityKey.parse(opened(identity, "bans", "identity", bid)),
+        opened(reason, "bans", "reason", bid),
         str(decided_by),
-        codec.parse_ts(str(created)),
-        None if expires is None else codec.parse_ts(str(expires)),
-        None if lifted is None else codec.parse_ts(str(lifted)),
-        str(lift_reason),
+        when(created),
+        opt_when(expires),
+        opt_when(lifted),
+        "" if lift_reason is None else opened(lift_reason, "bans", "lift_reason", bid),
     )
 
 
+def _as_stored(value: Any, table: str, column: str, row: int | str) -> str:
+    return str(value)  # the SQLCipher file: encrypted whole, values in clear inside
+
+
 def _ban_content(conn: sqlite3.Connection, row: tuple[object, ...]) -> list[object]:
-    return ban_content(ban_from_row(row))
+    return ban_content(ban_from_row(_as_stored, row))
 
 
-class PeopleMixin(VisitorsMixin):
-    def _covered(self) -> dict[str, CoveredTable]:
-        columns = ", ".join(f"t.{c.strip()}" for c in BAN_COLUMNS.split(","))
-        return {
-            **super()._covered(),
-            "ban": CoveredTable("ban", "bans", "ban_id", columns, _ban_content),
-        }
+# the bans the SQLCipher chain covers (the server reads them in db/pg/store.py)
+COVERED = CoveredTable("ban", "bans", "ban_id", BAN_COLUMNS, _ban_content)
 
-    def _staff_rows(self, conn: sqlite3.Connection) -> Iterator[tuple[str, list[object]]]:
-        """Staff rows named by the keyed hash of the identity (never in clear)."""
-        rows = conn.execute(
-            "SELECT identity, name, role, active FROM staff ORDER BY identity"
-        ).fetchall()
-        for identity, name, role, active in rows:
-            member = StaffMember(IdentityKey.parse(identity), name, StaffRole(role), bool(active))
-            yield "staff:" + self._keyed_hash_in(conn, identity), staff_content(member)
 
-    def active_bans(self, identity: IdentityKey, at: datetime) -> Sequence[Ban]:
-        return [ban for ban in self.bans(identity) if ban.active_at(at)]
+def bans(tx: Tx, identity: IdentityKey) -> list[Ban]:
+    """Every ban of this identity, lifted and expired ones included."""
+    match, params = tx.identity_match("t.identity", identity)
+    rows = tx.all(_BANS + match + " ORDER BY t.ban_id", params)
+    return [ban_from_row(tx.open, row) for row in rows]
 
-    def bans(self, identity: IdentityKey) -> Sequence[Ban]:
-        """Every ban of this identity, lifted and expired ones included."""
-        with self._read() as conn:
-            rows = conn.execute(
-                f"SELECT {BAN_COLUMNS} FROM bans WHERE identity = ? ORDER BY ban_id",
-                (identity.text,),
-            ).fetchall()
-        return [ban_from_row(row) for row in rows]
 
-    def bans_in_force(self, at: datetime, limit: int = 500) -> Sequence[Ban]:
-        """Bans neither lifted nor expired at ``at``, newest first (``PeopleListings``).
-        Personal data: the caller audits the reading (art. 20.4)."""
-        moment = codec.ts(at)  # fixed-width UTC text: compared as text
-        with self._read() as conn:
-            rows = conn.execute(
-                f"SELECT {BAN_COLUMNS} FROM bans "
-                "WHERE (lifted_at IS NULL OR lifted_at > ?) AND created_at <= ? "
-                "AND (expires_at IS NULL OR expires_at > ?) "
-                "ORDER BY ban_id DESC LIMIT ?",
-                (moment, moment, moment, limit),
-            ).fetchall()
-        return [ban for ban in map(ban_from_row, rows) if ban.active_at(at)]
+def active_bans(tx: Tx, identity: IdentityKey, at: datetime) -> list[Ban]:
+    return [ban for ban in bans(tx, identity) if ban.active_at(at)]
 
-    def bans_ended(self, at: datetime, limit: int = 500) -> Sequence[Ban]:
-        """Bans lifted or expired by ``at``, newest first (``PeopleListings``)."""
-        moment = codec.ts(at)
-        with self._read() as conn:
-            rows = conn.execute(
-                f"SELECT {BAN_COLUMNS} FROM bans "
-                "WHERE (lifted_at IS NOT NULL AND lifted_at <= ?) "
-                "OR (expires_at IS NOT NULL AND expires_at <= ?) "
-                "ORDER BY ban_id DESC LIMIT ?",
-                (moment, moment, limit),
-            ).fetchall()
-        return [ban for ban in map(ban_from_row, rows) if not ban.active_at(at)]
 
-    def staff_members(self, limit: int = 500) -> Sequence[StaffMember]:
-        """Staff members, active or not, by name (``PeopleListings``)."""
-        with self._read() as conn:
-            rows = conn.execute(
-                "SELECT identity, name, role, active FROM staff ORDER BY name, identity LIMIT ?",
-                (limit,),
-            ).fetchall()
-        return [
-            StaffMember(IdentityKey.parse(str(i)), str(n), StaffRole(str(r)), bool(a))
-            for i, n, r, a in rows
-        ]
+def bans_in_force(tx: Tx, at: datetime, limit: int = 500) -> list[Ban]:
+    """Bans neither lifted nor expired at ``at``, newest first (``PeopleListings``).
+    Personal data: the caller audits the reading (art. 20.4)."""
+    moment = tx.ts(at)  # SQLite: fixed-width UTC text, compared as text
+    rows = tx.all(
+        _BANS + "(t.lifted_at IS NULL OR t.lifted_at > ?) AND t.created_at <= ? "
+        "AND (t.expires_at IS NULL OR t.expires_at > ?) ORDER BY t.ban_id DESC LIMIT ?",
+        (moment, moment, moment, limit),
+    )
+    return [ban for ban in (ban_from_row(tx.open, row) for row in rows) if ban.active_at(at)]
 
-    def add_ban(
-        self,
-        identity: IdentityKey,
-        reason: str,
-        decided_by: str,
-        at: datetime,
-        expires_at: datetime | None = None,
-    ) -> Ban:
-        check_new_ban(reason, at, expires_at)
-        with self._tx() as conn:
-            ban_id = conn.execute(
-                "INSERT INTO bans (identity, reason, decided_by, created_at, expires_at) "
-                "VALUES (?, ?, ?, ?, ?)",
-                (
-                    identity.text,
-                    reason,
-                    decided_by,
-                    codec.ts(at),
-                    None if expires_at is None else codec.ts(expires_at),
-                ),
-            ).lastrowid
-            assert ban_id is not None
-            self._audit(
-                conn,
-                decided_by,
-                "BAN_ADD",
-                f"ban:{ban_id}",
-                at,
-                {"identity": self._keyed_hash_in(conn, identity.text)},
-                [(f"ban:{ban_id}", True)],
-            )
-        return Ban(
-            ban_id,
-            identity,
-            reason,
-            decided_by,
-            codec.parse_ts(codec.ts(at)),
-            None if expires_at is None else codec.parse_ts(codec.ts(expires_at)),
+
+def bans_ended(tx: Tx, at: datetime, limit: int = 500) -> list[Ban]:
+    """Bans lifted or expired by ``at``, newest first (``PeopleListings``). Personal
+    data: the caller audits the reading (art. 20.4)."""
+    moment = tx.ts(at)
+    rows = tx.all(
+        _BANS + "(t.lifted_at IS NOT NULL AND t.lifted_at <= ?) "
+        "OR (t.expires_at IS NOT NULL AND t.expires_at <= ?) ORDER BY t.ban_id DESC LIMIT ?",
+        (moment, moment, limit),
+    )
+    return [ban for ban in (ban_from_row(tx.open, row) for row in rows) if not ban.active_at(at)]
+
+
+def add_ban(
+    tx: Tx,
+    identity: IdentityKey,
+    reason: str,
+    decided_by: str,
+    at: datetime,
+    expires_at: datetime | None = None,
+) -> Ban:
+    check_new_ban(reason, at, expires_at)
+    ban_id = tx.new_id("bans", "ban_id")
+    values = {
+        "ban_id": ban_id,
+        "identity": tx.seal(identity.text, "bans", "identity", ban_id),
+        "reason": tx.seal(reason, "bans", "reason", ban_id),
+        "decided_by": decided_by,
+        "created_at": tx.ts(at),
+        "expires_at": None if expires_at is None else tx.ts(expires_at),
+        **tx.index_columns(identity=identity),
+    }
+    insert_row(tx, "bans", values)
+    tx.audit(
+        decided_by,
+        "BAN_ADD",
+        f"ban:{ban_id}",
+        at,
+        {"identity": tx.keyed_hash(identity.text)},
+        [(f"ban:{ban_id}", True)],
+    )
+    return Ban(
+        ban_id,
+        identity,
+        reason,
+        decided_by,
+        codec.parse_ts(codec.ts(at)),  # as stored and read back
+        None if expires_at is None else codec.parse_ts(codec.ts(expires_at)),
+    )
+
+
+def require_lift_reason(reason: str) -> None:
+    if not reason.strip():
+        raise InvalidStateError(
+            "lifting a ban needs a reason", code=RecordErrorCode.REASON_REQUIRED
         )
 
-    def lift_ban(self, ban_id: int, reason: str, actor: str, at: datetime) -> None:
-        if not reason.strip():
-            raise InvalidStateError(
-                "lifting a ban needs a reason", code=RecordErrorCode.REASON_REQUIRED
-            )
-        with self._tx() as conn:
-            row = conn.execute("SELECT lifted_at FROM bans WHERE ban_id = ?", (ban_id,)).fetchone()
-            if row is None:
-                raise NotFoundError("no such ban")
-            if row[0] is not None:
-                raise InvalidStateError(
-                    "the ban is already lifted", code=RecordErrorCode.BAN_LIFTED
-                )
-            conn.execute(
-                "UPDATE bans SET lifted_at = ?, lift_reason = ? WHERE ban_id = ?",
-                (codec.ts(at), reason, ban_id),
-            )
-            self._audit(
-                conn, actor, "BAN_LIFT", f"ban:{ban_id}", at, None, [(f"ban:{ban_id}", False)]
-            )
 
-    def staff_member(self, identity: IdentityKey) -> StaffMember | None:
-        with self._read() as conn:
-            row = conn.execute(
-                "SELECT identity, name, role, active FROM staff WHERE identity = ?",
-                (identity.text,),
-            ).fetchone()
-        if row is None:
-            return None
-        return StaffMember(IdentityKey.parse(row[0]), row[1], StaffRole(row[2]), bool(row[3]))
+def lift_ban(tx: Tx, ban_id: int, reason: str, actor: str, at: datetime) -> None:
+    require_lift_reason(reason)
+    row = tx.one("SELECT lifted_at FROM bans WHERE ban_id = ?", (ban_id,))
+    if row is None:
+        raise NotFoundError("no such ban")
+    if row[0] is not None:
+        raise InvalidStateError("the ban is already lifted", code=RecordErrorCode.BAN_LIFTED)
+    tx.execute(
+        "UPDATE bans SET lifted_at = ?, lift_reason = ? WHERE ban_id = ?",
+        (tx.ts(at), tx.seal(reason, "bans", "lift_reason", ban_id), ban_id),
+    )
+    tx.audit(actor, "BAN_LIFT", f"ban:{ban_id}", at, None, [(f"ban:{ban_id}", False)])
 
-    def add_staff(self, member: StaffMember, actor: str, at: datetime) -> None:
-        """Add or update (e.g. deactivate) a staff member."""
-        with self._tx() as conn:
-            known = conn.execute(
-                "SELECT 1 FROM staff WHERE identity = ?", (member.identity.text,)
-            ).fetchone()
-            conn.execute(
-                "INSERT INTO staff (identity, name, role, active) VALUES (?, ?, ?, ?) "
-                "ON CONFLICT (identity) DO UPDATE SET name = excluded.name, "
-                "role = excluded.role, active = excluded.active",
-                (member.identity.text, member.name, member.role.value, int(member.active)),
-            )
-            subject = self._keyed_hash_in(conn, member.identity.text)
-            self._audit(
-                conn,
-                actor,
-                "STAFF_SET",
-                subject,
-                at,
-                {"role": member.role.value, "active": str(int(member.active))},
-                [(f"staff:{subject}", known is None)],
-            )
+
+# -- staff (art. 18) -----------------------------------------------------------------------
+
+
+def _staff_key(tx: Tx) -> str:
+    """The column naming a staff row: the server numbers its rows (their sealed values
+    are bound to the number); the SQLCipher file keys them by the identity."""
+    return "staff_id" if tx.dialect == "pg" else "identity"
+
+
+def _staff_select(tx: Tx) -> str:
+    return f"SELECT t.{_staff_key(tx)}, t.identity, t.name, t.role, t.active FROM staff AS t"
+
+
+def staff_from_row(opened: Opens, row: Sequence[Any]) -> StaffMember:
+    """A staff member read by :func:`_staff_select` (its row's key first)."""
+    key, identity, name, role, active = row
+    return StaffMember(
+        IdentityKey.parse(opened(identity, "staff", "identity", key)),
+        opened(name, "staff", "name", key),
+        StaffRole(str(role)),
+        bool(active),
+    )
+
+
+def staff_member(tx: Tx, identity: IdentityKey) -> StaffMember | None:
+    match, params = tx.identity_match("t.identity", identity)
+    row = tx.one(f"{_staff_select(tx)} WHERE {match}", params)
+    return None if row is None else staff_from_row(tx.open, row)
+
+
+def staff_members(tx: Tx, limit: int = 500) -> list[StaffMember]:
+    """Staff members, active or not, by name (``PeopleListings``): sorted here, names
+    being sealed on the server (the order of SQLite's binary collation)."""
+    members = [staff_from_row(tx.open, row) for row in tx.all(_staff_select(tx))]
+    members.sort(key=lambda m: (m.name, m.identity.text))
+    return members[: max(0, limit)]
+
+
+def staff_rows(tx: Tx) -> Iterator[tuple[str, list[object]]]:
+    """The staff rows the audit chain covers, named by the keyed hash of the identity
+    (never in clear), with the content it commits to."""
+    for row in tx.all(f"{_staff_select(tx)} ORDER BY t.{_staff_key(tx)}"):
+        member = staff_from_row(tx.open, row)
+        yield "staff:" + tx.keyed_hash(member.identity.text), staff_content(member)
+
+
+def add_staff(tx: Tx, member: StaffMember, actor: str, at: datetime) -> None:
+    """Add or update (e.g. deactivate) a staff member."""
+    key = _staff_key(tx)
+    match, params = tx.identity_match("identity", member.identity)
+    found = tx.one(f"SELECT {key} FROM staff WHERE {match}", params)
+    row: Any = found[0] if found is not None else None
+    if row is None:
+        row = tx.new_id("staff", key) if key == "staff_id" else member.identity.text
+    values = {
+        key: row,
+        "identity": tx.seal(member.identity.text, "staff", "identity", row),
+        "name": tx.seal(member.name, "staff", "name", row),
+        "role": member.role.value,
+        "active": tx.flag(member.active),
+        **tx.index_columns(identity=member.identity),
+    }
+    if found is None:
+        insert_row(tx, "staff", values)
+    else:
+        settings = ", ".join(f"{column} = ?" for column in values)
+        tx.execute(f"UPDATE staff SET {settings} WHERE {key} = ?", [*values.values(), row])
+    subject = tx.keyed_hash(member.identity.text)
+    tx.audit(
+        actor,
+        "STAFF_SET",
+        subject,
+        at,
+        {"role": member.role.value, "active": str(int(member.active))},
+        [(f"staff:{subject}", found is None)],
+    )

@@ -27,7 +27,7 @@ from admission.ports import madrid_date
 from admission.records import PurgeReport
 from db import codec
 from db.connection import DB_ERRORS
-from db.people import PeopleMixin
+from db.visitors import VisitorsMixin
 
 # Visits erased per transaction. Measured on the 1,000,000-visitor file: a day of
 # ~26,700 visits took 1.8-2.4 s in batches of 5,000 (six commits, pages re-encrypted
@@ -47,7 +47,7 @@ def _numbers(cursor: sqlite3.Cursor) -> list[int]:
     return [int(row[0]) for row in cursor.fetchall()]
 
 
-class RetentionMixin(PeopleMixin):
+class RetentionMixin(VisitorsMixin):
     def newest_event(self) -> datetime | None:
         """The latest instant the file records: a visit, a card event or an audit entry
         (the clock must not be behind it; a purge must not run far ahead of it)."""

@@ -23,7 +23,7 @@ retried by the dialect where it retries, errors mapped to the store's codes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import UTC, date, datetime
 from typing import Any, Protocol
 
@@ -85,6 +85,25 @@ class Tx(Protocol):
         every held key version on the server. The caller checks the row it opens."""
         ...
 
+    def new_id(self, table: str, column: str) -> int:
+        """The id the next row of ``table`` will take, known before its values are sealed
+        to it: the server's sequence ``{table}_{column}_seq``; on SQLite the id the row
+        would be given (one above the highest)."""
+        ...
+
+    def index_columns(
+        self, *, identity: IdentityKey | None = None, number: str | None = None
+    ) -> dict[str, Any]:
+        """The columns the server keeps beside a sealed row, to add to its INSERT or
+        UPDATE: the blind index of its ``identity`` (``id_index``) or document ``number``
+        (``number_index``), and the ``key_version`` sealing it; none on SQLite."""
+        ...
+
+    def keyed_hash(self, text: str) -> str:
+        """``hmac:`` + 16 hex under the file's subject secret: the audit names an identity
+        without showing it (write transactions)."""
+        ...
+
     def audit(
         self,
         actor: str,
@@ -97,6 +116,13 @@ class Tx(Protocol):
         """Append an entry to the chain in this transaction, committing to ``rows`` as
         they are now; its ``seq``."""
         ...
+
+
+def insert_row(tx: Tx, table: str, values: Mapping[str, Any]) -> None:
+    """``INSERT INTO table`` of ``values`` by column (with :meth:`Tx.index_columns`)."""
+    columns = ", ".join(values)
+    marks = ", ".join("?" for _ in values)
+    tx.execute(f"INSERT INTO {table} ({columns}) VALUES ({marks})", list(values.values()))
 
 
 def when(value: Any) -> datetime:

@@ -10,13 +10,10 @@ from typing import Any
 
 from admission.identity import IdentityKey
 from admission.records import (
-    Ban,
     CardRecord,
     CardStatus,
     Observation,
     RegistryCheck,
-    StaffMember,
-    StaffRole,
     Visitor,
     VisitRecord,
 )
@@ -44,11 +41,6 @@ CARD_COLUMNS = (
     "t.valid_from, t.valid_until, t.status, t.exceptional, t.private_rooms, "
     "t.authorised_by, t.print_count, t.void_reason"
 )
-BAN_COLUMNS = (
-    "t.ban_id, t.identity, t.reason, t.decided_by, t.created_at, t.expires_at, "
-    "t.lifted_at, t.lift_reason"
-)
-STAFF_COLUMNS = "t.staff_id, t.identity, t.name, t.role, t.active"
 OBSERVATION_COLUMNS = "t.observation_id, t.file_number, t.at, t.author, t.text"
 # the provisional vouchers (art. 23.4) and the RIAJ snapshots (art. 20.2) the chain covers
 VOUCHER_COLUMNS = (
@@ -136,31 +128,6 @@ class Opener:
             None if card is None else int(card),
             str(capacity),
         )
-
-    def ban(self, row: Sequence[Any]) -> Ban:
-        ban_id, identity, reason, decided_by, created, expires, lifted, lift_reason = row
-        bid = int(ban_id)
-        return Ban(
-            bid,
-            IdentityKey.parse(self.text(identity, "bans", "identity", bid)),
-            self.text(reason, "bans", "reason", bid),
-            str(decided_by),
-            utc(created),
-            opt_utc(expires),
-            opt_utc(lifted),
-            self.opt_text(lift_reason, "bans", "lift_reason", bid) or "",
-        )
-
-    def staff(self, row: Sequence[Any]) -> tuple[int, StaffMember]:
-        staff_id, identity, name, role, active = row
-        sid = int(staff_id)
-        member = StaffMember(
-            IdentityKey.parse(self.text(identity, "staff", "identity", sid)),
-            self.text(name, "staff", "name", sid),
-            StaffRole(str(role)),
-            bool(active),
-        )
-        return sid, member
 
     def observation(self, row: Sequence[Any]) -> Observation:
         oid, fn, at, author, text = row

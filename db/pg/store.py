@@ -69,18 +69,14 @@ from admission.records import (
     AuditCheck,
     AuditEntry,
     AuditHead,
-    Ban,
     IntegrityReport,
     Observation,
     PurgeReport,
     RecordedAdmission,
-    RecordErrorCode,
-    StaffMember,
     Visitor,
     VisitRecord,
-    check_new_ban,
 )
-from db import cards, codec, names
+from db import cards, codec, names, people
 from db.audit_chain import (
     COVERAGE,
     ERASED,
@@ -102,7 +98,6 @@ from db.audit_chain import (
     parse_refs,
     registry_content,
     row_mac,
-    staff_content,
     visit_content,
     visit_entry,
     visitor_content,
@@ -120,12 +115,10 @@ from db.pg.crypto import InstallationKey, KeyRing, WrappedKey
 from db.pg.latency import PgLinkCode
 from db.pg.rows import (
     ACCOUNT_COLUMNS,
-    BAN_COLUMNS,
     CARD_COLUMNS,
     OBSERVATION_COLUMNS,
     OPEN_CARDS,
     REGISTRY_COLUMNS,
-    STAFF_COLUMNS,
     VISIT_COLUMNS,
     VISITOR_BASE,
     VISITOR_COLUMNS,
@@ -426,6 +419,25 @@ class _Tx:
         return f"{'.'.join(index)} = ANY(?::bytea[])", [
             list(self._ring().identity_indexes(identity))
         ]
+
+    def new_id(self, table: str, column: str) -> int:
+        return _next_id(self, f"{table}_{column}_seq")
+
+    def index_columns(
+        self, *, identity: IdentityKey | None = None, number: str | None = None
+    ) -> dict[str, Any]:
+        ring = self._ring()
+        columns: dict[str, Any] = {}
+        if identity is not None:
+            columns["id_index"] = ring.identity_index(identity)
+        if number is not None:
+            columns["number_index"] = ring.number_index(number)
+        columns["key_version"] = ring.current_version
+        return columns
+
+    def keyed_hash(self, text: str) -> str:
+        assert self.store is not None
+        return self.store._keyed_hash_in(self, text)
 
     def audit(
         self,
@@ -1080,180 +1092,6 @@ class PgStore(FilePorts):
         )
         return visit_id
 
-    # -- BanList, StaffList, PeopleListings ------------------------------------------------
-
-    def active_bans(self, identity: IdentityKey, at: datetime) -> Sequence[Ban]:
-        return [ban for ban in self.bans(identity) if ban.active_at(at)]
-
-    def bans(self, identity: IdentityKey) -> Sequence[Ban]:
-        """Every ban of this identity, lifted and expired ones included."""
-        indexes = self._indexes(identity)
-        rows = self._read(
-            lambda tx: tx.all(
-                f"SELECT {BAN_COLUMNS} FROM bans AS t WHERE t.id_index = ANY(%s::bytea[]) "
-                "ORDER BY t.ban_id",
-                (indexes,),
-            )
-        )
-        return [self._open.ban(row) for row in rows]
-
-    def bans_in_force(self, at: datetime, limit: int = 500) -> Sequence[Ban]:
-        """Bans neither lifted nor expired at ``at``, newest first. Personal data: the
-        caller audits the reading (art. 20.4)."""
-        rows = self._read(
-            lambda tx: tx.all(
-                f"SELECT {BAN_COLUMNS} FROM bans AS t "
-                "WHERE (t.lifted_at IS NULL OR t.lifted_at > %s) AND t.created_at <= %s "
-                "AND (t.expires_at IS NULL OR t.expires_at > %s) "
-                "ORDER BY t.ban_id DESC LIMIT %s",
-                (at, at, at, limit),
-            )
-        )
-        return [ban for ban in map(self._open.ban, rows) if ban.active_at(at)]
-
-    def bans_ended(self, at: datetime, limit: int = 500) -> Sequence[Ban]:
-        """Bans lifted or expired by ``at``, newest first (``PeopleListings``).
-        Personal data: the caller audits the reading (art. 20.4)."""
-        rows = self._read(
-            lambda tx: tx.all(
-                f"SELECT {BAN_COLUMNS} FROM bans AS t "
-                "WHERE (t.lifted_at IS NOT NULL AND t.lifted_at <= %s) "
-                "OR (t.expires_at IS NOT NULL AND t.expires_at <= %s) "
-                "ORDER BY t.ban_id DESC LIMIT %s",
-                (at, at, limit),
-            )
-        )
-        return [ban for ban in map(self._open.ban, rows) if not ban.active_at(at)]
-
-    def add_ban(
-        self,
-        identity: IdentityKey,
-        reason: str,
-        decided_by: str,
-        at: datetime,
-        expires_at: datetime | None = None,
-    ) -> Ban:
-        check_new_ban(reason, at, expires_at)
-
-        def work(tx: _Tx) -> int:
-            ban_id = _next_id(tx, "bans_ban_id_seq")
-            tx.conn.execute(
-                "INSERT INTO bans (ban_id, id_index, identity, reason, decided_by, created_at, "
-                "expires_at, key_version) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
-                (
-                    ban_id,
-                    self._ring.identity_index(identity),
-                    self._seal(identity.text, "bans", "identity", ban_id),
-                    self._seal(reason, "bans", "reason", ban_id),
-                    decided_by,
-                    at,
-                    expires_at,
-                    self._ring.current_version,
-                ),
-            )
-            self._audit(
-                tx,
-                decided_by,
-                "BAN_ADD",
-                f"ban:{ban_id}",
-                at,
-                {"identity": self._keyed_hash_in(tx, identity.text)},
-                [(f"ban:{ban_id}", True)],
-            )
-            return ban_id
-
-        ban_id = self._write(work)
-        return Ban(
-            ban_id,
-            identity,
-            reason,
-            decided_by,
-            codec.parse_ts(codec.ts(at)),
-            None if expires_at is None else codec.parse_ts(codec.ts(expires_at)),
-        )
-
-    def lift_ban(self, ban_id: int, reason: str, actor: str, at: datetime) -> None:
-        if not reason.strip():
-            raise InvalidStateError(
-                "lifting a ban needs a reason", code=RecordErrorCode.REASON_REQUIRED
-            )
-
-        def work(tx: _Tx) -> None:
-            row = tx.one("SELECT lifted_at FROM bans WHERE ban_id = %s", (ban_id,))
-            if row is None:
-                raise NotFoundError("no such ban")
-            if row[0] is not None:
-                raise InvalidStateError(
-                    "the ban is already lifted", code=RecordErrorCode.BAN_LIFTED
-                )
-            tx.conn.execute(
-                "UPDATE bans SET lifted_at = %s, lift_reason = %s WHERE ban_id = %s",
-                (at, self._seal(reason, "bans", "lift_reason", ban_id), ban_id),
-            )
-            self._audit(
-                tx, actor, "BAN_LIFT", f"ban:{ban_id}", at, None, [(f"ban:{ban_id}", False)]
-            )
-
-        self._write(work)
-
-    def staff_member(self, identity: IdentityKey) -> StaffMember | None:
-        indexes = self._indexes(identity)
-        row = self._read(
-            lambda tx: tx.one(
-                f"SELECT {STAFF_COLUMNS} FROM staff AS t WHERE t.id_index = ANY(%s::bytea[])",
-                (indexes,),
-            )
-        )
-        return None if row is None else self._open.staff(row)[1]
-
-    def staff_members(self, limit: int = 500) -> Sequence[StaffMember]:
-        """Staff members, active or not, by name (sorted here: names are sealed)."""
-        rows = self._read(lambda tx: tx.all(f"SELECT {STAFF_COLUMNS} FROM staff AS t"))
-        members = [self._open.staff(row)[1] for row in rows]
-        members.sort(key=lambda m: (m.name, m.identity.text))
-        return members[: max(0, limit)]
-
-    def add_staff(self, member: StaffMember, actor: str, at: datetime) -> None:
-        """Add or update (e.g. deactivate) a staff member."""
-        indexes = self._indexes(member.identity)
-
-        def work(tx: _Tx) -> None:
-            row = tx.one("SELECT staff_id FROM staff WHERE id_index = ANY(%s::bytea[])", (indexes,))
-            sid = _next_id(tx, "staff_staff_id_seq") if row is None else int(row[0])
-            values = (
-                self._ring.identity_index(member.identity),
-                self._seal(member.identity.text, "staff", "identity", sid),
-                self._seal(member.name, "staff", "name", sid),
-                member.role.value,
-                member.active,
-                self._ring.current_version,
-                sid,
-            )
-            if row is None:
-                tx.conn.execute(
-                    "INSERT INTO staff (id_index, identity, name, role, active, key_version, "
-                    "staff_id) VALUES (%s, %s, %s, %s, %s, %s, %s)",
-                    values,
-                )
-            else:
-                tx.conn.execute(
-                    "UPDATE staff SET id_index = %s, identity = %s, name = %s, role = %s, "
-                    "active = %s, key_version = %s WHERE staff_id = %s",
-                    values,
-                )
-            subject = self._keyed_hash_in(tx, member.identity.text)
-            self._audit(
-                tx,
-                actor,
-                "STAFF_SET",
-                subject,
-                at,
-                {"role": member.role.value, "active": str(int(member.active))},
-                [(f"staff:{subject}", row is None)],
-            )
-
-        self._write(work)
-
     # -- AuditTrail ------------------------------------------------------------------------
 
     def append(
@@ -1513,7 +1351,7 @@ class PgStore(FilePorts):
             VISIT_COLUMNS.replace("c.number", "NULL") + ", v.number_index, v.key_version",
         ),
         "card": ("cards", "number", CARD_COLUMNS),
-        "ban": ("bans", "ban_id", BAN_COLUMNS + ", t.id_index, t.key_version"),
+        "ban": ("bans", "ban_id", people.BAN_COLUMNS + ", t.id_index, t.key_version"),
         "observation": ("observations", "observation_id", OBSERVATION_COLUMNS),
         "voucher": ("vouchers", "number", VOUCHER_COLUMNS),
         "registry": ("registry_snapshot", "snapshot_id", REGISTRY_COLUMNS),
@@ -1577,7 +1415,7 @@ class PgStore(FilePorts):
             card = card_from_row(data)
             return card.number, card_content(card, events.get(card.number, []))
         if kind == "ban":
-            ban = self._open.ban(data[:8])
+            ban = people.ban_from_row(self._open.text, data[:8])
             self._check_index(f"ban:{ban.ban_id}", data[8], data[9], identity=ban.identity.text)
             return ban.ban_id, ban_content(ban)
         if kind == "voucher":
@@ -1610,9 +1448,7 @@ class PgStore(FilePorts):
 
     def _staff_rows(self, tx: _Tx) -> Iterator[tuple[str, list[object]]]:
         """Staff rows named by the keyed hash of the identity (never in clear)."""
-        for row in tx.all(f"SELECT {STAFF_COLUMNS} FROM staff AS t ORDER BY t.staff_id"):
-            member = self._open.staff(row)[1]
-            yield "staff:" + self._keyed_hash_in(tx, member.identity.text), staff_content(member)
+        return people.staff_rows(tx)
 
     def _covered_rows(self, tx: _Tx) -> Iterator[CoveredRow]:
         """Every row present, with the newest entry committing to it, kind by kind."""

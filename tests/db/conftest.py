@@ -17,7 +17,11 @@ from tests.db.factories import T0
 
 # The modules whose any_store tests also run on the PostgreSQL store: the others use
 # ports it does not implement yet (reports, data protection).
-ON_POSTGRESQL = ("tests.db.test_contract", "tests.db.test_retention")
+ON_POSTGRESQL = (
+    "tests.db.test_contract",
+    "tests.db.test_retention",
+    "tests.db.test_people_listings",
+)
 
 
 @pytest.fixture
