@@ -23,7 +23,7 @@ from hardware.printer.render import (
     CardStyle,
     CardWarning,
     Rendered,
-    _colour,
+    colour,
     draw_fitted,
     fit_lines,
     register_fonts,
@@ -50,8 +50,8 @@ def render_voucher(
     margin = 4 * mm if page.width_mm >= 80 else 3 * mm
     inner = width - 2 * margin
     small = page.height_mm < 60  # CR80
-    text = _colour(style.text, "#111111")
-    muted = _colour(style.muted, "#555555")
+    text = colour(style.text, "#111111")
+    muted = colour(style.muted, "#555555")
     y = height - margin - 8
     warnings: list[CardWarning] = []
     logo, problem = load_image(style.logo)
@@ -108,7 +108,7 @@ def _styles(
     style: CardStyle,
 ) -> tuple[ParagraphStyle, ParagraphStyle, ParagraphStyle, ParagraphStyle]:
     regular, bold = register_fonts(style.font_regular, style.font_bold)
-    primary = _colour(style.primary, "#0B3D2E")
+    primary = colour(style.primary, "#0B3D2E")
     title = ParagraphStyle(
         "title", fontName=bold, fontSize=15, leading=18, textColor=primary, spaceAfter=2
     )

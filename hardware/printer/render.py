@@ -40,6 +40,7 @@ __all__ = [
     "CardStyle",
     "CardWarning",
     "Rendered",
+    "colour",
     "fit_lines",
     "preview_png",
     "register_fonts",
@@ -169,7 +170,7 @@ def register_fonts(regular: str, bold: str) -> tuple[str, str]:
         return result
 
 
-def _colour(value: str, default: str) -> Color:
+def colour(value: str, default: str) -> Color:
     try:
         return HexColor(value)
     except (ValueError, TypeError):
@@ -335,11 +336,11 @@ def render_card(view: CardView, style: CardStyle | None = None) -> Rendered:
     ink = _Ink(
         regular=regular,
         bold=bold,
-        primary=_colour(style.primary, _DEFAULT_STYLE.primary),
-        on_primary=_colour(style.on_primary, _DEFAULT_STYLE.on_primary),
-        text=_colour(style.text, _DEFAULT_STYLE.text),
-        muted=_colour(style.muted, _DEFAULT_STYLE.muted),
-        accent=_colour(style.accent, _DEFAULT_STYLE.accent),
+        primary=colour(style.primary, _DEFAULT_STYLE.primary),
+        on_primary=colour(style.on_primary, _DEFAULT_STYLE.on_primary),
+        text=colour(style.text, _DEFAULT_STYLE.text),
+        muted=colour(style.muted, _DEFAULT_STYLE.muted),
+        accent=colour(style.accent, _DEFAULT_STYLE.accent),
     )
     _draw_header(c, view, ink, logo)
     if _draw_holder_name(c, view, ink):

@@ -32,10 +32,10 @@ from ui.cli.sign_in import (
     USER_ENV,
     Refusal,
     SignInCode,
-    _secret,
     add_user_argument,
     new_password,
     operator,
+    secret,
 )
 from ui.context import AppContext
 
@@ -122,7 +122,7 @@ def set_pin(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
     name = (args.user if args.user is not None else os.environ.get(USER_ENV, "")).strip()
     if not name:
         raise Refusal(ExitCode.USAGE, SignInCode.USER_REQUIRED, f"give --user NAME or {USER_ENV}")
-    password = _secret(PASSWORD_ENV, "Contraseña / password: ")
+    password = secret(PASSWORD_ENV, "Contraseña / password: ")
     signed = accounts.sign_in(name, password)
     pin = None if args.remove else _new_pin()
     accounts.set_pin(signed, password, pin)
@@ -134,7 +134,7 @@ def _new_pin() -> str:
     value = os.environ.get(NEW_PIN_ENV)
     if value:
         return value
-    first = _secret(NEW_PIN_ENV, "Nuevo PIN / new PIN (4-8 cifras/digits): ")
+    first = secret(NEW_PIN_ENV, "Nuevo PIN / new PIN (4-8 cifras/digits): ")
     if getpass.getpass("Repita el PIN / repeat the PIN: ") != first:
         raise Refusal(ExitCode.REFUSED, AccountCliCode.PINS_DIFFER, "typed differently")
     return first

@@ -47,6 +47,7 @@ __all__ = [
     "guarded",
     "new_password",
     "operator",
+    "secret",
 ]
 
 USER_ENV = "ADMISSION_USER"
@@ -109,7 +110,7 @@ def _user_name(args: argparse.Namespace) -> str:
     return named.strip()
 
 
-def _secret(variable: str, prompt: str) -> str:
+def secret(variable: str, prompt: str) -> str:
     """A password from ``variable``, else typed on the terminal (not echoed); never an
     argument (the process list and the shell history would show it)."""
     value = os.environ.get(variable)
@@ -134,7 +135,7 @@ def operator(args: argparse.Namespace, ctx: AppContext) -> Operator | None:
         return None
     if not name:
         raise Refusal(ExitCode.USAGE, SignInCode.USER_REQUIRED, f"give --user NAME or {USER_ENV}")
-    password = _secret(PASSWORD_ENV, "Contraseña / password: ")
+    password = secret(PASSWORD_ENV, "Contraseña / password: ")
     return ctx.accounts.sign_in(name, password)
 
 
@@ -164,7 +165,7 @@ def director(args: argparse.Namespace, ctx: AppContext, purpose: str) -> Operato
     name = (getattr(args, "director", None) or "").strip()
     if not name:
         raise Refusal(ExitCode.USAGE, SignInCode.DIRECTOR_NAME_REQUIRED, "give --director NAME")
-    password = _secret(DIRECTOR_PASSWORD_ENV, "Contraseña del director / director's password: ")
+    password = secret(DIRECTOR_PASSWORD_ENV, "Contraseña del director / director's password: ")
     return ctx.accounts.authorise(name, password, Role.DIRECTOR, purpose[:MAX_PURPOSE])
 
 
@@ -181,7 +182,7 @@ def director_on(args: argparse.Namespace, accounts: AccountService, purpose: str
     name = (getattr(args, "director", None) or "").strip()
     if not name:
         raise Refusal(ExitCode.USAGE, SignInCode.DIRECTOR_NAME_REQUIRED, "give --director NAME")
-    password = _secret(DIRECTOR_PASSWORD_ENV, "Contraseña del director / director's password: ")
+    password = secret(DIRECTOR_PASSWORD_ENV, "Contraseña del director / director's password: ")
     return accounts.authorise(name, password, Role.DIRECTOR, purpose[:MAX_PURPOSE])
 
 
@@ -190,7 +191,7 @@ def new_password() -> str:
     value = os.environ.get(NEW_PASSWORD_ENV)
     if value:
         return value
-    first = _secret(NEW_PASSWORD_ENV, "Nueva contraseña / new password: ")
+    first = secret(NEW_PASSWORD_ENV, "Nueva contraseña / new password: ")
     again = getpass.getpass("Repita la contraseña / repeat the password: ")
     if first != again:
         raise Refusal(ExitCode.REFUSED, SignInCode.PASSWORDS_DIFFER, "typed differently")
