@@ -32,6 +32,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from admission import desk_ports
 from admission.accounts import AccountService, LockoutPolicy
 from admission.atomic_file import OutputGuard
 from admission.backups import BackupInfo, RestoreInfo
@@ -44,6 +45,7 @@ from admission.clock import (
     SystemClock,
 )
 from admission.desk import AdmissionDesk, DeskConfig
+from admission.desk_ports import BackupFile, DeskFile, DeskReads, ReprintQueue, ServerCopy
 from admission.devices import (
     Camera,
     CardPrinter,
@@ -71,6 +73,7 @@ from admission.settings import Settings
 from admission.settings_record import record_outside_changes
 from admission.verdict import AdmissionPolicy, Outcome
 from admission.vouchers.model import VoucherBook
+from admission.vouchers.offline import OfflineVouchers
 from db.accounts import SqlAccounts
 from db.backup import BACKUP_LIST, backup, stale_backups
 from db.desk_counters import desk_counters
@@ -100,7 +103,7 @@ from ui.cli.result import (
     Payload,
     described,
 )
-from ui.context import AppContext, DeskFile, DeskReads, Devices, ReprintQueue, Tools
+from ui.context import AppContext, Closers, Devices, Tools
 
 if TYPE_CHECKING:
     from admission.counters import CounterReader
@@ -188,7 +191,7 @@ class DeskVouchers(VoucherBook, VoucherPurge, Protocol):
     """The voucher book of the file (art. 23.4) with its retention (art. 20.4)."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class FileParts:
     """The adapters of one kind of visitor file, for :func:`_wire`."""
 
@@ -202,7 +205,13 @@ class FileParts:
     purge: Callable[[datetime], PurgeReport]
     closers: list[Callable[[], None]]
     may_purge: Callable[[], bool]  # this desk runs the daily purge (art. 20.4)
-    finish: Callable[[AppContext], None]  # what only this kind of file has
+    # what only this kind of file has: its backups (art. 20.4), its copy onto a server,
+    # the server's keys, the server's link and the provisional vouchers without it
+    backup_file: BackupFile
+    server_copy: ServerCopy
+    key_rotation: desk_ports.KeyRotation
+    server: desk_ports.ServerLink | None = None
+    offline_vouchers: OfflineVouchers | None = None
 
 
 def server_target(tools: Tools) -> PgTarget | None:
@@ -251,21 +260,18 @@ def _file_parts(tools: Tools, store: SqlCipherStore) -> FileParts:
         store.close()
         raise
 
-    def finish(ctx: AppContext) -> None:
-        def backup_file(out: Path, actor: str, *, force: bool = False) -> BackupInfo:
-            return backup(
-                store,
-                out,
-                casino_id=settings["casino.id"],
-                actor=actor,
-                now=clock.now(),
-                guard=ctx.outputs,
-                force=force,
-            )
+    outputs = outputs_of(tools.data_dir)
 
-        ctx.backup_file = backup_file
-        ctx.server_copy = ServerCopier(tools, store)
-        ctx.key_rotation = _NoServerKeys()
+    def backup_file(out: Path, actor: str, *, force: bool = False) -> BackupInfo:
+        return backup(
+            store,
+            out,
+            casino_id=settings["casino.id"],
+            actor=actor,
+            now=clock.now(),
+            guard=outputs,
+            force=force,
+        )
 
     return FileParts(
         store=store,
@@ -279,7 +285,9 @@ def _file_parts(tools: Tools, store: SqlCipherStore) -> FileParts:
         purge=store.purge,
         closers=[store.close],
         may_purge=lambda: True,
-        finish=finish,
+        backup_file=backup_file,
+        server_copy=ServerCopier(tools, store),
+        key_rotation=_NoServerKeys(),
     )
 
 
@@ -324,15 +332,6 @@ def _server_parts(tools: Tools, target: PgTarget) -> FileParts:
             closer()
         raise
 
-    def finish(ctx: AppContext) -> None:
-        ctx.server = link
-        ctx.offline_vouchers = OfflineVouchers(
-            folder / OFFLINE_QUEUE_FILE, key, settings["desk.id"], lambda: vouchers, clock
-        )
-        ctx.backup_file = _on_server_refused
-        ctx.server_copy = _ServerCopyRefused()
-        ctx.key_rotation = KeyRotation(store, key)
-
     return FileParts(
         store=store,
         reads=PgDeskReads(store),
@@ -344,7 +343,13 @@ def _server_parts(tools: Tools, target: PgTarget) -> FileParts:
         purge=store.purge,
         closers=closers,
         may_purge=store.may_purge,  # only desks admitted to the purge group
-        finish=finish,
+        backup_file=_on_server_refused,
+        server_copy=_ServerCopyRefused(),
+        key_rotation=KeyRotation(store, key),
+        server=link,
+        offline_vouchers=OfflineVouchers(
+            folder / OFFLINE_QUEUE_FILE, key, settings["desk.id"], lambda: vouchers, clock
+        ),
     )
 
 
@@ -408,7 +413,9 @@ def _wire(tools: Tools, parts: FileParts) -> AppContext:
     card_files = CardFiles(
         tools.data_dir / "cards", lambda n: printing.render(printing.view_for(n)).pdf
     )
-    ctx = AppContext(
+    reports = _report_service(settings, parts.reads, clock, desk)  # arts. 14.1.b, 20.4
+    outputs = outputs_of(tools.data_dir)
+    return AppContext(
         tools=tools,
         store=store,
         desk=desk,
@@ -432,16 +439,21 @@ def _wire(tools: Tools, parts: FileParts) -> AppContext:
         vouchers=parts.vouchers,
         accounts=parts.accounts,
         counters=parts.counters,
-        reports=_report_service(settings, parts.reads, clock, desk),  # arts. 14.1.b, 20.4
-        export_target=partial(FileExportTarget, guard=outputs_of(tools.data_dir)),
+        reports=reports,
+        export_target=partial(FileExportTarget, guard=outputs),
         reads=parts.reads,
-        outputs=outputs_of(tools.data_dir),
+        outputs=outputs,
+        server=parts.server,
+        offline_vouchers=parts.offline_vouchers,
+        key_rotation=parts.key_rotation,
+        closers=Closers(parts.closers),
+        backup_file=parts.backup_file,
+        stale_backups=lambda now: stale_backups(
+            tools.data_dir, now, desk.config.retention_months
+        ),
+        server_copy=parts.server_copy,
+        reconfigure=partial(_reconfigure, tools, store, desk, registry, printing, reports),
     )
-    ctx.stale_backups = lambda now: stale_backups(tools.data_dir, now, desk.config.retention_months)
-    parts.finish(ctx)
-    ctx.closers.extend(parts.closers)
-    ctx.reconfigure = partial(_reconfigure, ctx)
-    return ctx
 
 
 def _report_service(
@@ -451,33 +463,47 @@ def _report_service(
     return ReportService(
         reads,
         clock,
-        ReportlabRenderer(
-            card_labels={code: kind.label_es for code, kind in desk.config.catalogue.types.items()}
-        ),
-        CasinoInfo(settings["casino.name"], settings["casino.id"], settings["casino.address"]),
+        _report_renderer(desk),
+        _casino_info(settings),
         # the CSV's headings and labels in the window's language, as it is at each export
         language=lambda: str(settings["ui.language"]),
     )
 
 
-def _reconfigure(ctx: AppContext) -> None:
+def _report_renderer(desk: AdmissionDesk) -> ReportlabRenderer:
+    return ReportlabRenderer(
+        card_labels={code: kind.label_es for code, kind in desk.config.catalogue.types.items()}
+    )
+
+
+def _casino_info(settings: Settings) -> CasinoInfo:
+    return CasinoInfo(settings["casino.name"], settings["casino.id"], settings["casino.address"])
+
+
+def _reconfigure(
+    tools: Tools,
+    store: DeskFile,
+    desk: AdmissionDesk,
+    registry: RegistryPolicy,
+    printing: CardPrintService,
+    reports: ReportService,
+) -> None:
     """Saved settings take effect in the running desk, on the store worker between two
     evaluations: the hours and the last-hour rule (arts. 21.4, 27), the card types and
     prices (art. 23.2-3), the outcome of a register that cannot be checked and the
     replica's age (art. 20.2), the card's look, printer and casino name, the reports'
     casino. The keys declared ``restart`` (file, server, register client, accounts)
     wait for the next start."""
-    settings = ctx.settings
-    running = ctx.desk.config  # the casino's and the desk's ids wait for the next start
-    ctx.desk.config = replace(
+    settings = tools.settings
+    running = desk.config  # the casino's and the desk's ids wait for the next start
+    desk.config = replace(
         desk_config(settings), casino_id=running.casino_id, desk_id=running.desk_id
     )
-    ctx.registry.reconfigure(_registry_settings(settings))
-    printing = ctx.card_printing
-    printing.printer = ctx.devices.card_printer()
-    printing.style = style_from_settings(settings.as_dict(), demo=ctx.demo)
-    printing.use_presentation(_card_presentation(ctx.tools, ctx.store, ctx.desk))
-    ctx.reports = _report_service(settings, ctx.reads, ctx.clock, ctx.desk)
+    registry.reconfigure(_registry_settings(settings))
+    printing.printer = tools.devices.card_printer()
+    printing.style = style_from_settings(settings.as_dict(), demo=tools.demo)
+    printing.use_presentation(_card_presentation(tools, store, desk))
+    reports.reconfigure(_report_renderer(desk), _casino_info(settings))
 
 
 def _record_outside_settings(tools: Tools, store: DeskFile) -> None:

@@ -701,6 +701,12 @@ class ReportService:
         self._casino = casino
         self._language = language  # the window's language, read at each export
 
+    def reconfigure(self, renderer: ReportRenderer, casino: CasinoInfo) -> None:
+        """Saved settings take effect on the next report: the casino's details and the
+        renderer (the card types' labels). Called on the store worker, between reports."""
+        self._renderer = renderer
+        self._casino = casino
+
     # -- the director's figures and the daily visitor book ----------------------------
 
     def figures(self, operator: Operator, date_from: date, date_to: date) -> Figures:

@@ -55,8 +55,6 @@ __all__ = [
     "BACKUP_LIST",
     "DB_FILE",
     "BackupCode",
-    "BackupInfo",
-    "KnownBackup",
     "backup",
     "known_backups",
     "stale_backups",

@@ -17,7 +17,7 @@ from admission.vouchers.model import NewVoucher, Voucher
 from admission.vouchers.offline import FormaliseReport, QueuedVoucher, QueueState
 from db.offline_queue import OfflineQueueCode, OfflineVoucherQueue
 
-__all__ = ["FormaliseReport", "ServerVoucherBook", "formalise"]
+__all__ = ["ServerVoucherBook", "formalise"]
 
 log = logging.getLogger("admission.db.offline_queue")
 _SCAN_LIMIT = 100_000  # vouchers above the floor looked at before giving up (bounded)

@@ -76,8 +76,6 @@ except ImportError:  # pragma: no cover - not POSIX: the single-process rule is 
 __all__ = [
     "OfflineQueueCode",
     "OfflineVoucherQueue",
-    "QueueState",
-    "QueuedVoucher",
     "queue_key",
 ]
 

@@ -87,7 +87,6 @@ except ImportError:  # pragma: no cover - connect_encrypted says NO_SQLCIPHER fi
 __all__ = [
     "TEMP_PREFIX",
     "AcceptLoss",
-    "RestoreInfo",
     "restore",
     "sweep_leftovers",
 ]

@@ -16,171 +16,56 @@ and constructs the adapters.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING
 
 from admission.accounts import AccountService
 from admission.atomic_file import OutputGuard
-from admission.cards.verification import VerificationStore
-from admission.data_protection import DataProtectionStore
-from admission.desk import DeskStore
+from admission.backups import BackupInfo, KnownBackup, RestoreInfo
+from admission.desk_ports import (
+    BackupFile,
+    CardFolder,
+    CardPrinting,
+    DeskFile,
+    DeskPapers,
+    DeskReads,
+    ExportTargets,
+    FileInit,
+    KeyRotation,
+    ReprintQueue,
+    RestoreFile,
+    ServerCopy,
+    ServerLink,
+    StaleBackups,
+)
 from admission.errors import ConfigError
-from admission.identity import IdentityKey
-from admission.inspection import InspectionAudit, InspectionReader
-from admission.ports import Clock, PeopleListings, madrid_date
-from admission.records import AuditEntry, Ban, CardRecord, Visitor
-from admission.reports import ExportTarget, ReportService, ReportStore
-from admission.retention_sweep import PurgeStamps
+from admission.ports import Clock, madrid_date
+from admission.reports import ReportService
+from admission.restore_loss import RestoreLoss
 from admission.settings import Settings
-from admission.vouchers.model import NewVoucher, VoucherBook
+from admission.vouchers.model import VoucherBook
+from admission.vouchers.offline import OfflineVouchers
 
 if TYPE_CHECKING:
-    from admission.backups import BackupInfo, KnownBackup, RestoreInfo
     from admission.counters import CounterReader
     from admission.desk import AdmissionDesk
     from admission.devices import Camera, CardPrinter, DeviceStatus, DocumentReader, SoundPlayer
-    from admission.records import IntegrityReport
     from admission.registry.policy import RegistryPolicy
     from admission.registry.port import InterdictionRegistry
-    from admission.registry.replica import RegistryReplica
-    from admission.restore_loss import RestoreLoss
+    from admission.registry.replica import RegistryReplica, ReplicaSync
     from admission.retention_sweep import RetentionSweep
-    from admission.vouchers.offline import FormaliseReport, QueuedVoucher
     from hardware.mrz.live import LiveMrzReader
     from hardware.mrz.portrait import PortraitCutter
     from hardware.mrz.reader import MrzReader
-    from hardware.printer.card_files import CardFiles
-    from hardware.printer.desk_documents import DeskDocuments
-    from hardware.printer.service import CardPrintService
-    from hardware.registry.sync import RegistrySync
 
-__all__ = [
-    "AppContext",
-    "DeskFile",
-    "DeskReads",
-    "Devices",
-    "FileInit",
-    "KeyRotation",
-    "OfflineVouchers",
-    "ReprintQueue",
-    "ServerCopy",
-    "ServerLink",
-    "Tools",
-]
-
-
-class DeskFile(DeskStore, PeopleListings, VerificationStore, PurgeStamps, Protocol):
-    """The visitor file as the desk uses it (art. 20.3-4): the SQLCipher file of one
-    desk or the server the casino's desks share."""
-
-    def secret(self, name: str) -> bytes: ...
-
-    def search_visitors(self, text: str, limit: int = 50) -> Sequence[Visitor]: ...
-
-    def bans(self, identity: IdentityKey) -> Sequence[Ban]:
-        """Every ban of this identity, lifted and expired ones included."""
-        ...
-
-    def ping(self) -> float:
-        """The file answers a trivial read; how long it took, in seconds."""
-        ...
-
-    def keyed_hash(self, text: str) -> str: ...
-
-    def integrity_check(self, *, structure: bool = False) -> IntegrityReport: ...
-
-    @property
-    def audit_key_source(self) -> str: ...
-
-    def audit_entries(self, since_seq: int = 0, limit: int = 1000) -> list[AuditEntry]: ...
-
-
-class DeskReads(ReportStore, InspectionReader, InspectionAudit, DataProtectionStore, Protocol):
-    """What the director's and the inspectors' screens read (arts. 14.1.b, 20.4): the
-    reports, the search, rectification and the retention view."""
-
-
-class OfflineVouchers(Protocol):
-    """The provisional vouchers of art. 23.4 a desk of the server gives while the server
-    cannot be reached: recorded in the desk's encrypted queue with a local reference,
-    formalised on the server's voucher book, in order and once, when it answers."""
-
-    def issue(self, new: NewVoucher) -> QueuedVoucher: ...
-
-    def pending(self) -> list[QueuedVoucher]: ...
-
-    def formalise(self) -> FormaliseReport: ...
-
-
-class KeyRotation(Protocol):
-    """``db rotate-key``: the server's data keys re-wrapped under a new installation key
-    (``mode`` "rewrap") or every sealed value re-encrypted under a new data key
-    ("reencrypt"), restartable; the report as JSON. Raises ``InvalidStateError`` with
-    its code when refused (e.g. a desk of its own file)."""
-
-    def rotate(
-        self, *, mode: str, batch: int, progress: Callable[[str], None], actor: str
-    ) -> dict[str, object]: ...
-
-
-class _NoKeyRotation:
-    def rotate(
-        self, *, mode: str, batch: int, progress: Callable[[str], None], actor: str
-    ) -> dict[str, object]:
-        raise ConfigError("no key rotation was given to this context")
-
-
-class ReprintQueue(Protocol):
-    def unprinted_cards(self, limit: int = 200) -> Sequence[CardRecord]: ...
-
-
-class ServerLink(Protocol):
-    """The desk's link to the casino's PostgreSQL server (arts. 154-155), for the status
-    bar: where it points (log-safe) and its round trip."""
-
-    def describe(self) -> str: ...
-
-    def measure(self) -> float:
-        """One round trip, in seconds; raises ``StoreError`` when the server does not
-        answer."""
-        ...
-
-    def median_ms(self) -> float | None:
-        """The median of the recent round trips, in milliseconds (None: none yet)."""
-        ...
-
-
-class FileInit(Protocol):
-    """Creates the visitor file of the data folder - the explicit act of ``init``
-    (art. 20.4) - or with ``adopt`` writes the marker of the file already there; returns
-    the file id. Made by the composition root."""
-
-    def __call__(self, *, adopt: bool = False) -> str: ...
+__all__ = ["AppContext", "Closers", "Devices", "Tools"]
 
 
 def _no_file_init(*, adopt: bool = False) -> str:
     raise ConfigError("no visitor-file factory was given to these tools")
-
-
-def _nothing_to_reconfigure() -> None:
-    return None
-
-
-class RestoreFile(Protocol):
-    """``restore``: a backup becomes this folder's visitor file (never over one there).
-    A backup older than what the folder knows is refused (RESTORE_LOSES_DATA) unless
-    ``accept_loss`` signs the game director in on the backup's own accounts and
-    returns the director's user name. Made by the composition root."""
-
-    def __call__(
-        self,
-        source: Path,
-        *,
-        accept_loss: Callable[[RestoreLoss, AccountService], str] | None = None,
-    ) -> RestoreInfo: ...
 
 
 def _no_restore(
@@ -193,38 +78,19 @@ def _no_backup(out: Path, actor: str, *, force: bool = False) -> BackupInfo:
     raise ConfigError("no backup was given to this context")
 
 
-class ExportTargets(Protocol):
-    """Makes the target of an export (FileExportTarget), its path checked at once
-    (admission.atomic_file.OutputGuard); ``force``: a file already there is replaced
-    (never the visitor file nor what belongs to it)."""
-
-    def __call__(self, path: Path, *, force: bool = False) -> ExportTarget: ...
-
-
-class BackupFile(Protocol):
-    """An encrypted copy of the open file at ``out``, taken by ``actor``; ``force``: a
-    file already there is replaced (never the visitor file nor what belongs to it)."""
-
-    def __call__(self, out: Path, actor: str, *, force: bool = False) -> BackupInfo: ...
-
-
 def _no_backups_listed(now: datetime) -> list[KnownBackup]:
     return []
 
 
-class ServerCopy(Protocol):
-    """Copies the open visitor file onto a PostgreSQL server and verifies it (arts.
-    154-155: the desks of one casino share one file). ``check(url)`` parses the server's
-    URL and gives its log-safe description (``ConfigError`` with its code when the URL is
-    refused); ``copy(url, batch, progress, actor)`` gives (verified, the report as JSON)
-    and raises ``InvalidStateError`` with its code when the copy is refused. Made by the
-    composition root."""
+def _nothing_to_reconfigure() -> None:
+    return None
 
-    def check(self, url: str) -> str: ...
 
-    def copy(
-        self, url: str, batch: int, progress: Callable[[str], None], actor: str
-    ) -> tuple[bool, dict[str, object]]: ...
+class _NoKeyRotation:
+    def rotate(
+        self, *, mode: str, batch: int, progress: Callable[[str], None], actor: str
+    ) -> dict[str, object]:
+        raise ConfigError("no key rotation was given to this context")
 
 
 class _NoServerCopy:
@@ -235,6 +101,18 @@ class _NoServerCopy:
         self, url: str, batch: int, progress: Callable[[str], None], actor: str
     ) -> tuple[bool, dict[str, object]]:
         raise ConfigError("no server copy was given to this context")
+
+
+class Closers:
+    """What closes with the context (the file, the server's link...), the newest first,
+    each once."""
+
+    def __init__(self, closers: Iterable[Callable[[], None]] = ()) -> None:
+        self._closers = list(closers)
+
+    def close(self) -> None:
+        while self._closers:
+            self._closers.pop()()
 
 
 @dataclass(frozen=True)
@@ -283,25 +161,27 @@ class Tools:
         return madrid_date(self.clock.now())
 
 
-@dataclass
+@dataclass(frozen=True)
 class AppContext:
-    """The open visitor file and everything built over it, wired once."""
+    """The open visitor file and everything built over it, wired once, in one
+    expression, and never changed after (``main._wire``)."""
 
     tools: Tools
     store: DeskFile
     desk: AdmissionDesk
     registry: RegistryPolicy  # online service and replica, fail closed (R1)
     replica: RegistryReplica  # with the snapshot signature verifier when configured
-    registry_sync: RegistrySync | None  # pulls the change feed; None = replica only
-    card_printing: CardPrintService
-    card_files: CardFiles  # card PDFs of the CLI and the PDF-folder printer
-    documents: DeskDocuments  # leaflet, regulation, voucher (art. 23.4, 25)
+    registry_sync: ReplicaSync | None  # pulls the change feed; None = replica only
+    card_printing: CardPrinting
+    card_files: CardFolder  # card PDFs of the CLI and the PDF-folder printer
+    documents: DeskPapers  # leaflet, regulation, voucher (art. 23.4, 25)
     retention: RetentionSweep  # six months (art. 20.4, R3)
     reprints: ReprintQueue
     vouchers: VoucherBook
     accounts: AccountService  # who works the desk: sign-in, idle lock, director (art. 20.3)
     counters: CounterReader  # the desk's counters at a time (run on the store worker)
-    # the director's and the inspectors' reports and exports (arts. 14.1.b, 20.4)
+    # the director's and the inspectors' reports and exports (arts. 14.1.b, 20.4); the
+    # settings screen's changes reach it in place (``reconfigure``)
     reports: ReportService
     # where an export goes: a file written whole or not at all (FileExportTarget)
     export_target: ExportTargets
@@ -317,11 +197,11 @@ class AppContext:
     offline_vouchers: OfflineVouchers | None = None
     # ``db rotate-key`` on the server's keys
     key_rotation: KeyRotation = field(default_factory=_NoKeyRotation)
-    closers: list[Callable[[], None]] = field(default_factory=list)
+    closers: Closers = field(default_factory=Closers)
     # an encrypted copy of the open file, taken while the desk works (art. 20.4)
     backup_file: BackupFile = _no_backup
     # known backups past retention still present (they hold personal data too)
-    stale_backups: Callable[[datetime], list[KnownBackup]] = _no_backups_listed
+    stale_backups: StaleBackups = _no_backups_listed
     # the open file copied onto the casino's PostgreSQL server, verified
     server_copy: ServerCopy = field(default_factory=_NoServerCopy)
     # the settings saved on the settings screen applied to the services over the file
@@ -355,6 +235,4 @@ class AppContext:
         return encode_card_code(self.settings["casino.id"], number, self.store.secret("card_code"))
 
     def close(self) -> None:
-        for closer in reversed(self.closers):
-            closer()
-        self.closers.clear()
+        self.closers.close()

@@ -17,7 +17,15 @@ from typing import Protocol
 from admission.registry.port import InterdictionRegistry
 from admission.registry.snapshot import FeedPage, Snapshot
 
-__all__ = ["FeedResult", "ImportResult", "RegistryReplica", "ReplicaState", "iso_instant"]
+__all__ = [
+    "FeedResult",
+    "ImportResult",
+    "RegistryReplica",
+    "ReplicaState",
+    "ReplicaSync",
+    "SyncStatus",
+    "iso_instant",
+]
 
 
 def iso_instant(at: datetime) -> str:
@@ -100,3 +108,27 @@ class RegistryReplica(InterdictionRegistry, Protocol):
     def apply_feed(self, page: FeedPage) -> FeedResult:
         """Additions and removals in order; idempotent; the position moves atomically."""
         ...
+
+
+@dataclass(frozen=True, slots=True)
+class SyncStatus:
+    """The change-feed sync as the status bar and ``registry sync`` show it."""
+
+    running: bool = False
+    last_attempt: datetime | None = None
+    last_success: datetime | None = None
+    last_error: str = ""  # code, "" when the last attempt succeeded
+    replica_as_of: datetime | None = None
+    replica_version: str = ""
+    age_seconds: int | None = None  # of the replica, at ``status()`` time
+    added: int = 0  # totals since start
+    removed: int = 0
+
+
+class ReplicaSync(Protocol):
+    """The background pull of the online register's change feed into the replica
+    (hardware/registry/sync.py): one pull now, and where it stands."""
+
+    def sync_once(self) -> SyncStatus: ...
+
+    def status(self) -> SyncStatus: ...

@@ -150,7 +150,7 @@ def open_desk_store(
 
 # -- the status bar's server ------------------------------------------------------------
 class ServerLink:
-    """Where the desk's server is and how far (``ui.context.ServerLink``): a
+    """Where the desk's server is and how far (``admission.desk_ports.ServerLink``): a
     :class:`LatencyProbe` on its own connection, asked by the window's store worker."""
 
     def __init__(
@@ -189,7 +189,7 @@ class ServerLink:
 # -- provisional vouchers while the server is away ----------------------------------------
 class OfflineVouchers:
     """The provisional vouchers of art. 23.4 a server desk gives while the server cannot
-    be reached (``ui.context.OfflineVouchers``): each is recorded in the desk's
+    be reached (``admission.vouchers.offline.OfflineVouchers``): each is recorded in the desk's
     encrypted queue with a local reference (``<desk>-P000001``) and formalised on the
     server's voucher book, in order and once, when the server answers again.
 

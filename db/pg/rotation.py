@@ -666,7 +666,7 @@ def retire_old_versions(store: PgStore, *, actor: str = ACTOR) -> RetireReport:
 
 # -- the command's entry point ---------------------------------------------------------------
 class KeyRotation:
-    """The rotation the command line calls (``ui.context.KeyRotation``), made by the
+    """The rotation the command line calls (``admission.desk_ports.KeyRotation``), made by the
     composition root with the open store and the desk key it was opened with.
 
     ``rotate(mode=...)``: ``"rewrap"`` (the new desk key from ``new_key`` or the

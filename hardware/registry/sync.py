@@ -18,12 +18,13 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from datetime import datetime
 from typing import Protocol
 
 from admission.ports import Clock
 from admission.registry.port import RegistryErrorCode
+from admission.registry.replica import SyncStatus
 from admission.registry.snapshot import FeedPage
 
 log = logging.getLogger(__name__)
@@ -44,19 +45,6 @@ class FeedSink(Protocol):
     def feed_since(self) -> datetime | None: ...
 
     def apply_feed(self, page: FeedPage) -> FeedApplied: ...
-
-
-@dataclass(frozen=True, slots=True)
-class SyncStatus:
-    running: bool = False
-    last_attempt: datetime | None = None
-    last_success: datetime | None = None
-    last_error: str = ""  # code, "" when the last attempt succeeded
-    replica_as_of: datetime | None = None
-    replica_version: str = ""
-    age_seconds: int | None = None  # of the replica, at ``status()`` time
-    added: int = 0  # totals since start
-    removed: int = 0
 
 
 class RegistrySync:

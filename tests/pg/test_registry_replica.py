@@ -36,7 +36,7 @@ from admission.registry.port import (
     RegistrySource,
     RegistryStatus,
 )
-from admission.registry.replica import FeedResult, ImportResult
+from admission.registry.replica import FeedResult, ImportResult, SyncStatus
 from admission.registry.replica import RegistryReplica as Replica
 from admission.registry.snapshot import (
     FeedPage,
@@ -55,7 +55,7 @@ from db.registry_replica import ReplicaRegistry
 from hardware.registry.fake import FakeRegistry
 from hardware.registry.signature import Ed25519Verifier
 from hardware.registry.soap_messages import RegistryClientError
-from hardware.registry.sync import RegistrySync, SyncStatus
+from hardware.registry.sync import RegistrySync
 from tests.pg.cluster_fixture import fresh_schema, schema_conninfo
 from tests.registry.conftest import T0, open_encrypted
 

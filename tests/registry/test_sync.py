@@ -13,12 +13,13 @@ from admission.clock import FixedClock
 from admission.identity import IdentityKey, IdKind
 from admission.registry.policy import RegistryPolicy
 from admission.registry.port import RegistrySource, RegistryStatus
+from admission.registry.replica import SyncStatus
 from admission.registry.snapshot import render_snapshot
 from db.registry_replica import ReplicaRegistry
 from hardware.registry.fake import FakeRegistry
 from hardware.registry.soap_client import Credentials, RgiajSoapClient, SoapClientSettings
 from hardware.registry.soap_messages import RegistryClientError
-from hardware.registry.sync import RegistrySync, SyncStatus
+from hardware.registry.sync import RegistrySync
 from tests.registry.conftest import T0
 from tests.registry.pki import Pki, make_pki
 from tests.registry.reference_server import ReferenceRegister

@@ -23,6 +23,7 @@ from ui.desk.desk_window import DeskWindow
 from ui.desk.dialogs.bans import BansDialog
 from ui.desk.dialogs.common import MADRID, StoreListings
 from ui.desk.jobs import ImmediateRunner
+from ui.desk.ops import bans as ban_ops
 
 RUNNER = ImmediateRunner()
 REASON = "Insultos al crupier de la mesa 4"
@@ -42,7 +43,7 @@ def present(qtbot: QtBot, win: DeskWindow, ctx: AppContext, number: int) -> None
 def director_list(qtbot: QtBot, ctx: AppContext) -> BansDialog:
     """The director's ban dialog with the casino's list (Dirección > Prohibiciones)."""
     dialog = BansDialog(
-        ctx, RUNNER, Authorise(DIRECTOR), operator=DIRECTOR.username,
+        ban_ops.of(ctx), RUNNER, Authorise(DIRECTOR), operator=DIRECTOR.username,
         listings=StoreListings(ctx.store),
     )  # fmt: skip
     qtbot.addWidget(dialog)

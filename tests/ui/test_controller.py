@@ -4,6 +4,7 @@ Enter records it once under the signed-in operator and prints its card (arts. 20
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
@@ -403,11 +404,11 @@ class CountingVouchers:
 
 
 def test_a_server_desk_says_at_once_when_the_server_stops_and_formalises_on_its_return(
-    qtbot: QtBot, demo_ctx: AppContext, controller: DeskController
+    qtbot: QtBot, demo_ctx: AppContext, session: FakeSession, worker: StoreWorker
 ) -> None:
     server, vouchers = ScriptedServer(), CountingVouchers()
-    demo_ctx.server = server
-    demo_ctx.offline_vouchers = vouchers  # type: ignore[assignment]
+    ctx = replace(demo_ctx, server=server, offline_vouchers=vouchers)  # type: ignore[arg-type]
+    controller = DeskController(ctx, session, worker, authorise=lambda purpose: DIRECTOR)
     # the first answer: where, how far; a voucher an earlier session queued is sent
     checked: list[tuple[str, object]] = []
     controller.server_checked.connect(lambda where, ms: checked.append((where, ms)))

@@ -26,6 +26,8 @@ from ui.desk.dialogs.common import DialogCode
 from ui.desk.dialogs.official import OfficialDialog
 from ui.desk.dialogs.vouchers import VoucherIssueDialog, VouchersDialog, issue_voucher_dialog
 from ui.desk.jobs import ImmediateRunner
+from ui.desk.ops import official as official_ops
+from ui.desk.ops import vouchers as voucher_ops
 
 RUNNER = ImmediateRunner()
 THURSDAY_NIGHT = datetime(2026, 12, 3, 21, 0, tzinfo=UTC)  # 22:00 in Madrid
@@ -65,7 +67,9 @@ def test_a_voucher_in_two_key_presses_then_formalised_with_the_same_document(
     qtbot: QtBot, night_ctx: AppContext
 ) -> None:
     shown = document(night_ctx)
-    dialog = issue_voucher_dialog(None, night_ctx, RUNNER, shown, "DAY", operator=CLERK.username)
+    dialog = issue_voucher_dialog(
+        None, voucher_ops.of(night_ctx), RUNNER, shown, "DAY", operator=CLERK.username
+    )
     qtbot.addWidget(dialog)
     assert dialog.issue_button.isDefault()
     screenshot(dialog, "dialog-voucher-issue")
@@ -79,7 +83,9 @@ def test_a_voucher_in_two_key_presses_then_formalised_with_the_same_document(
     dialog.issue()
     assert [v.number for v in night_ctx.vouchers.open_vouchers()] == [voucher.number]
 
-    pending = VouchersDialog(night_ctx, RUNNER, operator=CLERK.username, document=lambda: shown)
+    pending = VouchersDialog(
+        voucher_ops.of(night_ctx), RUNNER, operator=CLERK.username, document=lambda: shown
+    )
     qtbot.addWidget(pending)
     assert pending.open_numbers() == [voucher.number]
     assert pending.table.currentRow() == 0  # the voucher of the document on screen
@@ -98,12 +104,14 @@ def test_a_voucher_in_two_key_presses_then_formalised_with_the_same_document(
 
 def test_another_document_does_not_formalise_a_voucher(qtbot: QtBot, night_ctx: AppContext) -> None:
     voucher_dialog = VoucherIssueDialog(
-        night_ctx, RUNNER, document(night_ctx), None, operator=CLERK.username
+        voucher_ops.of(night_ctx), RUNNER, document(night_ctx), None, operator=CLERK.username
     )
     qtbot.addWidget(voucher_dialog)
     voucher_dialog.issue_button.click()
     other = document(night_ctx, 34567890)
-    pending = VouchersDialog(night_ctx, RUNNER, operator=CLERK.username, document=lambda: other)
+    pending = VouchersDialog(
+        voucher_ops.of(night_ctx), RUNNER, operator=CLERK.username, document=lambda: other
+    )
     qtbot.addWidget(pending)
     pending.table.selectRow(0)
     pending.formalise_button.click()
@@ -115,7 +123,9 @@ def test_a_listed_visitor_gets_no_voucher_and_the_refusal_is_recorded(
     qtbot: QtBot, night_ctx: AppContext
 ) -> None:
     listed = document(night_ctx, 99999999)
-    dialog = VoucherIssueDialog(night_ctx, RUNNER, listed, "DAY", operator=CLERK.username)
+    dialog = VoucherIssueDialog(
+        voucher_ops.of(night_ctx), RUNNER, listed, "DAY", operator=CLERK.username
+    )
     qtbot.addWidget(dialog)
     with qtbot.waitSignal(dialog.visit_refused, timeout=5000):
         dialog.issue_button.click()
@@ -130,12 +140,20 @@ def test_the_closing_list_shows_the_vouchers_open_at_closing(
 ) -> None:
     for number in (12345678, 34567890):
         dialog = VoucherIssueDialog(
-            night_ctx, RUNNER, document(night_ctx, number), None, operator=CLERK.username
+            voucher_ops.of(night_ctx),
+            RUNNER,
+            document(night_ctx, number),
+            None,
+            operator=CLERK.username,
         )
         qtbot.addWidget(dialog)
         dialog.issue_button.click()
     pending = VouchersDialog(
-        night_ctx, RUNNER, operator=CLERK.username, document=lambda: None, closing=True
+        voucher_ops.of(night_ctx),
+        RUNNER,
+        operator=CLERK.username,
+        document=lambda: None,
+        closing=True,
     )
     qtbot.addWidget(pending)
     # the session opened at 20:00 Thursday closes at 05:00 Friday, Madrid time
@@ -164,7 +182,9 @@ def test_the_closing_list_shows_the_vouchers_open_at_closing(
 
 
 def test_no_voucher_without_a_document_on_screen(qtbot: QtBot, night_ctx: AppContext) -> None:
-    dialog = VoucherIssueDialog(night_ctx, RUNNER, None, None, operator=CLERK.username)
+    dialog = VoucherIssueDialog(
+        voucher_ops.of(night_ctx), RUNNER, None, None, operator=CLERK.username
+    )
     qtbot.addWidget(dialog)
     assert not dialog.issue_button.isEnabled()
     assert dialog.errors.code == DialogCode.DOCUMENT_NOT_ON_SCREEN
@@ -172,7 +192,7 @@ def test_no_voucher_without_a_document_on_screen(qtbot: QtBot, night_ctx: AppCon
 
 def test_an_official_on_duty_is_recorded_with_no_card(qtbot: QtBot, night_ctx: AppContext) -> None:
     shown = document(night_ctx, 56789012)
-    dialog = OfficialDialog(night_ctx, RUNNER, shown, operator=CLERK.username)
+    dialog = OfficialDialog(official_ops.of(night_ctx), RUNNER, shown, operator=CLERK.username)
     qtbot.addWidget(dialog)
     dialog.record_button.click()  # the capacity is required (art. 24.2)
     assert dialog.errors.code == "OFFICIAL_NEEDS_CAPACITY" and dialog.recorded is None

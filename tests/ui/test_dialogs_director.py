@@ -27,6 +27,11 @@ from ui.desk.dialogs.common import DialogCode, StoreListings
 from ui.desk.dialogs.printer import PrinterDialog
 from ui.desk.dialogs.staff import StaffDialog
 from ui.desk.jobs import ImmediateRunner
+from ui.desk.ops import bans as ban_ops
+from ui.desk.ops import cards as card_ops
+from ui.desk.ops import official as official_ops
+from ui.desk.ops import staff as staff_ops
+from ui.desk.ops import vouchers as voucher_ops
 
 RUNNER = ImmediateRunner()
 
@@ -71,7 +76,7 @@ def test_a_ban_is_added_by_the_director_and_lifted_with_a_reason(
 ) -> None:
     authorise = Authorise(DIRECTOR)
     dialog = BansDialog(
-        demo_ctx,
+        ban_ops.of(demo_ctx),
         RUNNER,
         authorise,
         operator=CLERK.username,
@@ -111,7 +116,7 @@ def test_a_ban_is_added_by_the_director_and_lifted_with_a_reason(
 def test_a_cancelled_authorisation_writes_no_ban_and_lifts_none(
     qtbot: QtBot, demo_ctx: AppContext
 ) -> None:
-    dialog = BansDialog(demo_ctx, RUNNER, Authorise(None), operator=CLERK.username)
+    dialog = BansDialog(ban_ops.of(demo_ctx), RUNNER, Authorise(None), operator=CLERK.username)
     qtbot.addWidget(dialog)
     dialog.identity_edit.setText(dni(12345678))
     dialog.add_reason.setPlainText("Motivo")
@@ -124,7 +129,7 @@ def test_a_cancelled_authorisation_writes_no_ban_and_lifts_none(
     assert not [a for a in actions(demo_ctx)[len(before) :] if a[0].startswith("BAN_ADD")]
 
     # a clerk answering the director's question is no director: nothing written either
-    dialog = BansDialog(demo_ctx, RUNNER, Authorise(CLERK), operator=CLERK.username)
+    dialog = BansDialog(ban_ops.of(demo_ctx), RUNNER, Authorise(CLERK), operator=CLERK.username)
     qtbot.addWidget(dialog)
     dialog.identity_edit.setText(dni(12345678))
     dialog.add_reason.setPlainText("Motivo")
@@ -134,7 +139,7 @@ def test_a_cancelled_authorisation_writes_no_ban_and_lifts_none(
     # lifting: an existing ban stays in force when the director cancels
     ban = demo_ctx.desk.add_ban(identity, "Motivo previo", "director1")
     dialog = BansDialog(
-        demo_ctx, RUNNER, Authorise(None), operator=CLERK.username, identity=identity
+        ban_ops.of(demo_ctx), RUNNER, Authorise(None), operator=CLERK.username, identity=identity
     )
     qtbot.addWidget(dialog)
     assert [b.ban_id for b in dialog.shown_bans()] == [ban.ban_id]
@@ -149,7 +154,7 @@ def test_a_typed_identity_that_is_no_document_is_refused(
     qtbot: QtBot, demo_ctx: AppContext
 ) -> None:
     authorise = Authorise(DIRECTOR)
-    dialog = BansDialog(demo_ctx, RUNNER, authorise, operator=CLERK.username)
+    dialog = BansDialog(ban_ops.of(demo_ctx), RUNNER, authorise, operator=CLERK.username)
     qtbot.addWidget(dialog)
     dialog.identity_edit.setText("12345678A")  # wrong DNI letter
     dialog.add_reason.setPlainText("Motivo")
@@ -160,7 +165,7 @@ def test_a_typed_identity_that_is_no_document_is_refused(
 # -- staff --------------------------------------------------------------------------
 def test_the_director_adds_and_removes_staff(qtbot: QtBot, demo_ctx: AppContext) -> None:
     dialog = StaffDialog(
-        demo_ctx, RUNNER, Authorise(DIRECTOR), listings=StoreListings(demo_ctx.store)
+        staff_ops.of(demo_ctx), RUNNER, Authorise(DIRECTOR), listings=StoreListings(demo_ctx.store)
     )
     qtbot.addWidget(dialog)
     dialog.identity_edit.setText(dni(23456789))
@@ -183,7 +188,9 @@ def test_the_director_adds_and_removes_staff(qtbot: QtBot, demo_ctx: AppContext)
 
 
 def test_staff_is_not_changed_without_the_director(qtbot: QtBot, demo_ctx: AppContext) -> None:
-    dialog = StaffDialog(demo_ctx, RUNNER, Authorise(None), listings=StoreListings(demo_ctx.store))
+    dialog = StaffDialog(
+        staff_ops.of(demo_ctx), RUNNER, Authorise(None), listings=StoreListings(demo_ctx.store)
+    )
     qtbot.addWidget(dialog)
     dialog.identity_edit.setText(dni(23456789))
     dialog.name_edit.setText("Croupier de Prueba")
@@ -200,7 +207,7 @@ def test_void_and_reprint_need_a_reason_and_the_director(
     second = admitted(demo_ctx, 34567890).card
     assert first is not None and second is not None
     authorise = Authorise(DIRECTOR)
-    dialog = CardActionsDialog(demo_ctx, RUNNER, authorise, number=second.number)
+    dialog = CardActionsDialog(card_ops.of(demo_ctx), RUNNER, authorise, number=second.number)
     qtbot.addWidget(dialog)
     assert str(second.number) in dialog.card_label.text()
 
@@ -226,7 +233,7 @@ def test_void_and_reprint_need_a_reason_and_the_director(
 def test_a_card_is_not_voided_when_the_director_cancels(qtbot: QtBot, demo_ctx: AppContext) -> None:
     card = admitted(demo_ctx).card
     assert card is not None
-    dialog = CardActionsDialog(demo_ctx, RUNNER, Authorise(None), number=card.number)
+    dialog = CardActionsDialog(card_ops.of(demo_ctx), RUNNER, Authorise(None), number=card.number)
     qtbot.addWidget(dialog)
     dialog.reason.setPlainText("Emitida por error")
     dialog.void_button.click()
@@ -239,7 +246,7 @@ def test_the_reprint_queue_prints_a_card_issued_and_not_printed(
 ) -> None:
     card = admitted(demo_ctx).card
     assert card is not None
-    dialog = ReprintQueueDialog(demo_ctx, RUNNER, operator=CLERK.username)
+    dialog = ReprintQueueDialog(card_ops.of(demo_ctx), RUNNER, operator=CLERK.username)
     qtbot.addWidget(dialog)
     assert dialog.queued() == [card.number]
     screenshot(dialog, "dialog-reprint-queue")
@@ -255,7 +262,9 @@ def test_the_reprint_queue_prints_a_card_issued_and_not_printed(
 def test_the_exceptional_card_names_the_director(qtbot: QtBot, demo_ctx: AppContext) -> None:
     authorise = Authorise(DIRECTOR)
     shown = document(demo_ctx, 45678901)
-    dialog = ExceptionalCardDialog(demo_ctx, RUNNER, authorise, shown, operator=CLERK.username)
+    dialog = ExceptionalCardDialog(
+        card_ops.of(demo_ctx), RUNNER, authorise, shown, operator=CLERK.username
+    )
     qtbot.addWidget(dialog)
     assert "ANA" in dialog.document_label.text()
     screenshot(dialog, "dialog-exceptional-card")
@@ -274,7 +283,7 @@ def test_the_exceptional_card_names_the_director(qtbot: QtBot, demo_ctx: AppCont
 def test_no_exceptional_card_without_the_director(qtbot: QtBot, demo_ctx: AppContext) -> None:
     shown = document(demo_ctx, 45678901)
     dialog = ExceptionalCardDialog(
-        demo_ctx, RUNNER, Authorise(None), shown, operator=CLERK.username
+        card_ops.of(demo_ctx), RUNNER, Authorise(None), shown, operator=CLERK.username
     )
     qtbot.addWidget(dialog)
     dialog.issue_button.click()
@@ -285,7 +294,7 @@ def test_no_exceptional_card_without_the_director(qtbot: QtBot, demo_ctx: AppCon
 
 def test_no_exceptional_card_without_a_document(qtbot: QtBot, demo_ctx: AppContext) -> None:
     dialog = ExceptionalCardDialog(
-        demo_ctx, RUNNER, Authorise(DIRECTOR), None, operator=CLERK.username
+        card_ops.of(demo_ctx), RUNNER, Authorise(DIRECTOR), None, operator=CLERK.username
     )
     qtbot.addWidget(dialog)
     assert not dialog.issue_button.isEnabled()
@@ -352,7 +361,9 @@ def test_the_dialogs_work_on_the_store_worker_thread(qtbot: QtBot, demo_ctx: App
 
     worker = StoreWorker()
     try:
-        dialog = BansDialog(demo_ctx, worker, Authorise(DIRECTOR), operator=CLERK.username)
+        dialog = BansDialog(
+            ban_ops.of(demo_ctx), worker, Authorise(DIRECTOR), operator=CLERK.username
+        )
         qtbot.addWidget(dialog)
         dialog.identity_edit.setText(dni(12345678))
         dialog.add_reason.setPlainText("Comportamiento violento en la sala")
@@ -402,15 +413,19 @@ def test_every_control_of_every_dialog_has_an_accessible_name(
     listings = StoreListings(demo_ctx.store)
     path = demo_ctx.data_dir / "settings.json"
     dialogs: list[QWidget] = [
-        BansDialog(demo_ctx, RUNNER, Authorise(DIRECTOR), operator="c", listings=listings),
-        StaffDialog(demo_ctx, RUNNER, Authorise(DIRECTOR), listings=listings),
-        CardActionsDialog(demo_ctx, RUNNER, Authorise(DIRECTOR)),
-        ReprintQueueDialog(demo_ctx, RUNNER, operator="c"),
-        ExceptionalCardDialog(demo_ctx, RUNNER, Authorise(DIRECTOR), shown, operator="c"),
+        BansDialog(
+            ban_ops.of(demo_ctx), RUNNER, Authorise(DIRECTOR), operator="c", listings=listings
+        ),
+        StaffDialog(staff_ops.of(demo_ctx), RUNNER, Authorise(DIRECTOR), listings=listings),
+        CardActionsDialog(card_ops.of(demo_ctx), RUNNER, Authorise(DIRECTOR)),
+        ReprintQueueDialog(card_ops.of(demo_ctx), RUNNER, operator="c"),
+        ExceptionalCardDialog(
+            card_ops.of(demo_ctx), RUNNER, Authorise(DIRECTOR), shown, operator="c"
+        ),
         PrinterDialog(demo_ctx.settings, path, DIRECTOR, RUNNER),
-        OfficialDialog(demo_ctx, RUNNER, shown, operator="c"),
-        VoucherIssueDialog(demo_ctx, RUNNER, shown, None, operator="c"),
-        VouchersDialog(demo_ctx, RUNNER, operator="c", document=lambda: shown),
+        OfficialDialog(official_ops.of(demo_ctx), RUNNER, shown, operator="c"),
+        VoucherIssueDialog(voucher_ops.of(demo_ctx), RUNNER, shown, None, operator="c"),
+        VouchersDialog(voucher_ops.of(demo_ctx), RUNNER, operator="c", document=lambda: shown),
     ]
     for dialog in dialogs:
         qtbot.addWidget(dialog)
@@ -427,7 +442,7 @@ def test_the_exceptional_card_never_overrides_the_register(
     seed_register(demo_ctx, [dni(45678901)])
     shown = document(demo_ctx, 45678901)
     dialog = ExceptionalCardDialog(
-        demo_ctx, RUNNER, Authorise(DIRECTOR), shown, operator=CLERK.username
+        card_ops.of(demo_ctx), RUNNER, Authorise(DIRECTOR), shown, operator=CLERK.username
     )
     qtbot.addWidget(dialog)
     dialog.issue_button.click()

@@ -9,6 +9,7 @@ satisfy the book's port). A desk of its own file is unchanged."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pypdfium2 as pdfium  # type: ignore[import-untyped]
@@ -44,14 +45,16 @@ def make_window(qtbot: QtBot, ctx: AppContext, session: object) -> DeskWindow:
 @pytest.fixture
 def server_ctx(demo_ctx: AppContext, tmp_path: Path) -> AppContext:
     """The demo context as a desk of the server: its real offline queue."""
-    demo_ctx.offline_vouchers = OfflineVouchers(
-        tmp_path / "q.db",
-        DbKey.generate(source="test"),
-        demo_ctx.desk.config.desk_id,
-        lambda: demo_ctx.vouchers,
-        demo_ctx.clock,
+    return replace(
+        demo_ctx,
+        offline_vouchers=OfflineVouchers(
+            tmp_path / "q.db",
+            DbKey.generate(source="test"),
+            demo_ctx.desk.config.desk_id,
+            lambda: demo_ctx.vouchers,
+            demo_ctx.clock,
+        ),
     )
-    return demo_ctx
 
 
 @pytest.fixture

@@ -6,6 +6,7 @@ real encrypted demo file, its audit trail read back without a single password in
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 from datetime import timedelta
 
 import pytest
@@ -39,15 +40,14 @@ def _screenshot(widget: QWidget, name: str) -> None:
 @pytest.fixture
 def ctx(demo_ctx: AppContext) -> AppContext:
     """The demo file with an administrator, a clerk and a game director (cheap hashes)."""
-    demo_ctx.accounts = SqlAccounts(demo_ctx.store, demo_ctx.clock, hasher=Argon2Hasher(**CHEAP))
-    accounts = demo_ctx.accounts
+    accounts = SqlAccounts(demo_ctx.store, demo_ctx.clock, hasher=Argon2Hasher(**CHEAP))
     accounts.create_account("admin", "Ana Admin", PASSWORDS["admin"], [Role.ADMIN], actor=None)
     admin = accounts.sign_in("admin", PASSWORDS["admin"])
     accounts.create_account("clerk", "Carla Clerk", PASSWORDS["clerk"], [Role.CLERK], actor=admin)
     accounts.create_account(
         "director", "Diego Director", PASSWORDS["director"], [Role.DIRECTOR], actor=admin
     )
-    return demo_ctx
+    return replace(demo_ctx, accounts=accounts)
 
 
 @pytest.fixture

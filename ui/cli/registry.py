@@ -16,7 +16,7 @@ number is ever echoed back.
     "active_version"}`` (``SNAPSHOT_NOT_A_FILE`` for a folder, device or pipe,
     ``SNAPSHOT_LINE_TOO_LONG`` with its line, ``SNAPSHOT_TOO_LARGE``...).
 
-``sync_command(sync: RegistrySync | None)``
+``sync_command(sync: ReplicaSync | None)``
     ``registry sync``: one change-feed pull. 0 ok, 1 failed or not configured:
     ``{"synced", "error", "last_success", "replica_version", "replica_as_of",
     "age_seconds", "added", "removed"}``.
@@ -61,8 +61,7 @@ from ui.cli.sign_in import add_user_argument
 from ui.context import AppContext
 
 if TYPE_CHECKING:
-    from admission.registry.replica import RegistryReplica
-    from hardware.registry.sync import RegistrySync
+    from admission.registry.replica import RegistryReplica, ReplicaSync
 
 Result = tuple[int, dict[str, Any]]
 
@@ -98,7 +97,7 @@ def import_command(replica: RegistryReplica, path: Path) -> Result:
     }
 
 
-def sync_command(sync: RegistrySync | None) -> Result:
+def sync_command(sync: ReplicaSync | None) -> Result:
     if sync is None:
         return 1, {"synced": False, "error": "REGISTRY_NOT_CONFIGURED"}
     status = sync.sync_once()

@@ -75,7 +75,7 @@ from ui.desk.jobs import JobRunner
 from ui.desk.workers import CameraWorker
 
 if TYPE_CHECKING:
-    from hardware.printer.service import PrintOutcome
+    from admission.desk_ports import PrintedCard
     from ui.context import AppContext
 
 __all__ = ["DeskController", "DeskState"]
@@ -635,7 +635,7 @@ class DeskController(QObject):
         actor = operator.username if operator is not None else "desk"
         printing = self._ctx.card_printing
 
-        def done(outcome: PrintOutcome) -> None:
+        def done(outcome: PrintedCard) -> None:
             if outcome.printed:
                 if number in self.failed_prints:
                     self.failed_prints.remove(number)

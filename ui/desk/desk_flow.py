@@ -33,8 +33,7 @@ from admission.verdict import Outcome, age_on, counts_as_visit
 
 if TYPE_CHECKING:
     from admission.desk import AdmissionDesk, AdmissionResult, Evaluation
-    from hardware.printer.service import CardPrintService, PrintOutcome
-    from ui.context import DeskFile
+    from admission.desk_ports import CardPrinting, DeskFile, PrintedCard
 
 __all__ = [
     "MAX_WAITING",
@@ -253,7 +252,7 @@ def record_dismissal(
     return desk.dismiss(evaluation, operator=operator)
 
 
-def print_issued_card(printing: CardPrintService, number: int, *, actor: str) -> PrintOutcome:
+def print_issued_card(printing: CardPrinting, number: int, *, actor: str) -> PrintedCard:
     """Print card ``number`` as ``print-card`` does; a failure leaves it in the reprint
     queue (issued, not printed: art. 22.3, no number is burnt)."""
     return printing.print_card(printing.view_for(number), actor=actor)

@@ -31,6 +31,7 @@ from ui.desk.controller import DeskState
 from ui.desk.dialogs.cards import CardActionsDialog
 from ui.desk.dialogs.common import bounded, local_date, message
 from ui.desk.host import DeskHost
+from ui.desk.ops import cards
 
 __all__ = ["REPRINT_HELD_KEYS", "WAITING_COLOUR", "PresentationView"]
 
@@ -245,7 +246,11 @@ class PresentationView(QObject):
             )
             return None
         dialog = CardActionsDialog(
-            self._ctx, window.runner, window.authorise, number=held.number, parent=window.window()
+            cards.of(self._ctx),
+            window.runner,
+            window.authorise,
+            number=held.number,
+            parent=window.window(),
         )
         dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         dialog.reprint_button.setDefault(True)  # Enter in the dialog reprints

@@ -37,7 +37,8 @@ from ui.desk.desk_flow import DeskFlowCode, SessionView
 from ui.desk.jobs import JobRunner
 
 if TYPE_CHECKING:
-    from ui.context import AppContext, ExportTargets
+    from admission.desk_ports import ExportTargets
+    from ui.context import AppContext
 
 __all__ = [
     "EXPORT_UNAVAILABLE",

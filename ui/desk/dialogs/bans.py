@@ -37,8 +37,7 @@ from PySide6.QtWidgets import (
 
 from admission.errors import AdmissionError
 from admission.identity import IdentityKey
-from admission.records import Ban, Visitor
-from ui.context import AppContext
+from admission.records import Ban
 from ui.desk.dialogs.common import (
     MADRID,
     Authorise,
@@ -54,6 +53,7 @@ from ui.desk.dialogs.common import (
     with_director,
 )
 from ui.desk.jobs import JobRunner
+from ui.desk.ops.bans import BanOps, NamedBans
 
 __all__ = ["BansDialog"]
 
@@ -65,7 +65,7 @@ class BansDialog(QDialog):
 
     def __init__(
         self,
-        ctx: AppContext,
+        ops: BanOps,
         runner: JobRunner,
         authorise: Authorise,
         *,
@@ -75,7 +75,7 @@ class BansDialog(QDialog):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self._ctx = ctx
+        self._ops = ops
         self._runner = runner
         self._authorise = authorise
         self._operator = operator  # the signed-in user: reading the list is audited
@@ -147,7 +147,7 @@ class BansDialog(QDialog):
         self.expires_edit.setAccessibleName(self.tr("Fecha de fin de la prohibición"))
         self.expires_edit.setCalendarPopup(True)
         self.expires_edit.setDisplayFormat("dd/MM/yyyy")
-        today = ctx.tools.today()
+        today = ops.today()
         self.expires_edit.setDate(QDate(today.year, today.month, today.day).addMonths(6))
         self.expires_edit.setEnabled(False)
         self.expires_check.toggled.connect(self.expires_edit.setEnabled)
@@ -201,15 +201,10 @@ class BansDialog(QDialog):
         identity = self._identity()
         if identity is None:
             return
-        store, now, actor = self._ctx.store, self._ctx.clock.now(), self._operator
-
-        def job() -> tuple[Sequence[Ban], dict[int, str]]:
-            bans = store.bans(identity)
-            # the ban list is part of the confidential visitor file (art. 20.4)
-            store.append(actor, "BAN_QUERY", f"results:{len(bans)}", now)
-            return bans, _names(store.find_visitor, bans)
-
-        run_job(self._runner, job, self._fill_named, self.errors)
+        ops, now, actor = self._ops, self._ops.now(), self._operator
+        run_job(
+            self._runner, lambda: ops.of_person(identity, actor, now), self._fill_named, self.errors
+        )
 
     def show_all(self) -> None:
         self._show_listed("BAN_LIST", lambda listings, now: listings.bans_in_force(now))
@@ -222,26 +217,25 @@ class BansDialog(QDialog):
         self, action: str, read: Callable[[Listings, datetime], Sequence[Ban]]
     ) -> None:
         """The casino's bans ``read`` gives, the reading recorded as ``action``."""
-        listings, store = self._listings, self._ctx.store
+        listings, ops = self._listings, self._ops
         if listings is None:
             return
-        now, actor = self._ctx.clock.now(), self._operator
+        now, actor = ops.now(), self._operator
+        run_job(
+            self._runner,
+            lambda: ops.listed(listings, read, action, actor, now),
+            self._fill_named,
+            self.errors,
+        )
 
-        def job() -> tuple[Sequence[Ban], dict[int, str]]:
-            bans = read(listings, now)
-            store.append(actor, action, f"results:{len(bans)}", now)
-            return bans, _names(store.find_visitor, bans)
-
-        run_job(self._runner, job, self._fill_named, self.errors)
-
-    def _fill_named(self, found: tuple[Sequence[Ban], dict[int, str]]) -> None:
+    def _fill_named(self, found: NamedBans) -> None:
         bans, names = found
         self._names = dict(names)
         self._fill(bans)
 
     def _fill(self, bans: Sequence[Ban]) -> None:
         self._shown = list(bans)
-        now = self._ctx.clock.now()
+        now = self._ops.now()
         self.table.setRowCount(len(self._shown))
         for row, ban in enumerate(self._shown):
             until = local_time(ban.expires_at) or self.tr("sin fin")
@@ -311,7 +305,7 @@ class BansDialog(QDialog):
         )
         if director is None:
             return
-        desk, expires = self._ctx.desk, self._expiry()
+        ops, expires = self._ops, self._expiry()
 
         def done(ban: Ban) -> None:
             self.add_reason.clear()
@@ -321,7 +315,7 @@ class BansDialog(QDialog):
 
         run_job(
             self._runner,
-            lambda: desk.add_ban(identity, reason, director.username, expires),
+            lambda: ops.add(identity, reason, director.username, expires),
             done,
             self.errors,
             self.add_button,
@@ -342,7 +336,7 @@ class BansDialog(QDialog):
         )
         if director is None:
             return
-        desk = self._ctx.desk
+        ops = self._ops
 
         def done(_: None) -> None:
             self.lift_reason.clear()
@@ -353,7 +347,7 @@ class BansDialog(QDialog):
 
         run_job(
             self._runner,
-            lambda: desk.lift_ban(ban.ban_id, reason, director.username),
+            lambda: ops.lift(ban.ban_id, reason, director.username),
             done,
             self.errors,
             self.lift_button,
@@ -364,21 +358,3 @@ def _folded(text: str) -> str:
     """Lower case without accents (``Peña`` and ``pena`` match)."""
     decomposed = unicodedata.normalize("NFD", text.casefold())
     return "".join(c for c in decomposed if not unicodedata.combining(c))
-
-
-def _names(
-    find_visitor: Callable[[IdentityKey], Visitor | None], bans: Sequence[Ban]
-) -> dict[int, str]:
-    """The name the visitor file holds for each banned person (a person banned before
-    ever coming in has none); one look-up per identity."""
-    by_identity: dict[str, str] = {}
-    names: dict[int, str] = {}
-    for ban in bans:
-        key = ban.identity.text
-        if key not in by_identity:
-            visitor = find_visitor(ban.identity)
-            by_identity[key] = (
-                "" if visitor is None else f"{visitor.given_names} {visitor.surname}".strip()
-            )
-        names[ban.ban_id] = by_identity[key]
-    return names

@@ -13,7 +13,6 @@ exceptional card of art. 23.5 (R12).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
@@ -34,7 +33,6 @@ from PySide6.QtWidgets import (
 from admission.cards.view import format_euros
 from admission.desk import AdmissionResult, DeskDocument
 from admission.records import CardRecord, CardStatus
-from ui.context import AppContext
 from ui.desk.dialogs.common import (
     Authorise,
     DialogCode,
@@ -54,30 +52,15 @@ from ui.desk.dialogs.common import (
     with_director,
 )
 from ui.desk.jobs import JobRunner
+from ui.desk.ops.cards import CardOps, ExceptionalIssue, PrintResult
 
 __all__ = [
     "CardActionsDialog",
     "ExceptionalCardDialog",
-    "ExceptionalIssue",
-    "PrintResult",
     "ReprintQueueDialog",
 ]
 
 MAX_CARD = 999_999_999  # art. 22.3: correlative numbers
-
-
-@dataclass(frozen=True, slots=True)
-class PrintResult:
-    """A print request's answer for the screen: "" = printed, else a device code."""
-
-    number: int
-    code: str
-
-
-def _print(ctx: AppContext, number: int, actor: str, reason: str = "") -> PrintResult:
-    service = ctx.card_printing
-    outcome = service.print_card(service.view_for(number), actor=actor, reprint_reason=reason)
-    return PrintResult(number, "" if outcome.printed else str(outcome.code))
 
 
 class CardActionsDialog(QDialog):
@@ -87,7 +70,7 @@ class CardActionsDialog(QDialog):
 
     def __init__(
         self,
-        ctx: AppContext,
+        ops: CardOps,
         runner: JobRunner,
         authorise: Authorise,
         *,
@@ -95,7 +78,7 @@ class CardActionsDialog(QDialog):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self._ctx = ctx
+        self._ops = ops
         self._runner = runner
         self._authorise = authorise
         self.setWindowTitle(self.tr("Anular o reimprimir una tarjeta (art. 22)"))
@@ -139,8 +122,8 @@ class CardActionsDialog(QDialog):
             self.look_up()
 
     def look_up(self) -> None:
-        store, number = self._ctx.store, self.number_spin.value()
-        run_job(self._runner, lambda: store.card(number), self._show, self.errors)
+        ops, number = self._ops, self.number_spin.value()
+        run_job(self._runner, lambda: ops.card(number), self._show, self.errors)
 
     def _show(self, card: CardRecord | None) -> None:
         if card is None:
@@ -188,7 +171,7 @@ class CardActionsDialog(QDialog):
         )
         if director is None:
             return
-        desk = self._ctx.desk
+        ops = self._ops
 
         def done(card: CardRecord) -> None:
             self.reason.clear()
@@ -198,7 +181,7 @@ class CardActionsDialog(QDialog):
 
         run_job(
             self._runner,
-            lambda: desk.void_card(number, reason, director.username),
+            lambda: ops.void(number, reason, director.username),
             done,
             self.errors,
             self.void_button,
@@ -216,7 +199,7 @@ class CardActionsDialog(QDialog):
         )
         if director is None:
             return
-        ctx = self._ctx
+        ops = self._ops
 
         def done(result: PrintResult) -> None:
             self.reason.clear()
@@ -230,7 +213,7 @@ class CardActionsDialog(QDialog):
         # the card service records the reprint and its reason before printing
         run_job(
             self._runner,
-            lambda: _print(ctx, number, director.username, reason),
+            lambda: ops.print(number, director.username, reason),
             done,
             self.errors,
             self.reprint_button,
@@ -244,14 +227,14 @@ class ReprintQueueDialog(QDialog):
 
     def __init__(
         self,
-        ctx: AppContext,
+        ops: CardOps,
         runner: JobRunner,
         *,
         operator: str,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self._ctx = ctx
+        self._ops = ops
         self._runner = runner
         self._operator = operator
         self._cards: list[CardRecord] = []
@@ -288,8 +271,7 @@ class ReprintQueueDialog(QDialog):
         self.refresh()
 
     def refresh(self) -> None:
-        reprints = self._ctx.reprints
-        run_job(self._runner, reprints.unprinted_cards, self._fill, self.errors)
+        run_job(self._runner, self._ops.unprinted, self._fill, self.errors)
 
     def _fill(self, cards: Sequence[CardRecord]) -> None:
         self._cards = list(cards)
@@ -317,7 +299,7 @@ class ReprintQueueDialog(QDialog):
         if not 0 <= row < len(self._cards):
             self.errors.show_code(DialogCode.SELECTION_REQUIRED)
             return
-        number, ctx, actor = self._cards[row].number, self._ctx, self._operator
+        number, ops, actor = self._cards[row].number, self._ops, self._operator
 
         def done(result: PrintResult) -> None:
             self.refresh()
@@ -328,14 +310,8 @@ class ReprintQueueDialog(QDialog):
                 self.errors.show_info(self.tr("Tarjeta %1 impresa").replace("%1", str(number)))
 
         run_job(
-            self._runner, lambda: _print(ctx, number, actor), done, self.errors, self.print_button
+            self._runner, lambda: ops.print(number, actor), done, self.errors, self.print_button
         )
-
-
-@dataclass(frozen=True, slots=True)
-class ExceptionalIssue:
-    result: AdmissionResult
-    printed: PrintResult | None
 
 
 class ExceptionalCardDialog(QDialog):
@@ -346,7 +322,7 @@ class ExceptionalCardDialog(QDialog):
 
     def __init__(
         self,
-        ctx: AppContext,
+        ops: CardOps,
         runner: JobRunner,
         authorise: Authorise,
         document: DeskDocument | None,
@@ -357,7 +333,7 @@ class ExceptionalCardDialog(QDialog):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self._ctx = ctx
+        self._ops = ops
         self._runner = runner
         self._authorise = authorise
         self._document = document
@@ -381,7 +357,7 @@ class ExceptionalCardDialog(QDialog):
         )
         self.type_combo = QComboBox()
         self.type_combo.setAccessibleName(self.tr("Tipo de tarjeta"))
-        catalogue = ctx.desk.config.catalogue
+        catalogue = ops.catalogue()
         for code, kind in catalogue.types.items():
             self.type_combo.addItem(
                 f"{card_type_label(kind)} · {format_euros(kind.price_cents)}", code
@@ -419,21 +395,17 @@ class ExceptionalCardDialog(QDialog):
         )
         if director is None:
             return
-        ctx, operator, card_type = self._ctx, self._operator, str(self.type_combo.currentData())
+        ops, operator, card_type = self._ops, self._operator, str(self.type_combo.currentData())
         printing = self._print
 
         def job() -> ExceptionalIssue:
-            result = ctx.desk.admit(
+            return ops.issue_exceptional(
                 document,
                 operator=operator,
                 card_type=card_type,
-                authorised_by=director.username,
-                exceptional=True,
+                director=director.username,
+                printing=printing,
             )
-            printed = None
-            if result.card is not None and printing:
-                printed = _print(ctx, result.card.number, operator)
-            return ExceptionalIssue(result, printed)
 
         run_job(self._runner, job, self._issued, self.errors, self.issue_button)
 

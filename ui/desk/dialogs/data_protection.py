@@ -58,7 +58,7 @@ from ui.desk.jobs import JobRunner
 from ui.desk.widgets.charts import BarChart
 
 if TYPE_CHECKING:
-    from ui.context import ExportTargets
+    from admission.desk_ports import ExportTargets
 
 __all__ = [
     "AccessReportDialog",

@@ -21,7 +21,6 @@ from PySide6.QtWidgets import (
 
 from admission.desk import DeskDocument
 from admission.records import RecordedAdmission
-from ui.context import AppContext
 from ui.desk.dialogs.common import (
     DialogCode,
     ErrorLine,
@@ -31,6 +30,7 @@ from ui.desk.dialogs.common import (
     run_job,
 )
 from ui.desk.jobs import JobRunner
+from ui.desk.ops.official import OfficialOps
 
 __all__ = ["MAX_CAPACITY", "OfficialDialog"]
 
@@ -42,7 +42,7 @@ class OfficialDialog(QDialog):
 
     def __init__(
         self,
-        ctx: AppContext,
+        ops: OfficialOps,
         runner: JobRunner,
         document: DeskDocument | None,
         *,
@@ -50,7 +50,7 @@ class OfficialDialog(QDialog):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self._ctx = ctx
+        self._ops = ops
         self._runner = runner
         self._document = document
         self._operator = operator
@@ -112,7 +112,7 @@ class OfficialDialog(QDialog):
         if not capacity:
             self.errors.show_code("OFFICIAL_NEEDS_CAPACITY")
             return
-        desk, operator = self._ctx.desk, self._operator
+        ops, operator = self._ops, self._operator
 
         def done(recorded: RecordedAdmission) -> None:
             self.recorded = recorded
@@ -122,7 +122,7 @@ class OfficialDialog(QDialog):
 
         run_job(
             self._runner,
-            lambda: desk.register_official(document, capacity=capacity, operator=operator),
+            lambda: ops.record(document, capacity, operator),
             done,
             self.errors,
             self.record_button,

@@ -28,7 +28,6 @@ from PySide6.QtWidgets import (
 
 from admission.errors import AdmissionError
 from admission.records import StaffMember, StaffRole
-from ui.context import AppContext
 from ui.desk.dialogs.common import (
     Authorise,
     DialogCode,
@@ -41,6 +40,7 @@ from ui.desk.dialogs.common import (
     with_director,
 )
 from ui.desk.jobs import JobRunner
+from ui.desk.ops.staff import StaffOps
 
 __all__ = ["StaffDialog"]
 
@@ -50,7 +50,7 @@ MAX_NAME = 120
 class StaffDialog(QDialog):
     def __init__(
         self,
-        ctx: AppContext,
+        ops: StaffOps,
         runner: JobRunner,
         authorise: Authorise,
         *,
@@ -58,7 +58,7 @@ class StaffDialog(QDialog):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self._ctx = ctx
+        self._ops = ops
         self._runner = runner
         self._authorise = authorise
         self._listings = listings
@@ -157,7 +157,7 @@ class StaffDialog(QDialog):
         director = with_director(self._authorise, purpose, self.errors)
         if director is None:
             return
-        store, now = self._ctx.store, self._ctx.clock.now()
+        ops, now = self._ops, self._ops.now()
 
         def done(_: None) -> None:
             if clear:
@@ -168,7 +168,7 @@ class StaffDialog(QDialog):
 
         run_job(
             self._runner,
-            lambda: store.add_staff(member, director.username, now),
+            lambda: ops.save(member, director.username, now),
             done,
             self.errors,
             busy,

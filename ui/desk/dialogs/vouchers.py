@@ -18,7 +18,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from datetime import date, datetime
 from enum import unique
 from typing import TYPE_CHECKING
@@ -42,7 +41,7 @@ from PySide6.QtWidgets import (
 
 from admission.cards.view import format_euros
 from admission.codes import Code
-from admission.desk import AdmissionResult, DeskDocument
+from admission.desk import DeskDocument
 from admission.documents import DocumentErrorCode
 from admission.errors import AdmissionError
 from admission.ports import madrid_date
@@ -54,22 +53,7 @@ from admission.spanish_ids import (
     normalise,
 )
 from admission.verdict import IDENTITY_DOCUMENTS, Reason, age_on
-from admission.vouchers.desk import (
-    VoucherIssue,
-    cancel_voucher,
-    exchange_voucher,
-    issue_voucher,
-    list_open_vouchers,
-)
-from admission.vouchers.model import (
-    MAX_DOCUMENT,
-    MAX_NAME,
-    NewVoucher,
-    Voucher,
-    provisional_voucher_view,
-    voucher_view,
-)
-from ui.context import AppContext
+from admission.vouchers.model import MAX_DOCUMENT, MAX_NAME, NewVoucher, Voucher
 from ui.desk.dialogs.common import (
     DialogCode,
     ErrorLine,
@@ -86,21 +70,19 @@ from ui.desk.dialogs.common import (
     run_job,
 )
 from ui.desk.jobs import JobRunner
+from ui.desk.ops.vouchers import Formalised, IssuedVoucher, QueuedProvisional, VoucherOps
 
 if TYPE_CHECKING:
-    from db.offline_queue import QueuedVoucher
+    from admission.vouchers.offline import QueuedVoucher
 
 __all__ = [
-    "IssuedVoucher",
     "OfflineVoucherCode",
     "OfflineVoucherDialog",
-    "QueuedProvisional",
     "VoucherIssueDialog",
     "VouchersDialog",
     "document_refusal",
     "issue_voucher_dialog",
     "offline_voucher_dialog",
-    "print_provisional",
 ]
 
 AGE_OF_ADMISSION = 18  # art. 21.1: no minors
@@ -116,36 +98,6 @@ class OfflineVoucherCode(Code):
     # a typed document: the clerk confirms the original is in force and the holder of age
     OFFLINE_DOCUMENT_NOT_CHECKED = "OFFLINE_DOCUMENT_NOT_CHECKED"
     OFFLINE_VOUCHERS_UNAVAILABLE = "OFFLINE_VOUCHERS_UNAVAILABLE"  # a desk of its own file
-
-
-@dataclass(frozen=True, slots=True)
-class IssuedVoucher:
-    issue: VoucherIssue
-    print_code: str = ""  # "" printed (or not asked), else a device code
-
-
-def _issue_and_print(
-    ctx: AppContext, document: DeskDocument, card_type: str | None, operator: str, printing: bool
-) -> IssuedVoucher:
-    issued = issue_voucher(
-        ctx.desk, ctx.vouchers, ctx.clock, document, operator=operator, card_type=card_type
-    )
-    voucher = issued.voucher
-    if voucher is None or not printing:
-        return IssuedVoucher(issued)
-    return IssuedVoucher(issued, _print_voucher(ctx, voucher))
-
-
-def _print_voucher(ctx: AppContext, voucher: Voucher) -> str:
-    """Print the voucher (art. 23.4): "" printed, else the device's code."""
-    kind = ctx.desk.config.catalogue.types.get(voucher.card_type)
-    view = voucher_view(
-        voucher,
-        casino_name=ctx.settings["casino.name"],
-        card_type_label=kind.label_es if kind else voucher.card_type,
-    )
-    code, _job = ctx.documents.print_voucher(view)
-    return str(code)
 
 
 def _issue_buttons(
@@ -180,7 +132,7 @@ class VoucherIssueDialog(QDialog):
 
     def __init__(
         self,
-        ctx: AppContext,
+        ops: VoucherOps,
         runner: JobRunner,
         document: DeskDocument | None,
         card_type: str | None,
@@ -190,13 +142,13 @@ class VoucherIssueDialog(QDialog):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self._ctx = ctx
+        self._ops = ops
         self._runner = runner
         self._document = document
         self._operator = operator
         self._print = print_voucher
         self.issued: IssuedVoucher | None = None
-        catalogue = ctx.desk.config.catalogue
+        catalogue = ops.catalogue()
         kind = catalogue.types.get(card_type or catalogue.default)
         self._card_type = kind.code if kind else card_type
         self.setWindowTitle(self.tr("Volante provisional (art. 23.4)"))
@@ -240,7 +192,7 @@ class VoucherIssueDialog(QDialog):
         if document is None or self.issued is not None:
             return
         self.issue_button.setEnabled(False)  # one key press, one voucher
-        ctx, card_type, operator, printing = self._ctx, self._card_type, self._operator, self._print
+        ops, card_type, operator, printing = self._ops, self._card_type, self._operator, self._print
 
         def failed(error: AdmissionError) -> None:
             self.errors.show_error(error)
@@ -267,13 +219,13 @@ class VoucherIssueDialog(QDialog):
 
         self.errors.clear_message()
         self._runner.submit(
-            lambda: _issue_and_print(ctx, document, card_type, operator, printing), done, failed
+            lambda: ops.issue(document, card_type, operator, printing), done, failed
         )
 
 
 def issue_voucher_dialog(
     parent: QWidget | None,
-    ctx: AppContext,
+    ops: VoucherOps,
     runner: JobRunner,
     document: DeskDocument | None,
     card_type: str | None,
@@ -282,16 +234,10 @@ def issue_voucher_dialog(
 ) -> VoucherIssueDialog:
     """Open the voucher dialog for the document on screen (the first key press);
     Enter issues it (the second)."""
-    dialog = VoucherIssueDialog(ctx, runner, document, card_type, operator=operator, parent=parent)
+    dialog = VoucherIssueDialog(ops, runner, document, card_type, operator=operator, parent=parent)
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     dialog.open()
     return dialog
-
-
-@dataclass(frozen=True, slots=True)
-class Formalised:
-    result: AdmissionResult
-    print_code: str = ""
 
 
 class VouchersDialog(QDialog):
@@ -301,7 +247,7 @@ class VouchersDialog(QDialog):
 
     def __init__(
         self,
-        ctx: AppContext,
+        ops: VoucherOps,
         runner: JobRunner,
         *,
         operator: str,
@@ -311,7 +257,7 @@ class VouchersDialog(QDialog):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self._ctx = ctx
+        self._ops = ops
         self._runner = runner
         self._operator = operator
         self._document = document  # the document on screen now (read again)
@@ -378,7 +324,7 @@ class VouchersDialog(QDialog):
         self._provisional: list[QueuedVoucher] = []
         self.provisional_table: QTableWidget | None = None
         self.provisional_print_button: QPushButton | None = None
-        if ctx.offline_vouchers is not None:
+        if ops.offline is not None:
             heading = QLabel(
                 self.tr(
                     "Volantes provisionales de este puesto dados sin servidor, aún sin "
@@ -418,14 +364,14 @@ class VouchersDialog(QDialog):
             layout.addLayout(row)
         layout.addWidget(self.errors)
         layout.addWidget(buttons)
-        self.resize(820, 480 if ctx.offline_vouchers is None else 640)
+        self.resize(820, 480 if ops.offline is None else 640)
         self.refresh()
 
     def refresh(self) -> None:
-        ctx = self._ctx
+        ops = self._ops
         closing = None
         if self.closing_check.isChecked():
-            closing = ctx.desk.config.hours.closing_at(ctx.clock.now())
+            closing = ops.closing_at(ops.now())
         self.closing_at = closing
         if self.closing_check.isChecked():
             self.closing_label.setText(
@@ -435,15 +381,13 @@ class VouchersDialog(QDialog):
             )
         else:
             self.closing_label.setText("")
-        offline = ctx.offline_vouchers
+        offline = ops.offline
         if offline is not None:  # the desk's own queue: listed even without the server
             self._runner.submit(offline.pending, self._fill_provisional, self.errors.show_error)
-        book, operator = ctx.vouchers, self._operator
+        operator = self._operator
 
         def listed() -> Sequence[Voucher]:  # names and document numbers: recorded
-            return list_open_vouchers(
-                book, ctx.store, ctx.clock, operator=operator, issued_before=closing
-            )
+            return ops.open_vouchers(operator, closing)
 
         run_job(self._runner, listed, self._fill, self.errors)
 
@@ -484,7 +428,7 @@ class VouchersDialog(QDialog):
         if not 0 <= row < len(self._provisional):
             self.errors.show_code(DialogCode.SELECTION_REQUIRED)
             return
-        entry, ctx = self._provisional[row], self._ctx
+        entry, ops = self._provisional[row], self._ops
 
         def done(code: str) -> None:
             if code:
@@ -496,7 +440,7 @@ class VouchersDialog(QDialog):
 
         run_job(
             self._runner,
-            lambda: print_provisional(ctx, entry),
+            lambda: ops.print_provisional(entry),
             done,
             self.errors,
             self.provisional_print_button,
@@ -554,18 +498,10 @@ class VouchersDialog(QDialog):
         if document is None:
             self.errors.show_code(DialogCode.DOCUMENT_NOT_ON_SCREEN)
             return
-        ctx, operator, printing = self._ctx, self._operator, self._print
+        ops, operator, printing = self._ops, self._operator, self._print
 
         def job() -> Formalised:
-            result = exchange_voucher(
-                ctx.desk, ctx.vouchers, ctx.clock, voucher.number, document, operator=operator
-            )
-            code = ""
-            if result.card is not None and printing:
-                service = ctx.card_printing
-                outcome = service.print_card(service.view_for(result.card.number), actor=operator)
-                code = "" if outcome.printed else str(outcome.code)
-            return Formalised(result, code)
+            return ops.formalise(voucher.number, document, operator, printing)
 
         def done(formalised: Formalised) -> None:
             result = formalised.result
@@ -596,7 +532,7 @@ class VouchersDialog(QDialog):
         voucher = self._selected()
         if voucher is None:
             return
-        ctx = self._ctx
+        ops = self._ops
 
         def done(code: str) -> None:
             if code:
@@ -607,7 +543,7 @@ class VouchersDialog(QDialog):
                 )
 
         run_job(
-            self._runner, lambda: _print_voucher(ctx, voucher), done, self.errors, self.print_button
+            self._runner, lambda: ops.print_voucher(voucher), done, self.errors, self.print_button
         )
 
     def cancel_voucher(self) -> None:
@@ -618,7 +554,7 @@ class VouchersDialog(QDialog):
         if not reason:
             self.errors.show_code("REASON_REQUIRED")
             return
-        ctx, operator = self._ctx, self._operator
+        ops, operator = self._ops, self._operator
 
         def done(_: Voucher) -> None:
             self.cancel_reason.clear()
@@ -627,9 +563,7 @@ class VouchersDialog(QDialog):
 
         run_job(
             self._runner,
-            lambda: cancel_voucher(
-                ctx.vouchers, ctx.store, ctx.clock, voucher.number, reason, operator=operator
-            ),
+            lambda: ops.cancel(voucher.number, reason, operator),
             done,
             self.errors,
             self.cancel_button,
@@ -637,27 +571,6 @@ class VouchersDialog(QDialog):
 
 
 # -- the provisional voucher given without the server (art. 23.4) -------------------------
-@dataclass(frozen=True, slots=True)
-class QueuedProvisional:
-    queued: QueuedVoucher
-    print_code: str = ""  # "" printed (or not asked), else a device code
-
-
-def print_provisional(ctx: AppContext, queued: QueuedVoucher) -> str:
-    """Print a provisional voucher of the desk's queue with its local reference, marked
-    pending (art. 23.4): "" printed, else the device's code."""
-    new = queued.voucher
-    kind = ctx.desk.config.catalogue.types.get(new.card_type)
-    view = provisional_voucher_view(
-        new,
-        queued.local_ref,
-        casino_name=ctx.settings["casino.name"],
-        card_type_label=kind.label_es if kind else new.card_type,
-    )
-    code, _job = ctx.documents.print_voucher(view)
-    return str(code)
-
-
 def document_refusal(document: DeskDocument, today: date) -> str | None:
     """What the document itself says against a voucher, without the server: a specimen,
     not one of art. 23.1's documents, failed checks, expired, or a minor (art. 21.1).
@@ -694,7 +607,7 @@ class OfflineVoucherDialog(QDialog):
 
     def __init__(
         self,
-        ctx: AppContext,
+        ops: VoucherOps,
         runner: JobRunner,
         document: DeskDocument | None,
         card_type: str | None,
@@ -704,7 +617,7 @@ class OfflineVoucherDialog(QDialog):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self._ctx = ctx
+        self._ops = ops
         self._runner = runner
         self._document = document
         self._operator = operator
@@ -757,7 +670,7 @@ class OfflineVoucherDialog(QDialog):
         self.number = QLineEdit()
         self.number.setMaxLength(MAX_DOCUMENT)
         self.number.setAccessibleName(self.tr("Número del documento"))
-        catalogue = ctx.desk.config.catalogue
+        catalogue = ops.catalogue()
         self.card_type = QComboBox()
         self.card_type.setAccessibleName(self.tr("Tipo de tarjeta y precio"))
         for code, kind in catalogue.types.items():
@@ -795,8 +708,8 @@ class OfflineVoucherDialog(QDialog):
         layout.addWidget(self.errors)
         layout.addLayout(buttons)
 
-        today = madrid_date(ctx.clock.now())
-        if ctx.offline_vouchers is None:
+        today = madrid_date(ops.now())
+        if ops.offline is None:
             self.issue_button.setEnabled(False)
             self.errors.show_code(OfflineVoucherCode.OFFLINE_VOUCHERS_UNAVAILABLE)
         if document is not None:
@@ -843,16 +756,16 @@ class OfflineVoucherDialog(QDialog):
         if not self.checked.isHidden() and not self.checked.isChecked():
             self.errors.show_code(OfflineVoucherCode.OFFLINE_DOCUMENT_NOT_CHECKED)
             return None
-        ctx = self._ctx
+        ops = self._ops
         code = str(self.card_type.currentData())
-        kind = ctx.desk.config.catalogue.types.get(code)
+        kind = ops.catalogue().types.get(code)
         if kind is None:
             self.errors.show_code("UNKNOWN_CARD_TYPE")
             return None
         try:
             return NewVoucher(
-                issued_at=ctx.clock.now(),
-                desk_id=ctx.desk.config.desk_id,
+                issued_at=ops.now(),
+                desk_id=ops.desk_id(),
                 operator=self._operator,
                 holder_name=holder,
                 document_type=doc_type,
@@ -865,19 +778,18 @@ class OfflineVoucherDialog(QDialog):
             return None
 
     def issue(self) -> None:
-        offline = self._ctx.offline_vouchers
-        if offline is None or self.queued is not None or not self.issue_button.isEnabled():
+        ops = self._ops
+        if ops.offline is None or self.queued is not None or not self.issue_button.isEnabled():
             return
         self.errors.clear_message()
         new = self.new_voucher()
         if new is None:
             return
         self.issue_button.setEnabled(False)  # one key press, one voucher
-        ctx, printing = self._ctx, self._print
+        printing = self._print
 
         def job() -> QueuedProvisional:
-            queued = offline.issue(new)
-            return QueuedProvisional(queued, print_provisional(ctx, queued) if printing else "")
+            return ops.queue(new, printing)
 
         def failed(error: AdmissionError) -> None:
             self.errors.show_error(error)
@@ -902,7 +814,7 @@ class OfflineVoucherDialog(QDialog):
 
 def offline_voucher_dialog(
     parent: QWidget | None,
-    ctx: AppContext,
+    ops: VoucherOps,
     runner: JobRunner,
     document: DeskDocument | None,
     card_type: str | None,
@@ -911,7 +823,7 @@ def offline_voucher_dialog(
 ) -> OfflineVoucherDialog:
     """Open the provisional voucher of a desk without its server (F9); Enter issues it."""
     dialog = OfflineVoucherDialog(
-        ctx, runner, document, card_type, operator=operator, parent=parent
+        ops, runner, document, card_type, operator=operator, parent=parent
     )
     dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     dialog.open()

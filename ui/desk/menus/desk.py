@@ -29,6 +29,7 @@ from ui.desk.dialogs.vouchers import VouchersDialog, issue_voucher_dialog, offli
 from ui.desk.host import MENU_DESK, DeskHost
 from ui.desk.jobs import JobRunner
 from ui.desk.menus.base import MenuBase, MenuCode
+from ui.desk.ops import cards, official, vouchers
 
 if TYPE_CHECKING:
     from admission.desk import AdmissionResult
@@ -83,7 +84,7 @@ class DeskMenu(MenuBase):
             return self._offline_voucher(operator)
         dialog = issue_voucher_dialog(
             self.host.window(),
-            self.ctx,
+            vouchers.of(self.ctx),
             self.runner,
             self._document(),
             controller.card_type,
@@ -102,7 +103,7 @@ class DeskMenu(MenuBase):
             return None
         dialog = offline_voucher_dialog(
             host.window(),
-            self.ctx,
+            vouchers.of(self.ctx),
             self.runner,
             document,
             host.controller.card_type,
@@ -135,7 +136,7 @@ class DeskMenu(MenuBase):
         if operator is None:
             return None
         dialog = VouchersDialog(
-            self.ctx,
+            vouchers.of(self.ctx),
             self.runner,
             operator=operator.username,
             document=self._document,
@@ -156,7 +157,7 @@ class DeskMenu(MenuBase):
         if operator is None:
             return None
         dialog = OfficialDialog(
-            self.ctx,
+            official.of(self.ctx),
             self.runner,
             self._document(),
             operator=operator.username,
@@ -169,7 +170,7 @@ class DeskMenu(MenuBase):
         if operator is None:
             return None
         dialog = ReprintQueueDialog(
-            self.ctx, self.runner, operator=operator.username, parent=self.host.window()
+            cards.of(self.ctx), self.runner, operator=operator.username, parent=self.host.window()
         )
         return self._open(dialog)
 

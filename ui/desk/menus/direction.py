@@ -29,6 +29,7 @@ from ui.desk.dialogs.staff import StaffDialog
 from ui.desk.host import MENU_DIRECTION, DeskHost
 from ui.desk.jobs import JobRunner
 from ui.desk.menus.base import MenuBase
+from ui.desk.ops import bans, cards, staff
 
 __all__ = ["DirectionMenu"]
 
@@ -72,7 +73,7 @@ class DirectionMenu(MenuBase):
         if operator is None:
             return None
         dialog = ExceptionalCardDialog(
-            self.ctx,
+            cards.of(self.ctx),
             self.runner,
             self.authorise,
             self._document(),
@@ -88,7 +89,7 @@ class DirectionMenu(MenuBase):
         if operator is None:
             return None
         dialog = BansDialog(
-            self.ctx,
+            bans.of(self.ctx),
             self.runner,
             self.authorise,
             operator=operator.username,
@@ -102,7 +103,7 @@ class DirectionMenu(MenuBase):
         if self._operator() is None:
             return None
         dialog = StaffDialog(
-            self.ctx,
+            staff.of(self.ctx),
             self.runner,
             self.authorise,
             listings=StoreListings(self.ctx.store),
@@ -113,7 +114,9 @@ class DirectionMenu(MenuBase):
     def open_cards(self) -> CardActionsDialog | None:
         if self._operator() is None:
             return None
-        dialog = CardActionsDialog(self.ctx, self.runner, self.authorise, parent=self.host.window())
+        dialog = CardActionsDialog(
+            cards.of(self.ctx), self.runner, self.authorise, parent=self.host.window()
+        )
         return self._open(dialog)
 
     def open_printer(self) -> PrinterDialog | None:
