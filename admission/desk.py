@@ -281,7 +281,7 @@ class AdmissionDesk:
         if card is not None and recorded.card_number is None and held is not None:
             # Another desk issued this person's card meanwhile: the store kept it to one
             # card in its transaction (art. 22) and recorded the visit as a re-entry
-            # (db.visitors.second_card), or as admitted on a pass.
+            # (admission.entry_rules.second_card), or as admitted on a pass.
             if held.card_type not in self.config.catalogue.reentry_types:
                 final = Verdict(Outcome.ALREADY_ADMITTED, _with_held(final.reasons))
             overridden = False

@@ -389,8 +389,14 @@ class SqliteTx:
         return f"{column} = ?", [identity.text]
 
     def new_id(self, table: str, column: str) -> int:
-        # SQLite's own choice for an INTEGER PRIMARY KEY: one above the highest
-        found = self.conn.execute(f"SELECT coalesce(max({column}), 0) + 1 FROM {table}")
+        # SQLite's own choice for an INTEGER PRIMARY KEY: one above the highest; for an
+        # AUTOINCREMENT one (visitors: a file number is never reused, art. 22.3) one above
+        # the highest it ever gave too, even if retention erased that row
+        found = self.conn.execute(
+            f"SELECT max(coalesce(max({column}), 0), coalesce((SELECT seq FROM "
+            f"sqlite_sequence WHERE name = ?), 0)) + 1 FROM {table}",
+            (table,),
+        )
         return int(found.fetchone()[0])
 
     @staticmethod

@@ -10,8 +10,18 @@ from datetime import date, datetime
 from typing import Any, TypeVar
 
 from admission.identity import IdentityKey
-from admission.records import Ban, CardRecord, StaffMember, check_new_ban
-from db import cards, people
+from admission.records import (
+    AdmissionEntry,
+    Ban,
+    CardRecord,
+    Observation,
+    RecordedAdmission,
+    StaffMember,
+    Visitor,
+    VisitRecord,
+    check_new_ban,
+)
+from db import cards, people, visitors
 
 T = TypeVar("T")
 
@@ -24,6 +34,35 @@ class FilePorts:
 
     def write(self, work: Callable[[Any], T]) -> T:  # pragma: no cover - each store's own
         raise NotImplementedError
+
+    # -- VisitorFile (art. 20.3, R2) ---------------------------------------------------------
+
+    def find_visitor(self, identity: IdentityKey) -> Visitor | None:
+        return self.read(lambda tx: visitors.find(tx, identity))
+
+    def visitor(self, file_number: int) -> Visitor | None:
+        return self.read(lambda tx: visitors.by_number(tx, file_number))
+
+    def search_visitors(self, text: str, limit: int = 50) -> Sequence[Visitor]:
+        """Accent- and case-insensitive search on names, prefix match per word."""
+        return self.read(lambda tx: visitors.search(tx, text, limit))
+
+    def visits(self, file_number: int) -> Sequence[VisitRecord]:
+        return self.read(lambda tx: visitors.visits(tx, file_number))
+
+    def observations(self, file_number: int) -> Sequence[Observation]:
+        return self.read(lambda tx: visitors.observations(tx, file_number))
+
+    def add_observation(
+        self, file_number: int, text: str, author: str, at: datetime
+    ) -> Observation:
+        """A free-text observation (art. 20.3), audited with its row."""
+        return self.write(lambda tx: visitors.add_observation(tx, file_number, text, author, at))
+
+    def record_admission(self, entry: AdmissionEntry) -> RecordedAdmission:
+        """The visitor, the visit and its card in ONE transaction (art. 22.1), one valid
+        card per person (art. 22): db/visitors.py."""
+        return self.write(lambda tx: visitors.record_admission(tx, entry))
 
     # -- CardBook (art. 22) ------------------------------------------------------------------
 

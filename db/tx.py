@@ -23,13 +23,15 @@ retried by the dialect where it retries, errors mapped to the store's codes.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, date, datetime
 from typing import Any, Protocol
 
 from admission.identity import IdentityKey
 
 AuditRows = Sequence[tuple[str, bool]]  # (ref, created), e.g. ("card:17", False)
+# the text of a value read from table.column of a row: Tx.open (a row reader serves both)
+Opens = Callable[[Any, str, str, int | str], str]
 
 
 class Tx(Protocol):

@@ -1,15 +1,24 @@
 """The visitor file (art. 20.3, R2): visitors, visits, observations, name search, and
-the admission transaction that also takes the card number (art. 22.1) — after checking,
-in the same transaction, that the visitor holds no other valid card (art. 22)."""
+the admission transaction that also takes the card number (art. 22.1) - after looking,
+in the same transaction, for the visitor's other valid card (art. 22:
+:func:`admission.entry_rules.one_card`). Written once over both dialects (db/tx.py).
+
+What differs between them stays small: the name words a visitor is found by (plain
+words searched by range on SQLite, db/names.py; the key ring's blind-index tokens on the
+server, whose candidates are checked once opened), and the admission id the server
+records with a visit (a desk that lost a commit's answer asks again under the same id;
+the desk's own file cannot lose one, so it keeps none)."""
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Sequence
-from dataclasses import replace
+import uuid
+from collections.abc import Mapping, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from enum import unique
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
+from admission.codes import Code
+from admission.entry_rules import check_entry, one_card
 from admission.errors import InvalidStateError, NotFoundError
 from admission.identity import IdentityKey
 from admission.ports import madrid_date
@@ -17,423 +26,474 @@ from admission.records import (
     AdmissionEntry,
     Observation,
     RecordedAdmission,
-    RecordErrorCode,
     RegistryCheck,
     Visitor,
     VisitRecord,
 )
-from admission.verdict import Outcome, Reason
 from db import cards, codec, names
-from db.audit import AuditMixin
-from db.audit_chain import observation_content, visit_content, visit_entry, visitor_content
-from db.audit_rows import CoveredTable
-from db.connection import SqliteTx
-from db.inspection import find_visitors
+from db.audit_chain import IndexMismatch, visit_entry
+from db.tx import Opens, Tx, insert_row, when
 
 if TYPE_CHECKING:
-    from admission.inspection import SearchCriteria
+    from db.pg.crypto import KeyRing
+
+MAX_SEARCH_LIMIT = 500
+RANGE_BOUND = 20_000  # words counted to pick the rarest query word (SQLite)
+SCAN_BATCH = 500  # rows opened per batch when the server's candidates must be checked
+
+
+@unique
+class PgAdmissionCode(Code):
+    """Why an admission id was refused (the desk's key to an admission whose commit
+    outcome it did not learn, art. 22.1: a retry must never take a second number)."""
+
+    ADMISSION_ID_REUSED = "PG_ADMISSION_ID_REUSED"  # the id names another person's or time's
+
 
 # first/last seen are derived (migration 0011): the visits, else what keeps a visitor
-# without visits (open card, ban). COALESCE stops at the first non-NULL argument.
+# without visits (open card, ban). COALESCE stops at the first non-NULL argument. A ban
+# is the visitor's by identity on SQLite, by blind index on the server.
 _SEEN = (
     "coalesce((SELECT {f}(s.at) FROM visits AS s WHERE s.file_number = v.file_number), "
     "(SELECT {f}(c.issued_at) FROM cards AS c WHERE c.file_number = v.file_number), "
-    "(SELECT {f}(b.created_at) FROM bans AS b WHERE b.identity = v.identity), "
-    "'1970-01-01T00:00:00.000000Z')"
+    "(SELECT {f}(b.created_at) FROM bans AS b WHERE b.{key} = v.{key}), {epoch})"
 )
-VISITOR_COLUMNS = (
-    "v.file_number, v.identity, v.surname, v.given_names, v.birth_date, "
-    "v.nationality, " + _SEEN.format(f="min") + ", " + _SEEN.format(f="max")
-)
+VISITOR_BASE = "v.file_number, v.identity, v.surname, v.given_names, v.birth_date, v.nationality"
+_DIALECTS = {
+    "sqlite": {"key": "identity", "epoch": "'1970-01-01T00:00:00.000000Z'"},
+    "pg": {"key": "id_index", "epoch": "'1970-01-01T00:00:00Z'::timestamptz"},
+}
+VISITOR_COLUMNS = {
+    dialect: ", ".join([VISITOR_BASE, _SEEN.format(f="min", **d), _SEEN.format(f="max", **d)])
+    for dialect, d in _DIALECTS.items()
+}
 VISIT_COLUMNS = (
     "v.visit_id, v.file_number, v.at, v.desk_id, v.operator, v.verdict, v.reasons, "
     "v.document_type, v.document_number, v.registry_status, v.registry_source, "
     "v.registry_version, v.registry_age_s, c.number, v.official_capacity"
 )
-MAX_SEARCH_LIMIT = 500
-RANGE_BOUND = 20_000  # words counted to pick the rarest query word
-# The newest card valid on a day from the session's first to the visit's (art. 22: one
-# person, one valid card): parameters identity, visit's date, session's first date.
-OPEN_CARDS = (
-    "SELECT c.number, c.card_type FROM cards AS c JOIN visitors AS v "
-    "ON v.file_number = c.file_number WHERE v.identity = ? AND c.status <> 'VOIDED' "
-    "AND c.valid_from <= ? AND c.valid_until >= ? ORDER BY c.number DESC LIMIT 1"
-)
-_AUDITED_VISIT = (
-    "t.visit_id, t.file_number, t.at, t.desk_id, t.operator, t.verdict, t.reasons, "
-    "t.document_type, t.document_number, t.registry_status, t.registry_source, "
-    "t.registry_version, t.registry_age_s, NULL, t.official_capacity"
-)
+OBSERVATION_COLUMNS = "t.observation_id, t.file_number, t.at, t.author, t.text"
 
 
-def visitor_from_row(row: Any) -> Visitor:
-    fn, identity, surname, given, birth, nationality, first, last = row
-    return Visitor(
-        int(fn),
-        IdentityKey.parse(str(identity)),
-        str(surname),
-        str(given),
-        codec.parse_day(birth if birth is None else str(birth)),
-        str(nationality),
-        codec.parse_ts(str(first)),
-        codec.parse_ts(str(last)),
+# -- rows as records (both dialects; ``opened``: Tx.open) ----------------------------------
+
+
+def visitor_plain(opened: Opens, row: Sequence[Any]) -> tuple[int, str, str, str, str | None, str]:
+    """(file number, identity text, surname, given names, birth ISO date, nationality) of
+    a row read with :data:`VISITOR_BASE`."""
+    fn, birth = int(row[0]), row[4]
+    return (
+        fn,
+        opened(row[1], "visitors", "identity", fn),
+        opened(row[2], "visitors", "surname", fn),
+        opened(row[3], "visitors", "given_names", fn),
+        None if birth is None else opened(birth, "visitors", "birth_date", fn),
+        opened(row[5], "visitors", "nationality", fn),
     )
 
 
-def visit_from_row(row: Any) -> VisitRecord:
-    (
-        vid,
+def visitor_from_row(opened: Opens, row: Sequence[Any]) -> Visitor:
+    """A visitor read with :data:`VISITOR_COLUMNS`."""
+    fn, identity, surname, given, birth, nationality = visitor_plain(opened, row)
+    return Visitor(
         fn,
-        at,
-        desk,
-        operator,
-        verdict,
-        reasons,
-        doc_type,
-        doc_number,
-        r_status,
-        r_source,
-        r_version,
-        r_age,
-        card,
-        capacity,
-    ) = row
+        IdentityKey.parse(identity),
+        surname,
+        given,
+        codec.parse_day(birth),
+        nationality,
+        when(row[6]),
+        when(row[7]),
+    )
+
+
+def visit_from_row(opened: Opens, row: Sequence[Any]) -> VisitRecord:
+    """A visit read with :data:`VISIT_COLUMNS`."""
+    (vid, fn, at, desk, operator, verdict, reasons, doc_type, doc_number) = row[:9]
+    r_status, r_source, r_version, r_age, card, capacity = row[9:15]
+    visit_id = int(vid)
     return VisitRecord(
-        int(vid),
+        visit_id,
         int(fn),
-        codec.parse_ts(str(at)),
+        when(at),
         str(desk),
         str(operator),
         str(verdict),
         codec.parse_codes(str(reasons)),
         str(doc_type),
-        str(doc_number),
+        opened(doc_number, "visits", "document_number", visit_id),
         RegistryCheck(
-            str(r_status), str(r_source), str(r_version), None if r_age is None else int(str(r_age))
+            str(r_status), str(r_source), str(r_version), None if r_age is None else int(r_age)
         ),
-        None if card is None else int(str(card)),
+        None if card is None else int(card),
         str(capacity),
     )
 
 
-def with_reason(reasons: Sequence[str], reason: Reason) -> tuple[str, ...]:
-    """``reasons`` plus ``reason``, in the order the desk shows them (:class:`Reason`)."""
-    if reason.value in reasons:
-        return tuple(reasons)
-    order = [r.value for r in Reason]
-    merged = [*reasons, reason.value]
-    return tuple(sorted(merged, key=lambda r: order.index(r) if r in order else len(order)))
-
-
-def second_card(entry: AdmissionEntry, card_type: str) -> AdmissionEntry:
-    """The entry of a visitor who already holds a valid card of ``card_type`` (art. 22):
-    no second card; admitted on that card when its type admits its holder again, a
-    re-entry on it (ALREADY_ADMITTED: neither a refusal nor a visit) otherwise."""
-    if card_type in entry.reentry_types:
-        return replace(entry, card=None)
-    reasons = with_reason(entry.reasons, Reason.ALREADY_ADMITTED)
-    return replace(entry, card=None, verdict=Outcome.ALREADY_ADMITTED.value, reasons=reasons)
-
-
-def check_entry(entry: AdmissionEntry) -> None:
-    """Refuse entries the domain should never produce (defence in depth)."""
-    card = entry.card
-    if card is None:
-        return
-    if entry.official_capacity:
-        raise InvalidStateError(
-            "officials on duty get no card (art. 24)", code=RecordErrorCode.OFFICIAL_NO_CARD
-        )
-    if entry.verdict in (Outcome.DENY, Outcome.ALREADY_ADMITTED, Outcome.NOT_ADMITTED):
-        raise InvalidStateError("a refused visitor gets no card", code=RecordErrorCode.CARD_ON_DENY)
-    if card.exceptional and not card.authorised_by:
-        raise InvalidStateError(
-            "an exceptional card needs the director's name (art. 23.5)",
-            code=RecordErrorCode.AUTHORISATION_REQUIRED,
-        )
-    if card.valid_until < card.valid_from:
-        raise InvalidStateError(
-            "card validity ends before it starts", code=RecordErrorCode.BAD_VALIDITY
-        )
-
-
-def _visit_content(conn: sqlite3.Connection, row: tuple[object, ...]) -> list[object]:
-    return visit_content(visit_from_row(row))
-
-
-def _visitor_content(conn: sqlite3.Connection, row: tuple[object, ...]) -> list[object]:
-    identity, surname, given, birth, nationality = row
-    return visitor_content(
-        str(identity),
-        str(surname),
-        str(given),
-        None if birth is None else str(birth),
-        str(nationality),
+def observation_from_row(opened: Opens, row: Sequence[Any]) -> Observation:
+    """An observation read with :data:`OBSERVATION_COLUMNS`."""
+    oid, fn, at, author, text = row
+    observation_id = int(oid)
+    return Observation(
+        int(fn),
+        when(at),
+        str(author),
+        opened(text, "observations", "text", observation_id),
+        observation_id,
     )
 
 
-def _observation_content(conn: sqlite3.Connection, row: tuple[object, ...]) -> list[object]:
-    fn, at, author, text = row
-    return observation_content(
-        Observation(int(str(fn)), codec.parse_ts(str(at)), str(author), str(text))
+# -- reads -------------------------------------------------------------------------------
+
+
+def find(tx: Tx, identity: IdentityKey) -> Visitor | None:
+    match, params = tx.identity_match("v.identity", identity)
+    row = tx.one(f"SELECT {VISITOR_COLUMNS[tx.dialect]} FROM visitors AS v WHERE {match}", params)
+    if row is None:
+        return None
+    found = visitor_from_row(tx.open, row)
+    if found.identity.text != identity.text:  # another person's row behind the index
+        raise IndexMismatch(f"visitor:{found.file_number}")
+    return found
+
+
+def by_number(tx: Tx, file_number: int) -> Visitor | None:
+    row = tx.one(
+        f"SELECT {VISITOR_COLUMNS[tx.dialect]} FROM visitors AS v WHERE v.file_number = ?",
+        (file_number,),
     )
+    return None if row is None else visitor_from_row(tx.open, row)
 
 
-class VisitorsMixin(AuditMixin):
-    def _covered(self) -> dict[str, CoveredTable]:
-        return {
-            **super()._covered(),
-            "visitor": CoveredTable(
-                "visitor",
-                "visitors",
-                "file_number",
-                "t.identity, t.surname, t.given_names, t.birth_date, t.nationality",
-                _visitor_content,
-            ),
-            "visit": CoveredTable("visit", "visits", "visit_id", _AUDITED_VISIT, _visit_content),
-            "card": cards.COVERED,
-            "observation": CoveredTable(
-                "observation",
-                "observations",
-                "observation_id",
-                "t.file_number, t.at, t.author, t.text",
-                _observation_content,
-            ),
-        }
+def listed(tx: Tx, numbers: Sequence[int]) -> list[Visitor]:
+    """The visitors of these file numbers, by folded name then file number."""
+    if not numbers:
+        return []
+    subquery, params = tx.listed(numbers)
+    rows = tx.all(
+        f"SELECT {VISITOR_COLUMNS[tx.dialect]} FROM visitors AS v "
+        f"WHERE v.file_number IN ({subquery})",
+        params,
+    )
+    return _by_name([visitor_from_row(tx.open, row) for row in rows])
 
-    def find_visitor(self, identity: IdentityKey) -> Visitor | None:
-        with self._read() as conn:
-            row = conn.execute(
-                f"SELECT {VISITOR_COLUMNS} FROM visitors AS v WHERE identity = ?", (identity.text,)
-            ).fetchone()
-        return None if row is None else visitor_from_row(row)
 
-    def visitor(self, file_number: int) -> Visitor | None:
-        with self._read() as conn:
-            row = conn.execute(
-                f"SELECT {VISITOR_COLUMNS} FROM visitors AS v WHERE file_number = ?", (file_number,)
-            ).fetchone()
-        return None if row is None else visitor_from_row(row)
+def search(tx: Tx, text: str, limit: int = 50) -> list[Visitor]:
+    """Every query word must be a prefix of a word of the name, accents and case
+    ignored; at most ``limit`` visitors, by folded name then file number.
 
-    def search_visitors(self, text: str, limit: int = 50) -> Sequence[Visitor]:
-        """Every query word must be a prefix of a word of the name, accents and case
-        ignored. The rarest word drives an index range scan; the others are checked per
-        candidate through the (file_number, token) index, rarest first."""
-        query = names.words(text)
-        limit = max(0, min(limit, MAX_SEARCH_LIMIT))
-        if not query or limit == 0:
-            return []
-        with self._read() as conn:
-            if len(query) > 1:
-                query.sort(key=lambda word: self._range_size(conn, word))
-            sql = [
-                "SELECT DISTINCT t0.file_number FROM visitor_tokens AS t0 "
-                "WHERE t0.token >= ? AND t0.token < ?"
-            ]
-            params: list[object] = list(names.prefix_range(query[0]))
-            for i, word in enumerate(query[1:], start=1):
-                sql.append(
-                    f" AND EXISTS (SELECT 1 FROM visitor_tokens AS t{i} "
-                    f"WHERE t{i}.file_number = t0.file_number "
-                    f"AND t{i}.token >= ? AND t{i}.token < ?)"
+    SQLite: the rarest word drives an index range scan of the name words; the others are
+    checked per candidate through the (file_number, token) index, rarest first. The
+    server narrows by blind-index tokens (rows holding every token of one key version);
+    the desk checks the opened candidates unless the tokens decide alone. A query of
+    one-letter words only is checked on every name, in batches, up to ``limit``."""
+    words = names.words(text)
+    limit = max(0, min(limit, MAX_SEARCH_LIMIT))
+    if not words or limit == 0:
+        return []
+    if tx.dialect == "pg":
+        return _by_name(_sealed_search(tx, text, limit))
+    return listed(tx, _word_matches(tx, words, limit))
+
+
+def visits(tx: Tx, file_number: int) -> list[VisitRecord]:
+    rows = tx.all(
+        f"SELECT {VISIT_COLUMNS} FROM visits AS v LEFT JOIN cards AS c "
+        "ON c.visit_id = v.visit_id WHERE v.file_number = ? ORDER BY v.at, v.visit_id",
+        (file_number,),
+    )
+    return [visit_from_row(tx.open, row) for row in rows]
+
+
+def observations(tx: Tx, file_number: int) -> list[Observation]:
+    rows = tx.all(
+        f"SELECT {OBSERVATION_COLUMNS} FROM observations AS t "
+        "WHERE t.file_number = ? ORDER BY t.at, t.observation_id",
+        (file_number,),
+    )
+    return [observation_from_row(tx.open, row) for row in rows]
+
+
+def recorded_admission(tx: Tx, admission_id: str) -> RecordedAdmission | None:
+    """The admission the server recorded under ``admission_id``, or None when none is.
+
+    It first waits for the chain's head (``FOR SHARE``): a write still running on the
+    server - the lost call's own, when its session has not ended yet - finishes before
+    the answer is read. Writes nothing. Server only (the ``admissions`` table)."""
+    key = _admission_uuid(admission_id)
+    tx.one("SELECT next FROM counters WHERE name = 'audit' FOR SHARE")
+    done = _recorded(tx, key)
+    return None if done is None else done[0]
+
+
+# -- writes ------------------------------------------------------------------------------
+
+
+def add_observation(tx: Tx, file_number: int, text: str, author: str, at: datetime) -> Observation:
+    if tx.one("SELECT 1 FROM visitors WHERE file_number = ?", (file_number,)) is None:
+        raise NotFoundError("no such file number")
+    oid = tx.new_id("observations", "observation_id")
+    values = {
+        "observation_id": oid,
+        "file_number": file_number,
+        "at": tx.ts(at),
+        "author": author,
+        "text": tx.seal(text, "observations", "text", oid),
+        **tx.index_columns(),
+    }
+    insert_row(tx, "observations", values)
+    tx.audit(author, "OBSERVATION", f"file:{file_number}", at, rows=[(f"observation:{oid}", True)])
+    return Observation(file_number, when(tx.ts(at)), author, text, oid)
+
+
+def record_admission(tx: Tx, entry: AdmissionEntry, admission_id: str = "") -> RecordedAdmission:
+    """Upsert the visitor, insert the visit and, when given, the card with the next
+    gapless number - in ONE transaction (art. 22.1), where the visitor's other valid card
+    is looked for first: two desks admitting the same person at once issue one card
+    (art. 22: nominative and personal). Both dialects' write transactions hold the file
+    or the chain's head first, so the look sees every desk's admissions committed.
+
+    On the server, ``admission_id`` (else the entry's own; made by the desk before its
+    first attempt) makes the call idempotent: it is stored with the visit, unique, and
+    an admission already recorded under it is returned as it was recorded - the same
+    visit and card number, nothing written, no number taken. An id already used for
+    another identity or instant is refused (``PG_ADMISSION_ID_REUSED``)."""
+    check_entry(entry)
+    key = None
+    if tx.dialect == "pg" and (admission_id or entry.admission_id):
+        key = _admission_uuid(admission_id or entry.admission_id)
+        done = _recorded(tx, key)
+        if done is not None:
+            recorded, identity, at = done
+            if identity != entry.identity.text or at != entry.at:
+                raise InvalidStateError(
+                    "the admission id was used for another admission",
+                    code=PgAdmissionCode.ADMISSION_ID_REUSED,
                 )
-                params.extend(names.prefix_range(word))
-            sql.append(" LIMIT ?")
-            params.append(limit)
-            numbers = [row[0] for row in conn.execute("".join(sql), params)]
-            if not numbers:
-                return []
-            marks = ",".join("?" * len(numbers))
-            rows = conn.execute(
-                f"SELECT {VISITOR_COLUMNS} FROM visitors AS v WHERE file_number IN ({marks}) "
-                "ORDER BY search_name, file_number",
-                numbers,
-            ).fetchall()
-        return [visitor_from_row(row) for row in rows]
-
-    def inspect_visitors(self, criteria: SearchCriteria, limit: int) -> Sequence[Visitor]:
-        """The gaming inspectors' search (art. 20.4), read only: see db/inspection.py."""
-        with self._read() as conn:
-            numbers = find_visitors(conn, criteria, limit)
-            if not numbers:
-                return []
-            marks = ",".join("?" * len(numbers))
-            rows = conn.execute(
-                f"SELECT {VISITOR_COLUMNS} FROM visitors AS v WHERE file_number IN ({marks}) "
-                "ORDER BY search_name, file_number",
-                list(numbers),
-            ).fetchall()
-        return [visitor_from_row(row) for row in rows]
-
-    @staticmethod
-    def _range_size(conn: sqlite3.Connection, word: str) -> int:
-        """How many name words start with ``word``, counted up to a bound (cheap)."""
-        return int(
-            conn.execute(
-                "SELECT count(*) FROM (SELECT 1 FROM visitor_tokens WHERE token >= ? AND token < ? "
-                f"LIMIT {RANGE_BOUND})",
-                names.prefix_range(word),
-            ).fetchone()[0]
+            return recorded
+    held = None
+    if entry.card is not None:
+        held = cards.open_card_number(tx, entry.identity, madrid_date(entry.at), entry.session_day)
+    entry, existing = one_card(entry, held)
+    file_number, new = _upsert_visitor(tx, entry)
+    visit_id = _insert_visit(tx, file_number, entry)
+    number = None
+    if entry.card is not None:
+        number = cards.issue(tx, file_number, visit_id, entry.card, entry.at)
+    details, rows = visit_entry(file_number, visit_id, entry.verdict, number, existing, new)
+    if key is not None:
+        tx.execute(
+            "INSERT INTO admissions (admission_id, visit_id, new_visitor, existing_card) "
+            "VALUES (?, ?, ?, ?)",
+            (key, visit_id, new, existing),
         )
+        details["admission"] = str(key)
+    tx.audit(entry.operator, "VISIT", f"file:{file_number}", entry.at, details, rows)
+    return RecordedAdmission(file_number, visit_id, number, new, existing)
 
-    def visits(self, file_number: int) -> Sequence[VisitRecord]:
-        with self._read() as conn:
-            rows = conn.execute(
-                f"SELECT {VISIT_COLUMNS} FROM visits AS v LEFT JOIN cards AS c "
-                "ON c.visit_id = v.visit_id WHERE v.file_number = ? ORDER BY v.at, v.visit_id",
-                (file_number,),
-            ).fetchall()
-        return [visit_from_row(row) for row in rows]
 
-    def observations(self, file_number: int) -> Sequence[Observation]:
-        with self._read() as conn:
-            rows = conn.execute(
-                "SELECT file_number, at, author, text, observation_id FROM observations "
-                "WHERE file_number = ? ORDER BY at, observation_id",
-                (file_number,),
-            ).fetchall()
-        return [
-            Observation(int(fn), codec.parse_ts(at), author, text, int(oid))
-            for fn, at, author, text, oid in rows
-        ]
-
-    def add_observation(
-        self, file_number: int, text: str, author: str, at: datetime
-    ) -> Observation:
-        with self._tx() as conn:
-            if (
-                conn.execute(
-                    "SELECT 1 FROM visitors WHERE file_number = ?", (file_number,)
-                ).fetchone()
-                is None
-            ):
-                raise NotFoundError("no such file number")
-            observation_id = conn.execute(
-                "INSERT INTO observations (file_number, at, author, text) VALUES (?, ?, ?, ?)",
-                (file_number, codec.ts(at), author, text),
-            ).lastrowid
-            self._audit(
-                conn,
-                author,
-                "OBSERVATION",
-                f"file:{file_number}",
-                at,
-                rows=[(f"observation:{observation_id}", True)],
-            )
-        assert observation_id is not None
-        return Observation(file_number, codec.parse_ts(codec.ts(at)), author, text, observation_id)
-
-    def record_admission(self, entry: AdmissionEntry) -> RecordedAdmission:
-        """Upsert the visitor, insert the visit and, when given, the card with the next
-        gapless number — all in ONE ``BEGIN IMMEDIATE`` transaction (art. 22.1), where
-        the visitor's other valid card is looked for first: two desks admitting the same
-        person at the same instant issue one card (art. 22: nominative and personal)."""
-        check_entry(entry)
-        at = codec.ts(entry.at)
-        with self._tx() as conn:
-            existing = None
-            if entry.card is not None:
-                day = madrid_date(entry.at)
-                first = codec.day(min(entry.session_day or day, day))
-                found = conn.execute(
-                    OPEN_CARDS, (entry.identity.text, codec.day(day), first)
-                ).fetchone()
-                if found is not None:
-                    existing = int(found[0])
-                    entry = second_card(entry, str(found[1]))
-            file_number, new = self._upsert_visitor(conn, entry, at)
-            visit_id = self._insert_visit(conn, file_number, entry, at)
-            number = None
-            if entry.card is not None:
-                number = cards.issue(
-                    SqliteTx(conn, self._audit), file_number, visit_id, entry.card, entry.at
-                )
-            details, rows = visit_entry(file_number, visit_id, entry.verdict, number, existing, new)
-            self._audit(
-                conn, entry.operator, "VISIT", f"file:{file_number}", entry.at, details, rows
-            )
-        return RecordedAdmission(file_number, visit_id, number, new, existing)
-
-    @staticmethod
-    def _insert_visit(
-        conn: sqlite3.Connection, file_number: int, entry: AdmissionEntry, at: str
-    ) -> int:
-        r = entry.registry
-        visit_id = conn.execute(
-            "INSERT INTO visits (file_number, at, desk_id, operator, verdict, reasons, "
-            "document_type, document_number, registry_status, registry_source, "
-            "registry_version, registry_age_s, official_capacity) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (
-                file_number,
-                at,
-                entry.desk_id,
-                entry.operator,
-                entry.verdict,
-                codec.codes(entry.reasons),
-                entry.document_type,
-                entry.document_number,
-                r.status,
-                r.source,
-                r.version,
-                r.age_seconds,
-                entry.official_capacity,
-            ),
-        ).lastrowid
-        assert visit_id is not None
-        return visit_id
-
-    def _upsert_visitor(
-        self, conn: sqlite3.Connection, entry: AdmissionEntry, at: str
-    ) -> tuple[int, bool]:
-        row = conn.execute(
-            "SELECT file_number, surname, given_names, birth_date, nationality "
-            "FROM visitors WHERE identity = ?",
-            (entry.identity.text,),
-        ).fetchone()
-        search = names.search_name(entry.surname, entry.given_names)
-        birth = None if entry.birth_date is None else codec.day(entry.birth_date)
-        if row is None:
-            file_number = conn.execute(
-                "INSERT INTO visitors (identity, surname, given_names, search_name, "
-                "birth_date, nationality) VALUES (?, ?, ?, ?, ?, ?)",
-                (
-                    entry.identity.text,
-                    entry.surname,
-                    entry.given_names,
-                    search,
-                    birth,
-                    entry.nationality,
-                ),
-            ).lastrowid
-            assert file_number is not None
-            self._write_tokens(conn, file_number, entry.surname, entry.given_names)
-            return file_number, True
-        file_number, surname, given, old_birth, nationality = row
-        birth = birth or old_birth
-        if (surname, given, old_birth, nationality) != (
-            entry.surname,
-            entry.given_names,
-            birth,
-            entry.nationality,
-        ):
-            # The name as on the latest document presented (R2: full name).
-            conn.execute(
-                "UPDATE visitors SET surname = ?, given_names = ?, search_name = ?, "
-                "birth_date = ?, nationality = ? WHERE file_number = ?",
-                (entry.surname, entry.given_names, search, birth, entry.nationality, file_number),
-            )
-        if (surname, given) != (entry.surname, entry.given_names):
-            conn.execute("DELETE FROM visitor_tokens WHERE file_number = ?", (file_number,))
-            self._write_tokens(conn, file_number, entry.surname, entry.given_names)
-        return int(file_number), False
-
-    @staticmethod
-    def _write_tokens(
-        conn: sqlite3.Connection, file_number: int, surname: str, given_names: str
-    ) -> None:
-        search = names.search_name(surname, given_names)
-        conn.executemany(
-            "INSERT INTO visitor_tokens (token, search_name, file_number) VALUES (?, ?, ?)",
-            [(w, search, file_number) for w in names.words(surname, given_names)],
+def _upsert_visitor(tx: Tx, entry: AdmissionEntry) -> tuple[int, bool]:
+    indexes = tx.index_columns(identity=entry.identity)
+    version = ", v.key_version" if "key_version" in indexes else ""  # the server's
+    match, params = tx.identity_match("v.identity", entry.identity)
+    row = tx.one(f"SELECT {VISITOR_BASE}{version} FROM visitors AS v WHERE {match}", params)
+    birth = None if entry.birth_date is None else codec.day(entry.birth_date)
+    if row is None:
+        file_number = tx.new_id("visitors", "file_number")
+        values = _visitor_values(tx, file_number, entry, birth, indexes)
+        if tx.dialect == "sqlite":  # the sort form in clear: the file is encrypted whole
+            values["search_name"] = names.search_name(entry.surname, entry.given_names)
+        insert_row(tx, "visitors", {"file_number": file_number, **values})
+        tx.index_name(file_number, entry.surname, entry.given_names, new=True)
+        return file_number, True
+    file_number, identity, surname, given, old_birth, nationality = visitor_plain(tx.open, row)
+    if identity != entry.identity.text:  # never rewrite another person's file
+        raise IndexMismatch(f"visitor:{file_number}")
+    birth = birth or old_birth
+    resealed = bool(version) and int(row[6]) != indexes["key_version"]
+    if resealed or (surname, given, old_birth, nationality) != (
+        entry.surname,
+        entry.given_names,
+        birth,
+        entry.nationality,
+    ):
+        # The name as on the latest document presented (R2: full name).
+        values = _visitor_values(tx, file_number, entry, birth, indexes)
+        tx.execute(
+            f"UPDATE visitors SET {', '.join(f'{c} = ?' for c in values)} WHERE file_number = ?",
+            [*values.values(), file_number],
         )
+        if resealed or (surname, given) != (entry.surname, entry.given_names):
+            tx.index_name(file_number, entry.surname, entry.given_names)
+    return file_number, False
+
+
+def _visitor_values(
+    tx: Tx, file_number: int, entry: AdmissionEntry, birth: str | None, indexes: Mapping[str, Any]
+) -> dict[str, Any]:
+    def sealed(text: str, column: str) -> Any:
+        return tx.seal(text, "visitors", column, file_number)
+
+    values = {
+        "identity": sealed(entry.identity.text, "identity"),
+        "surname": sealed(entry.surname, "surname"),
+        "given_names": sealed(entry.given_names, "given_names"),
+        "birth_date": None if birth is None else sealed(birth, "birth_date"),
+        "nationality": sealed(entry.nationality, "nationality"),
+        **indexes,
+    }
+    return values
+
+
+def _insert_visit(tx: Tx, file_number: int, entry: AdmissionEntry) -> int:
+    visit_id = tx.new_id("visits", "visit_id")
+    r = entry.registry
+    values = {
+        "visit_id": visit_id,
+        "file_number": file_number,
+        "at": tx.ts(entry.at),
+        "desk_id": entry.desk_id,
+        "operator": entry.operator,
+        "verdict": entry.verdict,
+        "reasons": codec.codes(entry.reasons),
+        "document_type": entry.document_type,
+        "document_number": tx.seal(entry.document_number, "visits", "document_number", visit_id),
+        "registry_status": r.status,
+        "registry_source": r.source,
+        "registry_version": r.version,
+        "registry_age_s": r.age_seconds,
+        "official_capacity": entry.official_capacity,
+        **tx.index_columns(number=entry.document_number),
+    }
+    insert_row(tx, "visits", values)
+    return visit_id
+
+
+# -- name search, the dialects' halves --------------------------------------------------
+
+
+def _word_matches(tx: Tx, words: list[str], limit: int) -> list[int]:
+    """SQLite: file numbers whose name words start with every query word."""
+    if len(words) > 1:
+        words = sorted(words, key=lambda word: _range_size(tx, word))
+    sql = [
+        "SELECT DISTINCT t0.file_number FROM visitor_tokens AS t0 "
+        "WHERE t0.token >= ? AND t0.token < ?"
+    ]
+    params: list[object] = list(names.prefix_range(words[0]))
+    for i, word in enumerate(words[1:], start=1):
+        sql.append(
+            f" AND EXISTS (SELECT 1 FROM visitor_tokens AS t{i} "
+            f"WHERE t{i}.file_number = t0.file_number "
+            f"AND t{i}.token >= ? AND t{i}.token < ?)"
+        )
+        params.extend(names.prefix_range(word))
+    sql.append(" LIMIT ?")
+    params.append(limit)
+    return [int(row[0]) for row in tx.all("".join(sql), params)]
+
+
+def _range_size(tx: Tx, word: str) -> int:
+    """How many name words start with ``word``, counted up to a bound (cheap)."""
+    found = tx.one(
+        "SELECT count(*) FROM (SELECT 1 FROM visitor_tokens WHERE token >= ? AND token < ? "
+        "LIMIT ?) AS w",
+        [*names.prefix_range(word), RANGE_BOUND],
+    )
+    return 0 if found is None else int(found[0])
+
+
+def _sealed_search(tx: Tx, text: str, limit: int) -> list[Visitor]:
+    """The server: candidates by blind-index tokens, in file order, checked once opened."""
+    query = _ring(tx).name_query(text)
+    found: list[Visitor] = []
+    after = 0
+    while len(found) < limit:
+        numbers = _candidates(tx, query.tokens, after, SCAN_BATCH)
+        if not numbers:
+            break
+        after = numbers[-1]
+        rows = tx.all(
+            f"SELECT {VISITOR_COLUMNS[tx.dialect]} FROM visitors AS v "
+            "WHERE v.file_number = ANY(?::bigint[]) ORDER BY v.file_number",
+            (numbers,),
+        )
+        for row in rows:
+            visitor = visitor_from_row(tx.open, row)
+            if query.exact or query.matches(visitor.surname, visitor.given_names):
+                found.append(visitor)
+    return found[:limit]
+
+
+def _candidates(
+    tx: Tx, tokens: Mapping[int, tuple[bytes, ...]], after: int, limit: int
+) -> list[int]:
+    """File numbers above ``after`` holding every token of some key version (every file
+    when no token narrows), ascending, at most ``limit``."""
+    groups = [list(t) for t in tokens.values() if t]
+    if not groups:
+        rows = tx.all(
+            "SELECT file_number FROM visitors WHERE file_number > ? ORDER BY file_number LIMIT ?",
+            (after, limit),
+        )
+        return [int(r[0]) for r in rows]
+    parts = []
+    params: list[Any] = []
+    for group in groups:
+        parts.append(
+            "SELECT file_number FROM name_tokens WHERE token = ANY(?::bytea[]) "
+            "AND file_number > ? GROUP BY file_number HAVING count(DISTINCT token) = ?"
+        )
+        params += [group, after, len(group)]
+    rows = tx.all(
+        "SELECT DISTINCT file_number FROM (" + " UNION ".join(parts) + ") AS m "
+        "ORDER BY file_number LIMIT ?",
+        [*params, limit],
+    )
+    return [int(r[0]) for r in rows]
+
+
+class _Sealing(Protocol):
+    @property
+    def ring(self) -> KeyRing: ...
+
+
+def _ring(tx: Tx) -> KeyRing:
+    """The server transaction's key ring (its name tokens)."""
+    return cast(_Sealing, tx).ring
+
+
+def _by_name(found: list[Visitor]) -> list[Visitor]:
+    return sorted(found, key=lambda v: (names.search_name(v.surname, v.given_names), v.file_number))
+
+
+# -- the server's admission ids ------------------------------------------------------------
+
+
+def _admission_uuid(admission_id: str) -> uuid.UUID:
+    try:
+        return uuid.UUID(admission_id)
+    except (ValueError, TypeError, AttributeError) as exc:
+        raise ValueError("an admission id is a UUID (new_admission_id)") from exc
+
+
+def _recorded(tx: Tx, key: uuid.UUID) -> tuple[RecordedAdmission, str, datetime] | None:
+    """The admission recorded under ``key``, its visitor's identity and its time."""
+    row = tx.one(
+        "SELECT v.file_number, a.visit_id, c.number, a.new_visitor, a.existing_card, "
+        "w.identity, v.at FROM admissions AS a JOIN visits AS v ON v.visit_id = a.visit_id "
+        "JOIN visitors AS w ON w.file_number = v.file_number "
+        "LEFT JOIN cards AS c ON c.visit_id = a.visit_id WHERE a.admission_id = ?",
+        (key,),
+    )
+    if row is None:
+        return None
+    fn, visit_id, number, new, existing, identity, at = row
+    recorded = RecordedAdmission(
+        int(fn),
+        int(visit_id),
+        None if number is None else int(number),
+        bool(new),
+        None if existing is None else int(existing),
+    )
+    return recorded, tx.open(identity, "visitors", "identity", int(fn)), when(at)

@@ -8,40 +8,15 @@ from collections.abc import Sequence
 from datetime import UTC, date, datetime
 from typing import Any
 
-from admission.identity import IdentityKey
-from admission.records import (
-    CardRecord,
-    CardStatus,
-    Observation,
-    RegistryCheck,
-    Visitor,
-    VisitRecord,
-)
+from admission.records import CardRecord, CardStatus
 from admission.vouchers.model import Voucher, VoucherStatus
-from db import codec
 from db.pg.crypto import KeyRing
 
-# first/last seen are derived, as in the SQLCipher store (migration 0011): the visits,
-# else the open card, else the ban that keep a visitor without visits.
-_SEEN = (
-    "coalesce((SELECT {f}(s.at) FROM visits AS s WHERE s.file_number = v.file_number), "
-    "(SELECT {f}(c.issued_at) FROM cards AS c WHERE c.file_number = v.file_number), "
-    "(SELECT {f}(b.created_at) FROM bans AS b WHERE b.id_index = v.id_index), "
-    "'1970-01-01T00:00:00Z'::timestamptz)"
-)
-VISITOR_BASE = "v.file_number, v.identity, v.surname, v.given_names, v.birth_date, v.nationality"
-VISITOR_COLUMNS = VISITOR_BASE + ", " + _SEEN.format(f="min") + ", " + _SEEN.format(f="max")
-VISIT_COLUMNS = (
-    "v.visit_id, v.file_number, v.at, v.desk_id, v.operator, v.verdict, v.reasons, "
-    "v.document_type, v.document_number, v.registry_status, v.registry_source, "
-    "v.registry_version, v.registry_age_s, c.number, v.official_capacity"
-)
 CARD_COLUMNS = (
     "t.number, t.file_number, t.visit_id, t.card_type, t.price_cents, t.issued_at, "
     "t.valid_from, t.valid_until, t.status, t.exceptional, t.private_rooms, "
     "t.authorised_by, t.print_count, t.void_reason"
 )
-OBSERVATION_COLUMNS = "t.observation_id, t.file_number, t.at, t.author, t.text"
 # the provisional vouchers (art. 23.4) and the RIAJ snapshots (art. 20.2) the chain covers
 VOUCHER_COLUMNS = (
     "t.number, t.issued_at, t.desk_id, t.operator, t.holder_name, t.document_type, "
@@ -52,14 +27,6 @@ REGISTRY_COLUMNS = (
     "t.snapshot_id, t.version, t.scheme, t.salt, t.scope, t.as_of, t.imported_at, "
     "t.entry_count, t.content_sha256, t.signed, t.feed_as_of, t.feed_applied, t.feed_page, "
     "t.active"
-)
-# The newest card valid on a day from the session's first to the visit's (art. 22: one
-# person, one valid card): parameters identity indexes, visit's date, session's date.
-OPEN_CARDS = (
-    "SELECT c.number, c.card_type FROM cards AS c JOIN visitors AS v "
-    "ON v.file_number = c.file_number WHERE v.id_index = ANY(%s::bytea[]) "
-    "AND c.status <> 'VOIDED' AND c.valid_from <= %s AND c.valid_until >= %s "
-    "ORDER BY c.number DESC LIMIT 1"
 )
 
 
@@ -82,63 +49,6 @@ class Opener:
 
     def opt_text(self, value: Any, table: str, column: str, row: int | str) -> str | None:
         return None if value is None else self.text(value, table, column, row)
-
-    def visitor_plain(self, row: Sequence[Any]) -> tuple[int, str, str, str, str | None, str]:
-        """(file number, identity text, surname, given names, birth ISO date, nationality)."""
-        fn = int(row[0])
-        return (
-            fn,
-            self.text(row[1], "visitors", "identity", fn),
-            self.text(row[2], "visitors", "surname", fn),
-            self.text(row[3], "visitors", "given_names", fn),
-            self.opt_text(row[4], "visitors", "birth_date", fn),
-            self.text(row[5], "visitors", "nationality", fn),
-        )
-
-    def visitor(self, row: Sequence[Any]) -> Visitor:
-        fn, identity, surname, given, birth, nationality = self.visitor_plain(row)
-        return Visitor(
-            fn,
-            IdentityKey.parse(identity),
-            surname,
-            given,
-            codec.parse_day(birth),
-            nationality,
-            utc(row[6]),
-            utc(row[7]),
-        )
-
-    def visit(self, row: Sequence[Any]) -> VisitRecord:
-        (vid, fn, at, desk, operator, verdict, reasons, doc_type, doc_number) = row[:9]
-        r_status, r_source, r_version, r_age, card, capacity = row[9:15]
-        visit_id = int(vid)
-        return VisitRecord(
-            visit_id,
-            int(fn),
-            utc(at),
-            str(desk),
-            str(operator),
-            str(verdict),
-            codec.parse_codes(str(reasons)),
-            str(doc_type),
-            self.text(doc_number, "visits", "document_number", visit_id),
-            RegistryCheck(
-                str(r_status), str(r_source), str(r_version), None if r_age is None else int(r_age)
-            ),
-            None if card is None else int(card),
-            str(capacity),
-        )
-
-    def observation(self, row: Sequence[Any]) -> Observation:
-        oid, fn, at, author, text = row
-        observation_id = int(oid)
-        return Observation(
-            int(fn),
-            utc(at),
-            str(author),
-            self.text(text, "observations", "text", observation_id),
-            observation_id,
-        )
 
 
 def card_from_row(row: Sequence[Any]) -> CardRecord:

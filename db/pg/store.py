@@ -47,8 +47,7 @@ import uuid
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
-from enum import unique
+from datetime import date, datetime
 from types import TracebackType
 from typing import Any, ClassVar, TypeVar
 
@@ -60,7 +59,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from admission.clock import SystemClock
 from admission.codes import Code
-from admission.errors import InvalidStateError, NotFoundError, StoreError, StoreErrorCode
+from admission.errors import StoreError, StoreErrorCode
 from admission.identity import IdentityKey
 from admission.ports import Clock, madrid_date
 from admission.records import (
@@ -70,13 +69,10 @@ from admission.records import (
     AuditEntry,
     AuditHead,
     IntegrityReport,
-    Observation,
     PurgeReport,
     RecordedAdmission,
-    Visitor,
-    VisitRecord,
 )
-from db import cards, codec, names, people
+from db import codec, people, visitors
 from db.audit_chain import (
     COVERAGE,
     ERASED,
@@ -99,7 +95,6 @@ from db.audit_chain import (
     registry_content,
     row_mac,
     visit_content,
-    visit_entry,
     visitor_content,
     voucher_content,
     walk_chain,
@@ -116,12 +111,7 @@ from db.pg.latency import PgLinkCode
 from db.pg.rows import (
     ACCOUNT_COLUMNS,
     CARD_COLUMNS,
-    OBSERVATION_COLUMNS,
-    OPEN_CARDS,
     REGISTRY_COLUMNS,
-    VISIT_COLUMNS,
-    VISITOR_BASE,
-    VISITOR_COLUMNS,
     VOUCHER_COLUMNS,
     Opener,
     account_content,
@@ -129,7 +119,7 @@ from db.pg.rows import (
     utc,
     voucher_from_row,
 )
-from db.visitors import check_entry, second_card
+from db.visitors import PgAdmissionCode
 
 __all__ = [
     "MAX_ATTEMPTS",
@@ -149,20 +139,10 @@ MAX_ATTEMPTS = 12  # tries of one transaction that meets serialisation failures/
 BACKOFF_S = 0.005  # first backoff; doubles per attempt, jittered, capped
 BACKOFF_CAP_S = 0.25
 _RETRYABLE = (pg_errors.SerializationFailure, pg_errors.DeadlockDetected)
-MAX_SEARCH_LIMIT = 500
-SCAN_BATCH = 500  # rows decrypted per batch when a name search must check candidates
 BATCH = 20000  # visits erased per purge transaction (as db/retention.py)
 SUBJECT_SECRET = "audit_subject"
 _LOCK_HEAD = "SELECT next FROM counters WHERE name = 'audit' FOR UPDATE"
 _PURGE_LOCK_LABEL = b"admission-desk/pg/purge-lock/v1"
-
-
-@unique
-class PgAdmissionCode(Code):
-    """Why an admission id was refused (the desk's key to an admission whose commit
-    outcome it did not learn, art. 22.1: a retry must never take a second number)."""
-
-    ADMISSION_ID_REUSED = "PG_ADMISSION_ID_REUSED"  # the id names another person's or time's
 
 
 @dataclass(frozen=True, slots=True)
@@ -406,6 +386,11 @@ class _Tx:
     def _ring(self) -> KeyRing:
         assert self.store is not None
         return self.store.ring
+
+    @property
+    def ring(self) -> KeyRing:
+        """The key ring this transaction seals with (db/visitors.py: the name tokens)."""
+        return self._ring()
 
     def seal(self, text: str, table: str, column: str, row: int | str) -> bytes:
         return self._ring().seal_text(text, table=table, column=column, row=row)
@@ -772,325 +757,25 @@ class PgStore(FilePorts):
     def _seal(self, text: str, table: str, column: str, row: int | str) -> bytes:
         return self._ring.seal_text(text, table=table, column=column, row=row)
 
-    def _indexes(self, identity: IdentityKey) -> list[bytes]:
-        return list(self._ring.identity_indexes(identity))
-
-    # -- VisitorFile -----------------------------------------------------------------------
-
-    def find_visitor(self, identity: IdentityKey) -> Visitor | None:
-        indexes = self._indexes(identity)
-
-        def work(tx: _Tx) -> Visitor | None:
-            row = tx.one(
-                f"SELECT {VISITOR_COLUMNS} FROM visitors AS v WHERE v.id_index = ANY(%s::bytea[])",
-                (indexes,),
-            )
-            if row is None:
-                return None
-            found = self._open.visitor(row)
-            if found.identity.text != identity.text:  # another person's row behind the index
-                raise _IndexMismatch(f"visitor:{found.file_number}")
-            return found
-
-        return self._read(work)
-
-    def visitor(self, file_number: int) -> Visitor | None:
-        def work(tx: _Tx) -> Visitor | None:
-            row = tx.one(
-                f"SELECT {VISITOR_COLUMNS} FROM visitors AS v WHERE v.file_number = %s",
-                (file_number,),
-            )
-            return None if row is None else self._open.visitor(row)
-
-        return self._read(work)
-
-    def search_visitors(self, text: str, limit: int = 50) -> Sequence[Visitor]:
-        """Every query word must be a prefix of a word of the name, accents and case
-        ignored. The server narrows by blind-index tokens (rows holding every token of
-        one key version); the desk checks the decrypted candidates unless the tokens
-        decide alone. A query of one-letter words only is checked on every name, in
-        batches, up to ``limit``."""
-        query = self._ring.name_query(text)
-        limit = max(0, min(limit, MAX_SEARCH_LIMIT))
-        if not query.words or limit == 0:
-            return []
-
-        def work(tx: _Tx) -> list[Visitor]:
-            found: list[Visitor] = []
-            after = 0
-            while len(found) < limit:
-                numbers = self._candidates(tx, query.tokens, after, SCAN_BATCH)
-                if not numbers:
-                    break
-                after = numbers[-1]
-                rows = tx.all(
-                    f"SELECT {VISITOR_COLUMNS} FROM visitors AS v "
-                    "WHERE v.file_number = ANY(%s::bigint[]) ORDER BY v.file_number",
-                    (numbers,),
-                )
-                for row in rows:
-                    visitor = self._open.visitor(row)
-                    if query.exact or query.matches(visitor.surname, visitor.given_names):
-                        found.append(visitor)
-            return found[:limit]
-
-        visitors = self._read(work)
-        visitors.sort(key=lambda v: (names.search_name(v.surname, v.given_names), v.file_number))
-        return visitors
-
-    @staticmethod
-    def _candidates(
-        tx: _Tx, tokens: Mapping[int, tuple[bytes, ...]], after: int, limit: int
-    ) -> list[int]:
-        """File numbers above ``after`` holding every token of some key version (every
-        file when no token narrows), ascending, at most ``limit``."""
-        groups = [list(t) for t in tokens.values() if t]
-        if not groups:
-            rows = tx.all(
-                "SELECT file_number FROM visitors WHERE file_number > %s "
-                "ORDER BY file_number LIMIT %s",
-                (after, limit),
-            )
-            return [int(r[0]) for r in rows]
-        parts = []
-        params: list[Any] = []
-        for group in groups:
-            parts.append(
-                "SELECT file_number FROM name_tokens WHERE token = ANY(%s::bytea[]) "
-                "AND file_number > %s GROUP BY file_number HAVING count(DISTINCT token) = %s"
-            )
-            params += [group, after, len(group)]
-        rows = tx.all(
-            "SELECT DISTINCT file_number FROM (" + " UNION ".join(parts) + ") AS m "
-            "ORDER BY file_number LIMIT %s",
-            [*params, limit],
-        )
-        return [int(r[0]) for r in rows]
-
-    def visits(self, file_number: int) -> Sequence[VisitRecord]:
-        def work(tx: _Tx) -> list[VisitRecord]:
-            rows = tx.all(
-                f"SELECT {VISIT_COLUMNS} FROM visits AS v LEFT JOIN cards AS c "
-                "ON c.visit_id = v.visit_id WHERE v.file_number = %s ORDER BY v.at, v.visit_id",
-                (file_number,),
-            )
-            return [self._open.visit(row) for row in rows]
-
-        return self._read(work)
-
-    def observations(self, file_number: int) -> Sequence[Observation]:
-        def work(tx: _Tx) -> list[Observation]:
-            rows = tx.all(
-                f"SELECT {OBSERVATION_COLUMNS} FROM observations AS t "
-                "WHERE t.file_number = %s ORDER BY t.at, t.observation_id",
-                (file_number,),
-            )
-            return [self._open.observation(row) for row in rows]
-
-        return self._read(work)
-
-    def add_observation(
-        self, file_number: int, text: str, author: str, at: datetime
-    ) -> Observation:
-        def work(tx: _Tx) -> Observation:
-            if tx.one("SELECT 1 FROM visitors WHERE file_number = %s", (file_number,)) is None:
-                raise NotFoundError("no such file number")
-            oid = _next_id(tx, "observations_observation_id_seq")
-            tx.conn.execute(
-                "INSERT INTO observations (observation_id, file_number, at, author, text, "
-                "key_version) VALUES (%s, %s, %s, %s, %s, %s)",
-                (
-                    oid,
-                    file_number,
-                    at,
-                    author,
-                    self._seal(text, "observations", "text", oid),
-                    self._ring.current_version,
-                ),
-            )
-            self._audit(
-                tx,
-                author,
-                "OBSERVATION",
-                f"file:{file_number}",
-                at,
-                rows=[(f"observation:{oid}", True)],
-            )
-            return Observation(file_number, at.astimezone(UTC), author, text, oid)
-
-        return self._write(work)
+    # -- VisitorFile (db/visitors.py, through db/file_ports.py): the server's admission ids
 
     def record_admission(
         self, entry: AdmissionEntry, *, admission_id: str | None = None
     ) -> RecordedAdmission:
-        """Upsert the visitor, insert the visit and, when given, the card with the next
-        gapless number - in ONE transaction (art. 22.1), after the chain's head lock, so
-        the visitor's other valid card (art. 22) is looked for with every desk's
-        admissions committed.
-
-        ``admission_id`` (:func:`new_admission_id`, made by the desk before its first
-        attempt) makes the call idempotent: it is stored with the visit, unique, and an
-        admission already recorded under it is returned as it was recorded - the same
-        visit and card number, nothing written, no number taken. A desk told
-        ``PG_CONNECTION_LOST`` with ``outcome_unknown`` calls again with the same id.
-        An id already used for another identity or instant is refused
-        (``PG_ADMISSION_ID_REUSED``)."""
-        check_entry(entry)
-        indexes = self._indexes(entry.identity)
-        admission_id = admission_id or entry.admission_id or None
-        key = None if admission_id is None else _admission_uuid(admission_id)
-
-        def work(tx: _Tx) -> RecordedAdmission:
-            if key is not None:
-                done = _recorded(tx, key)
-                if done is not None:
-                    recorded, id_index, at = done
-                    if id_index not in indexes or at != entry.at:
-                        raise InvalidStateError(
-                            "the admission id was used for another admission",
-                            code=PgAdmissionCode.ADMISSION_ID_REUSED,
-                        )
-                    return recorded
-            current = entry
-            existing = None
-            if current.card is not None:
-                day = madrid_date(current.at)
-                first = min(current.session_day or day, day)
-                found = tx.one(OPEN_CARDS, (indexes, day, first))
-                if found is not None:
-                    existing = int(found[0])
-                    current = second_card(current, str(found[1]))
-            file_number, new = self._upsert_visitor(tx, current, indexes)
-            visit_id = self._insert_visit(tx, file_number, current)
-            number = None
-            if current.card is not None:
-                number = cards.issue(tx, file_number, visit_id, current.card, current.at)
-            if key is not None:
-                tx.conn.execute(
-                    "INSERT INTO admissions (admission_id, visit_id, new_visitor, existing_card) "
-                    "VALUES (%s, %s, %s, %s)",
-                    (key, visit_id, new, existing),
-                )
-            details, rows = visit_entry(
-                file_number, visit_id, current.verdict, number, existing, new
-            )
-            if key is not None:
-                details["admission"] = str(key)
-            self._audit(
-                tx, current.operator, "VISIT", f"file:{file_number}", current.at, details, rows
-            )
-            return RecordedAdmission(file_number, visit_id, number, new, existing)
-
-        return self._write(work)
+        """The admission of db/visitors.py, after the chain's head lock. ``admission_id``
+        (:func:`new_admission_id`, made by the desk before its first attempt; else the
+        entry's) makes the call idempotent: a desk told ``PG_CONNECTION_LOST`` with
+        ``outcome_unknown`` calls again with the same id and gets the admission as it was
+        recorded (``PG_ADMISSION_ID_REUSED`` for an id used for another)."""
+        return self._write(lambda tx: visitors.record_admission(tx, entry, admission_id or ""))
 
     def recorded_admission(self, admission_id: str) -> RecordedAdmission | None:
-        """The admission recorded under ``admission_id``, or None when none is.
-
-        It first waits for the chain's head (``FOR SHARE``): a write still running on the
-        server - the lost call's own, when its session has not ended yet - finishes
-        before the answer is read. Writes nothing. The safe way to finish an admission
-        whose outcome is unknown stays :meth:`record_admission` with the same id: the id
-        is unique, so even a lost call that reaches the server later cannot record the
+        """The admission recorded under ``admission_id``, or None when none is (it waits
+        for a write still running first). The safe way to finish an admission whose
+        outcome is unknown stays :meth:`record_admission` with the same id: the id is
+        unique, so even a lost call that reaches the server later cannot record the
         admission a second time (its insert fails and it rolls back, number included)."""
-        key = _admission_uuid(admission_id)
-
-        def work(tx: _Tx) -> tuple[RecordedAdmission, bytes, datetime] | None:
-            tx.one("SELECT next FROM counters WHERE name = 'audit' FOR SHARE")
-            return _recorded(tx, key)
-
-        done = self._read(work)
-        return None if done is None else done[0]
-
-    def _upsert_visitor(
-        self, tx: _Tx, entry: AdmissionEntry, indexes: list[bytes]
-    ) -> tuple[int, bool]:
-        row = tx.one(
-            f"SELECT {VISITOR_BASE}, v.key_version FROM visitors AS v "
-            "WHERE v.id_index = ANY(%s::bytea[])",
-            (indexes,),
-        )
-        birth = None if entry.birth_date is None else codec.day(entry.birth_date)
-        if row is None:
-            fn = _next_id(tx, "visitors_file_number_seq")
-            self._write_visitor(tx, fn, entry, birth, insert=True)
-            return fn, True
-        fn, identity, surname, given, old_birth, nationality = self._open.visitor_plain(row)
-        if identity != entry.identity.text:  # never rewrite another person's file
-            raise _IndexMismatch(f"visitor:{fn}")
-        birth = birth or old_birth
-        if (surname, given, old_birth, nationality) != (
-            entry.surname,
-            entry.given_names,
-            birth,
-            entry.nationality,
-        ) or int(row[6]) != self._ring.current_version:
-            # The name as on the latest document presented (R2: full name).
-            self._write_visitor(tx, fn, entry, birth, insert=False)
-        return fn, False
-
-    def _write_visitor(
-        self, tx: _Tx, fn: int, entry: AdmissionEntry, birth: str | None, *, insert: bool
-    ) -> None:
-        ring = self._ring
-        values = (
-            ring.identity_index(entry.identity),
-            self._seal(entry.identity.text, "visitors", "identity", fn),
-            self._seal(entry.surname, "visitors", "surname", fn),
-            self._seal(entry.given_names, "visitors", "given_names", fn),
-            None if birth is None else self._seal(birth, "visitors", "birth_date", fn),
-            self._seal(entry.nationality, "visitors", "nationality", fn),
-            ring.current_version,
-        )
-        if insert:
-            tx.conn.execute(
-                "INSERT INTO visitors (id_index, identity, surname, given_names, birth_date, "
-                "nationality, key_version, file_number) VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
-                (*values, fn),
-            )
-        else:
-            tx.conn.execute(
-                "UPDATE visitors SET id_index = %s, identity = %s, surname = %s, "
-                "given_names = %s, birth_date = %s, nationality = %s, key_version = %s "
-                "WHERE file_number = %s",
-                (*values, fn),
-            )
-            tx.conn.execute("DELETE FROM name_tokens WHERE file_number = %s", (fn,))
-        tokens = ring.name_tokens(entry.surname, entry.given_names)
-        if tokens:
-            tx.conn.execute(  # one statement: no pipeline left open inside the transaction
-                "INSERT INTO name_tokens (token, file_number) "
-                "SELECT t, %s FROM unnest(%s::bytea[]) AS t",
-                (fn, list(tokens)),
-            )
-
-    def _insert_visit(self, tx: _Tx, file_number: int, entry: AdmissionEntry) -> int:
-        visit_id = _next_id(tx, "visits_visit_id_seq")
-        r = entry.registry
-        tx.conn.execute(
-            "INSERT INTO visits (visit_id, file_number, at, desk_id, operator, verdict, "
-            "reasons, document_type, document_number, registry_status, registry_source, "
-            "registry_version, registry_age_s, official_capacity, key_version, number_index) "
-            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-            (
-                visit_id,
-                file_number,
-                entry.at,
-                entry.desk_id,
-                entry.operator,
-                entry.verdict,
-                codec.codes(entry.reasons),
-                entry.document_type,
-                self._seal(entry.document_number, "visits", "document_number", visit_id),
-                r.status,
-                r.source,
-                r.version,
-                r.age_seconds,
-                entry.official_capacity,
-                self._ring.current_version,
-                self._ring.number_index(entry.document_number),
-            ),
-        )
-        return visit_id
+        return self._read(lambda tx: visitors.recorded_admission(tx, admission_id))
 
     # -- AuditTrail ------------------------------------------------------------------------
 
@@ -1343,16 +1028,16 @@ class PgStore(FilePorts):
         "visitor": (
             "visitors",
             "file_number",
-            VISITOR_BASE.replace("v.", "t.") + ", t.id_index, t.key_version",
+            visitors.VISITOR_BASE.replace("v.", "t.") + ", t.id_index, t.key_version",
         ),
         "visit": (
             "visits",
             "visit_id",
-            VISIT_COLUMNS.replace("c.number", "NULL") + ", v.number_index, v.key_version",
+            visitors.VISIT_COLUMNS.replace("c.number", "NULL") + ", v.number_index, v.key_version",
         ),
         "card": ("cards", "number", CARD_COLUMNS),
         "ban": ("bans", "ban_id", people.BAN_COLUMNS + ", t.id_index, t.key_version"),
-        "observation": ("observations", "observation_id", OBSERVATION_COLUMNS),
+        "observation": ("observations", "observation_id", visitors.OBSERVATION_COLUMNS),
         "voucher": ("vouchers", "number", VOUCHER_COLUMNS),
         "registry": ("registry_snapshot", "snapshot_id", REGISTRY_COLUMNS),
     }
@@ -1401,11 +1086,12 @@ class PgStore(FilePorts):
         events: Mapping[int, list[Any]],
     ) -> tuple[int, list[object]]:
         if kind == "visitor":
-            fn, identity, surname, given, birth, nationality = self._open.visitor_plain(data)
+            plain = visitors.visitor_plain(self._open.text, data)
+            fn, identity, surname, given, birth, nationality = plain
             self._check_index(f"visitor:{fn}", data[6], data[7], identity=identity)
             return fn, visitor_content(identity, surname, given, birth, nationality)
         if kind == "visit":
-            visit = self._open.visit(data)
+            visit = visitors.visit_from_row(self._open.text, data)
             if data[15] is not None:  # visits recorded before migration 0060 have none
                 self._check_index(
                     f"visit:{visit.visit_id}", data[15], data[16], number=visit.document_number
@@ -1426,7 +1112,7 @@ class PgStore(FilePorts):
             row = [codec.ts(utc(v)) if isinstance(v, datetime) else v for v in data[1:]]
             row = [int(v) if isinstance(v, bool) else v for v in row]
             return snapshot_id, registry_content(row, str(events[snapshot_id][0]))
-        observation = self._open.observation(data)
+        observation = visitors.observation_from_row(self._open.text, data)
         return observation.observation_id, observation_content(observation)
 
     def _check_index(
@@ -1960,35 +1646,6 @@ def _store_error(exc: psycopg.Error, *, write: bool) -> StoreError:
     sqlstate = getattr(exc, "sqlstate", None) or ""
     verb = "write" if write else "read"
     return StoreError(f"{verb} failed on the server ({type(exc).__name__} {sqlstate})", code=code)
-
-
-def _admission_uuid(admission_id: str) -> uuid.UUID:
-    try:
-        return uuid.UUID(admission_id)
-    except (ValueError, TypeError, AttributeError) as exc:
-        raise ValueError("an admission id is a UUID (new_admission_id)") from exc
-
-
-def _recorded(tx: _Tx, key: uuid.UUID) -> tuple[RecordedAdmission, bytes, datetime] | None:
-    """The admission recorded under ``key``, its visitor's identity index and its time."""
-    row = tx.one(
-        "SELECT v.file_number, a.visit_id, c.number, a.new_visitor, a.existing_card, "
-        "w.id_index, v.at FROM admissions AS a JOIN visits AS v ON v.visit_id = a.visit_id "
-        "JOIN visitors AS w ON w.file_number = v.file_number "
-        "LEFT JOIN cards AS c ON c.visit_id = a.visit_id WHERE a.admission_id = %s",
-        (key,),
-    )
-    if row is None:
-        return None
-    fn, visit_id, number, new, existing, id_index, at = row
-    recorded = RecordedAdmission(
-        int(fn),
-        int(visit_id),
-        None if number is None else int(number),
-        bool(new),
-        None if existing is None else int(existing),
-    )
-    return recorded, bytes(id_index), utc(at)
 
 
 def _next_id(tx: _Tx, sequence: str) -> int:

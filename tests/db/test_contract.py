@@ -30,6 +30,16 @@ def test_first_visit_assigns_file_number_and_card_number(any_store: Any) -> None
     assert any_store.find_visitor(dni(99)) is None and any_store.visitor(99) is None
 
 
+def test_a_file_number_is_never_reused_after_its_file_is_erased(any_store: Any) -> None:
+    any_store.record_admission(entry(1))
+    any_store.record_admission(entry(2))  # the highest file number, erased below
+    any_store.record_admission(entry(1, T0 + 40 * DAY))
+    any_store.purge(T0 + 30 * DAY)
+    assert any_store.find_visitor(dni(2)) is None and any_store.visitor(2) is None
+    third = any_store.record_admission(entry(3, T0 + 41 * DAY))
+    assert (third.file_number, third.new_visitor) == (3, True)
+
+
 def test_visits_keep_every_field_in_date_order(any_store: Any) -> None:
     any_store.record_admission(entry(1, T0 + DAY, reasons=("LATE",)))
     any_store.record_admission(entry(1, T0, card=False, verdict="DENY", reasons=("BANNED",)))
