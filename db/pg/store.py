@@ -59,7 +59,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from admission.clock import SystemClock
 from admission.codes import Code
-from admission.errors import StoreError, StoreErrorCode
+from admission.errors import ConfigError, StoreError, StoreErrorCode
 from admission.identity import IdentityKey
 from admission.ports import Clock, madrid_date
 from admission.records import (
@@ -729,6 +729,44 @@ class PgStore(FilePorts):
 
     def _read(self, work: Callable[[_Tx], T]) -> T:
         return self._run(work, write=False)
+
+    @contextlib.contextmanager
+    def session_lock(self, label: bytes, busy: StoreError) -> Iterator[None]:
+        """A session advisory lock named by ``label`` (derived from the database's id) on
+        a pooled connection of its own for the block: one holder at a time across desks,
+        ``busy`` raised at once when another holds it; a killed process's session ends
+        and frees it. The block's transactions need another connection of the pool."""
+        if self._pool.max_size < 2:
+            raise ConfigError("the server store's pool needs two connections for this act")
+        digest = hmac.new(self._database_id.encode("utf-8"), label, hashlib.sha256)
+        key = int.from_bytes(digest.digest()[:8], "big", signed=True)
+        try:
+            with self._pool.connection() as conn:
+                got = conn.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()
+                if not got or not got[0]:
+                    raise busy
+                try:
+                    yield
+                finally:  # a broken connection: its session, and the lock, end with it
+                    with contextlib.suppress(psycopg.Error):
+                        conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
+        except PoolTimeout as exc:
+            raise StoreError("no connection to the server", code=PgStoreCode.BUSY) from exc
+        except psycopg.Error as exc:
+            raise _store_error(exc, write=True) from exc
+
+    @property
+    def clock(self) -> Clock:
+        """The clock the store's own entries are stamped by."""
+        return self._clock
+
+    def chained_under_key(self, entry: Sequence[Any]) -> bool:
+        """Whether an entry (``seq, at, actor, action, subject, details, prev_digest,
+        digest, refs``, e.g. a desk file's head before it is copied here) was chained
+        under this store's audit key."""
+        seq, at, actor, action, subject, details, prev, dig, refs = entry
+        mac = entry_mac(self._audit_key, prev, int(seq), at, actor, action, subject, details, refs)
+        return hmac.compare_digest(mac, str(dig))
 
     # -- for the adapters beside the store (db/pg: accounts, vouchers, reads, rotation...):
     # their SQL in the store's transactions, under its watchdog, retries and codes

@@ -10,7 +10,7 @@ What it does, in one run:
   with four desk roles, each with its own client certificate.
 * Takes the data set of tests/bench/bench_store.py (``cached_files``: N visitors, 5N
   visits, Zipf names, built once and cached under ``--cache-dir``) and loads it into two
-  schemas with db/pg/copy_file.py's copier (its batch insert, one transaction a batch,
+  schemas with db/pg/copy_rows.py's copier (its batch insert, one transaction a batch,
   every value sealed exactly as PgStore seals it; the load time is printed):
 
   - **sealed**: PgStore as it is (AES-256-GCM values, HMAC blind indexes and tokens);
@@ -63,7 +63,9 @@ from admission.identity import IdentityKey  # noqa: E402
 from admission.records import AdmissionEntry, AuditHead, NewCard, RegistryCheck  # noqa: E402
 from db.audit_chain import GENESIS  # noqa: E402
 from db.audit_key import ENV_VAR, AuditKey  # noqa: E402
-from db.pg.copy_file import CopyProgress, _Copier, _identity  # noqa: E402
+from db.pg.copy_report import CopyProgress  # noqa: E402
+from db.pg.copy_rows import Copier  # noqa: E402
+from db.pg.copy_source import file_identity  # noqa: E402
 from db.pg.crypto import InstallationKey, KeyRing, _DataKey  # noqa: E402
 from db.pg.store import PgStore, new_admission_id  # noqa: E402
 from db.store import SqlCipherStore  # noqa: E402
@@ -167,13 +169,13 @@ def load_task(variant: str, source: str, conninfo: str, database_id: str) -> tup
         open_store(variant, conninfo, database_id) as target,
     ):
         head = src.head()
-        copier = _Copier(src, target, LOAD_BATCH, _loading(variant), head, _identity(src, head))
+        copier = Copier(src, target, LOAD_BATCH, _loading(variant), head, file_identity(src, head))
         started = time.perf_counter()
         copier.begin()
         # The rows only: the source's chain (its adoption entries name every row of the
         # data set) is not carried; the copy's own tests check that. The server's chain
         # starts at the FILE_MIGRATED entry that ``finish`` appends.
-        copier._set_head(AuditHead(0, GENESIS, None))
+        copier.set_head(AuditHead(0, GENESIS, None))
         copier.copy_rows()
         copier.finish("bench")
         return time.perf_counter() - started, sum(copier.report.copied.values())

@@ -40,7 +40,7 @@ from db.pg.copy_file import (
     COPY_MARKER,
     CopyCode,
     CopyProgress,
-    _CopyLock,
+    copy_lock,
     copy_to_server,
     source_audit_key,
 )
@@ -422,7 +422,7 @@ def test_a_second_copy_into_the_same_database_waits_for_none(
     pg_cluster: Any, source: SqlCipherStore, server: Any
 ) -> None:
     target = server()
-    with _CopyLock(target), pytest.raises(StoreError) as refused:  # another copy runs
+    with copy_lock(target), pytest.raises(StoreError) as refused:  # another copy runs
         copy_to_server(source, server())
     assert refused.value.code is CopyCode.RUNNING
     assert sum(_table_counts(pg_cluster, server.schema).values()) == 0
