@@ -68,8 +68,8 @@ def english() -> None:
     from PySide6.QtCore import QLocale
     from PySide6.QtWidgets import QApplication
 
-    from ui.desk.dialogs.common import set_language
     from ui.desk.i18n import install_translator
+    from ui.desk.text import set_language
 
     app = QApplication.instance()
     assert isinstance(app, QApplication)
@@ -133,7 +133,7 @@ def _spanish_locale_after_each_test() -> Iterator[None]:
     yield
     from PySide6.QtCore import QCoreApplication, QLocale
 
-    from ui.desk.dialogs.common import set_language
+    from ui.desk.text import set_language
 
     app = QCoreApplication.instance()
     if app is not None:

@@ -21,9 +21,10 @@ from ui.context import AppContext
 from ui.desk.controller import DeskState
 from ui.desk.desk_window import DeskWindow
 from ui.desk.dialogs.bans import BansDialog
-from ui.desk.dialogs.common import MADRID, StoreListings
+from ui.desk.dialogs.common import StoreListings
 from ui.desk.jobs import ImmediateRunner
 from ui.desk.ops import bans as ban_ops
+from ui.desk.text import MADRID
 
 RUNNER = ImmediateRunner()
 REASON = "Insultos al crupier de la mesa 4"

@@ -78,7 +78,7 @@ def test_many_bars_still_paint(qtbot: QtBot) -> None:
 
 
 def test_the_counts_follow_the_window_language(qtbot: QtBot) -> None:
-    from ui.desk.dialogs.common import set_language
+    from ui.desk.text import set_language
 
     chart = BarChart("Visitas")
     qtbot.addWidget(chart)

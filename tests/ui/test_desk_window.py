@@ -562,8 +562,8 @@ def test_the_desk_in_english_admits_and_refuses(
         pytest.skip("no ui.desk.i18n: the window has no translation")
     from PySide6.QtWidgets import QApplication
 
-    from ui.desk.dialogs.common import set_language
     from ui.desk.i18n import install_translator
+    from ui.desk.text import set_language
 
     app = QApplication.instance()
     assert isinstance(app, QApplication)

@@ -348,7 +348,7 @@ def test_the_printer_is_chosen_by_a_director_or_an_administrator(
 def test_dates_are_shown_in_madrid() -> None:
     from datetime import UTC, datetime
 
-    from ui.desk.dialogs.common import local_date, local_time
+    from ui.desk.text import local_date, local_time
 
     assert local_time(datetime(2026, 12, 3, 23, 30, tzinfo=UTC)) == "04/12/2026 00:30"
     assert local_date(date(2026, 12, 3)) == "03/12/2026"

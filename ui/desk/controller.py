@@ -55,6 +55,7 @@ from admission.identity import IdentityKey
 from admission.ports import madrid_date
 from admission.registry.port import RegistryErrorCode
 from admission.verdict import Outcome
+from ui.desk.changes import DeskOperations, OpChanges
 from ui.desk.desk_flow import (
     MAX_WAITING,
     RECORDED_WHEN_SHOWN,
@@ -70,8 +71,8 @@ from ui.desk.desk_flow import (
     record_as_shown,
     record_dismissal,
 )
-from ui.desk.dialogs.common import message
 from ui.desk.jobs import JobRunner
+from ui.desk.text import message
 from ui.desk.workers import CameraWorker
 
 if TYPE_CHECKING:
@@ -85,6 +86,9 @@ COUNTERS_INTERVAL_MS = 30_000
 FILE_POLL_MS = 1_000  # the visitor file and the register copy, through the store worker
 MAX_CODE_SHOWN = 80  # a scanned code is shown bounded, as plain text
 NO_DOCUMENT = "NO_DOCUMENT"  # hardware.mrz.live.Quality: nothing in the camera's view
+VISIT = OpChanges(admissions=True)  # a presentation recorded without a card
+ADMITTED = OpChanges(admissions=True, cards=True)  # an admission and its card (art. 22)
+QUEUE_SENT = OpChanges(queue=True)  # provisional vouchers numbered on the server (art. 23.4)
 
 
 class DeskState(Enum):
@@ -143,6 +147,10 @@ class DeskController(QObject):
         self._ctx = ctx
         self._session = session
         self._runner = runner
+        # the desk's store writes, and the one broadcast after each (the counters read
+        # again on every visit recorded, by this desk's window or a dialog)
+        self.operations = DeskOperations(runner, parent=self)
+        self.operations.operation_did_execute.connect(self._on_operation)
         self._authorise = authorise
         self._recent = RecentScans()
         self._state = DeskState.IDLE
@@ -261,9 +269,10 @@ class DeskController(QObject):
         def recorded(result: AdmissionResult | None) -> None:
             if result is not None:
                 self.dismissal_recorded.emit(result)
-                self.refresh_counters()
 
-        self._runner.submit(dismissed, recorded, lambda err: self._fail(str(err.code)))
+        self.operations.write(
+            VISIT, dismissed, recorded, lambda err: self._fail(str(err.code)), origin=self
+        )
 
     # -- one presentation, one record ------------------------------------------------
     @property
@@ -564,7 +573,6 @@ class DeskController(QObject):
                 self._advance()
                 return
             self.admission_recorded.emit(result)
-            self.refresh_counters()
             self._advance()  # Enter pressed meanwhile, or Esc: the next one waiting
 
         def failed(err: AdmissionError) -> None:
@@ -575,10 +583,12 @@ class DeskController(QObject):
                 self._confirmed = False
             self._fail(str(err.code))
 
-        self._runner.submit(
+        self.operations.write(
+            VISIT,
             lambda: record_as_shown(desk, evaluation, operator=operator.username),
             recorded,
             failed,
+            origin=self,
         )
 
     def _record(self, authorised_by: str) -> None:
@@ -604,7 +614,6 @@ class DeskController(QObject):
             if result.card is not None:
                 self.print_card(result.card.number)
             self._settled()  # the next visitor starts from the default card type
-            self.refresh_counters()
             self._advance()
 
         def failed(err: AdmissionError) -> None:
@@ -617,7 +626,8 @@ class DeskController(QObject):
             self._fail(str(err.code))
             self._advance()  # a verdict kept on screen still holds the next one
 
-        self._runner.submit(
+        self.operations.write(
+            ADMITTED,
             lambda: record_admission(
                 desk,
                 evaluation,
@@ -627,6 +637,7 @@ class DeskController(QObject):
             ),
             recorded,
             failed,
+            origin=self,
         )
 
     def print_card(self, number: int) -> None:
@@ -660,6 +671,10 @@ class DeskController(QObject):
 
     # -- counters and devices -----------------------------------------------------
     @Slot()
+    def _on_operation(self, changes: OpChanges, _origin: object) -> None:
+        if changes.admissions:
+            self.refresh_counters()
+
     def refresh_counters(self) -> None:
         ctx = self._ctx
 
@@ -742,7 +757,9 @@ class DeskController(QObject):
             if report is not None:
                 self.vouchers_formalised.emit(report)
 
-        self._runner.submit(send, sent, lambda err: self._fail(str(err.code)))
+        self.operations.write(
+            QUEUE_SENT, send, sent, lambda err: self._fail(str(err.code)), origin=self
+        )
 
     @Slot(str, str, str)
     def report_device(self, device: str, status: str, detail: str) -> None:

@@ -29,9 +29,9 @@ from admission.verdict import Outcome, Reason
 from ui.context import AppContext
 from ui.desk.controller import DeskState
 from ui.desk.dialogs.cards import CardActionsDialog
-from ui.desk.dialogs.common import bounded, local_date, message
 from ui.desk.host import DeskHost
 from ui.desk.ops import cards
+from ui.desk.text import bounded, local_date, message
 
 __all__ = ["REPRINT_HELD_KEYS", "WAITING_COLOUR", "PresentationView"]
 

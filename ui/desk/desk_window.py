@@ -65,11 +65,11 @@ from admission.devices import (
 from admission.documents import IdentityDocument
 from admission.identity import IdentityKey
 from admission.ports import madrid_date
+from ui.desk.changes import DeskOperations, OpChanges
 from ui.desk.controller import DeskController
 from ui.desk.desk_flow import DeskFlowCode, DeskVerdict, SessionView, document_from_lines
 from ui.desk.desk_presentation import PresentationView
 from ui.desk.dialogs.card_check import CardCheckDialog
-from ui.desk.dialogs.common import bounded, message
 from ui.desk.dialogs.inspection import InspectionScreen
 from ui.desk.dialogs.manual_entry import ManualEntryDialog
 from ui.desk.dialogs.vouchers import OfflineVoucherCode
@@ -79,6 +79,7 @@ from ui.desk.jobs import ImmediateRunner, JobRunner
 from ui.desk.menus import DeskMenus, attach_desk_menus
 from ui.desk.menus.audit import AuditMenu, attach_audit_menu
 from ui.desk.menus.help import HelpMenu
+from ui.desk.text import bounded, message
 from ui.desk.wedge_filter import WedgeFilter
 from ui.desk.widgets.counters import CountersPanel
 from ui.desk.widgets.identity import IdentityPanel
@@ -339,6 +340,7 @@ class DeskWindow(QMainWindow):
         c.cleared.connect(self._on_cleared)
         c.server_changed.connect(self._on_server_changed)
         c.vouchers_formalised.connect(self._on_vouchers_formalised)
+        c.operations.operation_did_execute.connect(self._on_operation)
         for name in ("locked", "signed_out"):
             signal = getattr(self.session, name, None)
             if signal is not None:
@@ -347,6 +349,11 @@ class DeskWindow(QMainWindow):
             signal = getattr(self.session, name, None)
             if signal is not None:
                 signal.connect(self.apply_operator)
+
+    @property
+    def operations(self) -> DeskOperations:
+        """The desk's store writes and their broadcast (the controller's)."""
+        return self.controller.operations
 
     def card_label(self, code: str) -> str:
         """A card type's label in the window's language (its code when unknown)."""
@@ -766,7 +773,11 @@ class DeskWindow(QMainWindow):
             )
             self.offline_banner.setText(self.formalise_text)
             self.offline_banner.show()
-        self.refresh_provisional()
+
+    def _on_operation(self, changes: OpChanges, _origin: object) -> None:
+        """A store write done (the desk's one broadcast): what it changed is read again."""
+        if changes.queue:
+            self.refresh_provisional()
 
     def refresh_provisional(self) -> None:
         """How many provisional vouchers of this desk still wait for a server number."""

@@ -20,6 +20,7 @@ from PySide6.QtWidgets import QMenu, QWidget
 from admission.accounts import Operator
 from admission.documents import IdentityDocument
 from admission.identity import IdentityKey
+from ui.desk.changes import DeskOperations
 from ui.desk.controller import DeskController
 from ui.desk.desk_flow import SessionView
 from ui.desk.jobs import JobRunner
@@ -78,6 +79,10 @@ class DeskHost(Protocol):
     def runner(self) -> JobRunner | None: ...
 
     @property
+    def operations(self) -> DeskOperations:
+        """The desk's store writes and the broadcast after each."""
+
+    @property
     def authorise(self) -> Callable[[str], Operator | None] | None: ...
 
     @property
@@ -109,5 +114,3 @@ class DeskHost(Protocol):
     def card_label(self, code: str) -> str: ...
 
     def outcome_unknown(self, identity: IdentityKey) -> bool: ...
-
-    def refresh_provisional(self) -> None: ...

@@ -10,7 +10,7 @@ lrelease is at hand; if it still cannot be had the window stays in Spanish (and 
 in the log) rather than not opening.
 
 Two more sources follow the same choice: the catalogue's texts of the codes (verdict
-reasons, warnings, the figures' labels: ``ui.desk.dialogs.common.message``), and Qt's own
+reasons, warnings, the figures' labels: ``ui.desk.text.message``), and Qt's own
 texts (standard buttons, file and message dialogs), which are English in Qt's source and
 Spanish from the ``qtbase_es.qm`` that PySide6 ships in its translations folder.
 """
@@ -139,7 +139,7 @@ def install_translator(app: QCoreApplication, language: str) -> QTranslator | No
     the source, or when no compiled file could be had - keep the answer, Qt does not own
     it), Qt's own texts (Spanish from ``qtbase_es.qm``), the locale and the catalogue's
     language. A second call replaces what the first installed."""
-    from ui.desk.dialogs.common import set_language
+    from ui.desk.text import set_language
 
     for old in _installed:
         app.removeTranslator(old)

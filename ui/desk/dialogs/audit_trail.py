@@ -44,9 +44,10 @@ from admission.audit_trail import (
 from admission.errors import AdmissionError
 from admission.records import AuditCheck
 from admission.reports import ExportTarget, RenderedExport
-from ui.desk.dialogs.common import ErrorLine, bounded, close_box, local_time, message
+from ui.desk.dialogs.common import ErrorLine, close_box
 from ui.desk.dialogs.save_path import ask_save_path
 from ui.desk.jobs import JobRunner
+from ui.desk.text import bounded, local_time, message
 from ui.desk.theme import VERDICT_COLOURS
 
 __all__ = ["AuditTrailDialog"]

@@ -39,21 +39,19 @@ from admission.errors import AdmissionError
 from admission.identity import IdentityKey
 from admission.records import Ban
 from ui.desk.dialogs.common import (
-    MADRID,
     Authorise,
     DialogCode,
     ErrorLine,
     Listings,
     ReasonField,
-    bounded,
     close_box,
     identity_from_entry,
-    local_time,
     run_job,
     with_director,
 )
 from ui.desk.jobs import JobRunner
 from ui.desk.ops.bans import BanOps, NamedBans
+from ui.desk.text import MADRID, bounded, local_time
 
 __all__ = ["BansDialog"]
 

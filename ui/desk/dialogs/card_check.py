@@ -23,14 +23,8 @@ from PySide6.QtWidgets import (
 )
 
 from admission.cards.verification import CardVerification
-from ui.desk.dialogs.common import (
-    bounded,
-    close_box,
-    local_date,
-    local_time,
-    message,
-    plain_label,
-)
+from ui.desk.dialogs.common import close_box, plain_label
+from ui.desk.text import bounded, local_date, local_time, message
 from ui.desk.theme import VERDICT_COLOURS, verdict_font
 
 __all__ = ["CardCheckDialog"]

@@ -38,14 +38,9 @@ from ui.desk.dialogs.common import (
     DialogCode,
     ErrorLine,
     ReasonField,
-    bounded,
     buddy_label,
-    card_type_label,
     close_box,
     document_summary,
-    local_date,
-    local_time,
-    message,
     plain_label,
     reasons_text,
     run_job,
@@ -53,6 +48,7 @@ from ui.desk.dialogs.common import (
 )
 from ui.desk.jobs import JobRunner
 from ui.desk.ops.cards import CardOps, ExceptionalIssue, PrintResult
+from ui.desk.text import bounded, card_type_label, local_date, local_time, message
 
 __all__ = [
     "CardActionsDialog",

@@ -11,24 +11,23 @@
   (and the card types and hours by the parsers the desk uses) before anything is saved;
 * :class:`StoreListings`: the staff list and the bans in force, as the store lists
   them (``admission.ports.PeopleListings``); no SQL here.
+
+The text helpers (a code's text, bounded plain text, Madrid dates) are :mod:`ui.desk.text`'s.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping, Sequence
 from datetime import date, datetime
 from enum import unique
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
-from zoneinfo import ZoneInfo
 
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QPlainTextEdit, QWidget
 
 from admission.accounts import Operator, Role
-from admission.cards.catalogue import CardCatalogue, CardType, CardTypeErrorCode
-from admission.catalogue import text
+from admission.cards.catalogue import CardCatalogue, CardTypeErrorCode
 from admission.codes import Code
 from admission.errors import AdmissionError, ConfigError
 from admission.hours import parse_hours
@@ -38,10 +37,10 @@ from admission.records import Ban, StaffMember
 from admission.settings import Settings
 from admission.spanish_ids import is_valid_dni, is_valid_nie
 from ui.desk.jobs import JobRunner
+from ui.desk.text import MAX_SHOWN, bounded, message
 from ui.desk.theme import alert_style
 
 __all__ = [
-    "MADRID",
     "Authorise",
     "DialogCode",
     "ErrorLine",
@@ -50,19 +49,13 @@ __all__ = [
     "SettingRefused",
     "StoreListings",
     "apply_settings",
-    "bounded",
     "identity_from_entry",
-    "local_time",
-    "message",
     "plain_label",
     "run_job",
     "with_director",
 ]
 
-MADRID = ZoneInfo("Europe/Madrid")
 MAX_REASON = 500  # the visitor file refuses longer reasons (REASON_TOO_LONG)
-MAX_SHOWN = 200  # characters of one shown value
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 T = TypeVar("T")
 
@@ -87,40 +80,9 @@ class DialogCode(Code):
     SETTINGS_NOT_SAVED = "SETTINGS_NOT_SAVED"  # the settings file could not be written
 
 
-_language = "es"
-
-
-def set_language(lang: str) -> None:
-    """The language of the catalogue's texts (the app shell sets it with its translator)."""
-    global _language
-    _language = "en" if lang.lower().startswith("en") else "es"
-
-
-def message(code: str) -> str:
-    """The catalogue's text of ``code`` in the desk's language (Spanish by default)."""
-    return text(code, _language)
-
-
-def language() -> str:
-    """The desk's language ("es" or "en"), as ``ui.desk.i18n.install_translator`` set it."""
-    return _language
-
-
-def card_type_label(kind: CardType, limit: int = 60) -> str:
-    """A card type's label on screen, in the desk's language (printed papers keep the
-    Spanish label)."""
-    return bounded(kind.label_en if _language == "en" else kind.label_es, limit)
-
-
 def tr(text_es: str) -> str:
     """Translated text for module-level helpers (context ``Dialogs``)."""
     return QCoreApplication.translate("Dialogs", text_es)
-
-
-def bounded(value: object, limit: int = MAX_SHOWN) -> str:
-    """Untrusted text made safe to show: control characters dropped, length bounded."""
-    cleaned = _CONTROL.sub(" ", str(value)).strip()
-    return cleaned if len(cleaned) <= limit else cleaned[: limit - 1] + "…"
 
 
 def plain_label(value: str = "", *, name: str = "", limit: int = MAX_SHOWN) -> QLabel:
@@ -155,17 +117,6 @@ def buddy_label(text_es: str, buddy: QWidget) -> QLabel:
     label = QLabel(text_es)
     label.setBuddy(buddy)
     return label
-
-
-def local_time(at: datetime | None) -> str:
-    """A UTC instant as Madrid wall-clock text."""
-    if at is None:
-        return ""
-    return at.astimezone(MADRID).strftime("%d/%m/%Y %H:%M")
-
-
-def local_date(day: date | None) -> str:
-    return "" if day is None else day.strftime("%d/%m/%Y")
 
 
 class ErrorLine(QLabel):

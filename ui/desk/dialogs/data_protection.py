@@ -47,14 +47,13 @@ from ui.desk.dialogs.common import (
     DialogCode,
     ErrorLine,
     ReasonField,
-    bounded,
     close_box,
-    local_time,
     plain_label,
     run_job,
 )
 from ui.desk.dialogs.save_path import ask_save_path
 from ui.desk.jobs import JobRunner
+from ui.desk.text import bounded, local_time
 from ui.desk.widgets.charts import BarChart
 
 if TYPE_CHECKING:

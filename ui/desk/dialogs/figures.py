@@ -29,8 +29,9 @@ from PySide6.QtWidgets import (
 from admission.accounts import Operator
 from admission.cards.catalogue import CardCatalogue
 from admission.cards.view import format_euros
-from ui.desk.dialogs.common import ErrorLine, bounded, close_box, message, plain_label, run_job
+from ui.desk.dialogs.common import ErrorLine, close_box, plain_label, run_job
 from ui.desk.jobs import JobRunner
+from ui.desk.text import bounded, message
 from ui.desk.widgets.charts import BarChart, Orientation
 
 __all__ = ["FiguresDialog", "FiguresPort", "open_figures"]

@@ -56,17 +56,10 @@ from admission.errors import AdmissionError
 from admission.inspection import Timeline, TimelineEntry, checked_purpose
 from admission.records import Visitor
 from admission.verdict import counts_as_visit
-from ui.desk.dialogs.common import (
-    ErrorLine,
-    bounded,
-    close_box,
-    local_date,
-    local_time,
-    message,
-    plain_label,
-)
+from ui.desk.dialogs.common import ErrorLine, close_box, plain_label
 from ui.desk.dialogs.save_path import ask_save_path
 from ui.desk.inspection_controller import InspectionController, SearchRequest
+from ui.desk.text import bounded, local_date, local_time, message
 
 __all__ = [
     "InspectionDialog",

@@ -30,7 +30,8 @@ from admission.documents import (
     manual_document,
 )
 from admission.spanish_ids import dni_check_letter, looks_like_dni, normalise
-from ui.desk.dialogs.common import ErrorLine, message
+from ui.desk.dialogs.common import ErrorLine
+from ui.desk.text import message
 
 __all__ = ["ManualEntryDialog", "ask_manual_document", "parse_typed_date"]
 

@@ -33,7 +33,6 @@ from ui.desk.dialogs.common import (
     DialogCode,
     ErrorLine,
     Listings,
-    bounded,
     close_box,
     identity_from_entry,
     run_job,
@@ -41,6 +40,7 @@ from ui.desk.dialogs.common import (
 )
 from ui.desk.jobs import JobRunner
 from ui.desk.ops.staff import StaffOps
+from ui.desk.text import bounded
 
 __all__ = ["StaffDialog"]
 

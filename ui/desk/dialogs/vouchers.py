@@ -58,19 +58,16 @@ from ui.desk.dialogs.common import (
     DialogCode,
     ErrorLine,
     ReasonField,
-    bounded,
     buddy_label,
-    card_type_label,
     close_box,
     document_summary,
-    local_time,
-    message,
     plain_label,
     reasons_text,
     run_job,
 )
 from ui.desk.jobs import JobRunner
 from ui.desk.ops.vouchers import Formalised, IssuedVoucher, QueuedProvisional, VoucherOps
+from ui.desk.text import bounded, card_type_label, local_time, message
 
 if TYPE_CHECKING:
     from admission.vouchers.offline import QueuedVoucher

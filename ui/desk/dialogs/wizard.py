@@ -63,16 +63,14 @@ from ui.desk.dialogs.common import (
     DialogCode,
     ErrorLine,
     apply_settings,
-    bounded,
     buddy_label,
-    local_time,
-    message,
     plain_label,
     show_refusal,
 )
 from ui.desk.dialogs.printer import PrinterCheck, PrinterFields
 from ui.desk.dialogs.settings import CardTypesEditor, CasinoFields, FieldGroup, HoursFields
 from ui.desk.jobs import JobRunner
+from ui.desk.text import bounded, local_time, message
 
 __all__ = [
     "AccountPage",

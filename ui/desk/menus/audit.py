@@ -21,9 +21,9 @@ from admission.ports import madrid_date
 from admission.reports import ExportTarget
 from ui.context import AppContext
 from ui.desk.dialogs.audit_trail import AuditTrailDialog
-from ui.desk.dialogs.common import message
 from ui.desk.host import MENU_DIRECTION, MENU_INSPECTION, DeskHost, shortcut_action
 from ui.desk.jobs import JobRunner
+from ui.desk.text import message
 
 __all__ = ["AUDIT_KEY", "AuditMenu", "attach_audit_menu"]
 

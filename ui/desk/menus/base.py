@@ -28,9 +28,10 @@ from admission.verdict import Outcome
 from ui.context import AppContext
 from ui.desk.controller import DeskState
 from ui.desk.desk_flow import DeskFlowCode
-from ui.desk.dialogs.common import DialogCode, message
+from ui.desk.dialogs.common import DialogCode
 from ui.desk.host import DeskHost, shortcut_action
 from ui.desk.jobs import JobRunner
+from ui.desk.text import message
 
 __all__ = ["SETTINGS_CHANGED", "SETTINGS_FILE", "MenuBase", "MenuCode", "language"]
 

@@ -21,6 +21,7 @@ from admission.desk import DeskErrorCode
 from admission.observations import ObservationService
 from admission.verdict import Outcome
 from ui.context import AppContext
+from ui.desk.changes import OpChanges
 from ui.desk.controller import DeskState
 from ui.desk.dialogs.cards import ReprintQueueDialog
 from ui.desk.dialogs.observation import ObservationDialog
@@ -37,6 +38,8 @@ if TYPE_CHECKING:
     from admission.vouchers.offline import QueuedVoucher
 
 __all__ = ["DeskMenu"]
+
+QUEUED = OpChanges(queue=True)  # a provisional voucher queued on the desk (art. 23.4)
 
 
 class DeskMenu(MenuBase):
@@ -104,7 +107,7 @@ class DeskMenu(MenuBase):
         dialog = offline_voucher_dialog(
             host.window(),
             vouchers.of(self.ctx),
-            self.runner,
+            host.operations.runner_for(QUEUED),  # the waiting count is read again
             document,
             host.controller.card_type,
             operator=operator.username,
@@ -122,7 +125,6 @@ class DeskMenu(MenuBase):
             ),
             30_000,
         )
-        self.host.refresh_provisional()
 
     def _voucher_issued(self, voucher: Voucher) -> None:
         # the voucher stands for the card (art. 23.4): the desk moves on to the next person

@@ -11,11 +11,11 @@ from PySide6.QtWidgets import QDialog, QLabel, QMenu
 
 from admission.accounts import Operator
 from ui.context import AppContext
-from ui.desk.dialogs.common import bounded
 from ui.desk.dialogs.pin import PinDialog
 from ui.desk.host import MENU_SESSION, DeskHost
 from ui.desk.jobs import JobRunner
 from ui.desk.menus.base import MenuBase
+from ui.desk.text import bounded
 
 __all__ = ["MAX_OPERATOR", "SessionMenu"]
 

@@ -18,7 +18,7 @@ from PySide6.QtCore import QEvent, QRect, QSize, Qt
 from PySide6.QtGui import QPainter, QPaintEvent, QResizeEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
-from ui.desk.dialogs.common import bounded
+from ui.desk.text import bounded
 
 __all__ = ["ElidedLabel", "WrappedLabel", "plain_tooltip", "shown_lines"]
 

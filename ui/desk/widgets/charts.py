@@ -23,7 +23,7 @@ from PySide6.QtCore import QRectF, QSize, Qt
 from PySide6.QtGui import QColor, QFontMetrics, QPainter, QPaintEvent, QPalette
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
-from ui.desk.dialogs.common import bounded, language
+from ui.desk.text import bounded, language
 
 __all__ = ["BarChart", "Orientation"]
 

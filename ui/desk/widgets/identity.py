@@ -11,7 +11,7 @@ from PySide6.QtWidgets import QFormLayout, QGroupBox, QLabel, QWidget
 
 from admission.records import Ban
 from ui.desk.desk_flow import DeskVerdict
-from ui.desk.dialogs.common import MADRID, bounded, local_date, local_time, message
+from ui.desk.text import MADRID, bounded, local_date, local_time, message
 from ui.desk.theme import current_theme
 from ui.desk.widgets import ElidedLabel, WrappedLabel, shown_lines
 

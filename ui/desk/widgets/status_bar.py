@@ -14,7 +14,7 @@ from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QStatusBar, QWidget
 
 from admission.devices import DeviceStatus
-from ui.desk.dialogs.common import bounded, message
+from ui.desk.text import bounded, message
 from ui.desk.theme import DEMO_COLOUR, alert_style
 from ui.desk.widgets import ElidedLabel
 

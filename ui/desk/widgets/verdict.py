@@ -30,7 +30,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from ui.desk.dialogs.common import bounded, message
+from ui.desk.text import bounded, message
 from ui.desk.theme import VERDICT_COLOURS, VERDICT_POINT_SIZE, verdict_font
 from ui.desk.widgets import WrappedLabel, shown_lines
 
