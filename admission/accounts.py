@@ -81,6 +81,7 @@ RESERVED_USERNAMES = frozenset(
         "registry",
         "voucher-book",
         "settings-file",
+        "audit-upgrade",  # the chain's own entries (db/chain.py: keyed, baseline, coverage)
     }
 )
 DEFAULT_IDLE = timedelta(minutes=5)

@@ -4,7 +4,7 @@
 :class:`SqlAccountBook`: the ``accounts`` table of ``db/migrations/0040_accounts.sql``,
 read and written on the store's one connection under its lock. A row and its audit
 entries are written in one transaction, and the keyed audit chain commits to the row
-(kind ``account``, :data:`ACCOUNT_TABLE`): a role or a password hash changed in the file
+(kind ``account``, db/audit_cover.py): a role or a password hash changed in the file
 by whoever holds only the file key does not verify (art. 20.3, 23.5).
 """
 
@@ -33,9 +33,9 @@ from admission.accounts import (
 )
 from admission.ports import Clock
 from db import codec
-from db.audit_rows import AppendsIn, CoveredTable, OptionalTable, aliased
+from db.audit_rows import AppendsIn
 
-__all__ = ["ACCOUNT_TABLE", "Argon2Hasher", "SqlAccountBook", "SqlAccounts"]
+__all__ = ["Argon2Hasher", "SqlAccountBook", "SqlAccounts"]
 
 _COLUMNS = (
     "username, display_name, roles, active, password_hash, failed_attempts, locked_until, "
@@ -89,14 +89,6 @@ class AccountStore(AppendsIn[sqlite3.Connection], Protocol):
     def reading(self) -> AbstractContextManager[Any]: ...
 
 
-def _content(conn: sqlite3.Connection, row: tuple[object, ...]) -> list[object]:
-    """What the chain commits to: every column, the password hash included (a hash put
-    in by hand would open the account), and the PIN's hash once one is set (migration
-    0041; a row without one reads as it did before)."""
-    pin = _pin_hash(conn, str(row[0]))
-    return list(row) if pin is None else [*row, pin]
-
-
 def _has_pins(conn: sqlite3.Connection) -> bool:
     """Whether the file has migration 0041 (a damaged file opens without migrations)."""
     return any(r[1] == "pin_hash" for r in conn.execute("PRAGMA table_info(accounts)"))
@@ -107,16 +99,6 @@ def _pin_hash(conn: sqlite3.Connection, username: str) -> str | None:
         return None
     row = conn.execute("SELECT pin_hash FROM accounts WHERE username = ?", (username,)).fetchone()
     return None if row is None or row[0] is None else str(row[0])
-
-
-# read as nothing in a file older than migration 0040
-ACCOUNT_TABLE: CoveredTable = OptionalTable(
-    "account",
-    "accounts",
-    "account_id",
-    aliased(_COLUMNS),
-    _content,
-)
 
 
 def _account(row: Sequence[Any], pin_hash: str | None = None) -> StoredAccount:

@@ -29,6 +29,7 @@ from enum import unique
 from typing import Any, Protocol
 
 from admission.codes import Code
+from admission.errors import StoreError
 from admission.records import (
     AuditAnchor,
     AuditCheck,
@@ -104,6 +105,19 @@ class AuditChainCode(Code):
     VOUCHER_NUMBER_GAP = "VOUCHER_NUMBER_GAP"  # the same for the voucher counter
     BLIND_INDEX_MISMATCH = "BLIND_INDEX_MISMATCH"  # an identity's index is another's (server)
     SETTINGS_UNRECORDED = "SETTINGS_UNRECORDED"  # settings.json is not as last recorded
+
+
+class IndexMismatch(StoreError):
+    """A row's blind index is not the one its sealed value gives (the server): audit
+    verify names the row; a write that meets it is refused."""
+
+    def __init__(self, ref: str) -> None:
+        super().__init__(
+            f"the blind index of {ref} is not its own: the database was changed outside "
+            "the desks; restore it from a backup",
+            code=AuditChainCode.BLIND_INDEX_MISMATCH,
+        )
+        self.ref = ref
 
 
 class ChainKey(Protocol):

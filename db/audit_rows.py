@@ -1,29 +1,34 @@
-"""The rows the audit chain commits to, as the SQLCipher store reads them (art. 20.4).
+"""How a kind of row registers its coverage by the audit chain (art. 20.4), once for
+both dialects (db/tx.py).
 
-Each mixin declares the tables it writes as :class:`CoveredTable` (db/visitors.py,
-db/cards.py, db/people.py); the chain reads them here, one row when an entry commits to
-it, every row when it is verified or first keyed. Temporary triggers on the store's own
-connection note the rows its transactions erase (db/audit.py counts them in an
-``ERASED`` entry before the commit), whoever's code erased them.
+A kind is a :class:`Covered`: its table, the key its refs are named by (``card:17``),
+the columns it is read with and a reader that turns a batch of rows into the content
+the chain's row mac covers (db/audit_chain.py: ``card_content``...). The reader opens
+sealed values with ``tx.open`` (the server's; the SQLCipher file's text as it is), so
+the content is computed by one function whatever the dialect. db/audit_cover.py lists
+the kinds; db/chain.py reads them - one row when an entry commits to it, every row when
+the chain is verified or first keyed.
 """
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from db.audit_chain import CoveredRow
+from db.tx import Tx
 
-RowContent = Callable[[sqlite3.Connection, tuple[object, ...]], list[object]]
+Content = tuple[str, list[object]]  # (ref, the values its row mac covers)
+# A batch of rows read with a kind's columns -> their refs and contents.
+Reader = Callable[[Tx, Sequence[tuple[Any, ...]]], list[Content]]
 
 Conn_contra = TypeVar("Conn_contra", contravariant=True)
 
 
 def aliased(columns: str) -> str:
-    """An adapter's column list (``"a, b"``) as :class:`CoveredTable` reads it
+    """An adapter's column list (``"a, b"``) as :class:`Covered` reads it
     (``"t.a, t.b"``), in the order the adapter's row reader takes them."""
     return ", ".join(f"t.{c.strip()}" for c in columns.split(","))
 
@@ -47,8 +52,8 @@ class AppendsIn(Protocol[Conn_contra]):
 
 
 # Rows erased (1) or changed without an entry of their own (0: a card losing its erased
-# visit) by this connection, noted until the commit. Staff rows are named by identity
-# here and by its keyed hash in the chain (db/audit.py converts).
+# visit) by this connection, noted until the commit (SqliteTx.erasures). Staff rows are
+# named by identity here and by its keyed hash in the chain (db/chain.py converts).
 ERASURE_TRIGGERS = (
     "CREATE TEMP TABLE IF NOT EXISTS audit_erased (ref TEXT PRIMARY KEY, erased INTEGER)",
     *(
@@ -73,92 +78,85 @@ ERASURE_TRIGGERS = (
 
 
 @dataclass(frozen=True)
-class CoveredTable:
-    """How one kind of row is read for the chain: ``columns`` (aliased ``t``) of ``table``
-    keyed by ``id_column``, turned into the values its digest covers by ``content``."""
+class Covered:
+    """One kind of row the chain commits to: ``columns`` (aliased ``t``, the row's id
+    ``key`` first) of ``table``, turned into refs and contents by ``read``. ``server_columns``:
+    the columns on the server when they differ (a blind index read beside its sealed
+    value, a record sealed whole). ``optional``: a table a SQLCipher file older than its
+    migration (or a damaged one, opened without migrations) lacks, read as empty.
+    ``named``: the ref is not ``kind:key`` (staff rows, named by a keyed hash)."""
 
     kind: str
     table: str
-    id_column: str
+    key: str
     columns: str
-    content: RowContent
+    read: Reader
+    server_columns: str | None = None
+    optional: bool = False
+    named: bool = False
 
-    def one(self, conn: sqlite3.Connection, ident: int) -> list[object] | None:
-        row = conn.execute(
-            f"SELECT {self.columns} FROM {self.table} AS t WHERE t.{self.id_column} = ?",
-            (ident,),
-        ).fetchone()
-        return None if row is None else self.content(conn, tuple(row))
+    def _select(self, tx: Tx) -> str:
+        columns = self.server_columns if tx.dialect == "pg" and self.server_columns else None
+        return f"SELECT {columns or self.columns}"
 
-    def every(self, conn: sqlite3.Connection) -> Iterator[tuple[str, list[object]]]:
-        """Every row, without joining audit_refs (which the upgrade writes to)."""
-        cursor = conn.execute(
-            f"SELECT t.{self.id_column}, {self.columns} FROM {self.table} AS t "
-            f"ORDER BY t.{self.id_column}"
-        )
-        for row in cursor:
-            yield f"{self.kind}:{row[0]}", self.content(conn, tuple(row[1:]))
-
-    def pointed(self, conn: sqlite3.Connection) -> Iterator[CoveredRow]:
-        """Every row with the newest entry committing to it (verification). The entry's
-        refs are read once per run of rows pointing to it, not once per row: a baseline
-        entry commits to hundreds of rows and its refs are tens of kilobytes."""
-        cursor = conn.execute(
-            f"SELECT t.{self.id_column}, r.seq, {self.columns} FROM {self.table} AS t "
-            f"LEFT JOIN audit_refs AS r ON r.ref = '{self.kind}:' || t.{self.id_column} "
-            f"ORDER BY t.{self.id_column}"
-        )
-        refs = _EntryRefs(conn)
-        for row in cursor:
-            content = self.content(conn, tuple(row[2:]))
-            yield CoveredRow(f"{self.kind}:{row[0]}", content, row[1], refs.of(row[1]))
-
-
-class _EntryRefs:
-    """An entry's refs by its seq, the last few kept (rows come in runs per entry)."""
-
-    KEPT = 8
-
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self._conn = conn
-        self._kept: dict[int, str | None] = {}
-
-    def of(self, seq: int | None) -> str | None:
-        if seq is None:
-            return None
-        if seq not in self._kept:
-            if len(self._kept) >= self.KEPT:
-                del self._kept[next(iter(self._kept))]
-            row = self._conn.execute("SELECT refs FROM audit WHERE seq = ?", (seq,)).fetchone()
-            self._kept[seq] = None if row is None else str(row[0])
-        return self._kept[seq]
-
-
-def pointed(
-    conn: sqlite3.Connection, rows: Iterable[tuple[str, list[object]]]
-) -> Iterator[CoveredRow]:
-    """``rows`` (ref, content) with the newest entry committing to each."""
-    for ref, content in rows:
-        found = conn.execute(
-            "SELECT r.seq, a.refs FROM audit_refs AS r LEFT JOIN audit AS a "
-            "ON a.seq = r.seq WHERE r.ref = ?",
-            (ref,),
-        ).fetchone()
-        yield CoveredRow(ref, content, *(found or (None, None)))
-
-
-class OptionalTable(CoveredTable):
-    """A table read as nothing where it does not exist: a file older than the migration
-    that made it, or a damaged file (opened read-only, without its migrations)."""
-
-    def _present(self, conn: sqlite3.Connection) -> bool:
-        found = conn.execute(
+    def _present(self, tx: Tx) -> bool:
+        if not self.optional or tx.dialect == "pg":
+            return True
+        found = tx.one(
             "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (self.table,)
-        ).fetchone()
+        )
         return found is not None
 
-    def every(self, conn: sqlite3.Connection) -> Iterator[tuple[str, list[object]]]:
-        return super().every(conn) if self._present(conn) else iter(())
+    def one(self, tx: Tx, ref: str) -> list[object] | None:
+        """The content of the row ``ref`` names, None when there is none."""
+        if self.named:
+            return next((content for found, content in self.every(tx) if found == ref), None)
+        rows = tx.all(
+            f"{self._select(tx)} FROM {self.table} AS t WHERE t.{self.key} = ?",
+            (int(ref.split(":", 1)[1]),),
+        )
+        return next((content for _ref, content in self.read(tx, rows)), None)
 
-    def pointed(self, conn: sqlite3.Connection) -> Iterator[CoveredRow]:
-        return super().pointed(conn) if self._present(conn) else iter(())
+    def every(self, tx: Tx) -> Iterator[Content]:
+        """Every row, without joining audit_refs (which the upgrade writes to)."""
+        if not self._present(tx):
+            return
+        sql = f"{self._select(tx)} FROM {self.table} AS t ORDER BY t.{self.key}"
+        for rows in tx.batches(sql):
+            yield from self.read(tx, rows)
+
+    def pointed(self, tx: Tx) -> Iterator[CoveredRow]:
+        """Every row with the newest entry committing to it (verification). Each batch
+        reads the refs of the entries it points to once: a baseline or a purge entry
+        commits to hundreds of rows and its refs are kilobytes."""
+        if not self._present(tx):
+            return
+        if self.named:
+            yield from _pointed(tx, list(self.every(tx)), {})
+            return
+        sql = (
+            f"{self._select(tx)}, r.seq FROM {self.table} AS t LEFT JOIN audit_refs AS r "
+            f"ON r.ref = '{self.kind}:' || t.{self.key} ORDER BY t.{self.key}"
+        )
+        for rows in tx.batches(sql):
+            read = self.read(tx, [row[:-1] for row in rows])
+            seqs = {f"{self.kind}:{row[0]}": row[-1] for row in rows}
+            yield from _pointed(tx, read, seqs)
+
+
+def _pointed(tx: Tx, rows: Sequence[Content], seqs: dict[str, int | None]) -> Iterator[CoveredRow]:
+    """``rows`` with the newest entry committing to each: its seq (``seqs``, else read
+    from audit_refs) and its refs, read once per batch."""
+    if not seqs and rows:
+        sub, params = tx.listed([ref for ref, _ in rows])
+        seqs = dict(tx.all(f"SELECT ref, seq FROM audit_refs WHERE ref IN ({sub})", params))
+    wanted = sorted({int(seq) for seq in seqs.values() if seq is not None})
+    refs: dict[int, str] = {}
+    if wanted:
+        sub, params = tx.listed(wanted)
+        found = tx.all(f"SELECT seq, refs FROM audit WHERE seq IN ({sub})", params)
+        refs = {int(seq): str(text) for seq, text in found}
+    for ref, content in rows:
+        seq = seqs.get(ref)
+        pointer = None if seq is None else int(seq)
+        yield CoveredRow(ref, content, pointer, None if pointer is None else refs.get(pointer))

@@ -1,6 +1,7 @@
 """Keying an audit chain written before migration 0030 (art. 20.4, art. 14.1.b).
 
-SQL cannot compute the HMAC and the audit key is not in the file, so migration 0030
+A file of one desk only (the server's chain was keyed from its start). SQL cannot
+compute the HMAC and the audit key is not in the file, so migration 0030
 only adds the columns; the store finishes the upgrade the first time it writes with
 the key, in one transaction:
 
@@ -15,7 +16,6 @@ the key, in one transaction:
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Callable, Iterator
 
 from admission.records import AuditCheck
@@ -33,8 +33,8 @@ from db.audit_chain import (
     row_mac,
 )
 from db.audit_key import AuditKey
+from db.tx import Tx
 
-ACTOR = "audit-upgrade"
 BASELINE_ROWS = 500  # rows committed per baseline entry
 COVERED_TABLES = ("visitors", "visits", "cards", "bans", "staff", "observations")
 # (action, subject, details, commits ref -> (row mac, created)): appends a keyed entry
@@ -42,16 +42,13 @@ Append = Callable[[str, str, dict[str, str], dict[str, tuple[str, bool]]], None]
 RowsOf = Callable[[str], Iterator[tuple[str, list[object]]]]  # kind -> (ref, content)
 
 
-def needs_upgrade(conn: sqlite3.Connection) -> bool:
+def needs_upgrade(tx: Tx) -> bool:
     """No keyed entry yet, and something to key: old entries or rows."""
-    if conn.execute("SELECT 1 FROM audit WHERE keyed = 1 LIMIT 1").fetchone() is not None:
+    if tx.one("SELECT 1 FROM audit WHERE keyed = 1 LIMIT 1") is not None:
         return False  # keyed already (an unkeyed entry after that is verification's case)
-    if conn.execute("SELECT 1 FROM audit LIMIT 1").fetchone() is not None:
+    if tx.one("SELECT 1 FROM audit LIMIT 1") is not None:
         return True
-    return any(
-        conn.execute(f"SELECT 1 FROM {table} LIMIT 1").fetchone() is not None
-        for table in COVERED_TABLES
-    )
+    return any(tx.one(f"SELECT 1 FROM {table} LIMIT 1") is not None for table in COVERED_TABLES)
 
 
 def legacy_check(rows: list[ChainRow], expected_count: int) -> AuditCheck:
@@ -72,7 +69,7 @@ def legacy_check(rows: list[ChainRow], expected_count: int) -> AuditCheck:
 
 
 def upgrade(
-    conn: sqlite3.Connection,
+    tx: Tx,
     key: AuditKey,
     append: Append,
     rows_of: RowsOf,
@@ -83,24 +80,25 @@ def upgrade(
     every row."""
     rows = [
         chain_row(r)
-        for r in conn.execute(
+        for r in tx.all(
             "SELECT seq, at, actor, action, subject, details, prev_digest, digest, refs, "
             "keyed FROM audit ORDER BY seq"
         )
     ]
-    expected = int(conn.execute("SELECT next - 1 FROM counters WHERE name = 'audit'").fetchone()[0])
+    found = tx.one("SELECT next - 1 FROM counters WHERE name = 'audit'")
+    expected = 0 if found is None else int(found[0])
     check = legacy_check(rows, expected)
     prev = GENESIS
     for row in rows:
         fields = (row.seq, row.at, row.actor, row.action, row.subject, row.details, row.refs)
         mac = entry_mac(key, prev, *fields)
-        conn.execute(
+        tx.execute(
             "UPDATE audit SET prev_digest = ?, digest = ?, keyed = 1 WHERE seq = ?",
             (prev, mac, row.seq),
         )
         prev = mac
     if len(rows) != expected:  # the counter runs ahead of the rows: the chain goes on
-        conn.execute("UPDATE counters SET next = ? WHERE name = 'audit'", (len(rows) + 1,))
+        tx.execute("UPDATE counters SET next = ? WHERE name = 'audit'", (len(rows) + 1,))
     details = {
         "legacy_entries": str(len(rows)),
         "legacy_head": rows[-1].digest if rows else GENESIS,

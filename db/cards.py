@@ -5,17 +5,15 @@ dialects (db/tx.py)."""
 
 from __future__ import annotations
 
-import json
-import sqlite3
+from collections.abc import Sequence
 from datetime import date, datetime
 from typing import Any
 
 from admission.errors import InvalidStateError, NotFoundError
 from admission.identity import IdentityKey
 from admission.records import CardRecord, CardStatus, RecordErrorCode
-from db import codec
 from db.audit_chain import card_content
-from db.audit_rows import CoveredTable
+from db.audit_rows import Covered
 from db.tx import Tx, on, when
 
 CARD_COLUMNS = (
@@ -53,23 +51,29 @@ def card_from_row(row: Any) -> CardRecord:
     )
 
 
-# The card row and its events as one JSON array, oldest first, for the chain.
-_AUDITED_CARD = (
-    CARD_COLUMNS + ", (SELECT json_group_array(json_array(e.at, e.kind, e.reason, e.actor)) FROM "
-    "(SELECT at, kind, reason, actor FROM card_events WHERE card_number = t.number "
-    "ORDER BY event_id) AS e)"
-)
-
-
-def _card_content(conn: sqlite3.Connection, row: tuple[object, ...]) -> list[object]:
-    events = [
-        (codec.parse_ts(str(at)), str(kind), str(reason), str(actor))
-        for at, kind, reason, actor in json.loads(str(row[14] or "[]"))
+def _audited(tx: Tx, rows: Sequence[tuple[Any, ...]]) -> list[tuple[str, list[object]]]:
+    """The chain's content of each card: the row and its events, oldest first (one query
+    per batch; sorted here, so the events are found by their card's index)."""
+    sub, params = tx.listed([int(row[0]) for row in rows])
+    found = tx.all(
+        "SELECT card_number, event_id, at, kind, reason, actor FROM card_events "
+        f"WHERE card_number IN ({sub})",
+        params,
+    )
+    events: dict[int, list[tuple[int, tuple[datetime, str, str, str]]]] = {}
+    for number, event_id, at, kind, reason, actor in found:
+        event = (when(at), str(kind), str(reason), str(actor))
+        events.setdefault(int(number), []).append((int(event_id), event))
+    return [
+        (
+            f"card:{card.number}",
+            card_content(card, [e for _, e in sorted(events.get(card.number, []))]),
+        )
+        for card in map(card_from_row, rows)
     ]
-    return card_content(card_from_row(row[:14]), events)
 
 
-COVERED = CoveredTable("card", "cards", "number", _AUDITED_CARD, _card_content)
+COVERED = Covered("card", "cards", "number", CARD_COLUMNS, _audited)  # art. 20.4
 
 
 def require_reason(reason: str) -> None:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import hmac
+import json
 import logging
 import os
 import sqlite3
@@ -58,6 +59,7 @@ PAGE_SIZE = 4096  # SQLCipher 4 default
 _PLAIN_HEADER = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 5000
 CACHE_KIB = 131072
+BATCH_ROWS = 2000  # rows per fetch of a whole-table read (SqliteTx.batches)
 log = logging.getLogger("admission.db")
 T = TypeVar("T")
 
@@ -409,6 +411,40 @@ class SqliteTx:
         if self._keyed is None:
             raise StoreError("this transaction keys no hash", code=StoreErrorCode.WRITE_FAILED)
         return self._keyed(self.conn, text)
+
+    @staticmethod
+    def listed(values: Sequence[int] | Sequence[str]) -> tuple[str, list[Any]]:
+        return "SELECT value FROM json_each(?)", [json.dumps(list(values))]
+
+    def batches(self, sql: str, params: Sequence[Any] = ()) -> Iterator[list[tuple[Any, ...]]]:
+        cursor = self.conn.execute(sql, params)
+        while rows := cursor.fetchmany(BATCH_ROWS):
+            yield rows
+
+    def erasures(self) -> tuple[list[str], list[str]]:
+        # noted by the store's temporary triggers (db/audit_rows.py: ERASURE_TRIGGERS)
+        found = self.conn.execute("SELECT ref, erased FROM temp.audit_erased").fetchall()
+        if not found:
+            return [], []
+        self.conn.execute("DELETE FROM temp.audit_erased")
+        return [str(r) for r, e in found if e], [str(r) for r, e in found if not e]
+
+    def setting(self, key: str) -> str | bytes | None:
+        row = self.conn.execute("SELECT value FROM settings WHERE key = ?", (key,)).fetchone()
+        return None if row is None else cast("str | bytes", row[0])
+
+    def put_setting(self, key: str, value: str | bytes, *, replace: bool = True) -> None:
+        self.conn.execute(
+            "INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) "
+            + ("DO UPDATE SET value = excluded.value" if replace else "DO NOTHING"),
+            (key, value),
+        )
+
+    @staticmethod
+    def check_index(
+        ref: str, stored: Sequence[Any], *, identity: str = "", number: str = ""
+    ) -> None:
+        return None
 
     def audit(
         self,

@@ -12,6 +12,8 @@ from typing import Any, TypeVar
 from admission.identity import IdentityKey
 from admission.records import (
     AdmissionEntry,
+    AuditEntry,
+    AuditHead,
     Ban,
     CardRecord,
     Observation,
@@ -21,7 +23,7 @@ from admission.records import (
     VisitRecord,
     check_new_ban,
 )
-from db import cards, people, visitors
+from db import cards, chain, people, visitors
 
 T = TypeVar("T")
 
@@ -34,6 +36,42 @@ class FilePorts:
 
     def write(self, work: Callable[[Any], T]) -> T:  # pragma: no cover - each store's own
         raise NotImplementedError
+
+    # -- AuditTrail (art. 20.4; db/chain.py) and the file's settings -------------------------
+    # verify() is each store's: the snapshot it reads in and where its key comes from
+
+    def append(
+        self,
+        actor: str,
+        action: str,
+        subject: str,
+        at: datetime,
+        details: dict[str, str] | None = None,
+    ) -> int:
+        """Append one entry in its own transaction; its ``seq``."""
+        return int(self.write(lambda tx: tx.audit(actor, action, subject, at, details)))
+
+    def head(self) -> AuditHead:
+        """The newest entry: its seq and digest, to be printed outside the file."""
+        return self.read(chain.head)
+
+    def audit_entries(self, since_seq: int = 0, limit: int = 1000) -> list[AuditEntry]:
+        """Entries after ``since_seq``, oldest first (inspector reports)."""
+        return self.read(lambda tx: chain.entries(tx, since_seq, limit))
+
+    def secret(self, name: str) -> bytes:
+        """A random 32-byte secret created on first use (e.g. ``secret("card_code")``)."""
+        return self.write(lambda tx: chain.secret_in(tx, name))
+
+    def keyed_hash(self, text: str) -> str:
+        """``hmac:`` + 16 hex under the file's subject secret (db/chain.py)."""
+        return chain.keyed_hash(self.secret(chain.SUBJECT_SECRET), text)
+
+    def get_setting(self, key: str) -> str | None:
+        return self.read(lambda tx: chain.get_setting(tx, key))
+
+    def set_setting(self, key: str, value: str) -> None:
+        self.write(lambda tx: chain.set_setting(tx, key, value))
 
     # -- VisitorFile (art. 20.3, R2) ---------------------------------------------------------
 

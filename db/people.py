@@ -6,8 +6,7 @@ sealed to their row on the server (:meth:`Tx.seal`), found by blind index
 
 from __future__ import annotations
 
-import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import Any
 
@@ -16,7 +15,7 @@ from admission.identity import IdentityKey
 from admission.records import Ban, RecordErrorCode, StaffMember, StaffRole, check_new_ban
 from db import codec
 from db.audit_chain import ban_content, staff_content
-from db.audit_rows import CoveredTable
+from db.audit_rows import Covered
 from db.tx import Tx, insert_row, opt_when, when
 
 BAN_COLUMNS = (
@@ -24,8 +23,7 @@ BAN_COLUMNS = (
     "t.lifted_at, t.lift_reason"
 )
 _BANS = f"SELECT {BAN_COLUMNS} FROM bans AS t WHERE "
-# the text of a value read from table.column of a row: Tx.open, or the server's
-# Opener.text when the chain is verified
+# the text of a value read from table.column of a row (Tx.open)
 Opens = Callable[[Any, str, str, int | str], str]
 
 
@@ -45,16 +43,36 @@ def ban_from_row(opened: Opens, row: Sequence[Any]) -> Ban:
     )
 
 
-def _as_stored(value: Any, table: str, column: str, row: int | str) -> str:
-    return str(value)  # the SQLCipher file: encrypted whole, values in clear inside
+def _audited_bans(tx: Tx, rows: Sequence[tuple[Any, ...]]) -> list[tuple[str, list[object]]]:
+    """The chain's content of each ban (db/audit_rows.py); on the server the identity's
+    blind index read beside it is checked against the opened identity."""
+    found: list[tuple[str, list[object]]] = []
+    for row in rows:
+        ban = ban_from_row(tx.open, row[:8])
+        tx.check_index(f"ban:{ban.ban_id}", row[8:], identity=ban.identity.text)
+        found.append((f"ban:{ban.ban_id}", ban_content(ban)))
+    return found
 
 
-def _ban_content(conn: sqlite3.Connection, row: tuple[object, ...]) -> list[object]:
-    return ban_content(ban_from_row(_as_stored, row))
+def _audited_staff(tx: Tx, rows: Sequence[tuple[Any, ...]]) -> list[tuple[str, list[object]]]:
+    """Staff rows, named by the keyed hash of the identity (never in clear)."""
+    members = [staff_from_row(tx.open, row) for row in rows]
+    return [("staff:" + tx.keyed_hash(m.identity.text), staff_content(m)) for m in members]
 
 
-# the bans the SQLCipher chain covers (the server reads them in db/pg/store.py)
-COVERED = CoveredTable("ban", "bans", "ban_id", BAN_COLUMNS, _ban_content)
+# the rows of bans and staff the chain covers (art. 20.4), in both dialects
+COVERED = Covered(
+    "ban", "bans", "ban_id", BAN_COLUMNS, _audited_bans, BAN_COLUMNS + ", t.id_index, t.key_version"
+)
+STAFF_COVERED = Covered(
+    "staff",
+    "staff",
+    "identity",  # the server's rows are numbered, their order is the sealed identity's
+    "t.identity, t.identity, t.name, t.role, t.active",
+    _audited_staff,
+    "t.staff_id, t.identity, t.name, t.role, t.active",
+    named=True,
+)
 
 
 def bans(tx: Tx, identity: IdentityKey) -> list[Ban]:
@@ -187,14 +205,6 @@ def staff_members(tx: Tx, limit: int = 500) -> list[StaffMember]:
     members = [staff_from_row(tx.open, row) for row in tx.all(_staff_select(tx))]
     members.sort(key=lambda m: (m.name, m.identity.text))
     return members[: max(0, limit)]
-
-
-def staff_rows(tx: Tx) -> Iterator[tuple[str, list[object]]]:
-    """The staff rows the audit chain covers, named by the keyed hash of the identity
-    (never in clear), with the content it commits to."""
-    for row in tx.all(f"{_staff_select(tx)} ORDER BY t.{_staff_key(tx)}"):
-        member = staff_from_row(tx.open, row)
-        yield "staff:" + tx.keyed_hash(member.identity.text), staff_content(member)
 
 
 def add_staff(tx: Tx, member: StaffMember, actor: str, at: datetime) -> None:

@@ -30,14 +30,9 @@ from types import TracebackType
 from admission.clock import SystemClock
 from admission.errors import StoreError, StoreErrorCode
 from admission.ports import Clock
-from db import codec, people
-from db.accounts import ACCOUNT_TABLE
-from db.audit_cover import REGISTRY_TABLE, VOUCHER_TABLE
-from db.audit_rows import CoveredTable
+from db import codec
 from db.connection import (
     DB_ERRORS,
-    KeyedHash,
-    SqliteTx,
     configure,
     connect_encrypted,
     connect_plain,
@@ -406,21 +401,6 @@ class SqlCipherStore(ReportsMixin):
 
     def _now(self) -> datetime:
         return self._clock.now()
-
-    def _tx_keyed(self) -> KeyedHash:
-        return self._keyed_hash_in
-
-    def _staff_rows(self, conn: sqlite3.Connection) -> Iterator[tuple[str, list[object]]]:
-        return people.staff_rows(SqliteTx(conn, None, self._keyed_hash_in))
-
-    def _covered(self) -> dict[str, CoveredTable]:
-        return {
-            **super()._covered(),
-            "ban": people.COVERED,  # the casino's own bans (art. 21.2-3)
-            "account": ACCOUNT_TABLE,  # desk accounts (art. 20.3)
-            "voucher": VOUCHER_TABLE,  # provisional vouchers (art. 23.4)
-            "registry": REGISTRY_TABLE,  # the RIAJ snapshots checked against (art. 20.2)
-        }
 
     def append_in(
         self,

@@ -23,7 +23,7 @@ retried by the dialect where it retries, errors mapped to the store's codes.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from datetime import UTC, date, datetime
 from typing import Any, Protocol
 
@@ -104,6 +104,40 @@ class Tx(Protocol):
     def keyed_hash(self, text: str) -> str:
         """``hmac:`` + 16 hex under the file's subject secret: the audit names an identity
         without showing it (write transactions)."""
+        ...
+
+    # -- what the audit chain needs of a dialect (db/chain.py) ------------------------------
+
+    def listed(self, values: Sequence[int] | Sequence[str]) -> tuple[str, list[Any]]:
+        """A subquery of ``values`` as its one column ``value`` (``x IN (subquery)``), and
+        its parameter: one statement for a list of ids or refs in both dialects."""
+        ...
+
+    def batches(self, sql: str, params: Sequence[Any] = ()) -> Iterator[list[tuple[Any, ...]]]:
+        """The rows of a whole-table read in batches, never all in memory (verification)."""
+        ...
+
+    def erasures(self) -> tuple[list[str], list[str]]:
+        """The refs this transaction erased, and those it changed without an entry of their
+        own (a card losing its erased visit), since the last call: counted by an
+        ``ERASED`` entry (art. 20.4). SQLite notes them with temporary triggers (a staff
+        row as ``staffid:<identity>``); the server as its statements erase them."""
+        ...
+
+    def setting(self, key: str) -> str | bytes | None:
+        """A value of ``settings`` (sealed on the server, bound to its key)."""
+        ...
+
+    def put_setting(self, key: str, value: str | bytes, *, replace: bool = True) -> None:
+        """Write a value of ``settings``; with ``replace=False`` one already there stays."""
+        ...
+
+    def check_index(
+        self, ref: str, stored: Sequence[Any], *, identity: str = "", number: str = ""
+    ) -> None:
+        """The server's blind index read beside a sealed value (``stored``: index, key
+        version) is the one the opened value gives, else BLIND_INDEX_MISMATCH (a row
+        swapped by the server's administrator). Nothing to check on SQLite."""
         ...
 
     def audit(

@@ -319,6 +319,7 @@ ACTOR_LITERALS = (
     r'_ACTOR\s*=\s*"([a-z][a-z0-9._-]*)"',  # constants
     r'\.append\(\s*"([a-z][a-z0-9._-]*)",',  # chain.append("retention", ...)
     r'\(\s*(?:conn|tx),\s*"([a-z][a-z0-9._-]*)",\s*"[A-Z_]+"',  # _audit(conn, "x", "ACT"
+    r'\btx\.audit\(\s*"([a-z][a-z0-9._-]*)",\s*"[A-Z_]+"',  # tx.audit("x", "ACT" (db/tx.py)
     r'if operator is not None else "([a-z][a-z0-9._-]*)"',
 )
 

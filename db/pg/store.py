@@ -36,7 +36,6 @@ import functools
 import hashlib
 import hmac
 import itertools
-import json
 import logging
 import os
 import random
@@ -44,12 +43,11 @@ import socket
 import threading
 import time
 import uuid
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, datetime
 from types import TracebackType
-from typing import Any, ClassVar, TypeVar
+from typing import Any, TypeVar
 
 import psycopg
 from psycopg import errors as pg_errors
@@ -66,38 +64,15 @@ from admission.records import (
     AdmissionEntry,
     AuditAnchor,
     AuditCheck,
-    AuditEntry,
-    AuditHead,
     IntegrityReport,
     PurgeReport,
     RecordedAdmission,
 )
-from db import codec, people, visitors
+from db import chain, codec, visitors
 from db.audit_chain import (
-    COVERAGE,
-    ERASED,
-    GENESIS,
-    KINDS,
     AuditChainCode,
-    ChainRow,
-    CoveredRow,
-    ban_content,
-    canonical_details,
-    canonical_refs,
-    card_content,
-    check_rows,
-    counters_details,
-    entries_digest,
+    IndexMismatch,
     entry_mac,
-    kind_of,
-    observation_content,
-    parse_refs,
-    registry_content,
-    row_mac,
-    visit_content,
-    visitor_content,
-    voucher_content,
-    walk_chain,
 )
 from db.audit_key import AuditKey
 from db.file_ports import FilePorts
@@ -109,15 +84,8 @@ from db.pg.connect import PgConnectCode, connect
 from db.pg.crypto import InstallationKey, KeyRing, WrappedKey
 from db.pg.latency import PgLinkCode
 from db.pg.rows import (
-    ACCOUNT_COLUMNS,
-    CARD_COLUMNS,
-    REGISTRY_COLUMNS,
-    VOUCHER_COLUMNS,
     Opener,
-    account_content,
-    card_from_row,
     utc,
-    voucher_from_row,
 )
 from db.visitors import PgAdmissionCode
 
@@ -140,7 +108,8 @@ BACKOFF_S = 0.005  # first backoff; doubles per attempt, jittered, capped
 BACKOFF_CAP_S = 0.25
 _RETRYABLE = (pg_errors.SerializationFailure, pg_errors.DeadlockDetected)
 BATCH = 20000  # visits erased per purge transaction (as db/retention.py)
-SUBJECT_SECRET = "audit_subject"
+STREAM_BATCH = 2000  # rows per fetch of a whole-table read (_Tx.batches)
+_CURSORS = itertools.count()  # names of the server-side cursors of those reads
 _LOCK_HEAD = "SELECT next FROM counters WHERE name = 'audit' FOR UPDATE"
 _PURGE_LOCK_LABEL = b"admission-desk/pg/purge-lock/v1"
 
@@ -421,8 +390,70 @@ class _Tx:
         return columns
 
     def keyed_hash(self, text: str) -> str:
-        assert self.store is not None
-        return self.store._keyed_hash_in(self, text)
+        return chain.keyed_hash_in(self, text)
+
+    @staticmethod
+    def listed(values: Sequence[int] | Sequence[str]) -> tuple[str, list[Any]]:
+        kind = "bigint" if all(isinstance(v, int) for v in values) else "text"
+        return f"SELECT unnest(?::{kind}[]) AS value", [list(values)]
+
+    def batches(self, sql: str, params: Sequence[Any] = ()) -> Iterator[list[tuple[Any, ...]]]:
+        with self.conn.cursor(name=f"walk_{next(_CURSORS)}") as cur:
+            cur.execute(_pg_sql(sql), params)
+            while rows := cur.fetchmany(STREAM_BATCH):
+                yield rows
+
+    def erasures(self) -> tuple[list[str], list[str]]:
+        erased, changed = sorted(self.erased), sorted(self.changed - self.erased)
+        self.erased, self.changed = set(), set()
+        return erased, changed
+
+    def setting(self, key: str) -> str | bytes | None:
+        name = key.removeprefix("secret:")
+        secret = name != key
+        cached = (self.store._secrets.get(name) if self.store else None) or self.secrets.get(name)
+        if secret and cached is not None:
+            return cached  # a secret never changes once made
+        row = self.one("SELECT value FROM settings WHERE key = ?", (key,))
+        if row is None:
+            return None
+        if not secret:
+            return self.open(row[0], "settings", "value", key)
+        value = self._ring().open(bytes(row[0]), table="settings", column="value", row=key)
+        self.secrets[name] = value  # kept by the store once committed
+        return value
+
+    def put_setting(self, key: str, value: str | bytes, *, replace: bool = True) -> None:
+        ring = self._ring()
+        sealed = (
+            ring.seal(value, table="settings", column="value", row=key)
+            if isinstance(value, bytes)
+            else ring.seal_text(value, table="settings", column="value", row=key)
+        )
+        self.execute(
+            "INSERT INTO settings (key, value, key_version) VALUES (?, ?, ?) ON CONFLICT (key) "
+            + (
+                "DO UPDATE SET value = excluded.value, key_version = excluded.key_version"
+                if replace
+                else "DO NOTHING"
+            ),
+            (key, sealed, ring.current_version),
+        )
+
+    def check_index(
+        self, ref: str, stored: Sequence[Any], *, identity: str = "", number: str = ""
+    ) -> None:
+        index, version = stored
+        ring, held = self._ring(), int(version)
+        if held not in ring.versions:
+            return  # a version this desk no longer holds: its value did not open either
+        expected = (
+            ring.identity_index(IdentityKey.parse(identity), version=held)
+            if identity
+            else ring.number_index(number, version=held)
+        )
+        if bytes(index) != expected:
+            raise IndexMismatch(ref)
 
     def audit(
         self,
@@ -558,14 +589,8 @@ class PgStore(FilePorts):
         def work(tx: _Tx) -> None:
             if tx.one(pending) is None:  # another desk adopted them meanwhile
                 return
-            rows = [
-                (ref, True)
-                for kind in ("voucher", "registry")
-                for ref, _content, _seq, _refs in self._kind_rows(tx, kind)
-            ]
-            details = counters_details(self._counters(tx))
-            self._audit(tx, "audit-upgrade", COVERAGE, "audit", self._now(), details, rows)
-            tx.conn.execute("UPDATE counters SET next = 2 WHERE name = 'audit_coverage'")
+            chain.adopt_coverage(tx, self._audit_key, self._now())
+            tx.execute("UPDATE counters SET next = 2 WHERE name = 'audit_coverage'")
 
         try:
             self._write(work)
@@ -705,7 +730,7 @@ class PgStore(FilePorts):
                 tx = _Tx(conn, self)
                 result = work(tx)
                 if write:
-                    self._flush_erasures(tx)
+                    chain.account_erasures(tx, self._audit_key, self._now)
                 committing = True  # leaving the block sends COMMIT
         except _RETRYABLE:
             raise
@@ -815,18 +840,7 @@ class PgStore(FilePorts):
         admission a second time (its insert fails and it rolls back, number included)."""
         return self._read(lambda tx: visitors.recorded_admission(tx, admission_id))
 
-    # -- AuditTrail ------------------------------------------------------------------------
-
-    def append(
-        self,
-        actor: str,
-        action: str,
-        subject: str,
-        at: datetime,
-        details: dict[str, str] | None = None,
-    ) -> int:
-        """Append one entry in its own transaction; returns its ``seq``."""
-        return self._write(lambda tx: self._audit(tx, actor, action, subject, at, details))
+    # -- AuditTrail (db/chain.py, through db/file_ports.py): the server's key and snapshot --
 
     def _audit(
         self,
@@ -840,34 +854,8 @@ class PgStore(FilePorts):
     ) -> int:
         """Append inside the caller's transaction (which holds the head lock), committing
         to ``rows`` as they are now: the entry and the act commit together."""
-        self._flush_erasures(tx)
-        commits: Commits = {}
-        for ref, created in rows:
-            content = self._row_content(tx, ref)
-            if content is None:
-                raise StoreError(f"no row {ref} to record", code=AuditChainCode.ROW_UNRECORDED)
-            commits[ref] = (row_mac(self._audit_key, ref, content), created)
-        found = tx.one(
-            "UPDATE counters SET next = next + 1 WHERE name = 'audit' RETURNING next - 1"
-        )
-        assert found is not None
-        seq = int(found[0])
-        prev_row = tx.one("SELECT digest FROM audit WHERE seq = %s", (seq - 1,))
-        prev = str(prev_row[0]) if prev_row else GENESIS
-        stamp, text, refs = codec.ts(at), canonical_details(details), canonical_refs(commits)
-        mac = entry_mac(self._audit_key, prev, seq, stamp, actor, action, subject, text, refs)
-        tx.conn.execute(
-            "INSERT INTO audit (seq, at, actor, action, subject, details, prev_digest, digest, "
-            "refs) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
-            (seq, stamp, actor, action, subject, text, prev, mac, refs),
-        )
-        if commits:
-            tx.conn.execute(
-                "INSERT INTO audit_refs (ref, seq) SELECT r, %s FROM unnest(%s::text[]) AS r "
-                "ON CONFLICT (ref) DO UPDATE SET seq = excluded.seq",
-                (seq, list(commits)),
-            )
-        return seq
+        key, now = self._audit_key, self._now
+        return chain.append(tx, key, now, actor, action, subject, at, details, rows)
 
     def append_in(
         self,
@@ -902,68 +890,6 @@ class PgStore(FilePorts):
         tx.erased.update(erased)
         return self._audit(tx, actor, action, subject, at, details, rows)
 
-    def _flush_erasures(self, tx: _Tx) -> None:
-        """One ``ERASED`` entry: per kind, how many rows and which ids (art. 20.4); it
-        commits to the cards that only lost the link to an erased visit."""
-        if not tx.erased and not tx.changed:
-            return
-        erased, changed = sorted(tx.erased), sorted(tx.changed - tx.erased)
-        tx.erased, tx.changed = set(), set()
-        details: dict[str, str] = {}
-        for kind in KINDS:
-            refs = [r for r in erased if kind_of(r) == kind]
-            if refs:
-                details[kind] = str(len(refs))
-            if refs and kind != "staff":
-                ids = sorted(int(r.split(":", 1)[1]) for r in refs)
-                details[f"{kind}_first"], details[f"{kind}_last"] = str(ids[0]), str(ids[-1])
-        # a snapshot's id is never given again, and the desks that swap the register may
-        # not delete pointers (db/pg/roles.py): its pointer stays, naming no row
-        dropped = [r for r in erased if kind_of(r) != "registry"]
-        if dropped:
-            tx.conn.execute("DELETE FROM audit_refs WHERE ref = ANY(%s::text[])", (dropped,))
-        self._audit(
-            tx,
-            "retention",
-            ERASED,
-            "visitor-file",
-            self._now(),
-            details,
-            [(r, False) for r in changed],
-        )
-
-    def head(self) -> AuditHead:
-        """The newest entry: its seq and digest, to be printed outside the database."""
-        found = self._read(
-            lambda tx: tx.one("SELECT seq, digest, at FROM audit ORDER BY seq DESC LIMIT 1")
-        )
-        if found is None:
-            return AuditHead(0, GENESIS, None)
-        return AuditHead(int(found[0]), str(found[1]), codec.parse_ts(str(found[2])))
-
-    def audit_entries(self, since_seq: int = 0, limit: int = 1000) -> list[AuditEntry]:
-        """Entries after ``since_seq``, oldest first (inspector reports)."""
-        rows = self._read(
-            lambda tx: tx.all(
-                "SELECT seq, at, actor, action, subject, details, digest, refs FROM audit "
-                "WHERE seq > %s ORDER BY seq LIMIT %s",
-                (since_seq, limit),
-            )
-        )
-        return [
-            AuditEntry(
-                int(seq),
-                codec.parse_ts(str(at)),
-                str(actor),
-                str(action),
-                str(subject),
-                json.loads(str(details)),
-                str(dig),
-                {ref: mac for ref, (mac, _) in parse_refs(str(refs)).items()},
-            )
-            for seq, at, actor, action, subject, details, dig, refs in rows
-        ]
-
     def verify(
         self, anchors: Sequence[AuditAnchor] = (), *, settings: Mapping[str, str] | None = None
     ) -> AuditCheck:
@@ -971,296 +897,24 @@ class PgStore(FilePorts):
         ``anchors`` (heads kept outside the database), then every row present."""
         # the staff rows are named by a keyed hash: its secret is read (or made) before
         # the read-only snapshot, where it could not be written
-        self.secret(SUBJECT_SECRET)
+        self.secret(chain.SUBJECT_SECRET)
         return self._run(
-            lambda tx: self._verify_in(tx, anchors, settings),
+            lambda tx: chain.verify_in(tx, self._audit_key, anchors, settings),
             write=False,
             snapshot=True,
             bounded=False,
         )
 
-    def _verify_in(
-        self,
-        tx: _Tx,
-        anchors: Sequence[AuditAnchor],
-        settings: Mapping[str, str] | None = None,
-    ) -> AuditCheck:
-        found = tx.one("SELECT next - 1 FROM counters WHERE name = 'audit'")
-        assert found is not None
-        walk = walk_chain(
-            self._chain_rows(tx),
-            self._audit_key,
-            expected_count=int(found[0]),
-            anchors=anchors,
-            counters=self._counters(tx),
-            settings=settings,
-        )
-        if not walk.check.ok:
-            return walk.check
-        # the first entry committing to a row whose pointer names an older entry; in a
-        # materialised step, so the planner joins both tables once (with ORDER BY ...
-        # LIMIT 1 it scans audit_refs once per entry: quadratic in the file's size)
-        rolled = tx.one(
-            "WITH late AS MATERIALIZED (SELECT a.seq, j.ref FROM audit AS a "
-            "CROSS JOIN LATERAL jsonb_object_keys(a.refs::jsonb) AS j(ref) "
-            "JOIN audit_refs AS r ON r.ref = j.ref WHERE r.seq < a.seq) "
-            "SELECT seq, ref FROM late ORDER BY seq LIMIT 1"
-        )
-        if rolled is not None:
-            return AuditCheck(
-                False,
-                walk.check.entries,
-                int(rolled[0]),
-                AuditChainCode.ROW_ROLLED_BACK,
-                row=str(rolled[1]),
-            )
-        try:
-            return check_rows(self._audit_key, self._covered_rows(tx), walk, Counter())
-        except _IndexMismatch as exc:
-            return AuditCheck(
-                False, walk.check.entries, None, AuditChainCode.BLIND_INDEX_MISMATCH, row=exc.ref
-            )
-
-    @staticmethod
-    def _counters(tx: _Tx) -> dict[str, int]:
-        """The numbered counters the chain checks (``{"card": next, "voucher": next}``)."""
-        rows = tx.all("SELECT name, next FROM counters WHERE name IN ('card', 'voucher')")
-        return {str(name): int(value) for name, value in rows}
-
-    @staticmethod
-    def _chain_rows(tx: _Tx) -> Iterator[ChainRow]:
-        with tx.conn.cursor(name="audit_walk") as cur:
-            cur.itersize = 2000
-            cur.execute(
-                "SELECT seq, at, actor, action, subject, details, prev_digest, digest, refs "
-                "FROM audit ORDER BY seq"
-            )
-            for seq, at, actor, action, subject, details, prev, dig, refs in cur:
-                yield ChainRow(int(seq), at, actor, action, subject, details, prev, dig, refs)
-
-    # -- the rows the chain commits to (the same content as the SQLCipher store's) ----------
-
-    # desk accounts are rows of the chain as in the SQLCipher file (db/accounts.py): an
-    # account put back from an older copy (an old role, an old hash) fails verification
+    # desk accounts are rows of the chain as in the SQLCipher file (db/audit_cover.py)
     COVERS_ACCOUNTS = True
 
-    def _row_content(self, tx: _Tx, ref: str) -> list[object] | None:
-        kind, ident = ref.split(":", 1)
-        if kind == "account":
-            row = tx.one(
-                f"SELECT {ACCOUNT_COLUMNS} FROM accounts AS t WHERE t.account_id = %s",
-                (int(ident),),
-            )
-            return None if row is None else account_content(self.ring, row)[1]
-        if kind == "staff":
-            for found, content in self._staff_rows(tx):
-                if found == ref:
-                    return content
-            return None
-        rows = self._kind_rows(tx, kind, "t.{id} = %s", (int(ident),))
-        return next((content for _ref, content, _p, _r in rows), None)
-
-    # kind -> table, id, columns; a visitor's, a visit's and a ban's blind index and key
-    # version come last: verification recomputes each index from the opened value
-    _TABLES: ClassVar[dict[str, tuple[str, str, str]]] = {
-        "visitor": (
-            "visitors",
-            "file_number",
-            visitors.VISITOR_BASE.replace("v.", "t.") + ", t.id_index, t.key_version",
-        ),
-        "visit": (
-            "visits",
-            "visit_id",
-            visitors.VISIT_COLUMNS.replace("c.number", "NULL") + ", v.number_index, v.key_version",
-        ),
-        "card": ("cards", "number", CARD_COLUMNS),
-        "ban": ("bans", "ban_id", people.BAN_COLUMNS + ", t.id_index, t.key_version"),
-        "observation": ("observations", "observation_id", visitors.OBSERVATION_COLUMNS),
-        "voucher": ("vouchers", "number", VOUCHER_COLUMNS),
-        "registry": ("registry_snapshot", "snapshot_id", REGISTRY_COLUMNS),
-    }
-
-    def _kind_rows(
-        self, tx: _Tx, kind: str, where: str = "", params: Sequence[Any] = ()
-    ) -> Iterator[tuple[str, list[object], int | None, str | None]]:
-        """(ref, content, newest committing seq, that entry's refs) of rows of ``kind``:
-        the rows ``where`` selects, or every row, streamed in batches (verification)."""
-        table, id_column, columns = self._TABLES[kind]
-        alias = "v" if kind == "visit" else "t"
-        sql = (
-            f"SELECT {columns}, r.seq FROM {table} AS {alias} "
-            f"LEFT JOIN audit_refs AS r ON r.ref = '{kind}:' || {alias}.{id_column}"
-        )
-        if where:
-            sql += " WHERE " + where.format(id=id_column).replace("t.", f"{alias}.")
-            batches: Iterator[list[tuple[Any, ...]]] = iter([tx.all(sql, params)])
-        else:
-            batches = _streamed(tx, f"covered_{kind}", sql + f" ORDER BY {alias}.{id_column}")
-        for rows in batches:
-            events: dict[int, list[Any]] = {}
-            if kind == "card":
-                events.update(_card_events(tx, [int(row[0]) for row in rows]))
-            if kind == "registry":  # each snapshot's identifiers, digested (art. 20.2)
-                events = {int(row[0]): [_registry_digest(tx, int(row[0]))] for row in rows}
-            # each committing entry's refs once per batch, not once per row: a baseline
-            # or a purge entry commits to hundreds of rows and its refs are kilobytes
-            seqs = sorted({int(row[-1]) for row in rows if row[-1] is not None})
-            refs = {
-                int(seq): str(text)
-                for seq, text in tx.all(
-                    "SELECT seq, refs FROM audit WHERE seq = ANY(%s::bigint[])", (seqs,)
-                )
-            }
-            for row in rows:
-                data, pointer = row[:-1], row[-1]
-                ident, content = self._content_of(kind, data, events)
-                seq = None if pointer is None else int(pointer)
-                yield f"{kind}:{ident}", content, seq, None if seq is None else refs.get(seq)
-
-    def _content_of(
-        self,
-        kind: str,
-        data: Sequence[Any],
-        events: Mapping[int, list[Any]],
-    ) -> tuple[int, list[object]]:
-        if kind == "visitor":
-            plain = visitors.visitor_plain(self._open.text, data)
-            fn, identity, surname, given, birth, nationality = plain
-            self._check_index(f"visitor:{fn}", data[6], data[7], identity=identity)
-            return fn, visitor_content(identity, surname, given, birth, nationality)
-        if kind == "visit":
-            visit = visitors.visit_from_row(self._open.text, data)
-            if data[15] is not None:  # visits recorded before migration 0060 have none
-                self._check_index(
-                    f"visit:{visit.visit_id}", data[15], data[16], number=visit.document_number
-                )
-            return visit.visit_id, visit_content(visit)
-        if kind == "card":
-            card = card_from_row(data)
-            return card.number, card_content(card, events.get(card.number, []))
-        if kind == "ban":
-            ban = people.ban_from_row(self._open.text, data[:8])
-            self._check_index(f"ban:{ban.ban_id}", data[8], data[9], identity=ban.identity.text)
-            return ban.ban_id, ban_content(ban)
-        if kind == "voucher":
-            voucher = voucher_from_row(self.ring, data)
-            return voucher.number, voucher_content(voucher)
-        if kind == "registry":
-            snapshot_id = int(data[0])
-            row = [codec.ts(utc(v)) if isinstance(v, datetime) else v for v in data[1:]]
-            row = [int(v) if isinstance(v, bool) else v for v in row]
-            return snapshot_id, registry_content(row, str(events[snapshot_id][0]))
-        observation = visitors.observation_from_row(self._open.text, data)
-        return observation.observation_id, observation_content(observation)
-
-    def _check_index(
-        self, ref: str, stored: Any, version: Any, *, identity: str = "", number: str = ""
-    ) -> None:
-        """The blind index stored beside a sealed value is the one the value gives: a
-        database administrator who swaps two rows' indexes (one person then found as
-        another) is caught here (BLIND_INDEX_MISMATCH)."""
-        ring, held = self._ring, int(version)
-        if held not in ring.versions:
-            return  # a version this desk no longer holds: its value did not open either
-        expected = (
-            ring.identity_index(IdentityKey.parse(identity), version=held)
-            if identity
-            else ring.number_index(number, version=held)
-        )
-        if bytes(stored) != expected:
-            raise _IndexMismatch(ref)
-
-    def _staff_rows(self, tx: _Tx) -> Iterator[tuple[str, list[object]]]:
-        """Staff rows named by the keyed hash of the identity (never in clear)."""
-        return people.staff_rows(tx)
-
-    def _covered_rows(self, tx: _Tx) -> Iterator[CoveredRow]:
-        """Every row present, with the newest entry committing to it, kind by kind."""
-        for kind in KINDS:
-            if kind == "account":
-                for row in tx.all(
-                    f"SELECT {ACCOUNT_COLUMNS}, r.seq, a.refs FROM accounts AS t "
-                    "LEFT JOIN audit_refs AS r ON r.ref = 'account:' || t.account_id "
-                    "LEFT JOIN audit AS a ON a.seq = r.seq ORDER BY t.account_id"
-                ):
-                    ident, content = account_content(self.ring, row[:3])
-                    yield CoveredRow(f"account:{ident}", content, row[3], row[4])
-                continue
-            if kind == "staff":
-                staff = list(self._staff_rows(tx))
-                refs = [ref for ref, _ in staff]
-                pointers = {
-                    str(ref): (int(seq), str(entry))
-                    for ref, seq, entry in tx.all(
-                        "SELECT r.ref, r.seq, a.refs FROM audit_refs AS r "
-                        "JOIN audit AS a ON a.seq = r.seq WHERE r.ref = ANY(%s::text[])",
-                        (refs,),
-                    )
-                }
-                for ref, content in staff:
-                    seq, entry = pointers.get(ref, (None, None))
-                    yield CoveredRow(ref, content, seq, entry)
-                continue
-            for ref, content, pointer, entry_refs in self._kind_rows(tx, kind):
-                yield CoveredRow(ref, content, pointer, entry_refs)
-
-    # -- settings and secrets (sealed, bound to their key) ----------------------------------
+    def _keyed_hash_in(self, tx: _Tx, text: str) -> str:
+        return chain.keyed_hash_in(tx, text)
 
     def secret(self, name: str) -> bytes:
-        """A random 32-byte secret created on first use (e.g. ``secret("card_code")``)."""
+        """A secret once read is kept (it never changes): no transaction for it again."""
         cached = self._secrets.get(name)
-        if cached is not None:
-            return cached
-        return self._write(lambda tx: self._secret_in(tx, name))
-
-    def _secret_in(self, tx: _Tx, name: str) -> bytes:
-        cached = self._secrets.get(name) or tx.secrets.get(name)
-        if cached is not None:
-            return cached
-        key = f"secret:{name}"
-        tx.conn.execute(
-            "INSERT INTO settings (key, value, key_version) VALUES (%s, %s, %s) "
-            "ON CONFLICT (key) DO NOTHING",
-            (
-                key,
-                self._ring.seal(os.urandom(32), table="settings", column="value", row=key),
-                self._ring.current_version,
-            ),
-        )
-        row = tx.one("SELECT value FROM settings WHERE key = %s", (key,))
-        assert row is not None
-        value = self._ring.open(bytes(row[0]), table="settings", column="value", row=key)
-        tx.secrets[name] = value  # a secret never changes once made
-        return value
-
-    def get_setting(self, key: str) -> str | None:
-        if key.startswith("secret:"):
-            raise ValueError("secrets are read with secret()")
-        row = self._read(lambda tx: tx.one("SELECT value FROM settings WHERE key = %s", (key,)))
-        return None if row is None else self._open.text(row[0], "settings", "value", key)
-
-    def set_setting(self, key: str, value: str) -> None:
-        if key.startswith("secret:"):
-            raise ValueError("secrets are created by secret()")
-        sealed = self._seal(value, "settings", "value", key)
-        self._write(
-            lambda tx: tx.conn.execute(
-                "INSERT INTO settings (key, value, key_version) VALUES (%s, %s, %s) "
-                "ON CONFLICT (key) DO UPDATE SET value = excluded.value, "
-                "key_version = excluded.key_version",
-                (key, sealed, self._ring.current_version),
-            )
-        )
-
-    def keyed_hash(self, text: str) -> str:
-        """``hmac:`` + 16 hex of HMAC-SHA256 under a per-file secret: lets the audit name a
-        query or identity without showing it, and link repeated ones."""
-        secret = self.secret(SUBJECT_SECRET)
-        return "hmac:" + hmac.new(secret, text.encode("utf-8"), hashlib.sha256).hexdigest()[:16]
-
-    def _keyed_hash_in(self, tx: _Tx, text: str) -> str:
-        secret = self._secret_in(tx, SUBJECT_SECRET)
-        return "hmac:" + hmac.new(secret, text.encode("utf-8"), hashlib.sha256).hexdigest()[:16]
+        return cached if cached is not None else super().secret(name)
 
     # -- the desk's health checks ---------------------------------------------------------
 
@@ -1629,29 +1283,6 @@ def _check_audit_key(conn: Conn, key: AuditKey) -> None:
     )
 
 
-class _IndexMismatch(StoreError):
-    """A row's blind index is not the one its sealed value gives: verification names the
-    row; a write that meets it is refused."""
-
-    def __init__(self, ref: str) -> None:
-        super().__init__(
-            f"the blind index of {ref} is not its own: the database was changed outside "
-            "the desks; restore it from a backup",
-            code=AuditChainCode.BLIND_INDEX_MISMATCH,
-        )
-        self.ref = ref
-
-
-def _registry_digest(tx: _Tx, snapshot_id: int) -> str:
-    """The digest of one snapshot's stored identifiers, in key order (art. 20.2)."""
-    with tx.conn.cursor() as cur:
-        cur.execute(
-            "SELECT digest FROM registry_entry WHERE snapshot_id = %s ORDER BY digest",
-            (snapshot_id,),
-        )
-        return entries_digest(bytes(d) for (d,) in cur)
-
-
 def _link_error(exc: psycopg.Error, *, write: bool, fired: bool, committing: bool) -> PgLinkError:
     """A link that failed during a transaction: lost while committing a write is an
     unknown outcome (``PG_CONNECTION_LOST``, ``outcome_unknown``); before, nothing was
@@ -1741,28 +1372,3 @@ def _erase_orphans(
         (doomed,),
     )
     return {"visitors": len(visitors), "observations": len(observations)}
-
-
-STREAM_BATCH = 2000  # rows per fetch when verification reads a whole table
-
-
-def _streamed(tx: _Tx, name: str, sql: str) -> Iterator[list[tuple[Any, ...]]]:
-    """The rows of ``sql`` in batches, through a server-side cursor of the transaction."""
-    with tx.conn.cursor(name=name) as cur:
-        cur.execute(sql)
-        while rows := cur.fetchmany(STREAM_BATCH):
-            yield rows
-
-
-def _card_events(tx: _Tx, numbers: list[int]) -> dict[int, list[tuple[datetime, str, str, str]]]:
-    """(at, kind, reason, actor) of these cards' events, oldest first, by card number."""
-    events: dict[int, list[tuple[datetime, str, str, str]]] = {}
-    if not numbers:
-        return events
-    for number, at, kind, reason, actor in tx.all(
-        "SELECT card_number, at, kind, reason, actor FROM card_events "
-        "WHERE card_number = ANY(%s::bigint[]) ORDER BY event_id",
-        (numbers,),
-    ):
-        events.setdefault(int(number), []).append((utc(at), str(kind), str(reason), str(actor)))
-    return events

@@ -40,6 +40,24 @@ def test_a_file_number_is_never_reused_after_its_file_is_erased(any_store: Any) 
     assert (third.file_number, third.new_visitor) == (3, True)
 
 
+def test_the_rows_a_purge_erases_are_counted_and_the_chain_still_verifies(
+    any_store: Any,
+) -> None:
+    any_store.record_admission(entry(1))  # visit and card erased, the visitor kept
+    any_store.record_admission(entry(2))  # the whole file erased
+    any_store.record_admission(entry(1, T0 + 40 * DAY))
+    any_store.purge(T0 + 30 * DAY)
+    erased = [a for a in any_store.audit_entries() if a.action == "ERASED"]
+    assert erased and {a.actor for a in erased} == {"retention"}
+    counted = {"visitor": 0, "visit": 0, "card": 0}
+    for entry_ in erased:
+        for kind in counted:
+            counted[kind] += int(entry_.details.get(kind, 0))
+    assert counted == {"visitor": 1, "visit": 2, "card": 2}
+    check = any_store.verify()
+    assert check.ok and check.rows == 3  # visitor 1, its visit and card of day 40
+
+
 def test_visits_keep_every_field_in_date_order(any_store: Any) -> None:
     any_store.record_admission(entry(1, T0 + DAY, reasons=("LATE",)))
     any_store.record_admission(entry(1, T0, card=False, verdict="DENY", reasons=("BANNED",)))

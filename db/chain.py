@@ -1,0 +1,317 @@
+"""The audit trail's rules (art. 20.4, art. 14.1.b), written once over a transaction of
+either dialect (db/tx.py): append an entry committing to the rows of its act, count the
+rows a transaction erased, read the head and the entries, verify the chain and every
+row it covers; the file's settings, secrets and the keyed hash that names a subject.
+
+Every visit, card issue, print, reprint and void, ban, staff change, observation,
+voucher, register import and erasure writes an entry in the same transaction,
+committing to the rows it wrote (db/audit_chain.py; the kinds: db/audit_cover.py). Rows
+erased by a transaction - the six-month purge, whoever's code erased them - are counted
+by an ``ERASED`` entry of that same transaction (``tx.erasures``: temporary triggers on
+SQLite, the statements' own notes on the server).
+
+Audit subjects are file/card/ban numbers or keyed hashes, never names or document
+numbers in clear (DESIGN.md, "Logs never contain names").
+
+The dialect keeps the key (db/audit.py: the SQLCipher file's, found beside it and never
+made twice; db/pg/store.py: the server's, checked at its opening) and the transaction
+the verification reads in; the store passes them here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+from collections import Counter
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from datetime import datetime
+
+from admission.errors import StoreError
+from admission.records import AuditAnchor, AuditCheck, AuditEntry, AuditHead
+from db import codec
+from db.audit_chain import (
+    COVERAGE,
+    ERASED,
+    GENESIS,
+    KINDS,
+    AuditChainCode,
+    ChainKey,
+    ChainRow,
+    CoveredRow,
+    IndexMismatch,
+    canonical_details,
+    canonical_refs,
+    chain_row,
+    check_rows,
+    counters_details,
+    entry_mac,
+    kind_of,
+    parse_refs,
+    row_mac,
+    walk_chain,
+)
+from db.audit_cover import COVERED
+from db.tx import AuditRows, Tx
+
+SUBJECT_SECRET = "audit_subject"
+UPGRADE_ACTOR = "audit-upgrade"  # the chain's own entries: keyed, baseline, coverage
+ERASURE_ACTOR = "retention"  # the ERASED entries (whoever's code erased the rows)
+ADOPTED_KINDS = ("voucher", "registry")  # what the chain began to cover later
+Commits = dict[str, tuple[str, bool]]  # ref -> (row mac, created)
+Clock = Callable[[], datetime]
+CHAIN_COLUMNS = "seq, at, actor, action, subject, details, prev_digest, digest, refs"
+# The first entry committing to a row whose pointer names an older entry. The server's
+# joins once in a materialised step (with ORDER BY ... LIMIT 1 it scans audit_refs once
+# per entry: quadratic in the file's size).
+_ROLLED_BACK = {
+    "sqlite": "SELECT a.seq, j.key FROM audit AS a, json_each(a.refs) AS j "
+    "JOIN audit_refs AS r ON r.ref = j.key WHERE r.seq < a.seq ORDER BY a.seq LIMIT 1",
+    "pg": "WITH late AS MATERIALIZED (SELECT a.seq, j.ref FROM audit AS a "
+    "CROSS JOIN LATERAL jsonb_object_keys(a.refs::jsonb) AS j(ref) "
+    "JOIN audit_refs AS r ON r.ref = j.ref WHERE r.seq < a.seq) "
+    "SELECT seq, ref FROM late ORDER BY seq LIMIT 1",
+}
+
+
+# -- writing ------------------------------------------------------------------------------
+
+
+def append(
+    tx: Tx,
+    key: ChainKey,
+    now: Clock,
+    actor: str,
+    action: str,
+    subject: str,
+    at: datetime,
+    details: dict[str, str] | None = None,
+    rows: AuditRows = (),
+) -> int:
+    """Append inside ``tx``, committing to ``rows`` as they are now (``(ref, created)``,
+    e.g. ``("card:17", True)``): the entry and the act commit together. The rows erased
+    so far are counted first; ``now`` stamps that count. The entry's ``seq``."""
+    account_erasures(tx, key, now)
+    commits = {ref: (_row_mac(tx, key, ref), created) for ref, created in rows}
+    return append_entry(tx, key, actor, action, subject, at, details, commits)
+
+
+def _row_mac(tx: Tx, key: ChainKey, ref: str) -> str:
+    content = COVERED[kind_of(ref)].one(tx, ref)
+    if content is None:
+        raise StoreError(f"no row {ref} to record", code=AuditChainCode.ROW_UNRECORDED)
+    return row_mac(key, ref, content)
+
+
+def append_entry(
+    tx: Tx,
+    key: ChainKey,
+    actor: str,
+    action: str,
+    subject: str,
+    at: datetime,
+    details: Mapping[str, str] | None,
+    commits: Commits,
+) -> int:
+    """The entry itself, chained to the one before, with the macs already taken."""
+    seq = tx.next_number("audit")
+    found = tx.one("SELECT digest FROM audit WHERE seq = ?", (seq - 1,))
+    prev = str(found[0]) if found else GENESIS
+    stamp, text, refs = codec.ts(at), canonical_details(details), canonical_refs(commits)
+    mac = entry_mac(key, prev, seq, stamp, actor, action, subject, text, refs)
+    keyed = ("", "") if tx.dialect == "pg" else (", keyed", ", 1")  # SQLite's 0030 column
+    tx.execute(
+        f"INSERT INTO audit ({CHAIN_COLUMNS}{keyed[0]}) "
+        f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?{keyed[1]})",
+        (seq, stamp, actor, action, subject, text, prev, mac, refs),
+    )
+    if commits:
+        sub, params = tx.listed(list(commits))
+        tx.execute(
+            f"INSERT INTO audit_refs (ref, seq) SELECT value, ? FROM ({sub}) AS l WHERE true "
+            "ON CONFLICT (ref) DO UPDATE SET seq = excluded.seq",
+            (seq, *params),
+        )
+    return seq
+
+
+def account_erasures(tx: Tx, key: ChainKey, now: Clock) -> None:
+    """The rows this transaction erased so far, counted (:func:`count_erasures`)."""
+    erased, changed = tx.erasures()
+    if erased or changed:
+        count_erasures(tx, key, now, erased, changed)
+
+
+def count_erasures(
+    tx: Tx, key: ChainKey, now: Clock, erased: Sequence[str], changed: Sequence[str]
+) -> None:
+    """One ``ERASED`` entry: per kind, how many rows were erased and which ids (art.
+    20.4); it commits to the cards that only lost the link to an erased visit. An erased
+    row's pointer goes, but a snapshot's: its id is never given again, and the server's
+    desks that swap the register may not delete pointers."""
+    erased = [
+        "staff:" + keyed_hash_in(tx, r.split(":", 1)[1]) if kind_of(r) == "staffid" else r
+        for r in erased
+    ]
+    details: dict[str, str] = {}
+    for kind in KINDS:
+        refs = [r for r in erased if kind_of(r) == kind]
+        if refs:
+            details[kind] = str(len(refs))
+        if refs and kind != "staff":
+            ids = sorted(int(r.split(":", 1)[1]) for r in refs)
+            details[f"{kind}_first"], details[f"{kind}_last"] = str(ids[0]), str(ids[-1])
+    dropped = [r for r in erased if kind_of(r) != "registry"]
+    if dropped:
+        sub, params = tx.listed(dropped)
+        tx.execute(f"DELETE FROM audit_refs WHERE ref IN ({sub})", params)
+    cards = [(r, False) for r in changed]
+    append(tx, key, now, ERASURE_ACTOR, ERASED, "visitor-file", now(), details, cards)
+
+
+def adopt_coverage(tx: Tx, key: ChainKey, at: datetime) -> int:
+    """Once, for a file whose chain began before it covered vouchers and RIAJ snapshots
+    (SQLCipher migration 0060, server migration 0070): one entry committing to those
+    present and saying where the counters stand (db/audit_chain.py refuses a second one,
+    or one after a voucher or snapshot was committed). The caller clears its flag."""
+    commits = {
+        ref: (row_mac(key, ref, content), True)
+        for kind in ADOPTED_KINDS
+        for ref, content in list(COVERED[kind].every(tx))
+    }
+    details = counters_details(counters(tx))
+    return append_entry(tx, key, UPGRADE_ACTOR, COVERAGE, "audit", at, details, commits)
+
+
+# -- reading ------------------------------------------------------------------------------
+
+
+def head(tx: Tx) -> AuditHead:
+    """The newest entry: its seq and digest, to be printed outside the file."""
+    found = tx.one("SELECT seq, digest, at FROM audit ORDER BY seq DESC LIMIT 1")
+    if found is None:
+        return AuditHead(0, GENESIS, None)
+    return AuditHead(int(found[0]), str(found[1]), codec.parse_ts(str(found[2])))
+
+
+def entries(tx: Tx, since_seq: int = 0, limit: int = 1000) -> list[AuditEntry]:
+    """Entries after ``since_seq``, oldest first (inspector reports)."""
+    rows = tx.all(
+        "SELECT seq, at, actor, action, subject, details, digest, refs FROM audit "
+        "WHERE seq > ? ORDER BY seq LIMIT ?",
+        (since_seq, limit),
+    )
+    return [
+        AuditEntry(
+            int(seq),
+            codec.parse_ts(str(at)),
+            str(actor),
+            str(action),
+            str(subject),
+            json.loads(str(details)),
+            str(dig),
+            {ref: mac for ref, (mac, _) in parse_refs(str(refs)).items()},
+        )
+        for seq, at, actor, action, subject, details, dig, refs in rows
+    ]
+
+
+def counters(tx: Tx) -> dict[str, int]:
+    """The numbered counters the chain checks (``{"card": next, "voucher": next}``)."""
+    rows = tx.all("SELECT name, next FROM counters WHERE name IN ('card', 'voucher')")
+    return {str(name): int(value) for name, value in rows}
+
+
+def expected_entries(tx: Tx) -> int:
+    """How many entries the chain's counter says were written."""
+    found = tx.one("SELECT next - 1 FROM counters WHERE name = 'audit'")
+    assert found is not None
+    return int(found[0])
+
+
+def chain_rows(tx: Tx) -> Iterator[ChainRow]:
+    """Every entry in ``seq`` order, streamed (SQLite's entries from before the keyed
+    chain say so: ``keyed`` 0)."""
+    keyed = "1" if tx.dialect == "pg" else "keyed"
+    for rows in tx.batches(f"SELECT {CHAIN_COLUMNS}, {keyed} FROM audit ORDER BY seq"):
+        for row in rows:
+            yield chain_row(row)
+
+
+def covered_rows(tx: Tx) -> Iterator[CoveredRow]:
+    """Every row present, with the newest entry committing to it, kind by kind."""
+    for kind in KINDS:
+        yield from COVERED[kind].pointed(tx)
+
+
+def verify_in(
+    tx: Tx,
+    key: ChainKey,
+    anchors: Sequence[AuditAnchor] = (),
+    settings: Mapping[str, str] | None = None,
+) -> AuditCheck:
+    """Walk the whole chain with the key, check it against ``anchors`` (heads kept
+    outside the file) and ``settings`` (the desk's settings digests), then every row
+    present against the newest entry committing to it - in one snapshot, ``tx``."""
+    walk = walk_chain(
+        chain_rows(tx),
+        key,
+        expected_count=expected_entries(tx),
+        anchors=anchors,
+        counters=counters(tx),
+        settings=settings,
+    )
+    if not walk.check.ok:
+        return walk.check
+    rolled = tx.one(_ROLLED_BACK[tx.dialect])
+    if rolled is not None:
+        return AuditCheck(
+            False,
+            walk.check.entries,
+            int(rolled[0]),
+            AuditChainCode.ROW_ROLLED_BACK,
+            row=str(rolled[1]),
+        )
+    try:
+        return check_rows(key, covered_rows(tx), walk, Counter())
+    except IndexMismatch as exc:
+        problem = AuditChainCode.BLIND_INDEX_MISMATCH
+        return AuditCheck(False, walk.check.entries, None, problem, row=exc.ref)
+
+
+# -- settings and secrets (sealed on the server) ------------------------------------------
+
+
+def secret_in(tx: Tx, name: str) -> bytes:
+    """A random 32-byte secret, created on first use (e.g. ``"card_code"``)."""
+    key = f"secret:{name}"
+    found = tx.setting(key)
+    if found is None:
+        tx.put_setting(key, os.urandom(32), replace=False)
+        found = tx.setting(key)
+    assert found is not None
+    return bytes(found) if not isinstance(found, str) else found.encode()
+
+
+def keyed_hash(secret: bytes, text: str) -> str:
+    """``hmac:`` + 16 hex of HMAC-SHA256 under the file's subject secret: lets the audit
+    name a query or an identity without showing it, and link repeated ones."""
+    return "hmac:" + hmac.new(secret, text.encode("utf-8"), hashlib.sha256).hexdigest()[:16]
+
+
+def keyed_hash_in(tx: Tx, text: str) -> str:
+    return keyed_hash(secret_in(tx, SUBJECT_SECRET), text)
+
+
+def get_setting(tx: Tx, key: str) -> str | None:
+    if key.startswith("secret:"):
+        raise ValueError("secrets are read with secret()")
+    found = tx.setting(key)
+    return None if found is None else str(found)
+
+
+def set_setting(tx: Tx, key: str, value: str) -> None:
+    if key.startswith("secret:"):
+        raise ValueError("secrets are created by secret()")
+    tx.put_setting(key, value)
