@@ -304,7 +304,6 @@ def _server_parts(tools: Tools, target: PgTarget) -> FileParts:
     )
     from db.pg.desk_counters import pg_desk_counters
     from db.pg.registry_replica import PgReplicaRegistry
-    from db.pg.reports import PgDeskReads
     from db.pg.rotation import KeyRotation, refresh_ring
     from db.pg.target import CERT_SUBDIR
     from db.pg.voucher_book import PgVoucherBook
@@ -334,7 +333,7 @@ def _server_parts(tools: Tools, target: PgTarget) -> FileParts:
 
     return FileParts(
         store=store,
-        reads=PgDeskReads(store),
+        reads=store,
         replica=replica,
         reprints=UnprintedCards(store),
         vouchers=vouchers,

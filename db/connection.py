@@ -37,7 +37,7 @@ from typing import Any, Protocol, TypeVar, cast
 from admission.errors import StoreError, StoreErrorCode, WrongKeyError
 from admission.identity import IdentityKey
 from admission.records import IntegrityReport
-from db import codec
+from db import codec, names
 from db.file_guard import Marker, disk_is_read_only, os_error, salt_of
 from db.file_ports import FilePorts
 from db.integrity import check, hmac_check
@@ -445,6 +445,24 @@ class SqliteTx:
         ref: str, stored: Sequence[Any], *, identity: str = "", number: str = ""
     ) -> None:
         return None
+
+    @staticmethod
+    def note_erased(erased: Iterable[str], changed: Iterable[str] = ()) -> None:
+        return None  # the store's temporary triggers noted them (db/audit_rows.py)
+
+    def index_name(
+        self, file_number: int, surname: str, given_names: str, *, new: bool = False
+    ) -> None:
+        search = names.search_name(surname, given_names)
+        if not new:  # a new visitor's row was inserted with its search name
+            self.conn.execute(
+                "UPDATE visitors SET search_name = ? WHERE file_number = ?", (search, file_number)
+            )
+            self.conn.execute("DELETE FROM visitor_tokens WHERE file_number = ?", (file_number,))
+        self.conn.executemany(
+            "INSERT INTO visitor_tokens (token, search_name, file_number) VALUES (?, ?, ?)",
+            [(w, search, file_number) for w in names.words(surname, given_names)],
+        )
 
     def audit(
         self,

@@ -1,25 +1,29 @@
 """The data-protection operations on the visitor file (art. 20.4; GDPR arts. 5, 15, 16):
-rectification of a name or an observation and the retention view.
+rectification of a name or an observation and the retention view. Written once over
+both dialects (db/tx.py).
 
 A rectification changes the row and appends its audit entry in ONE transaction; the
 entry re-commits to the changed row (``("visitor:N", False)``, ``("observation:ID",
 False)``), so ``audit verify`` checks the row as it is now, and names the fields
-changed, the reason, the role used and the old value as a keyed hash - never in clear.
-A renamed visitor's search name and word index are rewritten as an admission under a
-new name rewrites them (:meth:`db.visitors.VisitorsMixin._write_tokens`,
-:func:`db.names.search_name`).
+changed, the reason, the role used and each old value as a keyed hash under the file's
+subject secret - never in clear, not even on the server. A renamed visitor's name is
+indexed again as an admission under a new name does (:meth:`db.tx.Tx.index_name`:
+the search name and word index on the file; on the server the row resealed under the
+current data key version and its name tokens).
 
-The retention counts are a few aggregate reads: the totals through the indexes
-(``visits_by_at``, ``observations_by_at``), the months as ranges of ``visits_by_at``
-(the Madrid month boundaries converted to the UTC the file stores) and one pass over
-``visits_by_file`` (:meth:`DataProtectionMixin.retention_months`).
+The retention counts are aggregate reads over clear columns (times, verdicts, card
+rows): the totals through the indexes (``visits_by_at``, ``observations_by_at``), the
+months as ranges of ``visits_by_at`` (the Madrid month boundaries as UTC instants)
+joined to the card each visit gave (a card is issued at its visit's instant), the few
+cards whose visit the purge erased by their own date, and one pass over
+``visits_by_file`` for each visitor's first visit held. Nothing is opened.
 """
 
 from __future__ import annotations
 
-import sqlite3
 from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 from admission.data_protection import (
     DataProtectionCode,
@@ -28,206 +32,208 @@ from admission.data_protection import (
     MonthSpan,
     RetentionTotals,
 )
+from admission.identity import IdentityKey
 from admission.records import Observation, Visitor
-from db import codec, names
-from db.retention import RetentionMixin
+from db import visitors
+from db.tx import Tx, opt_when, when
 
-__all__ = ["RECTIFIED", "DataProtectionMixin"]
+__all__ = [
+    "RECTIFIED",
+    "rectify_observation_text",
+    "rectify_visitor_name",
+    "retention_months",
+    "retention_totals",
+]
 
 RECTIFIED = "RECTIFIED"  # the audit action of a rectification (GDPR art. 16)
 
 
-def _opt_ts(value: object) -> datetime | None:
-    return None if value is None else codec.parse_ts(str(value))
+def rectify_visitor_name(
+    tx: Tx,
+    file_number: int,
+    surname: str,
+    given_names: str,
+    *,
+    actor: str,
+    role: str,
+    reason: str,
+    at: datetime,
+) -> Visitor:
+    """Set the visitor's surname and given names (checked by the service), with the
+    name's indexes, and audit it; the visitor as now recorded."""
+    row = tx.one(
+        "SELECT identity, surname, given_names, birth_date, nationality FROM visitors "
+        "WHERE file_number = ?" + tx.lock_rows,
+        (file_number,),
+    )
+    if row is None:
+        raise DataProtectionError("no such file", code=DataProtectionCode.RECTIFY_NOT_FOUND)
+    fn = file_number
+    old = {
+        "surname": tx.open(row[1], "visitors", "surname", fn),
+        "given_names": tx.open(row[2], "visitors", "given_names", fn),
+    }
+    new = {"surname": surname, "given_names": given_names}
+    fields = [f for f in ("surname", "given_names") if old[f] != new[f]]
+    if not fields:
+        raise DataProtectionError(
+            "the name is already so", code=DataProtectionCode.RECTIFY_UNCHANGED
+        )
+    # the whole row sealed again: on the server ``key_version`` names the version of
+    # every sealed value of a row (on the file the other values are rewritten as they are)
+    identity = tx.open(row[0], "visitors", "identity", fn)
+    birth = None if row[3] is None else tx.open(row[3], "visitors", "birth_date", fn)
+    columns = {
+        "identity": tx.seal(identity, "visitors", "identity", fn),
+        "surname": tx.seal(surname, "visitors", "surname", fn),
+        "given_names": tx.seal(given_names, "visitors", "given_names", fn),
+        "birth_date": None if birth is None else tx.seal(birth, "visitors", "birth_date", fn),
+        "nationality": tx.seal(
+            tx.open(row[4], "visitors", "nationality", fn), "visitors", "nationality", fn
+        ),
+        **tx.index_columns(identity=IdentityKey.parse(identity)),
+    }
+    _update(tx, "visitors", columns, "file_number", fn)
+    tx.index_name(fn, surname, given_names)
+    details = _rectified(tx, fields, old, reason, role)
+    tx.audit(actor, RECTIFIED, f"file:{fn}", at, details, [(f"visitor:{fn}", False)])
+    found = visitors.by_number(tx, fn)
+    assert found is not None
+    return found
 
 
-class DataProtectionMixin(RetentionMixin):
-    """Rectification and the retention overview, over the SQLCipher file."""
+def rectify_observation_text(
+    tx: Tx,
+    file_number: int,
+    observation_id: int,
+    text: str,
+    *,
+    actor: str,
+    role: str,
+    reason: str,
+    at: datetime,
+) -> Observation:
+    """Set the text of observation ``observation_id`` of file ``file_number`` (its
+    author and date kept) and audit it."""
+    row = tx.one(
+        "SELECT at, author, text FROM observations WHERE observation_id = ? "
+        "AND file_number = ?" + tx.lock_rows,
+        (observation_id, file_number),
+    )
+    if row is None:
+        raise DataProtectionError(
+            "no such observation in the file", code=DataProtectionCode.RECTIFY_NOT_FOUND
+        )
+    old = tx.open(row[2], "observations", "text", observation_id)
+    if old == text:
+        raise DataProtectionError(
+            "the text is already so", code=DataProtectionCode.RECTIFY_UNCHANGED
+        )
+    columns = {"text": tx.seal(text, "observations", "text", observation_id)}
+    _update(tx, "observations", {**columns, **tx.index_columns()}, "observation_id", observation_id)
+    details = _rectified(tx, ["text"], {"text": old}, reason, role)
+    details["observation"] = str(observation_id)
+    tx.audit(
+        actor,
+        RECTIFIED,
+        f"file:{file_number}",
+        at,
+        details,
+        [(f"observation:{observation_id}", False)],
+    )
+    return Observation(file_number, when(row[0]), str(row[1]), text, observation_id)
 
-    def rectify_visitor_name(
-        self,
-        file_number: int,
-        surname: str,
-        given_names: str,
-        *,
-        actor: str,
-        role: str,
-        reason: str,
-        at: datetime,
-    ) -> Visitor:
-        """Set the visitor's surname and given names (checked by the service), with the
-        search name and word index, and audit it: one transaction."""
-        with self._tx() as conn:
-            row = conn.execute(
-                "SELECT surname, given_names FROM visitors WHERE file_number = ?",
-                (file_number,),
-            ).fetchone()
-            if row is None:
-                raise DataProtectionError("no such file", code=DataProtectionCode.RECTIFY_NOT_FOUND)
-            old = {"surname": str(row[0]), "given_names": str(row[1])}
-            new = {"surname": surname, "given_names": given_names}
-            fields = [f for f in ("surname", "given_names") if old[f] != new[f]]
-            if not fields:
-                raise DataProtectionError(
-                    "the name is already so", code=DataProtectionCode.RECTIFY_UNCHANGED
-                )
-            conn.execute(
-                "UPDATE visitors SET surname = ?, given_names = ?, search_name = ? "
-                "WHERE file_number = ?",
-                (surname, given_names, names.search_name(surname, given_names), file_number),
-            )
-            conn.execute("DELETE FROM visitor_tokens WHERE file_number = ?", (file_number,))
-            self._write_tokens(conn, file_number, surname, given_names)
-            details = self._rectified(conn, fields, old, reason, role)
-            self._audit(
-                conn,
-                actor,
-                RECTIFIED,
-                f"file:{file_number}",
-                at,
-                details,
-                rows=[(f"visitor:{file_number}", False)],
-            )
-        found = self.visitor(file_number)
+
+def _update(tx: Tx, table: str, columns: dict[str, Any], key: str, row: int) -> None:
+    sets = ", ".join(f"{column} = ?" for column in columns)
+    tx.execute(f"UPDATE {table} SET {sets} WHERE {key} = ?", [*columns.values(), row])
+
+
+def _rectified(
+    tx: Tx, fields: Sequence[str], old: dict[str, str], reason: str, role: str
+) -> dict[str, str]:
+    """The entry's details: the fields changed, the reason, the role, and each old
+    value as a keyed hash (never in clear)."""
+    details = {"fields": ",".join(fields), "reason": reason, "role": role}
+    for name in fields:
+        details[f"old_{name}"] = tx.keyed_hash(old[name])
+    return details
+
+
+# -- the retention view ------------------------------------------------------------------
+
+
+def retention_totals(tx: Tx, cutoff: datetime) -> RetentionTotals:
+    """How many visitors, visits, observations and cards the file holds, the oldest of
+    each, and the visits older than ``cutoff`` (a purge is due)."""
+    row = tx.one(
+        "SELECT (SELECT count(*) FROM visitors), (SELECT count(*) FROM visits), "
+        "(SELECT count(*) FROM observations), (SELECT count(*) FROM cards), "
+        "(SELECT count(*) FROM visits WHERE at < ?), "
+        "(SELECT min(at) FROM visits), (SELECT min(at) FROM observations), "
+        "(SELECT min(issued_at) FROM cards)",
+        (tx.ts(cutoff),),
+    )
+    assert row is not None
+    visitors, visits, observations, cards, overdue, first_visit, first_obs, first_card = row
+    return RetentionTotals(
+        int(visitors),
+        int(visits),
+        int(observations),
+        int(cards),
+        int(overdue),
+        opt_when(first_visit),
+        opt_when(first_obs),
+        opt_when(first_card),
+    )
+
+
+def retention_months(tx: Tx, months: Sequence[MonthSpan]) -> tuple[MonthCount, ...]:
+    """Per Madrid month, in the order given: visits (admitted, refused), cards issued,
+    and visitors whose first visit held falls in it.
+
+    One query per month over its range of ``visits_by_at``, joined to the card each
+    visit gave; the few cards whose visit the purge erased counted by their own date
+    (found through the ``visit_id`` index); one pass over ``visits_by_file`` for each
+    visitor's first visit held. Grouping every row with GROUP BY sorts them all and was
+    slower. Measured on 1,000,000 visits of the file: about 2 s; 5,000,000: about 6 s
+    (see docs/data-protection.md)."""
+    if not months:
+        return ()
+    spans = [(tx.ts(m.start), tx.ts(m.end)) for m in months]
+    by_at, by_file = _indexed(tx, "visits_by_at"), _indexed(tx, "visits_by_file")
+    visits = []
+    for span in spans:
+        found = tx.one(
+            "SELECT count(*), count(*) FILTER (WHERE v.verdict = 'ADMIT'), "
+            "count(*) FILTER (WHERE v.verdict = 'DENY'), count(c.number) "
+            f"FROM visits AS v{by_at} LEFT JOIN cards AS c ON c.visit_id = v.visit_id "
+            "WHERE v.at >= ? AND v.at < ?",
+            span,
+        )
         assert found is not None
-        return found
-
-    def rectify_observation_text(
-        self,
-        file_number: int,
-        observation_id: int,
-        text: str,
-        *,
-        actor: str,
-        role: str,
-        reason: str,
-        at: datetime,
-    ) -> Observation:
-        """Set the text of observation ``observation_id`` of file ``file_number`` (its
-        author and date kept) and audit it: one transaction."""
-        with self._tx() as conn:
-            row = conn.execute(
-                "SELECT at, author, text FROM observations "
-                "WHERE observation_id = ? AND file_number = ?",
-                (observation_id, file_number),
-            ).fetchone()
-            if row is None:
-                raise DataProtectionError(
-                    "no such observation in the file", code=DataProtectionCode.RECTIFY_NOT_FOUND
-                )
-            if str(row[2]) == text:
-                raise DataProtectionError(
-                    "the text is already so", code=DataProtectionCode.RECTIFY_UNCHANGED
-                )
-            conn.execute(
-                "UPDATE observations SET text = ? WHERE observation_id = ?",
-                (text, observation_id),
-            )
-            details = self._rectified(conn, ["text"], {"text": str(row[2])}, reason, role)
-            details["observation"] = str(observation_id)
-            self._audit(
-                conn,
-                actor,
-                RECTIFIED,
-                f"file:{file_number}",
-                at,
-                details,
-                rows=[(f"observation:{observation_id}", False)],
-            )
-        return Observation(
-            file_number, codec.parse_ts(str(row[0])), str(row[1]), text, observation_id
+        visits.append(found)
+    orphans = [when(r[0]) for r in tx.all("SELECT issued_at FROM cards WHERE visit_id IS NULL")]
+    ranges = ", ".join("count(*) FILTER (WHERE q.first >= ? AND q.first < ?)" for _ in spans)
+    firsts = tx.one(
+        f"SELECT {ranges} FROM (SELECT min(at) AS first FROM visits{by_file} "
+        "GROUP BY file_number) AS q",
+        [stamp for span in spans for stamp in span],
+    )
+    assert firsts is not None
+    return tuple(
+        MonthCount(
+            span.month,
+            int(n),
+            int(admitted),
+            int(refused),
+            int(cards) + sum(1 for at in orphans if span.start <= at < span.end),
+            int(first or 0),
         )
+        for span, (n, admitted, refused, cards), first in zip(months, visits, firsts, strict=True)
+    )
 
-    def _rectified(
-        self,
-        conn: sqlite3.Connection,
-        fields: Sequence[str],
-        old: dict[str, str],
-        reason: str,
-        role: str,
-    ) -> dict[str, str]:
-        """The entry's details: the fields changed, the reason, the role, and each old
-        value as a keyed hash (never in clear)."""
-        details = {"fields": ",".join(fields), "reason": reason, "role": role}
-        for name in fields:
-            details[f"old_{name}"] = self._keyed_hash_in(conn, old[name])
-        return details
 
-    # -- the retention view ----------------------------------------------------------------
-
-    def retention_totals(self, cutoff: datetime) -> RetentionTotals:
-        """How many visitors, visits, observations and cards the file holds, the oldest
-        of each, and the visits older than ``cutoff`` (a purge is due)."""
-        with self._read() as conn:
-            row = conn.execute(
-                "SELECT (SELECT count(*) FROM visitors), (SELECT count(*) FROM visits), "
-                "(SELECT count(*) FROM observations), (SELECT count(*) FROM cards), "
-                "(SELECT count(*) FROM visits WHERE at < ?), "
-                "(SELECT min(at) FROM visits), (SELECT min(at) FROM observations), "
-                "(SELECT min(issued_at) FROM cards)",
-                (codec.ts(cutoff),),
-            ).fetchone()
-        visitors, visits, observations, cards, overdue, first_visit, first_obs, first_card = row
-        return RetentionTotals(
-            int(visitors),
-            int(visits),
-            int(observations),
-            int(cards),
-            int(overdue),
-            _opt_ts(first_visit),
-            _opt_ts(first_obs),
-            _opt_ts(first_card),
-        )
-
-    def retention_months(self, months: Sequence[MonthSpan]) -> tuple[MonthCount, ...]:
-        """Per Madrid month: visits (admitted, refused), cards issued, and visitors whose
-        first visit held falls in it.
-
-        One query per month over its range of ``visits_by_at`` (the month's boundaries
-        are UTC instants, as the file stores them), joined to the card each visit gave
-        (a card is issued at its visit's instant); the few cards whose visit the purge
-        erased are counted by their own date (found through the ``visit_id`` index); and
-        one pass over ``visits_by_file`` for each visitor's first visit held. Grouping
-        every row with GROUP BY sorts them all and was slower. Measured on 1,000,000
-        visits: about 2 s; 5,000,000: about 6 s (see docs/data-protection.md)."""
-        if not months:
-            return ()
-        bounds = [(codec.ts(m.start), codec.ts(m.end)) for m in months]
-        firsts = ", ".join("total(first >= ? AND first < ?)" for _ in bounds)
-        flat = [stamp for pair in bounds for stamp in pair]
-        with self._read() as conn:
-            visits = [
-                conn.execute(
-                    "SELECT count(*), total(v.verdict = 'ADMIT'), total(v.verdict = 'DENY'), "
-                    "count(c.number) FROM visits AS v INDEXED BY visits_by_at "
-                    "LEFT JOIN cards AS c ON c.visit_id = v.visit_id "
-                    "WHERE v.at >= ? AND v.at < ?",
-                    pair,
-                ).fetchone()
-                for pair in bounds
-            ]
-            orphans = [
-                str(row[0])
-                for row in conn.execute("SELECT issued_at FROM cards WHERE visit_id IS NULL")
-            ]
-            new = conn.execute(
-                f"SELECT {firsts} FROM (SELECT min(at) AS first FROM visits "
-                "INDEXED BY visits_by_file GROUP BY file_number)",
-                flat,
-            ).fetchone()
-        out = []
-        for (start, end), span, (n, admitted, refused, cards), first in zip(
-            bounds, months, visits, new, strict=True
-        ):
-            cards += sum(1 for at in orphans if start <= at < end)
-            out.append(
-                MonthCount(
-                    span.month,
-                    int(n),
-                    int(admitted),
-                    int(refused),
-                    int(cards),
-                    int(first or 0),
-                )
-            )
-        return tuple(out)
+def _indexed(tx: Tx, index: str) -> str:
+    """SQLite's index hint, where its planner needs one (the server plans alone)."""
+    return f" INDEXED BY {index}" if tx.dialect == "sqlite" else ""

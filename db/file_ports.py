@@ -9,7 +9,9 @@ from collections.abc import Callable, Sequence
 from datetime import date, datetime
 from typing import Any, TypeVar
 
+from admission.data_protection import MonthCount, MonthSpan, RetentionTotals
 from admission.identity import IdentityKey
+from admission.inspection import SearchCriteria
 from admission.records import (
     AdmissionEntry,
     AuditEntry,
@@ -23,7 +25,8 @@ from admission.records import (
     VisitRecord,
     check_new_ban,
 )
-from db import cards, chain, people, visitors
+from admission.reports import AccessReport, DayBookLine, FigureCounts
+from db import cards, chain, data_protection, inspection, people, reports, retention, visitors
 
 T = TypeVar("T")
 
@@ -181,3 +184,68 @@ class FilePorts:
     def add_staff(self, member: StaffMember, actor: str, at: datetime) -> None:
         """Add or update (e.g. deactivate) a staff member."""
         self.write(lambda tx: people.add_staff(tx, member, actor, at))
+
+    # -- the reports, data protection and retention (arts. 14.1.b, 20.4; GDPR) -------------
+
+    def day_book_lines(self, start: datetime, until: datetime) -> Sequence[DayBookLine]:
+        """The visits with ``start <= at < until`` (UTC), by time, each with its visitor
+        and the card it gave (personal data: the caller audits the reading)."""
+        return self.read(lambda tx: reports.day_book_lines(tx, start, until))
+
+    def figure_counts(self, start: datetime, until: datetime) -> FigureCounts:
+        return self.read(lambda tx: reports.figure_counts(tx, start, until))
+
+    def access_report_data(self, file_number: int) -> AccessReport | None:
+        """Everything held about one person (GDPR art. 15), None when no such file."""
+        return self.read(lambda tx: reports.access_report(tx, file_number))
+
+    def rectify_visitor_name(
+        self,
+        file_number: int,
+        surname: str,
+        given_names: str,
+        *,
+        actor: str,
+        role: str,
+        reason: str,
+        at: datetime,
+    ) -> Visitor:
+        """Set the visitor's name (checked by the service) and audit it: one transaction."""
+        return self.write(
+            lambda tx: data_protection.rectify_visitor_name(
+                tx, file_number, surname, given_names, actor=actor, role=role, reason=reason, at=at
+            )
+        )
+
+    def rectify_observation_text(
+        self,
+        file_number: int,
+        observation_id: int,
+        text: str,
+        *,
+        actor: str,
+        role: str,
+        reason: str,
+        at: datetime,
+    ) -> Observation:
+        """Set an observation's text (author and date kept) and audit it: one transaction."""
+        return self.write(
+            lambda tx: data_protection.rectify_observation_text(
+                tx, file_number, observation_id, text, actor=actor, role=role, reason=reason, at=at
+            )
+        )
+
+    def retention_totals(self, cutoff: datetime) -> RetentionTotals:
+        return self.read(lambda tx: data_protection.retention_totals(tx, cutoff))
+
+    def retention_months(self, months: Sequence[MonthSpan]) -> tuple[MonthCount, ...]:
+        """One count per span, in the order given."""
+        return self.read(lambda tx: data_protection.retention_months(tx, months))
+
+    def newest_event(self) -> datetime | None:
+        """The latest instant the file records (a visit, a card event, an audit entry)."""
+        return self.read(retention.newest_event)
+
+    def inspect_visitors(self, criteria: SearchCriteria, limit: int) -> Sequence[Visitor]:
+        """The gaming inspectors' search (art. 20.4), read only: see db/inspection.py."""
+        return self.read(lambda tx: inspection.inspect_visitors(tx, criteria, limit))

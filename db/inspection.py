@@ -1,14 +1,14 @@
-"""The reads the gaming inspectors' queries need (art. 20.4), over the visitor file.
+"""The gaming inspectors' search (art. 20.4): :func:`inspect_visitors`, the answer of
+both dialects - *the visitors matching every criterion given, by folded name then file
+number, the first* ``limit`` - and, here, how the SQLCipher file finds it
+(:func:`find_visitors`; the server's sealed names are searched by db/pg/inspection.py).
 
-:func:`find_visitors` is the search behind
-:meth:`db.visitors.VisitorsMixin.inspect_visitors` (the store then satisfies
-:class:`admission.inspection.InspectionReader` with its own ``visitor``, ``visits`` and
-``card``). It only SELECTs. Every criterion is bound as a parameter, never spliced into
-the SQL text: the SQL below is fixed, only the number of name-word clauses, of identity
-prefixes and of candidate numbers varies. The name criterion uses the store's own
-accent- and case-insensitive word index (``visitor_tokens``, :mod:`db.names`); an
-observation is matched with ``instr`` over SQLite's ``lower`` (ASCII case only), its
-candidates found with an escaped ``LIKE``: ``%`` and ``_`` are plain characters.
+It only SELECTs. Every criterion is bound as a parameter, never spliced into the SQL
+text: the SQL below is fixed, only the number of name-word clauses, of identity prefixes
+and of candidate numbers varies. The name criterion uses the store's own accent- and
+case-insensitive word index (``visitor_tokens``, :mod:`db.names`); an observation is
+matched with ``instr`` over SQLite's ``lower`` (ASCII case only), its candidates found
+with an escaped ``LIKE``: ``%`` and ``_`` are plain characters.
 
 How it stays fast on a six-month file (art. 20.4: the inspector waits for the answer;
 ``tests/bench/bench_inspection.py`` measures it on 1,000,000 visitors): the answer is
@@ -41,13 +41,15 @@ every path reads every visitor that can match, and the full WHERE clause is appl
 from __future__ import annotations
 
 import json
-import sqlite3
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
+from typing import Any
 
 from admission.inspection import SearchCriteria
-from db import codec, names
+from admission.records import Visitor
+from db import codec, names, visitors
+from db.tx import Tx
 
 __all__ = [
     "Plan",
@@ -55,6 +57,7 @@ __all__ = [
     "conditions",
     "every_plan",
     "find_visitors",
+    "inspect_visitors",
     "plan",
     "run",
     "statement",
@@ -154,21 +157,31 @@ def conditions(
     return where, params
 
 
-def find_visitors(conn: sqlite3.Connection, criteria: SearchCriteria, limit: int) -> Sequence[int]:
+def inspect_visitors(tx: Tx, criteria: SearchCriteria, limit: int) -> list[Visitor]:
+    """Visitors matching every criterion given, by folded name then file number, at
+    most ``limit``; none when no criterion is given."""
+    if criteria == SearchCriteria() or limit <= 0:
+        return []
+    if tx.dialect == "pg":  # the names are sealed: the desk opens and checks them
+        from db.pg import inspection as sealed
+
+        return visitors.listed(tx, sealed.find_visitors(tx, criteria, limit))
+    return visitors.listed(tx, find_visitors(tx, criteria, limit))
+
+
+def find_visitors(tx: Tx, criteria: SearchCriteria, limit: int) -> Sequence[int]:
     """The file numbers of the visitors matching every criterion given, by folded name
     then file number; none when no criterion is given."""
-    return run(conn, criteria, plan(conn, criteria, limit), limit)
+    return run(tx, criteria, plan(tx, criteria, limit), limit)
 
 
-def run(
-    conn: sqlite3.Connection, criteria: SearchCriteria, chosen: Plan, limit: int
-) -> Sequence[int]:
+def run(tx: Tx, criteria: SearchCriteria, chosen: Plan, limit: int) -> Sequence[int]:
     """The search evaluated on the rows ``chosen`` finds: the same answer on every route."""
     built = statement(criteria, chosen, limit)
     if built is None:
         return []
     sql, args, column = built
-    return [int(row[column]) for row in conn.execute(sql, args).fetchall()]
+    return [int(row[column]) for row in tx.all(sql, args)]
 
 
 def statement(
@@ -259,19 +272,19 @@ def _name_statement(
     return sql, [*args, limit], 1
 
 
-def plan(conn: sqlite3.Connection, criteria: SearchCriteria, limit: int) -> Plan:
+def plan(tx: Tx, criteria: SearchCriteria, limit: int) -> Plan:
     """The cheapest way to the answer: an exact key first (file, card, identity); else
     the way that reads fewest rows - the rarest name word in name order, the date range
     or the matching observations (read only when nothing cheap is at hand) then sorted,
     or the walk in name order."""
-    exact = _exact(conn, criteria)
+    exact = _exact(tx, criteria)
     if exact is not None:
         return exact
     if criteria.name is not None and not names.words(criteria.name):
         return Plan(Route.NONE)
-    visitors = _visitors(conn)
-    sized = _name_sizes(conn, criteria)
-    dates = _dates(conn, criteria)
+    visitors = _visitors(tx)
+    sized = _name_sizes(tx, criteria)
+    dates = _dates(tx, criteria)
     shares: dict[str, float] = {}
     considered: dict[str, int] = {}
     for word, size in sized.items():
@@ -280,7 +293,7 @@ def plan(conn: sqlite3.Connection, criteria: SearchCriteria, limit: int) -> Plan
         shares[Route.DATES] = _share(dates.estimate, visitors)
         considered[Route.DATES] = dates.estimate
     options: list[Plan] = []
-    named = _name(conn, criteria, sized)
+    named = _name(tx, criteria, sized)
     if named is not None:
         considered[Route.NAME] = named.estimate
         if named.words or named.estimate == 0:
@@ -289,7 +302,7 @@ def plan(conn: sqlite3.Connection, criteria: SearchCriteria, limit: int) -> Plan
         options.append(_costed(dates, DRIVE_COST * dates.estimate))
     best = min(options, key=lambda p: p.cost, default=None)
     if best is None or best.cost > min(SMALL, DRIVE_MAX) * DRIVE_COST:
-        observed = _observation(conn, criteria)
+        observed = _observation(tx, criteria)
         if observed is not None:
             considered[Route.OBSERVATION] = observed.estimate
             shares[Route.OBSERVATION] = _share(observed.estimate, visitors)
@@ -317,7 +330,7 @@ def _cost_order(chosen: Plan) -> tuple[float, int]:
     return chosen.cost, 0 if chosen.route in (Route.NAME, Route.WALK) else 1
 
 
-def every_plan(conn: sqlite3.Connection, criteria: SearchCriteria) -> list[Plan]:
+def every_plan(tx: Tx, criteria: SearchCriteria) -> list[Plan]:
     """Every route that can answer ``criteria`` (the tests compare their answers)."""
     found = [Plan(Route.WALK)]
     if criteria.file_number is not None:
@@ -325,10 +338,10 @@ def every_plan(conn: sqlite3.Connection, criteria: SearchCriteria) -> list[Plan]
     if criteria.card is not None:
         found.append(_card(criteria.card))
     if criteria.id_number is not None:
-        found.append(_identity(conn, criteria.id_number) or Plan(Route.WALK))
-    named = _name(conn, criteria, _name_sizes(conn, criteria))
-    observed = _observation(conn, criteria)
-    for route in (named, _dates(conn, criteria), observed):
+        found.append(_identity(tx, criteria.id_number) or Plan(Route.WALK))
+    named = _name(tx, criteria, _name_sizes(tx, criteria))
+    observed = _observation(tx, criteria)
+    for route in (named, _dates(tx, criteria), observed):
         if route is not None and (
             route.route is not Route.NAME or route.words or not route.estimate
         ):
@@ -338,14 +351,14 @@ def every_plan(conn: sqlite3.Connection, criteria: SearchCriteria) -> list[Plan]
     return found
 
 
-def _exact(conn: sqlite3.Connection, criteria: SearchCriteria) -> Plan | None:
+def _exact(tx: Tx, criteria: SearchCriteria) -> Plan | None:
     """A primary key or the identity: a handful of rows at most."""
     if criteria.file_number is not None:
         return Plan(Route.FILE, "SELECT ?", (criteria.file_number,), estimate=1)
     if criteria.card is not None:
         return _card(criteria.card)
     if criteria.id_number is not None:
-        return _identity(conn, criteria.id_number)
+        return _identity(tx, criteria.id_number)
     return None
 
 
@@ -358,13 +371,13 @@ def _card(number: int) -> Plan:
     )
 
 
-def _name_sizes(conn: sqlite3.Connection, criteria: SearchCriteria) -> dict[str, int]:
+def _name_sizes(tx: Tx, criteria: SearchCriteria) -> dict[str, int]:
     """Each query word's index entries, counted up to :data:`COUNT_BOUND`."""
     query = names.words(criteria.name) if criteria.name is not None else []
-    return {word: _count_tokens(conn, word) for word in query}
+    return {word: _count_tokens(tx, word) for word in query}
 
 
-def _name(conn: sqlite3.Connection, criteria: SearchCriteria, sized: dict[str, int]) -> Plan | None:
+def _name(tx: Tx, criteria: SearchCriteria, sized: dict[str, int]) -> Plan | None:
     """The rarest query word and the index words that start with it (none listed when
     more than :data:`MERGE_MAX`: a short prefix, which the walk in name order serves),
     and each other query word's index words (None when more than that)."""
@@ -372,34 +385,34 @@ def _name(conn: sqlite3.Connection, criteria: SearchCriteria, sized: dict[str, i
         return None
     size, word = min((size, word) for word, size in sized.items())
     others = tuple(
-        (other, _words(conn, other) if sized[other] else ()) for other in sized if other != word
+        (other, _words(tx, other) if sized[other] else ()) for other in sized if other != word
     )
     return Plan(
         Route.NAME,
         params=(word,),
         estimate=size,
-        words=(_words(conn, word) or ()) if size else (),
+        words=(_words(tx, word) or ()) if size else (),
         others=others,
     )
 
 
-def _words(conn: sqlite3.Connection, prefix: str) -> tuple[str, ...] | None:
+def _words(tx: Tx, prefix: str) -> tuple[str, ...] | None:
     """The distinct index words starting with ``prefix``, each found by one seek past the
     previous one; None when more than :data:`MERGE_MAX`."""
     low, high = names.prefix_range(prefix)
     found: list[str] = []
-    row = conn.execute(
+    row = tx.one(
         "SELECT token FROM visitor_tokens WHERE token >= ? AND token < ? ORDER BY token LIMIT 1",
         (low, high),
-    ).fetchone()
+    )
     while row is not None:
         found.append(str(row[0]))
         if len(found) > MERGE_MAX:
             return None
-        row = conn.execute(
+        row = tx.one(
             "SELECT token FROM visitor_tokens WHERE token > ? AND token < ? ORDER BY token LIMIT 1",
             (found[-1], high),
-        ).fetchone()
+        )
     return tuple(found)
 
 
@@ -427,21 +440,21 @@ def _share(size: int, visitors: int) -> float:
     return min(size, visitors) / visitors if visitors else 0.0
 
 
-def _visitors(conn: sqlite3.Connection) -> int:
-    return int(conn.execute("SELECT max(file_number) FROM visitors").fetchone()[0] or 0)
+def _visitors(tx: Tx) -> int:
+    return int(_value(tx, "SELECT max(file_number) FROM visitors") or 0)
 
 
 def _costed(chosen: Plan, cost: float) -> Plan:
     return replace(chosen, cost=cost)
 
 
-def _dates(conn: sqlite3.Connection, criteria: SearchCriteria) -> Plan | None:
+def _dates(tx: Tx, criteria: SearchCriteria) -> Plan | None:
     """The visits in the range, through ``visits_by_at`` (counted, bounded)."""
     if criteria.visits_from is None and criteria.visits_until is None:
         return None
     low = codec.ts(criteria.visits_from) if criteria.visits_from is not None else ""
     high = codec.ts(criteria.visits_until) if criteria.visits_until is not None else "~"
-    size = _visits_between(conn, low, high)
+    size = _visits_between(tx, low, high)
     return Plan(
         Route.DATES,
         "SELECT s.file_number FROM visits AS s WHERE s.at >= ? AND s.at < ?",
@@ -450,7 +463,7 @@ def _dates(conn: sqlite3.Connection, criteria: SearchCriteria) -> Plan | None:
     )
 
 
-def _observation(conn: sqlite3.Connection, criteria: SearchCriteria) -> Plan | None:
+def _observation(tx: Tx, criteria: SearchCriteria) -> Plan | None:
     """The visitors with a matching observation: one pass over the observations (a few
     per hundred visitors), read here so their number decides the route."""
     if criteria.observation is None:
@@ -459,10 +472,10 @@ def _observation(conn: sqlite3.Connection, criteria: SearchCriteria) -> Plan | N
     # place (no lowered copy): the same rows as instr(lower(...)), a few times faster.
     # The search's WHERE clause still applies instr to every candidate.
     pattern = "%" + _escape_like(criteria.observation) + "%"
-    rows = conn.execute(
+    rows = tx.all(
         "SELECT o.file_number FROM observations AS o NOT INDEXED WHERE o.text LIKE ? ESCAPE '\\'",
         (pattern,),
-    ).fetchall()
+    )
     found = sorted({int(r[0]) for r in rows})
     return Plan(Route.OBSERVATION, candidates=tuple(found), estimate=len(found))
 
@@ -475,42 +488,45 @@ def _with(chosen: Plan, considered: dict[str, int]) -> Plan:
     return replace(chosen, considered=considered)
 
 
-def _count(
-    conn: sqlite3.Connection, sql: str, params: Sequence[object], bound: int = COUNT_BOUND
-) -> int:
+def _count(tx: Tx, sql: str, params: Sequence[object], bound: int = COUNT_BOUND) -> int:
     """Rows of ``sql``, counted up to ``bound`` (an index range: cheap)."""
-    return int(
-        conn.execute(f"SELECT count(*) FROM ({sql} LIMIT {int(bound)})", list(params)).fetchone()[0]
-    )
+    return int(_value(tx, f"SELECT count(*) FROM ({sql} LIMIT {int(bound)})", list(params)))
 
 
-def _visits_between(conn: sqlite3.Connection, low: str, high: str) -> int:
+def _value(tx: Tx, sql: str, params: Sequence[object] = ()) -> Any:
+    """The one value of an aggregate's one row."""
+    row = tx.one(sql, params)
+    assert row is not None
+    return row[0]
+
+
+def _visits_between(tx: Tx, low: str, high: str) -> int:
     """The visits in ``[low, high)``: counted when few, else told by their ids (a visit's
     id grows with its time: the difference of two index probes, no count of a month)."""
 
     def first_id(at: str) -> int:
-        row = conn.execute(
+        row = tx.one(
             "SELECT s.visit_id FROM visits AS s WHERE s.at >= ? ORDER BY s.at LIMIT 1", (at,)
-        ).fetchone()
+        )
         if row is not None:
             return int(row[0])
-        return int(conn.execute("SELECT coalesce(max(visit_id), 0) + 1 FROM visits").fetchone()[0])
+        return int(_value(tx, "SELECT coalesce(max(visit_id), 0) + 1 FROM visits"))
 
     told = first_id(high) - first_id(low)
     if told > COUNT_BOUND:
         return told
-    return _count(conn, "SELECT 1 FROM visits AS s WHERE s.at >= ? AND s.at < ?", (low, high))
+    return _count(tx, "SELECT 1 FROM visits AS s WHERE s.at >= ? AND s.at < ?", (low, high))
 
 
-def _count_tokens(conn: sqlite3.Connection, word: str) -> int:
+def _count_tokens(tx: Tx, word: str) -> int:
     return _count(
-        conn,
+        tx,
         "SELECT 1 FROM visitor_tokens AS t WHERE t.token >= ? AND t.token < ?",
         names.prefix_range(word),
     )
 
 
-def _identity(conn: sqlite3.Connection, number: str) -> Plan | None:
+def _identity(tx: Tx, number: str) -> Plan | None:
     """Every visitor whose identity ends in ``:number`` or who showed a document of that
     number: one probe of the identity index per stored ``KIND:COUNTRY:`` prefix (found by
     skipping through that index), and the documents' index. None when the prefixes are
@@ -520,10 +536,10 @@ def _identity(conn: sqlite3.Connection, number: str) -> Plan | None:
     prefixes: list[str] = []
     low = ""
     while True:
-        row = conn.execute(
+        row = tx.one(
             "SELECT identity FROM visitors WHERE identity >= ? ORDER BY identity LIMIT 1",
             (low,),
-        ).fetchone()
+        )
         if row is None:
             break
         identity = str(row[0])

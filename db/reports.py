@@ -1,26 +1,27 @@
-"""The reads behind the director's and the inspectors' reports (arts. 20.4, 14.1.b):
-the daily visitor book, the figures and the access-request report (GDPR art. 15).
+"""The reads behind the director's and the inspectors' reports (arts. 20.4, 14.1.b): the
+daily visitor book, the figures and the access-request report (GDPR art. 15). Written
+once over both dialects (db/tx.py).
 
 Only SELECTs, every value bound as a parameter. The day book and the figures read the
 visits of a UTC range through the ``visits_by_at`` index (the range of one Madrid day is
-a few thousand rows of a file of millions); the figures are SQL aggregates by UTC hour,
-which :func:`admission.reports.figures_from_counts` turns into Madrid hours (Madrid is a
-whole number of hours from UTC). Cards are reached from their visit (``cards.visit_id``
-is unique, hence indexed), never by scanning the card table.
+a few thousand rows of a file of millions); the figures are SQL aggregates over clear
+columns (times, verdicts, reason codes, card rows) by UTC hour, which
+:func:`admission.reports.figures_from_counts` turns into Madrid hours (Madrid is a whole
+number of hours from UTC). Cards are reached from their visit (``cards.visit_id`` is
+unique, hence indexed), never by scanning the card table. The day book opens each named
+visitor's name and identity once (sealed on the server, bound to table, column and row);
+it is personal data and the service audits its reading.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from datetime import datetime
 
 from admission.inspection import TimelineEntry
 from admission.records import CardStatus
 from admission.reports import AccessReport, DayBookLine, FigureCounts
-from db import codec
-from db.data_protection import DataProtectionMixin
-
-__all__ = ["ReportsMixin"]
+from db import cards, codec, people, visitors
+from db.tx import Tx, when
 
 _DAY_BOOK = (
     "SELECT v.at, v.file_number, p.surname, p.given_names, p.identity, v.document_type, "
@@ -30,46 +31,66 @@ _DAY_BOOK = (
     "LEFT JOIN cards AS c ON c.visit_id = v.visit_id "
     "WHERE v.at >= ? AND v.at < ? ORDER BY v.at, v.visit_id"
 )
+# The UTC hour of a visit as ``YYYY-MM-DDTHH`` and the reason codes of its JSON array,
+# in each dialect's words (ISO text on the file, timestamptz on the server).
+_HOUR = {
+    "sqlite": "substr(at, 1, 13)",
+    "pg": "to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24')",
+}
+_CODES = {
+    "sqlite": "json_each(v.reasons) AS j",
+    "pg": "jsonb_array_elements_text(v.reasons::jsonb) AS j(value)",
+}
 _BY_HOUR = (
-    "SELECT substr(at, 1, 13), sum(verdict = 'ADMIT'), sum(verdict = 'DENY') "
-    "FROM visits WHERE at >= ? AND at < ? GROUP BY 1 ORDER BY 1"
+    "SELECT {hour} AS h, count(*) FILTER (WHERE verdict = 'ADMIT'), "
+    "count(*) FILTER (WHERE verdict = 'DENY') "
+    "FROM visits WHERE at >= ? AND at < ? GROUP BY h ORDER BY h"
 )
 # a re-entry on the card held (art. 22) is no new visitor; it and the presentations not
 # admitted without a refusal (the RIAJ unavailable, dismissed) are counted apart
 _VISITORS = (
-    "SELECT count(DISTINCT CASE WHEN verdict <> 'ALREADY_ADMITTED' THEN file_number END), "
-    "total(verdict = 'ALREADY_ADMITTED'), total(verdict = 'NOT_ADMITTED') "
+    "SELECT count(DISTINCT file_number) FILTER (WHERE verdict <> 'ALREADY_ADMITTED'), "
+    "count(*) FILTER (WHERE verdict = 'ALREADY_ADMITTED'), "
+    "count(*) FILTER (WHERE verdict = 'NOT_ADMITTED') "
     "FROM visits WHERE at >= ? AND at < ?"
 )
 _REASONS = (
-    "SELECT v.verdict, j.value, count(*) FROM visits AS v, "
-    "json_each(v.reasons) AS j WHERE v.at >= ? AND v.at < ? "
-    "AND v.verdict IN ('DENY', 'NOT_ADMITTED') GROUP BY 1, 2"
+    "SELECT v.verdict, j.value, count(*) FROM visits AS v, {codes} "
+    "WHERE v.at >= ? AND v.at < ? AND v.verdict IN ('DENY', 'NOT_ADMITTED') "
+    "GROUP BY v.verdict, j.value ORDER BY v.verdict, j.value"
 )
 _CARD_TYPES = (
-    "SELECT c.card_type, sum(c.status <> 'VOIDED'), "
-    "sum(CASE WHEN c.status <> 'VOIDED' THEN c.price_cents ELSE 0 END), "
-    "sum(c.status = 'VOIDED') FROM visits AS v "
+    "SELECT c.card_type, count(*) FILTER (WHERE c.status <> 'VOIDED'), "
+    "coalesce(sum(c.price_cents) FILTER (WHERE c.status <> 'VOIDED'), 0), "
+    "count(*) FILTER (WHERE c.status = 'VOIDED') FROM visits AS v "
     "JOIN cards AS c ON c.visit_id = v.visit_id WHERE v.at >= ? AND v.at < ? "
-    "GROUP BY c.card_type"
+    "GROUP BY c.card_type ORDER BY c.card_type"
 )
 
 
-class ReportsMixin(DataProtectionMixin):
-    """Report reads over the SQLCipher file."""
-
-    def day_book_lines(self, start: datetime, until: datetime) -> Sequence[DayBookLine]:
-        """The visits with ``start <= at < until`` (UTC), by time, each with its visitor
-        and the card it gave (personal data: the caller audits the reading)."""
-        with self._read() as conn:
-            rows = conn.execute(_DAY_BOOK, (codec.ts(start), codec.ts(until))).fetchall()
-        return [
+def day_book_lines(tx: Tx, start: datetime, until: datetime) -> list[DayBookLine]:
+    """The visits with ``start <= at < until`` (UTC), by time, each with its visitor and
+    the card it gave (personal data: the caller audits the reading)."""
+    people: dict[int, tuple[str, str, str]] = {}
+    lines = []
+    for row in tx.all(_DAY_BOOK, (tx.ts(start), tx.ts(until))):
+        at, fn, surname, given, identity, doc_type, verdict, reasons = row[:8]
+        card, card_type, price, desk, operator, status = row[8:]
+        number = int(fn)
+        person = people.get(number)
+        if person is None:
+            person = people[number] = (
+                tx.open(surname, "visitors", "surname", number),
+                tx.open(given, "visitors", "given_names", number),
+                tx.open(identity, "visitors", "identity", number),
+            )
+        lines.append(
             DayBookLine(
-                at=codec.parse_ts(str(at)),
-                file_number=int(fn),
-                surname=str(surname),
-                given_names=str(given),
-                identity=str(identity),
+                at=when(at),
+                file_number=number,
+                surname=person[0],
+                given_names=person[1],
+                identity=person[2],
                 document_type=str(doc_type),
                 verdict=str(verdict),
                 reasons=codec.parse_codes(str(reasons)),
@@ -80,74 +101,56 @@ class ReportsMixin(DataProtectionMixin):
                 operator=str(operator),
                 card_voided=status == CardStatus.VOIDED.value,
             )
-            for (
-                at,
-                fn,
-                surname,
-                given,
-                identity,
-                doc_type,
-                verdict,
-                reasons,
-                card,
-                card_type,
-                price,
-                desk,
-                operator,
-                status,
-            ) in rows
-        ]
+        )
+    return lines
 
-    def figure_counts(self, start: datetime, until: datetime) -> FigureCounts:
-        """Admissions and refusals per UTC hour, cards per type (voided apart), refusal
-        reasons and distinct visitors of the visits with ``start <= at < until``; the
-        re-entries and the presentations not admitted (with their reasons) apart."""
-        span = (codec.ts(start), codec.ts(until))
-        with self._read() as conn:
-            hours = conn.execute(_BY_HOUR, span).fetchall()
-            reasons = conn.execute(_REASONS, span).fetchall()
-            types = conn.execute(_CARD_TYPES, span).fetchall()
-            visitors, reentries, not_admitted = conn.execute(_VISITORS, span).fetchone()
-        return FigureCounts(
-            by_hour=tuple(
-                (codec.parse_ts(f"{hour}:00:00.000000Z"), int(admitted), int(denied))
-                for hour, admitted, denied in hours
-            ),
-            card_types=tuple(
-                (str(name), int(n), int(cents)) for name, n, cents, _ in types if int(n)
-            ),
-            voided=sum(int(voided) for *_, voided in types),
-            reasons=tuple((str(code), int(n)) for verdict, code, n in reasons if verdict == "DENY"),
-            visitors=int(visitors),
-            reentries=int(reentries),
-            not_admitted=int(not_admitted),
-            not_admitted_reasons=tuple(
-                (str(code), int(n)) for verdict, code, n in reasons if verdict == "NOT_ADMITTED"
-            ),
-        )
 
-    def access_report_data(self, file_number: int) -> AccessReport | None:
-        """Everything held about one person (GDPR art. 15): the file, the visits with
-        their cards, the observations, the bans and staff entry of the same identity,
-        and how many audit entries name the file. None when there is no such file."""
-        visitor = self.visitor(file_number)
-        if visitor is None:
-            return None
-        timeline = tuple(
-            TimelineEntry(v, None if v.card_number is None else self.card(v.card_number))
-            for v in self.visits(file_number)
-        )
-        with self._read() as conn:
-            consultations = int(
-                conn.execute(
-                    "SELECT count(*) FROM audit WHERE subject = ?", (f"file:{file_number}",)
-                ).fetchone()[0]
-            )
-        return AccessReport(
-            visitor=visitor,
-            timeline=timeline,
-            observations=tuple(self.observations(file_number)),
-            bans=tuple(self.bans(visitor.identity)),
-            staff=self.staff_member(visitor.identity),
-            consultations=consultations,
-        )
+def figure_counts(tx: Tx, start: datetime, until: datetime) -> FigureCounts:
+    """Admissions and refusals per UTC hour, cards per type (voided apart), refusal
+    reasons and distinct visitors of the visits with ``start <= at < until``; the
+    re-entries and the presentations not admitted (with their reasons) apart."""
+    span = (tx.ts(start), tx.ts(until))
+    hours = tx.all(_BY_HOUR.format(hour=_HOUR[tx.dialect]), span)
+    reasons = tx.all(_REASONS.format(codes=_CODES[tx.dialect]), span)
+    types = tx.all(_CARD_TYPES, span)
+    counted = tx.one(_VISITORS, span)
+    assert counted is not None
+    visitors, reentries, not_admitted = counted
+    return FigureCounts(
+        by_hour=tuple(
+            (codec.parse_ts(f"{hour}:00:00.000000Z"), int(admitted), int(denied))
+            for hour, admitted, denied in hours
+        ),
+        card_types=tuple((str(name), int(n), int(cents)) for name, n, cents, _ in types if int(n)),
+        voided=sum(int(voided) for *_, voided in types),
+        reasons=tuple((str(code), int(n)) for verdict, code, n in reasons if verdict == "DENY"),
+        visitors=int(visitors),
+        reentries=int(reentries),
+        not_admitted=int(not_admitted),
+        not_admitted_reasons=tuple(
+            (str(code), int(n)) for verdict, code, n in reasons if verdict == "NOT_ADMITTED"
+        ),
+    )
+
+
+def access_report(tx: Tx, file_number: int) -> AccessReport | None:
+    """Everything held about one person (GDPR art. 15): the file, the visits with their
+    cards, the observations, the bans and staff entry of the same identity, and how many
+    audit entries name the file. None when there is no such file."""
+    visitor = visitors.by_number(tx, file_number)
+    if visitor is None:
+        return None
+    timeline = tuple(
+        TimelineEntry(v, None if v.card_number is None else cards.card(tx, v.card_number))
+        for v in visitors.visits(tx, file_number)
+    )
+    found = tx.one("SELECT count(*) FROM audit WHERE subject = ?", (f"file:{file_number}",))
+    assert found is not None
+    return AccessReport(
+        visitor=visitor,
+        timeline=timeline,
+        observations=tuple(visitors.observations(tx, file_number)),
+        bans=tuple(people.bans(tx, visitor.identity)),
+        staff=people.staff_member(tx, visitor.identity),
+        consultations=int(found[0]),
+    )

@@ -30,7 +30,9 @@ from types import TracebackType
 from admission.clock import SystemClock
 from admission.errors import StoreError, StoreErrorCode
 from admission.ports import Clock
-from db import codec
+from admission.records import PurgeReport
+from db import codec, retention
+from db.audit import AuditMixin
 from db.connection import (
     DB_ERRORS,
     configure,
@@ -54,13 +56,12 @@ from db.file_guard import (
 from db.integrity import hmac_check, open_check
 from db.issued import Highs, IssuedRecord, highs_of, read_issued, write_issued
 from db.keys import DbKey, KeyringBackend
-from db.reports import ReportsMixin
 
 log = logging.getLogger("admission.db")
 INIT_ACTOR = "init"  # the audit trail's actor of the file's creation and adoption
 
 
-class SqlCipherStore(ReportsMixin):
+class SqlCipherStore(AuditMixin):
     def __init__(
         self,
         conn: sqlite3.Connection,
@@ -376,6 +377,27 @@ class SqlCipherStore(ReportsMixin):
         if row is None:
             raise self._damaged_error()
         return bytes(row[0])
+
+    # -- retention (art. 20.4, R3: db/retention.py) ---------------------------------------
+
+    def purge(self, cutoff: datetime, *, batch: int = retention.BATCH) -> PurgeReport:
+        """The six-month purge, after the daily check of every page's HMAC (a damaged
+        file erases nothing and takes no more writes: DAMAGED_FILE); ``secure_delete``
+        zeroes the erased rows, and the WAL is checkpointed and truncated after."""
+        self._check_whole()
+        if not self.integrity_check().ok:  # the daily full check (art. 20.4)
+            self._check_whole()
+        report = retention.purge(self.write, cutoff, self._now, batch)
+        self.checkpoint()
+        return report
+
+    def checkpoint(self) -> None:
+        """Copy the WAL into the file and truncate it (erased rows leave the WAL too)."""
+        with self._lock:
+            self._check_open()
+            # Busy readers: SQLite checkpoints again later and at close.
+            with contextlib.suppress(*DB_ERRORS):
+                self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
 
     @classmethod
     def open_plain(cls, path: Path, *, clock: Clock | None = None) -> SqlCipherStore:

@@ -140,6 +140,22 @@ class Tx(Protocol):
         swapped by the server's administrator). Nothing to check on SQLite."""
         ...
 
+    # -- retention and rectification (db/retention.py, db/data_protection.py) -------------
+
+    def note_erased(self, erased: Iterable[str], changed: Iterable[str] = ()) -> None:
+        """Rows a statement of this transaction erased, and rows it changed without an
+        entry of their own (a card losing its erased visit), for :meth:`erasures`: noted
+        here on the server; SQLite's temporary triggers have noted them already."""
+        ...
+
+    def index_name(
+        self, file_number: int, surname: str, given_names: str, *, new: bool = False
+    ) -> None:
+        """Index a visitor's name anew (written or rectified): the search name and word
+        index on the file (db/names.py); the blind name tokens on the server. ``new``: a
+        visitor just inserted (its row holds the search name, no old words to delete)."""
+        ...
+
     def audit(
         self,
         actor: str,

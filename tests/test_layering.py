@@ -259,10 +259,7 @@ def test_ui_names_no_adapter_even_for_typing() -> None:
 PRIVATE_REACH_ALLOWED = {
     ("db.pg.accounts", "db.pg.store._Tx"),
     ("db.pg.accounts", "db.pg.store._store_error"),
-    ("db.pg.data_protection", "db.pg.store._Tx"),
     ("db.pg.desk_counters", "db.pg.store._Tx"),
-    ("db.pg.inspection", "db.pg.store._Tx"),
-    ("db.pg.reports", "db.pg.store._Tx"),
     ("db.pg.rotation", "db.pg.store._Tx"),
     ("db.pg.rotation", "db.pg.store._store_error"),
     ("db.pg.voucher_book", "db.pg.store._Tx"),

@@ -1,6 +1,7 @@
 """The gaming inspectors' search (art. 20.4) over the visitor file on the shared
-PostgreSQL server (arts. 154-155): :meth:`PgInspection.inspect_visitors`, the same
-answer as :func:`db.inspection.find_visitors` and the fake store's.
+PostgreSQL server (arts. 154-155): :func:`find_visitors`, the file numbers of the same
+answer as :func:`db.inspection.find_visitors` gives on the SQLCipher file; both behind
+:func:`db.inspection.inspect_visitors`.
 
 The answer is always *the visitors matching every criterion given, by folded name
 (:func:`db.names.search_name`) then file number, the first* ``limit``. Names, identity
@@ -10,7 +11,7 @@ numbers, the document numbers shown at visits and observations are sealed by the
 1. **Narrowed on the server** (clear columns and blind indexes, bound as parameters):
    the file number, the card (``cards.number``), the date range (a visit in it,
    ``visits_by_at``) and the name's blind-index tokens (rows holding every token of one
-   key version, as :meth:`db.pg.store.PgStore.search_visitors`).
+   key version, as the desk's name search, :func:`db.visitors.search`).
 2. **No such criterion given**: the identity number alone is looked for through the
    blind indexes: a number is held by at most one identity per kind of document and
    issuing state (:class:`admission.identity.IdentityKey`), so the desk computes the
@@ -29,7 +30,7 @@ numbers, the document numbers shown at visits and observations are sealed by the
    is asked) opened and are checked on every criterion: the name (every query word a
    prefix of a word of the name, accents and case folded), the identity number (the
    identity's number or a document shown at a visit), the observation (its text inside
-   one of the visitor's observations, case folded by ``str.lower``, as the fake store;
+   one of the visitor's observations, case folded by ``str.lower``;
    the SQLCipher store folds ASCII letters only). Names are sealed, so every candidate's
    name is opened to sort them; only the first ``limit`` visitors' whole rows are read.
 
@@ -43,22 +44,20 @@ Nothing is written, logged or sent in clear: the server sees which rows are read
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from enum import unique
-from typing import Any
+from typing import Any, Protocol, cast
 
 from admission.codes import Code
 from admission.country_codes import MRZ_COUNTRY_CODES
 from admission.errors import StoreError
 from admission.identity import IdentityKey, IdKind
 from admission.inspection import SearchCriteria
-from admission.records import Visitor
 from db import names
-from db.pg.crypto import NameQuery
-from db.pg.rows import VISITOR_COLUMNS
-from db.pg.store import PgStore, _Tx
+from db.pg.crypto import KeyRing, NameQuery
+from db.tx import Tx
 
-__all__ = ["MAX_CANDIDATES", "MAX_SCANNED", "PgInspection", "PgInspectionCode"]
+__all__ = ["MAX_CANDIDATES", "MAX_SCANNED", "PgInspectionCode", "find_visitors"]
 
 MAX_CANDIDATES = 50_000  # visitors whose names are opened (and sorted) for one search
 MAX_SCANNED = 400_000  # rows of one table opened when no criterion narrows the visitors
@@ -80,150 +79,120 @@ def _too_broad(what: str) -> StoreError:
     )
 
 
-class PgInspection:
-    """The inspectors' search over an open :class:`PgStore` (thread-safe as it). With the
-    store's ``visitor``, ``visits`` and ``card`` it is an
-    :class:`admission.inspection.InspectionReader` (:class:`db.pg.reports.PgDeskReads`)."""
+class _Sealing(Protocol):
+    @property
+    def ring(self) -> KeyRing: ...
 
-    def __init__(self, store: PgStore) -> None:
-        self._store = store
 
-    def inspect_visitors(self, criteria: SearchCriteria, limit: int) -> Sequence[Visitor]:
-        """Visitors matching every criterion given, by folded name then file number, at
-        most ``limit``; none when no criterion is given."""
-        if criteria == SearchCriteria() or limit <= 0:
+def find_visitors(tx: Tx, criteria: SearchCriteria, limit: int) -> list[int]:
+    """The file numbers of the visitors matching every criterion given (at least one), by
+    folded name then file number, at most ``limit``; in one read transaction."""
+    ring = cast(_Sealing, tx).ring
+    query: NameQuery | None = None
+    if criteria.name is not None:
+        query = ring.name_query(criteria.name)
+        if not query.words:  # nothing a name is made of (e.g. only "%")
             return []
-        query: NameQuery | None = None
-        if criteria.name is not None:
-            query = self._store.ring.name_query(criteria.name)
-            if not query.words:  # nothing a name is made of (e.g. only "%")
-                return []
-        return self._store.read(lambda tx: self._search(tx, criteria, query, limit))
-
-    # -- the search --------------------------------------------------------------------
-
-    def _search(
-        self, tx: _Tx, criteria: SearchCriteria, query: NameQuery | None, limit: int
-    ) -> list[Visitor]:
-        where, params = _narrowing(criteria, query)
-        if not where and criteria.id_number is not None:
-            where.append("v.file_number = ANY(%s::bigint[])")
-            params.append(sorted(self._by_number(tx, criteria.id_number)))
-        elif not where and criteria.observation is not None:
-            where.append("v.file_number = ANY(%s::bigint[])")
-            params.append(sorted(self._by_observation(tx, criteria.observation, None)))
-        clause = " WHERE " + " AND ".join(where) if where else ""
-        counted = tx.one(
-            f"SELECT count(*) FROM (SELECT 1 FROM visitors AS v{clause} LIMIT %s) AS q",
-            [*params, MAX_CANDIDATES + 1],
-        )
-        if counted is None or int(counted[0]) > MAX_CANDIDATES:
-            raise _too_broad("visitors")
-        # the candidates' names (and identities when asked): all of them, to sort them
-        opener = self._store.opener
-        keys: dict[int, str] = {}
-        numbers: dict[int, str] = {}
-        columns = "v.file_number, v.identity, v.surname, v.given_names"
-        for raw, identity, surname, given in tx.all(
-            f"SELECT {columns} FROM visitors AS v{clause}", params
-        ):
-            fn = int(raw)
-            surname_text = opener.text(surname, "visitors", "surname", fn)
-            given_text = opener.text(given, "visitors", "given_names", fn)
-            if not (query is None or query.exact or query.matches(surname_text, given_text)):
-                continue
-            keys[fn] = names.search_name(surname_text, given_text)
-            if criteria.id_number is not None:
-                text = opener.text(identity, "visitors", "identity", fn)
-                numbers[fn] = text.rsplit(":", 1)[-1]  # KIND:COUNTRY:NUMBER
+    where, params = _narrowing(criteria, query)
+    if not where and criteria.id_number is not None:
+        where.append("v.file_number = ANY(?::bigint[])")
+        params.append(sorted(_by_number(tx, ring, criteria.id_number)))
+    elif not where and criteria.observation is not None:
+        where.append("v.file_number = ANY(?::bigint[])")
+        params.append(sorted(_by_observation(tx, criteria.observation, None)))
+    clause = " WHERE " + " AND ".join(where) if where else ""
+    counted = tx.one(
+        f"SELECT count(*) FROM (SELECT 1 FROM visitors AS v{clause} LIMIT ?) AS q",
+        [*params, MAX_CANDIDATES + 1],
+    )
+    if counted is None or int(counted[0]) > MAX_CANDIDATES:
+        raise _too_broad("visitors")
+    # the candidates' names (and identities when asked): all of them, to sort them
+    keys: dict[int, str] = {}
+    numbers: dict[int, str] = {}
+    columns = "v.file_number, v.identity, v.surname, v.given_names"
+    for raw, identity, surname, given in tx.all(
+        f"SELECT {columns} FROM visitors AS v{clause}", params
+    ):
+        fn = int(raw)
+        surname_text = tx.open(surname, "visitors", "surname", fn)
+        given_text = tx.open(given, "visitors", "given_names", fn)
+        if not (query is None or query.exact or query.matches(surname_text, given_text)):
+            continue
+        keys[fn] = names.search_name(surname_text, given_text)
         if criteria.id_number is not None:
-            number = criteria.id_number
-            held = {fn for fn, own in numbers.items() if own == number}
-            held |= self._documents(tx, number, [fn for fn in keys if fn not in held])
-            keys = {fn: key for fn, key in keys.items() if fn in held}
-        if criteria.observation is not None and keys:
-            noted = self._by_observation(tx, criteria.observation, list(keys))
-            keys = {fn: key for fn, key in keys.items() if fn in noted}
-        first = [fn for _key, fn in sorted((key, fn) for fn, key in keys.items())[:limit]]
-        if not first:
-            return []
-        rows = tx.all(
-            f"SELECT {VISITOR_COLUMNS} FROM visitors AS v WHERE v.file_number = ANY(%s::bigint[])",
-            (first,),
-        )
-        opened = {v.file_number: v for v in map(opener.visitor, rows)}
-        return [opened[fn] for fn in first]
+            text = tx.open(identity, "visitors", "identity", fn)
+            numbers[fn] = text.rsplit(":", 1)[-1]  # KIND:COUNTRY:NUMBER
+    if criteria.id_number is not None:
+        number = criteria.id_number
+        held = {fn for fn, own in numbers.items() if own == number}
+        held |= _documents(tx, ring, number, [fn for fn in keys if fn not in held])
+        keys = {fn: key for fn, key in keys.items() if fn in held}
+    if criteria.observation is not None and keys:
+        noted = _by_observation(tx, criteria.observation, list(keys))
+        keys = {fn: key for fn, key in keys.items() if fn in noted}
+    return [fn for _key, fn in sorted((key, fn) for fn, key in keys.items())[:limit]]
 
-    def _by_number(self, tx: _Tx, number: str) -> set[int]:
-        """Every visitor whose identity's number is ``number`` (through the blind
-        indexes of every identity that number can be) or who showed a document of that
-        number at a visit (through the visits' number index; the visits recorded before
-        it existed, while at most :data:`MAX_SCANNED`, by opening their numbers)."""
-        ring = self._store.ring
-        indexes = [
-            index
-            for identity in _identities_of(number)
-            for index in ring.identity_indexes(identity)
-        ]
-        found = {
-            int(fn)
-            for (fn,) in tx.all(
-                "SELECT file_number FROM visitors WHERE id_index = ANY(%s::bytea[]) "
-                "UNION SELECT file_number FROM visits WHERE number_index = ANY(%s::bytea[])",
-                (indexes, list(ring.number_indexes(number))),
-            )
-        }
-        counted = tx.one(
-            "SELECT count(*) FROM (SELECT 1 FROM visits WHERE number_index IS NULL LIMIT %s) AS q",
-            (MAX_SCANNED + 1,),
-        )
-        if counted is not None and 0 < int(counted[0]) <= MAX_SCANNED:
-            opener = self._store.opener
-            for visit_id, fn, doc in _scan(
-                tx, "visits", "visit_id", "document_number", None, unindexed=True
-            ):
-                if opener.text(doc, "visits", "document_number", visit_id) == number:
-                    found.add(fn)
-        return found
 
-    def _documents(self, tx: _Tx, number: str, files: list[int]) -> set[int]:
-        """Those of ``files`` that showed a document numbered ``number`` at a visit: by
-        the visits' number index, and by opening the numbers of their visits recorded
-        before it."""
-        if not files:
-            return set()
-        found = {
-            int(fn)
-            for (fn,) in tx.all(
-                "SELECT DISTINCT file_number FROM visits WHERE file_number = ANY(%s::bigint[]) "
-                "AND number_index = ANY(%s::bytea[])",
-                (sorted(set(files)), list(self._store.ring.number_indexes(number))),
-            )
-        }
-        opener = self._store.opener
+def _by_number(tx: Tx, ring: KeyRing, number: str) -> set[int]:
+    """Every visitor whose identity's number is ``number`` (through the blind indexes
+    of every identity that number can be) or who showed a document of that number at a
+    visit (through the visits' number index; the visits recorded before it existed,
+    while at most :data:`MAX_SCANNED`, by opening their numbers)."""
+    indexes = [
+        index for identity in _identities_of(number) for index in ring.identity_indexes(identity)
+    ]
+    found = {
+        int(fn)
+        for (fn,) in tx.all(
+            "SELECT file_number FROM visitors WHERE id_index = ANY(?::bytea[]) "
+            "UNION SELECT file_number FROM visits WHERE number_index = ANY(?::bytea[])",
+            (indexes, list(ring.number_indexes(number))),
+        )
+    }
+    counted = tx.one(
+        "SELECT count(*) FROM (SELECT 1 FROM visits WHERE number_index IS NULL LIMIT ?) AS q",
+        (MAX_SCANNED + 1,),
+    )
+    if counted is not None and 0 < int(counted[0]) <= MAX_SCANNED:
         for visit_id, fn, doc in _scan(
-            tx, "visits", "visit_id", "document_number", files, unindexed=True
+            tx, "visits", "visit_id", "document_number", None, unindexed=True
         ):
-            if (
-                fn not in found
-                and opener.text(doc, "visits", "document_number", visit_id) == number
-            ):
+            if tx.open(doc, "visits", "document_number", visit_id) == number:
                 found.add(fn)
-        return found
+    return found
 
-    def _by_observation(self, tx: _Tx, text: str, files: list[int] | None) -> set[int]:
-        """The visitors (of ``files``, or any: bounded) holding an observation that
-        contains ``text``, case folded."""
-        needle = text.lower()
-        opener = self._store.opener
-        found: set[int] = set()
-        for oid, fn, sealed in _scan(tx, "observations", "observation_id", "text", files):
-            if (
-                fn not in found
-                and needle in opener.text(sealed, "observations", "text", oid).lower()
-            ):
-                found.add(fn)
-        return found
+
+def _documents(tx: Tx, ring: KeyRing, number: str, files: list[int]) -> set[int]:
+    """Those of ``files`` that showed a document numbered ``number`` at a visit: by the
+    visits' number index, and by opening the numbers of their visits recorded before it."""
+    if not files:
+        return set()
+    found = {
+        int(fn)
+        for (fn,) in tx.all(
+            "SELECT DISTINCT file_number FROM visits WHERE file_number = ANY(?::bigint[]) "
+            "AND number_index = ANY(?::bytea[])",
+            (sorted(set(files)), list(ring.number_indexes(number))),
+        )
+    }
+    for visit_id, fn, doc in _scan(
+        tx, "visits", "visit_id", "document_number", files, unindexed=True
+    ):
+        if fn not in found and tx.open(doc, "visits", "document_number", visit_id) == number:
+            found.add(fn)
+    return found
+
+
+def _by_observation(tx: Tx, text: str, files: list[int] | None) -> set[int]:
+    """The visitors (of ``files``, or any: bounded) holding an observation that contains
+    ``text``, case folded."""
+    needle = text.lower()
+    found: set[int] = set()
+    for oid, fn, sealed in _scan(tx, "observations", "observation_id", "text", files):
+        if fn not in found and needle in tx.open(sealed, "observations", "text", oid).lower():
+            found.add(fn)
+    return found
 
 
 def _identities_of(number: str) -> list[IdentityKey]:
@@ -250,29 +219,28 @@ def _narrowing(criteria: SearchCriteria, query: NameQuery | None) -> tuple[list[
     where: list[str] = []
     params: list[Any] = []
     if criteria.file_number is not None:
-        where.append("v.file_number = %s")
+        where.append("v.file_number = ?")
         params.append(criteria.file_number)
     if criteria.card is not None:
         where.append(
-            "EXISTS (SELECT 1 FROM cards AS c WHERE c.file_number = v.file_number "
-            "AND c.number = %s)"
+            "EXISTS (SELECT 1 FROM cards AS c WHERE c.file_number = v.file_number AND c.number = ?)"
         )
         params.append(criteria.card)
     if criteria.visits_from is not None or criteria.visits_until is not None:
         bounds = ["s.file_number = v.file_number"]
         if criteria.visits_from is not None:
-            bounds.append("s.at >= %s")
+            bounds.append("s.at >= ?")
             params.append(criteria.visits_from)
         if criteria.visits_until is not None:
-            bounds.append("s.at < %s")
+            bounds.append("s.at < ?")
             params.append(criteria.visits_until)
         where.append("EXISTS (SELECT 1 FROM visits AS s WHERE " + " AND ".join(bounds) + ")")
     if query is not None and query.narrows:
         parts = []
         for group in (list(t) for t in query.tokens.values() if t):
             parts.append(
-                "SELECT file_number FROM name_tokens WHERE token = ANY(%s::bytea[]) "
-                "GROUP BY file_number HAVING count(DISTINCT token) = %s"
+                "SELECT file_number FROM name_tokens WHERE token = ANY(?::bytea[]) "
+                "GROUP BY file_number HAVING count(DISTINCT token) = ?"
             )
             params += [group, len(group)]
         where.append("v.file_number IN (" + " UNION ".join(parts) + ")")
@@ -280,7 +248,7 @@ def _narrowing(criteria: SearchCriteria, query: NameQuery | None) -> tuple[list[
 
 
 def _scan(
-    tx: _Tx,
+    tx: Tx,
     table: str,
     key: str,
     column: str,
@@ -291,13 +259,13 @@ def _scan(
     """(row key, file number, sealed value) of ``table``'s rows - of ``files``, or every
     row when None, refused past :data:`MAX_SCANNED` rows - read in batches by key.
     ``unindexed``: only the visits without a number index (recorded before it)."""
-    restrict = "" if files is None else " AND file_number = ANY(%s::bigint[])"
+    restrict = "" if files is None else " AND file_number = ANY(?::bigint[])"
     if unindexed:
         restrict += " AND number_index IS NULL"
     extra: list[Any] = [] if files is None else [sorted(set(files))]
     if files is None:
         counted = tx.one(
-            f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE true{restrict} LIMIT %s) AS q",
+            f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE true{restrict} LIMIT ?) AS q",
             (MAX_SCANNED + 1,),
         )
         if counted is None or int(counted[0]) > MAX_SCANNED:
@@ -305,8 +273,8 @@ def _scan(
     after = 0
     while True:
         rows = tx.all(
-            f"SELECT {key}, file_number, {column} FROM {table} WHERE {key} > %s{restrict} "
-            f"ORDER BY {key} LIMIT %s",
+            f"SELECT {key}, file_number, {column} FROM {table} WHERE {key} > ?{restrict} "
+            f"ORDER BY {key} LIMIT ?",
             [after, *extra, SCAN_BATCH],
         )
         for row_key, fn, value in rows:

@@ -59,7 +59,7 @@ from admission.clock import SystemClock
 from admission.codes import Code
 from admission.errors import ConfigError, StoreError, StoreErrorCode
 from admission.identity import IdentityKey
-from admission.ports import Clock, madrid_date
+from admission.ports import Clock
 from admission.records import (
     AdmissionEntry,
     AuditAnchor,
@@ -68,7 +68,7 @@ from admission.records import (
     PurgeReport,
     RecordedAdmission,
 )
-from db import chain, codec, visitors
+from db import chain, retention, visitors
 from db.audit_chain import (
     AuditChainCode,
     IndexMismatch,
@@ -83,10 +83,7 @@ from db.pg.codes import PgStoreCode
 from db.pg.connect import PgConnectCode, connect
 from db.pg.crypto import InstallationKey, KeyRing, WrappedKey
 from db.pg.latency import PgLinkCode
-from db.pg.rows import (
-    Opener,
-    utc,
-)
+from db.pg.rows import Opener
 from db.visitors import PgAdmissionCode
 
 __all__ = [
@@ -107,7 +104,6 @@ MAX_ATTEMPTS = 12  # tries of one transaction that meets serialisation failures/
 BACKOFF_S = 0.005  # first backoff; doubles per attempt, jittered, capped
 BACKOFF_CAP_S = 0.25
 _RETRYABLE = (pg_errors.SerializationFailure, pg_errors.DeadlockDetected)
-BATCH = 20000  # visits erased per purge transaction (as db/retention.py)
 STREAM_BATCH = 2000  # rows per fetch of a whole-table read (_Tx.batches)
 _CURSORS = itertools.count()  # names of the server-side cursors of those reads
 _LOCK_HEAD = "SELECT next FROM counters WHERE name = 'audit' FOR UPDATE"
@@ -454,6 +450,23 @@ class _Tx:
         )
         if bytes(index) != expected:
             raise IndexMismatch(ref)
+
+    def note_erased(self, erased: Iterable[str], changed: Iterable[str] = ()) -> None:
+        self.erased.update(erased)
+        self.changed.update(changed)
+
+    def index_name(
+        self, file_number: int, surname: str, given_names: str, *, new: bool = False
+    ) -> None:
+        if not new:  # a new visitor has none: no round trip
+            self.conn.execute("DELETE FROM name_tokens WHERE file_number = %s", (file_number,))
+        tokens = self._ring().name_tokens(surname, given_names)
+        if tokens:
+            self.conn.execute(  # one statement: no pipeline left open in the transaction
+                "INSERT INTO name_tokens (token, file_number) "
+                "SELECT t, %s FROM unnest(%s::bytea[]) AS t",
+                (file_number, list(tokens)),
+            )
 
     def audit(
         self,
@@ -945,29 +958,9 @@ class PgStore(FilePorts):
         """Where the audit key in use came from ("env", "keyring"...)."""
         return self._audit_key.source
 
-    # -- Retention (the same rules as db/retention.py) ---------------------------------------
+    # -- Retention (db/retention.py: the rules; here the purge's lock and role) -------------
 
-    def newest_event(self) -> datetime | None:
-        """The latest instant the file records: a visit, a card event or an audit entry."""
-
-        def work(tx: _Tx) -> list[datetime]:
-            found: list[datetime] = []
-            for sql in (
-                "SELECT max(at) FROM visits",
-                "SELECT at FROM card_events ORDER BY event_id DESC LIMIT 1",
-            ):
-                row = tx.one(sql)
-                if row is not None and row[0] is not None:
-                    found.append(utc(row[0]))
-            row = tx.one("SELECT at FROM audit ORDER BY seq DESC LIMIT 1")
-            if row is not None:
-                found.append(codec.parse_ts(str(row[0])))
-            return found
-
-        stamps = self._read(work)
-        return max(stamps) if stamps else None
-
-    def purge(self, cutoff: datetime, *, batch: int = BATCH) -> PurgeReport:
+    def purge(self, cutoff: datetime, *, batch: int = retention.BATCH) -> PurgeReport:
         """Erase what the six-month rule says (art. 20.4, R3; db/retention.py), in short
         transactions, under a session advisory lock: one desk purges at a time, a second
         waits and then finds nothing left to erase.
@@ -987,7 +980,14 @@ class PgStore(FilePorts):
                     conn.execute("SET statement_timeout = 0")
                     conn.execute("SELECT pg_advisory_lock(%s)", (self._purge_lock,))
                     try:
-                        return self._purge(conn, cutoff, batch)
+                        return retention.purge(
+                            lambda work: self._run(
+                                work, write=True, conn=conn, bounded=False, role=self._purge_role
+                            ),
+                            cutoff,
+                            self._now,
+                            batch,
+                        )
                     finally:
                         with contextlib.suppress(psycopg.Error):
                             conn.execute("SELECT pg_advisory_unlock(%s)", (self._purge_lock,))
@@ -1034,132 +1034,6 @@ class PgStore(FilePorts):
         except psycopg.Error as exc:
             raise _store_error(exc, write=True) from exc
         return self._run(work, write=True, role=self._purge_role)
-
-    def _purge(self, conn: Conn, cutoff: datetime, batch: int) -> PurgeReport:
-        cut, cut_day = cutoff, madrid_date(cutoff)
-        counts = {"visits": 0, "visitors": 0, "observations": 0}
-        purged: list[int] = []
-
-        def merge(result: tuple[dict[str, int], list[int]]) -> bool:
-            found, numbers = result
-            for name, value in found.items():
-                counts[name] = counts.get(name, 0) + value
-            purged.extend(numbers)
-            return bool(found.get("rows", 0))
-
-        def visits(tx: _Tx) -> tuple[dict[str, int], list[int]]:  # 1. old visits
-            rows = tx.all(
-                "SELECT visit_id, file_number FROM visits WHERE at < %s ORDER BY at LIMIT %s",
-                (cut, batch),
-            )
-            numbers: list[int] = []
-            if not rows:
-                return {}, numbers
-            ids = [int(r[0]) for r in rows]
-            numbers += _erased(
-                tx,
-                "card",
-                "DELETE FROM cards WHERE visit_id = ANY(%s::bigint[]) AND "
-                "(status = 'VOIDED' OR valid_until < %s) RETURNING number",
-                (ids, cut_day),
-            )
-            for (number,) in tx.all(
-                "UPDATE cards SET visit_id = NULL WHERE visit_id = ANY(%s::bigint[]) "
-                "RETURNING number",
-                (ids,),
-            ):
-                tx.changed.add(f"card:{number}")
-            gone = _erased(
-                tx,
-                "visit",
-                "DELETE FROM visits WHERE visit_id = ANY(%s::bigint[]) RETURNING visit_id",
-                (ids,),
-            )
-            found = _erase_orphans(tx, {int(r[1]) for r in rows}, cut, cut_day, numbers)
-            return {**found, "visits": len(gone), "rows": len(rows)}, numbers
-
-        def ended_cards(tx: _Tx) -> tuple[dict[str, int], list[int]]:  # 2. cards that ended
-            rows = tx.all(
-                "SELECT number, file_number FROM cards WHERE visit_id IS NULL AND "
-                "(status = 'VOIDED' OR valid_until < %s) LIMIT %s",
-                (cut_day, batch),
-            )
-            numbers: list[int] = []
-            if not rows:
-                return {}, numbers
-            numbers += _erased(
-                tx,
-                "card",
-                "DELETE FROM cards WHERE number = ANY(%s::bigint[]) RETURNING number",
-                ([int(r[0]) for r in rows],),
-            )
-            found = _erase_orphans(tx, {int(r[1]) for r in rows}, cut, cut_day, numbers)
-            return {**found, "rows": len(rows)}, numbers
-
-        def notes(tx: _Tx) -> tuple[dict[str, int], list[int]]:  # 3. old observations
-            gone = _erased(
-                tx,
-                "observation",
-                "DELETE FROM observations WHERE observation_id IN (SELECT observation_id "
-                "FROM observations WHERE at < %s LIMIT %s) RETURNING observation_id",
-                (cut, batch),
-            )
-            return {"observations": len(gone), "rows": int(len(gone) >= batch)}, []
-
-        def final(tx: _Tx) -> tuple[dict[str, int], list[int], int]:
-            numbers: list[int] = []
-            files = {  # 4. visitors kept only by a ban that has ended since
-                int(r[0])
-                for r in tx.all(
-                    "SELECT v.file_number FROM bans AS b JOIN visitors AS v "
-                    "ON v.id_index = b.id_index WHERE b.lifted_at < %s OR b.expires_at < %s",
-                    (cut, cut),
-                )
-            }
-            found = _erase_orphans(tx, files, cut, cut_day, numbers)
-            # 5. bans that ended before the cutoff: personal data kept six months after
-            # the ban stops applying, like a visit (art. 20.4, R5).
-            bans = _erased(
-                tx,
-                "ban",
-                "DELETE FROM bans WHERE lifted_at < %s OR expires_at < %s RETURNING ban_id",
-                (cut, cut),
-            )
-            total = dict(counts)
-            for name, value in found.items():
-                total[name] = total.get(name, 0) + value
-            total["cards"] = len(purged) + len(numbers)
-            self._audit(
-                tx,
-                "retention",
-                "PURGE",
-                "visitor-file",
-                self._now(),
-                {
-                    "cutoff": codec.ts(cutoff),
-                    "bans": str(len(bans)),
-                    **{k: str(total[k]) for k in ("visits", "visitors", "observations", "cards")},
-                },
-            )
-            return found, numbers, len(bans)
-
-        role = self._purge_role
-        while merge(self._run(visits, write=True, conn=conn, bounded=False, role=role)):
-            pass
-        while merge(self._run(ended_cards, write=True, conn=conn, bounded=False, role=role)):
-            pass
-        while merge(self._run(notes, write=True, conn=conn, bounded=False, role=role)):
-            pass
-        found, numbers, _bans = self._run(final, write=True, conn=conn, bounded=False, role=role)
-        merge((found, numbers))
-        return PurgeReport(
-            cutoff,
-            counts["visits"],
-            counts["visitors"],
-            counts["observations"],
-            len(purged),
-            purged_cards=tuple(sorted(purged)),
-        )
 
 
 # -- helpers -----------------------------------------------------------------------------
@@ -1322,53 +1196,3 @@ def _next_id(tx: _Tx, sequence: str) -> int:
     found = tx.one(f"SELECT nextval('{sequence}')")
     assert found is not None
     return int(found[0])
-
-
-def _erased(tx: _Tx, kind: str, sql: str, params: Sequence[Any]) -> list[int]:
-    """Run a ``DELETE ... RETURNING id`` and note the rows for the ``ERASED`` entry."""
-    ids = [int(row[0]) for row in tx.all(sql, params)]
-    tx.erased.update(f"{kind}:{i}" for i in ids)
-    return ids
-
-
-def _erase_orphans(
-    tx: _Tx, files: set[int], cut: datetime, cut_day: date, purged: list[int]
-) -> dict[str, int]:
-    """Erase those of ``files`` with no visit, no ban in force at/after the cutoff and no
-    open card; their card numbers are added to ``purged``."""
-    if not files:
-        return {"visitors": 0, "observations": 0}
-    doomed = [
-        int(row[0])
-        for row in tx.all(
-            "SELECT v.file_number FROM visitors AS v WHERE v.file_number = ANY(%s::bigint[]) "
-            "AND NOT EXISTS (SELECT 1 FROM visits AS s WHERE s.file_number = v.file_number) "
-            "AND NOT EXISTS (SELECT 1 FROM cards AS c WHERE c.file_number = v.file_number "
-            "    AND c.status <> 'VOIDED' AND c.valid_until >= %s) "
-            "AND NOT EXISTS (SELECT 1 FROM bans AS b WHERE b.id_index = v.id_index "
-            "    AND (b.lifted_at IS NULL OR b.lifted_at >= %s) "
-            "    AND (b.expires_at IS NULL OR b.expires_at >= %s))",
-            (sorted(files), cut_day, cut, cut),
-        )
-    ]
-    if not doomed:
-        return {"visitors": 0, "observations": 0}
-    purged += _erased(
-        tx,
-        "card",
-        "DELETE FROM cards WHERE file_number = ANY(%s::bigint[]) RETURNING number",
-        (doomed,),
-    )
-    observations = _erased(
-        tx,
-        "observation",
-        "DELETE FROM observations WHERE file_number = ANY(%s::bigint[]) RETURNING observation_id",
-        (doomed,),
-    )
-    visitors = _erased(
-        tx,
-        "visitor",
-        "DELETE FROM visitors WHERE file_number = ANY(%s::bigint[]) RETURNING file_number",
-        (doomed,),
-    )
-    return {"visitors": len(visitors), "observations": len(observations)}

@@ -18,6 +18,7 @@ import pytest
 from admission.inspection import SearchCriteria
 from db import inspection, names
 from db.audit_key import ENV_VAR
+from db.connection import SqliteTx
 from db.inspection import Route, conditions, every_plan, find_visitors, plan, run, statement
 from db.keys import DbKey
 from db.store import SqlCipherStore
@@ -68,6 +69,11 @@ def conn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[sqlite3.Connectio
     db.execute("COMMIT")
     yield db
     db.close()
+
+
+def _tx(db: sqlite3.Connection) -> SqliteTx:
+    """A read of the file's dialect on the test's connection (db/tx.py)."""
+    return SqliteTx(db, None)
 
 
 def _reference(db: sqlite3.Connection, criteria: SearchCriteria, limit: int) -> list[int]:
@@ -122,10 +128,10 @@ def test_every_route_gives_the_answer_of_the_plain_where_clause(
         for limit in (3, 200):
             expected = _reference(conn, criteria, limit)
             nonempty += bool(expected)
-            assert list(find_visitors(conn, criteria, limit)) == expected, criteria
-            for route in every_plan(conn, criteria):
+            assert list(find_visitors(_tx(conn), criteria, limit)) == expected, criteria
+            for route in every_plan(_tx(conn), criteria):
                 routes_seen.add(route.route)
-                assert list(run(conn, criteria, route, limit)) == expected, (criteria, route)
+                assert list(run(_tx(conn), criteria, route, limit)) == expected, (criteria, route)
     assert routes_seen == {
         Route.WALK,
         Route.FILE,
@@ -141,10 +147,10 @@ def test_every_route_gives_the_answer_of_the_plain_where_clause(
 def test_the_identity_route_finds_every_kind_country_and_document(
     conn: sqlite3.Connection,
 ) -> None:
-    assert find_visitors(conn, SearchCriteria(id_number="AB1234"), 10) == [401, 404]
-    assert find_visitors(conn, SearchCriteria(id_number="C01X00T47"), 10) == [402]
-    assert sorted(find_visitors(conn, SearchCriteria(id_number="00000007F"), 10)) == [7, 405]
-    chosen = plan(conn, SearchCriteria(id_number="X1234567L"), 10)
+    assert find_visitors(_tx(conn), SearchCriteria(id_number="AB1234"), 10) == [401, 404]
+    assert find_visitors(_tx(conn), SearchCriteria(id_number="C01X00T47"), 10) == [402]
+    assert sorted(find_visitors(_tx(conn), SearchCriteria(id_number="00000007F"), 10)) == [7, 405]
+    chosen = plan(_tx(conn), SearchCriteria(id_number="X1234567L"), 10)
     assert (
         chosen.route is Route.IDENTITY and chosen.estimate == 6
     )  # DNI:ESP, ID_CARD:ITA, NIE:ESP, PASSPORT: D, ESP, FRA
@@ -154,7 +160,7 @@ def test_the_route_follows_the_rarest_criterion(
     conn: sqlite3.Connection, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     def route(limit: int = 200, **criteria: object) -> Route:
-        return plan(conn, SearchCriteria(**criteria), limit).route  # type: ignore[arg-type]
+        return plan(_tx(conn), SearchCriteria(**criteria), limit).route  # type: ignore[arg-type]
 
     day = bench_store.END - timedelta(days=10)
     assert route(file_number=5, name="pe") is Route.FILE
@@ -170,10 +176,10 @@ def test_the_route_follows_the_rarest_criterion(
     assert route(3, name="muller", visits_from=day) is Route.NAME
     # many visitors with a matching observation: sieved through the name index in order
     monkeypatch.setattr(inspection, "SIEVE_COST", 0.0)
-    sieved = plan(conn, SearchCriteria(observation="mesa"), 3)
+    sieved = plan(_tx(conn), SearchCriteria(observation="mesa"), 3)
     assert sieved.route is Route.WALK and sieved.candidates, sieved
     monkeypatch.setattr(inspection, "SIEVE_COST", 1e9)  # (and no driven set: DRIVE_MAX 0)
-    assert plan(conn, SearchCriteria(observation="mesa"), 3).candidates is None
+    assert plan(_tx(conn), SearchCriteria(observation="mesa"), 3).candidates is None
     monkeypatch.setattr(inspection, "MERGE_MAX", 1)  # a short prefix starts many words
     assert route(3, name="a") is Route.WALK  # the first 3 of many come early in name order
 
@@ -218,7 +224,7 @@ def test_the_planner_keeps_the_intended_plan(
             SearchCriteria(observation="mesa"),
             SearchCriteria(visits_from=datetime(2026, 1, 1, tzinfo=UTC)),
         ):
-            for chosen in every_plan(db, criteria):
+            for chosen in every_plan(_tx(db), criteria):
                 if chosen.route is Route.WALK:
                     continue
                 text = _plan_text(db, criteria, chosen)
@@ -229,7 +235,7 @@ def test_the_planner_keeps_the_intended_plan(
                 assert "SEARCH v USING INTEGER PRIMARY KEY (rowid=?)" in text, (chosen, text)
                 assert "SCAN v" not in text, (chosen, text)
         two = SearchCriteria(name="garcia lo", visits_from=datetime(2026, 1, 1, tzinfo=UTC))
-        chosen = plan(db, two, 10)
+        chosen = plan(_tx(db), two, 10)
         text = _plan_text(db, two, chosen)
         assert chosen.route is Route.NAME and "TEMP B-TREE" not in text, text
         assert "USING PRIMARY KEY (token=? AND search_name=?)" in text.replace(
@@ -238,7 +244,7 @@ def test_the_planner_keeps_the_intended_plan(
         identity = _plan_text(
             db,
             SearchCriteria(id_number="AB1234"),
-            every_plan(db, SearchCriteria(id_number="AB1234"))[1],
+            every_plan(_tx(db), SearchCriteria(id_number="AB1234"))[1],
         )
         assert "visits_by_document" in identity
     finally:

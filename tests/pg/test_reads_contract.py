@@ -1,10 +1,9 @@
 """The report, data-protection and inspection reads on the shared PostgreSQL server
-(db/pg/reports.py ``PgDeskReads``) keep the contract the SQLCipher and fake stores keep:
-every ``any_store`` test of tests/db/test_reports.py and tests/db/test_data_protection.py
-runs here, unchanged, on a ``PgDeskReads`` over a ``PgStore`` on the test cluster (the
-store's other calls - admissions, voids, observations, bans, audit - reach the
-``PgStore`` itself), and the inspection tests' assertions (tests/db/test_inspection.py
-runs them on a demo desk) are reproduced on the same people.
+(db/reports.py, db/data_protection.py, db/inspection.py over the server's dialect) keep
+the contract the SQLCipher and in-memory stores keep: every ``any_store`` test of
+tests/db/test_reports.py and tests/db/test_data_protection.py runs here, unchanged, on a
+``PgStore`` on the test cluster, and the inspection tests' assertions
+(tests/db/test_inspection.py runs them on a demo desk) are reproduced on the same people.
 """
 
 from __future__ import annotations
@@ -21,19 +20,12 @@ from admission.clock import FixedClock
 from admission.inspection import SearchCriteria
 from db.audit_key import AuditKey
 from db.pg.crypto import InstallationKey
-from db.pg.reports import PgDeskReads
 from db.pg.store import PgStore
 from tests.db import test_data_protection, test_reports
 from tests.db.factories import T0, dni, entry
 from tests.pg.cluster_fixture import fresh_schema, schema_conninfo
 
-
-class ContractStore(PgDeskReads):
-    """The reads under test, with every other call of the store passed to the
-    ``PgStore`` (the contract tests admit, void, observe and verify through it)."""
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._store, name)
+ContractStore = PgStore  # the reads are the store's own ports (db/file_ports.py)
 
 
 @contextmanager
@@ -48,7 +40,7 @@ def open_reads(cluster: Any, clock: FixedClock) -> Iterator[ContractStore]:
         clock=clock,
         max_connections=2,
     ) as store:
-        yield ContractStore(store)
+        yield store
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
-"""What the reads on the shared server (db/pg/reports.py ``PgDeskReads``) keep from the
-server and how they plug into the services:
+"""What the reads on the shared server (the ``PgStore``'s report, data-protection and
+inspection ports) keep from the server and how they plug into the services:
 
 * a rectification leaves the old value nowhere on the server in clear - not in its
   audit entry, not in any row, not in the name tokens - and the chain verifies
@@ -7,7 +7,7 @@ server and how they plug into the services:
 * the day book, the figures, the access report, the retention counts and the desk
   counters give the fake store's answers (and the SQLCipher file's counters) on the
   same history;
-* ``PgDeskReads`` alone (no other object) serves ReportService, DataProtectionService,
+* the ``PgStore`` alone (no other object) serves ReportService, DataProtectionService,
   InspectionService and the counters panel.
 """
 
@@ -41,9 +41,9 @@ from db.fake import FakeStore
 from db.keys import DbKey
 from db.pg.crypto import InstallationKey
 from db.pg.desk_counters import PgDeskCounters
-from db.pg.reports import PgDeskReads
-from db.pg.store import PgStore, _Tx
+from db.pg.store import PgStore
 from db.store import SqlCipherStore
+from db.tx import Tx
 from tests.db.factories import T0, dni, entry
 from tests.db.test_reports import CASINO, MemoryTarget, PlainRenderer
 from tests.pg.cluster_fixture import fresh_schema, schema_conninfo
@@ -60,7 +60,7 @@ def _server_text(reads: ContractStore) -> str:
     values as their bytes, in hex), one text."""
     tables = [
         str(r[0])
-        for r in reads.store.read(
+        for r in reads.read(
             lambda tx: tx.all(
                 "SELECT table_name FROM information_schema.tables "
                 "WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'"
@@ -72,10 +72,10 @@ def _server_text(reads: ContractStore) -> str:
     for table in tables:
         query = f"SELECT t::text FROM {table} AS t"
 
-        def read(tx: _Tx, query: str = query) -> list[tuple[Any, ...]]:
+        def read(tx: Tx, query: str = query) -> list[tuple[Any, ...]]:
             return tx.all(query)
 
-        out.extend(str(r[0]) for r in reads.store.read(read))
+        out.extend(str(r[0]) for r in reads.read(read))
     return "\n".join(out)
 
 
@@ -91,7 +91,7 @@ def test_a_rectified_name_is_nowhere_on_the_server_in_clear(pg_cluster: Any) -> 
     with open_reads(pg_cluster, FixedClock(T0)) as reads:
         reads.record_admission(entry(1, surname="ZUBIZARRETA", given_names="ONOFRE"))
         reads.record_admission(entry(2, surname="LÓPEZ", given_names="ANA"))
-        old_tokens = set(reads.store.ring.name_tokens("ZUBIZARRETA", "ONOFRE"))
+        old_tokens = set(reads.ring.name_tokens("ZUBIZARRETA", "ONOFRE"))
         reads.rectify_visitor_name(1, "GARCÍA", "ONOFRE", **KW)
         _absent(reads, "ZUBIZARRETA", "ZUBIZ")
         assert "Error de tecleo" in _server_text(reads)  # the dump does show clear text
@@ -100,11 +100,11 @@ def test_a_rectified_name_is_nowhere_on_the_server_in_clear(pg_cluster: Any) -> 
         assert audit.details["old_surname"].startswith("hmac:")
         held = {
             bytes(r[0])
-            for r in reads.store.read(
+            for r in reads.read(
                 lambda tx: tx.all("SELECT token FROM name_tokens WHERE file_number = 1")
             )
         }
-        assert held == set(reads.store.ring.name_tokens("GARCÍA", "ONOFRE"))
+        assert held == set(reads.ring.name_tokens("GARCÍA", "ONOFRE"))
         assert not {t for t in old_tokens if t not in held} & held
         assert reads.search_visitors("zubiz") == []
         assert reads.verify().ok
@@ -126,8 +126,8 @@ def test_a_rectification_under_an_older_data_key_reseals_the_whole_row(pg_cluste
     with open_reads(pg_cluster, FixedClock(T0)) as reads:
         reads.record_admission(entry(1, surname="GARCIA", given_names="ANA"))
         reads.rectify_visitor_name(1, "GARCIA", "ANNA", **KW)
-        version = reads.store.ring.current_version
-        row = reads.store.read(
+        version = reads.ring.current_version
+        row = reads.read(
             lambda tx: tx.one(
                 "SELECT key_version, identity, surname, given_names, birth_date, nationality "
                 "FROM visitors WHERE file_number = 1"
@@ -205,26 +205,26 @@ def test_the_desk_counters_answer_as_the_sqlcipher_file(pg_cluster: Any, tmp_pat
         SqlCipherStore.open(tmp_path / "v.db", DbKey.generate(source="test"), clock=clock) as file,
     ):
         _history([file, reads], seed=5)
-        counter: CounterReader = PgDeskCounters(reads.store)
+        counter: CounterReader = PgDeskCounters(reads)
         nows = [T0 + timedelta(days=d, hours=h) for d in range(-1, DAYS + 1) for h in (0, 5, 13)]
         seen = set()
         for now in nows:
             expected = desk_counters(file, now)
-            assert counter(now) == expected == reads.desk_counters(now), now
+            assert counter(now) == expected == PgDeskCounters(reads)(now), now
             seen.add(expected)
         assert len(seen) > 5  # the counts moved
 
 
-# -- the services over PgDeskReads alone ---------------------------------------------------
+# -- the services over the store alone ---------------------------------------------------
 
 
 def test_the_services_take_the_reads_in_place_of_the_sqlcipher_store(pg_cluster: Any) -> None:
     clock = FixedClock(T0 + timedelta(hours=1))
     with open_reads(pg_cluster, clock) as contract:
-        store = contract.store
+        store = contract
         store.record_admission(entry(1, surname="GARCÍA", given_names="ANA"))
         store.add_observation(1, "Nota", "op-7", T0)
-        reads = PgDeskReads(store)  # no pass-through: only what the services call
+        reads = store  # the report, data-protection and inspection ports are its own
         as_report: ReportStore = reads
         as_protection: DataProtectionStore = reads
         as_reader: InspectionReader = reads
@@ -256,7 +256,7 @@ def test_the_services_take_the_reads_in_place_of_the_sqlcipher_store(pg_cluster:
         actions = [e.action for e in store.audit_entries(0, 100)]
         assert {"INSPECT_SEARCH", "INSPECT_TIMELINE", "RECTIFIED", "REPORT_DAY"} <= set(actions)
         assert store.verify().ok
-        assert reads.desk_counters(T0 + timedelta(minutes=1)).admitted_today == 1
+        assert PgDeskCounters(reads)(T0 + timedelta(minutes=1)).admitted_today == 1
 
 
 # -- two data key versions (a re-encryption under way) --------------------------------------
@@ -294,7 +294,7 @@ def test_the_reads_span_two_data_key_versions(pg_cluster: Any) -> None:
             each.record_admission(
                 entry(n, T0 + timedelta(hours=1), surname=surname, given_names=given)
             )
-        reads = PgDeskReads(store)
+        reads = store
         versions = store.read(
             lambda tx: tx.all("SELECT file_number, key_version FROM visitors ORDER BY 1")
         )

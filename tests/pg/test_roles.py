@@ -33,7 +33,6 @@ from db.audit_key import AuditKey
 from db.pg import roles
 from db.pg.accounts import PgAccounts
 from db.pg.crypto import InstallationKey
-from db.pg.data_protection import PgDataProtection
 from db.pg.registry_replica import PgReplicaRegistry
 from db.pg.roles import PgRoleCode, RoleNames
 from db.pg.store import PgStore
@@ -412,7 +411,7 @@ def test_the_desks_other_ports_work_as_a_desk(casino: Casino) -> None:
     assert [c.number for c in UnprintedCards(store).unprinted_cards()] == [recorded.card_number]
     book.exchange_voucher(voucher.number, recorded.card_number, T0)
     store.add_observation(recorded.file_number, "Nota", "op-7", T0)
-    rectify = PgDataProtection(store)
+    rectify = store
     kw: dict[str, Any] = {"actor": "dora", "role": "DIRECTOR", "reason": "Error", "at": T0}
     rectify.rectify_visitor_name(recorded.file_number, "Pena", "Jose", **kw)
     (note,) = store.observations(recorded.file_number)
