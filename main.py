@@ -74,7 +74,7 @@ from admission.settings_record import record_outside_changes
 from admission.verdict import AdmissionPolicy, Outcome
 from admission.vouchers.model import VoucherBook
 from admission.vouchers.offline import OfflineVouchers
-from db.accounts import SqlAccounts
+from db.accounts import StoreAccounts
 from db.backup import BACKUP_LIST, backup, stale_backups
 from db.desk_counters import desk_counters
 from db.file_guard import preflight, refuse_existing
@@ -85,7 +85,7 @@ from db.registry_replica import ReplicaRegistry
 from db.reprint_queue import UnprintedCards
 from db.restore import restore, sweep_leftovers
 from db.store import SqlCipherStore
-from db.voucher_book import SqlVoucherBook
+from db.voucher_book import StoreVoucherBook
 from hardware.printer.card_files import CardFiles
 from hardware.printer.desk_documents import REGULATION, DeskDocuments
 from hardware.printer.export_file import FileExportTarget
@@ -248,7 +248,7 @@ def _lockout(settings: Settings) -> LockoutPolicy:
 def _file_parts(tools: Tools, store: SqlCipherStore) -> FileParts:
     settings, clock = tools.settings, tools.clock
     try:
-        vouchers = SqlVoucherBook(store)
+        vouchers = StoreVoucherBook(store)
         replica = ReplicaRegistry(
             store.connection,
             clock,
@@ -280,7 +280,7 @@ def _file_parts(tools: Tools, store: SqlCipherStore) -> FileParts:
         reprints=UnprintedCards(store),
         vouchers=vouchers,
         # art. 20.3: who works the desk, audited in the file
-        accounts=SqlAccounts(store, clock, policy=_lockout(settings)),
+        accounts=StoreAccounts(store, clock, policy=_lockout(settings)),
         counters=partial(desk_counters, store),  # the desk window's panel
         purge=store.purge,
         closers=[store.close],
@@ -294,7 +294,6 @@ def _file_parts(tools: Tools, store: SqlCipherStore) -> FileParts:
 def _server_parts(tools: Tools, target: PgTarget) -> FileParts:
     """The adapters of the casino's server (arts. 154-155): one visitor file, one card
     sequence, one ban list and one audit trail for every desk and annex room."""
-    from db.pg.accounts import PgAccounts
     from db.pg.desk import (
         OFFLINE_QUEUE_FILE,
         OfflineVouchers,
@@ -302,11 +301,9 @@ def _server_parts(tools: Tools, target: PgTarget) -> FileParts:
         desk_audit_key,
         open_desk_store,
     )
-    from db.pg.desk_counters import pg_desk_counters
     from db.pg.registry_replica import PgReplicaRegistry
     from db.pg.rotation import KeyRotation, refresh_ring
     from db.pg.target import CERT_SUBDIR
-    from db.pg.voucher_book import PgVoucherBook
 
     settings, clock = tools.settings, tools.clock
     folder = tools.data_dir / CERT_SUBDIR
@@ -323,9 +320,9 @@ def _server_parts(tools: Tools, target: PgTarget) -> FileParts:
     link = ServerLink(target, refresh=lambda: refresh_ring(store, key))
     closers: list[Callable[[], None]] = [store.close, link.close]
     try:
-        vouchers = PgVoucherBook(store)
+        vouchers = StoreVoucherBook(store)
         replica = PgReplicaRegistry(store, clock, verifier=_replica_verifier(settings))
-        accounts = PgAccounts(store, clock, policy=_lockout(settings))
+        accounts = StoreAccounts(store, clock, policy=_lockout(settings))
     except BaseException:
         for closer in reversed(closers):
             closer()
@@ -338,7 +335,7 @@ def _server_parts(tools: Tools, target: PgTarget) -> FileParts:
         reprints=UnprintedCards(store),
         vouchers=vouchers,
         accounts=accounts,
-        counters=partial(pg_desk_counters, store),
+        counters=partial(desk_counters, store),
         purge=store.purge,
         closers=closers,
         may_purge=store.may_purge,  # only desks admitted to the purge group
@@ -723,7 +720,7 @@ def restore_file(
 
     def signed(loss: RestoreLoss, copy: SqlCipherStore) -> str:
         assert accept_loss is not None
-        return accept_loss(loss, SqlAccounts(copy, clock, policy=_lockout(settings)))
+        return accept_loss(loss, StoreAccounts(copy, clock, policy=_lockout(settings)))
 
     folder = settings["printer.pdf_folder"]
     return restore(

@@ -540,6 +540,16 @@ class StoreBase(FilePorts):
         with self._read() as conn:
             return work(SqliteTx(conn, None))
 
+    def purge_write(self, work: Callable[[SqliteTx], T]) -> T:
+        """``work`` in one write transaction of the purge (the closed vouchers'); the
+        server's runs as its purge group (art. 20.4)."""
+        return self.write(work)
+
+    def act_locks(self) -> Callable[[Sequence[str]], AbstractContextManager[None]]:
+        """Locks by name held across the transactions of one act (the accounts' lockout
+        across desks, db/accounts.py): none on the file of one desk."""
+        return lambda names: contextlib.nullcontext()
+
     def _tx_audit(self) -> AuditAppend | None:
         """The chain's append for the rules' transactions (the audit layer gives it)."""
         return None

@@ -26,9 +26,8 @@ _SCAN_LIMIT = 100_000  # vouchers above the floor looked at before giving up (bo
 class ServerVoucherBook(Protocol):
     """What :func:`formalise` needs of the server's book: the ``VoucherBook`` port's
     ``issue_voucher``, ``voucher``, ``open_vouchers`` and ``cancel_voucher``
-    (PgVoucherBook, SqlVoucherBook).
-    A ``last_voucher_number()`` method, when the book has one (PgVoucherBook), bounds the
-    lookup after an interruption."""
+    (db/voucher_book.py's ``StoreVoucherBook``). A ``last_voucher_number()`` method, when
+    the book has one (``StoreVoucherBook`` has), bounds the lookup after an interruption."""
 
     def issue_voucher(self, new: NewVoucher) -> Voucher: ...
 
@@ -147,7 +146,7 @@ def _floor(book: ServerVoucherBook, queue: OfflineVoucherQueue) -> int:
     last = getattr(book, "last_voucher_number", None)
     if callable(last):
         return int(last())
-    # the SQLCipher book numbers MAX + 1: at least the highest number this queue saw
+    # a book that cannot tell: at least the highest number this queue saw
     return queue.highest_server_number()
 
 

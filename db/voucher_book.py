@@ -1,215 +1,282 @@
 """The voucher book: provisional vouchers (volantes provisionales, art. 23.4, R11),
-stored in the encrypted visitor file.
+written once over both dialects (db/tx.py): the SQLCipher file of one desk and the
+server of every desk of the unit (arts. 154-155). Tables: ``db/migrations/0020_vouchers.sql``
+and ``db/pg/migrations/0030_desk_ports.sql``.
 
-Uses the store's one connection under its lock, so it is as thread-safe as the store
-itself. Tables come from ``db/migrations/0020_vouchers.sql``.
-
-Each issue, exchange and cancellation writes its audit entry in the same transaction,
+Numbers come from the ``voucher`` row of ``counters`` in the issuing transaction: one
+gapless sequence for every desk, and a number is never given again, even after the purge
+erased the newest vouchers or a restore lost some (the restore leaves the counter past
+them). Each issue, exchange and cancellation writes its audit entry in its transaction,
 committing to the voucher as it now is (db/audit_chain.py): a voucher changed, added or
-deleted outside the book fails ``audit verify``; the ``voucher`` counter (migration
-0060) stays one past the newest number, and the chain checks it (VOUCHER_NUMBER_GAP).
+deleted outside the book fails ``audit verify``, and the chain checks the counter
+(VOUCHER_NUMBER_GAP).
 
-Retention (R3): vouchers hold a name and a document number, so they are erased with
-the visits: :meth:`SqlVoucherBook.purge_vouchers` is called with the same cutoff (the
-store's ``ERASED`` entry counts them).
+The holder's name, the deposited document's number and the closing reason are personal
+values: sealed on the server (bound to table, column and voucher number; the file is
+encrypted whole), where :func:`reseal_vouchers` reseals them under a new data key
+version (key rotation). The desk, the operator, the document type, the card type, the
+price, the status and the times stay in clear, as they do for visits and cards.
+
+Retention (R3): vouchers hold a name and a document number, so they are erased with the
+visits: :meth:`StoreVoucherBook.purge_vouchers` is called with the same cutoff, and the
+store's ``ERASED`` entry counts them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from contextlib import AbstractContextManager
+from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from admission.errors import NotFoundError
 from admission.vouchers.model import NewVoucher, Voucher, VoucherStatus, cancel, exchange
-from db import codec
-from db.audit_rows import AppendsIn
+from db.tx import Tx, insert_row, opt_when, when
+
+if TYPE_CHECKING:
+    from db.pg.crypto import KeyRing, RotationReport
 
 __all__ = [
     "VOUCHER_ACTOR",
     "VOUCHER_COLUMNS",
-    "AuditedStore",
-    "SqlVoucherBook",
-    "purge_vouchers",
-    "voucher_audit",
+    "StoreVoucherBook",
+    "reseal_vouchers",
     "voucher_from_row",
 ]
 
-VOUCHER_ACTOR = "voucher-book"  # actor of an exchange or a cancellation (the port names none)
+T = TypeVar("T")
+Opens = Callable[[Any, str, str, int], str]  # (value, table, column, row) -> its text
+
+VOUCHER_ACTOR = "voucher-book"  # actor of an exchange or a cancellation
 
 VOUCHER_COLUMNS = (
     "number, issued_at, desk_id, operator, holder_name, document_type, "
     "document_number, card_type, price_cents, status, card_number, closed_at, "
     "close_reason"
 )
+_SEALED = ("holder_name", "document_number", "close_reason")
 
 
-class StoreAccess(Protocol):
-    """The store's transaction and read contexts (``SqlCipherStore``)."""
+class VoucherStore(Protocol):
+    """What the book needs of a store (``SqlCipherStore``, ``PgStore``)."""
 
-    def transaction(self) -> AbstractContextManager[Any]: ...
+    def read(self, work: Callable[[Any], T]) -> T: ...
 
-    def reading(self) -> AbstractContextManager[Any]: ...
+    def write(self, work: Callable[[Any], T]) -> T: ...
 
-
-class AuditedStore(StoreAccess, AppendsIn[Any], Protocol):
-    """The store's transactions and its audit entries inside them (``SqlCipherStore``)."""
+    def purge_write(self, work: Callable[[Any], T]) -> T: ...
 
 
-def voucher_audit(voucher: Voucher, *, created: bool) -> tuple[str, str, str, dict[str, str]]:
-    """(actor, action, subject, details) of a voucher's entry, the same in both stores."""
-    subject = f"voucher:{voucher.number}"
-    if created:
-        details = {"card_type": voucher.card_type, "price_cents": str(voucher.price_cents)}
-        return voucher.operator, "VOUCHER_ISSUED", subject, details
-    if voucher.status is VoucherStatus.EXCHANGED:
-        return VOUCHER_ACTOR, "VOUCHER_EXCHANGED", subject, {"card": str(voucher.card_number)}
-    return VOUCHER_ACTOR, "VOUCHER_CANCELLED", subject, {}
+def _as_stored(value: Any, table: str, column: str, row: int) -> str:
+    return str(value)
 
 
-class SqlVoucherBook:
-    """The ``VoucherBook`` port over an open ``SqlCipherStore``."""
-
-    def __init__(self, store: AuditedStore) -> None:
-        self._store = store
-
-    def _audit(self, conn: Any, voucher: Voucher, at: datetime, *, created: bool) -> None:
-        actor, action, subject, details = voucher_audit(voucher, created=created)
-        rows = [(subject, created)]
-        self._store.append_in(conn, actor, action, subject, at, details, rows)
-
-    def _tx(self) -> AbstractContextManager[Any]:
-        return self._store.transaction()
-
-    def _read(self) -> AbstractContextManager[Any]:
-        return self._store.reading()
-
-    def issue_voucher(self, new: NewVoucher) -> Voucher:
-        """Record a voucher with the next gapless voucher number (own sequence). A
-        restore that lost vouchers leaves a floor in ``counters`` ('voucher': the next
-        number at least), so a lost voucher's number never serves twice (art. 23.4)."""
-        with self._tx() as conn:
-            number = int(
-                conn.execute(
-                    "SELECT MAX(COALESCE(MAX(number), 0) + 1, COALESCE((SELECT next FROM "
-                    "counters WHERE name = 'voucher'), 1)) FROM vouchers"
-                ).fetchone()[0]
-            )
-            voucher = new.numbered(number)
-            conn.execute(
-                f"INSERT INTO vouchers ({VOUCHER_COLUMNS}) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, NULL, '')",
-                (
-                    number,
-                    codec.ts(voucher.issued_at),
-                    voucher.desk_id,
-                    voucher.operator,
-                    voucher.holder_name,
-                    voucher.document_type,
-                    voucher.document_number,
-                    voucher.card_type,
-                    voucher.price_cents,
-                    voucher.status.value,
-                ),
-            )
-            conn.execute("UPDATE counters SET next = ? WHERE name = 'voucher'", (number + 1,))
-            self._audit(conn, voucher, voucher.issued_at, created=True)
-        return voucher
-
-    def voucher(self, number: int) -> Voucher | None:
-        with self._read() as conn:
-            return _fetch_voucher(conn, number)
-
-    def exchange_voucher(self, number: int, card_number: int, at: datetime) -> Voucher:
-        """The formal card was issued: the voucher is closed and points at the card."""
-        with self._tx() as conn:
-            found = _fetch_voucher(conn, number)
-            if found is None:
-                raise NotFoundError("no such voucher")
-            done = exchange(found, card_number, at)
-            conn.execute(
-                "UPDATE vouchers SET status = ?, card_number = ?, closed_at = ? WHERE number = ?",
-                (done.status.value, card_number, codec.ts(at), number),
-            )
-            self._audit(conn, done, at, created=False)
-        return done
-
-    def cancel_voucher(self, number: int, reason: str, at: datetime) -> Voucher:
-        """Document and money returned without a card (e.g. refused at formalisation)."""
-        with self._tx() as conn:
-            found = _fetch_voucher(conn, number)
-            if found is None:
-                raise NotFoundError("no such voucher")
-            done = cancel(found, reason, at)
-            conn.execute(
-                "UPDATE vouchers SET status = ?, closed_at = ?, close_reason = ? WHERE number = ?",
-                (done.status.value, codec.ts(at), done.close_reason, number),
-            )
-            self._audit(conn, done, at, created=False)
-        return done
-
-    def open_vouchers(self, issued_before: datetime | None = None) -> Sequence[Voucher]:
-        """Vouchers not exchanged yet (oldest first); with ``issued_before``, those issued
-        before that instant (the closing-time list)."""
-        sql = f"SELECT {VOUCHER_COLUMNS} FROM vouchers WHERE status = 'OPEN'"
-        args: tuple[object, ...] = ()
-        if issued_before is not None:
-            sql += " AND issued_at < ?"
-            args = (codec.ts(issued_before),)
-        with self._read() as conn:
-            rows = conn.execute(sql + " ORDER BY number", args).fetchall()
-        return [voucher_from_row(row) for row in rows]
-
-    def purge_vouchers(self, cutoff: datetime) -> int:
-        with self._tx() as conn:
-            return purge_vouchers(conn, cutoff)
-
-
-def _fetch_voucher(conn: Any, number: int) -> Voucher | None:
-    row = conn.execute(
-        f"SELECT {VOUCHER_COLUMNS} FROM vouchers WHERE number = ?", (number,)
-    ).fetchone()
-    return None if row is None else voucher_from_row(row)
-
-
-def purge_vouchers(conn: Any, cutoff: datetime) -> int:
-    """Erase closed vouchers issued before ``cutoff`` (R3); open ones are kept: a
-    deposited document is still at the desk. Runs inside the caller's transaction."""
-    cur = conn.execute(
-        "DELETE FROM vouchers WHERE status != 'OPEN' AND issued_at < ?", (codec.ts(cutoff),)
-    )
-    return int(cur.rowcount)
-
-
-def voucher_from_row(row: Sequence[Any]) -> Voucher:
-    (
-        number,
-        issued,
-        desk,
-        operator,
-        holder,
-        doc_type,
-        doc_number,
-        card_type,
-        price,
-        status,
-        card_number,
-        closed,
-        reason,
-    ) = row
+def voucher_from_row(row: Sequence[Any], opened: Opens = _as_stored) -> Voucher:
+    """A voucher read with :data:`VOUCHER_COLUMNS`; ``opened`` gives the text of its
+    sealed values (the server's ``tx.open``; the file's are text)."""
+    (number, issued, desk, operator, holder, doc_type, doc_number) = row[:7]
+    (card_type, price, status, card_number, closed, reason) = row[7:13]
+    n = int(number)
     return Voucher(
-        number=int(number),
-        issued_at=codec.parse_ts(str(issued)),
+        number=n,
+        issued_at=when(issued),
         desk_id=str(desk),
         operator=str(operator),
-        holder_name=str(holder),
+        holder_name=opened(holder, "vouchers", "holder_name", n),
         document_type=str(doc_type),
-        document_number=str(doc_number),
+        document_number=opened(doc_number, "vouchers", "document_number", n),
         card_type=str(card_type),
         price_cents=int(price),
         status=VoucherStatus(str(status)),
         card_number=None if card_number is None else int(card_number),
-        closed_at=None if closed is None else codec.parse_ts(str(closed)),
-        close_reason=str(reason),
+        closed_at=opt_when(closed),
+        close_reason="" if reason is None else opened(reason, "vouchers", "close_reason", n),
     )
+
+
+# -- the rules, over one transaction ------------------------------------------------------
+
+
+def _audit(tx: Tx, voucher: Voucher, at: datetime, *, created: bool) -> None:
+    """The voucher's entry, committing to it as it now is."""
+    actor, details = VOUCHER_ACTOR, {}  # an exchange or a cancellation names no one
+    if created:
+        action, actor = "VOUCHER_ISSUED", voucher.operator
+        details = {"card_type": voucher.card_type, "price_cents": str(voucher.price_cents)}
+    elif voucher.status is VoucherStatus.EXCHANGED:
+        action, details = "VOUCHER_EXCHANGED", {"card": str(voucher.card_number)}
+    else:
+        action = "VOUCHER_CANCELLED"
+    subject = f"voucher:{voucher.number}"
+    tx.audit(actor, action, subject, at, details, [(subject, created)])
+
+
+def _fetch(tx: Tx, number: int, *, lock: bool = False) -> Voucher | None:
+    row = tx.one(
+        f"SELECT {VOUCHER_COLUMNS} FROM vouchers WHERE number = ?" + (tx.lock_rows if lock else ""),
+        (number,),
+    )
+    return None if row is None else voucher_from_row(row, tx.open)
+
+
+def _found(tx: Tx, number: int) -> Voucher:
+    found = _fetch(tx, number, lock=True)
+    if found is None:
+        raise NotFoundError("no such voucher")
+    return found
+
+
+def _issue(tx: Tx, new: NewVoucher) -> Voucher:
+    # art. 23.4: a correlative number across desks; a rollback gives it back
+    voucher = new.numbered(tx.next_number("voucher"))
+    n = voucher.number
+    values = {  # close_reason stays the column's default until the voucher closes
+        "number": n,
+        "issued_at": tx.ts(voucher.issued_at),
+        "desk_id": voucher.desk_id,
+        "operator": voucher.operator,
+        "holder_name": tx.seal(voucher.holder_name, "vouchers", "holder_name", n),
+        "document_type": voucher.document_type,
+        "document_number": tx.seal(voucher.document_number, "vouchers", "document_number", n),
+        "card_type": voucher.card_type,
+        "price_cents": voucher.price_cents,
+        "status": voucher.status.value,
+        **tx.index_columns(),
+    }
+    insert_row(tx, "vouchers", values)
+    _audit(tx, voucher, voucher.issued_at, created=True)
+    return voucher
+
+
+def _exchange(tx: Tx, number: int, card_number: int, at: datetime) -> Voucher:
+    done = exchange(_found(tx, number), card_number, at)
+    tx.execute(
+        "UPDATE vouchers SET status = ?, card_number = ?, closed_at = ? WHERE number = ?",
+        (done.status.value, card_number, tx.ts(at), number),
+    )
+    _audit(tx, done, at, created=False)
+    return done
+
+
+def _cancel(tx: Tx, number: int, reason: str, at: datetime) -> Voucher:
+    done = cancel(_found(tx, number), reason, at)
+    # every sealed value of the row under the current key version (the server's
+    # key_version names the version of all of them, for re-encryption)
+    values = {
+        "status": done.status.value,
+        "closed_at": tx.ts(at),
+        **{c: tx.seal(getattr(done, c), "vouchers", c, number) for c in _SEALED},
+        **tx.index_columns(),
+    }
+    changes = ", ".join(f"{column} = ?" for column in values)
+    tx.execute(f"UPDATE vouchers SET {changes} WHERE number = ?", (*values.values(), number))
+    _audit(tx, done, at, created=False)
+    return done
+
+
+def _purge(tx: Tx, cutoff: datetime) -> int:
+    rows = tx.all(
+        "DELETE FROM vouchers WHERE status <> 'OPEN' AND issued_at < ? RETURNING number",
+        (tx.ts(cutoff),),
+    )
+    tx.note_erased(f"voucher:{int(r[0])}" for r in rows)  # counted by ERASED
+    return len(rows)
+
+
+class StoreVoucherBook:
+    """The ``VoucherBook`` port over an open store (either dialect; thread-safe as it)."""
+
+    def __init__(self, store: VoucherStore) -> None:
+        self._store = store
+
+    def issue_voucher(self, new: NewVoucher) -> Voucher:
+        """Record a voucher with the next number of the one gapless voucher sequence."""
+        return self._store.write(lambda tx: _issue(tx, new))
+
+    def voucher(self, number: int) -> Voucher | None:
+        return self._store.read(lambda tx: _fetch(tx, number))
+
+    def exchange_voucher(self, number: int, card_number: int, at: datetime) -> Voucher:
+        """The formal card was issued: the voucher is closed and points at the card."""
+        return self._store.write(lambda tx: _exchange(tx, number, card_number, at))
+
+    def cancel_voucher(self, number: int, reason: str, at: datetime) -> Voucher:
+        """Document and money returned without a card (e.g. refused at formalisation)."""
+        return self._store.write(lambda tx: _cancel(tx, number, reason, at))
+
+    def open_vouchers(self, issued_before: datetime | None = None) -> Sequence[Voucher]:
+        """Vouchers not exchanged yet (oldest first); with ``issued_before``, those issued
+        before that instant (the closing-time list)."""
+
+        def work(tx: Tx) -> list[Voucher]:
+            sql = f"SELECT {VOUCHER_COLUMNS} FROM vouchers WHERE status = 'OPEN'"
+            args: tuple[object, ...] = ()
+            if issued_before is not None:
+                sql += " AND issued_at < ?"
+                args = (tx.ts(issued_before),)
+            rows = tx.all(sql + " ORDER BY number", args)
+            return [voucher_from_row(row, tx.open) for row in rows]
+
+        return self._store.read(work)
+
+    def purge_vouchers(self, cutoff: datetime) -> int:
+        """Erase closed vouchers issued before ``cutoff`` (R3); open ones are kept: a
+        deposited document is still at the desk. Under the server's roles only the purge
+        group deletes (art. 20.4): the store's purge write runs as it."""
+        return self._store.purge_write(lambda tx: _purge(tx, cutoff))
+
+    def last_voucher_number(self) -> int:
+        """The highest number ever given (0 when none), even if the purge erased it."""
+        found = self._store.read(
+            lambda tx: tx.one("SELECT next - 1 FROM counters WHERE name = 'voucher'")
+        )
+        assert found is not None
+        return int(found[0])
+
+
+# -- the server's key rotation ----------------------------------------------------------------
+
+
+def reseal_vouchers(store: VoucherStore, ring: KeyRing, *, batch_size: int = 500) -> RotationReport:
+    """Key rotation (db/pg/crypto.py ``run_reencrypt``): reseal every voucher not under
+    ``ring``'s current version, in batches, restartable. ``ring`` holds the new version,
+    whose wrapped record is stored first. A voucher a desk cancelled between the read and
+    the write is left for the next batch, never put back."""
+    from db.pg.crypto import SealedRow, run_reencrypt
+
+    read: dict[int, tuple[Any, ...]] = {}
+
+    def fetch(current: int, limit: int) -> list[SealedRow]:
+        rows = store.read(
+            lambda tx: tx.all(
+                f"SELECT number, key_version, {', '.join(_SEALED)} FROM vouchers "
+                "WHERE key_version <> ? ORDER BY number LIMIT ?",
+                (current, limit),
+            )
+        )
+        read.clear()
+        read.update((int(row[0]), tuple(row[2:])) for row in rows)
+        return [
+            SealedRow(
+                "vouchers",
+                int(row[0]),
+                int(row[1]),
+                {c: None if v is None else bytes(v) for c, v in zip(_SEALED, row[2:], strict=True)},
+            )
+            for row in rows
+        ]
+
+    def apply(batch: Sequence[SealedRow]) -> None:
+        def work(tx: Tx) -> None:
+            for row in batch:
+                number = int(row.row)
+                tx.execute(
+                    "UPDATE vouchers SET holder_name = ?, document_number = ?, "
+                    "close_reason = ?, key_version = ? WHERE number = ? "
+                    "AND holder_name = ? AND document_number = ? "
+                    "AND close_reason IS NOT DISTINCT FROM ?",
+                    (*(row.values[c] for c in _SEALED), row.key_version, number, *read[number]),
+                )
+
+        store.write(work)
+
+    return run_reencrypt(fetch, apply, ring, batch_size=batch_size)

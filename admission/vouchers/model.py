@@ -154,7 +154,7 @@ def open_at_closing(vouchers: Iterable[Voucher], closing: datetime) -> list[Vouc
 
 
 class VoucherBook(Protocol):
-    """Storage of vouchers (``db/voucher_book.SqlVoucherBook``; an in-memory fake in tests)."""
+    """Storage of vouchers (``db/voucher_book.StoreVoucherBook``; an in-memory fake in tests)."""
 
     def issue_voucher(self, new: NewVoucher) -> Voucher: ...
 

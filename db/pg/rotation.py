@@ -70,9 +70,9 @@ from psycopg_pool import PoolTimeout
 from admission.codes import Code
 from admission.errors import InvalidStateError
 from admission.identity import IdentityKey
+from db.accounts import reseal_accounts
 from db.keys import DbKey
 from db.pg import roles as pg_roles
-from db.pg.accounts import reseal_accounts
 from db.pg.crypto import (
     InstallationKey,
     KeyRing,
@@ -82,9 +82,8 @@ from db.pg.crypto import (
     WrappedKey,
     reencrypt_batches,
 )
-from db.pg.rows import ACCOUNT_TABLE
 from db.pg.store import PgStore, _store_error, _Tx
-from db.pg.voucher_book import reseal_vouchers
+from db.voucher_book import reseal_vouchers
 
 __all__ = [
     "ENV_NEW_KEY",
@@ -137,7 +136,7 @@ class _Table:
 
 
 # Every table of the store (db/pg/migrations) with sealed values; accounts and vouchers
-# are resealed by their ports (db/pg/accounts.py, db/pg/voucher_book.py).
+# are resealed by their ports (db/accounts.py, db/voucher_book.py).
 SEALED_TABLES: tuple[_Table, ...] = (
     _Table("settings", "key", "text", ("value",)),
     _Table(
@@ -153,7 +152,7 @@ SEALED_TABLES: tuple[_Table, ...] = (
     _Table("bans", "ban_id", "bigint", ("identity", "reason", "lift_reason"), identity="identity"),
     _Table("staff", "staff_id", "bigint", ("identity", "name"), identity="identity"),
 )
-PORT_TABLES = (ACCOUNT_TABLE, "vouchers")
+PORT_TABLES = ("accounts", "vouchers")
 KNOWN_TABLES = frozenset(t.name for t in SEALED_TABLES) | frozenset(PORT_TABLES)
 
 
@@ -581,7 +580,7 @@ def reencrypt(
                     say(f"{table.name}: {rows[table.name]} rows resealed")
             accounts = reseal_accounts(store, ring, batch_size=batch_size)
             vouchers = reseal_vouchers(store, ring, batch_size=batch_size)
-            for name, report in ((ACCOUNT_TABLE, accounts), ("vouchers", vouchers)):
+            for name, report in (("accounts", accounts), ("vouchers", vouchers)):
                 if report.rows:
                     rows[name] += report.rows
                     batches += report.batches

@@ -44,6 +44,7 @@ import threading
 import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from datetime import date, datetime
 from types import TracebackType
@@ -108,6 +109,7 @@ STREAM_BATCH = 2000  # rows per fetch of a whole-table read (_Tx.batches)
 _CURSORS = itertools.count()  # names of the server-side cursors of those reads
 _LOCK_HEAD = "SELECT next FROM counters WHERE name = 'audit' FOR UPDATE"
 _PURGE_LOCK_LABEL = b"admission-desk/pg/purge-lock/v1"
+_ACT_LOCK_LABEL = b"admission-desk/pg/account-lock/v1"  # PgStore.act_locks
 
 
 @dataclass(frozen=True, slots=True)
@@ -806,6 +808,31 @@ class PgStore(FilePorts):
         mac = entry_mac(self._audit_key, prev, int(seq), at, actor, action, subject, details, refs)
         return hmac.compare_digest(mac, str(dig))
 
+    def act_locks(self) -> Callable[[Sequence[str]], AbstractContextManager[None]]:
+        """Locks by name held across the transactions of one act, on one pooled
+        connection: the accounts' (db/accounts.py), so that a lockout counts every
+        failure of every desk. The pool needs two connections: the lock's and the act's."""
+        if self._pool.max_size < 2:
+            raise ConfigError("the store's pool needs two connections for the accounts")
+        return self._act_locked
+
+    @contextlib.contextmanager
+    def _act_locked(self, names: Sequence[str]) -> Iterator[None]:
+        """Transaction-level advisory locks, taken in the order given (the caller's
+        order is the same everywhere: no deadlock), released when the act ends."""
+        try:
+            with self._pool.connection() as conn, conn.transaction():
+                for name in names:
+                    label = _ACT_LOCK_LABEL + b"/" + name.encode("utf-8")
+                    digest = hmac.new(self._database_id.encode("utf-8"), label, hashlib.sha256)
+                    key = int.from_bytes(digest.digest()[:8], "big", signed=True)
+                    conn.execute("SELECT pg_advisory_xact_lock(%s)", (key,))
+                yield
+        except PoolTimeout as exc:
+            raise StoreError("no connection to the server", code=PgStoreCode.BUSY) from exc
+        except psycopg.Error as exc:
+            raise _store_error(exc, write=True) from exc
+
     # -- for the adapters beside the store (db/pg: accounts, vouchers, reads, rotation...):
     # their SQL in the store's transactions, under its watchdog, retries and codes
 
@@ -1021,9 +1048,9 @@ class PgStore(FilePorts):
                 code=pg_roles.PgRoleCode.PURGE_NOT_ALLOWED,
             )
 
-    def _purge_write(self, work: Callable[[_Tx], T]) -> T:
+    def purge_write(self, work: Callable[[_Tx], T]) -> T:
         """``work`` as one write transaction of the purge (the closed vouchers' purge,
-        db/pg/voucher_book.py): as the purge group when roles are in use."""
+        db/voucher_book.py): as the purge group when roles are in use."""
         if self._purge_role is None:
             return self._write(work)
         try:

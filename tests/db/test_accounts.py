@@ -12,7 +12,7 @@ import pytest
 
 from admission.accounts import AccountError, AccountErrorCode, LockoutPolicy, Role
 from admission.clock import FixedClock
-from db.accounts import Argon2Hasher, SqlAccounts
+from db.accounts import Argon2Hasher, StoreAccounts
 from ui.context import AppContext
 
 T0 = datetime(2026, 12, 3, 20, 0, tzinfo=UTC)
@@ -42,8 +42,8 @@ def ctx(tmp_path: Path, clock: FixedClock, monkeypatch: pytest.MonkeyPatch) -> I
         opened.close()
 
 
-def _cheap(ctx: AppContext) -> SqlAccounts:
-    return SqlAccounts(ctx.store, ctx.clock, hasher=Argon2Hasher(**CHEAP))
+def _cheap(ctx: AppContext) -> StoreAccounts:
+    return StoreAccounts(ctx.store, ctx.clock, hasher=Argon2Hasher(**CHEAP))
 
 
 def test_the_context_signs_in_with_argon2id_and_audits_each_step(ctx: AppContext) -> None:
@@ -102,7 +102,7 @@ def test_a_lockout_survives_a_restart_and_the_trail_holds_no_secret(
     clock.advance(timedelta(minutes=5))
     ctx = _context(tmp_path / "demo", clock)
     try:
-        accounts = SqlAccounts(
+        accounts = StoreAccounts(
             ctx.store,
             ctx.clock,
             hasher=Argon2Hasher(**CHEAP),

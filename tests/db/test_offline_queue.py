@@ -30,7 +30,7 @@ from db.offline_formalise import formalise
 from db.offline_queue import OfflineQueueCode, OfflineVoucherQueue, queue_key
 from db.pg.codes import PgStoreCode
 from db.store import SqlCipherStore
-from db.voucher_book import SqlVoucherBook
+from db.voucher_book import StoreVoucherBook
 
 ROOT = Path(__file__).resolve().parents[2]
 T0 = datetime(2026, 12, 5, 22, 0, tzinfo=UTC)
@@ -58,7 +58,7 @@ class LinkLost:
     """The server's voucher book reached through a link that fails: ``after_commit``
     (the voucher is issued, the answer lost) or before it, on the ``nth`` issue."""
 
-    def __init__(self, book: SqlVoucherBook, nth: int, *, after_commit: bool) -> None:
+    def __init__(self, book: StoreVoucherBook, nth: int, *, after_commit: bool) -> None:
         self.book, self.nth, self.after_commit, self.calls = book, nth, after_commit, 0
 
     def issue_voucher(self, new: NewVoucher) -> Voucher:
@@ -83,7 +83,7 @@ class SeenLate(LinkLost):
     """A book whose ``hidden`` vouchers are not seen until the next issue: a send whose
     commit was still under way while the rerun looked for it."""
 
-    def __init__(self, book: SqlVoucherBook, hidden: set[int]) -> None:
+    def __init__(self, book: StoreVoucherBook, hidden: set[int]) -> None:
         super().__init__(book, 0, after_commit=False)
         self.hidden = hidden
 
@@ -116,7 +116,7 @@ def server(tmp_path: Path, desk_key: DbKey) -> Iterator[SqlCipherStore]:
         yield store
 
 
-def check_book(book: SqlVoucherBook, queue: OfflineVoucherQueue) -> None:
+def check_book(book: StoreVoucherBook, queue: OfflineVoucherQueue) -> None:
     """Every queued voucher is on the server once, under the number the queue holds;
     the server's numbers are gapless and follow the queue's order."""
     entries = queue.entries()
@@ -159,7 +159,7 @@ def test_a_repeated_instant_is_moved_on_so_each_voucher_is_told_apart(
 def test_formalise_issues_in_order_once_and_a_rerun_does_nothing(
     queue: OfflineVoucherQueue, server: SqlCipherStore
 ) -> None:
-    book = SqlVoucherBook(server)
+    book = StoreVoucherBook(server)
     for n in range(1, 6):
         queue.enqueue(new_voucher(n))
     report = formalise(queue, book, FixedClock(T0 + timedelta(hours=1)))
@@ -176,7 +176,7 @@ def test_formalise_issues_in_order_once_and_a_rerun_does_nothing(
 def test_answer_lost_after_the_server_committed_is_found_not_issued_again(
     queue: OfflineVoucherQueue, server: SqlCipherStore
 ) -> None:
-    book = SqlVoucherBook(server)
+    book = StoreVoucherBook(server)
     for n in range(1, 6):
         queue.enqueue(new_voucher(n))
     report = formalise(queue, LinkLost(book, 3, after_commit=True), FixedClock(T0))
@@ -194,7 +194,7 @@ def test_answer_lost_after_the_server_committed_is_found_not_issued_again(
 def test_link_lost_before_the_server_committed_issues_it_on_the_rerun(
     queue: OfflineVoucherQueue, server: SqlCipherStore
 ) -> None:
-    book = SqlVoucherBook(server)
+    book = StoreVoucherBook(server)
     for n in range(1, 4):
         queue.enqueue(new_voucher(n))
     report = formalise(queue, LinkLost(book, 2, after_commit=False), FixedClock(T0))
@@ -209,7 +209,7 @@ def test_link_lost_before_the_server_committed_issues_it_on_the_rerun(
 def test_a_send_committed_after_the_lookup_is_cancelled_as_a_duplicate(
     queue: OfflineVoucherQueue, server: SqlCipherStore
 ) -> None:
-    book = SqlVoucherBook(server)
+    book = StoreVoucherBook(server)
     for n in (1, 2, 3):
         queue.enqueue(new_voucher(n))
     formalise(queue, LinkLost(book, 2, after_commit=True), FixedClock(T0))
@@ -227,7 +227,7 @@ def test_a_send_committed_after_the_lookup_is_cancelled_as_a_duplicate(
 def test_online_vouchers_between_do_not_confuse_the_lookup(
     queue: OfflineVoucherQueue, server: SqlCipherStore
 ) -> None:
-    book = SqlVoucherBook(server)
+    book = StoreVoucherBook(server)
     book.issue_voucher(new_voucher(100, desk="desk2"))  # another desk's voucher
     for n in (1, 2):
         queue.enqueue(new_voucher(n))
@@ -302,7 +302,7 @@ def test_the_purge_erases_formalised_vouchers_only(
 ) -> None:
     for n in (1, 2, 3):
         queue.enqueue(new_voucher(n))
-    formalise(queue, LinkLost(SqlVoucherBook(server), 3, after_commit=False), FixedClock(T0))
+    formalise(queue, LinkLost(StoreVoucherBook(server), 3, after_commit=False), FixedClock(T0))
     assert queue.purge_formalised(T0 + timedelta(days=200)) == 2
     assert [e.local_ref for e in queue.entries()] == ["desk1-P000003"]
     assert queue.enqueue(new_voucher(4)).local_ref == "desk1-P000004"  # never reused
@@ -349,7 +349,7 @@ def kill_held(child: subprocess.Popen[str]) -> None:
     child.communicate()
 
 
-class HeldBook(SqlVoucherBook):
+class HeldBook(StoreVoucherBook):
     """The book that stops a child at its ``hold``-th issue: after the commit (hold > 0)
     or before the server is asked (hold < 0); it says "held" and waits to be killed."""
 
@@ -415,7 +415,7 @@ def test_a_process_killed_while_formalising_is_finished_by_a_rerun(
             SqlCipherStore.open(tmp_path / "visitors.db", desk_key) as store,
         ):
             sent = [e for e in q.pending() if e.state is QueueState.SENDING]
-            on_server = {fingerprint(v) for v in SqlVoucherBook(store).open_vouchers()}
+            on_server = {fingerprint(v) for v in StoreVoucherBook(store).open_vouchers()}
             for entry in sent:  # at most one: sent one at a time
                 windows.add("committed" if fingerprint(entry.voucher) in on_server else "not")
     assert windows == {"committed", "not"}
@@ -423,7 +423,7 @@ def test_a_process_killed_while_formalising_is_finished_by_a_rerun(
         OfflineVoucherQueue.open(path, key, desk_id=DESK) as q,
         SqlCipherStore.open(tmp_path / "visitors.db", desk_key) as store,
     ):
-        book = SqlVoucherBook(store)
+        book = StoreVoucherBook(store)
         done_before = len(q.entries()) - len(q.pending())
         assert done_before >= 2  # the children did formalise some
         report = formalise(q, book, FixedClock(T0))
@@ -448,7 +448,7 @@ def _child(mode: str, folder: Path, count: int) -> None:
             print("ready", flush=True)
             formalise(
                 q,
-                HeldBook(store, count) if count else SqlVoucherBook(store),
+                HeldBook(store, count) if count else StoreVoucherBook(store),
                 FixedClock(T0),
                 on_progress=lambda e: print(e.local_ref, flush=True),
             )

@@ -29,7 +29,7 @@ from db.keys import DbKey
 from db.restore import TEMP_PREFIX, restore, sweep_leftovers
 from db.restore_history import assess
 from db.store import SqlCipherStore
-from db.voucher_book import SqlVoucherBook
+from db.voucher_book import StoreVoucherBook
 from tests.db.factories import T0, dni, entry
 from tests.db.test_offline_queue import new_voucher
 
@@ -69,7 +69,7 @@ def _older_backup(folder: Path, key: DbKey, clock: FixedClock, out: Path) -> Non
     """3 admissions and a voucher, the backup, then 2 more admissions and 2 vouchers."""
     with SqlCipherStore.open(folder / "visitors.db", key, clock=clock) as store:
         _admit(store, range(1, 4))
-        book = SqlVoucherBook(store)
+        book = StoreVoucherBook(store)
         book.issue_voucher(new_voucher(1))
         backup(store, out, now=T0)
         _admit(store, range(4, 6))
@@ -122,7 +122,7 @@ def test_an_accepted_loss_resumes_past_every_number_and_is_audited(
         assert last.details["lost_vouchers"] == "2" and last.details["accepted_by"] == "jefa"
         assert store.find_visitor(dni(4)) is None  # the loss is real
         assert store.record_admission(entry(40)).card_number == 6  # never 4 or 5 again
-        assert SqlVoucherBook(store).issue_voucher(new_voucher(40)).number == 4  # not 2
+        assert StoreVoucherBook(store).issue_voucher(new_voucher(40)).number == 4  # not 2
         assert store.verify().ok
     # the record beside the file starts over from the restored file
     record = read_issued(folder)
@@ -239,7 +239,7 @@ def test_the_record_follows_every_write_and_catches_up_at_open(
 ) -> None:
     with SqlCipherStore.open(folder / "visitors.db", key, clock=clock) as store:
         _admit(store, range(1, 3))
-        SqlVoucherBook(store).issue_voucher(new_voucher(1))
+        StoreVoucherBook(store).issue_voucher(new_voucher(1))
         record = read_issued(folder)
         assert record is not None and record.file_id == store.file_id
         assert (record.highs.card, record.highs.voucher, record.highs.visit) == (2, 1, 2)

@@ -30,14 +30,14 @@ from admission.settings_record import (
     record_outside_changes,
     settings_digests,
 )
-from db.accounts import Argon2Hasher, SqlAccounts
+from db.accounts import Argon2Hasher, StoreAccounts
 from db.audit_chain import GENESIS, digest
 from db.audit_key import ENV_VAR, key_file_path
 from db.file_guard import marker_path
 from db.keys import DbKey
 from db.registry_replica import ReplicaRegistry
 from db.store import SqlCipherStore
-from db.voucher_book import SqlVoucherBook
+from db.voucher_book import StoreVoucherBook
 from tests.db.factories import T0, dni, entry
 from tests.tamper_table import (
     Tamper,
@@ -80,10 +80,10 @@ def record_history(desk: FileDesk) -> None:
     for n in (1, 2, 3):
         store.record_admission(entry(n))
     store.void_card(2, "wrong type", "director-1", T0)
-    record_vouchers(SqlVoucherBook(store))
+    record_vouchers(StoreVoucherBook(store))
     replica = ReplicaRegistry(store.connection, desk.clock, lock=store.lock, audit=store)
     replica.import_lines([f"{dni(n).number}\n".encode() for n in (7, 8, 9)])
-    accounts = SqlAccounts(store, desk.clock, hasher=Argon2Hasher(**CHEAP))
+    accounts = StoreAccounts(store, desk.clock, hasher=Argon2Hasher(**CHEAP))
     record_accounts_and_settings(accounts, store, desk.settings)
 
 
@@ -496,8 +496,8 @@ def test_a_restore_that_lost_numbers_verifies_and_a_later_jump_does_not(
 def test_vouchers_purged_by_retention_are_counted_and_the_file_verifies(desk: FileDesk) -> None:
     """Closed vouchers erased with the visits (R3) are counted by the ERASED entry of
     the purge's transaction: verify passes, the counter keeps their numbers."""
-    assert SqlVoucherBook(desk.store).purge_vouchers(T0 + timedelta(days=200)) == 2
+    assert StoreVoucherBook(desk.store).purge_vouchers(T0 + timedelta(days=200)) == 2
     erased = [e for e in desk.store.audit_entries() if e.action == "ERASED"]
     assert erased and erased[-1].details["voucher"] == "2"
     assert desk.store.verify(settings=settings_digests(desk.settings)).ok
-    assert SqlVoucherBook(desk.store).issue_voucher(tamper_voucher(9)).number == 4
+    assert StoreVoucherBook(desk.store).issue_voucher(tamper_voucher(9)).number == 4

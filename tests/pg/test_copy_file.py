@@ -30,11 +30,10 @@ from admission.clock import FixedClock
 from admission.errors import StoreError, StoreErrorCode, WrongKeyError
 from admission.records import AuditAnchor, StaffMember, StaffRole
 from admission.vouchers.model import NewVoucher
-from db.accounts import Argon2Hasher, SqlAccountBook, SqlAccounts
+from db.accounts import Argon2Hasher, StoreAccountBook, StoreAccounts
 from db.audit_chain import AuditChainCode
 from db.audit_key import AuditKey
 from db.keys import DbKey
-from db.pg.accounts import PgAccountBook, covers_accounts
 from db.pg.copy_file import (
     COPY_ACTION,
     COPY_MARKER,
@@ -46,10 +45,9 @@ from db.pg.copy_file import (
 )
 from db.pg.crypto import InstallationKey
 from db.pg.store import PgStore
-from db.pg.voucher_book import PgVoucherBook
 from db.registry_replica import ReplicaRegistry
 from db.store import SqlCipherStore
-from db.voucher_book import SqlVoucherBook
+from db.voucher_book import StoreVoucherBook
 from tests.db.factories import T0, card_for, dni, entry
 from tests.pg.cluster_fixture import fresh_schema, schema_conninfo
 
@@ -127,7 +125,7 @@ def _build(
         store.add_staff(
             StaffMember(dni(903), "Empleado 3", StaffRole.STAFF, False), "director-1", base + DAY
         )
-        accounts = SqlAccounts(store, clock, hasher=Argon2Hasher(**CHEAP))
+        accounts = StoreAccounts(store, clock, hasher=Argon2Hasher(**CHEAP))
         accounts.create_account("admin", "Ana Admin", "admin-secret-1", [Role.ADMIN], actor=None)
         admin = accounts.sign_in("admin", "admin-secret-1")
         accounts.create_account("clerk", "Carla", "clerk-secret-1", [Role.CLERK], actor=admin)
@@ -138,7 +136,7 @@ def _build(
             accounts.sign_in("clerk", "wrong-password")
         director = accounts.sign_in("director", "director-secret-1")
         accounts.set_pin(director, "director-secret-1", "97531")  # the quick unlock's
-        book = SqlVoucherBook(store)
+        book = StoreVoucherBook(store)
         for v in range(16):
             voucher = book.issue_voucher(
                 NewVoucher(
@@ -282,13 +280,13 @@ def test_the_copy_reads_back_as_the_source_and_verifies(
     assert target.staff_members() == source.staff_members()
     for query in ("garc", "peña nú", "o'brien", "lopez de", "zubi ainhoa"):
         assert target.search_visitors(query, 500) == source.search_visitors(query, 500)
-    assert PgAccountBook(target).all_accounts() == SqlAccountBook(source).all_accounts()
+    assert StoreAccountBook(target).all_accounts() == StoreAccountBook(source).all_accounts()
     for name in ("admin", "clerk", "director"):
-        assert PgAccountBook(target).find(name) == SqlAccountBook(source).find(name)
-    pin = PgAccountBook(target).find("director")
+        assert StoreAccountBook(target).find(name) == StoreAccountBook(source).find(name)
+    pin = StoreAccountBook(target).find("director")
     assert pin is not None and pin.pin_hash is not None  # the PIN's hash came along
     for n in range(1, 17):
-        assert PgVoucherBook(target).voucher(n) == SqlVoucherBook(source).voucher(n)
+        assert StoreVoucherBook(target).voucher(n) == StoreVoucherBook(source).voucher(n)
     assert target.secret("card_code") == source.secret("card_code")  # printed cards verify
     assert target.keyed_hash("x") == source.keyed_hash("x")
     assert target.get_setting("retention.last_purge") == source.get_setting("retention.last_purge")
@@ -296,7 +294,7 @@ def test_the_copy_reads_back_as_the_source_and_verifies(
     # the chain: the source's printed head anchors it, then the audited move
     head = source.head()
     server_check = target.verify([AuditAnchor(head.seq, head.digest)])  # as a desk will
-    assert covers_accounts(target) and server_check.ok  # account rows included
+    assert server_check.ok  # account rows included
     last = target.audit_entries(head.seq, 5)
     assert [e.action for e in last] == [COPY_ACTION]
     assert last[0].details["source_head_digest"] == head.digest
@@ -314,7 +312,7 @@ def test_the_copy_reads_back_as_the_source_and_verifies(
     assert recorded.file_number == high + 1 and recorded.new_visitor
     again = target.record_admission(entry(171, NOW + DAY))
     assert again.card_number == last_card + 2
-    voucher = PgVoucherBook(target).issue_voucher(
+    voucher = StoreVoucherBook(target).issue_voucher(
         NewVoucher(NOW, "desk-2", "op-1", "Otro", "DNI", "X1", "STANDARD", 500)
     )
     assert voucher.number == 17

@@ -37,7 +37,7 @@ from db.offline_formalise import formalise
 from db.offline_queue import OfflineVoucherQueue, queue_key
 from db.pg.latency import PgLinkCode
 from db.pg.store import PgLinkError, PgStore, PgTimeouts
-from db.pg.voucher_book import PgVoucherBook
+from db.voucher_book import StoreVoucherBook
 from tests.pg.cluster_fixture import fresh_schema, schema_conninfo
 from tests.pg.test_tcp_proxy import load_proxy, through
 
@@ -114,7 +114,7 @@ class AnswerLost:
     """The server's book behind a link whose answer is lost on the ``nth`` issue: the
     server committed, the desk is told the outcome is unknown (as db/pg/store.py says)."""
 
-    def __init__(self, book: PgVoucherBook, nth: int) -> None:
+    def __init__(self, book: StoreVoucherBook, nth: int) -> None:
         self.book, self.nth, self.calls = book, nth, 0
 
     def issue_voucher(self, new: NewVoucher) -> Voucher:
@@ -145,7 +145,7 @@ def check_server(server: Server, queues: Sequence[OfflineVoucherQueue], total: i
     assert server.rows("SELECT next - 1 FROM counters WHERE name = 'voucher'") == [(total,)]
     twice = server.rows("SELECT desk_id, issued_at FROM vouchers GROUP BY 1, 2 HAVING count(*) > 1")
     assert twice == []  # no voucher issued twice
-    book = PgVoucherBook(server.desk("desk2"))  # another desk reads them back
+    book = StoreVoucherBook(server.desk("desk2"))  # another desk reads them back
     for queue in queues:
         entries = queue.entries()
         assert all(e.state is QueueState.FORMALISED for e in entries)
@@ -167,8 +167,8 @@ def test_a_desk_cut_off_queues_vouchers_and_formalises_them_when_back(
 ) -> None:
     with load_proxy().TcpProxy(server.cluster.hostaddr, server.cluster.port) as proxy:
         desk = server.desk("desk1", through(server.conninfo(), server.cluster.port, proxy.port))
-        other = PgVoucherBook(server.desk("desk2"))
-        book, queue = PgVoucherBook(desk), server.queue("desk1")
+        other = StoreVoucherBook(server.desk("desk2"))
+        book, queue = StoreVoucherBook(desk), server.queue("desk1")
         assert book.issue_voucher(new_voucher(1, "desk1")).number == 1  # online
         proxy.pause(refuse=True)
         proxy.cut()
@@ -189,7 +189,7 @@ def test_a_desk_cut_off_queues_vouchers_and_formalises_them_when_back(
 
 
 def test_an_answer_lost_after_the_commit_is_found_not_issued_again(server: Server) -> None:
-    book, other = PgVoucherBook(server.desk("desk1")), PgVoucherBook(server.desk("desk2"))
+    book, other = StoreVoucherBook(server.desk("desk1")), StoreVoucherBook(server.desk("desk2"))
     queue = server.queue("desk1")
     for n in range(1, 6):
         queue.enqueue(new_voucher(n, "desk1"))
@@ -225,13 +225,13 @@ def test_two_desks_formalise_while_a_third_issues_online(server: Server) -> None
             errors.append(exc)
 
     def online() -> None:
-        book = PgVoucherBook(stores[2])
+        book = StoreVoucherBook(stores[2])
         for n in range(per_queue):
             book.issue_voucher(new_voucher(1000 + n, "desk3"))
 
     works = [
-        lambda: formalise(queues[0], PgVoucherBook(stores[0]), FixedClock(T0)),
-        lambda: formalise(queues[1], PgVoucherBook(stores[1]), FixedClock(T0)),
+        lambda: formalise(queues[0], StoreVoucherBook(stores[0]), FixedClock(T0)),
+        lambda: formalise(queues[1], StoreVoucherBook(stores[1]), FixedClock(T0)),
         online,
     ]
     threads = [threading.Thread(target=run, args=(w,)) for w in works]
@@ -251,7 +251,7 @@ def test_a_desk_killed_while_formalising_is_finished_by_the_next_run(server: Ser
     total = 150
     for n in range(1, total + 1):
         queue.enqueue(new_voucher(n, "desk1"))
-    book = PgVoucherBook(server.desk("desk1"))  # the visitor file exists before the children
+    book = StoreVoucherBook(server.desk("desk1"))  # the visitor file exists before the children
     queue.close()
     server.queues.remove(queue)
     env = {**os.environ, ENV_VAR: server.key.hex(), "PYTHONPATH": str(ROOT)}
@@ -307,7 +307,7 @@ def test_a_desk_killed_while_formalising_is_finished_by_the_next_run(server: Ser
     check_server(server, [queue], total)
 
 
-class _HeldBook(PgVoucherBook):
+class _HeldBook(StoreVoucherBook):
     """The server's book that, after its ``hold``-th issue has committed, says so and
     stops before returning: the process is killed between the server's commit and the
     queue's record of it."""
@@ -336,7 +336,7 @@ def _child(folder: Path, conninfo: str, audit_hex: str, hold: int) -> None:
         print("ready", flush=True)
         formalise(
             queue,
-            _HeldBook(store, hold) if hold else PgVoucherBook(store),
+            _HeldBook(store, hold) if hold else StoreVoucherBook(store),
             FixedClock(T0),
             on_progress=lambda e: print(e.local_ref, flush=True),
         )

@@ -28,16 +28,14 @@ from admission.accounts import (
 from admission.clock import FixedClock
 from admission.errors import InvalidStateError, NotFoundError
 from admission.vouchers.model import NewVoucher, VoucherStatus
-from db.accounts import Argon2Hasher, SqlAccountBook, SqlAccounts
+from db.accounts import Argon2Hasher, StoreAccountBook, StoreAccounts
 from db.audit_key import AuditKey
 from db.keys import DbKey
-from db.pg.accounts import PgAccountBook, PgAccounts
 from db.pg.crypto import InstallationKey
 from db.pg.store import PgStore
-from db.pg.voucher_book import PgVoucherBook
 from db.reprint_queue import UnprintedCards
 from db.store import SqlCipherStore
-from db.voucher_book import SqlVoucherBook
+from db.voucher_book import StoreVoucherBook
 from tests.pg.cluster_fixture import fresh_schema, schema_conninfo
 from tests.printer.factories import admission_entry
 
@@ -70,16 +68,13 @@ class Desk:
 
     def accounts(self, store: Any | None = None, **kwargs: Any) -> AccountService:
         kwargs.setdefault("hasher", Argon2Hasher(**CHEAP))
-        cls = PgAccounts if self.kind == "postgresql" else SqlAccounts
-        return cls(store or self.store, self.clock, **kwargs)
+        return StoreAccounts(store or self.store, self.clock, **kwargs)
 
     def book(self, store: Any | None = None) -> Any:
-        cls = PgAccountBook if self.kind == "postgresql" else SqlAccountBook
-        return cls(store or self.store)
+        return StoreAccountBook(store or self.store)
 
     def vouchers(self, store: Any | None = None) -> Any:
-        cls = PgVoucherBook if self.kind == "postgresql" else SqlVoucherBook
-        return cls(store or self.store)
+        return StoreVoucherBook(store or self.store)
 
     def reprints(self, store: Any | None = None) -> Any:
         cls = UnprintedCards
@@ -432,6 +427,17 @@ def test_the_voucher_book(desk: Desk) -> None:
     assert book.purge_vouchers(T0 + timedelta(days=190)) == 2  # the open one is kept
     assert [v.number for v in book.open_vouchers()] == [3]
     assert book.voucher(1) is None
+
+
+def test_a_purged_voucher_number_is_never_given_again(desk: Desk) -> None:
+    book = desk.vouchers()
+    assert book.last_voucher_number() == 0
+    for n in (1, 2):
+        book.cancel_voucher(book.issue_voucher(new_voucher(n)).number, "left", T0)
+    assert book.purge_vouchers(T0 + timedelta(days=190)) == 2  # the newest one too
+    assert book.last_voucher_number() == 2 and book.voucher(2) is None
+    assert book.issue_voucher(new_voucher(3)).number == 3  # art. 23.4: never 1 again
+    assert desk.store.verify().ok  # the purge's erasures are counted by its entry
 
 
 def test_the_reprint_queue_lists_issued_not_printed(desk: Desk) -> None:

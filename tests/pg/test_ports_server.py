@@ -19,12 +19,12 @@ from admission.accounts import AccountError, AccountErrorCode, Role
 from admission.clock import FixedClock
 from admission.errors import ConfigError, StoreError
 from admission.vouchers.model import NewVoucher
-from db.accounts import Argon2Hasher
+from db.accounts import Argon2Hasher, StoreAccounts, reseal_accounts
+from db.audit_cover import COVERED
 from db.audit_key import AuditKey
-from db.pg.accounts import ACCOUNT_COLUMNS, PgAccounts, account_content, reseal_accounts
 from db.pg.crypto import InstallationKey, PgCryptoCode
 from db.pg.store import PgStore
-from db.pg.voucher_book import PgVoucherBook, reseal_vouchers
+from db.voucher_book import StoreVoucherBook, reseal_vouchers
 from tests.pg.cluster_fixture import fresh_schema, schema_conninfo
 
 T0 = datetime(2026, 11, 28, 22, 0, tzinfo=UTC)
@@ -60,8 +60,8 @@ class Server:
             cur = conn.execute(statement.encode(), params)
             return cur.fetchall() if cur.description else None
 
-    def accounts(self, store: PgStore) -> PgAccounts:
-        return PgAccounts(store, self.clock, hasher=Argon2Hasher(**CHEAP))
+    def accounts(self, store: PgStore) -> StoreAccounts:
+        return StoreAccounts(store, self.clock, hasher=Argon2Hasher(**CHEAP))
 
 
 @pytest.fixture
@@ -93,7 +93,7 @@ def test_the_server_holds_no_account_or_voucher_value_in_clear(server: Server) -
     accounts.create_account("admin", "Ana Secreta", ADMIN_PW, [Role.ADMIN], actor=None)
     admin = accounts.sign_in("admin", ADMIN_PW)
     accounts.create_account("dir", "Diego Oculto", "director-pw-1", [Role.DIRECTOR], actor=admin)
-    book = PgVoucherBook(store)
+    book = StoreVoucherBook(store)
     book.issue_voucher(voucher(1))
     book.cancel_voucher(book.issue_voucher(voucher(2)).number, "motivo privado", T0)
     rows = ""  # roles are sealed in the rows; the audit trail names them (as on SQLCipher)
@@ -125,7 +125,7 @@ def test_a_moved_or_changed_sealed_value_is_refused(server: Server) -> None:
     assert err.value.code == PgCryptoCode.VALUE_TAMPERED
     with pytest.raises(StoreError):
         accounts.accounts()
-    book = PgVoucherBook(store)
+    book = StoreVoucherBook(store)
     book.issue_voucher(voucher(1))
     book.issue_voucher(voucher(2))
     server.superuser(
@@ -151,7 +151,7 @@ def test_two_desks_share_one_gapless_voucher_sequence(server: Server) -> None:
     errors: list[BaseException] = []
 
     def issue(store: PgStore, name: str) -> None:
-        book = PgVoucherBook(store)
+        book = StoreVoucherBook(store)
         try:
             start.wait()
             for i in range(per_desk):
@@ -170,13 +170,13 @@ def test_two_desks_share_one_gapless_voucher_sequence(server: Server) -> None:
         thread.join()
     assert not errors
     assert sorted(numbers) == list(range(1, 4 * per_desk + 1))  # no gap, no repeat
-    other = PgVoucherBook(desks[1])
+    other = StoreVoucherBook(desks[1])
     assert len(other.open_vouchers()) == 4 * per_desk
     assert other.last_voucher_number() == 4 * per_desk
 
 
 def test_a_voucher_number_is_never_given_again_after_a_purge(server: Server) -> None:
-    book = PgVoucherBook(server.desk())
+    book = StoreVoucherBook(server.desk())
     for n in (1, 2):
         book.cancel_voucher(book.issue_voucher(voucher(n)).number, "visitor left", T0)
     assert book.purge_vouchers(T0 + timedelta(days=190)) == 2
@@ -193,7 +193,7 @@ def test_two_desks_creating_one_user_name_at_once_make_one_account(server: Serve
     start = threading.Barrier(2)
     outcomes: list[object] = []
 
-    def create(service: PgAccounts, display: str) -> None:
+    def create(service: StoreAccounts, display: str) -> None:
         start.wait()
         try:
             service.create_account("clerk", display, CLERK_PW, [Role.CLERK], actor=admin)
@@ -257,9 +257,8 @@ def test_account_content_is_what_the_sqlcipher_chain_commits_to(server: Server) 
     store = server.desk()
     accounts = server.accounts(store)
     made = accounts.create_account("admin", "Ana", ADMIN_PW, [Role.ADMIN], actor=None)
-    rows = server.superuser(f"SELECT {ACCOUNT_COLUMNS} FROM accounts AS t")
-    ident, content = account_content(store.ring, rows[0])
-    assert ident == 1 and content[:4] == ["admin", "Ana", "ADMIN", 1]
+    [(ref, content)] = store.read(lambda tx: list(COVERED["account"].every(tx)))
+    assert ref == "account:1" and content[:4] == ["admin", "Ana", "ADMIN", 1]
     assert str(content[4]).startswith("$argon2id$") and content[5:7] == [0, None]
     assert content[7] == "2026-11-28T22:00:00.000000Z" and made.created_at == T0
 
@@ -272,7 +271,7 @@ def test_guesses_from_several_desks_at_once_count_each_failure(server: Server) -
     codes: list[str] = []
     lock = threading.Lock()
 
-    def guess(service: PgAccounts) -> None:
+    def guess(service: StoreAccounts) -> None:
         start.wait()
         for _ in range(3):
             try:
@@ -303,7 +302,7 @@ def test_two_desks_cannot_both_make_the_first_account(server: Server) -> None:
     start = threading.Barrier(2)
     outcomes: list[str] = []
 
-    def first(service: PgAccounts, name: str) -> None:
+    def first(service: StoreAccounts, name: str) -> None:
         start.wait()
         try:
             service.create_account(name, "Ana", ADMIN_PW, [Role.ADMIN], actor=None)
@@ -334,7 +333,7 @@ def test_the_accounts_need_a_store_with_two_connections(server: Server) -> None:
     )
     server.stores.append(store)
     with pytest.raises(ConfigError):
-        PgAccounts(store, server.clock)
+        StoreAccounts(store, server.clock)
 
 
 def test_two_administrators_demoting_each_other_at_once_leave_one(server: Server) -> None:
@@ -347,7 +346,7 @@ def test_two_administrators_demoting_each_other_at_once_leave_one(server: Server
     start = threading.Barrier(2)
     outcomes: list[str] = []
 
-    def demote(service: PgAccounts, actor: Any, target: str) -> None:
+    def demote(service: StoreAccounts, actor: Any, target: str) -> None:
         start.wait()
         try:
             service.set_roles(target, [Role.CLERK], actor=actor)
@@ -374,7 +373,7 @@ def test_a_new_data_key_reseals_accounts_and_vouchers(server: Server) -> None:
     accounts.create_account("admin", "Ana", ADMIN_PW, [Role.ADMIN], actor=None)
     admin = accounts.sign_in("admin", ADMIN_PW)
     accounts.create_account("clerk", "Carla", CLERK_PW, [Role.CLERK], actor=admin)
-    book = PgVoucherBook(store)
+    book = StoreVoucherBook(store)
     for n in (1, 2, 3):
         book.issue_voucher(voucher(n))
     book.cancel_voucher(2, "visitor left", T0)
@@ -392,7 +391,7 @@ def test_a_new_data_key_reseals_accounts_and_vouchers(server: Server) -> None:
     reopened = server.desk("desk2")  # loads both versions; the new one is current
     assert reopened.ring.current_version == 2
     assert server.accounts(reopened).sign_in("clerk", CLERK_PW).username == "clerk"
-    assert [PgVoucherBook(reopened).voucher(n) for n in (1, 2, 3)] == before
+    assert [StoreVoucherBook(reopened).voucher(n) for n in (1, 2, 3)] == before
     assert reopened.verify().ok
 
 

@@ -14,6 +14,7 @@ inspection ports) keep from the server and how they plug into the services:
 from __future__ import annotations
 
 from datetime import date, datetime, timedelta
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +41,6 @@ from db.desk_counters import desk_counters
 from db.fake import FakeStore
 from db.keys import DbKey
 from db.pg.crypto import InstallationKey
-from db.pg.desk_counters import PgDeskCounters
 from db.pg.store import PgStore
 from db.store import SqlCipherStore
 from db.tx import Tx
@@ -205,12 +205,12 @@ def test_the_desk_counters_answer_as_the_sqlcipher_file(pg_cluster: Any, tmp_pat
         SqlCipherStore.open(tmp_path / "v.db", DbKey.generate(source="test"), clock=clock) as file,
     ):
         _history([file, reads], seed=5)
-        counter: CounterReader = PgDeskCounters(reads)
+        counter: CounterReader = partial(desk_counters, reads)
         nows = [T0 + timedelta(days=d, hours=h) for d in range(-1, DAYS + 1) for h in (0, 5, 13)]
         seen = set()
         for now in nows:
             expected = desk_counters(file, now)
-            assert counter(now) == expected == PgDeskCounters(reads)(now), now
+            assert counter(now) == expected == desk_counters(reads, now), now
             seen.add(expected)
         assert len(seen) > 5  # the counts moved
 
@@ -256,7 +256,7 @@ def test_the_services_take_the_reads_in_place_of_the_sqlcipher_store(pg_cluster:
         actions = [e.action for e in store.audit_entries(0, 100)]
         assert {"INSPECT_SEARCH", "INSPECT_TIMELINE", "RECTIFIED", "REPORT_DAY"} <= set(actions)
         assert store.verify().ok
-        assert PgDeskCounters(reads)(T0 + timedelta(minutes=1)).admitted_today == 1
+        assert desk_counters(reads, T0 + timedelta(minutes=1)).admitted_today == 1
 
 
 # -- two data key versions (a re-encryption under way) --------------------------------------

@@ -28,16 +28,15 @@ from admission.errors import InvalidStateError, StoreError
 from admission.identity import IdentityKey, IdKind
 from admission.records import StaffMember, StaffRole
 from admission.vouchers.model import NewVoucher
-from db.accounts import Argon2Hasher
+from db.accounts import Argon2Hasher, StoreAccounts
 from db.audit_key import AuditKey
 from db.pg import roles
-from db.pg.accounts import PgAccounts
 from db.pg.crypto import InstallationKey
 from db.pg.registry_replica import PgReplicaRegistry
 from db.pg.roles import PgRoleCode, RoleNames
 from db.pg.store import PgStore
-from db.pg.voucher_book import PgVoucherBook
 from db.reprint_queue import UnprintedCards
+from db.voucher_book import StoreVoucherBook
 from tests.db.factories import T0, dni, entry
 from tests.pg.cluster_fixture import fresh_schema, schema_conninfo
 
@@ -396,13 +395,13 @@ def test_the_printed_grants_are_those_applied(casino: Casino) -> None:
 
 def test_the_desks_other_ports_work_as_a_desk(casino: Casino) -> None:
     store = casino.open(DESK)
-    accounts = PgAccounts(store, casino.clock, hasher=Argon2Hasher(**CHEAP))
+    accounts = StoreAccounts(store, casino.clock, hasher=Argon2Hasher(**CHEAP))
     accounts.create_account("admin", "Ana", "admin-password-1", [Role.ADMIN], actor=None)
     admin = accounts.sign_in("admin", "admin-password-1")
     accounts.create_account("clerk", "Carla", "clerk-password-1", [Role.CLERK], actor=admin)
     with pytest.raises(AccountError):
         accounts.sign_in("clerk", "wrong-password")  # the failure count is an update
-    book = PgVoucherBook(store)
+    book = StoreVoucherBook(store)
     voucher = book.issue_voucher(
         NewVoucher(T0, "desk-1", "op-1", "Otro", "DNI", "X1", "STANDARD", 500)
     )
@@ -424,7 +423,7 @@ def test_the_desks_other_ports_work_as_a_desk(casino: Casino) -> None:
         book.purge_vouchers(after)
     assert err.value.code is PgRoleCode.PURGE_NOT_ALLOWED
     assert book.voucher(voucher.number) is not None
-    assert PgVoucherBook(casino.open(PURGER)).purge_vouchers(after) == 1
+    assert StoreVoucherBook(casino.open(PURGER)).purge_vouchers(after) == 1
     assert book.voucher(voucher.number) is None
 
 

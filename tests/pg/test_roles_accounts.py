@@ -13,8 +13,7 @@ import pytest
 
 from admission.accounts import AccountError, Role
 from admission.errors import StoreError
-from db.accounts import Argon2Hasher
-from db.pg.accounts import PgAccounts
+from db.accounts import Argon2Hasher, StoreAccounts
 from tests.db.factories import T0
 from tests.pg.test_roles import CHEAP, DESK, INSPECTOR, Casino
 from tests.pg.test_roles import casino as casino  # the fixture, a fresh install
@@ -23,12 +22,12 @@ from tests.pg.test_roles import casino as casino  # the fixture, a fresh install
 def test_an_inspector_login_runs_the_inspectors_column_but_cannot_count_a_failure(
     casino: Casino,  # noqa: F811  (the fixture imported above)
 ) -> None:
-    desk = PgAccounts(casino.open(DESK), casino.clock, hasher=Argon2Hasher(**CHEAP))
+    desk = StoreAccounts(casino.open(DESK), casino.clock, hasher=Argon2Hasher(**CHEAP))
     desk.create_account("admin", "Ana", "admin-password-1", [Role.ADMIN], actor=None)
     admin = desk.sign_in("admin", "admin-password-1")
     desk.create_account("ines", "Inés", "inspector-pass-1", [Role.INSPECTOR], actor=admin)
     store = casino.open(INSPECTOR)
-    accounts = PgAccounts(store, casino.clock, hasher=Argon2Hasher(**CHEAP))
+    accounts = StoreAccounts(store, casino.clock, hasher=Argon2Hasher(**CHEAP))
     inspector = accounts.sign_in("ines", "inspector-pass-1")  # LOGIN: an audit entry only
     store.append(inspector.username, "VISITOR_SEARCH", "results:0", T0, {"purpose": "x"})
     assert store.verify().ok

@@ -26,10 +26,9 @@ from admission.clock import FixedClock
 from admission.errors import InvalidStateError
 from admission.records import StaffMember, StaffRole
 from admission.vouchers.model import NewVoucher
-from db.accounts import Argon2Hasher
+from db.accounts import Argon2Hasher, StoreAccounts
 from db.audit_key import AuditKey
 from db.keys import DbKey
-from db.pg.accounts import PgAccounts
 from db.pg.crypto import InstallationKey, KeyRing, PgCryptoCode, PgCryptoError
 from db.pg.rotation import (
     ENV_NEW_KEY,
@@ -43,7 +42,7 @@ from db.pg.rotation import (
     rows_behind,
 )
 from db.pg.store import PgStore
-from db.pg.voucher_book import PgVoucherBook
+from db.voucher_book import StoreVoucherBook
 from tests.db.factories import T0, dni, entry
 from tests.pg.cluster_fixture import fresh_schema, schema_conninfo
 
@@ -152,17 +151,17 @@ def fill(server: Server, store: PgStore) -> None:
     store.add_staff(StaffMember(dni(3), "Croupier Secreta", StaffRole.STAFF), "director-1", T0)
     store.set_setting("casino_id", "MAD01")
     store.keyed_hash("anything")  # the audit subject secret
-    accounts = PgAccounts(store, server.clock, hasher=Argon2Hasher(**CHEAP))
+    accounts = StoreAccounts(store, server.clock, hasher=Argon2Hasher(**CHEAP))
     accounts.create_account("admin", "Ana Secreta", "admin-secret-1", [Role.ADMIN], actor=None)
-    book = PgVoucherBook(store)
+    book = StoreVoucherBook(store)
     book.issue_voucher(voucher(1))
     book.cancel_voucher(book.issue_voucher(voucher(2)).number, "motivo privado", NOW)
 
 
 def snapshot(server: Server, store: PgStore) -> dict[str, Any]:
     """Everything the desk reads back, in plain form."""
-    book = PgVoucherBook(store)
-    accounts = PgAccounts(store, server.clock, hasher=Argon2Hasher(**CHEAP))
+    book = StoreVoucherBook(store)
+    accounts = StoreAccounts(store, server.clock, hasher=Argon2Hasher(**CHEAP))
     return {
         "visitors": [store.find_visitor(dni(n)) for n in range(1, VISITORS + 1)],
         "search": [v.file_number for v in store.search_visitors("garc")],

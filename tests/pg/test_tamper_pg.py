@@ -22,13 +22,12 @@ from admission.clock import FixedClock
 from admission.errors import StoreError
 from admission.settings import Settings
 from admission.settings_record import settings_digests
-from db.accounts import Argon2Hasher
+from db.accounts import Argon2Hasher, StoreAccounts
 from db.audit_key import AuditKey
-from db.pg.accounts import PgAccounts
 from db.pg.crypto import InstallationKey
 from db.pg.registry_replica import PgReplicaRegistry
 from db.pg.store import PgStore
-from db.pg.voucher_book import PgVoucherBook
+from db.voucher_book import StoreVoucherBook
 from tests.db.factories import T0, dni, entry
 from tests.pg.cluster_fixture import fresh_schema, schema_conninfo
 from tests.tamper_table import (
@@ -67,9 +66,9 @@ def record_history(desk: ServerDesk, clock: FixedClock) -> None:
         store.record_admission(entry(n))
     store.void_card(2, "wrong type", "director-1", T0)
     store.add_ban(dni(3), "Altercado en la sala de juego", "director-1", T0)
-    record_vouchers(PgVoucherBook(store))
+    record_vouchers(StoreVoucherBook(store))
     PgReplicaRegistry(store, clock).import_lines([f"{dni(n).number}\n".encode() for n in (7, 8)])
-    accounts = PgAccounts(store, clock, hasher=Argon2Hasher(**CHEAP))
+    accounts = StoreAccounts(store, clock, hasher=Argon2Hasher(**CHEAP))
     record_accounts_and_settings(accounts, store, desk.settings)
 
 
@@ -305,8 +304,8 @@ def test_an_older_server_file_adopts_its_snapshots_once(pg_cluster: Any) -> None
 
 
 def test_vouchers_purged_on_the_server_are_counted_and_it_verifies(desk: ServerDesk) -> None:
-    assert PgVoucherBook(desk.store).purge_vouchers(T0 + timedelta(days=200)) == 2
+    assert StoreVoucherBook(desk.store).purge_vouchers(T0 + timedelta(days=200)) == 2
     erased = [e for e in desk.store.audit_entries() if e.action == "ERASED"]
     assert erased and erased[-1].details["voucher"] == "2"
     assert desk.store.verify(settings=settings_digests(desk.settings)).ok
-    assert PgVoucherBook(desk.store).issue_voucher(tamper_voucher(9)).number == 4
+    assert StoreVoucherBook(desk.store).issue_voucher(tamper_voucher(9)).number == 4

@@ -23,7 +23,7 @@ from admission.vouchers.model import (
 from db.keys import DbKey
 from db.reprint_queue import UnprintedCards
 from db.store import SqlCipherStore
-from db.voucher_book import SqlVoucherBook
+from db.voucher_book import StoreVoucherBook
 from hardware.printer import CR80, RECEIPT_80
 from hardware.printer.documents import render_voucher
 from tests.printer.factories import admission_entry
@@ -77,7 +77,7 @@ def store(tmp_path: Path) -> Iterator[SqlCipherStore]:
 
 
 def test_voucher_book_in_encrypted_store(store: SqlCipherStore) -> None:
-    book = SqlVoucherBook(store)
+    book = StoreVoucherBook(store)
     first = book.issue_voucher(new_voucher(0))
     second = book.issue_voucher(new_voucher(3, "X1234567L"))
     assert (first.number, second.number) == (1, 2)

@@ -25,12 +25,12 @@ def accounts(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 
 def stored_pin(data_dir: Path, name: str) -> str | None:
-    from db.accounts import SqlAccountBook
+    from db.accounts import StoreAccountBook
     from db.keys import DbKey
     from db.store import SqlCipherStore
 
     with SqlCipherStore.open(data_dir / "visitors.db", DbKey.from_text(KEY)) as store:
-        found = SqlAccountBook(store).find(name)
+        found = StoreAccountBook(store).find(name)
         assert found is not None
         return found.pin_hash
 

@@ -17,7 +17,7 @@ from pytestqt.qtbot import QtBot
 from admission.accounts import AccountErrorCode, Role
 from admission.catalogue import text
 from admission.clock import FixedClock
-from db.accounts import Argon2Hasher, SqlAccounts
+from db.accounts import Argon2Hasher, StoreAccounts
 from tests.ui.conftest import DESK_T0
 from ui.context import AppContext
 from ui.desk.dialogs.authorise import DirectorDialog, ask_director
@@ -40,7 +40,7 @@ def _screenshot(widget: QWidget, name: str) -> None:
 @pytest.fixture
 def ctx(demo_ctx: AppContext) -> AppContext:
     """The demo file with an administrator, a clerk and a game director (cheap hashes)."""
-    accounts = SqlAccounts(demo_ctx.store, demo_ctx.clock, hasher=Argon2Hasher(**CHEAP))
+    accounts = StoreAccounts(demo_ctx.store, demo_ctx.clock, hasher=Argon2Hasher(**CHEAP))
     accounts.create_account("admin", "Ana Admin", PASSWORDS["admin"], [Role.ADMIN], actor=None)
     admin = accounts.sign_in("admin", PASSWORDS["admin"])
     accounts.create_account("clerk", "Carla Clerk", PASSWORDS["clerk"], [Role.CLERK], actor=admin)
