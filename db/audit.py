@@ -81,6 +81,12 @@ class AuditMixin(StoreBase):
         none was needed yet: a desk on the key file fallback shows it."""
         return "" if self._audit_key is None else self._audit_key.source
 
+    def chain_key(self) -> AuditKey:
+        """The key of this file's chain, as resolved (given, environment, OS keyring or
+        key file); never made here: AUDIT_KEY_LOST or AUDIT_KEY_MISSING when absent."""
+        with self._read() as conn:
+            return self._key(conn, create=False)
+
     def _key(self, conn: sqlite3.Connection, *, create: bool) -> AuditKey:
         """The chain's key. A new one is made only for a chain that never had one: no
         keyed entry, and no key id in the folder's marker (db/file_guard.py)."""

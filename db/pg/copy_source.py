@@ -21,8 +21,7 @@ SKIPPED_SETTINGS = frozenset({FILE_ID_SETTING})  # the server has its own databa
 def source_audit_key(source: SqlCipherStore) -> AuditKey:
     """The source file's audit key (as its store resolved it: given, environment, OS
     keyring or key file): the server store must be opened with the same one."""
-    with source.reading() as conn:
-        return source._key(conn, create=False)
+    return source.chain_key()
 
 
 def select(source: SqlCipherStore, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:

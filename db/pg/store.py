@@ -84,7 +84,6 @@ from db.pg.codes import PgStoreCode
 from db.pg.connect import PgConnectCode, connect
 from db.pg.crypto import InstallationKey, KeyRing, WrappedKey
 from db.pg.latency import PgLinkCode
-from db.pg.rows import Opener
 from db.visitors import PgAdmissionCode
 
 __all__ = [
@@ -505,7 +504,6 @@ class PgStore(FilePorts):
         self._calls_lock = threading.Lock()
         self._in_use = 0  # calls holding a pooled connection now
         self._ring = ring
-        self._open = Opener(ring)
         self._audit_key = audit_key
         self._database_id = database_id
         self._clock: Clock = clock or SystemClock()
@@ -844,16 +842,10 @@ class PgStore(FilePorts):
         """``work`` in one read-only transaction."""
         return self._read(work)
 
-    @property
-    def opener(self) -> Opener:
-        """Opens the sealed values of rows read (names, identities...) with the ring."""
-        return self._open
-
     def adopt_ring(self, ring: KeyRing) -> None:
         """Seal, open and look up with ``ring`` from now on (a rotation's new version
         current; the old ones still held while rows use them)."""
         self._ring = ring
-        self._open = Opener(ring)
 
     # -- sealing -----------------------------------------------------------------------------
 
@@ -944,12 +936,6 @@ class PgStore(FilePorts):
             snapshot=True,
             bounded=False,
         )
-
-    # desk accounts are rows of the chain as in the SQLCipher file (db/audit_cover.py)
-    COVERS_ACCOUNTS = True
-
-    def _keyed_hash_in(self, tx: _Tx, text: str) -> str:
-        return chain.keyed_hash_in(tx, text)
 
     def secret(self, name: str) -> bytes:
         """A secret once read is kept (it never changes): no transaction for it again."""

@@ -213,7 +213,9 @@ def test_reencrypt_reseals_every_table_and_everything_reads_the_same(server: Ser
     for visit_id, sealed, index in server.superuser(
         "SELECT visit_id, document_number, number_index FROM visits"
     ):
-        shown = store.opener.text(bytes(sealed), "visits", "document_number", int(visit_id))
+        shown = ring.open_text(
+            bytes(sealed), table="visits", column="document_number", row=int(visit_id)
+        )
         assert bytes(index) == ring.number_index(shown, 2)
     assert snapshot(server, store) == before
     # a desk opened now reads the same, and a new admission is sealed under version 2
