@@ -249,13 +249,7 @@ def _file_parts(tools: Tools, store: SqlCipherStore) -> FileParts:
     settings, clock = tools.settings, tools.clock
     try:
         vouchers = StoreVoucherBook(store)
-        replica = ReplicaRegistry(
-            store.connection,
-            clock,
-            verifier=_replica_verifier(settings),
-            lock=store.lock,
-            audit=store,  # each import and feed page is an entry of the chain (art. 20.2)
-        )
+        replica = ReplicaRegistry(store, clock, verifier=_replica_verifier(settings))
     except BaseException:
         store.close()
         raise
@@ -301,7 +295,6 @@ def _server_parts(tools: Tools, target: PgTarget) -> FileParts:
         desk_audit_key,
         open_desk_store,
     )
-    from db.pg.registry_replica import PgReplicaRegistry
     from db.pg.rotation import KeyRotation, refresh_ring
     from db.pg.target import CERT_SUBDIR
 
@@ -321,7 +314,7 @@ def _server_parts(tools: Tools, target: PgTarget) -> FileParts:
     closers: list[Callable[[], None]] = [store.close, link.close]
     try:
         vouchers = StoreVoucherBook(store)
-        replica = PgReplicaRegistry(store, clock, verifier=_replica_verifier(settings))
+        replica = ReplicaRegistry(store, clock, verifier=_replica_verifier(settings))
         accounts = StoreAccounts(store, clock, policy=_lockout(settings))
     except BaseException:
         for closer in reversed(closers):

@@ -354,6 +354,10 @@ class SqliteTx:
     def many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
         self.conn.executemany(sql, rows)
 
+    def load(self, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
+        marks = ", ".join("?" for _ in columns)
+        self.conn.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)
+
     def insert(self, sql: str, params: Sequence[Any] = ()) -> int:
         """Run an INSERT; the rowid it gave (SQLite's own numbering)."""
         rowid = self.conn.execute(sql, params).lastrowid
@@ -490,6 +494,7 @@ class StoreBase(FilePorts):
 
     _conn: sqlite3.Connection
     _lock: threading.RLock
+    dialect = "sqlite"  # of its transactions (db/tx.py)
 
     def __init__(
         self,
@@ -539,6 +544,11 @@ class StoreBase(FilePorts):
         """``work`` under the store's lock, errors mapped as :meth:`reading`."""
         with self._read() as conn:
             return work(SqliteTx(conn, None))
+
+    def bulk_write(self, work: Callable[[SqliteTx], T]) -> T:
+        """``work`` in one write transaction of a bulk load (the register's swap): as
+        :meth:`write` on the file, whose writer holds it whole (the server's differs)."""
+        return self.write(work)
 
     def purge_write(self, work: Callable[[SqliteTx], T]) -> T:
         """``work`` in one write transaction of the purge (the closed vouchers'); the

@@ -1,43 +1,68 @@
-"""Local replica of the RIAJ in the encrypted store (art. 20.2, R1).
+"""The replica of the RIAJ kept in the visitor file (Decreto 58/2006, art. 20.2, R1),
+written once over both dialects (db/tx.py): the desk's SQLCipher file, and the casino's
+server, where one replica serves every desk of the operating unit (arts. 154-155).
 
-:class:`ReplicaRegistry` implements :class:`admission.registry.port.InterdictionRegistry`
-with source REPLICA. Snapshots are parsed and validated completely (checksum,
-signature when a verifier is configured, format; an identifier repeated on several
-lines is kept once and the repeats counted) *before* the store is touched, then
-swapped in inside one transaction: a bad file leaves the previous snapshot in force
-and raises :class:`SnapshotError` with the reason.
+:class:`ReplicaRegistry` is an :class:`admission.registry.replica.RegistryReplica` (an
+``InterdictionRegistry`` of source REPLICA):
 
-The change feed (verificarCambiosRGIAJ) is applied on top of the active snapshot:
-additions are ``INSERT OR IGNORE`` and removals ``DELETE``, so applying a page
-twice is harmless (idempotent); the feed position (``feed_as_of``) moves in the
-same transaction as the changes, so an interrupted pull resumes from the last
-committed position (resumable).
+* A snapshot is parsed and validated completely (checksum, Ed25519 signature when a
+  verifier is configured, format; an identifier repeated on several lines is kept once
+  and the repeats counted) *before* the store is touched, then swapped in in one
+  transaction: a bad file leaves the previous snapshot in force (``SnapshotError``).
+* A change-feed page is validated, then applied whole or not at all (additions insert,
+  removals delete: a page given twice ends in the same state), and the feed position
+  moves in the same transaction: an interrupted pull resumes from the last committed
+  position. Gaps, stale pages and older or conflicting snapshots are refused.
+* Each import and each feed page is an entry of the audit chain in its transaction,
+  committing to the snapshot with the digest of its identifiers (db/audit_cover.py): a
+  register swapped or edited outside the desks fails ``audit verify``. Imports and
+  pulls, accepted or refused, are logged with codes only (``registry_event``).
+* A check is one statement: the active snapshot's row and one probe of the entries'
+  primary key, so a snapshot swapped between two statements can never turn a listed
+  person into NOT_LISTED. A replica that cannot be read answers UNVERIFIABLE
+  (REPLICA_READ_FAILED), one never imported UNVERIFIABLE (REPLICA_EMPTY): never
+  NOT_LISTED. The salt of the active snapshot is kept; when the snapshot changed
+  (another desk, another connection), the check is asked again with the new salt.
 
-Threading: every method takes ``lock`` (pass the store's lock when the
-connection is shared with other threads). Schema: ``db/migrations/0002_registry.sql``.
+What the server adds (``store.dialect == "pg"``, migrations ``db/pg/migrations/0050_*``):
 
-Given ``audit`` (the store whose connection this is), each import and each feed page
-writes its audit entry in its own transaction, committing to the snapshot with the
-digest of its identifiers (db/audit_cover.py): a register swapped or edited with the
-file key alone fails ``audit verify``.
+* **Keyed digests.** An entry is the register's ``sha256(salt || number)[:16]``; with the
+  salt beside it the server's administrator could test every document number. There it
+  is stored as HMAC-SHA256 of that digest under a secret of the visitor file
+  (``store.secret(SECRET_NAME)``, sealed by the desks' data key; GDPR art. 32),
+  truncated to 16 bytes. The secret never changes once made (a data-key rotation
+  reseals it), so the entries stay valid.
+* **One writer at a time.** An import or a pull takes ``LOCK TABLE registry_snapshot IN
+  SHARE ROW EXCLUSIVE MODE`` first and reads the replica's position under it (the
+  chain's head is locked later, by the entry, so the desks' admissions do not wait for
+  a bulk load); a check never waits for it. A writer waits at most ``lock_timeout_s``,
+  then REPLICA_BUSY. Two desks importing the same file at once: the second finds it in
+  force (``unchanged``). Two desks applying the same feed page: the second finds the
+  page's digest (``feed_page``) and changes nothing (``FeedResult(0, 0, n, position)``,
+  no event); the file, one desk's, applies a page given twice again, to the same end.
+
+On the file a swap is one ``BEGIN IMMEDIATE`` transaction of the store (it holds the
+file). Schema: ``db/migrations/0002_registry.sql``.
+
+    replica = ReplicaRegistry(store, clock, verifier=verifier)
+    replica.import_file(path); replica.apply_feed(page); replica.check(identity)
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import os
 import secrets
-import sqlite3
 import stat
-import threading
-from abc import ABC, abstractmethod
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
-from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from collections.abc import Callable, Iterable, Iterator
+from datetime import datetime, timedelta
+from functools import partial
 from itertools import repeat
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO, Protocol, TypeVar
 
+from admission.errors import StoreError, StoreErrorCode
 from admission.identity import IdentityKey
 from admission.ports import Clock
 from admission.registry.port import (
@@ -63,25 +88,76 @@ from admission.registry.snapshot import (
     signed_message,
     validate_feed,
 )
-from db.audit_rows import AppendsIn
-from db.connection import DB_ERRORS, immediate_transaction
+from db.pg.codes import PgStoreCode
+from db.tx import Tx, opt_when, when
 
-_FUTURE_SLACK = timedelta(hours=1)  # clock skew tolerated on a snapshot's as-of
+__all__ = ["REGISTRY_ACTOR", "SECRET_NAME", "ReplicaRegistry", "keyed_digest", "open_regular_file"]
+
+T = TypeVar("T")
+
 REGISTRY_ACTOR = "registry"  # actor of the register's entries (the port names none)
+SECRET_NAME = "riaj_replica"  # the server's key of the stored digests (store.secret)
+DIGEST_SIZE = 16  # bytes of a stored entry
+EVENTS_KEPT = 1000  # the newest registry events kept
+_FUTURE_SLACK = timedelta(hours=1)  # clock skew tolerated on a snapshot's as-of
+_BUSY = frozenset({StoreErrorCode.STORE_BUSY, PgStoreCode.BUSY})  # another writer holds it
+_LOCK = "LOCK TABLE registry_snapshot IN SHARE ROW EXCLUSIVE MODE"
+_STATE = (
+    "snapshot_id, salt, version, scheme, entry_count, as_of, feed_as_of, feed_applied,"
+    " imported_at, signed"
+)
+# One statement: the probe (an InitPlan on the entries' primary key on the server) and
+# the active snapshot's row are read from one snapshot of the database.
+PROBE = (
+    f"SELECT {_STATE}, EXISTS (SELECT 1 FROM registry_entry"
+    " WHERE snapshot_id = ? AND digest = ?) FROM registry_snapshot WHERE active"
+)
 
 
-RegistryAudit = AppendsIn[sqlite3.Connection]  # the store's entries in the register's transactions
+class ReplicaStore(Protocol):
+    """What the replica needs of a store (``SqlCipherStore``, ``PgStore``)."""
+
+    @property
+    def dialect(self) -> str: ...
+
+    def read(self, work: Callable[[Any], T]) -> T: ...
+
+    def write(self, work: Callable[[Any], T]) -> T: ...
+
+    def bulk_write(self, work: Callable[[Any], T]) -> T: ...
+
+    def secret(self, name: str) -> bytes: ...
 
 
-@dataclass(frozen=True, slots=True)
-class _Active:
-    snapshot_id: int
-    salt: bytes
-    state: ReplicaState
+def keyed_digest(key: bytes, digest: bytes) -> bytes:
+    """The server's stored form of a register digest: HMAC-SHA256 under the file's secret."""
+    return hmac.digest(key, digest, "sha256")[:DIGEST_SIZE]
 
 
-def _parseiso_instant(text: str) -> datetime:
-    return datetime.fromisoformat(text.replace("Z", "+00:00")).astimezone(UTC)
+def page_digest(page: FeedPage) -> bytes:
+    """What identifies a feed page: its bounds and its entries, in order."""
+    sha = hashlib.sha256(b"RIAJ-FEED-PAGE-1\x00")
+    sha.update((iso_instant(page.since) if page.since else "-").encode("ascii") + b"\x00")
+    sha.update(iso_instant(page.as_of).encode("ascii") + b"\x00")
+    for entry in page.entries:
+        line = f"{entry.action.value}\x1f{entry.number}\x1f{iso_instant(entry.at)}\x00"
+        sha.update(line.encode("ascii"))
+    return sha.digest()
+
+
+def _keyed_in_order(key: bytes, digests: Iterable[bytes]) -> Iterator[bytes]:
+    """The keyed digests in ascending order (a load in key order appends to the primary
+    key's B-tree): kept as 16-byte records in 256 buckets by first byte (16 MB for
+    1,000,000), each bucket sorted only when it is given - never a list of the whole
+    register as objects."""
+    buckets = [bytearray() for _ in range(256)]
+    for digest in digests:
+        mac = hmac.digest(key, digest, "sha256")
+        buckets[mac[0]] += mac[:DIGEST_SIZE]
+    for i, bucket in enumerate(buckets):
+        records = sorted(bytes(bucket[j : j + DIGEST_SIZE]) for j in range(0, len(bucket), 16))
+        buckets[i] = bytearray()
+        yield from records
 
 
 def open_regular_file(path: Path) -> BinaryIO:
@@ -110,84 +186,192 @@ def _check_regular(st: os.stat_result) -> None:
         raise SnapshotError(SnapshotErrorCode.SNAPSHOT_TOO_LARGE, f"over {MAX_FILE_BYTES} bytes")
 
 
-class ReplicaFront(ABC):
-    """What every replica does the same way, whatever holds it (the visitor file, or the
-    shared server of arts. 154-155): a file or lines checked whole before anything is
-    written, the signature verified, the feed validated, every refusal logged with its
-    code. The holder swaps a snapshot in and applies a feed page, each whole or not at
-    all (``_swap_whole``, ``_apply_whole``)."""
+# -- the register's rules, whatever holds it ------------------------------------------------
 
-    _verifier: SignatureVerifier | None
 
-    @abstractmethod
-    def state(self) -> ReplicaState | None: ...
+def _as_of(snapshot: Snapshot, now: datetime) -> datetime:
+    """The snapshot's date (now when it carries none); one from the future refused."""
+    as_of = snapshot.as_of or now
+    if as_of > now + _FUTURE_SLACK:
+        raise SnapshotError(SnapshotErrorCode.SNAPSHOT_FROM_THE_FUTURE, "as-of is later than now")
+    return as_of
 
-    @abstractmethod
+
+def _against(
+    old: ReplicaState, held_sha256: str, snapshot: Snapshot, as_of: datetime
+) -> ImportResult | None:
+    """The active snapshot again: nothing to do (its result); older than the active one,
+    or its version with other content: refused; else None (swap it in)."""
+    if held_sha256 == snapshot.content_sha256.hex():
+        return ImportResult(
+            old.version,
+            old.entries,
+            old.snapshot_as_of,
+            old.signed,
+            old.version,
+            unchanged=True,
+            duplicates=snapshot.duplicates,
+            duplicate_lines=snapshot.duplicate_lines,
+        )
+    if old.snapshot_as_of > as_of:
+        raise SnapshotError(SnapshotErrorCode.SNAPSHOT_OLDER_THAN_ACTIVE, "an older snapshot")
+    if old.version == snapshot.version and snapshot.structured:
+        raise SnapshotError(
+            SnapshotErrorCode.SNAPSHOT_VERSION_CONFLICT, "same version, other content"
+        )
+    return None
+
+
+def _check_position(page: FeedPage, since: datetime) -> None:
+    """A page that starts after the replica's position leaves a gap; an older one with
+    entries could undo newer changes: both refused."""
+    if page.since is not None and page.since > since:
+        raise SnapshotError(
+            SnapshotErrorCode.FEED_GAP, "the page starts after the replica's position"
+        )
+    if page.as_of < since and page.entries:
+        raise SnapshotError(
+            SnapshotErrorCode.FEED_OUT_OF_ORDER, "the page is older than the replica"
+        )
+
+
+def _state_of(row: tuple[Any, ...]) -> ReplicaState:
+    return ReplicaState(
+        version=str(row[2]),
+        scheme=str(row[3]),
+        entries=int(row[4]),
+        snapshot_as_of=when(row[5]),
+        feed_as_of=opt_when(row[6]),
+        feed_applied=int(row[7]),
+        imported_at=when(row[8]),
+        signed=bool(row[9]),
+    )
+
+
+def _active(tx: Tx) -> tuple[int, bytes, ReplicaState] | None:
+    """The snapshot in force: its id, its salt and its state."""
+    row = tx.one(f"SELECT {_STATE} FROM registry_snapshot WHERE active")
+    return None if row is None else (int(row[0]), bytes(row[1]), _state_of(row))
+
+
+def _probe(sid: int, digest: bytes, tx: Tx) -> tuple[Any, ...] | None:
+    return tx.one(PROBE, (sid, digest))
+
+
+def _event(tx: Tx, at: datetime, kind: str, code: str, version: str) -> None:
+    tx.execute(
+        "INSERT INTO registry_event (at, kind, code, version) VALUES (?, ?, ?, ?)",
+        (tx.ts(at), kind, str(code), version[:64]),
+    )
+    tx.execute(
+        "DELETE FROM registry_event WHERE event_id <= (SELECT max(event_id) FROM"
+        " registry_event) - ?",
+        (EVENTS_KEPT,),
+    )
+
+
+class ReplicaRegistry:
+    """The RIAJ replica in the visitor file of either dialect (see the module's text).
+
+    ``store``: an open ``SqlCipherStore`` or ``PgStore``; thread-safe as it is.
+    ``lock_timeout_s``: on the server, how long a write waits for another desk's import
+    or pull (the file's writer waits for the file's own busy timeout).
+    """
+
+    def __init__(
+        self,
+        store: ReplicaStore,
+        clock: Clock,
+        *,
+        verifier: SignatureVerifier | None = None,
+        lock_timeout_s: float = 60.0,
+    ) -> None:
+        self._store = store
+        self._clock = clock
+        self._verifier = verifier
+        self._keyed = store.dialect == "pg"
+        self._lock_timeout_ms = max(1, int(lock_timeout_s * 1000))
+        self._key: bytes | None = None
+        self._salt: tuple[int, bytes] | None = None  # (snapshot_id, salt) of the last check
+        self._seen: tuple[tuple[Any, ...], ReplicaState] | None = None  # its row and state
+
+    # --- checks ----------------------------------------------------------------------------
+
     def check(self, identity: IdentityKey, person: PersonDetails | None = None) -> RegistryAnswer:
         """The register's answer for one identity from the replica (art. 20.2)."""
+        del person  # the replica holds numbers only
+        try:
+            found = self._probe(identity.number)
+        except StoreError:
+            return RegistryAnswer(
+                RegistryStatus.UNVERIFIABLE,
+                RegistrySource.REPLICA,
+                error=RegistryErrorCode.REPLICA_READ_FAILED,
+            )
+        if found is None:
+            return RegistryAnswer(
+                RegistryStatus.UNVERIFIABLE,
+                RegistrySource.REPLICA,
+                error=RegistryErrorCode.REPLICA_EMPTY,
+            )
+        state, listed = found
+        age = self._clock.now() - state.as_of
+        return RegistryAnswer(
+            RegistryStatus.LISTED if listed else RegistryStatus.NOT_LISTED,
+            RegistrySource.REPLICA,
+            scope=CASINO_SCOPE,
+            version=state.label,
+            as_of=state.as_of,
+            age_seconds=max(0, int(age.total_seconds())),
+        )
 
-    @abstractmethod
+    def _probe(self, number: str) -> tuple[ReplicaState, bool] | None:
+        """The active snapshot's state and whether ``number`` is in it, read by one
+        statement; again when the snapshot in force has another salt than the last one."""
+        key = self._entry_key()
+        for _ in range(3):
+            known = self._salt
+            sid, digest = (known[0], self._stored(key, known[1], number)) if known else (0, b"")
+            row = self._store.read(partial(_probe, sid, digest))
+            if row is None:
+                return None
+            if int(row[0]) == sid:
+                return self._state(row[:10]), bool(row[10])
+            self._salt = (int(row[0]), bytes(row[1]))
+        raise StoreError("the active snapshot keeps changing", code=SnapshotErrorCode.REPLICA_BUSY)
+
+    def _state(self, row: tuple[Any, ...]) -> ReplicaState:
+        seen = self._seen
+        if seen is not None and seen[0] == row:
+            return seen[1]
+        state = _state_of(row)
+        self._seen = (row, state)
+        return state
+
+    def state(self) -> ReplicaState | None:
+        """The snapshot in force, ``None`` when none was imported. A replica that cannot
+        be read raises ``StoreError`` (REPLICA_READ_FAILED): never taken for "none"."""
+        found = self._read(_active)
+        return None if found is None else found[2]
+
     def last_events(self, limit: int = 5) -> list[tuple[datetime, str, str, str]]:
         """(at, kind, code, version) of the newest imports, syncs and refusals."""
-
-    @abstractmethod
-    def _swap_whole(self, snapshot: Snapshot) -> ImportResult: ...
-
-    @abstractmethod
-    def _apply_whole(self, page: FeedPage) -> FeedResult: ...
-
-    @abstractmethod
-    def _log_rejection(
-        self, code: str, version: str = "", kind: str = "IMPORT_REJECTED"
-    ) -> None: ...
-
-    @staticmethod
-    def _as_of(snapshot: Snapshot, now: datetime) -> datetime:
-        """The snapshot's date (now when it carries none); one from the future refused."""
-        as_of = snapshot.as_of or now
-        if as_of > now + _FUTURE_SLACK:
-            raise SnapshotError(
-                SnapshotErrorCode.SNAPSHOT_FROM_THE_FUTURE, "as-of is later than now"
+        rows = self._read(
+            lambda tx: tx.all(
+                "SELECT at, kind, code, version FROM registry_event ORDER BY event_id DESC LIMIT ?",
+                (limit,),
             )
-        return as_of
+        )
+        return [(when(r[0]), str(r[1]), str(r[2]), str(r[3])) for r in rows]
 
-    @staticmethod
-    def _check_position(page: FeedPage, since: datetime) -> None:
-        """A page that starts after the replica's position leaves a gap; an older one
-        with entries could undo newer changes: both refused."""
-        if page.since is not None and page.since > since:
-            raise SnapshotError(
-                SnapshotErrorCode.FEED_GAP, "the page starts after the replica's position"
-            )
-        if page.as_of < since and page.entries:
-            raise SnapshotError(
-                SnapshotErrorCode.FEED_OUT_OF_ORDER, "the page is older than the replica"
-            )
+    def feed_since(self) -> datetime | None:
+        """Where the next change-feed pull starts (``None``: no snapshot yet)."""
+        state = self.state()
+        if state is None:
+            return None
+        return state.feed_as_of or state.snapshot_as_of
 
-    @staticmethod
-    def _against(
-        old: ReplicaState, held_sha256: str | None, snapshot: Snapshot, as_of: datetime
-    ) -> ImportResult | None:
-        """The active snapshot again: nothing to do (its result); older than the active
-        one, or its version with other content: refused; else None (swap it in)."""
-        if held_sha256 == snapshot.content_sha256.hex():
-            return ImportResult(
-                old.version,
-                old.entries,
-                old.snapshot_as_of,
-                old.signed,
-                old.version,
-                unchanged=True,
-                duplicates=snapshot.duplicates,
-                duplicate_lines=snapshot.duplicate_lines,
-            )
-        if old.snapshot_as_of > as_of:
-            raise SnapshotError(SnapshotErrorCode.SNAPSHOT_OLDER_THAN_ACTIVE, "an older snapshot")
-        if old.version == snapshot.version and snapshot.structured:
-            raise SnapshotError(
-                SnapshotErrorCode.SNAPSHOT_VERSION_CONFLICT, "same version, other content"
-            )
-        return None
+    # --- snapshot import -------------------------------------------------------------------
 
     def import_file(self, path: Path) -> ImportResult:
         """Validate ``path`` completely, then swap it in; raise SnapshotError on any problem.
@@ -216,9 +400,10 @@ class ReplicaFront(ABC):
         return self.import_snapshot(snapshot)
 
     def import_snapshot(self, snapshot: Snapshot) -> ImportResult:
+        """Verify the signature, then swap the snapshot in, whole or not at all."""
         try:
             self._verify_signature(snapshot)
-            return self._swap_whole(snapshot)
+            return self._write(lambda tx, key: self._swap(tx, key, snapshot))
         except SnapshotError as exc:
             self._log_rejection(exc.code, snapshot.version)
             raise
@@ -233,262 +418,177 @@ class ReplicaFront(ABC):
                 SnapshotErrorCode.SNAPSHOT_BAD_SIGNATURE, "signature does not verify"
             )
 
-    def feed_since(self) -> datetime | None:
-        """Where the next change-feed pull starts (``None``: no snapshot yet)."""
-        state = self.state()
-        if state is None:
-            return None
-        return state.feed_as_of or state.snapshot_as_of
-
-    def apply_feed(self, page: FeedPage) -> FeedResult:
-        """Apply additions and removals in order; idempotent; position moves atomically."""
-        try:
-            validate_feed(page)
-            return self._apply_whole(page)
-        except SnapshotError as exc:
-            self._log_rejection(exc.code, kind="FEED_REJECTED")
-            raise
-
-
-class ReplicaRegistry(ReplicaFront):
-    """The RIAJ replica in the visitor file; an ``InterdictionRegistry`` (source REPLICA)."""
-
-    def __init__(
-        self,
-        conn: sqlite3.Connection,
-        clock: Clock,
-        *,
-        verifier: SignatureVerifier | None = None,
-        lock: threading.RLock | None = None,
-        audit: RegistryAudit | None = None,
-    ) -> None:
-        self._conn = conn
-        self._clock = clock
-        self._verifier = verifier
-        self._audit = audit
-        self._lock = lock or threading.RLock()
-        self._active: _Active | None = None
-        self._data_version = -1
-
-    # --- checks --------------------------------------------------------------------------
-
-    def check(self, identity: IdentityKey, person: PersonDetails | None = None) -> RegistryAnswer:
-        del person  # the replica holds numbers only
-        with self._lock:
-            try:
-                active = self._current()
-                if active is None:
-                    return RegistryAnswer(
-                        RegistryStatus.UNVERIFIABLE,
-                        RegistrySource.REPLICA,
-                        error=RegistryErrorCode.REPLICA_EMPTY,
-                    )
-                digest = identity_digest(active.salt, identity.number)
-                row = self._conn.execute(
-                    "SELECT 1 FROM registry_entry WHERE snapshot_id = ? AND digest = ?",
-                    (active.snapshot_id, digest),
-                ).fetchone()
-            except DB_ERRORS:
-                return RegistryAnswer(
-                    RegistryStatus.UNVERIFIABLE,
-                    RegistrySource.REPLICA,
-                    error=RegistryErrorCode.REPLICA_READ_FAILED,
-                )
-        state = active.state
-        age = self._clock.now() - state.as_of
-        return RegistryAnswer(
-            RegistryStatus.LISTED if row else RegistryStatus.NOT_LISTED,
-            RegistrySource.REPLICA,
-            scope=CASINO_SCOPE,
-            version=state.label,
-            as_of=state.as_of,
-            age_seconds=max(0, int(age.total_seconds())),
-        )
-
-    def state(self) -> ReplicaState | None:
-        with self._lock:
-            active = self._current()
-        return None if active is None else active.state
-
-    def _current(self) -> _Active | None:
-        data_version = int(self._conn.execute("PRAGMA data_version").fetchone()[0])
-        if data_version != self._data_version or self._active is None:
-            self._active = self._load_active()
-            self._data_version = data_version
-        return self._active
-
-    def _load_active(self) -> _Active | None:
-        row = self._conn.execute(
-            "SELECT snapshot_id, salt, version, scheme, entry_count, as_of, feed_as_of,"
-            " feed_applied, imported_at, signed FROM registry_snapshot WHERE active = 1"
-        ).fetchone()
-        if row is None:
-            return None
-        state = ReplicaState(
-            version=row[2],
-            scheme=row[3],
-            entries=row[4],
-            snapshot_as_of=_parseiso_instant(row[5]),
-            feed_as_of=_parseiso_instant(row[6]) if row[6] else None,
-            feed_applied=row[7],
-            imported_at=_parseiso_instant(row[8]),
-            signed=bool(row[9]),
-        )
-        return _Active(row[0], bytes(row[1]), state)
-
-    # --- snapshot import -----------------------------------------------------------------
-
-    def _swap_whole(self, snapshot: Snapshot) -> ImportResult:
-        with self._lock:
-            return self._swap(snapshot)
-
-    def _apply_whole(self, page: FeedPage) -> FeedResult:
-        with self._lock:
-            return self._apply(page)
-
-    def _swap(self, snapshot: Snapshot) -> ImportResult:
+    def _swap(self, tx: Tx, key: bytes | None, snapshot: Snapshot) -> ImportResult:
         now = self._clock.now()
-        as_of = self._as_of(snapshot, now)
-        previous = self._current()
+        as_of = _as_of(snapshot, now)
+        previous = self._writer(tx)
         if previous is not None:
-            held = self._conn.execute(
+            held = tx.one(
                 "SELECT content_sha256 FROM registry_snapshot WHERE snapshot_id = ?",
-                (previous.snapshot_id,),
-            ).fetchone()[0]
-            unchanged = self._against(previous.state, held, snapshot, as_of)
+                (previous[0],),
+            )
+            unchanged = _against(previous[2], "" if held is None else str(held[0]), snapshot, as_of)
             if unchanged is not None:
                 return unchanged
         signed = snapshot.signature is not None and self._verifier is not None
-        with self._tx() as conn:
-            cur = conn.execute(
-                "INSERT INTO registry_snapshot (version, scheme, salt, scope, as_of, imported_at,"
-                " entry_count, content_sha256, signed, active) VALUES (?,?,?,?,?,?,?,?,?,0)",
-                (
-                    snapshot.version,
-                    snapshot.scheme,
-                    snapshot.salt,
-                    snapshot.scope,
-                    iso_instant(as_of),
-                    iso_instant(now),
-                    snapshot.count,
-                    snapshot.content_sha256.hex(),
-                    int(signed),
-                ),
-            )
-            new_id = cur.lastrowid
-            conn.executemany(  # digests are sorted: appends to the B-tree
-                "INSERT INTO registry_entry (snapshot_id, digest) VALUES (?, ?)",
-                zip(repeat(new_id), snapshot.digests),
-            )
-            conn.execute("DELETE FROM registry_entry WHERE snapshot_id <> ?", (new_id,))
-            conn.execute("DELETE FROM registry_snapshot WHERE snapshot_id <> ?", (new_id,))
-            conn.execute("UPDATE registry_snapshot SET active = 1 WHERE snapshot_id = ?", (new_id,))
-            self._event(conn, "IMPORT", "OK", snapshot.version)
-            details = {"version": snapshot.version[:64], "entries": str(snapshot.count)}
-            self._audited(conn, "REGISTRY_IMPORTED", int(new_id or 0), details, created=True)
-        self._active = None
+        (found,) = tx.all(
+            "INSERT INTO registry_snapshot (version, scheme, salt, scope, as_of, imported_at,"
+            " entry_count, content_sha256, signed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " RETURNING snapshot_id",
+            (
+                snapshot.version,
+                snapshot.scheme,
+                snapshot.salt,
+                snapshot.scope,
+                tx.ts(as_of),
+                tx.ts(now),
+                snapshot.count,
+                snapshot.content_sha256.hex(),
+                tx.flag(signed),
+            ),
+        )
+        new_id = int(found[0])
+        digests = snapshot.digests if key is None else _keyed_in_order(key, snapshot.digests)
+        tx.load("registry_entry", ("snapshot_id", "digest"), zip(repeat(new_id), digests))
+        tx.execute("DELETE FROM registry_entry WHERE snapshot_id <> ?", (new_id,))
+        gone = tx.all(
+            "DELETE FROM registry_snapshot WHERE snapshot_id <> ? RETURNING snapshot_id",
+            (new_id,),
+        )
+        tx.note_erased(f"registry:{int(r[0])}" for r in gone)
+        tx.execute(
+            "UPDATE registry_snapshot SET active = ? WHERE snapshot_id = ?",
+            (tx.flag(True), new_id),
+        )
+        _event(tx, now, "IMPORT", "OK", snapshot.version)
+        details = {"version": snapshot.version[:64], "entries": str(snapshot.count)}
+        self._audited(tx, "REGISTRY_IMPORTED", new_id, details, created=True)
         return ImportResult(
             snapshot.version,
             snapshot.count,
             as_of,
             signed,
-            previous.state.version if previous else "",
+            previous[2].version if previous else "",
             unchanged=False,
             duplicates=snapshot.duplicates,
             duplicate_lines=snapshot.duplicate_lines,
         )
 
-    # --- change feed ---------------------------------------------------------------------
+    # --- change feed -----------------------------------------------------------------------
 
-    def _apply(self, page: FeedPage) -> FeedResult:
-        active = self._current()
+    def apply_feed(self, page: FeedPage) -> FeedResult:
+        """Apply additions and removals in order, whole or not at all; the position moves
+        in the same transaction."""
+        try:
+            validate_feed(page)
+            return self._write(lambda tx, key: self._apply(tx, key, page))
+        except SnapshotError as exc:
+            self._log_rejection(exc.code, kind="FEED_REJECTED")
+            raise
+
+    def _apply(self, tx: Tx, key: bytes | None, page: FeedPage) -> FeedResult:
+        active = self._writer(tx)
         if active is None:
             raise SnapshotError(SnapshotErrorCode.FEED_WITHOUT_SNAPSHOT, "import a snapshot first")
-        since = active.state.feed_as_of or active.state.snapshot_as_of
-        self._check_position(page, since)
+        sid, salt, state = active
+        since = state.feed_as_of or state.snapshot_as_of
+        recorded = ""
+        params: list[Any] = []
+        if tx.dialect == "pg":  # the desks share it: a page another desk has just applied
+            fingerprint = page_digest(page)
+            row = tx.one("SELECT feed_page FROM registry_snapshot WHERE snapshot_id = ?", (sid,))
+            if row is not None and row[0] is not None and bytes(row[0]) == fingerprint:
+                return FeedResult(0, 0, len(page.entries), since)
+            recorded, params = ", feed_page = ?", [fingerprint]
+        _check_position(page, since)
         added = removed = unchanged = 0
-        sid = active.snapshot_id
-        with self._tx() as conn:
-            for entry in page.entries:
-                digest = identity_digest(active.salt, entry.number)
-                if entry.action is FeedAction.ADDED:
-                    n = conn.execute(
-                        "INSERT OR IGNORE INTO registry_entry (snapshot_id, digest) VALUES (?, ?)",
-                        (sid, digest),
-                    ).rowcount
-                    added += n
-                else:
-                    n = conn.execute(
-                        "DELETE FROM registry_entry WHERE snapshot_id = ? AND digest = ?",
-                        (sid, digest),
-                    ).rowcount
-                    removed += n
-                unchanged += 1 - n
-            position = max(page.as_of, since)
-            conn.execute(
-                "UPDATE registry_snapshot SET feed_as_of = ?, feed_applied = feed_applied + ?,"
-                " entry_count = entry_count + ? WHERE snapshot_id = ?",
-                (iso_instant(position), added + removed, added - removed, sid),
-            )
-            self._event(conn, "FEED", "OK", active.state.version)
-            details = {"added": str(added), "removed": str(removed)}
-            self._audited(conn, "REGISTRY_FEED", sid, details, created=False)
-        self._active = None
+        for entry in page.entries:
+            digest = self._stored(key, salt, entry.number)
+            if entry.action is FeedAction.ADDED:
+                n = tx.execute(
+                    "INSERT INTO registry_entry (snapshot_id, digest) VALUES (?, ?)"
+                    " ON CONFLICT DO NOTHING",
+                    (sid, digest),
+                )
+                added += n
+            else:
+                n = tx.execute(
+                    "DELETE FROM registry_entry WHERE snapshot_id = ? AND digest = ?",
+                    (sid, digest),
+                )
+                removed += n
+            unchanged += 1 - n
+        position = max(page.as_of, since)
+        tx.execute(
+            "UPDATE registry_snapshot SET feed_as_of = ?, feed_applied = feed_applied + ?,"
+            f" entry_count = entry_count + ?{recorded} WHERE snapshot_id = ?",
+            (tx.ts(position), added + removed, added - removed, *params, sid),
+        )
+        _event(tx, self._clock.now(), "FEED", "OK", state.version)
+        details = {"added": str(added), "removed": str(removed)}
+        self._audited(tx, "REGISTRY_FEED", sid, details, created=False)
         return FeedResult(added, removed, unchanged, position)
 
-    # --- events and transactions ---------------------------------------------------------
+    # --- what the dialects do differently ----------------------------------------------------
 
-    def last_events(self, limit: int = 5) -> list[tuple[datetime, str, str, str]]:
-        with self._lock:
-            rows = self._conn.execute(
-                "SELECT at, kind, code, version FROM registry_event ORDER BY event_id DESC LIMIT ?",
-                (limit,),
-            ).fetchall()
-        return [(_parseiso_instant(r[0]), r[1], r[2], r[3]) for r in rows]
+    def _entry_key(self) -> bytes | None:
+        """The server's key of the stored digests, made (or read) before any transaction
+        of the replica; None on the file, which stores the register's digests."""
+        if not self._keyed:
+            return None
+        if self._key is None:
+            self._key = bytes(self._store.secret(SECRET_NAME))
+        return self._key
+
+    @staticmethod
+    def _stored(key: bytes | None, salt: bytes, number: str) -> bytes:
+        digest = identity_digest(salt, number)
+        return digest if key is None else keyed_digest(key, digest)
+
+    def _writer(self, tx: Tx) -> tuple[int, bytes, ReplicaState] | None:
+        """The snapshot in force, read by the one writer: on the server, after taking the
+        replica's lock (waiting at most ``lock_timeout_s``); the file's write transaction
+        holds the whole file."""
+        if tx.dialect == "pg":
+            tx.execute(f"SET LOCAL lock_timeout = {self._lock_timeout_ms}")
+            tx.execute(_LOCK)
+        return _active(tx)
+
+    def _audited(
+        self, tx: Tx, action: str, snapshot_id: int, details: dict[str, str], *, created: bool
+    ) -> None:
+        """The chain's entry of an import or a feed page, in its transaction (art. 20.2),
+        committing to the snapshot with the digest of its identifiers."""
+        ref = f"registry:{snapshot_id}"
+        tx.audit(REGISTRY_ACTOR, action, ref, self._clock.now(), details, [(ref, created)])
+
+    def _read(self, work: Callable[[Tx], T]) -> T:
+        try:
+            return self._store.read(work)
+        except StoreError as exc:
+            raise StoreError(
+                f"the replica cannot be read: {exc.code}",
+                code=RegistryErrorCode.REPLICA_READ_FAILED,
+            ) from exc
+
+    def _write(self, work: Callable[[Tx, bytes | None], T]) -> T:
+        """``work`` in one write transaction of the store, all or nothing (the server's
+        takes the replica's lock before the chain's head, :meth:`_writer`, and has no
+        watchdog: a snapshot is a bulk load). SnapshotError from ``work`` passes through,
+        rolled back; the store's failures become REPLICA_BUSY or REPLICA_WRITE_FAILED."""
+        try:
+            key = self._entry_key()
+            return self._store.bulk_write(lambda tx: work(tx, key))
+        except StoreError as exc:
+            busy = exc.code in _BUSY
+            code = (
+                SnapshotErrorCode.REPLICA_BUSY if busy else SnapshotErrorCode.REPLICA_WRITE_FAILED
+            )
+            raise SnapshotError(code, str(exc.code)) from None
 
     def _log_rejection(self, code: str, version: str = "", kind: str = "IMPORT_REJECTED") -> None:
         try:
-            with self._lock, self._tx() as conn:
-                self._event(conn, kind, code, version)
+            now = self._clock.now()
+            self._store.write(lambda tx: _event(tx, now, kind, code, version))
         except Exception:  # logging the rejection must never hide the rejection itself
             pass
-
-    def _audited(
-        self,
-        conn: sqlite3.Connection,
-        action: str,
-        snapshot_id: int,
-        details: dict[str, str],
-        *,
-        created: bool,
-    ) -> None:
-        """The chain's entry of an import or a feed page, in its transaction (art. 20.2)."""
-        if self._audit is None:
-            return
-        ref = f"registry:{snapshot_id}"
-        now = self._clock.now()
-        self._audit.append_in(conn, REGISTRY_ACTOR, action, ref, now, details, [(ref, created)])
-
-    def _event(self, conn: sqlite3.Connection, kind: str, code: str, version: str) -> None:
-        conn.execute(
-            "INSERT INTO registry_event (at, kind, code, version) VALUES (?, ?, ?, ?)",
-            (iso_instant(self._clock.now()), kind, code, version[:64]),
-        )
-        conn.execute(
-            "DELETE FROM registry_event WHERE event_id <= (SELECT max(event_id) FROM"
-            " registry_event) - 1000"
-        )
-
-    @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
-        conn = self._conn
-        if conn.in_transaction:
-            raise SnapshotError(SnapshotErrorCode.REPLICA_BUSY, "a transaction is already open")
-        with immediate_transaction(
-            conn,
-            busy=lambda exc: SnapshotError(SnapshotErrorCode.REPLICA_BUSY, type(exc).__name__),
-            failed=lambda exc: SnapshotError(
-                SnapshotErrorCode.REPLICA_WRITE_FAILED, type(exc).__name__
-            ),
-        ):
-            yield conn

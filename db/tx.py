@@ -58,6 +58,11 @@ class Tx(Protocol):
 
     def many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None: ...
 
+    def load(self, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
+        """Insert a great many rows at once, streamed (the register's snapshot, art.
+        20.2): ``executemany`` on SQLite, ``COPY`` on the server."""
+        ...
+
     def next_number(self, counter: str) -> int:
         """Take the next number of a gapless counter (``counters`` row): the card's
         (art. 22.1), the chain's, the vouchers'. A rollback gives it back."""

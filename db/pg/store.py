@@ -84,6 +84,7 @@ from db.pg.codes import PgStoreCode
 from db.pg.connect import PgConnectCode, connect
 from db.pg.crypto import InstallationKey, KeyRing, WrappedKey
 from db.pg.latency import PgLinkCode
+from db.pg.rows import Opener
 from db.visitors import PgAdmissionCode
 
 __all__ = [
@@ -330,6 +331,13 @@ class _Tx:
         with self.conn.cursor() as cur:
             cur.executemany(_pg_sql(sql), list(rows))
 
+    def load(self, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
+        names = pg_sql.SQL(", ").join(pg_sql.Identifier(c) for c in columns)
+        statement = pg_sql.SQL("COPY {} ({}) FROM STDIN").format(pg_sql.Identifier(table), names)
+        with self.conn.cursor() as cur, cur.copy(statement) as copy:
+            for row in rows:
+                copy.write_row(row)
+
     def next_number(self, counter: str) -> int:
         found = self.conn.execute(
             "UPDATE counters SET next = next + 1 WHERE name = %s RETURNING next - 1", (counter,)
@@ -486,6 +494,8 @@ class PgStore(FilePorts):
     """The shared visitor file on a PostgreSQL server. Thread-safe (a connection pool);
     each process opens its own."""
 
+    dialect = "pg"  # of its transactions (db/tx.py)
+
     def __init__(
         self,
         pool: ConnectionPool[Conn],
@@ -504,6 +514,7 @@ class PgStore(FilePorts):
         self._calls_lock = threading.Lock()
         self._in_use = 0  # calls holding a pooled connection now
         self._ring = ring
+        self._open = Opener(ring)
         self._audit_key = audit_key
         self._database_id = database_id
         self._clock: Clock = clock or SystemClock()
@@ -669,11 +680,13 @@ class PgStore(FilePorts):
         conn: Conn | None = None,
         bounded: bool = True,
         role: str | None = None,
+        head: bool = True,
     ) -> T:
         """Run ``work`` in one transaction, again after a serialisation failure or a
-        deadlock (bounded, jittered backoff). A write first locks the chain's head.
-        ``bounded``: under the watchdog of :attr:`PgTimeouts.transaction_s`. ``role``:
-        the transaction acts as that group (``SET LOCAL ROLE``: the purge's).
+        deadlock (bounded, jittered backoff). A write first locks the chain's head
+        (without ``head``, its first entry does). ``bounded``: under the watchdog of
+        :attr:`PgTimeouts.transaction_s`. ``role``: the transaction acts as that group
+        (``SET LOCAL ROLE``: the purge's).
 
         A link that fails raises :class:`PgLinkError` and is never retried here: a
         write may have committed (``outcome_unknown``), and a server that went away
@@ -684,13 +697,15 @@ class PgStore(FilePorts):
         for attempt in itertools.count(1):
             try:
                 if conn is not None:
-                    return self._attempt(conn, work, write, snapshot, deadline, not bounded, role)
+                    return self._attempt(
+                        conn, work, write, snapshot, deadline, not bounded, role, head
+                    )
                 with self._pool.connection() as pooled:
                     with self._calls_lock:
                         self._in_use += 1
                     try:
                         return self._attempt(
-                            pooled, work, write, snapshot, deadline, not bounded, role
+                            pooled, work, write, snapshot, deadline, not bounded, role, head
                         )
                     finally:
                         with self._calls_lock:
@@ -727,6 +742,7 @@ class PgStore(FilePorts):
         deadline: float | None = None,
         walk: bool = False,
         role: str | None = None,
+        head: bool = True,
     ) -> T:
         guard = self._watchdog.arm(conn, deadline) if deadline else None
         committing = False
@@ -738,7 +754,7 @@ class PgStore(FilePorts):
                     conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
                 if walk:  # a walk of whole tables: no statement bound either
                     conn.execute("SET LOCAL statement_timeout = 0")
-                if write:
+                if write and head:
                     conn.execute(_LOCK_HEAD)
                 tx = _Tx(conn, self)
                 result = work(tx)
@@ -842,10 +858,23 @@ class PgStore(FilePorts):
         """``work`` in one read-only transaction."""
         return self._read(work)
 
+    def bulk_write(self, work: Callable[[_Tx], T]) -> T:
+        """``work`` in one write transaction that takes its own lock first (the
+        register's swap and feed pages, art. 20.2, db/registry_replica.py): the chain's
+        head is locked by its entry, not before the load, so the desks' admissions do
+        not wait for it, and no watchdog or statement bound cuts a bulk load short."""
+        return self._run(work, write=True, bounded=False, head=False)
+
+    @property
+    def opener(self) -> Opener:
+        """Opens the sealed values of rows read (names, identities...) with the ring."""
+        return self._open
+
     def adopt_ring(self, ring: KeyRing) -> None:
         """Seal, open and look up with ``ring`` from now on (a rotation's new version
         current; the old ones still held while rows use them)."""
         self._ring = ring
+        self._open = Opener(ring)
 
     # -- sealing -----------------------------------------------------------------------------
 
@@ -903,25 +932,6 @@ class PgStore(FilePorts):
         committing to ``rows`` as they are now: the row and its entry commit together."""
         return self._audit(tx, actor, action, subject, at, details, rows)
 
-    def append_on(
-        self,
-        conn: Conn,
-        actor: str,
-        action: str,
-        subject: str,
-        at: datetime,
-        details: dict[str, str] | None = None,
-        rows: Sequence[tuple[str, bool]] = (),
-        erased: Sequence[str] = (),
-    ) -> int:
-        """The same inside a transaction of the adapter's own connection (the register's,
-        which takes its own lock first): the chain's head is locked here, and the rows
-        it erased (``erased`` refs) are counted by an ``ERASED`` entry first."""
-        conn.execute(_LOCK_HEAD)
-        tx = _Tx(conn, self)
-        tx.erased.update(erased)
-        return self._audit(tx, actor, action, subject, at, details, rows)
-
     def verify(
         self, anchors: Sequence[AuditAnchor] = (), *, settings: Mapping[str, str] | None = None
     ) -> AuditCheck:
@@ -936,6 +946,12 @@ class PgStore(FilePorts):
             snapshot=True,
             bounded=False,
         )
+
+    # desk accounts are rows of the chain as in the SQLCipher file (db/audit_cover.py)
+    COVERS_ACCOUNTS = True
+
+    def _keyed_hash_in(self, tx: _Tx, text: str) -> str:
+        return chain.keyed_hash_in(tx, text)
 
     def secret(self, name: str) -> bytes:
         """A secret once read is kept (it never changes): no transaction for it again."""
@@ -1192,9 +1208,12 @@ def _link_error(exc: psycopg.Error, *, write: bool, fired: bool, committing: boo
 def _store_error(exc: psycopg.Error, *, write: bool) -> StoreError:
     """A server error as a StoreError (never the statement's values: no names in logs):
     a broken link is ``PG_CONNECTION_LOST``, a statement the server cancelled for its
-    ``statement_timeout`` ``PG_SERVER_TIMEOUT``, any other refusal ``PG_QUERY_FAILED``."""
+    ``statement_timeout`` ``PG_SERVER_TIMEOUT``, a lock not granted within the
+    transaction's ``lock_timeout`` ``PG_BUSY``, any other refusal ``PG_QUERY_FAILED``."""
     if isinstance(exc, pg_errors.QueryCanceled):
         code: Any = PgLinkCode.SERVER_TIMEOUT
+    elif isinstance(exc, pg_errors.LockNotAvailable):  # waited its lock_timeout for a lock
+        code = PgStoreCode.BUSY
     elif isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError):
         code = PgLinkCode.CONNECTION_LOST
     else:

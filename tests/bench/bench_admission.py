@@ -63,7 +63,7 @@ def mrz_for(i: int, today: date) -> list[str]:
 
 def run(store: SqlCipherStore, visitors: int, label: str) -> dict[str, list[float]]:
     clock = FixedClock(END + timedelta(hours=21))
-    replica = ReplicaRegistry(store.connection, clock, lock=store.lock)
+    replica = ReplicaRegistry(store, clock)
     # The ban list: 1,000,000 identities (every 7th visitor of the file is listed).
     listed = (
         f"{dni(i * 7 if i * 7 <= visitors else visitors + i).number}\n".encode()

@@ -80,7 +80,7 @@ def child(argv: list[str]) -> int:
     clock = FixedClock(T0 + timedelta(hours=2))
     store = SqlCipherStore.open(db_path, KEY, clock=clock)
     verifier = Ed25519Verifier.from_text(argv[3]) if len(argv) > 3 and argv[3] else None
-    replica = ReplicaRegistry(store.connection, clock, lock=store.lock, verifier=verifier)
+    replica = ReplicaRegistry(store, clock, verifier=verifier)
     if mode == "import":
         start = time.perf_counter()
         replica.import_file(Path(argv[2]))

@@ -81,7 +81,7 @@ def record_history(desk: FileDesk) -> None:
         store.record_admission(entry(n))
     store.void_card(2, "wrong type", "director-1", T0)
     record_vouchers(StoreVoucherBook(store))
-    replica = ReplicaRegistry(store.connection, desk.clock, lock=store.lock, audit=store)
+    replica = ReplicaRegistry(store, desk.clock)
     replica.import_lines([f"{dni(n).number}\n".encode() for n in (7, 8, 9)])
     accounts = StoreAccounts(store, desk.clock, hasher=Argon2Hasher(**CHEAP))
     record_accounts_and_settings(accounts, store, desk.settings)

@@ -40,7 +40,7 @@ def test_seven_months_of_admissions(tmp_path: Path) -> None:
     listed = {p.dni for p in rng.sample(people, 25) if p.dni}
     path = tmp_path / "visitors.db"
     store = SqlCipherStore.open(path, DbKey.generate(), clock=clock)
-    replica = ReplicaRegistry(store.connection, clock, lock=store.lock, audit=store)
+    replica = ReplicaRegistry(store, clock)
     desk, _, _ = make_desk(store, registry=replica, clock=clock)
 
     issued: list[int] = []
@@ -102,7 +102,7 @@ def test_a_restart_keeps_the_sequence(tmp_path: Path) -> None:
     numbers = []
     for _ in range(3):
         store = SqlCipherStore.open(tmp_path / "v.db", key, clock=clock)
-        replica = ReplicaRegistry(store.connection, clock, lock=store.lock, audit=store)
+        replica = ReplicaRegistry(store, clock)
         replica.import_lines([b"00000000T\n"])
         desk, _, _ = make_desk(store, registry=replica, clock=clock)
         for person in people:

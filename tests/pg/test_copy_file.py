@@ -155,7 +155,7 @@ def _build(
             elif v % 4 == 2:
                 book.cancel_voucher(voucher.number, "sin tarjeta", base + v * DAY + DAY / 24)
         # the desk's RIAJ snapshot, in its chain (art. 20.2); the server keeps its own
-        replica = ReplicaRegistry(store.connection, clock, lock=store.lock, audit=store)
+        replica = ReplicaRegistry(store, clock)
         replica.import_lines([f"{dni(n).number}\n".encode() for n in (700, 701)])
         store.secret("card_code")
         store.set_setting("retention.last_purge", (base + 20 * DAY).isoformat())

@@ -1,18 +1,18 @@
 """The RIAJ replica on the shared server (Decreto 58/2006, art. 20.2; arts. 154-155).
 
-The behaviour tests of the SQLCipher replica (tests/registry/test_replica.py,
-test_signature.py, test_sync.py) run here on both replicas: the encrypted file
-(``sqlite``) and the PostgreSQL server (``pg``). Then what only the shared server has:
-two desks, one replica - a feed page two desks apply at once is applied once, a file
-two desks import at once is imported once, a check during another desk's import sees
-the snapshot in force, a desk that waits too long is told REPLICA_BUSY, no identifier is
-held in a form the server's administrator could test, and a check is one index probe.
+The behaviour tests of the replica (tests/registry/test_replica.py, test_signature.py,
+test_sync.py) run here on both dialects of the one replica (db/registry_replica.py): the
+encrypted file (``sqlite``) and the PostgreSQL server (``pg``). Then what only the shared
+server has: two desks, one replica - a feed page two desks apply at once is applied once,
+a file two desks import at once is imported once, a check during another desk's import
+sees the snapshot in force, a desk that waits too long is told REPLICA_BUSY, no
+identifier is held in a form the server's administrator could test, and a check is one
+index probe.
 """
 
 from __future__ import annotations
 
 import os
-import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -47,17 +47,16 @@ from admission.registry.snapshot import (
     render_snapshot,
 )
 from db.audit_key import AuditKey
-from db.pg import registry_replica
 from db.pg.crypto import InstallationKey
-from db.pg.registry_replica import SECRET_NAME, PgReplicaRegistry, keyed_digest
 from db.pg.store import PgStore
-from db.registry_replica import ReplicaRegistry
+from db.registry_replica import PROBE, SECRET_NAME, ReplicaRegistry, keyed_digest
+from db.store import SqlCipherStore
 from hardware.registry.fake import FakeRegistry
 from hardware.registry.signature import Ed25519Verifier
 from hardware.registry.soap_messages import RegistryClientError
 from hardware.registry.sync import RegistrySync
 from tests.pg.cluster_fixture import fresh_schema, schema_conninfo
-from tests.registry.conftest import T0, open_encrypted
+from tests.registry.conftest import T0, open_store
 
 SALT = b"s" * 16
 L, N, U = RegistryStatus.LISTED, RegistryStatus.NOT_LISTED, RegistryStatus.UNVERIFIABLE
@@ -81,16 +80,17 @@ class SqliteBackend:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.conn = open_encrypted(path)
-        self.others: list[sqlite3.Connection] = []
+        self.store = open_store(path, FixedClock(T0))
+        self.conn = self.store.connection
+        self.others: list[SqlCipherStore] = []
 
     def replica(self, clock: FixedClock, verifier: SignatureVerifier | None = None) -> Replica:
-        return ReplicaRegistry(self.conn, clock, verifier=verifier)
+        return ReplicaRegistry(self.store, clock, verifier=verifier)
 
     def second_desk(self, clock: FixedClock) -> Replica:
-        conn = open_encrypted(self.path)
-        self.others.append(conn)
-        return ReplicaRegistry(conn, clock)
+        store = open_store(self.path, FixedClock(T0))
+        self.others.append(store)
+        return ReplicaRegistry(store, clock)
 
     def count(self, table: str) -> int:
         return int(self.conn.execute(f"SELECT count(*) FROM {table}").fetchone()[0])
@@ -111,8 +111,8 @@ class SqliteBackend:
         return needle in self.path.read_bytes()
 
     def close(self) -> None:
-        for conn in [self.conn, *self.others]:
-            conn.close()
+        for store in [self.store, *self.others]:
+            store.close()
 
 
 # --- the shared server -----------------------------------------------------------------
@@ -142,10 +142,10 @@ class PgBackend:
         return store
 
     def replica(self, clock: FixedClock, verifier: SignatureVerifier | None = None) -> Replica:
-        return PgReplicaRegistry(self.first, clock, verifier=verifier)
+        return ReplicaRegistry(self.first, clock, verifier=verifier)
 
-    def second_desk(self, clock: FixedClock, lock_timeout_s: float = 60.0) -> PgReplicaRegistry:
-        return PgReplicaRegistry(self.open_store("desk2"), clock, lock_timeout_s=lock_timeout_s)
+    def second_desk(self, clock: FixedClock, lock_timeout_s: float = 60.0) -> ReplicaRegistry:
+        return ReplicaRegistry(self.open_store("desk2"), clock, lock_timeout_s=lock_timeout_s)
 
     def superuser(self) -> psycopg.Connection[Any]:
         conn = psycopg.connect(self.cluster.superuser_conninfo(), autocommit=True)
@@ -581,7 +581,7 @@ def in_threads(*calls: Callable[[], Any]) -> tuple[list[threading.Thread], list[
 def test_two_desks_applying_the_same_page_at_once_apply_it_once(
     pg: PgBackend, clock: FixedClock, tmp_path: Path
 ) -> None:
-    desk1 = PgReplicaRegistry(pg.first, clock)
+    desk1 = ReplicaRegistry(pg.first, clock)
     desk2 = pg.second_desk(clock)
     desk1.import_file(write(tmp_path, "a", snapshot(["12345678Z", "11111111H"])))
     page = four_changes(T0)
@@ -607,7 +607,7 @@ def test_two_desks_applying_the_same_page_at_once_apply_it_once(
 def test_two_desks_importing_one_file_at_once_import_it_once(
     pg: PgBackend, clock: FixedClock, tmp_path: Path
 ) -> None:
-    desk1 = PgReplicaRegistry(pg.first, clock)
+    desk1 = ReplicaRegistry(pg.first, clock)
     desk2 = pg.second_desk(clock)
     path = write(tmp_path, "a", b"12345678Z\n99999999R\n")  # each desk hashes with its salt
     lock = "LOCK TABLE registry_snapshot IN SHARE ROW EXCLUSIVE MODE"
@@ -627,7 +627,7 @@ def test_two_desks_importing_one_file_at_once_import_it_once(
 def test_a_check_during_another_desks_import_sees_the_snapshot_in_force(
     pg: PgBackend, clock: FixedClock, tmp_path: Path
 ) -> None:
-    desk1 = PgReplicaRegistry(pg.first, clock)
+    desk1 = ReplicaRegistry(pg.first, clock)
     desk2 = pg.second_desk(clock)
     clock.advance(timedelta(hours=2))
     desk1.import_file(write(tmp_path, "a", snapshot(["12345678Z"])))
@@ -651,7 +651,7 @@ def test_a_check_during_another_desks_import_sees_the_snapshot_in_force(
 def test_a_desk_that_waits_too_long_is_told_busy_and_nothing_changes(
     pg: PgBackend, clock: FixedClock, tmp_path: Path
 ) -> None:
-    desk1 = PgReplicaRegistry(pg.first, clock)
+    desk1 = ReplicaRegistry(pg.first, clock)
     desk1.import_file(write(tmp_path, "a", snapshot(["12345678Z"])))
     desk2 = pg.second_desk(clock, lock_timeout_s=0.2)
     lock = "LOCK TABLE registry_snapshot IN SHARE ROW EXCLUSIVE MODE"
@@ -670,7 +670,7 @@ def test_the_server_cannot_test_a_guessed_number(
 ) -> None:
     """Salt and entries are on the server; the register's own digest of a guess is not
     among the entries, only its HMAC under the visitor file's sealed secret."""
-    replica = PgReplicaRegistry(pg.first, clock)
+    replica = ReplicaRegistry(pg.first, clock)
     replica.import_file(write(tmp_path, "a", snapshot(["12345678Z"])))
     ((salt, digest),) = pg.query(
         "SELECT s.salt, e.digest FROM registry_snapshot s JOIN registry_entry e USING (snapshot_id)"
@@ -685,11 +685,11 @@ def test_the_server_cannot_test_a_guessed_number(
 def test_a_check_is_one_probe_of_the_entries_index(
     pg: PgBackend, clock: FixedClock, tmp_path: Path
 ) -> None:
-    replica = PgReplicaRegistry(pg.first, clock)
+    replica = ReplicaRegistry(pg.first, clock)
     numbers = [f"{n:08d}{'TRWAGMYFPDXBNJZSQVHLCKE'[n % 23]}" for n in range(20_000)]
     replica.import_file(write(tmp_path, "a", snapshot(numbers)))
     assert replica.check(dni(numbers[12_345])).status is L
-    probe = registry_replica._PROBE.replace("%s", "{}").format(1, "'\\x00'::bytea")
+    probe = PROBE.replace("?", "{}").format(1, "'\\x00'::bytea")
     plan = "\n".join(r[0] for r in pg.query("EXPLAIN " + probe))
     assert "registry_entry_pkey" in plan and "Seq Scan on registry_entry" not in plan, plan
 
@@ -718,4 +718,4 @@ def test_a_server_out_of_reach_is_unverifiable_never_not_listed(
     assert status.last_error == "REPLICA_READ_FAILED"
     policy = RegistryPolicy(clock, replica=desk2)
     assert policy.check(dni("12345678Z")).status is U
-    assert PgReplicaRegistry(pg.first, clock).check(dni("12345678Z")).status is L
+    assert ReplicaRegistry(pg.first, clock).check(dni("12345678Z")).status is L

@@ -32,9 +32,9 @@ from db.accounts import Argon2Hasher, StoreAccounts
 from db.audit_key import AuditKey
 from db.pg import roles
 from db.pg.crypto import InstallationKey
-from db.pg.registry_replica import PgReplicaRegistry
 from db.pg.roles import PgRoleCode, RoleNames
 from db.pg.store import PgStore
+from db.registry_replica import ReplicaRegistry
 from db.reprint_queue import UnprintedCards
 from db.voucher_book import StoreVoucherBook
 from tests.db.factories import T0, dni, entry
@@ -251,7 +251,7 @@ def test_a_desk_records_and_reads_but_cannot_delete(casino: Casino) -> None:
 
 def test_the_replica_snapshot_swap_works_for_a_desk(casino: Casino) -> None:
     store = casino.open(DESK)
-    replica = PgReplicaRegistry(store, casino.clock)
+    replica = ReplicaRegistry(store, casino.clock)
     replica.import_lines([b"12345678Z\n", b"99999999R\n"])
     casino.clock.advance(timedelta(hours=1))
     swapped = replica.import_lines([b"11111111H\n"])  # deletes the previous snapshot
@@ -352,7 +352,7 @@ def test_a_login_that_may_not_migrate_is_told_and_the_owner_migrates_with_the_gr
         "AND schemaname = current_schema()"
     ) == [(casino.names.owner,)]
     desk = casino.open(DESK)
-    replica = PgReplicaRegistry(desk, casino.clock)
+    replica = ReplicaRegistry(desk, casino.clock)
     assert replica.import_lines([b"12345678Z\n"]).entries == 1
 
 

@@ -25,8 +25,8 @@ from admission.settings_record import settings_digests
 from db.accounts import Argon2Hasher, StoreAccounts
 from db.audit_key import AuditKey
 from db.pg.crypto import InstallationKey
-from db.pg.registry_replica import PgReplicaRegistry
 from db.pg.store import PgStore
+from db.registry_replica import ReplicaRegistry
 from db.voucher_book import StoreVoucherBook
 from tests.db.factories import T0, dni, entry
 from tests.pg.cluster_fixture import fresh_schema, schema_conninfo
@@ -67,7 +67,7 @@ def record_history(desk: ServerDesk, clock: FixedClock) -> None:
     store.void_card(2, "wrong type", "director-1", T0)
     store.add_ban(dni(3), "Altercado en la sala de juego", "director-1", T0)
     record_vouchers(StoreVoucherBook(store))
-    PgReplicaRegistry(store, clock).import_lines([f"{dni(n).number}\n".encode() for n in (7, 8)])
+    ReplicaRegistry(store, clock).import_lines([f"{dni(n).number}\n".encode() for n in (7, 8)])
     accounts = StoreAccounts(store, clock, hasher=Argon2Hasher(**CHEAP))
     record_accounts_and_settings(accounts, store, desk.settings)
 

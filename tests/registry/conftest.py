@@ -1,4 +1,4 @@
-"""Shared fixtures: an encrypted store with the registry schema, a settable clock."""
+"""Shared fixtures: an encrypted visitor file holding the replica, a settable clock."""
 
 from __future__ import annotations
 
@@ -8,25 +8,20 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-import sqlcipher3
 
 from admission.clock import FixedClock
+from admission.ports import Clock
+from db.keys import DbKey
 from db.registry_replica import ReplicaRegistry
+from db.store import SqlCipherStore
 
-MIGRATION = Path(__file__).resolve().parents[2] / "db" / "migrations" / "0002_registry.sql"
 T0 = datetime(2026, 11, 29, 6, 0, tzinfo=UTC)
+KEY = DbKey.from_raw(b"\xab" * 32)
 
 
-def open_encrypted(path: Path) -> sqlite3.Connection:
-    conn: sqlite3.Connection = sqlcipher3.connect(
-        str(path), isolation_level=None, check_same_thread=False
-    )
-    conn.execute("PRAGMA key = \"x'" + "ab" * 32 + "'\"")
-    conn.execute("PRAGMA secure_delete = ON")
-    conn.execute("PRAGMA journal_mode = WAL")
-    if not conn.execute("SELECT 1 FROM sqlite_master WHERE name='registry_snapshot'").fetchone():
-        conn.executescript("BEGIN;\n" + MIGRATION.read_text("utf-8") + "\nCOMMIT;")
-    return conn
+def open_store(path: Path, clock: Clock) -> SqlCipherStore:
+    """The encrypted visitor file at ``path`` (made on first use), as a desk opens it."""
+    return SqlCipherStore.open(path, KEY, clock=clock)
 
 
 @pytest.fixture
@@ -35,12 +30,18 @@ def clock() -> FixedClock:
 
 
 @pytest.fixture
-def conn(tmp_path: Path) -> Iterator[sqlite3.Connection]:
-    c = open_encrypted(tmp_path / "visitors.db")
-    yield c
-    c.close()
+def store(tmp_path: Path, clock: FixedClock) -> Iterator[SqlCipherStore]:
+    s = open_store(tmp_path / "visitors.db", clock)
+    yield s
+    s.close()
 
 
 @pytest.fixture
-def replica(conn: sqlite3.Connection, clock: FixedClock) -> ReplicaRegistry:
-    return ReplicaRegistry(conn, clock)
+def conn(store: SqlCipherStore) -> sqlite3.Connection:
+    """The file's one connection, for a test that tampers with it beside the replica."""
+    return store.connection
+
+
+@pytest.fixture
+def replica(store: SqlCipherStore, clock: FixedClock) -> ReplicaRegistry:
+    return ReplicaRegistry(store, clock)

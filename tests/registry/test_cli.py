@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import json
-import sqlite3
 from datetime import timedelta
 from pathlib import Path
 
@@ -13,6 +12,7 @@ import pytest
 from admission.clock import FixedClock
 from admission.registry.policy import RegistryPolicy
 from admission.registry.snapshot import render_snapshot
+from db.memory import MemoryStore
 from db.registry_replica import ReplicaRegistry
 from hardware.registry.fake import FakeRegistry
 from hardware.registry.sync import RegistrySync
@@ -120,7 +120,6 @@ def test_main_registry_commands_on_the_real_store(
 
 def test_handlers_accept_a_plain_sqlite_replica(tmp_path: Path, clock: FixedClock) -> None:
     """The handlers only need the replica's methods (used with the plain-SQLite bench)."""
-    conn = sqlite3.connect(":memory:", isolation_level=None)
-    conn.executescript((Path(__file__).parents[2] / "db/migrations/0002_registry.sql").read_text())
     (tmp_path / "l.txt").write_text("12345678Z\n")
-    assert import_command(ReplicaRegistry(conn, clock), tmp_path / "l.txt")[0] == 0
+    with MemoryStore(clock) as store:
+        assert import_command(ReplicaRegistry(store, clock), tmp_path / "l.txt")[0] == 0

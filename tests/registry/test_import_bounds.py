@@ -264,7 +264,7 @@ def hwm():
 
 clock = FixedClock(datetime(2026, 11, 29, 8, tzinfo=UTC))
 store = SqlCipherStore.open(Path(sys.argv[3]), DbKey.from_raw(b"k" * 32), clock=clock)
-replica = ReplicaRegistry(store.connection, clock, lock=store.lock)
+replica = ReplicaRegistry(store, clock)
 before = hwm()
 start = time.perf_counter()
 result = replica.import_file(Path(sys.argv[2]))

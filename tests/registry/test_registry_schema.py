@@ -11,6 +11,7 @@ from admission.identity import IdentityKey, IdKind
 from admission.registry.port import RegistryStatus
 from db.migrate import migrate, schema_dump
 from db.registry_replica import ReplicaRegistry
+from db.store import SqlCipherStore
 from tests.registry.conftest import T0
 
 EXPECTED = Path(__file__).with_name("expected_registry_schema.sql")
@@ -33,8 +34,10 @@ def test_a_file_from_before_the_registry_upgrades_and_works(tmp_path: Path) -> N
     assert "registry_snapshot" not in schema_dump(conn)
     applied = migrate(conn)
     assert 2 in applied
+    conn.close()
     clock = FixedClock(T0 + timedelta(hours=1))
-    replica = ReplicaRegistry(conn, clock)
-    replica.import_lines([b"12345678Z\n"])
-    who = IdentityKey.of(IdKind.DNI, "ESP", "12345678Z")
-    assert replica.check(who).status is RegistryStatus.LISTED
+    with SqlCipherStore.open_plain(tmp_path / "old.db", clock=clock) as store:
+        replica = ReplicaRegistry(store, clock)
+        replica.import_lines([b"12345678Z\n"])
+        who = IdentityKey.of(IdKind.DNI, "ESP", "12345678Z")
+        assert replica.check(who).status is RegistryStatus.LISTED

@@ -13,7 +13,7 @@ from admission.identity import IdentityKey, IdKind
 from admission.registry.port import RegistrySource, RegistryStatus
 from admission.registry.snapshot import FeedPage, SnapshotError, feed_entry, render_snapshot
 from db.registry_replica import ReplicaRegistry
-from tests.registry.conftest import T0, open_encrypted
+from tests.registry.conftest import T0, open_store
 
 SALT = b"s" * 16
 
@@ -194,20 +194,20 @@ def test_feed_resumes_after_an_interrupted_apply(
 
 def test_a_second_connection_sees_a_new_snapshot(tmp_path: Path, clock: FixedClock) -> None:
     path = tmp_path / "shared.db"
-    desk = ReplicaRegistry(open_encrypted(path), clock)
-    cli = ReplicaRegistry(open_encrypted(path), clock)
-    cli.import_file(write(tmp_path, "a", snapshot(["12345678Z"])))
-    assert desk.check(dni("12345678Z")).status is RegistryStatus.LISTED
-    cli.import_file(write(tmp_path, "b", snapshot(["99999999R"], "v2", hours=1)))
-    assert desk.check(dni("12345678Z")).status is RegistryStatus.NOT_LISTED
+    with open_store(path, clock) as desk_file, open_store(path, clock) as cli_file:
+        desk = ReplicaRegistry(desk_file, clock)
+        cli = ReplicaRegistry(cli_file, clock)
+        cli.import_file(write(tmp_path, "a", snapshot(["12345678Z"])))
+        assert desk.check(dni("12345678Z")).status is RegistryStatus.LISTED
+        cli.import_file(write(tmp_path, "b", snapshot(["99999999R"], "v2", hours=1)))
+        assert desk.check(dni("12345678Z")).status is RegistryStatus.NOT_LISTED
 
 
 def test_the_database_file_holds_no_identifier_in_clear(tmp_path: Path, clock: FixedClock) -> None:
     path = tmp_path / "v.db"
-    c = open_encrypted(path)
-    ReplicaRegistry(c, clock).import_file(write(tmp_path, "a", b"12345678Z\n"))
-    c.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    c.close()
+    with open_store(path, clock) as store:
+        ReplicaRegistry(store, clock).import_file(write(tmp_path, "a", b"12345678Z\n"))
+        store.connection.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     raw = path.read_bytes()
     assert b"12345678Z" not in raw and b"SQLite format 3" not in raw
 

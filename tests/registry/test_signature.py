@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import base64
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ from admission.clock import FixedClock
 from admission.errors import ConfigError
 from admission.registry.snapshot import SnapshotError, render_snapshot
 from db.registry_replica import ReplicaRegistry
+from db.store import SqlCipherStore
 from hardware.registry.signature import Ed25519Verifier
 from tests.registry.conftest import T0
 
@@ -34,9 +34,9 @@ def public_hex(key: Ed25519PrivateKey) -> str:
 
 
 def test_signed_snapshot_imports(
-    key: Ed25519PrivateKey, conn: sqlite3.Connection, clock: FixedClock, tmp_path: Path
+    key: Ed25519PrivateKey, store: SqlCipherStore, clock: FixedClock, tmp_path: Path
 ) -> None:
-    replica = ReplicaRegistry(conn, clock, verifier=Ed25519Verifier.from_text(public_hex(key)))
+    replica = ReplicaRegistry(store, clock, verifier=Ed25519Verifier.from_text(public_hex(key)))
     path = tmp_path / "s"
     path.write_bytes(
         render_snapshot(["12345678Z"], version="v1", as_of=T0, salt=SALT, sign=key.sign)
@@ -46,9 +46,9 @@ def test_signed_snapshot_imports(
 
 @pytest.mark.parametrize("case", ["unsigned", "other-key", "plain-list", "tampered"])
 def test_bad_or_missing_signatures_are_refused(
-    key: Ed25519PrivateKey, conn: sqlite3.Connection, clock: FixedClock, tmp_path: Path, case: str
+    key: Ed25519PrivateKey, store: SqlCipherStore, clock: FixedClock, tmp_path: Path, case: str
 ) -> None:
-    replica = ReplicaRegistry(conn, clock, verifier=Ed25519Verifier.from_text(public_hex(key)))
+    replica = ReplicaRegistry(store, clock, verifier=Ed25519Verifier.from_text(public_hex(key)))
     sign = {"unsigned": None, "other-key": Ed25519PrivateKey.generate().sign}.get(case, key.sign)
     data = render_snapshot(["12345678Z"], version="v1", as_of=T0, salt=SALT, sign=sign)
     if case == "plain-list":
