@@ -27,7 +27,7 @@ from typing import Any
 from admission.errors import StoreError
 from admission.records import AuditAnchor, AuditCheck, AuditHead
 from db import chain
-from db.audit_chain import AuditChainCode, ChainRow, chain_row, entry_mac
+from db.audit_chain import AuditChainCode
 from db.audit_cover import COVERED
 from db.audit_key import ENV_VAR, KEYRING_USERNAME, AuditKey, key_file_path, resolve_audit_key
 from db.audit_rows import ERASURE_TRIGGERS
@@ -92,7 +92,7 @@ class AuditMixin(StoreBase):
         keyed entry, and no key id in the folder's marker (db/file_guard.py)."""
         if self._audit_key is not None:
             return self._audit_key
-        keyed = self._keyed_rows(conn)
+        keyed = chain.keyed_ends(SqliteTx(conn, None))
         recorded = self._recorded_key_id()
         key = self._audit_key_given or resolve_audit_key(
             self.path,
@@ -106,7 +106,7 @@ class AuditMixin(StoreBase):
                 "the audit chain's key is not available", code=AuditChainCode.AUDIT_KEY_MISSING
             )
         if (recorded and key.key_id != recorded) or (
-            keyed and not any(self._verifies(row, key) for row in keyed)
+            keyed and not any(chain.signed_by(key, row) for row in keyed)
         ):
             raise StoreError(
                 "the audit key does not match this file's chain",
@@ -130,24 +130,6 @@ class AuditMixin(StoreBase):
 
     def _chain_committed(self) -> None:
         """After each commit of :meth:`_tx` (the store records the key id in the marker)."""
-
-    @staticmethod
-    def _keyed_rows(conn: sqlite3.Connection) -> list[ChainRow]:
-        """The first and the newest keyed entries (a key that verifies neither is wrong;
-        one changed entry alone is left to verification to report)."""
-        columns = chain.CHAIN_COLUMNS + ", keyed"
-        rows = conn.execute(
-            f"SELECT {columns} FROM (SELECT * FROM audit WHERE keyed = 1 "
-            "ORDER BY seq LIMIT 1) UNION "
-            f"SELECT {columns} FROM (SELECT * FROM audit WHERE keyed = 1 "
-            "ORDER BY seq DESC LIMIT 1)"
-        ).fetchall()
-        return [chain_row(r) for r in rows]
-
-    @staticmethod
-    def _verifies(row: ChainRow, key: AuditKey) -> bool:
-        fields = (row.seq, row.at, row.actor, row.action, row.subject, row.details, row.refs)
-        return row.digest == entry_mac(key, row.prev_digest, *fields)
 
     # -- writing -------------------------------------------------------------------------
 

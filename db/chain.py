@@ -217,6 +217,21 @@ def entries(tx: Tx, since_seq: int = 0, limit: int = 1000) -> list[AuditEntry]:
     ]
 
 
+def keyed_ends(tx: Tx) -> list[ChainRow]:
+    """The first and the newest keyed entries: a key that verifies neither is not this
+    chain's (one changed entry alone is left to verification to report)."""
+    columns = CHAIN_COLUMNS + (", 1 AS keyed" if tx.dialect == "pg" else ", keyed")
+    keyed = "" if tx.dialect == "pg" else " WHERE keyed = 1"
+    one = f"SELECT * FROM (SELECT {columns} FROM audit{keyed} ORDER BY seq{{}} LIMIT 1) AS e"
+    return [chain_row(r) for r in tx.all(one.format("") + " UNION " + one.format(" DESC"))]
+
+
+def signed_by(key: ChainKey, row: ChainRow) -> bool:
+    """Whether ``row`` was chained under ``key``."""
+    fields = (row.seq, row.at, row.actor, row.action, row.subject, row.details, row.refs)
+    return hmac.compare_digest(row.digest, entry_mac(key, row.prev_digest, *fields))
+
+
 def counters(tx: Tx) -> dict[str, int]:
     """The numbered counters the chain checks (``{"card": next, "voucher": next}``)."""
     rows = tx.all("SELECT name, next FROM counters WHERE name IN ('card', 'voucher')")

@@ -1168,22 +1168,12 @@ def _initialise(
 
 
 def _check_audit_key(conn: Conn, key: AuditKey) -> None:
-    """The first and the newest entries must verify under ``key`` (a key that verifies
-    neither is not this chain's; one changed entry alone is left to verification)."""
-    rows = conn.execute(
-        "(SELECT seq, at, actor, action, subject, details, prev_digest, digest, refs "
-        "FROM audit ORDER BY seq LIMIT 1) UNION ALL "
-        "(SELECT seq, at, actor, action, subject, details, prev_digest, digest, refs "
-        "FROM audit ORDER BY seq DESC LIMIT 1)"
-    ).fetchall()
-    if not rows:
-        return
-    for seq, at, actor, action, subject, details, prev, dig, refs in rows:
-        if dig == entry_mac(key, prev, int(seq), at, actor, action, subject, details, refs):
-            return
-    raise StoreError(
-        "the audit key does not match this file's chain", code=AuditChainCode.AUDIT_KEY_WRONG
-    )
+    """The first and the newest entries must verify under ``key`` (db/chain.py)."""
+    ends = chain.keyed_ends(_Tx(conn))
+    if ends and not any(chain.signed_by(key, row) for row in ends):
+        raise StoreError(
+            "the audit key does not match this file's chain", code=AuditChainCode.AUDIT_KEY_WRONG
+        )
 
 
 def _link_error(exc: psycopg.Error, *, write: bool, fired: bool, committing: bool) -> PgLinkError:
