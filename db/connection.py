@@ -541,9 +541,14 @@ class StoreBase(FilePorts):
             return work(SqliteTx(conn, self._tx_audit(), self._tx_keyed()))
 
     def read(self, work: Callable[[SqliteTx], T]) -> T:
-        """``work`` under the store's lock, errors mapped as :meth:`reading`."""
-        with self._read() as conn:
-            return work(SqliteTx(conn, None))
+        """``work`` under the store's lock, errors mapped as :meth:`reading` (written
+        out, not through :meth:`_read`: a register check is this call, tens of us)."""
+        with self._lock:
+            self._check_open()
+            try:
+                return work(SqliteTx(self._conn, None))
+            except DB_ERRORS as exc:
+                raise self._mapped(exc, StoreErrorCode.READ_FAILED, "read failed") from exc
 
     def bulk_write(self, work: Callable[[SqliteTx], T]) -> T:
         """``work`` in one write transaction of a bulk load (the register's swap): as
