@@ -14,8 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from datetime import datetime
-from typing import Any, Protocol, TypeVar
+from typing import Any
 
 from db.audit_chain import CoveredRow
 from db.tx import Tx
@@ -23,33 +22,6 @@ from db.tx import Tx
 Content = tuple[str, list[object]]  # (ref, the values its row mac covers)
 # A batch of rows read with a kind's columns -> their refs and contents.
 Reader = Callable[[Tx, Sequence[tuple[Any, ...]]], list[Content]]
-
-Conn_contra = TypeVar("Conn_contra", contravariant=True)
-
-
-def aliased(columns: str) -> str:
-    """An adapter's column list (``"a, b"``) as :class:`Covered` reads it
-    (``"t.a, t.b"``), in the order the adapter's row reader takes them."""
-    return ", ".join(f"t.{c.strip()}" for c in columns.split(","))
-
-
-class AppendsIn(Protocol[Conn_contra]):
-    """The store's audit entry appended inside a transaction an adapter beside it holds
-    (``SqlCipherStore.append_in`` on its connection, ``PgStore.append_in`` in its write),
-    committing to ``rows`` (``("account:3", created)``) as they are now: the row and its
-    entry commit together (art. 20.4)."""
-
-    def append_in(
-        self,
-        conn: Conn_contra,
-        actor: str,
-        action: str,
-        subject: str,
-        at: datetime,
-        details: dict[str, str] | None = None,
-        rows: Sequence[tuple[str, bool]] = (),
-    ) -> int: ...
-
 
 # Rows erased (1) or changed without an entry of their own (0: a card losing its erased
 # visit) by this connection, noted until the commit (SqliteTx.erasures). Staff rows are

@@ -21,7 +21,7 @@ import contextlib
 import logging
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -423,23 +423,6 @@ class SqlCipherStore(AuditMixin):
 
     def _now(self) -> datetime:
         return self._clock.now()
-
-    def append_in(
-        self,
-        conn: sqlite3.Connection,
-        actor: str,
-        action: str,
-        subject: str,
-        at: datetime,
-        details: dict[str, str] | None = None,
-        rows: Sequence[tuple[str, bool]] = (),
-    ) -> int:
-        """Append an entry inside a :meth:`transaction` of an adapter stored in this file
-        (the accounts), committing to ``rows`` (``("account:3", created)``) as they are
-        now: the row and its entry commit together."""
-        if not self._chain_ready:  # a transaction of the adapter's own (the register's)
-            self._ensure_keyed(conn)
-        return self._audit(conn, actor, action, subject, at, details, rows)
 
     def close(self) -> None:
         """Checkpoint and close; idempotent."""

@@ -58,7 +58,11 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from admission.clock import SystemClock
 from admission.codes import Code
-from admission.errors import ConfigError, StoreError, StoreErrorCode
+from admission.errors import (
+    ConfigError,
+    StoreError,
+    StoreErrorCode,
+)
 from admission.identity import IdentityKey
 from admission.ports import Clock
 from admission.records import (
@@ -70,11 +74,7 @@ from admission.records import (
     RecordedAdmission,
 )
 from db import chain, retention, visitors
-from db.audit_chain import (
-    AuditChainCode,
-    IndexMismatch,
-    entry_mac,
-)
+from db.audit_chain import AuditChainCode, IndexMismatch, entry_mac
 from db.audit_key import AuditKey
 from db.file_ports import FilePorts
 from db.keys import DbKey
@@ -84,7 +84,6 @@ from db.pg.codes import PgStoreCode
 from db.pg.connect import PgConnectCode, connect
 from db.pg.crypto import InstallationKey, KeyRing, WrappedKey
 from db.pg.latency import PgLinkCode
-from db.pg.rows import Opener
 from db.visitors import PgAdmissionCode
 
 __all__ = [
@@ -105,9 +104,9 @@ MAX_ATTEMPTS = 12  # tries of one transaction that meets serialisation failures/
 BACKOFF_S = 0.005  # first backoff; doubles per attempt, jittered, capped
 BACKOFF_CAP_S = 0.25
 _RETRYABLE = (pg_errors.SerializationFailure, pg_errors.DeadlockDetected)
+_LOCK_HEAD = "SELECT next FROM counters WHERE name = 'audit' FOR UPDATE"
 STREAM_BATCH = 2000  # rows per fetch of a whole-table read (_Tx.batches)
 _CURSORS = itertools.count()  # names of the server-side cursors of those reads
-_LOCK_HEAD = "SELECT next FROM counters WHERE name = 'audit' FOR UPDATE"
 _PURGE_LOCK_LABEL = b"admission-desk/pg/purge-lock/v1"
 _ACT_LOCK_LABEL = b"admission-desk/pg/account-lock/v1"  # PgStore.act_locks
 
@@ -514,7 +513,6 @@ class PgStore(FilePorts):
         self._calls_lock = threading.Lock()
         self._in_use = 0  # calls holding a pooled connection now
         self._ring = ring
-        self._open = Opener(ring)
         self._audit_key = audit_key
         self._database_id = database_id
         self._clock: Clock = clock or SystemClock()
@@ -865,16 +863,10 @@ class PgStore(FilePorts):
         not wait for it, and no watchdog or statement bound cuts a bulk load short."""
         return self._run(work, write=True, bounded=False, head=False)
 
-    @property
-    def opener(self) -> Opener:
-        """Opens the sealed values of rows read (names, identities...) with the ring."""
-        return self._open
-
     def adopt_ring(self, ring: KeyRing) -> None:
         """Seal, open and look up with ``ring`` from now on (a rotation's new version
         current; the old ones still held while rows use them)."""
         self._ring = ring
-        self._open = Opener(ring)
 
     # -- sealing -----------------------------------------------------------------------------
 
@@ -918,20 +910,6 @@ class PgStore(FilePorts):
         key, now = self._audit_key, self._now
         return chain.append(tx, key, now, actor, action, subject, at, details, rows)
 
-    def append_in(
-        self,
-        tx: _Tx,
-        actor: str,
-        action: str,
-        subject: str,
-        at: datetime,
-        details: dict[str, str] | None = None,
-        rows: Sequence[tuple[str, bool]] = (),
-    ) -> int:
-        """An entry inside a :meth:`write` of an adapter beside the store (vouchers),
-        committing to ``rows`` as they are now: the row and its entry commit together."""
-        return self._audit(tx, actor, action, subject, at, details, rows)
-
     def verify(
         self, anchors: Sequence[AuditAnchor] = (), *, settings: Mapping[str, str] | None = None
     ) -> AuditCheck:
@@ -946,12 +924,6 @@ class PgStore(FilePorts):
             snapshot=True,
             bounded=False,
         )
-
-    # desk accounts are rows of the chain as in the SQLCipher file (db/audit_cover.py)
-    COVERS_ACCOUNTS = True
-
-    def _keyed_hash_in(self, tx: _Tx, text: str) -> str:
-        return chain.keyed_hash_in(tx, text)
 
     def secret(self, name: str) -> bytes:
         """A secret once read is kept (it never changes): no transaction for it again."""
