@@ -31,7 +31,14 @@ from admission.records import (
     VisitRecord,
 )
 from db import cards, codec, names
-from db.audit_chain import IndexMismatch, visit_entry
+from db.audit_chain import (
+    IndexMismatch,
+    observation_content,
+    visit_content,
+    visit_entry,
+    visitor_content,
+)
+from db.audit_rows import Content, Covered
 from db.tx import Opens, Tx, insert_row, when
 
 if TYPE_CHECKING:
@@ -141,6 +148,58 @@ def observation_from_row(opened: Opens, row: Sequence[Any]) -> Observation:
         opened(text, "observations", "text", observation_id),
         observation_id,
     )
+
+
+# -- the rows the audit chain covers (art. 20.4, db/audit_rows.py) ------------------------
+
+
+def _audited_visitors(tx: Tx, rows: Sequence[tuple[Any, ...]]) -> list[Content]:
+    found: list[Content] = []
+    for row in rows:
+        fn, identity, surname, given, birth, nationality = visitor_plain(tx.open, row)
+        tx.check_index(f"visitor:{fn}", row[6:], identity=identity)  # the server's index
+        content = visitor_content(identity, surname, given, birth, nationality)
+        found.append((f"visitor:{fn}", content))
+    return found
+
+
+def _audited_visits(tx: Tx, rows: Sequence[tuple[Any, ...]]) -> list[Content]:
+    found: list[Content] = []
+    for row in rows:
+        visit = visit_from_row(tx.open, row[:15])
+        if row[15:] and row[15] is not None:  # the server's visits before its 0060 have none
+            tx.check_index(f"visit:{visit.visit_id}", row[15:], number=visit.document_number)
+        found.append((f"visit:{visit.visit_id}", visit_content(visit)))
+    return found
+
+
+def _audited_observations(tx: Tx, rows: Sequence[tuple[Any, ...]]) -> list[Content]:
+    notes = [observation_from_row(tx.open, row) for row in rows]
+    return [(f"observation:{n.observation_id}", observation_content(n)) for n in notes]
+
+
+_VISITOR_ROW = VISITOR_BASE.replace("v.", "t.")
+_VISIT_ROW = VISIT_COLUMNS.replace("v.", "t.").replace("c.number", "NULL")  # the card links itself
+_INDEX = ", t.{}, t.key_version"  # the server's blind index beside a sealed value
+VISITOR_COVERED = Covered(
+    "visitor",
+    "visitors",
+    "file_number",
+    _VISITOR_ROW,
+    _audited_visitors,
+    _VISITOR_ROW + _INDEX.format("id_index"),
+)
+VISIT_COVERED = Covered(
+    "visit",
+    "visits",
+    "visit_id",
+    _VISIT_ROW,
+    _audited_visits,
+    _VISIT_ROW + _INDEX.format("number_index"),
+)
+OBSERVATION_COVERED = Covered(
+    "observation", "observations", "observation_id", OBSERVATION_COLUMNS, _audited_observations
+)
 
 
 # -- reads -------------------------------------------------------------------------------

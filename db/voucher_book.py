@@ -30,6 +30,8 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from admission.errors import NotFoundError
 from admission.vouchers.model import NewVoucher, Voucher, VoucherStatus, cancel, exchange
+from db.audit_chain import voucher_content
+from db.audit_rows import Content, Covered
 from db.tx import Tx, insert_row, opt_when, when
 
 if TYPE_CHECKING:
@@ -91,6 +93,22 @@ def voucher_from_row(row: Sequence[Any], opened: Opens = _as_stored) -> Voucher:
         closed_at=opt_when(closed),
         close_reason="" if reason is None else opened(reason, "vouchers", "close_reason", n),
     )
+
+
+def _audited(tx: Tx, rows: Sequence[tuple[Any, ...]]) -> list[Content]:
+    vouchers = [voucher_from_row(row, tx.open) for row in rows]
+    return [(f"voucher:{v.number}", voucher_content(v)) for v in vouchers]
+
+
+# the vouchers the audit chain covers (art. 20.4; a file older than migration 0020 has none)
+COVERED = Covered(
+    "voucher",
+    "vouchers",
+    "number",
+    ", ".join(f"t.{c.strip()}" for c in VOUCHER_COLUMNS.split(",")),
+    _audited,
+    optional=True,
+)
 
 
 # -- the rules, over one transaction ------------------------------------------------------
