@@ -18,7 +18,7 @@ How a row is kept is the one thing the dialects do differently:
   role, nor move a record to another user name (it does not open). :func:`reseal_accounts`
   reseals the records under a new data key version (key rotation).
 
-Either way the chain commits to the same content (db/audit_cover.py). Several
+Either way the chain commits to the same content (:data:`COVERED`). Several
 desks share the server's accounts: each act that writes an account holds that account's
 lock across desks from its read to its write (the store's ``act_locks``), so a lockout
 counts every failure of every desk.
@@ -52,6 +52,7 @@ from admission.accounts import (
 )
 from admission.ports import Clock
 from db import codec
+from db.audit_rows import Content, Covered
 from db.tx import AuditRows, Tx
 
 if TYPE_CHECKING:
@@ -160,6 +161,32 @@ def _fields(tx: Tx, row: Sequence[Any]) -> tuple[int, str, dict[str, Any]]:
         fields: dict[str, Any] = json.loads(tx.open(row[2], "accounts", "record", username))
         return ident, username, fields
     return ident, username, _file_fields(row[2:])
+
+
+def _audited(tx: Tx, rows: Sequence[tuple[Any, ...]]) -> list[Content]:
+    """What the chain commits to (art. 20.4): every field, the password hash included (a
+    hash put in by hand would open the account), and the PIN's hash once one is set."""
+    found: list[Content] = []
+    for row in rows:
+        ident, username, f = _fields(tx, row)
+        pin = [] if f.get("pin_hash") is None else [str(f["pin_hash"])]
+        content: list[object] = [
+            username,
+            str(f["display_name"]),
+            str(f["roles"]),
+            int(bool(f["active"])),
+            str(f["password_hash"]),
+            int(f["failed_attempts"]),
+            f["locked_until"],
+            str(f["created_at"]),
+            *pin,
+        ]
+        found.append((f"account:{ident}", content))
+    return found
+
+
+# the accounts the chain covers (a file older than migration 0040 has none)
+COVERED = Covered("account", "accounts", "account_id", _columns, _audited, optional=True)
 
 
 def _sealed(tx: Tx, username: str, fields: dict[str, Any]) -> dict[str, Any]:

@@ -2,8 +2,8 @@
 them, each registered once for both dialects (db/audit_rows.py: :class:`Covered`): the
 visitor file, its visits and observations (art. 20.3, db/visitors.py), cards (art. 22,
 db/cards.py), bans and staff (arts. 21, 18, db/people.py), provisional vouchers (art.
-23.4, db/voucher_book.py), and here the desk accounts and the RIAJ snapshots the desk
-checked against (art. 20.2).
+23.4, db/voucher_book.py), desk accounts (db/accounts.py), and here the RIAJ snapshots
+the desk checked against (art. 20.2).
 
 A reader opens the sealed values with ``tx.open`` (the text as it is on SQLCipher) and
 gives the content db/audit_chain.py defines, so a row moved from a desk's file to the
@@ -19,12 +19,11 @@ verification: an admission never reads the register whole.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
-from db import cards, codec, people, visitors, voucher_book
+from db import accounts, cards, codec, people, visitors, voucher_book
 from db.audit_chain import KINDS, entries_digest, registry_content
 from db.audit_rows import Content, Covered
 from db.tx import Tx
@@ -32,48 +31,6 @@ from db.tx import Tx
 __all__ = ["COVERED", "registry_digest"]
 
 Rows = Sequence[tuple[Any, ...]]
-
-
-_ACCOUNT_COLUMNS = (
-    "t.account_id, t.username, t.display_name, t.roles, t.active, t.password_hash, "
-    "t.failed_attempts, t.locked_until, t.created_at"
-)
-
-
-def _accounts(tx: Tx, rows: Rows) -> list[Content]:
-    """Every column, the password hash included (a hash put in by hand would open the
-    account), and the PIN's hash once one is set: columns on SQLCipher (a file without
-    migration 0041 has no PIN), one record sealed to its user name on the server."""
-    if tx.dialect == "pg":
-        found: list[Content] = []
-        for account_id, username, sealed in rows:
-            r = json.loads(tx.open(sealed, "accounts", "record", str(username)))
-            pin = [] if r.get("pin_hash") is None else [str(r["pin_hash"])]
-            content: list[object] = [
-                str(username),
-                str(r["display_name"]),
-                str(r["roles"]),
-                int(bool(r["active"])),
-                str(r["password_hash"]),
-                int(r["failed_attempts"]),
-                r["locked_until"],
-                str(r["created_at"]),
-                *pin,
-            ]
-            found.append((f"account:{int(account_id)}", content))
-        return found
-    pins: dict[int, Any] = {}
-    if rows and any(c[1] == "pin_hash" for c in tx.all("PRAGMA table_info(accounts)")):
-        sub, params = tx.listed([int(row[0]) for row in rows])
-        query = f"SELECT account_id, pin_hash FROM accounts WHERE account_id IN ({sub})"
-        pins = {int(i): pin for i, pin in tx.all(query, params)}
-    return [
-        (
-            f"account:{int(row[0])}",
-            [*row[1:], *([] if pins.get(int(row[0])) is None else [str(pins[int(row[0])])])],
-        )
-        for row in rows
-    ]
 
 
 def registry_digest(tx: Tx, snapshot_id: int) -> str:
@@ -107,15 +64,7 @@ _KINDS = (
     people.COVERED,
     people.STAFF_COVERED,
     visitors.OBSERVATION_COVERED,
-    Covered(  # a SQLCipher file older than migration 0040 has none
-        "account",
-        "accounts",
-        "account_id",
-        _ACCOUNT_COLUMNS,
-        _accounts,
-        "t.account_id, t.username, t.record",
-        optional=True,
-    ),
+    accounts.COVERED,
     voucher_book.COVERED,
     Covered(  # the server keeps the feed's page too
         "registry",

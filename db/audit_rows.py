@@ -52,7 +52,8 @@ ERASURE_TRIGGERS = (
 @dataclass(frozen=True)
 class Covered:
     """One kind of row the chain commits to: ``columns`` (aliased ``t``, the row's id
-    ``key`` first) of ``table``, turned into refs and contents by ``read``. ``server_columns``:
+    ``key`` first; or the function of the transaction that names them) of ``table``,
+    turned into refs and contents by ``read``. ``server_columns``:
     the columns on the server when they differ (a blind index read beside its sealed
     value, a record sealed whole). ``optional``: a table a SQLCipher file older than its
     migration (or a damaged one, opened without migrations) lacks, read as empty.
@@ -61,15 +62,16 @@ class Covered:
     kind: str
     table: str
     key: str
-    columns: str
+    columns: str | Callable[[Tx], str]
     read: Reader
     server_columns: str | None = None
     optional: bool = False
     named: bool = False
 
     def _select(self, tx: Tx) -> str:
-        columns = self.server_columns if tx.dialect == "pg" and self.server_columns else None
-        return f"SELECT {columns or self.columns}"
+        columns = self.server_columns if tx.dialect == "pg" else None
+        chosen = columns or self.columns
+        return f"SELECT {chosen if isinstance(chosen, str) else chosen(tx)}"
 
     def _present(self, tx: Tx) -> bool:
         if not self.optional or tx.dialect == "pg":
