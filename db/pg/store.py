@@ -74,7 +74,7 @@ from admission.records import (
     RecordedAdmission,
 )
 from db import chain, retention, visitors
-from db.audit_chain import AuditChainCode, IndexMismatch, entry_mac
+from db.audit_chain import AuditChainCode, IndexMismatch, chain_row
 from db.audit_key import AuditKey
 from db.file_ports import FilePorts
 from db.keys import DbKey
@@ -816,9 +816,7 @@ class PgStore(FilePorts):
         """Whether an entry (``seq, at, actor, action, subject, details, prev_digest,
         digest, refs``, e.g. a desk file's head before it is copied here) was chained
         under this store's audit key."""
-        seq, at, actor, action, subject, details, prev, dig, refs = entry
-        mac = entry_mac(self._audit_key, prev, int(seq), at, actor, action, subject, details, refs)
-        return hmac.compare_digest(mac, str(dig))
+        return chain.signed_by(self._audit_key, chain_row([*entry, True]))
 
     def act_locks(self) -> Callable[[Sequence[str]], AbstractContextManager[None]]:
         """Locks by name held across the transactions of one act, on one pooled
