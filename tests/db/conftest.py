@@ -1,5 +1,6 @@
-"""Fixtures: the encrypted store on a temp file, the fake, and both for contract tests
-(the storage ports' contract and retention run on the PostgreSQL store too)."""
+"""Fixtures: the encrypted store on a temp file, and ``any_store`` for the contract tests:
+every test written against it runs on the SQLCipher file, the in-memory SQLite dialect
+(the fake) and the PostgreSQL server."""
 
 from __future__ import annotations
 
@@ -14,14 +15,6 @@ from db.fake import FakeStore
 from db.keys import DbKey
 from db.store import SqlCipherStore
 from tests.db.factories import T0
-
-# The modules whose any_store tests also run on the PostgreSQL store: the others use
-# ports it does not implement yet (reports, data protection).
-ON_POSTGRESQL = (
-    "tests.db.test_contract",
-    "tests.db.test_retention",
-    "tests.db.test_people_listings",
-)
 
 
 @pytest.fixture
@@ -42,10 +35,7 @@ def store(tmp_path: Path, key: DbKey, clock: FixedClock) -> Iterator[SqlCipherSt
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "any_store" in metafunc.fixturenames:
-        params = ["sqlcipher", "fake"]
-        if metafunc.module.__name__ in ON_POSTGRESQL:
-            params.append("postgresql")
-        metafunc.parametrize("any_store", params, indirect=True)
+        metafunc.parametrize("any_store", ["sqlcipher", "fake", "postgresql"], indirect=True)
 
 
 @pytest.fixture
