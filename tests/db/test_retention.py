@@ -12,6 +12,7 @@ from admission.clock import FixedClock
 from admission.retention import retention_cutoff
 from db.keys import DbKey
 from db.store import SqlCipherStore
+from db.tx import when
 from tests.db.factories import T0, card_for, dni, entry
 
 DAY = timedelta(days=1)
@@ -135,37 +136,35 @@ def test_purged_names_absent_from_encrypted_file(tmp_path: Path, key: DbKey) -> 
         assert [v.surname for v in store.search_visitors("keeper")] == ["Keeper"]
 
 
-def test_nothing_older_than_the_cutoff_survives_seven_months(store: SqlCipherStore) -> None:
+def test_nothing_older_than_the_cutoff_survives_seven_months(any_store: Any) -> None:
     at = T0
     n = 0
     while at < T0 + 210 * DAY:
         n += 1
-        store.record_admission(entry(n % 150, at, surname=f"S{n % 150}"))
+        any_store.record_admission(entry(n % 150, at, surname=f"S{n % 150}"))
         if n % 7 == 0:
-            store.add_observation(n % 150, "note", "op", at)
+            any_store.add_observation(n % 150, "note", "op", at)
         at += timedelta(hours=9)
     now = at
     cutoff = retention_cutoff(now)
-    store.purge(cutoff)
-    conn = store.connection
-    assert (
-        conn.execute(
-            "SELECT count(*) FROM visits WHERE at < ?", (cutoff.strftime("%Y-%m-%dT%H:%M:%S.%fZ"),)
-        ).fetchone()[0]
-        == 0
-    )
-    assert conn.execute("SELECT min(at) FROM visits").fetchone()[0] >= cutoff.strftime(
-        "%Y-%m-%dT%H:%M:%S.%fZ"
-    )
-    assert conn.execute("SELECT min(at) FROM observations").fetchone()[0] >= cutoff.strftime(
-        "%Y-%m-%dT%H:%M:%S.%fZ"
-    )
-    for (file_number,) in conn.execute("SELECT file_number FROM visitors").fetchall():
-        visitor = store.visitor(file_number)
+    any_store.purge(cutoff)
+
+    def left(tx: Any) -> tuple[Any, ...]:
+        old = tx.one("SELECT count(*) FROM visits WHERE at < ?", (tx.ts(cutoff),))[0]
+        first_visit = tx.one("SELECT min(at) FROM visits")[0]
+        first_note = tx.one("SELECT min(at) FROM observations")[0]
+        files = [r[0] for r in tx.all("SELECT file_number FROM visitors")]
+        numbers = [r[0] for r in tx.all("SELECT number FROM cards ORDER BY number")]
+        return old, when(first_visit), when(first_note), files, numbers
+
+    old, first_visit, first_note, files, numbers = any_store.read(left)
+    assert old == 0
+    assert first_visit >= cutoff and first_note >= cutoff
+    for file_number in files:
+        visitor = any_store.visitor(file_number)
         assert visitor is not None and visitor.first_seen >= cutoff
-    numbers = [r[0] for r in conn.execute("SELECT number FROM cards ORDER BY number")]
     assert numbers == list(range(numbers[0], numbers[0] + len(numbers)))  # contiguous tail
-    assert store.verify().ok
+    assert any_store.verify().ok
 
 
 def test_bans_that_ended_more_than_six_months_ago_are_erased(any_store: Any) -> None:
@@ -181,16 +180,16 @@ def test_bans_that_ended_more_than_six_months_ago_are_erased(any_store: Any) -> 
     assert len(any_store.bans(live)) == 1
 
 
-def test_the_report_names_exactly_the_cards_it_erased(store: SqlCipherStore) -> None:
+def test_the_report_names_exactly_the_cards_it_erased(any_store: Any) -> None:
     """The card PDFs beside the file go by this list (admission/retention_sweep.py)."""
-    store.record_admission(entry(1, T0))  # card 1: visit and visitor erased
-    store.record_admission(entry(2, T0, card=card_for(T0, days=90)))  # 2: still valid, kept
-    voided = store.record_admission(entry(3, T0, card=card_for(T0, days=90))).card_number
+    any_store.record_admission(entry(1, T0))  # card 1: visit and visitor erased
+    any_store.record_admission(entry(2, T0, card=card_for(T0, days=90)))  # 2: still valid, kept
+    voided = any_store.record_admission(entry(3, T0, card=card_for(T0, days=90))).card_number
     assert voided == 3
-    store.void_card(voided, "lost", "sup", T0)  # 3: voided, erased
-    store.record_admission(entry(4, CUT + DAY))  # 4: recent, kept
-    report = store.purge(CUT)
+    any_store.void_card(voided, "lost", "sup", T0)  # 3: voided, erased
+    any_store.record_admission(entry(4, CUT + DAY))  # 4: recent, kept
+    report = any_store.purge(CUT)
     assert report.purged_cards == (1, 3) and report.cards == 2
-    assert [n for n in range(1, 5) if store.card(n) is not None] == [2, 4]
-    later = store.purge(T0 + 120 * DAY)  # both visits now old, card 2's validity ended
+    assert [n for n in range(1, 5) if any_store.card(n) is not None] == [2, 4]
+    later = any_store.purge(T0 + 120 * DAY)  # both visits now old, card 2's validity ended
     assert later.purged_cards == (2, 4)
