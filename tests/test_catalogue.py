@@ -77,7 +77,7 @@ def test_every_code_has_spanish_and_english_text(import_failures: dict[str, str]
     assert Reason in enums, "the collection found no enums at all"
     missing = catalogue.missing_texts(enums)
     assert not missing, (
-        f"{len(missing)} codes have no Spanish and English text in admission/catalogue.py:\n  "
+        f"{len(missing)} codes have no Spanish and English text in admission/catalogue/:\n  "
         + "\n  ".join(f"{name} = {_value(name)}" for name in missing)
     )
     assert not import_failures, f"not checked, they do not import: {sorted(import_failures)}"
@@ -86,7 +86,7 @@ def test_every_code_has_spanish_and_english_text(import_failures: dict[str, str]
 def test_no_text_for_a_code_nobody_declares(import_failures: dict[str, str]) -> None:
     assert not import_failures, f"cannot tell, they do not import: {sorted(import_failures)}"
     dead = catalogue.unused_texts(product_enums())
-    assert not dead, f"texts in admission/catalogue.py for codes no enum declares: {dead}"
+    assert not dead, f"texts in admission/catalogue/ for codes no enum declares: {dead}"
 
 
 def test_the_checkers_flag_a_code_without_text_and_a_dead_text() -> None:
