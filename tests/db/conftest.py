@@ -47,21 +47,9 @@ def any_store(
         yield FakeStore(clock)
         return
     if request.param == "postgresql":
-        from db.audit_key import AuditKey
-        from db.pg.crypto import InstallationKey
-        from db.pg.store import PgStore
-        from tests.pg.cluster_fixture import fresh_schema, schema_conninfo
+        from tests.pg.cluster_fixture import open_store
 
-        cluster = request.getfixturevalue("pg_cluster")
-        conninfo = schema_conninfo(cluster, fresh_schema(cluster))
-        with PgStore.open(
-            conninfo,
-            InstallationKey.generate("test"),
-            audit_key=AuditKey.generate("test"),
-            create=True,
-            clock=clock,
-            max_connections=2,
-        ) as opened:
+        with open_store(request.getfixturevalue("pg_cluster"), clock) as opened:
             yield opened
         return
     with SqlCipherStore.open(tmp_path / "visitors.db", key, clock=clock) as opened:

@@ -12,6 +12,7 @@ import sys
 import tempfile
 import uuid
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -82,4 +83,22 @@ def schema_conninfo(cluster: Any, schema: str, desk: str = "desk1") -> str:
     return str(make_conninfo(cluster.desk_conninfo(desk), options=f"-c search_path={schema}"))
 
 
-__all__ = ["DESKS", "fresh_schema", "load_tool", "pg_cluster", "schema_conninfo"]
+@contextmanager
+def open_store(cluster: Any, clock: Any) -> Iterator[Any]:
+    """A PgStore on a fresh visitor file of the cluster (its own schema), desk1's."""
+    from db.audit_key import AuditKey
+    from db.pg.crypto import InstallationKey
+    from db.pg.store import PgStore
+
+    with PgStore.open(
+        schema_conninfo(cluster, fresh_schema(cluster)),
+        InstallationKey.generate("test"),
+        audit_key=AuditKey.generate("test"),
+        create=True,
+        clock=clock,
+        max_connections=2,
+    ) as store:
+        yield store
+
+
+__all__ = ["DESKS", "fresh_schema", "load_tool", "open_store", "pg_cluster", "schema_conninfo"]

@@ -22,8 +22,9 @@ from db import names
 from db.fake import FakeStore
 from db.pg import inspection as pg_inspection
 from db.pg.inspection import PgInspectionCode
+from db.pg.store import PgStore as ContractStore
 from tests.db.factories import T0, card_for, dni, entry
-from tests.pg.test_reads_contract import ContractStore, open_reads
+from tests.pg.cluster_fixture import open_store as open_reads
 
 SURNAMES = [
     "PEÑA NÚÑEZ",

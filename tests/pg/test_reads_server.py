@@ -42,12 +42,13 @@ from db.fake import FakeStore
 from db.keys import DbKey
 from db.pg.crypto import InstallationKey
 from db.pg.store import PgStore
+from db.pg.store import PgStore as ContractStore
 from db.store import SqlCipherStore
 from db.tx import Tx
 from tests.db.factories import T0, dni, entry
 from tests.db.test_reports import CASINO, MemoryTarget, PlainRenderer
 from tests.pg.cluster_fixture import fresh_schema, schema_conninfo
-from tests.pg.test_reads_contract import ContractStore, open_reads
+from tests.pg.cluster_fixture import open_store as open_reads
 from tests.pg.test_reads_search import DAYS, PEOPLE, _history
 
 DIRECTOR = Operator("dora", "Dora Gil", frozenset({Role.DIRECTOR}))
