@@ -54,21 +54,16 @@ kind, versions and row counts, never a personal value.
 
 from __future__ import annotations
 
-import contextlib
-import hashlib
-import hmac
+import functools
 import os
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from enum import unique
-from typing import Any
-
-import psycopg
-from psycopg import sql
-from psycopg_pool import PoolTimeout
+from typing import Any, cast
 
 from admission.codes import Code
-from admission.errors import InvalidStateError
+from admission.errors import InvalidStateError, StoreError
 from admission.identity import IdentityKey
 from db.accounts import reseal_accounts
 from db.keys import DbKey
@@ -82,7 +77,8 @@ from db.pg.crypto import (
     WrappedKey,
     reencrypt_batches,
 )
-from db.pg.store import PgStore, _store_error, _Tx
+from db.pg.store import PgStore
+from db.tx import Tx
 from db.voucher_book import reseal_vouchers
 
 __all__ = [
@@ -218,18 +214,17 @@ def _installation(key: InstallationKey | DbKey, database_id: str) -> Installatio
     return InstallationKey.from_db_key(key, database_id=database_id)
 
 
-def _records(tx: _Tx) -> list[WrappedKey]:
+def _records(tx: Tx) -> list[WrappedKey]:
     rows = tx.all("SELECT version, key_tag, wrapping_key_id, blob FROM data_keys ORDER BY version")
     return [WrappedKey(int(v), int(t), str(w), bytes(b)) for v, t, w, b in rows]
 
 
-def _adopt(store: PgStore, ring: KeyRing) -> None:
-    """The store seals, opens and looks up with ``ring`` from now on (the new version
-    current, the old ones still held while rows use them)."""
-    store.adopt_ring(ring)
+def _quoted(name: str) -> str:
+    """A table's name as an SQL identifier (names read from the server's catalog)."""
+    return '"' + name.replace('"', '""') + '"'
 
 
-def _versioned_tables(tx: _Tx) -> list[str]:
+def _versioned_tables(tx: Tx) -> list[str]:
     """Every table of the file's schema with a ``key_version`` column."""
     rows = tx.all(
         "SELECT table_name FROM information_schema.columns WHERE table_schema = "
@@ -247,15 +242,10 @@ def _check_known(tables: Sequence[str]) -> None:
         )
 
 
-def _behind(tx: _Tx, current: int) -> dict[str, int]:
+def _behind(tx: Tx, current: int) -> dict[str, int]:
     counts: dict[str, int] = {}
     for table in _versioned_tables(tx):
-        found = tx.one(
-            sql.SQL("SELECT count(*) FROM {} WHERE key_version <> %s")
-            .format(sql.Identifier(table))
-            .as_string(tx.conn),
-            (current,),
-        )
+        found = tx.one(f"SELECT count(*) FROM {_quoted(table)} WHERE key_version <> ?", (current,))
         counts[table] = 0 if found is None else int(found[0])
     return counts
 
@@ -263,7 +253,7 @@ def _behind(tx: _Tx, current: int) -> dict[str, int]:
 def rows_behind(store: PgStore) -> dict[str, int]:
     """Per table with sealed values, the rows not under the newest stored version."""
 
-    def work(tx: _Tx) -> dict[str, int]:
+    def work(tx: Tx) -> dict[str, int]:
         found = tx.one("SELECT max(version) FROM data_keys")
         current = int(found[0]) if found and found[0] is not None else 0
         return _behind(tx, current)
@@ -271,39 +261,15 @@ def rows_behind(store: PgStore) -> dict[str, int]:
     return store.read(work)
 
 
-@contextlib.contextmanager
-def _rotation_lock(store: PgStore) -> Iterator[psycopg.Connection[Any]]:
-    """A pooled connection holding the rotation's session advisory lock (one rotation
-    at a time across desks); the rotation's transactions run on it."""
-    digest = hmac.new(store.database_id.encode("utf-8"), _LOCK_LABEL, hashlib.sha256).digest()
-    lock = int.from_bytes(digest[:8], "big", signed=True)
-    try:
-        with store._pool.connection() as conn:
-            row = conn.execute("SELECT pg_try_advisory_lock(%s)", (lock,)).fetchone()
-            if not row or not row[0]:
-                raise InvalidStateError(
-                    "another desk is rotating the keys", code=PgRotationCode.RUNNING
-                )
-            try:
-                yield conn
-            finally:
-                with contextlib.suppress(psycopg.Error):
-                    conn.execute("SELECT pg_advisory_unlock(%s)", (lock,))
-    except PoolTimeout as exc:
-        raise store._no_connection() from exc
-    except psycopg.Error as exc:
-        raise _store_error(exc, write=True) from exc
+def _rotation_lock(store: PgStore) -> AbstractContextManager[None]:
+    """The rotation's session advisory lock (one rotation at a time across desks)."""
+    running = InvalidStateError("another desk is rotating the keys", code=PgRotationCode.RUNNING)
+    return store.session_lock(_LOCK_LABEL, cast(StoreError, running))  # raised as it is
 
 
-def _audit(store: PgStore, tx: _Tx, actor: str, action: str, details: Mapping[str, object]) -> None:
-    store._audit(
-        tx,
-        actor,
-        action,
-        "visitor-file",
-        store._now(),
-        {k: str(v) for k, v in details.items()},
-    )
+def _audit(store: PgStore, tx: Tx, actor: str, action: str, details: Mapping[str, object]) -> None:
+    now = store.clock.now()
+    tx.audit(actor, action, "visitor-file", now, {k: str(v) for k, v in details.items()})
 
 
 def _versions_text(versions: Sequence[int]) -> str:
@@ -326,7 +292,7 @@ def refresh_ring(store: PgStore, key: InstallationKey | DbKey) -> bool:
         return False
     installation = _installation(key, store.database_id)
     fresh = store.read(lambda tx: KeyRing.load(installation, store.database_id, _records(tx)))
-    _adopt(store, fresh)
+    store.adopt_ring(fresh)
     return True
 
 
@@ -342,7 +308,7 @@ def rewrap_installation_key(
     new = _installation(new_key, store.database_id)
     ring = store.ring
 
-    def work(tx: _Tx) -> RewrapReport:
+    def work(tx: Tx) -> RewrapReport:
         records = _records(tx)
         if not records:
             raise PgCryptoError("the database holds no data key", code=PgCryptoCode.NO_DATA_KEY)
@@ -359,8 +325,8 @@ def rewrap_installation_key(
                 kept.append(record.version)
                 continue
             fresh = ring.wrapped(record.version, new)
-            tx.conn.execute(
-                "UPDATE data_keys SET wrapping_key_id = %s, blob = %s WHERE version = %s",
+            tx.execute(
+                "UPDATE data_keys SET wrapping_key_id = ?, blob = ? WHERE version = ?",
                 (fresh.wrapping_key_id, fresh.blob, record.version),
             )
             rewrapped.append(record.version)
@@ -379,8 +345,8 @@ def rewrap_installation_key(
             )
         return report
 
-    with _rotation_lock(store) as conn:
-        return store._run(work, write=True, conn=conn)
+    with _rotation_lock(store):
+        return store.write(work)
 
 
 # -- re-encrypt ------------------------------------------------------------------------------
@@ -406,22 +372,19 @@ def _reindex(table: _Table) -> Callable[[KeyRing, Mapping[str, bytes | None]], d
     return reindex
 
 
-def _reseal_batch(tx: _Tx, table: _Table, ring: KeyRing, limit: int, after: Any) -> tuple[int, Any]:
+def _reseal_batch(tx: Tx, table: _Table, ring: KeyRing, limit: int, after: Any) -> tuple[int, Any]:
     """One batch of ``table``: the rows after row key ``after`` (None: from the first)
     not under the current version (locked), opened, sealed again, written with their
     indexes and version. Returns how many and the last row key: the next batch starts
     there (keyset order: a table is walked once, not once per batch)."""
-    ident = sql.Identifier
-    columns = sql.SQL(", ").join(ident(c) for c in table.sealed)
-    select = sql.SQL(
-        "SELECT {key}, key_version, {columns} FROM {table} WHERE key_version <> %s "
-        + ("" if after is None else "AND {key} > %s ")
-        + "ORDER BY {key} LIMIT %s FOR UPDATE"
-    ).format(key=ident(table.key), columns=columns, table=ident(table.name))
-    params = (
-        (ring.current_version, limit) if after is None else (ring.current_version, after, limit)
+    key = table.key
+    rows = tx.all(
+        f"SELECT {key}, key_version, {', '.join(table.sealed)} FROM {table.name} "
+        "WHERE key_version <> ? "
+        + ("" if after is None else f"AND {key} > ? ")
+        + f"ORDER BY {key} LIMIT ? FOR UPDATE",
+        (ring.current_version, limit) if after is None else (ring.current_version, after, limit),
     )
-    rows = tx.all(select.as_string(tx.conn), params)
     if not rows:
         return 0, after
     sealed = [
@@ -443,82 +406,54 @@ def _reseal_batch(tx: _Tx, table: _Table, ring: KeyRing, limit: int, after: Any)
             "the store returned only rows already at the current key version",
             code=PgCryptoCode.ROTATION_STUCK,
         )
-    names = ["k", *(f"c{i}" for i in range(len(table.sealed)))]
-    arrays: list[list[Any]] = [[r.row for r in batch]]
-    arrays += [[r.values[c] for r in batch] for c in table.sealed]
-    types = [table.key_type, *("bytea" for _ in table.sealed)]
-    sets = [
-        sql.SQL("{} = u.{}").format(ident(c), ident(n))
-        for c, n in zip(table.sealed, names[1:], strict=True)
-    ]
+    # one UPDATE from arrays (column -> its values, typed): the names are the table's own
+    arrays: dict[str, tuple[str, list[Any]]] = {key: (table.key_type, [r.row for r in batch])}
+    arrays.update({c: ("bytea", [r.values[c] for r in batch]) for c in table.sealed})
     if table.identity is not None:
-        names.append("ix")
-        arrays.append([r.indexes["id_index"][0] for r in batch])
-        types.append("bytea")
-        sets.append(sql.SQL("{} = u.ix").format(ident("id_index")))
+        arrays["id_index"] = ("bytea", [r.indexes["id_index"][0] for r in batch])
     if table.number is not None:
-        names.append("nx")
-        arrays.append([r.indexes["number_index"][0] for r in batch])
-        types.append("bytea")
-        sets.append(sql.SQL("{} = u.nx").format(ident("number_index")))
-    unnest = sql.SQL(", ").join(
-        sql.SQL("%s::{}[]").format(sql.SQL(t))
-        for t in types  # types are fixed names above
+        arrays["number_index"] = ("bytea", [r.indexes["number_index"][0] for r in batch])
+    sets = ", ".join(f"{c} = u.{c}" for c in arrays if c != key)
+    unnest = ", ".join(f"?::{kind}[]" for kind, _ in arrays.values())
+    tx.execute(
+        f"UPDATE {table.name} AS t SET {sets}, key_version = ? FROM unnest({unnest}) "
+        f"AS u({', '.join(arrays)}) WHERE t.{key} = u.{key}",
+        (ring.current_version, *(values for _, values in arrays.values())),
     )
-    update = sql.SQL(
-        "UPDATE {table} AS t SET {sets}, key_version = %s FROM unnest({unnest}) AS u({names}) "
-        "WHERE t.{key} = u.k"
-    ).format(
-        table=ident(table.name),
-        sets=sql.SQL(", ").join(sets),
-        unnest=unnest,
-        names=sql.SQL(", ").join(ident(n) for n in names),
-        key=ident(table.key),
-    )
-    tx.conn.execute(update.as_string(tx.conn), (ring.current_version, *arrays))
     if table.names is not None:
         keys = [r.row for r in batch]
-        tx.conn.execute("DELETE FROM name_tokens WHERE file_number = ANY(%s::bigint[])", (keys,))
+        tx.execute("DELETE FROM name_tokens WHERE file_number = ANY(?::bigint[])", (keys,))
         tokens = [(t, r.row) for r in batch for t in r.indexes["name_tokens"]]
         if tokens:
-            tx.conn.execute(
+            tx.execute(
                 "INSERT INTO name_tokens (token, file_number) "
-                "SELECT t, f FROM unnest(%s::bytea[], %s::bigint[]) AS u(t, f)",
+                "SELECT t, f FROM unnest(?::bytea[], ?::bigint[]) AS u(t, f)",
                 ([t for t, _ in tokens], [f for _, f in tokens]),
             )
     return len(batch), rows[-1][0]
 
 
-def _batch_of(
-    table: _Table, ring: KeyRing, limit: int, after: Any
-) -> Callable[[_Tx], tuple[int, Any]]:
-    return lambda tx: _reseal_batch(tx, table, ring, limit, after)
-
-
-def _start(
-    store: PgStore, installation: InstallationKey, conn: psycopg.Connection[Any], actor: str
-) -> tuple[KeyRing, bool]:
+def _start(store: PgStore, installation: InstallationKey, actor: str) -> tuple[KeyRing, bool]:
     """The ring to reseal under: the stored versions unwrapped with ``installation``
     (a wrong key is refused here, before anything is written), plus a new version
     when no row is behind the newest one (otherwise an earlier run is finished)."""
 
-    def check(tx: _Tx) -> tuple[KeyRing, dict[str, int]]:
+    def check(tx: Tx) -> tuple[KeyRing, dict[str, int]]:
         _check_known(_versioned_tables(tx))
         ring = KeyRing.load(installation, store.database_id, _records(tx))
         return ring, _behind(tx, ring.current_version)
 
-    ring, behind = store._run(check, write=False, conn=conn, bounded=False)
+    ring, behind = store.read(check)
     if any(behind.values()):
         return ring, False
 
-    def add(tx: _Tx) -> tuple[KeyRing, bool]:
+    def add(tx: Tx) -> tuple[KeyRing, bool]:
         records = _records(tx)
         if max(r.version for r in records) != ring.current_version:  # pragma: no cover
             return KeyRing.load(installation, store.database_id, records), False
         new_ring, record = ring.with_new_version(installation)
-        tx.conn.execute(
-            "INSERT INTO data_keys (version, key_tag, wrapping_key_id, blob) "
-            "VALUES (%s, %s, %s, %s)",
+        tx.execute(
+            "INSERT INTO data_keys (version, key_tag, wrapping_key_id, blob) VALUES (?, ?, ?, ?)",
             (record.version, record.key_tag, record.wrapping_key_id, record.blob),
         )
         _audit(
@@ -530,7 +465,7 @@ def _start(
         )
         return new_ring, True
 
-    return store._run(add, write=True, conn=conn)
+    return store.write(add)
 
 
 def reencrypt(
@@ -552,9 +487,9 @@ def reencrypt(
         raise ValueError("batch_size must be positive")
     say = progress or _quiet
     installation = _installation(key, store.database_id)
-    with _rotation_lock(store) as conn:
-        ring, added = _start(store, installation, conn, actor)
-        _adopt(store, ring)
+    with _rotation_lock(store):
+        ring, added = _start(store, installation, actor)
+        store.adopt_ring(ring)
         old = tuple(v for v in ring.versions if v != ring.current_version)
         say(
             f"data key version {ring.current_version} "
@@ -569,8 +504,10 @@ def reencrypt(
             for table in SEALED_TABLES:
                 after: Any = None
                 while True:
-                    done, after = store._run(
-                        _batch_of(table, ring, batch_size, after), write=True, conn=conn
+                    done, after = store.write(
+                        functools.partial(
+                            _reseal_batch, table=table, ring=ring, limit=batch_size, after=after
+                        )
                     )
                     if not done:
                         break
@@ -588,11 +525,9 @@ def reencrypt(
                     say(f"{name}: {rows[name]} rows resealed")
             if not moved:
                 break
-        remaining = store._run(
-            lambda tx: _behind(tx, ring.current_version), write=False, conn=conn, bounded=False
-        )
+        remaining = store.read(lambda tx: _behind(tx, ring.current_version))
 
-        def finish(tx: _Tx) -> None:
+        def finish(tx: Tx) -> None:
             details: dict[str, object] = {
                 "version": ring.current_version,
                 "old_versions": _versions_text(old),
@@ -602,10 +537,10 @@ def reencrypt(
             details.update({f"behind_{t}": n for t, n in remaining.items() if n})
             _audit(store, tx, actor, "DATA_KEYS_REENCRYPTED", details)
 
-        store._run(finish, write=True, conn=conn)
+        store.write(finish)
         retired: tuple[int, ...] = ()
         if retire and not any(remaining.values()):
-            retired = _retire(store, conn, actor).retired
+            retired = _retire(store, actor).retired
         say(f"re-encryption under version {ring.current_version} done")
     return ReencryptReport(
         ring.current_version,
@@ -619,10 +554,10 @@ def reencrypt(
 
 
 # -- retire ----------------------------------------------------------------------------------
-def _retire(store: PgStore, conn: psycopg.Connection[Any], actor: str) -> RetireReport:
+def _retire(store: PgStore, actor: str) -> RetireReport:
     ring = store.ring
 
-    def work(tx: _Tx) -> RetireReport:
+    def work(tx: Tx) -> RetireReport:
         records = _records(tx)
         newest = max((r.version for r in records), default=0)
         if newest != ring.current_version:
@@ -639,7 +574,7 @@ def _retire(store: PgStore, conn: psycopg.Connection[Any], actor: str) -> Retire
             )
         retired = tuple(r.version for r in records if r.version != newest)
         if retired:
-            tx.conn.execute("DELETE FROM data_keys WHERE version <> %s", (newest,))
+            tx.execute("DELETE FROM data_keys WHERE version <> ?", (newest,))
             _audit(
                 store,
                 tx,
@@ -649,8 +584,8 @@ def _retire(store: PgStore, conn: psycopg.Connection[Any], actor: str) -> Retire
             )
         return RetireReport(newest, retired)
 
-    report = store._run(work, write=True, conn=conn)
-    _adopt(store, ring.retaining([report.version]))
+    report = store.write(work)
+    store.adopt_ring(ring.retaining([report.version]))
     return report
 
 
@@ -659,8 +594,8 @@ def retire_old_versions(store: PgStore, *, actor: str = ACTOR) -> RetireReport:
     table is sealed under them (``PG_ROTATION_OLD_VERSION_IN_USE`` otherwise). Only when
     every desk runs with the newest version: a desk opened before still seals under the
     old one."""
-    with _rotation_lock(store) as conn:
-        return _retire(store, conn, actor)
+    with _rotation_lock(store):
+        return _retire(store, actor)
 
 
 # -- the command's entry point ---------------------------------------------------------------
