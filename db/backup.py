@@ -48,7 +48,7 @@ from admission.errors import StoreError, StoreErrorCode
 from admission.retention import RETENTION_MONTHS, retention_cutoff
 from db import codec
 from db.connection import DB_ERRORS
-from db.file_guard import fsync_folder, remove_with_sides
+from db.file_guard import fsync_file, fsync_folder, remove_with_sides, why
 from db.store import SqlCipherStore
 
 __all__ = [
@@ -119,7 +119,7 @@ def backup(
     temp = temp_beside(out)  # a short name: a target's name of 255 bytes still has one
     try:
         head_seq = _export(store, temp, casino_id, taken_at)
-        _fsync_file(temp)
+        fsync_file(temp)
         publish(temp, out, replace=force)
         fsync_folder(out.parent)
     except FileExistsError as exc:  # a file appeared there meanwhile: it is kept
@@ -128,7 +128,7 @@ def backup(
     except _WRITE_ERRORS as exc:
         remove_with_sides(temp)
         raise StoreError(
-            f"the backup could not be written ({_why(exc)}); no file was left",
+            f"the backup could not be written ({why(exc)}); no file was left",
             code=BackupCode.BACKUP_WRITE_FAILED,
         ) from exc
     except BaseException:
@@ -239,18 +239,3 @@ def _remember(data_dir: Path, new: KnownBackup) -> None:
     )
     with contextlib.suppress(OSError):  # the list is a reminder: the backup stands
         write_atomically(Path(data_dir) / BACKUP_LIST, text.encode("utf-8"))  # 0600
-
-
-# -- files ---------------------------------------------------------------------------
-
-
-def _why(exc: BaseException) -> str:
-    return getattr(exc, "strerror", None) or type(exc).__name__
-
-
-def _fsync_file(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)

@@ -38,6 +38,7 @@ __all__ = [
     "Marker",
     "disk_is_read_only",
     "file_present",
+    "fsync_file",
     "fsync_folder",
     "marker_path",
     "new_file_id",
@@ -48,6 +49,7 @@ __all__ = [
     "remove_with_sides",
     "salt_of",
     "unlink",
+    "why",
     "write_marker",
 ]
 
@@ -184,11 +186,21 @@ def write_marker(path: Path, marker: Marker) -> None:
 
 def fsync_folder(folder: Path) -> None:
     """Make a rename (or a removal) in ``folder`` durable."""
-    fd = os.open(folder, os.O_RDONLY)
+    fsync_file(folder)
+
+
+def fsync_file(path: Path) -> None:
+    """Make ``path``'s bytes (or a folder's names) durable. Raises OSError."""
+    fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def why(exc: BaseException) -> str:
+    """An OSError's reason (never a path: it may hold a person's name), or its type."""
+    return getattr(exc, "strerror", None) or type(exc).__name__
 
 
 def unlink(path: Path) -> bool:

@@ -57,7 +57,6 @@ from collections.abc import Iterator, Sequence
 from datetime import datetime, timedelta
 from enum import unique
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 from admission.codes import Code
@@ -136,7 +135,7 @@ _COLUMNS = (
 )
 
 
-class OfflineVoucherQueue:
+class OfflineVoucherQueue(contextlib.AbstractContextManager["OfflineVoucherQueue"]):
     """The desk's queue of provisional vouchers awaiting the server (art. 23.4).
 
     Thread-safe (one connection under a lock); one process at a time."""
@@ -186,15 +185,7 @@ class OfflineVoucherQueue:
             self._conn.close()
             os.close(self._lock_fd)
 
-    def __enter__(self) -> OfflineVoucherQueue:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     # -- writing -----------------------------------------------------------------------------
@@ -307,13 +298,7 @@ class OfflineVoucherQueue:
     def _tx(self) -> Iterator[sqlite3.Connection]:
         with self._lock:
             self._check_open()
-            with immediate_transaction(
-                self._conn,
-                busy=lambda exc: store_error(exc, StoreErrorCode.STORE_BUSY, "queue busy"),
-                failed=lambda exc: store_error(
-                    exc, StoreErrorCode.WRITE_FAILED, "queue write failed", self._path
-                ),
-            ) as conn:
+            with _transaction(self._conn, self._path, "queue write failed") as conn:
                 yield conn
 
     @contextlib.contextmanager
@@ -330,6 +315,17 @@ class OfflineVoucherQueue:
     def _check_open(self) -> None:
         if self._closed:
             raise StoreError("the voucher queue is closed", code=StoreErrorCode.STORE_CLOSED)
+
+
+def _transaction(
+    conn: sqlite3.Connection, path: Path, failed: str
+) -> contextlib.AbstractContextManager[sqlite3.Connection]:
+    """One write of the queue: STORE_BUSY when it cannot begin, else WRITE_FAILED."""
+    return immediate_transaction(
+        conn,
+        busy=lambda exc: store_error(exc, StoreErrorCode.STORE_BUSY, "queue busy"),
+        failed=lambda exc: store_error(exc, StoreErrorCode.WRITE_FAILED, failed, path),
+    )
 
 
 def _hold_lock(path: Path) -> int:
@@ -370,13 +366,7 @@ def _prepare(conn: sqlite3.Connection, path: Path, desk_id: str) -> None:
                 code=OfflineQueueCode.OFFLINE_QUEUE_NEWER,
             )
         if version == 0:
-            with immediate_transaction(
-                conn,
-                busy=lambda exc: store_error(exc, StoreErrorCode.STORE_BUSY, "queue busy"),
-                failed=lambda exc: store_error(
-                    exc, StoreErrorCode.WRITE_FAILED, "queue creation failed", path
-                ),
-            ):
+            with _transaction(conn, path, "queue creation failed"):
                 for statement in _SCHEMA.split(";"):
                     if statement.strip():
                         conn.execute(statement)

@@ -21,62 +21,81 @@ A source in use (a visitor file with its ``-wal``, ``-shm`` or ``-journal`` besi
 is copied through SQLite's online backup API from a read-only connection, so the copy
 holds what is still in its WAL; a plain backup file is copied byte for byte.
 
-Killed restores. The copy is made under ``.visitors.db.restore.<random>.tmp``, held by
-an exclusive ``flock`` for the whole restore, and everything is written into it -
-counters and FILE_RESTORED included - before it is renamed into place. The order is:
-copy, check, adopt (all inside the temporary copy), fsync, marker, ``issued.json``,
-rename. :func:`sweep_leftovers`, run by every command before it opens the folder,
-removes the temporary copies nobody holds; one whose marker was already written is the
-complete, checked restore and is renamed into place instead. So the folder's file is
-either the old one (none) or the whole new one, never half.
+Going back is weighed (:func:`assess`) against three sources, each enough on its own,
+merged by ``max`` because each only grows:
+
+* ``issued.json`` (db/issued.py): the highest card, voucher and visit numbers and the
+  audit head of the file, kept up to date by the store after every write;
+* the card PDFs of the PDF-folder printer (``card-<n>[-...].pdf``): a card printed is a
+  card issued, even when the record is gone;
+* ``backups.json`` (db/backup.py): a backup taken after this one.
+
+The backup's own BACKUP entry, which the desk appends right after the copy, is not a
+loss (``_allowed_head``). A record of another file id means the folder held another
+visitor file: all of it would be lost.
+
+Killed restores (art. 20.4: the folder holds the visitor file, never half of one or
+stray copies of it). The copy is made under ``.visitors.db.restore.<random>.tmp``, held
+by an exclusive ``flock`` for the whole restore, and everything is written into it -
+counters and FILE_RESTORED included - before it is renamed into place; SQLite may add
+``-wal``/``-shm`` beside it while the copy is checked. The order is: copy, check, adopt
+(all inside the temporary copy), fsync, marker, ``issued.json``, rename. A SIGKILL
+leaves those files (tens of MB each) behind: :func:`sweep_leftovers`, run by every
+command before it opens the folder (main.py), removes the copies nobody holds - a
+restore still running holds its lock, a killed one no longer does - and their side
+files, and the temporary files of killed writes of the marker, the record of numbers
+issued and the backup list (named with a pid no longer alive). A copy whose marker was
+already written is the complete, checked restore (the marker is written only after the
+copy was adopted and made durable): it is renamed into place instead. So the folder's
+file is either the old one (none) or the whole new one, never half.
 """
 
 from __future__ import annotations
 
 import contextlib
 import fcntl
+import logging
 import os
+import re
 import secrets
 import shutil
 import sqlite3
 import stat
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
-from admission.backups import RestoreInfo
+from admission.backups import KnownBackup, RestoreInfo
 from admission.errors import StoreError, StoreErrorCode, WrongKeyError
-from admission.restore_loss import RestoreLoss, RestoreLossError
+from admission.restore_loss import LossReason, RestoreLoss, RestoreLossError
 from db import codec
 from db.backup import (
     CASINO_SETTING,
     DB_FILE,
     TAKEN_AT_SETTING,
     BackupCode,
+    known_backups,
 )
 from db.connection import DB_ERRORS, configure, connect_encrypted
 from db.file_guard import (
     FILE_ID_SETTING,
+    SIDE_FILES,
     Marker,
+    fsync_file,
+    fsync_folder,
     marker_path,
+    read_marker,
+    remove_with_sides,
     salt_of,
+    unlink,
+    why,
     write_marker,
 )
 from db.integrity import check
-from db.issued import Highs, IssuedRecord, highs_of, write_issued
+from db.issued import Highs, IssuedRecord, highs_of, read_issued, write_issued
 from db.keys import DbKey, KeyringBackend
-from db.restore_history import assess
-from db.restore_sweep import (
-    SIDE_FILES,
-    TEMP_PREFIX,
-    folder_lock,
-    fsync_folder,
-    remove_with_sides,
-    sweep_leftovers,
-    unlink,
-)
 from db.store import SqlCipherStore
 
 try:
@@ -87,12 +106,16 @@ except ImportError:  # pragma: no cover - connect_encrypted says NO_SQLCIPHER fi
 __all__ = [
     "TEMP_PREFIX",
     "AcceptLoss",
+    "assess",
+    "newest_card_pdf",
     "restore",
     "sweep_leftovers",
 ]
 
-
-_SIDE = SIDE_FILES
+log = logging.getLogger(__name__)
+TEMP_PREFIX = f".{DB_FILE}.restore."
+_PID_TEMP = re.compile(r"^\.(?:visitors\.db\.marker|issued\.json|backups\.json)\.(\d+)\.tmp$")
+_CARD_PDF = re.compile(r"^card-(\d{1,12})(?:-[^/]*)?\.pdf$")
 
 # The caller's sign-in of the game director who accepts the loss, on the accounts of
 # the checked copy; returns the director's user name (raises AccountError or a refusal).
@@ -146,12 +169,9 @@ def restore(
                 _copy_live(source, temp, key)
             else:
                 shutil.copyfile(source, temp)
-            _fsync_file(temp)
+            fsync_file(temp)
         except OSError as exc:
-            raise StoreError(
-                f"the backup could not be copied into the folder ({_why(exc)})",
-                code=BackupCode.RESTORE_WRITE_FAILED,
-            ) from exc
+            raise _write_failed(exc, "the backup could not be copied into the folder ({})") from exc
         copy = _adopt_copy(
             temp,
             path,
@@ -195,9 +215,8 @@ def _check_folder(data_dir: Path, path: Path) -> bool:
             )
         return not data_dir.exists()
     except OSError as exc:  # a name too long, a file where a folder should be...
-        raise StoreError(
-            f"the data folder cannot be used ({_why(exc)}); nothing was restored",
-            code=BackupCode.RESTORE_WRITE_FAILED,
+        raise _write_failed(
+            exc, "the data folder cannot be used ({}); nothing was restored"
         ) from exc
 
 
@@ -212,9 +231,8 @@ def _no_file_meanwhile(path: Path) -> None:
         with folder_lock(path.parent):
             _check_folder(path.parent, path)
     except OSError as exc:  # the folder cannot be locked
-        raise StoreError(
-            f"the data folder cannot be used ({_why(exc)}); nothing was restored",
-            code=BackupCode.RESTORE_WRITE_FAILED,
+        raise _write_failed(
+            exc, "the data folder cannot be used ({}); nothing was restored"
         ) from exc
 
 
@@ -225,7 +243,7 @@ def _check_source(source: Path) -> bool:
         found = os.stat(source)
     except OSError as exc:
         raise StoreError(
-            f"the backup file is not there ({_why(exc)})", code=BackupCode.BACKUP_NOT_FOUND
+            f"the backup file is not there ({why(exc)})", code=BackupCode.BACKUP_NOT_FOUND
         ) from exc
     if not stat.S_ISREG(found.st_mode) or found.st_size == 0:
         raise StoreError(
@@ -233,7 +251,7 @@ def _check_source(source: Path) -> bool:
             code=BackupCode.BACKUP_NOT_FOUND,
         )
     live = False
-    for side in _SIDE:
+    for side in SIDE_FILES:
         with contextlib.suppress(OSError):
             live = live or os.path.lexists(source.with_name(source.name + side))
     return live
@@ -405,54 +423,192 @@ def _put_in_place(temp: Path, path: Path, key: DbKey, copy: _Copy, at: datetime)
     finished by the next command's sweep (the copy is whole and checked)."""
     try:
         with folder_lock(path.parent):  # two restores into one folder: one wins, whole
-            _mark_and_rename(temp, path, key, copy, at)
-    except OSError as exc:  # the folder cannot be locked
-        raise StoreError(
-            f"the backup could not be put in place ({_why(exc)})",
-            code=BackupCode.RESTORE_WRITE_FAILED,
-        ) from exc
+            fsync_file(temp)
+            for side in SIDE_FILES:
+                unlink(temp.with_name(temp.name + side))
+            if path.exists() or marker_path(path).exists():
+                raise StoreError(
+                    "a visitor file appeared in the folder meanwhile; nothing was restored",
+                    code=BackupCode.RESTORE_FILE_EXISTS,
+                )
+            check = key.check_value(copy.file_id)
+            write_marker(path, Marker(copy.file_id, salt_of(temp), check, codec.ts(at)))
+            try:
+                with contextlib.suppress(OSError):  # caught up at the next open
+                    write_issued(path.parent, IssuedRecord(copy.file_id, copy.highs, codec.ts(at)))
+                os.replace(temp, path)
+                fsync_folder(path.parent)
+            except OSError:
+                unlink(marker_path(path))
+                raise
+    except OSError as exc:  # the folder cannot be locked, written or renamed in
+        raise _write_failed(exc, "the backup could not be put in place ({})") from exc
 
 
-def _mark_and_rename(temp: Path, path: Path, key: DbKey, copy: _Copy, at: datetime) -> None:
+def _write_failed(exc: OSError, message: str) -> StoreError:
+    """RESTORE_WRITE_FAILED, ``message`` naming the reason (never a path)."""
+    return StoreError(message.format(why(exc)), code=BackupCode.RESTORE_WRITE_FAILED)
+
+
+# -- what the folder knows its file held (art. 20.4; art. 23: a card serves one visitor)
+
+
+def assess(
+    backup: Highs,
+    file_id: str,
+    taken_at: str,
+    data_dir: Path,
+    card_folders: Iterable[Path] = (),
+) -> RestoreLoss:
+    """What ``data_dir`` held that a backup with marks ``backup`` does not."""
+    reasons: list[LossReason] = []
+    record = read_issued(data_dir)
+    marks = Highs() if record is None else record.highs
+    base = backup
+    if record is not None and record.file_id != file_id:
+        reasons.append(LossReason.OTHER_FILE)  # all of the other file is lost
+        base = Highs()
+    elif record is not None and (
+        marks.card > base.card or marks.voucher > base.voucher or marks.visit > base.visit
+    ):
+        reasons.append(LossReason.ISSUED_RECORD)
+    pdf = newest_card_pdf(card_folders)
+    if pdf > backup.card:
+        reasons.append(LossReason.NEWER_CARD_PDF)
+    known = known_backups(data_dir)
+    audit_lost = max(0, marks.audit_seq - _allowed_head(backup, taken_at, known))
+    if record is not None and record.file_id == file_id and audit_lost:
+        reasons.append(LossReason.AUDIT_HEAD)
+    newest = max((b.taken_at for b in known), default=None)
+    if taken_at and newest is not None and newest > codec.parse_ts(taken_at):
+        reasons.append(LossReason.NEWER_BACKUP)
+    highest_card = max(marks.card, pdf, backup.card)
+    highest_voucher = max(marks.voucher, backup.voucher)
+    return RestoreLoss(
+        cards=max(0, highest_card - base.card),
+        visits=max(0, marks.visit - base.visit),
+        vouchers=max(0, marks.voucher - base.voucher),
+        audit_entries=marks.audit_seq if base is not backup else audit_lost,
+        reasons=tuple(dict.fromkeys(reasons)),
+        newest_backup="" if newest is None else newest.isoformat(),
+        card_resumes_at=highest_card + 1,
+        voucher_resumes_at=highest_voucher + 1,
+    )
+
+
+def _allowed_head(backup: Highs, taken_at: str, known: list[KnownBackup]) -> int:
+    """The backup's own BACKUP entry, written by the desk right after the copy, is not
+    a loss: the head the folder may be at is that entry's seq when it followed the copy
+    at once (nothing else was recorded between), else the copy's own head."""
+    for item in known:
+        if (
+            taken_at
+            and codec.ts(item.taken_at) == taken_at
+            and item.head_seq == backup.audit_seq
+            and item.entry_seq == backup.audit_seq + 1
+        ):
+            return item.entry_seq
+    return backup.audit_seq
+
+
+def newest_card_pdf(folders: Iterable[Path]) -> int:
+    """The highest card number among ``card-<n>[-...].pdf`` in the PDF folders (the
+    PDF-folder printer's names, hardware/printer/service.py); 0 when none."""
+    found = 0
+    for folder in folders:
+        with contextlib.suppress(OSError):
+            for name in os.listdir(folder):
+                match = _CARD_PDF.match(name)
+                if match:
+                    found = max(found, int(match.group(1)))
+    return found
+
+
+# -- what killed restores leave in the folder ----------------------------------------
+
+
+def sweep_leftovers(data_dir: Path) -> list[str]:
+    """Remove what killed restores (and killed writes of the marker, the record or the
+    backup list) left in ``data_dir``; return the names removed (no personal data in
+    them). A temporary copy whose marker was written is the whole, checked restore: it
+    is put in place instead. Temporary files a live process holds are left alone."""
+    done: list[str] = []
     try:
-        _fsync_file(temp)
-        for side in _SIDE:
-            unlink(temp.with_name(temp.name + side))
-        if path.exists() or marker_path(path).exists():
-            raise StoreError(
-                "a visitor file appeared in the folder meanwhile; nothing was restored",
-                code=BackupCode.RESTORE_FILE_EXISTS,
-            )
-        marker = Marker(copy.file_id, salt_of(temp), key.check_value(copy.file_id), codec.ts(at))
-        write_marker(path, marker)
-    except OSError as exc:
-        raise StoreError(
-            f"the backup could not be put in place ({_why(exc)})",
-            code=BackupCode.RESTORE_WRITE_FAILED,
-        ) from exc
+        names = os.listdir(data_dir)
+    except OSError:
+        return done
+    path = Path(data_dir) / DB_FILE
+    for name in names:
+        item = Path(data_dir) / name
+        if name.startswith(TEMP_PREFIX) and name.endswith(".tmp"):
+            done.extend(_sweep_copy(item, path))
+        elif name.startswith(TEMP_PREFIX) and name.endswith(SIDE_FILES):
+            base = name[: name.rindex("-")]
+            if not (Path(data_dir) / base).exists() and unlink(item):
+                done.append(name)
+        else:
+            match = _PID_TEMP.match(name)
+            if match and not _alive(int(match.group(1))) and unlink(item):
+                done.append(name)
+    if done:
+        log.warning("removed %d file(s) left by an interrupted restore or write", len(done))
+    return done
+
+
+def _sweep_copy(temp: Path, path: Path) -> list[str]:
     try:
-        with contextlib.suppress(OSError):  # the record is caught up at the next open
-            write_issued(path.parent, IssuedRecord(copy.file_id, copy.highs, codec.ts(at)))
-        os.replace(temp, path)
-        fsync_folder(path.parent)
-    except OSError as exc:
-        unlink(marker_path(path))
-        raise StoreError(
-            f"the backup could not be put in place ({_why(exc)})",
-            code=BackupCode.RESTORE_WRITE_FAILED,
-        ) from exc
-
-
-# -- files ------------------------------------------------------------------------------
-
-
-def _why(exc: BaseException) -> str:
-    return getattr(exc, "strerror", None) or type(exc).__name__
-
-
-def _fsync_file(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY)
+        fd = os.open(temp, os.O_RDONLY)
+    except OSError:
+        return []
     try:
-        os.fsync(fd)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            return []  # a restore is running
+        try:
+            with folder_lock(path.parent):
+                if _finished(temp, path):
+                    os.replace(temp, path)
+                    fsync_folder(path.parent)
+                    log.warning("an interrupted restore was completed (its copy was checked)")
+                    return [temp.name]
+                return remove_with_sides(temp)
+        except OSError:
+            return []  # left for a command that can write the folder
+    finally:
+        os.close(fd)
+
+
+def _finished(temp: Path, path: Path) -> bool:
+    """The marker of this very copy is written and no file is in place."""
+    if path.exists():
+        return False
+    try:
+        marker = read_marker(path)
+        return marker is not None and marker.salt == salt_of(temp)
+    except (StoreError, OSError):
+        return False
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # someone else's process
+    return True
+
+
+@contextlib.contextmanager
+def folder_lock(folder: Path) -> Iterator[None]:
+    """An exclusive flock on the data folder itself while a restore's marker and copy
+    are put in place (or a killed one's are finished): one restore wins, whole."""
+    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
     finally:
         os.close(fd)

@@ -17,7 +17,7 @@ from db.keys import key_from_env
 
 # stage -> (the db.restore name wrapped, stop before (True) or after (False) it runs)
 STAGES: dict[str, tuple[str, bool]] = {
-    "copied": ("_fsync_file", False),  # the backup copied to the temporary file
+    "copied": ("fsync_file", False),  # the backup copied to the temporary file
     "checked": ("assess", False),  # the copy open and checked, its -wal/-shm beside it
     "adopted": ("_put_in_place", True),  # counters and FILE_RESTORED inside the copy
     "marker": ("write_marker", False),  # the folder's marker written, nothing renamed

@@ -183,7 +183,7 @@ def test_a_failed_write_leaves_no_partial_file(
     def full(path: Path) -> None:
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(backup_module, "_fsync_file", full)
+    monkeypatch.setattr(backup_module, "fsync_file", full)
     with pytest.raises(StoreError) as err:
         backup(desk, media / "copy.db")
     assert err.value.code is BackupCode.BACKUP_WRITE_FAILED

@@ -26,8 +26,7 @@ from db.audit_key import ENV_VAR, AuditKey
 from db.backup import backup
 from db.issued import ISSUED_FILE, RECORD_BYTES, read_issued
 from db.keys import DbKey
-from db.restore import TEMP_PREFIX, restore, sweep_leftovers
-from db.restore_history import assess
+from db.restore import TEMP_PREFIX, assess, restore, sweep_leftovers
 from db.store import SqlCipherStore
 from db.voucher_book import StoreVoucherBook
 from tests.db.factories import T0, dni, entry
