@@ -4,7 +4,7 @@ every test written against it runs on the SQLCipher file, the in-memory SQLite d
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +15,8 @@ from db.fake import FakeStore
 from db.keys import DbKey
 from db.store import SqlCipherStore
 from tests.db.factories import T0
+
+SCHEMA = pytest.StashKey[str]()  # the server's schema of a test's any_store
 
 
 @pytest.fixture
@@ -33,9 +35,29 @@ def store(tmp_path: Path, key: DbKey, clock: FixedClock) -> Iterator[SqlCipherSt
         yield opened
 
 
+DIALECTS = ("sqlcipher", "fake", "postgresql")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "differs_on(dialect, reason): this any_store test is known to answer otherwise on "
+        "that dialect (a strict xfail there: it must keep failing until the dialects agree)",
+    )
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "any_store" in metafunc.fixturenames:
-        metafunc.parametrize("any_store", ["sqlcipher", "fake", "postgresql"], indirect=True)
+        known = {
+            m.args[0]: m.kwargs["reason"] for m in metafunc.definition.iter_markers("differs_on")
+        }
+        params = [
+            pytest.param(d, marks=pytest.mark.xfail(strict=True, reason=known[d]))
+            if d in known
+            else d
+            for d in DIALECTS
+        ]
+        metafunc.parametrize("any_store", params, indirect=True)
 
 
 @pytest.fixture
@@ -47,10 +69,35 @@ def any_store(
         yield FakeStore(clock)
         return
     if request.param == "postgresql":
-        from tests.pg.cluster_fixture import open_store
+        from tests.pg.cluster_fixture import fresh_schema, open_store
 
-        with open_store(request.getfixturevalue("pg_cluster"), clock) as opened:
+        cluster = request.getfixturevalue("pg_cluster")
+        schema = request.node.stash[SCHEMA] = fresh_schema(cluster)
+        with open_store(cluster, clock, schema) as opened:
             yield opened
         return
     with SqlCipherStore.open(tmp_path / "visitors.db", key, clock=clock) as opened:
         yield opened
+
+
+Behind = Callable[..., None]
+
+
+@pytest.fixture
+def behind(request: pytest.FixtureRequest, any_store: Any) -> Behind:
+    """``behind(sql, params)`` rewrites any_store's file behind the program's back, its
+    append-only triggers out of the way: with the file key on SQLite (the triggers
+    dropped), as the server's superuser on PostgreSQL (no trigger firing)."""
+    if SCHEMA in request.node.stash:
+        from tests.pg.cluster_fixture import superuser_sql
+
+        cluster, schema = request.getfixturevalue("pg_cluster"), request.node.stash[SCHEMA]
+        return lambda statement, params=(): superuser_sql(cluster, schema, statement, params)
+    conn = any_store.connection
+    conn.execute("DROP TRIGGER IF EXISTS audit_no_update")
+    conn.execute("DROP TRIGGER IF EXISTS audit_no_delete")
+
+    def rewrite(statement: str, params: Sequence[Any] = ()) -> None:
+        conn.execute(statement, params)
+
+    return rewrite

@@ -84,14 +84,15 @@ def schema_conninfo(cluster: Any, schema: str, desk: str = "desk1") -> str:
 
 
 @contextmanager
-def open_store(cluster: Any, clock: Any) -> Iterator[Any]:
-    """A PgStore on a fresh visitor file of the cluster (its own schema), desk1's."""
+def open_store(cluster: Any, clock: Any, schema: str | None = None) -> Iterator[Any]:
+    """A PgStore on a fresh visitor file of the cluster (its own schema, or ``schema``
+    made by fresh_schema), desk1's."""
     from db.audit_key import AuditKey
     from db.pg.crypto import InstallationKey
     from db.pg.store import PgStore
 
     with PgStore.open(
-        schema_conninfo(cluster, fresh_schema(cluster)),
+        schema_conninfo(cluster, schema or fresh_schema(cluster)),
         InstallationKey.generate("test"),
         audit_key=AuditKey.generate("test"),
         create=True,
@@ -101,4 +102,21 @@ def open_store(cluster: Any, clock: Any) -> Iterator[Any]:
         yield store
 
 
-__all__ = ["DESKS", "fresh_schema", "load_tool", "open_store", "pg_cluster", "schema_conninfo"]
+def superuser_sql(cluster: Any, schema: str, statement: str, params: Sequence[Any] = ()) -> None:
+    """One statement as the server's superuser in ``schema``, no trigger firing (a
+    rewrite behind the program's back); ``?`` placeholders as the program writes them."""
+    with psycopg.connect(cluster.superuser_conninfo(), autocommit=True) as conn:
+        conn.execute(sql.SQL("SET search_path = {}").format(sql.Identifier(schema)))
+        conn.execute("SET session_replication_role = replica")
+        conn.execute(statement.replace("?", "%s").encode(), params)
+
+
+__all__ = [
+    "DESKS",
+    "fresh_schema",
+    "load_tool",
+    "open_store",
+    "pg_cluster",
+    "schema_conninfo",
+    "superuser_sql",
+]
