@@ -9,10 +9,10 @@ from typing import Any
 import pytest
 
 from admission.errors import StoreError
-from db.audit_chain import GENESIS, digest
+from db.audit_chain import GENESIS, AuditChainCode, digest
 from db.store import SqlCipherStore
 from tests.db.conftest import Behind
-from tests.db.factories import T0
+from tests.db.factories import T0, entry
 
 
 def fill(store: Any, count: int = 5) -> int:
@@ -99,6 +99,23 @@ def test_removed_tail_is_detected(any_store: Any, behind: Behind) -> None:
     behind("DELETE FROM audit WHERE seq >= ?", (base + 4,))
     check = any_store.verify()
     assert (check.ok, check.entries, check.problem) == (False, base + 3, "TAIL_MISSING")
+
+
+def test_the_chain_catches_a_row_changed_or_erased_behind_its_back(
+    any_store: Any, behind: Behind
+) -> None:
+    for n in (1, 2, 3):
+        any_store.record_admission(entry(n))
+    any_store.add_observation(1, "Pidió hoja de reclamaciones", "op-7", T0)
+    assert any_store.verify().ok
+    behind("UPDATE visits SET desk_id = 'desk-9' WHERE visit_id = 2")
+    check = any_store.verify()
+    assert (check.ok, check.problem, check.row) == (False, AuditChainCode.ROW_CHANGED, "visit:2")
+    behind("UPDATE visits SET desk_id = 'desk-1' WHERE visit_id = 2")
+    assert any_store.verify().ok
+    behind("DELETE FROM observations")
+    check = any_store.verify()
+    assert (check.ok, check.problem) == (False, AuditChainCode.ROWS_MISSING)
 
 
 def test_an_entry_claiming_the_old_algorithm_is_detected(store: SqlCipherStore) -> None:

@@ -1,9 +1,10 @@
-"""The storage ports' contract, run against SqlCipherStore and FakeStore alike."""
+"""The storage ports' contract, run on every dialect alike: the SQLCipher file, the
+in-memory SQLite dialect (the fake) and the PostgreSQL server."""
 
 from __future__ import annotations
 
 from dataclasses import replace
-from datetime import timedelta
+from datetime import date, timedelta
 from typing import Any
 
 import pytest
@@ -127,6 +128,47 @@ def test_search_is_accent_and_case_insensitive_prefix_per_word(  # sorted by nam
     any_store.record_admission(entry(2, surname="García", given_names="María José"))
     any_store.record_admission(entry(3, surname="O'Brien", given_names="Seán"))
     assert [v.file_number for v in any_store.search_visitors(query)] == expected
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        ("j", [5, 2, 1]),
+        ("j m", [2, 1]),
+        ("ma", [2, 1]),
+        ("garc", [5, 2]),
+        ("garcia", [2]),
+        ("garces jon", [5]),
+        ("zubizarreta", [4]),
+        ("zubizarretaz", []),
+        ("o b", [3]),  # O'Brien: the apostrophe parts the words
+        ("x", []),
+    ],
+)
+def test_search_finds_word_prefixes_down_to_one_letter(
+    any_store: Any, query: str, expected: list[int]
+) -> None:
+    people = [
+        (1, "Peña Núñez", "José María"),
+        (2, "García", "María José"),
+        (3, "O'Brien", "Seán"),
+        (4, "Zubizarreta", "Ainhoa"),
+        (5, "Garcés", "Jon"),
+    ]
+    for n, surname, given in people:
+        any_store.record_admission(entry(n, surname=surname, given_names=given))
+    assert [v.file_number for v in any_store.search_visitors(query)] == expected
+
+
+def test_the_birth_date_survives_a_later_document_without_it(any_store: Any) -> None:
+    any_store.record_admission(entry(1))
+    any_store.record_admission(entry(1, T0 + DAY, birth_date=None, surname="Peña"))
+    visitor = any_store.find_visitor(dni(1))
+    assert visitor is not None
+    assert (visitor.surname, visitor.birth_date) == ("Peña", date(1980, 5, 17))
+    assert [v.file_number for v in any_store.search_visitors("pena")] == [1]
+    assert any_store.search_visitors("nunez") == []
+    assert any_store.verify().ok
 
 
 def test_search_follows_a_name_change_and_honours_limit(any_store: Any) -> None:

@@ -167,6 +167,32 @@ def test_nothing_older_than_the_cutoff_survives_seven_months(any_store: Any) -> 
     assert any_store.verify().ok
 
 
+def test_a_purge_keeps_the_chain_whole(any_store: Any, clock: FixedClock) -> None:
+    clock.advance(200 * DAY)
+    at = T0
+    for n in range(1, 60):
+        card = card_for(at, days=90) if n % 7 == 0 else True
+        done = any_store.record_admission(entry(n % 20 + 1, at, surname=f"S{n % 20}", card=card))
+        if n % 5 == 0:
+            any_store.add_observation(done.file_number, "nota", "op", at)
+        at += timedelta(hours=20)
+    any_store.add_ban(dni(1), "conducta", "director", T0, T0 + 10 * DAY)
+    number = any_store.record_admission(entry(30, T0)).card_number
+    any_store.void_card(number, "perdida", "sup", T0)
+    first = any_store.purge(T0 + 20 * DAY)
+    assert first.visits > 0 and first.purged_cards
+    check = any_store.verify()
+    assert check.ok, check
+    second = any_store.purge(T0 + 200 * DAY)
+    assert second.visitors > 0
+    check = any_store.verify()
+    assert check.ok, check
+    assert any_store.newest_event() == T0 + 200 * DAY  # the purge's own entry
+    assert any_store.record_admission(entry(99, T0 + 201 * DAY)).card_number == (
+        any_store.last_card_number()
+    )
+
+
 def test_bans_that_ended_more_than_six_months_ago_are_erased(any_store: Any) -> None:
     ended, live = dni(1), dni(2)
     any_store.add_ban(ended, "conducta", "director", T0, T0 + timedelta(days=10))
