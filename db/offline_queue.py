@@ -8,7 +8,7 @@ provisional voucher against the deposit of the document and of the price, the ca
 formalised later. Such a voucher cannot take a server voucher number either, so it gets a
 **local provisional reference** - ``<desk>-P<000001>``, the desk's id and a gapless local
 sequence, never a bare number that could be mistaken for a server voucher number - and
-waits here. :func:`db.offline_formalise.formalise` later issues each one on the
+waits here. :func:`formalise` later issues each one on the
 server's voucher book, in order and exactly once; the queue then keeps the server number
 against the local reference.
 
@@ -25,7 +25,7 @@ visitor file nor of the server's key hierarchy. A passphrase is used as it is: S
 stretches it (PBKDF2-HMAC-SHA512) with the queue file's own random salt, so the two
 files' keys differ.
 
-Idempotency of :func:`db.offline_formalise.formalise`: before the server is asked, the
+Idempotency of :func:`formalise`: before the server is asked, the
 entry is marked SENDING (committed) with the server's last voucher number at that moment
 (``floor``). A re-run that finds an entry SENDING looks for its voucher on the server
 before issuing it again: the vouchers numbered above ``floor`` (gapless: the walk ends
@@ -53,16 +53,17 @@ import logging
 import os
 import sqlite3
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime, timedelta
 from enum import unique
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from admission.codes import Code
-from admission.errors import StoreError, StoreErrorCode
-from admission.vouchers.model import NewVoucher
-from admission.vouchers.offline import QueuedVoucher, QueueState
+from admission.errors import AdmissionError, StoreError, StoreErrorCode
+from admission.ports import Clock
+from admission.vouchers.model import NewVoucher, Voucher
+from admission.vouchers.offline import FormaliseReport, QueuedVoucher, QueueState
 from db import codec
 from db.connection import DB_ERRORS, connect_encrypted, immediate_transaction, store_error
 from db.keys import DbKey
@@ -75,6 +76,8 @@ except ImportError:  # pragma: no cover - not POSIX: the single-process rule is 
 __all__ = [
     "OfflineQueueCode",
     "OfflineVoucherQueue",
+    "ServerVoucherBook",
+    "formalise",
     "queue_key",
 ]
 
@@ -82,6 +85,7 @@ log = logging.getLogger("admission.db.offline_queue")
 SCHEMA_VERSION = 1
 _KEY_LABEL = b"admission-desk/offline-voucher-queue/v1"
 _MAX_DESK_ID = 16
+_SCAN_LIMIT = 100_000  # vouchers above the floor looked at before giving up (bounded)
 
 
 @unique
@@ -407,4 +411,162 @@ def _entry(row: Sequence[Any], desk_id: str) -> QueuedVoucher:
         state=QueueState(str(state)),
         server_number=None if server_number is None else int(server_number),
         formalised_at=codec.parse_opt_ts(None if formalised is None else str(formalised)),
+    )
+
+
+# -- formalisation on the server once it is back (arts. 154-155) -----------------------
+
+
+class ServerVoucherBook(Protocol):
+    """What :func:`formalise` needs of the server's book: the ``VoucherBook`` port's
+    ``issue_voucher``, ``voucher``, ``open_vouchers`` and ``cancel_voucher``
+    (db/voucher_book.py's ``StoreVoucherBook``). A ``last_voucher_number()`` method, when
+    the book has one (``StoreVoucherBook`` has), bounds the lookup after an interruption."""
+
+    def issue_voucher(self, new: NewVoucher) -> Voucher: ...
+
+    def voucher(self, number: int) -> Voucher | None: ...
+
+    def open_vouchers(self, issued_before: datetime | None = None) -> Sequence[Voucher]: ...
+
+    def cancel_voucher(self, number: int, reason: str, at: datetime) -> Voucher: ...
+
+
+def formalise(
+    queue: OfflineVoucherQueue,
+    book: ServerVoucherBook,
+    clock: Clock,
+    *,
+    on_progress: Callable[[QueuedVoucher], None] | None = None,
+) -> FormaliseReport:
+    """Issue every pending voucher of ``queue`` on the server's ``book``, in local order,
+    each exactly once, even when a previous run was interrupted (see the module's
+    docstring). Stops at the first failure: later vouchers wait, so the server numbers
+    follow the order the vouchers were given. Safe to call again at any time; one run
+    at a time per queue (a second concurrent call returns at once with everything
+    waiting). ``on_progress`` is told of each entry once it is formalised."""
+    if not queue.formalising.acquire(blocking=False):
+        return FormaliseReport(waiting=tuple(e.local_ref for e in queue.pending()))
+    try:
+        return _run(queue, book, clock, on_progress)
+    finally:
+        queue.formalising.release()
+
+
+def _run(
+    queue: OfflineVoucherQueue,
+    book: ServerVoucherBook,
+    clock: Clock,
+    on_progress: Callable[[QueuedVoucher], None] | None,
+) -> FormaliseReport:
+    done: list[tuple[str, int]] = []
+    found: list[tuple[str, int]] = []
+    duplicates: list[int] = []
+    pending = queue.pending()
+    for i, entry in enumerate(pending):
+        try:
+            number, recovered = _formalise_one(queue, book, clock, entry, duplicates)
+        except AdmissionError as exc:
+            code = exc.code or OfflineQueueCode.OFFLINE_VOUCHER_NOT_FORMALISED
+            log.warning("offline voucher %s not formalised: %s", entry.local_ref, code)
+            return FormaliseReport(
+                tuple(done),
+                tuple(found),
+                ((entry.local_ref, code),),
+                tuple(e.local_ref for e in pending[i + 1 :]),
+                tuple(duplicates),
+            )
+        (found if recovered else done).append((entry.local_ref, number))
+        if on_progress is not None:
+            on_progress(entry)
+    return FormaliseReport(tuple(done), tuple(found), duplicates_cancelled=tuple(duplicates))
+
+
+def _formalise_one(
+    queue: OfflineVoucherQueue,
+    book: ServerVoucherBook,
+    clock: Clock,
+    entry: QueuedVoucher,
+    duplicates: list[int],
+) -> tuple[int, bool]:
+    """The entry's server number, and whether it was already on the server."""
+    resend = entry.state is QueueState.SENDING
+    if resend:
+        # an earlier run sent it and did not record the answer: look before resending
+        on_server = _look_up(book, entry, queue.floor_of(entry.seq) or 0)
+        if on_server is not None:
+            queue.mark_formalised(entry.seq, on_server.number, clock.now())
+            return on_server.number, True
+    floor = _floor(book, queue)
+    queue.mark_sending(entry.seq, floor)
+    issued = book.issue_voucher(entry.voucher)
+    if resend:
+        # The earlier send may have been committing while we looked (its transaction
+        # still held the voucher counter): it is then numbered below ours. The voucher
+        # the holder was first given keeps its number; ours is cancelled with a reason,
+        # so the sequence stays gapless and no number serves twice (art. 23.4).
+        first = _earlier_copy(book, entry, floor, issued.number)
+        if first is not None:
+            # cancelled first: a run stopped between the two finds the first copy (the
+            # lower number) by its lookup
+            book.cancel_voucher(
+                issued.number,
+                f"Duplicado del volante nº {first.number} al formalizar el volante "
+                f"provisional {entry.local_ref} (art. 23.4)",
+                clock.now(),
+            )
+            duplicates.append(issued.number)
+            queue.mark_formalised(entry.seq, first.number, clock.now())
+            return first.number, True
+    queue.mark_formalised(entry.seq, issued.number, clock.now())
+    return issued.number, False
+
+
+def _earlier_copy(
+    book: ServerVoucherBook, entry: QueuedVoucher, floor: int, issued: int
+) -> Voucher | None:
+    for number in range(floor + 1, issued):
+        candidate = book.voucher(number)
+        if candidate is not None and _same(candidate, entry.voucher):
+            return candidate
+    return None
+
+
+def _floor(book: ServerVoucherBook, queue: OfflineVoucherQueue) -> int:
+    """Every voucher issued from now on is numbered above this."""
+    last = getattr(book, "last_voucher_number", None)
+    if callable(last):
+        return int(last())
+    # a book that cannot tell: at least the highest number this queue saw
+    return queue.highest_server_number()
+
+
+def _look_up(book: ServerVoucherBook, entry: QueuedVoucher, floor: int) -> Voucher | None:
+    """The server's voucher for ``entry``, if it was issued: the numbers above ``floor``
+    (gapless: the first missing one ends the walk), then the open vouchers."""
+    number = floor + 1
+    while number <= floor + _SCAN_LIMIT:
+        candidate = book.voucher(number)
+        if candidate is None:
+            break
+        if _same(candidate, entry.voucher):
+            return candidate
+        number += 1
+    for candidate in book.open_vouchers():
+        if _same(candidate, entry.voucher):
+            return candidate
+    return None
+
+
+def _same(found: Voucher, new: NewVoucher) -> bool:
+    clean = new.numbered(found.number)
+    return (
+        found.desk_id == clean.desk_id
+        and found.issued_at == clean.issued_at
+        and found.operator == clean.operator
+        and found.holder_name == clean.holder_name
+        and found.document_type == clean.document_type
+        and found.document_number == clean.document_number
+        and found.card_type == clean.card_type
+        and found.price_cents == clean.price_cents
     )

@@ -38,8 +38,7 @@ from admission.vouchers.offline import FormaliseReport, QueuedVoucher
 from db.audit_chain import AuditChainCode
 from db.audit_key import ENV_VAR, KEYRING_USERNAME, AuditKey, resolve_audit_key
 from db.keys import KEYRING_SERVICE, DbKey, KeyringBackend
-from db.offline_formalise import ServerVoucherBook, formalise
-from db.offline_queue import OfflineVoucherQueue, queue_key
+from db.offline_queue import OfflineVoucherQueue, ServerVoucherBook, formalise, queue_key
 from db.pg.codes import PgDeskCode
 from db.pg.latency import LatencyProbe
 from db.pg.store import PgStore

@@ -26,8 +26,7 @@ from admission.errors import StoreError, StoreErrorCode, WrongKeyError
 from admission.vouchers.model import NewVoucher, Voucher
 from admission.vouchers.offline import QueueState
 from db.keys import ENV_VAR, DbKey, key_from_env
-from db.offline_formalise import formalise
-from db.offline_queue import OfflineQueueCode, OfflineVoucherQueue, queue_key
+from db.offline_queue import OfflineQueueCode, OfflineVoucherQueue, formalise, queue_key
 from db.pg.codes import PgStoreCode
 from db.store import SqlCipherStore
 from db.voucher_book import StoreVoucherBook

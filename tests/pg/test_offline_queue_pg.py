@@ -33,8 +33,7 @@ from admission.vouchers.model import NewVoucher, Voucher
 from admission.vouchers.offline import QueueState
 from db.audit_key import AuditKey
 from db.keys import ENV_VAR, DbKey, key_from_env
-from db.offline_formalise import formalise
-from db.offline_queue import OfflineVoucherQueue, queue_key
+from db.offline_queue import OfflineVoucherQueue, formalise, queue_key
 from db.pg.latency import PgLinkCode
 from db.pg.store import PgLinkError, PgStore, PgTimeouts
 from db.voucher_book import StoreVoucherBook

@@ -745,7 +745,7 @@ class DeskController(QObject):
     @Slot()
     def formalise_vouchers(self) -> None:
         """Send the provisional vouchers of the desk's queue to the server, in order and
-        once (db.offline_formalise); the report is told to the window."""
+        once (db.offline_queue.formalise); the report is told to the window."""
         offline = self._ctx.offline_vouchers
         if offline is None:
             return
