@@ -35,7 +35,8 @@ from ui.desk.controller import DeskState
 from ui.desk.demo_scenario import DemoCase, demo_cases
 from ui.desk.desk_flow import document_from_lines
 from ui.desk.desk_window import DeskWindow
-from ui.desk.dialogs.vouchers import OfflineVoucherDialog, VoucherIssueDialog, VouchersDialog
+from ui.desk.dialogs.offline_voucher import OfflineVoucherDialog
+from ui.desk.dialogs.vouchers import VoucherIssueDialog, VouchersDialog
 
 
 def make_window(qtbot: QtBot, ctx: AppContext, session: object) -> DeskWindow:

@@ -12,9 +12,10 @@ document needs at most one key press after the scan -
 A desk of the casino's server (arts. 154-155) that cannot reach it admits nobody on its
 own (art. 22.1: one card sequence for the operating unit): the window says so at once,
 a document read or typed is shown but not evaluated, Enter records nothing, and F9
-gives the provisional voucher of art. 23.4 (``ui.desk.dialogs.vouchers.OfflineVoucherDialog``)
-under a local reference, numbered on the server when it answers again - the window
-then says which reference got which number.
+gives the provisional voucher of art. 23.4
+(``ui.desk.dialogs.offline_voucher.OfflineVoucherDialog``) under a local reference,
+numbered on the server when it answers again - the window then says which reference got
+which number.
 
 The menus (Admisión, Dirección, Administración, Inspección, Sesión, Ayuda) carry every
 dialog with its shortcut: :mod:`ui.desk.menus`, one module per menu, attached by
@@ -72,7 +73,7 @@ from ui.desk.desk_presentation import PresentationView
 from ui.desk.dialogs.card_check import CardCheckDialog
 from ui.desk.dialogs.inspection import InspectionScreen
 from ui.desk.dialogs.manual_entry import ManualEntryDialog
-from ui.desk.dialogs.vouchers import OfflineVoucherCode
+from ui.desk.dialogs.offline_voucher import OfflineVoucherCode
 from ui.desk.host import MENU_ADMIN, MENU_DESK, MENU_DIRECTION
 from ui.desk.inspection_controller import inspection_controller
 from ui.desk.jobs import ImmediateRunner, JobRunner

@@ -26,7 +26,8 @@ from ui.desk.controller import DeskState
 from ui.desk.dialogs.cards import ReprintQueueDialog
 from ui.desk.dialogs.observation import ObservationDialog
 from ui.desk.dialogs.official import OfficialDialog
-from ui.desk.dialogs.vouchers import VouchersDialog, issue_voucher_dialog, offline_voucher_dialog
+from ui.desk.dialogs.offline_voucher import offline_voucher_dialog
+from ui.desk.dialogs.vouchers import VouchersDialog, issue_voucher_dialog
 from ui.desk.host import MENU_DESK, DeskHost
 from ui.desk.jobs import JobRunner
 from ui.desk.menus.base import MenuBase, MenuCode
