@@ -7,6 +7,7 @@ counters and the ``FILE_MIGRATED`` entry chained after the source's head."""
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from collections.abc import Callable, Mapping, Sequence
@@ -22,6 +23,7 @@ from db.audit_chain import NOT_CARRIED
 from db.chain import CHAIN_COLUMNS
 from db.pg import copy_source as src
 from db.pg.copy_report import COPY_ACTION, COPY_MARKER, TABLES, CopyCode, CopyProgress, CopyReport
+from db.pg.rotation import SEALED_TABLES, SealedTable
 from db.pg.store import PgStore
 from db.store import SqlCipherStore
 from db.tx import Tx
@@ -43,6 +45,54 @@ _TYPES = (  # a server table's columns and their types, in the statement's casts
     "SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute "
     "WHERE attrelid = ?::regclass AND attnum > 0 AND NOT attisdropped"
 )
+# The source's columns of each table copied row for row, its key first (the source is
+# opened migrated: the accounts' pin_hash is there, 0041). The server seals the columns
+# its key rotation reseals (db/pg/rotation.py SEALED_TABLES), vouchers as
+# db/voucher_book.py seals them.
+COLUMNS = {
+    "visitors": "file_number, identity, surname, given_names, birth_date, nationality",
+    "visits": "visit_id, file_number, at, desk_id, operator, verdict, reasons, document_type, "
+    "document_number, registry_status, registry_source, registry_version, registry_age_s, "
+    "official_capacity",
+    "observations": "observation_id, file_number, at, author, text",
+    "cards": "number, file_number, visit_id, card_type, price_cents, issued_at, valid_from, "
+    "valid_until, status, exceptional, private_rooms, authorised_by, print_count, void_reason",
+    "bans": "ban_id, identity, reason, decided_by, created_at, expires_at, lifted_at, lift_reason",
+    "accounts": "account_id, username, display_name, roles, active, password_hash, "
+    "failed_attempts, locked_until, created_at, pin_hash",
+    "vouchers": "number, issued_at, desk_id, operator, holder_name, document_type, "
+    "document_number, card_type, price_cents, status, card_number, closed_at, close_reason",
+}
+SEALED = {t.name: t for t in SEALED_TABLES} | {
+    "vouchers": SealedTable(
+        "vouchers", "number", "bigint", ("holder_name", "document_number", "close_reason")
+    )
+}
+
+
+def _typed(kind: str, value: Any) -> Any:
+    """A value of the source as the server's column of type ``kind`` holds it."""
+    if value is None:
+        return None
+    if kind == "timestamp with time zone":
+        return codec.parse_ts(str(value))
+    if kind == "date":
+        return date.fromisoformat(str(value))
+    return bool(value) if kind == "boolean" else value
+
+
+def sealed_row(tx: Tx, table: str, row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` (plain values by column) as the server keeps it: the table's sealed
+    columns sealed to the row's key (None stays NULL), its blind indexes and key version
+    (:meth:`db.tx.Tx.index_columns`)."""
+    spec = SEALED[table]
+    key = row[spec.key]
+    identity = None if spec.identity is None else IdentityKey.parse(str(row[spec.identity]))
+    number = None if spec.number is None else str(row[spec.number])
+    for column in spec.sealed:
+        if row[column] is not None:
+            row[column] = tx.seal(str(row[column]), table, column, key)
+    return {**row, **tx.index_columns(identity=identity, number=number)}
 
 
 def server_count(target: PgStore, table: str) -> int:
@@ -138,6 +188,13 @@ class Copier:
         if self.progress is not None:
             self.progress(CopyProgress(step, self.report.copied[step], self.report.batches))
 
+    def _types_of(self, tx: Tx, table: str) -> dict[str, str]:
+        """The server's columns of ``table`` and their types (format_type's names)."""
+        types = self._types.get(table)
+        if types is None:
+            types = self._types[table] = {str(n): str(t) for n, t in tx.all(_TYPES, (table,))}
+        return types
+
     def _insert(self, tx: Tx, table: str, rows: Sequence[Mapping[str, Any]]) -> None:
         """The batch's rows in ONE statement (one array per column): no psycopg pipeline
         is left open inside the transaction that holds the chain's head, so a network
@@ -145,9 +202,7 @@ class Copier:
         ends. The arrays' types are the server's columns' own."""
         if not rows:
             return
-        types = self._types.get(table)
-        if types is None:
-            types = self._types[table] = {str(n): str(t) for n, t in tx.all(_TYPES, (table,))}
+        types = self._types_of(tx, table)
         columns = list(rows[0])
         arrays = ", ".join(f"?::{types[c]}[]" for c in columns)
         values = [[row[c] for row in rows] for c in columns]
@@ -184,63 +239,12 @@ class Copier:
         if not self.report.resumed:
             self.target.write(self._settings)
             self._done("settings", len(src.carried_settings(self.source)))
-        self._steps(
-            "visitors",
-            "SELECT file_number, identity, surname, given_names, birth_date, nationality "
-            "FROM visitors WHERE file_number > ? ORDER BY file_number LIMIT ?",
-            "SELECT max(file_number) FROM visitors",
-            self._visitors,
-        )
-        self._steps(
-            "visits",
-            "SELECT visit_id, file_number, at, desk_id, operator, verdict, reasons, "
-            "document_type, document_number, registry_status, registry_source, "
-            "registry_version, registry_age_s, official_capacity FROM visits "
-            "WHERE visit_id > ? ORDER BY visit_id LIMIT ?",
-            "SELECT max(visit_id) FROM visits",
-            self._visits,
-        )
-        self._steps(
-            "observations",
-            "SELECT observation_id, file_number, at, author, text FROM observations "
-            "WHERE observation_id > ? ORDER BY observation_id LIMIT ?",
-            "SELECT max(observation_id) FROM observations",
-            self._observations,
-        )
-        self._steps(
-            "cards",
-            "SELECT number, file_number, visit_id, card_type, price_cents, issued_at, "
-            "valid_from, valid_until, status, exceptional, private_rooms, authorised_by, "
-            "print_count, void_reason FROM cards WHERE number > ? ORDER BY number LIMIT ?",
-            "SELECT max(number) FROM cards",
-            self._cards,
-        )
-        self._steps(
-            "bans",
-            "SELECT ban_id, identity, reason, decided_by, created_at, expires_at, lifted_at, "
-            "lift_reason FROM bans WHERE ban_id > ? ORDER BY ban_id LIMIT ?",
-            "SELECT max(ban_id) FROM bans",
-            self._bans,
-        )
+        for table in ("visitors", "visits", "observations", "cards", "bans"):
+            self._table(table)
         self._staff()
-        if src.has_table(self.source, "accounts"):
-            self._steps(  # the source is opened migrated: pin_hash is there (0041)
-                "accounts",
-                "SELECT account_id, username, display_name, roles, active, password_hash, "
-                "failed_attempts, locked_until, created_at, pin_hash FROM accounts "
-                "WHERE account_id > ? ORDER BY account_id LIMIT ?",
-                "SELECT max(account_id) FROM accounts",
-                self._accounts,
-            )
-        if src.has_table(self.source, "vouchers"):
-            self._steps(
-                "vouchers",
-                "SELECT number, issued_at, desk_id, operator, holder_name, document_type, "
-                "document_number, card_type, price_cents, status, card_number, closed_at, "
-                "close_reason FROM vouchers WHERE number > ? ORDER BY number LIMIT ?",
-                "SELECT max(number) FROM vouchers",
-                self._vouchers,
-            )
+        for table in ("accounts", "vouchers"):
+            if src.has_table(self.source, table):
+                self._table(table)
         self._steps(
             "audit",
             f"SELECT {CHAIN_COLUMNS}, keyed "
@@ -264,123 +268,58 @@ class Copier:
             secret = key.startswith("secret:") or isinstance(value, bytes)
             tx.put_setting(key, bytes(value) if secret else str(value))
 
-    def _visitors(self, tx: Tx, rows: Rows) -> None:
-        values, tokens = [], []
-        for fn, identity, surname, given, birth, nationality in rows:
-            n = int(fn)
+    def _table(self, table: str) -> None:
+        key = COLUMNS[table].split(",")[0]
+        self._steps(
+            table,
+            f"SELECT {COLUMNS[table]} FROM {table} WHERE {key} > ? ORDER BY {key} LIMIT ?",
+            f"SELECT max({key}) FROM {table}",
+            functools.partial(self._rows, table=table),
+        )
 
-            def sealed(text: Any, column: str, n: int = n) -> Any:
-                return tx.seal(str(text), "visitors", column, n)
+    def _rows(self, tx: Tx, rows: Rows, table: str) -> None:
+        """A batch of ``table``'s rows, typed as the server's columns, each personal value
+        sealed as the rules seal it."""
+        if table == "accounts":  # one record sealed to the user name (db/accounts.py)
+            names = ("account_id", "username", "record", "key_version")
+            values = [dict(zip(names, copied_account(tx, r), strict=True)) for r in rows]
+        else:
+            types, columns = self._types_of(tx, table), COLUMNS[table].split(", ")
+            values = [
+                {c: _typed(types[c], v) for c, v in zip(columns, r, strict=True)} for r in rows
+            ]
+        for row in values:  # not lifted, not closed: no reason (NULL)
+            if table == "bans" and row["lifted_at"] is None:
+                row["lift_reason"] = None
+            if table == "vouchers" and not (row["close_reason"] or row["status"] == "CANCELLED"):
+                row["close_reason"] = None
+        if table in SEALED:
+            values = [sealed_row(tx, table, row) for row in values]
+        self._insert(tx, table, values)
+        if table == "visitors":
+            ring = self.target.ring
+            tokens = [
+                {"token": t, "file_number": int(r[0])}
+                for r in rows
+                for t in ring.name_tokens(str(r[2]), str(r[3]))
+            ]
+            self._insert(tx, "name_tokens", tokens)
+        if table == "cards":
+            self._card_events(tx, rows)
 
-            values.append(
-                {
-                    "file_number": n,
-                    "identity": sealed(identity, "identity"),
-                    "surname": sealed(surname, "surname"),
-                    "given_names": sealed(given, "given_names"),
-                    "birth_date": None if birth is None else sealed(birth, "birth_date"),
-                    "nationality": sealed(nationality, "nationality"),
-                    **tx.index_columns(identity=IdentityKey.parse(str(identity))),
-                }
-            )
-            names = self.target.ring.name_tokens(str(surname), str(given))
-            tokens += [{"token": t, "file_number": n} for t in names]
-        self._insert(tx, "visitors", values)
-        self._insert(tx, "name_tokens", tokens)
-
-    def _visits(self, tx: Tx, rows: Rows) -> None:
-        values = []
-        for r in rows:
-            n, number = int(r[0]), str(r[8])
-            values.append(
-                {
-                    "visit_id": n,
-                    "file_number": int(r[1]),
-                    "at": codec.parse_ts(str(r[2])),
-                    "desk_id": r[3],
-                    "operator": r[4],
-                    "verdict": r[5],
-                    "reasons": r[6],
-                    "document_type": r[7],
-                    "document_number": tx.seal(number, "visits", "document_number", n),
-                    "registry_status": r[9],
-                    "registry_source": r[10],
-                    "registry_version": r[11],
-                    "registry_age_s": r[12],
-                    "official_capacity": r[13],
-                    **tx.index_columns(number=number),
-                }
-            )
-        self._insert(tx, "visits", values)
-
-    def _observations(self, tx: Tx, rows: Rows) -> None:
-        values = [
-            {
-                "observation_id": int(oid),
-                "file_number": int(fn),
-                "at": codec.parse_ts(str(at)),
-                "author": str(author),
-                "text": tx.seal(str(text), "observations", "text", int(oid)),
-                **tx.index_columns(),
-            }
-            for oid, fn, at, author, text in rows
-        ]
-        self._insert(tx, "observations", values)
-
-    def _cards(self, tx: Tx, rows: Rows) -> None:
-        """The cards and, in the same transaction, their prints, reprints and voids in
-        their order (their event ids: the chain's card content lists them in order)."""
-        values = [
-            {
-                "number": int(r[0]),
-                "file_number": int(r[1]),
-                "visit_id": None if r[2] is None else int(r[2]),
-                "card_type": str(r[3]),
-                "price_cents": int(r[4]),
-                "issued_at": codec.parse_ts(str(r[5])),
-                "valid_from": date.fromisoformat(str(r[6])),
-                "valid_until": date.fromisoformat(str(r[7])),
-                "status": str(r[8]),
-                "exceptional": bool(r[9]),
-                "private_rooms": bool(r[10]),
-                "authorised_by": str(r[11]),
-                "print_count": int(r[12]),
-                "void_reason": str(r[13]),
-            }
-            for r in rows
-        ]
+    def _card_events(self, tx: Tx, rows: Rows) -> None:
+        """The cards' prints, reprints and voids in their order, in the cards' transaction
+        (their event ids: the chain's card content lists them in order)."""
         events = src.select(
             self.source,
             "SELECT event_id, card_number, at, kind, reason, actor FROM card_events "
             "WHERE card_number BETWEEN ? AND ? ORDER BY event_id",
             (int(rows[0][0]), int(rows[-1][0])),
         )
-        self._insert(tx, "cards", values)
         columns = ("event_id", "card_number", "at", "kind", "reason", "actor")
         events = [(int(e), int(c), codec.parse_ts(str(a)), *rest) for e, c, a, *rest in events]
         self._insert(tx, "card_events", [dict(zip(columns, e, strict=True)) for e in events])
         self.report.copied["card_events"] = self.report.copied.get("card_events", 0) + len(events)
-
-    def _bans(self, tx: Tx, rows: Rows) -> None:
-        values = []
-        for ban_id, identity, reason, decided_by, created, expires, lifted, lift_reason in rows:
-            n = int(ban_id)
-            values.append(
-                {
-                    "ban_id": n,
-                    "identity": tx.seal(str(identity), "bans", "identity", n),
-                    "reason": tx.seal(str(reason), "bans", "reason", n),
-                    "decided_by": str(decided_by),
-                    "created_at": codec.parse_ts(str(created)),
-                    "expires_at": codec.parse_opt_ts(expires),
-                    "lifted_at": codec.parse_opt_ts(lifted),
-                    "lift_reason": None
-                    if lifted is None
-                    else tx.seal(str(lift_reason or ""), "bans", "lift_reason", n),
-                    **tx.index_columns(identity=IdentityKey.parse(str(identity))),
-                }
-            )
-        self._insert(tx, "bans", values)
 
     def _staff(self) -> None:
         """Staff rows have no number in the source (keyed by identity): the server's
@@ -397,59 +336,18 @@ class Copier:
                 return
 
             def work(tx: Tx, rows: Rows = rows, first: int = done + 1) -> None:
+                columns = ("staff_id", "identity", "name", "role", "active")
                 values = [
-                    {
-                        "staff_id": i,
-                        "identity": tx.seal(str(identity), "staff", "identity", i),
-                        "name": tx.seal(str(name), "staff", "name", i),
-                        "role": str(role),
-                        "active": bool(active),
-                        **tx.index_columns(identity=IdentityKey.parse(str(identity))),
-                    }
-                    for i, (identity, name, role, active) in enumerate(rows, start=first)
+                    sealed_row(
+                        tx, "staff", dict(zip(columns, (i, *r[:3], bool(r[3])), strict=True))
+                    )
+                    for i, r in enumerate(rows, start=first)
                 ]
                 self._insert(tx, "staff", values)
 
             self.target.write(work)
             done += len(rows)
             self._done("staff", len(rows))
-
-    def _accounts(self, tx: Tx, rows: Rows) -> None:
-        """Each account as db/accounts.py seals it: one record bound to the user name,
-        with the source's ``account_id`` (the chain names the row ``account:<id>``)."""
-        columns = ("account_id", "username", "record", "key_version")
-        self._insert(
-            tx, "accounts", [dict(zip(columns, copied_account(tx, r), strict=True)) for r in rows]
-        )
-
-    def _vouchers(self, tx: Tx, rows: Rows) -> None:
-        """As db/voucher_book.py seals them: holder, document number and closing
-        reason bound to the voucher's number; no closing reason is NULL."""
-        values = []
-        for r in rows:
-            n, reason = int(r[0]), str(r[12] or "")
-            closed = bool(reason) or str(r[9]) == "CANCELLED"
-            values.append(
-                {
-                    "number": n,
-                    "issued_at": codec.parse_ts(str(r[1])),
-                    "desk_id": str(r[2]),
-                    "operator": str(r[3]),
-                    "holder_name": tx.seal(str(r[4]), "vouchers", "holder_name", n),
-                    "document_type": str(r[5]),
-                    "document_number": tx.seal(str(r[6]), "vouchers", "document_number", n),
-                    "card_type": str(r[7]),
-                    "price_cents": int(r[8]),
-                    "status": str(r[9]),
-                    "card_number": None if r[10] is None else int(r[10]),
-                    "closed_at": codec.parse_opt_ts(r[11]),
-                    "close_reason": tx.seal(reason, "vouchers", "close_reason", n)
-                    if closed
-                    else None,
-                    **tx.index_columns(),
-                }
-            )
-        self._insert(tx, "vouchers", values)
 
     def _audit(self, tx: Tx, rows: Rows) -> None:
         """The entries verbatim: their digests are the chain (db/audit_chain.py)."""

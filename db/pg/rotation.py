@@ -90,6 +90,7 @@ __all__ = [
     "ReencryptReport",
     "RetireReport",
     "RewrapReport",
+    "SealedTable",
     "reencrypt",
     "refresh_ring",
     "retire_old_versions",
@@ -118,7 +119,7 @@ class PgRotationCode(Code):
 
 
 @dataclass(frozen=True, slots=True)
-class _Table:
+class SealedTable:
     """A table whose rows hold sealed values: the row key bound into every value, the
     sealed columns, and the blind indexes recomputed from them."""
 
@@ -133,9 +134,9 @@ class _Table:
 
 # Every table of the store (db/pg/migrations) with sealed values; accounts and vouchers
 # are resealed by their ports (db/accounts.py, db/voucher_book.py).
-SEALED_TABLES: tuple[_Table, ...] = (
-    _Table("settings", "key", "text", ("value",)),
-    _Table(
+SEALED_TABLES: tuple[SealedTable, ...] = (
+    SealedTable("settings", "key", "text", ("value",)),
+    SealedTable(
         "visitors",
         "file_number",
         "bigint",
@@ -143,10 +144,12 @@ SEALED_TABLES: tuple[_Table, ...] = (
         identity="identity",
         names=("surname", "given_names"),
     ),
-    _Table("visits", "visit_id", "bigint", ("document_number",), number="document_number"),
-    _Table("observations", "observation_id", "bigint", ("text",)),
-    _Table("bans", "ban_id", "bigint", ("identity", "reason", "lift_reason"), identity="identity"),
-    _Table("staff", "staff_id", "bigint", ("identity", "name"), identity="identity"),
+    SealedTable("visits", "visit_id", "bigint", ("document_number",), number="document_number"),
+    SealedTable("observations", "observation_id", "bigint", ("text",)),
+    SealedTable(
+        "bans", "ban_id", "bigint", ("identity", "reason", "lift_reason"), identity="identity"
+    ),
+    SealedTable("staff", "staff_id", "bigint", ("identity", "name"), identity="identity"),
 )
 PORT_TABLES = ("accounts", "vouchers")
 KNOWN_TABLES = frozenset(t.name for t in SEALED_TABLES) | frozenset(PORT_TABLES)
@@ -350,7 +353,7 @@ def rewrap_installation_key(
 
 
 # -- re-encrypt ------------------------------------------------------------------------------
-def _reindex(table: _Table) -> Callable[[KeyRing, Mapping[str, bytes | None]], dict[str, Any]]:
+def _reindex(table: SealedTable) -> Callable[[KeyRing, Mapping[str, bytes | None]], dict[str, Any]]:
     def reindex(ring: KeyRing, plain: Mapping[str, bytes | None]) -> dict[str, Any]:
         indexes: dict[str, tuple[bytes, ...]] = {}
         if table.identity is not None:
@@ -372,7 +375,9 @@ def _reindex(table: _Table) -> Callable[[KeyRing, Mapping[str, bytes | None]], d
     return reindex
 
 
-def _reseal_batch(tx: Tx, table: _Table, ring: KeyRing, limit: int, after: Any) -> tuple[int, Any]:
+def _reseal_batch(
+    tx: Tx, table: SealedTable, ring: KeyRing, limit: int, after: Any
+) -> tuple[int, Any]:
     """One batch of ``table``: the rows after row key ``after`` (None: from the first)
     not under the current version (locked), opened, sealed again, written with their
     indexes and version. Returns how many and the last row key: the next batch starts
