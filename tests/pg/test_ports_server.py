@@ -175,15 +175,6 @@ def test_two_desks_share_one_gapless_voucher_sequence(server: Server) -> None:
     assert other.last_voucher_number() == 4 * per_desk
 
 
-def test_a_voucher_number_is_never_given_again_after_a_purge(server: Server) -> None:
-    book = StoreVoucherBook(server.desk())
-    for n in (1, 2):
-        book.cancel_voucher(book.issue_voucher(voucher(n)).number, "visitor left", T0)
-    assert book.purge_vouchers(T0 + timedelta(days=190)) == 2
-    assert book.issue_voucher(voucher(3)).number == 3  # MAX + 1 would give 1 again
-    assert book.last_voucher_number() == 3
-
-
 def test_two_desks_creating_one_user_name_at_once_make_one_account(server: Server) -> None:
     first = server.desk("desk1")
     accounts = server.accounts(first)
