@@ -28,6 +28,7 @@ from db.connection import connect_encrypted
 from db.keys import DbKey
 from db.migrate import migrate
 from db.store import SqlCipherStore
+from tests.db.conftest import Behind
 from tests.db.factories import T0, card_for, dni, entry
 
 DAY = timedelta(days=1)
@@ -46,7 +47,7 @@ def keyed(tmp_path: Path, key: DbKey, clock: FixedClock) -> Iterator[SqlCipherSt
         yield store
 
 
-def history(store: SqlCipherStore) -> dict[str, int]:
+def history(store: Any) -> dict[str, int]:
     """Three visitors, a refusal, a printed and a voided card, a ban lifted, a staff
     member, an observation."""
     first = store.record_admission(entry(1))
@@ -68,66 +69,83 @@ def tamper(store: SqlCipherStore, sql: str, *params: object) -> None:
         store.connection.execute(sql, params)
 
 
-def last_seq(store: SqlCipherStore, action: str, subject: str) -> int:
+def last_seq(store: Any, action: str, subject: str) -> int:
     return max(e.seq for e in store.audit_entries() if (e.action, e.subject) == (action, subject))
 
 
-def test_a_clean_history_verifies_row_by_row(keyed: SqlCipherStore) -> None:
-    history(keyed)
-    check = keyed.verify()
+def test_a_clean_history_verifies_row_by_row(any_store: Any) -> None:
+    history(any_store)
+    check = any_store.verify()
     assert (check.ok, check.problem, check.first_bad_seq) == (True, "", None)
     # 3 visitors, 3 visits, 2 cards, 1 ban, 1 staff member, 1 observation
-    assert check.rows == 11 and check.entries == len(keyed.audit_entries())
+    assert check.rows == 11 and check.entries == len(any_store.audit_entries())
 
 
-def test_rewriting_a_visit_is_detected(keyed: SqlCipherStore) -> None:
-    history(keyed)
-    tamper(keyed, "UPDATE visits SET verdict = 'ADMIT', reasons = '[]' WHERE visit_id = 3")
-    check = keyed.verify()
+def test_rewriting_a_visit_is_detected(any_store: Any, behind: Behind) -> None:
+    history(any_store)
+    behind("UPDATE visits SET verdict = 'ADMIT', reasons = '[]' WHERE visit_id = 3")
+    check = any_store.verify()
     assert (check.ok, check.problem, check.row) == (False, "ROW_CHANGED", "visit:3")
-    assert check.first_bad_seq == last_seq(keyed, "VISIT", "file:3")
+    assert check.first_bad_seq == last_seq(any_store, "VISIT", "file:3")
 
 
-def test_rewriting_a_visitor_or_a_ban_is_detected(keyed: SqlCipherStore) -> None:
-    numbers = history(keyed)
-    tamper(keyed, "UPDATE bans SET lifted_at = NULL WHERE ban_id = ?", numbers["ban"])
-    assert (keyed.verify().problem, keyed.verify().row) == ("ROW_CHANGED", "ban:1")
-    tamper(keyed, "UPDATE visitors SET surname = 'Otro' WHERE file_number = 2")
-    assert (keyed.verify().problem, keyed.verify().row) == ("ROW_CHANGED", "visitor:2")
+def test_rewriting_a_ban_is_detected(any_store: Any, behind: Behind) -> None:
+    numbers = history(any_store)
+    behind("UPDATE bans SET lifted_at = NULL WHERE ban_id = ?", (numbers["ban"],))
+    assert (any_store.verify().problem, any_store.verify().row) == ("ROW_CHANGED", "ban:1")
 
 
-def test_rewriting_a_card_or_its_events_is_detected(keyed: SqlCipherStore) -> None:
-    numbers = history(keyed)
-    tamper(keyed, "UPDATE cards SET price_cents = 0 WHERE number = ?", numbers["printed"])
-    check = keyed.verify()
+@pytest.mark.differs_on(
+    "postgresql",
+    reason="the server seals a visitor's surname to its table, column and row: a value "
+    "written in clear is refused when opened (PgCryptoError, the sealed value truncated) "
+    "and verify raises before it can name the row; tests/pg/test_store.py's value "
+    "changed or moved covers the server's answer",
+)
+def test_rewriting_a_visitor_is_detected(any_store: Any, behind: Behind) -> None:
+    history(any_store)
+    behind("UPDATE visitors SET surname = 'Otro' WHERE file_number = 2")
+    assert (any_store.verify().problem, any_store.verify().row) == ("ROW_CHANGED", "visitor:2")
+
+
+def test_rewriting_a_card_or_its_events_is_detected(any_store: Any, behind: Behind) -> None:
+    numbers = history(any_store)
+    behind("UPDATE cards SET price_cents = 0 WHERE number = ?", (numbers["printed"],))
+    check = any_store.verify()
     assert (check.problem, check.row) == ("ROW_CHANGED", f"card:{numbers['printed']}")
-    assert check.first_bad_seq == last_seq(keyed, "CARD_PRINTED", f"card:{numbers['printed']}")
-    tamper(keyed, "UPDATE cards SET price_cents = 500 WHERE number = ?", numbers["printed"])
-    assert keyed.verify().ok
-    tamper(keyed, "DELETE FROM card_events WHERE card_number = ?", numbers["printed"])
-    assert keyed.verify().problem == "ROW_CHANGED"
+    assert check.first_bad_seq == last_seq(any_store, "CARD_PRINTED", f"card:{numbers['printed']}")
+    behind("UPDATE cards SET price_cents = 500 WHERE number = ?", (numbers["printed"],))
+    assert any_store.verify().ok
+    behind("DELETE FROM card_events WHERE card_number = ?", (numbers["printed"],))
+    assert any_store.verify().problem == "ROW_CHANGED"
 
 
 def test_putting_a_card_back_to_an_older_recorded_state_is_detected(
-    keyed: SqlCipherStore,
+    any_store: Any, behind: Behind
 ) -> None:
     """Un-voiding a card with its pointer moved to the entry of its issue: every field
     matches what the chain once said, but a later entry said otherwise."""
-    numbers = history(keyed)
+    numbers = history(any_store)
     voided = numbers["voided"]
-    issued_at = last_seq(keyed, "VISIT", "file:2")
-    tamper(keyed, "UPDATE cards SET status = 'ISSUED', void_reason = '' WHERE number = ?", voided)
-    tamper(keyed, "DELETE FROM card_events WHERE card_number = ?", voided)
-    tamper(keyed, "UPDATE audit_refs SET seq = ? WHERE ref = ?", issued_at, f"card:{voided}")
-    check = keyed.verify()
+    issued_at = last_seq(any_store, "VISIT", "file:2")
+    behind("UPDATE cards SET status = 'ISSUED', void_reason = '' WHERE number = ?", (voided,))
+    behind("DELETE FROM card_events WHERE card_number = ?", (voided,))
+    behind(
+        "UPDATE audit_refs SET seq = ? WHERE ref = ?",
+        (
+            issued_at,
+            f"card:{voided}",
+        ),
+    )
+    check = any_store.verify()
     assert (check.ok, check.problem, check.row) == (False, "ROW_ROLLED_BACK", f"card:{voided}")
-    assert check.first_bad_seq == last_seq(keyed, "CARD_VOID", f"card:{voided}")
+    assert check.first_bad_seq == last_seq(any_store, "CARD_VOID", f"card:{voided}")
 
 
-def test_removing_or_adding_a_row_is_detected(keyed: SqlCipherStore) -> None:
-    numbers = history(keyed)
-    tamper(keyed, "DELETE FROM bans WHERE ban_id = ?", numbers["ban"])
-    check = keyed.verify()
+def test_removing_or_adding_a_row_is_detected(any_store: Any, behind: Behind) -> None:
+    numbers = history(any_store)
+    behind("DELETE FROM bans WHERE ban_id = ?", (numbers["ban"],))
+    check = any_store.verify()
     assert (check.ok, check.problem, check.row) == (False, "ROWS_MISSING", "ban")
 
 
@@ -150,14 +168,14 @@ def test_an_inserted_visit_is_detected(keyed: SqlCipherStore) -> None:
 
 
 def test_a_deletion_outside_the_store_is_not_counted_by_its_next_write(
-    keyed: SqlCipherStore,
+    any_store: Any, behind: Behind
 ) -> None:
     """Only erasures made inside the store's own transactions get an ERASED entry."""
-    history(keyed)
-    tamper(keyed, "DELETE FROM observations")
-    keyed.record_admission(entry(9))
-    assert "ERASED" not in [e.action for e in keyed.audit_entries()]
-    check = keyed.verify()
+    history(any_store)
+    behind("DELETE FROM observations")
+    any_store.record_admission(entry(9))
+    assert "ERASED" not in [e.action for e in any_store.audit_entries()]
+    check = any_store.verify()
     assert (check.problem, check.row) == ("ROWS_MISSING", "observation")
 
 
@@ -207,21 +225,21 @@ def test_a_rewrite_made_with_the_key_is_caught_by_the_printed_head(
     assert (beyond.problem, beyond.first_bad_seq) == ("ANCHOR_NOT_FOUND", head.seq + 5)
 
 
-def test_verification_after_the_six_month_purge_passes(keyed: SqlCipherStore) -> None:
-    history(keyed)
-    keyed.record_admission(entry(6, card=card_for(T0, days=300)))  # outlives its visit
-    keyed.record_admission(entry(7, T0 + 200 * DAY))
-    report = keyed.purge(T0 + 190 * DAY)
+def test_verification_after_the_six_month_purge_passes(any_store: Any) -> None:
+    history(any_store)
+    any_store.record_admission(entry(6, card=card_for(T0, days=300)))  # outlives its visit
+    any_store.record_admission(entry(7, T0 + 200 * DAY))
+    report = any_store.purge(T0 + 190 * DAY)
     assert report.visits == 4
-    erased = [e for e in keyed.audit_entries() if e.action == "ERASED"]
+    erased = [e for e in any_store.audit_entries() if e.action == "ERASED"]
     assert sum(int(e.details.get("visit", 0)) for e in erased) == 4
     assert any("card:3" in e.commits for e in erased)  # the card that lost its visit
-    check = keyed.verify()
+    check = any_store.verify()
     assert check.ok, check
     # visitors 6 and 7, visitor 7's visit and card, visitor 6's card, the staff member
-    assert keyed.verify().rows == 6
-    keyed.purge(T0 + 400 * DAY)
-    assert keyed.verify().ok and keyed.verify().rows == 1
+    assert any_store.verify().rows == 6
+    any_store.purge(T0 + 400 * DAY)
+    assert any_store.verify().ok and any_store.verify().rows == 1
 
 
 def test_the_key_file_is_made_beside_the_visitor_file_owner_only(
