@@ -7,8 +7,9 @@ It only SELECTs. Every criterion is bound as a parameter, never spliced into the
 text: the SQL below is fixed, only the number of name-word clauses, of identity prefixes
 and of candidate numbers varies. The name criterion uses the store's own accent- and
 case-insensitive word index (``visitor_tokens``, :mod:`db.names`); an observation is
-matched with ``instr`` over SQLite's ``lower`` (ASCII case only), its candidates found
-with an escaped ``LIKE``: ``%`` and ``_`` are plain characters.
+matched with ``instr`` over ``fold`` (every letter's case folded by ``str.lower``, as the
+server does: db/connection.py registers it), its candidates found with an escaped
+``LIKE`` where it is exact: ``%`` and ``_`` are plain characters.
 
 How it stays fast on a six-month file (art. 20.4: the inspector waits for the answer;
 ``tests/bench/bench_inspection.py`` measures it on 1,000,000 visitors): the answer is
@@ -151,9 +152,9 @@ def conditions(
     if criteria.observation is not None:
         where.append(
             f"EXISTS (SELECT 1 FROM observations AS o WHERE o.file_number = {row}.file_number "
-            "AND instr(lower(o.text), lower(?)) > 0)"
+            "AND instr(fold(o.text), ?) > 0)"
         )
-        params.append(criteria.observation)
+        params.append(criteria.observation.lower())
     return where, params
 
 
@@ -468,13 +469,15 @@ def _observation(tx: Tx, criteria: SearchCriteria) -> Plan | None:
     per hundred visitors), read here so their number decides the route."""
     if criteria.observation is None:
         return None
-    # LIKE folds ASCII case only, as SQLite's lower() does, and reads the rows in
-    # place (no lowered copy): the same rows as instr(lower(...)), a few times faster.
-    # The search's WHERE clause still applies instr to every candidate.
-    pattern = "%" + _escape_like(criteria.observation) + "%"
+    # LIKE folds ASCII case only and reads the rows in place (no folded copy), a few
+    # times faster than fold(): on a text of ASCII characters only it is exact for the
+    # folded needle; fold() is called only on the texts holding another character (the
+    # GLOB). The search's WHERE clause still applies instr(fold(...)) to every candidate.
+    needle = criteria.observation.lower()
     rows = tx.all(
-        "SELECT o.file_number FROM observations AS o NOT INDEXED WHERE o.text LIKE ? ESCAPE '\\'",
-        (pattern,),
+        "SELECT o.file_number FROM observations AS o NOT INDEXED WHERE o.text LIKE ? "
+        "ESCAPE '\\' OR (o.text GLOB ? AND instr(fold(o.text), ?) > 0)",
+        ("%" + _escape_like(needle) + "%", "*[^\x01-\x7f]*", needle),
     )
     found = sorted({int(r[0]) for r in rows})
     return Plan(Route.OBSERVATION, candidates=tuple(found), estimate=len(found))

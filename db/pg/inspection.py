@@ -30,8 +30,8 @@ numbers, the document numbers shown at visits and observations are sealed by the
    is asked) opened and are checked on every criterion: the name (every query word a
    prefix of a word of the name, accents and case folded), the identity number (the
    identity's number or a document shown at a visit), the observation (its text inside
-   one of the visitor's observations, case folded by ``str.lower``;
-   the SQLCipher store folds ASCII letters only). Names are sealed, so every candidate's
+   one of the visitor's observations, case folded by ``str.lower``, as the SQLCipher
+   store's ``fold`` does). Names are sealed, so every candidate's
    name is opened to sort them; only the first ``limit`` visitors' whole rows are read.
 
 Measured on the test cluster (50,000 visitors, 150,000 visits): a number alone opens

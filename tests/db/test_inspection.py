@@ -87,6 +87,9 @@ def test_an_observation_text_is_found_literally(ctx: AppContext) -> None:
     assert _find(ctx, observation="MESA 3") == ["GARCIA LOPEZ"]
     assert _find(ctx, observation="50%") == ["GARCIA LOPEZ"]
     assert _find(ctx, observation="5_%") == []  # % and _ are characters, not wildcards
+    # every letter's case is folded, as on the server (str.lower), not ASCII only
+    assert _find(ctx, observation="DISCUSIÓN") == ["GARCIA LOPEZ"]
+    assert _find(ctx, observation="discusión en la MESA") == ["GARCIA LOPEZ"]
 
 
 @pytest.mark.parametrize(

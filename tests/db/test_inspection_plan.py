@@ -18,7 +18,7 @@ import pytest
 from admission.inspection import SearchCriteria
 from db import inspection, names
 from db.audit_key import ENV_VAR
-from db.connection import SqliteTx
+from db.connection import SqliteTx, configure
 from db.inspection import Route, conditions, every_plan, find_visitors, plan, run, statement
 from db.keys import DbKey
 from db.store import SqlCipherStore
@@ -40,6 +40,7 @@ def conn(tmp_path_factory: pytest.TempPathFactory) -> Iterator[sqlite3.Connectio
     path = tmp_path_factory.mktemp("plan") / "plain.db"
     bench_store.build_plain(path, VISITORS, 2)
     db = sqlite3.connect(path, isolation_level=None)
+    configure(db)  # as every store's connection: fold() among them
     db.execute("BEGIN")
     at = bench_store.stamp(int(bench_store.END.timestamp()) - 86400 * 3 + 17 * 3600)
     for number, identity, surname, given, document in _EXTRA:
