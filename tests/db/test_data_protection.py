@@ -17,6 +17,7 @@ from admission.data_protection import (
     month_spans,
 )
 from admission.inspection import SearchCriteria
+from tests.db.conftest import Behind
 from tests.db.factories import T0, card_for, entry
 
 KW: dict[str, Any] = {"actor": "dora", "role": "DIRECTOR", "reason": "Error de tecleo", "at": T0}
@@ -143,16 +144,22 @@ def test_sql_text_is_kept_literally(any_store: Any) -> None:
     assert len(any_store.visits(1)) == 1 and any_store.verify().ok
 
 
+@pytest.mark.differs_on(
+    "postgresql",
+    reason="the server seals a visitor's given names to its table, column and row: a value "
+    "written in clear is refused when opened (PgCryptoError) and verify raises before it "
+    "can name the row",
+)
 def test_a_row_changed_behind_the_chain_is_still_detected_after_a_rectification(
-    store: Any,
+    any_store: Any, behind: Behind
 ) -> None:
-    store.record_admission(entry(1, surname="GARCIA", given_names="ANA"))
-    store.rectify_visitor_name(1, "GARCIA", "ANNA", **KW)
-    assert store.verify().ok
-    store.connection.execute("UPDATE visitors SET given_names = 'ANA' WHERE file_number = 1")
-    check = store.verify()
+    any_store.record_admission(entry(1, surname="GARCIA", given_names="ANA"))
+    any_store.rectify_visitor_name(1, "GARCIA", "ANNA", **KW)
+    assert any_store.verify().ok
+    behind("UPDATE visitors SET given_names = 'ANA' WHERE file_number = 1")
+    check = any_store.verify()
     assert (check.ok, check.problem, check.row) == (False, "ROW_CHANGED", "visitor:1")
-    assert check.first_bad_seq == _rectified(store)[0].seq
+    assert check.first_bad_seq == _rectified(any_store)[0].seq
 
 
 # -- the retention counts ----------------------------------------------------------------
