@@ -147,7 +147,8 @@ class Rig:
         from PySide6.QtCore import QEvent, QObject
 
         import main
-        from ui.desk.app import ensure_demo_accounts, make_application
+        from ui.desk.app import make_application
+        from ui.desk.demo_start import ensure_demo_accounts
         from ui.desk.desk_window import build_desk_window
         from ui.desk.session import DeskSession
         from ui.desk.wedge_filter import WedgeFilter

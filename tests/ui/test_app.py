@@ -20,17 +20,9 @@ from admission.accounts import Role
 from admission.clock import FixedClock
 from tests.ui.conftest import open_demo_shell
 from ui.context import AppContext
-from ui.desk.app import (
-    DEMO_ACCOUNTS,
-    AppCode,
-    AppStart,
-    DeskShell,
-    StartPath,
-    add_demo_banner,
-    ensure_demo_accounts,
-    no_display_line,
-    start_path,
-)
+from ui.desk.app import DeskShell
+from ui.desk.demo_start import DEMO_ACCOUNTS, add_demo_banner, ensure_demo_accounts
+from ui.desk.start import AppCode, AppStart, StartPath, no_display_line, start_path
 
 ROOT = Path(__file__).resolve().parents[2]
 MAIN = str(ROOT / "main.py")

@@ -344,7 +344,7 @@ def test_the_online_service_is_tested_alone_never_hidden_by_a_copy(
     from hardware.registry.fake import FakeRegistry
     from main import build_context, build_tools
     from tests.ui.conftest import seed_register
-    from ui.desk.app import REGISTRY_PROBE_NUMBER, _test_registry
+    from ui.desk.first_run import REGISTRY_PROBE_NUMBER, probe_registry
 
     monkeypatch.delenv("ADMISSION_DB_KEY", raising=False)
     clock = FixedClock(NOW)
@@ -355,14 +355,14 @@ def test_the_online_service_is_tested_alone_never_hidden_by_a_copy(
         service = FakeRegistry(clock, script=["UNVERIFIABLE:REGISTRY_TIMEOUT", "NOT_LISTED"])
         online = replace(tools, devices=replace(tools.devices, online_registry=lambda s: service))
         tools.settings.set("registry.online_url", "https://riaj.example.invalid/")
-        failed = _test_registry(online, ctx)
+        failed = probe_registry(online, ctx)
         assert failed.status is RegistryStatus.UNVERIFIABLE
         assert failed.error == "REGISTRY_TIMEOUT"
-        answered = _test_registry(online, ctx)
+        answered = probe_registry(online, ctx)
         assert answered.status is RegistryStatus.NOT_LISTED
         assert [a.number for a in service.asked] == [REGISTRY_PROBE_NUMBER] * 2
         tools.settings.set("registry.online_url", "")  # the copy only: it answers
-        assert _test_registry(tools, ctx).status is RegistryStatus.NOT_LISTED
+        assert probe_registry(tools, ctx).status is RegistryStatus.NOT_LISTED
     finally:
         ctx.close()
 
@@ -431,7 +431,7 @@ def test_the_online_service_test_goes_over_https_to_the_register(
     from tests.registry.pki import make_pki
     from tests.registry.reference_server import ReferenceRegister
     from tests.registry.test_keyring_settings import MemoryKeyring
-    from ui.desk.app import _test_registry
+    from ui.desk.first_run import probe_registry
 
     monkeypatch.delenv("ADMISSION_DB_KEY", raising=False)
     previous = keyring.get_keyring()
@@ -460,11 +460,11 @@ def test_the_online_service_test_goes_over_https_to_the_register(
             ).save(folder / "settings.json")
             tools = build_tools(folder, clock=clock, demo=True)
             ctx = build_context(tools)
-            answered = _test_registry(tools, ctx)
+            answered = probe_registry(tools, ctx)
             assert answered.status is RegistryStatus.NOT_LISTED
             assert answered.source is RegistrySource.ONLINE
             assert register.state.requests == ["verificarRGIAJ"]
-        silent = _test_registry(tools, ctx)  # the register has stopped
+        silent = probe_registry(tools, ctx)  # the register has stopped
         assert silent.status is RegistryStatus.UNVERIFIABLE and silent.error
     finally:
         keyring.set_keyring(previous)

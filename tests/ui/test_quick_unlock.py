@@ -288,7 +288,8 @@ def test_the_desk_shell_unlocks_with_the_pin_and_asks_its_director_for_the_pin(
     dialog takes the clerk's PIN, and the window's director authorisation, with the
     director signed in, has the name filled in and takes the director's PIN."""
 
-    from ui.desk.app import DEMO_ACCOUNTS, make_application
+    from ui.desk.app import make_application
+    from ui.desk.demo_start import DEMO_ACCOUNTS
 
     app = make_application()
     monkeypatch.delenv("ADMISSION_DB_KEY", raising=False)

@@ -591,7 +591,7 @@ def test_a_rehearsed_night_leaves_exactly_what_was_played_in_the_file(
     ctx, clock = night.ctx, night.clock
     clerk = night.session.operator
     assert clerk is not None
-    from ui.desk.app import DEMO_ACCOUNTS
+    from ui.desk.demo_start import DEMO_ACCOUNTS
 
     password = next(a[2] for a in DEMO_ACCOUNTS if a[0] == clerk.username)
     ctx.accounts.set_pin(clerk, password, CLERK_PIN)

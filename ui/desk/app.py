@@ -4,7 +4,7 @@
 how to build the tools and open the visitor file, whether this is the demo, and the
 demo's devices. This module never imports ``main`` and builds no adapter.
 
-The start path (:func:`start_path`):
+The start path (:func:`ui.desk.start.start_path`):
 
 * real file, no account yet -> the first-run wizard (``ui.desk.dialogs.wizard``) creates
   the first administrator (art. 20.3: every admission names who made it);
@@ -13,62 +13,52 @@ The start path (:func:`start_path`):
   and a director with public demo passwords exist, the clerk is signed in; a DEMO banner
   stays on the window for as long as it is open.
 
-The smoke run (``--smoke``, ``ADMISSION_SMOKE=1``; :mod:`ui.smoke`) drives one demo
+The smoke run (``--smoke``, ``ADMISSION_SMOKE=1``; :mod:`ui.desk.smoke`) drives one demo
 admission through the window offscreen and exits.
 """
 
 from __future__ import annotations
 
 import logging
-import os
 import sys
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
-from enum import Enum, unique
-from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, cast
 
 from PySide6.QtCore import QCoreApplication, QObject, Qt, QTimer
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
     QApplication,
     QDialog,
-    QLabel,
-    QMainWindow,
     QMessageBox,
-    QSizePolicy,
-    QToolBar,
     QWidget,
 )
 
 from admission.accounts import Operator, Role
 from admission.catalogue import text
-from admission.codes import Code
 from admission.errors import AdmissionError
+from ui.desk.demo_start import add_demo_banner, ensure_demo_accounts
+from ui.desk.first_run import import_registry_copy, probe_registry
 from ui.desk.i18n import install_translator
 from ui.desk.session import DeskSession
+from ui.desk.smoke import SmokeRun
+from ui.desk.start import AppCode, AppStart, StartPath, is_unavailable, no_display_line, start_path
 from ui.desk.theme import apply_dark_theme, apply_theme
 from ui.desk.window_geometry import restore_window, save_window
 
 if TYPE_CHECKING:
     from PySide6.QtCore import QTranslator
 
-    from admission.accounts import AccountService
     from admission.devices import Camera, DocumentReader
     from ui.context import AppContext, Tools
     from ui.desk.demo_scenario import DemoDevices
     from ui.desk.desk_window import DeskWindow
 
 __all__ = [
-    "DEMO_ACCOUNTS",
-    "AppCode",
     "AppStart",
     "DeskShell",
-    "StartPath",
-    "ensure_demo_accounts",
+    "make_application",
     "no_display_line",
     "run_window",
-    "start_path",
 ]
 
 log = logging.getLogger("admission.ui")
@@ -78,143 +68,6 @@ REBUILD_RETRY_MS = 300  # a verdict on screen: the window is rebuilt once it is 
 WINDOW_SETTINGS = frozenset({"ui.language", "camera.device", "scanner.serial_port"})
 # the theme and the text size: applied to the running application at once
 DISPLAY_SETTINGS = frozenset({"ui.theme", "ui.font_size"})
-
-
-@unique
-class AppCode(Code):
-    """Why the window did not open, or how the smoke run ended."""
-
-    NO_DISPLAY = "NO_DISPLAY"  # no graphical session to show the window on
-    WINDOW_PART_MISSING = "WINDOW_PART_MISSING"  # a module of the window is not installed
-    START_CANCELLED = "START_CANCELLED"  # the sign-in or the first-run wizard was closed
-    SMOKE_FAILED = "SMOKE_FAILED"  # the smoke admission did not complete
-    SMOKE_TIMEOUT = "SMOKE_TIMEOUT"  # the smoke admission took longer than its limit
-
-
-# The demo's accounts: invented people, passwords public on purpose (shown on the DEMO
-# banner), on the demo file only - whose key is public too.
-DEMO_ACCOUNTS: tuple[tuple[str, str, str, frozenset[Role]], ...] = (
-    (
-        "director",
-        "Directora de juegos (demo)",
-        "director-demo",
-        frozenset({Role.DIRECTOR, Role.ADMIN}),
-    ),
-    ("clerk", "Recepción (demo)", "clerk-demo", frozenset({Role.CLERK})),
-)
-
-
-@dataclass(frozen=True)
-class AppStart:
-    """What the composition root gives the window."""
-
-    build_tools: Callable[[], Tools]
-    build_context: Callable[[Tools], AppContext]
-    demo: bool = False
-    smoke: bool = False
-    demo_devices: Callable[[Tools], DemoDevices] | None = None
-    settings_file: str = "settings.json"  # in the data folder (the wizard writes it)
-    # the file's passphrase when there is no OS keyring (db.keys.WindowPassphrase, the
-    # same object build_tools was given): the wizard sets it, the start asks for it
-    passphrase: PassphraseSource | None = None
-
-
-class PassphraseSource(Protocol):
-    """Where the window puts the visitor file's passphrase (memory only)."""
-
-    def needed(self) -> bool: ...
-
-    def give(self, passphrase: str) -> None: ...
-
-    def forget(self) -> None: ...
-
-    @property
-    def given(self) -> bool: ...
-
-
-@unique
-class StartPath(Enum):
-    DEMO = "demo"
-    WIZARD = "wizard"
-    SIGN_IN = "sign_in"
-
-
-def start_path(demo: bool, accounts: AccountService | None) -> StartPath:
-    """Demo: signed in by itself; a real file without accounts: the first-run wizard."""
-    if demo:
-        return StartPath.DEMO
-    if accounts is None or not accounts.has_accounts():
-        return StartPath.WIZARD
-    return StartPath.SIGN_IN
-
-
-def no_display_line(
-    env: Mapping[str, str] | None = None, platform: str | None = None
-) -> str | None:
-    """One line saying there is no display and the ways out, or None when the window
-    can open (Windows and macOS always have one; elsewhere DISPLAY, WAYLAND_DISPLAY or
-    a Qt platform chosen by hand, e.g. ``offscreen``)."""
-    env = os.environ if env is None else env
-    platform = sys.platform if platform is None else platform
-    if platform.startswith(("win", "darwin")):
-        return None
-    if env.get("DISPLAY") or env.get("WAYLAND_DISPLAY") or env.get("QT_QPA_PLATFORM"):
-        return None
-    code = AppCode.NO_DISPLAY
-    return (
-        f"{code}: {text(code, 'es')} / {text(code, 'en')} "
-        "- QT_QPA_PLATFORM=offscreen python main.py --demo --smoke"
-    )
-
-
-def ensure_demo_accounts(accounts: AccountService) -> tuple[str, str]:
-    """Create the demo's director and clerk if missing (audited); the clerk's user
-    name and password, to sign in with."""
-    (d_name, d_display, d_password, d_roles), (c_name, c_display, c_password, c_roles) = (
-        DEMO_ACCOUNTS
-    )
-    director = accounts.account(d_name)
-    if director is None and not accounts.has_accounts():
-        director = accounts.create_account(d_name, d_display, d_password, d_roles, actor=None)
-    if accounts.account(c_name) is None:
-        if director is None:
-            raise AdmissionError("demo file has accounts but no demo director")
-        accounts.create_account(c_name, c_display, c_password, c_roles, actor=director.operator())
-    return c_name, c_password
-
-
-def demo_banner_text() -> str:
-    director, clerk = DEMO_ACCOUNTS
-    return QCoreApplication.translate(
-        "DeskShell",
-        "DEMO — datos inventados, no usar con visitantes reales — "
-        "recepción: {clerk} / {clerk_pw} — director: {director} / {director_pw}",
-    ).format(clerk=clerk[0], clerk_pw=clerk[2], director=director[0], director_pw=director[2])
-
-
-def add_demo_banner(window: QWidget) -> QLabel:
-    """A banner across the top of ``window`` that the clerk cannot hide or move."""
-    label = QLabel(demo_banner_text())
-    label.setObjectName("demoBanner")
-    label.setTextFormat(Qt.TextFormat.PlainText)
-    label.setAlignment(Qt.AlignmentFlag.AlignCenter)
-    label.setAccessibleName(QCoreApplication.translate("DeskShell", "Aviso de demostración"))
-    if isinstance(window, QMainWindow):
-        bar = QToolBar(window)
-        bar.setObjectName("demoBannerBar")
-        bar.setMovable(False)
-        bar.setFloatable(False)
-        bar.setContextMenuPolicy(Qt.ContextMenuPolicy.PreventContextMenu)
-        bar.toggleViewAction().setEnabled(False)
-        bar.toggleViewAction().setVisible(False)
-        bar.addWidget(label)
-        label.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Preferred)
-        window.addToolBar(Qt.ToolBarArea.TopToolBarArea, bar)
-        window.insertToolBarBreak(bar)
-    else:
-        label.setParent(window)
-        label.show()
-    return label
 
 
 class DeskShell(QObject):
@@ -267,7 +120,7 @@ class DeskShell(QObject):
 
         if cancelled:
             return int(ExitCode.OK)
-        return int(ExitCode.UNAVAILABLE if _is_unavailable(code) else ExitCode.REFUSED)
+        return int(ExitCode.UNAVAILABLE if is_unavailable(code) else ExitCode.REFUSED)
 
     # -- the start -------------------------------------------------------------------
     def open(self) -> int | None:
@@ -499,8 +352,8 @@ class DeskShell(QObject):
             create_file=create_file,
             create_admin=create_admin,
             create_director=create_director,
-            import_registry=lambda path: _import_registry(self.ctx, path),
-            test_registry=lambda: _test_registry(tools, self.ctx),
+            import_registry=lambda path: import_registry_copy(self.ctx, path),
+            test_registry=lambda: probe_registry(tools, self.ctx),
             # a file made before (opened already, its passphrase asked): nothing to make
             passphrase=(
                 source.give if source is not None and source.needed() and self.ctx is None else None
@@ -604,172 +457,6 @@ class DeskShell(QObject):
             self.ctx = None
 
 
-# an invented DNI (valid check letter): the wizard's test query of the RIAJ (art. 20.2)
-REGISTRY_PROBE_NUMBER = "00000000T"
-
-
-def _import_registry(ctx: AppContext | None, path: Path) -> Any:
-    """The wizard's RIAJ copy: imported into the file as ``registry import`` does."""
-    from ui.desk.dialogs.wizard import RegistryImported
-
-    if ctx is None:
-        raise AdmissionError("the visitor file is not open")
-    result = ctx.replica.import_file(path)
-    return RegistryImported(result.entries, result.as_of)
-
-
-def _test_registry(tools: Tools, ctx: AppContext | None) -> Any:
-    """One query of an invented identity: through the online service when one is set
-    (and only it: a copy answering instead would hide a broken service), else through
-    the copy, as the desk will ask them (fail closed, max. age)."""
-    from datetime import timedelta
-
-    from admission.identity import IdentityKey, IdKind
-    from admission.registry.policy import RegistryPolicy, RegistryPolicySettings
-
-    if ctx is None:
-        raise AdmissionError("the visitor file is not open")
-    settings = tools.settings
-    factory = tools.devices.online_registry
-    online = factory(settings) if settings["registry.online_url"] and factory else None
-    policy = RegistryPolicy(
-        tools.clock,
-        online=online,
-        replica=None if online is not None else ctx.replica,
-        settings=RegistryPolicySettings(
-            max_replica_age=timedelta(hours=settings["registry.max_replica_age_hours"])
-        ),
-    )
-    return policy.check(IdentityKey.of(IdKind.DNI, "ESP", REGISTRY_PROBE_NUMBER))
-
-
-def _is_unavailable(code: str) -> bool:
-    from admission.devices import DeviceErrorCode
-    from admission.errors import StoreErrorCode
-    from ui.desk.desk_window import SERVER_SILENT
-
-    return (
-        isinstance(code, StoreErrorCode | DeviceErrorCode)
-        or str(code) in SERVER_SILENT  # the casino's server: the visitor file is there
-        or code in (AppCode.NO_DISPLAY, AppCode.WINDOW_PART_MISSING)
-    )
-
-
-SMOKE_TIMEOUT_S = 90.0  # a whole admission takes a few seconds; the CI must not hang
-
-
-class SmokeRun(QObject):
-    """One demo admission through the window: a new invented adult's document is laid
-    on the demo reader, the verdict must be ADMIT, Enter is pressed on the window, the
-    card must be printed to the demo PDF folder and the admission recorded. Exit 0, or
-    1 with one line saying what failed; a hard limit ends a run that hangs."""
-
-    def __init__(self, shell: DeskShell, timeout_s: float = SMOKE_TIMEOUT_S) -> None:
-        super().__init__(shell)
-        self.shell = shell
-        self.timeout_s = timeout_s
-        self.exit_code = 1
-        self.recorded: Any = None
-        self._done = False
-        self._pdfs_before: set[str] = set()
-
-    def _pdf_folder(self) -> Path:
-        ctx = self.shell.ctx
-        assert ctx is not None
-        folder = ctx.settings["printer.pdf_folder"]
-        return Path(folder) if folder else ctx.data_dir / "cards"
-
-    def begin(self) -> None:
-        import threading
-
-        controller = getattr(self.shell.parts, "controller", None)
-        devices = self.shell.devices
-        if controller is None or devices is None or self.shell.ctx is None:
-            QTimer.singleShot(0, lambda: self.finish(AppCode.SMOKE_FAILED, "no desk controller"))
-            return
-        controller.verdict_ready.connect(self._verdict)
-        controller.admission_recorded.connect(self._recorded)
-        controller.card_printed.connect(self._printed)
-        controller.card_print_failed.connect(
-            lambda n, code: self.finish(AppCode.SMOKE_FAILED, f"card {n}: {code}")
-        )
-        controller.scan_rejected.connect(lambda code, _m: self.finish(AppCode.SMOKE_FAILED, code))
-        controller.operation_failed.connect(
-            lambda code, _m: self.finish(AppCode.SMOKE_FAILED, code)
-        )
-        QTimer.singleShot(int(self.timeout_s * 1000), lambda: self.finish(AppCode.SMOKE_TIMEOUT))
-        # a GUI thread that never returns to its loop would not see the timer
-        guard = threading.Timer(self.timeout_s + 30, _hard_exit)
-        guard.daemon = True
-        guard.start()
-        folder = self._pdf_folder()
-        self._pdfs_before = {p.name for p in folder.glob("*.pdf")} if folder.is_dir() else set()
-        from ui.desk.demo_scenario import smoke_case
-
-        case = smoke_case(self.shell.ctx.tools.today(), devices.salt)
-        QTimer.singleShot(300, lambda: devices.reader.present(case.lines))
-
-    def _verdict(self, verdict: Any) -> None:
-        outcome = str(verdict.evaluation.verdict.outcome)
-        if outcome != "ADMIT":
-            codes = ",".join(str(c) for c in verdict.evaluation.verdict.codes)
-            self.finish(AppCode.SMOKE_FAILED, f"verdict {outcome} {codes}")
-            return
-        window = self.shell.window
-        if window is None:
-            self.finish(AppCode.SMOKE_FAILED, "no window")
-            return
-        self._screenshot("smoke-verdict")
-        from PySide6.QtTest import QTest
-
-        window.activateWindow()
-        QTest.keyClick(window, Qt.Key.Key_Return)  # the clerk's Enter records it
-
-    def _recorded(self, result: Any) -> None:
-        self.recorded = result
-
-    def _printed(self, number: int) -> None:
-        if self.recorded is None or getattr(self.recorded.card, "number", None) != number:
-            self.finish(AppCode.SMOKE_FAILED, f"card {number} printed, not recorded")
-            return
-        folder = self._pdf_folder()
-        new = {p.name for p in folder.glob("*.pdf")} - self._pdfs_before
-        if not new:
-            self.finish(AppCode.SMOKE_FAILED, "no card PDF written")
-            return
-        self._screenshot("smoke-admitted")
-        print(f"smoke: admitted, card {number} printed to {folder}", file=sys.stderr)
-        self.finish(None)
-
-    def _screenshot(self, name: str) -> None:
-        if self.shell.window is None:
-            return
-        try:
-            from ui.desk.screens import save_screenshot
-
-            save_screenshot(self.shell.window, name)
-        except (OSError, ValueError) as exc:
-            log.warning("screenshot not saved: %s", exc)
-
-    def finish(self, code: AppCode | None, detail: str = "") -> None:
-        if self._done:
-            return
-        self._done = True
-        if code is None:
-            self.exit_code = 0
-        else:
-            self.exit_code = 1
-            print(
-                f"{code}: {text(code, 'en')}" + (f" ({detail})" if detail else ""), file=sys.stderr
-            )
-        QApplication.quit()
-
-
-def _hard_exit() -> None:
-    print(f"{AppCode.SMOKE_TIMEOUT}: {text(AppCode.SMOKE_TIMEOUT, 'en')}", file=sys.stderr)
-    os._exit(1)
-
-
 def make_application() -> QApplication:
     """The one QApplication: Qt 6 scales for high DPI by itself; fractional scale
     factors (150 %) are kept as they are instead of rounded (sharp text)."""
@@ -795,7 +482,7 @@ def run_window(start: AppStart) -> int:
         shell.close()
         return code
     if start.smoke:
-        smoke = SmokeRun(shell)
+        smoke = SmokeRun(shell, shell)
         smoke.begin()
         app.exec()
         shell.close()
