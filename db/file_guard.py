@@ -47,6 +47,7 @@ __all__ = [
     "read_marker",
     "refuse_existing",
     "remove_with_sides",
+    "replace_file",
     "salt_of",
     "unlink",
     "why",
@@ -167,21 +168,32 @@ def read_marker(path: Path) -> Marker | None:
 
 def write_marker(path: Path, marker: Marker) -> None:
     """Write the marker atomically and durably: temp file, fsync, rename, fsync folder."""
-    target = marker_path(path)
+    try:
+        replace_file(marker_path(path), marker.to_json().encode("utf-8"), durable=True)
+    except OSError as exc:
+        raise os_error(exc, path, "cannot write the visitor file's marker") from exc
+
+
+def replace_file(target: Path, data: bytes, *, durable: bool) -> None:
+    """``data`` at ``target`` (0600) through ``.<name>.<pid>.tmp`` and a rename (the
+    restore's sweep removes such a file a dead process left); ``durable``: the file and
+    the folder fsync'd. Raises OSError, leaving no temporary file."""
     tmp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
     try:
         fd = os.open(tmp, os.O_CREAT | os.O_TRUNC | os.O_WRONLY, 0o600)
         try:
-            os.write(fd, marker.to_json().encode("utf-8"))
-            os.fsync(fd)
+            os.write(fd, data)
+            if durable:
+                os.fsync(fd)
         finally:
             os.close(fd)
         os.replace(tmp, target)
-        fsync_folder(target.parent)
-    except OSError as exc:
+        if durable:
+            fsync_folder(target.parent)
+    except BaseException:
         with contextlib.suppress(OSError):
             tmp.unlink()
-        raise os_error(exc, path, "cannot write the visitor file's marker") from exc
+        raise
 
 
 def fsync_folder(folder: Path) -> None:

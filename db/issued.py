@@ -30,7 +30,6 @@ Design (why this and not a count):
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import json
 import os
@@ -38,6 +37,8 @@ import stat
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
+
+from db.file_guard import replace_file
 
 __all__ = [
     "ISSUED_FILE",
@@ -157,7 +158,8 @@ def write_issued(data_dir: Path, record: IssuedRecord) -> None:
     except OSError as exc:
         if exc.errno not in (errno.ENOENT, errno.ELOOP, errno.ENXIO):
             raise
-        _create(target, data)  # none yet, or a link or a pipe put there: replaced
+        # none yet, or a link or a pipe put there: replaced
+        replace_file(target, data, durable=False)
         return
     try:
         found = os.fstat(fd)
@@ -167,20 +169,4 @@ def write_issued(data_dir: Path, record: IssuedRecord) -> None:
     finally:
         os.close(fd)
     if not in_place:
-        _create(target, data)
-
-
-def _create(target: Path, data: bytes) -> None:
-    """The record's first write (or over anything else found there): temp and rename."""
-    temp = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    try:
-        fd = os.open(temp, os.O_CREAT | os.O_TRUNC | os.O_WRONLY, 0o600)
-        try:
-            os.write(fd, data)
-        finally:
-            os.close(fd)
-        os.replace(temp, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            temp.unlink()
-        raise
+        replace_file(target, data, durable=False)  # over anything else found there
