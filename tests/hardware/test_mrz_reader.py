@@ -93,9 +93,9 @@ def watch_document_command(
 
 
 def camera_for(source: str) -> Any:
-    from main import _camera
+    from hardware.devices import camera
 
-    return _camera(source)
+    return camera(source)
 
 
 needs_real = pytest.mark.skipif(not (REAL / "truth.tsv").exists(), reason="mrz-real absent")

@@ -1,8 +1,8 @@
 """``db copy-to-server --url URL [--batch N] [--user NAME]``: copy this desk's visitor file
 onto the casino's PostgreSQL server (several desks and annex rooms share one file, Decreto
 58/2006 arts. 154-155) and verify it (art. 20.4: the file is kept whole; art. 22: card
-numbers continue, never reused). ``main.ServerCopier`` (the composition root) does the
-work with :func:`db.pg.copy_file.copy_to_server`.
+numbers continue, never reused). ``db.desk_file.ServerCopier`` (made by the composition root)
+does the work with :func:`db.pg.copy_file.copy_to_server`.
 
 The server's database must be empty (or hold this file's unfinished copy: the command
 run again continues it). The server store is keyed from this desk's file key
@@ -52,7 +52,7 @@ import sys
 
 from admission.errors import ConfigError, InvalidStateError
 from ui.cli.access import actor_for
-from ui.cli.args import bounded_int
+from ui.cli.args import bounded_int, jsonable
 from ui.cli.result import CliError, Command, CommandResult, ExitCode, error
 from ui.cli.sign_in import add_user_argument
 from ui.context import AppContext
@@ -155,7 +155,7 @@ def _copy(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
         verified, answer = ctx.server_copy.copy(args.url, args.batch, _progress, actor)
     except InvalidStateError as refused:
         return error(ExitCode.REFUSED, refused.code, str(refused))
-    return (ExitCode.OK if verified else ExitCode.REFUSED), answer
+    return (ExitCode.OK if verified else ExitCode.REFUSED), jsonable(answer)
 
 
 COMMAND = Command[AppContext]("db", "the visitor file on a PostgreSQL server", _arguments, run)
