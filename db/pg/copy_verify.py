@@ -105,25 +105,15 @@ def _carried_settings_of_target(target: PgStore) -> list[tuple[str, Any]]:
     return [(str(k), v) for k, v in rows]
 
 
-def _source_numbers(source: SqlCipherStore) -> Iterator[int]:
-    last = 0
-    while rows := src.select(
-        source,
-        "SELECT number FROM cards WHERE number > ? ORDER BY number LIMIT ?",
-        (last, NUMBERS_BATCH),
-    ):
-        yield from (int(r[0]) for r in rows)
-        last = int(rows[-1][0])
-
-
-def _target_numbers(target: PgStore) -> Iterator[int]:
+def _numbers(store: SqlCipherStore | PgStore) -> Iterator[int]:
+    """The store's card numbers in order, read in batches."""
     last = 0
 
     def after(tx: Tx) -> list[tuple[Any, ...]]:
         sql = "SELECT number FROM cards WHERE number > ? ORDER BY number LIMIT ?"
         return tx.all(sql, (last, NUMBERS_BATCH))
 
-    while rows := target.read(after):
+    while rows := store.read(after):
         yield from (int(r[0]) for r in rows)
         last = int(rows[-1][0])
 
@@ -131,7 +121,7 @@ def _target_numbers(target: PgStore) -> Iterator[int]:
 def _compare_cards(source: SqlCipherStore, target: PgStore) -> tuple[bool, int, list[str]]:
     """The card numbers present on both sides, in order, batch by batch (art. 22.1)."""
     count, top, first_diff = 0, 0, None
-    mine, theirs = _source_numbers(source), _target_numbers(target)
+    mine, theirs = _numbers(source), _numbers(target)
     while True:
         a, b = next(mine, None), next(theirs, None)
         if a is None and b is None:
