@@ -1,34 +1,47 @@
 """The visitor file's ports (admission/ports.py: VisitorFile, CardBook, BanList...),
 written once for both stores: each method runs one rule of db/cards.py, db/visitors.py...
-in one transaction of the store's dialect (db/tx.py). ``SqlCipherStore`` and ``PgStore``
+in one transaction of the store's dialect (db/tx.py), most through :func:`_reads` and
+:func:`_writes`. ``SqlCipherStore`` and ``PgStore``
 add only how they open, lock, retry and seal."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from datetime import date, datetime
-from typing import Any, TypeVar
+from typing import Any, Concatenate, ParamSpec, TypeVar
 
-from admission.data_protection import MonthCount, MonthSpan, RetentionTotals
 from admission.identity import IdentityKey
-from admission.inspection import SearchCriteria
 from admission.records import (
     AdmissionEntry,
-    AuditEntry,
-    AuditHead,
     Ban,
     CardRecord,
-    Observation,
     RecordedAdmission,
-    StaffMember,
-    Visitor,
-    VisitRecord,
     check_new_ban,
 )
-from admission.reports import AccessReport, DayBookLine, FigureCounts
 from db import cards, chain, data_protection, inspection, people, reports, retention, visitors
 
 T = TypeVar("T")
+P = ParamSpec("P")
+
+
+def _reads(rule: Callable[Concatenate[Any, P], T]) -> Callable[Concatenate[FilePorts, P], T]:
+    """The port running ``rule`` in a read transaction of the store's dialect."""
+
+    def port(self: FilePorts, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return self.read(lambda tx: rule(tx, *args, **kwargs))
+
+    port.__doc__ = rule.__doc__
+    return port
+
+
+def _writes(rule: Callable[Concatenate[Any, P], T]) -> Callable[Concatenate[FilePorts, P], T]:
+    """The port running ``rule`` in one write transaction of the store's dialect."""
+
+    def port(self: FilePorts, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        return self.write(lambda tx: rule(tx, *args, **kwargs))
+
+    port.__doc__ = rule.__doc__
+    return port
 
 
 class FilePorts:
@@ -54,51 +67,26 @@ class FilePorts:
         """Append one entry in its own transaction; its ``seq``."""
         return int(self.write(lambda tx: tx.audit(actor, action, subject, at, details)))
 
-    def head(self) -> AuditHead:
-        """The newest entry: its seq and digest, to be printed outside the file."""
-        return self.read(chain.head)
-
-    def audit_entries(self, since_seq: int = 0, limit: int = 1000) -> list[AuditEntry]:
-        """Entries after ``since_seq``, oldest first (inspector reports)."""
-        return self.read(lambda tx: chain.entries(tx, since_seq, limit))
-
-    def secret(self, name: str) -> bytes:
-        """A random 32-byte secret created on first use (e.g. ``secret("card_code")``)."""
-        return self.write(lambda tx: chain.secret_in(tx, name))
+    head = _reads(chain.head)
+    audit_entries = _reads(chain.entries)
+    secret = _writes(chain.secret_in)
 
     def keyed_hash(self, text: str) -> str:
         """``hmac:`` + 16 hex under the file's subject secret (db/chain.py)."""
         return chain.keyed_hash(self.secret(chain.SUBJECT_SECRET), text)
 
-    def get_setting(self, key: str) -> str | None:
-        return self.read(lambda tx: chain.get_setting(tx, key))
-
-    def set_setting(self, key: str, value: str) -> None:
-        self.write(lambda tx: chain.set_setting(tx, key, value))
+    get_setting = _reads(chain.get_setting)
+    set_setting = _writes(chain.set_setting)
 
     # -- VisitorFile (art. 20.3, R2) ---------------------------------------------------------
 
-    def find_visitor(self, identity: IdentityKey) -> Visitor | None:
-        return self.read(lambda tx: visitors.find(tx, identity))
-
-    def visitor(self, file_number: int) -> Visitor | None:
-        return self.read(lambda tx: visitors.by_number(tx, file_number))
-
-    def search_visitors(self, text: str, limit: int = 50) -> Sequence[Visitor]:
-        """Accent- and case-insensitive search on names, prefix match per word."""
-        return self.read(lambda tx: visitors.search(tx, text, limit))
-
-    def visits(self, file_number: int) -> Sequence[VisitRecord]:
-        return self.read(lambda tx: visitors.visits(tx, file_number))
-
-    def observations(self, file_number: int) -> Sequence[Observation]:
-        return self.read(lambda tx: visitors.observations(tx, file_number))
-
-    def add_observation(
-        self, file_number: int, text: str, author: str, at: datetime
-    ) -> Observation:
-        """A free-text observation (art. 20.3), audited with its row."""
-        return self.write(lambda tx: visitors.add_observation(tx, file_number, text, author, at))
+    find_visitor = _reads(visitors.find)
+    visitor = _reads(visitors.by_number)
+    search_visitors = _reads(visitors.search)
+    visits = _reads(visitors.visits)
+    observations = _reads(visitors.observations)
+    # A free-text observation (art. 20.3), audited with its row.
+    add_observation = _writes(visitors.add_observation)
 
     def record_admission(self, entry: AdmissionEntry) -> RecordedAdmission:
         """The visitor, the visit and its card in ONE transaction (art. 22.1), one valid
@@ -114,20 +102,10 @@ class FilePorts:
         on a day from ``since`` (the session's first day) to ``on`` (art. 22)."""
         return self.read(lambda tx: cards.open_card(tx, identity, on, since))
 
-    def card(self, number: int) -> CardRecord | None:
-        return self.read(lambda tx: cards.card(tx, number))
-
-    def card_events(self, number: int) -> list[tuple[datetime, str, str, str]]:
-        """(at, kind, reason, actor) of one card, oldest first."""
-        return self.read(lambda tx: cards.card_events(tx, number))
-
-    def last_card_number(self) -> int:
-        """The highest number ever issued (0 when none), even if retention erased it."""
-        return self.read(cards.last_card_number)
-
-    def mark_printed(self, number: int, at: datetime) -> None:
-        """A successful print: ISSUED/PRINTED -> PRINTED, print_count + 1."""
-        self.write(lambda tx: cards.mark_printed(tx, number, at))
+    card = _reads(cards.card)
+    card_events = _reads(cards.card_events)
+    last_card_number = _reads(cards.last_card_number)
+    mark_printed = _writes(cards.mark_printed)
 
     def void_card(self, number: int, reason: str, actor: str, at: datetime) -> None:
         cards.require_reason(reason)
@@ -140,22 +118,14 @@ class FilePorts:
 
     # -- BanList (art. 21.2-3), StaffList (art. 18), PeopleListings --------------------------
 
-    def bans(self, identity: IdentityKey) -> Sequence[Ban]:
-        """Every ban of this identity, lifted and expired ones included."""
-        return self.read(lambda tx: people.bans(tx, identity))
-
-    def active_bans(self, identity: IdentityKey, at: datetime) -> Sequence[Ban]:
-        return self.read(lambda tx: people.active_bans(tx, identity, at))
-
-    def bans_in_force(self, at: datetime, limit: int = 500) -> Sequence[Ban]:
-        """Bans neither lifted nor expired at ``at``, newest first. Personal data: the
-        caller audits the reading (art. 20.4)."""
-        return self.read(lambda tx: people.bans_in_force(tx, at, limit))
-
-    def bans_ended(self, at: datetime, limit: int = 500) -> Sequence[Ban]:
-        """Bans lifted or expired by ``at``, newest first. Personal data: the caller
-        audits the reading (art. 20.4)."""
-        return self.read(lambda tx: people.bans_ended(tx, at, limit))
+    bans = _reads(people.bans)
+    active_bans = _reads(people.active_bans)
+    # Bans neither lifted nor expired at ``at``, newest first. Personal data: the caller
+    # audits the reading (art. 20.4).
+    bans_in_force = _reads(people.bans_in_force)
+    # Bans lifted or expired by ``at``, newest first. Personal data: the caller audits the
+    # reading (art. 20.4).
+    bans_ended = _reads(people.bans_ended)
 
     def add_ban(
         self,
@@ -174,78 +144,20 @@ class FilePorts:
         people.require_lift_reason(reason)
         self.write(lambda tx: people.lift_ban(tx, ban_id, reason, actor, at))
 
-    def staff_member(self, identity: IdentityKey) -> StaffMember | None:
-        return self.read(lambda tx: people.staff_member(tx, identity))
-
-    def staff_members(self, limit: int = 500) -> Sequence[StaffMember]:
-        """Staff members, active or not, by name."""
-        return self.read(lambda tx: people.staff_members(tx, limit))
-
-    def add_staff(self, member: StaffMember, actor: str, at: datetime) -> None:
-        """Add or update (e.g. deactivate) a staff member."""
-        self.write(lambda tx: people.add_staff(tx, member, actor, at))
+    staff_member = _reads(people.staff_member)
+    staff_members = _reads(people.staff_members)
+    add_staff = _writes(people.add_staff)
 
     # -- the reports, data protection and retention (arts. 14.1.b, 20.4; GDPR) -------------
 
-    def day_book_lines(self, start: datetime, until: datetime) -> Sequence[DayBookLine]:
-        """The visits with ``start <= at < until`` (UTC), by time, each with its visitor
-        and the card it gave (personal data: the caller audits the reading)."""
-        return self.read(lambda tx: reports.day_book_lines(tx, start, until))
-
-    def figure_counts(self, start: datetime, until: datetime) -> FigureCounts:
-        return self.read(lambda tx: reports.figure_counts(tx, start, until))
-
-    def access_report_data(self, file_number: int) -> AccessReport | None:
-        """Everything held about one person (GDPR art. 15), None when no such file."""
-        return self.read(lambda tx: reports.access_report(tx, file_number))
-
-    def rectify_visitor_name(
-        self,
-        file_number: int,
-        surname: str,
-        given_names: str,
-        *,
-        actor: str,
-        role: str,
-        reason: str,
-        at: datetime,
-    ) -> Visitor:
-        """Set the visitor's name (checked by the service) and audit it: one transaction."""
-        return self.write(
-            lambda tx: data_protection.rectify_visitor_name(
-                tx, file_number, surname, given_names, actor=actor, role=role, reason=reason, at=at
-            )
-        )
-
-    def rectify_observation_text(
-        self,
-        file_number: int,
-        observation_id: int,
-        text: str,
-        *,
-        actor: str,
-        role: str,
-        reason: str,
-        at: datetime,
-    ) -> Observation:
-        """Set an observation's text (author and date kept) and audit it: one transaction."""
-        return self.write(
-            lambda tx: data_protection.rectify_observation_text(
-                tx, file_number, observation_id, text, actor=actor, role=role, reason=reason, at=at
-            )
-        )
-
-    def retention_totals(self, cutoff: datetime) -> RetentionTotals:
-        return self.read(lambda tx: data_protection.retention_totals(tx, cutoff))
-
-    def retention_months(self, months: Sequence[MonthSpan]) -> tuple[MonthCount, ...]:
-        """One count per span, in the order given."""
-        return self.read(lambda tx: data_protection.retention_months(tx, months))
-
-    def newest_event(self) -> datetime | None:
-        """The latest instant the file records (a visit, a card event, an audit entry)."""
-        return self.read(retention.newest_event)
-
-    def inspect_visitors(self, criteria: SearchCriteria, limit: int) -> Sequence[Visitor]:
-        """The gaming inspectors' search (art. 20.4), read only: see db/inspection.py."""
-        return self.read(lambda tx: inspection.inspect_visitors(tx, criteria, limit))
+    day_book_lines = _reads(reports.day_book_lines)
+    figure_counts = _reads(reports.figure_counts)
+    # Everything held about one person (GDPR art. 15), None when no such file.
+    access_report_data = _reads(reports.access_report)
+    rectify_visitor_name = _writes(data_protection.rectify_visitor_name)
+    rectify_observation_text = _writes(data_protection.rectify_observation_text)
+    retention_totals = _reads(data_protection.retention_totals)
+    retention_months = _reads(data_protection.retention_months)
+    newest_event = _reads(retention.newest_event)
+    # The gaming inspectors' search (art. 20.4), read only: see db/inspection.py.
+    inspect_visitors = _reads(inspection.inspect_visitors)
