@@ -31,7 +31,6 @@ import contextlib
 import hashlib
 import hmac
 import os
-import re
 import secrets
 import stat
 from collections.abc import Mapping
@@ -40,12 +39,11 @@ from typing import Any
 
 from admission.errors import StoreError
 from db.audit_chain import AuditChainCode
-from db.keys import KeyringBackend, keyring_secret
+from db.keys import HEX_KEY, KeyringBackend, keyring_secret
 
 ENV_VAR = "ADMISSION_AUDIT_KEY"
 KEYRING_USERNAME = "audit-chain-key"
 KEY_FILE_SUFFIX = ".audit-key"
-_HEX_KEY = re.compile(r"^[0-9a-fA-F]{64}$")
 _KEY_ID_LABEL = b"admission-desk/audit-key-id/v1"
 _KEY_FILE_MAX = 256  # 64 hex characters and some white space; more is not a key
 
@@ -67,7 +65,7 @@ class AuditKey:
 
     @classmethod
     def from_hex(cls, text: str, source: str = "text") -> AuditKey:
-        if not _HEX_KEY.match(text.strip()):
+        if not HEX_KEY.match(text.strip()):
             raise StoreError("an audit key is 64 hex characters", code=AuditChainCode.AUDIT_KEY_BAD)
         return cls(bytes.fromhex(text.strip()), source)
 
@@ -145,24 +143,19 @@ def _read_key_file(path: Path) -> AuditKey:
     nor a read that does not end (at most ``_KEY_FILE_MAX`` bytes are read)."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a pipe must not block the open
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                raise StoreError(
+                    "the audit key file is not a regular file", code=AuditChainCode.AUDIT_KEY_BAD
+                )
+            raw = os.read(fd, _KEY_FILE_MAX)
+        finally:
+            os.close(fd)
     except OSError as exc:
         raise StoreError(
             f"the audit key file cannot be read ({type(exc).__name__})",
             code=AuditChainCode.AUDIT_KEY_BAD,
         ) from exc
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            raise StoreError(
-                "the audit key file is not a regular file", code=AuditChainCode.AUDIT_KEY_BAD
-            )
-        raw = os.read(fd, _KEY_FILE_MAX)
-    except OSError as exc:
-        raise StoreError(
-            f"the audit key file cannot be read ({type(exc).__name__})",
-            code=AuditChainCode.AUDIT_KEY_BAD,
-        ) from exc
-    finally:
-        os.close(fd)
     try:
         text = raw.decode("ascii")
     except UnicodeDecodeError as exc:

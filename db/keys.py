@@ -24,7 +24,7 @@ from admission.errors import ConfigError, StoreErrorCode
 ENV_VAR = "ADMISSION_DB_KEY"
 KEYRING_SERVICE = "admission-desk"
 KEYRING_USERNAME = "visitor-file-key"
-_HEX_KEY = re.compile(r"^[0-9a-fA-F]{64}$")
+HEX_KEY = re.compile(r"^[0-9a-fA-F]{64}$")  # a raw 256-bit key as text
 # The key-check value of the visitor file's marker (db/file_guard.py). A passphrase is
 # stretched as SQLCipher 4 stretches it (PBKDF2-HMAC-SHA512, 256,000 iterations: the
 # SQLCipher 4 defaults), so the marker makes guessing it no cheaper than the file does.
@@ -61,7 +61,7 @@ class DbKey:
     @classmethod
     def from_text(cls, text: str, source: str = "text") -> DbKey:
         """64 hex characters → raw key; anything else → passphrase."""
-        if _HEX_KEY.match(text.strip()):
+        if HEX_KEY.match(text.strip()):
             return cls(raw=bytes.fromhex(text.strip()), source=source)
         return cls(passphrase=text, source=source)
 

@@ -448,38 +448,29 @@ def formalise(
     if not queue.formalising.acquire(blocking=False):
         return FormaliseReport(waiting=tuple(e.local_ref for e in queue.pending()))
     try:
-        return _run(queue, book, clock, on_progress)
+        done: list[tuple[str, int]] = []
+        found: list[tuple[str, int]] = []
+        duplicates: list[int] = []
+        pending = queue.pending()
+        for i, entry in enumerate(pending):
+            try:
+                number, recovered = _formalise_one(queue, book, clock, entry, duplicates)
+            except AdmissionError as exc:
+                code = exc.code or OfflineQueueCode.OFFLINE_VOUCHER_NOT_FORMALISED
+                log.warning("offline voucher %s not formalised: %s", entry.local_ref, code)
+                return FormaliseReport(
+                    tuple(done),
+                    tuple(found),
+                    ((entry.local_ref, code),),
+                    tuple(e.local_ref for e in pending[i + 1 :]),
+                    tuple(duplicates),
+                )
+            (found if recovered else done).append((entry.local_ref, number))
+            if on_progress is not None:
+                on_progress(entry)
+        return FormaliseReport(tuple(done), tuple(found), duplicates_cancelled=tuple(duplicates))
     finally:
         queue.formalising.release()
-
-
-def _run(
-    queue: OfflineVoucherQueue,
-    book: ServerVoucherBook,
-    clock: Clock,
-    on_progress: Callable[[QueuedVoucher], None] | None,
-) -> FormaliseReport:
-    done: list[tuple[str, int]] = []
-    found: list[tuple[str, int]] = []
-    duplicates: list[int] = []
-    pending = queue.pending()
-    for i, entry in enumerate(pending):
-        try:
-            number, recovered = _formalise_one(queue, book, clock, entry, duplicates)
-        except AdmissionError as exc:
-            code = exc.code or OfflineQueueCode.OFFLINE_VOUCHER_NOT_FORMALISED
-            log.warning("offline voucher %s not formalised: %s", entry.local_ref, code)
-            return FormaliseReport(
-                tuple(done),
-                tuple(found),
-                ((entry.local_ref, code),),
-                tuple(e.local_ref for e in pending[i + 1 :]),
-                tuple(duplicates),
-            )
-        (found if recovered else done).append((entry.local_ref, number))
-        if on_progress is not None:
-            on_progress(entry)
-    return FormaliseReport(tuple(done), tuple(found), duplicates_cancelled=tuple(duplicates))
 
 
 def _formalise_one(
