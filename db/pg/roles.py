@@ -429,30 +429,25 @@ def _membership(conn: Conn, login: str, group: str) -> str:
     return names.purger if suffix == PURGE else group
 
 
-def admit_login(conn: Conn, login: str, group: str) -> None:
+def admit_login(conn: Conn, login: str, group: str, *, admit: bool = True) -> None:
     """Make the LOGIN role ``login`` a member of ``group`` (a name of :class:`RoleNames`).
     For the purge group, a member of its NOINHERIT gate: the login may ``SET ROLE`` to
-    it, and only the store's purge does. Idempotent."""
+    it, and only the store's purge does. Idempotent. ``admit=False``: undo it."""
     joined = _membership(conn, login, group)
+    verb = f"GRANT {_ident(joined)} TO" if admit else f"REVOKE {_ident(joined)} FROM"
     try:
-        _run(conn, f"GRANT {_ident(joined)} TO {_ident(login)}")
+        _run(conn, f"{verb} {_ident(login)}")
     except psycopg.Error as exc:
         raise StoreError(
-            f"the server refused the membership ({type(exc).__name__})",
+            f"the server refused the {'membership' if admit else 'revocation'} "
+            f"({type(exc).__name__})",
             code=PgRoleCode.ROLES_REFUSED,
         ) from exc
 
 
 def dismiss_login(conn: Conn, login: str, group: str) -> None:
     """Undo :func:`admit_login`. Idempotent."""
-    joined = _membership(conn, login, group)
-    try:
-        _run(conn, f"REVOKE {_ident(joined)} FROM {_ident(login)}")
-    except psycopg.Error as exc:
-        raise StoreError(
-            f"the server refused the revocation ({type(exc).__name__})",
-            code=PgRoleCode.ROLES_REFUSED,
-        ) from exc
+    admit_login(conn, login, group, admit=False)
 
 
 # -- what the store asks at opening -----------------------------------------------------------
@@ -499,10 +494,7 @@ def purge_role(conn: Conn) -> str | None:
     no groups, or when the session's login has the owner's rights (the owner deletes
     without it, as before roles)."""
     names = schema_roles(conn)
-    if names is None:
-        return None
-    row = conn.execute("SELECT pg_has_role(session_user, %s, 'USAGE')", (names.owner,)).fetchone()
-    return None if row is not None and row[0] else names.purge
+    return None if names is None or _owner_rights(conn, names) else names.purge
 
 
 def owns_schema(conn: Conn) -> bool:
@@ -510,8 +502,10 @@ def owns_schema(conn: Conn) -> bool:
     owner group), or the schema has no groups (as before roles): what re-sealing every
     table and rewriting the data keys needs."""
     names = schema_roles(conn)
-    if names is None:
-        return True
+    return names is None or _owner_rights(conn, names)
+
+
+def _owner_rights(conn: Conn, names: RoleNames) -> bool:
     row = conn.execute("SELECT pg_has_role(session_user, %s, 'USAGE')", (names.owner,)).fetchone()
     return row is not None and bool(row[0])
 
