@@ -71,7 +71,6 @@ __all__ = [
     "envelope_version",
     "reencrypt_batches",
     "reseal_row",
-    "rewrap",
     "run_reencrypt",
 ]
 
@@ -465,26 +464,6 @@ class KeyRing:
 
 
 # -- rotation ---------------------------------------------------------------------------
-def rewrap(
-    records: Iterable[WrappedKey],
-    database_id: str,
-    old: InstallationKey,
-    new: InstallationKey,
-) -> list[WrappedKey]:
-    """Every data key re-wrapped under ``new`` (the installation key changed; the values
-    are untouched: cheap). Records already under ``new`` are checked and kept, so a run
-    that stopped after storing some records is finished by running it again."""
-    result: list[WrappedKey] = []
-    for record in records:
-        if record.wrapping_key_id == new.key_id:
-            _unwrap(record, new, database_id)
-            result.append(record)
-            continue
-        raw = _unwrap(record, old, database_id)
-        result.append(_wrap(raw, record.version, new, database_id))
-    return result
-
-
 @dataclass(frozen=True, slots=True)
 class SealedRow:
     """One row as the server holds it: its sealed values and blind indexes."""

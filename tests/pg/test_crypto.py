@@ -25,7 +25,6 @@ from db.pg.crypto import (
     WrappedKey,
     envelope_version,
     reencrypt_batches,
-    rewrap,
     run_reencrypt,
 )
 
@@ -257,17 +256,18 @@ def test_name_search_finds_what_the_sqlcipher_word_prefix_search_finds(
 def test_rewrap_changes_only_the_wrapping_and_a_second_run_finishes_the_first(
     installation: InstallationKey,
 ) -> None:
+    # the records a re-wrap (db/pg/rotation.py) makes from the keys its ring holds
     ring1, first = KeyRing.create(installation, DB_ID)
-    _ring2, second = ring1.with_new_version(installation)
+    ring2, second = ring1.with_new_version(installation)
     sealed = ring1.seal_text("ANA", **WHERE)
     new = InstallationKey.generate()
     stored = [first, second]
     # interrupted: only the first record was written back
-    stored[0] = rewrap(stored[:1], DB_ID, installation, new)[0]
+    stored[0] = ring2.wrapped(1, new)
     with pytest.raises(PgCryptoError) as excinfo:
         KeyRing.load(new, DB_ID, stored)
     assert code_of(excinfo) is PgCryptoCode.INSTALLATION_KEY_WRONG
-    stored = rewrap(stored, DB_ID, installation, new)  # run again: finishes
+    stored[1] = ring2.wrapped(2, new)  # run again: finishes (the first kept as written)
     assert {r.wrapping_key_id for r in stored} == {new.key_id}
     assert stored[0] is not first and stored[0].blob != first.blob
     loaded = KeyRing.load(new, DB_ID, stored)
