@@ -97,6 +97,7 @@ from db.integrity import check
 from db.issued import Highs, IssuedRecord, highs_of, read_issued, write_issued
 from db.keys import DbKey, KeyringBackend
 from db.store import SqlCipherStore
+from db.tx import Tx
 
 try:
     import sqlcipher3
@@ -347,11 +348,13 @@ def _adopt_copy(
             **(loss.details() if loss.any else {}),
             **({"accepted_by": accepted_by} if accepted_by else {}),
         }
-        with store.transaction() as tx:
+        actor = accepted_by or wanted.actor
+
+        def restored(tx: Tx) -> int:
             _resume_counters(tx, loss)
-        store.append(
-            accepted_by or wanted.actor, "FILE_RESTORED", "visitor-file", wanted.at, details
-        )
+            return tx.audit(actor, "FILE_RESTORED", "visitor-file", wanted.at, details)
+
+        store.write(restored)
         with store.reading() as read:
             after = highs_of(read)
         store.checkpoint()
@@ -403,15 +406,15 @@ def _identify(conn: sqlite3.Connection, temp: Path, casino_id: str) -> tuple[str
     return file_id, found_casino, str(settings.get(TAKEN_AT_SETTING) or "")
 
 
-def _resume_counters(conn: sqlite3.Connection, loss: RestoreLoss) -> None:
+def _resume_counters(tx: Tx, loss: RestoreLoss) -> None:
     """Card and voucher numbers issued since the backup are never issued again (art. 23):
-    the counters resume past them."""
+    the counters resume past them (in FILE_RESTORED's transaction)."""
     if not loss.any:
         return
-    conn.execute(
+    tx.execute(
         "UPDATE counters SET next = max(next, ?) WHERE name = 'card'", (loss.card_resumes_at,)
     )
-    conn.execute(
+    tx.execute(
         "INSERT INTO counters (name, next) VALUES ('voucher', ?) "
         "ON CONFLICT (name) DO UPDATE SET next = max(next, excluded.next)",
         (loss.voucher_resumes_at,),
