@@ -180,26 +180,20 @@ class PgTarget:
         """The libpq connection string (``sslmode=verify-full`` and the desk's files over
         TCP; nothing of TLS over a socket, where libpq never uses it)."""
         timeout = self.connect_timeout if connect_timeout is None else connect_timeout
-        if self.tls is None:
-            base = make_conninfo(
-                host=self.host,
-                port=self.port,
-                dbname=self.dbname,
-                user=self.user,
-                connect_timeout=timeout,
-            )
-        else:
-            base = tls_conninfo(
-                host=self.host,
+        where: dict[str, Any] = {"host": self.host, "port": self.port, "user": self.user}
+        where |= {"dbname": self.dbname, "connect_timeout": timeout}
+        tls = self.tls
+        base = (
+            make_conninfo(**where)
+            if tls is None
+            else tls_conninfo(
+                **where,
                 hostaddr=self.hostaddr,
-                port=self.port,
-                dbname=self.dbname,
-                user=self.user,
-                root_cert=self.tls.root_cert,
-                client_cert=self.tls.client_cert,
-                client_key=self.tls.client_key,
-                connect_timeout=timeout,
+                root_cert=tls.root_cert,
+                client_cert=tls.client_cert,
+                client_key=tls.client_key,
             )
+        )
         return make_conninfo(base, **dict(self.options)) if self.options else base
 
     def connect(self, **kwargs: Any) -> psycopg.Connection[Any]:
