@@ -323,7 +323,7 @@ def plan(tx: Tx, criteria: SearchCriteria, limit: int) -> Plan:
     best = min(
         [*small, *(p for p in options if p.route is Route.NAME), walk, *sieved], key=_cost_order
     )
-    return _with(best, considered)
+    return replace(best, considered=considered)
 
 
 def _cost_order(chosen: Plan) -> tuple[float, int]:
@@ -485,10 +485,6 @@ def _observation(tx: Tx, criteria: SearchCriteria) -> Plan | None:
 
 def _escape_like(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
-def _with(chosen: Plan, considered: dict[str, int]) -> Plan:
-    return replace(chosen, considered=considered)
 
 
 def _count(tx: Tx, sql: str, params: Sequence[object], bound: int = COUNT_BOUND) -> int:

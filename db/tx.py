@@ -203,7 +203,3 @@ def on(value: Any) -> date:
     if isinstance(value, date):
         return value
     return date.fromisoformat(str(value))
-
-
-def opt_on(value: Any) -> date | None:
-    return None if value is None else on(value)
