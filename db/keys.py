@@ -137,16 +137,6 @@ def system_keyring() -> KeyringBackend | None:
     return backend  # type: ignore[no-any-return,unused-ignore]
 
 
-def key_from_keyring(backend: KeyringBackend | None, *, create: bool) -> DbKey | None:
-    """The key stored in the keyring; with ``create``, generate and store one if absent."""
-    if backend is None:
-        return None
-    stored = keyring_secret(
-        backend, KEYRING_USERNAME, create=create, generate=lambda: DbKey.generate().hex()
-    )
-    return None if stored is None else DbKey.from_text(stored, source="keyring")
-
-
 def keyring_secret(
     backend: KeyringBackend, username: str, *, create: bool, generate: Callable[[], str]
 ) -> str | None:
@@ -193,9 +183,15 @@ def resolve_key(
     backend = keyring_backend
     if backend is None and use_system_keyring:
         backend = system_keyring()
-    key = key_from_keyring(backend, create=not database_exists)
-    if key is not None:
-        return key
+    if backend is not None:  # a key is made only for a new file
+        stored = keyring_secret(
+            backend,
+            KEYRING_USERNAME,
+            create=not database_exists,
+            generate=lambda: DbKey.generate().hex(),
+        )
+        if stored is not None:
+            return DbKey.from_text(stored, source="keyring")
     if ask_passphrase is not None:
         passphrase = ask_passphrase()
         if passphrase:

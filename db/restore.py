@@ -205,33 +205,25 @@ def restore(
     )
 
 
-def _check_folder(data_dir: Path, path: Path) -> bool:
+def _check_folder(data_dir: Path, path: Path, *, locked: bool = False) -> bool:
     """RESTORE_FILE_EXISTS when the folder holds a file or a marker; True when the
-    folder is still to be made."""
-    try:
-        if path.exists() or path.is_symlink() or marker_path(path).exists():
-            raise StoreError(
-                "this folder already holds a visitor file or its marker; nothing was restored",
-                code=BackupCode.RESTORE_FILE_EXISTS,
-            )
-        return not data_dir.exists()
-    except OSError as exc:  # a name too long, a file where a folder should be...
-        raise _write_failed(
-            exc, "the data folder cannot be used ({}); nothing was restored"
-        ) from exc
+    folder is still to be made.
 
-
-def _no_file_meanwhile(path: Path) -> None:
-    """RESTORE_FILE_EXISTS when another restore put its file in this folder since
-    :func:`_check_folder`: the loss the folder's record then shows is that restore's own
-    FILE_RESTORED and raised counters (it writes the marker, then ``issued.json``, then
-    renames, under the folder lock), not data this backup would lose. Taking the lock
-    waits for such a restore to finish, so the answer is the same however the two
-    interleave."""
+    ``locked``: checked again under the folder lock, once the copy shows a loss. When
+    another restore put its file in this folder since the first check, the loss the
+    folder's record shows is that restore's own FILE_RESTORED and raised counters (it
+    writes the marker, then ``issued.json``, then renames, under the folder lock), not
+    data this backup would lose. Taking the lock waits for such a restore to finish, so
+    the answer is the same however the two interleave."""
     try:
-        with folder_lock(path.parent):
-            _check_folder(path.parent, path)
-    except OSError as exc:  # the folder cannot be locked
+        with folder_lock(data_dir) if locked else contextlib.nullcontext():
+            if path.exists() or path.is_symlink() or marker_path(path).exists():
+                raise StoreError(
+                    "this folder already holds a visitor file or its marker; nothing was restored",
+                    code=BackupCode.RESTORE_FILE_EXISTS,
+                )
+            return not data_dir.exists()
+    except OSError as exc:  # a name too long, a file where a folder should be, no lock...
         raise _write_failed(
             exc, "the data folder cannot be used ({}); nothing was restored"
         ) from exc
@@ -337,7 +329,7 @@ def _adopt_copy(
         loss = assess(before, file_id, taken_at, final.parent, wanted.card_folders)
         accepted_by = ""
         if loss.any:
-            _no_file_meanwhile(final)
+            _check_folder(final.parent, final, locked=True)
             if wanted.accept_loss is None:
                 raise RestoreLossError(loss)
             accepted_by = wanted.accept_loss(loss, store)
