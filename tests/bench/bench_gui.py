@@ -5,7 +5,7 @@
         [--live 350]
 
 Everything is the real thing, offscreen: the demo visitor file (SQLCipher), the desk
-window built by ``ui.desk.desk_window.build_desk_window``, its store worker, the keyboard-wedge
+window built by ``ui.desk.window_build.build_desk_window``, its store worker, the keyboard-wedge
 filter installed application-wide, the live MRZ reader on a camera worker, the card
 printer writing PDFs to a folder. Only the devices are fakes (camera frames rendered by
 ``hardware.generators.synthetic``; keys sent as a reader types them).
@@ -149,9 +149,9 @@ class Rig:
         import main
         from ui.desk.app import make_application
         from ui.desk.demo_start import ensure_demo_accounts
-        from ui.desk.desk_window import build_desk_window
         from ui.desk.session import DeskSession
         from ui.desk.wedge_filter import WedgeFilter
+        from ui.desk.window_build import build_desk_window
 
         self.app = make_application()
         self.ctx = main.build_context(main.build_tools(data_dir, demo=True))

@@ -28,8 +28,9 @@ from hardware.sound import TonePlayer
 from tests.ui.conftest import FakeSession, open_demo_shell
 from ui.context import AppContext
 from ui.desk.demo_scenario import seed_demo_file
-from ui.desk.desk_window import DeskWindow, build_desk_window
+from ui.desk.desk_window import DeskWindow
 from ui.desk.theme import THEMES, apply_theme
+from ui.desk.window_build import build_desk_window
 from ui.desk.workers import CameraWorker
 
 WAIT = 15_000

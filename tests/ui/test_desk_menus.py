@@ -25,7 +25,7 @@ from tests.ui.conftest import CLERK, DIRECTOR, FakeSession
 from ui.context import AppContext
 from ui.desk.controller import DeskState
 from ui.desk.demo_scenario import DemoCase, demo_cases, seed_demo_file
-from ui.desk.desk_window import DeskWindow, build_desk_window
+from ui.desk.desk_window import DeskWindow
 from ui.desk.dialogs.accounts import AccountsDialog
 from ui.desk.dialogs.authorise import DirectorDialog
 from ui.desk.dialogs.bans import BansDialog
@@ -43,6 +43,7 @@ from ui.desk.menus import DeskMenus
 from ui.desk.menus.base import SETTINGS_CHANGED
 from ui.desk.session import DeskSession
 from ui.desk.wedge_filter import WedgeFilter
+from ui.desk.window_build import build_desk_window
 
 ADMIN = Operator("admin1", "Admin One", frozenset({Role.ADMIN}))
 

@@ -25,8 +25,9 @@ from hardware.sound import Sound, TonePlayer
 from tests.ui.conftest import CLERK, DIRECTOR, FakeSession
 from ui.context import AppContext
 from ui.desk.demo_scenario import DemoCase, demo_cases, seed_demo_file
-from ui.desk.desk_window import MENU_DIRECTION, DeskWindow, build_desk_window
+from ui.desk.desk_window import MENU_DIRECTION, DeskWindow
 from ui.desk.wedge_filter import WedgeFilter
+from ui.desk.window_build import build_desk_window
 from ui.desk.workers import StoreWorker
 
 WAIT = 10_000

@@ -159,7 +159,7 @@ def test_a_save_is_in_force_within_a_second_on_the_store_worker(
 ) -> None:
     """The real worker thread: saved, reconfigured between two evaluations, applied."""
     from hardware.sound import TonePlayer
-    from ui.desk.desk_window import build_desk_window
+    from ui.desk.window_build import build_desk_window
 
     worker = StoreWorker()
     win = build_desk_window(

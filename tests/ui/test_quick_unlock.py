@@ -28,12 +28,12 @@ from tests.ui.test_session import _field as field
 from ui.context import AppContext
 from ui.desk.controller import DeskState
 from ui.desk.demo_scenario import seed_demo_file
-from ui.desk.desk_window import build_desk_window
 from ui.desk.dialogs.authorise import DirectorDialog, ask_director
 from ui.desk.dialogs.pin import PinDialog
 from ui.desk.dialogs.sign_in import SignInDialog, UnlockDialog
 from ui.desk.jobs import ImmediateRunner
 from ui.desk.session import DeskSession
+from ui.desk.window_build import build_desk_window
 
 __all__ = ["ctx", "session"]  # fixtures: an admin, a clerk and a director; their desk session
 

@@ -30,7 +30,7 @@ from hardware.sound import TonePlayer
 from tests.ui.conftest import DIRECTOR, FakeSession
 from ui.context import AppContext
 from ui.desk.demo_scenario import demo_cases, seed_demo_file
-from ui.desk.desk_window import DeskWindow, build_desk_window
+from ui.desk.desk_window import DeskWindow
 from ui.desk.wedge_filter import WedgeFilter
 from ui.desk.widgets import ElidedLabel, WrappedLabel
 from ui.desk.widgets.counters import CountersPanel
@@ -38,6 +38,7 @@ from ui.desk.widgets.identity import IdentityPanel
 from ui.desk.widgets.preview import CameraPreview
 from ui.desk.widgets.status_bar import DeskStatusBar
 from ui.desk.widgets.verdict import VerdictBanner
+from ui.desk.window_build import build_desk_window
 
 WAIT = 10_000
 CONTROLS = (QAbstractButton, QLineEdit, QComboBox, QAbstractItemView)

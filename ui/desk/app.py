@@ -397,10 +397,10 @@ class DeskShell(QObject):
     def _build_window(self, ctx: AppContext, session: DeskSession) -> DeskWindow:
         """The desk window over the context, with the readers and the camera: the demo's
         (scenario camera, demo reader) or the configured ones."""
-        from ui.desk.desk_window import build_desk_window
         from ui.desk.dialogs.authorise import ask_director
         from ui.desk.session import ActivityFilter
         from ui.desk.wedge_filter import WedgeFilter
+        from ui.desk.window_build import build_desk_window
 
         lang = self.language()
         camera: Callable[[], Camera] | None

@@ -19,7 +19,7 @@ which number.
 
 The menus (Admisión, Dirección, Administración, Inspección, Sesión, Ayuda) carry every
 dialog with its shortcut: :mod:`ui.desk.menus`, one module per menu, attached by
-:func:`build_desk_window`. They reach the window only through its own API
+:func:`ui.desk.window_build.build_desk_window`. They reach the window only through its own API
 (:class:`ui.desk.host.DeskHost`: ``window.add_action(MENU_DIRECTION, action)``...).
 
 While a modal dialog is open (a director's authorisation, a voucher, the settings) a
@@ -56,12 +56,9 @@ from admission.cards.verification import CardVerification
 from admission.counters import DeskCounters
 from admission.desk import AdmissionResult, DeskErrorCode
 from admission.devices import (
-    Camera,
     DeviceStatus,
-    DocumentReader,
     Sound,
     SoundPlayer,
-    printer_refusal_code,
 )
 from admission.documents import IdentityDocument
 from admission.identity import IdentityKey
@@ -77,28 +74,29 @@ from ui.desk.dialogs.offline_voucher import OfflineVoucherCode
 from ui.desk.host import MENU_ADMIN, MENU_DESK, MENU_DIRECTION
 from ui.desk.inspection_controller import inspection_controller
 from ui.desk.jobs import ImmediateRunner, JobRunner
-from ui.desk.menus import DeskMenus, attach_desk_menus
-from ui.desk.menus.audit import AuditMenu, attach_audit_menu
+from ui.desk.menus import DeskMenus
+from ui.desk.menus.audit import AuditMenu
 from ui.desk.menus.help import HelpMenu
 from ui.desk.text import bounded, message
 from ui.desk.wedge_filter import WedgeFilter
 from ui.desk.widgets.counters import CountersPanel
 from ui.desk.widgets.identity import IdentityPanel
 from ui.desk.widgets.preview import CameraPreview
+from ui.desk.widgets.server_banner import ServerBanner, formalised_text, show_offline_document
 from ui.desk.widgets.status_bar import DeskStatusBar
 from ui.desk.widgets.verdict import VerdictBanner
-from ui.desk.workers import CameraWorker, DeviceWatch, ReaderWorker, StoreWorker
+from ui.desk.workers import CameraWorker, ReaderWorker
 
 if TYPE_CHECKING:
     from admission.vouchers.offline import FormaliseReport, QueuedVoucher
     from ui.context import AppContext
+
 
 __all__ = [
     "MENU_ADMIN",
     "MENU_DESK",
     "MENU_DIRECTION",
     "DeskWindow",
-    "build_desk_window",
     "inspector_only",
 ]
 
@@ -108,8 +106,6 @@ MAX_FKEYS = 8
 SERVER_SILENT = frozenset(
     {"PG_UNREACHABLE", "PG_CONNECT_FAILED", "PG_SERVER_TIMEOUT", "PG_CONNECTION_LOST"}
 )
-OFFLINE_COLOUR = "#8A5A00"  # amber: the desk works, but admits nobody
-FORMALISED_COLOUR = "#1E5E3A"
 
 
 def inspector_only(operator: Operator | None) -> bool:
@@ -172,16 +168,7 @@ class DeskWindow(QMainWindow):
         self.status = DeskStatusBar(demo=demo)
         self.setStatusBar(self.status)
         # the server cannot be reached (art. 23.4): said across the top of the desk
-        self.offline_banner = QLabel()
-        self.offline_banner.setObjectName("offlineBanner")
-        self.offline_banner.setTextFormat(Qt.TextFormat.PlainText)
-        self.offline_banner.setWordWrap(True)
-        self.offline_banner.setAccessibleName(self.tr("Estado del servidor"))
-        banner_font = self.offline_banner.font()
-        banner_font.setBold(True)
-        banner_font.setPointSize(max(banner_font.pointSize(), 12))
-        self.offline_banner.setFont(banner_font)
-        self.offline_banner.hide()
+        self.offline_banner = ServerBanner()
         # provisional vouchers of this desk still without a server number
         self.provisional_label = QLabel()
         self.provisional_label.setTextFormat(Qt.TextFormat.PlainText)
@@ -644,19 +631,7 @@ class DeskWindow(QMainWindow):
 
     def _show_offline(self) -> None:
         self._hide_formalised()
-        self.offline_banner.setStyleSheet(
-            f"QLabel#offlineBanner {{ background: {OFFLINE_COLOUR}; color: #FFFFFF;"
-            " padding: 8px; border-radius: 6px; }"
-        )
-        self.offline_banner.setText(
-            "▲ "
-            + self.tr(
-                "Sin conexión con el servidor del casino: no se puede admitir a nadie hasta "
-                "que vuelva. F9: volante provisional (art. 23.4), contra depósito del "
-                "documento y del precio."
-            )
-        )
-        self.offline_banner.show()
+        self.offline_banner.show_offline()
         self.status.showMessage(message(OfflineVoucherCode.OFFLINE_NO_ADMISSION), 30_000)
 
     def _hide_formalised(self) -> None:
@@ -714,66 +689,20 @@ class DeskWindow(QMainWindow):
         if self.controller.current is not None:
             self.controller.clear()  # the verdict on screen gives way
         self.offline_document = document
-        self.verdict.show_idle()
-        self.verdict.headline.setText("▲  " + self.tr("SIN SERVIDOR"))
-        self.verdict.reasons.setText(
-            self.tr("No se puede admitir a nadie hasta que vuelva el servidor")
-        )
-        self.verdict.show_progress(
-            self.tr("F9: volante provisional para este documento (art. 23.4) · Esc: siguiente")
-        )
-        self.identity.clear()
-        self.identity.name.setText(bounded(document.full_name, 120))
-        number = document.id_number or document.document_number
-        kinds = {
-            "ID_CARD": self.tr("Documento de identidad"),
-            "PASSPORT": self.tr("Pasaporte"),
-            "DRIVING_LICENCE": self.tr("Permiso de conducir"),
-            "RESIDENCE_CARD": self.tr("Tarjeta de residencia"),
-        }
-        kind = kinds.get(str(document.doc_type), self.tr("Otro documento"))
-        self.identity.document.setText(bounded(f"{kind} {number}", 120))
+        show_offline_document(self.verdict, self.identity, document)
         self._show_offline()
 
     def _on_vouchers_formalised(self, report: FormaliseReport) -> None:
         """The provisional vouchers given without the server, numbered on it: which
         local reference got which number, and what failed (art. 23.4)."""
-        numbered = [
-            self.tr("%1 → volante nº %2").replace("%1", ref).replace("%2", str(number))
-            for ref, number in (*report.formalised, *report.already_formalised)
-        ]
-        problems = [f"{ref}: {message(str(code))}" for ref, code in report.failed]
-        if report.waiting:
-            problems.append(self.tr("en espera: %1").replace("%1", ", ".join(report.waiting)))
-        if report.duplicates_cancelled:
-            problems.append(
-                self.tr("duplicados anulados en el servidor: nº %1").replace(
-                    "%1", ", ".join(str(n) for n in report.duplicates_cancelled)
-                )
-            )
-        parts = []
-        if numbered:
-            parts.append(
-                self.tr(
-                    "Volantes provisionales numerados en el servidor: %1. Se canjean por la "
-                    "tarjeta en Volantes pendientes (Ctrl+Shift+V)"
-                ).replace("%1", ", ".join(numbered))
-            )
+        self.formalise_text, problems = formalised_text(report)
         if problems:
-            parts.append(self.tr("No formalizados: %1").replace("%1", "; ".join(problems)))
-            self.status.last_error.setText(bounded("; ".join(problems), 160))
-        self.formalise_text = bounded(" · ".join(parts), 1000)
+            self.status.last_error.setText(bounded(problems, 160))
         if not self.formalise_text:
             return
         self.status.showMessage(bounded(self.formalise_text, 300), 60_000)
         if not self.offline_mode:
-            colour = OFFLINE_COLOUR if problems else FORMALISED_COLOUR
-            self.offline_banner.setStyleSheet(
-                f"QLabel#offlineBanner {{ background: {colour}; color: #FFFFFF;"
-                " padding: 8px; border-radius: 6px; }"
-            )
-            self.offline_banner.setText(self.formalise_text)
-            self.offline_banner.show()
+            self.offline_banner.show_formalised(self.formalise_text, failed=bool(problems))
 
     def _on_operation(self, changes: OpChanges, _origin: object) -> None:
         """A store write done (the desk's one broadcast): what it changed is read again."""
@@ -824,72 +753,3 @@ class DeskWindow(QMainWindow):
         dialog.show()
         dialog.code.setFocus()
         return dialog
-
-
-def build_desk_window(
-    ctx: AppContext,
-    session: SessionView,
-    *,
-    authorise: Callable[[str], Operator | None],
-    demo: bool | None = None,
-    camera: Callable[[], Camera] | None = None,
-    readers: Sequence[DocumentReader] = (),
-    runner: JobRunner | None = None,
-    sound: SoundPlayer | None = None,
-    watch_devices: bool = True,
-) -> DeskWindow:
-    """The desk window with its workers (not started: call ``window.start()``).
-
-    ``camera`` makes the camera (called again after a failure, so an unplugged camera
-    is picked up when it is back); ``readers`` are serial or fake document readers;
-    ``runner`` defaults to a new :class:`StoreWorker`, stopped with the window;
-    ``sound`` defaults to ``ctx.devices.sound`` with the system bell.
-    """
-    store_worker: StoreWorker | None = None
-    if runner is None:
-        store_worker = StoreWorker()
-        runner = store_worker
-    controller = DeskController(ctx, session, runner, authorise=authorise)
-    if sound is None:
-        app = QApplication.instance()
-        beep = QApplication.beep if isinstance(app, QApplication) else None
-        sound = ctx.devices.sound(beep)
-    window = DeskWindow(
-        ctx,
-        session,
-        controller,
-        demo=ctx.demo if demo is None else demo,
-        sound=sound,
-        runner=runner,
-        authorise=authorise,
-    )
-    controller.setParent(window)
-    window.menus = attach_desk_menus(window, ctx)
-    documents = ctx.documents
-    window.help = HelpMenu(
-        window, runner, documents.regulation_text, print_regulation=documents.print_regulation
-    )
-    if window.menus is not None:
-        window.audit = attach_audit_menu(window, ctx, runner)
-    window.apply_operator()
-    if store_worker is not None:
-        window.adopt_worker(store_worker)  # stopped last: adopted first
-    if watch_devices:
-        printing = ctx.card_printing
-
-        def printer() -> tuple[str, str]:
-            status = printing.preflight_status()
-            ready = status is DeviceStatus.READY
-            return status.value, "" if ready else printer_refusal_code(status)
-
-        watch = DeviceWatch({"printer": printer})
-        watch.status_changed.connect(controller.report_device)
-        window.adopt_worker(watch)
-    if camera is not None:
-        cutter = ctx.devices.portrait() if ctx.devices.portrait is not None else None
-        window.connect_camera(CameraWorker(camera, ctx.devices.live_reader(), portrait=cutter))
-    else:
-        window.status.set_absent("camera")
-    for reader in readers:
-        window.connect_reader(ReaderWorker(reader))
-    return window
