@@ -51,21 +51,16 @@ def hmac_check(conn: sqlite3.Connection) -> tuple[int, ...]:
     return tuple(sorted(found))
 
 
-def structure_check(conn: sqlite3.Connection) -> tuple[str, ...]:
-    """``PRAGMA quick_check``'s complaints; () when it answers "ok"."""
-    rows = conn.execute(f"PRAGMA quick_check({STRUCTURE_LINES})").fetchall()
-    lines = [str(line) for (text,) in rows for line in str(text).splitlines()]
-    return () if lines == ["ok"] else tuple(lines[:STRUCTURE_LINES])
-
-
 def check(conn: sqlite3.Connection, path: Path | None, *, structure: bool) -> IntegrityReport:
-    """Every page's HMAC; with ``structure``, then the b-trees (only when the HMACs hold:
-    after a bad page quick_check reports noise)."""
+    """Every page's HMAC; with ``structure``, then the b-trees (``PRAGMA quick_check``'s
+    complaints; only when the HMACs hold: after a bad page quick_check reports noise)."""
     pages = path.stat().st_size // PAGE_SIZE if path is not None and path.exists() else 0
     bad = hmac_check(conn)
     if bad or not structure:
         return IntegrityReport(pages, bad)
-    return IntegrityReport(pages, (), structure_check(conn))
+    rows = conn.execute(f"PRAGMA quick_check({STRUCTURE_LINES})").fetchall()
+    lines = [str(line) for (text,) in rows for line in str(text).splitlines()]
+    return IntegrityReport(pages, (), () if lines == ["ok"] else tuple(lines[:STRUCTURE_LINES]))
 
 
 def open_check(conn: sqlite3.Connection, path: Path, *, full: bool) -> tuple[int, ...]:

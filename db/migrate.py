@@ -53,15 +53,6 @@ def available(directory: Path = MIGRATIONS_DIR) -> list[Migration]:
     return found
 
 
-def applied_versions(conn: sqlite3.Connection) -> set[int]:
-    has_table = conn.execute(
-        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
-    ).fetchone()
-    if not has_table:
-        return set()
-    return {row[0] for row in conn.execute("SELECT version FROM schema_migrations")}
-
-
 def migrate(
     conn: sqlite3.Connection,
     *,
@@ -72,7 +63,14 @@ def migrate(
 
     ``conn`` must be in autocommit mode (``isolation_level=None``).
     """
-    done = applied_versions(conn)
+    has_table = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
+    ).fetchone()
+    done = (
+        {row[0] for row in conn.execute("SELECT version FROM schema_migrations")}
+        if has_table
+        else set()
+    )
     newly: list[int] = []
     for migration in available(directory):
         if migration.version in done or (target is not None and migration.version > target):
