@@ -13,7 +13,7 @@ SQLite, the statements' own notes on the server).
 Audit subjects are file/card/ban numbers or keyed hashes, never names or document
 numbers in clear (DESIGN.md, "Logs never contain names").
 
-The dialect keeps the key (db/audit.py: the SQLCipher file's, found beside it and never
+The dialect keeps the key (db/store.py: the SQLCipher file's, found beside it and never
 made twice; db/pg/store.py: the server's, checked at its opening) and the transaction
 the verification reads in; the store passes them here.
 """

@@ -32,12 +32,13 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, date, datetime
 from pathlib import Path
-from typing import Any, Protocol, TypeVar, cast
+from typing import Any, TypeVar, cast
 
 from admission.errors import StoreError, StoreErrorCode, WrongKeyError
 from admission.identity import IdentityKey
 from admission.records import IntegrityReport
-from db import codec, names
+from db import chain, codec, names
+from db.audit_key import AuditKey
 from db.file_guard import Marker, disk_is_read_only, os_error, salt_of
 from db.file_ports import FilePorts
 from db.integrity import check, hmac_check
@@ -63,21 +64,6 @@ BATCH_ROWS = 2000  # rows per fetch of a whole-table read (SqliteTx.batches)
 log = logging.getLogger("admission.db")
 T = TypeVar("T")
 
-
-class AuditAppend(Protocol):
-    def __call__(
-        self,
-        conn: sqlite3.Connection,
-        actor: str,
-        action: str,
-        subject: str,
-        at: datetime,
-        details: dict[str, str] | None = None,
-        rows: AuditRows = (),
-    ) -> int: ...
-
-
-KeyedHash = Callable[[sqlite3.Connection, str], str]  # the subject hash in a transaction
 
 # SQLite primary result codes (https://sqlite.org/rescode.html).
 _SQLITE_PERM, _SQLITE_BUSY, _SQLITE_LOCKED, _SQLITE_READONLY = 3, 5, 6, 8
@@ -333,21 +319,23 @@ def immediate_transaction(
 
 class SqliteTx:
     """The SQLCipher file's :class:`db.tx.Tx`: the one connection in a transaction of
-    the store. The file is encrypted whole, so a sealed value is its text."""
+    the store. The file is encrypted whole, so a sealed value is its text. ``key`` (the
+    chain's key, resolved when first needed) and ``now``: a write's, for its entries;
+    none in a read, which appends nothing and keys no hash."""
 
-    __slots__ = ("_audit", "_keyed", "conn")
+    __slots__ = ("conn", "key", "now")
     dialect = "sqlite"
     lock_rows = ""
 
     def __init__(
         self,
         conn: sqlite3.Connection,
-        audit: AuditAppend | None,
-        keyed: KeyedHash | None = None,
+        key: Callable[[], AuditKey] | None = None,
+        now: Callable[[], datetime] | None = None,
     ) -> None:
         self.conn = conn
-        self._audit = audit
-        self._keyed = keyed
+        self.key = key
+        self.now = now
 
     def one(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
         return cast("tuple[Any, ...] | None", self.conn.execute(sql, params).fetchone())
@@ -419,9 +407,9 @@ class SqliteTx:
         return {}
 
     def keyed_hash(self, text: str) -> str:
-        if self._keyed is None:
+        if self.key is None:
             raise StoreError("this transaction keys no hash", code=StoreErrorCode.WRITE_FAILED)
-        return self._keyed(self.conn, text)
+        return chain.keyed_hash_in(self, text)
 
     @staticmethod
     def listed(values: Sequence[int] | Sequence[str]) -> tuple[str, list[Any]]:
@@ -484,15 +472,17 @@ class SqliteTx:
         details: dict[str, str] | None = None,
         rows: AuditRows = (),
     ) -> int:
-        if self._audit is None:
+        if self.key is None or self.now is None:
             raise StoreError(
                 "this transaction keeps no audit trail", code=StoreErrorCode.WRITE_FAILED
             )
-        return self._audit(self.conn, actor, action, subject, at, details, rows)
+        key = self.key()
+        return chain.append(self, key, self.now, actor, action, subject, at, details, rows)
 
 
 class StoreBase(FilePorts):
-    """The one connection, its lock and the transaction helpers shared by the mixins.
+    """The one connection, its lock, its reads and the damage found; the store
+    (db/store.py) adds its writes, which key the chain and count erasures.
 
     A damaged file (pages failing SQLCipher's HMAC check, found when it opened, by
     :meth:`integrity_check` or by any read) takes no more writes - DAMAGED_FILE, and
@@ -542,18 +532,13 @@ class StoreBase(FilePorts):
             ) as conn:
                 yield conn
 
-    def write(self, work: Callable[[SqliteTx], T]) -> T:
-        """``work`` in one write transaction (db/tx.py)."""
-        with self._tx() as conn:
-            return work(SqliteTx(conn, self._tx_audit(), self._tx_keyed()))
-
     def read(self, work: Callable[[SqliteTx], T]) -> T:
         """``work`` under the store's lock, errors mapped as :meth:`reading` (written
         out, not through :meth:`_read`: a register check is this call, tens of us)."""
         with self._lock:
             self._check_open()
             try:
-                return work(SqliteTx(self._conn, None))
+                return work(SqliteTx(self._conn))
             except DB_ERRORS as exc:
                 raise self._mapped(exc, StoreErrorCode.READ_FAILED, "read failed") from exc
 
@@ -571,14 +556,6 @@ class StoreBase(FilePorts):
         """Locks by name held across the transactions of one act (the accounts' lockout
         across desks, db/accounts.py): none on the file of one desk."""
         return lambda names: contextlib.nullcontext()
-
-    def _tx_audit(self) -> AuditAppend | None:
-        """The chain's append for the rules' transactions (the audit layer gives it)."""
-        return None
-
-    def _tx_keyed(self) -> KeyedHash | None:
-        """The subject hash for the rules' transactions (the audit layer gives it)."""
-        return None
 
     def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
         """A write transaction on the one connection, for adapters stored in the same
