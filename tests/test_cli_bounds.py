@@ -59,7 +59,7 @@ from hypothesis import strategies as st
 from admission.codes import all_code_enums
 from admission.generators.mrz_build import build_td1, build_td3
 from tests.factories import dni
-from tests.hardware.test_mrz_reader import flat_jpeg
+from tests.hardware.mrz_support import flat_jpeg
 
 FUZZ_EXAMPLES = int(os.environ.get("ADMISSION_FUZZ_EXAMPLES", "300"))
 RAW_KEY = "5a" * 32  # a raw key: no passphrase stretching on every run
