@@ -91,11 +91,6 @@ class AuditKey:
         raise TypeError("AuditKey cannot be pickled")
 
 
-def audit_key_from_env(environ: Mapping[str, str] | None = None) -> AuditKey | None:
-    value = (os.environ if environ is None else environ).get(ENV_VAR, "")
-    return AuditKey.from_hex(value, source="env") if value else None
-
-
 def audit_key_from_keyring(backend: KeyringBackend, *, create: bool) -> AuditKey | None:
     stored = keyring_secret(
         backend, KEYRING_USERNAME, create=create, generate=lambda: AuditKey.generate().hex()
@@ -178,9 +173,9 @@ def resolve_audit_key(
     With ``create`` (only for a chain without keyed entries) a missing key is made: in
     the keyring when one is given, else in the key file (when ``allow_file``).
     """
-    key = audit_key_from_env(environ)
-    if key is not None:
-        return key
+    value = (os.environ if environ is None else environ).get(ENV_VAR, "")
+    if value:
+        return AuditKey.from_hex(value, source="env")
     if keyring_backend is not None:
         key = audit_key_from_keyring(keyring_backend, create=False)
         if key is not None:
@@ -201,7 +196,6 @@ __all__ = [
     "ENV_VAR",
     "KEYRING_USERNAME",
     "AuditKey",
-    "audit_key_from_env",
     "audit_key_from_file",
     "audit_key_from_keyring",
     "key_file_path",

@@ -165,14 +165,10 @@ def _export(store: SqlCipherStore, temp: Path, casino_id: str, taken_at: datetim
                 ).fetchone()
                 version = int(conn.execute("PRAGMA main.user_version").fetchone()[0])
                 conn.execute(f"PRAGMA {_ALIAS}.user_version = {version}")
-                for name, value in (
-                    (TAKEN_AT_SETTING, codec.ts(taken_at)),
-                    (CASINO_SETTING, casino_id),
-                ):
-                    conn.execute(
-                        f"INSERT OR REPLACE INTO {_ALIAS}.settings (key, value) VALUES (?, ?)",
-                        (name, value),
-                    )
+                conn.executemany(
+                    f"INSERT OR REPLACE INTO {_ALIAS}.settings (key, value) VALUES (?, ?)",
+                    ((TAKEN_AT_SETTING, codec.ts(taken_at)), (CASINO_SETTING, casino_id)),
+                )
                 conn.execute("COMMIT")
                 return 0 if head is None else int(head[0])
             except BaseException:
