@@ -159,7 +159,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "Settings saved, but the audit entry could not be written",
     ),
     # -- the provisional voucher given without the server (art. 23.4;
-    #    ui.desk.dialogs.vouchers.OfflineVoucherCode)
+    #    ui.desk.dialogs.offline_voucher.OfflineVoucherCode)
     "OFFLINE_NO_ADMISSION": (
         "Sin servidor no se admite a nadie: F9 da un volante provisional (art. 23.4)",
         "No admission without the server: F9 gives a provisional voucher (art. 23.4)",
