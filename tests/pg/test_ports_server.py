@@ -399,14 +399,14 @@ def test_a_record_rewritten_during_the_reseal_is_never_put_back(
         "INSERT INTO data_keys (version, key_tag, wrapping_key_id, blob) VALUES (%s, %s, %s, %s)",
         (record.version, record.key_tag, record.wrapping_key_id, record.blob),
     )
-    write = store._write
+    write = store.write
 
     def a_desk_writes_first(work: Any) -> Any:  # between the reseal's read and its write
-        monkeypatch.setattr(store, "_write", write)
+        monkeypatch.setattr(store, "write", write)
         accounts.set_roles("clerk", [Role.CLERK, Role.DIRECTOR], actor=admin)
         return write(work)
 
-    monkeypatch.setattr(store, "_write", a_desk_writes_first)
+    monkeypatch.setattr(store, "write", a_desk_writes_first)
     assert reseal_accounts(store, ring).rows == 3  # the clerk's record read twice
     reopened = server.desk("desk2")
     clerk = server.accounts(reopened).account("clerk")

@@ -281,7 +281,7 @@ def test_the_reads_span_two_data_key_versions(pg_cluster: Any) -> None:
             for store in (first, fake):
                 store.record_admission(entry(n, surname=surname, given_names=given))
         _ring, record = first.ring.with_new_version(installation)
-        first._write(
+        first.write(
             lambda tx: tx.conn.execute(
                 "INSERT INTO data_keys (version, key_tag, wrapping_key_id, blob) "
                 "VALUES (%s, %s, %s, %s)",

@@ -323,7 +323,7 @@ def test_only_a_login_admitted_to_the_purge_erases_and_only_inside_the_purge(
     report = purger.purge(T0 + 100 * DAY)
     assert (report.visits, report.visitors, report.cards) == (3, 3, 3)
     assert casino.query("SELECT count(*) FROM visits") == [(0,)]
-    who = purger._read(lambda tx: tx.one("SELECT current_user"))
+    who = purger.read(lambda tx: tx.one("SELECT current_user"))
     assert who == (PURGER,)  # SET LOCAL ROLE ended with the purge's transactions
     assert purger.verify().ok and desk.verify().ok
     with psycopg.connect(casino.cluster.superuser_conninfo(), autocommit=True) as conn:

@@ -1,0 +1,238 @@
+"""The server's link, bounded: :class:`PgTimeouts` (every bound a desk puts on the
+server), the watchdog that ends a transaction attempt on a silent link, and the mapping of
+a failed call to the store's codes (:class:`PgLinkError` when the link failed,
+:func:`store_error` otherwise). Used by db/pg/store.py."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import psycopg
+from psycopg import errors as pg_errors
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+from admission.codes import Code
+from admission.errors import StoreError
+from db.pg.codes import PgStoreCode
+from db.pg.latency import PgLinkCode
+
+Conn = psycopg.Connection[Any]
+
+
+@dataclass(frozen=True, slots=True)
+class PgTimeouts:
+    """Every bound a desk puts on the server, so that a dead or silent network ends a call
+    with a code instead of holding the desk (and, through the chain's head lock, every
+    other desk) forever. The defaults are the production values; tests shorten them.
+
+    Client side (libpq connection parameters, added unless the connection string sets
+    them; TCP ones are ignored on a Unix socket):
+
+    * ``connect_s``: libpq ``connect_timeout``, the whole connection set-up, TLS included
+      (libpq counts anything under 2 as 2).
+    * ``keepalives_*``: TCP keepalives (RFC 1122 section 4.2.3.6) on an idle connection:
+      a peer that vanished is noticed after idle + interval x count seconds.
+    * ``tcp_user_timeout_ms``: Linux ``TCP_USER_TIMEOUT`` (RFC 5482): data sent and not
+      acknowledged for that long ends the connection (a cable pulled mid-call).
+    * ``transaction_s``: the store's own watchdog over one attempt of one transaction
+      of a desk call (None: none). A network that stays up but carries nothing (a
+      frozen middlebox, which still acknowledges) is seen by no TCP timer: the watchdog
+      shuts the connection's socket down and the call fails ``PG_SERVER_TIMEOUT``
+      (``PG_CONNECTION_LOST`` when it was committing). Verification and the purge walk
+      whole tables and have no watchdog.
+    * ``pool_wait_s``: how long a call waits for a connection from the pool (a server
+      that is down answers ``PG_UNREACHABLE`` after it).
+
+    Server side (``set_config`` on each new session; a desk may set them for itself):
+
+    * ``statement_ms``: ``statement_timeout``, one statement (a lock wait included).
+    * ``idle_in_transaction_ms``: ``idle_in_transaction_session_timeout``. A desk's
+      transaction never waits on a person; a session idle inside one is a desk whose
+      network died while it held the chain's head lock: the server ends it, rolls it
+      back (nothing half-written) and the other desks go on.
+    * ``client_check_ms``: ``client_connection_check_interval`` (PostgreSQL 14+): a
+      statement of a desk that went away is cancelled instead of run to its end.
+    * ``server_keepalives_idle_s``: the server's TCP keepalives towards the desk.
+    """
+
+    connect_s: int = 5
+    keepalives_idle_s: int = 10
+    keepalives_interval_s: int = 3
+    keepalives_count: int = 3
+    tcp_user_timeout_ms: int = 15_000
+    transaction_s: float | None = 20.0
+    pool_wait_s: float = 10.0
+    statement_ms: int = 30_000
+    idle_in_transaction_ms: int = 5_000
+    client_check_ms: int = 1_000
+    server_keepalives_idle_s: int = 10
+
+    def conninfo(self, conninfo: str) -> str:
+        """``conninfo`` with the client-side bounds it does not set itself."""
+        given = conninfo_to_dict(conninfo)
+        extra: dict[str, Any] = {
+            "connect_timeout": self.connect_s,
+            "keepalives": 1,
+            "keepalives_idle": self.keepalives_idle_s,
+            "keepalives_interval": self.keepalives_interval_s,
+            "keepalives_count": self.keepalives_count,
+            "tcp_user_timeout": self.tcp_user_timeout_ms,
+        }
+        return make_conninfo(conninfo, **{k: v for k, v in extra.items() if k not in given})
+
+    def session(self, conn: Conn) -> None:
+        """The server-side bounds of a new session, in one round trip. An acknowledged
+        admission must survive a server crash (art. 22.1: a card number handed out is
+        never handed out again): a server whose default is ``synchronous_commit = off``
+        would lose the last commits in a crash, so the session asks ``on`` then."""
+        settings = [
+            ("statement_timeout", str(self.statement_ms)),
+            ("idle_in_transaction_session_timeout", str(self.idle_in_transaction_ms)),
+            ("tcp_keepalives_idle", str(self.server_keepalives_idle_s)),
+            ("tcp_keepalives_interval", str(self.keepalives_interval_s)),
+            ("tcp_keepalives_count", str(self.keepalives_count)),
+        ]
+        if conn.info.server_version >= 140000:
+            settings.append(("client_connection_check_interval", str(self.client_check_ms)))
+        calls = ", ".join("set_config(%s, %s, false)" for _ in settings)
+        params = [value for pair in settings for value in pair]
+        conn.execute(
+            f"SELECT {calls}, CASE WHEN current_setting('synchronous_commit') = 'off' "
+            "THEN set_config('synchronous_commit', 'on', false) END",
+            params,
+        )
+
+
+class PgLinkError(StoreError):
+    """The link to the server failed during a call (``PG_CONNECTION_LOST``, or
+    ``PG_SERVER_TIMEOUT`` when the store's watchdog gave up on a silent link).
+
+    ``outcome_unknown``: the failure came while the transaction was committing, so it
+    may or may not have committed. A write whose outcome is unknown is never retried
+    by the store: the desk asks again with the same admission id
+    (:meth:`PgStore.recorded_admission`, or :meth:`PgStore.record_admission` again),
+    which returns the admission if it was recorded and records it once if it was not.
+    Otherwise nothing of the call was written (the server rolls back a transaction
+    whose connection ends)."""
+
+    def __init__(self, detail: str, *, code: Code, outcome_unknown: bool) -> None:
+        super().__init__(detail, code=code)
+        self.outcome_unknown = outcome_unknown
+
+
+class _Guard:
+    """One armed deadline: the connection it ends, and whether it did."""
+
+    __slots__ = ("conn", "deadline", "fired")
+
+    def __init__(self, conn: Conn, deadline: float) -> None:
+        self.conn = conn
+        self.deadline = deadline
+        self.fired = False
+
+
+class Watchdog:
+    """Bounds transaction attempts (one thread per store, started on first use): at an
+    attempt's deadline its connection's socket is shut down (both ways; the descriptor
+    stays libpq's), so the call blocked on it fails at once and the pool discards the
+    connection. A guard is fired and disarmed under the same lock, and disarmed before
+    its connection goes back to the pool: the watchdog never touches a connection that
+    another call holds."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._armed: set[_Guard] = set()
+        self._thread: threading.Thread | None = None
+        self._closed = False
+
+    def arm(self, conn: Conn, seconds: float) -> _Guard:
+        guard = _Guard(conn, time.monotonic() + seconds)
+        with self._cond:
+            earliest = min((g.deadline for g in self._armed), default=None)
+            self._armed.add(guard)
+            if self._thread is None:
+                self._thread = threading.Thread(
+                    target=self._watch, name="pg-store-watchdog", daemon=True
+                )
+                self._thread.start()
+            elif earliest is None or guard.deadline < earliest:
+                self._cond.notify()  # the thread sleeps past this deadline: wake it
+        return guard
+
+    def disarm(self, guard: _Guard) -> None:
+        with self._cond:
+            self._armed.discard(guard)
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._armed.clear()
+            self._cond.notify()
+
+    def _watch(self) -> None:
+        with self._cond:
+            while not self._closed:
+                now = time.monotonic()
+                for guard in [g for g in self._armed if g.deadline <= now]:
+                    self._armed.discard(guard)
+                    guard.fired = True
+                    _shut_down(guard.conn)
+                earliest = min((g.deadline for g in self._armed), default=None)
+                self._cond.wait(None if earliest is None else max(0.0, earliest - now))
+
+
+def _shut_down(conn: Conn) -> None:
+    """Shut the connection's socket down: libpq's blocked read or write fails now."""
+    try:
+        fd = conn.pgconn.socket
+    except psycopg.Error:
+        return
+    with contextlib.suppress(OSError):
+        sock = socket.socket(fileno=os.dup(fd))
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        finally:
+            sock.close()
+
+
+def link_error(exc: psycopg.Error, *, write: bool, fired: bool, committing: bool) -> PgLinkError:
+    """A link that failed during a transaction: lost while committing a write is an
+    unknown outcome (``PG_CONNECTION_LOST``, ``outcome_unknown``); before, nothing was
+    written (the server rolls back a transaction whose session ends)."""
+    sqlstate = getattr(exc, "sqlstate", None) or ""
+    verb = "write" if write else "read"
+    # The server ended a session idle inside its transaction before it read the COMMIT
+    # (25P03): rolled back. Any other failure while committing may have come after the
+    # commit was durable - even the server's own FATAL of a crash (57P02) - so unknown.
+    idle_ended = isinstance(exc, pg_errors.IdleInTransactionSessionTimeout)
+    unknown = write and committing and not idle_ended
+    if unknown:
+        detail = f"{verb} lost while committing: the outcome is unknown ({type(exc).__name__})"
+    else:
+        detail = f"{verb} lost before commit: nothing written ({type(exc).__name__} {sqlstate})"
+    code = PgLinkCode.SERVER_TIMEOUT if fired and not unknown else PgLinkCode.CONNECTION_LOST
+    return PgLinkError(detail, code=code, outcome_unknown=unknown)
+
+
+def store_error(exc: psycopg.Error, *, write: bool) -> StoreError:
+    """A server error as a StoreError (never the statement's values: no names in logs):
+    a broken link is ``PG_CONNECTION_LOST``, a statement the server cancelled for its
+    ``statement_timeout`` ``PG_SERVER_TIMEOUT``, a lock not granted within the
+    transaction's ``lock_timeout`` ``PG_BUSY``, any other refusal ``PG_QUERY_FAILED``."""
+    if isinstance(exc, pg_errors.QueryCanceled):
+        code: Any = PgLinkCode.SERVER_TIMEOUT
+    elif isinstance(exc, pg_errors.LockNotAvailable):  # waited its lock_timeout for a lock
+        code = PgStoreCode.BUSY
+    elif isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError):
+        code = PgLinkCode.CONNECTION_LOST
+    else:
+        code = PgStoreCode.QUERY_FAILED
+    sqlstate = getattr(exc, "sqlstate", None) or ""
+    verb = "write" if write else "read"
+    return StoreError(f"{verb} failed on the server ({type(exc).__name__} {sqlstate})", code=code)

@@ -1,0 +1,234 @@
+"""The server's transaction (:class:`PgTx`, the server's :class:`db.tx.Tx`): the rules'
+SQL with psycopg's placeholders, sealing under the key ring, the audit chain's entries and
+erasures of one attempt of one transaction of db/pg/store.py."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from datetime import date, datetime
+from typing import Any
+
+import psycopg
+from psycopg import sql as pg_sql
+
+from admission.identity import IdentityKey
+from db import chain
+from db.audit_chain import IndexMismatch
+from db.audit_key import AuditKey
+from db.pg.crypto import KeyRing
+
+Conn = psycopg.Connection[Any]
+
+LOCK_HEAD = "SELECT next FROM counters WHERE name = 'audit' FOR UPDATE"
+STREAM_BATCH = 2000  # rows per fetch of a whole-table read (PgTx.batches)
+_CURSORS = itertools.count()  # names of the server-side cursors of those reads
+
+
+@functools.lru_cache(maxsize=1024)
+def _pg_sql(sql: str) -> str:
+    """The rules' ``?`` placeholders as psycopg's ``%s``; the server's own statements,
+    already written with ``%s``, pass unchanged (no statement holds a literal ``?``)."""
+    return sql.replace("?", "%s")
+
+
+class PgTx:
+    """One attempt of one transaction (the server's :class:`db.tx.Tx`): its connection
+    and the rows it erased (counted by an ``ERASED`` entry before it commits, as the
+    file's store does, db/store.py). Statements given to :meth:`one`/:meth:`all`/
+    :meth:`execute` are the rules' own, with ``?`` placeholders; ``conn`` takes psycopg's."""
+
+    __slots__ = ("changed", "conn", "erased", "key", "known", "now", "sealing", "secrets")
+    dialect = "pg"
+    lock_rows = " FOR UPDATE"
+
+    def __init__(
+        self,
+        conn: Conn,
+        ring: KeyRing | None = None,
+        key: AuditKey | None = None,
+        now: Callable[[], datetime] | None = None,
+        known: Mapping[str, bytes] | None = None,
+    ) -> None:
+        """``ring``, ``key`` and ``now``: the store's key ring, audit key and clock (none
+        for a bare read of the chain's ends); ``known``: the secrets it already holds."""
+        self.conn = conn
+        self.sealing = ring
+        self.key = key
+        self.now = now
+        self.known = known or {}
+        self.erased: set[str] = set()
+        self.changed: set[str] = set()  # cards that lost the link to an erased visit
+        self.secrets: dict[str, bytes] = {}  # read or made here: kept once committed
+
+    def one(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
+        return self.conn.execute(_pg_sql(sql), params).fetchone()
+
+    def all(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        return self.conn.execute(_pg_sql(sql), params).fetchall()
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        return self.conn.execute(_pg_sql(sql), params).rowcount
+
+    def many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
+        with self.conn.cursor() as cur:
+            cur.executemany(_pg_sql(sql), list(rows))
+
+    def load(self, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
+        names = pg_sql.SQL(", ").join(pg_sql.Identifier(c) for c in columns)
+        statement = pg_sql.SQL("COPY {} ({}) FROM STDIN").format(pg_sql.Identifier(table), names)
+        with self.conn.cursor() as cur, cur.copy(statement) as copy:
+            for row in rows:
+                copy.write_row(row)
+
+    def next_number(self, counter: str) -> int:
+        found = self.conn.execute(
+            "UPDATE counters SET next = next + 1 WHERE name = %s RETURNING next - 1", (counter,)
+        ).fetchone()
+        assert found is not None
+        return int(found[0])
+
+    @staticmethod
+    def ts(at: datetime) -> datetime:
+        return at
+
+    @staticmethod
+    def day(value: date) -> date:
+        return value
+
+    @staticmethod
+    def flag(value: bool) -> bool:
+        return value
+
+    @property
+    def ring(self) -> KeyRing:
+        """The key ring this transaction seals with (db/visitors.py: the name tokens)."""
+        assert self.sealing is not None
+        return self.sealing
+
+    def seal(self, text: str, table: str, column: str, row: int | str) -> bytes:
+        return self.ring.seal_text(text, table=table, column=column, row=row)
+
+    def open(self, value: Any, table: str, column: str, row: int | str) -> str:
+        return self.ring.open_text(bytes(value), table=table, column=column, row=row)
+
+    def identity_match(self, column: str, identity: IdentityKey) -> tuple[str, list[Any]]:
+        index = column.rsplit(".", 1)
+        index[-1] = "id_index"
+        return f"{'.'.join(index)} = ANY(?::bytea[])", [list(self.ring.identity_indexes(identity))]
+
+    def new_id(self, table: str, column: str) -> int:
+        """The next id of a row whose sealed values are bound to it (known before sealing)."""
+        found = self.one(f"SELECT nextval('{table}_{column}_seq')")
+        assert found is not None
+        return int(found[0])
+
+    def index_columns(
+        self, *, identity: IdentityKey | None = None, number: str | None = None
+    ) -> dict[str, Any]:
+        ring = self.ring
+        columns: dict[str, Any] = {}
+        if identity is not None:
+            columns["id_index"] = ring.identity_index(identity)
+        if number is not None:
+            columns["number_index"] = ring.number_index(number)
+        columns["key_version"] = ring.current_version
+        return columns
+
+    def keyed_hash(self, text: str) -> str:
+        return chain.keyed_hash_in(self, text)
+
+    @staticmethod
+    def listed(values: Sequence[int] | Sequence[str]) -> tuple[str, list[Any]]:
+        kind = "bigint" if all(isinstance(v, int) for v in values) else "text"
+        return f"SELECT unnest(?::{kind}[]) AS value", [list(values)]
+
+    def batches(self, sql: str, params: Sequence[Any] = ()) -> Iterator[list[tuple[Any, ...]]]:
+        with self.conn.cursor(name=f"walk_{next(_CURSORS)}") as cur:
+            cur.execute(_pg_sql(sql), params)
+            while rows := cur.fetchmany(STREAM_BATCH):
+                yield rows
+
+    def erasures(self) -> tuple[list[str], list[str]]:
+        erased, changed = sorted(self.erased), sorted(self.changed - self.erased)
+        self.erased, self.changed = set(), set()
+        return erased, changed
+
+    def setting(self, key: str) -> str | bytes | None:
+        name = key.removeprefix("secret:")
+        secret = name != key
+        cached = self.known.get(name) or self.secrets.get(name)
+        if secret and cached is not None:
+            return cached  # a secret never changes once made
+        row = self.one("SELECT value FROM settings WHERE key = ?", (key,))
+        if row is None:
+            return None
+        if not secret:
+            return self.open(row[0], "settings", "value", key)
+        value = self.ring.open(bytes(row[0]), table="settings", column="value", row=key)
+        self.secrets[name] = value  # kept by the store once committed
+        return value
+
+    def put_setting(self, key: str, value: str | bytes, *, replace: bool = True) -> None:
+        ring = self.ring
+        sealed = (
+            ring.seal(value, table="settings", column="value", row=key)
+            if isinstance(value, bytes)
+            else ring.seal_text(value, table="settings", column="value", row=key)
+        )
+        self.execute(
+            "INSERT INTO settings (key, value, key_version) VALUES (?, ?, ?) ON CONFLICT (key) "
+            + (
+                "DO UPDATE SET value = excluded.value, key_version = excluded.key_version"
+                if replace
+                else "DO NOTHING"
+            ),
+            (key, sealed, ring.current_version),
+        )
+
+    def check_index(
+        self, ref: str, stored: Sequence[Any], *, identity: str = "", number: str = ""
+    ) -> None:
+        index, version = stored
+        ring, held = self.ring, int(version)
+        if held not in ring.versions:
+            return  # a version this desk no longer holds: its value did not open either
+        expected = (
+            ring.identity_index(IdentityKey.parse(identity), version=held)
+            if identity
+            else ring.number_index(number, version=held)
+        )
+        if bytes(index) != expected:
+            raise IndexMismatch(ref)
+
+    def note_erased(self, erased: Iterable[str], changed: Iterable[str] = ()) -> None:
+        self.erased.update(erased)
+        self.changed.update(changed)
+
+    def index_name(
+        self, file_number: int, surname: str, given_names: str, *, new: bool = False
+    ) -> None:
+        if not new:  # a new visitor has none: no round trip
+            self.conn.execute("DELETE FROM name_tokens WHERE file_number = %s", (file_number,))
+        tokens = self.ring.name_tokens(surname, given_names)
+        if tokens:
+            self.conn.execute(  # one statement: no pipeline left open in the transaction
+                "INSERT INTO name_tokens (token, file_number) "
+                "SELECT t, %s FROM unnest(%s::bytea[]) AS t",
+                (file_number, list(tokens)),
+            )
+
+    def audit(
+        self,
+        actor: str,
+        action: str,
+        subject: str,
+        at: datetime,
+        details: dict[str, str] | None = None,
+        rows: Sequence[tuple[str, bool]] = (),
+    ) -> int:
+        """Append inside this transaction (which holds the head lock), committing to
+        ``rows`` as they are now: the entry and the act commit together."""
+        assert self.key is not None and self.now is not None
+        return chain.append(self, self.key, self.now, actor, action, subject, at, details, rows)
