@@ -9,7 +9,7 @@ and of candidate numbers varies. The name criterion uses the store's own accent-
 case-insensitive word index (``visitor_tokens``, :mod:`db.names`); an observation is
 matched with ``instr`` over ``fold`` (every letter's case folded by ``str.lower``, as the
 server does: db/connection.py registers it), its candidates found with an escaped
-``LIKE`` where it is exact: ``%`` and ``_`` are plain characters.
+``LIKE`` where that is exact: ``%`` and ``_`` are plain characters.
 
 How it stays fast on a six-month file (art. 20.4: the inspector waits for the answer;
 ``tests/bench/bench_inspection.py`` measures it on 1,000,000 visitors): the answer is
@@ -71,6 +71,9 @@ SMALL = 2_000  # a driving set this small is taken without reading the observati
 SIEVE_COST = 0.1  # an index entry looked up among the candidates, against a walk's step
 MERGE_MAX = 48  # words starting with a query word read and merged in name order; more: walk
 MAX_PREFIXES = 1_000  # identity kinds x countries probed before reading every visitor
+# The letters outside ASCII whose str.lower holds an ASCII letter (tests/db/test_inspection.py
+# checks every code point): LATIN CAPITAL LETTER I WITH DOT ABOVE, KELVIN SIGN.
+FOLDED_TO_ASCII = ("\u0130", "\u212a")
 
 
 class Route(StrEnum):
@@ -469,16 +472,20 @@ def _observation(tx: Tx, criteria: SearchCriteria) -> Plan | None:
     per hundred visitors), read here so their number decides the route."""
     if criteria.observation is None:
         return None
-    # LIKE folds ASCII case only and reads the rows in place (no folded copy), a few
-    # times faster than fold(): on a text of ASCII characters only it is exact for the
-    # folded needle; fold() is called only on the texts holding another character (the
-    # GLOB). The search's WHERE clause still applies instr(fold(...)) to every candidate.
     needle = criteria.observation.lower()
-    rows = tx.all(
-        "SELECT o.file_number FROM observations AS o NOT INDEXED WHERE o.text LIKE ? "
-        "ESCAPE '\\' OR (o.text GLOB ? AND instr(fold(o.text), ?) > 0)",
-        ("%" + _escape_like(needle) + "%", "*[^\x01-\x7f]*", needle),
-    )
+    if needle.isascii():
+        # LIKE folds ASCII case only and reads the rows in place (no folded copy), a few
+        # times faster than fold(): exact for an ASCII needle on every text but one
+        # holding a letter whose str.lower is ASCII (FOLDED_TO_ASCII), which fold() reads.
+        # The search's WHERE clause still applies instr(fold(...)) to every candidate.
+        sql = (
+            "o.text LIKE ? ESCAPE '\\' OR ((instr(o.text, ?) > 0 OR instr(o.text, ?) > 0) "
+            "AND instr(fold(o.text), ?) > 0)"
+        )
+        args: tuple[str, ...] = ("%" + _escape_like(needle) + "%", *FOLDED_TO_ASCII, needle)
+    else:
+        sql, args = "instr(fold(o.text), ?) > 0", (needle,)
+    rows = tx.all(f"SELECT o.file_number FROM observations AS o NOT INDEXED WHERE {sql}", args)
     found = sorted({int(r[0]) for r in rows})
     return Plan(Route.OBSERVATION, candidates=tuple(found), estimate=len(found))
 

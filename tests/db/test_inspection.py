@@ -11,6 +11,7 @@ import pytest
 
 from admission.inspection import SearchCriteria
 from admission.ports import madrid_date
+from db import inspection
 from tests.factories import dni, dni_document
 from ui.context import AppContext
 
@@ -90,6 +91,16 @@ def test_an_observation_text_is_found_literally(ctx: AppContext) -> None:
     # every letter's case is folded, as on the server (str.lower), not ASCII only
     assert _find(ctx, observation="DISCUSIÓN") == ["GARCIA LOPEZ"]
     assert _find(ctx, observation="discusión en la MESA") == ["GARCIA LOPEZ"]
+
+
+def test_the_letters_folded_to_ascii_are_all_known() -> None:
+    """The observations' first pass reads with fold() only the texts holding one of them."""
+    found = tuple(
+        c
+        for c in map(chr, range(0x80, 0x110000))
+        if not 0xD800 <= ord(c) < 0xE000 and any(x.isascii() for x in c.lower())
+    )
+    assert found == inspection.FOLDED_TO_ASCII
 
 
 @pytest.mark.parametrize(
