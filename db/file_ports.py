@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import date, datetime
-from typing import Any, Concatenate, ParamSpec, TypeVar
+from typing import Any, Concatenate, ParamSpec, Self, TypeVar
 
 from admission.identity import IdentityKey
 from admission.records import (
@@ -52,6 +52,15 @@ class FilePorts:
 
     def write(self, work: Callable[[Any], T]) -> T:  # pragma: no cover - each store's own
         raise NotImplementedError
+
+    def close(self) -> None:  # pragma: no cover - each store's own
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
     # -- AuditTrail (art. 20.4; db/chain.py) and the file's settings -------------------------
     # verify() is each store's: the snapshot it reads in and where its key comes from

@@ -39,7 +39,6 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from types import TracebackType
 from typing import TypeVar
 
 from admission.clock import SystemClock
@@ -613,17 +612,6 @@ class SqlCipherStore(StoreBase):
                 self._conn.close()
             except DB_ERRORS as exc:
                 raise StoreError(f"close failed: {exc}", code=StoreErrorCode.CLOSE_FAILED) from exc
-
-    def __enter__(self) -> SqlCipherStore:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         state = "closed" if self._closed else "open"

@@ -44,7 +44,20 @@ def prepare(
             raise StoreError("the database holds no visitor file", code=PgStoreCode.NO_VISITOR_FILE)
         _migrate(conn, migrations, done)
         return _initialise(conn, key, expected_id, audit_key)
-    database_id = meta
+    ring = _load(conn, key, meta, expected_id, audit_key)
+    _migrate(conn, migrations, done)
+    return ring, meta
+
+
+def _load(
+    conn: Conn,
+    key: InstallationKey | DbKey,
+    database_id: str,
+    expected_id: str | None,
+    audit_key: AuditKey,
+) -> KeyRing:
+    """The ring of the file made in ``database_id``, once it is known to be the one this
+    desk is configured for and its chain to be under ``audit_key``."""
     if expected_id is not None and expected_id != database_id:
         raise StoreError(
             "the server's database is not the visitor file this desk is configured for",
@@ -52,8 +65,7 @@ def prepare(
         )
     ring = KeyRing.load(_installation(key, database_id), database_id, _wrapped_keys(conn))
     _check_audit_key(conn, audit_key)
-    _migrate(conn, migrations, done)
-    return ring, database_id
+    return ring
 
 
 def _migrate(conn: Conn, migrations: list[Any], done: dict[int, str]) -> None:
@@ -105,14 +117,7 @@ def _initialise(
         conn.execute(LOCK_HEAD)
         existing = _meta(conn)
         if existing is not None:
-            if expected_id is not None and expected_id != existing:
-                raise StoreError(
-                    "the server's database is not the visitor file this desk is configured for",
-                    code=PgStoreCode.DATABASE_OTHER,
-                )
-            ring = KeyRing.load(_installation(key, existing), existing, _wrapped_keys(conn))
-            _check_audit_key(conn, audit_key)
-            return ring, existing
+            return _load(conn, key, existing, expected_id, audit_key), existing
         database_id = expected_id or uuid.uuid4().hex
         ring, record = KeyRing.create(_installation(key, database_id), database_id)
         conn.execute("INSERT INTO database_meta (database_id) VALUES (%s)", (database_id,))

@@ -43,7 +43,6 @@ import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
-from types import TracebackType
 from typing import Any, TypeVar
 
 import psycopg
@@ -267,17 +266,6 @@ class PgStore(FilePorts):
             self._closed = True
             self._pool.close()
             self._watchdog.close()
-
-    def __enter__(self) -> PgStore:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"<PgStore {'closed' if self._closed else 'open'}>"
