@@ -519,9 +519,10 @@ class StoreBase(FilePorts):
         return self._damage
 
     @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self) -> Iterator[sqlite3.Connection]:
         """``BEGIN IMMEDIATE`` ... ``COMMIT``: the write lock is taken up front, so two
-        desks never both read the same next card number."""
+        desks never both read the same next card number. Also for adapters stored in the
+        same file (restore's check): same lock, same error codes as the store's own."""
         with self._lock:
             self._check_open()
             self._check_whole()
@@ -534,7 +535,7 @@ class StoreBase(FilePorts):
 
     def read(self, work: Callable[[SqliteTx], T]) -> T:
         """``work`` under the store's lock, errors mapped as :meth:`reading` (written
-        out, not through :meth:`_read`: a register check is this call, tens of us)."""
+        out, not through :meth:`reading`: a register check is this call, tens of us)."""
         with self._lock:
             self._check_open()
             try:
@@ -557,26 +558,18 @@ class StoreBase(FilePorts):
         across desks, db/accounts.py): none on the file of one desk."""
         return lambda names: contextlib.nullcontext()
 
-    def transaction(self) -> AbstractContextManager[sqlite3.Connection]:
-        """A write transaction on the one connection, for adapters stored in the same
-        file (reprint queue, vouchers): same lock, same error codes as the store's own."""
-        return self._tx()
-
-    def reading(self) -> AbstractContextManager[sqlite3.Connection]:
-        """Reads under the store's lock, errors mapped to READ_FAILED (DAMAGED_FILE,
-        READ_ONLY_DISK... when SQLite says so)."""
-        return self._read()
-
     def ping(self) -> float:
         """The file answers a trivial read; returns how long it took, in seconds (the
         status bar's database light). Errors as :meth:`reading`."""
         started = time.perf_counter()
-        with self._read() as conn:
+        with self.reading() as conn:
             conn.execute("SELECT 1").fetchone()
         return time.perf_counter() - started
 
     @contextmanager
-    def _read(self) -> Iterator[sqlite3.Connection]:
+    def reading(self) -> Iterator[sqlite3.Connection]:
+        """Reads under the store's lock, errors mapped to READ_FAILED (DAMAGED_FILE,
+        READ_ONLY_DISK... when SQLite says so)."""
         with self._lock:
             self._check_open()
             try:

@@ -295,7 +295,7 @@ class SqlCipherStore(StoreBase):
         """Store the id in the file and audit the act (``action``), then write the
         folder's marker."""
         assert self.path is not None
-        with self._tx() as conn:
+        with self.transaction() as conn:
             conn.execute(
                 "INSERT INTO settings (key, value) VALUES (?, ?) "
                 "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -318,13 +318,13 @@ class SqlCipherStore(StoreBase):
         self.note_issued()
 
     @contextmanager
-    def _tx(self) -> Iterator[sqlite3.Connection]:
+    def transaction(self) -> Iterator[sqlite3.Connection]:
         """The write transaction (db/connection.py). An older chain is keyed first
         (once); the rows the transaction erased are counted in an ``ERASED`` entry before
         it commits. Once committed, the marker records the chain's key id and the
         folder's record of the highest numbers issued follows the file (db/issued.py)."""
         with self._lock:
-            with super()._tx() as conn:
+            with super().transaction() as conn:
                 if not self._chain_ready:
                     self._ensure_keyed(conn)
                 if self._counting_erasures:
@@ -341,7 +341,7 @@ class SqlCipherStore(StoreBase):
 
     def write(self, work: Callable[[SqliteTx], T]) -> T:
         """``work`` in one write transaction (db/tx.py)."""
-        with self._tx() as conn:
+        with self.transaction() as conn:
             return work(self._sqlite_tx(conn))
 
     def _sqlite_tx(self, conn: sqlite3.Connection) -> SqliteTx:
@@ -394,7 +394,7 @@ class SqlCipherStore(StoreBase):
     def chain_key(self) -> AuditKey:
         """The key of this file's chain, as resolved (given, environment, OS keyring or
         key file); never made here: AUDIT_KEY_LOST or AUDIT_KEY_MISSING when absent."""
-        with self._read() as conn:
+        with self.reading() as conn:
             return self._key(conn, create=False)
 
     def _key(self, conn: sqlite3.Connection, *, create: bool) -> AuditKey:
@@ -489,7 +489,7 @@ class SqlCipherStore(StoreBase):
         takes no writes: its chain is read as it is)."""
         if not self._chain_ready and not self.damaged:
             try:
-                with self._tx():
+                with self.transaction():
                     pass
             except StoreError:
                 if not self._rekey_refused:
@@ -506,7 +506,7 @@ class SqlCipherStore(StoreBase):
         """Walk the whole chain (streamed) with the key, check it against ``anchors``
         (heads kept outside the file), then every row present against the chain."""
         self._key_older_chain()
-        with self._read() as conn:
+        with self.reading() as conn:
             conn.execute("BEGIN")  # one snapshot for the chain and the rows
             try:
                 # An empty chain needs no key; a row present is then unrecorded.
@@ -526,7 +526,7 @@ class SqlCipherStore(StoreBase):
                 conn.execute("ROLLBACK")
 
     def _setting(self, name: str) -> str | None:
-        with self._read() as conn:
+        with self.reading() as conn:
             row = conn.execute("SELECT value FROM settings WHERE key = ?", (name,)).fetchone()
         return None if row is None else str(row[0])
 
@@ -548,7 +548,7 @@ class SqlCipherStore(StoreBase):
         key: cards stay verifiable while the file is read for extraction)."""
         if not self._damage:
             return super().secret(name)
-        with self._read() as conn:
+        with self.reading() as conn:
             row = conn.execute(
                 "SELECT value FROM settings WHERE key = ?", (f"secret:{name}",)
             ).fetchone()
