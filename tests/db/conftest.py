@@ -38,14 +38,6 @@ def store(tmp_path: Path, key: DbKey, clock: FixedClock) -> Iterator[SqlCipherSt
 DIALECTS = ("sqlcipher", "fake", "postgresql")
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    config.addinivalue_line(
-        "markers",
-        "differs_on(dialect, reason): this any_store test is known to answer otherwise on "
-        "that dialect (a strict xfail there: it must keep failing until the dialects agree)",
-    )
-
-
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "any_store" in metafunc.fixturenames:
         known = {
