@@ -95,13 +95,6 @@ def test_rewriting_a_ban_is_detected(any_store: Any, behind: Behind) -> None:
     assert (any_store.verify().problem, any_store.verify().row) == ("ROW_CHANGED", "ban:1")
 
 
-@pytest.mark.differs_on(
-    "postgresql",
-    reason="the server seals a visitor's surname to its table, column and row: a value "
-    "written in clear is refused when opened (PgCryptoError, the sealed value truncated) "
-    "and verify raises before it can name the row; tests/pg/test_store.py's value "
-    "changed or moved covers the server's answer",
-)
 def test_rewriting_a_visitor_is_detected(any_store: Any, behind: Behind) -> None:
     history(any_store)
     behind("UPDATE visitors SET surname = 'Otro' WHERE file_number = 2")

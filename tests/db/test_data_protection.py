@@ -144,12 +144,6 @@ def test_sql_text_is_kept_literally(any_store: Any) -> None:
     assert len(any_store.visits(1)) == 1 and any_store.verify().ok
 
 
-@pytest.mark.differs_on(
-    "postgresql",
-    reason="the server seals a visitor's given names to its table, column and row: a value "
-    "written in clear is refused when opened (PgCryptoError) and verify raises before it "
-    "can name the row",
-)
 def test_a_row_changed_behind_the_chain_is_still_detected_after_a_rectification(
     any_store: Any, behind: Behind
 ) -> None:
