@@ -151,7 +151,7 @@ class RetentionOverview:
 
 
 class DataProtectionStore(Protocol):
-    """The visitor file's store (``db/data_protection.py``, ``db/fake_data_protection.py``).
+    """The visitor file's store (``db/data_protection.py``, one for every dialect).
 
     The rectifications write the change and its audit entry in ONE transaction and raise
     :class:`DataProtectionError` with ``RECTIFY_NOT_FOUND`` or ``RECTIFY_UNCHANGED``."""

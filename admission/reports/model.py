@@ -211,7 +211,7 @@ class ReportRenderer(Protocol):
 
 
 class ReportStore(InspectionReader, InspectionAudit, Protocol):
-    """The reads behind the reports (``db/reports.py``, ``db/fake_reports.py``) plus
+    """The reads behind the reports (``db/reports.py``, one for every dialect) plus
     the inspectors' reads and the audit trail."""
 
     def day_book_lines(self, start: datetime, until: datetime) -> Sequence[DayBookLine]:

@@ -1,4 +1,4 @@
-"""The report reads (db/reports.py, db/fake_reports.py) and ReportService over both
+"""The report reads (db/reports.py, written once for every dialect) and ReportService over both
 stores: the daily visitor book, the figures, the access report (arts. 14.1.b, 20.4;
 GDPR art. 15) and the audit entry of every report and export."""
 
