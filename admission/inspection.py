@@ -140,7 +140,7 @@ class InspectionReader(Protocol):
 
 
 class InspectionAudit(Protocol):
-    """The audit trail and its keyed hash (the store: ``db/audit.py``)."""
+    """The audit trail and its keyed hash (the store: ``db/chain.py``)."""
 
     def append(
         self,

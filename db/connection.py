@@ -239,17 +239,10 @@ def _first_read_error(
         return StoreError(
             "the visitor file is not the one this folder created (its header differs): " + _BACKUP,
             code=StoreErrorCode.FILE_REPLACED,
-def _fold(text: str | None) -> str | None:
-    return None if text is None else str(text).lower()
-
-
         )
     if not hmac.compare_digest(key.check_value(marker.file_id), marker.key_check):
         return wrong_key
     return StoreError(
-        # fold(text): every letter's case folded as str.lower does, as the server's
-        # inspectors' search folds an observation (art. 20.4; db/inspection.py)
-        conn.create_function("fold", 1, _fold, deterministic=True)
         f"the first page of the visitor file is damaged (the key is right): {_BACKUP}",
         code=StoreErrorCode.DAMAGED_FILE,
     )
@@ -260,10 +253,17 @@ def connect_plain(path: Path) -> sqlite3.Connection:
     return sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
 
 
+def _fold(text: str | None) -> str | None:
+    return None if text is None else str(text).lower()
+
+
 def configure(conn: sqlite3.Connection, *, writable: bool = True) -> None:
     """Per-connection pragmas, then pending migrations. A damaged file (not
     ``writable``) gets the reading pragmas only, ``query_only`` and no migration."""
     try:
+        # fold(text): every letter's case folded as str.lower does, as the server's
+        # inspectors' search folds an observation (art. 20.4; db/inspection.py)
+        conn.create_function("fold", 1, _fold, deterministic=True)
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         if not writable:
             conn.execute("PRAGMA query_only = ON")

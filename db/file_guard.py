@@ -12,7 +12,7 @@ is created (``init``) and holding the file's identity, never personal data:
 * ``audit_key_id``: the id of the audit chain's key (:attr:`db.audit_key.AuditKey.key_id`)
   once the chain has a keyed entry. A file with a marker is never re-keyed: its chain
   was keyed before the marker was written, so unkeyed entries in it are a rewrite
-  (db/audit.py), and its key, if lost, is restored from the backup, never made anew.
+  (db/store.py), and its key, if lost, is restored from the backup, never made anew.
 
 On open, a missing, emptied (0 bytes) or replaced file is refused with its own code
 (FILE_MISSING, FILE_EMPTIED, FILE_REPLACED) and nothing is created. A folder with no
