@@ -27,8 +27,9 @@ import os
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from datetime import datetime
+from typing import cast
 
-from admission.errors import StoreError
+from admission.errors import StoreError, StoreErrorCode
 from admission.records import AuditAnchor, AuditCheck, AuditEntry, AuditHead
 from db import codec
 from db.audit_chain import (
@@ -95,6 +96,36 @@ def append(
     account_erasures(tx, key, now)
     commits = {ref: (_row_mac(tx, key, ref), created) for ref, created in rows}
     return append_entry(tx, key, actor, action, subject, at, details, commits)
+
+
+class Chained:
+    """The append both dialects' transactions share (art. 20.4): each says only where
+    its chain's key comes from; ``now`` stamps the ERASED entry counted first (None in a
+    read, which appends nothing)."""
+
+    __slots__ = ()
+    now: Clock | None
+
+    def chain_key(self) -> ChainKey:  # pragma: no cover - each dialect's own
+        raise NotImplementedError
+
+    def audit(
+        self,
+        actor: str,
+        action: str,
+        subject: str,
+        at: datetime,
+        details: dict[str, str] | None = None,
+        rows: AuditRows = (),
+    ) -> int:
+        """Append inside this transaction, committing to ``rows`` as they are now: the
+        entry and the act commit together."""
+        if self.now is None:
+            raise StoreError(
+                "this transaction keeps no audit trail", code=StoreErrorCode.WRITE_FAILED
+            )
+        tx = cast(Tx, self)
+        return append(tx, self.chain_key(), self.now, actor, action, subject, at, details, rows)
 
 
 def _row_mac(tx: Tx, key: ChainKey, ref: str) -> str:

@@ -44,7 +44,6 @@ from db.file_ports import FilePorts
 from db.integrity import check, hmac_check
 from db.keys import DbKey
 from db.migrate import migrate
-from db.tx import AuditRows
 
 try:
     import sqlcipher3
@@ -317,7 +316,7 @@ def immediate_transaction(
         raise
 
 
-class SqliteTx:
+class SqliteTx(chain.Chained):
     """The SQLCipher file's :class:`db.tx.Tx`: the one connection in a transaction of
     the store. The file is encrypted whole, so a sealed value is its text. ``key`` (the
     chain's key, resolved when first needed) and ``now``: a write's, for its entries;
@@ -463,21 +462,12 @@ class SqliteTx:
             [(w, search, file_number) for w in names.words(surname, given_names)],
         )
 
-    def audit(
-        self,
-        actor: str,
-        action: str,
-        subject: str,
-        at: datetime,
-        details: dict[str, str] | None = None,
-        rows: AuditRows = (),
-    ) -> int:
-        if self.key is None or self.now is None:
+    def chain_key(self) -> AuditKey:
+        if self.key is None:
             raise StoreError(
                 "this transaction keeps no audit trail", code=StoreErrorCode.WRITE_FAILED
             )
-        key = self.key()
-        return chain.append(self, key, self.now, actor, action, subject, at, details, rows)
+        return self.key()
 
 
 class StoreBase(FilePorts):

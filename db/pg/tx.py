@@ -33,7 +33,7 @@ def _pg_sql(sql: str) -> str:
     return sql.replace("?", "%s")
 
 
-class PgTx:
+class PgTx(chain.Chained):
     """One attempt of one transaction (the server's :class:`db.tx.Tx`): its connection
     and the rows it erased (counted by an ``ERASED`` entry before it commits, as the
     file's store does, db/store.py). Statements given to :meth:`one`/:meth:`all`/
@@ -219,16 +219,6 @@ class PgTx:
                 (file_number, list(tokens)),
             )
 
-    def audit(
-        self,
-        actor: str,
-        action: str,
-        subject: str,
-        at: datetime,
-        details: dict[str, str] | None = None,
-        rows: Sequence[tuple[str, bool]] = (),
-    ) -> int:
-        """Append inside this transaction (which holds the head lock), committing to
-        ``rows`` as they are now: the entry and the act commit together."""
-        assert self.key is not None and self.now is not None
-        return chain.append(self, self.key, self.now, actor, action, subject, at, details, rows)
+    def chain_key(self) -> AuditKey:
+        assert self.key is not None  # a write of the store's: its audit key
+        return self.key
