@@ -86,6 +86,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--before", required=True, help="the earlier commit")
     parser.add_argument("--visitors", type=int, default=200_000)
     parser.add_argument("--cache-dir", type=Path, default=Path("/tmp/admission-bench"))
+    parser.add_argument(
+        "--only", choices=("bench_pg.py", "bench_store.py"), help="run this one benchmark"
+    )
     args = parser.parse_args(argv)
     common = ["--visitors", str(args.visitors), "--cache-dir", str(args.cache_dir)]
     base = Path(tempfile.mkdtemp(prefix="admission-bench-before-"))
@@ -98,7 +101,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     (before_tree / ".venv").symlink_to(ROOT / ".venv")
     try:
         tables: dict[str, tuple[Table, Table]] = {}
-        for script in ("bench_pg.py", "bench_store.py"):
+        for script in [args.only] if args.only else ["bench_pg.py", "bench_store.py"]:
             earlier = parse(run(before_tree, script, common))
             now = parse(run(ROOT, script, common))
             tables[script] = (earlier, now)
@@ -115,12 +118,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     print("| benchmark | operation | column | before | after | ratio |")
     print("|---|---|---|---:|---:|---:|")
-    pg_before, pg_after = tables["bench_pg.py"]
-    for line in compare("bench_pg", pg_before, pg_after, ("sealed p95", "SQLCipher p95")):
-        print(line)
-    store_before, store_after = tables["bench_store.py"]
-    for line in compare("bench_store", store_before, store_after, ("SQLCipher p95",)):
-        print(line)
+    columns = {"bench_pg.py": ("sealed p95", "SQLCipher p95"), "bench_store.py": ("SQLCipher p95",)}
+    for script, (earlier, now) in tables.items():
+        for line in compare(script.removesuffix(".py"), earlier, now, columns[script]):
+            print(line)
     return 0
 
 
