@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from PySide6.QtCore import QCoreApplication, QEvent
 from PySide6.QtWidgets import QWidget
 
 __all__ = ["SCREENS_DIR", "save_screenshot"]
@@ -25,6 +26,9 @@ def save_screenshot(widget: QWidget, name: str, folder: Path | None = None) -> P
     target = folder or SCREENS_DIR
     target.mkdir(parents=True, exist_ok=True)
     path = target / f"{name}.png"
+    # the layouts settle first, as they do before the window is painted: a label whose
+    # height just changed is otherwise grabbed where the previous text had put it
+    QCoreApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
     if not widget.grab().save(str(path), "PNG"):
         raise OSError(f"could not write {path.name}")
     return path
