@@ -220,6 +220,12 @@ def link_error(exc: psycopg.Error, *, write: bool, fired: bool, committing: bool
     return PgLinkError(detail, code=code, outcome_unknown=unknown)
 
 
+# What the schema's own triggers say when they refuse (db/pg/migrations: the audit trail is
+# append-only, art. 20.4; accounts are disabled, never deleted, art. 20.3). Only these
+# fixed texts are passed on: any other server message may quote a value.
+OWN_REFUSALS = frozenset({"audit trail is append-only", "accounts are disabled, never deleted"})
+
+
 def store_error(exc: psycopg.Error, *, write: bool) -> StoreError:
     """A server error as a StoreError (never the statement's values: no names in logs):
     a broken link is ``PG_CONNECTION_LOST``, a statement the server cancelled for its
@@ -235,4 +241,8 @@ def store_error(exc: psycopg.Error, *, write: bool) -> StoreError:
         code = PgStoreCode.QUERY_FAILED
     sqlstate = getattr(exc, "sqlstate", None) or ""
     verb = "write" if write else "read"
-    return StoreError(f"{verb} failed on the server ({type(exc).__name__} {sqlstate})", code=code)
+    text = f"{verb} failed on the server ({type(exc).__name__} {sqlstate})"
+    refused = getattr(getattr(exc, "diag", None), "message_primary", None)
+    if refused in OWN_REFUSALS:  # the schema's own fixed words, never a value
+        text += f": {refused}"
+    return StoreError(text, code=code)

@@ -23,12 +23,6 @@ def fill(store: Any, count: int = 5) -> int:
     return base
 
 
-@pytest.mark.differs_on(
-    "postgresql",
-    reason="the server refuses (StoreError) but db/pg/link.store_error names only the "
-    "exception's type and SQLSTATE (RaiseException P0001), never the server's message, so "
-    "the trigger's 'append-only' is not in it; the SQLite dialects carry the trigger's words",
-)
 def test_update_and_delete_are_refused(any_store: Any) -> None:
     base = fill(any_store)
     for sql in (
