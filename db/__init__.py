@@ -1,11 +1,9 @@
-"""Storage adapters: the SQLCipher visitor file, its keys and migrations, and a fake.
-
-``db`` imports ``admission`` for its records, ports and errors only (STYLE.md rule 3).
-Exports are loaded lazily so ``python -m db.migrate`` and ``db.names`` stay light.
-"""
+"""Storage adapters: the visitor file (SQLCipher or PostgreSQL), its keys and migrations,
+and a fake. Exports load lazily so ``python -m db.migrate`` and ``db.names`` stay light."""
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -14,18 +12,10 @@ if TYPE_CHECKING:
     from db.store import SqlCipherStore
 
 __all__ = ["DbKey", "FakeStore", "SqlCipherStore", "resolve_key"]
-
-_HOMES = {
-    "DbKey": "db.keys",
-    "resolve_key": "db.keys",
-    "FakeStore": "db.fake",
-    "SqlCipherStore": "db.store",
-}
+_HOMES = {"DbKey": "keys", "resolve_key": "keys", "FakeStore": "fake", "SqlCipherStore": "store"}
 
 
 def __getattr__(name: str) -> Any:
-    if name in _HOMES:
-        import importlib
-
-        return getattr(importlib.import_module(_HOMES[name]), name)
-    raise AttributeError(f"module 'db' has no attribute {name!r}")
+    if name not in _HOMES:
+        raise AttributeError(f"module 'db' has no attribute {name!r}")
+    return getattr(importlib.import_module(f"db.{_HOMES[name]}"), name)

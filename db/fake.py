@@ -1,14 +1,10 @@
-"""``FakeStore``: the in-memory store (db/memory.py: the real rules on an in-memory
-SQLite database) with what a test of the desk scripts around it: every admission and
-audit append asked is recorded in ``calls``; ``fail_next(method, error)`` makes the
-next ``record_admission`` or ``append`` raise; ``lose_next_answer(error)`` records the
-next admission and raises ``error`` instead of its answer (a server's link cut while it
-committed). An admission id is recorded once, as on the server (db/pg/store.py).
-"""
+"""``FakeStore``: the in-memory store (db/memory.py) scripted for tests of the desk: each
+admission and audit append is recorded in ``calls``; an admission id is recorded once, as
+on the server (db/pg/store.py)."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from typing import Any
 
 from admission.errors import AdmissionError
 from admission.ports import Clock
@@ -51,13 +47,6 @@ class FakeStore(MemoryStore):
             raise self._lost_answers.pop(0)
         return recorded
 
-    def append(
-        self,
-        actor: str,
-        action: str,
-        subject: str,
-        at: datetime,
-        details: dict[str, str] | None = None,
-    ) -> int:
-        self._scripted("append", actor, action, subject, at, details)
-        return super().append(actor, action, subject, at, details)
+    def append(self, *args: Any, **kwargs: Any) -> int:
+        self._scripted("append", *args, *kwargs.values())
+        return super().append(*args, **kwargs)

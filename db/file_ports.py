@@ -1,8 +1,6 @@
-"""The visitor file's ports (admission/ports.py: VisitorFile, CardBook, BanList...),
-written once for both stores: each method runs one rule of db/cards.py, db/visitors.py...
-in one transaction of the store's dialect (db/tx.py), most through :func:`_reads` and
-:func:`_writes`. ``SqlCipherStore`` and ``PgStore``
-add only how they open, lock, retry and seal."""
+"""The visitor file's ports (admission/ports.py), written once for both stores: each runs
+a rule of db/cards.py, db/visitors.py... in one transaction of the store's dialect
+(db/tx.py); ``SqlCipherStore`` and ``PgStore`` add how they open, lock, retry and seal."""
 
 from __future__ import annotations
 
@@ -13,10 +11,8 @@ from typing import Any, Concatenate, ParamSpec, Self, TypeVar
 from admission.identity import IdentityKey
 from admission.records import (
     AdmissionEntry,
-    Ban,
     CardRecord,
     RecordedAdmission,
-    check_new_ban,
 )
 from db import cards, chain, data_protection, inspection, people, reports, retention, visitors
 
@@ -116,14 +112,9 @@ class FilePorts:
     last_card_number = _reads(cards.last_card_number)
     mark_printed = _writes(cards.mark_printed)
 
-    def void_card(self, number: int, reason: str, actor: str, at: datetime) -> None:
-        cards.require_reason(reason)
-        self.write(lambda tx: cards.void_card(tx, number, reason, actor, at))
-
-    def record_reprint(self, number: int, reason: str, actor: str, at: datetime) -> None:
-        """A reprint of the same number is requested (print_count grows on mark_printed)."""
-        cards.require_reason(reason)
-        self.write(lambda tx: cards.record_reprint(tx, number, reason, actor, at))
+    void_card = _writes(cards.void_card)
+    # A reprint of the same number is requested (print_count grows on mark_printed).
+    record_reprint = _writes(cards.record_reprint)
 
     # -- BanList (art. 21.2-3), StaffList (art. 18), PeopleListings --------------------------
 
@@ -131,27 +122,13 @@ class FilePorts:
     active_bans = _reads(people.active_bans)
     # Bans neither lifted nor expired at ``at``, newest first. Personal data: the caller
     # audits the reading (art. 20.4).
+    # Bans neither lifted nor expired at ``at`` / lifted or expired by it, newest first.
+    # Personal data: the caller audits the reading (art. 20.4).
     bans_in_force = _reads(people.bans_in_force)
-    # Bans lifted or expired by ``at``, newest first. Personal data: the caller audits the
-    # reading (art. 20.4).
     bans_ended = _reads(people.bans_ended)
 
-    def add_ban(
-        self,
-        identity: IdentityKey,
-        reason: str,
-        decided_by: str,
-        at: datetime,
-        expires_at: datetime | None = None,
-    ) -> Ban:
-        check_new_ban(reason, at, expires_at)
-        return self.write(
-            lambda tx: people.add_ban(tx, identity, reason, decided_by, at, expires_at)
-        )
-
-    def lift_ban(self, ban_id: int, reason: str, actor: str, at: datetime) -> None:
-        people.require_lift_reason(reason)
-        self.write(lambda tx: people.lift_ban(tx, ban_id, reason, actor, at))
+    add_ban = _writes(people.add_ban)
+    lift_ban = _writes(people.lift_ban)
 
     staff_member = _reads(people.staff_member)
     staff_members = _reads(people.staff_members)

@@ -1,14 +1,8 @@
 """``MemoryStore``: the visitor file's rules on an in-memory SQLite database - the same
-code as the SQLCipher file (db/file_ports.py over db/tx.py), the same schema and
-migrations, the same keyed audit chain; nothing reaches a disk.
-
-The fake of the store's ports for domain, flow and window tests (STYLE.md rule 9): a
-test of the desk exercises the real rules (gapless card numbers, art. 22.1; one valid
-card per person, art. 22; the purge, art. 20.4), not a hand-written twin of them.
-
-    with MemoryStore(clock) as store:
-        store.record_admission(entry)
-"""
+code, schema, migrations and keyed audit chain as the SQLCipher file; nothing reaches a
+disk. The fake of the store's ports (STYLE.md rule 9): a test of the desk exercises the
+real rules (gapless card numbers, art. 22.1; one valid card per person, art. 22; the
+purge, art. 20.4), not a hand-written twin of them."""
 
 from __future__ import annotations
 

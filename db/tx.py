@@ -1,25 +1,10 @@
-"""The visitor file's transaction: what the file's rules need of a database, written once
-over two dialects (the SQLCipher file of one desk, db/connection.py; the PostgreSQL server
-of several desks, db/pg/store.py).
-
-The rules (db/cards.py, db/visitors.py...) are functions of a :class:`Tx`. They write
-their SQL once, with ``?`` placeholders and the schema both dialects share, and leave to
-the dialect what differs between a file and a server:
-
-* placeholders (``?`` on SQLite, ``%s`` on the server: the server's transaction rewrites);
-* values: instants and days (ISO text on SQLite, ``timestamptz``/``date`` on the server),
-  flags (0/1, booleans);
-* sealing (art. 20.4, R3): on SQLite the whole file is encrypted and a sealed value is its
-  text (identity); the server seals each personal value with its key ring, bound to
-  table, column and row, and finds identities by blind index;
-* row locks (``FOR UPDATE`` on the server; SQLite's write transaction holds the file);
-* the audit chain's append in the same transaction (art. 20.4).
-
-A store runs a rule with ``store.read(work)`` or ``store.write(work)``: one transaction,
-retried by the dialect where it retries, errors mapped to the store's codes.
-
-    number = store.write(lambda tx: cards.void(tx, 17, "lost", "director-1", at))
-"""
+"""The visitor file's transaction: what the file's rules (db/cards.py, db/visitors.py...)
+need of a database, written once over two dialects - the desk's SQLCipher file
+(db/connection.py) and the casino's PostgreSQL server (db/pg/store.py). Rules write ``?``
+SQL once; the dialect owns placeholders, stored instants/days/flags, sealing (art. 20.4,
+R3: identity on the encrypted file, the key ring and blind indexes on the server), row
+locks and the audit chain's append. A store runs a rule with ``store.read(work)`` or
+``store.write(work)``: one transaction, retried where the dialect retries."""
 
 from __future__ import annotations
 
@@ -35,7 +20,7 @@ Opens = Callable[[Any, str, str, int | str], str]
 
 
 class Tx(Protocol):
-    """One transaction of one store (see the module's text)."""
+    """One transaction of one store."""
 
     @property
     def dialect(self) -> str:
@@ -44,8 +29,7 @@ class Tx(Protocol):
 
     @property
     def lock_rows(self) -> str:
-        """Suffix of a SELECT that is about to change the rows it reads (`` FOR UPDATE``
-        on the server; empty on SQLite, whose write transaction holds the file)."""
+        """`` FOR UPDATE`` on the server; empty on SQLite, whose writer holds the file."""
         ...
 
     def one(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None: ...
@@ -59,22 +43,16 @@ class Tx(Protocol):
     def many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None: ...
 
     def load(self, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
-        """Insert a great many rows at once, streamed (the register's snapshot, art.
-        20.2): ``executemany`` on SQLite, ``COPY`` on the server."""
+        """Insert a great many rows, streamed (the register's snapshot, art. 20.2)."""
         ...
 
     def next_number(self, counter: str) -> int:
-        """Take the next number of a gapless counter (``counters`` row): the card's
-        (art. 22.1), the chain's, the vouchers'. A rollback gives it back."""
+        """The next number of a gapless counter (art. 22.1); a rollback gives it back."""
         ...
 
-    def ts(self, at: datetime) -> Any:
-        """An instant as stored."""
-        ...
+    def ts(self, at: datetime) -> Any: ...
 
-    def day(self, value: date) -> Any:
-        """A Madrid date as stored."""
-        ...
+    def day(self, value: date) -> Any: ...
 
     def flag(self, value: bool) -> Any: ...
 
@@ -87,78 +65,59 @@ class Tx(Protocol):
         ...
 
     def identity_match(self, column: str, identity: IdentityKey) -> tuple[str, list[Any]]:
-        """A condition selecting the rows whose ``column`` holds ``identity`` (``alias.``
-        prefix included), and its parameters: the text on SQLite, the blind indexes of
-        every held key version on the server. The caller checks the row it opens."""
+        """A condition on ``column`` holding ``identity``, and its parameters (the text on
+        SQLite, the blind index of every held key version on the server). The caller
+        checks the row it opens."""
         ...
 
     def new_id(self, table: str, column: str) -> int:
-        """The id the next row of ``table`` will take, known before its values are sealed
-        to it: the server's sequence ``{table}_{column}_seq``; on SQLite the id the row
-        would be given (one above the highest)."""
+        """The id the next row of ``table`` will take, known before it is sealed to it."""
         ...
 
     def index_columns(
         self, *, identity: IdentityKey | None = None, number: str | None = None
     ) -> dict[str, Any]:
-        """The columns the server keeps beside a sealed row, to add to its INSERT or
-        UPDATE: the blind index of its ``identity`` (``id_index``) or document ``number``
-        (``number_index``), and the ``key_version`` sealing it; none on SQLite."""
+        """The server's blind-index and key-version columns of a sealed row; none on SQLite."""
         ...
 
     def keyed_hash(self, text: str) -> str:
-        """``hmac:`` + 16 hex under the file's subject secret: the audit names an identity
-        without showing it (write transactions)."""
+        """``hmac:`` + 16 hex under the file's subject secret: names without showing."""
         ...
 
-    # -- what the audit chain needs of a dialect (db/chain.py) ------------------------------
-
     def listed(self, values: Sequence[int] | Sequence[str]) -> tuple[str, list[Any]]:
-        """A subquery of ``values`` as its one column ``value`` (``x IN (subquery)``), and
-        its parameter: one statement for a list of ids or refs in both dialects."""
+        """A subquery of ``values`` as its column ``value`` (``x IN (subquery)``)."""
         ...
 
     def batches(self, sql: str, params: Sequence[Any] = ()) -> Iterator[list[tuple[Any, ...]]]:
-        """The rows of a whole-table read in batches, never all in memory (verification)."""
+        """The rows of a whole-table read in batches, never all in memory."""
         ...
 
     def erasures(self) -> tuple[list[str], list[str]]:
-        """The refs this transaction erased, and those it changed without an entry of their
-        own (a card losing its erased visit), since the last call: counted by an
-        ``ERASED`` entry (art. 20.4). SQLite notes them with temporary triggers (a staff
-        row as ``staffid:<identity>``); the server as its statements erase them."""
+        """The refs erased, and those changed without an entry of their own, since the
+        last call: counted by an ``ERASED`` entry (art. 20.4)."""
         ...
 
-    def setting(self, key: str) -> str | bytes | None:
-        """A value of ``settings`` (sealed on the server, bound to its key)."""
-        ...
+    def setting(self, key: str) -> str | bytes | None: ...
 
-    def put_setting(self, key: str, value: str | bytes, *, replace: bool = True) -> None:
-        """Write a value of ``settings``; with ``replace=False`` one already there stays."""
-        ...
+    def put_setting(self, key: str, value: str | bytes, *, replace: bool = True) -> None: ...
 
     def check_index(
         self, ref: str, stored: Sequence[Any], *, identity: str = "", number: str = ""
     ) -> None:
-        """The server's blind index read beside a sealed value (``stored``: index, key
-        version) is the one the opened value gives, else BLIND_INDEX_MISMATCH (a row
-        swapped by the server's administrator). Nothing to check on SQLite."""
+        """The server's blind index beside a sealed value matches the opened value, else
+        BLIND_INDEX_MISMATCH (a row swapped by the server's administrator)."""
         ...
 
-    # -- retention and rectification (db/retention.py, db/data_protection.py) -------------
-
     def note_erased(self, erased: Iterable[str], changed: Iterable[str] = ()) -> None:
-        """Rows a statement of this transaction erased, and rows it changed without an
-        entry of their own (a card losing its erased visit), for :meth:`erasures`: noted
-        here on the server; SQLite's temporary triggers have noted them already."""
+        """Rows a statement erased or changed, for :meth:`erasures` (the server's; SQLite's
+        temporary triggers have noted them already)."""
         ...
 
     def index_name(
         self, file_number: int, surname: str, given_names: str, *, new: bool = False
     ) -> None:
-        """Index a visitor's name anew (written or rectified): the search name and word
-        index on the file (db/names.py); the blind name tokens on the server. ``new``: a
-        visitor just inserted (its row holds the search name, no old words to delete)."""
+        """Index a visitor's name anew (db/names.py on the file, blind tokens on the server);
+        ``new``: a row just inserted, with no old words to delete."""
         ...
 
     def audit(
@@ -170,26 +129,21 @@ class Tx(Protocol):
         details: dict[str, str] | None = None,
         rows: AuditRows = (),
     ) -> int:
-        """Append an entry to the chain in this transaction, committing to ``rows`` as
-        they are now; its ``seq``."""
+        """Append to the chain in this transaction, committing to ``rows``; its ``seq``."""
         ...
 
 
 def insert_row(tx: Tx, table: str, values: Mapping[str, Any]) -> None:
-    """``INSERT INTO table`` of ``values`` by column (with :meth:`Tx.index_columns`)."""
     columns = ", ".join(values)
     marks = ", ".join("?" for _ in values)
     tx.execute(f"INSERT INTO {table} ({columns}) VALUES ({marks})", list(values.values()))
 
 
 def when(value: Any) -> datetime:
-    """An instant read back: ISO text (SQLite) or ``timestamptz`` (server), in UTC."""
+    """An instant read back (ISO text or ``timestamptz``), in UTC."""
     if isinstance(value, datetime):
         return value.astimezone(UTC)
-    text = str(value)
-    if text.endswith("Z"):
-        text = text[:-1] + "+00:00"
-    return datetime.fromisoformat(text).astimezone(UTC)
+    return datetime.fromisoformat(str(value)).astimezone(UTC)  # 3.11 reads a "Z"
 
 
 def opt_when(value: Any) -> datetime | None:
@@ -197,7 +151,7 @@ def opt_when(value: Any) -> datetime | None:
 
 
 def on(value: Any) -> date:
-    """A date read back: ISO text (SQLite) or ``date`` (server)."""
+    """A date read back (ISO text or ``date``)."""
     if isinstance(value, datetime):  # pragma: no cover - no column mixes them
         return value.date()
     if isinstance(value, date):
