@@ -27,6 +27,7 @@ import errno
 import json
 import os
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -145,18 +146,31 @@ def salt_of(path: Path) -> str:
         return handle.read(SALT_BYTES).hex()
 
 
-def read_marker(path: Path) -> Marker | None:
-    """The marker of the file at ``path``; None when there is none. An unreadable marker
-    is MARKER_MISSING: the folder can no longer vouch for its file."""
+def read_optional(
+    path: Path, unreadable: Callable[[str], Exception], encoding: str = "utf-8"
+) -> str | None:
+    """The text at ``path``, None when there is no such file; ``unreadable(the failure's
+    name)`` raised when it cannot be read (db/pg/desk.py reads its database id so)."""
     try:
-        text = marker_path(path).read_text("utf-8")
+        return path.read_text(encoding)
     except FileNotFoundError:
         return None
     except (OSError, UnicodeDecodeError) as exc:
-        raise StoreError(
-            f"the visitor file's marker cannot be read ({type(exc).__name__}): {_BACKUP}",
+        raise unreadable(type(exc).__name__) from exc
+
+
+def read_marker(path: Path) -> Marker | None:
+    """The marker of the file at ``path``; None when there is none. An unreadable marker
+    is MARKER_MISSING: the folder can no longer vouch for its file."""
+    text = read_optional(
+        marker_path(path),
+        lambda why: StoreError(
+            f"the visitor file's marker cannot be read ({why}): {_BACKUP}",
             code=StoreErrorCode.MARKER_MISSING,
-        ) from exc
+        ),
+    )
+    if text is None:
+        return None
     try:
         return Marker.from_json(text)
     except (ValueError, KeyError, TypeError, AttributeError) as exc:

@@ -1,26 +1,11 @@
-"""A desk working on the casino's PostgreSQL server instead of its own SQLCipher file.
-
-Under arts. 154-155 of Decreto 58/2006 the annex rooms form one operating unit with the
-casino, and a large casino has several counters at its entrance: all of them keep one
-visitor file, one correlative card sequence (art. 22.1), one ban list and one audit
-trail (art. 20.4). ``main.build_context`` calls :func:`open_desk_store` when the desk is
-pointed at a server (``ADMISSION_DATABASE_URL`` or the ``database.url`` setting,
-:func:`db.pg.target.resolve_target`), and wires the server's adapters in place of the
-file's.
-
-What the desk keeps in its data folder's ``postgresql/`` beside its TLS files:
-
-* ``database-id``: the id of the database the desk first opened. Every later start
-  passes it to :meth:`PgStore.open`, which refuses any other database
-  (``PG_DATABASE_OTHER``): a desk re-pointed by mistake at another casino's server,
-  or at a database restored from elsewhere, writes nothing there.
-* ``offline-vouchers.db``: the provisional vouchers of art. 23.4 given while the server
-  could not be reached (:mod:`db.offline_queue`), until they are formalised.
-
-Keys: the installation key is derived from the desk's key (``ADMISSION_DB_KEY`` or the
-OS keyring, as for the file) with the database's id; every desk of the casino holds
-the same desk key and the same audit key (``ADMISSION_AUDIT_KEY`` or the keyring). The
-demo derives both from its public passphrase and keeps its audit key in the folder.
+"""A desk working on the casino's PostgreSQL server instead of its own SQLCipher file
+(arts. 154-155: the annex rooms and counters of one operating unit keep one visitor file,
+card sequence, ban list and audit trail). Beside its TLS files in ``postgresql/`` the desk
+keeps ``database-id``, the database it first opened (any other is refused,
+``PG_DATABASE_OTHER``: a desk re-pointed by mistake writes nothing there), and
+``offline-vouchers.db``, the vouchers of art. 23.4 given while the server was away.
+Every desk holds the same desk key (the installation key is derived from it with the
+database's id) and the same audit key.
 """
 
 from __future__ import annotations
@@ -29,6 +14,7 @@ import threading
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
+from typing import TypeVar
 
 from admission.atomic_file import write_atomically
 from admission.errors import ConfigError, StoreError
@@ -37,6 +23,7 @@ from admission.vouchers.model import NewVoucher
 from admission.vouchers.offline import FormaliseReport, QueuedVoucher
 from db.audit_chain import AuditChainCode
 from db.audit_key import ENV_VAR, KEYRING_USERNAME, AuditKey, resolve_audit_key
+from db.file_guard import read_optional
 from db.keys import KEYRING_SERVICE, DbKey, KeyringBackend
 from db.offline_queue import OfflineVoucherQueue, ServerVoucherBook, formalise, queue_key
 from db.pg.codes import PgDeskCode
@@ -59,21 +46,22 @@ DATABASE_ID_FILE = "database-id"
 OFFLINE_QUEUE_FILE = "offline-vouchers.db"
 DEMO_AUDIT_KEY_BASE = "demo"  # the demo's audit key file: demo + the key file suffix
 _MAX_ID = 64
+T = TypeVar("T")
 
 
 # -- which database -----------------------------------------------------------------------
 def remembered_database(folder: Path) -> str | None:
     """The database id this desk is configured for (None before its first start)."""
-    path = folder / DATABASE_ID_FILE
-    try:
-        text = path.read_text("ascii").strip()
-    except FileNotFoundError:
+    text = read_optional(
+        folder / DATABASE_ID_FILE,
+        lambda why: ConfigError(
+            f"cannot read {DATABASE_ID_FILE}: {why}", code=PgDeskCode.DATABASE_ID_UNREADABLE
+        ),
+        "ascii",
+    )
+    if text is None:
         return None
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(
-            f"cannot read {DATABASE_ID_FILE}: {type(exc).__name__}",
-            code=PgDeskCode.DATABASE_ID_UNREADABLE,
-        ) from exc
+    text = text.strip()
     if not text or len(text) > _MAX_ID or not text.isprintable():
         raise ConfigError(
             f"{DATABASE_ID_FILE} holds no database id", code=PgDeskCode.DATABASE_ID_UNREADABLE
@@ -126,9 +114,8 @@ def open_desk_store(
     clock: Clock,
     create: bool = False,
 ) -> PgStore:
-    """Open the server's visitor file for this desk (``create``: make it in an empty
-    database, the explicit act of ``init``). The first start remembers the database's
-    id; later starts refuse any other database."""
+    """Open the server's visitor file for this desk (``create``: the act of ``init``);
+    the first start remembers the database's id, later starts refuse any other."""
     expected = remembered_database(folder)
     store = PgStore.open(
         target.conninfo(),
@@ -149,8 +136,8 @@ def open_desk_store(
 
 # -- the status bar's server ------------------------------------------------------------
 class ServerLink:
-    """Where the desk's server is and how far (``admission.desk_ports.ServerLink``): a
-    :class:`LatencyProbe` on its own connection, asked by the window's store worker."""
+    """Where the desk's server is and how far: a :class:`LatencyProbe` on its own
+    connection, asked by the window's store worker."""
 
     def __init__(
         self,
@@ -188,12 +175,10 @@ class ServerLink:
 # -- provisional vouchers while the server is away ----------------------------------------
 class OfflineVouchers:
     """The provisional vouchers of art. 23.4 a server desk gives while the server cannot
-    be reached (``admission.vouchers.offline.OfflineVouchers``): each is recorded in the desk's
-    encrypted queue with a local reference (``<desk>-P000001``) and formalised on the
-    server's voucher book, in order and once, when the server answers again.
-
-    The queue file is opened for each operation and closed after it, so that a command
-    run beside the window finds it free."""
+    be reached: each is recorded in the desk's encrypted queue with a local reference
+    (``<desk>-P000001``) and formalised on the server's voucher book, in order and once,
+    when it answers again. The queue is opened for each operation and closed after it,
+    so that a command run beside the window finds it free."""
 
     def __init__(
         self,
@@ -218,23 +203,21 @@ class OfflineVouchers:
         with self._lock, self._open(create=True) as queue:
             return queue.enqueue(new)
 
+    def _queued(self, none: T, act: Callable[[OfflineVoucherQueue], T]) -> T:
+        """``act`` on the queue, ``none`` when no voucher was ever queued."""
+        if not self._path.exists():
+            return none
+        with self._lock, self._open(create=False) as queue:
+            return act(queue)
+
     def pending(self) -> list[QueuedVoucher]:
         """The vouchers not yet on the server, oldest first."""
-        if not self._path.exists():
-            return []
-        with self._lock, self._open(create=False) as queue:
-            return queue.pending()
+        return self._queued([], lambda queue: queue.pending())
 
     def formalise(self) -> FormaliseReport:
         """Issue the pending vouchers on the server (see :func:`formalise`)."""
-        if not self._path.exists():
-            return FormaliseReport()
-        with self._lock, self._open(create=False) as queue:
-            return formalise(queue, self._book(), self._clock)
+        return self._queued(FormaliseReport(), lambda q: formalise(q, self._book(), self._clock))
 
     def purge(self, cutoff: datetime) -> int:
         """Forget the formalised vouchers issued before ``cutoff`` (art. 20.4)."""
-        if not self._path.exists():
-            return 0
-        with self._lock, self._open(create=False) as queue:
-            return queue.purge_formalised(cutoff)
+        return self._queued(0, lambda queue: queue.purge_formalised(cutoff))
