@@ -1,20 +1,9 @@
-"""The audit chain (pure functions shared by the store and the fake; art. 20.4, 14.1.b).
-
-Entry n carries ``digest(n) = HMAC-SHA256(audit key, canonical JSON of [label,
-digest(n-1), seq, at, actor, action, subject, details, refs])``; the first entry chains
-from 64 zeros. Without the audit key (db/audit_key.py) no one can write a chain that
-verifies; whoever holds it is still bound by the heads printed outside the file
-(:class:`admission.records.AuditHead`, checked by ``verify --anchor``).
-
-``refs`` is what the entry commits to: ``{"card:17": [mac, created], ...}`` where
-``mac = HMAC(audit key, [label, ref, content of the row])`` over the visit, visitor,
-card (with its prints, reprints and voids), ban, staff, observation or desk account
-(db/accounts.py) row written in the same transaction, and ``created`` is 1 when the
-entry records the row's creation.
-Verification recomputes the macs of the rows still present against the newest entry
-committing to each (``audit_refs`` points to it) and checks, per kind, that rows
-created = rows present + rows erased, the erased ones being counted by the ``ERASED``
-entry written in the transaction that erased them (the six-month purge, art. 20.4).
+"""The audit chain's pure functions (art. 20.4, 14.1.b). Entry n carries ``HMAC-SHA256(
+audit key, canonical JSON of [label, digest(n-1), seq, at, actor, action, subject,
+details, refs])``, the first chaining from 64 zeros; ``refs`` commits to the rows the act
+wrote (``{"card:17": [row mac, created]}``). Verification recomputes the macs of the rows
+present against the newest entry committing to each, and per kind checks rows created =
+present + erased (counted by ``ERASED`` entries); heads printed outside bind the key holder.
 """
 
 from __future__ import annotations
@@ -46,10 +35,8 @@ GENESIS = "0" * 64
 ENTRY_LABEL = "admission-desk/audit-entry/v1"
 ROW_LABEL = "admission-desk/audit-row/v1"
 ROW_MAC_HEX = 32  # HMAC-SHA256 truncated to 128 bits per row
-# The rows the chain commits to, in the order verification reads them: the visitor
-# file (art. 20.3), cards (art. 22), bans (art. 21), staff (art. 18), desk accounts,
-# provisional vouchers (art. 23.4) and the RIAJ snapshots the desk checked against
-# (art. 20.2: one row per snapshot, with a digest of its identifiers).
+# The rows the chain commits to, in the order verification reads them (arts. 20.3, 22,
+# 21, 18, desk accounts, 23.4 vouchers, 20.2 RIAJ snapshots).
 KINDS = (
     "visitor",
     "visit",
@@ -61,19 +48,12 @@ KINDS = (
     "voucher",
     "registry",
 )
-# Counters whose numbers the chain records (art. 22.1 cards, art. 23.4 vouchers): the
-# counter must be one past the highest number created, or where the newest entry whose
-# details hold ``card_next`` / ``voucher_next`` (or ``card_resumes_at`` /
-# ``voucher_resumes_at``) said it resumes, if that is higher (a restore that lost
-# numbers: they are never given again).
+# Counters whose numbers the chain records (arts. 22.1, 23.4): one past the highest
+# number created, or where an entry's ``card_next``/``card_resumes_at``... says, if higher.
 COUNTED = ("card", "voucher")
 COVERAGE = "AUDIT_COVERAGE"  # action of the entry that committed an older file's vouchers
-SETTINGS_CHANGED = "SETTINGS_CHANGED"  # admission/settings_record.py: digests per setting
-# (a record's details hold "digests", the count, and one ``setting:<key>`` per setting
-# not at its default; the screen's entries before such records hold only "keys")
-# details ``not_carried_<kind>: n`` of an entry: n rows of that kind the act left behind
-# (the move to the server leaves the desk's RIAJ snapshots: the server keeps its own)
-NOT_CARRIED = "not_carried_"
+SETTINGS_CHANGED = "SETTINGS_CHANGED"  # details: "digests" and one ``setting:<key>`` each
+NOT_CARRIED = "not_carried_"  # details ``not_carried_<kind>: n``: rows a move left behind
 SETTING_PREFIX = "setting:"
 ERASED = "ERASED"  # action of the entry counting the rows erased in its transaction
 UPGRADE = "AUDIT_UPGRADE"  # action of the entry that keyed an older chain (migration 0030)
@@ -108,8 +88,7 @@ class AuditChainCode(Code):
 
 
 class IndexMismatch(StoreError):
-    """A row's blind index is not the one its sealed value gives (the server): audit
-    verify names the row; a write that meets it is refused."""
+    """A row's blind index is not the one its sealed value gives (the server)."""
 
     def __init__(self, ref: str) -> None:
         super().__init__(
@@ -121,7 +100,7 @@ class IndexMismatch(StoreError):
 
 
 class ChainKey(Protocol):
-    """The audit key (:class:`db.audit_key.AuditKey`): HMAC-SHA256 as hex."""
+    """The audit key (db/audit_key.py): HMAC-SHA256 as hex."""
 
     def mac(self, data: bytes) -> str: ...
 
@@ -139,10 +118,14 @@ class ChainRow:
     refs: str = "{}"  # canonical JSON object: ref -> [row mac, created 0/1]
     keyed: bool = True  # False: written by the pre-0030 unkeyed algorithm
 
+    @property
+    def fields(self) -> tuple[int, str, str, str, str, str, str]:
+        """What its mac covers after ``prev_digest`` (:func:`entry_mac`)."""
+        return (self.seq, self.at, self.actor, self.action, self.subject, self.details, self.refs)
+
 
 def chain_row(row: Sequence[Any]) -> ChainRow:
-    """A ChainRow from one audit row's ``seq, at, actor, action, subject, details,
-    prev_digest, digest, refs, keyed``."""
+    """From ``seq, at, actor, action, subject, details, prev_digest, digest, refs, keyed``."""
     seq, at, actor, action, subject, details, prev, dig, refs, keyed = row
     return ChainRow(
         int(seq), at, actor, action, subject, details, prev, dig, refs, keyed=bool(keyed)
@@ -159,11 +142,8 @@ def canonical_details(details: Mapping[str, str] | None) -> str:
 
 
 def canonical_refs(refs: Mapping[str, tuple[str, bool]]) -> str:
-    return json.dumps(
-        {ref: [mac, int(created)] for ref, (mac, created) in refs.items()},
-        sort_keys=True,
-        separators=(",", ":"),
-    )
+    listed = {ref: [mac, int(created)] for ref, (mac, created) in refs.items()}
+    return json.dumps(listed, sort_keys=True, separators=(",", ":"))
 
 
 def parse_refs(text: str) -> dict[str, tuple[str, bool]]:
@@ -174,27 +154,14 @@ def kind_of(ref: str) -> str:
     return ref.split(":", 1)[0]
 
 
-def digest(
-    prev: str, seq: int, at: str, actor: str, action: str, subject: str, details: str
-) -> str:
-    """The pre-0030 unkeyed digest (SHA-256): checked once, before the chain is keyed."""
-    content = _json([prev, seq, at, actor, action, subject, details])
-    return hashlib.sha256(content.encode("utf-8")).hexdigest()
+def digest(prev: str, *fields: str | int) -> str:
+    """The pre-0030 unkeyed SHA-256 of ``seq, at, actor, action, subject, details``."""
+    return hashlib.sha256(_json([prev, *fields]).encode("utf-8")).hexdigest()
 
 
-def entry_mac(
-    key: ChainKey,
-    prev: str,
-    seq: int,
-    at: str,
-    actor: str,
-    action: str,
-    subject: str,
-    details: str,
-    refs: str,
-) -> str:
-    content = _json([ENTRY_LABEL, prev, seq, at, actor, action, subject, details, refs])
-    return key.mac(content.encode("utf-8"))
+def entry_mac(key: ChainKey, prev: str, *fields: str | int) -> str:
+    """The mac of ``seq, at, actor, action, subject, details, refs`` chained to ``prev``."""
+    return key.mac(_json([ENTRY_LABEL, prev, *fields]).encode("utf-8"))
 
 
 def visit_entry(
@@ -334,72 +301,51 @@ def walk_chain(
     prev, count, legacy = GENESIS, 0, None
     for row in rows:
         count += 1
-        done = count - 1
-        if row.seq != count:
-            walk.check = _fail(done, row.seq, AuditChainCode.SEQUENCE_GAP)
-            return walk
-        if not row.keyed:
-            walk.check = _fail(done, row.seq, AuditChainCode.UNKEYED_ENTRY)
-            return walk
-        if row.prev_digest != prev:
-            walk.check = _fail(done, row.seq, AuditChainCode.CHAIN_BROKEN)
-            return walk
-        expected = entry_mac(
-            key,
-            prev,
-            row.seq,
-            row.at,
-            row.actor,
-            row.action,
-            row.subject,
-            row.details,
-            row.refs,
+        problem = (
+            AuditChainCode.SEQUENCE_GAP
+            if row.seq != count
+            else AuditChainCode.UNKEYED_ENTRY
+            if not row.keyed
+            else AuditChainCode.CHAIN_BROKEN
+            if row.prev_digest != prev
+            else AuditChainCode.DIGEST_MISMATCH
+            if row.digest != entry_mac(key, prev, *row.fields)
+            else AuditChainCode.ANCHOR_MISMATCH
+            if wanted.get(row.seq, row.digest) != row.digest
+            else None
         )
-        if row.digest != expected:
-            walk.check = _fail(done, row.seq, AuditChainCode.DIGEST_MISMATCH)
-            return walk
-        if row.seq in wanted and wanted[row.seq] != row.digest:
-            walk.check = _fail(done, row.seq, AuditChainCode.ANCHOR_MISMATCH)
+        if problem is None and row.action == COVERAGE:
+            # adopted once, by a file that committed to no voucher or snapshot before
+            if walk.covered or walk.created["voucher"] + walk.created["registry"]:
+                problem = AuditChainCode.ROW_UNRECORDED
+            walk.covered = True
+        if problem is not None:
+            walk.check = _fail(count - 1, row.seq, problem)
             return walk
         if '_next"' in row.details or '_resumes_at"' in row.details:
             _declare(walk, json.loads(row.details))
         if row.action == SETTINGS_CHANGED and '"digests"' in row.details:  # a record
-            walk.settings = {
-                k: str(v)
-                for k, v in json.loads(row.details).items()
-                if k.startswith(SETTING_PREFIX)
-            }
-        if row.action == COVERAGE:
-            if walk.covered or walk.created["voucher"] + walk.created["registry"]:
-                # adopted once, by a file that committed to no voucher or snapshot before
-                walk.check = _fail(done, row.seq, AuditChainCode.ROW_UNRECORDED)
-                return walk
-            walk.covered = True
-        refs = parse_refs(row.refs)
-        for ref, (_, created) in refs.items():
+            details = json.loads(row.details)
+            walk.settings = {k: str(v) for k, v in details.items() if k.startswith(SETTING_PREFIX)}
+        for ref, (_, created) in parse_refs(row.refs).items():
             if created:
                 kind = kind_of(ref)
                 walk.created[kind] += 1
                 if kind in COUNTED:
                     walk.highest[kind] = max(walk.highest[kind], int(ref.split(":", 1)[1]))
             if pointers is not None and pointers.get(ref, row.seq) < row.seq:
-                walk.check = _fail(done, row.seq, AuditChainCode.ROW_ROLLED_BACK)
+                walk.check = _fail(count - 1, row.seq, AuditChainCode.ROW_ROLLED_BACK)
                 return walk
         if f'"{NOT_CARRIED}' in row.details:  # rows a move left behind (copy to server)
             details = json.loads(row.details)
             walk.erased.update(
-                {
-                    k: int(details.get(NOT_CARRIED + k, 0))
-                    for k in KINDS
-                    if NOT_CARRIED + k in details
-                }
+                {k: int(details[NOT_CARRIED + k]) for k in KINDS if NOT_CARRIED + k in details}
             )
-        if row.action in (ERASED, UPGRADE):
-            details = json.loads(row.details)
-            if row.action == ERASED:
-                walk.erased.update({k: int(details.get(k, 0)) for k in KINDS})
-            elif details.get("legacy_ok") == "0" and legacy is None:
-                legacy = int(details.get("legacy_first_bad_seq") or row.seq)
+        details = json.loads(row.details) if row.action in (ERASED, UPGRADE) else {}
+        if row.action == ERASED:
+            walk.erased.update({k: int(details.get(k, 0)) for k in KINDS})
+        elif details.get("legacy_ok") == "0" and legacy is None:
+            legacy = int(details.get("legacy_first_bad_seq") or row.seq)
         prev = row.digest
     gap = _counter_gap(walk, counters or {})
     if expected_count is not None and count != expected_count:

@@ -59,8 +59,7 @@ def legacy_check(rows: list[ChainRow], expected_count: int) -> AuditCheck:
             return AuditCheck(False, count - 1, row.seq, AuditChainCode.SEQUENCE_GAP)
         if row.prev_digest != prev:
             return AuditCheck(False, count - 1, row.seq, AuditChainCode.CHAIN_BROKEN)
-        fields = (row.at, row.actor, row.action, row.subject, row.details)
-        if row.digest != digest(prev, row.seq, *fields):
+        if row.digest != digest(prev, *row.fields[:6]):
             return AuditCheck(False, count - 1, row.seq, AuditChainCode.DIGEST_MISMATCH)
         prev = row.digest
     if len(rows) != expected_count:
@@ -90,8 +89,7 @@ def upgrade(
     check = legacy_check(rows, expected)
     prev = GENESIS
     for row in rows:
-        fields = (row.seq, row.at, row.actor, row.action, row.subject, row.details, row.refs)
-        mac = entry_mac(key, prev, *fields)
+        mac = entry_mac(key, prev, *row.fields)
         tx.execute(
             "UPDATE audit SET prev_digest = ?, digest = ?, keyed = 1 WHERE seq = ?",
             (prev, mac, row.seq),

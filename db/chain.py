@@ -1,21 +1,8 @@
 """The audit trail's rules (art. 20.4, art. 14.1.b), written once over a transaction of
 either dialect (db/tx.py): append an entry committing to the rows of its act, count the
-rows a transaction erased, read the head and the entries, verify the chain and every
-row it covers; the file's settings, secrets and the keyed hash that names a subject.
-
-Every visit, card issue, print, reprint and void, ban, staff change, observation,
-voucher, register import and erasure writes an entry in the same transaction,
-committing to the rows it wrote (db/audit_chain.py; the kinds: db/audit_cover.py). Rows
-erased by a transaction - the six-month purge, whoever's code erased them - are counted
-by an ``ERASED`` entry of that same transaction (``tx.erasures``: temporary triggers on
-SQLite, the statements' own notes on the server).
-
-Audit subjects are file/card/ban numbers or keyed hashes, never names or document
-numbers in clear (DESIGN.md, "Logs never contain names").
-
-The dialect keeps the key (db/store.py: the SQLCipher file's, found beside it and never
-made twice; db/pg/store.py: the server's, checked at its opening) and the transaction
-the verification reads in; the store passes them here.
+rows a transaction erased (``ERASED``: temporary triggers on SQLite, the statements' own
+notes on the server), read and verify the chain; the file's settings and secrets.
+Subjects are numbers or keyed hashes, never names or document numbers in clear.
 """
 
 from __future__ import annotations
@@ -25,7 +12,7 @@ import hmac
 import json
 import os
 from collections import Counter
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
 from typing import cast
 
@@ -40,7 +27,6 @@ from db.audit_chain import (
     AuditChainCode,
     ChainKey,
     ChainRow,
-    CoveredRow,
     IndexMismatch,
     canonical_details,
     canonical_refs,
@@ -58,8 +44,6 @@ from db.tx import AuditRows, Tx
 
 SUBJECT_SECRET = "audit_subject"
 UPGRADE_ACTOR = "audit-upgrade"  # the chain's own entries: keyed, baseline, coverage
-ERASURE_ACTOR = "retention"  # the ERASED entries (whoever's code erased the rows)
-ADOPTED_KINDS = ("voucher", "registry")  # what the chain began to cover later
 Commits = dict[str, tuple[str, bool]]  # ref -> (row mac, created)
 Clock = Callable[[], datetime]
 CHAIN_COLUMNS = "seq, at, actor, action, subject, details, prev_digest, digest, refs"
@@ -76,32 +60,9 @@ _ROLLED_BACK = {
 }
 
 
-# -- writing ------------------------------------------------------------------------------
-
-
-def append(
-    tx: Tx,
-    key: ChainKey,
-    now: Clock,
-    actor: str,
-    action: str,
-    subject: str,
-    at: datetime,
-    details: dict[str, str] | None = None,
-    rows: AuditRows = (),
-) -> int:
-    """Append inside ``tx``, committing to ``rows`` as they are now (``(ref, created)``,
-    e.g. ``("card:17", True)``): the entry and the act commit together. The rows erased
-    so far are counted first; ``now`` stamps that count. The entry's ``seq``."""
-    account_erasures(tx, key, now)
-    commits = {ref: (_row_mac(tx, key, ref), created) for ref, created in rows}
-    return append_entry(tx, key, actor, action, subject, at, details, commits)
-
-
 class Chained:
-    """The append both dialects' transactions share (art. 20.4): each says only where
-    its chain's key comes from; ``now`` stamps the ERASED entry counted first (None in a
-    read, which appends nothing)."""
+    """The append both dialects' transactions share: each says only where its chain's
+    key comes from; ``now`` stamps the ERASED entry counted first (None in a read)."""
 
     __slots__ = ()
     now: Clock | None
@@ -118,14 +79,17 @@ class Chained:
         details: dict[str, str] | None = None,
         rows: AuditRows = (),
     ) -> int:
-        """Append inside this transaction, committing to ``rows`` as they are now: the
-        entry and the act commit together."""
+        """Append inside this transaction, committing to ``rows`` (``(ref, created)``)
+        as they are now: the entry and the act commit together. The rows erased so far
+        are counted first."""
         if self.now is None:
             raise StoreError(
                 "this transaction keeps no audit trail", code=StoreErrorCode.WRITE_FAILED
             )
-        tx = cast(Tx, self)
-        return append(tx, self.chain_key(), self.now, actor, action, subject, at, details, rows)
+        tx, key = cast(Tx, self), self.chain_key()
+        account_erasures(tx, key, self.now)
+        commits = {ref: (_row_mac(tx, key, ref), created) for ref, created in rows}
+        return append_entry(tx, key, actor, action, subject, at, details, commits)
 
 
 def _row_mac(tx: Tx, key: ChainKey, ref: str) -> str:
@@ -197,18 +161,17 @@ def count_erasures(
     if dropped:
         sub, params = tx.listed(dropped)
         tx.execute(f"DELETE FROM audit_refs WHERE ref IN ({sub})", params)
-    cards = [(r, False) for r in changed]
-    append(tx, key, now, ERASURE_ACTOR, ERASED, "visitor-file", now(), details, cards)
+    cards = {r: (_row_mac(tx, key, r), False) for r in changed}
+    append_entry(tx, key, "retention", ERASED, "visitor-file", now(), details, cards)
 
 
 def adopt_coverage(tx: Tx, key: ChainKey, at: datetime) -> int:
     """Once, for a file whose chain began before it covered vouchers and RIAJ snapshots
     (SQLCipher migration 0060, server migration 0070): one entry committing to those
-    present and saying where the counters stand (db/audit_chain.py refuses a second one,
-    or one after a voucher or snapshot was committed). The caller clears its flag."""
+    present and saying where the counters stand. The caller clears its flag."""
     commits = {
         ref: (row_mac(key, ref, content), True)
-        for kind in ADOPTED_KINDS
+        for kind in ("voucher", "registry")
         for ref, content in list(COVERED[kind].every(tx))
     }
     details = counters_details(counters(tx))
@@ -258,9 +221,7 @@ def keyed_ends(tx: Tx) -> list[ChainRow]:
 
 
 def signed_by(key: ChainKey, row: ChainRow) -> bool:
-    """Whether ``row`` was chained under ``key``."""
-    fields = (row.seq, row.at, row.actor, row.action, row.subject, row.details, row.refs)
-    return hmac.compare_digest(row.digest, entry_mac(key, row.prev_digest, *fields))
+    return hmac.compare_digest(row.digest, entry_mac(key, row.prev_digest, *row.fields))
 
 
 def counters(tx: Tx) -> dict[str, int]:
@@ -269,41 +230,23 @@ def counters(tx: Tx) -> dict[str, int]:
     return {str(name): int(value) for name, value in rows}
 
 
-def expected_entries(tx: Tx) -> int:
-    """How many entries the chain's counter says were written."""
-    found = tx.one("SELECT next - 1 FROM counters WHERE name = 'audit'")
-    assert found is not None
-    return int(found[0])
-
-
-def chain_rows(tx: Tx) -> Iterator[ChainRow]:
-    """Every entry in ``seq`` order, streamed (SQLite's entries from before the keyed
-    chain say so: ``keyed`` 0)."""
-    keyed = "1" if tx.dialect == "pg" else "keyed"
-    for rows in tx.batches(f"SELECT {CHAIN_COLUMNS}, {keyed} FROM audit ORDER BY seq"):
-        for row in rows:
-            yield chain_row(row)
-
-
-def covered_rows(tx: Tx) -> Iterator[CoveredRow]:
-    """Every row present, with the newest entry committing to it, kind by kind."""
-    for kind in KINDS:
-        yield from COVERED[kind].pointed(tx)
-
-
 def verify_in(
     tx: Tx,
     key: ChainKey,
     anchors: Sequence[AuditAnchor] = (),
     settings: Mapping[str, str] | None = None,
 ) -> AuditCheck:
-    """Walk the whole chain with the key, check it against ``anchors`` (heads kept
-    outside the file) and ``settings`` (the desk's settings digests), then every row
+    """Walk the whole chain (streamed) with the key, check it against ``anchors`` (heads
+    kept outside the file) and ``settings`` (the desk's settings digests), then every row
     present against the newest entry committing to it - in one snapshot, ``tx``."""
+    keyed = "1" if tx.dialect == "pg" else "keyed"  # SQLite's entries from before the key: 0
+    sql = f"SELECT {CHAIN_COLUMNS}, {keyed} FROM audit ORDER BY seq"
+    found = tx.one("SELECT next - 1 FROM counters WHERE name = 'audit'")
+    assert found is not None
     walk = walk_chain(
-        chain_rows(tx),
+        (chain_row(row) for rows in tx.batches(sql) for row in rows),
         key,
-        expected_count=expected_entries(tx),
+        expected_count=int(found[0]),
         anchors=anchors,
         counters=counters(tx),
         settings=settings,
@@ -312,15 +255,11 @@ def verify_in(
         return walk.check
     rolled = tx.one(_ROLLED_BACK[tx.dialect])
     if rolled is not None:
-        return AuditCheck(
-            False,
-            walk.check.entries,
-            int(rolled[0]),
-            AuditChainCode.ROW_ROLLED_BACK,
-            row=str(rolled[1]),
-        )
+        problem = AuditChainCode.ROW_ROLLED_BACK
+        return AuditCheck(False, walk.check.entries, int(rolled[0]), problem, row=str(rolled[1]))
+    covered = (row for kind in KINDS for row in COVERED[kind].pointed(tx))
     try:
-        return check_rows(key, covered_rows(tx), walk, Counter())
+        return check_rows(key, covered, walk, Counter())
     except IndexMismatch as exc:
         problem = AuditChainCode.BLIND_INDEX_MISMATCH
         return AuditCheck(False, walk.check.entries, None, problem, row=exc.ref)
