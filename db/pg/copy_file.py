@@ -1,88 +1,159 @@
 """Moving a desk's SQLCipher visitor file onto the shared PostgreSQL server, verified and
-restartable (Decreto 58/2006: art. 20.4, the file is kept whole for six months; art.
-22, card numbers correlative and never reused; arts. 154-155, one file for the unit).
+restartable (Decreto 58/2006: art. 20.4, the file kept whole; art. 22, card numbers
+correlative and never reused; arts. 154-155, one file for the unit).
 
-    report = copy_to_server(source, target)   # SqlCipherStore -> a fresh PgStore
-    if not report.ok: ...                     # report.code, report.differences
-
-What is carried, with its own numbers: visitors (file numbers), their visits, the
-observations, the cards with their prints, reprints and voids (card numbers; the card
-counter continues after the source's last number, erased numbers included), the bans,
-the staff, the desk accounts, the provisional vouchers (the voucher counter continues
-after the last), the generated secrets (the card-code key: printed cards still verify;
-the audit-subject key: the chain's staff references still match) and the other settings
-but the file's own id. Not carried: the RIAJ replica (the server keeps its own), the
-SQLCipher file's id (the server has its database id).
-
-The audit trail is carried ENTRY BY ENTRY, verbatim (seq, time, actor, action, subject,
-details, refs, previous digest, digest): the chain's digests are HMACs under the audit
-key over values, never over how a store keeps them (db/audit_chain.py), and each row's
-digest is over its opened content, which both stores give alike. So with the same audit
-key the chain verifies on the server, and the heads printed outside the file before the
-move (``audit head``) still anchor it. The move itself is then audited on the server by
-one ``FILE_MIGRATED`` entry, chained after the source's head, naming the source file's id,
-its head (seq and digest) and the count of each table. A target opened with another
-audit key is refused (``PG_COPY_AUDIT_KEY_DIFFERS``): a fresh chain under a new key
-would cut the record the inspectors check against the printed heads.
-
-Sealing: every value is sealed by the server's transaction as the rules seal it (same
-table, column and row binding; db/pg/copy_rows.py); the proof is the verification at
-the end (db/pg/copy_verify.py), which reads the copied rows back through the store's
-opening code and the chain's row digests.
-
-Restartable: each batch is one transaction of the server (after the chain's head lock);
-the first one also writes the ``copy.source`` setting naming the source (its id and
-head). A second run on a target holding that setting for the same source and head
-continues where the first stopped (each table from its highest key copied); for another
-source, or a target holding anything without that setting, it is refused
-(``PG_COPY_TARGET_NOT_EMPTY``). When the source's chain grew since the copy began, the
-copy goes on only if the new entries record no row and erase none (a sign-in, such as
-the command line's own, is carried up to the new head); otherwise the desk kept working
-and ``PG_COPY_SOURCE_CHANGED`` says the copy must be made again into a fresh database
-(the server's audit trail cannot be rolled back, by design). A finished copy run again
-is only verified again. One copy at a time
-per database (a session advisory lock, ``PG_COPY_RUNNING``). No desk may use the target
-before the copy has verified: the copy writes with the source's numbers.
+Every table is carried with its own numbers (the card and voucher counters continue after
+the source's last, erased numbers included) and the settings but the file's own id; not
+the RIAJ replica (the server keeps its own). Each value is sealed by the server's
+transaction as its rules seal it; the verification reads it back. The audit trail is
+carried verbatim: its digests are HMACs under the audit key over values
+(db/audit_chain.py), so under the same key the chain and the heads printed before the
+move still verify; one ``FILE_MIGRATED`` entry after the source's head records the move.
+Each batch is one server transaction and the ``copy.source`` setting names the source and
+head, so a second run resumes; a source that recorded or erased a row meanwhile is
+refused (the server's trail cannot be rolled back). No desk may use the target before
+the copy has verified: the copy writes with the source's numbers.
 """
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+import functools
+import json
+import logging
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import date
+from enum import unique
+from typing import Any
 
+from admission.codes import Code
 from admission.errors import StoreError
+from admission.identity import IdentityKey
+from admission.records import AuditAnchor, AuditCheck, AuditHead
+from db import codec
+from db.accounts import copied_account
+from db.audit_chain import ERASED, GENESIS, NOT_CARRIED
+from db.audit_key import AuditKey
 from db.chain import CHAIN_COLUMNS
-from db.pg.copy_report import (
-    COPY_ACTION,
-    COPY_ACTOR,
-    COPY_MARKER,
-    DEFAULT_BATCH,
-    TABLES,
-    CopyCode,
-    CopyProgress,
-    CopyReport,
-)
-from db.pg.copy_rows import Copier
-from db.pg.copy_source import entries_after, file_identity, select, source_audit_key
-from db.pg.copy_verify import verify_copy
+from db.file_guard import FILE_ID_SETTING
+from db.pg.rotation import SEALED_TABLES, SealedTable
 from db.pg.store import PgStore
 from db.store import SqlCipherStore
+from db.tx import Tx
+from db.voucher_book import StoreVoucherBook
 
-__all__ = [
-    "COPY_ACTION",
-    "COPY_MARKER",
-    "DEFAULT_BATCH",
-    "TABLES",
-    "CopyCode",
-    "CopyProgress",
-    "CopyReport",
-    "copy_lock",
-    "copy_to_server",
-    "source_audit_key",
-    "verify_copy",
-]
+log = logging.getLogger("admission.db.pg.copy")
 
+COPY_ACTION = "FILE_MIGRATED"  # the server's audit entry recording the move
+COPY_MARKER = "copy.source"  # the server's setting naming the source being copied
+COPY_ACTOR = "migration"
+DEFAULT_BATCH = 2000
+NUMBERS_BATCH = 5000  # card numbers compared per read
+# Tables compared row for row (counts); the audit trail is compared apart (+1 entry).
+TABLES = (
+    "visitors",
+    "visits",
+    "observations",
+    "cards",
+    "card_events",
+    "bans",
+    "staff",
+    "accounts",
+    "vouchers",
+    "audit_refs",
+)
 _LOCK_LABEL = b"admission-desk/pg/copy-lock/v1"
+# The tables whose server ids come from a sequence (``{table}_{column}_seq``), by id column
+SEQUENCED = {
+    "visitors": "file_number",
+    "visits": "visit_id",
+    "observations": "observation_id",
+    "bans": "ban_id",
+    "card_events": "event_id",
+    "accounts": "account_id",
+}
+_AUDIT_COLUMNS = CHAIN_COLUMNS.split(", ")
+_TYPES = (  # a server table's columns and their types, in the statement's casts
+    "SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute "
+    "WHERE attrelid = ?::regclass AND attnum > 0 AND NOT attisdropped"
+)
+# The source's columns of each table copied row for row, its key first (the source is
+# opened migrated: the accounts' pin_hash is there, 0041). The server seals the columns
+# its key rotation reseals (db/pg/rotation.py SEALED_TABLES), vouchers as
+# db/voucher_book.py seals them.
+COLUMNS = {
+    "visitors": "file_number, identity, surname, given_names, birth_date, nationality",
+    "visits": "visit_id, file_number, at, desk_id, operator, verdict, reasons, document_type, "
+    "document_number, registry_status, registry_source, registry_version, registry_age_s, "
+    "official_capacity",
+    "observations": "observation_id, file_number, at, author, text",
+    "cards": "number, file_number, visit_id, card_type, price_cents, issued_at, valid_from, "
+    "valid_until, status, exceptional, private_rooms, authorised_by, print_count, void_reason",
+    "bans": "ban_id, identity, reason, decided_by, created_at, expires_at, lifted_at, lift_reason",
+    "accounts": "account_id, username, display_name, roles, active, password_hash, "
+    "failed_attempts, locked_until, created_at, pin_hash",
+    "vouchers": "number, issued_at, desk_id, operator, holder_name, document_type, "
+    "document_number, card_type, price_cents, status, card_number, closed_at, close_reason",
+}
+SEALED = {t.name: t for t in SEALED_TABLES} | {
+    "vouchers": SealedTable(
+        "vouchers", "number", "bigint", ("holder_name", "document_number", "close_reason")
+    )
+}
+Rows = list[tuple[Any, ...]]
+
+
+@unique
+class CopyCode(Code):
+    """Why a copy of the visitor file onto the server was refused or did not verify."""
+
+    TARGET_NOT_EMPTY = "PG_COPY_TARGET_NOT_EMPTY"  # the server holds another file already
+    SOURCE_CHANGED = "PG_COPY_SOURCE_CHANGED"  # the source was written since the copy began
+    SOURCE_UNVERIFIED = "PG_COPY_SOURCE_UNVERIFIED"  # the source's own chain does not verify
+    AUDIT_KEY_DIFFERS = "PG_COPY_AUDIT_KEY_DIFFERS"  # the server store has another audit key
+    RUNNING = "PG_COPY_RUNNING"  # another copy into this database is running
+    MISMATCH = "PG_COPY_MISMATCH"  # the copy does not verify against the source
+
+
+@dataclass(frozen=True, slots=True)
+class CopyProgress:
+    """After each committed batch: the step (a table), rows copied in it by this run,
+    and batches committed by this run in all."""
+
+    step: str
+    rows: int
+    batches: int
+
+
+@dataclass
+class CopyReport:
+    """What the copy did and what its verification found (``ok`` and ``code`` "" when
+    every check held; else ``PG_COPY_MISMATCH`` and ``differences`` says what differs)."""
+
+    ok: bool = False
+    code: str = ""
+    source_file_id: str = ""
+    source_head_seq: int = 0
+    source_head_digest: str = GENESIS
+    resumed: bool = False  # a previous run had begun this copy
+    already_copied: bool = False  # a previous run had finished it: only verified now
+    batches: int = 0
+    copied: dict[str, int] = field(default_factory=dict)  # rows written by this run
+    source_counts: dict[str, int] = field(default_factory=dict)
+    target_counts: dict[str, int] = field(default_factory=dict)
+    last_card_number: int = 0  # the highest number ever issued (the counter), on the server
+    card_numbers_equal: bool = False
+    card_gaps: int = 0  # numbers up to the last that no card holds (erased by retention)
+    last_voucher_number: int = 0
+    migrated_seq: int = 0  # the server's FILE_MIGRATED entry
+    # entries the source holds after the head copied (none records a row: sign-ins)
+    source_entries_after: int = 0
+    audit: AuditCheck | None = None  # the whole chain on the server, accounts included
+    differences: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
 
 
 def copy_to_server(
@@ -93,15 +164,14 @@ def copy_to_server(
     progress: Callable[[CopyProgress], None] | None = None,
     actor: str = COPY_ACTOR,
 ) -> CopyReport:
-    """Copy ``source`` into ``target`` (a PgStore opened with ``create=True`` on an
-    empty database, with the source's audit key: :func:`source_audit_key`), then verify.
+    """Copy ``source`` into ``target`` (a PgStore opened with ``create=True`` on an empty
+    database, under :func:`source_audit_key`), then verify; returns the verification.
 
-    Raises StoreError before writing anything: ``PG_COPY_SOURCE_UNVERIFIED`` (the
-    source's chain or rows do not verify: fix the source first), ``PG_COPY_AUDIT_KEY_DIFFERS``,
+    Raises StoreError before writing anything: ``PG_COPY_SOURCE_UNVERIFIED`` (fix the
+    source first), ``PG_COPY_AUDIT_KEY_DIFFERS`` (a fresh chain under a new key would cut
+    the record the inspectors check against the printed heads),
     ``PG_COPY_TARGET_NOT_EMPTY``, ``PG_COPY_SOURCE_CHANGED``, ``PG_COPY_RUNNING``; the
-    stores' own codes (a lost connection, a damaged source...). An interruption (an
-    exception from ``progress``, a killed process, a cut network) leaves whole batches;
-    the next call continues. Returns the report of the verification.
+    stores' own codes. An interruption leaves whole batches; the next call continues.
     """
     if batch < 1:
         raise ValueError("batch must be at least 1")
@@ -112,24 +182,20 @@ def copy_to_server(
             code=CopyCode.SOURCE_UNVERIFIED,
         )
     head = source.head()
-    _check_same_audit_key(source, target)
-    copier = Copier(source, target, batch, progress, head, file_identity(source, head))
-    with copy_lock(target):
-        copier.begin()
-        if not copier.report.already_copied:
-            copier.copy_rows()
-            entries_after(source, copier.head)  # written during the copy: refused
-            copier.finish(actor)
-    return verify_copy(source, target, copier.report)
-
-
-def _check_same_audit_key(source: SqlCipherStore, target: PgStore) -> None:
-    newest = select(source, f"SELECT {CHAIN_COLUMNS} FROM audit ORDER BY seq DESC LIMIT 1")
+    newest = _select(source, f"SELECT {CHAIN_COLUMNS} FROM audit ORDER BY seq DESC LIMIT 1")
     if newest and not target.chained_under_key(newest[0]):
         raise StoreError(
             "the server store was opened with another audit key than the source's",
             code=CopyCode.AUDIT_KEY_DIFFERS,
         )
+    copier = Copier(source, target, batch, progress, head, file_identity(source, head))
+    with copy_lock(target):
+        copier.begin()
+        if not copier.report.already_copied:
+            copier.copy_rows()
+            _entries_after(source, copier.head)  # written during the copy: refused
+            copier.finish(actor)
+    return verify_copy(source, target, copier.report)
 
 
 def copy_lock(target: PgStore) -> contextlib.AbstractContextManager[None]:
@@ -137,3 +203,525 @@ def copy_lock(target: PgStore) -> contextlib.AbstractContextManager[None]:
     time (``PG_COPY_RUNNING``); a killed process's session ends and frees it."""
     busy = StoreError("another copy into this database is running", code=CopyCode.RUNNING)
     return target.session_lock(_LOCK_LABEL, busy)
+
+
+# -- the source ----------------------------------------------------------------------------
+def source_audit_key(source: SqlCipherStore) -> AuditKey:
+    """The source file's audit key (as its store resolved it: given, environment, OS
+    keyring or key file): the server store must be opened with the same one."""
+    return source.chain_key()
+
+
+def _select(source: SqlCipherStore, sql: str, params: Sequence[Any] = ()) -> Rows:
+    with source.reading() as conn:
+        return [tuple(r) for r in conn.execute(sql, tuple(params)).fetchall()]
+
+
+def _value(source: SqlCipherStore, sql: str, params: Sequence[Any] = ()) -> Any:
+    rows = _select(source, sql, params)
+    return rows[0][0] if rows else None
+
+
+def _has_table(source: SqlCipherStore, table: str) -> bool:
+    found = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
+    return bool(_select(source, found, (table,)))
+
+
+def _count(source: SqlCipherStore, table: str) -> int:
+    return int(_value(source, f"SELECT count(*) FROM {table}")) if _has_table(source, table) else 0
+
+
+def file_identity(source: SqlCipherStore, head: AuditHead) -> str:
+    """The source's id (the marker's file id; a file without one: its first entry)."""
+    if source.file_id:
+        return source.file_id
+    first = _select(source, "SELECT digest FROM audit ORDER BY seq LIMIT 1")
+    return "chain:" + (str(first[0][0]) if first else head.digest)
+
+
+def _source_counts(source: SqlCipherStore, head_seq: int) -> dict[str, int]:
+    """Rows per table; the audit trail's entries up to ``head_seq`` (those copied)."""
+    counts = {table: _count(source, table) for table in TABLES}
+    counts["audit"] = int(_value(source, "SELECT count(*) FROM audit WHERE seq <= ?", (head_seq,)))
+    counts["settings"] = len(_carried_settings(source))
+    return counts
+
+
+def _carried_settings(source: SqlCipherStore) -> list[tuple[str, Any]]:
+    """The settings but the file's own id (the server has its own database id)."""
+    rows = _select(source, "SELECT key, value FROM settings ORDER BY key")
+    return [(str(k), v) for k, v in rows if str(k) != FILE_ID_SETTING]
+
+
+def _counter(source: SqlCipherStore, name: str) -> int:
+    found = _value(source, "SELECT next FROM counters WHERE name = ?", (name,))
+    return 1 if found is None else int(found)
+
+
+def _high_water(source: SqlCipherStore, table: str, column: str) -> int:
+    """The highest id the source ever gave: the rows present, and for an AUTOINCREMENT
+    table (visitors: file numbers never reused, art. 22.3) SQLite's own high-water mark."""
+    if not _has_table(source, table):
+        return 0
+    top = int(_value(source, f"SELECT coalesce(max({column}), 0) FROM {table}"))
+    if _has_table(source, "sqlite_sequence"):
+        mark = _value(source, "SELECT seq FROM sqlite_sequence WHERE name = ?", (table,))
+        top = max(top, int(mark or 0))
+    return top
+
+
+def _last_voucher(source: SqlCipherStore) -> int:
+    """The last voucher number the source's chain numbered, purged newest ones included."""
+    return max(_high_water(source, "vouchers", "number"), _counter(source, "voucher") - 1)
+
+
+def _entries_after(source: SqlCipherStore, head: AuditHead) -> int:
+    """How many entries the source holds after ``head``, which must still be in it with
+    its digest; none may record a row or erase one (a sign-in, a reading: what the copy's
+    own command line writes). Else ``PG_COPY_SOURCE_CHANGED``."""
+    found = _select(source, "SELECT digest FROM audit WHERE seq = ?", (head.seq,))
+    same = (found and str(found[0][0]) == head.digest) or (head.seq == 0 and not found)
+    changed = _value(
+        source,
+        "SELECT count(*) FROM audit WHERE seq > ? AND (refs <> '{}' OR action = ?)",
+        (head.seq, ERASED),
+    )
+    if not same or int(changed):
+        raise StoreError(
+            "the source's records changed since its copy began: copy it into a fresh database",
+            code=CopyCode.SOURCE_CHANGED,
+        )
+    return int(_value(source, "SELECT count(*) FROM audit WHERE seq > ?", (head.seq,)))
+
+
+# -- the server ----------------------------------------------------------------------------
+def _server_count(target: PgStore, table: str) -> int:
+    found = target.read(lambda tx: tx.one(f"SELECT count(*) FROM {table}"))
+    return 0 if found is None else int(found[0])
+
+
+def _migrated_seq(target: PgStore, head_seq: int) -> int:
+    """The server's ``FILE_MIGRATED`` entry after the source's head ``head_seq``, or 0."""
+    sql = "SELECT seq FROM audit WHERE seq = ? AND action = ?"
+    row = target.read(lambda tx: tx.one(sql, (head_seq + 1, COPY_ACTION)))
+    return 0 if row is None else int(row[0])
+
+
+def _target_settings(target: PgStore) -> list[tuple[str, Any]]:
+    sql = "SELECT key, value FROM settings WHERE key <> ?"
+    return [(str(k), v) for k, v in target.read(lambda tx: tx.all(sql, (COPY_MARKER,)))]
+
+
+def _typed(kind: str, value: Any) -> Any:
+    """A value of the source as the server's column of type ``kind`` holds it."""
+    if value is None:
+        return None
+    if kind == "timestamp with time zone":
+        return codec.parse_ts(str(value))
+    if kind == "date":
+        return date.fromisoformat(str(value))
+    return bool(value) if kind == "boolean" else value
+
+
+def sealed_row(tx: Tx, table: str, row: dict[str, Any]) -> dict[str, Any]:
+    """``row`` (plain values by column) as the server keeps it: the table's sealed
+    columns sealed to the row's key (None stays NULL), its blind indexes and key version
+    (:meth:`db.tx.Tx.index_columns`)."""
+    spec = SEALED[table]
+    key = row[spec.key]
+    identity = None if spec.identity is None else IdentityKey.parse(str(row[spec.identity]))
+    number = None if spec.number is None else str(row[spec.number])
+    for column in spec.sealed:
+        if row[column] is not None:
+            row[column] = tx.seal(str(row[column]), table, column, key)
+    return {**row, **tx.index_columns(identity=identity, number=number)}
+
+
+class Copier:
+    """One run of the copy of ``source`` into ``target`` from ``head`` (its chain's head
+    when the copy began): :meth:`begin`, :meth:`copy_rows`, :meth:`finish`."""
+
+    def __init__(
+        self,
+        source: SqlCipherStore,
+        target: PgStore,
+        batch: int,
+        progress: Callable[[CopyProgress], None] | None,
+        head: AuditHead,
+        identity: str,
+    ) -> None:
+        self.source = source
+        self.target = target
+        self.batch = batch
+        self.progress = progress
+        self.head_now = head
+        self.report = CopyReport(source_file_id=identity)
+        self.set_head(head)
+        self._types: dict[str, dict[str, str]] = {}
+
+    def begin(self) -> None:
+        """Fresh target: nothing to do yet. Our own unfinished copy: resume. Anything
+        else: refused before any write."""
+        found = self.target.get_setting(COPY_MARKER)
+        if found is None:
+            held = [t for t in (*TABLES, "audit", "settings") if _server_count(self.target, t)]
+            if held:
+                raise StoreError(
+                    f"the server's database already holds records ({', '.join(held)})",
+                    code=CopyCode.TARGET_NOT_EMPTY,
+                )
+            return
+        began_at = json.loads(found)
+        if began_at.get("source") != self.report.source_file_id:
+            raise StoreError(
+                "the server's database holds a copy of another visitor file",
+                code=CopyCode.TARGET_NOT_EMPTY,
+            )
+        began = AuditHead(int(began_at["head_seq"]), str(began_at["head_digest"]), None)
+        self.report.resumed = True
+        self.set_head(began)
+        if _migrated_seq(self.target, self.head.seq) > 0:  # done: verified again
+            self.report.already_copied = True
+            return
+        self.report.source_entries_after = _entries_after(self.source, began)
+        if began.seq != self.head_now.seq:  # only entries that record no row: go on
+            self.set_head(self.head_now)
+            self.target.write(lambda tx: tx.put_setting(COPY_MARKER, self.marker))
+
+    def set_head(self, head: AuditHead) -> None:
+        """Copy the chain up to ``head`` (the marker names it)."""
+        self.head = head
+        self.report.source_head_seq, self.report.source_head_digest = head.seq, head.digest
+        self.marker = json.dumps(
+            {
+                "source": self.report.source_file_id,
+                "head_seq": head.seq,
+                "head_digest": head.digest,
+            },
+            sort_keys=True,
+            separators=(",", ":"),
+        )
+
+    def _done(self, step: str, rows: int) -> None:
+        self.report.batches += 1
+        self.report.copied[step] = self.report.copied.get(step, 0) + rows
+        if self.progress is not None:
+            self.progress(CopyProgress(step, self.report.copied[step], self.report.batches))
+
+    def _insert(self, tx: Tx, table: str, rows: Sequence[Mapping[str, Any]]) -> None:
+        """The batch's rows in ONE statement (one array per column, typed as the server's
+        columns): no psycopg pipeline is left open inside the transaction that holds the
+        chain's head, so a network that dies mid-batch leaves a session the server's
+        idle-in-transaction timeout ends."""
+        if not rows:
+            return
+        types = self._types_of(tx, table)
+        columns = list(rows[0])
+        arrays = ", ".join(f"?::{types[c]}[]" for c in columns)
+        values = [[row[c] for row in rows] for c in columns]
+        tx.execute(
+            f"INSERT INTO {table} ({', '.join(columns)}) SELECT * FROM unnest({arrays})", values
+        )
+
+    def _types_of(self, tx: Tx, table: str) -> dict[str, str]:
+        if table not in self._types:
+            self._types[table] = {str(n): str(t) for n, t in tx.all(_TYPES, (table,))}
+        return self._types[table]
+
+    def _steps(
+        self,
+        step: str,
+        source_sql: str,
+        target_last: str,
+        write: Callable[[Rows, Tx], None],
+        *,
+        empty: Any = 0,
+    ) -> None:
+        """Copy the rows ``source_sql`` selects after a key (``?``, then ``LIMIT ?``),
+        in batches of one transaction each, from the highest key already on the server."""
+        found = self.target.read(lambda tx: tx.one(target_last))
+        last = empty if found is None or found[0] is None else found[0]
+        while rows := _select(self.source, source_sql, (last, self.batch)):
+            self.target.write(functools.partial(write, rows))
+            last = rows[-1][0]
+            self._done(step, len(rows))
+
+    def copy_rows(self) -> None:
+        if not self.report.resumed:
+            self.target.write(self._settings)
+            self._done("settings", len(_carried_settings(self.source)))
+        for table in ("visitors", "visits", "observations", "cards", "bans"):
+            self._table(table)
+        self._staff()
+        for table in ("accounts", "vouchers"):
+            if _has_table(self.source, table):
+                self._table(table)
+        seq = int(self.head.seq)
+        self._steps(
+            "audit",
+            f"SELECT {CHAIN_COLUMNS}, keyed "
+            f"FROM audit WHERE seq > ? AND seq <= {seq} ORDER BY seq LIMIT ?",
+            "SELECT max(seq) FROM audit",
+            self._audit,
+        )
+        self._steps(  # refs are ASCII: SQLite's BINARY order is the "C" collation's
+            "audit_refs",
+            f"SELECT ref, seq FROM audit_refs WHERE ref > ? AND seq <= {seq} ORDER BY ref LIMIT ?",
+            'SELECT max(ref COLLATE "C") FROM audit_refs',
+            self._audit_refs,
+            empty="",
+        )
+
+    def _settings(self, tx: Tx) -> None:
+        """The marker naming the source, and the settings carried, sealed as the
+        server's settings are (bound to the setting's key)."""
+        for key, value in [(COPY_MARKER, self.marker), *_carried_settings(self.source)]:
+            secret = key.startswith("secret:") or isinstance(value, bytes)
+            tx.put_setting(key, bytes(value) if secret else str(value))
+
+    def _table(self, table: str) -> None:
+        key = COLUMNS[table].split(",")[0]
+        self._steps(
+            table,
+            f"SELECT {COLUMNS[table]} FROM {table} WHERE {key} > ? ORDER BY {key} LIMIT ?",
+            f"SELECT max({key}) FROM {table}",
+            functools.partial(self._rows, table=table),
+        )
+
+    def _rows(self, rows: Rows, tx: Tx, table: str) -> None:
+        """A batch of ``table``'s rows, typed as the server's columns, each personal value
+        sealed as the rules seal it."""
+        if table == "accounts":  # one record sealed to the user name (db/accounts.py)
+            names = ("account_id", "username", "record", "key_version")
+            values = [dict(zip(names, copied_account(tx, r), strict=True)) for r in rows]
+        else:
+            types, columns = self._types_of(tx, table), COLUMNS[table].split(", ")
+            values = [
+                {c: _typed(types[c], v) for c, v in zip(columns, r, strict=True)} for r in rows
+            ]
+        for row in values:  # not lifted, not closed: no reason (NULL)
+            if table == "bans" and row["lifted_at"] is None:
+                row["lift_reason"] = None
+            if table == "vouchers" and not (row["close_reason"] or row["status"] == "CANCELLED"):
+                row["close_reason"] = None
+        if table in SEALED:
+            values = [sealed_row(tx, table, row) for row in values]
+        self._insert(tx, table, values)
+        if table == "visitors":
+            ring = self.target.ring
+            tokens = [
+                {"token": t, "file_number": int(r[0])}
+                for r in rows
+                for t in ring.name_tokens(str(r[2]), str(r[3]))
+            ]
+            self._insert(tx, "name_tokens", tokens)
+        if table == "cards":
+            self._card_events(tx, rows)
+
+    def _card_events(self, tx: Tx, rows: Rows) -> None:
+        """The cards' prints, reprints and voids in their order, in the cards' transaction
+        (their event ids: the chain's card content lists them in order)."""
+        columns = ("event_id", "card_number", "at", "kind", "reason", "actor")
+        events = _select(
+            self.source,
+            f"SELECT {', '.join(columns)} FROM card_events "
+            "WHERE card_number BETWEEN ? AND ? ORDER BY event_id",
+            (int(rows[0][0]), int(rows[-1][0])),
+        )
+        values = [
+            dict(zip(columns, (int(e), int(c), codec.parse_ts(str(a)), *rest), strict=True))
+            for e, c, a, *rest in events
+        ]
+        self._insert(tx, "card_events", values)
+        self.report.copied["card_events"] = self.report.copied.get("card_events", 0) + len(events)
+
+    def _staff(self) -> None:
+        """Staff rows have no number in the source (keyed by identity): the server's
+        ``staff_id`` is their place in identity order, so a resumed run continues."""
+        found = self.target.read(lambda tx: tx.one("SELECT coalesce(max(staff_id), 0) FROM staff"))
+        done = 0 if found is None else int(found[0])
+        sql = "SELECT identity, name, role, active FROM staff ORDER BY identity LIMIT ? OFFSET ?"
+        while rows := _select(self.source, sql, (self.batch, done)):
+
+            def work(tx: Tx, rows: Rows = rows, first: int = done + 1) -> None:
+                columns = ("staff_id", "identity", "name", "role", "active")
+                values = [
+                    sealed_row(
+                        tx, "staff", dict(zip(columns, (i, *r[:3], bool(r[3])), strict=True))
+                    )
+                    for i, r in enumerate(rows, start=first)
+                ]
+                self._insert(tx, "staff", values)
+
+            self.target.write(work)
+            done += len(rows)
+            self._done("staff", len(rows))
+
+    def _audit(self, rows: Rows, tx: Tx) -> None:
+        """The entries verbatim: their digests are the chain (db/audit_chain.py)."""
+        if any(not r[9] for r in rows):
+            raise StoreError(
+                "the source holds entries of the unkeyed chain", code=CopyCode.SOURCE_UNVERIFIED
+            )
+        self._insert(tx, "audit", [dict(zip(_AUDIT_COLUMNS, r[:9], strict=True)) for r in rows])
+
+    def _audit_refs(self, rows: Rows, tx: Tx) -> None:
+        self._insert(tx, "audit_refs", [{"ref": str(ref), "seq": int(seq)} for ref, seq in rows])
+
+    def finish(self, actor: str) -> None:
+        """The counters continue the source's (art. 22.1: the card after the last ever
+        issued, erased ones included), the id sequences after the highest id, and one
+        ``FILE_MIGRATED`` entry records the move, chained after the source's head."""
+        source = self.source
+        card_next = _counter(source, "card")
+        voucher_next = _last_voucher(source) + 1
+        snapshots = _count(source, "registry_snapshot")
+        marks = {f"{t}_{c}_seq": _high_water(source, t, c) for t, c in SEQUENCED.items()}
+        marks["staff_staff_id_seq"] = int(_value(source, "SELECT count(*) FROM staff"))
+        counts = _source_counts(source, self.head.seq)
+
+        def work(tx: Tx) -> int:
+            top = tx.one("SELECT coalesce(max(seq), 0) FROM audit")
+            if top is None or int(top[0]) != self.head.seq:
+                raise StoreError(
+                    "the server's audit trail is not the source's", code=CopyCode.MISMATCH
+                )
+            for name, value in (("card", card_next), ("audit", self.head.seq + 1)):
+                tx.execute("UPDATE counters SET next = ? WHERE name = ?", (value, name))
+            tx.execute(
+                "INSERT INTO counters (name, next) VALUES ('voucher', ?) ON CONFLICT (name) "
+                "DO UPDATE SET next = greatest(counters.next, excluded.next)",
+                (voucher_next,),
+            )
+            for seq, mark in marks.items():
+                tx.one("SELECT setval(?, ?, ?)", (seq, max(mark, 1), mark > 0))
+            details = {
+                "source_file": self.report.source_file_id,
+                "source_head_seq": str(self.head.seq),
+                "source_head_digest": self.head.digest,
+                **{f"rows_{k}": str(n) for k, n in counts.items()},
+            }
+            if snapshots:  # the desk's RIAJ snapshots stay behind: the server has its own
+                details[f"{NOT_CARRIED}registry"] = str(snapshots)
+            return tx.audit(actor, COPY_ACTION, "visitor-file", self.target.clock.now(), details)
+
+        self.report.migrated_seq = self.target.write(work)
+        # Fresh statistics after the bulk load: without them the planner takes the copied
+        # tables for empty, and the chain's verification joins them row by row.
+        tables = ", ".join([*TABLES, "audit", "name_tokens", "settings", "counters"])
+        try:
+            self.target.bulk_write(lambda tx: tx.execute(f"ANALYZE {tables}"))
+        except StoreError as exc:  # statistics only: autovacuum will do it
+            log.warning("ANALYZE after the copy failed (%s)", exc.code)
+        log.info("visitor file copied to the server: %d entries carried", self.head.seq)
+
+
+# -- the verification ----------------------------------------------------------------------
+def verify_copy(source: SqlCipherStore, target: PgStore, report: CopyReport) -> CopyReport:
+    """Compare the server's copy with the source: counts per table, the card number set
+    and counter, the voucher counter, the carried settings and vouchers as both stores
+    read them, and the whole audit chain on the server (every row present checked
+    against it, accounts included: ``PgStore.verify``, as the desks run it) anchored at
+    the source's head."""
+    diffs: list[str] = []
+    copied = AuditHead(report.source_head_seq, report.source_head_digest, None)
+    try:
+        report.source_entries_after = _entries_after(source, copied)
+    except StoreError:
+        diffs.append("source: rows recorded or erased after the head copied")
+    report.source_counts = _source_counts(source, report.source_head_seq)
+    counted = [t for t in report.source_counts if t != "settings"]
+    report.target_counts = {t: _server_count(target, t) for t in counted}
+    report.target_counts["settings"] = len(_target_settings(target))
+    report.migrated_seq = _migrated_seq(target, report.source_head_seq)
+    if not report.migrated_seq:
+        diffs.append("audit: no FILE_MIGRATED entry after the source's head")
+    for table, count in report.source_counts.items():
+        found = report.target_counts.get(table, 0)
+        if table == "audit":
+            found -= 1 if report.migrated_seq else 0
+        if found != count:
+            diffs.append(f"{table}: {count} in the source, {found} on the server")
+    report.card_numbers_equal, report.card_gaps, card_diffs = _compare_cards(source, target)
+    diffs += card_diffs
+    report.last_card_number = target.last_card_number()
+    report.last_voucher_number = StoreVoucherBook(target).last_voucher_number()
+    for name, mine, theirs in (
+        ("card", _counter(source, "card") - 1, report.last_card_number),
+        ("voucher", _last_voucher(source), report.last_voucher_number),
+    ):
+        if mine != theirs:
+            diffs.append(f"{name} counter: last {mine} in the source, {theirs} on the server")
+    diffs += _compare_vouchers(source, target)
+    diffs += _compare_settings(source, target)
+    anchors = [AuditAnchor(report.source_head_seq, report.source_head_digest)]
+    report.audit = target.verify(anchors if report.source_head_seq else [])
+    if not report.audit.ok:
+        diffs.append(
+            f"audit chain on the server: {report.audit.problem} "
+            f"(seq {report.audit.first_bad_seq}, {report.audit.row or '-'})"
+        )
+    report.differences = diffs
+    report.ok = not diffs
+    report.code = "" if report.ok else str(CopyCode.MISMATCH)
+    return report
+
+
+def _numbers(store: SqlCipherStore | PgStore) -> Iterator[int]:
+    """The store's card numbers in order, read in batches."""
+    last = 0
+
+    def after(tx: Tx) -> Rows:
+        sql = "SELECT number FROM cards WHERE number > ? ORDER BY number LIMIT ?"
+        return tx.all(sql, (last, NUMBERS_BATCH))
+
+    while rows := store.read(after):
+        yield from (int(r[0]) for r in rows)
+        last = int(rows[-1][0])
+
+
+def _compare_cards(source: SqlCipherStore, target: PgStore) -> tuple[bool, int, list[str]]:
+    """The card numbers present on both sides, in order, batch by batch (art. 22.1)."""
+    count, top, first_diff = 0, 0, None
+    mine, theirs = _numbers(source), _numbers(target)
+    while True:
+        a, b = next(mine, None), next(theirs, None)
+        if a is None and b is None:
+            break
+        if a != b:
+            first_diff = a if b is None else (b if a is None else min(a, b))
+            break
+        assert a is not None
+        count, top = count + 1, a
+    gaps = max(_counter(source, "card") - 1, top) - count
+    if first_diff is not None:
+        return False, gaps, [f"cards: the number sets differ from {first_diff}"]
+    return True, gaps, []
+
+
+def _compare_vouchers(source: SqlCipherStore, target: PgStore) -> list[str]:
+    if not _has_table(source, "vouchers"):
+        return []
+    mine, theirs = StoreVoucherBook(source), StoreVoucherBook(target)
+    for (number,) in _select(source, "SELECT number FROM vouchers ORDER BY 1"):
+        if mine.voucher(int(number)) != theirs.voucher(int(number)):
+            return [f"vouchers: number {int(number)} differs"]
+    return []
+
+
+def _compare_settings(source: SqlCipherStore, target: PgStore) -> list[str]:
+    diffs = []
+    stored = dict(_target_settings(target))
+    for key, value in _carried_settings(source):
+        if key.startswith("secret:"):  # opened as PgStore.secret opens it
+            held = stored.get(key)
+            same = held is not None and target.ring.open(
+                bytes(held), table="settings", column="value", row=key
+            ) == bytes(value)
+        else:
+            same = target.get_setting(key) == (
+                value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+            )
+        if not same:
+            diffs.append(f"settings: {key} differs")
+    return diffs

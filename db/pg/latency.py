@@ -1,20 +1,9 @@
-"""How far the visitor file's server is: a ``SELECT 1`` round trip, timed, for the
-window's status bar ("servidor db.casino:5432 · 3 ms"). Qt-free: the window's database
-worker calls :meth:`LatencyProbe.probe` every few seconds and shows :meth:`summary`.
-
-A desk that cannot reach the server must say so at once and admit nobody on its own
-(Decreto 58/2006, art. 20: every admission is registered in the one visitor file), so
-every probe answers within its timeout - a server that went silent, a cut cable or a
-TLS refusal each end as a :class:`ProbeResult` with a code, never as a hang:
-
-* the connection cannot be made: the :class:`~db.pg.connect.PgConnectCode` of
-  :func:`db.pg.connect.classify` (``PG_UNREACHABLE``, ``PG_SERVER_CERT_REFUSED``...);
-* no answer within the timeout: ``PG_SERVER_TIMEOUT`` (the connection is dropped; the
-  next probe opens a new one);
-* an open connection broke (reset, closed by the server): ``PG_CONNECTION_LOST``.
-
-One connection is kept between probes (a TLS handshake per probe would time the
-handshake, not the server); the time reported is the ``SELECT 1`` alone.
+"""How far the visitor file's server is: a timed ``SELECT 1`` for the window's status bar
+("servidor db.casino:5432 · 3 ms"), probed every few seconds by its database worker. A
+desk that cannot reach the server must say so at once and admit nobody on its own
+(Decreto 58/2006, art. 20: every admission is registered in the one visitor file), so a
+probe always answers within its timeout with a code, never hangs. One connection is kept
+between probes: a TLS handshake per probe would time the handshake, not the server.
 """
 
 from __future__ import annotations
@@ -36,14 +25,6 @@ import psycopg
 from admission.codes import Code
 from admission.errors import StoreError
 from db.pg.connect import PgConnectCode, classify
-
-__all__ = [
-    "LatencyProbe",
-    "LatencySummary",
-    "PgLinkCode",
-    "ProbeResult",
-    "classify_failure",
-]
 
 DEFAULT_TIMEOUT_S = 2.0
 DEFAULT_WINDOW = 20
@@ -166,17 +147,13 @@ class LatencyProbe:
         if not attempt.done.wait(self._timeout_s):
             if self._abandon(attempt):
                 worker.join(_GRACE_S)  # the query fails at once: let it close its connection
-            result = ProbeResult(False, None, PgLinkCode.SERVER_TIMEOUT, attempt.connected)
+            code: FailureCode | None = PgLinkCode.SERVER_TIMEOUT
         elif attempt.error is not None:
-            result = ProbeResult(
-                False,
-                None,
-                classify_failure(attempt.error, established=attempt.established),
-                attempt.connected,
-            )
+            code = classify_failure(attempt.error, established=attempt.established)
         else:
-            self._conn = attempt.conn
-            result = ProbeResult(True, attempt.ms, None, attempt.connected)
+            self._conn, code = attempt.conn, None
+        ms = attempt.ms if code is None else None
+        result = ProbeResult(code is None, ms, code, attempt.connected)
         self._recent.append(result)
         return result
 
@@ -205,8 +182,6 @@ class LatencyProbe:
         else:
             with attempt.lock:
                 abandoned = attempt.abandoned
-                if abandoned:
-                    attempt.fileno = None
             if abandoned:  # answered after the caller gave up: nobody keeps it
                 self._discard(attempt, conn)
         finally:
@@ -233,12 +208,8 @@ class LatencyProbe:
             fileno = attempt.fileno
             if fileno is None:
                 return False
-            with contextlib.suppress(OSError):
-                dup = socket.socket(fileno=os.dup(fileno))
-                try:
-                    dup.shutdown(socket.SHUT_RDWR)
-                finally:
-                    dup.close()
+            with contextlib.suppress(OSError), socket.socket(fileno=os.dup(fileno)) as dup:
+                dup.shutdown(socket.SHUT_RDWR)
             return True
 
     # -- results ---------------------------------------------------------------------

@@ -1,12 +1,13 @@
 """Opening the visitor file on the server (:meth:`db.pg.store.PgStore.open`): the
 checks that write nothing before the database is known to be ours and readable, the
-pending migrations by a login that may run them, the file's identity and first data
-key made once, and the key ring loaded from the wrapped data keys."""
+pending migrations (``db/pg/migrations/NNNN_name.sql``) by a login that may run them, the
+file's identity and first data key made once, and the key ring from the wrapped keys."""
 
 from __future__ import annotations
 
 import logging
 import uuid
+from pathlib import Path
 from typing import Any
 
 import psycopg
@@ -16,7 +17,7 @@ from db import chain
 from db.audit_chain import AuditChainCode
 from db.audit_key import AuditKey
 from db.keys import DbKey
-from db.pg import migrate as pg_migrate
+from db.migrate import Migration, available
 from db.pg import roles as pg_roles
 from db.pg.codes import PgStoreCode
 from db.pg.crypto import InstallationKey, KeyRing, WrappedKey
@@ -24,6 +25,13 @@ from db.pg.tx import LOCK_HEAD, PgTx
 
 log = logging.getLogger("admission.db.pg")
 Conn = psycopg.Connection[Any]
+MIGRATIONS_DIR = Path(__file__).with_name("migrations")
+_LOCK = 0x61646D6973_01  # pg_advisory_xact_lock key of the migrations ("admis", 1)
+_TABLE = (
+    "CREATE TABLE IF NOT EXISTS schema_migrations ("
+    "version integer PRIMARY KEY, name text NOT NULL, sha256 text NOT NULL, "
+    "applied_at timestamptz NOT NULL DEFAULT now())"
+)
 
 
 def prepare(
@@ -35,9 +43,9 @@ def prepare(
 ) -> tuple[KeyRing, str]:
     """Every check of :meth:`PgStore.open`, in the order that writes nothing before the
     database is known to be ours and readable; then the pending migrations."""
-    migrations = pg_migrate.known()
-    done = pg_migrate.applied(conn)
-    pg_migrate.check_known(done, migrations)
+    migrations = available(MIGRATIONS_DIR)
+    done = _applied(conn)
+    _check_known(done, migrations)
     meta = _meta(conn) if done else None
     if meta is None:
         if not create:
@@ -68,15 +76,72 @@ def _load(
     return ring
 
 
-def _migrate(conn: Conn, migrations: list[Any], done: dict[int, str]) -> None:
+def _has_table(conn: Conn, name: str) -> bool:
+    found = conn.execute(
+        "SELECT 1 FROM information_schema.tables WHERE table_schema = current_schema() "
+        "AND table_name = %s",
+        (name,),
+    ).fetchone()
+    return found is not None
+
+
+def _applied(conn: Conn) -> dict[int, str]:
+    """version -> sha256 of the migrations applied (empty: no schema yet). Reads only."""
+    if not _has_table(conn, "schema_migrations"):
+        return {}
+    rows = conn.execute("SELECT version, sha256 FROM schema_migrations").fetchall()
+    return {int(version): str(sha) for version, sha in rows}
+
+
+def _check_known(done: dict[int, str], migrations: list[Migration]) -> None:
+    """Refuse a schema from a newer program, or one whose applied files are not ours."""
+    ours = {m.version: m.sha256 for m in migrations}
+    newer = sorted(v for v in done if v not in ours)
+    if newer:
+        raise StoreError(
+            f"the database's schema has migration {newer[-1]:04d}, which this program "
+            "does not know: a newer version of the program uses it",
+            code=PgStoreCode.SCHEMA_NEWER,
+        )
+    changed = sorted(v for v, sha in done.items() if ours[v] != sha)
+    if changed:
+        raise StoreError(
+            f"migration {changed[0]:04d} applied to the database differs from this program's",
+            code=PgStoreCode.MIGRATION_CHANGED,
+        )
+
+
+def _migrate(conn: Conn, migrations: list[Migration], done: dict[int, str]) -> None:
     """The pending migrations, by a login that may run them (db/pg/roles.py: the
     schema's owner, or a member of its owner group acting as it); any other login is
-    refused (``PG_SCHEMA_OLDER``) before anything is written. New tables get their
-    groups' rights in the same connection."""
+    refused (``PG_SCHEMA_OLDER``) before anything is written. Each file is applied in
+    its own transaction with its ``schema_migrations`` row, under an advisory lock: two
+    desks starting at once apply it once. New tables get their groups' rights."""
     if all(m.version in done for m in migrations):
         return
     names = pg_roles.take_owner(conn)
-    newly = pg_migrate.migrate(conn, migrations)
+    newly = False
+    for migration in migrations:
+        try:
+            with conn.transaction():
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (_LOCK,))
+                if not _applied(conn):
+                    conn.execute(_TABLE)
+                done = _applied(conn)
+                _check_known(done, migrations)
+                if migration.version in done:
+                    continue
+                conn.execute(migration.sql.encode("utf-8"))
+                conn.execute(
+                    "INSERT INTO schema_migrations (version, name, sha256) VALUES (%s, %s, %s)",
+                    (migration.version, migration.name, migration.sha256),
+                )
+        except psycopg.Error as exc:
+            raise StoreError(
+                f"migration {migration.version:04d} failed: {type(exc).__name__}",
+                code=PgStoreCode.MIGRATION_FAILED,
+            ) from exc
+        newly = True
     if newly and names is not None:
         schema = conn.execute("SELECT current_schema()").fetchone()
         assert schema is not None
@@ -85,11 +150,7 @@ def _migrate(conn: Conn, migrations: list[Any], done: dict[int, str]) -> None:
 
 def _meta(conn: Conn) -> str | None:
     """The database's id, None when the schema exists but the file was never made."""
-    exists = conn.execute(
-        "SELECT 1 FROM information_schema.tables WHERE table_schema = current_schema() "
-        "AND table_name = 'database_meta'"
-    ).fetchone()
-    if exists is None:
+    if not _has_table(conn, "database_meta"):
         return None
     row = conn.execute("SELECT database_id FROM database_meta").fetchone()
     return None if row is None else str(row[0])

@@ -1,40 +1,11 @@
 """Which visitor file a desk uses: its own SQLCipher file (the default) or a shared
 PostgreSQL server (several desks and annex rooms of one casino, Decreto 58/2006, arts.
-154-155; DESIGN.md R17).
-
-    target = resolve_target(settings["database.url"], os.environ)
-
-The environment variable ``ADMISSION_DATABASE_URL`` wins over the ``database.url``
-setting; neither (or both empty) leaves the desk on its SQLCipher file. A server is
-named by a libpq URL (``postgresql://`` or ``postgres://``), read by libpq's own parser
-(:func:`psycopg.conninfo.conninfo_to_dict`) so that the desk understands it exactly as
-the connection will::
-
-    postgresql://desk1@db.casino:5432/admission
-    postgresql://desk1@db.casino/admission?sslrootcert=/etc/casino/ca.crt
-    postgresql://desk1@%2Fvar%2Frun%2Fpostgresql/admission         (Unix socket)
-    postgresql:///admission?host=/var/run/postgresql&user=desk1    (the same)
-
-The visitor file is confidential (art. 20.4; GDPR art. 32), so over TCP the desk always
-uses TLS, verifies the server's certificate and its name (``sslmode=verify-full``, the
-only mode accepted; the default when the URL names none) and presents its own client
-certificate. The three files are named in the URL (``sslrootcert``, ``sslcert``,
-``sslkey``; a relative path is taken inside the certificate folder) or default to
-libpq's names inside the desk's certificate folder (:data:`CERT_SUBDIR` of the desk's
-data folder, see :func:`default_cert_dir`)::
-
-    <data folder>/postgresql/root.crt          the casino's CA
-    <data folder>/postgresql/postgresql.crt    this desk's certificate (CN = its role)
-    <data folder>/postgresql/postgresql.key    its private key (0600)
-
-A password in the URL (or ``password=`` / ``sslpassword=``) is refused: keys and
-passwords never sit in settings files (STYLE.md rule 16). Over a Unix socket there is no
-TLS (libpq never uses it there); the server's ``pg_hba.conf`` decides (``peer``).
-
-Every refusal is a :class:`TargetError` (a ``ConfigError``) with a
-:class:`PgTargetCode`; its detail names parameters and files, never the URL's user
-part or a secret. :meth:`PgTarget.describe` is the log-safe ``host:port/db`` for the
-status bar.
+154-155; DESIGN.md R17). ``ADMISSION_DATABASE_URL`` wins over the ``database.url``
+setting; a server is a libpq URL, read by libpq's own parser so that the desk understands
+it as the connection will. The file is confidential (art. 20.4; GDPR art. 32): over TCP
+only ``sslmode=verify-full`` with the desk's client certificate (files named in the URL,
+relative to the certificate folder, or libpq's default names in it); no password in the
+URL (STYLE.md rule 16). A refusal's detail never names the URL's user part or a secret.
 """
 
 from __future__ import annotations
@@ -56,58 +27,27 @@ from admission.errors import ConfigError
 from admission.host_names import host_name_refusal
 from db.pg.connect import connect, tls_conninfo
 
-__all__ = [
-    "CERT_SUBDIR",
-    "DEFAULT_PORT",
-    "ENV_VAR",
-    "SCHEMES",
-    "DatabaseTarget",
-    "PgTarget",
-    "PgTargetCode",
-    "SqlCipherTarget",
-    "TargetError",
-    "TargetSource",
-    "TlsFiles",
-    "default_cert_dir",
-    "parse_url",
-    "resolve_target",
-]
-
 ENV_VAR = "ADMISSION_DATABASE_URL"
 SCHEMES = ("postgresql", "postgres")
 DEFAULT_PORT = 5432
 DEFAULT_CONNECT_TIMEOUT = 5  # seconds; libpq waits at least 2
 MAX_CONNECT_TIMEOUT = 600
 CERT_SUBDIR = "postgresql"  # inside the desk's data folder
-# libpq's own default names (~/.postgresql/...), kept so an administrator knows them
-ROOT_CERT_NAME = "root.crt"
-CLIENT_CERT_NAME = "postgresql.crt"
-CLIENT_KEY_NAME = "postgresql.key"
+# The TLS files' parameters, libpq's own default names (~/.postgresql/...), and what they are
+_TLS_FILES = (
+    ("sslrootcert", "root.crt", "the casino's CA"),
+    ("sslcert", "postgresql.crt", "this desk's certificate"),
+    ("sslkey", "postgresql.key", "this desk's private key"),
+)
 _APP_NAME = "admission-desk"  # main.APP_NAME: the data folder's name
 
 # Parameters a desk's URL may carry (anything else is refused: a URL is not a way to
 # pass arbitrary libpq options, and some of them hold secrets or weaken TLS).
-_ALLOWED = frozenset(
-    {
-        "host",
-        "hostaddr",
-        "port",
-        "dbname",
-        "user",
-        "sslmode",
-        "sslrootcert",
-        "sslcert",
-        "sslkey",
-        "sslcrl",
-        "sslcrldir",
-        "ssl_min_protocol_version",
-        "connect_timeout",
-        "application_name",
-    }
-)
+_PASSED_THROUGH = ("sslcrl", "sslcrldir", "ssl_min_protocol_version", "application_name")
+_WHERE = ("host", "hostaddr", "port", "dbname", "user", "connect_timeout")
+_ALLOWED = frozenset({*_WHERE, "sslmode", "sslrootcert", "sslcert", "sslkey", *_PASSED_THROUGH})
 _SECRETS = frozenset({"password", "sslpassword"})
 _PATH_OPTIONS = ("sslcrl", "sslcrldir")  # optional extra files, relative to the folder
-_PASSED_THROUGH = ("sslcrl", "sslcrldir", "ssl_min_protocol_version", "application_name")
 
 
 @unique
@@ -228,12 +168,12 @@ def resolve_target(
     the ``database.url`` setting if not blank, else the SQLCipher file. A URL that
     cannot be used raises :class:`TargetError`; it never falls back to the file (a desk
     configured for the shared file must not start a file of its own, art. 20.4)."""
-    from_env = environ.get(ENV_VAR, "").strip()
-    if from_env:
-        return parse_url(from_env, source=TargetSource.ENVIRONMENT, cert_dir=cert_dir)
-    from_settings = (settings_url or "").strip()
-    if from_settings:
-        return parse_url(from_settings, source=TargetSource.SETTINGS, cert_dir=cert_dir)
+    for url, source in (
+        (environ.get(ENV_VAR, ""), TargetSource.ENVIRONMENT),
+        (settings_url or "", TargetSource.SETTINGS),
+    ):
+        if url.strip():
+            return parse_url(url.strip(), source=source, cert_dir=cert_dir)
     return SqlCipherTarget()
 
 
@@ -253,17 +193,15 @@ def parse_url(
     for name in ("dbname", "user"):
         if not params.get(name):
             raise _refuse(PgTargetCode.INCOMPLETE, f"the URL names no {name}", source)
-    port = _whole(params.get("port") or str(DEFAULT_PORT), "port", 1, 65535, source)
+    port = _whole(params, "port", DEFAULT_PORT, 65535, source)
     timeout = _whole(
-        params.get("connect_timeout") or str(DEFAULT_CONNECT_TIMEOUT),
-        "connect_timeout",
-        1,
-        MAX_CONNECT_TIMEOUT,
-        source,
+        params, "connect_timeout", DEFAULT_CONNECT_TIMEOUT, MAX_CONNECT_TIMEOUT, source
     )
     socket = _is_socket(host)
-    if not socket:
-        _check_host_name(host, source)
+    # a DNS name the resolver would refuse with a traceback (admission.host_names)
+    refusal = None if socket else host_name_refusal(host)
+    if refusal is not None:
+        raise _refuse(PgTargetCode.BAD_HOST, refusal, source)
     hostaddr = params.get("hostaddr") or None
     if hostaddr is not None:
         if socket:
@@ -327,18 +265,13 @@ def _read_url(url: str, source: TargetSource) -> dict[str, str]:
     return params
 
 
-def _whole(text: str, name: str, low: int, high: int, source: TargetSource) -> int:
-    if not text.isascii() or not text.isdigit() or not low <= int(text) <= high:
-        raise _refuse(PgTargetCode.BAD_URL, f"{name} must be a whole number {low}-{high}", source)
+def _whole(
+    params: Mapping[str, str], name: str, default: int, high: int, source: TargetSource
+) -> int:
+    text = params.get(name) or str(default)
+    if not text.isascii() or not text.isdigit() or not 1 <= int(text) <= high:
+        raise _refuse(PgTargetCode.BAD_URL, f"{name} must be a whole number 1-{high}", source)
     return int(text)
-
-
-def _check_host_name(host: str, source: TargetSource) -> None:
-    """An IP address or a DNS name the resolver takes (admission.host_names): the
-    resolver's own refusal of such a name is a traceback."""
-    refusal = host_name_refusal(host)
-    if refusal is not None:
-        raise _refuse(PgTargetCode.BAD_HOST, refusal, source)
 
 
 def _is_socket(host: str) -> bool:
@@ -360,20 +293,14 @@ def _tls_files(params: Mapping[str, str], folder: Path, source: TargetSource) ->
             f"sslmode={mode} over TCP; only verify-full authenticates the server",
             source,
         )
-    files = TlsFiles(
-        root_cert=_in_folder(params.get("sslrootcert") or ROOT_CERT_NAME, folder),
-        client_cert=_in_folder(params.get("sslcert") or CLIENT_CERT_NAME, folder),
-        client_key=_in_folder(params.get("sslkey") or CLIENT_KEY_NAME, folder),
-    )
-    for label, path in (
-        ("sslrootcert (the casino's CA)", files.root_cert),
-        ("sslcert (this desk's certificate)", files.client_cert),
-        ("sslkey (this desk's private key)", files.client_key),
-    ):
+    paths = [_in_folder(params.get(name) or default, folder) for name, default, _ in _TLS_FILES]
+    for (name, _, what), path in zip(_TLS_FILES, paths, strict=True):
         if not path.is_file() or not os.access(path, os.R_OK):
-            raise _refuse(PgTargetCode.CERT_MISSING, f"{label}: {path} not readable", source)
-    _check_key_mode(files.client_key, source)
-    return files
+            raise _refuse(
+                PgTargetCode.CERT_MISSING, f"{name} ({what}): {path} not readable", source
+            )
+    _check_key_mode(paths[2], source)
+    return TlsFiles(*paths)
 
 
 def _check_key_mode(path: Path, source: TargetSource) -> None:

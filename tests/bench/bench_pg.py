@@ -10,7 +10,7 @@ What it does, in one run:
   with four desk roles, each with its own client certificate.
 * Takes the data set of tests/bench/bench_store.py (``cached_files``: N visitors, 5N
   visits, Zipf names, built once and cached under ``--cache-dir``) and loads it into two
-  schemas with db/pg/copy_rows.py's copier (its batch insert, one transaction a batch,
+  schemas with db/pg/copy_file.py's copier (its batch insert, one transaction a batch,
   every value sealed exactly as PgStore seals it; the load time is printed):
 
   - **sealed**: PgStore as it is (AES-256-GCM values, HMAC blind indexes and tokens);
@@ -63,9 +63,7 @@ from admission.identity import IdentityKey  # noqa: E402
 from admission.records import AdmissionEntry, AuditHead, NewCard, RegistryCheck  # noqa: E402
 from db.audit_chain import GENESIS  # noqa: E402
 from db.audit_key import ENV_VAR, AuditKey  # noqa: E402
-from db.pg.copy_report import CopyProgress  # noqa: E402
-from db.pg.copy_rows import Copier  # noqa: E402
-from db.pg.copy_source import file_identity  # noqa: E402
+from db.pg.copy_file import Copier, CopyProgress, file_identity  # noqa: E402
 from db.pg.crypto import InstallationKey, KeyRing, _DataKey  # noqa: E402
 from db.pg.store import PgStore, new_admission_id  # noqa: E402
 from db.store import SqlCipherStore  # noqa: E402
