@@ -1,17 +1,11 @@
 """Moving a desk's SQLCipher visitor file onto the shared PostgreSQL server, verified and
 restartable (Decreto 58/2006: art. 20.4, the file kept whole; art. 22, card numbers
-correlative and never reused; arts. 154-155, one file for the unit).
-
-Every table is carried with its own numbers (the card and voucher counters continue after
-the source's last, erased numbers included) and the settings but the file's own id; not
-the RIAJ replica (the server keeps its own). Each value is sealed by the server's
-transaction as its rules seal it; the verification reads it back. The audit trail is
-carried verbatim: its digests are HMACs under the audit key over values
-(db/audit_chain.py), so under the same key the chain and the heads printed before the
-move still verify; one ``FILE_MIGRATED`` entry after the source's head records the move.
-Each batch is one server transaction and the ``copy.source`` setting names the source and
-head, so a second run resumes; a source that recorded or erased a row meanwhile is
-refused (the server's trail cannot be rolled back). No desk may use the target before
+correlative and never reused; arts. 154-155, one file for the unit). Rows keep their
+numbers, every value sealed as the server's rules seal it; the audit trail is carried
+verbatim (its digests are HMACs over values, db/audit_chain.py), so under the same audit
+key the heads printed before the move still verify, and one ``FILE_MIGRATED`` entry
+records the move. Each batch is one server transaction and the ``copy.source`` setting
+names the source and head, so a second run resumes. No desk may use the target before
 the copy has verified: the copy writes with the source's numbers.
 """
 
@@ -19,6 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import itertools
 import json
 import logging
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -91,11 +86,15 @@ COLUMNS = {
     "cards": "number, file_number, visit_id, card_type, price_cents, issued_at, valid_from, "
     "valid_until, status, exceptional, private_rooms, authorised_by, print_count, void_reason",
     "bans": "ban_id, identity, reason, decided_by, created_at, expires_at, lifted_at, lift_reason",
+    "staff": "staff_id, identity, name, role, active",
     "accounts": "account_id, username, display_name, roles, active, password_hash, "
     "failed_attempts, locked_until, created_at, pin_hash",
     "vouchers": "number, issued_at, desk_id, operator, holder_name, document_type, "
     "document_number, card_type, price_cents, status, card_number, closed_at, close_reason",
 }
+# Staff rows have no number in the source (keyed by identity): the server's ``staff_id``
+# is their place in identity order, so a resumed run continues.
+_FROM = {"staff": "(SELECT row_number() OVER (ORDER BY identity) AS staff_id, * FROM staff)"}
 SEALED = {t.name: t for t in SEALED_TABLES} | {
     "vouchers": SealedTable(
         "vouchers", "number", "bigint", ("holder_name", "document_number", "close_reason")
@@ -450,11 +449,8 @@ class Copier:
         if not self.report.resumed:
             self.target.write(self._settings)
             self._done("settings", len(_carried_settings(self.source)))
-        for table in ("visitors", "visits", "observations", "cards", "bans"):
-            self._table(table)
-        self._staff()
-        for table in ("accounts", "vouchers"):
-            if _has_table(self.source, table):
+        for table in COLUMNS:
+            if table not in ("accounts", "vouchers") or _has_table(self.source, table):
                 self._table(table)
         seq = int(self.head.seq)
         self._steps(
@@ -483,7 +479,8 @@ class Copier:
         key = COLUMNS[table].split(",")[0]
         self._steps(
             table,
-            f"SELECT {COLUMNS[table]} FROM {table} WHERE {key} > ? ORDER BY {key} LIMIT ?",
+            f"SELECT {COLUMNS[table]} FROM {_FROM.get(table, table)} "
+            f"WHERE {key} > ? ORDER BY {key} LIMIT ?",
             f"SELECT max({key}) FROM {table}",
             functools.partial(self._rows, table=table),
         )
@@ -534,28 +531,6 @@ class Copier:
         ]
         self._insert(tx, "card_events", values)
         self.report.copied["card_events"] = self.report.copied.get("card_events", 0) + len(events)
-
-    def _staff(self) -> None:
-        """Staff rows have no number in the source (keyed by identity): the server's
-        ``staff_id`` is their place in identity order, so a resumed run continues."""
-        found = self.target.read(lambda tx: tx.one("SELECT coalesce(max(staff_id), 0) FROM staff"))
-        done = 0 if found is None else int(found[0])
-        sql = "SELECT identity, name, role, active FROM staff ORDER BY identity LIMIT ? OFFSET ?"
-        while rows := _select(self.source, sql, (self.batch, done)):
-
-            def work(tx: Tx, rows: Rows = rows, first: int = done + 1) -> None:
-                columns = ("staff_id", "identity", "name", "role", "active")
-                values = [
-                    sealed_row(
-                        tx, "staff", dict(zip(columns, (i, *r[:3], bool(r[3])), strict=True))
-                    )
-                    for i, r in enumerate(rows, start=first)
-                ]
-                self._insert(tx, "staff", values)
-
-            self.target.write(work)
-            done += len(rows)
-            self._done("staff", len(rows))
 
     def _audit(self, rows: Rows, tx: Tx) -> None:
         """The entries verbatim: their digests are the chain (db/audit_chain.py)."""
@@ -682,21 +657,13 @@ def _numbers(store: SqlCipherStore | PgStore) -> Iterator[int]:
 
 def _compare_cards(source: SqlCipherStore, target: PgStore) -> tuple[bool, int, list[str]]:
     """The card numbers present on both sides, in order, batch by batch (art. 22.1)."""
-    count, top, first_diff = 0, 0, None
-    mine, theirs = _numbers(source), _numbers(target)
-    while True:
-        a, b = next(mine, None), next(theirs, None)
-        if a is None and b is None:
-            break
+    last, count, top = _counter(source, "card") - 1, 0, 0
+    for a, b in itertools.zip_longest(_numbers(source), _numbers(target)):
         if a != b:
-            first_diff = a if b is None else (b if a is None else min(a, b))
-            break
-        assert a is not None
+            first = b if a is None else (a if b is None else min(a, b))
+            return False, max(last, top) - count, [f"cards: the number sets differ from {first}"]
         count, top = count + 1, a
-    gaps = max(_counter(source, "card") - 1, top) - count
-    if first_diff is not None:
-        return False, gaps, [f"cards: the number sets differ from {first_diff}"]
-    return True, gaps, []
+    return True, max(last, top) - count, []
 
 
 def _compare_vouchers(source: SqlCipherStore, target: PgStore) -> list[str]:

@@ -65,14 +65,23 @@ def _load(
     audit_key: AuditKey,
 ) -> KeyRing:
     """The ring of the file made in ``database_id``, once it is known to be the one this
-    desk is configured for and its chain to be under ``audit_key``."""
+    desk is configured for and its chain's first and newest entries to verify under
+    ``audit_key`` (db/chain.py)."""
     if expected_id is not None and expected_id != database_id:
         raise StoreError(
             "the server's database is not the visitor file this desk is configured for",
             code=PgStoreCode.DATABASE_OTHER,
         )
-    ring = KeyRing.load(_installation(key, database_id), database_id, _wrapped_keys(conn))
-    _check_audit_key(conn, audit_key)
+    rows = conn.execute(
+        "SELECT version, key_tag, wrapping_key_id, blob FROM data_keys ORDER BY version"
+    ).fetchall()
+    wrapped = [WrappedKey(int(v), int(t), str(w), bytes(b)) for v, t, w, b in rows]
+    ring = KeyRing.load(_installation(key, database_id), database_id, wrapped)
+    ends = chain.keyed_ends(PgTx(conn))
+    if ends and not any(chain.signed_by(audit_key, row) for row in ends):
+        raise StoreError(
+            "the audit key does not match this file's chain", code=AuditChainCode.AUDIT_KEY_WRONG
+        )
     return ring
 
 
@@ -162,13 +171,6 @@ def _installation(key: InstallationKey | DbKey, database_id: str) -> Installatio
     return InstallationKey.from_db_key(key, database_id=database_id)
 
 
-def _wrapped_keys(conn: Conn) -> list[WrappedKey]:
-    rows = conn.execute(
-        "SELECT version, key_tag, wrapping_key_id, blob FROM data_keys ORDER BY version"
-    ).fetchall()
-    return [WrappedKey(int(v), int(t), str(w), bytes(b)) for v, t, w, b in rows]
-
-
 def _initialise(
     conn: Conn, key: InstallationKey | DbKey, expected_id: str | None, audit_key: AuditKey
 ) -> tuple[KeyRing, str]:
@@ -189,12 +191,3 @@ def _initialise(
         )
     log.info("visitor file created on the server (database %s)", database_id[:8])
     return ring, database_id
-
-
-def _check_audit_key(conn: Conn, key: AuditKey) -> None:
-    """The first and the newest entries must verify under ``key`` (db/chain.py)."""
-    ends = chain.keyed_ends(PgTx(conn))
-    if ends and not any(chain.signed_by(key, row) for row in ends):
-        raise StoreError(
-            "the audit key does not match this file's chain", code=AuditChainCode.AUDIT_KEY_WRONG
-        )

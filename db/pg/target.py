@@ -14,7 +14,7 @@ import ipaddress
 import os
 import stat
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from enum import StrEnum, unique
 from pathlib import Path
 from typing import Any, ClassVar
@@ -122,18 +122,10 @@ class PgTarget:
         timeout = self.connect_timeout if connect_timeout is None else connect_timeout
         where: dict[str, Any] = {"host": self.host, "port": self.port, "user": self.user}
         where |= {"dbname": self.dbname, "connect_timeout": timeout}
-        tls = self.tls
-        base = (
-            make_conninfo(**where)
-            if tls is None
-            else tls_conninfo(
-                **where,
-                hostaddr=self.hostaddr,
-                root_cert=tls.root_cert,
-                client_cert=tls.client_cert,
-                client_key=tls.client_key,
-            )
-        )
+        if self.tls is None:
+            base = make_conninfo(**where)
+        else:  # the keywords are TlsFiles' fields
+            base = tls_conninfo(**where, hostaddr=self.hostaddr, **asdict(self.tls))
         return make_conninfo(base, **dict(self.options)) if self.options else base
 
     def connect(self, **kwargs: Any) -> psycopg.Connection[Any]:
@@ -159,10 +151,7 @@ def default_cert_dir() -> Path:
 
 
 def resolve_target(
-    settings_url: str | None,
-    environ: Mapping[str, str],
-    *,
-    cert_dir: Path | None = None,
+    settings_url: str | None, environ: Mapping[str, str], *, cert_dir: Path | None = None
 ) -> DatabaseTarget:
     """The store this desk uses: ``ADMISSION_DATABASE_URL`` if set and not blank, else
     the ``database.url`` setting if not blank, else the SQLCipher file. A URL that
@@ -178,10 +167,7 @@ def resolve_target(
 
 
 def parse_url(
-    url: str,
-    *,
-    source: TargetSource = TargetSource.SETTINGS,
-    cert_dir: Path | None = None,
+    url: str, *, source: TargetSource = TargetSource.SETTINGS, cert_dir: Path | None = None
 ) -> PgTarget:
     """Validate a server URL (see the module's docstring) into a :class:`PgTarget`."""
     params = _read_url(url, source)
@@ -221,15 +207,7 @@ def parse_url(
         if name in _PATH_OPTIONS and not os.path.exists(value):
             raise _refuse(PgTargetCode.CERT_MISSING, f"{name} file {value} not found", source)
     return PgTarget(
-        host=host,
-        port=port,
-        dbname=params["dbname"],
-        user=params["user"],
-        source=source,
-        tls=tls,
-        hostaddr=hostaddr,
-        connect_timeout=timeout,
-        options=options,
+        host, port, params["dbname"], params["user"], source, tls, hostaddr, timeout, options
     )
 
 
