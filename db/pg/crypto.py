@@ -1,36 +1,9 @@
-"""Personal data encrypted by the desk before it reaches a database server.
-
-The visitor file is confidential (Decreto 58/2006, art. 20.4) and its processing must
-be secure (GDPR art. 32): on a shared PostgreSQL server, a database administrator, a
-backup or a stolen disk must reveal no visitor. So every personal value is sealed here,
-in the desk, and the server stores and compares opaque bytes only.
-
-* **Values**: AES-256-GCM. The associated data binds each value to its table, column
-  and row key (and to its own header), so a value copied to another row or column, or
-  a header edited, fails to open (``PG_VALUE_TAMPERED``). The envelope is compact::
-
-      format (1 byte) | key version (2) | key tag (2) | nonce (12) | ciphertext | tag (16)
-
-  33 bytes over the plaintext. The key tag (16 bits of a keyed digest of the data key)
-  tells a value sealed under another key of the same version - another casino's
-  database - from a changed one (``PG_VALUE_WRONG_KEY``). Nonces are random: one data
-  key seals far fewer than the 2**32 values NIST SP 800-38D allows with random nonces.
-* **Data keys**: random 256-bit keys, one per version, each stored on the server only
-  wrapped (AES-256-GCM under a key derived from the installation key, with a fixed label,
-  the database's id and the version as associated data). A wrapped key from another
-  database or under another installation key is refused with its own code.
-* **Blind indexes**: keyed HMAC-SHA256 (truncated to 128 bits), keys derived from the
-  data key of each version: exact lookups by the document identity
-  (:attr:`IdentityKey.text`), and name search by the prefixes of the normalised name
-  words (:mod:`db.names`), lengths :data:`MIN_PREFIX` to :data:`MAX_PREFIX`.
-* **Rotation**: re-wrap (a new installation key, the same data keys: one record per
-  version) and re-encrypt (a new data key version: every value and blind index), the
-  latter over batches of rows selected by their old key version, so a run stopped
-  halfway is finished by the next one. See :func:`run_reencrypt`.
-
-What the server still sees (row counts, timings, equal blind indexes, name-prefix
-frequencies) is listed in docs/postgresql.md.
-"""
+"""Personal data sealed by the desk before it reaches the PostgreSQL server (Decreto
+58/2006, art. 20.4: the file is confidential; GDPR art. 32): a database administrator, a
+backup or a stolen disk reveals no visitor; the server stores and compares opaque bytes.
+Values are AES-256-GCM bound to table, column and row; data keys are stored wrapped under
+the installation key; blind indexes are HMAC-SHA256. Formats, codes, rotation and what
+the server still sees: docs/postgresql.md."""
 
 from __future__ import annotations
 
@@ -54,26 +27,9 @@ from admission.identity import IdentityKey
 from db import names
 from db.keys import DbKey
 
-__all__ = [
-    "FORMAT_V1",
-    "INDEX_SIZE",
-    "MAX_PREFIX",
-    "MIN_PREFIX",
-    "OVERHEAD",
-    "InstallationKey",
-    "KeyRing",
-    "NameQuery",
-    "PgCryptoCode",
-    "PgCryptoError",
-    "RotationReport",
-    "SealedRow",
-    "WrappedKey",
-    "envelope_version",
-    "reencrypt_batches",
-    "reseal_row",
-    "run_reencrypt",
-]
-
+# A sealed value: format (1) | key version (2) | key tag (2) | nonce (12) | ciphertext |
+# tag (16). Nonces are random: one data key seals far fewer than the 2**32 values NIST SP
+# 800-38D allows with random nonces.
 FORMAT_V1 = 1
 _HEADER = struct.Struct(">BHH")  # format, key version, key tag
 NONCE_SIZE = 12
@@ -81,11 +37,9 @@ TAG_SIZE = 16
 OVERHEAD = _HEADER.size + NONCE_SIZE + TAG_SIZE  # 33 bytes over the plaintext
 MAX_KEY_VERSION = 0xFFFF
 INDEX_SIZE = 16  # bytes of a blind index (HMAC-SHA256 truncated to 128 bits)
-# Name words are indexed by their prefixes of 2 to 6 letters (5 lengths; a word of L
-# letters gives min(L, 6) - 1 tokens). One-letter prefixes are not indexed: they would be
-# the densest, most recognisable tokens for frequency analysis; a one-letter query word is
-# checked on the decrypted names instead. A query word longer than 6 letters narrows by
-# its 6-letter prefix and is checked on the decrypted names.
+# Name words are indexed by their prefixes of 2 to 6 letters. One-letter prefixes would be
+# the densest, most recognisable tokens for frequency analysis: a one-letter query word,
+# and a longer word past its sixth letter, are checked on the decrypted names instead.
 MIN_PREFIX = 2
 MAX_PREFIX = 6
 
@@ -132,7 +86,8 @@ def _field(text: str) -> bytes:
 
 
 def _associated_data(header: bytes, table: str, column: str, row: str | int) -> bytes:
-    """The label, the value's own header and where it lives: table, column, row key."""
+    """The label, the value's own header and where it lives: a value copied to another
+    row or column, or a header edited, fails to open."""
     return b"".join((_VALUE_LABEL, header, _field(table), _field(column), _field(str(row))))
 
 
@@ -154,10 +109,9 @@ class InstallationKey:
 
     @classmethod
     def from_db_key(cls, key: DbKey, *, database_id: str) -> InstallationKey:
-        """The installation key from the desk's key (:func:`db.keys.resolve_key`). A raw
-        key is used through HKDF; a passphrase is stretched as SQLCipher stretches it
-        (PBKDF2-HMAC-SHA512, 256,000 iterations) and labelled with the database's id, a
-        label no marker file ever stores."""
+        """A raw desk key through HKDF; a passphrase stretched as SQLCipher stretches it
+        (PBKDF2-HMAC-SHA512, 256,000 iterations), labelled with the database's id (a label
+        no marker file ever stores)."""
         if key.is_raw:
             return cls(_hkdf(bytes.fromhex(key.hex()), _KEK_INFO + b"/raw"), key.source)
         return cls(bytes.fromhex(key.check_value(_PASSPHRASE_LABEL + database_id)), key.source)
@@ -191,6 +145,7 @@ class WrappedKey:
 
 
 def _wrap_ad(database_id: str, version: int, key_tag: int) -> bytes:
+    """A record copied from another database, or renumbered, fails to open."""
     return _WRAP_LABEL + _field(database_id) + struct.pack(">HH", version, key_tag)
 
 
@@ -207,30 +162,29 @@ def _unwrap(record: WrappedKey, installation: InstallationKey, database_id: str)
             f"data key version {record.version} is wrapped by another installation key",
             code=PgCryptoCode.INSTALLATION_KEY_WRONG,
         )
+    tampered = PgCryptoError(
+        f"data key version {record.version} fails its check",
+        code=PgCryptoCode.WRAPPED_KEY_TAMPERED,
+    )
     nonce, sealed = record.blob[:NONCE_SIZE], record.blob[NONCE_SIZE:]
+    ad = _wrap_ad(database_id, record.version, record.key_tag)
     try:
-        raw = installation._aead().decrypt(
-            nonce, sealed, _wrap_ad(database_id, record.version, record.key_tag)
-        )
+        raw = installation._aead().decrypt(nonce, sealed, ad)
     except (InvalidTag, ValueError) as exc:
-        raise PgCryptoError(
-            f"data key version {record.version} fails its check",
-            code=PgCryptoCode.WRAPPED_KEY_TAMPERED,
-        ) from exc
+        raise tampered from exc
     if len(raw) != 32 or _key_tag(raw) != record.key_tag:
-        raise PgCryptoError(
-            f"data key version {record.version} fails its check",
-            code=PgCryptoCode.WRAPPED_KEY_TAMPERED,
-        )
+        raise tampered
     return raw
 
 
 def _key_tag(raw: bytes) -> int:
+    """16 bits of a keyed digest of a data key: a value sealed under another key of the
+    same version (another casino's database) is told from a changed one."""
     return int.from_bytes(hmac.new(raw, _TAG_LABEL, hashlib.sha256).digest()[:2], "big")
 
 
 class _DataKey:
-    """One version's keys, derived once: the value key and the two blind-index keys."""
+    """One version's keys, derived once: the value key and the three blind-index keys."""
 
     __slots__ = ("_identity_mac", "_name_mac", "_number_mac", "_raw", "aead", "tag", "version")
 
@@ -243,20 +197,20 @@ class _DataKey:
         self._name_mac = hmac.new(_hkdf(raw, _NAME_INFO), digestmod=hashlib.sha256)
         self._number_mac = hmac.new(_hkdf(raw, _NUMBER_INFO), digestmod=hashlib.sha256)
 
-    def identity_index(self, identity: IdentityKey) -> bytes:
-        mac = self._identity_mac.copy()
-        mac.update(identity.text.encode("ascii"))
+    @staticmethod
+    def _index(mac: hmac.HMAC, data: bytes) -> bytes:
+        mac = mac.copy()
+        mac.update(data)
         return mac.digest()[:INDEX_SIZE]
+
+    def identity_index(self, identity: IdentityKey) -> bytes:
+        return self._index(self._identity_mac, identity.text.encode("ascii"))
 
     def number_index(self, number: str) -> bytes:
-        mac = self._number_mac.copy()
-        mac.update(number.encode("utf-8"))
-        return mac.digest()[:INDEX_SIZE]
+        return self._index(self._number_mac, number.encode("utf-8"))
 
     def prefix_token(self, prefix: str) -> bytes:
-        mac = self._name_mac.copy()
-        mac.update(prefix.encode("utf-8"))
-        return mac.digest()[:INDEX_SIZE]
+        return self._index(self._name_mac, prefix.encode("utf-8"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,8 +235,7 @@ class NameQuery:
 
 
 def envelope_version(envelope: bytes) -> int:
-    """The key version a sealed value was made with (its header; not authenticated until
-    the value is opened)."""
+    """The key version a sealed value was made with (not authenticated until opened)."""
     if len(envelope) < OVERHEAD:
         raise PgCryptoError("sealed value truncated", code=PgCryptoCode.VALUE_TRUNCATED)
     return int(_HEADER.unpack_from(envelope)[1])
@@ -317,38 +270,35 @@ class KeyRing:
         keys = {record.version: _unwrap(record, installation, database_id) for record in records}
         return cls(database_id, keys)
 
+    def _derived(self, keys: dict[int, _DataKey]) -> KeyRing:
+        ring = KeyRing.__new__(KeyRing)
+        ring.database_id = self.database_id
+        ring._keys = keys
+        ring._current = max(keys)
+        return ring
+
     def with_new_version(self, installation: InstallationKey) -> tuple[KeyRing, WrappedKey]:
-        """The first step of a re-encryption: a new current data key (its record is
-        stored first); the old versions stay until every row is resealed."""
+        """A new current data key and its record (stored first); the old versions stay
+        until every row is resealed."""
         version = self._current + 1
         if version > MAX_KEY_VERSION:
             raise ValueError("no key version left")
         raw = secrets.token_bytes(32)
-        ring = KeyRing.__new__(KeyRing)
-        ring.database_id = self.database_id
-        ring._keys = {**self._keys, version: _DataKey(version, raw)}
-        ring._current = version
+        ring = self._derived({**self._keys, version: _DataKey(version, raw)})
         return ring, _wrap(raw, version, installation, self.database_id)
 
     def wrapped(self, version: int, installation: InstallationKey) -> WrappedKey:
-        """The record of data key ``version`` wrapped under ``installation``: a re-wrap
-        made from the keys this ring already holds (the old installation key is not
-        needed again; the stored record is checked against the ring's key tag)."""
+        """The record of data key ``version`` wrapped under ``installation`` (a re-wrap:
+        the old installation key is not needed again)."""
         return _wrap(self._key(version)._raw, version, installation, self.database_id)
 
     def key_tag(self, version: int) -> int:
-        """The 16-bit tag of data key ``version`` (its stored record carries it too)."""
         return self._key(version).tag
 
     def retaining(self, versions: Iterable[int]) -> KeyRing:
-        """This ring without the versions not in ``versions`` (retired once no row uses
-        them); the current version is always kept."""
+        """This ring with only ``versions`` (once no row uses the others) and the current one."""
         keep = {v for v in versions if v in self._keys} | {self._current}
-        ring = KeyRing.__new__(KeyRing)
-        ring.database_id = self.database_id
-        ring._keys = {v: k for v, k in self._keys.items() if v in keep}
-        ring._current = self._current
-        return ring
+        return self._derived({v: k for v, k in self._keys.items() if v in keep})
 
     @property
     def current_version(self) -> int:
@@ -378,35 +328,24 @@ class KeyRing:
 
     def open(self, envelope: bytes, *, table: str, column: str, row: str | int) -> bytes:
         """The plaintext of an envelope sealed for exactly this table, column and row."""
+
+        def refused(why: str, code: PgCryptoCode) -> PgCryptoError:
+            return PgCryptoError(f"sealed value of {table}.{column} {why}", code=code)
+
         if len(envelope) < OVERHEAD:
-            raise PgCryptoError(
-                f"sealed value of {table}.{column} truncated", code=PgCryptoCode.VALUE_TRUNCATED
-            )
+            raise refused("truncated", PgCryptoCode.VALUE_TRUNCATED)
         fmt, version, tag = _HEADER.unpack_from(envelope)
         if fmt != FORMAT_V1:
-            raise PgCryptoError(
-                f"sealed value of {table}.{column} has format {fmt}",
-                code=PgCryptoCode.VALUE_FORMAT_UNKNOWN,
-            )
+            raise refused(f"has format {fmt}", PgCryptoCode.VALUE_FORMAT_UNKNOWN)
         key = self._key(version)
         if tag != key.tag:
-            raise PgCryptoError(
-                f"sealed value of {table}.{column} was sealed under another key",
-                code=PgCryptoCode.VALUE_WRONG_KEY,
-            )
-        header = envelope[: _HEADER.size]
-        nonce = envelope[_HEADER.size : _HEADER.size + NONCE_SIZE]
+            raise refused("was sealed under another key", PgCryptoCode.VALUE_WRONG_KEY)
+        header, body = envelope[: _HEADER.size], envelope[_HEADER.size :]
+        ad = _associated_data(header, table, column, row)
         try:
-            return key.aead.decrypt(
-                nonce,
-                envelope[_HEADER.size + NONCE_SIZE :],
-                _associated_data(header, table, column, row),
-            )
+            return key.aead.decrypt(body[:NONCE_SIZE], body[NONCE_SIZE:], ad)
         except InvalidTag as exc:
-            raise PgCryptoError(
-                f"sealed value of {table}.{column} fails its check",
-                code=PgCryptoCode.VALUE_TAMPERED,
-            ) from exc
+            raise refused("fails its check", PgCryptoCode.VALUE_TAMPERED) from exc
 
     def seal_text(self, text: str, *, table: str, column: str, row: str | int) -> bytes:
         return self.seal(text.encode("utf-8"), table=table, column=column, row=row)
@@ -425,18 +364,16 @@ class KeyRing:
         return tuple(self._keys[v].identity_index(identity) for v in self.versions)
 
     def number_index(self, number: str, version: int | None = None) -> bytes:
-        """The blind index of a document number shown at a visit (as recorded), to store
-        (current version) or look up: an inspector's number finds the visits it was
-        shown at without opening them (art. 20.4)."""
+        """The blind index of a document number shown at a visit: an inspector's number
+        finds the visits it was shown at without opening them (art. 20.4)."""
         return self._key(version).number_index(number)
 
     def number_indexes(self, number: str) -> tuple[bytes, ...]:
-        """One per held version, current first (as :meth:`identity_indexes`)."""
         return tuple(self._keys[v].number_index(number) for v in self.versions)
 
     def name_tokens(self, *parts: str, version: int | None = None) -> tuple[bytes, ...]:
-        """The blind indexes to store for a name: every 2-6 letter prefix of every
-        normalised word, deduplicated and sorted (their order reveals nothing)."""
+        """Every 2-6 letter prefix of every normalised word, deduplicated and sorted
+        (their order reveals nothing)."""
         key = self._key(version)
         prefixes = {
             word[:length]
@@ -446,7 +383,6 @@ class KeyRing:
         return tuple(sorted(key.prefix_token(p) for p in prefixes))
 
     def name_query(self, text: str) -> NameQuery:
-        """The blind-index form of a visitor search (see :class:`NameQuery`)."""
         words = tuple(names.words(text))
         prefixes = sorted({w[:MAX_PREFIX] for w in words if len(w) >= MIN_PREFIX})
         tokens = {
@@ -475,9 +411,7 @@ class SealedRow:
     indexes: Mapping[str, tuple[bytes, ...]] = field(default_factory=dict)
 
 
-# The blind indexes of a row from its plaintexts (column -> bytes or None), computed with
-# the ring's current version; e.g. {"identity": (ring.identity_index(...),),
-# "name_tokens": ring.name_tokens(surname, given_names)}.
+# A row's blind indexes from its plaintexts, under the ring's current version
 Reindex = Callable[["KeyRing", Mapping[str, bytes | None]], Mapping[str, tuple[bytes, ...]]]
 
 
@@ -523,6 +457,20 @@ def reencrypt_batches(
         yield batch
 
 
+def reseal_selected(
+    rows: Sequence[SealedRow], ring: KeyRing, reindex: Reindex | None = None
+) -> list[SealedRow]:
+    """One batch a store selected as behind, resealed; ``PG_ROTATION_STUCK`` when every row
+    is already at the current version (the store would return them forever)."""
+    batch = next(reencrypt_batches(rows, ring, batch_size=max(len(rows), 1), reindex=reindex), [])
+    if not batch:
+        raise PgCryptoError(
+            "the store returned only rows already at the current key version",
+            code=PgCryptoCode.ROTATION_STUCK,
+        )
+    return batch
+
+
 @dataclass(frozen=True, slots=True)
 class RotationReport:
     rows: int  # rows resealed by this run
@@ -537,28 +485,15 @@ def run_reencrypt(
     batch_size: int = 500,
     reindex: Reindex | None = None,
 ) -> RotationReport:
-    """Reseal every row whose key version is not the current one.
-
-    ``fetch(current_version, limit)`` returns up to ``limit`` rows whose version differs
-    (``WHERE key_version <> %s ORDER BY key LIMIT %s``); ``apply(batch)`` writes one batch
-    in one transaction (values, indexes and the row's ``key_version`` together). An
-    interruption - an exception, the desk switched off - leaves every written batch
-    resealed and the rest untouched: the next run selects what is left and finishes.
-    The old data keys are retired by the caller once this returns.
-    """
+    """Reseal every row whose key version is not the current one: ``fetch(current,
+    limit)`` selects up to ``limit`` of them (``WHERE key_version <> %s ORDER BY key LIMIT
+    %s``), ``apply(batch)`` writes one batch in one transaction (values, indexes and the
+    row's ``key_version``). An interruption leaves every written batch resealed and the
+    rest untouched: the next run finishes. The caller retires the old data keys."""
     rows = batches = 0
-    while True:
-        selected = fetch(ring.current_version, batch_size)
-        if not selected:
-            return RotationReport(rows, batches)
-        batch = next(
-            reencrypt_batches(selected, ring, batch_size=len(selected), reindex=reindex), []
-        )
-        if not batch:
-            raise PgCryptoError(
-                "the store returned only rows already at the current key version",
-                code=PgCryptoCode.ROTATION_STUCK,
-            )
+    while selected := fetch(ring.current_version, batch_size):
+        batch = reseal_selected(selected, ring, reindex)
         apply(batch)
         rows += len(batch)
         batches += 1
+    return RotationReport(rows, batches)

@@ -1,46 +1,15 @@
 """Database roles of the visitor file on a PostgreSQL server (Decreto 58/2006, art. 20.4:
 the file is confidential and kept whole; arts. 154-155: one server for every desk of the
-operating unit).
-
-Four group roles (NOLOGIN) per visitor file, named from a prefix so that two casinos on
-one cluster never share one (:class:`RoleNames`; :func:`default_prefix` derives it from
-the database and the schema):
-
-* ``<prefix>_admission_owner`` owns the schema and everything in it and runs the
-  migrations. A login that runs migrations is its member; no desk needs to be.
-* ``<prefix>_admission_desk``: reads everything, inserts admissions, visits, cards,
-  observations, bans, staff, audit entries, accounts, vouchers; updates only what a desk
-  really updates (the card and voucher counters and the chain's head row, a card printed
-  or voided, a visitor's or a staff member's sealed values, a ban lifted, settings,
-  accounts, vouchers, the audit chain's row index). It deletes nothing of the file
-  (visitors, visits, cards, bans, staff, audit): only the rows that are rewritten with
-  what they index (``name_tokens``, rewritten with the name) and the register's replica
-  (a snapshot swap deletes the previous snapshot, art. 20.2).
-* ``<prefix>_admission_inspector``: reads everything. The inspectors' searches are
-  themselves recorded in the audit trail (art. 20.4), so it may insert audit entries
-  and advance the chain's head row - and nothing else: a row-level security policy on
-  ``counters`` lets it update the ``audit`` row only, never the card or voucher
-  numbers (art. 22.1). The subjects of those entries are keyed hashes whose secret the
-  inspector may create if no desk has yet (``settings``, ``secret:*`` rows only).
-* ``<prefix>_admission_purge``: what the purge of art. 20.4 erases (visits, cards,
-  observations, visitors, ended bans, closed vouchers; a card's link to an erased visit;
-  the chain's row index) and the audit entries that count the erasure.
-
-The purge group is reached through ``<prefix>_admission_purger`` (NOLOGIN NOINHERIT,
-member of the purge group). A login admitted to the purge (:func:`admit_login`) is a
-member of that gate: being NOINHERIT, the gate holds none of the purge's rights, so the
-login's ordinary session cannot delete; the store's purge takes them for its own
-transactions only (``SET LOCAL ROLE <prefix>_admission_purge``: membership through the
-gate allows it). PostgreSQL 15 has no per-grant INHERIT option (16 does); the gate works
-on both.
-
-Grants are applied by :func:`grant_roles` (a DBA or the owner, idempotent) and again by
-``PgStore.open`` whenever the owner's login applies migrations (new tables get their
-grants at once, in the connection that migrated; no default privileges are used: each
-table's rights are listed in :data:`RIGHTS`, and a table not listed gets no rights for
-anyone but the owner). ``python -m db.pg.roles sql --schema S --prefix P`` prints the
-grants for a DBA to read or to run with psql.
-"""
+operating unit). Four NOLOGIN groups per file, named from a prefix (:class:`RoleNames`):
+the owner (the schema, the migrations), the desk (reads, inserts, updates only what a desk
+updates, deletes nothing of the file), the inspector (reads; audits its searches, art.
+20.4) and the purge (what the purge of art. 20.4 erases); each table's rights are listed
+in :data:`RIGHTS` (no default privileges). The purge is reached through a NOINHERIT gate
+(``<prefix>_admission_purger``): a login admitted to it cannot delete in its own session;
+the store's purge takes the rights for its own transactions (``SET LOCAL ROLE``).
+PostgreSQL 15 has no per-grant INHERIT option (16 does); the gate works on both. What a
+DBA runs: docs/postgresql.md; ``python -m db.pg.roles sql --schema S --prefix P`` prints
+the grants."""
 
 from __future__ import annotations
 
@@ -50,7 +19,7 @@ import logging
 import re
 import sys
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import unique
 from typing import Any
 
@@ -59,35 +28,17 @@ import psycopg
 from admission.codes import Code
 from admission.errors import StoreError
 
-__all__ = [
-    "GROUP_SUFFIXES",
-    "POLICIES",
-    "RIGHTS",
-    "PgRoleCode",
-    "RoleNames",
-    "admit_login",
-    "apply_grants",
-    "create_groups",
-    "default_prefix",
-    "dismiss_login",
-    "grant_roles",
-    "grant_statements",
-    "purge_role",
-    "schema_roles",
-    "take_owner",
-]
-
 log = logging.getLogger("admission.db.pg.roles")
 Conn = psycopg.Connection[Any]
 
-OWNER, DESK, INSPECTOR, PURGE, PURGER = (
-    "_admission_owner",
-    "_admission_desk",
-    "_admission_inspector",
-    "_admission_purge",
-    "_admission_purger",
-)
-GROUP_SUFFIXES = (OWNER, DESK, INSPECTOR, PURGE, PURGER)
+GROUPS = {
+    "owner": "_admission_owner",
+    "desk": "_admission_desk",
+    "inspector": "_admission_inspector",
+    "purge": "_admission_purge",
+    "purger": "_admission_purger",
+}
+OWNER, PURGE, PURGER = GROUPS["owner"], GROUPS["purge"], GROUPS["purger"]
 _PREFIX = re.compile(r"^[a-z][a-z0-9_]{0,39}$")  # + the longest suffix < 63 bytes (NAMEDATALEN)
 
 
@@ -103,34 +54,21 @@ class PgRoleCode(Code):
 
 @dataclass(frozen=True, slots=True)
 class RoleNames:
-    """The group roles of one visitor file."""
+    """The group roles of one visitor file (``purger``: the NOINHERIT gate logins join to
+    be allowed ``SET ROLE`` to ``purge``)."""
 
     prefix: str
+    owner: str = field(init=False, repr=False, compare=False)
+    desk: str = field(init=False, repr=False, compare=False)
+    inspector: str = field(init=False, repr=False, compare=False)
+    purge: str = field(init=False, repr=False, compare=False)
+    purger: str = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not _PREFIX.match(self.prefix):
             raise ValueError("a role prefix is 1-40 of a-z, 0-9, _ and starts with a letter")
-
-    @property
-    def owner(self) -> str:
-        return self.prefix + OWNER
-
-    @property
-    def desk(self) -> str:
-        return self.prefix + DESK
-
-    @property
-    def inspector(self) -> str:
-        return self.prefix + INSPECTOR
-
-    @property
-    def purge(self) -> str:
-        return self.prefix + PURGE
-
-    @property
-    def purger(self) -> str:
-        """The NOINHERIT gate logins join to be allowed ``SET ROLE`` to :attr:`purge`."""
-        return self.prefix + PURGER
+        for group, suffix in GROUPS.items():
+            object.__setattr__(self, group, self.prefix + suffix)
 
     @property
     def groups(self) -> tuple[str, ...]:
@@ -144,10 +82,8 @@ class RoleNames:
     @classmethod
     def of_owner(cls, owner: str) -> RoleNames | None:
         """The names whose owner group is ``owner``; None: not an owner group's name."""
-        if not owner.endswith(OWNER):
-            return None
-        prefix = owner[: -len(OWNER)]
-        return cls(prefix) if _PREFIX.match(prefix) else None
+        prefix = owner.removesuffix(OWNER)
+        return cls(prefix) if prefix != owner and _PREFIX.match(prefix) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,8 +98,11 @@ class Rights:
 
 _HEAD = ("UPDATE (next)",)  # counters: rows limited by POLICIES
 
-# Every table of db/pg/migrations and what the groups may do to it
-# (tests/pg/test_roles.py checks the list against the migrated schema).
+# Every table of db/pg/migrations and what the groups may do to it beyond reading (a
+# table not listed gets no rights for anyone but the owner; tests/pg/test_roles.py checks
+# the list against the migrated schema). The desk deletes nothing of the file: only the
+# rows rewritten with what they index (name_tokens) and the register's replica (a
+# snapshot swap, art. 20.2).
 RIGHTS: dict[str, Rights] = {
     "schema_migrations": Rights(),
     "database_meta": Rights(),
@@ -191,8 +130,31 @@ RIGHTS: dict[str, Rights] = {
     "registry_event": Rights(desk=("INSERT", "DELETE")),
 }
 
+# Row-level security (the owner bypasses it: not FORCEd). ``counters``: desks use every
+# row; the inspector and the purge read every row and update the chain's head row only
+# (art. 22.1: the card and voucher numbers are the desks' alone). ``settings``: desks use
+# every row; the inspector reads them and may only create a missing generated secret
+# (``secret:<name>``: the keyed hash that names the subject of its audited searches,
+# art. 20.4), never an ordinary setting; the purge reads them.
+# table -> (group, command, USING, WITH CHECK)
+POLICIES: dict[str, tuple[tuple[str, str, str | None, str | None], ...]] = {
+    "counters": (
+        ("desk", "ALL", "true", "true"),
+        ("inspector", "SELECT", "true", None),
+        ("inspector", "UPDATE", "name = 'audit'", "name = 'audit'"),
+        ("purge", "SELECT", "true", None),
+        ("purge", "UPDATE", "name = 'audit'", "name = 'audit'"),
+    ),
+    "settings": (
+        ("desk", "ALL", "true", "true"),
+        ("inspector", "SELECT", "true", None),
+        ("inspector", "INSERT", None, "key LIKE 'secret:%'"),
+        ("purge", "SELECT", "true", None),
+    ),
+}
 
-def _ident(name: str) -> str:
+
+def ident(name: str) -> str:
     """A quoted SQL identifier (any name; doubled quotes inside)."""
     if "\x00" in name:
         raise ValueError("an identifier cannot hold NUL")
@@ -219,41 +181,14 @@ def default_prefix(conn: Conn, schema: str) -> str:
     return text
 
 
-# -- the grants -----------------------------------------------------------------------------
-
-
-# Row-level security (the owner bypasses it: not FORCEd). ``counters``: desks use every
-# row; the inspector and the purge read every row and update the chain's head row only
-# (art. 22.1: the card and voucher numbers are the desks' alone). ``settings``: desks use
-# every row; the inspector reads them and may only create a missing generated secret
-# (``secret:<name>``: the keyed hash that names the subject of its audited searches,
-# art. 20.4), never an ordinary setting; the purge reads them.
-# table -> (group, command, USING, WITH CHECK)
-POLICIES: dict[str, tuple[tuple[str, str, str | None, str | None], ...]] = {
-    "counters": (
-        ("desk", "ALL", "true", "true"),
-        ("inspector", "SELECT", "true", None),
-        ("inspector", "UPDATE", "name = 'audit'", "name = 'audit'"),
-        ("purge", "SELECT", "true", None),
-        ("purge", "UPDATE", "name = 'audit'", "name = 'audit'"),
-    ),
-    "settings": (
-        ("desk", "ALL", "true", "true"),
-        ("inspector", "SELECT", "true", None),
-        ("inspector", "INSERT", None, "key LIKE 'secret:%'"),
-        ("purge", "SELECT", "true", None),
-    ),
-}
-
-
 def _policies(schema: str, table: str, names: RoleNames) -> list[str]:
-    qualified = f"{_ident(schema)}.{_ident(table)}"
-    groups = {"desk": names.desk, "inspector": names.inspector, "purge": names.purge}
+    qualified = f"{ident(schema)}.{ident(table)}"
     out = [f"ALTER TABLE {qualified} ENABLE ROW LEVEL SECURITY"]
     for group, command, using, check in POLICIES[table]:
         name = f"{group}_{command.lower()}"
         out.append(f"DROP POLICY IF EXISTS {name} ON {qualified}")
-        text = f"CREATE POLICY {name} ON {qualified} FOR {command} TO {_ident(groups[group])}"
+        role = ident(getattr(names, group))
+        text = f"CREATE POLICY {name} ON {qualified} FOR {command} TO {role}"
         text += f" USING ({using})" if using is not None else ""
         text += f" WITH CHECK ({check})" if check is not None else ""
         out.append(text)
@@ -266,8 +201,8 @@ def grant_statements(
     """The statements that set every group's rights on ``schema`` from scratch (revoke,
     then grant): the same end whatever the rights were. ``tables``: those that exist
     (every table of :data:`RIGHTS` when None)."""
-    s = _ident(schema)
-    users = ", ".join(_ident(r) for r in names.users)
+    s = ident(schema)
+    users = ", ".join(ident(r) for r in names.users)
     present = list(RIGHTS) if tables is None else [t for t in RIGHTS if t in tables]
     out = [
         f"REVOKE ALL ON SCHEMA {s} FROM PUBLIC, {users}",
@@ -276,17 +211,15 @@ def grant_statements(
         f"REVOKE ALL ON ALL SEQUENCES IN SCHEMA {s} FROM PUBLIC, {users}",
         # nextval of the row ids (file numbers, visit ids...; card and voucher numbers
         # come from the counters row, art. 22.1)
-        f"GRANT USAGE ON ALL SEQUENCES IN SCHEMA {s} TO {_ident(names.desk)}",
+        f"GRANT USAGE ON ALL SEQUENCES IN SCHEMA {s} TO {ident(names.desk)}",
     ]
     for table in present:
         rights = RIGHTS[table]
-        qualified = f"{s}.{_ident(table)}"
-        for role, extra in (
-            (names.desk, rights.desk),
-            (names.inspector, rights.inspector),
-            (names.purge, rights.purge),
+        for role, extra in zip(
+            names.users, (rights.desk, rights.inspector, rights.purge), strict=True
         ):
-            out.append(f"GRANT {', '.join(('SELECT', *extra))} ON {qualified} TO {_ident(role)}")
+            privileges = ", ".join(("SELECT", *extra))
+            out.append(f"GRANT {privileges} ON {s}.{ident(table)} TO {ident(role)}")
     for table in POLICIES:
         if table in present:
             out += _policies(schema, table, names)
@@ -297,16 +230,22 @@ def _exists(conn: Conn, role: str) -> bool:
     return conn.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", (role,)).fetchone() is not None
 
 
+def _creations(names: RoleNames) -> list[tuple[str, str]]:
+    """(group, its CREATE ROLE) for every group: only the gate is NOINHERIT."""
+    return [
+        (role, f"CREATE ROLE {ident(role)} NOLOGIN {'NO' if role == names.purger else ''}INHERIT")
+        for role in names.groups
+    ]
+
+
 def create_groups(conn: Conn, names: RoleNames) -> list[str]:
     """Create the groups that do not exist (needs CREATEROLE); the names created."""
     made: list[str] = []
-    for role in names.groups:
-        if _exists(conn, role):
-            continue
-        inherit = "NOINHERIT" if role == names.purger else "INHERIT"
-        _run(conn, f"CREATE ROLE {_ident(role)} NOLOGIN {inherit}")
-        made.append(role)
-    _run(conn, f"GRANT {_ident(names.purge)} TO {_ident(names.purger)}")
+    for role, create in _creations(names):
+        if not _exists(conn, role):
+            _run(conn, create)
+            made.append(role)
+    _run(conn, f"GRANT {ident(names.purge)} TO {ident(names.purger)}")
     return made
 
 
@@ -322,7 +261,7 @@ def _schema_tables(conn: Conn, schema: str) -> list[str]:
 def _take_ownership(conn: Conn, schema: str, owner: str) -> None:
     """Make ``owner`` own the schema, its tables, sequences and functions (the desk
     login that made them keeps nothing)."""
-    s, o = _ident(schema), _ident(owner)
+    s, o = ident(schema), ident(owner)
     _run(conn, f"ALTER SCHEMA {s} OWNER TO {o}")
     kinds = (("'r', 'p', 'v', 'm'", "TABLE"), ("'S'", "SEQUENCE"))
     for relkinds, word in kinds:  # tables first: their owned sequences follow them
@@ -334,7 +273,7 @@ def _take_ownership(conn: Conn, schema: str, owner: str) -> None:
             (schema, owner),
         ).fetchall()
         for (name,) in rows:
-            _run(conn, f"ALTER {word} {s}.{_ident(str(name))} OWNER TO {o}")
+            _run(conn, f"ALTER {word} {s}.{ident(str(name))} OWNER TO {o}")
     for (signature,) in conn.execute(
         "SELECT p.oid::regprocedure::text FROM pg_proc AS p JOIN pg_namespace AS n "
         "ON n.oid = p.pronamespace WHERE n.nspname = %s AND pg_get_userbyid(p.proowner) <> %s",
@@ -359,11 +298,9 @@ def _revoke_strays(conn: Conn, schema: str, names: RoleNames) -> None:
         "aclexplode(n.nspacl) AS a WHERE n.nspname = %s AND a.grantee <> 0",
         (schema, schema, schema),
     ).fetchall()
-    s = _ident(schema)
-    for (role,) in rows:
-        if str(role) in keep:
-            continue
-        r = _ident(str(role))
+    s = ident(schema)
+    for role in {str(r[0]) for r in rows} - keep:
+        r = ident(role)
         _run(conn, f"REVOKE ALL ON ALL TABLES IN SCHEMA {s} FROM {r}")
         _run(conn, f"REVOKE ALL ON ALL SEQUENCES IN SCHEMA {s} FROM {r}")
         _run(conn, f"REVOKE ALL ON SCHEMA {s} FROM {r}")
@@ -389,11 +326,10 @@ def apply_grants(conn: Conn, schema: str, names: RoleNames) -> bool:
 
 
 def grant_roles(conn: Conn, schema: str, *, prefix: str | None = None) -> RoleNames:
-    """Create the groups that are missing, make the owner group own ``schema`` and all it
-    holds, and set every group's rights, in one transaction; the same result however
-    often it runs. Run by a DBA (a superuser, or a role with CREATEROLE that owns the
-    schema and is a member of the owner group) after the migrations.
-    ``prefix``: :func:`default_prefix` when None. Refusals: ``PG_ROLES_REFUSED``."""
+    """Create the missing groups, make the owner group own ``schema`` and all it holds,
+    and set every group's rights, in one transaction; the same result however often it
+    runs. Run by a DBA (a superuser, or a role with CREATEROLE that owns the schema and is
+    a member of the owner group) after the migrations. Refusals: ``PG_ROLES_REFUSED``."""
     try:
         names = RoleNames(prefix or default_prefix(conn, schema))
         with conn.transaction():
@@ -414,29 +350,20 @@ def grant_roles(conn: Conn, schema: str, *, prefix: str | None = None) -> RoleNa
     return names
 
 
-# -- logins ---------------------------------------------------------------------------------
-
-
-def _membership(conn: Conn, login: str, group: str) -> str:
-    """The role ``login`` joins to be in ``group`` (the gate for the purge)."""
+def admit_login(conn: Conn, login: str, group: str, *, admit: bool = True) -> None:
+    """Make the LOGIN role ``login`` a member of ``group`` (a name of :class:`RoleNames`);
+    for the purge group, a member of its NOINHERIT gate. Idempotent. ``admit=False``:
+    undo it."""
     row = conn.execute("SELECT rolcanlogin FROM pg_roles WHERE rolname = %s", (login,)).fetchone()
     if row is None or not row[0]:
         raise StoreError("no such login role", code=PgRoleCode.ROLE_UNKNOWN)
-    suffix = next((s for s in GROUP_SUFFIXES if group.endswith(s)), None)
+    suffix = next((s for s in GROUPS.values() if group.endswith(s)), None)
     if suffix is None or suffix == PURGER or not _exists(conn, group):
         raise StoreError("not a group of a visitor file", code=PgRoleCode.ROLE_UNKNOWN)
-    names = RoleNames(group[: -len(suffix)])
-    return names.purger if suffix == PURGE else group
-
-
-def admit_login(conn: Conn, login: str, group: str, *, admit: bool = True) -> None:
-    """Make the LOGIN role ``login`` a member of ``group`` (a name of :class:`RoleNames`).
-    For the purge group, a member of its NOINHERIT gate: the login may ``SET ROLE`` to
-    it, and only the store's purge does. Idempotent. ``admit=False``: undo it."""
-    joined = _membership(conn, login, group)
-    verb = f"GRANT {_ident(joined)} TO" if admit else f"REVOKE {_ident(joined)} FROM"
+    joined = RoleNames(group[: -len(suffix)]).purger if suffix == PURGE else group
+    verb = f"GRANT {ident(joined)} TO" if admit else f"REVOKE {ident(joined)} FROM"
     try:
-        _run(conn, f"{verb} {_ident(login)}")
+        _run(conn, f"{verb} {ident(login)}")
     except psycopg.Error as exc:
         raise StoreError(
             f"the server refused the {'membership' if admit else 'revocation'} "
@@ -450,10 +377,7 @@ def dismiss_login(conn: Conn, login: str, group: str) -> None:
     admit_login(conn, login, group, admit=False)
 
 
-# -- what the store asks at opening -----------------------------------------------------------
-
-
-def schema_roles(conn: Conn) -> RoleNames | None:
+def _schema_roles(conn: Conn) -> RoleNames | None:
     """The groups of the current schema: None when its owner is not an owner group (the
     schema of one desk login, as before roles)."""
     row = conn.execute(
@@ -463,11 +387,10 @@ def schema_roles(conn: Conn) -> RoleNames | None:
 
 
 def take_owner(conn: Conn) -> RoleNames | None:
-    """Before applying pending migrations: make sure this session may, and act as the
-    owner group when its login is a member (so what a migration creates belongs to the
-    group, not to the login). Refused with ``PG_SCHEMA_OLDER`` when it may not: the
-    schema needs migrations and the owner must run them. A schema not owned by an owner
-    group is migrated as before roles, by its owner or a role that may create in it."""
+    """Before applying pending migrations: act as the owner group when this session's
+    login is a member (what a migration creates belongs to the group, not the login);
+    ``PG_SCHEMA_OLDER`` when it may not migrate. A schema not owned by an owner group is
+    migrated as before roles, by its owner or a role that may create in it."""
     row = conn.execute(
         "SELECT pg_get_userbyid(n.nspowner), n.nspowner = (SELECT oid FROM pg_roles "
         "WHERE rolname = current_user), pg_has_role(current_user, n.nspowner, 'MEMBER'), "
@@ -481,7 +404,7 @@ def take_owner(conn: Conn) -> RoleNames | None:
     if is_owner or (names is None and can_create):
         return names
     if names is not None and member:
-        _run(conn, f"SET ROLE {_ident(owner)}")
+        _run(conn, f"SET ROLE {ident(owner)}")
         return names
     raise StoreError(
         "the schema needs migrations; the owner must run them (this login may not)",
@@ -489,25 +412,26 @@ def take_owner(conn: Conn) -> RoleNames | None:
     )
 
 
+def _without_owner_rights(conn: Conn) -> RoleNames | None:
+    """The schema's groups when the session's login lacks its owner's rights (None: it
+    has them, or the schema has no groups and its owner acts as before roles)."""
+    names = _schema_roles(conn)
+    if names is None:
+        return None
+    row = conn.execute("SELECT pg_has_role(session_user, %s, 'USAGE')", (names.owner,)).fetchone()
+    return None if row is not None and bool(row[0]) else names
+
+
 def purge_role(conn: Conn) -> str | None:
-    """The group the store's purge must ``SET LOCAL ROLE`` to: None when the schema has
-    no groups, or when the session's login has the owner's rights (the owner deletes
-    without it, as before roles)."""
-    names = schema_roles(conn)
-    return None if names is None or _owner_rights(conn, names) else names.purge
+    """The group the store's purge must ``SET LOCAL ROLE`` to; None: the owner deletes
+    without it, as before roles."""
+    names = _without_owner_rights(conn)
+    return None if names is None else names.purge
 
 
 def owns_schema(conn: Conn) -> bool:
-    """The session's login has the owner's rights on the current schema (a member of its
-    owner group), or the schema has no groups (as before roles): what re-sealing every
-    table and rewriting the data keys needs."""
-    names = schema_roles(conn)
-    return names is None or _owner_rights(conn, names)
-
-
-def _owner_rights(conn: Conn, names: RoleNames) -> bool:
-    row = conn.execute("SELECT pg_has_role(session_user, %s, 'USAGE')", (names.owner,)).fetchone()
-    return row is not None and bool(row[0])
+    """Whether the session may re-seal every table and rewrite the data keys."""
+    return _without_owner_rights(conn) is None
 
 
 def may_purge(conn: Conn, role: str) -> bool:
@@ -517,9 +441,6 @@ def may_purge(conn: Conn, role: str) -> bool:
         (role,),
     ).fetchone()
     return row is not None and bool(row[0])
-
-
-# -- the command ----------------------------------------------------------------------------
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -534,11 +455,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not args.prefix:
             parser.error("sql needs --prefix")
         names = RoleNames(args.prefix)
-        for role in names.groups:
-            inherit = "NOINHERIT" if role == names.purger else "INHERIT"
-            print(f"CREATE ROLE {_ident(role)} NOLOGIN {inherit};")
-        print(f"GRANT {_ident(names.purge)} TO {_ident(names.purger)};")
-        for statement in grant_statements(args.schema, names):
+        creations = [create for _, create in _creations(names)]
+        grant = f"GRANT {ident(names.purge)} TO {ident(names.purger)}"
+        for statement in [*creations, grant, *grant_statements(args.schema, names)]:
             print(statement + ";")
         return 0
     if not args.conninfo:

@@ -1,55 +1,21 @@
 """Key rotation of the visitor file on the PostgreSQL server (Decreto 58/2006, art. 20.4:
-the file is confidential; GDPR art. 32: its keys are changed when they may be known).
+the file is confidential; GDPR art. 32: its keys are changed when they may be known). The
+operator's steps are those of ``db rotate-key`` (ui/cli/db_server.py).
 
-Two operations, over the primitives of :mod:`db.pg.crypto`:
+* Re-wrap: every ``data_keys`` record wrapped again under a new installation key, in one
+  transaction, from the data keys the running store holds (the old key is not asked for
+  again); a record already under it is checked and kept, so a second run finishes the
+  first. The desk's queue of provisional vouchers (art. 23.4) is keyed from the desk key
+  too: a desk formalises it before its key changes.
+* Re-encrypt: a new data key version stored first, then every sealed value and blind
+  index resealed under it batch by batch, each batch ONE write transaction of the store
+  (the chain's head lock): a run killed at any point is finished by the next (no version
+  is added while a row is behind). Lookups work throughout (an index per held version).
+  Desks opened before hold only the old keys: restart them, or they :func:`refresh_ring`.
+* Retire: the old versions' records deleted once no row of any table uses them.
 
-* **Re-wrap** (:func:`rewrap_installation_key`): a new installation key, the same data
-  keys. Every record of ``data_keys`` is wrapped again under the new key in ONE
-  transaction; a record already under the new key is checked and kept, so a second run
-  finishes (or repeats harmlessly) the first. The values and blind indexes are not
-  touched: it takes a moment. Afterwards the file opens only with the new key
-  (``PG_INSTALLATION_KEY_WRONG`` with the old one). The records are made from the data
-  keys the running store holds, so the old key is not asked for again.
-
-  The installation key is derived from the desk key (``ADMISSION_DB_KEY`` or the OS
-  keyring entry ``admission-desk`` / ``visitor-file-key``, :func:`db.keys.resolve_key`)
-  with the database's id (:meth:`InstallationKey.from_db_key`); every desk of the casino
-  holds the same desk key. So a casino changes it in three steps:
-
-  1. make a new desk key (64 hex characters from a random source, or a passphrase);
-  2. on one desk: ``ADMISSION_NEW_DB_KEY=<new key> python main.py db rotate-key
-     --rewrap`` (:data:`ENV_NEW_KEY`, read as ``ADMISSION_DB_KEY`` is read);
-  3. on every desk: put the new key where the old one was (the keyring entry or the
-     service's ``ADMISSION_DB_KEY``) and restart it. A desk keeps working until it is
-     restarted (it holds the data keys unwrapped); restarted with the old key it is
-     refused (``PG_INSTALLATION_KEY_WRONG``) and touches nothing.
-
-  The desk's queue of provisional vouchers (art. 23.4, ``db/offline_queue.py``) is keyed
-  from the desk key too: a desk formalises its pending vouchers before its key changes.
-
-* **Re-encrypt** (:func:`reencrypt`): a new data key version. Its wrapped record is
-  stored first (with an audit entry), then every row of every table holding sealed
-  values is opened and sealed again under it, its blind indexes (``id_index``, the
-  ``name_tokens`` of a visitor) recomputed, batch by batch: each batch is ONE write
-  transaction of the store (the chain's head lock, as every desk write), the values,
-  the indexes and the row's ``key_version`` together. A run killed at any point leaves
-  every batch either done or untouched; run again, it finds the rows still under an
-  old version and finishes them (no new version is added while any row is behind).
-  Lookups work throughout: a desk looks an identity up by its index under every held
-  version (``KeyRing.identity_indexes``) and a name by the tokens of every version, and
-  a row's indexes are always those of its own version.
-
-  The desks that were open before the new version was stored hold only the old data
-  keys: they cannot open the resealed rows nor find them by their new indexes. Run the
-  re-encryption with the other desks closed, or restart them as soon as it starts (the
-  command says so); a desk that calls :func:`refresh_ring` now and then loads the new
-  version by itself. Retiring the old versions (:func:`retire_old_versions`, the
-  ``--retire`` flag) deletes their records once no row of any table uses them; do it
-  once every desk runs with the new version.
-
-Only one rotation runs at a time (a session advisory lock derived from the database's
-id: ``PG_ROTATION_RUNNING``). Every rotation is an entry of the audit chain with its
-kind, versions and row counts, never a personal value.
+One rotation at a time (a session advisory lock: ``PG_ROTATION_RUNNING``); each is an
+entry of the audit chain with its kind, versions and row counts, never a personal value.
 """
 
 from __future__ import annotations
@@ -58,7 +24,7 @@ import functools
 import os
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from enum import unique
 from typing import Any, cast
 
@@ -73,30 +39,14 @@ from db.pg.crypto import (
     KeyRing,
     PgCryptoCode,
     PgCryptoError,
+    RotationReport,
     SealedRow,
     WrappedKey,
-    reencrypt_batches,
+    reseal_selected,
 )
 from db.pg.store import PgStore
 from db.tx import Tx
 from db.voucher_book import reseal_vouchers
-
-__all__ = [
-    "ENV_NEW_KEY",
-    "MODES",
-    "SEALED_TABLES",
-    "KeyRotation",
-    "PgRotationCode",
-    "ReencryptReport",
-    "RetireReport",
-    "RewrapReport",
-    "SealedTable",
-    "reencrypt",
-    "refresh_ring",
-    "retire_old_versions",
-    "rewrap_installation_key",
-    "rows_behind",
-]
 
 ENV_NEW_KEY = "ADMISSION_NEW_DB_KEY"  # the new desk key of a re-wrap (as ADMISSION_DB_KEY)
 MODES = ("rewrap", "reencrypt", "retire", "reencrypt-retire")
@@ -120,8 +70,7 @@ class PgRotationCode(Code):
 
 @dataclass(frozen=True, slots=True)
 class SealedTable:
-    """A table whose rows hold sealed values: the row key bound into every value, the
-    sealed columns, and the blind indexes recomputed from them."""
+    """A table whose rows hold sealed values, and the blind indexes recomputed from them."""
 
     name: str
     key: str  # the row key column (bound into each value's associated data)
@@ -130,6 +79,24 @@ class SealedTable:
     identity: str | None = None  # the sealed IdentityKey.text whose index is id_index
     names: tuple[str, str] | None = None  # (surname, given names): the name_tokens rows
     number: str | None = None  # the sealed document number whose index is number_index
+
+    def reindex(self, ring: KeyRing, plain: Mapping[str, bytes | None]) -> dict[str, Any]:
+        """The row's blind indexes under the ring's current version, from its plaintexts."""
+
+        def text(column: str) -> str:
+            return (plain[column] or b"").decode("utf-8")
+
+        indexes: dict[str, tuple[bytes, ...]] = {}
+        if self.identity is not None:
+            assert plain[self.identity] is not None
+            identity = IdentityKey.parse(text(self.identity))
+            indexes["id_index"] = (ring.identity_index(identity),)
+        if self.number is not None:
+            assert plain[self.number] is not None
+            indexes["number_index"] = (ring.number_index(text(self.number)),)
+        if self.names is not None:
+            indexes["name_tokens"] = ring.name_tokens(*(text(c) for c in self.names))
+        return indexes
 
 
 # Every table of the store (db/pg/migrations) with sealed values; accounts and vouchers
@@ -151,11 +118,22 @@ SEALED_TABLES: tuple[SealedTable, ...] = (
     ),
     SealedTable("staff", "staff_id", "bigint", ("identity", "name"), identity="identity"),
 )
-PORT_TABLES = ("accounts", "vouchers")
-KNOWN_TABLES = frozenset(t.name for t in SEALED_TABLES) | frozenset(PORT_TABLES)
+PORTS: dict[str, Callable[..., RotationReport]] = {
+    "accounts": reseal_accounts,
+    "vouchers": reseal_vouchers,
+}
+KNOWN_TABLES = frozenset(t.name for t in SEALED_TABLES) | frozenset(PORTS)
 
 
-# -- reports -------------------------------------------------------------------------------
+def _json(mode: str, report: Any) -> dict[str, object]:
+    """A report as the command answers it: its mode, then its fields (tuples as lists)."""
+    out: dict[str, object] = {"mode": mode}
+    for f in fields(report):
+        value = getattr(report, f.name)
+        out[f.name] = list(value) if isinstance(value, tuple) else value
+    return out
+
+
 @dataclass(frozen=True, slots=True)
 class RewrapReport:
     versions: tuple[int, ...]  # every data key version stored
@@ -164,13 +142,7 @@ class RewrapReport:
     key_id: str  # InstallationKey.key_id of the new key (names it, reveals nothing)
 
     def as_json(self) -> dict[str, object]:
-        return {
-            "mode": "rewrap",
-            "versions": list(self.versions),
-            "rewrapped": list(self.rewrapped),
-            "kept": list(self.kept),
-            "key_id": self.key_id,
-        }
+        return _json("rewrap", self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,7 +151,7 @@ class RetireReport:
     retired: tuple[int, ...]  # records deleted
 
     def as_json(self) -> dict[str, object]:
-        return {"mode": "retire", "version": self.version, "retired": list(self.retired)}
+        return _json("retire", self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -197,20 +169,12 @@ class ReencryptReport:
         return not any(self.remaining.values())
 
     def as_json(self) -> dict[str, object]:
-        return {
-            "mode": "reencrypt",
-            "version": self.version,
-            "added": self.added,
-            "old_versions": list(self.old_versions),
-            "rows": dict(self.rows),
-            "batches": self.batches,
-            "remaining": dict(self.remaining),
-            "complete": self.complete,
-            "retired": list(self.retired),
-        }
+        out = _json("reencrypt", self)
+        out.update(rows=dict(self.rows), remaining=dict(self.remaining), complete=self.complete)
+        out["retired"] = out.pop("retired")
+        return out
 
 
-# -- helpers ---------------------------------------------------------------------------------
 def _installation(key: InstallationKey | DbKey, database_id: str) -> InstallationKey:
     if isinstance(key, InstallationKey):
         return key
@@ -222,11 +186,6 @@ def _records(tx: Tx) -> list[WrappedKey]:
     return [WrappedKey(int(v), int(t), str(w), bytes(b)) for v, t, w, b in rows]
 
 
-def _quoted(name: str) -> str:
-    """A table's name as an SQL identifier (names read from the server's catalog)."""
-    return '"' + name.replace('"', '""') + '"'
-
-
 def _versioned_tables(tx: Tx) -> list[str]:
     """Every table of the file's schema with a ``key_version`` column."""
     rows = tx.all(
@@ -236,19 +195,11 @@ def _versioned_tables(tx: Tx) -> list[str]:
     return [str(r[0]) for r in rows]
 
 
-def _check_known(tables: Sequence[str]) -> None:
-    unknown = [t for t in tables if t not in KNOWN_TABLES]
-    if unknown:
-        raise InvalidStateError(
-            f"tables with sealed values the rotation does not know: {', '.join(unknown)}",
-            code=PgRotationCode.TABLE_UNKNOWN,
-        )
-
-
 def _behind(tx: Tx, current: int) -> dict[str, int]:
     counts: dict[str, int] = {}
     for table in _versioned_tables(tx):
-        found = tx.one(f"SELECT count(*) FROM {_quoted(table)} WHERE key_version <> ?", (current,))
+        query = f"SELECT count(*) FROM {pg_roles.ident(table)} WHERE key_version <> ?"
+        found = tx.one(query, (current,))
         counts[table] = 0 if found is None else int(found[0])
     return counts
 
@@ -258,8 +209,7 @@ def rows_behind(store: PgStore) -> dict[str, int]:
 
     def work(tx: Tx) -> dict[str, int]:
         found = tx.one("SELECT max(version) FROM data_keys")
-        current = int(found[0]) if found and found[0] is not None else 0
-        return _behind(tx, current)
+        return _behind(tx, int(found[0]) if found and found[0] is not None else 0)
 
     return store.read(work)
 
@@ -284,10 +234,9 @@ def _quiet(_line: str) -> None:
 
 
 def refresh_ring(store: PgStore, key: InstallationKey | DbKey) -> bool:
-    """Load the data key versions stored since ``store`` was opened (another desk began
-    a re-encryption, or retired old versions): True when the ring changed. One small
-    read; a desk may call it before its writes or with its latency probe, so that it
-    seals under the newest version and finds resealed rows by their new indexes."""
+    """Load the data key versions stored since ``store`` was opened (another desk began a
+    re-encryption, or retired old versions): True when the ring changed. One small read,
+    so that a desk seals under the newest version and finds resealed rows."""
     ring = store.ring
     found = store.read(lambda tx: tx.all("SELECT version, key_tag FROM data_keys"))
     stored = {int(v): int(t) for v, t in found}
@@ -299,15 +248,12 @@ def refresh_ring(store: PgStore, key: InstallationKey | DbKey) -> bool:
     return True
 
 
-# -- re-wrap ---------------------------------------------------------------------------------
 def rewrap_installation_key(
     store: PgStore, new_key: InstallationKey | DbKey, *, actor: str = ACTOR
 ) -> RewrapReport:
-    """Every data key record wrapped again under ``new_key`` (an :class:`InstallationKey`,
-    or the new desk key from which it is derived with the database's id), in one
-    transaction with its audit entry. A record already under the new key is unwrapped
-    with it (checked) and kept. The new records are made from the data keys ``store``
-    holds; each stored record must carry the tag of the store's key of its version."""
+    """Every data key record wrapped again under ``new_key`` (or the installation key
+    derived from a new desk key), in one transaction with its audit entry; each stored
+    record must carry the tag of the store's key of its version."""
     new = _installation(new_key, store.database_id)
     ring = store.ring
 
@@ -335,53 +281,23 @@ def rewrap_installation_key(
             rewrapped.append(record.version)
         # every record now opens with the new key, before the transaction commits
         KeyRing.load(new, store.database_id, _records(tx))
-        report = RewrapReport(
-            tuple(r.version for r in records), tuple(rewrapped), tuple(kept), new.key_id
-        )
         if rewrapped:
-            _audit(
-                store,
-                tx,
-                actor,
-                "DATA_KEYS_REWRAPPED",
-                {"versions": _versions_text(rewrapped), "key_id": new.key_id},
-            )
-        return report
+            details = {"versions": _versions_text(rewrapped), "key_id": new.key_id}
+            _audit(store, tx, actor, "DATA_KEYS_REWRAPPED", details)
+        versions = tuple(r.version for r in records)
+        return RewrapReport(versions, tuple(rewrapped), tuple(kept), new.key_id)
 
     with _rotation_lock(store):
         return store.write(work)
 
 
-# -- re-encrypt ------------------------------------------------------------------------------
-def _reindex(table: SealedTable) -> Callable[[KeyRing, Mapping[str, bytes | None]], dict[str, Any]]:
-    def reindex(ring: KeyRing, plain: Mapping[str, bytes | None]) -> dict[str, Any]:
-        indexes: dict[str, tuple[bytes, ...]] = {}
-        if table.identity is not None:
-            text = plain[table.identity]
-            assert text is not None
-            identity = IdentityKey.parse(text.decode("utf-8"))
-            indexes["id_index"] = (ring.identity_index(identity),)
-        if table.number is not None:
-            number = plain[table.number]
-            assert number is not None
-            indexes["number_index"] = (ring.number_index(number.decode("utf-8")),)
-        if table.names is not None:
-            surname, given = (plain[c] for c in table.names)
-            indexes["name_tokens"] = ring.name_tokens(
-                (surname or b"").decode("utf-8"), (given or b"").decode("utf-8")
-            )
-        return indexes
-
-    return reindex
-
-
 def _reseal_batch(
     tx: Tx, table: SealedTable, ring: KeyRing, limit: int, after: Any
 ) -> tuple[int, Any]:
-    """One batch of ``table``: the rows after row key ``after`` (None: from the first)
-    not under the current version (locked), opened, sealed again, written with their
-    indexes and version. Returns how many and the last row key: the next batch starts
-    there (keyset order: a table is walked once, not once per batch)."""
+    """One batch of ``table``: the rows after row key ``after`` (None: from the first) not
+    under the current version (locked), resealed and written with their indexes and
+    version. Returns how many and the last row key, where the next batch starts (keyset
+    order: a table is walked once, not once per batch)."""
     key = table.key
     rows = tx.all(
         f"SELECT {key}, key_version, {', '.join(table.sealed)} FROM {table.name} "
@@ -404,20 +320,14 @@ def _reseal_batch(
         )
         for row in rows
     ]
-    reindex = _reindex(table) if (table.identity or table.names or table.number) else None
-    batch = next(reencrypt_batches(sealed, ring, batch_size=len(sealed), reindex=reindex), [])
-    if not batch:
-        raise PgCryptoError(
-            "the store returned only rows already at the current key version",
-            code=PgCryptoCode.ROTATION_STUCK,
-        )
+    indexed = table.identity or table.names or table.number
+    batch = reseal_selected(sealed, ring, table.reindex if indexed else None)
     # one UPDATE from arrays (column -> its values, typed): the names are the table's own
     arrays: dict[str, tuple[str, list[Any]]] = {key: (table.key_type, [r.row for r in batch])}
     arrays.update({c: ("bytea", [r.values[c] for r in batch]) for c in table.sealed})
-    if table.identity is not None:
-        arrays["id_index"] = ("bytea", [r.indexes["id_index"][0] for r in batch])
-    if table.number is not None:
-        arrays["number_index"] = ("bytea", [r.indexes["number_index"][0] for r in batch])
+    for index in ("id_index", "number_index"):
+        if index in batch[0].indexes:
+            arrays[index] = ("bytea", [r.indexes[index][0] for r in batch])
     sets = ", ".join(f"{c} = u.{c}" for c in arrays if c != key)
     unnest = ", ".join(f"?::{kind}[]" for kind, _ in arrays.values())
     tx.execute(
@@ -439,12 +349,17 @@ def _reseal_batch(
 
 
 def _start(store: PgStore, installation: InstallationKey, actor: str) -> tuple[KeyRing, bool]:
-    """The ring to reseal under: the stored versions unwrapped with ``installation``
-    (a wrong key is refused here, before anything is written), plus a new version
-    when no row is behind the newest one (otherwise an earlier run is finished)."""
+    """The ring to reseal under: the stored versions unwrapped with ``installation`` (a
+    wrong key is refused here, before anything is written), plus a new version when no
+    row is behind the newest one (otherwise an earlier run is finished)."""
 
     def check(tx: Tx) -> tuple[KeyRing, dict[str, int]]:
-        _check_known(_versioned_tables(tx))
+        unknown = [t for t in _versioned_tables(tx) if t not in KNOWN_TABLES]
+        if unknown:
+            raise InvalidStateError(
+                f"tables with sealed values the rotation does not know: {', '.join(unknown)}",
+                code=PgRotationCode.TABLE_UNKNOWN,
+            )
         ring = KeyRing.load(installation, store.database_id, _records(tx))
         return ring, _behind(tx, ring.current_version)
 
@@ -461,13 +376,8 @@ def _start(store: PgStore, installation: InstallationKey, actor: str) -> tuple[K
             "INSERT INTO data_keys (version, key_tag, wrapping_key_id, blob) VALUES (?, ?, ?, ?)",
             (record.version, record.key_tag, record.wrapping_key_id, record.blob),
         )
-        _audit(
-            store,
-            tx,
-            actor,
-            "DATA_KEY_ADDED",
-            {"version": record.version, "old_versions": _versions_text(ring.versions)},
-        )
+        details = {"version": record.version, "old_versions": _versions_text(ring.versions)}
+        _audit(store, tx, actor, "DATA_KEY_ADDED", details)
         return new_ring, True
 
     return store.write(add)
@@ -483,11 +393,11 @@ def reencrypt(
     actor: str = ACTOR,
 ) -> ReencryptReport:
     """Reseal every sealed value and recompute every blind index under a new data key
-    version (or finish an earlier run's), batch by batch, each batch one transaction.
-    ``key``: the installation key in use (or the desk key it comes from): it wraps the
-    new version. ``progress`` gets one line per batch (counts only); an exception it
-    raises stops the run after a committed batch (the next run finishes). ``retire``:
-    then delete the old versions' records when no row uses them."""
+    version (or finish an earlier run's), each batch one transaction. ``key``: the
+    installation key in use (or the desk key it comes from): it wraps the new version.
+    ``progress`` gets one line per batch (counts only); an exception it raises stops the
+    run after a committed batch. ``retire``: then delete the old versions' records when
+    no row uses them."""
     if batch_size < 1:
         raise ValueError("batch_size must be positive")
     say = progress or _quiet
@@ -501,33 +411,32 @@ def reencrypt(
             + ("stored" if added else "resumed")
             + "; desks opened before must be restarted"
         )
-        rows: dict[str, int] = {t.name: 0 for t in SEALED_TABLES}
-        rows.update({t: 0 for t in PORT_TABLES})
+        rows = dict.fromkeys([*(t.name for t in SEALED_TABLES), *PORTS], 0)
         batches = 0
+
+        def count(table: str, done: int, written: int) -> int:
+            nonlocal batches
+            rows[table] += done
+            batches += written
+            say(f"{table}: {rows[table]} rows resealed")
+            return done
+
         for _ in range(MAX_PASSES):
             moved = 0
             for table in SEALED_TABLES:
                 after: Any = None
                 while True:
-                    done, after = store.write(
-                        functools.partial(
-                            _reseal_batch, table=table, ring=ring, limit=batch_size, after=after
-                        )
+                    reseal = functools.partial(
+                        _reseal_batch, table=table, ring=ring, limit=batch_size, after=after
                     )
+                    done, after = store.write(reseal)
                     if not done:
                         break
-                    rows[table.name] += done
-                    batches += 1
-                    moved += done
-                    say(f"{table.name}: {rows[table.name]} rows resealed")
-            accounts = reseal_accounts(store, ring, batch_size=batch_size)
-            vouchers = reseal_vouchers(store, ring, batch_size=batch_size)
-            for name, report in (("accounts", accounts), ("vouchers", vouchers)):
+                    moved += count(table.name, done, 1)
+            for name, port in PORTS.items():
+                report = port(store, ring, batch_size=batch_size)
                 if report.rows:
-                    rows[name] += report.rows
-                    batches += report.batches
-                    moved += report.rows
-                    say(f"{name}: {rows[name]} rows resealed")
+                    moved += count(name, report.rows, report.batches)
             if not moved:
                 break
         remaining = store.read(lambda tx: _behind(tx, ring.current_version))
@@ -547,18 +456,11 @@ def reencrypt(
         if retire and not any(remaining.values()):
             retired = _retire(store, actor).retired
         say(f"re-encryption under version {ring.current_version} done")
-    return ReencryptReport(
-        ring.current_version,
-        added,
-        tuple(v for v in old if v not in retired),
-        rows,
-        batches,
-        {t: n for t, n in remaining.items() if n},
-        retired,
-    )
+    left = tuple(v for v in old if v not in retired)
+    behind = {t: n for t, n in remaining.items() if n}
+    return ReencryptReport(ring.current_version, added, left, rows, batches, behind, retired)
 
 
-# -- retire ----------------------------------------------------------------------------------
 def _retire(store: PgStore, actor: str) -> RetireReport:
     ring = store.ring
 
@@ -580,13 +482,8 @@ def _retire(store: PgStore, actor: str) -> RetireReport:
         retired = tuple(r.version for r in records if r.version != newest)
         if retired:
             tx.execute("DELETE FROM data_keys WHERE version <> ?", (newest,))
-            _audit(
-                store,
-                tx,
-                actor,
-                "DATA_KEYS_RETIRED",
-                {"version": newest, "retired": _versions_text(retired)},
-            )
+            details = {"version": newest, "retired": _versions_text(retired)}
+            _audit(store, tx, actor, "DATA_KEYS_RETIRED", details)
         return RetireReport(newest, retired)
 
     report = store.write(work)
@@ -597,21 +494,15 @@ def _retire(store: PgStore, actor: str) -> RetireReport:
 def retire_old_versions(store: PgStore, *, actor: str = ACTOR) -> RetireReport:
     """Delete the records of every data key version but the newest, once no row of any
     table is sealed under them (``PG_ROTATION_OLD_VERSION_IN_USE`` otherwise). Only when
-    every desk runs with the newest version: a desk opened before still seals under the
-    old one."""
+    every desk runs with the newest version: a desk opened before still seals under it."""
     with _rotation_lock(store):
         return _retire(store, actor)
 
 
-# -- the command's entry point ---------------------------------------------------------------
 class KeyRotation:
-    """The rotation the command line calls (``admission.desk_ports.KeyRotation``), made by the
-    composition root with the open store and the desk key it was opened with.
-
-    ``rotate(mode=...)``: ``"rewrap"`` (the new desk key from ``new_key`` or the
-    environment's :data:`ENV_NEW_KEY`), ``"reencrypt"``, ``"retire"`` or
-    ``"reencrypt-retire"``. Answers the report as JSON (versions and counts only);
-    refusals raise ``InvalidStateError`` with a :class:`PgRotationCode`."""
+    """The rotation the command line calls (``admission.desk_ports.KeyRotation``), over
+    the open store and the desk key it was opened with. Answers the report as JSON
+    (versions and counts only); refusals raise ``InvalidStateError``."""
 
     def __init__(
         self,
@@ -666,11 +557,7 @@ class KeyRotation:
             retired = retire_old_versions(self._store, actor=actor)
             progress(f"data key versions retired: {_versions_text(retired.retired) or 'none'}")
             return retired.as_json()
+        retire = mode == "reencrypt-retire"
         return reencrypt(
-            self._store,
-            self._key,
-            batch_size=batch,
-            progress=progress,
-            retire=mode == "reencrypt-retire",
-            actor=actor,
+            self._store, self._key, batch_size=batch, progress=progress, retire=retire, actor=actor
         ).as_json()
