@@ -1,47 +1,15 @@
-"""Provisional vouchers given while the server cannot be reached (volantes provisionales,
-art. 23.4, R11), kept in a small encrypted queue on the desk until the server is back.
-
-A desk of a shared server (arts. 154-155, R17) admits nobody on its own when the server
-is unreachable: the card sequence is one and gapless for the operating unit (art. 22.1),
-so no card number can be taken locally. Art. 23.4 lets the desk hand the visitor a
-provisional voucher against the deposit of the document and of the price, the card being
-formalised later. Such a voucher cannot take a server voucher number either, so it gets a
-**local provisional reference** - ``<desk>-P<000001>``, the desk's id and a gapless local
-sequence, never a bare number that could be mistaken for a server voucher number - and
-waits here. :func:`formalise` later issues each one on the
-server's voucher book, in order and exactly once; the queue then keeps the server number
-against the local reference.
-
-The file: SQLCipher 4 (db/connection.py ``connect_encrypted``), its own schema (not the
-visitor file's migrations), WAL with ``synchronous = FULL``: every write is one
-transaction, fsync'd at commit, and a process killed mid-write leaves the queue as it
-was before or after that write, readable. ``secure_delete`` on (R3). One process holds
-the file at a time (an exclusive ``flock`` on ``<file>.lock``).
-
-Key (:func:`queue_key`): derived from the desk's own key (``db.keys.resolve_key``: the
-visitor file's key, or the key from which a server desk derives its installation key).
-A raw key gives HMAC-SHA256(key, label): the queue never shares the AES key of the
-visitor file nor of the server's key hierarchy. A passphrase is used as it is: SQLCipher
-stretches it (PBKDF2-HMAC-SHA512) with the queue file's own random salt, so the two
-files' keys differ.
-
-Idempotency of :func:`formalise`: before the server is asked, the
-entry is marked SENDING (committed) with the server's last voucher number at that moment
-(``floor``). A re-run that finds an entry SENDING looks for its voucher on the server
-before issuing it again: the vouchers numbered above ``floor`` (gapless: the walk ends
-at the first missing number) and the open vouchers are compared with the entry field by
-field (desk, instant of issue to the microsecond, operator, holder, document, card type,
-price). The queue makes each entry's instant unique on the desk, so the comparison
-identifies it. When it is resent, the numbers between ``floor`` and the new one are
-looked at again: a first send whose commit was still under way during the lookup held
-the voucher counter, so it is numbered below; the new copy is then cancelled with a
-reason (the sequence stays gapless, the holder keeps the first number).
-
-This is an approximation: the server's voucher table has no column for the local
-reference. A ``local_ref`` column with a UNIQUE constraint, written in the issuing
-transaction (``issue_voucher(new, local_ref=...)`` returning the existing voucher on a
-conflict), would make the issue idempotent by construction, as ``admission_id`` does for
-admissions (db/pg/store.py).
+"""Provisional vouchers given while the server cannot be reached (art. 23.4, R11): no
+card or voucher number can be taken off the server (one gapless sequence for the unit,
+arts. 22.1, 154-155), so each gets a local reference ``<desk>-P<000001>`` and waits in a
+small SQLCipher 4 file of the desk (WAL, ``synchronous = FULL``, ``secure_delete``; one
+process at a time, by ``flock`` on ``<file>.lock``). Its key (:func:`queue_key`) is derived
+from the desk's key and never shares the visitor file's AES key; a passphrase is
+stretched with the queue file's own salt. :func:`formalise` issues each on the server's
+book, in order and exactly once: an entry is marked SENDING with the server's last voucher
+number (``floor``) before it is sent; a re-run looks for it above ``floor`` (gapless) and
+among the open vouchers, field by field (its instant is unique on the desk), and cancels
+a second copy found below its own. A ``local_ref`` column with a UNIQUE constraint on the
+server would make this idempotent by construction, as ``admission_id`` does for admissions.
 """
 
 from __future__ import annotations
@@ -73,14 +41,7 @@ try:
 except ImportError:  # pragma: no cover - not POSIX: the single-process rule is the caller's
     fcntl = None  # type: ignore[assignment]
 
-__all__ = [
-    "OfflineQueueCode",
-    "OfflineVoucherQueue",
-    "ServerVoucherBook",
-    "formalise",
-    "queue_key",
-]
-
+__all__ = ["OfflineQueueCode", "OfflineVoucherQueue", "ServerVoucherBook", "formalise", "queue_key"]
 log = logging.getLogger("admission.db.offline_queue")
 SCHEMA_VERSION = 1
 _KEY_LABEL = b"admission-desk/offline-voucher-queue/v1"
@@ -90,8 +51,6 @@ _SCAN_LIMIT = 100_000  # vouchers above the floor looked at before giving up (bo
 
 @unique
 class OfflineQueueCode(Code):
-    """What the offline voucher queue and its formalisation answer (art. 23.4)."""
-
     OFFLINE_QUEUE_OTHER_DESK = "OFFLINE_QUEUE_OTHER_DESK"  # the file is another desk's queue
     OFFLINE_QUEUE_IN_USE = "OFFLINE_QUEUE_IN_USE"  # another process holds the queue
     OFFLINE_QUEUE_NEWER = "OFFLINE_QUEUE_NEWER"  # written by a newer program
@@ -102,7 +61,7 @@ class OfflineQueueCode(Code):
 
 
 def queue_key(desk_key: DbKey) -> DbKey:
-    """The queue's key from the desk's key (see the module's docstring)."""
+    """HMAC-SHA256(raw key, label); a passphrase as it is (stretched with this file's salt)."""
     if desk_key.is_raw:
         raw = bytes.fromhex(desk_key.hex())
         derived = hmac.new(raw, _KEY_LABEL, hashlib.sha256).digest()
@@ -133,6 +92,11 @@ CREATE TABLE offline_vouchers (
     CHECK ((state = 'FORMALISED') = (server_number IS NOT NULL))
 );
 """
+_INSERT = (
+    "INSERT INTO offline_vouchers (seq, local_ref, issued_at, operator, holder_name, "
+    "document_type, document_number, card_type, price_cents, state) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'QUEUED')"
+)
 _COLUMNS = (
     "seq, local_ref, issued_at, operator, holder_name, document_type, document_number, "
     "card_type, price_cents, state, server_number, formalised_at"
@@ -140,9 +104,7 @@ _COLUMNS = (
 
 
 class OfflineVoucherQueue(contextlib.AbstractContextManager["OfflineVoucherQueue"]):
-    """The desk's queue of provisional vouchers awaiting the server (art. 23.4).
-
-    Thread-safe (one connection under a lock); one process at a time."""
+    """The desk's queue (art. 23.4): thread-safe, one connection under a lock."""
 
     def __init__(self, conn: sqlite3.Connection, path: Path, desk_id: str, lock_fd: int) -> None:
         self._conn = conn
@@ -157,49 +119,43 @@ class OfflineVoucherQueue(contextlib.AbstractContextManager["OfflineVoucherQueue
     def open(
         cls, path: Path, key: DbKey, *, desk_id: str, create: bool = False
     ) -> OfflineVoucherQueue:
-        """Open (``create``: or make) the desk's queue file with ``queue_key(desk key)``.
-
-        Raises StoreError: NO_FILE, WrongKeyError (the file is left untouched),
-        CORRUPT_FILE, OFFLINE_QUEUE_OTHER_DESK, OFFLINE_QUEUE_IN_USE, OFFLINE_QUEUE_NEWER,
-        OFFLINE_QUEUE_BAD_DESK."""
+        """Open (``create``: or make) the queue file; StoreError (NO_FILE, CORRUPT_FILE,
+        OFFLINE_QUEUE_*) or WrongKeyError (the file is left untouched)."""
         if not desk_id or len(desk_id) > _MAX_DESK_ID or not desk_id.isprintable():
             raise StoreError("bad desk id", code=OfflineQueueCode.OFFLINE_QUEUE_BAD_DESK)
         path = Path(path)
         lock_fd = _hold_lock(path)
+        conn = None
         try:
             conn = connect_encrypted(path, key, create=create)
-        except BaseException:
-            os.close(lock_fd)
-            raise
-        try:
             _prepare(conn, path, desk_id)
         except BaseException:
-            conn.close()
+            if conn is not None:
+                conn.close()
             os.close(lock_fd)
             raise
         return cls(conn, path, desk_id, lock_fd)
 
     def close(self) -> None:
         with self._lock:
-            if self._closed:
-                return
-            self._closed = True
-            with contextlib.suppress(*DB_ERRORS):
-                self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-            self._conn.close()
-            os.close(self._lock_fd)
+            if not self._closed:
+                self._closed = True
+                self._checkpoint()
+                self._conn.close()
+                os.close(self._lock_fd)
+
+    def _checkpoint(self) -> None:
+        """The WAL truncated: no erased row lingers in it (R3)."""
+        with self._lock, contextlib.suppress(*DB_ERRORS):
+            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # -- writing -----------------------------------------------------------------------------
-
     def enqueue(self, new: NewVoucher) -> QueuedVoucher:
-        """Record a provisional voucher given while the server is unreachable; returns it
-        with its local reference (to print). Committed and fsync'd when this returns.
-
-        The instant is the desk clock's, moved on by microseconds when it is not later
-        than the previous entry's, so that it identifies the voucher on the server."""
+        """Record a provisional voucher, committed and fsync'd; it has its local reference
+        (to print). Its instant is moved on by a microsecond when not later than the
+        previous entry's, so that it identifies the voucher on the server."""
         if new.desk_id != self.desk_id:
             raise StoreError(
                 "the voucher names another desk",
@@ -213,66 +169,44 @@ class OfflineVoucherQueue(contextlib.AbstractContextManager["OfflineVoucherQueue
             if last[1] is not None and codec.ts(at) <= str(last[1]):
                 at = codec.parse_ts(str(last[1])) + timedelta(microseconds=1)
             ref = f"{self.desk_id}-P{seq:06d}"
-            conn.execute(
-                "INSERT INTO offline_vouchers (seq, local_ref, issued_at, operator, "
-                "holder_name, document_type, document_number, card_type, price_cents, state) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'QUEUED')",
-                (
-                    seq,
-                    ref,
-                    codec.ts(at),
-                    new.operator,
-                    clean.holder_name,
-                    clean.document_type,
-                    clean.document_number,
-                    new.card_type,
-                    new.price_cents,
-                ),
-            )
+            values = (new.operator, *_texts(clean), new.card_type, new.price_cents)
+            conn.execute(_INSERT, (seq, ref, codec.ts(at), *values))
         made = self.entry(ref)
         assert made is not None
         return made
 
     def mark_sending(self, seq: int, floor: int) -> None:
         """Before the server is asked: a re-run will look the voucher up above ``floor``."""
-        with self._tx() as conn:
-            conn.execute(
-                "UPDATE offline_vouchers SET state = 'SENDING', floor = ? "
-                "WHERE seq = ? AND state <> 'FORMALISED'",
-                (floor, seq),
-            )
+        self._write(
+            "UPDATE offline_vouchers SET state = 'SENDING', floor = ? "
+            "WHERE seq = ? AND state <> 'FORMALISED'",
+            (floor, seq),
+        )
 
     def mark_formalised(self, seq: int, server_number: int, at: datetime) -> None:
         """The server holds this voucher under ``server_number``."""
-        with self._tx() as conn:
-            conn.execute(
-                "UPDATE offline_vouchers SET state = 'FORMALISED', server_number = ?, "
-                "formalised_at = ? WHERE seq = ? AND state <> 'FORMALISED'",
-                (server_number, codec.ts(at), seq),
-            )
+        self._write(
+            "UPDATE offline_vouchers SET state = 'FORMALISED', server_number = ?, "
+            "formalised_at = ? WHERE seq = ? AND state <> 'FORMALISED'",
+            (server_number, codec.ts(at), seq),
+        )
 
     def purge_formalised(self, cutoff: datetime) -> int:
         """Erase formalised entries issued before ``cutoff`` (R3: the server keeps the
         voucher, with its own retention). Pending entries are never erased."""
-        with self._tx() as conn:
-            cur = conn.execute(
-                "DELETE FROM offline_vouchers WHERE state = 'FORMALISED' AND issued_at < ?",
-                (codec.ts(cutoff),),
-            )
-            erased = int(cur.rowcount)
-        with self._lock, contextlib.suppress(*DB_ERRORS):
-            self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")  # no erased row in the WAL
+        erased = self._write(
+            "DELETE FROM offline_vouchers WHERE state = 'FORMALISED' AND issued_at < ?",
+            (codec.ts(cutoff),),
+        )
+        self._checkpoint()
         return erased
 
-    # -- reading -----------------------------------------------------------------------------
-
     def entries(self) -> list[QueuedVoucher]:
-        """Every entry, in local order."""
         return self._select("1 = 1", ())
 
     def pending(self) -> list[QueuedVoucher]:
-        """Entries not yet formalised on the server, in local order (the closing list:
-        documents and money held against a voucher with no server number yet)."""
+        """Entries not yet formalised, in local order (the closing list: documents and
+        money held against a voucher with no server number yet)."""
         return self._select("state <> 'FORMALISED'", ())
 
     def entry(self, local_ref: str) -> QueuedVoucher | None:
@@ -280,23 +214,15 @@ class OfflineVoucherQueue(contextlib.AbstractContextManager["OfflineVoucherQueue
         return found[0] if found else None
 
     def floor_of(self, seq: int) -> int | None:
-        with self._read() as conn:
-            row = conn.execute(
-                "SELECT floor FROM offline_vouchers WHERE seq = ?", (seq,)
-            ).fetchone()
-        return None if row is None or row[0] is None else int(row[0])
+        rows = self._rows("SELECT floor FROM offline_vouchers WHERE seq = ?", (seq,))
+        return None if not rows or rows[0][0] is None else int(rows[0][0])
 
     def highest_server_number(self) -> int:
-        with self._read() as conn:
-            row = conn.execute("SELECT max(server_number) FROM offline_vouchers").fetchone()
-        return int(row[0] or 0)
+        return int(self._rows("SELECT max(server_number) FROM offline_vouchers")[0][0] or 0)
 
     def _select(self, where: str, args: tuple[object, ...]) -> list[QueuedVoucher]:
-        with self._read() as conn:
-            rows = conn.execute(
-                f"SELECT {_COLUMNS} FROM offline_vouchers WHERE {where} ORDER BY seq", args
-            ).fetchall()
-        return [_entry(row, self.desk_id) for row in rows]
+        sql = f"SELECT {_COLUMNS} FROM offline_vouchers WHERE {where} ORDER BY seq"
+        return [_entry(row, self.desk_id) for row in self._rows(sql, args)]
 
     @contextlib.contextmanager
     def _tx(self) -> Iterator[sqlite3.Connection]:
@@ -305,12 +231,15 @@ class OfflineVoucherQueue(contextlib.AbstractContextManager["OfflineVoucherQueue
             with _transaction(self._conn, self._path, "queue write failed") as conn:
                 yield conn
 
-    @contextlib.contextmanager
-    def _read(self) -> Iterator[sqlite3.Connection]:
+    def _write(self, sql: str, args: tuple[object, ...]) -> int:
+        with self._tx() as conn:
+            return int(conn.execute(sql, args).rowcount)
+
+    def _rows(self, sql: str, args: tuple[object, ...] = ()) -> list[Any]:
         with self._lock:
             self._check_open()
             try:
-                yield self._conn
+                return self._conn.execute(sql, args).fetchall()
             except DB_ERRORS as exc:
                 raise store_error(
                     exc, StoreErrorCode.READ_FAILED, "queue read failed", self._path
@@ -353,7 +282,8 @@ def _hold_lock(path: Path) -> int:
 
 
 def _prepare(conn: sqlite3.Connection, path: Path, desk_id: str) -> None:
-    """Pragmas (as db/connection.py ``configure``), the schema on a new file, the desk."""
+    """Pragmas (as db/connection.py ``configure``, which would also run the visitor
+    file's migrations), the schema on a new file, the desk."""
     try:
         conn.execute("PRAGMA busy_timeout = 5000")
         conn.execute("PRAGMA secure_delete = ON")  # R3: erased rows zeroed
@@ -392,36 +322,29 @@ def _prepare(conn: sqlite3.Connection, path: Path, desk_id: str) -> None:
         )
 
 
+def _texts(voucher: NewVoucher | Voucher) -> tuple[str, str, str]:
+    """The texts the voucher book cleans (art. 23.4)."""
+    return voucher.holder_name, voucher.document_type, voucher.document_number
+
+
 def _entry(row: Sequence[Any], desk_id: str) -> QueuedVoucher:
-    (seq, ref, issued, operator, holder, doc_type, doc_number) = row[:7]
-    (card_type, price, state, server_number, formalised) = row[7:12]
+    seq, ref, issued, *texts, price, state, server_number, formalised = row
+    operator, holder, doc_type, doc_number, card_type = map(str, texts)
+    at = codec.parse_ts(str(issued))
+    voucher = NewVoucher(at, desk_id, operator, holder, doc_type, doc_number, card_type, int(price))
     return QueuedVoucher(
         seq=int(seq),
         local_ref=str(ref),
-        voucher=NewVoucher(
-            issued_at=codec.parse_ts(str(issued)),
-            desk_id=desk_id,
-            operator=str(operator),
-            holder_name=str(holder),
-            document_type=str(doc_type),
-            document_number=str(doc_number),
-            card_type=str(card_type),
-            price_cents=int(price),
-        ),
+        voucher=voucher,
         state=QueueState(str(state)),
         server_number=None if server_number is None else int(server_number),
         formalised_at=codec.parse_opt_ts(None if formalised is None else str(formalised)),
     )
 
 
-# -- formalisation on the server once it is back (arts. 154-155) -----------------------
-
-
 class ServerVoucherBook(Protocol):
-    """What :func:`formalise` needs of the server's book: the ``VoucherBook`` port's
-    ``issue_voucher``, ``voucher``, ``open_vouchers`` and ``cancel_voucher``
-    (db/voucher_book.py's ``StoreVoucherBook``). A ``last_voucher_number()`` method, when
-    the book has one (``StoreVoucherBook`` has), bounds the lookup after an interruption."""
+    """What :func:`formalise` needs of the server's ``VoucherBook``; a
+    ``last_voucher_number()``, when it has one, bounds the lookup after an interruption."""
 
     def issue_voucher(self, new: NewVoucher) -> Voucher: ...
 
@@ -439,12 +362,10 @@ def formalise(
     *,
     on_progress: Callable[[QueuedVoucher], None] | None = None,
 ) -> FormaliseReport:
-    """Issue every pending voucher of ``queue`` on the server's ``book``, in local order,
-    each exactly once, even when a previous run was interrupted (see the module's
-    docstring). Stops at the first failure: later vouchers wait, so the server numbers
-    follow the order the vouchers were given. Safe to call again at any time; one run
-    at a time per queue (a second concurrent call returns at once with everything
-    waiting). ``on_progress`` is told of each entry once it is formalised."""
+    """Issue every pending voucher on the server's ``book``, in local order, each exactly
+    once even after an interrupted run; the first failure stops it (later vouchers wait,
+    so the server numbers follow the order given). One run at a time per queue: a second
+    returns at once with everything waiting. ``on_progress``: each entry formalised."""
     if not queue.formalising.acquire(blocking=False):
         return FormaliseReport(waiting=tuple(e.local_ref for e in queue.pending()))
     try:
@@ -491,15 +412,12 @@ def _formalise_one(
     floor = _floor(book, queue)
     queue.mark_sending(entry.seq, floor)
     issued = book.issue_voucher(entry.voucher)
+    # The earlier send may have been committing while we looked (holding the voucher
+    # counter): it is numbered below ours and keeps its number; ours is cancelled, first,
+    # with a reason, so the sequence stays gapless and no number serves twice (art. 23.4).
     if resend:
-        # The earlier send may have been committing while we looked (its transaction
-        # still held the voucher counter): it is then numbered below ours. The voucher
-        # the holder was first given keeps its number; ours is cancelled with a reason,
-        # so the sequence stays gapless and no number serves twice (art. 23.4).
-        first = _earlier_copy(book, entry, floor, issued.number)
+        first = _find(book, entry.voucher, range(floor + 1, issued.number))
         if first is not None:
-            # cancelled first: a run stopped between the two finds the first copy (the
-            # lower number) by its lookup
             book.cancel_voucher(
                 issued.number,
                 f"Duplicado del volante nº {first.number} al formalizar el volante "
@@ -511,16 +429,6 @@ def _formalise_one(
             return first.number, True
     queue.mark_formalised(entry.seq, issued.number, clock.now())
     return issued.number, False
-
-
-def _earlier_copy(
-    book: ServerVoucherBook, entry: QueuedVoucher, floor: int, issued: int
-) -> Voucher | None:
-    for number in range(floor + 1, issued):
-        candidate = book.voucher(number)
-        if candidate is not None and _same(candidate, entry.voucher):
-            return candidate
-    return None
 
 
 def _floor(book: ServerVoucherBook, queue: OfflineVoucherQueue) -> int:
@@ -535,29 +443,28 @@ def _floor(book: ServerVoucherBook, queue: OfflineVoucherQueue) -> int:
 def _look_up(book: ServerVoucherBook, entry: QueuedVoucher, floor: int) -> Voucher | None:
     """The server's voucher for ``entry``, if it was issued: the numbers above ``floor``
     (gapless: the first missing one ends the walk), then the open vouchers."""
-    number = floor + 1
-    while number <= floor + _SCAN_LIMIT:
+    numbers = range(floor + 1, floor + _SCAN_LIMIT + 1)
+    found = _find(book, entry.voucher, numbers, gapless=True)
+    if found is None:
+        found = next((v for v in book.open_vouchers() if _same(v, entry.voucher)), None)
+    return found
+
+
+def _find(
+    book: ServerVoucherBook, new: NewVoucher, numbers: range, *, gapless: bool = False
+) -> Voucher | None:
+    for number in numbers:
         candidate = book.voucher(number)
-        if candidate is None:
+        if candidate is not None and _same(candidate, new):
+            return candidate
+        if candidate is None and gapless:
             break
-        if _same(candidate, entry.voucher):
-            return candidate
-        number += 1
-    for candidate in book.open_vouchers():
-        if _same(candidate, entry.voucher):
-            return candidate
     return None
 
 
 def _same(found: Voucher, new: NewVoucher) -> bool:
     clean = new.numbered(found.number)
-    return (
-        found.desk_id == clean.desk_id
-        and found.issued_at == clean.issued_at
-        and found.operator == clean.operator
-        and found.holder_name == clean.holder_name
-        and found.document_type == clean.document_type
-        and found.document_number == clean.document_number
-        and found.card_type == clean.card_type
-        and found.price_cents == clean.price_cents
+    return _texts(found) == _texts(clean) and all(
+        getattr(found, name) == getattr(clean, name)
+        for name in ("desk_id", "issued_at", "operator", "card_type", "price_cents")
     )

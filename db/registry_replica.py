@@ -1,55 +1,20 @@
-"""The replica of the RIAJ kept in the visitor file (Decreto 58/2006, art. 20.2, R1),
-written once over both dialects (db/tx.py): the desk's SQLCipher file, and the casino's
-server, where one replica serves every desk of the operating unit (arts. 154-155).
-
-:class:`ReplicaRegistry` is an :class:`admission.registry.replica.RegistryReplica` (an
-``InterdictionRegistry`` of source REPLICA):
-
-* A snapshot is parsed and validated completely (checksum, Ed25519 signature when a
-  verifier is configured, format; an identifier repeated on several lines is kept once
-  and the repeats counted) *before* the store is touched, then swapped in in one
-  transaction: a bad file leaves the previous snapshot in force (``SnapshotError``).
-* A change-feed page is validated, then applied whole or not at all (additions insert,
-  removals delete: a page given twice ends in the same state), and the feed position
-  moves in the same transaction: an interrupted pull resumes from the last committed
-  position. Gaps, stale pages and older or conflicting snapshots are refused.
-* Each import and each feed page is an entry of the audit chain in its transaction,
-  committing to the snapshot with the digest of its identifiers (db/audit_cover.py): a
-  register swapped or edited outside the desks fails ``audit verify``. Imports and
-  pulls, accepted or refused, are logged with codes only (``registry_event``).
-* A check is one statement: the active snapshot's row and one probe of the entries'
-  primary key, so a snapshot swapped between two statements can never turn a listed
-  person into NOT_LISTED. A replica that cannot be read answers UNVERIFIABLE
-  (REPLICA_READ_FAILED), one never imported UNVERIFIABLE (REPLICA_EMPTY): never
-  NOT_LISTED. The salt of the active snapshot is kept; when the snapshot changed
-  (another desk, another connection), the check is asked again with the new salt.
-
-What the server adds (``store.dialect == "pg"``, migrations ``db/pg/migrations/0050_*``):
-
-* **Keyed digests.** An entry is the register's ``sha256(salt || number)[:16]``; with the
-  salt beside it the server's administrator could test every document number. There it
-  is stored as HMAC-SHA256 of that digest under a secret of the visitor file
-  (``store.secret(SECRET_NAME)``, sealed by the desks' data key; GDPR art. 32),
-  truncated to 16 bytes. The secret never changes once made (a data-key rotation
-  reseals it), so the entries stay valid.
-* **One writer at a time.** An import or a pull takes ``LOCK TABLE registry_snapshot IN
-  SHARE ROW EXCLUSIVE MODE`` first and reads the replica's position under it (the
-  chain's head is locked later, by the entry, so the desks' admissions do not wait for
-  a bulk load); a check never waits for it. A writer waits at most ``lock_timeout_s``,
-  then REPLICA_BUSY. Two desks importing the same file at once: the second finds it in
-  force (``unchanged``). Two desks applying the same feed page: the second finds the
-  page's digest (``feed_page``) and changes nothing (``FeedResult(0, 0, n, position)``,
-  no event); the file, one desk's, applies a page given twice again, to the same end.
-
-On the file a swap is one ``BEGIN IMMEDIATE`` transaction of the store (it holds the
-file). Schema: ``db/migrations/0002_registry.sql``.
-
-    replica = ReplicaRegistry(store, clock, verifier=verifier)
-    replica.import_file(path); replica.apply_feed(page); replica.check(identity)
+"""The replica of the RIAJ in the visitor file (art. 20.2, R1), written once over both
+dialects (db/tx.py); on the server one replica serves every desk (arts. 154-155). A
+snapshot is validated whole (checksum, Ed25519 signature, format) before it is swapped in
+in one transaction; a feed page is applied whole, moving the position in the same
+transaction; each is an entry of the audit chain committing to the snapshot. A check is
+one statement (the active row and one probe), so a swap between two statements can never
+turn a listed person into NOT_LISTED; an unreadable or empty replica is UNVERIFIABLE.
+The server stores HMAC-SHA256 of each digest under a secret of the visitor file (GDPR
+art. 32: its administrator cannot test document numbers against the salt) and has one
+writer at a time (``LOCK TABLE``, at most ``lock_timeout_s``; the chain's head is locked
+later, so admissions do not wait for a bulk load); a feed page another desk has applied
+is found by its digest and changes nothing. Schema: ``db/migrations/0002_registry.sql``.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import os
@@ -57,7 +22,6 @@ import secrets
 import stat
 from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timedelta
-from functools import partial
 from itertools import repeat
 from pathlib import Path
 from typing import Any, BinaryIO, Protocol, TypeVar
@@ -91,7 +55,7 @@ from admission.registry.snapshot import (
 from db.pg.codes import PgStoreCode
 from db.tx import Tx, opt_when, when
 
-__all__ = ["REGISTRY_ACTOR", "SECRET_NAME", "ReplicaRegistry", "keyed_digest", "open_regular_file"]
+__all__ = ["PROBE", "SECRET_NAME", "ReplicaRegistry", "keyed_digest"]
 
 T = TypeVar("T")
 
@@ -101,6 +65,11 @@ DIGEST_SIZE = 16  # bytes of a stored entry
 EVENTS_KEPT = 1000  # the newest registry events kept
 _FUTURE_SLACK = timedelta(hours=1)  # clock skew tolerated on a snapshot's as-of
 _BUSY = frozenset({StoreErrorCode.STORE_BUSY, PgStoreCode.BUSY})  # another writer holds it
+_FEED = {  # a page given twice ends in the same state
+    FeedAction.ADDED: "INSERT INTO registry_entry (snapshot_id, digest) VALUES (?, ?)"
+    " ON CONFLICT DO NOTHING",
+    FeedAction.REMOVED: "DELETE FROM registry_entry WHERE snapshot_id = ? AND digest = ?",
+}
 _LOCK = "LOCK TABLE registry_snapshot IN SHARE ROW EXCLUSIVE MODE"
 _STATE = (
     "snapshot_id, salt, version, scheme, entry_count, as_of, feed_as_of, feed_applied,"
@@ -115,8 +84,6 @@ PROBE = (
 
 
 class ReplicaStore(Protocol):
-    """What the replica needs of a store (``SqlCipherStore``, ``PgStore``)."""
-
     @property
     def dialect(self) -> str: ...
 
@@ -130,7 +97,7 @@ class ReplicaStore(Protocol):
 
 
 def keyed_digest(key: bytes, digest: bytes) -> bytes:
-    """The server's stored form of a register digest: HMAC-SHA256 under the file's secret."""
+    """The server's stored form of a register digest."""
     return hmac.digest(key, digest, "sha256")[:DIGEST_SIZE]
 
 
@@ -147,9 +114,8 @@ def page_digest(page: FeedPage) -> bytes:
 
 def _keyed_in_order(key: bytes, digests: Iterable[bytes]) -> Iterator[bytes]:
     """The keyed digests in ascending order (a load in key order appends to the primary
-    key's B-tree): kept as 16-byte records in 256 buckets by first byte (16 MB for
-    1,000,000), each bucket sorted only when it is given - never a list of the whole
-    register as objects."""
+    key's B-tree), as 16-byte records in 256 buckets by first byte (16 MB for 1,000,000):
+    never a list of the whole register as objects."""
     buckets = [bytearray() for _ in range(256)]
     for digest in digests:
         mac = hmac.digest(key, digest, "sha256")
@@ -161,14 +127,9 @@ def _keyed_in_order(key: bytes, digests: Iterable[bytes]) -> Iterator[bytes]:
 
 
 def open_regular_file(path: Path) -> BinaryIO:
-    """Open ``path`` for reading when it is a regular file; ``SNAPSHOT_NOT_A_FILE`` for a
-    folder, a device (``/dev/zero``) or a pipe, ``SNAPSHOT_TOO_LARGE`` beyond
-    ``MAX_FILE_BYTES``. Raises OSError when it cannot be opened.
-
-    A pipe would block ``open()`` until a writer comes: it is refused from ``stat()``
-    first, then opened non-blocking and checked again on the open descriptor, so a path
-    swapped in between is refused as well.
-    """
+    """``path`` opened when it is a regular file of at most ``MAX_FILE_BYTES``. A pipe
+    would block ``open()`` until a writer comes: it is refused from ``stat()``, then the
+    file is opened non-blocking and checked again, so a path swapped in between is too."""
     _check_regular(os.stat(path))
     fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
     try:
@@ -186,9 +147,6 @@ def _check_regular(st: os.stat_result) -> None:
         raise SnapshotError(SnapshotErrorCode.SNAPSHOT_TOO_LARGE, f"over {MAX_FILE_BYTES} bytes")
 
 
-# -- the register's rules, whatever holds it ------------------------------------------------
-
-
 def _as_of(snapshot: Snapshot, now: datetime) -> datetime:
     """The snapshot's date (now when it carries none); one from the future refused."""
     as_of = snapshot.as_of or now
@@ -200,8 +158,8 @@ def _as_of(snapshot: Snapshot, now: datetime) -> datetime:
 def _against(
     old: ReplicaState, held_sha256: str, snapshot: Snapshot, as_of: datetime
 ) -> ImportResult | None:
-    """The active snapshot again: nothing to do (its result); older than the active one,
-    or its version with other content: refused; else None (swap it in)."""
+    """The active snapshot again: its result; an older one or its version with other
+    content: refused; else None (swap it in)."""
     if held_sha256 == snapshot.content_sha256.hex():
         return ImportResult(
             old.version,
@@ -254,10 +212,6 @@ def _active(tx: Tx) -> tuple[int, bytes, ReplicaState] | None:
     return None if row is None else (int(row[0]), bytes(row[1]), _state_of(row))
 
 
-def _probe(sid: int, digest: bytes, tx: Tx) -> tuple[Any, ...] | None:
-    return tx.one(PROBE, (sid, digest))
-
-
 def _event(tx: Tx, at: datetime, kind: str, code: str, version: str) -> None:
     tx.execute(
         "INSERT INTO registry_event (at, kind, code, version) VALUES (?, ?, ?, ?)",
@@ -271,12 +225,8 @@ def _event(tx: Tx, at: datetime, kind: str, code: str, version: str) -> None:
 
 
 class ReplicaRegistry:
-    """The RIAJ replica in the visitor file of either dialect (see the module's text).
-
-    ``store``: an open ``SqlCipherStore`` or ``PgStore``; thread-safe as it is.
-    ``lock_timeout_s``: on the server, how long a write waits for another desk's import
-    or pull (the file's writer waits for the file's own busy timeout).
-    """
+    """The RIAJ replica over an open store; thread-safe as it is. ``lock_timeout_s``: how
+    long the server's writer waits for another desk's import or pull."""
 
     def __init__(
         self,
@@ -295,25 +245,16 @@ class ReplicaRegistry:
         self._salt: tuple[int, bytes] | None = None  # (snapshot_id, salt) of the last check
         self._seen: tuple[tuple[Any, ...], ReplicaState] | None = None  # its row and state
 
-    # --- checks ----------------------------------------------------------------------------
-
     def check(self, identity: IdentityKey, person: PersonDetails | None = None) -> RegistryAnswer:
         """The register's answer for one identity from the replica (art. 20.2)."""
         del person  # the replica holds numbers only
         try:
             found = self._probe(identity.number)
+            error = RegistryErrorCode.REPLICA_EMPTY
         except StoreError:
-            return RegistryAnswer(
-                RegistryStatus.UNVERIFIABLE,
-                RegistrySource.REPLICA,
-                error=RegistryErrorCode.REPLICA_READ_FAILED,
-            )
+            found, error = None, RegistryErrorCode.REPLICA_READ_FAILED
         if found is None:
-            return RegistryAnswer(
-                RegistryStatus.UNVERIFIABLE,
-                RegistrySource.REPLICA,
-                error=RegistryErrorCode.REPLICA_EMPTY,
-            )
+            return RegistryAnswer(RegistryStatus.UNVERIFIABLE, RegistrySource.REPLICA, error=error)
         state, listed = found
         age = self._clock.now() - state.as_of
         return RegistryAnswer(
@@ -332,7 +273,7 @@ class ReplicaRegistry:
         for _ in range(3):
             known = self._salt
             sid, digest = (known[0], self._stored(key, known[1], number)) if known else (0, b"")
-            row = self._store.read(partial(_probe, sid, digest))
+            row = self._store.read(lambda tx: tx.one(PROBE, (sid, digest)))  # noqa: B023
             if row is None:
                 return None
             if int(row[0]) == sid:
@@ -349,8 +290,8 @@ class ReplicaRegistry:
         return state
 
     def state(self) -> ReplicaState | None:
-        """The snapshot in force, ``None`` when none was imported. A replica that cannot
-        be read raises ``StoreError`` (REPLICA_READ_FAILED): never taken for "none"."""
+        """The snapshot in force, ``None`` when none was imported; StoreError
+        (REPLICA_READ_FAILED) when unreadable: never taken for "none"."""
         found = self._read(_active)
         return None if found is None else found[2]
 
@@ -367,19 +308,11 @@ class ReplicaRegistry:
     def feed_since(self) -> datetime | None:
         """Where the next change-feed pull starts (``None``: no snapshot yet)."""
         state = self.state()
-        if state is None:
-            return None
-        return state.feed_as_of or state.snapshot_as_of
-
-    # --- snapshot import -------------------------------------------------------------------
+        return None if state is None else state.feed_as_of or state.snapshot_as_of
 
     def import_file(self, path: Path) -> ImportResult:
-        """Validate ``path`` completely, then swap it in; raise SnapshotError on any problem.
-
-        Only a regular file is read (a folder, a device or a pipe is refused before it is
-        opened for reading), as a stream of bounded lines: memory depends on the number
-        of identifiers, never on the file's line lengths.
-        """
+        """Validate the regular file ``path`` completely, read as a stream of bounded
+        lines, then swap it in; SnapshotError on any problem."""
         try:
             with open_regular_file(path) as handle:
                 snapshot = parse_snapshot(read_lines(handle), secrets.token_bytes(16))
@@ -431,21 +364,13 @@ class ReplicaRegistry:
             if unchanged is not None:
                 return unchanged
         signed = snapshot.signature is not None and self._verifier is not None
+        described = (snapshot.version, snapshot.scheme, snapshot.salt, snapshot.scope)
+        sha256 = snapshot.content_sha256.hex()
         (found,) = tx.all(
             "INSERT INTO registry_snapshot (version, scheme, salt, scope, as_of, imported_at,"
             " entry_count, content_sha256, signed) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
             " RETURNING snapshot_id",
-            (
-                snapshot.version,
-                snapshot.scheme,
-                snapshot.salt,
-                snapshot.scope,
-                tx.ts(as_of),
-                tx.ts(now),
-                snapshot.count,
-                snapshot.content_sha256.hex(),
-                tx.flag(signed),
-            ),
+            (*described, tx.ts(as_of), tx.ts(now), snapshot.count, sha256, tx.flag(signed)),
         )
         new_id = int(found[0])
         digests = snapshot.digests if key is None else _keyed_in_order(key, snapshot.digests)
@@ -474,8 +399,6 @@ class ReplicaRegistry:
             duplicate_lines=snapshot.duplicate_lines,
         )
 
-    # --- change feed -----------------------------------------------------------------------
-
     def apply_feed(self, page: FeedPage) -> FeedResult:
         """Apply additions and removals in order, whole or not at all; the position moves
         in the same transaction."""
@@ -501,23 +424,12 @@ class ReplicaRegistry:
                 return FeedResult(0, 0, len(page.entries), since)
             recorded, params = ", feed_page = ?", [fingerprint]
         _check_position(page, since)
-        added = removed = unchanged = 0
+        changed = dict.fromkeys(FeedAction, 0)
         for entry in page.entries:
             digest = self._stored(key, salt, entry.number)
-            if entry.action is FeedAction.ADDED:
-                n = tx.execute(
-                    "INSERT INTO registry_entry (snapshot_id, digest) VALUES (?, ?)"
-                    " ON CONFLICT DO NOTHING",
-                    (sid, digest),
-                )
-                added += n
-            else:
-                n = tx.execute(
-                    "DELETE FROM registry_entry WHERE snapshot_id = ? AND digest = ?",
-                    (sid, digest),
-                )
-                removed += n
-            unchanged += 1 - n
+            changed[entry.action] += tx.execute(_FEED[entry.action], (sid, digest))
+        added, removed = changed[FeedAction.ADDED], changed[FeedAction.REMOVED]
+        unchanged = len(page.entries) - added - removed
         position = max(page.as_of, since)
         tx.execute(
             "UPDATE registry_snapshot SET feed_as_of = ?, feed_applied = feed_applied + ?,"
@@ -529,11 +441,9 @@ class ReplicaRegistry:
         self._audited(tx, "REGISTRY_FEED", sid, details, created=False)
         return FeedResult(added, removed, unchanged, position)
 
-    # --- what the dialects do differently ----------------------------------------------------
-
     def _entry_key(self) -> bytes | None:
-        """The server's key of the stored digests, made (or read) before any transaction
-        of the replica; None on the file, which stores the register's digests."""
+        """The server's key of the stored digests, made or read before any transaction;
+        None on the file, which stores the register's digests."""
         if not self._keyed:
             return None
         if self._key is None:
@@ -546,9 +456,8 @@ class ReplicaRegistry:
         return digest if key is None else keyed_digest(key, digest)
 
     def _writer(self, tx: Tx) -> tuple[int, bytes, ReplicaState] | None:
-        """The snapshot in force, read by the one writer: on the server, after taking the
-        replica's lock (waiting at most ``lock_timeout_s``); the file's write transaction
-        holds the whole file."""
+        """The snapshot in force, read by the one writer: on the server under the
+        replica's lock; the file's write transaction holds the whole file."""
         if tx.dialect == "pg":
             tx.execute(f"SET LOCAL lock_timeout = {self._lock_timeout_ms}")
             tx.execute(_LOCK)
@@ -557,8 +466,7 @@ class ReplicaRegistry:
     def _audited(
         self, tx: Tx, action: str, snapshot_id: int, details: dict[str, str], *, created: bool
     ) -> None:
-        """The chain's entry of an import or a feed page, in its transaction (art. 20.2),
-        committing to the snapshot with the digest of its identifiers."""
+        """The chain's entry of an import or a feed page (art. 20.2), in its transaction."""
         ref = f"registry:{snapshot_id}"
         tx.audit(REGISTRY_ACTOR, action, ref, self._clock.now(), details, [(ref, created)])
 
@@ -572,23 +480,18 @@ class ReplicaRegistry:
             ) from exc
 
     def _write(self, work: Callable[[Tx, bytes | None], T]) -> T:
-        """``work`` in one write transaction of the store, all or nothing (the server's
-        takes the replica's lock before the chain's head, :meth:`_writer`, and has no
-        watchdog: a snapshot is a bulk load). SnapshotError from ``work`` passes through,
-        rolled back; the store's failures become REPLICA_BUSY or REPLICA_WRITE_FAILED."""
+        """``work`` in one bulk write transaction (no watchdog), all or nothing; the
+        store's failures become REPLICA_BUSY or REPLICA_WRITE_FAILED."""
         try:
             key = self._entry_key()
             return self._store.bulk_write(lambda tx: work(tx, key))
         except StoreError as exc:
-            busy = exc.code in _BUSY
-            code = (
-                SnapshotErrorCode.REPLICA_BUSY if busy else SnapshotErrorCode.REPLICA_WRITE_FAILED
-            )
+            failed = SnapshotErrorCode.REPLICA_WRITE_FAILED
+            code = SnapshotErrorCode.REPLICA_BUSY if exc.code in _BUSY else failed
             raise SnapshotError(code, str(exc.code)) from None
 
     def _log_rejection(self, code: str, version: str = "", kind: str = "IMPORT_REJECTED") -> None:
-        try:
+        # logging the rejection must never hide the rejection itself
+        with contextlib.suppress(Exception):
             now = self._clock.now()
             self._store.write(lambda tx: _event(tx, now, kind, code, version))
-        except Exception:  # logging the rejection must never hide the rejection itself
-            pass
