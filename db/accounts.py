@@ -1,36 +1,19 @@
 """Desk accounts (art. 20.3: who works the desk; art. 23.5: the director's own
-credentials), with argon2id password hashes, written once over both dialects (db/tx.py):
-the SQLCipher file of one desk and the server of every desk of the unit (arts. 154-155).
-
-:class:`StoreAccounts` is :class:`admission.accounts.AccountService` over
-:class:`StoreAccountBook`, the ``accounts`` table (``db/migrations/0040_accounts.sql``,
-``db/pg/migrations/0030_desk_ports.sql``). A row and its audit entries are written in
-one transaction, and the keyed audit chain commits to the row (kind ``account``): a role
-or a password hash changed behind the program's back does not verify (art. 20.3, 23.5).
-
-How a row is kept is the one thing the dialects do differently:
-
-* the file is encrypted whole: one column per field, the quick unlock's PIN hash in
-  ``pin_hash`` (migration 0041);
-* on the server the user name stays in clear (the sign-in name, which the audit trail
-  names already) and everything else is ONE sealed record bound to it (db/pg/crypto.py):
-  the administrator can neither read a hash to attack it offline, nor give an account a
-  role, nor move a record to another user name (it does not open). :func:`reseal_accounts`
-  reseals the records under a new data key version (key rotation).
-
-Either way the chain commits to the same content (:data:`COVERED`). Several
-desks share the server's accounts: each act that writes an account holds that account's
-lock across desks from its read to its write (the store's ``act_locks``), so a lockout
-counts every failure of every desk.
-"""
+credentials), argon2id hashes, written once over both dialects (db/tx.py). The chain
+commits to each row (kind ``account``): a role or a hash changed behind the program's back
+does not verify. The file keeps a column per field (the PIN's hash: migration 0041); the
+server keeps the user name in clear and the rest as ONE record sealed to it
+(db/pg/crypto.py): its administrator can neither read a hash to attack it offline, nor
+give a role, nor move a record to another user name (it does not open)."""
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import json
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Protocol
 
 from argon2 import PasswordHasher as _Argon2
 from argon2 import Type
@@ -54,19 +37,11 @@ from admission.ports import Clock
 from db import codec
 from db.audit_rows import Content, Covered
 from db.tx import AuditRows, Tx
+from db.voucher_book import Store, reseal_rows
 
 if TYPE_CHECKING:
     from db.pg.crypto import KeyRing, RotationReport
 
-__all__ = [
-    "Argon2Hasher",
-    "StoreAccountBook",
-    "StoreAccounts",
-    "copied_account",
-    "reseal_accounts",
-]
-
-T = TypeVar("T")
 ActLocks = Callable[[Sequence[str]], AbstractContextManager[None]]
 _ADMIN_LOCK = "administration"  # the lock every change of accounts takes first
 # the fields of an account, in the order the chain commits to them after the user name
@@ -82,9 +57,9 @@ _FIELDS = (
 
 
 class Argon2Hasher:
-    """argon2id (RFC 9106) through argon2-cffi. Without arguments, argon2-cffi's default
-    profile; tests pass cheap costs. A hash made with other costs still verifies, and
-    :meth:`needs_rehash` says so, so the next sign-in renews it."""
+    """argon2id (RFC 9106) through argon2-cffi, its default profile unless tests pass cheap
+    costs. A hash made with other costs still verifies, and :meth:`needs_rehash` says so,
+    so the next sign-in renews it."""
 
     def __init__(
         self,
@@ -119,12 +94,8 @@ class Argon2Hasher:
             return False  # it never verifies either: nothing to renew
 
 
-class AccountStore(Protocol):
+class AccountStore(Store, Protocol):
     """What the accounts need of a store (``SqlCipherStore``, ``PgStore``)."""
-
-    def read(self, work: Callable[[Any], T]) -> T: ...
-
-    def write(self, work: Callable[[Any], T]) -> T: ...
 
     def act_locks(self) -> ActLocks: ...
 
@@ -132,21 +103,18 @@ class AccountStore(Protocol):
 # -- the row, as each dialect keeps it -----------------------------------------------------
 
 
-def _has_pins(tx: Tx) -> bool:
-    """Whether the file has migration 0041 (a damaged file opens without migrations)."""
-    return any(r[1] == "pin_hash" for r in tx.all("PRAGMA table_info(accounts)"))
-
-
 def _columns(tx: Tx) -> str:
     """The columns :func:`_fields` reads (table alias ``t``)."""
     if tx.dialect == "pg":
         return "t.account_id, t.username, t.record"
-    pin = "t.pin_hash" if _has_pins(tx) else "NULL"
+    # a damaged file opens without migrations: it may lack 0041's pin_hash
+    pins = any(r[1] == "pin_hash" for r in tx.all("PRAGMA table_info(accounts)"))
+    pin = "t.pin_hash" if pins else "NULL"
     return "t.account_id, t.username, " + ", ".join(f"t.{c}" for c in _FIELDS) + ", " + pin
 
 
 def _file_fields(values: Sequence[Any]) -> dict[str, Any]:
-    """The fields of the file's columns (:data:`_FIELDS`, then ``pin_hash``)."""
+    """The fields of the file's columns (:data:`_FIELDS`, then ``pin_hash`` once set)."""
     fields = dict(zip((*_FIELDS, "pin_hash"), values, strict=True))
     fields["active"] = bool(fields["active"])
     if fields["pin_hash"] is None:  # none set (the server's record has no such key)
@@ -155,11 +123,10 @@ def _file_fields(values: Sequence[Any]) -> dict[str, Any]:
 
 
 def _fields(tx: Tx, row: Sequence[Any]) -> tuple[int, str, dict[str, Any]]:
-    """(account_id, user name, the fields as stored, ``pin_hash`` only once set)."""
+    """(account_id, user name, the fields as stored)."""
     ident, username = int(row[0]), str(row[1])
     if tx.dialect == "pg":
-        fields: dict[str, Any] = json.loads(tx.open(row[2], "accounts", "record", username))
-        return ident, username, fields
+        return ident, username, json.loads(tx.open(row[2], "accounts", "record", username))
     return ident, username, _file_fields(row[2:])
 
 
@@ -169,18 +136,10 @@ def _audited(tx: Tx, rows: Sequence[tuple[Any, ...]]) -> list[Content]:
     found: list[Content] = []
     for row in rows:
         ident, username, f = _fields(tx, row)
-        pin = [] if f.get("pin_hash") is None else [str(f["pin_hash"])]
-        content: list[object] = [
-            username,
-            str(f["display_name"]),
-            str(f["roles"]),
-            int(bool(f["active"])),
-            str(f["password_hash"]),
-            int(f["failed_attempts"]),
-            f["locked_until"],
-            str(f["created_at"]),
-            *pin,
-        ]
+        content: list[object] = [username, str(f["display_name"]), str(f["roles"])]
+        content += [int(bool(f["active"])), str(f["password_hash"]), int(f["failed_attempts"])]
+        content += [f["locked_until"], str(f["created_at"])]
+        content += [] if f.get("pin_hash") is None else [str(f["pin_hash"])]
         found.append((f"account:{ident}", content))
     return found
 
@@ -224,14 +183,11 @@ def _put(tx: Tx, ident: int | None, username: str, fields: dict[str, Any]) -> in
 
 
 def _stored(username: str, f: dict[str, Any]) -> StoredAccount:
+    roles = frozenset(Role(r) for r in str(f["roles"]).split(",") if r)
+    locked, created = codec.parse_opt_ts(f["locked_until"]), codec.parse_ts(str(f["created_at"]))
+    failures = int(f["failed_attempts"])
     account = Account(
-        username,
-        str(f["display_name"]),
-        frozenset(Role(r) for r in str(f["roles"]).split(",") if r),
-        bool(f["active"]),
-        int(f["failed_attempts"]),
-        codec.parse_opt_ts(f["locked_until"]),
-        codec.parse_ts(str(f["created_at"])),
+        username, str(f["display_name"]), roles, bool(f["active"]), failures, locked, created
     )
     pin = f.get("pin_hash")
     return StoredAccount(account, str(f["password_hash"]), None if pin is None else str(pin))
@@ -255,15 +211,8 @@ def _find(tx: Tx, username: str, *, lock: bool = False) -> tuple[int, dict[str, 
 def _append(tx: Tx, notes: Sequence[AuditNote], rows: AuditRows = ()) -> None:
     """The entries; the last commits to ``rows`` as written."""
     for i, note in enumerate(notes):
-        last = i == len(notes) - 1
-        tx.audit(
-            note.actor,
-            str(note.action),
-            note.subject,
-            note.at,
-            dict(note.details),
-            rows if last else (),
-        )
+        last = rows if i == len(notes) - 1 else ()
+        tx.audit(note.actor, str(note.action), note.subject, note.at, dict(note.details), last)
 
 
 def _save(
@@ -334,9 +283,9 @@ class StoreAccountBook:
         *,
         created: bool = False,
     ) -> None:
-        """Insert or update the row and append ``notes`` in one transaction. On the
-        server every write first takes the chain's head lock, so two desks creating one
-        user name at once are ordered: the second finds it taken."""
+        """Insert or update the row and append ``notes`` in one transaction (on the server
+        after the chain's head lock: of two desks creating one user name, the second finds
+        it taken)."""
         self._store.write(lambda tx: _save(tx, account, password_hash, notes, created))
 
     def record(self, notes: Sequence[AuditNote]) -> None:
@@ -351,16 +300,12 @@ class StoreAccountBook:
 class StoreAccounts(AccountService):
     """The account service over the visitor file (built once by ``main.py``).
 
-    :class:`AccountService` reads an account, checks the password (argon2id, tens of
-    milliseconds) and writes the row back: on one desk nothing comes between, but two
-    desks on the server could each count one failure where two happened (a lockout
-    bypassed by guessing from several desks at once), or a change of roles could put
-    back a lock another desk just set. So every act that writes an account holds, for
-    its whole length, the store's lock of that account (``act_locks``: none on the file
-    of one desk), and every change of accounts (creation, password, roles, active,
-    lockout) first the lock of the administration (also: the first account, the last
-    administrator). Acts on different accounts do not wait for each other.
-    """
+    Each act that writes an account (:data:`_ACTS`) holds the store's lock of that account
+    for its whole length (``act_locks``: none on one desk's file): two desks on the server
+    reading, checking the password and writing back could otherwise each count one failure
+    where two happened (a lockout bypassed), or put back a lock another desk just set. Every
+    change of accounts first holds the administration's (the first account, the last
+    administrator). Acts on different accounts do not wait for each other."""
 
     def __init__(
         self,
@@ -383,99 +328,38 @@ class StoreAccounts(AccountService):
         with self._locks(names):
             yield
 
-    # -- the acts that write an account row, serialised across desks -----------------------
 
-    def sign_in(self, username: str, password: str) -> Operator:
-        with self._serial(username):
-            return super().sign_in(username, password)
+def _serialised(name: str, admin: bool) -> Callable[..., Any]:
+    """The service's act ``name`` holding the lock of its first argument's account (a user
+    name or an operator)."""
+    act = getattr(AccountService, name)
 
-    def authorise(self, username: str, password: str, role: Role, purpose: str) -> Operator:
-        with self._serial(username):
-            return super().authorise(username, password, role, purpose)
+    @functools.wraps(act)
+    def serialised(self: StoreAccounts, who: str | Operator, /, *args: Any, **kw: Any) -> Any:
+        with self._serial(who if isinstance(who, str) else who.username, admin=admin):
+            return act(self, who, *args, **kw)
 
-    def unlock_session(self, operator: Operator, password: str) -> Operator:
-        with self._serial(operator.username):
-            return super().unlock_session(operator, password)
-
-    def set_pin(self, operator: Operator, password: str, pin: str | None) -> None:
-        with self._serial(operator.username):
-            super().set_pin(operator, password, pin)
-
-    def unlock_with_pin(self, operator: Operator, pin: str) -> Operator:
-        with self._serial(operator.username):
-            return super().unlock_with_pin(operator, pin)
-
-    def authorise_with_pin(
-        self, operator: Operator, pin: str, role: Role, purpose: str
-    ) -> Operator:
-        with self._serial(operator.username):
-            return super().authorise_with_pin(operator, pin, role, purpose)
-
-    def create_account(
-        self,
-        username: str,
-        display_name: str,
-        password: str,
-        roles: Iterable[Role],
-        *,
-        actor: Operator | None,
-        file_key: bool = False,
-    ) -> Account:
-        with self._serial(username, admin=True):
-            return super().create_account(
-                username, display_name, password, roles, actor=actor, file_key=file_key
-            )
-
-    def set_password(self, username: str, password: str, *, actor: Operator) -> None:
-        with self._serial(username, admin=True):
-            super().set_password(username, password, actor=actor)
-
-    def set_roles(self, username: str, roles: Iterable[Role], *, actor: Operator) -> Account:
-        with self._serial(username, admin=True):
-            return super().set_roles(username, roles, actor=actor)
-
-    def set_active(self, username: str, active: bool, *, actor: Operator) -> Account:
-        with self._serial(username, admin=True):
-            return super().set_active(username, active, actor=actor)
-
-    def clear_lockout(self, username: str, *, actor: Operator) -> Account:
-        with self._serial(username, admin=True):
-            return super().clear_lockout(username, actor=actor)
+    return serialised
 
 
-# -- the server's key rotation ----------------------------------------------------------------
+# the acts that write an account row (True: a change of accounts, the administration's first)
+_ACTS = {
+    "sign_in": False,
+    "authorise": False,
+    "unlock_session": False,
+    "set_pin": False,
+    "unlock_with_pin": False,
+    "authorise_with_pin": False,
+    "create_account": True,
+    "set_password": True,
+    "set_roles": True,
+    "set_active": True,
+    "clear_lockout": True,
+}
+for _act, _admin in _ACTS.items():
+    setattr(StoreAccounts, _act, _serialised(_act, _admin))
 
 
 def reseal_accounts(store: AccountStore, ring: KeyRing, *, batch_size: int = 500) -> RotationReport:
-    """Key rotation (db/pg/crypto.py ``run_reencrypt``): reseal every account record not
-    under ``ring``'s current version, in batches, restartable. ``ring`` holds the new
-    version, whose wrapped record is stored first. A record a desk rewrote between the
-    read and the write is left for the next batch, never put back."""
-    from db.pg.crypto import SealedRow, run_reencrypt
-
-    read: dict[str, bytes] = {}
-
-    def fetch(current: int, limit: int) -> list[SealedRow]:
-        rows = store.read(
-            lambda tx: tx.all(
-                "SELECT username, record, key_version FROM accounts "
-                "WHERE key_version <> ? ORDER BY username LIMIT ?",
-                (current, limit),
-            )
-        )
-        read.clear()
-        read.update((str(name), bytes(record)) for name, record, _v in rows)
-        return [SealedRow("accounts", str(n), int(v), {"record": bytes(r)}) for n, r, v in rows]
-
-    def apply(batch: Sequence[SealedRow]) -> None:
-        def work(tx: Tx) -> None:
-            for row in batch:
-                tx.execute(
-                    "UPDATE accounts SET record = ?, key_version = ? "
-                    "WHERE username = ? AND record = ?",
-                    (row.values["record"], row.key_version, row.row, read[str(row.row)]),
-                )
-
-        store.write(work)
-
-    return run_reencrypt(fetch, apply, ring, batch_size=batch_size)
+    """Key rotation: reseal every account record not under ``ring``'s current version."""
+    return reseal_rows(store, ring, "accounts", "username", ("record",), batch_size)

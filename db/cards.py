@@ -1,7 +1,6 @@
-"""Entry cards (tarjetas de entrada, art. 22): printing, reprints and voids keep the
-number; each is a card_events row with its reason, and each is an audit entry that
-commits to the card as it now is, events included (art. 20.4). Written once over both
-dialects (db/tx.py)."""
+"""Entry cards (tarjetas de entrada, art. 22), written once over both dialects (db/tx.py):
+printing, reprints and voids keep the number; each is a card_events row with its reason
+and an audit entry committing to the card as it now is, events included (art. 20.4)."""
 
 from __future__ import annotations
 
@@ -13,7 +12,7 @@ from admission.errors import InvalidStateError, NotFoundError
 from admission.identity import IdentityKey
 from admission.records import CardRecord, CardStatus, RecordErrorCode
 from db.audit_chain import card_content
-from db.audit_rows import Covered
+from db.audit_rows import Content, Covered
 from db.tx import Tx, on, when
 
 CARD_COLUMNS = (
@@ -51,7 +50,7 @@ def card_from_row(row: Any) -> CardRecord:
     )
 
 
-def _audited(tx: Tx, rows: Sequence[tuple[Any, ...]]) -> list[tuple[str, list[object]]]:
+def _audited(tx: Tx, rows: Sequence[tuple[Any, ...]]) -> list[Content]:
     """The chain's content of each card: the row and its events, oldest first (one query
     per batch; sorted here, so the events are found by their card's index)."""
     sub, params = tx.listed([int(row[0]) for row in rows])
@@ -64,13 +63,11 @@ def _audited(tx: Tx, rows: Sequence[tuple[Any, ...]]) -> list[tuple[str, list[ob
     for number, event_id, at, kind, reason, actor in found:
         event = (when(at), str(kind), str(reason), str(actor))
         events.setdefault(int(number), []).append((int(event_id), event))
-    return [
-        (
-            f"card:{card.number}",
-            card_content(card, [e for _, e in sorted(events.get(card.number, []))]),
-        )
-        for card in map(card_from_row, rows)
-    ]
+    found = []
+    for card in map(card_from_row, rows):
+        ordered = [e for _, e in sorted(events.get(card.number, []))]
+        found.append((f"card:{card.number}", card_content(card, ordered)))
+    return found
 
 
 COVERED = Covered("card", "cards", "number", CARD_COLUMNS, _audited)  # art. 20.4
@@ -143,13 +140,8 @@ def issue(tx: Tx, file_number: int, visit_id: int, new: Any, issued: datetime) -
         ),
     )
     if new.exceptional:  # art. 23.5: under the director's named responsibility
-        tx.audit(
-            new.authorised_by,
-            "EXCEPTIONAL_CARD",
-            f"card:{number}",
-            issued,
-            {"file": str(file_number), "card_type": new.card_type},
-        )
+        details = {"file": str(file_number), "card_type": new.card_type}
+        tx.audit(new.authorised_by, "EXCEPTIONAL_CARD", f"card:{number}", issued, details)
     return number
 
 
@@ -160,8 +152,7 @@ def mark_printed(tx: Tx, number: int, at: datetime) -> None:
         "UPDATE cards SET status = 'PRINTED', print_count = print_count + 1 WHERE number = ?",
         (number,),
     )
-    _event(tx, number, at, "PRINTED", "", "")
-    tx.audit("card-printer", "CARD_PRINTED", f"card:{number}", at, None, _card(number))
+    _record(tx, number, at, "PRINTED", "", "", "card-printer", "CARD_PRINTED")
 
 
 def void_card(tx: Tx, number: int, reason: str, actor: str, at: datetime) -> None:
@@ -170,35 +161,32 @@ def void_card(tx: Tx, number: int, reason: str, actor: str, at: datetime) -> Non
     tx.execute(
         "UPDATE cards SET status = 'VOIDED', void_reason = ? WHERE number = ?", (reason, number)
     )
-    _event(tx, number, at, "VOIDED", reason, actor)
-    tx.audit(actor, "CARD_VOID", f"card:{number}", at, None, _card(number))
+    _record(tx, number, at, "VOIDED", reason, actor, actor, "CARD_VOID")
 
 
 def record_reprint(tx: Tx, number: int, reason: str, actor: str, at: datetime) -> None:
     """A reprint of the same number is requested (print_count grows on mark_printed)."""
     require_reason(reason)
     _live_card(tx, number)
-    _event(tx, number, at, "REPRINT", reason, actor)
-    tx.audit(actor, "CARD_REPRINT", f"card:{number}", at, None, _card(number))
+    _record(tx, number, at, "REPRINT", reason, actor, actor, "CARD_REPRINT")
 
 
-def _live_card(tx: Tx, number: int) -> CardStatus:
-    """The card's status; a voided or unknown card cannot change."""
+def _live_card(tx: Tx, number: int) -> None:
+    """A voided or unknown card cannot change."""
     row = tx.one("SELECT status FROM cards WHERE number = ?" + tx.lock_rows, (number,))
     if row is None:
         raise NotFoundError("no such card number")
-    status = CardStatus(str(row[0]))
-    if status is CardStatus.VOIDED:
+    if CardStatus(str(row[0])) is CardStatus.VOIDED:
         raise InvalidStateError("the card is voided", code=RecordErrorCode.CARD_VOIDED)
-    return status
 
 
-def _event(tx: Tx, number: int, at: datetime, kind: str, reason: str, actor: str) -> None:
+def _record(
+    tx: Tx, number: int, at: datetime, kind: str, reason: str, actor: str, by: str, action: str
+) -> None:
+    """The card's event (``kind``, ``reason``, ``actor``) and the entry ``by`` committing
+    to the card as it now is."""
     tx.execute(
         "INSERT INTO card_events (card_number, at, kind, reason, actor) VALUES (?, ?, ?, ?, ?)",
         (number, tx.ts(at), kind, reason, actor),
     )
-
-
-def _card(number: int) -> list[tuple[str, bool]]:
-    return [(f"card:{number}", False)]
+    tx.audit(by, action, f"card:{number}", at, None, [(f"card:{number}", False)])

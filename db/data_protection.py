@@ -1,22 +1,8 @@
-"""The data-protection operations on the visitor file (art. 20.4; GDPR arts. 5, 15, 16):
-rectification of a name or an observation and the retention view. Written once over
-both dialects (db/tx.py).
-
-A rectification changes the row and appends its audit entry in ONE transaction; the
-entry re-commits to the changed row (``("visitor:N", False)``, ``("observation:ID",
-False)``), so ``audit verify`` checks the row as it is now, and names the fields
-changed, the reason, the role used and each old value as a keyed hash under the file's
-subject secret - never in clear, not even on the server. A renamed visitor's name is
-indexed again as an admission under a new name does (:meth:`db.tx.Tx.index_name`:
-the search name and word index on the file; on the server the row resealed under the
-current data key version and its name tokens).
-
-The retention counts are aggregate reads over clear columns (times, verdicts, card
-rows): the totals through the indexes (``visits_by_at``, ``observations_by_at``), the
-months as ranges of ``visits_by_at`` (the Madrid month boundaries as UTC instants)
-joined to the card each visit gave (a card is issued at its visit's instant), the few
-cards whose visit the purge erased by their own date, and one pass over
-``visits_by_file`` for each visitor's first visit held. Nothing is opened.
+"""The data-protection operations on the visitor file (art. 20.4; GDPR arts. 5, 15, 16),
+written once over both dialects (db/tx.py): rectification of a name or an observation,
+which changes the row and appends its entry in ONE transaction (the entry re-commits to
+the row and names each old value as a keyed hash, never in clear), and the retention
+view: aggregate reads over clear columns through the indexes, nothing opened.
 """
 
 from __future__ import annotations
@@ -36,14 +22,6 @@ from admission.identity import IdentityKey
 from admission.records import Observation, Visitor
 from db import visitors
 from db.tx import Tx, opt_when, when
-
-__all__ = [
-    "RECTIFIED",
-    "rectify_observation_text",
-    "rectify_visitor_name",
-    "retention_months",
-    "retention_totals",
-]
 
 RECTIFIED = "RECTIFIED"  # the audit action of a rectification (GDPR art. 16)
 
@@ -69,12 +47,9 @@ def rectify_visitor_name(
     if row is None:
         raise DataProtectionError("no such file", code=DataProtectionCode.RECTIFY_NOT_FOUND)
     fn = file_number
-    old = {
-        "surname": tx.open(row[1], "visitors", "surname", fn),
-        "given_names": tx.open(row[2], "visitors", "given_names", fn),
-    }
     new = {"surname": surname, "given_names": given_names}
-    fields = [f for f in ("surname", "given_names") if old[f] != new[f]]
+    old = {f: tx.open(row[i], "visitors", f, fn) for i, f in enumerate(new, start=1)}
+    fields = [f for f in new if old[f] != new[f]]
     if not fields:
         raise DataProtectionError(
             "the name is already so", code=DataProtectionCode.RECTIFY_UNCHANGED
@@ -83,16 +58,10 @@ def rectify_visitor_name(
     # every sealed value of a row (on the file the other values are rewritten as they are)
     identity = tx.open(row[0], "visitors", "identity", fn)
     birth = None if row[3] is None else tx.open(row[3], "visitors", "birth_date", fn)
-    columns = {
-        "identity": tx.seal(identity, "visitors", "identity", fn),
-        "surname": tx.seal(surname, "visitors", "surname", fn),
-        "given_names": tx.seal(given_names, "visitors", "given_names", fn),
-        "birth_date": None if birth is None else tx.seal(birth, "visitors", "birth_date", fn),
-        "nationality": tx.seal(
-            tx.open(row[4], "visitors", "nationality", fn), "visitors", "nationality", fn
-        ),
-        **tx.index_columns(identity=IdentityKey.parse(identity)),
-    }
+    plain = {"identity": identity, **new, "birth_date": birth}
+    plain["nationality"] = tx.open(row[4], "visitors", "nationality", fn)
+    columns = {c: None if v is None else tx.seal(v, "visitors", c, fn) for c, v in plain.items()}
+    columns.update(tx.index_columns(identity=IdentityKey.parse(identity)))
     _update(tx, "visitors", columns, "file_number", fn)
     tx.index_name(fn, surname, given_names)
     details = _rectified(tx, fields, old, reason, role)
@@ -133,14 +102,8 @@ def rectify_observation_text(
     _update(tx, "observations", {**columns, **tx.index_columns()}, "observation_id", observation_id)
     details = _rectified(tx, ["text"], {"text": old}, reason, role)
     details["observation"] = str(observation_id)
-    tx.audit(
-        actor,
-        RECTIFIED,
-        f"file:{file_number}",
-        at,
-        details,
-        [(f"observation:{observation_id}", False)],
-    )
+    rows = [(f"observation:{observation_id}", False)]
+    tx.audit(actor, RECTIFIED, f"file:{file_number}", at, details, rows)
     return Observation(file_number, when(row[0]), str(row[1]), text, observation_id)
 
 
@@ -158,9 +121,6 @@ def _rectified(
     for name in fields:
         details[f"old_{name}"] = tx.keyed_hash(old[name])
     return details
-
-
-# -- the retention view ------------------------------------------------------------------
 
 
 def retention_totals(tx: Tx, cutoff: datetime) -> RetentionTotals:
@@ -190,14 +150,11 @@ def retention_totals(tx: Tx, cutoff: datetime) -> RetentionTotals:
 
 def retention_months(tx: Tx, months: Sequence[MonthSpan]) -> tuple[MonthCount, ...]:
     """Per Madrid month, in the order given: visits (admitted, refused), cards issued,
-    and visitors whose first visit held falls in it.
-
-    One query per month over its range of ``visits_by_at``, joined to the card each
-    visit gave; the few cards whose visit the purge erased counted by their own date
-    (found through the ``visit_id`` index); one pass over ``visits_by_file`` for each
-    visitor's first visit held. Grouping every row with GROUP BY sorts them all and was
-    slower. Measured on 1,000,000 visits of the file: about 2 s; 5,000,000: about 6 s
-    (see docs/data-protection.md)."""
+    and visitors whose first visit held falls in it. One query per month over its range
+    of ``visits_by_at`` joined to the card each visit gave (a card is issued at its
+    visit's instant), the cards whose visit the purge erased by their own date, one pass
+    over ``visits_by_file`` for the first visits: GROUP BY over every row was slower
+    (1,000,000 visits: about 2 s; 5,000,000: about 6 s; docs/data-protection.md)."""
     if not months:
         return ()
     spans = [(tx.ts(m.start), tx.ts(m.end)) for m in months]

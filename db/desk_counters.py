@@ -1,12 +1,7 @@
-"""The desk's counters read from the visitor file (``admission.counters.DeskCounters``),
-for the counters panel of the desk window, written once over both dialects (db/tx.py).
-
-On the server every desk of the operating unit (arts. 154-155) counts the whole unit's
-visits: the visits of the day are the one visitor file's (art. 20.3), the cards valid now
-are the one card sequence's (art. 22). Three counts over clear columns in one statement
-(``visits_by_at``; the card table holds about six months of cards, art. 20.4): nothing
-is opened.
-"""
+"""The desk's counters panel read from the visitor file (``admission.counters``), written
+once over both dialects (db/tx.py): on the server, the whole operating unit's (arts.
+154-155). Three counts over clear columns in one statement (``visits_by_at``): nothing
+is opened."""
 
 from __future__ import annotations
 
@@ -18,7 +13,6 @@ from admission.counters import DeskCounters
 from admission.ports import madrid_date, madrid_day_start
 from db.tx import Tx
 
-__all__ = ["DeskCounters", "desk_counters"]
 T = TypeVar("T")
 
 
@@ -49,6 +43,5 @@ def counts(tx: Tx, now: datetime) -> DeskCounters:
 
 
 def desk_counters(store: Reads, now: datetime) -> DeskCounters:
-    """The counters at ``now`` (an :class:`admission.counters.CounterReader` once the
-    composition root binds the store; called off the GUI thread)."""
+    """The counters at ``now`` (a ``CounterReader`` once bound to the store)."""
     return store.read(lambda tx: counts(tx, now))

@@ -1,12 +1,11 @@
 """Internal bans (art. 21.2-3, R5) and casino staff (art. 18, R15), written once over both
 dialects (db/tx.py). Each change is an audit entry committing to the row as written
-(art. 20.4). The identity, the reasons and a staff member's name are personal values:
-sealed to their row on the server (:meth:`Tx.seal`), found by blind index
-(:meth:`Tx.identity_match`)."""
+(art. 20.4). The identity, the reasons and a staff member's name are sealed to their row
+on the server, found by blind index (:meth:`Tx.identity_match`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime
 from typing import Any
 
@@ -15,16 +14,14 @@ from admission.identity import IdentityKey
 from admission.records import Ban, RecordErrorCode, StaffMember, StaffRole, check_new_ban
 from db import codec
 from db.audit_chain import ban_content, staff_content
-from db.audit_rows import Covered
-from db.tx import Tx, insert_row, opt_when, when
+from db.audit_rows import Content, Covered
+from db.tx import Opens, Tx, insert_row, opt_when, when
 
 BAN_COLUMNS = (
     "t.ban_id, t.identity, t.reason, t.decided_by, t.created_at, t.expires_at, "
     "t.lifted_at, t.lift_reason"
 )
 _BANS = f"SELECT {BAN_COLUMNS} FROM bans AS t WHERE "
-# the text of a value read from table.column of a row (Tx.open)
-Opens = Callable[[Any, str, str, int | str], str]
 
 
 def ban_from_row(opened: Opens, row: Sequence[Any]) -> Ban:
@@ -43,10 +40,9 @@ def ban_from_row(opened: Opens, row: Sequence[Any]) -> Ban:
     )
 
 
-def _audited_bans(tx: Tx, rows: Sequence[tuple[Any, ...]]) -> list[tuple[str, list[object]]]:
-    """The chain's content of each ban (db/audit_rows.py); on the server the identity's
-    blind index read beside it is checked against the opened identity."""
-    found: list[tuple[str, list[object]]] = []
+def _audited_bans(tx: Tx, rows: Sequence[tuple[Any, ...]]) -> list[Content]:
+    """The chain's content of each ban, its blind index checked (the server's)."""
+    found: list[Content] = []
     for row in rows:
         ban = ban_from_row(tx.open, row[:8])
         tx.check_index(f"ban:{ban.ban_id}", row[8:], identity=ban.identity.text)
@@ -54,7 +50,7 @@ def _audited_bans(tx: Tx, rows: Sequence[tuple[Any, ...]]) -> list[tuple[str, li
     return found
 
 
-def _audited_staff(tx: Tx, rows: Sequence[tuple[Any, ...]]) -> list[tuple[str, list[object]]]:
+def _audited_staff(tx: Tx, rows: Sequence[tuple[Any, ...]]) -> list[Content]:
     """Staff rows, named by the keyed hash of the identity (never in clear)."""
     members = [staff_from_row(tx.open, row) for row in rows]
     return [("staff:" + tx.keyed_hash(m.identity.text), staff_content(m)) for m in members]
@@ -86,28 +82,32 @@ def active_bans(tx: Tx, identity: IdentityKey, at: datetime) -> list[Ban]:
     return [ban for ban in bans(tx, identity) if ban.active_at(at)]
 
 
-def bans_in_force(tx: Tx, at: datetime, limit: int = 500) -> list[Ban]:
-    """Bans neither lifted nor expired at ``at``, newest first (``PeopleListings``).
-    Personal data: the caller audits the reading (art. 20.4)."""
+_IN_FORCE = (
+    "(t.lifted_at IS NULL OR t.lifted_at > ?) AND t.created_at <= ? "
+    "AND (t.expires_at IS NULL OR t.expires_at > ?)"
+)
+_ENDED = (
+    "(t.lifted_at IS NOT NULL AND t.lifted_at <= ?) "
+    "OR (t.expires_at IS NOT NULL AND t.expires_at <= ?)"
+)
+
+
+def _listed(tx: Tx, where: str, at: datetime, limit: int, active: bool) -> list[Ban]:
+    """Bans (``PeopleListings``) in force at ``at`` or ended by it, newest first. Personal
+    data: the caller audits the reading (art. 20.4)."""
     moment = tx.ts(at)  # SQLite: fixed-width UTC text, compared as text
-    rows = tx.all(
-        _BANS + "(t.lifted_at IS NULL OR t.lifted_at > ?) AND t.created_at <= ? "
-        "AND (t.expires_at IS NULL OR t.expires_at > ?) ORDER BY t.ban_id DESC LIMIT ?",
-        (moment, moment, moment, limit),
-    )
-    return [ban for ban in (ban_from_row(tx.open, row) for row in rows) if ban.active_at(at)]
+    marks = [moment] * where.count("?")
+    rows = tx.all(_BANS + where + " ORDER BY t.ban_id DESC LIMIT ?", [*marks, limit])
+    found = (ban_from_row(tx.open, row) for row in rows)
+    return [ban for ban in found if ban.active_at(at) == active]
+
+
+def bans_in_force(tx: Tx, at: datetime, limit: int = 500) -> list[Ban]:
+    return _listed(tx, _IN_FORCE, at, limit, True)
 
 
 def bans_ended(tx: Tx, at: datetime, limit: int = 500) -> list[Ban]:
-    """Bans lifted or expired by ``at``, newest first (``PeopleListings``). Personal
-    data: the caller audits the reading (art. 20.4)."""
-    moment = tx.ts(at)
-    rows = tx.all(
-        _BANS + "(t.lifted_at IS NOT NULL AND t.lifted_at <= ?) "
-        "OR (t.expires_at IS NOT NULL AND t.expires_at <= ?) ORDER BY t.ban_id DESC LIMIT ?",
-        (moment, moment, limit),
-    )
-    return [ban for ban in (ban_from_row(tx.open, row) for row in rows) if not ban.active_at(at)]
+    return _listed(tx, _ENDED, at, limit, False)
 
 
 def add_ban(
@@ -130,22 +130,11 @@ def add_ban(
         **tx.index_columns(identity=identity),
     }
     insert_row(tx, "bans", values)
-    tx.audit(
-        decided_by,
-        "BAN_ADD",
-        f"ban:{ban_id}",
-        at,
-        {"identity": tx.keyed_hash(identity.text)},
-        [(f"ban:{ban_id}", True)],
-    )
-    return Ban(
-        ban_id,
-        identity,
-        reason,
-        decided_by,
-        codec.parse_ts(codec.ts(at)),  # as stored and read back
-        None if expires_at is None else codec.parse_ts(codec.ts(expires_at)),
-    )
+    details = {"identity": tx.keyed_hash(identity.text)}
+    tx.audit(decided_by, "BAN_ADD", f"ban:{ban_id}", at, details, [(f"ban:{ban_id}", True)])
+    # the instants as stored and read back
+    expires = None if expires_at is None else codec.parse_ts(codec.ts(expires_at))
+    return Ban(ban_id, identity, reason, decided_by, codec.parse_ts(codec.ts(at)), expires)
 
 
 def require_lift_reason(reason: str) -> None:
@@ -169,11 +158,8 @@ def lift_ban(tx: Tx, ban_id: int, reason: str, actor: str, at: datetime) -> None
     tx.audit(actor, "BAN_LIFT", f"ban:{ban_id}", at, None, [(f"ban:{ban_id}", False)])
 
 
-# -- staff (art. 18) -----------------------------------------------------------------------
-
-
 def _staff_key(tx: Tx) -> str:
-    """The column naming a staff row: the server numbers its rows (their sealed values
+    """The column naming a staff row (art. 18): the server numbers its rows (their sealed values
     are bound to the number); the SQLCipher file keys them by the identity."""
     return "staff_id" if tx.dialect == "pg" else "identity"
 
@@ -229,11 +215,5 @@ def add_staff(tx: Tx, member: StaffMember, actor: str, at: datetime) -> None:
         settings = ", ".join(f"{column} = ?" for column in values)
         tx.execute(f"UPDATE staff SET {settings} WHERE {key} = ?", [*values.values(), row])
     subject = tx.keyed_hash(member.identity.text)
-    tx.audit(
-        actor,
-        "STAFF_SET",
-        subject,
-        at,
-        {"role": member.role.value, "active": str(int(member.active))},
-        [(f"staff:{subject}", found is None)],
-    )
+    details = {"role": member.role.value, "active": str(int(member.active))}
+    tx.audit(actor, "STAFF_SET", subject, at, details, [(f"staff:{subject}", found is None)])

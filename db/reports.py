@@ -1,16 +1,9 @@
 """The reads behind the director's and the inspectors' reports (arts. 20.4, 14.1.b): the
-daily visitor book, the figures and the access-request report (GDPR art. 15). Written
-once over both dialects (db/tx.py).
-
-Only SELECTs, every value bound as a parameter. The day book and the figures read the
-visits of a UTC range through the ``visits_by_at`` index (the range of one Madrid day is
-a few thousand rows of a file of millions); the figures are SQL aggregates over clear
-columns (times, verdicts, reason codes, card rows) by UTC hour, which
-:func:`admission.reports.figures_from_counts` turns into Madrid hours (Madrid is a whole
-number of hours from UTC). Cards are reached from their visit (``cards.visit_id`` is
-unique, hence indexed), never by scanning the card table. The day book opens each named
-visitor's name and identity once (sealed on the server, bound to table, column and row);
-it is personal data and the service audits its reading.
+daily visitor book, the figures and the access-request report (GDPR art. 15), written
+once over both dialects (db/tx.py). Only SELECTs over a UTC range of ``visits_by_at``
+(one Madrid day: a few thousand rows of millions); the figures are aggregates over clear
+columns by UTC hour (Madrid is whole hours from UTC), cards reached from their visit. The
+day book opens each visitor's name once: personal data, its reading audited by the caller.
 """
 
 from __future__ import annotations
@@ -71,7 +64,7 @@ _CARD_TYPES = (
 def day_book_lines(tx: Tx, start: datetime, until: datetime) -> list[DayBookLine]:
     """The visits with ``start <= at < until`` (UTC), by time, each with its visitor and
     the card it gave (personal data: the caller audits the reading)."""
-    people: dict[int, tuple[str, str, str]] = {}
+    people: dict[int, list[str]] = {}
     lines = []
     for row in tx.all(_DAY_BOOK, (tx.ts(start), tx.ts(until))):
         at, fn, surname, given, identity, doc_type, verdict, reasons = row[:8]
@@ -79,11 +72,10 @@ def day_book_lines(tx: Tx, start: datetime, until: datetime) -> list[DayBookLine
         number = int(fn)
         person = people.get(number)
         if person is None:
-            person = people[number] = (
-                tx.open(surname, "visitors", "surname", number),
-                tx.open(given, "visitors", "given_names", number),
-                tx.open(identity, "visitors", "identity", number),
-            )
+            person = people[number] = [
+                tx.open(v, "visitors", c, number)
+                for c, v in (("surname", surname), ("given_names", given), ("identity", identity))
+            ]
         lines.append(
             DayBookLine(
                 at=when(at),

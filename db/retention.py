@@ -1,22 +1,11 @@
-"""Six-month retention (art. 20.4, R3), in short batches so the desks are never blocked
-long. Written once over both dialects (db/tx.py); each store runs the batches its way
-(the file after its daily page check, then a WAL checkpoint; the server under the
-purge's advisory lock and role, db/pg/store.py).
-
-A purge with cutoff C (Madrid date D = madrid_date(C)) erases:
-
-* visits before C; their cards too when voided or valid only until before D - a card
-  still valid keeps its number and file but loses its link to the erased visit;
-* cards whose visit is gone once they are voided or their validity ended before D;
-* observations before C;
-* visitors left with no visit, no ban in force at C or later, and no open card
-  (not voided, valid on D or later), with their remaining cards and observations;
-* bans that ended before C (a dated, reasoned ban is personal data too, R5).
-
-Every transaction's erasures are counted by an ``ERASED`` entry of the chain before it
-commits (:meth:`db.tx.Tx.note_erased`); the last one appends the ``PURGE`` entry. The
-report names the cards erased, so that exactly their PDFs go with them.
-"""
+"""Six-month retention (art. 20.4, R3), written once over both dialects (db/tx.py), in
+short batches so the desks are never blocked long. A purge with cutoff C (Madrid date D)
+erases visits before C (their cards too once voided or valid only until before D; a card
+still valid loses its link to the visit), cards whose visit is gone once ended, the
+observations before C, visitors left with no visit, no ban in force at C or later and no
+open card, and the bans that ended before C (a dated, reasoned ban is personal data too,
+R5). Each transaction's erasures are counted by an ``ERASED`` entry (:meth:`Tx.note_erased`);
+the last appends ``PURGE``. The report names the cards erased, so their PDFs go with them."""
 
 from __future__ import annotations
 
@@ -29,8 +18,6 @@ from admission.records import PurgeReport
 from db import codec
 from db.tx import Tx, when
 
-__all__ = ["BATCH", "newest_event", "purge"]
-
 # Visits erased per transaction. Measured on the 1,000,000-visitor file: a day of
 # ~26,700 visits took 1.8-2.4 s in batches of 5,000 (six commits, pages re-encrypted
 # each time) and 1.5-1.9 s in batches of 20,000; one batch holds the writer ~0.5 s,
@@ -40,6 +27,15 @@ T = TypeVar("T")
 # The column that holds one identity's rows together: its text on the file, its blind
 # index on the server (where the identity is sealed).
 _SAME_IDENTITY = {"sqlite": "identity", "pg": "id_index"}
+# the id each kind of row is erased by (its table: the kind's plural)
+_KEYS = {
+    "visit": "visit_id",
+    "card": "number",
+    "observation": "observation_id",
+    "visitor": "file_number",
+    "ban": "ban_id",
+}
+Found = tuple[dict[str, int], list[int], bool]  # counts, card numbers erased, more due
 
 
 class Batches(Protocol):
@@ -63,9 +59,6 @@ def newest_event(tx: Tx) -> datetime | None:
         if row is not None and row[0]
     ]
     return max(map(when, found)) if found else None
-
-
-Found = tuple[dict[str, int], list[int], bool]  # counts, card numbers erased, more due
 
 
 def purge(
@@ -101,35 +94,18 @@ def purge(
             (cut, cut),
         )
         found, numbers = _orphans(tx, {int(r[0]) for r in files}, cutoff, day)
-        # 5. bans that ended before the cutoff: a dated, reasoned ban (R5) is personal
-        # data too, kept six months after it stops applying, like a visit
-        bans = _erased(
-            tx,
-            "ban",
-            "DELETE FROM bans WHERE lifted_at < ? OR expires_at < ? RETURNING ban_id",
-            (cut, cut),
-        )
+        # 5. bans that ended before the cutoff: kept six months after they stop applying
+        bans = _erased(tx, "ban", "lifted_at < ? OR expires_at < ?", (cut, cut))
         total = {k: counts[k] + found.get(k, 0) for k in counts}
         total["cards"] = len(cards) + len(numbers)
         details = {"cutoff": codec.ts(cutoff), "bans": str(len(bans))}
-        tx.audit(
-            "retention",
-            "PURGE",
-            "visitor-file",
-            now(),
-            {**details, **{k: str(v) for k, v in total.items()}},
-        )
+        details.update((k, str(v)) for k, v in total.items())
+        tx.audit("retention", "PURGE", "visitor-file", now(), details)
         return found, numbers, False
 
     merge(run(last))
-    return PurgeReport(
-        cutoff,
-        counts["visits"],
-        counts["visitors"],
-        counts["observations"],
-        len(cards),
-        purged_cards=tuple(sorted(cards)),
-    )
+    erased = (counts["visits"], counts["visitors"], counts["observations"], len(cards))
+    return PurgeReport(cutoff, *erased, purged_cards=tuple(sorted(cards)))
 
 
 def _old_visits(tx: Tx, cutoff: datetime, day: date, batch: int) -> Found:
@@ -141,20 +117,13 @@ def _old_visits(tx: Tx, cutoff: datetime, day: date, batch: int) -> Found:
     if not rows:
         return {}, [], False
     ids, params = tx.listed([int(r[0]) for r in rows])
-    numbers = _erased(
-        tx,
-        "card",
-        f"DELETE FROM cards WHERE visit_id IN ({ids}) AND "
-        "(status = 'VOIDED' OR valid_until < ?) RETURNING number",
-        [*params, tx.day(day)],
-    )
+    ended = f"visit_id IN ({ids}) AND (status = 'VOIDED' OR valid_until < ?)"
+    numbers = _erased(tx, "card", ended, [*params, tx.day(day)])
     unlinked = tx.all(
         f"UPDATE cards SET visit_id = NULL WHERE visit_id IN ({ids}) RETURNING number", params
     )
     tx.note_erased((), [f"card:{number}" for (number,) in unlinked])
-    visits = _erased(
-        tx, "visit", f"DELETE FROM visits WHERE visit_id IN ({ids}) RETURNING visit_id", params
-    )
+    visits = _erased(tx, "visit", f"visit_id IN ({ids})", params)
     found, more = _orphans(tx, {int(r[1]) for r in rows}, cutoff, day)
     return {**found, "visits": len(visits)}, numbers + more, True
 
@@ -169,22 +138,15 @@ def _ended_cards(tx: Tx, cutoff: datetime, day: date, batch: int) -> Found:
     if not rows:
         return {}, [], False
     ids, params = tx.listed([int(r[0]) for r in rows])
-    numbers = _erased(
-        tx, "card", f"DELETE FROM cards WHERE number IN ({ids}) RETURNING number", params
-    )
+    numbers = _erased(tx, "card", f"number IN ({ids})", params)
     found, more = _orphans(tx, {int(r[1]) for r in rows}, cutoff, day)
     return found, numbers + more, True
 
 
 def _old_observations(tx: Tx, cutoff: datetime, batch: int) -> Found:
     """3. A batch of the observations before the cutoff; another is due after a full one."""
-    gone = _erased(
-        tx,
-        "observation",
-        "DELETE FROM observations WHERE observation_id IN (SELECT observation_id "
-        "FROM observations WHERE at < ? LIMIT ?) RETURNING observation_id",
-        (tx.ts(cutoff), batch),
-    )
+    batched = "observation_id IN (SELECT observation_id FROM observations WHERE at < ? LIMIT ?)"
+    gone = _erased(tx, "observation", batched, (tx.ts(cutoff), batch))
     return {"observations": len(gone)}, [], len(gone) >= batch
 
 
@@ -214,26 +176,16 @@ def _orphans(
     if not doomed:
         return {}, []
     ids, params = tx.listed(doomed)
-    numbers = _erased(
-        tx, "card", f"DELETE FROM cards WHERE file_number IN ({ids}) RETURNING number", params
-    )
-    observations = _erased(
-        tx,
-        "observation",
-        f"DELETE FROM observations WHERE file_number IN ({ids}) RETURNING observation_id",
-        params,
-    )
-    visitors = _erased(
-        tx,
-        "visitor",
-        f"DELETE FROM visitors WHERE file_number IN ({ids}) RETURNING file_number",
-        params,
-    )
+    mine = f"file_number IN ({ids})"
+    numbers = _erased(tx, "card", mine, params)
+    observations = _erased(tx, "observation", mine, params)
+    visitors = _erased(tx, "visitor", mine, params)
     return {"visitors": len(visitors), "observations": len(observations)}, numbers
 
 
-def _erased(tx: Tx, kind: str, sql: str, params: Iterable[Any]) -> list[int]:
-    """Run a ``DELETE ... RETURNING id`` and note the rows for the ``ERASED`` entry."""
+def _erased(tx: Tx, kind: str, where: str, params: Iterable[Any]) -> list[int]:
+    """Delete the rows of ``kind`` ``where`` says, noted for the ``ERASED`` entry; their ids."""
+    sql = f"DELETE FROM {kind}s WHERE {where} RETURNING {_KEYS[kind]}"
     ids = [int(row[0]) for row in tx.all(sql, list(params))]
     tx.note_erased([f"{kind}:{i}" for i in ids])
     return ids

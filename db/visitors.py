@@ -1,13 +1,9 @@
-"""The visitor file (art. 20.3, R2): visitors, visits, observations, name search, and
-the admission transaction that also takes the card number (art. 22.1) - after looking,
-in the same transaction, for the visitor's other valid card (art. 22:
-:func:`admission.entry_rules.one_card`). Written once over both dialects (db/tx.py).
-
-What differs between them stays small: the name words a visitor is found by (plain
-words searched by range on SQLite, db/names.py; the key ring's blind-index tokens on the
-server, whose candidates are checked once opened), and the admission id the server
-records with a visit (a desk that lost a commit's answer asks again under the same id;
-the desk's own file cannot lose one, so it keeps none)."""
+"""The visitor file (art. 20.3, R2): visitors, visits, observations, name search, and the
+admission that also takes the card number (art. 22.1) after looking, in the same
+transaction, for the visitor's other valid card (art. 22). Written once over both dialects
+(db/tx.py); they differ in the name words searched (plain words by range on SQLite; the key
+ring's blind-index tokens on the server, candidates checked once opened) and in the
+admission id the server keeps with a visit (a desk that lost a commit's answer asks again)."""
 
 from __future__ import annotations
 
@@ -15,7 +11,7 @@ import uuid
 from collections.abc import Mapping, Sequence
 from datetime import datetime
 from enum import unique
-from typing import TYPE_CHECKING, Any, Protocol, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from admission.codes import Code
 from admission.entry_rules import check_entry, one_card
@@ -58,8 +54,7 @@ class PgAdmissionCode(Code):
 
 
 # first/last seen are derived (migration 0011): the visits, else what keeps a visitor
-# without visits (open card, ban). COALESCE stops at the first non-NULL argument. A ban
-# is the visitor's by identity on SQLite, by blind index on the server.
+# without visits (open card, ban: by identity on SQLite, by blind index on the server)
 _SEEN = (
     "coalesce((SELECT {f}(s.at) FROM visits AS s WHERE s.file_number = v.file_number), "
     "(SELECT {f}(c.issued_at) FROM cards AS c WHERE c.file_number = v.file_number), "
@@ -80,14 +75,19 @@ VISIT_COLUMNS = (
     "v.registry_version, v.registry_age_s, c.number, v.official_capacity"
 )
 OBSERVATION_COLUMNS = "t.observation_id, t.file_number, t.at, t.author, t.text"
-
-
-# -- rows as records (both dialects; ``opened``: Tx.open) ----------------------------------
+_VISITS = (
+    f"SELECT {VISIT_COLUMNS} FROM visits AS v LEFT JOIN cards AS c "
+    "ON c.visit_id = v.visit_id WHERE v.file_number = ? ORDER BY v.at, v.visit_id"
+)
+_OBSERVATIONS = (
+    f"SELECT {OBSERVATION_COLUMNS} FROM observations AS t "
+    "WHERE t.file_number = ? ORDER BY t.at, t.observation_id"
+)
 
 
 def visitor_plain(opened: Opens, row: Sequence[Any]) -> tuple[int, str, str, str, str | None, str]:
     """(file number, identity text, surname, given names, birth ISO date, nationality) of
-    a row read with :data:`VISITOR_BASE`."""
+    a row read with :data:`VISITOR_BASE` (``opened``: :meth:`Tx.open`)."""
     fn, birth = int(row[0]), row[4]
     return (
         fn,
@@ -101,17 +101,9 @@ def visitor_plain(opened: Opens, row: Sequence[Any]) -> tuple[int, str, str, str
 
 def visitor_from_row(opened: Opens, row: Sequence[Any]) -> Visitor:
     """A visitor read with :data:`VISITOR_COLUMNS`."""
-    fn, identity, surname, given, birth, nationality = visitor_plain(opened, row)
-    return Visitor(
-        fn,
-        IdentityKey.parse(identity),
-        surname,
-        given,
-        codec.parse_day(birth),
-        nationality,
-        when(row[6]),
-        when(row[7]),
-    )
+    fn, identity, surname, given, birth, nation = visitor_plain(opened, row)
+    first, last, key = when(row[6]), when(row[7]), IdentityKey.parse(identity)
+    return Visitor(fn, key, surname, given, codec.parse_day(birth), nation, first, last)
 
 
 def visit_from_row(opened: Opens, row: Sequence[Any]) -> VisitRecord:
@@ -119,6 +111,7 @@ def visit_from_row(opened: Opens, row: Sequence[Any]) -> VisitRecord:
     (vid, fn, at, desk, operator, verdict, reasons, doc_type, doc_number) = row[:9]
     r_status, r_source, r_version, r_age, card, capacity = row[9:15]
     visit_id = int(vid)
+    age = None if r_age is None else int(r_age)
     return VisitRecord(
         visit_id,
         int(fn),
@@ -129,9 +122,7 @@ def visit_from_row(opened: Opens, row: Sequence[Any]) -> VisitRecord:
         codec.parse_codes(str(reasons)),
         str(doc_type),
         opened(doc_number, "visits", "document_number", visit_id),
-        RegistryCheck(
-            str(r_status), str(r_source), str(r_version), None if r_age is None else int(r_age)
-        ),
+        RegistryCheck(str(r_status), str(r_source), str(r_version), age),
         None if card is None else int(card),
         str(capacity),
     )
@@ -140,13 +131,9 @@ def visit_from_row(opened: Opens, row: Sequence[Any]) -> VisitRecord:
 def observation_from_row(opened: Opens, row: Sequence[Any]) -> Observation:
     """An observation read with :data:`OBSERVATION_COLUMNS`."""
     oid, fn, at, author, text = row
-    observation_id = int(oid)
+    note = int(oid)
     return Observation(
-        int(fn),
-        when(at),
-        str(author),
-        opened(text, "observations", "text", observation_id),
-        observation_id,
+        int(fn), when(at), str(author), opened(text, "observations", "text", note), note
     )
 
 
@@ -180,23 +167,13 @@ def _audited_observations(tx: Tx, rows: Sequence[tuple[Any, ...]]) -> list[Conte
 
 _VISITOR_ROW = VISITOR_BASE.replace("v.", "t.")
 _VISIT_ROW = VISIT_COLUMNS.replace("v.", "t.").replace("c.number", "NULL")  # the card links itself
-_INDEX = ", t.{}, t.key_version"  # the server's blind index beside a sealed value
+# on the server, the blind index beside a sealed value
+_VISITOR_SERVER = _VISITOR_ROW + ", t.id_index, t.key_version"
+_VISIT_SERVER = _VISIT_ROW + ", t.number_index, t.key_version"
 VISITOR_COVERED = Covered(
-    "visitor",
-    "visitors",
-    "file_number",
-    _VISITOR_ROW,
-    _audited_visitors,
-    _VISITOR_ROW + _INDEX.format("id_index"),
+    "visitor", "visitors", "file_number", _VISITOR_ROW, _audited_visitors, _VISITOR_SERVER
 )
-VISIT_COVERED = Covered(
-    "visit",
-    "visits",
-    "visit_id",
-    _VISIT_ROW,
-    _audited_visits,
-    _VISIT_ROW + _INDEX.format("number_index"),
-)
+VISIT_COVERED = Covered("visit", "visits", "visit_id", _VISIT_ROW, _audited_visits, _VISIT_SERVER)
 OBSERVATION_COVERED = Covered(
     "observation", "observations", "observation_id", OBSERVATION_COLUMNS, _audited_observations
 )
@@ -205,23 +182,21 @@ OBSERVATION_COVERED = Covered(
 # -- reads -------------------------------------------------------------------------------
 
 
+def _visitors(tx: Tx, where: str, params: Sequence[Any]) -> list[Visitor]:
+    rows = tx.all(f"SELECT {VISITOR_COLUMNS[tx.dialect]} FROM visitors AS v WHERE {where}", params)
+    return [visitor_from_row(tx.open, row) for row in rows]
+
+
 def find(tx: Tx, identity: IdentityKey) -> Visitor | None:
     match, params = tx.identity_match("v.identity", identity)
-    row = tx.one(f"SELECT {VISITOR_COLUMNS[tx.dialect]} FROM visitors AS v WHERE {match}", params)
-    if row is None:
-        return None
-    found = visitor_from_row(tx.open, row)
-    if found.identity.text != identity.text:  # another person's row behind the index
+    found = next(iter(_visitors(tx, match, params)), None)
+    if found is not None and found.identity.text != identity.text:  # another's row
         raise IndexMismatch(f"visitor:{found.file_number}")
     return found
 
 
 def by_number(tx: Tx, file_number: int) -> Visitor | None:
-    row = tx.one(
-        f"SELECT {VISITOR_COLUMNS[tx.dialect]} FROM visitors AS v WHERE v.file_number = ?",
-        (file_number,),
-    )
-    return None if row is None else visitor_from_row(tx.open, row)
+    return next(iter(_visitors(tx, "v.file_number = ?", (file_number,))), None)
 
 
 def listed(tx: Tx, numbers: Sequence[int]) -> list[Visitor]:
@@ -229,12 +204,7 @@ def listed(tx: Tx, numbers: Sequence[int]) -> list[Visitor]:
     if not numbers:
         return []
     subquery, params = tx.listed(numbers)
-    rows = tx.all(
-        f"SELECT {VISITOR_COLUMNS[tx.dialect]} FROM visitors AS v "
-        f"WHERE v.file_number IN ({subquery})",
-        params,
-    )
-    return _by_name([visitor_from_row(tx.open, row) for row in rows])
+    return _by_name(_visitors(tx, f"v.file_number IN ({subquery})", params))
 
 
 def search(tx: Tx, text: str, limit: int = 50) -> list[Visitor]:
@@ -242,10 +212,8 @@ def search(tx: Tx, text: str, limit: int = 50) -> list[Visitor]:
     ignored; at most ``limit`` visitors, by folded name then file number.
 
     SQLite: the rarest word drives an index range scan of the name words; the others are
-    checked per candidate through the (file_number, token) index, rarest first. The
-    server narrows by blind-index tokens (rows holding every token of one key version);
-    the desk checks the opened candidates unless the tokens decide alone. A query of
-    one-letter words only is checked on every name, in batches, up to ``limit``."""
+    checked per candidate, rarest first. The server narrows by blind-index tokens; the
+    desk checks the opened candidates (in batches) unless the tokens decide alone."""
     words = names.words(text)
     limit = max(0, min(limit, MAX_SEARCH_LIMIT))
     if not words or limit == 0:
@@ -256,29 +224,17 @@ def search(tx: Tx, text: str, limit: int = 50) -> list[Visitor]:
 
 
 def visits(tx: Tx, file_number: int) -> list[VisitRecord]:
-    rows = tx.all(
-        f"SELECT {VISIT_COLUMNS} FROM visits AS v LEFT JOIN cards AS c "
-        "ON c.visit_id = v.visit_id WHERE v.file_number = ? ORDER BY v.at, v.visit_id",
-        (file_number,),
-    )
-    return [visit_from_row(tx.open, row) for row in rows]
+    return [visit_from_row(tx.open, row) for row in tx.all(_VISITS, (file_number,))]
 
 
 def observations(tx: Tx, file_number: int) -> list[Observation]:
-    rows = tx.all(
-        f"SELECT {OBSERVATION_COLUMNS} FROM observations AS t "
-        "WHERE t.file_number = ? ORDER BY t.at, t.observation_id",
-        (file_number,),
-    )
-    return [observation_from_row(tx.open, row) for row in rows]
+    return [observation_from_row(tx.open, row) for row in tx.all(_OBSERVATIONS, (file_number,))]
 
 
 def recorded_admission(tx: Tx, admission_id: str) -> RecordedAdmission | None:
-    """The admission the server recorded under ``admission_id``, or None when none is.
-
-    It first waits for the chain's head (``FOR SHARE``): a write still running on the
-    server - the lost call's own, when its session has not ended yet - finishes before
-    the answer is read. Writes nothing. Server only (the ``admissions`` table)."""
+    """The admission the server recorded under ``admission_id``, or None. It first waits
+    for the chain's head (``FOR SHARE``), so a write still running on the server - the
+    lost call's own - finishes before the answer is read. Writes nothing."""
     key = _admission_uuid(admission_id)
     tx.one("SELECT next FROM counters WHERE name = 'audit' FOR SHARE")
     done = _recorded(tx, key)
@@ -307,16 +263,13 @@ def add_observation(tx: Tx, file_number: int, text: str, author: str, at: dateti
 
 def record_admission(tx: Tx, entry: AdmissionEntry, admission_id: str = "") -> RecordedAdmission:
     """Upsert the visitor, insert the visit and, when given, the card with the next
-    gapless number - in ONE transaction (art. 22.1), where the visitor's other valid card
-    is looked for first: two desks admitting the same person at once issue one card
-    (art. 22: nominative and personal). Both dialects' write transactions hold the file
-    or the chain's head first, so the look sees every desk's admissions committed.
+    gapless number, in ONE transaction (art. 22.1) that holds the file or the chain's head
+    first: the visitor's other valid card is looked for there, so two desks admitting one
+    person at once issue one card (art. 22: nominative and personal).
 
-    On the server, ``admission_id`` (else the entry's own; made by the desk before its
-    first attempt) makes the call idempotent: it is stored with the visit, unique, and
-    an admission already recorded under it is returned as it was recorded - the same
-    visit and card number, nothing written, no number taken. An id already used for
-    another identity or instant is refused (``PG_ADMISSION_ID_REUSED``)."""
+    On the server, ``admission_id`` (else the entry's own) makes the call idempotent: an
+    admission already recorded under it is returned as it was, nothing written; an id used
+    for another identity or instant is refused (``PG_ADMISSION_ID_REUSED``)."""
     check_entry(entry)
     key = None
     if tx.dialect == "pg" and (admission_id or entry.admission_id):
@@ -370,12 +323,8 @@ def _upsert_visitor(tx: Tx, entry: AdmissionEntry) -> tuple[int, bool]:
         raise IndexMismatch(f"visitor:{file_number}")
     birth = birth or old_birth
     resealed = bool(version) and int(row[6]) != indexes["key_version"]
-    if resealed or (surname, given, old_birth, nationality) != (
-        entry.surname,
-        entry.given_names,
-        birth,
-        entry.nationality,
-    ):
+    now = (entry.surname, entry.given_names, birth, entry.nationality)
+    if resealed or (surname, given, old_birth, nationality) != now:
         # The name as on the latest document presented (R2: full name).
         values = _visitor_values(tx, file_number, entry, birth, indexes)
         tx.execute(
@@ -390,18 +339,17 @@ def _upsert_visitor(tx: Tx, entry: AdmissionEntry) -> tuple[int, bool]:
 def _visitor_values(
     tx: Tx, file_number: int, entry: AdmissionEntry, birth: str | None, indexes: Mapping[str, Any]
 ) -> dict[str, Any]:
-    def sealed(text: str, column: str) -> Any:
-        return tx.seal(text, "visitors", column, file_number)
-
-    values = {
-        "identity": sealed(entry.identity.text, "identity"),
-        "surname": sealed(entry.surname, "surname"),
-        "given_names": sealed(entry.given_names, "given_names"),
-        "birth_date": None if birth is None else sealed(birth, "birth_date"),
-        "nationality": sealed(entry.nationality, "nationality"),
-        **indexes,
+    plain = {
+        "identity": entry.identity.text,
+        "surname": entry.surname,
+        "given_names": entry.given_names,
+        "birth_date": birth,
+        "nationality": entry.nationality,
     }
-    return values
+    values = {
+        c: None if v is None else tx.seal(v, "visitors", c, file_number) for c, v in plain.items()
+    }
+    return {**values, **indexes}
 
 
 def _insert_visit(tx: Tx, file_number: int, entry: AdmissionEntry) -> int:
@@ -426,9 +374,6 @@ def _insert_visit(tx: Tx, file_number: int, entry: AdmissionEntry) -> int:
     }
     insert_row(tx, "visits", values)
     return visit_id
-
-
-# -- name search, the dialects' halves --------------------------------------------------
 
 
 def _word_matches(tx: Tx, words: list[str], limit: int) -> list[int]:
@@ -464,7 +409,8 @@ def _range_size(tx: Tx, word: str) -> int:
 
 def _sealed_search(tx: Tx, text: str, limit: int) -> list[Visitor]:
     """The server: candidates by blind-index tokens, in file order, checked once opened."""
-    query = _ring(tx).name_query(text)
+    ring: KeyRing = cast(Any, tx).ring  # the server transaction's key ring
+    query = ring.name_query(text)
     found: list[Visitor] = []
     after = 0
     while len(found) < limit:
@@ -472,13 +418,8 @@ def _sealed_search(tx: Tx, text: str, limit: int) -> list[Visitor]:
         if not numbers:
             break
         after = numbers[-1]
-        rows = tx.all(
-            f"SELECT {VISITOR_COLUMNS[tx.dialect]} FROM visitors AS v "
-            "WHERE v.file_number = ANY(?::bigint[]) ORDER BY v.file_number",
-            (numbers,),
-        )
-        for row in rows:
-            visitor = visitor_from_row(tx.open, row)
+        where = "v.file_number = ANY(?::bigint[]) ORDER BY v.file_number"
+        for visitor in _visitors(tx, where, (numbers,)):
             if query.exact or query.matches(visitor.surname, visitor.given_names):
                 found.append(visitor)
     return found[:limit]
@@ -512,21 +453,8 @@ def _candidates(
     return [int(r[0]) for r in rows]
 
 
-class _Sealing(Protocol):
-    @property
-    def ring(self) -> KeyRing: ...
-
-
-def _ring(tx: Tx) -> KeyRing:
-    """The server transaction's key ring (its name tokens)."""
-    return cast(_Sealing, tx).ring
-
-
 def _by_name(found: list[Visitor]) -> list[Visitor]:
     return sorted(found, key=lambda v: (names.search_name(v.surname, v.given_names), v.file_number))
-
-
-# -- the server's admission ids ------------------------------------------------------------
 
 
 def _admission_uuid(admission_id: str) -> uuid.UUID:
@@ -548,11 +476,7 @@ def _recorded(tx: Tx, key: uuid.UUID) -> tuple[RecordedAdmission, str, datetime]
     if row is None:
         return None
     fn, visit_id, number, new, existing, identity, at = row
-    recorded = RecordedAdmission(
-        int(fn),
-        int(visit_id),
-        None if number is None else int(number),
-        bool(new),
-        None if existing is None else int(existing),
-    )
+    card = None if number is None else int(number)
+    held = None if existing is None else int(existing)
+    recorded = RecordedAdmission(int(fn), int(visit_id), card, bool(new), held)
     return recorded, tx.open(identity, "visitors", "identity", int(fn)), when(at)

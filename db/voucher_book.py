@@ -1,26 +1,9 @@
 """The voucher book: provisional vouchers (volantes provisionales, art. 23.4, R11),
-written once over both dialects (db/tx.py): the SQLCipher file of one desk and the
-server of every desk of the unit (arts. 154-155). Tables: ``db/migrations/0020_vouchers.sql``
-and ``db/pg/migrations/0030_desk_ports.sql``.
-
-Numbers come from the ``voucher`` row of ``counters`` in the issuing transaction: one
-gapless sequence for every desk, and a number is never given again, even after the purge
-erased the newest vouchers or a restore lost some (the restore leaves the counter past
-them). Each issue, exchange and cancellation writes its audit entry in its transaction,
-committing to the voucher as it now is (db/audit_chain.py): a voucher changed, added or
-deleted outside the book fails ``audit verify``, and the chain checks the counter
-(VOUCHER_NUMBER_GAP).
-
-The holder's name, the deposited document's number and the closing reason are personal
-values: sealed on the server (bound to table, column and voucher number; the file is
-encrypted whole), where :func:`reseal_vouchers` reseals them under a new data key
-version (key rotation). The desk, the operator, the document type, the card type, the
-price, the status and the times stay in clear, as they do for visits and cards.
-
-Retention (R3): vouchers hold a name and a document number, so they are erased with the
-visits: :meth:`StoreVoucherBook.purge_vouchers` is called with the same cutoff, and the
-store's ``ERASED`` entry counts them.
-"""
+written once over both dialects (db/tx.py). Numbers come from the ``voucher`` counter in
+the issuing transaction: one gapless sequence for every desk, never given again after a
+purge or a restore. Each issue, exchange and cancellation is an audit entry committing to
+the voucher as it now is (db/audit_chain.py). The holder's name, the document number and
+the closing reason are sealed on the server. Retention (R3): erased with the visits."""
 
 from __future__ import annotations
 
@@ -32,24 +15,13 @@ from admission.errors import NotFoundError
 from admission.vouchers.model import NewVoucher, Voucher, VoucherStatus, cancel, exchange
 from db.audit_chain import voucher_content
 from db.audit_rows import Content, Covered
-from db.tx import Tx, insert_row, opt_when, when
+from db.tx import Opens, Tx, insert_row, opt_when, when
 
 if TYPE_CHECKING:
     from db.pg.crypto import KeyRing, RotationReport
 
-__all__ = [
-    "VOUCHER_ACTOR",
-    "VOUCHER_COLUMNS",
-    "StoreVoucherBook",
-    "reseal_vouchers",
-    "voucher_from_row",
-]
-
 T = TypeVar("T")
-Opens = Callable[[Any, str, str, int], str]  # (value, table, column, row) -> its text
-
 VOUCHER_ACTOR = "voucher-book"  # actor of an exchange or a cancellation
-
 VOUCHER_COLUMNS = (
     "number, issued_at, desk_id, operator, holder_name, document_type, "
     "document_number, card_type, price_cents, status, card_number, closed_at, "
@@ -58,23 +30,20 @@ VOUCHER_COLUMNS = (
 _SEALED = ("holder_name", "document_number", "close_reason")
 
 
-class VoucherStore(Protocol):
-    """What the book needs of a store (``SqlCipherStore``, ``PgStore``)."""
+class Store(Protocol):
+    """A store's transactions (``SqlCipherStore``, ``PgStore``)."""
 
     def read(self, work: Callable[[Any], T]) -> T: ...
 
     def write(self, work: Callable[[Any], T]) -> T: ...
 
+
+class VoucherStore(Store, Protocol):
     def purge_write(self, work: Callable[[Any], T]) -> T: ...
 
 
-def _as_stored(value: Any, table: str, column: str, row: int) -> str:
-    return str(value)
-
-
-def voucher_from_row(row: Sequence[Any], opened: Opens = _as_stored) -> Voucher:
-    """A voucher read with :data:`VOUCHER_COLUMNS`; ``opened`` gives the text of its
-    sealed values (the server's ``tx.open``; the file's are text)."""
+def voucher_from_row(row: Sequence[Any], opened: Opens) -> Voucher:
+    """A voucher read with :data:`VOUCHER_COLUMNS` (``opened``: :meth:`Tx.open`)."""
     (number, issued, desk, operator, holder, doc_type, doc_number) = row[:7]
     (card_type, price, status, card_number, closed, reason) = row[7:13]
     n = int(number)
@@ -101,14 +70,8 @@ def _audited(tx: Tx, rows: Sequence[tuple[Any, ...]]) -> list[Content]:
 
 
 # the vouchers the audit chain covers (art. 20.4; a file older than migration 0020 has none)
-COVERED = Covered(
-    "voucher",
-    "vouchers",
-    "number",
-    ", ".join(f"t.{c.strip()}" for c in VOUCHER_COLUMNS.split(",")),
-    _audited,
-    optional=True,
-)
+_ROW = ", ".join(f"t.{c.strip()}" for c in VOUCHER_COLUMNS.split(","))
+COVERED = Covered("voucher", "vouchers", "number", _ROW, _audited, optional=True)
 
 
 # -- the rules, over one transaction ------------------------------------------------------
@@ -133,14 +96,9 @@ def _fetch(tx: Tx, number: int, *, lock: bool = False) -> Voucher | None:
         f"SELECT {VOUCHER_COLUMNS} FROM vouchers WHERE number = ?" + (tx.lock_rows if lock else ""),
         (number,),
     )
-    return None if row is None else voucher_from_row(row, tx.open)
-
-
-def _found(tx: Tx, number: int) -> Voucher:
-    found = _fetch(tx, number, lock=True)
-    if found is None:
+    if lock and row is None:
         raise NotFoundError("no such voucher")
-    return found
+    return None if row is None else voucher_from_row(row, tx.open)
 
 
 def _issue(tx: Tx, new: NewVoucher) -> Voucher:
@@ -165,26 +123,20 @@ def _issue(tx: Tx, new: NewVoucher) -> Voucher:
     return voucher
 
 
-def _exchange(tx: Tx, number: int, card_number: int, at: datetime) -> Voucher:
-    done = exchange(_found(tx, number), card_number, at)
-    tx.execute(
-        "UPDATE vouchers SET status = ?, card_number = ?, closed_at = ? WHERE number = ?",
-        (done.status.value, card_number, tx.ts(at), number),
-    )
-    _audit(tx, done, at, created=False)
-    return done
-
-
-def _cancel(tx: Tx, number: int, reason: str, at: datetime) -> Voucher:
-    done = cancel(_found(tx, number), reason, at)
-    # every sealed value of the row under the current key version (the server's
-    # key_version names the version of all of them, for re-encryption)
-    values = {
-        "status": done.status.value,
-        "closed_at": tx.ts(at),
-        **{c: tx.seal(getattr(done, c), "vouchers", c, number) for c in _SEALED},
-        **tx.index_columns(),
-    }
+def _close(tx: Tx, number: int, at: datetime, card_number: int | None, reason: str) -> Voucher:
+    """An exchange for card ``card_number``, else a cancellation for ``reason``."""
+    found = _fetch(tx, number, lock=True)
+    assert found is not None
+    if card_number is not None:
+        done = exchange(found, card_number, at)
+        values: dict[str, Any] = {"card_number": card_number}
+    else:
+        done = cancel(found, reason, at)
+        # every sealed value under the current key version (the server's key_version
+        # names the version of all of them, for re-encryption)
+        values = {c: tx.seal(getattr(done, c), "vouchers", c, number) for c in _SEALED}
+        values.update(tx.index_columns())
+    values = {"status": done.status.value, "closed_at": tx.ts(at), **values}
     changes = ", ".join(f"{column} = ?" for column in values)
     tx.execute(f"UPDATE vouchers SET {changes} WHERE number = ?", (*values.values(), number))
     _audit(tx, done, at, created=False)
@@ -215,11 +167,11 @@ class StoreVoucherBook:
 
     def exchange_voucher(self, number: int, card_number: int, at: datetime) -> Voucher:
         """The formal card was issued: the voucher is closed and points at the card."""
-        return self._store.write(lambda tx: _exchange(tx, number, card_number, at))
+        return self._store.write(lambda tx: _close(tx, number, at, card_number, ""))
 
     def cancel_voucher(self, number: int, reason: str, at: datetime) -> Voucher:
         """Document and money returned without a card (e.g. refused at formalisation)."""
-        return self._store.write(lambda tx: _cancel(tx, number, reason, at))
+        return self._store.write(lambda tx: _close(tx, number, at, None, reason))
 
     def open_vouchers(self, issued_before: datetime | None = None) -> Sequence[Voucher]:
         """Vouchers not exchanged yet (oldest first); with ``issued_before``, those issued
@@ -254,31 +206,35 @@ class StoreVoucherBook:
 # -- the server's key rotation ----------------------------------------------------------------
 
 
-def reseal_vouchers(store: VoucherStore, ring: KeyRing, *, batch_size: int = 500) -> RotationReport:
-    """Key rotation (db/pg/crypto.py ``run_reencrypt``): reseal every voucher not under
-    ``ring``'s current version, in batches, restartable. ``ring`` holds the new version,
-    whose wrapped record is stored first. A voucher a desk cancelled between the read and
-    the write is left for the next batch, never put back."""
+def reseal_rows(
+    store: Store, ring: KeyRing, table: str, key: str, sealed: Sequence[str], batch_size: int
+) -> RotationReport:
+    """Key rotation (db/pg/crypto.py ``run_reencrypt``): reseal the ``sealed`` columns of
+    every row of ``table`` not under ``ring``'s current version (its wrapped record stored
+    first), in batches, restartable. A row a desk rewrote between the read and the write
+    is left for the next batch, never put back."""
     from db.pg.crypto import SealedRow, run_reencrypt
 
-    read: dict[int, tuple[Any, ...]] = {}
+    read: dict[Any, tuple[Any, ...]] = {}
+    changes = ", ".join(f"{c} = ?" for c in sealed)
+    unchanged = " AND ".join(f"{c} IS NOT DISTINCT FROM ?" for c in sealed)
 
     def fetch(current: int, limit: int) -> list[SealedRow]:
         rows = store.read(
             lambda tx: tx.all(
-                f"SELECT number, key_version, {', '.join(_SEALED)} FROM vouchers "
-                "WHERE key_version <> ? ORDER BY number LIMIT ?",
+                f"SELECT {key}, key_version, {', '.join(sealed)} FROM {table} "
+                f"WHERE key_version <> ? ORDER BY {key} LIMIT ?",
                 (current, limit),
             )
         )
         read.clear()
-        read.update((int(row[0]), tuple(row[2:])) for row in rows)
+        read.update((row[0], tuple(row[2:])) for row in rows)
         return [
             SealedRow(
-                "vouchers",
-                int(row[0]),
+                table,
+                row[0],
                 int(row[1]),
-                {c: None if v is None else bytes(v) for c, v in zip(_SEALED, row[2:], strict=True)},
+                {c: None if v is None else bytes(v) for c, v in zip(sealed, row[2:], strict=True)},
             )
             for row in rows
         ]
@@ -286,15 +242,17 @@ def reseal_vouchers(store: VoucherStore, ring: KeyRing, *, batch_size: int = 500
     def apply(batch: Sequence[SealedRow]) -> None:
         def work(tx: Tx) -> None:
             for row in batch:
-                number = int(row.row)
                 tx.execute(
-                    "UPDATE vouchers SET holder_name = ?, document_number = ?, "
-                    "close_reason = ?, key_version = ? WHERE number = ? "
-                    "AND holder_name = ? AND document_number = ? "
-                    "AND close_reason IS NOT DISTINCT FROM ?",
-                    (*(row.values[c] for c in _SEALED), row.key_version, number, *read[number]),
+                    f"UPDATE {table} SET {changes}, key_version = ? "
+                    f"WHERE {key} = ? AND {unchanged}",
+                    (*(row.values[c] for c in sealed), row.key_version, row.row, *read[row.row]),
                 )
 
         store.write(work)
 
     return run_reencrypt(fetch, apply, ring, batch_size=batch_size)
+
+
+def reseal_vouchers(store: VoucherStore, ring: KeyRing, *, batch_size: int = 500) -> RotationReport:
+    """Key rotation: reseal every voucher not under ``ring``'s current version."""
+    return reseal_rows(store, ring, "vouchers", "number", _SEALED, batch_size)
