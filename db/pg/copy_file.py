@@ -17,7 +17,7 @@ import itertools
 import json
 import logging
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import InitVar, asdict, dataclass, field
 from datetime import date
 from enum import unique
 from typing import Any
@@ -311,15 +311,16 @@ def _target_settings(target: PgStore) -> list[tuple[str, Any]]:
     return [(str(k), v) for k, v in target.read(lambda tx: tx.all(sql, (COPY_MARKER,)))]
 
 
+# A value of the source as the server's column of a type holds it (format_type's names)
+_AS_TYPE: dict[str, Callable[[Any], Any]] = {
+    "timestamp with time zone": lambda v: codec.parse_ts(str(v)),
+    "date": lambda v: date.fromisoformat(str(v)),
+    "boolean": bool,
+}
+
+
 def _typed(kind: str, value: Any) -> Any:
-    """A value of the source as the server's column of type ``kind`` holds it."""
-    if value is None:
-        return None
-    if kind == "timestamp with time zone":
-        return codec.parse_ts(str(value))
-    if kind == "date":
-        return date.fromisoformat(str(value))
-    return bool(value) if kind == "boolean" else value
+    return value if value is None or kind not in _AS_TYPE else _AS_TYPE[kind](value)
 
 
 def sealed_row(tx: Tx, table: str, row: dict[str, Any]) -> dict[str, Any]:
@@ -336,27 +337,23 @@ def sealed_row(tx: Tx, table: str, row: dict[str, Any]) -> dict[str, Any]:
     return {**row, **tx.index_columns(identity=identity, number=number)}
 
 
+@dataclass(eq=False)
 class Copier:
     """One run of the copy of ``source`` into ``target`` from ``head`` (its chain's head
     when the copy began): :meth:`begin`, :meth:`copy_rows`, :meth:`finish`."""
 
-    def __init__(
-        self,
-        source: SqlCipherStore,
-        target: PgStore,
-        batch: int,
-        progress: Callable[[CopyProgress], None] | None,
-        head: AuditHead,
-        identity: str,
-    ) -> None:
-        self.source = source
-        self.target = target
-        self.batch = batch
-        self.progress = progress
-        self.head_now = head
+    source: SqlCipherStore
+    target: PgStore
+    batch: int
+    progress: Callable[[CopyProgress], None] | None
+    head: AuditHead
+    identity: InitVar[str]
+
+    def __post_init__(self, identity: str) -> None:
+        self.head_now = self.head
         self.report = CopyReport(source_file_id=identity)
-        self.set_head(head)
         self._types: dict[str, dict[str, str]] = {}
+        self.set_head(self.head)
 
     def begin(self) -> None:
         """Fresh target: nothing to do yet. Our own unfinished copy: resume. Anything
@@ -391,15 +388,9 @@ class Copier:
         """Copy the chain up to ``head`` (the marker names it)."""
         self.head = head
         self.report.source_head_seq, self.report.source_head_digest = head.seq, head.digest
-        self.marker = json.dumps(
-            {
-                "source": self.report.source_file_id,
-                "head_seq": head.seq,
-                "head_digest": head.digest,
-            },
-            sort_keys=True,
-            separators=(",", ":"),
-        )
+        began = {"source": self.report.source_file_id, "head_seq": head.seq}
+        began["head_digest"] = head.digest
+        self.marker = json.dumps(began, sort_keys=True, separators=(",", ":"))
 
     def _done(self, step: str, rows: int) -> None:
         self.report.batches += 1
@@ -427,6 +418,11 @@ class Copier:
             self._types[table] = {str(n): str(t) for n, t in tx.all(_TYPES, (table,))}
         return self._types[table]
 
+    def _typed_rows(self, tx: Tx, table: str, columns: str, rows: Rows) -> list[dict[str, Any]]:
+        """``rows`` of the source's ``columns`` as the server's columns of ``table`` hold them."""
+        types, names = self._types_of(tx, table), columns.split(", ")
+        return [{c: _typed(types[c], v) for c, v in zip(names, r, strict=True)} for r in rows]
+
     def _steps(
         self,
         step: str,
@@ -449,9 +445,17 @@ class Copier:
         if not self.report.resumed:
             self.target.write(self._settings)
             self._done("settings", len(_carried_settings(self.source)))
-        for table in COLUMNS:
-            if table not in ("accounts", "vouchers") or _has_table(self.source, table):
-                self._table(table)
+        for table, columns in COLUMNS.items():
+            if table in ("accounts", "vouchers") and not _has_table(self.source, table):
+                continue
+            key = columns.split(",")[0]
+            self._steps(
+                table,
+                f"SELECT {columns} FROM {_FROM.get(table, table)} "
+                f"WHERE {key} > ? ORDER BY {key} LIMIT ?",
+                f"SELECT max({key}) FROM {table}",
+                functools.partial(self._rows, table=table),
+            )
         seq = int(self.head.seq)
         self._steps(
             "audit",
@@ -475,16 +479,6 @@ class Copier:
             secret = key.startswith("secret:") or isinstance(value, bytes)
             tx.put_setting(key, bytes(value) if secret else str(value))
 
-    def _table(self, table: str) -> None:
-        key = COLUMNS[table].split(",")[0]
-        self._steps(
-            table,
-            f"SELECT {COLUMNS[table]} FROM {_FROM.get(table, table)} "
-            f"WHERE {key} > ? ORDER BY {key} LIMIT ?",
-            f"SELECT max({key}) FROM {table}",
-            functools.partial(self._rows, table=table),
-        )
-
     def _rows(self, rows: Rows, tx: Tx, table: str) -> None:
         """A batch of ``table``'s rows, typed as the server's columns, each personal value
         sealed as the rules seal it."""
@@ -492,10 +486,7 @@ class Copier:
             names = ("account_id", "username", "record", "key_version")
             values = [dict(zip(names, copied_account(tx, r), strict=True)) for r in rows]
         else:
-            types, columns = self._types_of(tx, table), COLUMNS[table].split(", ")
-            values = [
-                {c: _typed(types[c], v) for c, v in zip(columns, r, strict=True)} for r in rows
-            ]
+            values = self._typed_rows(tx, table, COLUMNS[table], rows)
         for row in values:  # not lifted, not closed: no reason (NULL)
             if table == "bans" and row["lifted_at"] is None:
                 row["lift_reason"] = None
@@ -518,18 +509,14 @@ class Copier:
     def _card_events(self, tx: Tx, rows: Rows) -> None:
         """The cards' prints, reprints and voids in their order, in the cards' transaction
         (their event ids: the chain's card content lists them in order)."""
-        columns = ("event_id", "card_number", "at", "kind", "reason", "actor")
+        columns = "event_id, card_number, at, kind, reason, actor"
         events = _select(
             self.source,
-            f"SELECT {', '.join(columns)} FROM card_events "
+            f"SELECT {columns} FROM card_events "
             "WHERE card_number BETWEEN ? AND ? ORDER BY event_id",
             (int(rows[0][0]), int(rows[-1][0])),
         )
-        values = [
-            dict(zip(columns, (int(e), int(c), codec.parse_ts(str(a)), *rest), strict=True))
-            for e, c, a, *rest in events
-        ]
-        self._insert(tx, "card_events", values)
+        self._insert(tx, "card_events", self._typed_rows(tx, "card_events", columns, events))
         self.report.copied["card_events"] = self.report.copied.get("card_events", 0) + len(events)
 
     def _audit(self, rows: Rows, tx: Tx) -> None:
@@ -593,11 +580,10 @@ class Copier:
 
 # -- the verification ----------------------------------------------------------------------
 def verify_copy(source: SqlCipherStore, target: PgStore, report: CopyReport) -> CopyReport:
-    """Compare the server's copy with the source: counts per table, the card number set
-    and counter, the voucher counter, the carried settings and vouchers as both stores
-    read them, and the whole audit chain on the server (every row present checked
-    against it, accounts included: ``PgStore.verify``, as the desks run it) anchored at
-    the source's head."""
+    """Compare the server's copy with the source: counts per table, the card numbers
+    (art. 22.1) and counters, the vouchers and settings as both stores read them, and the
+    server's whole chain (every row checked against it, accounts included, as the desks
+    run it) anchored at the source's head."""
     diffs: list[str] = []
     copied = AuditHead(report.source_head_seq, report.source_head_digest, None)
     try:
@@ -605,9 +591,10 @@ def verify_copy(source: SqlCipherStore, target: PgStore, report: CopyReport) -> 
     except StoreError:
         diffs.append("source: rows recorded or erased after the head copied")
     report.source_counts = _source_counts(source, report.source_head_seq)
+    settings = dict(_target_settings(target))
     counted = [t for t in report.source_counts if t != "settings"]
     report.target_counts = {t: _server_count(target, t) for t in counted}
-    report.target_counts["settings"] = len(_target_settings(target))
+    report.target_counts["settings"] = len(settings)
     report.migrated_seq = _migrated_seq(target, report.source_head_seq)
     if not report.migrated_seq:
         diffs.append("audit: no FILE_MIGRATED entry after the source's head")
@@ -617,18 +604,40 @@ def verify_copy(source: SqlCipherStore, target: PgStore, report: CopyReport) -> 
             found -= 1 if report.migrated_seq else 0
         if found != count:
             diffs.append(f"{table}: {count} in the source, {found} on the server")
-    report.card_numbers_equal, report.card_gaps, card_diffs = _compare_cards(source, target)
-    diffs += card_diffs
+    last, count, top, first = _counter(source, "card") - 1, 0, 0, None
+    for a, b in itertools.zip_longest(_numbers(source), _numbers(target)):
+        if a != b:
+            first = b if a is None else (a if b is None else min(a, b))
+            diffs.append(f"cards: the number sets differ from {first}")
+            break
+        count, top = count + 1, a
+    report.card_numbers_equal, report.card_gaps = first is None, max(last, top) - count
     report.last_card_number = target.last_card_number()
     report.last_voucher_number = StoreVoucherBook(target).last_voucher_number()
     for name, mine, theirs in (
-        ("card", _counter(source, "card") - 1, report.last_card_number),
+        ("card", last, report.last_card_number),
         ("voucher", _last_voucher(source), report.last_voucher_number),
     ):
         if mine != theirs:
             diffs.append(f"{name} counter: last {mine} in the source, {theirs} on the server")
-    diffs += _compare_vouchers(source, target)
-    diffs += _compare_settings(source, target)
+    if _has_table(source, "vouchers"):
+        book, server_book = StoreVoucherBook(source), StoreVoucherBook(target)
+        for (number,) in _select(source, "SELECT number FROM vouchers ORDER BY 1"):
+            if book.voucher(int(number)) != server_book.voucher(int(number)):
+                diffs.append(f"vouchers: number {int(number)} differs")
+                break
+    for key, value in _carried_settings(source):
+        if key.startswith("secret:"):  # opened as PgStore.secret opens it
+            held = settings.get(key)
+            same = held is not None and target.ring.open(
+                bytes(held), table="settings", column="value", row=key
+            ) == bytes(value)
+        else:
+            same = target.get_setting(key) == (
+                value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+            )
+        if not same:
+            diffs.append(f"settings: {key} differs")
     anchors = [AuditAnchor(report.source_head_seq, report.source_head_digest)]
     report.audit = target.verify(anchors if report.source_head_seq else [])
     if not report.audit.ok:
@@ -653,42 +662,3 @@ def _numbers(store: SqlCipherStore | PgStore) -> Iterator[int]:
     while rows := store.read(after):
         yield from (int(r[0]) for r in rows)
         last = int(rows[-1][0])
-
-
-def _compare_cards(source: SqlCipherStore, target: PgStore) -> tuple[bool, int, list[str]]:
-    """The card numbers present on both sides, in order, batch by batch (art. 22.1)."""
-    last, count, top = _counter(source, "card") - 1, 0, 0
-    for a, b in itertools.zip_longest(_numbers(source), _numbers(target)):
-        if a != b:
-            first = b if a is None else (a if b is None else min(a, b))
-            return False, max(last, top) - count, [f"cards: the number sets differ from {first}"]
-        count, top = count + 1, a
-    return True, max(last, top) - count, []
-
-
-def _compare_vouchers(source: SqlCipherStore, target: PgStore) -> list[str]:
-    if not _has_table(source, "vouchers"):
-        return []
-    mine, theirs = StoreVoucherBook(source), StoreVoucherBook(target)
-    for (number,) in _select(source, "SELECT number FROM vouchers ORDER BY 1"):
-        if mine.voucher(int(number)) != theirs.voucher(int(number)):
-            return [f"vouchers: number {int(number)} differs"]
-    return []
-
-
-def _compare_settings(source: SqlCipherStore, target: PgStore) -> list[str]:
-    diffs = []
-    stored = dict(_target_settings(target))
-    for key, value in _carried_settings(source):
-        if key.startswith("secret:"):  # opened as PgStore.secret opens it
-            held = stored.get(key)
-            same = held is not None and target.ring.open(
-                bytes(held), table="settings", column="value", row=key
-            ) == bytes(value)
-        else:
-            same = target.get_setting(key) == (
-                value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
-            )
-        if not same:
-            diffs.append(f"settings: {key} differs")
-    return diffs

@@ -112,11 +112,8 @@ class _Attempt:
 
 
 class LatencyProbe:
-    """Times ``SELECT 1`` on connections from ``connect`` (a factory such as
-    ``PgTarget.connect``; it should bound its own connect time, ``connect_timeout``).
-
-    Not for concurrent use: one worker thread calls :meth:`probe`.
-    """
+    """Times ``SELECT 1`` on connections from ``connect`` (such as ``PgTarget.connect``,
+    which bounds its own connect time). One worker thread calls :meth:`probe`."""
 
     def __init__(
         self,
@@ -134,7 +131,6 @@ class LatencyProbe:
         self._conn: psycopg.Connection[Any] | None = None
         self._recent: deque[ProbeResult] = deque(maxlen=window)
 
-    # -- probing ---------------------------------------------------------------------
     def probe(self) -> ProbeResult:
         """One round trip; returns within ``timeout_s`` (plus at most a second for a
         query that was cut short to unwind)."""
@@ -192,9 +188,7 @@ class LatencyProbe:
         with attempt.lock:
             attempt.fileno = None
             attempt.conn = None
-        if conn is not None:
-            with contextlib.suppress(Exception):
-                conn.close()
+        _close(conn)
 
     @staticmethod
     def _abandon(attempt: _Attempt) -> bool:
@@ -212,7 +206,6 @@ class LatencyProbe:
                 dup.shutdown(socket.SHUT_RDWR)
             return True
 
-    # -- results ---------------------------------------------------------------------
     def summary(self) -> LatencySummary:
         times = [r.ms for r in self._recent if r.ok and r.ms is not None]
         last = self._recent[-1] if self._recent else None
@@ -224,12 +217,16 @@ class LatencyProbe:
 
     def close(self) -> None:
         conn, self._conn = self._conn, None
-        if conn is not None:
-            with contextlib.suppress(Exception):
-                conn.close()
+        _close(conn)
 
     def __enter__(self) -> LatencyProbe:
         return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _close(conn: psycopg.Connection[Any] | None) -> None:
+    if conn is not None:
+        with contextlib.suppress(Exception):
+            conn.close()

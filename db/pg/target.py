@@ -139,9 +139,6 @@ class PgTarget:
         return f"{host}:{self.port}/{self.dbname}"
 
 
-DatabaseTarget = SqlCipherTarget | PgTarget
-
-
 def default_cert_dir() -> Path:
     """The certificate folder of the desk's default data folder (main passes its own
     ``data_dir / CERT_SUBDIR`` when started with ``--data-dir``)."""
@@ -152,7 +149,7 @@ def default_cert_dir() -> Path:
 
 def resolve_target(
     settings_url: str | None, environ: Mapping[str, str], *, cert_dir: Path | None = None
-) -> DatabaseTarget:
+) -> SqlCipherTarget | PgTarget:
     """The store this desk uses: ``ADMISSION_DATABASE_URL`` if set and not blank, else
     the ``database.url`` setting if not blank, else the SQLCipher file. A URL that
     cannot be used raises :class:`TargetError`; it never falls back to the file (a desk
