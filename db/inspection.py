@@ -1,49 +1,27 @@
 """The gaming inspectors' search (art. 20.4): :func:`inspect_visitors`, the answer of
 both dialects - *the visitors matching every criterion given, by folded name then file
-number, the first* ``limit`` - and, here, how the SQLCipher file finds it
-(:func:`find_visitors`; the server's sealed names are searched by db/pg/inspection.py).
+number, the first* ``limit`` - and how the SQLCipher file finds it (:func:`find_visitors`;
+the server's sealed names are searched by db/pg/inspection.py). It only SELECTs, every
+criterion bound as a parameter. Names are matched through the accent- and
+case-insensitive word index (``visitor_tokens``, :mod:`db.names`); an observation with
+``instr`` over ``fold`` (``str.lower``, as the server does, db/connection.py).
 
-It only SELECTs. Every criterion is bound as a parameter, never spliced into the SQL
-text: the SQL below is fixed, only the number of name-word clauses, of identity prefixes
-and of candidate numbers varies. The name criterion uses the store's own accent- and
-case-insensitive word index (``visitor_tokens``, :mod:`db.names`); an observation is
-matched with ``instr`` over ``fold`` (every letter's case folded by ``str.lower``, as the
-server does: db/connection.py registers it), its candidates found with an escaped
-``LIKE`` where that is exact: ``%`` and ``_`` are plain characters.
-
-How it stays fast on a six-month file (art. 20.4: the inspector waits for the answer;
-``tests/bench/bench_inspection.py`` measures it on 1,000,000 visitors): the answer is
-always "every criterion, by folded name then file number, the first ``limit``" - the
-same WHERE clause whatever the path - but the rows it is evaluated on are found one of
-three ways (:func:`plan`):
-
-- **in name order from a name word** (the usual inspector's query): the rarest query
-  word's index entries are already in the search's order (``visitor_tokens`` is keyed
-  by word, folded name, file number: migration 0051), so each word that starts with it
-  is read in that order, the few words merged, and the first ``limit`` visitors that
-  meet every other criterion end the read, with no sort;
-- **driven**: from the rarest criterion's own set - the file number or the card (a
-  primary key), the identity (the ``identity`` index, one probe per document kind and
-  country, and ``visits_by_document``), a narrow date range (``visits_by_at``), or the
-  matching observations (one pass over them) - then sorted;
-- **walked**: with no name, when every criterion matches many visitors, the visitors
-  are read in name order (``visitors_by_name``, migration 0050) until ``limit`` match;
-  when a pass over the observations found thousands of visitors, each index entry is
-  first sieved through that set in memory (no random read of their rows).
-
-The choice weighs the rows each way reads (:data:`DRIVE_COST` steps per driven
-candidate; for the ordered reads, ``limit`` over the share of visitors meeting the
-other criteria, taken as independent) from cheap sizes: a name word's index entries
-counted up to :data:`COUNT_BOUND`, a date range told by the ids of its first and last
-visits, the observations matched by one ``LIKE`` pass. It never changes the result:
-every path reads every visitor that can match, and the full WHERE clause is applied.
+The WHERE clause is the same whatever the path; :func:`plan` only picks the rows it is
+evaluated on, weighing the rows each way reads (tests/bench/bench_inspection.py measures
+a 1,000,000-visitor file): **name** (the rarest query word's index entries, already in
+name order, migration 0051: merged, the first ``limit`` end the read, no sort);
+**driven** from the rarest criterion's own set (file number, card, identity, a narrow
+date range, the matching observations), then sorted; or **walked** in name order
+(``visitors_by_name``, migration 0050) until ``limit`` match, sieved through the
+observations' candidates in memory when a pass over them found thousands.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
@@ -56,9 +34,11 @@ __all__ = [
     "Plan",
     "Route",
     "conditions",
+    "count_upto",
     "every_plan",
     "find_visitors",
     "inspect_visitors",
+    "listed",
     "plan",
     "run",
     "statement",
@@ -108,12 +88,16 @@ class Plan:
 
 
 def conditions(
-    criteria: SearchCriteria, row: str = "v", *, name: bool = True
+    criteria: SearchCriteria,
+    row: str = "v",
+    *,
+    name: bool = True,
+    ts: Callable[[datetime], object] = codec.ts,
 ) -> tuple[list[str], list[object]] | None:
     """The WHERE clauses of the search over ``visitors AS v`` (or any row source whose
     ``row.file_number`` is the visitor's; the identity needs ``v`` itself) and their
-    parameters, the name's clauses left out when ``name`` is false; None when nothing
-    can match."""
+    parameters (instants stored by ``ts``), without the name's when ``name`` is false;
+    None when nothing can match."""
     where: list[str] = []
     params: list[object] = []
     if criteria.name is not None:
@@ -142,16 +126,14 @@ def conditions(
     if criteria.file_number is not None:
         where.append(f"{row}.file_number = ?")
         params.append(criteria.file_number)
-    visit_at = f"EXISTS (SELECT 1 FROM visits AS s WHERE s.file_number = {row}.file_number AND "
-    if criteria.visits_from is not None and criteria.visits_until is not None:
-        where.append(visit_at + "s.at >= ? AND s.at < ?)")
-        params.extend([codec.ts(criteria.visits_from), codec.ts(criteria.visits_until)])
-    elif criteria.visits_from is not None:
-        where.append(visit_at + "s.at >= ?)")
-        params.append(codec.ts(criteria.visits_from))
-    elif criteria.visits_until is not None:
-        where.append(visit_at + "s.at < ?)")
-        params.append(codec.ts(criteria.visits_until))
+    pairs = ((">=", criteria.visits_from), ("<", criteria.visits_until))
+    if dated := [(op, at) for op, at in pairs if at is not None]:
+        bounds = " AND ".join(f"s.at {op} ?" for op, _ in dated)
+        where.append(
+            f"EXISTS (SELECT 1 FROM visits AS s WHERE s.file_number = {row}.file_number "
+            f"AND {bounds})"
+        )
+        params.extend(ts(at) for _, at in dated)
     if criteria.observation is not None:
         where.append(
             f"EXISTS (SELECT 1 FROM observations AS o WHERE o.file_number = {row}.file_number "
@@ -164,13 +146,16 @@ def conditions(
 def inspect_visitors(tx: Tx, criteria: SearchCriteria, limit: int) -> list[Visitor]:
     """Visitors matching every criterion given, by folded name then file number, at
     most ``limit``; none when no criterion is given."""
+    return listed(tx, criteria, limit, find_visitors)
+
+
+def listed(
+    tx: Tx, criteria: SearchCriteria, limit: int, find: Callable[[Tx, SearchCriteria, int], Any]
+) -> list[Visitor]:
+    """The visitors whose file numbers ``find`` gives (the server's: db/pg/inspection.py)."""
     if criteria == SearchCriteria() or limit <= 0:
         return []
-    if tx.dialect == "pg":  # the names are sealed: the desk opens and checks them
-        from db.pg import inspection as sealed
-
-        return visitors.listed(tx, sealed.find_visitors(tx, criteria, limit))
-    return visitors.listed(tx, find_visitors(tx, criteria, limit))
+    return visitors.listed(tx, find(tx, criteria, limit))
 
 
 def find_visitors(tx: Tx, criteria: SearchCriteria, limit: int) -> Sequence[int]:
@@ -494,9 +479,9 @@ def _escape_like(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def _count(tx: Tx, sql: str, params: Sequence[object], bound: int = COUNT_BOUND) -> int:
-    """Rows of ``sql``, counted up to ``bound`` (an index range: cheap)."""
-    return int(_value(tx, f"SELECT count(*) FROM ({sql} LIMIT {int(bound)})", list(params)))
+def count_upto(tx: Tx, sql: str, params: Sequence[object], bound: int = COUNT_BOUND) -> int:
+    """Rows of ``sql``, counted up to ``bound`` (both dialects)."""
+    return int(_value(tx, f"SELECT count(*) FROM ({sql} LIMIT {int(bound)}) AS q", list(params)))
 
 
 def _value(tx: Tx, sql: str, params: Sequence[object] = ()) -> Any:
@@ -521,11 +506,11 @@ def _visits_between(tx: Tx, low: str, high: str) -> int:
     told = first_id(high) - first_id(low)
     if told > COUNT_BOUND:
         return told
-    return _count(tx, "SELECT 1 FROM visits AS s WHERE s.at >= ? AND s.at < ?", (low, high))
+    return count_upto(tx, "SELECT 1 FROM visits AS s WHERE s.at >= ? AND s.at < ?", (low, high))
 
 
 def _count_tokens(tx: Tx, word: str) -> int:
-    return _count(
+    return count_upto(
         tx,
         "SELECT 1 FROM visitor_tokens AS t WHERE t.token >= ? AND t.token < ?",
         names.prefix_range(word),

@@ -1,50 +1,25 @@
-"""The gaming inspectors' search (art. 20.4) over the visitor file on the shared
-PostgreSQL server (arts. 154-155): :func:`find_visitors`, the file numbers of the same
-answer as :func:`db.inspection.find_visitors` gives on the SQLCipher file; both behind
-:func:`db.inspection.inspect_visitors`.
+"""The gaming inspectors' search (art. 20.4) on the shared server (arts. 154-155): the
+file numbers of the same answer as :func:`db.inspection.find_visitors` gives on the file,
+behind :func:`db.inspection.inspect_visitors`. Names, identity numbers, document numbers
+and observations are sealed by the desk (db/pg/crypto.py), so the server only narrows
+(file number, card, date range, the name's blind-index tokens) and the desk decides:
 
-The answer is always *the visitors matching every criterion given, by folded name
-(:func:`db.names.search_name`) then file number, the first* ``limit``. Names, identity
-numbers, the document numbers shown at visits and observations are sealed by the desk
-(db/pg/crypto.py), so the server can only narrow; the desk decides:
+* with no such criterion, an identity number is found through the blind indexes of
+  every identity it can be (7 kinds x the ICAO codes, ~1,400 HMACs per key version) and
+  the visits' ``number_index`` (migration 0060); visits recorded before it, and an
+  observation alone, are opened one by one, refused past :data:`MAX_SCANNED` rows
+  (``PG_INSPECT_TOO_BROAD``: the inspector adds a date range, a name or a number);
+* the candidates, at most :data:`MAX_CANDIDATES`, have their names (and identities)
+  opened, are checked on every criterion as the file checks them, and sorted.
 
-1. **Narrowed on the server** (clear columns and blind indexes, bound as parameters):
-   the file number, the card (``cards.number``), the date range (a visit in it,
-   ``visits_by_at``) and the name's blind-index tokens (rows holding every token of one
-   key version, as the desk's name search, :func:`db.visitors.search`).
-2. **No such criterion given**: the identity number alone is looked for through the
-   blind indexes: a number is held by at most one identity per kind of document and
-   issuing state (:class:`admission.identity.IdentityKey`), so the desk computes the
-   index of every such identity (7 kinds x the ICAO codes an MRZ or a manual entry may
-   carry, about 1,400 HMACs per key version, a few tens of milliseconds), and the visits
-   hold the index of the number shown at each (``visits.number_index``, migration
-   0060); the server finds the visitors among them: exact at any size. The visits
-   recorded before that index existed (NULL until a re-encryption computes it) are
-   opened one by one while they are at most :data:`MAX_SCANNED`. An observation alone
-   is looked for by opening every observation, refused (``PG_INSPECT_TOO_BROAD``) past
-   :data:`MAX_SCANNED` rows: the inspector adds a date range, a name or a number. A
-   name made only of one-letter words narrows nothing either: its candidates are every
-   visitor, under the next cap.
-3. The candidates - at most :data:`MAX_CANDIDATES` visitors, else ``PG_INSPECT_TOO_BROAD``
-   before anything is opened - have their sealed names (and identities, when a number
-   is asked) opened and are checked on every criterion: the name (every query word a
-   prefix of a word of the name, accents and case folded), the identity number (the
-   identity's number or a document shown at a visit), the observation (its text inside
-   one of the visitor's observations, case folded by ``str.lower``, as the SQLCipher
-   store's ``fold`` does). Names are sealed, so every candidate's
-   name is opened to sort them; only the first ``limit`` visitors' whole rows are read.
-
-Measured on the test cluster (50,000 visitors, 150,000 visits): a number alone opens
-the 200,000 sealed values in about 1 s; a name word shared by 10,000 visitors, 0.2 s;
-a name or a date range with a few hundred candidates, 0.01-0.05 s. Everything runs in
-one read transaction under the store's watchdog (:class:`db.pg.store.PgTimeouts`).
-
-Nothing is written, logged or sent in clear: the server sees which rows are read.
+On the test cluster (50,000 visitors): a number alone about 1 s; a name word shared by
+10,000 visitors 0.2 s. One read transaction; nothing written, logged or sent in clear.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from dataclasses import replace
 from enum import unique
 from typing import Any, Protocol, cast
 
@@ -54,6 +29,7 @@ from admission.errors import StoreError
 from admission.identity import IdentityKey, IdKind
 from admission.inspection import SearchCriteria
 from db import names
+from db.inspection import conditions, count_upto
 from db.pg.crypto import KeyRing, NameQuery
 from db.tx import Tx
 
@@ -72,11 +48,13 @@ class PgInspectionCode(Code):
     INSPECT_TOO_BROAD = "PG_INSPECT_TOO_BROAD"
 
 
-def _too_broad(what: str) -> StoreError:
-    return StoreError(
-        f"the search leaves too many {what} to open: add a date range, a name or a number",
-        code=PgInspectionCode.INSPECT_TOO_BROAD,
-    )
+def _bounded(tx: Tx, sql: str, params: list[Any], most: int, what: str) -> None:
+    """Refuse a search whose ``sql`` leaves more than ``most`` rows to open."""
+    if count_upto(tx, sql, params, most + 1) > most:
+        raise StoreError(
+            f"the search leaves too many {what} to open: add a date range, a name or a number",
+            code=PgInspectionCode.INSPECT_TOO_BROAD,
+        )
 
 
 class _Sealing(Protocol):
@@ -93,7 +71,7 @@ def find_visitors(tx: Tx, criteria: SearchCriteria, limit: int) -> list[int]:
         query = ring.name_query(criteria.name)
         if not query.words:  # nothing a name is made of (e.g. only "%")
             return []
-    where, params = _narrowing(criteria, query)
+    where, params = _narrowing(tx, criteria, query)
     if not where and criteria.id_number is not None:
         where.append("v.file_number = ANY(?::bigint[])")
         params.append(sorted(_by_number(tx, ring, criteria.id_number)))
@@ -101,12 +79,7 @@ def find_visitors(tx: Tx, criteria: SearchCriteria, limit: int) -> list[int]:
         where.append("v.file_number = ANY(?::bigint[])")
         params.append(sorted(_by_observation(tx, criteria.observation, None)))
     clause = " WHERE " + " AND ".join(where) if where else ""
-    counted = tx.one(
-        f"SELECT count(*) FROM (SELECT 1 FROM visitors AS v{clause} LIMIT ?) AS q",
-        [*params, MAX_CANDIDATES + 1],
-    )
-    if counted is None or int(counted[0]) > MAX_CANDIDATES:
-        raise _too_broad("visitors")
+    _bounded(tx, f"SELECT 1 FROM visitors AS v{clause}", params, MAX_CANDIDATES, "visitors")
     # the candidates' names (and identities when asked): all of them, to sort them
     keys: dict[int, str] = {}
     numbers: dict[int, str] = {}
@@ -150,11 +123,8 @@ def _by_number(tx: Tx, ring: KeyRing, number: str) -> set[int]:
             (indexes, list(ring.number_indexes(number))),
         )
     }
-    counted = tx.one(
-        "SELECT count(*) FROM (SELECT 1 FROM visits WHERE number_index IS NULL LIMIT ?) AS q",
-        (MAX_SCANNED + 1,),
-    )
-    if counted is not None and 0 < int(counted[0]) <= MAX_SCANNED:
+    unindexed = "SELECT 1 FROM visits WHERE number_index IS NULL"
+    if 0 < count_upto(tx, unindexed, [], MAX_SCANNED + 1) <= MAX_SCANNED:
         for visit_id, fn, doc in _scan(
             tx, "visits", "visit_id", "document_number", None, unindexed=True
         ):
@@ -214,27 +184,13 @@ def _identities_of(number: str) -> list[IdentityKey]:
 _STATES = tuple(sorted({code.rstrip("<") for code in MRZ_COUNTRY_CODES}))
 
 
-def _narrowing(criteria: SearchCriteria, query: NameQuery | None) -> tuple[list[str], list[Any]]:
-    """The clauses the server can decide over ``visitors AS v``, and their parameters."""
-    where: list[str] = []
-    params: list[Any] = []
-    if criteria.file_number is not None:
-        where.append("v.file_number = ?")
-        params.append(criteria.file_number)
-    if criteria.card is not None:
-        where.append(
-            "EXISTS (SELECT 1 FROM cards AS c WHERE c.file_number = v.file_number AND c.number = ?)"
-        )
-        params.append(criteria.card)
-    if criteria.visits_from is not None or criteria.visits_until is not None:
-        bounds = ["s.file_number = v.file_number"]
-        if criteria.visits_from is not None:
-            bounds.append("s.at >= ?")
-            params.append(criteria.visits_from)
-        if criteria.visits_until is not None:
-            bounds.append("s.at < ?")
-            params.append(criteria.visits_until)
-        where.append("EXISTS (SELECT 1 FROM visits AS s WHERE " + " AND ".join(bounds) + ")")
+def _narrowing(
+    tx: Tx, criteria: SearchCriteria, query: NameQuery | None
+) -> tuple[list[str], list[Any]]:
+    """The clauses the server can decide over ``visitors AS v``, and their parameters:
+    the file's own (:func:`db.inspection.conditions`) but for sealed values."""
+    clear = replace(criteria, name=None, id_number=None, observation=None)
+    where, params = conditions(clear, ts=tx.ts) or ([], [])
     if query is not None and query.narrows:
         parts = []
         for group in (list(t) for t in query.tokens.values() if t):
@@ -264,12 +220,7 @@ def _scan(
         restrict += " AND number_index IS NULL"
     extra: list[Any] = [] if files is None else [sorted(set(files))]
     if files is None:
-        counted = tx.one(
-            f"SELECT count(*) FROM (SELECT 1 FROM {table} WHERE true{restrict} LIMIT ?) AS q",
-            (MAX_SCANNED + 1,),
-        )
-        if counted is None or int(counted[0]) > MAX_SCANNED:
-            raise _too_broad(table)
+        _bounded(tx, f"SELECT 1 FROM {table} WHERE true{restrict}", [], MAX_SCANNED, table)
     after = 0
     while True:
         rows = tx.all(

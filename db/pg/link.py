@@ -1,7 +1,5 @@
-"""The server's link, bounded: :class:`PgTimeouts` (every bound a desk puts on the
-server), the watchdog that ends a transaction attempt on a silent link, and the mapping of
-a failed call to the store's codes (:class:`PgLinkError` when the link failed,
-:func:`store_error` otherwise). Used by db/pg/store.py."""
+"""The server's link, bounded: :class:`PgTimeouts`, the watchdog that ends a transaction
+attempt on a silent link, and a failed call's codes (:class:`PgLinkError`, :func:`store_error`)."""
 
 from __future__ import annotations
 
@@ -31,34 +29,20 @@ class PgTimeouts:
     with a code instead of holding the desk (and, through the chain's head lock, every
     other desk) forever. The defaults are the production values; tests shorten them.
 
-    Client side (libpq connection parameters, added unless the connection string sets
-    them; TCP ones are ignored on a Unix socket):
+    Client side (libpq parameters, added unless the connection string sets them):
+    ``connect_s`` is ``connect_timeout`` (TLS included; libpq counts under 2 as 2);
+    ``keepalives_*`` TCP keepalives (RFC 1122 section 4.2.3.6); ``tcp_user_timeout_ms``
+    Linux ``TCP_USER_TIMEOUT`` (RFC 5482: a cable pulled mid-call); ``transaction_s`` the
+    store's watchdog over one attempt (None: none), for a link that stays up but carries
+    nothing, which no TCP timer sees (``PG_SERVER_TIMEOUT``; verification and the purge
+    walk whole tables without it); ``pool_wait_s`` the wait for a pooled connection.
 
-    * ``connect_s``: libpq ``connect_timeout``, the whole connection set-up, TLS included
-      (libpq counts anything under 2 as 2).
-    * ``keepalives_*``: TCP keepalives (RFC 1122 section 4.2.3.6) on an idle connection:
-      a peer that vanished is noticed after idle + interval x count seconds.
-    * ``tcp_user_timeout_ms``: Linux ``TCP_USER_TIMEOUT`` (RFC 5482): data sent and not
-      acknowledged for that long ends the connection (a cable pulled mid-call).
-    * ``transaction_s``: the store's own watchdog over one attempt of one transaction
-      of a desk call (None: none). A network that stays up but carries nothing (a
-      frozen middlebox, which still acknowledges) is seen by no TCP timer: the watchdog
-      shuts the connection's socket down and the call fails ``PG_SERVER_TIMEOUT``
-      (``PG_CONNECTION_LOST`` when it was committing). Verification and the purge walk
-      whole tables and have no watchdog.
-    * ``pool_wait_s``: how long a call waits for a connection from the pool (a server
-      that is down answers ``PG_UNREACHABLE`` after it).
-
-    Server side (``set_config`` on each new session; a desk may set them for itself):
-
-    * ``statement_ms``: ``statement_timeout``, one statement (a lock wait included).
-    * ``idle_in_transaction_ms``: ``idle_in_transaction_session_timeout``. A desk's
-      transaction never waits on a person; a session idle inside one is a desk whose
-      network died while it held the chain's head lock: the server ends it, rolls it
-      back (nothing half-written) and the other desks go on.
-    * ``client_check_ms``: ``client_connection_check_interval`` (PostgreSQL 14+): a
-      statement of a desk that went away is cancelled instead of run to its end.
-    * ``server_keepalives_idle_s``: the server's TCP keepalives towards the desk.
+    Server side (``set_config`` on each session): ``statement_ms`` is
+    ``statement_timeout`` (a lock wait included); ``idle_in_transaction_ms``
+    ``idle_in_transaction_session_timeout`` (a desk's transaction never waits on a person:
+    one idle inside it lost its network while holding the head lock, so the server rolls
+    it back and the other desks go on); ``client_check_ms``
+    ``client_connection_check_interval`` (PostgreSQL 14+); ``server_keepalives_idle_s``.
     """
 
     connect_s: int = 5
@@ -111,39 +95,30 @@ class PgTimeouts:
 
 class PgLinkError(StoreError):
     """The link to the server failed during a call (``PG_CONNECTION_LOST``, or
-    ``PG_SERVER_TIMEOUT`` when the store's watchdog gave up on a silent link).
-
-    ``outcome_unknown``: the failure came while the transaction was committing, so it
-    may or may not have committed. A write whose outcome is unknown is never retried
-    by the store: the desk asks again with the same admission id
-    (:meth:`PgStore.recorded_admission`, or :meth:`PgStore.record_admission` again),
-    which returns the admission if it was recorded and records it once if it was not.
-    Otherwise nothing of the call was written (the server rolls back a transaction
-    whose connection ends)."""
+    ``PG_SERVER_TIMEOUT`` from the watchdog). ``outcome_unknown``: it failed while
+    committing, so the desk asks again with the same admission id; otherwise nothing of
+    the call was written (the server rolls back a transaction whose connection ends)."""
 
     def __init__(self, detail: str, *, code: Code, outcome_unknown: bool) -> None:
         super().__init__(detail, code=code)
         self.outcome_unknown = outcome_unknown
 
 
+@dataclass(eq=False, slots=True)  # by identity, in the watchdog's set
 class _Guard:
     """One armed deadline: the connection it ends, and whether it did."""
 
-    __slots__ = ("conn", "deadline", "fired")
-
-    def __init__(self, conn: Conn, deadline: float) -> None:
-        self.conn = conn
-        self.deadline = deadline
-        self.fired = False
+    conn: Conn
+    deadline: float
+    fired: bool = False
 
 
 class Watchdog:
     """Bounds transaction attempts (one thread per store, started on first use): at an
-    attempt's deadline its connection's socket is shut down (both ways; the descriptor
-    stays libpq's), so the call blocked on it fails at once and the pool discards the
-    connection. A guard is fired and disarmed under the same lock, and disarmed before
-    its connection goes back to the pool: the watchdog never touches a connection that
-    another call holds."""
+    attempt's deadline its connection's socket is shut down, so the call blocked on it
+    fails at once and the pool discards it. A guard is fired and disarmed under one lock,
+    and disarmed before its connection goes back to the pool: the watchdog never touches
+    a connection that another call holds."""
 
     def __init__(self) -> None:
         self._cond = threading.Condition()

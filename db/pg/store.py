@@ -1,32 +1,11 @@
 """``PgStore``: the visitor file on a PostgreSQL server, behind the same ports as the
-SQLCipher store (VisitorFile, CardBook, BanList, StaffList, PeopleListings, AuditTrail,
-Retention; admission/ports.py).
-
-Several desks and the annex rooms of one operating unit (Decreto 58/2006, arts. 154-155)
-share ONE visitor file (art. 20.3), ONE gapless card sequence (art. 22.1), one ban list
-(art. 21), one staff list (art. 18) and one audit trail (art. 20.4):
-
-* Personal values are sealed by the desk (db/pg/crypto.py, bound to table, column and
-  row); identities are found by their blind index, names by blind-index tokens.
-* Every write transaction first locks the head of the audit chain (the ``audit`` row of
-  ``counters``, ``SELECT ... FOR UPDATE``): the writes of all desks are serialised there,
-  the chain stays one chain, and a card number taken from the ``card`` counter row
-  (``UPDATE ... RETURNING next - 1``) in the admission transaction is never lost nor
-  repeated. The check for the visitor's other valid card (art. 22) runs after the lock,
-  so two desks admitting one person at one instant issue one card.
-* Serialisation failures (40001) and deadlocks (40P01) are retried here a bounded number
-  of times with jittered backoff; the caller never sees them (``PG_BUSY`` only when
-  every attempt failed).
-* The purge (art. 20.4) runs under a session advisory lock: one desk purges at a time.
-* Every call is bounded (:class:`PgTimeouts`): a server or a network that dies or goes
-  silent ends the call with a code (``PG_CONNECTION_LOST``, ``PG_SERVER_TIMEOUT``,
-  ``PG_UNREACHABLE``), never a hang, and the server rolls back what the lost desk left
-  open, so the chain's head is not held. A link lost while committing is reported with
-  ``outcome_unknown`` (:class:`PgLinkError`); an admission id (:func:`new_admission_id`)
-  lets the desk ask again without taking a second card number.
-
-    with PgStore.open(conninfo, installation_key, audit_key=key, create=True) as store:
-        store.record_admission(entry, admission_id=new_admission_id())
+SQLCipher store. The desks and annex rooms of one operating unit (arts. 154-155) share
+one visitor file (art. 20.3), card sequence (art. 22.1), ban list (art. 21), staff list
+(art. 18) and audit trail (art. 20.4). Every write first locks the chain's head row: the
+desks' writes are serialised there, so a card number is never lost nor repeated and two
+desks admitting one person issue one card (art. 22). Serialisation failures and deadlocks
+are retried here; every call is bounded (:class:`PgTimeouts`) and ends with a code, never
+a hang; an admission id (:func:`new_admission_id`) makes a lost admission safe to ask again.
 """
 
 from __future__ import annotations
@@ -52,6 +31,7 @@ from psycopg_pool import ConnectionPool, PoolTimeout
 
 from admission.clock import SystemClock
 from admission.errors import ConfigError, StoreError, StoreErrorCode
+from admission.inspection import SearchCriteria
 from admission.ports import Clock
 from admission.records import (
     AdmissionEntry,
@@ -60,12 +40,14 @@ from admission.records import (
     IntegrityReport,
     PurgeReport,
     RecordedAdmission,
+    Visitor,
 )
-from db import chain, retention, visitors
+from db import chain, inspection, retention, visitors
 from db.audit_chain import chain_row
 from db.audit_key import AuditKey
 from db.file_ports import FilePorts
 from db.keys import DbKey
+from db.pg import inspection as sealed
 from db.pg import roles as pg_roles
 from db.pg.codes import PgStoreCode
 from db.pg.connect import PgConnectCode, connect
@@ -75,14 +57,7 @@ from db.pg.opening import prepare
 from db.pg.tx import LOCK_HEAD, PgTx
 from db.visitors import PgAdmissionCode
 
-__all__ = [
-    "MAX_ATTEMPTS",
-    "PgAdmissionCode",
-    "PgLinkError",
-    "PgStore",
-    "PgTimeouts",
-    "new_admission_id",
-]
+__all__ = ["PgAdmissionCode", "PgLinkError", "PgStore", "PgTimeouts", "new_admission_id"]
 
 log = logging.getLogger("admission.db.pg")
 T = TypeVar("T")
@@ -120,21 +95,19 @@ class PgStore(FilePorts):
         purge_role: str | None = None,
     ) -> None:
         self._pool = pool
-        self._purge_role = purge_role  # db/pg/roles.py: SET LOCAL ROLE in purge transactions
+        self.purge_role = purge_role  # db/pg/roles.py: SET LOCAL ROLE in purge transactions
         self._timeouts = timeouts or PgTimeouts()
         self._watchdog = watchdog or Watchdog()
         self._calls_lock = threading.Lock()
         self._in_use = 0  # calls holding a pooled connection now
-        self._ring = ring
+        self.ring = ring  # a rotation adopts its new one (adopt_ring)
         self._audit_key = audit_key
-        self._database_id = database_id
-        self._clock: Clock = clock or SystemClock()
+        self.database_id = database_id  # a desk keeps it and refuses any other database
+        self.clock: Clock = clock or SystemClock()
         self._secrets: dict[str, bytes] = {}
         self._closed = False
-        self._purge_lock = self._lock_key(_PURGE_LOCK_LABEL)
+        self.purge_lock_key = self._lock_key(_PURGE_LOCK_LABEL)
         self.retries = 0  # transactions retried after a serialisation failure/deadlock
-
-    # -- opening ---------------------------------------------------------------------------
 
     @classmethod
     def open(
@@ -150,24 +123,11 @@ class PgStore(FilePorts):
         max_connections: int = 4,
         timeouts: PgTimeouts | None = None,
     ) -> PgStore:
-        """Connect, check the database, apply pending migrations and open a pool.
-
-        ``key`` is the installation key (or the desk's key, from which it is derived
-        with the database's id). ``database_id``: the database this desk is configured
-        for (None: whichever this is, e.g. the first start). ``create``: make the visitor
-        file in an empty database. Refused before anything is written: a schema of a
-        newer program (``PG_SCHEMA_NEWER``), another database (``PG_DATABASE_OTHER``), a
-        wrong installation key (``PG_INSTALLATION_KEY_WRONG``), data keys from another
-        database (``PG_WRAPPED_KEY_TAMPERED``), a wrong audit key (``AUDIT_KEY_WRONG``),
-        no visitor file (``PG_NO_VISITOR_FILE``), pending migrations this login may not
-        run (``PG_SCHEMA_OLDER``: only the schema's owner or a member of its owner group
-        migrates, db/pg/roles.py); connection refusals keep their ``PgConnectCode``.
-
-        ``timeouts`` (:class:`PgTimeouts`; its defaults when None) bound every call:
-        the pool's connections carry them, and a pooled connection is checked, within
-        the watchdog's bound, before each use (a connection the server or the network
-        ended since is replaced, not handed to the call).
-        """
+        """Connect, check the database (db/pg/opening.py: refused before anything is
+        written), apply pending migrations and open a pool whose connections carry
+        ``timeouts`` and are checked, within the watchdog's bound, before each use.
+        ``key``: the installation key or the desk's; ``database_id``: the database this
+        desk is configured for (None: the first start); ``create``: make the file."""
         bounds = timeouts or PgTimeouts()
         conninfo = bounds.conninfo(conninfo)
         conn = connect(conninfo, autocommit=True)
@@ -233,33 +193,8 @@ class PgStore(FilePorts):
 
     def _lock_key(self, label: bytes) -> int:
         """An advisory lock's key: ``label`` under the database's id."""
-        digest = hmac.new(self._database_id.encode("utf-8"), label, hashlib.sha256)
+        digest = hmac.new(self.database_id.encode("utf-8"), label, hashlib.sha256)
         return int.from_bytes(digest.digest()[:8], "big", signed=True)
-
-    @property
-    def timeouts(self) -> PgTimeouts:
-        """The bounds this store's calls run under."""
-        return self._timeouts
-
-    @property
-    def database_id(self) -> str:
-        """The database's random id: a desk keeps it and refuses any other database."""
-        return self._database_id
-
-    @property
-    def ring(self) -> KeyRing:
-        return self._ring
-
-    @property
-    def purge_role(self) -> str | None:
-        """The group the purge acts as (``SET LOCAL ROLE``, db/pg/roles.py), None when
-        this login owns the schema or the schema has no groups."""
-        return self._purge_role
-
-    @property
-    def purge_lock_key(self) -> int:
-        """The advisory lock key a purge holds (derived from the database's id)."""
-        return self._purge_lock
 
     def close(self) -> None:
         if not self._closed:
@@ -271,9 +206,35 @@ class PgStore(FilePorts):
         return f"<PgStore {'closed' if self._closed else 'open'}>"
 
     def _now(self) -> datetime:
-        return self._clock.now()
+        return self.clock.now()
 
     # -- transactions ------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def _counted(self) -> Iterator[Conn]:
+        """A pooled connection, counted while a call holds it (:meth:`_no_connection`)."""
+        if self._closed:
+            raise StoreError("the store is closed", code=StoreErrorCode.STORE_CLOSED)
+        with self._pool.connection() as conn:
+            with self._calls_lock:
+                self._in_use += 1
+            try:
+                yield conn
+            finally:
+                with self._calls_lock:
+                    self._in_use -= 1
+
+    @contextlib.contextmanager
+    def _mapped(self, *, counted: bool = True) -> Iterator[None]:
+        """The server's errors as the store's codes, for calls outside :meth:`_run`."""
+        try:
+            yield
+        except PoolTimeout as exc:
+            if counted:
+                raise self._no_connection() from exc
+            raise StoreError("no connection to the server", code=PgStoreCode.BUSY) from exc
+        except psycopg.Error as exc:
+            raise store_error(exc, write=True) from exc
 
     def _run(
         self,
@@ -289,31 +250,16 @@ class PgStore(FilePorts):
         """Run ``work`` in one transaction, again after a serialisation failure or a
         deadlock (bounded, jittered backoff). A write first locks the chain's head
         (without ``head``, its first entry does). ``bounded``: under the watchdog of
-        :attr:`PgTimeouts.transaction_s`. ``role``: the transaction acts as that group
-        (``SET LOCAL ROLE``: the purge's).
-
-        A link that fails raises :class:`PgLinkError` and is never retried here: a
-        write may have committed (``outcome_unknown``), and a server that went away
-        is the desk's to report at once (art. 20: nobody is admitted unrecorded)."""
-        if self._closed:
-            raise StoreError("the store is closed", code=StoreErrorCode.STORE_CLOSED)
+        :attr:`PgTimeouts.transaction_s`. ``role``: acts as that group (the purge's).
+        A failed link raises :class:`PgLinkError`, never retried here: a write may have
+        committed, and the desk reports it at once (art. 20: nobody admitted unrecorded)."""
         deadline = self._timeouts.transaction_s if bounded else None
         for attempt in itertools.count(1):
             try:
-                if conn is not None:
+                with contextlib.nullcontext(conn) if conn is not None else self._counted() as held:
                     return self._attempt(
-                        conn, work, write, snapshot, deadline, not bounded, role, head
+                        held, work, write, snapshot, deadline, not bounded, role, head
                     )
-                with self._pool.connection() as pooled:
-                    with self._calls_lock:
-                        self._in_use += 1
-                    try:
-                        return self._attempt(
-                            pooled, work, write, snapshot, deadline, not bounded, role, head
-                        )
-                    finally:
-                        with self._calls_lock:
-                            self._in_use -= 1
             except _RETRYABLE as exc:
                 self.retries += 1
                 if attempt >= MAX_ATTEMPTS:
@@ -343,10 +289,10 @@ class PgStore(FilePorts):
         work: Callable[[PgTx], T],
         write: bool,
         snapshot: bool,
-        deadline: float | None = None,
-        walk: bool = False,
-        role: str | None = None,
-        head: bool = True,
+        deadline: float | None,
+        walk: bool,
+        role: str | None,
+        head: bool,
     ) -> T:
         guard = self._watchdog.arm(conn, deadline) if deadline else None
         committing = False
@@ -360,7 +306,7 @@ class PgStore(FilePorts):
                     conn.execute("SET LOCAL statement_timeout = 0")
                 if write and head:
                     conn.execute(LOCK_HEAD)
-                tx = PgTx(conn, self._ring, self._audit_key, self._now, self._secrets)
+                tx = PgTx(conn, self.ring, self._audit_key, self._now, self._secrets)
                 result = work(tx)
                 if write:
                     chain.account_erasures(tx, self._audit_key, self._now)
@@ -368,10 +314,10 @@ class PgStore(FilePorts):
         except _RETRYABLE:
             raise
         except psycopg.Error as exc:
-            # The link is gone when the watchdog ended it or the connection broke: a
-            # reset, the server's end (killed, restarted, or the session's FATAL such as
-            # its idle-in-transaction timeout, 25P03). Anything else, the statement
-            # timeout (57014) included, came on a live connection: rolled back.
+            # The link is gone when the watchdog ended it or the connection broke (a
+            # reset, the server's end or its FATAL such as the idle-in-transaction
+            # timeout, 25P03). Anything else, the statement timeout (57014) included,
+            # came on a live connection: rolled back.
             fired = guard is not None and guard.fired
             if fired or conn.broken or conn.closed:
                 raise link_error(exc, write=write, fired=fired, committing=committing) from exc
@@ -384,37 +330,25 @@ class PgStore(FilePorts):
 
     @contextlib.contextmanager
     def session_lock(self, label: bytes, busy: StoreError) -> Iterator[None]:
-        """A session advisory lock named by ``label`` (derived from the database's id) on
-        a pooled connection of its own for the block: one holder at a time across desks,
-        ``busy`` raised at once when another holds it; a killed process's session ends
-        and frees it. The block's transactions need another connection of the pool."""
+        """A session advisory lock named by ``label`` (under the database's id) on a
+        pooled connection of its own: one holder at a time across desks, ``busy`` raised
+        at once when another holds it; a killed process's session ends and frees it."""
         if self._pool.max_size < 2:
             raise ConfigError("the server store's pool needs two connections for this act")
         key = self._lock_key(label)
-        try:
-            with self._pool.connection() as conn:
-                got = conn.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()
-                if not got or not got[0]:
-                    raise busy
-                try:
-                    yield
-                finally:  # a broken connection: its session, and the lock, end with it
-                    with contextlib.suppress(psycopg.Error):
-                        conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
-        except PoolTimeout as exc:
-            raise StoreError("no connection to the server", code=PgStoreCode.BUSY) from exc
-        except psycopg.Error as exc:
-            raise store_error(exc, write=True) from exc
-
-    @property
-    def clock(self) -> Clock:
-        """The clock the store's own entries are stamped by."""
-        return self._clock
+        with self._mapped(counted=False), self._pool.connection() as conn:
+            got = conn.execute("SELECT pg_try_advisory_lock(%s)", (key,)).fetchone()
+            if not got or not got[0]:
+                raise busy
+            try:
+                yield
+            finally:  # a broken connection: its session, and the lock, end with it
+                with contextlib.suppress(psycopg.Error):
+                    conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
 
     def chained_under_key(self, entry: Sequence[Any]) -> bool:
         """Whether an entry (``seq, at, actor, action, subject, details, prev_digest,
-        digest, refs``, e.g. a desk file's head before it is copied here) was chained
-        under this store's audit key."""
+        digest, refs``, e.g. a desk file's head) was chained under this store's key."""
         return chain.signed_by(self._audit_key, chain_row([*entry, True]))
 
     def act_locks(self) -> Callable[[Sequence[str]], AbstractContextManager[None]]:
@@ -427,63 +361,55 @@ class PgStore(FilePorts):
 
     @contextlib.contextmanager
     def _act_locked(self, names: Sequence[str]) -> Iterator[None]:
-        """Transaction-level advisory locks, taken in the order given (the caller's
-        order is the same everywhere: no deadlock), released when the act ends."""
-        try:
-            with self._pool.connection() as conn, conn.transaction():
-                for name in names:
-                    label = _ACT_LOCK_LABEL + b"/" + name.encode("utf-8")
-                    conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock_key(label),))
-                yield
-        except PoolTimeout as exc:
-            raise StoreError("no connection to the server", code=PgStoreCode.BUSY) from exc
-        except psycopg.Error as exc:
-            raise store_error(exc, write=True) from exc
+        """Transaction-level advisory locks, taken in the order given (the same order
+        everywhere: no deadlock), released when the act ends."""
+        with self._mapped(counted=False), self._pool.connection() as conn, conn.transaction():
+            for name in names:
+                label = _ACT_LOCK_LABEL + b"/" + name.encode("utf-8")
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock_key(label),))
+            yield
 
-    # -- for the adapters beside the store (db/pg: accounts, vouchers, reads, rotation...):
-    # their SQL in the store's transactions, under its watchdog, retries and codes
+    # -- for the adapters beside the store (db/pg: accounts, vouchers, rotation...)
 
     def write(self, work: Callable[[PgTx], T]) -> T:
         """``work`` in one write transaction (retried whole on a serialisation failure)."""
         return self._run(work, write=True)
 
     def read(self, work: Callable[[PgTx], T]) -> T:
-        """``work`` in one read-only transaction."""
         return self._run(work, write=False)
 
     def bulk_write(self, work: Callable[[PgTx], T]) -> T:
-        """``work`` in one write transaction that takes its own lock first (the
-        register's swap and feed pages, art. 20.2, db/registry_replica.py): the chain's
-        head is locked by its entry, not before the load, so the desks' admissions do
-        not wait for it, and no watchdog or statement bound cuts a bulk load short."""
+        """``work`` in one write transaction that locks the chain's head by its entry, not
+        before the load (the register's swap and feed pages, art. 20.2), so admissions do
+        not wait for it; no watchdog or statement bound cuts a bulk load short."""
         return self._run(work, write=True, bounded=False, head=False)
 
     def adopt_ring(self, ring: KeyRing) -> None:
-        """Seal, open and look up with ``ring`` from now on (a rotation's new version
-        current; the old ones still held while rows use them)."""
-        self._ring = ring
+        """Seal, open and look up with ``ring`` from now on (a rotation's)."""
+        self.ring = ring
 
-    # -- VisitorFile (db/visitors.py, through db/file_ports.py): the server's admission ids
+    # -- VisitorFile: the server's admission ids -------------------------------------------
 
     def record_admission(
         self, entry: AdmissionEntry, *, admission_id: str | None = None
     ) -> RecordedAdmission:
-        """The admission of db/visitors.py, after the chain's head lock. ``admission_id``
-        (:func:`new_admission_id`, made by the desk before its first attempt; else the
-        entry's) makes the call idempotent: a desk told ``PG_CONNECTION_LOST`` with
-        ``outcome_unknown`` calls again with the same id and gets the admission as it was
-        recorded (``PG_ADMISSION_ID_REUSED`` for an id used for another)."""
+        """The admission of db/visitors.py. ``admission_id`` (else the entry's) makes the
+        call idempotent: a desk told ``PG_CONNECTION_LOST`` with ``outcome_unknown`` calls
+        again with the same id and gets the admission as it was recorded
+        (``PG_ADMISSION_ID_REUSED`` for an id used for another)."""
         return self.write(lambda tx: visitors.record_admission(tx, entry, admission_id or ""))
 
     def recorded_admission(self, admission_id: str) -> RecordedAdmission | None:
-        """The admission recorded under ``admission_id``, or None when none is (it waits
-        for a write still running first). The safe way to finish an admission whose
-        outcome is unknown stays :meth:`record_admission` with the same id: the id is
-        unique, so even a lost call that reaches the server later cannot record the
-        admission a second time (its insert fails and it rolls back, number included)."""
+        """The admission recorded under ``admission_id``, or None (after any write still
+        running). The id is unique, so even a lost call that reaches the server later
+        cannot record the admission a second time."""
         return self.read(lambda tx: visitors.recorded_admission(tx, admission_id))
 
-    # -- AuditTrail (db/chain.py, through db/file_ports.py): the server's key and snapshot --
+    def inspect_visitors(self, criteria: SearchCriteria, limit: int) -> list[Visitor]:
+        """The inspectors' search (art. 20.4) over sealed names (db/pg/inspection.py)."""
+        return self.read(lambda tx: inspection.listed(tx, criteria, limit, sealed.find_visitors))
+
+    # -- AuditTrail: the server's key and snapshot ------------------------------------------
 
     def verify(
         self, anchors: Sequence[AuditAnchor] = (), *, settings: Mapping[str, str] | None = None
@@ -505,108 +431,77 @@ class PgStore(FilePorts):
         cached = self._secrets.get(name)
         return cached if cached is not None else super().secret(name)
 
-    # -- the desk's health checks ---------------------------------------------------------
-
     def ping(self) -> float:
-        """The server answers a trivial read; how long it took, in seconds (the status
-        bar's database light). A server that does not answer raises ``PgLinkError``."""
+        """Seconds the server took to answer a trivial read (the status bar's light)."""
         started = time.perf_counter()
         self.read(lambda tx: tx.one("SELECT 1"))
         return time.perf_counter() - started
 
     def integrity_check(self, *, structure: bool = False) -> IntegrityReport:
-        """The pages of a server are the server's to check (PostgreSQL's data checksums
-        and its administrators' tools), not a desk's: no page is checked here
-        (``pages`` 0). Every personal value is authenticated when it is opened
-        (AES-GCM bound to its table, column and row) and ``verify`` checks every row
-        the audit chain commits to (art. 20.4)."""
+        """No page checked (``pages`` 0): a server's pages are its own to check (its data
+        checksums); every personal value is authenticated when opened and ``verify``
+        checks every row the chain commits to (art. 20.4)."""
         self.read(lambda tx: tx.one("SELECT 1"))
         return IntegrityReport(pages=0)
 
     @property
     def damaged(self) -> bool:
-        """Never: a desk does not judge the server's pages (see :meth:`integrity_check`);
-        a refused value or row raises where it is read."""
+        """Never: a desk does not judge the server's pages (see :meth:`integrity_check`)."""
         return False
 
     @property
     def audit_key_source(self) -> str:
-        """Where the audit key in use came from ("env", "keyring"...)."""
         return self._audit_key.source
 
     # -- Retention (db/retention.py: the rules; here the purge's lock and role) -------------
 
     def purge(self, cutoff: datetime, *, batch: int = retention.BATCH) -> PurgeReport:
-        """Erase what the six-month rule says (art. 20.4, R3; db/retention.py), in short
-        transactions, under a session advisory lock: one desk purges at a time, a second
-        waits and then finds nothing left to erase.
-
-        With roles (db/pg/roles.py) each transaction acts as the purge group (``SET LOCAL
-        ROLE``); a login not admitted to the purge is refused before anything is
-        erased (``PG_PURGE_NOT_ALLOWED``), and its ordinary session cannot delete."""
-        if self._closed:
-            raise StoreError("the store is closed", code=StoreErrorCode.STORE_CLOSED)
-        try:
-            with self._pool.connection() as conn:
-                with self._calls_lock:
-                    self._in_use += 1
-                try:
-                    self._check_purge(conn)
-                    # another desk's purge may run long: wait for it without a bound
-                    conn.execute("SET statement_timeout = 0")
-                    conn.execute("SELECT pg_advisory_lock(%s)", (self._purge_lock,))
-                    try:
-                        return retention.purge(
-                            lambda work: self._run(
-                                work, write=True, conn=conn, bounded=False, role=self._purge_role
-                            ),
-                            cutoff,
-                            self._now,
-                            batch,
-                        )
-                    finally:
-                        with contextlib.suppress(psycopg.Error):
-                            conn.execute("SELECT pg_advisory_unlock(%s)", (self._purge_lock,))
-                            conn.execute(
-                                "SELECT set_config('statement_timeout', %s, false)",
-                                (str(self._timeouts.statement_ms),),
-                            )
-                finally:
-                    with self._calls_lock:
-                        self._in_use -= 1
-        except PoolTimeout as exc:
-            raise self._no_connection() from exc
-        except psycopg.Error as exc:
-            raise store_error(exc, write=True) from exc
+        """Erase what the six-month rule says (art. 20.4) in short transactions under a
+        session advisory lock: one desk purges at a time, a second waits and then finds
+        nothing left. With roles each transaction acts as the purge group; a login not
+        admitted is refused first (``PG_PURGE_NOT_ALLOWED``)."""
+        with self._mapped(), self._counted() as conn:
+            self._check_purge(conn)
+            # another desk's purge may run long: wait for it without a bound
+            conn.execute("SET statement_timeout = 0")
+            conn.execute("SELECT pg_advisory_lock(%s)", (self.purge_lock_key,))
+            try:
+                return retention.purge(
+                    lambda work: self._run(
+                        work, write=True, conn=conn, bounded=False, role=self.purge_role
+                    ),
+                    cutoff,
+                    self._now,
+                    batch,
+                )
+            finally:
+                with contextlib.suppress(psycopg.Error):
+                    conn.execute("SELECT pg_advisory_unlock(%s)", (self.purge_lock_key,))
+                    conn.execute(
+                        "SELECT set_config('statement_timeout', %s, false)",
+                        (str(self._timeouts.statement_ms),),
+                    )
 
     def may_purge(self) -> bool:
         """This desk's login may run the purge (it owns the schema, or the schema has no
-        groups, or it is admitted to the purge group): a desk that may not leaves the
-        daily purge to the one that may (art. 20.4)."""
-        if self._purge_role is None:
-            return True
-        role = self._purge_role
-        return bool(self.read(lambda tx: pg_roles.may_purge(tx.conn, role)))
+        groups, or it is admitted to the purge group): else it leaves it to one that may."""
+        role = self.purge_role
+        return role is None or bool(self.read(lambda tx: pg_roles.may_purge(tx.conn, role)))
 
     def _check_purge(self, conn: Conn) -> None:
         """Refuse a login not admitted to the purge group (art. 20.4: only the purge
         erases), before any lock is taken or anything erased."""
-        if self._purge_role is not None and not pg_roles.may_purge(conn, self._purge_role):
+        if self.purge_role is not None and not pg_roles.may_purge(conn, self.purge_role):
             raise StoreError(
                 "this desk's login is not admitted to the purge",
                 code=pg_roles.PgRoleCode.PURGE_NOT_ALLOWED,
             )
 
     def purge_write(self, work: Callable[[PgTx], T]) -> T:
-        """``work`` as one write transaction of the purge (the closed vouchers' purge,
+        """``work`` as one write transaction of the purge (the closed vouchers',
         db/voucher_book.py): as the purge group when roles are in use."""
-        if self._purge_role is None:
+        if self.purge_role is None:
             return self.write(work)
-        try:
-            with self._pool.connection() as conn:
-                self._check_purge(conn)
-        except PoolTimeout as exc:
-            raise self._no_connection() from exc
-        except psycopg.Error as exc:
-            raise store_error(exc, write=True) from exc
-        return self._run(work, write=True, role=self._purge_role)
+        with self._mapped(), self._pool.connection() as conn:
+            self._check_purge(conn)
+        return self._run(work, write=True, role=self.purge_role)

@@ -7,7 +7,7 @@ from __future__ import annotations
 import functools
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from datetime import date, datetime
+from datetime import datetime
 from typing import Any
 
 import psycopg
@@ -33,11 +33,13 @@ def _pg_sql(sql: str) -> str:
     return sql.replace("?", "%s")
 
 
+def _as_is(value: Any) -> Any:
+    return value
+
+
 class PgTx(chain.Chained):
-    """One attempt of one transaction (the server's :class:`db.tx.Tx`): its connection
-    and the rows it erased (counted by an ``ERASED`` entry before it commits, as the
-    file's store does, db/store.py). Statements given to :meth:`one`/:meth:`all`/
-    :meth:`execute` are the rules' own, with ``?`` placeholders; ``conn`` takes psycopg's."""
+    """One attempt of one transaction: the rules' statements take ``?`` placeholders,
+    ``conn`` psycopg's; the rows it erased are counted by an ``ERASED`` entry."""
 
     __slots__ = ("changed", "conn", "erased", "key", "known", "now", "sealing", "secrets")
     dialect = "pg"
@@ -51,8 +53,7 @@ class PgTx(chain.Chained):
         now: Callable[[], datetime] | None = None,
         known: Mapping[str, bytes] | None = None,
     ) -> None:
-        """``ring``, ``key`` and ``now``: the store's key ring, audit key and clock (none
-        for a bare read of the chain's ends); ``known``: the secrets it already holds."""
+        # no ring, key nor clock: a bare read of the chain's ends (db/pg/opening.py)
         self.conn = conn
         self.sealing = ring
         self.key = key
@@ -83,27 +84,16 @@ class PgTx(chain.Chained):
                 copy.write_row(row)
 
     def next_number(self, counter: str) -> int:
-        found = self.conn.execute(
-            "UPDATE counters SET next = next + 1 WHERE name = %s RETURNING next - 1", (counter,)
-        ).fetchone()
+        found = self.one(
+            "UPDATE counters SET next = next + 1 WHERE name = ? RETURNING next - 1", (counter,)
+        )
         assert found is not None
         return int(found[0])
 
-    @staticmethod
-    def ts(at: datetime) -> datetime:
-        return at
-
-    @staticmethod
-    def day(value: date) -> date:
-        return value
-
-    @staticmethod
-    def flag(value: bool) -> bool:
-        return value
+    ts = day = flag = staticmethod(_as_is)  # instants, days and flags: the server's own
 
     @property
     def ring(self) -> KeyRing:
-        """The key ring this transaction seals with (db/visitors.py: the name tokens)."""
         assert self.sealing is not None
         return self.sealing
 
@@ -119,7 +109,6 @@ class PgTx(chain.Chained):
         return f"{'.'.join(index)} = ANY(?::bytea[])", [list(self.ring.identity_indexes(identity))]
 
     def new_id(self, table: str, column: str) -> int:
-        """The next id of a row whose sealed values are bound to it (known before sealing)."""
         found = self.one(f"SELECT nextval('{table}_{column}_seq')")
         assert found is not None
         return int(found[0])
@@ -172,11 +161,8 @@ class PgTx(chain.Chained):
 
     def put_setting(self, key: str, value: str | bytes, *, replace: bool = True) -> None:
         ring = self.ring
-        sealed = (
-            ring.seal(value, table="settings", column="value", row=key)
-            if isinstance(value, bytes)
-            else ring.seal_text(value, table="settings", column="value", row=key)
-        )
+        plain = value if isinstance(value, bytes) else value.encode("utf-8")
+        sealed = ring.seal(plain, table="settings", column="value", row=key)
         self.execute(
             "INSERT INTO settings (key, value, key_version) VALUES (?, ?, ?) ON CONFLICT (key) "
             + (
