@@ -1,17 +1,12 @@
-"""Why the visitor file on a PostgreSQL server cannot be opened or used (codes beside
-those of :mod:`db.pg.crypto` and :mod:`db.pg.connect`).
-
-Every refusal at opening comes before anything is written (Decreto 58/2006, art. 20.4:
-the file is kept whole; a desk never starts a second file or changes one it cannot
-read)."""
+"""Why the visitor file on a PostgreSQL server cannot be opened or used. Every refusal at
+opening comes before anything is written (Decreto 58/2006, art. 20.4: the file is kept
+whole; a desk never starts a second file or changes one it cannot read)."""
 
 from __future__ import annotations
 
 from enum import unique
 
 from admission.codes import Code
-
-__all__ = ["PgDeskCode", "PgStoreCode"]
 
 
 @unique

@@ -1,16 +1,9 @@
 """Connections of a desk to the PostgreSQL server: TLS with the desk's own client
-certificate over TCP, the server's certificate verified against the casino's CA and its
-host name (``sslmode=verify-full``), and every refusal turned into a clear code.
-
-The visitor file is confidential (Decreto 58/2006, art. 20.4; GDPR art. 32): a desk
-never talks to a server it cannot authenticate, and the server admits only desks holding
-a certificate of the casino's CA whose common name is their database role.
-
-libpq reports a refused connection as text without an SQLSTATE, so :func:`classify`
-matches the messages of libpq and OpenSSL (always English) and of the server (English
-unless the server's ``lc_messages`` says otherwise: then ``PG_CONNECT_FAILED``, with
-the server's text in the log detail).
-"""
+certificate, the server's verified against the casino's CA and its host name
+(``sslmode=verify-full``): the visitor file is confidential (Decreto 58/2006, art. 20.4;
+GDPR art. 32). libpq reports a refusal as text without an SQLSTATE: :func:`classify`
+matches the messages of libpq and OpenSSL (English) and of the server (English unless its
+``lc_messages`` says otherwise: then ``PG_CONNECT_FAILED``)."""
 
 from __future__ import annotations
 
@@ -23,8 +16,6 @@ from psycopg.conninfo import make_conninfo
 
 from admission.codes import Code
 from admission.errors import StoreError
-
-__all__ = ["PgConnectCode", "classify", "connect", "tls_conninfo"]
 
 
 @unique
@@ -84,20 +75,18 @@ def tls_conninfo(
 ) -> str:
     """A connection string that verifies the server fully and presents the desk's
     certificate (``hostaddr`` skips name resolution; the name checked stays ``host``)."""
-    options: dict[str, Any] = {
-        "host": host,
-        "port": port,
-        "dbname": dbname,
-        "user": user,
-        "sslmode": "verify-full",
-        "sslrootcert": str(root_cert),
-        "sslcert": str(client_cert),
-        "sslkey": str(client_key),
-        "connect_timeout": connect_timeout,
-    }
-    if hostaddr is not None:
-        options["hostaddr"] = hostaddr
-    return make_conninfo(**options)
+    return make_conninfo(
+        host=host,
+        port=port,
+        dbname=dbname,
+        user=user,
+        sslmode="verify-full",
+        sslrootcert=str(root_cert),
+        sslcert=str(client_cert),
+        sslkey=str(client_key),
+        connect_timeout=connect_timeout,
+        **({} if hostaddr is None else {"hostaddr": hostaddr}),
+    )
 
 
 def connect(conninfo: str, **kwargs: Any) -> psycopg.Connection[Any]:
@@ -106,5 +95,5 @@ def connect(conninfo: str, **kwargs: Any) -> psycopg.Connection[Any]:
     try:
         return psycopg.connect(conninfo, **kwargs)
     except psycopg.OperationalError as exc:
-        first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+        first_line = next(iter(str(exc).strip().splitlines()), "")
         raise StoreError(first_line[:300], code=classify(exc)) from exc

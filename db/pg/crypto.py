@@ -7,6 +7,7 @@ the server still sees: docs/postgresql.md."""
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import secrets
@@ -399,7 +400,6 @@ class KeyRing:
         raise TypeError("KeyRing cannot be pickled")
 
 
-# -- rotation ---------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class SealedRow:
     """One row as the server holds it: its sealed values and blind indexes."""
@@ -410,6 +410,14 @@ class SealedRow:
     values: Mapping[str, bytes | None]  # column -> envelope (None: SQL NULL)
     indexes: Mapping[str, tuple[bytes, ...]] = field(default_factory=dict)
 
+    @classmethod
+    def selected(cls, table: str, sealed: Sequence[str], row: Sequence[Any]) -> SealedRow:
+        """A row selected as (row key, key_version, *the ``sealed`` columns)."""
+        values = zip(sealed, row[2:], strict=True)
+        return cls(
+            table, row[0], int(row[1]), {c: None if v is None else bytes(v) for c, v in values}
+        )
+
 
 # A row's blind indexes from its plaintexts, under the ring's current version
 Reindex = Callable[["KeyRing", Mapping[str, bytes | None]], Mapping[str, tuple[bytes, ...]]]
@@ -418,18 +426,10 @@ Reindex = Callable[["KeyRing", Mapping[str, bytes | None]], Mapping[str, tuple[b
 def reseal_row(row: SealedRow, ring: KeyRing, reindex: Reindex | None = None) -> SealedRow:
     """``row`` opened with whatever versions sealed it and sealed again under the current
     version (fresh nonces), its blind indexes recomputed by ``reindex``."""
-    plain = {
-        column: None
-        if value is None
-        else ring.open(value, table=row.table, column=column, row=row.row)
-        for column, value in row.values.items()
-    }
-    values = {
-        column: None
-        if value is None
-        else ring.seal(value, table=row.table, column=column, row=row.row)
-        for column, value in plain.items()
-    }
+    opened = functools.partial(ring.open, table=row.table, row=row.row)
+    sealed = functools.partial(ring.seal, table=row.table, row=row.row)
+    plain = {c: None if v is None else opened(v, column=c) for c, v in row.values.items()}
+    values = {c: None if v is None else sealed(v, column=c) for c, v in plain.items()}
     indexes = dict(row.indexes) if reindex is None else dict(reindex(ring, plain))
     return SealedRow(row.table, row.row, ring.current_version, values, indexes)
 
@@ -462,7 +462,8 @@ def reseal_selected(
 ) -> list[SealedRow]:
     """One batch a store selected as behind, resealed; ``PG_ROTATION_STUCK`` when every row
     is already at the current version (the store would return them forever)."""
-    batch = next(reencrypt_batches(rows, ring, batch_size=max(len(rows), 1), reindex=reindex), [])
+    current = ring.current_version
+    batch = [reseal_row(r, ring, reindex) for r in rows if r.key_version != current]
     if not batch:
         raise PgCryptoError(
             "the store returned only rows already at the current key version",

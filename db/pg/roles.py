@@ -86,48 +86,39 @@ class RoleNames:
         return cls(prefix) if prefix != owner and _PREFIX.match(prefix) else None
 
 
-@dataclass(frozen=True, slots=True)
-class Rights:
-    """What each group may do to one table beyond reading it (every group reads every
-    table it is granted: the store opens the data keys, settings and chain to work)."""
-
-    desk: tuple[str, ...] = ()
-    inspector: tuple[str, ...] = ()
-    purge: tuple[str, ...] = ()
-
-
 _HEAD = ("UPDATE (next)",)  # counters: rows limited by POLICIES
 
-# Every table of db/pg/migrations and what the groups may do to it beyond reading (a
+# Every table of db/pg/migrations and what each group may do to it beyond reading (every
+# group reads every table: the store opens the data keys, settings and chain to work; a
 # table not listed gets no rights for anyone but the owner; tests/pg/test_roles.py checks
 # the list against the migrated schema). The desk deletes nothing of the file: only the
 # rows rewritten with what they index (name_tokens) and the register's replica (a
 # snapshot swap, art. 20.2).
-RIGHTS: dict[str, Rights] = {
-    "schema_migrations": Rights(),
-    "database_meta": Rights(),
-    "data_keys": Rights(),  # a new data key version is stored by the owner (rotation)
-    "counters": Rights(desk=_HEAD, inspector=_HEAD, purge=_HEAD),
-    "settings": Rights(desk=("INSERT", "UPDATE"), inspector=("INSERT",)),  # see POLICIES
-    "visitors": Rights(desk=("INSERT", "UPDATE"), purge=("DELETE",)),
-    "name_tokens": Rights(desk=("INSERT", "DELETE")),  # rewritten with the name
-    "visits": Rights(desk=("INSERT",), purge=("DELETE",)),
-    "observations": Rights(desk=("INSERT", "UPDATE"), purge=("DELETE",)),
-    "cards": Rights(
-        desk=("INSERT", "UPDATE (status, print_count, void_reason)"),
-        purge=("UPDATE (visit_id)", "DELETE"),
-    ),
-    "card_events": Rights(desk=("INSERT",)),
-    "bans": Rights(desk=("INSERT", "UPDATE"), purge=("DELETE",)),
-    "staff": Rights(desk=("INSERT", "UPDATE")),
-    "audit": Rights(desk=("INSERT",), inspector=("INSERT",), purge=("INSERT",)),
-    "audit_refs": Rights(desk=("INSERT", "UPDATE"), purge=("INSERT", "UPDATE", "DELETE")),
-    "admissions": Rights(desk=("INSERT",)),
-    "accounts": Rights(desk=("INSERT", "UPDATE")),
-    "vouchers": Rights(desk=("INSERT", "UPDATE"), purge=("DELETE",)),
-    "registry_snapshot": Rights(desk=("INSERT", "UPDATE", "DELETE")),
-    "registry_entry": Rights(desk=("INSERT", "DELETE")),
-    "registry_event": Rights(desk=("INSERT", "DELETE")),
+RIGHTS: dict[str, dict[str, tuple[str, ...]]] = {
+    "schema_migrations": {},
+    "database_meta": {},
+    "data_keys": {},  # a new data key version is stored by the owner (rotation)
+    "counters": {"desk": _HEAD, "inspector": _HEAD, "purge": _HEAD},
+    "settings": {"desk": ("INSERT", "UPDATE"), "inspector": ("INSERT",)},  # see POLICIES
+    "visitors": {"desk": ("INSERT", "UPDATE"), "purge": ("DELETE",)},
+    "name_tokens": {"desk": ("INSERT", "DELETE")},  # rewritten with the name
+    "visits": {"desk": ("INSERT",), "purge": ("DELETE",)},
+    "observations": {"desk": ("INSERT", "UPDATE"), "purge": ("DELETE",)},
+    "cards": {
+        "desk": ("INSERT", "UPDATE (status, print_count, void_reason)"),
+        "purge": ("UPDATE (visit_id)", "DELETE"),
+    },
+    "card_events": {"desk": ("INSERT",)},
+    "bans": {"desk": ("INSERT", "UPDATE"), "purge": ("DELETE",)},
+    "staff": {"desk": ("INSERT", "UPDATE")},
+    "audit": {"desk": ("INSERT",), "inspector": ("INSERT",), "purge": ("INSERT",)},
+    "audit_refs": {"desk": ("INSERT", "UPDATE"), "purge": ("INSERT", "UPDATE", "DELETE")},
+    "admissions": {"desk": ("INSERT",)},
+    "accounts": {"desk": ("INSERT", "UPDATE")},
+    "vouchers": {"desk": ("INSERT", "UPDATE"), "purge": ("DELETE",)},
+    "registry_snapshot": {"desk": ("INSERT", "UPDATE", "DELETE")},
+    "registry_entry": {"desk": ("INSERT", "DELETE")},
+    "registry_event": {"desk": ("INSERT", "DELETE")},
 }
 
 # Row-level security (the owner bypasses it: not FORCEd). ``counters``: desks use every
@@ -214,12 +205,10 @@ def grant_statements(
         f"GRANT USAGE ON ALL SEQUENCES IN SCHEMA {s} TO {ident(names.desk)}",
     ]
     for table in present:
-        rights = RIGHTS[table]
-        for role, extra in zip(
-            names.users, (rights.desk, rights.inspector, rights.purge), strict=True
-        ):
-            privileges = ", ".join(("SELECT", *extra))
-            out.append(f"GRANT {privileges} ON {s}.{ident(table)} TO {ident(role)}")
+        for group in ("desk", "inspector", "purge"):
+            privileges = ", ".join(("SELECT", *RIGHTS[table].get(group, ())))
+            role = ident(getattr(names, group))
+            out.append(f"GRANT {privileges} ON {s}.{ident(table)} TO {role}")
     for table in POLICIES:
         if table in present:
             out += _policies(schema, table, names)
@@ -249,11 +238,12 @@ def create_groups(conn: Conn, names: RoleNames) -> list[str]:
     return made
 
 
-def _schema_tables(conn: Conn, schema: str) -> list[str]:
+def _relations(conn: Conn, schema: str, relkinds: str, not_owned_by: str = "") -> list[str]:
     rows = conn.execute(
         "SELECT c.relname FROM pg_class AS c JOIN pg_namespace AS n ON n.oid = c.relnamespace "
-        "WHERE n.nspname = %s AND c.relkind IN ('r', 'p') ORDER BY c.relname",
-        (schema,),
+        f"WHERE n.nspname = %s AND c.relkind IN ({relkinds}) "
+        "AND pg_get_userbyid(c.relowner) <> %s ORDER BY c.relname",
+        (schema, not_owned_by),
     ).fetchall()
     return [str(r[0]) for r in rows]
 
@@ -265,15 +255,8 @@ def _take_ownership(conn: Conn, schema: str, owner: str) -> None:
     _run(conn, f"ALTER SCHEMA {s} OWNER TO {o}")
     kinds = (("'r', 'p', 'v', 'm'", "TABLE"), ("'S'", "SEQUENCE"))
     for relkinds, word in kinds:  # tables first: their owned sequences follow them
-        rows = _run(
-            conn,
-            "SELECT c.relname FROM pg_class AS c JOIN pg_namespace AS n "
-            "ON n.oid = c.relnamespace WHERE n.nspname = %s AND c.relkind IN "
-            f"({relkinds}) AND pg_get_userbyid(c.relowner) <> %s ORDER BY c.relname",
-            (schema, owner),
-        ).fetchall()
-        for (name,) in rows:
-            _run(conn, f"ALTER {word} {s}.{ident(str(name))} OWNER TO {o}")
+        for name in _relations(conn, schema, relkinds, owner):
+            _run(conn, f"ALTER {word} {s}.{ident(name)} OWNER TO {o}")
     for (signature,) in conn.execute(
         "SELECT p.oid::regprocedure::text FROM pg_proc AS p JOIN pg_namespace AS n "
         "ON n.oid = p.pronamespace WHERE n.nspname = %s AND pg_get_userbyid(p.proowner) <> %s",
@@ -314,7 +297,7 @@ def apply_grants(conn: Conn, schema: str, names: RoleNames) -> bool:
     if missing:
         log.warning("roles of the visitor file missing (%d): grants not applied", len(missing))
         return False
-    tables = _schema_tables(conn, schema)
+    tables = _relations(conn, schema, "'r', 'p'")
     unlisted = sorted(set(tables) - set(RIGHTS))
     if unlisted:  # only the owner can use them until db/pg/roles.py lists them
         log.warning("tables without listed rights: %s", ", ".join(unlisted))

@@ -1,22 +1,13 @@
 """Key rotation of the visitor file on the PostgreSQL server (Decreto 58/2006, art. 20.4:
-the file is confidential; GDPR art. 32: its keys are changed when they may be known). The
-operator's steps are those of ``db rotate-key`` (ui/cli/db_server.py).
-
-* Re-wrap: every ``data_keys`` record wrapped again under a new installation key, in one
-  transaction, from the data keys the running store holds (the old key is not asked for
-  again); a record already under it is checked and kept, so a second run finishes the
-  first. The desk's queue of provisional vouchers (art. 23.4) is keyed from the desk key
-  too: a desk formalises it before its key changes.
-* Re-encrypt: a new data key version stored first, then every sealed value and blind
-  index resealed under it batch by batch, each batch ONE write transaction of the store
-  (the chain's head lock): a run killed at any point is finished by the next (no version
-  is added while a row is behind). Lookups work throughout (an index per held version).
-  Desks opened before hold only the old keys: restart them, or they :func:`refresh_ring`.
-* Retire: the old versions' records deleted once no row of any table uses them.
-
-One rotation at a time (a session advisory lock: ``PG_ROTATION_RUNNING``); each is an
-entry of the audit chain with its kind, versions and row counts, never a personal value.
-"""
+the file is confidential; GDPR art. 32: its keys are changed when they may be known); the
+operator's steps are ``db rotate-key``'s (ui/cli/db_server.py). A re-wrap wraps every data
+key again under a new installation key in one transaction (the desk's voucher queue, art.
+23.4, is keyed from the desk key too: formalise it first). A re-encryption stores a new
+data key version, then reseals every value and blind index batch by batch, each batch one
+write transaction under the chain's head lock, so a run killed anywhere is finished by the
+next; desks opened before hold only the old keys (restart them, or :func:`refresh_ring`).
+Retiring deletes old versions no row uses. One rotation at a time (a session advisory
+lock); each is an audit entry with versions and counts, never a personal value."""
 
 from __future__ import annotations
 
@@ -48,7 +39,9 @@ from db.pg.store import PgStore
 from db.tx import Tx
 from db.voucher_book import reseal_vouchers
 
-ENV_NEW_KEY = "ADMISSION_NEW_DB_KEY"  # the new desk key of a re-wrap (as ADMISSION_DB_KEY)
+# the new desk key of a re-wrap, read as ADMISSION_DB_KEY (64 hex characters: a raw key;
+# anything else: a passphrase), never an argument
+ENV_NEW_KEY = "ADMISSION_NEW_DB_KEY"
 MODES = ("rewrap", "reencrypt", "retire", "reencrypt-retire")
 DEFAULT_BATCH = 500
 MAX_PASSES = 3  # passes over the tables when desks keep writing under an old version
@@ -308,18 +301,7 @@ def _reseal_batch(
     )
     if not rows:
         return 0, after
-    sealed = [
-        SealedRow(
-            table.name,
-            row[0] if table.key_type == "text" else int(row[0]),
-            int(row[1]),
-            {
-                c: None if v is None else bytes(v)
-                for c, v in zip(table.sealed, row[2:], strict=True)
-            },
-        )
-        for row in rows
-    ]
+    sealed = [SealedRow.selected(table.name, table.sealed, row) for row in rows]
     indexed = table.identity or table.names or table.number
     batch = reseal_selected(sealed, ring, table.reindex if indexed else None)
     # one UPDATE from arrays (column -> its values, typed): the names are the table's own
@@ -406,10 +388,9 @@ def reencrypt(
         ring, added = _start(store, installation, actor)
         store.adopt_ring(ring)
         old = tuple(v for v in ring.versions if v != ring.current_version)
+        verb = "stored" if added else "resumed"
         say(
-            f"data key version {ring.current_version} "
-            + ("stored" if added else "resumed")
-            + "; desks opened before must be restarted"
+            f"data key version {ring.current_version} {verb}; desks opened before must be restarted"
         )
         rows = dict.fromkeys([*(t.name for t in SEALED_TABLES), *PORTS], 0)
         batches = 0
@@ -441,17 +422,14 @@ def reencrypt(
                 break
         remaining = store.read(lambda tx: _behind(tx, ring.current_version))
 
-        def finish(tx: Tx) -> None:
-            details: dict[str, object] = {
-                "version": ring.current_version,
-                "old_versions": _versions_text(old),
-                "batches": batches,
-            }
-            details.update({f"rows_{t}": n for t, n in rows.items() if n})
-            details.update({f"behind_{t}": n for t, n in remaining.items() if n})
-            _audit(store, tx, actor, "DATA_KEYS_REENCRYPTED", details)
-
-        store.write(finish)
+        details: dict[str, object] = {
+            "version": ring.current_version,
+            "old_versions": _versions_text(old),
+            "batches": batches,
+        }
+        details.update({f"rows_{t}": n for t, n in rows.items() if n})
+        details.update({f"behind_{t}": n for t, n in remaining.items() if n})
+        store.write(lambda tx: _audit(store, tx, actor, "DATA_KEYS_REENCRYPTED", details))
         retired: tuple[int, ...] = ()
         if retire and not any(remaining.values()):
             retired = _retire(store, actor).retired
@@ -499,31 +477,15 @@ def retire_old_versions(store: PgStore, *, actor: str = ACTOR) -> RetireReport:
         return _retire(store, actor)
 
 
+@dataclass(repr=False, eq=False)
 class KeyRotation:
     """The rotation the command line calls (``admission.desk_ports.KeyRotation``), over
     the open store and the desk key it was opened with. Answers the report as JSON
     (versions and counts only); refusals raise ``InvalidStateError``."""
 
-    def __init__(
-        self,
-        store: PgStore,
-        key: InstallationKey | DbKey,
-        *,
-        environ: Mapping[str, str] | None = None,
-    ) -> None:
-        self._store = store
-        self._key = key
-        self._environ = environ
-
-    def new_key(self) -> DbKey:
-        """The new desk key of a re-wrap, from :data:`ENV_NEW_KEY` (64 hex characters: a
-        raw key; anything else: a passphrase, as ``ADMISSION_DB_KEY``)."""
-        value = (os.environ if self._environ is None else self._environ).get(ENV_NEW_KEY, "")
-        if not value:
-            raise InvalidStateError(
-                f"no new key: set {ENV_NEW_KEY}", code=PgRotationCode.NEW_KEY_MISSING
-            )
-        return DbKey.from_text(value, source="env-new")
+    store: PgStore
+    key: InstallationKey | DbKey
+    environ: Mapping[str, str] | None = field(default=None, kw_only=True)
 
     def rotate(
         self,
@@ -532,21 +494,25 @@ class KeyRotation:
         batch: int = DEFAULT_BATCH,
         progress: Callable[[str], None] = _quiet,
         actor: str = ACTOR,
-        new_key: InstallationKey | DbKey | None = None,
     ) -> dict[str, object]:
         if mode not in MODES:
             raise InvalidStateError(f"unknown rotation {mode!r}", code=PgRotationCode.MODE_UNKNOWN)
-        if not self._store.read(lambda tx: pg_roles.owns_schema(tx.conn)):
+        if not self.store.read(lambda tx: pg_roles.owns_schema(tx.conn)):
             # refused before anything is written: a desk login may not rewrite data keys
             raise InvalidStateError(
                 "a rotation runs as a login of the owner group", code=PgRotationCode.NEEDS_OWNER
             )
         if mode in ("rewrap", "retire"):
-            refresh_ring(self._store, self._key)  # versions another desk stored since
+            refresh_ring(self.store, self.key)  # versions another desk stored since
         if mode == "rewrap":
-            key = new_key if new_key is not None else self.new_key()
-            report = rewrap_installation_key(self._store, key, actor=actor)
-            self._key = key  # a re-encryption after it wraps under the new key
+            text = (os.environ if self.environ is None else self.environ).get(ENV_NEW_KEY)
+            if not text:
+                raise InvalidStateError(
+                    f"no new key: set {ENV_NEW_KEY}", code=PgRotationCode.NEW_KEY_MISSING
+                )
+            key = DbKey.from_text(text, source="env-new")
+            report = rewrap_installation_key(self.store, key, actor=actor)
+            self.key = key  # a re-encryption after it wraps under the new key
             progress(
                 f"data keys {_versions_text(report.versions)} wrapped under the new key: put "
                 "it where every desk keeps its key (ADMISSION_DB_KEY or its keyring entry) "
@@ -554,10 +520,10 @@ class KeyRotation:
             )
             return report.as_json()
         if mode == "retire":
-            retired = retire_old_versions(self._store, actor=actor)
+            retired = retire_old_versions(self.store, actor=actor)
             progress(f"data key versions retired: {_versions_text(retired.retired) or 'none'}")
             return retired.as_json()
         retire = mode == "reencrypt-retire"
         return reencrypt(
-            self._store, self._key, batch_size=batch, progress=progress, retire=retire, actor=actor
+            self.store, self.key, batch_size=batch, progress=progress, retire=retire, actor=actor
         ).as_json()
