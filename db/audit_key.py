@@ -1,28 +1,11 @@
 """The audit key: the HMAC-SHA256 key of the audit chain (art. 20.4, art. 14.1.b).
 
-The chain is keyed so that whoever holds the visitor-file key alone cannot rewrite the
-record consistently. The audit key is therefore a separate random 256-bit secret, never
-stored inside the visitor file and not derived from its key:
-
-* a passphrase-derived file key would tie the chain to the passphrase, and a new
-  passphrase would break every past link; an independent secret survives a re-key;
-* it can be held by another custodian than the file key (the game director answers
-  for the files, art. 14.1.b): a service's environment, the desk's OS keyring;
-* HKDF(file key, installation secret) would add nothing against the threat: whoever
-  holds the file key still needs the installation secret, exactly as here.
-
-Sources, in the order :func:`resolve_audit_key` tries them:
-
-1. ``ADMISSION_AUDIT_KEY`` (services): 64 hex characters.
-2. The OS keyring (service ``admission-desk``, user ``audit-chain-key``), when the
-   composition root passes a backend.
-3. A key file beside the visitor file (``visitors.db.audit-key``, owner-only): the
-   fallback of a desk without keyring. It protects a copy of the visitor file and its
-   key, not a copy of the whole folder; :attr:`AuditKey.source` says which was used.
-
-A key is created only for a chain that has no keyed entry yet (a new file, or the
-upgrade of an old one); a keyed chain whose key is missing stops audited writes
-rather than fork the chain (the file never starts over on its own).
+A random 256-bit secret apart from the file key and never stored in the file, so the
+file key alone cannot rewrite the record consistently; it survives a re-key and may
+have its own custodian (art. 14.1.b). Sources: ``ADMISSION_AUDIT_KEY``, the OS keyring
+(``audit-chain-key``), a key file beside the visitor file (``.audit-key``, owner-only:
+it protects a copy of the file, not of the folder). A key is made only for a chain
+without keyed entries; a keyed chain whose key is missing stops audited writes.
 """
 
 from __future__ import annotations
@@ -66,11 +49,10 @@ class AuditKey:
     @classmethod
     def from_hex(cls, text: str, source: str = "text") -> AuditKey:
         if not HEX_KEY.match(text.strip()):
-            raise StoreError("an audit key is 64 hex characters", code=AuditChainCode.AUDIT_KEY_BAD)
+            raise _bad("an audit key is 64 hex characters")
         return cls(bytes.fromhex(text.strip()), source)
 
     def mac(self, data: bytes) -> str:
-        """HMAC-SHA256 of ``data``, hex."""
         return hmac.new(self._raw, data, hashlib.sha256).hexdigest()
 
     @property
@@ -79,7 +61,6 @@ class AuditKey:
         return self.mac(_KEY_ID_LABEL)[:16]
 
     def hex(self) -> str:
-        """For storing the key in the keyring or the key file."""
         return self._raw.hex()
 
     def __repr__(self) -> str:
@@ -139,25 +120,22 @@ def _read_key_file(path: Path) -> AuditKey:
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a pipe must not block the open
         try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                raise StoreError(
-                    "the audit key file is not a regular file", code=AuditChainCode.AUDIT_KEY_BAD
-                )
-            raw = os.read(fd, _KEY_FILE_MAX)
+            regular = stat.S_ISREG(os.fstat(fd).st_mode)
+            raw = os.read(fd, _KEY_FILE_MAX) if regular else b""
         finally:
             os.close(fd)
     except OSError as exc:
-        raise StoreError(
-            f"the audit key file cannot be read ({type(exc).__name__})",
-            code=AuditChainCode.AUDIT_KEY_BAD,
-        ) from exc
+        raise _bad(f"the audit key file cannot be read ({type(exc).__name__})") from exc
+    if not regular:
+        raise _bad("the audit key file is not a regular file")
     try:
-        text = raw.decode("ascii")
+        return AuditKey.from_hex(raw.decode("ascii"), source="file")
     except UnicodeDecodeError as exc:
-        raise StoreError(
-            "the audit key file holds no text key", code=AuditChainCode.AUDIT_KEY_BAD
-        ) from exc
-    return AuditKey.from_hex(text, source="file")
+        raise _bad("the audit key file holds no text key") from exc
+
+
+def _bad(message: str) -> StoreError:
+    return StoreError(message, code=AuditChainCode.AUDIT_KEY_BAD)
 
 
 def resolve_audit_key(
@@ -169,35 +147,19 @@ def resolve_audit_key(
     allow_file: bool = True,
 ) -> AuditKey | None:
     """The audit key of the visitor file at ``database``: environment, keyring, key file.
-
-    With ``create`` (only for a chain without keyed entries) a missing key is made: in
-    the keyring when one is given, else in the key file (when ``allow_file``).
-    """
+    With ``create`` (a chain without keyed entries) a missing key is made in the keyring
+    when one is given, else in the key file (when ``allow_file``)."""
     value = (os.environ if environ is None else environ).get(ENV_VAR, "")
     if value:
         return AuditKey.from_hex(value, source="env")
+    key = None
     if keyring_backend is not None:
         key = audit_key_from_keyring(keyring_backend, create=False)
-        if key is not None:
-            return key
     path = key_file_path(database) if allow_file and database is not None else None
-    if path is not None:
+    if key is None and path is not None:
         key = audit_key_from_file(path, create=False)
-        if key is not None:
-            return key
-    if not create:
-        return None
+    if key is not None or not create:
+        return key
     if keyring_backend is not None:
         return audit_key_from_keyring(keyring_backend, create=True)
     return None if path is None else audit_key_from_file(path, create=True)
-
-
-__all__ = [
-    "ENV_VAR",
-    "KEYRING_USERNAME",
-    "AuditKey",
-    "audit_key_from_file",
-    "audit_key_from_keyring",
-    "key_file_path",
-    "resolve_audit_key",
-]

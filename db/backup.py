@@ -1,27 +1,9 @@
-"""Backups of the visitor file, and restoring one onto a new machine (art. 20.4).
+"""Backups of the visitor file (art. 20.4: kept six months, as unreadable as the file).
 
-The visitor file is confidential and kept six months: a dead disk must not lose it, and
-a copy must be as unreadable as the file itself. :func:`backup` takes a copy while the
-desk keeps working: SQLCipher's ``sqlcipher_export`` into a database ATTACHed to the
-desk's own connection without a KEY clause (SQLCipher then uses the main file's key, so
-the copy is encrypted with the same key and a fresh salt), inside one read transaction
-(one snapshot: the audit chain and the rows it covers agree; other desks keep writing
-in WAL meanwhile). The copy is written to a temporary file in the target folder, made
-durable and renamed into place: a failed backup (full or read-only disk) leaves no
-partial file and answers BACKUP_WRITE_FAILED.
-
-Inside the copy (settings table, never personal data) the backup records when it was
-taken and the casino id, beside the file id the file always holds, so that a restore
-refuses another casino's backup. The desk's audit trail records BACKUP with the target's
-name only (a path may hold a person's name).
-
-:func:`db.restore.restore` makes a backup the visitor file of a folder that holds
-none, and refuses one older than what the folder knows.
-
-The backups a desk wrote are listed in ``backups.json`` in the data folder (path, time
-and the audit seqs around the copy, no personal data): :func:`stale_backups` names
-those older than six months still present, which hold erased visitors and must be
-destroyed; a restore compares the backup it is given with the newest listed.
+:func:`backup` copies the open file while the desk works: ``sqlcipher_export`` into an
+ATTACHed database without a KEY clause (same key, fresh salt) in one read transaction,
+through a temporary file renamed into place. ``backups.json`` lists the copies (path,
+time, audit seqs; no personal data) for :func:`stale_backups` and db/restore.py.
 """
 
 from __future__ import annotations
@@ -51,19 +33,10 @@ from db.connection import DB_ERRORS
 from db.file_guard import fsync_file, fsync_folder, remove_with_sides, why
 from db.store import SqlCipherStore
 
-__all__ = [
-    "BACKUP_LIST",
-    "DB_FILE",
-    "BackupCode",
-    "backup",
-    "known_backups",
-    "stale_backups",
-]
-
 DB_FILE = "visitors.db"  # the visitor file's name in its data folder (as main.py names it)
 BACKUP_LIST = "backups.json"  # the backups this folder's desk wrote: path and time only
 TAKEN_AT_SETTING = "backup.taken_at"
-CASINO_SETTING = "backup.casino_id"
+CASINO_SETTING = "backup.casino_id"  # a restore refuses another casino's copy
 _ALIAS = "backup_copy"
 _LIST_KIND = "admission-desk backup list"
 _WRITE_ERRORS: tuple[type[Exception], ...] = (OSError, *DB_ERRORS)
@@ -94,16 +67,12 @@ def backup(
     guard: OutputGuard | None = None,
     force: bool = False,
 ) -> BackupInfo:
-    """Write an encrypted copy of the open visitor file to ``out`` (a new file; with
-    ``force`` a file already there is replaced), audit BACKUP and remember it in the
-    data folder's backup list. ``guard`` says where a copy may go (by default anywhere
-    but over the visitor file and its companions).
+    """Write an encrypted copy of the open file to ``out`` (``force``: over a file there),
+    audit BACKUP (the target's name only: a path may hold a person's name) and list it.
+    ``guard``: where a copy may go (by default not over the visitor file's companions).
 
-    Raises OutputError (admission.atomic_file: OUTPUT_EXISTS, OUTPUT_PROTECTED,
-    OUTPUT_NOT_A_FILE, OUTPUT_NO_FOLDER, OUTPUT_NAME_TOO_LONG - nothing was read),
-    StoreError: BACKUP_WRITE_FAILED (nothing left at ``out``), DAMAGED_FILE (a damaged
-    file is restored, not copied).
-    """
+    Raises OutputError (admission.atomic_file; nothing was read), StoreError:
+    BACKUP_WRITE_FAILED (nothing left at ``out``), DAMAGED_FILE (restore, not copy)."""
     out = Path(out)
     taken_at = now or datetime.now(UTC)
     started = time.monotonic()
@@ -122,39 +91,30 @@ def backup(
         fsync_file(temp)
         publish(temp, out, replace=force)
         fsync_folder(out.parent)
-    except FileExistsError as exc:  # a file appeared there meanwhile: it is kept
+    except BaseException as exc:
         remove_with_sides(temp)
-        raise appeared() from exc
-    except _WRITE_ERRORS as exc:
-        remove_with_sides(temp)
-        raise StoreError(
-            f"the backup could not be written ({why(exc)}); no file was left",
-            code=BackupCode.BACKUP_WRITE_FAILED,
-        ) from exc
-    except BaseException:
-        remove_with_sides(temp)
+        if isinstance(exc, FileExistsError):  # a file appeared there meanwhile: it is kept
+            raise appeared() from exc
+        if isinstance(exc, _WRITE_ERRORS):
+            raise StoreError(
+                f"the backup could not be written ({why(exc)}); no file was left",
+                code=BackupCode.BACKUP_WRITE_FAILED,
+            ) from exc
         raise
     size = out.stat().st_size
-    entry_seq = store.append(
-        actor,
-        "BACKUP",
-        "visitor-file",
-        taken_at,
-        {"target": out.name, "file_id": store.file_id, "bytes": str(size)},
-    )
+    details = {"target": out.name, "file_id": store.file_id, "bytes": str(size)}
+    entry_seq = store.append(actor, "BACKUP", "visitor-file", taken_at, details)
     if store.path is not None:
         _remember(store.path.parent, KnownBackup(out.resolve(), taken_at, head_seq, entry_seq))
     return BackupInfo(out, size, time.monotonic() - started, store.file_id, casino_id, taken_at)
 
 
 def _export(store: SqlCipherStore, temp: Path, casino_id: str, taken_at: datetime) -> int:
-    """``sqlcipher_export`` under the store's lock, in one read transaction of the main
-    file; the attached copy takes the main file's key (no KEY clause). Returns the
-    copy's audit head (its last seq)."""
+    """``sqlcipher_export`` under the store's lock, in one read transaction; the copy's
+    audit head (its last seq)."""
     with store.lock:
         conn = store.connection
-        fd = os.open(temp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600)  # owner-only
-        os.close(fd)
+        os.close(os.open(temp, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))  # owner-only
         conn.execute(f"ATTACH DATABASE ? AS {_ALIAS}", (str(temp),))
         try:
             conn.execute("BEGIN")
@@ -184,8 +144,7 @@ def _export(store: SqlCipherStore, temp: Path, casino_id: str, taken_at: datetim
 
 
 def known_backups(data_dir: Path) -> list[KnownBackup]:
-    """The backups listed in ``data_dir``'s backup list (present or not); [] when none or
-    unreadable."""
+    """The backups listed in ``data_dir`` (present or not); [] when none or unreadable."""
     try:
         data = json.loads((Path(data_dir) / BACKUP_LIST).read_text("utf-8"))
         if data.get("kind") != _LIST_KIND:
@@ -213,9 +172,8 @@ def stale_backups(
 
 
 def _remember(data_dir: Path, new: KnownBackup) -> None:
-    """Add ``new`` to the backup list; entries whose file is gone are dropped. A list
-    that cannot be written does not undo the backup. The audit seqs let a restore of
-    this copy tell its own BACKUP entry from entries it would lose (db/restore.py)."""
+    """Add ``new`` to the backup list, dropping entries whose file is gone. The audit
+    seqs let a restore tell the copy's own BACKUP entry from entries it would lose."""
     entries = [b for b in known_backups(data_dir) if b.path.exists() and b.path != new.path]
     entries.append(new)
     text = json.dumps(

@@ -1,23 +1,11 @@
 """The folder knows its visitor file, so the file never silently starts over (art. 20.4).
 
-The visitor file is the legal record of art. 20.3-4, kept six months. A folder that has
-held one keeps a small marker beside it, ``visitors.db.marker``, written when the file
-is created (``init``) and holding the file's identity, never personal data:
-
-* ``file_id``: a random id, also stored inside the encrypted file (setting ``file.id``);
-* ``salt``: the file's first 16 bytes, SQLCipher 4's clear key-derivation salt;
-* ``key_check``: a keyed digest of the key (:meth:`db.keys.DbKey.check_value`), which
-  tells a wrong key from a damaged first page (SQLCipher reports both alike);
-* the pages found damaged, if any: a damaged file takes no writes until restored;
-* ``audit_key_id``: the id of the audit chain's key (:attr:`db.audit_key.AuditKey.key_id`)
-  once the chain has a keyed entry. A file with a marker is never re-keyed: its chain
-  was keyed before the marker was written, so unkeyed entries in it are a rewrite
-  (db/store.py), and its key, if lost, is restored from the backup, never made anew.
-
-On open, a missing, emptied (0 bytes) or replaced file is refused with its own code
-(FILE_MISSING, FILE_EMPTIED, FILE_REPLACED) and nothing is created. A folder with no
-marker and no file never held one: only ``init`` (or the demo, for its own folder)
-creates a file there (NO_FILE otherwise). Back the marker up with the file.
+``visitors.db.marker`` beside the file (written at ``init``, backed up with it) holds its
+identity, no personal data: the ``file_id`` stored inside too, the clear SQLCipher 4
+salt, a keyed ``key_check`` (a wrong key from a damaged first page, which SQLCipher
+reports alike), the damaged pages (no writes until restored) and the chain's
+``audit_key_id`` (a file with a marker is never re-keyed). A missing, emptied or
+replaced file is refused; a folder that never held one gets a file only from ``init``.
 """
 
 from __future__ import annotations
@@ -28,32 +16,10 @@ import json
 import os
 import secrets
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from admission.errors import StoreError, StoreErrorCode
-
-__all__ = [
-    "FILE_ID_SETTING",
-    "SIDE_FILES",
-    "Marker",
-    "disk_is_read_only",
-    "file_present",
-    "fsync_file",
-    "fsync_folder",
-    "marker_path",
-    "new_file_id",
-    "os_error",
-    "preflight",
-    "read_marker",
-    "refuse_existing",
-    "remove_with_sides",
-    "replace_file",
-    "salt_of",
-    "unlink",
-    "why",
-    "write_marker",
-]
 
 MARKER_SUFFIX = ".marker"
 FILE_ID_SETTING = "file.id"  # the settings row that holds the file id inside the file
@@ -94,22 +60,8 @@ class Marker:
         return replace(self, audit_key_id=key_id)
 
     def to_json(self) -> str:
-        return json.dumps(
-            {
-                "kind": _KIND,
-                "version": 1,
-                "file_id": self.file_id,
-                "salt": self.salt,
-                "key_check": self.key_check,
-                "created_at": self.created_at,
-                "damaged_pages": list(self.damaged_pages),
-                "damage_found_at": self.damage_found_at,
-                "audit_key_id": self.audit_key_id,
-                "note": _NOTE,
-            },
-            ensure_ascii=False,
-            indent=2,
-        )
+        data = {"kind": _KIND, "version": 1, **asdict(self), "note": _NOTE}
+        return json.dumps(data, ensure_ascii=False, indent=2)
 
     @classmethod
     def from_json(cls, text: str) -> Marker:
@@ -210,18 +162,16 @@ def replace_file(target: Path, data: bytes, *, durable: bool) -> None:
         raise
 
 
-def fsync_folder(folder: Path) -> None:
-    """Make a rename (or a removal) in ``folder`` durable."""
-    fsync_file(folder)
-
-
 def fsync_file(path: Path) -> None:
-    """Make ``path``'s bytes (or a folder's names) durable. Raises OSError."""
+    """Make ``path``'s bytes (or a folder's names: a rename in it) durable. Raises OSError."""
     fd = os.open(path, os.O_RDONLY)
     try:
         os.fsync(fd)
     finally:
         os.close(fd)
+
+
+fsync_folder = fsync_file
 
 
 def why(exc: BaseException) -> str:
@@ -245,12 +195,9 @@ def remove_with_sides(path: Path) -> list[str]:
 
 
 def preflight(path: Path, *, create: bool) -> Marker | None:
-    """Before any key is asked: is there a file to open (or may one be created)?
-
-    Raises FILE_MISSING / FILE_EMPTIED when the marker names a file that is gone or
-    empty, NO_FILE when the folder never held one and ``create`` is false,
-    READ_ONLY_DISK when the folder or the file cannot be written. Reads only.
-    """
+    """Before any key is asked, is there a file to open (or may one be created)? Raises
+    FILE_MISSING / FILE_EMPTIED (the marker's file is gone or empty), NO_FILE (none ever
+    and not ``create``), READ_ONLY_DISK. Reads only."""
     marker = read_marker(path)
     if marker is not None:
         if not path.exists():
@@ -291,8 +238,8 @@ def refuse_existing(path: Path) -> None:
 
 
 def disk_is_read_only(path: Path) -> bool:
-    """The folder is on a read-only mount or not writable, or the file is not writable.
-    (``os.access`` sees a read-only mount even for root; file modes it does not.)"""
+    """The folder is on a read-only mount or not writable, or the file is not writable
+    (``os.access`` sees a read-only mount even for root; file modes it does not)."""
     folder = path.parent
     try:
         if os.statvfs(folder).f_flag & os.ST_RDONLY:

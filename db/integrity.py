@@ -1,27 +1,11 @@
-"""Finding damage in the visitor file, and naming the pages (art. 20.4: a legal record).
+"""Finding damage in the visitor file and naming the pages (art. 20.4: a legal record).
 
-SQLCipher 4 authenticates every page with an HMAC (SHA-512 by default) computed over
-the page's ciphertext, IV and page number; a page whose bytes changed on the disk fails
-it. ``PRAGMA cipher_integrity_check`` (SQLCipher 4.2+) recomputes the HMAC of every page
-of the main file and names each page that fails, without parsing the b-trees.
-``PRAGMA quick_check`` parses every b-tree page instead: it sees a broken structure
-that still carries valid HMACs, but after the first bad HMAC it reports a cascade of
-follow-up errors, not the damaged pages.
-
-Measured with SQLCipher 4.19 on this project's benchmark data set (tests/bench):
-
-=================  =========  ======================  ===================
-visitors           file       cipher_integrity_check  quick_check
-=================  =========  ======================  ===================
-20,000             34 MiB     ~100 ms                 ~280 ms
-100,000            171 MiB    ~0.6 s                  ~1.5 s
-=================  =========  ======================  ===================
-
-So the check when the file opens is ``cipher_integrity_check`` (the cheaper of the two,
-and it names the pages), for files up to :data:`OPEN_CHECK_MAX_BYTES`; a bigger file is
-checked in full daily at the purge, and every page any query reads is HMAC-checked by
-SQLCipher anyway. The check reads the main file only: pages committed since the last
-checkpoint live in the ``-wal`` file, whose frames SQLite checksums on recovery.
+``PRAGMA cipher_integrity_check`` (SQLCipher 4.2+) recomputes every page's HMAC and names
+the failing pages; ``quick_check`` sees a broken structure with valid HMACs but after a
+bad one reports only a cascade. Measured (SQLCipher 4.19, tests/bench): 34 MiB ~100 ms vs
+~280 ms, 171 MiB ~0.6 s vs ~1.5 s; so opening checks HMACs up to
+:data:`OPEN_CHECK_MAX_BYTES`, bigger files daily at the purge. Main file only (SQLite
+checksums ``-wal`` frames on recovery).
 """
 
 from __future__ import annotations
@@ -31,8 +15,6 @@ import sqlite3
 from pathlib import Path
 
 from admission.records import IntegrityReport
-
-__all__ = ["OPEN_CHECK_MAX_BYTES", "check", "hmac_check", "open_check"]
 
 # ~0.45 s with the figures above; a 1,000,000-visitor file (~1.7 GiB) would take ~6 s.
 OPEN_CHECK_MAX_BYTES = 128 * 1024 * 1024

@@ -1,31 +1,9 @@
-"""The highest numbers the folder's visitor file has issued, kept beside it (arts. 20.4,
-22-23: a card number, a provisional voucher's number, serves one visitor only).
-
-A backup restored after the file was lost gives back the file as it was when the copy
-was taken: the cards, visits, vouchers and audit entries recorded since are not in it,
-and the file's own counters would hand out those card and voucher numbers again (and
-the PDF folder's files of those cards would be printed over). So the folder keeps, next
-to the file and its marker, ``issued.json``: the file id and the high-water marks of
-the file - the last card number, the last voucher number, the last visit id and the
-audit head (seq and digest) - and no personal data.
-
-Design (why this and not a count):
-
-* High-water marks only ever grow, so merging several sources is a ``max``: a record
-  that lags (a process killed between its commit and the record's update) is caught up
-  by the next open of the file, and :mod:`db.backup` also takes the card PDFs in the
-  folder and the backup list into account. Numbers issued after a backup are the ones a
-  restore of it loses: ``record - backup`` for each mark, even when retention purged
-  old rows in between (a count would be wrong then).
-* The store updates the record after every committed write and when it opens
-  (:meth:`db.store.SqlCipherStore`), so it follows the live file without the admission
-  code knowing about it; a record that cannot be written never fails the write (the
-  file is the record; this is its shadow).
-* A restore replaces the record by the restored file's marks, after it has moved the
-  file's card and voucher counters past the highest numbers ever issued: the counters
-  inside the file now carry the floor, and the record starts over from the new file.
-* The record is named apart from ``visitors.db*`` so that moving a damaged file and its
-  marker aside (docs/backup.md) leaves it where the restore looks for it.
+"""The highest numbers the visitor file issued, kept beside it in ``issued.json`` (arts.
+20.4, 22-23: a card or voucher number serves one visitor only): a restored backup's
+counters would hand out again the numbers issued since it was taken. File id and marks
+(last card, voucher, visit, audit head), no personal data. Marks only grow, so sources
+merge by ``max`` and a lagging record is caught up at the next open; ``record - backup``
+is what a restore loses, even after a purge. Failing to write it never fails a write.
 """
 
 from __future__ import annotations
@@ -34,25 +12,16 @@ import errno
 import json
 import os
 import stat
-from dataclasses import dataclass, fields
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 from db.file_guard import replace_file
 
-__all__ = [
-    "ISSUED_FILE",
-    "RECORD_BYTES",
-    "Highs",
-    "IssuedRecord",
-    "highs_of",
-    "read_issued",
-    "write_issued",
-]
-
 ISSUED_FILE = "issued.json"
 RECORD_BYTES = 1024  # the record's fixed size: overwritten in place (write_issued)
 _KIND = "admission-desk issued numbers"
+_MARKS = ("card", "voucher", "visit", "audit_seq")
 _NOTE = (
     "Números más altos emitidos por el fichero de visitantes (arts. 20.4, 23): no lo "
     "borre. / Highest numbers the visitor file issued: do not delete."
@@ -88,19 +57,9 @@ class IssuedRecord:
     updated_at: str
 
     def to_json(self) -> str:
-        marks = {f.name: getattr(self.highs, f.name) for f in fields(Highs)}
-        return json.dumps(
-            {
-                "kind": _KIND,
-                "version": 1,
-                "file_id": self.file_id,
-                **marks,
-                "updated_at": self.updated_at,
-                "note": _NOTE,
-            },
-            indent=2,
-            ensure_ascii=False,
-        )
+        data = {"kind": _KIND, "version": 1, "file_id": self.file_id, **asdict(self.highs)}
+        data.update(updated_at=self.updated_at, note=_NOTE)
+        return json.dumps(data, indent=2, ensure_ascii=False)
 
 
 def highs_of(conn: Any) -> Highs:
@@ -126,28 +85,17 @@ def read_issued(data_dir: Path) -> IssuedRecord | None:
         data = json.loads((Path(data_dir) / ISSUED_FILE).read_text("utf-8"))
         if not isinstance(data, dict) or data.get("kind") != _KIND:
             return None
-        highs = Highs(
-            card=max(0, int(data["card"])),
-            voucher=max(0, int(data["voucher"])),
-            visit=max(0, int(data["visit"])),
-            audit_seq=max(0, int(data["audit_seq"])),
-            audit_digest=str(data["audit_digest"]),
-        )
+        card, voucher, visit, seq = (max(0, int(data[name])) for name in _MARKS)
+        highs = Highs(card, voucher, visit, seq, str(data["audit_digest"]))
         return IssuedRecord(str(data["file_id"]), highs, str(data.get("updated_at", "")))
     except (OSError, ValueError, KeyError, TypeError):
         return None
 
 
 def write_issued(data_dir: Path, record: IssuedRecord) -> None:
-    """Write the record. Raises OSError.
-
-    The record has a fixed size (:data:`RECORD_BYTES`, the JSON padded with spaces), so
-    once the file exists it is overwritten in place with one ``pwrite`` of one block: no
-    rename, no new inode, no folder change for the next commit of the visitor file to
-    flush (a rename per admission cost ~2 ms of its ~6). The first record is created by
-    a temporary file and a rename. No fsync either: a record a power cut leaves behind
-    the file, or torn, is read as missing and caught up from the file at its next open;
-    the card PDFs and the backup list still count meanwhile (module docstring)."""
+    """Write the record (raises OSError): padded to :data:`RECORD_BYTES`, overwritten in
+    place by one ``pwrite`` (a rename per admission cost ~2 ms of its ~6), no fsync (a
+    stale or torn record reads as missing and is caught up at the next open)."""
     target = Path(data_dir) / ISSUED_FILE
     data = record.to_json().encode("utf-8")
     if len(data) > RECORD_BYTES:  # pragma: no cover - ids and counters are short
@@ -158,15 +106,12 @@ def write_issued(data_dir: Path, record: IssuedRecord) -> None:
     except OSError as exc:
         if exc.errno not in (errno.ENOENT, errno.ELOOP, errno.ENXIO):
             raise
-        # none yet, or a link or a pipe put there: replaced
-        replace_file(target, data, durable=False)
-        return
-    try:
-        found = os.fstat(fd)
-        in_place = stat.S_ISREG(found.st_mode) and found.st_size == RECORD_BYTES
-        if in_place:
-            os.pwrite(fd, data, 0)
-    finally:
-        os.close(fd)
-    if not in_place:
-        replace_file(target, data, durable=False)  # over anything else found there
+    else:
+        try:
+            found = os.fstat(fd)
+            if stat.S_ISREG(found.st_mode) and found.st_size == RECORD_BYTES:
+                os.pwrite(fd, data, 0)
+                return
+        finally:
+            os.close(fd)
+    replace_file(target, data, durable=False)  # none yet, or a link, a pipe, anything else

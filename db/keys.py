@@ -1,12 +1,9 @@
 """Keys of the visitor file: never written to disk in clear, never shown by ``repr``.
 
-Sources, in the order :func:`resolve_key` tries them:
-
-1. ``ADMISSION_DB_KEY`` (services): 64 hex characters = a raw 256-bit key, used as is;
-   anything else = a passphrase, stretched by SQLCipher's own KDF (PBKDF2-HMAC-SHA512).
-2. The OS keyring (service ``admission-desk``): a random raw key generated on first use
-   when the database does not exist yet and a real (not plaintext-file) backend exists.
-3. An operator passphrase, asked through a callback supplied by the UI/CLI.
+Sources, in the order :func:`resolve_key` tries them: ``ADMISSION_DB_KEY`` (64 hex
+characters = a raw 256-bit key, else a passphrase stretched by SQLCipher's KDF); the OS
+keyring (a random raw key made for a new file, never on a plaintext-file backend); an
+operator passphrase asked through the UI's callback.
 """
 
 from __future__ import annotations
@@ -81,9 +78,8 @@ class DbKey:
         return "'" + self._passphrase.replace("'", "''") + "'"
 
     def check_value(self, file_id: str) -> str:
-        """A keyed digest that tells this key from another without revealing it: stored
-        in the marker beside the file, it tells a wrong key from a damaged first page
-        (SQLCipher reports both as "file is not a database"). Hex, 64 characters."""
+        """A keyed digest that tells this key from another without revealing it (the
+        marker's key check, db/file_guard.py). Hex, 64 characters."""
         label = _CHECK_LABEL + file_id.encode("ascii")
         if self._raw is not None:
             material = self._raw  # a random 256-bit key: nothing to stretch
@@ -129,10 +125,8 @@ def system_keyring() -> KeyringBackend | None:
     except ImportError:
         return None
     backend = keyring.get_keyring()
-    if isinstance(backend, fail.Keyring):
-        return None
     # keyrings.alt plaintext/"encrypted"-file backends would put the key on disk.
-    if type(backend).__module__.startswith("keyrings.alt"):
+    if isinstance(backend, fail.Keyring) or type(backend).__module__.startswith("keyrings.alt"):
         return None
     return backend  # type: ignore[no-any-return,unused-ignore]
 
@@ -140,29 +134,23 @@ def system_keyring() -> KeyringBackend | None:
 def keyring_secret(
     backend: KeyringBackend, username: str, *, create: bool, generate: Callable[[], str]
 ) -> str | None:
-    """The secret kept under ``username`` of this app's keyring service; with ``create``,
-    a new one from ``generate`` when there is none, read back before it is trusted (a
-    backend that silently drops it would lose what it protects). Raises
-    ConfigError(KEYRING_FAILED) for any failure of the backend."""
+    """The secret under ``username`` of this app's keyring service; with ``create``, a new
+    one from ``generate`` when there is none, read back before it is trusted (a backend
+    that silently drops it would lose what it protects). Raises KEYRING_FAILED."""
     try:
         stored = backend.get_password(KEYRING_SERVICE, username)
-        if stored:
-            return stored
-        if not create:
-            return None
+        if stored or not create:
+            return stored or None
         value = generate()
         backend.set_password(KEYRING_SERVICE, username, value)
-        if backend.get_password(KEYRING_SERVICE, username) != value:
-            raise ConfigError(
-                "the keyring did not keep the secret", code=StoreErrorCode.KEYRING_FAILED
-            )
-        return value
-    except ConfigError:
-        raise
+        kept = backend.get_password(KEYRING_SERVICE, username) == value
     except Exception as exc:  # keyring backends raise their own error types
         raise ConfigError(
             f"keyring error: {type(exc).__name__}", code=StoreErrorCode.KEYRING_FAILED
         ) from exc
+    if not kept:
+        raise ConfigError("the keyring did not keep the secret", code=StoreErrorCode.KEYRING_FAILED)
+    return value
 
 
 def resolve_key(
@@ -173,10 +161,8 @@ def resolve_key(
     use_system_keyring: bool = True,
     ask_passphrase: Callable[[], str] | None = None,
 ) -> DbKey:
-    """Find the key: environment, then keyring (created only for a new file), then operator.
-
-    Raises ``ConfigError(code=StoreErrorCode.NO_KEY)`` when no source gives one.
-    """
+    """Find the key: environment, keyring (created only for a new file), operator.
+    Raises ``ConfigError(code=StoreErrorCode.NO_KEY)`` when no source gives one."""
     key = key_from_env(environ)
     if key is not None:
         return key
@@ -192,10 +178,9 @@ def resolve_key(
         )
         if stored is not None:
             return DbKey.from_text(stored, source="keyring")
-    if ask_passphrase is not None:
-        passphrase = ask_passphrase()
-        if passphrase:
-            return DbKey.from_passphrase(passphrase, source="passphrase")
+    passphrase = "" if ask_passphrase is None else ask_passphrase()
+    if passphrase:
+        return DbKey.from_passphrase(passphrase, source="passphrase")
     raise ConfigError(
         f"no database key: set {ENV_VAR}, configure an OS keyring or give a passphrase",
         code=StoreErrorCode.NO_KEY,
@@ -203,10 +188,9 @@ def resolve_key(
 
 
 class WindowPassphrase:
-    """The visitor file's passphrase typed in the desk window when neither
-    ``ADMISSION_DB_KEY`` nor an OS keyring gives a key (the third source of
-    :func:`resolve_key`). Held in this process's memory only: never written, logged or
-    put in the environment (a print spooler started by the desk would inherit it)."""
+    """The passphrase typed in the desk window when no variable or keyring gives a key.
+    In this process's memory only: never written, logged or put in the environment (a
+    print spooler started by the desk would inherit it)."""
 
     __slots__ = ("_value",)
 

@@ -1,14 +1,8 @@
-"""Numbered schema migrations (STYLE.md rule 17).
-
-``db/migrations/NNNN_name.sql`` files are applied in numeric order, each in its own
-transaction together with its ``schema_migrations`` row and ``PRAGMA user_version``
-(= the highest version applied). Numbers 0002-0009 are reserved for the RIAJ replica;
-because they may be added after 0010 shipped, a file is applied when it is missing
-from ``schema_migrations`` — not merely when its number exceeds ``user_version``.
-
-Regenerate the expected schema used by the tests with::
-
-    .venv/bin/python -m db.migrate --dump-schema > tests/db/expected_schema.sql
+"""Numbered schema migrations (STYLE.md rule 17): ``db/migrations/NNNN_name.sql``, each
+in one transaction with its ``schema_migrations`` row and ``PRAGMA user_version`` (the
+highest applied). 0002-0009 are the RIAJ replica's and may come after 0010 shipped, so
+a file is applied when missing from ``schema_migrations``, not by ``user_version``.
+Tests' expected schema: ``python -m db.migrate --dump-schema > tests/db/expected_schema.sql``.
 """
 
 from __future__ import annotations
@@ -40,13 +34,9 @@ class Migration:
 
 def available(directory: Path = MIGRATIONS_DIR) -> list[Migration]:
     """Every migration file, in numeric order."""
-    found: list[Migration] = []
-    for path in sorted(directory.iterdir()):
-        match = _NAME.match(path.name)
-        if match:
-            found.append(Migration(int(match[1]), match[2], path.read_text("utf-8")))
-    versions = [m.version for m in found]
-    if len(set(versions)) != len(versions):
+    named = [(_NAME.match(path.name), path) for path in sorted(directory.iterdir())]
+    found = [Migration(int(m[1]), m[2], path.read_text("utf-8")) for m, path in named if m]
+    if len({m.version for m in found}) != len(found):
         raise StoreError(
             "two migration files share a number", code=StoreErrorCode.MIGRATION_CONFLICT
         )
@@ -54,23 +44,15 @@ def available(directory: Path = MIGRATIONS_DIR) -> list[Migration]:
 
 
 def migrate(
-    conn: sqlite3.Connection,
-    *,
-    target: int | None = None,
-    directory: Path = MIGRATIONS_DIR,
+    conn: sqlite3.Connection, *, target: int | None = None, directory: Path = MIGRATIONS_DIR
 ) -> list[int]:
-    """Apply the pending migrations up to ``target`` (all by default); return their numbers.
-
-    ``conn`` must be in autocommit mode (``isolation_level=None``).
-    """
-    has_table = conn.execute(
+    """Apply the pending migrations up to ``target`` (all by default); their numbers.
+    ``conn`` must be in autocommit mode (``isolation_level=None``)."""
+    done: set[int] = set()
+    if conn.execute(
         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
-    ).fetchone()
-    done = (
-        {row[0] for row in conn.execute("SELECT version FROM schema_migrations")}
-        if has_table
-        else set()
-    )
+    ).fetchone():
+        done = {row[0] for row in conn.execute("SELECT version FROM schema_migrations")}
     newly: list[int] = []
     for migration in available(directory):
         if migration.version in done or (target is not None and migration.version > target):

@@ -1,53 +1,12 @@
-"""Restoring a backup as the visitor file of a folder (art. 20.4), never going back
-silently.
+"""Restoring a backup as the visitor file of a folder that holds none (art. 20.4).
 
-:func:`restore` makes a backup the visitor file of a folder that holds none: it never
-overwrites a file (RESTORE_FILE_EXISTS), refuses a wrong key (WRONG_KEY) and another
-casino's backup (BACKUP_OTHER_CASINO), checks every page and the structure
-(BACKUP_DAMAGED) and the keyed audit chain (BACKUP_AUDIT_BROKEN). The audit key does not
-travel with the backup: see docs/backup.md.
-
-Going back. The folder remembers what its file held: its backup list (``backups.json``),
-the card PDFs of the PDF-folder printer and the record of the highest numbers issued
-and of the audit head (``issued.json``, db/issued.py). A backup older than any of them
-is refused (RESTORE_LOSES_DATA, :mod:`admission.restore_loss`) with the cards, visits,
-vouchers and audit entries it would lose, unless ``accept_loss`` is given: the caller's
-callback signs the game director in on the accounts of the backup itself (the file that
-held the live accounts is gone) and returns the director's name. The restored file's
-card and voucher counters then resume past the highest numbers ever issued, and
-FILE_RESTORED records the counts and who accepted them.
-
-A source in use (a visitor file with its ``-wal``, ``-shm`` or ``-journal`` beside it)
-is copied through SQLite's online backup API from a read-only connection, so the copy
-holds what is still in its WAL; a plain backup file is copied byte for byte.
-
-Going back is weighed (:func:`assess`) against three sources, each enough on its own,
-merged by ``max`` because each only grows:
-
-* ``issued.json`` (db/issued.py): the highest card, voucher and visit numbers and the
-  audit head of the file, kept up to date by the store after every write;
-* the card PDFs of the PDF-folder printer (``card-<n>[-...].pdf``): a card printed is a
-  card issued, even when the record is gone;
-* ``backups.json`` (db/backup.py): a backup taken after this one.
-
-The backup's own BACKUP entry, which the desk appends right after the copy, is not a
-loss (``_allowed_head``). A record of another file id means the folder held another
-visitor file: all of it would be lost.
-
-Killed restores (art. 20.4: the folder holds the visitor file, never half of one or
-stray copies of it). The copy is made under ``.visitors.db.restore.<random>.tmp``, held
-by an exclusive ``flock`` for the whole restore, and everything is written into it -
-counters and FILE_RESTORED included - before it is renamed into place; SQLite may add
-``-wal``/``-shm`` beside it while the copy is checked. The order is: copy, check, adopt
-(all inside the temporary copy), fsync, marker, ``issued.json``, rename. A SIGKILL
-leaves those files (tens of MB each) behind: :func:`sweep_leftovers`, run by every
-command before it opens the folder (main.py), removes the copies nobody holds - a
-restore still running holds its lock, a killed one no longer does - and their side
-files, and the temporary files of killed writes of the marker, the record of numbers
-issued and the backup list (named with a pid no longer alive). A copy whose marker was
-already written is the complete, checked restore (the marker is written only after the
-copy was adopted and made durable): it is renamed into place instead. So the folder's
-file is either the old one (none) or the whole new one, never half.
+A backup older than what the folder knows its file held (``issued.json``, the card PDFs
+of the PDF-folder printer, ``backups.json``) is refused (RESTORE_LOSES_DATA) unless the
+game director, signed in on the backup's own accounts, accepts the loss; the counters
+then resume past every number issued (art. 23). The copy is made, checked and adopted
+under a flock'd temporary name and renamed into place last: a killed restore leaves the
+folder as it was or the whole new file, never half (:func:`sweep_leftovers`). The audit
+key does not travel with the backup: see docs/backup.md.
 """
 
 from __future__ import annotations
@@ -63,7 +22,7 @@ import sqlite3
 import stat
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -71,13 +30,7 @@ from admission.backups import KnownBackup, RestoreInfo
 from admission.errors import StoreError, StoreErrorCode, WrongKeyError
 from admission.restore_loss import LossReason, RestoreLoss, RestoreLossError
 from db import codec
-from db.backup import (
-    CASINO_SETTING,
-    DB_FILE,
-    TAKEN_AT_SETTING,
-    BackupCode,
-    known_backups,
-)
+from db.backup import CASINO_SETTING, DB_FILE, TAKEN_AT_SETTING, BackupCode, known_backups
 from db.connection import DB_ERRORS, configure, connect_encrypted
 from db.file_guard import (
     FILE_ID_SETTING,
@@ -104,34 +57,24 @@ try:
 except ImportError:  # pragma: no cover - connect_encrypted says NO_SQLCIPHER first
     sqlcipher3 = None
 
-__all__ = [
-    "TEMP_PREFIX",
-    "AcceptLoss",
-    "assess",
-    "newest_card_pdf",
-    "restore",
-    "sweep_leftovers",
-]
 
 log = logging.getLogger(__name__)
 TEMP_PREFIX = f".{DB_FILE}.restore."
 _PID_TEMP = re.compile(r"^\.(?:visitors\.db\.marker|issued\.json|backups\.json)\.(\d+)\.tmp$")
 _CARD_PDF = re.compile(r"^card-(\d{1,12})(?:-[^/]*)?\.pdf$")
 
-# The caller's sign-in of the game director who accepts the loss, on the accounts of
-# the checked copy; returns the director's user name (raises AccountError or a refusal).
+# The game director's sign-in on the checked copy's accounts; their user name, or raises.
 AcceptLoss = Callable[[RestoreLoss, SqlCipherStore], str]
 
 
 @dataclass(frozen=True, slots=True)
-class _Copy:
-    file_id: str
+class _Wanted:
     casino_id: str
-    taken_at: str
-    entries: int
-    loss: RestoreLoss | None
-    accepted_by: str
-    highs: Highs  # the restored file's marks, counters raised
+    actor: str
+    at: datetime
+    source_name: str
+    accept_loss: AcceptLoss | None
+    card_folders: tuple[Path, ...]
 
 
 def restore(
@@ -147,17 +90,15 @@ def restore(
     card_folders: Sequence[Path] = (),
 ) -> RestoreInfo:
     """Make the backup ``source`` the visitor file of ``data_dir``, which holds none.
-
-    Raises StoreError: RESTORE_FILE_EXISTS (nothing touched), BACKUP_NOT_FOUND,
-    WrongKeyError (WRONG_KEY), CORRUPT_FILE, BACKUP_DAMAGED, BACKUP_AUDIT_BROKEN,
-    BACKUP_OTHER_CASINO, AUDIT_KEY_MISSING / AUDIT_KEY_WRONG, RESTORE_SOURCE_LIVE,
-    RESTORE_WRITE_FAILED; RestoreLossError (RESTORE_LOSES_DATA) when the folder held
-    more and ``accept_loss`` is None; whatever ``accept_loss`` raises. On a refusal
-    the folder is left as it was.
-    """
+    Raises StoreError: RESTORE_FILE_EXISTS, BACKUP_NOT_FOUND, WRONG_KEY, CORRUPT_FILE,
+    BACKUP_DAMAGED, BACKUP_AUDIT_BROKEN, BACKUP_OTHER_CASINO, AUDIT_KEY_MISSING/_WRONG,
+    RESTORE_SOURCE_LIVE, RESTORE_WRITE_FAILED, RESTORE_LOSES_DATA (no ``accept_loss``),
+    or what ``accept_loss`` raises; the folder is then left as it was."""
     source, data_dir = Path(source), Path(data_dir)
     started = time.monotonic()
-    at = now or datetime.now(UTC)
+    wanted = _Wanted(
+        casino_id, actor, now or datetime.now(UTC), source.name, accept_loss, tuple(card_folders)
+    )
     path = data_dir / DB_FILE
     created_dir = _check_folder(data_dir, path)
     live = _check_source(source)
@@ -173,14 +114,8 @@ def restore(
             fsync_file(temp)
         except OSError as exc:
             raise _write_failed(exc, "the backup could not be copied into the folder ({})") from exc
-        copy = _adopt_copy(
-            temp,
-            path,
-            key,
-            audit_keyring,
-            _Wanted(casino_id, actor, at, source.name, accept_loss, tuple(card_folders)),
-        )
-        _put_in_place(temp, path, key, copy, at)
+        info, highs = _adopt_copy(temp, path, key, audit_keyring, wanted)
+        _put_in_place(temp, path, key, info.file_id, highs, wanted.at)
     except BaseException:
         if temp is not None:
             remove_with_sides(temp)
@@ -191,30 +126,14 @@ def restore(
     finally:
         if fd >= 0:
             os.close(fd)
-    return RestoreInfo(
-        path,
-        path.stat().st_size,
-        time.monotonic() - started,
-        copy.file_id,
-        copy.casino_id,
-        codec.parse_ts(copy.taken_at) if copy.taken_at else None,
-        copy.entries,
-        copy.loss,
-        copy.accepted_by,
-        live,
-    )
+    seconds = time.monotonic() - started
+    return replace(info, size=path.stat().st_size, seconds=seconds, live_source=live)
 
 
 def _check_folder(data_dir: Path, path: Path, *, locked: bool = False) -> bool:
     """RESTORE_FILE_EXISTS when the folder holds a file or a marker; True when the
-    folder is still to be made.
-
-    ``locked``: checked again under the folder lock, once the copy shows a loss. When
-    another restore put its file in this folder since the first check, the loss the
-    folder's record shows is that restore's own FILE_RESTORED and raised counters (it
-    writes the marker, then ``issued.json``, then renames, under the folder lock), not
-    data this backup would lose. Taking the lock waits for such a restore to finish, so
-    the answer is the same however the two interleave."""
+    folder is still to be made. ``locked`` (once the copy shows a loss): waits for a
+    restore putting its file in place, whose own FILE_RESTORED is no loss of this one."""
     try:
         with folder_lock(data_dir) if locked else contextlib.nullcontext():
             if path.exists() or path.is_symlink() or marker_path(path).exists():
@@ -243,21 +162,7 @@ def _check_source(source: Path) -> bool:
             "the backup is not a file with data (a folder, a device or empty)",
             code=BackupCode.BACKUP_NOT_FOUND,
         )
-    live = False
-    for side in SIDE_FILES:
-        with contextlib.suppress(OSError):
-            live = live or os.path.lexists(source.with_name(source.name + side))
-    return live
-
-
-@dataclass(frozen=True, slots=True)
-class _Wanted:
-    casino_id: str
-    actor: str
-    at: datetime
-    source_name: str
-    accept_loss: AcceptLoss | None
-    card_folders: tuple[Path, ...]
+    return any(os.path.lexists(source.with_name(source.name + side)) for side in SIDE_FILES)
 
 
 def _held_temp(data_dir: Path) -> tuple[int, Path]:
@@ -277,9 +182,8 @@ def _copy_live(source: Path, temp: Path, key: DbKey) -> None:
     """A file in use, through SQLite's backup API from a read-only connection: the
     pages of its WAL are in the copy, and the source is not written."""
     assert sqlcipher3 is not None
-    src = sqlcipher3.connect(source.resolve().as_uri() + "?mode=ro", uri=True, isolation_level=None)
-    dst: sqlite3.Connection | None = None
-    try:
+    uri = source.resolve().as_uri() + "?mode=ro"
+    with contextlib.closing(sqlcipher3.connect(uri, uri=True, isolation_level=None)) as src:
         try:
             src.execute("PRAGMA cipher_log_level = NONE")
             src.execute(f"PRAGMA key = {key.pragma_value()}")
@@ -289,28 +193,23 @@ def _copy_live(source: Path, temp: Path, key: DbKey) -> None:
                 "the source cannot be decrypted with this key (or it is not a visitor "
                 "file); nothing was restored"
             ) from exc
-        dst = sqlcipher3.connect(str(temp), isolation_level=None)
-        dst.execute(f"PRAGMA key = {key.pragma_value()}")
-        try:
-            src.backup(dst)
-        except DB_ERRORS as exc:
-            raise StoreError(
-                f"the source is in use and could not be copied whole ({type(exc).__name__})",
-                code=BackupCode.RESTORE_SOURCE_LIVE,
-            ) from exc
-    finally:
-        if dst is not None:
-            dst.close()
-        src.close()
+        with contextlib.closing(sqlcipher3.connect(str(temp), isolation_level=None)) as dst:
+            dst.execute(f"PRAGMA key = {key.pragma_value()}")
+            try:
+                src.backup(dst)
+            except DB_ERRORS as exc:
+                raise StoreError(
+                    f"the source is in use and could not be copied whole ({type(exc).__name__})",
+                    code=BackupCode.RESTORE_SOURCE_LIVE,
+                ) from exc
 
 
 def _adopt_copy(
     temp: Path, final: Path, key: DbKey, audit_keyring: KeyringBackend | None, wanted: _Wanted
-) -> _Copy:
-    """Check the copy (pages, structure, casino, audit chain), weigh it against what the
-    folder knows, and - inside the copy - move its counters past every number issued
-    and record FILE_RESTORED. The store reads the copy but names the final path: the
-    audit key file, when that is the desk's source, is looked for beside it."""
+) -> tuple[RestoreInfo, Highs]:
+    """Check the copy, weigh it against what the folder knows and, inside it, move its
+    counters past every number issued and record FILE_RESTORED; the restored file's
+    marks. The store names the final path: the audit key file is looked for beside it."""
     conn = connect_encrypted(temp, key, create=False)  # WrongKeyError on a wrong key
     store: SqlCipherStore | None = None
     try:
@@ -343,33 +242,31 @@ def _adopt_copy(
         actor = accepted_by or wanted.actor
 
         def restored(tx: Tx) -> int:
-            _resume_counters(tx, loss)
+            if loss.any:  # numbers issued since the backup are never issued again (art. 23)
+                tx.execute(
+                    "UPDATE counters SET next = max(next, ?) WHERE name = 'card'",
+                    (loss.card_resumes_at,),
+                )
+                tx.execute(
+                    "INSERT INTO counters (name, next) VALUES ('voucher', ?) "
+                    "ON CONFLICT (name) DO UPDATE SET next = max(next, excluded.next)",
+                    (loss.voucher_resumes_at,),
+                )
             return tx.audit(actor, "FILE_RESTORED", "visitor-file", wanted.at, details)
 
         store.write(restored)
         with store.reading() as read:
             after = highs_of(read)
         store.checkpoint()
-        return _Copy(
-            file_id,
-            found_casino,
-            taken_at,
-            verdict.entries,
-            loss if loss.any else None,
-            accepted_by,
-            after,
-        )
-    except (WrongKeyError, RestoreLossError):
-        raise
+        when = codec.parse_ts(taken_at) if taken_at else None
+        info = RestoreInfo(final, 0, 0.0, file_id, found_casino, when, verdict.entries)
+        return replace(info, loss=loss if loss.any else None, accepted_by=accepted_by), after
     except DB_ERRORS as exc:
         raise StoreError(
             f"the backup cannot be read ({type(exc).__name__})", code=BackupCode.BACKUP_DAMAGED
         ) from exc
     finally:
-        if store is not None:
-            store.close()
-        else:
-            conn.close()
+        (conn if store is None else store).close()
 
 
 def _identify(conn: sqlite3.Connection, temp: Path, casino_id: str) -> tuple[str, str, str]:
@@ -379,14 +276,9 @@ def _identify(conn: sqlite3.Connection, temp: Path, casino_id: str) -> tuple[str
             f"the backup is damaged ({len(report.bad_pages)} page(s))",
             code=BackupCode.BACKUP_DAMAGED,
         )
-    settings = dict(
-        conn.execute(
-            "SELECT key, value FROM settings WHERE key IN (?, ?, ?)",
-            (FILE_ID_SETTING, CASINO_SETTING, TAKEN_AT_SETTING),
-        ).fetchall()
-    )
-    file_id = str(settings.get(FILE_ID_SETTING) or "")
-    found_casino = str(settings.get(CASINO_SETTING) or "")
+    keys = (FILE_ID_SETTING, CASINO_SETTING, TAKEN_AT_SETTING)
+    found = dict(conn.execute("SELECT key, value FROM settings WHERE key IN (?, ?, ?)", keys))
+    file_id, found_casino, taken_at = (str(found.get(key) or "") for key in keys)
     if not file_id:
         raise StoreError(
             "the backup is not a copy of a visitor file", code=StoreErrorCode.CORRUPT_FILE
@@ -395,27 +287,14 @@ def _identify(conn: sqlite3.Connection, temp: Path, casino_id: str) -> tuple[str
         raise StoreError(
             "the backup belongs to another casino", code=BackupCode.BACKUP_OTHER_CASINO
         )
-    return file_id, found_casino, str(settings.get(TAKEN_AT_SETTING) or "")
+    return file_id, found_casino, taken_at
 
 
-def _resume_counters(tx: Tx, loss: RestoreLoss) -> None:
-    """Card and voucher numbers issued since the backup are never issued again (art. 23):
-    the counters resume past them (in FILE_RESTORED's transaction)."""
-    if not loss.any:
-        return
-    tx.execute(
-        "UPDATE counters SET next = max(next, ?) WHERE name = 'card'", (loss.card_resumes_at,)
-    )
-    tx.execute(
-        "INSERT INTO counters (name, next) VALUES ('voucher', ?) "
-        "ON CONFLICT (name) DO UPDATE SET next = max(next, excluded.next)",
-        (loss.voucher_resumes_at,),
-    )
-
-
-def _put_in_place(temp: Path, path: Path, key: DbKey, copy: _Copy, at: datetime) -> None:
-    """fsync, marker, record, rename: once the marker is written, a killed restore is
-    finished by the next command's sweep (the copy is whole and checked)."""
+def _put_in_place(
+    temp: Path, path: Path, key: DbKey, file_id: str, highs: Highs, at: datetime
+) -> None:
+    """fsync, marker, record, rename: once the marker is written, the next command's sweep
+    finishes a killed restore."""
     try:
         with folder_lock(path.parent):  # two restores into one folder: one wins, whole
             fsync_file(temp)
@@ -426,11 +305,11 @@ def _put_in_place(temp: Path, path: Path, key: DbKey, copy: _Copy, at: datetime)
                     "a visitor file appeared in the folder meanwhile; nothing was restored",
                     code=BackupCode.RESTORE_FILE_EXISTS,
                 )
-            check = key.check_value(copy.file_id)
-            write_marker(path, Marker(copy.file_id, salt_of(temp), check, codec.ts(at)))
+            check = key.check_value(file_id)
+            write_marker(path, Marker(file_id, salt_of(temp), check, codec.ts(at)))
             try:
                 with contextlib.suppress(OSError):  # caught up at the next open
-                    write_issued(path.parent, IssuedRecord(copy.file_id, copy.highs, codec.ts(at)))
+                    write_issued(path.parent, IssuedRecord(file_id, highs, codec.ts(at)))
                 os.replace(temp, path)
                 fsync_folder(path.parent)
             except OSError:
@@ -492,9 +371,8 @@ def assess(
 
 
 def _allowed_head(backup: Highs, taken_at: str, known: list[KnownBackup]) -> int:
-    """The backup's own BACKUP entry, written by the desk right after the copy, is not
-    a loss: the head the folder may be at is that entry's seq when it followed the copy
-    at once (nothing else was recorded between), else the copy's own head."""
+    """The backup's own BACKUP entry, written right after the copy, is not a loss: the
+    folder may be at that entry's seq when nothing came between, else at the copy's."""
     for item in known:
         if (
             taken_at
@@ -509,14 +387,11 @@ def _allowed_head(backup: Highs, taken_at: str, known: list[KnownBackup]) -> int
 def newest_card_pdf(folders: Iterable[Path]) -> int:
     """The highest card number among ``card-<n>[-...].pdf`` in the PDF folders (the
     PDF-folder printer's names, hardware/printer/service.py); 0 when none."""
-    found = 0
+    found = [0]
     for folder in folders:
         with contextlib.suppress(OSError):
-            for name in os.listdir(folder):
-                match = _CARD_PDF.match(name)
-                if match:
-                    found = max(found, int(match.group(1)))
-    return found
+            found += [int(m[1]) for m in map(_CARD_PDF.match, os.listdir(folder)) if m]
+    return max(found)
 
 
 # -- what killed restores leave in the folder ----------------------------------------
@@ -524,22 +399,23 @@ def newest_card_pdf(folders: Iterable[Path]) -> int:
 
 def sweep_leftovers(data_dir: Path) -> list[str]:
     """Remove what killed restores (and killed writes of the marker, the record or the
-    backup list) left in ``data_dir``; return the names removed (no personal data in
-    them). A temporary copy whose marker was written is the whole, checked restore: it
-    is put in place instead. Temporary files a live process holds are left alone."""
+    backup list, named with a dead pid) left in ``data_dir``; the names removed. A copy
+    whose marker was written is whole and checked: it is put in place instead. Files a
+    live process holds (a running restore's flock) are left alone."""
     done: list[str] = []
+    data_dir = Path(data_dir)
     try:
         names = os.listdir(data_dir)
     except OSError:
         return done
-    path = Path(data_dir) / DB_FILE
+    path = data_dir / DB_FILE
     for name in names:
-        item = Path(data_dir) / name
+        item = data_dir / name
         if name.startswith(TEMP_PREFIX) and name.endswith(".tmp"):
             done.extend(_sweep_copy(item, path))
         elif name.startswith(TEMP_PREFIX) and name.endswith(SIDE_FILES):
             base = name[: name.rindex("-")]
-            if not (Path(data_dir) / base).exists() and unlink(item):
+            if not (data_dir / base).exists() and unlink(item):
                 done.append(name)
         else:
             match = _PID_TEMP.match(name)
@@ -556,44 +432,36 @@ def _sweep_copy(temp: Path, path: Path) -> list[str]:
     except OSError:
         return []
     try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            return []  # a restore is running
-        try:
-            with folder_lock(path.parent):
-                if _finished(temp, path):
-                    os.replace(temp, path)
-                    fsync_folder(path.parent)
-                    log.warning("an interrupted restore was completed (its copy was checked)")
-                    return [temp.name]
-                return remove_with_sides(temp)
-        except OSError:
-            return []  # left for a command that can write the folder
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        with folder_lock(path.parent):
+            if _finished(temp, path):
+                os.replace(temp, path)
+                fsync_folder(path.parent)
+                log.warning("an interrupted restore was completed (its copy was checked)")
+                return [temp.name]
+            return remove_with_sides(temp)
+    except OSError:
+        return []  # a restore is running, or left for a command that can write the folder
     finally:
         os.close(fd)
 
 
 def _finished(temp: Path, path: Path) -> bool:
     """The marker of this very copy is written and no file is in place."""
-    if path.exists():
-        return False
     try:
-        marker = read_marker(path)
+        marker = None if path.exists() else read_marker(path)
         return marker is not None and marker.salt == salt_of(temp)
     except (StoreError, OSError):
         return False
 
 
 def _alive(pid: int) -> bool:
-    if pid == os.getpid():
-        return True
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
     except OSError:
-        return True  # someone else's process
+        pass  # someone else's process
     return True
 
 
