@@ -1,12 +1,9 @@
 """Moving a desk's SQLCipher visitor file onto the shared PostgreSQL server, verified and
-restartable (Decreto 58/2006: art. 20.4, the file kept whole; art. 22, card numbers
-correlative and never reused; arts. 154-155, one file for the unit). Rows keep their
-numbers, every value sealed as the server's rules seal it; the audit trail is carried
-verbatim (its digests are HMACs over values, db/audit_chain.py), so under the same audit
-key the heads printed before the move still verify, and one ``FILE_MIGRATED`` entry
-records the move. Each batch is one server transaction and the ``copy.source`` setting
-names the source and head, so a second run resumes. No desk may use the target before
-the copy has verified: the copy writes with the source's numbers.
+restartable (Decreto 58/2006: art. 20.4, the file kept whole; art. 22, card numbers never
+reused; arts. 154-155, one file for the unit). Rows keep their numbers and the audit trail
+is carried verbatim (its digests are HMACs over values, db/audit_chain.py), so under the
+same audit key the heads printed before the move still verify. No desk may use the target
+before the copy has verified: the copy writes with the source's numbers.
 """
 
 from __future__ import annotations
@@ -59,15 +56,6 @@ TABLES = (
     "audit_refs",
 )
 _LOCK_LABEL = b"admission-desk/pg/copy-lock/v1"
-# The tables whose server ids come from a sequence (``{table}_{column}_seq``), by id column
-SEQUENCED = {
-    "visitors": "file_number",
-    "visits": "visit_id",
-    "observations": "observation_id",
-    "bans": "ban_id",
-    "card_events": "event_id",
-    "accounts": "account_id",
-}
 _AUDIT_COLUMNS = CHAIN_COLUMNS.split(", ")
 _TYPES = (  # a server table's columns and their types, in the statement's casts
     "SELECT attname, format_type(atttypid, atttypmod) FROM pg_attribute "
@@ -91,6 +79,10 @@ COLUMNS = {
     "failed_attempts, locked_until, created_at, pin_hash",
     "vouchers": "number, issued_at, desk_id, operator, holder_name, document_type, "
     "document_number, card_type, price_cents, status, card_number, closed_at, close_reason",
+}
+# The server's id sequences ({table}_{id column}_seq), continued after the source's ids
+SEQUENCED = {"card_events": "event_id"} | {
+    t: COLUMNS[t].split(",")[0] for t in ("visitors", "visits", "observations", "bans", "accounts")
 }
 # Staff rows have no number in the source (keyed by identity): the server's ``staff_id``
 # is their place in identity order, so a resumed run continues.
@@ -117,8 +109,7 @@ class CopyCode(Code):
 
 @dataclass(frozen=True, slots=True)
 class CopyProgress:
-    """After each committed batch: the step (a table), rows copied in it by this run,
-    and batches committed by this run in all."""
+    """After each committed batch: the step (a table), its rows and all batches, this run's."""
 
     step: str
     rows: int
@@ -163,15 +154,10 @@ def copy_to_server(
     progress: Callable[[CopyProgress], None] | None = None,
     actor: str = COPY_ACTOR,
 ) -> CopyReport:
-    """Copy ``source`` into ``target`` (a PgStore opened with ``create=True`` on an empty
-    database, under :func:`source_audit_key`), then verify; returns the verification.
-
-    Raises StoreError before writing anything: ``PG_COPY_SOURCE_UNVERIFIED`` (fix the
-    source first), ``PG_COPY_AUDIT_KEY_DIFFERS`` (a fresh chain under a new key would cut
-    the record the inspectors check against the printed heads),
-    ``PG_COPY_TARGET_NOT_EMPTY``, ``PG_COPY_SOURCE_CHANGED``, ``PG_COPY_RUNNING``; the
-    stores' own codes. An interruption leaves whole batches; the next call continues.
-    """
+    """Copy ``source`` into ``target`` (opened ``create=True`` on an empty database under
+    :func:`source_audit_key`: a chain under a new key would cut the record the inspectors
+    check against the printed heads), then verify. Refusals (``CopyCode``) come before any
+    write; an interruption leaves whole batches and the next call continues."""
     if batch < 1:
         raise ValueError("batch must be at least 1")
     check = source.verify()  # (keys a chain older than the keyed one first, once)
@@ -198,16 +184,13 @@ def copy_to_server(
 
 
 def copy_lock(target: PgStore) -> contextlib.AbstractContextManager[None]:
-    """The target database's session advisory lock for the copy's length: one copy at a
-    time (``PG_COPY_RUNNING``); a killed process's session ends and frees it."""
+    """One copy at a time per database: a killed process's session ends and frees it."""
     busy = StoreError("another copy into this database is running", code=CopyCode.RUNNING)
     return target.session_lock(_LOCK_LABEL, busy)
 
 
-# -- the source ----------------------------------------------------------------------------
 def source_audit_key(source: SqlCipherStore) -> AuditKey:
-    """The source file's audit key (as its store resolved it: given, environment, OS
-    keyring or key file): the server store must be opened with the same one."""
+    """The source's audit key, as its store resolved it: open the server store with it."""
     return source.chain_key()
 
 
@@ -258,8 +241,8 @@ def _counter(source: SqlCipherStore, name: str) -> int:
 
 
 def _high_water(source: SqlCipherStore, table: str, column: str) -> int:
-    """The highest id the source ever gave: the rows present, and for an AUTOINCREMENT
-    table (visitors: file numbers never reused, art. 22.3) SQLite's own high-water mark."""
+    """The highest id the source ever gave, SQLite's AUTOINCREMENT mark included (visitors:
+    file numbers never reused, art. 22.3)."""
     if not _has_table(source, table):
         return 0
     top = int(_value(source, f"SELECT coalesce(max({column}), 0) FROM {table}"))
@@ -275,9 +258,8 @@ def _last_voucher(source: SqlCipherStore) -> int:
 
 
 def _entries_after(source: SqlCipherStore, head: AuditHead) -> int:
-    """How many entries the source holds after ``head``, which must still be in it with
-    its digest; none may record a row or erase one (a sign-in, a reading: what the copy's
-    own command line writes). Else ``PG_COPY_SOURCE_CHANGED``."""
+    """How many entries the source holds after ``head`` (still in it), none recording or
+    erasing a row (a sign-in, as the copy's own command line writes); else refused."""
     found = _select(source, "SELECT digest FROM audit WHERE seq = ?", (head.seq,))
     same = (found and str(found[0][0]) == head.digest) or (head.seq == 0 and not found)
     changed = _value(
@@ -293,7 +275,6 @@ def _entries_after(source: SqlCipherStore, head: AuditHead) -> int:
     return int(_value(source, "SELECT count(*) FROM audit WHERE seq > ?", (head.seq,)))
 
 
-# -- the server ----------------------------------------------------------------------------
 def _server_count(target: PgStore, table: str) -> int:
     found = target.read(lambda tx: tx.one(f"SELECT count(*) FROM {table}"))
     return 0 if found is None else int(found[0])
@@ -324,9 +305,8 @@ def _typed(kind: str, value: Any) -> Any:
 
 
 def sealed_row(tx: Tx, table: str, row: dict[str, Any]) -> dict[str, Any]:
-    """``row`` (plain values by column) as the server keeps it: the table's sealed
-    columns sealed to the row's key (None stays NULL), its blind indexes and key version
-    (:meth:`db.tx.Tx.index_columns`)."""
+    """``row`` (plain values) as the server keeps it: sealed to the row's key (None stays
+    NULL), with its blind indexes and key version (:meth:`db.tx.Tx.index_columns`)."""
     spec = SEALED[table]
     key = row[spec.key]
     identity = None if spec.identity is None else IdentityKey.parse(str(row[spec.identity]))
@@ -339,8 +319,7 @@ def sealed_row(tx: Tx, table: str, row: dict[str, Any]) -> dict[str, Any]:
 
 @dataclass(eq=False)
 class Copier:
-    """One run of the copy of ``source`` into ``target`` from ``head`` (its chain's head
-    when the copy began): :meth:`begin`, :meth:`copy_rows`, :meth:`finish`."""
+    """One run of the copy up to ``head``: :meth:`begin`, :meth:`copy_rows`, :meth:`finish`."""
 
     source: SqlCipherStore
     target: PgStore
@@ -356,8 +335,7 @@ class Copier:
         self.set_head(self.head)
 
     def begin(self) -> None:
-        """Fresh target: nothing to do yet. Our own unfinished copy: resume. Anything
-        else: refused before any write."""
+        """A fresh target, or our own unfinished copy (resumed); anything else is refused."""
         found = self.target.get_setting(COPY_MARKER)
         if found is None:
             held = [t for t in (*TABLES, "audit", "settings") if _server_count(self.target, t)]
@@ -385,7 +363,7 @@ class Copier:
             self.target.write(lambda tx: tx.put_setting(COPY_MARKER, self.marker))
 
     def set_head(self, head: AuditHead) -> None:
-        """Copy the chain up to ``head`` (the marker names it)."""
+        """Copy the chain up to ``head``, which the marker names."""
         self.head = head
         self.report.source_head_seq, self.report.source_head_digest = head.seq, head.digest
         began = {"source": self.report.source_file_id, "head_seq": head.seq}
@@ -399,10 +377,9 @@ class Copier:
             self.progress(CopyProgress(step, self.report.copied[step], self.report.batches))
 
     def _insert(self, tx: Tx, table: str, rows: Sequence[Mapping[str, Any]]) -> None:
-        """The batch's rows in ONE statement (one array per column, typed as the server's
-        columns): no psycopg pipeline is left open inside the transaction that holds the
-        chain's head, so a network that dies mid-batch leaves a session the server's
-        idle-in-transaction timeout ends."""
+        """The batch in ONE statement (an array per column): no psycopg pipeline stays open
+        in the transaction holding the chain's head, so a network that dies mid-batch
+        leaves a session the server's idle-in-transaction timeout ends."""
         if not rows:
             return
         types = self._types_of(tx, table)
@@ -419,7 +396,6 @@ class Copier:
         return self._types[table]
 
     def _typed_rows(self, tx: Tx, table: str, columns: str, rows: Rows) -> list[dict[str, Any]]:
-        """``rows`` of the source's ``columns`` as the server's columns of ``table`` hold them."""
         types, names = self._types_of(tx, table), columns.split(", ")
         return [{c: _typed(types[c], v) for c, v in zip(names, r, strict=True)} for r in rows]
 
@@ -432,8 +408,7 @@ class Copier:
         *,
         empty: Any = 0,
     ) -> None:
-        """Copy the rows ``source_sql`` selects after a key (``?``, then ``LIMIT ?``),
-        in batches of one transaction each, from the highest key already on the server."""
+        """``source_sql``'s rows after the highest key on the server, a transaction a batch."""
         found = self.target.read(lambda tx: tx.one(target_last))
         last = empty if found is None or found[0] is None else found[0]
         while rows := _select(self.source, source_sql, (last, self.batch)):
@@ -473,15 +448,13 @@ class Copier:
         )
 
     def _settings(self, tx: Tx) -> None:
-        """The marker naming the source, and the settings carried, sealed as the
-        server's settings are (bound to the setting's key)."""
+        """The marker naming the source, and the settings carried (secrets sealed)."""
         for key, value in [(COPY_MARKER, self.marker), *_carried_settings(self.source)]:
             secret = key.startswith("secret:") or isinstance(value, bytes)
             tx.put_setting(key, bytes(value) if secret else str(value))
 
     def _rows(self, rows: Rows, tx: Tx, table: str) -> None:
-        """A batch of ``table``'s rows, typed as the server's columns, each personal value
-        sealed as the rules seal it."""
+        """A batch of ``table``'s rows, each personal value sealed as the rules seal it."""
         if table == "accounts":  # one record sealed to the user name (db/accounts.py)
             names = ("account_id", "username", "record", "key_version")
             values = [dict(zip(names, copied_account(tx, r), strict=True)) for r in rows]
@@ -507,8 +480,7 @@ class Copier:
             self._card_events(tx, rows)
 
     def _card_events(self, tx: Tx, rows: Rows) -> None:
-        """The cards' prints, reprints and voids in their order, in the cards' transaction
-        (their event ids: the chain's card content lists them in order)."""
+        """The cards' prints, reprints and voids, with their ids: the chain lists them in order."""
         columns = "event_id, card_number, at, kind, reason, actor"
         events = _select(
             self.source,
@@ -531,9 +503,8 @@ class Copier:
         self._insert(tx, "audit_refs", [{"ref": str(ref), "seq": int(seq)} for ref, seq in rows])
 
     def finish(self, actor: str) -> None:
-        """The counters continue the source's (art. 22.1: the card after the last ever
-        issued, erased ones included), the id sequences after the highest id, and one
-        ``FILE_MIGRATED`` entry records the move, chained after the source's head."""
+        """The counters continue the source's (art. 22.1: erased numbers included), and one
+        ``FILE_MIGRATED`` entry after the source's head records the move."""
         source = self.source
         card_next = _counter(source, "card")
         voucher_next = _last_voucher(source) + 1
@@ -578,12 +549,9 @@ class Copier:
         log.info("visitor file copied to the server: %d entries carried", self.head.seq)
 
 
-# -- the verification ----------------------------------------------------------------------
 def verify_copy(source: SqlCipherStore, target: PgStore, report: CopyReport) -> CopyReport:
-    """Compare the server's copy with the source: counts per table, the card numbers
-    (art. 22.1) and counters, the vouchers and settings as both stores read them, and the
-    server's whole chain (every row checked against it, accounts included, as the desks
-    run it) anchored at the source's head."""
+    """Compare the copy with the source: counts, card numbers (art. 22.1) and counters,
+    vouchers and settings, and the server's whole chain anchored at the source's head."""
     diffs: list[str] = []
     copied = AuditHead(report.source_head_seq, report.source_head_digest, None)
     try:

@@ -1,9 +1,8 @@
-"""How far the visitor file's server is: a timed ``SELECT 1`` for the window's status bar
-("servidor db.casino:5432 · 3 ms"), probed every few seconds by its database worker. A
-desk that cannot reach the server must say so at once and admit nobody on its own
-(Decreto 58/2006, art. 20: every admission is registered in the one visitor file), so a
-probe always answers within its timeout with a code, never hangs. One connection is kept
-between probes: a TLS handshake per probe would time the handshake, not the server.
+"""How far the visitor file's server is: a timed ``SELECT 1`` for the status bar. A desk
+that cannot reach the server must say so at once and admit nobody on its own (Decreto
+58/2006, art. 20: every admission is in the one visitor file), so a probe answers within
+its timeout, never hangs. One connection is kept between probes: a TLS handshake per
+probe would time the handshake, not the server.
 """
 
 from __future__ import annotations
@@ -26,15 +25,12 @@ from admission.codes import Code
 from admission.errors import StoreError
 from db.pg.connect import PgConnectCode, classify
 
-DEFAULT_TIMEOUT_S = 2.0
-DEFAULT_WINDOW = 20
 _GRACE_S = 1.0  # after a timeout, how long the abandoned attempt may take to unwind
 
 
 @unique
 class PgLinkCode(Code):
-    """Why an established link to the server failed (the connection itself succeeded
-    or was never finished in time)."""
+    """Why an established link to the server failed (or its connection never finished)."""
 
     SERVER_TIMEOUT = "PG_SERVER_TIMEOUT"  # no answer within the probe's timeout
     CONNECTION_LOST = "PG_CONNECTION_LOST"  # reset or closed while in use
@@ -60,9 +56,8 @@ _LOST_MARKERS = (
 
 
 def classify_failure(error: BaseException | str, *, established: bool = False) -> FailureCode:
-    """The code of a failed probe: a connection that broke while in use is
-    ``PG_CONNECTION_LOST``; anything else is :func:`db.pg.connect.classify`'s code (a
-    ``StoreError`` raised by :func:`db.pg.connect.connect` keeps its own)."""
+    """``PG_CONNECTION_LOST`` for a connection that broke in use, else the code of
+    :func:`db.pg.connect.classify` (a ``StoreError`` of ``connect`` keeps its own)."""
     if isinstance(error, StoreError) and isinstance(error.code, PgConnectCode):
         return error.code
     code = classify(error)
@@ -119,8 +114,8 @@ class LatencyProbe:
         self,
         connect: Callable[[], psycopg.Connection[Any]],
         *,
-        timeout_s: float = DEFAULT_TIMEOUT_S,
-        window: int = DEFAULT_WINDOW,
+        timeout_s: float = 2.0,
+        window: int = 20,
         clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         if timeout_s <= 0 or window < 1:
@@ -132,8 +127,7 @@ class LatencyProbe:
         self._recent: deque[ProbeResult] = deque(maxlen=window)
 
     def probe(self) -> ProbeResult:
-        """One round trip; returns within ``timeout_s`` (plus at most a second for a
-        query that was cut short to unwind)."""
+        """One round trip, within ``timeout_s`` (and a second for a cut query to unwind)."""
         attempt = _Attempt()
         attempt.conn, self._conn = self._conn, None
         worker = threading.Thread(
@@ -192,11 +186,9 @@ class LatencyProbe:
 
     @staticmethod
     def _abandon(attempt: _Attempt) -> bool:
-        """Wake a query blocked on a silent server: shut its socket down (a duplicate of
-        the descriptor, under the attempt's lock so it cannot be another socket's by
-        then); libpq then fails the query and the worker closes the connection. False
-        while still connecting: the factory's own connect timeout ends that attempt, and
-        the worker then closes whatever it got."""
+        """Wake a query blocked on a silent server: shut its socket down (a duplicate, under
+        the lock so it cannot be another socket's by then); libpq fails the query. False
+        while connecting: the factory's connect timeout ends that, and the worker closes it."""
         with attempt.lock:
             attempt.abandoned = True
             fileno = attempt.fileno
@@ -212,7 +204,6 @@ class LatencyProbe:
         return LatencySummary(last, statistics.median(times) if times else None, len(times))
 
     def p50_ms(self) -> float | None:
-        """The median round trip of the successful probes among the last ``window``."""
         return self.summary().p50_ms
 
     def close(self) -> None:

@@ -25,6 +25,7 @@ from db.pg.tx import LOCK_HEAD, PgTx
 
 log = logging.getLogger("admission.db.pg")
 Conn = psycopg.Connection[Any]
+Key = InstallationKey | DbKey
 MIGRATIONS_DIR = Path(__file__).with_name("migrations")
 _LOCK = 0x61646D6973_01  # pg_advisory_xact_lock key of the migrations ("admis", 1)
 _TABLE = (
@@ -35,14 +36,10 @@ _TABLE = (
 
 
 def prepare(
-    conn: Conn,
-    key: InstallationKey | DbKey,
-    expected_id: str | None,
-    create: bool,
-    audit_key: AuditKey,
+    conn: Conn, key: Key, expected_id: str | None, create: bool, audit_key: AuditKey
 ) -> tuple[KeyRing, str]:
-    """Every check of :meth:`PgStore.open`, in the order that writes nothing before the
-    database is known to be ours and readable; then the pending migrations."""
+    """The checks of :meth:`PgStore.open`, none writing before the database is known to
+    be ours and readable; then the pending migrations."""
     migrations = available(MIGRATIONS_DIR)
     done = _applied(conn)
     _check_known(done, migrations)
@@ -58,15 +55,10 @@ def prepare(
 
 
 def _load(
-    conn: Conn,
-    key: InstallationKey | DbKey,
-    database_id: str,
-    expected_id: str | None,
-    audit_key: AuditKey,
+    conn: Conn, key: Key, database_id: str, expected_id: str | None, audit_key: AuditKey
 ) -> KeyRing:
-    """The ring of the file made in ``database_id``, once it is known to be the one this
-    desk is configured for and its chain's first and newest entries to verify under
-    ``audit_key`` (db/chain.py)."""
+    """The ring of the file, once it is the one this desk is configured for and its chain's
+    ends verify under ``audit_key`` (db/chain.py)."""
     if expected_id is not None and expected_id != database_id:
         raise StoreError(
             "the server's database is not the visitor file this desk is configured for",
@@ -121,11 +113,9 @@ def _check_known(done: dict[int, str], migrations: list[Migration]) -> None:
 
 
 def _migrate(conn: Conn, migrations: list[Migration], done: dict[int, str]) -> None:
-    """The pending migrations, by a login that may run them (db/pg/roles.py: the
-    schema's owner, or a member of its owner group acting as it); any other login is
-    refused (``PG_SCHEMA_OLDER``) before anything is written. Each file is applied in
-    its own transaction with its ``schema_migrations`` row, under an advisory lock: two
-    desks starting at once apply it once. New tables get their groups' rights."""
+    """The pending migrations, by a login that may run them (else ``PG_SCHEMA_OLDER``
+    before any write, db/pg/roles.py), each in a transaction under an advisory lock: two
+    desks starting at once apply each file once. New tables get their groups' rights."""
     if all(m.version in done for m in migrations):
         return
     names = pg_roles.take_owner(conn)
@@ -165,14 +155,14 @@ def _meta(conn: Conn) -> str | None:
     return None if row is None else str(row[0])
 
 
-def _installation(key: InstallationKey | DbKey, database_id: str) -> InstallationKey:
+def _installation(key: Key, database_id: str) -> InstallationKey:
     if isinstance(key, InstallationKey):
         return key
     return InstallationKey.from_db_key(key, database_id=database_id)
 
 
 def _initialise(
-    conn: Conn, key: InstallationKey | DbKey, expected_id: str | None, audit_key: AuditKey
+    conn: Conn, key: Key, expected_id: str | None, audit_key: AuditKey
 ) -> tuple[KeyRing, str]:
     """The file's identity and first data key, once (another desk may race us: the head
     lock orders us, and the second loads what the first made)."""

@@ -1,11 +1,8 @@
-"""Which visitor file a desk uses: its own SQLCipher file (the default) or a shared
-PostgreSQL server (several desks and annex rooms of one casino, Decreto 58/2006, arts.
-154-155; DESIGN.md R17). ``ADMISSION_DATABASE_URL`` wins over the ``database.url``
-setting; a server is a libpq URL, read by libpq's own parser so that the desk understands
-it as the connection will. The file is confidential (art. 20.4; GDPR art. 32): over TCP
-only ``sslmode=verify-full`` with the desk's client certificate (files named in the URL,
-relative to the certificate folder, or libpq's default names in it); no password in the
-URL (STYLE.md rule 16). A refusal's detail never names the URL's user part or a secret.
+"""Which visitor file a desk uses: its SQLCipher file (the default) or a PostgreSQL server
+shared by the casino's desks (Decreto 58/2006, arts. 154-155), named by a libpq URL that
+libpq's own parser reads. The file is confidential (art. 20.4; GDPR art. 32): over TCP only
+``sslmode=verify-full`` with the desk's client certificate; no password in the URL
+(STYLE.md rule 16); a refusal never names the URL's user part or a secret.
 """
 
 from __future__ import annotations
@@ -117,8 +114,7 @@ class PgTarget:
         return _is_socket(self.host)
 
     def conninfo(self, *, connect_timeout: int | None = None) -> str:
-        """The libpq connection string (``sslmode=verify-full`` and the desk's files over
-        TCP; nothing of TLS over a socket, where libpq never uses it)."""
+        """The libpq connection string (no TLS over a socket: libpq never uses it there)."""
         timeout = self.connect_timeout if connect_timeout is None else connect_timeout
         where: dict[str, Any] = {"host": self.host, "port": self.port, "user": self.user}
         where |= {"dbname": self.dbname, "connect_timeout": timeout}
@@ -129,8 +125,7 @@ class PgTarget:
         return make_conninfo(base, **dict(self.options)) if self.options else base
 
     def connect(self, **kwargs: Any) -> psycopg.Connection[Any]:
-        """A connection (:func:`db.pg.connect.connect`: a refusal is a ``StoreError``
-        with a ``PgConnectCode``)."""
+        """A connection; a refusal is a ``StoreError`` with a ``PgConnectCode``."""
         return connect(self.conninfo(), **kwargs)
 
     def describe(self) -> str:
@@ -140,8 +135,7 @@ class PgTarget:
 
 
 def default_cert_dir() -> Path:
-    """The certificate folder of the desk's default data folder (main passes its own
-    ``data_dir / CERT_SUBDIR`` when started with ``--data-dir``)."""
+    """The certificate folder in the desk's default data folder (main passes its own)."""
     from platformdirs import user_data_path
 
     return user_data_path(_APP_NAME, appauthor=False) / CERT_SUBDIR
@@ -150,10 +144,9 @@ def default_cert_dir() -> Path:
 def resolve_target(
     settings_url: str | None, environ: Mapping[str, str], *, cert_dir: Path | None = None
 ) -> SqlCipherTarget | PgTarget:
-    """The store this desk uses: ``ADMISSION_DATABASE_URL`` if set and not blank, else
-    the ``database.url`` setting if not blank, else the SQLCipher file. A URL that
-    cannot be used raises :class:`TargetError`; it never falls back to the file (a desk
-    configured for the shared file must not start a file of its own, art. 20.4)."""
+    """``ADMISSION_DATABASE_URL``, else the ``database.url`` setting, else the SQLCipher
+    file. A URL refused never falls back to the file (a desk configured for the shared
+    file must not start a file of its own, art. 20.4)."""
     for url, source in (
         (environ.get(ENV_VAR, ""), TargetSource.ENVIRONMENT),
         (settings_url or "", TargetSource.SETTINGS),
@@ -208,7 +201,6 @@ def parse_url(
     )
 
 
-# -- the parts ------------------------------------------------------------------------
 def _refuse(code: PgTargetCode, detail: str, source: TargetSource) -> TargetError:
     where = ENV_VAR if source is TargetSource.ENVIRONMENT else "database.url"
     return TargetError(f"{where}: {detail}", code=code)
@@ -280,8 +272,7 @@ def _tls_files(params: Mapping[str, str], folder: Path, source: TargetSource) ->
 
 def _check_key_mode(path: Path, source: TargetSource) -> None:
     """libpq's own rule for the private key (PostgreSQL documentation, "Client
-    Certificates"): no access for group or others when the desk's user owns it; owned by
-    root, group read is allowed. Told here, before libpq refuses with a bare message."""
+    Certificates"), told before libpq refuses with a bare message."""
     info = path.stat()
     if info.st_uid == 0:
         exposed = info.st_mode & (stat.S_IWGRP | stat.S_IXGRP | stat.S_IRWXO)
