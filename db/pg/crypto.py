@@ -111,8 +111,7 @@ class InstallationKey:
     @classmethod
     def from_db_key(cls, key: DbKey, *, database_id: str) -> InstallationKey:
         """A raw desk key through HKDF; a passphrase stretched as SQLCipher stretches it
-        (PBKDF2-HMAC-SHA512, 256,000 iterations), labelled with the database's id (a label
-        no marker file ever stores)."""
+        (PBKDF2-HMAC-SHA512, 256,000 iterations), labelled with the database's id."""
         if key.is_raw:
             return cls(_hkdf(bytes.fromhex(key.hex()), _KEK_INFO + b"/raw"), key.source)
         return cls(bytes.fromhex(key.check_value(_PASSPHRASE_LABEL + database_id)), key.source)
@@ -255,7 +254,6 @@ class KeyRing:
         self._keys = {version: _DataKey(version, raw) for version, raw in keys.items()}
         self._current = max(self._keys)
 
-    # -- keys --------------------------------------------------------------------------
     @classmethod
     def create(cls, installation: InstallationKey, database_id: str) -> tuple[KeyRing, WrappedKey]:
         """A new database's first data key (version 1) and the record to store."""
@@ -266,17 +264,10 @@ class KeyRing:
     def load(
         cls, installation: InstallationKey, database_id: str, records: Iterable[WrappedKey]
     ) -> KeyRing:
-        """Unwrap the stored records; refuses a wrong installation key or a record that
-        was changed or comes from another database, before anything is read or written."""
+        """Unwrap the stored records (a wrong installation key, a changed record or another
+        database's is refused before anything is read or written)."""
         keys = {record.version: _unwrap(record, installation, database_id) for record in records}
         return cls(database_id, keys)
-
-    def _derived(self, keys: dict[int, _DataKey]) -> KeyRing:
-        ring = KeyRing.__new__(KeyRing)
-        ring.database_id = self.database_id
-        ring._keys = keys
-        ring._current = max(keys)
-        return ring
 
     def with_new_version(self, installation: InstallationKey) -> tuple[KeyRing, WrappedKey]:
         """A new current data key and its record (stored first); the old versions stay
@@ -285,12 +276,11 @@ class KeyRing:
         if version > MAX_KEY_VERSION:
             raise ValueError("no key version left")
         raw = secrets.token_bytes(32)
-        ring = self._derived({**self._keys, version: _DataKey(version, raw)})
+        ring = KeyRing(self.database_id, {**self._raws(), version: raw})
         return ring, _wrap(raw, version, installation, self.database_id)
 
     def wrapped(self, version: int, installation: InstallationKey) -> WrappedKey:
-        """The record of data key ``version`` wrapped under ``installation`` (a re-wrap:
-        the old installation key is not needed again)."""
+        """Data key ``version`` wrapped under ``installation`` (no need of the old one)."""
         return _wrap(self._key(version)._raw, version, installation, self.database_id)
 
     def key_tag(self, version: int) -> int:
@@ -299,7 +289,10 @@ class KeyRing:
     def retaining(self, versions: Iterable[int]) -> KeyRing:
         """This ring with only ``versions`` (once no row uses the others) and the current one."""
         keep = {v for v in versions if v in self._keys} | {self._current}
-        return self._derived({v: k for v, k in self._keys.items() if v in keep})
+        return KeyRing(self.database_id, {v: k for v, k in self._raws().items() if v in keep})
+
+    def _raws(self) -> dict[int, bytes]:
+        return {v: k._raw for v, k in self._keys.items()}
 
     @property
     def current_version(self) -> int:
@@ -318,7 +311,6 @@ class KeyRing:
             )
         return key
 
-    # -- values ------------------------------------------------------------------------
     def seal(self, plaintext: bytes, *, table: str, column: str, row: str | int) -> bytes:
         """The envelope of ``plaintext`` for ``table.column`` of the row ``row``."""
         key = self._keys[self._current]
@@ -354,7 +346,6 @@ class KeyRing:
     def open_text(self, envelope: bytes, *, table: str, column: str, row: str | int) -> str:
         return self.open(envelope, table=table, column=column, row=row).decode("utf-8")
 
-    # -- blind indexes -----------------------------------------------------------------
     def identity_index(self, identity: IdentityKey, version: int | None = None) -> bytes:
         """The blind index of a document identity, to store (current version) or look up."""
         return self._key(version).identity_index(identity)
@@ -441,8 +432,7 @@ def reencrypt_batches(
     batch_size: int = 500,
     reindex: Reindex | None = None,
 ) -> Iterator[list[SealedRow]]:
-    """The rows not yet at the current version, resealed, in batches of ``batch_size``
-    (each batch is meant to be written in one transaction)."""
+    """The rows not yet at the current version, resealed, in batches of ``batch_size``."""
     if batch_size < 1:
         raise ValueError("batch_size must be positive")
     batch: list[SealedRow] = []
@@ -486,11 +476,9 @@ def run_reencrypt(
     batch_size: int = 500,
     reindex: Reindex | None = None,
 ) -> RotationReport:
-    """Reseal every row whose key version is not the current one: ``fetch(current,
-    limit)`` selects up to ``limit`` of them (``WHERE key_version <> %s ORDER BY key LIMIT
-    %s``), ``apply(batch)`` writes one batch in one transaction (values, indexes and the
-    row's ``key_version``). An interruption leaves every written batch resealed and the
-    rest untouched: the next run finishes. The caller retires the old data keys."""
+    """Reseal every row ``fetch(current, limit)`` selects as behind, a batch at a time,
+    each written by ``apply(batch)`` in one transaction: an interruption leaves every
+    written batch resealed and the rest untouched, and the next run finishes."""
     rows = batches = 0
     while selected := fetch(ring.current_version, batch_size):
         batch = reseal_selected(selected, ring, reindex)

@@ -31,13 +31,7 @@ from admission.errors import StoreError
 log = logging.getLogger("admission.db.pg.roles")
 Conn = psycopg.Connection[Any]
 
-GROUPS = {
-    "owner": "_admission_owner",
-    "desk": "_admission_desk",
-    "inspector": "_admission_inspector",
-    "purge": "_admission_purge",
-    "purger": "_admission_purger",
-}
+GROUPS = {g: f"_admission_{g}" for g in ("owner", "desk", "inspector", "purge", "purger")}
 OWNER, PURGE, PURGER = GROUPS["owner"], GROUPS["purge"], GROUPS["purger"]
 _PREFIX = re.compile(r"^[a-z][a-z0-9_]{0,39}$")  # + the longest suffix < 63 bytes (NAMEDATALEN)
 
@@ -54,8 +48,7 @@ class PgRoleCode(Code):
 
 @dataclass(frozen=True, slots=True)
 class RoleNames:
-    """The group roles of one visitor file (``purger``: the NOINHERIT gate logins join to
-    be allowed ``SET ROLE`` to ``purge``)."""
+    """The group roles of one visitor file (``purger``: the gate of the purge)."""
 
     prefix: str
     owner: str = field(init=False, repr=False, compare=False)
@@ -190,8 +183,7 @@ def grant_statements(
     schema: str, names: RoleNames, tables: Sequence[str] | None = None
 ) -> list[str]:
     """The statements that set every group's rights on ``schema`` from scratch (revoke,
-    then grant): the same end whatever the rights were. ``tables``: those that exist
-    (every table of :data:`RIGHTS` when None)."""
+    then grant) on ``tables`` (those that exist; None: all of :data:`RIGHTS`)."""
     s = ident(schema)
     users = ", ".join(ident(r) for r in names.users)
     present = list(RIGHTS) if tables is None else [t for t in RIGHTS if t in tables]
@@ -283,16 +275,13 @@ def _revoke_strays(conn: Conn, schema: str, names: RoleNames) -> None:
     ).fetchall()
     s = ident(schema)
     for role in {str(r[0]) for r in rows} - keep:
-        r = ident(role)
-        _run(conn, f"REVOKE ALL ON ALL TABLES IN SCHEMA {s} FROM {r}")
-        _run(conn, f"REVOKE ALL ON ALL SEQUENCES IN SCHEMA {s} FROM {r}")
-        _run(conn, f"REVOKE ALL ON SCHEMA {s} FROM {r}")
+        for what in ("ALL TABLES IN SCHEMA", "ALL SEQUENCES IN SCHEMA", "SCHEMA"):
+            _run(conn, f"REVOKE ALL ON {what} {s} FROM {ident(role)}")
 
 
 def apply_grants(conn: Conn, schema: str, names: RoleNames) -> bool:
-    """Set every group's rights on ``schema`` (run by the owner or a DBA, in the caller's
-    transaction or its own). False, and nothing done, when a group does not exist yet
-    (the DBA creates them: :func:`grant_roles`)."""
+    """Set every group's rights on ``schema`` (by the owner or a DBA). False, and nothing
+    done, when a group does not exist yet (the DBA creates them: :func:`grant_roles`)."""
     missing = [r for r in names.groups if not _exists(conn, r)]
     if missing:
         log.warning("roles of the visitor file missing (%d): grants not applied", len(missing))
@@ -310,9 +299,8 @@ def apply_grants(conn: Conn, schema: str, names: RoleNames) -> bool:
 
 def grant_roles(conn: Conn, schema: str, *, prefix: str | None = None) -> RoleNames:
     """Create the missing groups, make the owner group own ``schema`` and all it holds,
-    and set every group's rights, in one transaction; the same result however often it
-    runs. Run by a DBA (a superuser, or a role with CREATEROLE that owns the schema and is
-    a member of the owner group) after the migrations. Refusals: ``PG_ROLES_REFUSED``."""
+    and set every group's rights, in one idempotent transaction (a DBA: a superuser, or a
+    CREATEROLE owner of the schema in the owner group). Refusals: ``PG_ROLES_REFUSED``."""
     try:
         names = RoleNames(prefix or default_prefix(conn, schema))
         with conn.transaction():
@@ -334,9 +322,8 @@ def grant_roles(conn: Conn, schema: str, *, prefix: str | None = None) -> RoleNa
 
 
 def admit_login(conn: Conn, login: str, group: str, *, admit: bool = True) -> None:
-    """Make the LOGIN role ``login`` a member of ``group`` (a name of :class:`RoleNames`);
-    for the purge group, a member of its NOINHERIT gate. Idempotent. ``admit=False``:
-    undo it."""
+    """Make ``login`` a member of ``group`` (for the purge, of its gate); idempotent.
+    ``admit=False``: undo it."""
     row = conn.execute("SELECT rolcanlogin FROM pg_roles WHERE rolname = %s", (login,)).fetchone()
     if row is None or not row[0]:
         raise StoreError("no such login role", code=PgRoleCode.ROLE_UNKNOWN)
@@ -361,8 +348,7 @@ def dismiss_login(conn: Conn, login: str, group: str) -> None:
 
 
 def _schema_roles(conn: Conn) -> RoleNames | None:
-    """The groups of the current schema: None when its owner is not an owner group (the
-    schema of one desk login, as before roles)."""
+    """The groups of the current schema (None: a schema made before roles)."""
     row = conn.execute(
         "SELECT pg_get_userbyid(nspowner) FROM pg_namespace WHERE nspname = current_schema()"
     ).fetchone()
@@ -396,8 +382,7 @@ def take_owner(conn: Conn) -> RoleNames | None:
 
 
 def _without_owner_rights(conn: Conn) -> RoleNames | None:
-    """The schema's groups when the session's login lacks its owner's rights (None: it
-    has them, or the schema has no groups and its owner acts as before roles)."""
+    """The schema's groups when the session's login lacks its owner's rights."""
     names = _schema_roles(conn)
     if names is None:
         return None
@@ -406,8 +391,7 @@ def _without_owner_rights(conn: Conn) -> RoleNames | None:
 
 
 def purge_role(conn: Conn) -> str | None:
-    """The group the store's purge must ``SET LOCAL ROLE`` to; None: the owner deletes
-    without it, as before roles."""
+    """The group the store's purge must ``SET LOCAL ROLE`` to (None: the owner's login)."""
     names = _without_owner_rights(conn)
     return None if names is None else names.purge
 

@@ -119,11 +119,13 @@ KNOWN_TABLES = frozenset(t.name for t in SEALED_TABLES) | frozenset(PORTS)
 
 
 def _json(mode: str, report: Any) -> dict[str, object]:
-    """A report as the command answers it: its mode, then its fields (tuples as lists)."""
+    """A report as the command answers it: its mode, then its fields as JSON values."""
     out: dict[str, object] = {"mode": mode}
     for f in fields(report):
         value = getattr(report, f.name)
         out[f.name] = list(value) if isinstance(value, tuple) else value
+        if isinstance(value, Mapping):
+            out[f.name] = dict(value)
     return out
 
 
@@ -155,17 +157,14 @@ class ReencryptReport:
     rows: Mapping[str, int]  # table -> rows resealed by this run
     batches: int  # transactions written by this run
     remaining: Mapping[str, int] = field(default_factory=dict)  # rows still behind
+    complete: bool = field(init=False)  # no row is left behind
     retired: tuple[int, ...] = ()
 
-    @property
-    def complete(self) -> bool:
-        return not any(self.remaining.values())
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "complete", not any(self.remaining.values()))
 
     def as_json(self) -> dict[str, object]:
-        out = _json("reencrypt", self)
-        out.update(rows=dict(self.rows), remaining=dict(self.remaining), complete=self.complete)
-        out["retired"] = out.pop("retired")
-        return out
+        return _json("reencrypt", self)
 
 
 def _installation(key: InstallationKey | DbKey, database_id: str) -> InstallationKey:
@@ -222,14 +221,9 @@ def _versions_text(versions: Sequence[int]) -> str:
     return ",".join(str(v) for v in versions)
 
 
-def _quiet(_line: str) -> None:
-    return None
-
-
 def refresh_ring(store: PgStore, key: InstallationKey | DbKey) -> bool:
-    """Load the data key versions stored since ``store`` was opened (another desk began a
-    re-encryption, or retired old versions): True when the ring changed. One small read,
-    so that a desk seals under the newest version and finds resealed rows."""
+    """Load the data key versions another desk stored or retired since ``store`` opened
+    (True: the ring changed), so that it seals under the newest and finds resealed rows."""
     ring = store.ring
     found = store.read(lambda tx: tx.all("SELECT version, key_tag FROM data_keys"))
     stored = {int(v): int(t) for v, t in found}
@@ -244,9 +238,8 @@ def refresh_ring(store: PgStore, key: InstallationKey | DbKey) -> bool:
 def rewrap_installation_key(
     store: PgStore, new_key: InstallationKey | DbKey, *, actor: str = ACTOR
 ) -> RewrapReport:
-    """Every data key record wrapped again under ``new_key`` (or the installation key
-    derived from a new desk key), in one transaction with its audit entry; each stored
-    record must carry the tag of the store's key of its version."""
+    """Every data key record wrapped again under ``new_key`` in one transaction with its
+    audit entry; each must carry the tag of the store's key of its version."""
     new = _installation(new_key, store.database_id)
     ring = store.ring
 
@@ -287,10 +280,9 @@ def rewrap_installation_key(
 def _reseal_batch(
     tx: Tx, table: SealedTable, ring: KeyRing, limit: int, after: Any
 ) -> tuple[int, Any]:
-    """One batch of ``table``: the rows after row key ``after`` (None: from the first) not
-    under the current version (locked), resealed and written with their indexes and
-    version. Returns how many and the last row key, where the next batch starts (keyset
-    order: a table is walked once, not once per batch)."""
+    """One batch of ``table``'s rows after row key ``after`` not under the current version,
+    locked, resealed and written: how many, and the row key the next batch starts after
+    (keyset order: a table is walked once, not once per batch)."""
     key = table.key
     rows = tx.all(
         f"SELECT {key}, key_version, {', '.join(table.sealed)} FROM {table.name} "
@@ -374,15 +366,13 @@ def reencrypt(
     retire: bool = False,
     actor: str = ACTOR,
 ) -> ReencryptReport:
-    """Reseal every sealed value and recompute every blind index under a new data key
-    version (or finish an earlier run's), each batch one transaction. ``key``: the
-    installation key in use (or the desk key it comes from): it wraps the new version.
-    ``progress`` gets one line per batch (counts only); an exception it raises stops the
-    run after a committed batch. ``retire``: then delete the old versions' records when
-    no row uses them."""
+    """Reseal every value and blind index under a new data key version wrapped by ``key``
+    (or finish an earlier run's). ``progress`` gets one line per batch (counts only); an
+    exception it raises stops the run after a committed batch. ``retire``: then retire
+    the old versions if no row uses them."""
     if batch_size < 1:
         raise ValueError("batch_size must be positive")
-    say = progress or _quiet
+    say = progress or (lambda _line: None)
     installation = _installation(key, store.database_id)
     with _rotation_lock(store):
         ring, added = _start(store, installation, actor)
@@ -470,9 +460,8 @@ def _retire(store: PgStore, actor: str) -> RetireReport:
 
 
 def retire_old_versions(store: PgStore, *, actor: str = ACTOR) -> RetireReport:
-    """Delete the records of every data key version but the newest, once no row of any
-    table is sealed under them (``PG_ROTATION_OLD_VERSION_IN_USE`` otherwise). Only when
-    every desk runs with the newest version: a desk opened before still seals under it."""
+    """Delete every data key version but the newest once no row uses them (only when
+    every desk runs with the newest: a desk opened before still seals under the old)."""
     with _rotation_lock(store):
         return _retire(store, actor)
 
@@ -492,7 +481,7 @@ class KeyRotation:
         *,
         mode: str,
         batch: int = DEFAULT_BATCH,
-        progress: Callable[[str], None] = _quiet,
+        progress: Callable[[str], None] = lambda _line: None,
         actor: str = ACTOR,
     ) -> dict[str, object]:
         if mode not in MODES:
