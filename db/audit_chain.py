@@ -8,9 +8,10 @@ present + erased (counted by ``ERASED`` entries); heads printed outside bind the
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
-from collections import Counter, OrderedDict
+from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -198,19 +199,10 @@ def _opt_ts(at: datetime | None) -> str | None:
 
 
 def visit_content(v: VisitRecord) -> list[object]:
-    r = v.registry
-    return [
-        v.file_number,
-        codec.ts(v.at),
-        v.desk_id,
-        v.operator,
-        v.verdict,
-        list(v.reasons),
-        v.document_type,
-        v.document_number,
-        [r.status, r.source, r.version, r.age_seconds],
-        v.official_capacity,
-    ]  # the card links itself to the visit (card_content)
+    r = v.registry  # the card links itself to the visit (card_content)
+    who = [v.file_number, codec.ts(v.at), v.desk_id, v.operator, v.verdict, list(v.reasons)]
+    document, registry = [v.document_type, v.document_number], [r.status, r.source, r.version]
+    return [*who, *document, [*registry, r.age_seconds], v.official_capacity]
 
 
 def visitor_content(
@@ -223,34 +215,16 @@ CardEvent = tuple[datetime, str, str, str]  # at, kind, reason, actor
 
 
 def card_content(c: CardRecord, events: Sequence[CardEvent]) -> list[object]:
-    return [
-        c.file_number,
-        c.visit_id or None,  # None once retention erased the visit (recorded by ERASED)
-        c.card_type,
-        c.price_cents,
-        codec.ts(c.issued_at),
-        codec.day(c.valid_from),
-        codec.day(c.valid_until),
-        c.status.value,
-        c.exceptional,
-        c.private_rooms,
-        c.authorised_by,
-        c.print_count,
-        c.void_reason,
-        [[codec.ts(at), kind, reason, actor] for at, kind, reason, actor in events],
-    ]
+    # visit None once retention erased the visit (recorded by ERASED)
+    issued = [c.file_number, c.visit_id or None, c.card_type, c.price_cents, codec.ts(c.issued_at)]
+    valid = [codec.day(c.valid_from), codec.day(c.valid_until), c.status.value, c.exceptional]
+    printed = [c.private_rooms, c.authorised_by, c.print_count, c.void_reason]
+    return [*issued, *valid, *printed, [[codec.ts(e[0]), *e[1:]] for e in events]]
 
 
 def ban_content(b: Ban) -> list[object]:
-    return [
-        b.identity.text,
-        b.reason,
-        b.decided_by,
-        codec.ts(b.created_at),
-        _opt_ts(b.expires_at),
-        _opt_ts(b.lifted_at),
-        b.lift_reason,
-    ]
+    stamps = [codec.ts(b.created_at), _opt_ts(b.expires_at), _opt_ts(b.lifted_at)]
+    return [b.identity.text, b.reason, b.decided_by, *stamps, b.lift_reason]
 
 
 def staff_content(m: StaffMember) -> list[object]:
@@ -377,10 +351,7 @@ def _declare(walk: ChainWalk, details: Mapping[str, str]) -> None:
             walk.declared[name] = int(value)
 
 
-_GAP_CODES = {
-    "card": AuditChainCode.CARD_NUMBER_GAP,
-    "voucher": AuditChainCode.VOUCHER_NUMBER_GAP,
-}
+_GAP_CODES = {"card": AuditChainCode.CARD_NUMBER_GAP, "voucher": AuditChainCode.VOUCHER_NUMBER_GAP}
 
 
 def _counter_gap(walk: ChainWalk, counters: Mapping[str, int]) -> tuple[Code, str] | None:
@@ -403,21 +374,9 @@ def counters_details(counters: Mapping[str, int]) -> dict[str, str]:
 
 def voucher_content(v: Voucher) -> list[object]:
     """A provisional voucher (art. 23.4) with its closing (exchange or cancellation)."""
-    return [
-        v.number,
-        codec.ts(v.issued_at),
-        v.desk_id,
-        v.operator,
-        v.holder_name,
-        v.document_type,
-        v.document_number,
-        v.card_type,
-        v.price_cents,
-        v.status.value,
-        v.card_number,
-        _opt_ts(v.closed_at),
-        v.close_reason,
-    ]
+    issued = [v.number, codec.ts(v.issued_at), v.desk_id, v.operator, v.holder_name]
+    held = [v.document_type, v.document_number, v.card_type, v.price_cents, v.status.value]
+    return [*issued, *held, v.card_number, _opt_ts(v.closed_at), v.close_reason]
 
 
 def entries_digest(digests: Iterable[bytes]) -> str:
@@ -431,10 +390,7 @@ def entries_digest(digests: Iterable[bytes]) -> str:
 def registry_content(row: Sequence[object], digest_of_entries: str) -> list[object]:
     """A RIAJ snapshot row (version, scheme, salt, scope, as_of, imported_at, entry_count,
     content_sha256, signed, feed_as_of, feed_applied, active) and its entries' digest."""
-    return [
-        *[v.hex() if isinstance(v, bytes | memoryview) else v for v in row],
-        digest_of_entries,
-    ]
+    return [*[v.hex() if isinstance(v, bytes | memoryview) else v for v in row], digest_of_entries]
 
 
 @dataclass(frozen=True, slots=True)
@@ -457,21 +413,13 @@ def check_rows(
     # One entry may commit to thousands of rows (a baseline, a purge, the adoption of
     # rows written before the key): its refs are parsed once, not once per row - rows
     # come table by table, so the entries they point to repeat in runs.
-    parsed: OrderedDict[int, dict[str, tuple[str, bool]]] = OrderedDict()
+    parse = functools.lru_cache(maxsize=_PARSED_ENTRIES)(parse_refs)
     for row in rows:
         checked += 1
         present[kind_of(row.ref)] += 1
         if row.pointer is None or row.entry_refs is None:
             return AuditCheck(False, entries, None, AuditChainCode.ROW_UNRECORDED, row=row.ref)
-        refs = parsed.get(row.pointer)
-        if refs is None:
-            refs = parse_refs(row.entry_refs)
-            parsed[row.pointer] = refs
-            if len(parsed) > _PARSED_ENTRIES:
-                parsed.popitem(last=False)
-        else:
-            parsed.move_to_end(row.pointer)
-        recorded = refs.get(row.ref)
+        recorded = parse(row.entry_refs).get(row.ref)
         if recorded is None:
             return AuditCheck(
                 False, entries, row.pointer, AuditChainCode.ROW_UNRECORDED, row=row.ref
@@ -479,11 +427,9 @@ def check_rows(
         if recorded[0] != row_mac(key, row.ref, row.content):
             return AuditCheck(False, entries, row.pointer, AuditChainCode.ROW_CHANGED, row=row.ref)
     for kind in KINDS:
-        if walk.created[kind] != present[kind] + walk.erased[kind]:
-            problem = (
-                AuditChainCode.ROWS_MISSING
-                if walk.created[kind] > present[kind] + walk.erased[kind]
-                else AuditChainCode.ROW_UNRECORDED
-            )
+        accounted = present[kind] + walk.erased[kind]
+        if walk.created[kind] != accounted:
+            more = walk.created[kind] > accounted
+            problem = AuditChainCode.ROWS_MISSING if more else AuditChainCode.ROW_UNRECORDED
             return AuditCheck(False, entries, None, problem, rows=checked, row=kind)
     return AuditCheck(True, entries, None, "", rows=checked, anchors=walk.check.anchors)

@@ -1,20 +1,8 @@
-"""The kinds of row the audit chain commits to (art. 20.4), in the order it verifies
-them, each registered once for both dialects (db/audit_rows.py: :class:`Covered`): the
-visitor file, its visits and observations (art. 20.3, db/visitors.py), cards (art. 22,
-db/cards.py), bans and staff (arts. 21, 18, db/people.py), provisional vouchers (art.
-23.4, db/voucher_book.py), desk accounts (db/accounts.py), and here the RIAJ snapshots
-the desk checked against (art. 20.2).
-
-A reader opens the sealed values with ``tx.open`` (the text as it is on SQLCipher) and
-gives the content db/audit_chain.py defines, so a row moved from a desk's file to the
-server keeps its mac. On the server the blind index stored beside an identity or a
-document number is checked against the opened value (``tx.check_index``).
-
-A snapshot is one row (``registry:<snapshot_id>``) whose content ends with the SHA-256 of
-its identifier digests in ascending order: an identifier added to or removed from the
-register outside an import or a feed page changes it (ROW_CHANGED). The digest is
-recomputed only when an import or a feed page commits to the snapshot, and at
-verification: an admission never reads the register whole.
+"""The kinds of row the audit chain commits to (art. 20.4), in the order it verifies them,
+each registered once for both dialects (db/audit_rows.py): the visitor file (art. 20.3),
+cards (art. 22), bans and staff (arts. 21, 18), vouchers (art. 23.4), desk accounts, and
+here the RIAJ snapshots (art. 20.2): one row each, whose content ends with the SHA-256 of
+its identifier digests in order, recomputed only at an import, a feed page or verification.
 """
 
 from __future__ import annotations
@@ -41,14 +29,13 @@ def registry_digest(tx: Tx, snapshot_id: int) -> str:
 
 def _registry(tx: Tx, rows: Rows) -> list[Content]:
     found: list[Content] = []
-    for row in rows:
-        snapshot_id = int(row[0])
+    for snapshot_id, *row in rows:
         values = [
             codec.ts(v) if isinstance(v, datetime) else int(v) if isinstance(v, bool) else v
-            for v in row[1:]
+            for v in row
         ]
-        content = registry_content(values, registry_digest(tx, snapshot_id))
-        found.append((f"registry:{snapshot_id}", content))
+        content = registry_content(values, registry_digest(tx, int(snapshot_id)))
+        found.append((f"registry:{int(snapshot_id)}", content))
     return found
 
 

@@ -1,13 +1,7 @@
-"""How a kind of row registers its coverage by the audit chain (art. 20.4), once for
-both dialects (db/tx.py).
-
-A kind is a :class:`Covered`: its table, the key its refs are named by (``card:17``),
-the columns it is read with and a reader that turns a batch of rows into the content
-the chain's row mac covers (db/audit_chain.py: ``card_content``...). The reader opens
-sealed values with ``tx.open`` (the server's; the SQLCipher file's text as it is), so
-the content is computed by one function whatever the dialect. db/audit_cover.py lists
-the kinds; db/chain.py reads them - one row when an entry commits to it, every row when
-the chain is verified or first keyed.
+"""How a kind of row registers its coverage by the audit chain (art. 20.4), once for both
+dialects: a :class:`Covered` names its table, key and columns, and a reader that turns rows
+into the content the row mac covers (db/audit_chain.py), opening sealed values with
+``tx.open``. db/audit_cover.py lists the kinds.
 """
 
 from __future__ import annotations
@@ -23,14 +17,12 @@ from db.tx import Tx
 Content = tuple[str, list[object]]  # (ref, the values its row mac covers)
 UNREADABLE = "\x00unreadable"  # content of a row whose sealed value cannot be opened
 # a value changed behind the store's back; a retired key (DATA_KEY_UNKNOWN) is not one
-_UNOPENED = frozenset(
-    {
-        PgCryptoCode.VALUE_TRUNCATED,
-        PgCryptoCode.VALUE_FORMAT_UNKNOWN,
-        PgCryptoCode.VALUE_WRONG_KEY,
-        PgCryptoCode.VALUE_TAMPERED,
-    }
-)
+_UNOPENED = {
+    PgCryptoCode.VALUE_TRUNCATED,
+    PgCryptoCode.VALUE_FORMAT_UNKNOWN,
+    PgCryptoCode.VALUE_WRONG_KEY,
+    PgCryptoCode.VALUE_TAMPERED,
+}
 # A batch of rows read with a kind's columns -> their refs and contents.
 Reader = Callable[[Tx, Sequence[tuple[Any, ...]]], list[Content]]
 
@@ -62,13 +54,10 @@ ERASURE_TRIGGERS = (
 
 @dataclass(frozen=True)
 class Covered:
-    """One kind of row the chain commits to: ``columns`` (aliased ``t``, the row's id
-    ``key`` first; or the function of the transaction that names them) of ``table``,
-    turned into refs and contents by ``read``. ``server_columns``:
-    the columns on the server when they differ (a blind index read beside its sealed
-    value, a record sealed whole). ``optional``: a table a SQLCipher file older than its
-    migration (or a damaged one, opened without migrations) lacks, read as empty.
-    ``named``: the ref is not ``kind:key`` (staff rows, named by a keyed hash)."""
+    """``columns`` (aliased ``t``, the id ``key`` first) of ``table``, turned into refs
+    and contents by ``read``; ``server_columns`` where the server's differ. ``optional``:
+    a table an older (or damaged) SQLCipher file lacks, read as empty. ``named``: the ref
+    is not ``kind:key`` (staff rows, named by a keyed hash)."""
 
     kind: str
     table: str

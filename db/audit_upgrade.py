@@ -1,24 +1,16 @@
-"""Keying an audit chain written before migration 0030 (art. 20.4, art. 14.1.b).
-
-A file of one desk only (the server's chain was keyed from its start). SQL cannot
-compute the HMAC and the audit key is not in the file, so migration 0030
-only adds the columns; the store finishes the upgrade the first time it writes with
-the key, in one transaction:
-
-1. the old unkeyed chain is checked as it was (SHA-256) — a chain already broken is
-   not laundered: the upgrade entry says where it was broken, and verification keeps
-   reporting it (LEGACY_CHAIN_BROKEN);
-2. its entries are re-chained from genesis with the key (the only update the trigger
-   allows, once per entry);
-3. an ``AUDIT_UPGRADE`` entry records the old head, its check and the key's id;
-4. ``AUDIT_BASELINE`` entries commit to every row already in the file.
+"""Keying an audit chain written before migration 0030 (art. 20.4, art. 14.1.b), a desk's
+file only: SQL cannot compute the HMAC, so the store finishes the upgrade the first time it
+writes with the key, in one transaction: the old chain is checked as it was (a broken one
+is not laundered: LEGACY_CHAIN_BROKEN), re-chained from genesis with the key, recorded by
+an ``AUDIT_UPGRADE`` entry, and every row present is committed by ``AUDIT_BASELINE`` ones.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from datetime import datetime
 
 from admission.records import AuditCheck
+from db import chain
 from db.audit_chain import (
     BASELINE,
     GENESIS,
@@ -32,14 +24,12 @@ from db.audit_chain import (
     entry_mac,
     row_mac,
 )
+from db.audit_cover import COVERED
 from db.audit_key import AuditKey
 from db.tx import Tx
 
 BASELINE_ROWS = 500  # rows committed per baseline entry
 COVERED_TABLES = ("visitors", "visits", "cards", "bans", "staff", "observations")
-# (action, subject, details, commits ref -> (row mac, created)): appends a keyed entry
-Append = Callable[[str, str, dict[str, str], dict[str, tuple[str, bool]]], None]
-RowsOf = Callable[[str], Iterator[tuple[str, list[object]]]]  # kind -> (ref, content)
 
 
 def needs_upgrade(tx: Tx) -> bool:
@@ -67,22 +57,13 @@ def legacy_check(rows: list[ChainRow], expected_count: int) -> AuditCheck:
     return AuditCheck(True, len(rows), None, "")
 
 
-def upgrade(
-    tx: Tx,
-    key: AuditKey,
-    append: Append,
-    rows_of: RowsOf,
-    counters: dict[str, int],
-) -> None:
+def upgrade(tx: Tx, key: AuditKey, at: datetime) -> None:
     """Inside the caller's write transaction: re-chain, record (with where the numbered
     counters stand: cards erased before the key are not in the baseline), commit to
     every row."""
+    counters = chain.counters(tx)
     rows = [
-        chain_row(r)
-        for r in tx.all(
-            "SELECT seq, at, actor, action, subject, details, prev_digest, digest, refs, "
-            "keyed FROM audit ORDER BY seq"
-        )
+        chain_row(r) for r in tx.all(f"SELECT {chain.CHAIN_COLUMNS}, keyed FROM audit ORDER BY seq")
     ]
     found = tx.one("SELECT next - 1 FROM counters WHERE name = 'audit'")
     expected = 0 if found is None else int(found[0])
@@ -107,13 +88,13 @@ def upgrade(
     if not check.ok:
         details["legacy_problem"] = str(check.problem)
         details["legacy_first_bad_seq"] = str(check.first_bad_seq)
-    append(UPGRADE, "audit", details, {})
+    chain.append_entry(tx, key, chain.UPGRADE_ACTOR, UPGRADE, "audit", at, details, {})
     for kind in KINDS:
-        batch: dict[str, tuple[str, bool]] = {}
-        for ref, content in rows_of(kind):
+        batch: chain.Commits = {}
+        for ref, content in COVERED[kind].every(tx):
             batch[ref] = (row_mac(key, ref, content), True)
             if len(batch) == BASELINE_ROWS:
-                append(BASELINE, kind, {}, batch)
+                chain.append_entry(tx, key, chain.UPGRADE_ACTOR, BASELINE, kind, at, {}, batch)
                 batch = {}
         if batch:
-            append(BASELINE, kind, {}, batch)
+            chain.append_entry(tx, key, chain.UPGRADE_ACTOR, BASELINE, kind, at, {}, batch)

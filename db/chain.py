@@ -46,6 +46,7 @@ SUBJECT_SECRET = "audit_subject"
 UPGRADE_ACTOR = "audit-upgrade"  # the chain's own entries: keyed, baseline, coverage
 Commits = dict[str, tuple[str, bool]]  # ref -> (row mac, created)
 Clock = Callable[[], datetime]
+NO_TRAIL = "this transaction keeps no audit trail"
 CHAIN_COLUMNS = "seq, at, actor, action, subject, details, prev_digest, digest, refs"
 # The first entry committing to a row whose pointer names an older entry. The server's
 # joins once in a materialised step (with ORDER BY ... LIMIT 1 it scans audit_refs once
@@ -83,9 +84,7 @@ class Chained:
         as they are now: the entry and the act commit together. The rows erased so far
         are counted first."""
         if self.now is None:
-            raise StoreError(
-                "this transaction keeps no audit trail", code=StoreErrorCode.WRITE_FAILED
-            )
+            raise StoreError(NO_TRAIL, code=StoreErrorCode.WRITE_FAILED)
         tx, key = cast(Tx, self), self.chain_key()
         account_erasures(tx, key, self.now)
         commits = {ref: (_row_mac(tx, key, ref), created) for ref, created in rows}

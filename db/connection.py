@@ -1,21 +1,10 @@
 """Opening the visitor file: key, file checks, pragmas, transactions, error mapping.
 
-Journal: WAL with ``synchronous=FULL``. A commit is one append + one fsync of the
-``-wal`` file (rollback journal: at least two fsyncs on two files), so the admission
-transaction stays short at a Saturday-night queue; a reader (inspector query on
-another connection) never blocks the desk's writer; a SIGKILL at any point leaves
-either the whole transaction or none of it (the WAL frames of an uncommitted
-transaction are ignored on recovery). FULL, not NORMAL: a committed card number has
-been printed, so it must survive a power cut or the number would be issued twice.
-Trade-off: WAL needs a local disk (not a network share). After a purge the WAL is
-checkpointed and truncated so erased rows do not linger in it.
-
-Errors: SQLite's result codes name what went wrong, and :func:`error_code` turns them
-into the store's codes - SQLITE_FULL is DISK_FULL, SQLITE_READONLY (or a failure to
-open on a read-only folder) READ_ONLY_DISK, SQLITE_CORRUPT and SQLITE_NOTADB after the
-first page DAMAGED_FILE (SQLCipher fails a page whose HMAC does not match), SQLITE_BUSY
-STORE_BUSY. A damaged file takes no more writes (``PRAGMA query_only``) and stays
-readable for extraction.
+WAL with ``synchronous=FULL``: a commit is one append and one fsync, a reader never
+blocks the desk's writer, a SIGKILL leaves all of a transaction or none, and a printed
+card number survives a power cut (FULL, not NORMAL). WAL needs a local disk. SQLite's
+result codes become the store's (:func:`error_code`); a damaged file takes no more
+writes (``PRAGMA query_only``) and stays readable for extraction.
 """
 
 from __future__ import annotations
@@ -23,25 +12,20 @@ from __future__ import annotations
 import contextlib
 import hmac
 import json
-import logging
 import os
 import sqlite3
-import threading
-import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from contextlib import AbstractContextManager, contextmanager
-from datetime import UTC, date, datetime
+from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
-from typing import Any, TypeVar, cast
+from typing import Any, cast
 
 from admission.errors import StoreError, StoreErrorCode, WrongKeyError
 from admission.identity import IdentityKey
-from admission.records import IntegrityReport
 from db import chain, codec, names
 from db.audit_key import AuditKey
 from db.file_guard import Marker, disk_is_read_only, os_error, salt_of
-from db.file_ports import FilePorts
-from db.integrity import check, hmac_check
+from db.integrity import hmac_check
 from db.keys import DbKey
 from db.migrate import migrate
 
@@ -60,8 +44,6 @@ _PLAIN_HEADER = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 5000
 CACHE_KIB = 131072
 BATCH_ROWS = 2000  # rows per fetch of a whole-table read (SqliteTx.batches)
-log = logging.getLogger("admission.db")
-T = TypeVar("T")
 
 
 # SQLite primary result codes (https://sqlite.org/rescode.html).
@@ -88,19 +70,13 @@ def _primary(exc: BaseException) -> int | None:
 def error_code(
     exc: BaseException, default: StoreErrorCode, path: Path | None = None
 ) -> StoreErrorCode:
-    """The store's code for a sqlite3/sqlcipher3 error (``sqlite_errorcode``, Python
-    3.11+); ``default`` when none fits. An I/O or open error on a folder that turned
-    read-only is READ_ONLY_DISK."""
+    """The store's code for a sqlite3/sqlcipher3 error, ``default`` when none fits; an
+    I/O or open error on a folder that turned read-only is READ_ONLY_DISK."""
     primary = _primary(exc)
     if primary in _BY_RESULT:
         return _BY_RESULT[primary]
-    if primary in (_SQLITE_IOERR, _SQLITE_CANTOPEN, None):
-        return _read_only_or(default, path)
-    return default
-
-
-def _read_only_or(default: StoreErrorCode, path: Path | None) -> StoreErrorCode:
-    if path is not None and disk_is_read_only(path):
+    unreadable = primary in (_SQLITE_IOERR, _SQLITE_CANTOPEN, None)
+    if unreadable and path is not None and disk_is_read_only(path):
         return StoreErrorCode.READ_ONLY_DISK
     return default
 
@@ -121,13 +97,9 @@ def store_error(
 
 
 def check_file(path: Path, *, known: bool = False) -> bool:
-    """True when ``path`` holds data; raise for what cannot be SQLCipher 4. Reads only.
-
-    An encrypted file is whole pages of random-looking bytes (salt then ciphertext);
-    anything else is refused before SQLCipher sees it: CORRUPT_FILE (not a visitor
-    file), or - when the folder's marker says a visitor file was here (``known``) -
-    FILE_REPLACED for a plain SQLite database and DAMAGED_FILE for a cut or wiped file.
-    """
+    """True when ``path`` holds data; raise for what cannot be SQLCipher 4 (whole pages
+    of random-looking bytes): CORRUPT_FILE, or - when the folder's marker says a visitor
+    file was here (``known``) - FILE_REPLACED (plain SQLite) or DAMAGED_FILE (cut, wiped)."""
     if not path.exists():
         return False
     if not path.is_file():
@@ -144,29 +116,21 @@ def check_file(path: Path, *, known: bool = False) -> bool:
             "the file is an unencrypted SQLite database",
             code=StoreErrorCode.FILE_REPLACED if known else StoreErrorCode.CORRUPT_FILE,
         )
-    if size % PAGE_SIZE or len(set(head)) < 160:
-        # 4096 random bytes show ~255 distinct values; text or zeros far fewer.
+    if size % PAGE_SIZE or len(set(head)) < 160:  # random bytes: ~255 distinct values
         if known:
-            raise StoreError(
-                f"the visitor file is cut short or overwritten: {_BACKUP}",
-                code=StoreErrorCode.DAMAGED_FILE,
-            )
-        raise StoreError(
-            "the file is not an encrypted visitor file", code=StoreErrorCode.CORRUPT_FILE
-        )
+            cut = f"the visitor file is cut short or overwritten: {_BACKUP}"
+            raise StoreError(cut, code=StoreErrorCode.DAMAGED_FILE)
+        not_ours = "the file is not an encrypted visitor file"
+        raise StoreError(not_ours, code=StoreErrorCode.CORRUPT_FILE)
     return True
 
 
 def connect_encrypted(
     path: Path, key: DbKey, *, create: bool, marker: Marker | None = None
 ) -> sqlite3.Connection:
-    """Connect and decrypt the first page, or raise the code that says why not.
-
-    ``marker``: the folder's record of its file (db/file_guard.py); with it a failure
-    on the first page is told apart - another file (its salt differs: FILE_REPLACED),
-    a wrong key (the key-check value differs: WRONG_KEY) or a damaged first page
-    (DAMAGED_FILE). Without it, such a failure is reported as WRONG_KEY.
-    """
+    """Connect and decrypt the first page, or raise the code that says why not; with
+    the folder's ``marker`` a failing first page is told apart (:func:`_first_read_error`),
+    without it reported as WRONG_KEY."""
     if sqlcipher3 is None:  # pragma: no cover
         raise StoreError("sqlcipher3 is not installed", code=StoreErrorCode.NO_SQLCIPHER)
     exists = check_file(path, known=marker is not None)
@@ -211,18 +175,14 @@ def _first_read_error(
     key: DbKey,
     marker: Marker | None,
 ) -> StoreError:
-    """SQLCipher fails page 1 alike for a wrong key and for damage (SQLITE_NOTADB: its
-    HMAC does not match either way): the marker's salt and key-check value tell them
-    apart. SQLITE_CORRUPT means page 1 decrypted - the key is right - and a later page
-    of the schema is damaged: nothing can be read."""
+    """SQLCipher fails page 1 alike for a wrong key and for damage (SQLITE_NOTADB): the
+    marker's salt (FILE_REPLACED) and key-check value (WRONG_KEY) tell them apart.
+    SQLITE_CORRUPT: page 1 decrypted and a later page of the schema is damaged."""
     code = error_code(exc, StoreErrorCode.CORRUPT_FILE, path)
     if code is not StoreErrorCode.DAMAGED_FILE:
         return store_error(exc, code, "cannot read the visitor file", path)
     if _primary(exc) == _SQLITE_CORRUPT:
-        pages: tuple[int, ...] = ()
-        with contextlib.suppress(*DB_ERRORS):
-            pages = hmac_check(conn)
-        shown = ", ".join(str(p) for p in pages[:10]) or "unknown"
+        shown = pages_text(find_damage(conn)) or "unknown"
         return StoreError(
             f"the visitor file is damaged (page(s) {shown}) where its tables are listed; "
             f"nothing can be read: {_BACKUP}",
@@ -247,6 +207,17 @@ def _first_read_error(
     )
 
 
+def find_damage(conn: sqlite3.Connection) -> tuple[int, ...]:
+    """The pages failing their HMAC check; () when even that cannot be read."""
+    with contextlib.suppress(*DB_ERRORS):
+        return hmac_check(conn)
+    return ()
+
+
+def pages_text(pages: tuple[int, ...]) -> str:
+    return ", ".join(str(p) for p in pages[:10])
+
+
 def connect_plain(path: Path) -> sqlite3.Connection:
     """Unencrypted stdlib SQLite with the same schema: benchmarks and wipe tests only."""
     return sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
@@ -264,10 +235,13 @@ def configure(conn: sqlite3.Connection, *, writable: bool = True) -> None:
         # inspectors' search folds an observation (art. 20.4; db/inspection.py)
         conn.create_function("fold", 1, _fold, deterministic=True)
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+        # 128 MiB of decrypted pages: the name-word index and the hot visit/card index
+        # pages stay in memory; measured on 1M visitors, name search p95 110 -> 25 ms
+        # (every cache miss costs a page decryption + HMAC check).
+        conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
+        conn.execute("PRAGMA temp_store = MEMORY")  # sort/DISTINCT scratch never on disk
         if not writable:
             conn.execute("PRAGMA query_only = ON")
-            conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
-            conn.execute("PRAGMA temp_store = MEMORY")
             return
         conn.execute("PRAGMA secure_delete = ON")  # R3: erased rows zeroed, not left in free pages
         conn.execute("PRAGMA foreign_keys = ON")
@@ -277,16 +251,10 @@ def configure(conn: sqlite3.Connection, *, writable: bool = True) -> None:
                 "cannot switch the visitor file to WAL", code=StoreErrorCode.OPEN_FAILED
             )
         conn.execute("PRAGMA synchronous = FULL")
-        # 128 MiB of decrypted pages: the name-word index and the hot visit/card index
-        # pages stay in memory; measured on 1M visitors, name search p95 110 -> 25 ms
-        # (every cache miss costs a page decryption + HMAC check).
-        conn.execute(f"PRAGMA cache_size = -{CACHE_KIB}")
-        conn.execute("PRAGMA temp_store = MEMORY")  # sort/DISTINCT scratch never on disk
         migrate(conn)
     except DB_ERRORS as exc:
-        raise store_error(
-            exc, StoreErrorCode.OPEN_FAILED, "cannot prepare the visitor file"
-        ) from exc
+        what = "cannot prepare the visitor file"
+        raise store_error(exc, StoreErrorCode.OPEN_FAILED, what) from exc
 
 
 @contextmanager
@@ -317,10 +285,9 @@ def immediate_transaction(
 
 
 class SqliteTx(chain.Chained):
-    """The SQLCipher file's :class:`db.tx.Tx`: the one connection in a transaction of
-    the store. The file is encrypted whole, so a sealed value is its text. ``key`` (the
-    chain's key, resolved when first needed) and ``now``: a write's, for its entries;
-    none in a read, which appends nothing and keys no hash."""
+    """The SQLCipher file's :class:`db.tx.Tx`. The file is encrypted whole: a sealed value
+    is its text. ``key`` (resolved when first needed) and ``now``: a write's; none in a
+    read, which appends nothing and keys no hash."""
 
     __slots__ = ("conn", "key", "now")
     dialect = "sqlite"
@@ -353,7 +320,6 @@ class SqliteTx(chain.Chained):
         self.conn.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)
 
     def insert(self, sql: str, params: Sequence[Any] = ()) -> int:
-        """Run an INSERT; the rowid it gave (SQLite's own numbering)."""
         rowid = self.conn.execute(sql, params).lastrowid
         assert rowid is not None
         return rowid
@@ -364,13 +330,8 @@ class SqliteTx(chain.Chained):
         ).fetchall()
         return int(found[0][0])
 
-    @staticmethod
-    def ts(at: datetime) -> str:
-        return codec.ts(at)
-
-    @staticmethod
-    def day(value: date) -> str:
-        return codec.day(value)
+    ts = staticmethod(codec.ts)
+    day = staticmethod(codec.day)
 
     @staticmethod
     def flag(value: bool) -> int:
@@ -389,9 +350,8 @@ class SqliteTx(chain.Chained):
         return f"{column} = ?", [identity.text]
 
     def new_id(self, table: str, column: str) -> int:
-        # SQLite's own choice for an INTEGER PRIMARY KEY: one above the highest; for an
-        # AUTOINCREMENT one (visitors: a file number is never reused, art. 22.3) one above
-        # the highest it ever gave too, even if retention erased that row
+        # SQLite's own choice: one above the highest, and for AUTOINCREMENT (a file number
+        # is never reused, art. 22.3) above the highest it ever gave, even if erased
         found = self.conn.execute(
             f"SELECT max(coalesce(max({column}), 0), coalesce((SELECT seq FROM "
             f"sqlite_sequence WHERE name = ?), 0)) + 1 FROM {table}",
@@ -464,166 +424,14 @@ class SqliteTx(chain.Chained):
 
     def chain_key(self) -> AuditKey:
         if self.key is None:
-            raise StoreError(
-                "this transaction keeps no audit trail", code=StoreErrorCode.WRITE_FAILED
-            )
+            raise StoreError(chain.NO_TRAIL, code=StoreErrorCode.WRITE_FAILED)
         return self.key()
 
 
-class StoreBase(FilePorts):
-    """The one connection, its lock, its reads and the damage found; the store
-    (db/store.py) adds its writes, which key the chain and count erasures.
-
-    A damaged file (pages failing SQLCipher's HMAC check, found when it opened, by
-    :meth:`integrity_check` or by any read) takes no more writes - DAMAGED_FILE, and
-    ``PRAGMA query_only`` below the store - and stays readable for extraction.
-    """
-
-    _conn: sqlite3.Connection
-    _lock: threading.RLock
-    dialect = "sqlite"  # of its transactions (db/tx.py)
-
-    def __init__(
-        self,
-        conn: sqlite3.Connection,
-        path: Path | None,
-        *,
-        encrypted: bool,
-        damaged_pages: tuple[int, ...] = (),
-    ) -> None:
-        self._conn = conn
-        self._lock = threading.RLock()
-        self.path = path
-        self.encrypted = encrypted
-        self._closed = False
-        self._damage = tuple(damaged_pages)
-
-    @property
-    def damaged(self) -> bool:
-        """True once damage was found: the file takes no more writes."""
-        return bool(self._damage)
-
-    @property
-    def damaged_pages(self) -> tuple[int, ...]:
-        """The damaged pages found so far (0: the file as a whole); () when none."""
-        return self._damage
-
-    @contextmanager
-    def transaction(self) -> Iterator[sqlite3.Connection]:
-        """``BEGIN IMMEDIATE`` ... ``COMMIT``: the write lock is taken up front, so two
-        desks never both read the same next card number. Also for adapters stored in the
-        same file (restore's check): same lock, same error codes as the store's own."""
-        with self._lock:
-            self._check_open()
-            self._check_whole()
-            with immediate_transaction(
-                self._conn,
-                busy=lambda exc: self._mapped(exc, StoreErrorCode.STORE_BUSY, "cannot write"),
-                failed=lambda exc: self._mapped(exc, StoreErrorCode.WRITE_FAILED, "write failed"),
-            ) as conn:
-                yield conn
-
-    def read(self, work: Callable[[SqliteTx], T]) -> T:
-        """``work`` under the store's lock, errors mapped as :meth:`reading` (written
-        out, not through :meth:`reading`: a register check is this call, tens of us)."""
-        with self._lock:
-            self._check_open()
-            try:
-                return work(SqliteTx(self._conn))
-            except DB_ERRORS as exc:
-                raise self._mapped(exc, StoreErrorCode.READ_FAILED, "read failed") from exc
-
-    def bulk_write(self, work: Callable[[SqliteTx], T]) -> T:
-        """``work`` in one write transaction of a bulk load (the register's swap): as
-        :meth:`write` on the file, whose writer holds it whole (the server's differs)."""
-        return self.write(work)
-
-    def purge_write(self, work: Callable[[SqliteTx], T]) -> T:
-        """``work`` in one write transaction of the purge (the closed vouchers'); the
-        server's runs as its purge group (art. 20.4)."""
-        return self.write(work)
-
-    def act_locks(self) -> Callable[[Sequence[str]], AbstractContextManager[None]]:
-        """Locks by name held across the transactions of one act (the accounts' lockout
-        across desks, db/accounts.py): none on the file of one desk."""
-        return lambda names: contextlib.nullcontext()
-
-    def ping(self) -> float:
-        """The file answers a trivial read; returns how long it took, in seconds (the
-        status bar's database light). Errors as :meth:`reading`."""
-        started = time.perf_counter()
-        with self.reading() as conn:
-            conn.execute("SELECT 1").fetchone()
-        return time.perf_counter() - started
-
-    @contextmanager
-    def reading(self) -> Iterator[sqlite3.Connection]:
-        """Reads under the store's lock, errors mapped to READ_FAILED (DAMAGED_FILE,
-        READ_ONLY_DISK... when SQLite says so)."""
-        with self._lock:
-            self._check_open()
-            try:
-                yield self._conn
-            except DB_ERRORS as exc:
-                raise self._mapped(exc, StoreErrorCode.READ_FAILED, "read failed") from exc
-
-    def integrity_check(self, *, structure: bool = False) -> IntegrityReport:
-        """Check the HMAC of every page (``PRAGMA cipher_integrity_check``) and, with
-        ``structure``, the b-trees (``PRAGMA quick_check``): daily at the purge and for
-        ``audit verify``. Damage found stops the file taking writes."""
-        with self._lock:
-            self._check_open()
-            try:
-                report = check(self._conn, self.path, structure=structure)
-            except DB_ERRORS as exc:
-                raise self._mapped(exc, StoreErrorCode.READ_FAILED, "check failed") from exc
-            if not report.ok:
-                self._found_damage(report.bad_pages or (0,))
-        return report
-
-    def _mapped(self, exc: BaseException, default: StoreErrorCode, what: str) -> StoreError:
-        error = store_error(exc, default, what, self.path)
-        if error.code is StoreErrorCode.DAMAGED_FILE:
-            self._found_damage()
-        return error
-
-    def _found_damage(self, pages: tuple[int, ...] = ()) -> None:
-        """Remember the damage (finding the pages when not given) and stop writes."""
-        if not pages:
-            with contextlib.suppress(*DB_ERRORS):
-                pages = hmac_check(self._conn)
-        known = tuple(sorted(set(self._damage) | set(pages or (0,))))
-        if known == self._damage:
-            return
-        self._damage = known
-        with contextlib.suppress(*DB_ERRORS):
-            self._conn.execute("PRAGMA query_only = ON")
-        log.warning(
-            "the visitor file is damaged (%d page(s), first %d): it takes no more writes",
-            len(known),
-            known[0],
-        )
-        self._record_damage(known)
-
-    def _record_damage(self, pages: tuple[int, ...]) -> None:
-        """Hook for the store to keep the folder's marker up to date."""
-
-    def _check_whole(self) -> None:
-        if self._damage:
-            raise self._damaged_error()
-
-    def _damaged_error(self) -> StoreError:
-        shown = ", ".join(str(p) for p in self._damage[:10])
-        return StoreError(
-            f"the visitor file is damaged (page(s) {shown}); it takes no more writes: "
-            f"read what is needed, then {_BACKUP}",
-            code=StoreErrorCode.DAMAGED_FILE,
-        )
-
-    def _check_open(self) -> None:
-        if self._closed:
-            raise StoreError("the visitor file is closed", code=StoreErrorCode.STORE_CLOSED)
-
-    def _now(self) -> datetime:
-        """Stamp of the store's own audit entries; the store class injects a clock."""
-        return datetime.now(UTC)
+def damaged_error(pages: tuple[int, ...]) -> StoreError:
+    """DAMAGED_FILE for a file whose ``pages`` failed: it takes no more writes."""
+    return StoreError(
+        f"the visitor file is damaged (page(s) {pages_text(pages)}); it takes no more "
+        f"writes: read what is needed, then {_BACKUP}",
+        code=StoreErrorCode.DAMAGED_FILE,
+    )

@@ -1,32 +1,10 @@
-"""``SqlCipherStore``: the encrypted visitor file behind every storage port.
-
-Implements VisitorFile, CardBook, BanList, StaffList, AuditTrail and Retention
-(``admission/ports.py``) over ONE SQLCipher connection kept open for the life of the
-app (key derivation costs ~0.1 s per connection). The rules are db/file_ports.py's over
-db/tx.py, the same for the server; here is what is the file's own. Calls are serialised
-by a lock; the app drives the store from one worker thread.
-
-The file never starts over on its own (art. 20.4): :meth:`SqlCipherStore.create` is the
-explicit, audited act that makes one and writes the folder's marker (db/file_guard.py);
-:meth:`SqlCipherStore.open` refuses a file that is missing, emptied or replaced, and
-checks the pages (db/integrity.py). A damaged file opens for reading only.
-
-The audit trail's (art. 20.4, art. 14.1.b) own on the file:
-
-* The key: given by the composition root, else ADMISSION_AUDIT_KEY or the key file
-  beside the visitor file (db/audit_key.py). A new one is made only for a chain that
-  never had one; a keyed file whose key is gone is AUDIT_KEY_LOST and never gets a new
-  key; the folder's marker records the key's id, so the chain cannot be laundered with
-  the file key alone.
-* Erasures: temporary triggers on this connection note the rows any transaction of
-  this store erases (db/audit_rows.py), counted by an ``ERASED`` entry before the
-  commit, so the accounting does not depend on the purge's own code.
-* Older files: a chain written before migration 0030 is keyed once, in a file older
-  than the keyed chain (db/audit_upgrade.py); a file whose chain began before it covered
-  vouchers and snapshots (migration 0060) adopts them once (``AUDIT_COVERAGE``).
-
-    with SqlCipherStore.open(path, resolve_key(database_exists=True), create=False) as store:
-        store.record_admission(entry)
+"""``SqlCipherStore``: the encrypted visitor file behind every storage port, over ONE
+connection kept open (key derivation costs ~0.1 s); the rules are db/file_ports.py's
+over db/tx.py, here is what is the file's own. It never starts over on its own (art.
+20.4): :meth:`~SqlCipherStore.create` is an audited act writing the folder's marker
+(db/file_guard.py), :meth:`~SqlCipherStore.open` refuses a missing, emptied or replaced
+file. The chain's key is never made twice for a file, and erasures are counted by
+temporary triggers (db/audit_rows.py), whoever's code erased the rows.
 """
 
 from __future__ import annotations
@@ -35,30 +13,32 @@ import contextlib
 import logging
 import sqlite3
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from admission.clock import SystemClock
 from admission.errors import StoreError, StoreErrorCode
 from admission.ports import Clock
-from admission.records import AuditAnchor, AuditCheck, AuditHead, PurgeReport
+from admission.records import AuditAnchor, AuditCheck, AuditHead, IntegrityReport, PurgeReport
 from db import chain, codec, retention
 from db.audit_chain import AuditChainCode
-from db.audit_cover import COVERED
 from db.audit_key import ENV_VAR, KEYRING_USERNAME, AuditKey, key_file_path, resolve_audit_key
 from db.audit_rows import ERASURE_TRIGGERS
 from db.audit_upgrade import needs_upgrade, upgrade
 from db.connection import (
     DB_ERRORS,
     SqliteTx,
-    StoreBase,
     configure,
     connect_encrypted,
     connect_plain,
+    damaged_error,
     error_code,
+    find_damage,
+    immediate_transaction,
     store_error,
 )
 from db.file_guard import (
@@ -73,17 +53,25 @@ from db.file_guard import (
     salt_of,
     write_marker,
 )
-from db.integrity import hmac_check, open_check
+from db.file_ports import FilePorts
+from db.integrity import check, hmac_check, open_check
 from db.issued import Highs, IssuedRecord, highs_of, read_issued, write_issued
 from db.keys import KEYRING_SERVICE, DbKey, KeyringBackend
 
 log = logging.getLogger("admission.db")
 T = TypeVar("T")
+Keyring = KeyringBackend | None
 INIT_ACTOR = "init"  # the audit trail's actor of the file's creation and adoption
 COVERAGE_PENDING = "audit.coverage_pending"  # set by migration 0060 in a file with entries
 
 
-class SqlCipherStore(StoreBase):
+class SqlCipherStore(FilePorts):
+    """The one connection, its lock and the damage found: damage found at opening, by
+    :meth:`integrity_check` or by any read stops the writes (DAMAGED_FILE, ``PRAGMA
+    query_only``); the file stays readable for extraction."""
+
+    dialect = "sqlite"  # of its transactions (db/tx.py)
+
     def __init__(
         self,
         conn: sqlite3.Connection,
@@ -93,13 +81,16 @@ class SqlCipherStore(StoreBase):
         clock: Clock | None = None,
         damaged_pages: tuple[int, ...] = (),
         marker: Marker | None = None,
-        audit_keyring: KeyringBackend | None = None,
+        audit_keyring: Keyring = None,
     ) -> None:
-        """``audit_keyring``: the OS keyring, where a new chain's key is then made (from
-        the composition root, known before the store's first write). Without it:
-        ADMISSION_AUDIT_KEY, else the key file beside the visitor file
-        (:func:`db.audit_key.resolve_audit_key`); :meth:`use_audit_key` gives one."""
-        super().__init__(conn, path, encrypted=encrypted, damaged_pages=damaged_pages)
+        """``audit_keyring``: the OS keyring, where a new chain's key is then made; else
+        ADMISSION_AUDIT_KEY or the key file beside the visitor file (db/audit_key.py)."""
+        self._conn = conn
+        self._lock = threading.RLock()
+        self.path = path
+        self.encrypted = encrypted
+        self._closed = False
+        self._damage = tuple(damaged_pages)
         self._audit_key_given: AuditKey | None = None
         self._audit_keyring = audit_keyring
         self._audit_key: AuditKey | None = None
@@ -118,7 +109,7 @@ class SqlCipherStore(StoreBase):
 
     @property
     def file_id(self) -> str:
-        """The file's random id (in the file and in the folder's marker); "" if none."""
+        """The file's random id (also in the folder's marker); "" if none."""
         return self._marker.file_id if self._marker is not None else ""
 
     @classmethod
@@ -129,21 +120,16 @@ class SqlCipherStore(StoreBase):
         *,
         create: bool = True,
         clock: Clock | None = None,
-        audit_keyring: KeyringBackend | None = None,
+        audit_keyring: Keyring = None,
     ) -> SqlCipherStore:
-        """Open the encrypted file, check it and apply migrations.
-
-        With ``create``, a folder that never held a file (no marker, no file) gets one
-        with its marker, but no FILE_CREATED entry in the audit trail: the shortcut of
-        the tests and of the demo's own folder. The command line creates a real file
-        only through ``init`` (:meth:`create`). Never creates where a file was.
+        """Open the encrypted file, check it and apply migrations. With ``create``, a
+        folder that never held a file gets one with its marker but no FILE_CREATED entry
+        (the tests' and the demo's shortcut; ``init`` is :meth:`create`).
 
         Raises StoreError: NO_FILE, FILE_MISSING, FILE_EMPTIED, FILE_REPLACED,
         MARKER_MISSING, READ_ONLY_DISK, DAMAGED_FILE (the first page; other damaged
-        pages open the file for reading only), CORRUPT_FILE (not a visitor file);
-        WrongKeyError. A refused file is left untouched. ``clock`` stamps the store's
-        own audit entries; ``audit_keyring`` (the OS keyring) holds the audit chain's key.
-        """
+        pages open for reading only), CORRUPT_FILE; WrongKeyError. A refused file is
+        left untouched."""
         path = Path(path)
         marker = preflight(path, create=create)
         if marker is None and not file_present(path):
@@ -154,31 +140,20 @@ class SqlCipherStore(StoreBase):
 
     @classmethod
     def create(
-        cls,
-        path: Path,
-        key: DbKey,
-        *,
-        clock: Clock | None = None,
-        audit_keyring: KeyringBackend | None = None,
+        cls, path: Path, key: DbKey, *, clock: Clock | None = None, audit_keyring: Keyring = None
     ) -> SqlCipherStore:
-        """Create a new, empty visitor file and its marker: an explicit act, audited as
-        FILE_CREATED. Refused (FILE_EXISTS) where a file or a marker already is."""
+        """Create a new, empty visitor file and its marker, audited as FILE_CREATED;
+        refused (FILE_EXISTS) where a file or a marker already is."""
         path = Path(path)
         refuse_existing(path)
         return cls._create(path, key, clock, audited=True, audit_keyring=audit_keyring)
 
     @classmethod
     def adopt(
-        cls,
-        path: Path,
-        key: DbKey,
-        *,
-        clock: Clock | None = None,
-        audit_keyring: KeyringBackend | None = None,
+        cls, path: Path, key: DbKey, *, clock: Clock | None = None, audit_keyring: Keyring = None
     ) -> SqlCipherStore:
-        """Write the marker of the file already at ``path``, after a full check: the way
-        back from MARKER_MISSING, or to accept a file put there on purpose. Audited as
-        FILE_ADOPTED with the previous marker's id; a damaged file is refused."""
+        """Write the marker of the file already at ``path``, after a full check (the way
+        back from MARKER_MISSING), audited as FILE_ADOPTED; a damaged file is refused."""
         path = Path(path)
         if not file_present(path):
             raise StoreError("no visitor file to adopt here", code=StoreErrorCode.NO_FILE)
@@ -198,13 +173,7 @@ class SqlCipherStore(StoreBase):
 
     @classmethod
     def _create(
-        cls,
-        path: Path,
-        key: DbKey,
-        clock: Clock | None,
-        *,
-        audited: bool,
-        audit_keyring: KeyringBackend | None = None,
+        cls, path: Path, key: DbKey, clock: Clock | None, *, audited: bool, audit_keyring: Keyring
     ) -> SqlCipherStore:
         conn = connect_encrypted(path, key, create=True)
         store: SqlCipherStore | None = None
@@ -231,7 +200,7 @@ class SqlCipherStore(StoreBase):
         clock: Clock | None,
         *,
         adopt: bool,
-        audit_keyring: KeyringBackend | None = None,
+        audit_keyring: Keyring,
     ) -> SqlCipherStore:
         conn = connect_encrypted(path, key, create=False, marker=marker)
         try:
@@ -266,10 +235,8 @@ class SqlCipherStore(StoreBase):
         put back, or mark a file created before markers existed."""
         marker = self._marker
         if self._damage:
-            log.warning(
-                "the visitor file is damaged (%d page(s)): it opens for reading only",
-                len(self._damage),
-            )
+            damaged = "the visitor file is damaged (%d page(s)): it opens for reading only"
+            log.warning(damaged, len(self._damage))
             if adopt:
                 self._check_whole()
             self._record_damage(self._damage)
@@ -279,12 +246,12 @@ class SqlCipherStore(StoreBase):
             write_marker(self.path, marker.without_damage())
             self._marker = marker.without_damage()
         elif marker is None and not adopt:
-            # A file from before markers (no id inside, identify() checked): this is the
-            # file the folder has always used; mark it so it is never replaced unseen.
+            # A file from before markers (no id inside): mark it, never to be replaced unseen
             self._mark(key, new_file_id(), "FILE_ADOPTED", {"reason": "created before markers"})
 
     def _adopt(self, key: DbKey, previous: Marker | None) -> None:
-        file_id = self._setting(FILE_ID_SETTING) or new_file_id()
+        found = self.read(lambda tx: tx.setting(FILE_ID_SETTING))
+        file_id = str(found) if found else new_file_id()
         details = {
             "reason": "init --adopt",
             "previous_file_id": previous.file_id if previous else "",
@@ -292,18 +259,13 @@ class SqlCipherStore(StoreBase):
         self._mark(key, file_id, "FILE_ADOPTED", details)
 
     def _mark(self, key: DbKey, file_id: str, action: str | None, details: dict[str, str]) -> None:
-        """Store the id in the file and audit the act (``action``), then write the
-        folder's marker."""
+        """Store the id in the file, audit ``action``, then write the folder's marker."""
         assert self.path is not None
         with self.transaction() as conn:
-            conn.execute(
-                "INSERT INTO settings (key, value) VALUES (?, ?) "
-                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                (FILE_ID_SETTING, file_id),
-            )
+            tx = self._sqlite_tx(conn)
+            tx.put_setting(FILE_ID_SETTING, file_id)
             if action is not None:
                 details = {"file_id": file_id, **details}
-                tx = self._sqlite_tx(conn)
                 tx.audit(INIT_ACTOR, action, "visitor-file", self._now(), details)
         self.checkpoint()  # page 1, with SQLCipher's salt, reaches the main file
         marker = Marker(
@@ -319,12 +281,19 @@ class SqlCipherStore(StoreBase):
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
-        """The write transaction (db/connection.py). An older chain is keyed first
-        (once); the rows the transaction erased are counted in an ``ERASED`` entry before
-        it commits. Once committed, the marker records the chain's key id and the
-        folder's record of the highest numbers issued follows the file (db/issued.py)."""
+        """``BEGIN IMMEDIATE``: the write lock is taken up front, so two desks never both
+        read the same next card number (also for adapters stored in the same file). An older
+        chain is keyed first (once), the rows it erased are counted in an ``ERASED`` entry
+        before it commits; then the marker records the chain's key id and the record of the
+        highest numbers issued follows (db/issued.py)."""
         with self._lock:
-            with super().transaction() as conn:
+            self._check_open()
+            self._check_whole()
+            with immediate_transaction(
+                self._conn,
+                busy=lambda exc: self._mapped(exc, StoreErrorCode.STORE_BUSY, "cannot write"),
+                failed=lambda exc: self._mapped(exc, StoreErrorCode.WRITE_FAILED, "write failed"),
+            ) as conn:
                 if not self._chain_ready:
                     self._ensure_keyed(conn)
                 if self._counting_erasures:
@@ -334,23 +303,107 @@ class SqlCipherStore(StoreBase):
                     tx = self._sqlite_tx(conn)
                     erased, changed = tx.erasures()
                     if erased or changed:
-                        key = self._key(conn, create=True)
-                        chain.count_erasures(tx, key, self._now, erased, changed)
+                        chain.count_erasures(tx, tx.chain_key(), self._now, erased, changed)
             self._chain_committed()
             self.note_issued()
 
     def write(self, work: Callable[[SqliteTx], T]) -> T:
-        """``work`` in one write transaction (db/tx.py)."""
         with self.transaction() as conn:
             return work(self._sqlite_tx(conn))
 
     def _sqlite_tx(self, conn: sqlite3.Connection) -> SqliteTx:
         return SqliteTx(conn, lambda: self._key(conn, create=True), self._now)
 
+    @property
+    def damaged(self) -> bool:
+        return bool(self._damage)
+
+    @property
+    def damaged_pages(self) -> tuple[int, ...]:
+        """The damaged pages found so far (0: the file as a whole); () when none."""
+        return self._damage
+
+    def read(self, work: Callable[[SqliteTx], T]) -> T:
+        """``work`` under the store's lock, errors mapped as :meth:`reading` (written out:
+        a register check is this call, tens of us)."""
+        with self._lock:
+            self._check_open()
+            try:
+                return work(SqliteTx(self._conn))
+            except DB_ERRORS as exc:
+                raise self._mapped(exc, StoreErrorCode.READ_FAILED, "read failed") from exc
+
+    def bulk_write(self, work: Callable[[SqliteTx], T]) -> T:
+        """A bulk load (the register's swap) or the purge: :meth:`write` on the file,
+        whose writer holds it whole (the server's differ: art. 20.4's purge group)."""
+        return self.write(work)
+
+    purge_write = bulk_write
+
+    def act_locks(self) -> Callable[[Sequence[str]], AbstractContextManager[None]]:
+        """Locks by name across the transactions of one act (db/accounts.py): none here."""
+        return lambda names: contextlib.nullcontext()
+
+    def ping(self) -> float:
+        """Seconds a trivial read took (the status bar's database light)."""
+        started = time.perf_counter()
+        with self.reading() as conn:
+            conn.execute("SELECT 1").fetchone()
+        return time.perf_counter() - started
+
+    @contextmanager
+    def reading(self) -> Iterator[sqlite3.Connection]:
+        """Reads under the store's lock, errors mapped to READ_FAILED (or what SQLite says)."""
+        with self._lock:
+            self._check_open()
+            try:
+                yield self._conn
+            except DB_ERRORS as exc:
+                raise self._mapped(exc, StoreErrorCode.READ_FAILED, "read failed") from exc
+
+    def integrity_check(self, *, structure: bool = False) -> IntegrityReport:
+        """Every page's HMAC and, with ``structure``, the b-trees (``quick_check``): daily
+        at the purge and for ``audit verify``. Damage found stops the writes."""
+        with self._lock:
+            self._check_open()
+            try:
+                report = check(self._conn, self.path, structure=structure)
+            except DB_ERRORS as exc:
+                raise self._mapped(exc, StoreErrorCode.READ_FAILED, "check failed") from exc
+            if not report.ok:
+                self._found_damage(report.bad_pages or (0,))
+        return report
+
+    def _mapped(self, exc: BaseException, default: StoreErrorCode, what: str) -> StoreError:
+        error = store_error(exc, default, what, self.path)
+        if error.code is StoreErrorCode.DAMAGED_FILE:
+            self._found_damage()
+        return error
+
+    def _found_damage(self, pages: tuple[int, ...] = ()) -> None:
+        """Remember the damage (finding the pages when not given) and stop writes."""
+        pages = pages or find_damage(self._conn)
+        known = tuple(sorted(set(self._damage) | set(pages or (0,))))
+        if known == self._damage:
+            return
+        self._damage = known
+        with contextlib.suppress(*DB_ERRORS):
+            self._conn.execute("PRAGMA query_only = ON")
+        damaged = "the visitor file is damaged (%d page(s), first %d): it takes no more writes"
+        log.warning(damaged, len(known), known[0])
+        self._record_damage(known)
+
+    def _check_whole(self) -> None:
+        if self._damage:
+            raise damaged_error(self._damage)
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise StoreError("the visitor file is closed", code=StoreErrorCode.STORE_CLOSED)
+
     def note_issued(self) -> None:
-        """Raise the folder's ``issued.json`` to the file's marks (db/issued.py), only
-        when a mark rose; a record that cannot be written is logged and never fails the
-        write that came before it. (A restore writes the record of its file itself.)"""
+        """Raise the folder's ``issued.json`` to the file's marks (db/issued.py) when one
+        rose; a record that cannot be written is logged, never failing the write before."""
         if not self.encrypted or self.path is None or not self.file_id or self._damage:
             return
         try:  # a failing read here is left to the checks that look for damage
@@ -380,72 +433,67 @@ class SqlCipherStore(StoreBase):
     # -- the chain's key, recorded by the marker (art. 20.4: never re-keyed unseen) -------
 
     def use_audit_key(self, key: AuditKey) -> None:
-        """Use ``key`` from now on (tests; the composition root passes ``audit_key`` to
-        the constructor instead, so that the store's first write already has it)."""
+        """Use ``key`` from now on (tests, the in-memory store)."""
         with self._lock:
             self._audit_key_given, self._audit_key = key, None
 
     @property
     def audit_key_source(self) -> str:
-        """Where the audit key in use came from ("env", "keyring", "file"...), "" when
-        none was needed yet: a desk on the key file fallback shows it."""
+        """Where the audit key in use came from ("env", "keyring", "file"...), "" if none yet."""
         return "" if self._audit_key is None else self._audit_key.source
 
     def chain_key(self) -> AuditKey:
-        """The key of this file's chain, as resolved (given, environment, OS keyring or
-        key file); never made here: AUDIT_KEY_LOST or AUDIT_KEY_MISSING when absent."""
+        """The key of this file's chain, never made here: AUDIT_KEY_LOST or _MISSING."""
         with self.reading() as conn:
             return self._key(conn, create=False)
 
     def _key(self, conn: sqlite3.Connection, *, create: bool) -> AuditKey:
-        """The chain's key. A new one is made only for a chain that never had one: no
-        keyed entry, and no key id in the folder's marker (db/file_guard.py)."""
+        """The chain's key, made only for a chain that never had one: no keyed entry and
+        no key id in the folder's marker."""
         if self._audit_key is not None:
             return self._audit_key
         keyed = chain.keyed_ends(SqliteTx(conn))
         recorded = "" if self._marker is None else self._marker.audit_key_id
+        new = create and not keyed and not recorded
         key = self._audit_key_given or resolve_audit_key(
-            self.path,
-            create=create and not keyed and not recorded,
-            keyring_backend=self._audit_keyring,
+            self.path, create=new, keyring_backend=self._audit_keyring
         )
-        if key is None:
-            if keyed or recorded:
-                raise StoreError(self._lost_key_text(), code=AuditChainCode.AUDIT_KEY_LOST)
-            raise StoreError(
-                "the audit chain's key is not available", code=AuditChainCode.AUDIT_KEY_MISSING
+        if key is None and (keyed or recorded):
+            held = key_file_path(self.path).name if self.path is not None else "the key file"
+            lost = (
+                "this file's audit chain is keyed and its key is missing: restore the key file "
+                f"{held} from the backup made with the file, or the system keyring's entry "
+                f"{KEYRING_SERVICE}/{KEYRING_USERNAME} (or set {ENV_VAR}); a keyed file never "
+                "gets a new key"
             )
+            raise StoreError(lost, code=AuditChainCode.AUDIT_KEY_LOST)
+        if key is None:
+            missing = "the audit chain's key is not available"
+            raise StoreError(missing, code=AuditChainCode.AUDIT_KEY_MISSING)
         if (recorded and key.key_id != recorded) or (
             keyed and not any(chain.signed_by(key, row) for row in keyed)
         ):
-            raise StoreError(
-                "the audit key does not match this file's chain",
-                code=AuditChainCode.AUDIT_KEY_WRONG,
-            )
+            wrong = "the audit key does not match this file's chain"
+            raise StoreError(wrong, code=AuditChainCode.AUDIT_KEY_WRONG)
         self._audit_key = key
         return key
 
-    def _lost_key_text(self) -> str:
-        held = key_file_path(self.path).name if self.path is not None else "the key file"
-        return (
-            "this file's audit chain is keyed and its key is missing: restore the key file "
-            f"{held} from the backup made with the file, or the system keyring's entry "
-            f"{KEYRING_SERVICE}/{KEYRING_USERNAME} (or set {ENV_VAR}); a keyed file never "
-            "gets a new key"
-        )
-
     def _chain_committed(self) -> None:
-        """The first commit with the chain's key records its id in the marker (markers
-        written before the id was kept get it here too)."""
+        """The first commit with the chain's key records its id in the marker."""
         marker, key = self._marker, self._audit_key
         if marker is None or key is None or marker.audit_key_id or self.path is None:
             return
+        self._remark(marker.with_audit_key(key.key_id), "the audit key's id")
+
+    def _remark(self, updated: Marker, what: str) -> None:
+        """Write the folder's marker anew; a failure is logged (the next write tries again)."""
+        assert self.path is not None
         try:
-            write_marker(self.path, marker.with_audit_key(key.key_id))
-        except StoreError as exc:  # the next commit tries again
-            log.warning("the audit key's id could not be noted in the marker: %s", exc.code)
+            write_marker(self.path, updated)
+        except StoreError as exc:
+            log.warning("%s could not be noted in the marker: %s", what, exc.code)
             return
-        self._marker = marker.with_audit_key(key.key_id)
+        self._marker = updated
 
     # -- keying an older chain (migration 0030) -------------------------------------------
 
@@ -454,21 +502,14 @@ class SqlCipherStore(StoreBase):
         if needs_upgrade(tx):
             if not self._may_key_older_chain(conn):
                 self._rekey_refused = True
-                unkeyed = conn.execute("SELECT 1 FROM audit WHERE keyed = 0 LIMIT 1").fetchone()
-                raise StoreError(
+                unkeyed = tx.one("SELECT 1 FROM audit WHERE keyed = 0 LIMIT 1")
+                laundered = (
                     "this file's chain was keyed when its id and marker were made, and now it "
-                    "holds no keyed entry: it is not keyed again; restore it from the backup",
-                    code=AuditChainCode.UNKEYED_ENTRY if unkeyed else AuditChainCode.ROW_UNRECORDED,
+                    "holds no keyed entry: it is not keyed again; restore it from the backup"
                 )
-            key = self._key(conn, create=True)
-            now = self._now()
-
-            def append(
-                action: str, subject: str, details: dict[str, str], c: chain.Commits
-            ) -> None:
-                chain.append_entry(tx, key, chain.UPGRADE_ACTOR, action, subject, now, details, c)
-
-            upgrade(tx, key, append, lambda kind: COVERED[kind].every(tx), chain.counters(tx))
+                code = AuditChainCode.UNKEYED_ENTRY if unkeyed else AuditChainCode.ROW_UNRECORDED
+                raise StoreError(laundered, code=code)
+            upgrade(tx, self._key(conn, create=True), self._now())
             conn.execute("DELETE FROM settings WHERE key = ?", (COVERAGE_PENDING,))
         elif tx.setting(COVERAGE_PENDING) is not None:
             chain.adopt_coverage(tx, self._key(conn, create=False), self._now())
@@ -525,43 +566,29 @@ class SqlCipherStore(StoreBase):
             finally:
                 conn.execute("ROLLBACK")
 
-    def _setting(self, name: str) -> str | None:
-        with self.reading() as conn:
-            row = conn.execute("SELECT value FROM settings WHERE key = ?", (name,)).fetchone()
-        return None if row is None else str(row[0])
-
     def _record_damage(self, pages: tuple[int, ...]) -> None:
         """Keep the damage in the marker, so the next process refuses writes too."""
         marker = self._marker
         if marker is None or self.path is None or marker.damaged_pages == pages:
             return
-        updated = marker.with_damage(pages, marker.damage_found_at or codec.ts(self._now()))
-        try:
-            write_marker(self.path, updated)
-        except StoreError as exc:
-            log.warning("the damage could not be noted in the marker: %s", exc.code)
-            return
-        self._marker = updated
+        found_at = marker.damage_found_at or codec.ts(self._now())
+        self._remark(marker.with_damage(pages, found_at), "the damage")
 
     def secret(self, name: str) -> bytes:
         """A damaged file creates no secret but still gives those it holds (the card-code
         key: cards stay verifiable while the file is read for extraction)."""
         if not self._damage:
             return super().secret(name)
-        with self.reading() as conn:
-            row = conn.execute(
-                "SELECT value FROM settings WHERE key = ?", (f"secret:{name}",)
-            ).fetchone()
-        if row is None:
-            raise self._damaged_error()
-        return bytes(row[0])
+        found = self.read(lambda tx: tx.setting(f"secret:{name}"))
+        if found is None:
+            raise damaged_error(self._damage)
+        return bytes(cast(bytes, found))
 
     # -- retention (art. 20.4, R3: db/retention.py) ---------------------------------------
 
     def purge(self, cutoff: datetime, *, batch: int = retention.BATCH) -> PurgeReport:
-        """The six-month purge, after the daily check of every page's HMAC (a damaged
-        file erases nothing and takes no more writes: DAMAGED_FILE); ``secure_delete``
-        zeroes the erased rows, and the WAL is checkpointed and truncated after."""
+        """The six-month purge, after the daily check of every page's HMAC (a damaged file
+        erases nothing: DAMAGED_FILE); the WAL is checkpointed and truncated after."""
         self._check_whole()
         if not self.integrity_check().ok:  # the daily full check (art. 20.4)
             self._check_whole()
@@ -629,28 +656,18 @@ def _remove_unfinished(path: Path) -> None:
 def identify(
     conn: sqlite3.Connection, path: Path, marker: Marker | None, *, adopt: bool
 ) -> tuple[str | None, tuple[int, ...]]:
-    """The file id stored inside, checked against the folder's marker; or, when the
-    pages holding it are damaged, None and the damaged pages.
-
-    FILE_REPLACED: the marker names another file (or a file without an id);
-    MARKER_MISSING: the file has an id but the folder lost its marker (unless adopting).
-    """
+    """The file id stored inside, checked against the folder's marker (FILE_REPLACED;
+    MARKER_MISSING unless adopting); None and the damaged pages when they hold it."""
+    tx = SqliteTx(conn)
     try:
-        has_settings = conn.execute(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'settings'"
-        ).fetchone()
-        row = None
-        if has_settings:
-            row = conn.execute(
-                "SELECT value FROM settings WHERE key = ?", (FILE_ID_SETTING,)
-            ).fetchone()
+        listed = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'settings'"
+        row = tx.setting(FILE_ID_SETTING) if tx.one(listed) else None
     except DB_ERRORS as exc:
         if error_code(exc, StoreErrorCode.READ_FAILED, path) is not StoreErrorCode.DAMAGED_FILE:
-            raise store_error(
-                exc, StoreErrorCode.READ_FAILED, "cannot read the file id", path
-            ) from exc
+            what = "cannot read the file id"
+            raise store_error(exc, StoreErrorCode.READ_FAILED, what, path) from exc
         return None, hmac_check(conn) or (0,)
-    file_id = None if row is None else str(row[0])
+    file_id = None if row is None else str(row)
     if marker is not None and file_id != marker.file_id:
         raise StoreError(
             "the visitor file is not the one this folder created (its id differs): "

@@ -58,7 +58,7 @@ def test_creation_writes_the_marker_with_the_file_id_and_no_personal_data(
     assert "Peña" not in text and dni(1).text not in text and key.hex() not in text
     with SqlCipherStore.open(path, key, create=False) as store:
         assert store.file_id == file_id
-        assert store._setting(FILE_ID_SETTING) == file_id  # the same id inside the file
+        assert store.get_setting(FILE_ID_SETTING) == file_id  # the same id inside the file
         created = [e for e in store.audit_entries() if e.action == "FILE_CREATED"]
         assert [e.details["file_id"] for e in created] == [file_id]
 
