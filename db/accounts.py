@@ -16,7 +16,6 @@ from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Protocol
 
 from argon2 import PasswordHasher as _Argon2
-from argon2 import Type
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
 from admission.accounts import (
@@ -68,14 +67,10 @@ class Argon2Hasher:
         memory_cost: int | None = None,
         parallelism: int | None = None,
     ) -> None:
-        default = _Argon2()  # argon2-cffi's default profile (RFC 9106 low memory)
+        # argon2-cffi's default profile (RFC 9106 low memory; its type: argon2id)
+        d = _Argon2()
         self._hasher = _Argon2(
-            time_cost=time_cost or default.time_cost,
-            memory_cost=memory_cost or default.memory_cost,
-            parallelism=parallelism or default.parallelism,
-            hash_len=default.hash_len,
-            salt_len=default.salt_len,
-            type=Type.ID,
+            time_cost or d.time_cost, memory_cost or d.memory_cost, parallelism or d.parallelism
         )
 
     def hash(self, password: str) -> str:
@@ -98,9 +93,6 @@ class AccountStore(Store, Protocol):
     """What the accounts need of a store (``SqlCipherStore``, ``PgStore``)."""
 
     def act_locks(self) -> ActLocks: ...
-
-
-# -- the row, as each dialect keeps it -----------------------------------------------------
 
 
 def _columns(tx: Tx) -> str:
@@ -193,19 +185,10 @@ def _stored(username: str, f: dict[str, Any]) -> StoredAccount:
     return StoredAccount(account, str(f["password_hash"]), None if pin is None else str(pin))
 
 
-# -- the rules, over one transaction ------------------------------------------------------
-
-
-def _find(tx: Tx, username: str, *, lock: bool = False) -> tuple[int, dict[str, Any]] | None:
-    row = tx.one(
-        f"SELECT {_columns(tx)} FROM accounts AS t WHERE t.username = ?"
-        + (tx.lock_rows if lock else ""),
-        (username,),
-    )
-    if row is None:
-        return None
-    ident, _name, fields = _fields(tx, row)
-    return ident, fields
+def _find(tx: Tx, username: str, *, lock: bool = False) -> tuple[int, str, dict[str, Any]] | None:
+    sql = f"SELECT {_columns(tx)} FROM accounts AS t WHERE t.username = ?"
+    row = tx.one(sql + (tx.lock_rows if lock else ""), (username,))
+    return None if row is None else _fields(tx, row)
 
 
 def _append(tx: Tx, notes: Sequence[AuditNote], rows: AuditRows = ()) -> None:
@@ -232,8 +215,8 @@ def _save(
         "locked_until": None if account.locked_until is None else codec.ts(account.locked_until),
         "created_at": codec.ts(account.created_at),
     }
-    if found is not None and "pin_hash" in found[1]:  # set_pin changes it, never a save
-        fields["pin_hash"] = found[1]["pin_hash"]
+    if found is not None and "pin_hash" in found[2]:  # set_pin changes it, never a save
+        fields["pin_hash"] = found[2]["pin_hash"]
     ident = _put(tx, None if found is None else found[0], account.username, fields)
     _append(tx, notes, [(f"account:{ident}", created)])
 
@@ -242,7 +225,7 @@ def _set_pin(tx: Tx, username: str, pin_hash: str | None, notes: Sequence[AuditN
     found = _find(tx, username, lock=True)
     if found is None:
         raise AccountError("no such account", code=AccountErrorCode.ACCOUNT_UNKNOWN)
-    ident, fields = found
+    ident, _name, fields = found
     fields.pop("pin_hash", None)
     if pin_hash is not None:
         fields["pin_hash"] = pin_hash
@@ -262,11 +245,8 @@ class StoreAccountBook:
         return int(found[0])
 
     def find(self, username: str) -> StoredAccount | None:
-        def work(tx: Tx) -> StoredAccount | None:
-            found = _find(tx, username)
-            return None if found is None else _stored(username, found[1])
-
-        return self._store.read(work)
+        found = self._store.read(lambda tx: _find(tx, username))
+        return None if found is None else _stored(username, found[2])
 
     def all_accounts(self) -> list[Account]:
         def work(tx: Tx) -> list[Account]:
@@ -298,14 +278,11 @@ class StoreAccountBook:
 
 
 class StoreAccounts(AccountService):
-    """The account service over the visitor file (built once by ``main.py``).
-
-    Each act that writes an account (:data:`_ACTS`) holds the store's lock of that account
-    for its whole length (``act_locks``: none on one desk's file): two desks on the server
-    reading, checking the password and writing back could otherwise each count one failure
-    where two happened (a lockout bypassed), or put back a lock another desk just set. Every
-    change of accounts first holds the administration's (the first account, the last
-    administrator). Acts on different accounts do not wait for each other."""
+    """The account service over the visitor file. Each act writing an account holds that
+    account's lock for its whole length (``act_locks``; none on one desk's file): else two
+    desks could each count one failure where two happened (a lockout bypassed), or put back
+    a lock another just set. A change of accounts first holds the administration's (the
+    first account, the last administrator)."""
 
     def __init__(
         self,
@@ -342,22 +319,18 @@ def _serialised(name: str, admin: bool) -> Callable[..., Any]:
     return serialised
 
 
-# the acts that write an account row (True: a change of accounts, the administration's first)
-_ACTS = {
-    "sign_in": False,
-    "authorise": False,
-    "unlock_session": False,
-    "set_pin": False,
-    "unlock_with_pin": False,
-    "authorise_with_pin": False,
-    "create_account": True,
-    "set_password": True,
-    "set_roles": True,
-    "set_active": True,
-    "clear_lockout": True,
-}
-for _act, _admin in _ACTS.items():
-    setattr(StoreAccounts, _act, _serialised(_act, _admin))
+# the acts that write an account row; the changes of accounts take the administration's first
+_ACTS = (
+    "sign_in",
+    "authorise",
+    "unlock_session",
+    "set_pin",
+    "unlock_with_pin",
+    "authorise_with_pin",
+)
+_CHANGES = ("create_account", "set_password", "set_roles", "set_active", "clear_lockout")
+for _act in (*_ACTS, *_CHANGES):
+    setattr(StoreAccounts, _act, _serialised(_act, _act in _CHANGES))
 
 
 def reseal_accounts(store: AccountStore, ring: KeyRing, *, batch_size: int = 500) -> RotationReport:

@@ -13,7 +13,7 @@ from admission.identity import IdentityKey
 from admission.records import CardRecord, CardStatus, RecordErrorCode
 from db.audit_chain import card_content
 from db.audit_rows import Content, Covered
-from db.tx import Tx, on, when
+from db.tx import Tx, insert_row, on, when
 
 CARD_COLUMNS = (
     "t.number, t.file_number, t.visit_id, t.card_type, t.price_cents, t.issued_at, "
@@ -121,24 +121,21 @@ def issue(tx: Tx, file_number: int, visit_id: int, new: Any, issued: datetime) -
     """Insert the card of a visit with the next correlative number, in the admission's
     own transaction (art. 22.1: a rollback gives the number back); its number."""
     number = tx.next_number("card")
-    tx.execute(
-        "INSERT INTO cards (number, file_number, visit_id, card_type, price_cents, "
-        "issued_at, valid_from, valid_until, status, exceptional, private_rooms, "
-        "authorised_by) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'ISSUED', ?, ?, ?)",
-        (
-            number,
-            file_number,
-            visit_id,
-            new.card_type,
-            new.price_cents,
-            tx.ts(issued),
-            tx.day(new.valid_from),
-            tx.day(new.valid_until),
-            tx.flag(new.exceptional),
-            tx.flag(new.private_rooms),
-            new.authorised_by,
-        ),
-    )
+    values = {
+        "number": number,
+        "file_number": file_number,
+        "visit_id": visit_id,
+        "card_type": new.card_type,
+        "price_cents": new.price_cents,
+        "issued_at": tx.ts(issued),
+        "valid_from": tx.day(new.valid_from),
+        "valid_until": tx.day(new.valid_until),
+        "status": "ISSUED",
+        "exceptional": tx.flag(new.exceptional),
+        "private_rooms": tx.flag(new.private_rooms),
+        "authorised_by": new.authorised_by,
+    }
+    insert_row(tx, "cards", values)
     if new.exceptional:  # art. 23.5: under the director's named responsibility
         details = {"file": str(file_number), "card_type": new.card_type}
         tx.audit(new.authorised_by, "EXCEPTIONAL_CARD", f"card:{number}", issued, details)

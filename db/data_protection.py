@@ -1,9 +1,7 @@
-"""The data-protection operations on the visitor file (art. 20.4; GDPR arts. 5, 15, 16),
-written once over both dialects (db/tx.py): rectification of a name or an observation,
-which changes the row and appends its entry in ONE transaction (the entry re-commits to
-the row and names each old value as a keyed hash, never in clear), and the retention
-view: aggregate reads over clear columns through the indexes, nothing opened.
-"""
+"""Rectification (GDPR art. 16) and the retention view (art. 20.4; GDPR art. 5) over both
+dialects (db/tx.py). A rectification changes the row and appends its entry in ONE
+transaction; the entry re-commits to the row and names each old value as a keyed hash,
+never in clear. The retention view reads clear columns through the indexes."""
 
 from __future__ import annotations
 
@@ -158,7 +156,9 @@ def retention_months(tx: Tx, months: Sequence[MonthSpan]) -> tuple[MonthCount, .
     if not months:
         return ()
     spans = [(tx.ts(m.start), tx.ts(m.end)) for m in months]
-    by_at, by_file = _indexed(tx, "visits_by_at"), _indexed(tx, "visits_by_file")
+    # SQLite's planner needs the index named (the server plans alone)
+    hint = " INDEXED BY visits_by_{}" if tx.dialect == "sqlite" else ""
+    by_at, by_file = hint.format("at"), hint.format("file")
     visits = []
     for span in spans:
         found = tx.one(
@@ -189,8 +189,3 @@ def retention_months(tx: Tx, months: Sequence[MonthSpan]) -> tuple[MonthCount, .
         )
         for span, (n, admitted, refused, cards), first in zip(months, visits, firsts, strict=True)
     )
-
-
-def _indexed(tx: Tx, index: str) -> str:
-    """SQLite's index hint, where its planner needs one (the server plans alone)."""
-    return f" INDEXED BY {index}" if tx.dialect == "sqlite" else ""

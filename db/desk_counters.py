@@ -25,18 +25,12 @@ def counts(tx: Tx, now: datetime) -> DeskCounters:
     inclusive), and the cards not voided whose validity holds today."""
     today = madrid_date(now)
     midnight, hour_ago = madrid_day_start(today), now - timedelta(hours=1)
+    day, since = tx.day(today), tx.ts(min(midnight, hour_ago))
     row = tx.one(
         "SELECT count(*) FILTER (WHERE at >= ?), count(*) FILTER (WHERE at >= ?), "
         "(SELECT count(*) FROM cards WHERE status <> 'VOIDED' AND valid_from <= ? "
         "AND valid_until >= ?) FROM visits WHERE at >= ? AND at <= ? AND verdict = 'ADMIT'",
-        (
-            tx.ts(midnight),
-            tx.ts(hour_ago),
-            tx.day(today),
-            tx.day(today),
-            tx.ts(min(midnight, hour_ago)),
-            tx.ts(now),
-        ),
+        (tx.ts(midnight), tx.ts(hour_ago), day, day, since, tx.ts(now)),
     )
     assert row is not None
     return DeskCounters(int(row[0]), int(row[1]), int(row[2]))

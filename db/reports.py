@@ -1,10 +1,8 @@
 """The reads behind the director's and the inspectors' reports (arts. 20.4, 14.1.b): the
-daily visitor book, the figures and the access-request report (GDPR art. 15), written
-once over both dialects (db/tx.py). Only SELECTs over a UTC range of ``visits_by_at``
-(one Madrid day: a few thousand rows of millions); the figures are aggregates over clear
-columns by UTC hour (Madrid is whole hours from UTC), cards reached from their visit. The
-day book opens each visitor's name once: personal data, its reading audited by the caller.
-"""
+day book, the figures and the access report (GDPR art. 15), over both dialects (db/tx.py).
+Only SELECTs over UTC ranges of ``visits_by_at``; the figures aggregate clear columns by
+UTC hour (Madrid is whole hours from UTC); the day book is personal data, its reading
+audited by the caller."""
 
 from __future__ import annotations
 

@@ -49,16 +49,14 @@ def newest_event(tx: Tx) -> datetime | None:
     clock must not be behind it; a purge must not run far ahead of it)."""
     # each a single index step: visits by their ``at`` index, the card events and the
     # audit trail by their last row (written in time order)
-    found = [
-        row[0]
-        for row in (
-            tx.one("SELECT max(at) FROM visits"),
-            tx.one("SELECT at FROM card_events ORDER BY event_id DESC LIMIT 1"),
-            tx.one("SELECT at FROM audit ORDER BY seq DESC LIMIT 1"),
-        )
-        if row is not None and row[0]
-    ]
-    return max(map(when, found)) if found else None
+    sources = (
+        "max(at) FROM visits",
+        "at FROM card_events ORDER BY event_id DESC LIMIT 1",
+        "at FROM audit ORDER BY seq DESC LIMIT 1",
+    )
+    rows = [tx.one(f"SELECT {sql}") for sql in sources]
+    found = [when(row[0]) for row in rows if row is not None and row[0]]
+    return max(found) if found else None
 
 
 def purge(

@@ -26,14 +26,7 @@ from admission.records import (
     Visitor,
     VisitRecord,
 )
-from db import cards, codec, names
-from db.audit_chain import (
-    IndexMismatch,
-    observation_content,
-    visit_content,
-    visit_entry,
-    visitor_content,
-)
+from db import audit_chain, cards, codec, names
 from db.audit_rows import Content, Covered
 from db.tx import Opens, Tx, insert_row, when
 
@@ -132,20 +125,17 @@ def observation_from_row(opened: Opens, row: Sequence[Any]) -> Observation:
     """An observation read with :data:`OBSERVATION_COLUMNS`."""
     oid, fn, at, author, text = row
     note = int(oid)
-    return Observation(
-        int(fn), when(at), str(author), opened(text, "observations", "text", note), note
-    )
+    text = opened(text, "observations", "text", note)
+    return Observation(int(fn), when(at), str(author), text, note)
 
 
-# -- the rows the audit chain covers (art. 20.4, db/audit_rows.py) ------------------------
-
-
+# the rows the audit chain covers (art. 20.4, db/audit_rows.py)
 def _audited_visitors(tx: Tx, rows: Sequence[tuple[Any, ...]]) -> list[Content]:
     found: list[Content] = []
     for row in rows:
         fn, identity, surname, given, birth, nationality = visitor_plain(tx.open, row)
         tx.check_index(f"visitor:{fn}", row[6:], identity=identity)  # the server's index
-        content = visitor_content(identity, surname, given, birth, nationality)
+        content = audit_chain.visitor_content(identity, surname, given, birth, nationality)
         found.append((f"visitor:{fn}", content))
     return found
 
@@ -156,13 +146,13 @@ def _audited_visits(tx: Tx, rows: Sequence[tuple[Any, ...]]) -> list[Content]:
         visit = visit_from_row(tx.open, row[:15])
         if row[15:] and row[15] is not None:  # the server's visits before its 0060 have none
             tx.check_index(f"visit:{visit.visit_id}", row[15:], number=visit.document_number)
-        found.append((f"visit:{visit.visit_id}", visit_content(visit)))
+        found.append((f"visit:{visit.visit_id}", audit_chain.visit_content(visit)))
     return found
 
 
 def _audited_observations(tx: Tx, rows: Sequence[tuple[Any, ...]]) -> list[Content]:
     notes = [observation_from_row(tx.open, row) for row in rows]
-    return [(f"observation:{n.observation_id}", observation_content(n)) for n in notes]
+    return [(f"observation:{n.observation_id}", audit_chain.observation_content(n)) for n in notes]
 
 
 _VISITOR_ROW = VISITOR_BASE.replace("v.", "t.")
@@ -179,9 +169,6 @@ OBSERVATION_COVERED = Covered(
 )
 
 
-# -- reads -------------------------------------------------------------------------------
-
-
 def _visitors(tx: Tx, where: str, params: Sequence[Any]) -> list[Visitor]:
     rows = tx.all(f"SELECT {VISITOR_COLUMNS[tx.dialect]} FROM visitors AS v WHERE {where}", params)
     return [visitor_from_row(tx.open, row) for row in rows]
@@ -191,7 +178,7 @@ def find(tx: Tx, identity: IdentityKey) -> Visitor | None:
     match, params = tx.identity_match("v.identity", identity)
     found = next(iter(_visitors(tx, match, params)), None)
     if found is not None and found.identity.text != identity.text:  # another's row
-        raise IndexMismatch(f"visitor:{found.file_number}")
+        raise audit_chain.IndexMismatch(f"visitor:{found.file_number}")
     return found
 
 
@@ -208,12 +195,10 @@ def listed(tx: Tx, numbers: Sequence[int]) -> list[Visitor]:
 
 
 def search(tx: Tx, text: str, limit: int = 50) -> list[Visitor]:
-    """Every query word must be a prefix of a word of the name, accents and case
-    ignored; at most ``limit`` visitors, by folded name then file number.
-
-    SQLite: the rarest word drives an index range scan of the name words; the others are
-    checked per candidate, rarest first. The server narrows by blind-index tokens; the
-    desk checks the opened candidates (in batches) unless the tokens decide alone."""
+    """Visitors whose name has a word starting with each query word (accents and case
+    ignored), at most ``limit``, by folded name then file number. SQLite scans the rarest
+    word's range of the name words first; the server narrows by blind-index tokens and
+    checks the opened candidates unless the tokens decide alone."""
     words = names.words(text)
     limit = max(0, min(limit, MAX_SEARCH_LIMIT))
     if not words or limit == 0:
@@ -241,9 +226,6 @@ def recorded_admission(tx: Tx, admission_id: str) -> RecordedAdmission | None:
     return None if done is None else done[0]
 
 
-# -- writes ------------------------------------------------------------------------------
-
-
 def add_observation(tx: Tx, file_number: int, text: str, author: str, at: datetime) -> Observation:
     if tx.one("SELECT 1 FROM visitors WHERE file_number = ?", (file_number,)) is None:
         raise NotFoundError("no such file number")
@@ -263,13 +245,11 @@ def add_observation(tx: Tx, file_number: int, text: str, author: str, at: dateti
 
 def record_admission(tx: Tx, entry: AdmissionEntry, admission_id: str = "") -> RecordedAdmission:
     """Upsert the visitor, insert the visit and, when given, the card with the next
-    gapless number, in ONE transaction (art. 22.1) that holds the file or the chain's head
-    first: the visitor's other valid card is looked for there, so two desks admitting one
-    person at once issue one card (art. 22: nominative and personal).
-
-    On the server, ``admission_id`` (else the entry's own) makes the call idempotent: an
-    admission already recorded under it is returned as it was, nothing written; an id used
-    for another identity or instant is refused (``PG_ADMISSION_ID_REUSED``)."""
+    gapless number, in ONE transaction (art. 22.1) holding the file or the chain's head,
+    where the visitor's other valid card is looked for first: two desks admitting one
+    person at once issue one card (art. 22). On the server ``admission_id`` (else the
+    entry's) makes it idempotent: one already recorded is returned as it was; one used for
+    another identity or instant is refused (``PG_ADMISSION_ID_REUSED``)."""
     check_entry(entry)
     key = None
     if tx.dialect == "pg" and (admission_id or entry.admission_id):
@@ -292,7 +272,9 @@ def record_admission(tx: Tx, entry: AdmissionEntry, admission_id: str = "") -> R
     number = None
     if entry.card is not None:
         number = cards.issue(tx, file_number, visit_id, entry.card, entry.at)
-    details, rows = visit_entry(file_number, visit_id, entry.verdict, number, existing, new)
+    details, rows = audit_chain.visit_entry(
+        file_number, visit_id, entry.verdict, number, existing, new
+    )
     if key is not None:
         tx.execute(
             "INSERT INTO admissions (admission_id, visit_id, new_visitor, existing_card) "
@@ -310,35 +292,19 @@ def _upsert_visitor(tx: Tx, entry: AdmissionEntry) -> tuple[int, bool]:
     match, params = tx.identity_match("v.identity", entry.identity)
     row = tx.one(f"SELECT {VISITOR_BASE}{version} FROM visitors AS v WHERE {match}", params)
     birth = None if entry.birth_date is None else codec.day(entry.birth_date)
+    renamed = resealed = True
     if row is None:
         file_number = tx.new_id("visitors", "file_number")
-        values = _visitor_values(tx, file_number, entry, birth, indexes)
-        if tx.dialect == "sqlite":  # the sort form in clear: the file is encrypted whole
-            values["search_name"] = names.search_name(entry.surname, entry.given_names)
-        insert_row(tx, "visitors", {"file_number": file_number, **values})
-        tx.index_name(file_number, entry.surname, entry.given_names, new=True)
-        return file_number, True
-    file_number, identity, surname, given, old_birth, nationality = visitor_plain(tx.open, row)
-    if identity != entry.identity.text:  # never rewrite another person's file
-        raise IndexMismatch(f"visitor:{file_number}")
-    birth = birth or old_birth
-    resealed = bool(version) and int(row[6]) != indexes["key_version"]
-    now = (entry.surname, entry.given_names, birth, entry.nationality)
-    if resealed or (surname, given, old_birth, nationality) != now:
-        # The name as on the latest document presented (R2: full name).
-        values = _visitor_values(tx, file_number, entry, birth, indexes)
-        tx.execute(
-            f"UPDATE visitors SET {', '.join(f'{c} = ?' for c in values)} WHERE file_number = ?",
-            [*values.values(), file_number],
-        )
-        if resealed or (surname, given) != (entry.surname, entry.given_names):
-            tx.index_name(file_number, entry.surname, entry.given_names)
-    return file_number, False
-
-
-def _visitor_values(
-    tx: Tx, file_number: int, entry: AdmissionEntry, birth: str | None, indexes: Mapping[str, Any]
-) -> dict[str, Any]:
+    else:
+        file_number, identity, surname, given, old_birth, nationality = visitor_plain(tx.open, row)
+        if identity != entry.identity.text:  # never rewrite another person's file
+            raise audit_chain.IndexMismatch(f"visitor:{file_number}")
+        birth = birth or old_birth
+        resealed = bool(version) and int(row[6]) != indexes["key_version"]
+        renamed = (surname, given) != (entry.surname, entry.given_names)
+        if not (resealed or renamed) and (old_birth, nationality) == (birth, entry.nationality):
+            return file_number, False
+    # the name as on the latest document presented (R2: full name)
     plain = {
         "identity": entry.identity.text,
         "surname": entry.surname,
@@ -349,7 +315,19 @@ def _visitor_values(
     values = {
         c: None if v is None else tx.seal(v, "visitors", c, file_number) for c, v in plain.items()
     }
-    return {**values, **indexes}
+    values.update(indexes)
+    if row is None:
+        if tx.dialect == "sqlite":  # the sort form in clear: the file is encrypted whole
+            values["search_name"] = names.search_name(entry.surname, entry.given_names)
+        insert_row(tx, "visitors", {"file_number": file_number, **values})
+    else:
+        tx.execute(
+            f"UPDATE visitors SET {', '.join(f'{c} = ?' for c in values)} WHERE file_number = ?",
+            [*values.values(), file_number],
+        )
+    if resealed or renamed:
+        tx.index_name(file_number, entry.surname, entry.given_names, new=row is None)
+    return file_number, row is None
 
 
 def _insert_visit(tx: Tx, file_number: int, entry: AdmissionEntry) -> int:

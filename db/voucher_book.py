@@ -1,9 +1,8 @@
-"""The voucher book: provisional vouchers (volantes provisionales, art. 23.4, R11),
-written once over both dialects (db/tx.py). Numbers come from the ``voucher`` counter in
-the issuing transaction: one gapless sequence for every desk, never given again after a
-purge or a restore. Each issue, exchange and cancellation is an audit entry committing to
-the voucher as it now is (db/audit_chain.py). The holder's name, the document number and
-the closing reason are sealed on the server. Retention (R3): erased with the visits."""
+"""Provisional vouchers (volantes provisionales, art. 23.4, R11) over both dialects
+(db/tx.py): numbers from the ``voucher`` counter in the issuing transaction (one gapless
+sequence, never given again); each issue, exchange and cancellation an audit entry
+committing to the voucher as it now is. Holder, document number and closing reason are
+sealed on the server. Erased with the visits (R3)."""
 
 from __future__ import annotations
 
@@ -229,15 +228,7 @@ def reseal_rows(
         )
         read.clear()
         read.update((row[0], tuple(row[2:])) for row in rows)
-        return [
-            SealedRow(
-                table,
-                row[0],
-                int(row[1]),
-                {c: None if v is None else bytes(v) for c, v in zip(sealed, row[2:], strict=True)},
-            )
-            for row in rows
-        ]
+        return [SealedRow(table, row[0], int(row[1]), _envelopes(sealed, row[2:])) for row in rows]
 
     def apply(batch: Sequence[SealedRow]) -> None:
         def work(tx: Tx) -> None:
@@ -251,6 +242,10 @@ def reseal_rows(
         store.write(work)
 
     return run_reencrypt(fetch, apply, ring, batch_size=batch_size)
+
+
+def _envelopes(columns: Sequence[str], values: Sequence[Any]) -> dict[str, bytes | None]:
+    return {c: None if v is None else bytes(v) for c, v in zip(columns, values, strict=True)}
 
 
 def reseal_vouchers(store: VoucherStore, ring: KeyRing, *, batch_size: int = 500) -> RotationReport:
