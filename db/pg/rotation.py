@@ -294,8 +294,7 @@ def _reseal_batch(
     if not rows:
         return 0, after
     sealed = [SealedRow.selected(table.name, table.sealed, row) for row in rows]
-    indexed = table.identity or table.names or table.number
-    batch = reseal_selected(sealed, ring, table.reindex if indexed else None)
+    batch = reseal_selected(sealed, ring, table.reindex)
     # one UPDATE from arrays (column -> its values, typed): the names are the table's own
     arrays: dict[str, tuple[str, list[Any]]] = {key: (table.key_type, [r.row for r in batch])}
     arrays.update({c: ("bytea", [r.values[c] for r in batch]) for c in table.sealed})
@@ -378,10 +377,8 @@ def reencrypt(
         ring, added = _start(store, installation, actor)
         store.adopt_ring(ring)
         old = tuple(v for v in ring.versions if v != ring.current_version)
-        verb = "stored" if added else "resumed"
-        say(
-            f"data key version {ring.current_version} {verb}; desks opened before must be restarted"
-        )
+        verb = ("stored" if added else "resumed") + "; desks opened before must be restarted"
+        say(f"data key version {ring.current_version} {verb}")
         rows = dict.fromkeys([*(t.name for t in SEALED_TABLES), *PORTS], 0)
         batches = 0
 
