@@ -1,21 +1,18 @@
-"""The visitor file a desk works on, wired into its parts: the desk's own SQLCipher
-file or the casino's PostgreSQL server (arts. 154-155), opened, created (``init``),
-restored from a backup or copied onto the server, and the adapters over it
-(:class:`FileParts`) that the composition root (``main.py``) builds the desk upon.
-
-psycopg is loaded only when a server is named: a desk of its own file never loads it.
-"""
+"""The visitor file a desk works on - its own SQLCipher file or the casino's PostgreSQL
+server (arts. 154-155) - opened, created (``init``), restored or copied onto the server,
+and the adapters over it (:class:`FileParts`) for the composition root (``main.py``).
+psycopg is loaded only when a server is named: a desk of its own file never loads it."""
 
 from __future__ import annotations
 
 import os
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
 from admission import desk_ports
 from admission.accounts import AccountService, LockoutPolicy
@@ -46,6 +43,7 @@ if TYPE_CHECKING:
     from admission.counters import CounterReader
     from admission.records import PurgeReport
     from admission.registry.snapshot import SignatureVerifier
+    from db.pg.store import PgStore
     from db.pg.target import PgTarget
 
 # The demo file holds invented people only; its passphrase is public on purpose so
@@ -56,10 +54,9 @@ DATABASE_URL_ENV = "ADMISSION_DATABASE_URL"  # db.pg.target.ENV_VAR: wins over d
 
 @dataclass(frozen=True)
 class FileAccess:
-    """Where and how this desk opens its visitor file: its data folder, settings and
-    clock, the demo flag, the passphrase typed in the window (None: the variable, the
-    keyring or the terminal), the RIAJ snapshots' verifier (art. 20.2) and where a file
-    the operator names may go (art. 20.4)."""
+    """Where and how this desk opens its visitor file; ``passphrase``: the one typed in
+    the window (None: the variable, the keyring or the terminal); ``verifier``: the RIAJ
+    snapshots' (art. 20.2); ``outputs``: where a file the operator names may go (art. 20.4)."""
 
     data_dir: Path
     settings: Settings
@@ -98,10 +95,8 @@ class FileParts:
 
 
 def target_of(data_dir: Path, settings: Settings) -> PgTarget | None:
-    """The server this desk works on (``ADMISSION_DATABASE_URL``, else the
-    ``database.url`` setting), or None for the desk's own file. psycopg is loaded only
-    when a server is named: a desk of its own file never loads it. A URL that cannot be
-    used is refused; it never falls back to the file."""
+    """The server this desk works on (``ADMISSION_DATABASE_URL``, else ``database.url``),
+    None for the desk's own file. A URL that cannot be used is refused, never the file."""
     if not (os.environ.get(DATABASE_URL_ENV, "").strip() or settings["database.url"].strip()):
         return None
     from db.pg.target import CERT_SUBDIR, PgTarget, resolve_target
@@ -117,8 +112,6 @@ def _lockout(settings: Settings) -> LockoutPolicy:
 
 
 def open_parts(desk: FileAccess) -> FileParts:
-    """Open the visitor file - the desk's own SQLCipher file, or the casino's PostgreSQL
-    server when the desk is pointed at one (arts. 154-155) - and its adapters."""
     target = target_of(desk.data_dir, desk.settings)
     if target is not None:
         return _server_parts(desk, target)
@@ -127,79 +120,39 @@ def open_parts(desk: FileAccess) -> FileParts:
 
 
 def _file_parts(desk: FileAccess, store: SqlCipherStore) -> FileParts:
-    settings, clock = desk.settings, desk.clock
-    try:
-        vouchers = StoreVoucherBook(store)
-        replica = ReplicaRegistry(store, clock, verifier=desk.verifier)
-    except BaseException:
-        store.close()
-        raise
-
     def backup_file(out: Path, actor: str, *, force: bool = False) -> BackupInfo:
+        casino, now = desk.settings["casino.id"], desk.clock.now()
         return backup(
-            store,
-            out,
-            casino_id=settings["casino.id"],
-            actor=actor,
-            now=clock.now(),
-            guard=desk.outputs,
-            force=force,
+            store, out, casino_id=casino, actor=actor, now=now, guard=desk.outputs, force=force
         )
 
-    return FileParts(
-        store=store,
-        reads=store,
-        replica=replica,
-        reprints=UnprintedCards(store),
-        vouchers=vouchers,
-        # art. 20.3: who works the desk, audited in the file
-        accounts=StoreAccounts(store, clock, policy=_lockout(settings)),
-        counters=partial(desk_counters, store),  # the desk window's panel
-        purge=store.purge,
-        closers=[store.close],
+    return _parts(
+        desk,
+        store,
+        [store.close],
         may_purge=lambda: True,
         backup_file=backup_file,
-        server_copy=ServerCopier(desk.data_dir, clock, store),
-        key_rotation=_NoServerKeys(),
+        server_copy=ServerCopier(desk.data_dir, desk.clock, store),
+        key_rotation=_Refused("this desk works on its own file", PgDeskCode.NO_SERVER),
     )
 
 
-def _server_parts(desk: FileAccess, target: PgTarget) -> FileParts:
-    """The adapters of the casino's server (arts. 154-155): one visitor file, one card
-    sequence, one ban list and one audit trail for every desk and annex room."""
-    from db.pg.desk import (
-        OFFLINE_QUEUE_FILE,
-        OfflineVouchers,
-        ServerLink,
-        desk_audit_key,
-        open_desk_store,
-    )
-    from db.pg.rotation import KeyRotation, refresh_ring
-    from db.pg.target import CERT_SUBDIR
-
-    settings, clock = desk.settings, desk.clock
-    folder = desk.data_dir / CERT_SUBDIR
-    key = _file_key(folder, demo=desk.demo, new_file=False, passphrase=desk.passphrase)
-    audit_key = desk_audit_key(
-        folder, demo=desk.demo, keyring=_audit_keyring(desk.demo), create=False
-    )
-    # the demo makes its invented file on an empty database; a real one is made by init
-    store = open_desk_store(
-        target, key, folder=folder, audit_key=audit_key, clock=clock, create=desk.demo
-    )
-    # each probe also loads data key versions another desk stored (a re-encryption
-    # begun there): this desk then seals under the newest and finds resealed rows
-    link = ServerLink(target, refresh=lambda: refresh_ring(store, key))
-    closers: list[Callable[[], None]] = [store.close, link.close]
+def _parts(
+    desk: FileAccess,
+    store: SqlCipherStore | PgStore,
+    closers: list[Callable[[], None]],
+    **only: Any,
+) -> FileParts:
+    """The adapters both kinds of file share, and ``only`` what this kind has."""
     try:
         vouchers = StoreVoucherBook(store)
-        replica = ReplicaRegistry(store, clock, verifier=desk.verifier)
-        accounts = StoreAccounts(store, clock, policy=_lockout(settings))
+        replica = ReplicaRegistry(store, desk.clock, verifier=desk.verifier)
+        # art. 20.3: who works the desk, audited in the file
+        accounts = StoreAccounts(store, desk.clock, policy=_lockout(desk.settings))
     except BaseException:
         for closer in reversed(closers):
             closer()
         raise
-
     return FileParts(
         store=store,
         reads=store,
@@ -207,59 +160,74 @@ def _server_parts(desk: FileAccess, target: PgTarget) -> FileParts:
         reprints=UnprintedCards(store),
         vouchers=vouchers,
         accounts=accounts,
-        counters=partial(desk_counters, store),
+        counters=partial(desk_counters, store),  # the desk window's panel
         purge=store.purge,
         closers=closers,
+        **only,
+    )
+
+
+def _server_parts(desk: FileAccess, target: PgTarget) -> FileParts:
+    """The adapters of the casino's server (arts. 154-155): one visitor file, one card
+    sequence, one ban list and one audit trail for every desk and annex room."""
+    from db.pg import desk as on_server
+    from db.pg.rotation import KeyRotation, refresh_ring
+    from db.pg.target import CERT_SUBDIR
+
+    settings, clock = desk.settings, desk.clock
+    folder = desk.data_dir / CERT_SUBDIR
+    key = _file_key(demo=desk.demo, new_file=False, passphrase=desk.passphrase)
+    keyring = _audit_keyring(desk.demo)
+    audit_key = on_server.desk_audit_key(folder, demo=desk.demo, keyring=keyring, create=False)
+    # the demo makes its invented file on an empty database; a real one is made by init
+    store = on_server.open_desk_store(
+        target, key, folder=folder, audit_key=audit_key, clock=clock, create=desk.demo
+    )
+    # each probe also loads data key versions another desk stored (a re-encryption
+    # begun there): this desk then seals under the newest and finds resealed rows
+    link = on_server.ServerLink(target, refresh=lambda: refresh_ring(store, key))
+    parts = _parts(
+        desk,
+        store,
+        [store.close, link.close],
         may_purge=store.may_purge,  # only desks admitted to the purge group
-        backup_file=_on_server_refused,
-        server_copy=_ServerCopyRefused(),
+        backup_file=_Refused(
+            "the visitor file is on the casino's server: its backups are the server's "
+            "(pg_dump or base backups by its administrator; every personal value is sealed)",
+            PgDeskCode.ON_SERVER,
+        ),
+        server_copy=_Refused("this desk already works on the server", PgDeskCode.ON_SERVER),
         key_rotation=KeyRotation(store, key),
         server=link,
-        offline_vouchers=OfflineVouchers(
-            folder / OFFLINE_QUEUE_FILE, key, settings["desk.id"], lambda: vouchers, clock
-        ),
     )
-
-
-def _on_server_refused(out: Path, actor: str, *, force: bool = False) -> BackupInfo:
-    raise InvalidStateError(
-        "the visitor file is on the casino's server: its backups are the server's "
-        "(pg_dump or base backups by its administrator; every personal value is sealed)",
-        code=PgDeskCode.ON_SERVER,
+    queue = folder / on_server.OFFLINE_QUEUE_FILE
+    offline = on_server.OfflineVouchers(
+        queue, key, settings["desk.id"], lambda: parts.vouchers, clock
     )
+    return replace(parts, offline_vouchers=offline)
 
 
-class _NoServerKeys:
-    """``db rotate-key`` on a desk of its own file (its key is the file's)."""
+class _Refused:
+    """What this kind of file cannot do: its backup, copy or key rotation refused."""
 
-    def rotate(
-        self, *, mode: str, batch: int, progress: Callable[[str], None], actor: str
-    ) -> dict[str, object]:
-        raise InvalidStateError("this desk works on its own file", code=PgDeskCode.NO_SERVER)
+    def __init__(self, why: str, code: PgDeskCode) -> None:
+        self._why, self._code = why, code
 
+    def __call__(self, *args: object, **kwargs: object) -> NoReturn:
+        raise InvalidStateError(self._why, code=self._code)
 
-class _ServerCopyRefused:
-    """``db copy-to-server`` on a desk that already works on the server."""
-
-    def check(self, url: str) -> str:
-        raise InvalidStateError("this desk already works on the server", code=PgDeskCode.ON_SERVER)
-
-    def copy(
-        self, url: str, batch: int, progress: Callable[[str], None], actor: str
-    ) -> tuple[bool, dict[str, object]]:
-        raise InvalidStateError("this desk already works on the server", code=PgDeskCode.ON_SERVER)
+    rotate = check = copy = __call__
 
 
 def open_store(
     data_dir: Path, *, demo: bool, clock: Clock, passphrase: Callable[[], str] | None = None
 ) -> SqlCipherStore:
-    """Open the visitor file of ``data_dir``. It never starts over on its own (art.
-    20.4): a real file is created only by ``init`` (:func:`init_file`); the demo creates
-    its own (invented people, its own folder) on first use. A folder without a file, or
-    whose file is missing, emptied or replaced, is refused before any key is asked."""
+    """Open the visitor file of ``data_dir``. It never starts over on its own (art. 20.4):
+    a real file is made only by ``init``, the demo's on first use. A folder whose file is
+    missing, emptied or replaced is refused before any key is asked."""
     path = data_dir / DB_FILE
     preflight(path, create=demo)
-    key = _file_key(path, demo=demo, new_file=False, passphrase=passphrase)
+    key = _file_key(demo=demo, new_file=False, passphrase=passphrase)
     if demo:
         data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
     return SqlCipherStore.open(
@@ -268,8 +236,8 @@ def open_store(
 
 
 def _audit_keyring(demo: bool) -> KeyringBackend | None:
-    """Where the audit chain's key lives: the OS keyring for a real file (else the
-    ADMISSION_AUDIT_KEY variable or the key file beside it); the demo uses its key file."""
+    """The audit key's keyring: the OS's for a real file (else ADMISSION_AUDIT_KEY or the
+    key file beside it); the demo uses its key file."""
     return None if demo else system_keyring()
 
 
@@ -283,53 +251,38 @@ def init_file(
     passphrase: Callable[[], str] | None = None,
 ) -> str:
     """``init``: create the visitor file and its marker (audited), or with ``adopt``
-    write the marker of the file already there after a full check; return its id. A
-    desk pointed at a server creates the visitor file there, in an empty database (the
-    first desk of the casino; the others only open it); its id is the database's."""
+    write the marker of the file already there after a full check; its id. On a server:
+    the file in an empty database (the casino's first desk), its id the database's."""
     target = target_of(data_dir, settings)
     if target is not None:
         if adopt:
             raise InvalidStateError(
                 "adopt is for the desk's own file, not the server", code=PgDeskCode.ON_SERVER
             )
-        return _init_server(data_dir, target, demo=demo, clock=clock, passphrase=passphrase)
+        from db.pg.desk import desk_audit_key, open_desk_store
+        from db.pg.target import CERT_SUBDIR
+
+        folder = data_dir / CERT_SUBDIR
+        key = _file_key(demo=demo, new_file=True, passphrase=passphrase)
+        audit_key = desk_audit_key(folder, demo=demo, keyring=_audit_keyring(demo), create=True)
+        with open_desk_store(
+            target, key, folder=folder, audit_key=audit_key, clock=clock, create=True
+        ) as server:
+            return server.database_id
     path = data_dir / DB_FILE
     if not adopt:
         data_dir.mkdir(mode=0o700, parents=True, exist_ok=True)
         refuse_existing(path)  # before a keyring is asked for a new key
-    key = _file_key(path, demo=demo, new_file=not adopt, passphrase=passphrase)
+    key = _file_key(demo=demo, new_file=not adopt, passphrase=passphrase)
     act = SqlCipherStore.adopt if adopt else SqlCipherStore.create
     with act(path, key, clock=clock, audit_keyring=_audit_keyring(demo)) as store:
         return store.file_id
 
 
-def _init_server(
-    data_dir: Path,
-    target: PgTarget,
-    *,
-    demo: bool,
-    clock: Clock,
-    passphrase: Callable[[], str] | None = None,
-) -> str:
-    from db.pg.desk import desk_audit_key, open_desk_store
-    from db.pg.target import CERT_SUBDIR
-
-    folder = data_dir / CERT_SUBDIR
-    key = _file_key(folder, demo=demo, new_file=True, passphrase=passphrase)
-    audit_key = desk_audit_key(folder, demo=demo, keyring=_audit_keyring(demo), create=True)
-    with open_desk_store(
-        target, key, folder=folder, audit_key=audit_key, clock=clock, create=True
-    ) as store:
-        return store.database_id
-
-
 class ServerCopier:
-    """``db copy-to-server``: the open file onto the casino's PostgreSQL server (arts.
-    154-155), by :func:`db.pg.copy_file.copy_to_server`. The server store is keyed from
-    this desk's file key (``ADMISSION_DB_KEY`` or the OS keyring, as the desks on the
-    server will be) and takes the file's audit key, so the trail is carried entry by
-    entry and heads printed before the move still anchor it. psycopg is loaded only
-    here: the desk's other commands never load it."""
+    """``db copy-to-server`` (arts. 154-155): the server is keyed from this desk's file key,
+    as its desks will be, and takes the file's audit key, so the trail is carried entry
+    by entry and heads printed before the move still anchor it."""
 
     def __init__(self, data_dir: Path, clock: Clock, store: SqlCipherStore) -> None:
         self._data_dir = data_dir
@@ -351,19 +304,14 @@ class ServerCopier:
         from db.pg.store import PgStore
 
         target = self._target(url)
-        key = resolve_key(
-            database_exists=True, ask_passphrase=_ask_passphrase if sys.stdin.isatty() else None
-        )
+        key = _file_key(demo=False, new_file=False)
 
         def step(done: CopyProgress) -> None:
             progress(f"copied {done.step}: {done.rows} (batch {done.batches})")
 
+        audit_key = source_audit_key(self._store)
         with PgStore.open(
-            target.conninfo(),
-            key,
-            audit_key=source_audit_key(self._store),
-            create=True,
-            clock=self._clock,
+            target.conninfo(), key, audit_key=audit_key, create=True, clock=self._clock
         ) as server:
             try:
                 report = copy_to_server(
@@ -390,18 +338,17 @@ def restore_file(
     clock: Clock,
     accept_loss: Callable[[RestoreLoss, AccountService], str] | None = None,
 ) -> RestoreInfo:
-    """``restore``: the backup becomes this folder's visitor file, after every check
-    (key, casino, integrity, audit chain); a folder that holds a file is refused, and so
-    is a desk that works on the server (it would not use the file). A backup older than
-    the folder's record needs ``accept_loss``: the director signs in on the backup's own
-    accounts (the live ones went with the lost file)."""
+    """``restore``: the backup becomes this folder's visitor file after every check (key,
+    casino, integrity, audit chain); refused in a folder holding a file or on a server
+    desk. A backup older than the folder's record needs ``accept_loss``: the director
+    signs in on the backup's own accounts (the live ones went with the lost file)."""
     if target_of(data_dir, settings) is not None:
         raise InvalidStateError(
             "this desk works on the casino's server: a backup of a desk's file is restored "
             "on a desk of its own file, then moved with db copy-to-server",
             code=PgDeskCode.ON_SERVER,
         )
-    key = _file_key(data_dir / DB_FILE, demo=demo, new_file=False)
+    key = _file_key(demo=demo, new_file=False)
 
     def signed(loss: RestoreLoss, copy: SqlCipherStore) -> str:
         assert accept_loss is not None
@@ -419,12 +366,9 @@ def restore_file(
     )
 
 
-def _file_key(
-    path: Path, *, demo: bool, new_file: bool, passphrase: Callable[[], str] | None = None
-) -> DbKey:
-    """The demo's public passphrase, or the real key; a keyring invents a key only for
-    a file being created. Without either, the passphrase the window asked for
-    (``passphrase``), else the terminal's."""
+def _file_key(*, demo: bool, new_file: bool, passphrase: Callable[[], str] | None = None) -> DbKey:
+    """The demo's public passphrase, or the real key (a keyring invents one only for a
+    new file), else the window's ``passphrase``, else the terminal's."""
     if demo and not os.environ.get("ADMISSION_DB_KEY"):
         return DbKey.from_passphrase(DEMO_PASSPHRASE, source="demo")
     if passphrase is None and sys.stdin.isatty():
