@@ -1,15 +1,10 @@
 """Database roles of the visitor file on a PostgreSQL server (Decreto 58/2006, art. 20.4:
 the file is confidential and kept whole; arts. 154-155: one server for every desk of the
-operating unit). Four NOLOGIN groups per file, named from a prefix (:class:`RoleNames`):
-the owner (the schema, the migrations), the desk (reads, inserts, updates only what a desk
-updates, deletes nothing of the file), the inspector (reads; audits its searches, art.
-20.4) and the purge (what the purge of art. 20.4 erases); each table's rights are listed
-in :data:`RIGHTS` (no default privileges). The purge is reached through a NOINHERIT gate
-(``<prefix>_admission_purger``): a login admitted to it cannot delete in its own session;
-the store's purge takes the rights for its own transactions (``SET LOCAL ROLE``).
-PostgreSQL 15 has no per-grant INHERIT option (16 does); the gate works on both. What a
-DBA runs: docs/postgresql.md; ``python -m db.pg.roles sql --schema S --prefix P`` prints
-the grants."""
+operating unit): four NOLOGIN groups per file named from a prefix (owner, desk, inspector,
+purge), each table's rights listed in :data:`RIGHTS`. The purge is reached through a
+NOINHERIT gate, so an admitted login cannot delete in its own session, only in the
+store's purge (``SET LOCAL ROLE``; PostgreSQL 15 has no per-grant INHERIT). What each
+group may do and what a DBA runs: docs/postgresql.md."""
 
 from __future__ import annotations
 

@@ -1,13 +1,11 @@
 """Key rotation of the visitor file on the PostgreSQL server (Decreto 58/2006, art. 20.4:
-the file is confidential; GDPR art. 32: its keys are changed when they may be known); the
-operator's steps are ``db rotate-key``'s (ui/cli/db_server.py). A re-wrap wraps every data
-key again under a new installation key in one transaction (the desk's voucher queue, art.
-23.4, is keyed from the desk key too: formalise it first). A re-encryption stores a new
-data key version, then reseals every value and blind index batch by batch, each batch one
-write transaction under the chain's head lock, so a run killed anywhere is finished by the
-next; desks opened before hold only the old keys (restart them, or :func:`refresh_ring`).
-Retiring deletes old versions no row uses. One rotation at a time (a session advisory
-lock); each is an audit entry with versions and counts, never a personal value."""
+the file is confidential; GDPR art. 32: its keys are changed when they may be known), as
+``db rotate-key`` runs it (ui/cli/db_server.py: the operator's steps; the desk's voucher
+queue, art. 23.4, is keyed from the desk key too: formalise it first). A re-encryption
+reseals batch by batch, each one write transaction under the chain's head lock, so a run
+killed anywhere is finished by the next; desks opened before hold only the old keys
+(restart them, or :func:`refresh_ring`). One rotation at a time (a session advisory lock);
+each is an audit entry with versions and counts, never a personal value."""
 
 from __future__ import annotations
 
