@@ -9,11 +9,7 @@ from datetime import date, datetime
 from typing import Any, Concatenate, ParamSpec, Self, TypeVar
 
 from admission.identity import IdentityKey
-from admission.records import (
-    AdmissionEntry,
-    CardRecord,
-    RecordedAdmission,
-)
+from admission.records import AdmissionEntry, CardRecord, RecordedAdmission
 from db import cards, chain, data_protection, inspection, people, reports, retention, visitors
 
 T = TypeVar("T")
@@ -43,10 +39,16 @@ def _writes(rule: Callable[Concatenate[Any, P], T]) -> Callable[Concatenate[File
 class FilePorts:
     """The ports over :meth:`read` and :meth:`write`, which each store provides."""
 
+    dialect: str  # of its transactions (db/tx.py)
+
     def read(self, work: Callable[[Any], T]) -> T:  # pragma: no cover - each store's own
         raise NotImplementedError
 
     def write(self, work: Callable[[Any], T]) -> T:  # pragma: no cover - each store's own
+        raise NotImplementedError
+
+    def bulk_write(self, work: Callable[[Any], T]) -> T:  # pragma: no cover - each store's own
+        """``work`` in one write transaction of a bulk load (the register's swap)."""
         raise NotImplementedError
 
     def close(self) -> None:  # pragma: no cover - each store's own

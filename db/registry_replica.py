@@ -24,7 +24,7 @@ from collections.abc import Callable, Iterable, Iterator
 from datetime import datetime, timedelta
 from itertools import repeat
 from pathlib import Path
-from typing import Any, BinaryIO, Protocol, TypeVar
+from typing import Any, BinaryIO, TypeVar
 
 from admission.errors import StoreError, StoreErrorCode
 from admission.identity import IdentityKey
@@ -52,6 +52,7 @@ from admission.registry.snapshot import (
     signed_message,
     validate_feed,
 )
+from db.file_ports import FilePorts
 from db.pg.codes import PgStoreCode
 from db.tx import Tx, opt_when, when
 
@@ -81,19 +82,6 @@ PROBE = (
     f"SELECT {_STATE}, EXISTS (SELECT 1 FROM registry_entry"
     " WHERE snapshot_id = ? AND digest = ?) FROM registry_snapshot WHERE active"
 )
-
-
-class ReplicaStore(Protocol):
-    @property
-    def dialect(self) -> str: ...
-
-    def read(self, work: Callable[[Any], T]) -> T: ...
-
-    def write(self, work: Callable[[Any], T]) -> T: ...
-
-    def bulk_write(self, work: Callable[[Any], T]) -> T: ...
-
-    def secret(self, name: str) -> bytes: ...
 
 
 def keyed_digest(key: bytes, digest: bytes) -> bytes:
@@ -161,16 +149,8 @@ def _against(
     """The active snapshot again: its result; an older one or its version with other
     content: refused; else None (swap it in)."""
     if held_sha256 == snapshot.content_sha256.hex():
-        return ImportResult(
-            old.version,
-            old.entries,
-            old.snapshot_as_of,
-            old.signed,
-            old.version,
-            unchanged=True,
-            duplicates=snapshot.duplicates,
-            duplicate_lines=snapshot.duplicate_lines,
-        )
+        held = (old.version, old.entries, old.snapshot_as_of, old.signed, old.version)
+        return ImportResult(*held, unchanged=True, **_repeats(snapshot))
     if old.snapshot_as_of > as_of:
         raise SnapshotError(SnapshotErrorCode.SNAPSHOT_OLDER_THAN_ACTIVE, "an older snapshot")
     if old.version == snapshot.version and snapshot.structured:
@@ -178,6 +158,11 @@ def _against(
             SnapshotErrorCode.SNAPSHOT_VERSION_CONFLICT, "same version, other content"
         )
     return None
+
+
+def _repeats(snapshot: Snapshot) -> dict[str, Any]:
+    """The identifier lines the snapshot repeated (kept once), for its ImportResult."""
+    return {"duplicates": snapshot.duplicates, "duplicate_lines": snapshot.duplicate_lines}
 
 
 def _check_position(page: FeedPage, since: datetime) -> None:
@@ -230,7 +215,7 @@ class ReplicaRegistry:
 
     def __init__(
         self,
-        store: ReplicaStore,
+        store: FilePorts,
         clock: Clock,
         *,
         verifier: SignatureVerifier | None = None,
@@ -388,16 +373,9 @@ class ReplicaRegistry:
         _event(tx, now, "IMPORT", "OK", snapshot.version)
         details = {"version": snapshot.version[:64], "entries": str(snapshot.count)}
         self._audited(tx, "REGISTRY_IMPORTED", new_id, details, created=True)
-        return ImportResult(
-            snapshot.version,
-            snapshot.count,
-            as_of,
-            signed,
-            previous[2].version if previous else "",
-            unchanged=False,
-            duplicates=snapshot.duplicates,
-            duplicate_lines=snapshot.duplicate_lines,
-        )
+        replaced = previous[2].version if previous else ""
+        result = (snapshot.version, snapshot.count, as_of, signed, replaced)
+        return ImportResult(*result, unchanged=False, **_repeats(snapshot))
 
     def apply_feed(self, page: FeedPage) -> FeedResult:
         """Apply additions and removals in order, whole or not at all; the position moves

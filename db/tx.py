@@ -23,9 +23,7 @@ class Tx(Protocol):
     """One transaction of one store."""
 
     @property
-    def dialect(self) -> str:
-        """``"sqlite"`` or ``"pg"``: for the few statements written twice."""
-        ...
+    def dialect(self) -> str: ...  # "sqlite" or "pg": for the few statements written twice
 
     @property
     def lock_rows(self) -> str:
@@ -36,9 +34,7 @@ class Tx(Protocol):
 
     def all(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
 
-    def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
-        """Run one statement; the number of rows it changed."""
-        ...
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> int: ...  # rows changed
 
     def many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None: ...
 
