@@ -174,22 +174,16 @@ def stale_backups(
 def _remember(data_dir: Path, new: KnownBackup) -> None:
     """Add ``new`` to the backup list, dropping entries whose file is gone. The audit
     seqs let a restore tell the copy's own BACKUP entry from entries it would lose."""
-    entries = [b for b in known_backups(data_dir) if b.path.exists() and b.path != new.path]
-    entries.append(new)
-    text = json.dumps(
+    kept = [b for b in known_backups(data_dir) if b.path.exists() and b.path != new.path]
+    rows = [
         {
-            "kind": _LIST_KIND,
-            "backups": [
-                {
-                    "path": str(b.path),
-                    "taken_at": codec.ts(b.taken_at),
-                    "head_seq": b.head_seq,
-                    "entry_seq": b.entry_seq,
-                }
-                for b in entries
-            ],
-        },
-        indent=2,
-    )
+            "path": str(b.path),
+            "taken_at": codec.ts(b.taken_at),
+            "head_seq": b.head_seq,
+            "entry_seq": b.entry_seq,
+        }
+        for b in [*kept, new]
+    ]
+    text = json.dumps({"kind": _LIST_KIND, "backups": rows}, indent=2)
     with contextlib.suppress(OSError):  # the list is a reminder: the backup stands
         write_atomically(Path(data_dir) / BACKUP_LIST, text.encode("utf-8"))  # 0600

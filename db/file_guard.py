@@ -251,15 +251,11 @@ def disk_is_read_only(path: Path) -> bool:
     return path.exists() and not os.access(path, os.W_OK)
 
 
-_FULL = {errno.ENOSPC, errno.EDQUOT}
-_READ_ONLY = {errno.EROFS, errno.EACCES, errno.EPERM}
-
-
 def os_error(exc: OSError, path: Path, what: str) -> StoreError:
     """An OSError on the visitor file's folder as a store error with the right code."""
-    if exc.errno in _FULL:
+    if exc.errno in (errno.ENOSPC, errno.EDQUOT):
         code = StoreErrorCode.DISK_FULL
-    elif exc.errno in _READ_ONLY or disk_is_read_only(path):
+    elif exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM) or disk_is_read_only(path):
         code = StoreErrorCode.READ_ONLY_DISK
     else:
         code = StoreErrorCode.WRITE_FAILED

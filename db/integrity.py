@@ -26,11 +26,9 @@ PAGE_SIZE = 4096  # SQLCipher 4 default
 def hmac_check(conn: sqlite3.Connection) -> tuple[int, ...]:
     """The pages whose HMAC fails (``PRAGMA cipher_integrity_check``); () when whole.
     On unencrypted stdlib SQLite the pragma is unknown and returns nothing."""
-    found: set[int] = set()
-    for (line,) in conn.execute("PRAGMA cipher_integrity_check").fetchall():
-        match = _PAGE.search(str(line))
-        found.add(int(match[1]) if match else 0)
-    return tuple(sorted(found))
+    rows = conn.execute("PRAGMA cipher_integrity_check").fetchall()
+    matches = (_PAGE.search(str(line)) for (line,) in rows)
+    return tuple(sorted({int(m[1]) if m else 0 for m in matches}))
 
 
 def check(conn: sqlite3.Connection, path: Path | None, *, structure: bool) -> IntegrityReport:

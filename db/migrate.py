@@ -96,15 +96,11 @@ def schema_dump(conn: sqlite3.Connection, exclude: tuple[str, ...] = ()) -> str:
         "AND name NOT LIKE 'sqlite_%' ORDER BY type, name"
     ).fetchall()
     statements = [
-        " ".join(_strip_comments(sql).split()) + ";"
+        " ".join(word for line in sql.splitlines() for word in line.split("--", 1)[0].split()) + ";"
         for _, name, table, sql in rows
         if not (name.startswith(exclude) or table.startswith(exclude))
     ]
     return "\n".join(statements) + "\n"
-
-
-def _strip_comments(sql: str) -> str:
-    return "\n".join(line.split("--", 1)[0] for line in sql.splitlines())
 
 
 def main(argv: list[str]) -> int:

@@ -18,7 +18,6 @@ import os
 import re
 import secrets
 import shutil
-import sqlite3
 import stat
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
@@ -166,8 +165,7 @@ def _check_source(source: Path) -> bool:
 
 
 def _held_temp(data_dir: Path) -> tuple[int, Path]:
-    """A new temporary file in the folder, held by an exclusive flock until the restore
-    ends: :func:`sweep_leftovers` removes only those nobody holds."""
+    """A new temporary file in the folder, flock'd until the restore ends (the sweep spares it)."""
     while True:
         temp = data_dir / f"{TEMP_PREFIX}{secrets.token_hex(4)}.tmp"
         fd = os.open(temp, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
@@ -179,8 +177,7 @@ def _held_temp(data_dir: Path) -> tuple[int, Path]:
 
 
 def _copy_live(source: Path, temp: Path, key: DbKey) -> None:
-    """A file in use, through SQLite's backup API from a read-only connection: the
-    pages of its WAL are in the copy, and the source is not written."""
+    """A file in use, through SQLite's backup API, read-only: the pages of its WAL come too."""
     assert sqlcipher3 is not None
     uri = source.resolve().as_uri() + "?mode=ro"
     with contextlib.closing(sqlcipher3.connect(uri, uri=True, isolation_level=None)) as src:
@@ -213,7 +210,23 @@ def _adopt_copy(
     conn = connect_encrypted(temp, key, create=False)  # WrongKeyError on a wrong key
     store: SqlCipherStore | None = None
     try:
-        file_id, found_casino, taken_at = _identify(conn, temp, wanted.casino_id)
+        report = check(conn, temp, structure=True)
+        if not report.ok:
+            raise StoreError(
+                f"the backup is damaged ({len(report.bad_pages)} page(s))",
+                code=BackupCode.BACKUP_DAMAGED,
+            )
+        keys = (FILE_ID_SETTING, CASINO_SETTING, TAKEN_AT_SETTING)
+        found = dict(conn.execute("SELECT key, value FROM settings WHERE key IN (?, ?, ?)", keys))
+        file_id, found_casino, taken_at = (str(found.get(key) or "") for key in keys)
+        if not file_id:
+            raise StoreError(
+                "the backup is not a copy of a visitor file", code=StoreErrorCode.CORRUPT_FILE
+            )
+        if wanted.casino_id and found_casino and found_casino != wanted.casino_id:
+            raise StoreError(
+                "the backup belongs to another casino", code=BackupCode.BACKUP_OTHER_CASINO
+            )
         configure(conn)  # pending migrations, as any open would apply them
         store = SqlCipherStore(conn, final, encrypted=True, audit_keyring=audit_keyring)
         verdict = store.verify()
@@ -269,32 +282,10 @@ def _adopt_copy(
         (conn if store is None else store).close()
 
 
-def _identify(conn: sqlite3.Connection, temp: Path, casino_id: str) -> tuple[str, str, str]:
-    report = check(conn, temp, structure=True)
-    if not report.ok:
-        raise StoreError(
-            f"the backup is damaged ({len(report.bad_pages)} page(s))",
-            code=BackupCode.BACKUP_DAMAGED,
-        )
-    keys = (FILE_ID_SETTING, CASINO_SETTING, TAKEN_AT_SETTING)
-    found = dict(conn.execute("SELECT key, value FROM settings WHERE key IN (?, ?, ?)", keys))
-    file_id, found_casino, taken_at = (str(found.get(key) or "") for key in keys)
-    if not file_id:
-        raise StoreError(
-            "the backup is not a copy of a visitor file", code=StoreErrorCode.CORRUPT_FILE
-        )
-    if casino_id and found_casino and found_casino != casino_id:
-        raise StoreError(
-            "the backup belongs to another casino", code=BackupCode.BACKUP_OTHER_CASINO
-        )
-    return file_id, found_casino, taken_at
-
-
 def _put_in_place(
     temp: Path, path: Path, key: DbKey, file_id: str, highs: Highs, at: datetime
 ) -> None:
-    """fsync, marker, record, rename: once the marker is written, the next command's sweep
-    finishes a killed restore."""
+    """fsync, marker, record, rename: once the marker is written, a sweep finishes a kill."""
     try:
         with folder_lock(path.parent):  # two restores into one folder: one wins, whole
             fsync_file(temp)
@@ -328,21 +319,17 @@ def _write_failed(exc: OSError, message: str) -> StoreError:
 
 
 def assess(
-    backup: Highs,
-    file_id: str,
-    taken_at: str,
-    data_dir: Path,
-    card_folders: Iterable[Path] = (),
+    backup: Highs, file_id: str, taken_at: str, data_dir: Path, card_folders: Iterable[Path] = ()
 ) -> RestoreLoss:
     """What ``data_dir`` held that a backup with marks ``backup`` does not."""
     reasons: list[LossReason] = []
     record = read_issued(data_dir)
     marks = Highs() if record is None else record.highs
-    base = backup
-    if record is not None and record.file_id != file_id:
-        reasons.append(LossReason.OTHER_FILE)  # all of the other file is lost
-        base = Highs()
-    elif record is not None and (
+    same = record is not None and record.file_id == file_id
+    base = backup if record is None or same else Highs()  # another file: all of it is lost
+    if base is not backup:
+        reasons.append(LossReason.OTHER_FILE)
+    elif same and (
         marks.card > base.card or marks.voucher > base.voucher or marks.visit > base.visit
     ):
         reasons.append(LossReason.ISSUED_RECORD)
@@ -351,13 +338,12 @@ def assess(
         reasons.append(LossReason.NEWER_CARD_PDF)
     known = known_backups(data_dir)
     audit_lost = max(0, marks.audit_seq - _allowed_head(backup, taken_at, known))
-    if record is not None and record.file_id == file_id and audit_lost:
+    if same and audit_lost:
         reasons.append(LossReason.AUDIT_HEAD)
     newest = max((b.taken_at for b in known), default=None)
     if taken_at and newest is not None and newest > codec.parse_ts(taken_at):
         reasons.append(LossReason.NEWER_BACKUP)
     highest_card = max(marks.card, pdf, backup.card)
-    highest_voucher = max(marks.voucher, backup.voucher)
     return RestoreLoss(
         cards=max(0, highest_card - base.card),
         visits=max(0, marks.visit - base.visit),
@@ -366,7 +352,7 @@ def assess(
         reasons=tuple(dict.fromkeys(reasons)),
         newest_backup="" if newest is None else newest.isoformat(),
         card_resumes_at=highest_card + 1,
-        voucher_resumes_at=highest_voucher + 1,
+        voucher_resumes_at=max(marks.voucher, backup.voucher) + 1,
     )
 
 
@@ -385,8 +371,7 @@ def _allowed_head(backup: Highs, taken_at: str, known: list[KnownBackup]) -> int
 
 
 def newest_card_pdf(folders: Iterable[Path]) -> int:
-    """The highest card number among ``card-<n>[-...].pdf`` in the PDF folders (the
-    PDF-folder printer's names, hardware/printer/service.py); 0 when none."""
+    """The highest ``card-<n>[-...].pdf`` number in the PDF-folder printer's folders, or 0."""
     found = [0]
     for folder in folders:
         with contextlib.suppress(OSError):
@@ -467,8 +452,7 @@ def _alive(pid: int) -> bool:
 
 @contextlib.contextmanager
 def folder_lock(folder: Path) -> Iterator[None]:
-    """An exclusive flock on the data folder itself while a restore's marker and copy
-    are put in place (or a killed one's are finished): one restore wins, whole."""
+    """An exclusive flock on the data folder while a copy is put in place: one restore wins."""
     fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
