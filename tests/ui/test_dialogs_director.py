@@ -32,6 +32,7 @@ from ui.desk.ops import cards as card_ops
 from ui.desk.ops import official as official_ops
 from ui.desk.ops import staff as staff_ops
 from ui.desk.ops import vouchers as voucher_ops
+from ui.desk.ops.settings import SettingsOps
 
 RUNNER = ImmediateRunner()
 
@@ -322,7 +323,7 @@ def test_the_printer_is_chosen_by_a_director_or_an_administrator(
         return DeviceStatus.READY
 
     path = demo_ctx.data_dir / "settings.json"
-    dialog = PrinterDialog(demo_ctx.settings, path, operator, RUNNER, preflight=preflight)
+    dialog = PrinterDialog(SettingsOps(demo_ctx.settings, path, preflight), operator, RUNNER)
     qtbot.addWidget(dialog)
     assert dialog.save_button.isEnabled() is allowed
     if not allowed:
@@ -422,7 +423,7 @@ def test_every_control_of_every_dialog_has_an_accessible_name(
         ExceptionalCardDialog(
             card_ops.of(demo_ctx), RUNNER, Authorise(DIRECTOR), shown, operator="c"
         ),
-        PrinterDialog(demo_ctx.settings, path, DIRECTOR, RUNNER),
+        PrinterDialog(SettingsOps(demo_ctx.settings, path), DIRECTOR, RUNNER),
         OfficialDialog(official_ops.of(demo_ctx), RUNNER, shown, operator="c"),
         VoucherIssueDialog(voucher_ops.of(demo_ctx), RUNNER, shown, None, operator="c"),
         VouchersDialog(voucher_ops.of(demo_ctx), RUNNER, operator="c", document=lambda: shown),

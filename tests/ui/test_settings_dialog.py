@@ -16,6 +16,7 @@ from admission.settings import Settings
 from ui.desk.dialogs.common import DialogCode
 from ui.desk.dialogs.settings import SettingsDialog
 from ui.desk.jobs import ImmediateRunner
+from ui.desk.ops.settings import SettingsOps
 
 ADMIN = Operator("admin", "Admin", frozenset({Role.ADMIN}))
 DIRECTOR = Operator("director1", "Director", frozenset({Role.DIRECTOR}))
@@ -33,7 +34,7 @@ def dialog_for(
     qtbot: QtBot, tmp_path: Path, operator: Operator | None
 ) -> tuple[SettingsDialog, Settings, Path]:
     settings, path = Settings({"casino.name": "Casino de prueba"}), tmp_path / "settings.json"
-    dialog = SettingsDialog(settings, path, operator, ImmediateRunner())
+    dialog = SettingsDialog(SettingsOps(settings, path), operator, ImmediateRunner())
     qtbot.addWidget(dialog)
     return dialog, settings, path
 
@@ -113,7 +114,7 @@ def test_valid_values_are_saved_and_read_back(qtbot: QtBot, tmp_path: Path) -> N
     assert settings["casino.id"] == "CAS02"  # the live settings follow
 
     # the dialog opened again shows what was saved
-    again = SettingsDialog(saved, path, ADMIN, ImmediateRunner())
+    again = SettingsDialog(SettingsOps(saved, path), ADMIN, ImmediateRunner())
     qtbot.addWidget(again)
     assert again.hours.days["fri"].text() == "21:00-04:00"
     assert again.hours.days["mon"].text() == "cerrado"  # a weekday left out is closed

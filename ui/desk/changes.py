@@ -1,12 +1,15 @@
 """The desk's operation runner and its one change broadcast (as Anki's
 ``operation_did_execute``).
 
-A write to the visitor file made by the window - an admission recorded, a provisional
-voucher queued, the queue sent to the server - runs through :meth:`DeskOperations.write`
-on the store worker; once it has succeeded, ``operation_did_execute`` says what it
-changed (:class:`OpChanges`) and who asked (``origin``). The screens that show what
-changed subscribe to it and read again, instead of calling each other's refresh
-methods: the counters (the controller), the provisional vouchers waiting (the window).
+A write to the visitor file - an admission recorded, a provisional voucher queued, the
+queue sent to the server, a visitor's data rectified - runs through
+:meth:`DeskOperations.write` on the store worker; once it has succeeded,
+``operation_did_execute`` says what it changed (:class:`OpChanges`) and who asked
+(``origin``). Settings saved to their file are announced the same way
+(:meth:`DeskOperations.announce`). The screens that show what changed subscribe and read
+again, instead of calling each other's refresh methods: the counters and the rules in
+force (the controller), the provisional vouchers waiting (the window), the figures and
+the inspector's screen.
 
 A dialog whose every job is such a write is given :meth:`DeskOperations.runner_for`, a
 plain :class:`ui.desk.jobs.JobRunner` that broadcasts after each job it runs.
@@ -35,6 +38,8 @@ class OpChanges:
     admissions: bool = False  # a visit recorded: the day's counters (arts. 20, 22)
     cards: bool = False  # a card issued, printed, voided or reprinted
     queue: bool = False  # the desk's provisional vouchers without a server number
+    people: bool = False  # a visitor's name or an observation rectified (GDPR art. 16)
+    settings: tuple[str, ...] = ()  # the keys saved to the settings file (never a value)
 
 
 class DeskOperations(QObject):
@@ -66,6 +71,10 @@ class DeskOperations(QObject):
                 self.operation_did_execute.emit(changes, origin)
 
         self._runner.submit(job, wrote, failed)
+
+    def announce(self, changes: OpChanges, *, origin: object | None = None) -> None:
+        """Broadcast a change already made off the store worker (the settings file)."""
+        self.operation_did_execute.emit(changes, origin)
 
     def runner_for(self, changes: OpChanges, *, origin: object | None = None) -> JobRunner:
         """A job runner whose every job is a write of ``changes`` (for a dialog)."""

@@ -674,6 +674,8 @@ class DeskController(QObject):
     def _on_operation(self, changes: OpChanges, _origin: object) -> None:
         if changes.admissions:
             self.refresh_counters()
+        if changes.settings:
+            self.apply_settings(list(changes.settings))
 
     def refresh_counters(self) -> None:
         ctx = self._ctx

@@ -356,6 +356,7 @@ class DeskWindow(QMainWindow):
             self.inspection = InspectionScreen(
                 controller, self.ctx.tools.today, card_label=self.card_label
             )
+            self.controller.operations.operation_did_execute.connect(self.inspection.changed)
             self.pages.addWidget(self.inspection)
         return self.inspection
 

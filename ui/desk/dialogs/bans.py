@@ -18,20 +18,15 @@ import unicodedata
 from collections.abc import Callable, Sequence
 from datetime import date, datetime, time
 
-from PySide6.QtCore import QDate, Qt, Signal
+from PySide6.QtCore import QDate, Signal
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QCheckBox,
     QDateEdit,
-    QDialog,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
     QLineEdit,
     QPushButton,
-    QTableWidget,
-    QTableWidgetItem,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -41,13 +36,20 @@ from admission.records import Ban
 from ui.desk.dialogs.common import (
     Authorise,
     DialogCode,
-    ErrorLine,
     Listings,
     ReasonField,
     close_box,
     identity_from_entry,
     run_job,
     with_director,
+)
+from ui.desk.dialogs.scaffold import (
+    OpsDialog,
+    button_row,
+    column,
+    fill_row,
+    identity_entry,
+    list_table,
 )
 from ui.desk.jobs import JobRunner
 from ui.desk.ops.bans import BanOps, NamedBans
@@ -56,7 +58,7 @@ from ui.desk.text import MADRID, bounded, local_time
 __all__ = ["BansDialog"]
 
 
-class BansDialog(QDialog):
+class BansDialog(OpsDialog[BanOps]):
     """Bans of one person (typed or from the document on screen) or all in force."""
 
     bans_changed = Signal()
@@ -72,21 +74,16 @@ class BansDialog(QDialog):
         identity: IdentityKey | None = None,
         parent: QWidget | None = None,
     ) -> None:
-        super().__init__(parent)
-        self._ops = ops
-        self._runner = runner
+        title = self.tr("Prohibiciones de entrada del casino (art. 21.2-3)")
+        super().__init__(ops, runner, title, parent)
         self._authorise = authorise
         self._operator = operator  # the signed-in user: reading the list is audited
         self._listings = listings
         self._shown: list[Ban] = []
         self._names: dict[int, str] = {}  # ban id -> the person's name in the file
-        self.setWindowTitle(self.tr("Prohibiciones de entrada del casino (art. 21.2-3)"))
-        self.setAccessibleName(self.windowTitle())
-
-        self.identity_edit = QLineEdit()
-        self.identity_edit.setAccessibleName(self.tr("Identidad: DNI/NIE o TIPO:PAÍS:NÚMERO"))
-        self.identity_edit.setPlaceholderText(self.tr("DNI/NIE o TIPO:PAÍS:NÚMERO"))
-        self.identity_edit.setMaxLength(60)
+        self.identity_edit = identity_entry(
+            self.tr("Identidad: DNI/NIE o TIPO:PAÍS:NÚMERO"), self.tr("DNI/NIE o TIPO:PAÍS:NÚMERO")
+        )
         if identity is not None:
             self.identity_edit.setText(identity.text)
         self.find_button = QPushButton(self.tr("&Buscar"))
@@ -104,9 +101,8 @@ class BansDialog(QDialog):
         self.history_button.clicked.connect(self.show_history)
         find_row = QHBoxLayout()
         find_row.addWidget(self.identity_edit, 1)
-        find_row.addWidget(self.find_button)
-        find_row.addWidget(self.all_button)
-        find_row.addWidget(self.history_button)
+        for button in (self.find_button, self.all_button, self.history_button):
+            find_row.addWidget(button)
         self.filter_edit = QLineEdit()
         self.filter_edit.setAccessibleName(
             self.tr("Filtrar la lista por nombre, identidad o motivo")
@@ -118,9 +114,7 @@ class BansDialog(QDialog):
         self.filter_edit.setClearButtonEnabled(True)
         self.filter_edit.textChanged.connect(self.apply_filter)
 
-        self.table = QTableWidget(0, 7)
-        self.table.setAccessibleName(self.tr("Lista de prohibiciones"))
-        self.table.setHorizontalHeaderLabels(
+        self.table = list_table(
             [
                 self.tr("Nº"),
                 self.tr("Nombre"),
@@ -129,12 +123,9 @@ class BansDialog(QDialog):
                 self.tr("Decidida por"),
                 self.tr("Desde"),
                 self.tr("Hasta"),
-            ]
+            ],
+            self.tr("Lista de prohibiciones"),
         )
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.horizontalHeader().setStretchLastSection(True)
 
         add_box = QGroupBox(self.tr("Nueva prohibición"))
         add_box.setAccessibleName(add_box.title())
@@ -170,19 +161,10 @@ class BansDialog(QDialog):
         lift_form.addRow(self.tr("Motivo:"), self.lift_reason)
         lift_form.addRow(self.lift_button)
 
-        self.errors = ErrorLine()
-        buttons = close_box(self)
-
-        layout = QVBoxLayout(self)
-        layout.addLayout(find_row)
-        layout.addWidget(self.filter_edit)
-        layout.addWidget(self.table, 1)
-        boxes = QHBoxLayout()
-        boxes.addWidget(add_box)
-        boxes.addWidget(lift_box)
-        layout.addLayout(boxes)
-        layout.addWidget(self.errors)
-        layout.addWidget(buttons)
+        boxes = button_row(add_box, lift_box)
+        column(
+            self, find_row, self.filter_edit, (self.table, 1), boxes, self.errors, close_box(self)
+        )
         self.resize(980, 560)
         if identity is not None:
             self.show_person()
@@ -254,10 +236,7 @@ class BansDialog(QDialog):
                 local_time(ban.created_at),
                 until,
             )
-            for column, value in enumerate(cells):
-                item = QTableWidgetItem(value)  # table items are plain text
-                item.setData(Qt.ItemDataRole.AccessibleTextRole, value)
-                self.table.setItem(row, column, item)
+            fill_row(self.table, row, cells)
         self.table.resizeColumnsToContents()
         self.apply_filter()
         if self._shown:

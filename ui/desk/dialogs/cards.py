@@ -14,41 +14,41 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import Signal
 from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QComboBox,
-    QDialog,
     QFormLayout,
     QHBoxLayout,
-    QLabel,
     QPushButton,
     QSpinBox,
-    QTableWidget,
-    QTableWidgetItem,
-    QVBoxLayout,
     QWidget,
 )
 
-from admission.cards.view import format_euros
 from admission.desk import AdmissionResult, DeskDocument
 from admission.records import CardRecord, CardStatus
 from ui.desk.dialogs.common import (
     Authorise,
     DialogCode,
-    ErrorLine,
     ReasonField,
     buddy_label,
     close_box,
-    document_summary,
     plain_label,
     reasons_text,
     run_job,
     with_director,
 )
+from ui.desk.dialogs.scaffold import (
+    DocumentDialog,
+    OpsDialog,
+    button_row,
+    card_type_combo,
+    column,
+    fill_row,
+    list_table,
+    notice,
+)
 from ui.desk.jobs import JobRunner
 from ui.desk.ops.cards import CardOps, ExceptionalIssue, PrintResult
-from ui.desk.text import bounded, card_type_label, local_date, local_time, message
+from ui.desk.text import bounded, local_date, local_time, message
 
 __all__ = [
     "CardActionsDialog",
@@ -59,7 +59,7 @@ __all__ = [
 MAX_CARD = 999_999_999  # art. 22.3: correlative numbers
 
 
-class CardActionsDialog(QDialog):
+class CardActionsDialog(OpsDialog[CardOps]):
     """Void or reprint one card, with a reason, by the game director."""
 
     card_changed = Signal(int)
@@ -73,12 +73,9 @@ class CardActionsDialog(QDialog):
         number: int | None = None,
         parent: QWidget | None = None,
     ) -> None:
-        super().__init__(parent)
-        self._ops = ops
-        self._runner = runner
+        title = self.tr("Anular o reimprimir una tarjeta (art. 22)")
+        super().__init__(ops, runner, title, parent)
         self._authorise = authorise
-        self.setWindowTitle(self.tr("Anular o reimprimir una tarjeta (art. 22)"))
-        self.setAccessibleName(self.windowTitle())
 
         self.number_spin = QSpinBox()
         self.number_spin.setRange(1, MAX_CARD)
@@ -96,9 +93,6 @@ class CardActionsDialog(QDialog):
         self.reprint_button = QPushButton(self.tr("&Reimprimir…"))
         self.reprint_button.setAccessibleName(self.tr("Reimprimir la tarjeta (pide al director)"))
         self.reprint_button.clicked.connect(self.reprint)
-        self.errors = ErrorLine()
-        buttons = close_box(self)
-
         form = QFormLayout()
         number_row = QHBoxLayout()
         number_row.addWidget(self.number_spin, 1)
@@ -106,14 +100,8 @@ class CardActionsDialog(QDialog):
         form.addRow(buddy_label(self.tr("&Tarjeta nº:"), self.number_spin), number_row)
         form.addRow(self.card_label)
         form.addRow(self.tr("&Motivo:"), self.reason)
-        actions = QHBoxLayout()
-        actions.addWidget(self.void_button)
-        actions.addWidget(self.reprint_button)
-        layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addLayout(actions)
-        layout.addWidget(self.errors)
-        layout.addWidget(buttons)
+        actions = button_row(self.void_button, self.reprint_button)
+        column(self, form, actions, self.errors, close_box(self))
         if number is not None:
             self.look_up()
 
@@ -216,7 +204,7 @@ class CardActionsDialog(QDialog):
         )
 
 
-class ReprintQueueDialog(QDialog):
+class ReprintQueueDialog(OpsDialog[CardOps]):
     """Cards issued and not printed (art. 22): print them again."""
 
     card_printed = Signal(int)
@@ -229,22 +217,13 @@ class ReprintQueueDialog(QDialog):
         operator: str,
         parent: QWidget | None = None,
     ) -> None:
-        super().__init__(parent)
-        self._ops = ops
-        self._runner = runner
+        super().__init__(ops, runner, self.tr("Tarjetas emitidas sin imprimir"), parent)
         self._operator = operator
         self._cards: list[CardRecord] = []
-        self.setWindowTitle(self.tr("Tarjetas emitidas sin imprimir"))
-        self.setAccessibleName(self.windowTitle())
-        self.table = QTableWidget(0, 4)
-        self.table.setAccessibleName(self.tr("Tarjetas pendientes de imprimir"))
-        self.table.setHorizontalHeaderLabels(
-            [self.tr("Tarjeta"), self.tr("Ficha"), self.tr("Tipo"), self.tr("Emitida")]
+        self.table = list_table(
+            [self.tr("Tarjeta"), self.tr("Ficha"), self.tr("Tipo"), self.tr("Emitida")],
+            self.tr("Tarjetas pendientes de imprimir"),
         )
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.horizontalHeader().setStretchLastSection(True)
         self.print_button = QPushButton(self.tr("&Imprimir la seleccionada"))
         self.print_button.setAccessibleName(self.tr("Imprimir la tarjeta seleccionada"))
         self.print_button.setDefault(True)
@@ -252,17 +231,8 @@ class ReprintQueueDialog(QDialog):
         self.refresh_button = QPushButton(self.tr("&Actualizar"))
         self.refresh_button.setAccessibleName(self.tr("Actualizar la lista"))
         self.refresh_button.clicked.connect(self.refresh)
-        self.errors = ErrorLine()
-        buttons = close_box(self)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.table, 1)
-        row = QHBoxLayout()
-        row.addWidget(self.refresh_button)
-        row.addStretch(1)
-        row.addWidget(self.print_button)
-        layout.addLayout(row)
-        layout.addWidget(self.errors)
-        layout.addWidget(buttons)
+        row = button_row(self.refresh_button, None, self.print_button)
+        column(self, (self.table, 1), row, self.errors, close_box(self))
         self.resize(560, 420)
         self.refresh()
 
@@ -279,10 +249,7 @@ class ReprintQueueDialog(QDialog):
                 bounded(card.card_type, 20),
                 local_time(card.issued_at),
             )
-            for column, value in enumerate(cells):
-                item = QTableWidgetItem(value)
-                item.setData(Qt.ItemDataRole.AccessibleTextRole, value)
-                self.table.setItem(row, column, item)
+            fill_row(self.table, row, cells)
         self.table.resizeColumnsToContents()
         if self._cards:
             self.table.selectRow(0)
@@ -310,7 +277,7 @@ class ReprintQueueDialog(QDialog):
         )
 
 
-class ExceptionalCardDialog(QDialog):
+class ExceptionalCardDialog(DocumentDialog[CardOps]):
     """The exceptional card (art. 23.5, R12) for the document on screen, issued under
     the game director's named responsibility."""
 
@@ -328,58 +295,29 @@ class ExceptionalCardDialog(QDialog):
         print_card: bool = True,
         parent: QWidget | None = None,
     ) -> None:
-        super().__init__(parent)
-        self._ops = ops
-        self._runner = runner
+        title = self.tr("Tarjeta excepcional (art. 23.5)")
+        super().__init__(ops, runner, document, operator, title, parent)
         self._authorise = authorise
-        self._document = document
-        self._operator = operator
         self._print = print_card
         self.admission: AdmissionResult | None = None
-        self.setWindowTitle(self.tr("Tarjeta excepcional (art. 23.5)"))
-        self.setAccessibleName(self.windowTitle())
-
-        notice = QLabel(
+        told = notice(
             self.tr(
                 "El director de juegos expide esta tarjeta bajo su responsabilidad nominal "
                 "(art. 23.5). Se comprueban igualmente el RIAJ, las prohibiciones y la edad."
-            )
+            ),
+            self.tr("Aviso de responsabilidad"),
         )
-        notice.setWordWrap(True)
-        notice.setAccessibleName(self.tr("Aviso de responsabilidad"))
-        self.document_label = plain_label(
-            document_summary(document) if document is not None else "",
-            name=self.tr("Documento en pantalla"),
-        )
-        self.type_combo = QComboBox()
-        self.type_combo.setAccessibleName(self.tr("Tipo de tarjeta"))
-        catalogue = ops.catalogue()
-        for code, kind in catalogue.types.items():
-            self.type_combo.addItem(
-                f"{card_type_label(kind)} · {format_euros(kind.price_cents)}", code
-            )
-        wanted = card_type or catalogue.default
-        self.type_combo.setCurrentIndex(max(0, self.type_combo.findData(wanted)))
+        self.type_combo = card_type_combo(ops.catalogue(), card_type, self.tr("Tipo de tarjeta"))
         self.issue_button = QPushButton(self.tr("&Autorizar y expedir…"))
         self.issue_button.setAccessibleName(
             self.tr("El director se identifica y expide la tarjeta excepcional")
         )
         self.issue_button.setDefault(True)
         self.issue_button.clicked.connect(self.issue)
-        self.errors = ErrorLine()
-        buttons = close_box(self)
-        form = QFormLayout()
-        form.addRow(notice)
-        form.addRow(self.tr("Documento:"), self.document_label)
+        form = self._document_form(told, self.tr("Documento:"), self.tr("Documento en pantalla"))
         form.addRow(self.tr("&Tipo:"), self.type_combo)
-        layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addWidget(self.issue_button)
-        layout.addWidget(self.errors)
-        layout.addWidget(buttons)
-        if document is None:
-            self.issue_button.setEnabled(False)
-            self.errors.show_code(DialogCode.DOCUMENT_NOT_ON_SCREEN)
+        column(self, form, self.issue_button, self.errors, close_box(self))
+        self._needs_document(self.issue_button)
 
     def issue(self) -> None:
         document = self._document

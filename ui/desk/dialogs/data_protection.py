@@ -139,12 +139,15 @@ class RectificationDialog(QDialog):
         operator: Operator,
         *,
         file_number: int | None = None,
+        writes: JobRunner | None = None,
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
         self._service = service
         self._lookup = lookup
         self._runner = runner
+        # the rectifications (the desk's: broadcast once written); the reading on runner
+        self._writes = runner if writes is None else writes
         self._operator = operator
         self.visitor: Visitor | None = None
         self.observations: list[Observation] = []
@@ -311,7 +314,7 @@ class RectificationDialog(QDialog):
             self.rectified.emit(now_kept)
 
         run_job(
-            self._runner,
+            self._writes,
             lambda: service.rectify_name(operator, visitor.file_number, surname, given, reason),
             done,
             self.errors,
@@ -337,7 +340,7 @@ class RectificationDialog(QDialog):
             self.rectified.emit(now_kept)
 
         run_job(
-            self._runner,
+            self._writes,
             lambda: service.rectify_observation(
                 operator, visitor.file_number, chosen.observation_id, text, reason
             ),

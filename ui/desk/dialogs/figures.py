@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 from admission.accounts import Operator
 from admission.cards.catalogue import CardCatalogue
 from admission.cards.view import format_euros
+from ui.desk.changes import OpChanges
 from ui.desk.dialogs.common import ErrorLine, close_box, plain_label, run_job
 from ui.desk.jobs import JobRunner
 from ui.desk.text import bounded, message
@@ -76,6 +77,7 @@ class FiguresDialog(QDialog):
         self._operator = operator
         self._catalogue = catalogue
         self.figures: Any = None
+        self.shown_range: tuple[date, date] | None = None  # the days last asked for
         self.setWindowTitle(self.tr("Cifras de admisión (dirección de juegos)"))
         self.setAccessibleName(self.windowTitle())
 
@@ -166,8 +168,18 @@ class FiguresDialog(QDialog):
 
     # -- reading -----------------------------------------------------------------------
     def load(self) -> None:
-        first, last = _day(self.from_edit.date()), _day(self.to_edit.date())
+        self._read(_day(self.from_edit.date()), _day(self.to_edit.date()))
+
+    def changed(self, changes: OpChanges, _origin: object) -> None:
+        """The desk's broadcast: a visit or a card recorded; the figures shown are read
+        again over the same days."""
+        shown = self.shown_range
+        if (changes.admissions or changes.cards) and self.figures is not None and shown:
+            self._read(*shown)
+
+    def _read(self, first: date, last: date) -> None:
         reports, operator = self._reports, self._operator
+        self.shown_range = (first, last)
         run_job(
             self._runner,
             lambda: reports.figures(operator, first, last),

@@ -56,6 +56,7 @@ from admission.errors import AdmissionError
 from admission.inspection import Timeline, TimelineEntry, checked_purpose
 from admission.records import Visitor
 from admission.verdict import counts_as_visit
+from ui.desk.changes import OpChanges
 from ui.desk.dialogs.common import ErrorLine, close_box, plain_label
 from ui.desk.dialogs.save_path import ask_save_path
 from ui.desk.inspection_controller import InspectionController, SearchRequest
@@ -464,6 +465,18 @@ class InspectionScreen(QWidget):
     def search(self) -> None:
         self.errors.clear_message()
         self.controller.search(self.purpose(), self.request())
+
+    def changed(self, changes: OpChanges, _origin: object) -> None:
+        """The desk's broadcast: a visit recorded or a visitor's data rectified. What is
+        on screen is read again under the purpose it was read with (audited again)."""
+        if not (changes.admissions or changes.people):
+            return
+        controller = self.controller
+        if controller.timeline is not None:
+            number = controller.timeline.visitor.file_number
+            controller.load_timeline(controller.timeline_purpose, number)
+        elif controller.last_search is not None:
+            controller.search(*controller.last_search)
 
     def selected_visitor(self) -> Visitor | None:
         index = self.results_view.currentIndex()

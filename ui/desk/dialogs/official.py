@@ -9,26 +9,12 @@ the desk records the visit with the capacity and the verdict ``OFFICIAL``.
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (
-    QComboBox,
-    QDialog,
-    QFormLayout,
-    QLabel,
-    QPushButton,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QComboBox, QPushButton, QWidget
 
 from admission.desk import DeskDocument
 from admission.records import RecordedAdmission
-from ui.desk.dialogs.common import (
-    DialogCode,
-    ErrorLine,
-    close_box,
-    document_summary,
-    plain_label,
-    run_job,
-)
+from ui.desk.dialogs.common import close_box, run_job
+from ui.desk.dialogs.scaffold import DocumentDialog, column, notice
 from ui.desk.jobs import JobRunner
 from ui.desk.ops.official import OfficialOps
 
@@ -37,7 +23,7 @@ __all__ = ["MAX_CAPACITY", "OfficialDialog"]
 MAX_CAPACITY = 120  # the desk refuses a longer capacity (OFFICIAL_NEEDS_CAPACITY)
 
 
-class OfficialDialog(QDialog):
+class OfficialDialog(DocumentDialog[OfficialOps]):
     official_recorded = Signal(object)  # RecordedAdmission
 
     def __init__(
@@ -49,25 +35,15 @@ class OfficialDialog(QDialog):
         operator: str,
         parent: QWidget | None = None,
     ) -> None:
-        super().__init__(parent)
-        self._ops = ops
-        self._runner = runner
-        self._document = document
-        self._operator = operator
+        title = self.tr("Funcionario en servicio (art. 24)")
+        super().__init__(ops, runner, document, operator, title, parent)
         self.recorded: RecordedAdmission | None = None
-        self.setWindowTitle(self.tr("Funcionario en servicio (art. 24)"))
-        self.setAccessibleName(self.windowTitle())
-        notice = QLabel(
+        told = notice(
             self.tr(
                 "Se registran su identidad y su condición: no se le expide tarjeta, no paga "
                 "y no puede jugar (art. 24)."
-            )
-        )
-        notice.setWordWrap(True)
-        notice.setAccessibleName(self.tr("Aviso sobre funcionarios en servicio"))
-        self.document_label = plain_label(
-            document_summary(document) if document is not None else "",
-            name=self.tr("Documento en pantalla"),
+            ),
+            self.tr("Aviso sobre funcionarios en servicio"),
         )
         self.capacity = QComboBox()
         self.capacity.setEditable(True)
@@ -89,20 +65,10 @@ class OfficialDialog(QDialog):
         self.record_button.setAccessibleName(self.tr("Registrar al funcionario, sin tarjeta"))
         self.record_button.setDefault(True)
         self.record_button.clicked.connect(self.record)
-        self.errors = ErrorLine()
-        buttons = close_box(self)
-        form = QFormLayout()
-        form.addRow(notice)
-        form.addRow(self.tr("Documento:"), self.document_label)
+        form = self._document_form(told, self.tr("Documento:"), self.tr("Documento en pantalla"))
         form.addRow(self.tr("&Condición:"), self.capacity)
-        layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addWidget(self.record_button)
-        layout.addWidget(self.errors)
-        layout.addWidget(buttons)
-        if document is None:
-            self.record_button.setEnabled(False)
-            self.errors.show_code(DialogCode.DOCUMENT_NOT_ON_SCREEN)
+        column(self, form, self.record_button, self.errors, close_box(self))
+        self._needs_document(self.record_button)
 
     def record(self) -> None:
         document = self._document

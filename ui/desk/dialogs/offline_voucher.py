@@ -17,16 +17,13 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
-    QDialog,
     QFormLayout,
     QHBoxLayout,
     QLabel,
     QLineEdit,
-    QVBoxLayout,
     QWidget,
 )
 
-from admission.cards.view import format_euros
 from admission.codes import Code
 from admission.desk import DeskDocument
 from admission.documents import DocumentErrorCode
@@ -43,14 +40,14 @@ from admission.verdict import IDENTITY_DOCUMENTS, Reason, age_on
 from admission.vouchers.model import MAX_DOCUMENT, MAX_NAME, NewVoucher
 from ui.desk.dialogs.common import (
     DialogCode,
-    ErrorLine,
     buddy_label,
     plain_label,
 )
+from ui.desk.dialogs.scaffold import DocumentDialog, card_type_combo, column, notice
 from ui.desk.dialogs.vouchers import issue_buttons
 from ui.desk.jobs import JobRunner
 from ui.desk.ops.vouchers import QueuedProvisional, VoucherOps
-from ui.desk.text import bounded, card_type_label, message
+from ui.desk.text import bounded, message
 
 __all__ = [
     "OfflineVoucherCode",
@@ -103,7 +100,7 @@ def _typed_number_refusal(doc_type: str, number: str) -> str | None:
     return None
 
 
-class OfflineVoucherDialog(QDialog):
+class OfflineVoucherDialog(DocumentDialog[VoucherOps]):
     """The server cannot be reached: nobody is admitted; the provisional voucher of art.
     23.4 for the document read (or typed), queued on the desk and printed with its local
     reference. Enter issues it."""
@@ -121,15 +118,10 @@ class OfflineVoucherDialog(QDialog):
         print_voucher: bool = True,
         parent: QWidget | None = None,
     ) -> None:
-        super().__init__(parent)
-        self._ops = ops
-        self._runner = runner
-        self._document = document
-        self._operator = operator
+        title = self.tr("Volante provisional sin servidor (art. 23.4)")
+        super().__init__(ops, runner, document, operator, title, parent)
         self._print = print_voucher
         self.queued: QueuedProvisional | None = None
-        self.setWindowTitle(self.tr("Volante provisional sin servidor (art. 23.4)"))
-        self.setAccessibleName(self.windowTitle())
         self.setMinimumWidth(560)
 
         headline = QLabel(
@@ -148,17 +140,16 @@ class OfflineVoucherDialog(QDialog):
             " padding: 6px; border-radius: 4px; }"
         )
         headline.setAccessibleName(self.tr("Aviso: sin servidor"))
-        notice = QLabel(
+        told = notice(
             self.tr(
                 "Volante provisional (art. 23.4): el visitante deposita el documento y el "
                 "precio. El volante se guarda en la "
                 "cola cifrada de este puesto con una referencia provisional y recibe su "
                 "número cuando vuelva el servidor; la tarjeta se formaliza después con el "
                 "mismo documento."
-            )
+            ),
+            self.tr("Aviso del volante provisional"),
         )
-        notice.setWordWrap(True)
-        notice.setAccessibleName(self.tr("Aviso del volante provisional"))
 
         self.holder = QLineEdit()
         self.holder.setMaxLength(MAX_NAME)
@@ -175,14 +166,9 @@ class OfflineVoucherDialog(QDialog):
         self.number = QLineEdit()
         self.number.setMaxLength(MAX_DOCUMENT)
         self.number.setAccessibleName(self.tr("Número del documento"))
-        catalogue = ops.catalogue()
-        self.card_type = QComboBox()
-        self.card_type.setAccessibleName(self.tr("Tipo de tarjeta y precio"))
-        for code, kind in catalogue.types.items():
-            label = f"{card_type_label(kind)} · {format_euros(kind.price_cents)}"
-            self.card_type.addItem(label, code)
-        chosen = self.card_type.findData(card_type or catalogue.default)
-        self.card_type.setCurrentIndex(max(chosen, 0))
+        self.card_type = card_type_combo(
+            ops.catalogue(), card_type, self.tr("Tipo de tarjeta y precio")
+        )
         self.checked = QCheckBox(
             self.tr("He comprobado el documento original: en &vigor y titular mayor de edad")
         )
@@ -191,8 +177,6 @@ class OfflineVoucherDialog(QDialog):
         self.issue_button, self.cancel_button, buttons = issue_buttons(
             self, self.tr("&Emitir volante provisional (Intro)"), self.issue
         )
-        self.errors = ErrorLine()
-
         form = QFormLayout()
         form.addRow(self.tr("&Titular:"), self.holder)
         # a document read is shown as read: its type as text, not a choice
@@ -206,12 +190,7 @@ class OfflineVoucherDialog(QDialog):
         form.addRow(self.tr("&Número:"), self.number)
         form.addRow(self.tr("T&arjeta:"), self.card_type)
         form.addRow(self.checked)
-        layout = QVBoxLayout(self)
-        layout.addWidget(headline)
-        layout.addWidget(notice)
-        layout.addLayout(form)
-        layout.addWidget(self.errors)
-        layout.addLayout(buttons)
+        column(self, headline, told, form, self.errors, buttons)
 
         today = madrid_date(ops.now())
         if ops.offline is None:

@@ -9,21 +9,16 @@ printer itself is built by the composition root: the dialog gets a ``PrinterChec
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 from PySide6.QtCore import QCoreApplication, Signal
 from PySide6.QtWidgets import (
     QComboBox,
-    QDialog,
-    QDialogButtonBox,
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
     QLineEdit,
     QPushButton,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -33,19 +28,16 @@ from admission.errors import AdmissionError
 from admission.settings import Settings
 from ui.desk.dialogs.common import (
     DialogCode,
-    ErrorLine,
-    apply_settings,
     bind,
     buddy_label,
     plain_label,
-    show_refusal,
 )
+from ui.desk.dialogs.scaffold import SettingsScreen, column
 from ui.desk.jobs import JobRunner
+from ui.desk.ops.settings import PrinterCheck, SettingsOps
 
 __all__ = ["PRINTER_KEYS", "PrinterCheck", "PrinterDialog", "PrinterFields", "status_text"]
 
-# backend, target (the card queue, or the PDF folder) -> the printer's preflight answer
-PrinterCheck = Callable[[str, str], DeviceStatus]
 PRINTER_KEYS = (
     "printer.backend",
     "printer.card",
@@ -198,61 +190,32 @@ class PrinterFields(QWidget):
         self._runner.submit(lambda: preflight(backend, target), done, failed)
 
 
-class PrinterDialog(QDialog):
+class PrinterDialog(SettingsScreen):
     """Choose the printers; the game director or an administrator only."""
-
-    saved = Signal(list)  # the keys that changed (the shell may audit them)
 
     def __init__(
         self,
-        settings: Settings,
-        settings_path: Path,
+        ops: SettingsOps,
         operator: Operator | None,
         runner: JobRunner,
         *,
-        preflight: PrinterCheck | None = None,
         parent: QWidget | None = None,
     ) -> None:
-        super().__init__(parent)
-        self._settings = settings
-        self._path = settings_path
-        self.setWindowTitle(self.tr("Impresoras"))
-        self.setAccessibleName(self.windowTitle())
-        self.fields = PrinterFields(runner, preflight)
-        self.fields.load(settings)
-        self.errors = ErrorLine()
-        buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
+        super().__init__(ops, self.tr("Impresoras"), parent)
+        self.fields = PrinterFields(runner, ops.preflight)
+        self.fields.load(ops.settings)
+        buttons = self._buttons(
+            (
+                self.tr("Guardar o cancelar"),
+                self.tr("&Guardar"),
+                self.tr("Guardar la impresora elegida"),
+                self.tr("Cancelar"),
+                self.tr("Cancelar sin guardar"),
+            )
         )
-        buttons.setAccessibleName(self.tr("Guardar o cancelar"))
-        self.save_button = buttons.button(QDialogButtonBox.StandardButton.Save)
-        self.save_button.setText(self.tr("&Guardar"))
-        self.save_button.setAccessibleName(self.tr("Guardar la impresora elegida"))
-        cancel = buttons.button(QDialogButtonBox.StandardButton.Cancel)
-        cancel.setText(self.tr("Cancelar"))
-        cancel.setAccessibleName(self.tr("Cancelar sin guardar"))
-        buttons.accepted.connect(self.save)
-        buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.fields)
-        layout.addWidget(self.errors)
-        layout.addWidget(buttons)
-        self.allowed = operator is not None and (
-            operator.has(Role.DIRECTOR) or operator.has(Role.ADMIN)
-        )
-        if not self.allowed:
-            self.fields.setEnabled(False)
-            self.save_button.setEnabled(False)
-            self.errors.show_code(DialogCode.PRINTER_NEEDS_ROLE)
+        column(self, self.fields, self.errors, buttons)
+        allowed = operator is not None and (operator.has(Role.DIRECTOR) or operator.has(Role.ADMIN))
+        self._allow(allowed, self.fields, DialogCode.PRINTER_NEEDS_ROLE)
 
-    def save(self) -> None:
-        if not self.allowed:
-            self.errors.show_code(DialogCode.PRINTER_NEEDS_ROLE)
-            return
-        try:
-            changed = apply_settings(self._settings, self.fields.values(), self._path)
-        except AdmissionError as err:
-            show_refusal(self.errors, err, self.fields)
-            return
-        self.saved.emit(changed)
-        self.accept()
+    def save(self) -> bool:
+        return self._save(self.fields.values, self.fields)

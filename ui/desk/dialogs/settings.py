@@ -18,16 +18,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from datetime import date
-from pathlib import Path
 from typing import Any, Protocol
 
-from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt, Signal
+from PySide6.QtCore import QT_TRANSLATE_NOOP, Qt
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
     QComboBox,
-    QDialog,
-    QDialogButtonBox,
     QFileDialog,
     QFormLayout,
     QHBoxLayout,
@@ -44,21 +41,20 @@ from PySide6.QtWidgets import (
 
 from admission.accounts import Operator, Role
 from admission.cards.catalogue import CardKind, CardTypeErrorCode
-from admission.errors import AdmissionError, ConfigError
+from admission.errors import ConfigError
 from admission.hours import WEEKDAYS
 from admission.settings import Settings, needs_restart
 from ui.desk.dialogs.common import (
     SETTING,
     DialogCode,
-    ErrorLine,
-    apply_settings,
     bind,
     buddy_label,
-    show_refusal,
     tr,
 )
-from ui.desk.dialogs.printer import PrinterCheck, PrinterFields
+from ui.desk.dialogs.printer import PrinterFields
+from ui.desk.dialogs.scaffold import SettingsScreen, column
 from ui.desk.jobs import JobRunner
+from ui.desk.ops.settings import SettingsOps
 
 __all__ = [
     "CardTypesEditor",
@@ -197,8 +193,8 @@ class CardTypesEditor(QWidget):
         )
         self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.table.horizontalHeader().setStretchLastSection(True)
-        for column, width in ((0, 110), (1, 170), (2, 150), (3, 250), (4, 80), (5, 50)):
-            self.table.setColumnWidth(column, width)
+        for at, width in ((0, 110), (1, 170), (2, 150), (3, 250), (4, 80), (5, 50)):
+            self.table.setColumnWidth(at, width)
         self.add_button = QPushButton(self.tr("&Añadir tipo"))
         self.add_button.setAccessibleName(self.tr("Añadir un tipo de tarjeta"))
         self.add_button.clicked.connect(lambda: self._add_row({}))
@@ -231,8 +227,8 @@ class CardTypesEditor(QWidget):
             str(item.get("label_es", "")),
             str(item.get("label_en", "")),
         )
-        for column, value in enumerate(texts):
-            self.table.setItem(row, column, QTableWidgetItem(value))
+        for at, value in enumerate(texts):
+            self.table.setItem(row, at, QTableWidgetItem(value))
         kind = QComboBox()
         kind.setAccessibleName(self.tr("Clase de tarjeta"))
         for member, label in _KIND_LABELS.items():
@@ -574,33 +570,25 @@ def mark_restart_fields(root: QWidget, note: str) -> list[str]:
     return sorted(marked)
 
 
-class SettingsDialog(QDialog):
+class SettingsDialog(SettingsScreen):
     """The settings in tabs; saving needs an administrator (``allowed`` check)."""
-
-    saved = Signal(list)  # the keys that changed (the shell may audit them)
 
     def __init__(
         self,
-        settings: Settings,
-        settings_path: Path,
+        ops: SettingsOps,
         operator: Operator | None,
         runner: JobRunner,
         *,
-        preflight: PrinterCheck | None = None,
         allowed: Callable[[Operator | None], bool] = is_admin,
         parent: QWidget | None = None,
     ) -> None:
-        super().__init__(parent)
-        self._settings = settings
-        self._path = settings_path
-        self.setWindowTitle(self.tr("Configuración"))
-        self.setAccessibleName(self.windowTitle())
+        super().__init__(ops, self.tr("Configuración"), parent)
         self.casino = CasinoFields()
         self.cards = CardTypesEditor()
         self.hours = HoursFields()
         self.devices = DevicesFields()
         self.registry = RegistryFields()
-        self.printers = PrinterFields(runner, preflight)
+        self.printers = PrinterFields(runner, ops.preflight)
         self.display = DisplayFields()
         self.tabs = QTabWidget()
         self.tabs.setAccessibleName(self.tr("Apartados de la configuración"))
@@ -621,7 +609,7 @@ class SettingsDialog(QDialog):
             self.display,
         )
         for group in self._groups:
-            group.load(settings)
+            group.load(ops.settings)
         restart_note = self.tr(
             "Se aplica al reiniciar el programa (se lee solo al arrancar el puesto)."
         )
@@ -634,30 +622,18 @@ class SettingsDialog(QDialog):
         )
         self.applies_note.setWordWrap(True)
         self.applies_note.setAccessibleName(self.tr("Cuándo se aplican los cambios"))
-        self.errors = ErrorLine()
-        buttons = QDialogButtonBox(
-            QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel
+        buttons = self._buttons(
+            (
+                self.tr("Guardar o cancelar"),
+                self.tr("&Guardar"),
+                self.tr("Guardar la configuración"),
+                self.tr("Cancelar"),
+                self.tr("Cancelar sin guardar"),
+            )
         )
-        buttons.setAccessibleName(self.tr("Guardar o cancelar"))
-        self.save_button = buttons.button(QDialogButtonBox.StandardButton.Save)
-        self.save_button.setText(self.tr("&Guardar"))
-        self.save_button.setAccessibleName(self.tr("Guardar la configuración"))
-        cancel = buttons.button(QDialogButtonBox.StandardButton.Cancel)
-        cancel.setText(self.tr("Cancelar"))
-        cancel.setAccessibleName(self.tr("Cancelar sin guardar"))
-        buttons.accepted.connect(self.save)
-        buttons.rejected.connect(self.reject)
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.tabs, 1)
-        layout.addWidget(self.applies_note)
-        layout.addWidget(self.errors)
-        layout.addWidget(buttons)
+        column(self, (self.tabs, 1), self.applies_note, self.errors, buttons)
         self.resize(860, 560)
-        self.allowed = allowed(operator)
-        if not self.allowed:
-            self.tabs.setEnabled(False)
-            self.save_button.setEnabled(False)
-            self.errors.show_code(DialogCode.SETTINGS_NEED_ADMIN)
+        self._allow(allowed(operator), self.tabs, DialogCode.SETTINGS_NEED_ADMIN)
 
     def changes(self) -> dict[str, Any]:
         """Every field's value (raises ConfigError on a value no setting accepts)."""
@@ -671,17 +647,9 @@ class SettingsDialog(QDialog):
         return values
 
     def save(self) -> bool:
-        if not self.allowed:
-            self.errors.show_code(DialogCode.SETTINGS_NEED_ADMIN)
-            return False
-        try:
-            changed = apply_settings(self._settings, self.changes(), self._path)
-        except AdmissionError as err:
-            field = show_refusal(self.errors, err, self.tabs)
-            for index, group in enumerate(self._groups):
-                if field is not None and isinstance(group, QWidget) and group.isAncestorOf(field):
-                    self.tabs.setCurrentIndex(index)
-            return False
-        self.saved.emit(changed)
-        self.accept()
-        return True
+        return self._save(self.changes, self.tabs)
+
+    def _refused_at(self, field: QWidget | None) -> None:
+        for index, group in enumerate(self._groups):
+            if field is not None and isinstance(group, QWidget) and group.isAncestorOf(field):
+                self.tabs.setCurrentIndex(index)

@@ -10,19 +10,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import replace
 
-from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QComboBox,
-    QDialog,
     QFormLayout,
     QGroupBox,
-    QHBoxLayout,
     QLineEdit,
     QPushButton,
-    QTableWidget,
-    QTableWidgetItem,
-    QVBoxLayout,
     QWidget,
 )
 
@@ -31,12 +24,19 @@ from admission.records import StaffMember, StaffRole
 from ui.desk.dialogs.common import (
     Authorise,
     DialogCode,
-    ErrorLine,
     Listings,
     close_box,
     identity_from_entry,
     run_job,
     with_director,
+)
+from ui.desk.dialogs.scaffold import (
+    OpsDialog,
+    button_row,
+    column,
+    fill_row,
+    identity_entry,
+    list_table,
 )
 from ui.desk.jobs import JobRunner
 from ui.desk.ops.staff import StaffOps
@@ -47,7 +47,7 @@ __all__ = ["StaffDialog"]
 MAX_NAME = 120
 
 
-class StaffDialog(QDialog):
+class StaffDialog(OpsDialog[StaffOps]):
     def __init__(
         self,
         ops: StaffOps,
@@ -57,31 +57,20 @@ class StaffDialog(QDialog):
         listings: Listings,
         parent: QWidget | None = None,
     ) -> None:
-        super().__init__(parent)
-        self._ops = ops
-        self._runner = runner
+        super().__init__(ops, runner, self.tr("Personal del casino (art. 18)"), parent)
         self._authorise = authorise
         self._listings = listings
         self._shown: list[StaffMember] = []
-        self.setWindowTitle(self.tr("Personal del casino (art. 18)"))
-        self.setAccessibleName(self.windowTitle())
-
-        self.table = QTableWidget(0, 4)
-        self.table.setAccessibleName(self.tr("Lista del personal"))
-        self.table.setHorizontalHeaderLabels(
-            [self.tr("Nombre"), self.tr("Identidad"), self.tr("Función"), self.tr("Estado")]
+        self.table = list_table(
+            [self.tr("Nombre"), self.tr("Identidad"), self.tr("Función"), self.tr("Estado")],
+            self.tr("Lista del personal"),
         )
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.horizontalHeader().setStretchLastSection(True)
 
         box = QGroupBox(self.tr("Añadir al personal"))
         box.setAccessibleName(box.title())
-        self.identity_edit = QLineEdit()
-        self.identity_edit.setAccessibleName(self.tr("Identidad: DNI/NIE o TIPO:PAÍS:NÚMERO"))
-        self.identity_edit.setPlaceholderText(self.tr("DNI/NIE o TIPO:PAÍS:NÚMERO"))
-        self.identity_edit.setMaxLength(60)
+        self.identity_edit = identity_entry(
+            self.tr("Identidad: DNI/NIE o TIPO:PAÍS:NÚMERO"), self.tr("DNI/NIE o TIPO:PAÍS:NÚMERO")
+        )
         self.name_edit = QLineEdit()
         self.name_edit.setAccessibleName(self.tr("Nombre y apellidos"))
         self.name_edit.setMaxLength(MAX_NAME)
@@ -104,18 +93,8 @@ class StaffDialog(QDialog):
         )
         self.remove_button.clicked.connect(self.remove_member)
 
-        self.errors = ErrorLine()
-        buttons = close_box(self)
-
-        layout = QVBoxLayout(self)
-        layout.addWidget(self.table, 1)
-        row = QHBoxLayout()
-        row.addStretch(1)
-        row.addWidget(self.remove_button)
-        layout.addLayout(row)
-        layout.addWidget(box)
-        layout.addWidget(self.errors)
-        layout.addWidget(buttons)
+        row = button_row(None, self.remove_button)
+        column(self, (self.table, 1), row, box, self.errors, close_box(self))
         self.resize(700, 520)
         self.refresh()
 
@@ -137,10 +116,7 @@ class StaffDialog(QDialog):
                 role,
                 self.tr("Activo") if member.active else self.tr("De baja"),
             )
-            for column, value in enumerate(cells):
-                item = QTableWidgetItem(value)
-                item.setData(Qt.ItemDataRole.AccessibleTextRole, value)
-                self.table.setItem(row, column, item)
+            fill_row(self.table, row, cells)
         self.table.resizeColumnsToContents()
 
     def shown_members(self) -> list[StaffMember]:

@@ -22,15 +22,12 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QCoreApplication, Qt, Signal
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QCheckBox,
     QDialog,
-    QFormLayout,
     QHBoxLayout,
     QLabel,
     QPushButton,
     QTableWidget,
-    QTableWidgetItem,
     QVBoxLayout,
     QWidget,
 )
@@ -41,13 +38,20 @@ from admission.errors import AdmissionError
 from admission.vouchers.model import Voucher
 from ui.desk.dialogs.common import (
     DialogCode,
-    ErrorLine,
     ReasonField,
     close_box,
-    document_summary,
     plain_label,
     reasons_text,
     run_job,
+)
+from ui.desk.dialogs.scaffold import (
+    DocumentDialog,
+    OpsDialog,
+    button_row,
+    column,
+    fill_row,
+    list_table,
+    notice,
 )
 from ui.desk.jobs import JobRunner
 from ui.desk.ops.vouchers import Formalised, IssuedVoucher, VoucherOps
@@ -88,7 +92,7 @@ def issue_buttons(
     return issue_button, cancel_button, row
 
 
-class VoucherIssueDialog(QDialog):
+class VoucherIssueDialog(DocumentDialog[VoucherOps]):
     """Issue a provisional voucher for the document on screen: Enter confirms."""
 
     voucher_issued = Signal(object)  # Voucher
@@ -105,29 +109,19 @@ class VoucherIssueDialog(QDialog):
         print_voucher: bool = True,
         parent: QWidget | None = None,
     ) -> None:
-        super().__init__(parent)
-        self._ops = ops
-        self._runner = runner
-        self._document = document
-        self._operator = operator
+        title = self.tr("Volante provisional (art. 23.4)")
+        super().__init__(ops, runner, document, operator, title, parent)
         self._print = print_voucher
         self.issued: IssuedVoucher | None = None
         catalogue = ops.catalogue()
         kind = catalogue.types.get(card_type or catalogue.default)
         self._card_type = kind.code if kind else card_type
-        self.setWindowTitle(self.tr("Volante provisional (art. 23.4)"))
-        self.setAccessibleName(self.windowTitle())
-        notice = QLabel(
+        told = notice(
             self.tr(
                 "Se entrega el volante contra depósito del documento y del precio; la "
                 "tarjeta se formaliza después con el mismo documento."
-            )
-        )
-        notice.setWordWrap(True)
-        notice.setAccessibleName(self.tr("Aviso del volante provisional"))
-        self.document_label = plain_label(
-            document_summary(document) if document is not None else "",
-            name=self.tr("Documento depositado"),
+            ),
+            self.tr("Aviso del volante provisional"),
         )
         label = card_type_label(kind) if kind else bounded(card_type or "", 60)
         price = format_euros(kind.price_cents) if kind else ""
@@ -137,19 +131,11 @@ class VoucherIssueDialog(QDialog):
         self.issue_button, self.cancel_button, buttons = issue_buttons(
             self, self.tr("&Emitir volante (Intro)"), self.issue
         )
-        self.errors = ErrorLine()
-        form = QFormLayout()
-        form.addRow(notice)
-        form.addRow(self.tr("Documento:"), self.document_label)
+        form = self._document_form(told, self.tr("Documento:"), self.tr("Documento depositado"))
         form.addRow(self.tr("Tarjeta:"), self.type_label)
-        layout = QVBoxLayout(self)
-        layout.addLayout(form)
-        layout.addWidget(self.errors)
-        layout.addLayout(buttons)
+        column(self, form, self.errors, buttons)
         self.issue_button.setFocus()
-        if document is None:
-            self.issue_button.setEnabled(False)
-            self.errors.show_code(DialogCode.DOCUMENT_NOT_ON_SCREEN)
+        self._needs_document(self.issue_button)
 
     def issue(self) -> None:
         document = self._document
@@ -204,7 +190,7 @@ def issue_voucher_dialog(
     return dialog
 
 
-class VouchersDialog(QDialog):
+class VouchersDialog(OpsDialog[VoucherOps]):
     """Open vouchers, their formalisation, cancellation, and the closing list."""
 
     card_issued = Signal(object)  # AdmissionResult of a formalised voucher
@@ -220,25 +206,20 @@ class VouchersDialog(QDialog):
         print_card: bool = True,
         parent: QWidget | None = None,
     ) -> None:
-        super().__init__(parent)
-        self._ops = ops
-        self._runner = runner
+        title = self.tr("Volantes provisionales pendientes (art. 23.4)")
+        super().__init__(ops, runner, title, parent)
         self._operator = operator
         self._document = document  # the document on screen now (read again)
         self._print = print_card
         self._vouchers: list[Voucher] = []
         self.closing_at: datetime | None = None
-        self.setWindowTitle(self.tr("Volantes provisionales pendientes (art. 23.4)"))
-        self.setAccessibleName(self.windowTitle())
 
         self.closing_check = QCheckBox(self.tr("Solo los abiertos al &cierre de la sesión"))
         self.closing_check.setAccessibleName(self.tr("Lista de cierre"))
         self.closing_check.setChecked(closing)
         self.closing_check.toggled.connect(self.refresh)
         self.closing_label = plain_label(name=self.tr("Hora de cierre"))
-        self.table = QTableWidget(0, 6)
-        self.table.setAccessibleName(self.tr("Volantes abiertos"))
-        self.table.setHorizontalHeaderLabels(
+        self.table = list_table(
             [
                 self.tr("Volante"),
                 self.tr("Emitido"),
@@ -246,12 +227,9 @@ class VouchersDialog(QDialog):
                 self.tr("Documento"),
                 self.tr("Tarjeta"),
                 self.tr("Precio"),
-            ]
+            ],
+            self.tr("Volantes abiertos"),
         )
-        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-        self.table.horizontalHeader().setStretchLastSection(True)
         self.formalise_button = QPushButton(self.tr("&Formalizar con el documento en pantalla"))
         self.formalise_button.setAccessibleName(
             self.tr("Formalizar la tarjeta del volante seleccionado")
@@ -266,7 +244,6 @@ class VouchersDialog(QDialog):
         self.cancel_button = QPushButton(self.tr("&Anular el volante"))
         self.cancel_button.setAccessibleName(self.tr("Anular el volante seleccionado"))
         self.cancel_button.clicked.connect(self.cancel_voucher)
-        self.errors = ErrorLine()
         buttons = close_box(self)
 
         layout = QVBoxLayout(self)
@@ -296,9 +273,7 @@ class VouchersDialog(QDialog):
                 )
             )
             heading.setWordWrap(True)
-            table = QTableWidget(0, 7)
-            table.setAccessibleName(self.tr("Volantes provisionales sin número del servidor"))
-            table.setHorizontalHeaderLabels(
+            table = list_table(
                 [
                     self.tr("Referencia"),
                     self.tr("Emitido"),
@@ -307,12 +282,9 @@ class VouchersDialog(QDialog):
                     self.tr("Tarjeta"),
                     self.tr("Precio"),
                     self.tr("Estado"),
-                ]
+                ],
+                self.tr("Volantes provisionales sin número del servidor"),
             )
-            table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-            table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-            table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
-            table.horizontalHeader().setStretchLastSection(True)
             reprint = QPushButton(self.tr("Imprimir otra vez el volante p&rovisional"))
             reprint.setAccessibleName(
                 self.tr("Imprimir otra vez el volante provisional seleccionado")
@@ -322,10 +294,7 @@ class VouchersDialog(QDialog):
             self.provisional_table, self.provisional_print_button = table, reprint
             layout.addWidget(heading)
             layout.addWidget(table, 1)
-            row = QHBoxLayout()
-            row.addStretch(1)
-            row.addWidget(reprint)
-            layout.addLayout(row)
+            layout.addLayout(button_row(None, reprint))
         layout.addWidget(self.errors)
         layout.addWidget(buttons)
         self.resize(820, 480 if ops.offline is None else 640)
@@ -373,10 +342,7 @@ class VouchersDialog(QDialog):
                 format_euros(v.price_cents),
                 states.get(str(entry.state), str(entry.state)),
             )
-            for column, value in enumerate(cells):
-                item = QTableWidgetItem(value)
-                item.setData(Qt.ItemDataRole.AccessibleTextRole, value)
-                table.setItem(row, column, item)
+            fill_row(table, row, cells)
         table.resizeColumnsToContents()
         if self._provisional:
             table.selectRow(0)
@@ -422,10 +388,7 @@ class VouchersDialog(QDialog):
                 bounded(v.card_type, 20),
                 format_euros(v.price_cents),
             )
-            for column, value in enumerate(cells):
-                item = QTableWidgetItem(value)
-                item.setData(Qt.ItemDataRole.AccessibleTextRole, value)
-                self.table.setItem(row, column, item)
+            fill_row(self.table, row, cells)
         self.table.resizeColumnsToContents()
         self._select_for_document()
 

@@ -67,15 +67,7 @@ class AdminMenu(MenuBase):
         admin = self._admin("SETTINGS")
         if admin is None:
             return None
-        ctx = self.ctx
-        dialog = SettingsDialog(
-            ctx.settings,
-            self.settings_path,
-            admin,
-            self.runner,
-            preflight=ctx.devices.printer_check,
-            parent=self.host.window(),
-        )
+        dialog = SettingsDialog(self._settings_ops(), admin, self.runner, parent=self.host.window())
         dialog.saved.connect(lambda keys: self._settings_saved(admin, keys))
         return self._open(dialog)
 

@@ -26,11 +26,13 @@ from admission.settings import needs_restart
 from admission.settings_record import record_saved_settings
 from admission.verdict import Outcome
 from ui.context import AppContext
+from ui.desk.changes import OpChanges
 from ui.desk.controller import DeskState
 from ui.desk.desk_flow import DeskFlowCode
 from ui.desk.dialogs.common import DialogCode
 from ui.desk.host import DeskHost, shortcut_action
 from ui.desk.jobs import JobRunner
+from ui.desk.ops import settings
 from ui.desk.text import message
 
 __all__ = ["SETTINGS_CHANGED", "SETTINGS_FILE", "MenuBase", "MenuCode", "language"]
@@ -159,9 +161,19 @@ class MenuBase(QObject):
     def settings_path(self) -> Path:
         return self.ctx.data_dir / SETTINGS_FILE
 
+    def _settings_ops(self) -> settings.SettingsOps:
+        """The settings file; the keys saved go out on the desk's broadcast, where the
+        running desk applies them (``DeskController``)."""
+        operations = self.host.operations
+
+        def announce(keys: list[str]) -> None:
+            operations.announce(OpChanges(settings=tuple(keys)))
+
+        return settings.of(self.ctx, self.settings_path, announce)
+
     def _settings_saved(self, actor: Operator, keys: list[str]) -> None:
-        """Apply the keys changed to the running desk, audit them (never their values)
-        and say which wait for the next start."""
+        """Audit the keys saved (never their values) and say which wait for the next
+        start (the desk applied the others on the broadcast)."""
         status = self.host.status
         later = needs_restart(keys)
         if later:
@@ -171,7 +183,6 @@ class MenuBase(QObject):
             status.showMessage(self.tr("Configuración aplicada"), 10_000)
         if not keys:
             return
-        self.host.controller.apply_settings(list(keys))
         ctx = self.ctx
         at, path = ctx.clock.now(), self.settings_path
 

@@ -19,6 +19,7 @@ from admission.accounts import Operator, Role
 from admission.data_protection import DataProtectionService
 from admission.records import Observation, Visitor
 from ui.context import AppContext
+from ui.desk.changes import OpChanges
 from ui.desk.dialogs.bans import BansDialog
 from ui.desk.dialogs.cards import CardActionsDialog, ExceptionalCardDialog
 from ui.desk.dialogs.common import DialogCode, StoreListings
@@ -32,6 +33,8 @@ from ui.desk.menus.base import MenuBase
 from ui.desk.ops import bans, cards, staff
 
 __all__ = ["DirectionMenu"]
+
+RECTIFIED = OpChanges(people=True)  # a visitor's name or an observation (GDPR art. 16)
 
 
 class DirectionMenu(MenuBase):
@@ -132,12 +135,7 @@ class DirectionMenu(MenuBase):
                 return None
             operator = director
         dialog = PrinterDialog(
-            self.ctx.settings,
-            self.settings_path,
-            operator,
-            self.runner,
-            preflight=self.ctx.devices.printer_check,
-            parent=self.host.window(),
+            self._settings_ops(), operator, self.runner, parent=self.host.window()
         )
         who = operator
         dialog.saved.connect(lambda keys: self._settings_saved(who, keys))
@@ -158,6 +156,7 @@ class DirectionMenu(MenuBase):
             catalogue=ctx.desk.config.catalogue,
             parent=self.host.window(),
         )
+        self.host.operations.operation_did_execute.connect(dialog.changed)
         self._open(dialog)
         dialog.load()
         return dialog
@@ -181,6 +180,7 @@ class DirectionMenu(MenuBase):
             self._lookup,
             self.runner,
             operator,
+            writes=self.host.operations.runner_for(RECTIFIED),  # read again where shown
             parent=self.host.window(),
         )
         return self._open(dialog)

@@ -95,6 +95,7 @@ class InspectionMenu(MenuBase):
         dialog = InspectionDialog(
             controller, self.ctx.tools.today, card_label=host.card_label, parent=host.window()
         )
+        host.operations.operation_did_execute.connect(dialog.screen_widget.changed)
         return self._open(dialog)
 
     def open_retention(self) -> RetentionDialog | None:
