@@ -19,6 +19,7 @@ observations' candidates in memory when a pass over them found thousands.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
@@ -29,20 +30,6 @@ from admission.inspection import SearchCriteria
 from admission.records import Visitor
 from db import codec, names, visitors
 from db.tx import Tx
-
-__all__ = [
-    "Plan",
-    "Route",
-    "conditions",
-    "count_upto",
-    "every_plan",
-    "find_visitors",
-    "inspect_visitors",
-    "listed",
-    "plan",
-    "run",
-    "statement",
-]
 
 COUNT_BOUND = 30_000  # index entries counted to size a name word or a date range
 DRIVE_MAX = 30_000  # the tests set it to 0 to act as on a big file
@@ -71,10 +58,8 @@ class Route(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Plan:
-    """The chosen path: the SQL that lists the candidate file numbers (driven paths),
-    ``candidates`` when the path already read them (observations), ``words`` the index
-    words read in name order (the name path); ``estimate`` its candidates, ``cost`` the
-    rows it is expected to read."""
+    """A path: ``driver`` the SQL listing its candidates, or ``candidates`` already read;
+    ``words`` the index words read in name order; ``cost`` the rows it should read."""
 
     route: Route
     driver: str = ""
@@ -184,25 +169,21 @@ def statement(
     where, params = clauses
     if chosen.route is Route.NAME:
         return _name_statement(criteria, chosen, limit)
+    dumped: list[object] = [] if chosen.candidates is None else [json.dumps(chosen.candidates)]
     if chosen.route is Route.WALK:
-        # name order straight from the index: the first ``limit`` matches end the read.
-        # With candidates (the visitors a pass over the observations found), each index
-        # entry is first looked up among them - in memory, the entry holds the file
-        # number - and the rest of the clause is evaluated on those only: a sieve over
-        # the index's sequential pages instead of thousands of visitors' random ones.
-        sieve, sieve_params = [], []
-        if chosen.candidates is not None:
-            sieve = ["v.file_number IN (SELECT value FROM json_each(?))"]
-            sieve_params = [json.dumps(chosen.candidates)]
+        # name order straight from the index: the first ``limit`` matches end the read;
+        # with candidates, each index entry is first sieved through them in memory (the
+        # index's sequential pages instead of thousands of visitors' random ones)
+        sieve = ["v.file_number IN (SELECT value FROM json_each(?))"] if dumped else []
         sql = (
             "SELECT v.file_number FROM visitors AS v INDEXED BY visitors_by_name WHERE "
             + " AND ".join([*sieve, *where])
             + " ORDER BY v.search_name, v.file_number LIMIT ?"
         )
-        return sql, [*sieve_params, *params, limit], 0
+        return sql, [*dumped, *params, limit], 0
     driver, driver_params = chosen.driver, list(chosen.params)
-    if chosen.candidates is not None:
-        driver, driver_params = "SELECT value FROM json_each(?)", [json.dumps(chosen.candidates)]
+    if dumped:
+        driver, driver_params = "SELECT value FROM json_each(?)", dumped
     # ``+v.search_name``: the sort is done on the few candidates, never by walking
     # the name index (the planner would otherwise prefer it to the candidates)
     sql = (
@@ -216,13 +197,10 @@ def statement(
 def _name_statement(
     criteria: SearchCriteria, chosen: Plan, limit: int
 ) -> tuple[str, list[object], int] | None:
-    """The search read in name order from the rarest word's index entries: one read per
-    index word starting with it, each already in the search's order, merged by the
-    compound SELECT (UNION: a visitor holding two of the words comes once) and ended by
-    LIMIT at the first ``limit`` matches, with no sort. Every other query word is looked
-    for at the candidate's own place in its words' entries (token, search_name,
-    file_number): candidates come in name order, so those probes move forward through
-    the index and stay on pages already read."""
+    """The search read in name order from the rarest word's index entries, one read per
+    index word starting with it, merged by UNION and ended by LIMIT, with no sort. Other
+    query words are probed at the candidate's own place in their entries (token,
+    search_name, file_number): moving forward, on pages already read."""
     if not chosen.words or any(tokens == () for _, tokens in chosen.others):
         return None  # no visitor holds a word starting with some query word
     joined = criteria.id_number is not None  # the identity is the visitor row's own
@@ -263,9 +241,7 @@ def _name_statement(
 
 def plan(tx: Tx, criteria: SearchCriteria, limit: int) -> Plan:
     """The cheapest way to the answer: an exact key first (file, card, identity); else
-    the way that reads fewest rows - the rarest name word in name order, the date range
-    or the matching observations (read only when nothing cheap is at hand) then sorted,
-    or the walk in name order."""
+    the way that reads fewest rows (the observations read only when nothing is cheap)."""
     exact = _exact(tx, criteria)
     if exact is not None:
         return exact
@@ -298,13 +274,11 @@ def plan(tx: Tx, criteria: SearchCriteria, limit: int) -> Plan:
             options.append(_costed(observed, DRIVE_COST * observed.estimate))
             if named is not None and (named.words or named.estimate == 0):
                 options[0] = _costed(named, _ordered_cost(named, shares, limit))
-    walk = _costed(Plan(Route.WALK, estimate=-1), _walk_cost(visitors, shares.values(), limit))
+    walked = _walk_cost(visitors, shares.values(), limit)
+    walk = _costed(Plan(Route.WALK, estimate=-1), walked)
     small = [p for p in options if p.route is not Route.NAME and p.estimate <= DRIVE_MAX]
     sieved = [
-        _costed(
-            Plan(Route.WALK, candidates=p.candidates, estimate=p.estimate),
-            SIEVE_COST * _walk_cost(visitors, shares.values(), limit),
-        )
+        _costed(Plan(Route.WALK, candidates=p.candidates, estimate=p.estimate), SIEVE_COST * walked)
         for p in options
         if p.route is Route.OBSERVATION and p.estimate > 0
     ]
@@ -367,9 +341,8 @@ def _name_sizes(tx: Tx, criteria: SearchCriteria) -> dict[str, int]:
 
 
 def _name(tx: Tx, criteria: SearchCriteria, sized: dict[str, int]) -> Plan | None:
-    """The rarest query word and the index words that start with it (none listed when
-    more than :data:`MERGE_MAX`: a short prefix, which the walk in name order serves),
-    and each other query word's index words (None when more than that)."""
+    """The rarest query word and the index words starting with it (none past
+    :data:`MERGE_MAX`: the walk serves a short prefix), and each other word's (or None)."""
     if not sized:
         return None
     size, word = min((size, word) for word, size in sized.items())
@@ -407,22 +380,16 @@ def _words(tx: Tx, prefix: str) -> tuple[str, ...] | None:
 
 def _ordered_cost(named: Plan, shares: dict[str, float], limit: int) -> float:
     """Index entries of the rarest word read in name order before ``limit`` meet the
-    other criteria (taken as independent), at most all of them."""
-    word = str(named.params[0])
-    share = 1.0
-    for key, value in shares.items():
-        if key != f"name:{word}":
-            share *= value
-    return min(float(named.estimate), limit / share if share > 0 else float(named.estimate))
+    other criteria, at most all of them."""
+    own = f"name:{named.params[0]}"
+    return _walk_cost(named.estimate, [v for k, v in shares.items() if k != own], limit)
 
 
-def _walk_cost(visitors: int, shares: Iterable[float], limit: int) -> float:
-    """Visitors read in name order before ``limit`` match, the criteria taken as
-    independent: ``limit`` over the share of visitors matching them all."""
-    share = 1.0
-    for value in shares:
-        share *= value
-    return float(min(visitors, limit / share if share > 0 else visitors))
+def _walk_cost(rows: int, shares: Iterable[float], limit: int) -> float:
+    """Rows read in order before ``limit`` match, the criteria taken as independent:
+    ``limit`` over the share of rows matching them all, at most every row."""
+    share = math.prod(shares)
+    return float(min(rows, limit / share if share > 0 else rows))
 
 
 def _share(size: int, visitors: int) -> float:
@@ -519,9 +486,8 @@ def _count_tokens(tx: Tx, word: str) -> int:
 
 def _identity(tx: Tx, number: str) -> Plan | None:
     """Every visitor whose identity ends in ``:number`` or who showed a document of that
-    number: one probe of the identity index per stored ``KIND:COUNTRY:`` prefix (found by
-    skipping through that index), and the documents' index. None when the prefixes are
-    too many to probe (then another path is taken)."""
+    number: one probe per stored ``KIND:COUNTRY:`` prefix (found by skipping through the
+    identity index), and the documents' index; None past :data:`MAX_PREFIXES`."""
     if ":" in number or not number:
         return None
     prefixes: list[str] = []

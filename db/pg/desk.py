@@ -31,17 +31,6 @@ from db.pg.latency import LatencyProbe
 from db.pg.store import PgStore
 from db.pg.target import PgTarget
 
-__all__ = [
-    "DATABASE_ID_FILE",
-    "OFFLINE_QUEUE_FILE",
-    "OfflineVouchers",
-    "ServerLink",
-    "desk_audit_key",
-    "open_desk_store",
-    "remember_database",
-    "remembered_database",
-]
-
 DATABASE_ID_FILE = "database-id"
 OFFLINE_QUEUE_FILE = "offline-vouchers.db"
 DEMO_AUDIT_KEY_BASE = "demo"  # the demo's audit key file: demo + the key file suffix

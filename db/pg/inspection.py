@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import replace
 from enum import unique
-from typing import Any, Protocol, cast
+from typing import Any, cast
 
 from admission.codes import Code
 from admission.country_codes import MRZ_COUNTRY_CODES
@@ -31,6 +31,7 @@ from admission.inspection import SearchCriteria
 from db import names
 from db.inspection import conditions, count_upto
 from db.pg.crypto import KeyRing, NameQuery
+from db.pg.tx import PgTx
 from db.tx import Tx
 
 __all__ = ["MAX_CANDIDATES", "MAX_SCANNED", "PgInspectionCode", "find_visitors"]
@@ -57,15 +58,10 @@ def _bounded(tx: Tx, sql: str, params: list[Any], most: int, what: str) -> None:
         )
 
 
-class _Sealing(Protocol):
-    @property
-    def ring(self) -> KeyRing: ...
-
-
 def find_visitors(tx: Tx, criteria: SearchCriteria, limit: int) -> list[int]:
     """The file numbers of the visitors matching every criterion given (at least one), by
     folded name then file number, at most ``limit``; in one read transaction."""
-    ring = cast(_Sealing, tx).ring
+    ring = cast(PgTx, tx).ring
     query: NameQuery | None = None
     if criteria.name is not None:
         query = ring.name_query(criteria.name)

@@ -254,12 +254,19 @@ class PgStore(FilePorts):
         A failed link raises :class:`PgLinkError`, never retried here: a write may have
         committed, and the desk reports it at once (art. 20: nobody admitted unrecorded)."""
         deadline = self._timeouts.transaction_s if bounded else None
+        setup: list[Any] = []  # statements that open the transaction
+        if role is not None:  # ends with the transaction (art. 20.4: the purge's)
+            setup.append(pg_sql.SQL("SET LOCAL ROLE {}").format(pg_sql.Identifier(role)))
+        if snapshot:
+            setup.append("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
+        if not bounded:  # a walk of whole tables: no statement bound either
+            setup.append("SET LOCAL statement_timeout = 0")
+        if write and head:
+            setup.append(LOCK_HEAD)
         for attempt in itertools.count(1):
             try:
                 with contextlib.nullcontext(conn) if conn is not None else self._counted() as held:
-                    return self._attempt(
-                        held, work, write, snapshot, deadline, not bounded, role, head
-                    )
+                    return self._attempt(held, work, write, deadline, setup)
             except _RETRYABLE as exc:
                 self.retries += 1
                 if attempt >= MAX_ATTEMPTS:
@@ -288,24 +295,15 @@ class PgStore(FilePorts):
         conn: Conn,
         work: Callable[[PgTx], T],
         write: bool,
-        snapshot: bool,
         deadline: float | None,
-        walk: bool,
-        role: str | None,
-        head: bool,
+        setup: list[Any],
     ) -> T:
         guard = self._watchdog.arm(conn, deadline) if deadline else None
         committing = False
         try:
             with conn.transaction():
-                if role is not None:  # ends with the transaction (art. 20.4: the purge's)
-                    conn.execute(pg_sql.SQL("SET LOCAL ROLE {}").format(pg_sql.Identifier(role)))
-                if snapshot:
-                    conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ READ ONLY")
-                if walk:  # a walk of whole tables: no statement bound either
-                    conn.execute("SET LOCAL statement_timeout = 0")
-                if write and head:
-                    conn.execute(LOCK_HEAD)
+                for statement in setup:
+                    conn.execute(statement)
                 tx = PgTx(conn, self.ring, self._audit_key, self._now, self._secrets)
                 result = work(tx)
                 if write:
