@@ -279,20 +279,20 @@ def init_file(
         return store.file_id
 
 
+@dataclass(frozen=True)
 class ServerCopier:
     """``db copy-to-server`` (arts. 154-155): the server is keyed from this desk's file key,
     as its desks will be, and takes the file's audit key, so the trail is carried entry
     by entry and heads printed before the move still anchor it."""
 
-    def __init__(self, data_dir: Path, clock: Clock, store: SqlCipherStore) -> None:
-        self._data_dir = data_dir
-        self._clock = clock
-        self._store = store
+    data_dir: Path
+    clock: Clock
+    store: SqlCipherStore
 
     def _target(self, url: str) -> Any:
         from db.pg.target import CERT_SUBDIR, TargetSource, parse_url
 
-        return parse_url(url, source=TargetSource.SETTINGS, cert_dir=self._data_dir / CERT_SUBDIR)
+        return parse_url(url, source=TargetSource.SETTINGS, cert_dir=self.data_dir / CERT_SUBDIR)
 
     def check(self, url: str) -> str:
         return str(self._target(url).describe())
@@ -309,14 +309,12 @@ class ServerCopier:
         def step(done: CopyProgress) -> None:
             progress(f"copied {done.step}: {done.rows} (batch {done.batches})")
 
-        audit_key = source_audit_key(self._store)
+        audit_key = source_audit_key(self.store)
         with PgStore.open(
-            target.conninfo(), key, audit_key=audit_key, create=True, clock=self._clock
+            target.conninfo(), key, audit_key=audit_key, create=True, clock=self.clock
         ) as server:
             try:
-                report = copy_to_server(
-                    self._store, server, batch=batch, progress=step, actor=actor
-                )
+                report = copy_to_server(self.store, server, batch=batch, progress=step, actor=actor)
             except StoreError as refused:
                 if isinstance(refused.code, CopyCode):
                     raise InvalidStateError(str(refused), code=refused.code) from refused
