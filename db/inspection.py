@@ -247,7 +247,7 @@ def plan(tx: Tx, criteria: SearchCriteria, limit: int) -> Plan:
         return exact
     if criteria.name is not None and not names.words(criteria.name):
         return Plan(Route.NONE)
-    visitors = _visitors(tx)
+    visitors = int(_value(tx, "SELECT max(file_number) FROM visitors") or 0)
     sized = _name_sizes(tx, criteria)
     dates = _dates(tx, criteria)
     shares: dict[str, float] = {}
@@ -283,14 +283,11 @@ def plan(tx: Tx, criteria: SearchCriteria, limit: int) -> Plan:
         if p.route is Route.OBSERVATION and p.estimate > 0
     ]
     best = min(
-        [*small, *(p for p in options if p.route is Route.NAME), walk, *sieved], key=_cost_order
+        [*small, *(p for p in options if p.route is Route.NAME), walk, *sieved],
+        # fewest rows read first; at equal cost, a read in order before a sort
+        key=lambda p: (p.cost, 0 if p.route in (Route.NAME, Route.WALK) else 1),
     )
     return replace(best, considered=considered)
-
-
-def _cost_order(chosen: Plan) -> tuple[float, int]:
-    """Fewest rows read first; at equal cost, a read in order before a sort."""
-    return chosen.cost, 0 if chosen.route in (Route.NAME, Route.WALK) else 1
 
 
 def every_plan(tx: Tx, criteria: SearchCriteria) -> list[Plan]:
@@ -337,7 +334,8 @@ def _card(number: int) -> Plan:
 def _name_sizes(tx: Tx, criteria: SearchCriteria) -> dict[str, int]:
     """Each query word's index entries, counted up to :data:`COUNT_BOUND`."""
     query = names.words(criteria.name) if criteria.name is not None else []
-    return {word: _count_tokens(tx, word) for word in query}
+    tokens = "SELECT 1 FROM visitor_tokens AS t WHERE t.token >= ? AND t.token < ?"
+    return {word: count_upto(tx, tokens, names.prefix_range(word)) for word in query}
 
 
 def _name(tx: Tx, criteria: SearchCriteria, sized: dict[str, int]) -> Plan | None:
@@ -396,10 +394,6 @@ def _share(size: int, visitors: int) -> float:
     return min(size, visitors) / visitors if visitors else 0.0
 
 
-def _visitors(tx: Tx) -> int:
-    return int(_value(tx, "SELECT max(file_number) FROM visitors") or 0)
-
-
 def _costed(chosen: Plan, cost: float) -> Plan:
     return replace(chosen, cost=cost)
 
@@ -426,6 +420,7 @@ def _observation(tx: Tx, criteria: SearchCriteria) -> Plan | None:
         return None
     needle = criteria.observation.lower()
     if needle.isascii():
+        like = needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         # LIKE folds ASCII case only and reads the rows in place (no folded copy), a few
         # times faster than fold(): exact for an ASCII needle on every text but one
         # holding a letter whose str.lower is ASCII (FOLDED_TO_ASCII), which fold() reads.
@@ -434,16 +429,12 @@ def _observation(tx: Tx, criteria: SearchCriteria) -> Plan | None:
             "o.text LIKE ? ESCAPE '\\' OR ((instr(o.text, ?) > 0 OR instr(o.text, ?) > 0) "
             "AND instr(fold(o.text), ?) > 0)"
         )
-        args: tuple[str, ...] = ("%" + _escape_like(needle) + "%", *FOLDED_TO_ASCII, needle)
+        args: tuple[str, ...] = (f"%{like}%", *FOLDED_TO_ASCII, needle)
     else:
         sql, args = "instr(fold(o.text), ?) > 0", (needle,)
     rows = tx.all(f"SELECT o.file_number FROM observations AS o NOT INDEXED WHERE {sql}", args)
     found = sorted({int(r[0]) for r in rows})
     return Plan(Route.OBSERVATION, candidates=tuple(found), estimate=len(found))
-
-
-def _escape_like(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def count_upto(tx: Tx, sql: str, params: Sequence[object], bound: int = COUNT_BOUND) -> int:
@@ -476,14 +467,6 @@ def _visits_between(tx: Tx, low: str, high: str) -> int:
     return count_upto(tx, "SELECT 1 FROM visits AS s WHERE s.at >= ? AND s.at < ?", (low, high))
 
 
-def _count_tokens(tx: Tx, word: str) -> int:
-    return count_upto(
-        tx,
-        "SELECT 1 FROM visitor_tokens AS t WHERE t.token >= ? AND t.token < ?",
-        names.prefix_range(word),
-    )
-
-
 def _identity(tx: Tx, number: str) -> Plan | None:
     """Every visitor whose identity ends in ``:number`` or who showed a document of that
     number: one probe per stored ``KIND:COUNTRY:`` prefix (found by skipping through the
@@ -499,11 +482,10 @@ def _identity(tx: Tx, number: str) -> Plan | None:
         )
         if row is None:
             break
-        identity = str(row[0])
-        cut = _prefix_end(identity)
-        if cut < 0:  # not KIND:COUNTRY:NUMBER - the identity index cannot answer
+        parts = str(row[0]).split(":")  # a number never holds a colon (admission.identity)
+        if len(parts) != 3:  # not KIND:COUNTRY:NUMBER - the identity index cannot answer
             return None
-        prefix = identity[:cut]
+        prefix = f"{parts[0]}:{parts[1]}:"
         prefixes.append(prefix)
         if len(prefixes) > MAX_PREFIXES:
             return None
@@ -516,14 +498,3 @@ def _identity(tx: Tx, number: str) -> Plan | None:
         (*(p + number for p in prefixes), number),
         estimate=len(prefixes),
     )
-
-
-def _prefix_end(identity: str) -> int:
-    """Length of ``KIND:COUNTRY:`` in an identity's text, -1 when it is not one: a number
-    never holds a colon (admission.identity), so that prefix ends at the second colon and
-    nothing after it holds a colon."""
-    first = identity.find(":")
-    second = identity.find(":", first + 1) if first >= 0 else -1
-    if second < 0 or ":" in identity[second + 1 :]:
-        return -1
-    return second + 1
