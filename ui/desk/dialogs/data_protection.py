@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING, Any, Protocol
 from PySide6.QtCore import QRegularExpression, Qt, Signal
 from PySide6.QtGui import QRegularExpressionValidator
 from PySide6.QtWidgets import (
-    QAbstractItemView,
     QDialog,
     QFormLayout,
     QGridLayout,
@@ -52,6 +51,7 @@ from ui.desk.dialogs.common import (
     run_job,
 )
 from ui.desk.dialogs.save_path import ask_save_path
+from ui.desk.dialogs.scaffold import list_table, titled
 from ui.desk.jobs import JobRunner
 from ui.desk.text import bounded, local_time
 from ui.desk.widgets.charts import BarChart
@@ -113,15 +113,9 @@ def _item(value: str) -> QTableWidgetItem:
 
 
 def _table(columns: Sequence[str], name: str) -> QTableWidget:
-    table = QTableWidget(0, len(columns))
-    table.setHorizontalHeaderLabels(list(columns))
-    table.setAccessibleName(name)
-    table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
-    table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
-    table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    table = list_table(columns, name)
     table.setTabKeyNavigation(False)
     table.verticalHeader().setVisible(False)
-    table.horizontalHeader().setStretchLastSection(True)
     return table
 
 
@@ -151,8 +145,7 @@ class RectificationDialog(QDialog):
         self._operator = operator
         self.visitor: Visitor | None = None
         self.observations: list[Observation] = []
-        self.setWindowTitle(self.tr("Rectificar datos de un visitante (RGPD art. 16)"))
-        self.setAccessibleName(self.windowTitle())
+        titled(self, self.tr("Rectificar datos de un visitante (RGPD art. 16)"))
 
         self.file_edit = QLineEdit("" if file_number is None else str(file_number))
         self.file_edit.setAccessibleName(self.tr("Número de ficha"))
@@ -367,8 +360,7 @@ class RetentionDialog(QDialog):
         self._runner = runner
         self._operator = operator
         self.overview: Any = None
-        self.setWindowTitle(self.tr("Conservación de datos: seis meses (art. 20.4)"))
-        self.setAccessibleName(self.windowTitle())
+        titled(self, self.tr("Conservación de datos: seis meses (art. 20.4)"))
 
         self.purge = plain_label("", limit=300)
         self.purge.setAccessibleName(self.tr("Próxima purga"))
@@ -510,8 +502,7 @@ class AccessReportDialog(QDialog):
             lambda title, name, filters: ask_save_path(self, title, name, filters)
         )
         self.written: Any = None
-        self.setWindowTitle(self.tr("Informe de acceso a datos personales (RGPD art. 15)"))
-        self.setAccessibleName(self.windowTitle())
+        titled(self, self.tr("Informe de acceso a datos personales (RGPD art. 15)"))
         intro = plain_label(
             self.tr(
                 "Todo lo que el fichero guarda de una persona, en un PDF para entregarle. "

@@ -31,6 +31,7 @@ from admission.cards.catalogue import CardCatalogue
 from admission.cards.view import format_euros
 from ui.desk.changes import OpChanges
 from ui.desk.dialogs.common import ErrorLine, close_box, plain_label, run_job
+from ui.desk.dialogs.scaffold import titled
 from ui.desk.jobs import JobRunner
 from ui.desk.text import bounded, message
 from ui.desk.widgets.charts import BarChart, Orientation
@@ -78,8 +79,7 @@ class FiguresDialog(QDialog):
         self._catalogue = catalogue
         self.figures: Any = None
         self.shown_range: tuple[date, date] | None = None  # the days last asked for
-        self.setWindowTitle(self.tr("Cifras de admisión (dirección de juegos)"))
-        self.setAccessibleName(self.windowTitle())
+        titled(self, self.tr("Cifras de admisión (dirección de juegos)"))
 
         self.from_edit = self._date(self.tr("Desde el día"), today - timedelta(days=6), today)
         self.to_edit = self._date(self.tr("Hasta el día"), today, today)

@@ -59,6 +59,7 @@ from admission.verdict import counts_as_visit
 from ui.desk.changes import OpChanges
 from ui.desk.dialogs.common import ErrorLine, close_box, plain_label
 from ui.desk.dialogs.save_path import ask_save_path
+from ui.desk.dialogs.scaffold import titled
 from ui.desk.inspection_controller import InspectionController, SearchRequest
 from ui.desk.text import bounded, local_date, local_time, message
 
@@ -612,8 +613,7 @@ class InspectionDialog(QDialog):
         parent: QWidget | None = None,
     ) -> None:
         super().__init__(parent)
-        self.setWindowTitle(self.tr("Inspección del fichero de visitantes (art. 20.4)"))
-        self.setAccessibleName(self.windowTitle())
+        titled(self, self.tr("Inspección del fichero de visitantes (art. 20.4)"))
         self.screen_widget = InspectionScreen(
             controller, today, ask_path=ask_path, card_label=card_label, parent=self
         )
