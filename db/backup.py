@@ -39,7 +39,6 @@ TAKEN_AT_SETTING = "backup.taken_at"
 CASINO_SETTING = "backup.casino_id"  # a restore refuses another casino's copy
 _ALIAS = "backup_copy"
 _LIST_KIND = "admission-desk backup list"
-_WRITE_ERRORS: tuple[type[Exception], ...] = (OSError, *DB_ERRORS)
 
 
 @unique
@@ -95,7 +94,7 @@ def backup(
         remove_with_sides(temp)
         if isinstance(exc, FileExistsError):  # a file appeared there meanwhile: it is kept
             raise appeared() from exc
-        if isinstance(exc, _WRITE_ERRORS):
+        if isinstance(exc, (OSError, *DB_ERRORS)):
             raise StoreError(
                 f"the backup could not be written ({why(exc)}); no file was left",
                 code=BackupCode.BACKUP_WRITE_FAILED,

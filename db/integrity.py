@@ -3,9 +3,7 @@
 ``PRAGMA cipher_integrity_check`` (SQLCipher 4.2+) recomputes every page's HMAC and names
 the failing pages; ``quick_check`` sees a broken structure with valid HMACs but after a
 bad one reports only a cascade. Measured (SQLCipher 4.19, tests/bench): 34 MiB ~100 ms vs
-~280 ms, 171 MiB ~0.6 s vs ~1.5 s; so opening checks HMACs up to
-:data:`OPEN_CHECK_MAX_BYTES`, bigger files daily at the purge. Main file only (SQLite
-checksums ``-wal`` frames on recovery).
+~280 ms, 171 MiB ~0.6 s vs ~1.5 s. Main file only (SQLite checksums ``-wal`` frames).
 """
 
 from __future__ import annotations
@@ -16,7 +14,7 @@ from pathlib import Path
 
 from admission.records import IntegrityReport
 
-# ~0.45 s with the figures above; a 1,000,000-visitor file (~1.7 GiB) would take ~6 s.
+# Checked at every open up to here (~0.45 s; ~1.7 GiB would take ~6 s), daily beyond.
 OPEN_CHECK_MAX_BYTES = 128 * 1024 * 1024
 STRUCTURE_LINES = 100  # quick_check stops after this many complaints
 _PAGE = re.compile(r"\bpage (\d+)", re.IGNORECASE)

@@ -1,12 +1,11 @@
 """Restoring a backup as the visitor file of a folder that holds none (art. 20.4).
 
-A backup older than what the folder knows its file held (``issued.json``, the card PDFs
-of the PDF-folder printer, ``backups.json``) is refused (RESTORE_LOSES_DATA) unless the
-game director, signed in on the backup's own accounts, accepts the loss; the counters
-then resume past every number issued (art. 23). The copy is made, checked and adopted
-under a flock'd temporary name and renamed into place last: a killed restore leaves the
-folder as it was or the whole new file, never half (:func:`sweep_leftovers`). The audit
-key does not travel with the backup: see docs/backup.md.
+A backup older than what the folder knows its file held (``issued.json``, card PDFs,
+``backups.json``) is refused (RESTORE_LOSES_DATA) unless the game director, signed in on
+its accounts, accepts the loss; counters then resume past every number issued (art. 23).
+Checked and adopted under a flock'd temporary name, renamed last: a killed restore leaves
+the old folder or the whole file (:func:`sweep_leftovers`). The audit key does not travel
+with the backup (docs/backup.md).
 """
 
 from __future__ import annotations
