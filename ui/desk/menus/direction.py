@@ -10,14 +10,12 @@ art. 15). Every director's act asks the director's own credentials inside its di
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDialog
 
 from admission.accounts import Operator, Role
-from admission.data_protection import DataProtectionService
-from admission.records import Observation, Visitor
 from ui.context import AppContext
 from ui.desk.changes import OpChanges
 from ui.desk.dialogs.bans import BansDialog
@@ -30,7 +28,7 @@ from ui.desk.dialogs.staff import StaffDialog
 from ui.desk.host import MENU_DIRECTION, DeskHost
 from ui.desk.jobs import JobRunner
 from ui.desk.menus.base import MenuBase
-from ui.desk.ops import bans, cards, staff
+from ui.desk.ops import bans, cards, data_protection, staff
 
 __all__ = ["DirectionMenu"]
 
@@ -161,23 +159,15 @@ class DirectionMenu(MenuBase):
         dialog.load()
         return dialog
 
-    def _lookup(
-        self, operator: Operator, purpose: str, number: int
-    ) -> tuple[Visitor, Sequence[Observation]]:
-        """The person and their observations, as an audited read (the access report's
-        reading: GDPR art. 15; the director only)."""
-        report = self.ctx.reports.access_report(operator, purpose, file_number=number)
-        return report.visitor, report.observations
-
     def open_rectification(self) -> RectificationDialog | None:
         """Ctrl+Shift+N: correct a visitor's name or an observation (GDPR art. 16)."""
         operator = self._with_role((Role.DIRECTOR,), self.tr("Rectificar datos de un visitante"))
         if operator is None:
             return None
-        ctx = self.ctx
+        ops = data_protection.of(self.ctx)
         dialog = RectificationDialog(
-            DataProtectionService(ctx.reads, ctx.clock),
-            self._lookup,
+            ops.service,
+            ops.subject,
             self.runner,
             operator,
             writes=self.host.operations.runner_for(RECTIFIED),  # read again where shown
@@ -190,13 +180,13 @@ class DirectionMenu(MenuBase):
         operator = self._with_role((Role.DIRECTOR,), self.tr("Informe de acceso a datos"))
         if operator is None:
             return None
-        ctx = self.ctx
+        ops = data_protection.of(self.ctx)
         dialog = AccessReportDialog(
-            ctx.reports,
-            ctx.export_target,
+            ops.reports,
+            ops.export_target,
             self.runner,
             operator,
-            ctx.tools.today(),
+            self.ctx.tools.today(),
             parent=self.host.window(),
         )
         return self._open(dialog)

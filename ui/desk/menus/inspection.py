@@ -11,7 +11,6 @@ from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QDialog, QMenu
 
 from admission.accounts import Operator, Role
-from admission.data_protection import DataProtectionService
 from admission.inspection import InspectionCode
 from ui.context import AppContext
 from ui.desk.dialogs.data_protection import RetentionDialog
@@ -20,6 +19,7 @@ from ui.desk.host import MENU_ADMIN, MENU_DIRECTION, MENU_INSPECTION, DeskHost
 from ui.desk.inspection_controller import inspection_controller
 from ui.desk.jobs import JobRunner
 from ui.desk.menus.base import MenuBase
+from ui.desk.ops import data_protection
 
 __all__ = ["INSPECTION_ROLES", "RETENTION_ROLES", "InspectionMenu"]
 
@@ -103,9 +103,8 @@ class InspectionMenu(MenuBase):
         operator = self._with_role(RETENTION_ROLES, self.tr("Conservación de datos"))
         if operator is None:
             return None
-        ctx = self.ctx
         dialog = RetentionDialog(
-            DataProtectionService(ctx.reads, ctx.clock),
+            data_protection.of(self.ctx).service,
             self.runner,
             operator,
             parent=self.host.window(),

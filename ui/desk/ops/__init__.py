@@ -1,6 +1,6 @@
 """What each screen of the desk may do, one small module per topic (as Anki's
-``aqt/operations``): ``bans``, ``cards``, ``official``, ``settings``, ``staff``,
-``vouchers``.
+``aqt/operations``): ``bans``, ``cards``, ``data_protection``, ``official``,
+``settings``, ``staff``, ``vouchers``.
 
 Each module names the ports its screens use - narrow Protocols over the visitor file,
 the devices and the desk's services - and holds them in one frozen ``...Ops`` value
