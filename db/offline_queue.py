@@ -1,16 +1,10 @@
 """Provisional vouchers given while the server cannot be reached (art. 23.4, R11): no
-card or voucher number can be taken off the server (one gapless sequence for the unit,
-arts. 22.1, 154-155), so each gets a local reference ``<desk>-P<000001>`` and waits in a
-small SQLCipher 4 file of the desk (WAL, ``synchronous = FULL``, ``secure_delete``; one
-process at a time, by ``flock`` on ``<file>.lock``). Its key (:func:`queue_key`) is derived
-from the desk's key and never shares the visitor file's AES key; a passphrase is
-stretched with the queue file's own salt. :func:`formalise` issues each on the server's
-book, in order and exactly once: an entry is marked SENDING with the server's last voucher
-number (``floor``) before it is sent; a re-run looks for it above ``floor`` (gapless) and
-among the open vouchers, field by field (its instant is unique on the desk), and cancels
-a second copy found below its own. A ``local_ref`` column with a UNIQUE constraint on the
-server would make this idempotent by construction, as ``admission_id`` does for admissions.
-"""
+number can be taken off the server (one gapless sequence, arts. 22.1, 154-155), so each
+gets a local reference ``<desk>-P<000001>`` and waits in the desk's own SQLCipher 4 file
+(WAL, FULL sync, ``secure_delete``; one process, by ``flock``), keyed from the desk's key.
+:func:`formalise` issues each on the server once: marked SENDING with the server's last
+number, it is looked for above it before a resend. (A UNIQUE ``local_ref`` column on the
+server would make that idempotent by construction, as ``admission_id`` does.)"""
 
 from __future__ import annotations
 

@@ -1,16 +1,10 @@
-"""The replica of the RIAJ in the visitor file (art. 20.2, R1), written once over both
-dialects (db/tx.py); on the server one replica serves every desk (arts. 154-155). A
-snapshot is validated whole (checksum, Ed25519 signature, format) before it is swapped in
-in one transaction; a feed page is applied whole, moving the position in the same
-transaction; each is an entry of the audit chain committing to the snapshot. A check is
-one statement (the active row and one probe), so a swap between two statements can never
-turn a listed person into NOT_LISTED; an unreadable or empty replica is UNVERIFIABLE.
-The server stores HMAC-SHA256 of each digest under a secret of the visitor file (GDPR
-art. 32: its administrator cannot test document numbers against the salt) and has one
-writer at a time (``LOCK TABLE``, at most ``lock_timeout_s``; the chain's head is locked
-later, so admissions do not wait for a bulk load); a feed page another desk has applied
-is found by its digest and changes nothing. Schema: ``db/migrations/0002_registry.sql``.
-"""
+"""The replica of the RIAJ in the visitor file (art. 20.2, R1) over both dialects (db/tx.py;
+on the server one replica serves every desk, arts. 154-155). A snapshot is validated whole
+before it is swapped in, a feed page applied whole with its position, each audited in its
+transaction. A check is one statement, so a swap between two can never turn a listed person
+into NOT_LISTED. The server stores each digest HMAC'd under the file's secret (GDPR art. 32:
+its administrator cannot test document numbers) and has one writer at a time (``LOCK
+TABLE``, taken before the chain's head so admissions do not wait for a bulk load)."""
 
 from __future__ import annotations
 
