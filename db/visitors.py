@@ -176,7 +176,7 @@ def _visitors(tx: Tx, where: str, params: Sequence[Any]) -> list[Visitor]:
 
 def find(tx: Tx, identity: IdentityKey) -> Visitor | None:
     match, params = tx.identity_match("v.identity", identity)
-    found = next(iter(_visitors(tx, match, params)), None)
+    found = next(iter(_visitors(tx, match + " LIMIT 1", params)), None)
     if found is not None and found.identity.text != identity.text:  # another's row
         raise audit_chain.IndexMismatch(f"visitor:{found.file_number}")
     return found
