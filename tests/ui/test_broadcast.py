@@ -26,7 +26,7 @@ from tests.ui.test_data_protection_dialogs import (  # noqa: F401  # the visitor
     lookup,
     visitor,
 )
-from tests.ui.test_desk_menus import make_window, menus_of
+from tests.ui.test_desk_menus import make_window, menus_of, show_verdict
 from ui.context import AppContext
 from ui.desk.changes import DeskOperations, OpChanges
 from ui.desk.dialogs.data_protection import RectificationDialog
@@ -172,5 +172,22 @@ def test_the_figures_opened_from_the_menu_follow_the_desks_writes(
             VISIT, lambda: demo_ctx.desk.admit(document, operator=CLERK.username), lambda _: None
         )
         assert dialog.figures.admissions == before + 1  # nobody pressed "Mostrar"
+    finally:
+        window.stop()
+
+
+def test_an_official_recorded_from_the_menu_is_counted_at_once(
+    qtbot: QtBot, demo_ctx: AppContext
+) -> None:
+    window = make_window(qtbot, demo_ctx, FakeSession(CLERK))
+    try:
+        show_verdict(window, demo_ctx, "admitted")
+        dialog = menus_of(window).desk.open_official()
+        assert dialog is not None
+        dialog.capacity.setCurrentText("Agente de la Policía Nacional")
+        # the desk's counters are read again on the broadcast, not on their 30 s timer
+        with qtbot.waitSignal(window.controller.counters_changed, timeout=1000):
+            dialog.record()
+        assert dialog.recorded is not None
     finally:
         window.stop()

@@ -41,6 +41,8 @@ if TYPE_CHECKING:
 __all__ = ["DeskMenu"]
 
 QUEUED = OpChanges(queue=True)  # a provisional voucher queued on the desk (art. 23.4)
+# a visit recorded by a dialog: an official (art. 24), a voucher or its refusal (art. 23.4)
+VISITED = OpChanges(admissions=True)
 
 
 class DeskMenu(MenuBase):
@@ -89,7 +91,7 @@ class DeskMenu(MenuBase):
         dialog = issue_voucher_dialog(
             self.host.window(),
             vouchers.of(self.ctx),
-            self.runner,
+            self.host.operations.runner_for(VISITED),  # the counters read again
             self._document(),
             controller.card_type,
             operator=operator.username,
@@ -161,7 +163,7 @@ class DeskMenu(MenuBase):
             return None
         dialog = OfficialDialog(
             official.of(self.ctx),
-            self.runner,
+            self.host.operations.runner_for(VISITED),
             self._document(),
             operator=operator.username,
             parent=self.host.window(),

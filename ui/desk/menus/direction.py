@@ -33,6 +33,7 @@ from ui.desk.ops import bans, cards, data_protection, staff
 __all__ = ["DirectionMenu"]
 
 RECTIFIED = OpChanges(people=True)  # a visitor's name or an observation (GDPR art. 16)
+ISSUED = OpChanges(admissions=True, cards=True)  # the exceptional card (art. 23.5)
 
 
 class DirectionMenu(MenuBase):
@@ -75,7 +76,7 @@ class DirectionMenu(MenuBase):
             return None
         dialog = ExceptionalCardDialog(
             cards.of(self.ctx),
-            self.runner,
+            self.host.operations.runner_for(ISSUED),
             self.authorise,
             self._document(),
             operator=operator.username,
