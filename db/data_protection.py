@@ -159,17 +159,13 @@ def retention_months(tx: Tx, months: Sequence[MonthSpan]) -> tuple[MonthCount, .
     # SQLite's planner needs the index named (the server plans alone)
     hint = " INDEXED BY visits_by_{}" if tx.dialect == "sqlite" else ""
     by_at, by_file = hint.format("at"), hint.format("file")
-    visits = []
-    for span in spans:
-        found = tx.one(
-            "SELECT count(*), count(*) FILTER (WHERE v.verdict = 'ADMIT'), "
-            "count(*) FILTER (WHERE v.verdict = 'DENY'), count(c.number) "
-            f"FROM visits AS v{by_at} LEFT JOIN cards AS c ON c.visit_id = v.visit_id "
-            "WHERE v.at >= ? AND v.at < ?",
-            span,
-        )
-        assert found is not None
-        visits.append(found)
+    month = (
+        "SELECT count(*), count(*) FILTER (WHERE v.verdict = 'ADMIT'), "
+        "count(*) FILTER (WHERE v.verdict = 'DENY'), count(c.number) "
+        f"FROM visits AS v{by_at} LEFT JOIN cards AS c ON c.visit_id = v.visit_id "
+        "WHERE v.at >= ? AND v.at < ?"
+    )
+    visits = [tx.all(month, span)[0] for span in spans]  # an aggregate: one row each
     orphans = [when(r[0]) for r in tx.all("SELECT issued_at FROM cards WHERE visit_id IS NULL")]
     ranges = ", ".join("count(*) FILTER (WHERE q.first >= ? AND q.first < ?)" for _ in spans)
     firsts = tx.one(
