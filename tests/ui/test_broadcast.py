@@ -27,14 +27,18 @@ from tests.ui.test_data_protection_dialogs import (  # noqa: F401  # the visitor
     visitor,
 )
 from tests.ui.test_desk_menus import make_window, menus_of, show_verdict
+from tests.ui.test_dialogs_crowd import document as night_document
+from tests.ui.test_dialogs_crowd import night_ctx  # noqa: F401  # the fixture
 from ui.context import AppContext
 from ui.desk.changes import DeskOperations, OpChanges
 from ui.desk.dialogs.data_protection import RectificationDialog
 from ui.desk.dialogs.figures import FiguresDialog
 from ui.desk.dialogs.inspection import InspectionScreen
 from ui.desk.dialogs.settings import SettingsDialog
+from ui.desk.dialogs.vouchers import VouchersDialog
 from ui.desk.inspection_controller import InspectionController
 from ui.desk.jobs import ImmediateRunner
+from ui.desk.ops import vouchers as voucher_ops
 from ui.desk.ops.settings import SettingsOps
 
 RUNNER = ImmediateRunner()
@@ -191,3 +195,28 @@ def test_an_official_recorded_from_the_menu_is_counted_at_once(
         assert dialog.recorded is not None
     finally:
         window.stop()
+
+
+def test_a_voucher_formalised_is_broadcast_and_its_listing_is_not(
+    qtbot: QtBot,
+    night_ctx: AppContext,  # noqa: F811  # the fixture imported above
+) -> None:
+    operations = DeskOperations(RUNNER)
+    heard = listened(operations)
+    shown = night_document(night_ctx)
+    issued = voucher_ops.of(night_ctx).issue(shown, "DAY", CLERK.username, printing=False)
+    assert issued.issue.voucher is not None
+    written = OpChanges(admissions=True, cards=True)
+    pending = VouchersDialog(
+        voucher_ops.of(night_ctx),
+        RUNNER,
+        operator=CLERK.username,
+        document=lambda: shown,
+        writes=operations.runner_for(written),
+    )
+    qtbot.addWidget(pending)
+    assert pending.open_numbers() == [issued.issue.voucher.number]
+    assert heard == []  # the listing is an audited reading, no write
+    with qtbot.waitSignal(pending.card_issued, timeout=5000):
+        pending.formalise_button.click()
+    assert heard == [written]

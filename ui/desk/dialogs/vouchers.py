@@ -204,10 +204,13 @@ class VouchersDialog(OpsDialog[VoucherOps]):
         document: Callable[[], DeskDocument | None],
         closing: bool = False,
         print_card: bool = True,
+        writes: JobRunner | None = None,
         parent: QWidget | None = None,
     ) -> None:
         title = self.tr("Volantes provisionales pendientes (art. 23.4)")
         super().__init__(ops, runner, title, parent)
+        # a formalisation (the desk's: broadcast once written); the readings on runner
+        self._writes = runner if writes is None else writes
         self._operator = operator
         self._document = document  # the document on screen now (read again)
         self._print = print_card
@@ -452,7 +455,7 @@ class VouchersDialog(OpsDialog[VoucherOps]):
                 info += "\n" + message(formalised.print_code)
             self.errors.show_info(info)
 
-        run_job(self._runner, job, done, self.errors, self.formalise_button)
+        run_job(self._writes, job, done, self.errors, self.formalise_button)
 
     def print_again(self) -> None:
         """The voucher is recorded already: a failed print is simply repeated."""

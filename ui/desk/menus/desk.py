@@ -43,6 +43,7 @@ __all__ = ["DeskMenu"]
 QUEUED = OpChanges(queue=True)  # a provisional voucher queued on the desk (art. 23.4)
 # a visit recorded by a dialog: an official (art. 24), a voucher or its refusal (art. 23.4)
 VISITED = OpChanges(admissions=True)
+FORMALISED = OpChanges(admissions=True, cards=True)  # a voucher's card (art. 23.4)
 
 
 class DeskMenu(MenuBase):
@@ -146,6 +147,7 @@ class DeskMenu(MenuBase):
             operator=operator.username,
             document=self._document,
             closing=closing,
+            writes=self.host.operations.runner_for(FORMALISED),  # the counters read again
             parent=self.host.window(),
         )
         dialog.card_issued.connect(self._card_issued)
