@@ -297,7 +297,13 @@ def walk_chain(
             walk.check = _fail(count - 1, row.seq, problem)
             return walk
         if '_next"' in row.details or '_resumes_at"' in row.details:
-            _declare(walk, json.loads(row.details))
+            # where a counter resumes: ``card_next`` (an upgrade, an adoption) or
+            # ``card_resumes_at`` (FILE_RESTORED after a restore that lost numbers)
+            declared = json.loads(row.details)
+            for name in COUNTED:
+                value = declared.get(f"{name}_next", declared.get(f"{name}_resumes_at"))
+                if value is not None and str(value).isdigit():
+                    walk.declared[name] = int(value)
         if row.action == SETTINGS_CHANGED and '"digests"' in row.details:  # a record
             details = json.loads(row.details)
             walk.settings = {k: str(v) for k, v in details.items() if k.startswith(SETTING_PREFIX)}
@@ -340,15 +346,6 @@ def walk_chain(
     else:
         walk.check = AuditCheck(True, count, None, "", anchors=len(wanted))
     return walk
-
-
-def _declare(walk: ChainWalk, details: Mapping[str, str]) -> None:
-    """``card_next`` (an upgrade, an adoption) or ``card_resumes_at`` (FILE_RESTORED after
-    a restore that lost numbers, db/restore.py): where the counter resumes."""
-    for name in COUNTED:
-        value = details.get(f"{name}_next", details.get(f"{name}_resumes_at"))
-        if value is not None and str(value).isdigit():
-            walk.declared[name] = int(value)
 
 
 _GAP_CODES = {"card": AuditChainCode.CARD_NUMBER_GAP, "voucher": AuditChainCode.VOUCHER_NUMBER_GAP}

@@ -103,9 +103,8 @@ def check_file(path: Path, *, known: bool = False) -> bool:
     if not path.exists():
         return False
     if not path.is_file():
-        raise StoreError(
-            "the visitor file path is not a regular file", code=StoreErrorCode.CORRUPT_FILE
-        )
+        not_file = "the visitor file path is not a regular file"
+        raise StoreError(not_file, code=StoreErrorCode.CORRUPT_FILE)
     size = path.stat().st_size
     if size == 0:
         return False  # created but never written (e.g. killed before the first commit)
@@ -144,16 +143,13 @@ def connect_encrypted(
             raise os_error(exc, path, "cannot create the visitor file") from exc
     target = str(path) if create else path.resolve().as_uri() + "?mode=rw"
     try:
-        conn = cast(
-            sqlite3.Connection,
-            sqlcipher3.connect(
-                target, uri=not create, isolation_level=None, check_same_thread=False
-            ),
+        opened = sqlcipher3.connect(
+            target, uri=not create, isolation_level=None, check_same_thread=False
         )
     except DB_ERRORS as exc:
-        raise store_error(
-            exc, StoreErrorCode.OPEN_FAILED, "cannot open the visitor file", path
-        ) from exc
+        what = "cannot open the visitor file"
+        raise store_error(exc, StoreErrorCode.OPEN_FAILED, what, path) from exc
+    conn = cast(sqlite3.Connection, opened)
     try:
         # SQLCipher would print "hmac check failed" to stderr on a wrong key; the
         # WrongKeyError below says it once, without noise in the CLI's output.
@@ -169,11 +165,7 @@ def connect_encrypted(
 
 
 def _first_read_error(
-    exc: BaseException,
-    conn: sqlite3.Connection,
-    path: Path,
-    key: DbKey,
-    marker: Marker | None,
+    exc: BaseException, conn: sqlite3.Connection, path: Path, key: DbKey, marker: Marker | None
 ) -> StoreError:
     """SQLCipher fails page 1 alike for a wrong key and for damage (SQLITE_NOTADB): the
     marker's salt (FILE_REPLACED) and key-check value (WRONG_KEY) tell them apart.

@@ -304,7 +304,10 @@ class SqlCipherStore(FilePorts):
                     erased, changed = tx.erasures()
                     if erased or changed:
                         chain.count_erasures(tx, tx.chain_key(), self._now, erased, changed)
-            self._chain_committed()
+            marker, key = self._marker, self._audit_key
+            if marker is not None and key is not None and not marker.audit_key_id and self.path:
+                # the first commit with the chain's key records its id in the marker
+                self._remark(marker.with_audit_key(key.key_id), "the audit key's id")
             self.note_issued()
 
     def write(self, work: Callable[[SqliteTx], T]) -> T:
@@ -478,13 +481,6 @@ class SqlCipherStore(FilePorts):
         self._audit_key = key
         return key
 
-    def _chain_committed(self) -> None:
-        """The first commit with the chain's key records its id in the marker."""
-        marker, key = self._marker, self._audit_key
-        if marker is None or key is None or marker.audit_key_id or self.path is None:
-            return
-        self._remark(marker.with_audit_key(key.key_id), "the audit key's id")
-
     def _remark(self, updated: Marker, what: str) -> None:
         """Write the folder's marker anew; a failure is logged (the next write tries again)."""
         assert self.path is not None
@@ -500,7 +496,10 @@ class SqlCipherStore(FilePorts):
     def _ensure_keyed(self, conn: sqlite3.Connection) -> None:
         tx = self._sqlite_tx(conn)
         if needs_upgrade(tx):
-            if not self._may_key_older_chain(conn):
+            # Only a file from before the keyed chain may be keyed: no folder's marker (now
+            # or before ``init --adopt``) and no file id (they came with the keyed chain).
+            marked = self._marker is not None or self._had_marker
+            if marked or tx.setting(FILE_ID_SETTING) is not None:
                 self._rekey_refused = True
                 unkeyed = tx.one("SELECT 1 FROM audit WHERE keyed = 0 LIMIT 1")
                 laundered = (
@@ -515,15 +514,6 @@ class SqlCipherStore(FilePorts):
             chain.adopt_coverage(tx, self._key(conn, create=False), self._now())
             conn.execute("DELETE FROM settings WHERE key = ?", (COVERAGE_PENDING,))
         self._chain_ready = True
-
-    def _may_key_older_chain(self, conn: sqlite3.Connection) -> bool:
-        """Only a file from before the keyed chain: no folder's marker (written only once
-        the chain is keyed; nor one before, for ``init --adopt``) and no file id (ids,
-        markers and the keyed chain came together)."""
-        if self._marker is not None or self._had_marker:
-            return False
-        found = conn.execute("SELECT 1 FROM settings WHERE key = ?", (FILE_ID_SETTING,))
-        return found.fetchone() is None
 
     def _key_older_chain(self) -> None:
         """Key a chain written before migration 0030 before reading it (a damaged file
