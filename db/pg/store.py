@@ -124,10 +124,8 @@ class PgStore(FilePorts):
         timeouts: PgTimeouts | None = None,
     ) -> PgStore:
         """Connect, check the database (db/pg/opening.py: refused before anything is
-        written), apply pending migrations and open a pool whose connections carry
-        ``timeouts`` and are checked, within the watchdog's bound, before each use.
-        ``key``: the installation key or the desk's; ``database_id``: the database this
-        desk is configured for (None: the first start); ``create``: make the file."""
+        written; ``database_id`` None on a first start), migrate, and open a pool whose
+        connections carry ``timeouts`` and are checked, under the watchdog, before use."""
         bounds = timeouts or PgTimeouts()
         conninfo = bounds.conninfo(conninfo)
         conn = connect(conninfo, autocommit=True)
@@ -367,8 +365,6 @@ class PgStore(FilePorts):
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock_key(label),))
             yield
 
-    # -- for the adapters beside the store (db/pg: accounts, vouchers, rotation...)
-
     def write(self, work: Callable[[PgTx], T]) -> T:
         """``work`` in one write transaction (retried whole on a serialisation failure)."""
         return self._run(work, write=True)
@@ -391,10 +387,9 @@ class PgStore(FilePorts):
     def record_admission(
         self, entry: AdmissionEntry, *, admission_id: str | None = None
     ) -> RecordedAdmission:
-        """The admission of db/visitors.py. ``admission_id`` (else the entry's) makes the
-        call idempotent: a desk told ``PG_CONNECTION_LOST`` with ``outcome_unknown`` calls
-        again with the same id and gets the admission as it was recorded
-        (``PG_ADMISSION_ID_REUSED`` for an id used for another)."""
+        """The admission of db/visitors.py, idempotent by ``admission_id`` (else the
+        entry's): after ``outcome_unknown`` the desk calls again with the same id and gets
+        the admission as recorded (``PG_ADMISSION_ID_REUSED`` for another's id)."""
         return self.write(lambda tx: visitors.record_admission(tx, entry, admission_id or ""))
 
     def recorded_admission(self, admission_id: str) -> RecordedAdmission | None:
