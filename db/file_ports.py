@@ -5,35 +5,30 @@ a rule of db/cards.py, db/visitors.py... in one transaction of the store's diale
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import date, datetime
 from typing import Any, Concatenate, ParamSpec, Self, TypeVar
 
-from admission.identity import IdentityKey
-from admission.records import AdmissionEntry, CardRecord, RecordedAdmission
+from admission.records import AdmissionEntry, RecordedAdmission
 from db import cards, chain, data_protection, inspection, people, reports, retention, visitors
 
 T = TypeVar("T")
 P = ParamSpec("P")
 
 
-def _reads(rule: Callable[Concatenate[Any, P], T]) -> Callable[Concatenate[FilePorts, P], T]:
-    """The port running ``rule`` in a read transaction of the store's dialect."""
+def _reads(
+    rule: Callable[Concatenate[Any, P], T], run: str = "read"
+) -> Callable[Concatenate[FilePorts, P], T]:
+    """The port running ``rule`` in one ``run`` (read or write) transaction of the dialect."""
 
     def port(self: FilePorts, /, *args: P.args, **kwargs: P.kwargs) -> T:
-        return self.read(lambda tx: rule(tx, *args, **kwargs))
+        transaction: Callable[[Callable[[Any], T]], T] = getattr(self, run)
+        return transaction(lambda tx: rule(tx, *args, **kwargs))
 
     port.__doc__ = rule.__doc__
     return port
 
 
 def _writes(rule: Callable[Concatenate[Any, P], T]) -> Callable[Concatenate[FilePorts, P], T]:
-    """The port running ``rule`` in one write transaction of the store's dialect."""
-
-    def port(self: FilePorts, /, *args: P.args, **kwargs: P.kwargs) -> T:
-        return self.write(lambda tx: rule(tx, *args, **kwargs))
-
-    port.__doc__ = rule.__doc__
-    return port
+    return _reads(rule, "write")
 
 
 class FilePorts:
@@ -63,17 +58,8 @@ class FilePorts:
     # -- AuditTrail (art. 20.4; db/chain.py) and the file's settings -------------------------
     # verify() is each store's: the snapshot it reads in and where its key comes from
 
-    def append(
-        self,
-        actor: str,
-        action: str,
-        subject: str,
-        at: datetime,
-        details: dict[str, str] | None = None,
-    ) -> int:
-        """Append one entry in its own transaction; its ``seq``."""
-        return int(self.write(lambda tx: tx.audit(actor, action, subject, at, details)))
-
+    # one entry in its own transaction; its ``seq``
+    append = _writes(chain.Chained.audit)
     head = _reads(chain.head)
     audit_entries = _reads(chain.entries)
     secret = _writes(chain.secret_in)
@@ -102,13 +88,9 @@ class FilePorts:
 
     # -- CardBook (art. 22) ------------------------------------------------------------------
 
-    def open_card(
-        self, identity: IdentityKey, on: date, since: date | None = None
-    ) -> CardRecord | None:
-        """The newest card of this identity, not voided, valid on Madrid date ``on`` or
-        on a day from ``since`` (the session's first day) to ``on`` (art. 22)."""
-        return self.read(lambda tx: cards.open_card(tx, identity, on, since))
-
+    # The newest card of this identity, not voided, valid on Madrid date ``on_day`` or on
+    # a day from ``since`` (the session's first day) to it (art. 22).
+    open_card = _reads(cards.open_card)
     card = _reads(cards.card)
     card_events = _reads(cards.card_events)
     last_card_number = _reads(cards.last_card_number)
@@ -122,8 +104,6 @@ class FilePorts:
 
     bans = _reads(people.bans)
     active_bans = _reads(people.active_bans)
-    # Bans neither lifted nor expired at ``at``, newest first. Personal data: the caller
-    # audits the reading (art. 20.4).
     # Bans neither lifted nor expired at ``at`` / lifted or expired by it, newest first.
     # Personal data: the caller audits the reading (art. 20.4).
     bans_in_force = _reads(people.bans_in_force)
