@@ -159,35 +159,63 @@ def resolve_target(
 def parse_url(
     url: str, *, source: TargetSource = TargetSource.SETTINGS, cert_dir: Path | None = None
 ) -> PgTarget:
-    """Validate a server URL (see the module's docstring) into a :class:`PgTarget`."""
-    params = _read_url(url, source)
+    """Validate a server URL (see the module's docstring) into a :class:`PgTarget`; a
+    refusal names the setting to fix."""
+    try:
+        return _parse(url, source, cert_dir)
+    except TargetError as exc:
+        where = ENV_VAR if source is TargetSource.ENVIRONMENT else "database.url"
+        raise TargetError(f"{where}: {exc}", code=exc.code) from None
+
+
+def _parse(url: str, source: TargetSource, cert_dir: Path | None) -> PgTarget:
+    # the checks that must come before libpq reads the URL: its own error messages quote
+    # the text they fail on, and that text may hold a password
+    scheme, sep, rest = url.partition("://")
+    if not sep or scheme not in SCHEMES:  # libpq knows them in lower case only
+        raise TargetError("not a postgresql:// URL", code=PgTargetCode.BAD_SCHEME)
+    authority = rest.split("/", 1)[0].split("?", 1)[0]
+    userinfo, at, _hostport = authority.rpartition("@")
+    if at and ":" in userinfo:
+        raise TargetError("a password in the URL", code=PgTargetCode.PASSWORD_IN_URL)
+    try:
+        raw = conninfo_to_dict(url)
+    except psycopg.Error:
+        # libpq's message quotes the URL: only its kind is kept
+        raise TargetError("libpq cannot read the URL", code=PgTargetCode.BAD_URL) from None
+    params = {name: str(value) for name, value in raw.items()}
+    if _SECRETS & params.keys():
+        raise TargetError("a password parameter in the URL", code=PgTargetCode.PASSWORD_IN_URL)
+    refused = ", ".join(sorted(params.keys() - _ALLOWED))
+    if refused:
+        raise TargetError(
+            f"parameters not accepted: {refused}", code=PgTargetCode.PARAMETER_REFUSED
+        )
     host = params.get("host", "")
     if not host:
-        raise _refuse(PgTargetCode.INCOMPLETE, "the URL names no host or socket folder", source)
+        raise TargetError("the URL names no host or socket folder", code=PgTargetCode.INCOMPLETE)
     if "," in host or "," in params.get("port", "") or "," in params.get("hostaddr", ""):
-        raise _refuse(PgTargetCode.BAD_URL, "several hosts: a desk uses one server", source)
+        raise TargetError("several hosts: a desk uses one server", code=PgTargetCode.BAD_URL)
     for name in ("dbname", "user"):
         if not params.get(name):
-            raise _refuse(PgTargetCode.INCOMPLETE, f"the URL names no {name}", source)
-    port = _whole(params, "port", DEFAULT_PORT, 65535, source)
-    timeout = _whole(
-        params, "connect_timeout", DEFAULT_CONNECT_TIMEOUT, MAX_CONNECT_TIMEOUT, source
-    )
+            raise TargetError(f"the URL names no {name}", code=PgTargetCode.INCOMPLETE)
+    port = _whole(params, "port", DEFAULT_PORT, 65535)
+    timeout = _whole(params, "connect_timeout", DEFAULT_CONNECT_TIMEOUT, MAX_CONNECT_TIMEOUT)
     socket = _is_socket(host)
     # a DNS name the resolver would refuse with a traceback (admission.host_names)
     refusal = None if socket else host_name_refusal(host)
     if refusal is not None:
-        raise _refuse(PgTargetCode.BAD_HOST, refusal, source)
+        raise TargetError(refusal, code=PgTargetCode.BAD_HOST)
     hostaddr = params.get("hostaddr") or None
     if hostaddr is not None:
         if socket:
-            raise _refuse(PgTargetCode.BAD_URL, "hostaddr with a Unix socket", source)
+            raise TargetError("hostaddr with a Unix socket", code=PgTargetCode.BAD_URL)
         try:
             ipaddress.ip_address(hostaddr)
         except ValueError:
-            raise _refuse(PgTargetCode.BAD_URL, "hostaddr is not an IP address", source) from None
+            raise TargetError("hostaddr is not an IP address", code=PgTargetCode.BAD_URL) from None
     folder = (cert_dir if cert_dir is not None else default_cert_dir()).expanduser()
-    tls = None if socket else _tls_files(params, folder, source)
+    tls = None if socket else _tls_files(params, folder)
     options = tuple(
         (name, str(_in_folder(params[name], folder)) if name in _PATH_OPTIONS else params[name])
         for name in _PASSED_THROUGH
@@ -195,49 +223,16 @@ def parse_url(
     )
     for name, value in options:
         if name in _PATH_OPTIONS and not os.path.exists(value):
-            raise _refuse(PgTargetCode.CERT_MISSING, f"{name} file {value} not found", source)
+            raise TargetError(f"{name} file {value} not found", code=PgTargetCode.CERT_MISSING)
     return PgTarget(
         host, port, params["dbname"], params["user"], source, tls, hostaddr, timeout, options
     )
 
 
-def _refuse(code: PgTargetCode, detail: str, source: TargetSource) -> TargetError:
-    where = ENV_VAR if source is TargetSource.ENVIRONMENT else "database.url"
-    return TargetError(f"{where}: {detail}", code=code)
-
-
-def _read_url(url: str, source: TargetSource) -> dict[str, str]:
-    """libpq's reading of the URL, after the checks that must come before it: libpq's
-    own error messages quote the text they fail on, and that text may hold a password."""
-    scheme, sep, rest = url.partition("://")
-    if not sep or scheme not in SCHEMES:  # libpq knows them in lower case only
-        raise _refuse(PgTargetCode.BAD_SCHEME, "not a postgresql:// URL", source)
-    authority = rest.split("/", 1)[0].split("?", 1)[0]
-    userinfo, at, _hostport = authority.rpartition("@")
-    if at and ":" in userinfo:
-        raise _refuse(PgTargetCode.PASSWORD_IN_URL, "a password in the URL", source)
-    try:
-        raw = conninfo_to_dict(url)
-    except psycopg.Error:
-        # libpq's message quotes the URL: only its kind is kept
-        raise _refuse(PgTargetCode.BAD_URL, "libpq cannot read the URL", source) from None
-    params = {name: str(value) for name, value in raw.items()}
-    if _SECRETS & params.keys():
-        raise _refuse(PgTargetCode.PASSWORD_IN_URL, "a password parameter in the URL", source)
-    refused = sorted(params.keys() - _ALLOWED)
-    if refused:
-        raise _refuse(
-            PgTargetCode.PARAMETER_REFUSED, f"parameters not accepted: {', '.join(refused)}", source
-        )
-    return params
-
-
-def _whole(
-    params: Mapping[str, str], name: str, default: int, high: int, source: TargetSource
-) -> int:
+def _whole(params: Mapping[str, str], name: str, default: int, high: int) -> int:
     text = params.get(name) or str(default)
     if not text.isascii() or not text.isdigit() or not 1 <= int(text) <= high:
-        raise _refuse(PgTargetCode.BAD_URL, f"{name} must be a whole number 1-{high}", source)
+        raise TargetError(f"{name} must be a whole number 1-{high}", code=PgTargetCode.BAD_URL)
     return int(text)
 
 
@@ -251,36 +246,26 @@ def _in_folder(value: str, folder: Path) -> Path:
     return path if path.is_absolute() else folder / path
 
 
-def _tls_files(params: Mapping[str, str], folder: Path, source: TargetSource) -> TlsFiles:
-    """Over TCP: verify-full (the only mode; the default) and the three files present."""
+def _tls_files(params: Mapping[str, str], folder: Path) -> TlsFiles:
+    """Over TCP: verify-full (the only mode; the default), the three files present and the
+    key's mode by libpq's own rule (PostgreSQL documentation, "Client Certificates"),
+    told before libpq refuses with a bare message."""
     mode = params.get("sslmode") or "verify-full"
     if mode != "verify-full":
-        raise _refuse(
-            PgTargetCode.TLS_TOO_WEAK,
-            f"sslmode={mode} over TCP; only verify-full authenticates the server",
-            source,
-        )
+        detail = f"sslmode={mode} over TCP; only verify-full authenticates the server"
+        raise TargetError(detail, code=PgTargetCode.TLS_TOO_WEAK)
     paths = [_in_folder(params.get(name) or default, folder) for name, default, _ in _TLS_FILES]
     for (name, _, what), path in zip(_TLS_FILES, paths, strict=True):
         if not path.is_file() or not os.access(path, os.R_OK):
-            raise _refuse(
-                PgTargetCode.CERT_MISSING, f"{name} ({what}): {path} not readable", source
-            )
-    _check_key_mode(paths[2], source)
-    return TlsFiles(*paths)
-
-
-def _check_key_mode(path: Path, source: TargetSource) -> None:
-    """libpq's own rule for the private key (PostgreSQL documentation, "Client
-    Certificates"), told before libpq refuses with a bare message."""
-    info = path.stat()
+            detail = f"{name} ({what}): {path} not readable"
+            raise TargetError(detail, code=PgTargetCode.CERT_MISSING)
+    info = paths[2].stat()
     if info.st_uid == 0:
         exposed = info.st_mode & (stat.S_IWGRP | stat.S_IXGRP | stat.S_IRWXO)
     else:
         exposed = info.st_mode & (stat.S_IRWXG | stat.S_IRWXO)
     if exposed:
-        raise _refuse(
-            PgTargetCode.KEY_EXPOSED,
-            f"sslkey {path} is open to others (mode {stat.S_IMODE(info.st_mode):o}; chmod 600)",
-            source,
-        )
+        mode = f"{stat.S_IMODE(info.st_mode):o}"
+        detail = f"sslkey {paths[2]} is open to others (mode {mode}; chmod 600)"
+        raise TargetError(detail, code=PgTargetCode.KEY_EXPOSED)
+    return TlsFiles(*paths)
