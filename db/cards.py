@@ -15,6 +15,7 @@ from db.audit_chain import card_content
 from db.audit_rows import Content, Covered
 from db.tx import Tx, insert_row, on, when
 
+PRINTER_ACTOR = "card-printer"  # the actor of a print's entry (its event names no one)
 CARD_COLUMNS = (
     "t.number, t.file_number, t.visit_id, t.card_type, t.price_cents, t.issued_at, "
     "t.valid_from, t.valid_until, t.status, t.exceptional, t.private_rooms, "
@@ -149,7 +150,7 @@ def mark_printed(tx: Tx, number: int, at: datetime) -> None:
         "UPDATE cards SET status = 'PRINTED', print_count = print_count + 1 WHERE number = ?",
         (number,),
     )
-    _record(tx, number, at, "PRINTED", "", "", "card-printer", "CARD_PRINTED")
+    _record(tx, number, at, "PRINTED", "", "", PRINTER_ACTOR, "CARD_PRINTED")
 
 
 def void_card(tx: Tx, number: int, reason: str, actor: str, at: datetime) -> None:
