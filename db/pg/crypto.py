@@ -12,7 +12,7 @@ import hashlib
 import hmac
 import secrets
 import struct
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import unique
 from typing import Any
@@ -186,31 +186,21 @@ def _key_tag(raw: bytes) -> int:
 class _DataKey:
     """One version's keys, derived once: the value key and the three blind-index keys."""
 
-    __slots__ = ("_identity_mac", "_name_mac", "_number_mac", "_raw", "aead", "tag", "version")
+    __slots__ = ("_macs", "_raw", "aead", "tag", "version")
 
     def __init__(self, version: int, raw: bytes) -> None:
         self.version = version
         self._raw = raw  # kept to wrap it again under a new installation key (re-wrap)
         self.tag = _key_tag(raw)
         self.aead = AESGCM(_hkdf(raw, _ENC_INFO))
-        self._identity_mac = hmac.new(_hkdf(raw, _IDENTITY_INFO), digestmod=hashlib.sha256)
-        self._name_mac = hmac.new(_hkdf(raw, _NAME_INFO), digestmod=hashlib.sha256)
-        self._number_mac = hmac.new(_hkdf(raw, _NUMBER_INFO), digestmod=hashlib.sha256)
+        infos = (_IDENTITY_INFO, _NAME_INFO, _NUMBER_INFO)
+        self._macs = {i: hmac.new(_hkdf(raw, i), digestmod=hashlib.sha256) for i in infos}
 
-    @staticmethod
-    def _index(mac: hmac.HMAC, data: bytes) -> bytes:
-        mac = mac.copy()
-        mac.update(data)
+    def index(self, info: bytes, text: str) -> bytes:
+        """The blind index of ``text`` under the key derived with ``info``."""
+        mac = self._macs[info].copy()
+        mac.update(text.encode("utf-8"))
         return mac.digest()[:INDEX_SIZE]
-
-    def identity_index(self, identity: IdentityKey) -> bytes:
-        return self._index(self._identity_mac, identity.text.encode("ascii"))
-
-    def number_index(self, number: str) -> bytes:
-        return self._index(self._number_mac, number.encode("utf-8"))
-
-    def prefix_token(self, prefix: str) -> bytes:
-        return self._index(self._name_mac, prefix.encode("utf-8"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -232,13 +222,6 @@ class NameQuery:
     def matches(self, surname: str, given_names: str) -> bool:
         """Every query word is a prefix of a word of the name (as the SQLCipher store)."""
         return names.matches(list(self.words), names.words(surname, given_names))
-
-
-def envelope_version(envelope: bytes) -> int:
-    """The key version a sealed value was made with (not authenticated until opened)."""
-    if len(envelope) < OVERHEAD:
-        raise PgCryptoError("sealed value truncated", code=PgCryptoCode.VALUE_TRUNCATED)
-    return int(_HEADER.unpack_from(envelope)[1])
 
 
 class KeyRing:
@@ -348,20 +331,20 @@ class KeyRing:
 
     def identity_index(self, identity: IdentityKey, version: int | None = None) -> bytes:
         """The blind index of a document identity, to store (current version) or look up."""
-        return self._key(version).identity_index(identity)
+        return self._key(version).index(_IDENTITY_INFO, identity.text)
 
     def identity_indexes(self, identity: IdentityKey) -> tuple[bytes, ...]:
         """One blind index per held version, current first: a lookup during a
         re-encryption finds rows not yet resealed (``WHERE id_index = ANY(...)``)."""
-        return tuple(self._keys[v].identity_index(identity) for v in self.versions)
+        return tuple(self._keys[v].index(_IDENTITY_INFO, identity.text) for v in self.versions)
 
     def number_index(self, number: str, version: int | None = None) -> bytes:
         """The blind index of a document number shown at a visit: an inspector's number
         finds the visits it was shown at without opening them (art. 20.4)."""
-        return self._key(version).number_index(number)
+        return self._key(version).index(_NUMBER_INFO, number)
 
     def number_indexes(self, number: str) -> tuple[bytes, ...]:
-        return tuple(self._keys[v].number_index(number) for v in self.versions)
+        return tuple(self._keys[v].index(_NUMBER_INFO, number) for v in self.versions)
 
     def name_tokens(self, *parts: str, version: int | None = None) -> tuple[bytes, ...]:
         """Every 2-6 letter prefix of every normalised word, deduplicated and sorted
@@ -372,13 +355,13 @@ class KeyRing:
             for word in names.words(*parts)
             for length in range(MIN_PREFIX, min(len(word), MAX_PREFIX) + 1)
         }
-        return tuple(sorted(key.prefix_token(p) for p in prefixes))
+        return tuple(sorted(key.index(_NAME_INFO, p) for p in prefixes))
 
     def name_query(self, text: str) -> NameQuery:
         words = tuple(names.words(text))
         prefixes = sorted({w[:MAX_PREFIX] for w in words if len(w) >= MIN_PREFIX})
         tokens = {
-            version: tuple(self._keys[version].prefix_token(p) for p in prefixes)
+            version: tuple(self._keys[version].index(_NAME_INFO, p) for p in prefixes)
             for version in self.versions
         }
         exact = bool(words) and all(MIN_PREFIX <= len(w) <= MAX_PREFIX for w in words)
@@ -414,46 +397,23 @@ class SealedRow:
 Reindex = Callable[["KeyRing", Mapping[str, bytes | None]], Mapping[str, tuple[bytes, ...]]]
 
 
-def reseal_row(row: SealedRow, ring: KeyRing, reindex: Reindex | None = None) -> SealedRow:
-    """``row`` opened with whatever versions sealed it and sealed again under the current
-    version (fresh nonces), its blind indexes recomputed by ``reindex``."""
-    opened = functools.partial(ring.open, table=row.table, row=row.row)
-    sealed = functools.partial(ring.seal, table=row.table, row=row.row)
-    plain = {c: None if v is None else opened(v, column=c) for c, v in row.values.items()}
-    values = {c: None if v is None else sealed(v, column=c) for c, v in plain.items()}
-    indexes = dict(row.indexes) if reindex is None else dict(reindex(ring, plain))
-    return SealedRow(row.table, row.row, ring.current_version, values, indexes)
-
-
-def reencrypt_batches(
-    rows: Iterable[SealedRow],
-    ring: KeyRing,
-    *,
-    batch_size: int = 500,
-    reindex: Reindex | None = None,
-) -> Iterator[list[SealedRow]]:
-    """The rows not yet at the current version, resealed, in batches of ``batch_size``."""
-    if batch_size < 1:
-        raise ValueError("batch_size must be positive")
-    batch: list[SealedRow] = []
-    for row in rows:
-        if row.key_version == ring.current_version:
-            continue
-        batch.append(reseal_row(row, ring, reindex))
-        if len(batch) == batch_size:
-            yield batch
-            batch = []
-    if batch:
-        yield batch
-
-
 def reseal_selected(
     rows: Sequence[SealedRow], ring: KeyRing, reindex: Reindex | None = None
 ) -> list[SealedRow]:
-    """One batch a store selected as behind, resealed; ``PG_ROTATION_STUCK`` when every row
-    is already at the current version (the store would return them forever)."""
-    current = ring.current_version
-    batch = [reseal_row(r, ring, reindex) for r in rows if r.key_version != current]
+    """The rows a store selected as behind, opened and sealed again under the current
+    version (fresh nonces), their blind indexes recomputed by ``reindex``;
+    ``PG_ROTATION_STUCK`` when every row is already current (the store would return them
+    forever)."""
+    batch = []
+    for row in rows:
+        if row.key_version == ring.current_version:
+            continue
+        opened = functools.partial(ring.open, table=row.table, row=row.row)
+        sealed = functools.partial(ring.seal, table=row.table, row=row.row)
+        plain = {c: None if v is None else opened(v, column=c) for c, v in row.values.items()}
+        values = {c: None if v is None else sealed(v, column=c) for c, v in plain.items()}
+        indexes = dict(row.indexes) if reindex is None else dict(reindex(ring, plain))
+        batch.append(SealedRow(row.table, row.row, ring.current_version, values, indexes))
     if not batch:
         raise PgCryptoError(
             "the store returned only rows already at the current key version",

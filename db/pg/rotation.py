@@ -1,11 +1,9 @@
-"""Key rotation of the visitor file on the PostgreSQL server (Decreto 58/2006, art. 20.4:
-the file is confidential; GDPR art. 32: its keys are changed when they may be known), as
-``db rotate-key`` runs it (ui/cli/db_server.py: the operator's steps; the desk's voucher
-queue, art. 23.4, is keyed from the desk key too: formalise it first). A re-encryption
-reseals batch by batch, each one write transaction under the chain's head lock, so a run
-killed anywhere is finished by the next; desks opened before hold only the old keys
-(restart them, or :func:`refresh_ring`). One rotation at a time (a session advisory lock);
-each is an audit entry with versions and counts, never a personal value."""
+"""Key rotation of the visitor file on the server (Decreto 58/2006, art. 20.4; GDPR art.
+32: its keys are changed when they may be known), as ``db rotate-key`` runs it
+(ui/cli/db_server.py). A re-encryption reseals batch by batch, each one write transaction,
+so a run killed anywhere is finished by the next; desks opened before hold only the old
+keys (restart them, or :func:`refresh_ring`). One rotation at a time (a session advisory
+lock); each is an audit entry with versions and counts, never a personal value."""
 
 from __future__ import annotations
 
@@ -13,7 +11,7 @@ import functools
 import os
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AbstractContextManager
-from dataclasses import dataclass, field, fields
+from dataclasses import asdict, dataclass, field
 from enum import unique
 from typing import Any, cast
 
@@ -118,13 +116,8 @@ KNOWN_TABLES = frozenset(t.name for t in SEALED_TABLES) | frozenset(PORTS)
 
 def _json(mode: str, report: Any) -> dict[str, object]:
     """A report as the command answers it: its mode, then its fields as JSON values."""
-    out: dict[str, object] = {"mode": mode}
-    for f in fields(report):
-        value = getattr(report, f.name)
-        out[f.name] = list(value) if isinstance(value, tuple) else value
-        if isinstance(value, Mapping):
-            out[f.name] = dict(value)
-    return out
+    plain = asdict(report).items()  # mappings copied as dicts
+    return {"mode": mode, **{k: list(v) if isinstance(v, tuple) else v for k, v in plain}}
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,17 +127,11 @@ class RewrapReport:
     kept: tuple[int, ...]  # already under the new key (a run finished before), checked
     key_id: str  # InstallationKey.key_id of the new key (names it, reveals nothing)
 
-    def as_json(self) -> dict[str, object]:
-        return _json("rewrap", self)
-
 
 @dataclass(frozen=True, slots=True)
 class RetireReport:
     version: int  # the current version, kept
     retired: tuple[int, ...]  # records deleted
-
-    def as_json(self) -> dict[str, object]:
-        return _json("retire", self)
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,9 +147,6 @@ class ReencryptReport:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "complete", not any(self.remaining.values()))
-
-    def as_json(self) -> dict[str, object]:
-        return _json("reencrypt", self)
 
 
 def _installation(key: InstallationKey | DbKey, database_id: str) -> InstallationKey:
@@ -192,16 +176,6 @@ def _behind(tx: Tx, current: int) -> dict[str, int]:
         found = tx.one(query, (current,))
         counts[table] = 0 if found is None else int(found[0])
     return counts
-
-
-def rows_behind(store: PgStore) -> dict[str, int]:
-    """Per table with sealed values, the rows not under the newest stored version."""
-
-    def work(tx: Tx) -> dict[str, int]:
-        found = tx.one("SELECT max(version) FROM data_keys")
-        return _behind(tx, int(found[0]) if found and found[0] is not None else 0)
-
-    return store.read(work)
 
 
 def _rotation_lock(store: PgStore) -> AbstractContextManager[None]:
@@ -502,12 +476,13 @@ class KeyRotation:
                 "it where every desk keeps its key (ADMISSION_DB_KEY or its keyring entry) "
                 "and restart them"
             )
-            return report.as_json()
+            return _json("rewrap", report)
         if mode == "retire":
             retired = retire_old_versions(self.store, actor=actor)
             progress(f"data key versions retired: {_versions_text(retired.retired) or 'none'}")
-            return retired.as_json()
+            return _json("retire", retired)
         retire = mode == "reencrypt-retire"
-        return reencrypt(
+        done = reencrypt(
             self.store, self.key, batch_size=batch, progress=progress, retire=retire, actor=actor
-        ).as_json()
+        )
+        return _json("reencrypt", done)

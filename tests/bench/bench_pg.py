@@ -93,14 +93,8 @@ class _PlainKey(_DataKey):
         self.version = version
         self.tag = 0
 
-    def identity_index(self, identity: IdentityKey) -> bytes:
-        return identity.text.encode("ascii")
-
-    def prefix_token(self, prefix: str) -> bytes:
-        return prefix.encode("utf-8")
-
-    def number_index(self, number: str) -> bytes:
-        return number.encode("utf-8")
+    def index(self, info: bytes, text: str) -> bytes:
+        return text.encode("utf-8")
 
 
 class PlainRing(KeyRing):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import TypedDict
 
 import pytest
@@ -23,12 +23,27 @@ from db.pg.crypto import (
     PgCryptoError,
     SealedRow,
     WrappedKey,
-    envelope_version,
-    reencrypt_batches,
+    reseal_selected,
     run_reencrypt,
 )
 
 DB_ID = "3f1c0d5e9a7b4c21"
+
+
+def envelope_version(envelope: bytes) -> int:
+    """The key version a sealed value was made with (not authenticated until opened)."""
+    if len(envelope) < OVERHEAD:
+        raise PgCryptoError("sealed value truncated", code=PgCryptoCode.VALUE_TRUNCATED)
+    return int.from_bytes(envelope[1:3], "big")  # after the format byte
+
+
+def reencrypt_batches(
+    rows: Sequence[SealedRow], ring: KeyRing, *, batch_size: int = 500
+) -> Iterator[list[SealedRow]]:
+    """The rows not yet at the current version, resealed, in batches of ``batch_size``."""
+    behind = [row for row in rows if row.key_version != ring.current_version]
+    for start in range(0, len(behind), batch_size):
+        yield reseal_selected(behind[start : start + batch_size], ring)
 
 
 class Where(TypedDict):
