@@ -1,11 +1,9 @@
 """The audit key: the HMAC-SHA256 key of the audit chain (art. 20.4, art. 14.1.b).
 
-A random 256-bit secret apart from the file key and never stored in the file, so the
-file key alone cannot rewrite the record consistently; it survives a re-key and may
-have its own custodian (art. 14.1.b). Sources: ``ADMISSION_AUDIT_KEY``, the OS keyring
-(``audit-chain-key``), a key file beside the visitor file (``.audit-key``, owner-only:
-it protects a copy of the file, not of the folder). A key is made only for a chain
-without keyed entries; a keyed chain whose key is missing stops audited writes.
+A random 256-bit secret apart from the file key and never stored in the file, so the file
+key alone cannot rewrite the record consistently; it survives a re-key and may have its
+own custodian (art. 14.1.b). The key file beside the visitor file (owner-only) protects a
+copy of the file, not of the folder. A keyed chain whose key is missing stops audited writes.
 """
 
 from __future__ import annotations
@@ -73,9 +71,7 @@ class AuditKey:
 
 
 def audit_key_from_keyring(backend: KeyringBackend, *, create: bool) -> AuditKey | None:
-    stored = keyring_secret(
-        backend, KEYRING_USERNAME, create=create, generate=lambda: AuditKey.generate().hex()
-    )
+    stored = keyring_secret(backend, KEYRING_USERNAME, create=create)
     return None if stored is None else AuditKey.from_hex(stored, source="keyring")
 
 
@@ -152,10 +148,8 @@ def resolve_audit_key(
     value = (os.environ if environ is None else environ).get(ENV_VAR, "")
     if value:
         return AuditKey.from_hex(value, source="env")
-    key = None
-    if keyring_backend is not None:
-        key = audit_key_from_keyring(keyring_backend, create=False)
     path = key_file_path(database) if allow_file and database is not None else None
+    key = None if keyring_backend is None else audit_key_from_keyring(keyring_backend, create=False)
     if key is None and path is not None:
         key = audit_key_from_file(path, create=False)
     if key is not None or not create:

@@ -12,6 +12,7 @@ import contextlib
 import json
 import os
 import time
+from dataclasses import asdict
 from datetime import UTC, datetime
 from enum import unique
 from pathlib import Path
@@ -117,23 +118,22 @@ def _export(store: SqlCipherStore, temp: Path, casino_id: str, taken_at: datetim
         conn.execute(f"ATTACH DATABASE ? AS {_ALIAS}", (str(temp),))
         try:
             conn.execute("BEGIN")
-            try:
-                conn.execute(f"SELECT sqlcipher_export('{_ALIAS}')")
-                head = conn.execute(
-                    f"SELECT next - 1 FROM {_ALIAS}.counters WHERE name = 'audit'"
-                ).fetchone()
-                version = int(conn.execute("PRAGMA main.user_version").fetchone()[0])
-                conn.execute(f"PRAGMA {_ALIAS}.user_version = {version}")
-                conn.executemany(
-                    f"INSERT OR REPLACE INTO {_ALIAS}.settings (key, value) VALUES (?, ?)",
-                    ((TAKEN_AT_SETTING, codec.ts(taken_at)), (CASINO_SETTING, casino_id)),
-                )
-                conn.execute("COMMIT")
-                return 0 if head is None else int(head[0])
-            except BaseException:
-                with contextlib.suppress(*DB_ERRORS):
-                    conn.execute("ROLLBACK")
-                raise
+            conn.execute(f"SELECT sqlcipher_export('{_ALIAS}')")
+            head = conn.execute(
+                f"SELECT next - 1 FROM {_ALIAS}.counters WHERE name = 'audit'"
+            ).fetchone()
+            version = int(conn.execute("PRAGMA main.user_version").fetchone()[0])
+            conn.execute(f"PRAGMA {_ALIAS}.user_version = {version}")
+            conn.executemany(
+                f"INSERT OR REPLACE INTO {_ALIAS}.settings (key, value) VALUES (?, ?)",
+                ((TAKEN_AT_SETTING, codec.ts(taken_at)), (CASINO_SETTING, casino_id)),
+            )
+            conn.execute("COMMIT")
+            return 0 if head is None else int(head[0])
+        except BaseException:
+            with contextlib.suppress(*DB_ERRORS):  # none open when BEGIN itself failed
+                conn.execute("ROLLBACK")
+            raise
         finally:
             with contextlib.suppress(*DB_ERRORS):
                 conn.execute(f"DETACH DATABASE {_ALIAS}")
@@ -175,13 +175,7 @@ def _remember(data_dir: Path, new: KnownBackup) -> None:
     seqs let a restore tell the copy's own BACKUP entry from entries it would lose."""
     kept = [b for b in known_backups(data_dir) if b.path.exists() and b.path != new.path]
     rows = [
-        {
-            "path": str(b.path),
-            "taken_at": codec.ts(b.taken_at),
-            "head_seq": b.head_seq,
-            "entry_seq": b.entry_seq,
-        }
-        for b in [*kept, new]
+        {**asdict(b), "path": str(b.path), "taken_at": codec.ts(b.taken_at)} for b in [*kept, new]
     ]
     text = json.dumps({"kind": _LIST_KIND, "backups": rows}, indent=2)
     with contextlib.suppress(OSError):  # the list is a reminder: the backup stands

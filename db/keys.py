@@ -131,17 +131,16 @@ def system_keyring() -> KeyringBackend | None:
     return backend  # type: ignore[no-any-return,unused-ignore]
 
 
-def keyring_secret(
-    backend: KeyringBackend, username: str, *, create: bool, generate: Callable[[], str]
-) -> str | None:
+def keyring_secret(backend: KeyringBackend, username: str, *, create: bool) -> str | None:
     """The secret under ``username`` of this app's keyring service; with ``create``, a new
-    one from ``generate`` when there is none, read back before it is trusted (a backend
-    that silently drops it would lose what it protects). Raises KEYRING_FAILED."""
+    random 256-bit one (64 hex characters) when there is none, read back before it is
+    trusted (a backend that silently drops it would lose what it protects). Raises
+    KEYRING_FAILED."""
     try:
         stored = backend.get_password(KEYRING_SERVICE, username)
         if stored or not create:
             return stored or None
-        value = generate()
+        value = secrets.token_hex(32)
         backend.set_password(KEYRING_SERVICE, username, value)
         kept = backend.get_password(KEYRING_SERVICE, username) == value
     except Exception as exc:  # keyring backends raise their own error types
@@ -170,12 +169,7 @@ def resolve_key(
     if backend is None and use_system_keyring:
         backend = system_keyring()
     if backend is not None:  # a key is made only for a new file
-        stored = keyring_secret(
-            backend,
-            KEYRING_USERNAME,
-            create=not database_exists,
-            generate=lambda: DbKey.generate().hex(),
-        )
+        stored = keyring_secret(backend, KEYRING_USERNAME, create=not database_exists)
         if stored is not None:
             return DbKey.from_text(stored, source="keyring")
     passphrase = "" if ask_passphrase is None else ask_passphrase()
