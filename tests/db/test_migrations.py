@@ -14,12 +14,13 @@ from admission.errors import StoreError
 from admission.inspection import SearchCriteria
 from db.connection import configure, connect_encrypted
 from db.keys import DbKey
-from db.migrate import MIGRATIONS_DIR, OTHER_OWNERS, available, migrate, schema_dump
+from db.migrate import MIGRATIONS_DIR, available, migrate
 from db.store import SqlCipherStore
 from tests.db.factories import dni
+from tests.db.schema_dump import OTHER_OWNERS, schema_dump
 
 EXPECTED = Path(__file__).with_name("expected_schema.sql")
-REGENERATE = ".venv/bin/python -m db.migrate --dump-schema > tests/db/expected_schema.sql"
+REGENERATE = ".venv/bin/python -m tests.db.schema_dump --dump-schema > tests/db/expected_schema.sql"
 
 
 def test_numbering_leaves_0002_to_0009_to_the_registry() -> None:

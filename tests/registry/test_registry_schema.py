@@ -9,9 +9,10 @@ from pathlib import Path
 from admission.clock import FixedClock
 from admission.identity import IdentityKey, IdKind
 from admission.registry.port import RegistryStatus
-from db.migrate import migrate, schema_dump
+from db.migrate import migrate
 from db.registry_replica import ReplicaRegistry
 from db.store import SqlCipherStore
+from tests.db.schema_dump import schema_dump
 from tests.registry.conftest import T0
 
 EXPECTED = Path(__file__).with_name("expected_registry_schema.sql")
