@@ -3,12 +3,12 @@ number can be taken off the server (one gapless sequence, arts. 22.1, 154-155), 
 gets a local reference ``<desk>-P<000001>`` and waits in the desk's own SQLCipher 4 file
 (WAL, FULL sync, ``secure_delete``; one process, by ``flock``), keyed from the desk's key.
 :func:`formalise` issues each on the server once: marked SENDING with the server's last
-number, it is looked for above it before a resend. (A UNIQUE ``local_ref`` column on the
-server would make that idempotent by construction, as ``admission_id`` does.)"""
+number, it is looked for above it before a resend."""
 
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import hashlib
 import hmac
 import logging
@@ -29,11 +29,6 @@ from admission.vouchers.offline import FormaliseReport, QueuedVoucher, QueueStat
 from db import codec
 from db.connection import DB_ERRORS, connect_encrypted, immediate_transaction, store_error
 from db.keys import DbKey
-
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - not POSIX: the single-process rule is the caller's
-    fcntl = None  # type: ignore[assignment]
 
 __all__ = ["OfflineQueueCode", "OfflineVoucherQueue", "ServerVoucherBook", "formalise", "queue_key"]
 log = logging.getLogger("admission.db.offline_queue")
@@ -263,15 +258,13 @@ def _hold_lock(path: Path) -> int:
         raise StoreError(
             "cannot open the queue's lock file", code=StoreErrorCode.OPEN_FAILED
         ) from exc
-    if fcntl is not None:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError as exc:
-            os.close(fd)
-            raise StoreError(
-                "another process holds the voucher queue",
-                code=OfflineQueueCode.OFFLINE_QUEUE_IN_USE,
-            ) from exc
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except OSError as exc:
+        os.close(fd)
+        raise StoreError(
+            "another process holds the voucher queue", code=OfflineQueueCode.OFFLINE_QUEUE_IN_USE
+        ) from exc
     return fd
 
 
@@ -428,10 +421,8 @@ def _formalise_one(
 def _floor(book: ServerVoucherBook, queue: OfflineVoucherQueue) -> int:
     """Every voucher issued from now on is numbered above this."""
     last = getattr(book, "last_voucher_number", None)
-    if callable(last):
-        return int(last())
     # a book that cannot tell: at least the highest number this queue saw
-    return queue.highest_server_number()
+    return int(last()) if callable(last) else queue.highest_server_number()
 
 
 def _look_up(book: ServerVoucherBook, entry: QueuedVoucher, floor: int) -> Voucher | None:
@@ -439,9 +430,7 @@ def _look_up(book: ServerVoucherBook, entry: QueuedVoucher, floor: int) -> Vouch
     (gapless: the first missing one ends the walk), then the open vouchers."""
     numbers = range(floor + 1, floor + _SCAN_LIMIT + 1)
     found = _find(book, entry.voucher, numbers, gapless=True)
-    if found is None:
-        found = next((v for v in book.open_vouchers() if _same(v, entry.voucher)), None)
-    return found
+    return found or next((v for v in book.open_vouchers() if _same(v, entry.voucher)), None)
 
 
 def _find(

@@ -50,12 +50,6 @@ from db.keys import DbKey, KeyringBackend
 from db.store import SqlCipherStore
 from db.tx import Tx
 
-try:
-    import sqlcipher3
-except ImportError:  # pragma: no cover - connect_encrypted says NO_SQLCIPHER first
-    sqlcipher3 = None
-
-
 log = logging.getLogger(__name__)
 TEMP_PREFIX = f".{DB_FILE}.restore."
 _PID_TEMP = re.compile(r"^\.(?:visitors\.db\.marker|issued\.json|backups\.json)\.(\d+)\.tmp$")
@@ -177,7 +171,8 @@ def _held_temp(data_dir: Path) -> tuple[int, Path]:
 
 def _copy_live(source: Path, temp: Path, key: DbKey) -> None:
     """A file in use, through SQLite's backup API, read-only: the pages of its WAL come too."""
-    assert sqlcipher3 is not None
+    import sqlcipher3  # a hard requirement of the desk's file (db/connection.py)
+
     uri = source.resolve().as_uri() + "?mode=ro"
     with contextlib.closing(sqlcipher3.connect(uri, uri=True, isolation_level=None)) as src:
         try:
@@ -358,15 +353,9 @@ def assess(
 def _allowed_head(backup: Highs, taken_at: str, known: list[KnownBackup]) -> int:
     """The backup's own BACKUP entry, written right after the copy, is not a loss: the
     folder may be at that entry's seq when nothing came between, else at the copy's."""
-    for item in known:
-        if (
-            taken_at
-            and codec.ts(item.taken_at) == taken_at
-            and item.head_seq == backup.audit_seq
-            and item.entry_seq == backup.audit_seq + 1
-        ):
-            return item.entry_seq
-    return backup.audit_seq
+    seq = backup.audit_seq
+    written = (b.taken_at for b in known if b.head_seq == seq and b.entry_seq == seq + 1)
+    return seq + 1 if taken_at and taken_at in map(codec.ts, written) else seq
 
 
 def newest_card_pdf(folders: Iterable[Path]) -> int:
