@@ -143,8 +143,8 @@ def _against(
     """The active snapshot again: its result; an older one or its version with other
     content: refused; else None (swap it in)."""
     if held_sha256 == snapshot.content_sha256.hex():
-        held = (old.version, old.entries, old.snapshot_as_of, old.signed, old.version)
-        return ImportResult(*held, unchanged=True, **_repeats(snapshot))
+        held = (old.version, old.entries, old.snapshot_as_of, old.signed, old.version, True)
+        return ImportResult(*held, snapshot.duplicates, snapshot.duplicate_lines)
     if old.snapshot_as_of > as_of:
         raise SnapshotError(SnapshotErrorCode.SNAPSHOT_OLDER_THAN_ACTIVE, "an older snapshot")
     if old.version == snapshot.version and snapshot.structured:
@@ -152,11 +152,6 @@ def _against(
             SnapshotErrorCode.SNAPSHOT_VERSION_CONFLICT, "same version, other content"
         )
     return None
-
-
-def _repeats(snapshot: Snapshot) -> dict[str, Any]:
-    """The identifier lines the snapshot repeated (kept once), for its ImportResult."""
-    return {"duplicates": snapshot.duplicates, "duplicate_lines": snapshot.duplicate_lines}
 
 
 def _check_position(page: FeedPage, since: datetime) -> None:
@@ -292,33 +287,29 @@ class ReplicaRegistry:
     def import_file(self, path: Path) -> ImportResult:
         """Validate the regular file ``path`` completely, read as a stream of bounded
         lines, then swap it in; SnapshotError on any problem."""
-        try:
-            with open_regular_file(path) as handle:
-                snapshot = parse_snapshot(read_lines(handle), secrets.token_bytes(16))
-        except (OSError, ValueError) as exc:  # ValueError: a path with a NUL character
-            self._log_rejection(SnapshotErrorCode.SNAPSHOT_UNREADABLE)
-            raise SnapshotError(SnapshotErrorCode.SNAPSHOT_UNREADABLE, type(exc).__name__) from None
-        except SnapshotError as exc:
-            self._log_rejection(exc.code)
-            raise
-        return self.import_snapshot(snapshot)
+
+        def parse() -> Snapshot:
+            try:
+                with open_regular_file(path) as handle:
+                    return parse_snapshot(read_lines(handle), secrets.token_bytes(16))
+            except (OSError, ValueError) as exc:  # ValueError: a path with a NUL character
+                code = SnapshotErrorCode.SNAPSHOT_UNREADABLE
+                raise SnapshotError(code, type(exc).__name__) from None
+
+        return self.import_snapshot(self._logged(parse))
 
     def import_lines(self, lines: Iterable[bytes]) -> ImportResult:
-        try:
-            snapshot = parse_snapshot(lines, secrets.token_bytes(16))
-        except SnapshotError as exc:
-            self._log_rejection(exc.code)
-            raise
+        snapshot = self._logged(lambda: parse_snapshot(lines, secrets.token_bytes(16)))
         return self.import_snapshot(snapshot)
 
     def import_snapshot(self, snapshot: Snapshot) -> ImportResult:
         """Verify the signature, then swap the snapshot in, whole or not at all."""
-        try:
+
+        def swap() -> ImportResult:
             self._verify_signature(snapshot)
             return self._write(lambda tx, key: self._swap(tx, key, snapshot))
-        except SnapshotError as exc:
-            self._log_rejection(exc.code, snapshot.version)
-            raise
+
+        return self._logged(swap, snapshot.version)
 
     def _verify_signature(self, snapshot: Snapshot) -> None:
         if self._verifier is None:
@@ -368,18 +359,18 @@ class ReplicaRegistry:
         details = {"version": snapshot.version[:64], "entries": str(snapshot.count)}
         self._audited(tx, "REGISTRY_IMPORTED", new_id, details, created=True)
         replaced = previous[2].version if previous else ""
-        result = (snapshot.version, snapshot.count, as_of, signed, replaced)
-        return ImportResult(*result, unchanged=False, **_repeats(snapshot))
+        result = (snapshot.version, snapshot.count, as_of, signed, replaced, False)
+        return ImportResult(*result, snapshot.duplicates, snapshot.duplicate_lines)
 
     def apply_feed(self, page: FeedPage) -> FeedResult:
         """Apply additions and removals in order, whole or not at all; the position moves
         in the same transaction."""
-        try:
+
+        def apply() -> FeedResult:
             validate_feed(page)
             return self._write(lambda tx, key: self._apply(tx, key, page))
-        except SnapshotError as exc:
-            self._log_rejection(exc.code, kind="FEED_REJECTED")
-            raise
+
+        return self._logged(apply, kind="FEED_REJECTED")
 
     def _apply(self, tx: Tx, key: bytes | None, page: FeedPage) -> FeedResult:
         active = self._writer(tx)
@@ -462,8 +453,12 @@ class ReplicaRegistry:
             code = SnapshotErrorCode.REPLICA_BUSY if exc.code in _BUSY else failed
             raise SnapshotError(code, str(exc.code)) from None
 
-    def _log_rejection(self, code: str, version: str = "", kind: str = "IMPORT_REJECTED") -> None:
-        # logging the rejection must never hide the rejection itself
-        with contextlib.suppress(Exception):
-            now = self._clock.now()
-            self._store.write(lambda tx: _event(tx, now, kind, code, version))
+    def _logged(self, work: Callable[[], T], version: str = "", kind: str = "IMPORT_REJECTED") -> T:
+        """``work``'s answer; its refusal (SnapshotError) recorded as an event, then raised."""
+        try:
+            return work()
+        except SnapshotError as exc:
+            with contextlib.suppress(Exception):  # recording it never hides the refusal
+                now, code = self._clock.now(), exc.code
+                self._store.write(lambda tx: _event(tx, now, kind, code, version))
+            raise
