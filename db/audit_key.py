@@ -64,8 +64,6 @@ class AuditKey:
     def __repr__(self) -> str:
         return f"AuditKey(<hidden>, source={self.source!r})"
 
-    __str__ = __repr__
-
     def __reduce__(self) -> Any:
         raise TypeError("AuditKey cannot be pickled")
 

@@ -1,11 +1,8 @@
 """The folder knows its visitor file, so the file never silently starts over (art. 20.4).
 
 ``visitors.db.marker`` beside the file (written at ``init``, backed up with it) holds its
-identity, no personal data: the ``file_id`` stored inside too, the clear SQLCipher 4
-salt, a keyed ``key_check`` (a wrong key from a damaged first page, which SQLCipher
-reports alike), the damaged pages (no writes until restored) and the chain's
-``audit_key_id`` (a file with a marker is never re-keyed). A missing, emptied or
-replaced file is refused; a folder that never held one gets a file only from ``init``.
+identity, no personal data (:class:`Marker`). A missing, emptied or replaced file is
+refused; a folder that never held one gets a file only from ``init``.
 """
 
 from __future__ import annotations
@@ -36,15 +33,16 @@ _BACKUP = "restore it (and its marker) from the backup"
 
 @dataclass(frozen=True, slots=True)
 class Marker:
-    """The identity of the file a folder holds; see the module docstring."""
+    """The identity of the file a folder holds."""
 
-    file_id: str
-    salt: str  # hex of the file's first 16 bytes
-    key_check: str
+    file_id: str  # also stored inside the file
+    salt: str  # hex of the file's first 16 bytes (SQLCipher 4 keeps its salt in clear)
+    key_check: str  # keyed: tells a wrong key from a damaged first page (SQLCipher alike)
     created_at: str
-    damaged_pages: tuple[int, ...] = ()
+    damaged_pages: tuple[int, ...] = ()  # no writes until restored
     damage_found_at: str = ""
-    audit_key_id: str = ""  # "" until the chain's first keyed entry (new file)
+    # "" until the chain's first keyed entry (new file); a file with a marker is never re-keyed
+    audit_key_id: str = ""
 
     @property
     def damaged(self) -> bool:

@@ -1,10 +1,9 @@
 """The highest numbers the visitor file issued, kept beside it in ``issued.json`` (arts.
 20.4, 22-23: a card or voucher number serves one visitor only): a restored backup's
-counters would hand out again the numbers issued since it was taken. File id and marks
-(last card, voucher, visit, audit head), no personal data. Marks only grow, so sources
-merge by ``max`` and a lagging record is caught up at the next open; ``record - backup``
-is what a restore loses, even after a purge. Failing to write it never fails a write.
-"""
+counters would hand out again the numbers issued since it was taken. No personal data.
+Marks only grow, so sources merge by ``max`` and a lagging record is caught up at the next
+open; ``record - backup`` is what a restore loses, even after a purge. Failing to write it
+never fails a write."""
 
 from __future__ import annotations
 
@@ -12,7 +11,7 @@ import errno
 import json
 import os
 import stat
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -41,12 +40,11 @@ class Highs:
     def merged(self, other: Highs) -> Highs:
         """The higher of each mark; the digest goes with the higher audit seq."""
         head = self if self.audit_seq >= other.audit_seq else other
-        return Highs(
-            max(self.card, other.card),
-            max(self.voucher, other.voucher),
-            max(self.visit, other.visit),
-            head.audit_seq,
-            head.audit_digest,
+        return replace(
+            head,
+            card=max(self.card, other.card),
+            voucher=max(self.voucher, other.voucher),
+            visit=max(self.visit, other.visit),
         )
 
 

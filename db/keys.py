@@ -100,8 +100,6 @@ class DbKey:
         kind = "raw" if self._raw is not None else "passphrase"
         return f"DbKey(<{kind} hidden>, source={self.source!r})"
 
-    __str__ = __repr__
-
     def __reduce__(self) -> Any:
         raise TypeError("DbKey cannot be pickled")
 
@@ -201,12 +199,8 @@ class WindowPassphrase:
     def forget(self) -> None:
         self._value = ""
 
-    @property
-    def given(self) -> bool:
-        return bool(self._value)
-
     def __call__(self) -> str:
         return self._value
 
     def __repr__(self) -> str:
-        return f"WindowPassphrase(given={self.given})"
+        return f"WindowPassphrase(given={bool(self._value)})"
