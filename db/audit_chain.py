@@ -59,6 +59,7 @@ SETTING_PREFIX = "setting:"
 ERASED = "ERASED"  # action of the entry counting the rows erased in its transaction
 UPGRADE = "AUDIT_UPGRADE"  # action of the entry that keyed an older chain (migration 0030)
 _PARSED_ENTRIES = 16  # entries whose parsed refs verification keeps at hand
+_NOTED = ('_next"', '_resumes_at"', f'"{NOT_CARRIED}', '"digests"')  # details that declare
 BASELINE = "AUDIT_BASELINE"  # action of the entries committing to rows older than the key
 
 
@@ -259,17 +260,15 @@ def walk_chain(
     rows: Iterable[ChainRow],
     key: ChainKey,
     *,
-    expected_count: int | None = None,
+    expected_count: int,
+    counters: Mapping[str, int],
     anchors: Sequence[AuditAnchor] = (),
-    pointers: Mapping[str, int] | None = None,
-    counters: Mapping[str, int] | None = None,
     settings: Mapping[str, str] | None = None,
 ) -> ChainWalk:
     """Walk the entries in ``seq`` order. ``expected_count`` is the store's own counter;
-    ``pointers`` (ref -> newest committing seq) is checked here when given (the fake),
-    with one query by the store; ``counters`` (``{"card": next, ...}``) are checked
-    against the numbers the chain created (:data:`COUNTED`); ``settings`` (the desk's
-    settings digests, admission/settings_record.py) against the newest recorded."""
+    ``counters`` (``{"card": next, ...}``) are checked against the numbers the chain
+    created (:data:`COUNTED`); ``settings`` (the desk's settings digests,
+    admission/settings_record.py) against the newest recorded."""
     wanted = {a.seq: a.digest for a in anchors}
     walk = ChainWalk(AuditCheck(True, 0, None, ""))
     prev, count, legacy = GENESIS, 0, None
@@ -296,39 +295,33 @@ def walk_chain(
         if problem is not None:
             walk.check = _fail(count - 1, row.seq, problem)
             return walk
-        if '_next"' in row.details or '_resumes_at"' in row.details:
-            # where a counter resumes: ``card_next`` (an upgrade, an adoption) or
-            # ``card_resumes_at`` (FILE_RESTORED after a restore that lost numbers)
-            declared = json.loads(row.details)
-            for name in COUNTED:
-                value = declared.get(f"{name}_next", declared.get(f"{name}_resumes_at"))
-                if value is not None and str(value).isdigit():
-                    walk.declared[name] = int(value)
-        if row.action == SETTINGS_CHANGED and '"digests"' in row.details:  # a record
-            details = json.loads(row.details)
-            walk.settings = {k: str(v) for k, v in details.items() if k.startswith(SETTING_PREFIX)}
         for ref, (_, created) in parse_refs(row.refs).items():
             if created:
                 kind = kind_of(ref)
                 walk.created[kind] += 1
                 if kind in COUNTED:
                     walk.highest[kind] = max(walk.highest[kind], int(ref.split(":", 1)[1]))
-            if pointers is not None and pointers.get(ref, row.seq) < row.seq:
-                walk.check = _fail(count - 1, row.seq, AuditChainCode.ROW_ROLLED_BACK)
-                return walk
-        if f'"{NOT_CARRIED}' in row.details:  # rows a move left behind (copy to server)
-            details = json.loads(row.details)
-            walk.erased.update(
-                {k: int(details[NOT_CARRIED + k]) for k in KINDS if NOT_CARRIED + k in details}
-            )
-        details = json.loads(row.details) if row.action in (ERASED, UPGRADE) else {}
+        prev = row.digest
+        if row.action not in (ERASED, UPGRADE) and not any(n in row.details for n in _NOTED):
+            continue  # nothing declared: the details are not parsed
+        details = json.loads(row.details)
+        for name in COUNTED:
+            # where a counter resumes: ``card_next`` (an upgrade, an adoption) or
+            # ``card_resumes_at`` (FILE_RESTORED after a restore that lost numbers)
+            value = details.get(f"{name}_next", details.get(f"{name}_resumes_at"))
+            if value is not None and str(value).isdigit():
+                walk.declared[name] = int(value)
+        if row.action == SETTINGS_CHANGED and '"digests"' in row.details:  # a record
+            walk.settings = {k: str(v) for k, v in details.items() if k.startswith(SETTING_PREFIX)}
+        # rows a move left behind (copy to server)
+        carried = {k: int(details[NOT_CARRIED + k]) for k in KINDS if NOT_CARRIED + k in details}
+        walk.erased.update(carried)
         if row.action == ERASED:
             walk.erased.update({k: int(details.get(k, 0)) for k in KINDS})
-        elif details.get("legacy_ok") == "0" and legacy is None:
+        elif row.action == UPGRADE and details.get("legacy_ok") == "0" and legacy is None:
             legacy = int(details.get("legacy_first_bad_seq") or row.seq)
-        prev = row.digest
-    gap = _counter_gap(walk, counters or {})
-    if expected_count is not None and count != expected_count:
+    gap = _counter_gap(walk, counters)
+    if count != expected_count:
         walk.check = _fail(count, count + 1, AuditChainCode.TAIL_MISSING)
     elif gap is not None:
         walk.check = AuditCheck(False, count, None, gap[0], row=gap[1])
@@ -348,19 +341,14 @@ def walk_chain(
     return walk
 
 
-_GAP_CODES = {"card": AuditChainCode.CARD_NUMBER_GAP, "voucher": AuditChainCode.VOUCHER_NUMBER_GAP}
-
-
 def _counter_gap(walk: ChainWalk, counters: Mapping[str, int]) -> tuple[Code, str] | None:
     """A counter that is not one past the highest number the chain created (nor where a
     declaring entry said it resumes): a jump (numbers skipped, art. 22.1) or a step back
     (numbers to be given twice)."""
     for name in COUNTED:
-        if name not in counters:
-            continue
         expected = max(walk.declared.get(name, 1), walk.highest[name] + 1)
-        if counters[name] != expected:
-            return _GAP_CODES[name], f"{name}:{counters[name]}"
+        if name in counters and counters[name] != expected:
+            return AuditChainCode[f"{name.upper()}_NUMBER_GAP"], f"{name}:{counters[name]}"
     return None
 
 
@@ -400,13 +388,10 @@ class CoveredRow:
     entry_refs: str | None  # that entry's refs (None: no such entry)
 
 
-def check_rows(
-    key: ChainKey, rows: Iterable[CoveredRow], walk: ChainWalk, present: Counter[str]
-) -> AuditCheck:
+def check_rows(key: ChainKey, rows: Iterable[CoveredRow], walk: ChainWalk) -> AuditCheck:
     """Every row present matches the newest entry committing to it; per kind, rows
-    created = present + erased. ``present`` is filled while the rows are read."""
-    entries = walk.check.entries
-    checked = 0
+    created = present + erased."""
+    entries, checked, present = walk.check.entries, 0, Counter[str]()
     # One entry may commit to thousands of rows (a baseline, a purge, the adoption of
     # rows written before the key): its refs are parsed once, not once per row - rows
     # come table by table, so the entries they point to repeat in runs.

@@ -1,7 +1,7 @@
 """How a kind of row registers its coverage by the audit chain (art. 20.4), once for both
 dialects: a :class:`Covered` names its table, key and columns, and a reader that turns rows
 into the content the row mac covers (db/audit_chain.py), opening sealed values with
-``tx.open``. db/audit_cover.py lists the kinds.
+``tx.open``. db/chain.py lists the kinds.
 """
 
 from __future__ import annotations

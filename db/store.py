@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from datetime import datetime
+from itertools import islice
 from pathlib import Path
 from typing import TypeVar, cast
 
@@ -25,10 +26,21 @@ from admission.errors import StoreError, StoreErrorCode
 from admission.ports import Clock
 from admission.records import AuditAnchor, AuditCheck, AuditHead, IntegrityReport, PurgeReport
 from db import chain, codec, retention
-from db.audit_chain import AuditChainCode
+from db.audit_chain import (
+    BASELINE,
+    GENESIS,
+    KINDS,
+    UPGRADE,
+    AuditChainCode,
+    ChainRow,
+    chain_row,
+    counters_details,
+    digest,
+    entry_mac,
+    row_mac,
+)
 from db.audit_key import ENV_VAR, KEYRING_USERNAME, AuditKey, key_file_path, resolve_audit_key
 from db.audit_rows import ERASURE_TRIGGERS
-from db.audit_upgrade import needs_upgrade, upgrade
 from db.connection import (
     DB_ERRORS,
     SqliteTx,
@@ -671,3 +683,75 @@ def identify(
             code=StoreErrorCode.MARKER_MISSING,
         )
     return file_id, ()
+
+
+# -- keying a chain written before migration 0030 (art. 20.4, art. 14.1.b) -----------------
+# SQL cannot compute the HMAC: the first write with the key, in one transaction, checks the
+# old chain as it was (a broken one is not laundered: LEGACY_CHAIN_BROKEN), re-chains it from
+# genesis with the key, records that by an AUDIT_UPGRADE entry and commits to every row
+# present by AUDIT_BASELINE ones.
+BASELINE_ROWS = 500  # rows committed per baseline entry
+COVERED_TABLES = ("visitors", "visits", "cards", "bans", "staff", "observations")
+
+
+def needs_upgrade(tx: SqliteTx) -> bool:
+    """No keyed entry yet, and something to key: old entries or rows."""
+    if tx.one("SELECT 1 FROM audit WHERE keyed = 1 LIMIT 1") is not None:
+        return False  # keyed already (an unkeyed entry after that is verification's case)
+    if tx.one("SELECT 1 FROM audit LIMIT 1") is not None:
+        return True
+    return any(tx.one(f"SELECT 1 FROM {table} LIMIT 1") is not None for table in COVERED_TABLES)
+
+
+def legacy_check(rows: list[ChainRow], expected_count: int) -> AuditCheck:
+    """The pre-0030 verification: SHA-256 links, contiguous seqs, the counter."""
+    prev = GENESIS
+    for count, row in enumerate(rows, start=1):
+        if row.seq != count:
+            return AuditCheck(False, count - 1, row.seq, AuditChainCode.SEQUENCE_GAP)
+        if row.prev_digest != prev:
+            return AuditCheck(False, count - 1, row.seq, AuditChainCode.CHAIN_BROKEN)
+        if row.digest != digest(prev, *row.fields[:6]):
+            return AuditCheck(False, count - 1, row.seq, AuditChainCode.DIGEST_MISMATCH)
+        prev = row.digest
+    if len(rows) != expected_count:
+        return AuditCheck(False, len(rows), len(rows) + 1, AuditChainCode.TAIL_MISSING)
+    return AuditCheck(True, len(rows), None, "")
+
+
+def upgrade(tx: SqliteTx, key: AuditKey, at: datetime) -> None:
+    """Inside the caller's write transaction: re-chain, record (with where the numbered
+    counters stand: cards erased before the key are not in the baseline), commit to
+    every row."""
+    counters = chain.counters(tx)
+    rows = [
+        chain_row(r) for r in tx.all(f"SELECT {chain.CHAIN_COLUMNS}, keyed FROM audit ORDER BY seq")
+    ]
+    found = tx.one("SELECT next - 1 FROM counters WHERE name = 'audit'")
+    expected = 0 if found is None else int(found[0])
+    check = legacy_check(rows, expected)
+    prev = GENESIS
+    for row in rows:
+        mac = entry_mac(key, prev, *row.fields)
+        tx.execute(
+            "UPDATE audit SET prev_digest = ?, digest = ?, keyed = 1 WHERE seq = ?",
+            (prev, mac, row.seq),
+        )
+        prev = mac
+    if len(rows) != expected:  # the counter runs ahead of the rows: the chain goes on
+        tx.execute("UPDATE counters SET next = ? WHERE name = 'audit'", (len(rows) + 1,))
+    details = {
+        "legacy_entries": str(len(rows)),
+        "legacy_head": rows[-1].digest if rows else GENESIS,
+        "legacy_ok": "1" if check.ok else "0",
+        "key_id": key.key_id,
+        **counters_details(counters),
+    }
+    if not check.ok:
+        details["legacy_problem"] = str(check.problem)
+        details["legacy_first_bad_seq"] = str(check.first_bad_seq)
+    chain.append_entry(tx, key, chain.UPGRADE_ACTOR, UPGRADE, "audit", at, details, {})
+    for kind in KINDS:
+        every = chain.COVERED[kind].every(tx)
+        while batch := {r: (row_mac(key, r, c), True) for r, c in islice(every, BASELINE_ROWS)}:
+            chain.append_entry(tx, key, chain.UPGRADE_ACTOR, BASELINE, kind, at, {}, batch)

@@ -20,8 +20,8 @@ from admission.clock import FixedClock
 from admission.errors import ConfigError, StoreError
 from admission.vouchers.model import NewVoucher
 from db.accounts import Argon2Hasher, StoreAccounts, reseal_accounts
-from db.audit_cover import COVERED
 from db.audit_key import AuditKey
+from db.chain import COVERED
 from db.pg.crypto import InstallationKey, PgCryptoCode
 from db.pg.store import PgStore
 from db.voucher_book import StoreVoucherBook, reseal_vouchers
