@@ -1,10 +1,9 @@
 """Moving a desk's SQLCipher visitor file onto the shared PostgreSQL server, verified and
 restartable (Decreto 58/2006: art. 20.4, the file kept whole; art. 22, card numbers never
 reused; arts. 154-155, one file for the unit). Rows keep their numbers and the audit trail
-is carried verbatim (its digests are HMACs over values, db/audit_chain.py), so under the
-same audit key the heads printed before the move still verify. No desk may use the target
-before the copy has verified: the copy writes with the source's numbers.
-"""
+is carried verbatim (HMACs over values, db/audit_chain.py): under the same audit key the
+heads printed before still verify. No desk may use the target before the copy verified:
+the copy writes with the source's numbers."""
 
 from __future__ import annotations
 
@@ -287,11 +286,6 @@ def _migrated_seq(target: PgStore, head_seq: int) -> int:
     return 0 if row is None else int(row[0])
 
 
-def _target_settings(target: PgStore) -> list[tuple[str, Any]]:
-    sql = "SELECT key, value FROM settings WHERE key <> ?"
-    return [(str(k), v) for k, v in target.read(lambda tx: tx.all(sql, (COPY_MARKER,)))]
-
-
 # A value of the source as the server's column of a type holds it (format_type's names)
 _AS_TYPE: dict[str, Callable[[Any], Any]] = {
     "timestamp with time zone": lambda v: codec.parse_ts(str(v)),
@@ -559,7 +553,8 @@ def verify_copy(source: SqlCipherStore, target: PgStore, report: CopyReport) -> 
     except StoreError:
         diffs.append("source: rows recorded or erased after the head copied")
     report.source_counts = _source_counts(source, report.source_head_seq)
-    settings = dict(_target_settings(target))
+    sql = "SELECT key, value FROM settings WHERE key <> ?"
+    settings = {str(k): v for k, v in target.read(lambda tx: tx.all(sql, (COPY_MARKER,)))}
     counted = [t for t in report.source_counts if t != "settings"]
     report.target_counts = {t: _server_count(target, t) for t in counted}
     report.target_counts["settings"] = len(settings)

@@ -81,9 +81,7 @@ def _hkdf(secret: bytes, info: bytes) -> bytes:
 
 def _field(text: str) -> bytes:
     data = text.encode("utf-8")
-    if len(data) > 0xFFFF:
-        raise ValueError("associated-data field too long")
-    return struct.pack(">H", len(data)) + data
+    return struct.pack(">H", len(data)) + data  # struct.error past 65535 bytes
 
 
 def _associated_data(header: bytes, table: str, column: str, row: str | int) -> bytes:
@@ -226,16 +224,16 @@ class NameQuery:
 
 class KeyRing:
     """The data keys of one database, unwrapped: seals and opens values, computes blind
-    indexes. New values are sealed under :attr:`current_version` (the newest)."""
+    indexes. New values are sealed under ``current_version`` (the newest)."""
 
-    __slots__ = ("_current", "_keys", "database_id")
+    __slots__ = ("_keys", "current_version", "database_id")
 
     def __init__(self, database_id: str, keys: Mapping[int, bytes]) -> None:
         if not keys:
             raise PgCryptoError("the database holds no data key", code=PgCryptoCode.NO_DATA_KEY)
         self.database_id = database_id
         self._keys = {version: _DataKey(version, raw) for version, raw in keys.items()}
-        self._current = max(self._keys)
+        self.current_version = max(self._keys)
 
     @classmethod
     def create(cls, installation: InstallationKey, database_id: str) -> tuple[KeyRing, WrappedKey]:
@@ -255,7 +253,7 @@ class KeyRing:
     def with_new_version(self, installation: InstallationKey) -> tuple[KeyRing, WrappedKey]:
         """A new current data key and its record (stored first); the old versions stay
         until every row is resealed."""
-        version = self._current + 1
+        version = self.current_version + 1
         if version > MAX_KEY_VERSION:
             raise ValueError("no key version left")
         raw = secrets.token_bytes(32)
@@ -271,15 +269,11 @@ class KeyRing:
 
     def retaining(self, versions: Iterable[int]) -> KeyRing:
         """This ring with only ``versions`` (once no row uses the others) and the current one."""
-        keep = {v for v in versions if v in self._keys} | {self._current}
+        keep = {v for v in versions if v in self._keys} | {self.current_version}
         return KeyRing(self.database_id, {v: k for v, k in self._raws().items() if v in keep})
 
     def _raws(self) -> dict[int, bytes]:
         return {v: k._raw for v, k in self._keys.items()}
-
-    @property
-    def current_version(self) -> int:
-        return self._current
 
     @property
     def versions(self) -> tuple[int, ...]:
@@ -287,7 +281,7 @@ class KeyRing:
         return tuple(sorted(self._keys, reverse=True))
 
     def _key(self, version: int | None) -> _DataKey:
-        key = self._keys.get(self._current if version is None else version)
+        key = self._keys.get(self.current_version if version is None else version)
         if key is None:
             raise PgCryptoError(
                 f"data key version {version} is not held", code=PgCryptoCode.DATA_KEY_UNKNOWN
@@ -296,7 +290,7 @@ class KeyRing:
 
     def seal(self, plaintext: bytes, *, table: str, column: str, row: str | int) -> bytes:
         """The envelope of ``plaintext`` for ``table.column`` of the row ``row``."""
-        key = self._keys[self._current]
+        key = self._keys[self.current_version]
         header = _HEADER.pack(FORMAT_V1, key.version, key.tag)
         nonce = secrets.token_bytes(NONCE_SIZE)
         sealed = key.aead.encrypt(nonce, plaintext, _associated_data(header, table, column, row))
@@ -368,7 +362,7 @@ class KeyRing:
         return NameQuery(words, tokens, exact)
 
     def __repr__(self) -> str:
-        return f"KeyRing(<{len(self._keys)} keys hidden>, current={self._current})"
+        return f"KeyRing(<{len(self._keys)} keys hidden>, current={self.current_version})"
 
     def __reduce__(self) -> Any:
         raise TypeError("KeyRing cannot be pickled")

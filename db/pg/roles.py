@@ -1,10 +1,8 @@
 """Database roles of the visitor file on a PostgreSQL server (Decreto 58/2006, art. 20.4:
-the file is confidential and kept whole; arts. 154-155: one server for every desk of the
-operating unit): four NOLOGIN groups per file named from a prefix (owner, desk, inspector,
-purge), each table's rights listed in :data:`RIGHTS`. The purge is reached through a
-NOINHERIT gate, so an admitted login cannot delete in its own session, only in the
-store's purge (``SET LOCAL ROLE``; PostgreSQL 15 has no per-grant INHERIT). What each
-group may do and what a DBA runs: docs/postgresql.md."""
+confidential and kept whole; arts. 154-155: one server for the operating unit): four
+NOLOGIN groups per file named from a prefix, each table's rights in :data:`RIGHTS`. The
+purge is reached through a NOINHERIT gate: an admitted login deletes only in the store's
+purge (``SET LOCAL ROLE``; PostgreSQL 15 has no per-grant INHERIT). docs/postgresql.md."""
 
 from __future__ import annotations
 
@@ -317,8 +315,8 @@ def grant_roles(conn: Conn, schema: str, *, prefix: str | None = None) -> RoleNa
 
 
 def admit_login(conn: Conn, login: str, group: str, *, admit: bool = True) -> None:
-    """Make ``login`` a member of ``group`` (for the purge, of its gate); idempotent.
-    ``admit=False``: undo it."""
+    """Make ``login`` a member of ``group`` (for the purge, of its gate); ``admit=False``
+    undoes it. Idempotent."""
     row = conn.execute("SELECT rolcanlogin FROM pg_roles WHERE rolname = %s", (login,)).fetchone()
     if row is None or not row[0]:
         raise StoreError("no such login role", code=PgRoleCode.ROLE_UNKNOWN)
@@ -335,19 +333,6 @@ def admit_login(conn: Conn, login: str, group: str, *, admit: bool = True) -> No
             f"({type(exc).__name__})",
             code=PgRoleCode.ROLES_REFUSED,
         ) from exc
-
-
-def dismiss_login(conn: Conn, login: str, group: str) -> None:
-    """Undo :func:`admit_login`. Idempotent."""
-    admit_login(conn, login, group, admit=False)
-
-
-def _schema_roles(conn: Conn) -> RoleNames | None:
-    """The groups of the current schema (None: a schema made before roles)."""
-    row = conn.execute(
-        "SELECT pg_get_userbyid(nspowner) FROM pg_namespace WHERE nspname = current_schema()"
-    ).fetchone()
-    return None if row is None else RoleNames.of_owner(str(row[0]))
 
 
 def take_owner(conn: Conn) -> RoleNames | None:
@@ -377,12 +362,13 @@ def take_owner(conn: Conn) -> RoleNames | None:
 
 
 def _without_owner_rights(conn: Conn) -> RoleNames | None:
-    """The schema's groups when the session's login lacks its owner's rights."""
-    names = _schema_roles(conn)
-    if names is None:
-        return None
-    row = conn.execute("SELECT pg_has_role(session_user, %s, 'USAGE')", (names.owner,)).fetchone()
-    return None if row is not None and bool(row[0]) else names
+    """The schema's groups when the session's login lacks its owner's rights (None: it has
+    them, or the schema was made before roles)."""
+    row = conn.execute(
+        "SELECT pg_get_userbyid(nspowner), pg_has_role(session_user, nspowner, 'USAGE') "
+        "FROM pg_namespace WHERE nspname = current_schema()"
+    ).fetchone()
+    return None if row is None or row[1] else RoleNames.of_owner(str(row[0]))
 
 
 def purge_role(conn: Conn) -> str | None:

@@ -104,7 +104,7 @@ class PlainRing(KeyRing):
     def __init__(self, database_id: str) -> None:  # no data key to unwrap
         self.database_id = database_id
         self._keys = {1: _PlainKey(1)}
-        self._current = 1
+        self.current_version = 1
 
     def seal(self, plaintext: bytes, *, table: str, column: str, row: str | int) -> bytes:
         return plaintext

@@ -327,7 +327,7 @@ def test_only_a_login_admitted_to_the_purge_erases_and_only_inside_the_purge(
     assert who == (PURGER,)  # SET LOCAL ROLE ended with the purge's transactions
     assert purger.verify().ok and desk.verify().ok
     with psycopg.connect(casino.cluster.superuser_conninfo(), autocommit=True) as conn:
-        roles.dismiss_login(conn, PURGER, casino.names.purge)
+        roles.admit_login(conn, PURGER, casino.names.purge, admit=False)
     with pytest.raises(StoreError) as err:
         purger.purge(T0 + 100 * DAY)
     assert err.value.code is PgRoleCode.PURGE_NOT_ALLOWED
