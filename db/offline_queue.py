@@ -19,12 +19,12 @@ from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime, timedelta
 from enum import unique
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
 from admission.codes import Code
 from admission.errors import AdmissionError, StoreError, StoreErrorCode
 from admission.ports import Clock
-from admission.vouchers.model import NewVoucher, Voucher
+from admission.vouchers.model import NewVoucher, Voucher, VoucherBook
 from admission.vouchers.offline import FormaliseReport, QueuedVoucher, QueueState
 from db import codec
 from db.connection import DB_ERRORS, connect_encrypted, immediate_transaction, store_error
@@ -329,17 +329,7 @@ def _entry(row: Sequence[Any], desk_id: str) -> QueuedVoucher:
     )
 
 
-class ServerVoucherBook(Protocol):
-    """What :func:`formalise` needs of the server's ``VoucherBook``; a
-    ``last_voucher_number()``, when it has one, bounds the lookup after an interruption."""
-
-    def issue_voucher(self, new: NewVoucher) -> Voucher: ...
-
-    def voucher(self, number: int) -> Voucher | None: ...
-
-    def open_vouchers(self, issued_before: datetime | None = None) -> Sequence[Voucher]: ...
-
-    def cancel_voucher(self, number: int, reason: str, at: datetime) -> Voucher: ...
+ServerVoucherBook = VoucherBook  # the server's, which formalise() issues on
 
 
 def formalise(
@@ -419,7 +409,8 @@ def _formalise_one(
 
 
 def _floor(book: ServerVoucherBook, queue: OfflineVoucherQueue) -> int:
-    """Every voucher issued from now on is numbered above this."""
+    """Every voucher issued from now on is numbered above this (a book's
+    ``last_voucher_number()``, when it has one, bounds the lookup after an interruption)."""
     last = getattr(book, "last_voucher_number", None)
     # a book that cannot tell: at least the highest number this queue saw
     return int(last()) if callable(last) else queue.highest_server_number()

@@ -1,10 +1,8 @@
-"""The visitor file's transaction: what the file's rules (db/cards.py, db/visitors.py...)
-need of a database, written once over two dialects - the desk's SQLCipher file
-(db/connection.py) and the casino's PostgreSQL server (db/pg/store.py). Rules write ``?``
-SQL once; the dialect owns placeholders, stored instants/days/flags, sealing (art. 20.4,
-R3: identity on the encrypted file, the key ring and blind indexes on the server), row
-locks and the audit chain's append. A store runs a rule with ``store.read(work)`` or
-``store.write(work)``: one transaction, retried where the dialect retries."""
+"""The visitor file's transaction: what its rules (db/cards.py, db/visitors.py...) need of
+a database, over two dialects (the desk's SQLCipher file, db/connection.py; the casino's
+PostgreSQL server, db/pg/). Rules write ``?`` SQL once; the dialect owns placeholders,
+stored instants/days/flags, sealing (art. 20.4, R3: identity on the encrypted file, the
+key ring and blind indexes on the server), row locks and the audit chain's append."""
 
 from __future__ import annotations
 
@@ -61,9 +59,8 @@ class Tx(Protocol):
         ...
 
     def identity_match(self, column: str, identity: IdentityKey) -> tuple[str, list[Any]]:
-        """A condition on ``column`` holding ``identity``, and its parameters (the text on
-        SQLite, the blind index of every held key version on the server). The caller
-        checks the row it opens."""
+        """A condition on ``column`` holding ``identity`` and its parameters (the text on
+        SQLite, every held key version's blind index on the server); the caller checks."""
         ...
 
     def new_id(self, table: str, column: str) -> int:
@@ -105,8 +102,8 @@ class Tx(Protocol):
         ...
 
     def note_erased(self, erased: Iterable[str], changed: Iterable[str] = ()) -> None:
-        """Rows a statement erased or changed, for :meth:`erasures` (the server's; SQLite's
-        temporary triggers have noted them already)."""
+        """Rows a statement erased or changed, for :meth:`erasures` (SQLite's triggers
+        note them themselves)."""
         ...
 
     def index_name(
@@ -148,8 +145,6 @@ def opt_when(value: Any) -> datetime | None:
 
 def on(value: Any) -> date:
     """A date read back (ISO text or ``date``)."""
-    if isinstance(value, datetime):  # pragma: no cover - no column mixes them
-        return value.date()
-    if isinstance(value, date):
+    if isinstance(value, date):  # no column mixes it with an instant
         return value
     return date.fromisoformat(str(value))
