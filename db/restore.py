@@ -1,12 +1,9 @@
-"""Restoring a backup as the visitor file of a folder that holds none (art. 20.4).
-
-A backup older than what the folder knows its file held (``issued.json``, card PDFs,
-``backups.json``) is refused (RESTORE_LOSES_DATA) unless the game director, signed in on
-its accounts, accepts the loss; counters then resume past every number issued (art. 23).
-Checked and adopted under a flock'd temporary name, renamed last: a killed restore leaves
-the old folder or the whole file (:func:`sweep_leftovers`). The audit key does not travel
-with the backup (docs/backup.md).
-"""
+"""Restoring a backup as the visitor file of a folder that holds none (art. 20.4). A backup
+older than what the folder knows its file held (``issued.json``, card PDFs, ``backups.json``)
+is refused (RESTORE_LOSES_DATA) unless the game director, signed in on its accounts, accepts
+the loss; counters then resume past every number issued (art. 23). Checked under a flock'd
+temporary name, renamed last: a killed restore leaves the old folder or the whole file
+(:func:`sweep_leftovers`). The audit key does not travel with the backup (docs/backup.md)."""
 
 from __future__ import annotations
 
@@ -198,9 +195,9 @@ def _copy_live(source: Path, temp: Path, key: DbKey) -> None:
 def _adopt_copy(
     temp: Path, final: Path, key: DbKey, audit_keyring: KeyringBackend | None, wanted: _Wanted
 ) -> tuple[RestoreInfo, Highs]:
-    """Check the copy, weigh it against what the folder knows and, inside it, move its
-    counters past every number issued and record FILE_RESTORED; the restored file's
-    marks. The store names the final path: the audit key file is looked for beside it."""
+    """Check the copy, weigh it against what the folder knows, move its counters past every
+    number issued and record FILE_RESTORED in it; its marks. The store names the final path
+    (the audit key file is looked for beside it)."""
     conn = connect_encrypted(temp, key, create=False)  # WrongKeyError on a wrong key
     store: SqlCipherStore | None = None
     try:
@@ -372,9 +369,8 @@ def newest_card_pdf(folders: Iterable[Path]) -> int:
 
 def sweep_leftovers(data_dir: Path) -> list[str]:
     """Remove what killed restores (and killed writes of the marker, the record or the
-    backup list, named with a dead pid) left in ``data_dir``; the names removed. A copy
-    whose marker was written is whole and checked: it is put in place instead. Files a
-    live process holds (a running restore's flock) are left alone."""
+    backup list, named with a dead pid) left in ``data_dir``; the names removed. A copy whose
+    marker was written is whole and checked: it is put in place. A running restore's is not."""
     done: list[str] = []
     data_dir = Path(data_dir)
     try:
