@@ -1,8 +1,7 @@
-"""``MemoryStore``: the visitor file's rules on an in-memory SQLite database - the same
-code, schema, migrations and keyed audit chain as the SQLCipher file; nothing reaches a
-disk. The fake of the store's ports (STYLE.md rule 9): a test of the desk exercises the
-real rules (gapless card numbers, art. 22.1; one valid card per person, art. 22; the
-purge, art. 20.4), not a hand-written twin of them."""
+"""``MemoryStore``: the visitor file's rules on an in-memory SQLite database - the same code,
+schema, migrations and keyed audit chain as the SQLCipher file. The fake of the store's
+ports: a test of the desk exercises the real rules (gapless card numbers, art. 22.1; one
+valid card per person, art. 22; the purge, art. 20.4), not a hand-written twin of them."""
 
 from __future__ import annotations
 
@@ -19,10 +18,6 @@ class MemoryStore(SqlCipherStore):
 
     def __init__(self, clock: Clock | None = None, audit_key: AuditKey | None = None) -> None:
         conn = sqlite3.connect(":memory:", isolation_level=None, check_same_thread=False)
-        try:
-            configure(conn)
-        except BaseException:
-            conn.close()
-            raise
+        configure(conn)  # nothing on a disk to leave open if it fails
         super().__init__(conn, None, encrypted=False, clock=clock)
         self.use_audit_key(audit_key or AuditKey.generate("memory"))

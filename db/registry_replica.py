@@ -1,10 +1,9 @@
-"""The replica of the RIAJ in the visitor file (art. 20.2, R1) over both dialects (db/tx.py;
-on the server one replica serves every desk, arts. 154-155). A snapshot is validated whole
-before it is swapped in, a feed page applied whole with its position, each audited in its
-transaction. A check is one statement, so a swap between two can never turn a listed person
-into NOT_LISTED. The server stores each digest HMAC'd under the file's secret (GDPR art. 32:
-its administrator cannot test document numbers) and has one writer at a time (``LOCK
-TABLE``, taken before the chain's head so admissions do not wait for a bulk load)."""
+"""The RIAJ's replica in the visitor file (art. 20.2, R1; on the server one for every desk,
+arts. 154-155). A snapshot is validated whole, then swapped in; a feed page applied whole
+with its position; each audited in its transaction. A check is one statement, so a swap can
+never turn a listed person into NOT_LISTED. The server stores each digest HMAC'd under the
+file's secret (GDPR art. 32: its administrator cannot test document numbers) and has one
+writer at a time (``LOCK TABLE``, before the chain's head: admissions never wait a load)."""
 
 from __future__ import annotations
 
