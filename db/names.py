@@ -17,11 +17,7 @@ def fold(text: str) -> str:
 
 def words(*parts: str) -> list[str]:
     """Distinct folded words of the given texts, in first-seen order."""
-    seen: dict[str, None] = {}
-    for part in parts:
-        for word in _WORD.findall(fold(part)):
-            seen.setdefault(word, None)
-    return list(seen)[:MAX_WORDS]
+    return list(dict.fromkeys(w for part in parts for w in _WORD.findall(fold(part))))[:MAX_WORDS]
 
 
 def search_name(surname: str, given_names: str) -> str:

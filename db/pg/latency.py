@@ -105,8 +105,26 @@ class _Attempt:
         self.established = False  # the failure came after the connection was made
         self.done = threading.Event()
 
+    def discard(self, conn: psycopg.Connection[Any] | None) -> None:
+        with self.lock:
+            self.fileno = None
+            self.conn = None
+        _close(conn)
 
-class LatencyProbe:
+    def abandon(self) -> bool:
+        """Wake a query blocked on a silent server: shut its socket down (a duplicate, under
+        the lock so it cannot be another socket's by then); libpq fails the query. False
+        while connecting: the factory's connect timeout ends that, and the worker closes it."""
+        with self.lock:
+            self.abandoned = True
+            if self.fileno is None:
+                return False
+            with contextlib.suppress(OSError), socket.socket(fileno=os.dup(self.fileno)) as dup:
+                dup.shutdown(socket.SHUT_RDWR)
+            return True
+
+
+class LatencyProbe(contextlib.AbstractContextManager["LatencyProbe"]):
     """Times ``SELECT 1`` on connections from ``connect`` (such as ``PgTarget.connect``,
     which bounds its own connect time). One worker thread calls :meth:`probe`."""
 
@@ -135,7 +153,7 @@ class LatencyProbe:
         )
         worker.start()
         if not attempt.done.wait(self._timeout_s):
-            if self._abandon(attempt):
+            if attempt.abandon():
                 worker.join(_GRACE_S)  # the query fails at once: let it close its connection
             code: FailureCode | None = PgLinkCode.SERVER_TIMEOUT
         elif attempt.error is not None:
@@ -168,35 +186,14 @@ class LatencyProbe:
                 conn.rollback()  # not autocommit: leave no transaction open between probes
         except BaseException as exc:  # every failure is a result, never a dead thread
             attempt.error = exc
-            self._discard(attempt, conn)
+            attempt.discard(conn)
         else:
             with attempt.lock:
                 abandoned = attempt.abandoned
             if abandoned:  # answered after the caller gave up: nobody keeps it
-                self._discard(attempt, conn)
+                attempt.discard(conn)
         finally:
             attempt.done.set()
-
-    @staticmethod
-    def _discard(attempt: _Attempt, conn: psycopg.Connection[Any] | None) -> None:
-        with attempt.lock:
-            attempt.fileno = None
-            attempt.conn = None
-        _close(conn)
-
-    @staticmethod
-    def _abandon(attempt: _Attempt) -> bool:
-        """Wake a query blocked on a silent server: shut its socket down (a duplicate, under
-        the lock so it cannot be another socket's by then); libpq fails the query. False
-        while connecting: the factory's connect timeout ends that, and the worker closes it."""
-        with attempt.lock:
-            attempt.abandoned = True
-            fileno = attempt.fileno
-            if fileno is None:
-                return False
-            with contextlib.suppress(OSError), socket.socket(fileno=os.dup(fileno)) as dup:
-                dup.shutdown(socket.SHUT_RDWR)
-            return True
 
     def summary(self) -> LatencySummary:
         times = [r.ms for r in self._recent if r.ok and r.ms is not None]
@@ -209,9 +206,6 @@ class LatencyProbe:
     def close(self) -> None:
         conn, self._conn = self._conn, None
         _close(conn)
-
-    def __enter__(self) -> LatencyProbe:
-        return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()

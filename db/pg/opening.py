@@ -38,8 +38,7 @@ _TABLE = (
 def prepare(
     conn: Conn, key: Key, expected_id: str | None, create: bool, audit_key: AuditKey
 ) -> tuple[KeyRing, str]:
-    """The checks of :meth:`PgStore.open`, none writing before the database is known to
-    be ours and readable; then the pending migrations."""
+    """The file's key ring and database id (see the module docstring)."""
     migrations = available(MIGRATIONS_DIR)
     done = _applied(conn)
     _check_known(done, migrations)
