@@ -1,10 +1,7 @@
-"""Opening the visitor file: key, file checks, pragmas, transactions, error mapping.
-
-WAL with ``synchronous=FULL``: a commit is one append and one fsync, a reader never
-blocks the desk's writer, a SIGKILL leaves all of a transaction or none, and a printed
-card number survives a power cut (FULL, not NORMAL). WAL needs a local disk. SQLite's
-result codes become the store's (:func:`error_code`); a damaged file takes no more
-writes (``PRAGMA query_only``) and stays readable for extraction.
+"""Opening the visitor file: key, file checks, pragmas, transactions, error mapping. WAL
+with ``synchronous=FULL``: a commit is one append and one fsync, a reader never blocks the
+desk's writer, a SIGKILL leaves all of a transaction or none, and a printed card number
+survives a power cut (FULL, not NORMAL). WAL needs a local disk.
 """
 
 from __future__ import annotations
@@ -208,11 +205,6 @@ def find_damage(conn: sqlite3.Connection) -> tuple[int, ...]:
 
 def pages_text(pages: tuple[int, ...]) -> str:
     return ", ".join(str(p) for p in pages[:10])
-
-
-def connect_plain(path: Path) -> sqlite3.Connection:
-    """Unencrypted stdlib SQLite with the same schema: benchmarks and wipe tests only."""
-    return sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
 
 
 def _fold(text: str | None) -> str | None:

@@ -1,10 +1,8 @@
 """``SqlCipherStore``: the encrypted visitor file behind every storage port, over ONE
-connection kept open (key derivation costs ~0.1 s); the rules are db/file_ports.py's
-over db/tx.py, here is what is the file's own. It never starts over on its own (art.
-20.4): :meth:`~SqlCipherStore.create` is an audited act writing the folder's marker
-(db/file_guard.py), :meth:`~SqlCipherStore.open` refuses a missing, emptied or replaced
-file. The chain's key is never made twice for a file, and erasures are counted by
-temporary triggers (db/audit_rows.py), whoever's code erased the rows.
+connection kept open (key derivation costs ~0.1 s); the rules are db/file_ports.py's over
+db/tx.py. It never starts over on its own (art. 20.4): :meth:`~SqlCipherStore.create` is
+audited and writes the folder's marker (db/file_guard.py), :meth:`~SqlCipherStore.open`
+refuses a missing, emptied or replaced file; the chain's key is never made twice for a file.
 """
 
 from __future__ import annotations
@@ -46,7 +44,6 @@ from db.connection import (
     SqliteTx,
     configure,
     connect_encrypted,
-    connect_plain,
     damaged_error,
     error_code,
     find_damage,
@@ -177,7 +174,10 @@ class SqlCipherStore(FilePorts):
         store = cls._open_existing(path, key, None, clock, adopt=True, audit_keyring=audit_keyring)
         store._had_marker = previous is not None
         try:
-            store._adopt(key, previous)
+            found = store.read(lambda tx: tx.setting(FILE_ID_SETTING))
+            was = previous.file_id if previous else ""
+            details = {"reason": "init --adopt", "previous_file_id": was}
+            store._mark(key, str(found) if found else new_file_id(), "FILE_ADOPTED", details)
         except BaseException:
             store.close()
             raise
@@ -199,7 +199,8 @@ class SqlCipherStore(FilePorts):
                     store.close()
             else:
                 conn.close()
-            _remove_unfinished(path)  # it holds nothing but this failed creation
+            for suffix in ("", "-wal", "-shm", "-journal"):  # nothing but this failed creation
+                path.with_name(path.name + suffix).unlink(missing_ok=True)
             raise
         return store
 
@@ -216,7 +217,7 @@ class SqlCipherStore(FilePorts):
     ) -> SqlCipherStore:
         conn = connect_encrypted(path, key, create=False, marker=marker)
         try:
-            file_id, pages = identify(conn, path, marker, adopt=adopt)
+            pages = identify(conn, path, marker, adopt=adopt)
             if not pages:
                 pages = open_check(
                     conn, path, full=adopt or (marker is not None and marker.damaged)
@@ -235,14 +236,14 @@ class SqlCipherStore(FilePorts):
             audit_keyring=audit_keyring,
         )
         try:
-            store._settle(key, file_id, adopt=adopt)
+            store._settle(key, adopt=adopt)
         except BaseException:
             store.close()
             raise
         store.note_issued()  # a record that lags (a killed process) catches up here
         return store
 
-    def _settle(self, key: DbKey, file_id: str | None, *, adopt: bool) -> None:
+    def _settle(self, key: DbKey, *, adopt: bool) -> None:
         """After the checks: record damage in the marker, clear it when a whole copy was
         put back, or mark a file created before markers existed."""
         marker = self._marker
@@ -260,15 +261,6 @@ class SqlCipherStore(FilePorts):
         elif marker is None and not adopt:
             # A file from before markers (no id inside): mark it, never to be replaced unseen
             self._mark(key, new_file_id(), "FILE_ADOPTED", {"reason": "created before markers"})
-
-    def _adopt(self, key: DbKey, previous: Marker | None) -> None:
-        found = self.read(lambda tx: tx.setting(FILE_ID_SETTING))
-        file_id = str(found) if found else new_file_id()
-        details = {
-            "reason": "init --adopt",
-            "previous_file_id": previous.file_id if previous else "",
-        }
-        self._mark(key, file_id, "FILE_ADOPTED", details)
 
     def _mark(self, key: DbKey, file_id: str, action: str | None, details: dict[str, str]) -> None:
         """Store the id in the file, audit ``action``, then write the folder's marker."""
@@ -348,12 +340,9 @@ class SqlCipherStore(FilePorts):
             except DB_ERRORS as exc:
                 raise self._mapped(exc, StoreErrorCode.READ_FAILED, "read failed") from exc
 
-    def bulk_write(self, work: Callable[[SqliteTx], T]) -> T:
-        """A bulk load (the register's swap) or the purge: :meth:`write` on the file,
-        whose writer holds it whole (the server's differ: art. 20.4's purge group)."""
-        return self.write(work)
-
-    purge_write = bulk_write
+    # A bulk load (the register's swap) or the purge: a write, whose writer holds the file
+    # whole (the server's differ: art. 20.4's purge group).
+    bulk_write = purge_write = write
 
     def act_locks(self) -> Callable[[Sequence[str]], AbstractContextManager[None]]:
         """Locks by name across the transactions of one act (db/accounts.py): none here."""
@@ -558,8 +547,7 @@ class SqlCipherStore(FilePorts):
                     expected = int(found.fetchone()[0])
                     key = self._key(conn, create=False) if expected else AuditKey.generate()
                 except StoreError:
-                    unkeyed = conn.execute("SELECT min(seq) FROM audit WHERE keyed = 0")
-                    first = unkeyed.fetchone()[0]
+                    first = conn.execute("SELECT min(seq) FROM audit WHERE keyed = 0").fetchone()[0]
                     if first is None:
                         raise
                     problem = AuditChainCode.UNKEYED_ENTRY
@@ -609,7 +597,7 @@ class SqlCipherStore(FilePorts):
     @classmethod
     def open_plain(cls, path: Path, *, clock: Clock | None = None) -> SqlCipherStore:
         """BENCHMARKS AND WIPE TESTS ONLY: the same schema on unencrypted stdlib SQLite."""
-        conn = connect_plain(Path(path))
+        conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
         try:
             configure(conn)
         except BaseException:
@@ -648,18 +636,11 @@ class SqlCipherStore(FilePorts):
         return f"<SqlCipherStore {kind} {state}>"
 
 
-def _remove_unfinished(path: Path) -> None:
-    """Remove a file whose creation failed (and its sidecars): it holds no record."""
-    for leftover in (path, *(path.with_name(path.name + s) for s in ("-wal", "-shm", "-journal"))):
-        with contextlib.suppress(FileNotFoundError):
-            leftover.unlink()
-
-
 def identify(
     conn: sqlite3.Connection, path: Path, marker: Marker | None, *, adopt: bool
-) -> tuple[str | None, tuple[int, ...]]:
-    """The file id stored inside, checked against the folder's marker (FILE_REPLACED;
-    MARKER_MISSING unless adopting); None and the damaged pages when they hold it."""
+) -> tuple[int, ...]:
+    """Check the file id stored inside against the folder's marker (FILE_REPLACED;
+    MARKER_MISSING unless adopting); the damaged pages when they hold it."""
     tx = SqliteTx(conn)
     try:
         listed = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'settings'"
@@ -668,7 +649,7 @@ def identify(
         if error_code(exc, StoreErrorCode.READ_FAILED, path) is not StoreErrorCode.DAMAGED_FILE:
             what = "cannot read the file id"
             raise store_error(exc, StoreErrorCode.READ_FAILED, what, path) from exc
-        return None, hmac_check(conn) or (0,)
+        return hmac_check(conn) or (0,)
     file_id = None if row is None else str(row)
     if marker is not None and file_id != marker.file_id:
         raise StoreError(
@@ -682,7 +663,7 @@ def identify(
             "file, or adopt the file with init --adopt",
             code=StoreErrorCode.MARKER_MISSING,
         )
-    return file_id, ()
+    return ()
 
 
 # -- keying a chain written before migration 0030 (art. 20.4, art. 14.1.b) -----------------
