@@ -245,10 +245,9 @@ def _high_water(source: SqlCipherStore, table: str, column: str) -> int:
     if not _has_table(source, table):
         return 0
     top = int(_value(source, f"SELECT coalesce(max({column}), 0) FROM {table}"))
-    if _has_table(source, "sqlite_sequence"):
-        mark = _value(source, "SELECT seq FROM sqlite_sequence WHERE name = ?", (table,))
-        top = max(top, int(mark or 0))
-    return top
+    # sqlite_sequence exists in every file: 0001 declares visitors AUTOINCREMENT
+    mark = _value(source, "SELECT seq FROM sqlite_sequence WHERE name = ?", (table,))
+    return max(top, int(mark or 0))
 
 
 def _last_voucher(source: SqlCipherStore) -> int:

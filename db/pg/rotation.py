@@ -141,12 +141,9 @@ class ReencryptReport:
     old_versions: tuple[int, ...]  # the other versions still stored
     rows: Mapping[str, int]  # table -> rows resealed by this run
     batches: int  # transactions written by this run
-    remaining: Mapping[str, int] = field(default_factory=dict)  # rows still behind
-    complete: bool = field(init=False)  # no row is left behind
-    retired: tuple[int, ...] = ()
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "complete", not any(self.remaining.values()))
+    remaining: Mapping[str, int]  # table -> rows still behind (tables with none left out)
+    complete: bool  # no row is left behind
+    retired: tuple[int, ...]
 
 
 def _installation(key: InstallationKey | DbKey, database_id: str) -> InstallationKey:
@@ -228,8 +225,7 @@ def rewrap_installation_key(
                     code=PgCryptoCode.WRAPPED_KEY_TAMPERED,
                 )
             if record.wrapping_key_id == new.key_id:
-                KeyRing.load(new, store.database_id, [record])  # checked, kept
-                kept.append(record.version)
+                kept.append(record.version)  # checked with the others below
                 continue
             fresh = ring.wrapped(record.version, new)
             tx.execute(
@@ -380,6 +376,7 @@ def reencrypt(
             if not moved:
                 break
         remaining = store.read(lambda tx: _behind(tx, ring.current_version))
+        behind = {t: n for t, n in remaining.items() if n}
 
         details: dict[str, object] = {
             "version": ring.current_version,
@@ -387,15 +384,16 @@ def reencrypt(
             "batches": batches,
         }
         details.update({f"rows_{t}": n for t, n in rows.items() if n})
-        details.update({f"behind_{t}": n for t, n in remaining.items() if n})
+        details.update({f"behind_{t}": n for t, n in behind.items()})
         store.write(lambda tx: _audit(store, tx, actor, "DATA_KEYS_REENCRYPTED", details))
         retired: tuple[int, ...] = ()
-        if retire and not any(remaining.values()):
+        if retire and not behind:
             retired = _retire(store, actor).retired
         say(f"re-encryption under version {ring.current_version} done")
     left = tuple(v for v in old if v not in retired)
-    behind = {t: n for t, n in remaining.items() if n}
-    return ReencryptReport(ring.current_version, added, left, rows, batches, behind, retired)
+    return ReencryptReport(
+        ring.current_version, added, left, rows, batches, behind, not behind, retired
+    )
 
 
 def _retire(store: PgStore, actor: str) -> RetireReport:
