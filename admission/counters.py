@@ -2,7 +2,7 @@
 
 The numbers shown on the desk window's counters panel (art. 20.3: the visits of the
 day are the visitor file's; art. 22: the cards valid now). The file answers them
-(``db.desk_counters``); the window receives a :class:`CounterReader` built by the
+(``db.reports.desk_counters``); the window receives a :class:`CounterReader` built by the
 composition root and never opens the file itself.
 """
 

@@ -37,16 +37,15 @@ def rectify_visitor_name(
 ) -> Visitor:
     """Set the visitor's surname and given names (checked by the service), with the
     name's indexes, and audit it; the visitor as now recorded."""
+    base = visitors.VISITOR_BASE
     row = tx.one(
-        "SELECT identity, surname, given_names, birth_date, nationality FROM visitors "
-        "WHERE file_number = ?" + tx.lock_rows,
-        (file_number,),
+        f"SELECT {base} FROM visitors AS v WHERE v.file_number = ?" + tx.lock_rows, (file_number,)
     )
     if row is None:
         raise DataProtectionError("no such file", code=DataProtectionCode.RECTIFY_NOT_FOUND)
-    fn = file_number
+    fn, identity, *name, birth, nationality = visitors.visitor_plain(tx.open, row)
     new = {"surname": surname, "given_names": given_names}
-    old = {f: tx.open(row[i], "visitors", f, fn) for i, f in enumerate(new, start=1)}
+    old = dict(zip(new, name, strict=True))
     fields = [f for f in new if old[f] != new[f]]
     if not fields:
         raise DataProtectionError(
@@ -54,10 +53,7 @@ def rectify_visitor_name(
         )
     # the whole row sealed again: on the server ``key_version`` names the version of
     # every sealed value of a row (on the file the other values are rewritten as they are)
-    identity = tx.open(row[0], "visitors", "identity", fn)
-    birth = None if row[3] is None else tx.open(row[3], "visitors", "birth_date", fn)
-    plain = {"identity": identity, **new, "birth_date": birth}
-    plain["nationality"] = tx.open(row[4], "visitors", "nationality", fn)
+    plain = {"identity": identity, **new, "birth_date": birth, "nationality": nationality}
     columns = {c: None if v is None else tx.seal(v, "visitors", c, fn) for c, v in plain.items()}
     columns.update(tx.index_columns(identity=IdentityKey.parse(identity)))
     _update(tx, "visitors", columns, "file_number", fn)
@@ -133,17 +129,8 @@ def retention_totals(tx: Tx, cutoff: datetime) -> RetentionTotals:
         (tx.ts(cutoff),),
     )
     assert row is not None
-    visitors, visits, observations, cards, overdue, first_visit, first_obs, first_card = row
-    return RetentionTotals(
-        int(visitors),
-        int(visits),
-        int(observations),
-        int(cards),
-        int(overdue),
-        opt_when(first_visit),
-        opt_when(first_obs),
-        opt_when(first_card),
-    )
+    people, visits, observations, cards, overdue = map(int, row[:5])
+    return RetentionTotals(people, visits, observations, cards, overdue, *map(opt_when, row[5:]))
 
 
 def retention_months(tx: Tx, months: Sequence[MonthSpan]) -> tuple[MonthCount, ...]:

@@ -29,11 +29,11 @@ from admission.vouchers.model import VoucherBook
 from admission.vouchers.offline import OfflineVouchers
 from db.accounts import StoreAccounts
 from db.backup import DB_FILE, backup
-from db.desk_counters import desk_counters
 from db.file_guard import preflight, refuse_existing
 from db.keys import DbKey, KeyringBackend, resolve_key, system_keyring
 from db.pg.codes import PgDeskCode
 from db.registry_replica import ReplicaRegistry
+from db.reports import desk_counters
 from db.reprint_queue import UnprintedCards
 from db.restore import restore
 from db.store import SqlCipherStore

@@ -1,18 +1,21 @@
 """The reads behind the director's and the inspectors' reports (arts. 20.4, 14.1.b): the
-day book, the figures and the access report (GDPR art. 15), over both dialects (db/tx.py).
-Only SELECTs over UTC ranges of ``visits_by_at``; the figures aggregate clear columns by
-UTC hour (Madrid is whole hours from UTC); the day book is personal data, its reading
-audited by the caller."""
+day book, the figures and the access report (GDPR art. 15), and the desk's counters panel,
+over both dialects (db/tx.py). Only SELECTs over UTC ranges of ``visits_by_at``; the
+figures and counters count clear columns (on the server, the whole operating unit's, arts.
+154-155); the day book is personal data, its reading audited by the caller."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 
+from admission.counters import DeskCounters
 from admission.inspection import TimelineEntry
+from admission.ports import madrid_date, madrid_day_start
 from admission.records import CardStatus
 from admission.reports import AccessReport, DayBookLine, FigureCounts
 from db import cards, codec, people, visitors
 from db.tx import Tx, when
+from db.voucher_book import Store
 
 _DAY_BOOK = (
     "SELECT v.at, v.file_number, p.surname, p.given_names, p.identity, v.document_type, "
@@ -144,3 +147,24 @@ def access_report(tx: Tx, file_number: int) -> AccessReport | None:
         staff=people.staff_member(tx, visitor.identity),
         consultations=int(found[0]),
     )
+
+
+def desk_counters(store: Store, now: datetime) -> DeskCounters:
+    """Admissions since Madrid midnight and in the last hour (both up to ``now``
+    inclusive), and the cards not voided whose validity holds today (a ``CounterReader``
+    once bound to the store)."""
+    today = madrid_date(now)
+    midnight, hour_ago = madrid_day_start(today), now - timedelta(hours=1)
+
+    def counts(tx: Tx) -> DeskCounters:
+        day, since = tx.day(today), tx.ts(min(midnight, hour_ago))
+        row = tx.one(
+            "SELECT count(*) FILTER (WHERE at >= ?), count(*) FILTER (WHERE at >= ?), "
+            "(SELECT count(*) FROM cards WHERE status <> 'VOIDED' AND valid_from <= ? "
+            "AND valid_until >= ?) FROM visits WHERE at >= ? AND at <= ? AND verdict = 'ADMIT'",
+            (tx.ts(midnight), tx.ts(hour_ago), day, day, since, tx.ts(now)),
+        )
+        assert row is not None
+        return DeskCounters(int(row[0]), int(row[1]), int(row[2]))
+
+    return store.read(counts)

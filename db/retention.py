@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from datetime import date, datetime
+from functools import partial
 from typing import Any, Protocol, TypeVar
 
 from admission.ports import madrid_date
@@ -75,12 +76,9 @@ def purge(
         cards.extend(found[1])
         return found[2]
 
-    while merge(run(lambda tx: _old_visits(tx, cutoff, day, batch))):
-        pass
-    while merge(run(lambda tx: _ended_cards(tx, cutoff, day, batch))):
-        pass
-    while merge(run(lambda tx: _old_observations(tx, cutoff, batch))):
-        pass
+    for step in (_old_visits, _ended_cards, _old_observations):  # steps 1-3, each in batches
+        while merge(run(partial(step, cutoff=cutoff, day=day, batch=batch))):
+            pass
 
     def last(tx: Tx) -> Found:
         # 4. visitors kept only by a ban that has ended since
@@ -141,7 +139,7 @@ def _ended_cards(tx: Tx, cutoff: datetime, day: date, batch: int) -> Found:
     return found, numbers + more, True
 
 
-def _old_observations(tx: Tx, cutoff: datetime, batch: int) -> Found:
+def _old_observations(tx: Tx, cutoff: datetime, day: date, batch: int) -> Found:
     """3. A batch of the observations before the cutoff; another is due after a full one."""
     batched = "observation_id IN (SELECT observation_id FROM observations WHERE at < ? LIMIT ?)"
     gone = _erased(tx, "observation", batched, (tx.ts(cutoff), batch))

@@ -228,7 +228,7 @@ def reseal_rows(
         )
         read.clear()
         read.update((row[0], tuple(row[2:])) for row in rows)
-        return [SealedRow(table, row[0], int(row[1]), _envelopes(sealed, row[2:])) for row in rows]
+        return [SealedRow.selected(table, sealed, row) for row in rows]
 
     def apply(batch: Sequence[SealedRow]) -> None:
         def work(tx: Tx) -> None:
@@ -242,10 +242,6 @@ def reseal_rows(
         store.write(work)
 
     return run_reencrypt(fetch, apply, ring, batch_size=batch_size)
-
-
-def _envelopes(columns: Sequence[str], values: Sequence[Any]) -> dict[str, bytes | None]:
-    return {c: None if v is None else bytes(v) for c, v in zip(columns, values, strict=True)}
 
 
 def reseal_vouchers(store: VoucherStore, ring: KeyRing, *, batch_size: int = 500) -> RotationReport:

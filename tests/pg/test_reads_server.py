@@ -37,12 +37,12 @@ from admission.inspection import (
 from admission.reports import ReportService, ReportStore
 from db import names
 from db.audit_key import AuditKey
-from db.desk_counters import desk_counters
 from db.fake import FakeStore
 from db.keys import DbKey
 from db.pg.crypto import InstallationKey
 from db.pg.store import PgStore
 from db.pg.store import PgStore as ContractStore
+from db.reports import desk_counters
 from db.store import SqlCipherStore
 from db.tx import Tx
 from tests.db.factories import T0, dni, entry
