@@ -198,16 +198,11 @@ def preflight(path: Path, *, create: bool) -> Marker | None:
     and not ``create``), READ_ONLY_DISK. Reads only."""
     marker = read_marker(path)
     if marker is not None:
-        if not path.exists():
-            raise StoreError(
-                f"the visitor file is missing from its folder: {_BACKUP}",
-                code=StoreErrorCode.FILE_MISSING,
-            )
-        if not file_present(path):
-            raise StoreError(
-                f"the visitor file has been emptied (0 bytes): {_BACKUP}",
-                code=StoreErrorCode.FILE_EMPTIED,
-            )
+        missing = not path.exists()
+        if missing or not file_present(path):
+            what = "is missing from its folder" if missing else "has been emptied (0 bytes)"
+            code = StoreErrorCode.FILE_MISSING if missing else StoreErrorCode.FILE_EMPTIED
+            raise StoreError(f"the visitor file {what}: {_BACKUP}", code=code)
     elif not file_present(path) and not create:
         raise StoreError(
             "this folder holds no visitor file: create one with the init command",
