@@ -280,12 +280,11 @@ def _reseal_batch(
         keys = [r.row for r in batch]
         tx.execute("DELETE FROM name_tokens WHERE file_number = ANY(?::bigint[])", (keys,))
         tokens = [(t, r.row) for r in batch for t in r.indexes["name_tokens"]]
-        if tokens:
-            tx.execute(
-                "INSERT INTO name_tokens (token, file_number) "
-                "SELECT t, f FROM unnest(?::bytea[], ?::bigint[]) AS u(t, f)",
-                ([t for t, _ in tokens], [f for _, f in tokens]),
-            )
+        tx.execute(  # empty arrays insert nothing
+            "INSERT INTO name_tokens (token, file_number) "
+            "SELECT t, f FROM unnest(?::bytea[], ?::bigint[]) AS u(t, f)",
+            ([t for t, _ in tokens], [f for _, f in tokens]),
+        )
     return len(batch), rows[-1][0]
 
 
