@@ -26,31 +26,6 @@ _UNOPENED = {
 # A batch of rows read with a kind's columns -> their refs and contents.
 Reader = Callable[[Tx, Sequence[tuple[Any, ...]]], list[Content]]
 
-# Rows erased (1) or changed without an entry of their own (0: a card losing its erased
-# visit) by this connection, noted until the commit (SqliteTx.erasures). Staff rows are
-# named by identity here and by its keyed hash in the chain (db/chain.py converts).
-ERASURE_TRIGGERS = (
-    "CREATE TEMP TABLE IF NOT EXISTS audit_erased (ref TEXT PRIMARY KEY, erased INTEGER)",
-    *(
-        f"CREATE TEMP TRIGGER IF NOT EXISTS audit_erase_{table} AFTER DELETE ON main.{table} "
-        f"BEGIN INSERT INTO audit_erased VALUES ('{kind}:' || OLD.{column}, 1) "
-        "ON CONFLICT (ref) DO UPDATE SET erased = 1; END"
-        for kind, table, column in (
-            ("visitor", "visitors", "file_number"),
-            ("visit", "visits", "visit_id"),
-            ("card", "cards", "number"),
-            ("ban", "bans", "ban_id"),
-            ("staffid", "staff", "identity"),
-            ("observation", "observations", "observation_id"),
-            ("voucher", "vouchers", "number"),
-            ("registry", "registry_snapshot", "snapshot_id"),
-        )
-    ),
-    "CREATE TEMP TRIGGER IF NOT EXISTS audit_unlink_card AFTER UPDATE OF visit_id ON main.cards "
-    "WHEN NEW.visit_id IS NOT OLD.visit_id BEGIN INSERT OR IGNORE INTO audit_erased "
-    "VALUES ('card:' || NEW.number, 0); END",
-)
-
 
 @dataclass(frozen=True)
 class Covered:
@@ -127,15 +102,9 @@ class Covered:
         except PgCryptoError as exc:
             if exc.code not in _UNOPENED:
                 raise
-        contents: list[Content] = []
-        for row in rows:
-            try:
-                contents.extend(self.read(tx, [row]))
-            except PgCryptoError as exc:
-                if exc.code not in _UNOPENED:
-                    raise
-                contents.append((f"{self.kind}:{row[0]}", [UNREADABLE]))
-        return contents
+        if len(rows) == 1:
+            return [(f"{self.kind}:{rows[0][0]}", [UNREADABLE])]
+        return [content for row in rows for content in self._read_each(tx, [row])]
 
 
 def _pointed(tx: Tx, rows: Sequence[Content], seqs: dict[str, int | None]) -> Iterator[CoveredRow]:

@@ -38,7 +38,6 @@ from db.audit_chain import (
     row_mac,
 )
 from db.audit_key import ENV_VAR, KEYRING_USERNAME, AuditKey, key_file_path, resolve_audit_key
-from db.audit_rows import ERASURE_TRIGGERS
 from db.connection import (
     DB_ERRORS,
     SqliteTx,
@@ -72,6 +71,22 @@ T = TypeVar("T")
 Keyring = KeyringBackend | None
 INIT_ACTOR = "init"  # the audit trail's actor of the file's creation and adoption
 COVERAGE_PENDING = "audit.coverage_pending"  # set by migration 0060 in a file with entries
+# Rows erased (1) or changed without an entry of their own (0: a card losing its erased
+# visit) by this connection, noted until the commit (SqliteTx.erasures). Staff rows are
+# named by identity here and by its keyed hash in the chain (db/chain.py converts).
+ERASURE_TRIGGERS = (
+    "CREATE TEMP TABLE IF NOT EXISTS audit_erased (ref TEXT PRIMARY KEY, erased INTEGER)",
+    *(
+        f"CREATE TEMP TRIGGER IF NOT EXISTS audit_erase_{c.table} AFTER DELETE ON main.{c.table} "
+        f"BEGIN INSERT INTO audit_erased VALUES ('{'staffid' if c.named else c.kind}:' || "
+        f"OLD.{c.key}, 1) ON CONFLICT (ref) DO UPDATE SET erased = 1; END"
+        for c in chain.COVERED.values()
+        if c.kind != "account"  # no trigger: desk accounts are not erased here
+    ),
+    "CREATE TEMP TRIGGER IF NOT EXISTS audit_unlink_card AFTER UPDATE OF visit_id ON main.cards "
+    "WHEN NEW.visit_id IS NOT OLD.visit_id BEGIN INSERT OR IGNORE INTO audit_erased "
+    "VALUES ('card:' || NEW.number, 0); END",
+)
 
 
 class SqlCipherStore(FilePorts):
@@ -95,7 +110,7 @@ class SqlCipherStore(FilePorts):
         """``audit_keyring``: the OS keyring, where a new chain's key is then made; else
         ADMISSION_AUDIT_KEY or the key file beside the visitor file (db/audit_key.py)."""
         self._conn = conn
-        self._lock = threading.RLock()
+        self.lock = threading.RLock()  # held around every use of :attr:`connection`
         self.path = path
         self.encrypted = encrypted
         self._closed = False
@@ -290,7 +305,7 @@ class SqlCipherStore(FilePorts):
         chain is keyed first (once), the rows it erased are counted in an ``ERASED`` entry
         before it commits; then the marker records the chain's key id and the record of the
         highest numbers issued follows (db/issued.py)."""
-        with self._lock:
+        with self.lock:
             self._check_open()
             self._check_whole()
             with immediate_transaction(
@@ -333,7 +348,7 @@ class SqlCipherStore(FilePorts):
     def read(self, work: Callable[[SqliteTx], T]) -> T:
         """``work`` under the store's lock, errors mapped as :meth:`reading` (written out:
         a register check is this call, tens of us)."""
-        with self._lock:
+        with self.lock:
             self._check_open()
             try:
                 return work(SqliteTx(self._conn))
@@ -351,14 +366,13 @@ class SqlCipherStore(FilePorts):
     def ping(self) -> float:
         """Seconds a trivial read took (the status bar's database light)."""
         started = time.perf_counter()
-        with self.reading() as conn:
-            conn.execute("SELECT 1").fetchone()
+        self.read(lambda tx: tx.one("SELECT 1"))
         return time.perf_counter() - started
 
     @contextmanager
     def reading(self) -> Iterator[sqlite3.Connection]:
         """Reads under the store's lock, errors mapped to READ_FAILED (or what SQLite says)."""
-        with self._lock:
+        with self.lock:
             self._check_open()
             try:
                 yield self._conn
@@ -368,7 +382,7 @@ class SqlCipherStore(FilePorts):
     def integrity_check(self, *, structure: bool = False) -> IntegrityReport:
         """Every page's HMAC and, with ``structure``, the b-trees (``quick_check``): daily
         at the purge and for ``audit verify``. Damage found stops the writes."""
-        with self._lock:
+        with self.lock:
             self._check_open()
             try:
                 report = check(self._conn, self.path, structure=structure)
@@ -411,21 +425,19 @@ class SqlCipherStore(FilePorts):
         if not self.encrypted or self.path is None or not self.file_id or self._damage:
             return
         try:  # a failing read here is left to the checks that look for damage
-            with self._lock:
+            with self.lock:
                 self._check_open()
                 highs = highs_of(self._conn)
         except DB_ERRORS:
             return
-        if self._issued is None:
-            known = read_issued(self.path.parent)
-            if known is not None and known.file_id == self.file_id:
-                highs = known.highs.merged(highs)
-                if highs == known.highs:
-                    self._issued = highs
-                    return
-        else:
-            highs = self._issued.merged(highs)
-            if highs == self._issued:
+        known = self._issued
+        if known is None:
+            record = read_issued(self.path.parent)
+            known = record.highs if record is not None and record.file_id == self.file_id else None
+        if known is not None:
+            highs = known.merged(highs)
+            if highs == known:
+                self._issued = known
                 return
         try:
             write_issued(self.path.parent, IssuedRecord(self.file_id, highs, codec.ts(self._now())))
@@ -438,7 +450,7 @@ class SqlCipherStore(FilePorts):
 
     def use_audit_key(self, key: AuditKey) -> None:
         """Use ``key`` from now on (tests, the in-memory store)."""
-        with self._lock:
+        with self.lock:
             self._audit_key_given, self._audit_key = key, None
 
     @property
@@ -510,10 +522,9 @@ class SqlCipherStore(FilePorts):
                 code = AuditChainCode.UNKEYED_ENTRY if unkeyed else AuditChainCode.ROW_UNRECORDED
                 raise StoreError(laundered, code=code)
             upgrade(tx, self._key(conn, create=True), self._now())
-            conn.execute("DELETE FROM settings WHERE key = ?", (COVERAGE_PENDING,))
         elif tx.setting(COVERAGE_PENDING) is not None:
             chain.adopt_coverage(tx, self._key(conn, create=False), self._now())
-            conn.execute("DELETE FROM settings WHERE key = ?", (COVERAGE_PENDING,))
+        conn.execute("DELETE FROM settings WHERE key = ?", (COVERAGE_PENDING,))
         self._chain_ready = True
 
     def _key_older_chain(self) -> None:
@@ -588,7 +599,7 @@ class SqlCipherStore(FilePorts):
 
     def checkpoint(self) -> None:
         """Copy the WAL into the file and truncate it (erased rows leave the WAL too)."""
-        with self._lock:
+        with self.lock:
             self._check_open()
             # Busy readers: SQLite checkpoints again later and at close.
             with contextlib.suppress(*DB_ERRORS):
@@ -612,16 +623,12 @@ class SqlCipherStore(FilePorts):
         self._check_open()
         return self._conn
 
-    @property
-    def lock(self) -> threading.RLock:
-        return self._lock
-
     def _now(self) -> datetime:
         return self._clock.now()
 
     def close(self) -> None:
         """Checkpoint and close; idempotent."""
-        with self._lock:
+        with self.lock:
             if self._closed:
                 return
             self._closed = True
