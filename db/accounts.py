@@ -1,10 +1,8 @@
-"""Desk accounts (art. 20.3: who works the desk; art. 23.5: the director's own
-credentials), argon2id hashes, written once over both dialects (db/tx.py). The chain
-commits to each row (kind ``account``): a role or a hash changed behind the program's back
-does not verify. The file keeps a column per field (the PIN's hash: migration 0041); the
-server keeps the user name in clear and the rest as ONE record sealed to it
-(db/pg/crypto.py): its administrator can neither read a hash to attack it offline, nor
-give a role, nor move a record to another user name (it does not open)."""
+"""Desk accounts (art. 20.3; art. 23.5: the director's own credentials), argon2id hashes,
+over both dialects (db/tx.py). The chain commits to each row: a role or a hash changed
+behind the program's back does not verify. The file keeps a column per field; the server
+the user name in clear and the rest as ONE record sealed to it (db/pg/crypto.py): its
+administrator can neither read a hash, nor give a role, nor move a record to another name."""
 
 from __future__ import annotations
 
@@ -15,6 +13,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Protocol
 
+from argon2 import DEFAULT_MEMORY_COST, DEFAULT_PARALLELISM, DEFAULT_TIME_COST
 from argon2 import PasswordHasher as _Argon2
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
@@ -63,15 +62,12 @@ class Argon2Hasher:
     def __init__(
         self,
         *,
-        time_cost: int | None = None,
-        memory_cost: int | None = None,
-        parallelism: int | None = None,
+        time_cost: int = DEFAULT_TIME_COST,
+        memory_cost: int = DEFAULT_MEMORY_COST,
+        parallelism: int = DEFAULT_PARALLELISM,
     ) -> None:
         # argon2-cffi's default profile (RFC 9106 low memory; its type: argon2id)
-        d = _Argon2()
-        self._hasher = _Argon2(
-            time_cost or d.time_cost, memory_cost or d.memory_cost, parallelism or d.parallelism
-        )
+        self._hasher = _Argon2(time_cost, memory_cost, parallelism)
 
     def hash(self, password: str) -> str:
         return self._hasher.hash(password)
@@ -320,16 +316,9 @@ def _serialised(name: str, admin: bool) -> Callable[..., Any]:
 
 
 # the acts that write an account row; the changes of accounts take the administration's first
-_ACTS = (
-    "sign_in",
-    "authorise",
-    "unlock_session",
-    "set_pin",
-    "unlock_with_pin",
-    "authorise_with_pin",
-)
+_ACTS = ("sign_in", "authorise", "unlock_session", "set_pin", "unlock_with_pin")
 _CHANGES = ("create_account", "set_password", "set_roles", "set_active", "clear_lockout")
-for _act in (*_ACTS, *_CHANGES):
+for _act in (*_ACTS, "authorise_with_pin", *_CHANGES):
     setattr(StoreAccounts, _act, _serialised(_act, _act in _CHANGES))
 
 

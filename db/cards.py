@@ -74,11 +74,6 @@ def _audited(tx: Tx, rows: Sequence[tuple[Any, ...]]) -> list[Content]:
 COVERED = Covered("card", "cards", "number", CARD_COLUMNS, _audited)  # art. 20.4
 
 
-def require_reason(reason: str) -> None:
-    if not reason.strip():
-        raise InvalidStateError("a reason is required", code=RecordErrorCode.REASON_REQUIRED)
-
-
 def open_card_number(
     tx: Tx, identity: IdentityKey, on_day: date, since: date | None = None
 ) -> tuple[int, str] | None:
@@ -154,8 +149,7 @@ def mark_printed(tx: Tx, number: int, at: datetime) -> None:
 
 
 def void_card(tx: Tx, number: int, reason: str, actor: str, at: datetime) -> None:
-    require_reason(reason)
-    _live_card(tx, number)
+    _live_card(tx, number, reason)
     tx.execute(
         "UPDATE cards SET status = 'VOIDED', void_reason = ? WHERE number = ?", (reason, number)
     )
@@ -164,13 +158,14 @@ def void_card(tx: Tx, number: int, reason: str, actor: str, at: datetime) -> Non
 
 def record_reprint(tx: Tx, number: int, reason: str, actor: str, at: datetime) -> None:
     """A reprint of the same number is requested (print_count grows on mark_printed)."""
-    require_reason(reason)
-    _live_card(tx, number)
+    _live_card(tx, number, reason)
     _record(tx, number, at, "REPRINT", reason, actor, actor, "CARD_REPRINT")
 
 
-def _live_card(tx: Tx, number: int) -> None:
-    """A voided or unknown card cannot change."""
+def _live_card(tx: Tx, number: int, reason: str | None = None) -> None:
+    """A voided or unknown card cannot change; a void or a reprint gives a reason."""
+    if reason is not None and not reason.strip():
+        raise InvalidStateError("a reason is required", code=RecordErrorCode.REASON_REQUIRED)
     row = tx.one("SELECT status FROM cards WHERE number = ?" + tx.lock_rows, (number,))
     if row is None:
         raise NotFoundError("no such card number")

@@ -137,15 +137,11 @@ def add_ban(
     return Ban(ban_id, identity, reason, decided_by, codec.parse_ts(codec.ts(at)), expires)
 
 
-def require_lift_reason(reason: str) -> None:
+def lift_ban(tx: Tx, ban_id: int, reason: str, actor: str, at: datetime) -> None:
     if not reason.strip():
         raise InvalidStateError(
             "lifting a ban needs a reason", code=RecordErrorCode.REASON_REQUIRED
         )
-
-
-def lift_ban(tx: Tx, ban_id: int, reason: str, actor: str, at: datetime) -> None:
-    require_lift_reason(reason)
     row = tx.one("SELECT lifted_at FROM bans WHERE ban_id = ?", (ban_id,))
     if row is None:
         raise NotFoundError("no such ban")

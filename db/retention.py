@@ -1,11 +1,9 @@
-"""Six-month retention (art. 20.4, R3), written once over both dialects (db/tx.py), in
-short batches so the desks are never blocked long. A purge with cutoff C (Madrid date D)
-erases visits before C (their cards too once voided or valid only until before D; a card
-still valid loses its link to the visit), cards whose visit is gone once ended, the
-observations before C, visitors left with no visit, no ban in force at C or later and no
-open card, and the bans that ended before C (a dated, reasoned ban is personal data too,
-R5). Each transaction's erasures are counted by an ``ERASED`` entry (:meth:`Tx.note_erased`);
-the last appends ``PURGE``. The report names the cards erased, so their PDFs go with them."""
+"""Six-month retention (art. 20.4, R3) over both dialects (db/tx.py), in short batches. A
+purge with cutoff C (Madrid date D) erases visits before C (their cards too once voided or
+valid only until before D; a card still valid loses its link), cards whose visit is gone
+once ended, observations before C, visitors with no visit, ban in force at C or later or
+open card, and bans ended before C (R5). Each transaction's erasures get an ``ERASED``
+entry, the last a ``PURGE``; the report names the cards erased (their PDFs go with them)."""
 
 from __future__ import annotations
 
