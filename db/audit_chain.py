@@ -134,18 +134,16 @@ def chain_row(row: Sequence[Any]) -> ChainRow:
     )
 
 
-def _json(value: object) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+def _json(value: object, *, sort: bool = False) -> str:
+    return json.dumps(value, sort_keys=sort, ensure_ascii=False, separators=(",", ":"))
 
 
 def canonical_details(details: Mapping[str, str] | None) -> str:
-    clean = {str(k): str(v) for k, v in (details or {}).items()}
-    return json.dumps(clean, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return _json({str(k): str(v) for k, v in (details or {}).items()}, sort=True)
 
 
-def canonical_refs(refs: Mapping[str, tuple[str, bool]]) -> str:
-    listed = {ref: [mac, int(created)] for ref, (mac, created) in refs.items()}
-    return json.dumps(listed, sort_keys=True, separators=(",", ":"))
+def canonical_refs(refs: Mapping[str, tuple[str, bool]]) -> str:  # ASCII: refs and hex macs
+    return _json({ref: [mac, int(created)] for ref, (mac, created) in refs.items()}, sort=True)
 
 
 def parse_refs(text: str) -> dict[str, tuple[str, bool]]:

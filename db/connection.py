@@ -317,9 +317,7 @@ class SqliteTx(chain.Chained):
     ts = staticmethod(codec.ts)
     day = staticmethod(codec.day)
 
-    @staticmethod
-    def flag(value: bool) -> int:
-        return int(value)
+    flag = staticmethod(int)
 
     @staticmethod
     def seal(text: str, table: str, column: str, row: int | str) -> str:

@@ -203,16 +203,12 @@ class SqlCipherStore(FilePorts):
         cls, path: Path, key: DbKey, clock: Clock | None, *, audited: bool, audit_keyring: Keyring
     ) -> SqlCipherStore:
         conn = connect_encrypted(path, key, create=True)
-        store: SqlCipherStore | None = None
         try:
             configure(conn)
             store = cls(conn, path, encrypted=True, clock=clock, audit_keyring=audit_keyring)
             store._mark(key, new_file_id(), "FILE_CREATED" if audited else None, {})
         except BaseException:
-            if store is not None:
-                with contextlib.suppress(StoreError):
-                    store.close()
-            else:
+            with contextlib.suppress(*DB_ERRORS):
                 conn.close()
             for suffix in ("", "-wal", "-shm", "-journal"):  # nothing but this failed creation
                 path.with_name(path.name + suffix).unlink(missing_ok=True)
