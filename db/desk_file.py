@@ -34,7 +34,6 @@ from db.keys import DbKey, KeyringBackend, resolve_key, system_keyring
 from db.pg.codes import PgDeskCode
 from db.registry_replica import ReplicaRegistry
 from db.reports import desk_counters
-from db.reprint_queue import UnprintedCards
 from db.restore import restore
 from db.store import SqlCipherStore
 from db.voucher_book import StoreVoucherBook
@@ -157,7 +156,7 @@ def _parts(
         store=store,
         reads=store,
         replica=replica,
-        reprints=UnprintedCards(store),
+        reprints=store,
         vouchers=vouchers,
         accounts=accounts,
         counters=partial(desk_counters, store),  # the desk window's panel

@@ -4,14 +4,19 @@ a rule of db/cards.py, db/visitors.py... in one transaction of the store's diale
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, Concatenate, ParamSpec, Self, TypeVar
 
-from admission.records import AdmissionEntry, RecordedAdmission
+from admission.records import AdmissionEntry, CardRecord, RecordedAdmission
 from db import cards, chain, data_protection, inspection, people, reports, retention, visitors
 
 T = TypeVar("T")
 P = ParamSpec("P")
+# the reprint queue, read by the partial index ``cards_unprinted``
+_UNPRINTED = (
+    f"SELECT {cards.CARD_COLUMNS} FROM cards AS t WHERE t.status = 'ISSUED' "
+    "ORDER BY t.number DESC LIMIT ?"
+)
 
 
 def _reads(
@@ -95,6 +100,12 @@ class FilePorts:
     card_events = _reads(cards.card_events)
     last_card_number = _reads(cards.last_card_number)
     mark_printed = _writes(cards.mark_printed)
+
+    def unprinted_cards(self, limit: int = 200) -> Sequence[CardRecord]:
+        """Cards issued but never printed (art. 22), of the desk's file or of every desk on
+        the server (arts. 154-155), newest first; a negative ``limit`` is none."""
+        rows = self.read(lambda tx: tx.all(_UNPRINTED, (None if limit < 0 else limit,)))
+        return [cards.card_from_row(row) for row in rows]
 
     void_card = _writes(cards.void_card)
     # A reprint of the same number is requested (print_count grows on mark_printed).

@@ -33,7 +33,6 @@ from db.audit_key import AuditKey
 from db.keys import DbKey
 from db.pg.crypto import InstallationKey
 from db.pg.store import PgStore
-from db.reprint_queue import UnprintedCards
 from db.store import SqlCipherStore
 from db.voucher_book import StoreVoucherBook
 from tests.pg.cluster_fixture import fresh_schema, schema_conninfo
@@ -77,8 +76,7 @@ class Desk:
         return StoreVoucherBook(store or self.store)
 
     def reprints(self, store: Any | None = None) -> Any:
-        cls = UnprintedCards
-        return cls(store or self.store)
+        return store or self.store
 
     def close(self) -> None:
         while self.opened:

@@ -35,7 +35,6 @@ from db.pg.crypto import InstallationKey
 from db.pg.roles import PgRoleCode, RoleNames
 from db.pg.store import PgStore
 from db.registry_replica import ReplicaRegistry
-from db.reprint_queue import UnprintedCards
 from db.voucher_book import StoreVoucherBook
 from tests.db.factories import T0, dni, entry
 from tests.pg.cluster_fixture import fresh_schema, schema_conninfo
@@ -407,7 +406,7 @@ def test_the_desks_other_ports_work_as_a_desk(casino: Casino) -> None:
     )
     recorded = store.record_admission(entry(1, T0))
     assert recorded.card_number is not None
-    assert [c.number for c in UnprintedCards(store).unprinted_cards()] == [recorded.card_number]
+    assert [c.number for c in store.unprinted_cards()] == [recorded.card_number]
     book.exchange_voucher(voucher.number, recorded.card_number, T0)
     store.add_observation(recorded.file_number, "Nota", "op-7", T0)
     rectify = store

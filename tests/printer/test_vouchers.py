@@ -21,7 +21,6 @@ from admission.vouchers.model import (
     voucher_view,
 )
 from db.keys import DbKey
-from db.reprint_queue import UnprintedCards
 from db.store import SqlCipherStore
 from db.voucher_book import StoreVoucherBook
 from hardware.printer import CR80, RECEIPT_80
@@ -97,7 +96,7 @@ def test_voucher_book_in_encrypted_store(store: SqlCipherStore) -> None:
 
 
 def test_reprint_queue_lists_issued_not_printed(store: SqlCipherStore) -> None:
-    queue = UnprintedCards(store)
+    queue = store
     numbers = [store.record_admission(admission_entry(n)).card_number for n in (1, 2, 3)]
     assert [c.number for c in queue.unprinted_cards()] == [3, 2, 1]
     store.mark_printed(2, T0)
