@@ -19,7 +19,7 @@ from admission.data_protection import (
     passes_retention,
 )
 from admission.retention import retention_cutoff
-from db.fake import FakeStore
+from db.memory import FakeStore
 from tests.db.factories import entry
 
 NOW = datetime(2026, 12, 3, 20, 0, tzinfo=UTC)

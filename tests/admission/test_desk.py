@@ -13,7 +13,7 @@ from admission.records import (
     StaffRole,
 )
 from admission.verdict import Outcome
-from db.fake import FakeStore
+from db.memory import FakeStore
 from tests.factories import dni, dni_document, make_desk, passport_document
 
 

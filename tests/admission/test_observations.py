@@ -9,7 +9,7 @@ from admission.accounts import Operator, Role
 from admission.catalogue import text
 from admission.clock import FixedClock
 from admission.observations import ObservationCode, ObservationError, ObservationService
-from db.fake import FakeStore
+from db.memory import FakeStore
 from tests.db.factories import T0, entry
 
 CLERK = Operator("clerk1", "Clerk One", frozenset({Role.CLERK}))

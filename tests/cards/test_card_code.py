@@ -185,7 +185,7 @@ T0 = datetime(2026, 1, 10, 21, 30, tzinfo=UTC)
 
 
 def _store_with_cards(clock: FixedClock):  # type: ignore[no-untyped-def]
-    from db.fake import FakeStore
+    from db.memory import FakeStore
     from tests.db.factories import card_for, entry
 
     store = FakeStore(clock)
@@ -259,7 +259,7 @@ def test_verification_statuses_and_audit() -> None:
 
 
 def test_not_yet_valid() -> None:
-    from db.fake import FakeStore
+    from db.memory import FakeStore
     from tests.db.factories import card_for, entry
 
     clock = FixedClock(T0)
@@ -293,7 +293,7 @@ def test_cli_handler_payload_and_exit_codes() -> None:
 
 
 def test_cli_handler_store_failure_is_exit_3() -> None:
-    from db.fake import FakeStore
+    from db.memory import FakeStore
     from ui.cli.verify_card import check as verify_card_command
 
     clock = FixedClock(T0)

@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from admission.clock import FixedClock
-from db.fake import FakeStore
 from db.keys import DbKey
+from db.memory import FakeStore
 from db.store import SqlCipherStore
 from tests.db.factories import T0
 

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from admission.clock import FixedClock
 from db.audit_chain import KINDS
 from db.audit_key import AuditKey
-from db.fake import FakeStore
 from db.keys import DbKey
+from db.memory import FakeStore
 from db.store import SqlCipherStore
 from tests.db.factories import T0, card_for, dni, entry
 

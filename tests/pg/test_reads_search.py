@@ -19,7 +19,7 @@ from admission.clock import FixedClock
 from admission.errors import StoreError
 from admission.inspection import SearchCriteria
 from db import names
-from db.fake import FakeStore
+from db.memory import FakeStore
 from db.pg import inspection as pg_inspection
 from db.pg.inspection import PgInspectionCode
 from db.pg.store import PgStore as ContractStore

@@ -37,8 +37,8 @@ from admission.inspection import (
 from admission.reports import ReportService, ReportStore
 from db import names
 from db.audit_key import AuditKey
-from db.fake import FakeStore
 from db.keys import DbKey
+from db.memory import FakeStore
 from db.pg.crypto import InstallationKey
 from db.pg.store import PgStore
 from db.pg.store import PgStore as ContractStore

@@ -10,7 +10,7 @@ from admission.cards.view import CardView
 from admission.clock import FixedClock
 from admission.errors import InvalidStateError
 from admission.records import CardStatus
-from db.fake import FakeStore
+from db.memory import FakeStore
 from hardware.printer import CR80
 from hardware.printer.fake import FakePrinter
 from hardware.printer.render import CardStyle, Rendered
