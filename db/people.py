@@ -56,6 +56,10 @@ def _audited_staff(tx: Tx, rows: Sequence[tuple[Any, ...]]) -> list[Content]:
     return [("staff:" + tx.keyed_hash(m.identity.text), staff_content(m)) for m in members]
 
 
+# The column naming a staff row (art. 18): the server numbers its rows (their sealed values
+# are bound to the number); the SQLCipher file keys them by the identity.
+_STAFF_KEY = {"sqlite": "identity", "pg": "staff_id"}
+_STAFF = "t.{}, t.identity, t.name, t.role, t.active"  # the row's key first
 # the rows of bans and staff the chain covers (art. 20.4), in both dialects
 COVERED = Covered(
     "ban", "bans", "ban_id", BAN_COLUMNS, _audited_bans, BAN_COLUMNS + ", t.id_index, t.key_version"
@@ -64,9 +68,9 @@ STAFF_COVERED = Covered(
     "staff",
     "staff",
     "identity",  # the server's rows are numbered, their order is the sealed identity's
-    "t.identity, t.identity, t.name, t.role, t.active",
+    _STAFF.format("identity"),
     _audited_staff,
-    "t.staff_id, t.identity, t.name, t.role, t.active",
+    _STAFF.format("staff_id"),
     named=True,
 )
 
@@ -154,18 +158,12 @@ def lift_ban(tx: Tx, ban_id: int, reason: str, actor: str, at: datetime) -> None
     tx.audit(actor, "BAN_LIFT", f"ban:{ban_id}", at, None, [(f"ban:{ban_id}", False)])
 
 
-def _staff_key(tx: Tx) -> str:
-    """The column naming a staff row (art. 18): the server numbers its rows (their sealed values
-    are bound to the number); the SQLCipher file keys them by the identity."""
-    return "staff_id" if tx.dialect == "pg" else "identity"
-
-
 def _staff_select(tx: Tx) -> str:
-    return f"SELECT t.{_staff_key(tx)}, t.identity, t.name, t.role, t.active FROM staff AS t"
+    return f"SELECT {_STAFF.format(_STAFF_KEY[tx.dialect])} FROM staff AS t"
 
 
 def staff_from_row(opened: Opens, row: Sequence[Any]) -> StaffMember:
-    """A staff member read by :func:`_staff_select` (its row's key first)."""
+    """A staff member read by :func:`_staff_select`."""
     key, identity, name, role, active = row
     return StaffMember(
         IdentityKey.parse(opened(identity, "staff", "identity", key)),
@@ -191,7 +189,7 @@ def staff_members(tx: Tx, limit: int = 500) -> list[StaffMember]:
 
 def add_staff(tx: Tx, member: StaffMember, actor: str, at: datetime) -> None:
     """Add or update (e.g. deactivate) a staff member."""
-    key = _staff_key(tx)
+    key = _STAFF_KEY[tx.dialect]
     match, params = tx.identity_match("identity", member.identity)
     found = tx.one(f"SELECT {key} FROM staff WHERE {match}", params)
     row: Any = found[0] if found is not None else None
