@@ -176,13 +176,12 @@ def visit_entry(
     to - the visitor (created, or changed by a newer document), the visit, the card it
     gave - the same in every store."""
     details = {"visit": str(visit_id), "verdict": verdict}
-    if card is not None:
-        details["card"] = str(card)
-    if existing is not None:
-        details["existing_card"] = str(existing)
     rows = [(f"visitor:{file_number}", new_visitor), (f"visit:{visit_id}", True)]
     if card is not None:
+        details["card"] = str(card)
         rows.append((f"card:{card}", True))
+    if existing is not None:
+        details["existing_card"] = str(existing)
     return details, rows
 
 

@@ -303,11 +303,6 @@ class SqliteTx(chain.Chained):
         marks = ", ".join("?" for _ in columns)
         self.conn.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)
 
-    def insert(self, sql: str, params: Sequence[Any] = ()) -> int:
-        rowid = self.conn.execute(sql, params).lastrowid
-        assert rowid is not None
-        return rowid
-
     def next_number(self, counter: str) -> int:
         found = self.conn.execute(
             "UPDATE counters SET next = next + 1 WHERE name = ? RETURNING next - 1", (counter,)
