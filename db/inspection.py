@@ -1,20 +1,10 @@
-"""The gaming inspectors' search (art. 20.4): :func:`inspect_visitors`, the answer of
-both dialects - *the visitors matching every criterion given, by folded name then file
-number, the first* ``limit`` - and how the SQLCipher file finds it (:func:`find_visitors`;
-the server's sealed names are searched by db/pg/inspection.py). It only SELECTs, every
-criterion bound as a parameter. Names are matched through the accent- and
-case-insensitive word index (``visitor_tokens``, :mod:`db.names`); an observation with
-``instr`` over ``fold`` (``str.lower``, as the server does, db/connection.py).
-
-The WHERE clause is the same whatever the path; :func:`plan` only picks the rows it is
-evaluated on, weighing the rows each way reads (tests/bench/bench_inspection.py measures
-a 1,000,000-visitor file): **name** (the rarest query word's index entries, already in
-name order, migration 0051: merged, the first ``limit`` end the read, no sort);
-**driven** from the rarest criterion's own set (file number, card, identity, a narrow
-date range, the matching observations), then sorted; or **walked** in name order
-(``visitors_by_name``, migration 0050) until ``limit`` match, sieved through the
-observations' candidates in memory when a pass over them found thousands.
-"""
+"""The gaming inspectors' search (art. 20.4): the visitors matching every criterion, by
+folded name then file number, the first ``limit``; here how the SQLCipher file finds them
+(the server's sealed names: db/pg/inspection.py). Only SELECTs, every criterion bound.
+The WHERE clause is the same on every route; :func:`plan` picks the rows it is evaluated
+on by the rows each reads (tests/bench/bench_inspection.py: 1,000,000 visitors): the
+rarest name word's index entries in name order (migration 0051), the rarest criterion's
+own set then sorted, or a walk in name order (migration 0050), maybe sieved in memory."""
 
 from __future__ import annotations
 
@@ -41,6 +31,7 @@ MAX_PREFIXES = 1_000  # identity kinds x countries probed before reading every v
 # The letters outside ASCII whose str.lower holds an ASCII letter (tests/db/test_inspection.py
 # checks every code point): LATIN CAPITAL LETTER I WITH DOT ABOVE, KELVIN SIGN.
 FOLDED_TO_ASCII = ("\u0130", "\u212a")
+Finder = Callable[[Tx, SearchCriteria, int], Sequence[int]]  # the file numbers, in order
 
 
 class Route(StrEnum):
@@ -79,9 +70,8 @@ def conditions(
     name: bool = True,
     ts: Callable[[datetime], object] = codec.ts,
 ) -> tuple[list[str], list[object]] | None:
-    """The WHERE clauses of the search over ``visitors AS v`` (or any row source whose
-    ``row.file_number`` is the visitor's; the identity needs ``v`` itself) and their
-    parameters (instants stored by ``ts``), without the name's when ``name`` is false;
+    """The WHERE clauses over ``visitors AS v`` (or a source of ``row.file_number``; the
+    identity needs ``v``) and their parameters, without the name's when not ``name``;
     None when nothing can match."""
     where: list[str] = []
     params: list[object] = []
@@ -90,23 +80,15 @@ def conditions(
         if not query:  # nothing a name is made of (e.g. only "%" or quotes)
             return None
         for word in query if name else ():
-            where.append(
-                f"EXISTS (SELECT 1 FROM visitor_tokens AS w WHERE w.file_number = "
-                f"{row}.file_number AND w.token >= ? AND w.token < ?)"
-            )
+            where.append(_exists("visitor_tokens AS w", row, "w.token >= ? AND w.token < ?"))
             params.extend(names.prefix_range(word))
     if criteria.id_number is not None:
         # the identity's number (KIND:COUNTRY:NUMBER), or a document shown at a visit
-        where.append(
-            "(substr(v.identity, -length(?) - 1) = ':' || ? OR EXISTS (SELECT 1 FROM "
-            f"visits AS d WHERE d.file_number = {row}.file_number AND d.document_number = ?))"
-        )
+        shown = _exists("visits AS d", row, "d.document_number = ?")
+        where.append(f"(substr(v.identity, -length(?) - 1) = ':' || ? OR {shown})")
         params.extend([criteria.id_number] * 3)
     if criteria.card is not None:
-        where.append(
-            f"EXISTS (SELECT 1 FROM cards AS c WHERE c.file_number = {row}.file_number "
-            "AND c.number = ?)"
-        )
+        where.append(_exists("cards AS c", row, "c.number = ?"))
         params.append(criteria.card)
     if criteria.file_number is not None:
         where.append(f"{row}.file_number = ?")
@@ -114,39 +96,37 @@ def conditions(
     pairs = ((">=", criteria.visits_from), ("<", criteria.visits_until))
     if dated := [(op, at) for op, at in pairs if at is not None]:
         bounds = " AND ".join(f"s.at {op} ?" for op, _ in dated)
-        where.append(
-            f"EXISTS (SELECT 1 FROM visits AS s WHERE s.file_number = {row}.file_number "
-            f"AND {bounds})"
-        )
+        where.append(_exists("visits AS s", row, bounds))
         params.extend(ts(at) for _, at in dated)
     if criteria.observation is not None:
-        where.append(
-            f"EXISTS (SELECT 1 FROM observations AS o WHERE o.file_number = {row}.file_number "
-            "AND instr(fold(o.text), ?) > 0)"
-        )
+        where.append(_exists("observations AS o", row, "instr(fold(o.text), ?) > 0"))
         params.append(criteria.observation.lower())
     return where, params
 
 
+def _exists(source: str, row: str, clause: str) -> str:
+    """``clause`` holds for a row of ``source`` (``table AS alias``) of ``row``'s visitor."""
+    alias = source.rsplit(" ", 1)[-1]
+    on = f"{alias}.file_number = {row}.file_number"
+    return f"EXISTS (SELECT 1 FROM {source} WHERE {on} AND {clause})"
+
+
+def find_visitors(tx: Tx, criteria: SearchCriteria, limit: int) -> Sequence[int]:
+    """The file numbers of the visitors matching every criterion given (at least one)."""
+    return run(tx, criteria, plan(tx, criteria, limit), limit)
+
+
 def inspect_visitors(tx: Tx, criteria: SearchCriteria, limit: int) -> list[Visitor]:
-    """Visitors matching every criterion given, by folded name then file number, at
-    most ``limit``; none when no criterion is given."""
+    """Visitors matching every criterion given, by folded name then file number, at most
+    ``limit``; none without criteria."""
     return listed(tx, criteria, limit, find_visitors)
 
 
-def listed(
-    tx: Tx, criteria: SearchCriteria, limit: int, find: Callable[[Tx, SearchCriteria, int], Any]
-) -> list[Visitor]:
+def listed(tx: Tx, criteria: SearchCriteria, limit: int, find: Finder) -> list[Visitor]:
     """The visitors whose file numbers ``find`` gives (the server's: db/pg/inspection.py)."""
     if criteria == SearchCriteria() or limit <= 0:
         return []
     return visitors.listed(tx, find(tx, criteria, limit))
-
-
-def find_visitors(tx: Tx, criteria: SearchCriteria, limit: int) -> Sequence[int]:
-    """The file numbers of the visitors matching every criterion given, by folded name
-    then file number; none when no criterion is given."""
-    return run(tx, criteria, plan(tx, criteria, limit), limit)
 
 
 def run(tx: Tx, criteria: SearchCriteria, chosen: Plan, limit: int) -> Sequence[int]:
@@ -198,9 +178,8 @@ def _name_statement(
     criteria: SearchCriteria, chosen: Plan, limit: int
 ) -> tuple[str, list[object], int] | None:
     """The search read in name order from the rarest word's index entries, one read per
-    index word starting with it, merged by UNION and ended by LIMIT, with no sort. Other
-    query words are probed at the candidate's own place in their entries (token,
-    search_name, file_number): moving forward, on pages already read."""
+    index word starting with it, merged by UNION and ended by LIMIT, no sort; the other
+    words probed at the candidate's own place in their entries, on pages already read."""
     if not chosen.words or any(tokens == () for _, tokens in chosen.others):
         return None  # no visitor holds a word starting with some query word
     joined = criteria.id_number is not None  # the identity is the visitor row's own
@@ -212,10 +191,7 @@ def _name_statement(
     word_params: list[object] = []
     for word, tokens in chosen.others:
         if tokens is None:  # a short prefix of many words: by the visitor's own words
-            word_where.append(
-                "EXISTS (SELECT 1 FROM visitor_tokens AS w WHERE w.file_number = "
-                "t.file_number AND w.token >= ? AND w.token < ?)"
-            )
+            word_where.append(_exists("visitor_tokens AS w", "t", "w.token >= ? AND w.token < ?"))
             word_params.extend(names.prefix_range(word))
         else:
             word_where.append(
@@ -242,43 +218,45 @@ def _name_statement(
 def plan(tx: Tx, criteria: SearchCriteria, limit: int) -> Plan:
     """The cheapest way to the answer: an exact key first (file, card, identity); else
     the way that reads fewest rows (the observations read only when nothing is cheap)."""
-    exact = _exact(tx, criteria)
+    if criteria.file_number is not None:
+        return Plan(Route.FILE, "SELECT ?", (criteria.file_number,), estimate=1)
+    if criteria.card is not None:
+        return card_plan(criteria.card)
+    exact = identity_plan(tx, criteria.id_number) if criteria.id_number is not None else None
     if exact is not None:
         return exact
     if criteria.name is not None and not names.words(criteria.name):
         return Plan(Route.NONE)
     visitors = int(_value(tx, "SELECT max(file_number) FROM visitors") or 0)
-    sized = _name_sizes(tx, criteria)
-    dates = _dates(tx, criteria)
-    shares: dict[str, float] = {}
+    sized = name_sizes(tx, criteria)
+    dates = dates_plan(tx, criteria)
+    shares = {f"name:{word}": _share(size, visitors) for word, size in sized.items()}
     considered: dict[str, int] = {}
-    for word, size in sized.items():
-        shares[f"name:{word}"] = _share(size, visitors)
     if dates is not None:
         shares[Route.DATES] = _share(dates.estimate, visitors)
         considered[Route.DATES] = dates.estimate
     options: list[Plan] = []
-    named = _name(tx, criteria, sized)
+    named = name_plan(tx, criteria, sized)
     if named is not None:
         considered[Route.NAME] = named.estimate
         if named.words or named.estimate == 0:
-            options.append(_costed(named, _ordered_cost(named, shares, limit)))
+            options.append(replace(named, cost=_ordered_cost(named, shares, limit)))
     if dates is not None:
-        options.append(_costed(dates, DRIVE_COST * dates.estimate))
+        options.append(replace(dates, cost=DRIVE_COST * dates.estimate))
     best = min(options, key=lambda p: p.cost, default=None)
     if best is None or best.cost > min(SMALL, DRIVE_MAX) * DRIVE_COST:
-        observed = _observation(tx, criteria)
+        observed = observation_plan(tx, criteria)
         if observed is not None:
             considered[Route.OBSERVATION] = observed.estimate
             shares[Route.OBSERVATION] = _share(observed.estimate, visitors)
-            options.append(_costed(observed, DRIVE_COST * observed.estimate))
+            options.append(replace(observed, cost=DRIVE_COST * observed.estimate))
             if named is not None and (named.words or named.estimate == 0):
-                options[0] = _costed(named, _ordered_cost(named, shares, limit))
+                options[0] = replace(named, cost=_ordered_cost(named, shares, limit))
     walked = _walk_cost(visitors, shares.values(), limit)
-    walk = _costed(Plan(Route.WALK, estimate=-1), walked)
+    walk = Plan(Route.WALK, estimate=-1, cost=walked)
     small = [p for p in options if p.route is not Route.NAME and p.estimate <= DRIVE_MAX]
     sieved = [
-        _costed(Plan(Route.WALK, candidates=p.candidates, estimate=p.estimate), SIEVE_COST * walked)
+        Plan(Route.WALK, candidates=p.candidates, estimate=p.estimate, cost=SIEVE_COST * walked)
         for p in options
         if p.route is Route.OBSERVATION and p.estimate > 0
     ]
@@ -290,55 +268,19 @@ def plan(tx: Tx, criteria: SearchCriteria, limit: int) -> Plan:
     return replace(best, considered=considered)
 
 
-def every_plan(tx: Tx, criteria: SearchCriteria) -> list[Plan]:
-    """Every route that can answer ``criteria`` (the tests compare their answers)."""
-    found = [Plan(Route.WALK)]
-    if criteria.file_number is not None:
-        found.append(Plan(Route.FILE, "SELECT ?", (criteria.file_number,)))
-    if criteria.card is not None:
-        found.append(_card(criteria.card))
-    if criteria.id_number is not None:
-        found.append(_identity(tx, criteria.id_number) or Plan(Route.WALK))
-    named = _name(tx, criteria, _name_sizes(tx, criteria))
-    observed = _observation(tx, criteria)
-    for route in (named, _dates(tx, criteria), observed):
-        if route is not None and (
-            route.route is not Route.NAME or route.words or not route.estimate
-        ):
-            found.append(route)
-    if observed is not None:
-        found.append(Plan(Route.WALK, candidates=observed.candidates))
-    return found
+def card_plan(number: int) -> Plan:
+    sql = "SELECT c.file_number FROM cards AS c WHERE c.number = ?"
+    return Plan(Route.CARD, sql, (number,), estimate=1)
 
 
-def _exact(tx: Tx, criteria: SearchCriteria) -> Plan | None:
-    """A primary key or the identity: a handful of rows at most."""
-    if criteria.file_number is not None:
-        return Plan(Route.FILE, "SELECT ?", (criteria.file_number,), estimate=1)
-    if criteria.card is not None:
-        return _card(criteria.card)
-    if criteria.id_number is not None:
-        return _identity(tx, criteria.id_number)
-    return None
-
-
-def _card(number: int) -> Plan:
-    return Plan(
-        Route.CARD,
-        "SELECT c.file_number FROM cards AS c WHERE c.number = ?",
-        (number,),
-        estimate=1,
-    )
-
-
-def _name_sizes(tx: Tx, criteria: SearchCriteria) -> dict[str, int]:
+def name_sizes(tx: Tx, criteria: SearchCriteria) -> dict[str, int]:
     """Each query word's index entries, counted up to :data:`COUNT_BOUND`."""
     query = names.words(criteria.name) if criteria.name is not None else []
     tokens = "SELECT 1 FROM visitor_tokens AS t WHERE t.token >= ? AND t.token < ?"
     return {word: count_upto(tx, tokens, names.prefix_range(word)) for word in query}
 
 
-def _name(tx: Tx, criteria: SearchCriteria, sized: dict[str, int]) -> Plan | None:
+def name_plan(tx: Tx, criteria: SearchCriteria, sized: dict[str, int]) -> Plan | None:
     """The rarest query word and the index words starting with it (none past
     :data:`MERGE_MAX`: the walk serves a short prefix), and each other word's (or None)."""
     if not sized:
@@ -361,18 +303,13 @@ def _words(tx: Tx, prefix: str) -> tuple[str, ...] | None:
     previous one; None when more than :data:`MERGE_MAX`."""
     low, high = names.prefix_range(prefix)
     found: list[str] = []
-    row = tx.one(
-        "SELECT token FROM visitor_tokens WHERE token >= ? AND token < ? ORDER BY token LIMIT 1",
-        (low, high),
-    )
-    while row is not None:
+    seek = ">="
+    sql = "SELECT token FROM visitor_tokens WHERE token {} ? AND token < ? ORDER BY token LIMIT 1"
+    while row := tx.one(sql.format(seek), (low, high)):
         found.append(str(row[0]))
         if len(found) > MERGE_MAX:
             return None
-        row = tx.one(
-            "SELECT token FROM visitor_tokens WHERE token > ? AND token < ? ORDER BY token LIMIT 1",
-            (found[-1], high),
-        )
+        low, seek = found[-1], ">"
     return tuple(found)
 
 
@@ -394,26 +331,17 @@ def _share(size: int, visitors: int) -> float:
     return min(size, visitors) / visitors if visitors else 0.0
 
 
-def _costed(chosen: Plan, cost: float) -> Plan:
-    return replace(chosen, cost=cost)
-
-
-def _dates(tx: Tx, criteria: SearchCriteria) -> Plan | None:
+def dates_plan(tx: Tx, criteria: SearchCriteria) -> Plan | None:
     """The visits in the range, through ``visits_by_at`` (counted, bounded)."""
     if criteria.visits_from is None and criteria.visits_until is None:
         return None
     low = codec.ts(criteria.visits_from) if criteria.visits_from is not None else ""
     high = codec.ts(criteria.visits_until) if criteria.visits_until is not None else "~"
-    size = _visits_between(tx, low, high)
-    return Plan(
-        Route.DATES,
-        "SELECT s.file_number FROM visits AS s WHERE s.at >= ? AND s.at < ?",
-        (low, high),
-        estimate=size,
-    )
+    sql = "SELECT s.file_number FROM visits AS s WHERE s.at >= ? AND s.at < ?"
+    return Plan(Route.DATES, sql, (low, high), estimate=_visits_between(tx, low, high))
 
 
-def _observation(tx: Tx, criteria: SearchCriteria) -> Plan | None:
+def observation_plan(tx: Tx, criteria: SearchCriteria) -> Plan | None:
     """The visitors with a matching observation: one pass over the observations (a few
     per hundred visitors), read here so their number decides the route."""
     if criteria.observation is None:
@@ -467,7 +395,7 @@ def _visits_between(tx: Tx, low: str, high: str) -> int:
     return count_upto(tx, "SELECT 1 FROM visits AS s WHERE s.at >= ? AND s.at < ?", (low, high))
 
 
-def _identity(tx: Tx, number: str) -> Plan | None:
+def identity_plan(tx: Tx, number: str) -> Plan | None:
     """Every visitor whose identity ends in ``:number`` or who showed a document of that
     number: one probe per stored ``KIND:COUNTRY:`` prefix (found by skipping through the
     identity index), and the documents' index; None past :data:`MAX_PREFIXES`."""

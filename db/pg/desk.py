@@ -1,12 +1,7 @@
-"""A desk working on the casino's PostgreSQL server instead of its own SQLCipher file
-(arts. 154-155: the annex rooms and counters of one operating unit keep one visitor file,
-card sequence, ban list and audit trail). Beside its TLS files in ``postgresql/`` the desk
-keeps ``database-id``, the database it first opened (any other is refused,
+"""A desk working on the casino's PostgreSQL server (arts. 154-155). Beside its TLS files
+the desk keeps ``database-id``, the database it first opened (any other is refused,
 ``PG_DATABASE_OTHER``: a desk re-pointed by mistake writes nothing there), and
-``offline-vouchers.db``, the vouchers of art. 23.4 given while the server was away.
-Every desk holds the same desk key (the installation key is derived from it with the
-database's id) and the same audit key.
-"""
+``offline-vouchers.db``, the vouchers of art. 23.4 given while the server was away."""
 
 from __future__ import annotations
 
@@ -38,7 +33,6 @@ _MAX_ID = 64
 T = TypeVar("T")
 
 
-# -- which database -----------------------------------------------------------------------
 def remembered_database(folder: Path) -> str | None:
     """The database id this desk is configured for (None before its first start)."""
     text = read_optional(
@@ -67,10 +61,9 @@ def remember_database(folder: Path, database_id: str) -> None:
 def desk_audit_key(
     folder: Path, *, demo: bool, keyring: KeyringBackend | None, create: bool
 ) -> AuditKey:
-    """The audit chain's key on the server (:func:`db.audit_key.resolve_audit_key`):
-    ``ADMISSION_AUDIT_KEY``, else the OS keyring (made there only when the visitor file
-    is being created), else - the demo only - a key file in the folder. Never a key file
-    for real data: the key must not sit beside the TLS key it would be stolen with."""
+    """The audit chain's key on the server: ``ADMISSION_AUDIT_KEY``, else the OS keyring
+    (made there only by ``create``), else - the demo only - a key file in the folder: for
+    real data the key must not sit beside the TLS key it would be stolen with."""
     if demo:
         folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     key = resolve_audit_key(
@@ -123,10 +116,8 @@ def open_desk_store(
     return store
 
 
-# -- the status bar's server ------------------------------------------------------------
 class ServerLink:
-    """Where the desk's server is and how far: a :class:`LatencyProbe` on its own
-    connection, asked by the window's store worker."""
+    """Where the desk's server is and how far (a :class:`LatencyProbe` of its own)."""
 
     def __init__(
         self,
@@ -161,13 +152,10 @@ class ServerLink:
             self._probe.close()
 
 
-# -- provisional vouchers while the server is away ----------------------------------------
 class OfflineVouchers:
-    """The provisional vouchers of art. 23.4 a server desk gives while the server cannot
-    be reached: each is recorded in the desk's encrypted queue with a local reference
-    (``<desk>-P000001``) and formalised on the server's voucher book, in order and once,
-    when it answers again. The queue is opened for each operation and closed after it,
-    so that a command run beside the window finds it free."""
+    """The provisional vouchers of art. 23.4 given while the server is away: queued in the
+    desk's encrypted file as ``<desk>-P000001`` and formalised on the server, in order and
+    once, when it answers. The queue is opened per operation: a command finds it free."""
 
     def __init__(
         self,

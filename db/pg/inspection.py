@@ -1,20 +1,9 @@
 """The gaming inspectors' search (art. 20.4) on the shared server (arts. 154-155): the
-file numbers of the same answer as :func:`db.inspection.find_visitors` gives on the file,
-behind :func:`db.inspection.inspect_visitors`. Names, identity numbers, document numbers
-and observations are sealed by the desk (db/pg/crypto.py), so the server only narrows
-(file number, card, date range, the name's blind-index tokens) and the desk decides:
-
-* with no such criterion, an identity number is found through the blind indexes of
-  every identity it can be (7 kinds x the ICAO codes, ~1,400 HMACs per key version) and
-  the visits' ``number_index`` (migration 0060); visits recorded before it, and an
-  observation alone, are opened one by one, refused past :data:`MAX_SCANNED` rows
-  (``PG_INSPECT_TOO_BROAD``: the inspector adds a date range, a name or a number);
-* the candidates, at most :data:`MAX_CANDIDATES`, have their names (and identities)
-  opened, are checked on every criterion as the file checks them, and sorted.
-
-On the test cluster (50,000 visitors): a number alone about 1 s; a name word shared by
-10,000 visitors 0.2 s. One read transaction; nothing written, logged or sent in clear.
-"""
+answer of :func:`db.inspection.find_visitors` over values the desk sealed. The
+server narrows (file number, card, dates, the name's blind-index tokens, an identity's
+~1,400 blind indexes per key version, the visits' ``number_index``, migration 0060); the
+desk opens the rest, refusing past :data:`MAX_SCANNED` rows or :data:`MAX_CANDIDATES`
+(``PG_INSPECT_TOO_BROAD``), checks every criterion and sorts. Nothing written or logged."""
 
 from __future__ import annotations
 
@@ -34,11 +23,10 @@ from db.pg.crypto import KeyRing, NameQuery
 from db.pg.tx import PgTx
 from db.tx import Tx
 
-__all__ = ["MAX_CANDIDATES", "MAX_SCANNED", "PgInspectionCode", "find_visitors"]
-
 MAX_CANDIDATES = 50_000  # visitors whose names are opened (and sorted) for one search
 MAX_SCANNED = 400_000  # rows of one table opened when no criterion narrows the visitors
 SCAN_BATCH = 10_000  # rows read per round trip of a scan
+_DOCUMENTS = ("visits", "visit_id", "document_number")  # a scan of the documents shown
 
 
 @unique
@@ -79,10 +67,8 @@ def find_visitors(tx: Tx, criteria: SearchCriteria, limit: int) -> list[int]:
     # the candidates' names (and identities when asked): all of them, to sort them
     keys: dict[int, str] = {}
     numbers: dict[int, str] = {}
-    columns = "v.file_number, v.identity, v.surname, v.given_names"
-    for raw, identity, surname, given in tx.all(
-        f"SELECT {columns} FROM visitors AS v{clause}", params
-    ):
+    sql = f"SELECT v.file_number, v.identity, v.surname, v.given_names FROM visitors AS v{clause}"
+    for raw, identity, surname, given in tx.all(sql, params):
         fn = int(raw)
         surname_text = tx.open(surname, "visitors", "surname", fn)
         given_text = tx.open(given, "visitors", "given_names", fn)
@@ -104,10 +90,9 @@ def find_visitors(tx: Tx, criteria: SearchCriteria, limit: int) -> list[int]:
 
 
 def _by_number(tx: Tx, ring: KeyRing, number: str) -> set[int]:
-    """Every visitor whose identity's number is ``number`` (through the blind indexes
-    of every identity that number can be) or who showed a document of that number at a
-    visit (through the visits' number index; the visits recorded before it existed,
-    while at most :data:`MAX_SCANNED`, by opening their numbers)."""
+    """Every visitor whose identity's number is ``number`` (by the blind indexes of every
+    identity it can be) or who showed such a document at a visit (by the visits' number
+    index, and by opening those recorded before it while at most :data:`MAX_SCANNED`)."""
     indexes = [
         index for identity in _identities_of(number) for index in ring.identity_indexes(identity)
     ]
@@ -121,9 +106,7 @@ def _by_number(tx: Tx, ring: KeyRing, number: str) -> set[int]:
     }
     unindexed = "SELECT 1 FROM visits WHERE number_index IS NULL"
     if 0 < count_upto(tx, unindexed, [], MAX_SCANNED + 1) <= MAX_SCANNED:
-        for visit_id, fn, doc in _scan(
-            tx, "visits", "visit_id", "document_number", None, unindexed=True
-        ):
+        for visit_id, fn, doc in _scan(tx, *_DOCUMENTS, None, unindexed=True):
             if tx.open(doc, "visits", "document_number", visit_id) == number:
                 found.add(fn)
     return found
@@ -142,17 +125,14 @@ def _documents(tx: Tx, ring: KeyRing, number: str, files: list[int]) -> set[int]
             (sorted(set(files)), list(ring.number_indexes(number))),
         )
     }
-    for visit_id, fn, doc in _scan(
-        tx, "visits", "visit_id", "document_number", files, unindexed=True
-    ):
+    for visit_id, fn, doc in _scan(tx, *_DOCUMENTS, files, unindexed=True):
         if fn not in found and tx.open(doc, "visits", "document_number", visit_id) == number:
             found.add(fn)
     return found
 
 
 def _by_observation(tx: Tx, text: str, files: list[int] | None) -> set[int]:
-    """The visitors (of ``files``, or any: bounded) holding an observation that contains
-    ``text``, case folded."""
+    """The visitors (of ``files``, or any: bounded) with an observation holding ``text``."""
     needle = text.lower()
     found: set[int] = set()
     for oid, fn, sealed in _scan(tx, "observations", "observation_id", "text", files):
@@ -162,10 +142,8 @@ def _by_observation(tx: Tx, text: str, files: list[int] | None) -> set[int]:
 
 
 def _identities_of(number: str) -> list[IdentityKey]:
-    """Every identity whose number is ``number``: Spanish DNI and NIE numbers are issued
-    by Spain only; other documents by any state or organisation an MRZ names
-    (:data:`admission.country_codes.MRZ_COUNTRY_CODES`, as the parser and manual entry
-    accept them)."""
+    """Every identity whose number is ``number``: DNI and NIE are issued by Spain only,
+    other documents by any state or organisation an MRZ names (as the parser accepts)."""
     found = []
     for kind in IdKind:
         states = ("ESP",) if kind in (IdKind.DNI, IdKind.NIE) else _STATES

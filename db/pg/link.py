@@ -8,6 +8,7 @@ import os
 import socket
 import threading
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,35 +27,24 @@ Conn = psycopg.Connection[Any]
 @dataclass(frozen=True, slots=True)
 class PgTimeouts:
     """Every bound a desk puts on the server, so that a dead or silent network ends a call
-    with a code instead of holding the desk (and, through the chain's head lock, every
-    other desk) forever. The defaults are the production values; tests shorten them.
+    with a code instead of holding every desk through the chain's head lock. Client side:
+    libpq parameters, unless the connection string sets them; server side: ``set_config``
+    on each session. Production values; tests shorten them."""
 
-    Client side (libpq parameters, added unless the connection string sets them):
-    ``connect_s`` is ``connect_timeout`` (TLS included; libpq counts under 2 as 2);
-    ``keepalives_*`` TCP keepalives (RFC 1122 section 4.2.3.6); ``tcp_user_timeout_ms``
-    Linux ``TCP_USER_TIMEOUT`` (RFC 5482: a cable pulled mid-call); ``transaction_s`` the
-    store's watchdog over one attempt (None: none), for a link that stays up but carries
-    nothing, which no TCP timer sees (``PG_SERVER_TIMEOUT``; verification and the purge
-    walk whole tables without it); ``pool_wait_s`` the wait for a pooled connection.
-
-    Server side (``set_config`` on each session): ``statement_ms`` is
-    ``statement_timeout`` (a lock wait included); ``idle_in_transaction_ms``
-    ``idle_in_transaction_session_timeout`` (a desk's transaction never waits on a person:
-    one idle inside it lost its network while holding the head lock, so the server rolls
-    it back and the other desks go on); ``client_check_ms``
-    ``client_connection_check_interval`` (PostgreSQL 14+); ``server_keepalives_idle_s``.
-    """
-
-    connect_s: int = 5
-    keepalives_idle_s: int = 10
+    connect_s: int = 5  # connect_timeout, TLS included (libpq counts under 2 as 2)
+    keepalives_idle_s: int = 10  # TCP keepalives (RFC 1122 section 4.2.3.6)
     keepalives_interval_s: int = 3
     keepalives_count: int = 3
-    tcp_user_timeout_ms: int = 15_000
+    tcp_user_timeout_ms: int = 15_000  # Linux TCP_USER_TIMEOUT (RFC 5482): a cable pulled
+    # the watchdog over one attempt (None: none): a link up but silent, which no TCP timer
+    # sees (PG_SERVER_TIMEOUT); verification and the purge walk whole tables without it
     transaction_s: float | None = 20.0
-    pool_wait_s: float = 10.0
-    statement_ms: int = 30_000
+    pool_wait_s: float = 10.0  # the wait for a pooled connection
+    statement_ms: int = 30_000  # statement_timeout, a lock wait included
+    # idle_in_transaction_session_timeout: a desk's transaction never waits on a person; one
+    # idle in it lost its network holding the head lock, so the server rolls it back
     idle_in_transaction_ms: int = 5_000
-    client_check_ms: int = 1_000
+    client_check_ms: int = 1_000  # client_connection_check_interval (PostgreSQL 14+)
     server_keepalives_idle_s: int = 10
 
     def conninfo(self, conninfo: str) -> str:
@@ -71,10 +61,9 @@ class PgTimeouts:
         return make_conninfo(conninfo, **{k: v for k, v in extra.items() if k not in given})
 
     def session(self, conn: Conn) -> None:
-        """The server-side bounds of a new session, in one round trip. An acknowledged
-        admission must survive a server crash (art. 22.1: a card number handed out is
-        never handed out again): a server whose default is ``synchronous_commit = off``
-        would lose the last commits in a crash, so the session asks ``on`` then."""
+        """The server-side bounds of a new session, in one round trip; ``synchronous_commit``
+        ``on`` when the server's is off: an acknowledged admission survives a crash
+        (art. 22.1: a card number handed out is never handed out again)."""
         settings = [
             ("statement_timeout", str(self.statement_ms)),
             ("idle_in_transaction_session_timeout", str(self.idle_in_transaction_ms)),
@@ -94,10 +83,9 @@ class PgTimeouts:
 
 
 class PgLinkError(StoreError):
-    """The link to the server failed during a call (``PG_CONNECTION_LOST``, or
-    ``PG_SERVER_TIMEOUT`` from the watchdog). ``outcome_unknown``: it failed while
-    committing, so the desk asks again with the same admission id; otherwise nothing of
-    the call was written (the server rolls back a transaction whose connection ends)."""
+    """The link failed during a call (``PG_CONNECTION_LOST``, ``PG_SERVER_TIMEOUT``).
+    ``outcome_unknown``: while committing, so the desk asks again with the same admission
+    id; otherwise nothing was written (the server rolls back when the connection ends)."""
 
     def __init__(self, detail: str, *, code: Code, outcome_unknown: bool) -> None:
         super().__init__(detail, code=code)
@@ -114,11 +102,10 @@ class _Guard:
 
 
 class Watchdog:
-    """Bounds transaction attempts (one thread per store, started on first use): at an
-    attempt's deadline its connection's socket is shut down, so the call blocked on it
-    fails at once and the pool discards it. A guard is fired and disarmed under one lock,
-    and disarmed before its connection goes back to the pool: the watchdog never touches
-    a connection that another call holds."""
+    """Bounds transaction attempts (one thread per store): at a deadline the connection's
+    socket is shut down, so the blocked call fails at once. A guard is fired and disarmed
+    under one lock, before its connection goes back to the pool: the watchdog never
+    touches a connection that another call holds."""
 
     def __init__(self) -> None:
         self._cond = threading.Condition()
@@ -126,7 +113,12 @@ class Watchdog:
         self._thread: threading.Thread | None = None
         self._closed = False
 
-    def arm(self, conn: Conn, seconds: float) -> _Guard:
+    @contextlib.contextmanager
+    def guarding(self, conn: Conn, seconds: float | None) -> Iterator[_Guard | None]:
+        """The block under a deadline ``seconds`` away (None or 0: none)."""
+        if not seconds:
+            yield None
+            return
         guard = _Guard(conn, time.monotonic() + seconds)
         with self._cond:
             earliest = min((g.deadline for g in self._armed), default=None)
@@ -138,11 +130,11 @@ class Watchdog:
                 self._thread.start()
             elif earliest is None or guard.deadline < earliest:
                 self._cond.notify()  # the thread sleeps past this deadline: wake it
-        return guard
-
-    def disarm(self, guard: _Guard) -> None:
-        with self._cond:
-            self._armed.discard(guard)
+        try:
+            yield guard
+        finally:
+            with self._cond:
+                self._armed.discard(guard)
 
     def close(self) -> None:
         with self._cond:
@@ -177,9 +169,8 @@ def _shut_down(conn: Conn) -> None:
 
 
 def link_error(exc: psycopg.Error, *, write: bool, fired: bool, committing: bool) -> PgLinkError:
-    """A link that failed during a transaction: lost while committing a write is an
-    unknown outcome (``PG_CONNECTION_LOST``, ``outcome_unknown``); before, nothing was
-    written (the server rolls back a transaction whose session ends)."""
+    """A link that failed during a transaction: while committing a write, an unknown
+    outcome; before, nothing was written."""
     sqlstate = getattr(exc, "sqlstate", None) or ""
     verb = "write" if write else "read"
     # The server ended a session idle inside its transaction before it read the COMMIT
@@ -202,10 +193,8 @@ OWN_REFUSALS = frozenset({"audit trail is append-only", "accounts are disabled, 
 
 
 def store_error(exc: psycopg.Error, *, write: bool) -> StoreError:
-    """A server error as a StoreError (never the statement's values: no names in logs):
-    a broken link is ``PG_CONNECTION_LOST``, a statement the server cancelled for its
-    ``statement_timeout`` ``PG_SERVER_TIMEOUT``, a lock not granted within the
-    transaction's ``lock_timeout`` ``PG_BUSY``, any other refusal ``PG_QUERY_FAILED``."""
+    """A server error as a StoreError, never with the statement's values (no names in
+    logs): a broken link, a cancelled statement, a lock not granted, or another refusal."""
     if isinstance(exc, pg_errors.QueryCanceled):
         code: Any = PgLinkCode.SERVER_TIMEOUT
     elif isinstance(exc, pg_errors.LockNotAvailable):  # waited its lock_timeout for a lock

@@ -1,12 +1,9 @@
-"""``PgStore``: the visitor file on a PostgreSQL server, behind the same ports as the
-SQLCipher store. The desks and annex rooms of one operating unit (arts. 154-155) share
-one visitor file (art. 20.3), card sequence (art. 22.1), ban list (art. 21), staff list
-(art. 18) and audit trail (art. 20.4). Every write first locks the chain's head row: the
-desks' writes are serialised there, so a card number is never lost nor repeated and two
-desks admitting one person issue one card (art. 22). Serialisation failures and deadlocks
-are retried here; every call is bounded (:class:`PgTimeouts`) and ends with a code, never
-a hang; an admission id (:func:`new_admission_id`) makes a lost admission safe to ask again.
-"""
+"""``PgStore``: the visitor file (art. 20.3), card sequence (art. 22.1), ban list (art. 21),
+staff list (art. 18) and audit trail (art. 20.4) that the desks and annex rooms of one
+operating unit share (arts. 154-155), on a PostgreSQL server. Every write first locks the
+chain's head row, so a card number is never lost nor repeated and two desks admitting one
+person issue one card (art. 22); serialisation failures and deadlocks are retried; every
+call is bounded (:class:`PgTimeouts`) and ends with a code, never a hang."""
 
 from __future__ import annotations
 
@@ -47,21 +44,21 @@ from db.audit_chain import chain_row
 from db.audit_key import AuditKey
 from db.file_ports import FilePorts
 from db.keys import DbKey
-from db.pg import inspection as sealed
 from db.pg import roles as pg_roles
 from db.pg.codes import PgStoreCode
 from db.pg.connect import PgConnectCode, connect
 from db.pg.crypto import InstallationKey, KeyRing
+from db.pg.inspection import find_visitors as find_sealed
 from db.pg.link import PgLinkError, PgTimeouts, Watchdog, link_error, store_error
 from db.pg.opening import prepare
-from db.pg.tx import LOCK_HEAD, PgTx
+from db.pg.tx import LOCK_HEAD, Conn, PgTx
 from db.visitors import PgAdmissionCode
 
 __all__ = ["PgAdmissionCode", "PgLinkError", "PgStore", "PgTimeouts", "new_admission_id"]
 
 log = logging.getLogger("admission.db.pg")
 T = TypeVar("T")
-Conn = psycopg.Connection[Any]
+Work = Callable[[PgTx], T]  # what one transaction does
 
 MAX_ATTEMPTS = 12  # tries of one transaction that meets serialisation failures/deadlocks
 BACKOFF_S = 0.005  # first backoff; doubles per attempt, jittered, capped
@@ -72,16 +69,16 @@ _ACT_LOCK_LABEL = b"admission-desk/pg/account-lock/v1"  # PgStore.act_locks
 
 
 def new_admission_id() -> str:
-    """A fresh admission id (a random UUID, RFC 9562 version 4), made by the desk before
-    its first attempt and kept until the admission's outcome is known."""
+    """A random UUID (RFC 9562 v4), made before an admission's first attempt and kept until
+    its outcome is known: a lost admission is then safe to ask again."""
     return str(uuid.uuid4())
 
 
 class PgStore(FilePorts):
-    """The shared visitor file on a PostgreSQL server. Thread-safe (a connection pool);
-    each process opens its own."""
+    """Thread-safe (a connection pool); each process opens its own."""
 
     dialect = "pg"  # of its transactions (db/tx.py)
+    damaged = False  # a desk never judges the server's pages (see integrity_check)
 
     def __init__(
         self,
@@ -102,6 +99,7 @@ class PgStore(FilePorts):
         self._in_use = 0  # calls holding a pooled connection now
         self.ring = ring  # a rotation adopts its new one (adopt_ring)
         self._audit_key = audit_key
+        self.audit_key_source = audit_key.source
         self.database_id = database_id  # a desk keeps it and refuses any other database
         self.clock: Clock = clock or SystemClock()
         self._secrets: dict[str, bytes] = {}
@@ -123,9 +121,8 @@ class PgStore(FilePorts):
         max_connections: int = 4,
         timeouts: PgTimeouts | None = None,
     ) -> PgStore:
-        """Connect, check the database (db/pg/opening.py: refused before anything is
-        written; ``database_id`` None on a first start), migrate, and open a pool whose
-        connections carry ``timeouts`` and are checked, under the watchdog, before use."""
+        """Connect, check the database (db/pg/opening.py: refused before anything is written;
+        ``database_id`` None on a first start), migrate, and open a pool under ``timeouts``."""
         bounds = timeouts or PgTimeouts()
         conninfo = bounds.conninfo(conninfo)
         conn = connect(conninfo, autocommit=True)
@@ -140,12 +137,8 @@ class PgStore(FilePorts):
         watchdog = Watchdog()
 
         def check(pooled: Conn) -> None:
-            guard = watchdog.arm(pooled, bounds.transaction_s) if bounds.transaction_s else None
-            try:
+            with watchdog.guarding(pooled, bounds.transaction_s):
                 pooled.execute("")
-            finally:
-                if guard is not None:
-                    watchdog.disarm(guard)
 
         pool: ConnectionPool[Conn] = ConnectionPool(
             conninfo,
@@ -171,9 +164,8 @@ class PgStore(FilePorts):
         return store
 
     def _adopt_coverage(self) -> None:
-        """Once, for a server file whose chain began before it covered vouchers and RIAJ
-        snapshots (migration 0070): one entry committing to those present and saying
-        where the counters stand. A login that may not write leaves it to the next."""
+        """Once, for a chain begun before covering vouchers and RIAJ snapshots (migration 0070):
+        one entry committing to those present. A login that may not write leaves it."""
         pending = "SELECT 1 FROM counters WHERE name = 'audit_coverage' AND next = 1"
         if self.read(lambda tx: tx.one(pending)) is None:
             return
@@ -181,7 +173,7 @@ class PgStore(FilePorts):
         def work(tx: PgTx) -> None:
             if tx.one(pending) is None:  # another desk adopted them meanwhile
                 return
-            chain.adopt_coverage(tx, self._audit_key, self._now())
+            chain.adopt_coverage(tx, self._audit_key, self.clock.now())
             tx.execute("UPDATE counters SET next = 2 WHERE name = 'audit_coverage'")
 
         try:
@@ -202,11 +194,6 @@ class PgStore(FilePorts):
 
     def __repr__(self) -> str:
         return f"<PgStore {'closed' if self._closed else 'open'}>"
-
-    def _now(self) -> datetime:
-        return self.clock.now()
-
-    # -- transactions ------------------------------------------------------------------------
 
     @contextlib.contextmanager
     def _counted(self) -> Iterator[Conn]:
@@ -236,7 +223,7 @@ class PgStore(FilePorts):
 
     def _run(
         self,
-        work: Callable[[PgTx], T],
+        work: Work[T],
         *,
         write: bool,
         snapshot: bool = False,
@@ -245,12 +232,10 @@ class PgStore(FilePorts):
         role: str | None = None,
         head: bool = True,
     ) -> T:
-        """Run ``work`` in one transaction, again after a serialisation failure or a
-        deadlock (bounded, jittered backoff). A write first locks the chain's head
-        (without ``head``, its first entry does). ``bounded``: under the watchdog of
-        :attr:`PgTimeouts.transaction_s`. ``role``: acts as that group (the purge's).
-        A failed link raises :class:`PgLinkError`, never retried here: a write may have
-        committed, and the desk reports it at once (art. 20: nobody admitted unrecorded)."""
+        """Run ``work`` in one transaction, again after a serialisation failure or deadlock
+        (bounded, jittered backoff); a write first locks the chain's head (without ``head``,
+        its first entry does). A failed link raises :class:`PgLinkError`, never retried: a
+        write may have committed (art. 20: nobody admitted unrecorded)."""
         deadline = self._timeouts.transaction_s if bounded else None
         setup: list[Any] = []  # statements that open the transaction
         if role is not None:  # ends with the transaction (art. 20.4: the purge's)
@@ -289,46 +274,37 @@ class PgStore(FilePorts):
         return StoreError("every connection to the server is in use", code=PgStoreCode.BUSY)
 
     def _attempt(
-        self,
-        conn: Conn,
-        work: Callable[[PgTx], T],
-        write: bool,
-        deadline: float | None,
-        setup: list[Any],
+        self, conn: Conn, work: Work[T], write: bool, bound: float | None, setup: list[Any]
     ) -> T:
-        guard = self._watchdog.arm(conn, deadline) if deadline else None
         committing = False
-        try:
-            with conn.transaction():
-                for statement in setup:
-                    conn.execute(statement)
-                tx = PgTx(conn, self.ring, self._audit_key, self._now, self._secrets)
-                result = work(tx)
-                if write:
-                    chain.account_erasures(tx, self._audit_key, self._now)
-                committing = True  # leaving the block sends COMMIT
-        except _RETRYABLE:
-            raise
-        except psycopg.Error as exc:
-            # The link is gone when the watchdog ended it or the connection broke (a
-            # reset, the server's end or its FATAL such as the idle-in-transaction
-            # timeout, 25P03). Anything else, the statement timeout (57014) included,
-            # came on a live connection: rolled back.
-            fired = guard is not None and guard.fired
-            if fired or conn.broken or conn.closed:
-                raise link_error(exc, write=write, fired=fired, committing=committing) from exc
-            raise
-        finally:
-            if guard is not None:
-                self._watchdog.disarm(guard)
+        with self._watchdog.guarding(conn, bound) as guard:
+            try:
+                with conn.transaction():
+                    for statement in setup:
+                        conn.execute(statement)
+                    tx = PgTx(conn, self.ring, self._audit_key, self.clock.now, self._secrets)
+                    result = work(tx)
+                    if write:
+                        chain.account_erasures(tx, self._audit_key, self.clock.now)
+                    committing = True  # leaving the block sends COMMIT
+            except _RETRYABLE:
+                raise
+            except psycopg.Error as exc:
+                # The link is gone when the watchdog ended it or the connection broke (a
+                # reset, the server's end or its FATAL such as the idle-in-transaction
+                # timeout, 25P03). Anything else, the statement timeout (57014) included,
+                # came on a live connection: rolled back.
+                fired = guard is not None and guard.fired
+                if fired or conn.broken or conn.closed:
+                    raise link_error(exc, write=write, fired=fired, committing=committing) from exc
+                raise
         self._secrets.update(tx.secrets)  # committed: another desk reads the same ones
         return result
 
     @contextlib.contextmanager
     def session_lock(self, label: bytes, busy: StoreError) -> Iterator[None]:
-        """A session advisory lock named by ``label`` (under the database's id) on a
-        pooled connection of its own: one holder at a time across desks, ``busy`` raised
-        at once when another holds it; a killed process's session ends and frees it."""
+        """A session advisory lock named by ``label``, on a connection of its own: ``busy``
+        at once when another desk holds it; a killed process's session ends and frees it."""
         if self._pool.max_size < 2:
             raise ConfigError("the server store's pool needs two connections for this act")
         key = self._lock_key(label)
@@ -348,67 +324,59 @@ class PgStore(FilePorts):
         return chain.signed_by(self._audit_key, chain_row([*entry, True]))
 
     def act_locks(self) -> Callable[[Sequence[str]], AbstractContextManager[None]]:
-        """Locks by name held across the transactions of one act, on one pooled
-        connection: the accounts' (db/accounts.py), so that a lockout counts every
-        failure of every desk. The pool needs two connections: the lock's and the act's."""
+        """Locks by name held across one act's transactions on a connection of their own:
+        the accounts' (db/accounts.py), so that a lockout counts every desk's failures."""
         if self._pool.max_size < 2:
             raise ConfigError("the store's pool needs two connections for the accounts")
         return self._act_locked
 
     @contextlib.contextmanager
     def _act_locked(self, names: Sequence[str]) -> Iterator[None]:
-        """Transaction-level advisory locks, taken in the order given (the same order
-        everywhere: no deadlock), released when the act ends."""
+        """Transaction-level advisory locks, taken in the order given (everywhere the same:
+        no deadlock)."""
         with self._mapped(counted=False), self._pool.connection() as conn, conn.transaction():
             for name in names:
                 label = _ACT_LOCK_LABEL + b"/" + name.encode("utf-8")
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (self._lock_key(label),))
             yield
 
-    def write(self, work: Callable[[PgTx], T]) -> T:
+    def write(self, work: Work[T]) -> T:
         """``work`` in one write transaction (retried whole on a serialisation failure)."""
         return self._run(work, write=True)
 
-    def read(self, work: Callable[[PgTx], T]) -> T:
+    def read(self, work: Work[T]) -> T:
         return self._run(work, write=False)
 
-    def bulk_write(self, work: Callable[[PgTx], T]) -> T:
-        """``work`` in one write transaction that locks the chain's head by its entry, not
-        before the load (the register's swap and feed pages, art. 20.2), so admissions do
-        not wait for it; no watchdog or statement bound cuts a bulk load short."""
+    def bulk_write(self, work: Work[T]) -> T:
+        """A write locking the chain's head at its entry, not before the load (the register's
+        pages, art. 20.2), with no watchdog or statement bound: admissions do not wait."""
         return self._run(work, write=True, bounded=False, head=False)
 
     def adopt_ring(self, ring: KeyRing) -> None:
         """Seal, open and look up with ``ring`` from now on (a rotation's)."""
         self.ring = ring
 
-    # -- VisitorFile: the server's admission ids -------------------------------------------
-
     def record_admission(
         self, entry: AdmissionEntry, *, admission_id: str | None = None
     ) -> RecordedAdmission:
-        """The admission of db/visitors.py, idempotent by ``admission_id`` (else the
-        entry's): after ``outcome_unknown`` the desk calls again with the same id and gets
-        the admission as recorded (``PG_ADMISSION_ID_REUSED`` for another's id)."""
+        """Idempotent by ``admission_id``: after ``outcome_unknown`` the desk asks again with
+        the same id and gets the admission as recorded (``PG_ADMISSION_ID_REUSED``: another's)."""
         return self.write(lambda tx: visitors.record_admission(tx, entry, admission_id or ""))
 
     def recorded_admission(self, admission_id: str) -> RecordedAdmission | None:
-        """The admission recorded under ``admission_id``, or None (after any write still
-        running). The id is unique, so even a lost call that reaches the server later
-        cannot record the admission a second time."""
+        """The admission recorded under ``admission_id`` (unique: a lost call reaching the
+        server later cannot record it twice), or None."""
         return self.read(lambda tx: visitors.recorded_admission(tx, admission_id))
 
     def inspect_visitors(self, criteria: SearchCriteria, limit: int) -> list[Visitor]:
         """The inspectors' search (art. 20.4) over sealed names (db/pg/inspection.py)."""
-        return self.read(lambda tx: inspection.listed(tx, criteria, limit, sealed.find_visitors))
-
-    # -- AuditTrail: the server's key and snapshot ------------------------------------------
+        return self.read(lambda tx: inspection.listed(tx, criteria, limit, find_sealed))
 
     def verify(
         self, anchors: Sequence[AuditAnchor] = (), *, settings: Mapping[str, str] | None = None
     ) -> AuditCheck:
-        """Walk the whole chain with the key in one snapshot, check it against
-        ``anchors`` (heads kept outside the database), then every row present."""
+        """Walk the chain in one snapshot, check it against ``anchors`` (heads kept outside
+        the database), then every row present."""
         # the staff rows are named by a keyed hash: its secret is read (or made) before
         # the read-only snapshot, where it could not be written
         self.secret(chain.SUBJECT_SECRET)
@@ -431,42 +399,25 @@ class PgStore(FilePorts):
         return time.perf_counter() - started
 
     def integrity_check(self, *, structure: bool = False) -> IntegrityReport:
-        """No page checked (``pages`` 0): a server's pages are its own to check (its data
-        checksums); every personal value is authenticated when opened and ``verify``
-        checks every row the chain commits to (art. 20.4)."""
-        self.read(lambda tx: tx.one("SELECT 1"))
+        """No page checked: the server's pages are its own (its data checksums); every
+        personal value is authenticated when opened; ``verify`` checks every row (art. 20.4)."""
+        self.ping()
         return IntegrityReport(pages=0)
 
-    @property
-    def damaged(self) -> bool:
-        """Never: a desk does not judge the server's pages (see :meth:`integrity_check`)."""
-        return False
-
-    @property
-    def audit_key_source(self) -> str:
-        return self._audit_key.source
-
-    # -- Retention (db/retention.py: the rules; here the purge's lock and role) -------------
-
     def purge(self, cutoff: datetime, *, batch: int = retention.BATCH) -> PurgeReport:
-        """Erase what the six-month rule says (art. 20.4) in short transactions under a
-        session advisory lock: one desk purges at a time, a second waits and then finds
-        nothing left. With roles each transaction acts as the purge group; a login not
-        admitted is refused first (``PG_PURGE_NOT_ALLOWED``)."""
+        """Erase what the six-month rule says (art. 20.4) in short transactions, as the purge
+        group, under a session advisory lock: a second desk waits, then finds nothing left."""
         with self._mapped(), self._counted() as conn:
             self._check_purge(conn)
             # another desk's purge may run long: wait for it without a bound
             conn.execute("SET statement_timeout = 0")
             conn.execute("SELECT pg_advisory_lock(%s)", (self.purge_lock_key,))
+
+            def run(work: Work[T]) -> T:
+                return self._run(work, write=True, conn=conn, bounded=False, role=self.purge_role)
+
             try:
-                return retention.purge(
-                    lambda work: self._run(
-                        work, write=True, conn=conn, bounded=False, role=self.purge_role
-                    ),
-                    cutoff,
-                    self._now,
-                    batch,
-                )
+                return retention.purge(run, cutoff, self.clock.now, batch)
             finally:
                 with contextlib.suppress(psycopg.Error):
                     conn.execute("SELECT pg_advisory_unlock(%s)", (self.purge_lock_key,))
@@ -476,23 +427,20 @@ class PgStore(FilePorts):
                     )
 
     def may_purge(self) -> bool:
-        """This desk's login may run the purge (it owns the schema, or the schema has no
-        groups, or it is admitted to the purge group): else it leaves it to one that may."""
+        """This desk's login may purge: it owns the schema, there are no groups or it is in."""
         role = self.purge_role
         return role is None or bool(self.read(lambda tx: pg_roles.may_purge(tx.conn, role)))
 
     def _check_purge(self, conn: Conn) -> None:
-        """Refuse a login not admitted to the purge group (art. 20.4: only the purge
-        erases), before any lock is taken or anything erased."""
+        """Refuse a login not admitted to the purge group (art. 20.4), before any lock."""
         if self.purge_role is not None and not pg_roles.may_purge(conn, self.purge_role):
             raise StoreError(
                 "this desk's login is not admitted to the purge",
                 code=pg_roles.PgRoleCode.PURGE_NOT_ALLOWED,
             )
 
-    def purge_write(self, work: Callable[[PgTx], T]) -> T:
-        """``work`` as one write transaction of the purge (the closed vouchers',
-        db/voucher_book.py): as the purge group when roles are in use."""
+    def purge_write(self, work: Work[T]) -> T:
+        """A write of the purge (the closed vouchers', db/voucher_book.py), as its group."""
         if self.purge_role is None:
             return self.write(work)
         with self._mapped(), self._pool.connection() as conn:

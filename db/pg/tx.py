@@ -33,10 +33,6 @@ def _pg_sql(sql: str) -> str:
     return sql.replace("?", "%s")
 
 
-def _as_is(value: Any) -> Any:
-    return value
-
-
 class PgTx(chain.Chained):
     """One attempt of one transaction: the rules' statements take ``?`` placeholders,
     ``conn`` psycopg's; the rows it erased are counted by an ``ERASED`` entry."""
@@ -90,7 +86,7 @@ class PgTx(chain.Chained):
         assert found is not None
         return int(found[0])
 
-    ts = day = flag = staticmethod(_as_is)  # instants, days and flags: the server's own
+    ts = day = flag = staticmethod(lambda value: value)  # instants, days, flags: the server's
 
     @property
     def ring(self) -> KeyRing:
@@ -104,9 +100,8 @@ class PgTx(chain.Chained):
         return self.ring.open_text(bytes(value), table=table, column=column, row=row)
 
     def identity_match(self, column: str, identity: IdentityKey) -> tuple[str, list[Any]]:
-        index = column.rsplit(".", 1)
-        index[-1] = "id_index"
-        return f"{'.'.join(index)} = ANY(?::bytea[])", [list(self.ring.identity_indexes(identity))]
+        row, dot, _ = column.rpartition(".")
+        return f"{row}{dot}id_index = ANY(?::bytea[])", [list(self.ring.identity_indexes(identity))]
 
     def new_id(self, table: str, column: str) -> int:
         found = self.one(f"SELECT nextval('{table}_{column}_seq')")

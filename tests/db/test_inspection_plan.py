@@ -19,7 +19,7 @@ from admission.inspection import SearchCriteria
 from db import inspection, names
 from db.audit_key import ENV_VAR
 from db.connection import SqliteTx, configure
-from db.inspection import Route, conditions, every_plan, find_visitors, plan, run, statement
+from db.inspection import Plan, Route, conditions, find_visitors, plan, run, statement
 from db.keys import DbKey
 from db.store import SqlCipherStore
 from tests.bench import bench_store
@@ -33,6 +33,27 @@ _EXTRA = [  # identities of other kinds and countries, and a document shown at a
     (404, "ID_CARD:ITA:CA00000AA", "ROSSI", "GIULIA", "AB1234"),  # showed a number like it
     (405, "PASSPORT:ESP:00000007F", "PEÑA", "JOSÉ", "00000007F"),  # visitor 7's number
 ]
+
+
+def every_plan(tx: SqliteTx, criteria: SearchCriteria) -> list[Plan]:
+    """Every route that can answer ``criteria``: the planner's own, whatever their cost."""
+    found = [Plan(Route.WALK)]
+    if criteria.file_number is not None:
+        found.append(Plan(Route.FILE, "SELECT ?", (criteria.file_number,)))
+    if criteria.card is not None:
+        found.append(inspection.card_plan(criteria.card))
+    if criteria.id_number is not None:
+        found.append(inspection.identity_plan(tx, criteria.id_number) or Plan(Route.WALK))
+    named = inspection.name_plan(tx, criteria, inspection.name_sizes(tx, criteria))
+    observed = inspection.observation_plan(tx, criteria)
+    for route in (named, inspection.dates_plan(tx, criteria), observed):
+        if route is not None and (
+            route.route is not Route.NAME or route.words or not route.estimate
+        ):
+            found.append(route)
+    if observed is not None:
+        found.append(Plan(Route.WALK, candidates=observed.candidates))
+    return found
 
 
 @pytest.fixture(scope="module")
