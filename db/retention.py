@@ -14,7 +14,7 @@ from typing import Any, Protocol, TypeVar
 
 from admission.ports import madrid_date
 from admission.records import PurgeReport
-from db import codec
+from db import cards, codec, people, visitors
 from db.tx import Tx, when
 
 # Visits erased per transaction. Measured on the 1,000,000-visitor file: a day of
@@ -26,14 +26,9 @@ T = TypeVar("T")
 # The column that holds one identity's rows together: its text on the file, its blind
 # index on the server (where the identity is sealed).
 _SAME_IDENTITY = {"sqlite": "identity", "pg": "id_index"}
-# the id each kind of row is erased by (its table: the kind's plural)
-_KEYS = {
-    "visit": "visit_id",
-    "card": "number",
-    "observation": "observation_id",
-    "visitor": "file_number",
-    "ban": "ban_id",
-}
+# the table and id each kind of row is erased by: those the chain covers it by
+_COVERED = (cards.COVERED, people.COVERED, visitors.VISIT_COVERED, visitors.VISITOR_COVERED)
+_ROWS = {c.kind: c for c in (*_COVERED, visitors.OBSERVATION_COVERED)}
 Found = tuple[dict[str, int], list[int], bool]  # counts, card numbers erased, more due
 
 
@@ -66,12 +61,12 @@ def purge(
     ``PURGE`` entry, stamped ``now()``, in the last."""
     day = madrid_date(cutoff)
     counts = {"visits": 0, "visitors": 0, "observations": 0}
-    cards: list[int] = []
+    purged: list[int] = []
 
     def merge(found: Found) -> bool:
         for name, value in found[0].items():
             counts[name] += value
-        cards.extend(found[1])
+        purged.extend(found[1])
         return found[2]
 
     for step in (_old_visits, _ended_cards, _old_observations):  # steps 1-3, each in batches
@@ -91,15 +86,15 @@ def purge(
         # 5. bans that ended before the cutoff: kept six months after they stop applying
         bans = _erased(tx, "ban", "lifted_at < ? OR expires_at < ?", (cut, cut))
         total = {k: counts[k] + found.get(k, 0) for k in counts}
-        total["cards"] = len(cards) + len(numbers)
+        total["cards"] = len(purged) + len(numbers)
         details = {"cutoff": codec.ts(cutoff), "bans": str(len(bans))}
         details.update((k, str(v)) for k, v in total.items())
         tx.audit("retention", "PURGE", "visitor-file", now(), details)
         return found, numbers, False
 
     merge(run(last))
-    erased = (counts["visits"], counts["visitors"], counts["observations"], len(cards))
-    return PurgeReport(cutoff, *erased, purged_cards=tuple(sorted(cards)))
+    erased = (counts["visits"], counts["visitors"], counts["observations"], len(purged))
+    return PurgeReport(cutoff, *erased, purged_cards=tuple(sorted(purged)))
 
 
 def _old_visits(tx: Tx, cutoff: datetime, day: date, batch: int) -> Found:
@@ -179,7 +174,8 @@ def _orphans(
 
 def _erased(tx: Tx, kind: str, where: str, params: Iterable[Any]) -> list[int]:
     """Delete the rows of ``kind`` ``where`` says, noted for the ``ERASED`` entry; their ids."""
-    sql = f"DELETE FROM {kind}s WHERE {where} RETURNING {_KEYS[kind]}"
+    rows = _ROWS[kind]
+    sql = f"DELETE FROM {rows.table} WHERE {where} RETURNING {rows.key}"
     ids = [int(row[0]) for row in tx.all(sql, list(params))]
     tx.note_erased([f"{kind}:{i}" for i in ids])
     return ids
