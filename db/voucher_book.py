@@ -73,9 +73,6 @@ _ROW = ", ".join(f"t.{c.strip()}" for c in VOUCHER_COLUMNS.split(","))
 COVERED = Covered("voucher", "vouchers", "number", _ROW, _audited, optional=True)
 
 
-# -- the rules, over one transaction ------------------------------------------------------
-
-
 def _audit(tx: Tx, voucher: Voucher, at: datetime, *, created: bool) -> None:
     """The voucher's entry, committing to it as it now is."""
     actor, details = VOUCHER_ACTOR, {}  # an exchange or a cancellation names no one
@@ -200,9 +197,6 @@ class StoreVoucherBook:
         )
         assert found is not None
         return int(found[0])
-
-
-# -- the server's key rotation ----------------------------------------------------------------
 
 
 def reseal_rows(
