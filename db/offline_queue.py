@@ -8,7 +8,6 @@ number, it is looked for above it before a resend."""
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import hmac
 import logging
@@ -29,6 +28,11 @@ from admission.vouchers.offline import FormaliseReport, QueuedVoucher, QueueStat
 from db import codec
 from db.connection import DB_ERRORS, connect_encrypted, immediate_transaction, store_error
 from db.keys import DbKey
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - not POSIX: the single-process rule is the caller's
+    fcntl = None  # type: ignore[assignment]
 
 __all__ = ["OfflineQueueCode", "OfflineVoucherQueue", "ServerVoucherBook", "formalise", "queue_key"]
 log = logging.getLogger("admission.db.offline_queue")
@@ -259,7 +263,8 @@ def _hold_lock(path: Path) -> int:
             "cannot open the queue's lock file", code=StoreErrorCode.OPEN_FAILED
         ) from exc
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        if fcntl is not None:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except OSError as exc:
         os.close(fd)
         raise StoreError(
