@@ -19,8 +19,8 @@ from admission.data_protection import (
     passes_retention,
 )
 from admission.retention import retention_cutoff
-from db.memory import FakeStore
 from tests.db.factories import entry
+from tests.fake_store import FakeStore
 
 NOW = datetime(2026, 12, 3, 20, 0, tzinfo=UTC)
 REASON = "Solicitud del interesado de 1/12/2026"

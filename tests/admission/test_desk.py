@@ -13,8 +13,8 @@ from admission.records import (
     StaffRole,
 )
 from admission.verdict import Outcome
-from db.memory import FakeStore
 from tests.factories import dni, dni_document, make_desk, passport_document
+from tests.fake_store import FakeStore
 
 
 def test_admitting_records_visitor_visit_and_a_numbered_card() -> None:

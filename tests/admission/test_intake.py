@@ -9,9 +9,9 @@ from pathlib import Path
 from admission.cards.code import encode_card_code
 from admission.intake import IntakeKind, ScanIntake
 from admission.mrz.burst import BurstConfig, MrzBurstAssembler
-from db.memory import FakeStore
 from tests.admission.test_aamva import US, build
 from tests.factories import dni_document, make_desk
+from tests.fake_store import FakeStore
 
 BURSTS = Path(__file__).resolve().parents[1] / "scanner" / "bursts"
 

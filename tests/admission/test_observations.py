@@ -9,8 +9,8 @@ from admission.accounts import Operator, Role
 from admission.catalogue import text
 from admission.clock import FixedClock
 from admission.observations import ObservationCode, ObservationError, ObservationService
-from db.memory import FakeStore
 from tests.db.factories import T0, entry
+from tests.fake_store import FakeStore
 
 CLERK = Operator("clerk1", "Clerk One", frozenset({Role.CLERK}))
 DIRECTOR = Operator("director1", "Director One", frozenset({Role.DIRECTOR}))

@@ -185,8 +185,8 @@ T0 = datetime(2026, 1, 10, 21, 30, tzinfo=UTC)
 
 
 def _store_with_cards(clock: FixedClock):  # type: ignore[no-untyped-def]
-    from db.memory import FakeStore
     from tests.db.factories import card_for, entry
+    from tests.fake_store import FakeStore
 
     store = FakeStore(clock)
     one_day = store.record_admission(entry(1, T0))
@@ -259,8 +259,8 @@ def test_verification_statuses_and_audit() -> None:
 
 
 def test_not_yet_valid() -> None:
-    from db.memory import FakeStore
     from tests.db.factories import card_for, entry
+    from tests.fake_store import FakeStore
 
     clock = FixedClock(T0)
     store = FakeStore(clock)
@@ -293,7 +293,7 @@ def test_cli_handler_payload_and_exit_codes() -> None:
 
 
 def test_cli_handler_store_failure_is_exit_3() -> None:
-    from db.memory import FakeStore
+    from tests.fake_store import FakeStore
     from ui.cli.verify_card import check as verify_card_command
 
     clock = FixedClock(T0)

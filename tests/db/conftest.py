@@ -12,9 +12,9 @@ import pytest
 
 from admission.clock import FixedClock
 from db.keys import DbKey
-from db.memory import FakeStore
 from db.store import SqlCipherStore
 from tests.db.factories import T0
+from tests.fake_store import FakeStore
 
 SCHEMA = pytest.StashKey[str]()  # the server's schema of a test's any_store
 

@@ -17,9 +17,9 @@ from admission.clock import FixedClock
 from db.audit_chain import KINDS
 from db.audit_key import AuditKey
 from db.keys import DbKey
-from db.memory import FakeStore
 from db.store import SqlCipherStore
 from tests.db.factories import T0, card_for, dni, entry
+from tests.fake_store import FakeStore
 
 KEY = DbKey.generate()
 AUDIT_KEY = AuditKey.generate()

@@ -105,7 +105,7 @@ def test_four_desks_admitting_fifty_people_each_issue_two_hundred_gapless_cards(
 
 
 def test_the_command_line_answer_names_the_card_held_and_the_reprint() -> None:
-    from db.memory import FakeStore
+    from tests.fake_store import FakeStore
     from ui.cli import admit
 
     store = FakeStore()

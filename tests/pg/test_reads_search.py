@@ -19,11 +19,11 @@ from admission.clock import FixedClock
 from admission.errors import StoreError
 from admission.inspection import SearchCriteria
 from db import names
-from db.memory import FakeStore
 from db.pg import inspection as pg_inspection
 from db.pg.inspection import PgInspectionCode
 from db.pg.store import PgStore as ContractStore
 from tests.db.factories import T0, card_for, dni, entry
+from tests.fake_store import FakeStore
 from tests.pg.cluster_fixture import open_store as open_reads
 
 SURNAMES = [

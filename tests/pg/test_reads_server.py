@@ -38,7 +38,6 @@ from admission.reports import ReportService, ReportStore
 from db import names
 from db.audit_key import AuditKey
 from db.keys import DbKey
-from db.memory import FakeStore
 from db.pg.crypto import InstallationKey
 from db.pg.store import PgStore
 from db.pg.store import PgStore as ContractStore
@@ -47,6 +46,7 @@ from db.store import SqlCipherStore
 from db.tx import Tx
 from tests.db.factories import T0, dni, entry
 from tests.db.test_reports import CASINO, MemoryTarget, PlainRenderer
+from tests.fake_store import FakeStore
 from tests.pg.cluster_fixture import fresh_schema, schema_conninfo
 from tests.pg.cluster_fixture import open_store as open_reads
 from tests.pg.test_reads_search import DAYS, PEOPLE, _history

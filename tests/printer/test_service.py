@@ -10,11 +10,11 @@ from admission.cards.view import CardView
 from admission.clock import FixedClock
 from admission.errors import InvalidStateError
 from admission.records import CardStatus
-from db.memory import FakeStore
 from hardware.printer import CR80
 from hardware.printer.fake import FakePrinter
 from hardware.printer.render import CardStyle, Rendered
 from hardware.printer.service import CardPrintService
+from tests.fake_store import FakeStore
 from tests.printer.factories import ISSUED_AT, admission_entry, presentation
 
 
