@@ -601,17 +601,6 @@ class SqlCipherStore(FilePorts):
             with contextlib.suppress(*DB_ERRORS):
                 self._conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
 
-    @classmethod
-    def open_plain(cls, path: Path, *, clock: Clock | None = None) -> SqlCipherStore:
-        """BENCHMARKS AND WIPE TESTS ONLY: the same schema on unencrypted stdlib SQLite."""
-        conn = sqlite3.connect(str(path), isolation_level=None, check_same_thread=False)
-        try:
-            configure(conn)
-        except BaseException:
-            conn.close()
-            raise
-        return cls(conn, Path(path), encrypted=False, clock=clock)
-
     @property
     def connection(self) -> sqlite3.Connection:
         """The one open connection, for adapters stored in the same file (the RIAJ

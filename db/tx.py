@@ -34,8 +34,6 @@ class Tx(Protocol):
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> int: ...  # rows changed
 
-    def many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None: ...
-
     def load(self, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
         """Insert a great many rows, streamed (the register's snapshot, art. 20.2)."""
         ...

@@ -68,10 +68,6 @@ class PgTx(chain.Chained):
     def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
         return self.conn.execute(_pg_sql(sql), params).rowcount
 
-    def many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None:
-        with self.conn.cursor() as cur:
-            cur.executemany(_pg_sql(sql), list(rows))
-
     def load(self, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
         names = pg_sql.SQL(", ").join(pg_sql.Identifier(c) for c in columns)
         statement = pg_sql.SQL("COPY {} ({}) FROM STDIN").format(pg_sql.Identifier(table), names)

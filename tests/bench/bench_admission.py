@@ -37,6 +37,7 @@ from admission.mrz.parse import parse_mrz
 from admission.registry.policy import RegistryPolicy
 from db.registry_replica import ReplicaRegistry
 from db.store import SqlCipherStore
+from tests.db.plain_store import open_plain
 
 ADMISSIONS = 400
 
@@ -125,7 +126,7 @@ def main() -> int:
             opener = (
                 (lambda p: SqlCipherStore.open(p, BENCH_KEY, create=False))
                 if (label == "sqlcipher")
-                else SqlCipherStore.open_plain
+                else open_plain
             )
             with opener(copy) as store:
                 results[label] = run(store, args.visitors, label)

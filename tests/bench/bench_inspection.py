@@ -60,6 +60,7 @@ from admission.inspection import MAX_QUERY, InspectionError, InspectionService
 from admission.ports import madrid_date
 from db.audit_key import ENV_VAR, AuditKey
 from db.store import SqlCipherStore
+from tests.db.plain_store import open_plain
 
 TARGET_S = 0.100  # art. 20.4: an inspector's search answers while they wait
 AUDIT_KEY = AuditKey.from_hex("24" * 32, source="bench")
@@ -416,7 +417,7 @@ def opened_once(cache_file: Path, *, encrypted: bool) -> Path:
         store = (
             SqlCipherStore.open(temp / "visitors.db", BENCH_KEY, create=False)
             if encrypted
-            else SqlCipherStore.open_plain(temp / "visitors.db")
+            else open_plain(temp / "visitors.db")
         )
         with store:
             store.append("bench", "BENCH_READY", "bench", datetime.now(UTC), {})
@@ -466,7 +467,7 @@ def _run(args: argparse.Namespace) -> int:
         clock = SystemClock()
         with (
             SqlCipherStore.open(enc_work, BENCH_KEY, create=False, clock=clock) as enc,
-            SqlCipherStore.open_plain(plain_work, clock=clock) as plain,
+            open_plain(plain_work, clock=clock) as plain,
         ):
             progress("opened")
             counts = counts_of(plain)

@@ -69,6 +69,7 @@ from db.pg.store import PgStore, new_admission_id  # noqa: E402
 from db.store import SqlCipherStore  # noqa: E402
 from tests.bench import bench_inspection as bi  # noqa: E402
 from tests.bench import bench_store as bs  # noqa: E402
+from tests.db.plain_store import open_plain  # noqa: E402
 from tests.pg.cluster_fixture import fresh_schema, load_tool, schema_conninfo  # noqa: E402
 
 T = TypeVar("T")
@@ -157,7 +158,7 @@ def load_task(variant: str, source: str, conninfo: str, database_id: str) -> tup
     """Copy bench_store's file into the schema with copy_file's copier (no verification:
     the bench file holds rows no audit entry covers). Seconds and rows written."""
     with (
-        SqlCipherStore.open_plain(Path(source)) as src,
+        open_plain(Path(source)) as src,
         open_store(variant, conninfo, database_id) as target,
     ):
         head = src.head()

@@ -40,6 +40,7 @@ from db import names
 from db.keys import DbKey
 from db.migrate import migrate
 from db.store import SqlCipherStore
+from tests.db.plain_store import open_plain
 
 BENCH_KEY = DbKey.from_raw(bytes.fromhex("42" * 32), source="bench")
 SALT = b"bench-registry-salt"
@@ -443,7 +444,7 @@ def run(
         if variant == "sqlcipher":
             SqlCipherStore.open(store.path, BENCH_KEY, create=False).close()
         else:
-            SqlCipherStore.open_plain(store.path).close()
+            open_plain(store.path).close()
 
     for _ in range(3):
         both("open (raw key) + first read", reopen)
@@ -519,7 +520,7 @@ def main() -> int:
         shutil.copyfile(plain_cache, plain_work)
         with (
             SqlCipherStore.open(enc_work, BENCH_KEY, create=False) as enc,
-            SqlCipherStore.open_plain(plain_work) as plain,
+            open_plain(plain_work) as plain,
         ):
             run({"sqlcipher": enc, "plain": plain}, args.visitors, args.extra_days, results)
     finally:

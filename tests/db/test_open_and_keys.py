@@ -14,6 +14,7 @@ from admission.errors import ConfigError, StoreError, WrongKeyError
 from db.keys import ENV_VAR, KEYRING_SERVICE, DbKey, key_from_env, resolve_key
 from db.store import SqlCipherStore
 from tests.db.factories import entry
+from tests.db.plain_store import open_plain
 
 
 def snapshot(directory: Path) -> dict[str, str]:
@@ -65,7 +66,7 @@ def test_foreign_file_is_corrupt_and_untouched(tmp_path: Path, content: bytes) -
 
 def test_unencrypted_sqlite_file_is_refused_untouched(tmp_path: Path) -> None:
     path = tmp_path / "visitors.db"
-    SqlCipherStore.open_plain(path).close()
+    open_plain(path).close()
     before = snapshot(tmp_path)
     with pytest.raises(StoreError) as err:
         SqlCipherStore.open(path, DbKey.generate())

@@ -14,6 +14,7 @@ from db.keys import DbKey
 from db.store import SqlCipherStore
 from db.tx import when
 from tests.db.factories import T0, card_for, dni, entry
+from tests.db.plain_store import open_plain
 
 DAY = timedelta(days=1)
 CUT = T0 + 30 * DAY  # purges below use this cutoff
@@ -95,12 +96,12 @@ def test_purged_names_leave_no_bytes_on_plain_sqlite(tmp_path: Path) -> None:
     rows, their index entries and free pages, not only that encryption hides them."""
     path = tmp_path / "plain.db"
     name = "Wipeme"
-    with SqlCipherStore.open_plain(path) as store:
+    with open_plain(path) as store:
         for n in range(1, 400):
             store.record_admission(entry(n, T0, surname=f"{name}{n:03d}", given_names="Zoë"))
         store.checkpoint()
     assert name.encode() in path.read_bytes()  # the test can see a name when it is there
-    with SqlCipherStore.open_plain(path) as store:
+    with open_plain(path) as store:
         store.record_admission(entry(1000, CUT + DAY, surname="Keeper", given_names="Ana"))
         store.add_observation(1, f"nota sobre {name}", "op", T0)
         store.purge(CUT)
@@ -113,7 +114,7 @@ def test_purged_names_leave_no_bytes_on_plain_sqlite(tmp_path: Path) -> None:
 def test_without_secure_delete_the_names_would_linger(tmp_path: Path) -> None:
     """Control for the test above: the same deletes with secure_delete off leave names."""
     path = tmp_path / "control.db"
-    with SqlCipherStore.open_plain(path) as store:
+    with open_plain(path) as store:
         for n in range(1, 400):
             store.record_admission(entry(n, T0, surname=f"Wipeme{n:03d}", card=False))
     conn = sqlite3.connect(path, isolation_level=None)

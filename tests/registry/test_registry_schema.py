@@ -11,7 +11,7 @@ from admission.identity import IdentityKey, IdKind
 from admission.registry.port import RegistryStatus
 from db.migrate import migrate
 from db.registry_replica import ReplicaRegistry
-from db.store import SqlCipherStore
+from tests.db.plain_store import open_plain
 from tests.db.schema_dump import schema_dump
 from tests.registry.conftest import T0
 
@@ -37,7 +37,7 @@ def test_a_file_from_before_the_registry_upgrades_and_works(tmp_path: Path) -> N
     assert 2 in applied
     conn.close()
     clock = FixedClock(T0 + timedelta(hours=1))
-    with SqlCipherStore.open_plain(tmp_path / "old.db", clock=clock) as store:
+    with open_plain(tmp_path / "old.db", clock=clock) as store:
         replica = ReplicaRegistry(store, clock)
         replica.import_lines([b"12345678Z\n"])
         who = IdentityKey.of(IdKind.DNI, "ESP", "12345678Z")
