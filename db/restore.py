@@ -306,13 +306,11 @@ def _write_failed(exc: OSError, message: str) -> StoreError:
     return StoreError(message.format(why(exc)), code=BackupCode.RESTORE_WRITE_FAILED)
 
 
-# -- what the folder knows its file held (art. 20.4; art. 23: a card serves one visitor)
-
-
 def assess(
     backup: Highs, file_id: str, taken_at: str, data_dir: Path, card_folders: Iterable[Path] = ()
 ) -> RestoreLoss:
-    """What ``data_dir`` held that a backup with marks ``backup`` does not."""
+    """What ``data_dir`` held that a backup with marks ``backup`` does not (art. 20.4;
+    art. 23: a card serves one visitor)."""
     reasons: list[LossReason] = []
     record = read_issued(data_dir)
     marks = Highs() if record is None else record.highs
@@ -362,9 +360,6 @@ def newest_card_pdf(folders: Iterable[Path]) -> int:
         with contextlib.suppress(OSError):
             found += [int(m[1]) for m in map(_CARD_PDF.match, os.listdir(folder)) if m]
     return max(found)
-
-
-# -- what killed restores leave in the folder ----------------------------------------
 
 
 def sweep_leftovers(data_dir: Path) -> list[str]:
