@@ -249,8 +249,8 @@ class ChainWalk:
     settings: dict[str, str] | None = None  # the newest settings digests recorded
 
 
-def _fail(entries: int, seq: int | None, problem: AuditChainCode) -> AuditCheck:
-    return AuditCheck(False, entries, seq, problem)
+def _fail(entries: int, seq: int | None, problem: Code, row: str = "") -> AuditCheck:
+    return AuditCheck(False, entries, seq, problem, row=row)
 
 
 def walk_chain(
@@ -321,13 +321,11 @@ def walk_chain(
     if count != expected_count:
         walk.check = _fail(count, count + 1, AuditChainCode.TAIL_MISSING)
     elif gap is not None:
-        walk.check = AuditCheck(False, count, None, gap[0], row=gap[1])
+        walk.check = _fail(count, None, *gap)
     elif settings is not None and walk.settings is not None and walk.settings != settings:
         recorded = walk.settings
-        changed = sorted(k for k in {*recorded, *settings} if recorded.get(k) != settings.get(k))
-        walk.check = AuditCheck(
-            False, count, None, AuditChainCode.SETTINGS_UNRECORDED, row=changed[0]
-        )
+        first = min(k for k in {*recorded, *settings} if recorded.get(k) != settings.get(k))
+        walk.check = _fail(count, None, AuditChainCode.SETTINGS_UNRECORDED, first)
     elif any(seq > count for seq in wanted):
         beyond = min(s for s in wanted if s > count)
         walk.check = _fail(count, beyond, AuditChainCode.ANCHOR_NOT_FOUND)
@@ -397,14 +395,12 @@ def check_rows(key: ChainKey, rows: Iterable[CoveredRow], walk: ChainWalk) -> Au
         checked += 1
         present[kind_of(row.ref)] += 1
         if row.pointer is None or row.entry_refs is None:
-            return AuditCheck(False, entries, None, AuditChainCode.ROW_UNRECORDED, row=row.ref)
+            return _fail(entries, None, AuditChainCode.ROW_UNRECORDED, row.ref)
         recorded = parse(row.entry_refs).get(row.ref)
         if recorded is None:
-            return AuditCheck(
-                False, entries, row.pointer, AuditChainCode.ROW_UNRECORDED, row=row.ref
-            )
+            return _fail(entries, row.pointer, AuditChainCode.ROW_UNRECORDED, row.ref)
         if recorded[0] != row_mac(key, row.ref, row.content):
-            return AuditCheck(False, entries, row.pointer, AuditChainCode.ROW_CHANGED, row=row.ref)
+            return _fail(entries, row.pointer, AuditChainCode.ROW_CHANGED, row.ref)
     for kind in KINDS:
         accounted = present[kind] + walk.erased[kind]
         if walk.created[kind] != accounted:

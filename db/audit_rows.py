@@ -1,8 +1,6 @@
-"""How a kind of row registers its coverage by the audit chain (art. 20.4), once for both
-dialects: a :class:`Covered` names its table, key and columns, and a reader that turns rows
-into the content the row mac covers (db/audit_chain.py), opening sealed values with
-``tx.open``. db/chain.py lists the kinds.
-"""
+"""How a kind of row registers its coverage by the audit chain (art. 20.4), for both
+dialects: its table, key and columns, and a reader turning rows into the content the row
+mac covers (db/audit_chain.py); db/chain.py lists the kinds."""
 
 from __future__ import annotations
 
@@ -49,12 +47,8 @@ class Covered:
         return f"SELECT {chosen if isinstance(chosen, str) else chosen(tx)}"
 
     def _present(self, tx: Tx) -> bool:
-        if not self.optional or tx.dialect == "pg":
-            return True
-        found = tx.one(
-            "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", (self.table,)
-        )
-        return found is not None
+        sql = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?"
+        return not self.optional or tx.dialect == "pg" or tx.one(sql, (self.table,)) is not None
 
     def one(self, tx: Tx, ref: str) -> list[object] | None:
         """The content of the row ``ref`` names, None when there is none."""
