@@ -30,12 +30,11 @@ try:
     import sqlcipher3
     from sqlcipher3 import dbapi2 as _cipher_api
 
-    _ERRORS: tuple[type[Exception], ...] = (sqlite3.Error, _cipher_api.Error)
+    DB_ERRORS: tuple[type[Exception], ...] = (sqlite3.Error, _cipher_api.Error)
 except ImportError:  # pragma: no cover - the package is a hard requirement in production
     sqlcipher3 = None
-    _ERRORS = (sqlite3.Error,)
+    DB_ERRORS = (sqlite3.Error,)
 
-DB_ERRORS = _ERRORS
 PAGE_SIZE = 4096  # SQLCipher 4 default
 _PLAIN_HEADER = b"SQLite format 3\x00"
 BUSY_TIMEOUT_MS = 5000
@@ -207,17 +206,15 @@ def pages_text(pages: tuple[int, ...]) -> str:
     return ", ".join(str(p) for p in pages[:10])
 
 
-def _fold(text: str | None) -> str | None:
-    return None if text is None else str(text).lower()
-
-
 def configure(conn: sqlite3.Connection, *, writable: bool = True) -> None:
     """Per-connection pragmas, then pending migrations. A damaged file (not
     ``writable``) gets the reading pragmas only, ``query_only`` and no migration."""
     try:
         # fold(text): every letter's case folded as str.lower does, as the server's
         # inspectors' search folds an observation (art. 20.4; db/inspection.py)
-        conn.create_function("fold", 1, _fold, deterministic=True)
+        conn.create_function(
+            "fold", 1, lambda text: None if text is None else str(text).lower(), deterministic=True
+        )
         conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         # 128 MiB of decrypted pages: the name-word index and the hot visit/card index
         # pages stay in memory; measured on 1M visitors, name search p95 110 -> 25 ms
@@ -308,7 +305,6 @@ class SqliteTx(chain.Chained):
 
     ts = staticmethod(codec.ts)
     day = staticmethod(codec.day)
-
     flag = staticmethod(int)
 
     @staticmethod

@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager, contextmanager
+from dataclasses import replace
 from datetime import datetime
 from itertools import islice
 from pathlib import Path
@@ -101,7 +102,7 @@ class SqlCipherStore(FilePorts):
         conn: sqlite3.Connection,
         path: Path | None,
         *,
-        encrypted: bool,
+        encrypted: bool = True,
         clock: Clock | None = None,
         damaged_pages: tuple[int, ...] = (),
         marker: Marker | None = None,
@@ -205,7 +206,7 @@ class SqlCipherStore(FilePorts):
         conn = connect_encrypted(path, key, create=True)
         try:
             configure(conn)
-            store = cls(conn, path, encrypted=True, clock=clock, audit_keyring=audit_keyring)
+            store = cls(conn, path, clock=clock, audit_keyring=audit_keyring)
             store._mark(key, new_file_id(), "FILE_CREATED" if audited else None, {})
         except BaseException:
             with contextlib.suppress(*DB_ERRORS):
@@ -228,23 +229,15 @@ class SqlCipherStore(FilePorts):
     ) -> SqlCipherStore:
         conn = connect_encrypted(path, key, create=False, marker=marker)
         try:
-            pages = identify(conn, path, marker, adopt=adopt)
-            if not pages:
-                pages = open_check(
-                    conn, path, full=adopt or (marker is not None and marker.damaged)
-                )
+            pages = identify(conn, path, marker, adopt=adopt) or open_check(
+                conn, path, full=adopt or (marker is not None and marker.damaged)
+            )
             configure(conn, writable=not pages)
         except BaseException:
             conn.close()
             raise
         store = cls(
-            conn,
-            path,
-            encrypted=True,
-            clock=clock,
-            damaged_pages=pages,
-            marker=marker,
-            audit_keyring=audit_keyring,
+            conn, path, clock=clock, damaged_pages=pages, marker=marker, audit_keyring=audit_keyring
         )
         try:
             store._settle(key, adopt=adopt)
@@ -322,7 +315,7 @@ class SqlCipherStore(FilePorts):
             marker, key = self._marker, self._audit_key
             if marker is not None and key is not None and not marker.audit_key_id and self.path:
                 # the first commit with the chain's key records its id in the marker
-                self._remark(marker.with_audit_key(key.key_id), "the audit key's id")
+                self._remark(replace(marker, audit_key_id=key.key_id), "the audit key's id")
             self.note_issued()
 
     def write(self, work: Callable[[SqliteTx], T]) -> T:
@@ -664,16 +657,14 @@ def identify(
 # genesis with the key, records that by an AUDIT_UPGRADE entry and commits to every row
 # present by AUDIT_BASELINE ones.
 BASELINE_ROWS = 500  # rows committed per baseline entry
-COVERED_TABLES = ("visitors", "visits", "cards", "bans", "staff", "observations")
+TO_KEY = ("audit", "visitors", "visits", "cards", "bans", "staff", "observations")
 
 
 def needs_upgrade(tx: SqliteTx) -> bool:
     """No keyed entry yet, and something to key: old entries or rows."""
     if tx.one("SELECT 1 FROM audit WHERE keyed = 1 LIMIT 1") is not None:
         return False  # keyed already (an unkeyed entry after that is verification's case)
-    if tx.one("SELECT 1 FROM audit LIMIT 1") is not None:
-        return True
-    return any(tx.one(f"SELECT 1 FROM {table} LIMIT 1") is not None for table in COVERED_TABLES)
+    return any(tx.one(f"SELECT 1 FROM {table} LIMIT 1") is not None for table in TO_KEY)
 
 
 def legacy_check(rows: list[ChainRow], expected_count: int) -> AuditCheck:

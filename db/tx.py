@@ -26,7 +26,6 @@ class Tx(Protocol):
     @property
     def lock_rows(self) -> str:
         """`` FOR UPDATE`` on the server; empty on SQLite, whose writer holds the file."""
-        ...
 
     def one(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None: ...
 
@@ -36,11 +35,9 @@ class Tx(Protocol):
 
     def load(self, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
         """Insert a great many rows, streamed (the register's snapshot, art. 20.2)."""
-        ...
 
     def next_number(self, counter: str) -> int:
         """The next number of a gapless counter (art. 22.1); a rollback gives it back."""
-        ...
 
     def ts(self, at: datetime) -> Any: ...
 
@@ -50,43 +47,34 @@ class Tx(Protocol):
 
     def seal(self, text: str, table: str, column: str, row: int | str) -> Any:
         """A personal value as stored in ``table.column`` of ``row``."""
-        ...
 
     def open(self, value: Any, table: str, column: str, row: int | str) -> str:
         """The text of a value read from ``table.column`` of ``row``."""
-        ...
 
     def identity_match(self, column: str, identity: IdentityKey) -> tuple[str, list[Any]]:
         """A condition on ``column`` holding ``identity`` and its parameters (the text on
         SQLite, every held key version's blind index on the server); the caller checks."""
-        ...
 
     def new_id(self, table: str, column: str) -> int:
         """The id the next row of ``table`` will take, known before it is sealed to it."""
-        ...
 
     def index_columns(
         self, *, identity: IdentityKey | None = None, number: str | None = None
     ) -> dict[str, Any]:
         """The server's blind-index and key-version columns of a sealed row; none on SQLite."""
-        ...
 
     def keyed_hash(self, text: str) -> str:
         """``hmac:`` + 16 hex under the file's subject secret: names without showing."""
-        ...
 
     def listed(self, values: Sequence[int] | Sequence[str]) -> tuple[str, list[Any]]:
         """A subquery of ``values`` as its column ``value`` (``x IN (subquery)``)."""
-        ...
 
     def batches(self, sql: str, params: Sequence[Any] = ()) -> Iterator[list[tuple[Any, ...]]]:
         """The rows of a whole-table read in batches, never all in memory."""
-        ...
 
     def erasures(self) -> tuple[list[str], list[str]]:
         """The refs erased, and those changed without an entry of their own, since the
         last call: counted by an ``ERASED`` entry (art. 20.4)."""
-        ...
 
     def setting(self, key: str) -> str | bytes | None: ...
 
@@ -97,19 +85,16 @@ class Tx(Protocol):
     ) -> None:
         """The server's blind index beside a sealed value matches the opened value, else
         BLIND_INDEX_MISMATCH (a row swapped by the server's administrator)."""
-        ...
 
     def note_erased(self, erased: Iterable[str], changed: Iterable[str] = ()) -> None:
         """Rows a statement erased or changed, for :meth:`erasures` (SQLite's triggers
         note them themselves)."""
-        ...
 
     def index_name(
         self, file_number: int, surname: str, given_names: str, *, new: bool = False
     ) -> None:
         """Index a visitor's name anew (db/names.py on the file, blind tokens on the server);
         ``new``: a row just inserted, with no old words to delete."""
-        ...
 
     def audit(
         self,
@@ -121,7 +106,6 @@ class Tx(Protocol):
         rows: AuditRows = (),
     ) -> int:
         """Append to the chain in this transaction, committing to ``rows``; its ``seq``."""
-        ...
 
 
 def insert_row(tx: Tx, table: str, values: Mapping[str, Any]) -> None:
