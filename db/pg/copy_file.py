@@ -61,9 +61,8 @@ _TYPES = (  # a server table's columns and their types, in the statement's casts
     "WHERE attrelid = ?::regclass AND attnum > 0 AND NOT attisdropped"
 )
 # The source's columns of each table copied row for row, its key first (the source is
-# opened migrated: the accounts' pin_hash is there, 0041). The server seals the columns
-# its key rotation reseals (db/pg/rotation.py SEALED_TABLES), vouchers as
-# db/voucher_book.py seals them.
+# opened migrated: pin_hash is there, 0041). The server seals them as its key rotation
+# reseals them (db/pg/rotation.py SEALED_TABLES), vouchers as db/voucher_book.py does.
 COLUMNS = {
     "visitors": "file_number, identity, surname, given_names, birth_date, nationality",
     "visits": "visit_id, file_number, at, desk_id, operator, verdict, reasons, document_type, "
@@ -117,8 +116,7 @@ class CopyProgress:
 
 @dataclass
 class CopyReport:
-    """What the copy did and what its verification found (``ok`` and ``code`` "" when
-    every check held; else ``PG_COPY_MISMATCH`` and ``differences`` says what differs)."""
+    """What the copy did and its verification found (else ``code`` and ``differences``)."""
 
     ok: bool = False
     code: str = ""
@@ -153,10 +151,9 @@ def copy_to_server(
     progress: Callable[[CopyProgress], None] | None = None,
     actor: str = COPY_ACTOR,
 ) -> CopyReport:
-    """Copy ``source`` into ``target`` (opened ``create=True`` on an empty database under
-    :func:`source_audit_key`: a chain under a new key would cut the record the inspectors
-    check against the printed heads), then verify. Refusals (``CopyCode``) come before any
-    write; an interruption leaves whole batches and the next call continues."""
+    """Copy ``source`` into ``target`` (created empty under :func:`source_audit_key`: a new
+    key would cut the chain from the printed heads), then verify. Refusals (``CopyCode``)
+    come before any write; an interruption leaves whole batches and the next call continues."""
     if batch < 1:
         raise ValueError("batch must be at least 1")
     check = source.verify()  # (keys a chain older than the keyed one first, once)
@@ -240,8 +237,7 @@ def _counter(source: SqlCipherStore, name: str) -> int:
 
 
 def _high_water(source: SqlCipherStore, table: str, column: str) -> int:
-    """The highest id the source ever gave, SQLite's AUTOINCREMENT mark included (visitors:
-    file numbers never reused, art. 22.3)."""
+    """The highest id the source gave, AUTOINCREMENT mark included (art. 22.3: no reuse)."""
     if not _has_table(source, table):
         return 0
     top = int(_value(source, f"SELECT coalesce(max({column}), 0) FROM {table}"))
@@ -370,9 +366,8 @@ class Copier:
             self.progress(CopyProgress(step, self.report.copied[step], self.report.batches))
 
     def _insert(self, tx: Tx, table: str, rows: Sequence[Mapping[str, Any]]) -> None:
-        """The batch in ONE statement (an array per column): no psycopg pipeline stays open
-        in the transaction holding the chain's head, so a network that dies mid-batch
-        leaves a session the server's idle-in-transaction timeout ends."""
+        """The batch in ONE statement (an array per column): no psycopg pipeline stays open in
+        the chain head's transaction, so a dead network's session times out idle."""
         if not rows:
             return
         types = self._types_of(tx, table)
@@ -393,17 +388,11 @@ class Copier:
         return [{c: _typed(types[c], v) for c, v in zip(names, r, strict=True)} for r in rows]
 
     def _steps(
-        self,
-        step: str,
-        source_sql: str,
-        target_last: str,
-        write: Callable[[Rows, Tx], None],
-        *,
-        empty: Any = 0,
+        self, step: str, source_sql: str, target_last: str, write: Callable[[Rows, Tx], None]
     ) -> None:
         """``source_sql``'s rows after the highest key on the server, a transaction a batch."""
         found = self.target.read(lambda tx: tx.one(target_last))
-        last = empty if found is None or found[0] is None else found[0]
+        last = 0 if found is None else found[0]
         while rows := _select(self.source, source_sql, (last, self.batch)):
             self.target.write(functools.partial(write, rows))
             last = rows[-1][0]
@@ -421,7 +410,7 @@ class Copier:
                 table,
                 f"SELECT {columns} FROM {_FROM.get(table, table)} "
                 f"WHERE {key} > ? ORDER BY {key} LIMIT ?",
-                f"SELECT max({key}) FROM {table}",
+                f"SELECT coalesce(max({key}), 0) FROM {table}",
                 functools.partial(self._rows, table=table),
             )
         seq = int(self.head.seq)
@@ -429,15 +418,14 @@ class Copier:
             "audit",
             f"SELECT {CHAIN_COLUMNS}, keyed "
             f"FROM audit WHERE seq > ? AND seq <= {seq} ORDER BY seq LIMIT ?",
-            "SELECT max(seq) FROM audit",
+            "SELECT coalesce(max(seq), 0) FROM audit",
             self._audit,
         )
         self._steps(  # refs are ASCII: SQLite's BINARY order is the "C" collation's
             "audit_refs",
             f"SELECT ref, seq FROM audit_refs WHERE ref > ? AND seq <= {seq} ORDER BY ref LIMIT ?",
-            'SELECT max(ref COLLATE "C") FROM audit_refs',
+            """SELECT coalesce(max(ref COLLATE "C"), '') FROM audit_refs""",
             self._audit_refs,
-            empty="",
         )
 
     def _settings(self, tx: Tx) -> None:
@@ -462,11 +450,10 @@ class Copier:
             values = [sealed_row(tx, table, row) for row in values]
         self._insert(tx, table, values)
         if table == "visitors":
-            ring = self.target.ring
             tokens = [
                 {"token": t, "file_number": int(r[0])}
                 for r in rows
-                for t in ring.name_tokens(str(r[2]), str(r[3]))
+                for t in self.target.ring.name_tokens(str(r[2]), str(r[3]))
             ]
             self._insert(tx, "name_tokens", tokens)
         if table == "cards":

@@ -124,9 +124,7 @@ class InstallationKey:
         return AESGCM(_hkdf(self._raw, _KEK_INFO))
 
     def __repr__(self) -> str:
-        return f"InstallationKey(<hidden>, source={self.source!r})"
-
-    __str__ = __repr__
+        return f"InstallationKey(<hidden>, source={self.source!r})"  # str() too
 
     def __reduce__(self) -> Any:
         raise TypeError("InstallationKey cannot be pickled")
@@ -195,7 +193,6 @@ class _DataKey:
         self._macs = {i: hmac.new(_hkdf(raw, i), digestmod=hashlib.sha256) for i in infos}
 
     def index(self, info: bytes, text: str) -> bytes:
-        """The blind index of ``text`` under the key derived with ``info``."""
         mac = self._macs[info].copy()
         mac.update(text.encode("utf-8"))
         return mac.digest()[:INDEX_SIZE]
@@ -203,9 +200,8 @@ class _DataKey:
 
 @dataclass(frozen=True, slots=True)
 class NameQuery:
-    """A name search in blind-index form: the server narrows by ``tokens`` (rows holding
-    every token of one key version), the desk checks the decrypted names with
-    :meth:`matches` unless ``exact`` says the tokens decide alone."""
+    """A name search in blind-index form: the server narrows by ``tokens`` (of one key
+    version), the desk checks the names with :meth:`matches` unless ``exact``."""
 
     words: tuple[str, ...]  # the folded query words (db.names.words)
     tokens: Mapping[int, tuple[bytes, ...]]  # key version -> tokens every match holds
@@ -213,8 +209,7 @@ class NameQuery:
 
     @property
     def narrows(self) -> bool:
-        """False when no word is long enough to index: only a bounded scan (a date range)
-        can answer it."""
+        """False when no word is long enough to index: only a bounded scan can answer it."""
         return any(self.tokens.values())
 
     def matches(self, surname: str, given_names: str) -> bool:
@@ -251,8 +246,7 @@ class KeyRing:
         return cls(database_id, keys)
 
     def with_new_version(self, installation: InstallationKey) -> tuple[KeyRing, WrappedKey]:
-        """A new current data key and its record (stored first); the old versions stay
-        until every row is resealed."""
+        """A new current data key and its record (stored first); old versions stay till resealed."""
         version = self.current_version + 1
         if version > MAX_KEY_VERSION:
             raise ValueError("no key version left")
@@ -289,7 +283,6 @@ class KeyRing:
         return key
 
     def seal(self, plaintext: bytes, *, table: str, column: str, row: str | int) -> bytes:
-        """The envelope of ``plaintext`` for ``table.column`` of the row ``row``."""
         key = self._keys[self.current_version]
         header = _HEADER.pack(FORMAT_V1, key.version, key.tag)
         nonce = secrets.token_bytes(NONCE_SIZE)
@@ -381,10 +374,8 @@ class SealedRow:
     @classmethod
     def selected(cls, table: str, sealed: Sequence[str], row: Sequence[Any]) -> SealedRow:
         """A row selected as (row key, key_version, *the ``sealed`` columns)."""
-        values = zip(sealed, row[2:], strict=True)
-        return cls(
-            table, row[0], int(row[1]), {c: None if v is None else bytes(v) for c, v in values}
-        )
+        values = {c: None if v is None else bytes(v) for c, v in zip(sealed, row[2:], strict=True)}
+        return cls(table, row[0], int(row[1]), values)
 
 
 # A row's blind indexes from its plaintexts, under the ring's current version
@@ -394,10 +385,8 @@ Reindex = Callable[["KeyRing", Mapping[str, bytes | None]], Mapping[str, tuple[b
 def reseal_selected(
     rows: Sequence[SealedRow], ring: KeyRing, reindex: Reindex | None = None
 ) -> list[SealedRow]:
-    """The rows a store selected as behind, opened and sealed again under the current
-    version (fresh nonces), their blind indexes recomputed by ``reindex``;
-    ``PG_ROTATION_STUCK`` when every row is already current (the store would return them
-    forever)."""
+    """The rows selected as behind, resealed under the current version (fresh nonces) and
+    reindexed; ``PG_ROTATION_STUCK`` when all are current (the store would return them forever)."""
     batch = []
     for row in rows:
         if row.key_version == ring.current_version:
@@ -430,9 +419,8 @@ def run_reencrypt(
     batch_size: int = 500,
     reindex: Reindex | None = None,
 ) -> RotationReport:
-    """Reseal every row ``fetch(current, limit)`` selects as behind, a batch at a time,
-    each written by ``apply(batch)`` in one transaction: an interruption leaves every
-    written batch resealed and the rest untouched, and the next run finishes."""
+    """Reseal every row ``fetch(current, limit)`` selects as behind, each batch written by
+    ``apply(batch)`` in one transaction: after an interruption the next run finishes."""
     rows = batches = 0
     while selected := fetch(ring.current_version, batch_size):
         batch = reseal_selected(selected, ring, reindex)

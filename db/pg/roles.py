@@ -74,12 +74,10 @@ class RoleNames:
 
 _HEAD = ("UPDATE (next)",)  # counters: rows limited by POLICIES
 
-# Every table of db/pg/migrations and what each group may do to it beyond reading (every
-# group reads every table: the store opens the data keys, settings and chain to work; a
-# table not listed gets no rights for anyone but the owner; tests/pg/test_roles.py checks
-# the list against the migrated schema). The desk deletes nothing of the file: only the
-# rows rewritten with what they index (name_tokens) and the register's replica (a
-# snapshot swap, art. 20.2).
+# Every table of db/pg/migrations and what each group may do beyond reading (all read all:
+# the store opens keys, settings and chain; an unlisted table is the owner's alone). The
+# desk deletes nothing of the file but rewritten name_tokens and the register's replica
+# (a snapshot swap, art. 20.2).
 RIGHTS: dict[str, dict[str, tuple[str, ...]]] = {
     "schema_migrations": {},
     "database_meta": {},
@@ -107,12 +105,11 @@ RIGHTS: dict[str, dict[str, tuple[str, ...]]] = {
     "registry_event": {"desk": ("INSERT", "DELETE")},
 }
 
-# Row-level security (the owner bypasses it: not FORCEd). ``counters``: desks use every
-# row; the inspector and the purge read every row and update the chain's head row only
-# (art. 22.1: the card and voucher numbers are the desks' alone). ``settings``: desks use
-# every row; the inspector reads them and may only create a missing generated secret
-# (``secret:<name>``: the keyed hash that names the subject of its audited searches,
-# art. 20.4), never an ordinary setting; the purge reads them.
+# Row-level security (the owner bypasses it: not FORCEd); desks use every row. ``counters``:
+# the inspector and the purge read all and update the chain's head row only (art. 22.1: card
+# and voucher numbers are the desks' alone). ``settings``: the purge reads; the inspector reads
+# and may only create a missing generated secret (``secret:<name>``: the keyed hash naming
+# the subject of its audited searches, art. 20.4).
 # table -> (group, command, USING, WITH CHECK)
 POLICIES: dict[str, tuple[tuple[str, str, str | None, str | None], ...]] = {
     "counters": (
@@ -145,8 +142,8 @@ def _run(conn: Conn, statement: str, params: Sequence[Any] | None = None) -> Any
 
 
 def default_prefix(conn: Conn, schema: str) -> str:
-    """``<database>_<schema>`` in lower case, other characters as ``_``; a longer one is
-    cut and ends in 10 hex of its SHA-256 (two casinos never share a prefix by chance)."""
+    """``<database>_<schema>`` in lower case, other characters ``_``; cut when longer, ending
+    in 10 hex of its SHA-256 (two casinos never share a prefix by chance)."""
     row = conn.execute("SELECT current_database()").fetchone()
     assert row is not None
     whole = f"{row[0]}_{schema}".lower()
@@ -234,8 +231,7 @@ def _relations(conn: Conn, schema: str, relkinds: str, not_owned_by: str = "") -
 
 
 def _take_ownership(conn: Conn, schema: str, owner: str) -> None:
-    """Make ``owner`` own the schema, its tables, sequences and functions (the desk
-    login that made them keeps nothing)."""
+    """Make ``owner`` own the schema and all it holds (the login that made them keeps none)."""
     s, o = ident(schema), ident(owner)
     _run(conn, f"ALTER SCHEMA {s} OWNER TO {o}")
     kinds = (("'r', 'p', 'v', 'm'", "TABLE"), ("'S'", "SEQUENCE"))
@@ -315,8 +311,7 @@ def grant_roles(conn: Conn, schema: str, *, prefix: str | None = None) -> RoleNa
 
 
 def admit_login(conn: Conn, login: str, group: str, *, admit: bool = True) -> None:
-    """Make ``login`` a member of ``group`` (for the purge, of its gate); ``admit=False``
-    undoes it. Idempotent."""
+    """Make ``login`` a member of ``group`` (the purge: its gate); ``admit=False`` undoes it."""
     row = conn.execute("SELECT rolcanlogin FROM pg_roles WHERE rolname = %s", (login,)).fetchone()
     if row is None or not row[0]:
         raise StoreError("no such login role", code=PgRoleCode.ROLE_UNKNOWN)
@@ -336,9 +331,8 @@ def admit_login(conn: Conn, login: str, group: str, *, admit: bool = True) -> No
 
 
 def take_owner(conn: Conn) -> RoleNames | None:
-    """Before applying pending migrations: act as the owner group when this session's
-    login is a member (what a migration creates belongs to the group, not the login);
-    ``PG_SCHEMA_OLDER`` when it may not migrate. A schema not owned by an owner group is
+    """Before pending migrations: act as the owner group when the login is a member (what
+    they create is the group's), else ``PG_SCHEMA_OLDER``; a schema of no owner group is
     migrated as before roles, by its owner or a role that may create in it."""
     row = conn.execute(
         "SELECT pg_get_userbyid(n.nspowner), n.nspowner = (SELECT oid FROM pg_roles "
@@ -361,25 +355,16 @@ def take_owner(conn: Conn) -> RoleNames | None:
     )
 
 
-def _without_owner_rights(conn: Conn) -> RoleNames | None:
-    """The schema's groups when the session's login lacks its owner's rights (None: it has
-    them, or the schema was made before roles)."""
+def purge_role(conn: Conn) -> str | None:
+    """The group the store's purge must ``SET LOCAL ROLE`` to; None when the login has the
+    schema owner's rights (it may re-seal every table and rewrite the data keys) or the
+    schema was made before roles."""
     row = conn.execute(
         "SELECT pg_get_userbyid(nspowner), pg_has_role(session_user, nspowner, 'USAGE') "
         "FROM pg_namespace WHERE nspname = current_schema()"
     ).fetchone()
-    return None if row is None or row[1] else RoleNames.of_owner(str(row[0]))
-
-
-def purge_role(conn: Conn) -> str | None:
-    """The group the store's purge must ``SET LOCAL ROLE`` to (None: the owner's login)."""
-    names = _without_owner_rights(conn)
+    names = None if row is None or row[1] else RoleNames.of_owner(str(row[0]))
     return None if names is None else names.purge
-
-
-def owns_schema(conn: Conn) -> bool:
-    """Whether the session may re-seal every table and rewrite the data keys."""
-    return _without_owner_rights(conn) is None
 
 
 def may_purge(conn: Conn, role: str) -> bool:

@@ -1,9 +1,8 @@
 """Key rotation of the visitor file on the server (Decreto 58/2006, art. 20.4; GDPR art.
-32: its keys are changed when they may be known), as ``db rotate-key`` runs it
-(ui/cli/db_server.py). A re-encryption reseals batch by batch, each one write transaction,
-so a run killed anywhere is finished by the next; desks opened before hold only the old
-keys (restart them, or :func:`refresh_ring`). One rotation at a time (a session advisory
-lock); each is an audit entry with versions and counts, never a personal value."""
+32: keys changed when they may be known), as ``db rotate-key`` runs it. A re-encryption
+reseals a write transaction a batch: a killed run is finished by the next; desks opened
+before hold only the old keys (restart them, or :func:`refresh_ring`). One rotation at a
+time (a session advisory lock), audited with versions and counts, never a personal value."""
 
 from __future__ import annotations
 
@@ -167,16 +166,13 @@ def _versioned_tables(tx: Tx) -> list[str]:
 
 
 def _behind(tx: Tx, current: int) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for table in _versioned_tables(tx):
-        query = f"SELECT count(*) FROM {pg_roles.ident(table)} WHERE key_version <> ?"
-        found = tx.one(query, (current,))
-        counts[table] = 0 if found is None else int(found[0])
-    return counts
+    query = "SELECT count(*) FROM {} WHERE key_version <> ?"
+    return {
+        t: tx.all(query.format(pg_roles.ident(t)), (current,))[0][0] for t in _versioned_tables(tx)
+    }
 
 
 def _rotation_lock(store: PgStore) -> AbstractContextManager[None]:
-    """The rotation's session advisory lock (one rotation at a time across desks)."""
     running = InvalidStateError("another desk is rotating the keys", code=PgRotationCode.RUNNING)
     return store.session_lock(_LOCK_LABEL, cast(StoreError, running))  # raised as it is
 
@@ -248,9 +244,8 @@ def rewrap_installation_key(
 def _reseal_batch(
     tx: Tx, table: SealedTable, ring: KeyRing, limit: int, after: Any
 ) -> tuple[int, Any]:
-    """One batch of ``table``'s rows after row key ``after`` not under the current version,
-    locked, resealed and written: how many, and the row key the next batch starts after
-    (keyset order: a table is walked once, not once per batch)."""
+    """One batch of ``table``'s rows behind the current version after row key ``after``
+    (keyset order: one walk a table), resealed: how many, and the next batch's ``after``."""
     key = table.key
     rows = tx.all(
         f"SELECT {key}, key_version, {', '.join(table.sealed)} FROM {table.name} "
@@ -289,9 +284,8 @@ def _reseal_batch(
 
 
 def _start(store: PgStore, installation: InstallationKey, actor: str) -> tuple[KeyRing, bool]:
-    """The ring to reseal under: the stored versions unwrapped with ``installation`` (a
-    wrong key is refused here, before anything is written), plus a new version when no
-    row is behind the newest one (otherwise an earlier run is finished)."""
+    """The stored versions unwrapped with ``installation`` (a wrong key refused before any
+    write), plus a new version unless rows are behind the newest (an earlier run to finish)."""
 
     def check(tx: Tx) -> tuple[KeyRing, dict[str, int]]:
         unknown = [t for t in _versioned_tables(tx) if t not in KNOWN_TABLES]
@@ -333,9 +327,8 @@ def reencrypt(
     actor: str = ACTOR,
 ) -> ReencryptReport:
     """Reseal every value and blind index under a new data key version wrapped by ``key``
-    (or finish an earlier run's). ``progress`` gets one line per batch (counts only); an
-    exception it raises stops the run after a committed batch. ``retire``: then retire
-    the old versions if no row uses them."""
+    (or finish an earlier run's); ``progress`` gets a line (counts) a batch and may stop the
+    run by raising; ``retire``: then retire the old versions if no row uses them."""
     if batch_size < 1:
         raise ValueError("batch_size must be positive")
     say = progress or (lambda _line: None)
@@ -377,11 +370,9 @@ def reencrypt(
         remaining = store.read(lambda tx: _behind(tx, ring.current_version))
         behind = {t: n for t, n in remaining.items() if n}
 
-        details: dict[str, object] = {
-            "version": ring.current_version,
-            "old_versions": _versions_text(old),
-            "batches": batches,
-        }
+        details: dict[str, object] = dict(
+            version=ring.current_version, old_versions=_versions_text(old), batches=batches
+        )
         details.update({f"rows_{t}": n for t, n in rows.items() if n})
         details.update({f"behind_{t}": n for t, n in behind.items()})
         store.write(lambda tx: _audit(store, tx, actor, "DATA_KEYS_REENCRYPTED", details))
@@ -434,9 +425,8 @@ def retire_old_versions(store: PgStore, *, actor: str = ACTOR) -> RetireReport:
 
 @dataclass(repr=False, eq=False)
 class KeyRotation:
-    """The rotation the command line calls (``admission.desk_ports.KeyRotation``), over
-    the open store and the desk key it was opened with. Answers the report as JSON
-    (versions and counts only); refusals raise ``InvalidStateError``."""
+    """``admission.desk_ports.KeyRotation`` over the open store and its desk key: the report
+    as JSON (versions and counts only); refusals raise ``InvalidStateError``."""
 
     store: PgStore
     key: InstallationKey | DbKey
@@ -452,8 +442,8 @@ class KeyRotation:
     ) -> dict[str, object]:
         if mode not in MODES:
             raise InvalidStateError(f"unknown rotation {mode!r}", code=PgRotationCode.MODE_UNKNOWN)
-        if not self.store.read(lambda tx: pg_roles.owns_schema(tx.conn)):
-            # refused before anything is written: a desk login may not rewrite data keys
+        if self.store.read(lambda tx: pg_roles.purge_role(tx.conn)) is not None:
+            # not the owner's rights: refused before any write (a desk may not rewrite keys)
             raise InvalidStateError(
                 "a rotation runs as a login of the owner group", code=PgRotationCode.NEEDS_OWNER
             )
