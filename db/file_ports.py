@@ -5,6 +5,7 @@ a rule of db/cards.py, db/visitors.py... in one transaction of the store's diale
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from functools import partial
 from typing import Any, Concatenate, ParamSpec, Self, TypeVar
 
 from admission.records import AdmissionEntry, CardRecord, RecordedAdmission
@@ -32,8 +33,7 @@ def _reads(
     return port
 
 
-def _writes(rule: Callable[Concatenate[Any, P], T]) -> Callable[Concatenate[FilePorts, P], T]:
-    return _reads(rule, "write")
+_writes = partial(_reads, run="write")
 
 
 class FilePorts:

@@ -260,10 +260,8 @@ def _tls_files(params: Mapping[str, str], folder: Path) -> TlsFiles:
             detail = f"{name} ({what}): {path} not readable"
             raise TargetError(detail, code=PgTargetCode.CERT_MISSING)
     info = paths[2].stat()
-    if info.st_uid == 0:
-        exposed = info.st_mode & (stat.S_IWGRP | stat.S_IXGRP | stat.S_IRWXO)
-    else:
-        exposed = info.st_mode & (stat.S_IRWXG | stat.S_IRWXO)
+    group_read = stat.S_IRGRP if info.st_uid == 0 else 0  # a root-owned key may be 0640
+    exposed = info.st_mode & (stat.S_IRWXG | stat.S_IRWXO) & ~group_read
     if exposed:
         mode = f"{stat.S_IMODE(info.st_mode):o}"
         detail = f"sslkey {paths[2]} is open to others (mode {mode}; chmod 600)"
