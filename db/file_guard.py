@@ -54,9 +54,6 @@ class Marker:
     def without_damage(self) -> Marker:
         return replace(self, damaged_pages=(), damage_found_at="")
 
-    def with_audit_key(self, key_id: str) -> Marker:
-        return replace(self, audit_key_id=key_id)
-
     def to_json(self) -> str:
         data = {"kind": _KIND, "version": 1, **asdict(self), "note": _NOTE}
         return json.dumps(data, ensure_ascii=False, indent=2)
