@@ -191,10 +191,7 @@ def grant_statements(
             privileges = ", ".join(("SELECT", *RIGHTS[table].get(group, ())))
             role = ident(getattr(names, group))
             out.append(f"GRANT {privileges} ON {s}.{ident(table)} TO {role}")
-    for table in POLICIES:
-        if table in present:
-            out += _policies(schema, table, names)
-    return out
+    return out + [p for t in POLICIES if t in present for p in _policies(schema, t, names)]
 
 
 def _exists(conn: Conn, role: str) -> bool:

@@ -213,29 +213,27 @@ def rewrap_installation_key(
         if not records:
             raise PgCryptoError("the database holds no data key", code=PgCryptoCode.NO_DATA_KEY)
         rewrapped: list[int] = []
-        kept: list[int] = []
         for record in records:
             if record.key_tag != ring.key_tag(record.version):
                 raise PgCryptoError(
                     f"data key version {record.version} is not the one this desk holds",
                     code=PgCryptoCode.WRAPPED_KEY_TAMPERED,
                 )
-            if record.wrapping_key_id == new.key_id:
-                kept.append(record.version)  # checked with the others below
-                continue
-            fresh = ring.wrapped(record.version, new)
-            tx.execute(
-                "UPDATE data_keys SET wrapping_key_id = ?, blob = ? WHERE version = ?",
-                (fresh.wrapping_key_id, fresh.blob, record.version),
-            )
-            rewrapped.append(record.version)
+            if record.wrapping_key_id != new.key_id:  # the others are kept, checked below
+                fresh = ring.wrapped(record.version, new)
+                tx.execute(
+                    "UPDATE data_keys SET wrapping_key_id = ?, blob = ? WHERE version = ?",
+                    (fresh.wrapping_key_id, fresh.blob, record.version),
+                )
+                rewrapped.append(record.version)
         # every record now opens with the new key, before the transaction commits
         KeyRing.load(new, store.database_id, _records(tx))
         if rewrapped:
             details = {"versions": _versions_text(rewrapped), "key_id": new.key_id}
             _audit(store, tx, actor, "DATA_KEYS_REWRAPPED", details)
         versions = tuple(r.version for r in records)
-        return RewrapReport(versions, tuple(rewrapped), tuple(kept), new.key_id)
+        kept = tuple(v for v in versions if v not in rewrapped)
+        return RewrapReport(versions, tuple(rewrapped), kept, new.key_id)
 
     with _rotation_lock(store):
         return store.write(work)
