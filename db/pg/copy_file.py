@@ -32,7 +32,7 @@ from db.pg.rotation import SEALED_TABLES, SealedTable
 from db.pg.store import PgStore
 from db.store import SqlCipherStore
 from db.tx import Tx
-from db.voucher_book import StoreVoucherBook
+from db.voucher_book import VOUCHER_COLUMNS, StoreVoucherBook
 
 log = logging.getLogger("admission.db.pg.copy")
 
@@ -75,8 +75,7 @@ COLUMNS = {
     "staff": "staff_id, identity, name, role, active",
     "accounts": "account_id, username, display_name, roles, active, password_hash, "
     "failed_attempts, locked_until, created_at, pin_hash",
-    "vouchers": "number, issued_at, desk_id, operator, holder_name, document_type, "
-    "document_number, card_type, price_cents, status, card_number, closed_at, close_reason",
+    "vouchers": VOUCHER_COLUMNS,
 }
 # The server's id sequences ({table}_{id column}_seq), continued after the source's ids
 SEQUENCED = {"card_events": "event_id"} | {
