@@ -108,12 +108,11 @@ class PgTx(chain.Chained):
         self, *, identity: IdentityKey | None = None, number: str | None = None
     ) -> dict[str, Any]:
         ring = self.ring
-        columns: dict[str, Any] = {}
+        columns: dict[str, Any] = {"key_version": ring.current_version}
         if identity is not None:
             columns["id_index"] = ring.identity_index(identity)
         if number is not None:
             columns["number_index"] = ring.number_index(number)
-        columns["key_version"] = ring.current_version
         return columns
 
     def keyed_hash(self, text: str) -> str:
