@@ -3,8 +3,7 @@ audit key, canonical JSON of [label, digest(n-1), seq, at, actor, action, subjec
 details, refs])``, the first chaining from 64 zeros; ``refs`` commits to the rows the act
 wrote (``{"card:17": [row mac, created]}``). Verification recomputes the macs of the rows
 present against the newest entry committing to each, and per kind checks rows created =
-present + erased (counted by ``ERASED`` entries); heads printed outside bind the key holder.
-"""
+present + erased (``ERASED`` entries); heads printed outside bind the key holder."""
 
 from __future__ import annotations
 

@@ -1,9 +1,7 @@
-"""The audit trail's rules (art. 20.4, art. 14.1.b), written once over a transaction of
-either dialect (db/tx.py): append an entry committing to the rows of its act, count the
-rows a transaction erased (``ERASED``: temporary triggers on SQLite, the statements' own
-notes on the server), read and verify the chain; the file's settings and secrets.
-Subjects are numbers or keyed hashes, never names or document numbers in clear.
-"""
+"""The audit trail's rules (arts. 20.4, 14.1.b) over a transaction of either dialect
+(db/tx.py): append an entry committing to its act's rows, count the rows a transaction
+erased (``ERASED``), read and verify the chain; the file's settings and secrets. Subjects
+are numbers or keyed hashes, never names or document numbers in clear."""
 
 from __future__ import annotations
 

@@ -1,9 +1,8 @@
-"""The gaming inspectors' search (art. 20.4) on the shared server (arts. 154-155): the
-answer of :func:`db.inspection.find_visitors` over values the desk sealed. The
-server narrows (file number, card, dates, the name's blind-index tokens, an identity's
-~1,400 blind indexes per key version, the visits' ``number_index``, migration 0060); the
-desk opens the rest, refusing past :data:`MAX_SCANNED` rows or :data:`MAX_CANDIDATES`
-(``PG_INSPECT_TOO_BROAD``), checks every criterion and sorts. Nothing written or logged."""
+"""The inspectors' search (art. 20.4) on the shared server (arts. 154-155) over sealed values:
+the server narrows (clear columns; blind indexes of names, of an identity - ~1,400 per key
+version - and of visits' ``number_index``, migration 0060); the desk opens the rest, refusing
+past :data:`MAX_SCANNED` or :data:`MAX_CANDIDATES` rows (``PG_INSPECT_TOO_BROAD``), checks
+every criterion and sorts. Nothing written or logged."""
 
 from __future__ import annotations
 
@@ -178,13 +177,7 @@ def _narrowing(
 
 
 def _scan(
-    tx: Tx,
-    table: str,
-    key: str,
-    column: str,
-    files: Iterable[int] | None,
-    *,
-    unindexed: bool = False,
+    tx: Tx, table: str, key: str, column: str, files: Iterable[int] | None, unindexed: bool = False
 ) -> Iterable[tuple[int, int, Any]]:
     """(row key, file number, sealed value) of ``table``'s rows - of ``files``, or every
     row when None, refused past :data:`MAX_SCANNED` rows - read in batches by key.

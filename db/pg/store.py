@@ -1,9 +1,7 @@
-"""``PgStore``: the visitor file (art. 20.3), card sequence (art. 22.1), ban list (art. 21),
-staff list (art. 18) and audit trail (art. 20.4) that the desks and annex rooms of one
+"""``PgStore``: the visitor file (arts. 20.3, 22.1, 21, 18, 20.4) that the desks of one
 operating unit share (arts. 154-155), on a PostgreSQL server. Every write first locks the
-chain's head row, so a card number is never lost nor repeated and two desks admitting one
-person issue one card (art. 22); serialisation failures and deadlocks are retried; every
-call is bounded (:class:`PgTimeouts`) and ends with a code, never a hang."""
+chain's head, so a card number is never lost nor repeated and two desks admitting one
+person issue one card (art. 22); conflicts are retried; every call is bounded."""
 
 from __future__ import annotations
 
@@ -15,7 +13,6 @@ import logging
 import random
 import threading
 import time
-import uuid
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import AbstractContextManager
 from datetime import datetime
@@ -54,7 +51,7 @@ from db.pg.opening import prepare
 from db.pg.tx import LOCK_HEAD, Conn, PgTx
 from db.visitors import PgAdmissionCode
 
-__all__ = ["PgAdmissionCode", "PgLinkError", "PgStore", "PgTimeouts", "new_admission_id"]
+__all__ = ["PgAdmissionCode", "PgLinkError", "PgStore", "PgTimeouts"]
 
 log = logging.getLogger("admission.db.pg")
 T = TypeVar("T")
@@ -66,12 +63,6 @@ BACKOFF_CAP_S = 0.25
 _RETRYABLE = (pg_errors.SerializationFailure, pg_errors.DeadlockDetected)
 _PURGE_LOCK_LABEL = b"admission-desk/pg/purge-lock/v1"
 _ACT_LOCK_LABEL = b"admission-desk/pg/account-lock/v1"  # PgStore.act_locks
-
-
-def new_admission_id() -> str:
-    """A random UUID (RFC 9562 v4), made before an admission's first attempt and kept until
-    its outcome is known: a lost admission is then safe to ask again."""
-    return str(uuid.uuid4())
 
 
 class PgStore(FilePorts):
@@ -421,10 +412,7 @@ class PgStore(FilePorts):
             finally:
                 with contextlib.suppress(psycopg.Error):
                     conn.execute("SELECT pg_advisory_unlock(%s)", (self.purge_lock_key,))
-                    conn.execute(
-                        "SELECT set_config('statement_timeout', %s, false)",
-                        (str(self._timeouts.statement_ms),),
-                    )
+                    conn.execute(f"SET statement_timeout = {self._timeouts.statement_ms:d}")
 
     def may_purge(self) -> bool:
         """This desk's login may purge: it owns the schema, there are no groups or it is in."""

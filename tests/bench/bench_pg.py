@@ -65,10 +65,11 @@ from db.audit_chain import GENESIS  # noqa: E402
 from db.audit_key import ENV_VAR, AuditKey  # noqa: E402
 from db.pg.copy_file import Copier, CopyProgress, file_identity  # noqa: E402
 from db.pg.crypto import InstallationKey, KeyRing, _DataKey  # noqa: E402
-from db.pg.store import PgStore, new_admission_id  # noqa: E402
+from db.pg.store import PgStore  # noqa: E402
 from db.store import SqlCipherStore  # noqa: E402
 from tests.bench import bench_inspection as bi  # noqa: E402
 from tests.bench import bench_store as bs  # noqa: E402
+from tests.db.factories import new_admission_id  # noqa: E402
 from tests.db.plain_store import open_plain  # noqa: E402
 from tests.pg.cluster_fixture import fresh_schema, load_tool, schema_conninfo  # noqa: E402
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from dataclasses import replace
 from datetime import UTC, date, datetime, timedelta
 
@@ -11,6 +12,12 @@ from admission.records import AdmissionEntry, NewCard, RegistryCheck
 
 T0 = datetime(2026, 1, 10, 21, 30, tzinfo=UTC)
 NOT_LISTED = RegistryCheck("NOT_LISTED", "REPLICA", "2026-01-10.1", 3600)
+
+
+def new_admission_id() -> str:
+    """A random UUID (RFC 9562 v4), made before an admission's first attempt and kept until
+    its outcome is known: a lost admission is then safe to ask again."""
+    return str(uuid.uuid4())
 
 
 def dni(n: int) -> IdentityKey:

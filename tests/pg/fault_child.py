@@ -28,8 +28,8 @@ from admission.errors import StoreError
 from admission.records import RecordedAdmission
 from db.audit_key import AuditKey
 from db.pg.crypto import InstallationKey
-from db.pg.store import PgLinkError, PgStore, PgTimeouts, new_admission_id
-from tests.db.factories import T0, entry
+from db.pg.store import PgLinkError, PgStore, PgTimeouts
+from tests.db.factories import T0, entry, new_admission_id
 
 PAUSE_S = 0.05  # between two tries while the server is away
 GIVE_UP_S = 45.0  # a desk that cannot finish by then reports what it has

@@ -38,8 +38,8 @@ from db.audit_key import AuditKey
 from db.pg.connect import PgConnectCode
 from db.pg.crypto import InstallationKey
 from db.pg.latency import PgLinkCode
-from db.pg.store import PgAdmissionCode, PgLinkError, PgStore, PgTimeouts, new_admission_id
-from tests.db.factories import T0, entry
+from db.pg.store import PgAdmissionCode, PgLinkError, PgStore, PgTimeouts
+from tests.db.factories import T0, entry, new_admission_id
 from tests.pg import fault_child
 from tests.pg.cluster_fixture import DESKS, fresh_schema, load_tool, schema_conninfo
 from tests.pg.test_tcp_proxy import load_proxy, through
