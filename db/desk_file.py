@@ -5,6 +5,7 @@ psycopg is loaded only when a server is named: a desk of its own file never load
 
 from __future__ import annotations
 
+import getpass
 import os
 import sys
 from collections.abc import Callable
@@ -115,10 +116,7 @@ def open_parts(desk: FileAccess) -> FileParts:
     if target is not None:
         return _server_parts(desk, target)
     store = open_store(desk.data_dir, demo=desk.demo, clock=desk.clock, passphrase=desk.passphrase)
-    return _file_parts(desk, store)
 
-
-def _file_parts(desk: FileAccess, store: SqlCipherStore) -> FileParts:
     def backup_file(out: Path, actor: str, *, force: bool = False) -> BackupInfo:
         casino, now = desk.settings["casino.id"], desk.clock.now()
         return backup(
@@ -318,12 +316,8 @@ class ServerCopier:
                 if isinstance(refused.code, CopyCode):
                     raise InvalidStateError(str(refused), code=refused.code) from refused
                 raise
-            answer: dict[str, object] = {
-                "target": target.describe(),
-                "database_id": server.database_id,
-            }
-        answer.update(report.as_dict())  # as JSON by the command (ui.cli.db_server)
-        return bool(report.ok), answer
+            answer = {"target": target.describe(), "database_id": server.database_id}
+        return bool(report.ok), {**answer, **report.as_dict()}  # as JSON by ui.cli.db_server
 
 
 def restore_file(
@@ -369,11 +363,6 @@ def _file_key(*, demo: bool, new_file: bool, passphrase: Callable[[], str] | Non
     if demo and not os.environ.get("ADMISSION_DB_KEY"):
         return DbKey.from_passphrase(DEMO_PASSPHRASE, source="demo")
     if passphrase is None and sys.stdin.isatty():
-        passphrase = _ask_passphrase
+        prompt = "Clave del fichero de visitantes / visitor-file passphrase: "
+        passphrase = partial(getpass.getpass, prompt)
     return resolve_key(database_exists=not new_file, ask_passphrase=passphrase)
-
-
-def _ask_passphrase() -> str:
-    import getpass
-
-    return getpass.getpass("Clave del fichero de visitantes / visitor-file passphrase: ")

@@ -34,7 +34,6 @@ try:
 except ImportError:  # pragma: no cover - not POSIX: the single-process rule is the caller's
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["OfflineQueueCode", "OfflineVoucherQueue", "ServerVoucherBook", "formalise", "queue_key"]
 log = logging.getLogger("admission.db.offline_queue")
 SCHEMA_VERSION = 1
 _KEY_LABEL = b"admission-desk/offline-voucher-queue/v1"
@@ -118,15 +117,12 @@ class OfflineVoucherQueue(contextlib.AbstractContextManager["OfflineVoucherQueue
             raise StoreError("bad desk id", code=OfflineQueueCode.OFFLINE_QUEUE_BAD_DESK)
         path = Path(path)
         lock_fd = _hold_lock(path)
-        conn = None
-        try:
+        with contextlib.ExitStack() as undo:  # on any failure: the connection, then the lock
+            undo.callback(os.close, lock_fd)
             conn = connect_encrypted(path, key, create=create)
+            undo.callback(conn.close)
             _prepare(conn, path, desk_id)
-        except BaseException:
-            if conn is not None:
-                conn.close()
-            os.close(lock_fd)
-            raise
+            undo.pop_all()
         return cls(conn, path, desk_id, lock_fd)
 
     def close(self) -> None:
@@ -177,7 +173,6 @@ class OfflineVoucherQueue(contextlib.AbstractContextManager["OfflineVoucherQueue
         )
 
     def mark_formalised(self, seq: int, server_number: int, at: datetime) -> None:
-        """The server holds this voucher under ``server_number``."""
         self._write(
             "UPDATE offline_vouchers SET state = 'FORMALISED', server_number = ?, "
             "formalised_at = ? WHERE seq = ? AND state <> 'FORMALISED'",
@@ -255,9 +250,8 @@ def _transaction(
 
 
 def _hold_lock(path: Path) -> int:
-    lock_path = path.with_name(path.name + ".lock")
     try:
-        fd = os.open(lock_path, os.O_CREAT | os.O_RDWR, 0o600)
+        fd = os.open(path.with_name(path.name + ".lock"), os.O_CREAT | os.O_RDWR, 0o600)
     except OSError as exc:
         raise StoreError(
             "cannot open the queue's lock file", code=StoreErrorCode.OPEN_FAILED
@@ -293,9 +287,8 @@ def _prepare(conn: sqlite3.Connection, path: Path, desk_id: str) -> None:
             )
         if version == 0:
             with _transaction(conn, path, "queue creation failed"):
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        conn.execute(statement)
+                for statement in filter(str.strip, _SCHEMA.split(";")):
+                    conn.execute(statement)
                 conn.execute(
                     "INSERT INTO queue_meta (id, desk_id, created_at) "
                     "VALUES (1, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
@@ -414,10 +407,9 @@ def _formalise_one(
 
 
 def _floor(book: ServerVoucherBook, queue: OfflineVoucherQueue) -> int:
-    """Every voucher issued from now on is numbered above this (a book's
-    ``last_voucher_number()``, when it has one, bounds the lookup after an interruption)."""
+    """Every voucher issued from now on is numbered above this: the book's
+    ``last_voucher_number()`` when it has one, else the highest number this queue saw."""
     last = getattr(book, "last_voucher_number", None)
-    # a book that cannot tell: at least the highest number this queue saw
     return int(last()) if callable(last) else queue.highest_server_number()
 
 

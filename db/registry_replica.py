@@ -49,8 +49,6 @@ from db.file_ports import FilePorts
 from db.pg.codes import PgStoreCode
 from db.tx import Tx, opt_when, when
 
-__all__ = ["PROBE", "SECRET_NAME", "ReplicaRegistry", "keyed_digest"]
-
 T = TypeVar("T")
 
 REGISTRY_ACTOR = "registry"  # actor of the register's entries (the port names none)
@@ -99,8 +97,8 @@ def _keyed_in_order(key: bytes, digests: Iterable[bytes]) -> Iterator[bytes]:
     never a list of the whole register as objects."""
     buckets = [bytearray() for _ in range(256)]
     for digest in digests:
-        mac = hmac.digest(key, digest, "sha256")
-        buckets[mac[0]] += mac[:DIGEST_SIZE]
+        mac = keyed_digest(key, digest)
+        buckets[mac[0]] += mac
     for i, bucket in enumerate(buckets):
         records = sorted(bytes(bucket[j : j + DIGEST_SIZE]) for j in range(0, len(bucket), 16))
         buckets[i] = bytearray()
@@ -128,14 +126,6 @@ def _check_regular(st: os.stat_result) -> None:
         raise SnapshotError(SnapshotErrorCode.SNAPSHOT_TOO_LARGE, f"over {MAX_FILE_BYTES} bytes")
 
 
-def _as_of(snapshot: Snapshot, now: datetime) -> datetime:
-    """The snapshot's date (now when it carries none); one from the future refused."""
-    as_of = snapshot.as_of or now
-    if as_of > now + _FUTURE_SLACK:
-        raise SnapshotError(SnapshotErrorCode.SNAPSHOT_FROM_THE_FUTURE, "as-of is later than now")
-    return as_of
-
-
 def _against(
     old: ReplicaState, held_sha256: str, snapshot: Snapshot, as_of: datetime
 ) -> ImportResult | None:
@@ -153,19 +143,6 @@ def _against(
     return None
 
 
-def _check_position(page: FeedPage, since: datetime) -> None:
-    """A page that starts after the replica's position leaves a gap; an older one with
-    entries could undo newer changes: both refused."""
-    if page.since is not None and page.since > since:
-        raise SnapshotError(
-            SnapshotErrorCode.FEED_GAP, "the page starts after the replica's position"
-        )
-    if page.as_of < since and page.entries:
-        raise SnapshotError(
-            SnapshotErrorCode.FEED_OUT_OF_ORDER, "the page is older than the replica"
-        )
-
-
 def _state_of(row: tuple[Any, ...]) -> ReplicaState:
     return ReplicaState(
         version=str(row[2]),
@@ -180,7 +157,6 @@ def _state_of(row: tuple[Any, ...]) -> ReplicaState:
 
 
 def _active(tx: Tx) -> tuple[int, bytes, ReplicaState] | None:
-    """The snapshot in force: its id, its salt and its state."""
     row = tx.one(f"SELECT {_STATE} FROM registry_snapshot WHERE active")
     return None if row is None else (int(row[0]), bytes(row[1]), _state_of(row))
 
@@ -249,18 +225,13 @@ class ReplicaRegistry:
             row = self._store.read(lambda tx: tx.one(PROBE, (sid, digest)))  # noqa: B023
             if row is None:
                 return None
-            if int(row[0]) == sid:
-                return self._state(row[:10]), bool(row[10])
+            if int(row[0]) == sid:  # the state parsed again only when its row changed
+                seen = self._seen
+                if seen is None or seen[0] != row[:10]:
+                    seen = self._seen = (row[:10], _state_of(row))
+                return seen[1], bool(row[10])
             self._salt = (int(row[0]), bytes(row[1]))
         raise StoreError("the active snapshot keeps changing", code=SnapshotErrorCode.REPLICA_BUSY)
-
-    def _state(self, row: tuple[Any, ...]) -> ReplicaState:
-        seen = self._seen
-        if seen is not None and seen[0] == row:
-            return seen[1]
-        state = _state_of(row)
-        self._seen = (row, state)
-        return state
 
     def state(self) -> ReplicaState | None:
         """The snapshot in force, ``None`` when none was imported; StoreError
@@ -310,19 +281,12 @@ class ReplicaRegistry:
 
         return self._logged(swap, snapshot.version)
 
-    def _verify_signature(self, snapshot: Snapshot) -> None:
-        if self._verifier is None:
-            return
-        if snapshot.signature is None:
-            raise SnapshotError(SnapshotErrorCode.SNAPSHOT_UNSIGNED, "a public key is configured")
-        if not self._verifier.verify(signed_message(snapshot.content_sha256), snapshot.signature):
-            raise SnapshotError(
-                SnapshotErrorCode.SNAPSHOT_BAD_SIGNATURE, "signature does not verify"
-            )
-
     def _swap(self, tx: Tx, key: bytes | None, snapshot: Snapshot) -> ImportResult:
         now = self._clock.now()
-        as_of = _as_of(snapshot, now)
+        as_of = snapshot.as_of or now  # a snapshot without a date is as of its import
+        if as_of > now + _FUTURE_SLACK:
+            code = SnapshotErrorCode.SNAPSHOT_FROM_THE_FUTURE
+            raise SnapshotError(code, "as-of is later than now")
         previous = self._writer(tx)
         if previous is not None:
             held = tx.one(
@@ -361,6 +325,15 @@ class ReplicaRegistry:
         result = (snapshot.version, snapshot.count, as_of, signed, replaced, False)
         return ImportResult(*result, snapshot.duplicates, snapshot.duplicate_lines)
 
+    def _verify_signature(self, snapshot: Snapshot) -> None:
+        if self._verifier is None:
+            return
+        if snapshot.signature is None:
+            raise SnapshotError(SnapshotErrorCode.SNAPSHOT_UNSIGNED, "a public key is configured")
+        if not self._verifier.verify(signed_message(snapshot.content_sha256), snapshot.signature):
+            code = SnapshotErrorCode.SNAPSHOT_BAD_SIGNATURE
+            raise SnapshotError(code, "signature does not verify")
+
     def apply_feed(self, page: FeedPage) -> FeedResult:
         """Apply additions and removals in order, whole or not at all; the position moves
         in the same transaction."""
@@ -385,7 +358,14 @@ class ReplicaRegistry:
             if row is not None and row[0] is not None and bytes(row[0]) == fingerprint:
                 return FeedResult(0, 0, len(page.entries), since)
             recorded, params = ", feed_page = ?", [fingerprint]
-        _check_position(page, since)
+        # a page starting after the position leaves a gap; an older one with entries
+        # could undo newer changes: both refused
+        if page.since is not None and page.since > since:
+            code = SnapshotErrorCode.FEED_GAP
+            raise SnapshotError(code, "the page starts after the replica's position")
+        if page.as_of < since and page.entries:
+            code = SnapshotErrorCode.FEED_OUT_OF_ORDER
+            raise SnapshotError(code, "the page is older than the replica")
         changed = dict.fromkeys(FeedAction, 0)
         for entry in page.entries:
             digest = self._stored(key, salt, entry.number)
