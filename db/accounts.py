@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -34,6 +34,7 @@ from admission.accounts import (
 from admission.ports import Clock
 from db import codec
 from db.audit_rows import Content, Covered
+from db.cards import scalar, update_row
 from db.tx import AuditRows, Tx
 from db.voucher_book import Store, reseal_rows
 
@@ -55,9 +56,9 @@ _FIELDS = (
 
 
 class Argon2Hasher:
-    """argon2id (RFC 9106) through argon2-cffi, its default profile unless tests pass cheap
-    costs. A hash made with other costs still verifies, and :meth:`needs_rehash` says so,
-    so the next sign-in renews it."""
+    """argon2id (RFC 9106, low memory) through argon2-cffi, its default profile unless tests
+    pass cheap costs. A hash made with other costs still verifies, and :meth:`needs_rehash`
+    says so, so the next sign-in renews it."""
 
     def __init__(
         self,
@@ -66,7 +67,6 @@ class Argon2Hasher:
         memory_cost: int = DEFAULT_MEMORY_COST,
         parallelism: int = DEFAULT_PARALLELISM,
     ) -> None:
-        # argon2-cffi's default profile (RFC 9106 low memory; its type: argon2id)
         self._hasher = _Argon2(time_cost, memory_cost, parallelism)
 
     def hash(self, password: str) -> str:
@@ -165,8 +165,7 @@ def _put(tx: Tx, ident: int | None, username: str, fields: dict[str, Any]) -> in
         )
         assert found is not None
         return int(found[0])
-    changes = ", ".join(f"{column} = ?" for column in values)
-    tx.execute(f"UPDATE accounts SET {changes} WHERE account_id = ?", (*values.values(), ident))
+    update_row(tx, "accounts", values, "account_id", ident)
     return ident
 
 
@@ -236,9 +235,7 @@ class StoreAccountBook:
         self._store = store
 
     def account_count(self) -> int:
-        found = self._store.read(lambda tx: tx.one("SELECT count(*) FROM accounts"))
-        assert found is not None
-        return int(found[0])
+        return int(self._store.read(lambda tx: scalar(tx, "SELECT count(*) FROM accounts")))
 
     def find(self, username: str) -> StoredAccount | None:
         found = self._store.read(lambda tx: _find(tx, username))
@@ -288,28 +285,22 @@ class StoreAccounts(AccountService):
         policy: LockoutPolicy | None = None,
         hasher: PasswordHasher | None = None,
     ) -> None:
-        locks = store.act_locks()  # the server's needs a pool of two connections
+        self._locks = store.act_locks()  # the server's needs a pool of two connections
         super().__init__(StoreAccountBook(store), hasher or Argon2Hasher(), clock, policy)
-        self._locks = locks
-
-    @contextlib.contextmanager
-    def _serial(self, username: str, *, admin: bool = False) -> Iterator[None]:
-        """Hold the account's lock (and first the administration's) until the act ends."""
-        names: list[str] = [_ADMIN_LOCK] if admin else []
-        with contextlib.suppress(AccountError):  # no such name: nothing to serialise
-            names.append("account:" + normal_username(username))
-        with self._locks(names):
-            yield
 
 
 def _serialised(name: str, admin: bool) -> Callable[..., Any]:
     """The service's act ``name`` holding the lock of its first argument's account (a user
-    name or an operator)."""
+    name or an operator), and first the administration's when ``admin``, until it ends."""
     act = getattr(AccountService, name)
 
     @functools.wraps(act)
     def serialised(self: StoreAccounts, who: str | Operator, /, *args: Any, **kw: Any) -> Any:
-        with self._serial(who if isinstance(who, str) else who.username, admin=admin):
+        username = who if isinstance(who, str) else who.username
+        names = [_ADMIN_LOCK] if admin else []
+        with contextlib.suppress(AccountError):  # no such name: nothing to serialise
+            names.append("account:" + normal_username(username))
+        with self._locks(names):
             return act(self, who, *args, **kw)
 
     return serialised

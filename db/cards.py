@@ -4,7 +4,7 @@ and an audit entry committing to the card as it now is, events included (art. 20
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import date, datetime
 from typing import Any
 
@@ -28,6 +28,18 @@ _OPEN_CARDS = (
     "ON v.file_number = c.file_number WHERE {match} AND c.status <> 'VOIDED' "
     "AND c.valid_from <= ? AND c.valid_until >= ? ORDER BY c.number DESC LIMIT 1"
 )
+
+
+def update_row(tx: Tx, table: str, values: Mapping[str, Any], key: str, row: object) -> None:
+    sets = ", ".join(f"{column} = ?" for column in values)
+    tx.execute(f"UPDATE {table} SET {sets} WHERE {key} = ?", [*values.values(), row])
+
+
+def scalar(tx: Tx, sql: str, params: Sequence[Any] = ()) -> Any:
+    """The one value of an aggregate's one row."""
+    row = tx.one(sql, params)
+    assert row is not None
+    return row[0]
 
 
 def card_from_row(row: Any) -> CardRecord:
@@ -64,11 +76,10 @@ def _audited(tx: Tx, rows: Sequence[tuple[Any, ...]]) -> list[Content]:
     for number, event_id, at, kind, reason, actor in found:
         event = (when(at), str(kind), str(reason), str(actor))
         events.setdefault(int(number), []).append((int(event_id), event))
-    found = []
-    for card in map(card_from_row, rows):
-        ordered = [e for _, e in sorted(events.get(card.number, []))]
-        found.append((f"card:{card.number}", card_content(card, ordered)))
-    return found
+    return [
+        (f"card:{c.number}", card_content(c, [e for _, e in sorted(events.get(c.number, []))]))
+        for c in map(card_from_row, rows)
+    ]
 
 
 COVERED = Covered("card", "cards", "number", CARD_COLUMNS, _audited)  # art. 20.4
@@ -108,9 +119,7 @@ def card_events(tx: Tx, number: int) -> list[tuple[datetime, str, str, str]]:
 
 def last_card_number(tx: Tx) -> int:
     """The highest number ever issued (0 when none), even if retention erased it."""
-    found = tx.one("SELECT next - 1 FROM counters WHERE name = 'card'")
-    assert found is not None
-    return int(found[0])
+    return int(scalar(tx, "SELECT next - 1 FROM counters WHERE name = 'card'"))
 
 
 def issue(tx: Tx, file_number: int, visit_id: int, new: Any, issued: datetime) -> int:
@@ -150,9 +159,7 @@ def mark_printed(tx: Tx, number: int, at: datetime) -> None:
 
 def void_card(tx: Tx, number: int, reason: str, actor: str, at: datetime) -> None:
     _live_card(tx, number, reason)
-    tx.execute(
-        "UPDATE cards SET status = 'VOIDED', void_reason = ? WHERE number = ?", (reason, number)
-    )
+    update_row(tx, "cards", {"status": "VOIDED", "void_reason": reason}, "number", number)
     _record(tx, number, at, "VOIDED", reason, actor, actor, "CARD_VOID")
 
 

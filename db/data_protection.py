@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
 
 from admission.data_protection import (
     DataProtectionCode,
@@ -19,6 +18,7 @@ from admission.data_protection import (
 from admission.identity import IdentityKey
 from admission.records import Observation, Visitor
 from db import visitors
+from db.cards import update_row
 from db.tx import Tx, opt_when, when
 
 RECTIFIED = "RECTIFIED"  # the audit action of a rectification (GDPR art. 16)
@@ -56,7 +56,7 @@ def rectify_visitor_name(
     plain = {"identity": identity, **new, "birth_date": birth, "nationality": nationality}
     columns = {c: None if v is None else tx.seal(v, "visitors", c, fn) for c, v in plain.items()}
     columns.update(tx.index_columns(identity=IdentityKey.parse(identity)))
-    _update(tx, "visitors", columns, "file_number", fn)
+    update_row(tx, "visitors", columns, "file_number", fn)
     tx.index_name(fn, surname, given_names)
     details = _rectified(tx, fields, old, reason, role)
     tx.audit(actor, RECTIFIED, f"file:{fn}", at, details, [(f"visitor:{fn}", False)])
@@ -92,18 +92,13 @@ def rectify_observation_text(
         raise DataProtectionError(
             "the text is already so", code=DataProtectionCode.RECTIFY_UNCHANGED
         )
-    columns = {"text": tx.seal(text, "observations", "text", observation_id)}
-    _update(tx, "observations", {**columns, **tx.index_columns()}, "observation_id", observation_id)
+    sealed = {"text": tx.seal(text, "observations", "text", observation_id), **tx.index_columns()}
+    update_row(tx, "observations", sealed, "observation_id", observation_id)
     details = _rectified(tx, ["text"], {"text": old}, reason, role)
     details["observation"] = str(observation_id)
     rows = [(f"observation:{observation_id}", False)]
     tx.audit(actor, RECTIFIED, f"file:{file_number}", at, details, rows)
     return Observation(file_number, when(row[0]), str(row[1]), text, observation_id)
-
-
-def _update(tx: Tx, table: str, columns: dict[str, Any], key: str, row: int) -> None:
-    sets = ", ".join(f"{column} = ?" for column in columns)
-    tx.execute(f"UPDATE {table} SET {sets} WHERE {key} = ?", [*columns.values(), row])
 
 
 def _rectified(
@@ -112,9 +107,7 @@ def _rectified(
     """The entry's details: the fields changed, the reason, the role, and each old
     value as a keyed hash (never in clear)."""
     details = {"fields": ",".join(fields), "reason": reason, "role": role}
-    for name in fields:
-        details[f"old_{name}"] = tx.keyed_hash(old[name])
-    return details
+    return details | {f"old_{name}": tx.keyed_hash(old[name]) for name in fields}
 
 
 def retention_totals(tx: Tx, cutoff: datetime) -> RetentionTotals:

@@ -14,11 +14,11 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import datetime
 from enum import StrEnum
-from typing import Any
 
 from admission.inspection import SearchCriteria
 from admission.records import Visitor
 from db import codec, names, visitors
+from db.cards import scalar
 from db.tx import Tx
 
 COUNT_BOUND = 30_000  # index entries counted to size a name word or a date range
@@ -227,7 +227,7 @@ def plan(tx: Tx, criteria: SearchCriteria, limit: int) -> Plan:
         return exact
     if criteria.name is not None and not names.words(criteria.name):
         return Plan(Route.NONE)
-    visitors = int(_value(tx, "SELECT max(file_number) FROM visitors") or 0)
+    visitors = int(scalar(tx, "SELECT max(file_number) FROM visitors") or 0)
     sized = name_sizes(tx, criteria)
     dates = dates_plan(tx, criteria)
     shares = {f"name:{word}": _share(size, visitors) for word, size in sized.items()}
@@ -367,14 +367,7 @@ def observation_plan(tx: Tx, criteria: SearchCriteria) -> Plan | None:
 
 def count_upto(tx: Tx, sql: str, params: Sequence[object], bound: int = COUNT_BOUND) -> int:
     """Rows of ``sql``, counted up to ``bound`` (both dialects)."""
-    return int(_value(tx, f"SELECT count(*) FROM ({sql} LIMIT {int(bound)}) AS q", list(params)))
-
-
-def _value(tx: Tx, sql: str, params: Sequence[object] = ()) -> Any:
-    """The one value of an aggregate's one row."""
-    row = tx.one(sql, params)
-    assert row is not None
-    return row[0]
+    return int(scalar(tx, f"SELECT count(*) FROM ({sql} LIMIT {int(bound)}) AS q", list(params)))
 
 
 def _visits_between(tx: Tx, low: str, high: str) -> int:
@@ -387,7 +380,7 @@ def _visits_between(tx: Tx, low: str, high: str) -> int:
         )
         if row is not None:
             return int(row[0])
-        return int(_value(tx, "SELECT coalesce(max(visit_id), 0) + 1 FROM visits"))
+        return int(scalar(tx, "SELECT coalesce(max(visit_id), 0) + 1 FROM visits"))
 
     told = first_id(high) - first_id(low)
     if told > COUNT_BOUND:

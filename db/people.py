@@ -15,6 +15,7 @@ from admission.records import Ban, RecordErrorCode, StaffMember, StaffRole, chec
 from db import codec
 from db.audit_chain import ban_content, staff_content
 from db.audit_rows import Content, Covered
+from db.cards import update_row
 from db.tx import Opens, Tx, insert_row, opt_when, when
 
 BAN_COLUMNS = (
@@ -57,21 +58,16 @@ def _audited_staff(tx: Tx, rows: Sequence[tuple[Any, ...]]) -> list[Content]:
 
 
 # The column naming a staff row (art. 18): the server numbers its rows (their sealed values
-# are bound to the number); the SQLCipher file keys them by the identity.
+# are bound to the number); the SQLCipher file keys them by the identity (first column).
 _STAFF_KEY = {"sqlite": "identity", "pg": "staff_id"}
-_STAFF = "t.{}, t.identity, t.name, t.role, t.active"  # the row's key first
-# the rows of bans and staff the chain covers (art. 20.4), in both dialects
+_STAFF = {d: f"t.{key}, t.identity, t.name, t.role, t.active" for d, key in _STAFF_KEY.items()}
+# the rows of bans and staff the chain covers (art. 20.4), in both dialects; the server's
+# staff rows are numbered, their order is the sealed identity's
 COVERED = Covered(
     "ban", "bans", "ban_id", BAN_COLUMNS, _audited_bans, BAN_COLUMNS + ", t.id_index, t.key_version"
 )
 STAFF_COVERED = Covered(
-    "staff",
-    "staff",
-    "identity",  # the server's rows are numbered, their order is the sealed identity's
-    _STAFF.format("identity"),
-    _audited_staff,
-    _STAFF.format("staff_id"),
-    named=True,
+    "staff", "staff", "identity", _STAFF["sqlite"], _audited_staff, _STAFF["pg"], named=True
 )
 
 
@@ -151,15 +147,13 @@ def lift_ban(tx: Tx, ban_id: int, reason: str, actor: str, at: datetime) -> None
         raise NotFoundError("no such ban")
     if row[0] is not None:
         raise InvalidStateError("the ban is already lifted", code=RecordErrorCode.BAN_LIFTED)
-    tx.execute(
-        "UPDATE bans SET lifted_at = ?, lift_reason = ? WHERE ban_id = ?",
-        (tx.ts(at), tx.seal(reason, "bans", "lift_reason", ban_id), ban_id),
-    )
+    sealed = tx.seal(reason, "bans", "lift_reason", ban_id)
+    update_row(tx, "bans", {"lifted_at": tx.ts(at), "lift_reason": sealed}, "ban_id", ban_id)
     tx.audit(actor, "BAN_LIFT", f"ban:{ban_id}", at, None, [(f"ban:{ban_id}", False)])
 
 
 def _staff_select(tx: Tx) -> str:
-    return f"SELECT {_STAFF.format(_STAFF_KEY[tx.dialect])} FROM staff AS t"
+    return f"SELECT {_STAFF[tx.dialect]} FROM staff AS t"
 
 
 def staff_from_row(opened: Opens, row: Sequence[Any]) -> StaffMember:
@@ -206,8 +200,7 @@ def add_staff(tx: Tx, member: StaffMember, actor: str, at: datetime) -> None:
     if found is None:
         insert_row(tx, "staff", values)
     else:
-        settings = ", ".join(f"{column} = ?" for column in values)
-        tx.execute(f"UPDATE staff SET {settings} WHERE {key} = ?", [*values.values(), row])
+        update_row(tx, "staff", values, key, row)
     subject = tx.keyed_hash(member.identity.text)
     details = {"role": member.role.value, "active": str(int(member.active))}
     tx.audit(actor, "STAFF_SET", subject, at, details, [(f"staff:{subject}", found is None)])

@@ -321,10 +321,7 @@ def _upsert_visitor(tx: Tx, entry: AdmissionEntry) -> tuple[int, bool]:
             values["search_name"] = names.search_name(entry.surname, entry.given_names)
         insert_row(tx, "visitors", {"file_number": file_number, **values})
     else:
-        tx.execute(
-            f"UPDATE visitors SET {', '.join(f'{c} = ?' for c in values)} WHERE file_number = ?",
-            [*values.values(), file_number],
-        )
+        cards.update_row(tx, "visitors", values, "file_number", file_number)
     if resealed or renamed:
         tx.index_name(file_number, entry.surname, entry.given_names, new=row is None)
     return file_number, row is None
@@ -377,12 +374,9 @@ def _word_matches(tx: Tx, words: list[str], limit: int) -> list[int]:
 
 def _range_size(tx: Tx, word: str) -> int:
     """How many name words start with ``word``, counted up to a bound (cheap)."""
-    found = tx.one(
-        "SELECT count(*) FROM (SELECT 1 FROM visitor_tokens WHERE token >= ? AND token < ? "
-        "LIMIT ?) AS w",
-        [*names.prefix_range(word), RANGE_BOUND],
-    )
-    return 0 if found is None else int(found[0])
+    inner = "SELECT 1 FROM visitor_tokens WHERE token >= ? AND token < ? LIMIT ?"
+    args = [*names.prefix_range(word), RANGE_BOUND]
+    return int(cards.scalar(tx, f"SELECT count(*) FROM ({inner}) AS w", args))
 
 
 def _sealed_search(tx: Tx, text: str, limit: int) -> list[Visitor]:
@@ -409,25 +403,16 @@ def _candidates(
     """File numbers above ``after`` holding every token of some key version (every file
     when no token narrows), ascending, at most ``limit``."""
     groups = [list(t) for t in tokens.values() if t]
-    if not groups:
-        rows = tx.all(
-            "SELECT file_number FROM visitors WHERE file_number > ? ORDER BY file_number LIMIT ?",
-            (after, limit),
-        )
-        return [int(r[0]) for r in rows]
-    parts = []
-    params: list[Any] = []
-    for group in groups:
-        parts.append(
-            "SELECT file_number FROM name_tokens WHERE token = ANY(?::bytea[]) "
-            "AND file_number > ? GROUP BY file_number HAVING count(DISTINCT token) = ?"
-        )
-        params += [group, after, len(group)]
-    rows = tx.all(
-        "SELECT DISTINCT file_number FROM (" + " UNION ".join(parts) + ") AS m "
-        "ORDER BY file_number LIMIT ?",
-        [*params, limit],
+    part = (
+        "SELECT file_number FROM name_tokens WHERE token = ANY(?::bytea[]) "
+        "AND file_number > ? GROUP BY file_number HAVING count(DISTINCT token) = ?"
     )
+    params: list[Any] = [p for group in groups for p in (group, after, len(group))]
+    if groups:
+        sql = "SELECT DISTINCT file_number FROM (" + " UNION ".join([part] * len(groups)) + ") AS m"
+    else:
+        sql, params = "SELECT file_number FROM visitors WHERE file_number > ?", [after]
+    rows = tx.all(sql + " ORDER BY file_number LIMIT ?", [*params, limit])
     return [int(r[0]) for r in rows]
 
 

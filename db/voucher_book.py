@@ -14,6 +14,7 @@ from admission.errors import NotFoundError
 from admission.vouchers.model import NewVoucher, Voucher, VoucherStatus, cancel, exchange
 from db.audit_chain import voucher_content
 from db.audit_rows import Content, Covered
+from db.cards import scalar, update_row
 from db.tx import Opens, Tx, insert_row, opt_when, when
 
 if TYPE_CHECKING:
@@ -133,8 +134,7 @@ def _close(tx: Tx, number: int, at: datetime, card_number: int | None, reason: s
         values = {c: tx.seal(getattr(done, c), "vouchers", c, number) for c in _SEALED}
         values.update(tx.index_columns())
     values = {"status": done.status.value, "closed_at": tx.ts(at), **values}
-    changes = ", ".join(f"{column} = ?" for column in values)
-    tx.execute(f"UPDATE vouchers SET {changes} WHERE number = ?", (*values.values(), number))
+    update_row(tx, "vouchers", values, "number", number)
     _audit(tx, done, at, created=False)
     return done
 
@@ -174,11 +174,9 @@ class StoreVoucherBook:
         before that instant (the closing-time list)."""
 
         def work(tx: Tx) -> list[Voucher]:
-            sql = f"SELECT {VOUCHER_COLUMNS} FROM vouchers WHERE status = 'OPEN'"
-            args: tuple[object, ...] = ()
-            if issued_before is not None:
-                sql += " AND issued_at < ?"
-                args = (tx.ts(issued_before),)
+            args = [] if issued_before is None else [tx.ts(issued_before)]
+            before = " AND issued_at < ?" if args else ""
+            sql = f"SELECT {VOUCHER_COLUMNS} FROM vouchers WHERE status = 'OPEN'{before}"
             rows = tx.all(sql + " ORDER BY number", args)
             return [voucher_from_row(row, tx.open) for row in rows]
 
@@ -192,11 +190,8 @@ class StoreVoucherBook:
 
     def last_voucher_number(self) -> int:
         """The highest number ever given (0 when none), even if the purge erased it."""
-        found = self._store.read(
-            lambda tx: tx.one("SELECT next - 1 FROM counters WHERE name = 'voucher'")
-        )
-        assert found is not None
-        return int(found[0])
+        sql = "SELECT next - 1 FROM counters WHERE name = 'voucher'"
+        return int(self._store.read(lambda tx: scalar(tx, sql)))
 
 
 def reseal_rows(
