@@ -42,8 +42,7 @@ class Covered:
     named: bool = False
 
     def _select(self, tx: Tx) -> str:
-        columns = self.server_columns if tx.dialect == "pg" else None
-        chosen = columns or self.columns
+        chosen = (self.server_columns if tx.dialect == "pg" else None) or self.columns
         return f"SELECT {chosen if isinstance(chosen, str) else chosen(tx)}"
 
     def _present(self, tx: Tx) -> bool:

@@ -194,19 +194,13 @@ def entries(tx: Tx, since_seq: int = 0, limit: int = 1000) -> list[AuditEntry]:
         "WHERE seq > ? ORDER BY seq LIMIT ?",
         (since_seq, limit),
     )
-    return [
-        AuditEntry(
-            int(seq),
-            codec.parse_ts(str(at)),
-            str(actor),
-            str(action),
-            str(subject),
-            json.loads(str(details)),
-            str(dig),
-            {ref: mac for ref, (mac, _) in parse_refs(str(refs)).items()},
-        )
-        for seq, at, actor, action, subject, details, dig, refs in rows
-    ]
+    found = []
+    for seq, at, actor, action, subject, details, dig, refs in rows:
+        who = (str(actor), str(action), str(subject))
+        macs = {ref: mac for ref, (mac, _) in parse_refs(str(refs)).items()}
+        said = json.loads(str(details))
+        found.append(AuditEntry(int(seq), codec.parse_ts(str(at)), *who, said, str(dig), macs))
+    return found
 
 
 def keyed_ends(tx: Tx) -> list[ChainRow]:

@@ -32,8 +32,7 @@ _DOCUMENTS = ("visits", "visit_id", "document_number")  # a scan of the document
 class PgInspectionCode(Code):
     """Why an inspectors' search on the server is refused (art. 20.4)."""
 
-    # the criteria leave more rows to open than the desk opens for one search
-    INSPECT_TOO_BROAD = "PG_INSPECT_TOO_BROAD"
+    INSPECT_TOO_BROAD = "PG_INSPECT_TOO_BROAD"  # more rows to open than one search opens
 
 
 def _bounded(tx: Tx, sql: str, params: list[Any], most: int, what: str) -> None:
@@ -92,9 +91,7 @@ def _by_number(tx: Tx, ring: KeyRing, number: str) -> set[int]:
     """Every visitor whose identity's number is ``number`` (by the blind indexes of every
     identity it can be) or who showed such a document at a visit (by the visits' number
     index, and by opening those recorded before it while at most :data:`MAX_SCANNED`)."""
-    indexes = [
-        index for identity in _identities_of(number) for index in ring.identity_indexes(identity)
-    ]
+    indexes = [i for identity in _identities_of(number) for i in ring.identity_indexes(identity)]
     found = {
         int(fn)
         for (fn,) in tx.all(

@@ -26,10 +26,9 @@ Conn = psycopg.Connection[Any]
 
 @dataclass(frozen=True, slots=True)
 class PgTimeouts:
-    """Every bound a desk puts on the server, so that a dead or silent network ends a call
-    with a code instead of holding every desk through the chain's head lock. Client side:
-    libpq parameters, unless the connection string sets them; server side: ``set_config``
-    on each session. Production values; tests shorten them."""
+    """Every bound a desk puts on the server: a dead or silent network ends a call with a
+    code instead of holding every desk through the chain's head lock. Client side: libpq
+    parameters the connection string does not set; server side: ``set_config`` per session."""
 
     connect_s: int = 5  # connect_timeout, TLS included (libpq counts under 2 as 2)
     keepalives_idle_s: int = 10  # TCP keepalives (RFC 1122 section 4.2.3.6)
@@ -160,12 +159,8 @@ def _shut_down(conn: Conn) -> None:
         fd = conn.pgconn.socket
     except psycopg.Error:
         return
-    with contextlib.suppress(OSError):
-        sock = socket.socket(fileno=os.dup(fd))
-        try:
-            sock.shutdown(socket.SHUT_RDWR)
-        finally:
-            sock.close()
+    with contextlib.suppress(OSError), socket.socket(fileno=os.dup(fd)) as sock:
+        sock.shutdown(socket.SHUT_RDWR)
 
 
 def link_error(exc: psycopg.Error, *, write: bool, fired: bool, committing: bool) -> PgLinkError:
@@ -204,8 +199,7 @@ def store_error(exc: psycopg.Error, *, write: bool) -> StoreError:
     else:
         code = PgStoreCode.QUERY_FAILED
     sqlstate = getattr(exc, "sqlstate", None) or ""
-    verb = "write" if write else "read"
-    text = f"{verb} failed on the server ({type(exc).__name__} {sqlstate})"
+    text = f"{'write' if write else 'read'} failed on the server ({type(exc).__name__} {sqlstate})"
     refused = getattr(getattr(exc, "diag", None), "message_primary", None)
     if refused in OWN_REFUSALS:  # the schema's own fixed words, never a value
         text += f": {refused}"
