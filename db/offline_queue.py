@@ -8,7 +8,6 @@ number, it is looked for above it before a resend."""
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import hmac
 import logging
 import os
@@ -55,8 +54,7 @@ class OfflineQueueCode(Code):
 def queue_key(desk_key: DbKey) -> DbKey:
     """HMAC-SHA256(raw key, label); a passphrase as it is (stretched with this file's salt)."""
     if desk_key.is_raw:
-        raw = bytes.fromhex(desk_key.hex())
-        derived = hmac.new(raw, _KEY_LABEL, hashlib.sha256).digest()
+        derived = hmac.digest(bytes.fromhex(desk_key.hex()), _KEY_LABEL, "sha256")
         return DbKey.from_raw(derived, source=f"{desk_key.source}/offline-queue")
     return desk_key
 
@@ -188,9 +186,6 @@ class OfflineVoucherQueue(contextlib.AbstractContextManager["OfflineVoucherQueue
         )
         self._checkpoint()
         return erased
-
-    def entries(self) -> list[QueuedVoucher]:
-        return self._select("1 = 1", ())
 
     def pending(self) -> list[QueuedVoucher]:
         """Entries not yet formalised, in local order (the closing list: documents and

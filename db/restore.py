@@ -375,16 +375,14 @@ def sweep_leftovers(data_dir: Path) -> list[str]:
     path = data_dir / DB_FILE
     for name in names:
         item = data_dir / name
+        match = _PID_TEMP.match(name)
         if name.startswith(TEMP_PREFIX) and name.endswith(".tmp"):
             done.extend(_sweep_copy(item, path))
         elif name.startswith(TEMP_PREFIX) and name.endswith(SIDE_FILES):
-            base = name[: name.rindex("-")]
-            if not (data_dir / base).exists() and unlink(item):
+            if not (data_dir / name[: name.rindex("-")]).exists() and unlink(item):
                 done.append(name)
-        else:
-            match = _PID_TEMP.match(name)
-            if match and not _alive(int(match.group(1))) and unlink(item):
-                done.append(name)
+        elif match and not _alive(int(match.group(1))) and unlink(item):
+            done.append(name)
     if done:
         log.warning("removed %d file(s) left by an interrupted restore or write", len(done))
     return done

@@ -37,6 +37,7 @@ from db.offline_queue import OfflineVoucherQueue, formalise, queue_key
 from db.pg.latency import PgLinkCode
 from db.pg.store import PgLinkError, PgStore, PgTimeouts
 from db.voucher_book import StoreVoucherBook
+from tests.db.test_offline_queue import all_entries
 from tests.pg.cluster_fixture import fresh_schema, schema_conninfo
 from tests.pg.test_tcp_proxy import load_proxy, through
 
@@ -146,7 +147,7 @@ def check_server(server: Server, queues: Sequence[OfflineVoucherQueue], total: i
     assert twice == []  # no voucher issued twice
     book = StoreVoucherBook(server.desk("desk2"))  # another desk reads them back
     for queue in queues:
-        entries = queue.entries()
+        entries = all_entries(queue)
         assert all(e.state is QueueState.FORMALISED for e in entries)
         held = [e.server_number or 0 for e in entries]
         assert held == sorted(held)
