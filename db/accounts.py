@@ -157,14 +157,9 @@ def _put(tx: Tx, ident: int | None, username: str, fields: dict[str, Any]) -> in
     else:
         values = {c: fields.get(c) for c in (*_FIELDS, "pin_hash")}
     if ident is None:
-        marks = ", ".join("?" for _ in range(len(values) + 1))
-        found = tx.one(
-            f"INSERT INTO accounts (username, {', '.join(values)}) VALUES ({marks}) "
-            "RETURNING account_id",
-            (username, *values.values()),
-        )
-        assert found is not None
-        return int(found[0])
+        marks = ", ".join("?" * (len(values) + 1))
+        insert = f"INSERT INTO accounts (username, {', '.join(values)}) VALUES ({marks}) "
+        return int(scalar(tx, insert + "RETURNING account_id", (username, *values.values())))
     update_row(tx, "accounts", values, "account_id", ident)
     return ident
 

@@ -1,10 +1,9 @@
-"""The gaming inspectors' search (art. 20.4): the visitors matching every criterion, by
-folded name then file number, the first ``limit``; here how the SQLCipher file finds them
-(the server's sealed names: db/pg/inspection.py). Only SELECTs, every criterion bound.
-The WHERE clause is the same on every route; :func:`plan` picks the rows it is evaluated
-on by the rows each reads (tests/bench/bench_inspection.py: 1,000,000 visitors): the
-rarest name word's index entries in name order (migration 0051), the rarest criterion's
-own set then sorted, or a walk in name order (migration 0050), maybe sieved in memory."""
+"""The gaming inspectors' search (art. 20.4) on the SQLCipher file (the server's sealed
+names: db/pg/inspection.py): the visitors matching every criterion, by folded name then file
+number, the first ``limit``; only SELECTs, every criterion bound, one WHERE clause on every
+route. :func:`plan` picks the rows it is evaluated on by the rows each reads (1,000,000
+visitors: tests/bench/bench_inspection.py): the rarest name word's index entries in name
+order (migration 0051), the rarest criterion's own set sorted, or a name-order walk (0050)."""
 
 from __future__ import annotations
 
@@ -289,13 +288,8 @@ def name_plan(tx: Tx, criteria: SearchCriteria, sized: dict[str, int]) -> Plan |
     others = tuple(
         (other, _words(tx, other) if sized[other] else ()) for other in sized if other != word
     )
-    return Plan(
-        Route.NAME,
-        params=(word,),
-        estimate=size,
-        words=(_words(tx, word) or ()) if size else (),
-        others=others,
-    )
+    words = (_words(tx, word) or ()) if size else ()
+    return Plan(Route.NAME, params=(word,), estimate=size, words=words, others=others)
 
 
 def _words(tx: Tx, prefix: str) -> tuple[str, ...] | None:
