@@ -34,8 +34,7 @@ from admission.accounts import (
 from admission.ports import Clock
 from db import codec
 from db.audit_rows import Content, Covered
-from db.cards import scalar, update_row
-from db.tx import AuditRows, Tx
+from db.tx import AuditRows, Tx, scalar, update_row
 from db.voucher_book import Store, reseal_rows
 
 if TYPE_CHECKING:

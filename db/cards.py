@@ -4,7 +4,7 @@ and an audit entry committing to the card as it now is, events included (art. 20
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import date, datetime
 from typing import Any
 
@@ -13,7 +13,7 @@ from admission.identity import IdentityKey
 from admission.records import CardRecord, CardStatus, RecordErrorCode
 from db.audit_chain import card_content
 from db.audit_rows import Content, Covered
-from db.tx import Tx, insert_row, on, when
+from db.tx import Tx, insert_row, on, scalar, update_row, when
 
 PRINTER_ACTOR = "card-printer"  # the actor of a print's entry (its event names no one)
 CARD_COLUMNS = (
@@ -28,18 +28,6 @@ _OPEN_CARDS = (
     "ON v.file_number = c.file_number WHERE {match} AND c.status <> 'VOIDED' "
     "AND c.valid_from <= ? AND c.valid_until >= ? ORDER BY c.number DESC LIMIT 1"
 )
-
-
-def update_row(tx: Tx, table: str, values: Mapping[str, Any], key: str, row: object) -> None:
-    sets = ", ".join(f"{column} = ?" for column in values)
-    tx.execute(f"UPDATE {table} SET {sets} WHERE {key} = ?", [*values.values(), row])
-
-
-def scalar(tx: Tx, sql: str, params: Sequence[Any] = ()) -> Any:
-    """The one value of an aggregate's one row."""
-    row = tx.one(sql, params)
-    assert row is not None
-    return row[0]
 
 
 def card_from_row(row: Any) -> CardRecord:

@@ -18,8 +18,7 @@ from admission.data_protection import (
 from admission.identity import IdentityKey
 from admission.records import Observation, Visitor
 from db import visitors
-from db.cards import update_row
-from db.tx import Tx, opt_when, when
+from db.tx import Tx, opt_when, update_row, when
 
 RECTIFIED = "RECTIFIED"  # the audit action of a rectification (GDPR art. 16)
 

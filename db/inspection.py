@@ -17,8 +17,7 @@ from enum import StrEnum
 from admission.inspection import SearchCriteria
 from admission.records import Visitor
 from db import codec, names, visitors
-from db.cards import scalar
-from db.tx import Tx
+from db.tx import Tx, scalar
 
 COUNT_BOUND = 30_000  # index entries counted to size a name word or a date range
 DRIVE_MAX = 30_000  # the tests set it to 0 to act as on a big file

@@ -15,8 +15,7 @@ from admission.records import Ban, RecordErrorCode, StaffMember, StaffRole, chec
 from db import codec
 from db.audit_chain import ban_content, staff_content
 from db.audit_rows import Content, Covered
-from db.cards import update_row
-from db.tx import Opens, Tx, insert_row, opt_when, when
+from db.tx import Opens, Tx, insert_row, opt_when, update_row, when
 
 BAN_COLUMNS = (
     "t.ban_id, t.identity, t.reason, t.decided_by, t.created_at, t.expires_at, "

@@ -114,6 +114,18 @@ def insert_row(tx: Tx, table: str, values: Mapping[str, Any]) -> None:
     tx.execute(f"INSERT INTO {table} ({columns}) VALUES ({marks})", list(values.values()))
 
 
+def update_row(tx: Tx, table: str, values: Mapping[str, Any], key: str, row: object) -> None:
+    sets = ", ".join(f"{column} = ?" for column in values)
+    tx.execute(f"UPDATE {table} SET {sets} WHERE {key} = ?", [*values.values(), row])
+
+
+def scalar(tx: Tx, sql: str, params: Sequence[Any] = ()) -> Any:
+    """The one value of an aggregate's one row."""
+    row = tx.one(sql, params)
+    assert row is not None
+    return row[0]
+
+
 def when(value: Any) -> datetime:
     """An instant read back (ISO text or ``timestamptz``), in UTC."""
     if isinstance(value, datetime):

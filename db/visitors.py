@@ -28,7 +28,7 @@ from admission.records import (
 )
 from db import audit_chain, cards, codec, names
 from db.audit_rows import Content, Covered
-from db.tx import Opens, Tx, insert_row, when
+from db.tx import Opens, Tx, insert_row, scalar, update_row, when
 
 if TYPE_CHECKING:
     from db.pg.crypto import KeyRing
@@ -321,7 +321,7 @@ def _upsert_visitor(tx: Tx, entry: AdmissionEntry) -> tuple[int, bool]:
             values["search_name"] = names.search_name(entry.surname, entry.given_names)
         insert_row(tx, "visitors", {"file_number": file_number, **values})
     else:
-        cards.update_row(tx, "visitors", values, "file_number", file_number)
+        update_row(tx, "visitors", values, "file_number", file_number)
     if resealed or renamed:
         tx.index_name(file_number, entry.surname, entry.given_names, new=row is None)
     return file_number, row is None
@@ -376,7 +376,7 @@ def _range_size(tx: Tx, word: str) -> int:
     """How many name words start with ``word``, counted up to a bound (cheap)."""
     inner = "SELECT 1 FROM visitor_tokens WHERE token >= ? AND token < ? LIMIT ?"
     args = [*names.prefix_range(word), RANGE_BOUND]
-    return int(cards.scalar(tx, f"SELECT count(*) FROM ({inner}) AS w", args))
+    return int(scalar(tx, f"SELECT count(*) FROM ({inner}) AS w", args))
 
 
 def _sealed_search(tx: Tx, text: str, limit: int) -> list[Visitor]:

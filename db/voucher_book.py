@@ -14,8 +14,7 @@ from admission.errors import NotFoundError
 from admission.vouchers.model import NewVoucher, Voucher, VoucherStatus, cancel, exchange
 from db.audit_chain import voucher_content
 from db.audit_rows import Content, Covered
-from db.cards import scalar, update_row
-from db.tx import Opens, Tx, insert_row, opt_when, when
+from db.tx import Opens, Tx, insert_row, opt_when, scalar, update_row, when
 
 if TYPE_CHECKING:
     from db.pg.crypto import KeyRing, RotationReport
