@@ -424,7 +424,7 @@ def _admission_uuid(admission_id: str) -> uuid.UUID:
     try:
         return uuid.UUID(admission_id)
     except (ValueError, TypeError, AttributeError) as exc:
-        raise ValueError("an admission id is a UUID (new_admission_id)") from exc
+        raise ValueError("an admission id is a UUID") from exc
 
 
 def _recorded(tx: Tx, key: uuid.UUID) -> tuple[RecordedAdmission, str, datetime] | None:
