@@ -241,12 +241,8 @@ class ReplicaRegistry:
 
     def last_events(self, limit: int = 5) -> list[tuple[datetime, str, str, str]]:
         """(at, kind, code, version) of the newest imports, syncs and refusals."""
-        rows = self._read(
-            lambda tx: tx.all(
-                "SELECT at, kind, code, version FROM registry_event ORDER BY event_id DESC LIMIT ?",
-                (limit,),
-            )
-        )
+        sql = "SELECT at, kind, code, version FROM registry_event ORDER BY event_id DESC LIMIT ?"
+        rows = self._read(lambda tx: tx.all(sql, (limit,)))
         return [(when(r[0]), str(r[1]), str(r[2]), str(r[3])) for r in rows]
 
     def feed_since(self) -> datetime | None:
