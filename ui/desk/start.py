@@ -57,9 +57,6 @@ class PassphraseSource(Protocol):
 
     def forget(self) -> None: ...
 
-    @property
-    def given(self) -> bool: ...
-
 
 @unique
 class StartPath(Enum):
