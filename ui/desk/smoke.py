@@ -49,8 +49,9 @@ class SmokeShell(Protocol):
 class SmokeRun(QObject):
     """One demo admission through the window: a new invented adult's document is laid
     on the demo reader, the verdict must be ADMIT, Enter is pressed on the window, the
-    card must be printed to the demo PDF folder and the admission recorded. Exit 0, or
-    1 with one line saying what failed; a hard limit ends a run that hangs."""
+    card must be printed to the demo PDF folder, the admission recorded and counted by the
+    desk's counters. Exit 0, or 1 with one line saying what failed; a hard limit ends a
+    run that hangs."""
 
     def __init__(
         self, shell: SmokeShell, parent: QObject, timeout_s: float = SMOKE_TIMEOUT_S
@@ -60,6 +61,9 @@ class SmokeRun(QObject):
         self.timeout_s = timeout_s
         self.exit_code = 1
         self.recorded: Any = None
+        self._printed_number: int | None = None
+        self._folder: Path | None = None
+        self._counted = False  # the desk's counters have shown the admission (art. 22)
         self._done = False
         self._pdfs_before: set[str] = set()
 
@@ -80,6 +84,7 @@ class SmokeRun(QObject):
         controller.verdict_ready.connect(self._verdict)
         controller.admission_recorded.connect(self._recorded)
         controller.card_printed.connect(self._printed)
+        controller.counters_changed.connect(self._counters)
         controller.card_print_failed.connect(
             lambda n, code: self.finish(AppCode.SMOKE_FAILED, f"card {n}: {code}")
         )
@@ -127,8 +132,24 @@ class SmokeRun(QObject):
         if not new:
             self.finish(AppCode.SMOKE_FAILED, "no card PDF written")
             return
+        self._printed_number = number
+        self._folder = folder
+        self._admitted()
+
+    def _counters(self, counters: Any) -> None:
+        self._counted = self._counted or getattr(counters, "admitted_today", 0) >= 1
+        self._admitted()
+
+    def _admitted(self) -> None:
+        """Done once the card is printed and the counters show the visit, so that the
+        last screenshot is the window as the clerk sees it a moment later."""
+        if self._printed_number is None or not self._counted:
+            return
         self._screenshot("smoke-admitted")
-        print(f"smoke: admitted, card {number} printed to {folder}", file=sys.stderr)
+        print(
+            f"smoke: admitted, card {self._printed_number} printed to {self._folder}",
+            file=sys.stderr,
+        )
         self.finish(None)
 
     def _screenshot(self, name: str) -> None:
