@@ -66,6 +66,7 @@ def test_a_rectification_reaches_the_inspectors_screen_showing_that_person(
     )
     screen = InspectionScreen(controller, demo_ctx.tools.today)
     qtbot.addWidget(screen)
+    screen.show()
     operations.operation_did_execute.connect(screen.changed)
     screen.purpose_edit.setText("Comprobación de la ficha")
     screen.file_edit.setText(str(visitor.file_number))
@@ -94,6 +95,16 @@ def test_a_rectification_reaches_the_inspectors_screen_showing_that_person(
     # the screen read the person again, under the purpose it showed them with
     assert "GARCÍA LÓPEZ-SANZ" in screen.person_label.text()
     assert controller.timeline_purpose == "Comprobación de la ficha"
+
+    # the inspector has left the screen (signed out, the desk shown again): a change
+    # no longer reads, so no inspection query is recorded in their name (art. 20.4)
+    screen.hide()
+    dialog.surname_edit.setText("GARCÍA LÓPEZ")
+    dialog.name_reason.setPlainText("Error al transcribir la rectificación anterior")
+    dialog.rectify_name()
+    assert dialog.errors.code == "", dialog.errors.text()
+    assert heard == [OpChanges(people=True)] * 2
+    assert "GARCÍA LÓPEZ-SANZ" in screen.person_label.text()  # not read again
 
 
 class CountingFigures:

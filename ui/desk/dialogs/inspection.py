@@ -469,8 +469,9 @@ class InspectionScreen(QWidget):
 
     def changed(self, changes: OpChanges, _origin: object) -> None:
         """The desk's broadcast: a visit recorded or a visitor's data rectified. What is
-        on screen is read again under the purpose it was read with (audited again)."""
-        if not (changes.admissions or changes.people):
+        on screen is read again under the purpose it was read with (audited again: art.
+        20.4). A screen not shown reads nothing: an inspector who has left it made no query."""
+        if not self.isVisible() or not (changes.admissions or changes.people):
             return
         controller = self.controller
         if controller.timeline is not None:
