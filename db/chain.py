@@ -70,6 +70,10 @@ class Chained:
     def chain_key(self) -> ChainKey:  # pragma: no cover - each dialect's own
         raise NotImplementedError
 
+    def appended(self, head: AuditHead) -> None:
+        """Told of each entry this transaction appends (the server's store keeps the
+        newest it committed: a file restored to an earlier minute is then noticed)."""
+
     def audit(
         self,
         actor: str,
@@ -113,6 +117,7 @@ def append_entry(
     prev = str(found[0]) if found else GENESIS
     stamp, text, refs = codec.ts(at), canonical_details(details), canonical_refs(commits)
     mac = entry_mac(key, prev, seq, stamp, actor, action, subject, text, refs)
+    tx.appended(AuditHead(seq, mac, at))
     keyed = ("", "") if tx.dialect == "pg" else (", keyed", ", 1")  # SQLite's 0030 column
     tx.execute(
         f"INSERT INTO audit ({CHAIN_COLUMNS}{keyed[0]}) "

@@ -11,6 +11,7 @@ from datetime import UTC, date, datetime
 from typing import Any, Protocol
 
 from admission.identity import IdentityKey
+from admission.records import AuditHead
 
 AuditRows = Sequence[tuple[str, bool]]  # (ref, created), e.g. ("card:17", False)
 # the text of a value read from table.column of a row: Tx.open (a row reader serves both)
@@ -54,6 +55,9 @@ class Tx(Protocol):
     def identity_match(self, column: str, identity: IdentityKey) -> tuple[str, list[Any]]:
         """A condition on ``column`` holding ``identity`` and its parameters (the text on
         SQLite, every held key version's blind index on the server); the caller checks."""
+
+    def appended(self, head: AuditHead) -> None:
+        """Told of each audit entry this transaction appends (db/chain.py)."""
 
     def new_id(self, table: str, column: str) -> int:
         """The id the next row of ``table`` will take, known before it is sealed to it."""

@@ -31,6 +31,7 @@ from admission.records import (
     AdmissionEntry,
     AuditAnchor,
     AuditCheck,
+    AuditHead,
     IntegrityReport,
     PurgeReport,
     RecordedAdmission,
@@ -97,6 +98,12 @@ class PgStore(FilePorts):
         self._closed = False
         self.purge_lock_key = self._lock_key(_PURGE_LOCK_LABEL)
         self.retries = 0  # transactions retried after a serialisation failure/deadlock
+        # the newest audit entry this store committed (a desk keeps it outside the file:
+        # a server restored to an earlier minute is then noticed, art. 22.1)
+        self.committed_head: AuditHead | None = None
+        # asked before every write: raises to refuse it (a file that went back, until an
+        # operator confirms: cards issued after that minute exist on paper)
+        self.write_gate: Callable[[], None] | None = None
 
     @classmethod
     def open(
@@ -227,6 +234,8 @@ class PgStore(FilePorts):
         (bounded, jittered backoff); a write first locks the chain's head (without ``head``,
         its first entry does). A failed link raises :class:`PgLinkError`, never retried: a
         write may have committed (art. 20: nobody admitted unrecorded)."""
+        if write and self.write_gate is not None:
+            self.write_gate()
         deadline = self._timeouts.transaction_s if bounded else None
         setup: list[Any] = []  # statements that open the transaction
         if role is not None:  # ends with the transaction (art. 20.4: the purge's)
@@ -290,6 +299,9 @@ class PgStore(FilePorts):
                     raise link_error(exc, write=write, fired=fired, committing=committing) from exc
                 raise
         self._secrets.update(tx.secrets)  # committed: another desk reads the same ones
+        newest = self.committed_head
+        if tx.head is not None and (newest is None or tx.head.seq > newest.seq):
+            self.committed_head = tx.head
         return result
 
     @contextlib.contextmanager

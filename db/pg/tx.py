@@ -14,6 +14,7 @@ import psycopg
 from psycopg import sql as pg_sql
 
 from admission.identity import IdentityKey
+from admission.records import AuditHead
 from db import chain
 from db.audit_chain import IndexMismatch
 from db.audit_key import AuditKey
@@ -37,7 +38,17 @@ class PgTx(chain.Chained):
     """One attempt of one transaction: the rules' statements take ``?`` placeholders,
     ``conn`` psycopg's; the rows it erased are counted by an ``ERASED`` entry."""
 
-    __slots__ = ("changed", "conn", "erased", "key", "known", "now", "sealing", "secrets")
+    __slots__ = (
+        "changed",
+        "conn",
+        "erased",
+        "head",
+        "key",
+        "known",
+        "now",
+        "sealing",
+        "secrets",
+    )
     dialect = "pg"
     lock_rows = " FOR UPDATE"
 
@@ -58,6 +69,10 @@ class PgTx(chain.Chained):
         self.erased: set[str] = set()
         self.changed: set[str] = set()  # cards that lost the link to an erased visit
         self.secrets: dict[str, bytes] = {}  # read or made here: kept once committed
+        self.head: AuditHead | None = None  # the newest entry appended here
+
+    def appended(self, head: AuditHead) -> None:
+        self.head = head
 
     def one(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
         return self.conn.execute(_pg_sql(sql), params).fetchone()
