@@ -9,7 +9,7 @@ made to fail on purpose (standard library only).
         proxy.resume()
         proxy.freeze()     # open connections stay open but carry nothing
         proxy.thaw()
-        proxy.delay_s = 0.05  # each chunk forwarded 50 ms late (one way)
+        proxy.delay_s = 0.05  # each chunk arrives 50 ms late (one way): a latency
 
 Bytes are forwarded unchanged (a TLS session runs end to end through it), counted in
 each direction. Two threads per connection move the bytes; every blocking call wakes at
@@ -33,6 +33,7 @@ import struct
 import sys
 import threading
 import time
+from collections import deque
 from dataclasses import dataclass, field
 from types import TracebackType
 
@@ -259,17 +260,63 @@ class TcpProxy:
             return link.aborting
 
     def _pump(self, link: _Link, src: socket.socket, dst: socket.socket, up: bool) -> None:
+        """Read ``src`` and hand each chunk, stamped with when it is due, to a deliverer:
+        the delay is a latency (every chunk ``delay_s`` late), not a queue of sleeps,
+        so a client that pipelines is not charged the delay once per chunk."""
+        queue: deque[tuple[float, bytes]] = deque()
+        wake = threading.Condition()
+        ended: list[bool] = []  # [orderly] once src is done
+        deliverer = threading.Thread(
+            target=self._deliver, args=(link, dst, up, queue, wake, ended), daemon=True
+        )
+        deliverer.start()
+        orderly = False
         try:
             while not self._held(link):
                 try:
                     data = src.recv(CHUNK)
                 except TimeoutError:
                     continue
-                if not data:  # orderly end from src: pass the half-close on
-                    with contextlib.suppress(OSError):
-                        dst.shutdown(socket.SHUT_WR)
+                if not data:  # orderly end from src: passed on once delivered
+                    orderly = True
                     return
-                if self._held(link) or not self._wait(link, self.delay_s):
+                with wake:
+                    queue.append((time.monotonic() + self.delay_s, data))
+                    wake.notify()
+        except OSError:
+            with self._lock:
+                link.aborting = True  # one side failed: the other side is reset too
+        finally:
+            with wake:
+                ended.append(orderly)
+                wake.notify()
+            deliverer.join()
+            self._pump_finished(link)
+
+    def _deliver(
+        self,
+        link: _Link,
+        dst: socket.socket,
+        up: bool,
+        queue: deque[tuple[float, bytes]],
+        wake: threading.Condition,
+        ended: list[bool],
+    ) -> None:
+        """Send each chunk when it is due, in order; after the last, pass a half-close on."""
+        try:
+            while True:
+                with wake:
+                    while not queue and not ended and not link.aborting:
+                        wake.wait(POLL_S)
+                    if link.aborting:
+                        return
+                    if not queue:
+                        if ended[0]:
+                            with contextlib.suppress(OSError):
+                                dst.shutdown(socket.SHUT_WR)
+                        return
+                    due, data = queue.popleft()
+                if self._held(link) or not self._wait(link, due - time.monotonic()):
                     return
                 if not self._send(link, dst, data):
                     return
@@ -280,9 +327,7 @@ class TcpProxy:
                         self._bytes_down += len(data)
         except OSError:
             with self._lock:
-                link.aborting = True  # one side failed: the other side is reset too
-        finally:
-            self._pump_finished(link)
+                link.aborting = True
 
     def _wait(self, link: _Link, seconds: float) -> bool:
         """Sleep ``seconds`` unless the link is cut meanwhile (then False)."""

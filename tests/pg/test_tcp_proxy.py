@@ -180,6 +180,23 @@ def test_a_delay_is_added_each_way(proxy_to_echo: Any) -> None:
         assert time.perf_counter() - start >= 0.2
 
 
+def test_the_delay_is_a_latency_not_a_sleep_per_chunk(proxy_to_echo: Any) -> None:
+    """Three chunks sent back to back (a pipelining client) arrive one delay late each,
+    together: a sleep per chunk would charge the delay three times each way."""
+    proxy_to_echo.delay_s = 0.2
+    with dial(proxy_to_echo) as sock:
+        start = time.perf_counter()
+        for part in (b"a", b"b", b"c"):
+            sock.sendall(part)
+            time.sleep(0.01)
+        got = b""
+        while len(got) < 3:
+            got += sock.recv(16)
+        elapsed = time.perf_counter() - start
+    assert got == b"abc"
+    assert 0.4 <= elapsed < 0.75  # one round trip of latency; sleeps in series: >= 0.8
+
+
 def test_a_target_that_is_not_there_resets_the_client() -> None:
     port = socket.create_server(("127.0.0.1", 0))
     closed = int(port.getsockname()[1])
