@@ -113,8 +113,14 @@ TEXTS: dict[str, tuple[str, str]] = {
     ),
     # -- which store the desk uses (db.pg.target.PgTargetCode) ----------------------------
     "PG_TARGET_BAD_URL": (
-        "La dirección del servidor no es válida (puerto, varios servidores...)",
-        "The server address is not valid (port, several servers...)",
+        "La dirección del servidor no es válida (puerto, listas de servidores desiguales...)",
+        "The server address is not valid (port, uneven lists of servers...)",
+    ),
+    "PG_TARGET_STANDBY_SESSION": (
+        "La dirección del servidor admite un servidor de reserva: el puesto escribe, "
+        "use target_session_attrs=read-write",
+        "The server address accepts a standby: the desk writes, "
+        "use target_session_attrs=read-write",
     ),
     "PG_TARGET_BAD_SCHEME": (
         "La dirección del servidor debe empezar por postgresql://",

@@ -3,6 +3,11 @@ shared by the casino's desks (Decreto 58/2006, arts. 154-155), named by a libpq 
 libpq's own parser reads. The file is confidential (art. 20.4; GDPR art. 32): over TCP only
 ``sslmode=verify-full`` with the desk's client certificate; no password in the URL
 (STYLE.md rule 16); a refusal never names the URL's user part or a secret.
+
+A URL may list several hosts, as libpq does (PostgreSQL documentation, 34.1.1.3
+"Specifying Multiple Hosts"): a primary and its standbys, all over TCP with the same TLS
+files or all through Unix sockets. A desk writes, and never to a standby: the session it
+asks for (``target_session_attrs``) is ``read-write`` (the default) or ``primary``.
 """
 
 from __future__ import annotations
@@ -11,7 +16,7 @@ import ipaddress
 import os
 import stat
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from enum import StrEnum, unique
 from pathlib import Path
 from typing import Any, ClassVar
@@ -22,7 +27,7 @@ from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from admission.codes import Code
 from admission.errors import ConfigError
 from admission.host_names import host_name_refusal
-from db.pg.connect import connect, tls_conninfo
+from db.pg.connect import connect
 
 ENV_VAR = "ADMISSION_DATABASE_URL"
 SCHEMES = ("postgresql", "postgres")
@@ -42,7 +47,14 @@ _APP_NAME = "admission-desk"  # main.APP_NAME: the data folder's name
 # pass arbitrary libpq options, and some of them hold secrets or weaken TLS).
 _PASSED_THROUGH = ("sslcrl", "sslcrldir", "ssl_min_protocol_version", "application_name")
 _WHERE = ("host", "hostaddr", "port", "dbname", "user", "connect_timeout")
-_ALLOWED = frozenset({*_WHERE, "sslmode", "sslrootcert", "sslcert", "sslkey", *_PASSED_THROUGH})
+_SESSION = "target_session_attrs"
+_ALLOWED = frozenset(
+    {*_WHERE, _SESSION, "sslmode", "sslrootcert", "sslcert", "sslkey", *_PASSED_THROUGH}
+)
+# the sessions a desk may ask libpq for: a desk writes, and a standby is read-only
+WRITABLE_SESSIONS = ("read-write", "primary")
+DEFAULT_SESSION = "read-write"
+MAX_HOSTS = 16
 _SECRETS = frozenset({"password", "sslpassword"})
 _PATH_OPTIONS = ("sslcrl", "sslcrldir")  # optional extra files, relative to the folder
 
@@ -51,7 +63,7 @@ _PATH_OPTIONS = ("sslcrl", "sslcrldir")  # optional extra files, relative to the
 class PgTargetCode(Code):
     """Why the configured database server cannot be used (before any connection)."""
 
-    BAD_URL = "PG_TARGET_BAD_URL"  # not a URL libpq reads, or a bad port, several hosts...
+    BAD_URL = "PG_TARGET_BAD_URL"  # not a URL libpq reads, a bad port, uneven host lists...
     BAD_SCHEME = "PG_TARGET_BAD_SCHEME"  # not postgresql:// or postgres://
     PASSWORD_IN_URL = "PG_TARGET_PASSWORD_IN_URL"  # secrets never sit in settings
     PARAMETER_REFUSED = "PG_TARGET_PARAMETER_REFUSED"  # an option the desk does not accept
@@ -60,6 +72,7 @@ class PgTargetCode(Code):
     CERT_MISSING = "PG_TARGET_CERT_MISSING"  # a CA, certificate or key file is not there
     KEY_EXPOSED = "PG_TARGET_KEY_EXPOSED"  # the private key is readable by others
     BAD_HOST = "PG_TARGET_BAD_HOST"  # an empty or over-long label, a name over 253 bytes
+    STANDBY_SESSION = "PG_TARGET_STANDBY_SESSION"  # target_session_attrs a standby may meet
 
 
 class TargetError(ConfigError):
@@ -95,43 +108,91 @@ class TlsFiles:
 
 
 @dataclass(frozen=True, slots=True)
-class PgTarget:
-    """A PostgreSQL server, validated: over TCP always with :attr:`tls` (verify-full)."""
+class PgHost:
+    """One server of the URL: a host name or address, or a Unix-socket folder."""
 
-    kind: ClassVar[str] = "postgresql"
-    host: str  # a host name or address, or a Unix-socket folder (starts with "/" or "@")
+    host: str  # a Unix-socket folder starts with "/" or "@"
     port: int
-    dbname: str
-    user: str
-    source: TargetSource
-    tls: TlsFiles | None  # None exactly over a Unix socket
     hostaddr: str | None = None  # an IP address: no name look-up; the name checked is host
-    connect_timeout: int = DEFAULT_CONNECT_TIMEOUT
-    options: tuple[tuple[str, str], ...] = ()  # sslcrl, application_name... as given
 
     @property
     def is_socket(self) -> bool:
         return _is_socket(self.host)
 
+    def describe(self) -> str:
+        """``host:port``: log-safe, for the status bar."""
+        host = f"[{self.host}]" if ":" in self.host and not self.is_socket else self.host
+        return f"{host}:{self.port}"
+
+
+@dataclass(frozen=True, slots=True)
+class PgTarget:
+    """A PostgreSQL server, or a primary and its standbys, validated: over TCP always with
+    :attr:`tls` (verify-full, the same files for every host)."""
+
+    kind: ClassVar[str] = "postgresql"
+    hosts: tuple[PgHost, ...]  # in the URL's order, at least one
+    dbname: str
+    user: str
+    source: TargetSource
+    tls: TlsFiles | None  # None exactly over Unix sockets
+    connect_timeout: int = DEFAULT_CONNECT_TIMEOUT
+    options: tuple[tuple[str, str], ...] = ()  # sslcrl, application_name... as given
+    session: str = DEFAULT_SESSION  # target_session_attrs: read-write or primary
+
+    @property
+    def host(self) -> str:
+        """The first host (a single-server URL's only one)."""
+        return self.hosts[0].host
+
+    @property
+    def port(self) -> int:
+        return self.hosts[0].port
+
+    @property
+    def hostaddr(self) -> str | None:
+        return self.hosts[0].hostaddr
+
+    @property
+    def is_socket(self) -> bool:
+        return self.hosts[0].is_socket
+
     def conninfo(self, *, connect_timeout: int | None = None) -> str:
-        """The libpq connection string (no TLS over a socket: libpq never uses it there)."""
+        """The libpq connection string, every host in it (no TLS over a socket: libpq never
+        uses it there); libpq itself skips a standby (``target_session_attrs``)."""
         timeout = self.connect_timeout if connect_timeout is None else connect_timeout
-        where: dict[str, Any] = {"host": self.host, "port": self.port, "user": self.user}
-        where |= {"dbname": self.dbname, "connect_timeout": timeout}
-        if self.tls is None:
-            base = make_conninfo(**where)
-        else:  # the keywords are TlsFiles' fields
-            base = tls_conninfo(**where, hostaddr=self.hostaddr, **asdict(self.tls))
-        return make_conninfo(base, **dict(self.options)) if self.options else base
+        where: dict[str, Any] = {
+            "host": ",".join(h.host for h in self.hosts),
+            "port": ",".join(str(h.port) for h in self.hosts),
+            "user": self.user,
+            "dbname": self.dbname,
+            "connect_timeout": timeout,
+        }
+        if any(h.hostaddr for h in self.hosts):
+            where["hostaddr"] = ",".join(h.hostaddr or "" for h in self.hosts)
+        if self.tls is not None:  # the keywords are TlsFiles' fields
+            where |= {"sslmode": "verify-full"}
+            where |= {name: str(path) for name, path in _tls_parameters(self.tls)}
+        if len(self.hosts) > 1 or self.session != DEFAULT_SESSION:
+            where[_SESSION] = self.session
+        return make_conninfo(**where, **dict(self.options))
 
     def connect(self, **kwargs: Any) -> psycopg.Connection[Any]:
         """A connection; a refusal is a ``StoreError`` with a ``PgConnectCode``."""
         return connect(self.conninfo(), **kwargs)
 
     def describe(self) -> str:
-        """``host:port/db``: log-safe (no role, no file, no secret), for the status bar."""
-        host = f"[{self.host}]" if ":" in self.host and not self.is_socket else self.host
-        return f"{host}:{self.port}/{self.dbname}"
+        """``host:port/db`` (``db1:5432,db2:5432/db``): log-safe (no role, no file, no
+        secret), for the status bar."""
+        return ",".join(h.describe() for h in self.hosts) + f"/{self.dbname}"
+
+
+def _tls_parameters(tls: TlsFiles) -> list[tuple[str, Path]]:
+    return [
+        ("sslrootcert", tls.root_cert),
+        ("sslcert", tls.client_cert),
+        ("sslkey", tls.client_key),
+    ]
 
 
 def default_cert_dir() -> Path:
@@ -191,31 +252,22 @@ def _parse(url: str, source: TargetSource, cert_dir: Path | None) -> PgTarget:
         raise TargetError(
             f"parameters not accepted: {refused}", code=PgTargetCode.PARAMETER_REFUSED
         )
-    host = params.get("host", "")
-    if not host:
+    if not params.get("host", "").strip(","):
         raise TargetError("the URL names no host or socket folder", code=PgTargetCode.INCOMPLETE)
-    if "," in host or "," in params.get("port", "") or "," in params.get("hostaddr", ""):
-        raise TargetError("several hosts: a desk uses one server", code=PgTargetCode.BAD_URL)
     for name in ("dbname", "user"):
         if not params.get(name):
             raise TargetError(f"the URL names no {name}", code=PgTargetCode.INCOMPLETE)
-    port = _whole(params, "port", DEFAULT_PORT, 65535)
+    hosts = _hosts(params)
+    session = params.get(_SESSION) or DEFAULT_SESSION
+    if session not in WRITABLE_SESSIONS:
+        detail = f"{_SESSION}={session}: a desk writes, and never to a standby"
+        raise TargetError(detail[:120], code=PgTargetCode.STANDBY_SESSION)
     timeout = _whole(params, "connect_timeout", DEFAULT_CONNECT_TIMEOUT, MAX_CONNECT_TIMEOUT)
-    socket = _is_socket(host)
-    # a DNS name the resolver would refuse with a traceback (admission.host_names)
-    refusal = None if socket else host_name_refusal(host)
-    if refusal is not None:
-        raise TargetError(refusal, code=PgTargetCode.BAD_HOST)
-    hostaddr = params.get("hostaddr") or None
-    if hostaddr is not None:
-        if socket:
-            raise TargetError("hostaddr with a Unix socket", code=PgTargetCode.BAD_URL)
-        try:
-            ipaddress.ip_address(hostaddr)
-        except ValueError:
-            raise TargetError("hostaddr is not an IP address", code=PgTargetCode.BAD_URL) from None
+    sockets = {host.is_socket for host in hosts}
+    if len(sockets) > 1:
+        raise TargetError("hosts mix Unix sockets and TCP", code=PgTargetCode.BAD_URL)
     folder = (cert_dir if cert_dir is not None else default_cert_dir()).expanduser()
-    tls = None if socket else _tls_files(params, folder)
+    tls = None if sockets == {True} else _tls_files(params, folder)
     options = tuple(
         (name, str(_in_folder(params[name], folder)) if name in _PATH_OPTIONS else params[name])
         for name in _PASSED_THROUGH
@@ -224,9 +276,46 @@ def _parse(url: str, source: TargetSource, cert_dir: Path | None) -> PgTarget:
     for name, value in options:
         if name in _PATH_OPTIONS and not os.path.exists(value):
             raise TargetError(f"{name} file {value} not found", code=PgTargetCode.CERT_MISSING)
-    return PgTarget(
-        host, port, params["dbname"], params["user"], source, tls, hostaddr, timeout, options
+    return PgTarget(hosts, params["dbname"], params["user"], source, tls, timeout, options, session)
+
+
+def _hosts(params: Mapping[str, str]) -> tuple[PgHost, ...]:
+    """libpq's lists (host, port, hostaddr: one port for all or one per host, one hostaddr
+    per host, an empty one for none), each host checked as a single one is."""
+    names = params["host"].split(",")
+    if len(names) > MAX_HOSTS:
+        raise TargetError(f"more than {MAX_HOSTS} hosts", code=PgTargetCode.BAD_URL)
+    ports = params.get("port", "").split(",")
+    if len(ports) == 1:
+        ports *= len(names)
+    addresses = params.get("hostaddr", "").split(",")
+    if len(addresses) == 1 and len(names) > 1 and not addresses[0]:
+        addresses *= len(names)
+    if len(ports) != len(names) or len(addresses) != len(names):
+        detail = "host, port and hostaddr lists of different lengths"
+        raise TargetError(detail, code=PgTargetCode.BAD_URL)
+    return tuple(
+        _host(name, _whole({"port": port}, "port", DEFAULT_PORT, 65535), address or None)
+        for name, port, address in zip(names, ports, addresses, strict=True)
     )
+
+
+def _host(host: str, port: int, hostaddr: str | None) -> PgHost:
+    if not host:
+        raise TargetError("an empty host in the list", code=PgTargetCode.BAD_URL)
+    socket = _is_socket(host)
+    # a DNS name the resolver would refuse with a traceback (admission.host_names)
+    refusal = None if socket else host_name_refusal(host)
+    if refusal is not None:
+        raise TargetError(refusal, code=PgTargetCode.BAD_HOST)
+    if hostaddr is not None:
+        if socket:
+            raise TargetError("hostaddr with a Unix socket", code=PgTargetCode.BAD_URL)
+        try:
+            ipaddress.ip_address(hostaddr)
+        except ValueError:
+            raise TargetError("hostaddr is not an IP address", code=PgTargetCode.BAD_URL) from None
+    return PgHost(host, port, hostaddr)
 
 
 def _whole(params: Mapping[str, str], name: str, default: int, high: int) -> int:

@@ -11,6 +11,7 @@ from typing import Any
 from urllib.parse import quote
 
 import pytest
+from psycopg.conninfo import conninfo_to_dict
 
 from admission import catalogue
 from admission.errors import ConfigError, StoreError
@@ -18,6 +19,7 @@ from db.pg.connect import PgConnectCode
 from db.pg.target import (
     CERT_SUBDIR,
     ENV_VAR,
+    PgHost,
     PgTarget,
     PgTargetCode,
     SqlCipherTarget,
@@ -126,8 +128,13 @@ def test_a_url_that_is_not_postgresql_is_refused(url: str, cert_dir: Path) -> No
         "postgresql://desk1@db.casino:port/admission",
         "postgresql://desk1@db.casino:5432/admission?connect_timeout=0",
         "postgresql://desk1@db.casino:5432/admission?connect_timeout=soon",
-        "postgresql://desk1@db1.casino,db2.casino/admission",
-        "postgresql://desk1@db1.casino:5432,db2.casino:5432/admission",
+        "postgresql://desk1@db1.casino,db2.casino/admission?hostaddr=10.0.0.1",
+        "postgresql://desk1@db1.casino:5432,db2.casino:5432,db3/admission?port=1,2",
+        "postgresql://desk1@db1.casino,/admission",
+        "postgresql://desk1@db1.casino:5432,db2.casino:0/admission",
+        "postgresql://desk1@db1.casino,db2.casino/admission?hostaddr=10.0.0.1,nowhere",
+        "postgresql:///admission?host=/run/pgA,db2.casino&user=desk1",
+        "postgresql:///admission?host=/run/pgA,/run/pgB&user=desk1&hostaddr=,10.0.0.2",
         "postgresql://desk1@db.casino/admission?hostaddr=not-an-ip",
         "postgresql://desk1@%2Fvar%2Frun%2Fpostgresql/admission?hostaddr=127.0.0.1",
         "postgresql://desk1@db.casino/admission?sslmode",
@@ -168,7 +175,7 @@ def test_libpq_s_own_message_which_quotes_the_url_is_not_kept(cert_dir: Path) ->
         "postgresql://desk1@db.casino/admission?passfile=/root/.pgpass",
         "postgresql://desk1@db.casino/admission?options=-c%20statement_timeout%3D0",
         "postgresql://desk1@db.casino/admission?gssencmode=disable",
-        "postgresql://desk1@db.casino/admission?target_session_attrs=any",
+        "postgresql://desk1@db.casino/admission?load_balance_hosts=random",
     ],
 )
 def test_options_the_desk_does_not_take_are_refused_by_name(url: str, cert_dir: Path) -> None:
@@ -323,6 +330,64 @@ def test_a_unix_socket_needs_no_tls_files(url: str, tmp_path: Path) -> None:
     assert (target.host, target.port, target.user) == ("/var/run/postgresql", 5432, "desk1")
     assert target.describe() == "/var/run/postgresql:5432/admission"
     assert "ssl" not in target.conninfo()  # libpq never uses TLS on a socket
+
+
+# -- several hosts: a primary and its standbys --------------------------------------------
+def test_several_hosts_over_tcp_share_the_tls_files(cert_dir: Path) -> None:
+    url = "postgresql://desk1@db1.casino:5432,db2.casino:5433/admission"
+    target = parse_url(f"{url}?target_session_attrs=read-write", cert_dir=cert_dir)
+    assert target.hosts == (PgHost("db1.casino", 5432), PgHost("db2.casino", 5433))
+    assert (target.host, target.port, target.session) == ("db1.casino", 5432, "read-write")
+    assert target.describe() == "db1.casino:5432,db2.casino:5433/admission"
+    assert target.tls == TlsFiles(
+        cert_dir / "root.crt", cert_dir / "postgresql.crt", cert_dir / "postgresql.key"
+    )
+    given = conninfo_to_dict(target.conninfo())
+    assert (given["host"], given["port"]) == ("db1.casino,db2.casino", "5432,5433")
+    assert (given["sslmode"], given["target_session_attrs"]) == ("verify-full", "read-write")
+    # without the parameter a desk still asks libpq for a read-write session
+    assert parse_url(url, cert_dir=cert_dir) == target
+    primary = parse_url(f"{url}?target_session_attrs=primary", cert_dir=cert_dir)
+    assert conninfo_to_dict(primary.conninfo())["target_session_attrs"] == "primary"
+
+
+def test_several_hosts_with_one_port_or_hostaddr_lists(cert_dir: Path) -> None:
+    one_port = parse_url(
+        "postgresql://desk1@db1.casino,db2.casino/admission?port=6000", cert_dir=cert_dir
+    )
+    assert [h.port for h in one_port.hosts] == [6000, 6000]
+    url = "postgresql://desk1@db1.casino,db2.casino/admission?hostaddr=10.0.0.1,"
+    target = parse_url(url, cert_dir=cert_dir)
+    assert [h.hostaddr for h in target.hosts] == ["10.0.0.1", None]
+    assert conninfo_to_dict(target.conninfo())["hostaddr"] == "10.0.0.1,"
+
+
+def test_several_unix_sockets_need_no_tls_files(tmp_path: Path) -> None:
+    url = (
+        "postgresql:///admission?host=/run/pgA,/run/pgB&target_session_attrs=read-write&user=desk1"
+    )
+    target = parse_url(url, cert_dir=tmp_path / "empty")
+    assert target.tls is None and target.is_socket
+    assert [h.host for h in target.hosts] == ["/run/pgA", "/run/pgB"]
+    assert target.describe() == "/run/pgA:5432,/run/pgB:5432/admission"
+    assert "ssl" not in target.conninfo()
+
+
+@pytest.mark.parametrize("session", ["any", "read-only", "standby", "prefer-standby", "bogus"])
+def test_a_session_a_standby_may_serve_is_refused(session: str, cert_dir: Path) -> None:
+    # a desk writes the visitor file (art. 20.3): a standby cannot take it, and a desk
+    # never reads one that lags behind what it wrote
+    for hosts in ("db1.casino", "db1.casino,db2.casino"):
+        url = f"postgresql://desk1@{hosts}/admission?target_session_attrs={session}"
+        assert refused(url, cert_dir).code is PgTargetCode.STANDBY_SESSION
+
+
+def test_each_of_several_hosts_is_checked_as_one_is(cert_dir: Path) -> None:
+    long_label = "a" * 64
+    url = f"postgresql://desk1@db1.casino,{long_label}.casino/admission"
+    assert refused(url, cert_dir).code is PgTargetCode.BAD_HOST
+    many = ",".join(f"db{n}.casino" for n in range(17))
+    assert refused(f"postgresql://desk1@{many}/admission", cert_dir).code is PgTargetCode.BAD_URL
 
 
 def test_describe_is_log_safe(cert_dir: Path) -> None:
