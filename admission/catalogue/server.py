@@ -117,10 +117,8 @@ TEXTS: dict[str, tuple[str, str]] = {
         "The server address is not valid (port, uneven lists of servers...)",
     ),
     "PG_TARGET_STANDBY_SESSION": (
-        "La dirección del servidor admite un servidor de reserva: el puesto escribe, "
-        "use target_session_attrs=read-write",
-        "The server address accepts a standby: the desk writes, "
-        "use target_session_attrs=read-write",
+        "La dirección admite un servidor de reserva: use target_session_attrs=read-write",
+        "The address accepts a standby: use target_session_attrs=read-write",
     ),
     "PG_TARGET_BAD_SCHEME": (
         "La dirección del servidor debe empezar por postgresql://",
