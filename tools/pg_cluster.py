@@ -26,7 +26,7 @@ import pwd
 import shutil
 import socket
 import subprocess
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 
@@ -162,6 +162,14 @@ def write_key(path: Path, key: Key) -> None:
         handle.write(data)
 
 
+def write_settings(data_dir: Path, settings: Mapping[str, str]) -> None:
+    """The server's ``postgresql.auto.conf`` (rewritten in place: its owner is kept)."""
+    conf = data_dir / "postgresql.auto.conf"
+    conf.write_text(
+        "".join(f"{name} = {value}\n" for name, value in settings.items()), encoding="utf-8"
+    )
+
+
 # -- the cluster -----------------------------------------------------------------------
 class PgCluster:
     """One throwaway server in ``base`` (created if needed, removed by :meth:`stop`)."""
@@ -173,6 +181,7 @@ class PgCluster:
         desks: Sequence[str] = ("desk1",),
         bin_dir: Path | None = None,
         database: str = DATABASE,
+        settings: Mapping[str, str] | None = None,
     ) -> None:
         found = bin_dir or find_bin_dir()
         if found is None:
@@ -181,6 +190,7 @@ class PgCluster:
         self.base = base
         self.database = database
         self.desks = tuple(desks)
+        self.extra_settings = dict(settings or {})  # over :meth:`server_settings`' own
         self.server_dir = base / "server"  # owned by the server's user, 0700
         self.data_dir = self.server_dir / "data"
         self.socket_dir = self.server_dir / "socket"
@@ -253,6 +263,8 @@ class PgCluster:
         (self.data_dir / "pg_hba.conf").write_text(
             "# local socket (0700 folder): the superuser's set-up only\n"
             f"local all {SUPERUSER} trust\n"
+            "# streaming replication and base backups (tools/pg_replication.py), same socket\n"
+            f"local replication {SUPERUSER} trust\n"
             "# TCP: TLS with a client certificate whose common name is the role\n"
             "hostssl all all 127.0.0.1/32 cert\n",
             encoding="utf-8",
@@ -422,11 +434,13 @@ class PgCluster:
             write_cert(self.client_cert(desk), cert)
             write_key(self.client_key(desk), key)
 
-    def _configure(self) -> None:
+    def server_settings(self, port: int, socket_dir: Path) -> dict[str, str]:
+        """``postgresql.auto.conf`` of a server of this cluster listening on ``port`` and
+        ``socket_dir`` (a standby of tools/pg_replication.py has its own)."""
         settings = {
             "listen_addresses": "'127.0.0.1'",
-            "port": str(self.port),
-            "unix_socket_directories": f"'{self.socket_dir}'",
+            "port": str(port),
+            "unix_socket_directories": f"'{socket_dir}'",
             "unix_socket_permissions": "0700",
             "ssl": "on",
             "ssl_cert_file": f"'{self.server_dir / 'server.crt'}'",
@@ -439,11 +453,14 @@ class PgCluster:
             "fsync": "off",
             "synchronous_commit": "off",
             "full_page_writes": "off",
+            # a standby may stream from it (PostgreSQL 15's defaults, said here)
+            "wal_level": "replica",
+            "max_wal_senders": "10",
         }
-        conf = self.data_dir / "postgresql.auto.conf"
-        conf.write_text(
-            "".join(f"{name} = {value}\n" for name, value in settings.items()), encoding="utf-8"
-        )
+        return settings | self.extra_settings
+
+    def _configure(self) -> None:
+        write_settings(self.data_dir, self.server_settings(self.port, self.socket_dir))
 
     def _set_up_database(self) -> None:
         import psycopg
@@ -469,4 +486,5 @@ __all__ = [
     "make_ca",
     "write_cert",
     "write_key",
+    "write_settings",
 ]
