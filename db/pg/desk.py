@@ -1,7 +1,9 @@
 """A desk working on the casino's PostgreSQL server (arts. 154-155). Beside its TLS files
 the desk keeps ``database-id``, the database it first opened (any other is refused,
 ``PG_DATABASE_OTHER``: a desk re-pointed by mistake writes nothing there), and
-``offline-vouchers.db``, the vouchers of art. 23.4 given while the server was away."""
+``offline-vouchers.db``, the vouchers of art. 23.4 given while the server was away, and
+``audit-head``, the newest audit entry it saw: a server restored to an earlier minute is
+refused until an operator confirms (db/pg/rewound.py, art. 22.1)."""
 
 from __future__ import annotations
 
@@ -9,7 +11,9 @@ import threading
 from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar, cast
+
+import psycopg
 
 from admission.atomic_file import write_atomically
 from admission.errors import ConfigError, StoreError
@@ -23,6 +27,8 @@ from db.keys import KEYRING_SERVICE, DbKey, KeyringBackend
 from db.offline_queue import OfflineVoucherQueue, ServerVoucherBook, formalise, queue_key
 from db.pg.codes import PgDeskCode
 from db.pg.latency import LatencyProbe
+from db.pg.primary import Failover, PrimaryFollower
+from db.pg.rewound import GuardedPgStore
 from db.pg.store import PgStore
 from db.pg.target import PgTarget
 
@@ -97,27 +103,35 @@ def open_desk_store(
     create: bool = False,
 ) -> PgStore:
     """Open the server's visitor file for this desk (``create``: the act of ``init``);
-    the first start remembers the database's id, later starts refuse any other."""
+    the first start remembers the database's id, later starts refuse any other. The store
+    follows the primary of the URL's hosts and never goes back to an older timeline
+    (db/pg/primary.py: the newest seen is kept in ``folder``)."""
     expected = remembered_database(folder)
-    store = PgStore.open(
+    opened = GuardedPgStore.open(
         target.conninfo(),
         key,
         audit_key=audit_key,
         database_id=expected,
         create=create,
         clock=clock,
+        primary=PrimaryFollower(folder=folder, clock=clock.now),
     )
-    if expected is None:
-        try:
+    store = cast(GuardedPgStore, opened)  # PgStore.open builds its cls
+    try:
+        if expected is None:
             remember_database(folder, store.database_id)
-        except BaseException:
-            store.close()
-            raise
+        # a file restored to an earlier minute: no write until an operator confirms
+        store.watch(folder)
+    except BaseException:
+        store.close()
+        raise
     return store
 
 
 class ServerLink:
-    """Where the desk's server is and how far (a :class:`LatencyProbe` of its own)."""
+    """Where the desk's server is and how far (a :class:`LatencyProbe` of its own). With
+    ``primary`` (the store's) the probe follows the primary too: the status bar names the
+    host the desk writes on and learns of a failover even while the desk is idle."""
 
     def __init__(
         self,
@@ -125,14 +139,28 @@ class ServerLink:
         *,
         timeout_s: float = 2.0,
         refresh: Callable[[], object] | None = None,
+        primary: PrimaryFollower | None = None,
     ) -> None:
         self._target = target
-        self._probe = LatencyProbe(target.connect, timeout_s=timeout_s)
+        self._primary = primary
+        if primary is None:
+            connect: Callable[[], psycopg.Connection[Any]] = target.connect
+        else:  # no wait: an unanswered probe is the status bar's red light
+            conninfo = target.conninfo()
+            connect = lambda: primary.connect(conninfo, wait_s=0)  # noqa: E731
+        self._probe = LatencyProbe(connect, timeout_s=timeout_s)
         self._lock = threading.Lock()
         self._refresh = refresh  # run after each answered probe (e.g. new data keys)
 
     def describe(self) -> str:
-        return self._target.describe()
+        """``host:port/db`` of the host the desk writes on (every host before the first
+        connection)."""
+        current = self._primary.current if self._primary is not None else None
+        return self._target.describe() if current is None else f"{current}/{self._target.dbname}"
+
+    def failover(self) -> Failover | None:
+        """The last change of primary since the desk started (None: none)."""
+        return self._primary.failover if self._primary is not None else None
 
     def measure(self) -> float:
         with self._lock:

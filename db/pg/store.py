@@ -49,6 +49,7 @@ from db.pg.crypto import InstallationKey, KeyRing
 from db.pg.inspection import find_visitors as find_sealed
 from db.pg.link import PgLinkError, PgTimeouts, Watchdog, link_error, store_error
 from db.pg.opening import prepare
+from db.pg.primary import PrimaryFollower
 from db.pg.tx import LOCK_HEAD, Conn, PgTx
 from db.visitors import PgAdmissionCode
 
@@ -98,6 +99,7 @@ class PgStore(FilePorts):
         self._closed = False
         self.purge_lock_key = self._lock_key(_PURGE_LOCK_LABEL)
         self.retries = 0  # transactions retried after a serialisation failure/deadlock
+        self.primary: PrimaryFollower | None = None  # the host it follows (open's primary)
         # the newest audit entry this store committed (a desk keeps it outside the file:
         # a server restored to an earlier minute is then noticed, art. 22.1)
         self.committed_head: AuditHead | None = None
@@ -118,12 +120,20 @@ class PgStore(FilePorts):
         min_connections: int = 1,
         max_connections: int = 4,
         timeouts: PgTimeouts | None = None,
+        primary: PrimaryFollower | None = None,
     ) -> PgStore:
         """Connect, check the database (db/pg/opening.py: refused before anything is written;
-        ``database_id`` None on a first start), migrate, and open a pool under ``timeouts``."""
+        ``database_id`` None on a first start), migrate, and open a pool under ``timeouts``.
+        With ``primary`` every connection, the pool's new ones too, goes to the writable
+        host of ``conninfo``'s list on the newest timeline (db/pg/primary.py): after a
+        failover the pool discards its broken connections (``check``) and makes new ones
+        on the promoted standby."""
         bounds = timeouts or PgTimeouts()
         conninfo = bounds.conninfo(conninfo)
-        conn = connect(conninfo, autocommit=True)
+        if primary is None:
+            conn = connect(conninfo, autocommit=True)
+        else:  # at opening, no wait: a desk starting while nothing is writable says so
+            conn = primary.connect(conninfo, wait_s=0, autocommit=True)
         try:
             ring, found_id = prepare(conn, key, database_id, create, audit_key)
             purge_role = pg_roles.purge_role(conn)
@@ -147,6 +157,7 @@ class PgStore(FilePorts):
             check=check,
             timeout=bounds.pool_wait_s,
             open=False,
+            connection_class=psycopg.Connection if primary is None else primary.connection_class(),
         )
         try:
             pool.open(wait=True, timeout=max(30.0, bounds.pool_wait_s))
@@ -154,6 +165,7 @@ class PgStore(FilePorts):
             pool.close()
             raise StoreError("the server did not give a connection", code=PgStoreCode.BUSY) from exc
         store = cls(pool, ring, audit_key, found_id, clock, bounds, watchdog, purge_role)
+        store.primary = primary
         try:
             store._adopt_coverage()
         except BaseException:
@@ -229,11 +241,16 @@ class PgStore(FilePorts):
         bounded: bool = True,
         role: str | None = None,
         head: bool = True,
+        pipelined: bool = False,
     ) -> T:
         """Run ``work`` in one transaction, again after a serialisation failure or deadlock
         (bounded, jittered backoff); a write first locks the chain's head (without ``head``,
         its first entry does). A failed link raises :class:`PgLinkError`, never retried: a
-        write may have committed (art. 20: nobody admitted unrecorded)."""
+        write may have committed (art. 20: nobody admitted unrecorded). A plain read runs
+        without BEGIN and COMMIT (each statement its own snapshot, as READ COMMITTED gives
+        anyway): two round trips fewer. ``pipelined``: the statements whose answers
+        ``work`` does not wait for travel with the next that it does, and with COMMIT (an
+        annex room's desk over a WAN, arts. 154-155)."""
         if write and self.write_gate is not None:
             self.write_gate()
         deadline = self._timeouts.transaction_s if bounded else None
@@ -249,7 +266,7 @@ class PgStore(FilePorts):
         for attempt in itertools.count(1):
             try:
                 with contextlib.nullcontext(conn) if conn is not None else self._counted() as held:
-                    return self._attempt(held, work, write, deadline, setup)
+                    return self._attempt(held, work, write, deadline, setup, pipelined)
             except _RETRYABLE as exc:
                 self.retries += 1
                 if attempt >= MAX_ATTEMPTS:
@@ -274,19 +291,29 @@ class PgStore(FilePorts):
         return StoreError("every connection to the server is in use", code=PgStoreCode.BUSY)
 
     def _attempt(
-        self, conn: Conn, work: Work[T], write: bool, bound: float | None, setup: list[Any]
+        self,
+        conn: Conn,
+        work: Work[T],
+        write: bool,
+        bound: float | None,
+        setup: list[Any],
+        pipelined: bool,
     ) -> T:
         committing = False
+        plain_read = not write and not setup
         with self._watchdog.guarding(conn, bound) as guard:
             try:
-                with conn.transaction():
+                with (
+                    conn.pipeline() if pipelined else contextlib.nullcontext(),
+                    contextlib.nullcontext() if plain_read else conn.transaction(),
+                ):
                     for statement in setup:
                         conn.execute(statement)
                     tx = PgTx(conn, self.ring, self._audit_key, self.clock.now, self._secrets)
                     result = work(tx)
                     if write:
                         chain.account_erasures(tx, self._audit_key, self.clock.now)
-                    committing = True  # leaving the block sends COMMIT
+                    committing = True  # leaving the block sends COMMIT (and the pipeline)
             except _RETRYABLE:
                 raise
             except psycopg.Error as exc:
@@ -364,7 +391,11 @@ class PgStore(FilePorts):
     ) -> RecordedAdmission:
         """Idempotent by ``admission_id``: after ``outcome_unknown`` the desk asks again with
         the same id and gets the admission as recorded (``PG_ADMISSION_ID_REUSED``: another's)."""
-        return self.write(lambda tx: visitors.record_admission(tx, entry, admission_id or ""))
+        return self._run(
+            lambda tx: visitors.record_admission(tx, entry, admission_id or ""),
+            write=True,
+            pipelined=True,
+        )
 
     def recorded_admission(self, admission_id: str) -> RecordedAdmission | None:
         """The admission recorded under ``admission_id`` (unique: a lost call reaching the

@@ -1,0 +1,220 @@
+"""A desk follows the primary and never goes back (db/pg/primary.py): on a real primary and
+streaming standby (tools/pg_replication.py), as the desk role over TLS. The desk skips
+the standby, follows a promotion, keeps the newest timeline in its folder, and refuses the
+old primary when it comes back as it was (art. 22.1: a card number is never given twice).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+from psycopg import sql
+from psycopg.conninfo import conninfo_to_dict, make_conninfo
+
+from admission.errors import ConfigError, StoreError
+from db.audit_key import AuditKey
+from db.pg.connect import PgConnectCode
+from db.pg.crypto import InstallationKey
+from db.pg.primary import (
+    TIMELINE_FILE,
+    Failover,
+    PgPrimaryCode,
+    PrimaryFollower,
+    remember_timeline,
+    remembered_timeline,
+    split_hosts,
+)
+from db.pg.store import PgStore
+from db.pg.tx import PgTx
+from tests.pg.cluster_fixture import load_tool
+
+REPLICATION_TOOL = Path(__file__).resolve().parents[2] / "tools" / "pg_replication.py"
+T0 = datetime(2026, 12, 5, 23, 4, tzinfo=UTC)
+
+
+def load_replication() -> Any:
+    load_tool()  # pg_cluster first: pg_replication imports it from sys.modules
+    module = sys.modules.get("pg_replication")
+    if module is None:
+        spec = importlib.util.spec_from_file_location("pg_replication", REPLICATION_TOOL)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["pg_replication"] = module
+        spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture
+def pair() -> Iterator[Any]:
+    """A primary (first host) and its synchronous standby (second host), fresh per test."""
+    tool = load_tool()
+    if tool.find_bin_dir() is None:
+        pytest.skip("PostgreSQL is not installed (Debian package postgresql)")
+    replication = load_replication().PgReplication(
+        Path(tempfile.mkdtemp(prefix="admission-follow-")), desks=("desk1",)
+    )
+    try:
+        replication.start()
+    except BaseException:
+        replication.stop()
+        raise
+    try:
+        yield replication
+    finally:
+        replication.stop()
+
+
+def label(pair: Any, port: int) -> str:
+    return f"{pair.cluster.host}:{port}"
+
+
+def in_order(pair: Any, *ports: int) -> str:
+    """The desk's conninfo naming the pair's hosts by ``ports``, in that order."""
+    return str(make_conninfo(pair.desk_conninfo("desk1"), port=",".join(map(str, ports))))
+
+
+# -- without a server ----------------------------------------------------------------------
+def test_a_multi_host_string_splits_into_one_string_per_host() -> None:
+    conninfo = make_conninfo(
+        host="db1,db2,/run/pg",
+        port="5432,5433,5434",
+        hostaddr="10.0.0.1,,",
+        user="desk1",
+        dbname="admission",
+        target_session_attrs="read-write",
+    )
+    hosts = split_hosts(conninfo)
+    assert [h.label for h in hosts] == ["db1:5432", "db2:5433", "/run/pg:5434"]
+    first, second, third = (conninfo_to_dict(h.conninfo) for h in hosts)
+    assert (first["host"], first["port"], first["hostaddr"]) == ("db1", "5432", "10.0.0.1")
+    assert "hostaddr" not in second and second["port"] == "5433"
+    assert third["host"] == "/run/pg" and third["user"] == "desk1"
+    # each host is checked by the follower itself, with its timeline, in one query
+    assert all("target_session_attrs" not in conninfo_to_dict(h.conninfo) for h in hosts)
+    single = split_hosts(make_conninfo(host="db1", port=5432, dbname="admission"))
+    assert [h.label for h in single] == ["db1:5432"]
+
+
+def test_the_timeline_file_is_written_whole_and_read_back(tmp_path: Path) -> None:
+    folder = tmp_path / "postgresql"
+    assert remembered_timeline(folder) is None
+    remember_timeline(folder, 3)
+    assert (folder / TIMELINE_FILE).read_text("ascii") == "3\n"
+    assert remembered_timeline(folder) == 3
+    assert PrimaryFollower(folder=folder).timeline == 3
+    for bad in ("", "0", "x3", "-1", "99999999999"):
+        (folder / TIMELINE_FILE).write_text(bad, "ascii")
+        with pytest.raises(ConfigError) as excinfo:
+            remembered_timeline(folder)
+        assert excinfo.value.code is PgPrimaryCode.TIMELINE_UNREADABLE
+
+
+def test_no_host_answering_keeps_the_connection_s_own_code() -> None:
+    follower = PrimaryFollower(wait_s=0)
+    # nothing listens on port 1 of loopback (a privileged port nobody serves here)
+    conninfo = make_conninfo(host="127.0.0.1,127.0.0.1", port="1,1", connect_timeout=2)
+    with pytest.raises(StoreError) as excinfo:
+        follower.connect(conninfo)
+    assert excinfo.value.code is PgConnectCode.UNREACHABLE
+    assert follower.current is None and follower.timeline is None
+
+
+# -- a primary and its standby ---------------------------------------------------------------
+def test_the_desk_skips_the_standby_follows_the_promotion_and_never_goes_back(
+    pair: Any, tmp_path: Path
+) -> None:
+    folder = tmp_path / "postgresql"
+    first, second = pair.ports
+    follower = PrimaryFollower(folder=folder, clock=lambda: T0, wait_s=0)
+    # the standby named first is skipped: it is in recovery
+    with follower.connect(in_order(pair, second, first)) as conn:
+        assert conn.execute("SELECT pg_is_in_recovery(), current_user").fetchone() == (
+            False,
+            "desk1",
+        )
+        assert conn.info.port == first
+    assert follower.current == label(pair, first) and follower.timeline == 1
+    assert remembered_timeline(folder) == 1 and follower.failover is None
+
+    # the standby alone cannot take the desk's writes
+    pair.kill_primary()
+    with pytest.raises(StoreError) as excinfo:
+        follower.connect(in_order(pair, first, second))
+    assert excinfo.value.code is PgPrimaryCode.NO_PRIMARY
+
+    # promoted, it is the primary on the next timeline: a failover, remembered on disk
+    pair.promote()
+    with follower.connect(in_order(pair, first, second)) as conn:
+        assert conn.info.port == second
+    assert follower.current == label(pair, second)
+    assert follower.timeline == 2 and remembered_timeline(folder) == 2
+    assert follower.failover == Failover(label(pair, first), label(pair, second), T0, 2)
+
+    # the old primary comes back as it was: writable, on timeline 1. Named first, it is
+    # refused by this desk and by a desk restarted from the same folder
+    old = pair.restart_old_primary()
+    assert pair.query(old, "SELECT pg_is_in_recovery()") == [(False,)]
+    restarted = PrimaryFollower(folder=folder, wait_s=0)
+    assert restarted.timeline == 2
+    with restarted.connect(in_order(pair, first, second)) as conn:
+        assert conn.info.port == second
+    assert restarted.fenced == 1 and restarted.current == label(pair, second)
+    only_old = in_order(pair, first)
+    for desk in (follower, restarted):
+        with pytest.raises(StoreError) as excinfo:
+            desk.connect(only_old)
+        assert excinfo.value.code is PgPrimaryCode.FENCED
+    assert remembered_timeline(folder) == 2
+    # a desk that never saw the promotion would take it: the fence is what it has seen
+    assert PrimaryFollower(wait_s=0).connect(only_old).info.port == first
+
+
+def test_a_store_s_pool_reaches_the_promoted_standby_promptly(pair: Any, tmp_path: Path) -> None:
+    schema = "follow_t"
+    with psycopg.connect(pair.superuser_conninfo(pair.primary), autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE SCHEMA {} AUTHORIZATION desk1").format(sql.Identifier(schema)))
+    first, second = pair.ports
+    desk = in_order(pair, first, second)
+    conninfo = str(make_conninfo(desk, options=f"-c search_path={schema}"))
+    follower = PrimaryFollower(folder=tmp_path / "postgresql", clock=lambda: T0)
+    with PgStore.open(
+        conninfo,
+        InstallationKey.generate("test"),
+        audit_key=AuditKey.generate("test"),
+        create=True,
+        max_connections=2,
+        primary=follower,
+    ) as store:
+        assert store.primary is follower and follower.current == label(pair, first)
+
+        def counted(tx: PgTx) -> None:
+            tx.execute("UPDATE counters SET next = next WHERE name = 'audit_coverage'")
+
+        store.write(counted)
+        pair.kill_primary()
+        killed = time.monotonic()
+        pair.promote()
+        # the pooled connections to the dead primary fail their check and are replaced
+        # through the follower; the first calls may still meet a broken one
+        deadline = killed + 30
+        while True:
+            try:
+                store.write(counted)
+                break
+            except StoreError:
+                assert time.monotonic() < deadline, "the desk never reached the new primary"
+                time.sleep(0.2)
+        took = time.monotonic() - killed
+        assert follower.current == label(pair, second) and follower.timeline == 2
+        assert follower.failover is not None and follower.failover.current == label(pair, second)
+        assert took < 15, f"{took:.1f} s to write again after the promotion"
+        store.ping()
