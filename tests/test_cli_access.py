@@ -136,6 +136,7 @@ ARGV: dict[str, list[str]] = {
         "postgresql://desk1@127.0.0.1:1/admission",
     ],
     "db rotate-key": ["db", "rotate-key", "--rewrap"],
+    "server confirm-restore": ["server", "confirm-restore"],
 }
 SIGNS_IN_WITH_AS = {  # these name who signs in with --as NAME, not --user
     "inspect search", "inspect timeline", "inspect export", "report day", "report figures",

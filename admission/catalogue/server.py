@@ -194,6 +194,18 @@ TEXTS: dict[str, tuple[str, str]] = {
         "El cambio de claves lo hace un usuario del grupo propietario del fichero",
         "A key rotation runs as a login of the visitor file's owner group",
     ),
+    "PG_FILE_WENT_BACK": (
+        "El fichero del servidor ha vuelto atrás: confirme la restauración antes de seguir",
+        "The server's file went back: confirm the restore before going on",
+    ),
+    "PG_FILE_NOT_WENT_BACK": (
+        "El fichero del servidor no ha vuelto atrás: no hay restauración que confirmar",
+        "The server's file did not go back: there is no restore to confirm",
+    ),
+    "PG_DESK_AUDIT_HEAD_UNREADABLE": (
+        "No se puede leer la última entrada vista por el puesto (postgresql/audit-head)",
+        "The desk's record of the newest audit entry (postgresql/audit-head) is unreadable",
+    ),
     "PG_DESK_NO_SERVER": (
         "El puesto trabaja con su propio fichero: esta orden es del servidor",
         "This desk works on its own file: this command is for the server",

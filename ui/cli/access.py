@@ -149,6 +149,7 @@ MATRIX: dict[str, Access] = {
     "backup": Access(KEEPERS, BackupCliCode.BACKUP_ROLE_REQUIRED),
     "db copy-to-server": Access(KEEPERS),
     "db rotate-key": Access(KEEPERS),
+    "server confirm-restore": Access(KEEPERS),  # art. 22.1: the cards on paper
 }
 
 

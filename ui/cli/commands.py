@@ -30,6 +30,7 @@ from ui.cli import (
     report,
     retention,
     scan,
+    server_restore,
     user,
     verify_card,
     visitor,
@@ -77,5 +78,6 @@ FILE_COMMANDS: dict[str, Command[AppContext]] = {
         rectify.COMMAND,
         retention.COMMAND,
         db_server.COMMAND,
+        server_restore.COMMAND,
     )
 }

@@ -1,0 +1,177 @@
+"""The recovery drill (PostgreSQL 15 docs, section 26.3): a base backup of the casino's
+server and its archived WAL, restored to a chosen instant on a new server, as the
+operator runs it. The desks then refuse to write (``PG_FILE_WENT_BACK``: the cards issued
+after that instant exist on paper, art. 22.1) and say how far the file went back, read
+and verify the chain against a head kept from before the instant, and write again once
+``server confirm-restore`` is recorded; a desk whose last entry the restore lost accepts
+it from that entry. A normal restart of the server trips nothing.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+import tempfile
+import time
+from collections.abc import Iterator
+from datetime import datetime, timedelta
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import psycopg
+import pytest
+
+from db import codec
+from db.pg.rewound import remembered_head
+from tests.pg.cluster_fixture import load_tool
+from tests.pg.test_desk_on_server import (
+    cli,
+    desk_folder,
+    import_register,
+    new_database,
+    server_env,  # noqa: F401  (registers the fixture)
+    server_url,
+)
+from tests.test_cli import spanish_dni_mrz
+
+TOOL = Path(__file__).resolve().parents[2] / "tools" / "pg_pitr.py"
+pytestmark = pytest.mark.usefixtures("server_env")
+NIGHT = datetime.fromisoformat("2026-11-28T22:00:00+01:00")  # the desks' clock (--at)
+
+
+def load_pitr() -> ModuleType:
+    load_tool()  # pg_cluster, registered once
+    module = sys.modules.get("pg_pitr")
+    if module is None:
+        spec = importlib.util.spec_from_file_location("pg_pitr", TOOL)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["pg_pitr"] = module
+        spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def archiving() -> Iterator[Any]:
+    """A throwaway cluster archiving its WAL (archive_mode on, restarted)."""
+    pitr = load_pitr()
+    if load_tool().find_bin_dir() is None:
+        pytest.skip("PostgreSQL is not installed (Debian package postgresql)")
+    cluster = pitr.ArchivingCluster(
+        Path(tempfile.mkdtemp(prefix="admission-pitr-")), desks=("desk1", "desk2")
+    )
+    cluster.start()
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
+
+
+def admit(folder: Path, number: int, minute: int) -> dict[str, Any]:
+    at = (NIGHT + timedelta(minutes=minute)).isoformat()
+    code, out = cli(folder, "admit", "--mrz", *spanish_dni_mrz(number), "--at", at, "--no-pdf")
+    assert code == 0 and out["verdict"] == "ADMIT", out
+    return dict(out)
+
+
+def newest_entry(cluster: Any, database: str) -> tuple[int, str, datetime]:
+    with psycopg.connect(cluster.superuser_conninfo(database)) as conn:
+        row = conn.execute("SELECT seq, digest, at FROM audit ORDER BY seq DESC LIMIT 1").fetchone()
+    assert row is not None
+    return int(row[0]), str(row[1]), codec.parse_ts(str(row[2]))
+
+
+def audit_head(folder: Path) -> str:
+    code, out = cli(folder, "audit", "head")
+    assert code == 0, out
+    return f"{out['seq']}:{out['digest']}"
+
+
+def test_a_server_restored_to_an_earlier_minute_is_confirmed_before_any_desk_writes(
+    archiving: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    database = new_database(archiving)
+    monkeypatch.setenv("ADMISSION_DATABASE_URL", server_url(archiving, database))
+    one = desk_folder(tmp_path, archiving, "DESK1")
+    two = desk_folder(tmp_path, archiving, "DESK2")
+    assert cli(one, "init")[0] == 0
+    import_register(one, tmp_path)
+    backup = archiving.base_backup()  # the night's base backup
+
+    # 22:00-22:04: admitted, then the instant the server is restored to
+    for minute, number in enumerate((10000001, 10000002, 10000003)):
+        admit(one if minute % 2 == 0 else two, number, 2 * minute)
+    anchor = audit_head(one)  # printed on the visitor book before the restore point
+    time.sleep(0.2)
+    instant = archiving.now()
+    time.sleep(0.2)
+    # 22:06-22:10: cards the restore will lose (they exist on paper)
+    cards_lost = [admit(one if i % 2 else two, 10000004 + i, 6 + 2 * i) for i in range(3)]
+    later = audit_head(one)
+    before, after = newest_entry(archiving, database), None
+    after = newest_entry(archiving, database)
+    assert f"{after[0]}:{after[1]}" == later
+    kept = remembered_head(one / "postgresql")
+    assert kept is not None and (kept.seq, kept.digest) == after[:2]
+    archiving.switch_wal()  # the last segment reaches the archive
+
+    restored = archiving.restore(backup, instant, Path(tempfile.mkdtemp(prefix="admission-r-")))
+    try:
+        before = newest_entry(restored, database)
+        assert f"{before[0]}:{before[1]}" == anchor  # replayed to the instant, no further
+        monkeypatch.setenv("ADMISSION_DATABASE_URL", server_url(restored, database))
+
+        # the desk refuses to write and says how far the file went back
+        code, out = cli(one, "admit", "--mrz", *spanish_dni_mrz(10000009), "--no-pdf")
+        assert code != 0 and out["error"] == "PG_FILE_WENT_BACK", out
+        missing, minutes = after[0] - before[0], int((after[2] - before[2]).total_seconds() // 60)
+        assert missing > 0 and minutes == 6
+        said = out["detail"]
+        assert f"{missing} entries and {minutes} minutes missing" in said, said
+        assert f"entry {before[0]} (2026-11-28 22:04)" in said, said
+        assert f"entry {after[0]} (2026-11-28 22:10)" in said, said
+        assert newest_entry(restored, database)[0] < after[0]  # nothing admitted
+
+        # reads still work: a visitor's record, the chain against the anchors
+        code, out = cli(one, "visitor", "show", "1")
+        assert code == 0, out
+        code, out = cli(one, "audit", "verify", "--anchor", anchor)
+        assert code == 0 and out["ok"] is True and out["anchors"] == 1, out
+        code, out = cli(one, "audit", "verify", "--anchor", later)
+        assert code == 1 and out["problem"] == "ANCHOR_NOT_FOUND", out
+
+        # the operator confirms; the desk writes again
+        code, out = cli(one, "server", "confirm-restore")
+        assert code == 0 and out["confirmed"] is True, out
+        assert (out["remembered_seq"], out["entries_missing"]) == (str(after[0]), str(missing))
+        assert out["minutes_missing"] == str(minutes)
+        code, out = cli(one, "server", "confirm-restore")
+        assert code == 1 and out["error"] == "PG_FILE_NOT_WENT_BACK", out
+        first = admit(one, 10000009, 30)
+        # the restored file gives the first lost number again: the paper cards are the
+        # operator's to reconcile, which is why the desk waited for the confirmation
+        assert first["card_number"] == cards_lost[0]["card_number"]
+
+        # the other desk's last entry was lost too: the confirmation covers it
+        admit(two, 10000010, 31)
+        code, out = cli(two, "audit", "verify", "--anchor", anchor)
+        assert code == 0 and out["ok"] is True, out
+    finally:
+        restored.stop()
+
+
+def test_a_restart_of_the_server_trips_nothing(
+    archiving: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    database = new_database(archiving)
+    monkeypatch.setenv("ADMISSION_DATABASE_URL", server_url(archiving, database))
+    desk = desk_folder(tmp_path, archiving, "DESK1")
+    assert cli(desk, "init")[0] == 0
+    import_register(desk, tmp_path)
+    admit(desk, 10000001, 0)
+    seen = remembered_head(desk / "postgresql")
+    archiving.restart()
+    admit(desk, 10000002, 1)
+    now = remembered_head(desk / "postgresql")
+    assert seen is not None and now is not None and now.seq > seen.seq
