@@ -77,6 +77,14 @@ DECLARED: tuple[Setting, ...] = (
         restart=True,
     ),
     Setting(
+        "database.require_sync_standby",
+        False,
+        bool,
+        "Refuse to open unless the server commits synchronously with a standby attached "
+        "(PG_NO_SYNC_STANDBY; otherwise a warning in the status bar, art. 22.1)",
+        restart=True,
+    ),
+    Setting(
         "admission.unverifiable",
         "DENY",
         str,

@@ -178,7 +178,13 @@ def _server_parts(desk: FileAccess, target: PgTarget) -> FileParts:
     audit_key = on_server.desk_audit_key(folder, demo=desk.demo, keyring=keyring, create=False)
     # the demo makes its invented file on an empty database; a real one is made by init
     store = on_server.open_desk_store(
-        target, key, folder=folder, audit_key=audit_key, clock=clock, create=desk.demo
+        target,
+        key,
+        folder=folder,
+        audit_key=audit_key,
+        clock=clock,
+        create=desk.demo,
+        require_sync_standby=settings["database.require_sync_standby"],
     )
     # each probe also loads data key versions another desk stored (a re-encryption
     # begun there): this desk then seals under the newest and finds resealed rows

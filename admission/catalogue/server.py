@@ -111,6 +111,27 @@ TEXTS: dict[str, tuple[str, str]] = {
         "No se ha podido conectar con el servidor del fichero de visitantes",
         "Could not connect to the visitor file's server",
     ),
+    # -- the primary a desk follows (db.pg.primary.PgPrimaryCode) -------------------------
+    "PG_NO_PRIMARY": (
+        "Ningún servidor admite escrituras: el de reserva aún no ha tomado el relevo",
+        "No server accepts writes: the standby has not taken over yet",
+    ),
+    "PG_TIMELINE_FENCED": (
+        "Servidor antiguo rechazado: otro tomó el relevo y este puesto no vuelve a él",
+        "Former server refused: another took over and this desk never goes back to it",
+    ),
+    "PG_DESK_TIMELINE_UNREADABLE": (
+        "No se puede leer el fichero timeline del puesto (carpeta postgresql)",
+        "The desk's timeline file cannot be read (postgresql folder)",
+    ),
+    "PG_NO_SYNC_STANDBY": (
+        "Sin réplica síncrona: una admisión confirmada podría perderse en un relevo",
+        "No synchronous standby: an acknowledged admission could be lost in a failover",
+    ),
+    "PG_SYNC_STANDBY_UNSEEN": (
+        "No se ve la réplica síncrona: conceda pg_read_all_stats al usuario del puesto",
+        "The synchronous standby is not visible: grant pg_read_all_stats to the desk's role",
+    ),
     # -- which store the desk uses (db.pg.target.PgTargetCode) ----------------------------
     "PG_TARGET_BAD_URL": (
         "La dirección del servidor no es válida (puerto, listas de servidores desiguales...)",

@@ -27,7 +27,7 @@ from db.keys import KEYRING_SERVICE, DbKey, KeyringBackend
 from db.offline_queue import OfflineVoucherQueue, ServerVoucherBook, formalise, queue_key
 from db.pg.codes import PgDeskCode
 from db.pg.latency import LatencyProbe
-from db.pg.primary import Failover, PrimaryFollower
+from db.pg.primary import Failover, PgPrimaryCode, PrimaryFollower
 from db.pg.rewound import GuardedPgStore
 from db.pg.store import PgStore
 from db.pg.target import PgTarget
@@ -101,11 +101,14 @@ def open_desk_store(
     audit_key: AuditKey,
     clock: Clock,
     create: bool = False,
+    require_sync_standby: bool = False,
 ) -> PgStore:
     """Open the server's visitor file for this desk (``create``: the act of ``init``);
     the first start remembers the database's id, later starts refuse any other. The store
     follows the primary of the URL's hosts and never goes back to an older timeline
-    (db/pg/primary.py: the newest seen is kept in ``folder``)."""
+    (db/pg/primary.py: the newest seen is kept in ``folder``). With
+    ``require_sync_standby`` a server whose commits do not wait for a standby is refused
+    (the setting ``database.require_sync_standby``); otherwise it is a warning."""
     expected = remembered_database(folder)
     opened = GuardedPgStore.open(
         target.conninfo(),
@@ -118,6 +121,7 @@ def open_desk_store(
     )
     store = cast(GuardedPgStore, opened)  # PgStore.open builds its cls
     try:
+        refuse_without_sync_standby(store, require_sync_standby)
         if expected is None:
             remember_database(folder, store.database_id)
         # a file restored to an earlier minute: no write until an operator confirms
@@ -126,6 +130,16 @@ def open_desk_store(
         store.close()
         raise
     return store
+
+
+def refuse_without_sync_standby(store: PgStore, required: bool) -> None:
+    """``PG_NO_SYNC_STANDBY`` (or ``PG_SYNC_STANDBY_UNSEEN``) when ``required`` and the
+    primary's commits do not visibly wait for a standby (art. 22.1)."""
+    sync = store.primary.sync if store.primary is not None else None
+    if required and (sync is None or sync.warning is not None):
+        code = PgPrimaryCode.NO_SYNC_STANDBY if sync is None else sync.warning
+        detail = "unchecked" if sync is None else sync.describe()
+        raise StoreError(f"the server commits without a synchronous standby: {detail}", code=code)
 
 
 class ServerLink:
@@ -161,6 +175,12 @@ class ServerLink:
     def failover(self) -> Failover | None:
         """The last change of primary since the desk started (None: none)."""
         return self._primary.failover if self._primary is not None else None
+
+    def warning(self) -> PgPrimaryCode | None:
+        """``PG_NO_SYNC_STANDBY`` or ``PG_SYNC_STANDBY_UNSEEN`` when the primary's commits
+        do not (visibly) wait for a standby (checked at each new connection)."""
+        sync = self._primary.sync if self._primary is not None else None
+        return sync.warning if sync is not None else None
 
     def measure(self) -> float:
         with self._lock:

@@ -15,6 +15,16 @@ privilege may call on PostgreSQL 15 (9.27.3 "Backup Control Functions").
 
 The host it uses is sticky: a new connection tries the host in use first, then the others
 in the URL's order; a change of host is a failover, said to whoever asks (the status bar).
+
+In the same round trip it reads whether the server commits synchronously with a standby
+attached (:class:`SyncCommit`, PostgreSQL documentation 27.2.8 "Synchronous
+Replication"): an admission acknowledged to the desk must be on two servers, or a
+failover could give its card number again. ``synchronous_commit`` must be ``on`` (the
+standby has flushed the commit to disk) or ``remote_apply`` (and applied it);
+``remote_write`` is refused too: the standby only handed it to its operating system, and a
+power cut of both servers loses it. A role sees a standby's ``sync_state`` only as a member
+of ``pg_read_all_stats`` (or ``pg_monitor``, which includes it): without it the standby is
+unseen and the desk says so (``PG_SYNC_STANDBY_UNSEEN``).
 """
 
 from __future__ import annotations
@@ -52,8 +62,13 @@ _MAX_TIMELINE = 0xFFFFFFFF  # a timeline id is 32 bits (the first 8 hex digits o
 PROBE = (
     "SELECT pg_is_in_recovery() OR current_setting('transaction_read_only')::bool, "
     "CASE WHEN pg_is_in_recovery() THEN NULL "
-    "ELSE substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8) END"
+    "ELSE substr(pg_walfile_name(pg_current_wal_lsn()), 1, 8) END, "
+    "current_setting('synchronous_commit'), current_setting('synchronous_standby_names'), "
+    "(SELECT count(*) FILTER (WHERE sync_state IN ('sync', 'quorum')) FROM pg_stat_replication), "
+    "(SELECT count(*) FILTER (WHERE sync_state IS NULL) FROM pg_stat_replication)"
 )
+# what a commit waits for: the standby flushed it (on) or applied it (remote_apply)
+SYNC_SETTINGS = ("on", "remote_apply")
 
 
 @unique
@@ -63,6 +78,34 @@ class PgPrimaryCode(Code):
     NO_PRIMARY = "PG_NO_PRIMARY"  # the hosts that answered are standbys (read-only)
     FENCED = "PG_TIMELINE_FENCED"  # the only writable host is on an older timeline
     TIMELINE_UNREADABLE = "PG_DESK_TIMELINE_UNREADABLE"  # the folder's timeline file
+    NO_SYNC_STANDBY = "PG_NO_SYNC_STANDBY"  # commits do not wait for a standby's disk
+    SYNC_STANDBY_UNSEEN = "PG_SYNC_STANDBY_UNSEEN"  # the role may not see pg_stat_replication
+
+
+@dataclass(frozen=True, slots=True)
+class SyncCommit:
+    """How the primary the desk writes on commits, as this desk's role sees it."""
+
+    setting: str  # synchronous_commit of the desk's session
+    standby_names: str  # synchronous_standby_names
+    attached: int  # standbys streaming as sync or quorum
+    unseen: int  # standbys whose state this role may not read
+
+    @property
+    def warning(self) -> PgPrimaryCode | None:
+        """None: an acknowledged commit is on a standby's disk too."""
+        if self.setting not in SYNC_SETTINGS or not self.standby_names.strip():
+            return PgPrimaryCode.NO_SYNC_STANDBY
+        if self.attached > 0:
+            return None
+        return PgPrimaryCode.SYNC_STANDBY_UNSEEN if self.unseen else PgPrimaryCode.NO_SYNC_STANDBY
+
+    def describe(self) -> str:
+        names = "set" if self.standby_names.strip() else "empty"
+        return (
+            f"synchronous_commit={self.setting}, synchronous_standby_names {names}, "
+            f"{self.attached} synchronous standby(s) attached, {self.unseen} unseen"
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,6 +198,7 @@ class PrimaryFollower:
         self._timeline = remembered_timeline(folder) if folder is not None else None
         self._current: str | None = None
         self._failover: Failover | None = None
+        self._sync: SyncCommit | None = None
         self.fenced = 0  # connections refused on an older timeline
 
     @property
@@ -174,6 +218,12 @@ class PrimaryFollower:
         """The last change of primary since this desk started (None: none)."""
         with self._lock:
             return self._failover
+
+    @property
+    def sync(self) -> SyncCommit | None:
+        """How the current primary commits (None: not connected yet)."""
+        with self._lock:
+            return self._sync
 
     def connect(
         self, conninfo: str, *, wait_s: float | None = None, **kwargs: Any
@@ -235,7 +285,7 @@ class PrimaryFollower:
                     first_error = StoreError(first_line[:300], code=classify(exc))
                 continue
             try:
-                read_only, timeline = self._probe(conn)
+                read_only, timeline, sync = self._probe(conn)
             except psycopg.Error as exc:
                 conn.close()
                 if first_error is None:
@@ -245,7 +295,7 @@ class PrimaryFollower:
                 standby = True
                 conn.close()
                 continue
-            if not self._adopt(host.label, timeline):
+            if not self._adopt(host.label, timeline, sync):
                 fenced = True
                 conn.close()
                 continue
@@ -262,17 +312,17 @@ class PrimaryFollower:
         return None, error
 
     @staticmethod
-    def _probe(conn: psycopg.Connection[Any]) -> tuple[bool, int | None]:
+    def _probe(conn: psycopg.Connection[Any]) -> tuple[bool, int | None, SyncCommit]:
         row = conn.execute(PROBE).fetchone()
         if conn.info.transaction_status != TransactionStatus.IDLE:
             conn.rollback()  # not autocommit: leave the connection as it came
-        if row is None:
-            return True, None
-        read_only, name = row
+        assert row is not None  # one row, always
+        read_only, name, setting, names, attached, unseen = row
         timeline = int(name, 16) if isinstance(name, str) and name else None
-        return bool(read_only), timeline
+        sync = SyncCommit(str(setting), str(names), int(attached), int(unseen))
+        return bool(read_only), timeline, sync
 
-    def _adopt(self, label: str, timeline: int) -> bool:
+    def _adopt(self, label: str, timeline: int, sync: SyncCommit) -> bool:
         """Take ``label`` on ``timeline`` (False: fenced, an older timeline)."""
         with self._lock:
             if self._timeline is not None and timeline < self._timeline:
@@ -292,4 +342,7 @@ class PrimaryFollower:
                 self._failover = Failover(self._current, label, self._clock(), timeline)
                 log.warning("failover: the desk now writes on %s (timeline %d)", label, timeline)
             self._current = label
+            if sync.warning is not None and sync != self._sync:
+                log.warning("server %s: %s (%s)", label, sync.warning, sync.describe())
+            self._sync = sync
             return True

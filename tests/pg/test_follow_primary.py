@@ -24,6 +24,7 @@ from admission.errors import ConfigError, StoreError
 from db.audit_key import AuditKey
 from db.pg.connect import PgConnectCode
 from db.pg.crypto import InstallationKey
+from db.pg.desk import refuse_without_sync_standby
 from db.pg.primary import (
     TIMELINE_FILE,
     Failover,
@@ -144,6 +145,16 @@ def test_the_desk_skips_the_standby_follows_the_promotion_and_never_goes_back(
         assert conn.info.port == first
     assert follower.current == label(pair, first) and follower.timeline == 1
     assert remembered_timeline(folder) == 1 and follower.failover is None
+    # commits wait for the standby, but the desk's role may not see its state
+    sync = follower.sync
+    assert sync is not None and (sync.setting, sync.attached, sync.unseen) == ("on", 0, 1)
+    assert sync.warning is PgPrimaryCode.SYNC_STANDBY_UNSEEN
+    # the administrator's grant (the README's): the standby is seen streaming as sync
+    pair.query(pair.primary, "GRANT pg_read_all_stats TO desk1")
+    follower.connect(in_order(pair, first, second)).close()
+    sync = follower.sync
+    assert sync is not None and (sync.attached, sync.unseen) == (1, 0)
+    assert sync.warning is None
 
     # the standby alone cannot take the desk's writes
     pair.kill_primary()
@@ -158,6 +169,9 @@ def test_the_desk_skips_the_standby_follows_the_promotion_and_never_goes_back(
     assert follower.current == label(pair, second)
     assert follower.timeline == 2 and remembered_timeline(folder) == 2
     assert follower.failover == Failover(label(pair, first), label(pair, second), T0, 2)
+    # promoted, it runs alone until a new standby is named: a warning, not a refusal
+    sync = follower.sync
+    assert sync is not None and sync.warning is PgPrimaryCode.NO_SYNC_STANDBY
 
     # the old primary comes back as it was: writable, on timeline 1. Named first, it is
     # refused by this desk and by a desk restarted from the same folder
@@ -195,6 +209,9 @@ def test_a_store_s_pool_reaches_the_promoted_standby_promptly(pair: Any, tmp_pat
         primary=follower,
     ) as store:
         assert store.primary is follower and follower.current == label(pair, first)
+        with pytest.raises(StoreError) as excinfo:  # the desk role sees no sync_state
+            refuse_without_sync_standby(store, True)
+        assert excinfo.value.code is PgPrimaryCode.SYNC_STANDBY_UNSEEN
 
         def counted(tx: PgTx) -> None:
             tx.execute("UPDATE counters SET next = next WHERE name = 'audit_coverage'")
@@ -214,6 +231,11 @@ def test_a_store_s_pool_reaches_the_promoted_standby_promptly(pair: Any, tmp_pat
                 assert time.monotonic() < deadline, "the desk never reached the new primary"
                 time.sleep(0.2)
         took = time.monotonic() - killed
+        # the promoted standby commits alone: a desk requiring a synchronous standby refuses
+        refuse_without_sync_standby(store, False)
+        with pytest.raises(StoreError) as excinfo:
+            refuse_without_sync_standby(store, True)
+        assert excinfo.value.code is PgPrimaryCode.NO_SYNC_STANDBY
         assert follower.current == label(pair, second) and follower.timeline == 2
         assert follower.failover is not None and follower.failover.current == label(pair, second)
         assert took < 15, f"{took:.1f} s to write again after the promotion"
