@@ -114,6 +114,15 @@ class ServerLink(Protocol):
         """The median of the recent round trips, in milliseconds (None: none yet)."""
         ...
 
+    def failover_at(self) -> datetime | None:
+        """When the desk last moved to another primary (None: never since it started)."""
+        ...
+
+    def warning(self) -> str:
+        """A code when the primary's commits do not wait for a standby (e.g.
+        ``PG_NO_SYNC_STANDBY``), else ""."""
+        ...
+
 
 class FileInit(Protocol):
     """Creates the visitor file of the data folder - the explicit act of ``init``

@@ -176,11 +176,16 @@ class ServerLink:
         """The last change of primary since the desk started (None: none)."""
         return self._primary.failover if self._primary is not None else None
 
-    def warning(self) -> PgPrimaryCode | None:
+    def failover_at(self) -> datetime | None:
+        found = self.failover()
+        return found.at if found is not None else None
+
+    def warning(self) -> str:
         """``PG_NO_SYNC_STANDBY`` or ``PG_SYNC_STANDBY_UNSEEN`` when the primary's commits
-        do not (visibly) wait for a standby (checked at each new connection)."""
+        do not (visibly) wait for a standby (checked at each new connection), else ""."""
         sync = self._primary.sync if self._primary is not None else None
-        return sync.warning if sync is not None else None
+        code = sync.warning if sync is not None else None
+        return code.value if code is not None else ""
 
     def measure(self) -> float:
         with self._lock:

@@ -1336,6 +1336,10 @@
         <translation>RIAJ register: copy from </translation>
     </message>
     <message>
+        <source>relevo %1</source>
+        <translation>failover %1</translation>
+    </message>
+    <message>
         <source>Servidor %1: sin respuesta</source>
         <translation>Server %1: no answer</translation>
     </message>

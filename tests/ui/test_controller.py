@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import replace
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from pytestqt.qtbot import QtBot
@@ -369,9 +369,17 @@ class ScriptedServer:
     def __init__(self) -> None:
         self.up = True
         self.asked = 0
+        self.moved: datetime | None = None  # a failover's time
+        self.sync = ""  # the primary's warning code
 
     def describe(self) -> str:
         return "db.casino:5432/admission"
+
+    def failover_at(self) -> datetime | None:
+        return self.moved
+
+    def warning(self) -> str:
+        return self.sync
 
     def measure(self) -> float:
         self.asked += 1
@@ -443,3 +451,36 @@ def test_the_status_bar_shows_the_server_and_its_latency(qtbot: QtBot) -> None:
     bar.set_server("db.casino:5432/admission", None)
     assert bar.text_of("database") == "▲ Servidor db.casino:5432/admission: sin respuesta"
     assert bar.labels["database"].styleSheet()  # shown as an alert
+
+
+def test_the_status_bar_names_the_primary_and_shows_a_failover_as_it_happens(
+    qtbot: QtBot, demo_ctx: AppContext, session: FakeSession, worker: StoreWorker
+) -> None:
+    from ui.desk.widgets.status_bar import DeskStatusBar
+
+    server = ScriptedServer()
+    ctx = replace(demo_ctx, server=server, offline_vouchers=CountingVouchers())  # type: ignore[arg-type]
+    controller = DeskController(ctx, session, worker, authorise=lambda purpose: DIRECTOR)
+    bar = DeskStatusBar()
+    qtbot.addWidget(bar)
+    controller.server_checked.connect(bar.set_server)
+    controller.server_followed.connect(bar.set_followed)
+    with qtbot.waitSignal(controller.server_followed, timeout=WAIT):
+        controller.poll_file()
+    assert bar.text_of("database") == "● Servidor db.casino:5432/admission · 4 ms"
+    assert not bar.sync_warning.isVisible() and not bar.sync_warning.text()
+    # the primary died, the standby was promoted at 23:04 Madrid time; it runs alone
+    server.moved = datetime(2026, 12, 5, 22, 4, tzinfo=UTC)
+    server.sync = "PG_NO_SYNC_STANDBY"
+    with qtbot.waitSignal(controller.server_followed, timeout=WAIT) as followed:
+        controller.poll_file()
+    assert followed.args == [server.moved, "PG_NO_SYNC_STANDBY"]
+    assert bar.text_of("database") == "● Servidor db.casino:5432/admission · 4 ms · relevo 23:04"
+    assert bar.sync_warning.text().startswith("▲ Sin réplica síncrona")
+    assert bar.sync_warning.toolTip() == "PG_NO_SYNC_STANDBY"
+    server.up = False  # a failover still shown while the server does not answer
+    with qtbot.waitSignal(controller.server_followed, timeout=WAIT):
+        controller.poll_file()
+    assert bar.text_of("database") == (
+        "▲ Servidor db.casino:5432/admission: sin respuesta · relevo 23:04"
+    )

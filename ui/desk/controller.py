@@ -128,6 +128,9 @@ class DeskController(QObject):
     # the casino's server (arts. 154-155): its description and median round trip in ms
     # (None while it does not answer); never emitted on a desk of its own file
     server_checked = Signal(str, object)
+    # after each probe: when the desk last moved to another primary (datetime or None)
+    # and the primary's warning code ("" when its commits wait for a standby)
+    server_followed = Signal(object, str)
     server_changed = Signal(bool)  # the server answers again (True) / stopped (False)
     vouchers_formalised = Signal(object)  # FormaliseReport: provisional vouchers sent
     evaluation_started = Signal()
@@ -721,6 +724,7 @@ class DeskController(QObject):
             self.report_device("database", DeviceStatus.READY.value, "")
             if server is not None:
                 self.server_checked.emit(server.describe(), answer[2])
+                self.server_followed.emit(server.failover_at(), server.warning())
                 self.report_server(True)
             self.register_checked.emit(answer[0], answer[1])
 
@@ -728,6 +732,7 @@ class DeskController(QObject):
             self.report_device("database", DeviceStatus.ERROR.value, str(err.code))
             if server is not None:
                 self.server_checked.emit(server.describe(), None)
+                self.server_followed.emit(server.failover_at(), server.warning())
                 self.report_server(False)
 
         self._runner.submit(probe, answered, failed)

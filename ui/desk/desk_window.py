@@ -322,6 +322,7 @@ class DeskWindow(QMainWindow):
         c.device_status_changed.connect(self.status.set_status)
         c.register_checked.connect(self.status.set_register_age)
         c.server_checked.connect(self.status.set_server)
+        c.server_followed.connect(self.status.set_followed)
         c.counters_changed.connect(self._on_counters)
         c.card_type_chosen.connect(self._show_card_type)
         c.settings_applied.connect(lambda _keys: self.refresh_card_types())

@@ -9,12 +9,14 @@ says the data is invented.
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from PySide6.QtCore import QEvent, QObject, QRect, QSize, Qt
 from PySide6.QtGui import QResizeEvent
 from PySide6.QtWidgets import QLabel, QSizePolicy, QStatusBar, QWidget
 
 from admission.devices import DeviceStatus
-from ui.desk.text import bounded, message
+from ui.desk.text import MADRID, bounded, message
 from ui.desk.theme import DEMO_COLOUR, alert_style
 from ui.desk.widgets import ElidedLabel
 
@@ -115,6 +117,13 @@ class DeskStatusBar(QStatusBar):
         self.setAccessibleName(self.tr("Estado de los dispositivos"))
         self.labels: dict[str, QLabel] = {}
         self._server = ""  # the server's host:port/db once known; "" for the desk's own file
+        self._median_ms: float | None = None
+        self._failover_at: datetime | None = None  # the desk moved to another primary then
+        # the primary's commits do not wait for a standby (db/pg/primary.py), said apart
+        self.sync_warning = QLabel()
+        self.sync_warning.setTextFormat(Qt.TextFormat.PlainText)
+        self.sync_warning.setStyleSheet(alert_style(bold=True))
+        self.sync_warning.setVisible(False)
         self._register_error = ""  # the register's problem last shown as the last error
         self.last_error = ElidedLabel(name=self.tr("Último error"), limit=160, min_chars=6)
         self.last_error.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
@@ -129,6 +138,7 @@ class DeskStatusBar(QStatusBar):
         self.devices.setAccessibleName(self.tr("Dispositivos"))
         self.devices.add(self.demo)
         self.demo.setVisible(demo)
+        self.devices.add(self.sync_warning)
         self.addPermanentWidget(self.devices)
         for device in _FIXED:
             self._label(device)
@@ -207,21 +217,40 @@ class DeskStatusBar(QStatusBar):
         self._register_error = shown
 
     def set_server(self, where: str, median_ms: float | None) -> None:
-        """The casino's server (arts. 154-155) in the database's place: where it is and
-        its median round trip, or that it does not answer - said at once, since the desk
-        then admits nobody on its own."""
+        """The casino's server (arts. 154-155) in the database's place: the host the desk
+        writes on and its median round trip, or that it does not answer - said at once,
+        since the desk then admits nobody on its own - and the time of the last failover."""
         self._server = bounded(where, 60)
+        self._median_ms = median_ms
+        self._show_server()
+
+    def set_followed(self, failover_at: datetime | None, warning: str) -> None:
+        """The last failover (the desk moved to the promoted standby) and the primary's
+        warning: its commits do not wait for a standby (art. 22.1), by the catalogue."""
+        self._failover_at = failover_at
+        self.sync_warning.setText("▲ " + message(warning) if warning else "")
+        self.sync_warning.setToolTip(warning)
+        self.sync_warning.setAccessibleName(warning)
+        self.sync_warning.setVisible(bool(warning))
+        if self._server:
+            self._show_server()
+
+    def _show_server(self) -> None:
         label = self._label("database")
         label.setAccessibleName(self._device_name("database"))
-        if median_ms is None:
-            label.setText("▲ " + self.tr("Servidor %1: sin respuesta").replace("%1", self._server))
+        failover = ""
+        if self._failover_at is not None:
+            at = self._failover_at.astimezone(MADRID).strftime("%H:%M")
+            failover = " · " + self.tr("relevo %1").replace("%1", at)
+        if self._median_ms is None:
+            text = self.tr("Servidor %1: sin respuesta").replace("%1", self._server)
+            label.setText("▲ " + text + failover)
             label.setStyleSheet(alert_style(bold=True))
         else:
-            shown = f"{median_ms:.0f}" if median_ms >= 1 else "<1"
-            label.setText(
-                "● "
-                + self.tr("Servidor %1 · %2 ms").replace("%1", self._server).replace("%2", shown)
-            )
+            median = self._median_ms
+            shown = f"{median:.0f}" if median >= 1 else "<1"
+            text = self.tr("Servidor %1 · %2 ms").replace("%1", self._server).replace("%2", shown)
+            label.setText("● " + text + failover)
             label.setStyleSheet("")
 
     def text_of(self, device: str) -> str:
