@@ -125,8 +125,11 @@ class PgReplication:
     # -- what the desks and the tests connect with -------------------------------------
     def desk_conninfo(self, desk: str, **extra: Any) -> str:
         """Both servers in one libpq conninfo (TLS verify-full, the desk's certificate):
-        libpq takes the first that accepts a read-write session."""
+        libpq takes the first that accepts a read-write session. The primary of now comes
+        first: killed and restarted as it was, it is the host a desk would try first."""
         first, second = self.ports
+        if self.primary is not None and self.primary.port == second:
+            first, second = second, first
         return str(
             make_conninfo(
                 self.cluster.desk_conninfo(desk),
