@@ -10,6 +10,7 @@ it from that entry. A normal restart of the server trips nothing.
 from __future__ import annotations
 
 import importlib.util
+import json
 import sys
 import tempfile
 import time
@@ -22,8 +23,10 @@ from typing import Any
 import psycopg
 import pytest
 
+from admission.errors import ConfigError
+from admission.records import AuditHead
 from db import codec
-from db.pg.rewound import remembered_head
+from db.pg.rewound import AUDIT_HEAD_FILE, RewoundCode, remember_head, remembered_head
 from tests.pg.cluster_fixture import load_tool
 from tests.pg.test_desk_on_server import (
     cli,
@@ -109,7 +112,6 @@ def test_a_server_restored_to_an_earlier_minute_is_confirmed_before_any_desk_wri
     # 22:06-22:10: cards the restore will lose (they exist on paper)
     cards_lost = [admit(one if i % 2 else two, 10000004 + i, 6 + 2 * i) for i in range(3)]
     later = audit_head(one)
-    before, after = newest_entry(archiving, database), None
     after = newest_entry(archiving, database)
     assert f"{after[0]}:{after[1]}" == later
     kept = remembered_head(one / "postgresql")
@@ -120,6 +122,8 @@ def test_a_server_restored_to_an_earlier_minute_is_confirmed_before_any_desk_wri
     try:
         before = newest_entry(restored, database)
         assert f"{before[0]}:{before[1]}" == anchor  # replayed to the instant, no further
+        lost_at_two = remembered_head(two / "postgresql")
+        assert lost_at_two is not None and lost_at_two.seq > before[0]
         monkeypatch.setenv("ADMISSION_DATABASE_URL", server_url(restored, database))
 
         # the desk refuses to write and says how far the file went back
@@ -175,3 +179,60 @@ def test_a_restart_of_the_server_trips_nothing(
     admit(desk, 10000002, 1)
     now = remembered_head(desk / "postgresql")
     assert seen is not None and now is not None and now.seq > seen.seq
+
+
+def test_a_failover_to_the_synchronous_standby_trips_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The promoted standby holds every entry a desk was told committed (synchronous
+    commit): the desk's head is there, exactly, and it writes on."""
+    from tests.pg.test_follow_primary import load_replication
+
+    if load_tool().find_bin_dir() is None:
+        pytest.skip("PostgreSQL is not installed (Debian package postgresql)")
+    pair = load_replication().PgReplication(
+        Path(tempfile.mkdtemp(prefix="admission-drill-pair-")), desks=("desk1",)
+    )
+    try:
+        pair.start()
+        database = new_database(pair.cluster)
+        first, second = pair.ports
+        host = pair.cluster.host
+        url = (
+            f"postgresql://desk1@{host}:{first},{host}:{second}/{database}"
+            f"?hostaddr={pair.cluster.hostaddr},{pair.cluster.hostaddr}"
+            "&target_session_attrs=read-write"
+        )
+        monkeypatch.setenv("ADMISSION_DATABASE_URL", url)
+        desk = desk_folder(tmp_path, pair.cluster, "DESK1")
+        assert cli(desk, "init")[0] == 0
+        import_register(desk, tmp_path)
+        admit(desk, 10000001, 0)
+        seen = remembered_head(desk / "postgresql")
+        assert seen is not None
+        pair.kill_primary()
+        pair.promote()
+        admit(desk, 10000002, 1)
+        now = remembered_head(desk / "postgresql")
+        assert now is not None and now.seq > seen.seq
+    finally:
+        pair.stop()
+
+
+def test_the_head_kept_only_moves_forward_and_an_unreadable_one_is_refused(
+    tmp_path: Path,
+) -> None:
+    folder = tmp_path / "postgresql"
+    assert remembered_head(folder) is None
+    newer, older = AuditHead(9, "ab" * 32, NIGHT), AuditHead(6, "cd" * 32, NIGHT)
+    assert remember_head(folder, newer)
+    assert not remember_head(folder, older)  # another process of the desk saw more
+    assert remembered_head(folder) == newer
+    assert remember_head(folder, older, replace=True)  # a confirmed restore
+    assert remembered_head(folder) == older
+    kept = json.loads((folder / AUDIT_HEAD_FILE).read_text("ascii"))
+    assert set(kept) == {"seq", "digest", "at"}  # numbers and a time, nothing personal
+    (folder / AUDIT_HEAD_FILE).write_text('{"seq": "nine"}', encoding="ascii")
+    with pytest.raises(ConfigError) as excinfo:
+        remembered_head(folder)
+    assert excinfo.value.code is RewoundCode.HEAD_UNREADABLE
