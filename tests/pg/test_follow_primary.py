@@ -7,6 +7,7 @@ old primary when it comes back as it was (art. 22.1: a card number is never give
 from __future__ import annotations
 
 import importlib.util
+import shutil
 import sys
 import tempfile
 import time
@@ -24,7 +25,7 @@ from admission.errors import ConfigError, StoreError
 from db.audit_key import AuditKey
 from db.pg.connect import PgConnectCode
 from db.pg.crypto import InstallationKey
-from db.pg.desk import refuse_without_sync_standby
+from db.pg.desk import ServerLink, refuse_without_sync_standby
 from db.pg.primary import (
     TIMELINE_FILE,
     Failover,
@@ -35,6 +36,7 @@ from db.pg.primary import (
     split_hosts,
 )
 from db.pg.store import PgStore
+from db.pg.target import PgTarget, parse_url
 from db.pg.tx import PgTx
 from tests.pg.cluster_fixture import load_tool
 
@@ -81,6 +83,21 @@ def label(pair: Any, port: int) -> str:
 def in_order(pair: Any, *ports: int) -> str:
     """The desk's conninfo naming the pair's hosts by ``ports``, in that order."""
     return str(make_conninfo(pair.desk_conninfo("desk1"), port=",".join(map(str, ports))))
+
+
+def desk_target(pair: Any, tmp_path: Path, *ports: int) -> PgTarget:
+    """The desk's URL naming the pair's hosts by ``ports``, its TLS files in a folder."""
+    folder = tmp_path / "certs"
+    folder.mkdir()
+    shutil.copy(pair.cluster.ca_cert, folder / "root.crt")
+    shutil.copy(pair.cluster.client_cert("desk1"), folder / "postgresql.crt")
+    shutil.copy(pair.cluster.client_key("desk1"), folder / "postgresql.key")
+    (folder / "postgresql.key").chmod(0o600)
+    host = pair.cluster.host
+    hosts = ",".join(f"{host}:{port}" for port in ports)
+    addresses = ",".join(pair.cluster.hostaddr for _ in ports)
+    url = f"postgresql://desk1@{hosts}/{pair.cluster.database}?hostaddr={addresses}"
+    return parse_url(url, cert_dir=folder)
 
 
 # -- without a server ----------------------------------------------------------------------
@@ -240,3 +257,12 @@ def test_a_store_s_pool_reaches_the_promoted_standby_promptly(pair: Any, tmp_pat
         assert follower.failover is not None and follower.failover.current == label(pair, second)
         assert took < 15, f"{took:.1f} s to write again after the promotion"
         store.ping()
+
+        # the status bar's probe follows the same primary: it names it and the failover
+        link = ServerLink(desk_target(pair, tmp_path, first, second), primary=follower)
+        try:
+            assert link.measure() > 0
+            assert link.describe() == f"{label(pair, second)}/{pair.cluster.database}"
+            assert link.failover_at() == T0 and link.warning() == "PG_NO_SYNC_STANDBY"
+        finally:
+            link.close()
