@@ -16,6 +16,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from datetime import datetime, timedelta
+from functools import partial
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -25,7 +26,7 @@ import pytest
 
 from admission.errors import ConfigError
 from admission.records import AuditHead
-from db import codec
+from db import accounts, codec
 from db.pg.rewound import AUDIT_HEAD_FILE, RewoundCode, remember_head, remembered_head
 from tests.pg.cluster_fixture import load_tool
 from tests.pg.test_desk_on_server import (
@@ -36,7 +37,7 @@ from tests.pg.test_desk_on_server import (
     server_env,  # noqa: F401  (registers the fixture)
     server_url,
 )
-from tests.test_cli import spanish_dni_mrz
+from tests.test_cli import ADMIN, CHEAP_ARGON2, CLERK, spanish_dni_mrz
 
 TOOL = Path(__file__).resolve().parents[2] / "tools" / "pg_pitr.py"
 pytestmark = pytest.mark.usefixtures("server_env")
@@ -78,11 +79,32 @@ def admit(folder: Path, number: int, minute: int) -> dict[str, Any]:
     return dict(out)
 
 
-def newest_entry(cluster: Any, database: str) -> tuple[int, str, datetime]:
+def newest_entry(cluster: Any, database: str, action: str = "") -> tuple[int, str, datetime]:
+    """The newest audit entry (of ``action``), read as the server's superuser."""
     with psycopg.connect(cluster.superuser_conninfo(database)) as conn:
-        row = conn.execute("SELECT seq, digest, at FROM audit ORDER BY seq DESC LIMIT 1").fetchone()
+        row = conn.execute(
+            "SELECT seq, digest, at FROM audit WHERE %s IN ('', action) ORDER BY seq DESC LIMIT 1",
+            (action,),
+        ).fetchone()
     assert row is not None
     return int(row[0]), str(row[1]), codec.parse_ts(str(row[2]))
+
+
+def sign_in(monkeypatch: pytest.MonkeyPatch, account: tuple[str, list[str], str]) -> None:
+    monkeypatch.setenv("ADMISSION_USER", account[0])
+    monkeypatch.setenv("ADMISSION_PASSWORD", account[2])
+
+
+def add_accounts(folder: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The administrator (the first account, no sign-in), then the clerk made by it."""
+    monkeypatch.setattr(accounts, "Argon2Hasher", partial(accounts.Argon2Hasher, **CHEAP_ARGON2))
+    for account in (ADMIN, CLERK):
+        name, roles, password = account
+        monkeypatch.setenv("ADMISSION_NEW_PASSWORD", password)
+        code, out = cli(folder, "account", "add", name, "--display-name", name, "--role", *roles)
+        assert code == 0, out
+        sign_in(monkeypatch, ADMIN)
+    monkeypatch.delenv("ADMISSION_NEW_PASSWORD")
 
 
 def audit_head(folder: Path) -> str:
@@ -100,6 +122,8 @@ def test_a_server_restored_to_an_earlier_minute_is_confirmed_before_any_desk_wri
     two = desk_folder(tmp_path, archiving, "DESK2")
     assert cli(one, "init")[0] == 0
     import_register(one, tmp_path)
+    add_accounts(one, monkeypatch)  # the clerk admits, the administrator confirms
+    sign_in(monkeypatch, CLERK)
     backup = archiving.base_backup()  # the night's base backup
 
     # 22:00-22:04: admitted, then the instant the server is restored to
@@ -145,13 +169,19 @@ def test_a_server_restored_to_an_earlier_minute_is_confirmed_before_any_desk_wri
         code, out = cli(one, "audit", "verify", "--anchor", later)
         assert code == 1 and out["problem"] == "ANCHOR_NOT_FOUND", out
 
-        # the operator confirms; the desk writes again
+        # the administrator (not the clerk) confirms; the desk writes again
+        code, out = cli(one, "server", "confirm-restore")
+        assert code == 1 and out["error"] == "ROLE_REQUIRED", out
+        sign_in(monkeypatch, ADMIN)
         code, out = cli(one, "server", "confirm-restore")
         assert code == 0 and out["confirmed"] is True, out
+        confirmed = newest_entry(restored, database, "FILE_RESTORED")
+        assert confirmed[0] == out["seq"]
         assert (out["remembered_seq"], out["entries_missing"]) == (str(after[0]), str(missing))
         assert out["minutes_missing"] == str(minutes)
         code, out = cli(one, "server", "confirm-restore")
         assert code == 1 and out["error"] == "PG_FILE_NOT_WENT_BACK", out
+        sign_in(monkeypatch, CLERK)
         first = admit(one, 10000009, 30)
         # the restored file gives the first lost number again: the paper cards are the
         # operator's to reconcile, which is why the desk waited for the confirmation
