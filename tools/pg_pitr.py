@@ -108,6 +108,10 @@ class ArchivingCluster(PgCluster):
     def restart(self) -> None:
         self._pg_ctl("restart", "-m", "fast")
 
+    def kill(self) -> None:
+        """The server stopped at once, as by a crash (its folder is kept)."""
+        self._pg_ctl("stop", "-m", "immediate")
+
     def _pg_ctl(self, *args: str) -> None:
         log = str(self.server_dir / "server.log")
         data = str(self.data_dir)
@@ -158,10 +162,13 @@ class ArchivingCluster(PgCluster):
         return backup
 
     # -- the restore ---------------------------------------------------------------------
-    def restore(self, backup: Path, target: datetime, base: Path) -> PgCluster:
+    def restore(
+        self, backup: Path, target: datetime, base: Path, *, port: int | None = None
+    ) -> PgCluster:
         """A new server in ``base`` from ``backup`` replayed to ``target``, promoted, on
-        its own port with this cluster's TLS files (the desks' certificates still serve):
-        a :class:`PgCluster` whose ``stop`` removes only ``base``."""
+        its own port (``port``, else a free one) with this cluster's TLS files (the desks'
+        certificates still serve): a :class:`PgCluster` whose ``stop`` removes only
+        ``base``."""
         restored = PgCluster(base, desks=self.desks, bin_dir=self.bin_dir)
         restored._account = self._account
         restored.client_dir = self.client_dir  # the desks' CA and certificates
@@ -177,7 +184,7 @@ class ArchivingCluster(PgCluster):
         for stale in ("postmaster.pid", "postmaster.opts", "standby.signal"):
             (data / stale).unlink(missing_ok=True)
         (data / "recovery.signal").write_text("", encoding="utf-8")
-        restored.port = free_port()
+        restored.port = port or free_port()
         settings = {
             "port": str(restored.port),
             "unix_socket_directories": str(restored.socket_dir),

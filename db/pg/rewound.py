@@ -7,7 +7,10 @@ The desk keeps ``audit-head`` in its folder beside ``database-id``: the newest a
 it has seen (seq, digest, time; no personal data). At start it reads the server's entry
 at that seq: missing (the chain ends before it) or another digest, the file went back.
 The comparison is exact: a failover to a synchronous standby holds every acknowledged
-entry and passes.
+entry and passes. A desk left open compares again before its first write on a new
+timeline of the primary it follows (db/pg/primary.py): a restored server is promoted onto
+one. Only a write that is the desk's very first call to the restored server (no read
+before it, no probe of the status bar) would be made before that.
 
 While refused, only the file's own bookkeeping is written: audit entries alone (every
 query is recorded, art. 20.4: the inspectors' searches, the card checks), the accounts'
@@ -273,31 +276,51 @@ class GuardedPgStore(PgStore):
     folder: Path | None = None  # set by watch
     went_back: WentBack | None = None
     _kept: AuditHead | None = None  # the head last written into the folder
+    _checked_timeline: int | None = None  # the primary's timeline when last compared
 
     def watch(self, folder: Path) -> WentBack | None:
         """Compare the server with the head kept in ``folder``; refuse writes from now on
         if it went back (the answer), else remember the server's head; keep the heads this
-        store commits."""
-        kept = _kept(folder)
-        remembered, noticed = (None, None) if kept is None else kept
-        newest, went = self.read(lambda tx: compare(tx, remembered, noticed))
+        store commits. Compared again before the first write on a new timeline (the
+        primary it follows changed: a failover, or a restored server)."""
         self.folder = folder
         self._keeper_lock = threading.Lock()
-        if went is None:
-            # the server holds what the desk saw, or a confirmed restore lost it
-            remember_head(folder, newest, replace=True)
-        else:
-            log.warning("%s: %s", RewoundCode.WENT_BACK, went.message())
-            if went.server != noticed:  # the restore point, for this desk's later starts
-                remember_head(folder, went.remembered, went_back_to=went.server)
-        self.went_back = went
+        self._check_lock = threading.Lock()
+        went = self._check(folder)
         self.write_gate = self._gate
         self._stop = threading.Event()
         self._keeper = threading.Thread(target=self._keep, name="audit-head", daemon=True)
         self._keeper.start()
         return went
 
+    def _timeline(self) -> int | None:
+        return None if self.primary is None else self.primary.timeline
+
+    def _check(self, folder: Path) -> WentBack | None:
+        timeline = self._timeline()
+        kept = _kept(folder)
+        remembered, noticed = (None, None) if kept is None else kept
+        newest, went = self.read(lambda tx: compare(tx, remembered, noticed))
+        with self._keeper_lock:
+            if went is None:
+                # the server holds what the desk saw, or a confirmed restore lost it
+                remember_head(folder, newest, replace=True)
+                # from here on (an accepted restore: a head of the restored chain)
+                self.committed_head = self._kept = newest
+            else:
+                log.warning("%s: %s", RewoundCode.WENT_BACK, went.message())
+                if went.server != noticed:  # the restore point, for the later starts
+                    remember_head(folder, went.remembered, went_back_to=went.server)
+            self.went_back = went
+        self._checked_timeline = timeline
+        return went
+
     def _gate(self) -> None:
+        if self._timeline() != self._checked_timeline and self.folder is not None:
+            with self._check_lock:  # one read, once per new timeline
+                if self._timeline() != self._checked_timeline:
+                    self._flush()  # what this store committed before is the desk's head
+                    self._check(self.folder)
         went = self.went_back
         if went is not None and not _BOOKKEEPING.get():
             raise StoreError(went.message(), code=RewoundCode.WENT_BACK)
@@ -337,7 +360,7 @@ class GuardedPgStore(PgStore):
         assert head is not None
         with self._keeper_lock:
             remember_head(self.folder, head, replace=True)
-            self._kept = head
+            self.committed_head = self._kept = head  # the restored chain's, from here on
             self.went_back = None
         return {"confirmed": True, "seq": seq, **details}
 

@@ -24,7 +24,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from admission.errors import ConfigError
+from admission.errors import ConfigError, StoreError
 from admission.records import AuditHead
 from db import accounts, codec
 from db.pg.rewound import AUDIT_HEAD_FILE, RewoundCode, remember_head, remembered_head
@@ -266,3 +266,82 @@ def test_the_head_kept_only_moves_forward_and_an_unreadable_one_is_refused(
     with pytest.raises(ConfigError) as excinfo:
         remembered_head(folder)
     assert excinfo.value.code is RewoundCode.HEAD_UNREADABLE
+
+
+def test_a_desk_left_open_through_the_restore_refuses_its_next_write(tmp_path: Path) -> None:
+    """The server restored under a running desk: the desk follows the primary to the
+    restored server (a new timeline), compares again before writing and refuses; the
+    confirmation lets it write on, its kept head the restored chain's."""
+    from psycopg.conninfo import make_conninfo
+
+    from db.audit_key import AuditKey
+    from db.pg.crypto import InstallationKey
+    from db.pg.primary import PrimaryFollower
+    from db.pg.rewound import GuardedPgStore
+    from tests.pg.cluster_fixture import fresh_schema, schema_conninfo
+
+    if load_tool().find_bin_dir() is None:
+        pytest.skip("PostgreSQL is not installed (Debian package postgresql)")
+    pitr = load_pitr()
+    cluster = pitr.ArchivingCluster(Path(tempfile.mkdtemp(prefix="admission-open-")))
+    restored = None
+    try:
+        cluster.start()
+        schema = fresh_schema(cluster)
+        backup = cluster.base_backup()
+        spare = load_tool().free_port()  # where the restored server will listen
+        conninfo = make_conninfo(
+            schema_conninfo(cluster, schema),
+            host=f"{cluster.host},{cluster.host}",
+            hostaddr=f"{cluster.hostaddr},{cluster.hostaddr}",
+            port=f"{cluster.port},{spare}",
+            target_session_attrs="read-write",
+        )
+        folder = tmp_path / "postgresql"
+        opened = GuardedPgStore.open(
+            conninfo,
+            InstallationKey.generate("test"),
+            audit_key=AuditKey.generate("test"),
+            create=True,
+            max_connections=2,
+            primary=PrimaryFollower(folder=folder),
+        )
+        assert isinstance(opened, GuardedPgStore)
+        with opened as store:
+            assert store.watch(folder) is None
+            for minute in range(3):
+                store.append("cli", "DRILL", "x", NIGHT + timedelta(minutes=minute))
+            store.set_setting("drill", "before")
+            time.sleep(0.2)
+            instant = cluster.now()
+            time.sleep(0.2)
+            for minute in range(5, 8):
+                store.append("cli", "DRILL", "x", NIGHT + timedelta(minutes=minute))
+            cluster.switch_wal()
+            cluster.kill()
+            base = Path(tempfile.mkdtemp(prefix="admission-open-r-"))
+            restored = cluster.restore(backup, instant, base, port=spare)
+
+            deadline = time.monotonic() + 30  # the pool's broken connections replaced
+            while True:
+                try:
+                    store.head()
+                    break
+                except StoreError:
+                    assert time.monotonic() < deadline, "the desk never reached the restored server"
+                    time.sleep(0.2)
+            with pytest.raises(StoreError) as excinfo:
+                store.set_setting("drill", "after")
+            assert excinfo.value.code is RewoundCode.WENT_BACK
+            went = store.went_back
+            assert went is not None and went.entries_missing == 3 and went.minutes_missing == 5
+            assert store.get_setting("drill") == "before"  # reads still work
+
+            store.confirm_restore("jefa")
+            store.set_setting("drill", "after")
+            kept = remembered_head(folder)
+            assert kept is not None and kept == store.head()
+    finally:
+        if restored is not None:
+            restored.stop()
+        cluster.stop()
