@@ -64,8 +64,9 @@ class Chained:
     """The append both dialects' transactions share: each says only where its chain's
     key comes from; ``now`` stamps the ERASED entry counted first (None in a read)."""
 
-    __slots__ = ()
+    __slots__ = ("head",)
     now: Clock | None
+    head: AuditHead | None  # the newest entry this transaction appended
 
     def chain_key(self) -> ChainKey:  # pragma: no cover - each dialect's own
         raise NotImplementedError
@@ -73,6 +74,7 @@ class Chained:
     def appended(self, head: AuditHead) -> None:
         """Told of each entry this transaction appends (the server's store keeps the
         newest it committed: a file restored to an earlier minute is then noticed)."""
+        self.head = head
 
     def audit(
         self,
@@ -113,8 +115,12 @@ def append_entry(
 ) -> int:
     """The entry itself, chained to the one before, with the macs already taken."""
     seq = tx.next_number("audit")
-    found = tx.one("SELECT digest FROM audit WHERE seq = ?", (seq - 1,))
-    prev = str(found[0]) if found else GENESIS
+    known = tx.head
+    if known is not None and known.seq == seq - 1:  # this transaction's own last entry
+        prev = known.digest
+    else:
+        found = tx.one("SELECT digest FROM audit WHERE seq = ?", (seq - 1,))
+        prev = str(found[0]) if found else GENESIS
     stamp, text, refs = codec.ts(at), canonical_details(details), canonical_refs(commits)
     mac = entry_mac(key, prev, seq, stamp, actor, action, subject, text, refs)
     tx.appended(AuditHead(seq, mac, at))

@@ -19,6 +19,7 @@ from typing import Any, cast
 
 from admission.errors import StoreError, StoreErrorCode, WrongKeyError
 from admission.identity import IdentityKey
+from admission.records import AuditHead
 from db import chain, codec, names
 from db.audit_key import AuditKey
 from db.file_guard import Marker, disk_is_read_only, os_error, salt_of
@@ -283,6 +284,7 @@ class SqliteTx(chain.Chained):
         self.conn = conn
         self.key = key
         self.now = now
+        self.head: AuditHead | None = None
 
     def one(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
         return cast("tuple[Any, ...] | None", self.conn.execute(sql, params).fetchone())

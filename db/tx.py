@@ -56,6 +56,10 @@ class Tx(Protocol):
         """A condition on ``column`` holding ``identity`` and its parameters (the text on
         SQLite, every held key version's blind index on the server); the caller checks."""
 
+    @property
+    def head(self) -> AuditHead | None:
+        """The chain's newest entry this transaction appended (its next entry's link)."""
+
     def appended(self, head: AuditHead) -> None:
         """Told of each audit entry this transaction appends (db/chain.py)."""
 

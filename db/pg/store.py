@@ -241,16 +241,13 @@ class PgStore(FilePorts):
         bounded: bool = True,
         role: str | None = None,
         head: bool = True,
-        pipelined: bool = False,
     ) -> T:
         """Run ``work`` in one transaction, again after a serialisation failure or deadlock
         (bounded, jittered backoff); a write first locks the chain's head (without ``head``,
         its first entry does). A failed link raises :class:`PgLinkError`, never retried: a
         write may have committed (art. 20: nobody admitted unrecorded). A plain read runs
         without BEGIN and COMMIT (each statement its own snapshot, as READ COMMITTED gives
-        anyway): two round trips fewer. ``pipelined``: the statements whose answers
-        ``work`` does not wait for travel with the next that it does, and with COMMIT (an
-        annex room's desk over a WAN, arts. 154-155)."""
+        anyway): two round trips fewer for an annex room's desk over a WAN (arts. 154-155)."""
         if write and self.write_gate is not None:
             self.write_gate()
         deadline = self._timeouts.transaction_s if bounded else None
@@ -266,7 +263,7 @@ class PgStore(FilePorts):
         for attempt in itertools.count(1):
             try:
                 with contextlib.nullcontext(conn) if conn is not None else self._counted() as held:
-                    return self._attempt(held, work, write, deadline, setup, pipelined)
+                    return self._attempt(held, work, write, deadline, setup)
             except _RETRYABLE as exc:
                 self.retries += 1
                 if attempt >= MAX_ATTEMPTS:
@@ -297,23 +294,19 @@ class PgStore(FilePorts):
         write: bool,
         bound: float | None,
         setup: list[Any],
-        pipelined: bool,
     ) -> T:
         committing = False
         plain_read = not write and not setup
         with self._watchdog.guarding(conn, bound) as guard:
             try:
-                with (
-                    conn.pipeline() if pipelined else contextlib.nullcontext(),
-                    contextlib.nullcontext() if plain_read else conn.transaction(),
-                ):
+                with contextlib.nullcontext() if plain_read else conn.transaction():
                     for statement in setup:
                         conn.execute(statement)
                     tx = PgTx(conn, self.ring, self._audit_key, self.clock.now, self._secrets)
                     result = work(tx)
                     if write:
                         chain.account_erasures(tx, self._audit_key, self.clock.now)
-                    committing = True  # leaving the block sends COMMIT (and the pipeline)
+                    committing = True  # leaving the block sends COMMIT
             except _RETRYABLE:
                 raise
             except psycopg.Error as exc:
@@ -391,11 +384,7 @@ class PgStore(FilePorts):
     ) -> RecordedAdmission:
         """Idempotent by ``admission_id``: after ``outcome_unknown`` the desk asks again with
         the same id and gets the admission as recorded (``PG_ADMISSION_ID_REUSED``: another's)."""
-        return self._run(
-            lambda tx: visitors.record_admission(tx, entry, admission_id or ""),
-            write=True,
-            pipelined=True,
-        )
+        return self.write(lambda tx: visitors.record_admission(tx, entry, admission_id or ""))
 
     def recorded_admission(self, admission_id: str) -> RecordedAdmission | None:
         """The admission recorded under ``admission_id`` (unique: a lost call reaching the

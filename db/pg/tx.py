@@ -42,7 +42,6 @@ class PgTx(chain.Chained):
         "changed",
         "conn",
         "erased",
-        "head",
         "key",
         "known",
         "now",
@@ -69,10 +68,7 @@ class PgTx(chain.Chained):
         self.erased: set[str] = set()
         self.changed: set[str] = set()  # cards that lost the link to an erased visit
         self.secrets: dict[str, bytes] = {}  # read or made here: kept once committed
-        self.head: AuditHead | None = None  # the newest entry appended here
-
-    def appended(self, head: AuditHead) -> None:
-        self.head = head
+        self.head: AuditHead | None = None  # the chain's newest entry as known here
 
     def one(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
         return self.conn.execute(_pg_sql(sql), params).fetchone()
