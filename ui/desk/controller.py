@@ -128,9 +128,7 @@ class DeskController(QObject):
     # the casino's server (arts. 154-155): its description and median round trip in ms
     # (None while it does not answer); never emitted on a desk of its own file
     server_checked = Signal(str, object)
-    # after each probe: when the desk last moved to another primary (datetime or None)
-    # and the primary's warning code ("" when its commits wait for a standby)
-    server_followed = Signal(object, str)
+    server_followed = Signal(object, str)  # after a probe: last failover, warning code
     server_changed = Signal(bool)  # the server answers again (True) / stopped (False)
     vouchers_formalised = Signal(object)  # FormaliseReport: provisional vouchers sent
     evaluation_started = Signal()
