@@ -4,6 +4,7 @@ erasures of one attempt of one transaction of db/pg/store.py."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import itertools
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -135,7 +136,12 @@ class PgTx(chain.Chained):
         return f"SELECT unnest(?::{kind}[]) AS value", [list(values)]
 
     def batches(self, sql: str, params: Sequence[Any] = ()) -> Iterator[list[tuple[Any, ...]]]:
-        with self.conn.cursor(name=f"walk_{next(_CURSORS)}") as cur:
+        # a server-side cursor lives in a transaction; a plain read has none of its own
+        idle = self.conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+        with (
+            self.conn.transaction() if idle else contextlib.nullcontext(),
+            self.conn.cursor(name=f"walk_{next(_CURSORS)}") as cur,
+        ):
             cur.execute(_pg_sql(sql), params)
             while rows := cur.fetchmany(STREAM_BATCH):
                 yield rows
