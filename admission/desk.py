@@ -293,7 +293,9 @@ class AdmissionDesk:
                 evaluation.at,
                 {"reasons": ",".join(verdict.codes), "card": str(recorded.card_number or "")},
             )
-        issued = None if recorded.card_number is None else self._store.card(recorded.card_number)
+        issued = recorded.card  # as recorded in the admission's own transaction
+        if issued is None and recorded.card_number is not None:  # asked again: read it
+            issued = self._store.card(recorded.card_number)
         return AdmissionResult(
             evaluation, final, recorded, issued, authorised_by if issued else "", held
         )

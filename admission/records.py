@@ -123,6 +123,9 @@ class RecordedAdmission:
     # was issued; the visit was a re-entry on it (ALREADY_ADMITTED) or, for a card type
     # that admits its holder again, recorded as admitted on that card.
     existing_card: int | None = None
+    # the card issued by this admission as recorded (None: none, or not told): the desk
+    # prints it without reading it back; not part of what the admission is
+    card: CardRecord | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -73,14 +73,21 @@ def _audited(tx: Tx, rows: Sequence[tuple[Any, ...]]) -> list[Content]:
 COVERED = Covered("card", "cards", "number", CARD_COLUMNS, _audited)  # art. 20.4
 
 
+def open_card_read(
+    tx: Tx, identity: IdentityKey, on_day: date, since: date | None = None
+) -> tuple[str, list[Any]]:
+    """The read of :func:`open_card_number` (with others: Tx.fetch)."""
+    match, params = tx.identity_match("v.identity", identity)
+    first = min(since or on_day, on_day)
+    return _OPEN_CARDS.format(match=match), [*params, tx.day(on_day), tx.day(first)]
+
+
 def open_card_number(
     tx: Tx, identity: IdentityKey, on_day: date, since: date | None = None
 ) -> tuple[int, str] | None:
     """(number, card type) of this identity's newest card, not voided, valid on Madrid
     date ``on_day`` or on a day from ``since`` (the session's first day) to it (art. 22)."""
-    match, params = tx.identity_match("v.identity", identity)
-    first = min(since or on_day, on_day)
-    row = tx.one(_OPEN_CARDS.format(match=match), [*params, tx.day(on_day), tx.day(first)])
+    row = tx.one(*open_card_read(tx, identity, on_day, since))
     return None if row is None else (int(row[0]), str(row[1]))
 
 
@@ -110,9 +117,9 @@ def last_card_number(tx: Tx) -> int:
     return int(scalar(tx, "SELECT next - 1 FROM counters WHERE name = 'card'"))
 
 
-def issue(tx: Tx, file_number: int, visit_id: int, new: Any, issued: datetime) -> int:
+def issue(tx: Tx, file_number: int, visit_id: int, new: Any, issued: datetime) -> CardRecord:
     """Insert the card of a visit with the next correlative number, in the admission's
-    own transaction (art. 22.1: a rollback gives the number back); its number."""
+    own transaction (art. 22.1: a rollback gives the number back); the card as stored."""
     number = tx.next_number("card")
     values = {
         "number": number,
@@ -132,7 +139,7 @@ def issue(tx: Tx, file_number: int, visit_id: int, new: Any, issued: datetime) -
     if new.exceptional:  # art. 23.5: under the director's named responsibility
         details = {"file": str(file_number), "card_type": new.card_type}
         tx.audit(new.authorised_by, "EXCEPTIONAL_CARD", f"card:{number}", issued, details)
-    return number
+    return card_from_row([*values.values(), 0, ""])  # print_count, void_reason: defaults
 
 
 def mark_printed(tx: Tx, number: int, at: datetime) -> None:

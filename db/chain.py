@@ -64,9 +64,10 @@ class Chained:
     """The append both dialects' transactions share: each says only where its chain's
     key comes from; ``now`` stamps the ERASED entry counted first (None in a read)."""
 
-    __slots__ = ("head",)
+    __slots__ = ("head", "primed")
     now: Clock | None
-    head: AuditHead | None  # the newest entry this transaction appended
+    head: AuditHead | None  # the chain's newest entry as this transaction knows it
+    primed: dict[str, int]  # counters read under the head's lock (Tx.prime)
 
     def chain_key(self) -> ChainKey:  # pragma: no cover - each dialect's own
         raise NotImplementedError
@@ -75,6 +76,19 @@ class Chained:
         """Told of each entry this transaction appends (the server's store keeps the
         newest it committed: a file restored to an earlier minute is then noticed)."""
         self.head = head
+
+    def prime(self, counters: Mapping[str, int], head: AuditHead | None) -> None:
+        self.primed = dict(counters)
+        self.head = head
+
+    def primed_number(self, counter: str) -> int | None:
+        """The next number of a primed counter, its new value sent; None if not primed."""
+        number = self.primed.get(counter)
+        if number is not None:
+            self.primed[counter] = number + 1
+            tx = cast(Tx, self)
+            tx.send("UPDATE counters SET next = ? WHERE name = ?", (number + 1, counter))
+        return number
 
     def audit(
         self,
@@ -88,11 +102,32 @@ class Chained:
         """Append inside this transaction, committing to ``rows`` (``(ref, created)``)
         as they are now: the entry and the act commit together. The rows erased so far
         are counted first."""
+        return self.audit_written(actor, action, subject, at, details, rows, {})
+
+    def audit_written(
+        self,
+        actor: str,
+        action: str,
+        subject: str,
+        at: datetime,
+        details: dict[str, str] | None,
+        rows: AuditRows,
+        contents: Mapping[str, Sequence[object]],
+    ) -> int:
+        """:meth:`audit`, given the content of rows this transaction has just written, as
+        the chain reads them (db/audit_rows.py): they are not read back (``verify`` reads
+        every row and would find any difference)."""
         if self.now is None:
             raise StoreError(NO_TRAIL, code=StoreErrorCode.WRITE_FAILED)
         tx, key = cast(Tx, self), self.chain_key()
         account_erasures(tx, key, self.now)
-        commits = {ref: (_row_mac(tx, key, ref), created) for ref, created in rows}
+        commits = {
+            ref: (
+                row_mac(key, ref, contents[ref]) if ref in contents else _row_mac(tx, key, ref),
+                new,
+            )
+            for ref, new in rows
+        }
         return append_entry(tx, key, actor, action, subject, at, details, commits)
 
 
@@ -116,7 +151,7 @@ def append_entry(
     """The entry itself, chained to the one before, with the macs already taken."""
     seq = tx.next_number("audit")
     known = tx.head
-    if known is not None and known.seq == seq - 1:  # this transaction's own last entry
+    if known is not None and known.seq == seq - 1:  # primed, or this transaction's own
         prev = known.digest
     else:
         found = tx.one("SELECT digest FROM audit WHERE seq = ?", (seq - 1,))
@@ -125,14 +160,14 @@ def append_entry(
     mac = entry_mac(key, prev, seq, stamp, actor, action, subject, text, refs)
     tx.appended(AuditHead(seq, mac, at))
     keyed = ("", "") if tx.dialect == "pg" else (", keyed", ", 1")  # SQLite's 0030 column
-    tx.execute(
+    tx.send(
         f"INSERT INTO audit ({CHAIN_COLUMNS}{keyed[0]}) "
         f"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?{keyed[1]})",
         (seq, stamp, actor, action, subject, text, prev, mac, refs),
     )
     if commits:
         sub, params = tx.listed(list(commits))
-        tx.execute(
+        tx.send(
             f"INSERT INTO audit_refs (ref, seq) SELECT value, ? FROM ({sub}) AS l WHERE true "
             "ON CONFLICT (ref) DO UPDATE SET seq = excluded.seq",
             (seq, *params),

@@ -285,6 +285,7 @@ class SqliteTx(chain.Chained):
         self.key = key
         self.now = now
         self.head: AuditHead | None = None
+        self.primed: dict[str, int] = {}
 
     def one(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
         return cast("tuple[Any, ...] | None", self.conn.execute(sql, params).fetchone())
@@ -295,11 +296,20 @@ class SqliteTx(chain.Chained):
     def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
         return self.conn.execute(sql, params).rowcount
 
+    def send(self, sql: str, params: Sequence[Any] = ()) -> None:
+        self.conn.execute(sql, params)
+
+    def fetch(self, reads: Sequence[tuple[str, Sequence[Any]]]) -> list[list[tuple[Any, ...]]]:
+        return [self.all(sql, params) for sql, params in reads]
+
     def load(self, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
         marks = ", ".join("?" for _ in columns)
         self.conn.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)
 
     def next_number(self, counter: str) -> int:
+        primed = self.primed_number(counter)
+        if primed is not None:
+            return primed
         found = self.conn.execute(
             "UPDATE counters SET next = next + 1 WHERE name = ? RETURNING next - 1", (counter,)
         ).fetchall()
@@ -322,14 +332,16 @@ class SqliteTx(chain.Chained):
         return f"{column} = ?", [identity.text]
 
     def new_id(self, table: str, column: str) -> int:
+        return int(self.conn.execute(f"SELECT {self.id_sql(table, column)}").fetchone()[0])
+
+    @staticmethod
+    def id_sql(table: str, column: str) -> str:
         # SQLite's own choice: one above the highest, and for AUTOINCREMENT (a file number
         # is never reused, art. 22.3) above the highest it ever gave, even if erased
-        found = self.conn.execute(
-            f"SELECT max(coalesce(max({column}), 0), coalesce((SELECT seq FROM "
-            f"sqlite_sequence WHERE name = ?), 0)) + 1 FROM {table}",
-            (table,),
+        return (
+            f"(SELECT max(coalesce(max({column}), 0), coalesce((SELECT seq FROM "
+            f"sqlite_sequence WHERE name = '{table}'), 0)) + 1 FROM {table})"
         )
-        return int(found.fetchone()[0])
 
     @staticmethod
     def index_columns(

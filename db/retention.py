@@ -48,8 +48,11 @@ def newest_event(tx: Tx) -> datetime | None:
         "at FROM card_events ORDER BY event_id DESC LIMIT 1",
         "at FROM audit ORDER BY seq DESC LIMIT 1",
     )
-    rows = [tx.one(f"SELECT {sql}") for sql in sources]
-    found = [when(row[0]) for row in rows if row is not None and row[0]]
+    found = [
+        when(rows[0][0])
+        for rows in tx.fetch([(f"SELECT {sql}", ()) for sql in sources])
+        if rows and rows[0][0]
+    ]
     return max(found) if found else None
 
 

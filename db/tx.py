@@ -34,6 +34,18 @@ class Tx(Protocol):
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> int: ...  # rows changed
 
+    def send(self, sql: str, params: Sequence[Any] = ()) -> None:
+        """A write whose count nobody reads: pipelined on the server, it travels with the
+        next round trip; an error it meets surfaces there and rolls everything back."""
+
+    def fetch(self, reads: Sequence[tuple[str, Sequence[Any]]]) -> list[list[tuple[Any, ...]]]:
+        """The rows of several reads none of which needs another's answer: on the server
+        they travel together (one round trip), on the file one after another."""
+
+    def prime(self, counters: Mapping[str, int], head: AuditHead | None) -> None:
+        """Counters read under the chain head's lock, and the chain's newest entry:
+        ``next_number`` and the next entry take them without asking the database again."""
+
     def load(self, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
         """Insert a great many rows, streamed (the register's snapshot, art. 20.2)."""
 
@@ -58,13 +70,16 @@ class Tx(Protocol):
 
     @property
     def head(self) -> AuditHead | None:
-        """The chain's newest entry this transaction appended (its next entry's link)."""
+        """The chain's newest entry as this transaction knows it (primed, or appended)."""
 
     def appended(self, head: AuditHead) -> None:
         """Told of each audit entry this transaction appends (db/chain.py)."""
 
     def new_id(self, table: str, column: str) -> int:
         """The id the next row of ``table`` will take, known before it is sealed to it."""
+
+    def id_sql(self, table: str, column: str) -> str:
+        """An expression giving :meth:`new_id`'s id, to read it with others (:meth:`fetch`)."""
 
     def index_columns(
         self, *, identity: IdentityKey | None = None, number: str | None = None
@@ -115,16 +130,28 @@ class Tx(Protocol):
     ) -> int:
         """Append to the chain in this transaction, committing to ``rows``; its ``seq``."""
 
+    def audit_written(
+        self,
+        actor: str,
+        action: str,
+        subject: str,
+        at: datetime,
+        details: dict[str, str] | None,
+        rows: AuditRows,
+        contents: Mapping[str, Sequence[object]],
+    ) -> int:
+        """:meth:`audit` given the content of rows just written (not read back)."""
+
 
 def insert_row(tx: Tx, table: str, values: Mapping[str, Any]) -> None:
     columns = ", ".join(values)
     marks = ", ".join("?" for _ in values)
-    tx.execute(f"INSERT INTO {table} ({columns}) VALUES ({marks})", list(values.values()))
+    tx.send(f"INSERT INTO {table} ({columns}) VALUES ({marks})", list(values.values()))
 
 
 def update_row(tx: Tx, table: str, values: Mapping[str, Any], key: str, row: object) -> None:
     sets = ", ".join(f"{column} = ?" for column in values)
-    tx.execute(f"UPDATE {table} SET {sets} WHERE {key} = ?", [*values.values(), row])
+    tx.send(f"UPDATE {table} SET {sets} WHERE {key} = ?", [*values.values(), row])
 
 
 def scalar(tx: Tx, sql: str, params: Sequence[Any] = ()) -> Any:

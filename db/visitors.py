@@ -20,6 +20,7 @@ from admission.identity import IdentityKey
 from admission.ports import madrid_date
 from admission.records import (
     AdmissionEntry,
+    AuditHead,
     Observation,
     RecordedAdmission,
     RegistryCheck,
@@ -249,12 +250,37 @@ def record_admission(tx: Tx, entry: AdmissionEntry, admission_id: str = "") -> R
     where the visitor's other valid card is looked for first: two desks admitting one
     person at once issue one card (art. 22). On the server ``admission_id`` (else the
     entry's) makes it idempotent: one already recorded is returned as it was; one used for
-    another identity or instant is refused (``PG_ADMISSION_ID_REUSED``)."""
+    another identity or instant is refused (``PG_ADMISSION_ID_REUSED``).
+
+    Two round trips on the server (an annex room's desk over a WAN, arts. 154-155): every
+    read first, together, under the head's lock; then every write with the COMMIT."""
     check_entry(entry)
     key = None
     if tx.dialect == "pg" and (admission_id or entry.admission_id):
         key = _admission_uuid(admission_id or entry.admission_id)
-        done = _recorded(tx, key)
+    indexes = tx.index_columns(identity=entry.identity)
+    version = ", v.key_version" if "key_version" in indexes else ""  # the server's
+    match, params = tx.identity_match("v.identity", entry.identity)
+    reads: list[tuple[str, Sequence[Any]]] = [
+        (_HEAD_AND_CARD, ()),
+        (f"SELECT {VISITOR_BASE}{version} FROM visitors AS v WHERE {match}", params),
+        # a new visitor's file number, drawn only when there is none
+        (
+            f"SELECT {tx.id_sql('visitors', 'file_number')} "
+            f"WHERE NOT EXISTS (SELECT 1 FROM visitors AS v WHERE {match})",
+            params,
+        ),
+        (f"SELECT {tx.id_sql('visits', 'visit_id')}", ()),
+    ]
+    if entry.card is not None:
+        reads.append(
+            cards.open_card_read(tx, entry.identity, madrid_date(entry.at), entry.session_day)
+        )
+    if key is not None:
+        reads.append((_RECORDED, (key,)))
+    found = tx.fetch(reads)
+    if key is not None:
+        done = _recorded_from(tx, found[-1])
         if done is not None:
             recorded, identity, at = done
             if identity != entry.identity.text or at != entry.at:
@@ -263,47 +289,77 @@ def record_admission(tx: Tx, entry: AdmissionEntry, admission_id: str = "") -> R
                     code=PgAdmissionCode.ADMISSION_ID_REUSED,
                 )
             return recorded
+    audit_next, prev, card_next = found[0][0]
+    tx.prime(
+        {"audit": int(audit_next), "card": int(card_next)},
+        AuditHead(int(audit_next) - 1, audit_chain.GENESIS if prev is None else str(prev), None),
+    )
     held = None
-    if entry.card is not None:
-        held = cards.open_card_number(tx, entry.identity, madrid_date(entry.at), entry.session_day)
+    if entry.card is not None and found[4]:
+        held = (int(found[4][0][0]), str(found[4][0][1]))
     entry, existing = one_card(entry, held)
-    file_number, new = _upsert_visitor(tx, entry)
-    visit_id = _insert_visit(tx, file_number, entry)
-    number = None
+    row = found[1][0] if found[1] else None
+    new_number = int(found[2][0][0]) if found[2] else None
+    file_number, new, visitor = _upsert_visitor(tx, entry, row, new_number, indexes)
+    visit_id, visit = _insert_visit(tx, file_number, entry, int(found[3][0][0]))
+    card = None
     if entry.card is not None:
-        number = cards.issue(tx, file_number, visit_id, entry.card, entry.at)
+        card = cards.issue(tx, file_number, visit_id, entry.card, entry.at)
+    number = None if card is None else card.number
     details, rows = audit_chain.visit_entry(
         file_number, visit_id, entry.verdict, number, existing, new
     )
+    contents: dict[str, Sequence[object]] = {
+        f"visitor:{file_number}": visitor,
+        f"visit:{visit_id}": audit_chain.visit_content(visit),
+    }
+    if card is not None and not card.exceptional:  # an exceptional card has its entry
+        contents[f"card:{card.number}"] = audit_chain.card_content(card, [])
     if key is not None:
-        tx.execute(
+        tx.send(
             "INSERT INTO admissions (admission_id, visit_id, new_visitor, existing_card) "
             "VALUES (?, ?, ?, ?)",
             (key, visit_id, new, existing),
         )
         details["admission"] = str(key)
-    tx.audit(entry.operator, "VISIT", f"file:{file_number}", entry.at, details, rows)
-    return RecordedAdmission(file_number, visit_id, number, new, existing)
+    tx.audit_written(
+        entry.operator, "VISIT", f"file:{file_number}", entry.at, details, rows, contents
+    )
+    return RecordedAdmission(file_number, visit_id, number, new, existing, card)
 
 
-def _upsert_visitor(tx: Tx, entry: AdmissionEntry) -> tuple[int, bool]:
-    indexes = tx.index_columns(identity=entry.identity)
-    version = ", v.key_version" if "key_version" in indexes else ""  # the server's
-    match, params = tx.identity_match("v.identity", entry.identity)
-    row = tx.one(f"SELECT {VISITOR_BASE}{version} FROM visitors AS v WHERE {match}", params)
+# The chain's next entry and the one before it, and the card counter: read under the
+# head's lock (the server's LOCK_HEAD; the file's writer), so no other desk moves them
+_HEAD_AND_CARD = (
+    "SELECT c.next, a.digest, (SELECT next FROM counters WHERE name = 'card') "
+    "FROM counters AS c LEFT JOIN audit AS a ON a.seq = c.next - 1 WHERE c.name = 'audit'"
+)
+
+
+def _upsert_visitor(
+    tx: Tx,
+    entry: AdmissionEntry,
+    row: Sequence[Any] | None,
+    new_number: int | None,
+    indexes: Mapping[str, Any],
+) -> tuple[int, bool, list[object]]:
+    """The visitor's file number, whether it is new, and its row's content for the chain
+    (``row``: as read with :data:`VISITOR_BASE`; ``new_number``: drawn when none was)."""
     birth = None if entry.birth_date is None else codec.day(entry.birth_date)
     renamed = resealed = True
     if row is None:
-        file_number = tx.new_id("visitors", "file_number")
+        assert new_number is not None
+        file_number = new_number
     else:
         file_number, identity, surname, given, old_birth, nationality = visitor_plain(tx.open, row)
         if identity != entry.identity.text:  # never rewrite another person's file
             raise audit_chain.IndexMismatch(f"visitor:{file_number}")
         birth = birth or old_birth
-        resealed = bool(version) and int(row[6]) != indexes["key_version"]
+        resealed = len(row) > 6 and int(row[6]) != indexes["key_version"]
         renamed = (surname, given) != (entry.surname, entry.given_names)
         if not (resealed or renamed) and (old_birth, nationality) == (birth, entry.nationality):
-            return file_number, False
+            content = audit_chain.visitor_content(identity, surname, given, birth, nationality)
+            return file_number, False, content
     # the name as on the latest document presented (R2: full name)
     plain = {
         "identity": entry.identity.text,
@@ -324,11 +380,17 @@ def _upsert_visitor(tx: Tx, entry: AdmissionEntry) -> tuple[int, bool]:
         update_row(tx, "visitors", values, "file_number", file_number)
     if resealed or renamed:
         tx.index_name(file_number, entry.surname, entry.given_names, new=row is None)
-    return file_number, row is None
+    content = audit_chain.visitor_content(
+        entry.identity.text, entry.surname, entry.given_names, birth, entry.nationality
+    )
+    return file_number, row is None, content
 
 
-def _insert_visit(tx: Tx, file_number: int, entry: AdmissionEntry) -> int:
-    visit_id = tx.new_id("visits", "visit_id")
+def _insert_visit(
+    tx: Tx, file_number: int, entry: AdmissionEntry, visit_id: int
+) -> tuple[int, VisitRecord]:
+    """Insert the visit; its id and the visit as the chain reads it (no card: it links
+    itself)."""
     r = entry.registry
     values = {
         "visit_id": visit_id,
@@ -348,7 +410,11 @@ def _insert_visit(tx: Tx, file_number: int, entry: AdmissionEntry) -> int:
         **tx.index_columns(number=entry.document_number),
     }
     insert_row(tx, "visits", values)
-    return visit_id
+    row = [values[c.removeprefix("v.")] if c != "c.number" else None for c in _VISIT_FIELDS]
+    return visit_id, visit_from_row(tx.open, row)
+
+
+_VISIT_FIELDS = [c.strip() for c in VISIT_COLUMNS.split(",")]
 
 
 def _word_matches(tx: Tx, words: list[str], limit: int) -> list[int]:
@@ -427,18 +493,25 @@ def _admission_uuid(admission_id: str) -> uuid.UUID:
         raise ValueError("an admission id is a UUID") from exc
 
 
+_RECORDED = (
+    "SELECT v.file_number, a.visit_id, c.number, a.new_visitor, a.existing_card, "
+    "w.identity, v.at FROM admissions AS a JOIN visits AS v ON v.visit_id = a.visit_id "
+    "JOIN visitors AS w ON w.file_number = v.file_number "
+    "LEFT JOIN cards AS c ON c.visit_id = a.visit_id WHERE a.admission_id = ?"
+)
+
+
 def _recorded(tx: Tx, key: uuid.UUID) -> tuple[RecordedAdmission, str, datetime] | None:
     """The admission recorded under ``key``, its visitor's identity and its time."""
-    row = tx.one(
-        "SELECT v.file_number, a.visit_id, c.number, a.new_visitor, a.existing_card, "
-        "w.identity, v.at FROM admissions AS a JOIN visits AS v ON v.visit_id = a.visit_id "
-        "JOIN visitors AS w ON w.file_number = v.file_number "
-        "LEFT JOIN cards AS c ON c.visit_id = a.visit_id WHERE a.admission_id = ?",
-        (key,),
-    )
-    if row is None:
+    return _recorded_from(tx, tx.all(_RECORDED, (key,)))
+
+
+def _recorded_from(
+    tx: Tx, rows: Sequence[tuple[Any, ...]]
+) -> tuple[RecordedAdmission, str, datetime] | None:
+    if not rows:
         return None
-    fn, visit_id, number, new, existing, identity, at = row
+    fn, visit_id, number, new, existing, identity, at = rows[0]
     card = None if number is None else int(number)
     held = None if existing is None else int(existing)
     recorded = RecordedAdmission(int(fn), int(visit_id), card, bool(new), held)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import select
 import socket
 import threading
 import time
@@ -151,6 +152,20 @@ class Watchdog:
                     _shut_down(guard.conn)
                 earliest = min((g.deadline for g in self._armed), default=None)
                 self._cond.wait(None if earliest is None else max(0.0, earliest - now))
+
+
+def link_readable(conn: Conn) -> bool:
+    """Whether an idle connection has something to read (or is closed): the server
+    spoke unasked, which on an idle desk connection means it ended the session."""
+    try:
+        fd = conn.pgconn.socket
+    except psycopg.Error:
+        return True
+    try:
+        readable, _, _ = select.select([fd], [], [], 0)
+    except (OSError, ValueError):
+        return True
+    return bool(readable)
 
 
 def _shut_down(conn: Conn) -> None:

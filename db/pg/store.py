@@ -47,7 +47,14 @@ from db.pg.codes import PgStoreCode
 from db.pg.connect import PgConnectCode, connect
 from db.pg.crypto import InstallationKey, KeyRing
 from db.pg.inspection import find_visitors as find_sealed
-from db.pg.link import PgLinkError, PgTimeouts, Watchdog, link_error, store_error
+from db.pg.link import (
+    PgLinkError,
+    PgTimeouts,
+    Watchdog,
+    link_error,
+    link_readable,
+    store_error,
+)
 from db.pg.opening import prepare
 from db.pg.primary import PrimaryFollower
 from db.pg.tx import LOCK_HEAD, Conn, PgTx
@@ -65,6 +72,26 @@ BACKOFF_CAP_S = 0.25
 _RETRYABLE = (pg_errors.SerializationFailure, pg_errors.DeadlockDetected)
 _PURGE_LOCK_LABEL = b"admission-desk/pg/purge-lock/v1"
 _ACT_LOCK_LABEL = b"admission-desk/pg/account-lock/v1"  # PgStore.act_locks
+
+
+@contextlib.contextmanager
+def _rolled_back_on_error(conn: Conn) -> Iterator[None]:
+    """A pipelined transaction that failed on a live connection is rolled back at once
+    (in a pipeline the statements after a failed one are skipped, its COMMIT too)."""
+    try:
+        yield
+    except BaseException:
+        _roll_back(conn)
+        raise
+
+
+def _roll_back(conn: Conn) -> None:
+    """ROLLBACK on a live connection left inside a transaction (else nothing)."""
+    status = psycopg.pq.TransactionStatus
+    if conn.closed or conn.broken or conn.info.transaction_status == status.IDLE:
+        return
+    with contextlib.suppress(psycopg.Error):
+        conn.execute("ROLLBACK")
 
 
 class PgStore(FilePorts):
@@ -145,8 +172,13 @@ class PgStore(FilePorts):
         watchdog = Watchdog()
 
         def check(pooled: Conn) -> None:
-            with watchdog.guarding(pooled, bounds.transaction_s):
-                pooled.execute("")
+            # An idle connection the server ended (a restart, a failover, the
+            # idle-in-transaction timeout) has something to read: its FATAL and the end.
+            # Only then is it asked, at a round trip's cost an annex room's desk over a WAN
+            # would pay on every call; one that went silent is ended by the watchdog.
+            if link_readable(pooled):
+                with watchdog.guarding(pooled, bounds.transaction_s):
+                    pooled.execute("")
 
         pool: ConnectionPool[Conn] = ConnectionPool(
             conninfo,
@@ -241,13 +273,16 @@ class PgStore(FilePorts):
         bounded: bool = True,
         role: str | None = None,
         head: bool = True,
+        pipelined: bool = False,
     ) -> T:
         """Run ``work`` in one transaction, again after a serialisation failure or deadlock
         (bounded, jittered backoff); a write first locks the chain's head (without ``head``,
         its first entry does). A failed link raises :class:`PgLinkError`, never retried: a
         write may have committed (art. 20: nobody admitted unrecorded). A plain read runs
         without BEGIN and COMMIT (each statement its own snapshot, as READ COMMITTED gives
-        anyway): two round trips fewer for an annex room's desk over a WAN (arts. 154-155)."""
+        anyway): two round trips fewer for an annex room's desk over a WAN (arts. 154-155).
+        ``pipelined``: BEGIN and the setup go with ``work``'s first reads, its writes with
+        the next reads or with COMMIT (db/pg/tx.py, PgTx.fetch)."""
         if write and self.write_gate is not None:
             self.write_gate()
         deadline = self._timeouts.transaction_s if bounded else None
@@ -263,7 +298,7 @@ class PgStore(FilePorts):
         for attempt in itertools.count(1):
             try:
                 with contextlib.nullcontext(conn) if conn is not None else self._counted() as held:
-                    return self._attempt(held, work, write, deadline, setup)
+                    return self._attempt(held, work, write, deadline, setup, pipelined)
             except _RETRYABLE as exc:
                 self.retries += 1
                 if attempt >= MAX_ATTEMPTS:
@@ -294,19 +329,33 @@ class PgStore(FilePorts):
         write: bool,
         bound: float | None,
         setup: list[Any],
+        pipelined: bool = False,
     ) -> T:
         committing = False
         plain_read = not write and not setup
         with self._watchdog.guarding(conn, bound) as guard:
             try:
-                with contextlib.nullcontext() if plain_read else conn.transaction():
-                    for statement in setup:
-                        conn.execute(statement)
-                    tx = PgTx(conn, self.ring, self._audit_key, self.clock.now, self._secrets)
-                    result = work(tx)
-                    if write:
-                        chain.account_erasures(tx, self._audit_key, self.clock.now)
-                    committing = True  # leaving the block sends COMMIT
+                tx = PgTx(conn, self.ring, self._audit_key, self.clock.now, self._secrets)
+                if pipelined:
+                    # BEGIN and COMMIT are this store's own statements, not psycopg's
+                    # transaction block, which in a pipeline waits for a Sync before
+                    # COMMIT and another after it: two round trips more
+                    with conn.pipeline() as pipeline, _rolled_back_on_error(conn):
+                        tx.pipelined(pipeline, ["BEGIN", *setup])
+                        result = work(tx)
+                        if write:
+                            chain.account_erasures(tx, self._audit_key, self.clock.now)
+                        tx.send("COMMIT")
+                        committing = True  # leaving the pipeline sends the writes and COMMIT
+                        tx.flush()
+                else:
+                    with contextlib.nullcontext() if plain_read else conn.transaction():
+                        for statement in setup:
+                            conn.execute(statement)
+                        result = work(tx)
+                        if write:
+                            chain.account_erasures(tx, self._audit_key, self.clock.now)
+                        committing = True  # leaving the block sends COMMIT
             except _RETRYABLE:
                 raise
             except psycopg.Error as exc:
@@ -315,6 +364,8 @@ class PgStore(FilePorts):
                 # timeout, 25P03). Anything else, the statement timeout (57014) included,
                 # came on a live connection: rolled back.
                 fired = guard is not None and guard.fired
+                if pipelined:  # failed in its last round trip: the COMMIT was skipped
+                    _roll_back(conn)
                 if fired or conn.broken or conn.closed:
                     raise link_error(exc, write=write, fired=fired, committing=committing) from exc
                 raise
@@ -384,7 +435,11 @@ class PgStore(FilePorts):
     ) -> RecordedAdmission:
         """Idempotent by ``admission_id``: after ``outcome_unknown`` the desk asks again with
         the same id and gets the admission as recorded (``PG_ADMISSION_ID_REUSED``: another's)."""
-        return self.write(lambda tx: visitors.record_admission(tx, entry, admission_id or ""))
+        return self._run(
+            lambda tx: visitors.record_admission(tx, entry, admission_id or ""),
+            write=True,
+            pipelined=True,
+        )
 
     def recorded_admission(self, admission_id: str) -> RecordedAdmission | None:
         """The admission recorded under ``admission_id`` (unique: a lost call reaching the

@@ -42,10 +42,12 @@ class PgTx(chain.Chained):
     __slots__ = (
         "changed",
         "conn",
+        "deferred",
         "erased",
         "key",
         "known",
         "now",
+        "pipeline",
         "sealing",
         "secrets",
     )
@@ -69,18 +71,63 @@ class PgTx(chain.Chained):
         self.erased: set[str] = set()
         self.changed: set[str] = set()  # cards that lost the link to an erased visit
         self.secrets: dict[str, bytes] = {}  # read or made here: kept once committed
+        # pipelined (PgStore._run): the writes held for the next round trip, and the
+        # pipeline whose sync() ends each one (PgTx.fetch)
+        self.pipeline: psycopg.Pipeline | None = None
+        self.deferred: list[tuple[Any, Sequence[Any]]] = []
+        self.primed: dict[str, int] = {}  # counters read under the head's lock (Tx.prime)
         self.head: AuditHead | None = None  # the chain's newest entry as known here
 
+    def pipelined(self, pipeline: psycopg.Pipeline, setup: Sequence[Any]) -> None:
+        """Work in ``pipeline``: ``setup`` (the head's lock...) goes with the first read."""
+        self.pipeline = pipeline
+        self.deferred = [(statement, ()) for statement in setup]
+
+    def flush(self) -> None:
+        """Send the writes held so far, without waiting for their answers."""
+        held, self.deferred = self.deferred, []
+        for statement, params in held:
+            self.conn.execute(statement, params)
+
     def one(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
-        return self.conn.execute(_pg_sql(sql), params).fetchone()
+        return next(iter(self.all(sql, params)), None)
 
     def all(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        if self.pipeline is not None:
+            return self.fetch([(sql, params)])[0]
         return self.conn.execute(_pg_sql(sql), params).fetchall()
 
     def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
-        return self.conn.execute(_pg_sql(sql), params).rowcount
+        self.flush()
+        cursor = self.conn.execute(_pg_sql(sql), params)
+        if self.pipeline is not None:
+            self.pipeline.sync()  # the count comes with the answer
+        return cursor.rowcount
+
+    def send(self, sql: str, params: Sequence[Any] = ()) -> None:
+        if self.pipeline is None:
+            self.conn.execute(_pg_sql(sql), params)
+        else:
+            self.deferred.append((_pg_sql(sql), params))
+
+    def fetch(self, reads: Sequence[tuple[str, Sequence[Any]]]) -> list[list[tuple[Any, ...]]]:
+        """The reads (after the writes held) in one round trip. Pipelined, it ends with
+        a Sync and no flush request after it: the server, idle inside the transaction
+        while this desk computes, then has its idle-in-transaction timeout armed, so a
+        desk whose link goes silent never holds the chain's head for long (PostgreSQL
+        documentation, "Pipeline Mode" and "Message Flow")."""
+        if self.pipeline is None:
+            with self.conn.pipeline() as pipeline:  # a plain read: no transaction to hold
+                cursors = [self.conn.execute(_pg_sql(sql), params) for sql, params in reads]
+                pipeline.sync()
+        else:
+            self.flush()
+            cursors = [self.conn.execute(_pg_sql(sql), params) for sql, params in reads]
+            self.pipeline.sync()
+        return [cursor.fetchall() for cursor in cursors]
 
     def load(self, table: str, columns: Sequence[str], rows: Iterable[Sequence[Any]]) -> None:
+        self.flush()
         names = pg_sql.SQL(", ").join(pg_sql.Identifier(c) for c in columns)
         statement = pg_sql.SQL("COPY {} ({}) FROM STDIN").format(pg_sql.Identifier(table), names)
         with self.conn.cursor() as cur, cur.copy(statement) as copy:
@@ -88,6 +135,9 @@ class PgTx(chain.Chained):
                 copy.write_row(row)
 
     def next_number(self, counter: str) -> int:
+        primed = self.primed_number(counter)
+        if primed is not None:
+            return primed
         found = self.one(
             "UPDATE counters SET next = next + 1 WHERE name = ? RETURNING next - 1", (counter,)
         )
@@ -112,9 +162,13 @@ class PgTx(chain.Chained):
         return f"{row}{dot}id_index = ANY(?::bytea[])", [list(self.ring.identity_indexes(identity))]
 
     def new_id(self, table: str, column: str) -> int:
-        found = self.one(f"SELECT nextval('{table}_{column}_seq')")
+        found = self.one(f"SELECT {self.id_sql(table, column)}")
         assert found is not None
         return int(found[0])
+
+    @staticmethod
+    def id_sql(table: str, column: str) -> str:
+        return f"nextval('{table}_{column}_seq')"
 
     def index_columns(
         self, *, identity: IdentityKey | None = None, number: str | None = None
@@ -136,6 +190,7 @@ class PgTx(chain.Chained):
         return f"SELECT unnest(?::{kind}[]) AS value", [list(values)]
 
     def batches(self, sql: str, params: Sequence[Any] = ()) -> Iterator[list[tuple[Any, ...]]]:
+        self.flush()
         # a server-side cursor lives in a transaction; a plain read has none of its own
         idle = self.conn.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
         with (
@@ -202,11 +257,11 @@ class PgTx(chain.Chained):
     def index_name(
         self, file_number: int, surname: str, given_names: str, *, new: bool = False
     ) -> None:
-        if not new:  # a new visitor has none: no round trip
-            self.conn.execute("DELETE FROM name_tokens WHERE file_number = %s", (file_number,))
+        if not new:  # a new visitor has none to delete
+            self.send("DELETE FROM name_tokens WHERE file_number = %s", (file_number,))
         tokens = self.ring.name_tokens(surname, given_names)
         if tokens:
-            self.conn.execute(  # one statement: no pipeline left open in the transaction
+            self.send(
                 "INSERT INTO name_tokens (token, file_number) "
                 "SELECT t, %s FROM unnest(%s::bytea[]) AS t",
                 (file_number, list(tokens)),

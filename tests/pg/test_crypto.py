@@ -154,6 +154,11 @@ def test_the_data_key_is_stored_wrapped_and_loads_back(
     assert "hidden" in repr(loaded) and "hidden" in repr(installation)
 
 
+def flipped_last(blob: bytes) -> bytes:
+    """The blob with its last byte changed (a zero byte set to zero would change nothing)."""
+    return blob[:-1] + bytes([blob[-1] ^ 1])
+
+
 def test_a_wrong_installation_key_or_a_foreign_record_is_refused(
     installation: InstallationKey, ring_and_record: tuple[KeyRing, WrappedKey]
 ) -> None:
@@ -170,7 +175,7 @@ def test_a_wrong_installation_key_or_a_foreign_record_is_refused(
         (
             installation,
             DB_ID,
-            [WrappedKey(1, record.key_tag, record.wrapping_key_id, record.blob[:-1] + b"\0")],
+            [WrappedKey(1, record.key_tag, record.wrapping_key_id, flipped_last(record.blob))],
             PgCryptoCode.WRAPPED_KEY_TAMPERED,
         ),
         (installation, DB_ID, [], PgCryptoCode.NO_DATA_KEY),

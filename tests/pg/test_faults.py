@@ -430,6 +430,15 @@ def _hold_at_last_statement(file: VisitorFile, conn: psycopg.Connection[Any]) ->
     conn.execute("LOCK TABLE audit_refs IN SHARE MODE")
 
 
+def _hold_at_the_head(file: VisitorFile, conn: psycopg.Connection[Any]) -> None:
+    """Hold the chain's head, so that a desk's admission blocks in its first round trip
+    (BEGIN, the head's lock and its reads travel together), before any write is sent:
+    its writes travel with its COMMIT (PgTx.fetch)."""
+    conn.execute(sql.SQL("SET search_path = {}").format(sql.Identifier(file.schema)))
+    conn.execute("BEGIN")
+    conn.execute("SELECT 1 FROM counters WHERE name = 'audit' FOR UPDATE")
+
+
 def _blocked(file: VisitorFile, desk: str = "desk1") -> bool:
     return any(w == "Lock" for _p, _s, w in file.sessions(desk))
 
@@ -437,22 +446,23 @@ def _blocked(file: VisitorFile, desk: str = "desk1") -> bool:
 def test_a_cut_before_commit_writes_nothing_and_the_next_admission_takes_the_next_number(
     visitor_file: VisitorFile, proxy: Any
 ) -> None:
-    """A desk behind the proxy: its admission has written everything but the last row
-    when the link freezes; the server then finishes the statement, and the link is
-    cut (RST both ways). The server rolls the transaction back - no visit, no card, no
-    number, no audit entry - the desk is told PG_CONNECTION_LOST (before commit: the
-    outcome is known), and the next admission through the proxy takes the next number."""
+    """A desk behind the proxy: its admission waits for the chain's head when the link
+    freezes; the server then takes the head and reads, and the link is cut (RST both
+    ways). The server rolls the transaction back - no visit, no card, no number, no
+    audit entry - the desk is told PG_CONNECTION_LOST (its writes, which travel with its
+    COMMIT, were never sent: the outcome is known), and the next admission through the
+    proxy takes the next number."""
     # the cut ends it, not the watchdog nor the server's idle-in-transaction timeout
     bounds = replace(FAST, transaction_s=WAIT_S, idle_in_transaction_ms=int(WAIT_S * 1000))
     with visitor_file.open(proxied(visitor_file, proxy), timeouts=bounds) as store:
         assert admit(store, 1).card_number == 1
         admission, key = entry(2), new_admission_id()
         with psycopg.connect(visitor_file.cluster.superuser_conninfo(), autocommit=True) as lock:
-            _hold_at_last_statement(visitor_file, lock)
+            _hold_at_the_head(visitor_file, lock)
             call = Call(lambda: store.record_admission(admission, admission_id=key))
-            wait_for(lambda: _blocked(visitor_file), "the admission at its last statement")
+            wait_for(lambda: _blocked(visitor_file), "the admission at the head")
             proxy.freeze()
-            lock.execute("ROLLBACK")  # the statement completes; its answer is held
+            lock.execute("ROLLBACK")  # the head is taken; the answers are held
         wait_for(
             lambda: any(s == "idle in transaction" for _p, s, _w in visitor_file.sessions()),
             "the server waiting for the desk's COMMIT",
@@ -519,9 +529,11 @@ def test_a_frozen_link_fails_the_call_in_bounded_time_and_frees_the_other_desks(
     visitor_file: VisitorFile, proxy: Any
 ) -> None:
     """The link goes silent (frozen: open, carrying nothing) in the middle of desk 1's
-    admission. Its watchdog fails the call (PG_SERVER_TIMEOUT, nothing written); the
-    server ends the session left idle inside its transaction, so desk 2, which waited
-    on the chain's head behind it, admits with the next number. A call made on the
+    admission, the server past the head's lock and the reads that came with it (their
+    answers held by the link). Its watchdog fails the call (PG_SERVER_TIMEOUT, nothing
+    written); the server ends the session left idle inside its transaction (its round
+    trip ended with a Sync, which arms that timeout), so desk 2, which waited on the
+    chain's head behind it, admits with the next number. A call made on the
     frozen link is told within the bounds too (the pool's check, then no connection)."""
     with (
         visitor_file.open(proxied(visitor_file, proxy)) as frozen_desk,
@@ -531,9 +543,9 @@ def test_a_frozen_link_fails_the_call_in_bounded_time_and_frees_the_other_desks(
     ):
         assert admit(frozen_desk, 1).card_number == 1
         with psycopg.connect(visitor_file.cluster.superuser_conninfo(), autocommit=True) as lock:
-            _hold_at_last_statement(visitor_file, lock)
+            _hold_at_the_head(visitor_file, lock)
             call = Call(lambda: admit(frozen_desk, 2))
-            wait_for(lambda: _blocked(visitor_file), "the admission at its last statement")
+            wait_for(lambda: _blocked(visitor_file), "the admission at the head")
             proxy.freeze()
             lock.execute("ROLLBACK")
         other = Call(lambda: admit(other_desk, 3))
@@ -558,13 +570,16 @@ def test_a_frozen_link_fails_the_call_in_bounded_time_and_frees_the_other_desks(
         assert told.value.code is PgConnectCode.UNREACHABLE
         proxy.thaw()
         assert admit(frozen_desk, 4).card_number == 3
-        # the link goes silent between two calls: the pooled connection fails its check
+        # the link goes silent between two calls: the pooled connection has nothing to
+        # read, so it is not asked (a round trip per call over a WAN); the call's first
+        # round trip meets the silence and the watchdog ends it, nothing written
         proxy.freeze()
         started = time.monotonic()
-        with pytest.raises(StoreError) as told:
+        with pytest.raises(PgLinkError) as lost:
             admit(frozen_desk, 5)
-        assert time.monotonic() - started < WATCHDOG_S + FAST.pool_wait_s + 0.5
-        assert told.value.code is PgConnectCode.UNREACHABLE
+        assert time.monotonic() - started < WATCHDOG_S + 0.5
+        assert lost.value.code is PgLinkCode.SERVER_TIMEOUT
+        assert not lost.value.outcome_unknown
         proxy.thaw()
         assert admit(frozen_desk, 5).card_number == 4
     check_whole(visitor_file, 4)
