@@ -7,6 +7,7 @@ Every port has a fake beside its real adapter. Methods raise
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, time
 from typing import Protocol
 
@@ -92,6 +93,29 @@ class CardBook(Protocol):
     def void_card(self, number: int, reason: str, actor: str, at: datetime) -> None: ...
 
     def record_reprint(self, number: int, reason: str, actor: str, at: datetime) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class DeskFacts:
+    """What the file says of one identity at the desk, read at once: its bans in force,
+    whether it is staff, its open card and its file (arts. 20-22)."""
+
+    bans: tuple[Ban, ...]
+    staff: StaffMember | None
+    open_card: CardRecord | None
+    visitor: Visitor | None
+
+
+class FactsReader(Protocol):
+    """The desk's reads of one presentation together: one round trip on the server."""
+
+    def desk_facts(
+        self, identity: IdentityKey, at: datetime, on: date, since: date | None = None
+    ) -> DeskFacts:
+        """:meth:`BanList.active_bans` at ``at``, :meth:`StaffList.staff_member`,
+        :meth:`CardBook.open_card` on ``on`` from ``since`` and
+        :meth:`VisitorFile.find_visitor`."""
+        ...
 
 
 class BanList(Protocol):

@@ -24,9 +24,9 @@ CARD_COLUMNS = (
 # The newest card valid on a day from the session's first to the visit's (art. 22: one
 # person, one valid card): the identity's condition, then visit's date, session's date.
 _OPEN_CARDS = (
-    "SELECT c.number, c.card_type FROM cards AS c JOIN visitors AS v "
-    "ON v.file_number = c.file_number WHERE {match} AND c.status <> 'VOIDED' "
-    "AND c.valid_from <= ? AND c.valid_until >= ? ORDER BY c.number DESC LIMIT 1"
+    "SELECT {columns} FROM cards AS t JOIN visitors AS v "
+    "ON v.file_number = t.file_number WHERE {match} AND t.status <> 'VOIDED' "
+    "AND t.valid_from <= ? AND t.valid_until >= ? ORDER BY t.number DESC LIMIT 1"
 )
 
 
@@ -74,12 +74,18 @@ COVERED = Covered("card", "cards", "number", CARD_COLUMNS, _audited)  # art. 20.
 
 
 def open_card_read(
-    tx: Tx, identity: IdentityKey, on_day: date, since: date | None = None
+    tx: Tx,
+    identity: IdentityKey,
+    on_day: date,
+    since: date | None = None,
+    columns: str = "t.number, t.card_type",
 ) -> tuple[str, list[Any]]:
-    """The read of :func:`open_card_number` (with others: Tx.fetch)."""
+    """The read of :func:`open_card_number` (with others: Tx.fetch); ``columns``
+    :data:`CARD_COLUMNS` for the whole card."""
     match, params = tx.identity_match("v.identity", identity)
     first = min(since or on_day, on_day)
-    return _OPEN_CARDS.format(match=match), [*params, tx.day(on_day), tx.day(first)]
+    sql = _OPEN_CARDS.format(columns=columns, match=match)
+    return sql, [*params, tx.day(on_day), tx.day(first)]
 
 
 def open_card_number(
@@ -94,8 +100,8 @@ def open_card_number(
 def open_card(
     tx: Tx, identity: IdentityKey, on_day: date, since: date | None = None
 ) -> CardRecord | None:
-    found = open_card_number(tx, identity, on_day, since)
-    return None if found is None else card(tx, found[0])
+    row = tx.one(*open_card_read(tx, identity, on_day, since, CARD_COLUMNS))
+    return None if row is None else card_from_row(row)
 
 
 def card(tx: Tx, number: int) -> CardRecord | None:

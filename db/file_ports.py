@@ -79,6 +79,7 @@ class FilePorts:
     # -- VisitorFile (art. 20.3, R2) ---------------------------------------------------------
 
     find_visitor = _reads(visitors.find)
+    desk_facts = _reads(visitors.desk_facts)
     visitor = _reads(visitors.by_number)
     search_visitors = _reads(visitors.search)
     visits = _reads(visitors.visits)

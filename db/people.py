@@ -70,11 +70,15 @@ STAFF_COVERED = Covered(
 )
 
 
+def bans_read(tx: Tx, identity: IdentityKey) -> tuple[str, list[Any]]:
+    """The read of :func:`bans` (with others: Tx.fetch)."""
+    match, params = tx.identity_match("t.identity", identity)
+    return _BANS + match + " ORDER BY t.ban_id", params
+
+
 def bans(tx: Tx, identity: IdentityKey) -> list[Ban]:
     """Every ban of this identity, lifted and expired ones included."""
-    match, params = tx.identity_match("t.identity", identity)
-    rows = tx.all(_BANS + match + " ORDER BY t.ban_id", params)
-    return [ban_from_row(tx.open, row) for row in rows]
+    return [ban_from_row(tx.open, row) for row in tx.all(*bans_read(tx, identity))]
 
 
 def active_bans(tx: Tx, identity: IdentityKey, at: datetime) -> list[Ban]:
@@ -166,9 +170,14 @@ def staff_from_row(opened: Opens, row: Sequence[Any]) -> StaffMember:
     )
 
 
-def staff_member(tx: Tx, identity: IdentityKey) -> StaffMember | None:
+def staff_read(tx: Tx, identity: IdentityKey) -> tuple[str, list[Any]]:
+    """The read of :func:`staff_member` (with others: Tx.fetch)."""
     match, params = tx.identity_match("t.identity", identity)
-    row = tx.one(f"{_staff_select(tx)} WHERE {match}", params)
+    return f"{_staff_select(tx)} WHERE {match}", params
+
+
+def staff_member(tx: Tx, identity: IdentityKey) -> StaffMember | None:
+    row = tx.one(*staff_read(tx, identity))
     return None if row is None else staff_from_row(tx.open, row)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Mapping, Sequence
-from datetime import datetime
+from datetime import date, datetime
 from enum import unique
 from typing import TYPE_CHECKING, Any, cast
 
@@ -17,7 +17,7 @@ from admission.codes import Code
 from admission.entry_rules import check_entry, one_card
 from admission.errors import InvalidStateError, NotFoundError
 from admission.identity import IdentityKey
-from admission.ports import madrid_date
+from admission.ports import DeskFacts, madrid_date
 from admission.records import (
     AdmissionEntry,
     AuditHead,
@@ -27,7 +27,7 @@ from admission.records import (
     Visitor,
     VisitRecord,
 )
-from db import audit_chain, cards, codec, names
+from db import audit_chain, cards, codec, names, people
 from db.audit_rows import Content, Covered
 from db.tx import Opens, Tx, insert_row, scalar, update_row, when
 
@@ -175,12 +175,43 @@ def _visitors(tx: Tx, where: str, params: Sequence[Any]) -> list[Visitor]:
     return [visitor_from_row(tx.open, row) for row in rows]
 
 
-def find(tx: Tx, identity: IdentityKey) -> Visitor | None:
+def find_read(tx: Tx, identity: IdentityKey) -> tuple[str, list[Any]]:
+    """The read of :func:`find` (with others: Tx.fetch)."""
     match, params = tx.identity_match("v.identity", identity)
-    found = next(iter(_visitors(tx, match + " LIMIT 1", params)), None)
+    return f"SELECT {VISITOR_COLUMNS[tx.dialect]} FROM visitors AS v WHERE {match} LIMIT 1", params
+
+
+def find(tx: Tx, identity: IdentityKey) -> Visitor | None:
+    return found_visitor(tx, identity, tx.all(*find_read(tx, identity)))
+
+
+def found_visitor(tx: Tx, identity: IdentityKey, rows: Sequence[tuple[Any, ...]]) -> Visitor | None:
+    """The visitor :func:`find_read` read, refused if it is another's row."""
+    found = visitor_from_row(tx.open, rows[0]) if rows else None
     if found is not None and found.identity.text != identity.text:  # another's row
         raise audit_chain.IndexMismatch(f"visitor:{found.file_number}")
     return found
+
+
+def desk_facts(
+    tx: Tx, identity: IdentityKey, at: datetime, on: date, since: date | None = None
+) -> DeskFacts:
+    """The desk's reads of one presentation (admission.ports.FactsReader), together."""
+    bans, staff, card, visitor = tx.fetch(
+        [
+            people.bans_read(tx, identity),
+            people.staff_read(tx, identity),
+            cards.open_card_read(tx, identity, on, since, cards.CARD_COLUMNS),
+            find_read(tx, identity),
+        ]
+    )
+    found = (people.ban_from_row(tx.open, row) for row in bans)
+    return DeskFacts(
+        tuple(ban for ban in found if ban.active_at(at)),
+        people.staff_from_row(tx.open, staff[0]) if staff else None,
+        cards.card_from_row(card[0]) if card else None,
+        found_visitor(tx, identity, visitor),
+    )
 
 
 def by_number(tx: Tx, file_number: int) -> Visitor | None:

@@ -51,6 +51,10 @@ class ProxyStats:
     bytes_up: int  # client -> target
     bytes_down: int  # target -> client
     resets: int  # connections reset by cut()
+    # client chunks that came after an answer (or opened a connection): with a delay
+    # longer than the client takes to send what it sends at once, the round trips it
+    # waited for
+    turns: int = 0
 
 
 @dataclass(eq=False)
@@ -62,6 +66,7 @@ class _Link:
     aborting: bool = False
     pumps: list[threading.Thread] = field(default_factory=list)
     finished: int = 0  # pumps that ended (the last one closes both sockets)
+    last_up: bool | None = None  # the direction of the last chunk that arrived
 
 
 class TcpProxy:
@@ -94,6 +99,7 @@ class TcpProxy:
         self._bytes_up = 0
         self._bytes_down = 0
         self._resets = 0
+        self._turns = 0
 
     # -- life cycle ----------------------------------------------------------------------
     def start(self) -> TcpProxy:
@@ -186,7 +192,12 @@ class TcpProxy:
     def stats(self) -> ProxyStats:
         with self._lock:
             return ProxyStats(
-                self._accepted, len(self._links), self._bytes_up, self._bytes_down, self._resets
+                self._accepted,
+                len(self._links),
+                self._bytes_up,
+                self._bytes_down,
+                self._resets,
+                self._turns,
             )
 
     @property
@@ -196,6 +207,10 @@ class TcpProxy:
     @property
     def bytes_down(self) -> int:
         return self.stats().bytes_down
+
+    @property
+    def turns(self) -> int:
+        return self.stats().turns
 
     @property
     def open_connections(self) -> int:
@@ -280,6 +295,10 @@ class TcpProxy:
                 if not data:  # orderly end from src: passed on once delivered
                     orderly = True
                     return
+                with self._lock:
+                    if up and link.last_up is not True:
+                        self._turns += 1
+                    link.last_up = up
                 with wake:
                     queue.append((time.monotonic() + self.delay_s, data))
                     wake.notify()

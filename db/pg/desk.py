@@ -117,6 +117,9 @@ def open_desk_store(
         database_id=expected,
         create=create,
         clock=clock,
+        # the registry's check runs beside the desk's reads: two connections kept open,
+        # so an admission never waits for a TLS handshake (an annex room over a WAN)
+        min_connections=2,
         primary=PrimaryFollower(folder=folder, clock=clock.now),
     )
     store = cast(GuardedPgStore, opened)  # PgStore.open builds its cls

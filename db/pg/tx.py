@@ -116,10 +116,9 @@ class PgTx(chain.Chained):
         while this desk computes, then has its idle-in-transaction timeout armed, so a
         desk whose link goes silent never holds the chain's head for long (PostgreSQL
         documentation, "Pipeline Mode" and "Message Flow")."""
-        if self.pipeline is None:
-            with self.conn.pipeline() as pipeline:  # a plain read: no transaction to hold
+        if self.pipeline is None:  # leaving the pipeline sends the Sync and reads
+            with self.conn.pipeline():
                 cursors = [self.conn.execute(_pg_sql(sql), params) for sql, params in reads]
-                pipeline.sync()
         else:
             self.flush()
             cursors = [self.conn.execute(_pg_sql(sql), params) for sql, params in reads]
