@@ -189,7 +189,10 @@ def _server_parts(desk: FileAccess, target: PgTarget) -> FileParts:
     # each probe also loads data key versions another desk stored (a re-encryption
     # begun there): this desk then seals under the newest and finds resealed rows
     link = on_server.ServerLink(
-        target, refresh=lambda: refresh_ring(store, key), primary=store.primary
+        target,
+        refresh=lambda: refresh_ring(store, key),
+        primary=store.primary,
+        went_back=lambda: store.went_back is not None,
     )
     parts = _parts(
         desk,

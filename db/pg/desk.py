@@ -28,7 +28,7 @@ from db.offline_queue import OfflineVoucherQueue, ServerVoucherBook, formalise, 
 from db.pg.codes import PgDeskCode
 from db.pg.latency import LatencyProbe
 from db.pg.primary import Failover, PgPrimaryCode, PrimaryFollower
-from db.pg.rewound import GuardedPgStore
+from db.pg.rewound import GuardedPgStore, RewoundCode
 from db.pg.store import PgStore
 from db.pg.target import PgTarget
 
@@ -102,7 +102,7 @@ def open_desk_store(
     clock: Clock,
     create: bool = False,
     require_sync_standby: bool = False,
-) -> PgStore:
+) -> GuardedPgStore:
     """Open the server's visitor file for this desk (``create``: the act of ``init``);
     the first start remembers the database's id, later starts refuse any other. The store
     follows the primary of the URL's hosts and never goes back to an older timeline
@@ -157,9 +157,11 @@ class ServerLink:
         timeout_s: float = 2.0,
         refresh: Callable[[], object] | None = None,
         primary: PrimaryFollower | None = None,
+        went_back: Callable[[], bool] | None = None,
     ) -> None:
         self._target = target
         self._primary = primary
+        self._went_back = went_back  # the store refuses to write: the file went back
         if primary is None:
             connect: Callable[[], psycopg.Connection[Any]] = target.connect
         else:  # no wait: an unanswered probe is the status bar's red light
@@ -184,8 +186,12 @@ class ServerLink:
         return found.at if found is not None else None
 
     def warning(self) -> str:
-        """``PG_NO_SYNC_STANDBY`` or ``PG_SYNC_STANDBY_UNSEEN`` when the primary's commits
-        do not (visibly) wait for a standby (checked at each new connection), else ""."""
+        """``PG_FILE_WENT_BACK`` while the desk refuses to write until an operator confirms
+        a restore (art. 22.1: cards issued since exist on paper); else
+        ``PG_NO_SYNC_STANDBY`` or ``PG_SYNC_STANDBY_UNSEEN`` when the primary's commits
+        do not (visibly) wait for a standby (checked at each new connection); else ""."""
+        if self._went_back is not None and self._went_back():
+            return RewoundCode.WENT_BACK.value
         sync = self._primary.sync if self._primary is not None else None
         code = sync.warning if sync is not None else None
         return code.value if code is not None else ""

@@ -266,3 +266,20 @@ def test_a_store_s_pool_reaches_the_promoted_standby_promptly(pair: Any, tmp_pat
             assert link.failover_at() == T0 and link.warning() == "PG_NO_SYNC_STANDBY"
         finally:
             link.close()
+
+
+def test_a_desk_refusing_to_write_after_a_restore_says_so_in_the_status_bar() -> None:
+    """While the desk refuses to write until an operator confirms a restore (art. 22.1:
+    the cards issued since exist on paper), its status bar's warning says so, before
+    any standby's; the refusal lifted, the warning goes."""
+    from db.pg.target import parse_url
+
+    target = parse_url("postgresql:///admission?host=/run/pgA,/run/pgB&user=desk1")
+    refusing = [True]
+    link = ServerLink(target, went_back=lambda: refusing[0])
+    try:
+        assert link.warning() == "PG_FILE_WENT_BACK"
+        refusing[0] = False
+        assert link.warning() == ""
+    finally:
+        link.close()
