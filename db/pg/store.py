@@ -357,6 +357,8 @@ class PgStore(FilePorts):
                             chain.account_erasures(tx, self._audit_key, self.clock.now)
                         committing = True  # leaving the block sends COMMIT
             except _RETRYABLE:
+                if pipelined:  # its last round trip met the conflict: the COMMIT was skipped
+                    _roll_back(conn)
                 raise
             except psycopg.Error as exc:
                 # The link is gone when the watchdog ended it or the connection broke (a
