@@ -86,12 +86,14 @@ def _rolled_back_on_error(conn: Conn) -> Iterator[None]:
 
 
 def _roll_back(conn: Conn) -> None:
-    """ROLLBACK on a live connection left inside a transaction (else nothing)."""
+    """ROLLBACK on a live connection left inside a transaction (else nothing). psycopg's
+    own, which also forgets what it prepared there: in a pipeline the statements after
+    a failed one are skipped, their preparation too (26000 on the next use)."""
     status = psycopg.pq.TransactionStatus
     if conn.closed or conn.broken or conn.info.transaction_status == status.IDLE:
         return
     with contextlib.suppress(psycopg.Error):
-        conn.execute("ROLLBACK")
+        conn.rollback()
 
 
 class PgStore(FilePorts):
