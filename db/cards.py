@@ -80,21 +80,13 @@ def open_card_read(
     since: date | None = None,
     columns: str = "t.number, t.card_type",
 ) -> tuple[str, list[Any]]:
-    """The read of :func:`open_card_number` (with others: Tx.fetch); ``columns``
-    :data:`CARD_COLUMNS` for the whole card."""
+    """This identity's newest card, not voided, valid on Madrid date ``on_day`` or on a
+    day from ``since`` (the session's first day) to it (art. 22), as a read to run with
+    others (Tx.fetch): its number and type, or ``columns`` (:data:`CARD_COLUMNS`)."""
     match, params = tx.identity_match("v.identity", identity)
     first = min(since or on_day, on_day)
     sql = _OPEN_CARDS.format(columns=columns, match=match)
     return sql, [*params, tx.day(on_day), tx.day(first)]
-
-
-def open_card_number(
-    tx: Tx, identity: IdentityKey, on_day: date, since: date | None = None
-) -> tuple[int, str] | None:
-    """(number, card type) of this identity's newest card, not voided, valid on Madrid
-    date ``on_day`` or on a day from ``since`` (the session's first day) to it (art. 22)."""
-    row = tx.one(*open_card_read(tx, identity, on_day, since))
-    return None if row is None else (int(row[0]), str(row[1]))
 
 
 def open_card(

@@ -39,7 +39,7 @@ from db.audit_chain import (
     walk_chain,
 )
 from db.audit_rows import Content, Covered
-from db.tx import AuditRows, Tx
+from db.tx import AuditRows, Tx, scalar
 
 SUBJECT_SECRET = "audit_subject"
 UPGRADE_ACTOR = "audit-upgrade"  # the chain's own entries: keyed, baseline, coverage
@@ -76,6 +76,10 @@ class Chained:
         """Told of each entry this transaction appends (the server's store keeps the
         newest it committed: a file restored to an earlier minute is then noticed)."""
         self.head = head
+
+    def new_id(self, table: str, column: str) -> int:
+        tx = cast(Tx, self)
+        return int(scalar(tx, f"SELECT {tx.id_sql(table, column)}"))
 
     def prime(self, counters: Mapping[str, int], head: AuditHead | None) -> None:
         self.primed = dict(counters)

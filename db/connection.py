@@ -331,9 +331,6 @@ class SqliteTx(chain.Chained):
     def identity_match(column: str, identity: IdentityKey) -> tuple[str, list[Any]]:
         return f"{column} = ?", [identity.text]
 
-    def new_id(self, table: str, column: str) -> int:
-        return int(self.conn.execute(f"SELECT {self.id_sql(table, column)}").fetchone()[0])
-
     @staticmethod
     def id_sql(table: str, column: str) -> str:
         # SQLite's own choice: one above the highest, and for AUTOINCREMENT (a file number

@@ -76,8 +76,8 @@ _ACT_LOCK_LABEL = b"admission-desk/pg/account-lock/v1"  # PgStore.act_locks
 
 @contextlib.contextmanager
 def _rolled_back_on_error(conn: Conn) -> Iterator[None]:
-    """A pipelined transaction that failed on a live connection is rolled back at once
-    (in a pipeline the statements after a failed one are skipped, its COMMIT too)."""
+    """A pipelined transaction that failed on a live connection is rolled back at once,
+    before the connection goes back to the pool or the transaction is tried again."""
     try:
         yield
     except BaseException:
@@ -342,7 +342,9 @@ class PgStore(FilePorts):
                     # BEGIN and COMMIT are this store's own statements, not psycopg's
                     # transaction block, which in a pipeline waits for a Sync before
                     # COMMIT and another after it: two round trips more
-                    with conn.pipeline() as pipeline, _rolled_back_on_error(conn):
+                    # rolled back after the pipeline's end, whatever failed: a statement
+                    # in it (skipped from there, its COMMIT too), the work, or the end
+                    with _rolled_back_on_error(conn), conn.pipeline() as pipeline:
                         tx.pipelined(pipeline, ["BEGIN", *setup])
                         result = work(tx)
                         if write:
@@ -359,8 +361,6 @@ class PgStore(FilePorts):
                             chain.account_erasures(tx, self._audit_key, self.clock.now)
                         committing = True  # leaving the block sends COMMIT
             except _RETRYABLE:
-                if pipelined:  # its last round trip met the conflict: the COMMIT was skipped
-                    _roll_back(conn)
                 raise
             except psycopg.Error as exc:
                 # The link is gone when the watchdog ended it or the connection broke (a
@@ -368,8 +368,6 @@ class PgStore(FilePorts):
                 # timeout, 25P03). Anything else, the statement timeout (57014) included,
                 # came on a live connection: rolled back.
                 fired = guard is not None and guard.fired
-                if pipelined:  # failed in its last round trip: the COMMIT was skipped
-                    _roll_back(conn)
                 if fired or conn.broken or conn.closed:
                     raise link_error(exc, write=write, fired=fired, committing=committing) from exc
                 raise

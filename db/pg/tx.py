@@ -90,7 +90,9 @@ class PgTx(chain.Chained):
             self.conn.execute(statement, params)
 
     def one(self, sql: str, params: Sequence[Any] = ()) -> tuple[Any, ...] | None:
-        return next(iter(self.all(sql, params)), None)
+        if self.pipeline is not None:
+            return next(iter(self.all(sql, params)), None)
+        return self.conn.execute(_pg_sql(sql), params).fetchone()
 
     def all(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         if self.pipeline is not None:
@@ -159,11 +161,6 @@ class PgTx(chain.Chained):
     def identity_match(self, column: str, identity: IdentityKey) -> tuple[str, list[Any]]:
         row, dot, _ = column.rpartition(".")
         return f"{row}{dot}id_index = ANY(?::bytea[])", [list(self.ring.identity_indexes(identity))]
-
-    def new_id(self, table: str, column: str) -> int:
-        found = self.one(f"SELECT {self.id_sql(table, column)}")
-        assert found is not None
-        return int(found[0])
 
     @staticmethod
     def id_sql(table: str, column: str) -> str:
