@@ -12,6 +12,7 @@ import errno
 import json
 import os
 import secrets
+import sys
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -91,6 +92,21 @@ def file_present(path: Path) -> bool:
 def salt_of(path: Path) -> str:
     with path.open("rb") as handle:
         return handle.read(SALT_BYTES).hex()
+
+
+def lock_exclusively(fd: int, *, wait: bool = True) -> None:
+    """An exclusive lock on the open lock file ``fd``, held until it is closed: one of the
+    desk's processes at a time. ``wait`` False: ``OSError`` at once when another holds
+    it. POSIX ``flock``; on Windows ``msvcrt.locking`` of its first byte (which, waiting,
+    tries for about ten seconds before ``OSError``)."""
+    if sys.platform == "win32":
+        import msvcrt
+
+        msvcrt.locking(fd, msvcrt.LK_LOCK if wait else msvcrt.LK_NBLCK, 1)
+    else:
+        import fcntl
+
+        fcntl.flock(fd, fcntl.LOCK_EX if wait else fcntl.LOCK_EX | fcntl.LOCK_NB)
 
 
 def read_optional(

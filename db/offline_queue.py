@@ -26,12 +26,8 @@ from admission.vouchers.model import NewVoucher, Voucher, VoucherBook
 from admission.vouchers.offline import FormaliseReport, QueuedVoucher, QueueState
 from db import codec
 from db.connection import DB_ERRORS, connect_encrypted, immediate_transaction, store_error
+from db.file_guard import lock_exclusively
 from db.keys import DbKey
-
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - not POSIX: the single-process rule is the caller's
-    fcntl = None  # type: ignore[assignment]
 
 log = logging.getLogger("admission.db.offline_queue")
 SCHEMA_VERSION = 1
@@ -252,8 +248,7 @@ def _hold_lock(path: Path) -> int:
             "cannot open the queue's lock file", code=StoreErrorCode.OPEN_FAILED
         ) from exc
     try:
-        if fcntl is not None:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        lock_exclusively(fd, wait=False)
     except OSError as exc:
         os.close(fd)
         raise StoreError(

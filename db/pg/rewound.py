@@ -30,7 +30,6 @@ every older one.
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hmac
 import json
 import logging
@@ -49,7 +48,7 @@ from admission.errors import ConfigError, InvalidStateError, StoreError
 from admission.hours import MADRID
 from admission.records import AuditHead
 from db import chain, codec
-from db.file_guard import read_optional
+from db.file_guard import lock_exclusively, read_optional
 from db.pg.store import PgStore
 from db.pg.tx import PgTx
 
@@ -130,7 +129,7 @@ def _turn(folder: Path) -> Iterator[None]:
     """An exclusive lock on the folder's lock file: one process reads and replaces."""
     folder.mkdir(mode=0o700, parents=True, exist_ok=True)
     with (folder / _LOCK_FILE).open("a") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+        lock_exclusively(handle.fileno())
         yield
 
 
