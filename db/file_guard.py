@@ -17,7 +17,9 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
-from admission.errors import StoreError, StoreErrorCode
+from admission.atomic_file import write_atomically
+from admission.codes import Code
+from admission.errors import ConfigError, StoreError, StoreErrorCode
 
 MARKER_SUFFIX = ".marker"
 FILE_ID_SETTING = "file.id"  # the settings row that holds the file id inside the file
@@ -120,6 +122,27 @@ def read_optional(
         return None
     except (OSError, UnicodeDecodeError) as exc:
         raise unreadable(type(exc).__name__) from exc
+
+
+def read_kept(path: Path, code: Code, what: str, valid: Callable[[str], bool]) -> str | None:
+    """A one-line value a desk keeps in its folder (its database's id, the newest
+    timeline): None before it was written; ``ConfigError`` with ``code`` when it cannot
+    be read or is not ``what``."""
+    text = read_optional(
+        path, lambda why: ConfigError(f"cannot read {path.name}: {why}", code=code), "ascii"
+    )
+    if text is None:
+        return None
+    text = text.strip()
+    if not valid(text):
+        raise ConfigError(f"{path.name} holds no {what}", code=code)
+    return text
+
+
+def keep(path: Path, text: str) -> None:
+    """Write a kept value whole (a temporary file renamed over it), its folder 0700."""
+    path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+    write_atomically(path, (text + "\n").encode("ascii"))
 
 
 def read_marker(path: Path) -> Marker | None:

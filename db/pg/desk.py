@@ -15,14 +15,13 @@ from typing import Any, TypeVar, cast
 
 import psycopg
 
-from admission.atomic_file import write_atomically
-from admission.errors import ConfigError, StoreError
+from admission.errors import StoreError
 from admission.ports import Clock
 from admission.vouchers.model import NewVoucher
 from admission.vouchers.offline import FormaliseReport, QueuedVoucher
 from db.audit_chain import AuditChainCode
 from db.audit_key import ENV_VAR, KEYRING_USERNAME, AuditKey, resolve_audit_key
-from db.file_guard import read_optional
+from db.file_guard import keep, read_kept
 from db.keys import KEYRING_SERVICE, DbKey, KeyringBackend
 from db.offline_queue import OfflineVoucherQueue, ServerVoucherBook, formalise, queue_key
 from db.pg.codes import PgDeskCode
@@ -41,27 +40,17 @@ T = TypeVar("T")
 
 def remembered_database(folder: Path) -> str | None:
     """The database id this desk is configured for (None before its first start)."""
-    text = read_optional(
+    return read_kept(
         folder / DATABASE_ID_FILE,
-        lambda why: ConfigError(
-            f"cannot read {DATABASE_ID_FILE}: {why}", code=PgDeskCode.DATABASE_ID_UNREADABLE
-        ),
-        "ascii",
+        PgDeskCode.DATABASE_ID_UNREADABLE,
+        "database id",
+        lambda text: bool(text) and len(text) <= _MAX_ID and text.isprintable(),
     )
-    if text is None:
-        return None
-    text = text.strip()
-    if not text or len(text) > _MAX_ID or not text.isprintable():
-        raise ConfigError(
-            f"{DATABASE_ID_FILE} holds no database id", code=PgDeskCode.DATABASE_ID_UNREADABLE
-        )
-    return text
 
 
 def remember_database(folder: Path, database_id: str) -> None:
     """Write ``database-id`` whole (a temporary file renamed over it)."""
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    write_atomically(folder / DATABASE_ID_FILE, (database_id + "\n").encode("ascii"))
+    keep(folder / DATABASE_ID_FILE, database_id)
 
 
 def desk_audit_key(

@@ -43,10 +43,9 @@ import psycopg
 from psycopg.conninfo import conninfo_to_dict, make_conninfo
 from psycopg.pq import TransactionStatus
 
-from admission.atomic_file import write_atomically
 from admission.codes import Code
-from admission.errors import ConfigError, StoreError
-from db.file_guard import read_optional
+from admission.errors import StoreError
+from db.file_guard import keep, read_kept
 from db.pg.connect import classify
 
 log = logging.getLogger("admission.db.pg.primary")
@@ -152,27 +151,18 @@ def split_hosts(conninfo: str) -> list[Host]:
 
 def remembered_timeline(folder: Path) -> int | None:
     """The newest timeline this desk has written on (None: none yet)."""
-    text = read_optional(
+    text = read_kept(
         folder / TIMELINE_FILE,
-        lambda why: ConfigError(
-            f"cannot read {TIMELINE_FILE}: {why}", code=PgPrimaryCode.TIMELINE_UNREADABLE
-        ),
-        "ascii",
+        PgPrimaryCode.TIMELINE_UNREADABLE,
+        "timeline",
+        lambda text: text.isascii() and text.isdigit() and 1 <= int(text) <= _MAX_TIMELINE,
     )
-    if text is None:
-        return None
-    text = text.strip()
-    if not text.isascii() or not text.isdigit() or not 1 <= int(text) <= _MAX_TIMELINE:
-        raise ConfigError(
-            f"{TIMELINE_FILE} holds no timeline", code=PgPrimaryCode.TIMELINE_UNREADABLE
-        )
-    return int(text)
+    return None if text is None else int(text)
 
 
 def remember_timeline(folder: Path, timeline: int) -> None:
     """Write ``timeline`` whole (a temporary file renamed over it)."""
-    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
-    write_atomically(folder / TIMELINE_FILE, f"{timeline}\n".encode("ascii"))
+    keep(folder / TIMELINE_FILE, str(timeline))
 
 
 Connector = Callable[..., psycopg.Connection[Any]]
