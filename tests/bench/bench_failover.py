@@ -41,12 +41,12 @@ if str(ROOT) not in sys.path:
 import psycopg  # noqa: E402
 from psycopg import sql  # noqa: E402
 
+from tests.pg.cluster_fixture import load_replication  # noqa: E402
 from tests.pg.test_failover import (  # noqa: E402
     DESKS,
     Desks,
     FailoverFile,
     check_file,
-    load_replication,
     new_file,
     wait_for,
 )

@@ -22,20 +22,37 @@ import pytest
 from psycopg import sql
 from psycopg.conninfo import make_conninfo
 
-TOOL = Path(__file__).resolve().parents[2] / "tools" / "pg_cluster.py"
+TOOLS = Path(__file__).resolve().parents[2] / "tools"
 DESKS = ("desk1", "desk2")
 
 
-def load_tool() -> ModuleType:
-    """tools/ is scripts, not a package: load the module from its file once."""
-    module = sys.modules.get("pg_cluster")
+def load_script(name: str) -> ModuleType:
+    """tools/ is scripts, not a package: load ``tools/<name>.py`` from its file once. The
+    cluster's own tools import ``pg_cluster`` from ``sys.modules``: it is loaded first."""
+    if name != "pg_cluster":
+        load_script("pg_cluster")
+    module = sys.modules.get(name)
     if module is None:
-        spec = importlib.util.spec_from_file_location("pg_cluster", TOOL)
+        spec = importlib.util.spec_from_file_location(name, TOOLS / f"{name}.py")
         assert spec is not None and spec.loader is not None
         module = importlib.util.module_from_spec(spec)
-        sys.modules["pg_cluster"] = module
+        sys.modules[name] = module
         spec.loader.exec_module(module)
     return module
+
+
+def load_tool() -> ModuleType:
+    return load_script("pg_cluster")
+
+
+def load_replication() -> ModuleType:
+    """A primary and its synchronous standby (tools/pg_replication.py)."""
+    return load_script("pg_replication")
+
+
+def load_pitr() -> ModuleType:
+    """WAL archiving and a restore to an instant (tools/pg_pitr.py)."""
+    return load_script("pg_pitr")
 
 
 @pytest.fixture(scope="session")
@@ -114,6 +131,9 @@ def superuser_sql(cluster: Any, schema: str, statement: str, params: Sequence[An
 __all__ = [
     "DESKS",
     "fresh_schema",
+    "load_pitr",
+    "load_replication",
+    "load_script",
     "load_tool",
     "open_store",
     "pg_cluster",

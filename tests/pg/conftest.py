@@ -4,6 +4,6 @@ removed at the end. ``load_tool`` is kept here for the tests that load the tool.
 
 from __future__ import annotations
 
-from tests.pg.cluster_fixture import DESKS, TOOL, load_tool
+from tests.pg.cluster_fixture import DESKS, load_tool
 
-__all__ = ["DESKS", "TOOL", "load_tool"]
+__all__ = ["DESKS", "load_tool"]

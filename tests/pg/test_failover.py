@@ -18,11 +18,9 @@ new standby.
 from __future__ import annotations
 
 import contextlib
-import importlib.util
 import json
 import multiprocessing
 import os
-import sys
 import tempfile
 import threading
 import time
@@ -31,7 +29,6 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import psycopg
@@ -45,9 +42,8 @@ from db.pg.crypto import InstallationKey
 from db.pg.store import PgStore, PgTimeouts
 from tests.factories import SATURDAY_NIGHT
 from tests.pg import failover_child
-from tests.pg.cluster_fixture import load_tool
+from tests.pg.cluster_fixture import load_replication, load_tool
 
-TOOL = Path(__file__).resolve().parents[2] / "tools" / "pg_replication.py"
 DESKS = ("desk1", "desk2", "desk3", "desk4")
 # the desks' bounds: a failover ends in a second or two, a paused desk is not timed out
 CHILD_TIMEOUTS: dict[str, Any] = {
@@ -62,20 +58,6 @@ CHILD_TIMEOUTS: dict[str, Any] = {
 PAUSED_AT = 3  # desk 1 stops in its fourth admission
 AFTER = 3  # admissions each desk reports after the release before the run ends
 WAIT_S = 60.0  # the longest a desk process may take to start, stop or go on
-
-
-def load_replication() -> ModuleType:
-    """tools/ is scripts, not a package: load the module from its file once (after
-    pg_cluster, which it imports)."""
-    load_tool()
-    module = sys.modules.get("pg_replication")
-    if module is None:
-        spec = importlib.util.spec_from_file_location("pg_replication", TOOL)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["pg_replication"] = module
-        spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")

@@ -6,9 +6,7 @@ old primary when it comes back as it was (art. 22.1: a card number is never give
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -38,22 +36,9 @@ from db.pg.primary import (
 from db.pg.store import PgStore
 from db.pg.target import PgTarget, parse_url
 from db.pg.tx import PgTx
-from tests.pg.cluster_fixture import load_tool
+from tests.pg.cluster_fixture import load_replication, load_tool
 
-REPLICATION_TOOL = Path(__file__).resolve().parents[2] / "tools" / "pg_replication.py"
 T0 = datetime(2026, 12, 5, 23, 4, tzinfo=UTC)
-
-
-def load_replication() -> Any:
-    load_tool()  # pg_cluster first: pg_replication imports it from sys.modules
-    module = sys.modules.get("pg_replication")
-    if module is None:
-        spec = importlib.util.spec_from_file_location("pg_replication", REPLICATION_TOOL)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["pg_replication"] = module
-        spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture

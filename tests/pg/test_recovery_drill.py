@@ -9,16 +9,13 @@ it from that entry. A normal restart of the server trips nothing.
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 import tempfile
 import time
 from collections.abc import Iterator
 from datetime import datetime, timedelta
 from functools import partial
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import psycopg
@@ -28,7 +25,7 @@ from admission.errors import ConfigError, StoreError
 from admission.records import AuditHead
 from db import accounts, codec
 from db.pg.rewound import AUDIT_HEAD_FILE, RewoundCode, remember_head, remembered_head
-from tests.pg.cluster_fixture import load_tool
+from tests.pg.cluster_fixture import load_pitr, load_tool
 from tests.pg.test_desk_on_server import (
     cli,
     desk_folder,
@@ -39,21 +36,8 @@ from tests.pg.test_desk_on_server import (
 )
 from tests.test_cli import ADMIN, CHEAP_ARGON2, CLERK, spanish_dni_mrz
 
-TOOL = Path(__file__).resolve().parents[2] / "tools" / "pg_pitr.py"
 pytestmark = pytest.mark.usefixtures("server_env")
 NIGHT = datetime.fromisoformat("2026-11-28T22:00:00+01:00")  # the desks' clock (--at)
-
-
-def load_pitr() -> ModuleType:
-    load_tool()  # pg_cluster, registered once
-    module = sys.modules.get("pg_pitr")
-    if module is None:
-        spec = importlib.util.spec_from_file_location("pg_pitr", TOOL)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["pg_pitr"] = module
-        spec.loader.exec_module(module)
-    return module
 
 
 @pytest.fixture(scope="module")
@@ -216,7 +200,7 @@ def test_a_failover_to_the_synchronous_standby_trips_nothing(
 ) -> None:
     """The promoted standby holds every entry a desk was told committed (synchronous
     commit): the desk's head is there, exactly, and it writes on."""
-    from tests.pg.test_follow_primary import load_replication
+    from tests.pg.cluster_fixture import load_replication
 
     if load_tool().find_bin_dir() is None:
         pytest.skip("PostgreSQL is not installed (Debian package postgresql)")

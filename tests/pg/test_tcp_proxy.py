@@ -4,13 +4,10 @@ and a desk's TLS session to the real server through it."""
 
 from __future__ import annotations
 
-import importlib.util
 import socket
-import sys
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from types import ModuleType
 from typing import Any
 
@@ -19,20 +16,11 @@ import pytest
 
 from db.pg.connect import PgConnectCode, classify
 from db.pg.latency import PgLinkCode, classify_failure
-
-TOOL = Path(__file__).resolve().parents[2] / "tools" / "tcp_proxy.py"
+from tests.pg.cluster_fixture import load_script
 
 
 def load_proxy() -> ModuleType:
-    """tools/ is scripts, not a package: load the module from its file once."""
-    module = sys.modules.get("tcp_proxy")
-    if module is None:
-        spec = importlib.util.spec_from_file_location("tcp_proxy", TOOL)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["tcp_proxy"] = module
-        spec.loader.exec_module(module)
-    return module
+    return load_script("tcp_proxy")
 
 
 def through(conninfo: str, port: int, proxy_port: int) -> str:
