@@ -10,7 +10,8 @@ libxcb-cursor0 libxcb-icccm4 libxcb-keysyms1 libxcb-shape0 libxcb-xinerama0
 libxcb-randr0 libxcb-render-util0 libxcb-image0
 libcups2 cups cups-client cups-bsd printer-driver-cups-pdf
 libzbar0 fonts-dejavu-core
-postgresql"
+postgresql
+chromium chromium-driver"
 
 missing=""
 for p in $PACKAGES; do
