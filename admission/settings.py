@@ -240,6 +240,30 @@ DECLARED: tuple[Setting, ...] = (
         bounds=(1, 1440),
         restart=True,
     ),
+    # The floor's card checks (art. 22.4): staff and inspectors verify a card at a table,
+    # at the poker room's door (art. 26.2) or in an annex room, with a phone on the LAN.
+    Setting(
+        "floor.listen",
+        "",
+        str,
+        "Serve the floor's card-check page from this desk on HOST:PORT (HTTPS); empty = off",
+        pattern=r"(|[A-Za-z0-9.-]{1,253}:[0-9]{1,5}|\[[0-9A-Fa-f:.]{2,45}\]:[0-9]{1,5})",
+        restart=True,
+    ),
+    Setting(
+        "floor.cert_file",
+        "",
+        str,
+        "The floor page's certificate (PEM) from the casino's CA; empty = the desk's own CA",
+        restart=True,
+    ),
+    Setting(
+        "floor.key_file",
+        "",
+        str,
+        "The private key (PEM) of floor.cert_file",
+        restart=True,
+    ),
     Setting(
         "session.idle_minutes",
         5,

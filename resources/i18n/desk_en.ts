@@ -1911,6 +1911,37 @@
     </message>
 </context>
 <context>
+    <name>FloorFields</name>
+    <message>
+        <source>Dirección y puerto de la página de sala</source>
+        <translation>Address and port of the floor page</translation>
+    </message>
+    <message>
+        <source>Certificado de la página de sala (PEM)</source>
+        <translation>Certificate of the floor page (PEM)</translation>
+    </message>
+    <message>
+        <source>Clave privada del certificado (PEM)</source>
+        <translation>Private key of the certificate (PEM)</translation>
+    </message>
+    <message>
+        <source>El personal de sala y los inspectores comprueban las tarjetas con el móvil en https://DIRECCIÓN:PUERTO/. Vacío: la página no se sirve desde este puesto. Sin certificado, el puesto crea la autoridad de certificación del casino e indica cómo instalarla en los móviles.</source>
+        <translation>Floor staff and inspectors check cards with their phones at https://ADDRESS:PORT/. Empty: this desk does not serve the page. Without a certificate, the desk makes the casino's certificate authority and shows how to install it on the phones.</translation>
+    </message>
+    <message>
+        <source>&amp;Escuchar en:</source>
+        <translation>&amp;Listen on:</translation>
+    </message>
+    <message>
+        <source>Ce&amp;rtificado:</source>
+        <translation>Ce&amp;rtificate:</translation>
+    </message>
+    <message>
+        <source>C&amp;lave del certificado:</source>
+        <translation>Certificate &amp;key:</translation>
+    </message>
+</context>
+<context>
     <name>GuideView</name>
     <message>
         <source>Imagen de la cámara</source>
@@ -3672,6 +3703,10 @@
     <message>
         <source>P&amp;antalla</source>
         <translation>Displ&amp;ay</translation>
+    </message>
+    <message>
+        <source>&amp;Sala</source>
+        <translation>&amp;Floor</translation>
     </message>
     <message>
         <source>Se aplica al reiniciar el programa (se lee solo al arrancar el puesto).</source>

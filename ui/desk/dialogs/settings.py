@@ -62,6 +62,7 @@ __all__ = [
     "DevicesFields",
     "DisplayFields",
     "FieldGroup",
+    "FloorFields",
     "HoursFields",
     "RegistryFields",
     "SettingsDialog",
@@ -459,6 +460,47 @@ class DisplayFields(QWidget):
         }
 
 
+class FloorFields(QWidget):
+    """floor.listen, floor.cert_file, floor.key_file: the floor's card-check page served
+    from this desk to the staff's phones on the casino's LAN (art. 22.4)."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.listen = _line(self.tr("Dirección y puerto de la página de sala"), 300)
+        self.listen.setPlaceholderText("0.0.0.0:8443")
+        self.cert_file = _line(self.tr("Certificado de la página de sala (PEM)"), 1000)
+        self.key_file = _line(self.tr("Clave privada del certificado (PEM)"), 1000)
+        note = QLabel(
+            self.tr(
+                "El personal de sala y los inspectores comprueban las tarjetas con el móvil "
+                "en https://DIRECCIÓN:PUERTO/. Vacío: la página no se sirve desde este "
+                "puesto. Sin certificado, el puesto crea la autoridad de certificación del "
+                "casino e indica cómo instalarla en los móviles."
+            )
+        )
+        note.setWordWrap(True)
+        form = QFormLayout(self)
+        form.addRow(note)
+        form.addRow(self.tr("&Escuchar en:"), self.listen)
+        form.addRow(self.tr("Ce&rtificado:"), self.cert_file)
+        form.addRow(self.tr("C&lave del certificado:"), self.key_file)
+        bind(self.listen, "floor.listen")
+        bind(self.cert_file, "floor.cert_file")
+        bind(self.key_file, "floor.key_file")
+
+    def load(self, settings: Settings) -> None:
+        self.listen.setText(settings["floor.listen"])
+        self.cert_file.setText(settings["floor.cert_file"])
+        self.key_file.setText(settings["floor.key_file"])
+
+    def values(self) -> dict[str, Any]:
+        return {
+            "floor.listen": self.listen.text().strip(),
+            "floor.cert_file": self.cert_file.text().strip(),
+            "floor.key_file": self.key_file.text().strip(),
+        }
+
+
 def _spin(name: str, low: int, high: int, suffix: str) -> QSpinBox:
     spin = QSpinBox()
     spin.setRange(low, high)
@@ -590,6 +632,7 @@ class SettingsDialog(SettingsScreen):
         self.registry = RegistryFields()
         self.printers = PrinterFields(runner, ops.preflight)
         self.display = DisplayFields()
+        self.floor = FloorFields()
         self.tabs = QTabWidget()
         self.tabs.setAccessibleName(self.tr("Apartados de la configuración"))
         self.tabs.addTab(self.casino, self.tr("&Casino"))
@@ -599,6 +642,7 @@ class SettingsDialog(SettingsScreen):
         self.tabs.addTab(self.registry, self.tr("&Registro (RIAJ)"))
         self.tabs.addTab(self.printers, self.tr("&Impresoras"))
         self.tabs.addTab(self.display, self.tr("P&antalla"))
+        self.tabs.addTab(self.floor, self.tr("&Sala"))
         self._groups: tuple[FieldGroup, ...] = (
             self.casino,
             self.cards,
@@ -607,6 +651,7 @@ class SettingsDialog(SettingsScreen):
             self.registry,
             self.printers,
             self.display,
+            self.floor,
         )
         for group in self._groups:
             group.load(ops.settings)
