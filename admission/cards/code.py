@@ -137,7 +137,12 @@ def looks_like_card_code(text: str) -> bool:
     """True when ``text`` has the shape of one of our codes (no key needed).
 
     Lets a reader's output be routed to card verification rather than to a search.
+    The signed codes of format 2 (admission/cards/signed.py) are ours too.
     """
+    from admission.cards.signed import looks_like_signed_code  # it builds on this module
+
+    if looks_like_signed_code(text):
+        return True
     try:
         return _CODE.match(_canonical_text(text)) is not None
     except CardCodeError:
