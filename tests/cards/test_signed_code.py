@@ -4,6 +4,7 @@ changed character never verifying."""
 
 from __future__ import annotations
 
+import contextlib
 from datetime import date
 
 import pytest
@@ -177,10 +178,8 @@ def test_malformed(text: str) -> None:
 @settings(max_examples=400, deadline=None)
 @given(st.text(max_size=220))
 def test_fuzz_any_text(text: str) -> None:
-    try:
+    with contextlib.suppress(CardCodeError):  # nothing else may escape
         decode_signed_code(text)
-    except CardCodeError:
-        pass
 
 
 @settings(max_examples=400, deadline=None)
@@ -196,10 +195,8 @@ def test_fuzz_base32_bodies(body: str) -> None:
 @settings(max_examples=300, deadline=None)
 @given(st.binary(min_size=0, max_size=120))
 def test_fuzz_bytes_under_the_format(data: bytes) -> None:
-    try:
+    with contextlib.suppress(CardCodeError):
         decode_signed_code(encode_signed_code(data, bytes(64)))
-    except CardCodeError:
-        pass
 
 
 @pytest.mark.parametrize("position", range(5, len(KNOWN_TEXT)))

@@ -13,7 +13,6 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from admission.cards.code import encode_card_code
 from admission.cards.signed import (
     HOLDER_SECRET,
-    SignedFields,
     decode_signed_code,
     encode_payload,
     encode_signed_code,
