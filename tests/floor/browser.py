@@ -1,0 +1,632 @@
+"""The floor phone page's test kit: a real headless Chromium (Debian's ``chromium`` and
+``chromedriver``, driven by selenium) at a phone's 390 x 844, a test CA and a server
+certificate it trusts, a fake camera fed with a rendered card (a Y4M file), ADM2 codes
+signed here with ``cryptography``, and a small aiohttp service that answers the floor
+API as the contract says (section 3: the same paths, JSON, cookie and CSP) so the page's
+own behaviour, offline included, is tested apart from the desk's service.
+
+Nothing here is imported by the application.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import hashlib
+import hmac
+import json
+import secrets
+import shutil
+import socket
+import ssl
+import tempfile
+import threading
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import numpy as np
+from aiohttp import web
+from cryptography import x509
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from cryptography.x509.oid import NameOID
+
+from admission.cards.code import encode_card_code
+
+ROOT = Path(__file__).resolve().parents[2]
+PAGE = ROOT / "resources" / "floor"
+SCREENS = ROOT / "build" / "screens"
+CHROMIUM = "/usr/bin/chromium"
+CHROMEDRIVER = "/usr/bin/chromedriver"
+MADRID = ZoneInfo("Europe/Madrid")
+CSP = (
+    "default-src 'self'; img-src 'self' data: blob:; media-src 'self' blob: mediastream:; "
+    "style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'"
+)
+CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+EPOCH = date(2000, 1, 1)
+CASINO = "MAD01"
+
+
+def have_browser() -> bool:
+    return Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()
+
+
+def madrid_today() -> date:
+    return datetime.now(MADRID).date()
+
+
+# -- ADM2 (contract section 1), written here independently of the application ---------
+
+
+def crockford(data: bytes) -> str:
+    bits = "".join(f"{b:08b}" for b in data)
+    bits += "0" * (-len(bits) % 5)
+    return "".join(CROCKFORD[int(bits[i : i + 5], 2)] for i in range(0, len(bits), 5))
+
+
+def key_id_of(public: bytes) -> str:
+    return hashlib.sha256(public).digest()[:4].hex()
+
+
+def raw_public(key: Ed25519PrivateKey) -> bytes:
+    return key.public_key().public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+
+
+def adm2_payload(
+    key: Ed25519PrivateKey,
+    casino: str,
+    number: int,
+    card_type: str,
+    valid_from: date,
+    valid_until: date,
+    holder: bytes = b"\x01\x02\x03\x04",
+) -> bytes:
+    return (
+        bytes.fromhex(key_id_of(raw_public(key)))
+        + bytes([len(casino)])
+        + casino.encode("ascii")
+        + number.to_bytes(5, "big")
+        + bytes([len(card_type)])
+        + card_type.encode("ascii")
+        + (valid_from - EPOCH).days.to_bytes(2, "big")
+        + (valid_until - EPOCH).days.to_bytes(2, "big")
+        + holder
+    )
+
+
+def adm2_code(key: Ed25519PrivateKey, payload: bytes) -> str:
+    return "ADM2-" + crockford(payload + key.sign(b"ADM2\x00" + payload))
+
+
+def b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+# -- TLS: a test CA, a server certificate for loopback --------------------------------
+
+
+@dataclass(frozen=True)
+class Tls:
+    cert: Path
+    key: Path
+    ca: Path
+    spki: str  # base64 SHA-256 of the server key's SubjectPublicKeyInfo (Chromium's trust list)
+
+    def context(self) -> ssl.SSLContext:
+        ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        ctx.load_cert_chain(self.cert, self.key)
+        return ctx
+
+
+def make_tls(folder: Path) -> Tls:
+    now = datetime.now(UTC)
+    ca_key = ec.generate_private_key(ec.SECP256R1())
+    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Casino test CA")])
+    ca = (
+        x509.CertificateBuilder()
+        .subject_name(ca_name)
+        .issuer_name(ca_name)
+        .public_key(ca_key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - timedelta(days=1))
+        .not_valid_after(now + timedelta(days=30))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
+        .sign(ca_key, hashes.SHA256())
+    )
+    key = ec.generate_private_key(ec.SECP256R1())
+    import ipaddress
+
+    cert = (
+        x509.CertificateBuilder()
+        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")]))
+        .issuer_name(ca_name)
+        .public_key(key.public_key())
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - timedelta(days=1))
+        .not_valid_after(now + timedelta(days=30))
+        .add_extension(
+            x509.SubjectAlternativeName(
+                [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
+            ),
+            critical=False,
+        )
+        .sign(ca_key, hashes.SHA256())
+    )
+    pem = serialization.Encoding.PEM
+    paths = Tls(folder / "server.crt", folder / "server.key", folder / "ca.crt", "")
+    paths.cert.write_bytes(cert.public_bytes(pem) + ca.public_bytes(pem))
+    paths.key.write_bytes(
+        key.private_bytes(pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
+    )
+    paths.ca.write_bytes(ca.public_bytes(pem))
+    spki = key.public_key().public_bytes(
+        serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+    )
+    return Tls(
+        paths.cert, paths.key, paths.ca, base64.b64encode(hashlib.sha256(spki).digest()).decode()
+    )
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+# -- the stand-in floor service (contract section 3) ----------------------------------
+
+
+@dataclass
+class Card:
+    number: int
+    card_type: str
+    valid_from: date
+    valid_until: date
+    holder_name: str
+    void_reason: str = ""
+
+
+@dataclass
+class FakeFloor:
+    """The floor API per the contract, over HTTPS on loopback, serving resources/floor/."""
+
+    tls: Tls
+    port: int = field(default_factory=free_port)
+    casino: str = CASINO
+    key: Ed25519PrivateKey = field(default_factory=Ed25519PrivateKey.generate)
+    hmac_key: bytes = b"k" * 32
+    accounts: dict[str, str] = field(default_factory=lambda: {"ana": "1234"})
+    cards: dict[int, Card] = field(default_factory=dict)
+    checks: list[dict[str, Any]] = field(default_factory=list)
+    offline_checks: list[dict[str, Any]] = field(default_factory=list)
+    sessions: set[str] = field(default_factory=set)  # outlive a restart, as the desk's do
+    issued_at: datetime = field(default_factory=lambda: datetime.now(MADRID).replace(microsecond=0))
+    _loop: asyncio.AbstractEventLoop | None = None
+    _runner: web.AppRunner | None = None
+    _thread: threading.Thread | None = None
+
+    @property
+    def url(self) -> str:
+        return f"https://127.0.0.1:{self.port}"
+
+    @property
+    def key_id(self) -> str:
+        return key_id_of(raw_public(self.key))
+
+    def add(self, card: Card) -> Card:
+        self.cards[card.number] = card
+        return card
+
+    def code(self, card: Card, *, casino: str | None = None) -> str:
+        payload = adm2_payload(
+            self.key,
+            casino or self.casino,
+            card.number,
+            card.card_type,
+            card.valid_from,
+            card.valid_until,
+        )
+        return adm2_code(self.key, payload)
+
+    def adm1(self, card: Card) -> str:
+        return encode_card_code(self.casino, card.number, self.hmac_key)
+
+    # -- answers
+
+    def answer_of(self, text: str) -> tuple[str, Card | None]:
+        text = text.strip().upper().replace("'", "-")
+        if text.startswith("ADM1-"):
+            parts = text.split("-")
+            if len(parts) != 4 or not parts[2].isdigit():
+                return "NOT_A_CARD", None
+            if parts[1] != self.casino:
+                return "NOT_THIS_CASINO", None
+            if not hmac.compare_digest(
+                encode_card_code(self.casino, int(parts[2]), self.hmac_key), text
+            ):
+                return "FORGED", None
+            return self._state(self.cards.get(int(parts[2])))
+        if not text.startswith("ADM2-"):
+            return "NOT_A_CARD", None
+        body = text[5:].replace("O", "0").replace("I", "1").replace("L", "1")
+        if any(ch not in CROCKFORD for ch in body):
+            return "NOT_A_CARD", None
+        bits = "".join(f"{CROCKFORD.index(ch):05b}" for ch in body)
+        data = bytes(int(bits[i : i + 8], 2) for i in range(0, len(bits) - len(bits) % 8, 8))
+        if len(data) < 80:
+            return "NOT_A_CARD", None
+        payload, sig = data[:-64], data[-64:]
+        n = payload[4]
+        casino = payload[5 : 5 + n].decode("ascii", "replace")
+        if casino != self.casino:
+            return "NOT_THIS_CASINO", None
+        number = int.from_bytes(payload[5 + n : 10 + n], "big")
+        try:
+            self.key.public_key().verify(sig, b"ADM2\x00" + payload)
+        except Exception:
+            return "FORGED", None
+        return self._state(self.cards.get(number))
+
+    def _state(self, card: Card | None) -> tuple[str, Card | None]:
+        if card is None:
+            return "UNKNOWN", None
+        today = madrid_today()
+        if card.void_reason:
+            return "VOID", card
+        if today < card.valid_from:
+            return "NOT_YET_VALID", card
+        if today > card.valid_until:
+            return "EXPIRED", card
+        return "VALID", card
+
+    def voids_body(self) -> str:
+        voided = sorted(c.number for c in self.cards.values() if c.void_reason)
+        return json.dumps(
+            {
+                "format": "adm-voids-1",
+                "casino_id": self.casino,
+                "issued_at": self.issued_at.isoformat(),
+                "voided": voided,
+            }
+        )
+
+    # -- aiohttp
+
+    def _app(self) -> web.Application:
+        sessions = self.sessions
+
+        @web.middleware
+        async def headers(request: web.Request, handler: Any) -> web.StreamResponse:
+            response = await handler(request)
+            response.headers["Content-Security-Policy"] = CSP
+            if request.path.startswith("/api/"):
+                response.headers["Cache-Control"] = "no-store"
+            return response
+
+        def error(status: int, code: str) -> web.Response:
+            return web.json_response(
+                {"error": code, "message_es": code, "message_en": code}, status=status
+            )
+
+        def authorised(request: web.Request) -> bool:
+            return request.cookies.get("floor_session", "") in sessions
+
+        async def page(_request: web.Request) -> web.StreamResponse:
+            return web.FileResponse(PAGE / "index.html")
+
+        async def sw(_request: web.Request) -> web.StreamResponse:
+            return web.FileResponse(PAGE / "sw.js", headers={"Content-Type": "text/javascript"})
+
+        async def static(request: web.Request) -> web.StreamResponse:
+            name = request.match_info["name"]
+            path = (PAGE / name).resolve()
+            if not path.is_file() or PAGE.resolve() not in path.parents:
+                return error(404, "NOT_FOUND")
+            return web.FileResponse(path)
+
+        async def session(request: web.Request) -> web.Response:
+            body = await request.json()
+            if self.accounts.get(str(body.get("username"))) != str(body.get("pin")):
+                return error(401, "BAD_CREDENTIALS")
+            token = secrets.token_urlsafe(24)
+            sessions.add(token)
+            response = web.json_response(
+                {
+                    "display_name": "Ana",
+                    "inspector": False,
+                    "expires_at": "2099-01-01T00:00:00+00:00",
+                }
+            )
+            response.set_cookie(
+                "floor_session", token, httponly=True, secure=True, samesite="Strict", path="/"
+            )
+            return response
+
+        async def signout(request: web.Request) -> web.Response:
+            sessions.discard(request.cookies.get("floor_session", ""))
+            return web.json_response({"ok": True})
+
+        async def card(request: web.Request) -> web.Response:
+            if not authorised(request):
+                return error(401, "UNAUTHORISED")
+            answer, found = self.answer_of(request.match_info["code"])
+            self.checks.append({"answer": answer, "place": request.query.get("place", "")})
+            check: dict[str, Any] = {"card_number": None}
+            if found is not None:
+                check = {
+                    "card_number": found.number,
+                    "card_type": found.card_type,
+                    "valid_from": found.valid_from.isoformat(),
+                    "valid_until": found.valid_until.isoformat(),
+                    "void_reason": found.void_reason,
+                }
+            return web.json_response(
+                {
+                    "answer": answer,
+                    "check": check,
+                    "holder_name": found.holder_name if found else None,
+                }
+            )
+
+        async def keys(request: web.Request) -> web.Response:
+            if not authorised(request):
+                return error(401, "UNAUTHORISED")
+            return web.json_response(
+                {
+                    "casino_id": self.casino,
+                    "keys": [
+                        {
+                            "key_id": self.key_id,
+                            "public_key": b64url(raw_public(self.key)),
+                            "created_at": "2026-01-01T00:00:00+00:00",
+                            "current": True,
+                        }
+                    ],
+                }
+            )
+
+        async def voids(request: web.Request) -> web.Response:
+            if not authorised(request):
+                return error(401, "UNAUTHORISED")
+            body = self.voids_body()
+            return web.json_response(
+                {
+                    "body": body,
+                    "key_id": self.key_id,
+                    "signature": b64url(self.key.sign(body.encode())),
+                }
+            )
+
+        async def offline(request: web.Request) -> web.Response:
+            if not authorised(request):
+                return error(401, "UNAUTHORISED")
+            checks = (await request.json())["checks"]
+            self.offline_checks.extend(checks)
+            return web.json_response({"recorded": len(checks)})
+
+        app = web.Application(middlewares=[headers])
+        app.router.add_get("/", page)
+        app.router.add_get("/sw.js", sw)
+        app.router.add_get("/static/{name:.+}", static)
+        app.router.add_post("/api/session", session)
+        app.router.add_delete("/api/session", signout)
+        app.router.add_get("/api/cards/{code}", card)
+        app.router.add_get("/api/keys", keys)
+        app.router.add_get("/api/voids", voids)
+        app.router.add_post("/api/offline-checks", offline)
+        app.router.add_get("/api/health", health)
+        return app
+
+    def start(self) -> None:
+        ready = threading.Event()
+
+        def run() -> None:
+            loop = asyncio.new_event_loop()
+            self._loop = loop
+            runner = web.AppRunner(self._app())
+            loop.run_until_complete(runner.setup())
+            site = web.TCPSite(runner, "127.0.0.1", self.port, ssl_context=self.tls.context())
+            loop.run_until_complete(site.start())
+            self._runner = runner
+            ready.set()
+            loop.run_forever()
+            loop.run_until_complete(runner.cleanup())
+            loop.close()
+
+        self._thread = threading.Thread(target=run, daemon=True)
+        self._thread.start()
+        if not ready.wait(10):
+            raise RuntimeError("the stand-in floor service did not start")
+
+    def stop(self) -> None:
+        if self._loop is not None and self._thread is not None:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join(10)
+        self._loop = None
+        self._thread = None
+
+
+async def health(_request: web.Request) -> web.Response:
+    return web.json_response({"ok": True})
+
+
+# -- the fake camera: a card's QR as a Y4M video --------------------------------------
+
+
+def qr_image(text: str, module_px: int = 6, quiet: int = 4) -> np.ndarray:
+    """The QR as the card prints it (hardware/printer/render.qr_modules: error correction
+    M), black on white, ``module_px`` pixels a module."""
+    from hardware.printer.render import qr_modules
+
+    modules = np.array(qr_modules(text), dtype=bool)
+    img = np.where(modules, 0, 255).astype(np.uint8)
+    img = np.pad(img, quiet, constant_values=255)
+    return np.kron(img, np.ones((module_px, module_px), dtype=np.uint8))
+
+
+def card_frame(text: str, width: int = 640, height: int = 480) -> np.ndarray:
+    """A grey frame: a light card on a darker table with the QR on it, as a phone sees it
+    at about 20 cm."""
+    frame = np.full((height, width), 70, dtype=np.uint8)
+    card_w, card_h = int(width * 0.86), int(height * 0.86)
+    x0, y0 = (width - card_w) // 2, (height - card_h) // 2
+    frame[y0 : y0 + card_h, x0 : x0 + card_w] = 235
+    qr = qr_image(text, module_px=max(2, (card_h - 40) // (len(qr_image(text, 1, 4)))))
+    qy, qx = y0 + (card_h - qr.shape[0]) // 2, x0 + 30
+    frame[qy : qy + qr.shape[0], qx : qx + qr.shape[1]] = qr
+    return frame
+
+
+def write_y4m(path: Path, grey: np.ndarray, frames: int = 3) -> Path:
+    """YUV4MPEG2 4:2:0, the grey image as luma and neutral chroma (what Chromium's
+    ``--use-file-for-fake-video-capture`` plays in a loop)."""
+    h, w = grey.shape
+    assert w % 2 == 0 and h % 2 == 0
+    chroma = np.full((h // 2) * (w // 2), 128, dtype=np.uint8).tobytes()
+    with path.open("wb") as out:
+        out.write(f"YUV4MPEG2 W{w} H{h} F30:1 Ip A1:1 C420jpeg\n".encode("ascii"))
+        for _ in range(frames):
+            out.write(b"FRAME\n")
+            out.write(np.ascontiguousarray(grey).tobytes())
+            out.write(chroma)
+            out.write(chroma)
+    return path
+
+
+# -- the browser ---------------------------------------------------------------------
+
+
+def chrome(
+    profile: Path,
+    tls: Tls | None = None,
+    *,
+    camera: Path | None = None,
+    language: str = "es-ES",
+) -> Any:
+    """A headless Chromium with a phone's viewport (390 x 844, one CSS pixel a pixel),
+    its own profile, trusting the test server's key and, when given, a fake camera."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--no-first-run",
+        "--disable-extensions",
+        "--hide-scrollbars",
+        f"--user-data-dir={profile}",
+        f"--lang={language}",
+        "--use-fake-ui-for-media-stream",
+        "--use-fake-device-for-media-stream",
+    ):
+        options.add_argument(arg)
+    if tls is not None:
+        options.add_argument(f"--ignore-certificate-errors-spki-list={tls.spki}")
+    if camera is not None:
+        options.add_argument(f"--use-file-for-fake-video-capture={camera}")
+    options.add_experimental_option(
+        "mobileEmulation",
+        {"deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 1.0, "touch": True}},
+    )
+    options.add_experimental_option("prefs", {"intl.accept_languages": language})
+    driver = webdriver.Chrome(options=options, service=Service(CHROMEDRIVER))
+    driver.set_script_timeout(30)
+    return driver
+
+
+@dataclass
+class Session:
+    """One browser on one page, with helpers the tests share."""
+
+    driver: Any
+    url: str
+
+    def open(self) -> None:
+        self.driver.get(self.url + "/")
+        self.wait_js("return document.body.getAttribute('data-ready') === '1'")
+
+    def wait_js(self, script: str, timeout: float = 20.0) -> Any:
+        from selenium.webdriver.support.ui import WebDriverWait
+
+        return WebDriverWait(self.driver, timeout, poll_frequency=0.05).until(
+            lambda d: d.execute_script(script)
+        )
+
+    def visible(self, element_id: str) -> bool:
+        return bool(
+            self.driver.execute_script(f"return !document.getElementById('{element_id}').hidden")
+        )
+
+    def text(self, element_id: str) -> str:
+        return str(
+            self.driver.execute_script(
+                f"return document.getElementById('{element_id}').textContent"
+            )
+        )
+
+    def sign_in(self, user: str = "ana", pin: str = "1234", place: str = "Mesa 3") -> None:
+        from selenium.webdriver.common.by import By
+
+        d = self.driver
+        d.find_element(By.ID, "username").clear()
+        d.find_element(By.ID, "username").send_keys(user)
+        d.find_element(By.ID, "pin").send_keys(pin)
+        d.find_element(By.ID, "place").clear()
+        d.find_element(By.ID, "place").send_keys(place)
+        d.find_element(By.ID, "signin-button").click()
+
+    def type_code(self, code: str) -> str:
+        """Types a code in the field, checks it, and returns the answer shown."""
+        from selenium.webdriver.common.by import By
+
+        d = self.driver
+        field_ = d.find_element(By.ID, "code")
+        field_.clear()
+        d.execute_script("document.getElementById('code').value = arguments[0]", code)
+        d.find_element(By.ID, "check-button").click()
+        return self.answer()
+
+    def answer(self) -> str:
+        self.wait_js("return !document.getElementById('answer').hidden")
+        return str(
+            self.driver.execute_script(
+                "return document.getElementById('verdict-box').getAttribute('data-answer')"
+            )
+        )
+
+    def scan_another(self) -> None:
+        from selenium.webdriver.common.by import By
+
+        self.driver.find_element(By.ID, "again").click()
+        self.wait_js("return !document.getElementById('scan').hidden")
+
+    def screenshot(self, name: str) -> Path:
+        SCREENS.mkdir(parents=True, exist_ok=True)
+        path = SCREENS / f"{name}.png"
+        self.driver.save_screenshot(str(path))
+        return path
+
+    def set_language(self, language: str) -> None:
+        self.driver.execute_script(
+            "if (document.documentElement.lang !== arguments[0])"
+            " document.getElementById('lang').click()",
+            language,
+        )
+
+
+def temp_profile() -> Iterator[Path]:
+    folder = Path(tempfile.mkdtemp(prefix="floor-chrome-"))
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
