@@ -99,6 +99,7 @@ class Role(StrEnum):
     DIRECTOR = "DIRECTOR"  # game director (art. 20.3): exceptions, bans, staff, voids
     INSPECTOR = "INSPECTOR"  # gaming inspector of the Comunidad: queries the file
     ADMIN = "ADMIN"  # accounts, settings, devices (no admission decision by itself)
+    FLOOR = "FLOOR"  # floor staff: check entry cards on the gaming floor (art. 22.4), no more
 
 
 @dataclass(frozen=True, slots=True)
@@ -502,6 +503,49 @@ class AccountService:
         )
         self._note(account.username, failed, {**details, "reason": str(code)})
         raise AccountError("wrong PIN", code=code)
+
+    # -- the floor: username and PIN on a phone (art. 22.4) ------------------------------
+    def sign_in_with_pin(self, username: str, pin: str) -> Operator:
+        """A sign-in on the floor's phone page with the account's PIN. Unlike the desk's
+        quick unlock, a wrong PIN here counts towards the account's lockout as a wrong
+        password does (:class:`LockoutPolicy`), and an unknown user, an account without
+        a PIN and a wrong PIN all answer BAD_CREDENTIALS at the same hashing cost.
+        The caller checks the roles (the floor's page is for FLOOR, INSPECTOR, DIRECTOR)."""
+        details = {"mode": "floor_pin"}
+        now = self._clock.now()
+        dummy = self._dummy_hash()  # made before the look-up: the first attempt costs alike
+        stored = self._find_quietly(username)
+        usable = isinstance(pin, str) and PIN.fullmatch(pin) is not None
+        pin_hash = None if stored is None else stored.pin_hash
+        matches = False
+        if pin_hash is not None and usable:
+            matches = self._hasher.verify(pin_hash, pin)
+        else:
+            self._hasher.verify(dummy, "-")
+        if stored is None:
+            failed = AccountAction.LOGIN_FAILED
+            self._book.record([AuditNote(UNKNOWN_ACTOR, failed, "account:?", now, details)])
+            raise AccountError("bad credentials", code=AccountErrorCode.BAD_CREDENTIALS)
+        account = stored.account
+        if account.locked_at(now):  # no attempt counts, nor opens, while locked
+            self._refuse(
+                account, AccountAction.LOGIN_FAILED, details, AccountErrorCode.ACCOUNT_LOCKED, now
+            )
+        if not matches:
+            self._failed(stored, AccountAction.LOGIN_FAILED, details, now)
+        if not account.active:  # said only to whoever knows the PIN
+            self._refuse(
+                account, AccountAction.LOGIN_FAILED, details, AccountErrorCode.ACCOUNT_DISABLED, now
+            )
+        note = AuditNote(
+            account.username, AccountAction.LOGIN, _subject(account.username), now, details
+        )
+        if account.failed_attempts or account.locked_until is not None:
+            fresh = replace(account, failed_attempts=0, locked_until=None)
+            self._book.save(fresh, stored.password_hash, [note])
+        else:
+            self._book.record([note])
+        return account.operator()
 
     # -- administration (ADMIN) ----------------------------------------------------------
     def create_account(

@@ -70,6 +70,8 @@ def role_label(role: Role) -> str:
         return QCoreApplication.translate("AccountsDialog", "Director de juegos")
     if role is Role.INSPECTOR:
         return QCoreApplication.translate("AccountsDialog", "Inspector")
+    if role is Role.FLOOR:  # checks entry cards on the gaming floor (art. 22.4)
+        return QCoreApplication.translate("AccountsDialog", "Personal de sala")
     return QCoreApplication.translate("AccountsDialog", "Administrador")
 
 
