@@ -47,6 +47,13 @@ class Floor:
     valid_number: int
     voided_number: int
     skew: list[float]  # seconds added to the monotonic clock the rate limits read
+    kept: str = ""  # the session of :meth:`session`
+
+    def session(self) -> dict[str, str]:
+        """The cookie header of one floor staff member signed in for the whole test."""
+        if not self.kept:
+            self.kept = self.sign_in()
+        return {"Cookie": self.kept}
 
     def wait(self, seconds: float) -> None:
         """The rate limits' clock moves on (the buckets fill again)."""

@@ -19,18 +19,13 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
-from enum import unique
 from typing import Any, Protocol, TypeVar
-
-from admission.codes import Code
-from admission.errors import AdmissionError
 
 __all__ = [
     "PREFIX",
     "SETTING",
     "DeviceToken",
     "DeviceTokens",
-    "TokenCode",
     "TokenError",
 ]
 
@@ -43,15 +38,25 @@ NAME = re.compile(r"[a-z0-9][a-z0-9._-]{0,31}")
 MAX_TOKEN = 128  # a presented token longer than this is no token of ours
 
 
-@unique
-class TokenCode(Code):
-    TOKEN_NAME_INVALID = "TOKEN_NAME_INVALID"  # 1-32 of a-z 0-9 . _ - (lower case)
-    TOKEN_NAME_TAKEN = "TOKEN_NAME_TAKEN"
-    TOKEN_UNKNOWN = "TOKEN_UNKNOWN"
+TOKEN_NAME_INVALID = "TOKEN_NAME_INVALID"  # 1-32 of a-z 0-9 . _ - (lower case)
+TOKEN_NAME_TAKEN = "TOKEN_NAME_TAKEN"
+TOKEN_UNKNOWN = "TOKEN_UNKNOWN"
+MESSAGES = {
+    TOKEN_NAME_INVALID: (
+        "Nombre de dispositivo no válido (1-32 de a-z 0-9 . _ -)",
+        "Device name not valid (1-32 of a-z 0-9 . _ -)",
+    ),
+    TOKEN_NAME_TAKEN: ("Ya hay un dispositivo con ese nombre", "A device has that name already"),
+    TOKEN_UNKNOWN: ("No hay ningún dispositivo con ese nombre", "No device has that name"),
+}
 
 
-class TokenError(AdmissionError):
-    code: Code = TokenCode.TOKEN_UNKNOWN
+class TokenError(Exception):
+    """A device token refused: ``code`` is one of :data:`MESSAGES`."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__(code)
+        self.code = code
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,7 +91,7 @@ def _table(tx: Any) -> dict[str, dict[str, str]]:
 def _name(text: str) -> str:
     name = text.strip().lower() if isinstance(text, str) else ""
     if not NAME.fullmatch(name):
-        raise TokenError("token name not valid", code=TokenCode.TOKEN_NAME_INVALID)
+        raise TokenError(TOKEN_NAME_INVALID)
     return name
 
 
@@ -104,7 +109,7 @@ class DeviceTokens:
         def work(tx: Any) -> None:
             table = _table(tx)
             if chosen in table:
-                raise TokenError("token name taken", code=TokenCode.TOKEN_NAME_TAKEN)
+                raise TokenError(TOKEN_NAME_TAKEN)
             table[chosen] = {"sha256": _digest(token), "created_at": at.isoformat(), "by": actor}
             tx.put_setting(SETTING, json.dumps(table, sort_keys=True))
             tx.audit(actor, ADDED, f"floor-token:{chosen}", at, {})
@@ -118,7 +123,7 @@ class DeviceTokens:
         def work(tx: Any) -> None:
             table = _table(tx)
             if table.pop(chosen, None) is None:
-                raise TokenError("no such token", code=TokenCode.TOKEN_UNKNOWN)
+                raise TokenError(TOKEN_UNKNOWN)
             tx.put_setting(SETTING, json.dumps(table, sort_keys=True))
             tx.audit(actor, REVOKED, f"floor-token:{chosen}", at, {})
 
