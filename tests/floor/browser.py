@@ -456,6 +456,102 @@ async def health(_request: web.Request) -> web.Response:
     return web.json_response({"ok": True})
 
 
+# -- the desk's real floor service (ui/floor) on a SQLCipher visitor file -------------
+
+
+class RealFloor:
+    """``python main.py floor serve`` as the tests of tests/floor/conftest.py build it
+    (FloorService + FloorServer, the desk's own casino CA), on a SQLCipher file whose
+    clock is the real one, so the cards issued today are valid in the browser's today
+    too. ``stop()`` closes the server (the phone meets a refused connection); ``start()``
+    opens it again on the same port, with the same service and its sessions."""
+
+    def __init__(self, folder: Path) -> None:
+        from admission.clock import SystemClock
+        from db.keys import DbKey
+        from db.store import SqlCipherStore
+        from tests.floor.conftest import CASINO as REAL_CASINO
+        from tests.floor.conftest import add_people, key_ring
+        from ui.floor.certs import made_certificate
+        from ui.floor.service import FloorService
+
+        self.folder = folder
+        self.casino = REAL_CASINO
+        self.clock = SystemClock()
+        self.store = SqlCipherStore.open(
+            folder / "visitors.db", DbKey.generate(source="test"), clock=self.clock
+        )
+        accounts = add_people(self.store, self.clock)
+        self.service = FloorService(
+            self.store, accounts, self.clock, self.casino, keys=key_ring(self.store)
+        )
+        self.certificate = made_certificate(folder, "127.0.0.1")
+        key = serialization.load_pem_private_key(self.certificate.key.read_bytes(), None)
+        spki = key.public_key().public_bytes(
+            serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
+        )
+        ca = folder / "floor-tls" / "ca.crt"
+        self.tls = Tls(
+            self.certificate.cert,
+            self.certificate.key,
+            ca,
+            base64.b64encode(hashlib.sha256(spki).digest()).decode(),
+        )
+        self.port = 0
+        self._server: Any = None
+
+    @property
+    def url(self) -> str:
+        return f"https://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        from ui.floor.http import FloorServer
+
+        self._server = FloorServer(self.service, self.certificate, "127.0.0.1", self.port).start()
+        self.port = self._server.port
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.stop()
+        self._server = None
+
+    def close(self) -> None:
+        self.stop()
+        self.store.close()
+
+    def add(self, card: Card, n: int) -> Card:
+        """Visitor ``n`` admitted now with ``card`` (its number is the file's); voided
+        with ``card.void_reason`` when it has one."""
+        from dataclasses import replace
+
+        from admission.records import NewCard
+        from tests.db.factories import entry
+
+        given, _, surname = card.holder_name.partition(" ")
+        new = NewCard(card.card_type, 500, card.valid_from, card.valid_until)
+        recorded = self.store.record_admission(
+            entry(n, datetime.now(UTC), surname=surname, given_names=given, card=new)
+        )
+        if card.void_reason:
+            self.store.void_card(recorded.card_number, card.void_reason, "jefa", datetime.now(UTC))
+        return replace(card, number=recorded.card_number)
+
+    def code(self, card: Card) -> str:
+        from db.card_keys import signed_card_code
+
+        record = self.store.card(card.number)
+        assert record is not None
+        return str(signed_card_code(self.store, self.casino, record))
+
+    def adm1(self, card: Card) -> str:
+        return encode_card_code(self.casino, card.number, self.store.secret("card_code"))
+
+    def checks(self, channel: str) -> list[dict[str, Any]]:
+        """The audit trail's card checks of ``channel`` (floor, floor-offline), oldest first."""
+        entries = [e for e in self.store.audit_entries(limit=100000) if e.action == "CARD_CHECK"]
+        return [dict(e.details) for e in entries if e.details.get("channel") == channel]
+
+
 # -- the fake camera: a card's QR as a Y4M video --------------------------------------
 
 
@@ -508,6 +604,7 @@ def chrome(
     *,
     camera: Path | None = None,
     language: str = "es-ES",
+    page_load_strategy: str = "normal",
 ) -> Any:
     """A headless Chromium with a phone's viewport (390 x 844, one CSS pixel a pixel),
     its own profile, trusting the test server's key and, when given, a fake camera."""
@@ -516,6 +613,7 @@ def chrome(
 
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
+    options.page_load_strategy = page_load_strategy  # "none": time the page, not the driver
     for arg in (
         "--headless=new",
         "--no-sandbox",

@@ -1,5 +1,7 @@
 """The floor phone page as a person uses it (art. 22.4: staff check an entry card where
-players are), in a real headless Chromium at 390 x 844 over HTTPS on loopback: sign-in,
+players are), in a real headless Chromium at 390 x 844 over HTTPS on loopback, served by
+the desk's real floor service (ui/floor: FloorService and FloorServer on a SQLCipher
+visitor file, its own casino CA trusted by the browser): sign-in,
 a valid card read through the (fake) camera, a voided card, a forged code, an old ADM1
 code answered online, then the server stops: the same cards answered offline from the
 signed list ("lista de las 21:40"), a reload served by the service worker, and the
@@ -10,61 +12,63 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from datetime import timedelta
+from dataclasses import dataclass
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
 from selenium.webdriver.common.by import By
 
 from tests.floor.browser import (
+    MADRID,
     Card,
-    FakeFloor,
+    RealFloor,
     Session,
     card_frame,
     chrome,
     have_browser,
     madrid_today,
-    make_tls,
     temp_profile,
     write_y4m,
 )
+from tests.floor.conftest import PIN
 
 pytestmark = pytest.mark.skipif(not have_browser(), reason="Debian's chromium and chromedriver")
 
+USER = "sala1"  # a FLOOR account with a PIN (tests/floor/conftest.add_people)
 TODAY = madrid_today()
-VALID = Card(
-    1001, "GENERAL", TODAY - timedelta(days=30), TODAY + timedelta(days=335), "Ana GARCÍA LÓPEZ"
-)
-VOIDED = Card(
-    1002,
-    "GENERAL",
-    TODAY - timedelta(days=30),
-    TODAY + timedelta(days=335),
-    "Luis PÉREZ",
-    void_reason="Tarjeta perdida: se emitió la 1003",
-)
-OLD = Card(900, "GENERAL", TODAY - timedelta(days=200), TODAY + timedelta(days=165), "Marta RUIZ")
+YEAR = (TODAY, TODAY + timedelta(days=364))
+VALID = Card(0, "STANDARD", *YEAR, "Ana García López")
+VOIDED = Card(0, "STANDARD", *YEAR, "Luis Pérez", void_reason="Tarjeta perdida: se emitió otra")
+OLD = Card(0, "STANDARD", *YEAR, "Marta Ruiz")
 NAMES = ("GARC", "PÉREZ", "PEREZ", "RUIZ", "Ana", "Luis", "Marta")
 
 
+@dataclass
+class Scene:
+    floor: RealFloor
+    valid: Card
+    voided: Card
+    old: Card
+
+
 @pytest.fixture(scope="module")
-def floor(tmp_path_factory: pytest.TempPathFactory) -> Iterator[FakeFloor]:
-    service = FakeFloor(make_tls(tmp_path_factory.mktemp("floor-tls")))
-    for card in (VALID, VOIDED, OLD):
-        service.add(card)
-    service.start()
+def scene(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Scene]:
+    floor = RealFloor(tmp_path_factory.mktemp("floor-real"))
     try:
-        yield service
+        cards = [floor.add(card, n) for n, card in enumerate((VALID, VOIDED, OLD), start=1)]
+        floor.start()
+        yield Scene(floor, *cards)
     finally:
-        service.stop()
+        floor.close()
 
 
 @pytest.fixture(scope="module")
-def phone(floor: FakeFloor) -> Iterator[Session]:
+def phone(scene: Scene) -> Iterator[Session]:
     profiles = temp_profile()
-    driver = chrome(next(profiles), floor.tls)
+    driver = chrome(next(profiles), scene.floor.tls)
     try:
-        session = Session(driver, floor.url)
+        session = Session(driver, scene.floor.url)
         session.open()
         yield session
     finally:
@@ -83,7 +87,7 @@ def shots(session: Session, name: str) -> None:
 
 def signed_in(phone: Session) -> None:
     if phone.visible("signin"):
-        phone.sign_in()
+        phone.sign_in(USER, PIN)
         phone.wait_js("return !document.getElementById('scan').hidden")
     elif phone.visible("answer"):
         phone.scan_another()
@@ -105,8 +109,19 @@ def local_storage(phone: Session) -> dict[str, str]:
     )
 
 
+def forge(code: str) -> str:
+    """The code with one character of its signature changed."""
+    return code[:-3] + ("A" if code[-3] != "A" else "B") + code[-2:]
+
+
+def list_time(phone: Session) -> str:
+    """The void list's issue time as the page must say it (HH:MM in Madrid)."""
+    body = json.loads(json.loads(local_storage(phone)["floor.voids"])["signed"]["body"])
+    return datetime.fromisoformat(body["issued_at"]).astimezone(MADRID).strftime("%H:%M")
+
+
 def test_sign_in_with_the_numeric_pin_and_the_place_remembered(
-    phone: Session, floor: FakeFloor
+    phone: Session, scene: Scene
 ) -> None:
     d = phone.driver
     assert phone.visible("signin") and not phone.visible("scan")
@@ -115,104 +130,102 @@ def test_sign_in_with_the_numeric_pin_and_the_place_remembered(
     for field in ("username", "pin", "place"):  # every input has its label
         assert d.find_elements(By.CSS_SELECTOR, f"label[for='{field}']")
     shots(phone, "signin")
-    phone.sign_in(pin="9999")
+    phone.sign_in(USER, "0000")
     phone.wait_js("return !document.getElementById('signin-error').hidden")
     assert phone.text("signin-error") == "Usuario o PIN incorrectos."
     assert phone.visible("signin")
     d.find_element(By.ID, "pin").clear()
-    phone.sign_in()
+    phone.sign_in(USER, PIN)
     phone.wait_js("return !document.getElementById('scan').hidden")
     shots(phone, "scan")
     stored = local_storage(phone)
     assert json.loads(stored["floor.place"]) == "Mesa 3"
-    assert json.loads(stored["floor.keys"])["casino_id"] == floor.casino
-    assert json.loads(json.loads(stored["floor.voids"])["signed"]["body"])["voided"] == [
-        VOIDED.number
-    ]
+    assert json.loads(stored["floor.keys"])["casino_id"] == scene.floor.casino
+    voids = json.loads(json.loads(stored["floor.voids"])["signed"]["body"])
+    assert voids["voided"] == [scene.voided.number]
 
 
-def test_a_valid_card_read_through_the_camera(floor: FakeFloor, tmp_path: Path) -> None:
+def test_a_valid_card_read_through_the_camera(scene: Scene, tmp_path: Path) -> None:
     """A fresh phone whose camera sees the printed card's QR: the answer comes without
     typing (BarcodeDetector where the browser has it, jsQR on canvas frames otherwise)."""
-    camera = write_y4m(tmp_path / "card.y4m", card_frame(floor.code(VALID)))
+    floor, card = scene.floor, scene.valid
+    camera = write_y4m(tmp_path / "card.y4m", card_frame(floor.code(card)))
     profiles = temp_profile()
     driver = chrome(next(profiles), floor.tls, camera=camera)
     try:
         phone = Session(driver, floor.url)
         phone.open()
-        phone.sign_in()
+        phone.sign_in(USER, PIN)
         assert phone.answer() == "VALID"
         assert phone.text("verdict") == "VÁLIDA"
         decoder = driver.execute_script("return window.floor.decoder")
         assert decoder in ("BarcodeDetector", "jsQR")
         print(f"camera decoder: {decoder}")
-        assert driver.find_element(By.ID, "code").get_attribute("value") == floor.code(VALID)
+        assert driver.find_element(By.ID, "code").get_attribute("value") == floor.code(card)
         shown = facts(phone)
-        assert shown["number"] == "1001" and shown["type"] == "GENERAL"
-        assert shown["holder"] == VALID.holder_name
-        assert VALID.valid_until.strftime("%d/%m/%Y") in shown["validity"]
+        assert shown["number"] == str(card.number) and shown["type"] == "STANDARD"
+        assert shown["holder"] == "Ana GARCÍA LÓPEZ"
+        assert card.valid_until.strftime("%d/%m/%Y") in shown["validity"]
         assert phone.text("source-line") == "Comprobada con el fichero"
-        assert (
-            driver.execute_script(
-                "return document.getElementById('verdict-box').getAttribute('aria-live')"
-            )
-            == "assertive"
-        )
-        assert (
-            driver.execute_script("return document.getElementById('video').srcObject") is None
-        )  # stopped
+        live = "return document.getElementById('verdict-box').getAttribute('aria-live')"
+        assert driver.execute_script(live) == "assertive"
+        stopped = "return document.getElementById('video').srcObject === null"
+        assert driver.execute_script(stopped)  # the camera is off once the code is read
         shots(phone, "valid")
     finally:
         driver.quit()
         next(profiles, None)
+    last = floor.checks("floor")[-1]
+    assert (last["result"], last["place"]) == ("VALID", "Mesa 3")
 
 
-def test_a_voided_card_says_why(phone: Session, floor: FakeFloor) -> None:
+def test_a_voided_card_says_why(phone: Session, scene: Scene) -> None:
     signed_in(phone)
-    assert phone.type_code(floor.code(VOIDED)) == "VOID"
+    assert phone.type_code(scene.floor.code(scene.voided)) == "VOID"
     assert phone.text("verdict") == "ANULADA"
     shown = facts(phone)
-    assert shown["number"] == "1002" and shown["reason"] == VOIDED.void_reason
-    assert shown["holder"] == VOIDED.holder_name
+    assert shown["number"] == str(scene.voided.number)
+    assert shown["reason"] == scene.voided.void_reason
+    assert shown["holder"] == "Luis PÉREZ"
     assert "bad" in phone.driver.find_element(By.ID, "verdict-box").get_attribute("class")
     shots(phone, "void")
-    assert floor.checks[-1] == {"answer": "VOID", "place": "Mesa 3"}
+    assert scene.floor.checks("floor")[-1]["place"] == "Mesa 3"
 
 
-def test_a_forged_code(phone: Session, floor: FakeFloor) -> None:
+def test_a_forged_code(phone: Session, scene: Scene) -> None:
     signed_in(phone)
-    genuine = floor.code(VALID)
-    forged = genuine[:-3] + ("A" if genuine[-3] != "A" else "B") + genuine[-2:]
-    assert phone.type_code(forged) == "FORGED"
+    assert phone.type_code(forge(scene.floor.code(scene.valid))) == "FORGED"
     assert phone.text("verdict") == "FALSIFICADA"
-    assert facts(phone)["holder"] == ""
+    assert facts(phone)["holder"] == "" and facts(phone)["number"] == ""
     shots(phone, "forged")
     phone.scan_another()
     assert phone.type_code("https://example.org/not-a-card") == "NOT_A_CARD"
     assert phone.text("verdict") == "NO ES UNA TARJETA"
 
 
-def test_an_old_adm1_code_verifies_online(phone: Session, floor: FakeFloor) -> None:
+def test_an_old_adm1_code_verifies_online(phone: Session, scene: Scene) -> None:
     signed_in(phone)
-    assert phone.type_code(floor.adm1(OLD)) == "VALID"
-    assert facts(phone)["number"] == str(OLD.number)
+    assert phone.type_code(scene.floor.adm1(scene.old)) == "VALID"
+    assert facts(phone)["number"] == str(scene.old.number)
+    assert facts(phone)["holder"] == "Marta RUIZ"
 
 
 def test_offline_after_the_server_stops_then_the_checks_reach_the_audit_trail(
-    phone: Session, floor: FakeFloor
+    phone: Session, scene: Scene
 ) -> None:
+    floor = scene.floor
     signed_in(phone)
-    online_checks = len(floor.checks)
+    online_checks = len(floor.checks("floor"))
     floor.stop()
     try:
-        assert phone.type_code(floor.code(VALID)) == "VALID"
-        line = phone.text("source-line")
-        listed = floor.issued_at.strftime("%H:%M")
-        assert line == f"Comprobada sin conexión · lista de las {listed}"
+        assert phone.type_code(floor.code(scene.valid)) == "VALID"
+        listed = list_time(phone)
+        assert phone.text("source-line") == f"Comprobada sin conexión · lista de las {listed}"
         shown = facts(phone)
-        assert shown["number"] == "1001" and shown["holder"] == ""  # no names offline
+        assert shown["number"] == str(scene.valid.number)
+        assert shown["holder"] == ""  # no names offline
         phone.scan_another()
-        assert phone.type_code(floor.code(VOIDED)) == "VOID"
+        assert phone.type_code(floor.code(scene.voided)) == "VOID"
         assert facts(phone)["reason"] == "" and facts(phone)["holder"] == ""
         assert phone.text("source-line").startswith("Comprobada sin conexión")
         shots(phone, "offline")
@@ -220,14 +233,10 @@ def test_offline_after_the_server_stops_then_the_checks_reach_the_audit_trail(
         assert phone.text("source-line") == f"Checked offline · list from {listed}"
         phone.set_language("es")
         phone.scan_another()
-        assert phone.type_code(floor.adm1(OLD)) == "OFFLINE_ADM1"
+        assert phone.type_code(floor.adm1(scene.old)) == "OFFLINE_ADM1"
         assert "sin conexión" in phone.text("verdict-note")
         phone.scan_another()
-        genuine = floor.code(VALID)
-        assert (
-            phone.type_code(genuine[:-3] + ("A" if genuine[-3] != "A" else "B") + genuine[-2:])
-            == "FORGED"
-        )
+        assert phone.type_code(forge(floor.code(scene.valid))) == "FORGED"
         pending = json.loads(local_storage(phone)["floor.pending"])
         assert [p["answer"] for p in pending] == ["VALID", "VOID", "FORGED"]
         assert {p["place"] for p in pending} == {"Mesa 3"}
@@ -236,15 +245,18 @@ def test_offline_after_the_server_stops_then_the_checks_reach_the_audit_trail(
         phone.driver.get(floor.url + "/")
         phone.wait_js("return document.body.getAttribute('data-ready') === '1'")
         assert phone.visible("scan") and phone.visible("banner")
-        assert phone.type_code(floor.code(VOIDED)) == "VOID"
+        assert phone.type_code(floor.code(scene.voided)) == "VOID"
         assert len(json.loads(local_storage(phone)["floor.pending"])) == 4
-        assert len(floor.checks) == online_checks  # nothing reached the server
     finally:
         floor.start()
+    assert len(floor.checks("floor")) == online_checks  # nothing reached the file meanwhile
+    assert floor.checks("floor-offline") == []
     phone.driver.execute_script("window.dispatchEvent(new Event('online'))")
     phone.wait_js("return JSON.parse(localStorage.getItem('floor.pending') || '[]').length === 0")
-    assert [c["answer"] for c in floor.offline_checks] == ["VALID", "VOID", "FORGED", "VOID"]
-    assert all(c["checked_at"] and c["code"].startswith("ADM2-") for c in floor.offline_checks)
+    sent = floor.checks("floor-offline")
+    assert [c["answer"] for c in sent] == ["VALID", "VOID", "FORGED", "VOID"]
+    assert [c["result"] for c in sent] == ["VALID", "VOIDED", "CODE_TAMPERED", "VOIDED"]
+    assert all(c["checked_at"] and c["place"] == "Mesa 3" for c in sent)
 
 
 def test_no_name_is_kept_in_the_phone(phone: Session) -> None:
