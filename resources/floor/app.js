@@ -19,6 +19,7 @@
   var VOIDS = "floor.voids";
   var PENDING = "floor.pending";
   var PLACE = "floor.place";
+  var WHO = "floor.who";
   var LANG = "floor.lang";
   var CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
   var MAX_CODE = 256; // longer text is refused before any parsing
@@ -402,7 +403,8 @@
         try { json = text ? JSON.parse(text) : null; } catch (e) { json = null; }
         if (res.ok) {
           setOffline(false);
-          if (path !== "/api/offline-checks") setTimeout(flushPending, 0);
+          // (after a sign-in, once the account's digest is kept: see signIn)
+          if (path !== "/api/offline-checks" && path !== "/api/session") setTimeout(flushPending, 0);
         }
         return { ok: res.ok, status: res.status, json: json, headers: res.headers };
       });
@@ -445,18 +447,32 @@
 
   var flushing = null;
 
-  /* Offline checks go to the audit trail when the network is back; each batch leaves the
-   * queue only once the service has answered that it recorded it. */
+  /* Offline checks go to the audit trail when the network is back, under the account
+   * that made them (each carries a digest of its username, never the name): a batch
+   * leaves the queue only once the service has answered that it recorded it. A batch
+   * the service refuses as malformed is sent again one check at a time, and only a
+   * single check it refuses is dropped, so one bad entry never blocks the others. */
   function flushPending() {
     if (flushing) return flushing;
+    var size = BATCH;
     flushing = (function next() {
-      var queue = load(PENDING, []);
-      if (!queue.length) return Promise.resolve(true);
-      var batch = queue.slice(0, BATCH);
-      return api("POST", "/api/offline-checks", { checks: batch }).then(function (res) {
-        if (!res.ok) return false;
-        var rest = load(PENDING, []).slice(batch.length);
-        save(PENDING, rest);
+      var me = load(WHO, "");
+      var mine = load(PENDING, []).filter(function (c) { return c.by === me; });
+      if (!me || !mine.length) return Promise.resolve(true);
+      var batch = mine.slice(0, size);
+      var sent = batch.map(function (c) {
+        return { code: c.code, checked_at: c.checked_at, answer: c.answer, place: c.place };
+      });
+      return api("POST", "/api/offline-checks", { checks: sent }).then(function (res) {
+        var refused = res.status === 400 || res.status === 413;
+        if (!res.ok && !(refused && size === 1)) {
+          if (!refused) return false;
+          size = 1;
+          return next();
+        }
+        var done = {};
+        batch.forEach(function (c) { done[c.id] = true; });
+        save(PENDING, load(PENDING, []).filter(function (c) { return !done[c.id]; }));
         showPending();
         return next();
       });
@@ -469,9 +485,23 @@
 
   function keepOfflineCheck(code, answer) {
     var queue = load(PENDING, []);
-    queue.push({ code: code, checked_at: new Date().toISOString(), answer: answer, place: state.place });
+    queue.push({
+      id: Date.now().toString(36) + "-" + Math.random().toString(36).slice(2, 10),
+      by: load(WHO, ""),
+      code: code,
+      checked_at: new Date().toISOString(),
+      answer: answer,
+      place: state.place
+    });
     if (queue.length > MAX_PENDING) queue = queue.slice(queue.length - MAX_PENDING);
     save(PENDING, queue);
+  }
+
+  /* Who made a check, as kept on the phone: the first 16 hex of SHA-256 of the username. */
+  function whoDigest(username) {
+    return crypto.subtle.digest("SHA-256", utf8(username)).then(function (d) {
+      return hex(new Uint8Array(d)).slice(0, 16);
+    });
   }
 
   // ---------------------------------------------------------------- checks
@@ -655,6 +685,14 @@
         }
         $("pin").value = "";
         save(PLACE, place);
+        return whoDigest(username).then(function (who) {
+          save(WHO, who);
+          flushPending();
+          return res;
+        });
+      })
+      .then(function (res) {
+        if (!res || !res.ok) return;
         state.signedIn = true;
         state.place = place;
         state.displayName = (res.json && res.json.display_name) || "";
@@ -673,6 +711,7 @@
   function signOut() {
     stopCamera();
     api("DELETE", "/api/session").catch(function () {});
+    try { localStorage.removeItem(WHO); } catch (e) { /* nothing kept */ }
     state.signedIn = false;
     lastAnswer = null;
     show("signin");

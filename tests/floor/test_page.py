@@ -259,6 +259,47 @@ def test_offline_after_the_server_stops_then_the_checks_reach_the_audit_trail(
     assert all(c["checked_at"] and c["place"] == "Mesa 3" for c in sent)
 
 
+def test_another_account_s_offline_checks_wait_for_it(phone: Session, scene: Scene) -> None:
+    """Checks kept offline under one account are never sent under another's session."""
+    signed_in(phone)
+    sent = len(scene.floor.checks("floor-offline"))
+    d = phone.driver
+    d.execute_script(
+        "localStorage.setItem('floor.pending', JSON.stringify([{id: 'x', by: '0123456789abcdef',"
+        " code: arguments[0], checked_at: new Date().toISOString(), answer: 'VALID',"
+        " place: 'Póker'}]))",
+        scene.floor.code(scene.valid),
+    )
+    assert d.execute_async_script("window.floor.flushPending().then(arguments[0])") is True
+    assert len(json.loads(local_storage(phone)["floor.pending"])) == 1
+    assert len(scene.floor.checks("floor-offline")) == sent
+    d.execute_script("localStorage.setItem('floor.pending', '[]')")
+
+
+def test_one_malformed_offline_check_does_not_block_the_others(
+    phone: Session, scene: Scene
+) -> None:
+    """The service refuses the batch (400): the checks go one at a time, the good ones
+    are recorded and only the refused one leaves the queue unrecorded."""
+    signed_in(phone)
+    sent = len(scene.floor.checks("floor-offline"))
+    d = phone.driver
+    d.execute_script(
+        "const me = JSON.parse(localStorage.getItem('floor.who'));"
+        "const at = new Date().toISOString();"
+        "localStorage.setItem('floor.pending', JSON.stringify(["
+        " {id: 'a', by: me, code: arguments[0], checked_at: at, answer: 'VALID', place: 'Póker'},"
+        " {id: 'b', by: me, code: arguments[0], checked_at: 'ayer', answer: 'VALID', place: 'P'},"
+        " {id: 'c', by: me, code: arguments[1], checked_at: at, answer: 'VOID', place: 'Póker'}]))",
+        scene.floor.code(scene.valid),
+        scene.floor.code(scene.voided),
+    )
+    assert d.execute_async_script("window.floor.flushPending().then(arguments[0])") is True
+    assert json.loads(local_storage(phone)["floor.pending"]) == []
+    recorded = scene.floor.checks("floor-offline")[sent:]
+    assert [(c["answer"], c["place"]) for c in recorded] == [("VALID", "Póker"), ("VOID", "Póker")]
+
+
 def test_no_name_is_kept_in_the_phone(phone: Session) -> None:
     stored = json.dumps(local_storage(phone), ensure_ascii=False)
     for name in NAMES:
