@@ -177,14 +177,15 @@ def _make_server(
 ) -> None:
     key = ec.generate_private_key(ec.SECP256R1())
     first = names[0].value if names else "localhost"
-    until = min(at + timedelta(days=SERVER_DAYS), ca_cert.not_valid_after_utc)
+    since = at - timedelta(minutes=5)  # a phone's clock a little behind still accepts it
+    until = min(since + timedelta(days=SERVER_DAYS), ca_cert.not_valid_after_utc)
     cert = (
         x509.CertificateBuilder()
         .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, str(first))]))
         .issuer_name(ca_cert.subject)
         .public_key(key.public_key())
         .serial_number(x509.random_serial_number())
-        .not_valid_before(at - timedelta(minutes=5))
+        .not_valid_before(since)
         .not_valid_after(until)
         .add_extension(x509.SubjectAlternativeName(names), critical=False)
         .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
