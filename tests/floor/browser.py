@@ -1,9 +1,9 @@
 """The floor phone page's test kit: a real headless Chromium (Debian's ``chromium`` and
 ``chromedriver``, driven by selenium) at a phone's 390 x 844, a test CA and a server
 certificate it trusts, a fake camera fed with a rendered card (a Y4M file), ADM2 codes
-signed here with ``cryptography``, and a small aiohttp service that answers the floor
-API as the contract says (section 3: the same paths, JSON, cookie and CSP) so the page's
-own behaviour, offline included, is tested apart from the desk's service.
+signed here with ``cryptography``, the desk's real floor service on a SQLCipher file
+(``RealFloor``) and a bare HTTPS origin for the tests of the page's own code
+(``PageOrigin``).
 
 Nothing here is imported by the application.
 """
@@ -13,16 +13,13 @@ from __future__ import annotations
 import asyncio
 import base64
 import hashlib
-import hmac
-import json
-import secrets
 import shutil
 import socket
 import ssl
 import tempfile
 import threading
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -50,7 +47,6 @@ CSP = (
 )
 CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 EPOCH = date(2000, 1, 1)
-CASINO = "MAD01"
 
 
 def have_browser() -> bool:
@@ -179,7 +175,7 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-# -- the stand-in floor service (contract section 3) ----------------------------------
+# -- a bare origin for the page (the JS-only tests) ----------------------------------
 
 
 @dataclass
@@ -192,130 +188,28 @@ class Card:
     void_reason: str = ""
 
 
-@dataclass
-class FakeFloor:
-    """The floor API per the contract, over HTTPS on loopback, serving resources/floor/."""
+class PageOrigin:
+    """resources/floor/ over HTTPS on loopback with the contract's CSP, and every /api/
+    path answering 401: the page has a secure origin to run WebCrypto in, and the tests
+    of its own code (tests/floor/test_page_crypto.py) need nothing of the desk."""
 
-    tls: Tls
-    port: int = field(default_factory=free_port)
-    casino: str = CASINO
-    key: Ed25519PrivateKey = field(default_factory=Ed25519PrivateKey.generate)
-    hmac_key: bytes = b"k" * 32
-    accounts: dict[str, str] = field(default_factory=lambda: {"ana": "1234"})
-    cards: dict[int, Card] = field(default_factory=dict)
-    checks: list[dict[str, Any]] = field(default_factory=list)
-    offline_checks: list[dict[str, Any]] = field(default_factory=list)
-    sessions: set[str] = field(default_factory=set)  # outlive a restart, as the desk's do
-    issued_at: datetime = field(default_factory=lambda: datetime.now(MADRID).replace(microsecond=0))
-    _loop: asyncio.AbstractEventLoop | None = None
-    _runner: web.AppRunner | None = None
-    _thread: threading.Thread | None = None
+    def __init__(self, tls: Tls) -> None:
+        self.tls = tls
+        self.port = free_port()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._thread: threading.Thread | None = None
 
     @property
     def url(self) -> str:
         return f"https://127.0.0.1:{self.port}"
 
-    @property
-    def key_id(self) -> str:
-        return key_id_of(raw_public(self.key))
-
-    def add(self, card: Card) -> Card:
-        self.cards[card.number] = card
-        return card
-
-    def code(self, card: Card, *, casino: str | None = None) -> str:
-        payload = adm2_payload(
-            self.key,
-            casino or self.casino,
-            card.number,
-            card.card_type,
-            card.valid_from,
-            card.valid_until,
-        )
-        return adm2_code(self.key, payload)
-
-    def adm1(self, card: Card) -> str:
-        return encode_card_code(self.casino, card.number, self.hmac_key)
-
-    # -- answers
-
-    def answer_of(self, text: str) -> tuple[str, Card | None]:
-        text = text.strip().upper().replace("'", "-")
-        if text.startswith("ADM1-"):
-            parts = text.split("-")
-            if len(parts) != 4 or not parts[2].isdigit():
-                return "NOT_A_CARD", None
-            if parts[1] != self.casino:
-                return "NOT_THIS_CASINO", None
-            if not hmac.compare_digest(
-                encode_card_code(self.casino, int(parts[2]), self.hmac_key), text
-            ):
-                return "FORGED", None
-            return self._state(self.cards.get(int(parts[2])))
-        if not text.startswith("ADM2-"):
-            return "NOT_A_CARD", None
-        body = text[5:].replace("O", "0").replace("I", "1").replace("L", "1")
-        if any(ch not in CROCKFORD for ch in body):
-            return "NOT_A_CARD", None
-        bits = "".join(f"{CROCKFORD.index(ch):05b}" for ch in body)
-        data = bytes(int(bits[i : i + 8], 2) for i in range(0, len(bits) - len(bits) % 8, 8))
-        if len(data) < 80:
-            return "NOT_A_CARD", None
-        payload, sig = data[:-64], data[-64:]
-        n = payload[4]
-        casino = payload[5 : 5 + n].decode("ascii", "replace")
-        if casino != self.casino:
-            return "NOT_THIS_CASINO", None
-        number = int.from_bytes(payload[5 + n : 10 + n], "big")
-        try:
-            self.key.public_key().verify(sig, b"ADM2\x00" + payload)
-        except Exception:
-            return "FORGED", None
-        return self._state(self.cards.get(number))
-
-    def _state(self, card: Card | None) -> tuple[str, Card | None]:
-        if card is None:
-            return "UNKNOWN", None
-        today = madrid_today()
-        if card.void_reason:
-            return "VOID", card
-        if today < card.valid_from:
-            return "NOT_YET_VALID", card
-        if today > card.valid_until:
-            return "EXPIRED", card
-        return "VALID", card
-
-    def voids_body(self) -> str:
-        voided = sorted(c.number for c in self.cards.values() if c.void_reason)
-        return json.dumps(
-            {
-                "format": "adm-voids-1",
-                "casino_id": self.casino,
-                "issued_at": self.issued_at.isoformat(),
-                "voided": voided,
-            }
-        )
-
-    # -- aiohttp
-
-    def _app(self) -> web.Application:
-        sessions = self.sessions
-
+    @staticmethod
+    def _app() -> web.Application:
         @web.middleware
         async def headers(request: web.Request, handler: Any) -> web.StreamResponse:
             response = await handler(request)
             response.headers["Content-Security-Policy"] = CSP
-            if request.path.startswith("/api/"):
-                response.headers["Cache-Control"] = "no-store"
             return response
-
-        def error(status: int, code: str) -> web.Response:
-            return web.json_response(
-                {"error": code, "message_es": code, "message_en": code}, status=status
-            )
-
-        def authorised(request: web.Request) -> bool:
-            return request.cookies.get("floor_session", "") in sessions
 
         async def page(_request: web.Request) -> web.StreamResponse:
             return web.FileResponse(PAGE / "index.html")
@@ -324,103 +218,20 @@ class FakeFloor:
             return web.FileResponse(PAGE / "sw.js", headers={"Content-Type": "text/javascript"})
 
         async def static(request: web.Request) -> web.StreamResponse:
-            name = request.match_info["name"]
-            path = (PAGE / name).resolve()
+            path = (PAGE / request.match_info["name"]).resolve()
             if not path.is_file() or PAGE.resolve() not in path.parents:
-                return error(404, "NOT_FOUND")
+                raise web.HTTPNotFound()
             return web.FileResponse(path)
 
-        async def session(request: web.Request) -> web.Response:
-            body = await request.json()
-            if self.accounts.get(str(body.get("username"))) != str(body.get("pin")):
-                return error(401, "BAD_CREDENTIALS")
-            token = secrets.token_urlsafe(24)
-            sessions.add(token)
-            response = web.json_response(
-                {
-                    "display_name": "Ana",
-                    "inspector": False,
-                    "expires_at": "2099-01-01T00:00:00+00:00",
-                }
-            )
-            response.set_cookie(
-                "floor_session", token, httponly=True, secure=True, samesite="Strict", path="/"
-            )
-            return response
-
-        async def signout(request: web.Request) -> web.Response:
-            sessions.discard(request.cookies.get("floor_session", ""))
-            return web.json_response({"ok": True})
-
-        async def card(request: web.Request) -> web.Response:
-            if not authorised(request):
-                return error(401, "UNAUTHORISED")
-            answer, found = self.answer_of(request.match_info["code"])
-            self.checks.append({"answer": answer, "place": request.query.get("place", "")})
-            check: dict[str, Any] = {"card_number": None}
-            if found is not None:
-                check = {
-                    "card_number": found.number,
-                    "card_type": found.card_type,
-                    "valid_from": found.valid_from.isoformat(),
-                    "valid_until": found.valid_until.isoformat(),
-                    "void_reason": found.void_reason,
-                }
-            return web.json_response(
-                {
-                    "answer": answer,
-                    "check": check,
-                    "holder_name": found.holder_name if found else None,
-                }
-            )
-
-        async def keys(request: web.Request) -> web.Response:
-            if not authorised(request):
-                return error(401, "UNAUTHORISED")
-            return web.json_response(
-                {
-                    "casino_id": self.casino,
-                    "keys": [
-                        {
-                            "key_id": self.key_id,
-                            "public_key": b64url(raw_public(self.key)),
-                            "created_at": "2026-01-01T00:00:00+00:00",
-                            "current": True,
-                        }
-                    ],
-                }
-            )
-
-        async def voids(request: web.Request) -> web.Response:
-            if not authorised(request):
-                return error(401, "UNAUTHORISED")
-            body = self.voids_body()
-            return web.json_response(
-                {
-                    "body": body,
-                    "key_id": self.key_id,
-                    "signature": b64url(self.key.sign(body.encode())),
-                }
-            )
-
-        async def offline(request: web.Request) -> web.Response:
-            if not authorised(request):
-                return error(401, "UNAUTHORISED")
-            checks = (await request.json())["checks"]
-            self.offline_checks.extend(checks)
-            return web.json_response({"recorded": len(checks)})
+        async def api(_request: web.Request) -> web.Response:
+            body = {"error": "NOT_SIGNED_IN", "message_es": "-", "message_en": "-"}
+            return web.json_response(body, status=401)
 
         app = web.Application(middlewares=[headers])
         app.router.add_get("/", page)
         app.router.add_get("/sw.js", sw)
         app.router.add_get("/static/{name:.+}", static)
-        app.router.add_post("/api/session", session)
-        app.router.add_delete("/api/session", signout)
-        app.router.add_get("/api/cards/{code}", card)
-        app.router.add_get("/api/keys", keys)
-        app.router.add_get("/api/voids", voids)
-        app.router.add_post("/api/offline-checks", offline)
-        app.router.add_get("/api/health", health)
+        app.router.add_route("*", "/api/{rest:.*}", api)
         return app
 
     def start(self) -> None:
@@ -433,7 +244,6 @@ class FakeFloor:
             loop.run_until_complete(runner.setup())
             site = web.TCPSite(runner, "127.0.0.1", self.port, ssl_context=self.tls.context())
             loop.run_until_complete(site.start())
-            self._runner = runner
             ready.set()
             loop.run_forever()
             loop.run_until_complete(runner.cleanup())
@@ -442,18 +252,13 @@ class FakeFloor:
         self._thread = threading.Thread(target=run, daemon=True)
         self._thread.start()
         if not ready.wait(10):
-            raise RuntimeError("the stand-in floor service did not start")
+            raise RuntimeError("the page's origin did not start")
 
     def stop(self) -> None:
         if self._loop is not None and self._thread is not None:
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join(10)
-        self._loop = None
-        self._thread = None
-
-
-async def health(_request: web.Request) -> web.Response:
-    return web.json_response({"ok": True})
+        self._loop = self._thread = None
 
 
 # -- the desk's real floor service (ui/floor) on a SQLCipher visitor file -------------

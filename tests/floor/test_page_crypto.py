@@ -17,7 +17,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from tests.floor.browser import (
     CROCKFORD,
     MADRID,
-    FakeFloor,
+    PageOrigin,
     Session,
     adm2_code,
     adm2_payload,
@@ -44,7 +44,7 @@ FROM, UNTIL = TODAY - timedelta(days=30), TODAY + timedelta(days=335)
 def page(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Session]:
     folder = tmp_path_factory.mktemp("floor-crypto")
     tls = make_tls(folder)
-    floor = FakeFloor(tls)
+    floor = PageOrigin(tls)
     floor.start()
     profiles = temp_profile()
     driver = chrome(next(profiles), tls)
