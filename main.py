@@ -353,6 +353,7 @@ def _card_presentation(tools: Tools, store: DeskFile, desk: AdmissionDesk) -> Ca
         code_key=store.secret("card_code"),
         type_labels={code: t.label_es for code, t in catalogue.types.items()},
         special_types=frozenset(c for c, t in catalogue.types.items() if t.kind.special),
+        signer=partial(store.signed_card_code, desk.config.casino_id),  # art. 22.4
     )
 
 

@@ -17,6 +17,7 @@ from typing import Protocol
 
 from admission.accounts import AccountService
 from admission.backups import BackupInfo, KnownBackup, RestoreInfo
+from admission.cards.signed import CardKeyRing
 from admission.cards.verification import VerificationStore
 from admission.cards.view import CardView
 from admission.codes import Code
@@ -51,9 +52,9 @@ __all__ = [
 ]
 
 
-class DeskFile(DeskStore, PeopleListings, VerificationStore, PurgeStamps, Protocol):
+class DeskFile(DeskStore, PeopleListings, VerificationStore, PurgeStamps, CardKeyRing, Protocol):
     """The visitor file as the desk uses it (art. 20.3-4): the SQLCipher file of one
-    desk or the server the casino's desks share."""
+    desk or the server the casino's desks share; its card-signing keys (art. 22.4)."""
 
     def secret(self, name: str) -> bytes: ...
 

@@ -15,7 +15,6 @@ writes: a file with no key yet verifies no ADM2 code (none was ever printed).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any, Protocol, TypeVar
 
@@ -27,6 +26,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 
 from admission.cards.signed import (
     HOLDER_SECRET,
+    CardKey,
     CardPublicKeys,
     SignedFields,
     encode_payload,
@@ -69,16 +69,6 @@ class KeyStore(Protocol):
     def write(self, work: Callable[[Any], T]) -> T: ...
 
     def secret(self, name: str) -> bytes: ...
-
-
-@dataclass(frozen=True, slots=True)
-class CardKey:
-    """One signing key, as anybody may see it (the private seed is never here)."""
-
-    key_id: str  # 8 lower-case hex
-    public_key: bytes  # raw 32 bytes
-    created_at: datetime
-    current: bool  # the key new cards are signed with
 
 
 def _generation(tx: Tx) -> int:

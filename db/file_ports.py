@@ -5,11 +5,23 @@ a rule of db/cards.py, db/visitors.py... in one transaction of the store's diale
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from functools import partial
 from typing import Any, Concatenate, ParamSpec, Self, TypeVar
 
+from admission.cards.signed import CardKey, CardPublicKeys
 from admission.records import AdmissionEntry, CardRecord, RecordedAdmission
-from db import cards, chain, data_protection, inspection, people, reports, retention, visitors
+from db import (
+    card_keys,
+    cards,
+    chain,
+    data_protection,
+    inspection,
+    people,
+    reports,
+    retention,
+    visitors,
+)
 
 T = TypeVar("T")
 P = ParamSpec("P")
@@ -107,6 +119,24 @@ class FilePorts:
         the server (arts. 154-155), newest first; a negative ``limit`` is none."""
         rows = self.read(lambda tx: tx.all(_UNPRINTED, (None if limit < 0 else limit,)))
         return [cards.card_from_row(row) for row in rows]
+
+    # -- the card-signing keys (art. 22.4: a card checked anywhere; db/card_keys.py) -------
+
+    def card_public_keys(self) -> CardPublicKeys:
+        """What an ADM2 check needs (public keys, holder secret, signature check)."""
+        return card_keys.public_keys(self)
+
+    def signed_card_code(self, casino_id: str, card: CardRecord) -> str:
+        """The ADM2 text printed in ``card``'s QR, signed with the current key."""
+        return card_keys.signed_card_code(self, casino_id, card)
+
+    def card_signing_keys(self) -> list[CardKey]:
+        """Every card-signing key, newest first (the first made on first use)."""
+        return card_keys.card_keys(self)
+
+    def rotate_card_key(self, actor: str, at: datetime) -> CardKey:
+        """The next card-signing key made current, audited (``CARD_KEY_ROTATED``)."""
+        return card_keys.rotate_card_key(self, actor, at)
 
     void_card = _writes(cards.void_card)
     # A reprint of the same number is requested (print_count grows on mark_printed).

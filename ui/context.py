@@ -41,7 +41,7 @@ from admission.desk_ports import (
     ServerLink,
     StaleBackups,
 )
-from admission.errors import ConfigError
+from admission.errors import ConfigError, NotFoundError
 from admission.ports import Clock, madrid_date
 from admission.reports import ReportService
 from admission.restore_loss import RestoreLoss
@@ -229,10 +229,18 @@ class AppContext:
         return self.tools.data_dir
 
     def card_code(self, number: int) -> str:
-        """The signed code printed on card ``number`` (art. 22.4)."""
+        """The HMAC code (ADM1) printed under card ``number``'s QR (art. 22.4)."""
         from admission.cards.code import encode_card_code
 
         return encode_card_code(self.settings["casino.id"], number, self.store.secret("card_code"))
+
+    def signed_card_code(self, number: int) -> str:
+        """The signed code (ADM2) in card ``number``'s QR (art. 22.4), for the demo and
+        tests; signs with the current key (made on first use)."""
+        card = self.store.card(number)
+        if card is None:
+            raise NotFoundError("no such card number")
+        return self.store.signed_card_code(self.settings["casino.id"], card)
 
     def close(self) -> None:
         self.closers.close()

@@ -38,14 +38,18 @@ import hmac
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from datetime import date, timedelta
-from typing import Protocol
+from datetime import date, datetime, timedelta
+from typing import TYPE_CHECKING, Protocol
 
 from admission.cards.code import (
     CODE_MALFORMED,
     MAX_CARD_NUMBER,
+    MAX_SIGNED_SHAPE,
     CardCodeError,
 )
+
+if TYPE_CHECKING:
+    from admission.records import CardRecord
 
 __all__ = [
     "DOMAIN",
@@ -53,6 +57,8 @@ __all__ = [
     "MAX_SIGNED_TEXT",
     "PREFIX2",
     "SIGNATURE_BYTES",
+    "CardKey",
+    "CardKeyRing",
     "CardPublicKeys",
     "SignatureCheck",
     "SignedCode",
@@ -80,6 +86,7 @@ _MAX_PAYLOAD = KEY_ID_BYTES + 1 + MAX_CASINO + 5 + 1 + MAX_TYPE + 2 + 2 + HOLDER
 # "ADM2-" and ceil(8 * (payload + signature) / 5) characters, with room for a reader's
 # surrounding whitespace; longer input is rejected before any parsing (untrusted text)
 MAX_SIGNED_TEXT = 5 + (8 * (_MAX_PAYLOAD + SIGNATURE_BYTES) + 4) // 5 + 8
+assert MAX_SIGNED_TEXT <= MAX_SIGNED_SHAPE  # looks_like_card_code routes each one here
 
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 _VALUE = {ch: i for i, ch in enumerate(_CROCKFORD)} | {"O": 0, "I": 1, "L": 1}
@@ -103,6 +110,37 @@ class CardPublicKeys:
     by_id: Mapping[str, bytes]
     holder_key: bytes = field(repr=False)
     check: SignatureCheck = field(repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class CardKey:
+    """One signing key, as anybody may see it (the private seed is never here)."""
+
+    key_id: str  # 8 lower-case hex
+    public_key: bytes  # raw 32 bytes
+    created_at: datetime
+    current: bool  # the key new cards are signed with
+
+
+class CardKeyRing(Protocol):
+    """The file's card-signing keys, as the desk, the CLI and the floor use them
+    (``db/card_keys.py`` over the store's transactions)."""
+
+    def card_public_keys(self) -> CardPublicKeys:
+        """What an ADM2 check needs; never makes a key."""
+        ...
+
+    def signed_card_code(self, casino_id: str, card: CardRecord) -> str:
+        """The ADM2 text of ``card``, signed with the current key (made on first use)."""
+        ...
+
+    def card_signing_keys(self) -> list[CardKey]:
+        """Every key, newest first (generation 1 made on first use)."""
+        ...
+
+    def rotate_card_key(self, actor: str, at: datetime) -> CardKey:
+        """The next key made current, audited (``CARD_KEY_ROTATED``)."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ import unicodedata
 from dataclasses import dataclass
 from datetime import date
 
+from admission.cards.signed import MAX_SIGNED_TEXT
 from admission.errors import InvalidStateError
 from admission.ports import madrid_date
 from admission.records import CardRecord, CardStatus, RecordErrorCode, Visitor
@@ -81,6 +82,10 @@ class CardView:
     fields: tuple[CardField, ...]
     marks: tuple[str, ...]
     flags: tuple[str, ...]
+    # the signed code (ADM2, admission/cards/signed.py) the QR carries, checked offline
+    # on the floor (art. 22.4); ``code`` (ADM1) is printed under it for typing at a desk.
+    # "" prints ``code`` in the QR too (a card rendered without the file's keys)
+    signed_code: str = ""
 
     def __repr__(self) -> str:  # never put a name or document number into a log
         return f"CardView(number={self.number}, flags={self.flags})"
@@ -134,12 +139,14 @@ def build_card_view(
     card_type_label: str,
     code: str,
     special: bool = False,
+    signed_code: str = "",
 ) -> CardView:
     """The printed content of ``card`` for ``visitor``.
 
     ``document_number`` is the number of the document presented at this visit
     (VisitRecord.document_number); ``card_type_label`` and ``special`` come from the
-    card-type configuration (R10); ``code`` is ``encode_card_code(...)`` of the number.
+    card-type configuration (R10); ``code`` is ``encode_card_code(...)`` of the number,
+    ``signed_code`` the card's signed code for the QR (art. 22.4).
     A voided card cannot be printed.
     """
     if card.status is CardStatus.VOIDED:
@@ -188,4 +195,5 @@ def build_card_view(
         fields=view_fields,
         marks=tuple(marks),
         flags=tuple(flags),
+        signed_code=clean_text(signed_code, MAX_SIGNED_TEXT),
     )

@@ -33,7 +33,7 @@ from admission.devices import (
 from admission.errors import DeviceError, InvalidStateError, NotFoundError
 from admission.leaflet import Leaflet
 from admission.ports import CardBook, Clock, VisitorFile
-from admission.records import CardStatus, RecordErrorCode
+from admission.records import CardRecord, CardStatus, RecordErrorCode
 from admission.vouchers.model import VoucherView
 from hardware.printer import refusal_code
 from hardware.printer.render import CardStyle, CardWarning, Rendered, render_card
@@ -108,16 +108,33 @@ def spool(
 
 @dataclass(frozen=True, slots=True)
 class CardPresentation:
-    """How this casino's cards look in words: from settings and the card-type config."""
+    """How this casino's cards look in words: from settings and the card-type config.
+
+    ``signer`` signs a card (art. 22.4: checked anywhere on the floor, offline too): the
+    file's ``signed_card_code`` bound to the casino id, which reads the card's record
+    and its holder digest; without one the QR carries the HMAC code.
+    """
 
     casino_name: str
     casino_id: str
     code_key: bytes = field(repr=False)  # store.secret("card_code"); never a setting
     type_labels: Mapping[str, str] = field(default_factory=dict)  # card_type → label_es
     special_types: frozenset[str] = frozenset()  # card types that are art. 23.3 specials
+    signer: Callable[[CardRecord], str] | None = field(default=None, repr=False)
 
     def code(self, number: int) -> str:
         return encode_card_code(self.casino_id, number, self.code_key)
+
+    def signed_code(self, card: CardRecord) -> str:
+        """The card's signed code (ADM2); "" when no signer, or the format cannot carry
+        the card (a type code outside ASCII): its QR then carries the HMAC code."""
+        if self.signer is None:
+            return ""
+        try:
+            return self.signer(card)
+        except ValueError as exc:
+            log.warning("card %d not signed: %s", card.number, exc)
+            return ""
 
 
 class CardPrintService:
@@ -187,6 +204,7 @@ class CardPrintService:
             card_type_label=p.type_labels.get(card.card_type, card.card_type),
             code=p.code(number),
             special=card.card_type in p.special_types,
+            signed_code=p.signed_code(card),
         )
 
     def print_card(self, view: CardView, *, actor: str, reprint_reason: str = "") -> PrintOutcome:

@@ -1,4 +1,5 @@
-"""``verify-card CODE``: verify an entry card's code (R8, art. 22.4).
+"""``verify-card CODE``: verify an entry card's code (R8, art. 22.4), the HMAC code (ADM1)
+or the signed one in the card's QR (ADM2).
 
 0 the card is VALID; 1 it is not (expired, voided, unknown number, tampered, malformed,
 other casino, not yet valid) - the payload says which; 3 the check could not be made or
@@ -11,6 +12,7 @@ from __future__ import annotations
 import argparse
 from typing import Protocol
 
+from admission.cards.signed import CardPublicKeys
 from admission.cards.verification import VerificationStore, verify_card
 from admission.errors import AdmissionError
 from admission.ports import Clock
@@ -24,6 +26,8 @@ CARD_CODE_SECRET = "card_code"
 
 class CardCheckStore(VerificationStore, Protocol):
     def secret(self, name: str) -> bytes: ...
+
+    def card_public_keys(self) -> CardPublicKeys: ...
 
 
 def check(
@@ -39,6 +43,7 @@ def check(
             clock=clock,
             actor=actor,
             channel="cli",
+            public_keys=store.card_public_keys(),  # ADM2: the signed codes (art. 22.4)
         )
     except AdmissionError as err:
         return error(ExitCode.UNAVAILABLE, err.code, "the card check could not be made")

@@ -270,4 +270,5 @@ def check_card(
         clock=clock,
         actor=actor,
         channel="scanner",
+        public_keys=store.card_public_keys(),  # the signed codes (art. 22.4)
     )

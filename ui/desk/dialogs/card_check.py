@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from admission.cards.signed import MAX_SIGNED_TEXT
 from admission.cards.verification import CardVerification
 from ui.desk.dialogs.common import close_box, plain_label
 from ui.desk.text import bounded, local_date, local_time, message
@@ -29,7 +30,7 @@ from ui.desk.theme import VERDICT_COLOURS, verdict_font
 
 __all__ = ["CardCheckDialog"]
 
-MAX_CODE = 60
+MAX_CODE = MAX_SIGNED_TEXT  # the signed code in the QR (ADM2) is the longest
 
 
 class CardCheckDialog(QDialog):
