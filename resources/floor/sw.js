@@ -4,9 +4,11 @@
  * and are no-store. Files are answered from the cache at once and refreshed behind. */
 "use strict";
 
-var CACHE = "floor-page-v1";
+var CACHE = "floor-page-v2"; // a new name when the list of files changes
 var FILES = [
   "/",
+  "/static/adm2.js",
+  "/static/camera.js",
   "/static/app.js",
   "/static/style.css",
   "/static/i18n.json",
