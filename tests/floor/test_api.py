@@ -230,3 +230,20 @@ def test_the_page_and_nothing_outside_it(floor: Floor) -> None:
     for path in ("/static/../../main.py", "/static/..%2f..%2fmain.py", "/static/%2e%2e/README.md"):
         status, _, body = floor.call("GET", path)
         assert status == 404 and b"import" not in body
+
+
+def test_a_card_signed_after_a_rotation_verifies_at_once(floor: Floor) -> None:
+    from db.card_keys import rotate_card_key, signed_card_code
+
+    session = floor.session()
+    card = floor.store.card(floor.valid_number)
+    old = signed_card_code(floor.store, CASINO, card)
+    assert floor.json("GET", f"/api/cards/{old}", headers=session)[1]["answer"] == "VALID"
+    rotate_card_key(floor.store, "jefa", floor.clock.now())
+    new = signed_card_code(floor.store, CASINO, card)
+    floor.wait(1.5)  # the keys read a second ago are not read again for every code
+    for code in (new, old):
+        status, out = floor.json("GET", f"/api/cards/{code}", headers=session)
+        assert (status, out["answer"]) == (200, "VALID")
+    status, keys = floor.json("GET", "/api/keys", headers=session)
+    assert [k["current"] for k in keys["keys"]] == [True, False]

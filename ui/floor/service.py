@@ -37,7 +37,8 @@ from datetime import date, datetime, timedelta
 from typing import Any, Protocol
 
 from admission.accounts import AccountError, AccountErrorCode, AccountService, Operator, Role
-from admission.cards.signed import CardPublicKeys
+from admission.cards.code import CardCodeError
+from admission.cards.signed import CardPublicKeys, decode_signed_code
 from admission.cards.verification import (
     CardCheckStatus,
     CardVerification,
@@ -53,7 +54,7 @@ from ui.floor.tokens import DeviceTokens, TokenStore
 __all__ = [
     "ANSWERS",
     "FLOOR_ROLES",
-    "CardKeyRing",
+    "FloorKeys",
     "FloorService",
     "FloorStore",
     "Principal",
@@ -71,6 +72,7 @@ MAX_CODE = 256  # longer text is no card code: answered NOT_A_CARD without parsi
 MAX_PLACE = 40
 MAX_OFFLINE = 200
 CARD_CODE_SECRET = "card_code"
+KEYS_FOR = 5.0  # seconds the public keys are kept before they are read again
 VOIDS_FORMAT = "adm-voids-1"
 CHECK_RATE = Rate(10.0, 30)  # per client address and per session or token
 SIGN_IN_RATE = Rate(5 / 60, 5)  # per client address
@@ -157,7 +159,7 @@ class FloorStore(TokenStore, VerificationStore, AuditTrail, Protocol):
 
 
 @dataclass(frozen=True, slots=True)
-class CardKeyRing:
+class FloorKeys:
     """The casino's Ed25519 card keys over the open file (db/card_keys.py's functions
     bound to the store by the composition root: ui/ builds no adapter)."""
 
@@ -215,7 +217,7 @@ class FloorService:
         clock: Clock,
         casino_id: str,
         *,
-        keys: CardKeyRing | None = None,
+        keys: FloorKeys | None = None,
         monotonic: Callable[[], float] = time.monotonic,
         check_rate: Rate = CHECK_RATE,
         sign_in_rate: Rate = SIGN_IN_RATE,
@@ -233,6 +235,8 @@ class FloorService:
         self._per_client = Buckets(check_rate)
         self._per_principal = Buckets(check_rate)
         self._sign_ins = Buckets(sign_in_rate)
+        self._code_key: bytes | None = None
+        self._public: tuple[float, CardPublicKeys] | None = None  # (read at, keys)
 
     # -- sessions -------------------------------------------------------------------------
     def sign_in(self, client: str, body: object) -> Reply:
@@ -336,17 +340,40 @@ class FloorService:
         self, who: Principal, code: str, channel: str, extra: dict[str, str]
     ) -> CardVerification:
         text = code if isinstance(code, str) and len(code) <= MAX_CODE else "-"
+        secrets_now = self._secrets(text)
         return verify_card(
             text,
-            key=self.store.secret(CARD_CODE_SECRET),
+            key=secrets_now[0],
             casino_id=self.casino_id,
             store=self.store,
             clock=self.clock,
             actor=who.actor,
             channel=channel,
             audit=_Annotated(self.store, extra),
-            public_keys=None if self.keys is None else self.keys.public_keys(),
+            public_keys=secrets_now[1],
         )
+
+    def _secrets(self, code: str) -> tuple[bytes, CardPublicKeys | None]:
+        """The ADM1 key (a secret never changes once made) and the public keys, read
+        again every :data:`KEYS_FOR` seconds, or sooner (once a second at most) for a
+        signed code whose key id is not among them: a card signed with a key made
+        since, the first key or a rotation's, verifies at once."""
+        now = self._monotonic()
+        with self._lock:
+            if self._code_key is None:
+                self._code_key = self.store.secret(CARD_CODE_SECRET)
+            if self.keys is not None:
+                age = KEYS_FOR if self._public is None else now - self._public[0]
+                if age >= KEYS_FOR or (age >= 1.0 and self._new_key(code)):
+                    self._public = (now, self.keys.public_keys())
+            return self._code_key, None if self._public is None else self._public[1]
+
+    def _new_key(self, code: str) -> bool:
+        try:
+            key_id = decode_signed_code(code).fields.key_id
+        except CardCodeError:
+            return False
+        return self._public is not None and key_id not in self._public[1].by_id
 
     def offline_checks(self, who: Principal, body: object) -> Reply:
         """Checks a phone made while the LAN was down, recorded now (art. 22.4): each
