@@ -213,6 +213,10 @@
         <translation>Inspector</translation>
     </message>
     <message>
+        <source>Personal de sala</source>
+        <translation>Floor staff</translation>
+    </message>
+    <message>
         <source>Administrador</source>
         <translation>Administrator</translation>
     </message>
@@ -1926,7 +1930,7 @@
     </message>
     <message>
         <source>El personal de sala y los inspectores comprueban las tarjetas con el móvil en https://DIRECCIÓN:PUERTO/. Vacío: la página no se sirve desde este puesto. Sin certificado, el puesto crea la autoridad de certificación del casino e indica cómo instalarla en los móviles.</source>
-        <translation>Floor staff and inspectors check cards with their phones at https://ADDRESS:PORT/. Empty: this desk does not serve the page. Without a certificate, the desk makes the casino's certificate authority and shows how to install it on the phones.</translation>
+        <translation>Floor staff and inspectors check cards with their phones at https://ADDRESS:PORT/. Empty: this desk does not serve the page. Without a certificate, the desk makes the casino&apos;s certificate authority and shows how to install it on the phones.</translation>
     </message>
     <message>
         <source>&amp;Escuchar en:</source>
