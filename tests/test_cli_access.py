@@ -137,6 +137,8 @@ ARGV: dict[str, list[str]] = {
     ],
     "db rotate-key": ["db", "rotate-key", "--rewrap"],
     "server confirm-restore": ["server", "confirm-restore"],
+    "card-key show": ["card-key", "show"],
+    "card-key rotate": ["card-key", "rotate"],
 }
 SIGNS_IN_WITH_AS = {  # these name who signs in with --as NAME, not --user
     "inspect search", "inspect timeline", "inspect export", "report day", "report figures",

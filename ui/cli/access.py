@@ -150,6 +150,8 @@ MATRIX: dict[str, Access] = {
     "db copy-to-server": Access(KEEPERS),
     "db rotate-key": Access(KEEPERS),
     "server confirm-restore": Access(KEEPERS),  # art. 22.1: the cards on paper
+    "card-key show": Access(EVERYONE),  # art. 22.4: public keys, no personal data
+    "card-key rotate": Access(KEEPERS),  # a new signing key, audited
 }
 
 

@@ -16,6 +16,7 @@ from ui.cli import (
     admit,
     audit,
     backup,
+    card_key,
     db_server,
     demo,
     desk_papers,
@@ -79,5 +80,6 @@ FILE_COMMANDS: dict[str, Command[AppContext]] = {
         retention.COMMAND,
         db_server.COMMAND,
         server_restore.COMMAND,
+        card_key.COMMAND,
     )
 }
