@@ -33,7 +33,6 @@ import sys
 import tempfile
 import time
 from datetime import timedelta
-from functools import partial
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -45,11 +44,12 @@ from db import card_keys  # noqa: E402
 from db.accounts import Argon2Hasher, StoreAccountBook  # noqa: E402
 from db.keys import DbKey  # noqa: E402
 from db.store import SqlCipherStore  # noqa: E402
+from main import floor_keys  # noqa: E402
 from tests.db.factories import T0, entry  # noqa: E402
 from ui.floor.certs import made_certificate  # noqa: E402
 from ui.floor.http import FloorServer  # noqa: E402
 from ui.floor.limits import Rate  # noqa: E402
-from ui.floor.service import CardKeyRing, FloorService, Principal  # noqa: E402
+from ui.floor.service import FloorService, Principal  # noqa: E402
 
 CASINO = "CAS1"
 PIN = "4821"
@@ -164,12 +164,7 @@ def run(cards: int, checks: int, width: int) -> list[tuple[str, str, str, str, s
         try:
             accounts, codes = seed(store, clock, cards)
             clock.set(T0 + timedelta(hours=1))
-            ring = CardKeyRing(
-                partial(card_keys.card_keys, store),
-                partial(card_keys.sign_bytes, store),
-                partial(card_keys.voided_cards, store),
-                partial(card_keys.public_keys, store),
-            )
+            ring = floor_keys(store)
             service = FloorService(store, accounts, clock, CASINO, keys=ring, check_rate=UNLIMITED)
             codes_file = folder / "codes.json"
             codes_file.write_text(json.dumps(codes))

@@ -11,7 +11,6 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +23,7 @@ from tests.db.factories import T0, entry
 from ui.floor.certs import made_certificate
 from ui.floor.http import FloorServer
 from ui.floor.limits import Rate
-from ui.floor.service import CardKeyRing, FloorService
+from ui.floor.service import FloorKeys, FloorService
 
 CASINO = "CAS1"
 PIN = "4821"
@@ -128,16 +127,11 @@ def seed_cards(store: Any, count: int = 2) -> list[int]:
     return numbers
 
 
-def key_ring(store: Any) -> CardKeyRing:
+def key_ring(store: Any) -> FloorKeys:
     """db/card_keys.py bound to ``store``, as the composition root binds it."""
-    from db import card_keys
+    from main import floor_keys
 
-    return CardKeyRing(
-        partial(card_keys.card_keys, store),
-        partial(card_keys.sign_bytes, store),
-        partial(card_keys.voided_cards, store),
-        partial(card_keys.public_keys, store),
-    )
+    return floor_keys(store)
 
 
 def start_floor(
