@@ -357,31 +357,36 @@ class RealFloor:
         return [dict(e.details) for e in entries if e.details.get("channel") == channel]
 
 
-# -- the fake camera: a card's QR as a Y4M video --------------------------------------
+# -- the fake camera: the printed card as a Y4M video --------------------------------------
 
 
-def qr_image(text: str, module_px: int = 6, quiet: int = 4) -> np.ndarray:
-    """The QR as the card prints it (hardware/printer/render.qr_modules: error correction
-    M), black on white, ``module_px`` pixels a module."""
-    from hardware.printer.render import qr_modules
+def card_photo(
+    code: str, width: int = 1280, height: int = 720, seen_mm: float = 255.0
+) -> np.ndarray:
+    """A grey camera frame of the printed card (hardware/printer/render.render_card with
+    ``code`` in its QR, rasterised at 300 dpi) held at about 20 cm: a 1280 x 720 camera
+    with a 65 degree field sees about 255 mm across there, so the CR80 card's 85.6 mm
+    fill a third of the frame and its 24 mm QR about 120 pixels. The person points the
+    QR at the frame drawn on the page (its centre); slightly blurred, as a phone's lens
+    is, on a dark table."""
+    import io
+    from dataclasses import replace
 
-    modules = np.array(qr_modules(text), dtype=bool)
-    img = np.where(modules, 0, 255).astype(np.uint8)
-    img = np.pad(img, quiet, constant_values=255)
-    return np.kron(img, np.ones((module_px, module_px), dtype=np.uint8))
+    from PIL import Image, ImageFilter
 
+    from hardware.printer.render import preview_png, render_card
+    from tests.printer.factories import view
 
-def card_frame(text: str, width: int = 640, height: int = 480) -> np.ndarray:
-    """A grey frame: a light card on a darker table with the QR on it, as a phone sees it
-    at about 20 cm."""
-    frame = np.full((height, width), 70, dtype=np.uint8)
-    card_w, card_h = int(width * 0.86), int(height * 0.86)
-    x0, y0 = (width - card_w) // 2, (height - card_h) // 2
-    frame[y0 : y0 + card_h, x0 : x0 + card_w] = 235
-    qr = qr_image(text, module_px=max(2, (card_h - 40) // (len(qr_image(text, 1, 4)))))
-    qy, qx = y0 + (card_h - qr.shape[0]) // 2, x0 + 30
-    frame[qy : qy + qr.shape[0], qx : qx + qr.shape[1]] = qr
-    return frame
+    printed = preview_png(render_card(replace(view(), signed_code=code)).pdf, dpi=300)
+    card = Image.open(io.BytesIO(printed)).convert("L")
+    per_mm = width / seen_mm
+    size = (round(85.6 * per_mm), round(54.0 * per_mm))
+    frame = Image.new("L", (width, height), 60)
+    qr_centre_mm = (85.6 - 1.5 - 12.0, 25.3)  # hardware/printer/render: the QR's place
+    left = width // 2 - round(qr_centre_mm[0] * per_mm)
+    top = height // 2 - round(qr_centre_mm[1] * per_mm)
+    frame.paste(card.resize(size, Image.Resampling.LANCZOS), (left, top))
+    return np.asarray(frame.filter(ImageFilter.GaussianBlur(0.7)), dtype=np.uint8)
 
 
 def write_y4m(path: Path, grey: np.ndarray, frames: int = 3) -> Path:

@@ -24,7 +24,7 @@ from tests.floor.browser import (
     Card,
     RealFloor,
     Session,
-    card_frame,
+    card_photo,
     chrome,
     have_browser,
     madrid_today,
@@ -146,10 +146,11 @@ def test_sign_in_with_the_numeric_pin_and_the_place_remembered(
 
 
 def test_a_valid_card_read_through_the_camera(scene: Scene, tmp_path: Path) -> None:
-    """A fresh phone whose camera sees the printed card's QR: the answer comes without
-    typing (BarcodeDetector where the browser has it, jsQR on canvas frames otherwise)."""
+    """A fresh phone whose camera sees the printed card at about 20 cm (the card as the
+    desk prints it, with the ADM2 code in its QR): the answer comes without typing
+    (BarcodeDetector where the browser has it, jsQR on canvas frames otherwise)."""
     floor, card = scene.floor, scene.valid
-    camera = write_y4m(tmp_path / "card.y4m", card_frame(floor.code(card)))
+    camera = write_y4m(tmp_path / "card.y4m", card_photo(floor.code(card)))
     profiles = temp_profile()
     driver = chrome(next(profiles), floor.tls, camera=camera)
     try:
