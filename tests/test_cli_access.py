@@ -139,6 +139,9 @@ ARGV: dict[str, list[str]] = {
     "server confirm-restore": ["server", "confirm-restore"],
     "card-key show": ["card-key", "show"],
     "card-key rotate": ["card-key", "rotate"],
+    # TEST-NET-1 (RFC 5737) is no address of this machine: served, it answers at once
+    "floor serve": ["floor", "serve", "--listen", "192.0.2.1:8443"],
+    "floor token": ["floor", "token", "list"],
 }
 SIGNS_IN_WITH_AS = {  # these name who signs in with --as NAME, not --user
     "inspect search", "inspect timeline", "inspect export", "report day", "report figures",

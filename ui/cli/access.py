@@ -152,6 +152,9 @@ MATRIX: dict[str, Access] = {
     "server confirm-restore": Access(KEEPERS),  # art. 22.1: the cards on paper
     "card-key show": Access(EVERYONE),  # art. 22.4: public keys, no personal data
     "card-key rotate": Access(KEEPERS),  # a new signing key, audited
+    # art. 22.4: the floor's card checks are served by whoever keeps the desk's keys
+    "floor serve": Access(KEEPERS),
+    "floor token": Access(KEEPERS),  # add, list, revoke the device tokens
 }
 
 

@@ -20,6 +20,7 @@ from ui.cli import (
     db_server,
     demo,
     desk_papers,
+    floor,
     init,
     inspect,
     parse_mrz,
@@ -81,5 +82,6 @@ FILE_COMMANDS: dict[str, Command[AppContext]] = {
         db_server.COMMAND,
         server_restore.COMMAND,
         card_key.COMMAND,
+        floor.COMMAND,
     )
 }
