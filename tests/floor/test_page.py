@@ -310,3 +310,34 @@ def test_no_name_is_kept_in_the_phone(phone: Session) -> None:
 def test_the_page_runs_under_the_content_security_policy(phone: Session) -> None:
     logs = phone.driver.get_log("browser")
     assert not [entry for entry in logs if "Content Security Policy" in entry["message"]]
+
+
+CONTRAST = """
+const rgb = (c) => c.match(/[0-9.]+/g).slice(0, 3).map(Number);
+const lum = (c) => {
+  const [r, g, b] = rgb(c).map((v) => {
+    v /= 255;
+    return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+  });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+};
+const ratio = (a, b) => (Math.max(lum(a), lum(b)) + 0.05) / (Math.min(lum(a), lum(b)) + 0.05);
+const box = document.getElementById('verdict-box'), word = document.getElementById('verdict');
+const out = {};
+for (const kind of ['good', 'bad', 'warn']) {
+  box.className = 'verdict ' + kind;
+  out[kind] = ratio(getComputedStyle(word).color, getComputedStyle(box).backgroundColor);
+}
+const body = getComputedStyle(document.body);
+out.text = ratio(body.color, body.backgroundColor);
+const hint = document.querySelector('.hint');
+out.hint = ratio(getComputedStyle(hint).color, body.backgroundColor);
+return out;
+"""
+
+
+def test_the_answer_colours_are_readable(phone: Session) -> None:
+    """WCAG 2.1 contrast (AA, 4.5:1 for normal text) of the answer on its colour, and of
+    the page's text and hints on the background."""
+    ratios = phone.driver.execute_script(CONTRAST)
+    assert all(value >= 4.5 for value in ratios.values()), ratios
