@@ -37,7 +37,6 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey 
 
 from tests.floor.browser import (  # noqa: E402
     MADRID,
-    RealFloor,
     Session,
     adm2_code,
     adm2_payload,
@@ -47,6 +46,7 @@ from tests.floor.browser import (  # noqa: E402
     madrid_today,
     raw_public,
 )
+from tests.floor.real_floor import RealFloor  # noqa: E402
 
 TARGET_LOAD_MS = 1000  # a phone on the casino's Wi-Fi: the form before a second has passed
 TARGET_VERIFY_MS = 20  # per card: no waiting at the table

@@ -1,9 +1,9 @@
 """The floor phone page's test kit: a real headless Chromium (Debian's ``chromium`` and
-``chromedriver``, driven by selenium) at a phone's 390 x 844, a test CA and a server
-certificate it trusts, a fake camera fed with a rendered card (a Y4M file), ADM2 codes
-signed here with ``cryptography``, the desk's real floor service on a SQLCipher file
-(``RealFloor``) and a bare HTTPS origin for the tests of the page's own code
-(``PageOrigin``).
+``chromedriver``, driven by selenium) at a phone's 390 x 844 trusting the server key of
+the desk's casino certificate (ui/floor/certs.py), a fake camera filming the printed
+card (a Y4M file), ADM2 codes signed here with ``cryptography``, the desk's real floor
+service on a SQLCipher file (``RealFloor``) and a bare HTTPS origin for the tests of
+the page's own code (``PageOrigin``).
 
 Nothing here is imported by the application.
 """
@@ -20,20 +20,15 @@ import tempfile
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, date, datetime, timedelta
+from datetime import date, datetime
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
 import numpy as np
 from aiohttp import web
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from cryptography.x509.oid import NameOID
-
-from admission.cards.code import encode_card_code
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "resources" / "floor"
@@ -104,7 +99,7 @@ def b64url(data: bytes) -> str:
     return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
 
 
-# -- TLS: a test CA, a server certificate for loopback --------------------------------
+# -- TLS: the desk's casino CA and a server certificate for loopback ---------------
 
 
 @dataclass(frozen=True)
@@ -121,52 +116,17 @@ class Tls:
 
 
 def make_tls(folder: Path) -> Tls:
-    now = datetime.now(UTC)
-    ca_key = ec.generate_private_key(ec.SECP256R1())
-    ca_name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "Casino test CA")])
-    ca = (
-        x509.CertificateBuilder()
-        .subject_name(ca_name)
-        .issuer_name(ca_name)
-        .public_key(ca_key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - timedelta(days=1))
-        .not_valid_after(now + timedelta(days=30))
-        .add_extension(x509.BasicConstraints(ca=True, path_length=0), critical=True)
-        .sign(ca_key, hashes.SHA256())
-    )
-    key = ec.generate_private_key(ec.SECP256R1())
-    import ipaddress
+    """The desk's own casino CA and server certificate for 127.0.0.1 (ui/floor/certs.py,
+    made in ``folder``), and what Chromium needs to trust that server's key."""
+    from ui.floor.certs import made_certificate
 
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")]))
-        .issuer_name(ca_name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - timedelta(days=1))
-        .not_valid_after(now + timedelta(days=30))
-        .add_extension(
-            x509.SubjectAlternativeName(
-                [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
-            ),
-            critical=False,
-        )
-        .sign(ca_key, hashes.SHA256())
-    )
-    pem = serialization.Encoding.PEM
-    paths = Tls(folder / "server.crt", folder / "server.key", folder / "ca.crt", "")
-    paths.cert.write_bytes(cert.public_bytes(pem) + ca.public_bytes(pem))
-    paths.key.write_bytes(
-        key.private_bytes(pem, serialization.PrivateFormat.PKCS8, serialization.NoEncryption())
-    )
-    paths.ca.write_bytes(ca.public_bytes(pem))
+    made = made_certificate(folder, "127.0.0.1")
+    key = serialization.load_pem_private_key(made.key.read_bytes(), None)
     spki = key.public_key().public_bytes(
         serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
     )
-    return Tls(
-        paths.cert, paths.key, paths.ca, base64.b64encode(hashlib.sha256(spki).digest()).decode()
-    )
+    digest = base64.b64encode(hashlib.sha256(spki).digest()).decode()
+    return Tls(made.cert, made.key, folder / "floor-tls" / "ca.crt", digest)
 
 
 def free_port() -> int:
@@ -176,16 +136,6 @@ def free_port() -> int:
 
 
 # -- a bare origin for the page (the JS-only tests) ----------------------------------
-
-
-@dataclass
-class Card:
-    number: int
-    card_type: str
-    valid_from: date
-    valid_until: date
-    holder_name: str
-    void_reason: str = ""
 
 
 class PageOrigin:
@@ -259,102 +209,6 @@ class PageOrigin:
             self._loop.call_soon_threadsafe(self._loop.stop)
             self._thread.join(10)
         self._loop = self._thread = None
-
-
-# -- the desk's real floor service (ui/floor) on a SQLCipher visitor file -------------
-
-
-class RealFloor:
-    """``python main.py floor serve`` as the tests of tests/floor/conftest.py build it
-    (FloorService + FloorServer, the desk's own casino CA), on a SQLCipher file whose
-    clock is the real one, so the cards issued today are valid in the browser's today
-    too. ``stop()`` closes the server (the phone meets a refused connection); ``start()``
-    opens it again on the same port, with the same service and its sessions."""
-
-    def __init__(self, folder: Path) -> None:
-        from admission.clock import SystemClock
-        from db.keys import DbKey
-        from db.store import SqlCipherStore
-        from tests.floor.conftest import CASINO as REAL_CASINO
-        from tests.floor.conftest import add_people, key_ring
-        from ui.floor.certs import made_certificate
-        from ui.floor.service import FloorService
-
-        self.folder = folder
-        self.casino = REAL_CASINO
-        self.clock = SystemClock()
-        self.store = SqlCipherStore.open(
-            folder / "visitors.db", DbKey.generate(source="test"), clock=self.clock
-        )
-        accounts = add_people(self.store, self.clock)
-        self.service = FloorService(
-            self.store, accounts, self.clock, self.casino, keys=key_ring(self.store)
-        )
-        self.certificate = made_certificate(folder, "127.0.0.1")
-        key = serialization.load_pem_private_key(self.certificate.key.read_bytes(), None)
-        spki = key.public_key().public_bytes(
-            serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo
-        )
-        ca = folder / "floor-tls" / "ca.crt"
-        self.tls = Tls(
-            self.certificate.cert,
-            self.certificate.key,
-            ca,
-            base64.b64encode(hashlib.sha256(spki).digest()).decode(),
-        )
-        self.port = 0
-        self._server: Any = None
-
-    @property
-    def url(self) -> str:
-        return f"https://127.0.0.1:{self.port}"
-
-    def start(self) -> None:
-        from ui.floor.http import FloorServer
-
-        self._server = FloorServer(self.service, self.certificate, "127.0.0.1", self.port).start()
-        self.port = self._server.port
-
-    def stop(self) -> None:
-        if self._server is not None:
-            self._server.stop()
-        self._server = None
-
-    def close(self) -> None:
-        self.stop()
-        self.store.close()
-
-    def add(self, card: Card, n: int) -> Card:
-        """Visitor ``n`` admitted now with ``card`` (its number is the file's); voided
-        with ``card.void_reason`` when it has one."""
-        from dataclasses import replace
-
-        from admission.records import NewCard
-        from tests.db.factories import entry
-
-        given, _, surname = card.holder_name.partition(" ")
-        new = NewCard(card.card_type, 500, card.valid_from, card.valid_until)
-        recorded = self.store.record_admission(
-            entry(n, datetime.now(UTC), surname=surname, given_names=given, card=new)
-        )
-        if card.void_reason:
-            self.store.void_card(recorded.card_number, card.void_reason, "jefa", datetime.now(UTC))
-        return replace(card, number=recorded.card_number)
-
-    def code(self, card: Card) -> str:
-        from db.card_keys import signed_card_code
-
-        record = self.store.card(card.number)
-        assert record is not None
-        return str(signed_card_code(self.store, self.casino, record))
-
-    def adm1(self, card: Card) -> str:
-        return encode_card_code(self.casino, card.number, self.store.secret("card_code"))
-
-    def checks(self, channel: str) -> list[dict[str, Any]]:
-        """The audit trail's card checks of ``channel`` (floor, floor-offline), oldest first."""
-        entries = [e for e in self.store.audit_entries(limit=100000) if e.action == "CARD_CHECK"]
-        return [dict(e.details) for e in entries if e.details.get("channel") == channel]
 
 
 # -- the fake camera: the printed card as a Y4M video --------------------------------------

@@ -21,8 +21,6 @@ from selenium.webdriver.common.by import By
 
 from tests.floor.browser import (
     MADRID,
-    Card,
-    RealFloor,
     Session,
     card_photo,
     chrome,
@@ -32,6 +30,7 @@ from tests.floor.browser import (
     write_y4m,
 )
 from tests.floor.conftest import PIN
+from tests.floor.real_floor import Card, RealFloor
 
 pytestmark = pytest.mark.skipif(not have_browser(), reason="Debian's chromium and chromedriver")
 
