@@ -46,6 +46,7 @@ __all__ = [
     "CardCode",
     "CardCodeError",
     "CardCodeErrorCode",
+    "canonical_text",
     "encode_card_code",
     "looks_like_card_code",
     "parse_card_code",
@@ -126,9 +127,11 @@ def encode_card_code(casino_id: str, number: int, key: bytes) -> str:
     return f"{PREFIX}-{casino_id}-{number}-{_mac(casino_id, number, key)}"
 
 
-def _canonical_text(text: str) -> str:
-    """Trim what readers add around a scan and fold case; never widens the alphabet."""
-    if not isinstance(text, str) or len(text) > MAX_TEXT:
+def canonical_text(text: str, limit: int = MAX_TEXT) -> str:
+    """Trim what readers add around a scan, fold case and take ``'`` for ``-`` (a US
+    keyboard wedge on a Spanish PC); never widens the alphabet. Text longer than
+    ``limit`` is refused before anything else (untrusted reader text)."""
+    if not isinstance(text, str) or len(text) > limit:
         raise CardCodeError(CODE_MALFORMED, "not text or too long")
     cleaned = text.strip(" \t\r\n").upper().replace("'", "-")
     if not cleaned.isascii():
@@ -142,13 +145,13 @@ def looks_like_card_code(text: str) -> bool:
     Lets a reader's output be routed to card verification rather than to a search.
     The signed codes of format 2 (admission/cards/signed.py) are ours too.
     """
-    signed = isinstance(text, str) and len(text) <= MAX_SIGNED_SHAPE
-    if signed and _SIGNED_SHAPE.match(text.strip(" \t\r\n").upper().replace("'", "-")):
-        return True
     try:
-        return _CODE.match(_canonical_text(text)) is not None
+        cleaned = canonical_text(text, MAX_SIGNED_SHAPE)
     except CardCodeError:
         return False
+    if _SIGNED_SHAPE.match(cleaned):
+        return True
+    return len(text) <= MAX_TEXT and _CODE.match(cleaned) is not None  # ADM1's own bound
 
 
 def parse_card_code(text: str, key: bytes, *, casino_id: str | None = None) -> CardCode:
@@ -159,7 +162,7 @@ def parse_card_code(text: str, key: bytes, *, casino_id: str | None = None) -> C
     when given) or ``CODE_TAMPERED`` (the MAC does not match: forged or mistyped).
     """
     _check_key(key)
-    match = _CODE.match(_canonical_text(text))
+    match = _CODE.match(canonical_text(text))
     if match is None:
         raise CardCodeError(CODE_MALFORMED, "not an ADM1 card code")
     code_casino = match["casino"]

@@ -46,6 +46,7 @@ from admission.cards.code import (
     MAX_CARD_NUMBER,
     MAX_SIGNED_SHAPE,
     CardCodeError,
+    canonical_text,
 )
 
 if TYPE_CHECKING:
@@ -238,14 +239,7 @@ def encode_signed_code(payload: bytes, signature: bytes) -> str:
 
 
 def _canonical(text: str) -> str:
-    """Trim what readers add, fold case, take ``'`` for ``-`` (a US keyboard wedge on a
-    Spanish PC); never widens the alphabet."""
-    if not isinstance(text, str) or len(text) > MAX_SIGNED_TEXT:
-        raise CardCodeError(CODE_MALFORMED, "not text or too long")
-    cleaned = text.strip(" \t\r\n").upper().replace("'", "-")
-    if not cleaned.isascii():
-        raise CardCodeError(CODE_MALFORMED, "non-ASCII characters")
-    return cleaned
+    return canonical_text(text, MAX_SIGNED_TEXT)
 
 
 def looks_like_signed_code(text: str) -> bool:

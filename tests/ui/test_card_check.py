@@ -59,6 +59,14 @@ def test_enter_checks_once_and_the_field_keeps_the_focus(
         QTest.mouseClick(dialog.check_button, Qt.MouseButton.LeftButton)
     assert dialog.code.hasFocus()
     assert checks(demo_ctx) == before + 2
+    # the signed code of the card's QR (art. 22.4), whole in the field
+    signed = demo_ctx.signed_card_code(number)
+    QTest.keyClicks(dialog.code, signed)
+    assert dialog.code.text() == signed
+    with qtbot.waitSignal(window.controller.card_checked, timeout=WAIT):
+        QTest.keyClick(dialog.code, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: dialog.answer is not None and dialog.answer.signed)
+    assert dialog.answer is not None and dialog.answer.ok
     screenshot(dialog, "card-check-es")
 
 

@@ -193,6 +193,11 @@ def test_a_card_code_is_checked_and_other_codes_refused(
     answer = checked.args[0]
     assert isinstance(answer, CardVerification)
     assert answer.status is CardCheckStatus.VALID and answer.card_number == number
+    signed = demo_ctx.signed_card_code(number)  # the QR's code (art. 22.4), wedge-typed
+    with qtbot.waitSignal(controller.card_checked, timeout=WAIT) as checked:
+        controller.submit_code(signed.replace("-", "'"))
+    answer = checked.args[0]
+    assert answer.status is CardCheckStatus.VALID and answer.signed
     with qtbot.waitSignal(controller.scan_rejected, timeout=WAIT) as rejected:
         controller.submit_code("8412345678901")
     assert rejected.args[0] == DeskFlowCode.NOT_A_CARD_CODE
