@@ -247,3 +247,19 @@ def test_a_card_signed_after_a_rotation_verifies_at_once(floor: Floor) -> None:
         assert (status, out["answer"]) == (200, "VALID")
     status, keys = floor.json("GET", "/api/keys", headers=session)
     assert [k["current"] for k in keys["keys"]] == [True, False]
+
+
+def test_a_failure_inside_is_a_bare_500(
+    floor: Floor, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    def broken(*args: object) -> None:
+        raise RuntimeError("José María PEÑA NÚÑEZ 12345678Z")
+
+    monkeypatch.setattr(floor.service, "check", broken)
+    status, headers, body = floor.call("GET", f"/api/cards/{floor.valid}", headers=floor.session())
+    assert status == 500 and json.loads(body)["error"] == "INTERNAL"
+    assert headers["cache-control"] == "no-store"
+    logged = caplog.text
+    assert "RuntimeError" in logged and "/api/cards/{code}" in logged
+    for secret in ("PEÑA", "12345678Z", floor.valid):
+        assert secret not in body.decode() and secret not in logged

@@ -78,7 +78,9 @@ async def _guard(request: web.Request, handler: Handler) -> web.StreamResponse:
     except asyncio.CancelledError:
         raise
     except Exception as exc:
-        log.error("floor: %s in %s %s", type(exc).__name__, request.method, request.path[:40])
+        resource = request.match_info.route.resource  # the route, never the code asked
+        where = resource.canonical if resource is not None else "-"
+        log.error("floor: %s in %s %s", type(exc).__name__, request.method, where)
         response = _fail(500, "INTERNAL")
     static = request.path.startswith("/static/") or request.path == "/sw.js"
     if not static or response.status >= 400:
