@@ -102,3 +102,49 @@ def test_signed_card_verifies_and_voids_are_listed(any_store: Any) -> None:
     ]
     assert answers[0].void_reason == "wrong type" and answers[1].signed
     assert any_store.verify().ok
+
+
+def test_a_server_file_that_went_back_still_checks_signed_cards(
+    request: pytest.FixtureRequest, clock: FixedClock
+) -> None:
+    """A desk refusing to write (db/pg/rewound.py: the server restored to an earlier
+    minute) still answers card checks, audited as bookkeeping (art. 20.4), and signs
+    with the key it has; a rotation, a write, is refused until the restore is confirmed."""
+    pytest.importorskip("psycopg")
+    from admission.errors import StoreError
+    from admission.records import AuditHead
+    from db.audit_key import AuditKey
+    from db.pg.crypto import InstallationKey
+    from db.pg.rewound import GuardedPgStore, RewoundCode, WentBack
+    from tests.pg.cluster_fixture import fresh_schema, schema_conninfo
+
+    cluster = request.getfixturevalue("pg_cluster")
+    with GuardedPgStore.open(
+        schema_conninfo(cluster, fresh_schema(cluster)),
+        InstallationKey.generate("test"),
+        audit_key=AuditKey.generate("test"),
+        create=True,
+        clock=clock,
+        max_connections=2,
+    ) as store:
+        number = store.record_admission(entry(1)).card_number
+        code = store.signed_card_code("MAD01", store.card(number))
+        head = store.head()
+        later = AuditHead(head.seq + 5, head.digest, head.at)
+        store.went_back = WentBack(later, head, diverged=False)
+        store.write_gate = store._gate
+        answer = verify_card(
+            code,
+            key=store.secret("card_code"),
+            casino_id="MAD01",
+            store=store,
+            clock=clock,
+            actor="floor-1",
+            channel="floor",
+            public_keys=store.card_public_keys(),
+        )
+        assert answer.status is CardCheckStatus.VALID and answer.signed
+        assert store.signed_card_code("MAD01", store.card(number)) == code  # deterministic
+        with pytest.raises(StoreError) as refused:
+            store.rotate_card_key("director1", T0)
+        assert refused.value.code == RewoundCode.WENT_BACK
