@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from admission.cards.code import encode_card_code
 from admission.cards.signed import (
@@ -212,3 +214,17 @@ def test_adm1_unchanged_beside(store: FakeStore) -> None:
     assert result.status is S.VALID and not result.signed and result.key_id == ""
     assert _last_details(store)[1] == {"result": "VALID", "channel": "floor", "file": "1"}
     assert _check(store, text, keys=False).status is S.VALID  # a caller without the keys
+
+
+_FUZZ_STORE = FakeStore(FixedClock(T0))
+_FUZZ_NUMBER, _FUZZ_TEXT = _issued(_FUZZ_STORE)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="0123456789ABCDEFGHJKMNPQRSTVWXYZadm-' é\n", max_size=200))
+def test_garbage_is_answered_and_audited_never_raised(tail: str) -> None:
+    for text in (tail, "ADM2-" + tail, _FUZZ_TEXT[:60] + tail):
+        before = _FUZZ_STORE.head().seq
+        result = _check(_FUZZ_STORE, text)
+        assert result.status is not S.VALID or text.strip().upper() == _FUZZ_TEXT
+        assert result.audit_seq == _FUZZ_STORE.head().seq == before + 1  # recorded
