@@ -172,4 +172,19 @@ TEXTS: dict[str, tuple[str, str]] = {
         "Este puesto no tiene cola de volantes provisionales",
         "This desk has no provisional voucher queue",
     ),
+    # -- the floor's card-check page served with the desk (ui.floor.start.FloorStartCode) -
+    "FLOOR_LISTEN_BAD": (
+        "Dirección de la página de sala no válida: escriba HOST:PUERTO, p. ej. 0.0.0.0:8443",
+        "Floor page address not valid: write HOST:PORT, e.g. 0.0.0.0:8443",
+    ),
+    "FLOOR_LISTEN_FAILED": (
+        "La página de sala no se pudo abrir en esa dirección: no es de este equipo o el "
+        "puerto está ocupado",
+        "The floor page could not open on that address: it is not this computer's or the "
+        "port is taken",
+    ),
+    "FLOOR_CERT_UNREADABLE": (
+        "El certificado o la clave de la página de sala no se pueden leer (PEM, los dos)",
+        "The floor page's certificate or key cannot be read (PEM, both of them)",
+    ),
 }

@@ -1284,6 +1284,10 @@
         <translation>Server</translation>
     </message>
     <message>
+        <source>Página de sala</source>
+        <translation>Floor page</translation>
+    </message>
+    <message>
         <source>sin comprobar</source>
         <translation>not checked</translation>
     </message>
@@ -1338,6 +1342,18 @@
     <message>
         <source>Registro RIAJ: copia de hace </source>
         <translation>RIAJ register: copy from </translation>
+    </message>
+    <message>
+        <source>Sala: %1</source>
+        <translation>Floor: %1</translation>
+    </message>
+    <message>
+        <source>Sala: no se sirve</source>
+        <translation>Floor: not served</translation>
+    </message>
+    <message>
+        <source>Sala</source>
+        <translation>Floor</translation>
     </message>
     <message>
         <source>relevo %1</source>

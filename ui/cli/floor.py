@@ -18,30 +18,23 @@ A check made through the service is recorded in the file's audit trail as every 
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import signal
-import socket
 import sys
 import threading
-from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING
 
 from ui.cli.access import actor_for
 from ui.cli.result import CliError, Command, CommandResult, ExitCode, error
 from ui.cli.sign_in import add_user_argument
 from ui.context import AppContext
-
-if TYPE_CHECKING:
-    from ui.floor.certs import ServerCertificate
-    from ui.floor.http import FloorServer
+from ui.floor.start import (
+    DEFAULT_LISTEN,
+    LISTEN_BAD,
+    LISTEN_FAILED,
+    FloorStartError,
+    start_floor,
+)
 from ui.floor.tokens import MESSAGES, TokenError
-
-DEFAULT_LISTEN = "0.0.0.0:8443"
-STARTED = "FLOOR_SERVICE_STARTED"
-STOPPED = "FLOOR_SERVICE_STOPPED"
-LISTEN_FAILED = "FLOOR_LISTEN_FAILED"  # the address or the port could not be taken
-CERT_UNREADABLE = "FLOOR_CERT_UNREADABLE"  # --cert/--key missing, unreadable or not PEM
 
 
 def _arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) -> None:
@@ -61,20 +54,6 @@ def _arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser)
     revoke = tokens.add_parser("revoke", parents=[common], help="revoke a device token")
     revoke.add_argument("name")
     add_user_argument(revoke)
-
-
-def parse_listen(text: str) -> tuple[str, int]:
-    """``HOST:PORT`` (``[::1]:8443`` for IPv6) -> (host, port); ValueError if not."""
-    host, sep, port_text = text.strip().rpartition(":")
-    host = host.strip("[]")
-    if not sep or not host or not port_text.isdigit() or not 0 <= int(port_text) <= 65535:
-        raise ValueError("HOST:PORT")
-    try:
-        ipaddress.ip_address(host)
-    except ValueError:
-        if not all(part.isalnum() or "-" in part for part in host.split(".")):
-            raise ValueError("HOST:PORT") from None
-    return host, int(port_text)
 
 
 def _usage(detail: str) -> CommandResult:
@@ -106,28 +85,6 @@ def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
     return ExitCode.OK, {"tokens": listed}
 
 
-def floor_server(
-    ctx: AppContext, listen: str, cert: str = "", key: str = ""
-) -> tuple[FloorServer, ServerCertificate]:
-    """The floor's server over the open file, not started: the command's, and the
-    window's when it runs the service with the desk (``floor.listen`` and the
-    certificate settings). ValueError for a listen text that is no ``HOST:PORT``."""
-    from ui.floor.certs import given_certificate, made_certificate
-    from ui.floor.http import FloorServer
-    from ui.floor.service import FloorService
-
-    host, port = parse_listen(listen)
-    tls = given_certificate(Path(cert), Path(key)) if cert else made_certificate(ctx.data_dir, host)
-    service = FloorService(
-        ctx.store,  # type: ignore[arg-type]  # both stores have read/write
-        ctx.accounts,
-        ctx.clock,
-        ctx.settings["casino.id"],
-        keys=ctx.floor_keys,
-    )
-    return FloorServer(service, tls, host, port), tls
-
-
 def serve(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
     """Serve until Ctrl-C or SIGTERM; the start and the stop are audited."""
     who = actor_for(args, ctx, "floor serve")
@@ -138,22 +95,14 @@ def serve(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
     if bool(cert) != bool(key):
         return _usage("--cert and --key go together")
     try:
-        parse_listen(listen)
-    except ValueError:
-        return _usage("--listen HOST:PORT, e.g. 0.0.0.0:8443")
-    try:
-        server, tls = floor_server(ctx, listen, cert, key)
-    except (OSError, ValueError) as exc:  # a certificate or key missing, or not PEM
-        return error(ExitCode.REFUSED, CERT_UNREADABLE, type(exc).__name__)
-    host = server.host
-    try:
-        server.start()
-    except OSError as exc:  # the address is not this machine's, or the port is taken
-        return error(ExitCode.UNAVAILABLE, LISTEN_FAILED, f"{listen}: {exc.strerror or exc}")
+        running = start_floor(ctx, listen, who, cert, key)
+    except FloorStartError as exc:
+        if exc.code == LISTEN_BAD:
+            return _usage("--listen HOST:PORT, e.g. 0.0.0.0:8443")
+        exit_code = ExitCode.UNAVAILABLE if exc.code == LISTEN_FAILED else ExitCode.REFUSED
+        return error(exit_code, exc.code, exc.detail)
     stop = threading.Event()
-    url = server.url.replace("://localhost:", f"://{socket.gethostname()}:")
-    ctx.store.append(who, STARTED, "floor", ctx.clock.now(), {"listen": f"{host}:{server.port}"})
-    print(_banner(url, tls.fingerprint), file=sys.stderr, flush=True)
+    print(_banner(running.url, running.fingerprint), file=sys.stderr, flush=True)
 
     def stopping(signum: int, frame: FrameType | None) -> None:
         stop.set()
@@ -165,9 +114,8 @@ def serve(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
     finally:
         for number, handler in previous.items():
             signal.signal(number, handler)
-        server.stop()
-        ctx.store.append(who, STOPPED, "floor", ctx.clock.now(), {})
-    return ExitCode.OK, {"stopped": True, "url": url, "ca_sha256": tls.fingerprint}
+        running.stop(ctx)
+    return ExitCode.OK, {"stopped": True, "url": running.url, "ca_sha256": running.fingerprint}
 
 
 def _banner(url: str, fingerprint: str) -> str:

@@ -52,6 +52,7 @@ if TYPE_CHECKING:
     from ui.context import AppContext, Tools
     from ui.desk.demo_scenario import DemoDevices
     from ui.desk.desk_window import DeskWindow
+    from ui.floor.start import RunningFloor
 
 __all__ = [
     "AppStart",
@@ -90,6 +91,8 @@ class DeskShell(QObject):
         self.parts: Any = None  # what build_desk_window answered
         self.failure: tuple[str, str] | None = None  # (code, detail) when the start failed
         self.wizard: QWidget | None = None  # the first-run wizard while it is open
+        self.floor: RunningFloor | None = None  # the floor's card-check page (art. 22.4)
+        self.floor_state: tuple[str, str] = ("", "")  # (its address, or why it did not start)
 
     # -- failures --------------------------------------------------------------------
     def language(self) -> str:
@@ -151,6 +154,7 @@ class DeskShell(QObject):
         restore_window(self.window, self.ctx.data_dir)
         self.window.start()
         self.window.controller.settings_applied.connect(self._settings_applied)
+        self._start_floor(self.ctx, self.window)
         self.session.locked.connect(lambda: QTimer.singleShot(0, self._unlock))
         self.session.signed_out.connect(
             lambda reason: QTimer.singleShot(0, lambda: self._signed_out(reason))
@@ -192,8 +196,29 @@ class DeskShell(QObject):
         window.show()  # before the old one closes: the last window closing quits
         window.start()
         window.controller.settings_applied.connect(self._settings_applied)
+        window.status.set_floor(*self.floor_state)
         old.close()
         old.deleteLater()
+
+    # -- the floor's card checks served with the desk (art. 22.4) ---------------------
+    def _start_floor(self, ctx: AppContext, window: DeskWindow) -> None:
+        """Serve the floor's page from this desk when ``floor.listen`` is set: staff and
+        inspectors check cards with their phones wherever the visitor is. A service that
+        cannot start is said in the status bar; the desk itself works on."""
+        listen = str(ctx.settings["floor.listen"])
+        if not listen:
+            return
+        from ui.floor.start import FloorStartError, start_floor
+
+        cert, key = str(ctx.settings["floor.cert_file"]), str(ctx.settings["floor.key_file"])
+        try:
+            self.floor = start_floor(ctx, listen, "desk", cert, key)
+        except FloorStartError as exc:
+            log.warning("floor service not started: %s", exc.code)
+            self.floor_state = ("", exc.code)
+        else:
+            self.floor_state = (self.floor.url, "")
+        window.status.set_floor(*self.floor_state)
 
     # -- the session while the window is open (art. 20.3: who admits is who signed in)
     def _unlock(self) -> None:
@@ -452,6 +477,12 @@ class DeskShell(QObject):
             self.window = None
         if self.session is not None and self.session.operator is not None:
             self.session.sign_out("shutdown")
+        if self.floor is not None and self.ctx is not None:
+            try:
+                self.floor.stop(self.ctx)
+            except AdmissionError as exc:  # the stop not recorded: the file says why
+                log.warning("floor service stop not recorded: %s", exc.code)
+            self.floor = None
         if self.ctx is not None:
             self.ctx.close()
             self.ctx = None

@@ -149,6 +149,7 @@ class DeskStatusBar(QStatusBar):
             "printer": self.tr("Impresora"),
             "register": self.tr("Registro RIAJ"),
             "database": self.tr("Servidor") if self._server else self.tr("Fichero"),
+            "floor": self.tr("Página de sala"),
         }
 
     def _label(self, device: str) -> QLabel:
@@ -215,6 +216,21 @@ class DeskStatusBar(QStatusBar):
         elif self._register_error and self.last_error.text() == self._register_error:
             self.last_error.setText("")  # a fresh copy: the register's old problem is gone
         self._register_error = shown
+
+    def set_floor(self, url: str, problem: str) -> None:
+        """The floor's card-check page served from this desk (art. 22.4): the address
+        phones open, or the code of why it did not start; nothing when it is not set."""
+        if not url and not problem:
+            return
+        label = self._label("floor")
+        if url:
+            label.setText("● " + self.tr("Sala: %1").replace("%1", bounded(url, 60)))
+            label.setStyleSheet("")
+        else:
+            label.setText("▲ " + self.tr("Sala: no se sirve"))
+            label.setStyleSheet(alert_style(bold=True))
+            self.last_error.setText(bounded(self.tr("Sala") + ": " + message(problem), 160))
+        label.setToolTip(problem)
 
     def set_server(self, where: str, median_ms: float | None) -> None:
         """The casino's server (arts. 154-155) in the database's place: the host the desk
