@@ -133,6 +133,15 @@
     return p.length === 3 ? p[2] + "/" + p[1] + "/" + p[0] : iso;
   }
 
+  /* The card type's label in the page's language (R10), as /api/keys lists them; the
+   * code itself for a type the list does not know. */
+  function typeLabel(code) {
+    if (!code) return "";
+    var types = (load(KEYS, null) || {}).card_types || {};
+    var labels = types[code];
+    return (labels && (labels[lang] || labels.es)) || code;
+  }
+
   function row(id, value) {
     $("row-" + id).hidden = !value;
     $("f-" + id).textContent = value || "";
@@ -154,7 +163,7 @@
     $("verdict-note").textContent = note;
     $("verdict-note").hidden = !note;
     row("number", a.card_number ? String(a.card_number) : "");
-    row("type", a.card_type || "");
+    row("type", typeLabel(a.card_type));
     row("validity", a.valid_from && a.valid_until
       ? t("validity_range", { from: dateText(a.valid_from), until: dateText(a.valid_until) }) : "");
     row("holder", a.offline ? "" : a.holder_name || "");
@@ -222,6 +231,17 @@
     return msg || t("err_generic", { code: res.status });
   }
 
+  /* The card types' labels (code -> {es, en}), text only, as many as a casino has. */
+  function cardTypes(given) {
+    var types = {};
+    if (!given || typeof given !== "object") return types;
+    Object.keys(given).slice(0, 100).forEach(function (code) {
+      var l = given[code] || {};
+      types[code] = { es: String(l.es || "").slice(0, 80), en: String(l.en || "").slice(0, 80) };
+    });
+    return types;
+  }
+
   /* Keys and the signed void list, fetched after sign-in and on every online start; the
    * list is stored only once its signature verifies under one of those keys. */
   function refreshOfflineData() {
@@ -229,7 +249,7 @@
       if (!k.ok || !k.json || !Array.isArray(k.json.keys)) return false;
       var keys = { casino_id: k.json.casino_id, keys: k.json.keys.map(function (x) {
         return { key_id: x.key_id, public_key: x.public_key, created_at: x.created_at, current: !!x.current };
-      }) };
+      }), card_types: cardTypes(k.json.card_types) };
       save(KEYS, keys);
       return api("GET", "/api/voids").then(function (v) {
         if (!v.ok || !v.json) return false;

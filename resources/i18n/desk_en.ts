@@ -984,6 +984,10 @@
         <translation>Checked</translation>
     </message>
     <message>
+        <source>Motivo de la anulación</source>
+        <translation>Why it was voided</translation>
+    </message>
+    <message>
         <source>Comprobando…</source>
         <translation>Checking…</translation>
     </message>

@@ -47,7 +47,12 @@ class RealFloor:
         )
         accounts = add_people(self.store, self.clock)
         self.service = FloorService(
-            self.store, accounts, self.clock, self.casino, keys=key_ring(self.store)
+            self.store,
+            accounts,
+            self.clock,
+            self.casino,
+            keys=key_ring(self.store),
+            card_types={"STANDARD": ("Entrada general", "General entry")},  # R10's labels
         )
         self.tls = make_tls(folder)
         self.port = 0

@@ -163,7 +163,8 @@ def test_a_valid_card_read_through_the_camera(scene: Scene, tmp_path: Path) -> N
         print(f"camera decoder: {decoder}")
         assert driver.find_element(By.ID, "code").get_attribute("value") == floor.code(card)
         shown = facts(phone)
-        assert shown["number"] == str(card.number) and shown["type"] == "STANDARD"
+        # the type's label from the casino's card types (R10), not its code
+        assert shown["number"] == str(card.number) and shown["type"] == "Entrada general"
         assert shown["holder"] == "Ana GARCÍA LÓPEZ"
         assert card.valid_until.strftime("%d/%m/%Y") in shown["validity"]
         assert phone.text("source-line") == "Comprobada con el fichero"
@@ -223,6 +224,7 @@ def test_offline_after_the_server_stops_then_the_checks_reach_the_audit_trail(
         assert phone.text("source-line") == f"Comprobada sin conexión · lista de las {listed}"
         shown = facts(phone)
         assert shown["number"] == str(scene.valid.number)
+        assert shown["type"] == "Entrada general"  # the labels kept with the keys
         assert shown["holder"] == ""  # no names offline
         phone.scan_another()
         assert phone.type_code(floor.code(scene.voided)) == "VOID"

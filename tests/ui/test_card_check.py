@@ -87,3 +87,20 @@ def test_a_long_answer_is_shown_whole(
         return status.height() >= status.heightForWidth(status.width()) > 0
 
     qtbot.waitUntil(fits, timeout=2000)  # once the layout has run
+
+
+def test_a_voided_card_says_why(qtbot: QtBot, window: DeskWindow, demo_ctx: AppContext) -> None:
+    """A voided card's signed code answers VOIDED with the director's reason (art. 22:
+    a card is voided with a reason, never deleted)."""
+    number = admitted_card(qtbot, window, demo_ctx)
+    reason = "Tarjeta extraviada: se emitió otra"
+    demo_ctx.store.void_card(number, reason, "director", demo_ctx.clock.now())
+    dialog = window.open_card_check()
+    qtbot.waitUntil(dialog.code.hasFocus)
+    with qtbot.waitSignal(window.controller.card_checked, timeout=WAIT):
+        QTest.keyClicks(dialog.code, demo_ctx.signed_card_code(number))
+        QTest.keyClick(dialog.code, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: dialog.answer is not None)
+    assert dialog.answer is not None and dialog.answer.status.value == "VOIDED"
+    assert dialog.void_reason.text() == reason
+    assert not dialog.answer.ok and dialog.status.text().startswith("✖")

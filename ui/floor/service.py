@@ -221,8 +221,11 @@ class FloorService:
         monotonic: Callable[[], float] = time.monotonic,
         check_rate: Rate = CHECK_RATE,
         sign_in_rate: Rate = SIGN_IN_RATE,
+        card_types: Mapping[str, tuple[str, str]] | None = None,
     ) -> None:
         self.store = store
+        # code -> (Spanish, English) label (R10): a phone shows "Entrada de un día", not DAY
+        self.card_types = dict(card_types or {})
         self.accounts = accounts
         self.clock = clock
         self.casino_id = casino_id
@@ -415,7 +418,8 @@ class FloorService:
             }
             for k in self.keys.card_keys()
         ]
-        return Reply(200, {"casino_id": self.casino_id, "keys": keys})
+        types = {code: {"es": es, "en": en} for code, (es, en) in self.card_types.items()}
+        return Reply(200, {"casino_id": self.casino_id, "keys": keys, "card_types": types})
 
     def voids(self) -> Reply:
         """The voided cards still in the file, signed with the current card key: a phone

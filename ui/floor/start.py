@@ -83,18 +83,22 @@ def floor_server(
 ) -> tuple[FloorServer, ServerCertificate]:
     """The floor's server over the open file, not started. ValueError for a listen text
     that is no ``HOST:PORT``; OSError or ValueError for a certificate that cannot be read."""
+    from admission.cards.catalogue import CardCatalogue
     from ui.floor.certs import given_certificate, made_certificate
     from ui.floor.http import FloorServer
     from ui.floor.service import FloorService
 
     host, port = parse_listen(listen)
     tls = given_certificate(Path(cert), Path(key)) if cert else made_certificate(ctx.data_dir, host)
+    settings = ctx.settings
+    catalogue = CardCatalogue.from_config(settings["cards.types"], settings["cards.default"])
     service = FloorService(
         ctx.store,  # type: ignore[arg-type]  # both stores have read/write
         ctx.accounts,
         ctx.clock,
-        ctx.settings["casino.id"],
+        settings["casino.id"],
         keys=ctx.floor_keys,
+        card_types={code: (t.label_es, t.label_en) for code, t in catalogue.types.items()},
     )
     return FloorServer(service, tls, host, port), tls
 

@@ -75,6 +75,8 @@ class CardCheckDialog(QDialog):
         self.card = plain_label(name=self.tr("Tarjeta"))
         self.validity = plain_label(name=self.tr("Validez"))
         self.checked_at = plain_label(name=self.tr("Comprobada"))
+        self.void_reason = plain_label(name=self.tr("Motivo de la anulación"))
+        self.void_reason.setWordWrap(True)
         row = QHBoxLayout()
         row.addWidget(self.code, 1)
         row.addWidget(self.check_button)
@@ -84,6 +86,7 @@ class CardCheckDialog(QDialog):
         form.addRow(self.tr("Tarjeta"), self.card)
         form.addRow(self.tr("Validez"), self.validity)
         form.addRow(self.tr("Comprobada"), self.checked_at)
+        form.addRow(self.tr("Motivo de la anulación"), self.void_reason)
         close = close_box(self, enter_closes=False)  # Enter checks the code typed
         layout = QVBoxLayout(self)
         layout.addLayout(row)
@@ -120,6 +123,8 @@ class CardCheckDialog(QDialog):
         else:
             self.validity.setText("—")
         self.checked_at.setText(local_time(answer.checked_at))
+        # a voided card says why (art. 22: voided with a reason, never deleted)
+        self.void_reason.setText(bounded(answer.void_reason, 200) or "—")
         # grow to the wrapped answer (a top-level window does not follow a label's
         # height-for-width by itself)
         self.status.setMinimumHeight(self.status.heightForWidth(self.status.width()))
