@@ -20,6 +20,7 @@ from admission.accounts import Role
 from admission.clock import FixedClock
 from tests.ui.conftest import open_demo_shell
 from ui.context import AppContext
+from ui.demo_accounts import DEMO_FLOOR
 from ui.desk.app import DeskShell
 from ui.desk.demo_start import DEMO_ACCOUNTS, add_demo_banner, ensure_demo_accounts
 from ui.desk.start import AppCode, AppStart, StartPath, no_display_line, start_path
@@ -210,7 +211,10 @@ def test_the_demo_signs_its_clerk_in_and_keeps_a_director(demo_file: AppContext)
     assert operator.username == "clerk" and operator.has(Role.CLERK)
     assert not operator.has(Role.DIRECTOR)
     assert ensure_demo_accounts(demo_file.accounts) == (username, password)  # idempotent
-    assert len(demo_file.accounts.accounts()) == 2
+    # the floor page's staff member (art. 22.4) signs in on a phone with its PIN
+    assert [a.username for a in demo_file.accounts.accounts()] == ["clerk", "director", "sala"]
+    floor = demo_file.accounts.sign_in_with_pin(DEMO_FLOOR[0], DEMO_FLOOR[3])
+    assert floor.has(Role.FLOOR) and not floor.has(Role.CLERK)
     director, _clerk = DEMO_ACCOUNTS
     boss = demo_file.accounts.authorise(director[0], director[2], Role.DIRECTOR, "demo")
     assert boss.has(Role.DIRECTOR)

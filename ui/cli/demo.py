@@ -102,6 +102,9 @@ def run(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
             "python main.py --demo audit verify",
             "python main.py --demo registry status",
             f"python main.py --demo verify-card {ctx.card_code(1)}",
+            f"python main.py --demo verify-card {ctx.signed_card_code(1)}",
+            # the phone page (art. 22.4): user sala, PIN 2468 (ui/demo_accounts.DEMO_FLOOR)
+            "python main.py --demo floor serve --listen 127.0.0.1:8443",
         ],
     }
 

@@ -27,6 +27,7 @@ from ui.cli.access import actor_for
 from ui.cli.result import CliError, Command, CommandResult, ExitCode, error
 from ui.cli.sign_in import add_user_argument
 from ui.context import AppContext
+from ui.demo_accounts import ensure_demo_accounts
 from ui.floor.start import (
     DEFAULT_LISTEN,
     LISTEN_BAD,
@@ -94,6 +95,8 @@ def serve(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
     key = args.key or settings["floor.key_file"]
     if bool(cert) != bool(key):
         return _usage("--cert and --key go together")
+    if ctx.demo:  # someone to sign in on the phone: ui/demo_accounts.DEMO_FLOOR
+        ensure_demo_accounts(ctx.accounts)
     try:
         running = start_floor(ctx, listen, who, cert, key)
     except FloorStartError as exc:

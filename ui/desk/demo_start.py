@@ -5,8 +5,6 @@ window for as long as it is open.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtWidgets import (
     QLabel,
@@ -16,40 +14,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from admission.accounts import Role
-from admission.errors import AdmissionError
+from ui.demo_accounts import DEMO_ACCOUNTS, ensure_demo_accounts
 
-if TYPE_CHECKING:
-    from admission.accounts import AccountService
-
-
-# The demo's accounts: invented people, passwords public on purpose (shown on the DEMO
-# banner), on the demo file only - whose key is public too.
-DEMO_ACCOUNTS: tuple[tuple[str, str, str, frozenset[Role]], ...] = (
-    (
-        "director",
-        "Directora de juegos (demo)",
-        "director-demo",
-        frozenset({Role.DIRECTOR, Role.ADMIN}),
-    ),
-    ("clerk", "Recepción (demo)", "clerk-demo", frozenset({Role.CLERK})),
-)
-
-
-def ensure_demo_accounts(accounts: AccountService) -> tuple[str, str]:
-    """Create the demo's director and clerk if missing (audited); the clerk's user
-    name and password, to sign in with."""
-    (d_name, d_display, d_password, d_roles), (c_name, c_display, c_password, c_roles) = (
-        DEMO_ACCOUNTS
-    )
-    director = accounts.account(d_name)
-    if director is None and not accounts.has_accounts():
-        director = accounts.create_account(d_name, d_display, d_password, d_roles, actor=None)
-    if accounts.account(c_name) is None:
-        if director is None:
-            raise AdmissionError("demo file has accounts but no demo director")
-        accounts.create_account(c_name, c_display, c_password, c_roles, actor=director.operator())
-    return c_name, c_password
+__all__ = ["DEMO_ACCOUNTS", "add_demo_banner", "demo_banner_text", "ensure_demo_accounts"]
 
 
 def demo_banner_text() -> str:

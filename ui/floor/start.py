@@ -36,6 +36,7 @@ __all__ = [
 ]
 
 DEFAULT_LISTEN = "0.0.0.0:8443"
+
 STARTED = "FLOOR_SERVICE_STARTED"  # audit actions
 STOPPED = "FLOOR_SERVICE_STOPPED"
 
