@@ -1,7 +1,9 @@
 #!/bin/sh
 # Installs the Debian packages the admission desk needs. Idempotent: packages
 # already present are skipped, so running it twice costs one dpkg query.
-# Called by tools/bootstrap.py for both "start" and "test".
+# Called by tools/bootstrap.py for both "start" and "test". chromium and
+# chromium-driver are for the tests of the floor's phone page (a real browser), not
+# for the desk.
 set -eu
 
 PACKAGES="python3-venv python3-pip
