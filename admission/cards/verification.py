@@ -19,8 +19,8 @@ on it (:mod:`admission.cards.code`) is read by a handheld reader, the camera or 
 Two formats are read: ADM1, the HMAC code (admission/cards/code.py) only a holder of the
 file's key can check, and ADM2, the Ed25519-signed code (admission/cards/signed.py) a
 phone can check offline with the casino's public key (art. 22.4: verified anywhere on
-the floor). An ADM2 code is checked in this order: its key id among the file's keys, the
-signature, the casino id, then the card in the file and the signed fields against it.
+the floor). An ADM2 code is checked in this order: the casino id, its key id among the
+file's keys, the signature, then the card in the file and the signed fields against it.
 
 Every check, whatever its outcome, is recorded in the audit trail (action ``CARD_CHECK``,
 subject ``card:<number>``, no name or document number). If the check cannot be
@@ -178,13 +178,16 @@ def _signed_check(
     except CardCodeError:
         return None, CardCheckStatus.CODE_MALFORMED, ""
     fields = code.fields
+    # Another casino's card (its own key, which this file does not hold) is refused as
+    # not this casino's before any key is looked for, as an ADM1 code is and as the
+    # phone checks offline: the claim is not verified, but the answer is a refusal.
+    if fields.casino_id != casino_id:
+        return code, CardCheckStatus.OTHER_CASINO, ""
     public = None if keys is None else keys.by_id.get(fields.key_id)
     if keys is None or public is None:
         return None, CardCheckStatus.CODE_TAMPERED, "unknown_key"
     if not keys.check(public, code.signature, code.signed_bytes):
         return None, CardCheckStatus.CODE_TAMPERED, "bad_signature"
-    if fields.casino_id != casino_id:
-        return code, CardCheckStatus.OTHER_CASINO, ""
     return code, None, ""
 
 
@@ -241,9 +244,9 @@ def verify_card(
             reason = {"reason": why} if why else {}
             if signed is None:
                 return CardVerification(refused, now, record(refused, "card:-", **reason))
-            subject = f"card:{signed.fields.number}"
+            subject = f"card:{signed.fields.number}"  # OTHER_CASINO: its signature unchecked
             seq = record(refused, subject, key=signed.fields.key_id)
-            return CardVerification(refused, now, seq, key_id=signed.fields.key_id, signed=True)
+            return CardVerification(refused, now, seq, key_id=signed.fields.key_id)
         assert signed is not None
         number, canonical = signed.fields.number, signed.text
         base["key"] = signed.fields.key_id

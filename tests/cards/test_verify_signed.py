@@ -147,6 +147,24 @@ def test_another_casino_id(store: FakeStore) -> None:
     other = _resigned(store, text, casino_id="BCN02")
     result = _check(store, other)
     assert result.status is S.OTHER_CASINO and result.file_number is None
+    assert not result.signed  # another casino's key is not this file's: nothing verified
+
+
+def test_another_casinos_card_under_its_own_key_is_not_this_casinos(store: FakeStore) -> None:
+    """A card of another casino, signed with that casino's key (one this file does not
+    hold), is NOT THIS CASINO - never called forged - as the phone answers offline."""
+    _, text = _issued(store)
+    fields = decode_signed_code(text).fields
+    theirs = Ed25519PrivateKey.generate()
+    payload = encode_payload(
+        replace(
+            fields,
+            casino_id="BCN02",
+            key_id=key_id_of(theirs.public_key().public_bytes_raw()),
+        )
+    )
+    foreign = encode_signed_code(payload, theirs.sign(signed_message(payload)))
+    assert _check(store, foreign).status is S.OTHER_CASINO
 
 
 @pytest.mark.parametrize(
@@ -204,7 +222,10 @@ def test_every_flipped_character_is_refused(store: FakeStore) -> None:
         result = _check(store, text[:position] + other + text[position + 1 :])
         assert result.status is not S.VALID, position
         seen.add(result.status)
-    assert seen <= {S.CODE_TAMPERED, S.CODE_MALFORMED}
+    # a flip inside the casino id can spell another casino's: refused as not this one's
+    # before any key is looked for (as the phone does offline), never VALID
+    assert seen <= {S.CODE_TAMPERED, S.CODE_MALFORMED, S.OTHER_CASINO}
+    assert S.CODE_TAMPERED in seen
 
 
 def test_adm1_unchanged_beside(store: FakeStore) -> None:
