@@ -17,6 +17,7 @@ from PySide6.QtWidgets import QApplication
 
 from tests.ui.conftest import open_demo_shell
 from ui.desk.dialogs.common import apply_settings
+from ui.desk.screens import save_screenshot
 
 
 @pytest.fixture
@@ -52,6 +53,7 @@ def test_the_desk_serves_the_floor_page_and_stops_it_when_it_closes(
         assert port > 0
         label = shell.window.status.labels["floor"]
         assert label.text().startswith("● Sala: https://") and f":{port}/" in label.text()
+        save_screenshot(shell.window.status, "desk-status-floor-served")
         trust = ssl.create_default_context(cadata=shell.floor.server.tls.ca_pem.decode())
         trust.check_hostname = False  # the URL names this machine; the CA is what is checked
         with urllib.request.urlopen(
@@ -88,6 +90,7 @@ def test_an_address_the_desk_cannot_take_is_said_and_the_desk_works_on(
             assert shell.floor is None and shell.window is not None
             status = shell.window.status
             assert status.labels["floor"].text() == "▲ Sala: no se sirve"
+            save_screenshot(status, "desk-status-floor-refused")
             assert "puerto está ocupado" in status.last_error.toolTip() + status.last_error.text()
             assert shell.window.isVisible()
         finally:
