@@ -31,7 +31,7 @@ from dataclasses import replace
 from datetime import date, timedelta
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from admission.atomic_file import OutputGuard
 from admission.cards.catalogue import CardCatalogue
@@ -84,7 +84,6 @@ from ui.cli.result import (
     described,
 )
 from ui.context import AppContext, Closers, Devices, Tools
-from ui.floor.service import FloorKeys
 
 if TYPE_CHECKING:
     from admission.registry.snapshot import SignatureVerifier
@@ -230,21 +229,6 @@ def _wire(tools: Tools, parts: FileParts) -> AppContext:
         stale_backups=lambda now: stale_backups(tools.data_dir, now, desk.config.retention_months),
         server_copy=parts.server_copy,
         reconfigure=partial(_reconfigure, tools, store, desk, registry, printing, reports),
-        floor_keys=floor_keys(store),
-    )
-
-
-def floor_keys(store: DeskFile) -> FloorKeys:
-    """db/card_keys.py bound to the open file, for the floor's service (art. 22.4); the
-    tests and the floor bench bind theirs with it too."""
-    from db import card_keys
-
-    keys: Any = store  # SqlCipherStore or PgStore: their read/write transactions
-    return FloorKeys(
-        partial(card_keys.card_keys, keys),
-        partial(card_keys.sign_bytes, keys),
-        partial(card_keys.voided_cards, keys),
-        partial(card_keys.public_keys, keys),
     )
 
 

@@ -5,7 +5,7 @@ a rule of db/cards.py, db/visitors.py... in one transaction of the store's diale
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from datetime import datetime
+from datetime import date, datetime
 from functools import partial
 from typing import Any, Concatenate, ParamSpec, Self, TypeVar
 
@@ -137,6 +137,14 @@ class FilePorts:
     def rotate_card_key(self, actor: str, at: datetime) -> CardKey:
         """The next card-signing key made current, audited (``CARD_KEY_ROTATED``)."""
         return card_keys.rotate_card_key(self, actor, at)
+
+    def sign_with_card_key(self, data: bytes) -> tuple[str, bytes]:
+        """``data`` signed with the current card-signing key: (key id, signature)."""
+        return card_keys.sign_bytes(self, data)
+
+    def voided_cards(self) -> list[tuple[int, date]]:
+        """(number, Madrid date it was voided) of the voided cards, ascending."""
+        return card_keys.voided_cards(self)
 
     void_card = _writes(cards.void_card)
     # A reprint of the same number is requested (print_count grows on mark_printed).

@@ -60,7 +60,6 @@ if TYPE_CHECKING:
     from hardware.mrz.live import LiveMrzReader
     from hardware.mrz.portrait import PortraitCutter
     from hardware.mrz.reader import MrzReader
-    from ui.floor.service import FloorKeys
 
 __all__ = ["AppContext", "Closers", "Devices", "Tools"]
 
@@ -208,8 +207,6 @@ class AppContext:
     # the settings saved on the settings screen applied to the services over the file
     # (run on the store worker: never in the middle of an evaluation)
     reconfigure: Callable[[], None] = _nothing_to_reconfigure
-    # the card-signing keys bound to the file, for the floor's service (art. 22.4)
-    floor_keys: FloorKeys | None = None
 
     @property
     def settings(self) -> Settings:

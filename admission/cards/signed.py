@@ -143,6 +143,15 @@ class CardKeyRing(Protocol):
         """The next key made current, audited (``CARD_KEY_ROTATED``)."""
         ...
 
+    def sign_with_card_key(self, data: bytes) -> tuple[str, bytes]:
+        """``data`` signed with the current key: (key id, 64-byte signature); the floor's
+        list of voided cards is signed so."""
+        ...
+
+    def voided_cards(self) -> list[tuple[int, date]]:
+        """(number, Madrid date it was voided) of the voided cards in the file, ascending."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class SignedFields:

@@ -44,7 +44,6 @@ from db import card_keys  # noqa: E402
 from db.accounts import Argon2Hasher, StoreAccountBook  # noqa: E402
 from db.keys import DbKey  # noqa: E402
 from db.store import SqlCipherStore  # noqa: E402
-from main import floor_keys  # noqa: E402
 from tests.db.factories import T0, entry  # noqa: E402
 from ui.floor.certs import made_certificate  # noqa: E402
 from ui.floor.http import FloorServer  # noqa: E402
@@ -164,8 +163,7 @@ def run(cards: int, checks: int, width: int) -> list[tuple[str, str, str, str, s
         try:
             accounts, codes = seed(store, clock, cards)
             clock.set(T0 + timedelta(hours=1))
-            ring = floor_keys(store)
-            service = FloorService(store, accounts, clock, CASINO, keys=ring, check_rate=UNLIMITED)
+            service = FloorService(store, accounts, clock, CASINO, check_rate=UNLIMITED)
             codes_file = folder / "codes.json"
             codes_file.write_text(json.dumps(codes))
             peer = in_process(service, codes, checks)

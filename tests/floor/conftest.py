@@ -23,7 +23,7 @@ from tests.db.factories import T0, entry
 from ui.floor.certs import made_certificate
 from ui.floor.http import FloorServer
 from ui.floor.limits import Rate
-from ui.floor.service import FloorKeys, FloorService
+from ui.floor.service import FloorService
 
 CASINO = "CAS1"
 PIN = "4821"
@@ -127,13 +127,6 @@ def seed_cards(store: Any, count: int = 2) -> list[int]:
     return numbers
 
 
-def key_ring(store: Any) -> FloorKeys:
-    """db/card_keys.py bound to ``store``, as the composition root binds it."""
-    from main import floor_keys
-
-    return floor_keys(store)
-
-
 def start_floor(
     store: Any, clock: FixedClock, data_dir: Path, *, check_rate: Rate | None = None
 ) -> Floor:
@@ -148,7 +141,6 @@ def start_floor(
         accounts,
         clock,
         CASINO,
-        keys=key_ring(store),
         monotonic=lambda: time.monotonic() + skew[0],
         **({"check_rate": check_rate} if check_rate else {}),
     )

@@ -36,7 +36,7 @@ class RealFloor:
         from db.keys import DbKey
         from db.store import SqlCipherStore
         from tests.floor.conftest import CASINO as REAL_CASINO
-        from tests.floor.conftest import add_people, key_ring
+        from tests.floor.conftest import add_people
         from ui.floor.service import FloorService
 
         self.folder = folder
@@ -51,7 +51,6 @@ class RealFloor:
             accounts,
             self.clock,
             self.casino,
-            keys=key_ring(self.store),
             card_types={"STANDARD": ("Entrada general", "General entry")},  # R10's labels
         )
         self.tls = make_tls(folder)

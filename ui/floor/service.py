@@ -33,12 +33,12 @@ import time
 import unicodedata
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import date, datetime, timedelta
-from typing import Any, Protocol
+from datetime import datetime, timedelta
+from typing import Protocol
 
 from admission.accounts import AccountError, AccountErrorCode, AccountService, Operator, Role
 from admission.cards.code import CardCodeError
-from admission.cards.signed import CardPublicKeys, decode_signed_code
+from admission.cards.signed import CardKeyRing, CardPublicKeys, decode_signed_code
 from admission.cards.verification import (
     CardCheckStatus,
     CardVerification,
@@ -54,7 +54,6 @@ from ui.floor.tokens import DeviceTokens, TokenStore
 __all__ = [
     "ANSWERS",
     "FLOOR_ROLES",
-    "FloorKeys",
     "FloorService",
     "FloorStore",
     "Principal",
@@ -152,21 +151,11 @@ class _Session:
     seen: datetime
 
 
-class FloorStore(TokenStore, VerificationStore, AuditTrail, Protocol):
-    """What the floor reads and writes of the visitor file (both stores fit)."""
+class FloorStore(TokenStore, VerificationStore, AuditTrail, CardKeyRing, Protocol):
+    """What the floor reads and writes of the visitor file (both stores fit): its cards,
+    audit trail, device tokens and card-signing keys (db/card_keys.py)."""
 
     def secret(self, name: str) -> bytes: ...
-
-
-@dataclass(frozen=True, slots=True)
-class FloorKeys:
-    """The casino's Ed25519 card keys over the open file (db/card_keys.py's functions
-    bound to the store by the composition root: ui/ builds no adapter)."""
-
-    card_keys: Callable[[], Sequence[Any]]  # CardKey: key_id, public_key, created_at, current
-    sign_bytes: Callable[[bytes], tuple[str, bytes]]
-    voided_cards: Callable[[], Sequence[tuple[int, date]]]
-    public_keys: Callable[[], CardPublicKeys]  # what verify_card checks ADM2 codes with
 
 
 class _Annotated:
@@ -217,7 +206,6 @@ class FloorService:
         clock: Clock,
         casino_id: str,
         *,
-        keys: FloorKeys | None = None,
         monotonic: Callable[[], float] = time.monotonic,
         check_rate: Rate = CHECK_RATE,
         sign_in_rate: Rate = SIGN_IN_RATE,
@@ -229,7 +217,6 @@ class FloorService:
         self.accounts = accounts
         self.clock = clock
         self.casino_id = casino_id
-        self.keys = keys
         self.tokens = DeviceTokens(store)
         self._monotonic = monotonic
         self._sessions: dict[str, _Session] = {}  # SHA-256 of the cookie -> session
@@ -356,7 +343,7 @@ class FloorService:
             public_keys=secrets_now[1],
         )
 
-    def _secrets(self, code: str) -> tuple[bytes, CardPublicKeys | None]:
+    def _secrets(self, code: str) -> tuple[bytes, CardPublicKeys]:
         """The ADM1 key (a secret never changes once made) and the public keys, read
         again every :data:`KEYS_FOR` seconds, or sooner (once a second at most) for a
         signed code whose key id is not among them: a card signed with a key made
@@ -365,11 +352,11 @@ class FloorService:
         with self._lock:
             if self._code_key is None:
                 self._code_key = self.store.secret(CARD_CODE_SECRET)
-            if self.keys is not None:
-                age = KEYS_FOR if self._public is None else now - self._public[0]
-                if age >= KEYS_FOR or (age >= 1.0 and self._new_key(code)):
-                    self._public = (now, self.keys.public_keys())
-            return self._code_key, None if self._public is None else self._public[1]
+            public = self._public
+            age = KEYS_FOR if public is None else now - public[0]
+            if public is None or age >= KEYS_FOR or (age >= 1.0 and self._new_key(code)):
+                public = self._public = (now, self.store.card_public_keys())
+            return self._code_key, public[1]
 
     def _new_key(self, code: str) -> bool:
         try:
@@ -407,8 +394,6 @@ class FloorService:
 
     # -- keys and voids (what a phone needs to check offline) -------------------------------
     def card_keys(self) -> Reply:
-        if self.keys is None:
-            return error(503, "UNAVAILABLE")
         keys = [
             {
                 "key_id": k.key_id,
@@ -416,7 +401,7 @@ class FloorService:
                 "created_at": k.created_at.isoformat(),
                 "current": bool(k.current),
             }
-            for k in self.keys.card_keys()
+            for k in self.store.card_signing_keys()
         ]
         types = {code: {"es": es, "en": en} for code, (es, en) in self.card_types.items()}
         return Reply(200, {"casino_id": self.casino_id, "keys": keys, "card_types": types})
@@ -424,9 +409,7 @@ class FloorService:
     def voids(self) -> Reply:
         """The voided cards still in the file, signed with the current card key: a phone
         keeps it and says how old it is (no reasons, no names)."""
-        if self.keys is None:
-            return error(503, "UNAVAILABLE")
-        numbers = sorted(n for n, _ in self.keys.voided_cards())
+        numbers = sorted(n for n, _ in self.store.voided_cards())
         body = json.dumps(
             {
                 "format": VOIDS_FORMAT,
@@ -436,7 +419,7 @@ class FloorService:
             },
             separators=(",", ":"),
         )
-        key_id, signature = self.keys.sign_bytes(body.encode("utf-8"))
+        key_id, signature = self.store.sign_with_card_key(body.encode("utf-8"))
         return Reply(200, {"body": body, "key_id": key_id, "signature": b64url(signature)})
 
 

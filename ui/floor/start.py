@@ -98,7 +98,6 @@ def floor_server(
         ctx.accounts,
         ctx.clock,
         settings["casino.id"],
-        keys=ctx.floor_keys,
         card_types={code: (t.label_es, t.label_en) for code, t in catalogue.types.items()},
     )
     return FloorServer(service, tls, host, port), tls
