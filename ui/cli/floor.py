@@ -105,12 +105,13 @@ def serve(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
         exit_code = ExitCode.UNAVAILABLE if exc.code == LISTEN_FAILED else ExitCode.REFUSED
         return error(exit_code, exc.code, exc.detail)
     stop = threading.Event()
-    print(_banner(running.url, running.fingerprint), file=sys.stderr, flush=True)
 
     def stopping(signum: int, frame: FrameType | None) -> None:
         stop.set()
 
+    # the handlers first, the banner after: whoever reads it may stop the service at once
     previous = {s: signal.signal(s, stopping) for s in (signal.SIGINT, signal.SIGTERM)}
+    print(_banner(running.url, running.fingerprint), file=sys.stderr, flush=True)
     try:
         while not stop.wait(0.5):
             pass
