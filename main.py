@@ -84,6 +84,7 @@ from ui.cli.result import (
     described,
 )
 from ui.context import AppContext, Closers, Devices, Tools
+from ui.log_file import LOG_DIR, install_desk_log
 
 if TYPE_CHECKING:
     from admission.registry.snapshot import SignatureVerifier
@@ -303,8 +304,8 @@ def _registry_settings(settings: Settings) -> RegistryPolicySettings:
 
 # What the desk keeps, or may yet create, in its data folder: the visitor file's names
 # (its WAL, SHM, journal, marker and audit key begin so), temporary files, the settings,
-# the backup list, the high-water marks, the card PDFs, and a server desk's
-# certificates, database id and offline vouchers (db.pg.target.CERT_SUBDIR,
+# the backup list, the high-water marks, the card PDFs, the log (ui.log_file), and a
+# server desk's certificates, database id and offline vouchers (db.pg.target.CERT_SUBDIR,
 # db.pg.desk.DATABASE_ID_FILE and OFFLINE_QUEUE_FILE: named here, not imported, to keep
 # psycopg out of a file desk's start; tests/test_cli_outputs.py checks they agree).
 DESK_OWN_NAMES = (
@@ -318,6 +319,7 @@ DESK_OWN_NAMES = (
     "database-id",
     "offline-vouchers.db",
     "demo.audit-key",
+    LOG_DIR,
 )
 
 
@@ -548,9 +550,27 @@ def start_window(args: argparse.Namespace) -> int:
     )
 
 
+def install_logging(args: argparse.Namespace) -> None:
+    """WARNING and above on stderr, as always; INFO and above in the data folder's
+    rotating log (``ui.log_file``), for the window and the command line alike."""
+    root = logging.getLogger()
+    before = set(root.handlers)
+    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    for handler in root.handlers:
+        if handler not in before:
+            handler.setLevel(logging.WARNING)
+    smoke = bool(getattr(args, "smoke", False)) or os.environ.get(SMOKE_ENV) == "1"
+    demo = (
+        args.command == "demo"
+        or bool(getattr(args, "demo", False))
+        or (args.command is None and smoke)
+    )
+    install_desk_log(data_dir_of(args, demo=demo))
+
+
 def run(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
+    install_logging(args)
     if args.command is None:
         return start_window(args)
     try:
