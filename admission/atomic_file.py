@@ -179,7 +179,8 @@ def write_atomically(
     try:
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW | _CLOEXEC, 0o600)
         try:
-            os.fchmod(fd, 0o600)  # whatever the umask
+            if hasattr(os, "fchmod"):  # Windows: the file's ACL comes from its folder's
+                os.fchmod(fd, 0o600)  # whatever the umask
             view = memoryview(data)
             while view:
                 view = view[os.write(fd, view) :]

@@ -27,6 +27,7 @@ KEYRING_USERNAME = "audit-chain-key"
 KEY_FILE_SUFFIX = ".audit-key"
 _KEY_ID_LABEL = b"admission-desk/audit-key-id/v1"
 _KEY_FILE_MAX = 256  # 64 hex characters and some white space; more is not a key
+_NONBLOCK = getattr(os, "O_NONBLOCK", 0)  # POSIX: a FIFO there; Windows has none at a path
 
 
 class AuditKey:
@@ -112,7 +113,7 @@ def _read_key_file(path: Path) -> AuditKey:
     that is not ASCII, a folder, a device or a pipe - is AUDIT_KEY_BAD, never a traceback
     nor a read that does not end (at most ``_KEY_FILE_MAX`` bytes are read)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a pipe must not block the open
+        fd = os.open(path, os.O_RDONLY | _NONBLOCK)  # a pipe must not block the open
         try:
             regular = stat.S_ISREG(os.fstat(fd).st_mode)
             raw = os.read(fd, _KEY_FILE_MAX) if regular else b""

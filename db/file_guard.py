@@ -13,6 +13,7 @@ import json
 import os
 import secrets
 import sys
+import tempfile
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -268,16 +269,35 @@ def refuse_existing(path: Path) -> None:
 
 def disk_is_read_only(path: Path) -> bool:
     """The folder is on a read-only mount or not writable, or the file is not writable
-    (``os.access`` sees a read-only mount even for root; file modes it does not)."""
+    (``os.access`` sees a read-only mount even for root; file modes it does not). On
+    Windows, where ``os.access`` reads only the read-only attribute, not a folder's ACL,
+    creating a temporary file in the folder tells."""
     folder = path.parent
-    try:
-        if os.statvfs(folder).f_flag & os.ST_RDONLY:
-            return True
-    except OSError:
-        return False  # the folder does not exist yet: creating it will say why not
+    if sys.platform != "win32":
+        try:
+            if os.statvfs(folder).f_flag & os.ST_RDONLY:
+                return True
+        except OSError:
+            return False  # the folder does not exist yet: creating it will say why not
+    elif not folder.is_dir():
+        return False
+    elif refuses_new_files(folder):
+        return True
     if not os.access(folder, os.W_OK | os.X_OK):
         return True
     return path.exists() and not os.access(path, os.W_OK)
+
+
+def refuses_new_files(folder: Path) -> bool:
+    """A file cannot be created in ``folder`` for want of permission or a writable disk
+    (the probe is removed when it closes; a full disk is not read-only)."""
+    try:
+        with tempfile.TemporaryFile(dir=folder):
+            return False
+    except PermissionError:
+        return True
+    except OSError as exc:
+        return exc.errno == errno.EROFS
 
 
 def os_error(exc: OSError, path: Path, what: str) -> StoreError:

@@ -11,6 +11,7 @@ import errno
 import json
 import os
 import stat
+import sys
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -99,17 +100,18 @@ def write_issued(data_dir: Path, record: IssuedRecord) -> None:
     if len(data) > RECORD_BYTES:  # pragma: no cover - ids and counters are short
         raise OSError(errno.EFBIG, "the record is too long")
     data = data.ljust(RECORD_BYTES, b" ")
-    try:
-        fd = os.open(target, os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-    except OSError as exc:
-        if exc.errno not in (errno.ENOENT, errno.ELOOP, errno.ENXIO):
-            raise
-    else:
+    if sys.platform != "win32":  # Windows has no pwrite: it writes a new file each time
         try:
-            found = os.fstat(fd)
-            if stat.S_ISREG(found.st_mode) and found.st_size == RECORD_BYTES:
-                os.pwrite(fd, data, 0)
-                return
-        finally:
-            os.close(fd)
+            fd = os.open(target, os.O_WRONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError as exc:
+            if exc.errno not in (errno.ENOENT, errno.ELOOP, errno.ENXIO):
+                raise
+        else:
+            try:
+                found = os.fstat(fd)
+                if stat.S_ISREG(found.st_mode) and found.st_size == RECORD_BYTES:
+                    os.pwrite(fd, data, 0)
+                    return
+            finally:
+                os.close(fd)
     replace_file(target, data, durable=False)  # none yet, or a link, a pipe, anything else

@@ -1,20 +1,20 @@
 """Restoring a backup as the visitor file of a folder that holds none (art. 20.4). A backup
 older than what the folder knows its file held (``issued.json``, card PDFs, ``backups.json``)
 is refused (RESTORE_LOSES_DATA) unless the game director, signed in on its accounts, accepts
-the loss; counters then resume past every number issued (art. 23). Checked under a flock'd
+the loss; counters then resume past every number issued (art. 23). Checked under a locked
 temporary name, renamed last: a killed restore leaves the old folder or the whole file
 (:func:`sweep_leftovers`). The audit key does not travel with the backup (docs/backup.md)."""
 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import logging
 import os
 import re
 import secrets
 import shutil
 import stat
+import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -33,6 +33,7 @@ from db.file_guard import (
     Marker,
     fsync_file,
     fsync_folder,
+    lock_exclusively,
     marker_path,
     read_marker,
     remove_with_sides,
@@ -49,6 +50,7 @@ from db.tx import Tx
 
 log = logging.getLogger(__name__)
 TEMP_PREFIX = f".{DB_FILE}.restore."
+WINDOWS_FOLDER_LOCK = f".{DB_FILE}.restore-lock"  # see folder_lock
 _PID_TEMP = re.compile(r"^\.(?:visitors\.db\.marker|issued\.json|backups\.json)\.(\d+)\.tmp$")
 _CARD_PDF = re.compile(r"^card-(\d{1,12})(?:-[^/]*)?\.pdf$")
 
@@ -155,11 +157,11 @@ def _check_source(source: Path) -> bool:
 
 
 def _held_temp(data_dir: Path) -> tuple[int, Path]:
-    """A new temporary file in the folder, flock'd until the restore ends (the sweep spares it)."""
+    """A new temporary file in the folder, locked until the restore ends (the sweep spares it)."""
     while True:
         temp = data_dir / f"{TEMP_PREFIX}{secrets.token_hex(4)}.tmp"
         fd = os.open(temp, os.O_CREAT | os.O_EXCL | os.O_RDWR, 0o600)
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        lock_exclusively(fd)
         with contextlib.suppress(FileNotFoundError):
             if os.stat(temp).st_ino == os.fstat(fd).st_ino:
                 return fd, temp
@@ -394,7 +396,7 @@ def _sweep_copy(temp: Path, path: Path) -> list[str]:
     except OSError:
         return []
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        lock_exclusively(fd, wait=False)
         with folder_lock(path.parent):
             if _finished(temp, path):
                 os.replace(temp, path)
@@ -418,21 +420,29 @@ def _finished(temp: Path, path: Path) -> bool:
 
 
 def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        pass  # someone else's process
-    return True
+    if sys.platform == "win32":
+        return True  # os.kill(pid, 0) would end the process there: its files are kept
+    else:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except OSError:
+            pass  # someone else's process
+        return True
 
 
 @contextlib.contextmanager
 def folder_lock(folder: Path) -> Iterator[None]:
-    """An exclusive flock on the data folder while a copy is put in place: one restore wins."""
-    fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    """An exclusive lock on the data folder while a copy is put in place: one restore
+    wins. POSIX locks the folder itself; Windows cannot open a folder, so it locks a
+    lock file in it."""
+    if sys.platform == "win32":
+        fd = os.open(folder / WINDOWS_FOLDER_LOCK, os.O_RDWR | os.O_CREAT, 0o600)
+    else:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        lock_exclusively(fd)
         yield
     finally:
         os.close(fd)

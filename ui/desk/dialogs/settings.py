@@ -16,6 +16,7 @@ The field groups are widgets of their own, reused by the first-run wizard.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable
 from datetime import date
 from typing import Any, Protocol
@@ -398,7 +399,7 @@ class DevicesFields(QWidget):
         super().__init__(parent)
         self.camera = _line(self.tr("Cámara: número o ruta del dispositivo"), 300)
         self.serial = _line(self.tr("Puerto serie del lector de documentos"), 300)
-        self.serial.setPlaceholderText("/dev/ttyUSB0, COM3")
+        self.serial.setPlaceholderText("COM3" if sys.platform == "win32" else "/dev/ttyUSB0")
         self.decoder = QComboBox()
         self.decoder.setAccessibleName(self.tr("Lector de códigos de barras"))
         self.decoder.addItem("ZXing", "zxing")
