@@ -24,15 +24,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from packaging.markers import default_environment
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name, parse_wheel_filename
 
 ROOT = Path(__file__).resolve().parents[2]
 REQUIREMENTS = ROOT / "requirements.txt"
 INDEX = os.environ.get("PIP_INDEX_URL", "https://pypi.org/simple/")
-WINDOWS_MARKERS = {
-    **default_environment(),
+WINDOWS_MARKERS: dict[str, str] = {
     "os_name": "nt",
     "sys_platform": "win32",
     "platform_system": "Windows",
@@ -168,7 +166,7 @@ def test_every_pinned_requirement_has_a_windows_wheel(tmp_path: Path) -> None:
         pytest.skip(unreachable)
     install = _resolve_for_windows(tmp_path, "report", ["-r", str(REQUIREMENTS)])["install"]
 
-    versions = {
+    versions: dict[str, str] = {
         canonicalize_name(item["metadata"]["name"]): item["metadata"]["version"] for item in install
     }
     unresolved = [
@@ -203,7 +201,7 @@ def test_the_wheel_check_names_a_file_that_is_not_for_windows() -> None:
 
 
 def test_windows_markers_add_what_only_windows_needs() -> None:
-    install = [
+    install: list[dict[str, Any]] = [
         {
             "metadata": {
                 "name": "keyring",
