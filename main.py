@@ -47,6 +47,7 @@ from admission.desk_ports import DeskFile, DeskReads
 from admission.devices import Camera, CardPrinter, DeviceErrorCode
 from admission.errors import (
     AdmissionError,
+    ConfigError,
     DeviceError,
     StoreError,
     StoreErrorCode,
@@ -54,6 +55,7 @@ from admission.errors import (
 from admission.hours import ALWAYS_OPEN, parse_hours
 from admission.leaflet import build_leaflet, leaflet_config_from_settings
 from admission.ports import Clock
+from admission.records import AuditHead
 from admission.registry.policy import RegistryPolicy, RegistryPolicySettings
 from admission.reports import CasinoInfo, ReportService
 from admission.retention_sweep import RetentionSweep
@@ -62,6 +64,7 @@ from admission.settings_record import record_outside_changes
 from admission.verdict import AdmissionPolicy, Outcome
 from db.backup import BACKUP_LIST, DB_FILE, stale_backups
 from db.desk_file import FileAccess, FileParts, init_file, open_parts, restore_file
+from db.file_guard import preflight
 from db.issued import ISSUED_FILE
 from db.keys import WindowPassphrase
 from db.restore import sweep_leftovers
@@ -73,7 +76,7 @@ from hardware.printer.render import style_from_settings
 from hardware.printer.reports import ReportlabRenderer
 from hardware.printer.service import CardPresentation, CardPrintService
 from ui.cli.args import parse_instant
-from ui.cli.commands import FILE_COMMANDS, TOOL_COMMANDS
+from ui.cli.commands import FILE_COMMANDS, SUPPORT_COMMANDS, TOOL_COMMANDS
 from ui.cli.demo import CAMERA_FRAMES, SEED
 from ui.cli.result import (
     CliError,
@@ -83,6 +86,7 @@ from ui.cli.result import (
     Payload,
     described,
 )
+from ui.cli.support import SupportInputs
 from ui.context import AppContext, Closers, Devices, Tools
 from ui.log_file import LOG_DIR, install_desk_log
 
@@ -463,6 +467,8 @@ def build_parser() -> argparse.ArgumentParser:
         tool.arguments(sub.add_parser(tool.name, parents=[common], help=tool.help), common)
     for command in FILE_COMMANDS.values():
         command.arguments(sub.add_parser(command.name, parents=[common], help=command.help), common)
+    for support in SUPPORT_COMMANDS.values():
+        support.arguments(sub.add_parser(support.name, parents=[common], help=support.help), common)
     return parser
 
 
@@ -493,6 +499,9 @@ def dispatch(args: argparse.Namespace) -> CommandResult:
             )
         clock = FixedClock(at)
     demo = args.command == "demo" or bool(getattr(args, "demo", False))
+    if args.command in SUPPORT_COMMANDS:  # made even when the settings or the file fail
+        support = support_inputs(data_dir_of(args, demo=demo), clock=clock, demo=demo)
+        return SUPPORT_COMMANDS[args.command].run(args, support)
     tools = build_tools(data_dir_of(args, demo=demo), clock=clock, demo=demo)
     if args.command in TOOL_COMMANDS:
         return TOOL_COMMANDS[args.command].run(args, tools)
@@ -503,6 +512,69 @@ def dispatch(args: argparse.Namespace) -> CommandResult:
         return FILE_COMMANDS[args.command].run(args, ctx)
     finally:
         ctx.close()
+
+
+def support_inputs(data_dir: Path, *, clock: Clock | None, demo: bool) -> SupportInputs:
+    """What ``support-bundle`` reads (ui.cli.support): the tools when the settings can be
+    read, the audit head through the visitor file's own adapter, never more of the file."""
+    tools: Tools | None = None
+    why: str | None = None
+    try:
+        tools = build_tools(data_dir, clock=clock, demo=demo)
+    except AdmissionError as exc:
+        why = str(exc.code)
+    server = tools is not None and bool(tools.settings["database.url"])
+
+    def audit_head() -> AuditHead:
+        if tools is None:
+            raise ConfigError("the settings could not be read")
+        if not server:  # the demo's file is made on first use: never by a support bundle
+            preflight(data_dir / DB_FILE, create=False)
+        access = FileAccess(
+            data_dir, tools.settings, tools.clock, demo, None, None, outputs_of(data_dir)
+        )
+        parts = open_parts(access)
+        try:
+            return parts.store.head()
+        finally:
+            for closer in reversed(parts.closers):
+                closer()
+
+    def file_size() -> int | None:
+        path = data_dir / DB_FILE
+        return None if server or not path.exists() else path.stat().st_size
+
+    return SupportInputs(
+        data_dir,
+        data_dir / SETTINGS_FILE,
+        tools,
+        why,
+        outputs_of(data_dir),
+        audit_head,
+        file_size,
+        _engine_versions,
+    )
+
+
+def _engine_versions() -> dict[str, str]:
+    """The native engines the desk runs on, as loaded (not as pinned)."""
+    import cv2
+    import PySide6
+    import sqlcipher3
+    from PySide6.QtCore import qVersion
+
+    conn = sqlcipher3.connect(":memory:")
+    try:
+        cipher = conn.execute("PRAGMA cipher_version").fetchone()
+    finally:
+        conn.close()
+    return {
+        "sqlcipher": str(cipher[0]) if cipher else "",
+        "sqlite": str(sqlcipher3.sqlite_version),
+        "pyside6": str(PySide6.__version__),
+        "qt": str(qVersion()),
+        "opencv": str(cv2.__version__),
+    }
 
 
 def exit_code_of(error: AdmissionError) -> ExitCode:

@@ -142,6 +142,7 @@ ARGV: dict[str, list[str]] = {
     # TEST-NET-1 (RFC 5737) is no address of this machine: served, it answers at once
     "floor serve": ["floor", "serve", "--listen", "192.0.2.1:8443"],
     "floor token": ["floor", "token", "list"],
+    "support-bundle": ["support-bundle", "--out", "{out}.zip"],
 }
 SIGNS_IN_WITH_AS = {  # these name who signs in with --as NAME, not --user
     "inspect search", "inspect timeline", "inspect export", "report day", "report figures",
@@ -219,11 +220,13 @@ def run_cell(desk: Path, act: str, role: Role | None, env: pytest.MonkeyPatch) -
 
 
 def parsers() -> dict[str, argparse.ArgumentParser]:
-    """Every file command's parser by its row name (``registry import``...)."""
-    from ui.cli.commands import FILE_COMMANDS
+    """Every file command's parser by its row name (``registry import``...), and the
+    support bundle's (it opens the file for its audit head alone)."""
+    from ui.cli.commands import FILE_COMMANDS, SUPPORT_COMMANDS
 
     found: dict[str, argparse.ArgumentParser] = {}
-    for name, command in FILE_COMMANDS.items():
+    commands: dict[str, Any] = {**FILE_COMMANDS, **SUPPORT_COMMANDS}
+    for name, command in commands.items():
         parser = argparse.ArgumentParser(prog=name)
         command.arguments(parser, argparse.ArgumentParser(add_help=False))
         subs = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]

@@ -2,8 +2,10 @@
 
 Commands over the visitor file receive the :class:`~ui.context.AppContext`; the others
 (parsing and reading documents) receive only the :class:`~ui.context.Tools` and open no
-file. A refused sign-in or director authorisation (:mod:`ui.cli.sign_in`) is answered
-as a JSON error by every file command alike.
+file. ``support-bundle`` receives what ``main.py`` gathers for it
+(:class:`~ui.cli.support.SupportInputs`): it is made even when the settings or the file
+fail, and signs nobody in. A refused sign-in or director authorisation
+(:mod:`ui.cli.sign_in`) is answered as a JSON error by every file command alike.
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from ui.cli import (
     retention,
     scan,
     server_restore,
+    support,
     user,
     verify_card,
     visitor,
@@ -40,9 +43,10 @@ from ui.cli import (
 )
 from ui.cli.result import Command
 from ui.cli.sign_in import guarded
+from ui.cli.support import SupportInputs
 from ui.context import AppContext, Tools
 
-__all__ = ["FILE_COMMANDS", "TOOL_COMMANDS"]
+__all__ = ["FILE_COMMANDS", "SUPPORT_COMMANDS", "TOOL_COMMANDS"]
 
 TOOL_COMMANDS: dict[str, Command[Tools]] = {
     c.name: c
@@ -85,3 +89,4 @@ FILE_COMMANDS: dict[str, Command[AppContext]] = {
         floor.COMMAND,
     )
 }
+SUPPORT_COMMANDS: dict[str, Command[SupportInputs]] = {support.COMMAND.name: support.COMMAND}
