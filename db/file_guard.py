@@ -206,7 +206,12 @@ def fsync_file(path: Path) -> None:
         os.close(fd)
 
 
-fsync_folder = fsync_file
+def fsync_folder(folder: Path) -> None:
+    """Make a rename (or a removal) in ``folder`` durable. Raises OSError. Windows
+    cannot open a folder (``os.open`` fails) and NTFS journals its names: nothing to do
+    there."""
+    if sys.platform != "win32":
+        fsync_file(folder)
 
 
 def why(exc: BaseException) -> str:
