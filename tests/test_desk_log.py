@@ -127,5 +127,17 @@ def test_a_folder_that_cannot_hold_the_log_does_not_stop_the_desk(
     tmp_path: Path, root_logger: logging.Logger, capsys: pytest.CaptureFixture[str]
 ) -> None:
     (tmp_path / LOG_DIR).write_text("a file where the folder goes", encoding="utf-8")
-    assert install_desk_log(tmp_path) is None
-    assert "desk log: not written" in capsys.readouterr().err
+    install_desk_log(tmp_path)
+    logging.getLogger("test.desk_log").info("one")
+    logging.getLogger("test.desk_log").info("two")
+    assert capsys.readouterr().err.count("desk log: not written") == 1
+
+
+def test_the_log_never_makes_the_data_folder(tmp_path: Path, root_logger: logging.Logger) -> None:
+    missing = tmp_path / "not-yet"
+    install_desk_log(missing)
+    logging.getLogger("test.desk_log").info("before init")
+    assert not missing.exists()
+    missing.mkdir()
+    logging.getLogger("test.desk_log").info("after init")
+    assert "after init" in log_text(missing) and "before init" not in log_text(missing)

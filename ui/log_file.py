@@ -9,8 +9,9 @@ the files are the desk user's only where the OS has POSIX modes (on Windows the 
 folder under the user's profile is already private to that user).
 
 Installed once per process by ``main.run``; stderr keeps its WARNING lines as before.
-A log that cannot be written (a read-only folder, a full disk) never stops the desk:
-it says so once on stderr and the desk runs without it.
+The file is opened at the first record, and only in a data folder that exists. A log
+that cannot be written (a read-only folder, a full disk) never stops the desk: it says
+so once on stderr and the desk runs without it.
 """
 
 from __future__ import annotations
@@ -34,13 +35,36 @@ _OWNER_ONLY_FILE = 0o600
 
 
 class _OwnerOnlyHandler(RotatingFileHandler):
-    """A rotating handler whose every file (the first and each one after a rollover)
-    is readable by the desk's user alone."""
+    """A rotating handler opened at its first record, never before: it makes its
+    ``logs`` folder inside the data folder, never the data folder itself (that is made
+    by ``init``, the wizard, a restore or the demo; a refused command leaves no folder).
+    Every file (the first and each one after a rollover) is the desk user's alone. A
+    log that cannot be written says so once on stderr, then the desk runs without it."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(
+            path, maxBytes=LOG_BYTES, backupCount=LOG_BACKUPS, encoding="utf-8", delay=True
+        )
+        self._folder = path.parent
+        self._broken = False
 
     def _open(self):  # type: ignore[no-untyped-def]  # logging's own signature
+        self._folder.mkdir(exist_ok=True, mode=_OWNER_ONLY_DIR)
+        _owner_only(self._folder, _OWNER_ONLY_DIR)
         stream = super()._open()
         _owner_only(Path(self.baseFilename), _OWNER_ONLY_FILE)
         return stream
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if self._broken or (self.stream is None and not self._folder.parent.is_dir()):
+            return  # no data folder (yet): nothing of the desk's to keep a log beside
+        super().emit(record)
+
+    def handleError(self, record: logging.LogRecord) -> None:  # logging names it so
+        if not self._broken:
+            self._broken = True
+            kind = type(sys.exc_info()[1]).__name__
+            print(f"WARNING desk log: not written ({kind})", file=sys.stderr)
 
 
 def _owner_only(path: Path, mode: int) -> None:
@@ -50,11 +74,10 @@ def _owner_only(path: Path, mode: int) -> None:
             os.chmod(path, mode)
 
 
-def install_desk_log(data_dir: Path) -> Path | None:
+def install_desk_log(data_dir: Path) -> Path:
     """Add the rotating file handler to the root logger (once: a second call for the
-    same file adds nothing) and return the log file, or None when it cannot be written."""
-    folder = data_dir / LOG_DIR
-    path = folder / LOG_FILE
+    same file adds nothing; another folder's replaces it) and return the log file."""
+    path = data_dir / LOG_DIR / LOG_FILE
     root = logging.getLogger()
     for handler in list(root.handlers):  # one desk log per process: the newest folder's
         if isinstance(handler, _OwnerOnlyHandler):
@@ -62,15 +85,7 @@ def install_desk_log(data_dir: Path) -> Path | None:
                 return path
             root.removeHandler(handler)
             handler.close()
-    try:
-        folder.mkdir(parents=True, exist_ok=True, mode=_OWNER_ONLY_DIR)
-        _owner_only(folder, _OWNER_ONLY_DIR)
-        handler = _OwnerOnlyHandler(
-            path, maxBytes=LOG_BYTES, backupCount=LOG_BACKUPS, encoding="utf-8"
-        )
-    except OSError as exc:
-        print(f"WARNING desk log: not written ({type(exc).__name__})", file=sys.stderr)
-        return None
+    handler = _OwnerOnlyHandler(path)
     handler.setLevel(logging.INFO)
     handler.setFormatter(logging.Formatter(LOG_FORMAT))
     root.addHandler(handler)
