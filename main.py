@@ -308,7 +308,8 @@ def _registry_settings(settings: Settings) -> RegistryPolicySettings:
 
 # What the desk keeps, or may yet create, in its data folder: the visitor file's names
 # (its WAL, SHM, journal, marker and audit key begin so), temporary files, the settings,
-# the backup list, the high-water marks, the card PDFs, the log (ui.log_file), and a
+# the backup list, the high-water marks, the card PDFs, the log (ui.log_file), the
+# floor page's CA and keys (ui.floor.certs.TLS_FOLDER, art. 22.4), and a
 # server desk's certificates, database id and offline vouchers (db.pg.target.CERT_SUBDIR,
 # db.pg.desk.DATABASE_ID_FILE and OFFLINE_QUEUE_FILE: named here, not imported, to keep
 # psycopg out of a file desk's start; tests/test_cli_outputs.py checks they agree).
@@ -324,6 +325,7 @@ DESK_OWN_NAMES = (
     "offline-vouchers.db",
     "demo.audit-key",
     LOG_DIR,
+    "floor-tls",
 )
 
 

@@ -199,6 +199,20 @@ def test_a_name_over_255_bytes_or_a_missing_folder_is_a_code(
     assert list(scratch.iterdir()) == []
 
 
+def test_an_output_aimed_at_the_floor_page_s_keys_is_refused_even_forced(desk: Path) -> None:
+    """The casino CA's private key the floor page's certificates hang from (art. 22.4) is
+    the desk's own: a mistyped --out never replaces it, forced or not."""
+    from ui.floor.certs import made_certificate
+
+    made = made_certificate(desk, "127.0.0.1")
+    ca_key = made.key.parent / "ca.key"
+    keys = {path: path.read_bytes() for path in (ca_key, made.key)}
+    for target in keys:
+        code, out = write(desk, "leaflet", target, force=True)
+        assert (code, error_of(out)) == (1, "OUTPUT_PROTECTED"), out
+    assert {path: path.read_bytes() for path in keys} == keys
+
+
 def test_the_desk_s_own_names_are_those_its_modules_write() -> None:
     """main.DESK_OWN_NAMES names a server desk's files without importing db.pg (psycopg
     stays out of a file desk's start): they must agree with the modules that write them."""
@@ -208,6 +222,8 @@ def test_the_desk_s_own_names_are_those_its_modules_write() -> None:
     from db.issued import ISSUED_FILE
     from db.pg.desk import DATABASE_ID_FILE, DEMO_AUDIT_KEY_BASE, OFFLINE_QUEUE_FILE
     from db.pg.target import CERT_SUBDIR
+    from ui.floor.certs import TLS_FOLDER
+    from ui.log_file import LOG_DIR
 
     written = {
         DB_FILE,
@@ -219,6 +235,8 @@ def test_the_desk_s_own_names_are_those_its_modules_write() -> None:
         DATABASE_ID_FILE,
         OFFLINE_QUEUE_FILE,
         DEMO_AUDIT_KEY_BASE + KEY_FILE_SUFFIX,
+        LOG_DIR,
+        TLS_FOLDER,  # the floor page's CA and server keys (art. 22.4)
     }
     assert written <= set(main.DESK_OWN_NAMES)
     assert main.DB_FILE == DB_FILE
