@@ -3,7 +3,9 @@
 # already present are skipped, so running it twice costs one dpkg query.
 # Called by tools/bootstrap.py for both "start" and "test". chromium and
 # chromium-driver are for the tests of the floor's phone page (a real browser), not
-# for the desk.
+# for the desk. pcscd, vsmartcard-vpcd and pcsc-tools are the chip tests' PC/SC service and
+# virtual reader (a real contactless reader needs only pcscd); swig, gcc, python3-dev and
+# libpcsclite-dev build pyscard, which has no Linux wheel.
 set -eu
 
 PACKAGES="python3-venv python3-pip
@@ -13,7 +15,8 @@ libxcb-randr0 libxcb-render-util0 libxcb-image0
 libcups2 cups cups-client cups-bsd printer-driver-cups-pdf
 libzbar0 fonts-dejavu-core
 postgresql
-chromium chromium-driver"
+chromium chromium-driver
+pcscd libpcsclite1 libpcsclite-dev swig gcc python3-dev vsmartcard-vpcd pcsc-tools"
 
 missing=""
 for p in $PACKAGES; do

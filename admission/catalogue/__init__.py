@@ -22,7 +22,16 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
 
-from admission.catalogue import desk, devices, documents, registry, screens, server, visitor_file
+from admission.catalogue import (
+    chip,
+    desk,
+    devices,
+    documents,
+    registry,
+    screens,
+    server,
+    visitor_file,
+)
 
 __all__ = ["LANGUAGES", "Entry", "entries", "missing_texts", "text", "unused_texts"]
 
@@ -49,6 +58,7 @@ _TEXTS = _merged(
     registry.TEXTS,
     screens.TEXTS,
     server.TEXTS,
+    chip.TEXTS,
 )
 
 
