@@ -347,6 +347,7 @@ def desk_config(settings: Settings) -> DeskConfig:
         policy=AdmissionPolicy(
             unverifiable_outcome=Outcome(settings["admission.unverifiable"]),
             stop_last_hour=settings["admission.stop_last_hour"],
+            chip_unverifiable_outcome=Outcome(settings["admission.chip_unverifiable"]),
         ),
         hours=parse_hours(settings["hours"], holidays) if settings["hours"] else ALWAYS_OPEN,
     )

@@ -18,6 +18,7 @@ from enum import unique
 from typing import Protocol
 
 from admission.cards.catalogue import CardCatalogue
+from admission.chip import ChipCheck
 from admission.clock import FUTURE_TOLERANCE, ClockCode
 from admission.codes import Code
 from admission.errors import InvalidStateError, NotFoundError, StoreError
@@ -59,15 +60,18 @@ from admission.verdict import (
 )
 
 # Reasons a director may take responsibility for (art. 23.5 exceptional card, staff
-# with the director's leave, a registry that cannot answer when so configured).
-# Minors, RIAJ listings and internal bans can never be overridden.
+# with the director's leave, a registry or a chip that cannot answer when so
+# configured). Minors, RIAJ listings, internal bans and a forged chip can never be
+# overridden.
 OVERRIDABLE = frozenset(
     {
         Reason.BIRTH_DATE_UNKNOWN,
         Reason.CASINO_STAFF,
         Reason.REGISTRY_UNVERIFIABLE,
+        Reason.CHIP_UNVERIFIABLE,
     }
 )
+CHIP_AUDIT = "CHIP_CHECKED"  # the audit entry of a visit whose document's chip was read
 EVALUATION_MAX_AGE_SECONDS = 120  # a verdict older than this is evaluated again
 OUTCOME_ATTEMPTS = 3  # asks of one admission whose answer was lost, before the clerk is told
 OFFICIAL = "OFFICIAL"  # verdict recorded for officials on duty (art. 24, R13)
@@ -208,6 +212,7 @@ class AdmissionDesk:
             staff=staff,
             session=self.config.hours.state_at(at),
             exceptional=exceptional,
+            chip=chip_of(document),
         )
         verdict = decide(facts, self.config.policy, at, madrid_date(at))
         held = found.open_card
@@ -288,6 +293,7 @@ class AdmissionDesk:
             )
         final = Verdict(Outcome.ADMIT, verdict.reasons) if overridden else verdict
         recorded = self._record(self._entry(evaluation, final, operator, card))
+        self._audit_chip(evaluation, recorded, operator)
         held = self._held(evaluation, recorded)
         if card is not None and recorded.card_number is None and held is not None:
             # Another desk issued this person's card meanwhile: the store kept it to one
@@ -323,6 +329,7 @@ class AdmissionDesk:
         self._check_clock()
         final = Verdict(Outcome.NOT_ADMITTED, (Reason.DISMISSED_BY_CLERK,))
         recorded = self._record(self._entry(evaluation, final, operator, None))
+        self._audit_chip(evaluation, recorded, operator)
         return AdmissionResult(evaluation, final, recorded, None, "", evaluation.held_card)
 
     def _record(self, entry: AdmissionEntry) -> RecordedAdmission:
@@ -347,6 +354,17 @@ class AdmissionDesk:
             "the admission may or may not be recorded; press again: it is recorded once",
             code=DeskErrorCode.OUTCOME_UNKNOWN,
         ) from last
+
+    def _audit_chip(
+        self, evaluation: Evaluation, recorded: RecordedAdmission, operator: str
+    ) -> None:
+        """What the document's chip proved, in the audit beside the visit whose verdict
+        it weighed on (art. 20.3): its status, code, access, clone check and issuer -
+        never a data group or the photo."""
+        chip = chip_of(evaluation.document)
+        if chip is not None:
+            subject = f"visit:{recorded.visit_id}"
+            self._store.append(operator, CHIP_AUDIT, subject, evaluation.at, chip_details(chip))
 
     def _held(self, evaluation: Evaluation, recorded: RecordedAdmission) -> CardRecord | None:
         """The card the visitor already held, as it is now (art. 22)."""
@@ -466,6 +484,24 @@ class AdmissionDesk:
         return today
 
 
+def chip_of(document: DocumentFacts) -> ChipCheck | None:
+    """The chip's result the document carries (admission.documents.IdentityDocument.chip);
+    None for a document read without its chip."""
+    chip = getattr(document, "chip", None)
+    return chip if isinstance(chip, ChipCheck) else None
+
+
+def chip_details(chip: ChipCheck) -> dict[str, str]:
+    """The chip's result as the audit and the command line show it: no personal data."""
+    return {
+        "status": chip.status.value,
+        "code": chip.code.value if chip.code is not None else "",
+        "access": chip.access,
+        "authentication": chip.authentication.value,
+        "issuer": chip.issuer,
+    }
+
+
 def _with_held(reasons: Sequence[Reason]) -> tuple[Reason, ...]:
     order = list(Reason)
     return tuple(sorted({*reasons, Reason.ALREADY_ADMITTED}, key=order.index))
@@ -479,7 +515,8 @@ def _already_admitted(verdict: Verdict) -> Verdict:
     reasons = _with_held(verdict.reasons)
     if verdict.outcome is Outcome.DENY:
         return Verdict(Outcome.DENY, reasons)
-    if Reason.REGISTRY_UNVERIFIABLE in reasons:
+    # (and a chip the policy will not admit unproven: NOT_ADMITTED stays so)
+    if Reason.REGISTRY_UNVERIFIABLE in reasons or verdict.outcome is Outcome.NOT_ADMITTED:
         return Verdict(Outcome.NOT_ADMITTED, reasons)
     return Verdict(Outcome.ALREADY_ADMITTED, reasons)
 
@@ -509,4 +546,6 @@ __all__ = [
     "DeskStore",
     "Evaluation",
     "StaffRole",
+    "chip_details",
+    "chip_of",
 ]

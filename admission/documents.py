@@ -34,6 +34,7 @@ from dataclasses import dataclass
 from datetime import date, datetime
 from enum import StrEnum, unique
 
+from admission.chip import ChipCheck
 from admission.codes import Code
 from admission.country_codes import MRZ_COUNTRY_CODES
 from admission.identity import IdentityKey, IdKind, normalise_number
@@ -138,6 +139,10 @@ class IdentityDocument:
     valid: bool
     errors: tuple[str, ...]
     specimen_reason: SpecimenReason | None = None
+    # what the document's chip proved when the desk read it (ICAO 9303, art. 23.1); it
+    # travels with the document, so every later evaluation of it - the exceptional card,
+    # a stale verdict evaluated again - sees the same chip. None: not read
+    chip: ChipCheck | None = None
 
     @property
     def specimen(self) -> bool:

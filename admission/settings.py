@@ -92,6 +92,15 @@ DECLARED: tuple[Setting, ...] = (
         ("DENY", "SUPERVISOR"),
     ),
     Setting(
+        "admission.chip_unverifiable",
+        "ADMIT",
+        str,
+        "Outcome when the document's chip proves nothing either way (no chip, no master "
+        "list, it would not answer): ADMIT shows it beside the verdict; DENY is not "
+        "admitted; a forged chip is always refused (art. 23.1)",
+        ("ADMIT", "SUPERVISOR", "DENY"),
+    ),
+    Setting(
         "admission.stop_last_hour",
         False,
         bool,
@@ -215,6 +224,13 @@ DECLARED: tuple[Setting, ...] = (
     ),
     Setting("camera.device", "0", str, "Camera index or device path"),
     Setting("scanner.serial_port", "", str, "Serial port of the document reader"),
+    Setting(
+        "chip.reader",
+        "",
+        str,
+        "PC/SC reader of the documents' chips (ICAO 9303): part of its name, '*' = the "
+        "first reader found; empty = no chip reader",
+    ),
     Setting("barcode.decoder", "zxing", str, "Barcode decoder", ("zxing", "zbar")),
     Setting("ui.language", "es", str, "Language of the desk window", ("es", "en")),
     # the desk is read from about three metres: a dim counter takes the dark theme, a

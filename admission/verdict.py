@@ -8,8 +8,11 @@ severe outcome wins; every reason that applies is reported, in a stable order.
 
 A register that cannot be checked is not a refusal of the person: it is NOT_ADMITTED
 (the check fails closed, art. 20.1-2) unless the policy lets the director decide. The
-desk adds ALREADY_ADMITTED for a person who holds a valid card (art. 22), and
-NOT_ADMITTED with DISMISSED_BY_CLERK for an admission the clerk dismissed.
+document's chip (ICAO 9303, admission.chip) proves the document or not: a FORGED chip is
+a refusal nothing waives; a chip that could not be verified is the policy's
+``chip_unverifiable_outcome`` (a note beside ADMIT by default). The desk adds
+ALREADY_ADMITTED for a person who holds a valid card (art. 22), and NOT_ADMITTED with
+DISMISSED_BY_CLERK for an admission the clerk dismissed.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from datetime import date, datetime
 from enum import unique
 from typing import Protocol
 
+from admission.chip import ChipCheck, ChipStatus
 from admission.codes import Code
 from admission.hours import SessionState
 from admission.records import Ban, StaffMember, StaffRole
@@ -63,8 +67,16 @@ class Reason(Code):
     # a published specimen or an ICAO 9303 example (UTO): it identifies nobody (art. 23.1);
     # never waived, not even for an exceptional card (art. 23.5)
     SPECIMEN = "SPECIMEN"
+    # the chip's signature, chain or hashes fail, or its MRZ is not the printed one: the
+    # document is forged or altered (art. 23.1). Never waived: not by the director, not
+    # for an exceptional card (art. 23.5), not by any policy. Its value is the chip's
+    # own status code: one code, one meaning (admission.catalogue).
+    CHIP_FORGED = "CHIP_FORGED"
     LAST_HOUR = "LAST_HOUR"  # admissions stopped in the last hour (art. 21.4)
     CLOSED = "CLOSED"  # outside the opening hours (art. 27)
+    # the chip proves nothing either way (no chip, no master list, it would not answer):
+    # the policy's chip_unverifiable_outcome; the chip status's own code
+    CHIP_UNVERIFIABLE = "CHIP_NOT_VERIFIABLE"
     # an ADMIT on screen the clerk dismissed (Esc) instead of confirming: nobody admitted
     DISMISSED_BY_CLERK = "DISMISSED_BY_CLERK"
 
@@ -119,11 +131,21 @@ class AdmissionPolicy:
     stop_last_hour: bool = False  # art. 21.4: the casino may stop admissions in the last hour
     staff_outcome: Outcome = Outcome.SUPERVISOR  # off-duty staff need the director's leave
     director_outcome: Outcome = Outcome.DENY
+    # A chip that proves nothing either way. ADMIT (shown as a note beside the verdict) by
+    # default: most documents presented carry no chip (driving licences, older cards) and
+    # a casino may have no reader. DENY is shown and recorded as NOT_ADMITTED, as an
+    # unverifiable registry: nothing was found against the person, the proof is missing.
+    chip_unverifiable_outcome: Outcome = Outcome.ADMIT
 
     def __post_init__(self) -> None:
         if self.unverifiable_outcome is Outcome.ADMIT:
             raise ValueError("an unverifiable registry check can never admit")
-        for outcome in (self.unverifiable_outcome, self.staff_outcome, self.director_outcome):
+        for outcome in (
+            self.unverifiable_outcome,
+            self.staff_outcome,
+            self.director_outcome,
+            self.chip_unverifiable_outcome,
+        ):
             if outcome not in DECIDED:
                 raise ValueError(f"a policy outcome is one of {sorted(DECIDED)}")
 
@@ -138,6 +160,8 @@ class AdmissionFacts:
     # art. 23.5: exceptional card without the documents, under the game director's
     # named responsibility — document rules are waived, every other rule applies.
     exceptional: bool = False
+    # what the document's chip proved; None: no reader, or the chip was not read
+    chip: ChipCheck | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,6 +181,25 @@ def age_on(birth: date, day: date) -> int:
     if (day.month, day.day) < (birth.month, birth.day):
         years -= 1
     return years
+
+
+def _not_admitted(outcome: Outcome) -> Outcome:
+    """A check that could not be made refuses nobody: DENY becomes NOT_ADMITTED."""
+    return Outcome.NOT_ADMITTED if outcome is Outcome.DENY else outcome
+
+
+def _chip_findings(facts: AdmissionFacts, policy: AdmissionPolicy) -> list[tuple[Outcome, Reason]]:
+    """The chip's say (art. 23.1: a document that identifies). A forged chip is refused
+    outside the exceptional-card waiver (art. 23.5) and whatever the policy; a chip that
+    proves nothing is a document rule, waived for an exceptional card like the others."""
+    chip = facts.chip
+    if chip is None:
+        return []
+    if chip.status is ChipStatus.FORGED:
+        return [(Outcome.DENY, Reason.CHIP_FORGED)]
+    if chip.status is ChipStatus.NOT_VERIFIABLE and not facts.exceptional:
+        return [(_not_admitted(policy.chip_unverifiable_outcome), Reason.CHIP_UNVERIFIABLE)]
+    return []
 
 
 def decide(facts: AdmissionFacts, policy: AdmissionPolicy, at: datetime, today: date) -> Verdict:
@@ -180,6 +223,7 @@ def decide(facts: AdmissionFacts, policy: AdmissionPolicy, at: datetime, today: 
     # (art. 23.5) and independent of the policy: no flag turns it into an admission.
     if doc.specimen:
         found.append((Outcome.DENY, Reason.SPECIMEN))
+    found.extend(_chip_findings(facts, policy))
 
     if doc.birth_date is None:
         found.append((Outcome.SUPERVISOR, Reason.BIRTH_DATE_UNKNOWN))
@@ -191,10 +235,7 @@ def decide(facts: AdmissionFacts, policy: AdmissionPolicy, at: datetime, today: 
         found.append((Outcome.DENY, Reason.REGISTRY_LISTED))
     elif status is not RegistryStatus.NOT_LISTED:
         # fail closed (art. 20.1-2): not admitted, yet not a refusal of the person
-        unverifiable = policy.unverifiable_outcome
-        if unverifiable is Outcome.DENY:
-            unverifiable = Outcome.NOT_ADMITTED
-        found.append((unverifiable, Reason.REGISTRY_UNVERIFIABLE))
+        found.append((_not_admitted(policy.unverifiable_outcome), Reason.REGISTRY_UNVERIFIABLE))
 
     if any(ban.active_at(at) for ban in facts.bans):
         found.append((Outcome.DENY, Reason.INTERNAL_BAN))
