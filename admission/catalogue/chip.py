@@ -100,4 +100,33 @@ TEXTS: dict[str, tuple[str, str]] = {
         "El chip no ofrece autenticación contra copias",
         "The chip offers no clone detection",
     ),
+    # -- hardware.chip.masterlist.MasterListCode ------------------------------------------
+    "MASTERLIST_MALFORMED": (
+        "El fichero no es una lista maestra firmada válida",
+        "The file is not a valid signed master list",
+    ),
+    "MASTERLIST_NOT_A_LIST": (
+        "El fichero está firmado pero no es una lista maestra de CSCA (ICAO 9303-12)",
+        "The file is signed but is not a CSCA master list (ICAO 9303-12)",
+    ),
+    "MASTERLIST_SIGNATURE_INVALID": (
+        "La firma de la lista maestra no es válida",
+        "The master list's signature is not valid",
+    ),
+    "MASTERLIST_SIGNER_UNTRUSTED": (
+        "El firmante de la lista maestra no procede de ninguna CSCA de la lista",
+        "The master list's signer was not issued by any CSCA of the list",
+    ),
+    "MASTERLIST_STALE": (
+        "La lista maestra tiene más de 90 días: importe una más reciente",
+        "The master list is older than 90 days: import a newer one",
+    ),
+    "MASTERLIST_NOT_IMPORTED": (
+        "No se ha importado ninguna lista maestra (chip masterlist import)",
+        "No master list has been imported (chip masterlist import)",
+    ),
+    "MASTERLIST_TAMPERED": (
+        "La lista maestra guardada no es la registrada en la auditoría: impórtela de nuevo",
+        "The stored master list is not the one the audit recorded: import it again",
+    ),
 }
