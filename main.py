@@ -460,6 +460,14 @@ def build_parser() -> argparse.ArgumentParser:
         prog="main.py", parents=[common], description="Casino admission desk (Decreto 58/2006)"
     )
     parser.add_argument(
+        "--version",
+        action="store_true",
+        help="print the version and exit (with --verbose: what this build was made from)",
+    )
+    parser.add_argument(
+        "--verbose", action="store_true", help="with --version: the build's inputs as JSON"
+    )
+    parser.add_argument(
         "--smoke",
         action="store_true",
         help="open the demo window offscreen, admit one demo visitor through it, exit",
@@ -645,6 +653,14 @@ def install_logging(args: argparse.Namespace) -> None:
 
 def run(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    if args.version:  # before anything reads the settings or touches the data folder
+        from ui.build_info import build_info, version_text
+
+        if args.verbose:
+            emit(build_info())
+        else:
+            print(version_text(), flush=True)
+        return int(ExitCode.OK)
     install_logging(args)
     if args.command is None:
         return start_window(args)

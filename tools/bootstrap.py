@@ -6,6 +6,8 @@
     python3 tools/bootstrap.py test  [PYTEST ARGS...]  # set up, CUPS, lint, types, pytest,
                                                        # then the window's smoke run
     python3 tools/bootstrap.py bench             # set up, run every benchmark in tests/bench/
+    python3 tools/bootstrap.py package [--version V]  # the installable desk: a .deb on Linux,
+                                                      # the setup.exe on Windows (package_desk.py)
 
 Standard library only: it runs on a fresh Debian 12 with nothing but python3.
 Idempotent: system packages come from scripts/system-packages.sh (skips what is
@@ -140,12 +142,21 @@ def bench(args: list[str]) -> None:
         subprocess.run([py, str(script), *args], cwd=ROOT, check=False)
 
 
+def package(args: list[str]) -> None:
+    system_packages()
+    sys.path.insert(0, str(ROOT / "tools"))
+    import package_desk
+
+    sys.exit(package_desk.build(args))
+
+
 def main() -> None:
-    if len(sys.argv) < 2 or sys.argv[1] not in {"start", "test", "bench"}:
+    commands = {"start": start, "test": test, "bench": bench, "package": package}
+    if len(sys.argv) < 2 or sys.argv[1] not in commands:
         print(__doc__)
         sys.exit(2)
     command, rest = sys.argv[1], sys.argv[2:]
-    {"start": start, "test": test, "bench": bench}[command](rest)
+    commands[command](rest)
 
 
 if __name__ == "__main__":
