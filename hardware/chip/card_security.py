@@ -10,11 +10,13 @@ secure messaging fails and drops the channel.
 
 from __future__ import annotations
 
+import hmac
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from admission.chip import ChipCode
-from hardware.chip.access import AccessKey, MrzKey, bac_key_seed
+from hardware.chip.access import AccessKey, MrzKey, bac_key_seed, password_reference
 from hardware.chip.apdu import ChipError
 from hardware.chip.bac import (
     GET_CHALLENGE,
@@ -24,9 +26,25 @@ from hardware.chip.bac import (
     open_cryptogram,
     session_messaging,
 )
-from hardware.chip.crypto import cipher_spec
-from hardware.chip.ec import curve_by_name
-from hardware.chip.sm import SW_SM_INCORRECT, SecureMessaging, parse_command
+from hardware.chip.crypto import CIPHERS, ENC, MAC, cipher_spec, encrypt, kdf
+from hardware.chip.ec import curve_by_name, decode_point, encode_point, multiply
+from hardware.chip.pace import (
+    GENERAL_AUTHENTICATE,
+    MSE,
+    auth_token,
+    generate_key,
+    map_generator,
+    pace_keys,
+    password_key,
+)
+from hardware.chip.securityinfo import (
+    build_card_access,
+    build_dg14,
+    ca_oid,
+    decode_oid,
+    pace_oid,
+)
+from hardware.chip.sm import SW_SM_INCORRECT, SecureMessaging, parse_command, read_tlv, tlv
 
 __all__ = ["CardSecurity"]
 
@@ -42,6 +60,28 @@ SW_INS_NOT_SUPPORTED = 0x6D00
 
 def _sw(sw: int, data: bytes = b"") -> bytes:
     return data + sw.to_bytes(2, "big")
+
+
+def _fields(data: bytes) -> dict[int, bytes]:
+    """The data objects of an MSE or of a 7C template (ValueError when malformed)."""
+    out: dict[int, bytes] = {}
+    while data:
+        tag, value, data = read_tlv(data)
+        out[tag] = value
+    return out
+
+
+@dataclass
+class _PaceRun:
+    """The chip's state between the GENERAL AUTHENTICATE steps of one PACE run."""
+
+    step: int = 1
+    nonce: bytes = b""
+    mapped: tuple[int, int] | None = None
+    terminal_key: tuple[int, int] | None = None
+    chip_key: tuple[int, int] | None = None
+    ks_enc: bytes = b""
+    ks_mac: bytes = b""
 
 
 class CardSecurity:
@@ -69,16 +109,20 @@ class CardSecurity:
         self.rng = rng
         self._sm: SecureMessaging | None = None
         self._challenge: bytes | None = None
+        self._pace: _PaceRun | None = None
+        self._ca_cipher: str | None = None
 
     # -- the files this chip's security puts on it ----------------------------------------
 
     def card_access(self) -> bytes:
         """EF.CardAccess: the SecurityInfos offering PACE (empty when PACE is off)."""
-        return b""
+        return build_card_access(self.curve, self.cipher) if self.pace else b""
 
     def dg14(self) -> bytes | None:
         """DG14 (tag 0x6E) with the chip authentication key, None when it has none."""
-        return None
+        if self.chip_auth_private_key is None:
+            return None
+        return build_dg14(self.curve, self.cipher, self.chip_auth_private_key)
 
     # -- the channel ------------------------------------------------------------------------
 
@@ -110,7 +154,15 @@ class CardSecurity:
             return None
         cla, ins = apdu[0], apdu[1]
         if cla & 0x0C == 0x0C:
+            if self._sm is not None and ins in (MSE, GENERAL_AUTHENTICATE):
+                return self._chip_authentication(apdu)
             return None
+        if ins == MSE and apdu[2:4] == b"\xc1\xa4":
+            self._sm = None
+            return self._set_pace(apdu)
+        if ins == GENERAL_AUTHENTICATE:
+            self._sm = None
+            return self._pace_step(apdu)
         if ins == GET_CHALLENGE:
             self._sm = None
             return self._get_challenge(apdu)
@@ -151,6 +203,127 @@ class CardSecurity:
         self._sm = session_messaging(k_ifd, k_ic, challenge, rnd_ifd)
         return _sw(SW_OK, answer)
 
+    # -- PACE (§4.4) ----------------------------------------------------------------------------
 
-# Kept for the secure messaging refusal the virtual chip sends after unwrap_command fails.
-SM_REFUSED = _sw(SW_SM_INCORRECT)
+    def _set_pace(self, apdu: bytes) -> bytes:
+        self._pace = None
+        if not self.pace:
+            return _sw(SW_INS_NOT_SUPPORTED)
+        try:
+            fields = _fields(parse_command(apdu).data)
+            oid = decode_oid(fields[0x80])
+            reference = fields[0x83]
+        except (ValueError, KeyError):
+            return _sw(SW_WRONG_DATA)
+        if oid != pace_oid(self.cipher):
+            return _sw(SW_REFERENCE_NOT_FOUND)
+        if 0x84 in fields and fields[0x84] != bytes((self.curve.parameter_id,)):
+            return _sw(SW_REFERENCE_NOT_FOUND)
+        if reference != bytes((password_reference(self.key),)):
+            return _sw(SW_REFERENCE_NOT_FOUND)  # this chip does not know that password
+        self._pace = _PaceRun()
+        return _sw(SW_OK)
+
+    def _pace_step(self, apdu: bytes) -> bytes:
+        run = self._pace
+        if run is None:
+            return _sw(SW_CONDITIONS)
+        try:
+            cmd = parse_command(apdu)
+            tag, template, _ = read_tlv(cmd.data)
+            if tag != 0x7C:
+                raise ValueError("not dynamic authentication data")
+            fields = _fields(template)
+            answer = self._pace_answer(run, cmd.cla, fields)
+        except (ValueError, KeyError):
+            self._pace = None
+            return _sw(SW_WRONG_DATA)
+        if answer is None:
+            self._pace = None
+            return _sw(SW_AUTH_FAILED)
+        return _sw(SW_OK, tlv(0x7C, answer))
+
+    def _pace_answer(self, run: _PaceRun, cla: int, fields: dict[int, bytes]) -> bytes | None:
+        curve, cipher = self.curve, self.cipher
+        chained = cla & 0x10 == 0x10
+        if run.step == 1 and not fields and chained:
+            run.nonce = self.rng(cipher.block)
+            run.step = 2
+            return tlv(0x80, encrypt(password_key(self.key, cipher), run.nonce, cipher))
+        if run.step == 2 and 0x81 in fields and chained:
+            terminal_map = decode_point(fields[0x81], curve)
+            private, public = generate_key(self.rng, curve)
+            run.mapped = map_generator(run.nonce, private, terminal_map, curve)
+            if run.mapped is None:
+                return None
+            run.step = 3
+            return tlv(0x82, encode_point(public, curve))
+        if run.step == 3 and 0x83 in fields and chained and run.mapped is not None:
+            run.terminal_key = decode_point(fields[0x83], curve)
+            private, run.chip_key = generate_key(self.rng, curve, run.mapped)
+            keys = pace_keys(private, run.terminal_key, curve, cipher)
+            if keys is None or run.terminal_key == run.chip_key:
+                return None
+            run.ks_enc, run.ks_mac = keys
+            run.step = 4
+            return tlv(0x84, encode_point(run.chip_key, curve))
+        if run.step == 4 and 0x85 in fields and not chained and run.chip_key and run.terminal_key:
+            oid = pace_oid(cipher)
+            expected = auth_token(run.ks_mac, oid, run.chip_key, curve, cipher)
+            if not hmac.compare_digest(fields[0x85], expected):
+                return None
+            self._pace = None
+            self._sm = SecureMessaging(run.ks_enc, run.ks_mac, 0, cipher)
+            return tlv(0x86, auth_token(run.ks_mac, oid, run.terminal_key, curve, cipher))
+        raise ValueError("out of order")
+
+    # -- chip authentication (§6.2) ----------------------------------------------------------
+
+    def _chip_authentication(self, apdu: bytes) -> bytes:
+        """MSE:Set AT + GENERAL AUTHENTICATE (AES) or MSE:Set KAT (3DES), inside the
+        channel; the answer goes under the old keys, then the new keys take over."""
+        try:
+            plain = self.unwrap_command(apdu)
+        except ChipError:
+            return _sw(SW_SM_INCORRECT)
+        cmd = parse_command(plain)
+        try:
+            fields = _fields(cmd.data)
+            if cmd.ins == MSE and cmd.p1 == 0x41 and cmd.p2 == 0xA4:
+                cipher_name = self._ca_protocol(decode_oid(fields[0x80]))
+                if cipher_name is None:
+                    return self.wrap_response(b"", SW_REFERENCE_NOT_FOUND)
+                self._ca_cipher = cipher_name
+                return self.wrap_response(b"", SW_OK)
+            if cmd.ins == MSE and cmd.p1 == 0x41 and cmd.p2 == 0xA6:
+                return self._ca_agree(fields[0x91], "3DES", b"")
+            if cmd.ins == GENERAL_AUTHENTICATE and self._ca_cipher is not None:
+                tag, template, _ = read_tlv(cmd.data)
+                if tag != 0x7C:
+                    raise ValueError("not dynamic authentication data")
+                return self._ca_agree(_fields(template)[0x80], self._ca_cipher, tlv(0x7C, b""))
+        except (ValueError, KeyError):
+            return self.wrap_response(b"", SW_WRONG_DATA)
+        return self.wrap_response(b"", SW_CONDITIONS)
+
+    def _ca_protocol(self, oid: str) -> str | None:
+        if self.chip_auth_private_key is None:
+            return None
+        for name in CIPHERS:
+            if oid == ca_oid(CIPHERS[name]) and name == self.cipher.name:
+                return name
+        return None
+
+    def _ca_agree(self, terminal_public: bytes, cipher_name: str, data: bytes) -> bytes:
+        if self.chip_auth_private_key is None or cipher_name != self.cipher.name:
+            return self.wrap_response(b"", SW_CONDITIONS)
+        point = decode_point(terminal_public, self.curve)
+        shared = multiply(int.from_bytes(self.chip_auth_private_key, "big"), point, self.curve)
+        if shared is None:
+            return self.wrap_response(b"", SW_WRONG_DATA)
+        answer = self.wrap_response(data, SW_OK)
+        secret = shared[0].to_bytes(self.curve.size, "big")
+        cipher = self.cipher
+        self._sm = SecureMessaging(kdf(secret, ENC, cipher), kdf(secret, MAC, cipher), 0, cipher)
+        self._ca_cipher = None
+        return answer
