@@ -86,8 +86,7 @@ def chip_authenticate(
         raise _failed(exc.detail) from None
     secret = _shared_x(private, key)
     sm = SecureMessaging(kdf(secret, ENC, key.cipher), kdf(secret, MAC, key.cipher), 0, key.cipher)
-    access = getattr(session, "access", "")
-    new = SmSession(transport, sm, access)
+    new = SmSession(transport, sm, session.access)
     try:
         _expect_ok(new.transmit(_SELECT_EF_COM), "the first command under the new keys")
     except ChipError as exc:
