@@ -21,6 +21,8 @@ from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 
+from hardware.chip.ec import CURVES
+
 __all__ = [
     "OID_LDS_SECURITY_OBJECT",
     "OID_MASTER_LIST",
@@ -28,6 +30,7 @@ __all__ = [
     "SignedContent",
     "cert_signed_by",
     "parse_signed_data",
+    "public_key",
     "sign_content",
     "verify_signature",
 ]
@@ -188,6 +191,50 @@ def _algorithm(alg: algos.SignedDigestAlgorithm, default_hash: str) -> tuple[str
     return names[kind], hash_name
 
 
+def _explicit_ec_key(cert_der: bytes) -> ec.EllipticCurvePublicKey | None:
+    """The key of a certificate whose EC domain parameters are spelt out (``specified``,
+    as many CSCAs and DSCs have them, e.g. Germany's) when they are those of a named curve
+    we know: ``cryptography`` loads named curves only."""
+    info = ax509.Certificate.load(cert_der)["tbs_certificate"]["subject_public_key_info"]
+    params = info["algorithm"]["parameters"]
+    if info["algorithm"]["algorithm"].native != "ec" or params.name != "specified":
+        return None
+    domain = params.chosen
+    if domain["field_id"]["field_type"].native != "prime_field":
+        return None
+    p = int(domain["field_id"]["parameters"].native)
+    a = int.from_bytes(domain["curve"]["a"].native, "big")
+    b = int.from_bytes(domain["curve"]["b"].native, "big")
+    base = bytes(domain["base"].native)
+    order = int(domain["order"].native)
+    for curve in CURVES.values():
+        size = curve.size
+        generator = b"\x04" + curve.gx.to_bytes(size, "big") + curve.gy.to_bytes(size, "big")
+        library = curve.library_curve()
+        if (curve.p, curve.a % curve.p, curve.b, curve.n) == (p, a % p, b, order) and (
+            base == generator and library is not None
+        ):
+            point = info["public_key"].native
+            return ec.EllipticCurvePublicKey.from_encoded_point(library, bytes(point))
+    return None
+
+
+def public_key(cert_der: bytes) -> Any:
+    """The public key of the certificate ``cert_der`` (RSA or EC, named or explicit
+    parameters of a known curve); ValueError when it has none we can use."""
+    cert = x509.load_der_x509_certificate(cert_der)
+    try:
+        return cert.public_key()
+    except (ValueError, UnsupportedAlgorithm):
+        try:
+            found = _explicit_ec_key(cert_der)
+        except (ValueError, TypeError, KeyError) as err:
+            raise ValueError("public key not usable") from err
+        if found is None:
+            raise ValueError("public key not usable") from None
+        return found
+
+
 def verify_signature(
     cert_der: bytes,
     alg: algos.SignedDigestAlgorithm,
@@ -198,7 +245,7 @@ def verify_signature(
 ) -> bool:
     """``signature`` over ``data`` holds for the public key of ``cert_der``."""
     try:
-        key = x509.load_der_x509_certificate(cert_der).public_key()
+        key = public_key(cert_der)
         kind, hash_name = _algorithm(alg, default_hash)
         chosen = _HASHES[hash_name]()
         if kind in ("rsa", "pss"):

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
-from asn1crypto import core  # type: ignore[import-untyped]
+from asn1crypto import core, keys  # type: ignore[import-untyped]
 from asn1crypto import x509 as ax509
 from cryptography import x509
 from cryptography.hazmat.primitives import hashes, serialization
@@ -26,6 +26,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, rsa
 from cryptography.x509.oid import NameOID
 
 from hardware.chip.cms import OID_LDS_SECURITY_OBJECT, OID_MASTER_LIST, digest, sign_content
+from hardware.chip.ec import CURVES
 from hardware.chip.lds import TAG_SOD, DataGroupHash, LdsSecurityObject, build_tlv
 
 __all__ = ["CscaMasterList", "DocumentPki", "build_master_list", "build_sod", "make_pki"]
@@ -111,6 +112,50 @@ def _cert(
     if eku is not None:
         builder = builder.add_extension(x509.ExtendedKeyUsage([eku]), critical=False)
     return builder.sign(signer, hashes.SHA256()).public_bytes(serialization.Encoding.DER)
+
+
+def _explicit(cert_der: bytes, issuer_key: Any) -> bytes:
+    """``cert_der`` (brainpoolP256r1) with its EC domain parameters spelt out instead of
+    named (RFC 3279 ``specifiedCurve``, as Germany's certificates have them), signed
+    again by ``issuer_key``."""
+    cert = ax509.Certificate.load(cert_der)
+    tbs = cert["tbs_certificate"]
+    curve = CURVES["brainpoolP256r1"]
+    size = curve.size
+    domain = keys.SpecifiedECDomain(
+        {
+            "version": "ecdpVer1",
+            "field_id": {"field_type": "prime_field", "parameters": core.Integer(curve.p)},
+            "curve": {
+                "a": (curve.a % curve.p).to_bytes(size, "big"),
+                "b": curve.b.to_bytes(size, "big"),
+            },
+            "base": b"\x04" + curve.gx.to_bytes(size, "big") + curve.gy.to_bytes(size, "big"),
+            "order": curve.n,
+            "cofactor": 1,
+        }
+    )
+    point = tbs["subject_public_key_info"]["public_key"].native
+    tbs["subject_public_key_info"] = keys.PublicKeyInfo(
+        {
+            "algorithm": {
+                "algorithm": "ec",
+                "parameters": keys.ECDomainParameters(name="specified", value=domain),
+            },
+            "public_key": point,
+        }
+    )
+    signed_part = tbs.dump(force=True)
+    signature = issuer_key.sign(signed_part, ec.ECDSA(hashes.SHA256()))
+    return bytes(
+        ax509.Certificate(
+            {
+                "tbs_certificate": ax509.TbsCertificate.load(signed_part),
+                "signature_algorithm": cert["signature_algorithm"],
+                "signature_value": signature,
+            }
+        ).dump()
+    )
 
 
 def build_sod(
@@ -260,6 +305,7 @@ def make_pki(
     csca_country: str | None = None,
     dsc_revoked: bool = False,
     dsc_not_signed_by_csca: bool = False,
+    explicit_parameters: bool = False,
 ) -> DocumentPki:
     """A CSCA of ``country`` and a DSC it issued, valid at ``now``.
 
@@ -267,6 +313,8 @@ def make_pki(
     Tampering: ``dsc_expired`` (its validity ended a year ago), ``csca_country`` (the CSCA
     is of another country than the DSC), ``dsc_revoked`` (on the CSCA's CRL),
     ``dsc_not_signed_by_csca`` (named as the CSCA's but signed by another key).
+    ``explicit_parameters``: the CSCA's and the (EC) DSC's keys carry their curve's
+    parameters spelt out, as German certificates do.
     """
     at = now or datetime.now(UTC)
     root_country = csca_country or country
@@ -283,6 +331,8 @@ def make_pki(
         issuer_public=csca_key.public_key(),
         serial=0xC5CA,
     )
+    if explicit_parameters:
+        csca = _explicit(csca, csca_key)
     dsc_key: Any = _rsa_key() if algorithm in ("rsa", "rsa-pss") else _ec_key("dsc")
     if dsc_expired:
         start, end = at - timedelta(days=4 * 365), at - timedelta(days=365)
@@ -301,6 +351,8 @@ def make_pki(
         issuer_public=csca_key.public_key(),
         serial=dsc_serial,
     )
+    if explicit_parameters and isinstance(dsc_key, ec.EllipticCurvePrivateKey):
+        dsc = _explicit(dsc, signing_key)
     revoked = [
         x509.RevokedCertificateBuilder()
         .serial_number(dsc_serial if dsc_revoked else 0x0BAD)

@@ -167,3 +167,15 @@ def test_key_rollover_picks_the_csca_the_dsc_names() -> None:
     rolled = TrustStore(cscas=(make_pki("ES", now=AT - timedelta(days=1)).csca, pki.csca))
     assert _code(pki, trust=rolled) is None
     assert _code(impostor, trust=rolled) is ChipCode.DSC_NOT_SIGNED_BY_CSCA
+
+
+@pytest.mark.parametrize("algorithm", ["ecdsa", "rsa-pss"])
+def test_keys_with_explicit_curve_parameters(algorithm: str) -> None:
+    """Germany's CSCA and DSCs spell their brainpool curve out; cryptography loads only
+    named curves (and explicit NIST ones), so such a genuine document must not look
+    forged."""
+    pki = make_pki(now=AT, algorithm=algorithm, explicit_parameters=True)
+    result = verify_document(_signed(pki), GROUPS, pki.trust(), AT)
+    assert result.code is None
+    impostor = make_pki(now=AT, explicit_parameters=True, dsc_not_signed_by_csca=True)
+    assert _code(impostor) is ChipCode.DSC_NOT_SIGNED_BY_CSCA
