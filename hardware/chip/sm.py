@@ -20,6 +20,8 @@ from typing import Protocol
 from admission.chip import ChipCode
 from hardware.chip.apdu import ChipError, Transport, command, exchange, split_response
 from hardware.chip.crypto import CipherSpec, decrypt, ecb_encrypt_block, encrypt, mac, pad, unpad
+from hardware.chip.lds import build_tlv as tlv
+from hardware.chip.lds import read_tlv
 
 __all__ = [
     "ParsedCommand",
@@ -46,55 +48,7 @@ class Session(Protocol):
     def transmit(self, apdu: bytes) -> bytes: ...
 
 
-# -- BER-TLV (ISO 7816-4 §5.2) ---------------------------------------------------------
-
-
-def tlv(tag: int, value: bytes) -> bytes:
-    """One BER-TLV data object (tags of one to three bytes, definite lengths)."""
-    tag_bytes = tag.to_bytes(max(1, (tag.bit_length() + 7) // 8), "big")
-    n = len(value)
-    if n < 0x80:
-        length = bytes((n,))
-    elif n <= 0xFF:
-        length = b"\x81" + bytes((n,))
-    elif n <= 0xFFFF:
-        length = b"\x82" + n.to_bytes(2, "big")
-    else:
-        length = b"\x83" + n.to_bytes(3, "big")
-    return tag_bytes + length + value
-
-
-def read_tlv(data: bytes) -> tuple[int, bytes, bytes]:
-    """``(tag, value, rest)`` of the first data object; ValueError when malformed."""
-    if len(data) < 2:
-        raise ValueError("truncated TLV")
-    i = 1
-    tag = data[0]
-    if data[0] & 0x1F == 0x1F:
-        while True:
-            if i >= len(data):
-                raise ValueError("truncated tag")
-            tag = (tag << 8) | data[i]
-            i += 1
-            if not data[i - 1] & 0x80:
-                break
-    if i >= len(data):
-        raise ValueError("truncated length")
-    first = data[i]
-    i += 1
-    if first < 0x80:
-        length = first
-    elif 0x81 <= first <= 0x84:
-        count = first & 0x7F
-        if i + count > len(data):
-            raise ValueError("truncated length")
-        length = int.from_bytes(data[i : i + count], "big")
-        i += count
-    else:
-        raise ValueError("unsupported length encoding")
-    if i + length > len(data):
-        raise ValueError("value runs past the data")
-    return tag, data[i : i + length], data[i + length :]
+# -- BER-TLV (ISO 7816-4 §5.2): lds.read_tlv and lds.build_tlv ---------------------------
 
 
 def parse_tlvs(data: bytes) -> list[tuple[int, bytes, bytes]]:
