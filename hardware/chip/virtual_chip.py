@@ -17,34 +17,26 @@ card taken off the reader mid-read), ``files`` can be replaced after signing, an
 from __future__ import annotations
 
 from collections.abc import Mapping
+from datetime import datetime
 from typing import Protocol
 
 from admission.chip import ChipCode
+from hardware.chip.access import CanKey
 from hardware.chip.apdu import ChipError, split_response
+from hardware.chip.card_security import CardSecurity
+from hardware.chip.document_pki import DocumentPki, make_pki
+from hardware.chip.lds import FILE_IDS, JPEG, SHORT_IDS, build_com, build_dg1, build_dg2
+from hardware.chip.passive import TrustStore
+from hardware.chip.reader import EMRTD_AID, mrz_key
 
 __all__ = [
     "EMRTD_AID",
-    "FILE_IDS",
-    "SHORT_IDS",
     "ChipSecurity",
     "PlainSecurity",
     "VirtualChip",
+    "make_document",
 ]
 
-EMRTD_AID = bytes.fromhex("A0000002471001")  # ICAO 9303-10 §3.6.1
-# ICAO 9303-10 §3.6.3 (file ids) and §3.6.4 (short file ids)
-FILE_IDS: Mapping[str, int] = {
-    "CardAccess": 0x011C,
-    "COM": 0x011E,
-    "SOD": 0x011D,
-    **{f"DG{n}": 0x0100 + n for n in range(1, 17)},
-}
-SHORT_IDS: Mapping[str, int] = {
-    "CardAccess": 0x1C,
-    "COM": 0x1E,
-    "SOD": 0x1D,
-    **{f"DG{n}": n for n in range(1, 17)},
-}
 _MASTER_FILE_ONLY = frozenset({"CardAccess"})  # 9303-10 §3.11: EF.CardAccess sits in the MF
 
 SW_OK = 0x9000
@@ -88,7 +80,7 @@ class PlainSecurity:
 
 
 class VirtualChip:
-    """A chip holding ``files`` (names of :data:`FILE_IDS` -> content).
+    """A chip holding ``files`` (names of ``lds.FILE_IDS`` -> content).
 
     ``require_channel``: every application file needs the secure channel open (an eMRTD
     always does; PlainSecurity chips do not). ``silent_after``: after that many APDUs it
@@ -233,15 +225,96 @@ class VirtualChip:
         want = 0x10000 if le is None else le
         want = min(want, self.max_le)
         if ins == 0xB1:
-            # the answer is a DO 53: leave room for its tag and length within Le
-            chunk = content[offset : offset + max(0, want - 4)]
+            # the answer is a DO 53 (ISO 7816-4 §11.3.3): its tag and length fit within Le
+            room = _do53_room(want)
+            chunk = content[offset : offset + room]
             body = b"\x53" + _der_length(len(chunk)) + chunk
         else:
+            room = want
             chunk = content[offset : offset + want]
             body = chunk
-        asked = want - 4 if ins == 0xB1 else want
-        sw = SW_END_OF_FILE if le is not None and len(chunk) < asked else SW_OK
+        sw = SW_END_OF_FILE if le is not None and len(chunk) < room else SW_OK
         return body + sw.to_bytes(2, "big")
+
+
+def make_document(
+    mrz: str,
+    photo: bytes,
+    *,
+    access: str = "PACE",
+    can: str = "123456",
+    pki: DocumentPki | None = None,
+    country: str = "ES",
+    photo_mime: str = JPEG,
+    chip_auth: bool = False,
+    pace_curve: str = "brainpoolP256r1",
+    pace_cipher: str = "AES-128",
+    replace: Mapping[str, bytes] | None = None,
+    silent_after: int | None = None,
+    extended: bool = True,
+    at: datetime | None = None,
+) -> tuple[VirtualChip, TrustStore]:
+    """A signed document's chip and the trust store that verifies it.
+
+    ``access``: ``"PACE"`` (the CAN only, as a DNIe 3.0/4.0), ``"BAC"`` (the MRZ only, an
+    older passport) or ``"PACE+BAC"`` (the MRZ opens both, a recent passport). ``pki``:
+    the signer (a CSCA and DSC of ``country`` made at ``at`` when None). ``chip_auth``:
+    a DG14 with a chip authentication key. ``replace``: files swapped in AFTER signing
+    (the tampering tests: a changed DG1 byte, another DG2, a truncated SOD).
+    """
+    key = mrz_key(mrz)
+    if access == "PACE":
+        security = CardSecurity(
+            CanKey(can),
+            pace=True,
+            bac=False,
+            pace_curve=pace_curve,
+            pace_cipher=pace_cipher,
+            chip_auth_private_key=_chip_auth_key(pace_curve) if chip_auth else None,
+        )
+    elif access in ("BAC", "PACE+BAC"):
+        security = CardSecurity(
+            key,
+            pace=access != "BAC",
+            bac=True,
+            pace_curve=pace_curve,
+            pace_cipher=pace_cipher,
+            chip_auth_private_key=_chip_auth_key(pace_curve) if chip_auth else None,
+        )
+    else:
+        raise ValueError(f"unknown access {access!r}")
+    groups = {1: build_dg1(mrz), 2: build_dg2(photo, photo_mime)}
+    dg14 = security.dg14()
+    if dg14:
+        groups[14] = dg14
+    signer = pki or make_pki(country, now=at)
+    files = {f"DG{n}": content for n, content in groups.items()}
+    files["COM"] = build_com(sorted(groups))
+    files["SOD"] = signer.sod(groups)
+    card_access = security.card_access()
+    if card_access:
+        files["CardAccess"] = card_access
+    files.update(replace or {})
+    chip = VirtualChip(files, security, silent_after=silent_after, extended=extended)
+    trust: TrustStore = signer.trust()
+    return chip, trust
+
+
+def _chip_auth_key(curve: str) -> bytes:
+    """A fresh chip authentication private key (the raw scalar) on ``curve``."""
+    from cryptography.hazmat.primitives.asymmetric import ec
+
+    curves: dict[str, ec.EllipticCurve] = {
+        "brainpoolP256r1": ec.BrainpoolP256R1(),
+        "brainpoolP384r1": ec.BrainpoolP384R1(),
+        "brainpoolP512r1": ec.BrainpoolP512R1(),
+        "secp256r1": ec.SECP256R1(),
+        "secp384r1": ec.SECP384R1(),
+        "secp521r1": ec.SECP521R1(),
+    }
+    private = ec.generate_private_key(curves[curve])
+    size = (private.curve.key_size + 7) // 8
+    return private.private_numbers().private_value.to_bytes(size, "big")
 
 
 def _parse(apdu: bytes) -> tuple[int, int, int, int, bytes, int | None, bool]:
@@ -272,6 +345,15 @@ def _parse(apdu: bytes) -> tuple[int, int, int, int, bytes, int | None, bool]:
     if len(rest) == lc + 2:
         return cla, ins, p1, p2, rest[:lc], int.from_bytes(rest[lc:], "big") or 0x10000, True
     raise ValueError("bad extended APDU")
+
+
+def _do53_room(le: int) -> int:
+    """The most content a DO 53 of at most ``le`` bytes carries."""
+    for header in (2, 3, 4, 5):
+        room = le - header
+        if len(_der_length(room)) + 1 == header:
+            return max(0, room)
+    return max(0, le - 5)
 
 
 def _der_length(n: int) -> bytes:

@@ -85,7 +85,7 @@ def test_unknown_commands_and_bad_lengths() -> None:
     assert ask(card, b"\x00\xb0\x00\x00\x05\x01")[1] == 0x6700
     assert ask(card, b"\x00")[1] == 0x6700
     with pytest.raises(ValueError, match="unknown files"):
-        VirtualChip({"DG99": b""}, PlainSecurity())
+        VirtualChip({"DG3": b""}, PlainSecurity())
 
 
 def test_silent_after_n_apdus() -> None:
