@@ -104,3 +104,51 @@ def test_a_malformed_dg14_fails() -> None:
         with pytest.raises(ChipError) as caught:
             chip_authenticate(session, chip, dg14)
         assert caught.value.code is ChipCode.CHIP_AUTH_FAILED
+
+
+def _der(tag: int, value: bytes) -> bytes:
+    n = len(value)
+    length = bytes((n,)) if n < 0x80 else bytes((0x81, n)) if n < 0x100 else b"\x82" + n.to_bytes(2)
+    return bytes((tag,)) + length + value
+
+
+def _int(value: int) -> bytes:
+    return _der(0x02, value.to_bytes(value.bit_length() // 8 + 1, "big"))
+
+
+def test_dg14_with_explicit_domain_parameters() -> None:
+    """Real passports spell the curve out (ECParameters, RFC 3279) instead of naming it;
+    the key is found on the named curve those parameters are, and it authenticates."""
+    from hardware.chip.ec import CURVES, encode_point
+    from hardware.chip.pace import public_key_on_generator
+    from hardware.chip.securityinfo import encode_oid
+
+    curve = CURVES["brainpoolP256r1"]
+    size = curve.size
+    parameters = _der(
+        0x30,
+        _int(1)
+        + _der(0x30, _der(0x06, encode_oid("1.2.840.10045.1.1")) + _int(curve.p))
+        + _der(0x30, _der(0x04, curve.a.to_bytes(size)) + _der(0x04, curve.b.to_bytes(size)))
+        + _der(0x04, encode_point(curve.generator, curve))
+        + _int(curve.n)
+        + _int(1),
+    )
+    public = public_key_on_generator(int.from_bytes(CA_KEY, "big"), curve)
+    spki = _der(
+        0x30,
+        _der(0x30, _der(0x06, encode_oid("1.2.840.10045.2.1")) + parameters)
+        + _der(0x03, b"\x00" + encode_point(public, curve)),
+    )
+    ca_info = _der(0x30, _der(0x06, encode_oid("0.4.0.127.0.7.2.2.3.2.2")) + _int(1) + _int(7))
+    pk_info = _der(0x30, _der(0x06, encode_oid("0.4.0.127.0.7.2.2.1.2")) + spki + _int(7))
+    dg14 = _der(0x6E, _der(0x31, ca_info + pk_info))
+    (key,) = chip_auth_keys(dg14)
+    assert (key.curve.name, key.cipher.name, key.key_id) == ("brainpoolP256r1", "AES-128", 7)
+    assert key.public_point == public
+
+    chip = _chip(CanKey("123456"), CA_KEY, pace=True, bac=False)
+    session = open_session(chip, CanKey("123456"), chip.security.card_access())
+    authenticated = chip_authenticate(session, chip, dg14)
+    assert authenticated.transmit(H("00B09E0004")) == COM[:4] + H("9000")
+    assert [apdu[1] for apdu, _ in chip.log[-4:]] == [0x22, 0x86, 0xA4, 0xB0]
