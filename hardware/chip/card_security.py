@@ -26,7 +26,7 @@ from hardware.chip.bac import (
     open_cryptogram,
     session_messaging,
 )
-from hardware.chip.crypto import CIPHERS, ENC, MAC, cipher_spec, encrypt, kdf
+from hardware.chip.crypto import ENC, MAC, cipher_spec, encrypt, kdf
 from hardware.chip.ec import curve_by_name, decode_point, encode_point, multiply
 from hardware.chip.pace import (
     GENERAL_AUTHENTICATE,
@@ -307,12 +307,10 @@ class CardSecurity:
         return self.wrap_response(b"", SW_CONDITIONS)
 
     def _ca_protocol(self, oid: str) -> str | None:
-        if self.chip_auth_private_key is None:
+        """The cipher of the chip authentication protocol asked, None when not this chip's."""
+        if self.chip_auth_private_key is None or oid != ca_oid(self.cipher):
             return None
-        for name in CIPHERS:
-            if oid == ca_oid(CIPHERS[name]) and name == self.cipher.name:
-                return name
-        return None
+        return self.cipher.name
 
     def _ca_agree(self, terminal_public: bytes, cipher_name: str, data: bytes) -> bytes:
         if self.chip_auth_private_key is None or cipher_name != self.cipher.name:
