@@ -51,6 +51,9 @@ class StoreErrorCode(Code):
     CLOSE_FAILED = "CLOSE_FAILED"
     MIGRATION_CONFLICT = "MIGRATION_CONFLICT"  # two schema migrations share a number
     MIGRATION_FAILED = "MIGRATION_FAILED"  # rolled back: the file keeps its old schema
+    # the file has a migration this program does not know: a newer desk wrote it (a
+    # downgrade); refused before anything is written
+    SCHEMA_NEWER = "SCHEMA_NEWER"
     NO_KEY = "NO_KEY"  # no environment variable, keyring entry or passphrase
     KEYRING_FAILED = "KEYRING_FAILED"  # the OS keyring failed or did not keep the key
     # The file never starts over on its own (art. 20.4; DESIGN.md "The visitor file").

@@ -207,9 +207,11 @@ def pages_text(pages: tuple[int, ...]) -> str:
     return ", ".join(str(p) for p in pages[:10])
 
 
-def configure(conn: sqlite3.Connection, *, writable: bool = True) -> None:
-    """Per-connection pragmas, then pending migrations. A damaged file (not
-    ``writable``) gets the reading pragmas only, ``query_only`` and no migration."""
+def configure(conn: sqlite3.Connection, *, writable: bool = True) -> list[int]:
+    """Per-connection pragmas, then pending migrations (their numbers are returned). A
+    damaged file (not ``writable``) gets the reading pragmas only, ``query_only`` and no
+    migration. A file with a migration this program does not know is refused
+    (SCHEMA_NEWER) before anything is written."""
     try:
         # fold(text): every letter's case folded as str.lower does, as the server's
         # inspectors' search folds an observation (art. 20.4; db/inspection.py)
@@ -224,7 +226,7 @@ def configure(conn: sqlite3.Connection, *, writable: bool = True) -> None:
         conn.execute("PRAGMA temp_store = MEMORY")  # sort/DISTINCT scratch never on disk
         if not writable:
             conn.execute("PRAGMA query_only = ON")
-            return
+            return []
         conn.execute("PRAGMA secure_delete = ON")  # R3: erased rows zeroed, not left in free pages
         conn.execute("PRAGMA foreign_keys = ON")
         mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
@@ -233,7 +235,7 @@ def configure(conn: sqlite3.Connection, *, writable: bool = True) -> None:
                 "cannot switch the visitor file to WAL", code=StoreErrorCode.OPEN_FAILED
             )
         conn.execute("PRAGMA synchronous = FULL")
-        migrate(conn)
+        return migrate(conn)
     except DB_ERRORS as exc:
         what = "cannot prepare the visitor file"
         raise store_error(exc, StoreErrorCode.OPEN_FAILED, what) from exc

@@ -51,8 +51,18 @@ def migrate(
         "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'"
     ).fetchone():
         done = {row[0] for row in conn.execute("SELECT version FROM schema_migrations")}
+    known = available(directory)
+    unknown = sorted(done - {m.version for m in known})
+    if unknown:
+        # a newer desk migrated this file: an older one must not write to a schema it
+        # does not know (nor "fill in" what it thinks is missing) - refused as it is
+        raise StoreError(
+            f"the visitor file has migration {unknown[-1]:04d}, which this program does not "
+            "know: a newer version of the program wrote it",
+            code=StoreErrorCode.SCHEMA_NEWER,
+        )
     newly: list[int] = []
-    for migration in available(directory):
+    for migration in known:
         if migration.version in done or (target is not None and migration.version > target):
             continue
         _apply(conn, migration)

@@ -232,7 +232,7 @@ class SqlCipherStore(FilePorts):
             pages = identify(conn, path, marker, adopt=adopt) or open_check(
                 conn, path, full=adopt or (marker is not None and marker.damaged)
             )
-            configure(conn, writable=not pages)
+            migrated = configure(conn, writable=not pages)
         except BaseException:
             conn.close()
             raise
@@ -241,6 +241,8 @@ class SqlCipherStore(FilePorts):
         )
         try:
             store._settle(key, adopt=adopt)
+            if migrated:
+                store._record_migration(migrated)
         except BaseException:
             store.close()
             raise
@@ -265,6 +267,18 @@ class SqlCipherStore(FilePorts):
         elif marker is None and not adopt:
             # A file from before markers (no id inside): mark it, never to be replaced unseen
             self._mark(key, new_file_id(), "FILE_ADOPTED", {"reason": "created before markers"})
+
+    def _record_migration(self, versions: list[int]) -> None:
+        """An existing file whose schema this version of the desk upgraded on opening
+        (an installed upgrade's first start): who changed the file's structure, and when,
+        is in its audit trail like any other change (art. 20.4)."""
+        details = {
+            "migrations": ",".join(f"{v:04d}" for v in versions),
+            "schema": f"{max(versions):04d}",
+        }
+        with self.transaction() as conn:
+            tx = self._sqlite_tx(conn)
+            tx.audit(INIT_ACTOR, "SCHEMA_MIGRATED", "visitor-file", self._now(), details)
 
     def _mark(self, key: DbKey, file_id: str, action: str | None, details: dict[str, str]) -> None:
         """Store the id in the file, audit ``action``, then write the folder's marker."""

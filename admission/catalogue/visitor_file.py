@@ -91,6 +91,12 @@ TEXTS: dict[str, tuple[str, str]] = {
         "Falló la actualización del fichero de visitantes; conserva su versión anterior",
         "Upgrading the visitor file failed; it keeps its previous version",
     ),
+    "SCHEMA_NEWER": (
+        "El fichero de visitantes es de una versión más nueva del programa: instale esa "
+        "versión o una posterior (no se ha modificado nada)",
+        "The visitor file belongs to a newer version of the program: install that version "
+        "or a later one (nothing was changed)",
+    ),
     "NO_KEY": (
         "Sin clave del fichero: variable de entorno, llavero del sistema o frase de paso",
         "No key for the file: environment variable, system keyring or passphrase",
