@@ -18,9 +18,11 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from typing import Protocol
 
 from admission.chip import ChipAuthentication, ChipCheck, ChipCode, ChipStatus, status_of
-from hardware.chip.access import AccessKey, MrzKey
+from admission.devices import DeviceStatus
+from hardware.chip.access import AccessKey, CanKey, MrzKey
 from hardware.chip.apdu import SW_OK, ChipError, CountingTransport, Transport, command
 from hardware.chip.chip_auth import chip_authenticate
 from hardware.chip.lds import (
@@ -36,7 +38,16 @@ from hardware.chip.securityinfo import supported_pace
 from hardware.chip.session import open_session
 from hardware.chip.sm import Session
 
-__all__ = ["EMRTD_AID", "ChipRead", "FileReader", "mrz_key", "read_chip"]
+__all__ = [
+    "EMRTD_AID",
+    "ChipCard",
+    "ChipRead",
+    "ChipReaderDevice",
+    "FileReader",
+    "ReaderStation",
+    "mrz_key",
+    "read_chip",
+]
 
 EMRTD_AID = bytes.fromhex("A0000002471001")  # ICAO 9303-10 §3.6.1: the eMRTD application
 
@@ -309,3 +320,74 @@ def _chip_authenticate(
             raise
         return replace(check, code=ChipCode.CHIP_AUTH_FAILED)
     return replace(check, authentication=ChipAuthentication.CHIP_AUTHENTICATION)
+
+
+class ChipCard(Protocol):
+    """A connected card: a transport that is closed when the read is done."""
+
+    def transmit(self, apdu: bytes) -> bytes: ...
+
+    def close(self) -> None: ...
+
+
+class ChipReaderDevice(Protocol):
+    """A chip reader (``pcsc.PcscChipReader``, ``fake.FakeChipReader``) as a read uses it."""
+
+    def preflight(self) -> DeviceStatus: ...
+
+    def wait_for_card(self, timeout: float) -> bool: ...
+
+    def connect(self) -> ChipCard: ...
+
+
+class ReaderStation:
+    """A chip reader and :func:`read_chip` together: the desk's chip station (its
+    ``preflight`` and one whole ``read`` that never raises for a chip's fault).
+
+    ``trust``: the CSCAs at hand when a read starts (the imported master list; None when
+    there is none). ``card_timeout``: how long a read waits for the card to be put on."""
+
+    def __init__(
+        self,
+        device: ChipReaderDevice,
+        trust: Callable[[], TrustStore | None],
+        *,
+        card_timeout: float = 2.0,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        self.device = device
+        self.trust = trust
+        self.card_timeout = card_timeout
+        self.clock = clock
+
+    def preflight(self) -> DeviceStatus:
+        return self.device.preflight()
+
+    def read(
+        self,
+        *,
+        document_number: str,
+        birth: str,
+        expiry: str,
+        can: str,
+        printed_mrz: str | None,
+        at: datetime,
+    ) -> ChipRead:
+        """The chip of the document on the reader, opened with the CAN when one is given,
+        else with the MRZ's number and dates (YYMMDD)."""
+        try:
+            key: AccessKey = CanKey(can) if can else MrzKey(document_number, birth, expiry)
+        except ValueError:
+            return ChipRead(check=ChipCheck(code=ChipCode.ACCESS_DENIED))
+        try:
+            if not self.device.wait_for_card(self.card_timeout):
+                return ChipRead(check=ChipCheck(code=ChipCode.NO_CHIP))
+            card = self.device.connect()
+        except ChipError as error:
+            return ChipRead(check=ChipCheck(code=error.code))
+        try:
+            return read_chip(
+                card, key, self.trust(), printed_mrz=printed_mrz, at=at, clock=self.clock
+            )
+        finally:
+            card.close()

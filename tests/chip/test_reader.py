@@ -12,11 +12,14 @@ from itertools import count
 import pytest
 
 from admission.chip import ChipAuthentication, ChipCode, ChipStatus
+from admission.devices import DeviceStatus, ReaderStatusChanged
 from admission.mrz.check import check_digit
 from hardware.chip.access import CanKey, MrzKey
+from hardware.chip.apdu import ChipError
 from hardware.chip.document_pki import DocumentPki, make_pki
+from hardware.chip.fake import FakeChipReader
 from hardware.chip.lds import build_dg1, build_dg2
-from hardware.chip.reader import ChipRead, mrz_key, read_chip
+from hardware.chip.reader import ChipRead, ChipReaderDevice, ReaderStation, mrz_key, read_chip
 from hardware.chip.virtual_chip import PlainSecurity, VirtualChip, make_document
 
 # invented people (tests never carry real ones)
@@ -177,3 +180,50 @@ def test_mrz_key_of_each_format() -> None:
     assert mrz_key(long_number).document_number == "AB1234567890"
     with pytest.raises(ValueError, match="TD1"):
         mrz_key("P<ESP")
+
+
+def test_the_station_over_the_fake_reader(pki: DocumentPki) -> None:
+    genuine, trust = make_document(MRZ, PHOTO, access="BAC", pki=pki)
+    dnie, _ = make_document(MRZ, PHOTO, access="PACE", pki=pki)
+    failing = ChipError(ChipCode.READER_ERROR, "the reader's driver failed")
+    reader = FakeChipReader.of([genuine, None, failing, dnie])
+    device: ChipReaderDevice = reader  # the fake has the port's surface
+    station = ReaderStation(device, lambda: trust, card_timeout=0.5)
+    key = {"document_number": "XYZ12345699999999", "birth": "800101", "expiry": "310101"}
+    first = station.read(**key, can="", printed_mrz=MRZ, at=AT)
+    assert first.check.code is None and first.photo == PHOTO
+    assert station.read(**key, can="", printed_mrz=MRZ, at=AT).check.code is ChipCode.NO_CHIP
+    third = station.read(**key, can="", printed_mrz=MRZ, at=AT)
+    assert third.check.code is ChipCode.READER_ERROR
+    fourth = station.read(**key, can="123456", printed_mrz=MRZ, at=AT)
+    assert fourth.check.code is None and fourth.check.access == "PACE"
+    assert reader.waits == [0.5] * 4 and reader.connects == 3
+    assert reader.apdus == first.apdus + fourth.apdus
+    bad_key = station.read(
+        document_number="", birth="x", expiry="", can="", printed_mrz=None, at=AT
+    )
+    assert bad_key.check.code is ChipCode.ACCESS_DENIED
+    assert station.preflight() is DeviceStatus.READY and reader.preflights == 1
+
+
+def test_the_fake_reader_plays_hot_plug() -> None:
+    reader = FakeChipReader()
+    statuses: list[ReaderStatusChanged] = []
+    cards: list[bool] = []
+    watch = reader.watch(statuses.append, cards.append)
+    reader.plug(DeviceStatus.NOT_FOUND)
+    assert reader.readers() == [] and reader.preflight() is DeviceStatus.NOT_FOUND
+    reader.plug(DeviceStatus.READY)
+    reader.put(VirtualChip({}, PlainSecurity()))
+    reader.remove()
+    watch.stop()
+    reader.plug(DeviceStatus.NOT_FOUND)  # no longer watched
+    assert [s.status for s in statuses] == [
+        DeviceStatus.READY,
+        DeviceStatus.LOST,
+        DeviceStatus.READY,
+    ]
+    assert statuses[-1].reconnected and cards == [True, False]
+    with pytest.raises(ChipError) as caught:
+        reader.connect()
+    assert caught.value.code is ChipCode.NO_CHIP
