@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from asn1crypto import algos, cms, core  # type: ignore[import-untyped]
@@ -20,6 +20,7 @@ from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
 from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
+from cryptography.x509.oid import NameOID
 
 from hardware.chip.ec import CURVES
 
@@ -28,7 +29,10 @@ __all__ = [
     "OID_MASTER_LIST",
     "CmsError",
     "SignedContent",
+    "aware",
     "cert_signed_by",
+    "country_of",
+    "load_certificate",
     "parse_signed_data",
     "public_key",
     "sign_content",
@@ -51,6 +55,26 @@ _HASHES: dict[str, type[hashes.HashAlgorithm]] = {
     "sha384": hashes.SHA384,
     "sha512": hashes.SHA512,
 }
+
+
+def aware(moment: datetime) -> datetime:
+    """``moment`` with a time zone (a naive one is taken as UTC)."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+def load_certificate(der: bytes) -> x509.Certificate | None:
+    """The certificate in ``der``; None when it is not one."""
+    try:
+        return x509.load_der_x509_certificate(der)
+    except (ValueError, x509.InvalidVersion):
+        return None
+
+
+def country_of(name: x509.Name) -> str:
+    """A name's ``C=`` in capitals (ISO 3166 alpha-2); "" when it has none."""
+    found = name.get_attributes_for_oid(NameOID.COUNTRY_NAME)
+    value = found[0].value if found else ""
+    return value.upper() if isinstance(value, str) else ""
 
 
 class CmsError(ValueError):
@@ -148,6 +172,9 @@ def parse_signed_data(der: bytes, expected_type: str | None = None) -> SignedCon
                 found[attr["type"].native] = values[0].native
         if found.get("content_type") not in (content_type, encap["content_type"].native):
             raise CmsError("the signed content type differs")
+        digest_algorithm = info_["digest_algorithm"]["algorithm"].native
+        if digest_algorithm not in _HASHES:
+            raise CmsError(f"hash {digest_algorithm} not supported")
         signed_attributes = b"\x31" + attrs.dump()[1:]  # [0] IMPLICIT -> SET OF (§5.4)
         message_digest = found.get("message_digest")
         signing_time = found.get("signing_time")
@@ -156,7 +183,7 @@ def parse_signed_data(der: bytes, expected_type: str | None = None) -> SignedCon
             content=content,
             certificates=tuple(c.dump() for c in certs),
             signer=signer.dump() if signer is not None else None,
-            digest_algorithm=info_["digest_algorithm"]["algorithm"].native,
+            digest_algorithm=digest_algorithm,
             signed_attributes=signed_attributes,
             message_digest=message_digest if isinstance(message_digest, bytes) else None,
             signing_time=signing_time if isinstance(signing_time, datetime) else None,
@@ -222,7 +249,9 @@ def _explicit_ec_key(cert_der: bytes) -> ec.EllipticCurvePublicKey | None:
 def public_key(cert_der: bytes) -> Any:
     """The public key of the certificate ``cert_der`` (RSA or EC, named or explicit
     parameters of a known curve); ValueError when it has none we can use."""
-    cert = x509.load_der_x509_certificate(cert_der)
+    cert = load_certificate(cert_der)
+    if cert is None:
+        raise ValueError("not a certificate")
     try:
         return cert.public_key()
     except (ValueError, UnsupportedAlgorithm):

@@ -18,17 +18,22 @@ import hashlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import datetime, timedelta
 from enum import unique
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
-from cryptography import x509
-from cryptography.x509.oid import NameOID
-
 from admission.atomic_file import write_atomically
 from admission.codes import Code
-from hardware.chip.cms import OID_MASTER_LIST, CmsError, cert_signed_by, parse_signed_data
+from hardware.chip.cms import (
+    OID_MASTER_LIST,
+    CmsError,
+    aware,
+    cert_signed_by,
+    country_of,
+    load_certificate,
+    parse_signed_data,
+)
 from hardware.chip.document_pki import CscaMasterList
 from hardware.chip.passive import TrustStore
 
@@ -86,20 +91,10 @@ class MasterList:
 
     def is_stale(self, at: datetime) -> bool:
         """Signed more than 90 days before ``at``."""
-        return _aware(at) - self.signed_at > STALE_AFTER
+        return aware(at) - self.signed_at > STALE_AFTER
 
     def trust(self) -> TrustStore:
         return TrustStore(cscas=self.cscas)
-
-
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-
-
-def _country(cert: x509.Certificate) -> str:
-    found = cert.subject.get_attributes_for_oid(NameOID.COUNTRY_NAME)
-    value = found[0].value if found else ""
-    return value.upper() if isinstance(value, str) else ""
 
 
 def load_master_list(der: bytes, at: datetime) -> MasterList:
@@ -123,23 +118,25 @@ def load_master_list(der: bytes, at: datetime) -> MasterList:
         raise MasterListError(MasterListCode.MALFORMED, "no certificate")
     if signed.signing_time is None:
         raise MasterListError(MasterListCode.MALFORMED, "no signing time")
-    signed_at = _aware(signed.signing_time)
-    if signed_at > _aware(at) + _CLOCK_SKEW:
+    signed_at = aware(signed.signing_time)
+    if signed_at > aware(at) + _CLOCK_SKEW:
         raise MasterListError(MasterListCode.MALFORMED, "signed in the future")
     if signed.signer is None or not signed.signature_holds():
         raise MasterListError(MasterListCode.SIGNATURE_INVALID)
-    signer = x509.load_der_x509_certificate(signed.signer)
-    loaded = [(der_, cert) for der_ in cscas if (cert := _load(der_)) is not None]
+    signer = load_certificate(signed.signer)
+    if signer is None:
+        raise MasterListError(MasterListCode.SIGNATURE_INVALID)
+    loaded = [(der_, cert) for der_ in cscas if (cert := load_certificate(der_)) is not None]
     issuers = [d for d, c in loaded if c.subject == signer.issuer]
     if not any(cert_signed_by(signed.signer, d) for d in issuers):
         raise MasterListError(MasterListCode.SIGNER_UNTRUSTED)
     if not (
-        _aware(signer.not_valid_before_utc) - _CLOCK_SKEW
+        aware(signer.not_valid_before_utc) - _CLOCK_SKEW
         <= signed_at
-        <= _aware(signer.not_valid_after_utc)
+        <= aware(signer.not_valid_after_utc)
     ):
         raise MasterListError(MasterListCode.SIGNER_UNTRUSTED, "signer not valid when it signed")
-    countries = tuple(sorted({c for _, cert in loaded if (c := _country(cert))}))
+    countries = tuple(sorted({c for _, cert in loaded if (c := country_of(cert.subject))}))
     return MasterList(
         cscas=cscas,
         signer_subject=signer.subject.rfc4514_string(),
@@ -147,13 +144,6 @@ def load_master_list(der: bytes, at: datetime) -> MasterList:
         countries=countries,
         sha256=hashlib.sha256(der).hexdigest(),
     )
-
-
-def _load(der: bytes) -> x509.Certificate | None:
-    try:
-        return x509.load_der_x509_certificate(der)
-    except ValueError:
-        return None
 
 
 # -- the imported list: the data folder and the audit ------------------------------------

@@ -21,20 +21,22 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 
 from asn1crypto import crl as acrl  # type: ignore[import-untyped]
 from cryptography import x509
 from cryptography.hazmat.primitives.serialization import Encoding
-from cryptography.x509.oid import NameOID
 
 from admission.chip import ChipCode, status_of
 from hardware.chip.cms import (
     OID_LDS_SECURITY_OBJECT,
     CmsError,
     SignedContent,
+    aware,
     cert_signed_by,
+    country_of,
     digest,
+    load_certificate,
     parse_signed_data,
     verify_signature,
 )
@@ -64,16 +66,6 @@ class PassiveResult:
     hashed: tuple[int, ...]  # the data groups whose hashes were checked (and held)
 
 
-def _country(name: x509.Name) -> str:
-    found = name.get_attributes_for_oid(NameOID.COUNTRY_NAME)
-    value = found[0].value if found else ""
-    return value.upper() if isinstance(value, str) else ""
-
-
-def _aware(moment: datetime) -> datetime:
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
-
-
 def _authority_key_id(cert: x509.Certificate) -> bytes | None:
     try:
         ext = cert.extensions.get_extension_for_class(x509.AuthorityKeyIdentifier)
@@ -86,13 +78,6 @@ def _subject_key_id(cert: x509.Certificate) -> bytes | None:
     try:
         return cert.extensions.get_extension_for_class(x509.SubjectKeyIdentifier).value.digest
     except (x509.ExtensionNotFound, ValueError):
-        return None
-
-
-def _load(der: bytes) -> x509.Certificate | None:
-    try:
-        return x509.load_der_x509_certificate(der)
-    except ValueError:
         return None
 
 
@@ -125,7 +110,7 @@ def _revoked(dsc: x509.Certificate, csca_der: bytes, crls: tuple[bytes, ...], at
             for entry in parsed["tbs_cert_list"]["revoked_certificates"] or []:
                 if entry["user_certificate"].native == dsc.serial_number:
                     when = entry["revocation_date"].native
-                    if not isinstance(when, datetime) or _aware(when) <= at:
+                    if not isinstance(when, datetime) or aware(when) <= at:
                         return True
         except (ValueError, TypeError, KeyError):
             continue
@@ -144,7 +129,7 @@ def _trust_code(
     named = [
         (der, cert)
         for der in trust.cscas
-        if (cert := _load(der)) is not None and cert.subject == dsc.issuer
+        if (cert := load_certificate(der)) is not None and cert.subject == dsc.issuer
     ]
     if not named:
         return ChipCode.CSCA_UNKNOWN, ""
@@ -157,10 +142,10 @@ def _trust_code(
         return ChipCode.DSC_NOT_SIGNED_BY_CSCA, named[0][1].subject.rfc4514_string()
     csca_der, csca = signer
     csca_subject = csca.subject.rfc4514_string()
-    country = _country(csca.subject)
-    if country != _country(dsc.subject) or (issuer and icao_country(country) != issuer):
+    country = country_of(csca.subject)
+    if country != country_of(dsc.subject) or (issuer and icao_country(country) != issuer):
         return ChipCode.CSCA_COUNTRY_MISMATCH, csca_subject
-    if not (_aware(dsc.not_valid_before_utc) <= at <= _aware(dsc.not_valid_after_utc)):
+    if not (aware(dsc.not_valid_before_utc) <= at <= aware(dsc.not_valid_after_utc)):
         return ChipCode.DSC_EXPIRED, csca_subject
     if _revoked(dsc, csca_der, trust.crls, at):
         return ChipCode.DSC_REVOKED, csca_subject
@@ -201,17 +186,17 @@ def verify_document(
 ) -> PassiveResult:
     """Passive authentication of ``groups`` (DG number -> the file as read) by EF.SOD
     ``sod`` against ``trust`` at ``at``; never raises."""
-    at = _aware(at)
+    at = aware(at)
     try:
         signed: SignedContent = parse_signed_data(sod, OID_LDS_SECURITY_OBJECT)
         lds = LdsSecurityObject.load(signed.content, strict=True)
         lds.native  # noqa: B018 - parse every field now
-        dsc = _load(signed.signer) if signed.signer is not None else None
+        dsc = load_certificate(signed.signer) if signed.signer is not None else None
     except (CmsError, ValueError, TypeError, KeyError):
         return PassiveResult(ChipCode.SOD_MALFORMED, "", "", "", ())
     if dsc is None:
         return PassiveResult(ChipCode.SOD_MALFORMED, "", "", "", ())
-    issuer = icao_country(_country(dsc.subject))
+    issuer = icao_country(country_of(dsc.subject))
     dsc_subject = dsc.subject.rfc4514_string()
     try:
         hash_code, hashed = _hash_code(lds, groups)

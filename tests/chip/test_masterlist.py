@@ -169,3 +169,17 @@ def test_load_refuses_a_list_the_audit_does_not_know(tmp_path: Path) -> None:
     state = trust_state(tmp_path, audited_digest(store), AT)
     assert state.code is MasterListCode.TAMPERED and state.trust is None
     assert load_trust(tmp_path, store, AT) is None
+
+
+def test_a_damaged_list_is_refused_with_a_code_never_an_exception() -> None:
+    import random
+
+    der = make_pki(now=AT).master_list()
+    rng = random.Random(9)
+    for _ in range(300):
+        at = rng.randrange(len(der))
+        damaged = der[:at] + bytes([der[at] ^ (1 << rng.randrange(8))]) + der[at + 1 :]
+        try:
+            load_master_list(damaged, AT)
+        except MasterListError as err:
+            assert isinstance(err.code, MasterListCode)

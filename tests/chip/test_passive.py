@@ -179,3 +179,20 @@ def test_keys_with_explicit_curve_parameters(algorithm: str) -> None:
     assert result.code is None
     impostor = make_pki(now=AT, explicit_parameters=True, dsc_not_signed_by_csca=True)
     assert _code(impostor) is ChipCode.DSC_NOT_SIGNED_BY_CSCA
+
+
+def test_a_damaged_sod_never_raises() -> None:
+    """A chip's bytes are untrusted: any flipped byte gives a code, never an exception.
+    A few bytes may change and still verify: those outside what is signed and what the
+    signer's key proves (SignedData's version, its list of digest algorithms, the
+    SignerInfo's pointer to the DSC compared as X.500 names compare)."""
+    import random
+
+    pki = make_pki(now=AT)
+    sod = _signed(pki)
+    rng = random.Random(40)
+    for _ in range(300):
+        at = rng.randrange(len(sod))
+        damaged = sod[:at] + bytes([sod[at] ^ (1 << rng.randrange(8))]) + sod[at + 1 :]
+        result = verify_document(damaged, GROUPS, pki.trust(), AT)
+        assert result.code is None or isinstance(result.code, ChipCode)
