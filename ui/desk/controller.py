@@ -56,6 +56,7 @@ from admission.ports import madrid_date
 from admission.registry.port import RegistryErrorCode
 from admission.verdict import Outcome
 from ui.desk.changes import DeskOperations, OpChanges
+from ui.desk.chip_reading import DeskChip
 from ui.desk.desk_flow import (
     MAX_WAITING,
     RECORDED_WHEN_SHOWN,
@@ -166,6 +167,10 @@ class DeskController(QObject):
         self._confirmed = False  # the clerk settled the verdict on screen (Enter)
         self._checking: IdentityKey | None = None  # the document being evaluated
         self._waiting: deque[IdentityDocument] = deque()  # read behind the verdict
+        # the chip reader (None: none configured); the printed MRZ of each document read
+        # and not yet checked, for the chip's DG1 to be compared with (memory only)
+        self.chip: DeskChip | None = None
+        self._printed: dict[IdentityKey, str] = {}
         self._card_type: str = ctx.desk.config.catalogue.default
         self._devices: dict[str, str] = {}
         self._server_reachable = True
@@ -252,6 +257,8 @@ class DeskController(QObject):
         self._last_lines = None
         self._confirmed = False
         self._checking = None
+        if self.chip is not None:
+            self.chip.cancel()  # a chip read under way answers nobody
         if self._state is not DeskState.RECORDING:
             self._state = DeskState.IDLE
         if not record or not shown or current is None or operator is None:
@@ -307,6 +314,7 @@ class DeskController(QObject):
         self._evaluate(document)
 
     def _drop_waiting(self) -> None:
+        self._printed.clear()
         if self._waiting:
             self._waiting.clear()
             self.document_waiting.emit(0)
@@ -357,6 +365,10 @@ class DeskController(QObject):
             if document.identity == self._camera_identity:
                 return  # another reading of the document still under the camera
             self._camera_identity = document.identity
+        if self.chip is not None:
+            self._printed[document.identity] = "".join(lines)
+            while len(self._printed) > MAX_WAITING + 1:  # the oldest, read and dropped
+                del self._printed[next(iter(self._printed))]
         self.submit_manual(document)
         self._last_lines = lines
 
@@ -385,8 +397,20 @@ class DeskController(QObject):
         self._state = DeskState.EVALUATING
         self._checking = document.identity
         seen = self._recent.seen(document.identity, self._ctx.clock.now())
-        desk, store = self._ctx.desk, self._ctx.store
         self.evaluation_started.emit()
+        printed = self._printed.pop(document.identity, None)
+        if self.chip is not None and document.chip is None:
+            # the chip first (art. 23.1): its result travels with the document
+            def chip_read(checked: IdentityDocument) -> None:
+                if generation == self._generation:
+                    self._evaluate_checked(checked, generation, seen)
+
+            self.chip.read(document, printed, chip_read)
+            return
+        self._evaluate_checked(document, generation, seen)
+
+    def _evaluate_checked(self, document: IdentityDocument, generation: int, seen: bool) -> None:
+        desk, store = self._ctx.desk, self._ctx.store
 
         def shown(verdict: DeskVerdict) -> None:
             if generation != self._generation:

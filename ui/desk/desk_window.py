@@ -64,10 +64,12 @@ from admission.documents import IdentityDocument
 from admission.identity import IdentityKey
 from admission.ports import madrid_date
 from ui.desk.changes import DeskOperations, OpChanges
+from ui.desk.chip_reading import ChipShown, DeskChip
 from ui.desk.controller import DeskController
 from ui.desk.desk_flow import DeskFlowCode, DeskVerdict, SessionView, document_from_lines
 from ui.desk.desk_presentation import PresentationView
 from ui.desk.dialogs.card_check import CardCheckDialog
+from ui.desk.dialogs.chip_can import CanDialog
 from ui.desk.dialogs.inspection import InspectionScreen
 from ui.desk.dialogs.manual_entry import ManualEntryDialog
 from ui.desk.dialogs.offline_voucher import OfflineVoucherCode
@@ -185,6 +187,9 @@ class DeskWindow(QMainWindow):
         # the holder's portrait the camera cut beside the MRZ just read, with the
         # identity it belongs to: memory only, dropped with the verdict
         self._portrait: tuple[IdentityKey, QImage] | None = None
+        # the document's chip just read (its photo, memory only): dropped with the verdict
+        self._chip_shown: ChipShown | None = None
+        self.can_dialog: CanDialog | None = None
 
         # one presentation, one record: what waits behind the verdict, the re-entry
         self.presentation = PresentationView(self, ctx)
@@ -428,9 +433,57 @@ class DeskWindow(QMainWindow):
         self._portrait = (document.identity, image)
         current = self.controller.current
         if current is not None and current.evaluation.document.identity == document.identity:
-            self.verdict.set_portrait(image)
+            self.verdict.set_portrait(self._portrait_of(current))  # the chip's photo first
+
+    def connect_chip(self, chip: DeskChip) -> None:
+        """The chip reader's reads: the photo and result beside the verdict, the CAN
+        asked when its chip needs it (``ui.desk.chip_reading``)."""
+        self.controller.chip = chip
+        chip.chip_read.connect(self._on_chip_read)
+        chip.can_needed.connect(self.ask_can)
+
+    @Slot(object)
+    def _on_chip_read(self, shown: ChipShown) -> None:
+        self._chip_shown = shown  # memory only: the verdict of this document shows it
+
+    @Slot(object)
+    def ask_can(self, _document: object) -> CanDialog:
+        """The CAN of the document on the reader (6 digits printed on its front), asked
+        once: Enter reads the chip with it, Esc goes on with the chip unread."""
+        chip = self.controller.chip
+        dialog = CanDialog(self)
+        self.can_dialog = dialog
+
+        def answered(_result: int) -> None:
+            self.can_dialog = None
+            if chip is not None:
+                chip.give_can(dialog.can)
+            dialog.deleteLater()
+
+        dialog.finished.connect(answered)
+        dialog.open()
+        return dialog
+
+    def _chip_photo_of(self, verdict: DeskVerdict) -> QImage | None:
+        shown = self._chip_shown
+        if shown is None or shown.identity != verdict.evaluation.document.identity:
+            return None
+        return shown.photo
+
+    def _show_chip(self, verdict: DeskVerdict) -> None:
+        """The chip's result the verdict weighed (the document carries it), with the
+        catalogue's text of its code when it is not genuine."""
+        check = getattr(verdict.evaluation.document, "chip", None)
+        if check is None:
+            self.verdict.set_chip("")
+            return
+        detail = message(check.code.value) if check.code is not None else ""
+        self.verdict.set_chip(check.status.value, detail)
 
     def _portrait_of(self, verdict: DeskVerdict) -> QImage | None:
+        chip_photo = self._chip_photo_of(verdict)  # the state's own photo comes first
+        if chip_photo is not None:
+            return chip_photo
         if self._portrait is None or self._portrait[0] != verdict.evaluation.document.identity:
             return None
         return self._portrait[1]
@@ -515,6 +568,7 @@ class DeskWindow(QMainWindow):
         evaluation = verdict.evaluation
         self.verdict.set_portrait(self._portrait_of(verdict))
         self.presentation.paint(evaluation, evaluation.verdict.outcome, evaluation.verdict.codes)
+        self._show_chip(verdict)  # after the reasons: the chip's detail goes under them
         self.identity.show_verdict(verdict)
         self.sound.play(self.presentation.sound_of(evaluation.verdict.outcome))
 
@@ -594,6 +648,7 @@ class DeskWindow(QMainWindow):
 
     def _on_cleared(self) -> None:
         self._portrait = None  # the person has gone: their portrait goes with them
+        self._chip_shown = None  # and the chip's photo with it
         self.offline_document = None
         self._evaluating = False
         self._hide_formalised()

@@ -1,8 +1,9 @@
 """The desk window assembled (arts. 20-23 of Decreto 58/2006): :func:`build_desk_window`
 makes the controller over the store worker, the window, its menus (:mod:`ui.desk.menus`,
 one module per menu, attached through the window's own API), the help and audit menus,
-the device watch of the printer, the camera and the document readers - the workers
-adopted by the window, which starts and stops them.
+the device watch of the printer (and of the chip reader), the camera, the document readers
+and the chip reader's own worker - the workers adopted by the window, which starts and
+stops them.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from admission.devices import (
     SoundPlayer,
     printer_refusal_code,
 )
+from ui.desk.chip_reading import ChipStation, DeskChip
 from ui.desk.controller import DeskController
 from ui.desk.desk_flow import SessionView
 from ui.desk.jobs import JobRunner
@@ -49,13 +51,17 @@ def build_desk_window(
     runner: JobRunner | None = None,
     sound: SoundPlayer | None = None,
     watch_devices: bool = True,
+    chip: ChipStation | None = None,
+    chip_runner: JobRunner | None = None,
 ) -> DeskWindow:
     """The desk window with its workers (not started: call ``window.start()``).
 
     ``camera`` makes the camera (called again after a failure, so an unplugged camera
     is picked up when it is back); ``readers`` are serial or fake document readers;
     ``runner`` defaults to a new :class:`StoreWorker`, stopped with the window;
-    ``sound`` defaults to ``ctx.devices.sound`` with the system bell.
+    ``sound`` defaults to ``ctx.devices.sound`` with the system bell; ``chip`` is the
+    chip reader (None: none configured), read on ``chip_runner`` (default: a worker of
+    its own, never the store's nor the GUI thread).
     """
     store_worker: StoreWorker | None = None
     if runner is None:
@@ -94,9 +100,23 @@ def build_desk_window(
             ready = status is DeviceStatus.READY
             return status.value, "" if ready else printer_refusal_code(status)
 
-        watch = DeviceWatch({"printer": printer})
+        probes = {"printer": printer}
+        if chip is not None:
+            station = chip
+
+            def chip_reader() -> tuple[str, str]:
+                return station.preflight().value, ""
+
+            probes["chip"] = chip_reader
+        watch = DeviceWatch(probes)
         watch.status_changed.connect(controller.report_device)
         window.adopt_worker(watch)
+    if chip is not None:
+        if chip_runner is None:
+            chip_worker = StoreWorker()
+            window.adopt_worker(chip_worker)
+            chip_runner = chip_worker
+        window.connect_chip(DeskChip(chip, chip_runner, ctx.clock, parent=window))
     if camera is not None:
         cutter = ctx.devices.portrait() if ctx.devices.portrait is not None else None
         window.connect_camera(CameraWorker(camera, ctx.devices.live_reader(), portrait=cutter))

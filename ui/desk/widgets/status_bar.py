@@ -150,6 +150,7 @@ class DeskStatusBar(QStatusBar):
             "register": self.tr("Registro RIAJ"),
             "database": self.tr("Servidor") if self._server else self.tr("Fichero"),
             "floor": self.tr("Página de sala"),
+            "chip": self.tr("Lector de chip"),
         }
 
     def _label(self, device: str) -> QLabel:

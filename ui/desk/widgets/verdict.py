@@ -10,14 +10,17 @@ on a 1080p screen shows the word about 100 px high), every reason is shown whole
 wraps, and the font shrinks to fit, never "…" - and the holder's portrait, cut from the
 camera frame the document was read from, stands at the left so the clerk compares face
 and person. The portrait lives in this widget's memory only: it is dropped with the
-verdict, never written or logged (STYLE.md rule 15).
+verdict, never written or logged (STYLE.md rule 15). When the document's chip was read,
+its photo (DG2, the state's own) takes the portrait's place, and a badge under the word
+says what the chip proved - genuine, not verifiable or forged - by a glyph, a word and
+its colour on white, readable on every verdict colour.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from PySide6.QtCore import QEvent, QRect, QSize, Qt
+from PySide6.QtCore import QEvent, QRect, QSize, Qt, QTimer
 from PySide6.QtGui import QFont, QFontMetrics, QImage, QPixmap, QResizeEvent
 from PySide6.QtWidgets import (
     QApplication,
@@ -54,6 +57,13 @@ PROGRESS_SHARE = 0.06
 MAX_HEADLINE_PX = 200
 MAX_REASONS_PX = 64
 PORTRAIT_ASPECT = 0.78  # width / height of an ICAO portrait (35 x 45 mm)
+# the chip badge: glyph and text colour on white (contrast >= 4.5:1 on #FFFFFF)
+CHIP_COLOURS = {
+    "CHIP_GENUINE": "#1B7F3B",
+    "CHIP_NOT_VERIFIABLE": "#4E5561",
+    "CHIP_FORGED": "#B3261E",
+}
+CHIP_GLYPHS = {"CHIP_GENUINE": "✔", "CHIP_NOT_VERIFIABLE": "?", "CHIP_FORGED": "✖"}
 
 
 class VerdictBanner(QFrame):
@@ -84,9 +94,19 @@ class VerdictBanner(QFrame):
         self.portrait.setStyleSheet("border: 3px solid #FFFFFF; border-radius: 4px;")
         self.portrait.hide()
         self._portrait: QImage | None = None
+        # what the document's chip proved (admission.chip.ChipStatus), under the word
+        self.chip = QLabel()
+        self.chip.setTextFormat(Qt.TextFormat.PlainText)
+        self.chip.setAlignment(Qt.AlignmentFlag.AlignCenter)
+        self.chip.setAccessibleName(self.tr("Chip del documento"))
+        self.chip.hide()
+        self.chip_status = ""
+        self._chip_detail = ""
+        self._reasons = ""  # the reasons' lines as shown before the chip's detail
         self._fitted: tuple[QSize, str, str, str] | None = None
         text = QVBoxLayout()
         text.addWidget(self.headline)
+        text.addWidget(self.chip)
         text.addWidget(self.reasons, 1)
         text.addWidget(self.progress)
         layout = QHBoxLayout(self)
@@ -111,6 +131,51 @@ class VerdictBanner(QFrame):
 
     def has_portrait(self) -> bool:
         return self._portrait is not None
+
+    def portrait_image(self) -> QImage | None:
+        """The photo beside the verdict (tests: the chip's, the camera's or none)."""
+        return self._portrait
+
+    # -- the chip's result -----------------------------------------------------------
+    def set_chip(self, status: str, detail: str = "") -> None:
+        """The chip badge: ``status`` a ChipStatus value ("" hides it); ``detail`` the
+        catalogue's text of its code (why it is not genuine), kept under the reasons
+        while this verdict is on screen."""
+        self.chip_status = status
+        if not status:
+            self._no_chip()
+            self._show_reasons(self._reasons)
+            return
+        self._chip_detail = detail
+        self._show_reasons(self._reasons)
+        words = {
+            "CHIP_GENUINE": self.tr("CHIP AUTÉNTICO"),
+            "CHIP_NOT_VERIFIABLE": self.tr("CHIP NO VERIFICABLE"),
+            "CHIP_FORGED": self.tr("CHIP FALSIFICADO"),
+        }
+        line = f"{CHIP_GLYPHS.get(status, '?')}  {words.get(status, status)}"
+        colour = CHIP_COLOURS.get(status, "#4E5561")
+        self.chip.setText(line)
+        self.chip.setStyleSheet(
+            f"QLabel {{ background: #FFFFFF; color: {colour}; font-weight: bold;"
+            " border-radius: 6px; padding: 4px 14px; }"
+        )
+        self.chip.show()
+        self._texts_changed()
+
+    def _no_chip(self) -> None:
+        self.chip_status = ""
+        self._chip_detail = ""
+        self.chip.hide()
+        self.chip.clear()
+
+    def _show_reasons(self, text: str) -> None:
+        """``text`` (lines, already bounded) and the chip's detail under it."""
+        self._reasons = text
+        if self._chip_detail:
+            text = shown_lines([*text.split("\n"), self._chip_detail], 1000)
+        self.reasons.setText(text)
+        self._texts_changed()
 
     # -- sizes that follow the banner ------------------------------------------------
     def resizeEvent(self, event: QResizeEvent) -> None:  # Qt override: camelCase by necessity
@@ -139,6 +204,10 @@ class VerdictBanner(QFrame):
         portrait_w = 0
         if self._portrait is not None:
             portrait_w = int(inner_h * PORTRAIT_ASPECT)
+            if self.portrait.width() != portrait_w:
+                # the text beside it takes the width the photo leaves, once this resize
+                # (maybe the layout's own) is over
+                QTimer.singleShot(0, self._relayout)
             self.portrait.setFixedWidth(portrait_w)
             self.portrait.setPixmap(
                 QPixmap.fromImage(self._portrait).scaled(
@@ -163,6 +232,10 @@ class VerdictBanner(QFrame):
         progress.setPixelSize(max(base, int(height * PROGRESS_SHARE)))
         self.progress.setFont(progress)
         below = _text_height(progress, self.progress.full_text(), width) + 12
+        if not self.chip.isHidden():
+            chip_font = _bold(self.chip.font(), max(base, int(height * PROGRESS_SHARE)))
+            self.chip.setFont(chip_font)
+            below += QFontMetrics(chip_font).height() + 26  # its padding and a gap
         smallest = max(_pt_px(REASONS_POINT_SIZE), base)
         reasons_px = max(smallest, _pixels(height, REASONS_SHARE, MAX_REASONS_PX))
         reasons = _bold(self.reasons.font(), reasons_px)
@@ -186,6 +259,7 @@ class VerdictBanner(QFrame):
             + QFontMetrics(_bold(word, smallest_word)).height()
             + _text_height(_bold(reasons, smallest), text, width)
             + _text_height(_bold(progress, base), self.progress.full_text(), width)
+            + (0 if self.chip.isHidden() else QFontMetrics(self.chip.font()).height() + 14)
             + 16
         )
         word_w = QFontMetrics(_bold(word, smallest_word)).horizontalAdvance(self.headline.text())
@@ -193,6 +267,12 @@ class VerdictBanner(QFrame):
         if (needed, needed_w) != (self._min_height, self._min_width):
             self._min_height, self._min_width = needed, needed_w
             self.updateGeometry()
+
+    def _relayout(self) -> None:
+        layout = self.layout()
+        if layout is not None:
+            layout.invalidate()
+            layout.activate()
 
     def minimumSizeHint(self) -> QSize:  # Qt override: camelCase by necessity
         return QSize(
@@ -218,8 +298,9 @@ class VerdictBanner(QFrame):
         self._portrait = None  # the person has gone: their portrait goes with them
         self.portrait.hide()
         self.portrait.clear()
+        self._no_chip()
         self.headline.setText(self.tr("Lea un documento"))
-        self.reasons.setText(self.tr("Cámara, lector o Ctrl+M para entrada manual"))
+        self._show_reasons(self.tr("Cámara, lector o Ctrl+M para entrada manual"))
         self.progress.setText("")
         self._texts_changed()
 
@@ -229,8 +310,9 @@ class VerdictBanner(QFrame):
         self._portrait = None  # a new document: the last one's portrait goes
         self.portrait.hide()
         self.portrait.clear()
+        self._no_chip()
         self.headline.setText(self.tr("Comprobando…"))
-        self.reasons.setText("")
+        self._show_reasons("")
         self.progress.setText("")
         self._texts_changed()
 
@@ -247,7 +329,7 @@ class VerdictBanner(QFrame):
         self._paint(VERDICT_COLOURS.get(outcome, _IDLE_COLOUR))
         self.headline.setText(f"{GLYPHS.get(outcome, '?')}  {words.get(outcome, outcome)}")
         lines = [message(code) for code in reasons] or [message(outcome)]
-        self.reasons.setText(shown_lines(lines, 1000))
+        self._show_reasons(shown_lines(lines, 1000))
         hint = {
             "ADMIT": self.tr("Intro: registrar e imprimir la tarjeta · F1-F8: tipo de tarjeta"),
             # a DENY is recorded as it is shown (arts. 20, 22): Enter has nothing to do
@@ -264,7 +346,7 @@ class VerdictBanner(QFrame):
 
     def show_reasons(self, text: str) -> None:
         """The reasons' line in full words (a re-entry: the card held and its validity)."""
-        self.reasons.setText(bounded(text, 1000))
+        self._show_reasons(bounded(text, 1000))
         self._texts_changed()
 
     def show_progress(self, text_es: str) -> None:
@@ -276,8 +358,9 @@ class VerdictBanner(QFrame):
         self.outcome = ""
         self._paint(_IDLE_COLOUR)
         self.set_portrait(None)
+        self._no_chip()
         self.headline.setText(self.tr("⟲  LEA DE NUEVO"))
-        self.reasons.setText(bounded(message_es, 300))
+        self._show_reasons(bounded(message_es, 300))
         self.progress.setText("")
         self._texts_changed()
 

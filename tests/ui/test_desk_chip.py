@@ -1,0 +1,287 @@
+"""The document's chip at the desk window (art. 23.1): read after the MRZ, on the chip
+reader's own worker, its photo beside the verdict (memory only, dropped with it), its
+status on the banner; a forged chip refused whatever the director does; the CAN asked
+once per document. A scripted chip station stands for the reader (the real one is
+``hardware.chip`` behind ``main.py``)."""
+
+from __future__ import annotations
+
+import io
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageDraw
+from PySide6.QtCore import Qt
+from pytestqt.qtbot import QtBot
+
+from admission.chip import ChipAuthentication, ChipCheck, ChipCode
+from admission.devices import DeviceStatus
+from admission.mrz.burst import MrzScanned
+from admission.ports import madrid_date
+from hardware.sound import TonePlayer
+from tests.ui.conftest import DIRECTOR, FakeSession
+from ui.context import AppContext
+from ui.desk import chip_reading
+from ui.desk.demo_scenario import DemoCase, demo_cases, seed_demo_file
+from ui.desk.desk_window import DeskWindow
+from ui.desk.dialogs.chip_can import CanDialog
+from ui.desk.ops import cards
+from ui.desk.wedge_filter import WedgeFilter
+from ui.desk.window_build import build_desk_window
+from ui.desk.workers import StoreWorker
+
+WAIT = 10_000
+GENUINE = ChipCheck(None, "PACE", ChipAuthentication.CHIP_AUTHENTICATION, "ESP")
+FORGED = ChipCheck(ChipCode.DG1_MRZ_MISMATCH, "PACE", ChipAuthentication.NONE, "ESP")
+
+
+def face_jpeg(seed: int = 7) -> bytes:
+    """An invented face (ellipses on a plain ground), as a chip's DG2 JPEG."""
+    image = Image.new("RGB", (240, 320), (200 - seed, 210, 220))
+    draw = ImageDraw.Draw(image)
+    draw.ellipse((50, 50, 190, 230), fill=(224, 180, 150))
+    draw.ellipse((85, 110, 105, 125), fill=(40, 40, 40))
+    draw.ellipse((135, 110, 155, 125), fill=(40, 40, 40))
+    draw.arc((90, 150, 150, 200), 20, 160, fill=(120, 40, 40), width=4)
+    out = io.BytesIO()
+    image.save(out, "JPEG", quality=90)
+    return out.getvalue()
+
+
+PHOTO = face_jpeg()
+
+
+@dataclass(frozen=True)
+class Read:
+    check: ChipCheck
+    photo: bytes = b""
+    photo_mime: str = "image/jpeg"
+
+
+@dataclass
+class ScriptedStation:
+    """A chip reader whose chip answers ``check`` with ``PHOTO``; with ``can`` set, only
+    that CAN opens it (CAN_NEEDED otherwise). Records each read's key (never its MRZ)."""
+
+    check: ChipCheck = GENUINE
+    can: str = ""
+    reads: list[tuple[str, bool]] = field(default_factory=list)  # (can, printed MRZ given)
+    threads: list[str] = field(default_factory=list)
+
+    def preflight(self) -> DeviceStatus:
+        return DeviceStatus.READY
+
+    def read(
+        self,
+        *,
+        document_number: str,
+        birth: str,
+        expiry: str,
+        can: str,
+        printed_mrz: str | None,
+        at: datetime,
+    ) -> Read:
+        assert len(birth) == 6 and len(expiry) == 6 and document_number
+        self.reads.append((can, bool(printed_mrz)))
+        self.threads.append(threading.current_thread().name)
+        if self.can and can != self.can:
+            code = ChipCode.CAN_NEEDED if not can else ChipCode.ACCESS_DENIED
+            return Read(ChipCheck(code))
+        return Read(self.check, PHOTO)
+
+
+@pytest.fixture
+def station() -> ScriptedStation:
+    return ScriptedStation()
+
+
+@pytest.fixture
+def window(
+    qtbot: QtBot, demo_ctx: AppContext, session: FakeSession, station: ScriptedStation
+) -> Iterator[tuple[DeskWindow, WedgeFilter]]:
+    seed_demo_file(demo_ctx)
+    win = build_desk_window(
+        demo_ctx,
+        session,
+        authorise=lambda purpose: DIRECTOR,
+        demo=True,
+        sound=TonePlayer(enabled=False),
+        watch_devices=False,
+        chip=station,
+    )
+    qtbot.addWidget(win)
+    wedge = WedgeFilter(parent=win)
+    win.connect_wedge(wedge)
+    win.resize(1280, 800)
+    win.show()
+    qtbot.waitExposed(win)
+    win.activateWindow()
+    win.start()
+    yield win, wedge
+    win.stop()
+
+
+def case(ctx: AppContext, kind: str) -> DemoCase:
+    return next(c for c in demo_cases(madrid_date(ctx.clock.now())) if c.kind == kind)
+
+
+def scan(win: DeskWindow, wedge: WedgeFilter, lines: tuple[str, ...]) -> None:
+    now = time.monotonic()
+    wedge.mrz_scanned.emit(MrzScanned(f"TD{1 if len(lines) == 3 else 3}", lines, now, now))
+
+
+def scan_verdict(qtbot: QtBot, win: DeskWindow, wedge: WedgeFilter, lines: tuple[str, ...]) -> None:
+    with qtbot.waitSignal(win.controller.verdict_ready, timeout=WAIT):
+        scan(win, wedge, lines)
+
+
+def idle(qtbot: QtBot, win: DeskWindow) -> None:
+    for worker in win._workers:
+        if isinstance(worker, StoreWorker):
+            assert worker.wait_idle()
+    qtbot.wait(50)
+
+
+def test_a_genuine_chip_shows_its_photo_beside_the_verdict_until_it_is_cleared(
+    qtbot: QtBot,
+    window: tuple[DeskWindow, WedgeFilter],
+    demo_ctx: AppContext,
+    station: ScriptedStation,
+) -> None:
+    win, wedge = window
+    scan_verdict(qtbot, win, wedge, case(demo_ctx, "admitted").lines)
+    assert win.verdict.outcome == "ADMIT"
+    assert win.verdict.chip_status == "CHIP_GENUINE" and win.verdict.chip.isVisible()
+    assert "CHIP AUTÉNTICO" in win.verdict.chip.text()
+    photo = win.verdict.portrait_image()
+    assert photo is not None and (photo.width(), photo.height()) == (240, 320)
+    assert win.verdict.portrait.isVisible() and win.verdict.portrait.width() > 200  # large
+    assert station.reads == [("", True)]  # the MRZ's key, the printed MRZ to compare
+    assert station.threads and station.threads[0] != threading.current_thread().name
+    from ui.desk.screens import save_screenshot
+
+    qtbot.wait(50)
+    save_screenshot(win, "chip-verdict")
+    qtbot.keyClick(win, Qt.Key.Key_Escape)  # type: ignore[no-untyped-call]
+    assert win.verdict.portrait_image() is None and not win.verdict.portrait.isVisible()
+    assert win.verdict.chip_status == "" and not win.verdict.chip.isVisible()
+    assert win._chip_shown is None
+
+
+def test_a_forged_chip_is_refused_and_the_director_cannot_waive_it(
+    qtbot: QtBot,
+    window: tuple[DeskWindow, WedgeFilter],
+    demo_ctx: AppContext,
+    station: ScriptedStation,
+) -> None:
+    win, wedge = window
+    station.check = FORGED
+    scan_verdict(qtbot, win, wedge, case(demo_ctx, "admitted").lines)
+    assert win.verdict.outcome == "DENY" and win.verdict.chip_status == "CHIP_FORGED"
+    assert "CHIP FALSIFICADO" in win.verdict.chip.text()
+    from ui.desk.screens import save_screenshot
+
+    qtbot.wait(50)  # the window settles, as it does before a person sees it
+    save_screenshot(win, "chip-verdict-forged")
+    current = win.controller.current
+    assert current is not None and current.evaluation.verdict.codes == ("CHIP_FORGED",)
+    idle(qtbot, win)
+    # the exceptional card for the document on screen (art. 23.5), by the director
+    issued = cards.of(demo_ctx).issue_exceptional(
+        current.evaluation.document,
+        operator="clerk1",
+        card_type="DAY",
+        director=DIRECTOR.username,
+        printing=False,
+    )
+    assert issued.result.card is None and issued.result.verdict.outcome.value == "DENY"
+    win.controller.authorise_override()  # Enter's director path: nothing to authorise
+    idle(qtbot, win)
+    assert demo_ctx.store.last_card_number() == 0
+
+
+def test_the_can_is_asked_once_per_document_and_validated(
+    qtbot: QtBot,
+    window: tuple[DeskWindow, WedgeFilter],
+    demo_ctx: AppContext,
+    station: ScriptedStation,
+) -> None:
+    win, wedge = window
+    station.can = "123456"
+    lines = case(demo_ctx, "admitted").lines
+    with qtbot.waitSignal(win.controller.chip.can_needed, timeout=WAIT):  # type: ignore[union-attr]
+        scan(win, wedge, lines)
+    dialog = win.can_dialog
+    assert isinstance(dialog, CanDialog) and dialog.isVisible()
+    qtbot.keyClicks(dialog.field, "12a45")  # type: ignore[no-untyped-call]
+    assert dialog.field.text() == "1245"  # typed: the validator keeps letters out
+    dialog.field.setText("12345")
+    dialog.read()
+    assert dialog.isVisible() and "6 cifras" in dialog.errors.text()
+    dialog.field.setText("123456")
+    with qtbot.waitSignal(win.controller.verdict_ready, timeout=WAIT):
+        dialog.read()
+    assert win.verdict.chip_status == "CHIP_GENUINE" and win.verdict.outcome == "ADMIT"
+    assert station.reads == [("", True), ("123456", True)]
+    win.controller.clear()  # Esc
+    idle(qtbot, win)
+    scan_verdict(qtbot, win, wedge, lines)  # the same document again: its CAN is known
+    assert station.reads[-1] == ("123456", True) and win.can_dialog is None
+    win.controller.clear()
+    idle(qtbot, win)
+    other = case(demo_ctx, "staff").lines  # another document: its own CAN is asked
+    with qtbot.waitSignal(win.controller.chip.can_needed, timeout=WAIT):  # type: ignore[union-attr]
+        scan(win, wedge, other)
+    assert station.reads[-1] == ("", True)
+    assert win.can_dialog is not None
+    with qtbot.waitSignal(win.controller.verdict_ready, timeout=WAIT):
+        win.can_dialog.reject()  # declined: the chip is not verifiable, the policy decides
+    current = win.controller.current
+    assert current is not None and "CHIP_NOT_VERIFIABLE" in current.evaluation.verdict.codes
+    assert win.verdict.chip_status == "CHIP_NOT_VERIFIABLE"
+
+
+def test_no_photo_reaches_the_data_folder_or_the_log(
+    qtbot: QtBot,
+    window: tuple[DeskWindow, WedgeFilter],
+    demo_ctx: AppContext,
+    tmp_path: Path,
+) -> None:
+    win, wedge = window
+    scan_verdict(qtbot, win, wedge, case(demo_ctx, "admitted").lines)
+    assert win.verdict.has_portrait()
+    with qtbot.waitSignal(win.controller.card_printed, timeout=WAIT):
+        qtbot.keyClick(win, Qt.Key.Key_Return)  # type: ignore[no-untyped-call]
+    idle(qtbot, win)
+    win.stop()
+    # the photo's own bytes, and any JPEG or JPEG 2000 stream that is not part of a
+    # printed card's PDF: nothing in the data folder, its log, or the test's folder
+    jpeg_markers = (b"\xff\xd8\xff\xe0", b"JFIF\x00", b"\x00\x00\x00\x0cjP  ", b"\xffO\xffQ")
+    slice_ = PHOTO[len(PHOTO) // 2 : len(PHOTO) // 2 + 48]
+    for path in tmp_path.rglob("*"):
+        if not path.is_file():
+            continue
+        data = path.read_bytes()
+        assert slice_ not in data, path.name
+        if path.suffix != ".pdf":
+            assert not any(m in data for m in jpeg_markers), path.name
+    entries = [str(e.details) for e in demo_ctx.store.audit_entries()]
+    assert any("CHIP_GENUINE" in e for e in entries)
+
+
+def test_photo_image_decodes_jpeg_and_jpeg2000_in_memory() -> None:
+    jpeg = chip_reading.photo_image(PHOTO, "image/jpeg")
+    assert jpeg is not None and jpeg.width() == 240
+    out = io.BytesIO()
+    Image.open(io.BytesIO(PHOTO)).save(out, "JPEG2000")
+    jp2 = chip_reading.photo_image(out.getvalue(), "image/jp2")
+    assert jp2 is not None and (jp2.width(), jp2.height()) == (240, 320)
+    assert chip_reading.photo_image(b"not a face", "image/jpeg") is None
+    assert chip_reading.photo_image(b"", "image/jpeg") is None
+    assert chip_reading.valid_can("012345") and not chip_reading.valid_can("12345")
+    assert not chip_reading.valid_can("１２３４５６")  # full-width digits are not typed digits
