@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import queue
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -197,30 +198,41 @@ class PcscChipReader:
         """True once a card is on a matching reader (remembered for :meth:`connect`),
         False when ``timeout`` seconds pass first. Raises ``ChipError(READER_ERROR)``
         when PC/SC fails (no service, no reader)."""
+        return self._wait(present=True, timeout=timeout)
+
+    def wait_for_removal(self, timeout: float) -> bool:
+        """True once no matching reader holds a card (the document was taken away),
+        False when ``timeout`` seconds pass first."""
+        return self._wait(present=False, timeout=timeout)
+
+    def _wait(self, *, present: bool, timeout: float) -> bool:
         scard = _scard()
         names = self._matching(self._list())
         if not names:
             raise ChipError(ChipCode.READER_ERROR, "no PC/SC reader")
         states = [(name, scard.SCARD_STATE_UNAWARE) for name in names]
-        remaining_ms = max(0, int(timeout * 1000))
+        deadline = time.monotonic() + max(0.0, timeout)
         first = True
         while True:
+            wait_ms = 0 if first else max(0, int((deadline - time.monotonic()) * 1000))
             with self._lock:
-                hresult, found = scard.SCardGetStatusChange(
-                    self._ctx(), 0 if first else remaining_ms, states
-                )
+                hresult, found = scard.SCardGetStatusChange(self._ctx(), wait_ms, states)
             if hresult == scard.SCARD_E_TIMEOUT:
                 return False
             if hresult != scard.SCARD_S_SUCCESS:
                 self._drop_context()
                 raise ChipError(ChipCode.READER_ERROR, _message(scard, hresult))
-            for name, event_state, _atr in found:
-                if event_state & scard.SCARD_STATE_PRESENT and not (
-                    event_state & scard.SCARD_STATE_MUTE
-                ):
-                    self._chosen = name
-                    return True
-            if not first and remaining_ms == 0:
+            with_card = [
+                name
+                for name, state, _atr in found
+                if state & scard.SCARD_STATE_PRESENT and not state & scard.SCARD_STATE_MUTE
+            ]
+            if present and with_card:
+                self._chosen = with_card[0]
+                return True
+            if not present and not with_card:
+                return True
+            if not first and time.monotonic() >= deadline:
                 return False
             states = [(name, state & ~scard.SCARD_STATE_CHANGED) for name, state, _ in found]
             first = False
