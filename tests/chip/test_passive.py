@@ -4,10 +4,15 @@ contract's order (a forged hash is forged even without a master list)."""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
 from collections.abc import Mapping
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 
 import pytest
+from cryptography import x509
+from cryptography.hazmat.primitives import serialization
 
 from admission.chip import ChipCode, ChipStatus, status_of
 from hardware.chip.document_pki import DocumentPki, make_pki
@@ -196,3 +201,53 @@ def test_a_damaged_sod_never_raises() -> None:
         damaged = sod[:at] + bytes([sod[at] ^ (1 << rng.randrange(8))]) + sod[at + 1 :]
         result = verify_document(damaged, GROUPS, pki.trust(), AT)
         assert result.code is None or isinstance(result.code, ChipCode)
+
+
+def _openssl(tmp: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        ["openssl", *args], cwd=tmp, capture_output=True, text=True, timeout=60, check=False
+    )
+
+
+def _pem(tmp: Path, name: str, der: bytes) -> str:
+    cert = x509.load_der_x509_certificate(der)
+    (tmp / name).write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    return name
+
+
+@pytest.mark.skipif(shutil.which("openssl") is None, reason="no openssl on this machine")
+@pytest.mark.parametrize("algorithm", ["ecdsa", "rsa-pss", "rsa"])
+def test_openssl_and_we_agree_on_the_sod(tmp_path: Path, algorithm: str) -> None:
+    """Against code we did not write: OpenSSL's CMS verifies the SODs we sign, and we
+    verify the SODs OpenSSL signs (embedded LDSSecurityObject, signed attributes)."""
+    now = datetime.now(UTC)
+    pki = make_pki(now=now, algorithm=algorithm)
+    csca = _pem(tmp_path, "csca.pem", pki.csca)
+    dsc = _pem(tmp_path, "dsc.pem", pki.dsc)
+    (tmp_path / "dsc.key").write_bytes(
+        pki.dsc_key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    _, ours, _ = read_tlv(pki.sod(GROUPS))
+    (tmp_path / "ours.der").write_bytes(ours)
+    checked = _openssl(
+        tmp_path, "cms", "-verify", "-inform", "DER", "-in", "ours.der", "-CAfile", csca,
+        "-binary", "-purpose", "any", "-out", "content.der",
+    )  # fmt: skip
+    assert checked.returncode == 0, checked.stderr
+    lds = (tmp_path / "content.der").read_bytes()
+    (tmp_path / "lds.der").write_bytes(lds)
+    pss = ["-keyopt", "rsa_padding_mode:pss"] if algorithm == "rsa-pss" else []
+    made = _openssl(
+        tmp_path, "cms", "-sign", "-binary", "-nodetach", "-in", "lds.der", "-signer", dsc,
+        "-inkey", "dsc.key", "-md", "sha256", "-nosmimecap", "-outform", "DER",
+        "-econtent_type", "2.23.136.1.1.1", "-out", "theirs.der", *pss,
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    theirs = (tmp_path / "theirs.der").read_bytes()
+    assert verify_document(theirs, GROUPS, pki.trust(), now).code is None
+    changed = {1: DG1, 2: build_dg2(OTHER_FACE, "image/jpeg")}
+    assert verify_document(theirs, changed, pki.trust(), now).code is ChipCode.DG_HASH_MISMATCH
