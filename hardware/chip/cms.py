@@ -19,7 +19,10 @@ from cryptography import x509
 from cryptography.exceptions import InvalidSignature, UnsupportedAlgorithm
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
-from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
+from cryptography.hazmat.primitives.asymmetric.utils import (
+    decode_dss_signature,
+    encode_dss_signature,
+)
 from cryptography.x509.oid import NameOID
 
 from hardware.chip.ec import CURVES
@@ -363,10 +366,12 @@ def sign_content(
     pss: bool = False,
     certificates: tuple[bytes, ...] | None = None,
     forge_signature: bool = False,
+    plain_ecdsa: bool = False,
 ) -> bytes:
     """A ContentInfo with a SignedData over ``content`` signed by ``key`` (whose
     certificate is ``signer_der``, embedded with ``certificates``). ``forge_signature``
-    flips a bit of the signature: a test of the verifier."""
+    flips a bit of the signature: a test of the verifier. ``plain_ecdsa``: an EC key's
+    signature as BSI TR-03111's plain ``r||s`` (``ecdsa-plain-SHA*``) instead of DER."""
     signer = ax509.Certificate.load(signer_der)
     attrs = cms.CMSAttributes(
         [
@@ -378,6 +383,13 @@ def sign_content(
         ]
     )
     signature = _sign(key, attrs.dump(), hash_name, pss)
+    algorithm = signature_algorithm(key, hash_name, pss)
+    if plain_ecdsa and isinstance(key, ec.EllipticCurvePrivateKey):
+        r, s_ = decode_dss_signature(signature)
+        size = (key.curve.key_size + 7) // 8
+        signature = r.to_bytes(size, "big") + s_.to_bytes(size, "big")
+        plain = next(oid for oid, name in _PLAIN_ECDSA.items() if name == hash_name)
+        algorithm = algos.SignedDigestAlgorithm({"algorithm": plain})
     if forge_signature:
         signature = signature[:-8] + bytes([signature[-8] ^ 0x01]) + signature[-7:]
     info = cms.SignerInfo(
@@ -393,7 +405,7 @@ def sign_content(
             ),
             "digest_algorithm": {"algorithm": hash_name},
             "signed_attrs": attrs,
-            "signature_algorithm": signature_algorithm(key, hash_name, pss),
+            "signature_algorithm": algorithm,
             "signature": signature,
         }
     )

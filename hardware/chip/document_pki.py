@@ -167,6 +167,7 @@ def build_sod(
     hash_name: str = "sha256",
     pss: bool = False,
     forge_signature: bool = False,
+    plain_ecdsa: bool = False,
 ) -> bytes:
     """EF.SOD (tag ``77``) over ``groups`` (DG number -> the file's bytes), signed by the
     DSC ``dsc`` (DER) with ``key``."""
@@ -189,6 +190,7 @@ def build_sod(
         hash_name=hash_name,
         pss=pss,
         forge_signature=forge_signature,
+        plain_ecdsa=plain_ecdsa,
     )
     return build_tlv(TAG_SOD, info)
 
@@ -237,8 +239,10 @@ class DocumentPki:
         *,
         hash_name: str = "sha256",
         forge_signature: bool = False,
+        plain_ecdsa: bool = False,
     ) -> bytes:
-        """EF.SOD over ``groups`` signed by this DSC."""
+        """EF.SOD over ``groups`` signed by this DSC (``plain_ecdsa``: the signature as
+        BSI TR-03111's plain ``r||s``, as German documents sign)."""
         return build_sod(
             groups,
             self.dsc,
@@ -247,6 +251,7 @@ class DocumentPki:
             hash_name=hash_name,
             pss=self.pss,
             forge_signature=forge_signature,
+            plain_ecdsa=plain_ecdsa,
         )
 
     def trust(self, *, with_crl: bool = True) -> Any:

@@ -251,3 +251,13 @@ def test_openssl_and_we_agree_on_the_sod(tmp_path: Path, algorithm: str) -> None
     assert verify_document(theirs, GROUPS, pki.trust(), now).code is None
     changed = {1: DG1, 2: build_dg2(OTHER_FACE, "image/jpeg")}
     assert verify_document(theirs, changed, pki.trust(), now).code is ChipCode.DG_HASH_MISMATCH
+
+
+@pytest.mark.parametrize("hash_name", ["sha256", "sha384", "sha512", "sha224", "sha1"])
+def test_plain_ecdsa_and_each_hash(hash_name: str) -> None:
+    """BSI TR-03111's plain r||s signatures, and each hash ICAO 9303-12 allows."""
+    pki = make_pki(now=AT)
+    sod = pki.sod(GROUPS, hash_name=hash_name, plain_ecdsa=True)
+    assert verify_document(sod, GROUPS, pki.trust(), AT).code is None
+    forged = pki.sod(GROUPS, hash_name=hash_name, plain_ecdsa=True, forge_signature=True)
+    assert verify_document(forged, GROUPS, pki.trust(), AT).code is ChipCode.SOD_SIGNATURE_INVALID
