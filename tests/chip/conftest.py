@@ -13,25 +13,12 @@ from __future__ import annotations
 
 import contextlib
 import os
-import shutil
-import subprocess
-import tempfile
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.chip.vpcd import VpcdBridge
-
-VPCD_DRIVER = Path("/usr/lib/pcsc/drivers/serial/libifdvpcd.so")
-OUR_CHANNEL = 0x9C40  # vpcd listens on the port numbered as the channel (40000, 40001)
-DEBIAN_CHANNEL = 0x8C7B  # /etc/reader.conf.d/vpcd of vsmartcard-vpcd (35963)
-READER_CONF = f"""FRIENDLYNAME "Virtual PCD"
-DEVICENAME   /dev/null:0x{OUR_CHANNEL:04X}
-LIBPATH      {VPCD_DRIVER}
-CHANNELID    0x{OUR_CHANNEL:04X}
-"""
+from tests.chip.vpcd import VpcdBridge, VpcdUnavailable, pcscd_with_vpcd
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -48,72 +35,14 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
             item.add_marker(skip)
 
 
-def _listening(port: int) -> bool:
-    """A TCP socket LISTENs on ``port`` (read from /proc: connecting would put a card on
-    vpcd's reader)."""
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        with contextlib.suppress(OSError):
-            for line in Path(table).read_text().splitlines()[1:]:
-                fields = line.split()
-                if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
-                    return True
-    return False
-
-
-def _virtual_readers() -> list[str]:
-    from smartcard.System import readers  # type: ignore[import-untyped]
-
-    with contextlib.suppress(Exception):
-        return [str(r) for r in readers() if str(r).startswith("Virtual PCD")]
-    return []
-
-
 @pytest.fixture(scope="session")
 def pcscd_vpcd() -> Iterator[int]:
     """The port of the first Virtual PCD slot of a pcscd that runs during the session."""
-    if shutil.which("pcscd") is None:
-        pytest.skip("pcscd is not installed (scripts/system-packages.sh installs it)")
-    if not VPCD_DRIVER.exists():
-        pytest.skip("vpcd is not installed (Debian's vsmartcard-vpcd)")
-    pytest.importorskip("smartcard", reason="pyscard is not installed")
-    for channel in (OUR_CHANNEL, DEBIAN_CHANNEL):
-        if _listening(channel) and _virtual_readers():
-            yield channel  # a pcscd already runs with a Virtual PCD reader: reuse it
-            return
-    if hasattr(os, "geteuid") and os.geteuid() != 0:
-        pytest.skip("starting pcscd needs root (it creates /run/pcscd)")
-    if Path("/run/pcscd/pcscd.comm").exists() and _virtual_readers() == []:
-        with contextlib.suppress(Exception):
-            from smartcard.System import readers
-
-            if readers():
-                pytest.skip("a pcscd without a Virtual PCD reader is running")
-    confdir = Path(tempfile.mkdtemp(prefix="pcscd-vpcd-"))
-    (confdir / "vpcd").write_text(READER_CONF)
-    daemon = subprocess.Popen(
-        ["pcscd", "--foreground", "--config", str(confdir)],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        start_new_session=True,
-    )
     try:
-        deadline = time.monotonic() + 10
-        while not (_listening(OUR_CHANNEL) and _virtual_readers()):
-            if daemon.poll() is not None:
-                pytest.skip(f"pcscd exited at start ({daemon.returncode})")
-            if time.monotonic() > deadline:
-                pytest.skip("pcscd did not list the Virtual PCD reader in 10 s")
-            time.sleep(0.05)
-        yield OUR_CHANNEL
-    finally:
-        daemon.terminate()
-        try:
-            daemon.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            daemon.kill()
-            daemon.wait(timeout=5)
-        shutil.rmtree(confdir, ignore_errors=True)
+        with pcscd_with_vpcd() as port:
+            yield port
+    except VpcdUnavailable as why:
+        pytest.skip(str(why))
 
 
 @pytest.fixture

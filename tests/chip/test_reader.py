@@ -79,7 +79,7 @@ def test_a_chip_that_opens_nothing_and_wrong_keys(pki: DocumentPki) -> None:
     assert refused.check.code in (ChipCode.CAN_NEEDED, ChipCode.ACCESS_DENIED)
     assert refused.check.status is ChipStatus.NOT_VERIFIABLE and refused.photo == b""
     no_applet = VirtualChip({"CardAccess": b"\x31\x00"}, PlainSecurity())
-    no_applet.transmit = _refusing_select(no_applet.transmit)  # type: ignore[method-assign]
+    no_applet.transmit = _refusing_select(no_applet.transmit)  # type: ignore[method-assign, assignment]
     assert read(no_applet, mrz_key(MRZ), trust).check.code is ChipCode.NO_CHIP
 
 

@@ -15,16 +15,22 @@ A test tool: never shipped with the product.
 from __future__ import annotations
 
 import contextlib
+import os
 import select
+import shutil
 import socket
+import subprocess
+import tempfile
 import threading
 import time
+from collections.abc import Iterator
+from pathlib import Path
 
 from admission.chip import ChipCode
 from hardware.chip.apdu import ChipError
 from hardware.chip.virtual_chip import VirtualChip
 
-__all__ = ["VpcdBridge"]
+__all__ = ["VpcdBridge", "VpcdUnavailable", "pcscd_with_vpcd"]
 
 _POWER_OFF, _POWER_ON, _RESET, _ATR = 0x00, 0x01, 0x02, 0x04
 
@@ -132,3 +138,92 @@ def _exactly(sock: socket.socket, size: int, stop: threading.Event) -> bytes | N
             return None
         data += chunk
     return bytes(data)
+
+
+VPCD_DRIVER = Path("/usr/lib/pcsc/drivers/serial/libifdvpcd.so")
+OUR_CHANNEL = 0x9C40  # vpcd listens on the port numbered as the channel (40000, 40001)
+DEBIAN_CHANNEL = 0x8C7B  # /etc/reader.conf.d/vpcd of vsmartcard-vpcd (35963)
+READER_CONF = f"""FRIENDLYNAME "Virtual PCD"
+DEVICENAME   /dev/null:0x{OUR_CHANNEL:04X}
+LIBPATH      {VPCD_DRIVER}
+CHANNELID    0x{OUR_CHANNEL:04X}
+"""
+
+
+class VpcdUnavailable(Exception):
+    """Why no pcscd with a Virtual PCD reader can be had here (the tests skip with it)."""
+
+
+def _listening(port: int) -> bool:
+    """A TCP socket LISTENs on ``port`` (read from /proc: connecting would put a card on
+    vpcd's reader)."""
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError):
+            for line in Path(table).read_text().splitlines()[1:]:
+                fields = line.split()
+                if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                    return True
+    return False
+
+
+def _readers() -> list[str]:
+    from smartcard.System import readers  # type: ignore[import-untyped]
+
+    with contextlib.suppress(Exception):
+        return [str(r) for r in readers()]
+    return []
+
+
+def _virtual_readers() -> list[str]:
+    return [name for name in _readers() if name.startswith("Virtual PCD")]
+
+
+@contextlib.contextmanager
+def pcscd_with_vpcd() -> Iterator[int]:
+    """The TCP port of vpcd's first slot on a running pcscd: a running one with a Virtual
+    PCD reader is reused; else ``pcscd -f -c CONFDIR`` is started with vpcd on channel
+    0x9C40 (ports 40000, 40001) and stopped at the end. pcscd ignores
+    PCSCLITE_CSOCK_NAME (its socket is /run/pcscd/pcscd.comm), so it needs root.
+    Raises :class:`VpcdUnavailable` saying why when it cannot."""
+    if shutil.which("pcscd") is None:
+        raise VpcdUnavailable("pcscd is not installed (scripts/system-packages.sh installs it)")
+    if not VPCD_DRIVER.exists():
+        raise VpcdUnavailable("vpcd is not installed (Debian's vsmartcard-vpcd)")
+    try:
+        import smartcard  # type: ignore[import-untyped]  # noqa: F401
+    except ImportError:
+        raise VpcdUnavailable("pyscard is not installed") from None
+    for channel in (OUR_CHANNEL, DEBIAN_CHANNEL):
+        if _listening(channel) and _virtual_readers():
+            yield channel  # a pcscd already runs with a Virtual PCD reader: reuse it
+            return
+    if hasattr(os, "geteuid") and os.geteuid() != 0:
+        raise VpcdUnavailable("starting pcscd needs root (it creates /run/pcscd)")
+    if _readers():
+        raise VpcdUnavailable("a pcscd without a Virtual PCD reader is running")
+    confdir = Path(tempfile.mkdtemp(prefix="pcscd-vpcd-"))
+    (confdir / "vpcd").write_text(READER_CONF)
+    daemon = subprocess.Popen(
+        ["pcscd", "--foreground", "--config", str(confdir)],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + 10
+        while not (_listening(OUR_CHANNEL) and _virtual_readers()):
+            if daemon.poll() is not None:
+                raise VpcdUnavailable(f"pcscd exited at start ({daemon.returncode})")
+            if time.monotonic() > deadline:
+                raise VpcdUnavailable("pcscd did not list the Virtual PCD reader in 10 s")
+            time.sleep(0.05)
+        yield OUR_CHANNEL
+    finally:
+        daemon.terminate()
+        try:
+            daemon.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            daemon.kill()
+            daemon.wait(timeout=5)
+        shutil.rmtree(confdir, ignore_errors=True)
