@@ -6,6 +6,7 @@
 # for the desk. pcscd, vsmartcard-vpcd and pcsc-tools are the chip tests' PC/SC service and
 # virtual reader (a real contactless reader needs only pcscd); swig, gcc, python3-dev and
 # libpcsclite-dev build pyscard, which has no Linux wheel.
+# nsis (makensis) and osslsigncode compile and sign the Windows installer's script in its tests.
 set -eu
 
 PACKAGES="python3-venv python3-pip
@@ -16,7 +17,8 @@ libcups2 cups cups-client cups-bsd printer-driver-cups-pdf
 libzbar0 fonts-dejavu-core
 postgresql
 chromium chromium-driver
-pcscd libpcsclite1 libpcsclite-dev swig gcc python3-dev vsmartcard-vpcd pcsc-tools"
+pcscd libpcsclite1 libpcsclite-dev swig gcc python3-dev vsmartcard-vpcd pcsc-tools
+nsis osslsigncode"
 
 missing=""
 for p in $PACKAGES; do
