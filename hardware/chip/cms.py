@@ -66,11 +66,16 @@ def aware(moment: datetime) -> datetime:
 
 
 def load_certificate(der: bytes) -> x509.Certificate | None:
-    """The certificate in ``der``; None when it is not one."""
+    """The certificate in ``der``, its names, serial and validity readable; None when it
+    is not one."""
     try:
-        return x509.load_der_x509_certificate(der)
+        cert = x509.load_der_x509_certificate(der)
+        # cryptography parses these on first use: a malformed one fails here, not later
+        cert.subject, cert.issuer, cert.serial_number  # noqa: B018
+        cert.not_valid_before_utc, cert.not_valid_after_utc  # noqa: B018
     except (ValueError, x509.InvalidVersion):
         return None
+    return cert
 
 
 def country_of(name: x509.Name) -> str:
@@ -151,7 +156,10 @@ def parse_signed_data(der: bytes, expected_type: str | None = None) -> SignedCon
         if info["content_type"].native != "signed_data":
             raise CmsError("not a SignedData")
         signed = info["content"]
-        signed.native  # noqa: B018 - parse every field now: a truncated object fails here
+        # parse every field now but the certificates (a real DSC may carry an extension
+        # asn1crypto reads strictly; cryptography judges the certificates)
+        for name in ("version", "digest_algorithms", "encap_content_info", "signer_infos"):
+            signed[name].native  # noqa: B018
         encap = signed["encap_content_info"]
         content_type = encap["content_type"].dotted
         if expected_type is not None and content_type != expected_type:

@@ -101,6 +101,15 @@ def load_master_list(der: bytes, at: datetime) -> MasterList:
     """The master list in ``der``, its signature and its signer's chain checked; raises
     :class:`MasterListError`. A stale list loads (:meth:`MasterList.is_stale` says so);
     one signed after ``at`` (beyond a day of clock skew) is refused as malformed."""
+    try:
+        return _loaded(der, at)
+    except MasterListError:
+        raise
+    except Exception as err:  # a file from outside reaches the libraries' lazy parsers
+        raise MasterListError(MasterListCode.MALFORMED, type(err).__name__) from err
+
+
+def _loaded(der: bytes, at: datetime) -> MasterList:
     if len(der) > MAX_BYTES:
         raise MasterListError(MasterListCode.MALFORMED, "too large")
     try:

@@ -69,7 +69,7 @@ class PassiveResult:
 def _authority_key_id(cert: x509.Certificate) -> bytes | None:
     try:
         ext = cert.extensions.get_extension_for_class(x509.AuthorityKeyIdentifier)
-    except (x509.ExtensionNotFound, ValueError):
+    except (x509.ExtensionNotFound, x509.DuplicateExtension, ValueError):
         return None
     return ext.value.key_identifier
 
@@ -77,7 +77,7 @@ def _authority_key_id(cert: x509.Certificate) -> bytes | None:
 def _subject_key_id(cert: x509.Certificate) -> bytes | None:
     try:
         return cert.extensions.get_extension_for_class(x509.SubjectKeyIdentifier).value.digest
-    except (x509.ExtensionNotFound, ValueError):
+    except (x509.ExtensionNotFound, x509.DuplicateExtension, ValueError):
         return None
 
 
@@ -185,7 +185,17 @@ def verify_document(
     at: datetime,
 ) -> PassiveResult:
     """Passive authentication of ``groups`` (DG number -> the file as read) by EF.SOD
-    ``sod`` against ``trust`` at ``at``; never raises."""
+    ``sod`` against ``trust`` at ``at``; never raises: what the parsers cannot read in
+    the chip's bytes (an exception of a library not caught by name) is a malformed SOD."""
+    try:
+        return _verified(sod, groups, trust, at)
+    except Exception:  # untrusted bytes reach asn1crypto and cryptography's lazy parsers
+        return PassiveResult(ChipCode.SOD_MALFORMED, "", "", "", ())
+
+
+def _verified(
+    sod: bytes, groups: Mapping[int, bytes], trust: TrustStore | None, at: datetime
+) -> PassiveResult:
     at = aware(at)
     try:
         signed: SignedContent = parse_signed_data(sod, OID_LDS_SECURITY_OBJECT)
