@@ -259,7 +259,10 @@ class PcscChipReader:
         reader's status changes (plugged, unplugged: ``LOST``, back: ``reconnected``),
         ``on_card`` when a card is put on (True) or taken off (False). Called from the
         watch's thread; stop it with :meth:`ChipWatch.stop`."""
-        watch = ChipWatch(self, on_status, on_card, interval)
+        # its own reader and PC/SC context: a wait_for_card blocking on ours never
+        # delays the status bar
+        own = PcscChipReader(self.reader, apdu_timeout=self.apdu_timeout)
+        watch = ChipWatch(own, on_status, on_card, interval)
         watch.start()
         return watch
 

@@ -4,9 +4,12 @@ driver -> tests/chip/vpcd.py -> a VirtualChip, exactly as with a card on a real 
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 import threading
 import time
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 
@@ -132,3 +135,31 @@ def test_a_physical_reader() -> None:
         with reader.connect() as card:
             select = command(0, 0xA4, 0x04, 0x0C, bytes.fromhex("A0000002471001"))
             assert card.transmit(select)[-2:] in (b"\x90\x00", b"\x6a\x82")
+
+
+def test_without_the_pcsc_service() -> None:
+    """No pcscd at the socket the client is told to use: NOT_FOUND, no readers, and a
+    wait is READER_ERROR (pcsc-lite's client reads PCSCLITE_CSOCK_NAME, the daemon does
+    not; a child process, since the client keeps the name once read)."""
+    pytest.importorskip("smartcard", reason="pyscard is not installed")
+    script = (
+        "from hardware.chip.pcsc import PcscChipReader\n"
+        "from hardware.chip.apdu import ChipError\n"
+        "r = PcscChipReader()\n"
+        "print(r.preflight().value, r.readers())\n"
+        "try:\n"
+        "    r.wait_for_card(0.1)\n"
+        "except ChipError as e:\n"
+        "    print(e.code.value)\n"
+    )
+    env = dict(os.environ, PCSCLITE_CSOCK_NAME="/nonexistent/pcscd.comm")
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        env=env,
+        cwd=Path(__file__).resolve().parents[2],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=True,
+    )
+    assert done.stdout.split("\n")[:2] == ["NOT_FOUND []", "CHIP_READER_ERROR"]
