@@ -19,6 +19,7 @@ forgery without a master list too).
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime
@@ -45,6 +46,8 @@ from hardware.chip.lds import LdsError, LdsSecurityObject, dg1_mrz
 
 __all__ = ["PassiveResult", "TrustStore", "verify_document"]
 
+# a master list holds some 500 CSCAs: each is read once per process, not once per document
+_csca = functools.lru_cache(maxsize=4096)(load_certificate)
 _REQUIRED = (1, 2)  # DG1 (the MRZ) and DG2 (the face): what the desk compares
 
 
@@ -129,7 +132,7 @@ def _trust_code(
     named = [
         (der, cert)
         for der in trust.cscas
-        if (cert := load_certificate(der)) is not None and cert.subject == dsc.issuer
+        if (cert := _csca(der)) is not None and cert.subject == dsc.issuer
     ]
     if not named:
         return ChipCode.CSCA_UNKNOWN, ""
