@@ -1,4 +1,4 @@
-; The admission desk's Windows installer: AdmissionDesk-<version>-setup.exe.
+﻿; The admission desk's Windows installer: AdmissionDesk-<version>-setup.exe.
 ;
 ; NSIS 3 (3.08 or newer), Modern UI 2, Unicode. Compiled by tools/package_desk.py's
 ; make_setup() around the PyInstaller bundle (the same recipe as the .deb):
@@ -29,6 +29,8 @@
 ; written), 3 DOWNGRADE_REFUSED, 4 NOT_64_BIT (the desk needs 64-bit Windows),
 ; 5 DESK_RUNNING (the desk is open and its files cannot be replaced).
 
+; Saved as UTF-8 WITH a byte order mark: makensis on Windows reads a script without one
+; in the machine's ANSI code page, and the Spanish texts would come out garbled.
 Unicode true
 ManifestDPIAware true
 ManifestSupportedOS all

@@ -167,7 +167,7 @@ def test_a_compilation_without_the_version_stops_with_its_reason(tmp_path: Path)
 def instructions(section: str) -> list[str]:
     """The script's lines from ``section``'s first line (a Function or a Section) to its
     FunctionEnd or SectionEnd, without comments."""
-    text = SCRIPT.read_text("utf-8")
+    text = SCRIPT.read_text("utf-8-sig")
     start = text.index(section)
     end = text.index(section.split()[0] + "End", start)
     body = text[start:end]
@@ -175,7 +175,7 @@ def instructions(section: str) -> list[str]:
 
 
 def test_the_script_refuses_a_downgrade_first_and_never_deletes_the_data_folder() -> None:
-    text = SCRIPT.read_text("utf-8")
+    text = SCRIPT.read_text("utf-8-sig")
     code = [line.split(";")[0] for line in text.splitlines()]
     # the downgrade: read in .onInit (before any section writes), compared, refused with
     # its code and exit code 3 in silent mode
@@ -190,6 +190,8 @@ def test_the_script_refuses_a_downgrade_first_and_never_deletes_the_data_folder(
     assert not any(
         word in line for line in on_init for word in ("Write", "File ", "Delete", "RMDir")
     )
+    # UTF-8 with its byte order mark, or makensis on Windows reads the Spanish as ANSI
+    assert SCRIPT.read_bytes().startswith(b"\xef\xbb\xbf")
     for language in ("LANG_SPANISH", "LANG_ENGLISH"):
         assert re.search(rf'LangString DOWNGRADE \${{{language}}} "DOWNGRADE_REFUSED: ', text)
     # the data folder: no instruction of the script names it or the profiles' folders
@@ -351,3 +353,19 @@ def test_the_sign_command_signs_the_setup_while_it_is_compiled(
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     checked = verify(setup, cert)
     assert checked.returncode == 0, checked.stdout + checked.stderr
+
+
+# -- the Windows build script (PowerShell; this machine cannot run it) ----------------------
+def test_the_windows_build_script_drives_the_same_recipe_and_signs_with_a_timestamp() -> None:
+    """Read, not run: build.ps1 names what package_desk.py and the .nsi name, signs
+    SHA-256 with an RFC 3161 timestamp and prints the result's digest."""
+    text = (ROOT / "packaging" / "windows" / "build.ps1").read_text("ascii")  # PS 5.1: ANSI
+    assert "tools/bootstrap.py package --version $Version --out $Out" in text
+    assert f'$SetupName = "{package_desk.WINDOWS_NAME}"' in text
+    assert '$SignVariable = "DESK_SIGN_COMMAND"' in text
+    assert "$%DESK_SIGN_COMMAND%" in SCRIPT.read_text("utf-8-sig")
+    for flag in ("sign /fd sha256 /tr", "/td sha256", "verify /pa", "/sha1 ", '/f `"$PfxPath'):
+        assert flag in text, flag
+    assert "Get-FileHash -Algorithm SHA256" in text
+    for opening, closing in ("{}", "()", "[]"):
+        assert text.count(opening) == text.count(closing), opening + closing
