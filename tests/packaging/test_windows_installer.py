@@ -367,5 +367,5 @@ def test_the_windows_build_script_drives_the_same_recipe_and_signs_with_a_timest
     for flag in ("sign /fd sha256 /tr", "/td sha256", "verify /pa", "/sha1 ", '/f `"$PfxPath'):
         assert flag in text, flag
     assert "Get-FileHash -Algorithm SHA256" in text
-    for opening, closing in ("{}", "()", "[]"):
+    for opening, closing in (("{", "}"), ("(", ")"), ("[", "]")):
         assert text.count(opening) == text.count(closing), opening + closing
