@@ -87,12 +87,13 @@ class FileReader:
         self.transport = transport
         self.extended = extended
 
-    def read(self, name: str) -> bytes | None:
+    def read(self, name: str, *, optional: bool = False) -> bytes | None:
         """The file ``name`` whole (its first TLV), ``None`` when the chip has none; a
         file the chip ends early is returned as far as it went (passive authentication
-        then says what is wrong with it)."""
+        then says what is wrong with it). ``optional``: any refusal means "none" (EF.
+        CardAccess, which a chip without PACE may answer with any error)."""
         head, sw = self._binary(SHORT_IDS[name], 0, _HEADER, by_sfi=True)
-        if sw in _SW_NOT_FOUND:
+        if sw in _SW_NOT_FOUND or (optional and sw not in (SW_OK, _SW_END_OF_FILE)):
             return None
         if sw in _SW_DENIED:
             raise ChipError(ChipCode.ACCESS_DENIED, f"{name}: reading refused ({sw:04X})")
@@ -250,7 +251,7 @@ def _select_applet(transport: Transport) -> None:
 
 def _open(transport: CountingTransport, key: AccessKey) -> Session:
     """EF.CardAccess from the MF, PACE then SELECT under SM; without it SELECT then BAC."""
-    card_access = FileReader(transport, extended=False).read("CardAccess")
+    card_access = FileReader(transport, extended=False).read("CardAccess", optional=True)
     if supported_pace(card_access) is not None:
         session = open_session(transport, key, card_access)
         _select_applet(session)

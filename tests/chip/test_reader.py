@@ -227,3 +227,16 @@ def test_the_fake_reader_plays_hot_plug() -> None:
     with pytest.raises(ChipError) as caught:
         reader.connect()
     assert caught.value.code is ChipCode.NO_CHIP
+
+
+def test_a_chip_refusing_ef_cardaccess_is_read_with_bac(pki: DocumentPki) -> None:
+    """Older passports answer a READ BINARY by short file id in the MF with any error:
+    no EF.CardAccess, so BAC in the application."""
+    chip, trust = make_document(MRZ, PHOTO, access="BAC", pki=pki)
+    inner = chip.transmit
+
+    def transmit(apdu: bytes) -> bytes:
+        return b"\x6d\x00" if apdu[1:3] == b"\xb0\x9c" else inner(apdu)
+
+    chip.transmit = transmit  # type: ignore[method-assign]
+    assert read(chip, mrz_key(MRZ), trust).check.genuine
