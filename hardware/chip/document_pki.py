@@ -28,6 +28,7 @@ from cryptography.x509.oid import NameOID
 from hardware.chip.cms import OID_LDS_SECURITY_OBJECT, OID_MASTER_LIST, digest, sign_content
 from hardware.chip.ec import CURVES
 from hardware.chip.lds import TAG_SOD, DataGroupHash, LdsSecurityObject, build_tlv
+from hardware.chip.passive import TrustStore
 
 __all__ = ["CscaMasterList", "DocumentPki", "build_master_list", "build_sod", "make_pki"]
 
@@ -254,10 +255,8 @@ class DocumentPki:
             plain_ecdsa=plain_ecdsa,
         )
 
-    def trust(self, *, with_crl: bool = True) -> Any:
+    def trust(self, *, with_crl: bool = True) -> TrustStore:
         """The :class:`~hardware.chip.passive.TrustStore` of this CSCA (and its CRL)."""
-        from hardware.chip.passive import TrustStore  # passive imports us back
-
         return TrustStore(
             cscas=(self.csca, *self.extra_cscas), crls=(self.crl,) if with_crl else ()
         )
