@@ -10,7 +10,9 @@
 ; Optional: -DPUBLISHER="..." (the name on the vendor's code-signing certificate), and
 ; the environment variable DESK_SIGN_COMMAND, a command with %1 for the file, which
 ; makensis runs to sign the uninstaller before it is packed and the installer once it is
-; written (!uninstfinalize, !finalize): packaging/windows/build.ps1 sets it for signtool.
+; written (!uninstfinalize, !finalize); a command that fails (exit code not 0) stops the
+; build, so a signed build never yields an unsigned setup. packaging/windows/build.ps1
+; sets it for signtool.
 ;
 ; What it does: installs per machine in "$PROGRAMFILES64\Admission Desk" (the bundle is
 ; win_amd64), a Start-menu entry for all users, an optional start at sign-in, and an
@@ -74,8 +76,8 @@ CRCCheck on
 ; time, so it can only be signed here, before it is packed.
 ; (Backquotes: the command has double quotes around %1 and its paths.)
 !if `$%DESK_SIGN_COMMAND%` != `${U+24}%DESK_SIGN_COMMAND%`
-  !uninstfinalize `$%DESK_SIGN_COMMAND%`
-  !finalize `$%DESK_SIGN_COMMAND%`
+  !uninstfinalize `$%DESK_SIGN_COMMAND%` = 0
+  !finalize `$%DESK_SIGN_COMMAND%` = 0
 !endif
 
 !include "MUI2.nsh"

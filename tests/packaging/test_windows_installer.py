@@ -354,6 +354,13 @@ def test_the_sign_command_signs_the_setup_while_it_is_compiled(
     checked = verify(setup, cert)
     assert checked.returncode == 0, checked.stdout + checked.stderr
 
+    # a signing that fails stops the build: no unsigned setup comes out of a signed build
+    setup.unlink()
+    env = dict(os.environ, DESK_SIGN_COMMAND='false "%1"')
+    done = makensis(*defines(bundle, icon, setup), env=env)
+    assert done.returncode != 0
+    assert not setup.exists()
+
 
 # -- the Windows build script (PowerShell; this machine cannot run it) ----------------------
 def test_the_windows_build_script_drives_the_same_recipe_and_signs_with_a_timestamp() -> None:
