@@ -20,7 +20,7 @@ from hardware.chip.apdu import ChipError, command
 from hardware.chip.document_pki import DocumentPki, make_pki
 from hardware.chip.pcsc import PcscChipReader
 from hardware.chip.reader import ReaderStation, mrz_key, read_chip
-from hardware.chip.virtual_chip import make_document
+from hardware.chip.virtual_chip import PlainSecurity, VirtualChip, make_document
 from tests.chip.vpcd import VpcdBridge
 
 MRZ = "IDESPXYZ123456<99999999R<<<<<<8001014F3101017ESP<<<<<<<<<<<8PRUEBA<INVENTADA<<ANA<<<<<<<<<"
@@ -121,6 +121,21 @@ def test_a_chip_that_stops_answering_mid_read_is_silent_not_a_hang(
     assert elapsed < 3.0
     with pytest.raises(ChipError) as caught:
         card.transmit(b"\x00\xb0\x00\x00\x01")
+    assert caught.value.code is ChipCode.CHIP_SILENT
+
+
+def test_a_card_taken_off_mid_read_is_silent_at_once(vpcd_bridge: VpcdBridge) -> None:
+    vpcd_bridge.insert(VirtualChip({}, PlainSecurity()))
+    reader = PcscChipReader(READER, apdu_timeout=5.0)
+    assert reader.wait_for_card(3.0)
+    select = command(0, 0xA4, 0x04, 0x0C, bytes.fromhex("A0000002471001"))
+    with reader.connect() as card:
+        assert card.transmit(select) == b"\x90\x00"
+        vpcd_bridge.remove()
+        start = time.monotonic()
+        with pytest.raises(ChipError) as caught:
+            card.transmit(select)
+        assert time.monotonic() - start < 1.0  # pcscd's own error, not our deadline
     assert caught.value.code is ChipCode.CHIP_SILENT
 
 
