@@ -542,10 +542,34 @@ def tree_size(folder: Path) -> int:
     return sum(p.lstat().st_size for p in folder.rglob("*") if not p.is_dir())
 
 
+def _compare_builds(source: Path, version: str | None, work: Path | None) -> int:
+    """Two builds of one source, one after the other, compared file by file (bundles)
+    and byte for byte (packages): how reproducible the recipe is here."""
+    base = work or ROOT / "build" / "compare"
+    made = []
+    for name in ("a", "b"):
+        bundle, info = freeze(source, version=version, work=base / name)
+        epoch = int(str(info["source_date_epoch"]))
+        deb = make_deb(bundle, str(info["version"]), base / f"dist-{name}", epoch=epoch)
+        made.append((bundle, deb))
+    (bundle_a, deb_a), (bundle_b, deb_b) = made
+    result = compare_bundles(bundle_a, bundle_b)
+    same_deb = deb_a.read_bytes() == deb_b.read_bytes()
+    print(
+        f"compare: {result.files} files, {result.same} identical, "
+        f"{len(result.differing)} differing, {len(result.only_one)} in one build only; "
+        f"the two .deb files are {'identical' if same_deb else 'different'}",
+        flush=True,
+    )
+    for name in (*result.differing, *result.only_one)[:40]:
+        print(f"compare: differs: {name}", flush=True)
+    return 0
+
+
 # -- the command -------------------------------------------------------------------------
 def build(args: Iterable[str]) -> int:
     parser = argparse.ArgumentParser(prog="bootstrap.py package")
-    parser.add_argument("action", nargs="?", choices=("build", "lock"), default="build")
+    parser.add_argument("action", nargs="?", choices=("build", "lock", "compare"), default="build")
     parser.add_argument("--version", help="the package's version (default: pyproject.toml's)")
     parser.add_argument("--source", type=Path, default=ROOT, help="the source tree to build")
     parser.add_argument("--out", type=Path, default=ROOT / "dist", help="where installers go")
@@ -557,6 +581,8 @@ def build(args: Iterable[str]) -> int:
             print(f"package: wrote {LOCK.relative_to(ROOT)}", flush=True)
             return 0
         source = options.source.resolve()
+        if options.action == "compare":
+            return _compare_builds(source, options.version, options.work)
         bundle, info = freeze(source, version=options.version, work=options.work)
         version = str(info["version"])
         epoch = int(str(info["source_date_epoch"]))

@@ -81,6 +81,8 @@ class SmokeRun(QObject):
         if controller is None or devices is None or self.shell.ctx is None:
             QTimer.singleShot(0, lambda: self.finish(AppCode.SMOKE_FAILED, "no desk controller"))
             return
+        # the window is up and the desk ready: a start-up benchmark times this line
+        print("smoke: window shown", flush=True)
         controller.verdict_ready.connect(self._verdict)
         controller.admission_recorded.connect(self._recorded)
         controller.card_printed.connect(self._printed)
