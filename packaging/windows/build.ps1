@@ -34,6 +34,10 @@
     The NAME of the environment variable that holds the .pfx's password (default
     DESK_PFX_PASSWORD): the password itself is never a parameter, so it stays out of the
     shell's history and of CI logs.
+.PARAMETER PythonExe
+    A python.exe to build with instead of `py -3.11` (a CI runner's Python from
+    actions/setup-python need not be registered with the launcher). It must be
+    Python 3.11, 64-bit.
 .PARAMETER TimestampUrl
     An RFC 3161 time-stamping service (default: DigiCert's). The timestamp keeps the
     signature valid after the certificate expires.
@@ -58,7 +62,8 @@ param(
     [Parameter(ParameterSetName = "Pfx")]
     [string] $PfxPasswordVariable = "DESK_PFX_PASSWORD",
     [string] $TimestampUrl = "http://timestamp.digicert.com",
-    [string] $PythonVersion = "3.11"
+    [string] $PythonVersion = "3.11",
+    [string] $PythonExe = ""
 )
 
 Set-StrictMode -Version Latest
@@ -85,19 +90,29 @@ if (-not [Environment]::Is64BitOperatingSystem) {
     Stop-Build "the desk is built for 64-bit Windows (win_amd64 wheels)"
 }
 
-if (-not (Get-Command py -ErrorAction SilentlyContinue)) {
-    Stop-Build ("the Python launcher 'py' is missing: install Python $PythonVersion (64-bit) " +
-        "from python.org with 'py launcher' ticked")
+if ($PythonExe) {
+    $python = (Resolve-Path $PythonExe).Path
+    $pythonArgs = @()
+} else {
+    if (-not (Get-Command py -ErrorAction SilentlyContinue)) {
+        Stop-Build ("the Python launcher 'py' is missing: install Python $PythonVersion (64-bit) " +
+            "from python.org with 'py launcher' ticked, or pass -PythonExe")
+    }
+    $python = "py"
+    $pythonArgs = @("-$PythonVersion")
 }
 # Windows PowerShell 5.1 turns a native program's redirected stderr into an error, which
 # "Stop" would make fatal: the launcher's own message is replaced by ours
 $ErrorActionPreference = "Continue"
-$pythonInfo = & py "-$PythonVersion" -c "import struct, sys; print(struct.calcsize('P') * 8, sys.version.split()[0])" 2>$null
+$pythonInfo = & $python @pythonArgs -c "import struct, sys; print(struct.calcsize('P') * 8, sys.version.split()[0])" 2>$null
 $ErrorActionPreference = "Stop"
 if ($LASTEXITCODE -ne 0 -or -not $pythonInfo) {
     Stop-Build "Python $PythonVersion is not installed (py -0p lists what is)"
 }
 $bits, $pythonFull = "$pythonInfo".Trim().Split(" ")
+if (-not "$pythonFull".StartsWith("$PythonVersion.")) {
+    Stop-Build "$python is Python $pythonFull, the lock is for Python $PythonVersion"
+}
 if ($bits -ne "64") {
     Stop-Build "Python $pythonFull is 32-bit: the lock pins win_amd64 wheels, install the 64-bit one"
 }
@@ -178,8 +193,8 @@ if ($signing) {
 # -- the build ---------------------------------------------------------------------------------
 Push-Location $Root
 try {
-    Step "py -$PythonVersion tools/bootstrap.py package --version $Version --out $Out"
-    & py "-$PythonVersion" tools/bootstrap.py package --version $Version --out $Out
+    Step "$python $pythonArgs tools/bootstrap.py package --version $Version --out $Out"
+    & $python @pythonArgs tools/bootstrap.py package --version $Version --out $Out
     if ($LASTEXITCODE -ne 0) {
         Stop-Build "tools/bootstrap.py package failed (exit $LASTEXITCODE)"
     }
