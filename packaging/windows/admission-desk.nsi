@@ -7,7 +7,8 @@
 ;            -DICON=<admission-desk.ico> -DOUTFILE=<AdmissionDesk-1.2.3-setup.exe>
 ;            packaging\windows\admission-desk.nsi
 ;
-; Optional: -DPUBLISHER="..." (the name on the vendor's code-signing certificate), and
+; Optional: -DPUBLISHER="..." or DESK_PUBLISHER (the name on the vendor's code-signing
+; certificate), and
 ; the environment variable DESK_SIGN_COMMAND, a command with %1 for the file, which
 ; makensis runs to sign the uninstaller before it is packed and the installer once it is
 ; written (!uninstfinalize, !finalize); a command that fails (exit code not 0) stops the
@@ -59,8 +60,14 @@ CRCCheck on
 !ifndef OUTFILE
   !define OUTFILE "AdmissionDesk-${VERSION}-setup.exe"
 !endif
+; the Publisher Windows shows: the company named on the code-signing certificate, from
+; -DPUBLISHER or the environment variable DESK_PUBLISHER (build.ps1 -Publisher)
 !ifndef PUBLISHER
-  !define PUBLISHER "Admission Desk"
+  !if `$%DESK_PUBLISHER%` != `${U+24}%DESK_PUBLISHER%`
+    !define PUBLISHER "$%DESK_PUBLISHER%"
+  !else
+    !define PUBLISHER "Admission Desk"
+  !endif
 !endif
 
 !define PRODUCT "Admission Desk"

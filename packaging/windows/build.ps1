@@ -34,6 +34,9 @@
     The NAME of the environment variable that holds the .pfx's password (default
     DESK_PFX_PASSWORD): the password itself is never a parameter, so it stays out of the
     shell's history and of CI logs.
+.PARAMETER Publisher
+    The Publisher shown in Settings > Apps and the file's properties: the company named on
+    the code-signing certificate (default "Admission Desk").
 .PARAMETER PythonExe
     A python.exe to build with instead of `py -3.11` (a CI runner's Python from
     actions/setup-python need not be registered with the launcher). It must be
@@ -63,7 +66,8 @@ param(
     [string] $PfxPasswordVariable = "DESK_PFX_PASSWORD",
     [string] $TimestampUrl = "http://timestamp.digicert.com",
     [string] $PythonVersion = "3.11",
-    [string] $PythonExe = ""
+    [string] $PythonExe = "",
+    [string] $Publisher = ""
 )
 
 Set-StrictMode -Version Latest
@@ -188,6 +192,10 @@ if ($signing) {
     Step "signing with $signtool ($($PSCmdlet.ParameterSetName)), timestamp $TimestampUrl"
 } elseif (Test-Path "Env:$SignVariable") {
     Remove-Item "Env:$SignVariable"  # an unsigned build is unsigned, whatever the shell had
+}
+
+if ($Publisher) {
+    $env:DESK_PUBLISHER = $Publisher  # read by admission-desk.nsi
 }
 
 # -- the build ---------------------------------------------------------------------------------

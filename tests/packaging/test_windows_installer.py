@@ -118,10 +118,17 @@ def test_make_setup_compiles_the_script_into_a_windows_program(
 
 
 @needs_makensis
-def test_the_script_compiles_without_a_single_warning(tmp_path: Path) -> None:
+def test_the_script_compiles_without_a_single_warning_and_names_the_publisher(
+    tmp_path: Path,
+) -> None:
+    """-WX: no unknown define, unused string or unsafe name; DESK_PUBLISHER (the company
+    on the signing certificate) is the version resource's CompanyName."""
     bundle, icon = fake_bundle(tmp_path)
-    done = makensis("-WX", *defines(bundle, icon, tmp_path / "AdmissionDesk-1.2.3-setup.exe"))
+    setup = tmp_path / "AdmissionDesk-1.2.3-setup.exe"
+    env = dict(os.environ, DESK_PUBLISHER="Proveedor Ñandú S.L.")
+    done = makensis("-WX", *defines(bundle, icon, setup), env=env)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    assert "Proveedor Ñandú S.L.".encode("utf-16-le") in setup.read_bytes()
 
 
 @needs_makensis
