@@ -92,6 +92,7 @@ from ui.log_file import LOG_DIR, install_desk_log
 
 if TYPE_CHECKING:
     from admission.registry.snapshot import SignatureVerifier
+    from ui.desk.chip_reading import ChipStation
     from ui.desk.demo_scenario import DemoDevices
 
 APP_NAME = "admission-desk"
@@ -409,7 +410,29 @@ def _devices(settings: Settings, data_dir: Path, demo: bool) -> Devices:
         printer_check=partial(devices.printer_check, data_dir),
         online_registry=devices.online_registry,
         portrait=devices.portrait_cutter,
+        chip_station=partial(_chip_station, settings, data_dir, demo),
     )
+
+
+def _chip_station(
+    settings: Settings, data_dir: Path, demo: bool, ctx: AppContext
+) -> ChipStation | None:
+    """The chip reader of ``chip.reader`` (PC/SC) with the imported master list as its
+    trust, loaded once here from the file (art. 23.1); the demo's virtual chips of its
+    invented documents; None when no reader is configured."""
+    if demo:
+        from hardware.generators.demo_chips import DemoChipStation
+
+        return DemoChipStation(now=ctx.clock.now())
+    name = str(settings["chip.reader"])
+    if not name:
+        return None
+    from hardware.chip.masterlist import load_trust
+    from hardware.chip.pcsc import PcscChipReader
+    from hardware.chip.reader import ReaderStation
+
+    trust = load_trust(data_dir, ctx.store, ctx.clock.now())  # type: ignore[arg-type]
+    return ReaderStation(PcscChipReader("" if name == "*" else name), lambda: trust)
 
 
 def _demo_camera(lines: Sequence[str], index: int) -> Camera:

@@ -73,6 +73,7 @@ ARGV: dict[str, list[str]] = {
     "void-card": ["void-card", "999", "--reason", "extraviada", "--director", DIRECTOR[0]],
     "reprint-queue": ["reprint-queue"],
     "verify-card": ["verify-card", "ABC"],
+    "read-chip": ["read-chip", "--mrz", *MRZ],
     "visitor show": ["visitor", "show", "1"],
     "visitor search": ["visitor", "search", "garcia"],
     "visitor note": ["visitor", "note", "1", "habitual de los viernes"],

@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     from hardware.mrz.live import LiveMrzReader
     from hardware.mrz.portrait import PortraitCutter
     from hardware.mrz.reader import MrzReader
+    from ui.desk.chip_reading import ChipStation
 
 __all__ = ["AppContext", "Closers", "Devices", "Tools"]
 
@@ -138,6 +139,9 @@ class Devices:
     # the RIAJ's online service as these settings describe it (art. 20.2), for the
     # first-run wizard's test before the desk is built over it
     online_registry: Callable[[Settings], InterdictionRegistry] | None = None
+    # the documents' chip reader over the open file (its trust: the imported master
+    # list); None when no reader is configured (chip.reader), the demo's virtual chips
+    chip_station: Callable[[AppContext], ChipStation | None] | None = None
 
 
 @dataclass(frozen=True)

@@ -115,6 +115,7 @@ MATRIX: dict[str, Access] = {
     "void-card": Access(DESK),  # and the director's own credentials (--director)
     "reprint-queue": Access(DESK),
     "verify-card": Access(READERS),  # art. 22.4: staff and inspectors check a card
+    "read-chip": Access(DESK),  # art. 23.1: the document on the reader, a person's data
     "visitor show": Access(READERS, purpose=frozenset({Role.INSPECTOR})),
     "visitor search": Access(READERS, purpose=frozenset({Role.INSPECTOR})),
     "visitor note": Access(DESK, ObservationCode.OBSERVATION_ROLE_REQUIRED),

@@ -28,6 +28,7 @@ from ui.cli import (
     parse_mrz,
     print_card,
     purge,
+    read_chip,
     read_document,
     rectify,
     registry,
@@ -87,6 +88,7 @@ FILE_COMMANDS: dict[str, Command[AppContext]] = {
         server_restore.COMMAND,
         card_key.COMMAND,
         floor.COMMAND,
+        read_chip.COMMAND,
     )
 }
 SUPPORT_COMMANDS: dict[str, Command[SupportInputs]] = {support.COMMAND.name: support.COMMAND}

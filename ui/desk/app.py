@@ -66,7 +66,7 @@ log = logging.getLogger("admission.ui")
 SERIAL_BAUD = 9600  # document readers' factory default on their serial (RS-232) port
 REBUILD_RETRY_MS = 300  # a verdict on screen: the window is rebuilt once it is settled
 # settings the window itself reads when it is built: saved, they rebuild it
-WINDOW_SETTINGS = frozenset({"ui.language", "camera.device", "scanner.serial_port"})
+WINDOW_SETTINGS = frozenset({"ui.language", "camera.device", "scanner.serial_port", "chip.reader"})
 # the theme and the text size: applied to the running application at once
 DISPLAY_SETTINGS = frozenset({"ui.theme", "ui.font_size"})
 
@@ -452,6 +452,8 @@ class DeskShell(QObject):
             demo=ctx.demo,
             camera=camera,
             readers=readers,
+            # the documents' chip reader (art. 23.1), the demo's virtual chips
+            chip=ctx.devices.chip_station(ctx) if ctx.devices.chip_station else None,
         )
         self.parts = window
         wedge = WedgeFilter(parent=self)
