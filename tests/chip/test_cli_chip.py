@@ -1,6 +1,6 @@
 """``chip masterlist import FILE | show`` through the command line as main.py runs it: a
 good list kept and audited (the director or the administrator), a stale, forged or
-foreign file refused before anything is written, a clerk refused, a stored list swapped
+foreign file refused before anything is written, a clerk refused both, a stored list swapped
 behind the audit's back refused at load."""
 
 from __future__ import annotations
@@ -37,9 +37,8 @@ def registered(monkeypatch: pytest.MonkeyPatch) -> None:
         monkeypatch.setitem(
             commands.FILE_COMMANDS, "chip", replace(chip.COMMAND, run=guarded(chip.COMMAND.run))
         )
-    if "chip masterlist import" not in access.MATRIX:
-        monkeypatch.setitem(access.MATRIX, "chip masterlist import", access.Access(KEEPERS))
-        monkeypatch.setitem(access.MATRIX, "chip masterlist show", access.Access(frozenset(Role)))
+    if chip.ACT not in access.MATRIX:
+        monkeypatch.setitem(access.MATRIX, chip.ACT, access.Access(KEEPERS))
 
 
 def _as(env: pytest.MonkeyPatch, account: tuple[str, list[str], str]) -> None:
@@ -126,10 +125,12 @@ def test_only_the_director_or_the_administrator_imports(
     code, out = cli("chip", "masterlist", "import", str(listed), data_dir=tmp_path)
     assert code == 1 and out["error"] == "ROLE_REQUIRED"  # type: ignore[index]
     assert not (tmp_path / "chip").exists()
-    code, out = cli("chip", "masterlist", "show", data_dir=tmp_path)  # the clerk may look
-    assert code == 1 and out["error"] == "MASTERLIST_NOT_IMPORTED"  # type: ignore[index]
+    code, out = cli("chip", "masterlist", "show", data_dir=tmp_path)
+    assert code == 1 and out["error"] == "ROLE_REQUIRED"  # type: ignore[index]
     for account in (DIRECTOR, ADMIN):
         _as(monkeypatch, account)
         code, out = cli("chip", "masterlist", "import", str(listed), data_dir=tmp_path)
         assert code == 0, out
     assert [e.actor for e in _imports(tmp_path)] == [DIRECTOR[0], ADMIN[0]]
+    code, out = cli("chip", "masterlist", "show", data_dir=tmp_path)
+    assert code == 0 and out["cscas"] == 1  # type: ignore[index]

@@ -5,11 +5,14 @@ trusts (art. 23.1: a document that identifies; ICAO 9303-11 §5.1, 9303-12 §9).
   by a CSCA inside it, and its age (refused when signed more than 90 days ago), before
   anything is written; then keeps it as ``chip/masterlist.der`` in the data folder,
   audited (``CHIP_MASTERLIST_IMPORTED``: its SHA-256, the CSCA and country counts, its
-  signing time) in the same transaction. Director or administrator: it changes whom the
-  desk trusts.
+  signing time) in the same transaction.
 * ``chip masterlist show``: the imported list (signing time, signer, CSCA count, the
   countries), whether it is stale, or why it cannot be used (``MASTERLIST_TAMPERED`` when
-  the stored file is not the audited one). Public certificates: everyone.
+  the stored file is not the audited one).
+
+Both are the director's or the administrator's (one row of the access matrix, as the
+floor's device tokens): they keep whom the desk trusts; the clerk sees a stale or missing
+list in the status bar.
 
 Exit 0 done; 1 refused (the list's code, ``ROLE_REQUIRED``); 3 the visitor file could not
 be used.
@@ -36,7 +39,9 @@ from ui.cli.result import CliError, Command, CommandResult, ExitCode, error
 from ui.cli.sign_in import add_user_argument
 from ui.context import AppContext
 
-__all__ = ["COMMAND"]
+__all__ = ["ACT", "COMMAND"]
+
+ACT = "chip masterlist"  # its row of the access matrix (ui.cli.access), as "floor token"
 
 
 def _arguments(parser: argparse.ArgumentParser, common: argparse.ArgumentParser) -> None:
@@ -76,7 +81,7 @@ def _read(path: Path) -> bytes | None:
 
 
 def _import(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
-    actor = actor_for(args, ctx, "chip masterlist import")
+    actor = actor_for(args, ctx, ACT)
     der = _read(args.file)
     if der is None:
         return error(ExitCode.REFUSED, CliError.NOT_FOUND, "the master list file cannot be read")
@@ -99,7 +104,7 @@ def _import(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
 
 
 def _show(args: argparse.Namespace, ctx: AppContext) -> CommandResult:
-    actor_for(args, ctx, "chip masterlist show")
+    actor_for(args, ctx, ACT)
     try:
         audited = audited_digest(ctx.store)  # type: ignore[arg-type]
     except AdmissionError as err:
