@@ -285,3 +285,20 @@ def test_photo_image_decodes_jpeg_and_jpeg2000_in_memory() -> None:
     assert chip_reading.photo_image(b"", "image/jpeg") is None
     assert chip_reading.valid_can("012345") and not chip_reading.valid_can("12345")
     assert not chip_reading.valid_can("１２３４５６")  # full-width digits are not typed digits
+
+
+def test_the_settings_screen_names_the_chip_reader_and_the_policy(qtbot: QtBot) -> None:
+    from admission.settings import Settings
+    from ui.desk.dialogs.settings import DevicesFields
+
+    fields = DevicesFields()
+    qtbot.addWidget(fields)
+    fields.load(Settings({"chip.reader": "ACS", "admission.chip_unverifiable": "SUPERVISOR"}))
+    assert fields.chip_reader.text() == "ACS"
+    assert fields.chip_unverifiable.currentData() == "SUPERVISOR"
+    assert fields.chip_unverifiable.count() == 3  # ADMIT, SUPERVISOR, DENY: never "forged"
+    fields.chip_unverifiable.setCurrentIndex(fields.chip_unverifiable.findData("DENY"))
+    values = fields.values()
+    assert values["chip.reader"] == "ACS" and values["admission.chip_unverifiable"] == "DENY"
+    Settings(values)  # every value one the declared settings take
+    assert Settings()["admission.chip_unverifiable"] == "ADMIT" and Settings()["chip.reader"] == ""

@@ -393,7 +393,9 @@ class HoursFields(QWidget):
 
 
 class DevicesFields(QWidget):
-    """camera.device, scanner.serial_port, barcode.decoder."""
+    """camera.device, scanner.serial_port, barcode.decoder, the documents' chip reader
+    (chip.reader) and what a chip that proves nothing does (admission.chip_unverifiable,
+    art. 23.1: a forged chip is always refused, whatever is chosen here)."""
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -404,24 +406,46 @@ class DevicesFields(QWidget):
         self.decoder.setAccessibleName(self.tr("Lector de códigos de barras"))
         self.decoder.addItem("ZXing", "zxing")
         self.decoder.addItem("ZBar", "zbar")
+        self.chip_reader = _line(self.tr("Lector de chip: parte de su nombre PC/SC"), 200)
+        self.chip_reader.setPlaceholderText(self.tr("Vacío = sin lector de chip · * = el primero"))
+        self.chip_unverifiable = QComboBox()
+        self.chip_unverifiable.setAccessibleName(self.tr("Si el chip no se puede verificar"))
+        self.chip_unverifiable.addItem(self.tr("Puede entrar; se indica (recomendado)"), "ADMIT")
+        self.chip_unverifiable.addItem(self.tr("Decide el director de juegos"), "SUPERVISOR")
+        self.chip_unverifiable.addItem(self.tr("No puede entrar (no es una denegación)"), "DENY")
         form = QFormLayout(self)
         form.addRow(self.tr("&Cámara:"), self.camera)
         form.addRow(self.tr("&Lector (puerto serie):"), self.serial)
         form.addRow(self.tr("Códigos de &barras:"), self.decoder)
+        form.addRow(self.tr("Lector de c&hip:"), self.chip_reader)
+        form.addRow(self.tr("Si el chip no se &verifica:"), self.chip_unverifiable)
+        chip_note = QLabel(
+            self.tr("Un chip falsificado o alterado siempre se deniega (art. 23.1).")
+        )
+        chip_note.setWordWrap(True)
+        form.addRow(chip_note)
         bind(self.camera, "camera.device")
         bind(self.serial, "scanner.serial_port")
         bind(self.decoder, "barcode.decoder")
+        bind(self.chip_reader, "chip.reader")
+        bind(self.chip_unverifiable, "admission.chip_unverifiable")
 
     def load(self, settings: Settings) -> None:
         self.camera.setText(settings["camera.device"])
         self.serial.setText(settings["scanner.serial_port"])
         self.decoder.setCurrentIndex(max(0, self.decoder.findData(settings["barcode.decoder"])))
+        self.chip_reader.setText(settings["chip.reader"])
+        self.chip_unverifiable.setCurrentIndex(
+            max(0, self.chip_unverifiable.findData(settings["admission.chip_unverifiable"]))
+        )
 
     def values(self) -> dict[str, Any]:
         return {
             "camera.device": self.camera.text().strip() or "0",
             "scanner.serial_port": self.serial.text().strip(),
             "barcode.decoder": str(self.decoder.currentData()),
+            "chip.reader": self.chip_reader.text().strip(),
+            "admission.chip_unverifiable": str(self.chip_unverifiable.currentData()),
         }
 
 
