@@ -847,6 +847,33 @@
     </message>
 </context>
 <context>
+    <name>CanDialog</name>
+    <message>
+        <source>Número CAN del documento</source>
+        <translation>The document&apos;s CAN</translation>
+    </message>
+    <message>
+        <source>El chip de este documento solo se abre con su CAN: las 6 cifras impresas en el anverso (DNI: abajo a la derecha). Escríbalas y pulse Intro. Esc: seguir sin leer el chip.</source>
+        <translation>This document&apos;s chip opens only with its CAN: the 6 digits printed on the front (DNI: bottom right). Type them and press Enter. Esc: go on without reading the chip.</translation>
+    </message>
+    <message>
+        <source>CAN: 6 cifras</source>
+        <translation>CAN: 6 digits</translation>
+    </message>
+    <message>
+        <source>&amp;Leer el chip</source>
+        <translation>&amp;Read the chip</translation>
+    </message>
+    <message>
+        <source>&amp;Seguir sin chip</source>
+        <translation>&amp;Go on without the chip</translation>
+    </message>
+    <message>
+        <source>El CAN son exactamente 6 cifras</source>
+        <translation>The CAN is exactly 6 digits</translation>
+    </message>
+</context>
+<context>
     <name>CardActionsDialog</name>
     <message>
         <source>Anular o reimprimir una tarjeta (art. 22)</source>
@@ -1292,6 +1319,10 @@
         <translation>Floor page</translation>
     </message>
     <message>
+        <source>Lector de chip</source>
+        <translation>Chip reader</translation>
+    </message>
+    <message>
         <source>sin comprobar</source>
         <translation>not checked</translation>
     </message>
@@ -1530,6 +1561,30 @@
         <translation>Barcode reader</translation>
     </message>
     <message>
+        <source>Lector de chip: parte de su nombre PC/SC</source>
+        <translation>Chip reader: part of its PC/SC name</translation>
+    </message>
+    <message>
+        <source>Vacío = sin lector de chip · * = el primero</source>
+        <translation>Empty = no chip reader · * = the first one</translation>
+    </message>
+    <message>
+        <source>Si el chip no se puede verificar</source>
+        <translation>If the chip cannot be verified</translation>
+    </message>
+    <message>
+        <source>Puede entrar; se indica (recomendado)</source>
+        <translation>May enter; it is shown (recommended)</translation>
+    </message>
+    <message>
+        <source>Decide el director de juegos</source>
+        <translation>The game director decides</translation>
+    </message>
+    <message>
+        <source>No puede entrar (no es una denegación)</source>
+        <translation>May not enter (not a refusal)</translation>
+    </message>
+    <message>
         <source>&amp;Cámara:</source>
         <translation>&amp;Camera:</translation>
     </message>
@@ -1540,6 +1595,18 @@
     <message>
         <source>Códigos de &amp;barras:</source>
         <translation>&amp;Barcodes:</translation>
+    </message>
+    <message>
+        <source>Lector de c&amp;hip:</source>
+        <translation>C&amp;hip reader:</translation>
+    </message>
+    <message>
+        <source>Si el chip no se &amp;verifica:</source>
+        <translation>If the chip is not &amp;verified:</translation>
+    </message>
+    <message>
+        <source>Un chip falsificado o alterado siempre se deniega (art. 23.1).</source>
+        <translation>A forged or altered chip is always refused (art. 23.1).</translation>
     </message>
 </context>
 <context>
@@ -4041,6 +4108,22 @@
     <message>
         <source>Foto del titular del documento</source>
         <translation>Photo of the document&apos;s holder</translation>
+    </message>
+    <message>
+        <source>Chip del documento</source>
+        <translation>The document&apos;s chip</translation>
+    </message>
+    <message>
+        <source>CHIP AUTÉNTICO</source>
+        <translation>GENUINE CHIP</translation>
+    </message>
+    <message>
+        <source>CHIP NO VERIFICABLE</source>
+        <translation>CHIP NOT VERIFIABLE</translation>
+    </message>
+    <message>
+        <source>CHIP FALSIFICADO</source>
+        <translation>FORGED CHIP</translation>
     </message>
     <message>
         <source>Lea un documento</source>

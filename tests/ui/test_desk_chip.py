@@ -31,6 +31,7 @@ from ui.desk.demo_scenario import DemoCase, demo_cases, seed_demo_file
 from ui.desk.desk_window import DeskWindow
 from ui.desk.dialogs.chip_can import CanDialog
 from ui.desk.ops import cards
+from ui.desk.text import message
 from ui.desk.wedge_filter import WedgeFilter
 from ui.desk.window_build import build_desk_window
 from ui.desk.workers import StoreWorker
@@ -302,3 +303,19 @@ def test_the_settings_screen_names_the_chip_reader_and_the_policy(qtbot: QtBot) 
     assert values["chip.reader"] == "ACS" and values["admission.chip_unverifiable"] == "DENY"
     Settings(values)  # every value one the declared settings take
     assert Settings()["admission.chip_unverifiable"] == "ADMIT" and Settings()["chip.reader"] == ""
+
+
+def test_the_chip_badge_speaks_english_too(qtbot: QtBot) -> None:
+    from tests.ui.conftest import english
+    from ui.desk.widgets.verdict import VerdictBanner
+
+    english()
+    banner = VerdictBanner()
+    qtbot.addWidget(banner)
+    banner.show_verdict("ADMIT", ["CHIP_NOT_VERIFIABLE"])
+    banner.set_chip("CHIP_NOT_VERIFIABLE", message("CHIP_NO_MASTER_LIST"))
+    assert "CHIP NOT VERIFIABLE" in banner.chip.text()
+    assert "The chip could not be verified" in banner.reasons.full_text()
+    assert "No CSCA master list has been imported" in banner.reasons.full_text()
+    banner.show_idle()
+    assert banner.chip_status == "" and "master list" not in banner.reasons.full_text()
