@@ -253,13 +253,29 @@ def test_no_photo_reaches_the_data_folder_or_the_log(
     demo_ctx: AppContext,
     tmp_path: Path,
 ) -> None:
+    import logging
+
+    from ui.log_file import install_desk_log, log_files
+
     win, wedge = window
-    scan_verdict(qtbot, win, wedge, case(demo_ctx, "admitted").lines)
-    assert win.verdict.has_portrait()
-    with qtbot.waitSignal(win.controller.card_printed, timeout=WAIT):
-        qtbot.keyClick(win, Qt.Key.Key_Return)  # type: ignore[no-untyped-call]
-    idle(qtbot, win)
-    win.stop()
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    install_desk_log(demo_ctx.data_dir)  # the desk's own log, as main.run installs it
+    root.setLevel(logging.DEBUG)  # and everything anybody logs, to be sure
+    try:
+        scan_verdict(qtbot, win, wedge, case(demo_ctx, "admitted").lines)
+        assert win.verdict.has_portrait()
+        with qtbot.waitSignal(win.controller.card_printed, timeout=WAIT):
+            qtbot.keyClick(win, Qt.Key.Key_Return)  # type: ignore[no-untyped-call]
+        idle(qtbot, win)
+        win.stop()
+    finally:
+        for handler in root.handlers:
+            if handler not in handlers:
+                root.removeHandler(handler)
+                handler.close()
+        root.setLevel(level)
+    assert log_files(demo_ctx.data_dir)  # the log was written: the card printed is there
     # the photo's own bytes, and any JPEG or JPEG 2000 stream that is not part of a
     # printed card's PDF: nothing in the data folder, its log, or the test's folder
     jpeg_markers = (b"\xff\xd8\xff\xe0", b"JFIF\x00", b"\x00\x00\x00\x0cjP  ", b"\xffO\xffQ")
@@ -319,3 +335,55 @@ def test_the_chip_badge_speaks_english_too(qtbot: QtBot) -> None:
     assert "No CSCA master list has been imported" in banner.reasons.full_text()
     banner.show_idle()
     assert banner.chip_status == "" and "master list" not in banner.reasons.full_text()
+
+
+def test_the_chip_reader_is_a_device_of_the_status_bar_picked_up_when_plugged(
+    qtbot: QtBot, demo_ctx: AppContext, session: FakeSession
+) -> None:
+    from hardware.chip.fake import FakeChipReader
+    from hardware.chip.reader import ReaderStation
+    from ui.desk.workers import DeviceWatch
+
+    reader = FakeChipReader(status=DeviceStatus.NOT_FOUND)
+    station = ReaderStation(reader, lambda: None, card_timeout=0.0)
+    win = build_desk_window(
+        demo_ctx,
+        session,
+        authorise=lambda purpose: DIRECTOR,
+        demo=True,
+        sound=TonePlayer(enabled=False),
+        chip=station,
+    )
+    qtbot.addWidget(win)
+    [watch] = [w for w in win._workers if isinstance(w, DeviceWatch)]  # not started: polled here
+    lost: list[str] = []
+    found: list[str] = []
+    win.controller.device_lost.connect(lost.append)
+    win.controller.device_found.connect(found.append)
+    watch.poll_once()
+    assert "Lector de chip: no encontrada" in win.status.text_of("chip")
+    reader.plug(DeviceStatus.READY)  # plugged in: picked up at the next poll
+    watch.poll_once()
+    assert "● Lector de chip: lista" in win.status.text_of("chip") and found == ["chip"]
+    reader.plug(DeviceStatus.NOT_FOUND)  # pulled out
+    watch.poll_once()
+    assert lost == ["chip"] and "▲ Lector de chip" in win.status.text_of("chip")
+    win.stop()
+
+
+def test_a_can_asked_for_is_dropped_when_the_screen_is_cleared(
+    qtbot: QtBot,
+    window: tuple[DeskWindow, WedgeFilter],
+    demo_ctx: AppContext,
+    station: ScriptedStation,
+) -> None:
+    win, wedge = window
+    station.can = "123456"
+    with qtbot.waitSignal(win.controller.chip.can_needed, timeout=WAIT):  # type: ignore[union-attr]
+        scan(win, wedge, case(demo_ctx, "admitted").lines)
+    dialog = win.can_dialog
+    assert dialog is not None and dialog.isVisible()
+    win.controller.clear()  # the session locked, or Esc
+    assert win.can_dialog is None and not dialog.isVisible()
+    assert win.controller.current is None and win.verdict.chip_status == ""
+    assert win.controller.chip is not None and win.controller.chip.asking is None

@@ -441,6 +441,10 @@ class DeskWindow(QMainWindow):
         self.controller.chip = chip
         chip.chip_read.connect(self._on_chip_read)
         chip.can_needed.connect(self.ask_can)
+        for name in ("locked", "signed_out"):  # the CAN is for the clerk who typed it
+            signal = getattr(self.session, name, None)
+            if signal is not None:
+                signal.connect(chip.forget)
 
     @Slot(object)
     def _on_chip_read(self, shown: ChipShown) -> None:
@@ -463,6 +467,12 @@ class DeskWindow(QMainWindow):
         dialog.finished.connect(answered)
         dialog.open()
         return dialog
+
+    def _close_can_dialog(self) -> None:
+        """The screen was cleared (Esc, a lock, a sign-out): a CAN still asked for is
+        not waited for."""
+        if self.can_dialog is not None:
+            self.can_dialog.reject()
 
     def _chip_photo_of(self, verdict: DeskVerdict) -> QImage | None:
         shown = self._chip_shown
@@ -649,6 +659,7 @@ class DeskWindow(QMainWindow):
     def _on_cleared(self) -> None:
         self._portrait = None  # the person has gone: their portrait goes with them
         self._chip_shown = None  # and the chip's photo with it
+        self._close_can_dialog()
         self.offline_document = None
         self._evaluating = False
         self._hide_formalised()
