@@ -22,19 +22,18 @@ from pytestqt.qtbot import QtBot
 from admission.chip import ChipAuthentication, ChipCheck, ChipCode
 from admission.devices import DeviceStatus
 from admission.mrz.burst import MrzScanned
-from admission.ports import madrid_date
 from hardware.sound import TonePlayer
 from tests.ui.conftest import DIRECTOR, FakeSession
+from tests.ui.test_desk_window import case, win_worker_idle
 from ui.context import AppContext
 from ui.desk import chip_reading
-from ui.desk.demo_scenario import DemoCase, demo_cases, seed_demo_file
+from ui.desk.demo_scenario import seed_demo_file
 from ui.desk.desk_window import DeskWindow
 from ui.desk.dialogs.chip_can import CanDialog
 from ui.desk.ops import cards
 from ui.desk.text import message
 from ui.desk.wedge_filter import WedgeFilter
 from ui.desk.window_build import build_desk_window
-from ui.desk.workers import StoreWorker
 
 WAIT = 10_000
 GENUINE = ChipCheck(None, "PACE", ChipAuthentication.CHIP_AUTHENTICATION, "ESP")
@@ -127,10 +126,6 @@ def window(
     win.stop()
 
 
-def case(ctx: AppContext, kind: str) -> DemoCase:
-    return next(c for c in demo_cases(madrid_date(ctx.clock.now())) if c.kind == kind)
-
-
 def scan(win: DeskWindow, wedge: WedgeFilter, lines: tuple[str, ...]) -> None:
     now = time.monotonic()
     wedge.mrz_scanned.emit(MrzScanned(f"TD{1 if len(lines) == 3 else 3}", lines, now, now))
@@ -139,13 +134,6 @@ def scan(win: DeskWindow, wedge: WedgeFilter, lines: tuple[str, ...]) -> None:
 def scan_verdict(qtbot: QtBot, win: DeskWindow, wedge: WedgeFilter, lines: tuple[str, ...]) -> None:
     with qtbot.waitSignal(win.controller.verdict_ready, timeout=WAIT):
         scan(win, wedge, lines)
-
-
-def idle(qtbot: QtBot, win: DeskWindow) -> None:
-    for worker in win._workers:
-        if isinstance(worker, StoreWorker):
-            assert worker.wait_idle()
-    qtbot.wait(50)
 
 
 def test_a_genuine_chip_shows_its_photo_beside_the_verdict_until_it_is_cleared(
@@ -191,7 +179,7 @@ def test_a_forged_chip_is_refused_and_the_director_cannot_waive_it(
     save_screenshot(win, "chip-verdict-forged")
     current = win.controller.current
     assert current is not None and current.evaluation.verdict.codes == ("CHIP_FORGED",)
-    idle(qtbot, win)
+    win_worker_idle(qtbot, win)
     # the exceptional card for the document on screen (art. 23.5), by the director
     issued = cards.of(demo_ctx).issue_exceptional(
         current.evaluation.document,
@@ -202,7 +190,7 @@ def test_a_forged_chip_is_refused_and_the_director_cannot_waive_it(
     )
     assert issued.result.card is None and issued.result.verdict.outcome.value == "DENY"
     win.controller.authorise_override()  # Enter's director path: nothing to authorise
-    idle(qtbot, win)
+    win_worker_idle(qtbot, win)
     assert demo_ctx.store.last_card_number() == 0
 
 
@@ -230,11 +218,11 @@ def test_the_can_is_asked_once_per_document_and_validated(
     assert win.verdict.chip_status == "CHIP_GENUINE" and win.verdict.outcome == "ADMIT"
     assert station.reads == [("", True), ("123456", True)]
     win.controller.clear()  # Esc
-    idle(qtbot, win)
+    win_worker_idle(qtbot, win)
     scan_verdict(qtbot, win, wedge, lines)  # the same document again: its CAN is known
     assert station.reads[-1] == ("123456", True) and win.can_dialog is None
     win.controller.clear()
-    idle(qtbot, win)
+    win_worker_idle(qtbot, win)
     other = case(demo_ctx, "staff").lines  # another document: its own CAN is asked
     with qtbot.waitSignal(win.controller.chip.can_needed, timeout=WAIT):  # type: ignore[union-attr]
         scan(win, wedge, other)
@@ -267,7 +255,7 @@ def test_no_photo_reaches_the_data_folder_or_the_log(
         assert win.verdict.has_portrait()
         with qtbot.waitSignal(win.controller.card_printed, timeout=WAIT):
             qtbot.keyClick(win, Qt.Key.Key_Return)  # type: ignore[no-untyped-call]
-        idle(qtbot, win)
+        win_worker_idle(qtbot, win)
         win.stop()
     finally:
         for handler in root.handlers:
