@@ -92,10 +92,8 @@ TEXTS: dict[str, tuple[str, str]] = {
         "Upgrading the visitor file failed; it keeps its previous version",
     ),
     "SCHEMA_NEWER": (
-        "El fichero de visitantes es de una versión más nueva del programa: instale esa "
-        "versión o una posterior (no se ha modificado nada)",
-        "The visitor file belongs to a newer version of the program: install that version "
-        "or a later one (nothing was changed)",
+        "El fichero es de una versión más nueva del programa; no se ha modificado",
+        "The file belongs to a newer version of the program; nothing was changed",
     ),
     "NO_KEY": (
         "Sin clave del fichero: variable de entorno, llavero del sistema o frase de paso",

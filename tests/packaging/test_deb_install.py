@@ -43,16 +43,10 @@ pytestmark = [
 
 
 def _source_copy(target: Path) -> Path:
-    """The tracked files of this checkout (the working tree's content)."""
-    listed = subprocess.run(
-        ["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True
-    ).stdout.split(b"\0")
-    for name in filter(None, listed):
-        src = ROOT / name.decode()
-        if src.is_file():
-            dst = target / name.decode()
-            dst.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dst)
+    """The committed source (HEAD), as a clean checkout has it."""
+    target.mkdir(parents=True)
+    archive = subprocess.run(["git", "archive", "HEAD"], cwd=ROOT, capture_output=True, check=True)
+    subprocess.run(["tar", "-x", "-C", str(target)], input=archive.stdout, check=True)
     return target
 
 
@@ -62,8 +56,9 @@ def debs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     old_source = _source_copy(work / "source-old")
     newest = sorted((old_source / "db" / "migrations").glob("*.sql"))[-1]
     newest.unlink()  # version N: the schema before this source's newest migration
+    new_source = _source_copy(work / "source-new")
     made = []
-    for version, source in ((OLD, old_source), (NEW, ROOT)):
+    for version, source in ((OLD, old_source), (NEW, new_source)):
         bundle, info = package_desk.freeze(source, version=version, work=work / f"w-{version}")
         epoch = int(str(info["source_date_epoch"]))
         made.append(package_desk.make_deb(bundle, version, work / "dist", epoch=epoch))
