@@ -143,6 +143,7 @@ ARGV: dict[str, list[str]] = {
     # TEST-NET-1 (RFC 5737) is no address of this machine: served, it answers at once
     "floor serve": ["floor", "serve", "--listen", "192.0.2.1:8443"],
     "floor token": ["floor", "token", "list"],
+    "chip masterlist": ["chip", "masterlist", "show"],
     "support-bundle": ["support-bundle", "--out", "{out}.zip"],
 }
 SIGNS_IN_WITH_AS = {  # these name who signs in with --as NAME, not --user

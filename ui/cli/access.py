@@ -156,6 +156,8 @@ MATRIX: dict[str, Access] = {
     # art. 22.4: the floor's card checks are served by whoever keeps the desk's keys
     "floor serve": Access(KEEPERS),
     "floor token": Access(KEEPERS),  # add, list, revoke the device tokens
+    # art. 23.1: whom the desk trusts to have signed a document's chip (import, show)
+    "chip masterlist": Access(KEEPERS),
     # no personal data and no sign-in (ui.cli.support): a technician without an account
     # makes it, above all when the file does not open; a role asked of nobody is no rule
     "support-bundle": Access(EVERYONE, unsigned=None),

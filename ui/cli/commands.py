@@ -19,6 +19,7 @@ from ui.cli import (
     audit,
     backup,
     card_key,
+    chip,
     db_server,
     demo,
     desk_papers,
@@ -88,6 +89,7 @@ FILE_COMMANDS: dict[str, Command[AppContext]] = {
         server_restore.COMMAND,
         card_key.COMMAND,
         floor.COMMAND,
+        chip.COMMAND,
         read_chip.COMMAND,
     )
 }
