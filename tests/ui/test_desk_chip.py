@@ -375,3 +375,21 @@ def test_a_can_asked_for_is_dropped_when_the_screen_is_cleared(
     assert win.can_dialog is None and not dialog.isVisible()
     assert win.controller.current is None and win.verdict.chip_status == ""
     assert win.controller.chip is not None and win.controller.chip.asking is None
+
+
+def test_an_unverifiable_chip_admits_by_default_and_says_why(
+    qtbot: QtBot,
+    window: tuple[DeskWindow, WedgeFilter],
+    demo_ctx: AppContext,
+    station: ScriptedStation,
+) -> None:
+    win, wedge = window
+    station.check = ChipCheck(ChipCode.NO_MASTER_LIST, "PACE")
+    scan_verdict(qtbot, win, wedge, case(demo_ctx, "admitted").lines)
+    assert win.verdict.outcome == "ADMIT" and win.verdict.chip_status == "CHIP_NOT_VERIFIABLE"
+    text = win.verdict.reasons.full_text()
+    assert "El chip no se ha podido verificar" in text and "lista maestra" in text
+    qtbot.wait(50)
+    from ui.desk.screens import save_screenshot
+
+    save_screenshot(win, "chip-verdict-unverifiable")
