@@ -203,7 +203,7 @@ def test_the_can_is_asked_once_per_document_and_validated(
     win, wedge = window
     station.can = "123456"
     lines = case(demo_ctx, "admitted").lines
-    with qtbot.waitSignal(win.controller.chip.can_needed, timeout=WAIT):  # type: ignore[union-attr]
+    with qtbot.waitSignal(win.controller.chip.can_requested, timeout=WAIT):  # type: ignore[union-attr]
         scan(win, wedge, lines)
     dialog = win.can_dialog
     assert isinstance(dialog, CanDialog) and dialog.isVisible()
@@ -224,7 +224,7 @@ def test_the_can_is_asked_once_per_document_and_validated(
     win.controller.clear()
     win_worker_idle(qtbot, win)
     other = case(demo_ctx, "staff").lines  # another document: its own CAN is asked
-    with qtbot.waitSignal(win.controller.chip.can_needed, timeout=WAIT):  # type: ignore[union-attr]
+    with qtbot.waitSignal(win.controller.chip.can_requested, timeout=WAIT):  # type: ignore[union-attr]
         scan(win, wedge, other)
     assert station.reads[-1] == ("", True)
     assert win.can_dialog is not None
@@ -367,7 +367,7 @@ def test_a_can_asked_for_is_dropped_when_the_screen_is_cleared(
 ) -> None:
     win, wedge = window
     station.can = "123456"
-    with qtbot.waitSignal(win.controller.chip.can_needed, timeout=WAIT):  # type: ignore[union-attr]
+    with qtbot.waitSignal(win.controller.chip.can_requested, timeout=WAIT):  # type: ignore[union-attr]
         scan(win, wedge, case(demo_ctx, "admitted").lines)
     dialog = win.can_dialog
     assert dialog is not None and dialog.isVisible()

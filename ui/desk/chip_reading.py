@@ -135,11 +135,11 @@ class DeskChip(QObject):
 
     ``read(document, printed_mrz, done)`` calls ``done`` with the document carrying its
     chip's result once read (or once the clerk declined to give the CAN); the photo goes
-    to ``chip_read`` first. A CAN the chip asks for is asked through ``can_needed``: the
+    to ``chip_read`` first. A CAN the chip asks for is asked through ``can_requested``: the
     window answers with :meth:`give_can` (None: the clerk declined)."""
 
     chip_read = Signal(object)  # ChipShown, just before the document is evaluated
-    can_needed = Signal(object)  # IdentityDocument whose chip answers only to its CAN
+    can_requested = Signal(object)  # IdentityDocument whose chip answers only to its CAN
 
     def __init__(
         self,
@@ -197,7 +197,7 @@ class DeskChip(QObject):
                 return
             if read.check.code is ChipCode.CAN_NEEDED and not can:
                 self._asking = (document, printed_mrz, done)
-                self.can_needed.emit(document)
+                self.can_requested.emit(document)
                 return
             self.chip_read.emit(ChipShown(document.identity, read.check, read.photo))
             done(replace(document, chip=read.check))
@@ -212,7 +212,7 @@ class DeskChip(QObject):
         self._runner.submit(job, answered, failed)
 
     def give_can(self, can: str | None) -> None:
-        """The clerk's answer to ``can_needed``: the chip is read again with the CAN, or
+        """The clerk's answer to ``can_requested``: the chip is read again with the CAN, or
         (None, or not six digits) the document is evaluated with the chip unread."""
         asking, self._asking = self._asking, None
         if asking is None:

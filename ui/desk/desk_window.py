@@ -440,7 +440,7 @@ class DeskWindow(QMainWindow):
         asked when its chip needs it (``ui.desk.chip_reading``)."""
         self.controller.chip = chip
         chip.chip_read.connect(self._on_chip_read)
-        chip.can_needed.connect(self.ask_can)
+        chip.can_requested.connect(self.ask_can)
         for name in ("locked", "signed_out"):  # the CAN is for the clerk who typed it
             signal = getattr(self.session, name, None)
             if signal is not None:
