@@ -41,6 +41,9 @@ class ChipCode(Code):
     # -- not verifiable: nothing proves the document either way ----------------------------
     NO_CHIP = "CHIP_NO_CHIP"  # no card on the reader, or a card without an eMRTD applet
     CHIP_SILENT = "CHIP_SILENT"  # it stopped answering mid-read (moved away, worn)
+    # a secured answer failed its MAC or its counter (ICAO 9303-11 §9.8): a chip moved away
+    # mid-APDU or a tampered channel; nothing read through it is trusted, read again
+    SM_BROKEN = "CHIP_SM_BROKEN"
     ACCESS_DENIED = "CHIP_ACCESS_DENIED"  # BAC/PACE refused: the MRZ or CAN does not open it
     CAN_NEEDED = "CHIP_CAN_NEEDED"  # PACE only (DNIe 3.0/4.0): the 6-digit CAN is needed
     NO_MASTER_LIST = "CHIP_NO_MASTER_LIST"  # no CSCA master list imported
@@ -63,6 +66,7 @@ _NOT_VERIFIABLE = frozenset(
     {
         ChipCode.NO_CHIP,
         ChipCode.CHIP_SILENT,
+        ChipCode.SM_BROKEN,
         ChipCode.ACCESS_DENIED,
         ChipCode.CAN_NEEDED,
         ChipCode.NO_MASTER_LIST,

@@ -26,6 +26,10 @@ TEXTS: dict[str, tuple[str, str]] = {
         "El chip dejó de responder durante la lectura: vuelva a apoyarlo",
         "The chip stopped answering during the read: place it again",
     ),
+    "CHIP_SM_BROKEN": (
+        "Se interrumpió la comunicación segura con el chip: vuelva a apoyarlo",
+        "The secure channel with the chip broke: place it again",
+    ),
     "CHIP_ACCESS_DENIED": (
         "El chip no abre con la MRZ o el CAN indicados",
         "The chip does not open with the given MRZ or CAN",

@@ -117,7 +117,7 @@ def parse_command(apdu: bytes) -> ParsedCommand:
 def _broken(detail: str) -> ChipError:
     # The channel broke: a chip moved away mid-APDU gives corrupt bytes as well as a
     # tampered answer does; nothing read through it can be trusted, so the read stops.
-    return ChipError(ChipCode.CHIP_SILENT, f"secure messaging: {detail}")
+    return ChipError(ChipCode.SM_BROKEN, f"secure messaging: {detail}")
 
 
 class SecureMessaging:

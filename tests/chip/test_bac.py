@@ -124,8 +124,9 @@ def test_tampered_command_mac_is_refused_with_6988() -> None:
     chip = SecurityChip(CardSecurity(KEY, pace=False, bac=True), {0x1E: EF_COM})
     session = open_session(chip, KEY, None)
     chip.mangle = lambda apdu: apdu[:-2] + bytes((apdu[-2] ^ 1,)) + apdu[-1:]
-    with pytest.raises(ChipError):
+    with pytest.raises(ChipError) as caught:
         session.transmit(H("00B09E0004"))
+    assert caught.value.code is ChipCode.SM_BROKEN
     assert chip.log[-1][1] == H("6988")
     assert not chip.security.secure  # the chip dropped the channel
 
@@ -134,5 +135,6 @@ def test_tampered_response_mac_raises() -> None:
     chip = SecurityChip(CardSecurity(KEY, pace=False, bac=True), {0x1E: EF_COM})
     session = open_session(chip, KEY, None)
     chip.mangle_response = lambda resp: resp[:-3] + bytes((resp[-3] ^ 1,)) + resp[-2:]
-    with pytest.raises(ChipError):
+    with pytest.raises(ChipError) as caught:
         session.transmit(H("00B09E0004"))
+    assert caught.value.code is ChipCode.SM_BROKEN
