@@ -206,6 +206,11 @@ def scenario(wine: Wine, old: Path, new: Path) -> None:
     assert (program / "_internal" / "only-in-2.0.0.txt").exists()
     assert not (program / "_internal" / "only-in-1.0.0.txt").exists()
 
+    # a reinstall of the same version may switch the start at sign-in off
+    assert wine.run(str(new), "/S", "/AUTOSTART=0") == 0
+    assert not startup.exists()
+    assert (menu / "Admission Desk.lnk").exists()
+
     # the uninstaller removes what was installed, and never the visitor file
     assert wine.run(str(program / "Uninstall.exe"), "/S") == 0
     # it copies itself to %TEMP% and goes on there; deleting the key is its last step
