@@ -3,11 +3,13 @@
 ``python main.py --demo`` shows the chip at work without a card: whenever the desk reads
 an invented document's chip, :class:`DemoChipStation` makes that document's ICAO 9303
 chip (``hardware.chip.virtual_chip.make_document``: DG1 = the printed MRZ, DG2 = an
-invented face, EF.SOD signed by a demo CSCA "ES") and puts it on a
+invented face, EF.SOD signed by a demo CSCA of its issuer) and puts it on a
 :class:`~hardware.chip.fake.FakeChipReader`; the read itself is the product's own
 (:class:`~hardware.chip.reader.ReaderStation`: PACE or BAC, secure messaging, passive
-authentication against the demo CSCA). The chips open with the MRZ (PACE and BAC), so
-the demo never stops to ask a CAN. Nothing here is a real person; the face is drawn.
+authentication against the demo CSCA of the document's issuing state - one per state, as
+a master list holds them; a state without an ISO country code gets no chip). The chips
+open with the MRZ (PACE and BAC), so the demo never stops to ask a CAN. Nothing here is a
+real person; the face is drawn.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from PIL import Image, ImageDraw
 
 from admission.chip import ChipCheck, ChipCode
 from admission.devices import DeviceStatus
+from hardware.chip.countries import icao_country
 from hardware.chip.document_pki import DocumentPki, make_pki
 from hardware.chip.fake import FakeChipReader
 from hardware.chip.passive import TrustStore
@@ -62,28 +65,38 @@ def invented_face(seed: int, size: tuple[int, int] = (240, 320)) -> bytes:
     return out.getvalue()
 
 
+def _alpha2_of() -> dict[str, str]:
+    """ICAO 9303 issuer code -> ISO 3166 alpha-2 (a certificate's C=)."""
+    letters = [chr(c) for c in range(ord("A"), ord("Z") + 1)]
+    pairs = ((icao_country(a + b), a + b) for a in letters for b in letters)
+    return {icao: alpha2 for icao, alpha2 in pairs if icao}
+
+
 class DemoChipStation:
     """A chip station (``ui.desk.chip_reading.ChipStation``) whose card is always the
-    invented document just read. The demo CSCA is made on the first read, on the chip
-    reader's thread."""
+    invented document just read. A state's demo CSCA is made on its first document's
+    read, on the chip reader's thread."""
 
     def __init__(self, *, now: datetime | None = None) -> None:
         self.reader = FakeChipReader()
         self._now = now
-        self._pki: DocumentPki | None = None
+        self._pkis: dict[str, DocumentPki] = {}  # by alpha-2 country
+        self._alpha2 = _alpha2_of()
         self._lock = threading.Lock()
         self.station = ReaderStation(self.reader, self._trust, card_timeout=0.0)
         self.made = 0  # chips made (tests)
 
-    def _signer(self) -> DocumentPki:
+    def _signer(self, country: str) -> DocumentPki:
         with self._lock:
-            if self._pki is None:
-                self._pki = make_pki("ES", now=self._now)
-            return self._pki
+            if country not in self._pkis:
+                self._pkis[country] = make_pki(country, now=self._now)
+            return self._pkis[country]
 
     def _trust(self) -> TrustStore | None:
-        trust: TrustStore = self._signer().trust()
-        return trust
+        """Every demo CSCA made so far, as one master list holds many states'."""
+        with self._lock:
+            pkis = list(self._pkis.values())
+        return TrustStore(cscas=tuple(p.csca for p in pkis), crls=tuple(p.crl for p in pkis))
 
     def preflight(self) -> DeviceStatus:
         return self.station.preflight()
@@ -100,14 +113,16 @@ class DemoChipStation:
     ) -> ChipRead:
         """The chip of the document whose MRZ was printed (none without one: a typed
         document has no demo chip, NO_CHIP)."""
-        if not printed_mrz:
+        country = self._alpha2.get(printed_mrz[2:5].replace("<", "")) if printed_mrz else None
+        if country is None or printed_mrz is None:
             return ChipRead(check=ChipCheck(ChipCode.NO_CHIP))
         try:
             chip, _trust = make_document(
                 printed_mrz,
                 invented_face(zlib.crc32(printed_mrz.encode())),
                 access="PACE+BAC",
-                pki=self._signer(),
+                pki=self._signer(country),
+                country=country,
                 chip_auth=True,
             )
         except ValueError:  # not an MRZ a chip holds
