@@ -508,6 +508,18 @@ def make_setup(bundle: Path, version: str, out: Path, *, icon: Path) -> Path:
     return target
 
 
+def _sign_program(program: Path) -> None:
+    """The desk's own .exe signed before it goes into the installer, by the command in
+    DESK_SIGN_COMMAND (``%1`` is the file, quoted by the command; build.ps1 sets it for
+    signtool); makensis signs the installer and its uninstaller with the same command."""
+    sign = os.environ.get("DESK_SIGN_COMMAND")
+    if not sign:
+        return
+    done = subprocess.run(sign.replace("%1", str(program)), shell=True, check=False)
+    if done.returncode != 0:
+        raise PackageError(f"signing {program.name} failed (exit {done.returncode})")
+
+
 # -- comparing two builds ----------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Comparison:
@@ -587,6 +599,7 @@ def build(args: Iterable[str]) -> int:
         version = str(info["version"])
         epoch = int(str(info["source_date_epoch"]))
         if os.name == "nt":
+            _sign_program(bundle / f"{NAME}.exe")
             target = make_setup(
                 bundle, version, options.out, icon=bundle.parent.parent / f"{NAME}.ico"
             )
