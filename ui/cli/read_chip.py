@@ -15,7 +15,7 @@ is audited (``CHIP_READ``: the chip's result only, no personal data).
 
 Exit 0 genuine; 1 not genuine (forged, or nothing proves it: no master list, a wrong key,
 the CAN needed); 2 usage; 3 the reader or the visitor file could not be used (none
-configured, no card, the chip stopped answering).
+configured, no card, the chip stopped answering or its secure channel broke: read again).
 """
 
 from __future__ import annotations
@@ -38,7 +38,9 @@ __all__ = ["COMMAND", "dg1_lines"]
 AUDIT_READ = "CHIP_READ"
 _CAN = re.compile(r"[0-9]{6}")
 # the reader, not the document: exit 3 as a device that could not be used
-_DEVICE = frozenset({ChipCode.READER_ERROR, ChipCode.NO_CHIP, ChipCode.CHIP_SILENT})
+_DEVICE = frozenset(
+    {ChipCode.READER_ERROR, ChipCode.NO_CHIP, ChipCode.CHIP_SILENT, ChipCode.SM_BROKEN}
+)
 _WIDTHS = {90: 30, 72: 36, 88: 44}  # TD1, TD2, TD3: one MRZ string cut into its lines
 
 
