@@ -229,6 +229,17 @@ def test_the_can_is_asked_once_per_document_and_validated(
     assert station.reads[-1] == ("", True)
     assert win.can_dialog is not None
     with qtbot.waitSignal(win.controller.verdict_ready, timeout=WAIT):
+        win.can_dialog.field.setText("999999")  # mistyped: the chip refuses it
+        win.can_dialog.read()
+    assert station.reads[-1] == ("999999", True)
+    assert win.verdict.chip_status == "CHIP_NOT_VERIFIABLE"
+    assert "CHIP_ACCESS_DENIED" not in win.verdict.reasons.full_text()
+    win.controller.clear()
+    win_worker_idle(qtbot, win)
+    with qtbot.waitSignal(win.controller.chip.can_requested, timeout=WAIT):  # type: ignore[union-attr]
+        scan(win, wedge, other)  # read again: the wrong CAN was not kept, it is asked again
+    assert station.reads[-1] == ("", True) and win.can_dialog is not None
+    with qtbot.waitSignal(win.controller.verdict_ready, timeout=WAIT):
         win.can_dialog.reject()  # declined: the chip is not verifiable, the policy decides
     current = win.controller.current
     assert current is not None and "CHIP_NOT_VERIFIABLE" in current.evaluation.verdict.codes

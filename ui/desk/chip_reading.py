@@ -199,6 +199,8 @@ class DeskChip(QObject):
                 self._asking = (document, printed_mrz, done)
                 self.can_requested.emit(document)
                 return
+            if can and read.check.code is ChipCode.ACCESS_DENIED:
+                self._can = None  # mistyped: the next read of this document asks again
             self.chip_read.emit(ChipShown(document.identity, read.check, read.photo))
             done(replace(document, chip=read.check))
 
