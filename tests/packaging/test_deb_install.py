@@ -78,7 +78,15 @@ def installed_version(root: Root) -> str:
     return done.stdout.strip() if done.returncode == 0 else ""
 
 
-SMOKE = "QT_QPA_PLATFORM=offscreen admission-desk --demo --smoke --data-dir /root/desk"
+# the counter's user, not root: the default data folder (platformdirs) in its home
+USER = "mostrador"
+
+
+def as_user(command: str) -> str:
+    return f"runuser -l {USER} -c 'QT_QPA_PLATFORM=offscreen {command}'"
+
+
+SMOKE = as_user("admission-desk --demo --smoke")
 
 
 def test_install_upgrade_downgrade_and_removal_on_a_fresh_debian(
@@ -99,8 +107,9 @@ def test_install_upgrade_downgrade_and_removal_on_a_fresh_debian(
         assert (root.path / "usr/share/applications/admission-desk.desktop").is_file()
         assert (root.path / "usr/share/icons/hicolor/256x256/apps/admission-desk.png").is_file()
 
+        root.run(f"useradd --create-home {USER}")
         root.run(SMOKE)  # version N makes the demo's visitor file and admits one visitor
-        data = root.path / "root" / "desk"
+        data = root.path / "home" / USER / ".local" / "share" / "admission-desk" / "demo"
         assert (data / "visitors.db").is_file()
         with_old = snapshot(data)
 
@@ -122,9 +131,7 @@ def test_install_upgrade_downgrade_and_removal_on_a_fresh_debian(
         # ... and by program N itself (unpacked by hand), before it writes to the file
         root.run(f"dpkg-deb -x /tmp/{old.name} /tmp/old")
         older = root.run(
-            "QT_QPA_PLATFORM=offscreen /tmp/old/opt/admission-desk/admission-desk "
-            "--demo --smoke --data-dir /root/desk",
-            check=False,
+            as_user("/tmp/old/opt/admission-desk/admission-desk --demo --smoke"), check=False
         )
         assert older.returncode != 0
         assert "SCHEMA_NEWER" in older.stdout + older.stderr
