@@ -427,12 +427,24 @@ def _chip_station(
     name = str(settings["chip.reader"])
     if not name:
         return None
-    from hardware.chip.masterlist import load_trust
+    from hardware.chip.masterlist import MasterListCode, audited_digest, trust_state
     from hardware.chip.pcsc import PcscChipReader
     from hardware.chip.reader import ReaderStation
 
-    trust = load_trust(data_dir, ctx.store, ctx.clock.now())  # type: ignore[arg-type]
-    return ReaderStation(PcscChipReader("" if name == "*" else name), lambda: trust)
+    audited = audited_digest(ctx.store)  # type: ignore[arg-type]
+    state = trust_state(data_dir, audited, ctx.clock.now())
+    trust = state.trust
+
+    def trust_warning() -> str:
+        """The status bar's word on the list: missing, swapped, or gone stale while the
+        desk runs (a stale list is still used; import a newer one)."""
+        if state.master_list is not None:
+            stale = state.master_list.is_stale(ctx.clock.now())
+            return MasterListCode.STALE.value if stale else ""
+        return state.code.value if state.code is not None else ""
+
+    reader = PcscChipReader("" if name == "*" else name)
+    return ReaderStation(reader, lambda: trust, trust_warning=trust_warning)
 
 
 def _demo_camera(lines: Sequence[str], index: int) -> Camera:

@@ -355,14 +355,21 @@ class ReaderStation:
         *,
         card_timeout: float = 2.0,
         clock: Callable[[], float] = time.perf_counter,
+        trust_warning: Callable[[], str] = lambda: "",
     ) -> None:
         self.device = device
         self.trust = trust
         self.card_timeout = card_timeout
         self.clock = clock
+        self._trust_warning = trust_warning
 
     def preflight(self) -> DeviceStatus:
         return self.device.preflight()
+
+    def trust_warning(self) -> str:
+        """Why the CSCAs at hand prove less than they should ("" when they are fine): a
+        master list that is stale, missing or not the audited one (the status bar's)."""
+        return self._trust_warning()
 
     def read(
         self,

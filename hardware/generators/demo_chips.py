@@ -101,6 +101,9 @@ class DemoChipStation:
     def preflight(self) -> DeviceStatus:
         return self.station.preflight()
 
+    def trust_warning(self) -> str:
+        return ""  # the demo's own CSCAs, made for its invented documents
+
     def read(
         self,
         *,

@@ -76,6 +76,9 @@ class ScriptedStation:
     def preflight(self) -> DeviceStatus:
         return DeviceStatus.READY
 
+    def trust_warning(self) -> str:
+        return ""
+
     def read(
         self,
         *,
@@ -367,6 +370,42 @@ def test_the_chip_reader_is_a_device_of_the_status_bar_picked_up_when_plugged(
     reader.plug(DeviceStatus.NOT_FOUND)  # pulled out
     watch.poll_once()
     assert lost == ["chip"] and "▲ Lector de chip" in win.status.text_of("chip")
+    win.stop()
+
+
+def test_a_stale_or_missing_master_list_is_shown_by_the_ready_chip_reader(
+    qtbot: QtBot, demo_ctx: AppContext, session: FakeSession
+) -> None:
+    from hardware.chip.fake import FakeChipReader
+    from hardware.chip.reader import ReaderStation
+    from ui.desk.workers import DeviceWatch
+
+    warning = ["MASTERLIST_STALE"]
+    station = ReaderStation(
+        FakeChipReader(status=DeviceStatus.READY),
+        lambda: None,
+        card_timeout=0.0,
+        trust_warning=lambda: warning[0],
+    )
+    win = build_desk_window(
+        demo_ctx,
+        session,
+        authorise=lambda purpose: DIRECTOR,
+        demo=True,
+        sound=TonePlayer(enabled=False),
+        chip=station,
+    )
+    qtbot.addWidget(win)
+    [watch] = [w for w in win._workers if isinstance(w, DeviceWatch)]
+    watch.poll_once()
+    shown = win.status.text_of("chip")
+    assert shown.startswith("▲ Lector de chip: lista · La lista maestra tiene más de 90 días")
+    warning[0] = "MASTERLIST_NOT_IMPORTED"
+    watch.poll_once()
+    assert "No se ha importado ninguna lista maestra" in win.status.text_of("chip")
+    warning[0] = ""  # a newer list imported and the desk restarted
+    watch.poll_once()
+    assert win.status.text_of("chip") == "● Lector de chip: lista"
     win.stop()
 
 

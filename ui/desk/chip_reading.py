@@ -67,6 +67,11 @@ class ChipStation(Protocol):
 
     def preflight(self) -> DeviceStatus: ...
 
+    def trust_warning(self) -> str:
+        """ "" or the code of what is wrong with the CSCAs the reads trust (art. 23.1):
+        a stale, missing or swapped master list, shown in the status bar."""
+        ...
+
     def read(
         self,
         *,

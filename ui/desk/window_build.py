@@ -105,7 +105,7 @@ def build_desk_window(
             station = chip
 
             def chip_reader() -> tuple[str, str]:
-                return station.preflight().value, ""
+                return station.preflight().value, station.trust_warning()
 
             probes["chip"] = chip_reader
         watch = DeviceWatch(probes)

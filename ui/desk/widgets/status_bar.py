@@ -183,13 +183,17 @@ class DeskStatusBar(QStatusBar):
         return words.get(status, self.tr("respuesta no reconocida"))
 
     def set_status(self, device: str, status: str, detail: str) -> None:
+        """``detail`` of a device that is not ready is its problem's code; of a ready one,
+        a warning that still needs a hand (the chip reader's stale master list)."""
         label = self._label(device)
         ok = status == DeviceStatus.READY.value
-        label.setText(
-            f"{'●' if ok else '▲'} {self._device_name(device)}: {self._status_word(status)}"
-        )
-        label.setStyleSheet("" if ok else alert_style(bold=True))
-        if detail and not ok:
+        text = f"{'●' if ok and not detail else '▲'} {self._device_name(device)}: "
+        text += self._status_word(status)
+        if ok and detail:
+            text += " · " + bounded(message(detail), 60)
+        label.setText(text)
+        label.setStyleSheet("" if ok and not detail else alert_style(bold=True))
+        if detail:
             self.last_error.setText(bounded(f"{self._device_name(device)}: {message(detail)}", 160))
 
     def set_absent(self, device: str) -> None:
