@@ -131,6 +131,13 @@ class CardSecurity:
         """A channel is open: every command but a new access control is protected."""
         return self._sm is not None
 
+    def drop(self) -> None:
+        """The field went away (a reset, the card lifted): no channel, no half-done access
+        control survives it, as on a real chip whose RAM loses power."""
+        self._sm = None
+        self._pace = None
+        self._ca_cipher = None
+
     def unwrap_command(self, apdu: bytes) -> bytes:
         """The plain command inside a protected one; on any secure messaging error the
         channel is dropped and ``ChipError`` raised (the chip then answers 6988)."""

@@ -60,6 +60,8 @@ class ChipSecurity(Protocol):
 
     def unwrap_command(self, apdu: bytes) -> bytes: ...
 
+    def drop(self) -> None: ...
+
     def wrap_response(self, data: bytes, sw: int) -> bytes: ...
 
 
@@ -77,6 +79,9 @@ class PlainSecurity:
 
     def wrap_response(self, data: bytes, sw: int) -> bytes:
         return data + sw.to_bytes(2, "big")
+
+    def drop(self) -> None:
+        """Nothing to forget: no channel is ever open."""
 
 
 class VirtualChip:
@@ -119,6 +124,7 @@ class VirtualChip:
         """A new field: the master file selected, no file, no channel kept by us."""
         self._applet = False
         self._current = None
+        self.security.drop()
 
     def transmit(self, apdu: bytes) -> bytes:
         self.received += 1

@@ -57,6 +57,18 @@ def test_a_genuine_document(pki: DocumentPki, access: str, key: MrzKey | CanKey)
     assert "photo=" not in repr(result)  # never in a log line
 
 
+@pytest.mark.parametrize("access", ["BAC", "PACE"])
+def test_a_chip_lifted_and_put_back_is_read_again(pki: DocumentPki, access: str) -> None:
+    """A reset (the field off and on) leaves no channel open: the next read opens its
+    own, as a real chip's RAM forgets its session keys."""
+    chip, trust = make_document(MRZ, PHOTO, access=access, pki=pki)
+    key = CAN if access == "PACE" else mrz_key(MRZ)
+    assert read(chip, key, trust).check.genuine
+    chip.reset()
+    again = read(chip, key, trust)
+    assert again.check.genuine and again.photo == PHOTO
+
+
 def test_short_reads_when_the_chip_has_no_extended_length(pki: DocumentPki) -> None:
     chip, trust = make_document(MRZ, BIG_PHOTO, access="BAC", pki=pki)
     extended = read(chip, mrz_key(MRZ), trust)
