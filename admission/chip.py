@@ -24,7 +24,24 @@ from enum import unique
 
 from admission.codes import Code
 
-__all__ = ["ChipAuthentication", "ChipCheck", "ChipCode", "ChipStatus", "status_of"]
+__all__ = [
+    "CHIP_DOCUMENTS",
+    "ChipAuthentication",
+    "ChipCheck",
+    "ChipCode",
+    "ChipStatus",
+    "carries_chip",
+    "status_of",
+]
+
+# The art. 23.1 documents issued with an ICAO 9303 chip: identity cards (DNI 3.0/4.0, EU
+# cards since 2021), passports and residence cards (TIE). A driving licence's chip, where
+# there is one, is no eMRTD (ISO/IEC 18013): the desk does not wait on the reader for it.
+CHIP_DOCUMENTS = frozenset({"ID_CARD", "PASSPORT", "RESIDENCE_CARD"})
+
+
+def carries_chip(doc_type: str) -> bool:
+    return doc_type in CHIP_DOCUMENTS
 
 
 @unique

@@ -165,6 +165,29 @@ def test_a_genuine_chip_shows_its_photo_beside_the_verdict_until_it_is_cleared(
     assert win._chip_shown is None
 
 
+def test_a_driving_licence_is_checked_without_waiting_on_the_chip_reader(
+    qtbot: QtBot,
+    window: tuple[DeskWindow, WedgeFilter],
+    demo_ctx: AppContext,
+    station: ScriptedStation,
+) -> None:
+    """Its chip, where it has one, is no eMRTD: the verdict does not wait on the reader."""
+    from dataclasses import replace
+
+    from admission.documents import DocumentSource, DocumentType
+    from ui.desk.desk_flow import document_from_lines
+
+    win, _wedge = window
+    read, _problem = document_from_lines(
+        list(case(demo_ctx, "admitted").lines), demo_ctx.tools.today()
+    )
+    assert read is not None
+    licence = replace(read, doc_type=DocumentType.DRIVING_LICENCE, source=DocumentSource.MANUAL)
+    with qtbot.waitSignal(win.controller.verdict_ready, timeout=WAIT):
+        win.controller.submit_manual(licence)
+    assert station.reads == [] and win.verdict.chip_status == ""
+
+
 def test_a_forged_chip_is_refused_and_the_director_cannot_waive_it(
     qtbot: QtBot,
     window: tuple[DeskWindow, WedgeFilter],

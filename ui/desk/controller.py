@@ -45,6 +45,7 @@ from PySide6.QtGui import QImage
 
 from admission.accounts import AccountErrorCode, Operator, Role, may_admit
 from admission.cards.code import looks_like_card_code
+from admission.chip import carries_chip
 from admission.codes import Code
 from admission.counters import DeskCounters
 from admission.desk import OVERRIDABLE, AdmissionResult, DeskErrorCode
@@ -399,7 +400,7 @@ class DeskController(QObject):
         seen = self._recent.seen(document.identity, self._ctx.clock.now())
         self.evaluation_started.emit()
         printed = self._printed.pop(document.identity, None)
-        if self.chip is not None and document.chip is None:
+        if self.chip is not None and document.chip is None and carries_chip(document.doc_type):
             # the chip first (art. 23.1): its result travels with the document
             def chip_read(checked: IdentityDocument) -> None:
                 if generation == self._generation:
