@@ -460,6 +460,9 @@ class Night:
         self.clock.advance(STEP)
         if step.kind == "closed":
             self.clock.set(datetime(2026, 12, 4, 3, 10, tzinfo=UTC))  # 04:10 in Madrid
+            # the clerk is at the desk at 04:10: seven hours jumped in one step must not
+            # also idle-lock the desk while the document (and its chip) is being read
+            self.session.touch()
             verdict = self.present(step, Outcome.DENY)
             assert "CLOSED" in verdict.evaluation.verdict.codes
             self.enter_seen()
