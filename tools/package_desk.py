@@ -446,7 +446,7 @@ def make_deb(bundle: Path, version: str, out: Path, *, epoch: int) -> Path:
             "To erase it on purpose, see the README's 'Installing on the counter PC'.\n",
             "utf-8",
         )
-        installed = sum(p.lstat().st_size for p in root.rglob("*") if not p.is_dir())
+        installed = tree_size(root)
         control = root / "DEBIAN"
         control.mkdir()
         (control / "control").write_text(deb_control(version, installed // 1024 + 1), "utf-8")

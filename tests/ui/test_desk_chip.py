@@ -34,6 +34,7 @@ from ui.desk.ops import cards
 from ui.desk.text import message
 from ui.desk.wedge_filter import WedgeFilter
 from ui.desk.window_build import build_desk_window
+from ui.desk.workers import DeviceWatch
 
 WAIT = 10_000
 GENUINE = ChipCheck(None, "PACE", ChipAuthentication.CHIP_AUTHENTICATION, "ESP")
@@ -362,15 +363,11 @@ def test_the_chip_badge_speaks_english_too(qtbot: QtBot) -> None:
     assert banner.chip_status == "" and "master list" not in banner.reasons.full_text()
 
 
-def test_the_chip_reader_is_a_device_of_the_status_bar_picked_up_when_plugged(
-    qtbot: QtBot, demo_ctx: AppContext, session: FakeSession
-) -> None:
-    from hardware.chip.fake import FakeChipReader
-    from hardware.chip.reader import ReaderStation
-    from ui.desk.workers import DeviceWatch
-
-    reader = FakeChipReader(status=DeviceStatus.NOT_FOUND)
-    station = ReaderStation(reader, lambda: None, card_timeout=0.0)
+def watched_window(
+    qtbot: QtBot, demo_ctx: AppContext, session: FakeSession, station: chip_reading.ChipStation
+) -> tuple[DeskWindow, DeviceWatch]:
+    """The desk window over ``station`` with its device watch, not started: the test
+    polls it."""
     win = build_desk_window(
         demo_ctx,
         session,
@@ -380,7 +377,19 @@ def test_the_chip_reader_is_a_device_of_the_status_bar_picked_up_when_plugged(
         chip=station,
     )
     qtbot.addWidget(win)
-    [watch] = [w for w in win._workers if isinstance(w, DeviceWatch)]  # not started: polled here
+    [watch] = [w for w in win._workers if isinstance(w, DeviceWatch)]
+    return win, watch
+
+
+def test_the_chip_reader_is_a_device_of_the_status_bar_picked_up_when_plugged(
+    qtbot: QtBot, demo_ctx: AppContext, session: FakeSession
+) -> None:
+    from hardware.chip.fake import FakeChipReader
+    from hardware.chip.reader import ReaderStation
+
+    reader = FakeChipReader(status=DeviceStatus.NOT_FOUND)
+    station = ReaderStation(reader, lambda: None, card_timeout=0.0)
+    win, watch = watched_window(qtbot, demo_ctx, session, station)
     lost: list[str] = []
     found: list[str] = []
     win.controller.device_lost.connect(lost.append)
@@ -401,7 +410,6 @@ def test_a_stale_or_missing_master_list_is_shown_by_the_ready_chip_reader(
 ) -> None:
     from hardware.chip.fake import FakeChipReader
     from hardware.chip.reader import ReaderStation
-    from ui.desk.workers import DeviceWatch
 
     warning = ["MASTERLIST_STALE"]
     station = ReaderStation(
@@ -410,16 +418,7 @@ def test_a_stale_or_missing_master_list_is_shown_by_the_ready_chip_reader(
         card_timeout=0.0,
         trust_warning=lambda: warning[0],
     )
-    win = build_desk_window(
-        demo_ctx,
-        session,
-        authorise=lambda purpose: DIRECTOR,
-        demo=True,
-        sound=TonePlayer(enabled=False),
-        chip=station,
-    )
-    qtbot.addWidget(win)
-    [watch] = [w for w in win._workers if isinstance(w, DeviceWatch)]
+    win, watch = watched_window(qtbot, demo_ctx, session, station)
     watch.poll_once()
     shown = win.status.text_of("chip")
     assert shown.startswith("▲ Lector de chip: lista · La lista maestra tiene más de 90 días")
